@@ -1,0 +1,90 @@
+"""The Transport protocol: how the host reaches a device.
+
+Owns: the interface every mechanism implements (local subprocess, SSH) and shell quoting of remote commands.
+Does not own: what is pushed or run (agentlink, runner). Every remote command is given as an argv list and
+quoted here with shlex.quote; no caller ever builds a shell string from device or user text.
+"""
+
+from __future__ import annotations
+
+import shlex
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+
+@dataclass
+class CommandResult:
+    argv: list[str]
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+class AgentProcess(ABC):
+    """A running agent: write request lines to it, read reply/event lines from it."""
+
+    @abstractmethod
+    def write_line(self, line: str) -> None: ...
+
+    @abstractmethod
+    def read_line(self, timeout: float | None = None) -> str | None:
+        """Next stdout line without the newline; None at end of stream. Raises TimeoutError on timeout."""
+
+    @abstractmethod
+    def stderr_tail(self, max_chars: int = 4000) -> str: ...
+
+    @abstractmethod
+    def poll(self) -> int | None: ...
+
+    @abstractmethod
+    def terminate(self) -> None:
+        """Stop the agent and everything it started; must leave no process behind on the device."""
+
+    @abstractmethod
+    def wait(self, timeout: float | None = None) -> int | None: ...
+
+
+class Transport(ABC):
+    """One connection to one device, reused for a whole command."""
+
+    device_name: str
+
+    @abstractmethod
+    def run(self, argv: Sequence[str], *, timeout: float | None = 60.0, env: Mapping[str, str] | None = None,
+            stdin: bytes | None = None) -> CommandResult:
+        """Run argv on the device (quoted), wait, return its output. Never raises on non-zero exit."""
+
+    @abstractmethod
+    def start(self, argv: Sequence[str], *, env: Mapping[str, str] | None = None) -> AgentProcess:
+        """Start a long-running process with piped stdin/stdout/stderr."""
+
+    @abstractmethod
+    def put_file(self, local_path: str, remote_path: str) -> int:
+        """Copy a file to remote_path exactly (caller picks a temporary name); returns bytes moved."""
+
+    @abstractmethod
+    def expand_path(self, path: str) -> str:
+        """Resolve a leading ~ on the device to an absolute path."""
+
+    def close(self) -> None:  # noqa: B027 - optional hook
+        pass
+
+    def __enter__(self) -> Transport:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def quote_argv(argv: Sequence[str], env: Mapping[str, str] | None = None) -> str:
+    """One shell command line from an argv list; env given as `env NAME=value ... argv` (all quoted)."""
+    parts: list[str] = []
+    if env:
+        for name in env:
+            if not name.replace("_", "a").isalnum() or name[0].isdigit():
+                raise ValueError(f"invalid environment variable name {name!r}")
+        parts.append("env")
+        parts.extend(shlex.quote(f"{k}={v}") for k, v in env.items())
+    parts.extend(shlex.quote(str(a)) for a in argv)
+    return " ".join(parts)
