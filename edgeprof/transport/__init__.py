@@ -1,0 +1,21 @@
+"""Transports: how the host reaches a device. `open_transport(device)` picks the mechanism by device kind."""
+
+from __future__ import annotations
+
+from ..errors import DeviceError
+from ..records import Device
+from .base import AgentProcess, CommandResult, Transport, quote_argv
+
+__all__ = ["AgentProcess", "CommandResult", "Transport", "open_transport", "quote_argv"]
+
+
+def open_transport(device: Device, on_stderr=None) -> Transport:  # type: ignore[no-untyped-def]
+    if device.kind == "local":
+        from .local import LocalTransport
+
+        return LocalTransport(device.name, on_stderr=on_stderr)
+    if device.kind == "ssh":
+        from .ssh import SSHTransport  # type: ignore[import-not-found,unused-ignore]
+
+        return SSHTransport(device, on_stderr=on_stderr)
+    raise DeviceError(f"device {device.name!r} has unknown kind {device.kind!r}", hint="use 'ssh' or 'local'")
