@@ -1,0 +1,123 @@
+"""onnxruntime backend.
+
+Owns: building an InferenceSession from the options (intra/inter-op threads, graph optimisation level, execution
+providers, spinning) and running it with inputs AND outputs pre-bound as OrtValues through an IOBinding, so one
+query costs run_with_iobinding() and nothing else from the harness.
+Does not own: timing (worker.py) or statistics (host).
+"""
+
+OPT_LEVELS = {
+    "disable": "ORT_DISABLE_ALL",
+    "basic": "ORT_ENABLE_BASIC",
+    "extended": "ORT_ENABLE_EXTENDED",
+    "all": "ORT_ENABLE_ALL",
+}
+
+
+class Backend(object):
+    name = "onnxruntime"
+
+    def __init__(self):
+        self._sess = None
+        self._binding = None
+        self._ort = None
+        self._options = {}
+        self._output_values = []
+
+    def load(self, path, inputs, options):
+        from . import runtime_missing
+        from ..protocol import OpError
+
+        try:
+            import onnxruntime as ort
+        except ImportError as e:
+            raise runtime_missing("onnxruntime", e, "onnxruntime")
+        self._ort = ort
+        options = dict(options or {})
+        so = ort.SessionOptions()
+        threads = options.get("threads")
+        if threads:
+            so.intra_op_num_threads = int(threads)
+        so.inter_op_num_threads = int(options.get("inter_op_threads") or 1)
+        so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        level = options.get("graph_optimization_level") or "all"
+        if level not in OPT_LEVELS:
+            raise OpError("bad_option", "unknown graph optimisation level %r" % level,
+                          hint="use one of " + ", ".join(sorted(OPT_LEVELS)))
+        so.graph_optimization_level = getattr(ort.GraphOptimizationLevel, OPT_LEVELS[level])
+        spinning = options.get("allow_spinning")
+        if spinning is not None:
+            so.add_session_config_entry("session.intra_op.allow_spinning", "1" if spinning else "0")
+        available = list(ort.get_available_providers())
+        providers = options.get("providers") or ["CPUExecutionProvider"]
+        missing = [p for p in providers if p not in available]
+        if missing:
+            raise OpError(
+                "provider_missing",
+                "execution provider(s) %s not available in onnxruntime %s here (available: %s)" % (
+                    ", ".join(missing), ort.__version__, ", ".join(available)),
+                hint="install an onnxruntime build with that provider (onnxruntime-gpu, NVIDIA's Jetson wheel) "
+                     "or choose from the available ones",
+            )
+        try:
+            self._sess = ort.InferenceSession(path, sess_options=so, providers=providers)
+        except Exception as e:  # onnxruntime raises its own Fail/InvalidGraph types
+            raise OpError("load_failed", "onnxruntime could not load the model: %s" % (str(e).splitlines() or [""])[0],
+                          hint="check the model with onnx.checker, or try --graph-opt disable")
+        self._options = {
+            "threads": threads,
+            "inter_op_threads": so.inter_op_num_threads,
+            "graph_optimization_level": level,
+            "providers_requested": providers,
+            "allow_spinning": spinning,
+        }
+        names = [i.name for i in self._sess.get_inputs()]
+        given = dict(inputs)
+        absent = [n for n in names if n not in given]
+        if absent:
+            raise OpError("bad_inputs", "model inputs %s were not provided" % ", ".join(absent))
+        self._binding = self._sess.io_binding()
+        self._input_values = []
+        for name in names:
+            value = ort.OrtValue.ortvalue_from_numpy(given[name], "cpu", 0)
+            self._input_values.append(value)  # keep alive: the binding does not own it
+            self._binding.bind_ortvalue_input(name, value)
+        out_names = [o.name for o in self._sess.get_outputs()]
+        for name in out_names:
+            self._binding.bind_output(name, "cpu")
+        # First run allocates outputs; then bind preallocated OrtValues of those shapes so later runs allocate
+        # nothing on the harness side.
+        self._sess.run_with_iobinding(self._binding)
+        first = self._binding.get_outputs()
+        self._binding.clear_binding_outputs()
+        self._output_values = []
+        for name, val in zip(out_names, first):
+            arr = val.numpy()
+            ov = ort.OrtValue.ortvalue_from_shape_and_type(list(arr.shape), arr.dtype, "cpu", 0)
+            self._output_values.append(ov)
+            self._binding.bind_ortvalue_output(name, ov)
+
+    def run(self):
+        self._sess.run_with_iobinding(self._binding)
+
+    def outputs(self):
+        return [v.numpy() for v in self._output_values]
+
+    def describe(self):
+        ort = self._ort
+        d = {
+            "runtime": "onnxruntime",
+            "version": ort.__version__ if ort else None,
+            "providers_available": list(ort.get_available_providers()) if ort else [],
+            "providers": list(self._sess.get_providers()) if self._sess else [],
+            "options": self._options,
+        }
+        try:
+            d["device"] = ort.get_device()
+        except Exception:
+            pass
+        return d
+
+    def close(self):
+        self._binding = None
+        self._sess = None

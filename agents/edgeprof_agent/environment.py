@@ -1,0 +1,152 @@
+"""Facts about the machine the agent runs on, recorded with every result and by `edgeprof devices check`.
+
+Owns: hostname, arch, CPU, cores, memory, OS, kernel, Python, JetPack/L4T release, board model, runtimes with
+versions and providers, thread-related environment variables, free disk in the workdir, this process's memory.
+Does not own: sensors (probes/), device state changes (never changes anything).
+"""
+
+import os
+import platform
+import socket
+import sys
+
+from . import AGENT_VERSION, PROTOCOL_VERSION
+
+THREAD_VARS = (
+    "OMP_NUM_THREADS", "OMP_PROC_BIND", "OMP_PLACES", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS",
+    "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS", "TF_NUM_INTRAOP_THREADS",
+    "TF_NUM_INTEROP_THREADS", "CUDA_VISIBLE_DEVICES", "ORT_TENSORRT_FP16_ENABLE", "LD_PRELOAD",
+)
+
+
+def _read(path):
+    try:
+        with open(path, "r") as f:
+            return f.read()
+    except (IOError, OSError):
+        return None
+
+
+def _cpu_model():
+    text = _read("/proc/cpuinfo") or ""
+    for key in ("model name", "Hardware", "Model", "cpu model", "Processor"):
+        for line in text.splitlines():
+            if line.startswith(key) and ":" in line:
+                return line.split(":", 1)[1].strip()
+    return platform.processor() or platform.machine()
+
+
+def _meminfo():
+    out = {}
+    for line in (_read("/proc/meminfo") or "").splitlines():
+        parts = line.split()
+        if len(parts) >= 2 and parts[0].endswith(":"):
+            try:
+                out[parts[0][:-1]] = int(parts[1])  # kB
+            except ValueError:
+                pass
+    return out
+
+
+def _os_release():
+    info = {}
+    for line in (_read("/etc/os-release") or "").splitlines():
+        if "=" in line:
+            k, v = line.split("=", 1)
+            info[k] = v.strip().strip('"')
+    return info.get("PRETTY_NAME") or platform.platform()
+
+
+def _l4t():
+    text = _read("/etc/nv_tegra_release")
+    if not text:
+        return None
+    first = text.splitlines()[0] if text.splitlines() else ""
+    # "# R32 (release), REVISION: 7.1, GCID: ..., BOARD: t210ref, EABI: aarch64, DATE: ..."
+    rel = rev = None
+    for part in first.lstrip("# ").split(","):
+        part = part.strip()
+        if part.startswith("R") and "(release)" in part:
+            rel = part.split()[0][1:]
+        elif part.startswith("REVISION:"):
+            rev = part.split(":", 1)[1].strip()
+    return {"release": "%s.%s" % (rel, rev) if rel and rev else first, "raw": first}
+
+
+def _board_model():
+    text = _read("/proc/device-tree/model")
+    return text.strip("\x00\n ") if text else None
+
+
+def runtimes():
+    """Runtimes importable here, with versions and providers. Imports each one (can take a second)."""
+    found = {}
+    try:
+        import onnxruntime as ort
+        found["onnxruntime"] = {"version": ort.__version__, "providers": list(ort.get_available_providers())}
+    except Exception as e:
+        found["onnxruntime"] = {"error": "%s: %s" % (type(e).__name__, e)}
+    for mod in ("ai_edge_litert", "tflite_runtime"):
+        try:
+            m = __import__(mod)
+            found[mod] = {"version": getattr(m, "__version__", None) or _dist_version(mod)}
+        except Exception as e:
+            found[mod] = {"error": "%s: %s" % (type(e).__name__, e)}
+    try:
+        import tensorrt as trt
+        found["tensorrt"] = {"version": trt.__version__}
+    except Exception as e:
+        found["tensorrt"] = {"error": "%s: %s" % (type(e).__name__, e)}
+    try:
+        import numpy
+        found["numpy"] = {"version": numpy.__version__}
+    except Exception as e:
+        found["numpy"] = {"error": "%s: %s" % (type(e).__name__, e)}
+    return found
+
+
+def _dist_version(name):
+    try:
+        from importlib import metadata  # novermin (Python 3.8+, guarded)
+    except ImportError:
+        return None
+    for dist in (name.replace("_", "-"), name):
+        try:
+            return metadata.version(dist)
+        except Exception:
+            continue
+    return None
+
+
+def disk_free_mb(path):
+    try:
+        st = os.statvfs(path)
+        return round(st.f_bavail * st.f_frsize / 1e6, 1)
+    except OSError:
+        return None
+
+
+def facts(workdir=None, with_runtimes=True):
+    mem = _meminfo()
+    d = {
+        "hostname": socket.gethostname(),
+        "arch": platform.machine(),
+        "cpu": _cpu_model(),
+        "cores": os.cpu_count(),
+        "memory_mb": round(mem.get("MemTotal", 0) / 1024.0, 1) if mem else None,
+        "os": _os_release(),
+        "kernel": platform.release(),
+        "python": platform.python_version(),
+        "python_executable": sys.executable,
+        "l4t": _l4t(),
+        "board_model": _board_model(),
+        "agent_version": AGENT_VERSION,
+        "protocol": PROTOCOL_VERSION,
+        "env": dict((k, os.environ[k]) for k in THREAD_VARS if k in os.environ),
+    }
+    if workdir:
+        d["workdir"] = workdir
+        d["disk_free_mb"] = disk_free_mb(workdir)
+    if with_runtimes:
+        d["runtimes"] = runtimes()
+    return d

@@ -1,0 +1,97 @@
+"""JSON-lines protocol between host and agent.
+
+Owns: message framing and shapes. One JSON object per line, UTF-8.
+  host  -> agent  request: {"id": 1, "op": "hello", "params": {...}}
+  agent -> host   reply:   {"id": 1, "ok": true, "result": {...}}
+                           {"id": 1, "ok": false, "error": {"type": "runtime_missing", "message": "...", "hint": "..."}}
+  agent -> host   event:   {"event": "progress" | "log", ...}   (no id; any number before a reply)
+The first request must be "hello" carrying the host's protocol version; the agent refuses anything else first.
+stdout carries protocol lines only; logs go to stderr. Nothing received is ever executed or unpickled.
+Does not own: what the ops do (worker.py).
+"""
+
+import json
+import sys
+import threading
+
+from . import PROTOCOL_VERSION
+
+_write_lock = threading.Lock()
+
+
+class ProtocolError(Exception):
+    pass
+
+
+class OpError(Exception):
+    """An operation failed in a way the host should show the user (type, one-line message, hint)."""
+
+    def __init__(self, type_, message, hint=None, detail=None):
+        Exception.__init__(self, message)
+        self.type = type_
+        self.message = message
+        self.hint = hint
+        self.detail = detail
+
+    def to_dict(self):
+        d = {"type": self.type, "message": self.message}
+        if self.hint:
+            d["hint"] = self.hint
+        if self.detail:
+            d["detail"] = self.detail
+        return d
+
+
+def _default(obj):
+    # numpy scalars and similar: fall back to float/int/str, never pickle
+    for cast in (int, float):
+        try:
+            v = cast(obj)
+            if v == obj:
+                return v
+        except Exception:
+            pass
+    return str(obj)
+
+
+def write_message(msg, stream=None):
+    stream = stream or sys.stdout
+    line = json.dumps(msg, separators=(",", ":"), default=_default)
+    with _write_lock:
+        stream.write(line + "\n")
+        stream.flush()
+
+
+def send_event(kind, **fields):
+    msg = {"event": kind}
+    msg.update(fields)
+    write_message(msg)
+
+
+def read_request(stream=None):
+    """Next request dict, or None at end of input."""
+    stream = stream or sys.stdin
+    while True:
+        line = stream.readline()
+        if not line:
+            return None
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            msg = json.loads(line)
+        except ValueError:
+            raise ProtocolError("request is not JSON: %r" % line[:200])
+        if not isinstance(msg, dict) or "op" not in msg or "id" not in msg:
+            raise ProtocolError("request lacks 'id' or 'op': %r" % line[:200])
+        return msg
+
+
+def check_hello(params):
+    host_protocol = params.get("protocol")
+    if host_protocol != PROTOCOL_VERSION:
+        raise OpError(
+            "protocol_mismatch",
+            "agent speaks protocol %s but the host speaks %r" % (PROTOCOL_VERSION, host_protocol),
+            hint="the host and the agent come from different edgeprof versions; run the same edgeprof on the host",
+        )
