@@ -1,0 +1,257 @@
+"""The link between host and device agent.
+
+Owns: building the agent zipapp (deterministic, named by its sha256), pushing it and model artifacts to
+content-addressed paths in the device workdir through any Transport (skipped when the device already holds the
+same sha256; written under a temporary name, verified on the device, then renamed, so a partial or corrupted
+upload is never used), starting the agent, the version handshake, and JSON-lines calls with progress events.
+Does not own: what a run measures (agent) or what the host does with the answer (runner).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import posixpath
+import re
+import secrets
+import tempfile
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import edgeprof_agent
+
+from .errors import AgentError, DeviceError, RuntimeMissingError, TransportError, UserError
+from .records import Device
+from .transport.base import AgentProcess, Transport
+
+PROTOCOL_VERSION = edgeprof_agent.PROTOCOL_VERSION
+_ZIP_TIME = (2020, 1, 1, 0, 0, 0)
+_SHA_RE = re.compile(r"^[0-9a-f]{64}$")
+
+EventSink = Callable[[dict[str, Any]], None]
+
+
+def _agent_source_files() -> list[tuple[str, Path]]:
+    base = Path(edgeprof_agent.__file__).resolve().parent
+    files = []
+    for p in sorted(base.rglob("*.py")):
+        if "__pycache__" in p.parts:
+            continue
+        files.append(("edgeprof_agent/" + p.relative_to(base).as_posix(), p))
+    return files
+
+
+def build_agent_bytes() -> bytes:
+    """The agent zipapp as bytes: deterministic (sorted entries, fixed timestamps), so its hash names it."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        main = "import sys\nfrom edgeprof_agent.__main__ import main\nsys.exit(main())\n"
+        info = zipfile.ZipInfo("__main__.py", _ZIP_TIME)
+        info.external_attr = 0o644 << 16
+        zf.writestr(info, main)
+        for arcname, path in _agent_source_files():
+            info = zipfile.ZipInfo(arcname, _ZIP_TIME)
+            info.external_attr = 0o644 << 16
+            zf.writestr(info, path.read_bytes())
+    return buf.getvalue()
+
+
+def build_agent(cache_dir: Path | None = None) -> tuple[Path, str]:
+    """Write the agent zipapp to the cache as agent-<sha256>.pyz; returns (path, sha256)."""
+    data = build_agent_bytes()
+    sha = hashlib.sha256(data).hexdigest()
+    cache_dir = cache_dir or Path(tempfile.gettempdir()) / f"edgeprof-agent-{os.getuid()}"
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    path = cache_dir / f"agent-{sha}.pyz"
+    if not path.exists():
+        tmp = path.with_suffix(f".tmp{secrets.token_hex(4)}")
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+    return path, sha
+
+
+def sha256_file(path: str | Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def remote_sha256(transport: Transport, path: str) -> str | None:
+    """sha256 of a file on the device (coreutils sha256sum), or None if it does not exist."""
+    r = transport.run(["sha256sum", "--", path], timeout=120)
+    if r.returncode != 0:
+        return None
+    digest = r.stdout.split(" ", 1)[0].strip().lower()
+    return digest if _SHA_RE.match(digest) else None
+
+
+def push_file(transport: Transport, local: str | Path, remote: str, sha256: str) -> int:
+    """Put `local` at `remote` unless the device already has it with this sha256. Returns bytes moved.
+
+    Upload goes to a temporary name next to the target, is verified on the device, then renamed: a partial or
+    corrupted upload is never used (and is removed)."""
+    if remote_sha256(transport, remote) == sha256:
+        return 0
+    tmp = f"{remote}.part-{secrets.token_hex(6)}"
+    try:
+        moved = transport.put_file(str(local), tmp)
+    except TransportError:
+        transport.run(["rm", "-f", "--", tmp])
+        raise
+    got = remote_sha256(transport, tmp)
+    if got != sha256:
+        transport.run(["rm", "-f", "--", tmp])
+        raise TransportError(
+            f"upload of {posixpath.basename(remote)} to device {transport.device_name} arrived corrupted "
+            f"(sha256 {got or 'unreadable'} != {sha256[:16]}…)",
+            hint="check free disk space in the device workdir and retry",
+        )
+    r = transport.run(["mv", "-f", "--", tmp, remote])
+    if r.returncode != 0:
+        transport.run(["rm", "-f", "--", tmp])
+        raise TransportError(f"could not rename upload on device {transport.device_name}: {r.stderr.strip()}")
+    return moved
+
+
+def ensure_workdir(transport: Transport, device: Device) -> str:
+    workdir = transport.expand_path(device.workdir)
+    r = transport.run(["mkdir", "-p", "--", workdir, posixpath.join(workdir, "artifacts")])
+    if r.returncode != 0:
+        raise DeviceError(
+            f"cannot create workdir {workdir!r} on device {device.name}: {r.stderr.strip()}",
+            hint="set a writable `workdir:` for this device in devices.yaml",
+        )
+    return workdir
+
+
+class AgentLink:
+    """A started, greeted agent on one device."""
+
+    def __init__(self, transport: Transport, device: Device, proc: AgentProcess, workdir: str,
+                 agent_bytes_moved: int) -> None:
+        self.transport = transport
+        self.device = device
+        self.proc = proc
+        self.workdir = workdir
+        self.bytes_moved = agent_bytes_moved
+        self.hello: dict[str, Any] = {}
+        self._next_id = 1
+
+    @classmethod
+    def open(cls, transport: Transport, device: Device, progress: Callable[[str], None] | None = None,
+             agent_cache: Path | None = None) -> AgentLink:
+        say = progress or (lambda _m: None)
+        workdir = ensure_workdir(transport, device)
+        path, sha = build_agent(agent_cache)
+        remote = posixpath.join(workdir, f"agent-{sha}.pyz")
+        say("pushing agent")
+        moved = push_file(transport, path, remote, sha)
+        argv = [device.python, remote, "serve", "--workdir", workdir, "--sysfs-root", device.sysfs_root]
+        say("starting agent")
+        proc = transport.start(argv, env=device.env or None)
+        link = cls(transport, device, proc, workdir, moved)
+        link.handshake()
+        return link
+
+    def handshake(self) -> dict[str, Any]:
+        try:
+            self.hello = self.call("hello", {"protocol": PROTOCOL_VERSION, "host": "edgeprof"}, timeout=60)
+        except AgentError as e:
+            if "protocol" in e.message:
+                raise
+            raise AgentError(
+                f"the agent did not start on device {self.device.name} with {self.device.python!r}: {e.message}",
+                hint="check `python:` for this device in devices.yaml (Python >= 3.6 is needed)",
+                detail=e.detail,
+            ) from None
+        if self.hello.get("protocol") != PROTOCOL_VERSION:
+            raise AgentError(
+                f"agent on device {self.device.name} speaks protocol {self.hello.get('protocol')!r}, "
+                f"host speaks {PROTOCOL_VERSION}",
+                hint="the pushed agent and this edgeprof differ; reinstall edgeprof and deploy again",
+            )
+        return self.hello
+
+    def call(self, op: str, params: dict[str, Any] | None = None, *, on_event: EventSink | None = None,
+             timeout: float | None = 120.0) -> dict[str, Any]:
+        """Send one request; forward events to on_event; return the result or raise a UserError subclass.
+
+        timeout: seconds without ANY line from the agent (events count), not for the whole call."""
+        rid = self._next_id
+        self._next_id += 1
+        self.proc.write_line(json.dumps({"id": rid, "op": op, "params": params or {}}))
+        while True:
+            try:
+                line = self.proc.read_line(timeout)
+            except TimeoutError:
+                self.proc.terminate()
+                raise AgentError(
+                    f"agent on device {self.device.name} sent nothing for {timeout:.0f} s during '{op}'",
+                    hint="the device may be overloaded or hung; the agent was stopped",
+                    detail=self.proc.stderr_tail(),
+                ) from None
+            if line is None:
+                code = self.proc.wait(5)
+                raise AgentError(
+                    f"agent on device {self.device.name} exited (code {code}) during '{op}'",
+                    hint="see the agent's stderr below; rerun with the same command once fixed",
+                    detail=self.proc.stderr_tail(),
+                )
+            try:
+                msg = json.loads(line)
+            except ValueError:
+                raise AgentError(
+                    f"agent on device {self.device.name} printed a non-protocol line: {line[:120]!r}",
+                    hint="something on the device writes to the agent's stdout (a sitecustomize or a shell rc?)",
+                ) from None
+            if "event" in msg:
+                if on_event is not None:
+                    on_event(msg)
+                continue
+            if msg.get("id") not in (rid, None):
+                continue
+            if msg.get("ok"):
+                return msg.get("result") or {}
+            raise self._error(op, msg.get("error") or {})
+
+    def _error(self, op: str, err: dict[str, Any]) -> UserError:
+        kind = err.get("type", "error")
+        message = f"device {self.device.name}: {err.get('message', 'agent error')}"
+        hint = err.get("hint")
+        detail = err.get("detail")
+        if kind == "runtime_missing":
+            return RuntimeMissingError(message, hint=hint, detail=detail)
+        if kind == "agent_exception":
+            return AgentError(f"device {self.device.name}: agent failed during '{op}': {err.get('message')}",
+                              hint="this is a bug in edgeprof's agent; please report it with the detail below",
+                              detail=detail)
+        return AgentError(message, hint=hint, detail=detail)
+
+    def push_artifact(self, local_path: str, sha256: str, ext: str) -> tuple[str, int]:
+        if not _SHA_RE.match(sha256) or not re.match(r"^[a-z0-9]{1,10}$", ext):
+            raise ValueError("bad artifact name")
+        remote = posixpath.join(self.workdir, "artifacts", f"{sha256}.{ext}")
+        moved = push_file(self.transport, local_path, remote, sha256)
+        self.bytes_moved += moved
+        return remote, moved
+
+    def close(self) -> None:
+        try:
+            if self.proc.poll() is None:
+                self.proc.write_line(json.dumps({"id": 0, "op": "shutdown"}))
+                if self.proc.wait(3) is None:
+                    self.proc.terminate()
+        finally:
+            self.proc.terminate()
+
+    def __enter__(self) -> AgentLink:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,34 @@
+"""Arguments and helpers shared by command modules (database, inventory, device lookup)."""
+
+from __future__ import annotations
+
+import argparse
+
+from ..errors import DeviceError
+from ..records import Device, local_device
+from ..store import Store
+
+
+def add_db_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--db", metavar="PATH|URL", default=None,
+                   help="results database: a SQLite path or a SQLAlchemy URL (default: $EDGEPROF_DB, else "
+                        "$XDG_DATA_HOME/edgeprof/results.sqlite)")
+
+
+def add_inventory_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--inventory", metavar="PATH", default=None,
+                   help="devices.yaml to use (default: ./devices.yaml, then ~/.config/edgeprof/devices.yaml)")
+
+
+def open_store(db: str | None) -> Store:
+    return Store(db)
+
+
+def resolve_device(name: str, inventory: str | None) -> Device:
+    try:
+        from ..inventory import load_inventory  # type: ignore[import-not-found,unused-ignore]
+    except ModuleNotFoundError:
+        if name == "local":
+            return local_device()
+        raise DeviceError(f"unknown device {name!r}", hint="only 'local' is available in this build") from None
+    return load_inventory(inventory).get(name)  # type: ignore[no-any-return,unused-ignore]

@@ -1,0 +1,97 @@
+"""`edgeprof deploy`: profile one model on one device."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+
+from ..errors import ConfigError
+from ..records import RunSpec
+from .common import add_db_args, add_inventory_args, open_store, resolve_device
+from .ui import DeployProgress, err, render_result
+
+_SHAPE = re.compile(r"^([^=]+)=(\d+(?:x\d+)*)$")
+
+
+def parse_input_shape(text: str) -> tuple[str, tuple[int, ...]]:
+    m = _SHAPE.match(text.strip())
+    if not m:
+        raise ConfigError(f"--input {text!r}: expected NAME=DxDx... such as input=1x3x224x224")
+    dims = tuple(int(d) for d in m.group(2).split("x"))
+    if any(d < 1 for d in dims):
+        raise ConfigError(f"--input {text!r}: every dimension must be >= 1")
+    return m.group(1), dims
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "deploy", help="profile one model on one device",
+        description="Export (if needed) and push a model to a device, measure single-stream latency, "
+                    "throughput and memory (and power where the board has a sensor), store and print the result.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="examples:\n"
+               "  edgeprof deploy --device local --model mobilenet_v2\n"
+               "  edgeprof deploy --device local --model bert_tiny --threads 2 --min-duration 5\n"
+               "  edgeprof deploy --device local --model my.onnx --input images=1x3x640x640\n"
+               "  edgeprof deploy --device local --model builders.py:build --json result.json\n"
+               "  edgeprof deploy --device jetson-nano --model resnet18       (a board from devices.yaml)\n",
+    )
+    p.add_argument("--device", required=True, help="device name from devices.yaml, or 'local' for this machine")
+    p.add_argument("--model", required=True,
+                   help="bundled model name (see `edgeprof models`), path/to/model.onnx, or path/to/file.py:function")
+    p.add_argument("--runtime", default="onnxruntime", help="onnxruntime (default) or null (measures the harness)")
+    p.add_argument("--precision", default="fp32", help="fp32 (default)")
+    p.add_argument("--batch", type=int, default=1, help="batch size: fills a dynamic first dimension (default 1)")
+    p.add_argument("--threads", type=int, default=None, help="runtime intra-op threads (default: runtime's choice)")
+    p.add_argument("--input", action="append", default=[], metavar="NAME=DxD...",
+                   help="concrete shape for an input with dynamic dims, e.g. input=1x3x224x224 (repeatable)")
+    p.add_argument("--min-duration", type=float, default=10.0, metavar="S",
+                   help="timed loop runs at least this long (default 10 s) ...")
+    p.add_argument("--min-queries", type=int, default=100, metavar="N",
+                   help="... and at least this many queries (default 100); both must be met (MLPerf rule)")
+    p.add_argument("--warmup", type=float, default=5.0, metavar="S",
+                   help="warm up until latency is steady or this many seconds pass (default 5)")
+    p.add_argument("--graph-opt", default=None, choices=["disable", "basic", "extended", "all"],
+                   help="onnxruntime graph optimisation level (default all)")
+    p.add_argument("--providers", default=None,
+                   help="onnxruntime execution providers, comma-separated (default CPUExecutionProvider)")
+    p.add_argument("--seed", type=int, default=0, help="seed for weights of bundled models and for inputs")
+    p.add_argument("--json", metavar="PATH", help="also write the result JSON to PATH ('-' for stdout)")
+    add_inventory_args(p)
+    add_db_args(p)
+    p.add_argument("--no-store", action="store_true", help="do not store the result in the database")
+    p.add_argument("--quiet", action="store_true", help="no progress output")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    shapes = dict(parse_input_shape(s) for s in args.input)
+    options: dict[str, object] = {}
+    if args.graph_opt:
+        options["graph_optimization_level"] = args.graph_opt
+    if args.providers:
+        options["providers"] = [p.strip() for p in args.providers.split(",") if p.strip()]
+    spec = RunSpec(device=args.device, model=args.model, runtime=args.runtime, precision=args.precision,
+                   batch=args.batch, threads=args.threads, min_duration_s=args.min_duration,
+                   min_queries=args.min_queries, warmup_s=args.warmup, input_shapes=shapes,
+                   runtime_options=options, seed=args.seed)
+    from ..runner import deploy, validate_spec
+
+    validate_spec(spec)
+    device = resolve_device(args.device, args.inventory)
+    store = None if args.no_store else open_store(args.db)
+    with DeployProgress(enabled=not args.quiet) as progress:
+        result = deploy(spec, device, store=store, progress=progress)
+    if args.json == "-":
+        sys.stdout.write(result.to_json(indent=2) + "\n")
+    else:
+        render_result(result)
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump(result.to_dict(), f, indent=2)
+            err.print(f"result written to {args.json}")
+        if store is not None:
+            err.print(f"stored as run {result.run_id} in {store.display_url}")
+    return 0

@@ -1,0 +1,65 @@
+"""`edgeprof results list|show`: stored runs."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from rich.table import Table
+
+from .common import add_db_args, open_store
+from .ui import out, render_result
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("results", help="list and show stored runs",
+                       description="Runs stored in the results database.")
+    rsub = p.add_subparsers(dest="results_cmd", metavar="SUBCOMMAND", required=True)
+    ls = rsub.add_parser("list", help="stored runs, newest first")
+    ls.add_argument("--device")
+    ls.add_argument("--model")
+    ls.add_argument("--status", choices=["ok", "failed", "skipped"])
+    ls.add_argument("--limit", type=int, default=30, help="how many (default 30; 0 for all)")
+    ls.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    add_db_args(ls)
+    ls.set_defaults(func=run_list)
+    sh = rsub.add_parser("show", help="one run in full")
+    sh.add_argument("run_id", metavar="RUN_ID", help="a run id or an unambiguous prefix of one")
+    sh.add_argument("--json", action="store_true", help="print the full result JSON (raw samples included)")
+    add_db_args(sh)
+    sh.set_defaults(func=run_show)
+
+
+def _f(v: object, d: int = 3) -> str:
+    return "-" if v is None else (f"{v:.{d}f}" if isinstance(v, float) else str(v))
+
+
+def run_list(args: argparse.Namespace) -> int:
+    store = open_store(args.db)
+    rows = store.list(device=args.device, model=args.model, status=args.status, limit=args.limit or None)
+    if args.json:
+        sys.stdout.write(json.dumps(rows, indent=2) + "\n")
+        return 0
+    if not rows:
+        out.print(f"no runs in {store.display_url} — try: edgeprof deploy --device local --model mobilenet_v2")
+        return 0
+    t = Table(title=f"runs in {store.display_url}", title_justify="left")
+    for c in ("run id", "created", "status", "device", "model", "runtime", "prec", "batch", "thr",
+              "p50 ms", "p99 ms", "inf/s", "W"):
+        t.add_column(c, justify="right" if c in ("batch", "thr", "p50 ms", "p99 ms", "inf/s", "W") else "left")
+    for r in rows:
+        t.add_row(r["run_id"], r["created_at"].replace("T", " ")[:19], r["status"], r["device"], r["model"],
+                  r["runtime"], r["precision"], str(r["batch"]), _f(r["threads"]), _f(r["p50_ms"]),
+                  _f(r["p99_ms"]), _f(r["throughput_ips"], 1), _f(r["mean_w"], 2))
+    out.print(t)
+    return 0
+
+
+def run_show(args: argparse.Namespace) -> int:
+    result = open_store(args.db).get(args.run_id)
+    if args.json:
+        sys.stdout.write(result.to_json(indent=2) + "\n")
+    else:
+        render_result(result)
+    return 0

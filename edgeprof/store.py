@@ -1,0 +1,192 @@
+"""Results database: SQLAlchemy Core, SQLite by default, any SQLAlchemy URL (PostgreSQL) by --db / EDGEPROF_DB.
+
+Owns: the tables, where the database lives, saving a Result atomically (one transaction: a run is either wholly
+stored or absent), listing and loading runs, and device facts with timestamps.
+Does not own: what a Result contains (records.py) or comparisons (compare.py).
+
+Database schema history: 1 — runs, device_facts, meta.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+
+from .errors import StoreError
+from .records import Result, utc_now
+
+DB_SCHEMA_VERSION = 1
+
+metadata = sa.MetaData()
+
+runs = sa.Table(
+    "runs", metadata,
+    sa.Column("run_id", sa.String(64), primary_key=True),
+    sa.Column("created_at", sa.String(40), nullable=False, index=True),
+    sa.Column("status", sa.String(16), nullable=False),
+    sa.Column("device", sa.String(128), nullable=False, index=True),
+    sa.Column("model", sa.String(256), nullable=False, index=True),
+    sa.Column("runtime", sa.String(64), nullable=False),
+    sa.Column("precision", sa.String(16), nullable=False),
+    sa.Column("batch", sa.Integer, nullable=False),
+    sa.Column("threads", sa.Integer),
+    sa.Column("p50_ms", sa.Float),
+    sa.Column("p99_ms", sa.Float),
+    sa.Column("throughput_ips", sa.Float),
+    sa.Column("mean_w", sa.Float),
+    sa.Column("sweep_id", sa.String(64), index=True),
+    sa.Column("config_key", sa.String(64), index=True),
+    sa.Column("schema_version", sa.Integer, nullable=False),
+    sa.Column("result_json", sa.Text, nullable=False),
+)
+
+device_facts = sa.Table(
+    "device_facts", metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("device", sa.String(128), nullable=False, index=True),
+    sa.Column("collected_at", sa.String(40), nullable=False),
+    sa.Column("facts_json", sa.Text, nullable=False),
+)
+
+meta = sa.Table(
+    "meta", metadata,
+    sa.Column("key", sa.String(64), primary_key=True),
+    sa.Column("value", sa.String(256), nullable=False),
+)
+
+
+def default_db_path() -> Path:
+    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
+    return Path(base) / "edgeprof" / "results.sqlite"
+
+
+def resolve_db_url(db: str | None = None) -> str:
+    """--db wins, then EDGEPROF_DB, then $XDG_DATA_HOME/edgeprof/results.sqlite. A plain path means SQLite."""
+    value = db or os.environ.get("EDGEPROF_DB")
+    if not value:
+        path = default_db_path()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return f"sqlite:///{path}"
+    if "://" in value:
+        return value
+    path = Path(value).expanduser()
+    if path.parent and not path.parent.exists():
+        raise StoreError(f"results database folder {str(path.parent)!r} does not exist",
+                         hint="create it, or pass --db with another path or a database URL")
+    return f"sqlite:///{path.resolve()}"
+
+
+def config_key(r: Result) -> str:
+    """Identity of a measured configuration across nights (device, model, runtime, precision, batch, threads)."""
+    import hashlib
+
+    ident = json.dumps([r.device, r.model, r.runtime, r.precision, r.batch, r.threads,
+                        (r.artifact or {}).get("source")], sort_keys=True)
+    return hashlib.sha256(ident.encode()).hexdigest()[:16]
+
+
+class Store:
+    def __init__(self, url: str | None = None) -> None:
+        self.url = resolve_db_url(url)
+        try:
+            self.engine = sa.create_engine(self.url, future=True)
+            with self.engine.begin() as conn:
+                metadata.create_all(conn)
+                row = conn.execute(sa.select(meta.c.value).where(meta.c.key == "schema_version")).first()
+                if row is None:
+                    conn.execute(meta.insert().values(key="schema_version", value=str(DB_SCHEMA_VERSION)))
+                elif int(row[0]) > DB_SCHEMA_VERSION:
+                    raise StoreError(
+                        f"results database {self.display_url} has schema version {row[0]}, newer than this "
+                        f"edgeprof understands ({DB_SCHEMA_VERSION})",
+                        hint="upgrade edgeprof, or point --db at another database",
+                    )
+        except sa.exc.ArgumentError as e:
+            raise StoreError(f"bad database URL {url!r}: {e}", hint="use a path or a SQLAlchemy URL") from None
+        except sa.exc.OperationalError as e:
+            raise StoreError(f"cannot open results database {self.display_url}: {e.orig}",
+                             hint="check the path or URL given with --db / EDGEPROF_DB") from None
+        except ModuleNotFoundError as e:
+            raise StoreError(f"database driver missing for {self.display_url}: {e}",
+                             hint="pip install 'edgeprof[postgres]' for PostgreSQL") from None
+
+    @property
+    def display_url(self) -> str:
+        try:
+            return sa.engine.make_url(self.url).render_as_string(hide_password=True)
+        except Exception:
+            return self.url
+
+    def save(self, result: Result, sweep_id: str | None = None) -> None:
+        lat = result.latency_ms or {}
+        row = {
+            "run_id": result.run_id, "created_at": result.created_at, "status": result.status,
+            "device": result.device, "model": result.model, "runtime": result.runtime,
+            "precision": result.precision, "batch": result.batch, "threads": result.threads,
+            "p50_ms": lat.get("p50"), "p99_ms": lat.get("p99"), "throughput_ips": result.throughput_ips,
+            "mean_w": (result.power or {}).get("mean_w"), "sweep_id": sweep_id, "config_key": config_key(result),
+            "schema_version": result.schema_version, "result_json": result.to_json(),
+        }
+        with self.engine.begin() as conn:
+            conn.execute(runs.insert().values(**row))
+
+    def get(self, run_id: str) -> Result:
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                sa.select(runs.c.run_id, runs.c.result_json).where(runs.c.run_id.like(_escape_like(run_id) + "%",
+                                                                                      escape="\\")).limit(3)
+            ).all()
+        if not rows:
+            raise StoreError(f"no run {run_id!r} in {self.display_url}", hint="edgeprof results list shows run ids")
+        exact = [r for r in rows if r[0] == run_id]
+        if len(rows) > 1 and not exact:
+            raise StoreError(f"run id prefix {run_id!r} is ambiguous ({', '.join(r[0] for r in rows)}, …)",
+                             hint="give more characters of the run id")
+        return Result.from_dict(json.loads((exact or rows)[0][1]))
+
+    def list(self, *, device: str | None = None, model: str | None = None, status: str | None = None,
+             sweep_id: str | None = None, config: str | None = None, limit: int | None = 50) -> list[dict[str, Any]]:
+        q = sa.select(runs.c.run_id, runs.c.created_at, runs.c.status, runs.c.device, runs.c.model,
+                      runs.c.runtime, runs.c.precision, runs.c.batch, runs.c.threads, runs.c.p50_ms,
+                      runs.c.p99_ms, runs.c.throughput_ips, runs.c.mean_w, runs.c.sweep_id, runs.c.config_key)
+        for col, val in ((runs.c.device, device), (runs.c.model, model), (runs.c.status, status),
+                         (runs.c.sweep_id, sweep_id), (runs.c.config_key, config)):
+            if val is not None:
+                q = q.where(col == val)
+        q = q.order_by(runs.c.created_at.desc(), runs.c.run_id.desc())
+        if limit:
+            q = q.limit(limit)
+        with self.engine.connect() as conn:
+            return [dict(r._mapping) for r in conn.execute(q)]
+
+    def iter_results(self, **filters: Any) -> Iterator[Result]:
+        for row in self.list(**filters):
+            yield self.get(row["run_id"])
+
+    def count(self) -> int:
+        with self.engine.connect() as conn:
+            return int(conn.execute(sa.select(sa.func.count()).select_from(runs)).scalar_one())
+
+    def save_facts(self, device: str, facts: dict[str, Any]) -> str:
+        ts = utc_now()
+        with self.engine.begin() as conn:
+            conn.execute(device_facts.insert().values(device=device, collected_at=ts,
+                                                      facts_json=json.dumps(facts, sort_keys=True)))
+        return ts
+
+    def latest_facts(self, device: str) -> tuple[str, dict[str, Any]] | None:
+        with self.engine.connect() as conn:
+            row = conn.execute(
+                sa.select(device_facts.c.collected_at, device_facts.c.facts_json)
+                .where(device_facts.c.device == device).order_by(device_facts.c.id.desc()).limit(1)
+            ).first()
+        return (row[0], json.loads(row[1])) if row else None
+
+
+def _escape_like(s: str) -> str:
+    return s.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
