@@ -1,0 +1,515 @@
+"""The device inventory: devices.yaml → Device records.
+
+Owns: finding the inventory file (explicit path, ./devices.yaml, ~/.config/edgeprof/devices.yaml), reading it
+with line numbers, validating every key, `${EDGEPROF_*}` substitution, filling fields the file leaves out from
+~/.ssh/config, the built-in device `local`, name look-up with did-you-mean, and tag selection.
+Does not own: connecting to devices (transport), host keys (known_hosts), or what runs on them.
+
+Every error names the file, the line and the YAML path: `devices.yaml:14 devices.jetson-nano.port: must be an
+integer 1–65535`.
+
+devices.yaml format history (keep next to the constant):
+  1 — first format: version, defaults, devices.{NAME}.{host, port, user, identity_file, proxy_jump, python,
+      workdir, env, tags, power, sysfs_root, connect_timeout, known_hosts}.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+from yaml.constructor import SafeConstructor
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from .errors import ConfigError, DeviceError
+from .records import Device, local_device
+
+INVENTORY_VERSION = 1
+
+DEFAULT_PYTHON = "python3"
+DEFAULT_WORKDIR = "~/.cache/edgeprof"
+DEFAULT_CONNECT_TIMEOUT = 10.0
+DEFAULT_SSH_CONFIG = "~/.ssh/config"
+
+NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+ENV_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+HOST_RE = re.compile(r"^[A-Za-z0-9_.:%\[\]-]+$")
+USER_RE = re.compile(r"^[A-Za-z0-9_.][A-Za-z0-9_.@-]*\$?$")
+HOP_RE = re.compile(r"^(?:(?P<user>[^@\s,]+)@)?(?P<host>\[[^\]\s]+\]|[^:@\s,\[\]]+)(?::(?P<port>\d+))?$")
+_SUBST_RE = re.compile(r"\$\$\{|\$\{([^}]*)\}|\$\{")
+
+POWER_SOURCES = ("auto", "jetson-ina3221", "jtop", "rpi5-pmic", "hwmon", "nvml", "rapl", "command", "none")
+POWER_UNITS = ("W", "mW")
+POWER_KEYS = ("source", "rail", "rate_hz", "command", "unit")
+
+TOP_KEYS = ("version", "defaults", "devices")
+DEVICE_KEYS = ("host", "port", "user", "identity_file", "proxy_jump", "python", "workdir", "env", "tags", "power",
+               "sysfs_root", "connect_timeout", "known_hosts")
+DEFAULTS_KEYS = tuple(k for k in DEVICE_KEYS if k != "host")
+MERGED_KEYS = ("env", "tags", "power")  # defaults and device entry merged key by key
+SECRET_KEYS = ("password", "passphrase", "passwd")
+
+
+def default_search_paths() -> list[str]:
+    """Where the inventory is looked for when no path is given, in order."""
+    config_home = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    return [os.path.join(".", "devices.yaml"), os.path.join(config_home, "edgeprof", "devices.yaml")]
+
+
+@dataclass
+class Inventory:
+    """The devices of one devices.yaml (possibly none) plus the built-in `local`."""
+
+    path: str | None
+    by_name: dict[str, Device] = field(default_factory=dict)
+    searched: list[str] = field(default_factory=list)
+
+    @property
+    def devices(self) -> list[Device]:
+        """The devices defined in the file, in file order (`local` is not listed: it is built in)."""
+        return list(self.by_name.values())
+
+    def names(self) -> list[str]:
+        return ["local", *self.by_name]
+
+    def get(self, name: str) -> Device:
+        if name == "local":
+            return local_device()
+        device = self.by_name.get(name)
+        if device is not None:
+            return device
+        close = difflib.get_close_matches(name, self.names(), n=1, cutoff=0.6)
+        where = f"not in {self.path}" if self.path else "no inventory file found (looked in " + ", ".join(
+            self.searched) + ")"
+        guess = f"; did you mean {close[0]!r}?" if close else ""
+        raise DeviceError(f"unknown device {name!r}: {where}{guess}",
+                          hint="edgeprof devices list shows the inventory")
+
+    def select(self, tags: Mapping[str, str | int | float | bool | Sequence[str]]) -> list[Device]:
+        """Devices whose tags match every selector; a sequence value matches any of its items."""
+        out = []
+        for device in self.by_name.values():
+            ok = True
+            for key, want in tags.items():
+                have = device.tags.get(key)
+                wanted = [_tag_str(w) for w in want] if isinstance(want, list | tuple) else [_tag_str(want)]
+                if have is None or have not in wanted:
+                    ok = False
+                    break
+            if ok:
+                out.append(device)
+        return out
+
+
+def load_inventory(path: str | None = None, *, ssh_config_path: str | None = None,
+                   environ: Mapping[str, str] | None = None) -> Inventory:
+    """Read the inventory: `path` if given (must exist), else the first of default_search_paths() that exists.
+
+    No file found is fine: the inventory then holds only `local`. `ssh_config_path` (default ~/.ssh/config)
+    supplies fields devices.yaml leaves out; `environ` (default os.environ) is used for `${EDGEPROF_*}`.
+    """
+    searched = default_search_paths()
+    if path is not None:
+        if not os.path.isfile(path):
+            raise ConfigError(f"inventory file {path} not found", hint="check the --inventory path")
+        chosen: str | None = path
+    else:
+        chosen = next((p for p in searched if os.path.isfile(p)), None)
+    if chosen is None:
+        return Inventory(path=None, searched=searched)
+    try:
+        with open(chosen, encoding="utf-8") as f:
+            text = f.read()
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigError(f"cannot read inventory {chosen}: {e}") from None
+    display = os.path.normpath(chosen) if chosen.startswith("." + os.sep) else chosen
+    ssh_config = _load_ssh_config(os.path.expanduser(ssh_config_path or DEFAULT_SSH_CONFIG))
+    loader = _Loader(display, os.path.dirname(os.path.abspath(chosen)), ssh_config,
+                     os.environ if environ is None else environ)
+    devices = loader.load(text)
+    return Inventory(path=display, by_name=devices, searched=searched)
+
+
+def parse_proxy_jump(spec: str) -> list[tuple[str | None, str, int | None]]:
+    """`[user@]host[:port][,...]` → [(user, host, port)]; raises ValueError on a malformed hop."""
+    hops = []
+    for raw in spec.split(","):
+        hop = raw.strip()
+        m = HOP_RE.match(hop)
+        if not m:
+            raise ValueError(f"bad hop {hop!r}: expected [user@]host[:port]")
+        host = m.group("host").strip("[]")
+        port = int(m.group("port")) if m.group("port") else None
+        if port is not None and not 1 <= port <= 65535:
+            raise ValueError(f"bad hop {hop!r}: port must be 1–65535")
+        if host.startswith("-"):
+            raise ValueError(f"bad hop {hop!r}: a host cannot start with '-'")
+        hops.append((m.group("user"), host, port))
+    return hops
+
+
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def _tag_str(v: object) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)
+
+
+def _load_ssh_config(path: str) -> Any:
+    if not os.path.isfile(path):
+        return None
+    import paramiko
+
+    try:
+        return paramiko.SSHConfig.from_path(path)
+    except Exception as e:  # paramiko raises various types for a bad file
+        raise ConfigError(f"cannot read ssh config {path}: {e}") from None
+
+
+def _did_you_mean(key: str, choices: Iterable[str]) -> str:
+    close = difflib.get_close_matches(key, list(choices), n=1, cutoff=0.6)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
+class _Loader:
+    def __init__(self, display: str, base_dir: str, ssh_config: Any, environ: Mapping[str, str]) -> None:
+        self.display = display
+        self.base_dir = base_dir
+        self.ssh_config = ssh_config
+        self.environ = environ
+        self.constructor = SafeConstructor()
+        self._items: dict[int, list[tuple[str, Node, Node]]] = {}
+
+    # -- errors and node helpers ----------------------------------------------------------------------------
+
+    def err(self, node: Node | None, ypath: str, message: str, hint: str | None = None) -> ConfigError:
+        line = f":{node.start_mark.line + 1}" if node is not None else ""
+        where = f" {ypath}" if ypath else ""
+        return ConfigError(f"{self.display}{line}{where}: {message}", hint=hint)
+
+    def mapping(self, node: Node, ypath: str) -> list[tuple[str, Node, Node]]:
+        """Items of a mapping node as (key, key_node, value_node); duplicate or non-string keys are errors.
+
+        `<<: *anchor` merge keys are applied; a key written out overrides a merged one.
+        """
+        if not isinstance(node, MappingNode):
+            raise self.err(node, ypath, f"must be a mapping, not {self.kind(node)}")
+        cached = self._items.get(id(node))
+        if cached is not None:
+            return cached
+        explicit = {id(k) for k, _ in node.value if k.tag != "tag:yaml.org,2002:merge"}
+        try:
+            self.constructor.flatten_mapping(node)
+        except yaml.MarkedYAMLError as e:
+            raise self.err(node, ypath, f"bad merge key: {e.problem}") from None
+        items: dict[str, tuple[Node, Node]] = {}
+        for knode, vnode in node.value:
+            key = self.constructor.construct_object(knode, deep=True)
+            if not isinstance(key, str):
+                kpath = f"{ypath}.{key}" if ypath else str(key)
+                raise self.err(knode, kpath, f"key {key!r} must be a string", hint=f"quote it: \"{key}\":")
+            if key in items and id(knode) in explicit and id(items[key][0]) in explicit:
+                kpath = f"{ypath}.{key}" if ypath else key
+                raise self.err(knode, kpath,
+                               f"duplicate key (first at line {items[key][0].start_mark.line + 1})")
+            items[key] = (knode, vnode)
+        out = [(k, kn, vn) for k, (kn, vn) in items.items()]
+        self._items[id(node)] = out
+        return out
+
+    def kind(self, node: Node) -> str:
+        if isinstance(node, MappingNode):
+            return "a mapping"
+        if isinstance(node, SequenceNode):
+            return "a list"
+        value = self.constructor.construct_object(node, deep=True)
+        if value is None:
+            return "empty"
+        return f"{type(value).__name__} {value!r}"
+
+    def scalar(self, node: Node, ypath: str) -> Any:
+        if not isinstance(node, ScalarNode):
+            raise self.err(node, ypath, f"must be a single value, not {self.kind(node)}")
+        value = self.constructor.construct_object(node, deep=True)
+        if isinstance(value, str):
+            value = self.substitute(value, node, ypath)
+        return value
+
+    def substitute(self, value: str, node: Node, ypath: str) -> str:
+        def repl(m: re.Match[str]) -> str:
+            text = m.group(0)
+            if text == "$${":
+                return "${"
+            name = m.group(1)
+            if name is None:
+                raise self.err(node, ypath, "unclosed '${'", hint="write $${ for a literal ${")
+            if not re.fullmatch(r"EDGEPROF_[A-Za-z0-9_]+", name):
+                raise self.err(node, ypath, f"only ${{EDGEPROF_*}} variables are substituted, not ${{{name}}}",
+                               hint="rename the variable EDGEPROF_..., or write $${ for a literal ${")
+            if name not in self.environ:
+                raise self.err(node, ypath, f"environment variable {name} is not set",
+                               hint=f"export {name}=... before running edgeprof")
+            return self.environ[name]
+
+        return _SUBST_RE.sub(repl, value)
+
+    def string(self, node: Node, ypath: str, *, pattern: re.Pattern[str] | None = None,
+               what: str = "a string") -> str:
+        value = self.scalar(node, ypath)
+        if isinstance(value, bool) or not isinstance(value, str | int | float) or value == "":
+            raise self.err(node, ypath, f"must be {what}, not {self.kind(node)}")
+        value = str(value)
+        if pattern is not None and not pattern.match(value):
+            raise self.err(node, ypath, f"must be {what}, not {value!r}")
+        return value
+
+    def integer(self, node: Node, ypath: str, lo: int, hi: int) -> int:
+        value = self.scalar(node, ypath)
+        if isinstance(value, str) and value.strip().isdigit():
+            value = int(value)
+        if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+            raise self.err(node, ypath, f"must be an integer {lo}–{hi}", hint=f"got {self.kind(node)}")
+        return value
+
+    def number(self, node: Node, ypath: str, *, positive: bool = True) -> float:
+        value = self.scalar(node, ypath)
+        if isinstance(value, str):
+            try:
+                value = float(value)
+            except ValueError:
+                pass
+        if isinstance(value, bool) or not isinstance(value, int | float) or (positive and value <= 0):
+            raise self.err(node, ypath, "must be a positive number", hint=f"got {self.kind(node)}")
+        return float(value)
+
+    def path(self, node: Node, ypath: str) -> str:
+        value = self.string(node, ypath, what="a file path")
+        value = os.path.expanduser(value)
+        return value if os.path.isabs(value) else os.path.normpath(os.path.join(self.base_dir, value))
+
+    def str_dict(self, node: Node, ypath: str, key_re: re.Pattern[str] | None, key_what: str) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for key, knode, vnode in self.mapping(node, ypath):
+            kpath = f"{ypath}.{key}"
+            if key_re is not None and not key_re.match(key):
+                raise self.err(knode, kpath, f"{key!r} is not a valid {key_what}")
+            value = self.scalar(vnode, kpath)
+            if value is None or isinstance(value, list | dict):
+                raise self.err(vnode, kpath, f"must be a single value, not {self.kind(vnode)}")
+            out[key] = _tag_str(value)
+        return out
+
+    # -- the document ---------------------------------------------------------------------------------------
+
+    def load(self, text: str) -> dict[str, Device]:
+        try:
+            root = yaml.compose(text, Loader=yaml.SafeLoader)
+        except yaml.MarkedYAMLError as e:
+            mark = e.problem_mark or e.context_mark
+            line = f":{mark.line + 1}" if mark is not None else ""
+            raise ConfigError(f"{self.display}{line}: not valid YAML: {e.problem or e.context}") from None
+        except yaml.YAMLError as e:
+            raise ConfigError(f"{self.display}: not valid YAML: {e}") from None
+        if root is None:
+            return {}
+        top = {k: (kn, vn) for k, kn, vn in self.mapping(root, "")}
+        for key, (knode, _) in top.items():
+            if key not in TOP_KEYS:
+                raise self.err(knode, key, f"unknown key{_did_you_mean(key, TOP_KEYS)}",
+                               hint="top-level keys are " + ", ".join(TOP_KEYS))
+        if "version" not in top:
+            raise self.err(root, "", "missing 'version: 1'", hint="add 'version: 1' as the first line")
+        vnode = top["version"][1]
+        version = self.scalar(vnode, "version")
+        if isinstance(version, bool) or not isinstance(version, int):
+            raise self.err(vnode, "version", f"must be an integer, not {self.kind(vnode)}")
+        if version > INVENTORY_VERSION:
+            raise self.err(vnode, "version", f"{version} is newer than this edgeprof supports "
+                           f"({INVENTORY_VERSION})", hint="upgrade edgeprof (pip install -U edgeprof)")
+        if version < 1:
+            raise self.err(vnode, "version", f"must be {INVENTORY_VERSION}")
+
+        defaults: dict[str, tuple[Node, Any]] = {}
+        if "defaults" in top and not self.is_null(top["defaults"][1]):
+            defaults = self.fields(top["defaults"][1], "defaults", DEFAULTS_KEYS)
+
+        devices: dict[str, Device] = {}
+        if "devices" not in top or self.is_null(top["devices"][1]):
+            return devices
+        for name, knode, vnode in self.mapping(top["devices"][1], "devices"):
+            ypath = f"devices.{name}"
+            if not NAME_RE.match(name):
+                raise self.err(knode, ypath, "device names are 1–64 letters, digits, '.', '_' or '-', starting "
+                               "with a letter or digit (they become file names and shell words)")
+            if name == "local":
+                raise self.err(knode, ypath, "'local' is built in (this machine) and cannot be redefined",
+                               hint="pick another name")
+            entry = {} if self.is_null(vnode) else self.fields(vnode, ypath, DEVICE_KEYS)
+            devices[name] = self.device(name, knode, ypath, defaults, entry)
+        return devices
+
+    def is_null(self, node: Node) -> bool:
+        return isinstance(node, ScalarNode) and self.constructor.construct_object(node) is None
+
+    def fields(self, node: Node, ypath: str, allowed: Sequence[str]) -> dict[str, tuple[Node, Any]]:
+        """Validate a device entry or the defaults block: {key: (value_node, value)}."""
+        out: dict[str, tuple[Node, Any]] = {}
+        for key, knode, vnode in self.mapping(node, ypath):
+            kpath = f"{ypath}.{key}"
+            if key in SECRET_KEYS:
+                raise self.err(knode, kpath, "passwords are never stored in devices.yaml",
+                               hint="use an SSH key (identity_file) or ssh-agent; put the public key in the "
+                                    "board's ~/.ssh/authorized_keys (ssh-copy-id)")
+            if key not in allowed:
+                extra = " ('host' belongs to each device)" if key == "host" else ""
+                raise self.err(knode, kpath, f"unknown key{extra}{_did_you_mean(key, allowed)}",
+                               hint="known keys: " + ", ".join(allowed))
+            out[key] = (vnode, self.FIELD_PARSERS[key](self, vnode, kpath))
+        return out
+
+    def f_host(self, node: Node, p: str) -> str:
+        value = self.string(node, p, what="a host name or address")
+        if not HOST_RE.match(value) or value.startswith("-"):
+            raise self.err(node, p, f"{value!r} is not a host name or address")
+        return value.strip("[]")
+
+    def f_user(self, node: Node, p: str) -> str:
+        return self.string(node, p, pattern=USER_RE, what="a user name")
+
+    def f_proxy_jump(self, node: Node, p: str) -> str:
+        value = self.string(node, p, what="[user@]host[:port] (comma-separated for several hops)")
+        if value.lower() == "none":
+            return "none"
+        try:
+            parse_proxy_jump(value)
+        except ValueError as e:
+            raise self.err(node, p, str(e)) from None
+        return value
+
+    def f_python(self, node: Node, p: str) -> str:
+        value = self.string(node, p, what="an interpreter name or path")
+        if any(c.isspace() for c in value) and not value.startswith("/"):
+            raise self.err(node, p, f"{value!r} must be one interpreter (name or absolute path), not a command "
+                           "line", hint="set env: for interpreter options")
+        return value
+
+    def f_workdir(self, node: Node, p: str) -> str:
+        value = self.string(node, p, what="a directory on the device")
+        if not (value.startswith("/") or value == "~" or value.startswith("~/")):
+            raise self.err(node, p, f"{value!r} must be absolute or start with ~/")
+        if "\n" in value or "\0" in value:
+            raise self.err(node, p, "must not contain newlines")
+        return value
+
+    def f_env(self, node: Node, p: str) -> dict[str, str]:
+        return self.str_dict(node, p, ENV_NAME_RE, "environment variable name")
+
+    def f_tags(self, node: Node, p: str) -> dict[str, str]:
+        return self.str_dict(node, p, None, "tag")
+
+    def f_power(self, node: Node, p: str) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key, knode, vnode in self.mapping(node, p):
+            kpath = f"{p}.{key}"
+            if key == "source":
+                value = self.string(vnode, kpath, what="a power source")
+                if value not in POWER_SOURCES:
+                    raise self.err(vnode, kpath, f"unknown power source {value!r}"
+                                   f"{_did_you_mean(value, POWER_SOURCES)}",
+                                   hint="one of " + ", ".join(POWER_SOURCES))
+                out[key] = value
+            elif key in ("rail", "command"):
+                out[key] = self.string(vnode, kpath)
+            elif key == "rate_hz":
+                out[key] = self.number(vnode, kpath)
+            elif key == "unit":
+                value = self.string(vnode, kpath, what="W or mW")
+                if value not in POWER_UNITS:
+                    raise self.err(vnode, kpath, f"must be W or mW, not {value!r}")
+                out[key] = value
+            else:
+                close = difflib.get_close_matches(key, POWER_KEYS, n=1, cutoff=0.75)
+                if close:  # a typo of a known key; other keys pass through to the probe
+                    raise self.err(knode, kpath, f"unknown key; did you mean {close[0]!r}?")
+                out[key] = self.constructor.construct_object(vnode, deep=True)
+        return out
+
+    def f_sysfs_root(self, node: Node, p: str) -> str:
+        value = self.string(node, p, what="an absolute path on the device")
+        if not value.startswith("/"):
+            raise self.err(node, p, f"{value!r} must be an absolute path on the device")
+        return value
+
+    def f_connect_timeout(self, node: Node, p: str) -> float:
+        return self.number(node, p)
+
+    FIELD_PARSERS: dict[str, Callable[[_Loader, Node, str], Any]] = {
+        "host": f_host,
+        "port": lambda self, n, p: self.integer(n, p, 1, 65535),
+        "user": f_user,
+        "identity_file": lambda self, n, p: self.path(n, p),
+        "proxy_jump": f_proxy_jump,
+        "python": f_python,
+        "workdir": f_workdir,
+        "env": f_env,
+        "tags": f_tags,
+        "power": f_power,
+        "sysfs_root": f_sysfs_root,
+        "connect_timeout": f_connect_timeout,
+        "known_hosts": lambda self, n, p: self.path(n, p),
+    }
+
+    def device(self, name: str, knode: Node, ypath: str, defaults: dict[str, tuple[Node, Any]],
+               entry: dict[str, tuple[Node, Any]]) -> Device:
+        values: dict[str, Any] = {k: v for k, (_, v) in defaults.items()}
+        for key, (_, value) in entry.items():
+            if key in MERGED_KEYS and isinstance(values.get(key), dict):
+                values[key] = {**values[key], **value}
+            else:
+                values[key] = value
+
+        cfg: dict[str, Any] = {}
+        alias = values.get("host", name)
+        if self.ssh_config is not None:
+            cfg = dict(self.ssh_config.lookup(alias))
+        host = cfg.get("hostname", alias)
+        if "host" not in values and host == name:
+            raise self.err(knode, ypath, "no host", hint=f"set host: for it, or add a 'Host {name}' block with "
+                           "HostName to ~/.ssh/config")
+        if "proxycommand" in cfg and "proxy_jump" not in values and "proxyjump" not in cfg:
+            raise self.err(knode, ypath, f"~/.ssh/config gives ProxyCommand for {alias!r}, which edgeprof does "
+                           "not support", hint="use ProxyJump (proxy_jump: in devices.yaml)")
+        port = values.get("port")
+        if port is None and "port" in cfg:
+            try:
+                port = int(cfg["port"])
+            except ValueError:
+                raise self.err(knode, ypath, f"~/.ssh/config gives Port {cfg['port']!r} for {alias!r}") from None
+        identity = values.get("identity_file")
+        if identity is None and cfg.get("identityfile"):
+            identity = cfg["identityfile"][0]
+        proxy = values.get("proxy_jump", cfg.get("proxyjump"))
+        if proxy is not None and proxy.lower() == "none":
+            proxy = None
+        timeout = values.get("connect_timeout")
+        if timeout is None and "connecttimeout" in cfg:
+            try:
+                timeout = float(cfg["connecttimeout"])
+            except ValueError:
+                timeout = None
+        return Device(
+            name=name, kind="ssh", host=host, port=port or 22, user=values.get("user", cfg.get("user")),
+            identity_file=identity, proxy_jump=proxy, python=values.get("python", DEFAULT_PYTHON),
+            workdir=values.get("workdir", DEFAULT_WORKDIR), env=dict(values.get("env", {})),
+            tags=dict(values.get("tags", {})), power=values.get("power"),
+            sysfs_root=values.get("sysfs_root", "/"),
+            connect_timeout=timeout or DEFAULT_CONNECT_TIMEOUT, known_hosts=values.get("known_hosts"),
+            source=f"{self.display}:{knode.start_mark.line + 1}",
+        )
