@@ -118,6 +118,7 @@ class RunSpec:
     threads: int | None = None
     min_duration_s: float = 10.0
     min_queries: int = 100
+    max_queries: int | None = 200_000  # bounds raw samples for very short queries (null runtime, tiny ops)
     warmup_s: float = 5.0
     input_shapes: dict[str, tuple[int, ...]] = field(default_factory=dict)
     runtime_options: dict[str, Any] = field(default_factory=dict)

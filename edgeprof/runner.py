@@ -53,6 +53,8 @@ def validate_spec(spec: RunSpec) -> None:
         raise ConfigError(f"--threads {spec.threads}: must be at least 1 (leave it out for the runtime default)")
     if spec.min_duration_s < 0 or spec.warmup_s < 0:
         raise ConfigError("--min-duration and --warmup must be >= 0 seconds")
+    if spec.max_queries is not None and spec.max_queries < spec.min_queries:
+        raise ConfigError(f"--max-queries {spec.max_queries} is below --min-queries {spec.min_queries}")
     if spec.min_queries < 1:
         raise ConfigError(f"--min-queries {spec.min_queries}: must be at least 1")
 
@@ -127,6 +129,7 @@ def deploy(spec: RunSpec, device: Device, *, store: Store | None, progress: Prog
                 "warmup_s": spec.warmup_s,
                 "min_duration_s": spec.min_duration_s,
                 "min_queries": spec.min_queries,
+                "max_queries": spec.max_queries,
                 "power": device.power,
             }
             params.update(extra_params or {})
@@ -202,4 +205,7 @@ def build_result(spec: RunSpec, device: Device, artifact: Artifact | None, raw: 
                     "raise --warmup (clocks or caches may still have been settling)")
     if raw.get("stopped_by", "").startswith("max_duration"):
         result.warn("max_duration", "the run hit its time limit before --min-queries was reached")
+    if raw.get("stopped_by", "").startswith("max_queries"):
+        result.warn("max_queries", f"the run stopped at --max-queries {spec.max_queries} before --min-duration "
+                    f"{spec.min_duration_s:g} s passed (queries are very short); raise --max-queries to run longer")
     return result

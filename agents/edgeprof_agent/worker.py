@@ -75,9 +75,11 @@ def warm_up(run, warmup_s, progress_interval_s=0.5):
     }
 
 
-def timed_loop(run, min_duration_s, min_queries, max_duration_s=None, progress_interval_s=0.5):
+def timed_loop(run, min_duration_s, min_queries, max_duration_s=None, progress_interval_s=0.5,
+               max_queries=None):
     """Single stream: the next query starts when the previous returns. Ends when BOTH limits are met
-    (or max_duration_s passes, which is reported). Returns (samples_ns, t_first_start, t_last_end, stopped_by)."""
+    (or max_duration_s passes, or max_queries samples are held: both reported).
+    Returns (samples_ns, t_first_start, t_last_end, stopped_by)."""
     samples = []
     append = samples.append
     start = now_ns()
@@ -86,6 +88,7 @@ def timed_loop(run, min_duration_s, min_queries, max_duration_s=None, progress_i
     interval = int(progress_interval_s * 1e9)
     next_progress = start + interval
     first = None
+    cap = int(max_queries) if max_queries else -1
     stopped_by = "min_duration and min_queries met"
     t1 = start
     while True:
@@ -96,6 +99,9 @@ def timed_loop(run, min_duration_s, min_queries, max_duration_s=None, progress_i
         if first is None:
             first = t0
         if t1 >= min_end and len(samples) >= min_queries:
+            break
+        if len(samples) == cap:
+            stopped_by = "max_queries reached before min_duration"
             break
         if t1 >= next_progress:
             if hard_end is not None and t1 >= hard_end:
@@ -155,6 +161,9 @@ def run_measurement(params, workdir, root=None, tools=None):
     rss_before = procinfo.rss_mb()
     send_event("progress", phase="load", runtime=runtime)
     inputs = []
+    require = getattr(backend, "require", None)
+    if require is not None:
+        require()  # a missing runtime is reported before anything else is needed
     if runtime != "null":
         try:
             from .inputs import make_inputs
@@ -177,7 +186,7 @@ def run_measurement(params, workdir, root=None, tools=None):
                    n=0, min_queries=int(params.get("min_queries", 100)))
         samples, t_first, t_last, stopped_by = timed_loop(
             backend.run, float(params.get("min_duration_s", 10.0)), int(params.get("min_queries", 100)),
-            params.get("max_duration_s"))
+            params.get("max_duration_s"), max_queries=params.get("max_queries"))
         if monitor is not None:
             monitor.stop()
         peak = procinfo.peak_rss_mb()

@@ -51,6 +51,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="timed loop runs at least this long (default 10 s) ...")
     p.add_argument("--min-queries", type=int, default=100, metavar="N",
                    help="... and at least this many queries (default 100); both must be met (MLPerf rule)")
+    p.add_argument("--max-queries", type=int, default=200_000, metavar="N",
+                   help="stop at N queries even before --min-duration (default 200000; bounds raw samples)")
     p.add_argument("--warmup", type=float, default=5.0, metavar="S",
                    help="warm up until latency is steady or this many seconds pass (default 5)")
     p.add_argument("--graph-opt", default=None, choices=["disable", "basic", "extended", "all"],
@@ -75,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
         options["providers"] = [p.strip() for p in args.providers.split(",") if p.strip()]
     spec = RunSpec(device=args.device, model=args.model, runtime=args.runtime, precision=args.precision,
                    batch=args.batch, threads=args.threads, min_duration_s=args.min_duration,
-                   min_queries=args.min_queries, warmup_s=args.warmup, input_shapes=shapes,
+                   min_queries=args.min_queries, max_queries=args.max_queries, warmup_s=args.warmup, input_shapes=shapes,
                    runtime_options=options, seed=args.seed)
     from ..runner import deploy, validate_spec
 

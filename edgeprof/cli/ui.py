@@ -15,8 +15,8 @@ from rich.table import Table
 
 from ..records import Result
 
-out = Console(highlight=False)
-err = Console(stderr=True, highlight=False)
+out = Console(highlight=False, width=None if sys.stdout.isatty() else 150)
+err = Console(stderr=True, highlight=False, width=None if sys.stderr.isatty() else 150)
 
 
 class DeployProgress:
@@ -76,6 +76,8 @@ def _f(v: Any, digits: int = 3) -> str:
     if v is None:
         return "-"
     if isinstance(v, float):
+        if v != 0 and abs(v) < 0.1:
+            return f"{v:.{digits}g}"  # µs-scale latencies keep significant digits
         return f"{v:.{digits}f}"
     return str(v)
 

@@ -24,15 +24,20 @@ class Backend(object):
         self._options = {}
         self._output_values = []
 
-    def load(self, path, inputs, options):
+    def require(self):
         from . import runtime_missing
-        from ..protocol import OpError
 
         try:
             import onnxruntime as ort
         except ImportError as e:
             raise runtime_missing("onnxruntime", e, "onnxruntime")
         self._ort = ort
+        return ort
+
+    def load(self, path, inputs, options):
+        from ..protocol import OpError
+
+        ort = self._ort or self.require()
         options = dict(options or {})
         so = ort.SessionOptions()
         threads = options.get("threads")

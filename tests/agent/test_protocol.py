@@ -1,0 +1,168 @@
+"""The agent as a real subprocess speaking JSON lines (no host package involved on its side)."""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper
+
+from edgeprof_agent import PROTOCOL_VERSION
+
+
+class Agent:
+    def __init__(self, workdir):
+        self.p = subprocess.Popen([sys.executable, "-m", "edgeprof_agent", "serve", "--workdir", str(workdir)],
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                  text=True)
+        self.next_id = 1
+        self.events = []
+
+    def call(self, op, params=None):
+        rid = self.next_id
+        self.next_id += 1
+        self.p.stdin.write(json.dumps({"id": rid, "op": op, "params": params or {}}) + "\n")
+        self.p.stdin.flush()
+        while True:
+            line = self.p.stdout.readline()
+            assert line, "agent exited: " + self.p.stderr.read()
+            msg = json.loads(line)  # every stdout line must be JSON
+            if "event" in msg:
+                self.events.append(msg)
+                continue
+            assert msg["id"] == rid
+            return msg
+
+    def close(self):
+        self.p.stdin.close()
+        assert self.p.wait(10) == 0
+
+
+@pytest.fixture
+def agent(tmp_path):
+    a = Agent(tmp_path / "work dir")
+    yield a
+    if a.p.poll() is None:
+        a.p.kill()
+
+
+def hello(agent):
+    r = agent.call("hello", {"protocol": PROTOCOL_VERSION})
+    assert r["ok"], r
+    return r["result"]
+
+
+def test_hello_must_come_first(agent):
+    r = agent.call("facts")
+    assert not r["ok"] and r["error"]["type"] == "protocol"
+    assert hello(agent)["protocol"] == PROTOCOL_VERSION
+
+
+def test_protocol_mismatch_is_refused_with_a_hint(agent):
+    r = agent.call("hello", {"protocol": PROTOCOL_VERSION + 1})
+    assert not r["ok"]
+    assert r["error"]["type"] == "protocol_mismatch" and "hint" in r["error"]
+
+
+def test_workdir_is_created_and_used(agent, tmp_path):
+    info = hello(agent)
+    assert info["workdir"] == str(tmp_path / "work dir")
+    assert (tmp_path / "work dir").is_dir()
+
+
+def test_facts(agent):
+    hello(agent)
+    f = agent.call("facts")["result"]
+    for key in ("hostname", "arch", "cpu", "cores", "memory_mb", "os", "kernel", "python", "runtimes",
+                "disk_free_mb", "env", "agent_version"):
+        assert key in f, key
+    assert f["runtimes"]["onnxruntime"]["version"]
+    assert "CPUExecutionProvider" in f["runtimes"]["onnxruntime"]["providers"]
+
+
+def test_unknown_op_and_malformed_line(agent):
+    hello(agent)
+    r = agent.call("format_disk")
+    assert not r["ok"] and r["error"]["type"] == "unknown_op"
+    agent.p.stdin.write("this is not json\n")
+    agent.p.stdin.flush()
+    msg = json.loads(agent.p.stdout.readline())
+    assert msg["ok"] is False and msg["error"]["type"] == "protocol"
+    assert agent.p.wait(10) == 2
+
+
+def test_null_run_meets_both_stop_conditions(agent):
+    hello(agent)
+    r = agent.call("run", {"runtime": "null", "min_duration_s": 0.3, "min_queries": 50, "warmup_s": 0})
+    assert r["ok"], r
+    res = r["result"]
+    assert len(res["samples_ns"]) >= 50
+    assert res["window_s"] >= 0.3
+    assert all(isinstance(x, int) and x >= 0 for x in res["samples_ns"][:100])
+    assert res["stopped_by"] == "min_duration and min_queries met"
+
+
+def test_min_queries_dominates_when_queries_are_slow(agent, tmp_path):
+    # a model whose queries take measurable time: 200 queries must all run even though 0 s is the duration
+    path = tmp_path / "mm.onnx"
+    _write_matmul(path, 64)
+    hello(agent)
+    spec = [{"name": "x", "shape": [1, 64], "dtype": "float32", "low": 0, "high": 1}]
+    r = agent.call("run", {"runtime": "onnxruntime", "artifact": {"path": str(path)}, "inputs": spec,
+                           "min_duration_s": 0.0, "min_queries": 200, "warmup_s": 0.05, "threads": 1,
+                           "return_outputs": True})
+    assert r["ok"], r
+    res = r["result"]
+    assert len(res["samples_ns"]) == 200
+    assert res["runtime"]["runtime"] == "onnxruntime"
+    assert res["runtime"]["options"]["threads"] == 1
+    assert res["memory"]["rss_after_load"] >= res["memory"]["rss_before_load"] > 0
+    assert res["memory"]["peak_rss"] > 0
+    # outputs equal numpy on the same seeded inputs: the inputs are really pre-bound
+    rs = np.random.RandomState(0)
+    x = rs.uniform(0, 1, size=(1, 64)).astype("float32")
+    w = np.arange(64 * 64, dtype=np.float32).reshape(64, 64) / 4096.0
+    out = np.array(res["outputs"][0]["data"], dtype=np.float32).reshape(1, 64)
+    np.testing.assert_allclose(out, x @ w, rtol=1e-5)
+    phases = {e.get("phase") for e in agent.events}
+    assert {"load", "measure"} <= phases
+
+
+def test_max_queries_caps_raw_samples(agent):
+    hello(agent)
+    r = agent.call("run", {"runtime": "null", "min_duration_s": 30, "min_queries": 10, "max_queries": 1000,
+                           "warmup_s": 0})
+    res = r["result"]
+    assert len(res["samples_ns"]) == 1000 and res["stopped_by"].startswith("max_queries")
+
+
+def test_bad_model_file_is_a_clean_error(agent, tmp_path):
+    bad = tmp_path / "bad.onnx"
+    bad.write_bytes(b"\x00garbage")
+    hello(agent)
+    r = agent.call("run", {"runtime": "onnxruntime", "artifact": {"path": str(bad)}, "inputs": [],
+                           "min_duration_s": 0, "min_queries": 1, "warmup_s": 0})
+    assert not r["ok"] and r["error"]["type"] == "load_failed"
+    # the agent survives a failed run
+    assert agent.call("ping")["ok"]
+
+
+def test_unknown_runtime(agent):
+    hello(agent)
+    r = agent.call("run", {"runtime": "tvm"})
+    assert not r["ok"] and r["error"]["type"] == "unknown_runtime"
+
+
+def _write_matmul(path, n):
+    w = (np.arange(n * n, dtype=np.float32).reshape(n, n) / 4096.0)
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "w"], ["y"])], "mm",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", n])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", n])],
+        [helper.make_tensor("w", TensorProto.FLOAT, [n, n], w.ravel().tolist())],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    onnx.save(model, str(path))

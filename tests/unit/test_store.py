@@ -1,0 +1,100 @@
+import json
+import os
+
+import pytest
+import sqlalchemy as sa
+
+from edgeprof.errors import StoreError
+from edgeprof.records import RESULT_KEYS, RESULT_SCHEMA_VERSION, Result, new_run_id, utc_now
+from edgeprof.store import Store, resolve_db_url
+
+
+def make_result(run_id=None, device="local", model="m", p50=1.0, created_at=None):
+    return Result(
+        run_id=run_id or new_run_id(), status="ok", created_at=created_at or utc_now(), device=device, model=model,
+        runtime="onnxruntime", precision="fp32", batch=1, threads=2,
+        latency_ms={"p50": p50, "p99": p50 * 2}, throughput_ips=1000 / p50, memory_mb={"peak_rss": 10.0},
+        power=None, thermal=None, fidelity=None, environment={"device": {"hostname": "h"}}, warnings=[],
+        samples_ms=[p50] * 5,
+    )
+
+
+def test_roundtrip_and_json_keys(tmp_path):
+    store = Store(str(tmp_path / "r.sqlite"))
+    r = make_result()
+    store.save(r)
+    got = store.get(r.run_id)
+    assert got.to_dict() == r.to_dict()
+    d = json.loads(got.to_json())
+    assert list(d)[: len(RESULT_KEYS)] == list(RESULT_KEYS)
+    assert d["schema_version"] == RESULT_SCHEMA_VERSION
+
+
+def test_list_filters_and_order(tmp_path):
+    store = Store(str(tmp_path / "r.sqlite"))
+    store.save(make_result("20260101-000000-aaaaaa", device="a", created_at="2026-01-01T00:00:00+00:00"))
+    store.save(make_result("20260102-000000-bbbbbb", device="b", created_at="2026-01-02T00:00:00+00:00"))
+    rows = store.list()
+    assert [r["run_id"] for r in rows] == ["20260102-000000-bbbbbb", "20260101-000000-aaaaaa"]
+    assert [r["device"] for r in store.list(device="a")] == ["a"]
+    assert store.count() == 2
+
+
+def test_prefix_lookup_and_errors(tmp_path):
+    store = Store(str(tmp_path / "r.sqlite"))
+    store.save(make_result("20260101-000000-aaaaaa"))
+    store.save(make_result("20260101-000000-aaaabb"))
+    assert store.get("20260101-000000-aaaaaa").run_id == "20260101-000000-aaaaaa"
+    with pytest.raises(StoreError, match="ambiguous"):
+        store.get("20260101-000000-aaaa")
+    with pytest.raises(StoreError, match="no run"):
+        store.get("nope")
+    with pytest.raises(StoreError, match="no run"):
+        store.get("%")  # LIKE wildcards are escaped
+
+
+def test_duplicate_insert_is_atomic(tmp_path):
+    store = Store(str(tmp_path / "r.sqlite"))
+    r = make_result()
+    store.save(r)
+    with pytest.raises(sa.exc.IntegrityError):
+        store.save(r)
+    assert store.count() == 1
+
+
+def test_newer_result_schema_refused_with_advice():
+    d = make_result().to_dict()
+    d["schema_version"] = RESULT_SCHEMA_VERSION + 1
+    with pytest.raises(StoreError, match="upgrade edgeprof"):
+        Result.from_dict(d)
+
+
+def test_newer_database_schema_refused(tmp_path):
+    path = tmp_path / "r.sqlite"
+    Store(str(path))
+    eng = sa.create_engine(f"sqlite:///{path}")
+    with eng.begin() as c:
+        c.execute(sa.text("UPDATE meta SET value='99' WHERE key='schema_version'"))
+    with pytest.raises(StoreError, match="newer"):
+        Store(str(path))
+
+
+def test_db_url_resolution(tmp_path, monkeypatch):
+    monkeypatch.setenv("EDGEPROF_DB", str(tmp_path / "env.sqlite"))
+    assert resolve_db_url(None).endswith("env.sqlite")
+    assert resolve_db_url(str(tmp_path / "x.sqlite")).endswith("x.sqlite")
+    assert resolve_db_url("postgresql://u@h/db") == "postgresql://u@h/db"
+    monkeypatch.delenv("EDGEPROF_DB")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    assert resolve_db_url(None) == f"sqlite:///{tmp_path}/xdg/edgeprof/results.sqlite"
+    assert os.path.isdir(tmp_path / "xdg" / "edgeprof")
+    with pytest.raises(StoreError, match="does not exist"):
+        resolve_db_url(str(tmp_path / "missing" / "r.sqlite"))
+
+
+def test_facts_timestamped(tmp_path):
+    store = Store(str(tmp_path / "r.sqlite"))
+    assert store.latest_facts("dev") is None
+    store.save_facts("dev", {"arch": "aarch64"})
+    ts, facts = store.latest_facts("dev")
+    assert facts == {"arch": "aarch64"} and ts.startswith("20")
