@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# System packages the tests use: OpenSSH server (real sshd test hosts on loopback).
+# Installs them with apt-get when run as root and they are missing; otherwise says what to install.
+set -euo pipefail
+missing=()
+command -v sshd >/dev/null 2>&1 || [ -x /usr/sbin/sshd ] || missing+=(openssh-server)
+command -v ssh-keygen >/dev/null 2>&1 || missing+=(openssh-client)
+if [ ${#missing[@]} -eq 0 ]; then
+    exit 0
+fi
+if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    echo "edgeprof setup: apt-get install ${missing[*]}"
+    apt-get update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+else
+    echo "edgeprof setup: the SSH tests need: ${missing[*]} — install them (sudo apt-get install ${missing[*]});" \
+         "until then those tests are skipped" >&2
+fi
