@@ -47,7 +47,8 @@ def run_list(args: argparse.Namespace) -> int:
     t = Table(title=f"runs in {store.display_url}", title_justify="left")
     for c in ("run id", "created", "status", "device", "model", "runtime", "prec", "batch", "thr",
               "p50 ms", "p99 ms", "inf/s", "W"):
-        t.add_column(c, justify="right" if c in ("batch", "thr", "p50 ms", "p99 ms", "inf/s", "W") else "left")
+        t.add_column(c, justify="right" if c in ("batch", "thr", "p50 ms", "p99 ms", "inf/s", "W") else "left",
+                     no_wrap=c in ("run id", "created"), overflow="fold")
     for r in rows:
         t.add_row(r["run_id"], r["created_at"].replace("T", " ")[:19], r["status"], r["device"], r["model"],
                   r["runtime"], r["precision"], str(r["batch"]), _f(r["threads"]), _f(r["p50_ms"]),
