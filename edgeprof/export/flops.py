@@ -1,0 +1,194 @@
+"""FLOPs per inference, counted on an ONNX graph after shape inference with concrete input shapes.
+
+Owns: the counting convention below and `count_flops` / `flop_breakdown`.
+Does not own: measuring anything, or choosing the input shapes (callers pass batch-1 shapes for the
+per-inference figure stored on an Artifact).
+
+Convention (one FLOP = one multiply, add, compare or transcendental; a multiply-accumulate = 2 FLOPs):
+
+- Conv: 2 · |Y| · (C_in/group) · k_h · k_w (any spatial rank; depthwise is group = C_in), + |Y| with a bias.
+- ConvTranspose: 2 · |X| · (C_out/group) · k_h · k_w, + |Y| with a bias.
+- MatMul: 2 · |Y| · K (numpy broadcasting of batch dims included).
+- Gemm: 2 · M · N · K, + M · N when C is given (alpha/beta scaling is not counted).
+- Elementwise arithmetic and activations (Add, Mul, Relu, Clip, Sigmoid, Erf, Gelu, ...): 1 per output
+  element, whatever the function's real cost.
+- BatchNormalization (inference): 2 per element (scale, shift). LayerNormalization, InstanceNormalization,
+  GroupNormalization: 5 per element (mean, variance, normalise, scale, shift).
+- Softmax, LogSoftmax: 5 per element (max, subtract, exp, sum, divide).
+- MaxPool, AveragePool, LpPool: |Y| · kernel size. Global pools and Reduce*: 1 per input element.
+- Data movement (Reshape, Transpose, Gather, Concat, Slice, Pad, Resize, Cast, Shape, ...): 0.
+- Anything else (LSTM, Einsum, If/Loop bodies, custom domains, ...) counts 0 and is listed in
+  `FlopCount.uncounted`, so a caller can say the figure is a lower bound.
+
+`count_flops` returns None when a counted node's shapes cannot be inferred (dynamic dims left unresolved,
+ops that shape inference does not know).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover
+    import onnx
+
+__all__ = ["FlopCount", "count_flops", "flop_breakdown"]
+
+_ELEMENTWISE = frozenset({
+    "Add", "Sub", "Mul", "Div", "Pow", "Sqrt", "Reciprocal", "Neg", "Abs", "Exp", "Log", "Sin", "Cos",
+    "Tan", "Floor", "Ceil", "Round", "Sign", "Mod", "Max", "Min", "Sum", "Mean", "Relu", "LeakyRelu",
+    "PRelu", "Clip", "Sigmoid", "HardSigmoid", "HardSwish", "Tanh", "Erf", "Gelu", "Elu", "Selu", "Celu",
+    "Softplus", "Softsign", "Mish", "ThresholdedRelu", "Equal", "Less", "Greater", "LessOrEqual",
+    "GreaterOrEqual", "And", "Or", "Xor", "Not", "Where", "IsNaN", "IsInf",
+})
+_NORM5 = frozenset({"LayerNormalization", "InstanceNormalization", "GroupNormalization"})
+_SOFTMAX = frozenset({"Softmax", "LogSoftmax"})
+_POOL = frozenset({"MaxPool", "AveragePool", "LpPool"})
+_REDUCE = frozenset({
+    "GlobalAveragePool", "GlobalMaxPool", "GlobalLpPool", "ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin",
+    "ReduceProd", "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare", "ArgMax",
+    "ArgMin",
+})
+_FREE = frozenset({
+    "Reshape", "Transpose", "Gather", "GatherElements", "GatherND", "Concat", "Split", "Slice", "Squeeze",
+    "Unsqueeze", "Flatten", "Identity", "Shape", "Size", "Constant", "ConstantOfShape", "Cast", "CastLike",
+    "Expand", "Tile", "Pad", "Resize", "Upsample", "DepthToSpace", "SpaceToDepth", "Dropout", "Range",
+    "ScatterElements", "ScatterND", "NonZero", "TopK", "OneHot", "Trilu", "EyeLike",
+    "QuantizeLinear", "DequantizeLinear",
+})
+
+
+@dataclass
+class FlopCount:
+    total: int
+    by_op: dict[str, int] = field(default_factory=dict)
+    uncounted: set[str] = field(default_factory=set)  # op types present but not in the convention
+
+
+class _UnknownShape(Exception):
+    pass
+
+
+def _load(model: onnx.ModelProto | str | Path) -> onnx.ModelProto:
+    import onnx
+
+    if isinstance(model, (str, Path)):
+        return onnx.load(str(model))
+    copy = onnx.ModelProto()
+    copy.CopyFrom(model)
+    return copy
+
+
+def _with_concrete_shapes(model: onnx.ModelProto, input_shapes: Mapping[str, tuple[int, ...]]) -> onnx.ModelProto:
+    import onnx
+
+    for inp in model.graph.input:
+        if inp.name not in input_shapes or not inp.type.HasField("tensor_type"):
+            continue
+        shape = inp.type.tensor_type.shape
+        shape.ClearField("dim")
+        for d in input_shapes[inp.name]:
+            shape.dim.add().dim_value = int(d)
+    del model.graph.value_info[:]  # symbolic shapes from the exporter would shadow the concrete ones
+    return onnx.shape_inference.infer_shapes(model, strict_mode=False, data_prop=True)
+
+
+def _shapes(model: onnx.ModelProto) -> dict[str, tuple[int, ...] | None]:
+    out: dict[str, tuple[int, ...] | None] = {}
+    for init in model.graph.initializer:
+        out[init.name] = tuple(init.dims)
+    for vi in (*model.graph.input, *model.graph.value_info, *model.graph.output):
+        if vi.name in out and out[vi.name] is not None:
+            continue
+        tt = vi.type.tensor_type
+        if not vi.type.HasField("tensor_type") or not tt.HasField("shape"):
+            out[vi.name] = None
+            continue
+        dims = tuple(int(d.dim_value) for d in tt.shape.dim if d.HasField("dim_value"))
+        out[vi.name] = dims if len(dims) == len(tt.shape.dim) else None
+    return out
+
+
+def _attr(node: Any, name: str, default: Any) -> Any:
+    import onnx
+
+    for a in node.attribute:
+        if a.name == name:
+            return onnx.helper.get_attribute_value(a)
+    return default
+
+
+def _node_flops(node: Any, shape: Callable[[str], tuple[int, ...]]) -> int | None:
+    """FLOPs of one node; None if its op type is outside the convention. `shape(name)` raises if unknown."""
+    op = node.op_type
+    has = [bool(n) for n in node.input]
+    if op == "Conv":
+        y, w = shape(node.output[0]), shape(node.input[1])
+        return 2 * math.prod(y) * math.prod(w[1:]) + (math.prod(y) if len(has) > 2 and has[2] else 0)
+    if op == "ConvTranspose":
+        x, w, y = shape(node.input[0]), shape(node.input[1]), shape(node.output[0])
+        return 2 * math.prod(x) * math.prod(w[1:]) + (math.prod(y) if len(has) > 2 and has[2] else 0)
+    if op == "MatMul":
+        a, y = shape(node.input[0]), shape(node.output[0])
+        return 2 * math.prod(y) * a[-1]
+    if op == "Gemm":
+        a, y = shape(node.input[0]), shape(node.output[0])
+        k = a[0] if _attr(node, "transA", 0) else a[1]
+        return 2 * math.prod(y) * k + (math.prod(y) if len(has) > 2 and has[2] else 0)
+    if op in _ELEMENTWISE:
+        return math.prod(shape(node.output[0]))
+    if op == "BatchNormalization":
+        return 2 * math.prod(shape(node.output[0]))
+    if op in _NORM5 or op in _SOFTMAX:
+        return 5 * math.prod(shape(node.output[0]))
+    if op in _POOL:
+        return math.prod(shape(node.output[0])) * math.prod(_attr(node, "kernel_shape", []))
+    if op in _REDUCE:
+        return math.prod(shape(node.input[0]))
+    if op in _FREE:
+        return 0
+    return None
+
+
+def flop_breakdown(model: onnx.ModelProto | str | Path,
+                   input_shapes: Mapping[str, tuple[int, ...]]) -> FlopCount | None:
+    """FLOPs by op type (see the module docstring); None if a counted node's shapes are unknown."""
+    import onnx
+
+    try:
+        inferred = _with_concrete_shapes(_load(model), input_shapes)
+    except (onnx.shape_inference.InferenceError, onnx.checker.ValidationError):
+        return None
+    shapes = _shapes(inferred)
+
+    def shape(name: str) -> tuple[int, ...]:
+        s = shapes.get(name)
+        if s is None:
+            raise _UnknownShape(name)
+        return s
+
+    result = FlopCount(total=0)
+    for node in inferred.graph.node:
+        if node.domain not in ("", "ai.onnx"):
+            result.uncounted.add(f"{node.domain}.{node.op_type}")
+            continue
+        try:
+            n = _node_flops(node, shape)
+        except _UnknownShape:
+            return None
+        if n is None:
+            result.uncounted.add(node.op_type)
+            continue
+        if n:
+            result.by_op[node.op_type] = result.by_op.get(node.op_type, 0) + n
+            result.total += n
+    return result
+
+
+def count_flops(model: onnx.ModelProto | str | Path, input_shapes: Mapping[str, tuple[int, ...]]) -> int | None:
+    """FLOPs for one run of `model` with `input_shapes` (name → concrete shape); None if not inferable."""
+    counted = flop_breakdown(model, input_shapes)
+    return None if counted is None else counted.total

@@ -1,0 +1,503 @@
+"""Make an ONNX Artifact from a ModelSource: export torch models (cached), or read a user's .onnx file.
+
+Owns:
+- torch → ONNX export with a dynamic batch dimension, using the dynamo exporter
+  (`torch.onnx.export(..., dynamo=True)`; the TorchScript exporter is deprecated and warns that it will be
+  removed). The example inputs have batch 2 and dim 0 is declared `Dim("batch")`: an example batch of 1
+  would silently fix the batch at 1. The exported graph is checked to really have a symbolic dim 0.
+- the numerical check of each export against torch (onnxruntime CPU, same seeded inputs, batch 2);
+- the artifact cache: `cache_dir/<key>/model.onnx` + `meta.json` (the Artifact as JSON). The key is the sha256
+  of the model's defining source text, its name and options, the seed, the export options (exporter, opset),
+  the torch and onnxscript versions and the text of this package's export code. Entries are written in a
+  temporary directory and renamed into place, so an interrupted export never leaves half an entry.
+  A cache hit needs neither torch nor onnxruntime.
+- FLOPs (batch 1, `flops.py`) and parameter counts for the Artifact.
+
+Does not own: resolving names and paths (resolve.py), input generation (inputs.py), TFLite, quantization,
+pushing artifacts to devices.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import hashlib
+import json
+import logging
+import math
+import os
+import shutil
+import tempfile
+import time
+import warnings
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from importlib import metadata
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import ModelError
+from ..records import DTYPES, Artifact, TensorSpec
+from .flops import count_flops
+from .inputs import make_inputs
+from .resolve import ModelSource, user_import_path
+
+if TYPE_CHECKING:  # pragma: no cover
+    import numpy as np
+    import onnx
+    import torch
+
+__all__ = ["prepare_onnx", "cached_artifact", "default_cache_dir", "cache_key", "EXPORTERS", "EXAMPLE_BATCH"]
+
+Progress = Callable[[str], None]
+
+EXPORTERS = ("dynamo", "torchscript")
+EXAMPLE_BATCH = 2  # batch of the export example and of the torch check
+MIN_OPSET = 17
+CACHE_LAYOUT = 1  # bump when the entry layout or meta.json changes incompatibly
+_STALE_TMP_S = 3600.0
+_STRIP_METADATA = ("pkg.torch.onnx.stack_trace",)  # holds absolute paths: same model, different bytes
+
+
+def default_cache_dir() -> Path:
+    """`$EDGEPROF_CACHE`, else `$XDG_CACHE_HOME/edgeprof/artifacts`, else `~/.cache/edgeprof/artifacts`."""
+    if os.environ.get("EDGEPROF_CACHE"):
+        return Path(os.environ["EDGEPROF_CACHE"]).expanduser()
+    if os.environ.get("XDG_CACHE_HOME"):
+        return Path(os.environ["XDG_CACHE_HOME"]).expanduser() / "edgeprof" / "artifacts"
+    return Path.home() / ".cache" / "edgeprof" / "artifacts"
+
+
+def prepare_onnx(source: ModelSource, *, cache_dir: Path, seed: int = 0, opset: int = 18,
+                 progress: Progress | None = None, exporter: str = "dynamo") -> Artifact:
+    """An ONNX Artifact for `source`: exported (or taken from the cache) for torch models, read for .onnx."""
+    say = progress or (lambda _msg: None)
+    if source.kind == "onnx":
+        return _user_onnx(source, say)
+    if source.kind == "tflite":
+        raise ModelError(f"{source.spec} is a TFLite model; it cannot be converted to ONNX",
+                         hint="run it with --runtime tflite")
+    if source.kind not in ("bundled", "builder"):  # pragma: no cover - ModelSource kinds are fixed
+        raise ValueError(f"unknown model source kind {source.kind!r}")
+    if exporter not in EXPORTERS:
+        raise ModelError(f"unknown exporter {exporter!r}", hint=f"use one of {', '.join(EXPORTERS)}")
+    if opset < MIN_OPSET:
+        raise ModelError(f"ONNX opset {opset} is too old for the torch exporter", hint=f"use {MIN_OPSET} or newer")
+
+    options = _options(exporter, opset)
+    cache_dir = Path(cache_dir).expanduser()
+    entry = cache_dir / cache_key(source, seed, options)
+    cached = _read_entry(entry)
+    if cached is not None:
+        say(f"{source.name}: cached ONNX {entry / 'model.onnx'}")
+        return cached
+
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    _remove_stale_tmp(cache_dir)
+    tmp = Path(tempfile.mkdtemp(prefix=f".tmp-{entry.name[:16]}-", dir=cache_dir))
+    try:
+        artifact = _export(source, tmp / "model.onnx", seed=seed, opset=opset, exporter=exporter,
+                           options=options, say=say)
+        (tmp / "meta.json").write_text(json.dumps(_meta(artifact, entry), indent=2, sort_keys=True) + "\n")
+        _commit(tmp, entry)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    final = _read_entry(entry)
+    if final is None:  # pragma: no cover - only if the entry vanished between rename and read
+        raise ModelError(f"cache entry {entry} disappeared while it was written",
+                         hint="another process may be cleaning the cache; try again")
+    return dataclasses.replace(final, cache_hit=False)
+
+
+def cached_artifact(source: ModelSource, *, cache_dir: Path, seed: int = 0, opset: int = 18,
+                    exporter: str = "dynamo") -> Artifact | None:
+    """The Artifact `prepare_onnx` would return from the cache, or None (never exports, never imports torch)."""
+    if source.kind not in ("bundled", "builder"):
+        return None
+    key = cache_key(source, seed, _options(exporter, opset))
+    return _read_entry(Path(cache_dir).expanduser() / key)
+
+
+# --------------------------------------------------------------------------------------------- cache
+
+
+def _options(exporter: str, opset: int) -> dict[str, Any]:
+    return {"exporter": exporter, "opset": opset, "dynamic_batch": True, "example_batch": EXAMPLE_BATCH}
+
+
+def _text_hash(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _version(dist: str) -> str:
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return "absent"
+
+
+def cache_key(source: ModelSource, seed: int, options: Mapping[str, Any]) -> str:
+    """sha256 of everything that decides the exported file (see the module docstring)."""
+    here = Path(__file__).resolve().parent
+    material: dict[str, Any] = {
+        "layout": CACHE_LAYOUT,
+        "kind": source.kind,
+        "name": source.name,
+        "seed": seed,
+        "options": dict(options),
+        "torch": _version("torch"),
+        "onnxscript": _version("onnxscript"),
+        "export_code": {p: _text_hash(here / p) for p in ("onnx_export.py", "inputs.py", "flops.py")},
+    }
+    if source.bundled is not None:
+        material["model_options"] = dict(source.bundled.options)
+        material["sources"] = {p.name: _text_hash(p) for p in source.bundled.source_files()}
+    else:
+        material["function"] = source.function
+        material["sources"] = {"builder": hashlib.sha256((source.source_text or "").encode()).hexdigest()}
+    blob = json.dumps(material, sort_keys=True).encode()
+    return hashlib.sha256(blob).hexdigest()
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _meta(artifact: Artifact, entry: Path) -> dict[str, Any]:
+    d = artifact.to_dict()
+    d["path"] = "model.onnx"  # relative: the cache directory may move
+    d["cache_hit"] = False
+    d["cache_layout"] = CACHE_LAYOUT
+    return d
+
+
+def _read_entry(entry: Path) -> Artifact | None:
+    """The cached Artifact, or None if the entry is missing, unreadable or does not match its file."""
+    try:
+        d = json.loads((entry / "meta.json").read_text())
+        model = entry / "model.onnx"
+        if d.get("cache_layout") != CACHE_LAYOUT or model.stat().st_size != d["size_bytes"]:
+            return None
+        if _sha256(model) != d["sha256"]:
+            return None
+        return Artifact(
+            path=str(model), format=d["format"], sha256=d["sha256"], size_bytes=d["size_bytes"],
+            inputs=tuple(TensorSpec.from_dict(t) for t in d["inputs"]), outputs=tuple(d["outputs"]),
+            model_name=d["model_name"], source=d["source"], precision=d.get("precision", "fp32"),
+            export_options=d.get("export_options", {}), export_check=d.get("export_check"), cache_hit=True,
+            flops=d.get("flops"), params=d.get("params"),
+        )
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _commit(tmp: Path, entry: Path) -> None:
+    """Rename the finished temp dir into place; a broken entry already there is moved aside first."""
+    if entry.exists():
+        if _read_entry(entry) is not None:
+            return  # another process finished the same export first
+        trash = Path(tempfile.mkdtemp(prefix=f".tmp-old-{entry.name[:16]}-", dir=entry.parent))
+        os.replace(entry, trash / "old")
+        shutil.rmtree(trash, ignore_errors=True)
+    try:
+        os.rename(tmp, entry)
+    except OSError:
+        if _read_entry(entry) is None:  # lost a race to a writer whose entry is broken: give up loudly
+            raise
+
+
+def _remove_stale_tmp(cache_dir: Path) -> None:
+    now = time.time()
+    for p in cache_dir.glob(".tmp-*"):
+        with contextlib.suppress(OSError):
+            if now - p.stat().st_mtime > _STALE_TMP_S:
+                shutil.rmtree(p, ignore_errors=True)
+
+
+# -------------------------------------------------------------------------------------------- export
+
+
+def _torch() -> Any:
+    try:
+        import torch
+    except ImportError as e:
+        raise ModelError("exporting a torch model needs torch", hint="pip install 'edgeprof[torch]'") from e
+    return torch
+
+
+@contextlib.contextmanager
+def _quiet_exporter() -> Iterator[None]:
+    """Silence the exporter's deprecation warnings and 'torchvision is not installed' log lines."""
+    loggers = [logging.getLogger(n) for n in ("torch.onnx", "torch.export", "torch._dynamo", "onnxscript")]
+    levels = [lg.level for lg in loggers]
+    try:
+        for lg in loggers:
+            lg.setLevel(logging.ERROR)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            yield
+    finally:
+        for lg, level in zip(loggers, levels, strict=True):
+            lg.setLevel(level)
+
+
+def _build(source: ModelSource, seed: int) -> tuple[torch.nn.Module, tuple[TensorSpec, ...], tuple[str, ...] | None]:
+    """The torch module, its input specs (dim 0 = "batch") and the output names (None: exporter's choice)."""
+    torch = _torch()
+    if source.bundled is not None:
+        return source.bundled.build(seed), source.bundled.inputs, source.bundled.outputs
+    if source.builder is None or source.path is None:
+        raise ValueError(f"model source {source.spec!r} has neither a bundled model nor a builder")
+    where = f"{source.path.name}:{source.function}"
+    try:
+        with user_import_path(source.path.parent):
+            built = source.builder(seed)
+    except Exception as e:
+        raise ModelError(f"builder {where} raised {type(e).__name__}: {' '.join(str(e).split())}",
+                         hint="fix the builder; it is called as build(seed)") from e
+    if isinstance(built, tuple) and len(built) == 2:
+        module, examples = built
+    else:
+        module, examples = built, getattr(built, "edgeprof_inputs", None)
+    contract = "return (module, {name: example tensor}) or a module with .edgeprof_inputs (docs/models.md)"
+    if not isinstance(module, torch.nn.Module):
+        raise ModelError(f"builder {where} returned {type(module).__name__}, not a torch.nn.Module", hint=contract)
+    if not isinstance(examples, dict) or not examples or not all(
+            isinstance(k, str) and isinstance(v, torch.Tensor) for k, v in examples.items()):
+        raise ModelError(f"builder {where} gave no example inputs as a dict of name → tensor", hint=contract)
+    return module.eval(), tuple(_spec_from_example(where, k, v) for k, v in examples.items()), None
+
+
+def _spec_from_example(where: str, name: str, t: torch.Tensor) -> TensorSpec:
+    import torch
+
+    if t.dim() == 0:
+        raise ModelError(f"builder {where}: example input {name!r} is a scalar; dim 0 must be the batch",
+                         hint="give it a batch dimension, e.g. x.unsqueeze(0)")
+    dtype = str(t.dtype).removeprefix("torch.")
+    if dtype not in DTYPES:
+        raise ModelError(f"builder {where}: example input {name!r} has dtype {dtype}",
+                         hint=f"use one of {', '.join(DTYPES)}")
+    shape: tuple[int | str | None, ...] = ("batch", *(int(d) for d in t.shape[1:]))
+    if t.dtype == torch.bool:
+        return TensorSpec(name, shape, dtype, 0, 2)
+    if t.numel() == 0:
+        return TensorSpec(name, shape, dtype)
+    lo, hi = float(t.min()), float(t.max())
+    if not t.is_floating_point():
+        return TensorSpec(name, shape, dtype, int(lo), int(hi) + 1)
+    return TensorSpec(name, shape, dtype, lo, hi) if hi > lo else TensorSpec(name, shape, dtype, 0.0, 1.0)
+
+
+def _concrete(specs: Sequence[TensorSpec], batch: int) -> dict[str, tuple[int, ...]]:
+    return {s.name: s.concrete(batch) for s in specs}
+
+
+def _export_torch(module: torch.nn.Module, examples: Mapping[str, torch.Tensor], output_names: Sequence[str] | None,
+                  path: Path, *, opset: int, exporter: str) -> onnx.ModelProto:
+    """Run the torch exporter once; the graph is returned, not yet saved (tests monkeypatch this)."""
+    import onnx
+    import torch
+
+    names = list(examples)
+    with _quiet_exporter():
+        if exporter == "dynamo":
+            batch = torch.export.Dim("batch")
+            program = torch.onnx.export(
+                module, (), None, kwargs=dict(examples), input_names=names,
+                output_names=list(output_names) if output_names else None, opset_version=opset, dynamo=True,
+                dynamic_shapes={n: {0: batch} for n in names}, external_data=False, verbose=False,
+            )
+            if program is None:  # pragma: no cover - dynamo=True always returns the program
+                raise RuntimeError("torch.onnx.export(dynamo=True) returned no program")
+            return program.model_proto
+        tmp = path.with_suffix(".torchscript.onnx")
+        torch.onnx.export(
+            module, (), str(tmp), kwargs=dict(examples), input_names=names,
+            output_names=list(output_names) if output_names else None, opset_version=opset, dynamo=False,
+            dynamic_axes={n: {0: "batch"} for n in [*names, *(output_names or [])]},
+        )
+        proto = onnx.load(str(tmp))
+        tmp.unlink()
+        return proto
+
+
+def _strip_metadata(model: onnx.ModelProto) -> None:
+    graphs = [model.graph]
+    while graphs:
+        g = graphs.pop()
+        for node in g.node:
+            keep = [p for p in node.metadata_props if p.key not in _STRIP_METADATA]
+            if len(keep) != len(node.metadata_props):
+                del node.metadata_props[:]
+                node.metadata_props.extend(keep)
+            graphs.extend(a.g for a in node.attribute if a.HasField("g"))
+
+
+def _export(source: ModelSource, path: Path, *, seed: int, opset: int, exporter: str, options: dict[str, Any],
+            say: Progress) -> Artifact:
+    import onnx
+    import torch
+
+    module, specs, output_names = _build(source, seed)
+    examples_np = make_inputs(specs, _concrete(specs, EXAMPLE_BATCH), seed)
+    examples = {k: torch.from_numpy(v) for k, v in examples_np.items()}
+    say(f"{source.name}: exporting to ONNX ({exporter} exporter, opset {opset})")
+    started = time.perf_counter()
+    try:
+        proto = _export_torch(module, examples, output_names, path, opset=opset, exporter=exporter)
+    except ModelError:
+        raise
+    except Exception as e:
+        lines = [ln for ln in str(e).splitlines() if ln.strip()]
+        first = lines[0] if lines else type(e).__name__
+        hint = ("make forward() take the inputs by these names and avoid a hard-coded batch size"
+                if source.kind == "builder" else "this is a bug in edgeprof's bundled model: please report it")
+        raise ModelError(f"exporting {source.name} to ONNX failed: {type(e).__name__}: {first}", hint=hint,
+                         detail="\n".join(lines[-30:])) from e
+    seconds = time.perf_counter() - started
+    _strip_metadata(proto)
+    onnx.save(proto, str(path))
+    onnx.checker.check_model(str(path))
+
+    graph_inputs = _graph_inputs(proto)
+    by_name = {s.name: s for s in specs}
+    if set(by_name) != {s.name for s in graph_inputs}:
+        raise ModelError(f"exported {source.name} has inputs {[s.name for s in graph_inputs]}, "
+                         f"expected {list(by_name)}", hint="the model must use every declared input")
+    for s in graph_inputs:  # the dynamo exporter can silently specialise the batch: never trust it
+        if not s.shape or isinstance(s.shape[0], int):
+            raise ModelError(f"exported {source.name} has a fixed batch: input {s.name!r} is {s.shape_str()}",
+                             hint="avoid hard-coded batch sizes in forward() (use x.shape[0] or -1)")
+    inputs = tuple(by_name[s.name] for s in graph_inputs)  # graph order, declared ranges
+    outputs = tuple(o.name for o in proto.graph.output)
+
+    say(f"{source.name}: checking ONNX against torch at batch {EXAMPLE_BATCH}")
+    check = _check(module, path, inputs, seed)
+    if not check["ok"]:
+        say(f"{source.name}: warning: ONNX differs from torch by {check['max_abs_error']:.3g}")
+    say(f"{source.name}: counting FLOPs")
+    flops = count_flops(path, _concrete(inputs, 1))
+    return Artifact(
+        path=str(path), format="onnx", sha256=_sha256(path), size_bytes=path.stat().st_size, inputs=inputs,
+        outputs=outputs, model_name=source.name, source=source.source,
+        export_options={
+            **options, "exporter_call": f"torch.onnx.export(dynamo={exporter == 'dynamo'})",
+            "seed": seed, "torch": _version("torch"), "onnx": _version("onnx"),
+            "onnxscript": _version("onnxscript"), "export_seconds": round(seconds, 2),
+        },
+        export_check=check, cache_hit=False, flops=flops,
+        params=sum(p.numel() for p in module.parameters()),
+    )
+
+
+def _check(module: torch.nn.Module, path: Path, specs: Sequence[TensorSpec], seed: int) -> dict[str, Any]:
+    """Run torch and onnxruntime (CPU) on the same seeded batch and compare every output."""
+    import numpy as np
+    import onnxruntime as ort
+    import torch
+
+    feed = make_inputs(specs, _concrete(specs, EXAMPLE_BATCH), seed)
+    with torch.no_grad():
+        ref = _flatten(module(**{k: torch.from_numpy(v) for k, v in feed.items()}))
+    opts = ort.SessionOptions()
+    opts.log_severity_level = 3
+    session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+    got = session.run(None, feed)
+    if len(got) != len(ref):
+        raise ModelError(f"ONNX model gives {len(got)} outputs, torch gives {len(ref)}",
+                         hint="return tensors (or a tuple of tensors) from forward()")
+    err, scale = 0.0, 0.0
+    for g, r in zip(got, ref, strict=True):
+        g64, r64 = np.asarray(g, dtype=np.float64), np.asarray(r, dtype=np.float64)
+        if g64.shape != r64.shape:
+            raise ModelError(f"ONNX output shape {g64.shape} differs from torch's {r64.shape}",
+                             hint="this is an exporter problem; try exporter='torchscript'")
+        if g64.size:
+            err = max(err, float(np.max(np.abs(g64 - r64))))
+            scale = max(scale, float(np.max(np.abs(r64))))
+    tolerance = 1e-4 * max(1.0, scale)
+    return {"reference": "torch", "max_abs_error": err, "batch": EXAMPLE_BATCH, "inputs_seed": seed,
+            "max_abs_reference": scale, "tolerance": tolerance, "ok": bool(err <= tolerance)}
+
+
+def _flatten(out: Any) -> list[np.ndarray]:
+    import torch
+
+    if isinstance(out, torch.Tensor):
+        return [out.detach().numpy()]
+    if isinstance(out, dict):
+        return [a for v in out.values() for a in _flatten(v)]
+    if isinstance(out, (tuple, list)):
+        return [a for v in out for a in _flatten(v)]
+    raise ModelError(f"forward() returned {type(out).__name__}", hint="return a tensor or a tuple of tensors")
+
+
+# ------------------------------------------------------------------------------------------ user .onnx
+
+
+def _np_dtype(elem_type: int) -> str:
+    import onnx
+
+    try:
+        return str(onnx.helper.tensor_dtype_to_np_dtype(elem_type))
+    except (KeyError, ValueError, TypeError):
+        return onnx.TensorProto.DataType.Name(elem_type).lower()
+
+
+def _graph_inputs(model: onnx.ModelProto) -> tuple[TensorSpec, ...]:
+    """Graph inputs that are not initializers; dynamic dims as their symbolic name, or None if unnamed."""
+    initializers = {i.name for i in model.graph.initializer}
+    specs = []
+    for vi in model.graph.input:
+        if vi.name in initializers:
+            continue
+        if not vi.type.HasField("tensor_type"):
+            raise ModelError(f"input {vi.name!r} is not a tensor ({vi.type.WhichOneof('value')})",
+                             hint="edgeprof feeds tensors only")
+        tt = vi.type.tensor_type
+        dims: list[int | str | None] = []
+        for d in tt.shape.dim:
+            if d.HasField("dim_value") and d.dim_value >= 0:
+                dims.append(int(d.dim_value))
+            else:
+                dims.append(d.dim_param or None)
+        dtype = _np_dtype(tt.elem_type)
+        low, high = (0.0, 2.0) if dtype == "bool" else (0.0, 1.0)
+        specs.append(TensorSpec(vi.name, tuple(dims), dtype, low, high))
+    return tuple(specs)
+
+
+def _user_onnx(source: ModelSource, say: Progress) -> Artifact:
+    import onnx
+
+    if source.path is None:
+        raise ValueError(f"model source {source.spec!r} has no path")
+    path = source.path
+    say(f"{source.name}: reading {path}")
+    try:
+        model = onnx.load(str(path), load_external_data=False)
+        onnx.checker.check_model(str(path))
+    except Exception as e:  # protobuf DecodeError, checker ValidationError, OSError...
+        reason = " ".join(str(e).split()) or type(e).__name__
+        if len(reason) > 300:
+            reason = reason[:300] + "..."
+        raise ModelError(f"{source.spec} is not a valid ONNX model: {reason}",
+                         hint="export it again or check the path") from e
+    inputs = _graph_inputs(model)
+    if not inputs:
+        raise ModelError(f"{source.spec} has no inputs", hint="edgeprof needs at least one input to feed")
+    flops: int | None
+    try:
+        flops = count_flops(model, _concrete(inputs, 1))  # shape inference needs no external weights
+    except ModelError:  # a dynamic dim other than the batch: no batch-1 shape without the user's --input
+        flops = None
+    params = sum(math.prod(init.dims) for init in model.graph.initializer)
+    return Artifact(
+        path=str(path), format="onnx", sha256=_sha256(path), size_bytes=path.stat().st_size, inputs=inputs,
+        outputs=tuple(o.name for o in model.graph.output), model_name=source.name, source=source.source,
+        export_options={}, export_check=None, cache_hit=False, flops=flops, params=params,
+    )
