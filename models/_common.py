@@ -25,18 +25,19 @@ def calibrate_batchnorm(model: nn.Module, shape: Sequence[int], seed: int, low: 
 
     With random weights and the default statistics (mean 0, var 1) activations grow or vanish layer by layer,
     which makes numerical checks and quantization meaningless. One forward in train mode with cumulative
-    averaging (momentum=None) gives each layer unit-scale outputs. It runs in float64 so that the float32
+    averaging (momentum=None) of the BatchNorm layers gives each layer unit-scale outputs. It runs in float64 so that the float32
     statistics do not depend on the thread count's summation order.
     """
     bns = [m for m in model.modules() if isinstance(m, nn.modules.batchnorm._BatchNorm)]
     gen = torch.Generator().manual_seed(seed + 1)
     x = torch.rand(tuple(shape), generator=gen, dtype=torch.float64) * (high - low) + low
     saved = [bn.momentum for bn in bns]
-    model.double().train()
-    for bn in bns:
+    model.double().eval()
+    for bn in bns:  # only BatchNorm in train mode: dropout stays off and draws nothing from the RNG
+        bn.train()
         bn.reset_running_stats()
         bn.momentum = None
-    with torch.no_grad():
+    with torch.no_grad(), torch.random.fork_rng(devices=[]):
         model(x)
     for bn, momentum in zip(bns, saved, strict=True):
         bn.momentum = momentum
