@@ -1,0 +1,666 @@
+"""SSH transport: one paramiko connection to one device, reused for the transport's lifetime.
+
+Owns: connecting (TCP or through ProxyJump hops, each a direct-tcpip channel on the previous hop's connection),
+host key verification against ~/.ssh/known_hosts plus the device's lab known_hosts file (never auto-accepted),
+public-key authentication (identity_file, then ssh-agent, then ~/.ssh/id_*; never passwords), keepalives,
+running quoted argv lists, long-running processes whose termination leaves nothing behind on the device
+(each remote command runs as its own process group, killed by group), file upload over SFTP (or `cat` when the
+server has no SFTP subsystem), `~` expansion through the remote $HOME, and one-line errors for every way a
+connection fails.
+Does not own: what is pushed or run (agentlink, runner), the inventory (inventory), writing known_hosts
+(known_hosts.record_host_key, used by `edgeprof devices trust`).
+
+How a remote command runs: sshd starts the user's login shell with `setsid()`, so it leads a new process group;
+we send `exec sh -c 'echo edgeprof-pid:$$; exec "$@"' edgeprof <quoted argv>`, so the command keeps that pid,
+tells it to us on its first stdout line, and everything it starts shares its process group. Stopping it is
+`kill -TERM -- -PID` (then KILL after a grace period) over a second exec channel.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import posixpath
+import re
+import select
+import shlex
+import socket
+import threading
+import time
+import weakref
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import paramiko
+
+from ..errors import HostKeyError, TransportError
+from ..known_hosts import DEFAULT_USER_KNOWN_HOSTS, KnownHosts, Verdict, host_id
+from ..records import Device
+from .base import AgentProcess, CommandResult, Transport, quote_argv
+from .local import PipeReader
+
+DEFAULT_SSH_CONFIG = "~/.ssh/config"
+DEFAULT_KEY_FILES = ("~/.ssh/id_ed25519", "~/.ssh/id_ecdsa", "~/.ssh/id_rsa")
+KEEPALIVE_S = 15
+TERMINATE_GRACE_S = 3.0
+PID_MARKER = "edgeprof-pid:"
+_PID_RE = re.compile(r"^" + re.escape(PID_MARKER) + r"(\d+)$")
+_WRAPPER = 'echo "' + PID_MARKER + '$$"; exec "$@"'
+# Stops a process group: TERM, wait up to the grace period, then KILL. Exit 0 gone, 2 needed KILL, 3 never there.
+_KILL_SCRIPT = (
+    'pg=$1; n=$2; kill -s TERM -- "-$pg" 2>/dev/null || kill -s TERM "$pg" 2>/dev/null || exit 3; i=0; '
+    'while kill -0 -- "-$pg" 2>/dev/null || kill -0 "$pg" 2>/dev/null; do '
+    'i=$((i+1)); if [ "$i" -ge "$n" ]; then kill -s KILL -- "-$pg" 2>/dev/null; kill -s KILL "$pg" 2>/dev/null; '
+    "exit 2; fi; sleep 0.1 2>/dev/null || sleep 1; done; exit 0"
+)
+
+StderrSink = Callable[[str], None]
+
+
+def wrap_command(argv: Sequence[str], env: Mapping[str, str] | None = None) -> str:
+    """The command line sent to sshd for argv: every argument quoted, the pid announced, then exec."""
+    return f"exec sh -c {shlex.quote(_WRAPPER)} edgeprof {quote_argv(argv, env)}"
+
+
+class SSHTransport(Transport):
+    """Transport to one device over SSH (paramiko). Connects on first use; `connect()` forces it."""
+
+    def __init__(self, device: Device, on_stderr: StderrSink | None = None, *,
+                 user_known_hosts: str | None = None, ssh_config: str | None = None) -> None:
+        if not device.host:
+            raise TransportError(f"device {device.name!r} has no host", hint="set host: in devices.yaml")
+        self.device = device
+        self.device_name = device.name
+        self._on_stderr = on_stderr
+        self.user_known_hosts = user_known_hosts or DEFAULT_USER_KNOWN_HOSTS
+        self.ssh_config_path = ssh_config or DEFAULT_SSH_CONFIG
+        self.port = device.port or 22
+        self.timeout = float(device.connect_timeout or 10.0)
+        self._lock = threading.RLock()
+        self._hops: list[paramiko.Transport] = []
+        self._t: paramiko.Transport | None = None
+        self._sftp: paramiko.SFTPClient | None = None
+        self._sftp_missing = False
+        self._home: str | None = None
+        self._procs: weakref.WeakSet[SSHAgentProcess] = weakref.WeakSet()
+        self.reached = False  # TCP + SSH handshake done and host key verified
+        self.authenticated = False
+        self.server_version: str | None = None
+
+    # -- connection -----------------------------------------------------------------------------------------
+
+    @property
+    def label(self) -> str:
+        return f"device {self.device.name} ({self.device.host}:{self.port})"
+
+    def known_host_files(self) -> list[str]:
+        files = [self.user_known_hosts]
+        if self.device.known_hosts:
+            files.append(self.device.known_hosts)
+        return files
+
+    def connect(self) -> None:
+        """Open the connection now (through any jump hosts), verify host keys and authenticate."""
+        self._conn()
+
+    def _conn(self) -> paramiko.Transport:
+        with self._lock:
+            if self._t is not None and self._t.is_active():
+                return self._t
+            if self._t is not None:
+                self._close_connection()
+            known = KnownHosts(self.known_host_files())
+            sock: Any = None
+            for user, host, port, identities in self._jump_hops():
+                label = f"{self.label}: jump host {host}:{port}"
+                hop = self._handshake(host, port, sock, known, label, trust_name=None)
+                self._hops.append(hop)
+                self._authenticate(hop, user, host, identities, label)
+                sock = self._open_forward(hop, self.device.host or "", self.port, host, port)
+            t = self._handshake(self.device.host or "", self.port, sock, known, self.label,
+                                trust_name=self.device.name)
+            self.reached = True
+            identities = [self.device.identity_file] if self.device.identity_file else []
+            self._authenticate(t, self.device.user, self.device.host or "", identities, self.label)
+            self.authenticated = True
+            t.set_keepalive(KEEPALIVE_S)
+            self._t = t
+            return t
+
+    def _jump_hops(self) -> list[tuple[str | None, str, int, list[str]]]:
+        """ProxyJump hops as (user, host, port, identity files); ~/.ssh/config supplies what the spec omits."""
+        spec = self.device.proxy_jump
+        if not spec or spec.lower() == "none":
+            return []
+        from ..inventory import parse_proxy_jump
+
+        try:
+            raw = parse_proxy_jump(spec)
+        except ValueError as e:
+            raise TransportError(f"{self.label}: proxy_jump {spec!r}: {e}") from None
+        cfg = self._ssh_config()
+        hops = []
+        for user, host, port in raw:
+            c = dict(cfg.lookup(host)) if cfg is not None else {}
+            real = c.get("hostname", host)
+            identities = list(c.get("identityfile", []))
+            if self.device.identity_file:
+                identities.append(self.device.identity_file)
+            hops.append((user or c.get("user"), real, port or int(c.get("port", 22)), identities))
+        return hops
+
+    def _ssh_config(self) -> paramiko.SSHConfig | None:
+        path = os.path.expanduser(self.ssh_config_path)
+        if not os.path.isfile(path):
+            return None
+        try:
+            return paramiko.SSHConfig.from_path(path)
+        except Exception as e:  # paramiko raises several types for a bad file
+            raise TransportError(f"cannot read ssh config {path}: {e}") from None
+
+    def _tcp(self, host: str, port: int, label: str) -> socket.socket:
+        try:
+            return socket.create_connection((host, port), timeout=self.timeout)
+        except socket.gaierror as e:
+            raise TransportError(f"{label}: cannot resolve host name {host!r} ({e.strerror})",
+                                 hint="check host: in devices.yaml or HostName in ~/.ssh/config") from None
+        except TimeoutError:
+            raise TransportError(f"{label}: connection timed out after {self.timeout:g} s",
+                                 hint="is the board on and reachable?") from None
+        except ConnectionRefusedError:
+            raise TransportError(f"{label}: connection refused",
+                                 hint=f"is sshd running on the board, and listening on port {port}?") from None
+        except OSError as e:
+            if e.errno in (errno.EHOSTUNREACH, errno.ENETUNREACH):
+                raise TransportError(f"{label}: no route to host ({e.strerror})",
+                                     hint="is the board on, and on this network?") from None
+            raise TransportError(f"{label}: cannot connect: {e.strerror or e}") from None
+
+    def _open_forward(self, hop: paramiko.Transport, host: str, port: int, hop_host: str,
+                      hop_port: int) -> paramiko.Channel:
+        try:
+            return hop.open_channel("direct-tcpip", (host, port), ("127.0.0.1", 0), timeout=self.timeout)
+        except paramiko.ChannelException as e:
+            raise TransportError(
+                f"{self.label}: jump host {hop_host}:{hop_port} could not connect onward to {host}:{port}: "
+                f"{e.text}", hint="is the board on, and may the jump host forward (AllowTcpForwarding)?") from None
+        except (paramiko.SSHException, OSError) as e:
+            raise TransportError(f"{self.label}: jump host {hop_host}:{hop_port} failed: {e}") from None
+
+    def _handshake(self, host: str, port: int, sock: Any, known: KnownHosts, label: str,
+                   trust_name: str | None) -> paramiko.Transport:
+        """SSH handshake with host key verification; raises HostKeyError for an unknown or changed key."""
+        t = self._start_client(host, port, sock, known, label)
+        key = t.get_remote_server_key()
+        verdict = known.verify(host_id(host, port), key.get_name(), key.asbytes())
+        if verdict.status != "trusted":
+            t.close()
+            raise host_key_error(label, host_id(host, port), verdict, trust_name or self.device.name,
+                                 self.known_host_files(), jump=trust_name is None)
+        return t
+
+    def _start_client(self, host: str, port: int, sock: Any, known: KnownHosts, label: str) -> paramiko.Transport:
+        if sock is None:
+            sock = self._tcp(host, port, label)
+        try:
+            t = paramiko.Transport(sock)
+        except (paramiko.SSHException, OSError) as e:
+            sock.close()
+            raise TransportError(f"{label}: cannot start SSH: {e}") from None
+        t.banner_timeout = self.timeout
+        t.handshake_timeout = self.timeout
+        t.auth_timeout = self.timeout
+        _prefer_key_types(t, known.key_types(host_id(host, port)))
+        try:
+            t.start_client(timeout=self.timeout)
+        except (paramiko.SSHException, EOFError, OSError) as e:
+            t.close()
+            text = str(e)
+            if "banner" in text.lower():
+                raise TransportError(f"{label}: connection timed out after {self.timeout:g} s waiting for the SSH "
+                                     "banner", hint="is the board on, and is an SSH server on that port?") from None
+            raise TransportError(f"{label}: SSH handshake failed: {text or type(e).__name__}",
+                                 hint="is this an SSH server?") from None
+        self.server_version = t.remote_version
+        return t
+
+    def host_key(self) -> tuple[str, str, bytes, Verdict]:
+        """(host id, key type, key blob, verdict) of the device's host key, without authenticating to it.
+
+        Jump hosts on the way must already be trusted. Used by `edgeprof devices trust`.
+        """
+        with self._lock:
+            known = KnownHosts(self.known_host_files())
+            sock: Any = None
+            hops: list[paramiko.Transport] = []
+            try:
+                for user, host, port, identities in self._jump_hops():
+                    label = f"{self.label}: jump host {host}:{port}"
+                    hop = self._handshake(host, port, sock, known, label, trust_name=None)
+                    hops.append(hop)
+                    self._authenticate(hop, user, host, identities, label)
+                    sock = self._open_forward(hop, self.device.host or "", self.port, host, port)
+                hid = host_id(self.device.host or "", self.port)
+                t = self._start_client(self.device.host or "", self.port, sock, known, self.label)
+                key = t.get_remote_server_key()
+                t.close()
+                return hid, key.get_name(), key.asbytes(), known.verify(hid, key.get_name(), key.asbytes())
+            finally:
+                for hop in reversed(hops):
+                    hop.close()
+
+    def _authenticate(self, t: paramiko.Transport, user: str | None, host: str, identities: list[str],
+                      label: str) -> None:
+        """Public-key authentication: identity files given, then ssh-agent, then ~/.ssh/id_*. Never passwords."""
+        import getpass
+
+        username = user or getpass.getuser()
+        tried: list[str] = []
+        explicit: list[str] = []
+        for ident in identities:
+            path = os.path.expanduser(ident)
+            if not os.path.isfile(path):
+                where = f" ({self.device.source})" if self.device.source else ""
+                raise TransportError(f"{label}: identity_file {ident} does not exist{where}",
+                                     hint="fix the path, or remove it to use ssh-agent / ~/.ssh keys")
+            explicit.append(path)
+        files = explicit + [os.path.expanduser(p) for p in DEFAULT_KEY_FILES]
+
+        def attempt(key: paramiko.PKey, what: str) -> bool:
+            try:
+                remaining = t.auth_publickey(username, key)
+            except paramiko.BadAuthenticationType as e:
+                raise TransportError(
+                    f"{label}: the server does not accept public keys (it allows: {', '.join(e.allowed_types)})",
+                    hint="edgeprof never uses passwords: enable PubkeyAuthentication in the board's sshd_config"
+                ) from None
+            except paramiko.AuthenticationException:
+                tried.append(f"{what} {key.fingerprint} rejected")
+                return False
+            except (paramiko.SSHException, EOFError, OSError) as e:
+                raise TransportError(f"{label}: connection dropped during authentication "
+                                     f"(tried {'; '.join(tried + [what]) }): {e}") from None
+            if remaining:
+                raise TransportError(f"{label}: the server wants more authentication ({', '.join(remaining)}) "
+                                     "after the key", hint="edgeprof supports public-key authentication only")
+            return True
+
+        # 1. identity_file from devices.yaml (for a jump host: its IdentityFile in ~/.ssh/config first)
+        seen: set[str] = set()
+        for path in explicit:
+            if path in seen:
+                continue
+            seen.add(path)
+            key = self._load_key(path, tried)
+            if key is not None and attempt(key, f"identity_file {path}"):
+                return
+        # 2. ssh-agent
+        if os.environ.get("SSH_AUTH_SOCK"):
+            agent = paramiko.Agent()
+            try:
+                keys = agent.get_keys()
+                if not keys:
+                    tried.append("ssh-agent (holds no keys)")
+                for ak in keys:
+                    if attempt(ak, "ssh-agent key"):
+                        return
+            finally:
+                agent.close()
+        else:
+            tried.append("ssh-agent (not running: SSH_AUTH_SOCK unset)")
+        # 3. default key files
+        for path in files:
+            if path in seen or not os.path.isfile(path):
+                continue
+            seen.add(path)
+            key = self._load_key(path, tried)
+            if key is not None and attempt(key, path):
+                return
+        if not any("~/.ssh" in s or "/.ssh/" in s for s in tried):
+            tried.append("no ~/.ssh/id_ed25519, id_ecdsa or id_rsa")
+        who = f"{username}@{host}"
+        raise TransportError(
+            f"{label}: authentication failed for user {username!r} — tried: {'; '.join(tried)}",
+            hint=f"install your public key on the board (ssh-copy-id -i KEY.pub -p {self.port} {who}), "
+                 "set identity_file: in devices.yaml, or load the key into ssh-agent (ssh-add KEY)")
+
+    @staticmethod
+    def _load_key(path: str, tried: list[str]) -> paramiko.PKey | None:
+        try:
+            return paramiko.PKey.from_path(path)
+        except paramiko.PasswordRequiredException:
+            tried.append(f"{path} (encrypted: load it with ssh-add so ssh-agent can use it)")
+        except (paramiko.SSHException, ValueError, OSError, TypeError) as e:
+            tried.append(f"{path} (unreadable: {e})")
+        return None
+
+    # -- commands -------------------------------------------------------------------------------------------
+
+    def _env(self, env: Mapping[str, str] | None) -> dict[str, str]:
+        merged = dict(self.device.env)
+        if env:
+            merged.update(env)
+        return merged
+
+    def _open_session(self) -> paramiko.Channel:
+        t = self._conn()
+        try:
+            return t.open_session(timeout=self.timeout)
+        except (paramiko.SSHException, EOFError, OSError) as e:
+            raise TransportError(f"{self.label}: cannot open a session: {e}",
+                                 hint="the connection was lost, or sshd's MaxSessions is reached") from None
+
+    def run(self, argv: Sequence[str], *, timeout: float | None = 60.0, env: Mapping[str, str] | None = None,
+            stdin: bytes | None = None) -> CommandResult:
+        chan = self._open_session()
+        try:
+            chan.exec_command(wrap_command(argv, self._env(env)))
+            if stdin:
+                chan.sendall(stdin)
+            chan.shutdown_write()
+            out, err, status, timed_out = _collect(chan, timeout)
+        except (paramiko.SSHException, OSError) as e:
+            raise TransportError(f"{self.label}: lost the connection while running {argv[0]}: {e}") from None
+        finally:
+            chan.close()
+        text = out.decode("utf-8", "replace")
+        pid, text = _split_pid(text)
+        errtext = err.decode("utf-8", "replace")
+        if timed_out:
+            if pid is not None:
+                self._kill_group(pid)
+            return CommandResult(list(argv), 124, text, errtext + f"\ntimed out after {timeout} s")
+        if status is None:
+            raise TransportError(f"{self.label}: lost the connection while running {argv[0]}",
+                                 detail=errtext or None)
+        return CommandResult(list(argv), status, text, errtext)
+
+    def _exec_raw(self, command: str, timeout: float) -> tuple[int | None, str]:
+        chan = self._open_session()
+        try:
+            chan.exec_command(command)
+            chan.shutdown_write()
+            out, err, status, _ = _collect(chan, timeout)
+        finally:
+            chan.close()
+        return status, (out + err).decode("utf-8", "replace")
+
+    def _kill_group(self, pid: int, grace: float = TERMINATE_GRACE_S) -> int | None:
+        """TERM the process group `pid`, KILL it after `grace` s; returns the script's status (0, 2, 3)."""
+        steps = max(1, int(grace / 0.1))
+        cmd = f"sh -c {shlex.quote(_KILL_SCRIPT)} edgeprof {pid} {steps}"
+        status, _ = self._exec_raw(cmd, timeout=grace + 30)
+        return status
+
+    def start(self, argv: Sequence[str], *, env: Mapping[str, str] | None = None) -> AgentProcess:
+        chan = self._open_session()
+        try:
+            chan.exec_command(wrap_command(argv, self._env(env)))
+        except (paramiko.SSHException, OSError) as e:
+            chan.close()
+            raise TransportError(f"{self.label}: cannot start {argv[0]}: {e}") from None
+        proc = SSHAgentProcess(self, chan, list(argv), self._on_stderr)
+        proc._read_pid(self.timeout + 20)
+        self._procs.add(proc)
+        return proc
+
+    def put_file(self, local_path: str, remote_path: str) -> int:
+        remote = self.expand_path(remote_path)
+        size = os.path.getsize(local_path)
+        sftp = self._sftp_client()
+        if sftp is None:
+            return self._put_with_cat(local_path, remote, size)
+        for attempt in (1, 2):
+            try:
+                attrs = sftp.put(local_path, remote, confirm=True)
+                return int(attrs.st_size or size)
+            except FileNotFoundError:
+                if attempt == 2:
+                    raise TransportError(f"{self.label}: cannot write {remote}: no such directory") from None
+                self._mkdir_p(posixpath.dirname(remote))
+            except PermissionError:
+                raise TransportError(f"{self.label}: cannot write {remote}: permission denied",
+                                     hint="check workdir: in devices.yaml") from None
+            except (OSError, paramiko.SSHException) as e:
+                raise TransportError(f"{self.label}: upload of {os.path.basename(local_path)} to {remote} "
+                                     f"failed: {e}") from None
+        raise AssertionError("unreachable")
+
+    def _sftp_client(self) -> paramiko.SFTPClient | None:
+        with self._lock:
+            if self._sftp is not None or self._sftp_missing:
+                return self._sftp
+            t = self._conn()
+            try:
+                self._sftp = paramiko.SFTPClient.from_transport(t)
+            except paramiko.SSHException:
+                self._sftp_missing = True  # no SFTP subsystem (e.g. dropbear without sftp-server)
+            return self._sftp
+
+    def _mkdir_p(self, path: str) -> None:
+        r = self.run(["mkdir", "-p", "--", path], timeout=self.timeout + 30)
+        if r.returncode != 0:
+            raise TransportError(f"{self.label}: cannot create {path}: {r.stderr.strip()}")
+
+    def _put_with_cat(self, local_path: str, remote: str, size: int) -> int:
+        self._mkdir_p(posixpath.dirname(remote))
+        chan = self._open_session()
+        try:
+            chan.exec_command(wrap_command(["sh", "-c", 'cat > "$1"', "sh", remote]))
+            with open(local_path, "rb") as f:
+                for chunk in iter(lambda: f.read(1 << 16), b""):
+                    chan.sendall(chunk)
+            chan.shutdown_write()
+            _, err, status, _ = _collect(chan, None)
+        except (paramiko.SSHException, OSError) as e:
+            raise TransportError(f"{self.label}: upload to {remote} failed: {e}") from None
+        finally:
+            chan.close()
+        if status != 0:
+            raise TransportError(f"{self.label}: cannot write {remote}: "
+                                 f"{err.decode('utf-8', 'replace').strip()}")
+        return size
+
+    def expand_path(self, path: str) -> str:
+        if path != "~" and not path.startswith("~/"):
+            return path
+        if self._home is None:
+            r = self.run(["sh", "-c", 'printf "%s" "$HOME"'], timeout=self.timeout + 30)
+            home = r.stdout.strip()
+            if r.returncode != 0 or not home.startswith("/"):
+                raise TransportError(f"{self.label}: cannot find the remote home directory",
+                                     detail=r.stderr or None)
+            self._home = home
+        return self._home if path == "~" else posixpath.join(self._home, path[2:])
+
+    def close(self) -> None:
+        for proc in list(self._procs):
+            try:
+                proc.terminate()
+            except (TransportError, paramiko.SSHException, OSError):
+                pass
+        with self._lock:
+            self._close_connection()
+
+    def _close_connection(self) -> None:
+        if self._sftp is not None:
+            try:
+                self._sftp.close()
+            except (OSError, paramiko.SSHException):
+                pass
+            self._sftp = None
+        if self._t is not None:
+            self._t.close()
+            self._t = None
+        for hop in reversed(self._hops):
+            hop.close()
+        self._hops = []
+
+
+class SSHAgentProcess(AgentProcess):
+    """A process started over an exec channel; its own process group on the device (see module docstring)."""
+
+    def __init__(self, transport: SSHTransport, chan: paramiko.Channel, argv: list[str],
+                 on_stderr: StderrSink | None) -> None:
+        self._transport = transport
+        self._chan = chan
+        self.argv = argv
+        self.pid: int | None = None
+        self._out = PipeReader(chan.makefile("rb"))
+        self._err = PipeReader(chan.makefile_stderr("rb"), keep_tail=True, on_line=on_stderr)
+        self._terminated = False
+
+    def _read_pid(self, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                line = self._out.get(max(0.1, deadline - time.monotonic()))
+            except TimeoutError:
+                self._chan.close()
+                raise TransportError(f"{self._transport.label}: {self.argv[0]} did not start within "
+                                     f"{timeout:.0f} s", detail=self.stderr_tail() or None) from None
+            if line is None:
+                raise TransportError(f"{self._transport.label}: could not start {self.argv[0]} (no shell?)",
+                                     detail=self.stderr_tail() or None)
+            m = _PID_RE.match(line.strip())
+            if m:
+                self.pid = int(m.group(1))
+                return
+            # anything before the marker comes from the login shell's start-up files: not ours, dropped
+
+    def write_line(self, line: str) -> None:
+        try:
+            self._chan.sendall(line.encode("utf-8") + b"\n")
+        except (OSError, EOFError, paramiko.SSHException):
+            pass  # the process or the connection is gone; the next read reports it with the stderr tail
+
+    def read_line(self, timeout: float | None = None) -> str | None:
+        return self._out.get(timeout)
+
+    def stderr_tail(self, max_chars: int = 4000) -> str:
+        self._err.join(0.2)
+        return self._err.tail(max_chars)
+
+    def poll(self) -> int | None:
+        if self._chan.status_event.is_set():
+            return self._chan.exit_status  # -1: killed by a signal or the connection closed
+        return None
+
+    def wait(self, timeout: float | None = None) -> int | None:
+        if self._chan.status_event.wait(timeout):
+            return self._chan.exit_status
+        return None
+
+    def terminate(self) -> None:
+        """Kill the process group on the device (TERM, then KILL after a grace period), then close the channel."""
+        if self._terminated:
+            return
+        self._terminated = True
+        try:
+            if self.pid is not None and self._transport._t is not None and self._transport._t.is_active():
+                self._transport._kill_group(self.pid)
+                self._chan.status_event.wait(5)
+        finally:
+            self._chan.close()
+
+
+def _prefer_key_types(t: paramiko.Transport, recorded: list[str]) -> None:
+    """Ask first for host key types already recorded for the host (OpenSSH does the same)."""
+    if not recorded:
+        return
+    opts = t.get_security_options()
+    available = list(opts.key_types)
+    first: list[str] = []
+    for kt in recorded:
+        names = ["rsa-sha2-512", "rsa-sha2-256", "ssh-rsa"] if kt == "ssh-rsa" else [kt]
+        first.extend(n for n in names if n in available and n not in first)
+    if first:
+        opts.key_types = first + [k for k in available if k not in first]
+
+
+def _collect(chan: paramiko.Channel, timeout: float | None) -> tuple[bytes, bytes, int | None, bool]:
+    """Read stdout and stderr until EOF and exit status; (out, err, status or None if lost, timed_out).
+
+    A process killed by a signal gets status -1 (sshd sends exit-signal, which paramiko does not parse).
+    """
+    out: list[bytes] = []
+    err: list[bytes] = []
+    deadline = None if timeout is None else time.monotonic() + timeout
+
+    def drain() -> None:
+        while chan.recv_ready():
+            out.append(chan.recv(1 << 16))
+        while chan.recv_stderr_ready():
+            err.append(chan.recv_stderr(1 << 16))
+
+    while True:
+        drain()
+        if chan.eof_received or chan.closed:
+            break  # all output is in; the exit status follows
+        wait = 1.0 if deadline is None else min(1.0, deadline - time.monotonic())
+        if wait <= 0:
+            return b"".join(out), b"".join(err), None, True
+        select.select([chan], [], [], wait)
+    while not chan.status_event.is_set():
+        wait = 1.0 if deadline is None else min(1.0, deadline - time.monotonic())
+        if wait <= 0:
+            return b"".join(out), b"".join(err), None, True
+        chan.status_event.wait(wait)
+    drain()
+    status: int | None = chan.exit_status
+    if status == -1 and not chan.eof_received:
+        status = None  # the connection went away
+    return b"".join(out), b"".join(err), status, False
+
+
+def _split_pid(text: str) -> tuple[int | None, str]:
+    """Split off the pid announcement (and any login-shell noise before it) from a command's stdout."""
+    idx = text.find(PID_MARKER)
+    while idx != -1:
+        if idx == 0 or text[idx - 1] == "\n":
+            end = text.find("\n", idx)
+            line = text[idx:end if end != -1 else len(text)]
+            m = _PID_RE.match(line)
+            if m:
+                return int(m.group(1)), text[end + 1:] if end != -1 else ""
+        idx = text.find(PID_MARKER, idx + 1)
+    return None, text
+
+
+def host_key_error(label: str, hid: str, verdict: Verdict, name: str, files: Sequence[str],
+                   jump: bool = False) -> HostKeyError:
+    """The one-line error for a host key that is not trusted."""
+    trust = f"edgeprof devices trust {name}"
+    if verdict.status == "revoked":
+        assert verdict.matched is not None
+        return HostKeyError(f"{label}: host key {verdict.keytype} {verdict.fingerprint} is REVOKED "
+                            f"({verdict.matched.where})", hint="do not connect; find out why it was revoked")
+    if verdict.status == "changed":
+        old = verdict.same_type[0]
+        fix = (f"verify the new fingerprint on the board's console (ssh-keygen -lf /etc/ssh/ssh_host_"
+               f"{_key_file_stem(verdict.keytype)}_key.pub); if it matches, run: {trust} --replace")
+        if jump:
+            fix = f"verify it on the jump host, then replace its line in {old.path} (ssh-keygen -R '{hid}')"
+        return HostKeyError(
+            f"{label}: HOST KEY CHANGED — it now presents {verdict.keytype} {verdict.fingerprint}, but "
+            f"{old.where} records {old.fingerprint}. Someone may be intercepting the connection "
+            "(man-in-the-middle), or the board was reinstalled", hint=fix)
+    other = ""
+    if verdict.recorded:
+        r = verdict.recorded[0]
+        other = f" ({r.where} records only a {r.keytype} key for it)"
+    where = " or ".join(files)
+    if jump:
+        hint = (f"verify the fingerprint on the jump host, then add it to {files[0]} (ssh -p PORT host once, "
+                "or ssh-keyscan), and rerun")
+    else:
+        hint = (f"verify it on the board (ssh-keygen -lf /etc/ssh/ssh_host_{_key_file_stem(verdict.keytype)}"
+                f"_key.pub), then run: {trust}")
+    return HostKeyError(f"{label}: unknown host key {verdict.keytype} {verdict.fingerprint}{other}, not in "
+                        f"{where}", hint=hint)
+
+
+def _key_file_stem(keytype: str) -> str:
+    if keytype.startswith("ecdsa"):
+        return "ecdsa"
+    return {"ssh-ed25519": "ed25519", "ssh-rsa": "rsa"}.get(keytype, "*")
