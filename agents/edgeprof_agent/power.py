@@ -179,8 +179,34 @@ def _power_series(samples, method):
     return ts, ws, dropped
 
 
-def summarize(samples, method, t0, t1, rail_names=()):
-    """Energy and power over exactly [t0, t1] from raw sampler samples (t_ns, total, rails, inst_w)."""
+def _quantized_counter_j(samples, p_ts, p_ws, t0, t1):
+    """Energy of a counter that only updates every 20-100 ms (NVML), with power readings beside it.
+
+    A counter value is placed at the first sample that shows it (the update happened within the tick before),
+    repeats are dropped, so placement errs by at most one tick instead of one update period. The counter gives
+    the energy between the first and last update inside [t0, t1]; the two edge pieces (shorter than one
+    update) are integrated from the power readings. Returns (joules, "counter") or, when fewer than two updates
+    fall inside the window, (trapezoid of power, "trapezoid").
+    """
+    changes = []
+    for i in range(1, len(samples)):
+        if samples[i][1] != samples[i - 1][1] and t0 <= samples[i][0] <= t1:
+            changes.append((samples[i][0], samples[i][1]))
+    if len(changes) >= 2 and p_ts:
+        (t_a, e_a), (t_b, e_b) = changes[0], changes[-1]
+        edges = (trapezoid_j(p_ts, p_ws, t0, t_a) if t_a > t0 else 0.0) + \
+            (trapezoid_j(p_ts, p_ws, t_b, t1) if t1 > t_b else 0.0)
+        return (e_b - e_a) + edges, "counter"
+    if p_ts:
+        return trapezoid_j(p_ts, p_ws, t0, t1), "trapezoid"
+    return None, "counter"
+
+
+def summarize(samples, method, t0, t1, rail_names=(), quantized_counter=False):
+    """Energy and power over exactly [t0, t1] from raw sampler samples (t_ns, total, rails, inst_w).
+
+    quantized_counter: the counter updates far slower than the sampling (NVML): see _quantized_counter_j.
+    """
     if t1 <= t0:
         raise ValueError("empty power window: t1 (%d) <= t0 (%d)" % (t1, t0))
     window_s = (t1 - t0) / 1e9
@@ -210,10 +236,23 @@ def summarize(samples, method, t0, t1, rail_names=()):
             out["warnings"] = warnings
             return out
         c_ts = [s[0] for s in samples]
-        energy = counter_j(c_ts, [s[1] for s in samples], t0, t1)
-        rails = {}
-        for i, name in enumerate(rail_names):
-            rails[name] = counter_j(c_ts, [s[2][i] for s in samples], t0, t1) / window_s
+        if quantized_counter:
+            energy, how = _quantized_counter_j(samples, p_ts, p_ws, t0, t1)
+            if how != "counter":
+                out["method"] = how
+                warnings.append("the %.3f s window holds fewer than two energy-counter updates: power readings "
+                                "were integrated instead; lengthen the run" % window_s)
+            rails = dict((name, energy / window_s) for name in rail_names) if energy is not None else {}
+            if energy is None:
+                out.update({"energy_j": None, "mean_w": None, "p95_w": None, "rails": {}, "trace": None})
+                warnings.append("no usable counter or power sample: energy unknown")
+                out["warnings"] = warnings
+                return out
+        else:
+            energy = counter_j(c_ts, [s[1] for s in samples], t0, t1)
+            rails = {}
+            for i, name in enumerate(rail_names):
+                rails[name] = counter_j(c_ts, [s[2][i] for s in samples], t0, t1) / window_s
         edge_ts = c_ts
     out["energy_j"] = energy
     out["mean_w"] = energy / window_s
@@ -334,7 +373,8 @@ class PowerMonitor(object):
         else:
             usable = samples
         if len(usable) >= 2 and usable[-1][0] > usable[0][0]:
-            s = summarize(usable, method, usable[0][0], usable[-1][0], self.probe.rails)
+            s = summarize(usable, method, usable[0][0], usable[-1][0], self.probe.rails,
+                          self.probe.counter_update_s > 0)
             out["idle_w"] = s["mean_w"]
             out["window_s"] = s["window_s"]
             out["trace"] = s["trace"]
@@ -368,7 +408,8 @@ class PowerMonitor(object):
         if not self.available:
             return {"source": None, "available": False, "reason": self.reason}
         probe = self.probe
-        s = summarize(list(self.sampler.samples), probe.method, int(t0_ns), int(t1_ns), probe.rails)
+        s = summarize(list(self.sampler.samples), probe.method, int(t0_ns), int(t1_ns), probe.rails,
+                      probe.counter_update_s > 0)
         energy, mean_w = s["energy_j"], s["mean_w"]
         idle_w = self.idle.get("idle_w") if self.idle else None
         duration = float(duration_s) if duration_s else s["window_s"]

@@ -27,6 +27,8 @@ class Sampler(object):
         self.last_error = None
         self._stop = threading.Event()
         self._thread = None
+        # wait(seconds) between ticks; returns early when stop() is called. Tests swap in a fake-clock wait.
+        self.wait = self._stop.wait
 
     def reset(self):
         self.samples = []
@@ -72,7 +74,7 @@ class Sampler(object):
         return self._thread is not None and self._thread.is_alive()
 
     def _loop(self, end_ns=None):
-        clock, period, stop = self.clock, self.period_ns, self._stop
+        clock, period, stop, wait = self.clock, self.period_ns, self._stop, self.wait
         next_t = clock()
         while not stop.is_set():
             self.tick()
@@ -87,4 +89,4 @@ class Sampler(object):
                 if -delay > period:  # fell behind (slow tool): resynchronise instead of bursting
                     next_t = now
                 continue
-            stop.wait(delay / 1e9)
+            wait(delay / 1e9)

@@ -36,6 +36,7 @@ class Probe(object):
     rails = ()                    # names aligned with read()[1]
     max_rate_hz = 100.0           # what the sensor can deliver meaningfully
     default_rate_hz = 50.0
+    counter_update_s = 0.0        # > 0: the counter only changes every this many seconds (NVML: 20-100 ms)
 
     def __init__(self):
         self.detail = {}

@@ -125,12 +125,15 @@ class NvmlProbe(Probe):
     source = SOURCE
     total_kind = "device"
     max_rate_hz = 100.0
+    counter_update_s = 0.1
 
     def __init__(self, nv, handle, index, name, has_counter):
         Probe.__init__(self)
         self._nv = nv
         self._h = handle
         self.method = "counter" if has_counter else "trapezoid"
+        if not has_counter:
+            self.counter_update_s = 0.0
         self.rail = "gpu%d" % index
         self.rails = (self.rail,)
         self.covers = "GPU board power of %s (NVML), not the host CPU, memory or power supply" % name

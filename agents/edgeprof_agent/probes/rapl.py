@@ -94,7 +94,7 @@ def discover(root, tools, config):
             return None, "RAPL: zone %r not found; zones here: %s" % (wanted, ", ".join(labels))
         total_idx, rail, kind = [labels.index(wanted)], wanted, "package"
     else:
-        total_idx = [i for i, label in enumerate(labels) if label.startswith("package-")]
+        total_idx = [i for i, label in enumerate(labels) if label.startswith("package-") and ":" not in label]
         if not total_idx:
             total_idx = [i for i, label in enumerate(labels) if ":" not in label][:1] or [0]
         if len(total_idx) == 1:

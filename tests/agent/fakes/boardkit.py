@@ -1,0 +1,234 @@
+"""Test kit for the agent's telemetry: board trees, fake tools, fake clocks and a known power function.
+
+- board(tmp, name): a writable copy of tests/data/boards/<name> (symlinks kept, as in sysfs).
+- fake_tools(tmp, board_dir, monkeypatch): a ToolRunner that finds only the board's captured tools
+  (tests/agent/fakes/bin/replay) and nothing from the real PATH.
+- Wave: P(t) = base + amp * sin(2 pi t / period + phase) watts, with its exact integral energy(t0, t1).
+- BoardWave(board_dir, name, wave).set_time(t): rewrites the board's sensor files (or a tool's captured output)
+  so they show P(t): power registers for INA3221 / INA219 / Pi 5 PMIC / command, energy counters for RAPL.
+- FakeClock: a clock.now_ns() stand-in; drive(sampler, clock, board_wave, ...) runs the sampler loop on it,
+  deterministically, with jittered tick spacing. WaveWriter keeps a tree current in real time (threaded tests).
+"""
+
+import math
+import os
+import random
+import shutil
+import sys
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
+BOARDS = os.path.join(REPO, "tests", "data", "boards")
+FAKE_BIN = os.path.join(HERE, "bin")
+MODULES = os.path.join(HERE, "modules")
+AGENTS = os.path.join(REPO, "agents")
+
+if AGENTS not in sys.path:
+    sys.path.insert(0, AGENTS)
+
+from edgeprof_agent.sysfs import SysfsRoot  # noqa: E402
+from edgeprof_agent.tools import ToolRunner  # noqa: E402
+
+RAPL_RANGE = 262143328850
+
+
+def board(tmp_path, name):
+    dst = os.path.join(str(tmp_path), name)
+    shutil.copytree(os.path.join(BOARDS, name), dst, symlinks=True)
+    return dst
+
+
+def fake_tools(tmp_path, board_dir, monkeypatch, extra=()):
+    """ToolRunner over a bin dir holding replay links for the tools captured in board_dir/tools (plus extra)."""
+    bindir = os.path.join(str(tmp_path), "bin-" + os.path.basename(board_dir))
+    if not os.path.isdir(bindir):
+        os.makedirs(bindir)
+    names = set(extra)
+    tools_dir = os.path.join(board_dir, "tools")
+    if os.path.isdir(tools_dir):
+        names.update(os.listdir(tools_dir))
+    for name in names:
+        link = os.path.join(bindir, name)
+        if not os.path.lexists(link):
+            os.symlink(os.path.join(FAKE_BIN, "replay"), link)
+    monkeypatch.setenv("EDGEPROF_FAKE_BOARD", board_dir)
+    return ToolRunner([bindir], search_path=False)
+
+
+def no_tools(tmp_path):
+    empty = os.path.join(str(tmp_path), "bin-empty")
+    if not os.path.isdir(empty):
+        os.makedirs(empty)
+    return ToolRunner([empty], search_path=False)
+
+
+def use_fake_module(monkeypatch, name):
+    """Import tests/agent/fakes/modules/<name>.py as the top-level module `name` for this test only."""
+    monkeypatch.syspath_prepend(MODULES)
+    monkeypatch.delitem(sys.modules, name, raising=False)
+    import importlib
+    return importlib.import_module(name)
+
+
+def write_atomic(path, text):
+    tmp = path + ".tmp-%d" % threading.get_ident()
+    with open(tmp, "w") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+class Wave(object):
+    def __init__(self, base=5.0, amp=1.5, period=0.5, phase=0.3):
+        self.base, self.amp, self.period, self.phase = base, amp, period, phase
+
+    def power(self, t):
+        return self.base + self.amp * math.sin(2 * math.pi * t / self.period + self.phase)
+
+    def energy(self, t0, t1):
+        w = 2 * math.pi / self.period
+        return self.base * (t1 - t0) - self.amp / w * (math.cos(w * t1 + self.phase) - math.cos(w * t0 + self.phase))
+
+
+class FakeClock(object):
+    def __init__(self, t_s=1000.0):
+        self.t_ns = int(t_s * 1e9)
+
+    def now_ns(self):
+        return self.t_ns
+
+    @property
+    def s(self):
+        return self.t_ns / 1e9
+
+    def set(self, t_s):
+        self.t_ns = int(round(t_s * 1e9))
+
+    def advance(self, dt_s):
+        self.t_ns += int(round(dt_s * 1e9))
+
+
+
+class BoardWave(object):
+    """Makes a board tree show P(t). Sub-rails get fixed shares of P; the total rail shows P itself."""
+
+    def __init__(self, board_dir, name, wave, t_origin=0.0):
+        self.dir = board_dir
+        self.name = name
+        self.wave = wave
+        self.t_origin = t_origin
+        self._set = getattr(self, "_" + name.replace("-", "_"))
+
+    def p(self, rel):
+        return os.path.join(self.dir, rel.lstrip("/"))
+
+    def set_time(self, t):
+        self._set(t, self.wave.power(t))
+
+    def energy(self, t0, t1):
+        return self.wave.energy(t0, t1)
+
+    def _jetson_nano_jp4(self, t, w):
+        iio = "/sys/bus/i2c/drivers/ina3221x/6-0040/iio:device0"
+        for k, share in ((0, 1.0), (1, 0.25), (2, 0.35)):
+            write_atomic(self.p("%s/in_power%d_input" % (iio, k)), "%d\n" % round(w * share * 1000))
+
+    def _ina3221(self, hwmon, k, w):
+        write_atomic(self.p("%s/in%d_input" % (hwmon, k)), "5000\n")
+        write_atomic(self.p("%s/curr%d_input" % (hwmon, k)), "%d\n" % round(w * 1000 / 5.0))
+
+    def _orin_nano_jp6(self, t, w):
+        hw = "/sys/class/hwmon/hwmon1"
+        self._ina3221(hw, 1, w)
+        self._ina3221(hw, 2, 0.3 * w)
+        self._ina3221(hw, 3, 0.4 * w)
+
+    def _agx_orin_jp6(self, t, w):
+        self._ina3221("/sys/class/hwmon/hwmon2", 1, 0.4 * w)
+        self._ina3221("/sys/class/hwmon/hwmon2", 2, 0.2 * w)
+        self._ina3221("/sys/class/hwmon/hwmon2", 3, 0.3 * w)
+        self._ina3221("/sys/class/hwmon/hwmon3", 2, 0.1 * w)
+
+    def _rpi4_ina219(self, t, w):
+        write_atomic(self.p("/sys/class/hwmon/hwmon2/power1_input"), "%d\n" % round(w * 1e6))
+
+    def _rpi5(self, t, w):
+        """Rewrite the pmic_read_adc capture: VDD_CORE's current carries whatever the other rails do not."""
+        from edgeprof_agent.probes.rpi import parse_pmic_read_adc
+        path = self.p("/tools/vcgencmd/pmic_read_adc.txt")
+        if not hasattr(self, "_pmic"):
+            with open(path) as f:
+                self._pmic = f.read()
+            rails = parse_pmic_read_adc(self._pmic)
+            self._others = sum(d["a"] * d["v"] for n, d in rails if "a" in d and "v" in d and n != "VDD_CORE")
+            self._vcore = dict(rails)["VDD_CORE"]["v"]
+        amps = (w - self._others) / self._vcore
+        lines = []
+        for line in self._pmic.splitlines():
+            if line.strip().startswith("VDD_CORE_A "):
+                line = "  VDD_CORE_A current(7)=%.8fA" % amps
+            lines.append(line)
+        write_atomic(path, "\n".join(lines) + "\n")
+
+    def _x86_rapl(self, t, w):
+        e = self.wave.energy(self.t_origin, t)
+        for zone, share, start in (("intel-rapl:0", 1.0, RAPL_RANGE - 3000000),
+                                   ("intel-rapl:0:0", 0.6, 81723554320)):
+            uj = int(start + e * share * 1e6) % RAPL_RANGE
+            write_atomic(self.p("/sys/class/powercap/%s/energy_uj" % zone), "%d\n" % uj)
+
+    def _powermeter(self, t, w):
+        d = self.p("/tools/powermeter")
+        if not os.path.isdir(d):
+            os.makedirs(d)
+        write_atomic(os.path.join(d, "read.txt"), "%.1f mW\n" % (w * 1000))
+
+
+def fake_wait(clock, board_wave, jitter=0.3, seed=7):
+    """A Sampler.wait stand-in: advances the fake clock (jittered) and updates the sensors; never stops early."""
+    rng = random.Random(seed)
+
+    def wait(seconds):
+        clock.advance(seconds * (1.0 + jitter * (rng.random() - 0.5)))
+        board_wave.set_time(clock.s)
+        return False
+    return wait
+
+
+def drive(sampler, clock, board_wave, seconds, jitter=0.3, seed=7):
+    """Run sampler.run_for(seconds) on the fake clock: deterministic, no real sleeping."""
+    sampler.clock = clock.now_ns
+    sampler.wait = fake_wait(clock, board_wave, jitter, seed)
+    board_wave.set_time(clock.s)
+    sampler.run_for(seconds)
+
+
+class WaveWriter(object):
+    """Keeps a board tree showing P(now) in real time (clock.now_ns seconds) from a background thread."""
+
+    def __init__(self, board_wave, clock_ns, period_s=0.001):
+        self.bw = board_wave
+        self.clock_ns = clock_ns
+        self.period_s = period_s
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run)
+        self._thread.daemon = True
+
+    def _run(self):
+        while not self._stop.is_set():
+            self.bw.set_time(self.clock_ns() / 1e9)
+            time.sleep(self.period_s)
+
+    def __enter__(self):
+        self.bw.set_time(self.clock_ns() / 1e9)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join(5)
+
+
+def root_of(board_dir):
+    return SysfsRoot(board_dir)

@@ -1,0 +1,244 @@
+"""Test double of nvidia-ml-py's `pynvml`: the real function, error and constant names, fake GPUs behind them.
+
+Put this directory first on sys.path (and drop any cached `pynvml`) to use it. Configure with fake_reset():
+
+    pynvml.fake_reset([pynvml.FakeGpu("Tesla T4", power_fn=lambda t: 30.0)], clock=fake_clock_seconds)
+
+power_fn(t) gives watts at clock time t (seconds); the energy counter is its integral (energy_fn(t0, t1) when
+given, else a fine midpoint sum), quantised to `energy_update_s` like the real 20-100 ms update. Calls before
+nvmlInit raise NVMLError_Uninitialized, as the real library does; init/shutdown calls are counted.
+"""
+
+import time
+
+NVML_SUCCESS = 0
+NVML_ERROR_UNINITIALIZED = 1
+NVML_ERROR_INVALID_ARGUMENT = 2
+NVML_ERROR_NOT_SUPPORTED = 3
+NVML_ERROR_NO_PERMISSION = 4
+NVML_ERROR_NOT_FOUND = 6
+NVML_ERROR_DRIVER_NOT_LOADED = 9
+NVML_ERROR_LIBRARY_NOT_FOUND = 12
+NVML_ERROR_UNKNOWN = 999
+
+NVML_TEMPERATURE_GPU = 0
+NVML_CLOCK_GRAPHICS = 0
+NVML_CLOCK_SM = 1
+NVML_CLOCK_MEM = 2
+NVML_CLOCK_VIDEO = 3
+
+nvmlClocksEventReasonGpuIdle = 0x0000000000000001
+nvmlClocksEventReasonApplicationsClocksSetting = 0x0000000000000002
+nvmlClocksEventReasonSwPowerCap = 0x0000000000000004
+nvmlClocksEventReasonHwSlowdown = 0x0000000000000008
+nvmlClocksEventReasonSyncBoost = 0x0000000000000010
+nvmlClocksEventReasonSwThermalSlowdown = 0x0000000000000020
+nvmlClocksEventReasonHwThermalSlowdown = 0x0000000000000040
+nvmlClocksEventReasonHwPowerBrakeSlowdown = 0x0000000000000080
+nvmlClocksEventReasonDisplayClockSetting = 0x0000000000000100
+nvmlClocksEventReasonNone = 0x0
+nvmlClocksThrottleReasonGpuIdle = nvmlClocksEventReasonGpuIdle
+nvmlClocksThrottleReasonSwPowerCap = nvmlClocksEventReasonSwPowerCap
+nvmlClocksThrottleReasonHwSlowdown = nvmlClocksEventReasonHwSlowdown
+nvmlClocksThrottleReasonSwThermalSlowdown = nvmlClocksEventReasonSwThermalSlowdown
+nvmlClocksThrottleReasonHwThermalSlowdown = nvmlClocksEventReasonHwThermalSlowdown
+
+_ERROR_STRINGS = {
+    NVML_ERROR_UNINITIALIZED: "Uninitialized",
+    NVML_ERROR_INVALID_ARGUMENT: "Invalid Argument",
+    NVML_ERROR_NOT_SUPPORTED: "Not Supported",
+    NVML_ERROR_NO_PERMISSION: "Insufficient Permissions",
+    NVML_ERROR_NOT_FOUND: "Not Found",
+    NVML_ERROR_DRIVER_NOT_LOADED: "Driver Not Loaded",
+    NVML_ERROR_LIBRARY_NOT_FOUND: "NVML Shared Library Not Found",
+    NVML_ERROR_UNKNOWN: "Unknown Error",
+}
+
+
+def nvmlErrorString(result):
+    return _ERROR_STRINGS.get(result, "Unknown Error")
+
+
+class NVMLError(Exception):
+    _subclasses = {}
+
+    def __new__(cls, value):
+        if cls is NVMLError and value in NVMLError._subclasses:
+            cls = NVMLError._subclasses[value]
+        obj = Exception.__new__(cls)
+        obj.value = value
+        return obj
+
+    def __init__(self, value):
+        Exception.__init__(self, value)
+        self.value = value
+
+    def __str__(self):
+        return nvmlErrorString(self.value)
+
+
+def _make_error(name, value):
+    sub = type(name, (NVMLError,), {})
+    NVMLError._subclasses[value] = sub
+    return sub
+
+
+NVMLError_Uninitialized = _make_error("NVMLError_Uninitialized", NVML_ERROR_UNINITIALIZED)
+NVMLError_InvalidArgument = _make_error("NVMLError_InvalidArgument", NVML_ERROR_INVALID_ARGUMENT)
+NVMLError_NotSupported = _make_error("NVMLError_NotSupported", NVML_ERROR_NOT_SUPPORTED)
+NVMLError_NoPermission = _make_error("NVMLError_NoPermission", NVML_ERROR_NO_PERMISSION)
+NVMLError_NotFound = _make_error("NVMLError_NotFound", NVML_ERROR_NOT_FOUND)
+NVMLError_DriverNotLoaded = _make_error("NVMLError_DriverNotLoaded", NVML_ERROR_DRIVER_NOT_LOADED)
+NVMLError_LibraryNotFound = _make_error("NVMLError_LibraryNotFound", NVML_ERROR_LIBRARY_NOT_FOUND)
+
+
+class c_nvmlProcessInfo_t(object):
+    def __init__(self, pid, usedGpuMemory):
+        self.pid = pid
+        self.usedGpuMemory = usedGpuMemory
+        self.gpuInstanceId = 0xFFFFFFFF
+        self.computeInstanceId = 0xFFFFFFFF
+
+
+class FakeGpu(object):
+    def __init__(self, name="Tesla T4", power_fn=None, energy_fn=None, has_energy=True, temp_c=45,
+                 sm_mhz=1590, mem_mhz=5000, reasons=0, processes=None, energy_update_s=0.0, power_supported=True):
+        self.name = name
+        self.power_fn = power_fn or (lambda t: 27.5)
+        self.energy_fn = energy_fn
+        self.has_energy = has_energy
+        self.power_supported = power_supported
+        self.temp_c = temp_c
+        self.sm_mhz = sm_mhz
+        self.mem_mhz = mem_mhz
+        self.reasons = reasons
+        self.processes = processes or []   # [(pid, bytes)]
+        self.energy_update_s = energy_update_s
+        self.energy_base_mj = 123456789
+
+
+class _State(object):
+    def __init__(self):
+        self.gpus = [FakeGpu()]
+        self.clock = time.perf_counter
+        self.driver_loaded = True
+        self.init_depth = 0
+        self.init_calls = 0
+        self.shutdown_calls = 0
+
+
+_state = _State()
+
+
+def fake_reset(gpus=None, clock=None, driver_loaded=True):
+    global _state
+    _state = _State()
+    if gpus is not None:
+        _state.gpus = list(gpus)
+    if clock is not None:
+        _state.clock = clock
+    _state.driver_loaded = driver_loaded
+    return _state
+
+
+def fake_state():
+    return _state
+
+
+def _check():
+    if _state.init_depth <= 0:
+        raise NVMLError(NVML_ERROR_UNINITIALIZED)
+
+
+def _gpu(handle):
+    _check()
+    if not isinstance(handle, int) or not 0 <= handle < len(_state.gpus):
+        raise NVMLError(NVML_ERROR_INVALID_ARGUMENT)
+    return _state.gpus[handle]
+
+
+def nvmlInit():
+    _state.init_calls += 1
+    if not _state.driver_loaded:
+        raise NVMLError(NVML_ERROR_DRIVER_NOT_LOADED)
+    _state.init_depth += 1
+
+
+def nvmlShutdown():
+    _check()
+    _state.shutdown_calls += 1
+    _state.init_depth -= 1
+
+
+def nvmlSystemGetDriverVersion():
+    _check()
+    return "535.183.01"
+
+
+def nvmlDeviceGetCount():
+    _check()
+    return len(_state.gpus)
+
+
+def nvmlDeviceGetHandleByIndex(index):
+    _check()
+    if not 0 <= index < len(_state.gpus):
+        raise NVMLError(NVML_ERROR_INVALID_ARGUMENT)
+    return index
+
+
+def nvmlDeviceGetName(handle):
+    return _gpu(handle).name
+
+
+def nvmlDeviceGetPowerUsage(handle):
+    g = _gpu(handle)
+    if not g.power_supported:
+        raise NVMLError(NVML_ERROR_NOT_SUPPORTED)
+    return int(round(g.power_fn(_state.clock()) * 1000.0))
+
+
+def _energy_j(g, t):
+    if g.energy_fn is not None:
+        return g.energy_fn(0.0, t)
+    n = max(1, int(t * 1000))
+    h = t / n
+    return sum(g.power_fn((i + 0.5) * h) for i in range(n)) * h
+
+
+def nvmlDeviceGetTotalEnergyConsumption(handle):
+    g = _gpu(handle)
+    if not g.has_energy:
+        raise NVMLError(NVML_ERROR_NOT_SUPPORTED)
+    t = _state.clock()
+    if g.energy_update_s > 0:
+        t = int(t / g.energy_update_s) * g.energy_update_s
+    return g.energy_base_mj + int(_energy_j(g, t) * 1000.0)
+
+
+def nvmlDeviceGetTemperature(handle, sensor):
+    g = _gpu(handle)
+    if sensor != NVML_TEMPERATURE_GPU:
+        raise NVMLError(NVML_ERROR_INVALID_ARGUMENT)
+    return int(g.temp_c)
+
+
+def nvmlDeviceGetClockInfo(handle, clock_type):
+    g = _gpu(handle)
+    if clock_type in (NVML_CLOCK_SM, NVML_CLOCK_GRAPHICS):
+        return g.sm_mhz
+    if clock_type == NVML_CLOCK_MEM:
+        return g.mem_mhz
+    raise NVMLError(NVML_ERROR_NOT_SUPPORTED)
+
+
+def nvmlDeviceGetCurrentClocksEventReasons(handle):
+    return _gpu(handle).reasons
+
+
+def nvmlDeviceGetCurrentClocksThrottleReasons(handle):
+    return _gpu(handle).reasons
+
+
+def nvmlDeviceGetComputeRunningProcesses(handle):
+    return [c_nvmlProcessInfo_t(pid, used) for pid, used in _gpu(handle).processes]
