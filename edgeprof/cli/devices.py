@@ -1,0 +1,251 @@
+"""`edgeprof devices list | check | trust`: the lab inventory, device health and host key trust.
+
+Owns: parsing these commands and printing their answers (tables or JSON). The work is done by inventory (list),
+devices.check_devices (check) and devices.fetch_host_key / record_trust (trust).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from ..errors import ConfigError, HostKeyError
+from ..inventory import Inventory, load_inventory
+from ..records import Device, local_device
+from .common import add_db_args, add_inventory_args, open_store
+from .ui import err, out
+
+EPILOG = """\
+examples:
+  edgeprof devices list                        the inventory (devices.yaml) as a table
+  edgeprof devices check                       reach every board: SSH, Python, agent facts (stored)
+  edgeprof devices check jetson-nano --json    one board, machine-readable
+  edgeprof devices trust jetson-nano           show its host key fingerprint and record it after you confirm
+"""
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("devices", help="list, check and trust the boards in devices.yaml",
+                       description="The device lab: the inventory, a health check of each board, and SSH host "
+                                   "key trust.", epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    dsub = p.add_subparsers(dest="devices_command", metavar="SUBCOMMAND")
+    p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
+
+    lp = dsub.add_parser("list", help="show the inventory")
+    add_inventory_args(lp)
+    lp.add_argument("--json", action="store_true", help="print the devices as JSON")
+    lp.set_defaults(func=run_list)
+
+    cp = dsub.add_parser("check", help="reach devices and collect their facts (in parallel)",
+                         description="Per device: reachable, authenticated, remote Python (>= 3.6), then through "
+                                     "the agent: arch, OS, kernel, JetPack/L4T, CPU, memory, free disk in the "
+                                     "workdir, runtimes, power sources, GPU. Facts are stored in the results "
+                                     "database with a timestamp.")
+    cp.add_argument("names", nargs="*", metavar="NAME", help="devices to check (default: all in the inventory)")
+    add_inventory_args(cp)
+    add_db_args(cp)
+    cp.add_argument("--json", action="store_true", help="print the results as JSON")
+    cp.add_argument("--no-store", action="store_true", help="do not store the facts")
+    cp.set_defaults(func=run_check)
+
+    tp = dsub.add_parser("trust", help="record a device's SSH host key after showing its fingerprint",
+                         description="Connects, shows the host key fingerprint and records it in the device's "
+                                     "known_hosts file (its lab file if devices.yaml names one, else "
+                                     "~/.ssh/known_hosts). Compare the fingerprint with the one printed on the "
+                                     "board (ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub) before accepting.")
+    tp.add_argument("name", metavar="NAME")
+    add_inventory_args(tp)
+    tp.add_argument("--yes", action="store_true", help="record without asking (for scripts)")
+    tp.add_argument("--replace", action="store_true",
+                    help="replace a recorded key that CHANGED (only after verifying the new one on the board)")
+    tp.set_defaults(func=run_trust)
+
+
+# -- list -------------------------------------------------------------------------------------------------------
+
+
+def _power(d: Device) -> str:
+    if not d.power:
+        return "auto"
+    parts = [str(d.power.get("source", "auto"))]
+    if d.power.get("rail"):
+        parts.append(str(d.power["rail"]))
+    if d.power.get("rate_hz"):
+        parts.append(f"{d.power['rate_hz']:g} Hz")
+    return " ".join(parts)
+
+
+def run_list(args: argparse.Namespace) -> int:
+    inv = load_inventory(args.inventory)
+    devices = [local_device(), *inv.devices]
+    if args.json:
+        print(json.dumps({"inventory": inv.path, "devices": [d.to_dict() for d in devices]}, indent=2))
+        return 0
+    from rich.table import Table
+
+    source = inv.path or "none found (" + ", ".join(inv.searched) + ")"
+    t = Table(title=f"inventory: {source}", title_justify="left")
+    for col in ("name", "host:port", "user", "python", "workdir", "tags", "power", "via"):
+        t.add_column(col)
+    for d in devices:
+        if d.kind == "local":
+            t.add_row(d.name, "this machine", "-", "(this interpreter)", d.workdir, "-", "auto", "built in")
+            continue
+        tags = " ".join(f"{k}={v}" for k, v in d.tags.items()) or "-"
+        t.add_row(d.name, f"{d.host}:{d.port}", d.user or "(you)", d.python, d.workdir, tags, _power(d),
+                  f"jump {d.proxy_jump}" if d.proxy_jump else "ssh")
+    out.print(t)
+    return 0
+
+
+# -- check ------------------------------------------------------------------------------------------------------
+
+
+def _select(inv: Inventory, names: list[str]) -> list[Device]:
+    if names:
+        return [inv.get(n) for n in dict.fromkeys(names)]
+    if not inv.devices:
+        raise ConfigError("no devices to check: " + (f"{inv.path} lists none" if inv.path else
+                          "no devices.yaml found (looked in " + ", ".join(inv.searched) + ")"),
+                          hint="add boards to devices.yaml (see docs/devices.md), or run: edgeprof devices check local")
+    return inv.devices
+
+
+def _mb(v: Any) -> str:
+    if not isinstance(v, int | float):
+        return "-"
+    return f"{v / 1024:.1f} GB" if v >= 1024 else f"{v:.0f} MB"
+
+
+def _runtimes(f: dict[str, Any]) -> str:
+    out_ = []
+    for name, info in sorted((f.get("runtimes") or {}).items()):
+        if not isinstance(info, dict) or not info.get("version") or name == "numpy":
+            continue
+        provs = [p.replace("ExecutionProvider", "") for p in info.get("providers", [])
+                 if p not in ("AzureExecutionProvider",)]
+        out_.append(f"{name} {info['version']}" + (f" ({','.join(provs)})" if provs else ""))
+    return "\n".join(out_) or "none"
+
+
+def _power_sources(f: dict[str, Any]) -> str:
+    """Available power sources (with rails when known); unavailable ones are listed by `--json` with reasons."""
+    p = f.get("power_sources", f.get("power"))
+    if not p:
+        return "none"
+    items = p if isinstance(p, list) else [dict(v, source=k) if isinstance(v, dict) else {"source": k}
+                                            for k, v in p.items()] if isinstance(p, dict) else [p]
+    found = []
+    for x in items:
+        if isinstance(x, dict):
+            if x.get("available") is False:
+                continue
+            rails = x.get("rails")
+            extra = f" ({', '.join(map(str, rails))})" if isinstance(rails, list) and rails else ""
+            found.append(f"{x.get('source', '?')}{extra}")
+        else:
+            found.append(str(x))
+    return "\n".join(found) or "none found"
+
+
+def _gpu(f: dict[str, Any]) -> str:
+    g = f.get("gpu")
+    if not g:
+        return "-"
+    if isinstance(g, list):
+        return "\n".join(str(x.get("name", x) if isinstance(x, dict) else x) for x in g)
+    if isinstance(g, dict):
+        return str(g.get("name") or g)
+    return str(g)
+
+
+def run_check(args: argparse.Namespace) -> int:
+    from ..devices import check_devices
+
+    inv = load_inventory(args.inventory)
+    devices = _select(inv, args.names)
+    save = None
+    if not args.no_store:
+        store = open_store(args.db)
+        save = store.save_facts
+    if not args.json:
+        err.print(f"checking {len(devices)} device(s): {', '.join(d.name for d in devices)}")
+    results = check_devices(devices, save_facts=save)
+    failed = [r for r in results if not r.ok]
+    if args.json:
+        print(json.dumps([r.to_dict() for r in results], indent=2, sort_keys=False))
+        return 3 if failed else 0
+    from rich.table import Table
+
+    t = Table(title="devices check", title_justify="left")
+    for col in ("device", "address", "ssh", "python", "arch", "OS / kernel", "L4T", "CPU", "memory",
+                "disk free", "runtimes", "power", "GPU"):
+        t.add_column(col)
+    mark = {True: "[green]ok[/green]", False: "[red]no[/red]", None: "-"}
+    for r in results:
+        f = r.facts or {}
+        ssh = "n/a" if r.address == "this machine" else (
+            "ok" if r.authenticated else "host key?" if r.stage == "hostkey" else
+            "auth failed" if r.reachable else "unreachable")
+        ssh = mark[True] if ssh == "ok" else ssh if ssh == "n/a" else f"[red]{ssh}[/red]"
+        cpu = f"{f.get('cpu') or '-'} ×{f.get('cores')}" if f else "-"
+        t.add_row(r.device, r.address, ssh, r.python or "-", f.get("arch", "-"),
+                  f"{f.get('os') or '-'}\n{f.get('kernel') or ''}".strip() if f else "-",
+                  str(f.get("l4t") or "-"), cpu, _mb(f.get("memory_mb")), _mb(f.get("disk_free_mb")),
+                  _runtimes(f) if f else "-", _power_sources(f) if f else "-", _gpu(f) if f else "-")
+    out.print(t)
+    for r in results:
+        if r.error:
+            out.print(f"[red]{r.device}[/red]: {r.error}", soft_wrap=True)
+            if r.detail:
+                for line in r.detail.rstrip().splitlines()[-10:]:
+                    out.print(f"    {line}", soft_wrap=True, markup=False)
+    saved = [r for r in results if r.facts_saved_at]
+    if saved:
+        err.print(f"facts stored for {', '.join(r.device for r in saved)} at {saved[0].facts_saved_at}")
+    return 3 if failed else 0
+
+
+# -- trust ------------------------------------------------------------------------------------------------------
+
+
+def run_trust(args: argparse.Namespace) -> int:
+    from ..devices import fetch_host_key, record_trust
+
+    inv = load_inventory(args.inventory)
+    device = inv.get(args.name)
+    offer = fetch_host_key(device)
+    where = f"{device.host}:{device.port}"
+    if offer.status == "trusted":
+        at = offer.matched.where if offer.matched else offer.target
+        out.print(f"{device.name} ({where}): host key {offer.keytype} {offer.fingerprint} is already trusted ({at})")
+        return 0
+    out.print(f"{device.name} ({where}) presents host key [bold]{offer.keytype} {offer.fingerprint}[/bold]")
+    if offer.status == "changed":
+        old = [k for k in offer.recorded if k.keytype == offer.keytype]
+        out.print(f"[red bold]WARNING: this is NOT the key recorded in {old[0].where} ({old[0].fingerprint}).[/]\n"
+                  "Someone may be intercepting the connection, or the board was reinstalled. Replace it only "
+                  "after checking the new fingerprint on the board's console.")
+        if not args.replace:
+            record_trust(device, offer)  # raises the loud HostKeyError with the fix
+    stem = {"ssh-ed25519": "ed25519", "ssh-rsa": "rsa"}.get(offer.keytype, "ecdsa")
+    out.print(f"compare it on the board: ssh-keygen -lf /etc/ssh/ssh_host_{stem}_key.pub")
+    if not args.yes:
+        if not sys.stdin.isatty():
+            raise HostKeyError(f"not recording the host key of {device.name} without confirmation",
+                               hint=f"run in a terminal, or pass --yes: edgeprof devices trust {device.name} --yes")
+        answer = input(f"record it in {offer.target}? [y/N] ").strip().lower()
+        if answer not in ("y", "yes"):
+            out.print("not recorded")
+            return 1
+    rec = record_trust(device, offer, replace=args.replace)
+    for gone in rec.removed:
+        out.print(f"removed old key {gone.keytype} {gone.fingerprint} ({gone.where})")
+    out.print(f"recorded {offer.host_id} {offer.keytype} {offer.fingerprint} in {rec.path}"
+              if rec.added else f"already recorded in {rec.path}")
+    for stale in rec.stale_elsewhere:
+        out.print(f"[yellow]note[/yellow]: {stale.where} still holds the old key; remove it with "
+                  f"ssh-keygen -R '{offer.host_id}' -f {stale.path}")
+    return 0
