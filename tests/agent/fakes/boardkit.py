@@ -6,8 +6,9 @@
 - Wave: P(t) = base + amp * sin(2 pi t / period + phase) watts, with its exact integral energy(t0, t1).
 - BoardWave(board_dir, name, wave).set_time(t): rewrites the board's sensor files (or a tool's captured output)
   so they show P(t): power registers for INA3221 / INA219 / Pi 5 PMIC / command, energy counters for RAPL.
-- FakeClock: a clock.now_ns() stand-in; drive(sampler, clock, board_wave, ...) runs the sampler loop on it,
-  deterministically, with jittered tick spacing. WaveWriter keeps a tree current in real time (threaded tests).
+- FakeClock: a clock.now_ns() stand-in; fake_wait(clock, board_wave) replaces Sampler.wait so the sampler loop
+  runs on it deterministically, with jittered tick spacing, updating the sensors as time advances.
+- WaveWriter keeps a tree current in real time (threaded tests).
 """
 
 import math
@@ -194,14 +195,6 @@ def fake_wait(clock, board_wave, jitter=0.3, seed=7):
         board_wave.set_time(clock.s)
         return False
     return wait
-
-
-def drive(sampler, clock, board_wave, seconds, jitter=0.3, seed=7):
-    """Run sampler.run_for(seconds) on the fake clock: deterministic, no real sleeping."""
-    sampler.clock = clock.now_ns
-    sampler.wait = fake_wait(clock, board_wave, jitter, seed)
-    board_wave.set_time(clock.s)
-    sampler.run_for(seconds)
 
 
 class WaveWriter(object):
