@@ -221,6 +221,11 @@ class SSHTransport(Transport):
                                      "banner", hint="is the board on, and is an SSH server on that port?") from None
             raise TransportError(f"{label}: SSH handshake failed: {text or type(e).__name__}",
                                  hint="is this an SSH server?") from None
+        if not (t.is_active() and t.initial_kex_done):  # start_client returns quietly on its own timeout
+            what = "the SSH handshake" if t.remote_version else "the SSH banner"
+            t.close()
+            raise TransportError(f"{label}: connection timed out after {self.timeout:g} s waiting for {what}",
+                                 hint="is the board on, and is an SSH server on that port?")
         self.server_version = t.remote_version
         return t
 
@@ -331,7 +336,10 @@ class SSHTransport(Transport):
         except paramiko.PasswordRequiredException:
             tried.append(f"{path} (encrypted: load it with ssh-add so ssh-agent can use it)")
         except (paramiko.SSHException, ValueError, OSError, TypeError) as e:
-            tried.append(f"{path} (unreadable: {e})")
+            if "password" in str(e).lower():  # paramiko >= 4 raises TypeError for an encrypted OpenSSH key
+                tried.append(f"{path} (encrypted: load it with ssh-add so ssh-agent can use it)")
+            else:
+                tried.append(f"{path} (unreadable: {e})")
         return None
 
     # -- commands -------------------------------------------------------------------------------------------

@@ -52,7 +52,7 @@ def keygen(path: Path, kind: str = "ed25519", comment: str = "edgeprof-test") ->
             p.unlink()
     args = ["ssh-keygen", "-q", "-t", kind, "-N", "", "-C", comment, "-f", str(path)]
     if kind == "rsa":
-        args[3:3] = ["-b", "2048"]
+        args[4:4] = ["-b", "2048"]
     subprocess.run(args, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=60)
     os.chmod(path, 0o600)
     return path.with_name(path.name + ".pub").read_text().strip()
@@ -76,6 +76,7 @@ class SSHHost:
     sftp: bool = True
     forwarding: bool = True
     key_type: str = "ed25519"
+    extra_key_types: tuple[str, ...] = ()
     proc: subprocess.Popen[bytes] | None = None
     host_key_line: str = ""
 
@@ -98,6 +99,13 @@ class SSHHost:
     @property
     def host_id(self) -> str:
         return f"[127.0.0.1]:{self.port}"
+
+    def extra_key_path(self, kind: str) -> Path:
+        return self.dir / f"ssh_host_{kind}_key"
+
+    def extra_known_hosts_line(self, kind: str) -> str:
+        keytype, blob = self.extra_key_path(kind).with_suffix(".pub").read_text().split()[:2]
+        return f"{self.host_id} {keytype} {blob}\n"
 
     def known_hosts_line(self) -> str:
         keytype, blob = self.host_key_line.split()[:2]
@@ -134,13 +142,16 @@ class SSHLab:
             os.makedirs("/run/sshd", mode=0o755, exist_ok=True)  # privilege separation directory
 
     def start_host(self, name: str, *, workdir: str | None = None, env: dict[str, str] | None = None,
-                   sftp: bool = True, forwarding: bool = True, key_type: str = "ed25519") -> SSHHost:
+                   sftp: bool = True, forwarding: bool = True, key_type: str = "ed25519",
+                   extra_key_types: tuple[str, ...] = ()) -> SSHHost:
         hdir = self.base / f"host-{name}"
         hdir.mkdir(parents=True, exist_ok=True)
         wd = workdir if workdir is not None else str(hdir / "work")
         host = SSHHost(name=name, port=0, dir=hdir, workdir=wd, env=dict(env or {}), sftp=sftp,
-                       forwarding=forwarding, key_type=key_type)
+                       forwarding=forwarding, key_type=key_type, extra_key_types=extra_key_types)
         host.host_key_line = keygen(host.host_key_path, key_type, comment=f"host-{name}")
+        for kind in extra_key_types:
+            keygen(host.extra_key_path(kind), kind, comment=f"host-{name}-{kind}")
         self._launch(host)
         self.hosts.append(host)
         return host
@@ -149,6 +160,7 @@ class SSHLab:
         lines = [
             f"ListenAddress 127.0.0.1:{host.port}",
             f"HostKey {host.host_key_path}",
+            *(f"HostKey {host.extra_key_path(k)}" for k in host.extra_key_types),
             f"AuthorizedKeysFile {self.authorized_keys}",
             f"PidFile {host.dir / 'sshd.pid'}",
             "PasswordAuthentication no",
