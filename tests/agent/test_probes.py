@@ -223,7 +223,7 @@ def test_rapl_package_counter_with_wraparound(tmp_path):
     e0, _, _ = probe.read()
     pkg = os.path.join(d, "sys/class/powercap/intel-rapl:0/energy_uj")
     with open(pkg, "w") as f:            # 3 J left before the wrap; +5 J wraps to 2 J past zero
-        f.write("%d\n" % 2000000)
+        f.write("2000000\n")
     e1, rails, _ = probe.read()
     assert e1 - e0 == pytest.approx(5.0)
     assert rails[1] == 0.0                # core did not move

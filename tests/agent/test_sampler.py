@@ -152,7 +152,7 @@ def _nvml_monitor(monkeypatch, fc, wave, update_s):
     return mon
 
 
-class _NoFiles(object):
+class _NoFiles:
     def set_time(self, t):
         pass
 
@@ -238,14 +238,14 @@ def test_window_beyond_samples_warns():
 
 # ------------------------------------------------------------------------------------------------ sampler
 
-class FlakyProbe(object):
+class FlakyProbe:
     def __init__(self):
         self.n = 0
 
     def read(self):
         self.n += 1
         if self.n % 3 == 0:
-            raise IOError("EIO")
+            raise OSError("EIO")
         return 1.0, (), None
 
 
@@ -259,7 +259,7 @@ def test_read_errors_are_counted_not_raised():
 def test_overrun_resynchronises_instead_of_bursting():
     fc = bk.FakeClock(0.0)
 
-    class SlowProbe(object):
+    class SlowProbe:
         def read(self):
             fc.advance(0.05)    # 50 ms per read at a 100 Hz schedule
             return 1.0, (), None
@@ -267,7 +267,7 @@ def test_overrun_resynchronises_instead_of_bursting():
     s = Sampler(SlowProbe(), 100, clock=fc.now_ns)
     s.wait = lambda sec: fc.advance(sec)
     s.run_for(1.0)
-    gaps = [b[0] - a[0] for a, b in zip(s.samples, s.samples[1:])]
+    gaps = [b[0] - a[0] for a, b in zip(s.samples, s.samples[1:], strict=False)]
     assert min(gaps) >= int(0.05 * 1e9) - 1
     assert 18 <= len(s.samples) <= 22
 
@@ -275,7 +275,7 @@ def test_overrun_resynchronises_instead_of_bursting():
 def test_timestamps_are_midpoints_of_the_read():
     fc = bk.FakeClock(0.0)
 
-    class Tool(object):
+    class Tool:
         def read(self):
             fc.advance(0.030)   # a 30 ms vcgencmd call
             return 2.0, (), None

@@ -74,13 +74,13 @@ def use_fake_module(monkeypatch, name):
 
 
 def write_atomic(path, text):
-    tmp = path + ".tmp-%d" % threading.get_ident()
+    tmp = path + f".tmp-{threading.get_ident()}"
     with open(tmp, "w") as f:
         f.write(text)
     os.replace(tmp, path)
 
 
-class Wave(object):
+class Wave:
     def __init__(self, base=5.0, amp=1.5, period=0.5, phase=0.3):
         self.base, self.amp, self.period, self.phase = base, amp, period, phase
 
@@ -92,7 +92,7 @@ class Wave(object):
         return self.base * (t1 - t0) - self.amp / w * (math.cos(w * t1 + self.phase) - math.cos(w * t0 + self.phase))
 
 
-class FakeClock(object):
+class FakeClock:
     def __init__(self, t_s=1000.0):
         self.t_ns = int(t_s * 1e9)
 
@@ -111,7 +111,7 @@ class FakeClock(object):
 
 
 
-class BoardWave(object):
+class BoardWave:
     """Makes a board tree show P(t). Sub-rails get fixed shares of P; the total rail shows P itself."""
 
     def __init__(self, board_dir, name, wave, t_origin=0.0):
@@ -133,11 +133,11 @@ class BoardWave(object):
     def _jetson_nano_jp4(self, t, w):
         iio = "/sys/bus/i2c/drivers/ina3221x/6-0040/iio:device0"
         for k, share in ((0, 1.0), (1, 0.25), (2, 0.35)):
-            write_atomic(self.p("%s/in_power%d_input" % (iio, k)), "%d\n" % round(w * share * 1000))
+            write_atomic(self.p(f"{iio}/in_power{k}_input"), f"{round(w * share * 1000)}\n")
 
     def _ina3221(self, hwmon, k, w):
-        write_atomic(self.p("%s/in%d_input" % (hwmon, k)), "5000\n")
-        write_atomic(self.p("%s/curr%d_input" % (hwmon, k)), "%d\n" % round(w * 1000 / 5.0))
+        write_atomic(self.p(f"{hwmon}/in{k}_input"), "5000\n")
+        write_atomic(self.p(f"{hwmon}/curr{k}_input"), f"{round(w * 1000 / 5.0)}\n")
 
     def _orin_nano_jp6(self, t, w):
         hw = "/sys/class/hwmon/hwmon1"
@@ -152,7 +152,7 @@ class BoardWave(object):
         self._ina3221("/sys/class/hwmon/hwmon3", 2, 0.1 * w)
 
     def _rpi4_ina219(self, t, w):
-        write_atomic(self.p("/sys/class/hwmon/hwmon2/power1_input"), "%d\n" % round(w * 1e6))
+        write_atomic(self.p("/sys/class/hwmon/hwmon2/power1_input"), f"{round(w * 1e6)}\n")
 
     def _rpi5(self, t, w):
         """Rewrite the pmic_read_adc capture: VDD_CORE's current carries whatever the other rails do not."""
@@ -168,7 +168,7 @@ class BoardWave(object):
         lines = []
         for line in self._pmic.splitlines():
             if line.strip().startswith("VDD_CORE_A "):
-                line = "  VDD_CORE_A current(7)=%.8fA" % amps
+                line = f"  VDD_CORE_A current(7)={amps:.8f}A"
             lines.append(line)
         write_atomic(path, "\n".join(lines) + "\n")
 
@@ -177,13 +177,13 @@ class BoardWave(object):
         for zone, share, start in (("intel-rapl:0", 1.0, RAPL_RANGE - 3000000),
                                    ("intel-rapl:0:0", 0.6, 81723554320)):
             uj = int(start + e * share * 1e6) % RAPL_RANGE
-            write_atomic(self.p("/sys/class/powercap/%s/energy_uj" % zone), "%d\n" % uj)
+            write_atomic(self.p(f"/sys/class/powercap/{zone}/energy_uj"), f"{uj}\n")
 
     def _powermeter(self, t, w):
         d = self.p("/tools/powermeter")
         if not os.path.isdir(d):
             os.makedirs(d)
-        write_atomic(os.path.join(d, "read.txt"), "%.1f mW\n" % (w * 1000))
+        write_atomic(os.path.join(d, "read.txt"), f"{w * 1000:.1f} mW\n")
 
 
 def fake_wait(clock, board_wave, jitter=0.3, seed=7):
@@ -197,7 +197,7 @@ def fake_wait(clock, board_wave, jitter=0.3, seed=7):
     return wait
 
 
-class WaveWriter(object):
+class WaveWriter:
     """Keeps a board tree showing P(now) in real time (clock.now_ns seconds) from a background thread."""
 
     def __init__(self, board_wave, clock_ns, period_s=0.001):

@@ -26,7 +26,7 @@ SwapFree:        2097148 kB
 """
 
 
-class Tree(object):
+class Tree:
     def __init__(self, name):
         self.base = os.path.join(HERE, name)
         if os.path.exists(self.base):
@@ -38,7 +38,7 @@ class Tree(object):
         if not os.path.isdir(os.path.dirname(full)):
             os.makedirs(os.path.dirname(full))
         if not isinstance(content, str):
-            content = "%s\n" % content
+            content = f"{content}\n"
         with open(full, "w") as f:
             f.write(content)
 
@@ -51,24 +51,24 @@ class Tree(object):
         os.symlink(os.path.relpath(full_target, os.path.dirname(full_link)), full_link)
 
     def tool(self, tool, key, out, rc=None, err=None):
-        self.w("/tools/%s/%s.txt" % (tool, key), out)
+        self.w(f"/tools/{tool}/{key}.txt", out)
         if rc is not None:
-            self.w("/tools/%s/%s.rc" % (tool, key), rc)
+            self.w(f"/tools/{tool}/{key}.rc", rc)
         if err is not None:
-            self.w("/tools/%s/%s.err" % (tool, key), err)
+            self.w(f"/tools/{tool}/{key}.err", err)
 
     def zones(self, zones):
         for i, (ztype, temp) in enumerate(zones):
-            d = "/sys/devices/virtual/thermal/thermal_zone%d" % i
+            d = f"/sys/devices/virtual/thermal/thermal_zone{i}"
             self.w(d + "/type", ztype)
             self.w(d + "/temp", temp)
             self.w(d + "/mode", "enabled")
-            self.ln("/sys/class/thermal/thermal_zone%d" % i, d)
+            self.ln(f"/sys/class/thermal/thermal_zone{i}", d)
 
     def cpufreq(self, policies, governor):
         """policies: [(policy_id, [cpus], cur, min, max, hw_max)]"""
         for pid, cpus, cur, lo, hi, hw in policies:
-            d = "/sys/devices/system/cpu/cpufreq/policy%d" % pid
+            d = f"/sys/devices/system/cpu/cpufreq/policy{pid}"
             self.w(d + "/scaling_governor", governor)
             self.w(d + "/scaling_cur_freq", cur)
             self.w(d + "/scaling_min_freq", lo)
@@ -79,40 +79,40 @@ class Tree(object):
             self.w(d + "/scaling_available_governors", "interactive conservative ondemand userspace powersave "
                    "performance schedutil")
             for c in cpus:
-                self.w("/sys/devices/system/cpu/cpu%d/online" % c, 1)
-                self.ln("/sys/devices/system/cpu/cpu%d/cpufreq" % c, d)
+                self.w(f"/sys/devices/system/cpu/cpu{c}/online", 1)
+                self.ln(f"/sys/devices/system/cpu/cpu{c}/cpufreq", d)
 
     def meminfo(self, total, avail):
         self.w("/proc/meminfo", MEMINFO.format(total=total, free=avail // 2, avail=avail))
 
     def i2c(self, dev_path, bus_name, name, driver):
         self.w(dev_path + "/name", name)
-        self.ln("/sys/bus/i2c/devices/%s" % bus_name, dev_path)
-        self.ln("/sys/bus/i2c/drivers/%s/%s" % (driver, bus_name), dev_path)
+        self.ln(f"/sys/bus/i2c/devices/{bus_name}", dev_path)
+        self.ln(f"/sys/bus/i2c/drivers/{driver}/{bus_name}", dev_path)
 
     def ina3221_hwmon(self, dev_path, hwmon, rails):
         """rails: three (label, mV, mA) or None for an unconnected channel without label."""
-        d = "%s/hwmon/%s" % (dev_path, hwmon)
+        d = f"{dev_path}/hwmon/{hwmon}"
         self.w(d + "/name", "ina3221")
         for k, rail in enumerate(rails, 1):
             if rail is None:
                 continue
             label, mv, ma = rail
-            self.w(d + "/in%d_label" % k, label)
-            self.w(d + "/in%d_input" % k, mv)
-            self.w(d + "/in%d_enable" % k, 1)
-            self.w(d + "/curr%d_input" % k, ma)
-            self.w(d + "/curr%d_max" % k, 5000 if k == 1 else 3000)
-            self.w(d + "/curr%d_crit" % k, 6000 if k == 1 else 4000)
-            self.w(d + "/shunt%d_resistor" % k, 5000)
-            self.w(d + "/in%d_input" % (k + 3), ma * 5 // 1000)  # shunt voltage mV
+            self.w(d + f"/in{k}_label", label)
+            self.w(d + f"/in{k}_input", mv)
+            self.w(d + f"/in{k}_enable", 1)
+            self.w(d + f"/curr{k}_input", ma)
+            self.w(d + f"/curr{k}_max", 5000 if k == 1 else 3000)
+            self.w(d + f"/curr{k}_crit", 6000 if k == 1 else 4000)
+            self.w(d + f"/shunt{k}_resistor", 5000)
+            self.w(d + f"/in{k + 3}_input", ma * 5 // 1000)  # shunt voltage mV
         self.w(d + "/in7_label", "sum of shunt voltages")
         self.w(d + "/in7_input", 9)
         self.w(d + "/curr4_input", 2100)
         self.w(d + "/curr4_crit", 10000)
         self.w(d + "/samples", 512)
         self.w(d + "/update_interval", 140)
-        self.ln("/sys/class/hwmon/%s" % hwmon, d)
+        self.ln(f"/sys/class/hwmon/{hwmon}", d)
 
 
 def jetson_nano_jp4():
@@ -122,12 +122,12 @@ def jetson_nano_jp4():
     iio = dev + "/iio:device0"
     t.w(iio + "/name", "ina3221x")
     for k, (rail, mv, ma) in enumerate((("POM_5V_IN", 5080, 486), ("POM_5V_GPU", 5040, 15), ("POM_5V_CPU", 5040, 83))):
-        t.w(iio + "/rail_name_%d" % k, rail)
-        t.w(iio + "/in_voltage%d_input" % k, mv)
-        t.w(iio + "/in_current%d_input" % k, ma)
-        t.w(iio + "/in_power%d_input" % k, mv * ma // 1000)
-        t.w(iio + "/warn_current_limit_%d" % k, 32760)
-        t.w(iio + "/crit_current_limit_%d" % k, 32760)
+        t.w(iio + f"/rail_name_{k}", rail)
+        t.w(iio + f"/in_voltage{k}_input", mv)
+        t.w(iio + f"/in_current{k}_input", ma)
+        t.w(iio + f"/in_power{k}_input", mv * ma // 1000)
+        t.w(iio + f"/warn_current_limit_{k}", 32760)
+        t.w(iio + f"/crit_current_limit_{k}", 32760)
     t.i2c("/sys/devices/7000c400.i2c/i2c-1/1-0050", "1-0050", "24c02", "at24")
     t.zones([("AO-therm", 40500), ("CPU-therm", 41500), ("GPU-therm", 39000), ("PLL-therm", 38500),
              ("PMIC-Die", 100000), ("thermal-fan-est", 40200)])
@@ -227,9 +227,9 @@ def rpi5():
     t.zones([("cpu-thermal", 52650)])
     t.cpufreq([(0, [0, 1, 2, 3], 2400000, 1500000, 2400000, 2400000)], "ondemand")
     for i, name in enumerate(("cpu_thermal", "rp1_adc", "rpi_volt")):
-        d = "/sys/devices/virtual/hwmon/hwmon%d" % i
+        d = f"/sys/devices/virtual/hwmon/hwmon{i}"
         t.w(d + "/name", name)
-        t.ln("/sys/class/hwmon/hwmon%d" % i, d)
+        t.ln(f"/sys/class/hwmon/hwmon{i}", d)
     t.meminfo(8245840, 7412004)
     t.tool("vcgencmd", "pmic_read_adc", PMIC_READ_ADC)
     t.tool("vcgencmd", "get_throttled", "throttled=0x0\n")
@@ -279,7 +279,7 @@ def x86_rapl():
         t.w(path + "/energy_uj", energy)
         t.w(path + "/max_energy_range_uj", RAPL_RANGE if name != "dram" else 65712999613)
         t.w(path + "/enabled", 1)
-        t.ln("/sys/class/powercap/%s" % os.path.basename(path), path)
+        t.ln(f"/sys/class/powercap/{os.path.basename(path)}", path)
     t.zones([("acpitz", 27800), ("x86_pkg_temp", 47000)])
     t.cpufreq([(c, [c], 2900000 - 100000 * c, 800000, 4700000, 4700000) for c in range(4)], "powersave")
     t.meminfo(32583944, 24876512)
@@ -288,4 +288,4 @@ def x86_rapl():
 if __name__ == "__main__":
     for fn in (jetson_nano_jp4, orin_nano_jp6, agx_orin_jp6, rpi5, rpi4_ina219, x86_rapl):
         fn()
-    print("wrote %s under %s" % (", ".join(BOARDS), HERE))
+    print("wrote {} under {}".format(", ".join(BOARDS), HERE))

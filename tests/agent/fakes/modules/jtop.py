@@ -10,7 +10,7 @@ class JtopException(Exception):
     pass
 
 
-class _State(object):
+class _State:
     def __init__(self):
         self.service_active = False
         self.rails = {}
@@ -35,7 +35,7 @@ def fake_state():
     return _state
 
 
-class jtop(object):
+class jtop:
     def __init__(self, interval=1.0):
         self.interval = interval
         self._started = False

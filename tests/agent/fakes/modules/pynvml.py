@@ -92,7 +92,7 @@ NVMLError_DriverNotLoaded = _make_error("NVMLError_DriverNotLoaded", NVML_ERROR_
 NVMLError_LibraryNotFound = _make_error("NVMLError_LibraryNotFound", NVML_ERROR_LIBRARY_NOT_FOUND)
 
 
-class c_nvmlProcessInfo_t(object):
+class c_nvmlProcessInfo_t:
     def __init__(self, pid, usedGpuMemory):
         self.pid = pid
         self.usedGpuMemory = usedGpuMemory
@@ -100,7 +100,7 @@ class c_nvmlProcessInfo_t(object):
         self.computeInstanceId = 0xFFFFFFFF
 
 
-class FakeGpu(object):
+class FakeGpu:
     def __init__(self, name="Tesla T4", power_fn=None, energy_fn=None, has_energy=True, temp_c=45,
                  sm_mhz=1590, mem_mhz=5000, reasons=0, processes=None, energy_update_s=0.0, power_supported=True):
         self.name = name
@@ -117,7 +117,7 @@ class FakeGpu(object):
         self.energy_base_mj = 123456789
 
 
-class _State(object):
+class _State:
     def __init__(self):
         self.gpus = [FakeGpu()]
         self.clock = time.perf_counter

@@ -1,0 +1,65 @@
+"""memory.py: /proc/meminfo through SysfsRoot, the system-wide peak watcher (Jetson unified memory), NVML
+per-process GPU memory; and a vermin check that the telemetry modules stay Python-3.6-safe."""
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "fakes"))
+
+import boardkit as bk  # noqa: E402
+from edgeprof_agent import memory  # noqa: E402
+from edgeprof_agent.sysfs import SysfsRoot  # noqa: E402
+
+AGENT = os.path.join(bk.AGENTS, "edgeprof_agent")
+MINE = ["sysfs.py", "tools.py", "sampler.py", "power.py", "thermal.py", "memory.py", "probes"]
+
+
+def test_meminfo_in_bytes(tmp_path):
+    d = bk.board(tmp_path, "orin-nano-jp6")
+    info = memory.meminfo(SysfsRoot(d))
+    assert info["MemTotal"] == 7802112 * 1024
+    assert memory.system_used_bytes(SysfsRoot(d)) == (7802112 - 6120340) * 1024
+
+
+def test_system_memory_watch_sees_the_peak(tmp_path):
+    d = bk.board(tmp_path, "orin-nano-jp6")
+    path = os.path.join(d, "proc", "meminfo")
+    with open(path) as f:
+        original = f.read()
+    w = memory.SystemMemoryWatch(SysfsRoot(d), rate_hz=100)
+    w.start()
+    bk.write_atomic(path, original.replace("6120340", "5096340"))    # 1000 MiB more in use (model load)
+    time.sleep(0.15)
+    bk.write_atomic(path, original)                                   # freed again before the end
+    r = w.stop()
+    assert r["before_bytes"] == (7802112 - 6120340) * 1024
+    assert r["peak_delta_bytes"] == 1024000 * 1024
+    assert "system-wide" in r["method"] and r["n_samples"] >= 2
+
+
+def test_gpu_memory_of_a_process(monkeypatch):
+    nv = bk.use_fake_module(monkeypatch, "pynvml")
+    nv.fake_reset([nv.FakeGpu(processes=[(4242, 512 * 2 ** 20), (7, 1)]),
+                   nv.FakeGpu(processes=[(4242, 2 ** 20)])])
+    assert memory.gpu_memory(4242) == 513 * 2 ** 20
+    assert memory.gpu_memory(99) is None
+    assert nv.fake_state().init_depth == 0
+
+
+def test_gpu_memory_without_nvml(monkeypatch):
+    monkeypatch.setitem(sys.modules, "pynvml", None)
+    assert memory.gpu_memory(os.getpid()) is None
+
+
+def test_telemetry_modules_are_python36_safe():
+    vermin = shutil.which("vermin") or os.path.join(os.path.dirname(sys.executable), "vermin")
+    if not os.path.exists(vermin):
+        pytest.skip("vermin is not installed")
+    out = subprocess.run([vermin, "-t=3.6-", "--no-tips", "--violations"] + [os.path.join(AGENT, m) for m in MINE],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout + out.stderr
