@@ -1,0 +1,271 @@
+"""Comparing results: metric values of a Result, per-metric ratios, Mann-Whitney U on raw samples, verdicts.
+
+Owns: the list of comparable metrics (name, unit, which direction is better, whether raw samples back it), how
+each is read from a Result, the two-sided Mann-Whitney U test (normal approximation with tie and continuity
+correction, as scipy's `method="asymptotic"`), the A/B verdict (regressed / improved / unchanged / n/a: the
+change must exceed a minimum effect AND, where raw samples exist, be significant), the device fingerprint and
+the environment differences worth showing next to a change.
+Does not own: finding which results to compare (cli, store), history step detection and budgets (regress.py),
+printing. Pure functions, no I/O.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .records import Result
+
+DEFAULT_MIN_EFFECT = 0.05  # asv's default factor; below this a change is "unchanged" whatever the p-value
+DEFAULT_ALPHA = 0.002  # asv's Mann-Whitney threshold
+
+
+@dataclass(frozen=True)
+class Metric:
+    name: str
+    label: str
+    unit: str
+    better: str  # "lower" | "higher"
+    samples: bool  # a Mann-Whitney test on the raw latency samples applies
+    group: str  # latency | throughput | memory | power | energy
+    min_abs: float = 0.0  # changes smaller than this (in the metric's unit) are noise whatever the ratio
+
+    def fmt(self, v: float | None) -> str:
+        return fmt_value(v, self.unit)
+
+
+METRICS: tuple[Metric, ...] = (
+    Metric("p50_ms", "p50 latency", "ms", "lower", True, "latency"),
+    Metric("p90_ms", "p90 latency", "ms", "lower", True, "latency"),
+    Metric("p99_ms", "p99 latency", "ms", "lower", True, "latency"),
+    Metric("mean_ms", "mean latency", "ms", "lower", True, "latency"),
+    Metric("throughput_ips", "throughput", "inf/s", "higher", True, "throughput"),
+    Metric("peak_rss_mb", "peak memory", "MB", "lower", False, "memory", min_abs=2.0),
+    Metric("mean_w", "mean power", "W", "lower", False, "power", min_abs=0.05),
+    Metric("mj_per_inference", "energy per inference", "mJ", "lower", False, "energy"),
+    Metric("inferences_per_joule", "inferences per joule", "inf/J", "higher", False, "energy"),
+    Metric("gflops_per_watt", "GFLOPS per watt", "GFLOPS/W", "higher", False, "energy"),
+)
+# metrics a budget may name in addition to METRICS
+EXTRA_METRICS: tuple[Metric, ...] = (
+    Metric("p95_ms", "p95 latency", "ms", "lower", True, "latency"),
+    Metric("p97_ms", "p97 latency", "ms", "lower", True, "latency"),
+    Metric("p999_ms", "p99.9 latency", "ms", "lower", True, "latency"),
+    Metric("max_ms", "max latency", "ms", "lower", True, "latency"),
+    Metric("p95_w", "p95 power", "W", "lower", False, "power"),
+    Metric("rss_after_load_mb", "memory after load", "MB", "lower", False, "memory"),
+)
+METRIC_BY_NAME: dict[str, Metric] = {m.name: m for m in METRICS + EXTRA_METRICS}
+CHECKED_METRICS = ("p50_ms", "p90_ms", "p99_ms", "throughput_ips", "peak_rss_mb", "mj_per_inference")
+
+
+def fmt_value(v: float | None, unit: str = "") -> str:
+    if v is None:
+        return "-"
+    a = abs(v)
+    if a == 0:
+        text = "0"
+    elif a >= 100:
+        text = f"{v:.0f}"
+    elif a >= 10:
+        text = f"{v:.1f}"
+    elif a >= 0.1:
+        text = f"{v:.2f}"
+    else:
+        text = f"{v:.3g}"
+    return f"{text} {unit}".strip()
+
+
+def metric_values(r: Result) -> dict[str, float | None]:
+    """Every metric of METRIC_BY_NAME that the result has (None where it was not measured)."""
+    lat = r.latency_ms or {}
+    mem = r.memory_mb or {}
+    pw = r.power or {}
+
+    def num(v: Any) -> float | None:
+        return float(v) if isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) else None
+
+    out: dict[str, float | None] = {
+        "p50_ms": num(lat.get("p50")), "p90_ms": num(lat.get("p90")), "p95_ms": num(lat.get("p95")),
+        "p97_ms": num(lat.get("p97")), "p99_ms": num(lat.get("p99")), "p999_ms": num(lat.get("p999")),
+        "mean_ms": num(lat.get("mean")), "max_ms": num(lat.get("max")),
+        "throughput_ips": num(r.throughput_ips),
+        "peak_rss_mb": num(mem.get("peak_rss")), "rss_after_load_mb": num(mem.get("rss_after_load")),
+        "mean_w": num(pw.get("mean_w")), "p95_w": num(pw.get("p95_w")),
+        "mj_per_inference": num(pw.get("energy_mj_per_inference")),
+        "inferences_per_joule": num(pw.get("inferences_per_joule")),
+        "gflops_per_watt": num(pw.get("gflops_per_watt")),
+    }
+    return out
+
+
+# -- Mann-Whitney U ------------------------------------------------------------------------------------------
+
+
+def _average_ranks(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """1-based ranks with ties given their average rank, and the sizes of the tie groups."""
+    order = np.argsort(x, kind="mergesort")
+    _, inverse, counts = np.unique(x[order], return_inverse=True, return_counts=True)
+    avg = np.cumsum(counts) - (counts - 1) / 2.0
+    ranks = np.empty(x.size, dtype=np.float64)
+    ranks[order] = avg[inverse]
+    return ranks, counts
+
+
+def mann_whitney_u(a: Sequence[float], b: Sequence[float]) -> tuple[float, float]:
+    """Two-sided Mann-Whitney U test. Returns (U of `a`, p-value).
+
+    Normal approximation with tie correction and continuity correction (scipy.stats.mannwhitneyu with
+    method="asymptotic"); fine for the tens to thousands of samples a run holds. Raises ValueError when a
+    side is empty."""
+    x = np.asarray(a, dtype=np.float64)
+    y = np.asarray(b, dtype=np.float64)
+    n1, n2 = int(x.size), int(y.size)
+    if n1 == 0 or n2 == 0:
+        raise ValueError("Mann-Whitney U needs samples on both sides")
+    ranks, counts = _average_ranks(np.concatenate([x, y]))
+    u1 = float(ranks[:n1].sum() - n1 * (n1 + 1) / 2.0)
+    u2 = n1 * n2 - u1
+    n = n1 + n2
+    ties = float(np.sum(counts.astype(np.float64) ** 3 - counts))
+    var = n1 * n2 / 12.0 * ((n + 1) - ties / (n * (n - 1))) if n > 1 else 0.0
+    if var <= 0:
+        return u1, 1.0  # every value identical
+    z = (max(u1, u2) - n1 * n2 / 2.0 - 0.5) / math.sqrt(var)
+    p = math.erfc(max(z, 0.0) / math.sqrt(2.0))
+    return u1, min(1.0, p)
+
+
+# -- A/B ------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MetricDelta:
+    metric: Metric
+    base: float | None
+    new: float | None
+    ratio: float | None  # new / base
+    change: float | None  # new / base - 1
+    p_value: float | None
+    verdict: str  # regressed | improved | unchanged | n/a
+    note: str = ""
+
+    @property
+    def worse_by(self) -> float | None:
+        """Signed relative change in the bad direction (+0.3: 30 % worse)."""
+        if self.change is None:
+            return None
+        return self.change if self.metric.better == "lower" else -self.change
+
+    def describe(self) -> str:
+        m = self.metric
+        if self.change is None:
+            return f"{m.name}: {self.note or 'not comparable'}"
+        sign = "+" if self.change >= 0 else ""
+        p = f", p={self.p_value:.2g}" if self.p_value is not None else ""
+        return f"{m.name} {self.verdict} {sign}{self.change * 100:.1f} % ({m.fmt(self.base)} → {m.fmt(self.new)}{p})"
+
+
+def compare_metric(metric: Metric, base: float | None, new: float | None, *,
+                   base_samples: Sequence[float] | None = None, new_samples: Sequence[float] | None = None,
+                   min_effect: float = DEFAULT_MIN_EFFECT, alpha: float = DEFAULT_ALPHA) -> MetricDelta:
+    if base is None or new is None:
+        missing = "baseline" if base is None else "new result"
+        return MetricDelta(metric, base, new, None, None, None, "n/a", f"not measured in the {missing}")
+    if base == 0:
+        return MetricDelta(metric, base, new, None, None, None, "n/a", "baseline is 0")
+    ratio = new / base
+    change = ratio - 1.0
+    bad = change if metric.better == "lower" else -change
+    p: float | None = None
+    if metric.samples and base_samples is not None and new_samples is not None \
+            and len(base_samples) and len(new_samples):
+        p = mann_whitney_u(base_samples, new_samples)[1]
+    if abs(bad) < min_effect:
+        return MetricDelta(metric, base, new, ratio, change, p, "unchanged",
+                           f"within the minimum effect of {min_effect * 100:g} %")
+    if abs(new - base) < metric.min_abs:
+        return MetricDelta(metric, base, new, ratio, change, p, "unchanged",
+                           f"within {metric.fmt(metric.min_abs)} (measurement granularity)")
+    if p is not None and p >= alpha:
+        return MetricDelta(metric, base, new, ratio, change, p, "unchanged",
+                           f"not significant (Mann-Whitney p={p:.2g} >= {alpha:g})")
+    return MetricDelta(metric, base, new, ratio, change, p, "regressed" if bad > 0 else "improved")
+
+
+def compare_results(base: Result, new: Result, *, metrics: Sequence[str] | None = None,
+                    min_effect: float = DEFAULT_MIN_EFFECT, min_effects: Mapping[str, float] | None = None,
+                    alpha: float = DEFAULT_ALPHA) -> list[MetricDelta]:
+    """One MetricDelta per metric (default: METRICS). Latency and throughput are tested on the raw samples."""
+    bv, nv = metric_values(base), metric_values(new)
+    out = []
+    for name in metrics or [m.name for m in METRICS]:
+        metric = METRIC_BY_NAME[name]
+        eff = (min_effects or {}).get(name, min_effect)
+        out.append(compare_metric(metric, bv.get(name), nv.get(name),
+                                  base_samples=base.samples_ms, new_samples=new.samples_ms,
+                                  min_effect=eff, alpha=alpha))
+    return out
+
+
+# -- identity of a configuration and of the board ---------------------------------------------------------------
+
+
+def cell_label(r: Result | Mapping[str, Any]) -> str:
+    """`model on device · runtime precision · batch N · T threads` for a Result or a store row."""
+    row: Mapping[str, Any] = r.__dict__ if isinstance(r, Result) else r
+    get = row.get
+    model = str(get("model"))
+    if "/" in model or model.endswith((".onnx", ".tflite")):
+        model = model.rsplit("/", 1)[-1]
+    threads = get("threads")
+    text = f"{model} on {get('device')} · {get('runtime')} {get('precision')} · batch {get('batch')}"
+    return text + (f" · {threads} threads" if threads else "")
+
+
+FINGERPRINT_KEYS = ("board_model", "cpu", "arch", "cores", "memory_mb")
+
+
+def device_fingerprint(r: Result) -> str | None:
+    """Short hash of what identifies the hardware a result was measured on (board, CPU, cores, memory)."""
+    facts = (r.environment or {}).get("device") or {}
+    if not facts:
+        return None
+    ident = {k: facts.get(k) for k in FINGERPRINT_KEYS}
+    mem = ident.get("memory_mb")
+    if isinstance(mem, int | float):
+        ident["memory_mb"] = round(float(mem) / 256.0)  # MemTotal wobbles a little between boots
+    return hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest()[:12]
+
+
+def _env_summary(r: Result) -> dict[str, Any]:
+    env = r.environment or {}
+    dev = env.get("device") or {}
+    rt = env.get("runtime") or {}
+    out: dict[str, Any] = {
+        "device": device_fingerprint(r), "board": dev.get("board_model") or dev.get("cpu"),
+        "os": dev.get("os"), "kernel": dev.get("kernel"), "device python": dev.get("python"),
+        "runtime version": rt.get("version"), "providers": ",".join(rt.get("providers") or []) or None,
+        "agent": env.get("agent_version"), "edgeprof": env.get("edgeprof_version"),
+        "model sha256": (env.get("model_sha256") or "")[:12] or None,
+        "thread env": json.dumps(env.get("thread_env"), sort_keys=True) if env.get("thread_env") else None,
+    }
+    thermal = r.thermal or {}
+    if isinstance(thermal, dict):
+        before = thermal.get("before") or {}
+        for k in ("nvpmodel", "jetson_clocks", "governor"):
+            if before.get(k) is not None:
+                out[k] = json.dumps(before.get(k), sort_keys=True)
+    return out
+
+
+def environment_changes(base: Result, new: Result) -> list[tuple[str, Any, Any]]:
+    """(what, before, after) for environment details that differ: the usual suspects behind a change."""
+    a, b = _env_summary(base), _env_summary(new)
+    return [(k, a.get(k), b.get(k)) for k in a if a.get(k) != b.get(k)]
