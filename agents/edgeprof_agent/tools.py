@@ -9,6 +9,7 @@ Python >= 3.6, standard library only: subprocess.Popen + communicate(timeout=...
 """
 
 import os
+import signal
 import subprocess
 
 # Where board tools live even when PATH is minimal (a non-login ssh shell): nvpmodel is in /usr/sbin,
@@ -74,17 +75,25 @@ class ToolRunner(object):
         limit = self.timeout if timeout is None else float(timeout)
         try:
             proc = subprocess.Popen([exe] + argv[1:], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                    stderr=subprocess.PIPE, close_fds=True, env=env)
+                                    stderr=subprocess.PIPE, close_fds=True, env=env, start_new_session=True)
         except OSError as e:
             return RC_NOT_EXECUTABLE, "", "%s: cannot run: %s" % (argv[0], e)
         try:
             out, err = proc.communicate(timeout=limit)
         except subprocess.TimeoutExpired:
-            proc.kill()
+            _kill_group(proc)
             out, err = proc.communicate()
             return (RC_TIMEOUT, _text(out),
                     _text(err) + "\n%s: timed out after %.1f s and was killed" % (argv[0], limit))
         return proc.returncode, _text(out), _text(err)
+
+
+def _kill_group(proc):
+    """Kill the tool and anything it started (its own session), so no grandchild holds the pipes open."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except OSError:
+        proc.kill()
 
 
 def _text(data):

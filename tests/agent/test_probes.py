@@ -2,6 +2,7 @@
 
 import os
 import sys
+import time
 
 import pytest
 
@@ -70,10 +71,12 @@ def test_tool_runner_runs_fakes_and_reports_missing_and_timeouts(tmp_path, monke
     assert rc == 127 and "not found" in err
     slow = tmp_path / "slowbin"
     slow.mkdir()
-    (slow / "sleeper").write_text("#!/bin/sh\nsleep 5\n")
+    (slow / "sleeper").write_text("#!/bin/sh\nsleep 30\n")   # the grandchild `sleep` holds the pipes
     (slow / "sleeper").chmod(0o755)
+    t = time.monotonic()
     rc, out, err = ToolRunner([str(slow)], search_path=False).run(["sleeper"], timeout=0.2)
     assert rc == 124 and "timed out" in err
+    assert time.monotonic() - t < 20     # the whole process group was killed, not only sh
 
 
 def test_nc_labels_are_tokens_not_substrings():

@@ -121,6 +121,7 @@ class _State:
     def __init__(self):
         self.gpus = [FakeGpu()]
         self.clock = time.perf_counter
+        self.t_ref = self.clock()
         self.driver_loaded = True
         self.init_depth = 0
         self.init_calls = 0
@@ -137,6 +138,7 @@ def fake_reset(gpus=None, clock=None, driver_loaded=True):
         _state.gpus = list(gpus)
     if clock is not None:
         _state.clock = clock
+    _state.t_ref = _state.clock()
     _state.driver_loaded = driver_loaded
     return _state
 
@@ -199,11 +201,13 @@ def nvmlDeviceGetPowerUsage(handle):
 
 
 def _energy_j(g, t):
+    """Energy since fake_reset(): energy_fn when given, else a midpoint sum of power_fn (<= 10000 steps)."""
+    t_ref = _state.t_ref
     if g.energy_fn is not None:
-        return g.energy_fn(0.0, t)
-    n = max(1, int(t * 1000))
-    h = t / n
-    return sum(g.power_fn((i + 0.5) * h) for i in range(n)) * h
+        return g.energy_fn(t_ref, t)
+    n = min(10000, max(1, int((t - t_ref) * 1000)))
+    h = (t - t_ref) / n
+    return sum(g.power_fn(t_ref + (i + 0.5) * h) for i in range(n)) * h
 
 
 def nvmlDeviceGetTotalEnergyConsumption(handle):
