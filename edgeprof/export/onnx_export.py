@@ -22,10 +22,13 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import hashlib
+import inspect
+import io
 import json
 import logging
 import math
 import os
+import re
 import shutil
 import tempfile
 import time
@@ -55,6 +58,7 @@ EXAMPLE_BATCH = 2  # batch of the export example and of the torch check
 MIN_OPSET = 17
 CACHE_LAYOUT = 1  # bump when the entry layout or meta.json changes incompatibly
 _STALE_TMP_S = 3600.0
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _STRIP_METADATA = ("pkg.torch.onnx.stack_trace",)  # holds absolute paths: same model, different bytes
 
 
@@ -230,18 +234,19 @@ def _torch() -> Any:
 
 @contextlib.contextmanager
 def _quiet_exporter() -> Iterator[None]:
-    """Silence the exporter's deprecation warnings and 'torchvision is not installed' log lines."""
-    loggers = [logging.getLogger(n) for n in ("torch.onnx", "torch.export", "torch._dynamo", "onnxscript")]
-    levels = [lg.level for lg in loggers]
+    """Silence the exporter: deprecation warnings, 'torchvision is not installed' lines, and the graphs that
+    torch.export prints to stderr when it fails (the exception keeps the cause). For the duration, logging at
+    WARNING and below is off process-wide (torch creates and configures loggers while it exports) and Python's
+    sys.stdout/sys.stderr are swapped out."""
+    previous = logging.root.manager.disable
+    logging.disable(logging.WARNING)
     try:
-        for lg in loggers:
-            lg.setLevel(logging.ERROR)
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()), \
+                contextlib.redirect_stderr(io.StringIO()):
             warnings.simplefilter("ignore")
             yield
     finally:
-        for lg, level in zip(loggers, levels, strict=True):
-            lg.setLevel(level)
+        logging.disable(previous)
 
 
 def _build(source: ModelSource, seed: int) -> tuple[torch.nn.Module, tuple[TensorSpec, ...], tuple[str, ...] | None]:
@@ -268,6 +273,14 @@ def _build(source: ModelSource, seed: int) -> tuple[torch.nn.Module, tuple[Tenso
     if not isinstance(examples, dict) or not examples or not all(
             isinstance(k, str) and isinstance(v, torch.Tensor) for k, v in examples.items()):
         raise ModelError(f"builder {where} gave no example inputs as a dict of name → tensor", hint=contract)
+    try:
+        inspect.signature(module.forward).bind(**examples)
+    except TypeError as e:
+        params = ", ".join(inspect.signature(module.forward).parameters)
+        raise ModelError(f"builder {where}: forward({params}) cannot take inputs named {', '.join(examples)}: {e}",
+                         hint="name the example inputs after forward()'s parameters") from e
+    except ValueError:  # no signature (some compiled modules): let the exporter judge
+        pass
     return module.eval(), tuple(_spec_from_example(where, k, v) for k, v in examples.items()), None
 
 
@@ -352,9 +365,11 @@ def _export(source: ModelSource, path: Path, *, seed: int, opset: int, exporter:
     except ModelError:
         raise
     except Exception as e:
-        lines = [ln for ln in str(e).splitlines() if ln.strip()]
-        first = lines[0] if lines else type(e).__name__
-        hint = ("make forward() take the inputs by these names and avoid a hard-coded batch size"
+        lines = [ln for ln in _ANSI.sub("", str(e)).splitlines() if ln.strip()]
+        first = lines[0] if lines else ""
+        if "## Exception summary" in lines[:-1]:  # the dynamo exporter puts the real cause there
+            first = lines[lines.index("## Exception summary") + 1]
+        hint = ("usual causes: Python control flow on tensor values, a hard-coded batch size"
                 if source.kind == "builder" else "this is a bug in edgeprof's bundled model: please report it")
         raise ModelError(f"exporting {source.name} to ONNX failed: {type(e).__name__}: {first}", hint=hint,
                          detail="\n".join(lines[-30:])) from e
