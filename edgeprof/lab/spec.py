@@ -1,0 +1,613 @@
+"""Sweep files: SWEEP.yaml → validated SweepSpec → expanded Cells (one per measurement, or a skip row).
+
+Owns: the sweep file format (below), its validation with errors that name the file, the line and the YAML path
+(`nightly.yaml:12 models[2].inputs: ...`), the matrix expansion models × devices × runtimes × precisions ×
+batch × threads with include/exclude rules, per-cell settings (defaults, then `overrides` in order), budgets
+attached to the cells they match, and the static part of the capability check (runtime × format × precision:
+an impossible cell becomes a skip row with its reason; what the device itself lacks is checked by the
+scheduler with fresh facts).
+Does not own: the inventory (inventory.py), running cells (scheduler.py), budget evaluation (regress.py).
+
+Sweep file format history (keep next to the constant):
+  1 — version, name, inventory, models, devices, runtimes, precisions, batch, threads, settings, include,
+      exclude, overrides, budgets.
+
+    version: 1
+    name: nightly
+    inventory: ../devices.yaml        # optional; relative to this file; --inventory wins
+    models:
+      - ds_cnn                        # a bundled model, or
+      - model: tiny.onnx              # a file (relative to this file) with optional input shapes
+        inputs: {tokens: 1x4x32}
+    devices:
+      - jetson-nano                   # a device name from devices.yaml, or
+      - {soc: orin}                   # a tag selector: every device whose tags match
+    runtimes: [onnxruntime]
+    precisions: [fp32]
+    batch: [1, 8]
+    threads: [null, 2]                # null: the runtime's default
+    settings: {min_duration_s: 10, timeout_s: 600, retries: 2}
+    exclude: [{model: bert_tiny, batch: 8}]
+    include: [{model: ds_cnn, device: local, runtime: "null"}]
+    overrides: [{match: {model: mobilenet_v2}, min_duration_s: 20}]
+    budgets: [{match: {model: ds_cnn, device: {soc: orin}}, limits: ["p99_ms < 50"]}]
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import os
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from .. import capability
+from ..errors import ConfigError, ModelError
+from ..records import Device, RunSpec
+from ..regress import parse_budget
+
+SWEEP_VERSION = 1
+
+TOP_KEYS = ("version", "name", "inventory", "models", "devices", "runtimes", "precisions", "batch", "threads",
+            "settings", "include", "exclude", "overrides", "budgets")
+AXES = ("model", "device", "runtime", "precision", "batch", "threads")
+KNOWN_RUNTIMES = tuple(dict.fromkeys([*capability.RUNTIME_FORMATS, "tflite", "litert", "tensorrt"]))
+KNOWN_PRECISIONS = ("fp32", "fp16", "bf16", "int8")
+
+# per-cell settings: name → (kind, default, help)
+SETTINGS: dict[str, tuple[str, Any]] = {
+    "min_duration_s": ("number", 10.0),
+    "min_queries": ("int", 100),
+    "max_queries": ("int", 200_000),
+    "warmup_s": ("number", 5.0),
+    "timeout_s": ("number", 900.0),  # whole cell, wall clock; the agent is stopped when it passes
+    "retries": ("int", 2),  # on transport errors only
+    "retry_backoff_s": ("number", 5.0),  # doubled after each retry
+    "seed": ("int", 0),
+    "runtime_options": ("mapping", None),
+    "lease_wait_s": ("number", 3600.0),  # how long to wait for another controller's lease on a device
+}
+_INPUT_RE = re.compile(r"^\d+(?:x\d+)*$")
+
+
+@dataclass(frozen=True)
+class ModelEntry:
+    ref: str  # what resolve_model gets (files made absolute)
+    label: str  # as written in the sweep file
+    inputs: dict[str, tuple[int, ...]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A match rule (exclude, include, overrides, budgets): axis → accepted values; device may be tags."""
+
+    where: str  # "file:line path" for messages
+    match: dict[str, Any]
+    settings: dict[str, Any] = field(default_factory=dict)
+    limits: tuple[str, ...] = ()
+
+
+@dataclass
+class SweepSpec:
+    path: str
+    name: str
+    inventory: str | None
+    models: list[ModelEntry]
+    devices: list[tuple[str, Any]]  # ("name", str) | ("tags", dict), with where
+    device_where: list[str]
+    runtimes: list[str]
+    precisions: list[str]
+    batch: list[int]
+    threads: list[int | None]
+    settings: dict[str, Any]
+    include: list[Rule]
+    exclude: list[Rule]
+    overrides: list[Rule]
+    budgets: list[Rule]
+    text: str = ""
+
+
+@dataclass
+class Cell:
+    """One measurement of a sweep (or a skip row)."""
+
+    model: str
+    model_label: str
+    device: str
+    runtime: str
+    precision: str
+    batch: int
+    threads: int | None
+    inputs: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    settings: dict[str, Any] = field(default_factory=dict)
+    budgets: list[str] = field(default_factory=list)
+    skip: str | None = None  # static capability reason
+
+    @property
+    def cell_id(self) -> str:
+        t = "auto" if self.threads is None else str(self.threads)
+        return f"{self.device}/{self.model_label}/{self.runtime}/{self.precision}/b{self.batch}/t{t}"
+
+    def run_spec(self) -> RunSpec:
+        s = self.settings
+        return RunSpec(device=self.device, model=self.model, runtime=self.runtime, precision=self.precision,
+                       batch=self.batch, threads=self.threads, min_duration_s=float(s["min_duration_s"]),
+                       min_queries=int(s["min_queries"]),
+                       max_queries=int(s["max_queries"]) if s.get("max_queries") else None,
+                       warmup_s=float(s["warmup_s"]), input_shapes=dict(self.inputs),
+                       runtime_options=dict(s.get("runtime_options") or {}), seed=int(s["seed"]))
+
+    def to_dict(self) -> dict[str, Any]:
+        d = dataclasses.asdict(self)
+        d["inputs"] = {k: list(v) for k, v in self.inputs.items()}
+        d["cell_id"] = self.cell_id
+        return d
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Cell:
+        names = {f.name for f in dataclasses.fields(cls)}
+        kw = {k: v for k, v in d.items() if k in names}
+        kw["inputs"] = {k: tuple(v) for k, v in (d.get("inputs") or {}).items()}
+        return cls(**kw)
+
+
+def model_format(ref: str) -> str:
+    return "tflite" if ref.lower().endswith(".tflite") else "onnx"
+
+
+# -- parsing --------------------------------------------------------------------------------------------------
+
+
+class _Doc:
+    def __init__(self, display: str) -> None:
+        self.display = display
+        self.constructor = yaml.constructor.SafeConstructor()
+
+    def err(self, node: Node | None, ypath: str, message: str, hint: str | None = None) -> ConfigError:
+        return ConfigError(f"{self.where(node, ypath)}: {message}", hint=hint)
+
+    def where(self, node: Node | None, ypath: str) -> str:
+        line = f":{node.start_mark.line + 1}" if node is not None else ""
+        return f"{self.display}{line}" + (f" {ypath}" if ypath else "")
+
+    def kind(self, node: Node) -> str:
+        if isinstance(node, MappingNode):
+            return "a mapping"
+        if isinstance(node, SequenceNode):
+            return "a list"
+        v = self.constructor.construct_object(node, deep=True)
+        return "empty" if v is None else f"{type(v).__name__} {v!r}"
+
+    def mapping(self, node: Node, ypath: str) -> list[tuple[str, Node, Node]]:
+        if not isinstance(node, MappingNode):
+            raise self.err(node, ypath, f"must be a mapping, not {self.kind(node)}")
+        seen: dict[str, Node] = {}
+        out = []
+        for knode, vnode in node.value:
+            key = self.constructor.construct_object(knode, deep=True)
+            kpath = f"{ypath}.{key}" if ypath else str(key)
+            if not isinstance(key, str):
+                raise self.err(knode, kpath, f"key {key!r} must be a string")
+            if key in seen:
+                raise self.err(knode, kpath, f"duplicate key (first at line {seen[key].start_mark.line + 1})")
+            seen[key] = knode
+            out.append((key, knode, vnode))
+        return out
+
+    def seq(self, node: Node, ypath: str, *, scalar_ok: bool = True) -> list[tuple[str, Node]]:
+        """Items of a list as (path, node); a single scalar counts as a one-item list."""
+        if isinstance(node, SequenceNode):
+            if not node.value:
+                raise self.err(node, ypath, "must not be empty")
+            return [(f"{ypath}[{i}]", n) for i, n in enumerate(node.value)]
+        if scalar_ok and isinstance(node, ScalarNode):
+            return [(ypath, node)]
+        raise self.err(node, ypath, f"must be a list, not {self.kind(node)}")
+
+    def scalar(self, node: Node, ypath: str) -> Any:
+        if not isinstance(node, ScalarNode):
+            raise self.err(node, ypath, f"must be a single value, not {self.kind(node)}")
+        return self.constructor.construct_object(node, deep=True)
+
+    def string(self, node: Node, ypath: str, what: str = "a string") -> str:
+        v = self.scalar(node, ypath)
+        if isinstance(v, bool) or v is None or not isinstance(v, str | int | float) or v == "":
+            raise self.err(node, ypath, f"must be {what}, not {self.kind(node)}")
+        return str(v)
+
+    def integer(self, node: Node, ypath: str, lo: int = 1, allow_null: bool = False) -> int | None:
+        v = self.scalar(node, ypath)
+        if v is None and allow_null:
+            return None
+        if isinstance(v, bool) or not isinstance(v, int) or v < lo:
+            extra = " or null" if allow_null else ""
+            raise self.err(node, ypath, f"must be an integer >= {lo}{extra}, not {self.kind(node)}")
+        return v
+
+    def number(self, node: Node, ypath: str) -> float:
+        v = self.scalar(node, ypath)
+        if isinstance(v, bool) or not isinstance(v, int | float) or v < 0:
+            raise self.err(node, ypath, f"must be a number >= 0, not {self.kind(node)}")
+        return float(v)
+
+    def plain(self, node: Node, ypath: str) -> Any:
+        return self.constructor.construct_object(node, deep=True)
+
+
+def _did_you_mean(word: str, choices: Iterable[str]) -> str:
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
+def load_sweep(path: str) -> SweepSpec:
+    """Read and validate a sweep file (not yet expanded: devices need the inventory)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except FileNotFoundError:
+        raise ConfigError(f"sweep file {path} not found", hint="check the path (see sweeps/example.yaml)") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigError(f"cannot read sweep file {path}: {e}") from None
+    return parse_sweep(text, path)
+
+
+def parse_sweep(text: str, path: str = "sweep.yaml") -> SweepSpec:
+    doc = _Doc(path)
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.MarkedYAMLError as e:
+        mark = e.problem_mark or e.context_mark
+        line = f":{mark.line + 1}" if mark is not None else ""
+        raise ConfigError(f"{path}{line}: not valid YAML: {e.problem or e.context}") from None
+    if root is None:
+        raise ConfigError(f"{path}: the sweep file is empty", hint="see sweeps/example.yaml")
+    base = os.path.dirname(os.path.abspath(path))
+    top = {k: (kn, vn) for k, kn, vn in doc.mapping(root, "")}
+    for key, (knode, _) in top.items():
+        if key not in TOP_KEYS:
+            raise doc.err(knode, key, f"unknown key{_did_you_mean(key, TOP_KEYS)}",
+                          hint="top-level keys are " + ", ".join(TOP_KEYS))
+    for required in ("models", "devices"):
+        if required not in top:
+            raise doc.err(root, "", f"missing `{required}:`", hint="see sweeps/example.yaml")
+
+    def node(key: str) -> Node | None:
+        return top[key][1] if key in top else None
+
+    if (n := node("version")) is not None:
+        v = doc.scalar(n, "version")
+        if v != SWEEP_VERSION:
+            newer = isinstance(v, int) and v > SWEEP_VERSION
+            raise doc.err(n, "version", f"sweep format version {v!r} is not supported (this edgeprof reads "
+                          f"{SWEEP_VERSION})", hint="upgrade edgeprof" if newer else f"write version: {SWEEP_VERSION}")
+    name = doc.string(n, "name") if (n := node("name")) is not None else \
+        os.path.splitext(os.path.basename(path))[0]
+    inventory = None
+    if (n := node("inventory")) is not None:
+        inventory = os.path.expanduser(doc.string(n, "inventory", "a file path"))
+        if not os.path.isabs(inventory):
+            inventory = os.path.normpath(os.path.join(base, inventory))
+
+    models = _models(doc, top["models"][1], base)
+    devices, device_where = _devices(doc, top["devices"][1])
+    runtimes = _choices(doc, node("runtimes"), "runtimes", KNOWN_RUNTIMES, ["onnxruntime"])
+    precisions = _choices(doc, node("precisions"), "precisions", KNOWN_PRECISIONS, ["fp32"])
+    batch = [b for p, n in doc.seq(node("batch"), "batch") if (b := doc.integer(n, p)) is not None] \
+        if node("batch") is not None else [1]
+    threads: list[int | None] = [doc.integer(n, p, allow_null=True) for p, n in doc.seq(node("threads"), "threads")] \
+        if node("threads") is not None else [None]
+    settings = {k: v for k, (_, v) in SETTINGS.items()}
+    if (n := node("settings")) is not None:
+        settings.update(_settings(doc, n, "settings"))
+
+    labels = [m.label for m in models]
+    spec = SweepSpec(path=path, name=name, inventory=inventory, models=models, devices=devices,
+                     device_where=device_where, runtimes=runtimes, precisions=precisions, batch=batch,
+                     threads=threads, settings=settings, include=[], exclude=[], overrides=[], budgets=[], text=text)
+    for key in ("include", "exclude"):
+        if (n := node(key)) is not None:
+            for p, item in doc.seq(n, key, scalar_ok=False):
+                getattr(spec, key).append(Rule(doc.where(item, p), _match(doc, item, p, labels, allow_extra=False)))
+    if (n := node("overrides")) is not None:
+        for p, item in doc.seq(n, "overrides", scalar_ok=False):
+            items = doc.mapping(item, p)
+            match = {}
+            rest = []
+            for k, kn, vn in items:
+                if k == "match":
+                    match = _match(doc, vn, f"{p}.match", labels, allow_extra=False)
+                else:
+                    rest.append((k, kn, vn))
+            spec.overrides.append(Rule(doc.where(item, p), match, settings=_settings_items(doc, rest, p)))
+    if (n := node("budgets")) is not None:
+        for p, item in doc.seq(n, "budgets", scalar_ok=False):
+            match = {}
+            limits: list[str] = []
+            for k, kn, vn in doc.mapping(item, p):
+                if k == "match":
+                    match = _match(doc, vn, f"{p}.match", labels, allow_extra=False)
+                elif k in ("limits", "limit"):
+                    for lp, ln in doc.seq(vn, f"{p}.{k}"):
+                        text_ = doc.string(ln, lp, "a budget such as 'p99_ms < 50'")
+                        try:
+                            limits.append(parse_budget(text_).text)
+                        except ValueError as e:
+                            raise doc.err(ln, lp, str(e)) from None
+                else:
+                    raise doc.err(kn, f"{p}.{k}", f"unknown key{_did_you_mean(k, ('match', 'limits'))}",
+                                  hint="a budget is {match: {...}, limits: ['p99_ms < 50', ...]}")
+            if not limits:
+                raise doc.err(item, p, "a budget needs `limits:`", hint="e.g. limits: ['p99_ms < 50']")
+            spec.budgets.append(Rule(doc.where(item, p), match, limits=tuple(limits)))
+    return spec
+
+
+def _models(doc: _Doc, node: Node, base: str) -> list[ModelEntry]:
+    out: list[ModelEntry] = []
+    seen: dict[str, str] = {}
+    for p, item in doc.seq(node, "models"):
+        inputs: dict[str, tuple[int, ...]] = {}
+        if isinstance(item, MappingNode):
+            fields = {k: (kn, vn) for k, kn, vn in doc.mapping(item, p)}
+            for k, (kn, _) in fields.items():
+                if k not in ("model", "inputs"):
+                    raise doc.err(kn, f"{p}.{k}", f"unknown key{_did_you_mean(k, ('model', 'inputs'))}",
+                                  hint="a model entry is a name, or {model: ..., inputs: {NAME: 1x3x224x224}}")
+            if "model" not in fields:
+                raise doc.err(item, p, "missing `model:`")
+            label = doc.string(fields["model"][1], f"{p}.model", "a model name or path")
+            mnode = fields["model"][1]
+            if "inputs" in fields:
+                for k, _kn, vn in doc.mapping(fields["inputs"][1], f"{p}.inputs"):
+                    shape = doc.string(vn, f"{p}.inputs.{k}", "a shape such as 1x3x224x224")
+                    if not _INPUT_RE.match(shape) or any(int(d) < 1 for d in shape.split("x")):
+                        raise doc.err(vn, f"{p}.inputs.{k}", f"{shape!r} is not a shape such as 1x3x224x224")
+                    inputs[k] = tuple(int(d) for d in shape.split("x"))
+        else:
+            label = doc.string(item, p, "a model name or path")
+            mnode = item
+        ref = _model_ref(doc, mnode, p, label, base)
+        if label in seen:
+            raise doc.err(mnode, p, f"model {label!r} is listed twice (first at {seen[label]})")
+        seen[label] = doc.where(mnode, p)
+        out.append(ModelEntry(ref=ref, label=label, inputs=inputs))
+    return out
+
+
+def _model_ref(doc: _Doc, node: Node, ypath: str, label: str, base: str) -> str:
+    """Files are made absolute (relative to the sweep file) and must exist; bundled names must be known."""
+    file_part = label.split(":", 1)[0] if ".py:" in label else label
+    is_file = file_part.endswith((".onnx", ".tflite", ".py")) or "/" in file_part
+    if is_file:
+        path = os.path.expanduser(file_part)
+        if not os.path.isabs(path):
+            path = os.path.normpath(os.path.join(base, path))
+        if not os.path.isfile(path):
+            raise doc.err(node, ypath, f"model file {file_part} not found (looked at {path})",
+                          hint="paths are relative to the sweep file")
+        return path + label[len(file_part):]
+    import edgeprof_models
+
+    try:
+        edgeprof_models.get(label)
+    except ModelError as e:
+        raise doc.err(node, ypath, e.message, hint=(e.hint or "") + "; or give the path of a .onnx file") from None
+    return label
+
+
+def _devices(doc: _Doc, node: Node) -> tuple[list[tuple[str, Any]], list[str]]:
+    out: list[tuple[str, Any]] = []
+    where: list[str] = []
+    for p, item in doc.seq(node, "devices"):
+        if isinstance(item, MappingNode):
+            items = doc.mapping(item, p)
+            if len(items) == 1 and items[0][0] == "tags":
+                items = doc.mapping(items[0][2], f"{p}.tags")
+            tags: dict[str, Any] = {}
+            for k, _, vn in items:
+                if isinstance(vn, SequenceNode):
+                    tags[k] = [doc.string(n, q) for q, n in doc.seq(vn, f"{p}.{k}")]
+                else:
+                    v = doc.scalar(vn, f"{p}.{k}")
+                    tags[k] = ("true" if v else "false") if isinstance(v, bool) else doc.string(vn, f"{p}.{k}")
+            if not tags:
+                raise doc.err(item, p, "an empty tag selector selects nothing")
+            out.append(("tags", tags))
+        else:
+            out.append(("name", doc.string(item, p, "a device name or a tag selector such as {soc: orin}")))
+        where.append(doc.where(item, p))
+    return out, where
+
+
+def _choices(doc: _Doc, node: Node | None, key: str, known: tuple[str, ...], default: list[str]) -> list[str]:
+    if node is None:
+        return default
+    out = []
+    for p, n in doc.seq(node, key):
+        v = doc.scalar(n, p)
+        v = "null" if v is None and key == "runtimes" else v  # `null` unquoted is YAML's null
+        if not isinstance(v, str) or v not in known:
+            raise doc.err(n, p, f"unknown {key[:-1]} {v!r}{_did_you_mean(str(v), known)}",
+                          hint=f"known: {', '.join(known)}")
+        if v in out:
+            raise doc.err(n, p, f"{v!r} is listed twice")
+        out.append(v)
+    return out
+
+
+def _settings(doc: _Doc, node: Node, ypath: str) -> dict[str, Any]:
+    return _settings_items(doc, doc.mapping(node, ypath), ypath)
+
+
+def _settings_items(doc: _Doc, items: list[tuple[str, Node, Node]], ypath: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, kn, vn in items:
+        p = f"{ypath}.{k}"
+        if k not in SETTINGS:
+            raise doc.err(kn, p, f"unknown setting{_did_you_mean(k, SETTINGS)}",
+                          hint="settings: " + ", ".join(SETTINGS))
+        kind = SETTINGS[k][0]
+        if kind == "number":
+            out[k] = doc.number(vn, p)
+        elif kind == "int":
+            out[k] = doc.integer(vn, p, lo=0 if k in ("retries", "seed") else 1)
+        else:
+            value = doc.plain(vn, p)
+            if not isinstance(value, dict):
+                raise doc.err(vn, p, f"must be a mapping, not {doc.kind(vn)}")
+            out[k] = value
+    if "timeout_s" in out and out["timeout_s"] <= 0:
+        raise doc.err(items[0][1], ypath, "timeout_s must be > 0")
+    return out
+
+
+def _match(doc: _Doc, node: Node, ypath: str, labels: list[str], *, allow_extra: bool) -> dict[str, Any]:
+    """A match mapping: axis → value or list of values; device may be a name, names or a tag mapping."""
+    out: dict[str, Any] = {}
+    for k, kn, vn in doc.mapping(node, ypath):
+        p = f"{ypath}.{k}"
+        if k not in AXES:
+            raise doc.err(kn, p, f"unknown key{_did_you_mean(k, AXES)}", hint="match keys: " + ", ".join(AXES))
+        if k == "device" and isinstance(vn, MappingNode):
+            out[k] = {"tags": {tk: doc.plain(tv, f"{p}.{tk}") for tk, _, tv in doc.mapping(vn, p)}}
+            continue
+        values = [doc.plain(n, q) for q, n in doc.seq(vn, p)] if isinstance(vn, SequenceNode | ScalarNode) \
+            else None
+        if values is None:
+            raise doc.err(vn, p, f"must be a value or a list, not {doc.kind(vn)}")
+        if k == "runtime":
+            values = ["null" if v is None else v for v in values]
+        if k == "model":
+            for v in values:
+                if str(v) not in labels:
+                    raise doc.err(vn, p, f"{v!r} is not one of the sweep's models{_did_you_mean(str(v), labels)}",
+                                  hint="write the model exactly as under `models:`")
+        out[k] = values
+    if not out:
+        raise doc.err(node, ypath, "an empty match matches every cell; name at least one of " + ", ".join(AXES))
+    return out
+
+
+# -- expansion ------------------------------------------------------------------------------------------------
+
+
+def _tag_ok(device: Device, tags: Mapping[str, Any]) -> bool:
+    for k, want in tags.items():
+        have = device.tags.get(k)
+        wanted = [str(w).lower() if isinstance(w, bool) else str(w) for w in
+                  (want if isinstance(want, list) else [want])]
+        if have is None or have not in wanted:
+            return False
+    return True
+
+
+def matches(rule: Rule, cell: Cell, devices: Mapping[str, Device]) -> bool:
+    for k, want in rule.match.items():
+        if k == "device" and isinstance(want, dict):
+            dev = devices.get(cell.device)
+            if dev is None or not _tag_ok(dev, want["tags"]):
+                return False
+            continue
+        have = {"model": cell.model_label, "device": cell.device, "runtime": cell.runtime,
+                "precision": cell.precision, "batch": cell.batch, "threads": cell.threads}[k]
+        if have not in want and str(have) not in [str(w) for w in want]:
+            return False
+    return True
+
+
+def resolve_devices(spec: SweepSpec, inventory: Any) -> list[Device]:
+    """Devices of the sweep in file order (no duplicates). `inventory` is an inventory.Inventory."""
+    out: dict[str, Device] = {}
+    for (kind, value), where in zip(spec.devices, spec.device_where, strict=True):
+        if kind == "name":
+            try:
+                dev = inventory.get(value)
+            except Exception as e:
+                msg = getattr(e, "message", str(e))
+                raise ConfigError(f"{where}: {msg}", hint=getattr(e, "hint", None)) from None
+            out.setdefault(dev.name, dev)
+        else:
+            selected = [d for d in inventory.devices if _tag_ok(d, value)]
+            if not selected:
+                sel = ", ".join(f"{k}: {v}" for k, v in value.items())
+                raise ConfigError(f"{where}: the tag selector {{{sel}}} matches no device in "
+                                  f"{inventory.path or 'the inventory (no devices.yaml found)'}",
+                                  hint="edgeprof devices list shows the devices and their tags")
+            for d in selected:
+                out.setdefault(d.name, d)
+    return list(out.values())
+
+
+def expand(spec: SweepSpec, devices: list[Device]) -> list[Cell]:
+    """Every cell of the sweep, in a stable order; statically impossible ones carry `skip`."""
+    by_name = {d.name: d for d in devices}
+    model_by_label = {m.label: m for m in spec.models}
+    combos: list[tuple[str, str, str, str, int, int | None]] = []
+    for d in devices:
+        for m in spec.models:
+            for rt in spec.runtimes:
+                for pr in spec.precisions:
+                    for b in spec.batch:
+                        for t in spec.threads:
+                            combos.append((m.label, d.name, rt, pr, b, t))
+    for rule in spec.include:
+        axes = {
+            "model": [str(v) for v in rule.match.get("model", [m.label for m in spec.models])],
+            "device": ([d.name for d in devices if _tag_ok(d, rule.match["device"]["tags"])]
+                       if isinstance(rule.match.get("device"), dict)
+                       else [str(v) for v in rule.match.get("device", list(by_name))]),
+            "runtime": [str(v) for v in rule.match.get("runtime", spec.runtimes)],
+            "precision": [str(v) for v in rule.match.get("precision", spec.precisions)],
+            "batch": rule.match.get("batch", spec.batch),
+            "threads": rule.match.get("threads", spec.threads),
+        }
+        for dn in axes["device"]:
+            if dn not in by_name:
+                raise ConfigError(f"{rule.where}: device {dn!r} is not one of the sweep's devices",
+                                  hint="add it under `devices:` first")
+        for rt in axes["runtime"]:
+            if rt not in KNOWN_RUNTIMES:
+                raise ConfigError(f"{rule.where}: unknown runtime {rt!r}", hint=f"known: {', '.join(KNOWN_RUNTIMES)}")
+        for b in axes["batch"]:
+            if not isinstance(b, int) or isinstance(b, bool) or b < 1:
+                raise ConfigError(f"{rule.where}: batch {b!r} must be an integer >= 1")
+        for t in axes["threads"]:
+            if t is not None and (not isinstance(t, int) or isinstance(t, bool) or t < 1):
+                raise ConfigError(f"{rule.where}: threads {t!r} must be an integer >= 1 or null")
+        for ml in axes["model"]:
+            for dn in axes["device"]:
+                for rt in axes["runtime"]:
+                    for pr in axes["precision"]:
+                        for b in axes["batch"]:
+                            for t in axes["threads"]:
+                                combos.append((ml, dn, rt, pr, int(b), t))
+    cells: list[Cell] = []
+    seen: set[str] = set()
+    for ml, dn, rt, pr, b, t in combos:
+        m = model_by_label[ml]
+        cell = Cell(model=m.ref, model_label=ml, device=dn, runtime=rt, precision=pr, batch=b, threads=t,
+                    inputs=dict(m.inputs), settings=dict(spec.settings))
+        if cell.cell_id in seen:
+            continue
+        if any(matches(r, cell, by_name) for r in spec.exclude):
+            continue
+        seen.add(cell.cell_id)
+        for r in spec.overrides:
+            if matches(r, cell, by_name):
+                cell.settings.update(r.settings)
+        for r in spec.budgets:
+            if matches(r, cell, by_name):
+                cell.budgets.extend(x for x in r.limits if x not in cell.budgets)
+        decision = capability.check(model_format(m.ref), rt, pr, None, dn)
+        if not decision.ok:
+            cell.skip = decision.reason
+        cells.append(cell)
+    # a device's cells run in this order; keep the matrix order but group by device
+    order = {d.name: i for i, d in enumerate(devices)}
+    cells.sort(key=lambda c: order.get(c.device, len(order)))
+    return cells

@@ -1,0 +1,140 @@
+"""Sweep files: validation errors with file:line and YAML path, matrix expansion, rules, budgets, skip rows."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from edgeprof.errors import ConfigError
+from edgeprof.inventory import Inventory
+from edgeprof.lab.spec import Cell, expand, load_sweep, parse_sweep, resolve_devices
+from edgeprof.records import Device
+
+
+def inventory() -> Inventory:
+    devs = {
+        "nano": Device(name="nano", host="10.0.0.1", tags={"soc": "nano", "site": "lab1"}),
+        "orin1": Device(name="orin1", host="10.0.0.2", tags={"soc": "orin", "site": "lab1"}),
+        "orin2": Device(name="orin2", host="10.0.0.3", tags={"soc": "orin", "site": "lab2"}),
+        "pi5": Device(name="pi5", host="10.0.0.4", tags={"soc": "bcm2712"}),
+    }
+    return Inventory(path="devices.yaml", by_name=devs)
+
+
+def cells_of(text: str, tmp_path: Path) -> list[Cell]:
+    path = tmp_path / "s.yaml"
+    path.write_text(text)
+    spec = load_sweep(str(path))
+    return expand(spec, resolve_devices(spec, inventory()))
+
+
+def test_matrix_expansion_with_selectors_rules_and_budgets(tmp_path):
+    (tmp_path / "tiny.onnx").write_bytes(b"x")
+    cells = cells_of("""
+version: 1
+name: nightly
+models:
+  - ds_cnn
+  - model: tiny.onnx
+    inputs: {tokens: 1x4x32}
+devices:
+  - nano
+  - {soc: orin}
+runtimes: [onnxruntime]
+precisions: [fp32, int8]
+batch: [1, 4]
+threads: [null, 2]
+settings: {min_duration_s: 0.5, timeout_s: 60}
+exclude:
+  - {model: tiny.onnx, batch: 4}
+  - {device: {site: lab2}, threads: 2}
+include:
+  - {model: ds_cnn, device: nano, runtime: "null", precision: fp32, batch: 1, threads: 1}
+overrides:
+  - match: {model: ds_cnn, device: {soc: orin}}
+    min_duration_s: 2
+budgets:
+  - match: {model: ds_cnn, device: {soc: orin}, batch: 1}
+    limits: ["p99_ms < 50", "mj_per_inference<=3"]
+""", tmp_path)
+    ids = [c.cell_id for c in cells]
+    assert len(ids) == len(set(ids))
+    assert ids[0] == "nano/ds_cnn/onnxruntime/fp32/b1/tauto"
+    assert {c.device for c in cells} == {"nano", "orin1", "orin2"}
+    # exclusions
+    assert not [c for c in cells if c.model_label == "tiny.onnx" and c.batch == 4]
+    assert not [c for c in cells if c.device == "orin2" and c.threads == 2]
+    # 3 devices × (ds_cnn 2×2×2 + tiny 2×1×2) minus orin2 threads=2 (6) plus 1 include
+    assert len(cells) == 3 * (8 + 4) - 6 + 1
+    inc = [c for c in cells if c.runtime == "null"]
+    assert [c.cell_id for c in inc] == ["nano/ds_cnn/null/fp32/b1/t1"]
+    # int8 is not supported yet: a skip row with the reason, not an error
+    int8 = [c for c in cells if c.precision == "int8"]
+    assert int8 and all(c.skip and "int8" in c.skip for c in int8)
+    assert all(c.skip is None for c in cells if c.precision == "fp32")
+    # overrides and budgets by tag selector
+    orin = next(c for c in cells if c.cell_id == "orin1/ds_cnn/onnxruntime/fp32/b1/tauto")
+    assert orin.settings["min_duration_s"] == 2 and orin.settings["timeout_s"] == 60
+    assert orin.budgets == ["p99_ms < 50", "mj_per_inference <= 3"]
+    assert next(c for c in cells if c.cell_id == "nano/ds_cnn/onnxruntime/fp32/b1/tauto").budgets == []
+    tiny = next(c for c in cells if c.model_label == "tiny.onnx")
+    assert tiny.model == str(tmp_path / "tiny.onnx") and tiny.inputs == {"tokens": (1, 4, 32)}
+    spec = tiny.run_spec()
+    assert spec.min_duration_s == 0.5 and spec.input_shapes == {"tokens": (1, 4, 32)}
+    assert Cell.from_dict(tiny.to_dict()) == tiny
+
+
+@pytest.mark.parametrize("text,where,needle", [
+    ("models: [ds_cnn]\ndevices: [nano]\nbatches: [1]\n", "s.yaml:3 batches", "did you mean 'batch'"),
+    ("models: [ds_cn]\ndevices: [nano]\n", "s.yaml:1 models[0]", "unknown model 'ds_cn'"),
+    ("models:\n  - model: missing.onnx\ndevices: [nano]\n", "s.yaml:2 models[0]", "missing.onnx not found"),
+    ("models: [ds_cnn]\ndevices: [nano]\nbatch: [1, 0]\n", "s.yaml:3 batch[1]", "integer >= 1"),
+    ("models: [ds_cnn]\ndevices: [nano]\nruntimes: [onnxruntim]\n", "s.yaml:3 runtimes[0]", "did you mean"),
+    ("models: [ds_cnn]\ndevices: [nano]\nsettings:\n  min_duraton_s: 3\n", "s.yaml:4 settings.min_duraton_s",
+     "did you mean 'min_duration_s'"),
+    ("models: [ds_cnn]\ndevices: [nano]\nbudgets:\n  - match: {model: ds_cnn}\n    limits: ['p99 < 3']\n",
+     "s.yaml:5 budgets[0].limits[0]", "unknown metric"),
+    ("models: [ds_cnn]\ndevices: [nano]\nexclude:\n  - {modle: ds_cnn}\n", "s.yaml:4 exclude[0].modle",
+     "did you mean 'model'"),
+    ("models: [ds_cnn]\ndevices: [nano]\nexclude:\n  - {model: resnet18}\n", "s.yaml:4 exclude[0].model",
+     "not one of the sweep's models"),
+    ("models: [ds_cnn]\ndevices: [nano]\nversion: 9\n", "s.yaml:3 version", "upgrade edgeprof"),
+    ("models: [ds_cnn]\n", "s.yaml:1", "missing `devices:`"),
+    ("models: [ds_cnn]\ndevices: [nano]\nmodels: [x]\n", "s.yaml:3 models", "duplicate key"),
+    ("models: [ds_cnn\n", "s.yaml:2", "not valid YAML"),
+])
+def test_validation_errors_name_file_line_and_path(tmp_path, text, where, needle):
+    path = tmp_path / "s.yaml"
+    path.write_text(text)
+    with pytest.raises(ConfigError) as e:
+        load_sweep(str(path))
+    msg = str(e.value).replace(str(tmp_path) + "/", "")
+    assert msg.startswith(where + ":") or msg.startswith(where + " "), msg
+    assert needle in msg
+
+
+def test_device_errors_name_the_line(tmp_path):
+    for text, needle in [("models: [ds_cnn]\ndevices: [nano, orni1]\n", "s.yaml:2 devices[1]: unknown device"),
+                         ("models: [ds_cnn]\ndevices:\n  - {soc: xavier}\n", "s.yaml:3 devices[0]: the tag selector")]:
+        path = tmp_path / "s.yaml"
+        path.write_text(text)
+        spec = load_sweep(str(path))
+        with pytest.raises(ConfigError) as e:
+            resolve_devices(spec, inventory())
+        assert needle in str(e.value).replace(str(tmp_path) + "/", "")
+
+
+def test_defaults_and_null_runtime(tmp_path):
+    cells = cells_of("models: [ds_cnn]\ndevices: [pi5]\nruntimes: [null, onnxruntime]\n", tmp_path)
+    assert [c.cell_id for c in cells] == ["pi5/ds_cnn/null/fp32/b1/tauto", "pi5/ds_cnn/onnxruntime/fp32/b1/tauto"]
+    assert cells[0].settings["min_duration_s"] == 10.0 and cells[0].settings["retries"] == 2
+
+
+def test_parse_sweep_without_file_and_shipped_examples():
+    spec = parse_sweep("name: x\nmodels: [ds_cnn]\ndevices: [{tags: {soc: orin}}]\n", "inline.yaml")
+    assert spec.name == "x" and spec.devices == [("tags", {"soc": "orin"})]
+    repo = Path(__file__).resolve().parents[2]
+    for name in ("example.yaml", "nightly.yaml"):
+        spec = load_sweep(str(repo / "sweeps" / name))
+        assert spec.models and spec.devices
