@@ -7,7 +7,6 @@ import os
 import textwrap
 from pathlib import Path
 
-import edgeprof_models as em
 import numpy as np
 import onnx
 import onnxruntime as ort
@@ -15,6 +14,7 @@ import pytest
 import torch
 from onnx import TensorProto, helper
 
+import edgeprof_models as em
 from edgeprof.errors import ModelError
 from edgeprof.export import onnx_export
 from edgeprof.export.catalog import list_models_info

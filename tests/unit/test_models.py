@@ -3,10 +3,10 @@
 import subprocess
 import sys
 
-import edgeprof_models as em
 import pytest
 import torch
 
+import edgeprof_models as em
 from edgeprof.errors import ModelError
 
 ALL = em.names()
