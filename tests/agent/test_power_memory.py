@@ -1,7 +1,10 @@
 """memory.py: /proc/meminfo through SysfsRoot, the system-wide peak watcher (Jetson unified memory), NVML
-per-process GPU memory; and a vermin check that the telemetry modules stay Python-3.6-safe."""
+per-process GPU memory; a vermin check that the telemetry modules stay Python-3.6-safe, and, where a
+Python 3.6 interpreter exists (pyenv), an end-to-end run of the telemetry on every board tree under it."""
 
+import glob
 import os
+import pwd
 import shutil
 import subprocess
 import sys
@@ -12,6 +15,7 @@ import pytest
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "fakes"))
 
 import boardkit as bk  # noqa: E402
+
 from edgeprof_agent import memory  # noqa: E402
 from edgeprof_agent.sysfs import SysfsRoot  # noqa: E402
 
@@ -63,3 +67,27 @@ def test_telemetry_modules_are_python36_safe():
     out = subprocess.run([vermin, "-t=3.6-", "--no-tips", "--violations"] + [os.path.join(AGENT, m) for m in MINE],
                          capture_output=True, text=True)
     assert out.returncode == 0, out.stdout + out.stderr
+
+
+def _python36():
+    home = pwd.getpwuid(os.getuid()).pw_dir     # HOME is redirected for tests
+    cands = sorted(glob.glob(os.path.join(home, ".pyenv", "versions", "3.6*", "bin", "python3.6")))
+    cands.append(shutil.which("python3.6"))
+    for exe in reversed([c for c in cands if c]):
+        try:
+            out = subprocess.run([exe, "-c", "import sys; print(sys.version_info[:2] == (3, 6))"],
+                                 capture_output=True, text=True, timeout=30)
+        except OSError:
+            continue
+        if out.stdout.strip() == "True":    # a pyenv shim without 3.6 selected fails here
+            return exe
+    return None
+
+
+def test_telemetry_runs_under_python36():
+    py36 = _python36()
+    if py36 is None:
+        pytest.skip("no Python 3.6 interpreter here")
+    out = subprocess.run([py36, os.path.join(bk.HERE, "smoke36.py"), bk.REPO], capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0 and out.stdout.strip().endswith("OK"), out.stdout + out.stderr

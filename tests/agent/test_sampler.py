@@ -5,6 +5,7 @@ rewrite the board's sensor files (or a tool's captured output) to show P(t) = ba
 energy of the window is known analytically and the integrated one must be within 1 %.
 """
 
+import json
 import os
 import sys
 import time
@@ -14,6 +15,7 @@ import pytest
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "fakes"))
 
 import boardkit as bk  # noqa: E402
+
 from edgeprof_agent import clock, power  # noqa: E402
 from edgeprof_agent.sampler import Sampler  # noqa: E402
 from edgeprof_agent.sysfs import SysfsRoot  # noqa: E402
@@ -74,6 +76,7 @@ def test_energy_within_1_percent_of_truth(tmp_path, monkeypatch, name, config):
     assert s["energy_j"] == pytest.approx(truth, rel=0.01)
     assert s["method"] == ("counter" if name == "x86-rapl" else "trapezoid")
     assert SUMMARY_KEYS <= set(s)
+    json.dumps([s, mon.describe()])               # goes over the JSON-lines protocol as is
     assert s["window_s"] == pytest.approx(t1 - t0)
     assert s["mean_w"] == pytest.approx(truth / (t1 - t0), rel=0.01)
     assert s["idle_w"] == pytest.approx(wave.energy(*idle) / (idle[1] - idle[0]), rel=0.02)
