@@ -393,10 +393,21 @@ class SSHTransport(Transport):
             chan.close()
         return status, (out + err).decode("utf-8", "replace")
 
-    def _kill_group(self, pid: int, grace: float = TERMINATE_GRACE_S) -> int | None:
-        """TERM the process group `pid`, KILL it after `grace` s; returns the script's status (0, 2, 3)."""
+    def _kill_group(self, pid: int, grace: float = TERMINATE_GRACE_S, wait: bool = True) -> int | None:
+        """TERM the process group `pid`, KILL it after `grace` s; returns the script's status (0, 2, 3).
+
+        wait=False returns once sshd has started the script (it finishes on the device even if we disconnect:
+        sshd does not signal a non-pty session's processes), sparing a round trip through the login shell.
+        """
         steps = max(1, int(grace / 0.1))
         cmd = f"sh -c {shlex.quote(_KILL_SCRIPT)} edgeprof {pid} {steps}"
+        if not wait:
+            chan = self._open_session()
+            try:
+                chan.exec_command(cmd)  # returns after sshd has forked the session
+            finally:
+                chan.close()
+            return None
         status, _ = self._exec_raw(cmd, timeout=grace + 30)
         return status
 
@@ -560,13 +571,19 @@ class SSHAgentProcess(AgentProcess):
         return None
 
     def terminate(self) -> None:
-        """Kill the process group on the device (TERM, then KILL after a grace period), then close the channel."""
+        """Kill the process group on the device (TERM, then KILL after a grace period), then close the channel.
+
+        While the process runs, this returns once the whole group is gone. When the process has already exited
+        (e.g. after a clean shutdown), anything it may have left in its group is killed without waiting.
+        """
         if self._terminated:
             return
         self._terminated = True
         try:
-            if self.pid is not None and self._transport._t is not None and self._transport._t.is_active():
-                self._transport._kill_group(self.pid)
+            t = self._transport._t
+            if self.pid is not None and t is not None and t.is_active():
+                exited = self._chan.status_event.is_set() and self._chan.eof_received
+                self._transport._kill_group(self.pid, wait=not exited)
                 self._chan.status_event.wait(5)
         finally:
             self._chan.close()

@@ -274,3 +274,23 @@ def test_auth_through_ssh_agent(sshd_hosts: SSHLab, tmp_path: Path, monkeypatch:
     finally:
         agent.terminate()
         agent.wait(10)
+
+
+def test_terminate_after_exit_kills_what_the_process_left_behind(sshd_hosts: SSHLab, tmp_path: Path) -> None:
+    host = sshd_hosts.start_host("orphans")
+    marker = f"edgeprof-orphan-{uuid.uuid4().hex}"
+    with transport(sshd_hosts, host, tmp_path) as t:
+        # the child keeps no pipe open (so the channel sees EOF), but stays in the process group
+        proc = t.start(["sh", "-c", f"python3 -c 'import time; time.sleep(300)' {marker} "
+                                    ">/dev/null 2>&1 </dev/null & echo started"])
+        assert proc.read_line(timeout=30) == "started"
+        assert proc.wait(30) == 0
+        deadline = time.monotonic() + 15
+        while not any("time.sleep" in p for p in live_processes(marker)) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert any("time.sleep" in p for p in live_processes(marker))  # the orphan is running
+        proc.terminate()
+    deadline = time.monotonic() + 15
+    while live_processes(marker) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert live_processes(marker) == []
