@@ -212,7 +212,7 @@ def summarize(samples, method, t0, t1, rail_names=(), quantized_counter=False):
     window_s = (t1 - t0) / 1e9
     warnings = []
     in_window = [s for s in samples if t0 <= s[0] <= t1]
-    out = {"window_s": window_s, "n_samples": len(in_window), "method": method}
+    out = {"window_s": window_s, "n_samples": len(in_window), "method": method, "rate_hz": None}
     p_ts, p_ws, _ = _power_series(samples, method)
     _, _, dropped = _power_series(in_window, method)
     out["n_dropped_nonpositive"] = dropped

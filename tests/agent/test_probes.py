@@ -9,6 +9,7 @@ import pytest
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "fakes"))
 
 import boardkit as bk  # noqa: E402
+
 from edgeprof_agent import power  # noqa: E402
 from edgeprof_agent.probes import (  # noqa: E402
     external,
@@ -101,6 +102,15 @@ def test_nano_jp4_iio_uses_pom_5v_in_and_never_adds_sub_rails(tmp_path):
     assert rails[0] == total and total < sum(rails)               # sub-rails exist but are not added
     assert inst is None
     assert "not wall power" in probe.covers and "POM_5V_IN" in probe.covers
+
+
+def test_jp4_without_in_power_uses_voltage_times_current(tmp_path):
+    d, root = tree(tmp_path, "jetson-nano-jp4")
+    iio = os.path.join(d, "sys/bus/i2c/drivers/ina3221x/6-0040/iio:device0")
+    for k in range(3):
+        os.remove(os.path.join(iio, f"in_power{k}_input"))
+    probe, reason = jetson.discover(root, None, {})
+    assert probe.read()[0] == pytest.approx(5080 * 486 / 1e6)
 
 
 def test_jp4_found_through_driver_dir_only_once(tmp_path):

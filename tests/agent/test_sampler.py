@@ -259,6 +259,21 @@ def test_read_errors_are_counted_not_raised():
     assert s.n_errors == 3 and len(s.samples) == 6 and "EIO" in s.last_error
 
 
+def test_a_sensor_that_never_reads_gives_an_honest_empty_summary(tmp_path):
+    d = bk.board(tmp_path, "orin-nano-jp6")
+    mon = power.PowerMonitor.create(None, SysfsRoot(d), None)
+    os.remove(os.path.join(d, "sys/class/hwmon/hwmon1/curr1_input"))   # VDD_IN unreadable from now on
+    mon.start()
+    t0 = clock.now_ns()
+    time.sleep(0.05)
+    t1 = clock.now_ns()
+    mon.stop()
+    s = mon.summary(t0, t1, 10, 0.05)
+    assert s["energy_j"] is None and s["mean_w"] is None and s["energy_mj_per_inference"] is None
+    assert s["n_read_errors"] >= 2
+    assert any("sensor reads failed" in w for w in s["warnings"])
+
+
 def test_overrun_resynchronises_instead_of_bursting():
     fc = bk.FakeClock(0.0)
 
