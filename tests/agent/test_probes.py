@@ -306,7 +306,7 @@ def test_jtop_missing_or_service_down(monkeypatch, no_gpu_libs):
     fake = bk.use_fake_module(monkeypatch, "jtop")
     fake.fake_reset(service_active=False)
     probe, reason = jtop.discover(None, None, {})
-    assert probe is None and "jtop.service is not active" in reason
+    assert probe is None and "jtop.service is not active" in reason and "\n" not in reason
 
 
 def test_jtop_reads_power_not_avg(monkeypatch):

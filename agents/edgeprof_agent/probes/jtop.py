@@ -73,7 +73,7 @@ def discover(root, tools, config):
         client.start()
         names = _power_rails(client.power)
     except exc as e:
-        return None, "jtop: the jtop service does not answer (%s)" % (str(e).strip() or type(e).__name__)
+        return None, "jtop: the jtop service does not answer (%s)" % (" ".join(str(e).split()) or type(e).__name__)
     except Exception as e:
         if client is not None:
             try:
