@@ -5,13 +5,15 @@ stored or absent), listing and loading runs, and device facts with timestamps.
 Does not own: what a Result contains (records.py) or comparisons (compare.py).
 
 Database schema history: 1 — runs, device_facts, meta.
+  2 — sweeps and sweep_cells (added by lab/ledger.py's users; runs, device_facts and meta unchanged, so a
+      version-1 database is upgraded in place by creating the two tables).
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +22,7 @@ import sqlalchemy as sa
 from .errors import StoreError
 from .records import Result, utc_now
 
-DB_SCHEMA_VERSION = 1
+DB_SCHEMA_VERSION = 2
 
 metadata = sa.MetaData()
 
@@ -51,6 +53,33 @@ device_facts = sa.Table(
     sa.Column("device", sa.String(128), nullable=False, index=True),
     sa.Column("collected_at", sa.String(40), nullable=False),
     sa.Column("facts_json", sa.Text, nullable=False),
+)
+
+# a sweep: its spec and expanded cells (JSON), when and where it ran; one row per sweep
+sweeps = sa.Table(
+    "sweeps", metadata,
+    sa.Column("sweep_id", sa.String(64), primary_key=True),
+    sa.Column("name", sa.String(128), nullable=False, index=True),
+    sa.Column("created_at", sa.String(40), nullable=False, index=True),
+    sa.Column("updated_at", sa.String(40), nullable=False),
+    sa.Column("status", sa.String(16), nullable=False),  # running | done | interrupted
+    sa.Column("controller", sa.String(256)),
+    sa.Column("spec_path", sa.Text),
+    sa.Column("spec_json", sa.Text, nullable=False),
+)
+
+# the state of every cell of a sweep: the latest run for it (ok / failed / skipped), attempts so far
+sweep_cells = sa.Table(
+    "sweep_cells", metadata,
+    sa.Column("sweep_id", sa.String(64), primary_key=True),
+    sa.Column("cell_id", sa.String(512), primary_key=True),
+    sa.Column("device", sa.String(128), nullable=False),
+    sa.Column("status", sa.String(16), nullable=False),  # pending | ok | failed | skipped
+    sa.Column("run_id", sa.String(64)),
+    sa.Column("attempts", sa.Integer, nullable=False, default=0),
+    sa.Column("reason", sa.Text),
+    sa.Column("updated_at", sa.String(40), nullable=False),
+    sa.Column("cell_json", sa.Text, nullable=False),
 )
 
 meta = sa.Table(
@@ -100,6 +129,9 @@ class Store:
                 row = conn.execute(sa.select(meta.c.value).where(meta.c.key == "schema_version")).first()
                 if row is None:
                     conn.execute(meta.insert().values(key="schema_version", value=str(DB_SCHEMA_VERSION)))
+                elif int(row[0]) < DB_SCHEMA_VERSION:  # older: create_all above added the new tables
+                    conn.execute(meta.update().where(meta.c.key == "schema_version")
+                                 .values(value=str(DB_SCHEMA_VERSION)))
                 elif int(row[0]) > DB_SCHEMA_VERSION:
                     raise StoreError(
                         f"results database {self.display_url} has schema version {row[0]}, newer than this "
@@ -122,7 +154,10 @@ class Store:
         except Exception:
             return self.url
 
-    def save(self, result: Result, sweep_id: str | None = None) -> None:
+    def save(self, result: Result, sweep_id: str | None = None,
+             also: Callable[[sa.Connection], None] | None = None) -> None:
+        """Store a result in one transaction; `also(conn)` runs in the same transaction (e.g. a sweep cell's
+        state, so a cell and its run are committed together or not at all)."""
         lat = result.latency_ms or {}
         row = {
             "run_id": result.run_id, "created_at": result.created_at, "status": result.status,
@@ -134,6 +169,8 @@ class Store:
         }
         with self.engine.begin() as conn:
             conn.execute(runs.insert().values(**row))
+            if also is not None:
+                also(conn)
 
     def get(self, run_id: str) -> Result:
         with self.engine.connect() as conn:

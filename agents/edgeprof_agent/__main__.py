@@ -1,7 +1,8 @@
 """Agent entry point: `python3 agent-<sha>.pyz serve --workdir DIR [--sysfs-root /]`.
 
-Owns: the request loop (hello first, then facts / run / ping / shutdown), turning failures into error replies,
-and confining the agent to its workdir (it chdirs there; everything it writes goes there).
+Owns: the request loop (hello first, then facts / run / ping / lease / renew / release / shutdown), turning
+failures into error replies, and confining the agent to its workdir (it chdirs there; everything it writes
+goes there). The device lease itself is lease.py.
 """
 
 import argparse
@@ -44,6 +45,22 @@ def serve(workdir, sysfs_root):
         os.makedirs(workdir)
     os.chdir(workdir)
     root, tools = _seams(sysfs_root)
+    state = {"lease": None}  # the device lease, once a controller asks for it (lease.py)
+    try:
+        return _requests(workdir, root, tools, sysfs_root, state)
+    finally:
+        if state["lease"] is not None:
+            state["lease"].release("agent exiting")
+
+
+def _lease(state, workdir):
+    if state["lease"] is None:
+        from .lease import Lease
+        state["lease"] = Lease(workdir)
+    return state["lease"]
+
+
+def _requests(workdir, root, tools, sysfs_root, state):
     greeted = False
     while True:
         try:
@@ -54,6 +71,8 @@ def serve(workdir, sysfs_root):
         if req is None:
             return 0
         rid, op, params = req["id"], req["op"], req.get("params") or {}
+        if state["lease"] is not None:
+            state["lease"].touch()
         try:
             if not greeted and op != "hello":
                 raise OpError("protocol", "first request must be 'hello', got %r" % op)
@@ -71,7 +90,19 @@ def serve(workdir, sysfs_root):
                 result["power_sources"] = _power_sources(root, tools)
             elif op == "run":
                 from .worker import run_measurement
-                result = run_measurement(params, workdir, root, tools)
+                from .lease import RunGuard
+                with RunGuard(workdir, params, state["lease"]):
+                    result = run_measurement(params, workdir, root, tools)
+            elif op == "lease":
+                result = _lease(state, workdir).acquire(params)
+            elif op == "renew":
+                result = _lease(state, workdir).renew(params)
+            elif op == "release":
+                result = _lease(state, workdir).release()
+            elif op == "lease_info":
+                from .lease import describe, holder_now
+                held = holder_now(os.path.join(workdir, "edgeprof.lease"))
+                result = {"holder": held, "text": describe(held)}
             elif op == "shutdown":
                 write_message({"id": rid, "ok": True, "result": {"bye": True}})
                 return 0

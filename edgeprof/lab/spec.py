@@ -157,6 +157,10 @@ class Cell:
 
 
 def model_format(ref: str) -> str:
+    """The model's format as the capability matrix names it (its own function when it has one)."""
+    fn = getattr(capability, "model_format", None)
+    if fn is not None:
+        return str(fn(ref))
     return "tflite" if ref.lower().endswith(".tflite") else "onnx"
 
 
