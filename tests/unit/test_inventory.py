@@ -269,7 +269,9 @@ def test_parse_proxy_jump() -> None:
 
 def test_example_devices_yaml_loads(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     example = REPO / "devices.yaml"
-    if not example.exists():
-        pytest.skip("no example devices.yaml yet")
     inv = load_inventory(str(example), ssh_config_path=str(tmp_path / "none"), environ={})
-    assert inv.devices
+    assert [d.name for d in inv.devices] == ["jetson-nano", "orin-nano", "pi5", "x86-t4"]
+    assert inv.get("jetson-nano").python == "python3.6"
+    assert inv.get("pi5").proxy_jump == "ops@gw.lab.example:22"
+    assert inv.get("x86-t4").known_hosts == str(REPO / "lab_known_hosts")
+    assert [d.name for d in inv.select({"family": "jetson"})] == ["jetson-nano", "orin-nano"]
