@@ -15,6 +15,8 @@ def ssh_lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SSHLab]:
     """Client keys for the session; hosts started through `sshd_hosts`. Skips when sshd is not installed."""
     reason = missing_reason()
     if reason:
+        if os.environ.get("EDGEPROF_REQUIRE_SSHD"):  # CI sets this: a missing sshd must fail, not skip
+            pytest.fail(f"EDGEPROF_REQUIRE_SSHD is set but {reason}")
         pytest.skip(reason)
     lab = SSHLab(tmp_path_factory.mktemp("sshlab"))
     yield lab
