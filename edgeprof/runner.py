@@ -8,23 +8,31 @@ Does not own: exporting (export/), moving bytes (agentlink, transport), measurin
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import platform
 import socket
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from . import __version__
+from . import __version__, capability
 from .agentlink import AgentLink
-from .errors import ConfigError, ModelError
+from .errors import ConfigError, DeviceError, ModelError
 from .records import Artifact, Device, Result, RunSpec, new_run_id, utc_now
 from .stats import latency_summary, stability_warnings, throughput
 from .store import Store
-from .transport import open_transport
+from .transport import Transport, open_transport
 
-RUNTIMES = ("onnxruntime", "null")
-PRECISIONS = ("fp32",)
+RUNTIMES = ("onnxruntime", "tflite", "tensorrt", "null")
+PRECISIONS = ("fp32", "fp16", "int8")
+PROFILE_ITERATIONS = 20  # runs in the --profile-ops pass (after the timed loop)
 AGENT_SILENCE_TIMEOUT_S = 600.0
+
+
+class CapabilityError(DeviceError):
+    """The device cannot run this (format, runtime, precision): the capability matrix's skip, as one line."""
 
 
 class Progress(Protocol):
@@ -47,6 +55,10 @@ def validate_spec(spec: RunSpec) -> None:
     if spec.precision not in PRECISIONS:
         raise ConfigError(f"--precision {spec.precision}: not supported yet for {spec.runtime}",
                           hint=f"supported: {', '.join(PRECISIONS)}")
+    fmt = "none" if spec.runtime == "null" else capability.model_format(spec.model)
+    static = capability.check(fmt, spec.runtime, spec.precision, None, spec.device, spec.runtime_options)
+    if not static.ok:
+        raise ConfigError(f"--runtime {spec.runtime} --precision {spec.precision}: {static.reason}")
     if spec.batch < 1:
         raise ConfigError(f"--batch {spec.batch}: must be at least 1")
     if spec.threads is not None and spec.threads < 1:
@@ -59,16 +71,56 @@ def validate_spec(spec: RunSpec) -> None:
         raise ConfigError(f"--min-queries {spec.min_queries}: must be at least 1")
 
 
-def prepare_artifact(spec: RunSpec, cache_dir: Path | None = None,
-                     say: Callable[[str], None] | None = None) -> Artifact:
-    from .export.onnx_export import default_cache_dir, prepare_onnx
+@dataclass
+class Prepared:
+    """The artifact to push, the fp32 artifact it came from (the fidelity reference of a user's file), the source."""
+
+    artifact: Artifact
+    fp32: Artifact | None
+    source: Any  # export.resolve.ModelSource
+
+
+def prepare(spec: RunSpec, cache_dir: Path | None = None, say: Callable[[str], None] | None = None,
+            calibration: str | None = None) -> Prepared:
+    """Export / read / quantise the model for spec.runtime and spec.precision (all cached)."""
+    from .export.onnx_export import cached_artifact, default_cache_dir, prepare_onnx
     from .export.resolve import resolve_model
 
+    cache = cache_dir or default_cache_dir()
     source = resolve_model(spec.model)
-    if getattr(source, "kind", None) == "tflite":
-        raise ModelError(f"{spec.model}: TFLite models are not supported yet",
-                         hint="use an .onnx file or a bundled model with --runtime onnxruntime")
-    return prepare_onnx(source, cache_dir=cache_dir or default_cache_dir(), seed=spec.seed, progress=say)
+    if spec.runtime == "tflite":
+        from .export.tflite_export import prepare_tflite
+
+        kw: dict[str, Any] = {"cache_dir": cache, "batch": spec.batch, "input_shapes": spec.input_shapes,
+                              "seed": spec.seed, "calibration": calibration, "progress": say}
+        fp32 = prepare_tflite(source, precision="fp32", **kw)
+        artifact = fp32 if spec.precision == "fp32" else prepare_tflite(source, precision=spec.precision, **kw)
+        if source.kind in ("bundled", "builder") and artifact.flops is None:
+            # FLOPs follow the ONNX counter's convention (export/flops.py): from the same model's ONNX export
+            onnx_art = cached_artifact(source, cache_dir=cache, seed=spec.seed)
+            if onnx_art is None and source.bundled is not None and source.bundled.task == "microbenchmark":
+                with contextlib.suppress(ModelError):
+                    onnx_art = prepare_onnx(source, cache_dir=cache, seed=spec.seed, progress=say)
+            if onnx_art is not None:
+                artifact = dataclasses.replace(artifact, flops=onnx_art.flops)
+        return Prepared(artifact, fp32, source)
+    if source.kind == "tflite":
+        raise ModelError(f"{spec.model} is a TFLite model; {spec.runtime} runs ONNX",
+                         hint="run it with --runtime tflite")
+    fp32 = prepare_onnx(source, cache_dir=cache, seed=spec.seed, progress=say)
+    if spec.precision == "fp32" or (spec.runtime == "tensorrt" and spec.precision == "fp16"):
+        return Prepared(fp32, fp32, source)  # TensorRT builds fp16 engines from the fp32 ONNX
+    from .export.quantize import quantize_onnx
+
+    shapes = {t.name: t.concrete(spec.batch, spec.input_shapes) for t in fp32.inputs}
+    artifact = quantize_onnx(fp32, spec.precision, cache_dir=cache, shapes=shapes, seed=spec.seed,
+                             calibration=calibration, progress=say)
+    return Prepared(artifact, fp32, source)
+
+
+def prepare_artifact(spec: RunSpec, cache_dir: Path | None = None,
+                     say: Callable[[str], None] | None = None, calibration: str | None = None) -> Artifact:
+    return prepare(spec, cache_dir, say, calibration).artifact
 
 
 def input_params(artifact: Artifact, spec: RunSpec) -> list[dict[str, Any]]:
@@ -96,27 +148,52 @@ def host_environment() -> dict[str, Any]:
 
 
 def deploy(spec: RunSpec, device: Device, *, store: Store | None, progress: Progress | None = None,
-           cache_dir: Path | None = None, extra_params: dict[str, Any] | None = None) -> Result:
+           cache_dir: Path | None = None, extra_params: dict[str, Any] | None = None,
+           calibration: str | None = None, profile_ops: bool = False,
+           transport: Transport | None = None, on_link: Callable[[AgentLink], None] | None = None) -> Result:
+    """Measure `spec` on `device`. The device's facts are read first, so a combination the device cannot run
+    (capability matrix) fails in one line before any export or push. `calibration`: a directory of .npy/.npz
+    samples for int8; `profile_ops`: add a per-op profile pass after the timed loop.
+    For sweeps (lab/scheduler.py): `transport` reuses an open connection (left open afterwards); `on_link` gets
+    the started agent so another thread can stop it (cell timeout, Ctrl-C); `extra_params` reach the agent's
+    run (e.g. the device lease token)."""
     progress = progress or _Quiet()
     validate_spec(spec)
     artifact: Artifact | None = None
+    prepared: Prepared | None = None
     inputs: list[dict[str, Any]] = []
-    if spec.runtime != "null":
-        progress.stage("export")
-        artifact = prepare_artifact(spec, cache_dir, progress.stage)
-        inputs = input_params(artifact, spec)
 
     progress.stage(f"connecting to {device.name}")
-    with open_transport(device) as transport:
+    with contextlib.nullcontext(transport) if transport is not None else open_transport(device) as transport:
         link = AgentLink.open(transport, device, progress=progress.stage)
+        if on_link is not None:
+            on_link(link)
         try:
+            facts = link.call("facts", {"runtimes": False})
+            fmt = "none" if spec.runtime == "null" else capability.model_format(spec.model)
+            decision = capability.check(fmt, spec.runtime, spec.precision, facts, device.name, spec.runtime_options)
+            if not decision.ok:
+                raise CapabilityError(f"{decision.reason}", hint="pick another --runtime/--precision or device")
+            if spec.runtime != "null":
+                progress.stage("export")
+                prepared = prepare(spec, cache_dir, progress.stage, calibration)
+                artifact = prepared.artifact
+                inputs = input_params(artifact, spec)
+            reference: Any = None
+            no_reference: str | None = "the null runtime computes nothing"
+            if prepared is not None and artifact is not None:
+                from . import fidelity
+
+                reference, no_reference = fidelity.reference_for(prepared.source, artifact, prepared.fp32)
             agent_bytes = link.bytes_moved
             artifact_bytes = 0
             remote_path = None
             if artifact is not None:
                 progress.stage("pushing model")
                 remote_path, artifact_bytes = link.push_artifact(artifact.path, artifact.sha256, artifact.extension)
-            facts = link.call("facts", {"runtimes": False})
+            options = dict(spec.runtime_options)
+            if spec.runtime == "tensorrt":
+                options.setdefault("precision", spec.precision)
             params: dict[str, Any] = {
                 "runtime": spec.runtime,
                 "artifact": {"path": remote_path, "format": artifact.format if artifact else None,
@@ -125,13 +202,18 @@ def deploy(spec: RunSpec, device: Device, *, store: Store | None, progress: Prog
                 "seed": spec.seed,
                 "batch": spec.batch,
                 "threads": spec.threads,
-                "runtime_options": spec.runtime_options,
+                "runtime_options": options,
                 "warmup_s": spec.warmup_s,
                 "min_duration_s": spec.min_duration_s,
                 "min_queries": spec.min_queries,
                 "max_queries": spec.max_queries,
                 "power": device.power,
             }
+            if reference is not None:
+                params["return_outputs"] = "base64"
+            if profile_ops and spec.runtime != "null":
+                params["profile_ops"] = True
+                params["profile_iterations"] = PROFILE_ITERATIONS
             params.update(extra_params or {})
             progress.stage("measuring")
             raw = link.call("run", params, on_event=progress.event, timeout=AGENT_SILENCE_TIMEOUT_S)
@@ -141,10 +223,54 @@ def deploy(spec: RunSpec, device: Device, *, store: Store | None, progress: Prog
     result = build_result(spec, device, artifact, raw, facts,
                           transfer={"agent_bytes": agent_bytes, "artifact_bytes": artifact_bytes,
                                     "total_bytes": agent_bytes + artifact_bytes})
+    for note in decision.notes:
+        result.warn("precision_emulated" if "fp16" in note else "capability", note)
+    if artifact is not None:
+        add_fidelity(result, artifact, reference, no_reference, raw, inputs, spec, progress.stage)
+    if raw.get("ops") is not None:
+        from .opprofile import summarize
+
+        result.extra["ops"] = summarize(raw["ops"])
     if store is not None:
         progress.stage("storing")
         store.save(result)
     return result
+
+
+def add_fidelity(result: Result, artifact: Artifact, reference: Any, no_reference: str | None,
+                 raw: dict[str, Any], inputs: list[dict[str, Any]], spec: RunSpec,
+                 say: Callable[[str], None] | None = None) -> None:
+    """Compare the device's outputs (last timed query) with the reference; store, warn past the threshold."""
+    from . import fidelity
+
+    reasons = result.extra.setdefault("null_reasons", {})
+    if reference is None:
+        reasons["fidelity"] = no_reference or "no reference for this run"
+        return
+    if not raw.get("outputs"):
+        reasons["fidelity"] = "the agent returned no outputs"
+        return
+    if say:
+        say(f"fidelity: computing the reference ({reference.label})")
+    shapes = {i["name"]: tuple(i["shape"]) for i in inputs}
+    try:
+        ref_out = fidelity.reference_outputs(reference, artifact.inputs, shapes, spec.seed)
+    except ImportError as e:
+        reasons["fidelity"] = f"the reference needs {e.name or e} on the host (pip install 'edgeprof[torch]')"
+        return
+    got = fidelity.decode_outputs(raw["outputs"])
+    fid = fidelity.compare(got, ref_out, precision=spec.precision, num_classes=reference.num_classes,
+                           names=artifact.outputs)
+    fid["reference"] = reference.label
+    fid["inputs"] = {"seed": spec.seed, "shapes": {k: list(v) for k, v in shapes.items()},
+                     "from": "the last timed query"}
+    result.fidelity = fid
+    reasons.pop("fidelity", None)
+    if not fid["ok"]:
+        advice = (" (seeded random weights and inputs are a hard case for int8: check with --calibration DIR "
+                  "of real samples)") if spec.precision == "int8" else ""
+        result.warn("fidelity", f"{spec.precision} output differs from {reference.label}: "
+                    + "; ".join(fid["problems"]) + advice)
 
 
 def build_result(spec: RunSpec, device: Device, artifact: Artifact | None, raw: dict[str, Any],
@@ -187,9 +313,13 @@ def build_result(spec: RunSpec, device: Device, artifact: Artifact | None, raw: 
         k: v for k, v in {
             "power": None if raw.get("power") else raw.get("power_reason") or "no power data",
             "thermal": None if raw.get("thermal") else "thermal telemetry not available on this device/agent",
-            "fidelity": "output fidelity checks are not implemented yet",
+            "fidelity": "no fidelity check was made for this run",
         }.items() if v
     }
+    if artifact is not None and artifact.flops and tput:
+        result.extra["compute"] = {"flops_per_inference": artifact.flops,
+                                   "achieved_gflops": artifact.flops * tput / 1e9,
+                                   "basis": "FLOPs per inference (batch 1, export/flops.py) x inferences/s"}
     power = result.power
     if power and artifact is not None and artifact.flops and power.get("mean_w") and tput:
         gflops = artifact.flops * tput / 1e9

@@ -149,4 +149,9 @@ def facts(workdir=None, with_runtimes=True):
         d["disk_free_mb"] = disk_free_mb(workdir)
     if with_runtimes:
         d["runtimes"] = runtimes()
+    try:  # NVIDIA GPUs (capability matrix: tensorrt, CUDA providers); cheap, imports nothing
+        from .gpus import nvidia_gpus
+        d["gpus"] = nvidia_gpus()
+    except Exception as e:
+        d["gpus_error"] = "%s: %s" % (type(e).__name__, e)
     return d

@@ -114,6 +114,16 @@ def timed_loop(run, min_duration_s, min_queries, max_duration_s=None, progress_i
     return samples, first, t1, stopped_by
 
 
+def _encode_output(arr):
+    import base64
+    import numpy as np
+
+    a = np.ascontiguousarray(arr)
+    if a.dtype.byteorder == ">":
+        a = a.astype(a.dtype.newbyteorder("<"))
+    return {"shape": list(a.shape), "dtype": str(a.dtype), "b64": base64.b64encode(a.tobytes()).decode("ascii")}
+
+
 def run_measurement(params, workdir, root=None, tools=None):
     runtime = params.get("runtime", "onnxruntime")
     artifact = params.get("artifact") or {}
@@ -191,10 +201,21 @@ def run_measurement(params, workdir, root=None, tools=None):
             monitor.stop()
         peak = procinfo.peak_rss_mb()
         outputs = None
-        if params.get("return_outputs"):
+        if params.get("return_outputs") == "base64":  # compact, exact: raw little-endian bytes
+            outputs = [_encode_output(o) for o in backend.outputs()]
+        elif params.get("return_outputs"):
             outputs = [{"shape": list(o.shape), "dtype": str(o.dtype), "data": o.ravel().tolist()}
                        for o in backend.outputs()]
         describe = backend.describe()
+        ops = None
+        if params.get("profile_ops"):  # a separate pass, after the timed loop and the power window
+            from . import opprof
+            send_event("progress", phase="profile", runtime=runtime)
+            try:
+                ops = opprof.profile(runtime, backend, artifact.get("path"), inputs, options,
+                                     int(params.get("profile_iterations") or 20), workdir=workdir)
+            except OpError as e:
+                ops = {"available": False, "source": runtime, "reason": e.message, "iterations": 0, "nodes": []}
     finally:
         backend.close()
 
@@ -216,6 +237,8 @@ def run_measurement(params, workdir, root=None, tools=None):
         "runtime": describe,
         "outputs": outputs,
     })
+    if ops is not None:
+        result["ops"] = ops
     if monitor is not None:
         try:
             result["power"] = monitor.summary(t_first, t_last, len(samples) * int(params.get("batch", 1)),

@@ -36,13 +36,30 @@ def register(sub: argparse._SubParsersAction) -> None:
                "  edgeprof deploy --device local --model bert_tiny --threads 2 --min-duration 5\n"
                "  edgeprof deploy --device local --model my.onnx --input images=1x3x640x640\n"
                "  edgeprof deploy --device local --model builders.py:build --json result.json\n"
-               "  edgeprof deploy --device jetson-nano --model resnet18       (a board from devices.yaml)\n",
+               "  edgeprof deploy --device jetson-nano --model resnet18       (a board from devices.yaml)\n"
+               "  edgeprof deploy --device local --model mobilenet_v2 --runtime tflite --precision int8\n"
+               "  edgeprof deploy --device local --model mobilenet_v2 --precision int8 --calibration samples/\n"
+               "  edgeprof deploy --device local --model ds_cnn --runtime tflite --profile-ops\n"
+               "  edgeprof deploy --device orin --model resnet18 --runtime tensorrt --precision fp16\n",
     )
     p.add_argument("--device", required=True, help="device name from devices.yaml, or 'local' for this machine")
     p.add_argument("--model", required=True,
                    help="bundled model name (see `edgeprof models`), path/to/model.onnx, or path/to/file.py:function")
-    p.add_argument("--runtime", default="onnxruntime", help="onnxruntime (default) or null (measures the harness)")
-    p.add_argument("--precision", default="fp32", help="fp32 (default)")
+    p.add_argument("--runtime", default="onnxruntime",
+                   help="onnxruntime (default), tflite (LiteRT), tensorrt (NVIDIA GPUs), or null (the harness)")
+    p.add_argument("--precision", default="fp32", choices=["fp32", "fp16", "int8"],
+                   help="fp32 (default); fp16 (onnxruntime, tensorrt); int8 (static, calibrated; all three)")
+    p.add_argument("--calibration", metavar="DIR", default=None,
+                   help="int8 calibration samples: .npy files (one input) or .npz files (keys = input names); "
+                        "default: seeded random inputs")
+    p.add_argument("--profile-ops", action="store_true",
+                   help="after the timed loop, a separate pass with the runtime's per-op profiler; shows top ops")
+    p.add_argument("--xnnpack", choices=["on", "off"], default=None,
+                   help="tflite: use the XNNPACK CPU delegate (default on)")
+    p.add_argument("--delegate", metavar="PATH", default=None,
+                   help="tflite: external delegate library on the device (e.g. a GPU delegate .so)")
+    p.add_argument("--delegate-option", action="append", default=[], metavar="KEY=VALUE",
+                   help="tflite: option passed to the external delegate (repeatable)")
     p.add_argument("--batch", type=int, default=1, help="batch size: fills a dynamic first dimension (default 1)")
     p.add_argument("--threads", type=int, default=None, help="runtime intra-op threads (default: runtime's choice)")
     p.add_argument("--input", action="append", default=[], metavar="NAME=DxD...",
@@ -75,6 +92,15 @@ def run(args: argparse.Namespace) -> int:
         options["graph_optimization_level"] = args.graph_opt
     if args.providers:
         options["providers"] = [p.strip() for p in args.providers.split(",") if p.strip()]
+    if args.xnnpack is not None:
+        options["xnnpack"] = args.xnnpack == "on"
+    if args.delegate:
+        options["delegate"] = args.delegate
+    if args.delegate_option:
+        pairs = [o.split("=", 1) for o in args.delegate_option]
+        if any(len(kv) != 2 or not kv[0] for kv in pairs):
+            raise ConfigError("--delegate-option: expected KEY=VALUE")
+        options["delegate_options"] = dict((k, v) for k, v in pairs)
     spec = RunSpec(device=args.device, model=args.model, runtime=args.runtime, precision=args.precision,
                    batch=args.batch, threads=args.threads, min_duration_s=args.min_duration,
                    min_queries=args.min_queries, max_queries=args.max_queries, warmup_s=args.warmup, input_shapes=shapes,
@@ -85,7 +111,8 @@ def run(args: argparse.Namespace) -> int:
     device = resolve_device(args.device, args.inventory)
     store = None if args.no_store else open_store(args.db)
     with DeployProgress(enabled=not args.quiet) as progress:
-        result = deploy(spec, device, store=store, progress=progress)
+        result = deploy(spec, device, store=store, progress=progress, calibration=args.calibration,
+                        profile_ops=args.profile_ops)
     if args.json == "-":
         sys.stdout.write(result.to_json(indent=2) + "\n")
     else:

@@ -29,6 +29,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     sh.add_argument("--json", action="store_true", help="print the full result JSON (raw samples included)")
     add_db_args(sh)
     sh.set_defaults(func=run_show)
+    op = rsub.add_parser("ops", help="per-op profiles of runs side by side (deploy --profile-ops)",
+                         description="The same model across runtimes, op type by op type: ms per run and share.")
+    op.add_argument("run_ids", nargs="+", metavar="RUN_ID", help="run ids (or unambiguous prefixes)")
+    add_db_args(op)
+    op.set_defaults(func=run_ops)
 
 
 def _f(v: object, d: int = 3) -> str:
@@ -63,4 +68,17 @@ def run_show(args: argparse.Namespace) -> int:
         sys.stdout.write(result.to_json(indent=2) + "\n")
     else:
         render_result(result)
+    return 0
+
+
+def run_ops(args: argparse.Namespace) -> int:
+    from ..opprofile import side_by_side
+    from .ui import render_ops_side_by_side
+
+    store = open_store(args.db)
+    runs = []
+    for rid in args.run_ids:
+        r = store.get(rid)
+        runs.append((f"{r.run_id[-6:]} {r.runtime} {r.precision}", (r.extra or {}).get("ops")))
+    render_ops_side_by_side(side_by_side(runs))
     return 0

@@ -119,5 +119,64 @@ def render_result(r: Result) -> None:
     else:
         reason = (r.extra or {}).get("null_reasons", {}).get("power")
         out.print(f"power: none ({reason})" if reason else "power: none")
+    compute = (r.extra or {}).get("compute")
+    if compute and compute.get("achieved_gflops") is not None:
+        out.print(f"compute: {_f(compute['achieved_gflops'], 2)} GFLOPS achieved "
+                  f"({compute.get('flops_per_inference'):,} FLOPs per inference)")
+    render_fidelity(r)
+    ops = (r.extra or {}).get("ops")
+    if ops is not None:
+        render_ops(ops)
     for w in r.warnings:
         out.print(f"[yellow]warning[/yellow] {w.get('code')}: {w.get('message')}")
+
+
+def render_fidelity(r: Result) -> None:
+    f = r.fidelity
+    if not f:
+        reason = (r.extra or {}).get("null_reasons", {}).get("fidelity")
+        out.print(f"fidelity: none ({reason})" if reason else "fidelity: none")
+        return
+    t = Table(title=f"fidelity vs {f.get('reference')} · seed {f.get('inputs', {}).get('seed')}",
+              title_justify="left")
+    for c in ("max abs error", "mean abs error", "cosine similarity", "top-1 agreement", "ok"):
+        t.add_column(c, justify="right")
+    top1 = f.get("top1_agreement")
+    t.add_row(_f(f.get("max_abs_error"), 4), _f(f.get("mean_abs_error"), 4), _f(f.get("cosine_similarity"), 6),
+              "-" if top1 is None else f"{top1 * 100:.0f} % of {f.get('top1_rows')}",
+              "yes" if f.get("ok") else "[yellow]no[/yellow]")
+    out.print(t)
+
+
+def render_ops(ops: dict[str, Any], k: int = 10) -> None:
+    from ..opprofile import top
+
+    if not ops.get("available"):
+        counts = ops.get("op_counts") or {}
+        listed = ", ".join(f"{name} ×{n}" for name, n in sorted(counts.items(), key=lambda kv: -kv[1]))
+        out.print(f"op profile: none ({ops.get('reason')})" + (f"\n  ops in the graph: {listed}" if listed else ""))
+        return
+    t = Table(title=f"top ops · {ops.get('source')} · {ops.get('iterations')} runs (separate pass)",
+              title_justify="left")
+    for c in ("node", "op type", "ms/run", "share"):
+        t.add_column(c, justify="left" if c in ("node", "op type") else "right", overflow="fold")
+    for n in top(ops, k):
+        t.add_row(str(n["name"]), str(n["op_type"]), _f(n["ms_per_run"], 4),
+                  "-" if n.get("share") is None else f"{n['share'] * 100:.1f} %")
+    out.print(t)
+    types = top(ops, 6, by="op_type")
+    out.print("by op type: " + ", ".join(f"{t['op_type']} {t['share'] * 100:.1f} %" for t in types
+                                         if t.get("share") is not None))
+
+
+def render_ops_side_by_side(view: dict[str, Any]) -> None:
+    t = Table(title="ops side by side (ms per run · share)", title_justify="left")
+    t.add_column("op type")
+    for label in view["columns"]:
+        t.add_column(label, justify="right", overflow="fold")
+    for row in view["rows"]:
+        t.add_row(row["op_type"], *["-" if c is None else f"{_f(c['ms_per_run'], 3)} · {c['share'] * 100:.1f} %"
+                                    for c in row["cells"]])
+    out.print(t)
+    for label, note in view["notes"].items():
+        out.print(f"{label}: {note}")

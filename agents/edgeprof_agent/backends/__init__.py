@@ -11,6 +11,8 @@ import importlib
 BACKENDS = {
     "null": "edgeprof_agent.backends.null",
     "onnxruntime": "edgeprof_agent.backends.ort",
+    "tflite": "edgeprof_agent.backends.tflite",
+    "tensorrt": "edgeprof_agent.backends.tensorrt",
 }
 
 

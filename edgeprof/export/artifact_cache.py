@@ -1,0 +1,124 @@
+"""A content-keyed cache of derived artifacts (TFLite exports, quantised ONNX), one directory per entry.
+
+Owns: the entry layout `cache_dir/<key>/model.<ext>` + `meta.json` (the Artifact as JSON, path relative),
+atomic writes (built in a temporary directory, renamed into place) and validation on read (size and sha256
+of the model file must match meta.json, else the entry is ignored and rebuilt).
+Does not own: what goes into a key (callers hash whatever decides the file) or building the file.
+The torch → ONNX cache (onnx_export.py) predates this module and keeps its own layout.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Callable
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from ..errors import ModelError
+from ..records import Artifact, TensorSpec
+
+__all__ = ["cached", "build_cached", "sha256_file", "dist_version", "text_hash", "key_of"]
+
+LAYOUT = 1
+_STALE_TMP_S = 3600.0
+
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with Path(path).open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def text_hash(path: Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def dist_version(dist: str) -> str:
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return "absent"
+
+
+def key_of(material: dict[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(material, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def _read(entry: Path, ext: str) -> Artifact | None:
+    try:
+        d = json.loads((entry / "meta.json").read_text())
+        model = entry / f"model.{ext}"
+        if d.get("cache_layout") != LAYOUT or model.stat().st_size != d["size_bytes"]:
+            return None
+        if sha256_file(model) != d["sha256"]:
+            return None
+        return Artifact(
+            path=str(model), format=d["format"], sha256=d["sha256"], size_bytes=d["size_bytes"],
+            inputs=tuple(TensorSpec.from_dict(t) for t in d["inputs"]), outputs=tuple(d["outputs"]),
+            model_name=d["model_name"], source=d["source"], precision=d.get("precision", "fp32"),
+            export_options=d.get("export_options", {}), export_check=d.get("export_check"), cache_hit=True,
+            flops=d.get("flops"), params=d.get("params"),
+        )
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def cached(cache_dir: Path, key: str, ext: str) -> Artifact | None:
+    """The Artifact stored under `key`, or None when absent or broken."""
+    return _read(Path(cache_dir).expanduser() / key, ext)
+
+
+def build_cached(cache_dir: Path, key: str, ext: str, build: Callable[[Path], Artifact]) -> Artifact:
+    """The cached Artifact for `key`, else `build(tmp_model_path)` once, stored atomically, and returned.
+
+    `build` writes the model at the path it is given and returns an Artifact describing it (any path)."""
+    cache_dir = Path(cache_dir).expanduser()
+    entry = cache_dir / key
+    hit = _read(entry, ext)
+    if hit is not None:
+        return hit
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    now = time.time()
+    for p in cache_dir.glob(".tmp-*"):
+        with contextlib.suppress(OSError):
+            if now - p.stat().st_mtime > _STALE_TMP_S:
+                shutil.rmtree(p, ignore_errors=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".tmp-{key[:16]}-", dir=cache_dir))
+    try:
+        model = tmp / f"model.{ext}"
+        artifact = build(model)
+        if not model.is_file():
+            raise ModelError(f"building {artifact.model_name} ({ext}) wrote no file",
+                             hint="this is a bug in edgeprof: please report it")
+        artifact = dataclasses.replace(artifact, path=str(model), sha256=sha256_file(model),
+                                       size_bytes=model.stat().st_size)
+        meta = artifact.to_dict()
+        meta.update(path=f"model.{ext}", cache_hit=False, cache_layout=LAYOUT)
+        (tmp / "meta.json").write_text(json.dumps(meta, indent=2, sort_keys=True, default=str) + "\n")
+        if entry.exists() and _read(entry, ext) is None:
+            trash = Path(tempfile.mkdtemp(prefix=f".tmp-old-{key[:16]}-", dir=cache_dir))
+            os.replace(entry, trash / "old")
+            shutil.rmtree(trash, ignore_errors=True)
+        if not entry.exists():
+            try:
+                os.rename(tmp, entry)
+            except OSError:
+                if _read(entry, ext) is None:
+                    raise
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    final = _read(entry, ext)
+    if final is None:  # pragma: no cover - only if the entry vanished between rename and read
+        raise ModelError(f"cache entry {entry} disappeared while it was written",
+                         hint="another process may be cleaning the cache; try again")
+    return dataclasses.replace(final, cache_hit=False)

@@ -1,0 +1,236 @@
+"""ONNX precisions: fp16 and int8 versions of an fp32 ONNX Artifact, cached; calibration inputs.
+
+Owns:
+- fp16: `onnxconverter_common.float16.convert_float_to_float16(keep_io_types=True)`: weights and compute in
+  fp16, graph inputs and outputs stay as they were (Casts at the edges), so the same seeded inputs feed it.
+  onnxruntime's CPU provider has few fp16 kernels: it inserts Casts and computes most ops in fp32 (the runner
+  warns when fp16 runs on the CPU provider only).
+- int8: static QDQ, per-channel weights (`quant_pre_process`, then `quantize_static(quant_format=QDQ,
+  per_channel=True)`, int8 activations and weights, MinMax calibration). Dynamic int8 was 3–7× slower on our CNN.
+- calibration inputs: seeded random arrays from the model's declared input ranges (default, `CALIBRATION_SAMPLES`
+  of them, seeds seed+1000+i, never the measurement seed), or a directory of `.npy` files (one model input:
+  one sample per file) or `.npz` files (several inputs: one sample per file, keys = input names). A sample may
+  leave out the batch dimension; it is added.
+- the cache: entries keyed by the fp32 file's sha256, the precision, the calibration (content hash), the
+  versions of onnxruntime/onnxconverter-common and this file's text.
+Does not own: the fp32 export (onnx_export.py), TFLite (tflite_export.py), fidelity (fidelity.py).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import hashlib
+import logging
+import os
+import tempfile
+import warnings
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import ConfigError, ModelError
+from ..records import Artifact, TensorSpec
+from .artifact_cache import build_cached, dist_version, key_of, text_hash
+from .inputs import make_inputs
+
+if TYPE_CHECKING:  # pragma: no cover
+    import numpy as np
+
+__all__ = ["quantize_onnx", "calibration_samples", "calibration_fingerprint", "CALIBRATION_SAMPLES",
+           "ONNX_PRECISIONS"]
+
+ONNX_PRECISIONS = ("fp32", "fp16", "int8")
+CALIBRATION_SAMPLES = 16
+CALIBRATION_SEED_OFFSET = 1000
+Progress = Callable[[str], None]
+
+
+# ------------------------------------------------------------------------------------------ calibration
+
+
+def calibration_samples(specs: Sequence[TensorSpec], shapes: Mapping[str, tuple[int, ...]], seed: int,
+                        directory: str | Path | None = None,
+                        count: int = CALIBRATION_SAMPLES) -> list[dict[str, np.ndarray]]:
+    """Calibration feeds, one dict {input name: array at its concrete shape} per sample.
+
+    Without `directory`: `count` seeded random samples (seed + 1000 + i), distinct from the measured inputs.
+    With it: every `.npy` (single-input models) or `.npz` (keys = input names) file, sorted by name."""
+    import numpy as np
+
+    if directory is None:
+        return [make_inputs(specs, shapes, seed + CALIBRATION_SEED_OFFSET + i) for i in range(count)]
+    root = Path(directory).expanduser()
+    if not root.is_dir():
+        raise ConfigError(f"--calibration {directory}: not a directory",
+                          hint="give a directory of .npy files (one per sample) or .npz files (keys = input names)")
+    files = sorted(p for p in root.iterdir() if p.suffix in (".npy", ".npz") and p.is_file())
+    if not files:
+        raise ConfigError(f"--calibration {directory}: no .npy or .npz files there",
+                          hint="save one sample per file with numpy.save / numpy.savez")
+    names = [s.name for s in specs]
+    samples: list[dict[str, np.ndarray]] = []
+    for f in files:
+        try:
+            if f.suffix == ".npy":
+                if len(specs) != 1:
+                    raise ConfigError(
+                        f"--calibration {f}: a .npy file holds one array but the model has {len(specs)} inputs "
+                        f"({', '.join(names)})", hint="save each sample as .npz with one key per input name")
+                raw = {names[0]: np.load(f, allow_pickle=False)}
+            else:
+                with np.load(f, allow_pickle=False) as z:
+                    raw = {k: z[k] for k in z.files}
+        except (OSError, ValueError) as e:
+            raise ConfigError(f"--calibration {f}: cannot read it: {e}",
+                              hint="files must be written by numpy.save / numpy.savez (no pickles)") from e
+        missing = [n for n in names if n not in raw]
+        if missing:
+            raise ConfigError(f"--calibration {f}: no array for input(s) {', '.join(missing)}",
+                              hint=f"its keys are {', '.join(sorted(raw)) or 'none'}; the model's inputs are "
+                                   f"{', '.join(names)}")
+        sample = {}
+        for s in specs:
+            arr = np.asarray(raw[s.name])
+            want = tuple(shapes[s.name])
+            if arr.shape != want and arr.shape == want[1:]:  # no batch dim: repeat the sample over the batch
+                arr = np.broadcast_to(arr, want).copy()
+            if arr.shape != want:
+                raise ConfigError(f"--calibration {f}: input {s.name} has shape {list(arr.shape)}, "
+                                  f"the run uses {list(want)}", hint="match --batch/--input or drop the batch dim")
+            sample[s.name] = arr.astype(s.dtype, copy=False)
+        samples.append(sample)
+    return samples
+
+
+def calibration_fingerprint(directory: str | Path | None, count: int = CALIBRATION_SAMPLES) -> dict[str, Any]:
+    """What decides the calibration: the seeded default, or the sha256 of every file in the directory."""
+    if directory is None:
+        return {"kind": "seeded-random", "samples": count, "seed_offset": CALIBRATION_SEED_OFFSET}
+    root = Path(directory).expanduser()
+    h = hashlib.sha256()
+    files = sorted(p for p in root.iterdir() if p.suffix in (".npy", ".npz") and p.is_file()) if root.is_dir() else []
+    for p in files:
+        h.update(p.name.encode() + b"\0" + p.read_bytes())
+    return {"kind": "directory", "path": str(root), "files": len(files), "sha256": h.hexdigest()}
+
+
+# ------------------------------------------------------------------------------------------- quantise
+
+
+@contextlib.contextmanager
+def _quiet() -> Iterator[None]:
+    loggers = [logging.getLogger(n) for n in ("root", "onnxruntime", "onnxconverter_common")]
+    levels = [lg.level for lg in loggers]
+    try:
+        for lg in loggers:
+            lg.setLevel(logging.ERROR)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            yield
+    finally:
+        for lg, level in zip(loggers, levels, strict=True):
+            lg.setLevel(level)
+
+
+def quantize_onnx(fp32: Artifact, precision: str, *, cache_dir: Path, shapes: Mapping[str, tuple[int, ...]],
+                  seed: int = 0, calibration: str | Path | None = None,
+                  progress: Progress | None = None) -> Artifact:
+    """The `precision` version of an fp32 ONNX artifact (fp32 returns it unchanged). Cached."""
+    say = progress or (lambda _m: None)
+    if precision == "fp32":
+        return fp32
+    if precision not in ONNX_PRECISIONS:
+        raise ConfigError(f"--precision {precision}: ONNX models can be fp32, fp16 or int8")
+    if fp32.format != "onnx":
+        raise ModelError(f"{fp32.model_name} is {fp32.format}, not ONNX", hint="quantise it with its own tools")
+    if fp32.precision != "fp32":
+        raise ModelError(f"{fp32.model_name} is already {fp32.precision}", hint="give the fp32 model")
+    here = Path(__file__).resolve()
+    material: dict[str, Any] = {
+        "fp32_sha256": fp32.sha256, "precision": precision, "code": text_hash(here),
+        "onnxruntime": dist_version("onnxruntime"), "onnx": dist_version("onnx"),
+        "onnxconverter-common": dist_version("onnxconverter-common"),
+    }
+    if precision == "int8":
+        material["calibration"] = calibration_fingerprint(calibration)
+        material["seed"] = seed
+        material["shapes"] = {k: list(v) for k, v in shapes.items()}
+
+    def build(out: Path) -> Artifact:
+        if precision == "fp16":
+            say(f"{fp32.model_name}: converting ONNX to fp16 (onnxconverter-common, IO types kept)")
+            options = _fp16(Path(fp32.path), out)
+        else:
+            say(f"{fp32.model_name}: quantising ONNX to int8 (static QDQ, per-channel)")
+            samples = calibration_samples(fp32.inputs, shapes, seed, calibration)
+            options = _int8(Path(fp32.path), out, samples)
+            options["calibration"] = calibration_fingerprint(calibration)
+            options["calibration_shapes"] = {k: list(v) for k, v in shapes.items()}
+        export_options = {**fp32.export_options, "fp32_sha256": fp32.sha256, "precision": precision, **options}
+        return dataclasses.replace(fp32, path=str(out), precision=precision, export_options=export_options,
+                                   export_check=None, cache_hit=False)
+
+    return build_cached(cache_dir, key_of(material), "onnx", build)
+
+
+def _fp16(src: Path, out: Path) -> dict[str, Any]:
+    try:
+        from onnxconverter_common import float16
+    except ImportError as e:
+        raise ModelError("fp16 ONNX needs onnxconverter-common on the host",
+                         hint="pip install 'edgeprof[quant]'") from e
+    import onnx
+
+    model = onnx.load(str(src))
+    with _quiet():
+        converted = float16.convert_float_to_float16(model, keep_io_types=True)
+    onnx.save(converted, str(out))
+    onnx.checker.check_model(str(out))
+    return {"converter": "onnxconverter_common.float16.convert_float_to_float16(keep_io_types=True)",
+            "onnxconverter-common": dist_version("onnxconverter-common")}
+
+
+class _Reader:
+    """onnxruntime CalibrationDataReader over a list of feeds."""
+
+    def __init__(self, samples: list[dict[str, np.ndarray]]) -> None:
+        self._it = iter(samples)
+
+    def get_next(self) -> dict[str, np.ndarray] | None:
+        return next(self._it, None)
+
+    def rewind(self) -> None:  # pragma: no cover - only some calibrators call it
+        pass
+
+
+def _int8(src: Path, out: Path, samples: list[dict[str, np.ndarray]]) -> dict[str, Any]:
+    from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
+    from onnxruntime.quantization.shape_inference import quant_pre_process
+
+    class Reader(_Reader, CalibrationDataReader):
+        pass
+
+    with tempfile.TemporaryDirectory(prefix="edgeprof-quant-") as tmp:
+        pre = Path(tmp) / "pre.onnx"
+        prep = "quant_pre_process"
+        with _quiet():
+            try:
+                quant_pre_process(str(src), str(pre), skip_symbolic_shape=False)
+            except Exception:  # symbolic shape inference fails on some graphs: retry without it
+                prep = "quant_pre_process(skip_symbolic_shape=True)"
+                quant_pre_process(str(src), str(pre), skip_symbolic_shape=True)
+            old = os.getcwd()
+            os.chdir(tmp)  # the calibrator writes augmented_model.onnx into the working directory
+            try:
+                quantize_static(str(pre), str(out), Reader(samples), quant_format=QuantFormat.QDQ, per_channel=True,
+                                activation_type=QuantType.QInt8, weight_type=QuantType.QInt8)
+            except Exception as e:
+                first = (str(e).strip().splitlines() or [type(e).__name__])[0]
+                raise ModelError(f"int8 quantisation failed: {type(e).__name__}: {first}",
+                                 hint="try --precision fp16, or give --calibration DIR with real samples") from e
+            finally:
+                os.chdir(old)
+    return {"quantizer": f"onnxruntime.quantization {prep} + quantize_static(QDQ, per_channel=True, "
+                         "activations int8, weights int8, MinMax)",
+            "onnxruntime": dist_version("onnxruntime"), "calibration_samples": len(samples)}

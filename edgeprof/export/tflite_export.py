@@ -1,0 +1,380 @@
+"""Make a TFLite Artifact: torch → .tflite with litert-torch (fp32), int8 with ai-edge-quantizer; read user files.
+
+Owns:
+- torch → TFLite with `litert_torch.convert(module, (), example_kwargs)`. No TensorFlow is needed. The graph is
+  exported at the run's concrete input shapes (batch included): TFLite graphs are static here, so the batch is
+  part of the cache key. litert-torch narrows int64 inputs to int32 (`enable_x64=False`) and keeps NCHW; the
+  Artifact's TensorSpecs say what the file really takes (int32, signature input names, graph order).
+- int8 with ai-edge-quantizer: static int8 activations and weights (`static_wi8_ai8` settings, weights
+  per-channel) with the model's inputs and outputs left float (QUANTIZE/DEQUANTIZE inside the graph), so the same
+  seeded float inputs feed it. Calibration: seeded random samples or `--calibration DIR` (quantize.py).
+- a user's .tflite: read with the LiteRT interpreter on the host (inputs, dtypes, dynamic dims from
+  `shape_signature`); `--precision int8` quantises a float user file the same way.
+- the export check: the host's LiteRT interpreter against torch on the seeded inputs (fp32: max abs error).
+- the cache (artifact_cache.py), keyed by the model's defining text, seed, shapes, precision, calibration, the
+  litert-torch / ai-edge-quantizer / ai-edge-litert versions and this file's text.
+Does not own: ONNX (onnx_export.py), FLOPs (taken from the ONNX export of the same model when it is cached or
+cheap), running on a device (the agent's tflite backend).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import os
+import sys
+import tempfile
+import time
+import warnings
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from ..errors import ModelError
+from ..records import Artifact, TensorSpec
+from .artifact_cache import build_cached, dist_version, key_of, sha256_file, text_hash
+from .inputs import make_inputs
+from .quantize import calibration_fingerprint, calibration_samples
+from .resolve import ModelSource, user_import_path
+
+__all__ = ["prepare_tflite", "read_tflite", "interpreter_class", "tflite_precisions", "TFLITE_PRECISIONS"]
+
+TFLITE_PRECISIONS = ("fp32", "int8")
+Progress = Callable[[str], None]
+
+
+def tflite_precisions() -> tuple[str, ...]:
+    return TFLITE_PRECISIONS
+
+
+def interpreter_class() -> Any:
+    """The host's TFLite Interpreter class (ai_edge_litert, else tflite_runtime); ModelError if neither."""
+    try:
+        from ai_edge_litert.interpreter import Interpreter
+
+        return Interpreter
+    except ImportError:
+        pass
+    try:
+        from tflite_runtime.interpreter import Interpreter  # type: ignore[import-not-found,unused-ignore]
+
+        return Interpreter
+    except ImportError as e:
+        raise ModelError("reading a .tflite model on the host needs ai-edge-litert",
+                         hint="pip install 'edgeprof[tflite]'") from e
+
+
+@contextlib.contextmanager
+def captured_output() -> Iterator[list[str]]:
+    """Send fd 1 and 2 (python and native code: converter progress, absl logs) to a file while converting.
+
+    Yields a list that holds the captured text afterwards (for error details)."""
+    sink: list[str] = []
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = [os.dup(1), os.dup(2)]
+    with tempfile.TemporaryFile(mode="w+b") as tmp:
+        try:
+            os.dup2(tmp.fileno(), 1)
+            os.dup2(tmp.fileno(), 2)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                yield sink
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os.dup2(saved[0], 1)
+            os.dup2(saved[1], 2)
+            os.close(saved[0])
+            os.close(saved[1])
+            tmp.seek(0)
+            sink.append(tmp.read().decode("utf-8", "replace"))
+
+
+def _tail(text: str, n: int = 30) -> str:
+    lines = [ln for ln in text.splitlines() if ln.strip() and not ln.startswith("(")]
+    return "\n".join(lines[-n:])
+
+
+# ---------------------------------------------------------------------------------------- reading files
+
+
+def _io_names(interp: Any) -> tuple[dict[int, str], dict[int, str]]:
+    """tensor index → signature name (first signature), for inputs and outputs; empty without signatures."""
+    try:
+        sigs = interp.get_signature_list()
+    except Exception:  # noqa: BLE001 - old runtimes have no signatures
+        return {}, {}
+    if not sigs:
+        return {}, {}
+    runner = interp.get_signature_runner(next(iter(sigs)))
+    ins = {d["index"]: n for n, d in runner.get_input_details().items()}
+    outs = {d["index"]: n for n, d in runner.get_output_details().items()}
+    return ins, outs
+
+
+def read_tflite(path: Path) -> tuple[tuple[TensorSpec, ...], tuple[str, ...], dict[str, Any]]:
+    """Input specs (graph order), output names and facts (op counts, quantised inputs) of a .tflite file."""
+    import numpy as np
+
+    cls = interpreter_class()
+    try:
+        interp = cls(model_path=str(path))
+    except Exception as e:  # noqa: BLE001 - the interpreter raises ValueError/RuntimeError on bad files
+        raise ModelError(f"{path} is not a valid TFLite model: {' '.join(str(e).split())[:300]}",
+                         hint="convert it again or check the path") from e
+    in_names, out_names = _io_names(interp)
+    specs = []
+    quantised = {}
+    for d in interp.get_input_details():
+        sig = d.get("shape_signature")
+        dims = [int(x) for x in (sig if sig is not None and len(sig) else d["shape"])]
+        shape: tuple[int | str | None, ...] = tuple(None if x < 0 else x for x in dims)
+        dtype = np.dtype(d["dtype"]).name
+        scale, _zero = d.get("quantization") or (0.0, 0)
+        name = in_names.get(d["index"], d["name"])
+        if dtype == "bool":
+            low, high = 0.0, 2.0
+        elif dtype in ("int8", "uint8") and scale:
+            info = np.iinfo(dtype)
+            low, high = float(info.min), float(info.max) + 1.0
+            quantised[name] = {"scale": float(scale), "zero_point": int(_zero)}
+        else:
+            low, high = 0.0, 1.0
+        specs.append(TensorSpec(name, shape, dtype, low, high))
+    outputs = tuple(out_names.get(d["index"], d["name"]) for d in interp.get_output_details())
+    ops: dict[str, int] = {}
+    with contextlib.suppress(Exception):
+        for op in interp._get_ops_details():
+            ops[op["op_name"]] = ops.get(op["op_name"], 0) + 1
+    return tuple(specs), outputs, {"op_counts": ops, "quantized_inputs": quantised}
+
+
+def _user_tflite(source: ModelSource, say: Progress) -> Artifact:
+    if source.path is None:  # pragma: no cover - resolve_model always sets it
+        raise ValueError(f"model source {source.spec!r} has no path")
+    say(f"{source.name}: reading {source.path}")
+    specs, outputs, facts = read_tflite(source.path)
+    if not specs:
+        raise ModelError(f"{source.spec} has no inputs", hint="edgeprof needs at least one input to feed")
+    return Artifact(
+        path=str(source.path), format="tflite", sha256=sha256_file(source.path),
+        size_bytes=source.path.stat().st_size, inputs=specs, outputs=outputs, model_name=source.name,
+        source=source.source, precision="int8" if facts["quantized_inputs"] else "fp32",
+        export_options={"op_counts": facts["op_counts"], "quantized_inputs": facts["quantized_inputs"]},
+        export_check=None, cache_hit=False,
+    )
+
+
+# ------------------------------------------------------------------------------------------- exporting
+
+
+def _litert_torch() -> Any:
+    try:
+        import litert_torch
+    except ImportError as e:
+        raise ModelError("exporting a torch model to TFLite needs litert-torch",
+                         hint="pip install 'edgeprof[tflite]'") from e
+    return litert_torch
+
+
+def _source_specs(source: ModelSource, seed: int) -> tuple[Any, tuple[TensorSpec, ...]]:
+    """(torch module, declared input specs) for bundled models and builders."""
+    from .onnx_export import _build
+
+    module, specs, _outputs = _build(source, seed)
+    return module, specs
+
+
+def _run_interpreter(path: Path, feed: Mapping[str, Any], specs: Sequence[TensorSpec]) -> list[Any]:
+    cls = interpreter_class()
+    interp = cls(model_path=str(path), num_threads=1)
+    in_names, _ = _io_names(interp)
+    for d in interp.get_input_details():
+        arr = feed[in_names.get(d["index"], d["name"])]
+        if list(d["shape"]) != list(arr.shape):
+            interp.resize_tensor_input(d["index"], list(arr.shape))
+    interp.allocate_tensors()
+    for d in interp.get_input_details():
+        name = in_names.get(d["index"], d["name"])
+        interp.set_tensor(d["index"], feed[name].astype(d["dtype"]))
+    interp.invoke()
+    return [interp.get_tensor(d["index"]).copy() for d in interp.get_output_details()]
+
+
+def _torch_outputs(module: Any, feed: Mapping[str, Any], torch_specs: Sequence[TensorSpec]) -> list[Any]:
+    import torch
+
+    from .onnx_export import _flatten
+
+    by = {s.name: s for s in torch_specs}
+    with torch.no_grad():
+        out = module(**{k: torch.from_numpy(v.astype(by[k].dtype)) for k, v in feed.items()})
+    return _flatten(out)
+
+
+def _compare(got: Sequence[Any], ref: Sequence[Any]) -> dict[str, Any]:
+    import numpy as np
+
+    err, scale = 0.0, 0.0
+    for g, r in zip(got, ref, strict=False):
+        g64, r64 = np.asarray(g, dtype=np.float64), np.asarray(r, dtype=np.float64)
+        if g64.shape != r64.shape:
+            return {"reference": "torch", "ok": False, "reason": f"output shape {g64.shape} != torch {r64.shape}"}
+        if g64.size:
+            err = max(err, float(np.max(np.abs(g64 - r64))))
+            scale = max(scale, float(np.max(np.abs(r64))))
+    tolerance = 1e-4 * max(1.0, scale)
+    return {"reference": "torch", "max_abs_error": err, "max_abs_reference": scale, "tolerance": tolerance,
+            "ok": bool(err <= tolerance and len(got) == len(ref))}
+
+
+def _export_fp32(source: ModelSource, out: Path, *, seed: int, shapes: Mapping[str, tuple[int, ...]],
+                 say: Progress) -> Artifact:
+    import torch
+
+    litert_torch = _litert_torch()
+    module, torch_specs = _source_specs(source, seed)
+    missing = [s.name for s in torch_specs if s.name not in shapes]
+    if missing:  # pragma: no cover - the runner always passes every input
+        raise ModelError(f"no concrete shape for input(s) {', '.join(missing)}")
+    example = make_inputs(torch_specs, shapes, seed)
+    say(f"{source.name}: exporting to TFLite (litert-torch, shapes "
+        + ", ".join(f"{k}={'x'.join(map(str, v))}" for k, v in shapes.items()) + ")")
+    started = time.perf_counter()
+    try:
+        with captured_output() as log, (user_import_path(source.path.parent) if source.path else
+                                        contextlib.nullcontext()):
+            edge = litert_torch.convert(module, (), {k: torch.from_numpy(v) for k, v in example.items()})
+            edge.export(str(out))
+    except Exception as e:
+        first = (str(e).strip().splitlines() or [type(e).__name__])[0]
+        raise ModelError(f"exporting {source.name} to TFLite failed: {type(e).__name__}: {first}",
+                         hint="try --runtime onnxruntime, or simplify the model's forward()",
+                         detail=_tail(log[0] if log else "")) from e
+    seconds = time.perf_counter() - started
+    specs, outputs, facts = read_tflite(out)
+    by_name = {s.name: s for s in torch_specs}
+    if {s.name for s in specs} != set(by_name):
+        raise ModelError(f"TFLite export of {source.name} has inputs {[s.name for s in specs]}, "
+                         f"expected {sorted(by_name)}", hint="the model must use every declared input")
+    # The file's own shapes and dtypes (int64 → int32), with the declared value ranges.
+    truthful = tuple(dataclasses.replace(by_name[s.name], shape=s.shape, dtype=s.dtype) for s in specs)
+    say(f"{source.name}: checking TFLite against torch")
+    feed = make_inputs(truthful, shapes, seed)
+    check = _compare(_run_interpreter(out, feed, truthful), _torch_outputs(module, feed, torch_specs))
+    if not check["ok"]:
+        say(f"{source.name}: warning: TFLite differs from torch ({check.get('max_abs_error', check.get('reason'))})")
+    narrowed = {s.name: f"{by_name[s.name].dtype} -> {s.dtype}" for s in specs if s.dtype != by_name[s.name].dtype}
+    return Artifact(
+        path=str(out), format="tflite", sha256="", size_bytes=0, inputs=truthful, outputs=outputs,
+        model_name=source.name, source=source.source, precision="fp32",
+        export_options={
+            "exporter": "litert_torch.convert", "litert-torch": dist_version("litert-torch"),
+            "torch": dist_version("torch"), "seed": seed, "shapes": {k: list(v) for k, v in shapes.items()},
+            "static_shapes": True, "layout": "NCHW (as in torch)", "narrowed_inputs": narrowed,
+            "op_counts": facts["op_counts"], "export_seconds": round(seconds, 2),
+        },
+        export_check=check, cache_hit=False,
+        params=sum(p.numel() for p in module.parameters()),
+    )
+
+
+def _int8_recipe() -> Any:
+    from ai_edge_quantizer import algorithm_manager, qtyping, recipe_manager
+
+    rm = recipe_manager.RecipeManager()
+    rm.add_static_config(regex=".*", operation_name=qtyping.TFLOperationName.ALL_SUPPORTED,
+                         activation_num_bits=8, weight_num_bits=8)
+    for op in (qtyping.TFLOperationName.INPUT, qtyping.TFLOperationName.OUTPUT):  # float model I/O
+        rm.add_quantization_config(regex=".*", operation_name=op,
+                                   algorithm_key=algorithm_manager.AlgorithmName.NO_QUANTIZE)
+    return rm.get_quantization_recipe()
+
+
+def _quantize_int8(fp32: Artifact, out: Path, *, seed: int, shapes: Mapping[str, tuple[int, ...]],
+                   calibration: str | Path | None, say: Progress) -> Artifact:
+    try:
+        from ai_edge_quantizer import quantizer
+    except ImportError as e:
+        raise ModelError("int8 TFLite needs ai-edge-quantizer on the host", hint="pip install 'edgeprof[tflite]'") from e
+    if fp32.precision != "fp32":
+        raise ModelError(f"{fp32.model_name} is already {fp32.precision}", hint="run it with --precision fp32")
+    say(f"{fp32.model_name}: quantising TFLite to int8 (ai-edge-quantizer, static, float I/O)")
+    samples = calibration_samples(fp32.inputs, shapes, seed, calibration)
+    cls = interpreter_class()
+    sig = next(iter(cls(model_path=fp32.path).get_signature_list() or {"serving_default": None}))
+    started = time.perf_counter()
+    try:
+        with captured_output() as log:
+            q = quantizer.Quantizer(fp32.path)
+            q.load_quantization_recipe(_int8_recipe())
+            calib = q.calibrate({sig: samples})
+            q.quantize(calib, enable_progress_report=False).export_model(str(out), overwrite=True)
+    except Exception as e:
+        first = (str(e).strip().splitlines() or [type(e).__name__])[0]
+        raise ModelError(f"int8 quantisation of {fp32.model_name} (TFLite) failed: {type(e).__name__}: {first}",
+                         hint="try --precision fp32, or --runtime onnxruntime --precision int8",
+                         detail=_tail(log[0] if log else "")) from e
+    specs, outputs, facts = read_tflite(out)
+    by_name = {s.name: s for s in fp32.inputs}
+    truthful = tuple(dataclasses.replace(by_name.get(s.name, s), shape=s.shape, dtype=s.dtype) for s in specs)
+    return dataclasses.replace(
+        fp32, path=str(out), inputs=truthful, outputs=outputs, precision="int8", export_check=None, cache_hit=False,
+        export_options={**fp32.export_options, "fp32_sha256": fp32.sha256, "precision": "int8",
+                        "quantizer": "ai_edge_quantizer static int8 (weights per-channel, activations per-tensor), "
+                                     "float model I/O", "ai-edge-quantizer": dist_version("ai-edge-quantizer"),
+                        "calibration": calibration_fingerprint(calibration), "calibration_samples": len(samples),
+                        "op_counts": facts["op_counts"], "quantize_seconds": round(time.perf_counter() - started, 2)},
+    )
+
+
+def prepare_tflite(source: ModelSource, *, cache_dir: Path, batch: int = 1,
+                   input_shapes: Mapping[str, tuple[int, ...]] | None = None, seed: int = 0,
+                   precision: str = "fp32", calibration: str | Path | None = None,
+                   progress: Progress | None = None) -> Artifact:
+    """A TFLite Artifact at `precision` for `source`: exported (cached) from torch, or a user's .tflite file.
+
+    Torch models are exported static at the concrete shapes (dynamic dim 0 = `batch`, others from
+    `input_shapes`); a user's fp32 file is read as is (dynamic dims are resized on the device)."""
+    say = progress or (lambda _m: None)
+    overrides = dict(input_shapes or {})
+    if precision not in TFLITE_PRECISIONS:
+        raise ModelError(f"--precision {precision}: TFLite models run as fp32 or int8 here",
+                         hint="use --runtime onnxruntime for fp16")
+    if source.kind == "onnx":
+        raise ModelError(f"{source.spec} is an ONNX model; edgeprof does not convert ONNX to TFLite",
+                         hint="run it with --runtime onnxruntime, or give the torch model")
+    versions = {d: dist_version(d) for d in ("litert-torch", "ai-edge-quantizer", "ai-edge-litert", "torch")}
+    code = text_hash(Path(__file__).resolve())
+    if source.kind == "tflite":
+        fp32 = _user_tflite(source, say)
+        if precision == "fp32" or fp32.precision == precision:
+            return fp32
+        shapes = {s.name: s.concrete(batch, overrides) for s in fp32.inputs}
+        material: dict[str, Any] = {"user_sha256": fp32.sha256, "precision": precision, "code": code, **versions,
+                                    "seed": seed, "shapes": {k: list(v) for k, v in shapes.items()},
+                                    "calibration": calibration_fingerprint(calibration)}
+        return build_cached(cache_dir, key_of(material), "tflite",
+                            lambda out: _quantize_int8(fp32, out, seed=seed, shapes=shapes, calibration=calibration,
+                                                       say=say))
+    from .onnx_export import cache_key
+
+    declared = source.bundled.inputs if source.bundled is not None else None
+    if declared is None:  # a builder: its example inputs declare the specs (imports torch, builds once)
+        declared = _source_specs(source, seed)[1]
+    shapes = {s.name: s.concrete(batch, overrides) for s in declared}
+    base = cache_key(source, seed, {"format": "tflite"})
+    material = {"source": base, "code": code, **versions, "shapes": {k: list(v) for k, v in shapes.items()}}
+    fp32 = build_cached(cache_dir, key_of({**material, "precision": "fp32"}), "tflite",
+                        lambda out: _export_fp32(source, out, seed=seed, shapes=shapes, say=say))
+    if fp32.cache_hit:
+        say(f"{source.name}: cached TFLite {fp32.path}")
+    if precision == "fp32":
+        return fp32
+    q = build_cached(cache_dir, key_of({**material, "precision": precision, "fp32": fp32.sha256,
+                                        "calibration": calibration_fingerprint(calibration)}), "tflite",
+                     lambda out: _quantize_int8(fp32, out, seed=seed, shapes=shapes, calibration=calibration, say=say))
+    if q.cache_hit:
+        say(f"{source.name}: cached int8 TFLite {q.path}")
+    return q
