@@ -11,6 +11,7 @@ import pytest
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "fakes"))
 
 import boardkit as bk  # noqa: E402
+
 from edgeprof_agent import thermal  # noqa: E402
 from edgeprof_agent.sysfs import SysfsRoot  # noqa: E402
 
