@@ -83,6 +83,7 @@ class SSHTransport(Transport):
         self._sftp_missing = False
         self._home: str | None = None
         self._procs: weakref.WeakSet[SSHAgentProcess] = weakref.WeakSet()
+        self._known = KnownHosts([])
         self.reached = False  # TCP + SSH handshake done and host key verified
         self.authenticated = False
         self.server_version: str | None = None
@@ -109,23 +110,46 @@ class SSHTransport(Transport):
                 return self._t
             if self._t is not None:
                 self._close_connection()
-            known = KnownHosts(self.known_host_files())
-            sock: Any = None
-            for user, host, port, identities in self._jump_hops():
-                label = f"{self.label}: jump host {host}:{port}"
-                hop = self._handshake(host, port, sock, known, label, trust_name=None)
-                self._hops.append(hop)
-                self._authenticate(hop, user, host, identities, label)
-                sock = self._open_forward(hop, self.device.host or "", self.port, host, port)
-            t = self._handshake(self.device.host or "", self.port, sock, known, self.label,
-                                trust_name=self.device.name)
-            self.reached = True
-            identities = [self.device.identity_file] if self.device.identity_file else []
-            self._authenticate(t, self.device.user, self.device.host or "", identities, self.label)
+            hops, t = self._through_hops()
+            self._hops = hops
+            try:
+                t = self._handshake(self.device.host or "", self.port, t, self._known, self.label,
+                                    trust_name=self.device.name)
+                self.reached = True
+                identities = [self.device.identity_file] if self.device.identity_file else []
+                self._authenticate(t, self.device.user, self.device.host or "", identities, self.label)
+            except BaseException:
+                if isinstance(t, paramiko.Transport):
+                    t.close()
+                self._close_connection()
+                raise
             self.authenticated = True
             t.set_keepalive(KEEPALIVE_S)
             self._t = t
             return t
+
+    def _through_hops(self) -> tuple[list[paramiko.Transport], Any]:
+        """Connect and authenticate each ProxyJump hop; returns (hop transports, a channel to the device or None).
+
+        Each hop's forwarded channel leads to the next hop, the last one to the device itself.
+        """
+        self._known = KnownHosts(self.known_host_files())
+        hops_spec = self._jump_hops()
+        targets = [(h, p) for _, h, p, _ in hops_spec[1:]] + [(self.device.host or "", self.port)]
+        hops: list[paramiko.Transport] = []
+        sock: Any = None
+        try:
+            for (user, host, port, identities), (next_host, next_port) in zip(hops_spec, targets, strict=False):
+                label = f"{self.label}: jump host {host}:{port}"
+                hop = self._handshake(host, port, sock, self._known, label, trust_name=None)
+                hops.append(hop)
+                self._authenticate(hop, user, host, identities, label)
+                sock = self._open_forward(hop, next_host, next_port, host, port)
+        except BaseException:
+            for hop in reversed(hops):
+                hop.close()
+            raise
+        return hops, sock
 
     def _jump_hops(self) -> list[tuple[str | None, str, int, list[str]]]:
         """ProxyJump hops as (user, host, port, identity files); ~/.ssh/config supplies what the spec omits."""
@@ -235,21 +259,13 @@ class SSHTransport(Transport):
         Jump hosts on the way must already be trusted. Used by `edgeprof devices trust`.
         """
         with self._lock:
-            known = KnownHosts(self.known_host_files())
-            sock: Any = None
-            hops: list[paramiko.Transport] = []
+            hops, sock = self._through_hops()
             try:
-                for user, host, port, identities in self._jump_hops():
-                    label = f"{self.label}: jump host {host}:{port}"
-                    hop = self._handshake(host, port, sock, known, label, trust_name=None)
-                    hops.append(hop)
-                    self._authenticate(hop, user, host, identities, label)
-                    sock = self._open_forward(hop, self.device.host or "", self.port, host, port)
                 hid = host_id(self.device.host or "", self.port)
-                t = self._start_client(self.device.host or "", self.port, sock, known, self.label)
+                t = self._start_client(self.device.host or "", self.port, sock, self._known, self.label)
                 key = t.get_remote_server_key()
                 t.close()
-                return hid, key.get_name(), key.asbytes(), known.verify(hid, key.get_name(), key.asbytes())
+                return hid, key.get_name(), key.asbytes(), self._known.verify(hid, key.get_name(), key.asbytes())
             finally:
                 for hop in reversed(hops):
                     hop.close()

@@ -246,6 +246,19 @@ def test_proxy_jump_through_a_second_sshd(sshd_hosts: SSHLab, tmp_path: Path) ->
     assert f"jump host 127.0.0.1:{closed.port} could not connect onward to 127.0.0.1:{target.port}" in str(e.value)
 
 
+def test_proxy_jump_two_hops(sshd_hosts: SSHLab, tmp_path: Path) -> None:
+    target = sshd_hosts.start_host("deep")
+    first = sshd_hosts.start_host("hop1")
+    second = sshd_hosts.start_host("hop2")
+    kh = sshd_hosts.known_hosts(tmp_path / "kh", target, first, second)
+    user = sshd_hosts.user
+    dev = sshd_hosts.device(target, proxy_jump=f"{user}@127.0.0.1:{first.port},{user}@127.0.0.1:{second.port}")
+    with SSHTransport(dev, user_known_hosts=str(kh)) as t:
+        assert t.run(["echo", "two hops"]).stdout == "two hops\n"
+    assert "Accepted publickey" in first.log() and "Accepted publickey" in second.log()
+    assert target.log().count("Accepted publickey") == 1
+
+
 def test_proxy_jump_hop_resolved_from_ssh_config(sshd_hosts: SSHLab, tmp_path: Path) -> None:
     target = sshd_hosts.start_host("behind2")
     jump = sshd_hosts.start_host("gateway2")
