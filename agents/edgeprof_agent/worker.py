@@ -7,6 +7,7 @@ Does not own: statistics (the host computes them from the raw samples), sensors 
 runtimes (backends/).
 """
 
+import os
 import sys
 import time
 import traceback
@@ -98,6 +99,7 @@ def timed_loop(run, min_duration_s, min_queries, max_duration_s=None, progress_i
         append(t1 - t0)
         if first is None:
             first = t0
+            min_end = first + int(min_duration_s * 1e9)  # the window is measured from the first query's start
         if t1 >= min_end and len(samples) >= min_queries:
             break
         if len(samples) == cap:
@@ -168,6 +170,8 @@ def run_measurement(params, workdir, root=None, tools=None):
             monitor.measure_idle(idle_s)
 
     backend = get_backend(runtime)
+    if root is not None and hasattr(backend, "sysfs_root"):
+        backend.sysfs_root = root.root  # hardware discovery under the injectable root (tensorrt: GPUs)
     rss_before = procinfo.rss_mb()
     send_event("progress", phase="load", runtime=runtime)
     inputs = []
@@ -185,6 +189,13 @@ def run_measurement(params, workdir, root=None, tools=None):
     backend.load(artifact.get("path"), inputs, options)
     load_s = (now_ns() - t_load) / 1e9
     rss_after = procinfo.rss_mb()
+    memory_mod = _optional("memory")
+    sys_watch = None
+    if memory_mod is not None and root is not None:
+        try:
+            sys_watch = memory_mod.SystemMemoryWatch(root)
+        except Exception as e:
+            warnings.append({"code": "memory_watch", "message": "system memory watch unavailable: %s" % e})
     peak_reset = procinfo.reset_peak()
 
     try:
@@ -192,6 +203,8 @@ def run_measurement(params, workdir, root=None, tools=None):
         warm = warm_up(backend.run, float(params.get("warmup_s", 5.0)))
         if monitor is not None:
             monitor.start()
+        if sys_watch is not None:
+            sys_watch.start()
         send_event("progress", phase="measure", elapsed_s=0.0, total_s=float(params.get("min_duration_s", 10.0)),
                    n=0, min_queries=int(params.get("min_queries", 100)))
         samples, t_first, t_last, stopped_by = timed_loop(
@@ -200,6 +213,8 @@ def run_measurement(params, workdir, root=None, tools=None):
         if monitor is not None:
             monitor.stop()
         peak = procinfo.peak_rss_mb()
+        system_mem = sys_watch.stop() if sys_watch is not None else None
+        gpu_bytes = memory_mod.gpu_memory(os.getpid()) if memory_mod is not None else None
         outputs = None
         if params.get("return_outputs") == "base64":  # compact, exact: raw little-endian bytes
             outputs = [_encode_output(o) for o in backend.outputs()]
@@ -233,6 +248,9 @@ def run_measurement(params, workdir, root=None, tools=None):
             "rss_after_load": rss_after,
             "peak_rss": peak,
             "peak_source": "VmHWM after reset at load end" if peak_reset else "VmHWM since process start",
+            # system-wide used memory (MemTotal - MemAvailable) before/peak: on Jetson the GPU shares it
+            "system": system_mem,
+            "gpu_process_bytes": gpu_bytes,
         },
         "runtime": describe,
         "outputs": outputs,
