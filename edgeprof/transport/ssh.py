@@ -27,7 +27,6 @@ import shlex
 import socket
 import threading
 import time
-import weakref
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -82,7 +81,7 @@ class SSHTransport(Transport):
         self._sftp: paramiko.SFTPClient | None = None
         self._sftp_missing = False
         self._home: str | None = None
-        self._procs: weakref.WeakSet[SSHAgentProcess] = weakref.WeakSet()
+        self._procs: set[SSHAgentProcess] = set()  # started and not yet terminated: close() stops them
         self._known = KnownHosts([])
         self.reached = False  # TCP + SSH handshake done and host key verified
         self.authenticated = False
@@ -509,7 +508,7 @@ class SSHTransport(Transport):
         return self._home if path == "~" else posixpath.join(self._home, path[2:])
 
     def close(self) -> None:
-        for proc in list(self._procs):
+        for proc in list(self._procs):  # also those a caller dropped (e.g. after a failed handshake)
             try:
                 proc.terminate()
             except (TransportError, paramiko.SSHException, OSError):
@@ -595,6 +594,7 @@ class SSHAgentProcess(AgentProcess):
         if self._terminated:
             return
         self._terminated = True
+        self._transport._procs.discard(self)
         try:
             t = self._transport._t
             if self.pid is not None and t is not None and t.is_active():

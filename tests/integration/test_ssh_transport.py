@@ -307,3 +307,21 @@ def test_terminate_after_exit_kills_what_the_process_left_behind(sshd_hosts: SSH
     while live_processes(marker) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert live_processes(marker) == []
+
+
+def test_close_stops_a_process_nobody_kept(sshd_hosts: SSHLab, tmp_path: Path) -> None:
+    host = sshd_hosts.start_host("dropped")
+    marker = f"edgeprof-dropped-{uuid.uuid4().hex}"
+    t = transport(sshd_hosts, host, tmp_path)
+
+    def start_and_drop() -> None:  # like a caller whose handshake failed and who lost the process object
+        proc = t.start(["python3", "-c", "import time; print('up', flush=True); time.sleep(300)", marker])
+        assert proc.read_line(timeout=30) == "up"
+
+    start_and_drop()
+    import gc
+
+    gc.collect()
+    assert len(live_processes(marker)) == 1
+    t.close()
+    assert live_processes(marker) == []
