@@ -1,0 +1,485 @@
+"""TensorRT backend: build an engine on the device from the pushed ONNX, cache it, time it with stream syncs.
+
+Owns:
+- the engine build with TensorRT's Python API (Builder → network → OnnxParser → builder config →
+  build_serialized_network), fp32 / fp16 (BuilderFlag.FP16) / int8 (BuilderFlag.INT8 on a Q/DQ ONNX: explicit
+  quantisation, the host quantised it); an optimisation profile pinned to the run's shapes for dynamic inputs;
+  trtexec (`--onnx --saveEngine`) as the fallback builder when the Python builder fails and trtexec exists;
+- the engine cache in the agent's workdir (trt-engines/), keyed by (ONNX sha256, TensorRT version, precision,
+  GPU name, input shapes): engines are tied to the GPU and the TensorRT version;
+- both I/O APIs: named tensors (TensorRT >= 8.5: set_input_shape / set_tensor_address / execute_async_v3) and
+  bindings (TensorRT 7-8.4, JetPack 4: set_binding_shape / execute_async_v2);
+- device memory and streams through cuda-python (`cuda.bindings.runtime` or `cuda.cudart`) or pycuda;
+- one query = H2D copies of the inputs, execute on a stream, D2H copies of the outputs, then
+  stream.synchronize(): the host clock brackets a finished query (what trtexec calls latency). Option
+  `transfers: false` times execute + synchronize only (inputs copied once at load, like --noDataTransfers);
+- per-layer times with an IProfiler in the profile pass (after the timed loop), layer kinds from the engine
+  inspector when the engine was built with detailed profiling verbosity.
+Does not own: timing (worker.py), statistics (host), quantisation (host: export/quantize.py).
+This module has run only against the test double in tests/agent/fakes/tensorrt (no TensorRT on our machines).
+"""
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+
+WORKSPACE_BYTES = 1 << 30
+TRTEXEC_PATHS = ("/usr/src/tensorrt/bin/trtexec", "/usr/local/tensorrt/bin/trtexec")
+
+
+def _sha256(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def find_trtexec():
+    found = shutil.which("trtexec") if hasattr(shutil, "which") else None
+    if found:
+        return found
+    for p in TRTEXEC_PATHS:
+        if os.path.isfile(p) and os.access(p, os.X_OK):
+            return p
+    return None
+
+
+class _CudaRuntime(object):
+    """cuda-python's runtime API (calls return (error, value...) tuples)."""
+
+    name = "cuda-python"
+
+    def __init__(self, cudart):
+        self.rt = cudart
+
+    def _check(self, ret, what):
+        from ..protocol import OpError
+
+        err = ret[0] if isinstance(ret, tuple) else ret
+        if err != self.rt.cudaError_t.cudaSuccess:
+            raise OpError("cuda_error", "%s failed: %s" % (what, err))
+        return ret[1] if isinstance(ret, tuple) and len(ret) == 2 else (ret[1:] if isinstance(ret, tuple) else None)
+
+    def gpu_name(self):
+        props = self._check(self.rt.cudaGetDeviceProperties(0), "cudaGetDeviceProperties")
+        name = props.name
+        return name.decode("utf-8", "replace").rstrip("\x00") if isinstance(name, bytes) else str(name)
+
+    def stream(self):
+        return self._check(self.rt.cudaStreamCreate(), "cudaStreamCreate")
+
+    def stream_handle(self, stream):
+        return int(stream)
+
+    def malloc(self, nbytes):
+        return self._check(self.rt.cudaMalloc(max(1, nbytes)), "cudaMalloc")
+
+    def ptr(self, dev):
+        return int(dev)
+
+    def host(self, shape, dtype):
+        import numpy as np
+        return np.empty(shape, dtype=dtype)
+
+    def htod(self, dev, arr, stream):
+        self._check(self.rt.cudaMemcpyAsync(dev, arr.ctypes.data, arr.nbytes,
+                                            self.rt.cudaMemcpyKind.cudaMemcpyHostToDevice, stream), "cudaMemcpyAsync")
+
+    def dtoh(self, arr, dev, stream):
+        self._check(self.rt.cudaMemcpyAsync(arr.ctypes.data, dev, arr.nbytes,
+                                            self.rt.cudaMemcpyKind.cudaMemcpyDeviceToHost, stream), "cudaMemcpyAsync")
+
+    def sync(self, stream):
+        self._check(self.rt.cudaStreamSynchronize(stream), "cudaStreamSynchronize")
+
+    def free(self, dev):
+        try:
+            self.rt.cudaFree(dev)
+        except Exception:
+            pass
+
+
+class _PyCuda(object):
+    """pycuda (common on JetPack 4 images); page-locked host buffers so copies are truly async."""
+
+    name = "pycuda"
+
+    def __init__(self, driver):
+        self.cuda = driver
+
+    def gpu_name(self):
+        return self.cuda.Device(0).name()
+
+    def stream(self):
+        return self.cuda.Stream()
+
+    def stream_handle(self, stream):
+        return int(stream.handle)
+
+    def malloc(self, nbytes):
+        return self.cuda.mem_alloc(max(1, nbytes))
+
+    def ptr(self, dev):
+        return int(dev)
+
+    def host(self, shape, dtype):
+        return self.cuda.pagelocked_empty(shape, dtype)
+
+    def htod(self, dev, arr, stream):
+        self.cuda.memcpy_htod_async(dev, arr, stream)
+
+    def dtoh(self, arr, dev, stream):
+        self.cuda.memcpy_dtoh_async(arr, dev, stream)
+
+    def sync(self, stream):
+        stream.synchronize()
+
+    def free(self, dev):
+        try:
+            dev.free()
+        except Exception:
+            pass
+
+
+def _import_cuda():
+    errors = []
+    for modname in ("cuda.bindings.runtime", "cuda.cudart"):
+        try:
+            mod = __import__(modname, fromlist=["x"])
+            return _CudaRuntime(mod)
+        except ImportError as e:
+            errors.append("%s: %s" % (modname, e))
+    try:
+        import pycuda.autoinit  # noqa: F401 - creates the CUDA context
+        import pycuda.driver as driver
+        return _PyCuda(driver)
+    except ImportError as e:
+        errors.append("pycuda: %s" % e)
+    raise ImportError("; ".join(errors))
+
+
+class Backend(object):
+    name = "tensorrt"
+    sysfs_root = "/"  # the agent's --sysfs-root (GPU discovery reads /proc/driver/nvidia under it)
+
+    def __init__(self):
+        self._trt = None
+        self._cuda = None
+        self._engine = None
+        self._context = None
+        self._stream = None
+        self._tensors = []  # dicts: name, is_input, host, dev, shape, dtype
+        self._options = {}
+        self._v3 = True
+        self._bindings = None
+        self._transfers = True
+        self._cache = {}
+
+    # ------------------------------------------------------------------------------------------ setup
+    def require(self):
+        from . import runtime_missing
+        from ..protocol import OpError
+        from ..gpus import nvidia_gpus
+
+        if not nvidia_gpus(self.sysfs_root):
+            raise OpError("capability", "tensorrt needs an NVIDIA GPU; this device has none "
+                          "(no /proc/driver/nvidia/gpus, not a Jetson)", hint="pick another --runtime")
+        try:
+            import tensorrt as trt
+        except ImportError as e:
+            raise runtime_missing("tensorrt", e, "tensorrt (JetPack ships it; x86: NVIDIA's wheels)")
+        try:
+            self._cuda = _import_cuda()
+        except ImportError as e:
+            raise runtime_missing("CUDA Python bindings for tensorrt", e, "cuda-python (or pycuda)")
+        self._trt = trt
+        return trt
+
+    def _logger(self):
+        trt = self._trt
+        return trt.Logger(trt.Logger.WARNING)
+
+    def _engine_key(self, onnx_sha, precision, gpu, shapes):
+        material = {"onnx_sha256": onnx_sha, "tensorrt": self._trt.__version__, "precision": precision,
+                    "gpu": gpu, "shapes": dict((k, list(v)) for k, v in sorted(shapes.items()))}
+        return hashlib.sha256(json.dumps(material, sort_keys=True).encode()).hexdigest(), material
+
+    def _build_python(self, onnx_path, precision, shapes, logger, workspace):
+        from ..protocol import OpError
+
+        trt = self._trt
+        builder = trt.Builder(logger)
+        flags = 0
+        major = int(str(trt.__version__).split(".")[0])
+        if major < 10 and hasattr(trt, "NetworkDefinitionCreationFlag"):
+            flags = 1 << int(trt.NetworkDefinitionCreationFlag.EXPLICIT_BATCH)
+        network = builder.create_network(flags)
+        parser = trt.OnnxParser(network, logger)
+        with open(onnx_path, "rb") as f:
+            ok = parser.parse(f.read())
+        if not ok:
+            errors = [str(parser.get_error(i)) for i in range(parser.num_errors)]
+            raise OpError("load_failed", "TensorRT's ONNX parser rejected the model: %s" % (
+                "; ".join(errors)[:500] or "no detail"), hint="check the opset and ops against TensorRT's support matrix")
+        config = builder.create_builder_config()
+        if hasattr(config, "set_memory_pool_limit"):
+            config.set_memory_pool_limit(trt.MemoryPoolType.WORKSPACE, workspace)
+        else:  # TensorRT < 8.4
+            config.max_workspace_size = workspace
+        notes = []
+        if precision == "fp16":
+            if not getattr(builder, "platform_has_fast_fp16", True):
+                notes.append("this GPU has no fast fp16: TensorRT may keep fp32 kernels")
+            config.set_flag(trt.BuilderFlag.FP16)
+        elif precision == "int8":
+            if not getattr(builder, "platform_has_fast_int8", True):
+                notes.append("this GPU has no fast int8: TensorRT may keep fp32 kernels")
+            config.set_flag(trt.BuilderFlag.INT8)  # explicit quantisation: the ONNX carries Q/DQ nodes
+        if hasattr(config, "profiling_verbosity") and hasattr(trt, "ProfilingVerbosity"):
+            config.profiling_verbosity = trt.ProfilingVerbosity.DETAILED
+        dynamic = False
+        profile = builder.create_optimization_profile()
+        for i in range(network.num_inputs):
+            inp = network.get_input(i)
+            dims = list(inp.shape)
+            if any(int(d) < 0 for d in dims):
+                if inp.name not in shapes:
+                    raise OpError("bad_inputs", "input %s has dynamic dims %s and no shape was given" % (inp.name, dims))
+                shape = tuple(shapes[inp.name])
+                profile.set_shape(inp.name, shape, shape, shape)
+                dynamic = True
+        if dynamic:
+            config.add_optimization_profile(profile)
+        serialized = builder.build_serialized_network(network, config)
+        if serialized is None:
+            raise OpError("load_failed", "TensorRT could not build an engine (build_serialized_network returned None)",
+                          hint="see the agent's stderr for TensorRT's log")
+        return bytes(serialized), notes
+
+    def _build_trtexec(self, trtexec, onnx_path, precision, shapes, engine_path):
+        from ..protocol import OpError
+
+        argv = [trtexec, "--onnx=%s" % onnx_path, "--saveEngine=%s" % engine_path, "--skipInference"]
+        if precision in ("fp16", "int8"):
+            argv.append("--%s" % precision)
+        if shapes:
+            spec = ",".join("%s:%s" % (k, "x".join(str(d) for d in v)) for k, v in sorted(shapes.items()))
+            argv += ["--minShapes=" + spec, "--optShapes=" + spec, "--maxShapes=" + spec]
+        p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        out, _ = p.communicate()
+        if p.returncode != 0 or not os.path.isfile(engine_path):
+            tail = out.decode("utf-8", "replace").strip().splitlines()[-5:]
+            raise OpError("load_failed", "trtexec could not build the engine (exit %s)" % p.returncode,
+                          detail="\n".join(tail))
+        return argv
+
+    def _engine_bytes(self, onnx_path, precision, shapes, workdir):
+        """(serialized engine, cache info): from the cache, else built (Python API, trtexec fallback)."""
+        from ..protocol import OpError
+
+        gpu = self._cuda.gpu_name()
+        key, material = self._engine_key(_sha256(onnx_path), precision, gpu, shapes)
+        cache_dir = os.path.join(workdir, "trt-engines")
+        if not os.path.isdir(cache_dir):
+            os.makedirs(cache_dir)
+        path = os.path.join(cache_dir, key + ".engine")
+        info = {"key": key, "path": path, "material": material, "hit": False, "builder": None, "notes": []}
+        if os.path.isfile(path):
+            with open(path, "rb") as f:
+                info["hit"] = True
+                info["builder"] = "cache"
+                return f.read(), info
+        tmp = path + ".part-%d" % os.getpid()
+        logger = self._logger()
+        try:
+            data, notes = self._build_python(onnx_path, precision, shapes, logger, WORKSPACE_BYTES)
+            info["builder"] = "tensorrt python api"
+            info["notes"] = notes
+            with open(tmp, "wb") as f:
+                f.write(data)
+        except OpError as e:
+            trtexec = find_trtexec()
+            if trtexec is None or e.type != "load_failed" or "parser" in e.message:
+                raise
+            info["builder"] = "trtexec (python builder failed: %s)" % e.message
+            info["trtexec_argv"] = self._build_trtexec(trtexec, onnx_path, precision, shapes, tmp)
+            with open(tmp, "rb") as f:
+                data = f.read()
+        os.rename(tmp, path)
+        with open(path + ".json", "w") as f:
+            json.dump(material, f, sort_keys=True)
+        return data, info
+
+    def load(self, path, inputs, options):
+        from ..protocol import OpError
+        import numpy as np
+
+        trt = self._trt or self.require()
+        cuda = self._cuda
+        options = dict(options or {})
+        precision = options.get("precision") or "fp32"
+        if precision not in ("fp32", "fp16", "int8"):
+            raise OpError("bad_option", "unknown TensorRT precision %r" % precision)
+        self._transfers = options.get("transfers", True) is not False
+        given = dict(inputs)
+        shapes = dict((k, tuple(v.shape)) for k, v in given.items())
+        workdir = options.get("workdir") or os.getcwd()
+        data, cache = self._engine_bytes(path, precision, shapes, workdir)
+        runtime = trt.Runtime(self._logger())
+        self._runtime = runtime
+        self._engine = runtime.deserialize_cuda_engine(data)
+        if self._engine is None:
+            raise OpError("load_failed", "TensorRT could not deserialize the cached engine %s" % cache["path"],
+                          hint="delete it (the GPU or TensorRT version may have changed) and run again")
+        engine = self._engine
+        self._context = engine.create_execution_context()
+        ctx = self._context
+        self._stream = cuda.stream()
+        self._v3 = hasattr(engine, "num_io_tensors")
+        tensors = []
+        if self._v3:
+            names = [engine.get_tensor_name(i) for i in range(engine.num_io_tensors)]
+            for name in names:
+                is_input = engine.get_tensor_mode(name) == trt.TensorIOMode.INPUT
+                if is_input:
+                    if name not in given:
+                        raise OpError("bad_inputs", "model input %s was not provided" % name)
+                    ctx.set_input_shape(name, given[name].shape)
+            for name in names:
+                is_input = engine.get_tensor_mode(name) == trt.TensorIOMode.INPUT
+                shape = tuple(given[name].shape) if is_input else tuple(ctx.get_tensor_shape(name))
+                dtype = np.dtype(trt.nptype(engine.get_tensor_dtype(name)))
+                tensors.append({"name": name, "is_input": is_input, "shape": shape, "dtype": dtype})
+        else:
+            for b in range(engine.num_bindings):
+                name = engine.get_binding_name(b)
+                is_input = engine.binding_is_input(b)
+                if is_input:
+                    if name not in given:
+                        raise OpError("bad_inputs", "model input %s was not provided" % name)
+                    ctx.set_binding_shape(b, given[name].shape)
+            for b in range(engine.num_bindings):
+                name = engine.get_binding_name(b)
+                is_input = engine.binding_is_input(b)
+                shape = tuple(given[name].shape) if is_input else tuple(ctx.get_binding_shape(b))
+                dtype = np.dtype(trt.nptype(engine.get_binding_dtype(b)))
+                tensors.append({"name": name, "is_input": is_input, "shape": shape, "dtype": dtype})
+        for t in tensors:
+            nbytes = int(np.prod(t["shape"])) * t["dtype"].itemsize
+            t["dev"] = cuda.malloc(nbytes)
+            t["host"] = cuda.host(t["shape"], t["dtype"])
+            if t["is_input"]:
+                t["host"][...] = given[t["name"]].astype(t["dtype"])
+            if self._v3:
+                ctx.set_tensor_address(t["name"], cuda.ptr(t["dev"]))
+        self._bindings = [cuda.ptr(t["dev"]) for t in tensors]
+        self._tensors = tensors
+        self._inputs = [t for t in tensors if t["is_input"]]
+        self._outputs = [t for t in tensors if not t["is_input"]]
+        self._handle = cuda.stream_handle(self._stream)
+        for t in self._inputs:  # inputs on the GPU once, for transfers=false and the first run
+            cuda.htod(t["dev"], t["host"], self._stream)
+        cuda.sync(self._stream)
+        self.run()  # first run outside the timed loop (lazy initialisation)
+        self._options = {
+            "precision": precision,
+            "transfers": self._transfers,
+            "io_api": "tensors (execute_async_v3)" if self._v3 else "bindings (execute_async_v2)",
+            "cuda": cuda.name,
+            "engine_cache": {"hit": cache["hit"], "key": cache["key"], "builder": cache["builder"],
+                             "gpu": cache["material"]["gpu"]},
+            "build_notes": cache.get("notes") or [],
+            "timing": "H2D + execute + D2H, stream synchronised after each query" if self._transfers
+                      else "execute only, stream synchronised after each query",
+        }
+
+    # -------------------------------------------------------------------------------------------- run
+    def _execute(self):
+        if self._v3:
+            ok = self._context.execute_async_v3(self._handle)
+        else:
+            ok = self._context.execute_async_v2(self._bindings, self._handle)
+        if ok is False:
+            from ..protocol import OpError
+            raise OpError("run_failed", "TensorRT execution failed (execute_async returned False)")
+
+    def run(self):
+        cuda, stream = self._cuda, self._stream
+        if self._transfers:
+            for t in self._inputs:
+                cuda.htod(t["dev"], t["host"], stream)
+        self._execute()
+        if self._transfers:
+            for t in self._outputs:
+                cuda.dtoh(t["host"], t["dev"], stream)
+        cuda.sync(stream)
+
+    def outputs(self):
+        import numpy as np
+
+        if not self._transfers:
+            for t in self._outputs:
+                self._cuda.dtoh(t["host"], t["dev"], self._stream)
+            self._cuda.sync(self._stream)
+        return [np.array(t["host"]) for t in self._outputs]
+
+    def profile_ops(self, iterations):
+        """Per-layer times from an IProfiler over `iterations` synchronised runs."""
+        trt = self._trt
+
+        class LayerTimes(trt.IProfiler):
+            def __init__(self):
+                trt.IProfiler.__init__(self)
+                self.totals = {}
+                self.order = []
+
+            def report_layer_time(self, layer_name, ms):
+                if layer_name not in self.totals:
+                    self.totals[layer_name] = [0.0, 0]
+                    self.order.append(layer_name)
+                self.totals[layer_name][0] += float(ms)
+                self.totals[layer_name][1] += 1
+
+        kinds = self._layer_kinds()
+        prof = LayerTimes()
+        self._context.profiler = prof
+        for _ in range(iterations):
+            self.run()
+        nodes = [[name, kinds.get(name, "layer"), "TensorRT", prof.totals[name][0] * 1000.0, prof.totals[name][1]]
+                 for name in prof.order]
+        return {"available": bool(nodes), "source": "TensorRT IProfiler (per layer, synchronised runs)",
+                "reason": None if nodes else "the profiler reported no layers", "iterations": iterations,
+                "unit": "us", "nodes": nodes}
+
+    def _layer_kinds(self):
+        trt = self._trt
+        try:
+            inspector = self._engine.create_engine_inspector()
+            info = json.loads(inspector.get_engine_information(trt.LayerInformationFormat.JSON))
+            kinds = {}
+            for layer in info.get("Layers", []):
+                if isinstance(layer, dict):
+                    kinds[layer.get("Name")] = layer.get("LayerType", "layer")
+            return kinds
+        except Exception:
+            return {}
+
+    def describe(self):
+        trt = self._trt
+        return {
+            "runtime": "tensorrt",
+            "version": getattr(trt, "__version__", None) if trt else None,
+            "providers": ["TensorRT"],
+            "options": self._options,
+        }
+
+    def close(self):
+        for t in self._tensors:
+            if self._cuda is not None and t.get("dev") is not None:
+                self._cuda.free(t["dev"])
+        self._tensors = []
+        self._context = None
+        self._engine = None

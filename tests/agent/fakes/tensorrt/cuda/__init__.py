@@ -1,0 +1,1 @@
+"""Test double namespace for cuda-python (see bindings/runtime.py)."""
