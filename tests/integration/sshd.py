@@ -77,6 +77,7 @@ class SSHHost:
     forwarding: bool = True
     key_type: str = "ed25519"
     extra_key_types: tuple[str, ...] = ()
+    extra_config: tuple[str, ...] = ()  # more sshd_config lines, e.g. "SetEnv HOME=/tmp/board-home"
     proc: subprocess.Popen[bytes] | None = None
     host_key_line: str = ""
 
@@ -143,12 +144,13 @@ class SSHLab:
 
     def start_host(self, name: str, *, workdir: str | None = None, env: dict[str, str] | None = None,
                    sftp: bool = True, forwarding: bool = True, key_type: str = "ed25519",
-                   extra_key_types: tuple[str, ...] = ()) -> SSHHost:
+                   extra_key_types: tuple[str, ...] = (), extra_config: tuple[str, ...] = ()) -> SSHHost:
         hdir = self.base / f"host-{name}"
         hdir.mkdir(parents=True, exist_ok=True)
         wd = workdir if workdir is not None else str(hdir / "work")
         host = SSHHost(name=name, port=0, dir=hdir, workdir=wd, env=dict(env or {}), sftp=sftp,
-                       forwarding=forwarding, key_type=key_type, extra_key_types=extra_key_types)
+                       forwarding=forwarding, key_type=key_type, extra_key_types=extra_key_types,
+                       extra_config=extra_config)
         host.host_key_line = keygen(host.host_key_path, key_type, comment=f"host-{name}")
         for kind in extra_key_types:
             keygen(host.extra_key_path(kind), kind, comment=f"host-{name}-{kind}")
@@ -177,6 +179,7 @@ class SSHLab:
         ]
         if host.sftp:
             lines.append("Subsystem sftp internal-sftp")
+        lines.extend(host.extra_config)
         host.config_path.write_text("\n".join(lines) + "\n")
 
     def _launch(self, host: SSHHost, keep_port: bool = False) -> None:
