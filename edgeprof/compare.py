@@ -35,6 +35,7 @@ class Metric:
     samples: bool  # a Mann-Whitney test on the raw latency samples applies
     group: str  # latency | throughput | memory | power | energy
     min_abs: float = 0.0  # changes smaller than this (in the metric's unit) are noise whatever the ratio
+    effect_scale: float = 1.0  # × the minimum effect: tails and power readings move more between runs
 
     def fmt(self, v: float | None) -> str:
         return fmt_value(v, self.unit)
@@ -42,23 +43,23 @@ class Metric:
 
 METRICS: tuple[Metric, ...] = (
     Metric("p50_ms", "p50 latency", "ms", "lower", True, "latency"),
-    Metric("p90_ms", "p90 latency", "ms", "lower", True, "latency"),
-    Metric("p99_ms", "p99 latency", "ms", "lower", True, "latency"),
+    Metric("p90_ms", "p90 latency", "ms", "lower", True, "latency", effect_scale=2.0),
+    Metric("p99_ms", "p99 latency", "ms", "lower", True, "latency", effect_scale=4.0),
     Metric("mean_ms", "mean latency", "ms", "lower", True, "latency"),
     Metric("throughput_ips", "throughput", "inf/s", "higher", True, "throughput"),
-    Metric("peak_rss_mb", "peak memory", "MB", "lower", False, "memory", min_abs=2.0),
-    Metric("mean_w", "mean power", "W", "lower", False, "power", min_abs=0.05),
-    Metric("mj_per_inference", "energy per inference", "mJ", "lower", False, "energy"),
-    Metric("inferences_per_joule", "inferences per joule", "inf/J", "higher", False, "energy"),
-    Metric("gflops_per_watt", "GFLOPS per watt", "GFLOPS/W", "higher", False, "energy"),
+    Metric("peak_rss_mb", "peak memory", "MB", "lower", False, "memory", min_abs=2.0, effect_scale=2.0),
+    Metric("mean_w", "mean power", "W", "lower", False, "power", min_abs=0.05, effect_scale=2.0),
+    Metric("mj_per_inference", "energy per inference", "mJ", "lower", False, "energy", effect_scale=2.0),
+    Metric("inferences_per_joule", "inferences per joule", "inf/J", "higher", False, "energy", effect_scale=2.0),
+    Metric("gflops_per_watt", "GFLOPS per watt", "GFLOPS/W", "higher", False, "energy", effect_scale=2.0),
 )
 # metrics a budget may name in addition to METRICS
 EXTRA_METRICS: tuple[Metric, ...] = (
-    Metric("p95_ms", "p95 latency", "ms", "lower", True, "latency"),
-    Metric("p97_ms", "p97 latency", "ms", "lower", True, "latency"),
-    Metric("p999_ms", "p99.9 latency", "ms", "lower", True, "latency"),
-    Metric("max_ms", "max latency", "ms", "lower", True, "latency"),
-    Metric("p95_w", "p95 power", "W", "lower", False, "power"),
+    Metric("p95_ms", "p95 latency", "ms", "lower", True, "latency", effect_scale=2.0),
+    Metric("p97_ms", "p97 latency", "ms", "lower", True, "latency", effect_scale=3.0),
+    Metric("p999_ms", "p99.9 latency", "ms", "lower", True, "latency", effect_scale=6.0),
+    Metric("max_ms", "max latency", "ms", "lower", True, "latency", effect_scale=10.0),
+    Metric("p95_w", "p95 power", "W", "lower", False, "power", effect_scale=2.0),
     Metric("rss_after_load_mb", "memory after load", "MB", "lower", False, "memory"),
 )
 METRIC_BY_NAME: dict[str, Metric] = {m.name: m for m in METRICS + EXTRA_METRICS}
@@ -202,12 +203,15 @@ def compare_metric(metric: Metric, base: float | None, new: float | None, *,
 def compare_results(base: Result, new: Result, *, metrics: Sequence[str] | None = None,
                     min_effect: float = DEFAULT_MIN_EFFECT, min_effects: Mapping[str, float] | None = None,
                     alpha: float = DEFAULT_ALPHA) -> list[MetricDelta]:
-    """One MetricDelta per metric (default: METRICS). Latency and throughput are tested on the raw samples."""
+    """One MetricDelta per metric (default: METRICS). Latency and throughput are tested on the raw samples.
+
+    A metric's minimum effect is min_effects[name] if given, else min_effect × its effect_scale (tail
+    percentiles and power readings move more from run to run than the median: p90 2×, p99 4×)."""
     bv, nv = metric_values(base), metric_values(new)
     out = []
     for name in metrics or [m.name for m in METRICS]:
         metric = METRIC_BY_NAME[name]
-        eff = (min_effects or {}).get(name, min_effect)
+        eff = (min_effects or {}).get(name, min_effect * metric.effect_scale)
         out.append(compare_metric(metric, bv.get(name), nv.get(name),
                                   base_samples=base.samples_ms, new_samples=new.samples_ms,
                                   min_effect=eff, alpha=alpha))

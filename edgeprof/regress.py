@@ -214,7 +214,7 @@ def baseline_findings(new: Result, base: Result | None, *, metrics: Sequence[str
     cls = _classname(new.device)
     if base is None:
         return [Finding(cls, f"{label} · baseline", "passed", "regression",
-                        f"no {baseline_name} result for this cell: nothing to compare", cell=label,
+                        f"nothing to compare with: no {baseline_name} for this cell", cell=label,
                         run_id=new.run_id, warning=True)]
     changes = environment_changes(base, new)
     env_note = "; ".join(f"{k}: {a} → {b}" for k, a, b in changes)
@@ -272,7 +272,8 @@ def history_findings(history: Sequence[Result], *, metrics: Sequence[str] = CHEC
         if not series or series[-1][0] is not newest:
             continue
         step = detect_step([v for _, v in series], better=metric.better,
-                           min_effect=(min_effects or {}).get(name, min_effect), persist=persist)
+                           min_effect=(min_effects or {}).get(name, min_effect * metric.effect_scale),
+                           persist=persist)
         test = f"{label} · {name}"
         if step.status == "too_few":
             out.append(Finding(cls, test, "passed", "history",

@@ -160,11 +160,10 @@ class Lease(object):
         with self._lock:
             self.touch()
             if self.fd is None:
-                raise OpError("lease_lost", "this agent holds no lease (it expired or was never taken)",
-                              hint="take the lease again")
+                return {"held": False, "reason": "this agent holds no lease (it expired or was never taken)"}
             token = params.get("token")
             if token and token != self.token:
-                raise OpError("lease_lost", "the lease token does not match this agent's lease")
+                return {"held": False, "reason": "the lease token does not match this agent's lease"}
             return {"held": True, "token": self.token, "age_s": time.time() - self.info["since"]}
 
     def release(self, reason="released"):

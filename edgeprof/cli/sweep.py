@@ -1,0 +1,242 @@
+"""`edgeprof sweep`: run a sweep file over the lab (or resume one), with live progress per device."""
+
+from __future__ import annotations
+
+import argparse
+import threading
+import time
+from typing import Any
+
+from rich.live import Live
+from rich.table import Table
+
+from ..compare import cell_label, fmt_value
+from ..errors import ConfigError
+from ..lab import ledger
+from ..lab.scheduler import DeviceStatus, SweepRunner
+from ..lab.spec import Cell, expand, load_sweep, resolve_devices
+from ..records import Device, Result
+from .common import add_db_args, add_inventory_args, open_store
+from .ui import err, out
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "sweep", help="run a sweep: models × devices × runtimes × precisions × batch × threads",
+        description="Expand a sweep file through the capability matrix and run every cell: devices in parallel, "
+                    "one cell at a time per device, each board leased so no other controller measures on it "
+                    "meanwhile. Every cell ends as a stored row: ok, skipped (reason) or failed (reason, stderr).",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="examples:\n"
+               "  edgeprof sweep sweeps/example.yaml                run it on this machine\n"
+               "  edgeprof sweep sweeps/nightly.yaml --dry-run      list the cells (and skip rows), run nothing\n"
+               "  edgeprof sweep --resume sw-20260101-020000-ab12    rerun only the cells that are not ok\n"
+               "  edgeprof sweep --list                             stored sweeps, newest first\n"
+               "afterwards: edgeprof report --sweep ID --out report.html; edgeprof check --sweep ID --junit x.xml\n"
+               "exit status: 0 every cell ok or skipped, 1 some cell failed, 130 interrupted (Ctrl-C).\n",
+    )
+    p.add_argument("spec", nargs="?", metavar="SWEEP.yaml", help="the sweep file (see sweeps/example.yaml)")
+    p.add_argument("--resume", metavar="SWEEP_ID", help="rerun the cells of a stored sweep that are not ok")
+    p.add_argument("--dry-run", action="store_true", help="print the expanded cells and exit")
+    p.add_argument("--list", action="store_true", help="list stored sweeps and exit")
+    p.add_argument("--id-file", metavar="PATH", help="write the sweep id to PATH (for a CI job's next step)")
+    p.add_argument("--quiet", action="store_true", help="no live progress; one line per finished cell")
+    add_inventory_args(p)
+    add_db_args(p)
+    p.set_defaults(func=run)
+
+
+def _inventory(path: str | None) -> Any:
+    from ..inventory import load_inventory
+
+    return load_inventory(path)
+
+
+def run(args: argparse.Namespace) -> int:
+    store = open_store(args.db)
+    if args.list:
+        return _list(store)
+    if args.resume:
+        record = ledger.get_sweep(store, args.resume)
+        inv = _inventory(args.inventory or record.spec.get("inventory"))
+        todo = [s.cell for s in record.cells if s.status != "ok"]
+        devices = _devices_by_name(inv, {c.device for c in todo})
+        sweep_id = record.sweep_id
+        total = len(record.cells)
+        err.print(f"resuming sweep {sweep_id} ({record.name}): {len(todo)} of {total} cells are not ok")
+        if not todo:
+            err.print("nothing to do")
+            return 0
+    else:
+        if not args.spec:
+            raise ConfigError("give a sweep file, or --resume SWEEP_ID", hint="edgeprof sweep --help")
+        spec = load_sweep(args.spec)
+        inv = _inventory(args.inventory or spec.inventory)
+        devices = resolve_devices(spec, inv)
+        todo = expand(spec, devices)
+        if args.dry_run:
+            _print_cells(todo)
+            return 0
+        sweep_id = ledger.new_sweep_id()
+        ledger.create_sweep(store, sweep_id, spec.name, args.spec,
+                            {"name": spec.name, "path": args.spec, "inventory": args.inventory or spec.inventory,
+                             "text": spec.text}, todo)
+        skips = sum(1 for c in todo if c.skip)
+        err.print(f"sweep {sweep_id} ({spec.name}): {len(todo)} cells on {len(devices)} devices"
+                  + (f", {skips} statically skipped" if skips else ""))
+    if args.id_file:
+        with open(args.id_file, "w") as f:
+            f.write(sweep_id + "\n")
+    return _execute(store, sweep_id, todo, devices, quiet=args.quiet)
+
+
+def _devices_by_name(inv: Any, names: set[str]) -> list[Device]:
+    return [inv.get(n) for n in sorted(names)]
+
+
+def _execute(store: Any, sweep_id: str, cells: list[Cell], devices: list[Device], *, quiet: bool) -> int:
+    live_mode = not quiet and err.is_terminal
+    lines: list[str] = []
+    lock = threading.Lock()
+
+    def log(msg: str) -> None:
+        lines.append(msg)
+
+    runner = SweepRunner(store, sweep_id, cells, devices, log=log)
+    done_seen: set[str] = set()
+
+    def print_finished() -> None:
+        with lock:
+            for r in list(runner.results):
+                if r.run_id in done_seen:
+                    continue
+                done_seen.add(r.run_id)
+                err.print(_result_line(r, len(done_seen), len(cells)))
+
+    ledger.set_status(store, sweep_id, "running")
+    if live_mode:
+        with Live(console=err, refresh_per_second=4, transient=True,
+                  get_renderable=lambda: _status_table(runner)) as live:
+            runner.on_change = lambda: None
+            outcome = _run(runner)
+            live.refresh()
+    else:
+        runner.on_change = print_finished
+        outcome = _run(runner)
+    print_finished()
+    ledger.set_status(store, sweep_id, "interrupted" if outcome.interrupted else "done")
+    for line in lines:
+        err.print(f"[dim]{line}[/dim]")
+    _summary(outcome.results)
+    c = outcome.counts
+    mins, secs = divmod(int(outcome.wall_s), 60)
+    err.print(f"sweep {sweep_id}: {c.get('ok', 0)} ok, {c.get('skipped', 0)} skipped, {c.get('failed', 0)} failed"
+              + (f", {c['not run']} not run" if c.get("not run") else "") + f" in {mins}m{secs:02d}s")
+    if outcome.interrupted or c.get("failed") or c.get("not run"):
+        err.print(f"resume (reruns only cells that are not ok): edgeprof sweep --resume {sweep_id}")
+    err.print(f"report: edgeprof report --sweep {sweep_id} --out report.html    "
+              f"check: edgeprof check --sweep {sweep_id}")
+    if outcome.interrupted:
+        return 130
+    return 1 if c.get("failed") else 0
+
+
+def _run(runner: SweepRunner) -> Any:
+    try:
+        return runner.run()
+    except KeyboardInterrupt:  # during the export phase (the device phase handles it inside run())
+        runner.stop()
+        return _interrupted(runner)
+
+
+def _interrupted(runner: SweepRunner) -> Any:
+    from ..lab.scheduler import SweepOutcome
+
+    counts: dict[str, int] = {"ok": 0, "failed": 0, "skipped": 0}
+    for r in runner.results:
+        counts[r.status] += 1
+    counts["not run"] = len(runner.cells) - len(runner.results)
+    return SweepOutcome(runner.sweep_id, True, counts, list(runner.results), time.monotonic() - runner.started)
+
+
+def _fmt_s(s: float | None) -> str:
+    if s is None:
+        return "?"
+    m, sec = divmod(int(s + 0.5), 60)
+    h, m = divmod(m, 60)
+    return f"{h}h{m:02d}m" if h else f"{m}m{sec:02d}s" if m else f"{sec}s"
+
+
+def _status_table(runner: SweepRunner) -> Table:
+    snaps: list[DeviceStatus] = runner.snapshot()
+    fallback = runner.mean_cell_s()
+    total = sum(s.total for s in snaps)
+    done = sum(s.done for s in snaps)
+    etas = [s.eta_s(fallback) for s in snaps]
+    eta = None if any(e is None for e in etas) else max(etas or [0.0])  # type: ignore[type-var]
+    t = Table(title=f"sweep {runner.sweep_id}: {done}/{total} cells · elapsed "
+                    f"{_fmt_s(time.monotonic() - runner.started)} · ETA {_fmt_s(eta)}",
+              title_justify="left", expand=False)
+    for col in ("device", "done", "ok", "skip", "fail", "current cell", "state", "ETA"):
+        t.add_column(col, justify="right" if col in ("done", "ok", "skip", "fail", "ETA") else "left",
+                     overflow="ellipsis", no_wrap=True, max_width=48 if col in ("current cell", "state") else None)
+    for s, e in zip(snaps, etas, strict=True):
+        t.add_row(s.device, f"{s.done}/{s.total}", str(s.ok), str(s.skipped),
+                  f"[red]{s.failed}[/red]" if s.failed else "0", s.cell or "-", s.state, _fmt_s(e))
+    return t
+
+
+def _result_line(r: Result, i: int, total: int) -> str:
+    cell = (r.extra or {}).get("sweep", {}).get("cell_id", cell_label(r))
+    if r.status == "ok":
+        lat = r.latency_ms or {}
+        return (f"[{i}/{total}] [green]ok[/green] {cell}: p50 {fmt_value(lat.get('p50'), 'ms')}, "
+                f"p99 {fmt_value(lat.get('p99'), 'ms')}, {fmt_value(r.throughput_ips, 'inf/s')}")
+    color = "yellow" if r.status == "skipped" else "red"
+    return f"[{i}/{total}] [{color}]{r.status}[/{color}] {cell}: {r.reason}"
+
+
+def _summary(results: list[Result]) -> None:
+    if not results:
+        return
+    t = Table(title="cells", title_justify="left")
+    for col in ("device", "model", "runtime", "prec", "batch", "threads", "status", "p50 ms", "p99 ms", "inf/s",
+                "reason"):
+        t.add_column(col, justify="right" if col in ("batch", "threads", "p50 ms", "p99 ms", "inf/s") else "left",
+                     overflow="fold", max_width=60 if col == "reason" else None)
+    for r in sorted(results, key=lambda r: (r.device, str((r.extra or {}).get("sweep", {}).get("cell_id")))):
+        lat = r.latency_ms or {}
+        model = (r.extra or {}).get("sweep", {}).get("model_label") or r.model
+        status = {"ok": "[green]ok[/green]", "skipped": "[yellow]skipped[/yellow]"}.get(r.status,
+                                                                                         "[red]failed[/red]")
+        t.add_row(r.device, model, r.runtime, r.precision, str(r.batch), str(r.threads or "auto"), status,
+                  fmt_value(lat.get("p50")), fmt_value(lat.get("p99")), fmt_value(r.throughput_ips),
+                  r.reason or "")
+    out.print(t)
+
+
+def _print_cells(cells: list[Cell]) -> None:
+    t = Table(title=f"{len(cells)} cells", title_justify="left")
+    for col in ("cell", "min s", "timeout s", "budgets", "skip reason"):
+        t.add_column(col, overflow="fold")
+    for c in cells:
+        t.add_row(c.cell_id, f"{c.settings['min_duration_s']:g}", f"{c.settings['timeout_s']:g}",
+                  ", ".join(c.budgets), c.skip or "")
+    out.print(t)
+
+
+def _list(store: Any) -> int:
+    rows = ledger.list_sweeps(store)
+    if not rows:
+        err.print(f"no sweeps in {store.display_url}")
+        return 0
+    t = Table(title="sweeps", title_justify="left")
+    for col in ("sweep id", "name", "started", "status", "ok", "skipped", "failed", "pending"):
+        t.add_column(col)
+    for r in rows:
+        c = r["counts"]
+        t.add_row(r["sweep_id"], r["name"], r["created_at"], r["status"], str(c.get("ok", 0)),
+                  str(c.get("skipped", 0)), str(c.get("failed", 0)), str(c.get("pending", 0)))
+    out.print(t)
+    return 0
+

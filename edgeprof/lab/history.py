@@ -1,0 +1,137 @@
+"""Reading results back for comparisons, checks and reports: a sweep's results, a cell's baseline and history.
+
+Owns: the queries behind `edgeprof compare`, `check` and `report`: the latest result of every cell of a sweep,
+the baseline of a result (the previous ok result of the same configuration — store.config_key, i.e. device,
+model, runtime, precision, batch, threads and model source — or the same cell in a given sweep or run), its
+last N results, and `run_check`, which puts budgets, baseline or history checks and cell statuses together.
+Does not own: the statistics of a comparison (compare.py, regress.py), printing or XML.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ..compare import CHECKED_METRICS, DEFAULT_ALPHA, DEFAULT_MIN_EFFECT
+from ..errors import StoreError
+from ..records import Result
+from ..regress import (
+    Finding,
+    baseline_findings,
+    budget_findings,
+    cell_status_finding,
+    history_findings,
+    parse_budget,
+)
+from ..store import Store, config_key
+from . import ledger
+
+HISTORY_SCAN = 500
+
+
+def sweep_results(store: Store, ref: str) -> tuple[ledger.SweepRecord, list[Result]]:
+    """The sweep and the latest result of each of its cells (cells never run have none)."""
+    record = ledger.get_sweep(store, ref)
+    results = [store.get(s.run_id) for s in record.cells if s.run_id]
+    return record, results
+
+
+def results_for(store: Store, ref: str) -> tuple[str, list[Result]]:
+    """A sweep id (or `last`) → its results; else a run id (prefix) → that run. Returns (kind, results)."""
+    sweep_id = ledger.resolve_sweep_id(store, ref)
+    if sweep_id is not None:
+        return "sweep", sweep_results(store, sweep_id)[1]
+    try:
+        return "run", [store.get(ref)]
+    except StoreError:
+        raise StoreError(f"{ref!r} is neither a sweep nor a run in {store.display_url}",
+                         hint="edgeprof sweep --list and edgeprof results list show what is stored") from None
+
+
+def cell_history(store: Store, r: Result, n: int | None = None, *, ok_only: bool = True) -> list[Result]:
+    """Results of r's configuration up to and including r, oldest first (the last n of them)."""
+    rows = store.list(config=config_key(r), status="ok" if ok_only else None, limit=HISTORY_SCAN)
+    ids = [row["run_id"] for row in rows]  # newest first
+    if r.run_id in ids:
+        ids = ids[ids.index(r.run_id):]
+    else:
+        ids = [i for i, row in zip(ids, rows, strict=True) if row["created_at"] <= r.created_at]
+        ids.insert(0, r.run_id)
+    if n is not None:
+        ids = ids[:n]
+    out = [r if i == r.run_id else store.get(i) for i in ids]
+    return out[::-1]
+
+
+def previous_result(store: Store, r: Result) -> Result | None:
+    hist = cell_history(store, r, 2)
+    return hist[0] if len(hist) == 2 and hist[0].run_id != r.run_id else None
+
+
+def match_by_config(base: Sequence[Result]) -> dict[str, Result]:
+    out: dict[str, Result] = {}
+    for b in base:
+        if b.status == "ok":
+            out.setdefault(config_key(b), b)
+    return out
+
+
+@dataclass
+class CheckReport:
+    findings: list[Finding]
+    scope: str
+    baseline: str
+    results: list[Result] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def run_check(store: Store, *, sweep: str = "last", baseline: str = "last", history: int | None = None,
+              metrics: Sequence[str] = CHECKED_METRICS, min_effect: float = DEFAULT_MIN_EFFECT,
+              min_effects: dict[str, float] | None = None, alpha: float = DEFAULT_ALPHA, persist: int = 2,
+              extra_budgets: Sequence[str] = (), failed_cells_fail: bool = True) -> CheckReport:
+    """Budgets and regressions of every cell of a sweep.
+
+    baseline: `last` (each cell's previous ok result of the same configuration), `previous` (the same cell in
+    the previous sweep of the same name), or a sweep / run id. history: step detection over the last N
+    results of each cell instead of a pairwise baseline."""
+    record, results = sweep_results(store, sweep)
+    scope = f"sweep {record.sweep_id} ({record.name}, {record.created_at})"
+    findings: list[Finding] = []
+    notes: list[str] = []
+    base_map: dict[str, Result] | None = None
+    base_desc = f"history of the last {history} results per cell" if history else "previous result"
+    if not history and baseline not in ("last",):
+        ref = baseline
+        if baseline == "previous":
+            prev = ledger.previous_sweep(store, record)
+            if prev is None:
+                notes.append(f"no earlier sweep named {record.name!r}: nothing to compare with")
+                ref = ""
+            else:
+                ref = prev
+        if ref:
+            kind, base = results_for(store, ref)
+            base_map = match_by_config(base)
+            base_desc = f"{kind} {ref}"
+    extra = [parse_budget(b) for b in extra_budgets]
+    for r in results:
+        status = cell_status_finding(r)
+        if status is not None:
+            if not failed_cells_fail and status.outcome == "error":
+                status.outcome, status.warning = "passed", True
+            findings.append(status)
+            continue
+        budgets = [parse_budget(b) for b in (r.extra or {}).get("sweep", {}).get("budgets", [])] + extra
+        findings.extend(budget_findings(r, budgets))
+        if history:
+            findings.extend(history_findings(cell_history(store, r, history), metrics=metrics,
+                                             min_effect=min_effect, min_effects=min_effects, persist=persist))
+        else:
+            base_r = base_map.get(config_key(r)) if base_map is not None else previous_result(store, r)
+            if base_r is not None and base_r.run_id == r.run_id:
+                base_r = None
+            findings.extend(baseline_findings(r, base_r, metrics=metrics, min_effect=min_effect,
+                                              min_effects=min_effects, alpha=alpha,
+                                              baseline_name=base_desc))
+    return CheckReport(findings, scope, base_desc, results, notes)
+

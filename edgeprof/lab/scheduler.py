@@ -1,0 +1,457 @@
+"""Running a sweep: devices in parallel, one cell at a time per device, every cell ending as a row.
+
+Owns: the order of a sweep (export every model once, then one worker thread per device), the device lease
+for the whole time a worker measures on its board, retries with exponential backoff on transport errors only
+(a connection refused or lost, a board rebooting; a failed measurement is not retried), the per-cell wall-clock
+timeout that stops the remote agent, turning every way a cell can end into a Result row (ok; skipped with the
+capability reason; failed with a one-line reason and the agent's stderr tail), committing each row the moment
+its cell ends, a clean stop on Ctrl-C (running agents are stopped, finished cells stay, the sweep is marked
+interrupted so `--resume` picks up the rest), and the live status (current cell, done/total, ETA per device).
+Does not own: one measurement (runner.deploy), the lock on the device (lease.py + the agent), the sweep file
+(spec.py), the database (ledger.py, store.py), drawing progress (cli/sweep.py).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import traceback
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .. import capability
+from .. import runner as runner_mod
+from ..agentlink import AgentLink
+from ..errors import AgentError, MeasurementError, RuntimeMissingError, TransportError, UserError
+from ..records import Device, Result, new_run_id, utc_now
+from ..store import Store
+from ..transport import Transport, open_transport
+from . import ledger
+from .lease import DEFAULT_TTL_S, DeviceLease, Interrupted, LeaseBusy, LeaseLost
+from .spec import Cell, model_format
+
+STDERR_TAIL_CHARS = 3000
+
+
+@dataclass
+class DeviceStatus:
+    """What one device's worker is doing; read by the progress display (copied under the sweep's lock)."""
+
+    device: str
+    total: int
+    done: int = 0
+    ok: int = 0
+    failed: int = 0
+    skipped: int = 0
+    state: str = "waiting"
+    cell: str | None = None
+    cell_started: float | None = None
+    durations: list[float] = field(default_factory=list)
+    finished: bool = False
+
+    def eta_s(self, fallback: float | None) -> float | None:
+        """Seconds left: remaining cells × mean cell time here (or across devices), minus the current cell's age."""
+        if self.finished:
+            return 0.0
+        mean = sum(self.durations) / len(self.durations) if self.durations else fallback
+        if mean is None:
+            return None
+        left = (self.total - self.done) * mean
+        if self.cell_started is not None:
+            left -= min(mean, time.monotonic() - self.cell_started)
+        return max(0.0, left)
+
+
+@dataclass
+class SweepOutcome:
+    sweep_id: str
+    interrupted: bool
+    counts: dict[str, int]
+    results: list[Result]
+    wall_s: float
+
+
+def cell_result(cell: Cell, status: str, reason: str | None, *, sweep_id: str, attempts: int,
+                stderr_tail: str | None = None, started: float | None = None) -> Result:
+    """A skipped or failed cell as a Result row: no numbers, a reason, the stderr tail when there is one."""
+    extra: dict[str, Any] = {"sweep": _sweep_extra(cell, sweep_id, attempts, started, time.time())}
+    if stderr_tail:
+        extra["stderr_tail"] = stderr_tail[-STDERR_TAIL_CHARS:]
+    return Result(run_id=new_run_id(), status=status, created_at=utc_now(), device=cell.device, model=cell.model,
+                  runtime=cell.runtime, precision=cell.precision, batch=cell.batch, threads=cell.threads,
+                  latency_ms=None, throughput_ips=None, memory_mb=None, power=None, thermal=None, fidelity=None,
+                  environment={"host": runner_mod.host_environment()}, warnings=[], samples_ms=[],
+                  settings=dict(cell.settings), reason=reason, extra=extra)
+
+
+def _sweep_extra(cell: Cell, sweep_id: str, attempts: int, started: float | None, ended: float) -> dict[str, Any]:
+    return {"sweep_id": sweep_id, "cell_id": cell.cell_id, "model_label": cell.model_label, "attempts": attempts,
+            "budgets": list(cell.budgets), "started_at_unix": started, "ended_at_unix": ended,
+            "controller": ledger.controller_name()}
+
+
+class SweepRunner:
+    """Runs cells of one sweep on their devices. `run()` blocks; call `stop()` from another thread (Ctrl-C)."""
+
+    def __init__(self, store: Store, sweep_id: str, cells: Sequence[Cell], devices: Sequence[Device], *,
+                 on_change: Callable[[], None] | None = None, lease_ttl_s: float = DEFAULT_TTL_S,
+                 cache_dir: Any = None, log: Callable[[str], None] | None = None) -> None:
+        self.store = store
+        self.sweep_id = sweep_id
+        self.cells = list(cells)
+        self.devices = {d.name: d for d in devices}
+        self.on_change = on_change or (lambda: None)
+        self.lease_ttl_s = lease_ttl_s
+        self.cache_dir = cache_dir
+        self.log = log or (lambda _m: None)
+        self.stop_event = threading.Event()
+        self.lock = threading.Lock()
+        self._db_lock = threading.Lock()
+        self.status: dict[str, DeviceStatus] = {}
+        self.results: list[Result] = []
+        self.export_errors: dict[tuple[Any, ...], UserError] = {}
+        self._workers: list[_DeviceWorker] = []
+        self.started = time.monotonic()
+        for c in self.cells:
+            if c.device not in self.devices:
+                raise UserError(f"sweep cell {c.cell_id} names device {c.device!r}, which is not in the inventory",
+                                hint="pass --inventory with the devices.yaml the sweep was made with")
+            self.status.setdefault(c.device, DeviceStatus(c.device, 0)).total += 1
+
+    # -- status ---------------------------------------------------------------------------------------------
+
+    def snapshot(self) -> list[DeviceStatus]:
+        with self.lock:
+            return [DeviceStatus(**{**s.__dict__, "durations": list(s.durations)}) for s in self.status.values()]
+
+    def mean_cell_s(self) -> float | None:
+        with self.lock:
+            d = [x for s in self.status.values() for x in s.durations]
+        return sum(d) / len(d) if d else None
+
+    def _set(self, device: str, **kw: Any) -> None:
+        with self.lock:
+            st = self.status[device]
+            for k, v in kw.items():
+                setattr(st, k, v)
+        self.on_change()
+
+    # -- running --------------------------------------------------------------------------------------------
+
+    def stop(self) -> None:
+        """Stop soon: no new cell starts, running agents are stopped, nothing half-done is stored."""
+        self.stop_event.set()
+        for w in self._workers:
+            w.abort()
+
+    def run(self) -> SweepOutcome:
+        self._export_all()
+        by_device: dict[str, list[Cell]] = {}
+        for c in self.cells:
+            by_device.setdefault(c.device, []).append(c)
+        self._workers = [_DeviceWorker(self, self.devices[name], cells) for name, cells in by_device.items()]
+        threads = [threading.Thread(target=w.run, name=f"sweep-{w.device.name}", daemon=True) for w in self._workers]
+        for t in threads:
+            t.start()
+        try:
+            for t in threads:
+                while t.is_alive():
+                    t.join(0.2)
+        except KeyboardInterrupt:
+            self.stop()
+            for t in threads:
+                t.join(30)
+        interrupted = self.stop_event.is_set()
+        counts = {"ok": 0, "failed": 0, "skipped": 0}
+        for r in self.results:
+            counts[r.status] = counts.get(r.status, 0) + 1
+        counts["not run"] = len(self.cells) - len(self.results)
+        return SweepOutcome(self.sweep_id, interrupted, counts, list(self.results), time.monotonic() - self.started)
+
+    def _export_key(self, c: Cell) -> tuple[Any, ...]:
+        return (c.model, c.runtime, c.precision, c.batch, tuple(sorted(c.inputs.items())), c.settings.get("seed"))
+
+    def _export_all(self) -> None:
+        """Export each distinct model once, here, before the device threads start (torch export is not a
+        thing to run in parallel threads); a model that cannot be exported fails its cells, not the sweep."""
+        seen: set[tuple[Any, ...]] = set()
+        for c in self.cells:
+            if c.skip or c.runtime == "null" or self.stop_event.is_set():
+                continue
+            key = self._export_key(c)
+            if key in seen:
+                continue
+            seen.add(key)
+            for d in self.status:
+                self._set(d, state=f"exporting {c.model_label} ({c.runtime} {c.precision})")
+            try:
+                runner_mod.prepare_artifact(c.run_spec(), self.cache_dir, None)
+            except UserError as e:
+                self.export_errors[key] = e
+            except KeyboardInterrupt:
+                self.stop_event.set()
+                raise
+        for d in self.status:
+            self._set(d, state="waiting")
+
+    def commit(self, cell: Cell, result: Result, attempts: int, duration_s: float | None) -> None:
+        with self._db_lock:
+            ledger.commit_cell(self.store, self.sweep_id, cell, result, attempts)
+        with self.lock:
+            self.results.append(result)
+            st = self.status[cell.device]
+            st.done += 1
+            if result.status == "ok":
+                st.ok += 1
+            elif result.status == "failed":
+                st.failed += 1
+            else:
+                st.skipped += 1
+            if duration_s is not None and result.status == "ok":
+                st.durations.append(duration_s)
+        self.on_change()
+
+
+class _DeviceWorker:
+    """One device: its connection, its lease, its cells one after another."""
+
+    def __init__(self, sweep: SweepRunner, device: Device, cells: list[Cell]) -> None:
+        self.sweep = sweep
+        self.device = device
+        self.cells = cells
+        self.transport: Transport | None = None
+        self.lease: DeviceLease | None = None
+        self.facts: dict[str, Any] | None = None
+        self.unreachable: str | None = None
+        self._link: AgentLink | None = None
+        self._link_lock = threading.Lock()
+        self._timed_out = False
+
+    def say(self, text: str) -> None:
+        self.sweep._set(self.device.name, state=text)
+
+    # -- connection and lease ---------------------------------------------------------------------------------
+
+    def ensure_ready(self, cell: Cell) -> None:
+        if self.transport is None:
+            self.say("connecting")
+            self.transport = open_transport(self.device)
+        if self.lease is not None:
+            try:
+                self.lease.check()
+                return
+            except LeaseLost as e:
+                self.sweep.log(f"{self.device.name}: lease lost ({e}); taking it again")
+                self.lease.release()
+                self.lease = None
+            except AgentError as e:
+                raise TransportError(f"device {self.device.name}: lost the lease agent ({e.message})",
+                                     detail=e.detail) from None
+        holder = {"controller": ledger.controller_name(), "sweep_id": self.sweep.sweep_id, "purpose": "sweep"}
+        self.say("taking the device lease")
+        lease = DeviceLease(self.transport, self.device, holder, self.sweep.lease_ttl_s)
+        self.lease = lease
+        wait_s = float(cell.settings.get("lease_wait_s", 3600.0))
+        lease.acquire(wait_s, self.sweep.stop_event, on_wait=lambda who: self.say(f"waiting for lease: {who}"))
+        if self.facts is None:
+            self.say("reading device facts")
+            self.facts = lease.call("facts", {"runtimes": True}, timeout=120.0)
+            try:
+                with self.sweep._db_lock:
+                    self.sweep.store.save_facts(self.device.name, self.facts)
+            except Exception as e:  # facts history is a convenience
+                self.sweep.log(f"{self.device.name}: could not store facts: {e}")
+
+    def drop(self) -> None:
+        if self.lease is not None:
+            self.lease.release()
+            self.lease = None
+        if self.transport is not None:
+            try:
+                self.transport.close()
+            except Exception:
+                pass
+            self.transport = None
+
+    def abort(self) -> None:
+        """From another thread: stop the running agent (Ctrl-C or the cell timeout)."""
+        with self._link_lock:
+            link = self._link
+        if link is not None:
+            try:
+                link.proc.terminate()
+            except Exception:
+                pass
+
+    # -- cells ------------------------------------------------------------------------------------------------
+
+    def run(self) -> None:
+        name = self.device.name
+        try:
+            for cell in self.cells:
+                if self.sweep.stop_event.is_set():
+                    break
+                started = time.time()
+                t0 = time.monotonic()
+                self.sweep._set(name, cell=cell.cell_id, cell_started=t0, state="starting")
+                outcome = self.run_cell(cell, started)
+                if outcome is None:
+                    break  # interrupted: nothing stored for this cell
+                result, attempts = outcome
+                self.sweep.commit(cell, result, attempts, time.monotonic() - t0)
+        except Exception:  # a bug: keep the other devices going, say what happened
+            self.sweep.log(f"{name}: internal error\n{traceback.format_exc()}")
+        finally:
+            self.sweep._set(name, state="releasing", cell=None, cell_started=None)
+            self.drop()
+            self.sweep._set(name, state="interrupted" if self.sweep.stop_event.is_set() else "done",
+                            finished=True)
+
+    def run_cell(self, cell: Cell, started: float) -> tuple[Result, int] | None:
+        sid = self.sweep.sweep_id
+        if cell.skip:
+            return cell_result(cell, "skipped", cell.skip, sweep_id=sid, attempts=0, started=started), 0
+        export_error = self.sweep.export_errors.get(self.sweep._export_key(cell))
+        if export_error is not None:
+            return cell_result(cell, "failed", f"export failed: {export_error.one_line()}", sweep_id=sid,
+                               attempts=0, stderr_tail=export_error.detail, started=started), 0
+        if self.unreachable:
+            return cell_result(cell, "failed", f"not attempted: {self.unreachable}", sweep_id=sid, attempts=0,
+                               started=started), 0
+        retries = int(cell.settings.get("retries", 2))
+        backoff = float(cell.settings.get("retry_backoff_s", 5.0))
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                self.ensure_ready(cell)
+                decision = capability.check(model_format(cell.model), cell.runtime, cell.precision, self.facts,
+                                            self.device.name)
+                if not decision.ok:
+                    return cell_result(cell, "skipped", decision.reason, sweep_id=sid, attempts=attempt,
+                                       started=started), attempt
+                return self.measure(cell, attempt, started), attempt
+            except Interrupted:
+                return None
+            except LeaseBusy as e:
+                self.unreachable = e.one_line()
+                return cell_result(cell, "failed", e.one_line(), sweep_id=sid, attempts=attempt,
+                                   started=started), attempt
+            except (TransportError, LeaseLost) as e:
+                if self.sweep.stop_event.is_set():
+                    return None
+                self.drop()
+                msg = e.one_line() if isinstance(e, UserError) else str(e)
+                if attempt > retries:
+                    reason = f"{msg} (gave up after {attempt} attempt{'s' if attempt > 1 else ''})"
+                    self.unreachable = f"device {self.device.name} unreachable: {msg}"
+                    detail = e.detail if isinstance(e, UserError) else None
+                    return cell_result(cell, "failed", reason, sweep_id=sid, attempts=attempt,
+                                       stderr_tail=detail, started=started), attempt
+                wait = backoff * (2 ** (attempt - 1))
+                self.say(f"retry {attempt}/{retries} in {wait:.0f} s: {msg[:80]}")
+                self.sweep.log(f"{self.device.name}: {cell.cell_id}: transport error, retrying in {wait:.1f} s: {msg}")
+                if self.sweep.stop_event.wait(wait):
+                    return None
+            except UserError as e:
+                # the agent cannot start or answer on this device (bad python:, no disk...): every cell would
+                # fail the same way, so the rest of this device's cells are not attempted
+                self.drop()
+                self.unreachable = f"device {self.device.name} unusable: {e.one_line()}"
+                return cell_result(cell, "failed", e.one_line(), sweep_id=sid, attempts=attempt,
+                                   stderr_tail=e.detail, started=started), attempt
+
+    def _on_link(self, link: AgentLink) -> None:
+        with self._link_lock:
+            self._link = link
+        if self.sweep.stop_event.is_set() or self._timed_out:
+            self.abort()
+
+    def _on_timeout(self) -> None:
+        self._timed_out = True
+        self.abort()
+
+    def measure(self, cell: Cell, attempt: int, started: float) -> Result:
+        """One deploy under the lease, with the cell's timeout. Transport trouble is raised (to be retried);
+        everything else ends the cell."""
+        assert self.lease is not None and self.transport is not None
+        sid = self.sweep.sweep_id
+        timeout_s = float(cell.settings.get("timeout_s", 900.0))
+        self._timed_out = False
+        timer = threading.Timer(timeout_s, self._on_timeout)
+        timer.daemon = True
+        progress = _CellProgress(self)
+        timer.start()
+        try:
+            result = runner_mod.deploy(cell.run_spec(), self.device, store=None, progress=progress,
+                                       cache_dir=self.sweep.cache_dir,
+                                       extra_params={"lease_token": self.lease.token},
+                                       transport=self.transport, on_link=self._on_link)
+        except (UserError, MeasurementError) as e:
+            detail = e.detail if isinstance(e, UserError) else None
+            if self.sweep.stop_event.is_set():
+                raise Interrupted("stopped") from None
+            if self._timed_out:
+                return cell_result(cell, "failed", f"timed out after {timeout_s:g} s (the cell's timeout_s); "
+                                   "the agent on the device was stopped", sweep_id=sid, attempts=attempt,
+                                   stderr_tail=detail, started=started)
+            if isinstance(e, TransportError):
+                raise
+            skip_types = tuple(t for t in (RuntimeMissingError, getattr(runner_mod, "CapabilityError", None)) if t)
+            if isinstance(e, skip_types):
+                return cell_result(cell, "skipped", e.one_line(), sweep_id=sid, attempts=attempt, started=started)
+            if isinstance(e, AgentError):
+                # the agent died or fell silent: is the device still there, and is the lease still ours?
+                try:
+                    self.lease.check()
+                except (AgentError, TransportError) as health:
+                    raise TransportError(f"lost device {self.device.name} during the cell: {e.message}",
+                                         detail=detail or getattr(health, "detail", None)) from None
+                except LeaseLost as lost:
+                    raise LeaseLost(f"lease lost during the cell: {lost}") from None
+            reason = e.one_line() if isinstance(e, UserError) else f"measurement failed: {e}"
+            return cell_result(cell, "failed", reason, sweep_id=sid, attempts=attempt, stderr_tail=detail,
+                               started=started)
+        except Exception as e:  # a bug in edgeprof: a failed row with the traceback, the sweep goes on
+            if self.sweep.stop_event.is_set():
+                raise Interrupted("stopped") from None
+            return cell_result(cell, "failed", f"internal error in edgeprof: {type(e).__name__}: {e}",
+                               sweep_id=sid, attempts=attempt, stderr_tail=traceback.format_exc(), started=started)
+        finally:
+            timer.cancel()
+            with self._link_lock:
+                self._link = None
+        result.extra["sweep"] = _sweep_extra(cell, sid, attempt, started, time.time())
+        return result
+
+
+class _CellProgress:
+    """runner.Progress → the device's status line."""
+
+    def __init__(self, worker: _DeviceWorker) -> None:
+        self.worker = worker
+
+    def stage(self, text: str) -> None:
+        self.worker.say(text)
+
+    def event(self, event: dict[str, Any]) -> None:
+        phase = event.get("phase")
+        if phase in ("warmup", "measure"):
+            self.worker.say(f"{phase} {event.get('elapsed_s', 0):.1f}/{event.get('total_s', 0):.0f} s, "
+                            f"{event.get('n', 0)} queries")
+        elif phase:
+            self.worker.say(str(phase))
+
+
+def run_sweep(store: Store, sweep_id: str, cells: Sequence[Cell], devices: Sequence[Device], **kw: Any) -> SweepOutcome:
+    """Run `cells` of sweep `sweep_id` (already in the ledger) and mark the sweep done or interrupted."""
+    runner = SweepRunner(store, sweep_id, cells, devices, **kw)
+    ledger.set_status(store, sweep_id, "running")
+    try:
+        outcome = runner.run()
+    except KeyboardInterrupt:
+        ledger.set_status(store, sweep_id, "interrupted")
+        raise
+    ledger.set_status(store, sweep_id, "interrupted" if outcome.interrupted else "done")
+    return outcome

@@ -1,0 +1,144 @@
+"""What a report shows, gathered once for every format (html, md, csv).
+
+Owns: choosing the results (a sweep's cells, or the newest result of each configuration matching filters),
+each configuration's nightly history (same store.config_key), the board-comparison rows (one per ok result, with
+the metrics of compare.metric_values), and small derived views: short labels, latency histograms on a log
+axis, Pareto fronts of latency vs energy per inference. Pure except for `gather`, which reads the store.
+Does not own: drawing (html.py, tabular.py), statistics of a comparison (compare.py, regress.py).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..compare import metric_values
+from ..records import Result, utc_now
+from ..store import Store, config_key
+
+ROW_METRICS = ("p50_ms", "p90_ms", "p99_ms", "throughput_ips", "peak_rss_mb", "mean_w", "mj_per_inference",
+               "inferences_per_joule", "gflops_per_watt")
+
+
+@dataclass
+class ReportData:
+    title: str
+    scope: str
+    generated_at: str
+    db: str
+    results: list[Result]
+    histories: dict[str, list[Result]] = field(default_factory=dict)  # config_key → ok results, oldest first
+    sweep: Any = None  # ledger.SweepRecord
+
+    @property
+    def ok(self) -> list[Result]:
+        return [r for r in self.results if r.status == "ok"]
+
+    @property
+    def not_ok(self) -> list[Result]:
+        return [r for r in self.results if r.status != "ok"]
+
+    def models(self) -> list[str]:
+        return list(dict.fromkeys(model_label(r) for r in self.results))
+
+    def devices(self) -> list[str]:
+        return list(dict.fromkeys(r.device for r in self.results))
+
+
+def model_label(r: Result) -> str:
+    label = (r.extra or {}).get("sweep", {}).get("model_label")
+    if label:
+        return str(label)
+    m = r.model
+    return m.rsplit("/", 1)[-1] if "/" in m else m
+
+
+def config_label(r: Result, *, with_model: bool = False) -> str:
+    threads = f"{r.threads} thr" if r.threads else "auto thr"
+    s = f"{r.device} · {r.runtime} {r.precision} · b{r.batch} · {threads}"
+    return f"{model_label(r)} · {s}" if with_model else s
+
+
+def row(r: Result) -> dict[str, Any]:
+    v = metric_values(r)
+    lat = r.latency_ms or {}
+    out: dict[str, Any] = {"run_id": r.run_id, "created_at": r.created_at, "status": r.status, "device": r.device,
+                           "model": model_label(r), "runtime": r.runtime, "precision": r.precision,
+                           "batch": r.batch, "threads": r.threads, "cv": lat.get("cv"), "n": lat.get("n"),
+                           "reason": r.reason}
+    out.update({k: v.get(k) for k in ROW_METRICS})
+    p = r.power or {}
+    out["power_source"] = f"{p.get('source')} {p.get('rail') or ''}".strip() if p.get("source") else None
+    out["sweep_id"] = (r.extra or {}).get("sweep", {}).get("sweep_id")
+    return out
+
+
+def log_histogram(samples: Sequence[float], bins: int = 48, lo: float | None = None,
+                  hi: float | None = None) -> tuple[list[float], list[float]]:
+    """(bin edges, density) of positive samples on log-spaced bins; density is per log10 unit, max-normalised."""
+    a = np.asarray([s for s in samples if s > 0], dtype=np.float64)
+    if a.size == 0:
+        return [], []
+    lo = lo if lo is not None else float(a.min())
+    hi = hi if hi is not None else float(a.max())
+    if hi <= lo:
+        hi = lo * 1.01
+    edges = np.logspace(math.log10(lo), math.log10(hi), bins + 1)
+    counts, _ = np.histogram(np.clip(a, lo, hi), bins=edges)
+    dens = counts / np.diff(np.log10(edges))
+    peak = float(dens.max()) or 1.0
+    return [float(e) for e in edges], [float(d) / peak for d in dens]
+
+
+def pareto_front(points: Sequence[tuple[float, float]]) -> list[int]:
+    """Indices of the non-dominated points when both coordinates are better lower, sorted by x."""
+    order = sorted(range(len(points)), key=lambda i: (points[i][0], points[i][1]))
+    front: list[int] = []
+    best_y = math.inf
+    for i in order:
+        if points[i][1] < best_y:
+            front.append(i)
+            best_y = points[i][1]
+    return front
+
+
+def _latest_per_config(results: list[Result]) -> list[Result]:
+    seen: dict[str, Result] = {}
+    for r in results:  # newest first
+        k = config_key(r) if r.status == "ok" else f"{r.status}:{r.device}:{r.model}:{r.runtime}:{r.precision}:" \
+                                                     f"{r.batch}:{r.threads}"
+        seen.setdefault(k, r)
+    return list(seen.values())
+
+
+def gather(store: Store, *, sweep: str | None = None, device: str | None = None, model: str | None = None,
+           limit: int = 500, history: int = 30, title: str | None = None) -> ReportData:
+    """A sweep's results (sweep id, prefix or `last`), or the newest result of each configuration matching the
+    filters; plus the last `history` ok results of each configuration shown."""
+    from ..lab import ledger
+    from ..lab.history import cell_history, sweep_results
+
+    record = None
+    if sweep is None and device is None and model is None and ledger.resolve_sweep_id(store, "last"):
+        sweep = "last"
+    if sweep is not None:
+        record, results = sweep_results(store, sweep)
+        scope = f"sweep {record.sweep_id} · {record.name} · started {record.created_at} · {record.status}"
+        default_title = f"edgeprof · {record.name}"
+    else:
+        rows = store.list(device=device, model=model, limit=limit)
+        results = _latest_per_config([store.get(r["run_id"]) for r in rows])
+        bits = [f"device {device}" if device else "", f"model {model}" if model else ""]
+        scope = "newest result of each configuration" + (" · " + ", ".join(b for b in bits if b) if any(bits) else "")
+        default_title = "edgeprof report"
+    histories: dict[str, list[Result]] = {}
+    if history and history > 1:
+        for r in results:
+            if r.status == "ok":
+                histories[config_key(r)] = cell_history(store, r, history)
+    return ReportData(title=title or default_title, scope=scope, generated_at=utc_now(), db=store.display_url,
+                      results=results, histories=histories, sweep=record)

@@ -1,0 +1,63 @@
+"""The report as Markdown (for a wiki page or a merge request) and as CSV (one row per cell, for a spreadsheet).
+
+Owns: both text formats, from the same ReportData as the HTML. Does not own: choosing results (data.py).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+
+from ..compare import fmt_value
+from .data import ROW_METRICS, ReportData, config_label, model_label, row
+
+CSV_COLUMNS = ("run_id", "created_at", "sweep_id", "status", "device", "model", "runtime", "precision", "batch",
+               "threads", *ROW_METRICS, "cv", "n", "power_source", "reason")
+
+_MD_COLS = (("p50_ms", "p50 ms"), ("p99_ms", "p99 ms"), ("throughput_ips", "inf/s"), ("peak_rss_mb", "peak MB"),
+            ("mean_w", "W"), ("mj_per_inference", "mJ/inf"), ("inferences_per_joule", "inf/J"),
+            ("gflops_per_watt", "GFLOPS/W"))
+
+
+def render_csv(data: ReportData) -> str:
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=list(CSV_COLUMNS), extrasaction="ignore", lineterminator="\n")
+    w.writeheader()
+    for r in data.results:
+        d = row(r)
+        w.writerow({k: ("" if d.get(k) is None else d.get(k)) for k in CSV_COLUMNS})
+    return buf.getvalue()
+
+
+def _md(text: object) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def render_markdown(data: ReportData) -> str:
+    lines = [f"# {_md(data.title)}", "", f"{_md(data.scope)} · generated {data.generated_at}", ""]
+    ok, bad = data.ok, data.not_ok
+    lines.append(f"**{len(ok)}** configurations measured on **{len(data.devices())}** boards; "
+                 f"**{sum(r.status == 'failed' for r in bad)}** failed, **{sum(r.status == 'skipped' for r in bad)}**"
+                 " skipped.")
+    models: dict[str, list] = {}
+    for r in ok:
+        models.setdefault(model_label(r), []).append(r)
+    if models:
+        lines += ["", "## Board comparison"]
+    for model, rs in models.items():
+        lines += ["", f"### {_md(model)}", "",
+                  "| board | runtime | precision | batch | threads | " + " | ".join(c[1] for c in _MD_COLS) + " |",
+                  "|---|---|---|--:|--:|" + "--:|" * len(_MD_COLS)]
+        for r in sorted(rs, key=lambda r: (r.latency_ms or {}).get("p50") or 0):
+            d = row(r)
+            lines.append(f"| {_md(r.device)} | {r.runtime} | {r.precision} | {r.batch} | {r.threads or 'auto'} | "
+                         + " | ".join(fmt_value(d[k]) for k, _ in _MD_COLS) + " |")
+    if bad:
+        lines += ["", "## Failed and skipped cells", "", "| status | cell | reason |", "|---|---|---|"]
+        for r in bad:
+            lines.append(f"| {r.status} | {_md(config_label(r, with_model=True))} | {_md(r.reason or '')} |")
+    warns = [(config_label(r, with_model=True), w) for r in ok for w in r.warnings]
+    if warns:
+        lines += ["", "## Warnings", ""]
+        lines += [f"- **{_md(label)}** `{w.get('code')}`: {_md(w.get('message'))}" for label, w in warns]
+    return "\n".join(lines) + "\n"
