@@ -91,6 +91,43 @@ def remote_sha256(transport: Transport, path: str) -> str | None:
     return digest if _SHA_RE.match(digest) else None
 
 
+# One remote command that verifies an upload and renames it into place (or removes it): no partial or
+# corrupted file is ever left under the final name.
+_COMMIT_SCRIPT = (
+    'got=$(sha256sum -- "$1" 2>/dev/null | cut -d" " -f1); '
+    'if [ "$got" = "$3" ]; then mv -f -- "$1" "$2" && exit 0; rm -f -- "$1"; exit 8; fi; '
+    'rm -f -- "$1"; printf "%s" "$got"; exit 9'
+)
+# One remote command for the start of every session: expand ~, create the workdir, hash the agent if present.
+_SETUP_SCRIPT = (
+    'w="$1"; case "$w" in "~") w="$HOME";; "~/"*) w="$HOME/${w#"~/"}";; esac; '
+    'case "$w" in /*) ;; *) w="$PWD/$w";; esac; '
+    'mkdir -p -- "$w" "$w/artifacts" || exit 3; printf "%s\\n" "$w"; '
+    'sha256sum -- "$w/$2" 2>/dev/null; exit 0'
+)
+
+
+def _upload(transport: Transport, local: str | Path, remote: str, sha256: str) -> int:
+    tmp = f"{remote}.part-{secrets.token_hex(6)}"
+    try:
+        moved = transport.put_file(str(local), tmp)
+    except TransportError:
+        transport.run(["rm", "-f", "--", tmp])
+        raise
+    r = transport.run(["sh", "-c", _COMMIT_SCRIPT, "edgeprof-commit", tmp, remote, sha256], timeout=120)
+    if r.returncode == 9:
+        raise TransportError(
+            f"upload of {posixpath.basename(remote)} to device {transport.device_name} arrived corrupted "
+            f"(sha256 {r.stdout.strip()[:16] or 'unreadable'}… != {sha256[:16]}…)",
+            hint="check free disk space in the device workdir and retry",
+        )
+    if r.returncode != 0:
+        raise TransportError(f"could not move the upload into place on device {transport.device_name}: "
+                             f"{r.stderr.strip() or 'exit ' + str(r.returncode)}",
+                             hint="check permissions and free space in the device workdir")
+    return moved
+
+
 def push_file(transport: Transport, local: str | Path, remote: str, sha256: str) -> int:
     """Put `local` at `remote` unless the device already has it with this sha256. Returns bytes moved.
 
@@ -98,36 +135,24 @@ def push_file(transport: Transport, local: str | Path, remote: str, sha256: str)
     corrupted upload is never used (and is removed)."""
     if remote_sha256(transport, remote) == sha256:
         return 0
-    tmp = f"{remote}.part-{secrets.token_hex(6)}"
-    try:
-        moved = transport.put_file(str(local), tmp)
-    except TransportError:
-        transport.run(["rm", "-f", "--", tmp])
-        raise
-    got = remote_sha256(transport, tmp)
-    if got != sha256:
-        transport.run(["rm", "-f", "--", tmp])
-        raise TransportError(
-            f"upload of {posixpath.basename(remote)} to device {transport.device_name} arrived corrupted "
-            f"(sha256 {got or 'unreadable'} != {sha256[:16]}…)",
-            hint="check free disk space in the device workdir and retry",
-        )
-    r = transport.run(["mv", "-f", "--", tmp, remote])
-    if r.returncode != 0:
-        transport.run(["rm", "-f", "--", tmp])
-        raise TransportError(f"could not rename upload on device {transport.device_name}: {r.stderr.strip()}")
-    return moved
+    return _upload(transport, local, remote, sha256)
 
 
-def ensure_workdir(transport: Transport, device: Device) -> str:
-    workdir = transport.expand_path(device.workdir)
-    r = transport.run(["mkdir", "-p", "--", workdir, posixpath.join(workdir, "artifacts")])
-    if r.returncode != 0:
+def ensure_workdir(transport: Transport, device: Device, agent_name: str = "") -> tuple[str, str | None]:
+    """Create the workdir (and artifacts/) in one remote command; returns (absolute workdir, sha256 of
+    workdir/agent_name if that file exists)."""
+    r = transport.run(["sh", "-c", _SETUP_SCRIPT, "edgeprof-setup", device.workdir, agent_name or "."],
+                      timeout=120)
+    lines = r.stdout.splitlines()
+    if r.returncode != 0 or not lines or not lines[0].startswith("/"):
         raise DeviceError(
-            f"cannot create workdir {workdir!r} on device {device.name}: {r.stderr.strip()}",
+            f"cannot create workdir {device.workdir!r} on device {device.name}: "
+            f"{r.stderr.strip() or 'exit ' + str(r.returncode)}",
             hint="set a writable `workdir:` for this device in devices.yaml",
         )
-    return workdir
+    workdir = lines[0].rstrip("/") or "/"
+    digest = lines[1].split(" ", 1)[0].strip().lower() if len(lines) > 1 else ""
+    return workdir, digest if _SHA_RE.match(digest) else None
 
 
 class AgentLink:
@@ -147,16 +172,23 @@ class AgentLink:
     def open(cls, transport: Transport, device: Device, progress: Callable[[str], None] | None = None,
              agent_cache: Path | None = None) -> AgentLink:
         say = progress or (lambda _m: None)
-        workdir = ensure_workdir(transport, device)
         path, sha = build_agent(agent_cache)
-        remote = posixpath.join(workdir, f"agent-{sha}.pyz")
-        say("pushing agent")
-        moved = push_file(transport, path, remote, sha)
+        name = f"agent-{sha}.pyz"
+        workdir, present = ensure_workdir(transport, device, name)
+        remote = posixpath.join(workdir, name)
+        moved = 0
+        if present != sha:
+            say("pushing agent")
+            moved = _upload(transport, path, remote, sha)
         argv = [device.python, remote, "serve", "--workdir", workdir, "--sysfs-root", device.sysfs_root]
         say("starting agent")
         proc = transport.start(argv, env=device.env or None)
         link = cls(transport, device, proc, workdir, moved)
-        link.handshake()
+        try:
+            link.handshake()
+        except BaseException:
+            proc.terminate()  # never leave a half-started agent behind
+            raise
         return link
 
     def handshake(self) -> dict[str, Any]:
@@ -237,7 +269,9 @@ class AgentLink:
         if not _SHA_RE.match(sha256) or not re.match(r"^[a-z0-9]{1,10}$", ext):
             raise ValueError("bad artifact name")
         remote = posixpath.join(self.workdir, "artifacts", f"{sha256}.{ext}")
-        moved = push_file(self.transport, local_path, remote, sha256)
+        # the running agent hashes the file: no extra remote command on the warm path
+        have = self.call("sha256", {"path": remote}, timeout=300).get("sha256")
+        moved = 0 if have == sha256 else _upload(self.transport, local_path, remote, sha256)
         self.bytes_moved += moved
         return remote, moved
 

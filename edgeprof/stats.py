@@ -46,7 +46,7 @@ def overlatency_limit(n: int, percentile: float, confidence: float = EARLY_STOP_
     return best
 
 
-def early_stopping_estimate(samples: Sequence[float], percentile: float,
+def early_stopping_estimate(samples: Sequence[float] | np.ndarray, percentile: float,
                             confidence: float = EARLY_STOP_CONFIDENCE) -> float | None:
     """MLPerf-style early-stopping latency estimate for `percentile` (e.g. 0.90): the (t+1)-th largest sample,
     where t is the over-latency query limit above. None when there are too few samples."""

@@ -40,6 +40,24 @@ def _power_sources(root, tools):
         return {"error": str(e)}
 
 
+def _sha256_in(workdir, path):
+    """sha256 of a file inside the workdir (None if absent). Paths outside the workdir are refused."""
+    import hashlib
+
+    if not isinstance(path, str):
+        raise OpError("bad_path", "sha256 needs a path")
+    real = os.path.realpath(os.path.join(workdir, path))
+    if not (real + os.sep).startswith(os.path.realpath(workdir) + os.sep):
+        raise OpError("bad_path", "path %r is outside the agent's workdir" % path)
+    if not os.path.isfile(real):
+        return None
+    h = hashlib.sha256()
+    with open(real, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
 def serve(workdir, sysfs_root):
     if not os.path.isdir(workdir):
         os.makedirs(workdir)
@@ -103,6 +121,8 @@ def _requests(workdir, root, tools, sysfs_root, state):
                 from .lease import describe, holder_now
                 held = holder_now(os.path.join(workdir, "edgeprof.lease"))
                 result = {"holder": held, "text": describe(held)}
+            elif op == "sha256":
+                result = {"sha256": _sha256_in(workdir, params.get("path"))}
             elif op == "shutdown":
                 write_message({"id": rid, "ok": True, "result": {"bye": True}})
                 return 0

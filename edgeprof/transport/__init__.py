@@ -9,13 +9,13 @@ from .base import AgentProcess, CommandResult, Transport, quote_argv
 __all__ = ["AgentProcess", "CommandResult", "Transport", "open_transport", "quote_argv"]
 
 
-def open_transport(device: Device, on_stderr=None) -> Transport:  # type: ignore[no-untyped-def]
+def open_transport(device: Device, on_stderr=None) -> Transport:
     if device.kind == "local":
         from .local import LocalTransport
 
         return LocalTransport(device.name, on_stderr=on_stderr)
     if device.kind == "ssh":
-        from .ssh import SSHTransport  # type: ignore[import-not-found,unused-ignore]
+        from .ssh import SSHTransport
 
         return SSHTransport(device, on_stderr=on_stderr)
     raise DeviceError(f"device {device.name!r} has unknown kind {device.kind!r}", hint="use 'ssh' or 'local'")

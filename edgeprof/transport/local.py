@@ -21,7 +21,7 @@ from .base import AgentProcess, CommandResult, Transport
 class PipeReader:
     """Reads a byte stream line by line on a thread so reads can time out; keeps a tail of what it saw."""
 
-    def __init__(self, stream, keep_tail: bool = False, on_line=None) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, stream, keep_tail: bool = False, on_line=None) -> None:
         self._q: queue.Queue[str | None] = queue.Queue()
         self._tail: deque[str] = deque(maxlen=200)
         self._keep_tail = keep_tail
@@ -29,7 +29,7 @@ class PipeReader:
         self._t = threading.Thread(target=self._pump, args=(stream,), daemon=True)
         self._t.start()
 
-    def _pump(self, stream) -> None:  # type: ignore[no-untyped-def]
+    def _pump(self, stream) -> None:
         try:
             for raw in iter(stream.readline, b""):
                 line = raw.decode("utf-8", "replace").rstrip("\r\n")
@@ -59,7 +59,7 @@ class PipeReader:
 
 
 class LocalAgentProcess(AgentProcess):
-    def __init__(self, argv: Sequence[str], env: Mapping[str, str] | None, on_stderr=None) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, argv: Sequence[str], env: Mapping[str, str] | None, on_stderr=None) -> None:
         full_env = dict(os.environ)
         if env:
             full_env.update(env)
@@ -112,7 +112,7 @@ class LocalAgentProcess(AgentProcess):
 
 
 class LocalTransport(Transport):
-    def __init__(self, device_name: str = "local", on_stderr=None) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, device_name: str = "local", on_stderr=None) -> None:
         self.device_name = device_name
         self._on_stderr = on_stderr
 

@@ -166,3 +166,15 @@ def _write_matmul(path, n):
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     model.ir_version = 8
     onnx.save(model, str(path))
+
+
+def test_sha256_only_inside_workdir(agent, tmp_path):
+    hello(agent)
+    wd = tmp_path / "work dir"
+    (wd / "a.bin").write_bytes(b"abc")
+    r = agent.call("sha256", {"path": str(wd / "a.bin")})
+    assert r["result"]["sha256"] == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+    assert agent.call("sha256", {"path": str(wd / "missing")})["result"]["sha256"] is None
+    for outside in ("/etc/passwd", str(wd / ".." / "x"), "../../etc/passwd"):
+        r = agent.call("sha256", {"path": outside})
+        assert not r["ok"] and r["error"]["type"] == "bad_path"
