@@ -29,7 +29,7 @@ def _log(event, **fields):
             f.write(json.dumps(fields, sort_keys=True) + "\n")
 
 
-class _Enum(object):
+class _Enum:
     def __init__(self, name, value):
         self.name, self.value = name, value
 
@@ -46,43 +46,43 @@ class _Enum(object):
         return self.name
 
 
-class Logger(object):
+class Logger:
     VERBOSE, INFO, WARNING, ERROR = 0, 1, 2, 3
 
     def __init__(self, level=2):
         self.level = level
 
 
-class NetworkDefinitionCreationFlag(object):
+class NetworkDefinitionCreationFlag:
     EXPLICIT_BATCH = _Enum("EXPLICIT_BATCH", 0)
 
 
-class MemoryPoolType(object):
+class MemoryPoolType:
     WORKSPACE = _Enum("WORKSPACE", 0)
 
 
-class BuilderFlag(object):
+class BuilderFlag:
     FP16 = _Enum("FP16", 0)
     INT8 = _Enum("INT8", 1)
 
 
-class ProfilingVerbosity(object):
+class ProfilingVerbosity:
     LAYER_NAMES_ONLY = _Enum("LAYER_NAMES_ONLY", 0)
     DETAILED = _Enum("DETAILED", 2)
 
 
-class TensorIOMode(object):
+class TensorIOMode:
     NONE = _Enum("NONE", 0)
     INPUT = _Enum("INPUT", 1)
     OUTPUT = _Enum("OUTPUT", 2)
 
 
-class LayerInformationFormat(object):
+class LayerInformationFormat:
     ONELINE = _Enum("ONELINE", 0)
     JSON = _Enum("JSON", 1)
 
 
-class DataType(object):
+class DataType:
     FLOAT = _Enum("FLOAT", 0)
     HALF = _Enum("HALF", 1)
     INT8 = _Enum("INT8", 2)
@@ -101,12 +101,12 @@ def nptype(dt):
     return _NP[dt.name]
 
 
-class _Tensor(object):
+class _Tensor:
     def __init__(self, name, shape, dtype):
         self.name, self.shape, self.dtype = name, shape, dtype
 
 
-class INetworkDefinition(object):
+class INetworkDefinition:
     def __init__(self, flags):
         self.flags = flags
         self.inputs = []
@@ -121,7 +121,7 @@ class INetworkDefinition(object):
         return self.inputs[i]
 
 
-class OnnxParser(object):
+class OnnxParser:
     def __init__(self, network, logger):
         self.network = network
         self.errors = []
@@ -132,7 +132,7 @@ class OnnxParser(object):
         try:
             model = onnx.load_from_string(data)
         except Exception as e:
-            self.errors.append("ModelImporter: failed to parse ONNX: %s" % e)
+            self.errors.append(f"ModelImporter: failed to parse ONNX: {e}")
             _log("parse", ok=False)
             return False
         init = set(i.name for i in model.graph.initializer)
@@ -143,7 +143,7 @@ class OnnxParser(object):
             self.network.inputs.append(_Tensor(vi.name, dims, _FROM_ONNX.get(vi.type.tensor_type.elem_type,
                                                                              DataType.FLOAT)))
         self.network.onnx = data
-        self.network.nodes = [(n.name or "%s_%d" % (n.op_type, i), n.op_type) for i, n in enumerate(model.graph.node)]
+        self.network.nodes = [(n.name or f"{n.op_type}_{i}", n.op_type) for i, n in enumerate(model.graph.node)]
         _log("parse", ok=True, inputs=[t.name for t in self.network.inputs])
         return True
 
@@ -155,7 +155,7 @@ class OnnxParser(object):
         return self.errors[i]
 
 
-class IOptimizationProfile(object):
+class IOptimizationProfile:
     def __init__(self):
         self.shapes = {}
 
@@ -163,7 +163,7 @@ class IOptimizationProfile(object):
         self.shapes[name] = [list(min), list(opt), list(max)]
 
 
-class IBuilderConfig(object):
+class IBuilderConfig:
     def __init__(self):
         self.flags = []
         self.profiles = []
@@ -186,7 +186,7 @@ class _OldConfig(IBuilderConfig):
     max_workspace_size = 0
 
 
-class Builder(object):
+class Builder:
     platform_has_fast_fp16 = True
     platform_has_fast_int8 = True
 
@@ -218,7 +218,7 @@ def serialize(onnx_bytes, flags, nodes):
     return _MAGIC + header + b"\n" + onnx_bytes
 
 
-class IEngineInspector(object):
+class IEngineInspector:
     def __init__(self, engine):
         self.engine = engine
 
@@ -226,7 +226,7 @@ class IEngineInspector(object):
         return json.dumps({"Layers": [{"Name": n, "LayerType": t} for n, t in self.engine.nodes]})
 
 
-class _EngineBase(object):
+class _EngineBase:
     def __init__(self, header, onnx_bytes):
         import onnxruntime as ort
 
@@ -283,7 +283,7 @@ class _BindingsEngine(_EngineBase):
         return self.types[b]
 
 
-class Runtime(object):
+class Runtime:
     def __init__(self, logger):
         self.logger = logger
 
@@ -298,12 +298,12 @@ class Runtime(object):
         return cls(json.loads(header.decode()), onnx_bytes)
 
 
-class IProfiler(object):
+class IProfiler:
     def __init__(self):
         pass
 
 
-class IExecutionContext(object):
+class IExecutionContext:
     def __init__(self, engine):
         self.engine = engine
         self.shapes = {}
@@ -350,7 +350,7 @@ class IExecutionContext(object):
             n = int(np.prod(shape)) * dtype.itemsize
             feed[inp.name] = np.frombuffer(ctypes.string_at(self.addresses[inp.name], n), dtype=dtype).reshape(shape)
         outs = e.session.run(None, feed)
-        for o, name in zip(outs, e.names[e.n_inputs:]):
+        for o, name in zip(outs, e.names[e.n_inputs:], strict=False):
             o = np.ascontiguousarray(o)
             ctypes.memmove(self.addresses[name], o.ctypes.data, o.nbytes)
         if self.profiler is not None:
@@ -363,6 +363,6 @@ class IExecutionContext(object):
         return self._run(stream_handle)
 
     def execute_async_v2(self, bindings, stream_handle):
-        for name, ptr in zip(self.engine.names, bindings):
+        for name, ptr in zip(self.engine.names, bindings, strict=False):
             self.addresses[name] = int(ptr)
         return self._run(stream_handle)

@@ -19,17 +19,17 @@ def _log(event, **fields):
             f.write(json.dumps(fields, sort_keys=True) + "\n")
 
 
-class cudaError_t(object):  # noqa: N801 - cuda-python's name
+class cudaError_t:  # noqa: N801 - cuda-python's name
     cudaSuccess = 0
     cudaErrorMemoryAllocation = 2
 
 
-class cudaMemcpyKind(object):  # noqa: N801
+class cudaMemcpyKind:  # noqa: N801
     cudaMemcpyHostToDevice = 1
     cudaMemcpyDeviceToHost = 2
 
 
-class _Props(object):
+class _Props:
     name = os.environ.get("EDGEPROF_FAKE_GPU_NAME", "Fake GPU T4").encode()
 
 

@@ -1,0 +1,101 @@
+"""ONNX fp16 / int8 artifacts with real onnxruntime and onnxconverter-common: graph contents, caching,
+calibration from seeded inputs or a directory, and outputs close to fp32."""
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pytest
+from onnx import TensorProto, helper
+
+from edgeprof.errors import ConfigError
+from edgeprof.export.artifact_cache import sha256_file
+from edgeprof.export.inputs import make_inputs
+from edgeprof.export.quantize import calibration_samples, quantize_onnx
+from edgeprof.records import Artifact, TensorSpec
+
+pytest.importorskip("onnxconverter_common")
+
+SPEC = TensorSpec("x", ("batch", 8, 12, 12), "float32", -1.0, 1.0)
+
+
+def conv_model(path):
+    rs = np.random.RandomState(0)
+    w = rs.standard_normal((16, 8, 3, 3)).astype(np.float32) * 0.2
+    b = rs.standard_normal(16).astype(np.float32) * 0.1
+    w2 = rs.standard_normal((16, 10)).astype(np.float32) * 0.2
+    nodes = [helper.make_node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1], name="conv"),
+             helper.make_node("Relu", ["c"], ["r"], name="relu"),
+             helper.make_node("GlobalAveragePool", ["r"], ["p"], name="gap"),
+             helper.make_node("Flatten", ["p"], ["f"], name="flat"),
+             helper.make_node("MatMul", ["f", "w2"], ["y"], name="fc")]
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 8, 12, 12])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 10])],
+                              [helper.make_tensor("w", TensorProto.FLOAT, w.shape, w.ravel().tolist()),
+                               helper.make_tensor("b", TensorProto.FLOAT, b.shape, b.ravel().tolist()),
+                               helper.make_tensor("w2", TensorProto.FLOAT, w2.shape, w2.ravel().tolist())])
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    onnx.save(m, str(path))
+    return Artifact(path=str(path), format="onnx", sha256=sha256_file(path), size_bytes=path.stat().st_size,
+                    inputs=(SPEC,), outputs=("y",), model_name="conv", source=f"file:{path}")
+
+
+def run(path, feed):
+    return ort.InferenceSession(str(path), providers=["CPUExecutionProvider"]).run(None, feed)[0]
+
+
+def test_fp16_keeps_io_types_and_is_close(tmp_path):
+    fp32 = conv_model(tmp_path / "m.onnx")
+    shapes = {"x": (2, 8, 12, 12)}
+    a = quantize_onnx(fp32, "fp16", cache_dir=tmp_path / "cache", shapes=shapes)
+    assert a.precision == "fp16" and a.export_options["fp32_sha256"] == fp32.sha256
+    m = onnx.load(a.path)
+    assert m.graph.input[0].type.tensor_type.elem_type == TensorProto.FLOAT  # IO types kept
+    assert any(i.data_type == TensorProto.FLOAT16 for i in m.graph.initializer)
+    feed = make_inputs(fp32.inputs, shapes, 0)
+    np.testing.assert_allclose(run(a.path, feed), run(fp32.path, feed), atol=5e-3)
+    again = quantize_onnx(fp32, "fp16", cache_dir=tmp_path / "cache", shapes=shapes)
+    assert again.cache_hit and again.sha256 == a.sha256
+
+
+def test_int8_is_static_qdq_per_channel_and_cached(tmp_path):
+    fp32 = conv_model(tmp_path / "m.onnx")
+    shapes = {"x": (1, 8, 12, 12)}
+    msgs = []
+    a = quantize_onnx(fp32, "int8", cache_dir=tmp_path / "cache", shapes=shapes, progress=msgs.append)
+    assert a.precision == "int8" and "quantising" in msgs[0]
+    m = onnx.load(a.path)
+    ops = [n.op_type for n in m.graph.node]
+    assert "QuantizeLinear" in ops and "DequantizeLinear" in ops and "Conv" in ops  # QDQ format
+    scales = [i for i in m.graph.initializer if i.name.startswith("w") and "scale" in i.name]
+    assert any(len(s.dims) == 1 and s.dims[0] == 16 for s in scales)  # per output channel
+    assert a.export_options["calibration"]["kind"] == "seeded-random"
+    feed = make_inputs(fp32.inputs, shapes, 0)
+    got, ref = run(a.path, feed), run(fp32.path, feed)
+    cos = float(np.dot(got.ravel(), ref.ravel()) / np.linalg.norm(got) / np.linalg.norm(ref))
+    assert cos > 0.99
+    assert quantize_onnx(fp32, "int8", cache_dir=tmp_path / "cache", shapes=shapes).cache_hit
+    # another calibration set is another artifact
+    calib = tmp_path / "calib"
+    calib.mkdir()
+    for i in range(3):
+        np.save(calib / f"s{i}.npy", np.random.RandomState(i).uniform(-1, 1, (8, 12, 12)).astype(np.float32))
+    b = quantize_onnx(fp32, "int8", cache_dir=tmp_path / "cache", shapes=shapes, calibration=calib)
+    assert not b.cache_hit and b.export_options["calibration"]["files"] == 3
+
+
+def test_calibration_directory_rules(tmp_path):
+    specs = (TensorSpec("a", ("batch", 3), "float32"), TensorSpec("b", ("batch", 2), "int64", 0, 5))
+    shapes = {"a": (2, 3), "b": (2, 2)}
+    d = tmp_path / "c"
+    d.mkdir()
+    np.savez(d / "one.npz", a=np.ones((3,), np.float32), b=np.array([[1, 2], [3, 4]]))
+    got = calibration_samples(specs, shapes, 0, d)
+    assert got[0]["a"].shape == (2, 3) and got[0]["b"].dtype == np.int64
+    np.save(d / "bad.npy", np.ones(3))
+    with pytest.raises(ConfigError, match="a .npy file holds one array but the model has 2 inputs"):
+        calibration_samples(specs, shapes, 0, d)
+    with pytest.raises(ConfigError, match="not a directory"):
+        calibration_samples(specs, shapes, 0, tmp_path / "nope")
+    seeded = calibration_samples(specs, shapes, 7, None, count=2)
+    assert len(seeded) == 2 and not np.array_equal(seeded[0]["a"], make_inputs(specs, shapes, 7)["a"])
