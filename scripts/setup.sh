@@ -10,7 +10,7 @@ if [ ! -x "$VENV/bin/python" ]; then
     "$PYTHON" -m venv "$VENV"
 fi
 "$VENV/bin/python" -m pip install -q --upgrade pip
-echo "edgeprof setup: installing edgeprof[torch,dev] (torch==2.13.0 CPU) into $VENV"
-"$VENV/bin/python" -m pip install -q -e ".[torch,dev]"
+echo "edgeprof setup: installing edgeprof[torch,dev,tflite,quant] (torch==2.13.0 CPU, LiteRT) into $VENV"
+"$VENV/bin/python" -m pip install -q -e ".[torch,dev,tflite,quant]"
 touch "$VENV/bin/edgeprof"
 echo "edgeprof setup: done ($("$VENV/bin/edgeprof" --version))"
