@@ -82,6 +82,7 @@ def test_dynamic_dims_resized_and_inputs_by_name(two_inputs):
     be2.close()
 
 
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")  # LiteRT's Delegate.__del__ after a failed load
 def test_missing_input_and_bad_delegate(two_inputs):
     be = Backend()
     with pytest.raises(OpError) as e:
