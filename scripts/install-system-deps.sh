@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# System packages the tests use: OpenSSH server (real sshd test hosts on loopback).
+# System packages the tests use: OpenSSH server (real sshd test hosts on loopback) and Chromium (the HTML report
+# is rendered in headless Chromium: tests/integration/test_report_browser.py).
 # Installs them with apt-get when run as root and they are missing; otherwise says what to install.
 set -euo pipefail
 missing=()
 command -v sshd >/dev/null 2>&1 || [ -x /usr/sbin/sshd ] || missing+=(openssh-server)
 command -v ssh-keygen >/dev/null 2>&1 || missing+=(openssh-client)
+command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || missing+=(chromium)
+command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
 if [ ${#missing[@]} -eq 0 ]; then
     exit 0
 fi
@@ -13,6 +16,6 @@ if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
     apt-get update -qq >/dev/null
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 else
-    echo "edgeprof setup: the SSH tests need: ${missing[*]} — install them (sudo apt-get install ${missing[*]});" \
-         "until then those tests are skipped" >&2
+    echo "edgeprof setup: the SSH and browser tests need: ${missing[*]} — install them" \
+         "(sudo apt-get install ${missing[*]}); until then those tests are skipped" >&2
 fi

@@ -30,13 +30,16 @@ def register(sub: argparse._SubParsersAction) -> None:
         epilog="examples:\n"
                "  edgeprof sweep sweeps/example.yaml                run it on this machine\n"
                "  edgeprof sweep sweeps/nightly.yaml --dry-run      list the cells (and skip rows), run nothing\n"
-               "  edgeprof sweep --resume sw-20260101-020000-ab12    rerun only the cells that are not ok\n"
+               "  edgeprof sweep --resume sw-20260101-020000-ab12    rerun the cells that failed or never ran\n"
                "  edgeprof sweep --list                             stored sweeps, newest first\n"
                "afterwards: edgeprof report --sweep ID --out report.html; edgeprof check --sweep ID --junit x.xml\n"
                "exit status: 0 every cell ok or skipped, 1 some cell failed, 130 interrupted (Ctrl-C).\n",
     )
     p.add_argument("spec", nargs="?", metavar="SWEEP.yaml", help="the sweep file (see sweeps/example.yaml)")
-    p.add_argument("--resume", metavar="SWEEP_ID", help="rerun the cells of a stored sweep that are not ok")
+    p.add_argument("--resume", metavar="SWEEP_ID",
+                   help="rerun the cells of a stored sweep that failed or never ran (Ctrl-C, unreachable board)")
+    p.add_argument("--retry-skipped", action="store_true",
+                   help="with --resume: also rerun skipped cells (e.g. after installing a missing runtime)")
     p.add_argument("--dry-run", action="store_true", help="print the expanded cells and exit")
     p.add_argument("--list", action="store_true", help="list stored sweeps and exit")
     p.add_argument("--id-file", metavar="PATH", help="write the sweep id to PATH (for a CI job's next step)")
@@ -59,11 +62,13 @@ def run(args: argparse.Namespace) -> int:
     if args.resume:
         record = ledger.get_sweep(store, args.resume)
         inv = _inventory(args.inventory or record.spec.get("inventory"))
-        todo = [s.cell for s in record.cells if s.status != "ok"]
+        rerun = ("failed", "pending") + (("skipped",) if args.retry_skipped else ())
+        todo = [s.cell for s in record.cells if s.status in rerun]
         devices = _devices_by_name(inv, {c.device for c in todo})
         sweep_id = record.sweep_id
         total = len(record.cells)
-        err.print(f"resuming sweep {sweep_id} ({record.name}): {len(todo)} of {total} cells are not ok")
+        err.print(f"resuming sweep {sweep_id} ({record.name}): rerunning {len(todo)} of {total} cells "
+                  f"({', '.join(rerun)})")
         if not todo:
             err.print("nothing to do")
             return 0
@@ -133,7 +138,7 @@ def _execute(store: Any, sweep_id: str, cells: list[Cell], devices: list[Device]
     err.print(f"sweep {sweep_id}: {c.get('ok', 0)} ok, {c.get('skipped', 0)} skipped, {c.get('failed', 0)} failed"
               + (f", {c['not run']} not run" if c.get("not run") else "") + f" in {mins}m{secs:02d}s")
     if outcome.interrupted or c.get("failed") or c.get("not run"):
-        err.print(f"resume (reruns only cells that are not ok): edgeprof sweep --resume {sweep_id}")
+        err.print(f"resume (reruns the failed and unfinished cells): edgeprof sweep --resume {sweep_id}")
     err.print(f"report: edgeprof report --sweep {sweep_id} --out report.html    "
               f"check: edgeprof check --sweep {sweep_id}")
     if outcome.interrupted:

@@ -383,6 +383,7 @@ class _DeviceWorker:
         timer.daemon = True
         progress = _CellProgress(self)
         timer.start()
+        measure_started = time.time()  # under the lease (the cell's start may include waiting for it)
         try:
             result = runner_mod.deploy(cell.run_spec(), self.device, store=None, progress=progress,
                                        cache_dir=self.sweep.cache_dir,
@@ -423,6 +424,7 @@ class _DeviceWorker:
             with self._link_lock:
                 self._link = None
         result.extra["sweep"] = _sweep_extra(cell, sid, attempt, started, time.time())
+        result.extra["sweep"]["measure_started_at_unix"] = measure_started
         return result
 
 

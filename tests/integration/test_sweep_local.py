@@ -1,0 +1,151 @@
+"""Sweeps on this machine (device `local`, agent subprocesses): cell timeout, Ctrl-C and resume, the device lease
+(busy, released when the holder dies, expiring when the controller goes silent, refusing an unleased deploy)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper
+
+from edgeprof.cli.main import main
+from edgeprof.lab import ledger
+from edgeprof.lab.lease import DeviceLease, LeaseBusy
+from edgeprof.lab.scheduler import SweepRunner, run_sweep
+from edgeprof.lab.spec import expand, parse_sweep
+from edgeprof.records import local_device
+from edgeprof.store import Store
+from edgeprof.transport import open_transport
+
+pytestmark = pytest.mark.slow
+
+
+def write_model(path: Path, layers: int = 2, dim: int = 128) -> Path:
+    rng = np.random.RandomState(0)
+    w = (rng.standard_normal((dim, dim)) / np.sqrt(dim)).astype(np.float32)
+    nodes, prev = [], "x"
+    for i in range(layers):
+        nodes.append(helper.make_node("MatMul", [prev, "w"], [f"h{i}"]))
+        prev = f"h{i}"
+    nodes.append(helper.make_node("Identity", [prev], ["y"]))
+    graph = helper.make_graph(nodes, "chain", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 16, dim])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 16, dim])],
+                              [helper.make_tensor("w", TensorProto.FLOAT, w.shape, w.ravel().tolist())])
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    onnx.save(m, str(path))
+    return path
+
+
+def sweep_cells(tmp_path: Path, body: str):  # type: ignore[no-untyped-def]
+    write_model(tmp_path / "m.onnx")
+    spec = parse_sweep("name: local\nmodels: [m.onnx]\ndevices: [local]\n" + body, str(tmp_path / "s.yaml"))
+    dev = local_device()
+    return spec, expand(spec, [dev]), dev
+
+
+def test_cell_timeout_stops_the_agent_and_the_sweep_goes_on(tmp_path: Path) -> None:
+    spec, cells, dev = sweep_cells(tmp_path, """
+runtimes: ["null", onnxruntime]
+settings: {min_duration_s: 0.2, min_queries: 10, warmup_s: 0}
+overrides:
+  - match: {runtime: onnxruntime}
+    min_duration_s: 60
+    max_queries: 100000000
+    timeout_s: 2
+""")
+    store = Store(str(tmp_path / "db.sqlite"))
+    ledger.create_sweep(store, "sw-t", spec.name, None, {"name": spec.name}, cells)
+    t0 = time.monotonic()
+    outcome = run_sweep(store, "sw-t", cells, [dev])
+    assert time.monotonic() - t0 < 40
+    by = {r.runtime: r for r in outcome.results}
+    slow = by["onnxruntime"]
+    assert slow.status == "failed"
+    assert "timed out after 2 s" in (slow.reason or "") and "agent on the device was stopped" in (slow.reason or "")
+    assert slow.latency_ms is None and slow.samples_ms == []
+    assert by["null"].status == "ok"
+    rec = ledger.get_sweep(store, "sw-t")
+    assert rec.status == "done" and rec.counts() == {"ok": 1, "failed": 1, "skipped": 0, "pending": 0}
+    stored = store.get(slow.run_id)
+    assert stored.status == "failed" and stored.extra["sweep"]["cell_id"] == "local/m.onnx/onnxruntime/fp32/b1/tauto"
+
+
+def test_stop_keeps_finished_cells_and_resume_runs_the_rest(tmp_path: Path, capsys: pytest.CaptureFixture[str]
+                                                            ) -> None:
+    spec, cells, dev = sweep_cells(tmp_path, """
+threads: [1, 2, 3]
+settings: {min_duration_s: 1.0, min_queries: 10, warmup_s: 0}
+""")
+    db = str(tmp_path / "db.sqlite")
+    store = Store(db)
+    ledger.create_sweep(store, "sw-stop", spec.name, str(tmp_path / "s.yaml"), {"name": spec.name}, cells)
+    runner = SweepRunner(store, "sw-stop", cells, [dev])
+
+    def stop_after_first() -> None:
+        if runner.results and not runner.stop_event.is_set():
+            runner.stop()  # what Ctrl-C does
+
+    runner.on_change = stop_after_first
+    outcome = runner.run()
+    ledger.set_status(store, "sw-stop", "interrupted")
+    assert outcome.interrupted
+    assert [r.status for r in outcome.results] == ["ok"]
+    rec = ledger.get_sweep(store, "sw-stop")
+    assert rec.counts()["ok"] == 1 and rec.counts()["pending"] == 2
+    assert store.count() == 1  # the interrupted cell left no row
+    code = main(["sweep", "--resume", "sw-stop", "--db", db, "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert "rerunning 2 of 3 cells" in err
+    rec = ledger.get_sweep(store, "sw-stop")
+    assert rec.status == "done" and rec.counts() == {"ok": 3, "failed": 0, "skipped": 0, "pending": 0}
+    assert store.count() == 3
+
+
+def test_lease_is_exclusive_released_with_its_holder_and_refuses_an_unleased_deploy(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    dev = local_device()
+    stop = threading.Event()
+    with open_transport(dev) as tr1, open_transport(dev) as tr2:
+        first = DeviceLease(tr1, dev, {"controller": "first:1", "sweep_id": "sw-first"}, ttl_s=30)
+        token = first.acquire(1.0, stop)
+        assert token
+        second = DeviceLease(tr2, dev, {"controller": "second:2", "sweep_id": "sw-second"}, ttl_s=30)
+        waits: list[str] = []
+        with pytest.raises(LeaseBusy, match="leased by sw-first from first:1"):
+            second.acquire(1.5, stop, on_wait=waits.append)
+        assert waits and "sw-first" in waits[0]
+        # a plain deploy is refused while the board is leased ...
+        write_model(tmp_path / "m.onnx")
+        args = ["deploy", "--device", "local", "--model", str(tmp_path / "m.onnx"), "--min-duration", "0.1",
+                "--min-queries", "5", "--warmup", "0", "--quiet", "--no-store"]
+        assert main(args) == 3
+        assert "leased by sw-first from first:1" in capsys.readouterr().err
+        # ... the holder dying (killed controller, lost connection) frees it at once
+        assert first.link is not None
+        first.link.proc.terminate()
+        assert second.acquire(5.0, stop)
+        second.release()
+        assert main(args) == 0
+        first.release()
+    log = (Path.home() / ".cache" / "edgeprof" / "edgeprof.lease.log").read_text().splitlines()
+    assert any('"sweep_id": "sw-second"' in x and '"event": "acquired"' in x for x in log)
+
+
+def test_lease_expires_when_the_controller_goes_silent() -> None:
+    dev = local_device()
+    with open_transport(dev) as tr1, open_transport(dev) as tr2:
+        silent = DeviceLease(tr1, dev, {"controller": "silent:1"}, ttl_s=1.0)
+        silent.acquire(1.0, threading.Event())
+        silent._closed.set()  # stop renewing, as a controller whose network went away would
+        other = DeviceLease(tr2, dev, {"controller": "other:2"}, ttl_s=30)
+        t0 = time.monotonic()
+        assert other.acquire(15.0, threading.Event())
+        assert time.monotonic() - t0 < 10
+        other.release()
+        silent.release()
