@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import os
+import signal
+import socket
 import threading
 import time
 from typing import Any
@@ -147,11 +150,22 @@ def _execute(store: Any, sweep_id: str, cells: list[Cell], devices: list[Device]
 
 
 def _run(runner: SweepRunner) -> Any:
+    """Run; Ctrl-C (and SIGTERM, e.g. `systemctl stop` or a CI timeout) stop it cleanly."""
+
+    def on_term(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGTERM, on_term)
     try:
         return runner.run()
     except KeyboardInterrupt:  # during the export phase (the device phase handles it inside run())
         runner.stop()
         return _interrupted(runner)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
 
 
 def _interrupted(runner: SweepRunner) -> Any:
@@ -230,6 +244,20 @@ def _print_cells(cells: list[Cell]) -> None:
     out.print(t)
 
 
+def _controller_gone(controller: str | None) -> bool:
+    """A sweep marked running whose controller process on this host no longer exists (killed hard)."""
+    host, _, pid = (controller or "").rpartition(":")
+    if host != socket.gethostname() or not pid.isdigit():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    return False
+
+
 def _list(store: Any) -> int:
     rows = ledger.list_sweeps(store)
     if not rows:
@@ -240,7 +268,10 @@ def _list(store: Any) -> int:
         t.add_column(col)
     for r in rows:
         c = r["counts"]
-        t.add_row(r["sweep_id"], r["name"], r["created_at"], r["status"], str(c.get("ok", 0)),
+        status = r["status"]
+        if status == "running" and _controller_gone(r.get("controller")):
+            status = "stopped (controller gone; --resume it)"
+        t.add_row(r["sweep_id"], r["name"], r["created_at"], status, str(c.get("ok", 0)),
                   str(c.get("skipped", 0)), str(c.get("failed", 0)), str(c.get("pending", 0)))
     out.print(t)
     return 0

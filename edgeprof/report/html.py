@@ -202,8 +202,8 @@ def _comparison(data: ReportData, dev_color: _Colors) -> str:
     for model, rs in _by_model(data.ok).items():
         rows = [row(r) for r in rs]
         best: dict[str, float] = {}
-        for key, _, better in _COLS:
-            vals = [x[key] for x in rows if x[key] is not None]
+        for key, _, better in _COLS:  # the null runtime measures the harness, not a board: never "best"
+            vals = [x[key] for x in rows if x[key] is not None and x["runtime"] != "null"]
             if len(vals) > 1:
                 best[key] = min(vals) if better == "lower" else max(vals)
         p50max = max((x["p50_ms"] or 0) for x in rows) or 1.0
