@@ -416,7 +416,7 @@ class PowerMonitor(object):
         out = {
             "source": probe.source, "rail": probe.rail, "total_kind": probe.total_kind, "covers": probe.covers,
             "method": s["method"], "rate_hz": s["rate_hz"], "rate_hz_requested": self.rate_hz,
-            "window_s": s["window_s"], "n_samples": s["n_samples"],
+            "window_s": s["window_s"], "t0_ns": int(t0_ns), "t1_ns": int(t1_ns), "n_samples": s["n_samples"],
             "n_dropped_nonpositive": s["n_dropped_nonpositive"], "n_read_errors": self.sampler.n_errors,
             "mean_w": mean_w, "p95_w": s["p95_w"], "idle_w": idle_w,
             "dynamic_w": (mean_w - idle_w) if (mean_w is not None and idle_w is not None) else None,

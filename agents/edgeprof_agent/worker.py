@@ -141,13 +141,26 @@ def run_measurement(params, workdir, root=None, tools=None):
     result = {"clock": CLOCK_NAME, "warnings": warnings}
 
     thermal_before = None
+    cooled = None
     if thermal is not None and root is not None:
         try:
             thermal_before = thermal.snapshot(root, tools)
             cooldown = params.get("cooldown_c")
             if cooldown:
                 send_event("progress", phase="cooldown", below_c=cooldown)
-                thermal.wait_cool(root, tools, float(cooldown), float(params.get("cooldown_timeout_s") or 600), log)
+                cooled = thermal.wait_cool(root, tools, float(cooldown),
+                                           float(params.get("cooldown_timeout_s") or 600), log)
+                send_event("progress", phase="cooled", below_c=cooldown, waited_s=round(cooled["waited_s"], 1),
+                           end_c=cooled["end_c"])
+                if cooled["cooled"] is None:
+                    warnings.append({"code": "cooldown_no_sensor", "message": (
+                        "--cooldown %g: no temperature sensor is readable on this device, so it did not wait"
+                        % float(cooldown))})
+                elif not cooled["cooled"]:
+                    warnings.append({"code": "cooldown_timeout", "message": (
+                        "--cooldown %g: still %.1f C after %.0f s; measured anyway. Raise --cooldown-timeout, "
+                        "improve cooling, or choose a higher --cooldown" % (float(cooldown), cooled["end_c"],
+                                                                            cooled["waited_s"]))})
                 thermal_before = thermal.snapshot(root, tools)
         except Exception as e:  # telemetry never breaks a measurement
             warnings.append({"code": "thermal_error", "message": "thermal snapshot failed: %s" % e})
@@ -232,6 +245,8 @@ def run_measurement(params, workdir, root=None, tools=None):
             except OpError as e:
                 ops = {"available": False, "source": runtime, "reason": e.message, "iterations": 0, "nodes": []}
     finally:
+        if monitor is not None and monitor.sampler.running:  # the timed loop failed: stop sampling now
+            monitor.sampler.stop()
         backend.close()
 
     window_s = (t_last - t_first) / 1e9
@@ -265,6 +280,7 @@ def run_measurement(params, workdir, root=None, tools=None):
             result["power"] = None
             result["power_reason"] = "power summary failed: %s" % e
             log(traceback.format_exc())
+        monitor.close()  # the probe's resources (NVML handle, jtop connection)
     else:
         result["power"] = None
         result["power_reason"] = power_reason
@@ -272,6 +288,8 @@ def run_measurement(params, workdir, root=None, tools=None):
         try:
             after = thermal.snapshot(root, tools)
             result["thermal"] = {"before": thermal_before, "after": after}
+            if cooled is not None:
+                result["thermal"]["cooldown"] = cooled
             warnings.extend(thermal.compare(thermal_before, after))
         except Exception as e:
             warnings.append({"code": "thermal_error", "message": "thermal snapshot failed: %s" % e})
