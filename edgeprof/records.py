@@ -123,6 +123,12 @@ class RunSpec:
     input_shapes: dict[str, tuple[int, ...]] = field(default_factory=dict)
     runtime_options: dict[str, Any] = field(default_factory=dict)
     seed: int = 0
+    # telemetry (issue 4): idle power baseline before the model loads (0 = off), wait until the board is below
+    # cooldown_c (None = don't wait, at most cooldown_timeout_s), power sampling rate (None = devices.yaml/default)
+    idle_s: float = 3.0
+    cooldown_c: float | None = None
+    cooldown_timeout_s: float = 600.0
+    power_rate_hz: float | None = None
 
 
 def new_run_id() -> str:

@@ -69,6 +69,39 @@ def validate_spec(spec: RunSpec) -> None:
         raise ConfigError(f"--max-queries {spec.max_queries} is below --min-queries {spec.min_queries}")
     if spec.min_queries < 1:
         raise ConfigError(f"--min-queries {spec.min_queries}: must be at least 1")
+    validate_telemetry(spec)
+
+
+MAX_COOLDOWN_C = 150.0  # above any board's trip point: a larger value is a typo (m°C, °F)
+MAX_POWER_RATE_HZ = 1000.0
+
+
+def _finite(v: float) -> bool:
+    return v == v and v not in (float("inf"), float("-inf"))
+
+
+def validate_telemetry(spec: RunSpec) -> None:
+    """--idle, --cooldown, --cooldown-timeout, --power-rate: one-line errors before anything connects."""
+    if not _finite(spec.idle_s) or spec.idle_s < 0:
+        raise ConfigError(f"--idle {spec.idle_s:g}: must be >= 0 seconds (0 turns the idle power baseline off)")
+    if spec.cooldown_c is not None and (not _finite(spec.cooldown_c) or not 0 < spec.cooldown_c <= MAX_COOLDOWN_C):
+        raise ConfigError(f"--cooldown {spec.cooldown_c:g}: a temperature in °C between 0 and {MAX_COOLDOWN_C:g}",
+                          hint="e.g. --cooldown 50 waits until the hottest sensor reads below 50 °C")
+    if not _finite(spec.cooldown_timeout_s) or spec.cooldown_timeout_s <= 0:
+        raise ConfigError(f"--cooldown-timeout {spec.cooldown_timeout_s:g}: must be > 0 seconds")
+    if spec.power_rate_hz is not None and (not _finite(spec.power_rate_hz)
+                                           or not 0 < spec.power_rate_hz <= MAX_POWER_RATE_HZ):
+        raise ConfigError(f"--power-rate {spec.power_rate_hz:g}: must be > 0 and <= {MAX_POWER_RATE_HZ:g} Hz",
+                          hint="the sensor caps it anyway (INA3221 ~50 Hz, vcgencmd ~10 Hz)")
+
+
+def power_config(spec: RunSpec, device: Device) -> Any:
+    """The devices.yaml `power:` block for the agent, with --power-rate overriding its rate_hz."""
+    if spec.power_rate_hz is None:
+        return device.power
+    cfg = dict(device.power or {})
+    cfg["rate_hz"] = spec.power_rate_hz
+    return cfg
 
 
 @dataclass
@@ -207,8 +240,12 @@ def deploy(spec: RunSpec, device: Device, *, store: Store | None, progress: Prog
                 "min_duration_s": spec.min_duration_s,
                 "min_queries": spec.min_queries,
                 "max_queries": spec.max_queries,
-                "power": device.power,
+                "power": power_config(spec, device),
+                "idle_s": spec.idle_s,
             }
+            if spec.cooldown_c is not None:
+                params["cooldown_c"] = spec.cooldown_c
+                params["cooldown_timeout_s"] = spec.cooldown_timeout_s
             if reference is not None:
                 params["return_outputs"] = "base64"
             if profile_ops and spec.runtime != "null":
@@ -306,6 +343,7 @@ def build_result(spec: RunSpec, device: Device, artifact: Artifact | None, raw: 
                                           for i in raw.get("inputs_used", [])] or spec.input_shapes,
             "runtime_options": spec.runtime_options, "window_s": window_s, "stopped_by": raw.get("stopped_by"),
             "warmup": raw.get("warmup"), "load_s": raw.get("load_s"),
+            "idle_s": spec.idle_s, "cooldown_c": spec.cooldown_c, "power_rate_hz": spec.power_rate_hz,
         },
         transfer=transfer,
     )

@@ -40,7 +40,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                "  edgeprof deploy --device local --model mobilenet_v2 --runtime tflite --precision int8\n"
                "  edgeprof deploy --device local --model mobilenet_v2 --precision int8 --calibration samples/\n"
                "  edgeprof deploy --device local --model ds_cnn --runtime tflite --profile-ops\n"
-               "  edgeprof deploy --device orin --model resnet18 --runtime tensorrt --precision fp16\n",
+               "  edgeprof deploy --device orin --model resnet18 --runtime tensorrt --precision fp16\n"
+               "  edgeprof deploy --device jetson-nano --model ds_cnn --cooldown 45 --idle 5 --power-rate 100\n",
     )
     p.add_argument("--device", required=True, help="device name from devices.yaml, or 'local' for this machine")
     p.add_argument("--model", required=True,
@@ -77,6 +78,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--providers", default=None,
                    help="onnxruntime execution providers, comma-separated (default CPUExecutionProvider)")
     p.add_argument("--seed", type=int, default=0, help="seed for weights of bundled models and for inputs")
+    p.add_argument("--idle", type=float, default=3.0, metavar="S",
+                   help="idle power baseline before the model loads, in seconds (default 3; 0 turns it off)")
+    p.add_argument("--cooldown", type=float, default=None, metavar="C",
+                   help="before measuring, wait until the hottest temperature sensor reads below C °C")
+    p.add_argument("--cooldown-timeout", type=float, default=None, metavar="S",
+                   help="with --cooldown: measure anyway (with a warning) after S seconds (default 600)")
+    p.add_argument("--power-rate", type=float, default=None, metavar="HZ",
+                   help="power sampling rate (overrides devices.yaml rate_hz; capped by the sensor)")
     p.add_argument("--json", metavar="PATH", help="also write the result JSON to PATH ('-' for stdout)")
     add_inventory_args(p)
     add_db_args(p)
@@ -101,10 +110,14 @@ def run(args: argparse.Namespace) -> int:
         if any(len(kv) != 2 or not kv[0] for kv in pairs):
             raise ConfigError("--delegate-option: expected KEY=VALUE")
         options["delegate_options"] = dict((k, v) for k, v in pairs)
+    if args.cooldown_timeout is not None and args.cooldown is None:
+        raise ConfigError("--cooldown-timeout needs --cooldown C (the temperature to wait for)")
     spec = RunSpec(device=args.device, model=args.model, runtime=args.runtime, precision=args.precision,
                    batch=args.batch, threads=args.threads, min_duration_s=args.min_duration,
                    min_queries=args.min_queries, max_queries=args.max_queries, warmup_s=args.warmup, input_shapes=shapes,
-                   runtime_options=options, seed=args.seed)
+                   runtime_options=options, seed=args.seed, idle_s=args.idle, cooldown_c=args.cooldown,
+                   cooldown_timeout_s=600.0 if args.cooldown_timeout is None else args.cooldown_timeout,
+                   power_rate_hz=args.power_rate)
     from ..runner import deploy, validate_spec
 
     validate_spec(spec)
