@@ -11,6 +11,7 @@ import time
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from ..records import Result
@@ -68,6 +69,10 @@ class DeployProgress:
             self._show(f"idle power baseline ({event.get('total_s', 0):.0f} s)", force=force)
         elif phase == "cooldown":
             self._show(f"cooling below {event.get('below_c')} °C", force=force)
+        elif phase == "cooled":
+            end = event.get("end_c")
+            self._show(f"cooldown: waited {event.get('waited_s', 0):.0f} s"
+                       + (f", now {end:.1f} °C" if isinstance(end, (int, float)) else ""), force=True)
         elif phase:
             self._show(f"{phase} {event.get('runtime', '')}", force=force)
 
@@ -106,9 +111,10 @@ def render_result(r: Result) -> None:
     s.add_row(_f(r.throughput_ips, 1), _f(m.get("rss_before_load"), 1), _f(m.get("rss_after_load"), 1),
               _f(m.get("peak_rss"), 1), _f(m.get("artifact_size"), 2))
     out.print(s)
+    render_memory_extra(m)
     p = r.power
     if p:
-        pt = Table(title=f"power · {p.get('source')} {p.get('rail')} ({p.get('covers', '')})", title_justify="left")
+        pt = Table(title=escape(f"power · {p.get('source')} {p.get('rail')}"), title_justify="left")
         cols = [("mean W", "mean_w"), ("p95 W", "p95_w"), ("idle W", "idle_w"), ("dynamic W", "dynamic_w"),
                 ("energy J", "energy_j"), ("mJ/inference", "energy_mj_per_inference"),
                 ("inferences/J", "inferences_per_joule"), ("GFLOPS/W", "gflops_per_watt")]
@@ -116,9 +122,13 @@ def render_result(r: Result) -> None:
             pt.add_column(name, justify="right")
         pt.add_row(*[_f(p.get(k)) for _, k in cols])
         out.print(pt)
+        out.print(escape(power_provenance(p)))
+        for w in p.get("warnings") or []:
+            out.print(f"[yellow]power warning[/yellow]: {escape(str(w))}")
     else:
         reason = (r.extra or {}).get("null_reasons", {}).get("power")
-        out.print(f"power: none ({reason})" if reason else "power: none")
+        out.print(escape(f"power: none ({reason})" if reason else "power: none"))
+    render_thermal(r.thermal)
     compute = (r.extra or {}).get("compute")
     if compute and compute.get("achieved_gflops") is not None:
         out.print(f"compute: {_f(compute['achieved_gflops'], 2)} GFLOPS achieved "
@@ -128,7 +138,78 @@ def render_result(r: Result) -> None:
     if ops is not None:
         render_ops(ops)
     for w in r.warnings:
-        out.print(f"[yellow]warning[/yellow] {w.get('code')}: {w.get('message')}")
+        text = escape(f"{w.get('code')}: {w.get('message')}")
+        if w.get("code") in THROTTLE_CODES:  # the numbers are not those of an unthrottled board: say so loudly
+            out.print(f"[bold red]THROTTLED[/bold red] {text}")
+        elif w.get("code") in THERMAL_CODES:
+            out.print(f"[bold red]thermal[/bold red] {text}")
+        else:
+            out.print(f"[yellow]warning[/yellow] {text}")
+
+
+THROTTLE_CODES = ("rpi_throttled_now", "rpi_throttled_during_run", "gpu_clock_reasons")
+THERMAL_CODES = ("temperature_rise", "cooldown_timeout", "rpi_throttle_history")
+
+
+def power_provenance(p: dict[str, Any]) -> str:
+    """One line saying where the power numbers came from: source, total rail, what it covers, how, idle."""
+    total = p.get("rail")
+    if p.get("total_kind") == "sum-of-rails":  # no single total rail: an estimate, labelled as one
+        total = f"{total} (sum of rails)"
+    rate, asked = p.get("rate_hz"), p.get("rate_hz_requested")
+    rate_s = f"{_f(rate, 1)} Hz" + (f" (asked {_f(asked, 1)})" if asked and rate and rate < 0.8 * asked else "")
+    idle = ("idle baseline " + (f"{_f(p.get('idle_w'))} W before load; energy not idle-subtracted"
+                                if p.get("idle_w") is not None else "not measured (--idle 0)"))
+    return (f"power source: {p.get('source')} · total {total} · covers: {p.get('covers') or '?'} · "
+            f"{p.get('method')} at {rate_s}, {p.get('n_samples')} samples over {_f(p.get('window_s'), 2)} s · "
+            f"{idle}")
+
+
+def render_memory_extra(m: dict[str, Any]) -> None:
+    sysm = m.get("system") or {}
+    parts = []
+    if sysm.get("before_bytes") is not None:
+        parts.append(f"system used {sysm['before_bytes'] / 1e6:.0f} MB before, peak "
+                     f"{_f((sysm.get('peak_bytes') or 0) / 1e6, 0)} MB"
+                     + (f" of {sysm['total_bytes'] / 1e6:.0f} MB" if sysm.get("total_bytes") else "")
+                     + " (system-wide, all processes; on Jetson this includes GPU memory)")
+    if m.get("gpu_process_bytes") is not None:
+        parts.append(f"GPU memory of the agent {m['gpu_process_bytes'] / 1e6:.1f} MB (NVML)")
+    if parts:
+        out.print(escape("memory: " + "; ".join(parts)))
+
+
+def render_thermal(th: dict[str, Any] | None) -> None:
+    """One or two lines: temperatures before → after, clocks/power mode, Pi throttle bits, GPU clock reasons."""
+    if not th:
+        return
+    before, after = th.get("before") or {}, th.get("after") or {}
+    parts = []
+    tb, ta = before.get("max_temp_c"), after.get("max_temp_c")
+    if tb is not None or ta is not None:
+        parts.append(f"max {_f(tb, 1)} → {_f(ta, 1)} °C")
+    cool = th.get("cooldown")
+    if cool:
+        state = {True: "cooled", False: "NOT cooled", None: "no sensor"}[cool.get("cooled")]
+        parts.append(f"cooldown < {_f(cool.get('below_c'), 1)} °C: {state} after {_f(cool.get('waited_s'), 1)} s")
+    mode = after.get("nvpmodel")
+    if mode:
+        parts.append(f"nvpmodel {mode.get('name')} ({mode.get('id')})")
+    jc = after.get("jetson_clocks")
+    if jc:
+        parts.append("jetson_clocks " + ("on" if jc.get("locked") else "off") + " (inferred)")
+    if after.get("governors"):
+        parts.append("governor " + ",".join(after["governors"]))
+    thr = (after.get("rpi") or {}).get("throttled")
+    if thr:
+        flags = (thr.get("now") or []) + [f"{n} (has occurred)" for n in thr.get("has_occurred") or []]
+        parts.append(f"get_throttled {thr.get('raw')}" + (": " + ", ".join(flags) if flags else ""))
+    for g in after.get("nvml") or []:
+        reasons = g.get("clock_reasons")
+        if reasons is not None:
+            parts.append(f"GPU {g.get('index')} clock reasons: {', '.join(reasons) or 'none'}")
+    if parts:
+        out.print(escape("thermal: " + " · ".join(parts)))
 
 
 def render_fidelity(r: Result) -> None:
