@@ -9,8 +9,15 @@
 - FakeClock: a clock.now_ns() stand-in; fake_wait(clock, board_wave) replaces Sampler.wait so the sampler loop
   runs on it deterministically, with jittered tick spacing, updating the sensors as time advances.
 - WaveWriter keeps a tree current in real time (threaded tests).
+- StepWave + drive(config): a separate driver process for end-to-end tests (tests/integration/test_power_e2e.py):
+  the tree shows a constant idle level until a "go" file appears (the test creates it when the agent reports
+  the model load, i.e. after the idle baseline), then P(t) of a Wave on the shared monotonic clock
+  (time.perf_counter, CLOCK_MONOTONIC: the same clock as the agent's on this machine); it can also cool a
+  thermal zone over time and rewrite files (e.g. a captured get_throttled) at go.
+  Run: `python boardkit.py CONFIG.json` (see drive()).
 """
 
+import json
 import math
 import os
 import random
@@ -90,6 +97,27 @@ class Wave:
     def energy(self, t0, t1):
         w = 2 * math.pi / self.period
         return self.base * (t1 - t0) - self.amp / w * (math.cos(w * t1 + self.phase) - math.cos(w * t0 + self.phase))
+
+
+class StepWave:
+    """`idle_w` until t_go (set when the run starts), then `active` (a Wave). energy() is exact for both parts."""
+
+    def __init__(self, idle_w, active):
+        self.idle_w = idle_w
+        self.active = active
+        self.t_go = None
+
+    def power(self, t):
+        if self.t_go is None or t < self.t_go:
+            return self.idle_w
+        return self.active.power(t)
+
+    def energy(self, t0, t1):
+        if self.t_go is None or t1 <= self.t_go:
+            return self.idle_w * (t1 - t0)
+        if t0 >= self.t_go:
+            return self.active.energy(t0, t1)
+        return self.idle_w * (self.t_go - t0) + self.active.energy(self.t_go, t1)
 
 
 class FakeClock:
@@ -225,3 +253,52 @@ class WaveWriter:
 
 def root_of(board_dir):
     return SysfsRoot(board_dir)
+
+
+def drive(config):
+    """Drive a board tree in real time until config["stop_file"] exists. Keys:
+
+    board_dir, name (BoardWave method), idle_w, wave {base, amp, period, phase}: the power shown;
+    go_file: when it appears the wave starts; its time is written to go_file + ".t" (repr of perf_counter s);
+    ready_file: written once the tree shows the idle level; stop_file; period_s (default 0.002);
+    on_go: {relative path: text} written at go (e.g. tools/vcgencmd/get_throttled.txt);
+    cool: {files: [relative paths of thermal zone temp files], start_c, c_per_s, floor_c, measure_temp: bool}
+      a zone that cools from start_c (at driver start) at c_per_s down to floor_c (m°C written; with
+      measure_temp the Pi's `vcgencmd measure_temp` capture follows it).
+    """
+    t_start = time.perf_counter()
+    w = config.get("wave") or {}
+    step = StepWave(float(config.get("idle_w", 3.0)),
+                    Wave(w.get("base", 5.0), w.get("amp", 1.5), w.get("period", 1.0), w.get("phase", 0.3)))
+    bw = BoardWave(config["board_dir"], config["name"], step, t_origin=t_start) if config.get("name") else None
+    period = float(config.get("period_s", 0.002))
+    go, stop = config.get("go_file"), config["stop_file"]
+    cool = config.get("cool")
+    ready = config.get("ready_file")
+
+    def apply_cool(t):
+        temp = max(cool["floor_c"], cool["start_c"] + cool["c_per_s"] * (t - t_start))
+        for rel in cool.get("files") or []:
+            write_atomic(os.path.join(config["board_dir"], rel), f"{round(temp * 1000)}\n")
+        if cool.get("measure_temp"):
+            write_atomic(os.path.join(config["board_dir"], "tools/vcgencmd/measure_temp.txt"), f"temp={temp:.1f}'C\n")
+
+    while not os.path.exists(stop):
+        t = time.perf_counter()
+        if step.t_go is None and go and os.path.exists(go):
+            step.t_go = t
+            for rel, text in (config.get("on_go") or {}).items():
+                write_atomic(os.path.join(config["board_dir"], rel), text)
+            write_atomic(go + ".t", repr(t))
+        if bw is not None:
+            bw.set_time(t)
+        if cool:
+            apply_cool(t)
+        if ready and not os.path.exists(ready):
+            write_atomic(ready, repr(t))
+        time.sleep(period)
+
+
+if __name__ == "__main__":
+    with open(sys.argv[1]) as f:
+        drive(json.load(f))

@@ -7,8 +7,17 @@ Put this directory first on sys.path (and drop any cached `pynvml`) to use it. C
 power_fn(t) gives watts at clock time t (seconds); the energy counter is its integral (energy_fn(t0, t1) when
 given, else a fine midpoint sum), quantised to `energy_update_s` like the real 20-100 ms update. Calls before
 nvmlInit raise NVMLError_Uninitialized, as the real library does; init/shutdown calls are counted.
+
+In another process (an agent started over SSH), set EDGEPROF_FAKE_NVML to a JSON file read at import:
+{"gpus": [{"name", "temp_c", "reasons", "energy_update_s", "processes": [["self" | pid, bytes]],
+"wave": {"base", "amp", "period", "phase"}}]}: power P(t) = base + amp*sin(2*pi*t/period + phase) W at
+time.perf_counter() t (CLOCK_MONOTONIC, shared with the test process), its exact integral as the counter;
+"self" is the importing process's pid.
 """
 
+import json
+import math
+import os
 import time
 
 NVML_SUCCESS = 0
@@ -246,3 +255,37 @@ def nvmlDeviceGetCurrentClocksThrottleReasons(handle):
 
 def nvmlDeviceGetComputeRunningProcesses(handle):
     return [c_nvmlProcessInfo_t(pid, used) for pid, used in _gpu(handle).processes]
+
+
+def _wave_fns(w):
+    base, amp, period, phase = (float(w.get("base", 30.0)), float(w.get("amp", 0.0)), float(w.get("period", 1.0)),
+                                float(w.get("phase", 0.0)))
+    omega = 2 * math.pi / period
+
+    def power(t):
+        return base + amp * math.sin(omega * t + phase)
+
+    def energy(t0, t1):
+        return base * (t1 - t0) - amp / omega * (math.cos(omega * t1 + phase) - math.cos(omega * t0 + phase))
+    return power, energy
+
+
+def _from_env():
+    path = os.environ.get("EDGEPROF_FAKE_NVML")
+    if not path:
+        return
+    with open(path) as f:
+        cfg = json.load(f)
+    gpus = []
+    for g in cfg.get("gpus") or [{}]:
+        kw = {}
+        if g.get("wave"):
+            kw["power_fn"], kw["energy_fn"] = _wave_fns(g["wave"])
+        procs = [(os.getpid() if pid == "self" else int(pid), int(used)) for pid, used in g.get("processes") or []]
+        gpus.append(FakeGpu(name=g.get("name", "Tesla T4"), temp_c=g.get("temp_c", 45),
+                            reasons=int(g.get("reasons", 0)), processes=procs,
+                            energy_update_s=float(g.get("energy_update_s", 0.0)), **kw))
+    fake_reset(gpus)
+
+
+_from_env()
