@@ -127,6 +127,9 @@ def render_result(r: Result) -> None:
             out.print(f"[yellow]power warning[/yellow]: {escape(str(w))}")
     else:
         reason = (r.extra or {}).get("null_reasons", {}).get("power")
+        if reason and len(reason) > 160 and " (" in reason:
+            # the full per-source explanation stays in the stored result; the terminal gets its first clause
+            reason = reason.split(" (", 1)[0] + f" — why each failed: edgeprof results show {r.run_id} --json"
         out.print(escape(f"power: none ({reason})" if reason else "power: none"))
     render_thermal(r.thermal)
     compute = (r.extra or {}).get("compute")
