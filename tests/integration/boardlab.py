@@ -193,7 +193,12 @@ def matmul_model(path: Path) -> str:
 
 @contextmanager
 def board_lab(ssh_lab: SSHLab, base: Path, name: str) -> Iterator[BoardLab]:
-    host = ssh_lab.start_host(name, workdir=str(base / "board work" / "edgeprof"))
+    # HOME for the login shell: a board's own (empty) home, so this machine's ~/.bashrc (pyenv init: a rehash
+    # lock per ssh command) does not run for every command, as on a real board
+    home = base / "board-home"
+    home.mkdir(exist_ok=True)
+    host = ssh_lab.start_host(name, workdir=str(base / "board work" / "edgeprof"),
+                              extra_config=(f"SetEnv HOME={home}",))
     try:
         yield BoardLab(ssh_lab, host, base)
     finally:

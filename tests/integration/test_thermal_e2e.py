@@ -71,8 +71,10 @@ def test_nvml_clock_reasons_gpu_memory_power_and_cooldown_timeout(
     gpu = {"name": "Tesla T4", "temp_c": 71, "reasons": 0x4 | 0x20, "energy_update_s": 0.05, "wave": wave,
            "processes": [["self", 512 * 2**20], [1, 3 * 2**30]]}
     with lab.board("gpu-box", nvml={"gpus": [gpu]}, drive=False) as b:
-        r, out = deploy(lab, b, model, "--cooldown", "60", "--cooldown-timeout", "1", monkeypatch=monkeypatch,
-                        capsys=capsys)
+        # 100 Hz: a counter update is placed at the first tick that shows it, so each window edge can be off by
+        # one tick x P (at 50 Hz and 50 ms updates in a 1.2 s window that aliases to a steady ~1 %)
+        r, out = deploy(lab, b, model, "--cooldown", "60", "--cooldown-timeout", "1", "--power-rate", "100",
+                        monkeypatch=monkeypatch, capsys=capsys)
     # clock event reasons: a warning in the result and on the terminal
     assert "gpu_clock_reasons" in codes(r)
     assert r["thermal"]["after"]["nvml"][0]["clock_reasons"] == ["SwPowerCap", "SwThermalSlowdown"]
@@ -89,6 +91,7 @@ def test_nvml_clock_reasons_gpu_memory_power_and_cooldown_timeout(
     # NVML power: the energy counter (20-100 ms updates, here 50 ms) differenced over the window
     p = r["power"]
     assert (p["source"], p["rail"], p["method"]) == ("nvml", "gpu0", "counter"), p["warnings"]
+    assert p["rate_hz_requested"] == 100
     w = 2 * math.pi / wave["period"]
     t0, t1 = p["t0_ns"] / 1e9, p["t1_ns"] / 1e9
     e_true = wave["base"] * (t1 - t0) - wave["amp"] / w * (math.cos(w * t1 + wave["phase"])
