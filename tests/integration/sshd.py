@@ -179,6 +179,12 @@ class SSHLab:
         ]
         if host.sftp:
             lines.append("Subsystem sftp internal-sftp")
+        if not any(c.startswith("SetEnv HOME=") for c in host.extra_config):
+            # each host gets its own empty login HOME, as a real board has: this machine's ~/.bashrc (pyenv
+            # init, whose rehash lock can stall every command for 60 s) must not run for every ssh command
+            home = host.dir / "home"
+            home.mkdir(exist_ok=True)
+            lines.append(f"SetEnv HOME={home}")
         lines.extend(host.extra_config)
         host.config_path.write_text("\n".join(lines) + "\n")
 

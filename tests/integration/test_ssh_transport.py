@@ -211,7 +211,8 @@ def test_put_file_unwritable_path_is_one_line(sshd_hosts: SSHLab, tmp_path: Path
 
 def test_expand_path_uses_remote_home(sshd_hosts: SSHLab, tmp_path: Path) -> None:
     host = sshd_hosts.start_host("home")
-    home = pwd.getpwuid(os.getuid()).pw_dir  # sshd uses the passwd entry, not the client's $HOME
+    home = str(host.dir / "home")  # the host's login HOME (SetEnv in its sshd_config), not the client's $HOME
+    assert home != os.environ["HOME"] and home != pwd.getpwuid(os.getuid()).pw_dir
     with transport(sshd_hosts, host, tmp_path) as t:
         assert t.expand_path("~") == home
         assert t.expand_path("~/.cache/edgeprof") == os.path.join(home, ".cache/edgeprof")
