@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import sys
 import tempfile
 import time
@@ -33,6 +34,8 @@ from edgeprof.lab.scheduler import SweepRunner  # noqa: E402
 from edgeprof.lab.spec import expand, parse_sweep  # noqa: E402
 from edgeprof.records import Device  # noqa: E402
 from edgeprof.store import Store  # noqa: E402
+
+CONTROLLER_CPU: dict[int, float] = {}  # devices in the last sweep → CPU seconds the controller itself used
 
 
 def write_model(path: Path) -> None:
@@ -58,8 +61,11 @@ def sweep(devices: list[Device], spec_text: str, spec_path: Path, db: Path) -> t
     sid = ledger.new_sweep_id()
     ledger.create_sweep(store, sid, spec.name, None, {"name": spec.name}, cells)
     t0 = time.monotonic()
+    cpu0 = resource.getrusage(resource.RUSAGE_SELF)
     outcome = SweepRunner(store, sid, cells, devices).run()
     wall = time.monotonic() - t0
+    cpu1 = resource.getrusage(resource.RUSAGE_SELF)
+    CONTROLLER_CPU[len(devices)] = (cpu1.ru_utime - cpu0.ru_utime) + (cpu1.ru_stime - cpu0.ru_stime)
     bad = [r for r in outcome.results if r.status != "ok"]
     if bad or len(outcome.results) != len(cells):
         raise SystemExit(f"benchmark sweep did not complete: {[(r.device, r.reason) for r in bad]}")
@@ -107,19 +113,23 @@ def main() -> int:
                 serial[d.name] = wall
             wall, busy = sweep(devices, spec_text, tmp / "s.yaml", tmp / f"parallel-{n}.sqlite")
             slowest = max(serial.values())
-            rows.append((n, n * args.cells, slowest, wall, wall / slowest, max(busy.values())))
+            rows.append((n, n * args.cells, slowest, wall, max(busy.values()), CONTROLLER_CPU[n]))
             print(f"  {n:>2} hosts: slowest serial {slowest:6.2f} s, parallel {wall:6.2f} s, "
                   f"ratio {wall / slowest:.2f}", file=sys.stderr, flush=True)
     finally:
         lab.stop_all()
     print(f"\nsweep scaling ({args.cells} cells per host, --min-duration {args.min_duration:g} s, "
           f"{os.cpu_count()} CPUs on this machine)")
-    print(f"{'hosts':>5} {'cells':>5} {'slowest host alone s':>21} {'all in parallel s':>18} {'ratio':>6} "
-          f"{'busiest device s':>17}")
-    for n, cells, slowest, wall, ratio, busiest in rows:
-        flag = "" if ratio <= 1.15 else "  (> 1.15)"
-        print(f"{n:>5} {cells:>5} {slowest:>21.2f} {wall:>18.2f} {ratio:>6.2f} {busiest:>17.2f}{flag}")
-    print("goal: ratio <= 1.15 (parallel wall time vs the slowest host's own serial time)")
+    print(f"{'hosts':>5} {'cells':>5} {'A: slowest host alone s':>24} {'B: parallel s':>14} {'B/A':>6} "
+          f"{'C: busiest host in B s':>23} {'B/C':>5} {'controller CPU s':>17}")
+    for n, cells, slowest, wall, busiest, ctl in rows:
+        flag = "" if wall / slowest <= 1.15 else "  (B/A > 1.15)"
+        print(f"{n:>5} {cells:>5} {slowest:>24.2f} {wall:>14.2f} {wall / slowest:>6.2f} {busiest:>23.2f} "
+              f"{wall / busiest:>5.2f} {ctl:>17.2f}{flag}")
+    print("goal: B/A <= 1.15 (parallel wall time vs the slowest host's own serial time, measured alone).\n"
+          "B/C is the scheduler's own overhead: wall time vs the busiest host's serial chain of cells in the same run.\n"
+          "With more simulated hosts than CPUs, the hosts' agents compete for this machine's CPUs, which lengthens\n"
+          "every cell (A vs C); real boards bring their own CPUs, and the controller's CPU column is what it costs.")
     return 0
 
 
