@@ -15,9 +15,9 @@ import math
 from collections.abc import Sequence
 
 from .. import __version__
-from ..compare import METRIC_BY_NAME, fmt_value, metric_values
+from ..compare import METRIC_BY_NAME, Metric, fmt_value, metric_values
 from ..records import Result
-from ..regress import detect_step
+from ..regress import Step, detect_step
 from ..store import config_key
 from . import svg
 from .data import ReportData, config_label, log_histogram, model_label, pareto_front, row
@@ -53,6 +53,7 @@ table.sortable th{cursor:pointer;user-select:none}table.sortable th:hover{backgr
 th.asc::after{content:" ▲";font-size:9px}th.desc::after{content:" ▼";font-size:9px}
 tr:hover td{background:#fafbfd}
 td.best{color:var(--good);font-weight:650}
+tr.harness td{color:#9aa5b1}
 .bar{display:inline-block;height:8px;border-radius:4px;background:#9ec5e3;vertical-align:middle;margin-right:6px}
 .dot{display:inline-block;width:10px;height:10px;border-radius:50%;margin-right:6px;vertical-align:-1px}
 .badge{display:inline-block;padding:1px 8px;border-radius:10px;font-size:12px;font-weight:600}
@@ -73,6 +74,9 @@ pre{background:#0f1b26;color:#d9e2ec;padding:10px 12px;border-radius:8px;overflo
 white-space:pre-wrap}
 ul.warn{margin:6px 0;padding-left:18px}ul.warn li{margin:3px 0}
 code{background:#eef2f6;padding:0 4px;border-radius:4px;font-size:12px}
+table.history td{vertical-align:middle;padding:4px 8px}table.history td.cfg{white-space:normal;min-width:200px}td.spark svg{vertical-align:middle;margin-right:6px}
+td.spark .sv{display:inline-block;vertical-align:middle;font-size:12px;color:#3e4c59;line-height:1.2}
+td.spark .badge{background:#f8fafc;font-size:11px;padding:0 4px}
 footer{color:var(--muted);font-size:12px;padding:0 40px 30px}
 """
 
@@ -115,6 +119,13 @@ def _num_cell(v: float | None, *, best: bool = False, bar: float | None = None, 
     barhtml = f'<span class="bar" style="width:{max(2, int(bar * 70))}px"></span>' if bar is not None else ""
     dv = "" if v is None else f"{v:.6g}"
     return f'<td data-v="{dv}"{cls}>{barhtml}{t(shown)}</td>'
+
+
+def _measured(results: Sequence[Result]) -> list[Result]:
+    """Results of real runtimes: the null runtime measures the harness itself, so charts about boards leave it
+    out (unless it is all there is)."""
+    real = [r for r in results if r.runtime != "null"]
+    return real or list(results)
 
 
 class _Colors:
@@ -166,7 +177,7 @@ def _hero(data: ReportData) -> str:
              (str(len(data.models())), "models", "")]
     tiles.append((str(failed), "failed cells", "bad" if failed else ""))
     tiles.append((str(skipped), "skipped cells", "warn" if skipped else ""))
-    energy = [(v, r) for r in ok if (v := metric_values(r)["mj_per_inference"]) is not None]
+    energy = [(v, r) for r in _measured(ok) if (v := metric_values(r)["mj_per_inference"]) is not None]
     if energy:
         best_v, best_r = min(energy, key=lambda x: x[0])
         tiles.append((_f(best_v, "mJ"), f"least energy / inference: {model_label(best_r)} on {best_r.device}", ""))
@@ -210,7 +221,7 @@ def _comparison(data: ReportData, dev_color: _Colors) -> str:
         names = ["board", "runtime", "precision", "batch", "threads"] + [c[1] for c in _COLS] + ["CV %", "n"]
         head = "".join(("<th class=\"l\">" if i < 5 else "<th>") + t(h) + "</th>" for i, h in enumerate(names))
         body = []
-        for x in sorted(rows, key=lambda x: x["p50_ms"] or math.inf):
+        for x in sorted(rows, key=lambda x: (x["runtime"] == "null", x["p50_ms"] or math.inf)):
             cells = [f'<td class="l" data-v="{t(x["device"])}"><span class="dot" style="background:'
                      f'{dev_color(x["device"])}"></span>{t(x["device"])}</td>',
                      f'<td class="l" data-v="{t(x["runtime"])}">{t(x["runtime"])}</td>',
@@ -225,7 +236,8 @@ def _comparison(data: ReportData, dev_color: _Colors) -> str:
             cells.append(_num_cell(cv * 100 if cv is not None else None,
                                    text=f"{cv * 100:.1f}" if cv is not None else None))
             cells.append(_num_cell(x["n"], text=str(x["n"]) if x["n"] is not None else None))
-            body.append("<tr>" + "".join(cells) + "</tr>")
+            harness = ' class="harness" title="the null runtime runs no model: it measures the harness itself"'
+            body.append(f"<tr{harness if x['runtime'] == 'null' else ''}>" + "".join(cells) + "</tr>")
         parts.append(f"<h3>{t(model)}</h3><table class=\"sortable\"><thead><tr>{head}</tr></thead>"
                      f"<tbody>{''.join(body)}</tbody></table>")
     return "".join(parts)
@@ -235,7 +247,7 @@ def _comparison(data: ReportData, dev_color: _Colors) -> str:
 
 
 def _distributions(data: ReportData, dev_color: _Colors) -> str:
-    groups = _by_model([r for r in data.ok if r.samples_ms])
+    groups = _by_model([r for r in _measured(data.ok) if r.samples_ms])
     if not groups:
         return '<p class="notice">No raw latency samples in this selection.</p>'
     parts = ['<p class="lede">Every raw sample of each configuration on a log axis (density per bin). '
@@ -304,7 +316,7 @@ def _pareto(data: ReportData, dev_color: _Colors) -> str:
              'precision × batch × threads. Down and left is better; the dashed line joins the configurations '
              'no other one beats on both.</p>']
     cards = []
-    for model, rs in _by_model(data.ok).items():
+    for model, rs in _by_model(_measured(data.ok)).items():
         pts = []
         for r in rs:
             v = metric_values(r)
@@ -335,6 +347,7 @@ def _pareto(data: ReportData, dev_color: _Colors) -> str:
                     stair.append((x, stair[-1][1]))
                 stair.append((x, y))
             ch.add(svg.polyline(stair, "#52606d", 1.4, dash="5 4", tip="Pareto front"))
+        placed: list[tuple[float, float, float]] = []  # (x0, x1, y) of labels drawn so far
         for i, (x, y, r) in enumerate(pts):
             v = metric_values(r)
             tip = (f"{config_label(r)}\np50 {_f(x, 'ms')} · {_f(y, 'mJ')}/inference · {_f(v['mean_w'], 'W')} · "
@@ -342,9 +355,17 @@ def _pareto(data: ReportData, dev_color: _Colors) -> str:
             on_front = i in front
             ch.add(svg.circle(xs(x), ys(y), 6.5 if on_front else 5, dev_color(r.device), tip,
                               stroke=svg.INK if on_front else "#fff"))
+            label = f"{r.device} {r.runtime} {r.precision} b{r.batch}" + (f" t{r.threads}" if r.threads else "")
             right = xs(x) > ch.x0 + 0.62 * (ch.x1 - ch.x0)
-            ch.add(svg.text(xs(x) + (-9 if right else 9), ys(y) - 8, f"{r.device} {r.runtime} {r.precision} "
-                            f"b{r.batch}", "small", "end" if right else "start"))
+            width = 5.6 * len(label)
+            lx0 = xs(x) - 9 - width if right else xs(x) + 9
+            ly = ys(y) - 8
+            for dy in (0, 13, -13, 26, -26, 39, -39, 52):  # first free slot near the point
+                if all(abs(ly + dy - py) >= 12 or lx0 + width < px0 or lx0 > px1 for px0, px1, py in placed):
+                    ly += dy
+                    break
+            placed.append((lx0, lx0 + width, ly))
+            ch.add(svg.text(lx0, ly, label, "small"))
         cards.append(f'<div class="card"><h4>{t(model)}</h4>{ch}</div>')
     if not cards:
         reasons = _null_reasons(data.ok, "power")
@@ -365,7 +386,7 @@ def _pareto(data: ReportData, dev_color: _Colors) -> str:
 
 
 def _power(data: ReportData, dev_color: _Colors) -> str:
-    traced = [r for r in data.ok if (r.power or {}).get("trace") and (r.power or {})["trace"].get("t_s")]
+    traced = [r for r in _measured(data.ok) if (r.power or {}).get("trace") and (r.power or {})["trace"].get("t_s")]
     if not traced:
         return ('<p class="notice">No power traces in this selection (traces come with a power source; see '
                 'Performance per watt).</p>')
@@ -414,9 +435,13 @@ def _power(data: ReportData, dev_color: _Colors) -> str:
             ch.add(svg.polyline([(xs(0), y), (xs(window), y)], svg.INK, 1.1, dash="4 3",
                                 tip=f"mean {_f(p['mean_w'], 'W')}"))
         covers = p.get("covers") or ""
+        src = str(p.get("source") or "")
+        if p.get("rail") and p.get("rail") != src:
+            src += f" {p['rail']}"
+        if p.get("rate_hz"):
+            src += f" @ {_f(p['rate_hz'], 'Hz')}"
         sub = (f"{_f(p.get('mean_w'), 'W')} mean · idle {_f(p.get('idle_w'), 'W')} · "
-               f"{_f(p.get('energy_mj_per_inference'), 'mJ')}/inf · {p.get('source')} {p.get('rail') or ''} @ "
-               f"{_f(p.get('rate_hz'), 'Hz')}")
+               f"{_f(p.get('energy_mj_per_inference'), 'mJ')}/inf · {src}")
         cards.append(f'<div class="card"><h4><span class="dot" style="background:{c}"></span>'
                      f'{t(config_label(r, with_model=True))}</h4><div class="note">{t(sub)}</div>{ch}'
                      f'<div class="note">{t(covers)}</div></div>')
@@ -436,20 +461,79 @@ def _ts(created_at: str) -> float:
         return 0.0
 
 
+_STEP_COLOR = {"regressed": "#c62828", "suspect": "#e69f00", "improved": "#1b7f3b"}
+MAX_BIG_HISTORY = 8  # above this many configurations, one chart per metric becomes spaghetti: sparklines only
+
+
+def _step_of(values: Sequence[float], metric: Metric) -> Step:
+    return detect_step(list(values), better=metric.better, min_effect=0.05 * metric.effect_scale)
+
+
+def _sparkline(pts: Sequence[tuple[float, float, Result]], metric: Metric, name: str) -> str:
+    """A 150×30 line of one configuration's history for one metric, with its step marker and the last value."""
+    w, h, pad = 112, 28, 4
+    vals = [v for _, v, _ in pts]
+    mid = sorted(vals)[len(vals) // 2]
+    # at least ±10 % of the median in view, so run-to-run noise of a few percent looks flat
+    lo, hi = min(min(vals), mid * 0.9), max(max(vals), mid * 1.1)
+    if hi <= lo:
+        lo, hi = lo - 1.0, hi + 1.0
+    xs = Scale(0, max(1, len(pts) - 1), pad, w - pad)
+    ys = Scale(lo, hi, h - pad, pad)
+    step = _step_of(vals, metric)
+    colr = _STEP_COLOR.get(step.status, "#52606d") if step.start is not None else "#52606d"
+    parts = [svg.polyline([(xs(i), ys(v)) for i, v in enumerate(vals)], "#52606d", 1.3, tip=name)]
+    for i, (_, v, r) in enumerate(pts):
+        parts.append(svg.circle(xs(i), ys(v), 1.8, "#52606d", f"{r.created_at} · {metric.fmt(v)} · run {r.run_id}",
+                                stroke="none"))
+    if step.start is not None and step.status in _STEP_COLOR:
+        seg = [(xs(i), ys(v)) for i, v in enumerate(vals) if i >= step.start]
+        parts.append(svg.polyline(seg if len(seg) > 1 else seg * 2, colr, 2.2,
+                                  tip=f"{step.status}: {metric.fmt(step.before)} → {metric.fmt(step.after)} "
+                                      f"({(step.change or 0) * 100:+.1f} %)"))
+    parts.append(svg.circle(xs(len(vals) - 1), ys(vals[-1]), 2.6, colr, f"newest: {metric.fmt(vals[-1])}"))
+    spark = (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {w} {h}" width="{w}" height="{h}" '
+             f'role="img" aria-label="{t(metric.label)} history">' + "".join(parts) + "</svg>")
+    change = ""
+    if step.start is not None and step.status in _STEP_COLOR:
+        change = (f'<br><span class="badge" style="color:{colr}">{step.status} '
+                  f'{(step.change or 0) * 100:+.0f} %</span>')
+    return (f'<td class="l spark">{spark}<span class="sv">{t(metric.fmt(vals[-1]))}{change}</span></td>')
+
+
 def _history(data: ReportData) -> str:
     series: list[tuple[str, list[Result]]] = []
-    for r in data.ok:
+    for r in _measured(data.ok):
         hist = data.histories.get(config_key(r)) or []
         if len(hist) >= 2:
             series.append((config_label(r, with_model=True), hist))
     if not series:
         return ('<p class="notice">History appears once a configuration has been measured more than once '
                 '(e.g. the second night of a nightly sweep).</p>')
+    parts = ['<p class="lede">Each configuration\'s last results, oldest to newest. Colours come from the '
+             'same step detection as <code>edgeprof check --history</code>: <b style="color:#c62828">'
+             'regression</b> (held for 2+ results), <b style="color:#e69f00">suspect</b> (one result only, '
+             'not an alarm), <b style="color:#1b7f3b">improvement</b>. Each sparkline has its own scale (at '
+             'least ±10 % around its median); hover a point for its run.</p>']
+    metrics = [METRIC_BY_NAME[m] for m in HISTORY_METRICS]
+    rows = []
+    for name, hist in series:
+        cells = []
+        for metric in metrics:
+            pts = [(_ts(h.created_at), v, h) for h in hist if (v := metric_values(h)[metric.name]) is not None]
+            cells.append(_sparkline(pts, metric, name) if len(pts) >= 2 else '<td class="l note">–</td>')
+        rows.append(f'<tr><td class="l cfg">{t(name)}<div class="note">{len(hist)} results</div></td>'
+                    + "".join(cells) + "</tr>")
+    head = '<th class="l">configuration</th>' + "".join(f'<th class="l">{t(m.label)}</th>' for m in metrics)
+    parts.append(f'<div style="overflow-x:auto"><table class="history"><thead><tr>{head}</tr></thead>'
+                 f'<tbody>{"".join(rows)}</tbody></table></div>')
+    if len(series) <= MAX_BIG_HISTORY:
+        parts.append(_history_charts(series))
+    return "".join(parts)
+
+
+def _history_charts(series: list[tuple[str, list[Result]]]) -> str:
     colors = _Colors([name for name, _ in series])
-    parts = ['<p class="lede">Each configuration\'s last results, oldest to newest. Markers come from the '
-             'same step detection as <code>edgeprof check --history</code>: <b style="color:#c62828">▲ '
-             'regression</b> (held for 2+ results), <b style="color:#e69f00">▲ suspect</b> (one result only, '
-             'not an alarm), <b style="color:#1b7f3b">▼ improvement</b>.</p>']
     cards = []
     for mname in HISTORY_METRICS:
         metric = METRIC_BY_NAME[mname]
@@ -458,11 +542,9 @@ def _history(data: ReportData) -> str:
             pts = [(_ts(h.created_at), v, h) for h in hist if (v := metric_values(h)[mname]) is not None]
             if len(pts) >= 2:
                 lines.append((name, pts))
-        if not lines:
-            continue
         allx = [x for _, pts in lines for x, _, _ in pts]
         ally = [v for _, pts in lines for _, v, _ in pts if v > 0]
-        if not ally:
+        if not lines or not ally:
             continue
         ylog = max(ally) / min(ally) > 4
         ch = Chart(700, 260, left=62, right=16, top=12, bottom=42, label=f"history of {metric.label}")
@@ -470,34 +552,30 @@ def _history(data: ReportData) -> str:
         ylo, yhi = padded(min(ally), max(ally), ylog, 0.1)
         xs = Scale(xlo, xhi, ch.x0, ch.x1)
         ys = Scale(ylo if ylog else max(0.0, ylo), yhi, ch.y0, ch.y1, ylog)
-        span = max(allx) - min(allx)
-        fmt = "%H:%M:%S" if span < 2 * 86400 else "%m-%d"
-        ticks = svg.nice_ticks(xlo, xhi, 5)
+        fmt = "%H:%M:%S" if max(allx) - min(allx) < 2 * 86400 else "%m-%d"
 
         def when(v: float, f: str = fmt) -> str:
             return _dt.datetime.fromtimestamp(v).strftime(f)
 
         ch.axes(xs, ys, xlabel="when measured (local time)", ylabel=f"{metric.label} ({metric.unit})",
-                xticks=ticks, xfmt=when)
+                xticks=svg.nice_ticks(xlo, xhi, 5), xfmt=when)
         for name, pts in lines:
             c = colors(name)
             ch.add(svg.polyline([(xs(x), ys(v)) for x, v, _ in pts], c, 1.6, tip=name))
             for x, v, h in pts:
                 ch.add(svg.circle(xs(x), ys(v), 2.8, c, f"{name}\n{h.created_at} · {metric.fmt(v)} · run {h.run_id}"))
-            step = detect_step([v for _, v, _ in pts], better=metric.better,
-                               min_effect=0.05 * metric.effect_scale)
-            if step.start is not None and step.status in ("regressed", "suspect", "improved"):
+            step = _step_of([v for _, v, _ in pts], metric)
+            if step.start is not None and step.status in _STEP_COLOR:
                 x, v, h = pts[step.start]
-                colr = {"regressed": "#c62828", "suspect": "#e69f00", "improved": "#1b7f3b"}[step.status]
                 tip = (f"{step.status}: {name}\n{metric.name} {metric.fmt(step.before)} → {metric.fmt(step.after)} "
                        f"({(step.change or 0) * 100:+.1f} %) since {h.created_at}")
                 bad_up = (step.status != "improved") == (metric.better == "lower")
-                ch.add(svg.triangle(xs(x), ys(v) + (-11 if bad_up else 11), 6, colr, tip, up=bad_up))
+                ch.add(svg.triangle(xs(x), ys(v) + (-11 if bad_up else 11), 6, _STEP_COLOR[step.status], tip,
+                                    up=bad_up))
         cards.append(f'<div class="card"><h4>{t(metric.label)}</h4>{ch}</div>')
     legend = "".join(f'<span><span class="dot" style="background:{c}"></span>{t(n)}</span>'
                      for n, c in colors.map.items())
-    parts.append(f'<div class="grid">{"".join(cards)}</div><div class="legend">{legend}</div>')
-    return "".join(parts)
+    return f'<div class="grid" style="margin-top:14px">{"".join(cards)}</div><div class="legend">{legend}</div>'
 
 
 # -- failed / skipped, warnings, environment ----------------------------------------------------------------
