@@ -83,6 +83,13 @@ def fmt_value(v: float | None, unit: str = "") -> str:
     return f"{text} {unit}".strip()
 
 
+def fmt_p(p: float | None) -> str:
+    """A p-value for people: below 1e-16 floating point cannot tell it from 0."""
+    if p is None:
+        return "-"
+    return "<1e-16" if p < 1e-16 else f"{p:.2g}"
+
+
 def metric_values(r: Result) -> dict[str, float | None]:
     """Every metric of METRIC_BY_NAME that the result has (None where it was not measured)."""
     lat = r.latency_ms or {}
@@ -169,7 +176,7 @@ class MetricDelta:
         if self.change is None:
             return f"{m.name}: {self.note or 'not comparable'}"
         sign = "+" if self.change >= 0 else ""
-        p = f", p={self.p_value:.2g}" if self.p_value is not None else ""
+        p = f", p={fmt_p(self.p_value)}" if self.p_value is not None else ""
         return f"{m.name} {self.verdict} {sign}{self.change * 100:.1f} % ({m.fmt(self.base)} → {m.fmt(self.new)}{p})"
 
 

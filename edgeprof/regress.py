@@ -30,6 +30,7 @@ from .compare import (
     compare_results,
     device_fingerprint,
     environment_changes,
+    fmt_p,
     metric_values,
 )
 from .records import Result
@@ -242,7 +243,7 @@ def _delta_detail(d: MetricDelta, base: Result, new: Result, env_note: str) -> s
              f"baseline run {base.run_id} ({base.created_at}): {d.metric.fmt(d.base)}",
              f"new run {new.run_id} ({new.created_at}): {d.metric.fmt(d.new)}"]
     if d.ratio is not None:
-        lines.append(f"ratio {d.ratio:.3f}" + (f", Mann-Whitney U p={d.p_value:.3g}" if d.p_value is not None
+        lines.append(f"ratio {d.ratio:.3f}" + (f", Mann-Whitney U p={fmt_p(d.p_value)}" if d.p_value is not None
                                                 else ", no raw samples to test (single value per run)"))
     if d.note:
         lines.append(d.note)

@@ -13,6 +13,7 @@ from ..compare import (
     cell_label,
     compare_results,
     environment_changes,
+    fmt_p,
 )
 from ..errors import ConfigError
 from ..lab import ledger
@@ -91,7 +92,7 @@ def _pair(a: Result, b: Result, title: str, args: argparse.Namespace) -> int:
         t.add_row(d.metric.label, d.metric.fmt(d.base), d.metric.fmt(d.new),
                   f"{d.ratio:.3f}" if d.ratio is not None else "-",
                   f"{d.change * 100:+.1f} %" if d.change is not None else "-",
-                  f"{d.p_value:.2g}" if d.p_value is not None else "-", f"[{c}]{d.verdict}[/{c}]")
+                  fmt_p(d.p_value), f"[{c}]{d.verdict}[/{c}]")
     out.print(t)
     for k, x, y in environment_changes(a, b):
         out.print(f"[yellow]environment changed[/yellow] {k}: {x} → {y}")

@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+import signal
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -149,3 +152,41 @@ def test_lease_expires_when_the_controller_goes_silent() -> None:
         assert time.monotonic() - t0 < 10
         other.release()
         silent.release()
+
+
+def test_a_measurement_failure_is_not_retried(tmp_path: Path) -> None:
+    spec, cells, dev = sweep_cells(tmp_path, """
+settings: {min_duration_s: 0.2, min_queries: 10, warmup_s: 0, retries: 3, retry_backoff_s: 5}
+""")
+    cells[0].inputs = {"nosuch": (1, 16, 128)}  # the model has no such input: fails before measuring
+    store = Store(str(tmp_path / "db.sqlite"))
+    ledger.create_sweep(store, "sw-f", spec.name, None, {"name": spec.name}, cells)
+    t0 = time.monotonic()
+    outcome = run_sweep(store, "sw-f", cells, [dev])
+    assert time.monotonic() - t0 < 20  # no 5 s + 10 s + 20 s of backoff
+    (r,) = outcome.results
+    assert r.status == "failed" and "no input named 'nosuch'" in (r.reason or "")
+    assert ledger.get_sweep(store, "sw-f").cells[0].attempts == 1
+
+
+def test_ctrl_c_on_the_command_line(tmp_path: Path) -> None:
+    write_model(tmp_path / "m.onnx")
+    (tmp_path / "s.yaml").write_text("name: ctrlc\nmodels: [m.onnx]\ndevices: [local]\nthreads: [1, 2, 3, 4]\n"
+                                     "settings: {min_duration_s: 1.5, min_queries: 10, warmup_s: 0}\n")
+    db = tmp_path / "db.sqlite"
+    proc = subprocess.Popen([sys.executable, "-m", "edgeprof.cli.main", "sweep", str(tmp_path / "s.yaml"), "--db",
+                             str(db), "--quiet", "--id-file", str(tmp_path / "id")], stderr=subprocess.PIPE, text=True)
+    assert proc.stderr is not None
+    lines = []
+    for line in proc.stderr:
+        lines.append(line)
+        if line.startswith("[1/4] ok"):
+            time.sleep(0.5)  # into the second cell
+            proc.send_signal(signal.SIGINT)
+            break
+    rest = proc.communicate(timeout=60)[1]
+    assert proc.returncode == 130, "".join(lines) + rest
+    assert "1 ok, 0 skipped, 0 failed, 3 not run" in rest and "edgeprof sweep --resume" in rest
+    sweep_id = (tmp_path / "id").read_text().strip()
+    rec = ledger.get_sweep(Store(str(db)), sweep_id)
+    assert rec.status == "interrupted" and rec.counts()["ok"] == 1 and rec.counts()["pending"] == 3
