@@ -108,7 +108,7 @@ def test_user_onnx_several_inputs_dynamic_dims_int8_against_fp32(tmp_path, db, c
 
 
 def test_user_tflite_several_inputs_dynamic_dims(tmp_path, db, capsys):
-    from test_backend_tflite_helpers import export_two_inputs
+    from tflite_fixtures import export_two_inputs
 
     model = export_two_inputs(tmp_path)
     r, _ = deploy(["--model", str(model), "--runtime", "tflite", "--input", "a=1x9x3", "--input", "b=1x9x4"],
