@@ -23,6 +23,8 @@ examples:
   edgeprof models                                             bundled models with parameters and FLOPs
   edgeprof results list                                       stored runs, newest first
   edgeprof devices check                                      reach every board in devices.yaml
+  edgeprof sweep sweeps/example.yaml                          a matrix of models × devices × runtimes
+  edgeprof check --junit check.xml && edgeprof report --out report.html
 """
 
 
