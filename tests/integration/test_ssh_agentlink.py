@@ -158,3 +158,70 @@ def test_deploy_over_ssh_cold_then_warm(sshd_hosts: SSHLab, host: SSHHost, clien
         moved.append(json.loads(out)["transfer"])
     assert moved[0]["agent_bytes"] > 0
     assert moved[1]["total_bytes"] == 0
+
+
+def _agents_running(workdir: str) -> list[int]:
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmd = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if any(workdir.encode() in part and b"agent-" in part for part in cmd):
+            pids.append(int(entry.name))
+    return pids
+
+
+def test_ctrl_c_stops_the_remote_agent_and_stores_nothing(sshd_hosts: SSHLab, host: SSHHost,
+                                                           client_home: Path) -> None:
+    import subprocess
+    import sys
+    import time
+
+    from edgeprof.store import Store
+
+    (client_home / ".ssh" / "known_hosts").write_text(host.known_hosts_line())
+    inv = client_home.parent / "devices.yaml"
+    inv.write_text(f"version: 1\ndevices:\n  board:\n    host: 127.0.0.1\n    port: {host.port}\n"
+                   f"    user: {sshd_hosts.user}\n    identity_file: {sshd_hosts.client_key}\n"
+                   f"    workdir: \"{host.workdir}\"\n    python: {sys.executable}\n")
+    db = str(client_home.parent / "r.sqlite")
+    model = client_home.parent / "mm.onnx"
+    _matmul_onnx(model)
+    env = dict(os.environ, HOME=str(client_home))
+    p = subprocess.Popen([sys.executable, "-m", "edgeprof.cli.main", "deploy", "--device", "board",
+                          "--inventory", str(inv), "--db", db, "--model", str(model), "--threads", "1",
+                          "--min-duration", "60", "--warmup", "0", "--idle", "0"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
+    deadline = time.monotonic() + 60
+    while not _agents_running(host.workdir):
+        assert p.poll() is None, p.communicate()
+        assert time.monotonic() < deadline, "the agent never started on the board"
+        time.sleep(0.1)
+    time.sleep(1.0)  # inside the timed loop
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=30)
+    assert p.returncode == 130, err
+    assert "interrupted" in err and "Traceback" not in err
+    deadline = time.monotonic() + 10
+    while _agents_running(host.workdir) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _agents_running(host.workdir) == []
+    assert Store(db).count() == 0
+
+
+def _matmul_onnx(path: Path) -> None:
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, helper
+
+    w = np.ones((64, 64), np.float32)
+    graph = helper.make_graph([helper.make_node("MatMul", ["x", "w"], ["y"])], "mm",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 64])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 64])],
+                              [helper.make_tensor("w", TensorProto.FLOAT, [64, 64], w.ravel().tolist())])
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    onnx.save(m, str(path))
