@@ -127,9 +127,10 @@ def render_result(r: Result) -> None:
             out.print(f"[yellow]power warning[/yellow]: {escape(str(w))}")
     else:
         reason = (r.extra or {}).get("null_reasons", {}).get("power")
-        if reason and len(reason) > 160 and " (" in reason:
-            # the full per-source explanation stays in the stored result; the terminal gets its first clause
-            reason = reason.split(" (", 1)[0] + f" — why each failed: edgeprof results show {r.run_id} --json"
+        if reason and len(reason) > 160:
+            # the full per-source explanation stays in the stored result; the terminal drops its last
+            # parenthesised group (the per-source details) and says where to read it
+            reason = _drop_last_group(reason) + f" (why each failed: edgeprof results show {r.run_id} --json)"
         out.print(escape(f"power: none ({reason})" if reason else "power: none"))
     render_thermal(r.thermal)
     compute = (r.extra or {}).get("compute")
@@ -264,3 +265,17 @@ def render_ops_side_by_side(view: dict[str, Any]) -> None:
     out.print(t)
     for label, note in view["notes"].items():
         out.print(f"{label}: {note}")
+
+
+def _drop_last_group(text: str) -> str:
+    """Remove the last balanced '( ... )' group (and the space before it) from text."""
+    end = text.rfind(")")
+    depth = 0
+    for i in range(end, -1, -1):
+        if text[i] == ")":
+            depth += 1
+        elif text[i] == "(":
+            depth -= 1
+            if depth == 0:
+                return (text[:i].rstrip() + text[end + 1:]).strip()
+    return text
