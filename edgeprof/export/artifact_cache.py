@@ -4,7 +4,8 @@ Owns: the entry layout `cache_dir/<key>/model.<ext>` + `meta.json` (the Artifact
 atomic writes (built in a temporary directory, renamed into place) and validation on read (size and sha256
 of the model file must match meta.json, else the entry is ignored and rebuilt).
 Does not own: what goes into a key (callers hash whatever decides the file) or building the file.
-The torch → ONNX cache (onnx_export.py) predates this module and keeps its own layout.
+The torch → ONNX cache (onnx_export.py) keys and commits its entries itself (it checks the export
+before committing) but shares this entry layout, reader and hashing helpers; artifact_cache.py is part of the key material too.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from typing import Any
 from ..errors import ModelError
 from ..records import Artifact, TensorSpec
 
-__all__ = ["cached", "build_cached", "sha256_file", "dist_version", "text_hash", "key_of"]
+__all__ = ["cached", "build_cached", "read_entry", "sha256_file", "dist_version", "text_hash", "key_of"]
 
 LAYOUT = 1
 _STALE_TMP_S = 3600.0
@@ -54,7 +55,8 @@ def key_of(material: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(material, sort_keys=True, default=str).encode()).hexdigest()
 
 
-def _read(entry: Path, ext: str) -> Artifact | None:
+def read_entry(entry: Path, ext: str) -> Artifact | None:
+    """The Artifact in one entry directory, or None if missing, unreadable or not matching its file."""
     try:
         d = json.loads((entry / "meta.json").read_text())
         model = entry / f"model.{ext}"
@@ -75,7 +77,7 @@ def _read(entry: Path, ext: str) -> Artifact | None:
 
 def cached(cache_dir: Path, key: str, ext: str) -> Artifact | None:
     """The Artifact stored under `key`, or None when absent or broken."""
-    return _read(Path(cache_dir).expanduser() / key, ext)
+    return read_entry(Path(cache_dir).expanduser() / key, ext)
 
 
 def build_cached(cache_dir: Path, key: str, ext: str, build: Callable[[Path], Artifact]) -> Artifact:
@@ -84,7 +86,7 @@ def build_cached(cache_dir: Path, key: str, ext: str, build: Callable[[Path], Ar
     `build` writes the model at the path it is given and returns an Artifact describing it (any path)."""
     cache_dir = Path(cache_dir).expanduser()
     entry = cache_dir / key
-    hit = _read(entry, ext)
+    hit = read_entry(entry, ext)
     if hit is not None:
         return hit
     cache_dir.mkdir(parents=True, exist_ok=True)
@@ -105,7 +107,7 @@ def build_cached(cache_dir: Path, key: str, ext: str, build: Callable[[Path], Ar
         meta = artifact.to_dict()
         meta.update(path=f"model.{ext}", cache_hit=False, cache_layout=LAYOUT)
         (tmp / "meta.json").write_text(json.dumps(meta, indent=2, sort_keys=True, default=str) + "\n")
-        if entry.exists() and _read(entry, ext) is None:
+        if entry.exists() and read_entry(entry, ext) is None:
             trash = Path(tempfile.mkdtemp(prefix=f".tmp-old-{key[:16]}-", dir=cache_dir))
             os.replace(entry, trash / "old")
             shutil.rmtree(trash, ignore_errors=True)
@@ -113,11 +115,11 @@ def build_cached(cache_dir: Path, key: str, ext: str, build: Callable[[Path], Ar
             try:
                 os.rename(tmp, entry)
             except OSError:
-                if _read(entry, ext) is None:
+                if read_entry(entry, ext) is None:
                     raise
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    final = _read(entry, ext)
+    final = read_entry(entry, ext)
     if final is None:  # pragma: no cover - only if the entry vanished between rename and read
         raise ModelError(f"cache entry {entry} disappeared while it was written",
                          hint="another process may be cleaning the cache; try again")

@@ -34,12 +34,13 @@ import tempfile
 import time
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ModelError
 from ..records import DTYPES, Artifact, TensorSpec
+from .artifact_cache import LAYOUT as CACHE_LAYOUT
+from .artifact_cache import dist_version, read_entry, sha256_file, text_hash
 from .flops import count_flops
 from .inputs import make_inputs
 from .resolve import ModelSource, user_import_path
@@ -56,7 +57,6 @@ Progress = Callable[[str], None]
 EXPORTERS = ("dynamo", "torchscript")
 EXAMPLE_BATCH = 2  # batch of the export example and of the torch check
 MIN_OPSET = 17
-CACHE_LAYOUT = 1  # bump when the entry layout or meta.json changes incompatibly
 _STALE_TMP_S = 3600.0
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _STRIP_METADATA = ("pkg.torch.onnx.stack_trace",)  # holds absolute paths: same model, different bytes
@@ -90,7 +90,7 @@ def prepare_onnx(source: ModelSource, *, cache_dir: Path, seed: int = 0, opset: 
     options = _options(exporter, opset)
     cache_dir = Path(cache_dir).expanduser()
     entry = cache_dir / cache_key(source, seed, options)
-    cached = _read_entry(entry)
+    cached = read_entry(entry, "onnx")
     if cached is not None:
         say(f"{source.name}: cached ONNX {entry / 'model.onnx'}")
         return cached
@@ -105,7 +105,7 @@ def prepare_onnx(source: ModelSource, *, cache_dir: Path, seed: int = 0, opset: 
         _commit(tmp, entry)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    final = _read_entry(entry)
+    final = read_entry(entry, "onnx")
     if final is None:  # pragma: no cover - only if the entry vanished between rename and read
         raise ModelError(f"cache entry {entry} disappeared while it was written",
                          hint="another process may be cleaning the cache; try again")
@@ -118,7 +118,7 @@ def cached_artifact(source: ModelSource, *, cache_dir: Path, seed: int = 0, opse
     if source.kind not in ("bundled", "builder"):
         return None
     key = cache_key(source, seed, _options(exporter, opset))
-    return _read_entry(Path(cache_dir).expanduser() / key)
+    return read_entry(Path(cache_dir).expanduser() / key, "onnx")
 
 
 # --------------------------------------------------------------------------------------------- cache
@@ -126,17 +126,6 @@ def cached_artifact(source: ModelSource, *, cache_dir: Path, seed: int = 0, opse
 
 def _options(exporter: str, opset: int) -> dict[str, Any]:
     return {"exporter": exporter, "opset": opset, "dynamic_batch": True, "example_batch": EXAMPLE_BATCH}
-
-
-def _text_hash(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def _version(dist: str) -> str:
-    try:
-        return metadata.version(dist)
-    except metadata.PackageNotFoundError:
-        return "absent"
 
 
 def cache_key(source: ModelSource, seed: int, options: Mapping[str, Any]) -> str:
@@ -148,26 +137,18 @@ def cache_key(source: ModelSource, seed: int, options: Mapping[str, Any]) -> str
         "name": source.name,
         "seed": seed,
         "options": dict(options),
-        "torch": _version("torch"),
-        "onnxscript": _version("onnxscript"),
-        "export_code": {p: _text_hash(here / p) for p in ("onnx_export.py", "inputs.py", "flops.py")},
+        "torch": dist_version("torch"),
+        "onnxscript": dist_version("onnxscript"),
+        "export_code": {p: text_hash(here / p) for p in ("onnx_export.py", "artifact_cache.py", "inputs.py", "flops.py")},
     }
     if source.bundled is not None:
         material["model_options"] = dict(source.bundled.options)
-        material["sources"] = {p.name: _text_hash(p) for p in source.bundled.source_files()}
+        material["sources"] = {p.name: text_hash(p) for p in source.bundled.source_files()}
     else:
         material["function"] = source.function
         material["sources"] = {"builder": hashlib.sha256((source.source_text or "").encode()).hexdigest()}
     blob = json.dumps(material, sort_keys=True).encode()
     return hashlib.sha256(blob).hexdigest()
-
-
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def _meta(artifact: Artifact, entry: Path) -> dict[str, Any]:
@@ -178,30 +159,10 @@ def _meta(artifact: Artifact, entry: Path) -> dict[str, Any]:
     return d
 
 
-def _read_entry(entry: Path) -> Artifact | None:
-    """The cached Artifact, or None if the entry is missing, unreadable or does not match its file."""
-    try:
-        d = json.loads((entry / "meta.json").read_text())
-        model = entry / "model.onnx"
-        if d.get("cache_layout") != CACHE_LAYOUT or model.stat().st_size != d["size_bytes"]:
-            return None
-        if _sha256(model) != d["sha256"]:
-            return None
-        return Artifact(
-            path=str(model), format=d["format"], sha256=d["sha256"], size_bytes=d["size_bytes"],
-            inputs=tuple(TensorSpec.from_dict(t) for t in d["inputs"]), outputs=tuple(d["outputs"]),
-            model_name=d["model_name"], source=d["source"], precision=d.get("precision", "fp32"),
-            export_options=d.get("export_options", {}), export_check=d.get("export_check"), cache_hit=True,
-            flops=d.get("flops"), params=d.get("params"),
-        )
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-
-
 def _commit(tmp: Path, entry: Path) -> None:
     """Rename the finished temp dir into place; a broken entry already there is moved aside first."""
     if entry.exists():
-        if _read_entry(entry) is not None:
+        if read_entry(entry, "onnx") is not None:
             return  # another process finished the same export first
         trash = Path(tempfile.mkdtemp(prefix=f".tmp-old-{entry.name[:16]}-", dir=entry.parent))
         os.replace(entry, trash / "old")
@@ -209,7 +170,7 @@ def _commit(tmp: Path, entry: Path) -> None:
     try:
         os.rename(tmp, entry)
     except OSError:
-        if _read_entry(entry) is None:  # lost a race to a writer whose entry is broken: give up loudly
+        if read_entry(entry, "onnx") is None:  # lost a race to a writer whose entry is broken: give up loudly
             raise
 
 
@@ -397,12 +358,12 @@ def _export(source: ModelSource, path: Path, *, seed: int, opset: int, exporter:
     say(f"{source.name}: counting FLOPs")
     flops = count_flops(path, _concrete(inputs, 1))
     return Artifact(
-        path=str(path), format="onnx", sha256=_sha256(path), size_bytes=path.stat().st_size, inputs=inputs,
+        path=str(path), format="onnx", sha256=sha256_file(path), size_bytes=path.stat().st_size, inputs=inputs,
         outputs=outputs, model_name=source.name, source=source.source,
         export_options={
             **options, "exporter_call": f"torch.onnx.export(dynamo={exporter == 'dynamo'})",
-            "seed": seed, "torch": _version("torch"), "onnx": _version("onnx"),
-            "onnxscript": _version("onnxscript"), "export_seconds": round(seconds, 2),
+            "seed": seed, "torch": dist_version("torch"), "onnx": dist_version("onnx"),
+            "onnxscript": dist_version("onnxscript"), "export_seconds": round(seconds, 2),
         },
         export_check=check, cache_hit=False, flops=flops,
         params=sum(p.numel() for p in module.parameters()),
@@ -512,7 +473,7 @@ def _user_onnx(source: ModelSource, say: Progress) -> Artifact:
         flops = None
     params = sum(math.prod(init.dims) for init in model.graph.initializer)
     return Artifact(
-        path=str(path), format="onnx", sha256=_sha256(path), size_bytes=path.stat().st_size, inputs=inputs,
+        path=str(path), format="onnx", sha256=sha256_file(path), size_bytes=path.stat().st_size, inputs=inputs,
         outputs=tuple(o.name for o in model.graph.output), model_name=source.name, source=source.source,
         export_options={}, export_check=None, cache_hit=False, flops=flops, params=params,
     )
