@@ -89,7 +89,7 @@ def runtimes():
     for mod in ("ai_edge_litert", "tflite_runtime"):
         try:
             m = __import__(mod)
-            found[mod] = {"version": getattr(m, "__version__", None) or _dist_version(mod)}
+            found[mod] = {"version": getattr(m, "__version__", None) or dist_version(mod)}
         except Exception as e:
             found[mod] = {"error": "%s: %s" % (type(e).__name__, e)}
     try:
@@ -105,7 +105,8 @@ def runtimes():
     return found
 
 
-def _dist_version(name):
+def dist_version(name):
+    """Installed version of a distribution (importlib.metadata, Python 3.8+), or None."""
     try:
         from importlib import metadata  # novermin (Python 3.8+, guarded)
     except ImportError:

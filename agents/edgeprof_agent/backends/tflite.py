@@ -25,22 +25,13 @@ def _import_interpreter():
 
 def _version(name):
     try:
-        mod = __import__(name)
-        v = getattr(mod, "__version__", None)
+        v = getattr(__import__(name), "__version__", None)
         if v:
             return v
     except Exception:
         pass
-    try:
-        from importlib import metadata  # novermin (Python 3.8+, guarded)
-    except ImportError:
-        return None
-    for dist in (name.replace("_", "-"), name):
-        try:
-            return metadata.version(dist)
-        except Exception:
-            continue
-    return None
+    from ..environment import dist_version
+    return dist_version(name)
 
 
 class Backend(object):
