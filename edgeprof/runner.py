@@ -257,7 +257,7 @@ def deploy(spec: RunSpec, device: Device, *, store: Store | None, progress: Prog
         finally:
             link.close()
 
-    result = build_result(spec, device, artifact, raw, facts,
+    result = build_result(spec, device, artifact, raw, facts, inputs=inputs,
                           transfer={"agent_bytes": agent_bytes, "artifact_bytes": artifact_bytes,
                                     "total_bytes": agent_bytes + artifact_bytes})
     for note in decision.notes:
@@ -311,7 +311,7 @@ def add_fidelity(result: Result, artifact: Artifact, reference: Any, no_referenc
 
 
 def build_result(spec: RunSpec, device: Device, artifact: Artifact | None, raw: dict[str, Any],
-                 facts: dict[str, Any], transfer: dict[str, Any]) -> Result:
+                 facts: dict[str, Any], transfer: dict[str, Any], inputs: list[dict[str, Any]] | None = None) -> Result:
     samples_ms = [ns / 1e6 for ns in raw["samples_ns"]]
     lat = latency_summary(samples_ms)
     window_s = float(raw["window_s"])
@@ -340,7 +340,7 @@ def build_result(spec: RunSpec, device: Device, artifact: Artifact | None, raw: 
         settings={
             "min_duration_s": spec.min_duration_s, "min_queries": spec.min_queries, "warmup_s": spec.warmup_s,
             "seed": spec.seed, "inputs": [{"name": i["name"], "shape": i["shape"], "dtype": i["dtype"]}
-                                          for i in raw.get("inputs_used", [])] or spec.input_shapes,
+                                          for i in inputs or []],
             "runtime_options": spec.runtime_options, "window_s": window_s, "stopped_by": raw.get("stopped_by"),
             "warmup": raw.get("warmup"), "load_s": raw.get("load_s"),
             "idle_s": spec.idle_s, "cooldown_c": spec.cooldown_c, "power_rate_hz": spec.power_rate_hz,

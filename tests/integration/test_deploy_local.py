@@ -52,6 +52,7 @@ def test_user_onnx_deploy_stores_a_complete_result(tmp_path, db, capsys):
     assert "p99.9" in out and "inferences/s" in out
     r = json.loads(out_json.read_text())
     assert r["status"] == "ok" and r["batch"] == 3 and r["threads"] == 1
+    assert r["settings"]["inputs"] == [{"name": "tokens", "shape": [3, 4, 32], "dtype": "float32"}]
     lat = r["latency_ms"]
     assert lat["n"] == len(r["samples_ms"]) >= 20
     assert lat["p50"] == pytest.approx(float(np.percentile(r["samples_ms"], 50)))
