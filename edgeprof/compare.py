@@ -21,73 +21,17 @@ from typing import Any
 import numpy as np
 
 from .records import Result
-
-DEFAULT_MIN_EFFECT = 0.05  # asv's default factor; below this a change is "unchanged" whatever the p-value
-DEFAULT_ALPHA = 0.002  # asv's Mann-Whitney threshold
-
-
-@dataclass(frozen=True)
-class Metric:
-    name: str
-    label: str
-    unit: str
-    better: str  # "lower" | "higher"
-    samples: bool  # a Mann-Whitney test on the raw latency samples applies
-    group: str  # latency | throughput | memory | power | energy
-    min_abs: float = 0.0  # changes smaller than this (in the metric's unit) are noise whatever the ratio
-    effect_scale: float = 1.0  # × the minimum effect: tails and power readings move more between runs
-
-    def fmt(self, v: float | None) -> str:
-        return fmt_value(v, self.unit)
-
-
-METRICS: tuple[Metric, ...] = (
-    Metric("p50_ms", "p50 latency", "ms", "lower", True, "latency"),
-    Metric("p90_ms", "p90 latency", "ms", "lower", True, "latency", effect_scale=2.0),
-    Metric("p99_ms", "p99 latency", "ms", "lower", True, "latency", effect_scale=4.0),
-    Metric("mean_ms", "mean latency", "ms", "lower", True, "latency"),
-    Metric("throughput_ips", "throughput", "inf/s", "higher", True, "throughput"),
-    Metric("peak_rss_mb", "peak memory", "MB", "lower", False, "memory", min_abs=2.0, effect_scale=2.0),
-    Metric("mean_w", "mean power", "W", "lower", False, "power", min_abs=0.05, effect_scale=2.0),
-    Metric("mj_per_inference", "energy per inference", "mJ", "lower", False, "energy", effect_scale=2.0),
-    Metric("inferences_per_joule", "inferences per joule", "inf/J", "higher", False, "energy", effect_scale=2.0),
-    Metric("gflops_per_watt", "GFLOPS per watt", "GFLOPS/W", "higher", False, "energy", effect_scale=2.0),
+from .vocab import (  # noqa: F401  (re-exported: callers import them from here too)
+    CHECKED_METRICS,
+    DEFAULT_ALPHA,
+    DEFAULT_MIN_EFFECT,
+    EXTRA_METRICS,
+    METRIC_BY_NAME,
+    METRICS,
+    Metric,
+    fmt_p,
+    fmt_value,
 )
-# metrics a budget may name in addition to METRICS
-EXTRA_METRICS: tuple[Metric, ...] = (
-    Metric("p95_ms", "p95 latency", "ms", "lower", True, "latency", effect_scale=2.0),
-    Metric("p97_ms", "p97 latency", "ms", "lower", True, "latency", effect_scale=3.0),
-    Metric("p999_ms", "p99.9 latency", "ms", "lower", True, "latency", effect_scale=6.0),
-    Metric("max_ms", "max latency", "ms", "lower", True, "latency", effect_scale=10.0),
-    Metric("p95_w", "p95 power", "W", "lower", False, "power", effect_scale=2.0),
-    Metric("rss_after_load_mb", "memory after load", "MB", "lower", False, "memory"),
-)
-METRIC_BY_NAME: dict[str, Metric] = {m.name: m for m in METRICS + EXTRA_METRICS}
-CHECKED_METRICS = ("p50_ms", "p90_ms", "p99_ms", "throughput_ips", "peak_rss_mb", "mj_per_inference")
-
-
-def fmt_value(v: float | None, unit: str = "") -> str:
-    if v is None:
-        return "-"
-    a = abs(v)
-    if a == 0:
-        text = "0"
-    elif a >= 100:
-        text = f"{v:.0f}"
-    elif a >= 10:
-        text = f"{v:.1f}"
-    elif a >= 0.1:
-        text = f"{v:.2f}"
-    else:
-        text = f"{v:.3g}"
-    return f"{text} {unit}".strip()
-
-
-def fmt_p(p: float | None) -> str:
-    """A p-value for people: below 1e-16 floating point cannot tell it from 0."""
-    if p is None:
-        return "-"
-    return "<1e-16" if p < 1e-16 else f"{p:.2g}"
 
 
 def metric_values(r: Result) -> dict[str, float | None]:

@@ -11,6 +11,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from html import escape
 
+from ..vocab import fmt_num  # noqa: F401  (used below and by html.py)
+
 # colour-blind-safe palette (Okabe-Ito, then Tableau-ish extras)
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000",
            "#8C564B", "#7F7F7F", "#BCBD22", "#17BECF")
@@ -21,21 +23,6 @@ GRID = "#e4e7eb"
 
 def color(i: int) -> str:
     return PALETTE[i % len(PALETTE)]
-
-
-def fmt_num(v: float) -> str:
-    a = abs(v)
-    if a == 0:
-        return "0"
-    if a >= 1e6:
-        return f"{v / 1e6:.3g}M"
-    if a >= 1e4:
-        return f"{v / 1e3:.3g}k"
-    if a >= 100:
-        return f"{v:.0f}"
-    if a >= 1:
-        return f"{v:.3g}"
-    return f"{v:.2g}"
 
 
 @dataclass

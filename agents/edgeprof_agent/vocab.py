@@ -1,0 +1,57 @@
+"""The words host and agent share: runtimes, precisions, power sources, error kinds, run-setting defaults.
+
+Owns: the single definition of each name that crosses the host<->agent line. The host package imports these
+(edgeprof/vocab.py re-exports them and adds host-only notions: metrics, configuration identity, formatting);
+the agent uses them directly. Python 3.6-safe, standard library only.
+Does not own: what the names do (backends/, probes/, power.py) or how messages are framed (protocol.py).
+"""
+
+# runtimes a run can ask for (one backend module each, backends/__init__.py)
+RUNTIMES = ("onnxruntime", "tflite", "tensorrt", "null")
+# numeric precisions an artifact can be prepared in
+PRECISIONS = ("fp32", "fp16", "int8")
+# devices.yaml `power: {source: ...}` values (power.py implements each; "auto" tries AUTO_ORDER, "none" is off)
+POWER_SOURCES = ("auto", "jetson-ina3221", "jtop", "rpi5-pmic", "hwmon", "nvml", "rapl", "command", "none")
+POWER_AUTO_ORDER = ("jetson-ina3221", "jtop", "hwmon", "rpi5-pmic", "nvml", "rapl")
+
+
+class ErrorKind(object):
+    """The `type` of an error reply. The host maps errors by these constants, never by message text."""
+
+    PROTOCOL = "protocol"  # malformed request, first request not hello, missing/unknown field
+    PROTOCOL_MISMATCH = "protocol_mismatch"  # host and agent speak different protocol versions
+    UNKNOWN_OP = "unknown_op"
+    BAD_REQUEST = "bad_request"  # a request field has a value the agent cannot use
+    BAD_PATH = "bad_path"  # a path outside the agent's workdir
+    BAD_OPTION = "bad_option"  # a runtime option the runtime refuses
+    BAD_INPUTS = "bad_inputs"  # input specs the agent cannot build tensors for
+    UNKNOWN_RUNTIME = "unknown_runtime"
+    RUNTIME_MISSING = "runtime_missing"  # the runtime (or numpy) is not importable on the device
+    CAPABILITY = "capability"  # the device cannot run this combination (no GPU, ...)
+    CUDA_ERROR = "cuda_error"
+    LOAD_FAILED = "load_failed"  # the runtime refused the model
+    RUN_FAILED = "run_failed"  # an inference raised during the run
+    PROFILE_FAILED = "profile_failed"
+    LEASED = "leased"  # another controller holds the device lease
+    AGENT_EXCEPTION = "agent_exception"  # a bug in the agent: traceback in `detail`
+
+    ALL = (PROTOCOL, PROTOCOL_MISMATCH, UNKNOWN_OP, BAD_REQUEST, BAD_PATH, BAD_OPTION, BAD_INPUTS,
+           UNKNOWN_RUNTIME, RUNTIME_MISSING, CAPABILITY, CUDA_ERROR, LOAD_FAILED, RUN_FAILED, PROFILE_FAILED,
+           LEASED, AGENT_EXCEPTION)
+    # failures of the measurement itself (the model or runtime on the device): never retried by a sweep
+    MEASUREMENT = (LOAD_FAILED, RUN_FAILED, BAD_INPUTS, BAD_OPTION, CUDA_ERROR, PROFILE_FAILED)
+
+
+# The one home of each run setting's default that the agent sees. The host's RunSpec, the deploy flags and the
+# sweep settings all take their defaults from here (edgeprof/vocab.py SETTINGS).
+RUN_DEFAULTS = {
+    "batch": 1,
+    "seed": 0,
+    "warmup_s": 5.0,
+    "min_duration_s": 10.0,
+    "min_queries": 100,
+    "max_queries": 200000,  # bounds raw samples for very short queries (null runtime, tiny ops)
+    "idle_s": 3.0,  # idle power baseline before the model loads; 0 = off
+    "cooldown_timeout_s": 600.0,
+    "profile_iterations": 20,  # runs in the --profile-ops pass (after the timed loop)
+}

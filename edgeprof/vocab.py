@@ -1,0 +1,234 @@
+"""One vocabulary for the host: every notion that more than one module names is defined here, once.
+
+Owns: runtimes, precisions, power sources and error kinds (re-exported from the agent package, which shares
+them with the device), the comparable metrics (name, unit, which direction is better, default minimum effect),
+the run settings with their kinds, defaults and ranges (deploy flags, sweep `settings:` and RunSpec all read
+this table), the identity of a measured configuration, and the one number formatter used by the terminal,
+Markdown and HTML.
+Does not own: reading a metric from a Result (compare.py), validating YAML nodes (config.py), what a runtime
+can do on a device (capability.py). Pure definitions, no I/O.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from edgeprof_agent.vocab import (
+    POWER_AUTO_ORDER,
+    POWER_SOURCES,
+    PRECISIONS,
+    RUN_DEFAULTS,
+    RUNTIMES,
+    ErrorKind,
+)
+
+__all__ = [
+    "RUNTIMES", "PRECISIONS", "POWER_SOURCES", "POWER_AUTO_ORDER", "ErrorKind", "RUN_DEFAULTS",
+    "Metric", "METRICS", "EXTRA_METRICS", "METRIC_BY_NAME", "CHECKED_METRICS", "DEFAULT_MIN_EFFECT",
+    "DEFAULT_ALPHA", "Setting", "SETTINGS", "ConfigIdentity", "fmt_value", "fmt_p", "fmt_num", "is_finite_number",
+]
+
+DEFAULT_MIN_EFFECT = 0.05  # asv's default factor; below this a change is "unchanged" whatever the p-value
+DEFAULT_ALPHA = 0.002  # asv's Mann-Whitney threshold
+
+
+# -- metrics -----------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Metric:
+    name: str
+    label: str
+    unit: str
+    better: str  # "lower" | "higher"
+    samples: bool  # a Mann-Whitney test on the raw latency samples applies
+    group: str  # latency | throughput | memory | power | energy
+    min_abs: float = 0.0  # changes smaller than this (in the metric's unit) are noise whatever the ratio
+    effect_scale: float = 1.0  # × the minimum effect: tails and power readings move more between runs
+
+    @property
+    def min_effect(self) -> float:
+        """The default minimum relative change that counts for this metric."""
+        return DEFAULT_MIN_EFFECT * self.effect_scale
+
+    def fmt(self, v: float | None) -> str:
+        return fmt_value(v, self.unit)
+
+
+METRICS: tuple[Metric, ...] = (
+    Metric("p50_ms", "p50 latency", "ms", "lower", True, "latency"),
+    Metric("p90_ms", "p90 latency", "ms", "lower", True, "latency", effect_scale=2.0),
+    Metric("p99_ms", "p99 latency", "ms", "lower", True, "latency", effect_scale=4.0),
+    Metric("mean_ms", "mean latency", "ms", "lower", True, "latency"),
+    Metric("throughput_ips", "throughput", "inf/s", "higher", True, "throughput"),
+    Metric("peak_rss_mb", "peak memory", "MB", "lower", False, "memory", min_abs=2.0, effect_scale=2.0),
+    Metric("mean_w", "mean power", "W", "lower", False, "power", min_abs=0.05, effect_scale=2.0),
+    Metric("mj_per_inference", "energy per inference", "mJ", "lower", False, "energy", effect_scale=2.0),
+    Metric("inferences_per_joule", "inferences per joule", "inf/J", "higher", False, "energy", effect_scale=2.0),
+    Metric("gflops_per_watt", "GFLOPS per watt", "GFLOPS/W", "higher", False, "energy", effect_scale=2.0),
+)
+# metrics a budget may name in addition to METRICS
+EXTRA_METRICS: tuple[Metric, ...] = (
+    Metric("p95_ms", "p95 latency", "ms", "lower", True, "latency", effect_scale=2.0),
+    Metric("p97_ms", "p97 latency", "ms", "lower", True, "latency", effect_scale=3.0),
+    Metric("p999_ms", "p99.9 latency", "ms", "lower", True, "latency", effect_scale=6.0),
+    Metric("max_ms", "max latency", "ms", "lower", True, "latency", effect_scale=10.0),
+    Metric("p95_w", "p95 power", "W", "lower", False, "power", effect_scale=2.0),
+    Metric("rss_after_load_mb", "memory after load", "MB", "lower", False, "memory"),
+)
+METRIC_BY_NAME: dict[str, Metric] = {m.name: m for m in METRICS + EXTRA_METRICS}
+CHECKED_METRICS = ("p50_ms", "p90_ms", "p99_ms", "throughput_ips", "peak_rss_mb", "mj_per_inference")
+
+
+# -- run settings ------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Setting:
+    """A run setting: its kind ("number" | "int" | "mapping"), default, allowed range and where it is used.
+
+    `lo`/`hi` bound the value (inclusive); `lo_open` makes the lower bound exclusive (> lo). Every numeric value
+    must be finite. `flag` is the deploy option that sets it (None: sweep files only)."""
+
+    name: str
+    kind: str
+    default: Any
+    help: str
+    lo: float | None = None
+    hi: float | None = None
+    lo_open: bool = False
+    flag: str | None = None
+    nullable: bool = False  # None is a valid value (e.g. max_queries: no cap)
+
+    def check(self, value: Any) -> str | None:
+        """None when `value` is acceptable, else what is wrong (one phrase, for `<where>: <phrase>`)."""
+        if value is None:
+            return None if self.nullable or self.default is None else "must be given"
+        if self.kind == "mapping":
+            return None if isinstance(value, dict) else "must be a mapping"
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return "must be a number" if self.kind == "number" else "must be an integer"
+        if self.kind == "int" and not isinstance(value, int):
+            return "must be an integer"
+        if not is_finite_number(value):
+            return "must be a finite number"
+        if self.lo is not None and (value <= self.lo if self.lo_open else value < self.lo):
+            return f"must be {'>' if self.lo_open else '>='} {self.lo:g}"
+        if self.hi is not None and value > self.hi:
+            return f"must be <= {self.hi:g}"
+        return None
+
+
+_D = RUN_DEFAULTS
+_SETTINGS: tuple[Setting, ...] = (
+    Setting("min_duration_s", "number", _D["min_duration_s"], "the timed loop runs at least this long (s)",
+            lo=0, hi=86400, flag="--min-duration"),
+    Setting("min_queries", "int", _D["min_queries"], "... and at least this many queries", lo=1, hi=10**9,
+            flag="--min-queries"),
+    Setting("max_queries", "int", _D["max_queries"], "stop at this many queries even before min_duration",
+            lo=1, hi=10**9, flag="--max-queries", nullable=True),
+    Setting("warmup_s", "number", _D["warmup_s"], "warm up until steady or this many seconds pass", lo=0,
+            hi=86400, flag="--warmup"),
+    Setting("seed", "int", _D["seed"], "seed for weights of bundled models and for inputs", lo=0, hi=2**32 - 1,
+            flag="--seed"),
+    Setting("idle_s", "number", _D["idle_s"], "idle power baseline before load (s; 0 = off)", lo=0, hi=3600,
+            flag="--idle"),
+    Setting("cooldown_timeout_s", "number", _D["cooldown_timeout_s"], "give up waiting for --cooldown after (s)",
+            lo=0, lo_open=True, hi=86400, flag="--cooldown-timeout"),
+    Setting("timeout_s", "number", 900.0, "a whole sweep cell, wall clock; the agent is stopped when it passes",
+            lo=0, lo_open=True, hi=7 * 86400),
+    Setting("retries", "int", 2, "retries of a sweep cell on transport errors only", lo=0, hi=100),
+    Setting("retry_backoff_s", "number", 5.0, "first retry delay (doubled after each retry)", lo=0, hi=3600),
+    Setting("runtime_options", "mapping", None, "options passed to the runtime (see docs/runtimes.md)",
+            nullable=True),
+    Setting("lease_wait_s", "number", 3600.0, "how long to wait for another controller's lease on a device",
+            lo=0, hi=7 * 86400),
+)
+SETTINGS: dict[str, Setting] = {s.name: s for s in _SETTINGS}
+
+
+# -- configuration identity --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ConfigIdentity:
+    """What makes two results measurements of the same configuration: compared across nights, grouped in
+    reports, matched to sweep cells. Two results with the same key are comparable; anything else is not."""
+
+    device: str
+    model: str  # the model reference as stored on the Result
+    runtime: str
+    precision: str
+    batch: int
+    threads: int | None
+    source: str | None = None  # the artifact's source ("bundled:mobilenet_v2", "file:/abs/path.onnx", ...)
+
+    def key(self) -> str:
+        ident = json.dumps([self.device, self.model, self.runtime, self.precision, self.batch, self.threads,
+                            self.source], sort_keys=True)
+        return hashlib.sha256(ident.encode()).hexdigest()[:16]
+
+    def model_label(self) -> str:
+        model = self.model
+        if "/" in model or model.endswith((".onnx", ".tflite")):
+            model = model.rsplit("/", 1)[-1]
+        return model
+
+    def label(self) -> str:
+        """`model on device · runtime precision · batch N · T threads`."""
+        text = f"{self.model_label()} on {self.device} · {self.runtime} {self.precision} · batch {self.batch}"
+        return text + (f" · {self.threads} threads" if self.threads else "")
+
+
+# -- numbers for people ------------------------------------------------------------------------------------------
+
+
+def is_finite_number(v: Any) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def fmt_value(v: float | None, unit: str = "") -> str:
+    """A measured value with its unit: 3 significant digits below 0.1, then 2, 1 and 0 decimals."""
+    if v is None:
+        return "-"
+    if not math.isfinite(v):
+        return f"{v} {unit}".strip()
+    a = abs(v)
+    if a == 0:
+        text = "0"
+    elif a >= 100:
+        text = f"{v:.0f}"
+    elif a >= 10:
+        text = f"{v:.1f}"
+    elif a >= 0.1:
+        text = f"{v:.2f}"
+    else:
+        text = f"{v:.3g}"
+    return f"{text} {unit}".strip()
+
+
+def fmt_p(p: float | None) -> str:
+    """A p-value for people: below 1e-16 floating point cannot tell it from 0."""
+    if p is None:
+        return "-"
+    return "<1e-16" if p < 1e-16 else f"{p:.2g}"
+
+
+def fmt_num(v: float) -> str:
+    """A compact axis label: 1.2k, 3.4M, 0.05."""
+    a = abs(v)
+    if a == 0:
+        return "0"
+    if a >= 1e6:
+        return f"{v / 1e6:.3g}M"
+    if a >= 1e4:
+        return f"{v / 1e3:.3g}k"
+    if a >= 100:
+        return f"{v:.0f}"
+    if a >= 1:
+        return f"{v:.3g}"
+    return f"{v:.2g}"
