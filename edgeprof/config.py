@@ -336,17 +336,20 @@ class Doc:
             raise self.err(node, ypath, f"must be {what}, not {value!r}")
         return value
 
-    def integer(self, node: Node, ypath: str, lo: int = 1, hi: int | None = None, *, allow_null: bool = False,
-                digits_ok: bool = False) -> int | None:
-        """An integer in [lo, hi] (`digits_ok`: a quoted "22" counts); null only with allow_null."""
+    def integer(self, node: Node, ypath: str, lo: int = 1, hi: int | None = None, *, cap: int | None = None,
+                allow_null: bool = False, digits_ok: bool = False) -> int | None:
+        """An integer in [lo, hi] (`digits_ok`: a quoted "22" counts); null only with allow_null.
+
+        `hi` is part of what the value means (a port is 1–65535); `cap` is a sanity bound on a value that is
+        otherwise open-ended (batch >= 1, at most 65536): both are enforced, they only read differently."""
         value = self.scalar(node, ypath)
         if value is None and allow_null:
             return None
         if digits_ok and isinstance(value, str) and value.strip().isdigit() and len(value) < 20:
             value = int(value)
-        if not check_number(value, integer=True, lo=lo, hi=hi):
-            phrase = number_phrase(integer=True, lo=lo, hi=hi) + (" or null" if allow_null else "")
-            raise self.err(node, ypath, f"must be {phrase}, not {self.kind(node)}")
+        if not check_number(value, integer=True, lo=lo, hi=hi if hi is not None else cap):
+            phrase = number_phrase(integer=True, lo=lo, hi=hi) + (f" (at most {cap})" if cap is not None else "")
+            raise self.err(node, ypath, f"must be {phrase}{' or null' if allow_null else ''}, not {self.kind(node)}")
         return int(value)
 
     def number(self, node: Node, ypath: str, *, lo: float = 0, hi: float | None = None,
