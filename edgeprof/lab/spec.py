@@ -49,6 +49,7 @@ from ..config import Doc, compose, did_you_mean, read_text, resolve_path
 from ..errors import ConfigError, ModelError
 from ..records import Device, RunSpec
 from ..regress import parse_budget
+from .decide import cell_decision
 
 SWEEP_VERSION = 1
 
@@ -154,11 +155,8 @@ class Cell:
 
 
 def model_format(ref: str) -> str:
-    """The model's format as the capability matrix names it (its own function when it has one)."""
-    fn = getattr(capability, "model_format", None)
-    if fn is not None:
-        return str(fn(ref))
-    return "tflite" if ref.lower().endswith(".tflite") else "onnx"
+    """The model's format as the capability matrix names it."""
+    return capability.model_format(ref)
 
 
 # -- parsing --------------------------------------------------------------------------------------------------
@@ -522,7 +520,7 @@ def expand(spec: SweepSpec, devices: list[Device]) -> list[Cell]:
         for r in spec.budgets:
             if matches(r, cell, by_name):
                 cell.budgets.extend(x for x in r.limits if x not in cell.budgets)
-        decision = capability.check(model_format(m.ref), rt, pr, None, dn)
+        decision = cell_decision(cell, None)  # static: what the device lacks is decided with its facts
         if not decision.ok:
             cell.skip = decision.reason
         cells.append(cell)
