@@ -134,6 +134,43 @@ class _BoundedLoader(yaml.SafeLoader):
         return node
 
 
+_FLOW_RE = re.compile(r"[\[\]{}'\"#\n]")
+
+
+def _flow_depth_line(text: str) -> int | None:
+    """A fast look for flow nesting ([ and {) deeper than MAX_DEPTH, outside quotes and comments: the line, or None.
+
+    PyYAML's scanner slows down quadratically with flow depth (5000 levels take seconds) before the composer
+    sees the first node; this finds such a file in one pass. The composer's own depth check stays the rule."""
+    depth = 0
+    quote = ""
+    comment = False
+    line = 1
+    for m in _FLOW_RE.finditer(text):
+        c = m.group()
+        if c == "\n":
+            line += 1
+            comment = False
+            continue
+        if comment:
+            continue
+        if quote:
+            if c == quote and not (quote == '"' and text[m.start() - 1] == "\\"):
+                quote = ""
+            continue
+        if c in "'\"":
+            quote = c
+        elif c == "#":
+            comment = m.start() == 0 or text[m.start() - 1] in " \t\n"
+        elif c in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                return line
+        else:
+            depth = max(0, depth - 1)
+    return None
+
+
 def compose(text: str, display: str) -> Node | None:
     """Text → the YAML node tree (None for an empty document), or a ConfigError naming `display:line`."""
     m = _CONTROL_RE.search(text)
@@ -141,6 +178,9 @@ def compose(text: str, display: str) -> Node | None:
         lineno = text.count("\n", 0, m.start()) + 1
         raise ConfigError(f"{display}:{lineno}: control character U+{ord(m.group()):04X} is not allowed",
                           hint="remove it (configuration files are plain text)")
+    deep = _flow_depth_line(text)
+    if deep is not None:
+        raise ConfigError(f"{display}:{deep}: nested more than {MAX_DEPTH} levels deep")
     loader = _BoundedLoader(text)
     loader.display = display
     try:
