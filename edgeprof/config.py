@@ -29,7 +29,8 @@ from .vocab import SETTINGS, Setting
 
 __all__ = [
     "MAX_FILE_BYTES", "MAX_DEPTH", "MAX_NODES", "Doc", "compose", "read_text", "did_you_mean", "check_number",
-    "number_phrase", "check_cli_settings", "setting_problem",
+    "number_phrase", "check_cli_settings", "setting_problem", "BATCH_MAX", "THREADS_MAX", "POWER_RATE_MAX_HZ",
+    "OTHER_NUMBERS",
 ]
 
 MAX_FILE_BYTES = 4 * 1024 * 1024  # a configuration file larger than this is refused unread
@@ -242,18 +243,37 @@ def setting_problem(setting: Setting, value: Any) -> str | None:
     return None
 
 
-def check_cli_settings(values: Mapping[str, Any]) -> None:
-    """Check run settings given on the command line (deploy flags) with the rules sweep files use.
+# numbers that are not run settings (vocab.SETTINGS) but are checked alike wherever they are written: the batch and
+# threads axes (sweep files, deploy flags) and the power sampling rate (devices.yaml power.rate_hz, --power-rate).
+# name -> (integer, lo, hi, lo exclusive, flag)
+BATCH_MAX = 65536
+THREADS_MAX = 1024
+POWER_RATE_MAX_HZ = 10_000.0
+OTHER_NUMBERS: dict[str, tuple[bool, float, float, bool, str]] = {
+    "batch": (True, 1, BATCH_MAX, False, "--batch"),
+    "threads": (True, 1, THREADS_MAX, False, "--threads"),
+    "power_rate_hz": (False, 0, POWER_RATE_MAX_HZ, True, "--power-rate"),
+}
 
-    `values` maps a setting name (vocab.SETTINGS, e.g. "min_duration_s") to the parsed value, e.g.
-    `{s.name: getattr(args, s.name) for s in SETTINGS.values() if s.flag}` built from argparse's namespace;
-    None means "not given" and is skipped for settings with a default. Raises ConfigError naming the flag."""
+
+def check_cli_settings(values: Mapping[str, Any]) -> None:
+    """Check numbers given on the command line (deploy flags) with the rules sweep files and devices.yaml use.
+
+    `values` maps a run setting's name (vocab.SETTINGS, e.g. "min_duration_s") or one of OTHER_NUMBERS ("batch",
+    "threads", "power_rate_hz") to the parsed value; None means "not given" and is skipped. Raises a one-line
+    ConfigError naming the flag, e.g. `--min-duration nan: must be a finite number`."""
     for name, value in values.items():
-        setting = SETTINGS.get(name)
-        if setting is None:
-            raise ConfigError(f"unknown run setting {name!r}{did_you_mean(name, SETTINGS)}")
         if value is None:
             continue
+        if name in OTHER_NUMBERS:
+            integer, lo, hi, lo_open, flag = OTHER_NUMBERS[name]
+            if not check_number(value, integer=integer, lo=lo, hi=hi, lo_open=lo_open):
+                raise ConfigError(f"{flag} {value!r}: must be "
+                                  + number_phrase(integer=integer, lo=lo, hi=hi, lo_open=lo_open))
+            continue
+        setting = SETTINGS.get(name)
+        if setting is None:
+            raise ConfigError(f"unknown run setting {name!r}{did_you_mean(name, [*SETTINGS, *OTHER_NUMBERS])}")
         problem = setting_problem(setting, value)
         if problem is not None:
             where = setting.flag or name

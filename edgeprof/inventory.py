@@ -24,7 +24,7 @@ from typing import Any
 
 from yaml.nodes import Node
 
-from .config import Doc, compose, did_you_mean, read_text, resolve_path
+from .config import POWER_RATE_MAX_HZ, Doc, compose, did_you_mean, read_text, resolve_path
 from .errors import ConfigError, DeviceError
 from .records import Device, local_device
 from .vocab import POWER_SOURCES
@@ -46,7 +46,7 @@ _SUBST_RE = re.compile(r"\$\$\{|\$\{([^}]*)\}|\$\{")
 POWER_UNITS = ("W", "mW")
 # the power block's keys (docs/power.md); numbers: key -> (lo, hi, lo exclusive)
 POWER_NUMBERS: dict[str, tuple[float, float, bool]] = {
-    "rate_hz": (0, 10_000, True), "timeout_s": (0, 3600, True), "interval_s": (0.5, 3600, False)}
+    "rate_hz": (0, POWER_RATE_MAX_HZ, True), "timeout_s": (0, 3600, True), "interval_s": (0.5, 3600, False)}
 POWER_KEYS = ("source", "rail", "rate_hz", "command", "unit", "covers", "device", "interval_s", "hwmon", "timeout_s")
 MAX_CONNECT_TIMEOUT = 3600.0
 

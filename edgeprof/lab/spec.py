@@ -45,7 +45,7 @@ from typing import Any
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from .. import capability, vocab
-from ..config import Doc, compose, did_you_mean, read_text, resolve_path
+from ..config import BATCH_MAX, THREADS_MAX, Doc, compose, did_you_mean, read_text, resolve_path
 from ..errors import ConfigError, ModelError
 from ..records import Device, RunSpec
 from ..regress import parse_budget
@@ -62,9 +62,6 @@ KNOWN_RUNTIMES = (*vocab.RUNTIMES, *RUNTIME_ALIASES)
 # precisions users may name that no runtime supports yet: accepted, their cells become skip rows with the reason
 EXTRA_PRECISIONS = ("bf16",)
 KNOWN_PRECISIONS = (*vocab.PRECISIONS, *EXTRA_PRECISIONS)
-# sanity bounds of the batch and threads axes (a batch of 10**24 is a typo, not a measurement)
-BATCH_MAX = 65536
-THREADS_MAX = 1024
 
 # per-cell settings: vocab.SETTINGS (kind, default, range; the deploy flags share them)
 SETTINGS = vocab.SETTINGS

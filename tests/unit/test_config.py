@@ -166,6 +166,9 @@ def test_friendly_yaml_still_reads(tmp_path: Path) -> None:
     ({"cooldown_timeout_s": 0.0}, "--cooldown-timeout 0.0: must be > 0"),
     ({"idle_s": 1e400}, "--idle inf"),
     ({"max_queries": True}, "--max-queries True: must be an integer"),
+    ({"batch": 10**24}, "--batch 1000000000000000000000000: must be an integer 1–65536"),
+    ({"threads": 0}, "--threads 0: must be an integer 1–1024"),
+    ({"power_rate_hz": float("nan")}, "--power-rate nan: must be a positive number up to 10000"),
 ])
 def test_cli_numbers_follow_the_same_rules(values: dict[str, object], needle: str) -> None:
     with pytest.raises(ConfigError) as e:
@@ -174,6 +177,7 @@ def test_cli_numbers_follow_the_same_rules(values: dict[str, object], needle: st
 
 
 def test_cli_numbers_accepted() -> None:
-    check_cli_settings({"min_duration_s": 0.5, "seed": 2**32 - 1, "max_queries": None, "warmup_s": 0})
+    check_cli_settings({"min_duration_s": 0.5, "seed": 2**32 - 1, "max_queries": None, "warmup_s": 0, "batch": 8,
+                        "threads": None, "power_rate_hz": 50.0})
     with pytest.raises(ConfigError, match="unknown run setting 'min_duraton_s'; did you mean 'min_duration_s'"):
         check_cli_settings({"min_duraton_s": 1.0})
