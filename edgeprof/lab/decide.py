@@ -53,7 +53,8 @@ class Action:
 def cell_decision(cell: Cell, facts: Mapping[str, Any] | None) -> capability.Decision:
     """Run or skip(reason) for one cell: with facts=None only what is statically impossible is skipped."""
     options = cell.settings.get("runtime_options") or {}
-    return capability.check(capability.model_format(cell.model), cell.runtime, cell.precision,
+    fmt = "none" if cell.runtime == "null" else capability.model_format(cell.model)  # as runner.deploy asks
+    return capability.check(fmt, cell.runtime, cell.precision,
                             dict(facts) if facts is not None else None, cell.device, options)
 
 

@@ -44,7 +44,7 @@ from typing import Any
 
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from .. import capability, vocab
+from .. import vocab
 from ..config import BATCH_MAX, THREADS_MAX, Doc, compose, did_you_mean, read_text, resolve_path
 from ..errors import ConfigError, ModelError
 from ..records import Device, RunSpec
@@ -149,11 +149,6 @@ class Cell:
         kw = {k: v for k, v in d.items() if k in names}
         kw["inputs"] = {k: tuple(v) for k, v in (d.get("inputs") or {}).items()}
         return cls(**kw)
-
-
-def model_format(ref: str) -> str:
-    """The model's format as the capability matrix names it."""
-    return capability.model_format(ref)
 
 
 # -- parsing --------------------------------------------------------------------------------------------------
