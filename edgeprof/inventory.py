@@ -3,7 +3,8 @@
 Owns: finding the inventory file (explicit path, ./devices.yaml, ~/.config/edgeprof/devices.yaml), reading it
 with line numbers, validating every key, `${EDGEPROF_*}` substitution, filling fields the file leaves out from
 ~/.ssh/config, the built-in device `local`, name look-up with did-you-mean, and tag selection.
-Does not own: connecting to devices (transport), host keys (known_hosts), or what runs on them.
+Does not own: reading YAML safely and the node validator (config.py), connecting to devices (transport), host
+keys (known_hosts), or what runs on them.
 
 Every error names the file, the line and the YAML path: `devices.yaml:14 devices.jetson-nano.port: must be an
 integer 1–65535`.

@@ -7,8 +7,9 @@ timeout that stops the remote agent, turning every way a cell can end into a Res
 capability reason; failed with a one-line reason and the agent's stderr tail), committing each row the moment
 its cell ends, a clean stop on Ctrl-C (running agents are stopped, finished cells stay, the sweep is marked
 interrupted so `--resume` picks up the rest), and the live status (current cell, done/total, ETA per device).
-Does not own: one measurement (runner.deploy), the lock on the device (lease.py + the agent), the sweep file
-(spec.py), the database (ledger.py, store.py), drawing progress (cli/sweep.py).
+Does not own: what a failure means or whether a cell may run (decide.py: pure functions the scheduler obeys),
+one measurement (runner.deploy), the lock on the device (lease.py + the agent), the sweep file (spec.py), the
+database (ledger.py, store.py), drawing progress (cli/sweep.py).
 """
 
 from __future__ import annotations

@@ -6,7 +6,9 @@ batch × threads with include/exclude rules, per-cell settings (defaults, then `
 attached to the cells they match, and the static part of the capability check (runtime × format × precision:
 an impossible cell becomes a skip row with its reason; what the device itself lacks is checked by the
 scheduler with fresh facts).
-Does not own: the inventory (inventory.py), running cells (scheduler.py), budget evaluation (regress.py).
+Does not own: reading YAML safely and validating nodes (config.py), the run settings' table (vocab.SETTINGS),
+the capability decision itself (decide.cell_decision), the inventory (inventory.py), running cells
+(scheduler.py), budget evaluation (regress.py).
 
 Sweep file format history (keep next to the constant):
   1 — version, name, inventory, models, devices, runtimes, precisions, batch, threads, settings, include,
