@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from rich.live import Live
+from rich.markup import escape
 from rich.table import Table
 
 from ..compare import cell_label, fmt_value
@@ -141,14 +142,14 @@ def _execute(store: Any, sweep_id: str, cells: list[Cell], devices: list[Device]
     if holder:
         print_finished(holder[0])
     for line in lines:
-        err.print(f"[dim]{line}[/dim]")
+        err.print(f"[dim]{escape(line)}[/dim]")  # tracebacks and reasons are text, not markup
     _summary(outcome.results)
     c = outcome.counts
     mins, secs = divmod(int(outcome.wall_s), 60)
     err.print(f"sweep {sweep_id}: {c.get('ok', 0)} ok, {c.get('skipped', 0)} skipped, {c.get('failed', 0)} failed"
               + (f", {c['not run']} not run" if c.get("not run") else "") + f" in {mins}m{secs:02d}s")
     for e in outcome.errors:
-        err.print(f"[red]error[/red] {e} (a bug in edgeprof: the traceback is above)")
+        err.print(f"[red]error[/red] {escape(e)} (a bug in edgeprof: the traceback is above)")
     if not outcome.ok:
         err.print(f"resume (reruns the failed and unfinished cells): edgeprof sweep --resume {sweep_id}")
     err.print(f"report: edgeprof report --sweep {sweep_id} --out report.html    "
