@@ -210,9 +210,19 @@ def test_a_board_worker_that_breaks_fails_its_cells_and_the_exit_code_says_so(
         return real_commit(store, sweep_id, cell, result, attempts)
 
     monkeypatch.setattr(ledger, "commit_cell", commit_once_broken)
+    from edgeprof.cli import sweep as sweep_cli
+
+    through: list[str] = []
+
+    def traced_run_sweep(store, sweep_id, *a, **kw):  # type: ignore[no-untyped-def]
+        through.append(sweep_id)
+        return run_sweep(store, sweep_id, *a, **kw)
+
+    monkeypatch.setattr(sweep_cli, "run_sweep", traced_run_sweep)
     code = main(["sweep", str(tmp_path / "s.yaml"), "--db", db, "--quiet", "--id-file", str(tmp_path / "id")])
     err = capsys.readouterr().err
     assert code == 1, err
+    assert len(through) == 1  # the command runs the sweep through the run_sweep the tests call
     assert "internal error in edgeprof on device local: OverflowError" in err
     sweep_id = (tmp_path / "id").read_text().strip()
     rec = ledger.get_sweep(Store(db), sweep_id)
