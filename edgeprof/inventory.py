@@ -25,7 +25,7 @@ from typing import Any
 
 from yaml.nodes import Node
 
-from .config import POWER_RATE_MAX_HZ, Doc, compose, did_you_mean, read_text, resolve_path
+from .config import POWER_RATE_MAX_HZ, Doc, check_number, compose, did_you_mean, read_text, resolve_path
 from .errors import ConfigError, DeviceError
 from .records import Device, local_device
 from .vocab import POWER_SOURCES
@@ -392,10 +392,11 @@ class _Loader(Doc):
                            "not support", hint="use ProxyJump (proxy_jump: in devices.yaml)")
         port = values.get("port")
         if port is None and "port" in cfg:
-            try:
-                port = int(cfg["port"])
-            except ValueError:
-                raise self.err(knode, ypath, f"~/.ssh/config gives Port {cfg['port']!r} for {alias!r}") from None
+            text = str(cfg["port"]).strip()
+            port = int(text) if text.isdigit() and len(text) < 6 else None
+            if not check_number(port, integer=True, lo=1, hi=65535):
+                raise self.err(knode, ypath, f"~/.ssh/config gives Port {cfg['port']!r} for {alias!r}",
+                               hint="a port is an integer 1–65535")
         identity = values.get("identity_file")
         if identity is None and cfg.get("identityfile"):
             identity = cfg["identityfile"][0]
@@ -408,6 +409,8 @@ class _Loader(Doc):
                 timeout = float(cfg["connecttimeout"])
             except ValueError:
                 timeout = None
+            if not check_number(timeout, integer=False, lo=0, hi=MAX_CONNECT_TIMEOUT, lo_open=True):
+                timeout = None  # ssh's own rule: a bad ConnectTimeout is ignored; ours is the default
         return Device(
             name=name, kind="ssh", host=host, port=port or 22, user=values.get("user", cfg.get("user")),
             identity_file=identity, proxy_jump=proxy, python=values.get("python", DEFAULT_PYTHON),
