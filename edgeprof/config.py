@@ -30,7 +30,7 @@ from .vocab import SETTINGS, Setting
 __all__ = [
     "MAX_FILE_BYTES", "MAX_DEPTH", "MAX_NODES", "Doc", "compose", "read_text", "did_you_mean", "check_number",
     "number_phrase", "check_cli_settings", "setting_problem", "BATCH_MAX", "THREADS_MAX", "POWER_RATE_MAX_HZ",
-    "OTHER_NUMBERS",
+    "OTHER_NUMBERS", "resolve_path",
 ]
 
 MAX_FILE_BYTES = 4 * 1024 * 1024  # a configuration file larger than this is refused unread
@@ -233,14 +233,8 @@ def check_number(value: Any, *, integer: bool, lo: float | None = None, hi: floa
 
 
 def setting_problem(setting: Setting, value: Any) -> str | None:
-    """vocab.Setting.check, plus the same finiteness and type rule for every numeric setting."""
-    problem = setting.check(value)
-    if problem is not None or value is None or setting.kind == "mapping":
-        return problem
-    if not check_number(value, integer=setting.kind == "int", lo=setting.lo, hi=setting.hi, lo_open=setting.lo_open):
-        return "must be " + number_phrase(integer=setting.kind == "int", lo=setting.lo, hi=setting.hi,
-                                          lo_open=setting.lo_open)
-    return None
+    """A run setting's value by its own rule (vocab.Setting.check: kind, finite, range): None, or what is wrong."""
+    return setting.check(value)
 
 
 # numbers that are not run settings (vocab.SETTINGS) but are checked alike wherever they are written: the batch and
@@ -302,10 +296,6 @@ class Doc:
 
     def err(self, node: Node | None, ypath: str, message: str, hint: str | None = None) -> ConfigError:
         return ConfigError(f"{self.where(node, ypath)}: {message}", hint=hint)
-
-    def unknown_key(self, knode: Node, ypath: str, key: str, known: Iterable[str], hint: str | None = None,
-                    what: str = "unknown key") -> ConfigError:
-        return self.err(knode, ypath, f"{what}{did_you_mean(key, known)}", hint=hint)
 
     # -- reading nodes -------------------------------------------------------------------------------------------
 
