@@ -181,3 +181,33 @@ def test_cli_numbers_accepted() -> None:
                         "threads": None, "power_rate_hz": 50.0})
     with pytest.raises(ConfigError, match="unknown run setting 'min_duraton_s'; did you mean 'min_duration_s'"):
         check_cli_settings({"min_duraton_s": 1.0})
+
+
+FRAGMENTS = ["models: [ds_cnn]\n", "devices: [nano]\n", "batch: ", "threads: ", "settings: ", "runtime_options: ",
+             "exclude: ", "include: ", "overrides: ", "budgets: ", "&a ", "*a", "*b", "<<: ", "!!python/none ",
+             "!x ", "[", "]", "{", "}", ", ", ": ", "- ", "\n", "  ", ".nan", ".inf", "-.inf", "1e400", "1.0e+400",
+             "99999999999999999999999999", "-1", "0", "null", "true", "'x'", '"\\x00"', "\x00", "\x1b", "#", "?",
+             "min_duration_s", "timeout_s", "model", "limits", "match", "p99_ms < 5", "2026-13-45", "0x1F", "~"]
+
+
+@pytest.mark.timeout(60)
+def test_mutated_sweep_files_never_traceback() -> None:
+    """Random sweep-file-shaped text (fixed seed, 400 cases): a one-line ConfigError or a spec, never another
+    exception and never a hang."""
+    import random
+
+    from edgeprof.lab.spec import parse_sweep
+
+    rng = random.Random(14)
+    outcomes = {"ok": 0, "refused": 0}
+    for _ in range(400):
+        text = SWEEP_HEAD + "".join(rng.choice(FRAGMENTS) for _ in range(rng.randint(0, 40)))
+        t0 = time.monotonic()
+        try:
+            parse_sweep(text, "fuzz.yaml")
+            outcomes["ok"] += 1
+        except ConfigError as e:
+            assert "\n" not in str(e) and str(e).startswith("fuzz.yaml"), (text, str(e))
+            outcomes["refused"] += 1
+        assert time.monotonic() - t0 < 1.0, text
+    assert outcomes["refused"] > 100 and outcomes["ok"] > 0, outcomes
