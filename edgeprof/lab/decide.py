@@ -34,6 +34,8 @@ FAIL = "fail"
 SKIP = "skip"
 STOP = "stop"  # the sweep is stopping (Ctrl-C): nothing is stored for this cell
 
+MAX_BACKOFF_S = 3600.0  # one wait between retries, however many retries (100 doublings would overflow a timer)
+
 
 @dataclass(frozen=True)
 class Action:
@@ -68,12 +70,13 @@ def _detail(exc: BaseException) -> str | None:
 
 def on_error(exc: BaseException, attempt: int, retries: int, backoff_s: float, *, device: str = "device",
              phase: str = MEASURE) -> Action:
-    """The action for an attempt (1-based) that raised `exc`, decided by the exception's class alone.
+    """The action for an attempt (1-based) that raised `exc`, decided by the exception's class and the phase it
+    came from — never by its message.
 
     - Interrupted → stop.
     - LeaseBusy → fail; the device is unusable (another controller holds it past lease_wait_s).
-    - TransportError, LeaseLost → retry after backoff_s × 2^(attempt-1) while attempt <= retries; then fail
-      and the device is unusable (unreachable).
+    - TransportError, LeaseLost → retry after backoff_s × 2^(attempt-1) (at most MAX_BACKOFF_S) while
+      attempt <= retries; then fail and the device is unusable (unreachable).
     - RuntimeMissingError, CapabilityError → skip with the reason.
     - MeasurementError → fail, never retried.
     - any other UserError while measuring → fail, never retried: this cell's problem (the agent refused or failed
@@ -90,7 +93,8 @@ def on_error(exc: BaseException, attempt: int, retries: int, backoff_s: float, *
     if isinstance(exc, TransportError | LeaseLost):
         msg = _one_line(exc)
         if attempt <= retries:
-            return Action(RETRY, msg, wait_s=backoff_s * (2 ** (attempt - 1)), detail=_detail(exc))
+            wait = MAX_BACKOFF_S if attempt > 64 else min(MAX_BACKOFF_S, backoff_s * (2 ** (attempt - 1)))
+            return Action(RETRY, msg, wait_s=wait, detail=_detail(exc))
         plural = "s" if attempt > 1 else ""
         return Action(FAIL, f"{msg} (gave up after {attempt} attempt{plural})", detail=_detail(exc),
                       unusable=f"device {device} unreachable: {msg}")

@@ -16,7 +16,17 @@ from edgeprof.errors import (
     StoreError,
     TransportError,
 )
-from edgeprof.lab.decide import FAIL, MEASURE, RETRY, SETUP, SKIP, STOP, cell_decision, on_error
+from edgeprof.lab.decide import (
+    FAIL,
+    MAX_BACKOFF_S,
+    MEASURE,
+    RETRY,
+    SETUP,
+    SKIP,
+    STOP,
+    cell_decision,
+    on_error,
+)
 from edgeprof.lab.lease import Interrupted, LeaseBusy, LeaseLost
 from edgeprof.lab.spec import Cell
 from edgeprof.runner import CapabilityError
@@ -68,6 +78,8 @@ def test_transport_errors_back_off_exponentially_then_give_up() -> None:
     assert last.kind == FAIL and "gave up after 4 attempts" in last.reason
     assert last.unusable == "device pi5 unreachable: refused"
     assert on_error(TransportError("refused"), 1, 0, 5.0).kind == FAIL  # retries: 0
+    # the largest settings a sweep file allows (retries 100, retry_backoff_s 3600) give a wait a timer can take
+    assert on_error(TransportError("refused"), 100, 100, 3600.0).wait_s == MAX_BACKOFF_S
 
 
 def test_internal_errors_carry_the_traceback() -> None:
