@@ -15,6 +15,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .vocab import PRECISIONS, RUNTIMES
+
 # runtime -> formats it runs (torch models are exported to the runtime's own format)
 RUNTIME_FORMATS: dict[str, tuple[str, ...]] = {
     "onnxruntime": ("onnx", "torch"),
@@ -28,6 +30,7 @@ RUNTIME_PRECISIONS: dict[str, tuple[str, ...]] = {
     "tensorrt": ("fp32", "fp16", "int8"),
     "null": ("fp32",),
 }
+# every runtime of the vocabulary has a row in each table above (tests/unit/test_decide.py checks it)
 # runtime -> entries in facts["runtimes"]; one of them must be importable on the device
 RUNTIME_MODULES: dict[str, tuple[str, ...]] = {
     "onnxruntime": ("onnxruntime",),
@@ -75,11 +78,11 @@ def _importable(runtimes: Mapping[str, Any], names: tuple[str, ...]) -> bool:
 def check(fmt: str, runtime: str, precision: str, facts: dict[str, Any] | None = None,
           device: str = "device", options: Mapping[str, Any] | None = None) -> Decision:
     """Run, or skip with a one-line reason. `options`: runtime options (e.g. onnxruntime "providers")."""
-    if runtime not in RUNTIME_FORMATS:
-        return Decision(False, f"runtime {runtime} is not supported (supported: {', '.join(RUNTIME_FORMATS)})")
+    if runtime not in RUNTIMES:
+        return Decision(False, f"runtime {runtime} is not supported (supported: {', '.join(RUNTIMES)})")
     if fmt not in RUNTIME_FORMATS[runtime]:
         return Decision(False, f"{runtime} does not run {fmt} models")
-    if precision not in RUNTIME_PRECISIONS[runtime]:
+    if precision not in PRECISIONS or precision not in RUNTIME_PRECISIONS[runtime]:
         return Decision(False, f"precision {precision} is not supported for {runtime} "
                                f"(supported: {', '.join(RUNTIME_PRECISIONS[runtime])})")
     providers = list((options or {}).get("providers") or [])

@@ -3,7 +3,8 @@
 Owns: finding the inventory file (explicit path, ./devices.yaml, ~/.config/edgeprof/devices.yaml), reading it
 with line numbers, validating every key, `${EDGEPROF_*}` substitution, filling fields the file leaves out from
 ~/.ssh/config, the built-in device `local`, name look-up with did-you-mean, and tag selection.
-Does not own: connecting to devices (transport), host keys (known_hosts), or what runs on them.
+Does not own: reading YAML safely and the node validator (config.py), connecting to devices (transport), host
+keys (known_hosts), or what runs on them.
 
 Every error names the file, the line and the YAML path: `devices.yaml:14 devices.jetson-nano.port: must be an
 integer 1–65535`.
@@ -18,16 +19,16 @@ from __future__ import annotations
 import difflib
 import os
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import yaml
-from yaml.constructor import SafeConstructor
-from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from yaml.nodes import Node
 
+from .config import POWER_RATE_MAX_HZ, Doc, check_number, compose, did_you_mean, read_text, resolve_path
 from .errors import ConfigError, DeviceError
 from .records import Device, local_device
+from .vocab import POWER_SOURCES
 
 INVENTORY_VERSION = 1
 
@@ -43,9 +44,12 @@ USER_RE = re.compile(r"^[A-Za-z0-9_.][A-Za-z0-9_.@-]*\$?$")
 HOP_RE = re.compile(r"^(?:(?P<user>[^@\s,]+)@)?(?P<host>\[[^\]\s]+\]|[^:@\s,\[\]]+)(?::(?P<port>\d+))?$")
 _SUBST_RE = re.compile(r"\$\$\{|\$\{([^}]*)\}|\$\{")
 
-POWER_SOURCES = ("auto", "jetson-ina3221", "jtop", "rpi5-pmic", "hwmon", "nvml", "rapl", "command", "none")
 POWER_UNITS = ("W", "mW")
-POWER_KEYS = ("source", "rail", "rate_hz", "command", "unit")
+# the power block's keys (docs/power.md); numbers: key -> (lo, hi, lo exclusive)
+POWER_NUMBERS: dict[str, tuple[float, float, bool]] = {
+    "rate_hz": (0, POWER_RATE_MAX_HZ, True), "timeout_s": (0, 3600, True), "interval_s": (0.5, 3600, False)}
+POWER_KEYS = ("source", "rail", "rate_hz", "command", "unit", "covers", "device", "interval_s", "hwmon", "timeout_s")
+MAX_CONNECT_TIMEOUT = 3600.0
 
 TOP_KEYS = ("version", "defaults", "devices")
 DEVICE_KEYS = ("host", "port", "user", "identity_file", "proxy_jump", "python", "workdir", "env", "tags", "power",
@@ -122,12 +126,11 @@ def load_inventory(path: str | None = None, *, ssh_config_path: str | None = Non
         chosen = next((p for p in searched if os.path.isfile(p)), None)
     if chosen is None:
         return Inventory(path=None, searched=searched)
-    try:
-        with open(chosen, encoding="utf-8") as f:
-            text = f.read()
-    except (OSError, UnicodeDecodeError) as e:
-        raise ConfigError(f"cannot read inventory {chosen}: {e}") from None
     display = os.path.normpath(chosen) if chosen.startswith("." + os.sep) else chosen
+    try:
+        text = read_text(chosen, "inventory", display)
+    except FileNotFoundError:
+        raise ConfigError(f"inventory file {chosen} not found", hint="check the --inventory path") from None
     ssh_config = _load_ssh_config(os.path.expanduser(ssh_config_path or DEFAULT_SSH_CONFIG))
     loader = _Loader(display, os.path.dirname(os.path.abspath(chosen)), ssh_config,
                      os.environ if environ is None else environ)
@@ -173,76 +176,16 @@ def _load_ssh_config(path: str) -> Any:
         raise ConfigError(f"cannot read ssh config {path}: {e}") from None
 
 
-def _did_you_mean(key: str, choices: Iterable[str]) -> str:
-    close = difflib.get_close_matches(key, list(choices), n=1, cutoff=0.6)
-    return f"; did you mean {close[0]!r}?" if close else ""
+class _Loader(Doc):
+    """devices.yaml's rules on top of the shared node validator (config.Doc)."""
 
-
-class _Loader:
     def __init__(self, display: str, base_dir: str, ssh_config: Any, environ: Mapping[str, str]) -> None:
-        self.display = display
+        super().__init__(display, substitute=self.substitute_env)
         self.base_dir = base_dir
         self.ssh_config = ssh_config
         self.environ = environ
-        self.constructor = SafeConstructor()
-        self._items: dict[int, list[tuple[str, Node, Node]]] = {}
 
-    # -- errors and node helpers ----------------------------------------------------------------------------
-
-    def err(self, node: Node | None, ypath: str, message: str, hint: str | None = None) -> ConfigError:
-        line = f":{node.start_mark.line + 1}" if node is not None else ""
-        where = f" {ypath}" if ypath else ""
-        return ConfigError(f"{self.display}{line}{where}: {message}", hint=hint)
-
-    def mapping(self, node: Node, ypath: str) -> list[tuple[str, Node, Node]]:
-        """Items of a mapping node as (key, key_node, value_node); duplicate or non-string keys are errors.
-
-        `<<: *anchor` merge keys are applied; a key written out overrides a merged one.
-        """
-        if not isinstance(node, MappingNode):
-            raise self.err(node, ypath, f"must be a mapping, not {self.kind(node)}")
-        cached = self._items.get(id(node))
-        if cached is not None:
-            return cached
-        explicit = {id(k) for k, _ in node.value if k.tag != "tag:yaml.org,2002:merge"}
-        try:
-            self.constructor.flatten_mapping(node)
-        except yaml.MarkedYAMLError as e:
-            raise self.err(node, ypath, f"bad merge key: {e.problem}") from None
-        items: dict[str, tuple[Node, Node]] = {}
-        for knode, vnode in node.value:
-            key = self.constructor.construct_object(knode, deep=True)
-            if not isinstance(key, str):
-                kpath = f"{ypath}.{key}" if ypath else str(key)
-                raise self.err(knode, kpath, f"key {key!r} must be a string", hint=f"quote it: \"{key}\":")
-            if key in items and id(knode) in explicit and id(items[key][0]) in explicit:
-                kpath = f"{ypath}.{key}" if ypath else key
-                raise self.err(knode, kpath,
-                               f"duplicate key (first at line {items[key][0].start_mark.line + 1})")
-            items[key] = (knode, vnode)
-        out = [(k, kn, vn) for k, (kn, vn) in items.items()]
-        self._items[id(node)] = out
-        return out
-
-    def kind(self, node: Node) -> str:
-        if isinstance(node, MappingNode):
-            return "a mapping"
-        if isinstance(node, SequenceNode):
-            return "a list"
-        value = self.constructor.construct_object(node, deep=True)
-        if value is None:
-            return "empty"
-        return f"{type(value).__name__} {value!r}"
-
-    def scalar(self, node: Node, ypath: str) -> Any:
-        if not isinstance(node, ScalarNode):
-            raise self.err(node, ypath, f"must be a single value, not {self.kind(node)}")
-        value = self.constructor.construct_object(node, deep=True)
-        if isinstance(value, str):
-            value = self.substitute(value, node, ypath)
-        return value
-
-    def substitute(self, value: str, node: Node, ypath: str) -> str:
+    def substitute_env(self, value: str, node: Node, ypath: str) -> str:
         def repl(m: re.Match[str]) -> str:
             text = m.group(0)
             if text == "$${":
@@ -260,39 +203,8 @@ class _Loader:
 
         return _SUBST_RE.sub(repl, value)
 
-    def string(self, node: Node, ypath: str, *, pattern: re.Pattern[str] | None = None,
-               what: str = "a string") -> str:
-        value = self.scalar(node, ypath)
-        if isinstance(value, bool) or not isinstance(value, str | int | float) or value == "":
-            raise self.err(node, ypath, f"must be {what}, not {self.kind(node)}")
-        value = str(value)
-        if pattern is not None and not pattern.match(value):
-            raise self.err(node, ypath, f"must be {what}, not {value!r}")
-        return value
-
-    def integer(self, node: Node, ypath: str, lo: int, hi: int) -> int:
-        value = self.scalar(node, ypath)
-        if isinstance(value, str) and value.strip().isdigit():
-            value = int(value)
-        if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-            raise self.err(node, ypath, f"must be an integer {lo}–{hi}", hint=f"got {self.kind(node)}")
-        return value
-
-    def number(self, node: Node, ypath: str, *, positive: bool = True) -> float:
-        value = self.scalar(node, ypath)
-        if isinstance(value, str):
-            try:
-                value = float(value)
-            except ValueError:
-                pass
-        if isinstance(value, bool) or not isinstance(value, int | float) or (positive and value <= 0):
-            raise self.err(node, ypath, "must be a positive number", hint=f"got {self.kind(node)}")
-        return float(value)
-
     def path(self, node: Node, ypath: str) -> str:
-        value = self.string(node, ypath, what="a file path")
-        value = os.path.expanduser(value)
-        return value if os.path.isabs(value) else os.path.normpath(os.path.join(self.base_dir, value))
+        return resolve_path(self.string(node, ypath, "a file path"), self.base_dir)
 
     def str_dict(self, node: Node, ypath: str, key_re: re.Pattern[str] | None, key_what: str) -> dict[str, str]:
         out: dict[str, str] = {}
@@ -300,8 +212,8 @@ class _Loader:
             kpath = f"{ypath}.{key}"
             if key_re is not None and not key_re.match(key):
                 raise self.err(knode, kpath, f"{key!r} is not a valid {key_what}")
-            value = self.scalar(vnode, kpath)
-            if value is None or isinstance(value, list | dict):
+            value = self.plain_scalar(vnode, kpath)
+            if value is None:
                 raise self.err(vnode, kpath, f"must be a single value, not {self.kind(vnode)}")
             out[key] = _tag_str(value)
         return out
@@ -309,20 +221,13 @@ class _Loader:
     # -- the document ---------------------------------------------------------------------------------------
 
     def load(self, text: str) -> dict[str, Device]:
-        try:
-            root = yaml.compose(text, Loader=yaml.SafeLoader)
-        except yaml.MarkedYAMLError as e:
-            mark = e.problem_mark or e.context_mark
-            line = f":{mark.line + 1}" if mark is not None else ""
-            raise ConfigError(f"{self.display}{line}: not valid YAML: {e.problem or e.context}") from None
-        except yaml.YAMLError as e:
-            raise ConfigError(f"{self.display}: not valid YAML: {e}") from None
+        root = compose(text, self.display)
         if root is None:
             return {}
         top = {k: (kn, vn) for k, kn, vn in self.mapping(root, "")}
         for key, (knode, _) in top.items():
             if key not in TOP_KEYS:
-                raise self.err(knode, key, f"unknown key{_did_you_mean(key, TOP_KEYS)}",
+                raise self.err(knode, key, f"unknown key{did_you_mean(key, TOP_KEYS)}",
                                hint="top-level keys are " + ", ".join(TOP_KEYS))
         if "version" not in top:
             raise self.err(root, "", "missing 'version: 1'", hint="add 'version: 1' as the first line")
@@ -355,9 +260,6 @@ class _Loader:
             devices[name] = self.device(name, knode, ypath, defaults, entry)
         return devices
 
-    def is_null(self, node: Node) -> bool:
-        return isinstance(node, ScalarNode) and self.constructor.construct_object(node) is None
-
     def fields(self, node: Node, ypath: str, allowed: Sequence[str]) -> dict[str, tuple[Node, Any]]:
         """Validate a device entry or the defaults block: {key: (value_node, value)}."""
         out: dict[str, tuple[Node, Any]] = {}
@@ -369,22 +271,22 @@ class _Loader:
                                     "board's ~/.ssh/authorized_keys (ssh-copy-id)")
             if key not in allowed:
                 extra = " ('host' belongs to each device)" if key == "host" else ""
-                raise self.err(knode, kpath, f"unknown key{extra}{_did_you_mean(key, allowed)}",
+                raise self.err(knode, kpath, f"unknown key{extra}{did_you_mean(key, allowed)}",
                                hint="known keys: " + ", ".join(allowed))
             out[key] = (vnode, self.FIELD_PARSERS[key](self, vnode, kpath))
         return out
 
     def f_host(self, node: Node, p: str) -> str:
-        value = self.string(node, p, what="a host name or address")
+        value = self.string(node, p, "a host name or address")
         if not HOST_RE.match(value) or value.startswith("-"):
             raise self.err(node, p, f"{value!r} is not a host name or address")
         return value.strip("[]")
 
     def f_user(self, node: Node, p: str) -> str:
-        return self.string(node, p, pattern=USER_RE, what="a user name")
+        return self.string(node, p, "a user name", pattern=USER_RE)
 
     def f_proxy_jump(self, node: Node, p: str) -> str:
-        value = self.string(node, p, what="[user@]host[:port] (comma-separated for several hops)")
+        value = self.string(node, p, "[user@]host[:port] (comma-separated for several hops)")
         if value.lower() == "none":
             return "none"
         try:
@@ -394,14 +296,14 @@ class _Loader:
         return value
 
     def f_python(self, node: Node, p: str) -> str:
-        value = self.string(node, p, what="an interpreter name or path")
+        value = self.string(node, p, "an interpreter name or path")
         if any(c.isspace() for c in value) and not value.startswith("/"):
             raise self.err(node, p, f"{value!r} must be one interpreter (name or absolute path), not a command "
                            "line", hint="set env: for interpreter options")
         return value
 
     def f_workdir(self, node: Node, p: str) -> str:
-        value = self.string(node, p, what="a directory on the device")
+        value = self.string(node, p, "a directory on the device")
         if not (value.startswith("/") or value == "~" or value.startswith("~/")):
             raise self.err(node, p, f"{value!r} must be absolute or start with ~/")
         if "\n" in value or "\0" in value:
@@ -415,44 +317,46 @@ class _Loader:
         return self.str_dict(node, p, None, "tag")
 
     def f_power(self, node: Node, p: str) -> dict[str, Any]:
+        """The `power:` block: every key is known and checked here; nothing reaches the agent unvalidated."""
         out: dict[str, Any] = {}
         for key, knode, vnode in self.mapping(node, p):
             kpath = f"{p}.{key}"
             if key == "source":
-                value = self.string(vnode, kpath, what="a power source")
+                value = self.string(vnode, kpath, "a power source")
                 if value not in POWER_SOURCES:
                     raise self.err(vnode, kpath, f"unknown power source {value!r}"
-                                   f"{_did_you_mean(value, POWER_SOURCES)}",
+                                   f"{did_you_mean(value, POWER_SOURCES)}",
                                    hint="one of " + ", ".join(POWER_SOURCES))
                 out[key] = value
-            elif key in ("rail", "command"):
+            elif key in ("rail", "command", "covers", "hwmon"):
                 out[key] = self.string(vnode, kpath)
-            elif key == "rate_hz":
-                out[key] = self.number(vnode, kpath)
+            elif key in POWER_NUMBERS:
+                lo, hi, lo_open = POWER_NUMBERS[key]
+                out[key] = self.number(vnode, kpath, lo=lo, hi=hi, lo_open=lo_open)
+            elif key == "device":
+                out[key] = self.integer(vnode, kpath, 0, 255)
             elif key == "unit":
-                value = self.string(vnode, kpath, what="W or mW")
+                value = self.string(vnode, kpath, "W or mW")
                 if value not in POWER_UNITS:
                     raise self.err(vnode, kpath, f"must be W or mW, not {value!r}")
                 out[key] = value
             else:
-                close = difflib.get_close_matches(key, POWER_KEYS, n=1, cutoff=0.75)
-                if close:  # a typo of a known key; other keys pass through to the probe
-                    raise self.err(knode, kpath, f"unknown key; did you mean {close[0]!r}?")
-                out[key] = self.constructor.construct_object(vnode, deep=True)
+                raise self.err(knode, kpath, f"unknown key{did_you_mean(key, POWER_KEYS)}",
+                               hint="power keys: " + ", ".join(POWER_KEYS) + " (see docs/power.md)")
         return out
 
     def f_sysfs_root(self, node: Node, p: str) -> str:
-        value = self.string(node, p, what="an absolute path on the device")
+        value = self.string(node, p, "an absolute path on the device")
         if not value.startswith("/"):
             raise self.err(node, p, f"{value!r} must be an absolute path on the device")
         return value
 
     def f_connect_timeout(self, node: Node, p: str) -> float:
-        return self.number(node, p)
+        return self.number(node, p, hi=MAX_CONNECT_TIMEOUT)
 
     FIELD_PARSERS: dict[str, Callable[[_Loader, Node, str], Any]] = {
         "host": f_host,
-        "port": lambda self, n, p: self.integer(n, p, 1, 65535),
+        "port": lambda self, n, p: self.integer(n, p, 1, 65535, digits_ok=True),
         "user": f_user,
         "identity_file": lambda self, n, p: self.path(n, p),
         "proxy_jump": f_proxy_jump,
@@ -488,10 +392,11 @@ class _Loader:
                            "not support", hint="use ProxyJump (proxy_jump: in devices.yaml)")
         port = values.get("port")
         if port is None and "port" in cfg:
-            try:
-                port = int(cfg["port"])
-            except ValueError:
-                raise self.err(knode, ypath, f"~/.ssh/config gives Port {cfg['port']!r} for {alias!r}") from None
+            text = str(cfg["port"]).strip()
+            port = int(text) if text.isdigit() and len(text) < 6 else None
+            if not check_number(port, integer=True, lo=1, hi=65535):
+                raise self.err(knode, ypath, f"~/.ssh/config gives Port {cfg['port']!r} for {alias!r}",
+                               hint="a port is an integer 1–65535")
         identity = values.get("identity_file")
         if identity is None and cfg.get("identityfile"):
             identity = cfg["identityfile"][0]
@@ -504,6 +409,8 @@ class _Loader:
                 timeout = float(cfg["connecttimeout"])
             except ValueError:
                 timeout = None
+            if not check_number(timeout, integer=False, lo=0, hi=MAX_CONNECT_TIMEOUT, lo_open=True):
+                timeout = None  # ssh's own rule: a bad ConnectTimeout is ignored; ours is the default
         return Device(
             name=name, kind="ssh", host=host, port=port or 22, user=values.get("user", cfg.get("user")),
             identity_file=identity, proxy_jump=proxy, python=values.get("python", DEFAULT_PYTHON),

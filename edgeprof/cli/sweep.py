@@ -8,15 +8,17 @@ import signal
 import socket
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 from rich.live import Live
+from rich.markup import escape
 from rich.table import Table
 
 from ..compare import cell_label, fmt_value
 from ..errors import ConfigError
 from ..lab import ledger
-from ..lab.scheduler import DeviceStatus, SweepRunner
+from ..lab.scheduler import DeviceStatus, SweepOutcome, SweepRunner, run_sweep
 from ..lab.spec import Cell, expand, load_sweep, resolve_devices
 from ..records import Device, Result
 from .common import add_db_args, add_inventory_args, open_store
@@ -36,7 +38,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                "  edgeprof sweep --resume sw-20260101-020000-ab12    rerun the cells that failed or never ran\n"
                "  edgeprof sweep --list                             stored sweeps, newest first\n"
                "afterwards: edgeprof report --sweep ID --out report.html; edgeprof check --sweep ID --junit x.xml\n"
-               "exit status: 0 every cell ok or skipped, 1 some cell failed, 130 interrupted (Ctrl-C).\n",
+               "exit status: 0 every cell ok or skipped, 1 some cell failed or never ran, 130 interrupted (Ctrl-C).\n",
     )
     p.add_argument("spec", nargs="?", metavar="SWEEP.yaml", help="the sweep file (see sweeps/example.yaml)")
     p.add_argument("--resume", metavar="SWEEP_ID",
@@ -106,14 +108,13 @@ def _execute(store: Any, sweep_id: str, cells: list[Cell], devices: list[Device]
     live_mode = not quiet and err.is_terminal
     lines: list[str] = []
     lock = threading.Lock()
+    done_seen: set[str] = set()
+    live: list[Any] = []
 
     def log(msg: str) -> None:
         lines.append(msg)
 
-    runner = SweepRunner(store, sweep_id, cells, devices, log=log)
-    done_seen: set[str] = set()
-
-    def print_finished() -> None:
+    def print_finished(runner: SweepRunner) -> None:
         with lock:
             for r in list(runner.results):
                 if r.run_id in done_seen:
@@ -121,36 +122,45 @@ def _execute(store: Any, sweep_id: str, cells: list[Cell], devices: list[Device]
                 done_seen.add(r.run_id)
                 err.print(_result_line(r, len(done_seen), len(cells)))
 
-    ledger.set_status(store, sweep_id, "running")
-    if live_mode:
-        with Live(console=err, refresh_per_second=4, transient=True,
-                  get_renderable=lambda: _status_table(runner)) as live:
-            runner.on_change = lambda: None
-            outcome = _run(runner)
-            live.refresh()
-    else:
-        runner.on_change = print_finished
-        outcome = _run(runner)
-    print_finished()
-    ledger.set_status(store, sweep_id, "interrupted" if outcome.interrupted else "done")
+    def wire(runner: SweepRunner) -> None:
+        if live_mode:
+            display = Live(console=err, refresh_per_second=4, transient=True,
+                           get_renderable=lambda: _status_table(runner))
+            display.start()
+            live.append(display)
+        else:
+            runner.on_change = lambda: print_finished(runner)
+        holder.append(runner)
+
+    holder: list[SweepRunner] = []
+    try:
+        outcome = _with_sigterm(lambda: run_sweep(store, sweep_id, cells, devices, log=log, on_runner=wire))
+    finally:
+        for display in live:
+            display.refresh()
+            display.stop()
+    if holder:
+        print_finished(holder[0])
     for line in lines:
-        err.print(f"[dim]{line}[/dim]")
+        err.print(f"[dim]{escape(line)}[/dim]")  # tracebacks and reasons are text, not markup
     _summary(outcome.results)
     c = outcome.counts
     mins, secs = divmod(int(outcome.wall_s), 60)
     err.print(f"sweep {sweep_id}: {c.get('ok', 0)} ok, {c.get('skipped', 0)} skipped, {c.get('failed', 0)} failed"
               + (f", {c['not run']} not run" if c.get("not run") else "") + f" in {mins}m{secs:02d}s")
-    if outcome.interrupted or c.get("failed") or c.get("not run"):
+    for e in outcome.errors:
+        err.print(f"[red]error[/red] {escape(e)} (a bug in edgeprof: the traceback is above)")
+    if not outcome.ok:
         err.print(f"resume (reruns the failed and unfinished cells): edgeprof sweep --resume {sweep_id}")
     err.print(f"report: edgeprof report --sweep {sweep_id} --out report.html    "
               f"check: edgeprof check --sweep {sweep_id}")
     if outcome.interrupted:
         return 130
-    return 1 if c.get("failed") else 0
+    return 0 if outcome.ok else 1
 
 
-def _run(runner: SweepRunner) -> Any:
-    """Run; Ctrl-C (and SIGTERM, e.g. `systemctl stop` or a CI timeout) stop it cleanly."""
+def _with_sigterm(fn: Callable[[], SweepOutcome]) -> SweepOutcome:
+    """Run fn with SIGTERM (e.g. `systemctl stop` or a CI timeout) raising KeyboardInterrupt, like Ctrl-C."""
 
     def on_term(signum: int, frame: Any) -> None:
         raise KeyboardInterrupt
@@ -159,23 +169,10 @@ def _run(runner: SweepRunner) -> Any:
     if threading.current_thread() is threading.main_thread():
         previous = signal.signal(signal.SIGTERM, on_term)
     try:
-        return runner.run()
-    except KeyboardInterrupt:  # during the export phase (the device phase handles it inside run())
-        runner.stop()
-        return _interrupted(runner)
+        return fn()
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
-
-
-def _interrupted(runner: SweepRunner) -> Any:
-    from ..lab.scheduler import SweepOutcome
-
-    counts: dict[str, int] = {"ok": 0, "failed": 0, "skipped": 0}
-    for r in runner.results:
-        counts[r.status] += 1
-    counts["not run"] = len(runner.cells) - len(runner.results)
-    return SweepOutcome(runner.sweep_id, True, counts, list(runner.results), time.monotonic() - runner.started)
 
 
 def _fmt_s(s: float | None) -> str:

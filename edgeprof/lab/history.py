@@ -17,6 +17,7 @@ from ..errors import StoreError
 from ..records import Result
 from ..regress import (
     Finding,
+    _classname,
     baseline_findings,
     budget_findings,
     cell_status_finding,
@@ -76,6 +77,22 @@ def match_by_config(base: Sequence[Result]) -> dict[str, Result]:
     return out
 
 
+def pending_findings(record: ledger.SweepRecord, as_errors: bool = True) -> list[Finding]:
+    """Cells that never ran (pending: the sweep was stopped or broke before them) are errors, never silence."""
+    out = []
+    for state in record.cells:
+        if state.status != "pending":
+            continue
+        cell = state.cell
+        f = Finding(_classname(cell.device), f"{cell.cell_id} · run", "error", "cell",
+                    f"cell never ran (pending in a sweep that is {record.status}): "
+                    f"edgeprof sweep --resume {record.sweep_id} runs it", cell=cell.cell_id)
+        if not as_errors:
+            f.outcome, f.warning = "passed", True
+        out.append(f)
+    return out
+
+
 @dataclass
 class CheckReport:
     findings: list[Finding]
@@ -114,6 +131,7 @@ def run_check(store: Store, *, sweep: str = "last", baseline: str = "last", hist
             base_map = match_by_config(base)
             base_desc = f"{kind} {ref}"
     extra = [parse_budget(b) for b in extra_budgets]
+    findings.extend(pending_findings(record, failed_cells_fail))
     for r in results:
         status = cell_status_finding(r)
         if status is not None:

@@ -7,8 +7,9 @@ timeout that stops the remote agent, turning every way a cell can end into a Res
 capability reason; failed with a one-line reason and the agent's stderr tail), committing each row the moment
 its cell ends, a clean stop on Ctrl-C (running agents are stopped, finished cells stay, the sweep is marked
 interrupted so `--resume` picks up the rest), and the live status (current cell, done/total, ETA per device).
-Does not own: one measurement (runner.deploy), the lock on the device (lease.py + the agent), the sweep file
-(spec.py), the database (ledger.py, store.py), drawing progress (cli/sweep.py).
+Does not own: what a failure means or whether a cell may run (decide.py: pure functions the scheduler obeys),
+one measurement (runner.deploy), the lock on the device (lease.py + the agent), the sweep file (spec.py), the
+database (ledger.py, store.py), drawing progress (cli/sweep.py).
 """
 
 from __future__ import annotations
@@ -20,16 +21,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import capability
 from .. import runner as runner_mod
 from ..agentlink import AgentLink
-from ..errors import AgentError, MeasurementError, RuntimeMissingError, TransportError, UserError
+from ..errors import AgentError, TransportError, UserError
 from ..records import Device, Result, new_run_id, utc_now
 from ..store import Store
 from ..transport import Transport, open_transport
 from . import ledger
-from .lease import DEFAULT_TTL_S, DeviceLease, Interrupted, LeaseBusy, LeaseLost
-from .spec import Cell, model_format
+from .decide import MEASURE, RETRY, SETUP, SKIP, STOP, cell_decision, on_error
+from .lease import DEFAULT_TTL_S, DeviceLease, Interrupted, LeaseLost
+from .spec import Cell
 
 STDERR_TAIL_CHARS = 3000
 
@@ -70,6 +71,12 @@ class SweepOutcome:
     counts: dict[str, int]
     results: list[Result]
     wall_s: float
+    errors: list[str] = field(default_factory=list)  # internal errors of board workers (each also in the log)
+
+    @property
+    def ok(self) -> bool:
+        """Every cell ended ok or skipped: none failed, none was left unrun, nothing went wrong inside."""
+        return not (self.interrupted or self.counts.get("failed") or self.counts.get("not run") or self.errors)
 
 
 def cell_result(cell: Cell, status: str, reason: str | None, *, sweep_id: str, attempts: int,
@@ -111,6 +118,7 @@ class SweepRunner:
         self.status: dict[str, DeviceStatus] = {}
         self.results: list[Result] = []
         self.export_errors: dict[tuple[Any, ...], UserError] = {}
+        self.errors: list[str] = []
         self._workers: list[_DeviceWorker] = []
         self.started = time.monotonic()
         for c in self.cells:
@@ -162,12 +170,19 @@ class SweepRunner:
             self.stop()
             for t in threads:
                 t.join(30)
-        interrupted = self.stop_event.is_set()
+        return self.outcome()
+
+    def outcome(self) -> SweepOutcome:
+        """The sweep as it stands: counts by status, cells not run, internal errors."""
+        with self.lock:
+            results = list(self.results)
+            errors = list(self.errors)
         counts = {"ok": 0, "failed": 0, "skipped": 0}
-        for r in self.results:
+        for r in results:
             counts[r.status] = counts.get(r.status, 0) + 1
-        counts["not run"] = len(self.cells) - len(self.results)
-        return SweepOutcome(self.sweep_id, interrupted, counts, list(self.results), time.monotonic() - self.started)
+        counts["not run"] = len(self.cells) - len(results)
+        return SweepOutcome(self.sweep_id, self.stop_event.is_set(), counts, results,
+                            time.monotonic() - self.started, errors)
 
     def _export_key(self, c: Cell) -> tuple[Any, ...]:
         return (c.model, c.runtime, c.precision, c.batch, tuple(sorted(c.inputs.items())), c.settings.get("seed"))
@@ -288,6 +303,7 @@ class _DeviceWorker:
 
     def run(self) -> None:
         name = self.device.name
+        committed: set[str] = set()
         try:
             for cell in self.cells:
                 if self.sweep.stop_event.is_set():
@@ -300,15 +316,34 @@ class _DeviceWorker:
                     break  # interrupted: nothing stored for this cell
                 result, attempts = outcome
                 self.sweep.commit(cell, result, attempts, time.monotonic() - t0)
-        except Exception:  # a bug: keep the other devices going, say what happened
-            self.sweep.log(f"{name}: internal error\n{traceback.format_exc()}")
+                committed.add(cell.cell_id)
+        except Exception as e:  # a bug: this board's remaining cells end as failed rows; other boards go on
+            self.fail_rest([c for c in self.cells if c.cell_id not in committed], e, traceback.format_exc())
         finally:
             self.sweep._set(name, state="releasing", cell=None, cell_started=None)
             self.drop()
             self.sweep._set(name, state="interrupted" if self.sweep.stop_event.is_set() else "done",
                             finished=True)
 
+    def fail_rest(self, cells: list[Cell], exc: Exception, tb: str) -> None:
+        """After an internal error in this worker: every cell it has not stored becomes a failed row saying so
+        (a cell whose row cannot be stored either stays pending, and the sweep counts it as not run)."""
+        text = f"internal error in edgeprof on device {self.device.name}: {type(exc).__name__}: {exc}"
+        with self.sweep.lock:
+            self.sweep.errors.append(text)
+        self.sweep.log(f"{text}\n{tb}")
+        for cell in cells:
+            row = cell_result(cell, "failed", f"not run: {text}", sweep_id=self.sweep.sweep_id, attempts=0,
+                              stderr_tail=tb)
+            try:
+                self.sweep.commit(cell, row, 0, None)
+            except Exception as again:
+                self.sweep.log(f"{self.device.name}: {cell.cell_id}: could not store its failed row either: "
+                               f"{type(again).__name__}: {again}")
+
     def run_cell(self, cell: Cell, started: float) -> tuple[Result, int] | None:
+        """Attempts at one cell until it ends as a row (or the sweep stops: None). What each failure leads to is
+        decide.on_error's; capability is decide.cell_decision's, with this device's facts."""
         sid = self.sweep.sweep_id
         if cell.skip:
             return cell_result(cell, "skipped", cell.skip, sweep_id=sid, attempts=0, started=started), 0
@@ -324,43 +359,35 @@ class _DeviceWorker:
         attempt = 0
         while True:
             attempt += 1
+            phase = SETUP
             try:
                 self.ensure_ready(cell)
-                decision = capability.check(model_format(cell.model), cell.runtime, cell.precision, self.facts,
-                                            self.device.name)
+                decision = cell_decision(cell, self.facts)
                 if not decision.ok:
                     return cell_result(cell, "skipped", decision.reason, sweep_id=sid, attempts=attempt,
                                        started=started), attempt
+                phase = MEASURE
                 return self.measure(cell, attempt, started), attempt
-            except Interrupted:
-                return None
-            except LeaseBusy as e:
-                self.unreachable = e.one_line()
-                return cell_result(cell, "failed", e.one_line(), sweep_id=sid, attempts=attempt,
-                                   started=started), attempt
-            except (TransportError, LeaseLost) as e:
-                if self.sweep.stop_event.is_set():
+            except Exception as e:
+                action = on_error(e, attempt, retries, backoff, device=self.device.name, phase=phase)
+                if action.kind == STOP:
                     return None
-                self.drop()
-                msg = e.one_line() if isinstance(e, UserError) else str(e)
-                if attempt > retries:
-                    reason = f"{msg} (gave up after {attempt} attempt{'s' if attempt > 1 else ''})"
-                    self.unreachable = f"device {self.device.name} unreachable: {msg}"
-                    detail = e.detail if isinstance(e, UserError) else None
-                    return cell_result(cell, "failed", reason, sweep_id=sid, attempts=attempt,
-                                       stderr_tail=detail, started=started), attempt
-                wait = backoff * (2 ** (attempt - 1))
-                self.say(f"retry {attempt}/{retries} in {wait:.0f} s: {msg[:80]}")
-                self.sweep.log(f"{self.device.name}: {cell.cell_id}: transport error, retrying in {wait:.1f} s: {msg}")
-                if self.sweep.stop_event.wait(wait):
-                    return None
-            except UserError as e:
-                # the agent cannot start or answer on this device (bad python:, no disk...): every cell would
-                # fail the same way, so the rest of this device's cells are not attempted
-                self.drop()
-                self.unreachable = f"device {self.device.name} unusable: {e.one_line()}"
-                return cell_result(cell, "failed", e.one_line(), sweep_id=sid, attempts=attempt,
-                                   stderr_tail=e.detail, started=started), attempt
+                if action.kind == RETRY:
+                    if self.sweep.stop_event.is_set():
+                        return None
+                    self.drop()
+                    self.say(f"retry {attempt}/{retries} in {action.wait_s:.0f} s: {action.reason[:80]}")
+                    self.sweep.log(f"{self.device.name}: {cell.cell_id}: transport error, retrying in "
+                                   f"{action.wait_s:.1f} s: {action.reason}")
+                    if self.sweep.stop_event.wait(action.wait_s):
+                        return None
+                    continue
+                if action.unusable:
+                    self.drop()
+                    self.unreachable = action.unusable
+                status = "skipped" if action.kind == SKIP else "failed"
+                return cell_result(cell, status, action.reason, sweep_id=sid, attempts=attempt,
+                                   stderr_tail=action.detail, started=started), attempt
 
     def _on_link(self, link: AgentLink) -> None:
         with self._link_lock:
@@ -373,8 +400,9 @@ class _DeviceWorker:
         self.abort()
 
     def measure(self, cell: Cell, attempt: int, started: float) -> Result:
-        """One deploy under the lease, with the cell's timeout. Transport trouble is raised (to be retried);
-        everything else ends the cell."""
+        """One deploy under the lease, with the cell's timeout (a timeout ends the cell here). Anything else is
+        raised for run_cell to hand to decide.on_error; an agent failure first proves the device and the lease
+        alive, else it is raised as the transport trouble it is."""
         assert self.lease is not None and self.transport is not None
         sid = self.sweep.sweep_id
         timeout_s = float(cell.settings.get("timeout_s", 900.0))
@@ -389,36 +417,24 @@ class _DeviceWorker:
                                        cache_dir=self.sweep.cache_dir,
                                        extra_params={"lease_token": self.lease.token},
                                        transport=self.transport, on_link=self._on_link)
-        except (UserError, MeasurementError) as e:
-            detail = e.detail if isinstance(e, UserError) else None
+        except Exception as e:
             if self.sweep.stop_event.is_set():
                 raise Interrupted("stopped") from None
             if self._timed_out:
+                detail = e.detail if isinstance(e, UserError) else None
                 return cell_result(cell, "failed", f"timed out after {timeout_s:g} s (the cell's timeout_s); "
                                    "the agent on the device was stopped", sweep_id=sid, attempts=attempt,
                                    stderr_tail=detail, started=started)
-            if isinstance(e, TransportError):
-                raise
-            skip_types = tuple(t for t in (RuntimeMissingError, getattr(runner_mod, "CapabilityError", None)) if t)
-            if isinstance(e, skip_types):
-                return cell_result(cell, "skipped", e.one_line(), sweep_id=sid, attempts=attempt, started=started)
             if isinstance(e, AgentError):
                 # the agent died or fell silent: is the device still there, and is the lease still ours?
                 try:
                     self.lease.check()
                 except (AgentError, TransportError) as health:
                     raise TransportError(f"lost device {self.device.name} during the cell: {e.message}",
-                                         detail=detail or getattr(health, "detail", None)) from None
+                                         detail=e.detail or getattr(health, "detail", None)) from None
                 except LeaseLost as lost:
                     raise LeaseLost(f"lease lost during the cell: {lost}") from None
-            reason = e.one_line() if isinstance(e, UserError) else f"measurement failed: {e}"
-            return cell_result(cell, "failed", reason, sweep_id=sid, attempts=attempt, stderr_tail=detail,
-                               started=started)
-        except Exception as e:  # a bug in edgeprof: a failed row with the traceback, the sweep goes on
-            if self.sweep.stop_event.is_set():
-                raise Interrupted("stopped") from None
-            return cell_result(cell, "failed", f"internal error in edgeprof: {type(e).__name__}: {e}",
-                               sweep_id=sid, attempts=attempt, stderr_tail=traceback.format_exc(), started=started)
+            raise  # decide.on_error says what it means for the cell
         finally:
             timer.cancel()
             with self._link_lock:
@@ -446,14 +462,20 @@ class _CellProgress:
             self.worker.say(str(phase))
 
 
-def run_sweep(store: Store, sweep_id: str, cells: Sequence[Cell], devices: Sequence[Device], **kw: Any) -> SweepOutcome:
-    """Run `cells` of sweep `sweep_id` (already in the ledger) and mark the sweep done or interrupted."""
+def run_sweep(store: Store, sweep_id: str, cells: Sequence[Cell], devices: Sequence[Device], *,
+              on_runner: Callable[[SweepRunner], None] | None = None, **kw: Any) -> SweepOutcome:
+    """Run `cells` of sweep `sweep_id` (already in the ledger) and mark the sweep done or interrupted.
+
+    `on_runner` sees the SweepRunner before it starts (the CLI wires its progress display and its signal
+    handling to it). Ctrl-C during the export phase stops the sweep like Ctrl-C later: an interrupted outcome."""
     runner = SweepRunner(store, sweep_id, cells, devices, **kw)
+    if on_runner is not None:
+        on_runner(runner)
     ledger.set_status(store, sweep_id, "running")
     try:
         outcome = runner.run()
     except KeyboardInterrupt:
-        ledger.set_status(store, sweep_id, "interrupted")
-        raise
+        runner.stop()
+        outcome = runner.outcome()
     ledger.set_status(store, sweep_id, "interrupted" if outcome.interrupted else "done")
     return outcome

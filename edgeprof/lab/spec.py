@@ -6,7 +6,9 @@ batch × threads with include/exclude rules, per-cell settings (defaults, then `
 attached to the cells they match, and the static part of the capability check (runtime × format × precision:
 an impossible cell becomes a skip row with its reason; what the device itself lacks is checked by the
 scheduler with fresh facts).
-Does not own: the inventory (inventory.py), running cells (scheduler.py), budget evaluation (regress.py).
+Does not own: reading YAML safely and validating nodes (config.py), the run settings' table (vocab.SETTINGS),
+the capability decision itself (decide.cell_decision), the inventory (inventory.py), running cells
+(scheduler.py), budget evaluation (regress.py).
 
 Sweep file format history (keep next to the constant):
   1 — version, name, inventory, models, devices, runtimes, precisions, batch, threads, settings, include,
@@ -36,42 +38,35 @@ Sweep file format history (keep next to the constant):
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from .. import capability
+from .. import vocab
+from ..config import BATCH_MAX, THREADS_MAX, Doc, compose, did_you_mean, read_text, resolve_path
 from ..errors import ConfigError, ModelError
 from ..records import Device, RunSpec
 from ..regress import parse_budget
+from .decide import cell_decision
 
 SWEEP_VERSION = 1
 
 TOP_KEYS = ("version", "name", "inventory", "models", "devices", "runtimes", "precisions", "batch", "threads",
             "settings", "include", "exclude", "overrides", "budgets")
 AXES = ("model", "device", "runtime", "precision", "batch", "threads")
-KNOWN_RUNTIMES = tuple(dict.fromkeys([*capability.RUNTIME_FORMATS, "tflite", "litert", "tensorrt"]))
-KNOWN_PRECISIONS = ("fp32", "fp16", "bf16", "int8")
+# other names users write for a runtime → the runtime (LiteRT is TensorFlow Lite's new name)
+RUNTIME_ALIASES = {"litert": "tflite"}
+KNOWN_RUNTIMES = (*vocab.RUNTIMES, *RUNTIME_ALIASES)
+# precisions users may name that no runtime supports yet: accepted, their cells become skip rows with the reason
+EXTRA_PRECISIONS = ("bf16",)
+KNOWN_PRECISIONS = (*vocab.PRECISIONS, *EXTRA_PRECISIONS)
 
-# per-cell settings: name → (kind, default, help)
-SETTINGS: dict[str, tuple[str, Any]] = {
-    "min_duration_s": ("number", 10.0),
-    "min_queries": ("int", 100),
-    "max_queries": ("int", 200_000),
-    "warmup_s": ("number", 5.0),
-    "timeout_s": ("number", 900.0),  # whole cell, wall clock; the agent is stopped when it passes
-    "retries": ("int", 2),  # on transport errors only
-    "retry_backoff_s": ("number", 5.0),  # doubled after each retry
-    "seed": ("int", 0),
-    "runtime_options": ("mapping", None),
-    "lease_wait_s": ("number", 3600.0),  # how long to wait for another controller's lease on a device
-}
+# per-cell settings: vocab.SETTINGS (kind, default, range; the deploy flags share them)
+SETTINGS = vocab.SETTINGS
 _INPUT_RE = re.compile(r"^\d+(?:x\d+)*$")
 
 
@@ -140,7 +135,9 @@ class Cell:
                        min_queries=int(s["min_queries"]),
                        max_queries=int(s["max_queries"]) if s.get("max_queries") else None,
                        warmup_s=float(s["warmup_s"]), input_shapes=dict(self.inputs),
-                       runtime_options=dict(s.get("runtime_options") or {}), seed=int(s["seed"]))
+                       runtime_options=dict(s.get("runtime_options") or {}), seed=int(s["seed"]),
+                       idle_s=float(s.get("idle_s", SETTINGS["idle_s"].default)),
+                       cooldown_timeout_s=float(s.get("cooldown_timeout_s", SETTINGS["cooldown_timeout_s"].default)))
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
@@ -156,125 +153,28 @@ class Cell:
         return cls(**kw)
 
 
-def model_format(ref: str) -> str:
-    """The model's format as the capability matrix names it (its own function when it has one)."""
-    fn = getattr(capability, "model_format", None)
-    if fn is not None:
-        return str(fn(ref))
-    return "tflite" if ref.lower().endswith(".tflite") else "onnx"
-
-
 # -- parsing --------------------------------------------------------------------------------------------------
-
-
-class _Doc:
-    def __init__(self, display: str) -> None:
-        self.display = display
-        self.constructor = yaml.constructor.SafeConstructor()
-
-    def err(self, node: Node | None, ypath: str, message: str, hint: str | None = None) -> ConfigError:
-        return ConfigError(f"{self.where(node, ypath)}: {message}", hint=hint)
-
-    def where(self, node: Node | None, ypath: str) -> str:
-        line = f":{node.start_mark.line + 1}" if node is not None else ""
-        return f"{self.display}{line}" + (f" {ypath}" if ypath else "")
-
-    def kind(self, node: Node) -> str:
-        if isinstance(node, MappingNode):
-            return "a mapping"
-        if isinstance(node, SequenceNode):
-            return "a list"
-        v = self.constructor.construct_object(node, deep=True)
-        return "empty" if v is None else f"{type(v).__name__} {v!r}"
-
-    def mapping(self, node: Node, ypath: str) -> list[tuple[str, Node, Node]]:
-        if not isinstance(node, MappingNode):
-            raise self.err(node, ypath, f"must be a mapping, not {self.kind(node)}")
-        seen: dict[str, Node] = {}
-        out = []
-        for knode, vnode in node.value:
-            key = self.constructor.construct_object(knode, deep=True)
-            kpath = f"{ypath}.{key}" if ypath else str(key)
-            if not isinstance(key, str):
-                raise self.err(knode, kpath, f"key {key!r} must be a string")
-            if key in seen:
-                raise self.err(knode, kpath, f"duplicate key (first at line {seen[key].start_mark.line + 1})")
-            seen[key] = knode
-            out.append((key, knode, vnode))
-        return out
-
-    def seq(self, node: Node, ypath: str, *, scalar_ok: bool = True) -> list[tuple[str, Node]]:
-        """Items of a list as (path, node); a single scalar counts as a one-item list."""
-        if isinstance(node, SequenceNode):
-            if not node.value:
-                raise self.err(node, ypath, "must not be empty")
-            return [(f"{ypath}[{i}]", n) for i, n in enumerate(node.value)]
-        if scalar_ok and isinstance(node, ScalarNode):
-            return [(ypath, node)]
-        raise self.err(node, ypath, f"must be a list, not {self.kind(node)}")
-
-    def scalar(self, node: Node, ypath: str) -> Any:
-        if not isinstance(node, ScalarNode):
-            raise self.err(node, ypath, f"must be a single value, not {self.kind(node)}")
-        return self.constructor.construct_object(node, deep=True)
-
-    def string(self, node: Node, ypath: str, what: str = "a string") -> str:
-        v = self.scalar(node, ypath)
-        if isinstance(v, bool) or v is None or not isinstance(v, str | int | float) or v == "":
-            raise self.err(node, ypath, f"must be {what}, not {self.kind(node)}")
-        return str(v)
-
-    def integer(self, node: Node, ypath: str, lo: int = 1, allow_null: bool = False) -> int | None:
-        v = self.scalar(node, ypath)
-        if v is None and allow_null:
-            return None
-        if isinstance(v, bool) or not isinstance(v, int) or v < lo:
-            extra = " or null" if allow_null else ""
-            raise self.err(node, ypath, f"must be an integer >= {lo}{extra}, not {self.kind(node)}")
-        return v
-
-    def number(self, node: Node, ypath: str) -> float:
-        v = self.scalar(node, ypath)
-        if isinstance(v, bool) or not isinstance(v, int | float) or v < 0:
-            raise self.err(node, ypath, f"must be a number >= 0, not {self.kind(node)}")
-        return float(v)
-
-    def plain(self, node: Node, ypath: str) -> Any:
-        return self.constructor.construct_object(node, deep=True)
-
-
-def _did_you_mean(word: str, choices: Iterable[str]) -> str:
-    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
-    return f"; did you mean {close[0]!r}?" if close else ""
 
 
 def load_sweep(path: str) -> SweepSpec:
     """Read and validate a sweep file (not yet expanded: devices need the inventory)."""
     try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
+        text = read_text(path, "sweep file")
     except FileNotFoundError:
         raise ConfigError(f"sweep file {path} not found", hint="check the path (see sweeps/example.yaml)") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise ConfigError(f"cannot read sweep file {path}: {e}") from None
     return parse_sweep(text, path)
 
 
 def parse_sweep(text: str, path: str = "sweep.yaml") -> SweepSpec:
-    doc = _Doc(path)
-    try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.MarkedYAMLError as e:
-        mark = e.problem_mark or e.context_mark
-        line = f":{mark.line + 1}" if mark is not None else ""
-        raise ConfigError(f"{path}{line}: not valid YAML: {e.problem or e.context}") from None
+    doc = Doc(path)
+    root = compose(text, path)
     if root is None:
         raise ConfigError(f"{path}: the sweep file is empty", hint="see sweeps/example.yaml")
     base = os.path.dirname(os.path.abspath(path))
     top = {k: (kn, vn) for k, kn, vn in doc.mapping(root, "")}
     for key, (knode, _) in top.items():
         if key not in TOP_KEYS:
-            raise doc.err(knode, key, f"unknown key{_did_you_mean(key, TOP_KEYS)}",
+            raise doc.err(knode, key, f"unknown key{did_you_mean(key, TOP_KEYS)}",
                           hint="top-level keys are " + ", ".join(TOP_KEYS))
     for required in ("models", "devices"):
         if required not in top:
@@ -293,19 +193,17 @@ def parse_sweep(text: str, path: str = "sweep.yaml") -> SweepSpec:
         os.path.splitext(os.path.basename(path))[0]
     inventory = None
     if (n := node("inventory")) is not None:
-        inventory = os.path.expanduser(doc.string(n, "inventory", "a file path"))
-        if not os.path.isabs(inventory):
-            inventory = os.path.normpath(os.path.join(base, inventory))
+        inventory = resolve_path(doc.string(n, "inventory", "a file path"), base)
 
     models = _models(doc, top["models"][1], base)
     devices, device_where = _devices(doc, top["devices"][1])
     runtimes = _choices(doc, node("runtimes"), "runtimes", KNOWN_RUNTIMES, ["onnxruntime"])
     precisions = _choices(doc, node("precisions"), "precisions", KNOWN_PRECISIONS, ["fp32"])
-    batch = [b for p, n in doc.seq(node("batch"), "batch") if (b := doc.integer(n, p)) is not None] \
-        if node("batch") is not None else [1]
-    threads: list[int | None] = [doc.integer(n, p, allow_null=True) for p, n in doc.seq(node("threads"), "threads")] \
-        if node("threads") is not None else [None]
-    settings = {k: v for k, (_, v) in SETTINGS.items()}
+    batch_node, threads_node = node("batch"), node("threads")
+    batch = [_batch(doc, n, p) for p, n in doc.seq(batch_node, "batch")] if batch_node is not None else [1]
+    threads: list[int | None] = [_threads(doc, n, p) for p, n in doc.seq(threads_node, "threads")] \
+        if threads_node is not None else [None]
+    settings = {k: s.default for k, s in SETTINGS.items()}
     if (n := node("settings")) is not None:
         settings.update(_settings(doc, n, "settings"))
 
@@ -343,7 +241,7 @@ def parse_sweep(text: str, path: str = "sweep.yaml") -> SweepSpec:
                         except ValueError as e:
                             raise doc.err(ln, lp, str(e)) from None
                 else:
-                    raise doc.err(kn, f"{p}.{k}", f"unknown key{_did_you_mean(k, ('match', 'limits'))}",
+                    raise doc.err(kn, f"{p}.{k}", f"unknown key{did_you_mean(k, ('match', 'limits'))}",
                                   hint="a budget is {match: {...}, limits: ['p99_ms < 50', ...]}")
             if not limits:
                 raise doc.err(item, p, "a budget needs `limits:`", hint="e.g. limits: ['p99_ms < 50']")
@@ -351,7 +249,7 @@ def parse_sweep(text: str, path: str = "sweep.yaml") -> SweepSpec:
     return spec
 
 
-def _models(doc: _Doc, node: Node, base: str) -> list[ModelEntry]:
+def _models(doc: Doc, node: Node, base: str) -> list[ModelEntry]:
     out: list[ModelEntry] = []
     seen: dict[str, str] = {}
     for p, item in doc.seq(node, "models"):
@@ -360,7 +258,7 @@ def _models(doc: _Doc, node: Node, base: str) -> list[ModelEntry]:
             fields = {k: (kn, vn) for k, kn, vn in doc.mapping(item, p)}
             for k, (kn, _) in fields.items():
                 if k not in ("model", "inputs"):
-                    raise doc.err(kn, f"{p}.{k}", f"unknown key{_did_you_mean(k, ('model', 'inputs'))}",
+                    raise doc.err(kn, f"{p}.{k}", f"unknown key{did_you_mean(k, ('model', 'inputs'))}",
                                   hint="a model entry is a name, or {model: ..., inputs: {NAME: 1x3x224x224}}")
             if "model" not in fields:
                 raise doc.err(item, p, "missing `model:`")
@@ -383,7 +281,7 @@ def _models(doc: _Doc, node: Node, base: str) -> list[ModelEntry]:
     return out
 
 
-def _model_ref(doc: _Doc, node: Node, ypath: str, label: str, base: str) -> str:
+def _model_ref(doc: Doc, node: Node, ypath: str, label: str, base: str) -> str:
     """Files are made absolute (relative to the sweep file) and must exist; bundled names must be known."""
     file_part = label.split(":", 1)[0] if ".py:" in label else label
     is_file = file_part.endswith((".onnx", ".tflite", ".py")) or "/" in file_part
@@ -404,7 +302,7 @@ def _model_ref(doc: _Doc, node: Node, ypath: str, label: str, base: str) -> str:
     return label
 
 
-def _devices(doc: _Doc, node: Node) -> tuple[list[tuple[str, Any]], list[str]]:
+def _devices(doc: Doc, node: Node) -> tuple[list[tuple[str, Any]], list[str]]:
     out: list[tuple[str, Any]] = []
     where: list[str] = []
     for p, item in doc.seq(node, "devices"):
@@ -428,7 +326,7 @@ def _devices(doc: _Doc, node: Node) -> tuple[list[tuple[str, Any]], list[str]]:
     return out, where
 
 
-def _choices(doc: _Doc, node: Node | None, key: str, known: tuple[str, ...], default: list[str]) -> list[str]:
+def _choices(doc: Doc, node: Node | None, key: str, known: tuple[str, ...], default: list[str]) -> list[str]:
     if node is None:
         return default
     out = []
@@ -436,60 +334,69 @@ def _choices(doc: _Doc, node: Node | None, key: str, known: tuple[str, ...], def
         v = doc.scalar(n, p)
         v = "null" if v is None and key == "runtimes" else v  # `null` unquoted is YAML's null
         if not isinstance(v, str) or v not in known:
-            raise doc.err(n, p, f"unknown {key[:-1]} {v!r}{_did_you_mean(str(v), known)}",
+            raise doc.err(n, p, f"unknown {key[:-1]} {v!r}{did_you_mean(str(v), known)}",
                           hint=f"known: {', '.join(known)}")
+        v = RUNTIME_ALIASES.get(v, v) if key == "runtimes" else v
         if v in out:
             raise doc.err(n, p, f"{v!r} is listed twice")
         out.append(v)
     return out
 
 
-def _settings(doc: _Doc, node: Node, ypath: str) -> dict[str, Any]:
+def _batch(doc: Doc, node: Node, ypath: str) -> int:
+    value = doc.integer(node, ypath, 1, cap=BATCH_MAX)
+    assert value is not None  # allow_null is False
+    return value
+
+
+def _threads(doc: Doc, node: Node, ypath: str) -> int | None:
+    return doc.integer(node, ypath, 1, cap=THREADS_MAX, allow_null=True)
+
+
+def _settings(doc: Doc, node: Node, ypath: str) -> dict[str, Any]:
     return _settings_items(doc, doc.mapping(node, ypath), ypath)
 
 
-def _settings_items(doc: _Doc, items: list[tuple[str, Node, Node]], ypath: str) -> dict[str, Any]:
+def _settings_items(doc: Doc, items: list[tuple[str, Node, Node]], ypath: str) -> dict[str, Any]:
+    """Run settings by vocab.SETTINGS' rules (the same the deploy flags are checked with)."""
     out: dict[str, Any] = {}
     for k, kn, vn in items:
         p = f"{ypath}.{k}"
         if k not in SETTINGS:
-            raise doc.err(kn, p, f"unknown setting{_did_you_mean(k, SETTINGS)}",
+            raise doc.err(kn, p, f"unknown setting{did_you_mean(k, SETTINGS)}",
                           hint="settings: " + ", ".join(SETTINGS))
-        kind = SETTINGS[k][0]
-        if kind == "number":
-            out[k] = doc.number(vn, p)
-        elif kind == "int":
-            out[k] = doc.integer(vn, p, lo=0 if k in ("retries", "seed") else 1)
-        else:
-            value = doc.plain(vn, p)
-            if not isinstance(value, dict):
-                raise doc.err(vn, p, f"must be a mapping, not {doc.kind(vn)}")
-            out[k] = value
-    if "timeout_s" in out and out["timeout_s"] <= 0:
-        raise doc.err(items[0][1], ypath, "timeout_s must be > 0")
+        out[k] = doc.setting(vn, p, SETTINGS[k])
     return out
 
 
-def _match(doc: _Doc, node: Node, ypath: str, labels: list[str], *, allow_extra: bool) -> dict[str, Any]:
+def _match(doc: Doc, node: Node, ypath: str, labels: list[str], *, allow_extra: bool) -> dict[str, Any]:
     """A match mapping: axis → value or list of values; device may be a name, names or a tag mapping."""
     out: dict[str, Any] = {}
     for k, kn, vn in doc.mapping(node, ypath):
         p = f"{ypath}.{k}"
         if k not in AXES:
-            raise doc.err(kn, p, f"unknown key{_did_you_mean(k, AXES)}", hint="match keys: " + ", ".join(AXES))
+            raise doc.err(kn, p, f"unknown key{did_you_mean(k, AXES)}", hint="match keys: " + ", ".join(AXES))
         if k == "device" and isinstance(vn, MappingNode):
-            out[k] = {"tags": {tk: doc.plain(tv, f"{p}.{tk}") for tk, _, tv in doc.mapping(vn, p)}}
+            out[k] = {"tags": {tk: doc.match_value(tv, f"{p}.{tk}") for tk, _, tv in doc.mapping(vn, p)}}
             continue
-        values = [doc.plain(n, q) for q, n in doc.seq(vn, p)] if isinstance(vn, SequenceNode | ScalarNode) \
-            else None
-        if values is None:
+        if not isinstance(vn, SequenceNode | ScalarNode):
             raise doc.err(vn, p, f"must be a value or a list, not {doc.kind(vn)}")
+        values: list[Any] = []
+        for q, n in doc.seq(vn, p):
+            if k == "batch":
+                values.append(_batch(doc, n, q))
+            elif k == "threads":
+                values.append(_threads(doc, n, q))
+            else:
+                if not isinstance(n, ScalarNode):
+                    raise doc.err(n, q, f"must be a single value, not {doc.kind(n)}")
+                values.append(doc.plain_scalar(n, q))
         if k == "runtime":
-            values = ["null" if v is None else v for v in values]
+            values = ["null" if v is None else RUNTIME_ALIASES.get(str(v), v) for v in values]
         if k == "model":
             for v in values:
                 if str(v) not in labels:
-                    raise doc.err(vn, p, f"{v!r} is not one of the sweep's models{_did_you_mean(str(v), labels)}",
+                    raise doc.err(vn, p, f"{v!r} is not one of the sweep's models{did_you_mean(str(v), labels)}",
                                   hint="write the model exactly as under `models:`")
         out[k] = values
     if not out:
@@ -607,7 +514,7 @@ def expand(spec: SweepSpec, devices: list[Device]) -> list[Cell]:
         for r in spec.budgets:
             if matches(r, cell, by_name):
                 cell.budgets.extend(x for x in r.limits if x not in cell.budgets)
-        decision = capability.check(model_format(m.ref), rt, pr, None, dn)
+        decision = cell_decision(cell, None)  # static: what the device lacks is decided with its facts
         if not decision.ok:
             cell.skip = decision.reason
         cells.append(cell)

@@ -190,3 +190,71 @@ def test_ctrl_c_on_the_command_line(tmp_path: Path) -> None:
     sweep_id = (tmp_path / "id").read_text().strip()
     rec = ledger.get_sweep(Store(str(db)), sweep_id)
     assert rec.status == "interrupted" and rec.counts()["ok"] == 1 and rec.counts()["pending"] == 3
+
+
+def test_a_board_worker_that_breaks_fails_its_cells_and_the_exit_code_says_so(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """issue 14: an internal error in a board worker (here: storing the first row fails) used to leave the cells
+    pending, exit 0, and `check` passed with 0 checks. Now every cell ends as a failed row, exit 1, check exit 1."""
+    write_model(tmp_path / "m.onnx")
+    (tmp_path / "s.yaml").write_text("name: broken\nmodels: [m.onnx]\ndevices: [local]\nruntimes: ['null']\n"
+                                     "threads: [1, 2]\nsettings: {min_duration_s: 0.1, min_queries: 5, warmup_s: 0}\n")
+    db = str(tmp_path / "db.sqlite")
+    real_commit = ledger.commit_cell
+    calls: list[str] = []
+
+    def commit_once_broken(store, sweep_id, cell, result, attempts):  # type: ignore[no-untyped-def]
+        calls.append(cell.cell_id)
+        if len(calls) == 1:
+            raise OverflowError("Python int too large to convert to SQLite INTEGER")
+        return real_commit(store, sweep_id, cell, result, attempts)
+
+    monkeypatch.setattr(ledger, "commit_cell", commit_once_broken)
+    from edgeprof.cli import sweep as sweep_cli
+
+    through: list[str] = []
+
+    def traced_run_sweep(store, sweep_id, *a, **kw):  # type: ignore[no-untyped-def]
+        through.append(sweep_id)
+        return run_sweep(store, sweep_id, *a, **kw)
+
+    monkeypatch.setattr(sweep_cli, "run_sweep", traced_run_sweep)
+    code = main(["sweep", str(tmp_path / "s.yaml"), "--db", db, "--quiet", "--id-file", str(tmp_path / "id")])
+    err = capsys.readouterr().err
+    assert code == 1, err
+    assert len(through) == 1  # the command runs the sweep through the run_sweep the tests call
+    assert "internal error in edgeprof on device local: OverflowError" in err
+    sweep_id = (tmp_path / "id").read_text().strip()
+    rec = ledger.get_sweep(Store(db), sweep_id)
+    assert rec.counts() == {"ok": 0, "failed": 2, "skipped": 0, "pending": 0}
+    assert all("not run: internal error in edgeprof" in (c.reason or "") for c in rec.cells)
+    junit = tmp_path / "check.xml"
+    assert main(["check", "--sweep", sweep_id, "--db", db, "--junit", str(junit)]) == 1
+    assert junit.read_text().count("<error") == 2
+
+
+def test_cells_left_pending_fail_the_sweep_and_check(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """When not even a failed row can be stored, the cells stay pending: the sweep exits 1 (not run) and check
+    counts each pending cell as an error instead of passing with 0 checks."""
+    write_model(tmp_path / "m.onnx")
+    (tmp_path / "s.yaml").write_text("name: pending\nmodels: [m.onnx]\ndevices: [local]\nruntimes: ['null']\n"
+                                     "settings: {min_duration_s: 0.1, min_queries: 5, warmup_s: 0}\n")
+    db = str(tmp_path / "db.sqlite")
+
+    def commit_broken(*a: object) -> None:
+        raise OverflowError("Python int too large to convert to SQLite INTEGER")
+
+    monkeypatch.setattr(ledger, "commit_cell", commit_broken)
+    code = main(["sweep", str(tmp_path / "s.yaml"), "--db", db, "--quiet", "--id-file", str(tmp_path / "id")])
+    err = capsys.readouterr().err
+    assert code == 1, err
+    assert "1 not run" in err
+    sweep_id = (tmp_path / "id").read_text().strip()
+    assert ledger.get_sweep(Store(db), sweep_id).counts()["pending"] == 1
+    monkeypatch.undo()
+    junit = tmp_path / "check.xml"
+    assert main(["check", "--sweep", sweep_id, "--db", db, "--junit", str(junit)]) == 1
+    err = capsys.readouterr().err
+    assert "0 checks" not in err and "1 errors" in err
+    assert "<error" in junit.read_text() and "never ran" in junit.read_text()

@@ -275,3 +275,12 @@ def test_example_devices_yaml_loads(monkeypatch: pytest.MonkeyPatch, tmp_path: P
     assert inv.get("pi5").proxy_jump == "ops@gw.lab.example:22"
     assert inv.get("x86-t4").known_hosts == str(REPO / "lab_known_hosts")
     assert [d.name for d in inv.select({"family": "jetson"})] == ["jetson-nano", "orin-nano"]
+
+
+def test_ssh_config_numbers_follow_the_same_rules(tmp_path: Path) -> None:
+    bad_port = "Host nano\n  HostName 10.0.0.5\n  Port 99999\n"
+    msg = error(tmp_path, "version: 1\ndevices:\n  nano: {}\n", ssh_config=bad_port)
+    assert "devices.yaml:3 devices.nano: ~/.ssh/config gives Port '99999' for 'nano'" in msg, msg
+    nan_timeout = "Host nano\n  HostName 10.0.0.5\n  ConnectTimeout nan\n"
+    inv = load(tmp_path, "version: 1\ndevices:\n  nano: {}\n", ssh_config=nan_timeout)
+    assert inv.get("nano").connect_timeout == 10.0  # a non-finite ConnectTimeout is ignored, as ssh ignores it

@@ -138,3 +138,14 @@ def test_parse_sweep_without_file_and_shipped_examples():
     for name in ("example.yaml", "nightly.yaml"):
         spec = load_sweep(str(repo / "sweeps" / name))
         assert spec.models and spec.devices
+
+
+def test_settings_are_the_vocabulary_and_reach_the_run_spec(tmp_path):
+    from edgeprof import vocab
+    from edgeprof.lab import spec as spec_mod
+
+    assert spec_mod.SETTINGS is vocab.SETTINGS  # one table for sweep settings and deploy flags
+    cells = cells_of("models: [ds_cnn]\ndevices: [pi5]\nsettings: {idle_s: 0, cooldown_timeout_s: 30, max_queries: null}\n"
+                     "overrides: [{match: {model: ds_cnn}, idle_s: 1.5}]\n", tmp_path)
+    run = cells[0].run_spec()
+    assert run.idle_s == 1.5 and run.cooldown_timeout_s == 30.0 and run.max_queries is None
