@@ -9,8 +9,8 @@ tests/data/golden/results/v<N>/ holds results each version wrote):
       samples_ms, plus artifact, settings, transfer, reason and a free-form `extra` (null_reasons, compute, ops,
       sweep, stderr_tail).
   2 — every section typed (the dataclasses below); `extra` is gone: null_reasons, compute, ops, sweep and
-      stderr_tail are top-level keys after reason; a sweep row's transfer is null instead of {}; settings hold
-      only what was set. Migration: _migrate_1_to_2.
+      stderr_tail are top-level keys after reason; a sweep row's transfer is null instead of {}; every section
+      has all its fields (null where not measured or not set). Migration: _migrate_1_to_2.
 """
 
 from __future__ import annotations
@@ -431,15 +431,6 @@ class Settings(Section):
     retries: int | None = None
     retry_backoff_s: float | None = None
     lease_wait_s: float | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        """Only what was set: a deploy and a sweep row each keep their own settings."""
-        return {k: v for k, v in super().to_dict().items() if v is not None or k in _DEPLOY_SETTINGS}
-
-
-_DEPLOY_SETTINGS = frozenset(("min_duration_s", "min_queries", "warmup_s", "seed", "inputs", "runtime_options",
-                              "window_s", "stopped_by", "warmup", "load_s", "idle_s", "cooldown_c",
-                              "power_rate_hz"))
 
 
 @dataclass(frozen=True)

@@ -80,6 +80,14 @@ class DeployProgress:
 
 def render_result(r: Result) -> None:
     out.print(f"\n[bold]{r.identity.label()}[/bold]   run {r.run_id}")
+    if r.status != "ok":  # a failed or skipped sweep cell: no numbers, a reason (and the stderr tail)
+        color = "yellow" if r.status == "skipped" else "red"
+        out.print(f"[{color}]{r.status}[/{color}]: {escape(r.reason or 'no reason recorded')}")
+        if r.sweep is not None:
+            out.print(escape(f"sweep {r.sweep.sweep_id} · cell {r.sweep.cell_id} · attempts {r.sweep.attempts}"))
+        if r.stderr_tail:
+            out.print(f"stderr tail:\n{escape(r.stderr_tail)}")
+        return
     lat = r.latency_ms
     t = Table(title="latency (ms)", title_justify="left")
     cols = ("p50", "p90", "p95", "p97", "p99", "p999", "min", "max", "mean", "std")
