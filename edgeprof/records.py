@@ -234,6 +234,19 @@ class LatencyStats(Section):
 
 
 @dataclass(frozen=True)
+class SystemMemory(Section):
+    """System-wide used memory (MemTotal - MemAvailable) sampled around the run (agent memory.py), in bytes."""
+
+    SECTION: ClassVar[str] = "memory_mb.system"
+    before_bytes: int | None = None
+    peak_bytes: int | None = None
+    peak_delta_bytes: int | None = None
+    total_bytes: int | None = None
+    n_samples: int | None = None
+    method: str | None = None
+
+
+@dataclass(frozen=True)
 class Memory(Section):
     """MB of the agent's process around the model load (agent memory.py), system memory, the artifact's size."""
 
@@ -242,9 +255,14 @@ class Memory(Section):
     rss_after_load: float | None = None
     peak_rss: float | None = None
     peak_source: str | None = None
-    system: dict[str, Any] | None = None  # used MB before / peak (Jetson: the GPU shares it)
+    system: SystemMemory | None = None  # system-wide (Jetson: the GPU shares it)
     gpu_process_bytes: int | None = None
     artifact_size: float | None = None
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Memory:
+        flat = super().from_dict(d)
+        return dataclasses.replace(flat, system=_opt(SystemMemory, flat.system))
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,6 @@ from .records import (
     Compute,
     Device,
     Environment,
-    LatencyStats,
     Memory,
     NullReasons,
     Power,
@@ -356,7 +355,7 @@ def build_result(spec: RunSpec, device: Device, artifact: Artifact | None, raw: 
     result = Result(
         run_id=new_run_id(), status="ok", created_at=utc_now(), device=device.name, model=spec.model,
         runtime=spec.runtime, precision=spec.precision, batch=spec.batch, threads=spec.threads,
-        latency_ms=LatencyStats.from_dict(lat), throughput_ips=tput, memory_mb=Memory.from_dict(mem), power=power,
+        latency_ms=lat, throughput_ips=tput, memory_mb=Memory.from_dict(mem), power=power,
         thermal=Thermal.from_dict(raw["thermal"]) if raw.get("thermal") else None,
         fidelity=None, environment=environment, warnings=[], samples_ms=samples_ms,
         artifact=artifact,
@@ -377,8 +376,7 @@ def build_result(spec: RunSpec, device: Device, artifact: Artifact | None, raw: 
         compute=Compute(flops_per_inference=artifact.flops, achieved_gflops=artifact.flops * tput / 1e9)
         if artifact is not None and artifact.flops and tput else None,
     )
-    for w in stability_warnings(lat, min_duration_s=spec.min_duration_s):
-        result.warn(w["code"], w["message"])
+    result.warnings.extend(stability_warnings(lat, min_duration_s=spec.min_duration_s))
     for w in raw.get("warnings") or []:
         result.warn(w.get("code", "agent"), w.get("message", ""))
     warm = raw.get("warmup") or {}

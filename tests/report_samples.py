@@ -12,7 +12,6 @@ from edgeprof.lab import ledger
 from edgeprof.lab.spec import Cell
 from edgeprof.records import (
     Environment,
-    LatencyStats,
     Memory,
     NullReasons,
     Power,
@@ -54,7 +53,7 @@ def make_result(board: str, model: str, runtime: str = "onnxruntime", precision:
     tail = rng.random(n) < 0.02
     samples[tail] *= 1 + rng.exponential(0.6, int(tail.sum()))
     samples_l = [float(x) for x in samples]
-    lat = LatencyStats.from_dict(latency_summary(samples_l))
+    lat = latency_summary(samples_l)
     window = float(np.sum(samples) / 1000.0)
     created = (dt.datetime(2026, 11, 20, 2, 0, tzinfo=dt.timezone.utc) + dt.timedelta(days=day, minutes=seed % 50))
     pw = None

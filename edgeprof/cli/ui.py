@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from ..records import Memory, OpsProfile, Power, Result, Thermal, ThermalSnapshot
+from ..records import Memory, OpsProfile, Power, Result, SystemMemory, Thermal, ThermalSnapshot
 from ..vocab import fmt_value
 
 out = Console(highlight=False, width=None if sys.stdout.isatty() else 150)
@@ -164,9 +164,9 @@ def power_provenance(p: Power) -> str:
 
 
 def render_memory_extra(m: Memory) -> None:
-    sysm = m.system or {}
+    sysm = m.system or SystemMemory()
     parts = []
-    before, peak, total = sysm.get("before_bytes"), sysm.get("peak_bytes"), sysm.get("total_bytes")
+    before, peak, total = sysm.before_bytes, sysm.peak_bytes, sysm.total_bytes
     if before is not None:
         parts.append(f"system used {fmt_value(before / 1e6, 'MB')} before, peak {fmt_value((peak or 0) / 1e6, 'MB')}"
                      + (f" of {fmt_value(total / 1e6, 'MB')}" if total else "")

@@ -14,7 +14,7 @@ from edgeprof.compare import (
     mann_whitney_u,
     metric_values,
 )
-from edgeprof.records import Environment, LatencyStats, Memory, Power, Result
+from edgeprof.records import Environment, Memory, Power, Result
 from edgeprof.stats import latency_summary
 
 
@@ -22,7 +22,7 @@ def make_result(samples, *, run_id="r1", power=None, peak=50.0, env=None, batch=
     lat = latency_summary(samples)
     return Result(run_id=run_id, status="ok", created_at="2026-01-01T00:00:00+00:00", device="alpha",
                   model="ds_cnn", runtime="onnxruntime", precision="fp32", batch=batch, threads=1,
-                  latency_ms=LatencyStats.from_dict(lat), throughput_ips=1000.0 / lat["mean"] * batch,
+                  latency_ms=lat, throughput_ips=1000.0 / lat.mean * batch,
                   memory_mb=Memory(peak_rss=peak, rss_after_load=peak - 5),
                   power=Power.from_dict(power) if power else None, thermal=None,
                   fidelity=None, environment=Environment.from_dict(env or {}), warnings=[],

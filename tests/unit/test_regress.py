@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from edgeprof.records import Environment, LatencyStats, Memory, Result
+from edgeprof.records import Environment, Memory, Result
 from edgeprof.regress import (
     baseline_findings,
     budget_findings,
@@ -24,8 +24,8 @@ def res(samples, run_id, *, status="ok", created="2026-01-01T00:00:00+00:00", re
     lat = latency_summary(samples) if status == "ok" else None
     return Result(run_id=run_id, status=status, created_at=created, device="beta", model="/x/tiny.onnx",
                   runtime="onnxruntime", precision="fp32", batch=1, threads=2,
-                  latency_ms=LatencyStats.from_dict(lat) if lat else None,
-                  throughput_ips=1000.0 / lat["mean"] if lat else None,
+                  latency_ms=lat,
+                  throughput_ips=1000.0 / lat.mean if lat else None,
                   memory_mb=Memory(peak_rss=40.0) if lat else None, power=None, thermal=None, fidelity=None,
                   environment=Environment(), warnings=[], samples_ms=list(samples) if lat else [], reason=reason,
                   stderr_tail=stderr_tail)
