@@ -1,7 +1,10 @@
 """Typed records that flow through edgeprof, and their versioned JSON form.
 
-Owns: TensorSpec, Artifact, RunSpec, Result and the JSON schema version of a Result.
-Does not own: how records are produced (export, runner) or stored (store).
+Owns: TensorSpec, Artifact, RunSpec, Device, Result and its typed sections (LatencyStats, Memory, Power,
+Thermal, Fidelity, Environment, Settings, Transfer, RunWarning, NullReasons, Compute, OpsProfile, SweepInfo), the
+JSON schema version of a Result and the migrations from every older version.
+Does not own: how records are produced (stats, runner, fidelity, opprofile, lab/scheduler), stored (store) or
+shown (cli, report); the identity of a configuration (vocab.ConfigIdentity; Result.identity builds it).
 
 Result JSON format history (keep this list next to the constant; Result.from_dict migrates step by step and
 tests/data/golden/results/v<N>/ holds results each version wrote):
@@ -195,6 +198,11 @@ class Section:
         if unknown:
             raise StoreError(f"result section {cls.SECTION!r} has unknown field(s) {', '.join(map(repr, unknown))}",
                              hint="it was written by another edgeprof version; upgrade edgeprof to read it")
+        missing = [f.name for f in dataclasses.fields(cls) if f.name not in d
+                   and f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING]
+        if missing:
+            raise StoreError(f"result section {cls.SECTION!r} lacks field(s) {', '.join(map(repr, missing))}",
+                             hint="the result JSON is damaged; rerun the measurement")
         return cls(**dict(d))
 
 

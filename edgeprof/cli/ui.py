@@ -64,7 +64,7 @@ class DeployProgress:
         if phase in ("warmup", "measure"):
             el, tot, n = event.get("elapsed_s", 0), event.get("total_s", 0), event.get("n", 0)
             extra = f", min {event.get('min_queries')} queries" if phase == "measure" else ""
-            last = f", last {event['last_ms']:.2f} ms" if event.get("last_ms") is not None else ""
+            last = f", last {fmt_value(event['last_ms'], 'ms')}" if event.get("last_ms") is not None else ""
             self._show(f"{phase}: {el:.1f}/{tot:.0f} s, {n} queries{extra}{last}", force=force)
         elif phase == "idle":
             self._show(f"idle power baseline ({event.get('total_s', 0):.0f} s)", force=force)

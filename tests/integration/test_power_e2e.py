@@ -79,7 +79,7 @@ def check_power(board: Board, r: dict[str, Any], db: str, *, source: str, rail: 
     assert p["trace"]["t_s"][0] == 0 and p["trace"]["t_s"][-1] == pytest.approx(p["window_s"], abs=1e-4)
     assert p["idle_trace"]
     stored = Store(db).get(r["run_id"])  # what is stored is what was printed as JSON
-    assert stored.power == p
+    assert stored.power is not None and stored.power.to_dict() == p
     return p
 
 

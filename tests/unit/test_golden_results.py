@@ -177,3 +177,19 @@ def test_goldens_render_in_report(golden_db: str, tmp_path: Path) -> None:
         else:
             assert row["reason"] == raw["reason"]
             assert raw["reason"] in md and re.sub("'", "&#x27;", raw["reason"]) in html
+
+
+def test_a_section_missing_a_required_field_is_named() -> None:
+    raw = _raw(GOLDEN / f"v{RESULT_SCHEMA_VERSION}" / "ok_local_ds_cnn.json")
+    lat = {k: v for k, v in raw["latency_ms"].items() if k != "p97"}
+    with pytest.raises(StoreError, match="section 'latency_ms' lacks field.*'p97'"):
+        Result.from_dict({**raw, "latency_ms": lat})
+
+
+def test_every_run_setting_has_a_home_in_the_stored_settings() -> None:
+    import dataclasses
+
+    from edgeprof.records import Settings
+    from edgeprof.vocab import SETTINGS
+
+    assert set(SETTINGS) <= {f.name for f in dataclasses.fields(Settings)}  # a sweep row stores its cell's
