@@ -12,11 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import sqlalchemy as sa
 
 from edgeprof.cli.main import main
 from edgeprof.errors import StoreError
 from edgeprof.records import RESULT_KEYS, RESULT_SCHEMA_VERSION, RESULT_TAIL_KEYS, Result
-from edgeprof.store import Store
+from edgeprof.store import Store, runs
 from edgeprof.vocab import fmt_value
 
 GOLDEN = Path(__file__).resolve().parents[1] / "data" / "golden" / "results"
@@ -115,7 +116,11 @@ def test_migration_refuses_what_it_does_not_know() -> None:
 def test_golden_renders_in_results_show(path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     raw = _raw(path)
     db = str(tmp_path / "db.sqlite")
-    Store(db).save(Result.from_dict(raw))
+    store = Store(db)
+    _store_as_written(store, raw)
+    with store.engine.connect() as conn:
+        stored = conn.execute(sa.select(runs.c.result_json).where(runs.c.run_id == raw["run_id"])).scalar_one()
+    assert json.loads(stored) == raw  # the database holds the file's own version
     assert main(["results", "show", raw["run_id"], "--db", db]) == 0
     text = " ".join(capsys.readouterr().out.split())
     assert raw["run_id"] in text
@@ -137,13 +142,22 @@ def test_golden_renders_in_results_show(path: Path, tmp_path: Path, capsys: pyte
         assert (shown["power"] or {}).get("energy_j") == (raw["power"] or {}).get("energy_j")
 
 
+def _store_as_written(store: Store, raw: dict[str, Any]) -> None:
+    """The row the code of the file's version stored: its own JSON, untouched, and the indexed columns."""
+    r = Result.from_dict(raw)
+    store.save(r)
+    with store.engine.begin() as conn:
+        conn.execute(runs.update().where(runs.c.run_id == r.run_id)
+                     .values(result_json=json.dumps(raw), schema_version=raw["schema_version"]))
+
+
 @pytest.fixture(scope="module")
 def golden_db(tmp_path_factory: pytest.TempPathFactory) -> str:
     """Every golden file of every version in one store."""
     db = str(tmp_path_factory.mktemp("golden") / "db.sqlite")
     store = Store(db)
     for path in FILES:
-        store.save(Result.from_dict(_raw(path)))
+        _store_as_written(store, _raw(path))
     return db
 
 
