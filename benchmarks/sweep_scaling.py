@@ -71,8 +71,10 @@ def sweep(devices: list[Device], spec_text: str, spec_path: Path, db: Path) -> t
         raise SystemExit(f"benchmark sweep did not complete: {[(r.device, r.reason) for r in bad]}")
     busy: dict[str, float] = {}
     for r in outcome.results:
-        sw = r.extra["sweep"]
-        busy[r.device] = busy.get(r.device, 0.0) + sw["ended_at_unix"] - sw["started_at_unix"]
+        sw = r.sweep
+        if sw is None or sw.ended_at_unix is None or sw.started_at_unix is None:
+            raise SystemExit(f"result {r.run_id} has no sweep timing")
+        busy[r.device] = busy.get(r.device, 0.0) + sw.ended_at_unix - sw.started_at_unix
     return wall, busy
 
 

@@ -28,32 +28,32 @@ from .vocab import (  # noqa: F401  (re-exported: callers import them from here 
     EXTRA_METRICS,
     METRIC_BY_NAME,
     METRICS,
+    ConfigIdentity,
     Metric,
     fmt_p,
     fmt_value,
+    is_finite_number,
 )
 
 
 def metric_values(r: Result) -> dict[str, float | None]:
     """Every metric of METRIC_BY_NAME that the result has (None where it was not measured)."""
-    lat = r.latency_ms or {}
-    mem = r.memory_mb or {}
-    pw = r.power or {}
+    lat, mem, pw = r.latency_ms, r.memory_mb, r.power
 
     def num(v: Any) -> float | None:
-        return float(v) if isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) else None
+        return float(v) if is_finite_number(v) else None
 
-    out: dict[str, float | None] = {
-        "p50_ms": num(lat.get("p50")), "p90_ms": num(lat.get("p90")), "p95_ms": num(lat.get("p95")),
-        "p97_ms": num(lat.get("p97")), "p99_ms": num(lat.get("p99")), "p999_ms": num(lat.get("p999")),
-        "mean_ms": num(lat.get("mean")), "max_ms": num(lat.get("max")),
-        "throughput_ips": num(r.throughput_ips),
-        "peak_rss_mb": num(mem.get("peak_rss")), "rss_after_load_mb": num(mem.get("rss_after_load")),
-        "mean_w": num(pw.get("mean_w")), "p95_w": num(pw.get("p95_w")),
-        "mj_per_inference": num(pw.get("energy_mj_per_inference")),
-        "inferences_per_joule": num(pw.get("inferences_per_joule")),
-        "gflops_per_watt": num(pw.get("gflops_per_watt")),
-    }
+    out: dict[str, float | None] = dict.fromkeys(METRIC_BY_NAME)
+    if lat is not None:
+        out.update({"p50_ms": num(lat.p50), "p90_ms": num(lat.p90), "p95_ms": num(lat.p95), "p97_ms": num(lat.p97),
+                    "p99_ms": num(lat.p99), "p999_ms": num(lat.p999), "mean_ms": num(lat.mean),
+                    "max_ms": num(lat.max)})
+    out["throughput_ips"] = num(r.throughput_ips)
+    if mem is not None:
+        out.update({"peak_rss_mb": num(mem.peak_rss), "rss_after_load_mb": num(mem.rss_after_load)})
+    if pw is not None:
+        out.update({"mean_w": num(pw.mean_w), "p95_w": num(pw.p95_w), "mj_per_inference": num(pw.energy_mj_per_inference),
+                    "inferences_per_joule": num(pw.inferences_per_joule), "gflops_per_watt": num(pw.gflops_per_watt)})
     return out
 
 
@@ -174,14 +174,10 @@ def compare_results(base: Result, new: Result, *, metrics: Sequence[str] | None 
 
 def cell_label(r: Result | Mapping[str, Any]) -> str:
     """`model on device · runtime precision · batch N · T threads` for a Result or a store row."""
-    row: Mapping[str, Any] = r.__dict__ if isinstance(r, Result) else r
-    get = row.get
-    model = str(get("model"))
-    if "/" in model or model.endswith((".onnx", ".tflite")):
-        model = model.rsplit("/", 1)[-1]
-    threads = get("threads")
-    text = f"{model} on {get('device')} · {get('runtime')} {get('precision')} · batch {get('batch')}"
-    return text + (f" · {threads} threads" if threads else "")
+    if isinstance(r, Result):
+        return r.identity.label()
+    return ConfigIdentity(str(r["device"]), str(r["model"]), str(r["runtime"]), str(r["precision"]),
+                          int(r["batch"]), r["threads"]).label()
 
 
 FINGERPRINT_KEYS = ("board_model", "cpu", "arch", "cores", "memory_mb")
@@ -189,10 +185,10 @@ FINGERPRINT_KEYS = ("board_model", "cpu", "arch", "cores", "memory_mb")
 
 def device_fingerprint(r: Result) -> str | None:
     """Short hash of what identifies the hardware a result was measured on (board, CPU, cores, memory)."""
-    facts = (r.environment or {}).get("device") or {}
-    if not facts:
+    env = r.environment
+    if not env.device:
         return None
-    ident = {k: facts.get(k) for k in FINGERPRINT_KEYS}
+    ident = {k: env.fact(k) for k in FINGERPRINT_KEYS}
     mem = ident.get("memory_mb")
     if isinstance(mem, int | float):
         ident["memory_mb"] = round(float(mem) / 256.0)  # MemTotal wobbles a little between boots
@@ -200,23 +196,21 @@ def device_fingerprint(r: Result) -> str | None:
 
 
 def _env_summary(r: Result) -> dict[str, Any]:
-    env = r.environment or {}
-    dev = env.get("device") or {}
-    rt = env.get("runtime") or {}
+    env = r.environment
     out: dict[str, Any] = {
-        "device": device_fingerprint(r), "board": dev.get("board_model") or dev.get("cpu"),
-        "os": dev.get("os"), "kernel": dev.get("kernel"), "device python": dev.get("python"),
-        "runtime version": rt.get("version"), "providers": ",".join(rt.get("providers") or []) or None,
-        "agent": env.get("agent_version"), "edgeprof": env.get("edgeprof_version"),
-        "model sha256": (env.get("model_sha256") or "")[:12] or None,
-        "thread env": json.dumps(env.get("thread_env"), sort_keys=True) if env.get("thread_env") else None,
+        "device": device_fingerprint(r), "board": env.fact("board_model") or env.fact("cpu"),
+        "os": env.fact("os"), "kernel": env.fact("kernel"), "device python": env.fact("python"),
+        "runtime version": env.runtime_version, "providers": ",".join(env.runtime_providers) or None,
+        "agent": env.agent_version, "edgeprof": env.edgeprof_version,
+        "model sha256": (env.model_sha256 or "")[:12] or None,
+        "thread env": json.dumps(env.thread_env, sort_keys=True) if env.thread_env else None,
     }
-    thermal = r.thermal or {}
-    if isinstance(thermal, dict):
-        before = thermal.get("before") or {}
-        for k in ("nvpmodel", "jetson_clocks", "governor"):
-            if before.get(k) is not None:
-                out[k] = json.dumps(before.get(k), sort_keys=True)
+    before = r.thermal.before if r.thermal else None
+    if before is not None:
+        for k, v in (("nvpmodel", before.nvpmodel), ("jetson_clocks", before.jetson_clocks),
+                     ("governor", before.governors)):
+            if v is not None:
+                out[k] = json.dumps(v, sort_keys=True)
     return out
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .records import Artifact, TensorSpec
+from .records import Artifact, Fidelity, TensorSpec
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -109,7 +109,7 @@ def decode_outputs(raw: Sequence[Mapping[str, Any]] | None) -> list[np.ndarray]:
 
 
 def compare(got: Sequence[np.ndarray], ref: Sequence[np.ndarray], *, precision: str = "fp32",
-            num_classes: int | None = None, names: Sequence[str] = ()) -> dict[str, Any]:
+            num_classes: int | None = None, names: Sequence[str] = ()) -> Fidelity:
     """Per-output and overall errors; top-1 agreement when output 0 is [batch, classes]."""
     import numpy as np
 
@@ -144,27 +144,25 @@ def compare(got: Sequence[np.ndarray], ref: Sequence[np.ndarray], *, precision: 
         min_cos = min(min_cos, cos if finite else 0.0)
         total_abs += float(diff.sum())
         total_n += int(diff.size)
-    result: dict[str, Any] = {
-        "max_abs_error": max_abs, "mean_abs_error": total_abs / total_n if total_n else None,
-        "cosine_similarity": min_cos if per else None, "outputs": per,
-        "top1_agreement": None, "top1_rows": None,
-    }
+    cosine = min_cos if per else None
+    top1: float | None = None
+    top1_rows: int | None = None
+    top1_basis: str | None = None
     if per and got and ref:
         r0 = np.asarray(ref[0])
         g0 = np.asarray(got[0]).reshape(r0.shape) if np.asarray(got[0]).size == r0.size else None
         classes = r0.shape[-1] if r0.ndim == 2 else None
         if g0 is not None and classes and classes > 1 and (num_classes is None or num_classes == classes):
             agree = np.argmax(g0, axis=-1) == np.argmax(r0, axis=-1)
-            result["top1_agreement"] = float(agree.mean())
-            result["top1_rows"] = int(agree.size)
-            result["top1_basis"] = ("classifier" if num_classes else
-                                    f"output 0 is [batch, {classes}]: read as class scores")
+            top1 = float(agree.mean())
+            top1_rows = int(agree.size)
+            top1_basis = "classifier" if num_classes else f"output 0 is [batch, {classes}]: read as class scores"
     threshold = THRESHOLDS.get(precision, THRESHOLDS["fp32"])
-    result["threshold"] = {"cosine_similarity_min": threshold, "precision": precision}
-    if per and result["cosine_similarity"] is not None and result["cosine_similarity"] < threshold:
-        problems.append(f"cosine similarity {result['cosine_similarity']:.4f} < {threshold} for {precision}")
-    if result["top1_agreement"] is not None and result["top1_agreement"] < 1.0:
-        problems.append(f"top-1 agrees on {result['top1_agreement'] * 100:.0f} % of {result['top1_rows']} rows")
-    result["ok"] = not problems
-    result["problems"] = problems
-    return result
+    if per and cosine is not None and cosine < threshold:
+        problems.append(f"cosine similarity {cosine:.4f} < {threshold} for {precision}")
+    if top1 is not None and top1 < 1.0:
+        problems.append(f"top-1 agrees on {top1 * 100:.0f} % of {top1_rows} rows")
+    return Fidelity(max_abs_error=max_abs, mean_abs_error=total_abs / total_n if total_n else None,
+                    cosine_similarity=cosine, outputs=per, top1_agreement=top1, top1_rows=top1_rows,
+                    top1_basis=top1_basis, threshold={"cosine_similarity_min": threshold, "precision": precision},
+                    ok=not problems, problems=problems)

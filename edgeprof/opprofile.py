@@ -1,7 +1,7 @@
 """Per-op profiles: from the agent's per-node totals to shares, per-op-type totals, top ops and a side-by-side
 view of the same model across runtimes (the layer-wise view of convnet-benchmarks).
 
-Owns: `summarize` (agent answer → Result.extra["ops"]), `top`, `normalise_op_type` (one vocabulary across
+Owns: `summarize` (agent answer → Result.ops, an OpsProfile), `top`, `normalise_op_type` (one vocabulary across
 onnxruntime, TFLite and TensorRT names) and `side_by_side` (rows = op types, columns = runs).
 Does not own: collecting the profile (the agent's opprof.py, in a separate pass after the timed loop) or
 printing (cli/ui.py).
@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
+
+from .records import OpsProfile
 
 __all__ = ["summarize", "top", "normalise_op_type", "side_by_side"]
 
@@ -36,7 +38,7 @@ def normalise_op_type(op_type: str) -> str:
     return _ALIASES.get(op_type, op_type)
 
 
-def summarize(raw: Mapping[str, Any]) -> dict[str, Any]:
+def summarize(raw: Mapping[str, Any]) -> OpsProfile:
     """The agent's profile answer → per-run times (ms), shares of the profiled total, per-op-type totals."""
     iterations = int(raw.get("iterations") or 0)
     unit = raw.get("unit", "us")
@@ -61,46 +63,37 @@ def summarize(raw: Mapping[str, Any]) -> dict[str, Any]:
     for t in op_types:
         t["share"] = t["ms_per_run"] / total_ms if total_ms else None
     run_total = raw.get("run_total_us")
-    out: dict[str, Any] = {
-        "available": bool(raw.get("available")) and bool(nodes),
-        "source": raw.get("source"),
-        "reason": raw.get("reason"),
-        "iterations": iterations,
-        "profiled_ms_per_run": total_ms if nodes else None,
-        "run_ms_per_run": (float(run_total) * scale / iterations) if run_total and iterations else None,
-        "nodes": nodes,
-        "op_types": op_types,
-    }
-    if raw.get("op_counts"):
-        out["op_counts"] = dict(raw["op_counts"])
-    if raw.get("providers"):
-        out["providers"] = list(raw["providers"])
-    out["note"] = ("a separate pass after the timed loop; profiling slows runs, so these times are for shares, "
-                   "not latency")
-    return out
+    return OpsProfile(
+        available=bool(raw.get("available")) and bool(nodes), source=raw.get("source"), reason=raw.get("reason"),
+        iterations=iterations, profiled_ms_per_run=total_ms if nodes else None,
+        run_ms_per_run=(float(run_total) * scale / iterations) if run_total and iterations else None,
+        nodes=nodes, op_types=op_types,
+        op_counts=dict(raw["op_counts"]) if raw.get("op_counts") else None,
+        providers=list(raw["providers"]) if raw.get("providers") else None,
+        note="a separate pass after the timed loop; profiling slows runs, so these times are for shares, not latency",
+    )
 
 
-def top(ops: Mapping[str, Any], k: int = 10, by: str = "node") -> list[dict[str, Any]]:
+def top(ops: OpsProfile, k: int = 10, by: str = "node") -> list[dict[str, Any]]:
     """The k most expensive nodes (by="node") or op types (by="op_type")."""
-    rows = ops.get("nodes" if by == "node" else "op_types") or []
-    return list(rows[:k])
+    return list((ops.nodes if by == "node" else ops.op_types)[:k])
 
 
 _RUN_LABEL = re.compile(r"\s+")
 
 
-def side_by_side(runs: Sequence[tuple[str, Mapping[str, Any] | None]]) -> dict[str, Any]:
+def side_by_side(runs: Sequence[tuple[str, OpsProfile | None]]) -> dict[str, Any]:
     """Op types (normalised) × runs: ms per run and share for each; rows sorted by the largest share anywhere.
 
-    runs: (label, Result.extra["ops"] or None) pairs, e.g. label "onnxruntime int8"."""
+    runs: (label, Result.ops or None) pairs, e.g. label "onnxruntime int8"."""
     labels = [_RUN_LABEL.sub(" ", label) for label, _ in runs]
     table: dict[str, list[dict[str, float] | None]] = {}
     notes: dict[str, str] = {}
     for col, (label, ops) in enumerate(runs):
-        if not ops or not ops.get("available"):
-            notes[label] = (ops or {}).get("reason") or "no op profile (deploy with --profile-ops)"
+        if not ops or not ops.available:
+            notes[label] = (ops.reason if ops else None) or "no op profile (deploy with --profile-ops)"
             continue
-        for t in ops.get("op_types") or []:
+        for t in ops.op_types:
             key = normalise_op_type(t["op_type"])
             cells = table.setdefault(key, [None] * len(runs))
             cell = cells[col] or {"ms_per_run": 0.0, "share": 0.0}

@@ -200,7 +200,7 @@ def cell_status_finding(r: Result) -> Finding | None:
     if r.status == "failed":
         return Finding(_classname(r.device), f"{label} · run", "error", "cell",
                        f"cell failed: {r.reason or 'no reason recorded'}",
-                       detail=str((r.extra or {}).get("stderr_tail") or ""), cell=label, run_id=r.run_id)
+                       detail=r.stderr_tail or "", cell=label, run_id=r.run_id)
     if r.status == "skipped":
         return Finding(_classname(r.device), f"{label} · run", "skipped", "cell",
                        f"skipped: {r.reason or ''}", cell=label, run_id=r.run_id)

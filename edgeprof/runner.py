@@ -20,7 +20,22 @@ from typing import Any, Protocol
 from . import __version__, capability
 from .agentlink import AgentLink
 from .errors import ConfigError, DeviceError, ModelError
-from .records import Artifact, Device, Result, RunSpec, new_run_id, utc_now
+from .records import (
+    Artifact,
+    Compute,
+    Device,
+    Environment,
+    Memory,
+    NullReasons,
+    Power,
+    Result,
+    RunSpec,
+    Settings,
+    Thermal,
+    Transfer,
+    new_run_id,
+    utc_now,
+)
 from .stats import latency_summary, stability_warnings, throughput
 from .store import Store
 from .transport import Transport, open_transport
@@ -267,7 +282,7 @@ def deploy(spec: RunSpec, device: Device, *, store: Store | None, progress: Prog
     if raw.get("ops") is not None:
         from .opprofile import summarize
 
-        result.extra["ops"] = summarize(raw["ops"])
+        result.ops = summarize(raw["ops"])
     if store is not None:
         progress.stage("storing")
         store.save(result)
@@ -280,12 +295,14 @@ def add_fidelity(result: Result, artifact: Artifact, reference: Any, no_referenc
     """Compare the device's outputs (last timed query) with the reference; store, warn past the threshold."""
     from . import fidelity
 
-    reasons = result.extra.setdefault("null_reasons", {})
+    def no_fidelity(why: str) -> None:
+        result.null_reasons = dataclasses.replace(result.null_reasons, fidelity=why)
+
     if reference is None:
-        reasons["fidelity"] = no_reference or "no reference for this run"
+        no_fidelity(no_reference or "no reference for this run")
         return
     if not raw.get("outputs"):
-        reasons["fidelity"] = "the agent returned no outputs"
+        no_fidelity("the agent returned no outputs")
         return
     if say:
         say(f"fidelity: computing the reference ({reference.label})")
@@ -293,21 +310,21 @@ def add_fidelity(result: Result, artifact: Artifact, reference: Any, no_referenc
     try:
         ref_out = fidelity.reference_outputs(reference, artifact.inputs, shapes, spec.seed)
     except ImportError as e:
-        reasons["fidelity"] = f"the reference needs {e.name or e} on the host (pip install 'edgeprof[torch]')"
+        no_fidelity(f"the reference needs {e.name or e} on the host (pip install 'edgeprof[torch]')")
         return
     got = fidelity.decode_outputs(raw["outputs"])
     fid = fidelity.compare(got, ref_out, precision=spec.precision, num_classes=reference.num_classes,
                            names=artifact.outputs)
-    fid["reference"] = reference.label
-    fid["inputs"] = {"seed": spec.seed, "shapes": {k: list(v) for k, v in shapes.items()},
-                     "from": "the last timed query"}
+    fid = dataclasses.replace(fid, reference=reference.label,
+                              inputs={"seed": spec.seed, "shapes": {k: list(v) for k, v in shapes.items()},
+                                      "from": "the last timed query"})
     result.fidelity = fid
-    reasons.pop("fidelity", None)
-    if not fid["ok"]:
+    result.null_reasons = dataclasses.replace(result.null_reasons, fidelity=None)
+    if not fid.ok:
         advice = (" (seeded random weights and inputs are a hard case for int8: check with --calibration DIR "
                   "of real samples)") if spec.precision == "int8" else ""
         result.warn("fidelity", f"{spec.precision} output differs from {reference.label}: "
-                    + "; ".join(fid["problems"]) + advice)
+                    + "; ".join(fid.problems) + advice)
 
 
 def build_result(spec: RunSpec, device: Device, artifact: Artifact | None, raw: dict[str, Any],
@@ -320,51 +337,46 @@ def build_result(spec: RunSpec, device: Device, artifact: Artifact | None, raw: 
     if artifact is not None:
         mem["artifact_size"] = artifact.size_bytes / 1e6
     runtime_desc = raw.get("runtime") or {}
-    environment = {
-        "device": facts,
-        "host": host_environment(),
-        "runtime": runtime_desc,
-        "agent_version": facts.get("agent_version"),
-        "edgeprof_version": __version__,
-        "model_sha256": artifact.sha256 if artifact else None,
-        "export_options": artifact.export_options if artifact else None,
-        "thread_env": facts.get("env", {}),
-        "clock": raw.get("clock"),
-    }
+    environment = Environment(
+        device=facts,
+        host=host_environment(),
+        runtime=runtime_desc,
+        agent_version=facts.get("agent_version"),
+        edgeprof_version=__version__,
+        model_sha256=artifact.sha256 if artifact else None,
+        export_options=artifact.export_options if artifact else None,
+        thread_env=facts.get("env", {}),
+        clock=raw.get("clock"),
+    )
+    power = Power.from_dict(raw["power"]) if raw.get("power") else None
+    if power and artifact is not None and artifact.flops and power.mean_w and tput:
+        gflops = artifact.flops * tput / 1e9
+        power = dataclasses.replace(power, achieved_gflops=gflops, gflops_per_watt=gflops / power.mean_w)
     result = Result(
         run_id=new_run_id(), status="ok", created_at=utc_now(), device=device.name, model=spec.model,
         runtime=spec.runtime, precision=spec.precision, batch=spec.batch, threads=spec.threads,
-        latency_ms=lat, throughput_ips=tput, memory_mb=mem, power=raw.get("power"), thermal=raw.get("thermal"),
+        latency_ms=lat, throughput_ips=tput, memory_mb=Memory.from_dict(mem), power=power,
+        thermal=Thermal.from_dict(raw["thermal"]) if raw.get("thermal") else None,
         fidelity=None, environment=environment, warnings=[], samples_ms=samples_ms,
-        artifact=artifact.to_dict() if artifact else None,
-        settings={
-            "min_duration_s": spec.min_duration_s, "min_queries": spec.min_queries, "warmup_s": spec.warmup_s,
-            "seed": spec.seed, "inputs": [{"name": i["name"], "shape": i["shape"], "dtype": i["dtype"]}
-                                          for i in inputs or []],
-            "runtime_options": spec.runtime_options, "window_s": window_s, "stopped_by": raw.get("stopped_by"),
-            "warmup": raw.get("warmup"), "load_s": raw.get("load_s"),
-            "idle_s": spec.idle_s, "cooldown_c": spec.cooldown_c, "power_rate_hz": spec.power_rate_hz,
-        },
-        transfer=transfer,
+        artifact=artifact,
+        settings=Settings(
+            min_duration_s=spec.min_duration_s, min_queries=spec.min_queries, warmup_s=spec.warmup_s,
+            seed=spec.seed, inputs=[{"name": i["name"], "shape": i["shape"], "dtype": i["dtype"]}
+                                    for i in inputs or []],
+            runtime_options=spec.runtime_options, window_s=window_s, stopped_by=raw.get("stopped_by"),
+            warmup=raw.get("warmup"), load_s=raw.get("load_s"),
+            idle_s=spec.idle_s, cooldown_c=spec.cooldown_c, power_rate_hz=spec.power_rate_hz,
+        ),
+        transfer=Transfer.from_dict(transfer),
+        null_reasons=NullReasons(
+            power=None if raw.get("power") else raw.get("power_reason") or "no power data",
+            thermal=None if raw.get("thermal") else "thermal telemetry not available on this device/agent",
+            fidelity="no fidelity check was made for this run",
+        ),
+        compute=Compute(flops_per_inference=artifact.flops, achieved_gflops=artifact.flops * tput / 1e9)
+        if artifact is not None and artifact.flops and tput else None,
     )
-    result.extra["null_reasons"] = {
-        k: v for k, v in {
-            "power": None if raw.get("power") else raw.get("power_reason") or "no power data",
-            "thermal": None if raw.get("thermal") else "thermal telemetry not available on this device/agent",
-            "fidelity": "no fidelity check was made for this run",
-        }.items() if v
-    }
-    if artifact is not None and artifact.flops and tput:
-        result.extra["compute"] = {"flops_per_inference": artifact.flops,
-                                   "achieved_gflops": artifact.flops * tput / 1e9,
-                                   "basis": "FLOPs per inference (batch 1, export/flops.py) x inferences/s"}
-    power = result.power
-    if power and artifact is not None and artifact.flops and power.get("mean_w") and tput:
-        gflops = artifact.flops * tput / 1e9
-        power["achieved_gflops"] = gflops
-        power["gflops_per_watt"] = gflops / power["mean_w"]
-    for w in stability_warnings(lat, min_duration_s=spec.min_duration_s):
-        result.warn(w["code"], w["message"])
+    result.warnings.extend(stability_warnings(lat, min_duration_s=spec.min_duration_s))
     for w in raw.get("warnings") or []:
         result.warn(w.get("code", "agent"), w.get("message", ""))
     warm = raw.get("warmup") or {}

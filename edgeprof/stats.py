@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
+
+from .records import LatencyStats, RunWarning
 
 PERCENTILES: tuple[tuple[str, float], ...] = (
     ("p50", 50.0), ("p90", 90.0), ("p95", 95.0), ("p97", 97.0), ("p99", 99.0), ("p999", 99.9),
@@ -65,29 +66,21 @@ def min_queries_for(percentile: float, confidence: float = EARLY_STOP_CONFIDENCE
     return n
 
 
-def latency_summary(samples_ms: Sequence[float]) -> dict[str, Any]:
+def latency_summary(samples_ms: Sequence[float]) -> LatencyStats:
     """p50..p99.9, min, max, mean, std (sample, ddof=1), cv, n, early_stop_p90/p99 (None with too few)."""
     a = np.asarray(samples_ms, dtype=np.float64)
     n = int(a.size)
     if n == 0:
         raise ValueError("no latency samples")
-    out: dict[str, Any] = {}
-    for key, q in PERCENTILES:
-        out[key] = float(np.percentile(a, q))
+    pct = {key: float(np.percentile(a, q)) for key, q in PERCENTILES}
     mean = float(a.mean())
     std = float(a.std(ddof=1)) if n > 1 else 0.0
-    out.update({
-        "min": float(a.min()),
-        "max": float(a.max()),
-        "mean": mean,
-        "std": std,
-        "cv": std / mean if mean > 0 else None,
-        "n": n,
-        "early_stop_p90": early_stopping_estimate(a, 0.90),
-        "early_stop_p99": early_stopping_estimate(a, 0.99) if n >= 662 else None,
-        "percentile_method": "linear interpolation (numpy default)",
-    })
-    return out
+    return LatencyStats(
+        **pct, min=float(a.min()), max=float(a.max()), mean=mean, std=std, cv=std / mean if mean > 0 else None,
+        n=n, early_stop_p90=early_stopping_estimate(a, 0.90),
+        early_stop_p99=early_stopping_estimate(a, 0.99) if n >= 662 else None,
+        percentile_method="linear interpolation (numpy default)",
+    )
 
 
 def throughput(n_queries: int, batch: int, window_s: float) -> float | None:
@@ -97,21 +90,20 @@ def throughput(n_queries: int, batch: int, window_s: float) -> float | None:
     return n_queries * batch / window_s
 
 
-def stability_warnings(summary: dict[str, Any], *, min_duration_s: float | None = None) -> list[dict[str, str]]:
-    warnings: list[dict[str, str]] = []
-    cv = summary.get("cv")
+def stability_warnings(summary: LatencyStats, *, min_duration_s: float | None = None) -> list[RunWarning]:
+    warnings: list[RunWarning] = []
+    cv = summary.cv
     if cv is not None and cv > CV_WARN:
-        warnings.append({
-            "code": "high_cv",
-            "message": f"latency CV {cv * 100:.0f} % (> {CV_WARN * 100:.0f} %): results are noisy. Lock clocks "
-                       "(jetson_clocks, or the cpufreq 'performance' governor), stop other load on the device, "
-                       "or raise --min-duration" + (f" above {min_duration_s:g} s" if min_duration_s else ""),
-        })
-    n = summary.get("n", 0)
-    if summary.get("early_stop_p90") is None:
-        warnings.append({
-            "code": "few_queries",
-            "message": f"only {n} queries: the p90 early-stopping estimate needs >= {min_queries_for(0.90)}; "
-                       "raise --min-queries or --min-duration",
-        })
+        warnings.append(RunWarning(
+            code="high_cv",
+            message=f"latency CV {cv * 100:.0f} % (> {CV_WARN * 100:.0f} %): results are noisy. Lock clocks "
+                    "(jetson_clocks, or the cpufreq 'performance' governor), stop other load on the device, "
+                    "or raise --min-duration" + (f" above {min_duration_s:g} s" if min_duration_s else ""),
+        ))
+    if summary.early_stop_p90 is None:
+        warnings.append(RunWarning(
+            code="few_queries",
+            message=f"only {summary.n} queries: the p90 early-stopping estimate needs >= {min_queries_for(0.90)}; "
+                    "raise --min-queries or --min-duration",
+        ))
     return warnings

@@ -111,12 +111,9 @@ def resolve_db_url(db: str | None = None) -> str:
 
 
 def config_key(r: Result) -> str:
-    """Identity of a measured configuration across nights (device, model, runtime, precision, batch, threads)."""
-    import hashlib
-
-    ident = json.dumps([r.device, r.model, r.runtime, r.precision, r.batch, r.threads,
-                        (r.artifact or {}).get("source")], sort_keys=True)
-    return hashlib.sha256(ident.encode()).hexdigest()[:16]
+    """Identity of a measured configuration across nights: vocab.ConfigIdentity's key (device, model, runtime,
+    precision, batch, threads, artifact source)."""
+    return r.identity.key()
 
 
 class Store:
@@ -158,13 +155,14 @@ class Store:
              also: Callable[[sa.Connection], None] | None = None) -> None:
         """Store a result in one transaction; `also(conn)` runs in the same transaction (e.g. a sweep cell's
         state, so a cell and its run are committed together or not at all)."""
-        lat = result.latency_ms or {}
+        lat, power = result.latency_ms, result.power
         row = {
             "run_id": result.run_id, "created_at": result.created_at, "status": result.status,
             "device": result.device, "model": result.model, "runtime": result.runtime,
             "precision": result.precision, "batch": result.batch, "threads": result.threads,
-            "p50_ms": lat.get("p50"), "p99_ms": lat.get("p99"), "throughput_ips": result.throughput_ips,
-            "mean_w": (result.power or {}).get("mean_w"), "sweep_id": sweep_id, "config_key": config_key(result),
+            "p50_ms": lat.p50 if lat else None, "p99_ms": lat.p99 if lat else None,
+            "throughput_ips": result.throughput_ips, "mean_w": power.mean_w if power else None,
+            "sweep_id": sweep_id, "config_key": config_key(result),
             "schema_version": result.schema_version, "result_json": result.to_json(),
         }
         with self.engine.begin() as conn:

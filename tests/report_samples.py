@@ -3,13 +3,21 @@ cells, and a week of nightly history with a step on one configuration. Seeded; n
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 
 import numpy as np
 
 from edgeprof.lab import ledger
 from edgeprof.lab.spec import Cell
-from edgeprof.records import Result
+from edgeprof.records import (
+    Environment,
+    Memory,
+    NullReasons,
+    Power,
+    Result,
+    SweepInfo,
+)
 from edgeprof.stats import latency_summary
 from edgeprof.store import Store, sweeps
 
@@ -56,31 +64,32 @@ def make_result(board: str, model: str, runtime: str = "onnxruntime", precision:
         its = np.linspace(0, 3.0, 30)
         iw = idle * (1 + rng.normal(0, 0.01, its.size))
         energy = float(np.mean(w) * window)
-        pw = {"source": src, "rail": rail, "covers": covers, "method": "trapezoid", "rate_hz": 50.0,
+        pw = Power.from_dict({"source": src, "rail": rail, "covers": covers, "method": "trapezoid", "rate_hz": 50.0,
               "window_s": window, "n_samples": 120, "mean_w": float(np.mean(w)), "p95_w": float(np.percentile(w, 95)),
               "idle_w": float(np.mean(iw)), "dynamic_w": float(np.mean(w) - np.mean(iw)), "energy_j": energy,
               "energy_mj_per_inference": energy * 1000 / n, "inferences_per_joule": n / energy,
               "gflops_per_watt": (0.6 if model == "mobilenet_v2" else 0.005) * 1000 / p50 / float(np.mean(w)),
               "trace": {"t_s": [round(float(x), 4) for x in ts], "w": [round(float(x), 4) for x in w]},
               "idle_trace": {"t_s": [round(float(x), 4) for x in its], "w": [round(float(x), 4) for x in iw]},
-              "warnings": []}
+              "warnings": []})
     facts = dict(BOARDS[board])
     r = Result(run_id=f"{created:%Y%m%d-%H%M%S}-{seed:06x}", status="ok", created_at=created.isoformat(), device=board,
                model=model, runtime=runtime, precision=precision, batch=1, threads=None, latency_ms=lat,
-               throughput_ips=n / window, memory_mb={"rss_before_load": 30.0, "rss_after_load": 60.0 + p50,
-                                                     "peak_rss": 70.0 + p50},
+               throughput_ips=n / window, memory_mb=Memory(rss_before_load=30.0, rss_after_load=60.0 + p50,
+                                                           peak_rss=70.0 + p50),
                power=pw, thermal=None, fidelity=None,
-               environment={"device": facts, "runtime": {"name": runtime, "version": "1.23.2",
-                                                         "providers": ["CPUExecutionProvider"]},
-                            "agent_version": "0.1.0", "host": {"hostname": "lab-controller", "python": "3.11.7"}},
+               environment=Environment(device=facts, runtime={"name": runtime, "version": "1.23.2",
+                                                              "providers": ["CPUExecutionProvider"]},
+                                       agent_version="0.1.0",
+                                       host={"hostname": "lab-controller", "python": "3.11.7"}),
                warnings=[], samples_ms=samples_l)
-    if lat["cv"] and lat["cv"] > 0.1:
-        r.warn("high_cv", f"latency CV {lat['cv'] * 100:.0f} % (> 10 %): lock clocks or raise --min-duration")
+    if lat.cv and lat.cv > 0.1:
+        r.warn("high_cv", f"latency CV {lat.cv * 100:.0f} % (> 10 %): lock clocks or raise --min-duration")
     if not power:
-        r.extra["null_reasons"] = {"power": "no power sensor found"}
+        r.null_reasons = NullReasons(power="no power sensor found")
     if sweep_id:
-        r.extra["sweep"] = {"sweep_id": sweep_id, "cell_id": f"{board}/{model}/{runtime}/{precision}/b1/tauto",
-                            "model_label": model, "budgets": ["p99_ms < 50"]}
+        r.sweep = SweepInfo(sweep_id=sweep_id, cell_id=f"{board}/{model}/{runtime}/{precision}/b1/tauto",
+                            model_label=model, budgets=["p99_ms < 50"])
     return r
 
 
@@ -90,11 +99,12 @@ def failed_result(board: str, model: str, reason: str, status: str = "failed", d
     r = Result(run_id=f"{created:%Y%m%d-%H%M%S}-{len(board) * 4099 + len(model) * 7 + len(status):06x}",
                status=status, created_at=created.isoformat(), device=board, model=model, runtime=runtime,
                precision="fp32", batch=1, threads=None, latency_ms=None, throughput_ips=None, memory_mb=None,
-               power=None, thermal=None, fidelity=None, environment={}, warnings=[], samples_ms=[], reason=reason)
+               power=None, thermal=None, fidelity=None, environment=Environment(), warnings=[], samples_ms=[],
+               reason=reason)
     if status == "failed":
-        r.extra["stderr_tail"] = "Traceback (most recent call last):\n  ...\nMemoryError: std::bad_alloc"
+        r.stderr_tail = "Traceback (most recent call last):\n  ...\nMemoryError: std::bad_alloc"
     if sweep_id:
-        r.extra["sweep"] = {"sweep_id": sweep_id, "model_label": model, "attempts": 3 if status == "failed" else 1}
+        r.sweep = SweepInfo(sweep_id=sweep_id, model_label=model, attempts=3 if status == "failed" else 1)
     return r
 
 
@@ -124,7 +134,7 @@ def populate(store: Store, nights: int = 7) -> str:
         cells = [Cell(model=r.model, model_label=r.model, device=r.device, runtime=r.runtime, precision=r.precision,
                       batch=1, threads=None, settings={}, budgets=["p99_ms < 50"]) for r in results]
         for c, r in zip(cells, results, strict=True):
-            r.extra.setdefault("sweep", {})["cell_id"] = c.cell_id
+            r.sweep = dataclasses.replace(r.sweep or SweepInfo(), cell_id=c.cell_id)
         ledger.create_sweep(store, sweep_id, "nightly", None, {"name": "nightly"}, cells)
         for c, r in zip(cells, results, strict=True):
             ledger.commit_cell(store, sweep_id, c, r, 1)

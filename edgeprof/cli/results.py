@@ -8,6 +8,7 @@ import sys
 
 from rich.table import Table
 
+from ..vocab import fmt_value
 from .common import add_db_args, open_store
 from .ui import out, render_result
 
@@ -36,10 +37,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     op.set_defaults(func=run_ops)
 
 
-def _f(v: object, d: int = 3) -> str:
-    return "-" if v is None else (f"{v:.{d}f}" if isinstance(v, float) else str(v))
-
-
 def run_list(args: argparse.Namespace) -> int:
     store = open_store(args.db)
     rows = store.list(device=args.device, model=args.model, status=args.status, limit=args.limit or None)
@@ -56,8 +53,9 @@ def run_list(args: argparse.Namespace) -> int:
                      no_wrap=c in ("run id", "created"), overflow="fold")
     for r in rows:
         t.add_row(r["run_id"], r["created_at"].replace("T", " ")[:19], r["status"], r["device"], r["model"],
-                  r["runtime"], r["precision"], str(r["batch"]), _f(r["threads"]), _f(r["p50_ms"]),
-                  _f(r["p99_ms"]), _f(r["throughput_ips"], 1), _f(r["mean_w"], 2))
+                  r["runtime"], r["precision"], str(r["batch"]), str(r["threads"] or "-"),
+                  fmt_value(r["p50_ms"]), fmt_value(r["p99_ms"]), fmt_value(r["throughput_ips"]),
+                  fmt_value(r["mean_w"]))
     out.print(t)
     return 0
 
@@ -79,6 +77,6 @@ def run_ops(args: argparse.Namespace) -> int:
     runs = []
     for rid in args.run_ids:
         r = store.get(rid)
-        runs.append((f"{r.run_id[-6:]} {r.runtime} {r.precision}", (r.extra or {}).get("ops")))
+        runs.append((f"{r.run_id[-6:]} {r.runtime} {r.precision}", r.ops))
     render_ops_side_by_side(side_by_side(runs))
     return 0

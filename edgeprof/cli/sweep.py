@@ -203,11 +203,11 @@ def _status_table(runner: SweepRunner) -> Table:
 
 
 def _result_line(r: Result, i: int, total: int) -> str:
-    cell = (r.extra or {}).get("sweep", {}).get("cell_id", cell_label(r))
+    cell = r.sweep.cell_id if r.sweep and r.sweep.cell_id else cell_label(r)
     if r.status == "ok":
-        lat = r.latency_ms or {}
-        return (f"[{i}/{total}] [green]ok[/green] {cell}: p50 {fmt_value(lat.get('p50'), 'ms')}, "
-                f"p99 {fmt_value(lat.get('p99'), 'ms')}, {fmt_value(r.throughput_ips, 'inf/s')}")
+        lat = r.latency_ms
+        return (f"[{i}/{total}] [green]ok[/green] {cell}: p50 {fmt_value(lat.p50 if lat else None, 'ms')}, "
+                f"p99 {fmt_value(lat.p99 if lat else None, 'ms')}, {fmt_value(r.throughput_ips, 'inf/s')}")
     color = "yellow" if r.status == "skipped" else "red"
     return f"[{i}/{total}] [{color}]{r.status}[/{color}] {cell}: {r.reason}"
 
@@ -220,13 +220,13 @@ def _summary(results: list[Result]) -> None:
                 "reason"):
         t.add_column(col, justify="right" if col in ("batch", "threads", "p50 ms", "p99 ms", "inf/s") else "left",
                      overflow="fold", max_width=60 if col == "reason" else None)
-    for r in sorted(results, key=lambda r: (r.device, str((r.extra or {}).get("sweep", {}).get("cell_id")))):
-        lat = r.latency_ms or {}
-        model = (r.extra or {}).get("sweep", {}).get("model_label") or r.model
+    for r in sorted(results, key=lambda r: (r.device, str(r.sweep.cell_id if r.sweep else None))):
+        lat = r.latency_ms
+        model = (r.sweep.model_label if r.sweep else None) or r.model
         status = {"ok": "[green]ok[/green]", "skipped": "[yellow]skipped[/yellow]"}.get(r.status,
                                                                                          "[red]failed[/red]")
         t.add_row(r.device, model, r.runtime, r.precision, str(r.batch), str(r.threads or "auto"), status,
-                  fmt_value(lat.get("p50")), fmt_value(lat.get("p99")), fmt_value(r.throughput_ips),
+                  fmt_value(lat.p50 if lat else None), fmt_value(lat.p99 if lat else None), fmt_value(r.throughput_ips),
                   r.reason or "")
     out.print(t)
 

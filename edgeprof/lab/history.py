@@ -139,7 +139,7 @@ def run_check(store: Store, *, sweep: str = "last", baseline: str = "last", hist
                 status.outcome, status.warning = "passed", True
             findings.append(status)
             continue
-        budgets = [parse_budget(b) for b in (r.extra or {}).get("sweep", {}).get("budgets", [])] + extra
+        budgets = [parse_budget(b) for b in (r.sweep.budgets if r.sweep else [])] + extra
         findings.extend(budget_findings(r, budgets))
         if history:
             findings.extend(history_findings(cell_history(store, r, history), metrics=metrics,

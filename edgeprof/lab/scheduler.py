@@ -24,7 +24,7 @@ from typing import Any
 from .. import runner as runner_mod
 from ..agentlink import AgentLink
 from ..errors import AgentError, TransportError, UserError
-from ..records import Device, Result, new_run_id, utc_now
+from ..records import Device, Environment, Result, Settings, SweepInfo, new_run_id, utc_now
 from ..store import Store
 from ..transport import Transport, open_transport
 from . import ledger
@@ -82,20 +82,20 @@ class SweepOutcome:
 def cell_result(cell: Cell, status: str, reason: str | None, *, sweep_id: str, attempts: int,
                 stderr_tail: str | None = None, started: float | None = None) -> Result:
     """A skipped or failed cell as a Result row: no numbers, a reason, the stderr tail when there is one."""
-    extra: dict[str, Any] = {"sweep": _sweep_extra(cell, sweep_id, attempts, started, time.time())}
-    if stderr_tail:
-        extra["stderr_tail"] = stderr_tail[-STDERR_TAIL_CHARS:]
     return Result(run_id=new_run_id(), status=status, created_at=utc_now(), device=cell.device, model=cell.model,
                   runtime=cell.runtime, precision=cell.precision, batch=cell.batch, threads=cell.threads,
                   latency_ms=None, throughput_ips=None, memory_mb=None, power=None, thermal=None, fidelity=None,
-                  environment={"host": runner_mod.host_environment()}, warnings=[], samples_ms=[],
-                  settings=dict(cell.settings), reason=reason, extra=extra)
+                  environment=Environment(host=runner_mod.host_environment()), warnings=[], samples_ms=[],
+                  settings=Settings.from_dict(cell.settings), reason=reason,
+                  sweep=_sweep_extra(cell, sweep_id, attempts, started, time.time()),
+                  stderr_tail=stderr_tail[-STDERR_TAIL_CHARS:] if stderr_tail else None)
 
 
-def _sweep_extra(cell: Cell, sweep_id: str, attempts: int, started: float | None, ended: float) -> dict[str, Any]:
-    return {"sweep_id": sweep_id, "cell_id": cell.cell_id, "model_label": cell.model_label, "attempts": attempts,
-            "budgets": list(cell.budgets), "started_at_unix": started, "ended_at_unix": ended,
-            "controller": ledger.controller_name()}
+def _sweep_extra(cell: Cell, sweep_id: str, attempts: int, started: float | None, ended: float,
+                 measure_started: float | None = None) -> SweepInfo:
+    return SweepInfo(sweep_id=sweep_id, cell_id=cell.cell_id, model_label=cell.model_label, attempts=attempts,
+                     budgets=list(cell.budgets), started_at_unix=started, ended_at_unix=ended,
+                     measure_started_at_unix=measure_started, controller=ledger.controller_name())
 
 
 class SweepRunner:
@@ -439,8 +439,7 @@ class _DeviceWorker:
             timer.cancel()
             with self._link_lock:
                 self._link = None
-        result.extra["sweep"] = _sweep_extra(cell, sid, attempt, started, time.time())
-        result.extra["sweep"]["measure_started_at_unix"] = measure_started
+        result.sweep = _sweep_extra(cell, sid, attempt, started, time.time(), measure_started)
         return result
 
 

@@ -50,11 +50,9 @@ class ReportData:
 
 
 def model_label(r: Result) -> str:
-    label = (r.extra or {}).get("sweep", {}).get("model_label")
-    if label:
-        return str(label)
-    m = r.model
-    return m.rsplit("/", 1)[-1] if "/" in m else m
+    if r.sweep and r.sweep.model_label:
+        return r.sweep.model_label
+    return r.identity.model_label()
 
 
 def config_label(r: Result, *, with_model: bool = False) -> str:
@@ -65,15 +63,15 @@ def config_label(r: Result, *, with_model: bool = False) -> str:
 
 def row(r: Result) -> dict[str, Any]:
     v = metric_values(r)
-    lat = r.latency_ms or {}
+    lat = r.latency_ms
     out: dict[str, Any] = {"run_id": r.run_id, "created_at": r.created_at, "status": r.status, "device": r.device,
                            "model": model_label(r), "runtime": r.runtime, "precision": r.precision,
-                           "batch": r.batch, "threads": r.threads, "cv": lat.get("cv"), "n": lat.get("n"),
+                           "batch": r.batch, "threads": r.threads, "cv": lat.cv if lat else None, "n": lat.n if lat else None,
                            "reason": r.reason}
-    out.update({k: v.get(k) for k in ROW_METRICS})
-    p = r.power or {}
-    out["power_source"] = f"{p.get('source')} {p.get('rail') or ''}".strip() if p.get("source") else None
-    out["sweep_id"] = (r.extra or {}).get("sweep", {}).get("sweep_id")
+    out.update({k: v[k] for k in ROW_METRICS})
+    p = r.power
+    out["power_source"] = f"{p.source} {p.rail or ''}".strip() if p and p.source else None
+    out["sweep_id"] = r.sweep.sweep_id if r.sweep else None
     return out
 
 
@@ -109,8 +107,7 @@ def pareto_front(points: Sequence[tuple[float, float]]) -> list[int]:
 def _latest_per_config(results: list[Result]) -> list[Result]:
     seen: dict[str, Result] = {}
     for r in results:  # newest first
-        k = config_key(r) if r.status == "ok" else f"{r.status}:{r.device}:{r.model}:{r.runtime}:{r.precision}:" \
-                                                     f"{r.batch}:{r.threads}"
+        k = config_key(r) if r.status == "ok" else f"{r.status}:{r.identity.key()}"
         seen.setdefault(k, r)
     return list(seen.values())
 

@@ -15,10 +15,11 @@ import math
 from collections.abc import Sequence
 
 from .. import __version__
-from ..compare import METRIC_BY_NAME, Metric, fmt_value, metric_values
-from ..records import Result
+from ..compare import METRIC_BY_NAME, Metric, metric_values
+from ..records import Power, PowerTrace, Result
 from ..regress import Step, detect_step
 from ..store import config_key
+from ..vocab import fmt_value
 from . import svg
 from .data import ReportData, config_label, log_histogram, model_label, pareto_front, row
 from .svg import Chart, Scale, padded, t
@@ -254,7 +255,7 @@ def _distributions(data: ReportData, dev_color: _Colors) -> str:
              'Ticks: <b>p50</b> (dark), <b style="color:#c62828">p99</b> (red); the dot is the slowest query. '
              'Nothing is clipped: the tail is the point.</p>']
     for model, rs in groups.items():
-        rs = sorted(rs, key=lambda r: (r.latency_ms or {}).get("p50") or math.inf)
+        rs = sorted(rs, key=lambda r: r.latency_ms.p50 if r.latency_ms else math.inf)
         lo = min(min(r.samples_ms) for r in rs)
         hi = max(max(r.samples_ms) for r in rs)
         lo, hi = padded(max(lo, 1e-6), max(hi, lo * 1.01), log=True, frac=0.03)
@@ -278,19 +279,20 @@ def _distributions(data: ReportData, dev_color: _Colors) -> str:
             pts.append((xs(edges[-1]), base))
             path = "M" + " L".join(f"{x:.1f},{y:.1f}" for x, y in pts) + " Z"
             c = dev_color(r.device)
-            lat = r.latency_ms or {}
-            tip = (f"{config_label(r)}\np50 {_f(lat.get('p50'), 'ms')} · p90 {_f(lat.get('p90'), 'ms')} · "
-                   f"p99 {_f(lat.get('p99'), 'ms')} · max {_f(lat.get('max'), 'ms')} · n {lat.get('n')}")
+            lat = r.latency_ms
+            if lat is None:  # every result with samples has its statistics
+                continue
+            tip = (f"{config_label(r)}\np50 {_f(lat.p50, 'ms')} · p90 {_f(lat.p90, 'ms')} · "
+                   f"p99 {_f(lat.p99, 'ms')} · max {_f(lat.max, 'ms')} · n {lat.n}")
             ch.add(f'<g><path d="{path}" fill="{c}" fill-opacity="0.28" stroke="{c}" stroke-width="1.2">'
                    f'{svg.title(tip)}</path>')
-            for key, colr, w in (("p50", svg.INK, 2.4), ("p99", "#c62828", 2.0)):
-                pv = lat.get(key)
+            for key, pv, colr, w in (("p50", lat.p50, svg.INK, 2.4), ("p99", lat.p99, "#c62828", 2.0)):
                 if pv:
                     x = xs(pv)
                     ch.add(f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{base - row_h + 12:.1f}" y2="{base + 2:.1f}" '
                            f'stroke="{colr}" stroke-width="{w}">{svg.title(key + " " + _f(pv, "ms"))}</line>')
-            if lat.get("max"):
-                ch.add(svg.circle(xs(lat["max"]), base - 3, 2.6, "#c62828", f"max {_f(lat['max'], 'ms')}"))
+            if lat.max:
+                ch.add(svg.circle(xs(lat.max), base - 3, 2.6, "#c62828", f"max {_f(lat.max, 'ms')}"))
             ch.add(f'<circle cx="{12}" cy="{base - 9:.1f}" r="4.5" fill="{c}"/>')
             ch.add(svg.text(22, base - 5, config_label(r)))
             ch.add(f'<line x1="{ch.x0}" x2="{ch.x1}" y1="{base + 0.5:.1f}" y2="{base + 0.5:.1f}" stroke="{svg.GRID}"/>'
@@ -305,7 +307,7 @@ def _distributions(data: ReportData, dev_color: _Colors) -> str:
 def _null_reasons(results: Sequence[Result], key: str) -> list[str]:
     reasons: dict[str, list[str]] = {}
     for r in results:
-        why = (r.extra or {}).get("null_reasons", {}).get(key)
+        why = getattr(r.null_reasons, key)
         if why:
             reasons.setdefault(str(why), []).append(r.device)
     return [f"{', '.join(sorted(set(devs)))}: {why}" for why, devs in reasons.items()]
@@ -386,7 +388,7 @@ def _pareto(data: ReportData, dev_color: _Colors) -> str:
 
 
 def _power(data: ReportData, dev_color: _Colors) -> str:
-    traced = [r for r in _measured(data.ok) if (r.power or {}).get("trace") and (r.power or {})["trace"].get("t_s")]
+    traced = [r for r in _measured(data.ok) if r.power and r.power.trace and r.power.trace.t_s]
     if not traced:
         return ('<p class="notice">No power traces in this selection (traces come with a power source; see '
                 'Performance per watt).</p>')
@@ -396,12 +398,12 @@ def _power(data: ReportData, dev_color: _Colors) -> str:
              'dotted: idle.</p>']
     cards = []
     for r in traced[:MAX_TRACES]:
-        p = r.power or {}
-        tr = p["trace"]
-        ts, ws = [float(x) for x in tr["t_s"]], [float(x) for x in tr["w"]]
-        window = float(p.get("window_s") or (ts[-1] if ts else 1.0)) or 1.0
-        idle = p.get("idle_trace") or {}
-        its, iws = [float(x) for x in idle.get("t_s") or []], [float(x) for x in idle.get("w") or []]
+        p = r.power or Power()
+        trace = p.trace or PowerTrace()
+        ts, ws = [float(x) for x in trace.t_s], [float(x) for x in trace.w]
+        window = float(p.window_s or (ts[-1] if ts else 1.0)) or 1.0
+        idle = p.idle_trace or PowerTrace()
+        its, iws = [float(x) for x in idle.t_s], [float(x) for x in idle.w]
         ch = Chart(520, 230, left=52, right=14, top=12, bottom=40, label=f"power trace of {config_label(r)}")
         # a broken time axis: the idle baseline on the left quarter, the timed window on the rest, each on its
         # own scale (an idle period of 3 s next to a 0.1 s window would otherwise squash the window)
@@ -412,36 +414,36 @@ def _power(data: ReportData, dev_color: _Colors) -> str:
         lo_w, hi_w = padded(min(allw), max(allw), frac=0.15)
         ys = Scale(max(0.0, lo_w), hi_w, ch.y0, ch.y1)
         ch.add(svg.rect(xs(0), ch.y1, xs(window) - xs(0), ch.y0 - ch.y1, "#0b5d93", 0.09,
-                        f"timed window: {window:.3g} s, {_f(p.get('energy_j'), 'J')}"))
+                        f"timed window: {_f(window, 's')}, {_f(p.energy_j, 'J')}"))
         ch.axes(xs, ys, xlabel="time in the timed window (s)", ylabel="W", xticks=svg.nice_ticks(0, window, 4))
         c = dev_color(r.device)
         if its:
             ixs = Scale(its[0], its[-1] if its[-1] > its[0] else its[0] + 1, ch.x0 + 4, split)
             ch.add(svg.polyline([(ixs(x), ys(w)) for x, w in zip(its, iws, strict=False)], "#7b8794", 1.4,
-                                tip=f"idle baseline {_f(p.get('idle_w'), 'W')} over {its[-1] - its[0]:.2g} s, "
+                                tip=f"idle baseline {_f(p.idle_w, 'W')} over {_f(its[-1] - its[0], 's')}, "
                                     "before the model was loaded"))
             ch.add(svg.text((ch.x0 + split) / 2, ch.y1 + 11, "idle", "small", "middle"))
-            ch.add(svg.text((ch.x0 + split) / 2, ch.y0 + 17, f"{its[-1] - its[0]:.2g} s", "tick", "middle"))
+            ch.add(svg.text((ch.x0 + split) / 2, ch.y0 + 17, _f(its[-1] - its[0], "s"), "tick", "middle"))
             mid = (split + wx0) / 2
             ch.add(f'<line x1="{mid:.1f}" x2="{mid:.1f}" y1="{ch.y1}" y2="{ch.y0}" stroke="#9aa5b1" '
                    f'stroke-dasharray="2 3">{svg.title("load and warm-up happen here (not to scale)")}</line>')
-            if p.get("idle_w"):
-                y = ys(p["idle_w"])
+            if p.idle_w:
+                y = ys(p.idle_w)
                 ch.add(svg.polyline([(ch.x0 + 4, y), (xs(window), y)], "#7b8794", 0.9, dash="2 3",
-                                    tip=f"idle {_f(p['idle_w'], 'W')}"))
+                                    tip=f"idle {_f(p.idle_w, 'W')}"))
         ch.add(svg.polyline([(xs(x), ys(w)) for x, w in zip(ts, ws, strict=False)], c, 1.8, tip="timed window"))
-        if p.get("mean_w"):
-            y = ys(p["mean_w"])
+        if p.mean_w:
+            y = ys(p.mean_w)
             ch.add(svg.polyline([(xs(0), y), (xs(window), y)], svg.INK, 1.1, dash="4 3",
-                                tip=f"mean {_f(p['mean_w'], 'W')}"))
-        covers = p.get("covers") or ""
-        src = str(p.get("source") or "")
-        if p.get("rail") and p.get("rail") != src:
-            src += f" {p['rail']}"
-        if p.get("rate_hz"):
-            src += f" @ {_f(p['rate_hz'], 'Hz')}"
-        sub = (f"{_f(p.get('mean_w'), 'W')} mean · idle {_f(p.get('idle_w'), 'W')} · "
-               f"{_f(p.get('energy_mj_per_inference'), 'mJ')}/inf · {src}")
+                                tip=f"mean {_f(p.mean_w, 'W')}"))
+        covers = p.covers or ""
+        src = str(p.source or "")
+        if p.rail and p.rail != src:
+            src += f" {p.rail}"
+        if p.rate_hz:
+            src += f" @ {_f(p.rate_hz, 'Hz')}"
+        sub = (f"{_f(p.mean_w, 'W')} mean · idle {_f(p.idle_w, 'W')} · "
+               f"{_f(p.energy_mj_per_inference, 'mJ')}/inf · {src}")
         cards.append(f'<div class="card"><h4><span class="dot" style="background:{c}"></span>'
                      f'{t(config_label(r, with_model=True))}</h4><div class="note">{t(sub)}</div>{ch}'
                      f'<div class="note">{t(covers)}</div></div>')
@@ -587,12 +589,12 @@ def _cells(data: ReportData) -> str:
         return '<p class="note">Every cell in this selection completed.</p>'
     body = []
     for r in sorted(rows, key=lambda r: (r.status, r.device)):
-        sw = (r.extra or {}).get("sweep", {})
-        tail = (r.extra or {}).get("stderr_tail")
+        attempts = r.sweep.attempts if r.sweep and r.sweep.attempts is not None else ""
+        tail = r.stderr_tail
         det = f"<details><summary>stderr tail</summary><pre>{t(tail)}</pre></details>" if tail else ""
         body.append(f'<tr><td class="l"><span class="badge {t(r.status)}">{t(r.status)}</span></td>'
                     f'<td class="l">{t(config_label(r, with_model=True))}</td>'
-                    f'<td class="l wrap">{t(r.reason or "")}{det}</td><td>{t(sw.get("attempts", ""))}</td>'
+                    f'<td class="l wrap">{t(r.reason or "")}{det}</td><td>{t(attempts)}</td>'
                     f'<td class="l">{t(r.created_at)}</td></tr>')
     return ('<p class="lede">Cells that did not produce numbers are rows too, with the reason. '
             '<code>edgeprof sweep --resume SWEEP_ID</code> reruns exactly these.</p>'
@@ -606,9 +608,9 @@ def _warnings(data: ReportData) -> str:
     for r in data.ok:
         label = config_label(r, with_model=True)
         for w in r.warnings:
-            items.append(f"<li><b>{t(label)}</b> · <code>{t(w.get('code'))}</code> {t(w.get('message'))}</li>")
-        for w in (r.power or {}).get("warnings") or []:
-            items.append(f"<li><b>{t(label)}</b> · <code>power</code> {t(w)}</li>")
+            items.append(f"<li><b>{t(label)}</b> · <code>{t(w.code)}</code> {t(w.message)}</li>")
+        for note in r.power.warnings if r.power else []:
+            items.append(f"<li><b>{t(label)}</b> · <code>power</code> {t(note)}</li>")
     if not items:
         return '<p class="note">No warnings: every run was steady enough to trust as measured.</p>'
     return f'<p class="lede">Each warning comes with what to do about it.</p><ul class="warn">{"".join(items)}</ul>'
@@ -625,24 +627,22 @@ def _environment(data: ReportData) -> str:
     power: dict[str, str] = {}
     for r in data.ok:
         latest.setdefault(r.device, r)
-        rt = (r.environment or {}).get("runtime") or {}
-        desc = f"{r.runtime} {rt.get('version') or ''}".strip()
-        if rt.get("providers"):
-            desc += f" ({', '.join(rt['providers'])})"
+        env = r.environment
+        desc = f"{r.runtime} {env.runtime_version or ''}".strip()
+        if env.runtime_providers:
+            desc += f" ({', '.join(env.runtime_providers)})"
         runtimes.setdefault(r.device, set()).add(desc)
-        p = r.power or {}
-        if p.get("source"):
-            power[r.device] = (f"{p.get('source')} · rail {p.get('rail')} · {p.get('covers') or ''} · "
-                               f"{_f(p.get('rate_hz'), 'Hz')}")
+        p = r.power
+        if p and p.source:
+            power[r.device] = f"{p.source} · rail {p.rail} · {p.covers or ''} · {_f(p.rate_hz, 'Hz')}"
     if not latest:
         return '<p class="note">No environment recorded (no successful run).</p>'
     devices = list(latest)
     head = "<th class=\"l\"></th>" + "".join(f'<th class="l">{t(d)}</th>' for d in devices)
     body = []
     for key, label in _FACTS:
-        vals = [((latest[d].environment or {}).get("device") or {}).get(key) for d in devices]
-        if key == "agent_version":
-            vals = [(latest[d].environment or {}).get("agent_version") for d in devices]
+        vals = [latest[d].environment.agent_version if key == "agent_version" else latest[d].environment.fact(key)
+                for d in devices]
         if all(v in (None, "") for v in vals):
             continue
         body.append(f'<tr><td class="l"><b>{t(label)}</b></td>' +
@@ -651,7 +651,7 @@ def _environment(data: ReportData) -> str:
         f'<td class="l wrap">{t("; ".join(sorted(runtimes.get(d, set()))))}</td>' for d in devices) + "</tr>")
     body.append('<tr><td class="l"><b>power</b></td>' + "".join(
         f'<td class="l wrap">{t(power.get(d) or _null_power(data, d))}</td>' for d in devices) + "</tr>")
-    host = (data.ok[0].environment or {}).get("host") or {}
+    host = data.ok[0].environment.host
     host_line = ", ".join(f"{k} {v}" for k, v in host.items() if v)
     return (f'<table><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
             f'<p class="note">Controller: {t(host_line)}. Thread variables, runtime options and every raw '
@@ -661,7 +661,7 @@ def _environment(data: ReportData) -> str:
 def _null_power(data: ReportData, device: str) -> str:
     for r in data.ok:
         if r.device == device:
-            why = (r.extra or {}).get("null_reasons", {}).get("power")
+            why = r.null_reasons.power
             if why:
                 return f"not measured: {why}"
     return "not measured"

@@ -8,7 +8,7 @@ from __future__ import annotations
 import csv
 import io
 
-from ..compare import fmt_value
+from ..vocab import fmt_value
 from .data import ROW_METRICS, ReportData, config_label, model_label, row
 
 CSV_COLUMNS = ("run_id", "created_at", "sweep_id", "status", "device", "model", "runtime", "precision", "batch",
@@ -25,7 +25,7 @@ def render_csv(data: ReportData) -> str:
     w.writeheader()
     for r in data.results:
         d = row(r)
-        w.writerow({k: ("" if d.get(k) is None else d.get(k)) for k in CSV_COLUMNS})
+        w.writerow({k: ("" if d[k] is None else d[k]) for k in CSV_COLUMNS})
     return buf.getvalue()
 
 
@@ -48,7 +48,7 @@ def render_markdown(data: ReportData) -> str:
         lines += ["", f"### {_md(model)}", "",
                   "| board | runtime | precision | batch | threads | " + " | ".join(c[1] for c in _MD_COLS) + " |",
                   "|---|---|---|--:|--:|" + "--:|" * len(_MD_COLS)]
-        for r in sorted(rs, key=lambda r: (r.latency_ms or {}).get("p50") or 0):
+        for r in sorted(rs, key=lambda r: r.latency_ms.p50 if r.latency_ms else 0):
             d = row(r)
             lines.append(f"| {_md(r.device)} | {r.runtime} | {r.precision} | {r.batch} | {r.threads or 'auto'} | "
                          + " | ".join(fmt_value(d[k]) for k, _ in _MD_COLS) + " |")
@@ -59,5 +59,5 @@ def render_markdown(data: ReportData) -> str:
     warns = [(config_label(r, with_model=True), w) for r in ok for w in r.warnings]
     if warns:
         lines += ["", "## Warnings", ""]
-        lines += [f"- **{_md(label)}** `{w.get('code')}`: {_md(w.get('message'))}" for label, w in warns]
+        lines += [f"- **{_md(label)}** `{w.code}`: {_md(w.message)}" for label, w in warns]
     return "\n".join(lines) + "\n"

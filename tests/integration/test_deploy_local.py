@@ -63,7 +63,7 @@ def test_user_onnx_deploy_stores_a_complete_result(tmp_path, db, capsys):
     assert env["device"]["arch"] and env["device"]["cores"] and env["runtime"]["runtime"] == "onnxruntime"
     assert env["runtime"]["options"]["threads"] == 1
     assert env["model_sha256"] == r["artifact"]["sha256"]
-    assert r["power"] is None and r["extra"]["null_reasons"]["power"]
+    assert r["power"] is None and r["null_reasons"]["power"]
     stored = Store(db).get(r["run_id"])
     assert stored.to_dict() == r
     code, out, _ = run_cli(["results", "list", "--db", db], capsys)

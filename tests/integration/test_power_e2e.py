@@ -45,7 +45,7 @@ def check_power(board: Board, r: dict[str, Any], db: str, *, source: str, rail: 
                 method: str) -> dict[str, Any]:
     """The stored power section against the driven P(t); returns it."""
     p = r["power"]
-    assert p is not None, r["extra"]["null_reasons"]
+    assert p is not None, r["null_reasons"]
     assert (p["source"], p["rail"], p["total_kind"], p["method"]) == (source, rail, total_kind, method)
     assert p["covers"]
     assert p["window_s"] == pytest.approx(r["settings"]["window_s"], rel=1e-9)
@@ -79,7 +79,7 @@ def check_power(board: Board, r: dict[str, Any], db: str, *, source: str, rail: 
     assert p["trace"]["t_s"][0] == 0 and p["trace"]["t_s"][-1] == pytest.approx(p["window_s"], abs=1e-4)
     assert p["idle_trace"]
     stored = Store(db).get(r["run_id"])  # what is stored is what was printed as JSON
-    assert stored.power == p
+    assert stored.power is not None and stored.power.to_dict() == p
     return p
 
 
@@ -172,7 +172,7 @@ def test_local_has_no_power_and_says_why(lab: BoardLab, model: str, capsys: pyte
     r = json.loads(cap.out)
     if r["power"] is not None:  # a machine with a readable sensor (a GPU box with NVML, root with RAPL)
         pytest.skip(f"this machine has a power sensor: {r['power']['source']}")
-    reason = r["extra"]["null_reasons"]["power"]
+    reason = r["null_reasons"]["power"]
     assert reason.startswith("no power sensor found: looked for INA3221 (i2c), jtop service, hwmon ina2xx, "
                              "Pi 5 PMIC (vcgencmd), NVML, RAPL")
 

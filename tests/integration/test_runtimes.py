@@ -39,8 +39,8 @@ def test_ds_cnn_onnxruntime_int8_with_fidelity_and_op_profile(tmp_path, db, caps
     assert f["reference"] == "torch (bundled ds_cnn)" and f["inputs"]["seed"] == 0
     assert 0.9 < f["cosine_similarity"] <= 1.0 + 1e-9 and f["max_abs_error"] > 0 and f["mean_abs_error"] > 0
     assert f["top1_rows"] == 1 and f["top1_agreement"] in (0.0, 1.0)
-    assert "fidelity" not in r["extra"]["null_reasons"]
-    ops = r["extra"]["ops"]
+    assert r["null_reasons"]["fidelity"] is None
+    ops = r["ops"]
     assert ops["available"] and ops["iterations"] == 20 and ops["source"].startswith("onnxruntime profiling")
     assert abs(sum(n["share"] for n in ops["nodes"]) - 1.0) < 1e-6
     assert {"Conv", "QuantizeLinear"} & {t["op_type"] for t in ops["op_types"]}
@@ -53,7 +53,7 @@ def test_ds_cnn_tflite_fp32_and_int8(tmp_path, db, capsys):
     r, out = deploy(["--model", "ds_cnn", "--runtime", "tflite", "--profile-ops"], db, tmp_path, capsys)
     assert r["artifact"]["format"] == "tflite" and r["environment"]["runtime"]["module"] == "ai_edge_litert"
     assert r["fidelity"]["ok"] and r["fidelity"]["max_abs_error"] < 1e-4
-    assert r["extra"]["ops"]["available"] is False and r["extra"]["ops"]["op_counts"]["CONV_2D"] >= 1
+    assert r["ops"]["available"] is False and r["ops"]["op_counts"]["CONV_2D"] >= 1
     assert "no per-op timings" in out
     q, _ = deploy(["--model", "ds_cnn", "--runtime", "tflite", "--precision", "int8", "--xnnpack", "off"], db,
                   tmp_path, capsys, "q.json")
@@ -76,7 +76,7 @@ def test_fp16_on_cpu_warns_it_runs_as_fp32(tmp_path, db, capsys):
 def test_gemm_microbenchmark_reports_achieved_gflops_on_both_runtimes(tmp_path, db, capsys):
     for runtime in ("onnxruntime", "tflite"):
         r, out = deploy(["--model", "gemm:64x8x32", "--runtime", runtime], db, tmp_path, capsys, f"{runtime}.json")
-        c = r["extra"]["compute"]
+        c = r["compute"]
         assert c["flops_per_inference"] == 2 * 64 * 8 * 32
         assert c["achieved_gflops"] == pytest.approx(c["flops_per_inference"] * r["throughput_ips"] / 1e9)
         assert "GFLOPS achieved" in out
@@ -101,7 +101,7 @@ def test_user_onnx_several_inputs_dynamic_dims_int8_against_fp32(tmp_path, db, c
     model = write_two_input_onnx(tmp_path / "two.onnx")
     shapes = ["--input", "feat=2x7x16", "--input", "mask=2x7x1"]
     plain, _ = deploy(["--model", str(model), *shapes], db, tmp_path, capsys)
-    assert plain["fidelity"] is None and "ran as given" in plain["extra"]["null_reasons"]["fidelity"]
+    assert plain["fidelity"] is None and "ran as given" in plain["null_reasons"]["fidelity"]
     q, _ = deploy(["--model", str(model), "--precision", "int8", *shapes], db, tmp_path, capsys, "q.json")
     assert q["fidelity"]["reference"].startswith("fp32 onnx file two.onnx")
     assert q["fidelity"]["outputs"][0]["shape"] == [2, 7, 4] and q["fidelity"]["top1_agreement"] is None

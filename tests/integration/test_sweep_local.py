@@ -75,7 +75,7 @@ overrides:
     rec = ledger.get_sweep(store, "sw-t")
     assert rec.status == "done" and rec.counts() == {"ok": 1, "failed": 1, "skipped": 0, "pending": 0}
     stored = store.get(slow.run_id)
-    assert stored.status == "failed" and stored.extra["sweep"]["cell_id"] == "local/m.onnx/onnxruntime/fp32/b1/tauto"
+    assert stored.status == "failed" and stored.sweep is not None and stored.sweep.cell_id == "local/m.onnx/onnxruntime/fp32/b1/tauto"
 
 
 def test_stop_keeps_finished_cells_and_resume_runs_the_rest(tmp_path: Path, capsys: pytest.CaptureFixture[str]

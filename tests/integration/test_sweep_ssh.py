@@ -199,8 +199,9 @@ def test_two_controllers_never_measure_on_one_host_at_once(lab3) -> None:  # typ
         spans = []
         for i in (1, 2):
             for r in Store(str(tmp / f"c{i}.sqlite")).iter_results(device=name, limit=None):
-                sw = r.extra["sweep"]
-                spans.append((sw["measure_started_at_unix"], sw["ended_at_unix"], sw["controller"]))
+                sw = r.sweep
+                assert sw is not None
+                spans.append((sw.measure_started_at_unix, sw.ended_at_unix, sw.controller))
         spans.sort()
         assert len(spans) == 4 and len({c for _, _, c in spans}) == 2
         for (_, e1, c1), (s2, _, c2) in zip(spans, spans[1:], strict=False):

@@ -44,7 +44,7 @@ def deploy(lab: BoardLab, board: Any, model: str, *extra: str, monkeypatch: pyte
            capsys: pytest.CaptureFixture[str]) -> tuple[dict[str, Any], str]:
     code, out, err, r = lab.deploy(board, model, *RUN, *extra, monkeypatch=monkeypatch, capsys=capsys)
     assert code == 0 and r is not None, err
-    assert Store(lab.db).get(r["run_id"]).warnings == r["warnings"]  # stored as printed
+    assert [w.to_dict() for w in Store(lab.db).get(r["run_id"]).warnings] == r["warnings"]  # stored as printed
     return r, " ".join(out.split())  # rich's line wrapping undone
 
 

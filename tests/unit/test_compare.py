@@ -14,7 +14,7 @@ from edgeprof.compare import (
     mann_whitney_u,
     metric_values,
 )
-from edgeprof.records import Result
+from edgeprof.records import Environment, Memory, Power, Result
 from edgeprof.stats import latency_summary
 
 
@@ -22,9 +22,11 @@ def make_result(samples, *, run_id="r1", power=None, peak=50.0, env=None, batch=
     lat = latency_summary(samples)
     return Result(run_id=run_id, status="ok", created_at="2026-01-01T00:00:00+00:00", device="alpha",
                   model="ds_cnn", runtime="onnxruntime", precision="fp32", batch=batch, threads=1,
-                  latency_ms=lat, throughput_ips=1000.0 / lat["mean"] * batch,
-                  memory_mb={"peak_rss": peak, "rss_after_load": peak - 5}, power=power, thermal=None,
-                  fidelity=None, environment=env or {}, warnings=[], samples_ms=list(samples))
+                  latency_ms=lat, throughput_ips=1000.0 / lat.mean * batch,
+                  memory_mb=Memory(peak_rss=peak, rss_after_load=peak - 5),
+                  power=Power.from_dict(power) if power else None, thermal=None,
+                  fidelity=None, environment=Environment.from_dict(env or {}), warnings=[],
+                  samples_ms=list(samples))
 
 
 @pytest.mark.parametrize("n1,n2,shift,ties", [(30, 40, 0.0, False), (50, 50, 0.3, False), (200, 150, 0.05, True),

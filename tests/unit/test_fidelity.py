@@ -26,26 +26,26 @@ def test_metrics_and_top1():
     ref = np.array([[0.1, 0.9, 0.0], [0.8, 0.1, 0.1]], np.float32)
     got = ref + np.array([[0.0, 0.0, 0.95], [0.0, 0.0, 0.0]], np.float32)  # row 0 flips its top-1
     f = compare([got], [ref], precision="int8", num_classes=3)
-    assert f["max_abs_error"] == pytest.approx(0.95)
-    assert f["mean_abs_error"] == pytest.approx(0.95 / 6)
+    assert f.max_abs_error == pytest.approx(0.95)
+    assert f.mean_abs_error == pytest.approx(0.95 / 6)
     cos = float(np.dot(got.ravel(), ref.ravel()) / np.linalg.norm(got) / np.linalg.norm(ref))
-    assert f["cosine_similarity"] == pytest.approx(cos)
-    assert f["top1_agreement"] == 0.5 and f["top1_rows"] == 2
-    assert not f["ok"] and any("top-1" in p for p in f["problems"])
+    assert f.cosine_similarity == pytest.approx(cos)
+    assert f.top1_agreement == 0.5 and f.top1_rows == 2
+    assert not f.ok and any("top-1" in p for p in f.problems)
     same = compare([ref], [ref], precision="fp32", num_classes=3)
-    assert same["ok"] and same["cosine_similarity"] == pytest.approx(1.0) and same["max_abs_error"] == 0.0
+    assert same.ok and same.cosine_similarity == pytest.approx(1.0) and same.max_abs_error == 0.0
 
 
 def test_thresholds_by_precision_and_shape_problems():
     ref = np.linspace(-1, 1, 100).astype(np.float32).reshape(1, 100)
     noisy = ref + np.random.RandomState(0).normal(0, 0.05, ref.shape).astype(np.float32)
-    assert compare([noisy], [ref], precision="int8")["threshold"]["cosine_similarity_min"] == 0.99
+    assert compare([noisy], [ref], precision="int8").threshold["cosine_similarity_min"] == 0.99
     c = compare([noisy], [ref], precision="fp32")
-    assert not c["ok"] and c["threshold"]["cosine_similarity_min"] == 0.9999
+    assert not c.ok and c.threshold["cosine_similarity_min"] == 0.9999
     bad = compare([np.zeros((3,))], [ref])
-    assert not bad["ok"] and "shape" in bad["problems"][0]
+    assert not bad.ok and "shape" in bad.problems[0]
     nan = compare([np.full_like(ref, np.nan)], [ref])
-    assert not nan["ok"] and any("NaN" in p for p in nan["problems"])
+    assert not nan.ok and any("NaN" in p for p in nan.problems)
 
 
 def test_reference_kinds(tmp_path):

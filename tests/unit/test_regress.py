@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from edgeprof.records import Result
+from edgeprof.records import Environment, Memory, Result
 from edgeprof.regress import (
     baseline_findings,
     budget_findings,
@@ -19,14 +19,16 @@ from edgeprof.regress import (
 from edgeprof.stats import latency_summary
 
 
-def res(samples, run_id, *, status="ok", created="2026-01-01T00:00:00+00:00", reason=None, extra=None) -> Result:
+def res(samples, run_id, *, status="ok", created="2026-01-01T00:00:00+00:00", reason=None,
+        stderr_tail=None) -> Result:
     lat = latency_summary(samples) if status == "ok" else None
     return Result(run_id=run_id, status=status, created_at=created, device="beta", model="/x/tiny.onnx",
-                  runtime="onnxruntime", precision="fp32", batch=1, threads=2, latency_ms=lat,
-                  throughput_ips=1000.0 / lat["mean"] if lat else None,
-                  memory_mb={"peak_rss": 40.0} if lat else None, power=None, thermal=None, fidelity=None,
-                  environment={}, warnings=[], samples_ms=list(samples) if lat else [], reason=reason,
-                  extra=extra or {})
+                  runtime="onnxruntime", precision="fp32", batch=1, threads=2,
+                  latency_ms=lat,
+                  throughput_ips=1000.0 / lat.mean if lat else None,
+                  memory_mb=Memory(peak_rss=40.0) if lat else None, power=None, thermal=None, fidelity=None,
+                  environment=Environment(), warnings=[], samples_ms=list(samples) if lat else [], reason=reason,
+                  stderr_tail=stderr_tail)
 
 
 @pytest.mark.parametrize("text,metric,op,value", [("p99_ms < 50", "p99_ms", "<", 50.0),
@@ -118,7 +120,7 @@ def test_history_findings():
 
 def test_cell_status_findings_and_summary():
     failed = res([], "f1", status="failed", reason="device beta: connection refused",
-                 extra={"stderr_tail": "Traceback..."})
+                 stderr_tail="Traceback...")
     skipped = res([], "s1", status="skipped", reason="onnxruntime is not installed on beta")
     ff, fs = cell_status_finding(failed), cell_status_finding(skipped)
     assert ff is not None and ff.outcome == "error" and "connection refused" in ff.message

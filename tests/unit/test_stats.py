@@ -15,19 +15,19 @@ def samples():
 def test_percentiles_match_numpy_on_raw_samples(samples):
     s = stats.latency_summary(samples.tolist())
     for key, q in stats.PERCENTILES:
-        assert s[key] == pytest.approx(np.percentile(samples, q), rel=1e-12)
-    assert s["min"] == samples.min() and s["max"] == samples.max()
-    assert s["mean"] == pytest.approx(samples.mean())
-    assert s["std"] == pytest.approx(samples.std(ddof=1))
-    assert s["cv"] == pytest.approx(samples.std(ddof=1) / samples.mean())
-    assert s["n"] == 5000
+        assert getattr(s, key) == pytest.approx(np.percentile(samples, q), rel=1e-12)
+    assert s.min == samples.min() and s.max == samples.max()
+    assert s.mean == pytest.approx(samples.mean())
+    assert s.std == pytest.approx(samples.std(ddof=1))
+    assert s.cv == pytest.approx(samples.std(ddof=1) / samples.mean())
+    assert s.n == 5000
 
 
 def test_tail_is_not_clipped(samples):
     spiked = samples.tolist() + [1000.0]
     s = stats.latency_summary(spiked)
-    assert s["max"] == 1000.0
-    assert s["mean"] == pytest.approx(np.mean(spiked))
+    assert s.max == 1000.0
+    assert s.mean == pytest.approx(np.mean(spiked))
 
 
 def test_early_stopping_minimum_queries_match_mlperf():
@@ -54,23 +54,23 @@ def test_early_stopping_estimate_is_conservative(samples):
 
 def test_few_samples_have_no_early_stop_and_warn():
     s = stats.latency_summary([1.0] * 10)
-    assert s["early_stop_p90"] is None and s["early_stop_p99"] is None
-    codes = [w["code"] for w in stats.stability_warnings(s)]
+    assert s.early_stop_p90 is None and s.early_stop_p99 is None
+    codes = [w.code for w in stats.stability_warnings(s)]
     assert "few_queries" in codes
 
 
 def test_p99_estimate_needs_662():
     a = np.linspace(1, 2, 661)
-    assert stats.latency_summary(a)["early_stop_p99"] is None
-    assert stats.latency_summary(np.linspace(1, 2, 700))["early_stop_p99"] is not None
+    assert stats.latency_summary(a).early_stop_p99 is None
+    assert stats.latency_summary(np.linspace(1, 2, 700)).early_stop_p99 is not None
 
 
 def test_high_cv_warning_has_advice():
     s = stats.latency_summary([1.0, 1.0, 1.0, 3.0] * 50)
-    w = [w for w in stats.stability_warnings(s) if w["code"] == "high_cv"]
-    assert w and "jetson_clocks" in w[0]["message"] and "--min-duration" in w[0]["message"]
+    w = [w for w in stats.stability_warnings(s) if w.code == "high_cv"]
+    assert w and "jetson_clocks" in w[0].message and "--min-duration" in w[0].message
     quiet = stats.latency_summary([1.0, 1.01] * 100)
-    assert not [w for w in stats.stability_warnings(quiet) if w["code"] == "high_cv"]
+    assert not [w for w in stats.stability_warnings(quiet) if w.code == "high_cv"]
 
 
 def test_throughput_counts_batch():

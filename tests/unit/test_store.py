@@ -5,7 +5,16 @@ import pytest
 import sqlalchemy as sa
 
 from edgeprof.errors import StoreError
-from edgeprof.records import RESULT_KEYS, RESULT_SCHEMA_VERSION, Result, new_run_id, utc_now
+from edgeprof.records import (
+    RESULT_KEYS,
+    RESULT_SCHEMA_VERSION,
+    Environment,
+    LatencyStats,
+    Memory,
+    Result,
+    new_run_id,
+    utc_now,
+)
 from edgeprof.store import Store, resolve_db_url
 
 
@@ -13,8 +22,10 @@ def make_result(run_id=None, device="local", model="m", p50=1.0, created_at=None
     return Result(
         run_id=run_id or new_run_id(), status="ok", created_at=created_at or utc_now(), device=device, model=model,
         runtime="onnxruntime", precision="fp32", batch=1, threads=2,
-        latency_ms={"p50": p50, "p99": p50 * 2}, throughput_ips=1000 / p50, memory_mb={"peak_rss": 10.0},
-        power=None, thermal=None, fidelity=None, environment={"device": {"hostname": "h"}}, warnings=[],
+        latency_ms=LatencyStats(p50=p50, p90=p50, p95=p50, p97=p50, p99=p50 * 2, p999=p50 * 2, min=p50,
+                                max=p50 * 2, mean=p50, std=0.0, cv=0.0, n=5),
+        throughput_ips=1000 / p50, memory_mb=Memory(peak_rss=10.0),
+        power=None, thermal=None, fidelity=None, environment=Environment(device={"hostname": "h"}), warnings=[],
         samples_ms=[p50] * 5,
     )
 

@@ -1,0 +1,209 @@
+"""Every stored schema version stays readable: each golden result under tests/data/golden/results/v<N>/ (real
+output of the code of version N) loads, migrates, round-trips, and renders through `results show` (text and
+--json) and `report` (html, md, csv) from a real SQLite store, with its numbers intact."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+
+from edgeprof.cli.main import main
+from edgeprof.errors import StoreError
+from edgeprof.records import RESULT_KEYS, RESULT_SCHEMA_VERSION, RESULT_TAIL_KEYS, Result
+from edgeprof.store import Store, runs
+from edgeprof.vocab import fmt_value
+
+GOLDEN = Path(__file__).resolve().parents[1] / "data" / "golden" / "results"
+FILES = sorted(GOLDEN.glob("v*/*.json"))
+KINDS = ("ok_local_ds_cnn", "ok_local_int8_fidelity", "ok_rpi5_power_thermal_ops", "failed_sweep_row",
+         "skipped_sweep_row")
+
+
+def _id(p: Path) -> str:
+    return f"{p.parent.name}/{p.stem}"
+
+
+def _raw(path: Path) -> dict[str, Any]:
+    return json.loads(path.read_text())
+
+
+def _set(section: dict[str, Any]) -> dict[str, Any]:
+    """The fields a section holds a value for (a typed section also lists the ones it has none for)."""
+    return {k: _set(v) if isinstance(v, dict) else v for k, v in section.items() if v not in (None, {}, [])}
+
+
+def _sweep_of(raw: dict[str, Any]) -> dict[str, Any] | None:
+    """The sweep tag where the file's own version keeps it (v1: extra.sweep)."""
+    return (raw.get("extra") or {}).get("sweep") if raw["schema_version"] == 1 else raw.get("sweep")
+
+
+def test_every_version_up_to_the_current_one_has_its_golden_files() -> None:
+    versions = {int(p.parent.name[1:]) for p in FILES}
+    assert versions == set(range(1, RESULT_SCHEMA_VERSION + 1))
+    for v in versions:
+        assert {p.stem for p in FILES if p.parent.name == f"v{v}"} == set(KINDS), f"v{v}"
+
+
+@pytest.mark.parametrize("path", FILES, ids=_id)
+def test_golden_loads_migrates_and_round_trips(path: Path) -> None:
+    raw = _raw(path)
+    assert raw["schema_version"] == int(path.parent.name[1:]), "a golden file is written by its own version"
+    r = Result.from_dict(raw)
+    assert r.schema_version == RESULT_SCHEMA_VERSION
+    assert (r.run_id, r.status, r.device, r.model, r.runtime, r.precision, r.batch, r.threads) == (
+        raw["run_id"], raw["status"], raw["device"], raw["model"], raw["runtime"], raw["precision"], raw["batch"],
+        raw["threads"])
+    assert r.samples_ms == raw["samples_ms"] and r.reason == raw["reason"]
+    assert [(w.code, w.message) for w in r.warnings] == [(w["code"], w["message"]) for w in raw["warnings"]]
+    d = r.to_dict()
+    assert list(d) == list(RESULT_KEYS + RESULT_TAIL_KEYS)
+    assert Result.from_dict(json.loads(json.dumps(d))) == r
+    # every section of the file arrives, whichever version wrote it
+    for key in ("latency_ms", "memory_mb", "power", "thermal", "fidelity", "environment", "artifact"):
+        assert d[key] is not None or raw[key] is None, key
+        if raw[key] is not None and key != "artifact":
+            assert _set(d[key]) == _set(raw[key]), key
+    if raw["status"] == "ok":
+        assert r.latency_ms is not None and r.latency_ms.p99 == raw["latency_ms"]["p99"]
+        assert r.identity.source == raw["artifact"]["source"]
+    else:
+        sweep = _sweep_of(raw)
+        assert r.sweep is not None and sweep is not None and r.sweep.cell_id == sweep["cell_id"]
+        assert r.sweep.budgets == sweep["budgets"] == ["p99_ms < 50"]
+
+
+def test_the_rpi5_golden_keeps_power_thermal_ops_and_compute() -> None:
+    for path in (p for p in FILES if p.stem == "ok_rpi5_power_thermal_ops"):
+        raw = _raw(path)
+        extra = raw.get("extra") or raw  # v1 kept compute and ops in extra
+        r = Result.from_dict(raw)
+        assert r.power is not None and r.power.energy_j == raw["power"]["energy_j"] > 0
+        assert r.power.trace is not None and r.power.trace.t_s == raw["power"]["trace"]["t_s"]
+        assert r.power.rails == raw["power"]["rails"] and r.power.total_kind == "sum-of-rails"
+        assert r.thermal is not None and r.thermal.after is not None
+        assert r.thermal.after.rpi_throttled == raw["thermal"]["after"]["rpi"]["throttled"]
+        assert r.ops is not None and r.ops.available and r.ops.op_types == extra["ops"]["op_types"]
+        assert r.compute is not None and r.compute.achieved_gflops == extra["compute"]["achieved_gflops"]
+        assert r.null_reasons.power is None and r.null_reasons.fidelity
+
+
+def test_the_int8_golden_keeps_fidelity() -> None:
+    for path in (p for p in FILES if p.stem == "ok_local_int8_fidelity"):
+        raw = _raw(path)
+        f = Result.from_dict(raw).fidelity
+        assert f is not None and f.ok and f.cosine_similarity == raw["fidelity"]["cosine_similarity"]
+        assert f.reference == raw["fidelity"]["reference"] and f.outputs == raw["fidelity"]["outputs"]
+
+
+def test_migration_refuses_what_it_does_not_know() -> None:
+    raw = _raw(GOLDEN / "v1" / "ok_local_ds_cnn.json")
+    with pytest.raises(StoreError, match="unknown extra section.*'mystery'"):
+        Result.from_dict({**raw, "extra": {**raw["extra"], "mystery": 1}})
+    with pytest.raises(StoreError, match="section 'power' has unknown field.*'volts'"):
+        Result.from_dict({**raw, "power": {"mean_w": 1.0, "volts": 5}})
+    with pytest.raises(StoreError, match="upgrade edgeprof"):
+        Result.from_dict({**raw, "schema_version": RESULT_SCHEMA_VERSION + 1})
+
+
+@pytest.mark.parametrize("path", FILES, ids=_id)
+def test_golden_renders_in_results_show(path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    raw = _raw(path)
+    db = str(tmp_path / "db.sqlite")
+    store = Store(db)
+    _store_as_written(store, raw)
+    with store.engine.connect() as conn:
+        stored = conn.execute(sa.select(runs.c.result_json).where(runs.c.run_id == raw["run_id"])).scalar_one()
+    assert json.loads(stored) == raw  # the database holds the file's own version
+    assert main(["results", "show", raw["run_id"], "--db", db]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert raw["run_id"] in text
+    if raw["status"] == "ok":
+        assert fmt_value(raw["latency_ms"]["p99"]) in text and f"n={raw['latency_ms']['n']}" in text
+        if raw["power"]:
+            assert fmt_value(raw["power"]["energy_j"]) in text and fmt_value(raw["power"]["mean_w"]) in text
+            assert "power source: rpi5-pmic" in text and "get_throttled 0x0" in text and "top ops" in text
+        if raw["fidelity"]:
+            assert "fidelity vs torch (bundled ds_cnn)" in text
+    else:
+        assert f"{raw['status']}: {raw['reason']}" in text
+    assert main(["results", "show", raw["run_id"], "--db", db, "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["schema_version"] == RESULT_SCHEMA_VERSION
+    assert Result.from_dict(shown) == Result.from_dict(raw)
+    if raw["status"] == "ok":
+        assert shown["latency_ms"]["p99"] == raw["latency_ms"]["p99"]
+        assert (shown["power"] or {}).get("energy_j") == (raw["power"] or {}).get("energy_j")
+
+
+def _store_as_written(store: Store, raw: dict[str, Any]) -> None:
+    """The row the code of the file's version stored: its own JSON, untouched, and the indexed columns."""
+    r = Result.from_dict(raw)
+    store.save(r)
+    with store.engine.begin() as conn:
+        conn.execute(runs.update().where(runs.c.run_id == r.run_id)
+                     .values(result_json=json.dumps(raw), schema_version=raw["schema_version"]))
+
+
+@pytest.fixture(scope="module")
+def golden_db(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """Every golden file of every version in one store."""
+    db = str(tmp_path_factory.mktemp("golden") / "db.sqlite")
+    store = Store(db)
+    for path in FILES:
+        _store_as_written(store, _raw(path))
+    return db
+
+
+def _report(db: str, fmt: str, tmp_path: Path) -> str:
+    out = tmp_path / f"report.{fmt}"
+    assert main(["report", "--out", str(out), "--db", db, "--history", "5"]) == 0
+    return out.read_text()
+
+
+def test_goldens_render_in_report(golden_db: str, tmp_path: Path) -> None:
+    html, md, csv_text = (_report(golden_db, fmt, tmp_path) for fmt in ("html", "md", "csv"))
+    rows = {r["run_id"]: r for r in csv.DictReader(io.StringIO(csv_text))}
+    shown = set(rows)  # the report shows the newest result of each configuration
+    assert {raw["status"] for raw in map(_raw, FILES) if raw["run_id"] in shown} == {"ok", "failed", "skipped"}
+    assert len({(_raw(p)["status"], p.stem) for p in FILES if _raw(p)["run_id"] in shown}) == len(KINDS)
+    for path in FILES:
+        raw = _raw(path)
+        if raw["run_id"] not in shown:
+            continue
+        row = rows[raw["run_id"]]
+        assert row["status"] == raw["status"]
+        if raw["status"] == "ok":
+            p99 = raw["latency_ms"]["p99"]
+            assert float(row["p99_ms"]) == p99
+            assert f'data-v="{p99:.6g}"' in html and fmt_value(p99) in md
+            if raw["power"]:
+                assert float(row["mj_per_inference"]) == raw["power"]["energy_mj_per_inference"]
+                assert row["power_source"].startswith("rpi5-pmic sum(")
+                assert fmt_value(raw["power"]["energy_j"], "J") in html  # the trace's window title
+                assert fmt_value(raw["power"]["energy_mj_per_inference"]) in md
+        else:
+            assert row["reason"] == raw["reason"]
+            assert raw["reason"] in md and re.sub("'", "&#x27;", raw["reason"]) in html
+
+
+def test_a_section_missing_a_required_field_is_named() -> None:
+    raw = _raw(GOLDEN / f"v{RESULT_SCHEMA_VERSION}" / "ok_local_ds_cnn.json")
+    lat = {k: v for k, v in raw["latency_ms"].items() if k != "p97"}
+    with pytest.raises(StoreError, match="section 'latency_ms' lacks field.*'p97'"):
+        Result.from_dict({**raw, "latency_ms": lat})
+
+
+def test_every_run_setting_has_a_home_in_the_stored_settings() -> None:
+    import dataclasses
+
+    from edgeprof.records import Settings
+    from edgeprof.vocab import SETTINGS
+
+    assert set(SETTINGS) <= {f.name for f in dataclasses.fields(Settings)}  # a sweep row stores its cell's
