@@ -95,7 +95,9 @@ def test_unknown_op_and_malformed_line(agent):
 
 def test_null_run_meets_both_stop_conditions(agent):
     hello(agent)
-    r = agent.call("run", {"runtime": "null", "min_duration_s": 0.3, "min_queries": 50, "warmup_s": 0})
+    # max_queries None: no cap (its default, vocab.RUN_DEFAULTS, would stop the null runtime before 0.3 s)
+    r = agent.call("run", {"runtime": "null", "min_duration_s": 0.3, "min_queries": 50, "warmup_s": 0,
+                           "max_queries": None})
     assert r["ok"], r
     res = r["result"]
     assert len(res["samples_ns"]) >= 50
