@@ -437,6 +437,9 @@ OPS = {
     "shutdown": (ShutdownRequest, ShutdownReply),
 }
 
+# request record -> op
+OP_OF = dict((req, op) for op, (req, _reply) in OPS.items())
+
 
 def parse_event(data):
     """The record of an event line; MessageError for an unknown event or a malformed one."""

@@ -124,15 +124,18 @@ def run(args: argparse.Namespace) -> int:
     device = resolve_device(args.device, args.inventory)
     store = None if args.no_store else open_store(args.db)
     with DeployProgress(enabled=not args.quiet) as progress:
-        result = deploy(spec, device, store=store, progress=progress, calibration=args.calibration,
+        result = deploy(spec, device, progress=progress, calibration=args.calibration,
                         profile_ops=args.profile_ops)
     if args.json == "-":
         sys.stdout.write(result.to_json(indent=2) + "\n")
-    else:
+    elif args.json:
+        with open(args.json, "w") as f:
+            json.dump(result.to_dict(), f, indent=2)
+    if store is not None:  # the one saving path: deploy returns the Result, its caller stores it
+        store.save(result)
+    if args.json != "-":
         render_result(result)
         if args.json:
-            with open(args.json, "w") as f:
-                json.dump(result.to_dict(), f, indent=2)
             err.print(f"result written to {args.json}")
         if store is not None:
             err.print(f"stored as run {result.run_id} in {store.display_url}")
