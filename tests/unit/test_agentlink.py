@@ -8,14 +8,21 @@ import textwrap
 
 import pytest
 
-from edgeprof_agent import PROTOCOL_VERSION
-from edgeprof_agent.vocab import ErrorKind
-
 from edgeprof.agentlink import AgentLink, build_agent, build_agent_bytes, push_file, remote_sha256
-from edgeprof.errors import (AgentError, AgentProtocolError, CapabilityError, LeasedError, MeasurementFailed,
-                             ProtocolMismatchError, RuntimeMissingError, TransportError)
+from edgeprof.errors import (
+    AgentError,
+    AgentProtocolError,
+    CapabilityError,
+    LeasedError,
+    MeasurementFailed,
+    ProtocolMismatchError,
+    RuntimeMissingError,
+    TransportError,
+)
 from edgeprof.records import Device
 from edgeprof.transport.local import LocalTransport
+from edgeprof_agent import PROTOCOL_VERSION
+from edgeprof_agent.vocab import ErrorKind
 
 
 def dev(tmp_path, **kw):
