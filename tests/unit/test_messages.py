@@ -227,3 +227,16 @@ def test_messages_round_trip_under_python36(tmp_path):
     out = subprocess.run([py36, "-c", PY36_CHECK, str(AGENTS), str(samples)], capture_output=True, text=True,
                          timeout=120)
     assert out.returncode == 0 and out.stdout.strip() == f"OK {len(SAMPLES)}", out.stdout + out.stderr
+
+
+def test_every_error_kind_the_agent_raises_is_a_shared_constant():
+    import re
+
+    from edgeprof_agent.vocab import ErrorKind
+
+    used = set()
+    for path in AGENTS.rglob("*.py"):
+        text = path.read_text()
+        used |= set(re.findall(r'OpError\(\s*"(\w+)"', text))
+        used |= {getattr(ErrorKind, name) for name in re.findall(r"OpError\(\s*ErrorKind\.(\w+)", text)}
+    assert used and used <= set(ErrorKind.ALL), used - set(ErrorKind.ALL)
