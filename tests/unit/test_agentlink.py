@@ -231,6 +231,7 @@ def test_a_reply_of_the_wrong_type_is_a_one_line_protocol_error(tmp_path):
     (ErrorKind.AGENT_EXCEPTION, AgentError),
     (ErrorKind.BAD_PATH, AgentError),
     (ErrorKind.UNKNOWN_RUNTIME, AgentError),
+    (ErrorKind.PROVIDER_MISSING, AgentError),
 ] + [(k, MeasurementFailed) for k in ErrorKind.MEASUREMENT])
 def test_error_kinds_map_to_classes(tmp_path, kind, cls):
     # the message says nothing about its kind: the mapping goes by `type` alone
