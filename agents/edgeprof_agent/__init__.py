@@ -15,6 +15,6 @@ AGENT_VERSION = "0.1.0"
 #     the events. Strict fields: a missing required field, an unknown field or a wrong type is an error that
 #     names the field (the agent answers it with ErrorKind.PROTOCOL, the host raises "malformed reply").
 #     Run defaults have one home (vocab.RUN_DEFAULTS); `max_duration_s` is gone (no time limit in the agent's
-#     loop: the host's silence timeout and a sweep cell's timeout_s stop a run). New fields: facts.trtexec (the
-#     trtexec the agent would use), error.protocol (the agent's version, with protocol_mismatch).
+#     loop: the host's silence timeout and a sweep cell's timeout_s stop a run). New field: error.protocol (the
+#     agent's version, sent with protocol_mismatch).
 PROTOCOL_VERSION = 2

@@ -2,8 +2,9 @@
 
 Owns: hostname, arch, CPU, cores, memory, OS, kernel, Python, JetPack/L4T release, board model, runtimes with
 versions and providers, thread-related environment variables, free disk in the workdir, this process's memory.
-Reads the board through the same SysfsRoot (/proc, /etc, device tree) and ToolRunner (trtexec) as the probes,
-so a board tree under tests/data/boards gives one consistent picture. Returns a messages.Facts record.
+Reads the board through the same SysfsRoot (/proc, /etc, device tree) as the probes, and finds trtexec through
+the same ToolRunner, so a board tree under tests/data/boards gives one consistent picture. Returns a
+messages.Facts record.
 Does not own: sensors (probes/, power.py), device state changes (never changes anything), and what this
 Python process itself is (hostname, kernel, python, environment variables: read from the running process).
 """
@@ -17,7 +18,6 @@ from . import AGENT_VERSION, PROTOCOL_VERSION
 from .gpus import nvidia_gpus
 from .messages import Facts, L4TRelease
 from .sysfs import SysfsRoot
-from .tools import ToolRunner
 
 THREAD_VARS = (
     "OMP_NUM_THREADS", "OMP_PROC_BIND", "OMP_PLACES", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS",
@@ -140,9 +140,10 @@ def disk_free_mb(path):
 
 
 def facts(workdir=None, with_runtimes=True, root=None, tools=None):
-    """This machine's Facts, its board files read under `root` (a SysfsRoot; "/" by default)."""
+    """This machine's Facts, its board files read under `root` (a SysfsRoot; "/" by default). `tools`: the
+    ToolRunner for programs facts may run (none today: trtexec is looked up by the TensorRT backend when it
+    needs it, not reported, as capability.py would take it for a trtexec-only TensorRT the backend lacks)."""
     root = root or SysfsRoot("/")
-    tools = tools or ToolRunner()
     mem = _meminfo(root)
     d = Facts(
         hostname=socket.gethostname(),
@@ -159,7 +160,6 @@ def facts(workdir=None, with_runtimes=True, root=None, tools=None):
         agent_version=AGENT_VERSION,
         protocol=PROTOCOL_VERSION,
         env=dict((k, os.environ[k]) for k in THREAD_VARS if k in os.environ),
-        trtexec=find_trtexec(tools),
     )
     if workdir:
         d.workdir = workdir

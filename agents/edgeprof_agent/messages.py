@@ -214,7 +214,7 @@ class Facts(Record):
         Field("board_model", str, None), Field("agent_version", str), Field("protocol", int),
         Field("env", dict, {}), Field("workdir", str, None), Field("disk_free_mb", _NUM, None),
         Field("runtimes", dict, None), Field("gpus", list, None), Field("gpus_error", str, None),
-        Field("trtexec", str, None), Field("power_sources", (list, dict), None),
+        Field("power_sources", (list, dict), None),
     )
 
 

@@ -38,7 +38,7 @@ def test_facts_of_a_jetson_nano_tree(tmp_path):
     assert f.os == "Ubuntu 18.04.6 LTS"
     assert f.cpu == "ARMv8 Processor rev 1 (v8l)"
     assert f.gpus == [{"name": "NVIDIA Jetson Nano Developer Kit", "kind": "integrated"}]
-    assert f.trtexec is None and f.runtimes is None
+    assert f.runtimes is None
     assert Facts.from_dict(json.loads(json.dumps(f.to_dict()))) == f
 
 
@@ -64,8 +64,6 @@ def test_trtexec_is_found_through_the_tool_runner(tmp_path):
     assert find_trtexec(_tools(tmp_path)) is None
     tools = _tools(tmp_path, "trtexec")
     assert find_trtexec(tools) == str(tmp_path / "bin" / "trtexec")
-    f = facts(None, with_runtimes=False, root=SysfsRoot(str(BOARDS / "x86-rapl")), tools=tools)
-    assert f.trtexec == str(tmp_path / "bin" / "trtexec")
 
 
 def test_backends_get_the_seam_explicitly(tmp_path):

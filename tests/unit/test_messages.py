@@ -37,7 +37,7 @@ SAMPLES = {
               "env": {"OMP_NUM_THREADS": "4"}, "workdir": "/w", "disk_free_mb": 1000.5,
               "runtimes": {"onnxruntime": {"version": "1.10.0", "providers": ["CPUExecutionProvider"]}},
               "gpus": [{"name": "NVIDIA Tegra", "kind": "integrated"}], "gpus_error": "none",
-              "trtexec": "/usr/src/tensorrt/bin/trtexec", "power_sources": [{"name": "jetson-ina3221"}]},
+              "power_sources": [{"name": "jetson-ina3221"}]},
     m.ArtifactRef: {"path": "/w/artifacts/a.onnx", "format": "onnx", "sha256": "ab" * 32},
     m.InputSpec: {"name": "x", "shape": [1, 3, 8, 8], "dtype": "float32", "low": -1.0, "high": 1.0},
     m.RunRequest: {"runtime": "onnxruntime", "artifact": {"path": "/w/a.onnx", "format": "onnx", "sha256": "ab"},
