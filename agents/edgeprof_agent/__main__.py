@@ -71,8 +71,8 @@ def _lease(state, workdir):
 
 def _parse(op, params):
     """The op's request record; OpError(PROTOCOL) naming the field for a malformed one."""
-    if op not in OPS:
-        raise OpError(ErrorKind.UNKNOWN_OP, "unknown operation %r" % op)
+    if not isinstance(op, str) or op not in OPS:
+        raise OpError(ErrorKind.UNKNOWN_OP, "unknown operation %r" % (op,))
     try:
         return OPS[op][0].from_dict({} if params is None else params)
     except MessageError as e:
