@@ -23,7 +23,7 @@ import tempfile
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import edgeprof_agent
 from edgeprof_agent.messages import (
@@ -35,8 +35,10 @@ from edgeprof_agent.messages import (
     HelloReply,
     HelloRequest,
     MessageError,
+    Record,
     RunReply,
     RunRequest,
+    Sha256Reply,
     Sha256Request,
     parse_event,
 )
@@ -62,6 +64,7 @@ _ZIP_TIME = (2020, 1, 1, 0, 0, 0)
 _SHA_RE = re.compile(r"^[0-9a-f]{64}$")
 
 EventSink = Callable[[dict[str, Any]], None]
+_R = TypeVar("_R", bound=Record)
 
 
 def _agent_source_files() -> list[tuple[str, Path]]:
@@ -194,7 +197,7 @@ class AgentLink:
         self.proc = proc
         self.workdir = workdir
         self.bytes_moved = agent_bytes_moved
-        self.hello: Any = None  # messages.HelloReply, after the handshake
+        self.hello: HelloReply | None = None  # after the handshake
         self._next_id = 1
 
     @classmethod
@@ -220,7 +223,7 @@ class AgentLink:
             raise
         return link
 
-    def handshake(self) -> Any:
+    def handshake(self) -> HelloReply:
         """Greet the agent; returns (and keeps) its HelloReply. An agent of another protocol version is refused
         with a ProtocolMismatchError that says which side is older and what to do."""
         try:
@@ -239,8 +242,9 @@ class AgentLink:
         theirs = raw["protocol"] if "protocol" in raw else None
         if theirs != PROTOCOL_VERSION:
             raise self._mismatch(theirs if isinstance(theirs, int) and not isinstance(theirs, bool) else None)
-        self.hello = self._reply(HelloReply, raw)
-        return self.hello
+        hello = self._reply(HelloReply, raw)
+        self.hello = hello
+        return hello
 
     def _mismatch(self, theirs: int | None, said: str | None = None) -> ProtocolMismatchError:
         where = f"agent on device {self.device.name}"
@@ -266,25 +270,24 @@ class AgentLink:
                                   hint="the agent and this edgeprof disagree on the protocol; install the same "
                                        "edgeprof on both sides and deploy again", kind=ErrorKind.PROTOCOL)
 
-    def _reply(self, record: Any, raw: Any) -> Any:
+    def _reply(self, record: type[_R], raw: Any) -> _R:
         try:
             return record.from_dict(raw)
         except MessageError as e:
             raise self._malformed(e) from None
 
-    def request(self, req: Any, *, on_event: EventSink | None = None, timeout: float | None = 120.0) -> Any:
+    def request(self, req: Record, *, on_event: EventSink | None = None,
+                timeout: float | None = 120.0) -> Record:
         """Send a request record (edgeprof_agent.messages); return the op's reply record."""
         op = OP_OF[type(req)]
         return self._reply(OPS[op][1], self._exchange(op, req.to_dict(), on_event, timeout))
 
     def facts(self, runtimes: bool = True, timeout: float | None = 120.0) -> Facts:
-        facts: Facts = self.request(FactsRequest(runtimes=runtimes), timeout=timeout)
-        return facts
+        return self._reply(Facts, self._exchange("facts", FactsRequest(runtimes=runtimes).to_dict(), None, timeout))
 
     def run(self, req: RunRequest, *, on_event: EventSink | None = None,
             timeout: float | None = 120.0) -> RunReply:
-        reply: RunReply = self.request(req, on_event=on_event, timeout=timeout)
-        return reply
+        return self._reply(RunReply, self._exchange("run", req.to_dict(), on_event, timeout))
 
     def call(self, op: str, params: dict[str, Any] | None = None, *, on_event: EventSink | None = None,
              timeout: float | None = 120.0) -> dict[str, Any]:
@@ -294,9 +297,7 @@ class AgentLink:
         timeout: seconds without ANY line from the agent (events count), not for the whole call."""
         if op not in OPS:
             raise ValueError(f"unknown agent operation {op!r}")
-        reply: dict[str, Any] = self.request(OPS[op][0].from_dict(params or {}), on_event=on_event,
-                                             timeout=timeout).to_dict()
-        return reply
+        return self.request(OPS[op][0].from_dict(params or {}), on_event=on_event, timeout=timeout).to_dict()
 
     def _exchange(self, op: str, params: dict[str, Any], on_event: EventSink | None,
                   timeout: float | None) -> Any:
@@ -379,7 +380,8 @@ class AgentLink:
             raise ValueError("bad artifact name")
         remote = posixpath.join(self.workdir, "artifacts", f"{sha256}.{ext}")
         # the running agent hashes the file: no extra remote command on the warm path
-        have = self.request(Sha256Request(path=remote), timeout=300).sha256
+        have = self._reply(Sha256Reply, self._exchange("sha256", Sha256Request(path=remote).to_dict(), None,
+                                                       300)).sha256
         moved = 0 if have == sha256 else _upload(self.transport, local_path, remote, sha256)
         self.bytes_moved += moved
         return remote, moved

@@ -30,7 +30,7 @@ from .vocab import PRECISIONS, RUN_DEFAULTS, RUNTIMES
 
 __all__ = ["CapabilityError", "PRECISIONS", "RUNTIMES", "build_result", "deploy", "prepare", "validate_spec"]
 
-PROFILE_ITERATIONS = RUN_DEFAULTS["profile_iterations"]  # runs in the --profile-ops pass (after the timed loop)
+PROFILE_ITERATIONS = int(RUN_DEFAULTS["profile_iterations"])  # runs in the --profile-ops pass (after the timed loop)
 AGENT_SILENCE_TIMEOUT_S = 600.0
 
 
@@ -373,8 +373,8 @@ def build_result(spec: RunSpec, device: Device, artifact: Artifact | None, reply
         power["gflops_per_watt"] = gflops / power["mean_w"]
     for w in stability_warnings(lat, min_duration_s=spec.min_duration_s):
         result.warn(w["code"], w["message"])
-    for w in reply.warnings:
-        result.warn(w.code, w.message)
+    for agent_warning in reply.warnings:
+        result.warn(agent_warning.code, agent_warning.message)
     warm = reply.warmup
     if warm.iterations and not warm.steady:
         result.warn("warmup_not_steady", f"latency was not steady after {warm.duration_s} s of warm-up; "

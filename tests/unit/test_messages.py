@@ -240,3 +240,83 @@ def test_every_error_kind_the_agent_raises_is_a_shared_constant():
         used |= set(re.findall(r'OpError\(\s*"(\w+)"', text))
         used |= {getattr(ErrorKind, name) for name in re.findall(r"OpError\(\s*ErrorKind\.(\w+)", text)}
     assert used and used <= set(ErrorKind.ALL), used - set(ErrorKind.ALL)
+
+
+# ------------------------------------------------------------------------------------------------ the typing stub
+# messages.pyi gives mypy the records' fields (the host's RunRequest(...) and reply.samples_ns are checked
+# statically). It is rendered from FIELDS, so it cannot drift: the test below compares, and
+# `python tests/unit/test_messages.py` rewrites it.
+STUB = AGENTS / "edgeprof_agent" / "messages.pyi"
+_PY = {bool: "bool", int: "int", float: "float", str: "str", list: "list[Any]", dict: "dict[str, Any]"}
+
+
+def _field_type(f):
+    if f.record is not None:
+        t = f"list[{f.record.__name__}]" if f.many else f.record.__name__
+    else:
+        names = [_PY[t] for t in f.types]
+        if "int" in names and "float" in names:
+            names.remove("int")  # an int is a float to mypy
+        t = " | ".join(names)
+    return f"{t} | None" if f.nullable else t
+
+
+def render_stub():
+    lines = [
+        "# Rendered from the FIELDS of messages.py by tests/unit/test_messages.py (run it to rewrite); do not edit.",
+        "from typing import Any, TypeVar",
+        "",
+        "_R = TypeVar(\"_R\", bound=Record)",
+        "",
+        "class MessageError(ValueError):",
+        "    where: str",
+        "    problem: str",
+        "    def __init__(self, where: str, problem: str) -> None: ...",
+        "",
+        "REQUIRED: object",
+        "",
+        "class Field:",
+        "    name: str",
+        "    types: tuple[type, ...]",
+        "    default: Any",
+        "    record: type[Record] | None",
+        "    many: bool",
+        "    nullable: bool",
+        "    def __init__(self, name: str, types: Any, default: Any = ..., record: type[Record] | None = ...,",
+        "                 many: bool = ..., nullable: bool = ...) -> None: ...",
+        "",
+        "class Record:",
+        "    NAME: str",
+        "    FIELDS: tuple[Field, ...]",
+        "    OMIT_NONE: bool",
+        "    def __init__(self, **values: Any) -> None: ...",
+        "    @classmethod",
+        "    def from_dict(cls: type[_R], data: Any, where: str | None = None) -> _R: ...",
+        "    def to_dict(self) -> dict[str, Any]: ...",
+    ]
+    for cls in sorted(_records(), key=lambda c: inspect.getsourcelines(c)[1]):
+        base = cls.__bases__[0].__name__
+        lines += ["", f"class {cls.__name__}({base}):"]
+        own = [f for f in cls.FIELDS if f.name in cls.__dict__.get("__slots__", ())]
+        for f in own:
+            lines.append(f"    {f.name}: {_field_type(f)}")
+        params = []
+        for f in cls.FIELDS:
+            optional = f.default is not m.REQUIRED or (cls is m.ProgressEvent and f.name == "event")
+            params.append(f"{f.name}: {_field_type(f)}" + (" = ..." if optional else ""))
+        if own or cls.FIELDS:
+            lines.append(f"    def __init__(self, *, {', '.join(params)}) -> None: ...")
+        elif not own:
+            lines.append("    ...")
+    lines += ["", "EVENTS: dict[str, type[Record]]", "OPS: dict[str, tuple[type[Record], type[Record]]]",
+              "OP_OF: dict[type[Record], str]", "", "def parse_event(data: Any) -> Record: ...", ""]
+    return "\n".join(lines)
+
+
+def test_the_typing_stub_matches_the_records():
+    assert STUB.read_text() == render_stub(), "messages.pyi is stale: run python tests/unit/test_messages.py"
+
+
+if __name__ == "__main__":
+    STUB.write_text(render_stub())
+    print(f"wrote {STUB}")
