@@ -48,18 +48,19 @@ def _type_name(value):
 
 class Field(object):
     """One field: its JSON types, its default (REQUIRED when it must be sent), and a record type for nested
-    records (`record=`) or lists of records (`many=True`). None is allowed when the default is None or
-    `nullable=True`."""
+    records (`record=`) or lists of records (`many=True`), or the type of a plain list's items (`of=`). None is
+    allowed when the default is None or `nullable=True`."""
 
-    __slots__ = ("name", "types", "default", "record", "many", "nullable")
+    __slots__ = ("name", "types", "default", "record", "many", "nullable", "of")
 
-    def __init__(self, name, types, default=REQUIRED, record=None, many=False, nullable=False):
+    def __init__(self, name, types, default=REQUIRED, record=None, many=False, nullable=False, of=None):
         self.name = name
         self.types = types if isinstance(types, tuple) else (types,)
         self.default = default
         self.record = record
         self.many = many
         self.nullable = nullable or default is None
+        self.of = of if of is None or isinstance(of, tuple) else (of,)
 
     def make_default(self):
         return copy.deepcopy(self.default)
@@ -81,6 +82,11 @@ class Field(object):
                 " or ".join(_TYPE_NAMES.get(t, t.__name__) for t in self.types), _type_name(value)))
         if float in self.types and isinstance(value, int) and int not in self.types:
             return float(value)
+        if self.of is not None and isinstance(value, list):
+            for i, item in enumerate(value):
+                if not _type_ok(item, self.of):
+                    raise MessageError("%s[%d]" % (where, i), "expected %s, got %s" % (
+                        " or ".join(_TYPE_NAMES.get(t, t.__name__) for t in self.of), _type_name(item)))
         return value
 
 
@@ -213,7 +219,7 @@ class Facts(Record):
         Field("python_executable", str), Field("l4t", dict, None, record=L4TRelease),
         Field("board_model", str, None), Field("agent_version", str), Field("protocol", int),
         Field("env", dict, {}), Field("workdir", str, None), Field("disk_free_mb", _NUM, None),
-        Field("runtimes", dict, None), Field("gpus", list, None), Field("gpus_error", str, None),
+        Field("runtimes", dict, None), Field("gpus", list, None, of=dict), Field("gpus_error", str, None),
         Field("power_sources", (list, dict), None),
     )
 
@@ -228,7 +234,7 @@ class InputSpec(Record):
     """One model input the agent generates (inputs.py): concrete shape, dtype, value range."""
 
     NAME = "run.inputs[]"
-    FIELDS = (Field("name", str), Field("shape", list), Field("dtype", str, "float32"),
+    FIELDS = (Field("name", str), Field("shape", list, of=int), Field("dtype", str, "float32"),
               Field("low", _NUM, 0.0, nullable=True), Field("high", _NUM, 1.0, nullable=True))
 
 
@@ -284,7 +290,7 @@ class Output(Record):
 
     NAME = "run reply.outputs[]"
     OMIT_NONE = True
-    FIELDS = (Field("shape", list), Field("dtype", str), Field("b64", str, None), Field("data", list, None))
+    FIELDS = (Field("shape", list, of=int), Field("dtype", str), Field("b64", str, None), Field("data", list, None))
 
 
 class RunReply(Record):
@@ -292,7 +298,7 @@ class RunReply(Record):
     FIELDS = (
         Field("clock", str),
         Field("warnings", list, [], record=RunWarning, many=True),
-        Field("samples_ns", list),
+        Field("samples_ns", list, of=int),
         Field("t_first_ns", int),
         Field("t_last_ns", int),
         Field("window_s", _NUM),

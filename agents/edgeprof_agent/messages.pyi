@@ -70,10 +70,10 @@ class Facts(Record):
     workdir: str | None
     disk_free_mb: float | None
     runtimes: dict[str, Any] | None
-    gpus: list[Any] | None
+    gpus: list[dict[str, Any]] | None
     gpus_error: str | None
     power_sources: list[Any] | dict[str, Any] | None
-    def __init__(self, *, hostname: str, arch: str, cpu: str, cores: int | None = ..., memory_mb: float | None = ..., os: str, kernel: str, python: str, python_executable: str, l4t: L4TRelease | None = ..., board_model: str | None = ..., agent_version: str, protocol: int, env: dict[str, Any] = ..., workdir: str | None = ..., disk_free_mb: float | None = ..., runtimes: dict[str, Any] | None = ..., gpus: list[Any] | None = ..., gpus_error: str | None = ..., power_sources: list[Any] | dict[str, Any] | None = ...) -> None: ...
+    def __init__(self, *, hostname: str, arch: str, cpu: str, cores: int | None = ..., memory_mb: float | None = ..., os: str, kernel: str, python: str, python_executable: str, l4t: L4TRelease | None = ..., board_model: str | None = ..., agent_version: str, protocol: int, env: dict[str, Any] = ..., workdir: str | None = ..., disk_free_mb: float | None = ..., runtimes: dict[str, Any] | None = ..., gpus: list[dict[str, Any]] | None = ..., gpus_error: str | None = ..., power_sources: list[Any] | dict[str, Any] | None = ...) -> None: ...
 
 class ArtifactRef(Record):
     path: str | None
@@ -83,11 +83,11 @@ class ArtifactRef(Record):
 
 class InputSpec(Record):
     name: str
-    shape: list[Any]
+    shape: list[int]
     dtype: str
     low: float | None
     high: float | None
-    def __init__(self, *, name: str, shape: list[Any], dtype: str = ..., low: float | None = ..., high: float | None = ...) -> None: ...
+    def __init__(self, *, name: str, shape: list[int], dtype: str = ..., low: float | None = ..., high: float | None = ...) -> None: ...
 
 class RunRequest(Record):
     runtime: str
@@ -134,16 +134,16 @@ class Memory(Record):
     def __init__(self, *, rss_before_load: float | None = ..., rss_after_load: float | None = ..., peak_rss: float | None = ..., peak_source: str, system: dict[str, Any] | None = ..., gpu_process_bytes: int | None = ...) -> None: ...
 
 class Output(Record):
-    shape: list[Any]
+    shape: list[int]
     dtype: str
     b64: str | None
     data: list[Any] | None
-    def __init__(self, *, shape: list[Any], dtype: str, b64: str | None = ..., data: list[Any] | None = ...) -> None: ...
+    def __init__(self, *, shape: list[int], dtype: str, b64: str | None = ..., data: list[Any] | None = ...) -> None: ...
 
 class RunReply(Record):
     clock: str
     warnings: list[RunWarning]
-    samples_ns: list[Any]
+    samples_ns: list[int]
     t_first_ns: int
     t_last_ns: int
     window_s: float
@@ -158,7 +158,7 @@ class RunReply(Record):
     power_reason: str | None
     thermal: dict[str, Any] | None
     finished_at_unix: float
-    def __init__(self, *, clock: str, warnings: list[RunWarning] = ..., samples_ns: list[Any], t_first_ns: int, t_last_ns: int, window_s: float, stopped_by: str, warmup: Warmup, load_s: float, memory: Memory, runtime: dict[str, Any], outputs: list[Output] | None = ..., ops: dict[str, Any] | None = ..., power: dict[str, Any] | None = ..., power_reason: str | None = ..., thermal: dict[str, Any] | None = ..., finished_at_unix: float) -> None: ...
+    def __init__(self, *, clock: str, warnings: list[RunWarning] = ..., samples_ns: list[int], t_first_ns: int, t_last_ns: int, window_s: float, stopped_by: str, warmup: Warmup, load_s: float, memory: Memory, runtime: dict[str, Any], outputs: list[Output] | None = ..., ops: dict[str, Any] | None = ..., power: dict[str, Any] | None = ..., power_reason: str | None = ..., thermal: dict[str, Any] | None = ..., finished_at_unix: float) -> None: ...
 
 class Empty(Record):
     ...

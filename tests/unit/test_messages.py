@@ -131,6 +131,10 @@ def test_wrong_types_are_named_with_their_path():
         (m.RunRequest, {"runtime": "null", "inputs": [{"name": "x", "shape": "1x4"}]},
          "run.inputs[0].shape: expected a list, got string"),
         (m.RunRequest, {"runtime": None}, "run.runtime: must not be null"),
+        (m.RunRequest, {"runtime": "null", "inputs": [{"name": "x", "shape": [1, "N"]}]},
+         "run.inputs[0].shape[1]: expected an integer, got string"),
+        (m.RunReply, dict(SAMPLES[m.RunReply], samples_ns=[100, 1.5]),
+         "run reply.samples_ns[1]: expected an integer, got number"),
         (m.RunReply, dict(SAMPLES[m.RunReply], warmup=dict(WARMUP, steady="yes")),
          "run reply.warmup.steady: expected a boolean, got string"),
         (m.RunReply, dict(SAMPLES[m.RunReply], memory=[]), "run reply.memory: expected an object, got list"),
@@ -258,6 +262,8 @@ def _field_type(f):
         if "int" in names and "float" in names:
             names.remove("int")  # an int is a float to mypy
         t = " | ".join(names)
+        if f.of is not None:
+            t = t.replace("list[Any]", f"list[{' | '.join(_PY[o] for o in f.of)}]")
     return f"{t} | None" if f.nullable else t
 
 
