@@ -73,7 +73,9 @@ def one_deploy(spec: Any, device: Any, store: Any) -> dict[str, Any]:
 
     clock = StageClock()
     start = time.perf_counter()
-    result = deploy(spec, device, store=store, progress=clock)
+    result = deploy(spec, device, progress=clock)
+    if store is not None:
+        store.save(result)
     end = time.perf_counter()
     s = result.settings
     measured = float(s.get("load_s") or 0) + float((s.get("warmup") or {}).get("duration_s") or 0) + float(

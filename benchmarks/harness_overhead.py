@@ -95,7 +95,7 @@ def edgeprof_run(path: Path, threads: int, duration: float) -> list[float]:
 
     spec = RunSpec(device="local", model=str(path), threads=threads, min_duration_s=duration, min_queries=100,
                    warmup_s=1.0)
-    return deploy(spec, local_device(), store=None).samples_ms
+    return deploy(spec, local_device()).samples_ms
 
 
 def main() -> int:

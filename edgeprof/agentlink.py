@@ -4,6 +4,9 @@ Owns: building the agent zipapp (deterministic, named by its sha256), pushing it
 content-addressed paths in the device workdir through any Transport (skipped when the device already holds the
 same sha256; written under a temporary name, verified on the device, then renamed, so a partial or corrupted
 upload is never used), starting the agent, the version handshake, and JSON-lines calls with progress events.
+Every request, reply, error and event is a record of edgeprof_agent.messages (the agent imports the same ones):
+a reply that does not match its record is a one-line AgentProtocolError naming the field, and an agent error
+is mapped to an exception class by its kind (vocab.ErrorKind), never by its text.
 Does not own: what a run measures (agent) or what the host does with the answer (runner).
 """
 
@@ -20,19 +23,48 @@ import tempfile
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import edgeprof_agent
+from edgeprof_agent.messages import (
+    OP_OF,
+    OPS,
+    ErrorReply,
+    Facts,
+    FactsRequest,
+    HelloReply,
+    HelloRequest,
+    MessageError,
+    Record,
+    RunReply,
+    RunRequest,
+    Sha256Reply,
+    Sha256Request,
+    parse_event,
+)
 
-from .errors import AgentError, DeviceError, RuntimeMissingError, TransportError, UserError
+from .errors import (
+    AgentError,
+    AgentProtocolError,
+    CapabilityError,
+    DeviceError,
+    LeasedError,
+    MeasurementFailed,
+    ProtocolMismatchError,
+    RuntimeMissingError,
+    TransportError,
+    UserError,
+)
 from .records import Device
 from .transport.base import AgentProcess, Transport
+from .vocab import ErrorKind
 
 PROTOCOL_VERSION = edgeprof_agent.PROTOCOL_VERSION
 _ZIP_TIME = (2020, 1, 1, 0, 0, 0)
 _SHA_RE = re.compile(r"^[0-9a-f]{64}$")
 
 EventSink = Callable[[dict[str, Any]], None]
+_R = TypeVar("_R", bound=Record)
 
 
 def _agent_source_files() -> list[tuple[str, Path]]:
@@ -165,7 +197,7 @@ class AgentLink:
         self.proc = proc
         self.workdir = workdir
         self.bytes_moved = agent_bytes_moved
-        self.hello: dict[str, Any] = {}
+        self.hello: HelloReply | None = None  # after the handshake
         self._next_id = 1
 
     @classmethod
@@ -191,33 +223,88 @@ class AgentLink:
             raise
         return link
 
-    def handshake(self) -> dict[str, Any]:
+    def handshake(self) -> HelloReply:
+        """Greet the agent; returns (and keeps) its HelloReply. An agent of another protocol version is refused
+        with a ProtocolMismatchError that says which side is older and what to do."""
         try:
-            self.hello = self.call("hello", {"protocol": PROTOCOL_VERSION, "host": "edgeprof"}, timeout=60)
+            raw = self._exchange("hello", HelloRequest(protocol=PROTOCOL_VERSION).to_dict(), None, 60)
         except AgentError as e:
-            if "protocol" in e.message:
+            if e.kind is not None:  # the agent answered (refused the hello): its error stands
                 raise
             raise AgentError(
                 f"the agent did not start on device {self.device.name} with {self.device.python!r}: {e.message}",
                 hint="check `python:` for this device in devices.yaml (Python >= 3.6 is needed)",
                 detail=e.detail,
             ) from None
-        if self.hello.get("protocol") != PROTOCOL_VERSION:
-            raise AgentError(
-                f"agent on device {self.device.name} speaks protocol {self.hello.get('protocol')!r}, "
-                f"host speaks {PROTOCOL_VERSION}",
-                hint="the pushed agent and this edgeprof differ; reinstall edgeprof and deploy again",
-            )
-        return self.hello
+        if not isinstance(raw, dict):
+            raise self._malformed(MessageError("hello reply", "expected an object"))
+        # the version first: another version's hello reply may have other fields
+        theirs = raw["protocol"] if "protocol" in raw else None
+        if theirs != PROTOCOL_VERSION:
+            raise self._mismatch(theirs if isinstance(theirs, int) and not isinstance(theirs, bool) else None)
+        hello = self._reply(HelloReply, raw)
+        self.hello = hello
+        return hello
+
+    def _mismatch(self, theirs: int | None, said: str | None = None) -> ProtocolMismatchError:
+        where = f"agent on device {self.device.name}"
+        if theirs is None:
+            return ProtocolMismatchError(
+                f"{where} refused this host's protocol {PROTOCOL_VERSION}" + (f": {said}" if said else ""),
+                hint="the agent and this edgeprof come from different versions; install the same edgeprof on "
+                     "both sides (the host pushes its own agent: check `python:` for this device in devices.yaml)",
+                kind=ErrorKind.PROTOCOL_MISMATCH)
+        if theirs < PROTOCOL_VERSION:
+            return ProtocolMismatchError(
+                f"{where} speaks protocol {theirs}, host speaks {PROTOCOL_VERSION}: the agent is older",
+                hint="the host pushes its own agent, so an older one is started by something else: check `python:` "
+                     "for this device in devices.yaml, or delete agent-*.pyz in its workdir and deploy again",
+                kind=ErrorKind.PROTOCOL_MISMATCH)
+        return ProtocolMismatchError(
+            f"{where} speaks protocol {theirs}, host speaks {PROTOCOL_VERSION}: this host's edgeprof is older",
+            hint="upgrade edgeprof on this host (pip install -U edgeprof) to the version the agent comes from",
+            kind=ErrorKind.PROTOCOL_MISMATCH)
+
+    def _malformed(self, e: MessageError) -> AgentProtocolError:
+        return AgentProtocolError(f"malformed reply from the agent on device {self.device.name}: {e}",
+                                  hint="the agent and this edgeprof disagree on the protocol; install the same "
+                                       "edgeprof on both sides and deploy again", kind=ErrorKind.PROTOCOL)
+
+    def _reply(self, record: type[_R], raw: Any) -> _R:
+        try:
+            return record.from_dict(raw)
+        except MessageError as e:
+            raise self._malformed(e) from None
+
+    def request(self, req: Record, *, on_event: EventSink | None = None,
+                timeout: float | None = 120.0) -> Record:
+        """Send a request record (edgeprof_agent.messages); return the op's reply record."""
+        op = OP_OF[type(req)]
+        return self._reply(OPS[op][1], self._exchange(op, req.to_dict(), on_event, timeout))
+
+    def facts(self, runtimes: bool = True, timeout: float | None = 120.0) -> Facts:
+        return self._reply(Facts, self._exchange("facts", FactsRequest(runtimes=runtimes).to_dict(), None, timeout))
+
+    def run(self, req: RunRequest, *, on_event: EventSink | None = None,
+            timeout: float | None = 120.0) -> RunReply:
+        return self._reply(RunReply, self._exchange("run", req.to_dict(), on_event, timeout))
 
     def call(self, op: str, params: dict[str, Any] | None = None, *, on_event: EventSink | None = None,
              timeout: float | None = 120.0) -> dict[str, Any]:
-        """Send one request; forward events to on_event; return the result or raise a UserError subclass.
+        """Send one request given as a dict; return the reply as a dict (both checked against the op's records)
+        or raise a UserError subclass. Prefer request(): it hands back the record itself.
 
         timeout: seconds without ANY line from the agent (events count), not for the whole call."""
+        if op not in OPS:
+            raise ValueError(f"unknown agent operation {op!r}")
+        return self.request(OPS[op][0].from_dict(params or {}), on_event=on_event, timeout=timeout).to_dict()
+
+    def _exchange(self, op: str, params: dict[str, Any], on_event: EventSink | None,
+                  timeout: float | None) -> Any:
+        """One request on the wire; events go to on_event (as checked dicts); returns the raw result."""
         rid = self._next_id
         self._next_id += 1
-        self.proc.write_line(json.dumps({"id": rid, "op": op, "params": params or {}}))
+        self.proc.write_line(json.dumps({"id": rid, "op": op, "params": params}))
         while True:
             try:
                 line = self.proc.read_line(timeout)
@@ -238,39 +325,63 @@ class AgentLink:
             try:
                 msg = json.loads(line)
             except ValueError:
-                raise AgentError(
+                msg = None
+            if not isinstance(msg, dict):
+                raise AgentProtocolError(
                     f"agent on device {self.device.name} printed a non-protocol line: {line[:120]!r}",
                     hint="something on the device writes to the agent's stdout (a sitecustomize or a shell rc?)",
+                    kind=ErrorKind.PROTOCOL,
                 ) from None
             if "event" in msg:
+                try:
+                    event = parse_event(msg)
+                except MessageError as e:
+                    raise self._malformed(e) from None
                 if on_event is not None:
-                    on_event(msg)
+                    on_event(event.to_dict())
                 continue
-            if msg.get("id") not in (rid, None):
+            if "id" not in msg or msg["id"] not in (rid, None):
                 continue
-            if msg.get("ok"):
-                return msg.get("result") or {}
-            raise self._error(op, msg.get("error") or {})
+            ok = msg["ok"] if "ok" in msg else None
+            if ok is True and "result" in msg:
+                return msg["result"]
+            if ok is False and "error" in msg:
+                raise self._error(op, msg["error"])
+            raise self._malformed(MessageError("reply", "expected ok true with a result or ok false with an error"))
 
-    def _error(self, op: str, err: dict[str, Any]) -> UserError:
-        kind = err.get("type", "error")
-        message = f"device {self.device.name}: {err.get('message', 'agent error')}"
-        hint = err.get("hint")
-        detail = err.get("detail")
-        if kind == "runtime_missing":
-            return RuntimeMissingError(message, hint=hint, detail=detail)
-        if kind == "agent_exception":
-            return AgentError(f"device {self.device.name}: agent failed during '{op}': {err.get('message')}",
+    def _error(self, op: str, raw: Any) -> UserError:
+        """The exception for an error reply, chosen by its kind (ErrorKind), never by its text."""
+        try:
+            err = ErrorReply.from_dict(raw)
+        except MessageError as e:
+            return self._malformed(e)
+        kind = err.type
+        message = f"device {self.device.name}: {err.message}"
+        if kind == ErrorKind.RUNTIME_MISSING:
+            return RuntimeMissingError(message, hint=err.hint, detail=err.detail)
+        if kind == ErrorKind.CAPABILITY:
+            return CapabilityError(message, hint=err.hint, detail=err.detail)
+        if kind == ErrorKind.AGENT_EXCEPTION:
+            return AgentError(f"device {self.device.name}: agent failed during '{op}': {err.message}",
                               hint="this is a bug in edgeprof's agent; please report it with the detail below",
-                              detail=detail)
-        return AgentError(message, hint=hint, detail=detail)
+                              detail=err.detail, kind=kind)
+        if kind == ErrorKind.PROTOCOL_MISMATCH:
+            return self._mismatch(err.protocol, err.message)
+        if kind in ErrorKind.MEASUREMENT:
+            return MeasurementFailed(message, hint=err.hint, detail=err.detail, kind=kind)
+        if kind == ErrorKind.LEASED:
+            return LeasedError(message, hint=err.hint, detail=err.detail, kind=kind)
+        if kind in (ErrorKind.PROTOCOL, ErrorKind.UNKNOWN_OP):
+            return AgentProtocolError(message, hint=err.hint, detail=err.detail, kind=kind)
+        return AgentError(message, hint=err.hint, detail=err.detail, kind=kind)
 
     def push_artifact(self, local_path: str, sha256: str, ext: str) -> tuple[str, int]:
         if not _SHA_RE.match(sha256) or not re.match(r"^[a-z0-9]{1,10}$", ext):
             raise ValueError("bad artifact name")
         remote = posixpath.join(self.workdir, "artifacts", f"{sha256}.{ext}")
         # the running agent hashes the file: no extra remote command on the warm path
-        have = self.call("sha256", {"path": remote}, timeout=300).get("sha256")
+        have = self._reply(Sha256Reply, self._exchange("sha256", Sha256Request(path=remote).to_dict(), None,
+                                                       300)).sha256
         moved = 0 if have == sha256 else _upload(self.transport, local_path, remote, sha256)
         self.bytes_moved += moved
         return remote, moved

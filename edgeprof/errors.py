@@ -50,9 +50,39 @@ class HostKeyError(TransportError):
 
 
 class AgentError(DeviceError):
-    """The agent failed, died, or speaks another protocol version."""
+    """The agent failed, died, or speaks another protocol version.
+
+    `kind`: the agent's error kind (edgeprof_agent.vocab.ErrorKind) when the agent answered with an error
+    reply; None when it never answered (it exited, fell silent)."""
 
     exit_code = 3
+
+    def __init__(self, message: str, *, hint: str | None = None, detail: str | None = None,
+                 kind: str | None = None) -> None:
+        super().__init__(message, hint=hint, detail=detail)
+        self.kind = kind
+
+
+class AgentProtocolError(AgentError):
+    """A message between host and agent did not match its record (missing, unknown or mistyped field), a
+    non-protocol line, an unknown op: host and agent disagree on the protocol."""
+
+
+class ProtocolMismatchError(AgentProtocolError):
+    """The agent speaks another protocol version than this host (the message says which side is older)."""
+
+
+class MeasurementFailed(AgentError):
+    """The measurement itself failed on the device (ErrorKind.MEASUREMENT: the runtime refused the model, an
+    inference raised, bad inputs or options, CUDA): a sweep records it as failed and never retries it."""
+
+
+class LeasedError(AgentError):
+    """Another controller holds the device lease (ErrorKind.LEASED)."""
+
+
+class CapabilityError(DeviceError):
+    """The device cannot run this (format, runtime, precision): the capability matrix's skip, as one line."""
 
 
 class RuntimeMissingError(DeviceError):

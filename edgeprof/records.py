@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
 from .errors import StoreError
-from .vocab import ConfigIdentity
+from .vocab import RUN_DEFAULTS, ConfigIdentity
 
 RESULT_SCHEMA_VERSION = 2
 
@@ -136,20 +136,21 @@ class RunSpec:
     model: str
     runtime: str = "onnxruntime"
     precision: str = "fp32"
-    batch: int = 1
+    # defaults: the one home is edgeprof_agent.vocab.RUN_DEFAULTS (shared with the agent's RunRequest)
+    batch: int = RUN_DEFAULTS["batch"]
     threads: int | None = None
-    min_duration_s: float = 10.0
-    min_queries: int = 100
-    max_queries: int | None = 200_000  # bounds raw samples for very short queries (null runtime, tiny ops)
-    warmup_s: float = 5.0
+    min_duration_s: float = RUN_DEFAULTS["min_duration_s"]
+    min_queries: int = RUN_DEFAULTS["min_queries"]
+    max_queries: int | None = RUN_DEFAULTS["max_queries"]  # bounds raw samples for very short queries
+    warmup_s: float = RUN_DEFAULTS["warmup_s"]
     input_shapes: dict[str, tuple[int, ...]] = field(default_factory=dict)
     runtime_options: dict[str, Any] = field(default_factory=dict)
-    seed: int = 0
+    seed: int = RUN_DEFAULTS["seed"]
     # telemetry (issue 4): idle power baseline before the model loads (0 = off), wait until the board is below
     # cooldown_c (None = don't wait, at most cooldown_timeout_s), power sampling rate (None = devices.yaml/default)
-    idle_s: float = 3.0
+    idle_s: float = RUN_DEFAULTS["idle_s"]
     cooldown_c: float | None = None
-    cooldown_timeout_s: float = 600.0
+    cooldown_timeout_s: float = RUN_DEFAULTS["cooldown_timeout_s"]
     power_rate_hz: float | None = None
 
 

@@ -1,8 +1,9 @@
-"""One RunSpec on one Device → one Result: prepare the artifact, push, measure, compute statistics, store.
+"""One RunSpec on one Device → one Result: prepare the artifact, push, measure, compute statistics.
 
-Owns: the order of a deploy and turning the agent's raw measurement into a Result (statistics from raw samples,
-memory, environment, warnings with advice). A failure raises before anything is stored, so the database never
-holds half a run.
+Owns: the order of a deploy, the agent's run request (a typed messages.RunRequest) and turning its typed
+RunReply into a Result (statistics from raw samples, memory, environment, warnings with advice). deploy()
+returns the Result and stores nothing: its caller saves it (cli/deploy.py, the sweep scheduler), so a failure
+never leaves half a run in the database and there is one saving path.
 Does not own: exporting (export/), moving bytes (agentlink, transport), measuring (agent), persisting (store).
 """
 
@@ -12,14 +13,16 @@ import contextlib
 import dataclasses
 import platform
 import socket
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from edgeprof_agent.messages import ArtifactRef, Facts, InputSpec, RunReply, RunRequest
+
 from . import __version__, capability
 from .agentlink import AgentLink
-from .errors import ConfigError, DeviceError, ModelError
+from .errors import CapabilityError, ConfigError, ModelError
 from .records import (
     Artifact,
     Compute,
@@ -37,17 +40,13 @@ from .records import (
     utc_now,
 )
 from .stats import latency_summary, stability_warnings, throughput
-from .store import Store
 from .transport import Transport, open_transport
+from .vocab import PRECISIONS, RUN_DEFAULTS, RUNTIMES
 
-RUNTIMES = ("onnxruntime", "tflite", "tensorrt", "null")
-PRECISIONS = ("fp32", "fp16", "int8")
-PROFILE_ITERATIONS = 20  # runs in the --profile-ops pass (after the timed loop)
+__all__ = ["CapabilityError", "PRECISIONS", "RUNTIMES", "build_result", "deploy", "prepare", "validate_spec"]
+
+PROFILE_ITERATIONS = int(RUN_DEFAULTS["profile_iterations"])  # runs in the --profile-ops pass (after the timed loop)
 AGENT_SILENCE_TIMEOUT_S = 600.0
-
-
-class CapabilityError(DeviceError):
-    """The device cannot run this (format, runtime, precision): the capability matrix's skip, as one line."""
 
 
 class Progress(Protocol):
@@ -195,21 +194,57 @@ def host_environment() -> dict[str, Any]:
             "platform": platform.platform()}
 
 
-def deploy(spec: RunSpec, device: Device, *, store: Store | None, progress: Progress | None = None,
-           cache_dir: Path | None = None, extra_params: dict[str, Any] | None = None,
-           calibration: str | None = None, profile_ops: bool = False,
+def run_request(spec: RunSpec, device: Device, artifact: Artifact | None, remote_path: str | None,
+                inputs: list[dict[str, Any]], *, return_outputs: bool, profile_ops: bool,
+                lease_token: str | None = None) -> RunRequest:
+    """The agent's run request for `spec` (messages.RunRequest: host and agent share its fields and defaults)."""
+    options = dict(spec.runtime_options)
+    if spec.runtime == "tensorrt":
+        options.setdefault("precision", spec.precision)
+    return RunRequest(
+        runtime=spec.runtime,
+        artifact=ArtifactRef(path=remote_path, format=artifact.format, sha256=artifact.sha256)
+        if artifact is not None else None,
+        inputs=[InputSpec(**i) for i in inputs],
+        seed=spec.seed,
+        batch=spec.batch,
+        threads=spec.threads,
+        runtime_options=options,
+        warmup_s=spec.warmup_s,
+        min_duration_s=spec.min_duration_s,
+        min_queries=spec.min_queries,
+        max_queries=spec.max_queries,
+        power=power_config(spec, device),
+        idle_s=spec.idle_s,
+        cooldown_c=spec.cooldown_c,
+        cooldown_timeout_s=spec.cooldown_timeout_s,
+        return_outputs="base64" if return_outputs else False,
+        profile_ops=bool(profile_ops and spec.runtime != "null"),
+        profile_iterations=PROFILE_ITERATIONS,
+        lease_token=lease_token,
+    )
+
+
+def deploy(spec: RunSpec, device: Device, *, progress: Progress | None = None,
+           cache_dir: Path | None = None, facts: Facts | Mapping[str, Any] | None = None,
+           lease_token: str | None = None, calibration: str | None = None, profile_ops: bool = False,
            transport: Transport | None = None, on_link: Callable[[AgentLink], None] | None = None) -> Result:
-    """Measure `spec` on `device`. The device's facts are read first, so a combination the device cannot run
-    (capability matrix) fails in one line before any export or push. `calibration`: a directory of .npy/.npz
-    samples for int8; `profile_ops`: add a per-op profile pass after the timed loop.
+    """Measure `spec` on `device` and return the Result; the caller stores it. The device's facts are read
+    first (unless given: `facts`, a messages.Facts or its dict, as a sweep reads them once per board), so a
+    combination the device cannot run (capability matrix) fails in one line before any export or push.
+    `calibration`: a directory of .npy/.npz samples for int8; `profile_ops`: add a per-op profile pass after
+    the timed loop.
     For sweeps (lab/scheduler.py): `transport` reuses an open connection (left open afterwards); `on_link` gets
-    the started agent so another thread can stop it (cell timeout, Ctrl-C); `extra_params` reach the agent's
-    run (e.g. the device lease token)."""
+    the started agent so another thread can stop it (cell timeout, Ctrl-C); `lease_token` is the device lease
+    the run is made under."""
     progress = progress or _Quiet()
     validate_spec(spec)
     artifact: Artifact | None = None
     prepared: Prepared | None = None
     inputs: list[dict[str, Any]] = []
+    known: Facts | None = None
+    if facts is not None:
+        known = facts if isinstance(facts, Facts) else Facts.from_dict(dict(facts))
 
     progress.stage(f"connecting to {device.name}")
     with contextlib.nullcontext(transport) if transport is not None else open_transport(device) as transport:
@@ -217,9 +252,10 @@ def deploy(spec: RunSpec, device: Device, *, store: Store | None, progress: Prog
         if on_link is not None:
             on_link(link)
         try:
-            facts = link.call("facts", {"runtimes": False})
+            device_facts = known if known is not None else link.facts(runtimes=False)
             fmt = "none" if spec.runtime == "null" else capability.model_format(spec.model)
-            decision = capability.check(fmt, spec.runtime, spec.precision, facts, device.name, spec.runtime_options)
+            decision = capability.check(fmt, spec.runtime, spec.precision, device_facts.to_dict(), device.name,
+                                        spec.runtime_options)
             if not decision.ok:
                 raise CapabilityError(f"{decision.reason}", hint="pick another --runtime/--precision or device")
             if spec.runtime != "null":
@@ -239,58 +275,29 @@ def deploy(spec: RunSpec, device: Device, *, store: Store | None, progress: Prog
             if artifact is not None:
                 progress.stage("pushing model")
                 remote_path, artifact_bytes = link.push_artifact(artifact.path, artifact.sha256, artifact.extension)
-            options = dict(spec.runtime_options)
-            if spec.runtime == "tensorrt":
-                options.setdefault("precision", spec.precision)
-            params: dict[str, Any] = {
-                "runtime": spec.runtime,
-                "artifact": {"path": remote_path, "format": artifact.format if artifact else None,
-                             "sha256": artifact.sha256 if artifact else None},
-                "inputs": inputs,
-                "seed": spec.seed,
-                "batch": spec.batch,
-                "threads": spec.threads,
-                "runtime_options": options,
-                "warmup_s": spec.warmup_s,
-                "min_duration_s": spec.min_duration_s,
-                "min_queries": spec.min_queries,
-                "max_queries": spec.max_queries,
-                "power": power_config(spec, device),
-                "idle_s": spec.idle_s,
-            }
-            if spec.cooldown_c is not None:
-                params["cooldown_c"] = spec.cooldown_c
-                params["cooldown_timeout_s"] = spec.cooldown_timeout_s
-            if reference is not None:
-                params["return_outputs"] = "base64"
-            if profile_ops and spec.runtime != "null":
-                params["profile_ops"] = True
-                params["profile_iterations"] = PROFILE_ITERATIONS
-            params.update(extra_params or {})
+            request = run_request(spec, device, artifact, remote_path, inputs, return_outputs=reference is not None,
+                                  profile_ops=profile_ops, lease_token=lease_token)
             progress.stage("measuring")
-            raw = link.call("run", params, on_event=progress.event, timeout=AGENT_SILENCE_TIMEOUT_S)
+            reply = link.run(request, on_event=progress.event, timeout=AGENT_SILENCE_TIMEOUT_S)
         finally:
             link.close()
 
-    result = build_result(spec, device, artifact, raw, facts, inputs=inputs,
+    result = build_result(spec, device, artifact, reply, device_facts, inputs=inputs,
                           transfer={"agent_bytes": agent_bytes, "artifact_bytes": artifact_bytes,
                                     "total_bytes": agent_bytes + artifact_bytes})
     for note in decision.notes:
         result.warn("precision_emulated" if "fp16" in note else "capability", note)
     if artifact is not None:
-        add_fidelity(result, artifact, reference, no_reference, raw, inputs, spec, progress.stage)
-    if raw.get("ops") is not None:
+        add_fidelity(result, artifact, reference, no_reference, reply, inputs, spec, progress.stage)
+    if reply.ops is not None:
         from .opprofile import summarize
 
-        result.ops = summarize(raw["ops"])
-    if store is not None:
-        progress.stage("storing")
-        store.save(result)
+        result.ops = summarize(reply.ops)
     return result
 
 
 def add_fidelity(result: Result, artifact: Artifact, reference: Any, no_reference: str | None,
-                 raw: dict[str, Any], inputs: list[dict[str, Any]], spec: RunSpec,
+                 reply: RunReply, inputs: list[dict[str, Any]], spec: RunSpec,
                  say: Callable[[str], None] | None = None) -> None:
     """Compare the device's outputs (last timed query) with the reference; store, warn past the threshold."""
     from . import fidelity
@@ -301,7 +308,7 @@ def add_fidelity(result: Result, artifact: Artifact, reference: Any, no_referenc
     if reference is None:
         no_fidelity(no_reference or "no reference for this run")
         return
-    if not raw.get("outputs"):
+    if not reply.outputs:
         no_fidelity("the agent returned no outputs")
         return
     if say:
@@ -312,7 +319,7 @@ def add_fidelity(result: Result, artifact: Artifact, reference: Any, no_referenc
     except ImportError as e:
         no_fidelity(f"the reference needs {e.name or e} on the host (pip install 'edgeprof[torch]')")
         return
-    got = fidelity.decode_outputs(raw["outputs"])
+    got = fidelity.decode_outputs([o.to_dict() for o in reply.outputs])
     fid = fidelity.compare(got, ref_out, precision=spec.precision, num_classes=reference.num_classes,
                            names=artifact.outputs)
     fid = dataclasses.replace(fid, reference=reference.label,
@@ -327,28 +334,29 @@ def add_fidelity(result: Result, artifact: Artifact, reference: Any, no_referenc
                     + "; ".join(fid.problems) + advice)
 
 
-def build_result(spec: RunSpec, device: Device, artifact: Artifact | None, raw: dict[str, Any],
-                 facts: dict[str, Any], transfer: dict[str, Any], inputs: list[dict[str, Any]] | None = None) -> Result:
-    samples_ms = [ns / 1e6 for ns in raw["samples_ns"]]
+def build_result(spec: RunSpec, device: Device, artifact: Artifact | None, reply: RunReply,
+                 facts: Facts, transfer: dict[str, Any], inputs: list[dict[str, Any]] | None = None) -> Result:
+    """The Result of one run from the agent's typed RunReply and the device's Facts."""
+    samples_ms = [ns / 1e6 for ns in reply.samples_ns]
     lat = latency_summary(samples_ms)
-    window_s = float(raw["window_s"])
+    window_s = float(reply.window_s)
     tput = throughput(len(samples_ms), spec.batch, window_s)
-    mem = dict(raw.get("memory") or {})
+    mem = reply.memory.to_dict()
     if artifact is not None:
         mem["artifact_size"] = artifact.size_bytes / 1e6
-    runtime_desc = raw.get("runtime") or {}
+    runtime_desc = reply.runtime
     environment = Environment(
-        device=facts,
+        device=facts.to_dict(),
         host=host_environment(),
         runtime=runtime_desc,
-        agent_version=facts.get("agent_version"),
+        agent_version=facts.agent_version,
         edgeprof_version=__version__,
         model_sha256=artifact.sha256 if artifact else None,
         export_options=artifact.export_options if artifact else None,
-        thread_env=facts.get("env", {}),
-        clock=raw.get("clock"),
+        thread_env=facts.env,
+        clock=reply.clock,
     )
-    power = Power.from_dict(raw["power"]) if raw.get("power") else None
+    power = Power.from_dict(reply.power) if reply.power else None
     if power and artifact is not None and artifact.flops and power.mean_w and tput:
         gflops = artifact.flops * tput / 1e9
         power = dataclasses.replace(power, achieved_gflops=gflops, gflops_per_watt=gflops / power.mean_w)
@@ -356,36 +364,34 @@ def build_result(spec: RunSpec, device: Device, artifact: Artifact | None, raw: 
         run_id=new_run_id(), status="ok", created_at=utc_now(), device=device.name, model=spec.model,
         runtime=spec.runtime, precision=spec.precision, batch=spec.batch, threads=spec.threads,
         latency_ms=lat, throughput_ips=tput, memory_mb=Memory.from_dict(mem), power=power,
-        thermal=Thermal.from_dict(raw["thermal"]) if raw.get("thermal") else None,
+        thermal=Thermal.from_dict(reply.thermal) if reply.thermal else None,
         fidelity=None, environment=environment, warnings=[], samples_ms=samples_ms,
         artifact=artifact,
         settings=Settings(
             min_duration_s=spec.min_duration_s, min_queries=spec.min_queries, warmup_s=spec.warmup_s,
             seed=spec.seed, inputs=[{"name": i["name"], "shape": i["shape"], "dtype": i["dtype"]}
                                     for i in inputs or []],
-            runtime_options=spec.runtime_options, window_s=window_s, stopped_by=raw.get("stopped_by"),
-            warmup=raw.get("warmup"), load_s=raw.get("load_s"),
+            runtime_options=spec.runtime_options, window_s=window_s, stopped_by=reply.stopped_by,
+            warmup=reply.warmup.to_dict(), load_s=reply.load_s,
             idle_s=spec.idle_s, cooldown_c=spec.cooldown_c, power_rate_hz=spec.power_rate_hz,
         ),
         transfer=Transfer.from_dict(transfer),
         null_reasons=NullReasons(
-            power=None if raw.get("power") else raw.get("power_reason") or "no power data",
-            thermal=None if raw.get("thermal") else "thermal telemetry not available on this device/agent",
+            power=None if reply.power else reply.power_reason or "no power data",
+            thermal=None if reply.thermal else "thermal telemetry not available on this device/agent",
             fidelity="no fidelity check was made for this run",
         ),
         compute=Compute(flops_per_inference=artifact.flops, achieved_gflops=artifact.flops * tput / 1e9)
         if artifact is not None and artifact.flops and tput else None,
     )
     result.warnings.extend(stability_warnings(lat, min_duration_s=spec.min_duration_s))
-    for w in raw.get("warnings") or []:
-        result.warn(w.get("code", "agent"), w.get("message", ""))
-    warm = raw.get("warmup") or {}
-    if warm.get("iterations") and not warm.get("steady"):
-        result.warn("warmup_not_steady", f"latency was not steady after {warm.get('duration_s')} s of warm-up; "
+    for agent_warning in reply.warnings:
+        result.warn(agent_warning.code, agent_warning.message)
+    warm = reply.warmup
+    if warm.iterations and not warm.steady:
+        result.warn("warmup_not_steady", f"latency was not steady after {warm.duration_s} s of warm-up; "
                     "raise --warmup (clocks or caches may still have been settling)")
-    if raw.get("stopped_by", "").startswith("max_duration"):
-        result.warn("max_duration", "the run hit its time limit before --min-queries was reached")
-    if raw.get("stopped_by", "").startswith("max_queries"):
+    if reply.stopped_by.startswith("max_queries"):
         result.warn("max_queries", f"the run stopped at --max-queries {spec.max_queries} before --min-duration "
                     f"{spec.min_duration_s:g} s passed (queries are very short); raise --max-queries to run longer")
     return result

@@ -7,5 +7,14 @@ Does not own: statistics, storage or reports (the host does those from the raw s
 """
 
 AGENT_VERSION = "0.1.0"
-# Protocol history: 1 — hello/facts/run/shutdown requests, progress/log events, JSON lines.
-PROTOCOL_VERSION = 1
+# Protocol history (the host refuses an agent of another version, and the agent a host of another version):
+# 1 — JSON lines; requests hello, facts, run, ping, lease, renew, release, lease_info, sha256, shutdown; progress
+#     and log events; error replies {type, message, hint?, detail?}. Params and replies were plain dicts that each
+#     side read with its own defaults (the agent read a `max_duration_s` the host never sent).
+# 2 — typed records (messages.py) that both sides import, one per op's request and reply, the error reply and
+#     the events. Strict fields: a missing required field, an unknown field or a wrong type is an error that
+#     names the field (the agent answers it with ErrorKind.PROTOCOL, the host raises "malformed reply").
+#     Run defaults have one home (vocab.RUN_DEFAULTS); `max_duration_s` is gone (no time limit in the agent's
+#     loop: the host's silence timeout and a sweep cell's timeout_s stop a run). New field: error.protocol (the
+#     agent's version, sent with protocol_mismatch).
+PROTOCOL_VERSION = 2

@@ -11,7 +11,12 @@ import sys
 import traceback
 
 from . import AGENT_VERSION, PROTOCOL_VERSION
+from .messages import (OPS, MessageError, HelloReply, LeaseInfoReply, LeaseReply, PingReply, ReleaseReply,
+                       RenewReply, Sha256Reply, ShutdownReply)
 from .protocol import OpError, ProtocolError, check_hello, read_request, write_message
+from .sysfs import SysfsRoot
+from .tools import ToolRunner
+from .vocab import ErrorKind
 
 
 def _log(msg):
@@ -19,21 +24,9 @@ def _log(msg):
     sys.stderr.flush()
 
 
-def _seams(sysfs_root):
-    """The sysfs root and tool runner seams, when this agent build has them."""
-    try:
-        from .sysfs import SysfsRoot
-        from .tools import ToolRunner
-    except ImportError:
-        return None, None
-    return SysfsRoot(sysfs_root), ToolRunner()
-
-
 def _power_sources(root, tools):
-    try:
-        from . import power
-    except ImportError:
-        return None
+    from . import power
+
     try:
         return power.discover_all(root, tools)
     except Exception as e:  # facts must never fail because of one sensor
@@ -44,11 +37,9 @@ def _sha256_in(workdir, path):
     """sha256 of a file inside the workdir (None if absent). Paths outside the workdir are refused."""
     import hashlib
 
-    if not isinstance(path, str):
-        raise OpError("bad_path", "sha256 needs a path")
     real = os.path.realpath(os.path.join(workdir, path))
     if not (real + os.sep).startswith(os.path.realpath(workdir) + os.sep):
-        raise OpError("bad_path", "path %r is outside the agent's workdir" % path)
+        raise OpError(ErrorKind.BAD_PATH, "path %r is outside the agent's workdir" % path)
     if not os.path.isfile(real):
         return None
     h = hashlib.sha256()
@@ -62,10 +53,10 @@ def serve(workdir, sysfs_root):
     if not os.path.isdir(workdir):
         os.makedirs(workdir)
     os.chdir(workdir)
-    root, tools = _seams(sysfs_root)
+    root, tools = SysfsRoot(sysfs_root), ToolRunner()
     state = {"lease": None}  # the device lease, once a controller asks for it (lease.py)
     try:
-        return _requests(workdir, root, tools, sysfs_root, state)
+        return _requests(workdir, root, tools, state)
     finally:
         if state["lease"] is not None:
             state["lease"].release("agent exiting")
@@ -78,64 +69,83 @@ def _lease(state, workdir):
     return state["lease"]
 
 
-def _requests(workdir, root, tools, sysfs_root, state):
+def _parse(op, params):
+    """The op's request record; OpError(PROTOCOL) naming the field for a malformed one."""
+    if not isinstance(op, str) or op not in OPS:
+        raise OpError(ErrorKind.UNKNOWN_OP, "unknown operation %r" % (op,))
+    try:
+        return OPS[op][0].from_dict({} if params is None else params)
+    except MessageError as e:
+        raise OpError(ErrorKind.PROTOCOL, "malformed request: %s" % e,
+                      hint="the host and the agent disagree on the message; run the same edgeprof on both sides")
+
+
+def _answer(op, req, workdir, root, tools, state):
+    """The reply record of one request (not hello, not shutdown)."""
+    if op == "ping":
+        return PingReply(pong=True)
+    if op == "facts":
+        from .environment import facts
+        found = facts(workdir, with_runtimes=req.runtimes, root=root, tools=tools)
+        found.power_sources = _power_sources(root, tools)
+        return found
+    if op == "run":
+        from .worker import run_measurement
+        from .lease import RunGuard
+        with RunGuard(workdir, req.lease_token, state["lease"]):
+            return run_measurement(req, workdir, root, tools)
+    if op == "lease":
+        return LeaseReply.from_dict(_lease(state, workdir).acquire(req.holder, req.ttl_s))
+    if op == "renew":
+        return RenewReply.from_dict(_lease(state, workdir).renew(req.token))
+    if op == "release":
+        return ReleaseReply.from_dict(_lease(state, workdir).release())
+    if op == "lease_info":
+        from .lease import describe, holder_now
+        held = holder_now(os.path.join(workdir, "edgeprof.lease"))
+        return LeaseInfoReply(holder=held, text=describe(held))
+    if op == "sha256":
+        return Sha256Reply(sha256=_sha256_in(workdir, req.path))
+    raise OpError(ErrorKind.UNKNOWN_OP, "unknown operation %r" % op)  # pragma: no cover - OPS and this agree
+
+
+def _requests(workdir, root, tools, state):
     greeted = False
     while True:
         try:
-            req = read_request()
+            msg = read_request()
         except ProtocolError as e:
-            write_message({"id": None, "ok": False, "error": {"type": "protocol", "message": str(e)}})
+            write_message({"id": None, "ok": False, "error": OpError(ErrorKind.PROTOCOL, str(e)).to_dict()})
             return 2
-        if req is None:
+        if msg is None:
             return 0
-        rid, op, params = req["id"], req["op"], req.get("params") or {}
+        rid, op, params = msg["id"], msg["op"], msg["params"] if "params" in msg else {}
         if state["lease"] is not None:
             state["lease"].touch()
         try:
             if not greeted and op != "hello":
-                raise OpError("protocol", "first request must be 'hello', got %r" % op)
+                raise OpError(ErrorKind.PROTOCOL, "first request must be 'hello', got %r" % op)
             if op == "hello":
-                check_hello(params)
+                check_hello(params)  # a host of another version is refused before its fields are read
+                _parse(op, params)
                 greeted = True
-                result = {"agent_version": AGENT_VERSION, "protocol": PROTOCOL_VERSION,
-                          "python": sys.version.split()[0], "pid": os.getpid(), "workdir": workdir,
-                          "sysfs_root": sysfs_root}
-            elif op == "ping":
-                result = {"pong": True}
-            elif op == "facts":
-                from .environment import facts
-                result = facts(workdir, with_runtimes=params.get("runtimes", True))
-                result["power_sources"] = _power_sources(root, tools)
-            elif op == "run":
-                from .worker import run_measurement
-                from .lease import RunGuard
-                with RunGuard(workdir, params, state["lease"]):
-                    result = run_measurement(params, workdir, root, tools)
-            elif op == "lease":
-                result = _lease(state, workdir).acquire(params)
-            elif op == "renew":
-                result = _lease(state, workdir).renew(params)
-            elif op == "release":
-                result = _lease(state, workdir).release()
-            elif op == "lease_info":
-                from .lease import describe, holder_now
-                held = holder_now(os.path.join(workdir, "edgeprof.lease"))
-                result = {"holder": held, "text": describe(held)}
-            elif op == "sha256":
-                result = {"sha256": _sha256_in(workdir, params.get("path"))}
+                result = HelloReply(agent_version=AGENT_VERSION, protocol=PROTOCOL_VERSION,
+                                    python=sys.version.split()[0], pid=os.getpid(), workdir=workdir,
+                                    sysfs_root=root.root)
             elif op == "shutdown":
-                write_message({"id": rid, "ok": True, "result": {"bye": True}})
+                _parse(op, params)
+                write_message({"id": rid, "ok": True, "result": ShutdownReply(bye=True).to_dict()})
                 return 0
             else:
-                raise OpError("unknown_op", "unknown operation %r" % op)
-            write_message({"id": rid, "ok": True, "result": result})
+                result = _answer(op, _parse(op, params), workdir, root, tools, state)
+            write_message({"id": rid, "ok": True, "result": result.to_dict()})
         except OpError as e:
             write_message({"id": rid, "ok": False, "error": e.to_dict()})
         except Exception as e:
             tb = traceback.format_exc()
             _log(tb)
-            write_message({"id": rid, "ok": False, "error": {
-                "type": "agent_exception", "message": "%s: %s" % (type(e).__name__, e), "detail": tb[-3000:]}})
+            write_message({"id": rid, "ok": False, "error": OpError(
+                ErrorKind.AGENT_EXCEPTION, "%s: %s" % (type(e).__name__, e), detail=tb[-3000:]).to_dict()})
 
 
 def main(argv=None):
@@ -153,7 +163,7 @@ def main(argv=None):
     if args.cmd == "facts":
         import json
         from .environment import facts
-        print(json.dumps(facts(args.workdir), indent=2, sort_keys=True))
+        print(json.dumps(facts(args.workdir).to_dict(), indent=2, sort_keys=True))
         return 0
     if args.cmd == "version":
         print("edgeprof-agent %s protocol %d" % (AGENT_VERSION, PROTOCOL_VERSION))

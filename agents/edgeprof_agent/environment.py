@@ -2,7 +2,11 @@
 
 Owns: hostname, arch, CPU, cores, memory, OS, kernel, Python, JetPack/L4T release, board model, runtimes with
 versions and providers, thread-related environment variables, free disk in the workdir, this process's memory.
-Does not own: sensors (probes/), device state changes (never changes anything).
+Reads the board through the same SysfsRoot (/proc, /etc, device tree) as the probes, and finds trtexec through
+the same ToolRunner, so a board tree under tests/data/boards gives one consistent picture. Returns a
+messages.Facts record.
+Does not own: sensors (probes/, power.py), device state changes (never changes anything), and what this
+Python process itself is (hostname, kernel, python, environment variables: read from the running process).
 """
 
 import os
@@ -11,6 +15,9 @@ import socket
 import sys
 
 from . import AGENT_VERSION, PROTOCOL_VERSION
+from .gpus import nvidia_gpus
+from .messages import Facts, L4TRelease
+from .sysfs import SysfsRoot
 
 THREAD_VARS = (
     "OMP_NUM_THREADS", "OMP_PROC_BIND", "OMP_PLACES", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS",
@@ -19,16 +26,12 @@ THREAD_VARS = (
 )
 
 
-def _read(path):
-    try:
-        with open(path, "r") as f:
-            return f.read()
-    except (IOError, OSError):
-        return None
+# where JetPack puts trtexec (not on PATH by default)
+TRTEXEC_PATHS = ("/usr/src/tensorrt/bin/trtexec", "/usr/local/tensorrt/bin/trtexec")
 
 
-def _cpu_model():
-    text = _read("/proc/cpuinfo") or ""
+def _cpu_model(root):
+    text = root.try_read_text("/proc/cpuinfo") or ""
     for key in ("model name", "Hardware", "Model", "cpu model", "Processor"):
         for line in text.splitlines():
             if line.startswith(key) and ":" in line:
@@ -36,9 +39,9 @@ def _cpu_model():
     return platform.processor() or platform.machine()
 
 
-def _meminfo():
+def _meminfo(root):
     out = {}
-    for line in (_read("/proc/meminfo") or "").splitlines():
+    for line in (root.try_read_text("/proc/meminfo") or "").splitlines():
         parts = line.split()
         if len(parts) >= 2 and parts[0].endswith(":"):
             try:
@@ -48,17 +51,17 @@ def _meminfo():
     return out
 
 
-def _os_release():
+def _os_release(root):
     info = {}
-    for line in (_read("/etc/os-release") or "").splitlines():
+    for line in (root.try_read_text("/etc/os-release") or "").splitlines():
         if "=" in line:
             k, v = line.split("=", 1)
             info[k] = v.strip().strip('"')
     return info.get("PRETTY_NAME") or platform.platform()
 
 
-def _l4t():
-    text = _read("/etc/nv_tegra_release")
+def _l4t(root):
+    text = root.try_read_text("/etc/nv_tegra_release")
     if not text:
         return None
     first = text.splitlines()[0] if text.splitlines() else ""
@@ -70,12 +73,21 @@ def _l4t():
             rel = part.split()[0][1:]
         elif part.startswith("REVISION:"):
             rev = part.split(":", 1)[1].strip()
-    return {"release": "%s.%s" % (rel, rev) if rel and rev else first, "raw": first}
+    return L4TRelease(release="%s.%s" % (rel, rev) if rel and rev else first, raw=first)
 
 
-def _board_model():
-    text = _read("/proc/device-tree/model")
-    return text.strip("\x00\n ") if text else None
+def _board_model(root):
+    text = root.try_read_text("/proc/device-tree/model")
+    return text.strip("\x00\n ") or None if text else None
+
+
+def find_trtexec(tools):
+    """trtexec's path (PATH, the system directories, then JetPack's), or None."""
+    for name in ("trtexec",) + TRTEXEC_PATHS:
+        found = tools.which(name)
+        if found:
+            return found
+    return None
 
 
 def runtimes():
@@ -127,32 +139,35 @@ def disk_free_mb(path):
         return None
 
 
-def facts(workdir=None, with_runtimes=True):
-    mem = _meminfo()
-    d = {
-        "hostname": socket.gethostname(),
-        "arch": platform.machine(),
-        "cpu": _cpu_model(),
-        "cores": os.cpu_count(),
-        "memory_mb": round(mem.get("MemTotal", 0) / 1024.0, 1) if mem else None,
-        "os": _os_release(),
-        "kernel": platform.release(),
-        "python": platform.python_version(),
-        "python_executable": sys.executable,
-        "l4t": _l4t(),
-        "board_model": _board_model(),
-        "agent_version": AGENT_VERSION,
-        "protocol": PROTOCOL_VERSION,
-        "env": dict((k, os.environ[k]) for k in THREAD_VARS if k in os.environ),
-    }
+def facts(workdir=None, with_runtimes=True, root=None, tools=None):
+    """This machine's Facts, its board files read under `root` (a SysfsRoot; "/" by default). `tools`: the
+    ToolRunner for programs facts may run (none today: trtexec is looked up by the TensorRT backend when it
+    needs it, not reported, as capability.py would take it for a trtexec-only TensorRT the backend lacks)."""
+    root = root or SysfsRoot("/")
+    mem = _meminfo(root)
+    d = Facts(
+        hostname=socket.gethostname(),
+        arch=platform.machine(),
+        cpu=_cpu_model(root),
+        cores=os.cpu_count(),
+        memory_mb=round(mem.get("MemTotal", 0) / 1024.0, 1) if mem else None,
+        os=_os_release(root),
+        kernel=platform.release(),
+        python=platform.python_version(),
+        python_executable=sys.executable,
+        l4t=_l4t(root),
+        board_model=_board_model(root),
+        agent_version=AGENT_VERSION,
+        protocol=PROTOCOL_VERSION,
+        env=dict((k, os.environ[k]) for k in THREAD_VARS if k in os.environ),
+    )
     if workdir:
-        d["workdir"] = workdir
-        d["disk_free_mb"] = disk_free_mb(workdir)
+        d.workdir = workdir
+        d.disk_free_mb = disk_free_mb(workdir)
     if with_runtimes:
-        d["runtimes"] = runtimes()
+        d.runtimes = runtimes()
     try:  # NVIDIA GPUs (capability matrix: tensorrt, CUDA providers); cheap, imports nothing
-        from .gpus import nvidia_gpus
-        d["gpus"] = nvidia_gpus()
+        d.gpus = nvidia_gpus(root)
     except Exception as e:
-        d["gpus_error"] = "%s: %s" % (type(e).__name__, e)
+        d.gpus_error = "%s: %s" % (type(e).__name__, e)
     return d

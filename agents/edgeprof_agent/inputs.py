@@ -7,20 +7,21 @@ uniform(low, high); integers randint(low, high); bool randint(0, 2).
 
 
 def make_inputs(specs, seed):
-    """specs: list of {"name", "shape" (concrete ints), "dtype", "low", "high"} -> list of (name, ndarray)."""
+    """specs: messages.InputSpec records (concrete shape, dtype, low, high) -> list of (name, ndarray)."""
     import numpy as np
 
     rs = np.random.RandomState(seed)
     out = []
     for s in specs:
-        shape = tuple(int(d) for d in s["shape"])
-        dtype = s.get("dtype", "float32")
-        low, high = s.get("low", 0.0), s.get("high", 1.0)
+        shape = tuple(int(d) for d in s.shape)
+        dtype = s.dtype
+        low = 0.0 if s.low is None else s.low
+        high = 1.0 if s.high is None else s.high
         if dtype == "bool":
             arr = rs.randint(0, 2, size=shape).astype(np.bool_)
         elif dtype.startswith("float"):
             arr = rs.uniform(low, high, size=shape).astype(dtype)
         else:
             arr = rs.randint(int(low), int(high), size=shape).astype(dtype)
-        out.append((s["name"], arr))
+        out.append((s.name, arr))
     return out

@@ -120,10 +120,11 @@ class Lease(object):
         except (IOError, OSError) as e:
             _log("cannot write %s: %s" % (self.log_path, e))
 
-    def acquire(self, params):
+    def acquire(self, holder=None, ttl_s=None):
+        """holder: who asks ({"controller", "sweep_id", "purpose", "user"}); ttl_s: None = DEFAULT_TTL_S."""
         with self._lock:
             self.touch()
-            ttl = float(params.get("ttl_s") or DEFAULT_TTL_S)
+            ttl = float(ttl_s or DEFAULT_TTL_S)
             if ttl <= 0:
                 raise OpError("bad_request", "lease ttl_s must be > 0")
             self.ttl_s = ttl
@@ -138,7 +139,7 @@ class Lease(object):
                     holder = holder_now(self.path) or {"kind": "unknown"}
                     return {"acquired": False, "holder": holder, "holder_text": describe(holder)}
                 raise
-            holder = params.get("holder") or {}
+            holder = holder or {}
             info = dict((k, holder[k]) for k in ("controller", "sweep_id", "purpose", "user") if k in holder)
             info.update({"token": uuid.uuid4().hex, "agent_pid": os.getpid(), "host": socket.gethostname(),
                          "since": time.time(), "ttl_s": ttl})
@@ -156,12 +157,11 @@ class Lease(object):
                 self._watchdog.start()
             return {"acquired": True, "token": info["token"], "holder": info}
 
-    def renew(self, params):
+    def renew(self, token=None):
         with self._lock:
             self.touch()
             if self.fd is None:
                 return {"held": False, "reason": "this agent holds no lease (it expired or was never taken)"}
-            token = params.get("token")
             if token and token != self.token:
                 return {"held": False, "reason": "the lease token does not match this agent's lease"}
             return {"held": True, "token": self.token, "age_s": time.time() - self.info["since"]}
@@ -203,14 +203,14 @@ class RunGuard(object):
     """Held around a `run`: checks the caller's token against the lease, or takes a shared lock when the
     caller has none (an unleased deploy), so a lease cannot be taken in the middle of the run."""
 
-    def __init__(self, workdir, params, own_lease=None):
+    def __init__(self, workdir, token=None, own_lease=None):
         self.path = os.path.join(workdir, LEASE_FILE)
-        self.params = params
+        self.token = token
         self.own = own_lease
         self.fd = None
 
     def __enter__(self):
-        token = self.params.get("lease_token")
+        token = self.token
         if self.own is not None and self.own.fd is not None:
             return self  # this very agent holds the lease
         if token:

@@ -5,6 +5,7 @@ Owns: message framing and shapes. One JSON object per line, UTF-8.
   agent -> host   reply:   {"id": 1, "ok": true, "result": {...}}
                            {"id": 1, "ok": false, "error": {"type": "runtime_missing", "message": "...", "hint": "..."}}
   agent -> host   event:   {"event": "progress" | "log", ...}   (no id; any number before a reply)
+What goes in "params", "result", "error" and events is a record of messages.py (one per op), both sides import.
 The first request must be "hello" carrying the host's protocol version; the agent refuses anything else first.
 stdout carries protocol lines only; logs go to stderr. Nothing received is ever executed or unpickled.
 Does not own: what the ops do (worker.py).
@@ -15,6 +16,8 @@ import sys
 import threading
 
 from . import PROTOCOL_VERSION
+from .messages import ErrorReply, ProgressEvent
+from .vocab import ErrorKind
 
 _write_lock = threading.Lock()
 
@@ -26,20 +29,20 @@ class ProtocolError(Exception):
 class OpError(Exception):
     """An operation failed in a way the host should show the user (type, one-line message, hint)."""
 
-    def __init__(self, type_, message, hint=None, detail=None):
+    def __init__(self, type_, message, hint=None, detail=None, protocol=None):
         Exception.__init__(self, message)
-        self.type = type_
+        self.type = type_  # an ErrorKind constant
         self.message = message
         self.hint = hint
         self.detail = detail
+        self.protocol = protocol
+
+    def reply(self):
+        return ErrorReply(type=self.type, message=self.message, hint=self.hint or None,
+                          detail=self.detail or None, protocol=self.protocol)
 
     def to_dict(self):
-        d = {"type": self.type, "message": self.message}
-        if self.hint:
-            d["hint"] = self.hint
-        if self.detail:
-            d["detail"] = self.detail
-        return d
+        return self.reply().to_dict()
 
 
 def _default(obj):
@@ -62,10 +65,9 @@ def write_message(msg, stream=None):
         stream.flush()
 
 
-def send_event(kind, **fields):
-    msg = {"event": kind}
-    msg.update(fields)
-    write_message(msg)
+def send_progress(phase, **fields):
+    """A progress event (messages.ProgressEvent: an unknown field is a bug, raised here)."""
+    write_message(ProgressEvent(phase=phase, **fields).to_dict())
 
 
 def read_request(stream=None):
@@ -88,10 +90,15 @@ def read_request(stream=None):
 
 
 def check_hello(params):
-    host_protocol = params.get("protocol")
+    """Refuse a host of another protocol version before reading the rest of its hello (whose fields may differ).
+    `params` is the raw hello params dict."""
+    host_protocol = params.get("protocol") if isinstance(params, dict) else None
     if host_protocol != PROTOCOL_VERSION:
+        older = "agent" if isinstance(host_protocol, int) and host_protocol > PROTOCOL_VERSION else "host"
         raise OpError(
-            "protocol_mismatch",
-            "agent speaks protocol %s but the host speaks %r" % (PROTOCOL_VERSION, host_protocol),
+            ErrorKind.PROTOCOL_MISMATCH,
+            "agent speaks protocol %s but the host speaks %r (the %s is older)" % (
+                PROTOCOL_VERSION, host_protocol, older),
             hint="the host and the agent come from different edgeprof versions; run the same edgeprof on the host",
+            protocol=PROTOCOL_VERSION,
         )

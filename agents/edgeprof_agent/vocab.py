@@ -27,6 +27,7 @@ class ErrorKind(object):
     BAD_INPUTS = "bad_inputs"  # input specs the agent cannot build tensors for
     UNKNOWN_RUNTIME = "unknown_runtime"
     RUNTIME_MISSING = "runtime_missing"  # the runtime (or numpy) is not importable on the device
+    PROVIDER_MISSING = "provider_missing"  # an onnxruntime execution provider asked for is not in this build
     CAPABILITY = "capability"  # the device cannot run this combination (no GPU, ...)
     CUDA_ERROR = "cuda_error"
     LOAD_FAILED = "load_failed"  # the runtime refused the model
@@ -36,8 +37,8 @@ class ErrorKind(object):
     AGENT_EXCEPTION = "agent_exception"  # a bug in the agent: traceback in `detail`
 
     ALL = (PROTOCOL, PROTOCOL_MISMATCH, UNKNOWN_OP, BAD_REQUEST, BAD_PATH, BAD_OPTION, BAD_INPUTS,
-           UNKNOWN_RUNTIME, RUNTIME_MISSING, CAPABILITY, CUDA_ERROR, LOAD_FAILED, RUN_FAILED, PROFILE_FAILED,
-           LEASED, AGENT_EXCEPTION)
+           UNKNOWN_RUNTIME, RUNTIME_MISSING, PROVIDER_MISSING, CAPABILITY, CUDA_ERROR, LOAD_FAILED, RUN_FAILED,
+           PROFILE_FAILED, LEASED, AGENT_EXCEPTION)
     # failures of the measurement itself (the model or runtime on the device): never retried by a sweep
     MEASUREMENT = (LOAD_FAILED, RUN_FAILED, BAD_INPUTS, BAD_OPTION, CUDA_ERROR, PROFILE_FAILED)
 

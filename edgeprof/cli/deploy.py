@@ -7,8 +7,10 @@ import json
 import re
 import sys
 
+from ..config import check_cli_settings
 from ..errors import ConfigError
 from ..records import RunSpec
+from ..vocab import SETTINGS as S
 from .common import add_db_args, add_inventory_args, open_store, resolve_device
 from .ui import DeployProgress, err, render_result
 
@@ -65,25 +67,25 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--threads", type=int, default=None, help="runtime intra-op threads (default: runtime's choice)")
     p.add_argument("--input", action="append", default=[], metavar="NAME=DxD...",
                    help="concrete shape for an input with dynamic dims, e.g. input=1x3x224x224 (repeatable)")
-    p.add_argument("--min-duration", type=float, default=10.0, metavar="S",
-                   help="timed loop runs at least this long (default 10 s) ...")
-    p.add_argument("--min-queries", type=int, default=100, metavar="N",
-                   help="... and at least this many queries (default 100); both must be met (MLPerf rule)")
-    p.add_argument("--max-queries", type=int, default=200_000, metavar="N",
-                   help="stop at N queries even before --min-duration (default 200000; bounds raw samples)")
-    p.add_argument("--warmup", type=float, default=5.0, metavar="S",
-                   help="warm up until latency is steady or this many seconds pass (default 5)")
+    p.add_argument("--min-duration", type=float, default=S["min_duration_s"].default, metavar="S",
+                   help=f"timed loop runs at least this long (default {S['min_duration_s'].default:g} s) ...")
+    p.add_argument("--min-queries", type=int, default=S["min_queries"].default, metavar="N",
+                   help=f"... and at least this many queries (default {S['min_queries'].default}); both must be met (MLPerf rule)")
+    p.add_argument("--max-queries", type=int, default=S["max_queries"].default, metavar="N",
+                   help=f"stop at N queries even before --min-duration (default {S['max_queries'].default}; bounds raw samples)")
+    p.add_argument("--warmup", type=float, default=S["warmup_s"].default, metavar="S",
+                   help=f"warm up until latency is steady or this many seconds pass (default {S['warmup_s'].default:g})")
     p.add_argument("--graph-opt", default=None, choices=["disable", "basic", "extended", "all"],
                    help="onnxruntime graph optimisation level (default all)")
     p.add_argument("--providers", default=None,
                    help="onnxruntime execution providers, comma-separated (default CPUExecutionProvider)")
-    p.add_argument("--seed", type=int, default=0, help="seed for weights of bundled models and for inputs")
-    p.add_argument("--idle", type=float, default=3.0, metavar="S",
-                   help="idle power baseline before the model loads, in seconds (default 3; 0 turns it off)")
+    p.add_argument("--seed", type=int, default=S["seed"].default, help="seed for weights of bundled models and for inputs")
+    p.add_argument("--idle", type=float, default=S["idle_s"].default, metavar="S",
+                   help=f"idle power baseline before the model loads, in seconds (default {S['idle_s'].default:g}; 0 turns it off)")
     p.add_argument("--cooldown", type=float, default=None, metavar="C",
                    help="before measuring, wait until the hottest temperature sensor reads below C °C")
     p.add_argument("--cooldown-timeout", type=float, default=None, metavar="S",
-                   help="with --cooldown: measure anyway (with a warning) after S seconds (default 600)")
+                   help=f"with --cooldown: measure anyway (with a warning) after S seconds (default {S['cooldown_timeout_s'].default:g})")
     p.add_argument("--power-rate", type=float, default=None, metavar="HZ",
                    help="power sampling rate (overrides devices.yaml rate_hz; capped by the sensor)")
     p.add_argument("--json", metavar="PATH", help="also write the result JSON to PATH ('-' for stdout)")
@@ -110,13 +112,19 @@ def run(args: argparse.Namespace) -> int:
         if any(len(kv) != 2 or not kv[0] for kv in pairs):
             raise ConfigError("--delegate-option: expected KEY=VALUE")
         options["delegate_options"] = dict((k, v) for k, v in pairs)
+    # every number by the rules sweep files and devices.yaml use (finite, in range), before anything connects
+    check_cli_settings({"min_duration_s": args.min_duration, "min_queries": args.min_queries,
+                        "max_queries": args.max_queries, "warmup_s": args.warmup, "seed": args.seed,
+                        "idle_s": args.idle, "cooldown_timeout_s": args.cooldown_timeout, "batch": args.batch,
+                        "threads": args.threads, "power_rate_hz": args.power_rate})
     if args.cooldown_timeout is not None and args.cooldown is None:
         raise ConfigError("--cooldown-timeout needs --cooldown C (the temperature to wait for)")
     spec = RunSpec(device=args.device, model=args.model, runtime=args.runtime, precision=args.precision,
                    batch=args.batch, threads=args.threads, min_duration_s=args.min_duration,
                    min_queries=args.min_queries, max_queries=args.max_queries, warmup_s=args.warmup, input_shapes=shapes,
                    runtime_options=options, seed=args.seed, idle_s=args.idle, cooldown_c=args.cooldown,
-                   cooldown_timeout_s=600.0 if args.cooldown_timeout is None else args.cooldown_timeout,
+                   cooldown_timeout_s=(S["cooldown_timeout_s"].default if args.cooldown_timeout is None
+                                       else args.cooldown_timeout),
                    power_rate_hz=args.power_rate)
     from ..runner import deploy, validate_spec
 
@@ -124,15 +132,18 @@ def run(args: argparse.Namespace) -> int:
     device = resolve_device(args.device, args.inventory)
     store = None if args.no_store else open_store(args.db)
     with DeployProgress(enabled=not args.quiet) as progress:
-        result = deploy(spec, device, store=store, progress=progress, calibration=args.calibration,
+        result = deploy(spec, device, progress=progress, calibration=args.calibration,
                         profile_ops=args.profile_ops)
     if args.json == "-":
         sys.stdout.write(result.to_json(indent=2) + "\n")
-    else:
+    elif args.json:
+        with open(args.json, "w") as f:
+            json.dump(result.to_dict(), f, indent=2)
+    if store is not None:  # the one saving path: deploy returns the Result, its caller stores it
+        store.save(result)
+    if args.json != "-":
         render_result(result)
         if args.json:
-            with open(args.json, "w") as f:
-                json.dump(result.to_dict(), f, indent=2)
             err.print(f"result written to {args.json}")
         if store is not None:
             err.print(f"stored as run {result.run_id} in {store.display_url}")

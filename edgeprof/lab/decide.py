@@ -6,7 +6,7 @@ with a reason, skip with a reason, and whether the device is unusable for the re
 the exception's class, the attempt number and the cell's retry settings. No I/O, no threads, no clocks: the
 scheduler does what these say (tests/unit/test_decide.py is the table).
 Does not own: the capability matrix itself (capability.py), running or timing cells (scheduler.py), the
-exception classes (errors.py; CapabilityError still lives in runner.py until it moves to errors.py).
+exception classes (errors.py).
 """
 
 from __future__ import annotations
@@ -17,8 +17,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .. import capability
-from ..errors import MeasurementError, RuntimeMissingError, TransportError, UserError
-from ..runner import CapabilityError
+from ..errors import (
+    CapabilityError,
+    MeasurementError,
+    MeasurementFailed,
+    RuntimeMissingError,
+    TransportError,
+    UserError,
+)
 from .lease import Interrupted, LeaseBusy, LeaseLost
 
 if TYPE_CHECKING:  # spec.expand uses cell_decision: no import cycle at run time
@@ -78,7 +84,8 @@ def on_error(exc: BaseException, attempt: int, retries: int, backoff_s: float, *
     - TransportError, LeaseLost → retry after backoff_s × 2^(attempt-1) (at most MAX_BACKOFF_S) while
       attempt <= retries; then fail and the device is unusable (unreachable).
     - RuntimeMissingError, CapabilityError → skip with the reason.
-    - MeasurementError → fail, never retried.
+    - MeasurementError, MeasurementFailed (the runtime on the device refused or failed the model) → fail this
+      cell, never retried.
     - any other UserError while measuring → fail, never retried: this cell's problem (the agent refused or failed
       the model, a bad input shape...; for an AgentError the scheduler has proven the device and the lease alive
       before handing it here), the device's next cells still run.
@@ -102,6 +109,8 @@ def on_error(exc: BaseException, attempt: int, retries: int, backoff_s: float, *
         return Action(SKIP, exc.one_line())
     if isinstance(exc, MeasurementError):
         return Action(FAIL, f"measurement failed: {exc}")
+    if isinstance(exc, MeasurementFailed):  # the model or runtime on the device: this cell only, never retried
+        return Action(FAIL, exc.one_line(), detail=exc.detail)
     if isinstance(exc, UserError) and phase == MEASURE:
         return Action(FAIL, exc.one_line(), detail=exc.detail)
     if isinstance(exc, UserError):

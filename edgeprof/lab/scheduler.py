@@ -413,9 +413,9 @@ class _DeviceWorker:
         timer.start()
         measure_started = time.time()  # under the lease (the cell's start may include waiting for it)
         try:
-            result = runner_mod.deploy(cell.run_spec(), self.device, store=None, progress=progress,
-                                       cache_dir=self.sweep.cache_dir,
-                                       extra_params={"lease_token": self.lease.token},
+            result = runner_mod.deploy(cell.run_spec(), self.device, progress=progress,
+                                       cache_dir=self.sweep.cache_dir, facts=self.facts,
+                                       lease_token=self.lease.token,
                                        transport=self.transport, on_link=self._on_link)
         except Exception as e:
             if self.sweep.stop_event.is_set():

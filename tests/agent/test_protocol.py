@@ -95,7 +95,9 @@ def test_unknown_op_and_malformed_line(agent):
 
 def test_null_run_meets_both_stop_conditions(agent):
     hello(agent)
-    r = agent.call("run", {"runtime": "null", "min_duration_s": 0.3, "min_queries": 50, "warmup_s": 0})
+    # max_queries None: no cap (its default, vocab.RUN_DEFAULTS, would stop the null runtime before 0.3 s)
+    r = agent.call("run", {"runtime": "null", "min_duration_s": 0.3, "min_queries": 50, "warmup_s": 0,
+                           "max_queries": None})
     assert r["ok"], r
     res = r["result"]
     assert len(res["samples_ns"]) >= 50
@@ -178,3 +180,37 @@ def test_sha256_only_inside_workdir(agent, tmp_path):
     for outside in ("/etc/passwd", str(wd / ".." / "x"), "../../etc/passwd"):
         r = agent.call("sha256", {"path": outside})
         assert not r["ok"] and r["error"]["type"] == "bad_path"
+
+
+def test_a_malformed_request_is_refused_naming_the_field(agent):
+    hello(agent)
+    r = agent.call("run", {"runtime": "null", "max_duration_s": 5})
+    assert not r["ok"] and r["error"]["type"] == "protocol"
+    assert "run: unknown field 'max_duration_s'" in r["error"]["message"]
+    r = agent.call("run", {"runtime": "null", "inputs": [{"shape": [1, 2]}]})
+    assert not r["ok"] and "run.inputs[0]: missing field 'name'" in r["error"]["message"]
+    r = agent.call("run", {"runtime": "null", "min_queries": "many"})
+    assert not r["ok"] and "run.min_queries: expected an integer, got string" in r["error"]["message"]
+    r = agent.call("sha256", {})
+    assert not r["ok"] and "sha256: missing field 'path'" in r["error"]["message"]
+    assert agent.call("ping")["result"] == {"pong": True}  # the agent survives each of them
+
+
+def test_replies_match_their_records(agent):
+    """Every reply the real agent sends parses strictly as the op's reply record (and round-trips)."""
+    from edgeprof_agent.messages import OPS
+
+    got = {"hello": hello(agent)}
+    for op, params in (("facts", {"runtimes": False}), ("ping", {}), ("lease_info", {}),
+                       ("sha256", {"path": "missing"}),
+                       ("run", {"runtime": "null", "min_duration_s": 0.05, "min_queries": 5, "warmup_s": 0.05,
+                                "idle_s": 0})):
+        r = agent.call(op, params)
+        assert r["ok"], r
+        got[op] = r["result"]
+    for op, result in got.items():
+        record = OPS[op][1].from_dict(result)
+        assert record.to_dict() == result, op
+    for e in agent.events:
+        from edgeprof_agent.messages import parse_event
+        assert parse_event(e).to_dict() == e

@@ -49,7 +49,7 @@ def test_push_is_skipped_when_the_device_has_the_same_sha(sshd_hosts: SSHLab, ho
         link = AgentLink.open(t, dev)
         try:
             assert link.bytes_moved > 0  # cold: the agent zipapp went over
-            assert link.hello.get("protocol")
+            assert link.hello.protocol
             remote, moved = link.push_artifact(str(model), sha, "onnx")
             assert moved == 2_000_000 and remote == f"{host.workdir}/artifacts/{sha}.onnx"
         finally:
@@ -119,7 +119,7 @@ def test_agent_killed_mid_run_is_a_clear_error(sshd_hosts: SSHLab, host: SSHHost
     t, dev = make_transport(sshd_hosts, host, tmp_path)
     with t:
         link = AgentLink.open(t, dev)
-        pid = link.hello["pid"]
+        pid = link.hello.pid
         killed: list[int] = []
 
         def on_event(ev: dict[str, object]) -> None:

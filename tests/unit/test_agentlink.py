@@ -9,9 +9,20 @@ import textwrap
 import pytest
 
 from edgeprof.agentlink import AgentLink, build_agent, build_agent_bytes, push_file, remote_sha256
-from edgeprof.errors import AgentError, RuntimeMissingError, TransportError
+from edgeprof.errors import (
+    AgentError,
+    AgentProtocolError,
+    CapabilityError,
+    LeasedError,
+    MeasurementFailed,
+    ProtocolMismatchError,
+    RuntimeMissingError,
+    TransportError,
+)
 from edgeprof.records import Device
 from edgeprof.transport.local import LocalTransport
+from edgeprof_agent import PROTOCOL_VERSION
+from edgeprof_agent.vocab import ErrorKind
 
 
 def dev(tmp_path, **kw):
@@ -69,7 +80,7 @@ def test_open_pushes_once_then_reuses(tmp_path):
     d = dev(tmp_path)
     with AgentLink.open(LocalTransport(), d, agent_cache=tmp_path / "ac") as link:
         assert link.bytes_moved > 0
-        assert link.hello["protocol"] == 1
+        assert link.hello.protocol == PROTOCOL_VERSION == 2
     with AgentLink.open(LocalTransport(), d, agent_cache=tmp_path / "ac") as link:
         assert link.bytes_moved == 0
         remote, moved = link.push_artifact(str(_file(tmp_path, b"abc")), hashlib.sha256(b"abc").hexdigest(), "onnx")
@@ -106,8 +117,10 @@ def test_protocol_mismatch_from_agent(tmp_path):
         sys.stdin.readline()
     """))
     d = dev(tmp_path, python=_script(tmp_path, f'exec {sys.executable} {fake} "$@"\n'))
-    with pytest.raises(AgentError, match="protocol 99"):
+    with pytest.raises(AgentError, match="protocol 99") as e:
         AgentLink.open(LocalTransport(), d, agent_cache=tmp_path / "ac")
+    assert isinstance(e.value, ProtocolMismatchError)
+    assert "this host's edgeprof is older" in e.value.message and "pip install -U edgeprof" in e.value.one_line()
 
 
 def test_noise_on_stdout_is_a_clear_error(tmp_path):
@@ -133,10 +146,113 @@ def test_agent_killed_mid_run(tmp_path):
 
     def on_event(ev):
         if ev.get("phase") == "measure" and not killed:
-            os.kill(link.hello["pid"], 9)
+            os.kill(link.hello.pid, 9)
             killed.append(1)
 
     with pytest.raises(AgentError, match="exited"):
         link.call("run", {"runtime": "null", "min_duration_s": 30, "min_queries": 1, "warmup_s": 0},
                   on_event=on_event)
     link.close()
+
+
+def _fake_agent(tmp_path, replies):
+    """A device python that runs a fake agent: answers hello as protocol 2 (unless `replies` has "hello"), then
+    each later request with the next of `replies` (a result dict, or {"error": {...}})."""
+    fake = tmp_path / "fake_agent.py"
+    fake.write_text(textwrap.dedent(f"""
+        import json, os, sys
+        replies = {replies!r}
+        hello = {{"agent_version": "0.1.0", "protocol": 2, "python": "3.6.9", "pid": os.getpid(),
+                  "workdir": "/w", "sysfs_root": "/"}}
+        for line in sys.stdin:
+            req = json.loads(line)
+            if req["op"] == "hello":
+                answer = replies.pop("hello", {{"result": hello}})
+            elif req["op"] == "shutdown":
+                break
+            else:
+                answer = replies["later"].pop(0)
+            msg = dict(answer, id=req["id"], ok="error" not in answer)
+            print(json.dumps(msg), flush=True)
+    """))
+    return dev(tmp_path, python=_script(tmp_path, f'exec {sys.executable} {fake} "$@"\n'))
+
+
+def test_an_older_agent_is_refused_with_advice(tmp_path):
+    d = _fake_agent(tmp_path, {"hello": {"result": {"protocol": 1, "agent_version": "0.0.9"}}})
+    with pytest.raises(ProtocolMismatchError) as e:
+        AgentLink.open(LocalTransport(), d, agent_cache=tmp_path / "ac")
+    line = e.value.one_line()
+    assert "speaks protocol 1, host speaks 2: the agent is older" in line and "devices.yaml" in line
+    assert "\n" not in line
+
+
+def test_an_agent_refusing_the_hello_says_its_version(tmp_path):
+    # a v2 agent refuses another host version with its own version in the error reply
+    refusal = {"error": {"type": "protocol_mismatch", "message": "agent speaks protocol 3 but the host speaks 2",
+                         "hint": "run the same edgeprof", "protocol": 3}}
+    d = _fake_agent(tmp_path, {"hello": refusal})
+    with pytest.raises(ProtocolMismatchError, match="speaks protocol 3, host speaks 2: this host's edgeprof is older"):
+        AgentLink.open(LocalTransport(), d, agent_cache=tmp_path / "ac")
+    # a v1 agent's refusal carries no version: its own words are shown
+    refusal = {"error": {"type": "protocol_mismatch", "message": "agent speaks protocol 1 but the host speaks 2"}}
+    d = _fake_agent(tmp_path, {"hello": refusal})
+    with pytest.raises(ProtocolMismatchError) as e:
+        AgentLink.open(LocalTransport(), d, agent_cache=tmp_path / "ac")
+    assert "refused this host's protocol 2: agent speaks protocol 1" in e.value.message and e.value.hint
+
+
+def test_a_reply_of_the_wrong_type_is_a_one_line_protocol_error(tmp_path):
+    bad_run = {"result": {"samples_ns": "12,13"}}
+    bad_hash = {"result": {"sha256": 7}}
+    unknown = {"result": {"pong": True, "colour": "blue"}}
+    d = _fake_agent(tmp_path, {"later": [bad_hash, unknown, bad_run]})
+    with AgentLink.open(LocalTransport(), d, agent_cache=tmp_path / "ac") as link:
+        with pytest.raises(AgentProtocolError) as e:
+            link.push_artifact(str(_file(tmp_path, b"abc")), hashlib.sha256(b"abc").hexdigest(), "onnx")
+        assert e.value.message == ("malformed reply from the agent on device bench-1: "
+                                   "sha256 reply.sha256: expected a string, got integer")
+        with pytest.raises(AgentProtocolError, match=r"ping reply: unknown field 'colour'"):
+            link.call("ping")
+        with pytest.raises(AgentProtocolError) as e:
+            link.call("run", {"runtime": "null"})
+        line = e.value.one_line()
+        assert "malformed reply from the agent on device bench-1: run reply" in line and "\n" not in line
+        assert e.value.kind == ErrorKind.PROTOCOL
+
+
+@pytest.mark.parametrize("kind, cls", [
+    (ErrorKind.RUNTIME_MISSING, RuntimeMissingError),
+    (ErrorKind.CAPABILITY, CapabilityError),
+    (ErrorKind.PROTOCOL_MISMATCH, ProtocolMismatchError),
+    (ErrorKind.PROTOCOL, AgentProtocolError),
+    (ErrorKind.UNKNOWN_OP, AgentProtocolError),
+    (ErrorKind.LEASED, LeasedError),
+    (ErrorKind.AGENT_EXCEPTION, AgentError),
+    (ErrorKind.BAD_PATH, AgentError),
+    (ErrorKind.UNKNOWN_RUNTIME, AgentError),
+    (ErrorKind.PROVIDER_MISSING, AgentError),
+] + [(k, MeasurementFailed) for k in ErrorKind.MEASUREMENT])
+def test_error_kinds_map_to_classes(tmp_path, kind, cls):
+    # the message says nothing about its kind: the mapping goes by `type` alone
+    d = _fake_agent(tmp_path, {"later": [{"error": {"type": kind, "message": "it went wrong", "hint": "do X"}}]})
+    with AgentLink.open(LocalTransport(), d, agent_cache=tmp_path / "ac") as link:
+        with pytest.raises(cls) as e:
+            link.call("ping")
+    assert type(e.value) is cls
+    if isinstance(e.value, AgentError) and kind != ErrorKind.PROTOCOL_MISMATCH:
+        assert e.value.kind == kind
+
+
+def test_measurement_failures_from_the_real_agent_are_classified(tmp_path):
+    bad = tmp_path / "bad.onnx"
+    bad.write_bytes(b"\x00garbage")
+    with AgentLink.open(LocalTransport(), dev(tmp_path), agent_cache=tmp_path / "ac") as link:
+        with pytest.raises(MeasurementFailed) as e:
+            link.call("run", {"runtime": "onnxruntime", "artifact": {"path": str(bad)}, "min_duration_s": 0,
+                              "min_queries": 1, "warmup_s": 0})
+        assert e.value.kind == ErrorKind.LOAD_FAILED and e.value.message.startswith("device bench-1: ")
+        # an unknown field in a request is refused on the host before it is sent
+        with pytest.raises(Exception, match="run: unknown field 'max_duration_s'"):
+            link.call("run", {"runtime": "null", "max_duration_s": 5})
+        assert link.call("ping") == {"pong": True}

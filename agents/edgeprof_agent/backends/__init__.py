@@ -1,6 +1,8 @@
 """Runtime backends, one module per runtime, chosen by name.
 
-A backend has: load(path, inputs, options) -> None; run() -> None (one inference on the pre-bound inputs);
+A backend is built with the agent's hardware seam, Backend(root, tools): the SysfsRoot it may read (tensorrt:
+GPU discovery) and the ToolRunner it runs programs through (tensorrt: trtexec). It has: require() (optional:
+raise runtime_missing / capability before anything else), load(path, inputs, options) -> None; run() -> None (one inference on the pre-bound inputs);
 outputs() -> list of numpy arrays from the last run (fidelity checks); describe() -> dict (runtime, version,
 providers, options actually used); close(). The `null` backend measures the harness itself (MLPerf's backend_null).
 Importing this package imports no runtime: each backend imports its runtime inside load().
@@ -16,15 +18,20 @@ BACKENDS = {
 }
 
 
-def get_backend(name):
+def get_backend(name, root=None, tools=None):
+    """The backend for runtime `name`, reading the board under `root` (SysfsRoot, "/" by default) and running
+    programs through `tools` (ToolRunner)."""
     from ..protocol import OpError
+    from ..sysfs import SysfsRoot
+    from ..tools import ToolRunner
+    from ..vocab import ErrorKind
 
     modname = BACKENDS.get(name)
     if modname is None:
-        raise OpError("unknown_runtime", "unknown runtime %r" % name,
+        raise OpError(ErrorKind.UNKNOWN_RUNTIME, "unknown runtime %r" % name,
                       hint="choose one of: " + ", ".join(sorted(BACKENDS)))
     module = importlib.import_module(modname)
-    return module.Backend()
+    return module.Backend(root or SysfsRoot("/"), tools or ToolRunner())
 
 
 def runtime_missing(runtime, exc, package):
@@ -32,8 +39,10 @@ def runtime_missing(runtime, exc, package):
     import platform
     import sys
 
+    from ..vocab import ErrorKind
+
     return OpError(
-        "runtime_missing",
+        ErrorKind.RUNTIME_MISSING,
         "%s is not importable on this device (Python %s at %s): %s" % (
             runtime, platform.python_version(), sys.executable, exc),
         hint="install it on the device (e.g. pip3 install %s) or pick another --runtime" % package,

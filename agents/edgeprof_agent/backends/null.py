@@ -4,6 +4,9 @@
 class Backend(object):
     name = "null"
 
+    def __init__(self, root=None, tools=None):
+        self._options = {}
+
     def load(self, path, inputs, options):
         self._options = dict(options or {})
 

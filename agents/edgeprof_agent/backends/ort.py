@@ -17,7 +17,7 @@ OPT_LEVELS = {
 class Backend(object):
     name = "onnxruntime"
 
-    def __init__(self):
+    def __init__(self, root=None, tools=None):  # the hardware seam (backends/__init__.py); onnxruntime needs neither
         self._sess = None
         self._binding = None
         self._ort = None

@@ -22,11 +22,9 @@ This module has run only against the test double in tests/agent/fakes/tensorrt (
 import hashlib
 import json
 import os
-import shutil
-import subprocess
 
 WORKSPACE_BYTES = 1 << 30
-TRTEXEC_PATHS = ("/usr/src/tensorrt/bin/trtexec", "/usr/local/tensorrt/bin/trtexec")
+TRTEXEC_TIMEOUT_S = 3600.0  # an engine build on a Nano takes minutes
 
 
 def _sha256(path):
@@ -35,16 +33,6 @@ def _sha256(path):
         for block in iter(lambda: f.read(1 << 20), b""):
             h.update(block)
     return h.hexdigest()
-
-
-def find_trtexec():
-    found = shutil.which("trtexec") if hasattr(shutil, "which") else None
-    if found:
-        return found
-    for p in TRTEXEC_PATHS:
-        if os.path.isfile(p) and os.access(p, os.X_OK):
-            return p
-    return None
 
 
 class _CudaRuntime(object):
@@ -163,9 +151,10 @@ def _import_cuda():
 
 class Backend(object):
     name = "tensorrt"
-    sysfs_root = "/"  # the agent's --sysfs-root (GPU discovery reads /proc/driver/nvidia under it)
 
-    def __init__(self):
+    def __init__(self, root, tools):
+        self.root = root  # SysfsRoot: GPU discovery reads /proc/driver/nvidia and the Tegra markers under it
+        self.tools = tools  # ToolRunner: trtexec
         self._trt = None
         self._cuda = None
         self._engine = None
@@ -184,7 +173,7 @@ class Backend(object):
         from ..protocol import OpError
         from ..gpus import nvidia_gpus
 
-        if not nvidia_gpus(self.sysfs_root):
+        if not nvidia_gpus(self.root):
             raise OpError("capability", "tensorrt needs an NVIDIA GPU; this device has none "
                           "(no /proc/driver/nvidia/gpus, not a Jetson)", hint="pick another --runtime")
         try:
@@ -268,11 +257,10 @@ class Backend(object):
         if shapes:
             spec = ",".join("%s:%s" % (k, "x".join(str(d) for d in v)) for k, v in sorted(shapes.items()))
             argv += ["--minShapes=" + spec, "--optShapes=" + spec, "--maxShapes=" + spec]
-        p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        out, _ = p.communicate()
-        if p.returncode != 0 or not os.path.isfile(engine_path):
-            tail = out.decode("utf-8", "replace").strip().splitlines()[-5:]
-            raise OpError("load_failed", "trtexec could not build the engine (exit %s)" % p.returncode,
+        rc, out, err = self.tools.run(argv, timeout=TRTEXEC_TIMEOUT_S)
+        if rc != 0 or not os.path.isfile(engine_path):
+            tail = (out + err).strip().splitlines()[-5:]
+            raise OpError("load_failed", "trtexec could not build the engine (exit %s)" % rc,
                           detail="\n".join(tail))
         return argv
 
@@ -301,7 +289,9 @@ class Backend(object):
             with open(tmp, "wb") as f:
                 f.write(data)
         except OpError as e:
-            trtexec = find_trtexec()
+            from ..environment import find_trtexec
+
+            trtexec = find_trtexec(self.tools)
             if trtexec is None or e.type != "load_failed" or "parser" in e.message:
                 raise
             info["builder"] = "trtexec (python builder failed: %s)" % e.message

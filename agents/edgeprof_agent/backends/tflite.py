@@ -37,7 +37,7 @@ def _version(name):
 class Backend(object):
     name = "tflite"
 
-    def __init__(self):
+    def __init__(self, root=None, tools=None):  # the hardware seam (backends/__init__.py); LiteRT needs neither
         self._module_name = None
         self._tfl = None
         self._interp = None

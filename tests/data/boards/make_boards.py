@@ -142,6 +142,10 @@ def jetson_nano_jp4():
     t.w("/sys/devices/pwm-fan/cur_pwm", 0)
     t.w("/etc/nv_tegra_release", "# R32 (release), REVISION: 7.1, GCID: 29818004, BOARD: t210ref, EABI: aarch64\n")
     t.meminfo(4059272, 2871212)
+    t.w("/proc/device-tree/model", "NVIDIA Jetson Nano Developer Kit\x00")
+    t.w("/proc/device-tree/compatible", "nvidia,p3450-0000\x00nvidia,jetson-nano\x00nvidia,tegra210\x00")
+    t.w("/proc/cpuinfo", "processor\t: 0\nmodel name\t: ARMv8 Processor rev 1 (v8l)\nBogoMIPS\t: 38.40\n")
+    t.w("/etc/os-release", 'NAME="Ubuntu"\nVERSION="18.04.6 LTS (Bionic Beaver)"\nPRETTY_NAME="Ubuntu 18.04.6 LTS"\n')
     t.tool("nvpmodel", "q", "NV Power Mode: MAXN\n0\n", err="NVPM WARN: fan mode is not set!\n")
 
 
@@ -166,6 +170,9 @@ def orin_nano_jp6():
     t.ln("/sys/class/devfreq/17000000.gpu", gpu)
     t.w("/etc/nv_tegra_release", "# R36 (release), REVISION: 3.0, GCID: 36923193, BOARD: generic, EABI: aarch64\n")
     t.meminfo(7802112, 6120340)
+    t.w("/proc/device-tree/model", "NVIDIA Jetson Orin Nano Engineering Reference Developer Kit\x00")
+    t.w("/proc/device-tree/compatible", "nvidia,p3768-0000+p3767-0005\x00nvidia,p3767-0005\x00nvidia,tegra234\x00")
+    t.w("/etc/os-release", 'NAME="Ubuntu"\nVERSION="22.04.4 LTS (Jammy Jellyfish)"\nPRETTY_NAME="Ubuntu 22.04.4 LTS"\n')
     t.tool("nvpmodel", "q", "NV Power Mode: 15W\n0\n")
 
 

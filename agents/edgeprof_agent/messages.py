@@ -1,0 +1,457 @@
+"""The messages host and agent exchange, as records both sides import (protocol version 2).
+
+Owns: one record class per op's request and reply (hello, facts, run, ping, lease, renew, release, lease_info,
+sha256, shutdown), the error reply and the events, with each field's type and default declared once (run
+defaults come from vocab.RUN_DEFAULTS). `from_dict` is strict: a missing required field, an unknown field or a
+value of the wrong type raises MessageError naming the field ("run.inputs[0].shape: expected a list, got str").
+The agent answers such a request with ErrorKind.PROTOCOL; the host turns such a reply into a one-line AgentError.
+Nested sections whose inner shape belongs to a probe or a backend (power summary, thermal snapshots, the
+runtime's description, the op profile, facts' runtimes) stay plain JSON objects; every top-level field is typed.
+Does not own: framing (protocol.py) or what the ops do (__main__.py, worker.py, lease.py).
+
+Python >= 3.6, standard library only: plain classes with __slots__ (no dataclasses).
+"""
+
+import copy
+
+from .vocab import RUN_DEFAULTS
+
+
+class MessageError(ValueError):
+    """A message does not match its record: names the field (path) and what is wrong."""
+
+    def __init__(self, where, problem):
+        ValueError.__init__(self, "%s: %s" % (where, problem))
+        self.where = where
+        self.problem = problem
+
+
+class _Required(object):
+    def __repr__(self):
+        return "REQUIRED"
+
+
+REQUIRED = _Required()
+
+_TYPE_NAMES = {bool: "a boolean", int: "an integer", float: "a number", str: "a string", list: "a list",
+               dict: "an object"}
+
+
+def _type_name(value):
+    if value is None:
+        return "null"
+    for t in (bool, int, float, str, list, dict):
+        if isinstance(value, t):
+            return _TYPE_NAMES[t].split(" ", 1)[1]
+    return type(value).__name__
+
+
+class Field(object):
+    """One field: its JSON types, its default (REQUIRED when it must be sent), and a record type for nested
+    records (`record=`) or lists of records (`many=True`), or the type of a plain list's items (`of=`). None is
+    allowed when the default is None or `nullable=True`."""
+
+    __slots__ = ("name", "types", "default", "record", "many", "nullable", "of")
+
+    def __init__(self, name, types, default=REQUIRED, record=None, many=False, nullable=False, of=None):
+        self.name = name
+        self.types = types if isinstance(types, tuple) else (types,)
+        self.default = default
+        self.record = record
+        self.many = many
+        self.nullable = nullable or default is None
+        self.of = of if of is None or isinstance(of, tuple) else (of,)
+
+    def make_default(self):
+        return copy.deepcopy(self.default)
+
+    def check(self, value, where):
+        """The value as the record holds it (nested records built); raises MessageError."""
+        if value is None:
+            if self.nullable:
+                return None
+            raise MessageError(where, "must not be null")
+        if self.record is not None:
+            if self.many:
+                if not isinstance(value, list):
+                    raise MessageError(where, "expected a list, got %s" % _type_name(value))
+                return [_as_record(self.record, v, "%s[%d]" % (where, i)) for i, v in enumerate(value)]
+            return _as_record(self.record, value, where)
+        if not _type_ok(value, self.types):
+            raise MessageError(where, "expected %s, got %s" % (
+                " or ".join(_TYPE_NAMES.get(t, t.__name__) for t in self.types), _type_name(value)))
+        if float in self.types and isinstance(value, int) and int not in self.types:
+            return float(value)
+        if self.of is not None and isinstance(value, list):
+            for i, item in enumerate(value):
+                if not _type_ok(item, self.of):
+                    raise MessageError("%s[%d]" % (where, i), "expected %s, got %s" % (
+                        " or ".join(_TYPE_NAMES.get(t, t.__name__) for t in self.of), _type_name(item)))
+        return value
+
+
+def _type_ok(value, types):
+    if isinstance(value, bool):
+        return bool in types  # JSON true is not the number 1
+    if isinstance(value, int) and float in types:
+        return True
+    return isinstance(value, types)
+
+
+def _as_record(cls, value, where):
+    if isinstance(value, cls):
+        return value
+    if not isinstance(value, dict):
+        raise MessageError(where, "expected an object, got %s" % _type_name(value))
+    return cls.from_dict(value, where)
+
+
+class _RecordMeta(type):
+    """Gives each record class its __slots__ from FIELDS, so fields are declared once."""
+
+    def __new__(mcs, name, bases, ns):
+        fields = ns.get("FIELDS", ())
+        ns["__slots__"] = tuple(f.name for f in fields)
+        return type.__new__(mcs, name, bases, ns)
+
+
+class Record(_RecordMeta("_RecordBase", (object,), {})):
+    """Base of every message record. Subclasses set NAME (used in error paths) and FIELDS."""
+
+    NAME = "record"
+    FIELDS = ()
+    OMIT_NONE = False  # to_dict leaves out fields that are None (optional keys, as on the wire before v2)
+
+    def __init__(self, **values):
+        where = self.NAME
+        for f in self.FIELDS:
+            if f.name in values:
+                setattr(self, f.name, f.check(values.pop(f.name), "%s.%s" % (where, f.name)))
+            elif f.default is REQUIRED:
+                raise MessageError(where, "missing field %r" % f.name)
+            else:
+                setattr(self, f.name, f.make_default())
+        if values:
+            raise MessageError(where, "unknown field %r" % sorted(values)[0])
+
+    @classmethod
+    def from_dict(cls, data, where=None):
+        where = where or cls.NAME
+        if not isinstance(data, dict):
+            raise MessageError(where, "expected an object, got %s" % _type_name(data))
+        for key in data:
+            if key not in cls._names():
+                raise MessageError(where, "unknown field %r" % key)
+        values = {}
+        for f in cls.FIELDS:
+            if f.name in data:
+                values[f.name] = f.check(data[f.name], "%s.%s" % (where, f.name))
+            elif f.default is REQUIRED:
+                raise MessageError(where, "missing field %r" % f.name)
+        obj = cls.__new__(cls)
+        for f in cls.FIELDS:
+            setattr(obj, f.name, values[f.name] if f.name in values else f.make_default())
+        return obj
+
+    @classmethod
+    def _names(cls):
+        return set(f.name for f in cls.FIELDS)
+
+    def to_dict(self):
+        out = {}
+        for f in self.FIELDS:
+            v = getattr(self, f.name)
+            if v is None and self.OMIT_NONE:
+                continue
+            if f.record is not None and v is not None:
+                v = [r.to_dict() for r in v] if f.many else v.to_dict()
+            out[f.name] = v
+        return out
+
+    def __eq__(self, other):
+        return type(self) is type(other) and self.to_dict() == other.to_dict()
+
+    def __ne__(self, other):
+        return not self == other
+
+    __hash__ = None
+
+    def __repr__(self):
+        return "%s(%s)" % (type(self).__name__, ", ".join(
+            "%s=%r" % (f.name, getattr(self, f.name)) for f in self.FIELDS))
+
+
+_NUM = (int, float)
+_OPT_STR = (str,)
+
+
+# ------------------------------------------------------------------------------------------------ hello
+class HelloRequest(Record):
+    NAME = "hello"
+    FIELDS = (Field("protocol", int), Field("host", str, "edgeprof"))
+
+
+class HelloReply(Record):
+    NAME = "hello reply"
+    FIELDS = (Field("agent_version", str), Field("protocol", int), Field("python", str), Field("pid", int),
+              Field("workdir", str), Field("sysfs_root", str))
+
+
+# ------------------------------------------------------------------------------------------------ facts
+class FactsRequest(Record):
+    NAME = "facts"
+    FIELDS = (Field("runtimes", bool, True),)
+
+
+class L4TRelease(Record):
+    NAME = "facts.l4t"
+    FIELDS = (Field("release", str), Field("raw", str))
+
+
+class Facts(Record):
+    """The machine the agent runs on (environment.py). `runtimes`, `env`, `power_sources` and each GPU entry
+    keep their inner shape (name -> {version, providers} / {error}; probe discovery lists)."""
+
+    NAME = "facts reply"
+    FIELDS = (
+        Field("hostname", str), Field("arch", str), Field("cpu", str), Field("cores", int, None),
+        Field("memory_mb", _NUM, None), Field("os", str), Field("kernel", str), Field("python", str),
+        Field("python_executable", str), Field("l4t", dict, None, record=L4TRelease),
+        Field("board_model", str, None), Field("agent_version", str), Field("protocol", int),
+        Field("env", dict, {}), Field("workdir", str, None), Field("disk_free_mb", _NUM, None),
+        Field("runtimes", dict, None), Field("gpus", list, None, of=dict), Field("gpus_error", str, None),
+        Field("power_sources", (list, dict), None),
+    )
+
+
+# ------------------------------------------------------------------------------------------------ run
+class ArtifactRef(Record):
+    NAME = "run.artifact"
+    FIELDS = (Field("path", str, None), Field("format", str, None), Field("sha256", str, None))
+
+
+class InputSpec(Record):
+    """One model input the agent generates (inputs.py): concrete shape, dtype, value range."""
+
+    NAME = "run.inputs[]"
+    FIELDS = (Field("name", str), Field("shape", list, of=int), Field("dtype", str, "float32"),
+              Field("low", _NUM, 0.0, nullable=True), Field("high", _NUM, 1.0, nullable=True))
+
+
+class RunRequest(Record):
+    """Everything the host sends for one measurement. Defaults: vocab.RUN_DEFAULTS (their one home)."""
+
+    NAME = "run"
+    FIELDS = (
+        Field("runtime", str),
+        Field("artifact", dict, None, record=ArtifactRef),
+        Field("inputs", list, [], record=InputSpec, many=True),
+        Field("seed", int, RUN_DEFAULTS["seed"]),
+        Field("batch", int, RUN_DEFAULTS["batch"]),
+        Field("threads", int, None),
+        Field("runtime_options", dict, {}),
+        Field("warmup_s", float, RUN_DEFAULTS["warmup_s"]),
+        Field("min_duration_s", float, RUN_DEFAULTS["min_duration_s"]),
+        Field("min_queries", int, RUN_DEFAULTS["min_queries"]),
+        Field("max_queries", int, RUN_DEFAULTS["max_queries"], nullable=True),
+        Field("power", dict, None),  # the devices.yaml `power:` block (power.py normalises it); None = auto
+        Field("idle_s", float, RUN_DEFAULTS["idle_s"]),
+        Field("cooldown_c", float, None),
+        Field("cooldown_timeout_s", float, RUN_DEFAULTS["cooldown_timeout_s"]),
+        Field("return_outputs", (bool, str), False),  # False, True (JSON lists) or "base64"
+        Field("profile_ops", bool, False),
+        Field("profile_iterations", int, RUN_DEFAULTS["profile_iterations"]),
+        Field("lease_token", str, None),  # the sweep's device lease (lab/lease.py); None = unleased deploy
+    )
+
+
+class RunWarning(Record):
+    NAME = "run reply.warnings[]"
+    FIELDS = (Field("code", str), Field("message", str))
+
+
+class Warmup(Record):
+    NAME = "run reply.warmup"
+    FIELDS = (Field("iterations", int), Field("duration_s", _NUM), Field("steady", bool), Field("reason", str),
+              Field("last_ms", _NUM, None))
+
+
+class Memory(Record):
+    """Process memory around the run (MB), the system-wide watch (memory.py) and GPU bytes of this process."""
+
+    NAME = "run reply.memory"
+    FIELDS = (Field("rss_before_load", _NUM, None), Field("rss_after_load", _NUM, None),
+              Field("peak_rss", _NUM, None), Field("peak_source", str),
+              Field("system", dict, None), Field("gpu_process_bytes", int, None))
+
+
+class Output(Record):
+    """One output tensor of the last timed query: `b64` (raw little-endian bytes) or `data` (a flat list)."""
+
+    NAME = "run reply.outputs[]"
+    OMIT_NONE = True
+    FIELDS = (Field("shape", list, of=int), Field("dtype", str), Field("b64", str, None), Field("data", list, None))
+
+
+class RunReply(Record):
+    NAME = "run reply"
+    FIELDS = (
+        Field("clock", str),
+        Field("warnings", list, [], record=RunWarning, many=True),
+        Field("samples_ns", list, of=int),
+        Field("t_first_ns", int),
+        Field("t_last_ns", int),
+        Field("window_s", _NUM),
+        Field("stopped_by", str),
+        Field("warmup", dict, record=Warmup),
+        Field("load_s", _NUM),
+        Field("memory", dict, record=Memory),
+        Field("runtime", dict),  # the backend's describe(): runtime, version, providers, options used
+        Field("outputs", list, None, record=Output, many=True),
+        Field("ops", dict, None),  # opprof.py's per-op profile
+        Field("power", dict, None),  # power.py's summary
+        Field("power_reason", str, None),
+        Field("thermal", dict, None),  # {"before", "after", "cooldown"?}: thermal.py snapshots
+        Field("finished_at_unix", _NUM),
+    )
+
+
+# ------------------------------------------------------------------------------------------------ small ops
+class Empty(Record):
+    NAME = "request"
+    FIELDS = ()
+
+
+class PingRequest(Empty):
+    NAME = "ping"
+
+
+class PingReply(Record):
+    NAME = "ping reply"
+    FIELDS = (Field("pong", bool),)
+
+
+class LeaseRequest(Record):
+    NAME = "lease"
+    FIELDS = (Field("holder", dict, {}), Field("ttl_s", _NUM, None))
+
+
+class LeaseReply(Record):
+    NAME = "lease reply"
+    OMIT_NONE = True
+    FIELDS = (Field("acquired", bool), Field("token", str, None), Field("holder", dict, None),
+              Field("renewed", bool, None), Field("holder_text", str, None))
+
+
+class RenewRequest(Record):
+    NAME = "renew"
+    FIELDS = (Field("token", str, None),)
+
+
+class RenewReply(Record):
+    NAME = "renew reply"
+    OMIT_NONE = True
+    FIELDS = (Field("held", bool), Field("token", str, None), Field("age_s", _NUM, None),
+              Field("reason", str, None))
+
+
+class ReleaseRequest(Empty):
+    NAME = "release"
+
+
+class ReleaseReply(Record):
+    NAME = "release reply"
+    FIELDS = (Field("released", bool),)
+
+
+class LeaseInfoRequest(Empty):
+    NAME = "lease_info"
+
+
+class LeaseInfoReply(Record):
+    NAME = "lease_info reply"
+    FIELDS = (Field("holder", dict, None), Field("text", str))
+
+
+class Sha256Request(Record):
+    NAME = "sha256"
+    FIELDS = (Field("path", str),)
+
+
+class Sha256Reply(Record):
+    NAME = "sha256 reply"
+    FIELDS = (Field("sha256", str, None),)
+
+
+class ShutdownRequest(Empty):
+    NAME = "shutdown"
+
+
+class ShutdownReply(Record):
+    NAME = "shutdown reply"
+    FIELDS = (Field("bye", bool),)
+
+
+# ------------------------------------------------------------------------------------------------ errors, events
+class ErrorReply(Record):
+    """`error` of a failed reply. `type` is a vocab.ErrorKind constant; `protocol` is the agent's protocol
+    version, sent with ErrorKind.PROTOCOL_MISMATCH so the host can say which side is older."""
+
+    NAME = "error reply"
+    OMIT_NONE = True
+    FIELDS = (Field("type", str), Field("message", str), Field("hint", str, None), Field("detail", str, None),
+              Field("protocol", int, None))
+
+
+class ProgressEvent(Record):
+    """`{"event": "progress", "phase": ...}`: what the run is doing (phases: cooldown, cooled, idle, load,
+    warmup, measure, profile) with the numbers that phase has."""
+
+    NAME = "progress event"
+    OMIT_NONE = True
+    FIELDS = (Field("event", str), Field("phase", str), Field("elapsed_s", _NUM, None),
+              Field("total_s", _NUM, None), Field("n", int, None), Field("min_queries", int, None),
+              Field("last_ms", _NUM, None), Field("runtime", str, None), Field("below_c", _NUM, None),
+              Field("waited_s", _NUM, None), Field("end_c", _NUM, None))
+
+    def __init__(self, **values):
+        values.setdefault("event", "progress")
+        Record.__init__(self, **values)
+
+
+class LogEvent(Record):
+    """`{"event": "log", "message": ...}`: a line the host shows (nothing sends one today but the UI shows it)."""
+
+    NAME = "log event"
+    OMIT_NONE = True
+    FIELDS = (Field("event", str), Field("message", str), Field("level", str, None))
+
+
+EVENTS = {"progress": ProgressEvent, "log": LogEvent}
+
+# op -> (request record, reply record). The agent parses params with the first, the host replies with the second.
+OPS = {
+    "hello": (HelloRequest, HelloReply),
+    "facts": (FactsRequest, Facts),
+    "run": (RunRequest, RunReply),
+    "ping": (PingRequest, PingReply),
+    "lease": (LeaseRequest, LeaseReply),
+    "renew": (RenewRequest, RenewReply),
+    "release": (ReleaseRequest, ReleaseReply),
+    "lease_info": (LeaseInfoRequest, LeaseInfoReply),
+    "sha256": (Sha256Request, Sha256Reply),
+    "shutdown": (ShutdownRequest, ShutdownReply),
+}
+
+# request record -> op
+OP_OF = dict((req, op) for op, (req, _reply) in OPS.items())
+
+
+def parse_event(data):
+    """The record of an event line; MessageError for an unknown event or a malformed one."""
+    if not isinstance(data, dict):
+        raise MessageError("event", "expected an object, got %s" % _type_name(data))
+    cls = EVENTS.get(data["event"]) if isinstance(data.get("event"), str) else None
+    if cls is None:
+        raise MessageError("event", "unknown event %r" % (data.get("event"),))
+    return cls.from_dict(data)

@@ -1,0 +1,259 @@
+# Rendered from the FIELDS of messages.py by tests/unit/test_messages.py (run it to rewrite); do not edit.
+from typing import Any, TypeVar
+
+_R = TypeVar("_R", bound=Record)
+
+class MessageError(ValueError):
+    where: str
+    problem: str
+    def __init__(self, where: str, problem: str) -> None: ...
+
+REQUIRED: object
+
+class Field:
+    name: str
+    types: tuple[type, ...]
+    default: Any
+    record: type[Record] | None
+    many: bool
+    nullable: bool
+    def __init__(self, name: str, types: Any, default: Any = ..., record: type[Record] | None = ...,
+                 many: bool = ..., nullable: bool = ...) -> None: ...
+
+class Record:
+    NAME: str
+    FIELDS: tuple[Field, ...]
+    OMIT_NONE: bool
+    def __init__(self, **values: Any) -> None: ...
+    @classmethod
+    def from_dict(cls: type[_R], data: Any, where: str | None = None) -> _R: ...
+    def to_dict(self) -> dict[str, Any]: ...
+
+class HelloRequest(Record):
+    protocol: int
+    host: str
+    def __init__(self, *, protocol: int, host: str = ...) -> None: ...
+
+class HelloReply(Record):
+    agent_version: str
+    protocol: int
+    python: str
+    pid: int
+    workdir: str
+    sysfs_root: str
+    def __init__(self, *, agent_version: str, protocol: int, python: str, pid: int, workdir: str, sysfs_root: str) -> None: ...
+
+class FactsRequest(Record):
+    runtimes: bool
+    def __init__(self, *, runtimes: bool = ...) -> None: ...
+
+class L4TRelease(Record):
+    release: str
+    raw: str
+    def __init__(self, *, release: str, raw: str) -> None: ...
+
+class Facts(Record):
+    hostname: str
+    arch: str
+    cpu: str
+    cores: int | None
+    memory_mb: float | None
+    os: str
+    kernel: str
+    python: str
+    python_executable: str
+    l4t: L4TRelease | None
+    board_model: str | None
+    agent_version: str
+    protocol: int
+    env: dict[str, Any]
+    workdir: str | None
+    disk_free_mb: float | None
+    runtimes: dict[str, Any] | None
+    gpus: list[dict[str, Any]] | None
+    gpus_error: str | None
+    power_sources: list[Any] | dict[str, Any] | None
+    def __init__(self, *, hostname: str, arch: str, cpu: str, cores: int | None = ..., memory_mb: float | None = ..., os: str, kernel: str, python: str, python_executable: str, l4t: L4TRelease | None = ..., board_model: str | None = ..., agent_version: str, protocol: int, env: dict[str, Any] = ..., workdir: str | None = ..., disk_free_mb: float | None = ..., runtimes: dict[str, Any] | None = ..., gpus: list[dict[str, Any]] | None = ..., gpus_error: str | None = ..., power_sources: list[Any] | dict[str, Any] | None = ...) -> None: ...
+
+class ArtifactRef(Record):
+    path: str | None
+    format: str | None
+    sha256: str | None
+    def __init__(self, *, path: str | None = ..., format: str | None = ..., sha256: str | None = ...) -> None: ...
+
+class InputSpec(Record):
+    name: str
+    shape: list[int]
+    dtype: str
+    low: float | None
+    high: float | None
+    def __init__(self, *, name: str, shape: list[int], dtype: str = ..., low: float | None = ..., high: float | None = ...) -> None: ...
+
+class RunRequest(Record):
+    runtime: str
+    artifact: ArtifactRef | None
+    inputs: list[InputSpec]
+    seed: int
+    batch: int
+    threads: int | None
+    runtime_options: dict[str, Any]
+    warmup_s: float
+    min_duration_s: float
+    min_queries: int
+    max_queries: int | None
+    power: dict[str, Any] | None
+    idle_s: float
+    cooldown_c: float | None
+    cooldown_timeout_s: float
+    return_outputs: bool | str
+    profile_ops: bool
+    profile_iterations: int
+    lease_token: str | None
+    def __init__(self, *, runtime: str, artifact: ArtifactRef | None = ..., inputs: list[InputSpec] = ..., seed: int = ..., batch: int = ..., threads: int | None = ..., runtime_options: dict[str, Any] = ..., warmup_s: float = ..., min_duration_s: float = ..., min_queries: int = ..., max_queries: int | None = ..., power: dict[str, Any] | None = ..., idle_s: float = ..., cooldown_c: float | None = ..., cooldown_timeout_s: float = ..., return_outputs: bool | str = ..., profile_ops: bool = ..., profile_iterations: int = ..., lease_token: str | None = ...) -> None: ...
+
+class RunWarning(Record):
+    code: str
+    message: str
+    def __init__(self, *, code: str, message: str) -> None: ...
+
+class Warmup(Record):
+    iterations: int
+    duration_s: float
+    steady: bool
+    reason: str
+    last_ms: float | None
+    def __init__(self, *, iterations: int, duration_s: float, steady: bool, reason: str, last_ms: float | None = ...) -> None: ...
+
+class Memory(Record):
+    rss_before_load: float | None
+    rss_after_load: float | None
+    peak_rss: float | None
+    peak_source: str
+    system: dict[str, Any] | None
+    gpu_process_bytes: int | None
+    def __init__(self, *, rss_before_load: float | None = ..., rss_after_load: float | None = ..., peak_rss: float | None = ..., peak_source: str, system: dict[str, Any] | None = ..., gpu_process_bytes: int | None = ...) -> None: ...
+
+class Output(Record):
+    shape: list[int]
+    dtype: str
+    b64: str | None
+    data: list[Any] | None
+    def __init__(self, *, shape: list[int], dtype: str, b64: str | None = ..., data: list[Any] | None = ...) -> None: ...
+
+class RunReply(Record):
+    clock: str
+    warnings: list[RunWarning]
+    samples_ns: list[int]
+    t_first_ns: int
+    t_last_ns: int
+    window_s: float
+    stopped_by: str
+    warmup: Warmup
+    load_s: float
+    memory: Memory
+    runtime: dict[str, Any]
+    outputs: list[Output] | None
+    ops: dict[str, Any] | None
+    power: dict[str, Any] | None
+    power_reason: str | None
+    thermal: dict[str, Any] | None
+    finished_at_unix: float
+    def __init__(self, *, clock: str, warnings: list[RunWarning] = ..., samples_ns: list[int], t_first_ns: int, t_last_ns: int, window_s: float, stopped_by: str, warmup: Warmup, load_s: float, memory: Memory, runtime: dict[str, Any], outputs: list[Output] | None = ..., ops: dict[str, Any] | None = ..., power: dict[str, Any] | None = ..., power_reason: str | None = ..., thermal: dict[str, Any] | None = ..., finished_at_unix: float) -> None: ...
+
+class Empty(Record):
+    ...
+
+class PingRequest(Empty):
+    ...
+
+class PingReply(Record):
+    pong: bool
+    def __init__(self, *, pong: bool) -> None: ...
+
+class LeaseRequest(Record):
+    holder: dict[str, Any]
+    ttl_s: float | None
+    def __init__(self, *, holder: dict[str, Any] = ..., ttl_s: float | None = ...) -> None: ...
+
+class LeaseReply(Record):
+    acquired: bool
+    token: str | None
+    holder: dict[str, Any] | None
+    renewed: bool | None
+    holder_text: str | None
+    def __init__(self, *, acquired: bool, token: str | None = ..., holder: dict[str, Any] | None = ..., renewed: bool | None = ..., holder_text: str | None = ...) -> None: ...
+
+class RenewRequest(Record):
+    token: str | None
+    def __init__(self, *, token: str | None = ...) -> None: ...
+
+class RenewReply(Record):
+    held: bool
+    token: str | None
+    age_s: float | None
+    reason: str | None
+    def __init__(self, *, held: bool, token: str | None = ..., age_s: float | None = ..., reason: str | None = ...) -> None: ...
+
+class ReleaseRequest(Empty):
+    ...
+
+class ReleaseReply(Record):
+    released: bool
+    def __init__(self, *, released: bool) -> None: ...
+
+class LeaseInfoRequest(Empty):
+    ...
+
+class LeaseInfoReply(Record):
+    holder: dict[str, Any] | None
+    text: str
+    def __init__(self, *, holder: dict[str, Any] | None = ..., text: str) -> None: ...
+
+class Sha256Request(Record):
+    path: str
+    def __init__(self, *, path: str) -> None: ...
+
+class Sha256Reply(Record):
+    sha256: str | None
+    def __init__(self, *, sha256: str | None = ...) -> None: ...
+
+class ShutdownRequest(Empty):
+    ...
+
+class ShutdownReply(Record):
+    bye: bool
+    def __init__(self, *, bye: bool) -> None: ...
+
+class ErrorReply(Record):
+    type: str
+    message: str
+    hint: str | None
+    detail: str | None
+    protocol: int | None
+    def __init__(self, *, type: str, message: str, hint: str | None = ..., detail: str | None = ..., protocol: int | None = ...) -> None: ...
+
+class ProgressEvent(Record):
+    event: str
+    phase: str
+    elapsed_s: float | None
+    total_s: float | None
+    n: int | None
+    min_queries: int | None
+    last_ms: float | None
+    runtime: str | None
+    below_c: float | None
+    waited_s: float | None
+    end_c: float | None
+    def __init__(self, *, event: str = ..., phase: str, elapsed_s: float | None = ..., total_s: float | None = ..., n: int | None = ..., min_queries: int | None = ..., last_ms: float | None = ..., runtime: str | None = ..., below_c: float | None = ..., waited_s: float | None = ..., end_c: float | None = ...) -> None: ...
+
+class LogEvent(Record):
+    event: str
+    message: str
+    level: str | None
+    def __init__(self, *, event: str, message: str, level: str | None = ...) -> None: ...
+
+EVENTS: dict[str, type[Record]]
+OPS: dict[str, tuple[type[Record], type[Record]]]
+OP_OF: dict[type[Record], str]
+
+def parse_event(data: Any) -> Record: ...

@@ -1,0 +1,328 @@
+"""The protocol records host and agent share (edgeprof_agent/messages.py): every record round-trips, a missing
+or unknown field or a wrong type is an error naming the field, and the module stays Python 3.6-safe (checked with
+vermin and by importing it under a real Python 3.6 when one is installed)."""
+
+import copy
+import glob
+import inspect
+import json
+import os
+import pwd
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from edgeprof_agent import messages as m
+from edgeprof_agent.vocab import RUN_DEFAULTS
+
+AGENTS = Path(m.__file__).resolve().parents[1]
+
+WARMUP = {"iterations": 40, "duration_s": 0.5, "steady": True, "reason": "latency steady", "last_ms": 0.2}
+MEMORY = {"rss_before_load": 30.5, "rss_after_load": 41.0, "peak_rss": 44.0, "peak_source": "VmHWM",
+          "system": {"before_mb": 900.0, "peak_mb": 950.0}, "gpu_process_bytes": 1024}
+# one complete example per record (every field set, so to_dict gives back exactly this)
+SAMPLES = {
+    m.HelloRequest: {"protocol": 2, "host": "edgeprof"},
+    m.HelloReply: {"agent_version": "0.1.0", "protocol": 2, "python": "3.6.9", "pid": 42, "workdir": "/w",
+                   "sysfs_root": "/"},
+    m.FactsRequest: {"runtimes": False},
+    m.L4TRelease: {"release": "32.7.1", "raw": "# R32 (release), REVISION: 7.1"},
+    m.Facts: {"hostname": "nano", "arch": "aarch64", "cpu": "ARMv8", "cores": 4, "memory_mb": 3964.1,
+              "os": "Ubuntu 18.04.6 LTS", "kernel": "4.9.253-tegra", "python": "3.6.9",
+              "python_executable": "/usr/bin/python3", "l4t": {"release": "32.7.1", "raw": "# R32"},
+              "board_model": "NVIDIA Jetson Nano Developer Kit", "agent_version": "0.1.0", "protocol": 2,
+              "env": {"OMP_NUM_THREADS": "4"}, "workdir": "/w", "disk_free_mb": 1000.5,
+              "runtimes": {"onnxruntime": {"version": "1.10.0", "providers": ["CPUExecutionProvider"]}},
+              "gpus": [{"name": "NVIDIA Tegra", "kind": "integrated"}], "gpus_error": "none",
+              "power_sources": [{"name": "jetson-ina3221"}]},
+    m.ArtifactRef: {"path": "/w/artifacts/a.onnx", "format": "onnx", "sha256": "ab" * 32},
+    m.InputSpec: {"name": "x", "shape": [1, 3, 8, 8], "dtype": "float32", "low": -1.0, "high": 1.0},
+    m.RunRequest: {"runtime": "onnxruntime", "artifact": {"path": "/w/a.onnx", "format": "onnx", "sha256": "ab"},
+                   "inputs": [{"name": "x", "shape": [1, 4], "dtype": "int64", "low": 0, "high": 10}],
+                   "seed": 3, "batch": 2, "threads": 4, "runtime_options": {"graph_optimization_level": "all"},
+                   "warmup_s": 1.0, "min_duration_s": 2.0, "min_queries": 10, "max_queries": 1000,
+                   "power": {"source": "auto", "rate_hz": 100}, "idle_s": 0.0, "cooldown_c": 45.0,
+                   "cooldown_timeout_s": 60.0, "return_outputs": "base64", "profile_ops": True,
+                   "profile_iterations": 5, "lease_token": "t0k"},
+    m.RunWarning: {"code": "thermal_error", "message": "thermal snapshot failed"},
+    m.Warmup: WARMUP,
+    m.Memory: MEMORY,
+    m.Output: {"shape": [1, 2], "dtype": "float32", "b64": "AAAAAAAAAAA=", "data": [0.0, 0.0]},
+    m.RunReply: {"clock": "monotonic", "warnings": [{"code": "c", "message": "m"}], "samples_ns": [100, 120],
+                 "t_first_ns": 10, "t_last_ns": 400, "window_s": 3.9e-07, "stopped_by": "min_duration and min_queries met",
+                 "warmup": WARMUP, "load_s": 0.01, "memory": MEMORY,
+                 "runtime": {"runtime": "null", "version": "-", "providers": [], "options": {}},
+                 "outputs": [{"shape": [1], "dtype": "float32", "data": [1.5]}],
+                 "ops": {"available": True, "nodes": []}, "power": {"mean_w": 3.2}, "power_reason": "ok",
+                 "thermal": {"before": {}, "after": {}}, "finished_at_unix": 1700000000.5},
+    m.Empty: {},
+    m.PingRequest: {},
+    m.PingReply: {"pong": True},
+    m.LeaseRequest: {"holder": {"controller": "ci", "purpose": "sweep"}, "ttl_s": 30.0},
+    m.LeaseReply: {"acquired": True, "token": "t", "holder": {"controller": "ci"}, "renewed": True,
+                   "holder_text": "ci"},
+    m.RenewRequest: {"token": "t"},
+    m.RenewReply: {"held": True, "token": "t", "age_s": 3.5, "reason": "fine"},
+    m.ReleaseRequest: {},
+    m.ReleaseReply: {"released": True},
+    m.LeaseInfoRequest: {},
+    m.LeaseInfoReply: {"holder": {"controller": "ci"}, "text": "ci since 10:00"},
+    m.Sha256Request: {"path": "artifacts/a.onnx"},
+    m.Sha256Reply: {"sha256": "ab" * 32},
+    m.ShutdownRequest: {},
+    m.ShutdownReply: {"bye": True},
+    m.ErrorReply: {"type": "load_failed", "message": "bad model", "hint": "check it", "detail": "tb",
+                   "protocol": 2},
+    m.ProgressEvent: {"event": "progress", "phase": "measure", "elapsed_s": 1.5, "total_s": 10.0, "n": 100,
+                      "min_queries": 100, "last_ms": 0.5, "runtime": "null", "below_c": 45.0, "waited_s": 1.0,
+                      "end_c": 44.0},
+    m.LogEvent: {"event": "log", "message": "hello", "level": "info"},
+}
+
+
+def _records():
+    return [c for _, c in inspect.getmembers(m, inspect.isclass) if issubclass(c, m.Record) and c is not m.Record]
+
+
+def test_every_record_has_a_sample_and_every_op_has_its_records():
+    assert set(_records()) == set(SAMPLES)
+    assert set(m.OPS) == {"hello", "facts", "run", "ping", "lease", "renew", "release", "lease_info", "sha256",
+                          "shutdown"}
+    for req, reply in m.OPS.values():
+        assert req in SAMPLES and reply in SAMPLES
+
+
+@pytest.mark.parametrize("cls", list(SAMPLES), ids=lambda c: c.__name__)
+def test_round_trip(cls):
+    data = SAMPLES[cls]
+    rec = cls.from_dict(copy.deepcopy(data))
+    assert rec.to_dict() == data
+    again = cls.from_dict(json.loads(json.dumps(rec.to_dict())))
+    assert again == rec and again.to_dict() == data
+    assert cls(**copy.deepcopy(data)) == rec  # the constructor and from_dict agree
+    assert not hasattr(rec, "__dict__")  # __slots__: a typo'd attribute cannot be set silently
+    with pytest.raises(AttributeError):
+        rec.no_such_field = 1
+
+
+@pytest.mark.parametrize("cls", list(SAMPLES), ids=lambda c: c.__name__)
+def test_missing_and_unknown_fields_are_named(cls):
+    data = SAMPLES[cls]
+    with pytest.raises(m.MessageError) as e:
+        cls.from_dict(dict(data, surprise=1))
+    assert str(e.value) == f"{cls.NAME}: unknown field 'surprise'"
+    with pytest.raises(m.MessageError, match="unknown field 'surprise'"):
+        cls(**dict(data, surprise=1))
+    for f in cls.FIELDS:
+        if f.default is m.REQUIRED:
+            partial = {k: v for k, v in data.items() if k != f.name}
+            with pytest.raises(m.MessageError) as e:
+                cls.from_dict(partial)
+            assert str(e.value) == f"{cls.NAME}: missing field {f.name!r}"
+
+
+def test_wrong_types_are_named_with_their_path():
+    cases = [
+        (m.RunRequest, {"runtime": "null", "seed": "0"}, "run.seed: expected an integer, got string"),
+        (m.RunRequest, {"runtime": "null", "min_queries": True}, "run.min_queries: expected an integer, got boolean"),
+        (m.RunRequest, {"runtime": "null", "inputs": [{"name": "x", "shape": "1x4"}]},
+         "run.inputs[0].shape: expected a list, got string"),
+        (m.RunRequest, {"runtime": None}, "run.runtime: must not be null"),
+        (m.RunRequest, {"runtime": "null", "inputs": [{"name": "x", "shape": [1, "N"]}]},
+         "run.inputs[0].shape[1]: expected an integer, got string"),
+        (m.RunReply, dict(SAMPLES[m.RunReply], samples_ns=[100, 1.5]),
+         "run reply.samples_ns[1]: expected an integer, got number"),
+        (m.RunReply, dict(SAMPLES[m.RunReply], warmup=dict(WARMUP, steady="yes")),
+         "run reply.warmup.steady: expected a boolean, got string"),
+        (m.RunReply, dict(SAMPLES[m.RunReply], memory=[]), "run reply.memory: expected an object, got list"),
+        (m.Facts, dict(SAMPLES[m.Facts], l4t="32.7"), "facts reply.l4t: expected an object, got string"),
+        (m.HelloRequest, [], "hello: expected an object, got list"),
+    ]
+    for cls, data, message in cases:
+        with pytest.raises(m.MessageError) as e:
+            cls.from_dict(data)
+        assert str(e.value) == message
+
+
+def test_run_defaults_have_one_home():
+    req = m.RunRequest(runtime="null")
+    for name, value in RUN_DEFAULTS.items():
+        assert getattr(req, name) == value, name
+    assert "max_duration_s" not in {f.name for f in m.RunRequest.FIELDS}
+    # numbers: an int is a valid float field and is held as a float; a float is not an int
+    assert m.RunRequest.from_dict({"runtime": "null", "warmup_s": 1}).warmup_s == 1.0
+    with pytest.raises(m.MessageError, match="run.batch: expected an integer, got number"):
+        m.RunRequest.from_dict({"runtime": "null", "batch": 1.5})
+    # defaults are copies: one record's list is not another's
+    a, b = m.RunRequest(runtime="null"), m.RunRequest(runtime="null")
+    a.inputs.append(m.InputSpec(name="x", shape=[1]))
+    assert b.inputs == []
+
+
+def test_optional_keys_stay_off_the_wire_where_they_always_were():
+    assert m.ErrorReply(type="leased", message="busy").to_dict() == {"type": "leased", "message": "busy"}
+    assert m.ProgressEvent(phase="load", runtime="null").to_dict() == {"event": "progress", "phase": "load",
+                                                                      "runtime": "null"}
+    with pytest.raises(m.MessageError, match="progress event: unknown field 'eta'"):
+        m.ProgressEvent(phase="measure", eta=3)
+    with pytest.raises(m.MessageError, match="unknown event 'beep'"):
+        m.parse_event({"event": "beep"})
+
+
+def _vermin():
+    exe = shutil.which("vermin") or os.path.join(os.path.dirname(sys.executable), "vermin")
+    return exe if os.path.exists(exe) else None
+
+
+def test_agent_is_python36_safe_by_vermin():
+    vermin = _vermin()
+    if vermin is None:
+        pytest.skip("vermin is not installed")
+    out = subprocess.run([vermin, "-t=3.6-", "--no-tips", "--violations", str(AGENTS)], capture_output=True,
+                         text=True)
+    assert out.returncode == 0, out.stdout + out.stderr
+
+
+def _python36():
+    home = pwd.getpwuid(os.getuid()).pw_dir  # HOME may be redirected for tests
+    for exe in [*sorted(glob.glob(os.path.join(home, ".pyenv", "versions", "3.6*", "bin", "python3.6"))),
+                "/root/.pyenv/versions/3.6.15/bin/python3.6", shutil.which("python3.6")]:
+        if exe and os.path.exists(exe):
+            out = subprocess.run([exe, "-c", "import sys; print(sys.version_info[:2] == (3, 6))"],
+                                 capture_output=True, text=True, timeout=30)
+            if out.stdout.strip() == "True":
+                return exe
+    return None
+
+
+PY36_CHECK = """
+import json, sys
+sys.path.insert(0, sys.argv[1])
+from edgeprof_agent import messages as m
+samples = json.load(open(sys.argv[2]))
+for name, data in samples.items():
+    cls = getattr(m, name)
+    rec = cls.from_dict(data)
+    assert rec.to_dict() == data, name
+    assert cls.from_dict(json.loads(json.dumps(rec.to_dict()))) == rec, name
+    try:
+        cls.from_dict(dict(data, surprise=1))
+        raise SystemExit("unknown field accepted: " + name)
+    except m.MessageError as e:
+        assert "unknown field 'surprise'" in str(e), e
+try:
+    m.RunRequest.from_dict({})
+    raise SystemExit("missing field accepted")
+except m.MessageError as e:
+    assert str(e) == "run: missing field 'runtime'", e
+print("OK %d" % len(samples))
+"""
+
+
+def test_messages_round_trip_under_python36(tmp_path):
+    py36 = _python36()
+    if py36 is None:
+        pytest.skip("no Python 3.6 interpreter here")
+    samples = tmp_path / "samples.json"
+    samples.write_text(json.dumps({cls.__name__: data for cls, data in SAMPLES.items()}))
+    out = subprocess.run([py36, "-c", PY36_CHECK, str(AGENTS), str(samples)], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0 and out.stdout.strip() == f"OK {len(SAMPLES)}", out.stdout + out.stderr
+
+
+def test_every_error_kind_the_agent_raises_is_a_shared_constant():
+    import re
+
+    from edgeprof_agent.vocab import ErrorKind
+
+    used = set()
+    for path in AGENTS.rglob("*.py"):
+        text = path.read_text()
+        used |= set(re.findall(r'OpError\(\s*"(\w+)"', text))
+        used |= {getattr(ErrorKind, name) for name in re.findall(r"OpError\(\s*ErrorKind\.(\w+)", text)}
+    assert used and used <= set(ErrorKind.ALL), used - set(ErrorKind.ALL)
+
+
+# ------------------------------------------------------------------------------------------------ the typing stub
+# messages.pyi gives mypy the records' fields (the host's RunRequest(...) and reply.samples_ns are checked
+# statically). It is rendered from FIELDS, so it cannot drift: the test below compares, and
+# `python tests/unit/test_messages.py` rewrites it.
+STUB = AGENTS / "edgeprof_agent" / "messages.pyi"
+_PY = {bool: "bool", int: "int", float: "float", str: "str", list: "list[Any]", dict: "dict[str, Any]"}
+
+
+def _field_type(f):
+    if f.record is not None:
+        t = f"list[{f.record.__name__}]" if f.many else f.record.__name__
+    else:
+        names = [_PY[t] for t in f.types]
+        if "int" in names and "float" in names:
+            names.remove("int")  # an int is a float to mypy
+        t = " | ".join(names)
+        if f.of is not None:
+            t = t.replace("list[Any]", f"list[{' | '.join(_PY[o] for o in f.of)}]")
+    return f"{t} | None" if f.nullable else t
+
+
+def render_stub():
+    lines = [
+        "# Rendered from the FIELDS of messages.py by tests/unit/test_messages.py (run it to rewrite); do not edit.",
+        "from typing import Any, TypeVar",
+        "",
+        "_R = TypeVar(\"_R\", bound=Record)",
+        "",
+        "class MessageError(ValueError):",
+        "    where: str",
+        "    problem: str",
+        "    def __init__(self, where: str, problem: str) -> None: ...",
+        "",
+        "REQUIRED: object",
+        "",
+        "class Field:",
+        "    name: str",
+        "    types: tuple[type, ...]",
+        "    default: Any",
+        "    record: type[Record] | None",
+        "    many: bool",
+        "    nullable: bool",
+        "    def __init__(self, name: str, types: Any, default: Any = ..., record: type[Record] | None = ...,",
+        "                 many: bool = ..., nullable: bool = ...) -> None: ...",
+        "",
+        "class Record:",
+        "    NAME: str",
+        "    FIELDS: tuple[Field, ...]",
+        "    OMIT_NONE: bool",
+        "    def __init__(self, **values: Any) -> None: ...",
+        "    @classmethod",
+        "    def from_dict(cls: type[_R], data: Any, where: str | None = None) -> _R: ...",
+        "    def to_dict(self) -> dict[str, Any]: ...",
+    ]
+    for cls in sorted(_records(), key=lambda c: inspect.getsourcelines(c)[1]):
+        base = cls.__bases__[0].__name__
+        lines += ["", f"class {cls.__name__}({base}):"]
+        own = [f for f in cls.FIELDS if f.name in cls.__dict__.get("__slots__", ())]
+        for f in own:
+            lines.append(f"    {f.name}: {_field_type(f)}")
+        params = []
+        for f in cls.FIELDS:
+            optional = f.default is not m.REQUIRED or (cls is m.ProgressEvent and f.name == "event")
+            params.append(f"{f.name}: {_field_type(f)}" + (" = ..." if optional else ""))
+        if own or cls.FIELDS:
+            lines.append(f"    def __init__(self, *, {', '.join(params)}) -> None: ...")
+        elif not own:
+            lines.append("    ...")
+    lines += ["", "EVENTS: dict[str, type[Record]]", "OPS: dict[str, tuple[type[Record], type[Record]]]",
+              "OP_OF: dict[type[Record], str]", "", "def parse_event(data: Any) -> Record: ...", ""]
+    return "\n".join(lines)
+
+
+def test_the_typing_stub_matches_the_records():
+    assert STUB.read_text() == render_stub(), "messages.pyi is stale: run python tests/unit/test_messages.py"
+
+
+if __name__ == "__main__":
+    STUB.write_text(render_stub())
+    print(f"wrote {STUB}")
