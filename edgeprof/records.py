@@ -137,20 +137,20 @@ class RunSpec:
     runtime: str = "onnxruntime"
     precision: str = "fp32"
     # defaults: the one home is edgeprof_agent.vocab.RUN_DEFAULTS (shared with the agent's RunRequest)
-    batch: int = RUN_DEFAULTS["batch"]
+    batch: int = int(RUN_DEFAULTS["batch"])
     threads: int | None = None
-    min_duration_s: float = RUN_DEFAULTS["min_duration_s"]
-    min_queries: int = RUN_DEFAULTS["min_queries"]
-    max_queries: int | None = RUN_DEFAULTS["max_queries"]  # bounds raw samples for very short queries
-    warmup_s: float = RUN_DEFAULTS["warmup_s"]
+    min_duration_s: float = float(RUN_DEFAULTS["min_duration_s"])
+    min_queries: int = int(RUN_DEFAULTS["min_queries"])
+    max_queries: int | None = int(RUN_DEFAULTS["max_queries"])  # bounds raw samples for very short queries
+    warmup_s: float = float(RUN_DEFAULTS["warmup_s"])
     input_shapes: dict[str, tuple[int, ...]] = field(default_factory=dict)
     runtime_options: dict[str, Any] = field(default_factory=dict)
-    seed: int = RUN_DEFAULTS["seed"]
+    seed: int = int(RUN_DEFAULTS["seed"])
     # telemetry (issue 4): idle power baseline before the model loads (0 = off), wait until the board is below
     # cooldown_c (None = don't wait, at most cooldown_timeout_s), power sampling rate (None = devices.yaml/default)
-    idle_s: float = RUN_DEFAULTS["idle_s"]
+    idle_s: float = float(RUN_DEFAULTS["idle_s"])
     cooldown_c: float | None = None
-    cooldown_timeout_s: float = RUN_DEFAULTS["cooldown_timeout_s"]
+    cooldown_timeout_s: float = float(RUN_DEFAULTS["cooldown_timeout_s"])
     power_rate_hz: float | None = None
 
 
