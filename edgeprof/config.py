@@ -242,12 +242,17 @@ def setting_problem(setting: Setting, value: Any) -> str | None:
 # name -> (integer, lo, hi, lo exclusive, flag)
 BATCH_MAX = 65536
 THREADS_MAX = 1024
-POWER_RATE_MAX_HZ = 10_000.0
+POWER_RATE_MAX_HZ = 1000.0  # a sensor read more often than this is the sampler measuring itself
 OTHER_NUMBERS: dict[str, tuple[bool, float, float, bool, str]] = {
     "batch": (True, 1, BATCH_MAX, False, "--batch"),
     "threads": (True, 1, THREADS_MAX, False, "--threads"),
     "power_rate_hz": (False, 0, POWER_RATE_MAX_HZ, True, "--power-rate"),
 }
+
+
+def _shown(value: Any) -> str:
+    """A number as the user typed it: -1 not -1.0, nan, inf."""
+    return f"{value:g}" if isinstance(value, float) else str(value)
 
 
 def check_cli_settings(values: Mapping[str, Any]) -> None:
@@ -262,8 +267,10 @@ def check_cli_settings(values: Mapping[str, Any]) -> None:
         if name in OTHER_NUMBERS:
             integer, lo, hi, lo_open, flag = OTHER_NUMBERS[name]
             if not check_number(value, integer=integer, lo=lo, hi=hi, lo_open=lo_open):
-                raise ConfigError(f"{flag} {value!r}: must be "
-                                  + number_phrase(integer=integer, lo=lo, hi=hi, lo_open=lo_open))
+                # flags say it as the runner always did ("> 0 and <= 1000"); the bounds are the YAML ones
+                phrase = (f"> {lo:g} and <= {hi:g}" if lo_open and not integer
+                          else number_phrase(integer=integer, lo=lo, hi=hi, lo_open=lo_open))
+                raise ConfigError(f"{flag} {_shown(value)}: must be {phrase}")
             continue
         setting = SETTINGS.get(name)
         if setting is None:
@@ -271,7 +278,7 @@ def check_cli_settings(values: Mapping[str, Any]) -> None:
         problem = setting_problem(setting, value)
         if problem is not None:
             where = setting.flag or name
-            raise ConfigError(f"{where} {value!r}: {problem}", hint=f"{where}: {setting.help}")
+            raise ConfigError(f"{where} {_shown(value)}: {problem}", hint=f"{where}: {setting.help}")
 
 
 # -- the node validator ------------------------------------------------------------------------------------------

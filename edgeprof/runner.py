@@ -22,6 +22,7 @@ from edgeprof_agent.messages import ArtifactRef, Facts, InputSpec, RunReply, Run
 
 from . import __version__, capability
 from .agentlink import AgentLink
+from .config import POWER_RATE_MAX_HZ
 from .errors import CapabilityError, ConfigError, ModelError
 from .records import (
     Artifact,
@@ -87,7 +88,7 @@ def validate_spec(spec: RunSpec) -> None:
 
 
 MAX_COOLDOWN_C = 150.0  # above any board's trip point: a larger value is a typo (m°C, °F)
-MAX_POWER_RATE_HZ = 1000.0
+MAX_POWER_RATE_HZ = POWER_RATE_MAX_HZ  # one home: config.py (devices.yaml rate_hz, --power-rate)
 
 
 def _finite(v: float) -> bool:
