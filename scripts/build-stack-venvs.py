@@ -98,7 +98,7 @@ class BuildError(Exception):
 
 def probe(python: str, profile: StackProfile) -> dict[str, object]:
     pairs = [f"{d}={IMPORTS.get(d, d.replace('-', '_'))}" for d, _ in profile.expected]
-    p = subprocess.run([python, "-c", PROBE, *pairs], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    p = subprocess.run([python, "-c", PROBE, *pairs], capture_output=True, text=True,
                        timeout=300)
     if p.returncode != 0:
         raise BuildError(f"probing the venv failed: {p.stderr.strip().splitlines()[-1:]}")
