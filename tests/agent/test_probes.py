@@ -323,6 +323,35 @@ def test_jtop_reads_power_not_avg(monkeypatch):
     assert not fake.fake_state().clients[0].ok()
 
 
+NANO_RAILS = {"POM_5V_IN": 3000, "POM_5V_GPU": 500, "POM_5V_CPU": 800}
+XAVIER_RAILS = {"VDD_IN": 6000, "VDD_CPU_GPU_CV": 1500, "VDD_SOC": 1200}
+AGX_ORIN_RAILS = {"VDD_GPU_SOC": 2390, "VDD_CPU_CV": 796, "VIN_SYS_5V0": 3522, "NC": 0, "VDDQ_VDD2_1V8AO": 500}
+
+
+# jetson-stats releases whose `.power` shapes differ: 3.1.4 and 4.0.0 (tuple; total = first renamed name with
+# 'IN'), 4.1.5 (tuple; total only for POM_5V_IN), 4.2.0 and 4.3.1 (dict; total moved from 'rail' to 'tot').
+@pytest.mark.parametrize("version", ["3.1.4", "4.0.0", "4.1.5", "4.2.0", "4.3.1"])
+@pytest.mark.parametrize("rails, total_rail, total_w, kind", [
+    (NANO_RAILS, "POM_5V_IN", 3.0, "rail"),
+    (XAVIER_RAILS, "VDD_IN", 6.0, "rail"),
+    (AGX_ORIN_RAILS, None, (2390 + 796 + 3522 + 500) / 1000.0, "sum-of-rails"),
+], ids=["nano", "xavier-nx", "agx-orin"])
+def test_jtop_total_is_the_input_rail_in_every_release(monkeypatch, version, rails, total_rail, total_w, kind):
+    fake = bk.use_fake_module(monkeypatch, "jtop")
+    fake.fake_reset(service_active=True, rails=rails, version=version)
+    probe, reason = jtop.discover(None, None, {})
+    assert reason is None
+    assert probe.total_kind == kind
+    if total_rail:
+        assert probe.rail == total_rail
+    else:
+        assert probe.rail.startswith("sum(") and "NC" not in probe.rail
+    total, vals, _ = probe.read()
+    assert total == pytest.approx(total_w)  # never the sub-rails alone, never sub-rails added onto the input
+    assert len(vals) == len(probe.rails) and "NC" not in probe.rails
+    probe.close()
+
+
 # ------------------------------------------------------------------------------------------------ command
 
 def test_command_probe_units_and_no_shell(tmp_path, monkeypatch):
