@@ -298,6 +298,24 @@ def test_clock_reason_bits_decode():
     assert nvml.decode_clock_reasons(0) == []
 
 
+@pytest.mark.parametrize("module_version, driver_version", [
+    ("11.495.46", "470.256.02"),   # old module: no ...ClocksEventReasons attribute at all
+    ("12.575.51", "470.256.02"),   # new module, old driver: ...ClocksEventReasons raises FunctionNotFound
+    ("12.575.51", "535.183.01"),   # both new
+])
+def test_clock_reasons_fall_back_to_throttle_reasons(monkeypatch, module_version, driver_version):
+    nv = bk.use_fake_module(monkeypatch, "pynvml")
+    nv.fake_reset([nv.FakeGpu(reasons=0x1 | 0x20)], module_version=module_version, driver_version=driver_version)
+    nv.nvmlInit()
+    try:
+        assert hasattr(nv, "nvmlDeviceGetCurrentClocksEventReasons") == module_version.startswith("12.")
+        assert nvml.clock_reasons(nv, nv.nvmlDeviceGetHandleByIndex(0)) == 0x21
+        state = nvml.device_state(nv)[0]
+        assert state["clock_reasons"] == ["GpuIdle", "SwThermalSlowdown"]
+    finally:
+        nv.nvmlShutdown()
+
+
 # ------------------------------------------------------------------------------------------------ jtop
 
 def test_jtop_missing_or_service_down(monkeypatch, no_gpu_libs):
