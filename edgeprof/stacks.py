@@ -4,7 +4,8 @@ Owns: one `StackProfile` per board family (JetPack 4.6, JetPack 5.1, JetPack 6, 
 x86 server with a T4): the versions the board's OS ships or its users install, the pip requirements of the x86
 stand-in venv built from the same releases, what cannot be had on this machine (and why), the runtimes the
 stack can measure with, and the newest ONNX IR / opset its onnxruntime loads. Sources for every version are
-cited in docs/stacks.md. Pure data, no I/O.
+cited in docs/stacks.md. TRAPS are broken stacks users end up with (tflite-runtime under numpy 2), built the
+same way so that the agent's explanation of them is tested. Pure data, no I/O.
 Does not own: building the venvs (scripts/build-stack-venvs.py), exporting for a board (export/), what the
 agent does with a runtime (agents/edgeprof_agent/backends/).
 """
@@ -15,7 +16,7 @@ import hashlib
 import json
 from dataclasses import asdict, dataclass
 
-__all__ = ["Unavailable", "StackProfile", "PROFILES", "PROFILE_BY_NAME", "profile_hash", "as_json"]
+__all__ = ["Unavailable", "StackProfile", "PROFILES", "TRAPS", "PROFILE_BY_NAME", "profile_hash", "as_json"]
 
 
 @dataclass(frozen=True)
@@ -137,7 +138,23 @@ PROFILES: tuple[StackProfile, ...] = (
     ),
 )
 
-PROFILE_BY_NAME: dict[str, StackProfile] = {p.name: p for p in PROFILES}
+# Known-broken stacks a user ends up with; built like the others so the agent's explanation of them is tested.
+TRAPS: tuple[StackProfile, ...] = (
+    StackProfile(
+        name="rpi-bookworm-numpy2",
+        board="Raspberry Pi 4 / 5 after `pip install -U numpy`",
+        os_release="Raspberry Pi OS Bookworm 64-bit (Debian 12, glibc 2.36)",
+        python="3.11",
+        python_on_board="3.11.2",
+        numpy="2.2.6",
+        requirements=("numpy==2.2.6", "tflite-runtime==2.14.0"),
+        expected=(("numpy", "2.2.6"), ("tflite-runtime", "2.14.0")),
+        runtimes=(),  # tflite-runtime is built for numpy 1: its interpreter fails under numpy 2
+        unavailable=(),
+    ),
+)
+
+PROFILE_BY_NAME: dict[str, StackProfile] = {p.name: p for p in PROFILES + TRAPS}
 
 
 def profile_hash(profile: StackProfile) -> str:

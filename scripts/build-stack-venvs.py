@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Build (or reuse) one x86 stand-in venv per board stack profile (edgeprof/stacks.py) and report what it holds.
+"""Build (or reuse) one x86 stand-in venv per board stack profile and trap (edgeprof/stacks.py); report each.
 
 Owns: finding each profile's Python (PATH, then pyenv), creating the venv under a cache directory keyed by a hash
 of the profile (a rerun reuses it: `ready.json` marks a finished build), installing the profile's exact pins from
@@ -27,7 +27,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from edgeprof.stacks import PROFILE_BY_NAME, PROFILES, StackProfile, as_json, profile_hash  # noqa: E402
+from edgeprof.stacks import PROFILE_BY_NAME, PROFILES, TRAPS, StackProfile, as_json, profile_hash  # noqa: E402
 
 # the module each distribution is imported as (the agent's backends import these)
 IMPORTS = {"numpy": "numpy", "onnxruntime": "onnxruntime", "tflite-runtime": "tflite_runtime.interpreter",
@@ -189,7 +189,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path, help="also write the report as JSON to this file")
     args = ap.parse_args(argv)
     cache = (args.cache or default_cache()).resolve()
-    profiles = [PROFILE_BY_NAME[n] for n in args.only] if args.only else list(PROFILES)
+    profiles = [PROFILE_BY_NAME[n] for n in args.only] if args.only else list(PROFILES + TRAPS)
     entries = []
     for profile in profiles:
         entry = build(profile, cache, rebuild=args.rebuild)
