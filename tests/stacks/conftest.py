@@ -56,6 +56,12 @@ def stack_entry(stack_report: dict[str, dict[str, object]]) -> Callable[[str], d
 
 
 @pytest.fixture(scope="session")
+def stack_cache() -> Path:
+    """The cache directory of the stand-in venvs (what the lane's builder run uses)."""
+    return CACHE
+
+
+@pytest.fixture(scope="session")
 def artifact_cache() -> Path:
     """Exports of the bundled models persist beside the venvs, so a rerun of the lane exports nothing."""
     d = CACHE / "artifacts"
