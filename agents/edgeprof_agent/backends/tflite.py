@@ -51,9 +51,12 @@ def _refuse_numpy2_build(module_name):
     """tflite-runtime (every release, last 2.14) is built for numpy 1: under numpy 2 its interpreter fails with
     "returned a result with an exception set". Say so in one line instead of that."""
     from ..protocol import OpError
+
+    if module_name != "tflite_runtime":
+        return
     import numpy
 
-    if module_name != "tflite_runtime" or int(numpy.__version__.split(".")[0]) < 2:
+    if int(numpy.__version__.split(".")[0]) < 2:
         return
     raise OpError("runtime_missing", "tflite_runtime %s was built for numpy 1.x and cannot run under numpy %s here" % (
         _version(module_name), numpy.__version__),
