@@ -50,6 +50,8 @@ def _sha256_in(workdir, path):
 
 
 def serve(workdir, sysfs_root):
+    import faulthandler
+    faulthandler.enable()  # a native crash (SIGSEGV in a runtime) writes every thread's stack to stderr
     if not os.path.isdir(workdir):
         os.makedirs(workdir)
     os.chdir(workdir)

@@ -55,6 +55,20 @@ def test_gpu_memory_of_a_process(monkeypatch):
     assert nv.fake_state().init_depth == 0
 
 
+# (nvidia-ml-py, driver): an old module calls `_v2`; a new one calls `_v3`, which a driver before R510 lacks
+NVML_GENERATIONS = [("11.495.46", "470.256.02"), ("11.495.46", "535.183.01"), ("12.575.51", "470.256.02"),
+                    ("12.575.51", "535.183.01")]
+
+
+@pytest.mark.parametrize("module_version, driver_version", NVML_GENERATIONS)
+def test_gpu_memory_on_both_api_generations(monkeypatch, module_version, driver_version):
+    nv = bk.use_fake_module(monkeypatch, "pynvml")
+    nv.fake_reset([nv.FakeGpu(processes=[(4242, 512 * 2 ** 20)])], module_version=module_version,
+                  driver_version=driver_version)
+    assert memory.gpu_memory(4242) == 512 * 2 ** 20
+    assert nv.fake_state().init_depth == 0
+
+
 def test_gpu_memory_without_nvml(monkeypatch):
     monkeypatch.setitem(sys.modules, "pynvml", None)
     assert memory.gpu_memory(os.getpid()) is None

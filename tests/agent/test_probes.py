@@ -298,6 +298,24 @@ def test_clock_reason_bits_decode():
     assert nvml.decode_clock_reasons(0) == []
 
 
+@pytest.mark.parametrize("module_version, driver_version", [
+    ("11.495.46", "470.256.02"),   # old module: no ...ClocksEventReasons attribute at all
+    ("12.575.51", "470.256.02"),   # new module, old driver: ...ClocksEventReasons raises FunctionNotFound
+    ("12.575.51", "535.183.01"),   # both new
+])
+def test_clock_reasons_fall_back_to_throttle_reasons(monkeypatch, module_version, driver_version):
+    nv = bk.use_fake_module(monkeypatch, "pynvml")
+    nv.fake_reset([nv.FakeGpu(reasons=0x1 | 0x20)], module_version=module_version, driver_version=driver_version)
+    nv.nvmlInit()
+    try:
+        assert hasattr(nv, "nvmlDeviceGetCurrentClocksEventReasons") == module_version.startswith("12.")
+        assert nvml.clock_reasons(nv, nv.nvmlDeviceGetHandleByIndex(0)) == 0x21
+        state = nvml.device_state(nv)[0]
+        assert state["clock_reasons"] == ["GpuIdle", "SwThermalSlowdown"]
+    finally:
+        nv.nvmlShutdown()
+
+
 # ------------------------------------------------------------------------------------------------ jtop
 
 def test_jtop_missing_or_service_down(monkeypatch, no_gpu_libs):
@@ -321,6 +339,35 @@ def test_jtop_reads_power_not_avg(monkeypatch):
     assert probe.read()[0] == pytest.approx(8.0)   # jtop's avg would say 6.0 here
     probe.close()
     assert not fake.fake_state().clients[0].ok()
+
+
+NANO_RAILS = {"POM_5V_IN": 3000, "POM_5V_GPU": 500, "POM_5V_CPU": 800}
+XAVIER_RAILS = {"VDD_IN": 6000, "VDD_CPU_GPU_CV": 1500, "VDD_SOC": 1200}
+AGX_ORIN_RAILS = {"VDD_GPU_SOC": 2390, "VDD_CPU_CV": 796, "VIN_SYS_5V0": 3522, "NC": 0, "VDDQ_VDD2_1V8AO": 500}
+
+
+# jetson-stats releases whose `.power` shapes differ: 3.1.4 and 4.0.0 (tuple; total = first renamed name with
+# 'IN'), 4.1.5 (tuple; total only for POM_5V_IN), 4.2.0 and 4.3.1 (dict; total moved from 'rail' to 'tot').
+@pytest.mark.parametrize("version", ["3.1.4", "4.0.0", "4.1.5", "4.2.0", "4.3.1"])
+@pytest.mark.parametrize("rails, total_rail, total_w, kind", [
+    (NANO_RAILS, "POM_5V_IN", 3.0, "rail"),
+    (XAVIER_RAILS, "VDD_IN", 6.0, "rail"),
+    (AGX_ORIN_RAILS, None, (2390 + 796 + 3522 + 500) / 1000.0, "sum-of-rails"),
+], ids=["nano", "xavier-nx", "agx-orin"])
+def test_jtop_total_is_the_input_rail_in_every_release(monkeypatch, version, rails, total_rail, total_w, kind):
+    fake = bk.use_fake_module(monkeypatch, "jtop")
+    fake.fake_reset(service_active=True, rails=rails, version=version)
+    probe, reason = jtop.discover(None, None, {})
+    assert reason is None
+    assert probe.total_kind == kind
+    if total_rail:
+        assert probe.rail == total_rail
+    else:
+        assert probe.rail.startswith("sum(") and "NC" not in probe.rail
+    total, vals, _ = probe.read()
+    assert total == pytest.approx(total_w)  # never the sub-rails alone, never sub-rails added onto the input
+    assert len(vals) == len(probe.rails) and "NC" not in probe.rails
+    probe.close()
 
 
 # ------------------------------------------------------------------------------------------------ command

@@ -92,13 +92,14 @@ class Backend(object):
             self._binding.bind_output(name, "cpu")
         # First run allocates outputs; then bind preallocated OrtValues of those shapes so later runs allocate
         # nothing on the harness side.
+        # Shapes and dtypes are read BEFORE clear_binding_outputs(): on onnxruntime 1.10-1.18 the OrtValues that
+        # get_outputs() returned are freed by the clear, and reading them afterwards is a SIGSEGV.
         self._sess.run_with_iobinding(self._binding)
-        first = self._binding.get_outputs()
+        first = [(tuple(a.shape), a.dtype) for a in (v.numpy() for v in self._binding.get_outputs())]
         self._binding.clear_binding_outputs()
         self._output_values = []
-        for name, val in zip(out_names, first):
-            arr = val.numpy()
-            ov = ort.OrtValue.ortvalue_from_shape_and_type(list(arr.shape), arr.dtype, "cpu", 0)
+        for name, (shape, dtype) in zip(out_names, first):
+            ov = ort.OrtValue.ortvalue_from_shape_and_type(list(shape), dtype, "cpu", 0)
             self._output_values.append(ov)
             self._binding.bind_ortvalue_output(name, ov)
 

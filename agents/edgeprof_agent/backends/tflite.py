@@ -34,6 +34,36 @@ def _version(name):
     return dist_version(name)
 
 
+def _install_hint():
+    """What installs a TFLite runtime on THIS Python: ai-edge-litert has wheels for Python 3.9+ only,
+    tflite-runtime (built for numpy 1) up to 2.14 for 3.7/3.8, neither for 3.6 (JetPack 4.6)."""
+    import sys
+    if sys.version_info < (3, 7):
+        return ("no LiteRT or tflite-runtime wheel exists for Python %d.%d: measure with --runtime onnxruntime "
+                "(pip3 install onnxruntime==1.10.0) or, on a Jetson, --runtime tensorrt" % sys.version_info[:2])
+    if sys.version_info < (3, 9):
+        return ("ai-edge-litert needs Python 3.9+: on Python %d.%d install pip3 install 'tflite-runtime<2.15' "
+                "'numpy<2', or pick another --runtime" % sys.version_info[:2])
+    return "install it on the device (pip3 install ai-edge-litert) or pick another --runtime"
+
+
+def _refuse_numpy2_build(module_name):
+    """tflite-runtime (every release, last 2.14) is built for numpy 1: under numpy 2 its interpreter fails with
+    "returned a result with an exception set". Say so in one line instead of that."""
+    from ..protocol import OpError
+
+    if module_name != "tflite_runtime":
+        return
+    import numpy
+
+    if int(numpy.__version__.split(".")[0]) < 2:
+        return
+    raise OpError("runtime_missing", "tflite_runtime %s was built for numpy 1.x and cannot run under numpy %s here" % (
+        _version(module_name), numpy.__version__),
+        hint="on the device: pip3 install 'numpy<2', or replace tflite-runtime with ai-edge-litert (numpy 2 builds, "
+             "Python 3.9+)")
+
+
 class Backend(object):
     name = "tflite"
 
@@ -51,7 +81,10 @@ class Backend(object):
         try:
             self._module_name, self._tfl = _import_interpreter()
         except ImportError as e:
-            raise runtime_missing("tflite (ai_edge_litert or tflite_runtime)", e, "ai-edge-litert")
+            err = runtime_missing("tflite (ai_edge_litert or tflite_runtime)", e, "ai-edge-litert")
+            err.hint = _install_hint()
+            raise err
+        _refuse_numpy2_build(self._module_name)
         return self._tfl
 
     def load(self, path, inputs, options):

@@ -67,16 +67,42 @@ def _text(value):
     return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
 
 
+def _function_not_found(nv, e):
+    """True for the error a call raises when the driver lacks the symbol (NVMLError_FunctionNotFound), and for
+    the NVMLLibraryMismatchError that nvidia-ml-py's unversioned wrappers turn it into."""
+    if type(e).__name__ == "NVMLLibraryMismatchError":
+        return True
+    return getattr(e, "value", None) == getattr(nv, "NVML_ERROR_FUNCTION_NOT_FOUND", 13)
+
+
 def clock_reasons(nv, handle):
-    """Current clock event reason bits, or None when the driver does not report them."""
+    """Current clock event reason bits, or None when the driver does not report them.
+
+    nvidia-ml-py from 12.535 has ...ClocksEventReasons, which raises NVMLError_FunctionNotFound on a driver older
+    than R535: then the older name ...ClocksThrottleReasons (every driver has it) is asked; an older module has
+    only that one."""
     for fn in ("nvmlDeviceGetCurrentClocksEventReasons", "nvmlDeviceGetCurrentClocksThrottleReasons"):
         getter = getattr(nv, fn, None)
         if getter is not None:
             try:
                 return int(getter(handle))
-            except Exception:
+            except Exception as e:
+                if _function_not_found(nv, e):
+                    continue
                 return None
     return None
+
+
+def _compute_processes(nv, handle):
+    """nvmlDeviceGetComputeRunningProcesses on both API generations: a new module calls the `_v3` symbol, which a
+    driver older than R510 lacks (FunctionNotFound / NVMLLibraryMismatchError): then `_v2` is asked directly."""
+    try:
+        return nv.nvmlDeviceGetComputeRunningProcesses(handle)
+    except Exception as e:
+        v2 = getattr(nv, "nvmlDeviceGetComputeRunningProcesses_v2", None)
+        if v2 is None or not _function_not_found(nv, e):
+            raise
+        return v2(handle)
 
 
 def device_state(nv):
@@ -109,7 +135,7 @@ def process_memory(nv, pid):
     for i in range(nv.nvmlDeviceGetCount()):
         h = nv.nvmlDeviceGetHandleByIndex(i)
         try:
-            procs = nv.nvmlDeviceGetComputeRunningProcesses(h)
+            procs = _compute_processes(nv, h)
         except Exception:
             continue
         for p in procs:

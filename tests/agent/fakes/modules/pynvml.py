@@ -13,6 +13,14 @@ In another process (an agent started over SSH), set EDGEPROF_FAKE_NVML to a JSON
 "wave": {"base", "amp", "period", "phase"}}]}: power P(t) = base + amp*sin(2*pi*t/period + phase) W at
 time.perf_counter() t (CLOCK_MONOTONIC, shared with the test process), its exact integral as the counter;
 "self" is the importing process's pid.
+
+Two API generations, as in nvidia-ml-py's own pynvml.py (12.575.51 read for this double):
+fake_reset(module_version=..., driver_version=...). A module from 12.535 on has
+nvmlDeviceGetCurrentClocksEventReasons and its unversioned nvmlDeviceGetComputeRunningProcesses calls the `_v3`
+symbol under `throwOnVersionMismatch` (NVMLLibraryMismatchError when the driver lacks it); an older module
+(e.g. 11.495) has only ...ClocksThrottleReasons and calls `_v2`. A driver exports a symbol only from the release
+that added it (`_nvmlGetFunctionPointer` raises NVMLError_FunctionNotFound otherwise): ClocksEventReasons from
+R535, ComputeRunningProcesses_v3 from R510, _v2 from R450, ClocksThrottleReasons always.
 """
 
 import json
@@ -28,6 +36,7 @@ NVML_ERROR_NO_PERMISSION = 4
 NVML_ERROR_NOT_FOUND = 6
 NVML_ERROR_DRIVER_NOT_LOADED = 9
 NVML_ERROR_LIBRARY_NOT_FOUND = 12
+NVML_ERROR_FUNCTION_NOT_FOUND = 13
 NVML_ERROR_UNKNOWN = 999
 
 NVML_TEMPERATURE_GPU = 0
@@ -60,6 +69,7 @@ _ERROR_STRINGS = {
     NVML_ERROR_NOT_FOUND: "Not Found",
     NVML_ERROR_DRIVER_NOT_LOADED: "Driver Not Loaded",
     NVML_ERROR_LIBRARY_NOT_FOUND: "NVML Shared Library Not Found",
+    NVML_ERROR_FUNCTION_NOT_FOUND: "Function Not Found",
     NVML_ERROR_UNKNOWN: "Unknown Error",
 }
 
@@ -99,6 +109,20 @@ NVMLError_NoPermission = _make_error("NVMLError_NoPermission", NVML_ERROR_NO_PER
 NVMLError_NotFound = _make_error("NVMLError_NotFound", NVML_ERROR_NOT_FOUND)
 NVMLError_DriverNotLoaded = _make_error("NVMLError_DriverNotLoaded", NVML_ERROR_DRIVER_NOT_LOADED)
 NVMLError_LibraryNotFound = _make_error("NVMLError_LibraryNotFound", NVML_ERROR_LIBRARY_NOT_FOUND)
+NVMLError_FunctionNotFound = _make_error("NVMLError_FunctionNotFound", NVML_ERROR_FUNCTION_NOT_FOUND)
+
+
+class NVMLLibraryMismatchError(Exception):
+    pass
+
+
+# the driver branch that first exports each symbol (a symbol not listed is in every driver we model)
+SYMBOL_SINCE = {
+    "nvmlDeviceGetCurrentClocksEventReasons": 535,
+    "nvmlDeviceGetComputeRunningProcesses_v3": 510,
+    "nvmlDeviceGetComputeRunningProcesses_v2": 450,
+}
+NEW_API_MODULE = (12, 535)  # the first nvidia-ml-py with ClocksEventReasons and `_v3` processes
 
 
 class c_nvmlProcessInfo_t:
@@ -135,14 +159,25 @@ class _State:
         self.init_depth = 0
         self.init_calls = 0
         self.shutdown_calls = 0
+        self.module_version = "12.575.51"
+        self.driver_version = "535.183.01"
 
 
 _state = _State()
+_NEW_API = {}  # the functions only a module from NEW_API_MODULE on has (filled below)
 
 
-def fake_reset(gpus=None, clock=None, driver_loaded=True):
+def fake_reset(gpus=None, clock=None, driver_loaded=True, module_version="12.575.51", driver_version="535.183.01"):
     global _state
     _state = _State()
+    _state.module_version = module_version
+    _state.driver_version = driver_version
+    new = tuple(int(x) for x in module_version.split(".")[:2]) >= NEW_API_MODULE
+    for name, fn in _NEW_API.items():
+        if new:
+            globals()[name] = fn
+        else:
+            globals().pop(name, None)
     if gpus is not None:
         _state.gpus = list(gpus)
     if clock is not None:
@@ -183,7 +218,14 @@ def nvmlShutdown():
 
 def nvmlSystemGetDriverVersion():
     _check()
-    return "535.183.01"
+    return _state.driver_version
+
+
+def _symbol(name):
+    """What `_nvmlGetFunctionPointer` does: FunctionNotFound when this driver does not export `name`."""
+    _check()
+    if int(_state.driver_version.split(".")[0]) < SYMBOL_SINCE.get(name, 0):
+        raise NVMLError(NVML_ERROR_FUNCTION_NOT_FOUND)
 
 
 def nvmlDeviceGetCount():
@@ -246,15 +288,39 @@ def nvmlDeviceGetClockInfo(handle, clock_type):
 
 
 def nvmlDeviceGetCurrentClocksEventReasons(handle):
+    _symbol("nvmlDeviceGetCurrentClocksEventReasons")
     return _gpu(handle).reasons
 
 
 def nvmlDeviceGetCurrentClocksThrottleReasons(handle):
+    _symbol("nvmlDeviceGetCurrentClocksThrottleReasons")
     return _gpu(handle).reasons
 
 
-def nvmlDeviceGetComputeRunningProcesses(handle):
+def nvmlDeviceGetComputeRunningProcesses_v2(handle):
+    _symbol("nvmlDeviceGetComputeRunningProcesses_v2")
     return [c_nvmlProcessInfo_t(pid, used) for pid, used in _gpu(handle).processes]
+
+
+def nvmlDeviceGetComputeRunningProcesses_v3(handle):
+    _symbol("nvmlDeviceGetComputeRunningProcesses_v3")
+    return [c_nvmlProcessInfo_t(pid, used) for pid, used in _gpu(handle).processes]
+
+
+def nvmlDeviceGetComputeRunningProcesses(handle):
+    """The unversioned call: `_v3` under throwOnVersionMismatch on a new module, `_v2` on an old one."""
+    if "nvmlDeviceGetComputeRunningProcesses_v3" not in globals():
+        return nvmlDeviceGetComputeRunningProcesses_v2(handle)
+    try:
+        return nvmlDeviceGetComputeRunningProcesses_v3(handle)
+    except NVMLError_FunctionNotFound:
+        raise NVMLLibraryMismatchError("Unversioned function called and the pyNVML version does not match the "
+                                       "NVML lib version. Either use matching pyNVML and NVML lib versions or use "
+                                       "a versioned function such as nvmlDeviceGetComputeRunningProcesses_v2") from None
+
+
+_NEW_API.update(nvmlDeviceGetCurrentClocksEventReasons=nvmlDeviceGetCurrentClocksEventReasons,
+                nvmlDeviceGetComputeRunningProcesses_v3=nvmlDeviceGetComputeRunningProcesses_v3)
 
 
 def _wave_fns(w):
@@ -285,7 +351,8 @@ def _from_env():
         gpus.append(FakeGpu(name=g.get("name", "Tesla T4"), temp_c=g.get("temp_c", 45),
                             reasons=int(g.get("reasons", 0)), processes=procs,
                             energy_update_s=float(g.get("energy_update_s", 0.0)), **kw))
-    fake_reset(gpus)
+    fake_reset(gpus, module_version=cfg.get("module_version", "12.575.51"),
+               driver_version=cfg.get("driver_version", "535.183.01"))
 
 
 _from_env()
