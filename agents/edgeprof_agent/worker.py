@@ -185,6 +185,8 @@ def run_measurement(params, workdir, root=None, tools=None):
     backend = get_backend(runtime)
     if root is not None and hasattr(backend, "sysfs_root"):
         backend.sysfs_root = root.root  # hardware discovery under the injectable root (tensorrt: GPUs)
+    if hasattr(backend, "workdir"):
+        backend.workdir = workdir  # the runtime's own output goes to workdir/runtime.log (quiet.py)
     rss_before = procinfo.rss_mb()
     send_event("progress", phase="load", runtime=runtime)
     inputs = []
@@ -201,6 +203,7 @@ def run_measurement(params, workdir, root=None, tools=None):
     t_load = now_ns()
     backend.load(artifact.get("path"), inputs, options)
     load_s = (now_ns() - t_load) / 1e9
+    warnings.extend(getattr(backend, "warnings", None) or [])  # the runtime's load output, in edgeprof's words
     rss_after = procinfo.rss_mb()
     memory_mod = _optional("memory")
     sys_watch = None
