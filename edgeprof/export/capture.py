@@ -33,6 +33,7 @@ from ..errors import ModelError
 __all__ = ["capture", "Capture", "TerminalStream", "to_terminal", "set_verbose", "verbose", "capturing"]
 
 _LOCK = threading.RLock()
+_TERMINAL_LOCK = threading.Lock()  # --verbose: a teed chunk never lands inside one progress line
 _STACK: list[Capture] = []  # active captures, outermost first
 _VERBOSE = False
 _FDS = {"stdout": 1, "stderr": 2}
@@ -206,7 +207,7 @@ def _tee(r: int, log_fd: int, terminal: TextIO) -> None:
             if not chunk:
                 break
             os.write(log_fd, chunk)
-            with contextlib.suppress(Exception):
+            with _TERMINAL_LOCK, contextlib.suppress(Exception):
                 terminal.write(chunk.decode("utf-8", "replace"))
                 terminal.flush()
     finally:
@@ -228,19 +229,22 @@ def capture(log: Path, what: str) -> Iterator[Capture]:
         handler = _LogHandler()
         root = logging.getLogger()
         root.addHandler(handler)
+        failed: ModelError | None = None
         try:
             sys.stdout, sys.stderr = _FdWriter(1), _FdWriter(2)
             with warnings.catch_warnings():
                 warnings.showwarning = _show_warning
                 yield cap
         except ModelError as e:
-            _point_to_log(e, cap)
+            failed = e
             raise
         finally:
             root.removeHandler(handler)
             sys.stdout, sys.stderr = saved_streams
             _STACK.pop()
-            cap._close()
+            cap._close()  # the log is complete from here (the --verbose tee has drained)
+            if failed is not None:
+                _point_to_log(failed, cap)
 
 
 def _show_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
@@ -276,7 +280,8 @@ def to_terminal(progress: Callable[[str], None] | None) -> Callable[[str], None]
         inside = (sys.stdout, sys.stderr)
         sys.stdout, sys.stderr = outer.terminal("stdout"), outer.terminal("stderr")
         try:
-            fn(msg)
+            with _TERMINAL_LOCK:
+                fn(msg)
         finally:
             _flush(sys.stdout, sys.stderr)
             sys.stdout, sys.stderr = inside
