@@ -6,7 +6,9 @@ Owns:
   capture), and with them Python's `sys.stdout`/`sys.stderr`, the libraries' Python warnings and their `logging`
   records (a handler on the root logger). With `--verbose` (`set_verbose(True)`) the same text is also teed live
   to the terminal. Captures nest (an inner one writes its own log); one thread at a time holds fd 1/2 (a lock).
-  A ModelError leaving a capture names the log in its hint; its detail (shown by `--verbose`) is the log's tail.
+  A capture that caught nothing leaves no trace in its log. A ModelError marked `library_failure(e)` (an
+  exporter or quantiser raised) leaving a capture names the log in its hint; its detail (shown by
+  `--verbose`) is the log's tail.
 - edgeprof's own way to the terminal while fd 1/2 point at a log: `TerminalStream` (the CLI's rich consoles
   write through it: the real terminal during a capture, `sys.stdout`/`sys.stderr` otherwise) and
   `to_terminal(progress)` (wraps a progress callback so that what it prints reaches the terminal).
@@ -30,7 +32,8 @@ from typing import Any, TextIO
 
 from ..errors import ModelError
 
-__all__ = ["capture", "Capture", "TerminalStream", "to_terminal", "set_verbose", "verbose", "capturing"]
+__all__ = ["capture", "Capture", "TerminalStream", "to_terminal", "library_failure", "set_verbose", "verbose",
+           "capturing"]
 
 _LOCK = threading.RLock()
 _TERMINAL_LOCK = threading.Lock()  # --verbose: a teed chunk never lands inside one progress line
@@ -112,6 +115,7 @@ class Capture:
         self.log = Path(log)
         self.what = what
         self._start = 0
+        self._before = 0
         self._saved: dict[str, int] = {}
         self._terminal: dict[str, TextIO] = {}
         self._own_streams: list[TextIO] = []
@@ -138,6 +142,7 @@ class Capture:
     def _open(self) -> None:
         self.log.parent.mkdir(parents=True, exist_ok=True)
         with self.log.open("ab") as f:
+            self._before = f.tell()
             stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
             f.write(f"=== {stamp} edgeprof: {self.what} (pid {os.getpid()}) ===\n".encode())
             self._start = f.tell()
@@ -186,6 +191,23 @@ class Capture:
         for stream in self._own_streams:
             with contextlib.suppress(OSError, ValueError):
                 stream.close()
+        self._drop_if_silent()
+
+    def caught_anything(self) -> bool:
+        try:
+            return self.log.stat().st_size > self._start
+        except OSError:
+            return False
+
+    def _drop_if_silent(self) -> None:
+        """Nothing was said: take the header back out (and the file, if it held nothing else)."""
+        if self.caught_anything():
+            return
+        with contextlib.suppress(OSError):
+            if self._before == 0:
+                self.log.unlink()
+            else:
+                os.truncate(self.log, self._before)
 
 
 def _unproxied(stream: Any) -> Any:
@@ -229,6 +251,7 @@ def capture(log: Path, what: str) -> Iterator[Capture]:
         handler = _LogHandler()
         root = logging.getLogger()
         root.addHandler(handler)
+        rebound = _rebind_proxied_handlers()
         failed: ModelError | None = None
         try:
             sys.stdout, sys.stderr = _FdWriter(1), _FdWriter(2)
@@ -240,6 +263,8 @@ def capture(log: Path, what: str) -> Iterator[Capture]:
             raise
         finally:
             root.removeHandler(handler)
+            for h, stream in rebound:
+                h.setStream(stream)
             sys.stdout, sys.stderr = saved_streams
             _STACK.pop()
             cap._close()  # the log is complete from here (the --verbose tee has drained)
@@ -247,14 +272,37 @@ def capture(log: Path, what: str) -> Iterator[Capture]:
                 _point_to_log(failed, cap)
 
 
+def _rebind_proxied_handlers() -> list[tuple[logging.StreamHandler[Any], Any]]:
+    """Logging handlers that a library created while a rich live display had swapped its proxy in for
+    sys.stderr write through the proxy to the terminal, fd redirection or not: point them at fd 2 for the
+    capture. Returns (handler, its own stream) pairs to restore."""
+    handlers: list[logging.Handler] = list(logging.getLogger().handlers)
+    for lg in list(logging.root.manager.loggerDict.values()):
+        if isinstance(lg, logging.Logger):
+            handlers.extend(lg.handlers)
+    rebound = []
+    for h in handlers:
+        if isinstance(h, logging.StreamHandler) and hasattr(h.stream, "rich_proxied_file"):
+            rebound.append((h, h.setStream(_FdWriter(2))))
+    return rebound
+
+
 def _show_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
                   file: TextIO | None = None, line: str | None = None) -> None:
     _FdWriter(2).write(warnings.formatwarning(message, category, filename, lineno, line))
 
 
+def library_failure(e: ModelError) -> ModelError:
+    """Mark `e` as a library's failure (an exporter or quantiser raised): when it leaves a capture that caught
+    output, its one line names the log and its detail is the log's tail. Other errors (a bad builder, a bad
+    --calibration) stay as they are."""
+    e.library_failure = True  # type: ignore[attr-defined]
+    return e
+
+
 def _point_to_log(e: ModelError, cap: Capture) -> None:
     """Name the log in the error's one line (once), and keep its tail as the detail (--verbose prints it)."""
-    if getattr(e, "library_log", None):
+    if getattr(e, "library_log", None) or not getattr(e, "library_failure", False) or not cap.caught_anything():
         return
     note = f"the libraries' output is in {cap.log}"
     e.hint = f"{e.hint}; {note}" if e.hint else note

@@ -39,7 +39,7 @@ from ..errors import ModelError
 from ..records import DTYPES, Artifact, TensorSpec
 from .artifact_cache import LAYOUT as CACHE_LAYOUT
 from .artifact_cache import dist_version, log_path, read_entry, sha256_file, text_hash
-from .capture import capture, to_terminal
+from .capture import capture, library_failure, to_terminal
 from .flops import count_flops
 from .inputs import make_inputs
 from .resolve import ModelSource, user_import_path
@@ -315,8 +315,8 @@ def _export(source: ModelSource, path: Path, *, seed: int, opset: int, exporter:
             first = lines[lines.index("## Exception summary") + 1]
         hint = ("usual causes: Python control flow on tensor values, a hard-coded batch size"
                 if source.kind == "builder" else "this is a bug in edgeprof's bundled model: please report it")
-        raise ModelError(f"exporting {source.name} to ONNX failed: {type(e).__name__}: {first}", hint=hint,
-                         detail="\n".join(lines[-30:])) from e
+        raise library_failure(ModelError(f"exporting {source.name} to ONNX failed: {type(e).__name__}: {first}",
+                                         hint=hint, detail="\n".join(lines[-30:]))) from e
     seconds = time.perf_counter() - started
     _strip_metadata(proto)
     onnx.save(proto, str(path))

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import ConfigError, ModelError
 from ..records import Artifact, TensorSpec
 from .artifact_cache import build_cached, dist_version, key_of, text_hash
-from .capture import to_terminal
+from .capture import library_failure, to_terminal
 from .inputs import make_inputs
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -210,8 +210,9 @@ def _int8(src: Path, out: Path, samples: list[dict[str, np.ndarray]]) -> dict[st
                             activation_type=QuantType.QInt8, weight_type=QuantType.QInt8)
         except Exception as e:
             first = (str(e).strip().splitlines() or [type(e).__name__])[0]
-            raise ModelError(f"int8 quantisation failed: {type(e).__name__}: {first}",
-                             hint="try --precision fp16, or give --calibration DIR with real samples") from e
+            raise library_failure(ModelError(f"int8 quantisation failed: {type(e).__name__}: {first}",
+                                             hint="try --precision fp16, or give --calibration DIR with real "
+                                                  "samples")) from e
         finally:
             os.chdir(old)
     return {"quantizer": f"onnxruntime.quantization {prep} + quantize_static(QDQ, per_channel=True, "

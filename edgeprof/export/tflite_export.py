@@ -29,7 +29,7 @@ from typing import Any
 from ..errors import ModelError
 from ..records import Artifact, TensorSpec
 from .artifact_cache import build_cached, dist_version, key_of, sha256_file, text_hash
-from .capture import capture, to_terminal
+from .capture import capture, library_failure, to_terminal
 from .inputs import make_inputs
 from .quantize import calibration_fingerprint, calibration_samples
 from .resolve import ModelSource, user_import_path
@@ -213,8 +213,8 @@ def _export_fp32(source: ModelSource, out: Path, *, seed: int, shapes: Mapping[s
             edge.export(str(out))
     except Exception as e:  # the capture (artifact_cache.build_cached) names its log and keeps the tail
         first = (str(e).strip().splitlines() or [type(e).__name__])[0]
-        raise ModelError(f"exporting {source.name} to TFLite failed: {type(e).__name__}: {first}",
-                         hint="try --runtime onnxruntime, or simplify the model's forward()") from e
+        raise library_failure(ModelError(f"exporting {source.name} to TFLite failed: {type(e).__name__}: {first}",
+                                         hint="try --runtime onnxruntime, or simplify the model's forward()")) from e
     seconds = time.perf_counter() - started
     specs, outputs, facts = read_tflite(out)
     by_name = {s.name: s for s in torch_specs}
@@ -275,8 +275,9 @@ def _quantize_int8(fp32: Artifact, out: Path, *, seed: int, shapes: Mapping[str,
         q.quantize(calib, enable_progress_report=False).export_model(str(out), overwrite=True)
     except Exception as e:  # the capture (artifact_cache.build_cached) names its log and keeps the tail
         first = (str(e).strip().splitlines() or [type(e).__name__])[0]
-        raise ModelError(f"int8 quantisation of {fp32.model_name} (TFLite) failed: {type(e).__name__}: {first}",
-                         hint="try --precision fp32, or --runtime onnxruntime --precision int8") from e
+        raise library_failure(ModelError(
+            f"int8 quantisation of {fp32.model_name} (TFLite) failed: {type(e).__name__}: {first}",
+            hint="try --precision fp32, or --runtime onnxruntime --precision int8")) from e
     specs, outputs, facts = read_tflite(out)
     by_name = {s.name: s for s in fp32.inputs}
     truthful = tuple(dataclasses.replace(by_name.get(s.name, s), shape=s.shape, dtype=s.dtype) for s in specs)

@@ -15,7 +15,7 @@ import pytest
 from edgeprof.cli.main import build_parser, main
 from edgeprof.errors import ModelError
 from edgeprof.export import capture as cap_mod
-from edgeprof.export.capture import capture, to_terminal
+from edgeprof.export.capture import capture, library_failure, to_terminal
 
 
 def run_child(body: str, tmp_path: Path) -> tuple[str, str]:
@@ -82,11 +82,29 @@ def test_a_model_error_leaving_a_capture_names_the_log_and_keeps_its_tail(tmp_pa
     log = tmp_path / "k.log"
     with pytest.raises(ModelError) as e, capture(log, "exporting m to TFLite"):
         sys.stderr.write("converter: op FOO is not supported\n")
-        raise ModelError("exporting m to TFLite failed: ValueError: bad op", hint="try --runtime onnxruntime")
+        raise library_failure(ModelError("exporting m to TFLite failed: ValueError: bad op",
+                                         hint="try --runtime onnxruntime"))
     assert str(log) in e.value.one_line() and "\n" not in e.value.one_line()
     assert e.value.one_line().startswith("exporting m to TFLite failed") and "try --runtime onnxruntime" in str(e.value)
     assert e.value.detail is not None and "op FOO is not supported" in e.value.detail
     assert e.value.library_log == str(log)  # type: ignore[attr-defined]
+
+
+def test_other_errors_stay_as_they_are_and_a_silent_capture_leaves_no_log(tmp_path):
+    log = tmp_path / "k.log"
+    with pytest.raises(ModelError) as e, capture(log, "building m"):
+        sys.stderr.write("torch: something\n")
+        raise ModelError("builder b.py:build returned int, not a torch.nn.Module", hint="return a module")
+    assert str(e.value) == "builder b.py:build returned int, not a torch.nn.Module — return a module"
+    assert e.value.detail is None and "torch: something" in log.read_text()
+    before = log.read_text()
+    with pytest.raises(ModelError) as e, capture(log, "exporting m"):  # a library failure, but nothing said
+        raise library_failure(ModelError("exporting m to ONNX failed: RuntimeError: x"))
+    assert str(e.value) == "exporting m to ONNX failed: RuntimeError: x"
+    assert log.read_text() == before  # the silent section's header was taken back out
+    with capture(tmp_path / "quiet.log", "nothing to say"):
+        pass
+    assert not (tmp_path / "quiet.log").exists()
 
 
 def test_cli_verbose_on_every_command_and_the_log_tail_only_with_it(tmp_path, monkeypatch, capsys):
@@ -99,7 +117,8 @@ def test_cli_verbose_on_every_command_and_the_log_tail_only_with_it(tmp_path, mo
     def failing_export(args):
         with capture(tmp_path / "k.log", "exporting m"):
             sys.stderr.write("LIBRARY SAYS: unsupported op\n")
-            raise ModelError("exporting m to ONNX failed: RuntimeError: boom", hint="simplify forward()")
+            raise library_failure(ModelError("exporting m to ONNX failed: RuntimeError: boom",
+                                             hint="simplify forward()"))
 
     import edgeprof.cli.models as models_cli
 
