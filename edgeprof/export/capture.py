@@ -85,6 +85,10 @@ class _FdWriter(io.TextIOBase):
     def encoding(self) -> str:  # type: ignore[override]
         return "utf-8"
 
+    @property
+    def buffer(self) -> io.FileIO:  # some libraries write bytes to sys.stdout.buffer
+        return io.FileIO(self._fd, "w", closefd=False)
+
 
 class _LogHandler(logging.Handler):
     """Library `logging` records into the capture (through fd 2, so they interleave with everything else)."""

@@ -13,6 +13,9 @@ Owns:
 - the export check: the host's LiteRT interpreter against torch on the seeded inputs (fp32: max abs error).
 - the cache (artifact_cache.py), keyed by the model's defining text, seed, shapes, precision, calibration, the
   litert-torch / ai-edge-quantizer / ai-edge-litert versions and this file's text.
+- running every conversion inside a capture (capture.py, through artifact_cache.build_cached): litert-torch's,
+  absl's and LiteRT's output goes to `cache_dir/<key>.log`; reading a user's file or building a builder for its
+  input specs logs to `cache_dir/host.log`.
 Does not own: ONNX (onnx_export.py), FLOPs (taken from the ONNX export of the same model when it is cached or
 cheap), running on a device (the agent's tflite backend).
 """
