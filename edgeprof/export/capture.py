@@ -36,7 +36,8 @@ __all__ = ["capture", "Capture", "TerminalStream", "to_terminal", "library_failu
            "capturing"]
 
 _LOCK = threading.RLock()
-_TERMINAL_LOCK = threading.Lock()  # --verbose: a teed chunk never lands inside one progress line
+_TERMINAL_LOCK = threading.Lock()
+_STREAMS_LOCK = threading.RLock()  # TerminalStream's writes vs a capture starting or ending (rich's refresh thread)  # --verbose: a teed chunk never lands inside one progress line
 _STACK: list[Capture] = []  # active captures, outermost first
 _VERBOSE = False
 _FDS = {"stdout": 1, "stderr": 2}
@@ -164,7 +165,7 @@ class Capture:
                 self._terminal[name] = stream
             else:  # already not a file descriptor (tests' captured streams): edgeprof keeps writing there
                 self._terminal[name] = current
-        _flush(sys.stdout, sys.stderr)
+        _flush(*(_unproxied(getattr(sys, n)) for n in _FDS))  # never a rich proxy: its flush takes rich's locks
         self._saved = {name: os.dup(fd) for name, fd in _FDS.items()}
         log_fd = os.open(self.log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         try:
@@ -183,11 +184,14 @@ class Capture:
             if not _VERBOSE:
                 os.close(log_fd)  # fd 1 and 2 hold it now; the tee thread owns it otherwise
 
-    def _close(self) -> None:
-        _flush(sys.stdout, sys.stderr)
+    def _restore_fds(self) -> None:
+        _flush(*(_unproxied(getattr(sys, n)) for n in _FDS))
         for name, fd in _FDS.items():
             os.dup2(self._saved[name], fd)
             os.close(self._saved[name])
+
+    def _close(self) -> None:
+        """After _restore_fds and leaving the stack: drain the tee, close the terminal dups, tidy the log."""
         if self._pipe is not None:
             os.close(self._pipe[1])  # fd 1/2 no longer hold the write end: the tee sees EOF
             if self._tee is not None:
@@ -249,8 +253,9 @@ def capture(log: Path, what: str) -> Iterator[Capture]:
     litert_torch, ai_edge_quantizer, onnxruntime.quantization) inside the body: several print when imported."""
     with _LOCK:
         cap = Capture(log, what)
-        cap._open()
-        _STACK.append(cap)
+        with _STREAMS_LOCK:  # a TerminalStream write sees fd 2 and the stack change together
+            cap._open()
+            _STACK.append(cap)
         saved_streams = (sys.stdout, sys.stderr)
         handler = _LogHandler()
         root = logging.getLogger()
@@ -270,7 +275,9 @@ def capture(log: Path, what: str) -> Iterator[Capture]:
             for h, stream in rebound:
                 h.setStream(stream)
             sys.stdout, sys.stderr = saved_streams
-            _STACK.pop()
+            with _STREAMS_LOCK:
+                cap._restore_fds()
+                _STACK.pop()
             cap._close()  # the log is complete from here (the --verbose tee has drained)
             if failed is not None:
                 _point_to_log(failed, cap)
@@ -360,10 +367,12 @@ class TerminalStream(io.TextIOBase):
         return stream
 
     def write(self, s: str) -> int:
-        return self.target().write(s)
+        with _STREAMS_LOCK:
+            return self.target().write(s)
 
     def flush(self) -> None:
-        self.target().flush()
+        with _STREAMS_LOCK:
+            self.target().flush()
 
     def writable(self) -> bool:
         return True

@@ -139,3 +139,38 @@ def test_to_terminal_outside_a_capture_calls_straight_through():
     say("a")
     assert seen == ["a"] and to_terminal(say) is say
     to_terminal(None)("nothing happens")
+
+
+RACE = """
+import sys, threading
+from pathlib import Path
+from edgeprof.export import capture as c
+
+out = c.TerminalStream("stderr")
+errors, stop = [], threading.Event()
+
+def refresh():  # like rich's live-display thread: writes to the console while captures come and go
+    while not stop.is_set():
+        try:
+            out.write("frame\\n")
+            out.flush()
+        except Exception as e:
+            errors.append(repr(e))
+
+t = threading.Thread(target=refresh)
+t.start()
+for i in range(200):
+    with c.capture(Path("race.log"), "export %d" % i):
+        sys.stderr.write("library %d\\n" % i)
+stop.set()
+t.join()
+print("errors=%r" % errors)
+"""
+
+
+def test_console_writes_from_another_thread_survive_captures_coming_and_going(tmp_path):
+    out, err = run_child(RACE, tmp_path)
+    assert out.strip() == "errors=[]"
+    log = (tmp_path / "race.log").read_text()
+    assert "library 199" in log and "frame" not in log
+    assert "frame" in err and "library" not in err
