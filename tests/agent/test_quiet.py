@@ -94,3 +94,45 @@ def test_onnxruntime_backend_loads_inside_the_capture(tmp_path):
     log = (tmp_path / quiet.LOG_NAME).read_text()
     assert "loading m.onnx with onnxruntime" in log and os.path.getsize(str(tmp_path / quiet.LOG_NAME)) > 0
     be.close()
+
+
+class _Chatty(object):
+    """A backend whose load left a finding, as the tflite/ort backends do through quiet.py."""
+
+    name = "chatty"
+
+    def __init__(self):
+        self.workdir = None
+        self.warnings = []
+
+    def load(self, path, inputs, options):
+        self.warnings = [{"code": "xnnpack_not_applied", "message": "LiteRT could not apply the XNNPACK delegate"}]
+
+    def run(self):
+        return None
+
+    def outputs(self):
+        return []
+
+    def describe(self):
+        return {"runtime": "chatty", "version": "-", "providers": [], "options": {}}
+
+    def close(self):
+        pass
+
+
+def test_the_worker_gives_the_backend_its_workdir_and_reports_its_findings_once(tmp_path, monkeypatch, capsys):
+    from edgeprof_agent import worker
+
+    made = []
+
+    def chatty(name):
+        made.append(_Chatty())
+        return made[-1]
+
+    monkeypatch.setattr(worker, "get_backend", chatty)
+    result = worker.run_measurement({"runtime": "null", "warmup_s": 0, "min_duration_s": 0.01, "min_queries": 5,
+                                     "idle_s": 0}, str(tmp_path))
+    assert made[0].workdir == str(tmp_path)
+    assert [w["code"] for w in result["warnings"]].count("xnnpack_not_applied") == 1
+    capsys.readouterr()  # the progress events the worker wrote
