@@ -14,6 +14,7 @@ import pty
 import re
 import select
 import struct
+import subprocess
 import sys
 import termios
 import time
@@ -50,38 +51,38 @@ OWN_RE = re.compile("|".join(f"(?:{p})" for p in OWN))
 
 
 def run_in_pty(argv: list[str], env: dict[str, str], timeout: float) -> tuple[int, str]:
-    """(exit status, everything written to the terminal) of argv run on a fresh pseudo-terminal."""
-    pid, fd = pty.fork()
-    if pid == 0:  # child: the pty is its stdin, stdout and stderr
-        try:
-            os.execve(argv[0], argv, env)
-        finally:
-            os._exit(127)
-    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 50, COLUMNS, 0, 0))
+    """(exit status, everything written to the terminal) of argv run on a fresh pseudo-terminal.
+
+    subprocess (fork and exec in C), not pty.fork: this test process may hold threads (torch, JAX)."""
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, COLUMNS, 0, 0))
+    try:
+        proc = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, env=env, start_new_session=True)
+    finally:
+        os.close(slave)
     chunks: list[bytes] = []
     deadline = time.monotonic() + timeout
     try:
-        while time.monotonic() < deadline:
-            ready, _, _ = select.select([fd], [], [], 1.0)
+        while True:
+            if time.monotonic() > deadline:
+                proc.kill()
+                proc.wait()
+                pytest.fail(f"{' '.join(argv)} ran past {timeout:.0f} s; it printed:\n"
+                            + b"".join(chunks).decode("utf-8", "replace")[-3000:])
+            ready, _, _ = select.select([master], [], [], 1.0)
             if not ready:
-                if os.waitpid(pid, os.WNOHANG)[0]:
-                    break
                 continue
             try:
-                data = os.read(fd, 1 << 16)
-            except OSError:  # EIO: the child closed the terminal
+                data = os.read(master, 1 << 16)
+            except OSError:  # EIO: every process holding the terminal has closed it
                 break
             if not data:
                 break
             chunks.append(data)
-        else:
-            os.kill(pid, 9)
-            pytest.fail(f"{' '.join(argv)} ran past {timeout:.0f} s; it printed:\n"
-                        + b"".join(chunks).decode("utf-8", "replace")[-3000:])
-        _, status = os.waitpid(pid, 0)
+        code = proc.wait(timeout=60)
     finally:
-        os.close(fd)
-    return os.waitstatus_to_exitcode(status), b"".join(chunks).decode("utf-8", "replace")
+        os.close(master)
+    return code, b"".join(chunks).decode("utf-8", "replace")
 
 
 def screen_lines(raw: str) -> list[str]:
