@@ -96,7 +96,7 @@ def test_onnxruntime_backend_loads_inside_the_capture(tmp_path):
     be.close()
 
 
-class _Chatty(object):
+class _Chatty:
     """A backend whose load left a finding, as the tflite/ort backends do through quiet.py."""
 
     name = "chatty"
