@@ -3,7 +3,8 @@
 Owns: choosing the reference for an artifact (torch for bundled models and builders; the user's fp32 file, run
 on the host, for a user's .onnx or .tflite that edgeprof quantised; none for a user's file run as given), computing
 the reference outputs on the host for the run's seeded inputs (same generator as the device, so identical
-arrays), decoding the outputs the agent returned, and the comparison: max abs error, mean abs error, cosine
+arrays; run inside export/capture.py's capture, so torch's and the runtimes' output goes to
+`<cache>/reference.log`, not the terminal), decoding the outputs the agent returned, and the comparison: max abs error, mean abs error, cosine
 similarity per output and overall, top-1 agreement for classifiers, and a pass/warn threshold per precision.
 Does not own: running on the device (the agent returns its outputs of the last timed query), storing (runner).
 """
@@ -59,11 +60,20 @@ def reference_for(source: ModelSource, artifact: Artifact,
 def reference_outputs(ref: Reference, specs: Sequence[TensorSpec], shapes: Mapping[str, tuple[int, ...]],
                       seed: int) -> list[np.ndarray]:
     """The reference's outputs for the seeded inputs the device used (specs = the artifact's, in its order)."""
-    import numpy as np
 
+    from .export.capture import capture
     from .export.inputs import make_inputs
+    from .export.onnx_export import default_cache_dir
 
     feed = make_inputs(specs, shapes, seed)
+    with capture(default_cache_dir() / "reference.log", f"fidelity reference: {ref.label}"):
+        return _reference_outputs(ref, feed, seed)
+
+
+def _reference_outputs(ref: Reference, feed: dict[str, np.ndarray], seed: int) -> list[np.ndarray]:
+    """Inside the capture: torch, onnxruntime and LiteRT print when imported or when a model loads."""
+    import numpy as np
+
     if ref.kind == "torch":
         import torch
 

@@ -165,7 +165,7 @@ def run_measurement(req, workdir, root, tools):
         send_progress("idle", total_s=req.idle_s)
         monitor.measure_idle(req.idle_s)
 
-    backend = get_backend(runtime, root, tools)
+    backend = get_backend(runtime, root, tools, workdir)  # runtime output -> workdir/runtime.log (quiet.py)
     rss_before = procinfo.rss_mb()
     send_progress("load", runtime=runtime)
     inputs = []
@@ -182,6 +182,8 @@ def run_measurement(req, workdir, root, tools):
     t_load = now_ns()
     backend.load(path, inputs, options)
     load_s = (now_ns() - t_load) / 1e9
+    for w in getattr(backend, "warnings", None) or []:  # what the runtime said at load, in edgeprof's words
+        _warn(warnings, w["code"], w["message"])
     rss_after = procinfo.rss_mb()
     sys_watch = None
     try:

@@ -1,6 +1,9 @@
 """edgeprof command line: one thin module per command (parse, call the library, print).
 
-Owns: the top-level parser, loading command modules, turning UserError into one line and an exit code.
+Owns: the top-level parser, loading command modules, turning UserError into one line and an exit code, and the
+options every command takes (`--verbose`: the libraries' output captured during export streams to the terminal
+as well, and an error's captured log tail is printed under its one line). Points the consoles of cli/ui.py at
+export/capture.py's TerminalStream, so edgeprof's own output reaches the terminal while export output is captured.
 Each command module `edgeprof/cli/<name>.py` exposes `register(subparsers)`; the parser it adds sets
 `func=run` with `run(args) -> int`.
 """
@@ -10,9 +13,11 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+from typing import IO, cast
 
 from .. import __version__
 from ..errors import UserError
+from ..export import capture
 
 COMMANDS = ["deploy", "models", "results", "devices", "sweep", "compare", "check", "report"]
 
@@ -36,6 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"edgeprof {__version__}")
+    add_global_args(parser, default=False)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
         try:
@@ -45,12 +51,40 @@ def build_parser() -> argparse.ArgumentParser:
                 continue  # command not built yet
             raise
         module.register(sub)
+    _add_to_subcommands(parser)
     return parser
+
+
+def add_global_args(p: argparse.ArgumentParser, default: object) -> None:
+    p.add_argument("-v", "--verbose", action="store_true", default=default,
+                   help="also stream the libraries' output (torch, LiteRT, onnxruntime; always kept in a log next "
+                        "to the artifact in the cache) to the terminal, and print a log's tail under an error")
+
+
+def _add_to_subcommands(parser: argparse.ArgumentParser) -> None:
+    """Every (sub)command takes the global options too, after its name (`edgeprof deploy ... -v`)."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in set(action.choices.values()):
+                add_global_args(sub, default=argparse.SUPPRESS)  # not set there: keep the top-level value
+                _add_to_subcommands(sub)
+
+
+def _console_streams() -> None:
+    """edgeprof's consoles write through TerminalStream: the terminal, even while fd 1/2 are captured."""
+    try:
+        from . import ui
+    except ImportError:  # pragma: no cover - rich is a dependency
+        return
+    ui.out.file = cast(IO[str], capture.TerminalStream("stdout"))
+    ui.err.file = cast(IO[str], capture.TerminalStream("stderr"))
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    capture.set_verbose(bool(getattr(args, "verbose", False)))
+    _console_streams()
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
@@ -58,9 +92,12 @@ def main(argv: list[str] | None = None) -> int:
         return int(args.func(args) or 0)
     except UserError as e:
         print(f"edgeprof: error: {e.one_line()}", file=sys.stderr)
-        if e.detail:
+        library_log = getattr(e, "library_log", None)
+        if e.detail and (capture.verbose() or not library_log):  # a captured log's tail: with --verbose
             for line in e.detail.rstrip().splitlines()[-15:]:
                 print(f"    {line}", file=sys.stderr)
+        elif e.detail:
+            print("    (rerun with --verbose to see the log's last lines here)", file=sys.stderr)
         return e.exit_code
     except KeyboardInterrupt:
         print("edgeprof: interrupted", file=sys.stderr)

@@ -2,7 +2,8 @@
 
 Owns: the entry layout `cache_dir/<key>/model.<ext>` + `meta.json` (the Artifact as JSON, path relative),
 atomic writes (built in a temporary directory, renamed into place) and validation on read (size and sha256
-of the model file must match meta.json, else the entry is ignored and rebuilt).
+of the model file must match meta.json, else the entry is ignored and rebuilt). A build runs inside a capture
+(capture.py): the libraries' output goes to `cache_dir/<key>.log`, beside the entry, not to the terminal.
 Does not own: what goes into a key (callers hash whatever decides the file) or building the file.
 The torch → ONNX cache (onnx_export.py) keys and commits its entries itself (it checks the export
 before committing) but shares this entry layout, reader and hashing helpers; artifact_cache.py is part of the key material too.
@@ -25,8 +26,9 @@ from typing import Any
 
 from ..errors import ModelError
 from ..records import Artifact, TensorSpec
+from .capture import capture
 
-__all__ = ["cached", "build_cached", "read_entry", "sha256_file", "dist_version", "text_hash", "key_of"]
+__all__ = ["cached", "build_cached", "log_path", "read_entry", "sha256_file", "dist_version", "text_hash", "key_of"]
 
 LAYOUT = 1
 _STALE_TMP_S = 3600.0
@@ -80,10 +82,17 @@ def cached(cache_dir: Path, key: str, ext: str) -> Artifact | None:
     return read_entry(Path(cache_dir).expanduser() / key, ext)
 
 
-def build_cached(cache_dir: Path, key: str, ext: str, build: Callable[[Path], Artifact]) -> Artifact:
+def log_path(cache_dir: Path, key: str) -> Path:
+    """Where the libraries' output of building entry `key` is kept (appended on every build)."""
+    return Path(cache_dir).expanduser() / f"{key}.log"
+
+
+def build_cached(cache_dir: Path, key: str, ext: str, build: Callable[[Path], Artifact],
+                 what: str = "building a cache entry") -> Artifact:
     """The cached Artifact for `key`, else `build(tmp_model_path)` once, stored atomically, and returned.
 
-    `build` writes the model at the path it is given and returns an Artifact describing it (any path)."""
+    `build` writes the model at the path it is given and returns an Artifact describing it (any path); it runs
+    inside a capture whose log is `log_path(cache_dir, key)` (`what` heads its section there)."""
     cache_dir = Path(cache_dir).expanduser()
     entry = cache_dir / key
     hit = read_entry(entry, ext)
@@ -98,7 +107,8 @@ def build_cached(cache_dir: Path, key: str, ext: str, build: Callable[[Path], Ar
     tmp = Path(tempfile.mkdtemp(prefix=f".tmp-{key[:16]}-", dir=cache_dir))
     try:
         model = tmp / f"model.{ext}"
-        artifact = build(model)
+        with capture(log_path(cache_dir, key), what):
+            artifact = build(model)
         if not model.is_file():
             raise ModelError(f"building {artifact.model_name} ({ext}) wrote no file",
                              hint="this is a bug in edgeprof: please report it")

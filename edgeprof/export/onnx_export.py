@@ -6,7 +6,8 @@ Owns:
   removed). The example inputs have batch 2 and dim 0 is declared `Dim("batch")`: an example batch of 1
   would silently fix the batch at 1. The exported graph is checked to really have a symbolic dim 0.
 - the numerical check of each export against torch (onnxruntime CPU, same seeded inputs, batch 2);
-- the artifact cache: `cache_dir/<key>/model.onnx` + `meta.json` (the Artifact as JSON). The key is the sha256
+- the artifact cache: `cache_dir/<key>/model.onnx` + `meta.json` (the Artifact as JSON); the export runs inside a
+  capture (capture.py) whose log, `cache_dir/<key>.log`, keeps torch's warnings, logs and C-level output. The key is the sha256
   of the model's defining source text, its name and options, the seed, the export options (exporter, opset),
   the torch and onnxscript versions and the text of this package's export code. Entries are written in a
   temporary directory and renamed into place, so an interrupted export never leaves half an entry.
@@ -23,24 +24,22 @@ import contextlib
 import dataclasses
 import hashlib
 import inspect
-import io
 import json
-import logging
 import math
 import os
 import re
 import shutil
 import tempfile
 import time
-import warnings
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ModelError
 from ..records import DTYPES, Artifact, TensorSpec
 from .artifact_cache import LAYOUT as CACHE_LAYOUT
-from .artifact_cache import dist_version, read_entry, sha256_file, text_hash
+from .artifact_cache import dist_version, log_path, read_entry, sha256_file, text_hash
+from .capture import capture, library_failure, to_terminal
 from .flops import count_flops
 from .inputs import make_inputs
 from .resolve import ModelSource, user_import_path
@@ -74,7 +73,7 @@ def default_cache_dir() -> Path:
 def prepare_onnx(source: ModelSource, *, cache_dir: Path, seed: int = 0, opset: int = 18,
                  progress: Progress | None = None, exporter: str = "dynamo") -> Artifact:
     """An ONNX Artifact for `source`: exported (or taken from the cache) for torch models, read for .onnx."""
-    say = progress or (lambda _msg: None)
+    say = to_terminal(progress)
     if source.kind == "onnx":
         return _user_onnx(source, say)
     if source.kind == "tflite":
@@ -99,8 +98,9 @@ def prepare_onnx(source: ModelSource, *, cache_dir: Path, seed: int = 0, opset: 
     _remove_stale_tmp(cache_dir)
     tmp = Path(tempfile.mkdtemp(prefix=f".tmp-{entry.name[:16]}-", dir=cache_dir))
     try:
-        artifact = _export(source, tmp / "model.onnx", seed=seed, opset=opset, exporter=exporter,
-                           options=options, say=say)
+        with capture(log_path(cache_dir, entry.name), f"exporting {source.name} to ONNX ({exporter}, opset {opset})"):
+            artifact = _export(source, tmp / "model.onnx", seed=seed, opset=opset, exporter=exporter,
+                               options=options, say=say)
         (tmp / "meta.json").write_text(json.dumps(_meta(artifact, entry), indent=2, sort_keys=True) + "\n")
         _commit(tmp, entry)
     finally:
@@ -193,23 +193,6 @@ def _torch() -> Any:
     return torch
 
 
-@contextlib.contextmanager
-def _quiet_exporter() -> Iterator[None]:
-    """Silence the exporter: deprecation warnings, 'torchvision is not installed' lines, and the graphs that
-    torch.export prints to stderr when it fails (the exception keeps the cause). For the duration, logging at
-    WARNING and below is off process-wide (torch creates and configures loggers while it exports) and Python's
-    sys.stdout/sys.stderr are swapped out."""
-    previous = logging.root.manager.disable
-    logging.disable(logging.WARNING)
-    try:
-        with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()), \
-                contextlib.redirect_stderr(io.StringIO()):
-            warnings.simplefilter("ignore")
-            yield
-    finally:
-        logging.disable(previous)
-
-
 def _build(source: ModelSource, seed: int) -> tuple[torch.nn.Module, tuple[TensorSpec, ...], tuple[str, ...] | None]:
     """The torch module, its input specs (dim 0 = "batch") and the output names (None: exporter's choice)."""
     torch = _torch()
@@ -277,26 +260,26 @@ def _export_torch(module: torch.nn.Module, examples: Mapping[str, torch.Tensor],
     import torch
 
     names = list(examples)
-    with _quiet_exporter():
-        if exporter == "dynamo":
-            batch = torch.export.Dim("batch")
-            program = torch.onnx.export(
-                module, (), None, kwargs=dict(examples), input_names=names,
-                output_names=list(output_names) if output_names else None, opset_version=opset, dynamo=True,
-                dynamic_shapes={n: {0: batch} for n in names}, external_data=False, verbose=False,
-            )
-            if program is None:  # pragma: no cover - dynamo=True always returns the program
-                raise RuntimeError("torch.onnx.export(dynamo=True) returned no program")
-            return program.model_proto
-        tmp = path.with_suffix(".torchscript.onnx")
-        torch.onnx.export(
-            module, (), str(tmp), kwargs=dict(examples), input_names=names,
-            output_names=list(output_names) if output_names else None, opset_version=opset, dynamo=False,
-            dynamic_axes={n: {0: "batch"} for n in [*names, *(output_names or [])]},
+    # the caller's capture (prepare_onnx) keeps the exporter's warnings, logs and graph dumps
+    if exporter == "dynamo":
+        batch = torch.export.Dim("batch")
+        program = torch.onnx.export(
+            module, (), None, kwargs=dict(examples), input_names=names,
+            output_names=list(output_names) if output_names else None, opset_version=opset, dynamo=True,
+            dynamic_shapes={n: {0: batch} for n in names}, external_data=False, verbose=False,
         )
-        proto = onnx.load(str(tmp))
-        tmp.unlink()
-        return proto
+        if program is None:  # pragma: no cover - dynamo=True always returns the program
+            raise RuntimeError("torch.onnx.export(dynamo=True) returned no program")
+        return program.model_proto
+    tmp = path.with_suffix(".torchscript.onnx")
+    torch.onnx.export(
+        module, (), str(tmp), kwargs=dict(examples), input_names=names,
+        output_names=list(output_names) if output_names else None, opset_version=opset, dynamo=False,
+        dynamic_axes={n: {0: "batch"} for n in [*names, *(output_names or [])]},
+    )
+    proto = onnx.load(str(tmp))
+    tmp.unlink()
+    return proto
 
 
 def _strip_metadata(model: onnx.ModelProto) -> None:
@@ -332,8 +315,8 @@ def _export(source: ModelSource, path: Path, *, seed: int, opset: int, exporter:
             first = lines[lines.index("## Exception summary") + 1]
         hint = ("usual causes: Python control flow on tensor values, a hard-coded batch size"
                 if source.kind == "builder" else "this is a bug in edgeprof's bundled model: please report it")
-        raise ModelError(f"exporting {source.name} to ONNX failed: {type(e).__name__}: {first}", hint=hint,
-                         detail="\n".join(lines[-30:])) from e
+        raise library_failure(ModelError(f"exporting {source.name} to ONNX failed: {type(e).__name__}: {first}",
+                                         hint=hint, detail="\n".join(lines[-30:]))) from e
     seconds = time.perf_counter() - started
     _strip_metadata(proto)
     onnx.save(proto, str(path))

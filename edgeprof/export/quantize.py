@@ -11,27 +11,26 @@ Owns:
   of them, seeds seed+1000+i, never the measurement seed), or a directory of `.npy` files (one model input:
   one sample per file) or `.npz` files (several inputs: one sample per file, keys = input names). A sample may
   leave out the batch dimension; it is added.
-- the cache: entries keyed by the fp32 file's sha256, the precision, the calibration (content hash), the
+- the cache (artifact_cache.build_cached, which runs each conversion inside a capture: onnxruntime's and
+  onnxconverter-common's warnings and logs go to `cache_dir/<key>.log`): entries keyed by the fp32 file's sha256, the precision, the calibration (content hash), the
   versions of onnxruntime/onnxconverter-common and this file's text.
 Does not own: the fp32 export (onnx_export.py), TFLite (tflite_export.py), fidelity (fidelity.py).
 """
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import hashlib
-import logging
 import os
 import tempfile
-import warnings
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError, ModelError
 from ..records import Artifact, TensorSpec
 from .artifact_cache import build_cached, dist_version, key_of, text_hash
+from .capture import library_failure, to_terminal
 from .inputs import make_inputs
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -118,26 +117,11 @@ def calibration_fingerprint(directory: str | Path | None, count: int = CALIBRATI
 # ------------------------------------------------------------------------------------------- quantise
 
 
-@contextlib.contextmanager
-def _quiet() -> Iterator[None]:
-    loggers = [logging.getLogger(n) for n in ("root", "onnxruntime", "onnxconverter_common")]
-    levels = [lg.level for lg in loggers]
-    try:
-        for lg in loggers:
-            lg.setLevel(logging.ERROR)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            yield
-    finally:
-        for lg, level in zip(loggers, levels, strict=True):
-            lg.setLevel(level)
-
-
 def quantize_onnx(fp32: Artifact, precision: str, *, cache_dir: Path, shapes: Mapping[str, tuple[int, ...]],
                   seed: int = 0, calibration: str | Path | None = None,
                   progress: Progress | None = None) -> Artifact:
     """The `precision` version of an fp32 ONNX artifact (fp32 returns it unchanged). Cached."""
-    say = progress or (lambda _m: None)
+    say = to_terminal(progress)
     if precision == "fp32":
         return fp32
     if precision not in ONNX_PRECISIONS:
@@ -171,7 +155,8 @@ def quantize_onnx(fp32: Artifact, precision: str, *, cache_dir: Path, shapes: Ma
         return dataclasses.replace(fp32, path=str(out), precision=precision, export_options=export_options,
                                    export_check=None, cache_hit=False)
 
-    return build_cached(cache_dir, key_of(material), "onnx", build)
+    return build_cached(cache_dir, key_of(material), "onnx", build,
+                        what=f"converting {fp32.model_name} to {precision} ONNX")
 
 
 def _fp16(src: Path, out: Path) -> dict[str, Any]:
@@ -183,8 +168,7 @@ def _fp16(src: Path, out: Path) -> dict[str, Any]:
     import onnx
 
     model = onnx.load(str(src))
-    with _quiet():
-        converted = float16.convert_float_to_float16(model, keep_io_types=True)
+    converted = float16.convert_float_to_float16(model, keep_io_types=True)
     onnx.save(converted, str(out))
     onnx.checker.check_model(str(out))
     return {"converter": "onnxconverter_common.float16.convert_float_to_float16(keep_io_types=True)",
@@ -214,23 +198,23 @@ def _int8(src: Path, out: Path, samples: list[dict[str, np.ndarray]]) -> dict[st
     with tempfile.TemporaryDirectory(prefix="edgeprof-quant-") as tmp:
         pre = Path(tmp) / "pre.onnx"
         prep = "quant_pre_process"
-        with _quiet():
-            try:
-                quant_pre_process(str(src), str(pre), skip_symbolic_shape=False)
-            except Exception:  # symbolic shape inference fails on some graphs: retry without it
-                prep = "quant_pre_process(skip_symbolic_shape=True)"
-                quant_pre_process(str(src), str(pre), skip_symbolic_shape=True)
-            old = os.getcwd()
-            os.chdir(tmp)  # the calibrator writes augmented_model.onnx into the working directory
-            try:
-                quantize_static(str(pre), str(out), Reader(samples), quant_format=QuantFormat.QDQ, per_channel=True,
-                                activation_type=QuantType.QInt8, weight_type=QuantType.QInt8)
-            except Exception as e:
-                first = (str(e).strip().splitlines() or [type(e).__name__])[0]
-                raise ModelError(f"int8 quantisation failed: {type(e).__name__}: {first}",
-                                 hint="try --precision fp16, or give --calibration DIR with real samples") from e
-            finally:
-                os.chdir(old)
+        try:
+            quant_pre_process(str(src), str(pre), skip_symbolic_shape=False)
+        except Exception:  # symbolic shape inference fails on some graphs: retry without it
+            prep = "quant_pre_process(skip_symbolic_shape=True)"
+            quant_pre_process(str(src), str(pre), skip_symbolic_shape=True)
+        old = os.getcwd()
+        os.chdir(tmp)  # the calibrator writes augmented_model.onnx into the working directory
+        try:
+            quantize_static(str(pre), str(out), Reader(samples), quant_format=QuantFormat.QDQ, per_channel=True,
+                            activation_type=QuantType.QInt8, weight_type=QuantType.QInt8)
+        except Exception as e:
+            first = (str(e).strip().splitlines() or [type(e).__name__])[0]
+            raise library_failure(ModelError(f"int8 quantisation failed: {type(e).__name__}: {first}",
+                                             hint="try --precision fp16, or give --calibration DIR with real "
+                                                  "samples")) from e
+        finally:
+            os.chdir(old)
     return {"quantizer": f"onnxruntime.quantization {prep} + quantize_static(QDQ, per_channel=True, "
                          "activations int8, weights int8, MinMax)",
             "onnxruntime": dist_version("onnxruntime"), "calibration_samples": len(samples)}

@@ -20,7 +20,8 @@ becomes dynamic in the export; the example's own batch size does not matter. The
 `forward`'s parameters (inputs are passed as keywords) and become the ONNX input names. Seeded random inputs
 are drawn from [min, max) of each example tensor (floats; [0, 1) when the example is constant) or
 [min, max + 1) (integers). The weights should be a function of `seed` (`torch.manual_seed(seed)` first).
-The file's directory is on `sys.path` while it is imported and built, so it may import its neighbours; the
+The file is imported inside export/capture.py's capture (what it and torch print goes to the cache's
+host.log). The file's directory is on `sys.path` while it is imported and built, so it may import its neighbours; the
 export cache key covers this file's text only.
 
 Does not own: exporting or caching (onnx_export.py), the bundled catalogue (`edgeprof_models`).
@@ -138,8 +139,12 @@ def _builder(spec: str, file: str, fn: str) -> ModelSource:
         raise ModelError(f"cannot import builder file {file}", hint="check the file")
     module = importlib.util.module_from_spec(import_spec)
     sys.modules[module_name] = module
-    try:
-        with user_import_path(path.parent):
+    from .capture import capture
+    from .onnx_export import default_cache_dir
+
+    try:  # a builder file imports torch (which prints when imported): the output goes to the cache's host.log
+        with capture(default_cache_dir() / "host.log", f"importing builder file {path}"), \
+                user_import_path(path.parent):
             import_spec.loader.exec_module(module)
     except BaseException as e:  # the user's code: anything it raises is reported, KeyboardInterrupt is not
         sys.modules.pop(module_name, None)

@@ -13,6 +13,9 @@ Owns:
 - the export check: the host's LiteRT interpreter against torch on the seeded inputs (fp32: max abs error).
 - the cache (artifact_cache.py), keyed by the model's defining text, seed, shapes, precision, calibration, the
   litert-torch / ai-edge-quantizer / ai-edge-litert versions and this file's text.
+- running every conversion inside a capture (capture.py, through artifact_cache.build_cached): litert-torch's,
+  absl's and LiteRT's output goes to `cache_dir/<key>.log`; reading a user's file or building a builder for its
+  input specs logs to `cache_dir/host.log`.
 Does not own: ONNX (onnx_export.py), FLOPs (taken from the ONNX export of the same model when it is cached or
 cheap), running on a device (the agent's tflite backend).
 """
@@ -21,18 +24,15 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import os
-import sys
-import tempfile
 import time
-import warnings
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from ..errors import ModelError
 from ..records import Artifact, TensorSpec
 from .artifact_cache import build_cached, dist_version, key_of, sha256_file, text_hash
+from .capture import capture, library_failure, to_terminal
 from .inputs import make_inputs
 from .quantize import calibration_fingerprint, calibration_samples
 from .resolve import ModelSource, user_import_path
@@ -62,38 +62,6 @@ def interpreter_class() -> Any:
     except ImportError as e:
         raise ModelError("reading a .tflite model on the host needs ai-edge-litert",
                          hint="pip install 'edgeprof[tflite]'") from e
-
-
-@contextlib.contextmanager
-def captured_output() -> Iterator[list[str]]:
-    """Send fd 1 and 2 (python and native code: converter progress, absl logs) to a file while converting.
-
-    Yields a list that holds the captured text afterwards (for error details)."""
-    sink: list[str] = []
-    sys.stdout.flush()
-    sys.stderr.flush()
-    saved = [os.dup(1), os.dup(2)]
-    with tempfile.TemporaryFile(mode="w+b") as tmp:
-        try:
-            os.dup2(tmp.fileno(), 1)
-            os.dup2(tmp.fileno(), 2)
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                yield sink
-        finally:
-            sys.stdout.flush()
-            sys.stderr.flush()
-            os.dup2(saved[0], 1)
-            os.dup2(saved[1], 2)
-            os.close(saved[0])
-            os.close(saved[1])
-            tmp.seek(0)
-            sink.append(tmp.read().decode("utf-8", "replace"))
-
-
-def _tail(text: str, n: int = 30) -> str:
-    lines = [ln for ln in text.splitlines() if ln.strip() and not ln.startswith("(")]
-    return "\n".join(lines[-n:])
 
 
 # ---------------------------------------------------------------------------------------- reading files
@@ -243,15 +211,13 @@ def _export_fp32(source: ModelSource, out: Path, *, seed: int, shapes: Mapping[s
         + ", ".join(f"{k}={'x'.join(map(str, v))}" for k, v in shapes.items()) + ")")
     started = time.perf_counter()
     try:
-        with captured_output() as log, (user_import_path(source.path.parent) if source.path else
-                                        contextlib.nullcontext()):
+        with user_import_path(source.path.parent) if source.path else contextlib.nullcontext():
             edge = litert_torch.convert(module, (), {k: torch.from_numpy(v) for k, v in example.items()})
             edge.export(str(out))
-    except Exception as e:
+    except Exception as e:  # the capture (artifact_cache.build_cached) names its log and keeps the tail
         first = (str(e).strip().splitlines() or [type(e).__name__])[0]
-        raise ModelError(f"exporting {source.name} to TFLite failed: {type(e).__name__}: {first}",
-                         hint="try --runtime onnxruntime, or simplify the model's forward()",
-                         detail=_tail(log[0] if log else "")) from e
+        raise library_failure(ModelError(f"exporting {source.name} to TFLite failed: {type(e).__name__}: {first}",
+                                         hint="try --runtime onnxruntime, or simplify the model's forward()")) from e
     seconds = time.perf_counter() - started
     specs, outputs, facts = read_tflite(out)
     by_name = {s.name: s for s in torch_specs}
@@ -306,16 +272,15 @@ def _quantize_int8(fp32: Artifact, out: Path, *, seed: int, shapes: Mapping[str,
     sig = next(iter(cls(model_path=fp32.path).get_signature_list() or {"serving_default": None}))
     started = time.perf_counter()
     try:
-        with captured_output() as log:
-            q = quantizer.Quantizer(fp32.path)
-            q.load_quantization_recipe(_int8_recipe())
-            calib = q.calibrate({sig: samples})
-            q.quantize(calib, enable_progress_report=False).export_model(str(out), overwrite=True)
-    except Exception as e:
+        q = quantizer.Quantizer(fp32.path)
+        q.load_quantization_recipe(_int8_recipe())
+        calib = q.calibrate({sig: samples})
+        q.quantize(calib, enable_progress_report=False).export_model(str(out), overwrite=True)
+    except Exception as e:  # the capture (artifact_cache.build_cached) names its log and keeps the tail
         first = (str(e).strip().splitlines() or [type(e).__name__])[0]
-        raise ModelError(f"int8 quantisation of {fp32.model_name} (TFLite) failed: {type(e).__name__}: {first}",
-                         hint="try --precision fp32, or --runtime onnxruntime --precision int8",
-                         detail=_tail(log[0] if log else "")) from e
+        raise library_failure(ModelError(
+            f"int8 quantisation of {fp32.model_name} (TFLite) failed: {type(e).__name__}: {first}",
+            hint="try --precision fp32, or --runtime onnxruntime --precision int8")) from e
     specs, outputs, facts = read_tflite(out)
     by_name = {s.name: s for s in fp32.inputs}
     truthful = tuple(dataclasses.replace(by_name.get(s.name, s), shape=s.shape, dtype=s.dtype) for s in specs)
@@ -337,7 +302,7 @@ def prepare_tflite(source: ModelSource, *, cache_dir: Path, batch: int = 1,
 
     Torch models are exported static at the concrete shapes (dynamic dim 0 = `batch`, others from
     `input_shapes`); a user's fp32 file is read as is (dynamic dims are resized on the device)."""
-    say = progress or (lambda _m: None)
+    say = to_terminal(progress)
     overrides = dict(input_shapes or {})
     if precision not in TFLITE_PRECISIONS:
         raise ModelError(f"--precision {precision}: TFLite models run as fp32 or int8 here",
@@ -347,8 +312,10 @@ def prepare_tflite(source: ModelSource, *, cache_dir: Path, batch: int = 1,
                          hint="run it with --runtime onnxruntime, or give the torch model")
     versions = {d: dist_version(d) for d in ("litert-torch", "ai-edge-quantizer", "ai-edge-litert", "torch")}
     code = text_hash(Path(__file__).resolve())
+    host_log = Path(cache_dir).expanduser() / "host.log"
     if source.kind == "tflite":
-        fp32 = _user_tflite(source, say)
+        with capture(host_log, f"reading {source.spec}"):
+            fp32 = _user_tflite(source, say)
         if precision == "fp32" or fp32.precision == precision:
             return fp32
         shapes = {s.name: s.concrete(batch, overrides) for s in fp32.inputs}
@@ -357,24 +324,27 @@ def prepare_tflite(source: ModelSource, *, cache_dir: Path, batch: int = 1,
                                     "calibration": calibration_fingerprint(calibration)}
         return build_cached(cache_dir, key_of(material), "tflite",
                             lambda out: _quantize_int8(fp32, out, seed=seed, shapes=shapes, calibration=calibration,
-                                                       say=say))
+                                                       say=say), what=f"quantising {source.spec} to int8 TFLite")
     from .onnx_export import cache_key
 
     declared = source.bundled.inputs if source.bundled is not None else None
     if declared is None:  # a builder: its example inputs declare the specs (imports torch, builds once)
-        declared = _source_specs(source, seed)[1]
+        with capture(host_log, f"building {source.spec} for its input specs"):
+            declared = _source_specs(source, seed)[1]
     shapes = {s.name: s.concrete(batch, overrides) for s in declared}
     base = cache_key(source, seed, {"format": "tflite"})
     material = {"source": base, "code": code, **versions, "shapes": {k: list(v) for k, v in shapes.items()}}
     fp32 = build_cached(cache_dir, key_of({**material, "precision": "fp32"}), "tflite",
-                        lambda out: _export_fp32(source, out, seed=seed, shapes=shapes, say=say))
+                        lambda out: _export_fp32(source, out, seed=seed, shapes=shapes, say=say),
+                        what=f"exporting {source.name} to TFLite")
     if fp32.cache_hit:
         say(f"{source.name}: cached TFLite {fp32.path}")
     if precision == "fp32":
         return fp32
     q = build_cached(cache_dir, key_of({**material, "precision": precision, "fp32": fp32.sha256,
                                         "calibration": calibration_fingerprint(calibration)}), "tflite",
-                     lambda out: _quantize_int8(fp32, out, seed=seed, shapes=shapes, calibration=calibration, say=say))
+                     lambda out: _quantize_int8(fp32, out, seed=seed, shapes=shapes, calibration=calibration, say=say),
+                     what=f"quantising {source.name} to int8 TFLite")
     if q.cache_hit:
         say(f"{source.name}: cached int8 TFLite {q.path}")
     return q

@@ -4,7 +4,7 @@
 class Backend(object):
     name = "null"
 
-    def __init__(self, root=None, tools=None):
+    def __init__(self, root=None, tools=None, workdir=None):
         self._options = {}
 
     def load(self, path, inputs, options):

@@ -2,9 +2,13 @@
 
 Owns: building an InferenceSession from the options (intra/inter-op threads, graph optimisation level, execution
 providers, spinning) and running it with inputs AND outputs pre-bound as OrtValues through an IOBinding, so one
-query costs run_with_iobinding() and nothing else from the harness.
+query costs run_with_iobinding() and nothing else from the harness. Importing onnxruntime and creating the
+session run inside quiet.RuntimeOutput at log severity WARNING: its warnings go to the workdir's runtime.log
+(and the agent's stderr), and a requested provider the session does not use becomes a warning for the result.
 Does not own: timing (worker.py) or statistics (host).
 """
+
+import os
 
 OPT_LEVELS = {
     "disable": "ORT_DISABLE_ALL",
@@ -17,7 +21,9 @@ OPT_LEVELS = {
 class Backend(object):
     name = "onnxruntime"
 
-    def __init__(self, root=None, tools=None):  # the hardware seam (backends/__init__.py); onnxruntime needs neither
+    def __init__(self, root=None, tools=None, workdir=None):  # the seam (backends/__init__.py); onnxruntime uses workdir
+        self.workdir = workdir  # runtime.log goes there (quiet.py)
+        self.warnings = []  # [{code, message}] from the runtime's load output, in edgeprof's words (quiet.py)
         self._sess = None
         self._binding = None
         self._ort = None
@@ -27,8 +33,12 @@ class Backend(object):
     def require(self):
         from . import runtime_missing
 
+        from ..quiet import RuntimeOutput
+
         try:
-            import onnxruntime as ort
+            with RuntimeOutput("importing onnxruntime", self.workdir):
+                import onnxruntime as ort
+                ort.set_default_logger_severity(2)  # warnings and worse, written to fd 2: captured at load
         except ImportError as e:
             raise runtime_missing("onnxruntime", e, "onnxruntime")
         self._ort = ort
@@ -40,6 +50,7 @@ class Backend(object):
         ort = self._ort or self.require()
         options = dict(options or {})
         so = ort.SessionOptions()
+        so.log_severity_level = 2  # warnings reach fd 2, which RuntimeOutput sends to runtime.log
         threads = options.get("threads")
         if threads:
             so.intra_op_num_threads = int(threads)
@@ -64,11 +75,16 @@ class Backend(object):
                 hint="install an onnxruntime build with that provider (onnxruntime-gpu, NVIDIA's Jetson wheel) "
                      "or choose from the available ones",
             )
+        from ..quiet import RuntimeOutput, ort_findings
+
         try:
-            self._sess = ort.InferenceSession(path, sess_options=so, providers=providers)
+            with RuntimeOutput("loading %s with onnxruntime %s" % (os.path.basename(str(path)), ort.__version__),
+                               self.workdir) as out:
+                self._sess = ort.InferenceSession(path, sess_options=so, providers=providers)
         except Exception as e:  # onnxruntime raises its own Fail/InvalidGraph types
             raise OpError("load_failed", "onnxruntime could not load the model: %s" % (str(e).splitlines() or [""])[0],
                           hint="check the model with onnx.checker, or try --graph-opt disable")
+        self.warnings = ort_findings(out.text, providers, list(self._sess.get_providers()), out.where())
         self._options = {
             "threads": threads,
             "inter_op_threads": so.inter_op_num_threads,

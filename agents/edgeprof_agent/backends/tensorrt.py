@@ -152,7 +152,7 @@ def _import_cuda():
 class Backend(object):
     name = "tensorrt"
 
-    def __init__(self, root, tools):
+    def __init__(self, root, tools, workdir=None):
         self.root = root  # SysfsRoot: GPU discovery reads /proc/driver/nvidia and the Tegra markers under it
         self.tools = tools  # ToolRunner: trtexec
         self._trt = None

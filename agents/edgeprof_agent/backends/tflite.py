@@ -4,9 +4,13 @@ Owns: building the Interpreter from the options (threads; XNNPACK on or off; an 
 options), resizing dynamic inputs to the given shapes, quantising float inputs for int8-input models (scale
 and zero point from the file), setting the inputs ONCE at load so a timed query is one invoke(), dequantising
 int8 outputs for fidelity checks, and the op profile pass (the Python interpreters expose no per-op timer:
-the pass says so and lists the graph's ops by type).
+the pass says so and lists the graph's ops by type). Importing the runtime and loading run inside
+quiet.RuntimeOutput: LiteRT's own lines go to the workdir's runtime.log (and the agent's stderr), and the ones
+that matter (a delegate not applied, XNNPACK on part of the graph) become `warnings` for the result.
 Does not own: timing (worker.py) or statistics (host).
 """
+
+import os
 
 MODULES = ("ai_edge_litert", "tflite_runtime")
 
@@ -67,7 +71,9 @@ def _refuse_numpy2_build(module_name):
 class Backend(object):
     name = "tflite"
 
-    def __init__(self, root=None, tools=None):  # the hardware seam (backends/__init__.py); LiteRT needs neither
+    def __init__(self, root=None, tools=None, workdir=None):  # the seam (backends/__init__.py); LiteRT uses workdir
+        self.workdir = workdir  # runtime.log goes there (quiet.py)
+        self.warnings = []  # [{code, message}] from the runtime's load output, in edgeprof's words (quiet.py)
         self._module_name = None
         self._tfl = None
         self._interp = None
@@ -78,8 +84,11 @@ class Backend(object):
     def require(self):
         from . import runtime_missing
 
+        from ..quiet import RuntimeOutput
+
         try:
-            self._module_name, self._tfl = _import_interpreter()
+            with RuntimeOutput("importing the TFLite runtime", self.workdir):
+                self._module_name, self._tfl = _import_interpreter()
         except ImportError as e:
             err = runtime_missing("tflite (ai_edge_litert or tflite_runtime)", e, "ai-edge-litert")
             err.hint = _install_hint()
@@ -88,10 +97,19 @@ class Backend(object):
         return self._tfl
 
     def load(self, path, inputs, options):
+        from ..quiet import RuntimeOutput, tflite_findings
+
+        tfl = self._tfl or self.require()
+        with RuntimeOutput("loading %s with %s" % (os.path.basename(str(path)), self._module_name),
+                           self.workdir) as out:
+            self._load(tfl, path, inputs, options)
+        self.warnings = tflite_findings(out.text, self._options.get("xnnpack"), self._options.get("delegate"),
+                                        out.where())
+
+    def _load(self, tfl, path, inputs, options):
         from ..protocol import OpError
         import numpy as np
 
-        tfl = self._tfl or self.require()
         options = dict(options or {})
         threads = options.get("threads")
         xnnpack = options.get("xnnpack")
