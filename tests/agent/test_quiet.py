@@ -85,8 +85,7 @@ def test_onnxruntime_backend_loads_inside_the_capture(tmp_path):
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     model.ir_version = 8
     onnx.save(model, str(tmp_path / "m.onnx"))
-    be = Backend()
-    be.workdir = str(tmp_path)
+    be = Backend(workdir=str(tmp_path))
     be.require()
     be.load(str(tmp_path / "m.onnx"), [("x", np.ones((1, 4), np.float32))], {})
     be.run()
@@ -123,16 +122,21 @@ class _Chatty:
 
 def test_the_worker_gives_the_backend_its_workdir_and_reports_its_findings_once(tmp_path, monkeypatch, capsys):
     from edgeprof_agent import worker
+    from edgeprof_agent.messages import RunRequest
+    from edgeprof_agent.sysfs import SysfsRoot
+    from edgeprof_agent.tools import ToolRunner
 
     made = []
 
-    def chatty(name):
+    def chatty(name, root=None, tools=None, workdir=None):
         made.append(_Chatty())
+        made[-1].workdir = workdir
         return made[-1]
 
     monkeypatch.setattr(worker, "get_backend", chatty)
-    result = worker.run_measurement({"runtime": "null", "warmup_s": 0, "min_duration_s": 0.01, "min_queries": 5,
-                                     "idle_s": 0}, str(tmp_path))
+    req = RunRequest.from_dict({"runtime": "null", "warmup_s": 0, "min_duration_s": 0.01, "min_queries": 5,
+                                "idle_s": 0})
+    result = worker.run_measurement(req, str(tmp_path), SysfsRoot(str(tmp_path / "no-board")), ToolRunner())
     assert made[0].workdir == str(tmp_path)
-    assert [w["code"] for w in result["warnings"]].count("xnnpack_not_applied") == 1
+    assert [w.code for w in result.warnings].count("xnnpack_not_applied") == 1
     capsys.readouterr()  # the progress events the worker wrote
