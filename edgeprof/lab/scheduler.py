@@ -21,15 +21,17 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from edgeprof_agent.messages import Facts, LogEvent, ProgressEvent
+
 from .. import runner as runner_mod
 from ..agentlink import AgentLink
-from ..errors import AgentError, TransportError, UserError
+from ..errors import AgentError, Interrupted, LeaseLost, TransportError, UserError
 from ..records import Device, Environment, Result, Settings, SweepInfo, new_run_id, utc_now
 from ..store import Store
 from ..transport import Transport, open_transport
 from . import ledger
 from .decide import MEASURE, RETRY, SETUP, SKIP, STOP, cell_decision, on_error
-from .lease import DEFAULT_TTL_S, DeviceLease, Interrupted, LeaseLost
+from .lease import DEFAULT_TTL_S, DeviceLease
 from .spec import Cell
 
 STDERR_TAIL_CHARS = 3000
@@ -237,7 +239,7 @@ class _DeviceWorker:
         self.cells = cells
         self.transport: Transport | None = None
         self.lease: DeviceLease | None = None
-        self.facts: dict[str, Any] | None = None
+        self.facts: Facts | None = None
         self.unreachable: str | None = None
         self._link: AgentLink | None = None
         self._link_lock = threading.Lock()
@@ -271,10 +273,10 @@ class _DeviceWorker:
         lease.acquire(wait_s, self.sweep.stop_event, on_wait=lambda who: self.say(f"waiting for lease: {who}"))
         if self.facts is None:
             self.say("reading device facts")
-            self.facts = lease.call("facts", {"runtimes": True}, timeout=120.0)
+            self.facts = lease.facts(timeout=120.0)
             try:
                 with self.sweep._db_lock:
-                    self.sweep.store.save_facts(self.device.name, self.facts)
+                    self.sweep.store.save_facts(self.device.name, self.facts.to_dict())
             except Exception as e:  # facts history is a convenience
                 self.sweep.log(f"{self.device.name}: could not store facts: {e}")
 
@@ -452,13 +454,14 @@ class _CellProgress:
     def stage(self, text: str) -> None:
         self.worker.say(text)
 
-    def event(self, event: dict[str, Any]) -> None:
-        phase = event.get("phase")
+    def event(self, event: ProgressEvent | LogEvent) -> None:
+        if isinstance(event, LogEvent):
+            return
+        phase = event.phase
         if phase in ("warmup", "measure"):
-            self.worker.say(f"{phase} {event.get('elapsed_s', 0):.1f}/{event.get('total_s', 0):.0f} s, "
-                            f"{event.get('n', 0)} queries")
+            self.worker.say(f"{phase} {event.elapsed_s or 0:.1f}/{event.total_s or 0:.0f} s, {event.n or 0} queries")
         elif phase:
-            self.worker.say(str(phase))
+            self.worker.say(phase)
 
 
 def run_sweep(store: Store, sweep_id: str, cells: Sequence[Cell], devices: Sequence[Device], *,
