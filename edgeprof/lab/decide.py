@@ -63,7 +63,7 @@ class Action:
 
 def cell_decision(cell: Cell, facts: Facts | None) -> capability.Decision:
     """Run or skip(reason) for one cell: with facts=None only what is statically impossible is skipped."""
-    options = cell.settings.get("runtime_options") or {}
+    options = cell.setting("runtime_options") or {}
     fmt = "none" if cell.runtime == "null" else capability.model_format(cell.model)  # as runner.deploy asks
     return capability.check(fmt, cell.runtime, cell.precision,
                             facts, cell.device, options)

@@ -187,7 +187,7 @@ class SweepRunner:
                             time.monotonic() - self.started, errors)
 
     def _export_key(self, c: Cell) -> tuple[Any, ...]:
-        return (c.model, c.runtime, c.precision, c.batch, tuple(sorted(c.inputs.items())), c.settings.get("seed"))
+        return (c.model, c.runtime, c.precision, c.batch, tuple(sorted(c.inputs.items())), c.setting("seed"))
 
     def _export_all(self) -> None:
         """Export each distinct model once, here, before the device threads start (torch export is not a
@@ -269,7 +269,7 @@ class _DeviceWorker:
         self.say("taking the device lease")
         lease = DeviceLease(self.transport, self.device, holder, self.sweep.lease_ttl_s)
         self.lease = lease
-        wait_s = float(cell.settings.get("lease_wait_s", 3600.0))
+        wait_s = float(cell.setting("lease_wait_s"))
         lease.acquire(wait_s, self.sweep.stop_event, on_wait=lambda who: self.say(f"waiting for lease: {who}"))
         if self.facts is None:
             self.say("reading device facts")
@@ -356,8 +356,8 @@ class _DeviceWorker:
         if self.unreachable:
             return cell_result(cell, "failed", f"not attempted: {self.unreachable}", sweep_id=sid, attempts=0,
                                started=started), 0
-        retries = int(cell.settings.get("retries", 2))
-        backoff = float(cell.settings.get("retry_backoff_s", 5.0))
+        retries = int(cell.setting("retries"))
+        backoff = float(cell.setting("retry_backoff_s"))
         attempt = 0
         while True:
             attempt += 1
@@ -407,7 +407,7 @@ class _DeviceWorker:
         alive, else it is raised as the transport trouble it is."""
         assert self.lease is not None and self.transport is not None
         sid = self.sweep.sweep_id
-        timeout_s = float(cell.settings.get("timeout_s", 900.0))
+        timeout_s = float(cell.setting("timeout_s"))
         self._timed_out = False
         timer = threading.Timer(timeout_s, self._on_timeout)
         timer.daemon = True
