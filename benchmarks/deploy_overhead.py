@@ -38,7 +38,7 @@ class StageClock:
     def stage(self, text: str) -> None:
         self.marks.append((text.split(" to ")[0], time.perf_counter()))
 
-    def event(self, event: dict[str, Any]) -> None:
+    def event(self, event: Any) -> None:
         pass
 
     def breakdown(self, end: float) -> dict[str, float]:

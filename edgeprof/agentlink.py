@@ -34,7 +34,9 @@ from edgeprof_agent.messages import (
     FactsRequest,
     HelloReply,
     HelloRequest,
+    LogEvent,
     MessageError,
+    ProgressEvent,
     Record,
     RunReply,
     RunRequest,
@@ -63,7 +65,8 @@ PROTOCOL_VERSION = edgeprof_agent.PROTOCOL_VERSION
 _ZIP_TIME = (2020, 1, 1, 0, 0, 0)
 _SHA_RE = re.compile(r"^[0-9a-f]{64}$")
 
-EventSink = Callable[[dict[str, Any]], None]
+Event = ProgressEvent | LogEvent
+EventSink = Callable[[Event], None]  # typed events (request/run); call() hands dicts to its own sink
 _R = TypeVar("_R", bound=Record)
 
 
@@ -289,7 +292,8 @@ class AgentLink:
             timeout: float | None = 120.0) -> RunReply:
         return self._reply(RunReply, self._exchange("run", req.to_dict(), on_event, timeout))
 
-    def call(self, op: str, params: dict[str, Any] | None = None, *, on_event: EventSink | None = None,
+    def call(self, op: str, params: dict[str, Any] | None = None, *,
+             on_event: Callable[[dict[str, Any]], None] | None = None,
              timeout: float | None = 120.0) -> dict[str, Any]:
         """Send one request given as a dict; return the reply as a dict (both checked against the op's records)
         or raise a UserError subclass. Prefer request(): it hands back the record itself.
@@ -297,11 +301,18 @@ class AgentLink:
         timeout: seconds without ANY line from the agent (events count), not for the whole call."""
         if op not in OPS:
             raise ValueError(f"unknown agent operation {op!r}")
-        return self.request(OPS[op][0].from_dict(params or {}), on_event=on_event, timeout=timeout).to_dict()
+        sink: EventSink | None = None
+        if on_event is not None:
+            dict_sink = on_event
+
+            def sink(event: Event) -> None:
+                dict_sink(event.to_dict())
+
+        return self.request(OPS[op][0].from_dict(params or {}), on_event=sink, timeout=timeout).to_dict()
 
     def _exchange(self, op: str, params: dict[str, Any], on_event: EventSink | None,
                   timeout: float | None) -> Any:
-        """One request on the wire; events go to on_event (as checked dicts); returns the raw result."""
+        """One request on the wire; events go to on_event (as records); returns the raw result."""
         rid = self._next_id
         self._next_id += 1
         self.proc.write_line(json.dumps({"id": rid, "op": op, "params": params}))
@@ -338,7 +349,7 @@ class AgentLink:
                 except MessageError as e:
                     raise self._malformed(e) from None
                 if on_event is not None:
-                    on_event(event.to_dict())
+                    on_event(event)
                 continue
             if "id" not in msg or msg["id"] not in (rid, None):
                 continue

@@ -5,8 +5,8 @@ notes that go with a run that will execute differently from what was asked (fp16
 mostly in fp32). Formats: "torch" (bundled models and `file.py:function` builders: exported to whatever the
 runtime needs), "onnx" and "tflite" (user files, run as they are or quantised), "none" (the null runtime).
 Does not own: device facts (collected by the agent, stored by `edgeprof devices check`).
-The facts dict is the agent's `facts` answer (runtimes with versions/providers, gpus, l4t, ...); None means
-unknown, in which case only statically impossible combinations are skipped.
+The facts are the agent's typed `facts` answer (edgeprof_agent.messages.Facts: runtimes with
+versions/providers, gpus, l4t, ...); None means unknown, in which case only statically impossible combinations are skipped.
 """
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from edgeprof_agent.messages import Facts
 
 from .vocab import PRECISIONS, RUNTIMES
 
@@ -61,12 +63,11 @@ def model_format(ref: str) -> str:
     return "torch"
 
 
-def has_nvidia_gpu(facts: Mapping[str, Any]) -> bool | None:
-    """True/False from the agent's facts; None when the facts do not say (an older agent)."""
-    gpus = facts.get("gpus")
-    if isinstance(gpus, list):
-        return bool(gpus)
-    if facts.get("l4t"):
+def has_nvidia_gpu(facts: Facts) -> bool | None:
+    """True/False from the agent's facts; None when the facts do not say (GPU discovery failed)."""
+    if facts.gpus is not None:
+        return bool(facts.gpus)
+    if facts.l4t is not None:
         return True
     return None
 
@@ -75,7 +76,7 @@ def _importable(runtimes: Mapping[str, Any], names: tuple[str, ...]) -> bool:
     return any("version" in (runtimes.get(m) or {}) for m in names)
 
 
-def check(fmt: str, runtime: str, precision: str, facts: dict[str, Any] | None = None,
+def check(fmt: str, runtime: str, precision: str, facts: Facts | None = None,
           device: str = "device", options: Mapping[str, Any] | None = None) -> Decision:
     """Run, or skip with a one-line reason. `options`: runtime options (e.g. onnxruntime "providers")."""
     if runtime not in RUNTIMES:
@@ -93,20 +94,17 @@ def check(fmt: str, runtime: str, precision: str, facts: dict[str, Any] | None =
     if facts is None:
         return Decision(True, notes=tuple(notes))
     gpu = has_nvidia_gpu(facts)
-    python = facts.get("python", "?")
+    python = facts.python
     if runtime in GPU_RUNTIMES and gpu is False:
         return Decision(False, f"{runtime} needs an NVIDIA GPU; device {device} has none")
     wanted_gpu = [p for p in providers if p in GPU_PROVIDERS]
     if runtime == "onnxruntime" and wanted_gpu and gpu is False:
         return Decision(False, f"{', '.join(wanted_gpu)} needs an NVIDIA GPU; device {device} has none")
-    runtimes = facts.get("runtimes") or {}
+    runtimes = facts.runtimes or {}
     needed = RUNTIME_MODULES.get(runtime, ())
     if needed and runtimes and not _importable(runtimes, needed):
-        if runtime == "tensorrt" and facts.get("trtexec"):
-            notes.append("tensorrt Python bindings are missing: engines are built and timed with trtexec")
-        else:
-            return Decision(False, f"{runtime} is not installed on {device} (python {python}; "
-                                   f"none of {', '.join(needed)} imports); install it there or pick another runtime")
+        return Decision(False, f"{runtime} is not installed on {device} (python {python}; "
+                               f"none of {', '.join(needed)} imports); install it there or pick another runtime")
     if runtime == "onnxruntime" and providers and runtimes:
         available = (runtimes.get("onnxruntime") or {}).get("providers") or []
         missing = [p for p in providers if p not in available]

@@ -16,6 +16,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from edgeprof_agent.messages import Facts
+
 from .errors import DeviceError, HostKeyError, TransportError, UserError
 from .known_hosts import DEFAULT_USER_KNOWN_HOSTS, KnownKey, Recorded, record_host_key
 from .records import Device
@@ -38,7 +40,7 @@ class CheckResult:
     reachable: bool | None = None
     authenticated: bool | None = None
     python: str | None = None
-    facts: dict[str, Any] | None = None
+    facts: Facts | None = None  # the agent's typed facts answer
     error: str | None = None
     detail: str | None = None
     seconds: float = 0.0
@@ -46,7 +48,9 @@ class CheckResult:
     agent_bytes_moved: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        d = asdict(self)
+        d["facts"] = self.facts.to_dict() if self.facts is not None else None
+        return d
 
 
 def address(device: Device) -> str:
@@ -104,7 +108,7 @@ def check_device(device: Device, *, transport_factory: TransportFactory | None =
         link = AgentLink.open(transport, device)
         try:
             res.agent_bytes_moved = link.bytes_moved
-            res.facts = link.call("facts", timeout=agent_timeout)
+            res.facts = link.facts(timeout=agent_timeout)
         finally:
             link.close()
         res.stage = "ok"
@@ -141,7 +145,7 @@ def check_devices(devices: Sequence[Device], *, transport_factory: TransportFact
     if save_facts is not None:
         for r in results:
             if r.facts is not None:
-                r.facts_saved_at = save_facts(r.device, r.facts)
+                r.facts_saved_at = save_facts(r.device, r.facts.to_dict())
     return results
 
 

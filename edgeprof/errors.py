@@ -95,3 +95,15 @@ class StoreError(UserError):
 
 class MeasurementError(EdgeprofError):
     """A measurement failed on the device (the model raised, the output was wrong). Becomes a failed row."""
+
+
+class LeaseBusy(DeviceError):
+    """Another controller held the device for longer than we were willing to wait."""
+
+
+class LeaseLost(EdgeprofError):
+    """Our lease is gone (expired, or the holding agent died): take it again before measuring."""
+
+
+class Interrupted(EdgeprofError):
+    """The sweep is stopping (Ctrl-C)."""

@@ -18,7 +18,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from edgeprof_agent.messages import ArtifactRef, Facts, InputSpec, RunReply, RunRequest
+from edgeprof_agent.messages import (
+    ArtifactRef,
+    Facts,
+    InputSpec,
+    LogEvent,
+    ProgressEvent,
+    RunReply,
+    RunRequest,
+)
 
 from . import __version__, capability
 from .agentlink import AgentLink
@@ -53,14 +61,14 @@ AGENT_SILENCE_TIMEOUT_S = 600.0
 class Progress(Protocol):
     def stage(self, text: str) -> None: ...
 
-    def event(self, event: dict[str, Any]) -> None: ...
+    def event(self, event: ProgressEvent | LogEvent) -> None: ...
 
 
 class _Quiet:
     def stage(self, text: str) -> None:
         pass
 
-    def event(self, event: dict[str, Any]) -> None:
+    def event(self, event: ProgressEvent | LogEvent) -> None:
         pass
 
 
@@ -255,7 +263,7 @@ def deploy(spec: RunSpec, device: Device, *, progress: Progress | None = None,
         try:
             device_facts = known if known is not None else link.facts(runtimes=False)
             fmt = "none" if spec.runtime == "null" else capability.model_format(spec.model)
-            decision = capability.check(fmt, spec.runtime, spec.precision, device_facts.to_dict(), device.name,
+            decision = capability.check(fmt, spec.runtime, spec.precision, device_facts, device.name,
                                         spec.runtime_options)
             if not decision.ok:
                 raise CapabilityError(f"{decision.reason}", hint="pick another --runtime/--precision or device")

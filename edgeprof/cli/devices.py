@@ -11,6 +11,8 @@ import json
 import sys
 from typing import Any
 
+from edgeprof_agent.messages import Facts
+
 from ..errors import ConfigError, HostKeyError
 from ..inventory import Inventory, load_inventory
 from ..records import Device, local_device
@@ -119,24 +121,24 @@ def _mb(v: Any) -> str:
     return f"{v / 1024:.1f} GB" if v >= 1024 else f"{v:.0f} MB"
 
 
-def _runtimes(f: dict[str, Any]) -> str:
+def _runtimes(f: Facts) -> str:
     out_ = []
-    for name, info in sorted((f.get("runtimes") or {}).items()):
-        if not isinstance(info, dict) or not info.get("version") or name == "numpy":
+    for name, info in sorted((f.runtimes or {}).items()):  # inner shape: {version, providers} or {error}
+        if not isinstance(info, dict) or "version" not in info or name == "numpy":
             continue
-        provs = [p.replace("ExecutionProvider", "") for p in info.get("providers", [])
-                 if p not in ("AzureExecutionProvider",)]
+        provs = [p.replace("ExecutionProvider", "") for p in info["providers"] if p != "AzureExecutionProvider"] \
+            if isinstance(info.get("providers"), list) else []
         out_.append(f"{name} {info['version']}" + (f" ({','.join(provs)})" if provs else ""))
     return "\n".join(out_) or "none"
 
 
-def _power_sources(f: dict[str, Any]) -> str:
+def _power_sources(f: Facts) -> str:
     """Available power sources (with rails when known); unavailable ones are listed by `--json` with reasons."""
-    p = f.get("power_sources", f.get("power"))
+    p = f.power_sources
     if not p:
         return "none"
     items = p if isinstance(p, list) else [dict(v, source=k) if isinstance(v, dict) else {"source": k}
-                                            for k, v in p.items()] if isinstance(p, dict) else [p]
+                                            for k, v in p.items()]
     found = []
     for x in items:
         if isinstance(x, dict):
@@ -150,15 +152,10 @@ def _power_sources(f: dict[str, Any]) -> str:
     return "\n".join(found) or "none found"
 
 
-def _gpu(f: dict[str, Any]) -> str:
-    g = f.get("gpu")
-    if not g:
-        return "-"
-    if isinstance(g, list):
-        return "\n".join(str(x.get("name", x) if isinstance(x, dict) else x) for x in g)
-    if isinstance(g, dict):
-        return str(g.get("name") or g)
-    return str(g)
+def _gpus(f: Facts) -> str:
+    if not f.gpus:
+        return "-" if f.gpus_error is None else f"? ({f.gpus_error})"
+    return "\n".join(str(g["name"]) if "name" in g else str(g) for g in f.gpus)
 
 
 def run_check(args: argparse.Namespace) -> int:
@@ -185,16 +182,17 @@ def run_check(args: argparse.Namespace) -> int:
         t.add_column(col)
     mark = {True: "[green]ok[/green]", False: "[red]no[/red]", None: "-"}
     for r in results:
-        f = r.facts or {}
+        f = r.facts
         ssh = "n/a" if r.address == "this machine" else (
             "ok" if r.authenticated else "host key?" if r.stage == "hostkey" else
             "auth failed" if r.reachable else "unreachable")
         ssh = mark[True] if ssh == "ok" else ssh if ssh == "n/a" else f"[red]{ssh}[/red]"
-        cpu = f"{f.get('cpu') or '-'} ×{f.get('cores')}" if f else "-"
-        t.add_row(r.device, r.address, ssh, r.python or "-", f.get("arch", "-"),
-                  f"{f.get('os') or '-'}\n{f.get('kernel') or ''}".strip() if f else "-",
-                  str(f.get("l4t") or "-"), cpu, _mb(f.get("memory_mb")), _mb(f.get("disk_free_mb")),
-                  _runtimes(f) if f else "-", _power_sources(f) if f else "-", _gpu(f) if f else "-")
+        if f is None:
+            t.add_row(r.device, r.address, ssh, r.python or "-", *["-"] * 9)
+            continue
+        t.add_row(r.device, r.address, ssh, r.python or "-", f.arch, f"{f.os}\n{f.kernel}".strip(),
+                  f.l4t.release if f.l4t is not None else "-", f"{f.cpu} ×{f.cores or '?'}", _mb(f.memory_mb),
+                  _mb(f.disk_free_mb), _runtimes(f), _power_sources(f), _gpus(f))
     out.print(t)
     for r in results:
         if r.error:

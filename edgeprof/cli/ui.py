@@ -14,6 +14,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from edgeprof_agent.messages import LogEvent, ProgressEvent
+
 from ..records import Memory, OpsProfile, Power, Result, SystemMemory, Thermal, ThermalSnapshot
 from ..vocab import fmt_value
 
@@ -54,28 +56,28 @@ class DeployProgress:
     def stage(self, text: str) -> None:
         self._show(text, force=True)
 
-    def event(self, event: dict[str, Any]) -> None:
-        if event.get("event") == "log":
-            self._show(str(event.get("message", "")), force=True)
+    def event(self, event: ProgressEvent | LogEvent) -> None:
+        if isinstance(event, LogEvent):
+            self._show(event.message, force=True)
             return
-        phase = event.get("phase")
+        phase = event.phase
         force = phase != self._last_phase
         self._last_phase = phase
         if phase in ("warmup", "measure"):
-            el, tot, n = event.get("elapsed_s", 0), event.get("total_s", 0), event.get("n", 0)
-            extra = f", min {event.get('min_queries')} queries" if phase == "measure" else ""
-            last = f", last {fmt_value(event['last_ms'], 'ms')}" if event.get("last_ms") is not None else ""
+            el, tot, n = event.elapsed_s or 0, event.total_s or 0, event.n or 0
+            extra = f", min {event.min_queries} queries" if phase == "measure" else ""
+            last = f", last {fmt_value(event.last_ms, 'ms')}" if event.last_ms is not None else ""
             self._show(f"{phase}: {el:.1f}/{tot:.0f} s, {n} queries{extra}{last}", force=force)
         elif phase == "idle":
-            self._show(f"idle power baseline ({event.get('total_s', 0):.0f} s)", force=force)
+            self._show(f"idle power baseline ({event.total_s or 0:.0f} s)", force=force)
         elif phase == "cooldown":
-            self._show(f"cooling below {event.get('below_c')} °C", force=force)
+            self._show(f"cooling below {event.below_c} °C", force=force)
         elif phase == "cooled":
-            end = event.get("end_c")
-            self._show(f"cooldown: waited {event.get('waited_s', 0):.0f} s"
-                       + (f", now {end:.1f} °C" if isinstance(end, (int, float)) else ""), force=True)
+            end = event.end_c
+            self._show(f"cooldown: waited {event.waited_s or 0:.0f} s"
+                       + (f", now {end:.1f} °C" if end is not None else ""), force=True)
         elif phase:
-            self._show(f"{phase} {event.get('runtime', '')}", force=force)
+            self._show(f"{phase} {event.runtime or ''}", force=force)
 
 
 def render_result(r: Result) -> None:

@@ -12,20 +12,23 @@ exception classes (errors.py).
 from __future__ import annotations
 
 import traceback
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from edgeprof_agent.messages import Facts
 
 from .. import capability
 from ..errors import (
     CapabilityError,
+    Interrupted,
+    LeaseBusy,
+    LeaseLost,
     MeasurementError,
     MeasurementFailed,
     RuntimeMissingError,
     TransportError,
     UserError,
 )
-from .lease import Interrupted, LeaseBusy, LeaseLost
 
 if TYPE_CHECKING:  # spec.expand uses cell_decision: no import cycle at run time
     from .spec import Cell
@@ -58,12 +61,12 @@ class Action:
     unusable: str | None = None
 
 
-def cell_decision(cell: Cell, facts: Mapping[str, Any] | None) -> capability.Decision:
+def cell_decision(cell: Cell, facts: Facts | None) -> capability.Decision:
     """Run or skip(reason) for one cell: with facts=None only what is statically impossible is skipped."""
-    options = cell.settings.get("runtime_options") or {}
+    options = cell.setting("runtime_options") or {}
     fmt = "none" if cell.runtime == "null" else capability.model_format(cell.model)  # as runner.deploy asks
     return capability.check(fmt, cell.runtime, cell.precision,
-                            dict(facts) if facts is not None else None, cell.device, options)
+                            facts, cell.device, options)
 
 
 def _one_line(exc: BaseException) -> str:

@@ -14,24 +14,22 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from edgeprof_agent.messages import (
+    Facts,
+    FactsRequest,
+    LeaseReply,
+    LeaseRequest,
+    ReleaseRequest,
+    RenewReply,
+    RenewRequest,
+)
+
 from ..agentlink import AgentLink
-from ..errors import DeviceError, EdgeprofError
+from ..errors import Interrupted, LeaseBusy, LeaseLost
 from ..records import Device
 from ..transport import Transport
 
 DEFAULT_TTL_S = 120.0
-
-
-class LeaseBusy(DeviceError):
-    """Another controller held the device for longer than we were willing to wait."""
-
-
-class LeaseLost(EdgeprofError):
-    """Our lease is gone (expired, or the holding agent died): take it again before measuring."""
-
-
-class Interrupted(EdgeprofError):
-    """The sweep is stopping (Ctrl-C)."""
 
 
 class DeviceLease:
@@ -49,12 +47,21 @@ class DeviceLease:
         self._closed = threading.Event()
         self._keepalive: threading.Thread | None = None
 
-    def call(self, op: str, params: dict[str, Any] | None = None, timeout: float = 60.0) -> dict[str, Any]:
-        """A call on the lease agent (serialised: the keepalive thread shares the link)."""
+    def _request(self, req: Any, timeout: float = 60.0) -> Any:
+        """A request on the lease agent (serialised: the keepalive thread shares the link)."""
         with self._lock:
             if self.link is None:
                 raise LeaseLost(f"no lease agent on {self.device.name}")
-            return self.link.call(op, params or {}, timeout=timeout)
+            return self.link.request(req, timeout=timeout)
+
+    def facts(self, timeout: float = 120.0) -> Facts:
+        """The device's facts, read by the lease agent (runtimes included)."""
+        reply: Facts = self._request(FactsRequest(runtimes=True), timeout=timeout)
+        return reply
+
+    def _renew(self, timeout: float) -> RenewReply:
+        reply: RenewReply = self._request(RenewRequest(token=self.token), timeout=timeout)
+        return reply
 
     def acquire(self, wait_s: float, stop: threading.Event, on_wait: Callable[[str], None] | None = None) -> str:
         """Start the lease agent and take the lease, waiting up to wait_s while someone else holds it."""
@@ -63,17 +70,17 @@ class DeviceLease:
         deadline = time.monotonic() + wait_s
         poll = 1.0
         while True:
-            r = self.call("lease", {"holder": self.holder, "ttl_s": self.ttl_s})
-            if r.get("acquired"):
-                self.token = str(r["token"])
-                self.info = dict(r.get("holder") or {})
+            r: LeaseReply = self._request(LeaseRequest(holder=self.holder, ttl_s=self.ttl_s))
+            if r.acquired:
+                self.token = str(r.token)
+                self.info = dict(r.holder or {})
                 self.lost = None
                 if self._keepalive is None:
                     self._keepalive = threading.Thread(target=self._renew_loop, daemon=True,
                                                        name=f"lease-{self.device.name}")
                     self._keepalive.start()
                 return self.token
-            who = str(r.get("holder_text") or "another controller")
+            who = r.holder_text or "another controller"
             if time.monotonic() >= deadline:
                 raise LeaseBusy(f"device {self.device.name} is leased by {who}; waited {wait_s:.0f} s",
                                 hint="raise lease_wait_s in the sweep's settings, or run when that sweep is done")
@@ -87,18 +94,18 @@ class DeviceLease:
         """Raise LeaseLost unless the lease is still ours (also proves the device and connection are alive)."""
         if self.lost:
             raise LeaseLost(self.lost)
-        r = self.call("renew", {"token": self.token}, timeout=30.0)
-        if not r.get("held"):
-            self.lost = str(r.get("reason") or "lease not held")
+        r = self._renew(timeout=30.0)
+        if not r.held:
+            self.lost = r.reason or "lease not held"
             raise LeaseLost(self.lost)
 
     def _renew_loop(self) -> None:
         interval = max(0.2, self.ttl_s / 4.0)
         while not self._closed.wait(interval):
             try:
-                r = self.call("renew", {"token": self.token}, timeout=max(5.0, self.ttl_s / 2.0))
-                if not r.get("held"):
-                    self.lost = str(r.get("reason") or "lease not held")
+                r = self._renew(timeout=max(5.0, self.ttl_s / 2.0))
+                if not r.held:
+                    self.lost = r.reason or "lease not held"
             except Exception as e:  # the next check() reports it; the worker reconnects
                 self.lost = f"lease agent unreachable: {getattr(e, 'message', e)}"
                 return
@@ -111,7 +118,7 @@ class DeviceLease:
         try:
             with self._lock:
                 if link.proc.poll() is None:
-                    link.call("release", {}, timeout=10.0)
+                    link.request(ReleaseRequest(), timeout=10.0)
         except Exception:  # the device is gone; its kernel released the lock with the agent
             pass
         finally:

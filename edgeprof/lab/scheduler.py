@@ -21,15 +21,17 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from edgeprof_agent.messages import Facts, LogEvent, ProgressEvent
+
 from .. import runner as runner_mod
 from ..agentlink import AgentLink
-from ..errors import AgentError, TransportError, UserError
+from ..errors import AgentError, Interrupted, LeaseLost, TransportError, UserError
 from ..records import Device, Environment, Result, Settings, SweepInfo, new_run_id, utc_now
 from ..store import Store
 from ..transport import Transport, open_transport
 from . import ledger
 from .decide import MEASURE, RETRY, SETUP, SKIP, STOP, cell_decision, on_error
-from .lease import DEFAULT_TTL_S, DeviceLease, Interrupted, LeaseLost
+from .lease import DEFAULT_TTL_S, DeviceLease
 from .spec import Cell
 
 STDERR_TAIL_CHARS = 3000
@@ -185,7 +187,7 @@ class SweepRunner:
                             time.monotonic() - self.started, errors)
 
     def _export_key(self, c: Cell) -> tuple[Any, ...]:
-        return (c.model, c.runtime, c.precision, c.batch, tuple(sorted(c.inputs.items())), c.settings.get("seed"))
+        return (c.model, c.runtime, c.precision, c.batch, tuple(sorted(c.inputs.items())), c.setting("seed"))
 
     def _export_all(self) -> None:
         """Export each distinct model once, here, before the device threads start (torch export is not a
@@ -237,7 +239,7 @@ class _DeviceWorker:
         self.cells = cells
         self.transport: Transport | None = None
         self.lease: DeviceLease | None = None
-        self.facts: dict[str, Any] | None = None
+        self.facts: Facts | None = None
         self.unreachable: str | None = None
         self._link: AgentLink | None = None
         self._link_lock = threading.Lock()
@@ -267,14 +269,14 @@ class _DeviceWorker:
         self.say("taking the device lease")
         lease = DeviceLease(self.transport, self.device, holder, self.sweep.lease_ttl_s)
         self.lease = lease
-        wait_s = float(cell.settings.get("lease_wait_s", 3600.0))
+        wait_s = float(cell.setting("lease_wait_s"))
         lease.acquire(wait_s, self.sweep.stop_event, on_wait=lambda who: self.say(f"waiting for lease: {who}"))
         if self.facts is None:
             self.say("reading device facts")
-            self.facts = lease.call("facts", {"runtimes": True}, timeout=120.0)
+            self.facts = lease.facts(timeout=120.0)
             try:
                 with self.sweep._db_lock:
-                    self.sweep.store.save_facts(self.device.name, self.facts)
+                    self.sweep.store.save_facts(self.device.name, self.facts.to_dict())
             except Exception as e:  # facts history is a convenience
                 self.sweep.log(f"{self.device.name}: could not store facts: {e}")
 
@@ -354,8 +356,8 @@ class _DeviceWorker:
         if self.unreachable:
             return cell_result(cell, "failed", f"not attempted: {self.unreachable}", sweep_id=sid, attempts=0,
                                started=started), 0
-        retries = int(cell.settings.get("retries", 2))
-        backoff = float(cell.settings.get("retry_backoff_s", 5.0))
+        retries = int(cell.setting("retries"))
+        backoff = float(cell.setting("retry_backoff_s"))
         attempt = 0
         while True:
             attempt += 1
@@ -405,7 +407,7 @@ class _DeviceWorker:
         alive, else it is raised as the transport trouble it is."""
         assert self.lease is not None and self.transport is not None
         sid = self.sweep.sweep_id
-        timeout_s = float(cell.settings.get("timeout_s", 900.0))
+        timeout_s = float(cell.setting("timeout_s"))
         self._timed_out = False
         timer = threading.Timer(timeout_s, self._on_timeout)
         timer.daemon = True
@@ -452,13 +454,14 @@ class _CellProgress:
     def stage(self, text: str) -> None:
         self.worker.say(text)
 
-    def event(self, event: dict[str, Any]) -> None:
-        phase = event.get("phase")
+    def event(self, event: ProgressEvent | LogEvent) -> None:
+        if isinstance(event, LogEvent):
+            return
+        phase = event.phase
         if phase in ("warmup", "measure"):
-            self.worker.say(f"{phase} {event.get('elapsed_s', 0):.1f}/{event.get('total_s', 0):.0f} s, "
-                            f"{event.get('n', 0)} queries")
+            self.worker.say(f"{phase} {event.elapsed_s or 0:.1f}/{event.total_s or 0:.0f} s, {event.n or 0} queries")
         elif phase:
-            self.worker.say(str(phase))
+            self.worker.say(phase)
 
 
 def run_sweep(store: Store, sweep_id: str, cells: Sequence[Cell], devices: Sequence[Device], *,

@@ -128,16 +128,20 @@ class Cell:
         t = "auto" if self.threads is None else str(self.threads)
         return f"{self.device}/{self.model_label}/{self.runtime}/{self.precision}/b{self.batch}/t{t}"
 
+    def setting(self, name: str) -> Any:
+        """One run setting of this cell: its own value, else vocab.SETTINGS' default (the one home of defaults;
+        a cell stored by an older sweep may lack a setting added since)."""
+        return self.settings[name] if name in self.settings else SETTINGS[name].default
+
     def run_spec(self) -> RunSpec:
-        s = self.settings
+        s = self.setting
+        max_queries = s("max_queries")
         return RunSpec(device=self.device, model=self.model, runtime=self.runtime, precision=self.precision,
-                       batch=self.batch, threads=self.threads, min_duration_s=float(s["min_duration_s"]),
-                       min_queries=int(s["min_queries"]),
-                       max_queries=int(s["max_queries"]) if s.get("max_queries") else None,
-                       warmup_s=float(s["warmup_s"]), input_shapes=dict(self.inputs),
-                       runtime_options=dict(s.get("runtime_options") or {}), seed=int(s["seed"]),
-                       idle_s=float(s.get("idle_s", SETTINGS["idle_s"].default)),
-                       cooldown_timeout_s=float(s.get("cooldown_timeout_s", SETTINGS["cooldown_timeout_s"].default)))
+                       batch=self.batch, threads=self.threads, min_duration_s=float(s("min_duration_s")),
+                       min_queries=int(s("min_queries")), max_queries=int(max_queries) if max_queries else None,
+                       warmup_s=float(s("warmup_s")), input_shapes=dict(self.inputs),
+                       runtime_options=dict(s("runtime_options") or {}), seed=int(s("seed")),
+                       idle_s=float(s("idle_s")), cooldown_timeout_s=float(s("cooldown_timeout_s")))
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)

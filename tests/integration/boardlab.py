@@ -157,8 +157,8 @@ class BoardLab:
         from edgeprof.cli.ui import DeployProgress
 
         class GoOnLoad(DeployProgress):
-            def event(self, event: dict[str, Any]) -> None:
-                if event.get("phase") == "load":
+            def event(self, event: Any) -> None:
+                if getattr(event, "phase", None) == "load":
                     board.go()
                 super().event(event)
 

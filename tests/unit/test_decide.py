@@ -30,6 +30,7 @@ from edgeprof.lab.decide import (
 from edgeprof.lab.lease import Interrupted, LeaseBusy, LeaseLost
 from edgeprof.lab.spec import Cell
 from edgeprof.runner import CapabilityError
+from edgeprof_agent.messages import Facts
 
 # (exception, phase, expected kind, device unusable afterwards)
 TABLE = [
@@ -103,15 +104,24 @@ def cell(runtime: str = "onnxruntime", precision: str = "fp32", model: str = "ds
                 threads=None, settings={"runtime_options": options or {}})
 
 
+def facts(**fields: object) -> Facts:
+    """A device's typed facts (what the agent's `facts` op answers), with the fields a test cares about."""
+    base: dict[str, object] = {"hostname": "nano", "arch": "aarch64", "cpu": "ARMv8", "os": "Ubuntu 18.04",
+                               "kernel": "4.9.253-tegra", "python": "3.6.9", "python_executable": "/usr/bin/python3",
+                               "agent_version": "0.1.0", "protocol": 2}
+    base.update(fields)
+    return Facts.from_dict(base)
+
+
 def test_cell_decision_static_and_with_facts() -> None:
     assert cell_decision(cell(), None).ok
     bf16 = cell_decision(cell(precision="bf16"), None)
     assert not bf16.ok and "bf16" in (bf16.reason or "")
     assert not cell_decision(cell(runtime="tflite", model="/m.onnx"), None).ok  # tflite does not run onnx files
-    no_ort = {"python": "3.8.10", "runtimes": {"onnxruntime": {"error": "No module named onnxruntime"}}}
+    no_ort = facts(python="3.8.10", runtimes={"onnxruntime": {"error": "No module named onnxruntime"}})
     d = cell_decision(cell(), no_ort)
     assert not d.ok and "onnxruntime is not installed on nano" in (d.reason or "")
-    no_gpu = {"gpus": [], "runtimes": {"onnxruntime": {"version": "1.17", "providers": ["CPUExecutionProvider"]}}}
+    no_gpu = facts(gpus=[], runtimes={"onnxruntime": {"version": "1.17", "providers": ["CPUExecutionProvider"]}})
     assert cell_decision(cell(), no_gpu).ok
     # the cell's runtime_options take part (they did not in the scheduler's own check before)
     cuda = cell_decision(cell(options={"providers": ["CUDAExecutionProvider"]}), no_gpu)

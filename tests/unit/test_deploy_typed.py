@@ -36,8 +36,8 @@ def test_deploy_returns_the_result_and_stores_nothing(tmp_path):
     assert "store" not in inspect.signature(runner.deploy).parameters
     r = runner.deploy(spec(max_queries=None), dev(tmp_path))  # no cap: the null runtime is fast enough to hit it
     assert r.status == "ok" and len(r.samples_ms) >= 20
-    assert r.settings["stopped_by"] == "min_duration and min_queries met"
-    assert r.environment["device"]["protocol"] == 2 and r.environment["clock"]
+    assert r.settings.stopped_by == "min_duration and min_queries met"
+    assert r.environment.device["protocol"] == 2 and r.environment.clock
 
 
 def test_given_facts_are_not_read_again(tmp_path, monkeypatch):
@@ -52,7 +52,7 @@ def test_given_facts_are_not_read_again(tmp_path, monkeypatch):
     monkeypatch.setattr(AgentLink, "facts", no_second_read)
     for given in (facts, facts.to_dict()):  # the record, or its dict (the sweep's stored facts)
         r = runner.deploy(spec(), d, facts=given)
-        assert r.environment["device"] == facts.to_dict()
+        assert r.environment.device == facts.to_dict()
     with pytest.raises(Exception, match="facts reply: unknown field 'colour'"):
         runner.deploy(spec(), d, facts=dict(facts.to_dict(), colour="blue"))
 

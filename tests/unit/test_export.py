@@ -492,9 +492,10 @@ def test_make_inputs_is_the_documented_recipe():
 
 def test_make_inputs_matches_the_agent():
     from edgeprof_agent.inputs import make_inputs as agent_make_inputs
+    from edgeprof_agent.messages import InputSpec
 
     host = make_inputs(SPECS, _shapes(3), seed=11)
-    device = agent_make_inputs([{**s.to_dict(), "shape": list(s.concrete(3))} for s in SPECS], 11)
+    device = agent_make_inputs([InputSpec.from_dict({**s.to_dict(), "shape": list(s.concrete(3))}) for s in SPECS], 11)
     assert [n for n, _ in device] == list(host)
     for name, arr in device:
         assert arr.dtype == host[name].dtype and np.array_equal(arr, host[name])

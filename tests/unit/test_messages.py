@@ -315,7 +315,7 @@ def render_stub():
         elif not own:
             lines.append("    ...")
     lines += ["", "EVENTS: dict[str, type[Record]]", "OPS: dict[str, tuple[type[Record], type[Record]]]",
-              "OP_OF: dict[type[Record], str]", "", "def parse_event(data: Any) -> Record: ...", ""]
+              "OP_OF: dict[type[Record], str]", "", "def parse_event(data: Any) -> ProgressEvent | LogEvent: ...", ""]
     return "\n".join(lines)
 
 
