@@ -41,8 +41,8 @@ def missing_reason() -> str | None:
     if os.geteuid() == 0 and shutil.which("runuser") is None:
         return "running as root, and runuser (util-linux) is missing to start PostgreSQL as the postgres user"
     try:
-        import psycopg  # noqa: F401
         import procrastinate  # noqa: F401
+        import psycopg  # noqa: F401
     except ImportError as e:
         return f"{e.name} not installed (pip install -e '.[lab]')"
     return None

@@ -14,7 +14,7 @@ import sys
 from .. import __version__
 from ..errors import UserError
 
-COMMANDS = ["deploy", "models", "results", "devices", "sweep", "compare", "check", "report"]
+COMMANDS = ["deploy", "models", "results", "devices", "sweep", "compare", "check", "report", "db", "worker", "lab"]
 
 EPILOG = """\
 examples:
