@@ -624,19 +624,35 @@ def run_worker(url: str, queues: Sequence[str], inventory: Any, *, cache_dir: Pa
                 log.warning("heartbeat failed: %s", e)
             await asyncio.sleep(heartbeat_s)
 
+    async def until_idle(worker: Any) -> None:
+        idle = 0
+        while True:
+            await asyncio.sleep(max(poll_s, 0.5))
+            left = await asyncio.to_thread(_live_jobs, store, queues)
+            idle = idle + 1 if left == 0 else 0
+            if idle >= 2:
+                worker.stop()
+                return
+
     async def main() -> None:
+        from procrastinate import worker as pworker
+
         async with app.open_async():
             reaped = await _reap(app, queues, stalled_after_s)
             if reaped:
                 env.on_event(f"reaped stalled jobs {reaped}")
+            worker = pworker.Worker(
+                app, queues=list(queues), name=env.name, concurrency=concurrency, wait=True,
+                fetch_job_polling_interval=poll_s, abort_job_polling_interval=min(poll_s * 2, 5.0),
+                listen_notify=True, additional_context={"edgeprof": env},
+                # on SIGINT/SIGTERM a running cell is stopped at once (nothing stored) and goes back to the queue
+                shutdown_graceful_timeout=0.5, update_heartbeat_interval=heartbeat_s,
+                stalled_worker_timeout=stalled_after_s, install_signal_handlers=True)
             tasks = [asyncio.create_task(reaper()), asyncio.create_task(beat())]
+            if stop_when_idle:
+                tasks.append(asyncio.create_task(until_idle(worker)))
             try:
-                await app.run_worker_async(
-                    queues=list(queues), name=env.name, concurrency=concurrency, wait=not stop_when_idle,
-                    fetch_job_polling_interval=poll_s, abort_job_polling_interval=min(poll_s * 2, 5.0),
-                    listen_notify=True, additional_context={"edgeprof": env}, shutdown_graceful_timeout=30.0,
-                    update_heartbeat_interval=heartbeat_s, stalled_worker_timeout=stalled_after_s,
-                    install_signal_handlers=True)
+                await worker.run()
             finally:
                 for t in tasks:
                     t.cancel()
@@ -663,6 +679,13 @@ def _heartbeat(store: Store, env: WorkerEnv, queues: Sequence[str]) -> None:
         conn.execute(stmt.on_conflict_do_update(index_elements=["name"],
                                                 set_={"last_heartbeat": now, "state": env.state,
                                                       "queues": ",".join(queues)}))
+
+
+def _live_jobs(store: Store, queues: Sequence[str]) -> int:
+    with store.engine.connect() as conn:
+        return int(conn.execute(sa.text(
+            "SELECT count(*) FROM procrastinate_jobs WHERE task_name = :t AND status IN ('todo', 'doing') "
+            "AND queue_name = ANY(:q)"), {"t": TASK_NAME, "q": list(queues)}).scalar_one())
 
 
 def _forget_worker(store: Store, name: str) -> None:
