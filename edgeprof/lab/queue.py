@@ -196,10 +196,14 @@ def _require_upgraded(store: Store) -> None:
                          hint=f"run: edgeprof db upgrade --db {store.display_url}")
 
 
-def make_app(url: str) -> Any:
-    """A procrastinate App on the database with edgeprof's one task registered."""
+def make_app(url: str | None, connector: Any = None) -> Any:
+    """A procrastinate App on the database (or on `connector`, e.g. the in-memory one in unit tests) with
+    edgeprof's one task registered."""
     procrastinate = _procrastinate()
-    app = procrastinate.App(connector=procrastinate.PsycopgConnector(conninfo=conninfo(url)))
+    if connector is None:
+        assert url is not None, "make_app needs a URL or a connector"
+        connector = procrastinate.PsycopgConnector(conninfo=conninfo(url))
+    app = procrastinate.App(connector=connector)
     app.task(name=TASK_NAME, pass_context=True,
              # a worker stopped mid-cell (SIGTERM, systemctl stop) gives the cell back to the queue; transport
              # errors are retried inside the cell with the sweep's backoff (scheduler.py), failures are rows
@@ -348,6 +352,18 @@ def parse_priority(value: str | int | None) -> int:
                           hint="higher runs first: nightly is 0, interactive 10") from None
 
 
+def cell_job(sweep_id: str, cell: Cell, device: Device, *, priority: int, after_run_id: str | None,
+             artifacts: list[dict[str, str]]) -> Any:
+    """The procrastinate job of one cell: on its controller's queue, holding its board's lock while it runs,
+    and at most one waiting per cell (queueing lock)."""
+    from procrastinate import jobs as pjobs
+
+    args: dict[str, Any] = {"v": JOB_ARGS_VERSION, "sweep_id": sweep_id, "cell": cell.to_dict(),
+                            "after_run_id": after_run_id, "artifacts": artifacts}
+    return pjobs.Job(id=None, queue=queue_of(device), priority=priority, lock=board_lock(cell.device),
+                     queueing_lock=queueing_lock(sweep_id, cell.cell_id), task_name=TASK_NAME, task_kwargs=args)
+
+
 @dataclass
 class Submitted:
     sweep_id: str
@@ -365,7 +381,6 @@ def submit(store: Store, url: str, sweep_id: str, cells: Sequence[Cell], devices
     board). A cell that already has a job waiting is left alone (its queueing lock), so submitting twice or
     resuming while jobs wait adds nothing."""
     from procrastinate import exceptions as pexc
-    from procrastinate import jobs as pjobs
 
     _require_upgraded(store)
     by_name = {d.name: d for d in devices}
@@ -398,12 +413,10 @@ def submit(store: Store, url: str, sweep_id: str, cells: Sequence[Cell], devices
         if device is None:
             raise UserError(f"sweep cell {c.cell_id} names device {c.device!r}, which is not in the inventory",
                             hint="pass --inventory with the devices.yaml the sweep was made with")
-        queue = queue_of(device)
-        args: dict[str, Any] = {"v": JOB_ARGS_VERSION, "sweep_id": sweep_id, "cell": c.to_dict(),
-                "after_run_id": current.get(c.cell_id), "artifacts": refs.get(_export_key(c), [])}
-        jobs.append(pjobs.Job(id=None, queue=queue, priority=priority, lock=board_lock(c.device),
-                              queueing_lock=qlock, task_name=TASK_NAME, task_kwargs=args))
-        out.queues[queue] = out.queues.get(queue, 0) + 1
+        job = cell_job(sweep_id, c, device, priority=priority, after_run_id=current.get(c.cell_id),
+                       artifacts=refs.get(_export_key(c), []))
+        jobs.append(job)
+        out.queues[job.queue] = out.queues.get(job.queue, 0) + 1
     out.final = final
     if jobs:
         app = make_app(url)
