@@ -340,6 +340,9 @@ def _run_queued(args: argparse.Namespace) -> int:
         with open(args.id_file, "w") as f:
             f.write(sweep_id + "\n")
     print(sweep_id)
+    alive = {q for w in queue.lab_status(store).workers if w["alive"] for q in w["queues"].split(",")}
+    for q in sorted(q for q, n in sub.queues.items() if n and q not in alive):
+        err.print(f"[yellow]no worker is taking {q} now: start one with edgeprof worker --queue {q}[/yellow]")
     if not args.wait:
         err.print(f"status: edgeprof lab status    cancel: edgeprof sweep --cancel {sweep_id}    "
                   f"report: edgeprof report --sweep {sweep_id} --out report.html")
@@ -351,12 +354,21 @@ def _wait_queued(store: Any, sweep_id: str) -> int:
     from ..lab import queue
 
     started = time.monotonic()
+
+    def on_term(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, on_term) \
+        if threading.current_thread() is threading.main_thread() else None
     try:
         followed = queue.follow(store, sweep_id, on_result=lambda r, i, n: err.print(_result_line(r, i, n)))
     except KeyboardInterrupt:
         err.print(f"stopped following sweep {sweep_id}; its cells stay queued (cancel: edgeprof sweep --cancel "
                   f"{sweep_id})")
         return 130
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
     _summary(followed.results)
     c = followed.counts
     mins, secs = divmod(int(time.monotonic() - started), 60)

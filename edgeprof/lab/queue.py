@@ -59,6 +59,7 @@ PRIORITIES = {"nightly": 0, "interactive": 10}
 FETCH_INDEX = "edgeprof_procrastinate_jobs_fetch_idx"
 MIGRATION_KEY = "procrastinate_migration"
 REAP_EVERY_S = 60.0
+FOLLOW_OUTAGE_S = 600.0  # --wait rides out a database restart or failover this long
 STALLED_AFTER_S = 30.0  # a worker whose heartbeat is older than this is dead; its cell is retried
 QUEUED_STATUS = "queued"
 QUEUE_CONTROLLER = "queue"  # sweeps.controller of a queued sweep (no one process owns it)
@@ -207,8 +208,10 @@ def make_app(url: str | None, connector: Any = None) -> Any:
     app.task(name=TASK_NAME, pass_context=True,
              # a worker stopped mid-cell (SIGTERM, systemctl stop) gives the cell back to the queue; transport
              # errors are retried inside the cell with the sweep's backoff (scheduler.py), failures are rows
-             retry=procrastinate.RetryStrategy(max_attempts=5, wait=5,
-                                               retry_exceptions={procrastinate.exceptions.JobAborted}))(_task)
+             # the database going away mid-cell (restart, failover) gives it back too: it reruns once it is back
+             retry=procrastinate.RetryStrategy(max_attempts=8, wait=2, exponential_wait=2,
+                                               retry_exceptions={procrastinate.exceptions.JobAborted,
+                                                                 CellNotStored, sa.exc.OperationalError}))(_task)
     return app
 
 
@@ -473,6 +476,10 @@ class CellAborted(EdgeprofError):
     """The cell was stopped (cancel or worker shutdown): nothing stored, the job ends aborted or is retried."""
 
 
+class CellNotStored(EdgeprofError):
+    """The cell ended but its row could not be stored (the database went away): the job is retried."""
+
+
 def _task(context: Any, sweep_id: str, cell: dict[str, Any], after_run_id: str | None = None,
           artifacts: Iterable[dict[str, str]] = (), v: int = 1) -> str:
     from procrastinate import exceptions as pexc
@@ -498,6 +505,7 @@ def run_queued_cell(env: WorkerEnv, sweep_id: str, cell: Cell, after_run_id: str
     if row is None:
         return f"not run: {sweep_id} has no cell {cell.cell_id} (sweep deleted?)"
     if row.run_id != after_run_id:
+        _maybe_done(env.store, sweep_id)
         return f"not run: already has its row {row.run_id} ({row.status})"
     if sweep_status == "cancelled":
         raise CellAborted(f"sweep {sweep_id} was cancelled")
@@ -525,8 +533,11 @@ def run_queued_cell(env: WorkerEnv, sweep_id: str, cell: Cell, after_run_id: str
     finally:
         env.state = "idle"
     if outcome is None:
-        env.on_event(f"aborted {sweep_id} {cell.cell_id}")
-        raise CellAborted(f"cell {cell.cell_id} stopped before it ended; nothing stored")
+        if should_abort():
+            env.on_event(f"aborted {sweep_id} {cell.cell_id}")
+            raise CellAborted(f"cell {cell.cell_id} stopped before it ended; nothing stored")
+        env.on_event(f"not stored {sweep_id} {cell.cell_id}: will be retried")
+        raise CellNotStored(f"cell {cell.cell_id} ended without its row being stored (see the log above)")
     _maybe_done(env.store, sweep_id)
     env.on_event(f"{outcome.status} {sweep_id} {cell.cell_id}")
     return f"{outcome.status}: run {outcome.run_id}"
@@ -731,6 +742,28 @@ def follow(store: Store, sweep_id: str, on_result: Callable[[Result, int, int], 
     """Wait until every cell of a queued sweep has its row (or no job is left to give it one)."""
     seen: set[str] = set()
     results: list[Result] = []
+    outage_since: float | None = None
+    while True:
+        try:
+            step = _follow_step(store, sweep_id, seen, results, on_result, poll_s)
+            outage_since = None
+        except sa.exc.OperationalError as e:  # the database restarting: wait for it, a while
+            outage_since = outage_since or time.monotonic()
+            if time.monotonic() - outage_since > FOLLOW_OUTAGE_S:
+                raise StoreError(f"lost the database {store.display_url} for {FOLLOW_OUTAGE_S:.0f} s while "
+                                 f"following sweep {sweep_id}: {str(e.orig).strip().splitlines()[0]}",
+                                 hint="the cells go on in the queue; follow again when the database is back") from None
+            step = None
+        if step is not None:
+            return step
+        if stop is not None and stop.wait(poll_s):
+            raise KeyboardInterrupt
+        if stop is None:
+            time.sleep(poll_s)
+
+
+def _follow_step(store: Store, sweep_id: str, seen: set[str], results: list[Result],
+                 on_result: Callable[[Result, int, int], None] | None, poll_s: float) -> Followed | None:
     while True:
         with store.engine.connect() as conn:
             rows = conn.execute(sa.select(sweep_cells.c.cell_id, sweep_cells.c.status, sweep_cells.c.run_id)
@@ -761,10 +794,7 @@ def follow(store: Store, sweep_id: str, on_result: Callable[[Result, int, int], 
                 if again < pending:
                     continue
             return Followed(counts, results, status == "cancelled", pending)
-        if stop is not None and stop.wait(poll_s):
-            raise KeyboardInterrupt
-        if stop is None:
-            time.sleep(poll_s)
+        return None
 
 
 @dataclass

@@ -272,3 +272,31 @@ def test_lab_status_shows_queued_cells_and_workers(lab_db: str, tmp_path: Path,
     text = capsys.readouterr().out
     assert "lab.elsewhere" in text and "lab.default" in text and "s ago" in text
     assert len(jobs(lab_db, sweep_id)) == 2 and {j["status"] for j in jobs(lab_db, sweep_id)} == {"todo"}
+
+
+def test_a_postgresql_restart_mid_sweep_loses_nothing(pg_server, lab_db: str, tmp_path: Path,  # type: ignore[no-untyped-def]
+                                                      workers: list[subprocess.Popen[str]]) -> None:
+    write_model(tmp_path / "m.onnx")
+    (tmp_path / "s.yaml").write_text("name: restart\nmodels: [m.onnx]\ndevices: [local]\nruntimes: [\"null\"]\n"
+                                     "batch: [1, 2, 3, 4, 5, 6]\n" + FAST.replace("0.2,", "0.5,", 1))
+    start_worker(workers, lab_db)
+    producer = edgeprof("sweep", str(tmp_path / "s.yaml"), "--queue", "--wait", "--db", lab_db)
+    store = Store(lab_db)
+
+    def some_done() -> bool:
+        try:
+            return bool(store.list(limit=1))
+        except Exception:
+            return False
+
+    wait_for(some_done, 90, "the first cell's row")
+    pg_server.restart()
+    out, err = producer.communicate(timeout=180)
+    assert producer.returncode == 0, err
+    sweep_id = out.strip().splitlines()[0]
+    assert f"sweep {sweep_id}: 6 ok, 0 skipped, 0 failed" in err, err
+    store = Store(lab_db)
+    rec = ledger.get_sweep(store, sweep_id)
+    assert rec.status == "done" and rec.counts()["ok"] == 6
+    assert len(store.list(sweep_id=sweep_id, limit=None)) == 6  # every cell once: nothing lost, nothing twice
+    assert workers[0].poll() is None  # the worker rode it out
