@@ -117,7 +117,8 @@ def run_sweep(url: str, tmp: Path, devices: list[str], inventory: Path | None, c
     (tmp / "bench.yaml").write_text(
         "version: 1\nname: bench\nmodels: [m.onnx]\ndevices: [" + ", ".join(devices) + "]\nruntimes: [\"null\"]\n"
         f"batch: [{', '.join(str(b + 1) for b in range(per_board))}]\n"
-        "settings: {min_duration_s: 0.2, min_queries: 20, warmup_s: 0, timeout_s: 60}\n")
+        # max_queries keeps a null cell's samples (and so the row to store) the size of a real cell's
+        "settings: {min_duration_s: 0.2, min_queries: 20, max_queries: 2000, warmup_s: 0, timeout_s: 60}\n")
     inv = ["--inventory", str(inventory)] if inventory else []
     env = {**os.environ}
     workers = [subprocess.Popen([sys.executable, "-m", "edgeprof.cli.main", "worker", "--queue",

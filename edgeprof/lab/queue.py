@@ -659,8 +659,14 @@ def run_worker(url: str, queues: Sequence[str], inventory: Any, *, cache_dir: Pa
                 return
 
     async def main() -> None:
+        from concurrent.futures import ThreadPoolExecutor
+
         from procrastinate import worker as pworker
 
+        # cells run in the loop's default executor (procrastinate runs sync tasks there): one thread per board
+        # this worker may drive, plus a few for the heartbeat and the bookkeeping
+        asyncio.get_running_loop().set_default_executor(
+            ThreadPoolExecutor(max_workers=concurrency + 4, thread_name_prefix="edgeprof-cell"))
         async with app.open_async():
             reaped = await _reap(app, queues, stalled_after_s)
             if reaped:
