@@ -469,7 +469,22 @@ class WorkerEnv:
     name: str = field(default_factory=ledger.controller_name)
     lease_ttl_s: float | None = None
     on_event: Callable[[str], None] = lambda _m: None
-    state: str = "idle"
+    running: dict[str, str] = field(default_factory=dict)  # board → "sweep cell" (one cell per board)
+    publish: Callable[[], None] = lambda: None  # write the heartbeat row now (state changed)
+
+    @property
+    def state(self) -> str:
+        return "; ".join(f"running {v}" for _, v in sorted(self.running.items())) or "idle"
+
+    def set_running(self, board: str, what: str | None) -> None:
+        if what is None:
+            self.running.pop(board, None)
+        else:
+            self.running[board] = what
+        try:
+            self.publish()
+        except Exception as e:  # the next heartbeat says it; never fail a cell for it
+            log.warning("could not publish the worker state: %s", e)
 
 
 class CellAborted(EdgeprofError):
@@ -526,12 +541,12 @@ def run_queued_cell(env: WorkerEnv, sweep_id: str, cell: Cell, after_run_id: str
         ledger.commit_cell(env.store, sweep_id, cell, result, 0)
         _maybe_done(env.store, sweep_id)
         return f"failed: {result.reason}"
-    env.state = f"running {sweep_id} {cell.cell_id}"
+    env.set_running(cell.device, f"{sweep_id} {cell.cell_id}")
     env.on_event(f"start {sweep_id} {cell.cell_id}")
     try:
         outcome = SchedulerCell(env, sweep_id, cell, device).run(should_abort)
     finally:
-        env.state = "idle"
+        env.set_running(cell.device, None)
     if outcome is None:
         if should_abort():
             env.on_event(f"aborted {sweep_id} {cell.cell_id}")
@@ -627,6 +642,7 @@ def run_worker(url: str, queues: Sequence[str], inventory: Any, *, cache_dir: Pa
     store = Store(url)
     _require_upgraded(store)
     env = WorkerEnv(store, inventory, cache_dir, lease_ttl_s=lease_ttl_s, on_event=on_event or (lambda _m: None))
+    env.publish = lambda: _heartbeat(store, env, queues)
     app = make_app(url)
     heartbeat_s = max(0.2, min(10.0, stalled_after_s / 3.0))
 

@@ -209,6 +209,8 @@ def test_cancel_stops_the_running_cell_and_drops_the_waiting_ones(lab_db: str, t
     wait_for(lambda: any(j["status"] == "doing" for j in jobs(lab_db, sweep_id)), 60, "a cell to start")
     wait_for(lambda: any(b["sweep_id"] == sweep_id for b in queue.lab_status(Store(lab_db)).busy), 10,
              "lab status to show the board busy")
+    wait_for(lambda: any(w["state"].startswith(f"running {sweep_id} local/") for w in
+                         queue.lab_status(Store(lab_db)).workers), 10, "lab status to show what the worker runs")
     t0 = time.monotonic()
     assert main(["sweep", "--cancel", sweep_id, "--db", lab_db]) == 0
     err = capsys.readouterr().err
