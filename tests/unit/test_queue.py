@@ -135,3 +135,36 @@ def test_artifact_tar_is_deterministic_and_complete(tmp_path: Path) -> None:
     with tarfile.open(fileobj=io.BytesIO(one)) as tar:
         assert sorted(tar.getnames()) == ["meta.json", "model.onnx"]
     assert hashlib.sha256(one).hexdigest() == hashlib.sha256(queue._tar_entry(entry)).hexdigest()
+
+
+def test_a_queued_cell_runs_through_the_sweep_executor_on_the_in_memory_queue(tmp_path: Path) -> None:
+    """The task end to end without PostgreSQL: procrastinate's worker on its in-memory connector runs a null
+    cell on `local` through the scheduler's per-cell path into a SQLite ledger; a second job for the same
+    submission finds the row and runs nothing."""
+    from edgeprof.inventory import Inventory
+    from edgeprof.lab import ledger
+    from edgeprof.lab.spec import expand, parse_sweep
+    from edgeprof.store import Store
+
+    spec = parse_sweep("version: 1\nname: mem\nmodels: [ds_cnn]\ndevices: [local]\nruntimes: [\"null\"]\n"
+                       "settings: {min_duration_s: 0.1, min_queries: 10, max_queries: 500, warmup_s: 0}\n",
+                       str(tmp_path / "s.yaml"))
+    dev = local_device()
+    (c,) = expand(spec, [dev])
+    store = Store(str(tmp_path / "r.sqlite"))
+    ledger.create_sweep(store, "sw-mem", "mem", None, {"name": "mem"}, [c])
+    app = queue.make_app(None, connector=testing.InMemoryConnector())
+    env = queue.WorkerEnv(store, Inventory(path=None))
+    events: list[str] = []
+    env.on_event = events.append
+    with app.open():
+        for _ in range(2):
+            app.job_manager.defer_job(queue.cell_job("sw-mem", c, dev, priority=10, after_run_id=None,
+                                                     artifacts=[]))
+            app.run_worker(queues=["lab.default"], wait=False, install_signal_handlers=False,
+                           additional_context={"edgeprof": env}, listen_notify=False)
+    rec = ledger.get_sweep(store, "sw-mem")
+    assert [s.status for s in rec.cells] == ["ok"] and len(store.list(limit=None)) == 1
+    assert events == [f"start sw-mem {c.cell_id}", f"ok sw-mem {c.cell_id}"]  # the second job ran nothing
+    statuses = [j["status"] for j in app.connector.jobs.values()]  # type: ignore[attr-defined]
+    assert statuses == ["succeeded", "succeeded"]
