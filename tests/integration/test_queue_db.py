@@ -84,3 +84,30 @@ def test_queue_commands_need_upgrade_first(pg_url: str, capsys: pytest.CaptureFi
     rc = main(["lab", "status", "--db", pg_url])
     e = capsys.readouterr().err.strip().splitlines()
     assert rc != 0 and len(e) == 1 and "edgeprof db upgrade" in e[0], e
+
+
+def test_artifacts_by_sha256_round_trip_once_and_refuse_tampering(pg_url: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    queue.upgrade(pg_url)
+    store = Store(pg_url)
+    entry = tmp_path / "cache" / "0123abcd"
+    entry.mkdir(parents=True)
+    (entry / "model.onnx").write_bytes(b"\x08\x01model-bytes" * 100)
+    (entry / "meta.json").write_text('{"path": "model.onnx"}')
+    ref = queue.put_artifact(store, entry)
+    assert queue.put_artifact(store, entry) == ref  # stored once
+    with psycopg.connect(queue.conninfo(pg_url)) as conn:
+        assert conn.execute("SELECT count(*) FROM lab_artifacts").fetchone()[0] == 1
+    other = tmp_path / "worker-cache"
+    got = queue.fetch_artifact(store, ref, other)
+    assert got == other / "0123abcd"
+    assert (got / "model.onnx").read_bytes() == (entry / "model.onnx").read_bytes()
+    assert (got / "meta.json").read_text() == '{"path": "model.onnx"}'
+    assert queue.fetch_artifact(store, ref, other) == got  # already there: not unpacked again
+    with psycopg.connect(queue.conninfo(pg_url)) as conn:
+        conn.execute("UPDATE lab_artifacts SET content = %s", (b"tampered",))
+    from edgeprof.errors import StoreError
+
+    with pytest.raises(StoreError, match="does not match its sha256"):
+        queue.fetch_artifact(store, ref, tmp_path / "third")
+    with pytest.raises(StoreError, match="is not in"):
+        queue.fetch_artifact(store, {"sha256": "0" * 64, "entry": "x"}, tmp_path / "third")
