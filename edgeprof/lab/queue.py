@@ -639,6 +639,7 @@ def run_worker(url: str, queues: Sequence[str], inventory: Any, *, cache_dir: Pa
 
     One job per board at a time is the database's doing (the `board:` lock); `concurrency` bounds how many
     boards this worker drives at once."""
+    _psycopg_connect(url).close()  # a one-line error when the server is not there
     store = Store(url)
     _require_upgraded(store)
     env = WorkerEnv(store, inventory, cache_dir, lease_ttl_s=lease_ttl_s, on_event=on_event or (lambda _m: None))
