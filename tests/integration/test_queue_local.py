@@ -302,3 +302,31 @@ def test_a_postgresql_restart_mid_sweep_loses_nothing(pg_server, lab_db: str, tm
     assert rec.status == "done" and rec.counts()["ok"] == 6
     assert len(store.list(sweep_id=sweep_id, limit=None)) == 6  # every cell once: nothing lost, nothing twice
     assert workers[0].poll() is None  # the worker rode it out
+
+
+def test_a_stopped_worker_gives_its_running_cell_back(lab_db: str, tmp_path: Path,
+                                                     workers: list[subprocess.Popen[str]],
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    write_model(tmp_path / "heavy.onnx", layers=16, dim=256)
+    (tmp_path / "s.yaml").write_text("name: stop\n" + HEAVY + slow_settings(30))
+    rc, sweep_id, err = submit(str(tmp_path / "s.yaml"), "--db", lab_db, capsys=capsys)
+    assert rc == 0, err
+    first = start_worker(workers, lab_db)
+    wait_for(lambda: any(j["status"] == "doing" for j in jobs(lab_db, sweep_id)), 90, "the cell to start")
+    t0 = time.monotonic()
+    first.send_signal(signal.SIGTERM)  # systemctl stop
+    _, werr = first.communicate(timeout=60)
+    assert first.returncode == 0, werr
+    assert time.monotonic() - t0 < 20, "the running cell was stopped, not waited for"
+    assert "aborted" in werr, werr
+    (job,) = jobs(lab_db, sweep_id)
+    assert job["status"] == "todo"  # back in the queue, nothing stored
+    assert Store(lab_db).list(sweep_id=sweep_id, limit=None) == []
+    with psycopg.connect(queue.conninfo(lab_db)) as conn:  # run it sooner than the retry's wait, and shorter
+        conn.execute("UPDATE procrastinate_jobs SET scheduled_at = now(), args = jsonb_set(args, "
+                     "'{cell,settings,min_duration_s}', '1') WHERE id = %s", (job["id"],))
+    second = start_worker(workers, lab_db, "--until-idle")
+    _, werr = second.communicate(timeout=120)
+    assert second.returncode == 0, werr
+    rec = ledger.get_sweep(Store(lab_db), sweep_id)
+    assert rec.counts()["ok"] == 1 and rec.status == "done"
