@@ -621,11 +621,21 @@ def reap_stalled(url: str, queues: Sequence[str], stalled_after_s: float = STALL
     return asyncio.run(go())
 
 
-async def _reap(app: Any, queues: Sequence[str], stalled_after_s: float) -> list[int]:
+async def _reap(app: Any, queues: Sequence[str], stalled_after_s: float,
+                mine: Callable[[], Iterable[str]] = lambda: ()) -> list[int]:
+    """Retry the running jobs of workers silent for stalled_after_s, except the cells this process runs now
+    (`mine`: "sweep cell" strings; its own heartbeat may merely be late)."""
     ids = []
     for q in queues:
         for job in await app.job_manager.get_stalled_jobs(queue=q, task_name=TASK_NAME,
                                                           seconds_since_heartbeat=stalled_after_s):
+            args = job.task_kwargs or {}
+            try:
+                cell_id = Cell.from_dict(args["cell"]).cell_id
+            except Exception:  # not a cell this edgeprof can read: not one of ours either
+                cell_id = None
+            if cell_id is not None and f"{args.get('sweep_id')} {cell_id}" in set(mine()):
+                continue
             await app.job_manager.retry_job(job)
             ids.append(job.id)
     return ids
@@ -650,7 +660,7 @@ def run_worker(url: str, queues: Sequence[str], inventory: Any, *, cache_dir: Pa
     async def reaper() -> None:
         while True:
             try:
-                reaped = await _reap(app, queues, stalled_after_s)
+                reaped = await _reap(app, queues, stalled_after_s, lambda: list(env.running.values()))
                 if reaped:
                     env.on_event(f"reaped stalled jobs {reaped}")
             except Exception as e:  # the database restarting: try again next round

@@ -168,3 +168,29 @@ def test_a_queued_cell_runs_through_the_sweep_executor_on_the_in_memory_queue(tm
     assert events == [f"start sw-mem {c.cell_id}", f"ok sw-mem {c.cell_id}"]  # the second job ran nothing
     statuses = [j["status"] for j in app.connector.jobs.values()]  # type: ignore[attr-defined]
     assert statuses == ["succeeded", "succeeded"]
+
+
+def test_reaping_retries_dead_workers_cells_but_not_the_ones_this_process_runs(memory_app: App) -> None:
+    import datetime
+
+    dev = Device(name="a", host="h")
+    b = Device(name="b", host="h")
+    jobs = [queue.cell_job("sw-1", cell("a"), dev, priority=10, after_run_id=None, artifacts=[]),
+            queue.cell_job("sw-1", cell("b"), b, priority=10, after_run_id=None, artifacts=[])]
+    with memory_app.open():
+        memory_app.job_manager.batch_defer_jobs(jobs)
+    connector = memory_app.connector
+
+    async def go() -> list[int]:
+        wid = await memory_app.job_manager.register_worker()
+        assert await memory_app.job_manager.fetch_job(queues=["lab.default"], worker_id=wid) is not None
+        assert await memory_app.job_manager.fetch_job(queues=["lab.default"], worker_id=wid) is not None
+        # its heartbeat a minute old: dead, or merely late
+        connector.workers[wid] -= datetime.timedelta(seconds=60)  # type: ignore[attr-defined]
+        return await queue._reap(memory_app, ["lab.default"], 30.0,
+                                 mine=lambda: [f"sw-1 {cell('b').cell_id}"])
+
+    reaped = asyncio.run(go())
+    by_lock = {j["lock"]: j for j in connector.jobs.values()}  # type: ignore[attr-defined]
+    assert reaped == [by_lock["board:a"]["id"]]
+    assert by_lock["board:a"]["status"] == "todo" and by_lock["board:b"]["status"] == "doing"
