@@ -587,6 +587,7 @@ class SchedulerCell:
         from .scheduler import _DeviceWorker
 
         worker = _DeviceWorker(self.runner, self.device, [self.cell])
+        self.runner._workers = [worker]  # so runner.stop() also stops the agent measuring right now
         done = threading.Event()
 
         def watch() -> None:

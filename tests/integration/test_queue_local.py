@@ -211,6 +211,7 @@ def test_cancel_stops_the_running_cell_and_drops_the_waiting_ones(lab_db: str, t
              "lab status to show the board busy")
     wait_for(lambda: any(w["state"].startswith(f"running {sweep_id} local/") for w in
                          queue.lab_status(Store(lab_db)).workers), 10, "lab status to show what the worker runs")
+    time.sleep(4)  # past the cell's set-up: the agent is measuring (a 60 s cell)
     t0 = time.monotonic()
     assert main(["sweep", "--cancel", sweep_id, "--db", lab_db]) == 0
     err = capsys.readouterr().err
@@ -313,6 +314,7 @@ def test_a_stopped_worker_gives_its_running_cell_back(lab_db: str, tmp_path: Pat
     assert rc == 0, err
     first = start_worker(workers, lab_db)
     wait_for(lambda: any(j["status"] == "doing" for j in jobs(lab_db, sweep_id)), 90, "the cell to start")
+    time.sleep(4)  # past the cell's set-up: the agent is measuring (a 30 s cell)
     t0 = time.monotonic()
     first.send_signal(signal.SIGTERM)  # systemctl stop
     _, werr = first.communicate(timeout=60)
