@@ -57,6 +57,7 @@ QUEUE_PREFIX = "lab."
 DEFAULT_CONTROLLER = "default"  # devices without `controller:` (and `local`) go to queue lab.default
 PRIORITIES = {"nightly": 0, "interactive": 10}
 FETCH_INDEX = "edgeprof_procrastinate_jobs_fetch_idx"
+SWEEP_INDEX = "edgeprof_procrastinate_jobs_sweep_idx"  # a sweep's jobs (--wait, --cancel, resubmit)
 MIGRATION_KEY = "procrastinate_migration"
 REAP_EVERY_S = 60.0
 FOLLOW_OUTAGE_S = 600.0  # --wait rides out a database restart or failover this long
@@ -179,13 +180,14 @@ def upgrade(db: str | None) -> list[str]:
                 conn.execute("UPDATE meta SET value = %s WHERE key = %s", (latest, MIGRATION_KEY))
             conn.execute(f"CREATE INDEX IF NOT EXISTS {FETCH_INDEX} ON procrastinate_jobs "
                          "(lock, status, priority DESC, id)")
+            conn.execute(f"CREATE INDEX IF NOT EXISTS {SWEEP_INDEX} ON procrastinate_jobs ((args->>'sweep_id'))")
     engine = sa.create_engine(url, future=True)
     try:
         with engine.begin() as c:
             lab_metadata.create_all(c)
     finally:
         engine.dispose()
-    done.append("lab tables and the fetch index up to date")
+    done.append("lab tables and the queue's indexes up to date")
     return done
 
 

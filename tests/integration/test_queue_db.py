@@ -31,6 +31,7 @@ def test_upgrade_creates_everything_and_is_idempotent(pg_url: str, capsys: pytes
     idx = _indexes(pg_url)
     assert queue.FETCH_INDEX in idx
     assert "(lock, status, priority DESC, id)" in idx[queue.FETCH_INDEX]
+    assert "sweep_id" in idx[queue.SWEEP_INDEX]
     assert main(["db", "upgrade", "--db", pg_url]) == 0  # twice is fine
     second = capsys.readouterr().err
     assert "procrastinate schema up to date" in second
