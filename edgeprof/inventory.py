@@ -11,7 +11,8 @@ integer 1–65535`.
 
 devices.yaml format history (keep next to the constant):
   1 — first format: version, defaults, devices.{NAME}.{host, port, user, identity_file, proxy_jump, python,
-      workdir, env, tags, power, sysfs_root, connect_timeout, known_hosts}.
+      workdir, env, tags, power, sysfs_root, connect_timeout, known_hosts}; later `controller` (the lab queue's
+      lab.<controller>; optional, so version 1 files stay valid).
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ MAX_CONNECT_TIMEOUT = 3600.0
 
 TOP_KEYS = ("version", "defaults", "devices")
 DEVICE_KEYS = ("host", "port", "user", "identity_file", "proxy_jump", "python", "workdir", "env", "tags", "power",
-               "sysfs_root", "connect_timeout", "known_hosts")
+               "sysfs_root", "connect_timeout", "known_hosts", "controller")
 DEFAULTS_KEYS = tuple(k for k in DEVICE_KEYS if k != "host")
 MERGED_KEYS = ("env", "tags", "power")  # defaults and device entry merged key by key
 SECRET_KEYS = ("password", "passphrase", "passwd")
@@ -368,6 +369,7 @@ class _Loader(Doc):
         "sysfs_root": f_sysfs_root,
         "connect_timeout": f_connect_timeout,
         "known_hosts": lambda self, n, p: self.path(n, p),
+        "controller": lambda self, n, p: self.string(n, p, pattern=NAME_RE, what="a controller host name"),
     }
 
     def device(self, name: str, knode: Node, ypath: str, defaults: dict[str, tuple[Node, Any]],
@@ -418,5 +420,6 @@ class _Loader(Doc):
             tags=dict(values.get("tags", {})), power=values.get("power"),
             sysfs_root=values.get("sysfs_root", "/"),
             connect_timeout=timeout or DEFAULT_CONNECT_TIMEOUT, known_hosts=values.get("known_hosts"),
+            controller=values.get("controller"),
             source=f"{self.display}:{knode.start_mark.line + 1}",
         )

@@ -669,6 +669,7 @@ class Device:
     connect_timeout: float = 10.0
     known_hosts: str | None = None  # extra lab known_hosts file
     source: str | None = None  # "devices.yaml:14" where it was defined
+    controller: str | None = None  # lab queue: the controller host whose worker drives it (queue lab.<controller>)
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)

@@ -34,3 +34,31 @@ def _isolated_home(tmp_path_factory: pytest.TempPathFactory):
 @pytest.fixture
 def python_exe() -> str:
     return sys.executable
+
+
+@pytest.fixture(scope="session")
+def pg_server():
+    """A real PostgreSQL for the whole session (tests/pg.py); skipped only when it cannot run here and
+    EDGEPROF_REQUIRE_PG is unset (CI sets it: a missing PostgreSQL must fail, not skip)."""
+    from pg import PgServer, missing_reason
+
+    reason = missing_reason()
+    if reason is not None:
+        if os.environ.get("EDGEPROF_REQUIRE_PG"):
+            pytest.fail(f"EDGEPROF_REQUIRE_PG is set but {reason}")
+        pytest.skip(reason)
+    server = PgServer()
+    try:
+        server.init()
+        server.start()
+    except Exception:
+        server.cleanup()
+        raise
+    yield server
+    server.cleanup()
+
+
+@pytest.fixture
+def pg_url(pg_server) -> str:
+    """A SQLAlchemy URL of a fresh, empty database on the session's PostgreSQL."""
+    return str(pg_server.create_database())

@@ -19,7 +19,7 @@ from .. import __version__
 from ..errors import UserError
 from ..export import capture
 
-COMMANDS = ["deploy", "models", "results", "devices", "sweep", "compare", "check", "report"]
+COMMANDS = ["deploy", "models", "results", "devices", "sweep", "compare", "check", "report", "db", "worker", "lab"]
 
 EPILOG = """\
 examples:

@@ -49,6 +49,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--list", action="store_true", help="list stored sweeps and exit")
     p.add_argument("--id-file", metavar="PATH", help="write the sweep id to PATH (for a CI job's next step)")
     p.add_argument("--quiet", action="store_true", help="no live progress; one line per finished cell")
+    q = p.add_argument_group("lab queue (PostgreSQL --db; see docs/lab.md)")
+    q.add_argument("--queue", action="store_true",
+                   help="submit the cells to the lab queue instead of running them here; prints the sweep id")
+    q.add_argument("--wait", action="store_true",
+                   help="with --queue: follow the cells until every one has its row (exit 0 / 1 / 130)")
+    q.add_argument("--priority", metavar="nightly|interactive|N", default=None,
+                   help="with --queue: higher runs first; nightly 0, interactive 10 (default)")
+    q.add_argument("--cancel", metavar="SWEEP_ID",
+                   help="cancel a queued sweep: waiting cells never start, running ones are stopped")
     add_inventory_args(p)
     add_db_args(p)
     p.set_defaults(func=run)
@@ -61,6 +70,8 @@ def _inventory(path: str | None) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.queue or args.cancel or args.wait or args.priority is not None:
+        return _run_queued(args)
     store = open_store(args.db)
     if args.list:
         return _list(store)
@@ -273,3 +284,97 @@ def _list(store: Any) -> int:
     out.print(t)
     return 0
 
+
+
+# -- the lab queue (docs/lab.md): a separate branch of the command; the logic is in lab/queue.py --------------
+
+
+def _run_queued(args: argparse.Namespace) -> int:
+    from ..lab import queue
+
+    if args.cancel:
+        if args.spec or args.resume or args.queue or args.wait:
+            raise ConfigError("--cancel takes only the sweep id (and --db)", hint="edgeprof sweep --cancel ID")
+        store, url = queue.open_store(args.db)
+        c = queue.cancel(store, url, args.cancel)
+        err.print(f"sweep {c.sweep_id} cancelled: {c.waiting} waiting cells will not start, {c.running} running "
+                  f"stopped; resume later with: edgeprof sweep --resume {c.sweep_id} --queue")
+        return 0
+    if not args.queue:
+        raise ConfigError("--wait and --priority belong to --queue", hint="edgeprof sweep FILE --queue --wait")
+    if args.dry_run or args.list:
+        raise ConfigError("--dry-run and --list do not submit: run them without --queue")
+    priority = queue.parse_priority(args.priority)
+    store, url = queue.open_store(args.db)
+    if args.resume:
+        record = ledger.get_sweep(store, args.resume)
+        inv = _inventory(args.inventory or record.spec.get("inventory"))
+        rerun = ("failed", "pending") + (("skipped",) if args.retry_skipped else ())
+        todo = [s.cell for s in record.cells if s.status in rerun]
+        devices = _devices_by_name(inv, {c.device for c in todo})
+        sweep_id = record.sweep_id
+        err.print(f"resuming sweep {sweep_id} ({record.name}) on the queue: {len(todo)} of {len(record.cells)} "
+                  f"cells ({', '.join(rerun)})")
+    else:
+        if not args.spec:
+            raise ConfigError("give a sweep file, or --resume SWEEP_ID", hint="edgeprof sweep --help")
+        spec = load_sweep(args.spec)
+        inv = _inventory(args.inventory or spec.inventory)
+        devices = resolve_devices(spec, inv)
+        todo = expand(spec, devices)
+        sweep_id = ledger.new_sweep_id()
+        ledger.create_sweep(store, sweep_id, spec.name, args.spec,
+                            {"name": spec.name, "path": args.spec, "inventory": args.inventory or spec.inventory,
+                             "text": spec.text, "priority": priority}, todo)
+    sub = queue.submit(store, url, sweep_id, todo, devices, priority=priority,
+                       say=lambda m: err.print(f"[dim]{m}[/dim]"))
+    per_queue = ", ".join(f"{n} on {q}" for q, n in sorted(sub.queues.items()) if n)
+    err.print(f"sweep {sweep_id}: {sub.submitted} cells queued (priority {priority})"
+              + (f": {per_queue}" if per_queue else "")
+              + (f"; {sub.already} already waiting" if sub.already else "")
+              + (f"; {sub.final} stored at once (skipped or export failed)" if sub.final else ""))
+    if args.id_file:
+        with open(args.id_file, "w") as f:
+            f.write(sweep_id + "\n")
+    print(sweep_id)
+    alive = {q for w in queue.lab_status(store).workers if w["alive"] for q in w["queues"].split(",")}
+    for q in sorted(q for q, n in sub.queues.items() if n and q not in alive):
+        err.print(f"[yellow]no worker is taking {q} now: start one with edgeprof worker --queue {q}[/yellow]")
+    if not args.wait:
+        err.print(f"status: edgeprof lab status    cancel: edgeprof sweep --cancel {sweep_id}    "
+                  f"report: edgeprof report --sweep {sweep_id} --out report.html")
+        return 0
+    return _wait_queued(store, sweep_id)
+
+
+def _wait_queued(store: Any, sweep_id: str) -> int:
+    from ..lab import queue
+
+    started = time.monotonic()
+
+    def on_term(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, on_term) \
+        if threading.current_thread() is threading.main_thread() else None
+    try:
+        followed = queue.follow(store, sweep_id, on_result=lambda r, i, n: err.print(_result_line(r, i, n)))
+    except KeyboardInterrupt:
+        err.print(f"stopped following sweep {sweep_id}; its cells stay queued (cancel: edgeprof sweep --cancel "
+                  f"{sweep_id})")
+        return 130
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+    _summary(followed.results)
+    c = followed.counts
+    mins, secs = divmod(int(time.monotonic() - started), 60)
+    err.print(f"sweep {sweep_id}: {c.get('ok', 0)} ok, {c.get('skipped', 0)} skipped, {c.get('failed', 0)} failed"
+              + (f", {followed.not_run} not run" if followed.not_run else "")
+              + (" (cancelled)" if followed.cancelled else "") + f" in {mins}m{secs:02d}s")
+    if followed.cancelled:
+        return 130
+    if c.get("failed") or followed.not_run:
+        err.print(f"resume (requeues the failed and unfinished cells): edgeprof sweep --resume {sweep_id} --queue")
+        return 1
+    return 0

@@ -1,0 +1,196 @@
+"""The lab queue's pure parts and its jobs on procrastinate's in-memory connector: URLs and the PostgreSQL-only
+guard, priorities, the `controller:` field, the job of a cell (queue, board lock, queueing lock, arguments), the
+board lock keeping one cell per board, priority order, idempotent submits, and the artifact tar."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import io
+import tarfile
+from pathlib import Path
+
+import pytest
+from procrastinate import App, exceptions, testing
+
+from edgeprof.cli.main import main
+from edgeprof.errors import ConfigError
+from edgeprof.inventory import load_inventory
+from edgeprof.lab import queue
+from edgeprof.lab.spec import Cell
+from edgeprof.records import Device, local_device
+
+
+def cell(device: str, batch: int = 1) -> Cell:
+    return Cell(model="/m.onnx", model_label="m.onnx", device=device, runtime="null", precision="fp32",
+                batch=batch, threads=None, settings={"min_duration_s": 1.0})
+
+
+def test_postgres_url_accepts_postgresql_and_refuses_sqlite(tmp_path: Path) -> None:
+    assert queue.postgres_url("postgresql://u:pw@db:5433/lab") == "postgresql+psycopg://u:pw@db:5433/lab"
+    assert queue.postgres_url("postgresql+psycopg://u@db/lab") == "postgresql+psycopg://u@db/lab"
+    assert queue.conninfo("postgresql+psycopg://u:pw@db:5433/lab") == "postgresql://u:pw@db:5433/lab"
+    assert queue.display("postgresql+psycopg://u:pw@db/lab") == "postgresql+psycopg://u:***@db/lab"
+    with pytest.raises(ConfigError) as e:
+        queue.postgres_url(str(tmp_path / "r.sqlite"))
+    assert e.value.one_line().startswith("the queue needs PostgreSQL: sqlite:///")
+    assert "docs/lab.md" in e.value.one_line()
+
+
+def test_sweep_queue_on_sqlite_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "s.yaml").write_text("version: 1\nname: s\nmodels: [ds_cnn]\ndevices: [local]\n")
+    assert main(["sweep", str(tmp_path / "s.yaml"), "--queue", "--db", str(tmp_path / "r.sqlite")]) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and "the queue needs PostgreSQL" in lines[0] and "docs/lab.md" in lines[0]
+    assert not (tmp_path / "r.sqlite").exists()  # nothing created on the way
+    assert main(["sweep", str(tmp_path / "s.yaml"), "--wait", "--db", str(tmp_path / "r.sqlite")]) == 2
+    assert "--wait and --priority belong to --queue" in capsys.readouterr().err
+    assert main(["worker", "--queue", "hostA", "--db", str(tmp_path / "r.sqlite")]) == 2
+    assert "lab.<controller>" in capsys.readouterr().err
+
+
+def test_priorities() -> None:
+    assert queue.parse_priority(None) == 10
+    assert queue.parse_priority("interactive") == 10
+    assert queue.parse_priority("nightly") == 0
+    assert queue.parse_priority("25") == 25 and queue.parse_priority(-3) == -3
+    with pytest.raises(ConfigError, match="nightly, interactive or an integer"):
+        queue.parse_priority("urgent")
+
+
+def test_controller_field_in_devices_yaml(tmp_path: Path) -> None:
+    (tmp_path / "devices.yaml").write_text(
+        "version: 1\ndefaults: {controller: hostA}\ndevices:\n"
+        "  a: {host: 10.0.0.1}\n  b: {host: 10.0.0.2, controller: hostB}\n")
+    inv = load_inventory(str(tmp_path / "devices.yaml"), ssh_config_path=str(tmp_path / "none"))
+    assert inv.get("a").controller == "hostA" and inv.get("b").controller == "hostB"
+    assert queue.queue_of(inv.get("a")) == "lab.hostA" and queue.queue_of(inv.get("b")) == "lab.hostB"
+    assert queue.queue_of(local_device()) == "lab.default"
+    (tmp_path / "bad.yaml").write_text("version: 1\ndevices:\n  a: {host: 10.0.0.1, controller: 'host A'}\n")
+    with pytest.raises(ConfigError, match=r"bad.yaml:3 devices.a.controller: must be a controller host name"):
+        load_inventory(str(tmp_path / "bad.yaml"), ssh_config_path=str(tmp_path / "none"))
+
+
+def test_cell_job_carries_queue_lock_queueing_lock_and_arguments() -> None:
+    dev = Device(name="jetson-1", host="10.0.0.1", controller="hostA")
+    c = cell("jetson-1")
+    job = queue.cell_job("sw-1", c, dev, priority=0, after_run_id="run-7",
+                         artifacts=[{"sha256": "ab" * 32, "entry": "e1"}])
+    assert job.queue == "lab.hostA" and job.lock == "board:jetson-1" and job.priority == 0
+    assert job.queueing_lock == f"cell:sw-1:{c.cell_id}" and job.task_name == queue.TASK_NAME
+    args = job.task_kwargs
+    assert args["v"] == queue.JOB_ARGS_VERSION and args["sweep_id"] == "sw-1" and args["after_run_id"] == "run-7"
+    assert Cell.from_dict(args["cell"]) == c and args["artifacts"] == [{"sha256": "ab" * 32, "entry": "e1"}]
+
+
+@pytest.fixture
+def memory_app() -> App:
+    return queue.make_app(None, connector=testing.InMemoryConnector())
+
+
+def _fetch(app: App, queues: list[str]) -> object:
+    async def go() -> object:
+        worker_id = await app.job_manager.register_worker()
+        return await app.job_manager.fetch_job(queues=queues, worker_id=worker_id)
+
+    return asyncio.run(go())
+
+
+def test_one_cell_per_board_and_higher_priority_first(memory_app: App) -> None:
+    a, b = Device(name="a", host="h", controller="x"), Device(name="b", host="h", controller="x")
+    jobs = [queue.cell_job("sw-night", cell("a", n), a, priority=0, after_run_id=None, artifacts=[])
+            for n in (1, 2)]
+    jobs += [queue.cell_job("sw-mine", cell("a", 3), a, priority=10, after_run_id=None, artifacts=[]),
+             queue.cell_job("sw-mine", cell("b", 1), b, priority=10, after_run_id=None, artifacts=[])]
+    with memory_app.open():
+        memory_app.job_manager.batch_defer_jobs(jobs)
+    first = _fetch(memory_app, ["lab.x"])
+    second = _fetch(memory_app, ["lab.x"])
+    assert first.task_kwargs["sweep_id"] == "sw-mine" and first.lock == "board:a"  # type: ignore[attr-defined]
+    assert second.lock == "board:b"  # type: ignore[attr-defined]  # board a is busy: its other cells wait
+    assert _fetch(memory_app, ["lab.x"]) is None
+    assert _fetch(memory_app, ["lab.other"]) is None  # another controller's queue takes none of them
+
+
+def test_submitting_a_waiting_cell_again_is_refused_by_its_queueing_lock(memory_app: App) -> None:
+    dev = Device(name="a", host="h")
+    job = queue.cell_job("sw-1", cell("a"), dev, priority=10, after_run_id=None, artifacts=[])
+    with memory_app.open():
+        memory_app.job_manager.batch_defer_jobs([job])
+        with pytest.raises(exceptions.AlreadyEnqueued):
+            memory_app.job_manager.defer_job(job)
+        other = queue.cell_job("sw-2", cell("a"), dev, priority=10, after_run_id=None, artifacts=[])
+        memory_app.job_manager.defer_job(other)  # the same cell of another sweep is another job
+
+
+def test_artifact_tar_is_deterministic_and_complete(tmp_path: Path) -> None:
+    entry = tmp_path / "abc123"
+    entry.mkdir()
+    (entry / "model.onnx").write_bytes(b"\x00model")
+    (entry / "meta.json").write_text("{}")
+    (entry / ".lock").write_text("")  # hidden files are cache bookkeeping, not the artifact
+    one = queue._tar_entry(entry)
+    (entry / "model.onnx").touch()  # a newer mtime changes nothing
+    assert queue._tar_entry(entry) == one
+    with tarfile.open(fileobj=io.BytesIO(one)) as tar:
+        assert sorted(tar.getnames()) == ["meta.json", "model.onnx"]
+    assert hashlib.sha256(one).hexdigest() == hashlib.sha256(queue._tar_entry(entry)).hexdigest()
+
+
+def test_a_queued_cell_runs_through_the_sweep_executor_on_the_in_memory_queue(tmp_path: Path) -> None:
+    """The task end to end without PostgreSQL: procrastinate's worker on its in-memory connector runs a null
+    cell on `local` through the scheduler's per-cell path into a SQLite ledger; a second job for the same
+    submission finds the row and runs nothing."""
+    from edgeprof.inventory import Inventory
+    from edgeprof.lab import ledger
+    from edgeprof.lab.spec import expand, parse_sweep
+    from edgeprof.store import Store
+
+    spec = parse_sweep("version: 1\nname: mem\nmodels: [ds_cnn]\ndevices: [local]\nruntimes: [\"null\"]\n"
+                       "settings: {min_duration_s: 0.1, min_queries: 10, max_queries: 500, warmup_s: 0}\n",
+                       str(tmp_path / "s.yaml"))
+    dev = local_device()
+    (c,) = expand(spec, [dev])
+    store = Store(str(tmp_path / "r.sqlite"))
+    ledger.create_sweep(store, "sw-mem", "mem", None, {"name": "mem"}, [c])
+    app = queue.make_app(None, connector=testing.InMemoryConnector())
+    env = queue.WorkerEnv(store, Inventory(path=None))
+    events: list[str] = []
+    env.on_event = events.append
+    with app.open():
+        for _ in range(2):
+            app.job_manager.defer_job(queue.cell_job("sw-mem", c, dev, priority=10, after_run_id=None,
+                                                     artifacts=[]))
+            app.run_worker(queues=["lab.default"], wait=False, install_signal_handlers=False,
+                           additional_context={"edgeprof": env}, listen_notify=False)
+    rec = ledger.get_sweep(store, "sw-mem")
+    assert [s.status for s in rec.cells] == ["ok"] and len(store.list(limit=None)) == 1
+    assert events == [f"start sw-mem {c.cell_id}", f"ok sw-mem {c.cell_id}"]  # the second job ran nothing
+    statuses = [j["status"] for j in app.connector.jobs.values()]  # type: ignore[attr-defined]
+    assert statuses == ["succeeded", "succeeded"]
+
+
+def test_reaping_retries_dead_workers_cells_but_not_the_ones_this_process_runs(memory_app: App) -> None:
+    import datetime
+
+    dev = Device(name="a", host="h")
+    b = Device(name="b", host="h")
+    jobs = [queue.cell_job("sw-1", cell("a"), dev, priority=10, after_run_id=None, artifacts=[]),
+            queue.cell_job("sw-1", cell("b"), b, priority=10, after_run_id=None, artifacts=[])]
+    with memory_app.open():
+        memory_app.job_manager.batch_defer_jobs(jobs)
+    connector = memory_app.connector
+
+    async def go() -> list[int]:
+        wid = await memory_app.job_manager.register_worker()
+        assert await memory_app.job_manager.fetch_job(queues=["lab.default"], worker_id=wid) is not None
+        assert await memory_app.job_manager.fetch_job(queues=["lab.default"], worker_id=wid) is not None
+        # its heartbeat a minute old: dead, or merely late
+        connector.workers[wid] -= datetime.timedelta(seconds=60)  # type: ignore[attr-defined]
+        return await queue._reap(memory_app, ["lab.default"], 30.0,
+                                 mine=lambda: [f"sw-1 {cell('b').cell_id}"])
+
+    reaped = asyncio.run(go())
+    by_lock = {j["lock"]: j for j in connector.jobs.values()}  # type: ignore[attr-defined]
+    assert reaped == [by_lock["board:a"]["id"]]
+    assert by_lock["board:a"]["status"] == "todo" and by_lock["board:b"]["status"] == "doing"
