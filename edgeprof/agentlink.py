@@ -178,6 +178,10 @@ def ensure_workdir(transport: Transport, device: Device, agent_name: str = "") -
     workdir/agent_name if that file exists)."""
     r = transport.run(["sh", "-c", _SETUP_SCRIPT, "edgeprof-setup", device.workdir, agent_name or "."],
                       timeout=120)
+    if r.returncode < 0:  # killed by a signal: the board is going down or the session was cut, not a bad workdir
+        raise TransportError(f"device {device.name}: the setup command was killed (signal) while creating the "
+                             f"workdir; the board may be shutting down or the connection was cut",
+                             detail=r.stderr.strip() or None)
     lines = r.stdout.splitlines()
     if r.returncode != 0 or not lines or not lines[0].startswith("/"):
         raise DeviceError(

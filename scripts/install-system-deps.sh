@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# System packages the tests use: OpenSSH server (real sshd test hosts on loopback) and Chromium (the HTML report
-# is rendered in headless Chromium: tests/integration/test_report_browser.py).
+# System packages the tests use: OpenSSH server (real sshd test hosts on loopback), Chromium (the HTML report
+# is rendered in headless Chromium: tests/integration/test_report_browser.py) and PostgreSQL (the lab queue's
+# tests start their own server: tests/pg.py).
 # Installs them with apt-get when run as root and they are missing; otherwise says what to install.
 set -euo pipefail
 missing=()
@@ -8,6 +9,8 @@ command -v sshd >/dev/null 2>&1 || [ -x /usr/sbin/sshd ] || missing+=(openssh-se
 command -v ssh-keygen >/dev/null 2>&1 || missing+=(openssh-client)
 command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || missing+=(chromium)
 command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
+# the lab queue tests start their own PostgreSQL server (tests/pg.py)
+ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || command -v pg_ctl >/dev/null 2>&1 || missing+=(postgresql)
 if [ ${#missing[@]} -eq 0 ]; then
     exit 0
 fi

@@ -337,14 +337,23 @@ def _run_queued(args: argparse.Namespace) -> int:
         with open(args.id_file, "w") as f:
             f.write(sweep_id + "\n")
     print(sweep_id)
-    alive = {q for w in queue.lab_status(store).workers if w["alive"] for q in w["queues"].split(",")}
-    for q in sorted(q for q, n in sub.queues.items() if n and q not in alive):
-        err.print(f"[yellow]no worker is taking {q} now: start one with edgeprof worker --queue {q}[/yellow]")
-    if not args.wait:
-        err.print(f"status: edgeprof lab status    cancel: edgeprof sweep --cancel {sweep_id}    "
-                  f"report: edgeprof report --sweep {sweep_id} --out report.html")
-        return 0
-    return _wait_queued(store, sweep_id)
+    try:  # from here the cells are queued: Ctrl-C only stops this command, never the sweep
+        alive = {q for w in queue.lab_status(store).workers if w["alive"] for q in w["queues"].split(",")}
+        for q in sorted(q for q, n in sub.queues.items() if n and q not in alive):
+            err.print(f"[yellow]no worker is taking {q} now: start one with edgeprof worker --queue {q}[/yellow]")
+        if not args.wait:
+            err.print(f"status: edgeprof lab status    cancel: edgeprof sweep --cancel {sweep_id}    "
+                      f"report: edgeprof report --sweep {sweep_id} --out report.html")
+            return 0
+        return _wait_queued(store, sweep_id)
+    except KeyboardInterrupt:
+        return _stopped_following(sweep_id)
+
+
+def _stopped_following(sweep_id: str) -> int:
+    err.print(f"stopped following sweep {sweep_id}; its cells stay queued (cancel: edgeprof sweep --cancel "
+              f"{sweep_id})")
+    return 130
 
 
 def _wait_queued(store: Any, sweep_id: str) -> int:
@@ -360,9 +369,7 @@ def _wait_queued(store: Any, sweep_id: str) -> int:
     try:
         followed = queue.follow(store, sweep_id, on_result=lambda r, i, n: err.print(_result_line(r, i, n)))
     except KeyboardInterrupt:
-        err.print(f"stopped following sweep {sweep_id}; its cells stay queued (cancel: edgeprof sweep --cancel "
-                  f"{sweep_id})")
-        return 130
+        return _stopped_following(sweep_id)
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)

@@ -38,7 +38,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--cache-dir", metavar="DIR", help="artifact cache (default: $EDGEPROF_CACHE, else "
                    "$XDG_CACHE_HOME/edgeprof/artifacts)")
     p.add_argument("--until-idle", action="store_true", help="exit when no cell is left to run (for scripts)")
-    p.add_argument("-v", "--verbose", action="store_true", help="log the queue engine's messages too")
     add_inventory_args(p)
     add_db_args(p)
     p.set_defaults(func=run)
@@ -55,7 +54,8 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError("--concurrency must be >= 1")
     if args.stalled_after <= 1 or args.reap_every <= 0 or args.poll <= 0:
         raise ConfigError("--stalled-after must be > 1 s, --reap-every and --poll > 0")
-    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
+    # the global -v/--verbose also logs the queue engine's messages
+    logging.basicConfig(level=logging.INFO if getattr(args, "verbose", False) else logging.WARNING,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
     url = queue.postgres_url(args.db)
     inventory = load_inventory(args.inventory)

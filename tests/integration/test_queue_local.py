@@ -253,7 +253,7 @@ def test_a_worker_killed_mid_cell_has_its_cell_finished_by_another(lab_db: str, 
     killed_cell = Cell.from_dict(doing[0]["cell"]).cell_id
     rows = store.list(sweep_id=sweep_id, limit=None)
     assert len(rows) == 2 and {r["status"] for r in rows} == {"ok"}
-    assert killed_cell in {store.get(r["run_id"]).extra["sweep"]["cell_id"] for r in rows}
+    assert killed_cell in {store.get(r["run_id"]).sweep.cell_id for r in rows}
     assert {j["status"] for j in jobs(lab_db, sweep_id)} == {"succeeded"}
 
 

@@ -66,12 +66,12 @@ def test_two_workers_two_producers_three_boards_never_overlap(sshd_hosts, tmp_pa
         assert {j["status"] for j in jobs(pg_url, sid)} == {"succeeded"}
         assert {j["lock"] for j in jobs(pg_url, sid)} == {f"board:{n}" for n in names}
     # boards run in parallel: some cells of different boards overlap in time
-    everything = sorted((r.extra["sweep"]["started_at_unix"], r.extra["sweep"]["ended_at_unix"], r.device)
+    everything = sorted((r.sweep.started_at_unix, r.sweep.ended_at_unix, r.device)
                         for r in store.iter_results(limit=None))
     assert any(e1 > s2 and d1 != d2 for (_, e1, d1), (s2, _, d2) in zip(everything, everything[1:], strict=False))
     for name in names:
-        spans = sorted((r.extra["sweep"]["started_at_unix"], r.extra["sweep"]["ended_at_unix"],
-                        r.extra["sweep"]["controller"]) for r in store.iter_results(device=name, limit=None))
+        spans = sorted((r.sweep.started_at_unix, r.sweep.ended_at_unix,
+                        r.sweep.controller) for r in store.iter_results(device=name, limit=None))
         assert len(spans) == 8
         for (_, e1, c1), (s2, _, c2) in zip(spans, spans[1:], strict=False):
             assert e1 <= s2, f"{name}: a cell of {c1} ran until {e1}, one of {c2} started at {s2}"
