@@ -39,6 +39,29 @@ def _cpu_model(root):
     return platform.processor() or platform.machine()
 
 
+def _cpu_count(root):
+    """Online CPUs from /sys/devices/system/cpu/online ("0-3,6"), else this process's count."""
+    text = (root.try_read_text("/sys/devices/system/cpu/online") or "").strip()
+    n = 0
+    try:
+        for part in text.split(","):
+            if "-" in part:
+                lo, hi = part.split("-", 1)
+                n += int(hi) - int(lo) + 1
+            elif part:
+                int(part)
+                n += 1
+    except ValueError:
+        n = 0
+    return n or os.cpu_count()
+
+
+def _kernel_value(root, name, fallback):
+    """/proc/sys/kernel/<name> (hostname, osrelease) of the board under `root`, else the running system's."""
+    value = (root.try_read_text("/proc/sys/kernel/" + name) or "").strip()
+    return value or fallback
+
+
 def _meminfo(root):
     out = {}
     for line in (root.try_read_text("/proc/meminfo") or "").splitlines():
@@ -146,13 +169,13 @@ def facts(workdir=None, with_runtimes=True, root=None, tools=None):
     root = root or SysfsRoot("/")
     mem = _meminfo(root)
     d = Facts(
-        hostname=socket.gethostname(),
+        hostname=_kernel_value(root, "hostname", socket.gethostname()),
         arch=platform.machine(),
         cpu=_cpu_model(root),
-        cores=os.cpu_count(),
+        cores=_cpu_count(root),
         memory_mb=round(mem.get("MemTotal", 0) / 1024.0, 1) if mem else None,
         os=_os_release(root),
-        kernel=platform.release(),
+        kernel=_kernel_value(root, "osrelease", platform.release()),
         python=platform.python_version(),
         python_executable=sys.executable,
         l4t=_l4t(root),

@@ -95,3 +95,19 @@ def test_the_agent_reports_the_board_tree_it_was_started_on(tmp_path):
     assert [g["kind"] for g in f.gpus] == ["integrated"]
     # the power sources come from the same tree: the Orin Nano's INA3221
     assert "jetson-ina3221" in json.dumps(f.power_sources)
+
+
+def test_host_name_kernel_and_cores_come_from_the_board_tree_when_it_has_them(tmp_path):
+    board = tmp_path / "board"
+    (board / "proc" / "sys" / "kernel").mkdir(parents=True)
+    (board / "proc" / "sys" / "kernel" / "hostname").write_text("jetson-nano-07\n")
+    (board / "proc" / "sys" / "kernel" / "osrelease").write_text("4.9.253-tegra\n")
+    (board / "sys" / "devices" / "system" / "cpu").mkdir(parents=True)
+    (board / "sys" / "devices" / "system" / "cpu" / "online").write_text("0-2,5\n")
+    f = facts(None, with_runtimes=False, root=SysfsRoot(str(board)), tools=_tools(tmp_path))
+    assert (f.hostname, f.kernel, f.cores) == ("jetson-nano-07", "4.9.253-tegra", 4)
+    # a tree without them (or a garbled cpu list) falls back to the running system, as on a real board's "/"
+    (board / "sys" / "devices" / "system" / "cpu" / "online").write_text("garbled\n")
+    (board / "proc" / "sys" / "kernel" / "hostname").unlink()
+    g = facts(None, with_runtimes=False, root=SysfsRoot(str(board)), tools=_tools(tmp_path))
+    assert g.cores == os.cpu_count() and g.hostname and g.hostname != "jetson-nano-07"
