@@ -151,6 +151,7 @@ def quantize_onnx(fp32: Artifact, precision: str, *, cache_dir: Path, shapes: Ma
             options = _int8(Path(fp32.path), out, samples)
             options["calibration"] = calibration_fingerprint(calibration)
             options["calibration_shapes"] = {k: list(v) for k, v in shapes.items()}
+            _loads_in_onnxruntime(out, "int8")
         export_options = {**fp32.export_options, "fp32_sha256": fp32.sha256, "precision": precision, **options}
         return dataclasses.replace(fp32, path=str(out), precision=precision, export_options=export_options,
                                    export_check=None, cache_hit=False)
