@@ -151,6 +151,7 @@ def quantize_onnx(fp32: Artifact, precision: str, *, cache_dir: Path, shapes: Ma
             options = _int8(Path(fp32.path), out, samples)
             options["calibration"] = calibration_fingerprint(calibration)
             options["calibration_shapes"] = {k: list(v) for k, v in shapes.items()}
+            _loads_in_onnxruntime(out, "int8")
         export_options = {**fp32.export_options, "fp32_sha256": fp32.sha256, "precision": precision, **options}
         return dataclasses.replace(fp32, path=str(out), precision=precision, export_options=export_options,
                                    export_check=None, cache_hit=False)
@@ -169,10 +170,68 @@ def _fp16(src: Path, out: Path) -> dict[str, Any]:
 
     model = onnx.load(str(src))
     converted = float16.convert_float_to_float16(model, keep_io_types=True)
+    fixed = _retarget_float_casts(converted) + _rewire_output_consumers(converted)
     onnx.save(converted, str(out))
     onnx.checker.check_model(str(out))
+    _loads_in_onnxruntime(out, "fp16")
     return {"converter": "onnxconverter_common.float16.convert_float_to_float16(keep_io_types=True)",
-            "onnxconverter-common": dist_version("onnxconverter-common")}
+            "onnxconverter-common": dist_version("onnxconverter-common"),
+            **({"casts_retargeted_to_fp16": fixed} if fixed else {})}
+
+
+def _retarget_float_casts(model: Any) -> list[str]:
+    """Casts to float32 whose output the converter typed float16 (it retypes every float tensor, but leaves the
+    `to` of a Cast from a non-float input, e.g. bert_tiny's int64 attention mask): make them cast to float16, as
+    the tensor's consumers now expect. Returns the node names changed. Without this onnxruntime refuses the file
+    ("Type (tensor(float16)) of output arg ... does not match expected type (tensor(float))")."""
+    from onnx import TensorProto
+
+    typed = {v.name: v.type.tensor_type.elem_type for v in list(model.graph.value_info) + list(model.graph.output)}
+    changed = []
+    for node in model.graph.node:
+        if node.op_type != "Cast" or typed.get(node.output[0]) != TensorProto.FLOAT16:
+            continue
+        for attr in node.attribute:
+            if attr.name == "to" and attr.i == TensorProto.FLOAT:
+                attr.i = TensorProto.FLOAT16
+                changed.append(node.name or node.output[0])
+    return changed
+
+
+def _rewire_output_consumers(model: Any) -> list[str]:
+    """keep_io_types ends each float output with a Cast to float32; a node that ALSO consumes that output (a
+    pooled output gathered from the last hidden state) was converted to float16 but still reads the float32
+    tensor. Point it at the Cast's float16 input instead. Returns the names of the nodes rewired."""
+    from onnx import TensorProto
+
+    outputs = {o.name for o in model.graph.output}
+    typed = {v.name: v.type.tensor_type.elem_type for v in model.graph.value_info}
+    fp16_of = {}
+    for node in model.graph.node:
+        to = next((a.i for a in node.attribute if a.name == "to"), None)
+        if node.op_type == "Cast" and to == TensorProto.FLOAT and node.output[0] in outputs:
+            fp16_of[node.output[0]] = node.input[0]
+    changed = []
+    for node in model.graph.node:
+        if node.op_type == "Cast" or not any(typed.get(o) == TensorProto.FLOAT16 for o in node.output):
+            continue
+        for i, name in enumerate(node.input):
+            if name in fp16_of:
+                node.input[i] = fp16_of[name]
+                changed.append(node.name or node.output[0])
+    return changed
+
+
+def _loads_in_onnxruntime(path: Path, what: str) -> None:
+    """Load a converted artifact once on the host, so a file the runtime refuses fails here, before any push."""
+    import onnxruntime as ort
+
+    try:
+        ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    except Exception as e:  # onnxruntime raises its own exception types
+        path.unlink(missing_ok=True)
+        raise ModelError(f"the {what} conversion produced a file onnxruntime cannot load: {str(e).splitlines()[0]}",
+                         hint="this is a converter limitation for this model; run it in fp32 or int8") from None
 
 
 class _Reader:
