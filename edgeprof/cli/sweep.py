@@ -69,6 +69,15 @@ def _inventory(path: str | None) -> Any:
     return load_inventory(path)
 
 
+def _resume_plan(store: Any, args: argparse.Namespace) -> tuple[Any, tuple[str, ...], list[Cell], list[Device]]:
+    """What `--resume ID` reruns: the sweep's record, the statuses rerun, those cells and their devices."""
+    record = ledger.get_sweep(store, args.resume)
+    inv = _inventory(args.inventory or record.spec.get("inventory"))
+    rerun = ("failed", "pending") + (("skipped",) if args.retry_skipped else ())
+    todo = [s.cell for s in record.cells if s.status in rerun]
+    return record, rerun, todo, _devices_by_name(inv, {c.device for c in todo})
+
+
 def run(args: argparse.Namespace) -> int:
     if args.queue or args.cancel or args.wait or args.priority is not None:
         return _run_queued(args)
@@ -76,11 +85,7 @@ def run(args: argparse.Namespace) -> int:
     if args.list:
         return _list(store)
     if args.resume:
-        record = ledger.get_sweep(store, args.resume)
-        inv = _inventory(args.inventory or record.spec.get("inventory"))
-        rerun = ("failed", "pending") + (("skipped",) if args.retry_skipped else ())
-        todo = [s.cell for s in record.cells if s.status in rerun]
-        devices = _devices_by_name(inv, {c.device for c in todo})
+        record, rerun, todo, devices = _resume_plan(store, args)
         sweep_id = record.sweep_id
         total = len(record.cells)
         err.print(f"resuming sweep {sweep_id} ({record.name}): rerunning {len(todo)} of {total} cells "
@@ -307,11 +312,7 @@ def _run_queued(args: argparse.Namespace) -> int:
     priority = queue.parse_priority(args.priority)
     store, url = queue.open_store(args.db)
     if args.resume:
-        record = ledger.get_sweep(store, args.resume)
-        inv = _inventory(args.inventory or record.spec.get("inventory"))
-        rerun = ("failed", "pending") + (("skipped",) if args.retry_skipped else ())
-        todo = [s.cell for s in record.cells if s.status in rerun]
-        devices = _devices_by_name(inv, {c.device for c in todo})
+        record, rerun, todo, devices = _resume_plan(store, args)
         sweep_id = record.sweep_id
         err.print(f"resuming sweep {sweep_id} ({record.name}) on the queue: {len(todo)} of {len(record.cells)} "
                   f"cells ({', '.join(rerun)})")
