@@ -19,6 +19,7 @@ import os
 import posixpath
 import re
 import secrets
+import signal
 import tempfile
 import zipfile
 from collections.abc import Callable
@@ -46,6 +47,7 @@ from edgeprof_agent.messages import (
 )
 
 from .errors import (
+    AgentCrashed,
     AgentError,
     AgentProtocolError,
     CapabilityError,
@@ -64,6 +66,45 @@ from .vocab import ErrorKind
 PROTOCOL_VERSION = edgeprof_agent.PROTOCOL_VERSION
 _ZIP_TIME = (2020, 1, 1, 0, 0, 0)
 _SHA_RE = re.compile(r"^[0-9a-f]{64}$")
+# faulthandler's first line for each fatal signal it handles (CPython's faulthandler.c, 3.6 to 3.13)
+_FATAL_RE = re.compile(r"Fatal Python error: (Segmentation fault|Aborted|Bus error|Floating point exception|"
+                       r"Illegal instruction)")
+_FATAL_SIGNAL = {"Segmentation fault": "SIGSEGV", "Aborted": "SIGABRT", "Bus error": "SIGBUS",
+                 "Floating point exception": "SIGFPE", "Illegal instruction": "SIGILL"}
+# the module(s) whose version names a runtime in the device's facts (edgeprof_agent.environment.runtimes)
+_RUNTIME_FACT_KEYS = {"tflite": ("ai_edge_litert", "tflite_runtime")}
+
+
+def crash_signal(code: int | None, stderr_tail: str) -> str | None:
+    """The signal an agent died of, by name (SIGSEGV), or None when it exited by itself.
+
+    Locally a signal death is a negative exit code. Over SSH sshd reports exit-signal, which paramiko does not
+    parse (status -1), and a wrapping shell reports 128+N: there faulthandler's "Fatal Python error: ..." line in
+    the agent's stderr names the signal."""
+    if code is not None and code < -1:
+        try:
+            return signal.Signals(-code).name
+        except ValueError:
+            return f"signal {-code}"
+    m = _FATAL_RE.search(stderr_tail or "")
+    if m is not None and (code is None or code == -1 or code > 128):
+        return _FATAL_SIGNAL[m.group(1)]
+    if code is not None and code > 128 and m is None and code - 128 in (signal.SIGSEGV, signal.SIGABRT,
+                                                                          signal.SIGBUS, signal.SIGILL):
+        return signal.Signals(code - 128).name
+    return None
+
+
+def runtime_version(facts: Facts | None, runtime: str) -> str | None:
+    """The version of `runtime` in the device's facts (None when the facts do not list it)."""
+    found = facts.runtimes if facts is not None else None
+    if not isinstance(found, dict):
+        return None
+    for key in _RUNTIME_FACT_KEYS.get(runtime, (runtime,)):
+        entry = found.get(key)
+        if isinstance(entry, dict) and isinstance(entry.get("version"), str) and entry["version"]:
+            return str(entry["version"])
+    return None
 
 Event = ProgressEvent | LogEvent
 EventSink = Callable[[Event], None]  # typed events (request/run); call() hands dicts to its own sink
@@ -206,6 +247,10 @@ class AgentLink:
         self.bytes_moved = agent_bytes_moved
         self.hello: HelloReply | None = None  # after the handshake
         self._next_id = 1
+        # the device's facts as last seen (facts() sets it; a caller holding facts may set it): names the
+        # runtime's version when the agent crashes in it
+        self.known_facts: Facts | None = None
+        self.agent_path: str | None = None  # the agent zipapp on the device (set by open())
 
     @classmethod
     def open(cls, transport: Transport, device: Device, progress: Callable[[str], None] | None = None,
@@ -223,6 +268,7 @@ class AgentLink:
         say("starting agent")
         proc = transport.start(argv, env=device.env or None)
         link = cls(transport, device, proc, workdir, moved)
+        link.agent_path = remote
         try:
             link.handshake()
         except BaseException:
@@ -290,7 +336,11 @@ class AgentLink:
         return self._reply(OPS[op][1], self._exchange(op, req.to_dict(), on_event, timeout))
 
     def facts(self, runtimes: bool = True, timeout: float | None = 120.0) -> Facts:
-        return self._reply(Facts, self._exchange("facts", FactsRequest(runtimes=runtimes).to_dict(), None, timeout))
+        facts = self._reply(Facts, self._exchange("facts", FactsRequest(runtimes=runtimes).to_dict(), None,
+                                                  timeout))
+        if facts.runtimes or self.known_facts is None:
+            self.known_facts = facts
+        return facts
 
     def run(self, req: RunRequest, *, on_event: EventSink | None = None,
             timeout: float | None = 120.0) -> RunReply:
@@ -331,12 +381,7 @@ class AgentLink:
                     detail=self.proc.stderr_tail(),
                 ) from None
             if line is None:
-                code = self.proc.wait(5)
-                raise AgentError(
-                    f"agent on device {self.device.name} exited (code {code}) during '{op}'",
-                    hint="see the agent's stderr below; rerun with the same command once fixed",
-                    detail=self.proc.stderr_tail(),
-                )
+                raise self._exited(op, params)
             try:
                 msg = json.loads(line)
             except ValueError:
@@ -363,6 +408,49 @@ class AgentLink:
             if ok is False and "error" in msg:
                 raise self._error(op, msg["error"])
             raise self._malformed(MessageError("reply", "expected ok true with a result or ok false with an error"))
+
+    def _exited(self, op: str, params: dict[str, Any]) -> AgentError:
+        """The error for an agent whose stdout ended during `op`: a native crash (by signal) names the signal
+        and the runtime with its version, keeping the native stack as detail; any other exit says its code."""
+        code = self.proc.wait(5)
+        tail = self.proc.stderr_tail().strip()
+        sig = crash_signal(code, tail)
+        where = f"device {self.device.name}"
+        if sig is not None:
+            runtime = params.get("runtime") if op == "run" else None
+            in_what = ""
+            if isinstance(runtime, str) and runtime:
+                version = runtime_version(self.known_facts, runtime) or self._probe_runtime_version(runtime)
+                in_what = f" in {runtime} {version}" if version else f" in {runtime} (version unknown)"
+            stack = bool(_FATAL_RE.search(tail))
+            hint = ("a native crash in the runtime, not a Python error: try another runtime version, --runtime "
+                    "or --precision")
+            hint += ("; rerun with --verbose to see the native stack the agent wrote" if stack
+                     else "; the agent wrote no native stack (its stderr is below)" if tail
+                     else "; the agent wrote nothing to stderr")
+            return AgentCrashed(f"{where}: the agent crashed with {sig}{in_what} during '{op}'", hint=hint,
+                                detail=tail or None)
+        if tail:
+            hint = "see the agent's stderr below; rerun with the same command once fixed"
+        else:
+            hint = (f"the agent wrote nothing to stderr; run {self.device.python!r} on the device by hand to see "
+                    "whether it starts, and check free memory (an out-of-memory kill leaves no message)")
+        return AgentError(f"agent on {where} exited (code {code}) during '{op}'", hint=hint, detail=tail or None)
+
+    def _probe_runtime_version(self, runtime: str) -> str | None:
+        """After a crash, the runtime's version from the device's facts (`agent facts`, a fresh process); None
+        when that fails too."""
+        if self.agent_path is None:
+            return None
+        try:
+            r = self.transport.run([self.device.python, self.agent_path, "facts", "--workdir", self.workdir],
+                                   timeout=60, env=self.device.env or None)
+            if r.returncode != 0:
+                return None
+            self.known_facts = Facts.from_dict(json.loads(r.stdout))
+        except (UserError, MessageError, ValueError, OSError):
+            return None
+        return runtime_version(self.known_facts, runtime)
 
     def _error(self, op: str, raw: Any) -> UserError:
         """The exception for an error reply, chosen by its kind (ErrorKind), never by its text."""

@@ -262,6 +262,8 @@ def deploy(spec: RunSpec, device: Device, *, progress: Progress | None = None,
             on_link(link)
         try:
             device_facts = known if known is not None else link.facts(runtimes=False)
+            if link.known_facts is None or device_facts.runtimes:
+                link.known_facts = device_facts  # names the runtime's version should the agent crash in it
             fmt = "none" if spec.runtime == "null" else capability.model_format(spec.model)
             decision = capability.check(fmt, spec.runtime, spec.precision, device_facts, device.name,
                                         spec.runtime_options)
