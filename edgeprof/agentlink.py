@@ -75,8 +75,12 @@ _FATAL_SIGNAL = {"Segmentation fault": "SIGSEGV", "Aborted": "SIGABRT", "Bus err
 _RUNTIME_FACT_KEYS = {"tflite": ("ai_edge_litert", "tflite_runtime")}
 
 
+_CRASH_SIGNALS = ("SIGSEGV", "SIGABRT", "SIGBUS", "SIGFPE", "SIGILL")
+
+
 def crash_signal(code: int | None, stderr_tail: str) -> str | None:
-    """The signal an agent died of, by name (SIGSEGV), or None when it exited by itself.
+    """The signal an agent died of, by name (SIGSEGV; SIGKILL from the OOM killer too), or None when it exited
+    by itself.
 
     Locally a signal death is a negative exit code. Over SSH sshd reports exit-signal, which paramiko does not
     parse (status -1), and a wrapping shell reports 128+N: there faulthandler's "Fatal Python error: ..." line in
@@ -93,6 +97,21 @@ def crash_signal(code: int | None, stderr_tail: str) -> str | None:
                                                                           signal.SIGBUS, signal.SIGILL):
         return signal.Signals(code - 128).name
     return None
+
+
+def check_samples(samples: list[Any], device: str) -> None:
+    """Latency samples must exist and each be a finite number > 0; anything else fails the run with a
+    MeasurementFailed that says how many were bad (never stored as ok)."""
+    if not samples:
+        raise MeasurementFailed(f"the agent on device {device} returned no latency samples",
+                                hint="the timed loop ran no query; raise --min-queries / --min-duration and rerun")
+    bad = sum(1 for s in samples if isinstance(s, bool) or not isinstance(s, int | float)
+              or s != s or s in (float("inf"), float("-inf")) or s <= 0)
+    if bad:
+        raise MeasurementFailed(
+            f"the agent on device {device} returned {bad} non-finite/negative latency samples (of {len(samples)})",
+            hint="the board's monotonic clock or its agent misbehaved; nothing was stored as ok: rerun, and if it "
+                 "repeats, report it with the board's kernel and Python versions")
 
 
 def runtime_version(facts: Facts | None, runtime: str) -> str | None:
@@ -344,7 +363,10 @@ class AgentLink:
 
     def run(self, req: RunRequest, *, on_event: EventSink | None = None,
             timeout: float | None = 120.0) -> RunReply:
-        return self._reply(RunReply, self._exchange("run", req.to_dict(), on_event, timeout))
+        raw = self._exchange("run", req.to_dict(), on_event, timeout)
+        if isinstance(raw, dict) and isinstance(raw.get("samples_ns"), list):
+            check_samples(raw["samples_ns"], self.device.name)  # NaN / negative: the reason, not a type error
+        return self._reply(RunReply, raw)
 
     def call(self, op: str, params: dict[str, Any] | None = None, *,
              on_event: Callable[[dict[str, Any]], None] | None = None,
@@ -416,6 +438,10 @@ class AgentLink:
         tail = self.proc.stderr_tail().strip()
         sig = crash_signal(code, tail)
         where = f"device {self.device.name}"
+        if sig is not None and sig not in _CRASH_SIGNALS:  # killed from outside: OOM killer, a user, shutdown
+            return AgentError(f"agent on {where} exited (killed by {sig}) during '{op}'",
+                              hint="something on the device killed it (the out-of-memory killer? check `dmesg` "
+                                   "there)" + ("; its stderr is below" if tail else ""), detail=tail or None)
         if sig is not None:
             runtime = params.get("runtime") if op == "run" else None
             in_what = ""

@@ -29,7 +29,7 @@ from edgeprof_agent.messages import (
 )
 
 from . import __version__, capability
-from .agentlink import AgentLink
+from .agentlink import AgentLink, check_samples
 from .config import POWER_RATE_MAX_HZ
 from .errors import CapabilityError, ConfigError, ModelError
 from .records import (
@@ -347,7 +347,8 @@ def add_fidelity(result: Result, artifact: Artifact, reference: Any, no_referenc
 
 def build_result(spec: RunSpec, device: Device, artifact: Artifact | None, reply: RunReply,
                  facts: Facts, transfer: dict[str, Any], inputs: list[dict[str, Any]] | None = None) -> Result:
-    """The Result of one run from the agent's typed RunReply and the device's Facts."""
+    """The Result of one run from the agent's typed RunReply and the device's Facts (samples checked first)."""
+    check_samples(reply.samples_ns, device.name)
     samples_ms = [ns / 1e6 for ns in reply.samples_ns]
     lat = latency_summary(samples_ms)
     window_s = float(reply.window_s)

@@ -20,7 +20,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from .errors import StoreError
-from .records import Result, utc_now
+from .records import Result, dumps_json, utc_now
 
 DB_SCHEMA_VERSION = 2
 
@@ -211,7 +211,7 @@ class Store:
         ts = utc_now()
         with self.engine.begin() as conn:
             conn.execute(device_facts.insert().values(device=device, collected_at=ts,
-                                                      facts_json=json.dumps(facts, sort_keys=True)))
+                                                      facts_json=dumps_json(facts, sort_keys=True)))
         return ts
 
     def latest_facts(self, device: str) -> tuple[str, dict[str, Any]] | None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import sys
 
@@ -138,7 +137,7 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(result.to_json(indent=2) + "\n")
     elif args.json:
         with open(args.json, "w") as f:
-            json.dump(result.to_dict(), f, indent=2)
+            f.write(result.to_json(indent=2))
     if store is not None:  # the one saving path: deploy returns the Result, its caller stores it
         store.save(result)
     if args.json != "-":

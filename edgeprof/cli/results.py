@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 from rich.table import Table
 
+from ..records import dumps_json
 from ..vocab import fmt_value
 from .common import add_db_args, open_store
 from .ui import out, render_result
@@ -41,7 +41,7 @@ def run_list(args: argparse.Namespace) -> int:
     store = open_store(args.db)
     rows = store.list(device=args.device, model=args.model, status=args.status, limit=args.limit or None)
     if args.json:
-        sys.stdout.write(json.dumps(rows, indent=2) + "\n")
+        sys.stdout.write(dumps_json(rows, indent=2) + "\n")
         return 0
     if not rows:
         out.print(f"no runs in {store.display_url} — try: edgeprof deploy --device local --model mobilenet_v2")

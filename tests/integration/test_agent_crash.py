@@ -148,3 +148,13 @@ def test_runtime_version_reads_the_facts_key_of_each_runtime():
     assert runtime_version(facts, "tensorrt") is None
     assert runtime_version(Facts.from_dict(base), "onnxruntime") is None
     assert runtime_version(None, "onnxruntime") is None
+
+
+def test_a_kill_from_outside_is_not_called_a_crash(tmp_path):
+    python = device_python(tmp_path, "null", "import os, signal; os.kill(os.getpid(), signal.SIGKILL)")
+    spec = RunSpec(device="nano", model="m", runtime="null", **FAST)
+    with pytest.raises(AgentError) as info:
+        runner.deploy(spec, local(tmp_path, python))
+    assert not isinstance(info.value, AgentCrashed)
+    assert info.value.message == "agent on device nano exited (killed by SIGKILL) during 'run'"
+    assert "below" not in (info.value.hint or "")
