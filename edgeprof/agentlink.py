@@ -59,6 +59,7 @@ from .errors import (
     TransportError,
     UserError,
 )
+from .fsmode import make_private_dir
 from .records import Device
 from .transport.base import AgentProcess, Transport
 from .vocab import ErrorKind
@@ -160,7 +161,7 @@ def build_agent(cache_dir: Path | None = None) -> tuple[Path, str]:
     data = build_agent_bytes()
     sha = hashlib.sha256(data).hexdigest()
     cache_dir = cache_dir or Path(tempfile.gettempdir()) / f"edgeprof-agent-{os.getuid()}"
-    cache_dir.mkdir(parents=True, exist_ok=True)
+    make_private_dir(cache_dir)
     path = cache_dir / f"agent-{sha}.pyz"
     if not path.exists():
         tmp = path.with_suffix(f".tmp{secrets.token_hex(4)}")

@@ -5,8 +5,8 @@ stored or absent), listing and loading runs, and device facts with timestamps. N
 SQLite database is waited for (busy timeout) and the save retried with backoff up to a bound; if it still cannot be
 written, the Result goes to a recovery file ($XDG_DATA_HOME/edgeprof/recovered/<run_id>.json) that
 `edgeprof results import FILE` stores later. A corrupt or foreign database file is refused in one line.
-Privacy: the SQLite file is created 0600 and its directory 0700 (recovery files too), narrowed further by a
-stricter umask; a database that exists keeps the mode its owner gave it.
+Privacy (fsmode.py's rule): the SQLite file is created 0600 and its folder 0700 (recovery files too), narrowed
+further by a stricter umask; a database that exists keeps the mode its owner gave it.
 Does not own: what a Result contains (records.py) or comparisons (compare.py).
 
 Database schema history: 1 — runs, device_facts, meta.
@@ -26,6 +26,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from .errors import StoreError
+from .fsmode import make_private_dir, private_mode
 from .records import Result, dumps_json, utc_now
 
 DB_SCHEMA_VERSION = 2
@@ -100,22 +101,6 @@ meta = sa.Table(
 BUSY_TIMEOUT_S = 10.0
 SAVE_RETRIES = 3
 SAVE_BACKOFF_S = 1.0
-
-
-def private_mode(mode: int) -> int:
-    """`mode` narrowed to the owner (0600 / 0700) and further by the user's umask: a stricter umask wins, a more
-    permissive one does not widen it (a shared results database: chmod it, or use PostgreSQL)."""
-    umask = os.umask(0)
-    os.umask(umask)
-    return mode & 0o700 & ~umask
-
-
-def make_private_dir(path: Path) -> None:
-    """Create `path` (and parents) as private directories; an existing directory is left as its owner made it."""
-    if path.is_dir():
-        return
-    path.mkdir(parents=True, exist_ok=True, mode=private_mode(0o700))
-    os.chmod(path, private_mode(0o700))  # mkdir's mode is masked by umask only; be exact
 
 
 def recovery_dir() -> Path:

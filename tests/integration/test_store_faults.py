@@ -166,3 +166,38 @@ def test_a_stricter_umask_is_respected(tmp_path):
     finally:
         os.umask(old)
     assert stat.S_IMODE((tmp_path / "s.sqlite").stat().st_mode) == 0o400
+
+
+def test_caches_are_private(tmp_path):
+    from edgeprof.agentlink import build_agent
+    from edgeprof.fsmode import make_private_dir
+
+    old = os.umask(0o022)
+    try:
+        path, _ = build_agent(tmp_path / "agent" / "cache")
+        make_private_dir(tmp_path / "exports" / "onnx")
+    finally:
+        os.umask(old)
+    for d in (path.parent, path.parent.parent, tmp_path / "exports", tmp_path / "exports" / "onnx"):
+        assert stat.S_IMODE(d.stat().st_mode) == 0o700, d
+    existing = tmp_path / "shared"
+    existing.mkdir(mode=0o755)
+    os.chmod(existing, 0o755)
+    make_private_dir(existing)  # a folder the user made stays as they made it
+    assert stat.S_IMODE(existing.stat().st_mode) == 0o755
+
+
+def test_the_export_cache_is_created_private(tmp_path):
+    from edgeprof.export.artifact_cache import build_cached
+
+    cache = tmp_path / "xdg-cache" / "edgeprof" / "export"
+    old = os.umask(0o022)
+    try:
+        try:
+            build_cached(cache, "k" * 64, "onnx", lambda p: (_ for _ in ()).throw(RuntimeError("stop")))
+        except Exception:
+            pass  # the build itself is not the point: the folders it made are
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(cache.stat().st_mode) == 0o700
+    assert stat.S_IMODE(cache.parent.stat().st_mode) == 0o700
