@@ -21,6 +21,7 @@ import re
 import secrets
 import signal
 import tempfile
+import time
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
@@ -61,7 +62,7 @@ from .errors import (
 )
 from .fsmode import make_private_dir
 from .records import Device
-from .transport.base import AgentProcess, Transport
+from .transport.base import AgentProcess, LineTooLong, Transport
 from .vocab import ErrorKind
 
 PROTOCOL_VERSION = edgeprof_agent.PROTOCOL_VERSION
@@ -129,6 +130,10 @@ def runtime_version(facts: Facts | None, runtime: str) -> str | None:
 Event = ProgressEvent | LogEvent
 EventSink = Callable[[Event], None]  # typed events (request/run); call() hands dicts to its own sink
 _R = TypeVar("_R", bound=Record)
+# an agent sends a progress event every few hundred ms; a board sending more than this many lines a second,
+# sustained over FLOOD_WINDOW_S, is flooding: stopped, whatever its silence timeout
+FLOOD_LINES_PER_S = 500
+FLOOD_WINDOW_S = 5.0
 
 
 def _agent_source_files() -> list[tuple[str, Path]]:
@@ -393,18 +398,50 @@ class AgentLink:
         rid = self._next_id
         self._next_id += 1
         self.proc.write_line(json.dumps({"id": rid, "op": op, "params": params}))
+        started = last_line = time.monotonic()
+        lines = 0
+        window_start, window_lines = started, 0
         while True:
             try:
                 line = self.proc.read_line(timeout)
             except TimeoutError:
+                now = time.monotonic()
                 self.proc.terminate()
+                tail = self.proc.stderr_tail().strip()
+                after = (f" (after {lines} line{'s' if lines != 1 else ''} in {last_line - started:.1f} s)"
+                         if lines else "")
                 raise AgentError(
-                    f"agent on device {self.device.name} sent nothing for {timeout:.0f} s during '{op}'",
-                    hint="the device may be overloaded or hung; the agent was stopped",
-                    detail=self.proc.stderr_tail(),
+                    f"agent on device {self.device.name} sent nothing for {now - last_line:.1f} s during "
+                    f"'{op}'{after}",
+                    hint="the device may be overloaded or hung; the agent was stopped"
+                         + ("; its stderr is below" if tail else ""),
+                    detail=tail or None,
                 ) from None
+            except LineTooLong as e:
+                self.proc.terminate()
+                raise AgentProtocolError(
+                    f"agent on device {self.device.name} wrote a line over {e.limit >> 20} MiB without a newline "
+                    f"during '{op}' ({time.monotonic() - started:.1f} s in); the agent was stopped",
+                    hint="something on the device writes binary or endless output to the agent's stdout (a "
+                         "sitecustomize, a runtime's print?); run the agent by hand there to see it",
+                    kind=ErrorKind.PROTOCOL) from None
             if line is None:
                 raise self._exited(op, params)
+            last_line = time.monotonic()
+            lines += 1
+            window_lines += 1
+            if last_line - window_start >= FLOOD_WINDOW_S:
+                rate = window_lines / (last_line - window_start)
+                if rate > FLOOD_LINES_PER_S:
+                    self.proc.terminate()
+                    raise AgentProtocolError(
+                        f"agent on device {self.device.name} flooded its output during '{op}': {window_lines} "
+                        f"lines in {last_line - window_start:.1f} s ({rate:.0f}/s, {lines} in all over "
+                        f"{last_line - started:.1f} s); the agent was stopped",
+                        hint="an agent sends a few progress lines a second: something on the device is writing "
+                             "to its stdout; run the agent by hand there to see it",
+                        kind=ErrorKind.PROTOCOL, detail=self.proc.stderr_tail().strip() or None)
+                window_start, window_lines = last_line, 0
             try:
                 msg = json.loads(line)
             except ValueError:

@@ -35,7 +35,7 @@ import paramiko
 from ..errors import HostKeyError, TransportError
 from ..known_hosts import DEFAULT_USER_KNOWN_HOSTS, KnownHosts, Verdict, host_id
 from ..records import Device
-from .base import AgentProcess, CommandResult, Transport, quote_argv
+from .base import AgentProcess, CommandResult, LineTooLong, Transport, quote_argv
 from .local import PipeReader
 
 DEFAULT_SSH_CONFIG = "~/.ssh/config"
@@ -553,6 +553,12 @@ class SSHAgentProcess(AgentProcess):
                 self._chan.close()
                 raise TransportError(f"{self._transport.label}: {self.argv[0]} did not start within "
                                      f"{timeout:.0f} s", detail=self.stderr_tail() or None) from None
+            except LineTooLong as e:
+                self._chan.close()
+                raise TransportError(f"{self._transport.label}: {self.argv[0]} did not start: the login shell "
+                                     f"wrote a line over {e.limit >> 20} MiB without a newline",
+                                     hint="check the device user's shell start-up files (.bashrc, .profile)") \
+                    from None
             if line is None:
                 raise TransportError(f"{self._transport.label}: could not start {self.argv[0]} (no shell?)",
                                      detail=self.stderr_tail() or None)

@@ -1,0 +1,112 @@
+"""A hostile board on the agent link (issue 14 items 5, 6): a giant line without a newline, an event flood, a
+frozen agent — each a one-line error that says what really happened, with real elapsed times, and no stall."""
+
+from __future__ import annotations
+
+import json
+import stat
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from edgeprof import agentlink
+from edgeprof.agentlink import AgentLink
+from edgeprof.errors import AgentError, AgentProtocolError
+from edgeprof.records import Device
+from edgeprof.transport import base
+from edgeprof.transport.local import LocalTransport, PipeReader
+
+HELLO = {"agent_version": "0.1.0", "protocol": 2, "python": "3.6.9", "pid": 1, "workdir": "/w", "sysfs_root": "/"}
+
+
+def fake_agent(tmp_path: Path, on_facts: str) -> Device:
+    """A device python whose agent answers hello, then does `on_facts` (Python code) on the next request."""
+    fake = tmp_path / "fake_agent.py"
+    fake.write_text(textwrap.dedent(f"""
+        import json, os, sys, time
+        for line in sys.stdin:
+            req = json.loads(line)
+            if req["op"] == "hello":
+                hello = dict({HELLO!r}, pid=os.getpid())
+                print(json.dumps({{"id": req["id"], "ok": True, "result": hello}}), flush=True)
+            elif req["op"] == "shutdown":
+                break
+            else:
+                rid = req["id"]
+    """) + textwrap.indent(textwrap.dedent(on_facts), " " * 8))
+    py = tmp_path / "python"
+    py.write_text(f'#!/bin/sh\nexec {sys.executable} {fake} "$@"\n')
+    py.chmod(py.stat().st_mode | stat.S_IEXEC)
+    return Device(name="pi", kind="local", python=str(py), workdir=str(tmp_path / "wd"))
+
+
+def test_a_giant_line_without_newline_is_a_protocol_error_not_a_stall(tmp_path, monkeypatch):
+    monkeypatch.setattr(base, "MAX_LINE_BYTES", 1 << 20)
+    monkeypatch.setattr(PipeReader.__init__, "__defaults__", (False, None, 1 << 20))
+    d = fake_agent(tmp_path, """
+        chunk = "x" * 65536
+        while True:
+            sys.stdout.write(chunk)
+            sys.stdout.flush()
+    """)
+    link = AgentLink.open(LocalTransport(), d, agent_cache=tmp_path / "ac")
+    started = time.monotonic()
+    with pytest.raises(AgentProtocolError) as info:
+        link.facts(timeout=30)
+    assert time.monotonic() - started < 20
+    assert info.value.message.startswith("agent on device pi wrote a line over 1 MiB without a newline during "
+                                         "'facts'")
+    assert link.proc.poll() is not None  # stopped
+    link.close()
+
+
+def test_an_event_flood_is_named_a_flood(tmp_path, monkeypatch):
+    monkeypatch.setattr(agentlink, "FLOOD_WINDOW_S", 0.5)
+    d = fake_agent(tmp_path, """
+        ev = json.dumps({"event": "progress", "phase": "measure", "n": 1})
+        while True:
+            print(ev, flush=True)
+    """)
+    link = AgentLink.open(LocalTransport(), d, agent_cache=tmp_path / "ac")
+    with pytest.raises(AgentProtocolError) as info:
+        link.facts(timeout=30)
+    msg = info.value.message
+    assert msg.startswith("agent on device pi flooded its output during 'facts': ") and "/s" in msg
+    assert "sent nothing" not in msg
+    link.close()
+
+
+def test_silence_reports_the_real_elapsed_time(tmp_path):
+    d = fake_agent(tmp_path, """
+        print(json.dumps({"event": "progress", "phase": "load"}), flush=True)
+        time.sleep(60)
+    """)
+    link = AgentLink.open(LocalTransport(), d, agent_cache=tmp_path / "ac")
+    with pytest.raises(AgentError) as info:
+        link.facts(timeout=0.8)
+    msg = info.value.message
+    # the real silence, not a rounded "1 s"; and what came before it
+    assert msg.startswith("agent on device pi sent nothing for 0.8 s during 'facts' (after 1 line in 0.")
+    assert "below" not in (info.value.hint or "")
+    link.close()
+
+
+def test_stderr_lines_are_cut_in_the_tail(tmp_path):
+    import io
+
+    stream = io.BytesIO(b"a" * (base.STDERR_LINE_CHARS * 3) + b"\nshort\n")
+    r = PipeReader(stream, keep_tail=True)
+    r.join(5)
+    lines = r.tail(100_000).splitlines()
+    assert lines == ["a" * base.STDERR_LINE_CHARS + " …", "short"]
+
+
+def test_real_agent_reply_is_below_the_bound(tmp_path):
+    d = Device(name="local", kind="local", python=sys.executable, workdir=str(tmp_path / "wd"))
+    with AgentLink.open(LocalTransport(), d, agent_cache=tmp_path / "ac") as link:
+        facts = link.facts(runtimes=False)
+    assert facts.protocol == 2
+    assert len(json.dumps(facts.to_dict())) < base.MAX_LINE_BYTES
