@@ -199,11 +199,16 @@ _COMMIT_SCRIPT = (
     'if [ "$got" = "$3" ]; then mv -f -- "$1" "$2" && exit 0; rm -f -- "$1"; exit 8; fi; '
     'rm -f -- "$1"; printf "%s" "$got"; exit 9'
 )
-# One remote command for the start of every session: expand ~, create the workdir, hash the agent if present.
+# uploads not written to for this long are left over from a lost connection or a killed host: removed at connect
+STALE_PART_MIN = 10
+# One remote command for the start of every session: expand ~, create the workdir, remove stale partial uploads,
+# hash the agent if present.
 _SETUP_SCRIPT = (
     'w="$1"; case "$w" in "~") w="$HOME";; "~/"*) w="$HOME/${w#"~/"}";; esac; '
     'case "$w" in /*) ;; *) w="$PWD/$w";; esac; '
     'mkdir -p -- "$w" "$w/artifacts" || exit 3; printf "%s\\n" "$w"; '
+    f'find "$w" "$w/artifacts" -maxdepth 1 -type f -name "*.part-*" -mmin +{STALE_PART_MIN} '
+    '-exec rm -f {} \\; 2>/dev/null; '
     'sha256sum -- "$w/$2" 2>/dev/null; exit 0'
 )
 
@@ -212,8 +217,11 @@ def _upload(transport: Transport, local: str | Path, remote: str, sha256: str) -
     tmp = f"{remote}.part-{secrets.token_hex(6)}"
     try:
         moved = transport.put_file(str(local), tmp)
-    except TransportError:
-        transport.run(["rm", "-f", "--", tmp])
+    except BaseException:  # a lost connection, Ctrl-C, anything: never leave the partial file on the board
+        try:
+            transport.run(["rm", "-f", "--", tmp], timeout=15)
+        except Exception:  # noqa: BLE001 - the connection is gone: the next connect removes it as stale
+            pass
         raise
     r = transport.run(["sh", "-c", _COMMIT_SCRIPT, "edgeprof-commit", tmp, remote, sha256], timeout=120)
     if r.returncode == 9:

@@ -110,3 +110,47 @@ def test_real_agent_reply_is_below_the_bound(tmp_path):
         facts = link.facts(runtimes=False)
     assert facts.protocol == 2
     assert len(json.dumps(facts.to_dict())) < base.MAX_LINE_BYTES
+
+
+def test_stale_partial_uploads_are_removed_at_connect(tmp_path):
+    import os
+
+    wd = tmp_path / "wd"
+    (wd / "artifacts").mkdir(parents=True)
+    stale = [wd / "agent-abc.pyz.part-0011", wd / "artifacts" / "f00.onnx.part-aabb"]
+    fresh = wd / "artifacts" / "f01.onnx.part-ccdd"  # another controller's upload, still being written
+    keep = wd / "artifacts" / "notes.part"  # not ours
+    for p in (*stale, fresh, keep):
+        p.write_bytes(b"x" * 100)
+    old = time.time() - 3600
+    for p in (*stale, keep):
+        os.utime(p, (old, old))
+    d = Device(name="local", kind="local", python=sys.executable, workdir=str(wd))
+    with AgentLink.open(LocalTransport(), d, agent_cache=tmp_path / "ac"):
+        pass
+    assert not any(p.exists() for p in stale)
+    assert fresh.exists() and keep.exists()
+
+
+class _CutTransport(LocalTransport):
+    """Writes half the file, then the connection is cut (or the user presses Ctrl-C)."""
+
+    def __init__(self, exc: BaseException) -> None:
+        super().__init__("pi")
+        self.exc = exc
+
+    def put_file(self, local_path: str, remote_path: str) -> int:
+        with open(local_path, "rb") as src, open(remote_path, "wb") as dst:
+            dst.write(src.read(10))
+        raise self.exc
+
+
+@pytest.mark.parametrize("exc", [KeyboardInterrupt(), agentlink.TransportError("pi: connection lost")])
+def test_a_failed_upload_leaves_no_partial_file(tmp_path, exc):
+    src = tmp_path / "model.onnx"
+    src.write_bytes(b"y" * 1000)
+    dest = tmp_path / "board"
+    dest.mkdir()
+    with pytest.raises(type(exc)):
+        agentlink.push_file(_CutTransport(exc), src, str(dest / "model.onnx"), agentlink.sha256_file(src))
+    assert list(dest.iterdir()) == []
