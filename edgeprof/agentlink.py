@@ -204,7 +204,7 @@ STALE_PART_MIN = 10
 # One remote command for the start of every session: expand ~, create the workdir, remove stale partial uploads,
 # hash the agent if present.
 _SETUP_SCRIPT = (
-    'w="$1"; case "$w" in "~") w="$HOME";; "~/"*) w="$HOME/${w#"~/"}";; esac; '
+    'umask 077; w="$1"; case "$w" in "~") w="$HOME";; "~/"*) w="$HOME/${w#"~/"}";; esac; '
     'case "$w" in /*) ;; *) w="$PWD/$w";; esac; '
     'mkdir -p -- "$w" "$w/artifacts" || exit 3; printf "%s\\n" "$w"; '
     f'find "$w" "$w/artifacts" -maxdepth 1 -type f -name "*.part-*" -mmin +{STALE_PART_MIN} '

@@ -154,3 +154,32 @@ def test_a_failed_upload_leaves_no_partial_file(tmp_path, exc):
     with pytest.raises(type(exc)):
         agentlink.push_file(_CutTransport(exc), src, str(dest / "model.onnx"), agentlink.sha256_file(src))
     assert list(dest.iterdir()) == []
+
+
+@pytest.mark.parametrize(("code", "word"), [("ENOSPC", "full"), ("EROFS", "read-only")])
+def test_a_full_or_read_only_board_disk_is_named(tmp_path, code, word):
+    from edgeprof_agent.messages import LeaseRequest
+
+    # the real agent, on a board whose disk refuses writes in the workdir
+    wrapper = tmp_path / "python-disk"
+    wrapper.write_text(textwrap.dedent(f"""\
+        #!{sys.executable}
+        import errno, os, sys
+        sys.path.insert(0, sys.argv[1])
+        from edgeprof_agent import lease
+        def refuse(path, flags, mode=0o777):
+            raise OSError(errno.{code}, os.strerror(errno.{code}), path)
+        lease.os.open = refuse
+        sys.argv = sys.argv[1:]
+        from edgeprof_agent.__main__ import main
+        sys.exit(main())
+    """))
+    wrapper.chmod(wrapper.stat().st_mode | stat.S_IEXEC)
+    wd = tmp_path / "wd"
+    d = Device(name="pi", kind="local", python=str(wrapper), workdir=str(wd))
+    with AgentLink.open(LocalTransport(), d, agent_cache=tmp_path / "ac") as link:
+        with pytest.raises(AgentError) as info:
+            link.request(LeaseRequest(holder={"controller": "c"}, ttl_s=60))
+    e = info.value
+    assert e.message == f"device pi: the board's disk is {word} at {wd}"
+    assert "bug" not in e.one_line()
