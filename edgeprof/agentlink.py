@@ -491,7 +491,9 @@ class AgentLink:
         if sig is not None:
             runtime = params.get("runtime") if op == "run" else None
             in_what = ""
-            if isinstance(runtime, str) and runtime:
+            if runtime == "null":
+                in_what = " in the null runtime (the harness itself)"
+            elif isinstance(runtime, str) and runtime:
                 version = runtime_version(self.known_facts, runtime) or self._probe_runtime_version(runtime)
                 in_what = f" in {runtime} {version}" if version else f" in {runtime} (version unknown)"
             stack = bool(_FATAL_RE.search(tail))

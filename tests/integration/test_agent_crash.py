@@ -92,7 +92,8 @@ def test_deploy_shows_the_native_stack_only_with_verbose(tmp_path, capsys, monke
     err = capsys.readouterr().err
     lines = err.strip().splitlines()
     assert len(lines) == 1, err
-    assert "the agent crashed with SIGSEGV in null" in lines[0] and "--verbose" in lines[0]
+    assert "the agent crashed with SIGSEGV in the null runtime (the harness itself) during 'run'" in lines[0]
+    assert "--verbose" in lines[0]
     assert main([*args, "--verbose"]) == 3
     err = capsys.readouterr().err
     assert "Fatal Python error: Segmentation fault" in err
