@@ -159,3 +159,28 @@ def test_a_kill_from_outside_is_not_called_a_crash(tmp_path):
     assert not isinstance(info.value, AgentCrashed)
     assert info.value.message == "agent on device nano exited (killed by SIGKILL) during 'run'"
     assert "below" not in (info.value.hint or "")
+
+
+def test_a_sweep_stores_the_crash_and_its_native_stack_in_the_failed_row(tmp_path):
+    from edgeprof.lab import ledger
+    from edgeprof.lab.scheduler import run_sweep
+    from edgeprof.lab.spec import expand, parse_sweep
+    from edgeprof.records import local_device
+    from edgeprof.store import Store
+
+    write_model(tmp_path / "m.onnx")
+    python = device_python(tmp_path, "ort", "import ctypes; ctypes.string_at(0)")
+    spec = parse_sweep("name: crash\nmodels: [m.onnx]\ndevices: [local]\nruntimes: [onnxruntime]\n"
+                       "settings: {min_duration_s: 0.2, min_queries: 5, warmup_s: 0, retries: 1, "
+                       "retry_backoff_s: 0.1}\n", str(tmp_path / "s.yaml"))
+    dev = local_device(python=python)
+    cells = expand(spec, [dev])
+    store = Store(str(tmp_path / "db.sqlite"))
+    ledger.create_sweep(store, "sw-crash", spec.name, None, {"name": spec.name}, cells)
+    outcome = run_sweep(store, "sw-crash", cells, [dev])
+    (r,) = outcome.results
+    assert r.status == "failed"
+    assert (r.reason or "").startswith(f"device local: the agent crashed with SIGSEGV in onnxruntime "
+                                       f"{onnxruntime.__version__} during 'run'")
+    stored = store.get(r.run_id)
+    assert "Fatal Python error: Segmentation fault" in (stored.stderr_tail or "")
