@@ -234,20 +234,21 @@ class SSHTransport(Transport):
         t.handshake_timeout = self.timeout
         t.auth_timeout = self.timeout
         _prefer_key_types(t, known.key_types(host_id(host, port)))
+        started = time.monotonic()
         try:
             t.start_client(timeout=self.timeout)
         except (paramiko.SSHException, EOFError, OSError) as e:
             t.close()
             text = str(e)
             if "banner" in text.lower():
-                raise TransportError(f"{label}: connection timed out after {self.timeout:g} s waiting for the SSH "
-                                     "banner", hint="is the board on, and is an SSH server on that port?") from None
+                raise TransportError(f"{label}: {_waited(started, self.timeout, 'the SSH banner')}",
+                                     hint="is the board on, and is an SSH server on that port?") from None
             raise TransportError(f"{label}: SSH handshake failed: {text or type(e).__name__}",
                                  hint="is this an SSH server?") from None
         if not (t.is_active() and t.initial_kex_done):  # start_client returns quietly on its own timeout
             what = "the SSH handshake" if t.remote_version else "the SSH banner"
             t.close()
-            raise TransportError(f"{label}: connection timed out after {self.timeout:g} s waiting for {what}",
+            raise TransportError(f"{label}: {_waited(started, self.timeout, what)}",
                                  hint="is the board on, and is an SSH server on that port?")
         self.server_version = t.remote_version
         return t
@@ -623,6 +624,15 @@ def _prefer_key_types(t: paramiko.Transport, recorded: list[str]) -> None:
         first.extend(n for n in names if n in available and n not in first)
     if first:
         opts.key_types = first + [k for k in available if k not in first]
+
+
+def _waited(started: float, timeout: float, what: str) -> str:
+    """What really happened while waiting for `what`: a timeout only when the time was spent, else the
+    connection was closed early (with the real elapsed time)."""
+    elapsed = time.monotonic() - started
+    if elapsed >= 0.9 * timeout:
+        return f"connection timed out after {timeout:g} s waiting for {what}"
+    return f"the server closed the connection after {elapsed:.1f} s, before {what} was complete"
 
 
 def _collect(chan: paramiko.Channel, timeout: float | None) -> tuple[bytes, bytes, int | None, bool]:

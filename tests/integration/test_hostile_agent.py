@@ -183,3 +183,34 @@ def test_a_full_or_read_only_board_disk_is_named(tmp_path, code, word):
     e = info.value
     assert e.message == f"device pi: the board's disk is {word} at {wd}"
     assert "bug" not in e.one_line()
+
+
+def test_a_server_closing_before_the_banner_is_not_called_a_timeout(tmp_path):
+    import socket
+    import threading
+
+    from edgeprof.errors import TransportError
+    from edgeprof.transport.ssh import SSHTransport
+
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(5)
+    port = srv.getsockname()[1]
+
+    def close_at_once() -> None:
+        conn, _ = srv.accept()
+        time.sleep(0.3)
+        conn.close()
+
+    threading.Thread(target=close_at_once, daemon=True).start()
+    dev = Device(name="pi5", host="127.0.0.1", port=port, connect_timeout=10)
+    started = time.monotonic()
+    try:
+        with pytest.raises(TransportError) as info:
+            SSHTransport(dev, user_known_hosts=str(tmp_path / "kh")).connect()
+    finally:
+        srv.close()
+    assert time.monotonic() - started < 8
+    msg = info.value.message
+    assert "timed out" not in msg
+    assert msg.startswith(f"device pi5 (127.0.0.1:{port}): the server closed the connection after 0.")
