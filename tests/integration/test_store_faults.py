@@ -201,3 +201,28 @@ def test_the_export_cache_is_created_private(tmp_path):
         os.umask(old)
     assert stat.S_IMODE(cache.stat().st_mode) == 0o700
     assert stat.S_IMODE(cache.parent.stat().st_mode) == 0o700
+
+
+DEPLOY = ["deploy", "--device", "local", "--model", "m", "--runtime", "null", "--min-duration", "0.1",
+          "--min-queries", "3", "--warmup", "0", "--quiet"]
+
+
+def test_an_unwritable_json_path_is_refused_before_measuring(tmp_path, capsys, monkeypatch):
+    import edgeprof.runner as runner_mod
+
+    monkeypatch.setattr(runner_mod, "deploy", lambda *a, **kw: pytest.fail("measured before checking --json"))
+    for bad in (tmp_path / "nosuch" / "r.json", tmp_path):
+        assert main([*DEPLOY, "--db", str(tmp_path / "r.sqlite"), "--json", str(bad)]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"edgeprof: error: --json {bad}: ") and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_a_json_write_failing_after_measuring_still_stores_the_run(tmp_path, capsys):
+    db = tmp_path / "r.sqlite"
+    code = main([*DEPLOY, "--db", str(db), "--json", "/dev/full"])
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err
+    assert err.startswith("edgeprof: error: --json /dev/full: cannot write it (No space left on device); the run "
+                          "is stored as ")
+    assert Store(str(db)).count() == 1
