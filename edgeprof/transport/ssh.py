@@ -19,6 +19,7 @@ tells it to us on its first stdout line, and everything it starts shares its pro
 from __future__ import annotations
 
 import errno
+import logging
 import os
 import posixpath
 import re
@@ -42,6 +43,11 @@ DEFAULT_SSH_CONFIG = "~/.ssh/config"
 DEFAULT_KEY_FILES = ("~/.ssh/id_ed25519", "~/.ssh/id_ecdsa", "~/.ssh/id_rsa")
 KEEPALIVE_S = 15
 TERMINATE_GRACE_S = 3.0
+# paramiko's transport thread logs its errors with tracebacks ("Exception (client): Error reading SSH protocol
+# banner"); edgeprof reports each of them as one line. They go to a handler only where an application configures
+# logging (the debug log), never to the terminal through logging's last-resort handler.
+logging.getLogger("paramiko").addHandler(logging.NullHandler())
+
 PID_MARKER = "edgeprof-pid:"
 _PID_RE = re.compile(r"^" + re.escape(PID_MARKER) + r"(\d+)$")
 _WRAPPER = 'echo "' + PID_MARKER + '$$"; exec "$@"'

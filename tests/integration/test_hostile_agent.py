@@ -199,6 +199,7 @@ def test_a_server_closing_before_the_banner_is_not_called_a_timeout(tmp_path):
 
     def close_at_once() -> None:
         conn, _ = srv.accept()
+        conn.sendall(b"not ssh\r\n" * 3)
         time.sleep(0.3)
         conn.close()
 
@@ -214,3 +215,32 @@ def test_a_server_closing_before_the_banner_is_not_called_a_timeout(tmp_path):
     msg = info.value.message
     assert "timed out" not in msg
     assert msg.startswith(f"device pi5 (127.0.0.1:{port}): the server closed the connection after 0.")
+
+
+
+PARAMIKO_QUIET = """
+import socket, sys, threading, time
+from edgeprof.errors import TransportError
+from edgeprof.records import Device
+from edgeprof.transport.ssh import SSHTransport
+srv = socket.socket(); srv.bind(("127.0.0.1", 0)); srv.listen(5); port = srv.getsockname()[1]
+def close_at_once():
+    c, _ = srv.accept(); c.sendall(b"not ssh\\r\\n" * 3); time.sleep(0.3); c.close()
+threading.Thread(target=close_at_once, daemon=True).start()
+try:
+    SSHTransport(Device(name="pi", host="127.0.0.1", port=port, connect_timeout=5),
+                 user_known_hosts=sys.argv[1]).connect()
+except TransportError as e:
+    print(e.message)
+time.sleep(0.5)
+"""
+
+
+def test_paramikos_thread_prints_no_traceback(tmp_path):
+    import subprocess
+
+    # a process of its own: logging as edgeprof's CLI has it (pytest's log capture would hide the difference)
+    p = subprocess.run([sys.executable, "-c", PARAMIKO_QUIET, str(tmp_path / "kh")], capture_output=True,
+                       text=True, timeout=60)
+    assert "the server closed the connection" in p.stdout
+    assert "Traceback" not in p.stderr and "Exception (client)" not in p.stderr, p.stderr
