@@ -452,7 +452,7 @@ class AgentLink:
                 window_start, window_lines = last_line, 0
             try:
                 msg = json.loads(line)
-            except ValueError:
+            except (ValueError, RecursionError):  # not JSON, or nested past the parser's depth
                 msg = None
             if not isinstance(msg, dict):
                 raise AgentProtocolError(

@@ -244,3 +244,23 @@ def test_paramikos_thread_prints_no_traceback(tmp_path):
                        text=True, timeout=60)
     assert "the server closed the connection" in p.stdout
     assert "Traceback" not in p.stderr and "Exception (client)" not in p.stderr, p.stderr
+
+
+@pytest.mark.parametrize("reply", [
+    '"[" * 200000',  # nested past the JSON parser's depth
+    'json.dumps([1, 2, 3])',  # a list, not an object
+    'json.dumps({"id": rid, "ok": False, "error": "boom"})',  # a string error
+    'json.dumps({"id": rid, "ok": True, "result": {"samples_ns": "fast"}})',  # not a facts record
+])
+def test_malformed_replies_are_one_line_protocol_errors(tmp_path, reply):
+    d = fake_agent(tmp_path, f"""
+        print({reply}, flush=True)
+        time.sleep(30)
+    """)
+    link = AgentLink.open(LocalTransport(), d, agent_cache=tmp_path / "ac")
+    with pytest.raises(AgentProtocolError) as info:
+        link.facts(timeout=20)
+    assert "\n" not in info.value.one_line()
+    assert info.value.message.startswith(("agent on device pi printed a non-protocol line",
+                                          "malformed reply from the agent on device pi"))
+    link.close()
