@@ -481,10 +481,11 @@ class AgentLink:
         """The error for an agent whose stdout ended during `op`: a native crash (by signal) names the signal
         and the runtime with its version, keeping the native stack as detail; any other exit says its code."""
         code = self.proc.wait(5)
-        tail = self.proc.stderr_tail().strip()
+        tail = self.proc.stderr_tail(16000).strip()  # a native stack of several threads is long
         sig = crash_signal(code, tail)
         where = f"device {self.device.name}"
         if sig is not None and sig not in _CRASH_SIGNALS:  # killed from outside: OOM killer, a user, shutdown
+            tail = tail[-4000:]
             return AgentError(f"agent on {where} exited (killed by {sig}) during '{op}'",
                               hint="something on the device killed it (the out-of-memory killer? check `dmesg` "
                                    "there)" + ("; its stderr is below" if tail else ""), detail=tail or None)
@@ -496,14 +497,18 @@ class AgentLink:
             elif isinstance(runtime, str) and runtime:
                 version = runtime_version(self.known_facts, runtime) or self._probe_runtime_version(runtime)
                 in_what = f" in {runtime} {version}" if version else f" in {runtime} (version unknown)"
-            stack = bool(_FATAL_RE.search(tail))
+            fatal = _FATAL_RE.search(tail)
+            stack = fatal is not None
             hint = ("a native crash in the runtime, not a Python error: try another runtime version, --runtime "
                     "or --precision")
             hint += ("; rerun with --verbose to see the native stack the agent wrote" if stack
-                     else "; the agent wrote no native stack (its stderr is below)" if tail
+                     else "; the agent wrote no native stack (rerun with --verbose to see its stderr)" if tail
                      else "; the agent wrote nothing to stderr")
+            # the detail is the native stack itself (from faulthandler's first line), else the stderr tail
+            detail = tail[fatal.start():] if fatal is not None else tail[-4000:]
             return AgentCrashed(f"{where}: the agent crashed with {sig}{in_what} during '{op}'", hint=hint,
-                                detail=tail or None)
+                                detail=detail or None)
+        tail = tail[-4000:]
         if tail:
             hint = "see the agent's stderr below; rerun with the same command once fixed"
         else:
