@@ -545,7 +545,8 @@ class AgentLink:
             return CapabilityError(message, hint=err.hint, detail=err.detail)
         if kind == ErrorKind.AGENT_EXCEPTION:
             return AgentError(f"device {self.device.name}: agent failed during '{op}': {err.message}",
-                              hint="this is a bug in edgeprof's agent; please report it with the detail below",
+                              hint="this is a bug in edgeprof's agent; please report it"
+                                   + (" with the detail below" if err.detail else ""),
                               detail=err.detail, kind=kind)
         if kind == ErrorKind.PROTOCOL_MISMATCH:
             return self._mismatch(err.protocol, err.message)
