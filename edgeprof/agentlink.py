@@ -19,7 +19,9 @@ import os
 import posixpath
 import re
 import secrets
+import signal
 import tempfile
+import time
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
@@ -46,6 +48,7 @@ from edgeprof_agent.messages import (
 )
 
 from .errors import (
+    AgentCrashed,
     AgentError,
     AgentProtocolError,
     CapabilityError,
@@ -57,17 +60,80 @@ from .errors import (
     TransportError,
     UserError,
 )
+from .fsmode import make_private_dir
 from .records import Device
-from .transport.base import AgentProcess, Transport
+from .transport.base import AgentProcess, LineTooLong, Transport
 from .vocab import ErrorKind
 
 PROTOCOL_VERSION = edgeprof_agent.PROTOCOL_VERSION
 _ZIP_TIME = (2020, 1, 1, 0, 0, 0)
 _SHA_RE = re.compile(r"^[0-9a-f]{64}$")
+# faulthandler's first line for each fatal signal it handles (CPython's faulthandler.c, 3.6 to 3.13)
+_FATAL_RE = re.compile(r"Fatal Python error: (Segmentation fault|Aborted|Bus error|Floating point exception|"
+                       r"Illegal instruction)")
+_FATAL_SIGNAL = {"Segmentation fault": "SIGSEGV", "Aborted": "SIGABRT", "Bus error": "SIGBUS",
+                 "Floating point exception": "SIGFPE", "Illegal instruction": "SIGILL"}
+# the module(s) whose version names a runtime in the device's facts (edgeprof_agent.environment.runtimes)
+_RUNTIME_FACT_KEYS = {"tflite": ("ai_edge_litert", "tflite_runtime")}
+
+
+_CRASH_SIGNALS = ("SIGSEGV", "SIGABRT", "SIGBUS", "SIGFPE", "SIGILL")
+
+
+def crash_signal(code: int | None, stderr_tail: str) -> str | None:
+    """The signal an agent died of, by name (SIGSEGV; SIGKILL from the OOM killer too), or None when it exited
+    by itself.
+
+    Locally a signal death is a negative exit code. Over SSH sshd reports exit-signal, which paramiko does not
+    parse (status -1), and a wrapping shell reports 128+N: there faulthandler's "Fatal Python error: ..." line in
+    the agent's stderr names the signal."""
+    if code is not None and code < -1:
+        try:
+            return signal.Signals(-code).name
+        except ValueError:
+            return f"signal {-code}"
+    m = _FATAL_RE.search(stderr_tail or "")
+    if m is not None and (code is None or code == -1 or code > 128):
+        return _FATAL_SIGNAL[m.group(1)]
+    if code is not None and code > 128 and m is None and code - 128 in (signal.SIGSEGV, signal.SIGABRT,
+                                                                          signal.SIGBUS, signal.SIGILL):
+        return signal.Signals(code - 128).name
+    return None
+
+
+def check_samples(samples: list[Any], device: str) -> None:
+    """Latency samples must exist and each be a finite number > 0; anything else fails the run with a
+    MeasurementFailed that says how many were bad (never stored as ok)."""
+    if not samples:
+        raise MeasurementFailed(f"the agent on device {device} returned no latency samples",
+                                hint="the timed loop ran no query; raise --min-queries / --min-duration and rerun")
+    bad = sum(1 for s in samples if isinstance(s, bool) or not isinstance(s, int | float)
+              or s != s or s in (float("inf"), float("-inf")) or s <= 0)
+    if bad:
+        raise MeasurementFailed(
+            f"the agent on device {device} returned {bad} non-finite/negative latency samples (of {len(samples)})",
+            hint="the board's monotonic clock or its agent misbehaved; nothing was stored as ok: rerun, and if it "
+                 "repeats, report it with the board's kernel and Python versions")
+
+
+def runtime_version(facts: Facts | None, runtime: str) -> str | None:
+    """The version of `runtime` in the device's facts (None when the facts do not list it)."""
+    found = facts.runtimes if facts is not None else None
+    if not isinstance(found, dict):
+        return None
+    for key in _RUNTIME_FACT_KEYS.get(runtime, (runtime,)):
+        entry = found.get(key)
+        if isinstance(entry, dict) and isinstance(entry.get("version"), str) and entry["version"]:
+            return str(entry["version"])
+    return None
 
 Event = ProgressEvent | LogEvent
 EventSink = Callable[[Event], None]  # typed events (request/run); call() hands dicts to its own sink
 _R = TypeVar("_R", bound=Record)
+# an agent sends a progress event every few hundred ms; a board sending more than this many lines a second,
+# sustained over FLOOD_WINDOW_S, is flooding: stopped, whatever its silence timeout
+FLOOD_LINES_PER_S = 500
+FLOOD_WINDOW_S = 5.0
 
 
 def _agent_source_files() -> list[tuple[str, Path]]:
@@ -100,7 +166,7 @@ def build_agent(cache_dir: Path | None = None) -> tuple[Path, str]:
     data = build_agent_bytes()
     sha = hashlib.sha256(data).hexdigest()
     cache_dir = cache_dir or Path(tempfile.gettempdir()) / f"edgeprof-agent-{os.getuid()}"
-    cache_dir.mkdir(parents=True, exist_ok=True)
+    make_private_dir(cache_dir)
     path = cache_dir / f"agent-{sha}.pyz"
     if not path.exists():
         tmp = path.with_suffix(f".tmp{secrets.token_hex(4)}")
@@ -133,11 +199,16 @@ _COMMIT_SCRIPT = (
     'if [ "$got" = "$3" ]; then mv -f -- "$1" "$2" && exit 0; rm -f -- "$1"; exit 8; fi; '
     'rm -f -- "$1"; printf "%s" "$got"; exit 9'
 )
-# One remote command for the start of every session: expand ~, create the workdir, hash the agent if present.
+# uploads not written to for this long are left over from a lost connection or a killed host: removed at connect
+STALE_PART_MIN = 10
+# One remote command for the start of every session: expand ~, create the workdir, remove stale partial uploads,
+# hash the agent if present.
 _SETUP_SCRIPT = (
-    'w="$1"; case "$w" in "~") w="$HOME";; "~/"*) w="$HOME/${w#"~/"}";; esac; '
+    'umask 077; w="$1"; case "$w" in "~") w="$HOME";; "~/"*) w="$HOME/${w#"~/"}";; esac; '
     'case "$w" in /*) ;; *) w="$PWD/$w";; esac; '
     'mkdir -p -- "$w" "$w/artifacts" || exit 3; printf "%s\\n" "$w"; '
+    f'find "$w" "$w/artifacts" -maxdepth 1 -type f -name "*.part-*" -mmin +{STALE_PART_MIN} '
+    '-exec rm -f {} \\; 2>/dev/null; '
     'sha256sum -- "$w/$2" 2>/dev/null; exit 0'
 )
 
@@ -146,8 +217,11 @@ def _upload(transport: Transport, local: str | Path, remote: str, sha256: str) -
     tmp = f"{remote}.part-{secrets.token_hex(6)}"
     try:
         moved = transport.put_file(str(local), tmp)
-    except TransportError:
-        transport.run(["rm", "-f", "--", tmp])
+    except BaseException:  # a lost connection, Ctrl-C, anything: never leave the partial file on the board
+        try:
+            transport.run(["rm", "-f", "--", tmp], timeout=15)
+        except Exception:  # noqa: BLE001 - the connection is gone: the next connect removes it as stale
+            pass
         raise
     r = transport.run(["sh", "-c", _COMMIT_SCRIPT, "edgeprof-commit", tmp, remote, sha256], timeout=120)
     if r.returncode == 9:
@@ -206,6 +280,10 @@ class AgentLink:
         self.bytes_moved = agent_bytes_moved
         self.hello: HelloReply | None = None  # after the handshake
         self._next_id = 1
+        # the device's facts as last seen (facts() sets it; a caller holding facts may set it): names the
+        # runtime's version when the agent crashes in it
+        self.known_facts: Facts | None = None
+        self.agent_path: str | None = None  # the agent zipapp on the device (set by open())
 
     @classmethod
     def open(cls, transport: Transport, device: Device, progress: Callable[[str], None] | None = None,
@@ -223,6 +301,7 @@ class AgentLink:
         say("starting agent")
         proc = transport.start(argv, env=device.env or None)
         link = cls(transport, device, proc, workdir, moved)
+        link.agent_path = remote
         try:
             link.handshake()
         except BaseException:
@@ -290,11 +369,18 @@ class AgentLink:
         return self._reply(OPS[op][1], self._exchange(op, req.to_dict(), on_event, timeout))
 
     def facts(self, runtimes: bool = True, timeout: float | None = 120.0) -> Facts:
-        return self._reply(Facts, self._exchange("facts", FactsRequest(runtimes=runtimes).to_dict(), None, timeout))
+        facts = self._reply(Facts, self._exchange("facts", FactsRequest(runtimes=runtimes).to_dict(), None,
+                                                  timeout))
+        if facts.runtimes or self.known_facts is None:
+            self.known_facts = facts
+        return facts
 
     def run(self, req: RunRequest, *, on_event: EventSink | None = None,
             timeout: float | None = 120.0) -> RunReply:
-        return self._reply(RunReply, self._exchange("run", req.to_dict(), on_event, timeout))
+        raw = self._exchange("run", req.to_dict(), on_event, timeout)
+        if isinstance(raw, dict) and isinstance(raw.get("samples_ns"), list):
+            check_samples(raw["samples_ns"], self.device.name)  # NaN / negative: the reason, not a type error
+        return self._reply(RunReply, raw)
 
     def call(self, op: str, params: dict[str, Any] | None = None, *,
              on_event: Callable[[dict[str, Any]], None] | None = None,
@@ -320,26 +406,53 @@ class AgentLink:
         rid = self._next_id
         self._next_id += 1
         self.proc.write_line(json.dumps({"id": rid, "op": op, "params": params}))
+        started = last_line = time.monotonic()
+        lines = 0
+        window_start, window_lines = started, 0
         while True:
             try:
                 line = self.proc.read_line(timeout)
             except TimeoutError:
+                now = time.monotonic()
                 self.proc.terminate()
+                tail = self.proc.stderr_tail().strip()
+                after = (f" (after {lines} line{'s' if lines != 1 else ''} in {last_line - started:.1f} s)"
+                         if lines else "")
                 raise AgentError(
-                    f"agent on device {self.device.name} sent nothing for {timeout:.0f} s during '{op}'",
-                    hint="the device may be overloaded or hung; the agent was stopped",
-                    detail=self.proc.stderr_tail(),
+                    f"agent on device {self.device.name} sent nothing for {now - last_line:.1f} s during "
+                    f"'{op}'{after}",
+                    hint="the device may be overloaded or hung; the agent was stopped"
+                         + ("; its stderr is below" if tail else ""),
+                    detail=tail or None,
                 ) from None
+            except LineTooLong as e:
+                self.proc.terminate()
+                raise AgentProtocolError(
+                    f"agent on device {self.device.name} wrote a line over {e.limit >> 20} MiB without a newline "
+                    f"during '{op}' ({time.monotonic() - started:.1f} s in); the agent was stopped",
+                    hint="something on the device writes binary or endless output to the agent's stdout (a "
+                         "sitecustomize, a runtime's print?); run the agent by hand there to see it",
+                    kind=ErrorKind.PROTOCOL) from None
             if line is None:
-                code = self.proc.wait(5)
-                raise AgentError(
-                    f"agent on device {self.device.name} exited (code {code}) during '{op}'",
-                    hint="see the agent's stderr below; rerun with the same command once fixed",
-                    detail=self.proc.stderr_tail(),
-                )
+                raise self._exited(op, params)
+            last_line = time.monotonic()
+            lines += 1
+            window_lines += 1
+            if last_line - window_start >= FLOOD_WINDOW_S:
+                rate = window_lines / (last_line - window_start)
+                if rate > FLOOD_LINES_PER_S:
+                    self.proc.terminate()
+                    raise AgentProtocolError(
+                        f"agent on device {self.device.name} flooded its output during '{op}': {window_lines} "
+                        f"lines in {last_line - window_start:.1f} s ({rate:.0f}/s, {lines} in all over "
+                        f"{last_line - started:.1f} s); the agent was stopped",
+                        hint="an agent sends a few progress lines a second: something on the device is writing "
+                             "to its stdout; run the agent by hand there to see it",
+                        kind=ErrorKind.PROTOCOL, detail=self.proc.stderr_tail().strip() or None)
+                window_start, window_lines = last_line, 0
             try:
                 msg = json.loads(line)
-            except ValueError:
+            except (ValueError, RecursionError):  # not JSON, or nested past the parser's depth
                 msg = None
             if not isinstance(msg, dict):
                 raise AgentProtocolError(
@@ -364,6 +477,60 @@ class AgentLink:
                 raise self._error(op, msg["error"])
             raise self._malformed(MessageError("reply", "expected ok true with a result or ok false with an error"))
 
+    def _exited(self, op: str, params: dict[str, Any]) -> AgentError:
+        """The error for an agent whose stdout ended during `op`: a native crash (by signal) names the signal
+        and the runtime with its version, keeping the native stack as detail; any other exit says its code."""
+        code = self.proc.wait(5)
+        tail = self.proc.stderr_tail(16000).strip()  # a native stack of several threads is long
+        sig = crash_signal(code, tail)
+        where = f"device {self.device.name}"
+        if sig is not None and sig not in _CRASH_SIGNALS:  # killed from outside: OOM killer, a user, shutdown
+            tail = tail[-4000:]
+            return AgentError(f"agent on {where} exited (killed by {sig}) during '{op}'",
+                              hint="something on the device killed it (the out-of-memory killer? check `dmesg` "
+                                   "there)" + ("; its stderr is below" if tail else ""), detail=tail or None)
+        if sig is not None:
+            runtime = params.get("runtime") if op == "run" else None
+            in_what = ""
+            if runtime == "null":
+                in_what = " in the null runtime (the harness itself)"
+            elif isinstance(runtime, str) and runtime:
+                version = runtime_version(self.known_facts, runtime) or self._probe_runtime_version(runtime)
+                in_what = f" in {runtime} {version}" if version else f" in {runtime} (version unknown)"
+            fatal = _FATAL_RE.search(tail)
+            stack = fatal is not None
+            hint = ("a native crash in the runtime, not a Python error: try another runtime version, --runtime "
+                    "or --precision")
+            hint += ("; rerun with --verbose to see the native stack the agent wrote" if stack
+                     else "; the agent wrote no native stack (rerun with --verbose to see its stderr)" if tail
+                     else "; the agent wrote nothing to stderr")
+            # the detail is the native stack itself (from faulthandler's first line), else the stderr tail
+            detail = tail[fatal.start():] if fatal is not None else tail[-4000:]
+            return AgentCrashed(f"{where}: the agent crashed with {sig}{in_what} during '{op}'", hint=hint,
+                                detail=detail or None)
+        tail = tail[-4000:]
+        if tail:
+            hint = "see the agent's stderr below; rerun with the same command once fixed"
+        else:
+            hint = (f"the agent wrote nothing to stderr; run {self.device.python!r} on the device by hand to see "
+                    "whether it starts, and check free memory (an out-of-memory kill leaves no message)")
+        return AgentError(f"agent on {where} exited (code {code}) during '{op}'", hint=hint, detail=tail or None)
+
+    def _probe_runtime_version(self, runtime: str) -> str | None:
+        """After a crash, the runtime's version from the device's facts (`agent facts`, a fresh process); None
+        when that fails too."""
+        if self.agent_path is None:
+            return None
+        try:
+            r = self.transport.run([self.device.python, self.agent_path, "facts", "--workdir", self.workdir],
+                                   timeout=60, env=self.device.env or None)
+            if r.returncode != 0:
+                return None
+            self.known_facts = Facts.from_dict(json.loads(r.stdout))
+        except (UserError, MessageError, ValueError, OSError):
+            return None
+        return runtime_version(self.known_facts, runtime)
+
     def _error(self, op: str, raw: Any) -> UserError:
         """The exception for an error reply, chosen by its kind (ErrorKind), never by its text."""
         try:
@@ -378,7 +545,8 @@ class AgentLink:
             return CapabilityError(message, hint=err.hint, detail=err.detail)
         if kind == ErrorKind.AGENT_EXCEPTION:
             return AgentError(f"device {self.device.name}: agent failed during '{op}': {err.message}",
-                              hint="this is a bug in edgeprof's agent; please report it with the detail below",
+                              hint="this is a bug in edgeprof's agent; please report it"
+                                   + (" with the detail below" if err.detail else ""),
                               detail=err.detail, kind=kind)
         if kind == ErrorKind.PROTOCOL_MISMATCH:
             return self._mismatch(err.protocol, err.message)

@@ -63,6 +63,13 @@ class AgentError(DeviceError):
         self.kind = kind
 
 
+class AgentCrashed(AgentError):
+    """The agent died of a signal (a native crash in a runtime: SIGSEGV, SIGABRT, ...). `detail` holds the native
+    stack faulthandler wrote to the agent's stderr; the CLI prints it only with --verbose (the hint says so)."""
+
+    verbose_detail = True
+
+
 class AgentProtocolError(AgentError):
     """A message between host and agent did not match its record (missing, unknown or mistyped field), a
     non-protocol line, an unknown op: host and agent disagree on the protocol."""

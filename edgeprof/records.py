@@ -29,6 +29,22 @@ from typing import Any, ClassVar, TypeVar
 from .errors import StoreError
 from .vocab import RUN_DEFAULTS, ConfigIdentity
 
+
+def finite_or_null(obj: Any) -> Any:
+    """`obj` with every NaN / ±Infinity float replaced by None (JSON null), recursively."""
+    if isinstance(obj, float):
+        return obj if obj == obj and obj not in (float("inf"), float("-inf")) else None
+    if isinstance(obj, dict):
+        return {k: finite_or_null(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [finite_or_null(v) for v in obj]
+    return obj
+
+
+def dumps_json(obj: Any, indent: int | None = None, sort_keys: bool = False) -> str:
+    """The one way edgeprof writes JSON: valid JSON only (allow_nan=False), a non-finite number becomes null."""
+    return json.dumps(finite_or_null(obj), indent=indent, sort_keys=sort_keys, allow_nan=False)
+
 RESULT_SCHEMA_VERSION = 2
 
 # dtypes a model input may have (numpy names); the agent maps them to its runtime.
@@ -577,7 +593,7 @@ class Result:
                 for k in RESULT_KEYS + RESULT_TAIL_KEYS}
 
     def to_json(self, indent: int | None = None) -> str:
-        return json.dumps(self.to_dict(), indent=indent, sort_keys=False)
+        return dumps_json(self.to_dict(), indent=indent)
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Result:

@@ -29,7 +29,7 @@ from edgeprof_agent.messages import (
 )
 
 from . import __version__, capability
-from .agentlink import AgentLink
+from .agentlink import AgentLink, check_samples
 from .config import POWER_RATE_MAX_HZ
 from .errors import CapabilityError, ConfigError, ModelError
 from .records import (
@@ -262,6 +262,8 @@ def deploy(spec: RunSpec, device: Device, *, progress: Progress | None = None,
             on_link(link)
         try:
             device_facts = known if known is not None else link.facts(runtimes=False)
+            if link.known_facts is None or device_facts.runtimes:
+                link.known_facts = device_facts  # names the runtime's version should the agent crash in it
             fmt = "none" if spec.runtime == "null" else capability.model_format(spec.model)
             decision = capability.check(fmt, spec.runtime, spec.precision, device_facts, device.name,
                                         spec.runtime_options)
@@ -345,7 +347,8 @@ def add_fidelity(result: Result, artifact: Artifact, reference: Any, no_referenc
 
 def build_result(spec: RunSpec, device: Device, artifact: Artifact | None, reply: RunReply,
                  facts: Facts, transfer: dict[str, Any], inputs: list[dict[str, Any]] | None = None) -> Result:
-    """The Result of one run from the agent's typed RunReply and the device's Facts."""
+    """The Result of one run from the agent's typed RunReply and the device's Facts (samples checked first)."""
+    check_samples(reply.samples_ns, device.name)
     samples_ms = [ns / 1e6 for ns in reply.samples_ns]
     lat = latency_summary(samples_ms)
     window_s = float(reply.window_s)

@@ -1,7 +1,12 @@
 """Results database: SQLAlchemy Core, SQLite by default, any SQLAlchemy URL (PostgreSQL) by --db / EDGEPROF_DB.
 
 Owns: the tables, where the database lives, saving a Result atomically (one transaction: a run is either wholly
-stored or absent), listing and loading runs, and device facts with timestamps.
+stored or absent), listing and loading runs, and device facts with timestamps. No measurement is lost: a locked
+SQLite database is waited for (busy timeout) and the save retried with backoff up to a bound; if it still cannot be
+written, the Result goes to a recovery file ($XDG_DATA_HOME/edgeprof/recovered/<run_id>.json) that
+`edgeprof results import FILE` stores later. A corrupt or foreign database file is refused in one line.
+Privacy (fsmode.py's rule): the SQLite file is created 0600 and its folder 0700 (recovery files too), narrowed
+further by a stricter umask; a database that exists keeps the mode its owner gave it.
 Does not own: what a Result contains (records.py) or comparisons (compare.py).
 
 Database schema history: 1 — runs, device_facts, meta.
@@ -13,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -20,7 +26,8 @@ from typing import Any
 import sqlalchemy as sa
 
 from .errors import StoreError
-from .records import Result, utc_now
+from .fsmode import make_private_dir, private_mode
+from .records import Result, dumps_json, utc_now
 
 DB_SCHEMA_VERSION = 2
 
@@ -89,6 +96,43 @@ meta = sa.Table(
 )
 
 
+# a locked SQLite database: each attempt waits up to BUSY_TIMEOUT_S (SQLite's busy handler), then the save is
+# retried SAVE_RETRIES times after SAVE_BACKOFF_S × 2^n: about a minute in all before the recovery file is written
+BUSY_TIMEOUT_S = 10.0
+SAVE_RETRIES = 3
+SAVE_BACKOFF_S = 1.0
+
+
+def recovery_dir() -> Path:
+    return default_db_path().parent / "recovered"
+
+
+def write_recovery(result: Result) -> Path:
+    """Write `result` as JSON to the recovery directory (private); returns the file."""
+    folder = recovery_dir()
+    make_private_dir(folder)
+    path = folder / f"{result.run_id}.json"
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), private_mode(0o600))
+    with os.fdopen(fd, "w") as f:
+        f.write(result.to_json(indent=2) + "\n")
+    return path
+
+
+def _sqlite_path(url: str) -> Path | None:
+    try:
+        u = sa.engine.make_url(url)
+    except sa.exc.ArgumentError:
+        return None
+    if u.get_backend_name() != "sqlite" or not u.database or u.database == ":memory:":
+        return None
+    return Path(u.database)
+
+
+def _locked(e: sa.exc.DBAPIError) -> bool:
+    text = str(e.orig).lower()
+    return "locked" in text or "busy" in text
+
+
 def default_db_path() -> Path:
     base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
     return Path(base) / "edgeprof" / "results.sqlite"
@@ -99,7 +143,7 @@ def resolve_db_url(db: str | None = None) -> str:
     value = db or os.environ.get("EDGEPROF_DB")
     if not value:
         path = default_db_path()
-        path.parent.mkdir(parents=True, exist_ok=True)
+        make_private_dir(path.parent)
         return f"sqlite:///{path}"
     if "://" in value:
         return value
@@ -117,11 +161,22 @@ def config_key(r: Result) -> str:
 
 
 class Store:
-    def __init__(self, url: str | None = None) -> None:
+    def __init__(self, url: str | None = None, *, busy_timeout_s: float | None = None,
+                 save_retries: int | None = None, save_backoff_s: float | None = None) -> None:
         self.url = resolve_db_url(url)
+        busy_timeout_s = BUSY_TIMEOUT_S if busy_timeout_s is None else busy_timeout_s
+        self.save_retries = SAVE_RETRIES if save_retries is None else save_retries
+        self.save_backoff_s = SAVE_BACKOFF_S if save_backoff_s is None else save_backoff_s
+        self.path = _sqlite_path(self.url)
         try:
-            self.engine = sa.create_engine(self.url, future=True)
+            connect_args = {"timeout": busy_timeout_s} if self.path is not None else {}
+            if self.path is not None and not self.path.exists():
+                # create the file private before SQLite does (SQLite would create it 0644)
+                fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, private_mode(0o600))
+                os.close(fd)
+            self.engine = sa.create_engine(self.url, future=True, connect_args=connect_args)
             with self.engine.begin() as conn:
+                self._refuse_foreign(conn)
                 metadata.create_all(conn)
                 row = conn.execute(sa.select(meta.c.value).where(meta.c.key == "schema_version")).first()
                 if row is None:
@@ -138,11 +193,35 @@ class Store:
         except sa.exc.ArgumentError as e:
             raise StoreError(f"bad database URL {url!r}: {e}", hint="use a path or a SQLAlchemy URL") from None
         except sa.exc.OperationalError as e:
+            if self.path is not None and _locked(e):
+                raise StoreError(f"results database {self.path} is locked by another program (waited "
+                                 f"{busy_timeout_s:g} s)", hint="wait for the other edgeprof to finish, or pass "
+                                 "--db with another path") from None
             raise StoreError(f"cannot open results database {self.display_url}: {e.orig}",
                              hint="check the path or URL given with --db / EDGEPROF_DB") from None
+        except sa.exc.DatabaseError as e:  # "file is not a database": corrupt, or another program's file
+            raise StoreError(f"results database {self.path or self.display_url} is not a readable SQLite "
+                             f"database ({e.orig})",
+                             hint=f"move it aside (mv {self.path} {self.path}.bad) so edgeprof starts a new one, "
+                                  "or pass --db with another path" if self.path is not None else
+                                  "check the database URL given with --db / EDGEPROF_DB") from None
+        except OSError as e:
+            raise StoreError(f"cannot create results database {self.path}: {e.strerror}",
+                             hint="check the folder's permissions, or pass --db with another path") from None
         except ModuleNotFoundError as e:
             raise StoreError(f"database driver missing for {self.display_url}: {e}",
                              hint="pip install 'edgeprof[postgres]' for PostgreSQL") from None
+
+    def _refuse_foreign(self, conn: sa.Connection) -> None:
+        """A database with tables but no edgeprof `meta` schema version belongs to another program: refused, so
+        edgeprof never adds its tables to someone else's database."""
+        names = set(sa.inspect(conn).get_table_names())
+        if not names or "meta" in names:
+            return
+        where = str(self.path) if self.path is not None else self.display_url
+        raise StoreError(f"results database {where} is not an edgeprof database (it has other tables: "
+                         f"{', '.join(sorted(names)[:5])})",
+                         hint="pass --db with the path of an edgeprof results database, or a new path")
 
     @property
     def display_url(self) -> str:
@@ -165,10 +244,62 @@ class Store:
             "sweep_id": sweep_id, "config_key": config_key(result),
             "schema_version": result.schema_version, "result_json": result.to_json(),
         }
-        with self.engine.begin() as conn:
-            conn.execute(runs.insert().values(**row))
-            if also is not None:
-                also(conn)
+        attempt = 0
+        while True:
+            try:
+                with self.engine.begin() as conn:
+                    conn.execute(runs.insert().values(**row))
+                    if also is not None:
+                        also(conn)
+                return
+            except sa.exc.OperationalError as e:
+                if _locked(e) and attempt < self.save_retries:
+                    time.sleep(self.save_backoff_s * (2 ** attempt))
+                    attempt += 1
+                    continue
+                raise self._unsaved(result, str(e.orig), locked=_locked(e)) from None
+            except sa.exc.IntegrityError:
+                raise  # the same run id twice: the caller's bug, nothing is lost
+            except sa.exc.DatabaseError as e:
+                raise self._unsaved(result, str(e.orig), locked=False) from None
+
+    def _unsaved(self, result: Result, why: str, *, locked: bool) -> StoreError:
+        """The error for a result that could not be stored, after writing it to a recovery file."""
+        what = (f"results database {self.path or self.display_url} stayed locked by another program "
+                f"({self.save_retries + 1} attempts)" if locked
+                else f"cannot write to results database {self.path or self.display_url} ({why})")
+        try:
+            saved = write_recovery(result)
+        except OSError as e:
+            return StoreError(f"{what}; the recovery file could not be written either ({e.strerror}): run "
+                              f"{result.run_id} is lost", hint="rerun with --json PATH to keep the result")
+        return StoreError(f"{what}: run {result.run_id} was saved to {saved}",
+                          hint=f"store it later with: edgeprof results import {saved}")
+
+    def import_file(self, path: str | Path) -> Result:
+        """Store a Result JSON file (a recovery file, or a --json output)."""
+        try:
+            data = json.loads(Path(path).read_text())
+        except OSError as e:
+            raise StoreError(f"cannot read {path}: {e.strerror}", hint="give the path of a result JSON file") \
+                from None
+        except ValueError as e:
+            raise StoreError(f"{path} is not JSON: {e}", hint="give the path of a result JSON file") from None
+        if not isinstance(data, dict) or "run_id" not in data:
+            raise StoreError(f"{path} is not an edgeprof result (no run_id)",
+                             hint="give a file written by edgeprof (recovered/<run_id>.json or --json)")
+        try:
+            result = Result.from_dict(data)
+        except (KeyError, TypeError, ValueError) as e:
+            raise StoreError(f"{path} is not a readable edgeprof result: {e}",
+                             hint="give a file written by edgeprof (recovered/<run_id>.json or --json)") from None
+        sweep = getattr(result, "sweep", None)
+        try:
+            self.save(result, sweep_id=getattr(sweep, "sweep_id", None))
+        except sa.exc.IntegrityError:
+            raise StoreError(f"run {result.run_id} from {path} is already stored in {self.display_url}",
+                             hint=f"nothing to do: edgeprof results show {result.run_id}") from None
+        return result
 
     def get(self, run_id: str) -> Result:
         with self.engine.connect() as conn:
@@ -211,7 +342,7 @@ class Store:
         ts = utc_now()
         with self.engine.begin() as conn:
             conn.execute(device_facts.insert().values(device=device, collected_at=ts,
-                                                      facts_json=json.dumps(facts, sort_keys=True)))
+                                                      facts_json=dumps_json(facts, sort_keys=True)))
         return ts
 
     def latest_facts(self, device: str) -> tuple[str, dict[str, Any]] | None:

@@ -6,6 +6,7 @@ goes there). The device lease itself is lease.py.
 """
 
 import argparse
+import errno
 import os
 import sys
 import traceback
@@ -111,6 +112,20 @@ def _answer(op, req, workdir, root, tools, state):
     raise OpError(ErrorKind.UNKNOWN_OP, "unknown operation %r" % op)  # pragma: no cover - OPS and this agree
 
 
+_DISK_ERRNOS = tuple(getattr(errno, n) for n in ("ENOSPC", "EDQUOT", "EROFS") if hasattr(errno, n))
+
+
+def disk_error(e, workdir):
+    """The OpError for a full or read-only disk: what happened and where, not an agent bug."""
+    what = "read-only" if e.errno == errno.EROFS else "full"
+    where = workdir
+    name = getattr(e, "filename", None)
+    extra = " (writing %s)" % name if name and not str(name).startswith(workdir) else ""
+    hint = ("free space on the board (or set another `workdir:` for this device in devices.yaml)" if what == "full"
+            else "remount it read-write, or set a writable `workdir:` for this device in devices.yaml")
+    return OpError(ErrorKind.DISK, "the board's disk is %s at %s%s" % (what, where, extra), hint=hint)
+
+
 def _requests(workdir, root, tools, state):
     greeted = False
     while True:
@@ -143,6 +158,14 @@ def _requests(workdir, root, tools, state):
             write_message({"id": rid, "ok": True, "result": result.to_dict()})
         except OpError as e:
             write_message({"id": rid, "ok": False, "error": e.to_dict()})
+        except EnvironmentError as e:
+            if e.errno not in _DISK_ERRNOS:
+                tb = traceback.format_exc()
+                _log(tb)
+                write_message({"id": rid, "ok": False, "error": OpError(
+                    ErrorKind.AGENT_EXCEPTION, "%s: %s" % (type(e).__name__, e), detail=tb[-3000:]).to_dict()})
+                continue
+            write_message({"id": rid, "ok": False, "error": disk_error(e, workdir).to_dict()})
         except Exception as e:
             tb = traceback.format_exc()
             _log(tb)

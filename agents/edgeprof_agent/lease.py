@@ -25,6 +25,7 @@ import time
 import uuid
 
 from .protocol import OpError
+from .vocab import ErrorKind
 
 LEASE_FILE = "edgeprof.lease"
 LOG_FILE = "edgeprof.lease.log"
@@ -46,21 +47,38 @@ def _pid_alive(pid):
     return True
 
 
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+
+
+def open_private(path, flags):
+    """os.open that never follows a symbolic link planted at `path` (O_NOFOLLOW: ELOOP, refused) and creates
+    the file 0600 (owner only)."""
+    try:
+        return os.open(path, flags | _NOFOLLOW | _CLOEXEC, 0o600)
+    except OSError as e:
+        if e.errno == errno.ELOOP or (e.errno == errno.EMLINK and os.path.islink(path)):
+            raise OpError(ErrorKind.BAD_PATH, "%s is a symbolic link: refused (edgeprof's own files in the workdir are "
+                          "never links)" % path, hint="remove it on the board (rm %s) and retry" % path)
+        raise
+
+
 def read_holder(path):
     """What the lease file says about its holder ({} when empty or unreadable)."""
     try:
-        with open(path, "r") as f:
+        fd = open_private(path, os.O_RDONLY)
+        with os.fdopen(fd, "r") as f:
             text = f.read()
         return json.loads(text) if text.strip() else {}
-    except (IOError, OSError, ValueError):
+    except (IOError, OSError, ValueError, OpError):
         return {}
 
 
 def holder_now(path):
     """Who holds the board now: the lease holder's record, a note for an unleased run, or None when free."""
     try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-    except OSError:
+        fd = open_private(path, os.O_RDWR | os.O_CREAT)
+    except (OSError, OpError):
         return None
     try:
         try:
@@ -115,9 +133,10 @@ class Lease(object):
         line["event"] = event
         line["at"] = time.time()
         try:
-            with open(self.log_path, "a") as f:
+            fd = open_private(self.log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+            with os.fdopen(fd, "a") as f:
                 f.write(json.dumps(line, sort_keys=True) + "\n")
-        except (IOError, OSError) as e:
+        except (IOError, OSError, OpError) as e:
             _log("cannot write %s: %s" % (self.log_path, e))
 
     def acquire(self, holder=None, ttl_s=None):
@@ -130,7 +149,7 @@ class Lease(object):
             self.ttl_s = ttl
             if self.fd is not None:
                 return {"acquired": True, "token": self.token, "holder": self.info, "renewed": True}
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            fd = open_private(self.path, os.O_RDWR | os.O_CREAT)
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except (IOError, OSError) as e:
@@ -221,7 +240,7 @@ class RunGuard(object):
                               % describe(held),
                               hint="the lease expired or the device restarted; the sweep takes it again")
             return self
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = open_private(self.path, os.O_RDWR | os.O_CREAT)
         try:
             fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
         except (IOError, OSError) as e:

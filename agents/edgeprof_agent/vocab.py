@@ -34,11 +34,12 @@ class ErrorKind(object):
     RUN_FAILED = "run_failed"  # an inference raised during the run
     PROFILE_FAILED = "profile_failed"
     LEASED = "leased"  # another controller holds the device lease
+    DISK = "disk"  # the board's disk is full (ENOSPC, EDQUOT) or read-only (EROFS) where the agent writes
     AGENT_EXCEPTION = "agent_exception"  # a bug in the agent: traceback in `detail`
 
     ALL = (PROTOCOL, PROTOCOL_MISMATCH, UNKNOWN_OP, BAD_REQUEST, BAD_PATH, BAD_OPTION, BAD_INPUTS,
            UNKNOWN_RUNTIME, RUNTIME_MISSING, PROVIDER_MISSING, CAPABILITY, CUDA_ERROR, LOAD_FAILED, RUN_FAILED,
-           PROFILE_FAILED, LEASED, AGENT_EXCEPTION)
+           PROFILE_FAILED, LEASED, DISK, AGENT_EXCEPTION)
     # failures of the measurement itself (the model or runtime on the device): never retried by a sweep
     MEASUREMENT = (LOAD_FAILED, RUN_FAILED, BAD_INPUTS, BAD_OPTION, CUDA_ERROR, PROFILE_FAILED)
 

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import json
+import os
 import re
 import sys
+from pathlib import Path
 
 from ..config import check_cli_settings
 from ..errors import ConfigError
@@ -25,6 +26,18 @@ def parse_input_shape(text: str) -> tuple[str, tuple[int, ...]]:
     if any(d < 1 for d in dims):
         raise ConfigError(f"--input {text!r}: every dimension must be >= 1")
     return m.group(1), dims
+
+
+def check_writable(path: str, flag: str) -> None:
+    """A one-line ConfigError now when `path` cannot be written later (missing folder, no permission, a folder)."""
+    p = Path(path).expanduser()
+    folder = p.parent if str(p.parent) else Path(".")
+    if p.is_dir():
+        raise ConfigError(f"{flag} {path}: is a folder", hint="give a file path")
+    if not folder.is_dir():
+        raise ConfigError(f"{flag} {path}: folder {str(folder)!r} does not exist", hint="create it first")
+    if (p.exists() and not os.access(p, os.W_OK)) or (not p.exists() and not os.access(folder, os.W_OK)):
+        raise ConfigError(f"{flag} {path}: not writable (permission denied)", hint="give a path you can write")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -129,18 +142,29 @@ def run(args: argparse.Namespace) -> int:
     from ..runner import deploy, validate_spec
 
     validate_spec(spec)
+    if args.json and args.json != "-":
+        check_writable(args.json, "--json")  # found now, not after measuring
     device = resolve_device(args.device, args.inventory)
     store = None if args.no_store else open_store(args.db)
     with DeployProgress(enabled=not args.quiet) as progress:
         result = deploy(spec, device, progress=progress, calibration=args.calibration,
                         profile_ops=args.profile_ops)
+    json_error: OSError | None = None
     if args.json == "-":
         sys.stdout.write(result.to_json(indent=2) + "\n")
     elif args.json:
-        with open(args.json, "w") as f:
-            json.dump(result.to_dict(), f, indent=2)
+        try:  # written before storing: if the database then fails, the measurement is in this file
+            with open(args.json, "w") as f:
+                f.write(result.to_json(indent=2))
+        except OSError as e:
+            json_error = e  # the run is still stored below; the error comes after
     if store is not None:  # the one saving path: deploy returns the Result, its caller stores it
         store.save(result)
+    if json_error is not None:
+        stored = f"the run is stored as {result.run_id}" if store is not None else "the run was not stored"
+        raise ConfigError(f"--json {args.json}: cannot write it ({json_error.strerror}); {stored}",
+                          hint=f"edgeprof results show {result.run_id} --json > FILE writes it again"
+                          if store is not None else "rerun with a writable --json path")
     if args.json != "-":
         render_result(result)
         if args.json:

@@ -7,7 +7,6 @@ devices.check_devices (check) and devices.fetch_host_key / record_trust (trust).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
@@ -15,7 +14,7 @@ from edgeprof_agent.messages import Facts
 
 from ..errors import ConfigError, HostKeyError
 from ..inventory import Inventory, load_inventory
-from ..records import Device, local_device
+from ..records import Device, dumps_json, local_device
 from .common import add_db_args, add_inventory_args, open_store
 from .ui import err, out
 
@@ -83,7 +82,7 @@ def run_list(args: argparse.Namespace) -> int:
     inv = load_inventory(args.inventory)
     devices = [local_device(), *inv.devices]
     if args.json:
-        print(json.dumps({"inventory": inv.path, "devices": [d.to_dict() for d in devices]}, indent=2))
+        print(dumps_json({"inventory": inv.path, "devices": [d.to_dict() for d in devices]}, indent=2))
         return 0
     from rich.table import Table
 
@@ -172,7 +171,7 @@ def run_check(args: argparse.Namespace) -> int:
     results = check_devices(devices, save_facts=save)
     failed = [r for r in results if not r.ok]
     if args.json:
-        print(json.dumps([r.to_dict() for r in results], indent=2, sort_keys=False))
+        print(dumps_json([r.to_dict() for r in results], indent=2))
         return 3 if failed else 0
     from rich.table import Table
 

@@ -93,10 +93,11 @@ def main(argv: list[str] | None = None) -> int:
     except UserError as e:
         print(f"edgeprof: error: {e.one_line()}", file=sys.stderr)
         library_log = getattr(e, "library_log", None)
-        if e.detail and (capture.verbose() or not library_log):  # a captured log's tail: with --verbose
-            for line in e.detail.rstrip().splitlines()[-15:]:
+        verbose_only = bool(getattr(e, "verbose_detail", False))  # e.g. a native stack: its hint says --verbose
+        if e.detail and (capture.verbose() or not (library_log or verbose_only)):
+            for line in e.detail.rstrip().splitlines()[-15 if not verbose_only else -60:]:
                 print(f"    {line}", file=sys.stderr)
-        elif e.detail:
+        elif e.detail and not verbose_only:
             print("    (rerun with --verbose to see the log's last lines here)", file=sys.stderr)
         return e.exit_code
     except KeyboardInterrupt:

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 from rich.table import Table
 
+from ..records import dumps_json
 from .ui import DeployProgress, out
 
 
@@ -45,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
     with DeployProgress(enabled=not args.json and not args.no_export) as progress:
         rows = list_models_info(default_cache_dir(), progress=progress.stage, export=not args.no_export)
     if args.json:
-        sys.stdout.write(json.dumps(rows, indent=2) + "\n")
+        sys.stdout.write(dumps_json(rows, indent=2) + "\n")
         return 0
     t = Table(title="bundled models (FLOPs per inference at batch 1)", title_justify="left")
     for c in ("name", "task", "inputs", "params", "FLOPs", "description"):

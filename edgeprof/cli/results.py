@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
+from rich.markup import escape
 from rich.table import Table
 
+from ..records import dumps_json
 from ..vocab import fmt_value
 from .common import add_db_args, open_store
 from .ui import out, render_result
@@ -35,13 +36,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     op.add_argument("run_ids", nargs="+", metavar="RUN_ID", help="run ids (or unambiguous prefixes)")
     add_db_args(op)
     op.set_defaults(func=run_ops)
+    im = rsub.add_parser("import", help="store result JSON files (recovered runs, --json outputs)",
+                         description="Store runs saved as JSON: the recovery files edgeprof writes when the "
+                                     "results database could not be written "
+                                     "($XDG_DATA_HOME/edgeprof/recovered/<run_id>.json), or a deploy's --json file.")
+    im.add_argument("files", nargs="+", metavar="FILE", help="result JSON files")
+    add_db_args(im)
+    im.set_defaults(func=run_import)
 
 
 def run_list(args: argparse.Namespace) -> int:
     store = open_store(args.db)
     rows = store.list(device=args.device, model=args.model, status=args.status, limit=args.limit or None)
     if args.json:
-        sys.stdout.write(json.dumps(rows, indent=2) + "\n")
+        sys.stdout.write(dumps_json(rows, indent=2) + "\n")
         return 0
     if not rows:
         out.print(f"no runs in {store.display_url} — try: edgeprof deploy --device local --model mobilenet_v2")
@@ -79,4 +87,13 @@ def run_ops(args: argparse.Namespace) -> int:
         r = store.get(rid)
         runs.append((f"{r.run_id[-6:]} {r.runtime} {r.precision}", r.ops))
     render_ops_side_by_side(side_by_side(runs))
+    return 0
+
+
+def run_import(args: argparse.Namespace) -> int:
+    store = open_store(args.db)
+    for path in args.files:
+        result = store.import_file(path)
+        out.print(escape(f"stored run {result.run_id} ({result.identity.label()}) from {path} in "
+                         f"{store.display_url}"))
     return 0

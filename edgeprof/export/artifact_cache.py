@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ModelError
+from ..fsmode import make_private_dir
 from ..records import Artifact, TensorSpec
 from .capture import capture
 
@@ -98,7 +99,7 @@ def build_cached(cache_dir: Path, key: str, ext: str, build: Callable[[Path], Ar
     hit = read_entry(entry, ext)
     if hit is not None:
         return hit
-    cache_dir.mkdir(parents=True, exist_ok=True)
+    make_private_dir(cache_dir)  # 0700 (fsmode.py): entries are mkdtemp folders, 0700 too
     now = time.time()
     for p in cache_dir.glob(".tmp-*"):
         with contextlib.suppress(OSError):

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ModelError
+from ..fsmode import make_private_dir
 from ..records import DTYPES, Artifact, TensorSpec
 from .artifact_cache import LAYOUT as CACHE_LAYOUT
 from .artifact_cache import dist_version, log_path, read_entry, sha256_file, text_hash
@@ -94,7 +95,7 @@ def prepare_onnx(source: ModelSource, *, cache_dir: Path, seed: int = 0, opset: 
         say(f"{source.name}: cached ONNX {entry / 'model.onnx'}")
         return cached
 
-    cache_dir.mkdir(parents=True, exist_ok=True)
+    make_private_dir(cache_dir)  # 0700: fsmode.py
     _remove_stale_tmp(cache_dir)
     tmp = Path(tempfile.mkdtemp(prefix=f".tmp-{entry.name[:16]}-", dir=cache_dir))
     try:

@@ -6,6 +6,7 @@ Owns: both text formats, from the same ReportData as the HTML. Does not own: cho
 from __future__ import annotations
 
 import csv
+import html
 import io
 
 from ..vocab import fmt_value
@@ -30,7 +31,9 @@ def render_csv(data: ReportData) -> str:
 
 
 def _md(text: object) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
+    """Text from names and messages as Markdown table-safe text: HTML escaped (a model named `<img ...>` shows as
+    text, never as markup), pipes escaped, one line."""
+    return html.escape(str(text), quote=False).replace("|", "\\|").replace("\n", " ").replace("\r", " ")
 
 
 def render_markdown(data: ReportData) -> str:
@@ -50,7 +53,8 @@ def render_markdown(data: ReportData) -> str:
                   "|---|---|---|--:|--:|" + "--:|" * len(_MD_COLS)]
         for r in sorted(rs, key=lambda r: r.latency_ms.p50 if r.latency_ms else 0):
             d = row(r)
-            lines.append(f"| {_md(r.device)} | {r.runtime} | {r.precision} | {r.batch} | {r.threads or 'auto'} | "
+            lines.append(f"| {_md(r.device)} | {_md(r.runtime)} | {_md(r.precision)} | {r.batch} | "
+                         f"{r.threads or 'auto'} | "
                          + " | ".join(fmt_value(d[k]) for k, _ in _MD_COLS) + " |")
     if bad:
         lines += ["", "## Failed and skipped cells", "", "| status | cell | reason |", "|---|---|---|"]
@@ -59,5 +63,5 @@ def render_markdown(data: ReportData) -> str:
     warns = [(config_label(r, with_model=True), w) for r in ok for w in r.warnings]
     if warns:
         lines += ["", "## Warnings", ""]
-        lines += [f"- **{_md(label)}** `{w.code}`: {_md(w.message)}" for label, w in warns]
+        lines += [f"- **{_md(label)}** `{_md(w.code).replace('`', '')}`: {_md(w.message)}" for label, w in warns]
     return "\n".join(lines) + "\n"

@@ -12,6 +12,20 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+# the longest line read from an agent's stdout: a run reply carries raw samples and, for the fidelity check, the
+# model's outputs in base64 (a 1x21x512x512 float32 output is 29 MB of it), so the bound sits above that; beyond
+# it a board is writing garbage without newlines, and reading on would stall and eat memory
+MAX_LINE_BYTES = 64 << 20
+STDERR_LINE_CHARS = 4000  # each line kept in a stderr tail is cut to this
+
+
+class LineTooLong(Exception):
+    """The process wrote more than MAX_LINE_BYTES to stdout without a newline (reading stopped)."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"a line longer than {limit} bytes without a newline")
+        self.limit = limit
+
 
 @dataclass
 class CommandResult:
@@ -29,7 +43,8 @@ class AgentProcess(ABC):
 
     @abstractmethod
     def read_line(self, timeout: float | None = None) -> str | None:
-        """Next stdout line without the newline; None at end of stream. Raises TimeoutError on timeout."""
+        """Next stdout line without the newline; None at end of stream. Raises TimeoutError on timeout, and
+        LineTooLong for a line over MAX_LINE_BYTES (reading stops there)."""
 
     @abstractmethod
     def stderr_tail(self, max_chars: int = 4000) -> str: ...

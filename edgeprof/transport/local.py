@@ -15,14 +15,21 @@ import threading
 from collections import deque
 from collections.abc import Mapping, Sequence
 
-from .base import AgentProcess, CommandResult, Transport
+from .base import MAX_LINE_BYTES, STDERR_LINE_CHARS, AgentProcess, CommandResult, LineTooLong, Transport
+
+_TOO_LONG = object()  # queued when a line passed the limit
 
 
 class PipeReader:
-    """Reads a byte stream line by line on a thread so reads can time out; keeps a tail of what it saw."""
+    """Reads a byte stream line by line on a thread so reads can time out; keeps a tail of what it saw.
 
-    def __init__(self, stream, keep_tail: bool = False, on_line=None) -> None:
-        self._q: queue.Queue[str | None] = queue.Queue()
+    Lines are bounded: a stdout line over `max_line` bytes without a newline ends the reading (get() raises
+    LineTooLong, no stall, no unbounded buffer); a stderr line is kept cut to STDERR_LINE_CHARS, the rest of it
+    skipped."""
+
+    def __init__(self, stream, keep_tail: bool = False, on_line=None, max_line: int = MAX_LINE_BYTES) -> None:
+        self._q: queue.Queue[object] = queue.Queue()
+        self._max = max_line
         self._tail: deque[str] = deque(maxlen=200)
         self._keep_tail = keep_tail
         self._on_line = on_line
@@ -31,24 +38,45 @@ class PipeReader:
 
     def _pump(self, stream) -> None:
         try:
-            for raw in iter(stream.readline, b""):
-                line = raw.decode("utf-8", "replace").rstrip("\r\n")
-                if self._keep_tail:
-                    self._tail.append(line)
-                    if self._on_line is not None:
-                        self._on_line(line)
-                else:
-                    self._q.put(line)
+            if self._keep_tail:
+                self._pump_tail(stream)
+                return
+            while True:
+                raw = stream.readline(self._max + 1)
+                if not raw:
+                    break
+                if len(raw) > self._max and not raw.endswith(b"\n"):
+                    self._q.put(_TOO_LONG)
+                    return
+                self._q.put(raw.decode("utf-8", "replace").rstrip("\r\n"))
         except (OSError, ValueError):
             pass
         finally:
             self._q.put(None)
 
+    def _pump_tail(self, stream) -> None:
+        skipping = False  # inside a line already cut
+        while True:
+            raw = stream.readline(STDERR_LINE_CHARS)
+            if not raw:
+                return
+            whole = raw.endswith(b"\n")
+            if not skipping:
+                line = raw.decode("utf-8", "replace").rstrip("\r\n")
+                self._tail.append(line if whole else line + " …")
+                if self._on_line is not None:
+                    self._on_line(line)
+            skipping = not whole
+
     def get(self, timeout: float | None) -> str | None:
         try:
-            return self._q.get(timeout=timeout)
+            item = self._q.get(timeout=timeout)
         except queue.Empty:
             raise TimeoutError(f"no output for {timeout:.0f} s") from None
+        if item is _TOO_LONG:
+            self._q.put(_TOO_LONG)  # every later read says so too
+            raise LineTooLong(self._max)
+        return item  # type: ignore[return-value]
 
     def tail(self, max_chars: int) -> str:
         text = "\n".join(self._tail)

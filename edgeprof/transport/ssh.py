@@ -19,6 +19,7 @@ tells it to us on its first stdout line, and everything it starts shares its pro
 from __future__ import annotations
 
 import errno
+import logging
 import os
 import posixpath
 import re
@@ -35,13 +36,18 @@ import paramiko
 from ..errors import HostKeyError, TransportError
 from ..known_hosts import DEFAULT_USER_KNOWN_HOSTS, KnownHosts, Verdict, host_id
 from ..records import Device
-from .base import AgentProcess, CommandResult, Transport, quote_argv
+from .base import AgentProcess, CommandResult, LineTooLong, Transport, quote_argv
 from .local import PipeReader
 
 DEFAULT_SSH_CONFIG = "~/.ssh/config"
 DEFAULT_KEY_FILES = ("~/.ssh/id_ed25519", "~/.ssh/id_ecdsa", "~/.ssh/id_rsa")
 KEEPALIVE_S = 15
 TERMINATE_GRACE_S = 3.0
+# paramiko's transport thread logs its errors with tracebacks ("Exception (client): Error reading SSH protocol
+# banner"); edgeprof reports each of them as one line. They go to a handler only where an application configures
+# logging (the debug log), never to the terminal through logging's last-resort handler.
+logging.getLogger("paramiko").addHandler(logging.NullHandler())
+
 PID_MARKER = "edgeprof-pid:"
 _PID_RE = re.compile(r"^" + re.escape(PID_MARKER) + r"(\d+)$")
 _WRAPPER = 'echo "' + PID_MARKER + '$$"; exec "$@"'
@@ -234,20 +240,21 @@ class SSHTransport(Transport):
         t.handshake_timeout = self.timeout
         t.auth_timeout = self.timeout
         _prefer_key_types(t, known.key_types(host_id(host, port)))
+        started = time.monotonic()
         try:
             t.start_client(timeout=self.timeout)
         except (paramiko.SSHException, EOFError, OSError) as e:
             t.close()
             text = str(e)
             if "banner" in text.lower():
-                raise TransportError(f"{label}: connection timed out after {self.timeout:g} s waiting for the SSH "
-                                     "banner", hint="is the board on, and is an SSH server on that port?") from None
+                raise TransportError(f"{label}: {_waited(started, self.timeout, 'the SSH banner')}",
+                                     hint="is the board on, and is an SSH server on that port?") from None
             raise TransportError(f"{label}: SSH handshake failed: {text or type(e).__name__}",
                                  hint="is this an SSH server?") from None
         if not (t.is_active() and t.initial_kex_done):  # start_client returns quietly on its own timeout
             what = "the SSH handshake" if t.remote_version else "the SSH banner"
             t.close()
-            raise TransportError(f"{label}: connection timed out after {self.timeout:g} s waiting for {what}",
+            raise TransportError(f"{label}: {_waited(started, self.timeout, what)}",
                                  hint="is the board on, and is an SSH server on that port?")
         self.server_version = t.remote_version
         return t
@@ -553,6 +560,12 @@ class SSHAgentProcess(AgentProcess):
                 self._chan.close()
                 raise TransportError(f"{self._transport.label}: {self.argv[0]} did not start within "
                                      f"{timeout:.0f} s", detail=self.stderr_tail() or None) from None
+            except LineTooLong as e:
+                self._chan.close()
+                raise TransportError(f"{self._transport.label}: {self.argv[0]} did not start: the login shell "
+                                     f"wrote a line over {e.limit >> 20} MiB without a newline",
+                                     hint="check the device user's shell start-up files (.bashrc, .profile)") \
+                    from None
             if line is None:
                 raise TransportError(f"{self._transport.label}: could not start {self.argv[0]} (no shell?)",
                                      detail=self.stderr_tail() or None)
@@ -617,6 +630,15 @@ def _prefer_key_types(t: paramiko.Transport, recorded: list[str]) -> None:
         first.extend(n for n in names if n in available and n not in first)
     if first:
         opts.key_types = first + [k for k in available if k not in first]
+
+
+def _waited(started: float, timeout: float, what: str) -> str:
+    """What really happened while waiting for `what`: a timeout only when the time was spent, else the
+    connection was closed early (with the real elapsed time)."""
+    elapsed = time.monotonic() - started
+    if elapsed >= 0.9 * timeout:
+        return f"connection timed out after {timeout:g} s waiting for {what}"
+    return f"the server closed the connection after {elapsed:.1f} s, before {what} was complete"
 
 
 def _collect(chan: paramiko.Channel, timeout: float | None) -> tuple[bytes, bytes, int | None, bool]:
