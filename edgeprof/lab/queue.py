@@ -624,6 +624,15 @@ def reap_stalled(url: str, queues: Sequence[str], stalled_after_s: float = STALL
     return asyncio.run(go())
 
 
+def _cell_key(job: Any) -> str | None:
+    """The "sweep cell" key of a job (the form WorkerEnv.running uses), or None when it is not a cell of ours."""
+    args = job.task_kwargs or {}
+    try:
+        return f"{args.get('sweep_id')} {Cell.from_dict(args['cell']).cell_id}"
+    except Exception:
+        return None
+
+
 async def _reap(app: Any, queues: Sequence[str], stalled_after_s: float,
                 mine: Callable[[], Iterable[str]] = lambda: ()) -> list[int]:
     """Retry the running jobs of workers silent for stalled_after_s, except the cells this process runs now
@@ -632,15 +641,35 @@ async def _reap(app: Any, queues: Sequence[str], stalled_after_s: float,
     for q in queues:
         for job in await app.job_manager.get_stalled_jobs(queue=q, task_name=TASK_NAME,
                                                           seconds_since_heartbeat=stalled_after_s):
-            args = job.task_kwargs or {}
-            try:
-                cell_id = Cell.from_dict(args["cell"]).cell_id
-            except Exception:  # not a cell this edgeprof can read: not one of ours either
-                cell_id = None
-            if cell_id is not None and f"{args.get('sweep_id')} {cell_id}" in set(mine()):
+            key = _cell_key(job)  # None: not a cell this edgeprof can read, not one of ours either
+            if key is not None and key in set(mine()):
                 continue
             await app.job_manager.retry_job(job)
             ids.append(job.id)
+    return ids
+
+
+async def _reap_orphans(app: Any, queues: Sequence[str], worker_id: int | None, mine: Iterable[str],
+                        seen: set[int]) -> list[int]:
+    """Retry this worker's jobs that the database says it runs but it does not: the database went away while a
+    job's end was being recorded, so the job stayed `doing` under a live worker (its heartbeat is fresh, so no
+    stalled-job query finds it) and its board's lock blocked every later cell. A job is given back only when it
+    was seen orphaned one round before too (`seen`, updated here), never while it is merely being started."""
+    if worker_id is None:
+        return []
+    running = set(mine)
+    orphans = []
+    for q in queues:
+        for job in await app.job_manager.list_jobs_async(queue=q, status="doing", worker_id=worker_id):
+            if job.task_name == TASK_NAME and _cell_key(job) not in running:
+                orphans.append(job)
+    ids = []
+    for job in orphans:
+        if job.id in seen:
+            await app.job_manager.retry_job(job)
+            ids.append(job.id)
+    seen.clear()
+    seen.update(j.id for j in orphans if j.id not in ids)
     return ids
 
 
@@ -660,12 +689,18 @@ def run_worker(url: str, queues: Sequence[str], inventory: Any, *, cache_dir: Pa
     app = make_app(url)
     heartbeat_s = max(0.2, min(10.0, stalled_after_s / 3.0))
 
-    async def reaper() -> None:
+    orphans_seen: set[int] = set()
+
+    async def reaper(worker: Any) -> None:
         while True:
             try:
                 reaped = await _reap(app, queues, stalled_after_s, lambda: list(env.running.values()))
                 if reaped:
                     env.on_event(f"reaped stalled jobs {reaped}")
+                orphans = await _reap_orphans(app, queues, worker.worker_id, list(env.running.values()),
+                                              orphans_seen)
+                if orphans:
+                    env.on_event(f"gave back orphaned jobs {orphans}")
             except Exception as e:  # the database restarting: try again next round
                 log.warning("reaping stalled jobs failed: %s", e)
             await asyncio.sleep(reap_every_s)
@@ -708,7 +743,7 @@ def run_worker(url: str, queues: Sequence[str], inventory: Any, *, cache_dir: Pa
                 # on SIGINT/SIGTERM a running cell is stopped at once (nothing stored) and goes back to the queue
                 shutdown_graceful_timeout=0.5, update_heartbeat_interval=heartbeat_s,
                 stalled_worker_timeout=stalled_after_s, install_signal_handlers=True)
-            tasks = [asyncio.create_task(reaper()), asyncio.create_task(beat())]
+            tasks = [asyncio.create_task(reaper(worker)), asyncio.create_task(beat())]
             if stop_when_idle:
                 tasks.append(asyncio.create_task(until_idle(worker)))
             try:

@@ -194,3 +194,31 @@ def test_reaping_retries_dead_workers_cells_but_not_the_ones_this_process_runs(m
     by_lock = {j["lock"]: j for j in connector.jobs.values()}  # type: ignore[attr-defined]
     assert reaped == [by_lock["board:a"]["id"]]
     assert by_lock["board:a"]["status"] == "todo" and by_lock["board:b"]["status"] == "doing"
+
+
+def test_a_job_left_doing_under_a_live_worker_is_given_back_after_two_rounds(memory_app: App) -> None:
+    """The database went away while a job's end was recorded: the job stays `doing` under a worker whose heartbeat
+    is fresh, so no stalled-job query finds it, and its board's lock would block every later cell. The worker gives
+    it back once it has seen it orphaned twice, and never a job it is running."""
+    dev, b = Device(name="a", host="h"), Device(name="b", host="h")
+    jobs = [queue.cell_job("sw-1", cell("a"), dev, priority=10, after_run_id=None, artifacts=[]),
+            queue.cell_job("sw-1", cell("b"), b, priority=10, after_run_id=None, artifacts=[])]
+    with memory_app.open():
+        memory_app.job_manager.batch_defer_jobs(jobs)
+    connector = memory_app.connector
+
+    async def go() -> tuple[list[int], list[int], list[int]]:
+        wid = await memory_app.job_manager.register_worker()
+        for _ in jobs:
+            assert await memory_app.job_manager.fetch_job(queues=["lab.default"], worker_id=wid) is not None
+        seen: set[int] = set()
+        running = [f"sw-1 {cell('b').cell_id}"]  # this process runs b's cell; a's end was lost
+        first = await queue._reap_orphans(memory_app, ["lab.default"], wid, running, seen)
+        second = await queue._reap_orphans(memory_app, ["lab.default"], wid, running, seen)
+        third = await queue._reap_orphans(memory_app, ["lab.default"], wid, running, seen)
+        return first, second, third
+
+    first, second, third = asyncio.run(go())
+    by_lock = {j["lock"]: j for j in connector.jobs.values()}  # type: ignore[attr-defined]
+    assert first == [] and second == [by_lock["board:a"]["id"]] and third == []
+    assert by_lock["board:a"]["status"] == "todo" and by_lock["board:b"]["status"] == "doing"
