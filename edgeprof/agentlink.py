@@ -23,7 +23,7 @@ import signal
 import tempfile
 import time
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -375,9 +375,11 @@ class AgentLink:
             self.known_facts = facts
         return facts
 
-    def run(self, req: RunRequest, *, on_event: EventSink | None = None,
-            timeout: float | None = 120.0) -> RunReply:
-        raw = self._exchange("run", req.to_dict(), on_event, timeout)
+    def run(self, req: RunRequest, *, on_event: EventSink | None = None, timeout: float | None = 120.0,
+            silence_by_phase: Mapping[str, float] | None = None) -> RunReply:
+        """`timeout`: the longest silence before the first progress event; once the agent says which phase it
+        is in, `silence_by_phase[phase]` (when given) is the longest silence allowed in that phase."""
+        raw = self._exchange("run", req.to_dict(), on_event, timeout, silence_by_phase)
         if isinstance(raw, dict) and isinstance(raw.get("samples_ns"), list):
             check_samples(raw["samples_ns"], self.device.name)  # NaN / negative: the reason, not a type error
         return self._reply(RunReply, raw)
@@ -401,8 +403,11 @@ class AgentLink:
         return self.request(OPS[op][0].from_dict(params or {}), on_event=sink, timeout=timeout).to_dict()
 
     def _exchange(self, op: str, params: dict[str, Any], on_event: EventSink | None,
-                  timeout: float | None) -> Any:
-        """One request on the wire; events go to on_event (as records); returns the raw result."""
+                  timeout: float | None, silence_by_phase: Mapping[str, float] | None = None) -> Any:
+        """One request on the wire; events go to on_event (as records); returns the raw result.
+
+        `timeout` is the longest silence (no line at all); a progress event of a phase in `silence_by_phase`
+        sets the silence allowed from then on (a frozen agent mid-measurement is found in that phase's time)."""
         rid = self._next_id
         self._next_id += 1
         self.proc.write_line(json.dumps({"id": rid, "op": op, "params": params}))
@@ -465,6 +470,8 @@ class AgentLink:
                     event = parse_event(msg)
                 except MessageError as e:
                     raise self._malformed(e) from None
+                if silence_by_phase and isinstance(event, ProgressEvent) and event.phase in silence_by_phase:
+                    timeout = silence_by_phase[event.phase]
                 if on_event is not None:
                     on_event(event)
                 continue

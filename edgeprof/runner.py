@@ -55,7 +55,19 @@ from .vocab import PRECISIONS, RUN_DEFAULTS, RUNTIMES
 __all__ = ["CapabilityError", "PRECISIONS", "RUNTIMES", "build_result", "deploy", "prepare", "validate_spec"]
 
 PROFILE_ITERATIONS = int(RUN_DEFAULTS["profile_iterations"])  # runs in the --profile-ops pass (after the timed loop)
-AGENT_SILENCE_TIMEOUT_S = 600.0
+AGENT_SILENCE_TIMEOUT_S = 600.0  # before the agent names a phase, and while it loads (TensorRT builds engines)
+# while warming up and measuring the agent sends a progress line every 0.5 s between queries: a silence this long
+# means it froze (or one query takes longer than this, which no board we target does)
+QUERY_SILENCE_S = 120.0
+
+
+def phase_silences(spec: RunSpec) -> dict[str, float]:
+    """The longest silence allowed in each phase of a run, from the run's own settings (a frozen agent is found in
+    that time, not after a fixed 600 s): cooling waits up to --cooldown-timeout, the idle baseline --idle, loading
+    may build an engine, warm-up and measurement send progress between queries, the op profile runs 20 queries."""
+    return {"cooldown": spec.cooldown_timeout_s + 60.0, "cooled": QUERY_SILENCE_S, "idle": spec.idle_s + 60.0,
+            "load": AGENT_SILENCE_TIMEOUT_S, "warmup": QUERY_SILENCE_S, "measure": QUERY_SILENCE_S,
+            "profile": AGENT_SILENCE_TIMEOUT_S}
 
 
 class Progress(Protocol):
@@ -289,7 +301,8 @@ def deploy(spec: RunSpec, device: Device, *, progress: Progress | None = None,
             request = run_request(spec, device, artifact, remote_path, inputs, return_outputs=reference is not None,
                                   profile_ops=profile_ops, lease_token=lease_token)
             progress.stage("measuring")
-            reply = link.run(request, on_event=progress.event, timeout=AGENT_SILENCE_TIMEOUT_S)
+            reply = link.run(request, on_event=progress.event, timeout=AGENT_SILENCE_TIMEOUT_S,
+                             silence_by_phase=phase_silences(spec))
         finally:
             link.close()
 

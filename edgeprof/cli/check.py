@@ -11,7 +11,7 @@ from ..errors import ConfigError
 from ..lab.history import run_check
 from ..regress import parse_budget, summarize
 from ..report.junit import junit_xml
-from .common import add_db_args, open_store
+from .common import add_db_args, check_writable, open_store
 from .ui import err, out
 
 
@@ -71,6 +71,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.junit:
+        check_writable(args.junit, "--junit")  # found now, not after reading every result
     metrics = args.metric or list(CHECKED_METRICS)
     for m in metrics:
         if m not in METRIC_BY_NAME:

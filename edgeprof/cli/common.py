@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import os
+from pathlib import Path
 
-from ..errors import DeviceError
+from ..errors import ConfigError, DeviceError
 from ..records import Device, local_device
 from ..store import Store
 
@@ -32,3 +34,15 @@ def resolve_device(name: str, inventory: str | None) -> Device:
             return local_device()
         raise DeviceError(f"unknown device {name!r}", hint="only 'local' is available in this build") from None
     return load_inventory(inventory).get(name)  # type: ignore[no-any-return,unused-ignore]
+
+
+def check_writable(path: str, flag: str) -> None:
+    """A one-line ConfigError now when `path` cannot be written later (missing folder, no permission, a folder)."""
+    p = Path(path).expanduser()
+    folder = p.parent if str(p.parent) else Path(".")
+    if p.is_dir():
+        raise ConfigError(f"{flag} {path}: is a folder", hint="give a file path")
+    if not folder.is_dir():
+        raise ConfigError(f"{flag} {path}: folder {str(folder)!r} does not exist", hint="create it first")
+    if (p.exists() and not os.access(p, os.W_OK)) or (not p.exists() and not os.access(folder, os.W_OK)):
+        raise ConfigError(f"{flag} {path}: not writable (permission denied)", hint="give a path you can write")

@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import sys
-from pathlib import Path
 
 from ..config import check_cli_settings
 from ..errors import ConfigError
 from ..records import RunSpec
 from ..vocab import SETTINGS as S
-from .common import add_db_args, add_inventory_args, open_store, resolve_device
+from .common import add_db_args, add_inventory_args, check_writable, open_store, resolve_device
 from .ui import DeployProgress, err, render_result
 
 _SHAPE = re.compile(r"^([^=]+)=(\d+(?:x\d+)*)$")
@@ -26,18 +24,6 @@ def parse_input_shape(text: str) -> tuple[str, tuple[int, ...]]:
     if any(d < 1 for d in dims):
         raise ConfigError(f"--input {text!r}: every dimension must be >= 1")
     return m.group(1), dims
-
-
-def check_writable(path: str, flag: str) -> None:
-    """A one-line ConfigError now when `path` cannot be written later (missing folder, no permission, a folder)."""
-    p = Path(path).expanduser()
-    folder = p.parent if str(p.parent) else Path(".")
-    if p.is_dir():
-        raise ConfigError(f"{flag} {path}: is a folder", hint="give a file path")
-    if not folder.is_dir():
-        raise ConfigError(f"{flag} {path}: folder {str(folder)!r} does not exist", hint="create it first")
-    if (p.exists() and not os.access(p, os.W_OK)) or (not p.exists() and not os.access(folder, os.W_OK)):
-        raise ConfigError(f"{flag} {path}: not writable (permission denied)", hint="give a path you can write")
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -7,7 +7,7 @@ import os
 
 from ..errors import ConfigError
 from ..report.data import gather
-from .common import add_db_args, open_store
+from .common import add_db_args, check_writable, open_store
 from .ui import err
 
 FORMATS = ("html", "md", "csv")
@@ -41,6 +41,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.out != "-":
+        check_writable(args.out, "--out")
     fmt = args.format
     if fmt is None:
         ext = os.path.splitext(args.out)[1].lower().lstrip(".")

@@ -21,7 +21,7 @@ from ..lab import ledger
 from ..lab.scheduler import DeviceStatus, SweepOutcome, SweepRunner, run_sweep
 from ..lab.spec import Cell, expand, load_sweep, resolve_devices
 from ..records import Device, Result
-from .common import add_db_args, add_inventory_args, open_store
+from .common import add_db_args, add_inventory_args, check_writable, open_store
 from .ui import err, out
 
 
@@ -79,6 +79,8 @@ def _resume_plan(store: Any, args: argparse.Namespace) -> tuple[Any, tuple[str, 
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.id_file:
+        check_writable(args.id_file, "--id-file")  # found before any cell runs, not after the sweep
     if args.queue or args.cancel or args.wait or args.priority is not None:
         return _run_queued(args)
     store = open_store(args.db)

@@ -264,3 +264,31 @@ def test_malformed_replies_are_one_line_protocol_errors(tmp_path, reply):
     assert info.value.message.startswith(("agent on device pi printed a non-protocol line",
                                           "malformed reply from the agent on device pi"))
     link.close()
+
+
+def test_an_agent_frozen_mid_measurement_is_found_in_the_phase_s_silence_not_600_s(tmp_path, monkeypatch,
+                                                                                  capsys):
+    """The run's phases set how long a silence may be (runner.phase_silences): measuring sends progress between
+    queries, so an agent that stops there is found in QUERY_SILENCE_S, while loading may still take 600 s."""
+    from edgeprof import runner
+    from edgeprof.cli.main import main
+
+    monkeypatch.setattr(runner, "QUERY_SILENCE_S", 1.5)
+    d = fake_agent(tmp_path, """
+        if req["op"] == "facts":
+            facts = {"hostname": "pi", "arch": "aarch64", "cpu": "Cortex-A76", "os": "Debian 12", "kernel": "6.6",
+                     "python": "3.11.2", "python_executable": "/usr/bin/python3", "agent_version": "0.1.0",
+                     "protocol": 2, "gpus": []}
+            print(json.dumps({"id": rid, "ok": True, "result": facts}), flush=True)
+        else:
+            for phase in ("load", "warmup", "measure"):
+                print(json.dumps({"event": "progress", "phase": phase}), flush=True)
+            time.sleep(3600)  # frozen in the timed loop
+    """)
+    monkeypatch.setattr("edgeprof.cli.deploy.resolve_device", lambda name, inventory: d)
+    started = time.monotonic()
+    code = main(["deploy", "--device", "pi", "--model", "gemm", "--runtime", "null", "--no-store", "--quiet"])
+    elapsed = time.monotonic() - started
+    err = capsys.readouterr().err
+    assert code != 0 and elapsed < 30, (elapsed, err)
+    assert "agent on device pi sent nothing for 1." in err and "during 'run'" in err, err
