@@ -19,7 +19,7 @@ from ..compare import cell_label, fmt_value
 from ..errors import ConfigError
 from ..lab import ledger
 from ..lab.scheduler import DeviceStatus, SweepOutcome, SweepRunner, run_sweep
-from ..lab.spec import Cell, expand, load_sweep, resolve_devices
+from ..lab.spec import Cell, SweepSpec, expand, load_sweep, resolve_devices
 from ..records import Device, Result
 from .common import add_db_args, add_inventory_args, check_writable, open_store
 from .ui import err, out
@@ -69,6 +69,15 @@ def _inventory(path: str | None) -> Any:
     return load_inventory(path)
 
 
+def _file_plan(args: argparse.Namespace) -> tuple[SweepSpec, list[Device], list[Cell]]:
+    """What `edgeprof sweep FILE` runs: the sweep file, its devices from the inventory, the expanded cells."""
+    if not args.spec:
+        raise ConfigError("give a sweep file, or --resume SWEEP_ID", hint="edgeprof sweep --help")
+    spec = load_sweep(args.spec)
+    devices = resolve_devices(spec, _inventory(args.inventory or spec.inventory))
+    return spec, devices, expand(spec, devices)
+
+
 def _resume_plan(store: Any, args: argparse.Namespace) -> tuple[Any, tuple[str, ...], list[Cell], list[Device]]:
     """What `--resume ID` reruns: the sweep's record, the statuses rerun, those cells and their devices."""
     record = ledger.get_sweep(store, args.resume)
@@ -96,12 +105,7 @@ def run(args: argparse.Namespace) -> int:
             err.print("nothing to do")
             return 0
     else:
-        if not args.spec:
-            raise ConfigError("give a sweep file, or --resume SWEEP_ID", hint="edgeprof sweep --help")
-        spec = load_sweep(args.spec)
-        inv = _inventory(args.inventory or spec.inventory)
-        devices = resolve_devices(spec, inv)
-        todo = expand(spec, devices)
+        spec, devices, todo = _file_plan(args)
         if args.dry_run:
             _print_cells(todo)
             return 0
@@ -319,12 +323,7 @@ def _run_queued(args: argparse.Namespace) -> int:
         err.print(f"resuming sweep {sweep_id} ({record.name}) on the queue: {len(todo)} of {len(record.cells)} "
                   f"cells ({', '.join(rerun)})")
     else:
-        if not args.spec:
-            raise ConfigError("give a sweep file, or --resume SWEEP_ID", hint="edgeprof sweep --help")
-        spec = load_sweep(args.spec)
-        inv = _inventory(args.inventory or spec.inventory)
-        devices = resolve_devices(spec, inv)
-        todo = expand(spec, devices)
+        spec, devices, todo = _file_plan(args)
         sweep_id = ledger.new_sweep_id()
         ledger.create_sweep(store, sweep_id, spec.name, args.spec,
                             {"name": spec.name, "path": args.spec, "inventory": args.inventory or spec.inventory,

@@ -5,7 +5,6 @@ as exactly one row."""
 
 from __future__ import annotations
 
-import json
 import signal
 import sys
 from pathlib import Path
@@ -13,7 +12,7 @@ from pathlib import Path
 import pytest
 from test_queue_local import edgeprof, jobs, wait_for
 from test_sweep_local import write_model
-from test_sweep_ssh import inventory
+from test_sweep_ssh import inventory, lease_log_alternates
 
 from edgeprof.lab import ledger, queue
 from edgeprof.store import Store
@@ -76,13 +75,5 @@ def test_two_workers_two_producers_three_boards_never_overlap(sshd_hosts, tmp_pa
         for (_, e1, c1), (s2, _, c2) in zip(spans, spans[1:], strict=False):
             assert e1 <= s2, f"{name}: a cell of {c1} ran until {e1}, one of {c2} started at {s2}"
         # the board's own lease log: every acquisition released before the next, by whoever held it
-        events = [json.loads(x) for x in (Path(hosts[name].workdir) / "edgeprof.lease.log").read_text().splitlines()]
-        held = None
-        for ev in events:
-            if ev["event"] == "acquired":
-                assert held is None, f"{name}: lease taken by {ev['controller']} while {held} held it"
-                held = ev["controller"]
-            else:
-                assert ev["controller"] == held
-                held = None
+        events = lease_log_alternates(hosts[name], name)
         assert sum(1 for ev in events if ev["event"] == "acquired") == 8

@@ -207,15 +207,7 @@ def test_two_controllers_never_measure_on_one_host_at_once(lab3) -> None:  # typ
         for (_, e1, c1), (s2, _, c2) in zip(spans, spans[1:], strict=False):
             assert c1 == c2 or e1 <= s2, f"{name}: {c1} measured until {e1}, {c2} started at {s2}"
         # the board's own lease log: acquisitions and releases alternate between the controllers
-        events = [json.loads(x) for x in (Path(hosts[name].workdir) / "edgeprof.lease.log").read_text().splitlines()]
-        held = None
-        for ev in events:
-            if ev["event"] == "acquired":
-                assert held is None, f"{name}: lease taken by {ev['controller']} while {held} held it"
-                held = ev["controller"]
-            else:
-                assert ev["controller"] == held
-                held = None
+        events = lease_log_alternates(hosts[name], name)
         assert {ev["controller"] for ev in events} == {c for _, _, c in spans}
 
 
@@ -257,3 +249,17 @@ def test_a_slowed_model_fails_check_with_junit_naming_cell_and_metric(lab3, caps
     assert main(["compare", "last", "--baseline", "last", "--db", db]) == 0, capsys.readouterr()
     shown = capsys.readouterr().out  # one cell each: the metric-by-metric view
     assert re.search(r"p50 latency .* regressed", shown) and "environment changed model sha256" in shown
+
+
+def lease_log_alternates(host: SSHHost, name: str) -> list[dict[str, object]]:
+    """The board's own lease log, checked: every acquisition is released (by its holder) before the next."""
+    events = [json.loads(x) for x in (Path(host.workdir) / "edgeprof.lease.log").read_text().splitlines()]
+    held = None
+    for ev in events:
+        if ev["event"] == "acquired":
+            assert held is None, f"{name}: lease taken by {ev['controller']} while {held} held it"
+            held = ev["controller"]
+        else:
+            assert ev["controller"] == held
+            held = None
+    return events
