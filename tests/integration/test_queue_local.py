@@ -191,10 +191,14 @@ def test_higher_priority_runs_first(lab_db: str, tmp_path: Path, workers: list[s
     p = start_worker(workers, lab_db, "--until-idle", "--concurrency", "1")
     _, werr = p.communicate(timeout=180)
     assert p.returncode == 0, werr
-    store = Store(lab_db)
-    rows = sorted(store.list(limit=None), key=lambda r: r["created_at"])
-    order = [r["sweep_id"] for r in rows]
+    # the order the worker started the jobs in (procrastinate's events, microseconds): a result's
+    # created_at has whole seconds, too coarse for cells of the null runtime
+    with psycopg.connect(queue.conninfo(lab_db)) as conn:
+        order = [r[0] for r in conn.execute(
+            "SELECT j.args->>'sweep_id' FROM procrastinate_events e JOIN procrastinate_jobs j ON j.id = e.job_id "
+            "WHERE e.type = 'started' ORDER BY e.at, e.id").fetchall()]
     assert order == [urgent] * 3 + [mine] * 3 + [nightly] * 3, order
+    assert sorted(r["sweep_id"] for r in Store(lab_db).list(limit=None)) == sorted(order)
 
 
 def test_cancel_stops_the_running_cell_and_drops_the_waiting_ones(lab_db: str, tmp_path: Path,
