@@ -1,30 +1,85 @@
 """TensorRT backend: build an engine on the device from the pushed ONNX, cache it, time it with stream syncs.
 
+Version-aware from TensorRT 8.2 (JetPack 4.6) to 11; what differs, from NVIDIA/TensorRT python/src/infer/pyCore.cpp
+and samples/common/sampleOptions.cpp at each release tag (docs/stacks.md has the table):
+
 Owns:
 - the engine build with TensorRT's Python API (Builder → network → OnnxParser → builder config →
-  build_serialized_network), fp32 / fp16 (BuilderFlag.FP16) / int8 (BuilderFlag.INT8 on a Q/DQ ONNX: explicit
-  quantisation, the host quantised it); an optimisation profile pinned to the run's shapes for dynamic inputs;
-  trtexec (`--onnx --saveEngine`) as the fallback builder when the Python builder fails and trtexec exists;
+  build_serialized_network): explicit-batch network up to 10 (8.x's ONNX parser refuses implicit batch);
+  fp32 / fp16 (BuilderFlag.FP16) / int8 (BuilderFlag.INT8 on a Q/DQ ONNX: explicit quantisation, the host quantised
+  it) up to 10.x; TensorRT 11 removed both flags: its networks are strongly typed (NetworkDefinitionCreationFlag.
+  STRONGLY_TYPED), the precision is the ONNX's own, so fp16 needs an fp16 ONNX and int8 a Q/DQ one (refused in one
+  line otherwise); workspace by set_memory_pool_limit (8.4+) or max_workspace_size (8.2); an optimisation profile
+  pinned to the run's shapes for dynamic inputs;
+- trtexec (`--onnx --saveEngine`) as the fallback builder when the Python builder fails and trtexec exists, with
+  the flags of ITS version (read from its banner): `--buildOnly` before 8.6, `--skipInference` from 8.6;
+  `--workspace` (MiB) before 8.4, `--memPoolSize=workspace:N` from 8.4; no `--fp16/--int8` in 11; shape flags only
+  for the inputs that are dynamic and none for a static model (trtexec refuses those);
 - the engine cache in the agent's workdir (trt-engines/), keyed by (ONNX sha256, TensorRT version, precision,
   GPU name, input shapes): engines are tied to the GPU and the TensorRT version;
-- both I/O APIs: named tensors (TensorRT >= 8.5: set_input_shape / set_tensor_address / execute_async_v3) and
-  bindings (TensorRT 7-8.4, JetPack 4: set_binding_shape / execute_async_v2);
-- device memory and streams through cuda-python (`cuda.bindings.runtime` or `cuda.cudart`) or pycuda;
+- both I/O APIs, by what the engine has: named tensors (TensorRT >= 8.5: set_input_shape / set_tensor_address /
+  execute_async_v3; the only API from 10) and bindings (8.2 / 8.4, JetPack 4: set_binding_shape /
+  execute_async_v2); numpy dtypes from our own table (8.2's trt.nptype uses np.bool, missing in numpy 1.24-1.26);
+- device memory and streams through cuda-python (`cuda.bindings.runtime`: 12.6.1+ and 13, where `cuda.cudart` was
+  removed; `cuda.cudart`: older 12.x / 11.x) or pycuda (JetPack 4.6: no cuda-python for CUDA 10.2 / Python 3.6);
+  a CUDA that cannot start (no driver, a driver older than cuda-python's runtime: 13 needs driver >= 580) is one
+  capability error before any build;
 - one query = H2D copies of the inputs, execute on a stream, D2H copies of the outputs, then
   stream.synchronize(): the host clock brackets a finished query (what trtexec calls latency). Option
   `transfers: false` times execute + synchronize only (inputs copied once at load, like --noDataTransfers);
 - per-layer times with an IProfiler in the profile pass (after the timed loop), layer kinds from the engine
   inspector when the engine was built with detailed profiling verbosity.
 Does not own: timing (worker.py), statistics (host), quantisation (host: export/quantize.py).
-This module has run only against the test double in tests/agent/fakes/tensorrt (no TensorRT on our machines).
+This module has run only against the per-version test doubles in tests/agent/fakes/tensorrt (no TensorRT on our
+machines).
 """
 
 import hashlib
 import json
 import os
+import re
 
 WORKSPACE_BYTES = 1 << 30
 TRTEXEC_TIMEOUT_S = 3600.0  # an engine build on a Nano takes minutes
+TRTEXEC_BANNER = re.compile(r"\[TensorRT v(\d+)\]")
+# TensorRT DataType name → numpy dtype name (not trt.nptype: 8.2's builds its table with np.bool)
+NP_DTYPES = {"FLOAT": "float32", "HALF": "float16", "INT8": "int8", "INT32": "int32", "BOOL": "bool",
+             "UINT8": "uint8", "INT64": "int64"}
+
+
+def version_tuple(text):
+    """'8.2.1.8' → (8, 2, 1); what cannot be read → (0, 0, 0)."""
+    parts = []
+    for p in str(text or "").split(".")[:3]:
+        m = re.match(r"\d+", p)
+        if not m:
+            break
+        parts.append(int(m.group(0)))
+    return tuple((parts + [0, 0, 0])[:3])
+
+
+def banner_version(number):
+    """NV_TENSORRT_VERSION as trtexec prints it: 8201 (8.x: 1000*major + 100*minor + patch) or 100300 (10+:
+    10000*major + 100*minor + patch) → (major, minor, patch)."""
+    n = int(number)
+    if n >= 100000:
+        return (n // 10000, n % 10000 // 100, n % 100)
+    return (n // 1000, n % 1000 // 100, n % 100)
+
+
+def trtexec_argv(trtexec, version, onnx_path, engine_path, precision, shapes, dynamic, workspace):
+    """trtexec's argv for an engine build on TensorRT `version` (a tuple); `dynamic` names the inputs with
+    dynamic dims (only they take shape flags)."""
+    argv = [trtexec, "--onnx=%s" % onnx_path, "--saveEngine=%s" % engine_path,
+            "--skipInference" if version >= (8, 6) else "--buildOnly"]
+    mib = max(1, workspace >> 20)
+    argv.append("--memPoolSize=workspace:%d" % mib if version >= (8, 4) else "--workspace=%d" % mib)
+    if precision in ("fp16", "int8") and version < (11, 0):
+        argv.append("--%s" % precision)
+    spec = ",".join("%s:%s" % (k, "x".join(str(d) for d in v)) for k, v in sorted(shapes.items()) if k in dynamic)
+    if spec:
+        argv += ["--minShapes=" + spec, "--optShapes=" + spec, "--maxShapes=" + spec]
+    return argv
 
 
 def _sha256(path):
@@ -35,13 +90,46 @@ def _sha256(path):
     return h.hexdigest()
 
 
+def _cuda_version_text(v):
+    """cudaDriverGetVersion / cudaRuntimeGetVersion's 12040 → '12.4'."""
+    return "%d.%d" % (int(v) // 1000, int(v) % 1000 // 10)
+
+
 class _CudaRuntime(object):
     """cuda-python's runtime API (calls return (error, value...) tuples)."""
 
-    name = "cuda-python"
-
-    def __init__(self, cudart):
+    def __init__(self, cudart, modname):
         self.rt = cudart
+        self.name = "cuda-python (%s)" % modname
+
+    def probe(self):
+        """Raise one capability OpError when CUDA cannot start here (no driver, a driver too old for the CUDA
+        runtime cuda-python links: cuda-python 13 needs a CUDA 13 driver, >= 580)."""
+        from ..protocol import OpError
+
+        try:
+            ret = self.rt.cudaGetDeviceProperties(0)
+            err = ret[0] if isinstance(ret, tuple) else ret
+            if err == self.rt.cudaError_t.cudaSuccess:
+                return
+            driver = self.rt.cudaDriverGetVersion()[1]
+            runtime = self.rt.cudaRuntimeGetVersion()[1]
+        except Exception as e:  # e.g. libcuda.so cannot be loaded
+            raise OpError("capability", "CUDA cannot start through %s: %s: %s" % (self.name, type(e).__name__, e),
+                          hint="check the NVIDIA driver (nvidia-smi) on the device")
+        if not driver:
+            raise OpError("capability", "CUDA cannot start through %s: no NVIDIA driver is loaded (%s)" % (
+                self.name, err), hint="install the NVIDIA driver on the device (nvidia-smi must work)")
+        if int(driver) < int(runtime):
+            hint = "upgrade the NVIDIA driver"
+            if int(runtime) // 1000 > int(driver) // 1000:
+                hint = "pip install 'cuda-python<%d' (a CUDA %d build) or %s" % (
+                    int(runtime) // 1000, int(driver) // 1000, hint)
+            raise OpError("capability", "%s needs a driver for CUDA %s; this device's NVIDIA driver supports CUDA "
+                          "%s (%s)" % (self.name, _cuda_version_text(runtime), _cuda_version_text(driver), err),
+                          hint=hint)
+        raise OpError("capability", "CUDA cannot start through %s: cudaGetDeviceProperties(0) failed: %s" % (
+            self.name, err), hint="check the GPU with nvidia-smi on the device")
 
     def _check(self, ret, what):
         from ..protocol import OpError
@@ -98,6 +186,9 @@ class _PyCuda(object):
     def __init__(self, driver):
         self.cuda = driver
 
+    def probe(self):
+        pass  # pycuda.autoinit already started CUDA (see _import_cuda)
+
     def gpu_name(self):
         return self.cuda.Device(0).name()
 
@@ -133,20 +224,29 @@ class _PyCuda(object):
 
 
 def _import_cuda():
+    """The CUDA Python bindings here: cuda-python's new layout (`cuda.bindings.runtime`, 12.6.1+ and 13: 13 removed
+    `cuda.cudart`), its old one (`cuda.cudart`), then pycuda (JetPack 4.6). ImportError when none imports; a
+    capability OpError when pycuda imports but CUDA does not start."""
+    from ..protocol import OpError
+
     errors = []
     for modname in ("cuda.bindings.runtime", "cuda.cudart"):
         try:
             mod = __import__(modname, fromlist=["x"])
-            return _CudaRuntime(mod)
+            return _CudaRuntime(mod, modname)
         except ImportError as e:
             errors.append("%s: %s" % (modname, e))
     try:
-        import pycuda.autoinit  # noqa: F401 - creates the CUDA context
         import pycuda.driver as driver
-        return _PyCuda(driver)
     except ImportError as e:
         errors.append("pycuda: %s" % e)
-    raise ImportError("; ".join(errors))
+        raise ImportError("; ".join(errors))
+    try:
+        import pycuda.autoinit  # noqa: F401 - cuInit and a context on device 0
+    except Exception as e:  # pycuda.driver.Error: cuInit failed (no driver, no device, driver too old)
+        raise OpError("capability", "CUDA cannot start through pycuda: %s" % (str(e).strip() or type(e).__name__),
+                      hint="check the NVIDIA driver (JetPack's CUDA) on the device: nvidia-smi / tegrastats")
+    return _PyCuda(driver)
 
 
 class Backend(object):
@@ -166,6 +266,7 @@ class Backend(object):
         self._bindings = None
         self._transfers = True
         self._cache = {}
+        self._dynamic_inputs = []  # inputs with dynamic dims, from the last parse (trtexec's shape flags)
 
     # ------------------------------------------------------------------------------------------ setup
     def require(self):
@@ -183,7 +284,9 @@ class Backend(object):
         try:
             self._cuda = _import_cuda()
         except ImportError as e:
-            raise runtime_missing("CUDA Python bindings for tensorrt", e, "cuda-python (or pycuda)")
+            raise runtime_missing("CUDA Python bindings for tensorrt", e,
+                                  "cuda-python (pycuda on JetPack 4: pip3 install pycuda)")
+        self._cuda.probe()
         self._trt = trt
         return trt
 
@@ -196,16 +299,52 @@ class Backend(object):
                     "gpu": gpu, "shapes": dict((k, list(v)) for k, v in sorted(shapes.items()))}
         return hashlib.sha256(json.dumps(material, sort_keys=True).encode()).hexdigest(), material
 
+    def _strongly_typed(self):
+        """TensorRT 11: BuilderFlag.FP16 / INT8 are gone, every network is strongly typed."""
+        return not hasattr(self._trt.BuilderFlag, "FP16")
+
+    def _network_flags(self):
+        trt = self._trt
+        ncf = getattr(trt, "NetworkDefinitionCreationFlag", None)
+        if self._strongly_typed():
+            return 1 << int(ncf.STRONGLY_TYPED)
+        if version_tuple(trt.__version__) < (10, 0, 0) and hasattr(ncf, "EXPLICIT_BATCH"):
+            return 1 << int(ncf.EXPLICIT_BATCH)  # 8.x's ONNX parser refuses implicit-batch networks
+        return 0  # 10: explicit batch always (EXPLICIT_BATCH is deprecated and ignored)
+
+    def _typed_precision_check(self, network, precision):
+        """On a strongly typed network the ONNX's types are the engine's: fp16 needs fp16 tensors, int8 Q/DQ."""
+        from ..protocol import OpError
+
+        trt = self._trt
+        if precision == "fp32":
+            return
+        half, qdq = trt.DataType.HALF, set()
+        for name in ("QUANTIZE", "DEQUANTIZE"):
+            if hasattr(trt.LayerType, name):
+                qdq.add(getattr(trt.LayerType, name))
+        tensors = [network.get_input(i) for i in range(network.num_inputs)]
+        layers = [network.get_layer(i) for i in range(network.num_layers)]
+        for layer in layers:
+            tensors += [layer.get_output(j) for j in range(layer.num_outputs)]
+        if precision == "fp16" and any(t.dtype == half for t in tensors):
+            return
+        if precision == "int8" and any(layer.type in qdq for layer in layers):
+            return
+        what = "fp16 tensors" if precision == "fp16" else "Q/DQ (QuantizeLinear/DequantizeLinear) nodes"
+        raise OpError("bad_option", "TensorRT %s builds strongly typed networks (BuilderFlag.%s was removed): the "
+                      "engine's precision is the ONNX's, and this ONNX has no %s" % (
+                          self._trt.__version__, precision.upper(), what),
+                      hint="send an ONNX already in %s (fp16: ModelOpt AutoCast or onnxconverter-common's float16; "
+                           "int8: a Q/DQ export) or run --precision fp32" % precision)
+
     def _build_python(self, onnx_path, precision, shapes, logger, workspace):
         from ..protocol import OpError
 
         trt = self._trt
         builder = trt.Builder(logger)
-        flags = 0
-        major = int(str(trt.__version__).split(".")[0])
-        if major < 10 and hasattr(trt, "NetworkDefinitionCreationFlag"):
-            flags = 1 << int(trt.NetworkDefinitionCreationFlag.EXPLICIT_BATCH)
-        network = builder.create_network(flags)
+        typed = self._strongly_typed()
+        network = builder.create_network(self._network_flags())
         parser = trt.OnnxParser(network, logger)
         with open(onnx_path, "rb") as f:
             ok = parser.parse(f.read())
@@ -213,13 +352,23 @@ class Backend(object):
             errors = [str(parser.get_error(i)) for i in range(parser.num_errors)]
             raise OpError("load_failed", "TensorRT's ONNX parser rejected the model: %s" % (
                 "; ".join(errors)[:500] or "no detail"), hint="check the opset and ops against TensorRT's support matrix")
+        dynamic = []
+        for i in range(network.num_inputs):
+            inp = network.get_input(i)
+            if any(int(d) < 0 for d in inp.shape):
+                dynamic.append(inp.name)
+        self._dynamic_inputs = dynamic
+        if typed:
+            self._typed_precision_check(network, precision)
         config = builder.create_builder_config()
-        if hasattr(config, "set_memory_pool_limit"):
+        if hasattr(config, "set_memory_pool_limit") and hasattr(trt, "MemoryPoolType"):  # 8.4+
             config.set_memory_pool_limit(trt.MemoryPoolType.WORKSPACE, workspace)
         else:  # TensorRT < 8.4
             config.max_workspace_size = workspace
         notes = []
-        if precision == "fp16":
+        if typed:
+            notes.append("TensorRT %s: strongly typed network, precision taken from the ONNX" % trt.__version__)
+        elif precision == "fp16":
             if not getattr(builder, "platform_has_fast_fp16", True):
                 notes.append("this GPU has no fast fp16: TensorRT may keep fp32 kernels")
             config.set_flag(trt.BuilderFlag.FP16)
@@ -229,18 +378,13 @@ class Backend(object):
             config.set_flag(trt.BuilderFlag.INT8)  # explicit quantisation: the ONNX carries Q/DQ nodes
         if hasattr(config, "profiling_verbosity") and hasattr(trt, "ProfilingVerbosity"):
             config.profiling_verbosity = trt.ProfilingVerbosity.DETAILED
-        dynamic = False
-        profile = builder.create_optimization_profile()
-        for i in range(network.num_inputs):
-            inp = network.get_input(i)
-            dims = list(inp.shape)
-            if any(int(d) < 0 for d in dims):
-                if inp.name not in shapes:
-                    raise OpError("bad_inputs", "input %s has dynamic dims %s and no shape was given" % (inp.name, dims))
-                shape = tuple(shapes[inp.name])
-                profile.set_shape(inp.name, shape, shape, shape)
-                dynamic = True
         if dynamic:
+            profile = builder.create_optimization_profile()
+            for name in dynamic:
+                if name not in shapes:
+                    raise OpError("bad_inputs", "input %s has dynamic dims and no shape was given" % name)
+                shape = tuple(shapes[name])
+                profile.set_shape(name, shape, shape, shape)
             config.add_optimization_profile(profile)
         serialized = builder.build_serialized_network(network, config)
         if serialized is None:
@@ -248,20 +392,28 @@ class Backend(object):
                           hint="see the agent's stderr for TensorRT's log")
         return bytes(serialized), notes
 
+    def _trtexec_version(self, trtexec):
+        """trtexec's own TensorRT version, from the banner `--help` prints; the Python module's when unread."""
+        rc, out, err = self.tools.run([trtexec, "--help"], timeout=60.0)
+        m = TRTEXEC_BANNER.search(out + err)
+        if m:
+            return banner_version(m.group(1)), "trtexec banner"
+        return version_tuple(self._trt.__version__), "python tensorrt (trtexec printed no version)"
+
     def _build_trtexec(self, trtexec, onnx_path, precision, shapes, engine_path):
         from ..protocol import OpError
 
-        argv = [trtexec, "--onnx=%s" % onnx_path, "--saveEngine=%s" % engine_path, "--skipInference"]
-        if precision in ("fp16", "int8"):
-            argv.append("--%s" % precision)
-        if shapes:
-            spec = ",".join("%s:%s" % (k, "x".join(str(d) for d in v)) for k, v in sorted(shapes.items()))
-            argv += ["--minShapes=" + spec, "--optShapes=" + spec, "--maxShapes=" + spec]
+        version, _source = self._trtexec_version(trtexec)
+        argv = trtexec_argv(trtexec, version, onnx_path, engine_path, precision, shapes,
+                            self._dynamic_inputs, WORKSPACE_BYTES)
         rc, out, err = self.tools.run(argv, timeout=TRTEXEC_TIMEOUT_S)
         if rc != 0 or not os.path.isfile(engine_path):
-            tail = (out + err).strip().splitlines()[-5:]
-            raise OpError("load_failed", "trtexec could not build the engine (exit %s)" % rc,
-                          detail="\n".join(tail))
+            lines = (out + "\n" + err).strip().splitlines()
+            errors = [ln for ln in lines if "[E]" in ln]
+            tail = lines[-5:]
+            raise OpError("load_failed", "trtexec %s could not build the engine (exit %s)%s" % (
+                ".".join(str(x) for x in version), rc, ": " + errors[0].split("[E]", 1)[1].strip() if errors else ""),
+                detail="\n".join(tail))
         return argv
 
     def _engine_bytes(self, onnx_path, precision, shapes, workdir):
@@ -341,7 +493,7 @@ class Backend(object):
             for name in names:
                 is_input = engine.get_tensor_mode(name) == trt.TensorIOMode.INPUT
                 shape = tuple(given[name].shape) if is_input else tuple(ctx.get_tensor_shape(name))
-                dtype = np.dtype(trt.nptype(engine.get_tensor_dtype(name)))
+                dtype = self._np_dtype(engine.get_tensor_dtype(name))
                 tensors.append({"name": name, "is_input": is_input, "shape": shape, "dtype": dtype})
         else:
             for b in range(engine.num_bindings):
@@ -355,7 +507,7 @@ class Backend(object):
                 name = engine.get_binding_name(b)
                 is_input = engine.binding_is_input(b)
                 shape = tuple(given[name].shape) if is_input else tuple(ctx.get_binding_shape(b))
-                dtype = np.dtype(trt.nptype(engine.get_binding_dtype(b)))
+                dtype = self._np_dtype(engine.get_binding_dtype(b))
                 tensors.append({"name": name, "is_input": is_input, "shape": shape, "dtype": dtype})
         for t in tensors:
             nbytes = int(np.prod(t["shape"])) * t["dtype"].itemsize
@@ -379,12 +531,22 @@ class Backend(object):
             "transfers": self._transfers,
             "io_api": "tensors (execute_async_v3)" if self._v3 else "bindings (execute_async_v2)",
             "cuda": cuda.name,
+            "typing": "strong (TensorRT 11: precision from the ONNX)" if self._strongly_typed()
+                      else "weak (builder precision flags)",
             "engine_cache": {"hit": cache["hit"], "key": cache["key"], "builder": cache["builder"],
                              "gpu": cache["material"]["gpu"]},
             "build_notes": cache.get("notes") or [],
             "timing": "H2D + execute + D2H, stream synchronised after each query" if self._transfers
                       else "execute only, stream synchronised after each query",
         }
+
+    def _np_dtype(self, trt_dtype):
+        import numpy as np
+
+        name = getattr(trt_dtype, "name", None)
+        if name in NP_DTYPES:
+            return np.dtype(NP_DTYPES[name])
+        return np.dtype(self._trt.nptype(trt_dtype))
 
     # -------------------------------------------------------------------------------------------- run
     def _execute(self):
