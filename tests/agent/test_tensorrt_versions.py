@@ -5,6 +5,7 @@ backend that calls a missing API or passes a flag that release does not know fai
 The 8.2 profile also runs under Python 3.6 (the JetPack 4.6 stand-in venv of tests/stacks)."""
 
 import glob
+import json
 import os
 import subprocess
 import sys
@@ -423,5 +424,33 @@ def test_tensorrt_8_2_with_pycuda_under_python_3_6(tmp_path, trt_env):
         assert r["ok"], r
         argv = [e["argv"] for e in events(log) if e["event"] == "trtexec" and "--help" not in e["argv"]][-1]
         assert "--buildOnly" in argv and "--workspace=1024" in argv and "--skipInference" not in argv
+    finally:
+        agent.close()
+
+
+@pytest.mark.parametrize("profile,binding", [("8.2", "int32"), ("8.6", "int32"), ("10.x", "int64")])
+def test_int64_inputs_are_int32_bindings_before_10(tmp_path, trt_env, profile, binding):
+    """8.x's ONNX parser casts INT64 down to INT32 (no INT64 DataType before 10): token ids are written as int32."""
+    env, _ = trt_env
+    stack_env(env, profile)
+    graph = helper.make_graph(
+        [helper.make_node("Cast", ["ids"], ["f"], name="cast", to=TensorProto.FLOAT),
+         helper.make_node("Relu", ["f"], ["y"], name="act")],
+        "g", [helper.make_tensor_value_info("ids", TensorProto.INT64, ["batch", 5])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 5])])
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 7
+    onnx.save(m, str(tmp_path / "ids.onnx"))
+    p = run_params(tmp_path / "ids.onnx")
+    p["inputs"] = [{"name": "ids", "shape": [2, 5], "dtype": "int64", "low": 0, "high": 1000}]
+    agent = Agent(tmp_path / "work", env, gpu_tree(tmp_path / "root"))
+    try:
+        r = agent.call("run", p)
+        assert r["ok"], r
+        ids = np.random.RandomState(3).randint(0, 1000, (2, 5)).astype(np.int64)
+        np.testing.assert_array_equal(decode(r["result"]["outputs"][0]), ids.astype(np.float32))
+        log = [json.loads(line) for line in (tmp_path / "trt.log").read_text().splitlines()]
+        htod = [e["nbytes"] for e in log if e["event"] == "htod"]
+        assert htod[0] == 10 * np.dtype(binding).itemsize
     finally:
         agent.close()
