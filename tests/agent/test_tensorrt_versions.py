@@ -1,4 +1,4 @@
-"""The TensorRT backend against every version profile of the double (tests/agent/fakes/tensorrt: 8.2, 8.5, 8.6,
+"""The TensorRT backend against every version profile of the double (tests/agent/fakes/tensorrt: 8.2, 8.4, 8.5, 8.6,
 10.x, 11.x), with the CUDA Python bindings each stack really has (pycuda on JetPack 4.6, cuda-python 12 old and new
 layout, cuda-python 13), and what each version refuses: the doubles reject what the real release rejects, so a
 backend that calls a missing API or passes a flag that release does not know fails here.
@@ -23,12 +23,14 @@ REPO = Path(__file__).resolve().parents[2]
 # (TensorRT, cuda-python or "none", pycuda?) as the boards of docs/stacks.md have them
 STACKS = {
     "8.2": ("8.2.1", "none", True),  # JetPack 4.6: CUDA 10.2, Python 3.6, pycuda only
+    "8.4": ("8.4.3", "12.4.0", False),  # bindings only, memory pools
     "8.5": ("8.5.2", "12.4.0", False),  # JetPack 5.1 era, cuda-python's old layout (cuda.cudart)
     "8.6": ("8.6.1", "12.6.2", False),  # JetPack 6.0: both layouts, the new one is taken
     "10.x": ("10.3.0", "13.0.0", False),  # JetPack 6.1 / x86: cuda.bindings.runtime only
     "11.x": ("11.0.0", "13.0.0", False),
 }
-NETWORK_FLAGS = {"8.2": 1, "8.5": 1, "8.6": 1, "10.x": 0, "11.x": 2}  # 1 << EXPLICIT_BATCH(0); 1 << STRONGLY_TYPED(1)
+# 1 << EXPLICIT_BATCH (0) before 10; none in 10; 1 << STRONGLY_TYPED (1) in 11
+NETWORK_FLAGS = {"8.2": 1, "8.4": 1, "8.5": 1, "8.6": 1, "10.x": 0, "11.x": 2}
 
 
 @pytest.fixture
@@ -97,8 +99,9 @@ def test_backend_runs_on_every_profile(tmp_path, trt_env, profile):
         res = r["result"]
         opts = res["runtime"]["options"]
         assert res["runtime"]["version"] == STACKS[profile][0]
-        assert opts["io_api"].startswith("bindings" if profile == "8.2" else "tensors"), opts
-        assert opts["cuda"] == {"8.2": "pycuda", "8.5": "cuda-python (cuda.cudart)"}.get(
+        assert opts["io_api"].startswith("bindings" if profile in ("8.2", "8.4") else "tensors"), opts
+        old_layout = "cuda-python (cuda.cudart)"
+        assert opts["cuda"] == {"8.2": "pycuda", "8.4": old_layout, "8.5": old_layout}.get(
             profile, "cuda-python (cuda.bindings.runtime)")
         assert opts["typing"].startswith("strong" if profile == "11.x" else "weak")
         x = np.random.RandomState(3).uniform(-1, 1, (2, 6)).astype(np.float32)
@@ -160,6 +163,7 @@ def test_tensorrt_11_takes_precision_from_the_onnx(tmp_path, trt_env):
 # -------------------------------------------------------------------------------------------- trtexec
 @pytest.mark.parametrize("profile,expect,absent", [
     ("8.2", ["--buildOnly", "--workspace=1024", "--fp16"], ["--skipInference", "--memPoolSize=workspace:1024"]),
+    ("8.4", ["--buildOnly", "--memPoolSize=workspace:1024", "--fp16"], ["--skipInference", "--workspace=1024"]),
     ("8.5", ["--buildOnly", "--memPoolSize=workspace:1024", "--fp16"], ["--skipInference", "--workspace=1024"]),
     ("8.6", ["--skipInference", "--memPoolSize=workspace:1024", "--fp16"], ["--buildOnly", "--workspace=1024"]),
     ("10.x", ["--skipInference", "--memPoolSize=workspace:1024", "--fp16"], ["--buildOnly", "--workspace=1024"]),
@@ -252,7 +256,8 @@ def test_trtexec_double_refuses_what_that_version_refuses(tmp_path, version, arg
     model, _ = static_onnx(tmp_path / "static.onnx")
     engine = tmp_path / "e.engine"
     p = subprocess.run([sys.executable, str(FAKES / "bin" / "trtexec"), f"--onnx={model}", f"--saveEngine={engine}",
-                        *argv], env=dict(os.environ, EDGEPROF_FAKE_TRT_VERSION=version), capture_output=True, text=True, timeout=60)
+                        *argv], env=dict(os.environ, EDGEPROF_FAKE_TRT_VERSION=version), capture_output=True,
+                       text=True, timeout=60)
     assert p.returncode == 1 and message in p.stderr.splitlines() and not engine.exists()
     assert p.stdout.splitlines()[-1].startswith("&&&& FAILED TensorRT.trtexec")
 
@@ -265,7 +270,8 @@ def test_trtexec_double_deprecations_still_build(tmp_path, version, argv, warnin
     model, _ = static_onnx(tmp_path / "static.onnx")
     engine = tmp_path / "e.engine"
     p = subprocess.run([sys.executable, str(FAKES / "bin" / "trtexec"), f"--onnx={model}", f"--saveEngine={engine}",
-                        *argv], env=dict(os.environ, EDGEPROF_FAKE_TRT_VERSION=version), capture_output=True, text=True, timeout=60)
+                        *argv], env=dict(os.environ, EDGEPROF_FAKE_TRT_VERSION=version), capture_output=True,
+                       text=True, timeout=60)
     assert p.returncode == 0 and warning in p.stderr.splitlines() and engine.exists()
 
 

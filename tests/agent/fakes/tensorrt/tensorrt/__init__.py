@@ -1,4 +1,4 @@
-"""A test double of NVIDIA's `tensorrt` Python module, one PROFILE per release line: 8.2, 8.5, 8.6, 10.x, 11.x.
+"""A test double of NVIDIA's `tensorrt` Python module, one PROFILE per release line: 8.2, 8.4, 8.5, 8.6, 10.x, 11.x.
 
 It is NOT TensorRT. "Engines" are the ONNX bytes with a JSON header (precision flags, typing, layers); executing
 one runs the ONNX with onnxruntime on the CPU, reading and writing the fake device memory of the CUDA doubles
@@ -9,7 +9,7 @@ JetPack 4.6 stand-in venv (Python 3.6, numpy 1.19.5, onnxruntime 1.10).
 
 The version is chosen at import by EDGEPROF_FAKE_TRT_VERSION (default "10.3.0"); a release line without a
 profile raises ImportError. What each profile has, and what it lacks (an AttributeError, as on the real module),
-is taken from NVIDIA/TensorRT at the release tags 8.2.1, 8.5.3, v8.6.1, v10.3.0, v11.0:
+is taken from NVIDIA/TensorRT at the release tags 8.2.1, 8.4.3, 8.5.3, v8.6.1, v10.3.0, v11.0:
 - python/src/infer/pyCore.cpp: ICudaEngine / IExecutionContext bindings API (num_bindings, get_binding_name,
   binding_is_input, get_binding_dtype, set_binding_shape, get_binding_shape, execute_async_v2) in 8.2-8.6, gone in
   10; tensor API (num_io_tensors, get_tensor_name, get_tensor_mode, get_tensor_dtype, set_input_shape,
@@ -18,10 +18,10 @@ is taken from NVIDIA/TensorRT at the release tags 8.2.1, 8.5.3, v8.6.1, v10.3.0,
   EXPLICIT_BATCH up to 10.x (ignored in 10), STRONGLY_TYPED from 10 (9.x) - in 11 the only flag that matters:
   networks are strongly typed (samples/python/*/ at v11.0 call create_network(1 << STRONGLY_TYPED));
   Builder.platform_has_fast_fp16 / _int8 up to 10.x, gone in 11.
-- python/src/infer/pyFoundationalTypes.cpp: DataType members (8.2: FLOAT HALF INT8 INT32 BOOL; 8.5 + UINT8;
+- python/src/infer/pyFoundationalTypes.cpp: DataType members (8.2, 8.4: FLOAT HALF INT8 INT32 BOOL; 8.5 + UINT8;
   8.6 + FP8; 10 + BF16 INT64 INT4; 11 + FP4 E8M0).
-- python/packaging/tensorrt/__init__.py (8.2) and bindings_wheel/tensorrt/__init__.py (10, 11): nptype(); 8.2's
-  builds its table with `np.bool`, which numpy 1.24-1.26 do not have.
+- python/packaging/tensorrt/__init__.py (8.2-8.6) and bindings_wheel/tensorrt/__init__.py (10, 11): nptype();
+  8.2/8.4's builds its table with `np.bool`, which numpy 1.24-1.26 do not have.
 - the ONNX parser of 8.x refuses an implicit-batch network ("This version of the ONNX parser only supports
   TensorRT INetworkDefinitions with an explicit batch dimension ..."), and casts INT64 inputs down to INT32.
 - a strongly typed network takes its precision from the ONNX: FP16 / INT8 builder flags are build errors on it
@@ -43,7 +43,7 @@ from . import _onnxwire
 
 __version__ = os.environ.get("EDGEPROF_FAKE_TRT_VERSION", "10.3.0")
 VERSION = tuple(int(x) for x in __version__.split(".")[:2])
-PROFILES = {(8, 2): "8.2", (8, 5): "8.5", (8, 6): "8.6", (10,): "10.x", (11,): "11.x"}
+PROFILES = {(8, 2): "8.2", (8, 4): "8.4", (8, 5): "8.5", (8, 6): "8.6", (10,): "10.x", (11,): "11.x"}
 PROFILE = PROFILES.get(VERSION) or PROFILES.get(VERSION[:1])
 if PROFILE is None:
     raise ImportError("the tensorrt test double has no profile for %s (profiles: %s)"
@@ -149,7 +149,7 @@ def _dtype(onnx_elem):
 
 
 def nptype(trt_type):
-    if VERSION < (8, 5):  # 8.2: the table is built on every call, with np.bool
+    if VERSION < (8, 5):  # 8.2 / 8.4: the table is built on every call, with np.bool
         mapping = {float32: np.float32, float16: np.float16, int8: np.int8, int32: np.int32, bool: np.bool}
     else:
         mapping = {float32: np.float32, float16: np.float16, int8: np.int8, int32: np.int32, bool: np.bool_,
