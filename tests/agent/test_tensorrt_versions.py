@@ -460,3 +460,27 @@ def test_int64_inputs_are_int32_bindings_before_10(tmp_path, trt_env, profile, b
         assert htod[0] == 10 * np.dtype(binding).itemsize
     finally:
         agent.close()
+
+
+def test_a_trtexec_of_another_tensorrt_is_not_used(tmp_path, trt_env):
+    """A plan loads only in the TensorRT that built it: trtexec 10.3 beside the Python module 8.6 is refused
+    before it builds anything."""
+    env, log = trt_env
+    stack_env(env, "8.6")
+    env["EDGEPROF_FAKE_TRT_BUILD_FAIL"] = "1"
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    shim = bindir / "trtexec"
+    shim.write_text(f"#!/bin/sh\nEDGEPROF_FAKE_TRT_VERSION=10.3.0 exec {sys.executable} {FAKES / 'bin' / 'trtexec'} "
+                    "\"$@\"\n")
+    shim.chmod(0o755)
+    env["PATH"] = f"{bindir}{os.pathsep}{env['PATH']}"
+    model, _ = write_onnx(tmp_path / "m.onnx")
+    agent = Agent(tmp_path / "work", env, gpu_tree(tmp_path / "root"))
+    try:
+        r = agent.call("run", run_params(model))
+        assert not r["ok"] and r["error"]["type"] == "load_failed"
+        assert f"{shim} is TensorRT 10.3.0 while the Python module is 8.6.1" in r["error"]["message"]
+        assert [e["argv"] for e in events(log) if e["event"] == "trtexec"] == [["--help"]]
+    finally:
+        agent.close()

@@ -14,7 +14,8 @@ Owns:
 - trtexec (`--onnx --saveEngine`) as the fallback builder when the Python builder fails and trtexec exists, with
   the flags of ITS version (read from its banner): `--buildOnly` before 8.6, `--skipInference` from 8.6;
   `--workspace` (MiB) before 8.4, `--memPoolSize=workspace:N` from 8.4; no `--fp16/--int8` in 11; shape flags only
-  for the inputs that are dynamic and none for a static model (trtexec refuses those);
+  for the inputs that are dynamic and none for a static model (trtexec refuses those); never a trtexec of another
+  TensorRT than the Python module's (its plan would not load);
 - the engine cache in the agent's workdir (trt-engines/), keyed by (ONNX sha256, TensorRT version, precision,
   GPU name, input shapes): engines are tied to the GPU and the TensorRT version;
 - both I/O APIs, by what the engine has: named tensors (TensorRT >= 8.5: set_input_shape / set_tensor_address /
@@ -404,6 +405,13 @@ class Backend(object):
         from ..protocol import OpError
 
         version, _source = self._trtexec_version(trtexec)
+        python_version = version_tuple(self._trt.__version__)
+        if version[:2] != python_version[:2]:  # a plan loads only in the TensorRT version that built it
+            raise OpError("load_failed", "TensorRT's Python builder failed, and %s is TensorRT %s while the Python "
+                          "module is %s: its engine would not load here" % (
+                              trtexec, ".".join(str(x) for x in version), self._trt.__version__),
+                          hint="put the trtexec of the same TensorRT first on PATH, or see the agent's stderr for "
+                               "why the Python build failed")
         argv = trtexec_argv(trtexec, version, onnx_path, engine_path, precision, shapes,
                             self._dynamic_inputs, WORKSPACE_BYTES)
         rc, out, err = self.tools.run(argv, timeout=TRTEXEC_TIMEOUT_S)
