@@ -411,10 +411,14 @@ def test_tensorrt_8_2_with_pycuda_under_python_3_6(tmp_path, trt_env):
 
     agent = Agent36(tmp_path / "work", env, gpu_tree(tmp_path / "root"))
     try:
-        r = agent.call("run", run_params(model, "fp16"))
+        r = agent.call("run", run_params(model, "fp16", profile_ops=True, profile_iterations=2))
         assert r["ok"], r
         opts = r["result"]["runtime"]["options"]
         assert opts["io_api"].startswith("bindings") and opts["cuda"] == "pycuda"
+        assert [n[:3] for n in r["result"]["ops"]["nodes"]] == [["mm", "MatMul", "TensorRT"],
+                                                               ["act", "Relu", "TensorRT"]]
+        r2 = agent.call("run", run_params(model, "fp16", runtime_options={"precision": "fp16", "transfers": False}))
+        assert r2["ok"] and r2["result"]["runtime"]["options"]["engine_cache"]["hit"] is True, r2
         x = np.random.RandomState(3).uniform(-1, 1, (2, 6)).astype(np.float32)
         np.testing.assert_allclose(decode(r["result"]["outputs"][0]), np.maximum(x @ w, 0), rtol=1e-6)
         ev = events(log)
