@@ -423,6 +423,8 @@ def submit(store: Store, url: str, sweep_id: str, cells: Sequence[Cell], devices
         jobs.append(job)
         out.queues[job.queue] = out.queues.get(job.queue, 0) + 1
     out.final = final
+    # cancelled cells submitted again (--resume) are pending again, so --wait waits for their rows
+    ledger.reopen_cells(store, sweep_id, [Cell.from_dict(j.task_kwargs["cell"]).cell_id for j in jobs])
     if jobs:
         app = make_app(url)
         with app.open():
@@ -876,8 +878,8 @@ class Cancelled:
 
 
 def cancel(store: Store, url: str, ref: str) -> Cancelled:
-    """Cancel a queued sweep: waiting cells never start, running ones are aborted (agent stopped, nothing
-    stored: they stay pending, so `--resume` can run them later); the sweep is marked cancelled."""
+    """Cancel a queued sweep: waiting cells never start, running ones are aborted (agent stopped, no result
+    row); both are marked `cancelled` in the ledger (`--resume` runs them later); the sweep is marked cancelled."""
     _require_upgraded(store)
     sweep_id = ledger.resolve_sweep_id(store, ref)
     if sweep_id is None:
@@ -886,9 +888,11 @@ def cancel(store: Store, url: str, ref: str) -> Cancelled:
     with store.engine.begin() as conn:
         conn.execute(sweeps.update().where(sweeps.c.sweep_id == sweep_id)
                      .values(status="cancelled", updated_at=utc_now()))
-        conn.execute(sweep_cells.update().where(sweep_cells.c.sweep_id == sweep_id,
-                                                sweep_cells.c.status == "pending")
-                     .values(reason="cancelled", updated_at=utc_now()))
+    # every cell without its row, waiting or running, is marked cancelled now; a running cell that ends before
+    # its agent is stopped still stores its row over this (a measurement that finished is kept)
+    ledger.cancel_cells(store, sweep_id, f"cancelled (edgeprof sweep --cancel at {utc_now()}); "
+                                         f"edgeprof sweep --resume {sweep_id} --queue runs it")
+    with store.engine.connect() as conn:
         jobs = conn.execute(sa.text(
             "SELECT id, status::text FROM procrastinate_jobs WHERE task_name = :t AND args->>'sweep_id' = :s "
             "AND status IN ('todo', 'doing')"), {"t": TASK_NAME, "s": sweep_id}).all()
