@@ -30,7 +30,7 @@ from ..records import Device, Environment, Result, Settings, SweepInfo, new_run_
 from ..store import Store
 from ..transport import Transport, open_transport
 from . import ledger
-from .decide import MEASURE, RETRY, SETUP, SKIP, STOP, cell_decision, on_error
+from .decide import MEASURE, RETRY, SETUP, SKIP, STOP, Action, cell_decision, on_error
 from .lease import DEFAULT_TTL_S, DeviceLease
 from .spec import Cell
 
@@ -105,7 +105,11 @@ class SweepRunner:
 
     def __init__(self, store: Store, sweep_id: str, cells: Sequence[Cell], devices: Sequence[Device], *,
                  on_change: Callable[[], None] | None = None, lease_ttl_s: float = DEFAULT_TTL_S,
-                 cache_dir: Any = None, log: Callable[[str], None] | None = None) -> None:
+                 cache_dir: Any = None, log: Callable[[str], None] | None = None,
+                 first_attempt: int = 1, give_back_retries: bool = False) -> None:
+        """`first_attempt` and `give_back_retries` are the lab queue's (lab/queue.py): a queued cell's attempt
+        number is its job's, and a transport error that decide.on_error would retry is not waited out here but
+        handed back (`given_back`: the Action) for the queue to retry the job after the action's backoff."""
         self.store = store
         self.sweep_id = sweep_id
         self.cells = list(cells)
@@ -121,6 +125,9 @@ class SweepRunner:
         self.results: list[Result] = []
         self.export_errors: dict[tuple[Any, ...], UserError] = {}
         self.errors: list[str] = []
+        self.first_attempt = first_attempt
+        self.give_back_retries = give_back_retries
+        self.given_back: Action | None = None
         self._workers: list[_DeviceWorker] = []
         self.started = time.monotonic()
         for c in self.cells:
@@ -358,7 +365,7 @@ class _DeviceWorker:
                                started=started), 0
         retries = int(cell.setting("retries"))
         backoff = float(cell.setting("retry_backoff_s"))
-        attempt = 0
+        attempt = self.sweep.first_attempt - 1
         while True:
             attempt += 1
             phase = SETUP
@@ -378,6 +385,9 @@ class _DeviceWorker:
                     if self.sweep.stop_event.is_set():
                         return None
                     self.drop()
+                    if self.sweep.give_back_retries:  # the queue retries the job after the backoff
+                        self.sweep.given_back = action
+                        return None
                     self.say(f"retry {attempt}/{retries} in {action.wait_s:.0f} s: {action.reason[:80]}")
                     self.sweep.log(f"{self.device.name}: {cell.cell_id}: transport error, retrying in "
                                    f"{action.wait_s:.1f} s: {action.reason}")

@@ -222,3 +222,69 @@ def test_a_job_left_doing_under_a_live_worker_is_given_back_after_two_rounds(mem
     by_lock = {j["lock"]: j for j in connector.jobs.values()}  # type: ignore[attr-defined]
     assert first == [] and second == [by_lock["board:a"]["id"]] and third == []
     assert by_lock["board:a"]["status"] == "todo" and by_lock["board:b"]["status"] == "doing"
+
+
+def _closed_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])  # nothing listens there once the socket is closed
+
+
+def test_a_transport_error_goes_back_to_the_queue_with_the_sweeps_backoff_then_is_a_failed_row(
+        tmp_path: Path) -> None:
+    """An unreachable board: each attempt is one job run; the job is retried by procrastinate after the sweep's
+    backoff (not waited out inside the cell) while the cell's `retries` allow, and the last attempt stores the
+    failed row saying how many attempts were made."""
+    import time
+
+    from edgeprof.lab import ledger
+    from edgeprof.lab.spec import expand, parse_sweep
+    from edgeprof.store import Store
+
+    (tmp_path / "devices.yaml").write_text(
+        f"version: 1\ndevices:\n  gone: {{host: 127.0.0.1, port: {_closed_port()}, user: nobody, "
+        "connect_timeout: 2}\n")
+    inv = load_inventory(str(tmp_path / "devices.yaml"), ssh_config_path=str(tmp_path / "none"))
+    spec = parse_sweep("version: 1\nname: gone\nmodels: [ds_cnn]\ndevices: [gone]\nruntimes: [\"null\"]\n"
+                       "settings: {min_duration_s: 0.1, min_queries: 10, warmup_s: 0, retries: 2, "
+                       "retry_backoff_s: 0.5}\n", str(tmp_path / "s.yaml"))
+    (c,) = expand(spec, [inv.get("gone")])
+    store = Store(str(tmp_path / "r.sqlite"))
+    ledger.create_sweep(store, "sw-gone", "gone", None, {"name": "gone"}, [c])
+    app = queue.make_app(None, connector=testing.InMemoryConnector())
+    env = queue.WorkerEnv(store, inv)
+    events: list[str] = []
+    env.on_event = events.append
+    with app.open():
+        app.job_manager.defer_job(queue.cell_job("sw-gone", c, inv.get("gone"), priority=10, after_run_id=None,
+                                                 artifacts=[]))
+        waits = []
+        for _ in range(3):
+            t0 = time.monotonic()
+            app.run_worker(queues=["lab.default"], wait=False, install_signal_handlers=False,
+                           additional_context={"edgeprof": env}, listen_notify=False)
+            waits.append(time.monotonic() - t0)
+            (job,) = app.connector.jobs.values()  # type: ignore[attr-defined]
+            if job["status"] == "todo":  # given back: due after the backoff, not before
+                assert job["scheduled_at"] is not None
+                assert app.job_manager.list_jobs(status="todo") and _fetch(app, ["lab.default"]) is None
+                time.sleep((job["scheduled_at"] - _now()).total_seconds() + 0.05)
+    starts = [e for e in events if e.startswith("transport error")]
+    assert len(starts) == 2, events
+    assert "(attempt 1 of 3): back to the queue, retried in 0.5 s" in starts[0], starts
+    assert "(attempt 2 of 3): back to the queue, retried in 1.0 s" in starts[1], starts
+    assert all(w < 10 for w in waits), waits  # no backoff waited inside the cell
+    rec = ledger.get_sweep(store, "sw-gone")
+    (state,) = rec.cells
+    assert state.status == "failed" and state.attempts == 3, (state.status, state.attempts, state.reason)
+    assert "gave up after 3 attempts" in (state.reason or ""), state.reason
+    assert [j["status"] for j in app.connector.jobs.values()] == ["succeeded"]  # type: ignore[attr-defined]
+    assert len(store.list(limit=None)) == 1
+
+
+def _now():  # type: ignore[no-untyped-def]
+    import datetime
+
+    return datetime.datetime.now(datetime.timezone.utc)
