@@ -136,6 +136,57 @@ FLOOD_LINES_PER_S = 500
 FLOOD_WINDOW_S = 5.0
 
 
+class RunDeadline:
+    """A watchdog on how long a request may take in all, whatever arrives meanwhile (progress events do not
+    postpone it): the silence timeout finds an agent that says nothing, this one an agent that keeps talking.
+
+    - `total_s`: the whole request, from when it is sent.
+    - `phase_s`: the longest a phase may last, from its first progress event (warm-up: its time plus a query).
+    - `settle_s`: once the agent's own progress says a phase's end is reached (warm-up: elapsed >= its time;
+      measure: elapsed >= min_duration_s with min_queries done, or max_queries done), the phase must end
+      within this (one more query and the reply).
+    The numbers are the run's (runner.run_deadline); `why` names where the total came from."""
+
+    def __init__(self, total_s: float, *, phase_s: Mapping[str, float] | None = None, settle_s: float = 120.0,
+                 min_duration_s: float = 0.0, min_queries: int = 0, max_queries: int | None = None,
+                 warmup_s: float = 0.0, why: str = "") -> None:
+        self.total_s = total_s
+        self.phase_s = dict(phase_s or {})
+        self.settle_s = settle_s
+        self.min_duration_s, self.min_queries, self.max_queries = min_duration_s, min_queries, max_queries
+        self.warmup_s = warmup_s
+        self.why = why
+        self.started = 0.0
+        self.phase: str | None = None
+        self._due: list[tuple[float, str]] = []
+
+    def start(self, now: float) -> None:
+        self.started = now
+        self.phase = None
+        self._due = [(now + self.total_s, f"the run's deadline of {self.total_s:.0f} s"
+                      + (f" ({self.why})" if self.why else ""))]
+
+    def see(self, event: ProgressEvent, now: float) -> None:
+        phase = event.phase
+        if phase and phase != self.phase:
+            self.phase = phase
+            self._due = self._due[:1]  # a new phase: the previous phase's limits end with it
+            if phase in self.phase_s:
+                self._due.append((now + self.phase_s[phase], f"the longest its '{phase}' phase may take "
+                                  f"({self.phase_s[phase]:.0f} s)"))
+        elapsed, n = event.elapsed_s or 0.0, event.n or 0
+        done = ((phase == "warmup" and self.warmup_s > 0 and elapsed >= self.warmup_s)
+                or (phase == "measure" and ((elapsed >= self.min_duration_s and n >= self.min_queries)
+                                            or (self.max_queries is not None and n >= self.max_queries))))
+        if done and not any(w.startswith("the end its own progress") for _, w in self._due):
+            self._due.append((now + self.settle_s, f"the end its own progress reported in '{phase}' "
+                              f"(elapsed {elapsed:.1f} s, {n} queries) plus {self.settle_s:.0f} s"))
+
+    def due(self) -> tuple[float, str]:
+        """The earliest deadline now, and what it is."""
+        return min(self._due)
+
+
 def _agent_source_files() -> list[tuple[str, Path]]:
     base = Path(edgeprof_agent.__file__).resolve().parent
     files = []
@@ -376,10 +427,11 @@ class AgentLink:
         return facts
 
     def run(self, req: RunRequest, *, on_event: EventSink | None = None, timeout: float | None = 120.0,
-            silence_by_phase: Mapping[str, float] | None = None) -> RunReply:
+            silence_by_phase: Mapping[str, float] | None = None, deadline: RunDeadline | None = None) -> RunReply:
         """`timeout`: the longest silence before the first progress event; once the agent says which phase it
-        is in, `silence_by_phase[phase]` (when given) is the longest silence allowed in that phase."""
-        raw = self._exchange("run", req.to_dict(), on_event, timeout, silence_by_phase)
+        is in, `silence_by_phase[phase]` (when given) is the longest silence allowed in that phase. `deadline`
+        bounds the whole run however many events keep arriving."""
+        raw = self._exchange("run", req.to_dict(), on_event, timeout, silence_by_phase, deadline)
         if isinstance(raw, dict) and isinstance(raw.get("samples_ns"), list):
             check_samples(raw["samples_ns"], self.device.name)  # NaN / negative: the reason, not a type error
         return self._reply(RunReply, raw)
@@ -403,22 +455,49 @@ class AgentLink:
         return self.request(OPS[op][0].from_dict(params or {}), on_event=sink, timeout=timeout).to_dict()
 
     def _exchange(self, op: str, params: dict[str, Any], on_event: EventSink | None,
-                  timeout: float | None, silence_by_phase: Mapping[str, float] | None = None) -> Any:
+                  timeout: float | None, silence_by_phase: Mapping[str, float] | None = None,
+                  deadline: RunDeadline | None = None) -> Any:
         """One request on the wire; events go to on_event (as records); returns the raw result.
 
         `timeout` is the longest silence (no line at all); a progress event of a phase in `silence_by_phase`
-        sets the silence allowed from then on (a frozen agent mid-measurement is found in that phase's time)."""
+        sets the silence allowed from then on (a frozen agent mid-measurement is found in that phase's time).
+        `deadline` is checked on every line and while waiting for one: events do not postpone it."""
         rid = self._next_id
         self._next_id += 1
         self.proc.write_line(json.dumps({"id": rid, "op": op, "params": params}))
         started = last_line = time.monotonic()
         lines = 0
         window_start, window_lines = started, 0
+        if deadline is not None:
+            deadline.start(started)
+
+        def past_deadline(now: float) -> AgentError:
+            _, what = deadline.due()  # type: ignore[union-attr]
+            self.proc.terminate()
+            phase = f", phase '{deadline.phase}'" if deadline is not None and deadline.phase else ""
+            talk = (f"; it kept sending output ({lines} line{'s' if lines != 1 else ''}, the last "
+                    f"{now - last_line:.1f} s before)" if lines else "")
+            return AgentError(
+                f"agent on device {self.device.name} was still in '{op}'{phase} after {now - started:.1f} s, "
+                f"past {what}{talk}; the agent was stopped",
+                hint="the agent on the device loops or is misbehaving; run the agent by hand there to see it, or "
+                     "raise the run's settings if it is really that slow",
+                detail=self.proc.stderr_tail().strip() or None)
+
         while True:
+            wait, by_deadline = timeout, False
+            if deadline is not None:
+                left = deadline.due()[0] - time.monotonic()
+                if left <= 0:
+                    raise past_deadline(time.monotonic())
+                by_deadline = wait is None or left < wait
+                wait = left if by_deadline else wait
             try:
-                line = self.proc.read_line(timeout)
+                line = self.proc.read_line(wait)
             except TimeoutError:
                 now = time.monotonic()
+                if by_deadline:
+                    raise past_deadline(now) from None
                 self.proc.terminate()
                 tail = self.proc.stderr_tail().strip()
                 after = (f" (after {lines} line{'s' if lines != 1 else ''} in {last_line - started:.1f} s)"
@@ -472,6 +551,8 @@ class AgentLink:
                     raise self._malformed(e) from None
                 if silence_by_phase and isinstance(event, ProgressEvent) and event.phase in silence_by_phase:
                     timeout = silence_by_phase[event.phase]
+                if deadline is not None and isinstance(event, ProgressEvent):
+                    deadline.see(event, last_line)
                 if on_event is not None:
                     on_event(event)
                 continue
