@@ -12,6 +12,7 @@ Does not own: what a run measures (agent) or what the host does with the answer 
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import io
 import json
@@ -264,15 +265,50 @@ _SETUP_SCRIPT = (
 )
 
 
+_FULL_ERRNOS = tuple(getattr(errno, n) for n in ("ENOSPC", "EDQUOT") if hasattr(errno, n))
+
+
+def _disk_trouble(transport: Transport, remote: str, need: int, exc: BaseException) -> DeviceError | None:
+    """The error for an upload that failed because the board's disk is full or read-only, else None. A local
+    copy says so by its errno; SFTP says only "Failure", so the board is asked how much room is left there."""
+    where = posixpath.dirname(remote)
+    if posixpath.basename(where) == "artifacts":
+        where = posixpath.dirname(where)  # the workdir, as devices.yaml names it
+    code = exc.errno if isinstance(exc, OSError) else None
+    free = None
+    if code in _FULL_ERRNOS:
+        word = "full"
+    elif code == errno.EROFS:
+        word = "read-only"
+    else:
+        try:
+            r = transport.run(["df", "-Pk", "--", where], timeout=15)
+            free = int(r.stdout.splitlines()[1].split()[3]) if r.returncode == 0 else None
+        except Exception:  # noqa: BLE001 - the connection is gone: it was not the disk, as far as we know
+            return None
+        if free is None or free * 1024 >= need:
+            return None
+        word = "full"
+    room = f" ({free} KiB free, the upload needs {need // 1024 + 1} KiB)" if free is not None else ""
+    return DeviceError(f"device {transport.device_name}: the board's disk is {word} at {where}{room}",
+                       hint=f"free space there (df -h {where}) or set another `workdir:` for this device in "
+                            "devices.yaml" if word == "full" else
+                            "remount it read-write or set another `workdir:` for this device in devices.yaml")
+
+
 def _upload(transport: Transport, local: str | Path, remote: str, sha256: str) -> int:
     tmp = f"{remote}.part-{secrets.token_hex(6)}"
     try:
         moved = transport.put_file(str(local), tmp)
-    except BaseException:  # a lost connection, Ctrl-C, anything: never leave the partial file on the board
+    except BaseException as e:  # a lost connection, Ctrl-C, anything: never leave the partial file on the board
         try:
             transport.run(["rm", "-f", "--", tmp], timeout=15)
         except Exception:  # noqa: BLE001 - the connection is gone: the next connect removes it as stale
             pass
+        if isinstance(e, OSError | TransportError):
+            trouble = _disk_trouble(transport, remote, os.path.getsize(local), e)
+            if trouble is not None:
+                raise trouble from None
         raise
     r = transport.run(["sh", "-c", _COMMIT_SCRIPT, "edgeprof-commit", tmp, remote, sha256], timeout=120)
     if r.returncode == 9:

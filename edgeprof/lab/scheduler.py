@@ -25,7 +25,7 @@ from edgeprof_agent.messages import Facts, LogEvent, ProgressEvent
 
 from .. import runner as runner_mod
 from ..agentlink import AgentLink
-from ..errors import AgentError, Interrupted, LeaseLost, TransportError, UserError
+from ..errors import AgentError, Interrupted, LeaseLost, StoreError, TransportError, UserError
 from ..records import Device, Environment, Result, Settings, SweepInfo, new_run_id, utc_now
 from ..store import Store
 from ..transport import Transport, open_transport
@@ -219,6 +219,13 @@ class SweepRunner:
         for d in self.status:
             self._set(d, state="waiting")
 
+    def unstored(self, cell: Cell, exc: StoreError) -> None:
+        """A cell whose row could not be stored: said once in the sweep's errors (exit 1) and the log."""
+        text = f"{cell.cell_id}: not stored: {exc.one_line()}"
+        with self.lock:
+            self.errors.append(text)
+        self.log(text)
+
     def commit(self, cell: Cell, result: Result, attempts: int, duration_s: float | None) -> None:
         with self._db_lock:
             ledger.commit_cell(self.store, self.sweep_id, cell, result, attempts)
@@ -324,7 +331,13 @@ class _DeviceWorker:
                 if outcome is None:
                     break  # interrupted: nothing stored for this cell
                 result, attempts = outcome
-                self.sweep.commit(cell, result, attempts, time.monotonic() - t0)
+                try:
+                    self.sweep.commit(cell, result, attempts, time.monotonic() - t0)
+                except StoreError as e:
+                    # the database refused the row (down, locked, full): the result is in a recovery file the
+                    # next successful save imports (store.py); the cell stays pending, the sweep is not ok
+                    self.sweep.unstored(cell, e)
+                    continue
                 committed.add(cell.cell_id)
         except Exception as e:  # a bug: this board's remaining cells end as failed rows; other boards go on
             self.fail_rest([c for c in self.cells if c.cell_id not in committed], e, traceback.format_exc())

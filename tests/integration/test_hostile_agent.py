@@ -342,3 +342,32 @@ def test_an_agent_that_keeps_sending_progress_is_stopped_at_the_runs_deadline(ss
     assert "it kept sending output" in err and "sent nothing" not in err and "Traceback" not in err, err
     # the measure phase's bound: min(max(0.5 + 1, 5 × 1), max_queries × 1) + 1 = 6 s; the settle rule: 1 s
     assert said < (8 if step == 0 else 4), said
+
+
+@pytest.mark.parametrize("over", ["local", "ssh"])
+def test_a_board_workdir_on_a_really_full_disk_is_named(tmp_path, monkeypatch, capsys, request, over):
+    """Issue 14 item 9: the board's workdir on a full (tmpfs) disk. Pushing the agent fails there: one line,
+    "the board's disk is full at <workdir>" (a local copy says ENOSPC; SFTP says only "Failure", so the board is
+    asked how much room is left), not a traceback nor a transport error to retry."""
+    from test_store_faults import fill, small_tmpfs
+
+    from edgeprof.cli.main import main
+
+    with small_tmpfs(tmp_path / "board") as disk:
+        wd = disk / "wd"
+        (wd / "artifacts").mkdir(parents=True)
+        fill(disk)
+        if over == "ssh":
+            lab = request.getfixturevalue("sshd_hosts")
+            host = lab.start_host("full")
+            dev = lab.device(host, "pi", python=sys.executable, workdir=str(wd),
+                             known_hosts=str(lab.known_hosts(tmp_path / "kh", host)))
+        else:
+            dev = Device(name="pi", kind="local", python=sys.executable, workdir=str(wd))
+        monkeypatch.setattr("edgeprof.cli.deploy.resolve_device", lambda name, inventory: dev)
+        code = main(["deploy", "--device", "pi", "--model", "gemm", "--runtime", "null", "--no-store", "--quiet"])
+        err = capsys.readouterr().err
+        assert code != 0 and len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+        assert err.startswith(f"edgeprof: error: device pi: the board's disk is full at {wd}"), err
+        assert "bug" not in err and "retry" not in err, err
+        assert [p.name for p in wd.iterdir()] == ["artifacts"]  # no partial upload left behind

@@ -325,6 +325,10 @@ def test_a_postgresql_restart_mid_sweep_loses_nothing(pg_server, lab_db: str, tm
     assert rec.status == "done" and rec.counts()["ok"] == 6
     assert len(store.list(sweep_id=sweep_id, limit=None)) == 6  # every cell once: nothing lost, nothing twice
     assert workers[0].poll() is None  # the worker rode it out
+    # a row that went to a recovery file during the outage was imported at the retry: no stale file is left
+    from edgeprof.store import recovery_dir
+
+    assert not [p for p in recovery_dir().glob("*.target") if store.recovery_key in p.read_text()]
 
 
 def test_a_stopped_worker_gives_its_running_cell_back(lab_db: str, tmp_path: Path,

@@ -288,3 +288,56 @@ def _now():  # type: ignore[no-untyped-def]
     import datetime
 
     return datetime.datetime.now(datetime.timezone.utc)
+
+
+def test_a_row_lost_to_a_database_outage_is_imported_at_the_retry_not_measured_again(tmp_path: Path) -> None:
+    """The database fails as a queued cell's row is stored: the row goes to a recovery file and the job is
+    retried (CellNotStored); the retry imports that file (with the cell's state) and runs nothing, and the file
+    is gone."""
+    import sqlite3
+    import time
+
+    import sqlalchemy as sa
+
+    from edgeprof.inventory import Inventory
+    from edgeprof.lab import ledger
+    from edgeprof.lab.spec import expand, parse_sweep
+    from edgeprof.store import Store, recovery_dir
+
+    spec = parse_sweep("version: 1\nname: out\nmodels: [ds_cnn]\ndevices: [local]\nruntimes: [\"null\"]\n"
+                       "settings: {min_duration_s: 0.1, min_queries: 10, max_queries: 500, warmup_s: 0}\n",
+                       str(tmp_path / "s.yaml"))
+    dev = local_device()
+    (c,) = expand(spec, [dev])
+    store = Store(str(tmp_path / "r.sqlite"))
+    ledger.create_sweep(store, "sw-out", "out", None, {"name": "out"}, [c])
+    outage = {"on": True}
+
+    @sa.event.listens_for(store.engine, "before_cursor_execute")
+    def down(conn, cursor, statement, parameters, context, executemany):  # type: ignore[no-untyped-def]
+        if outage["on"] and statement.startswith("INSERT INTO runs"):
+            outage["on"] = False  # one outage, at the moment the cell's row is stored
+            raise sa.exc.OperationalError(statement, parameters, sqlite3.OperationalError("disk I/O error"))
+
+    app = queue.make_app(None, connector=testing.InMemoryConnector())
+    env = queue.WorkerEnv(store, Inventory(path=None))
+    events: list[str] = []
+    env.on_event = events.append
+    with app.open():
+        app.job_manager.defer_job(queue.cell_job("sw-out", c, dev, priority=10, after_run_id=None, artifacts=[]))
+        for _ in range(2):
+            app.run_worker(queues=["lab.default"], wait=False, install_signal_handlers=False,
+                           additional_context={"edgeprof": env}, listen_notify=False)
+            (job,) = app.connector.jobs.values()  # type: ignore[attr-defined]
+            if job["status"] == "todo":
+                time.sleep(max(0.0, (job["scheduled_at"] - _now()).total_seconds()) + 0.05)
+    assert not outage["on"]
+    assert [e.split(" ")[0] for e in events] == ["start", "not", "imported"], events
+    rec = ledger.get_sweep(store, "sw-out")
+    (state,) = rec.cells
+    run_id = events[2].rsplit(" ", 1)[1]
+    assert state.status == "ok" and state.run_id == run_id
+    assert [r["run_id"] for r in store.list(limit=None)] == [run_id]  # measured once, stored once
+    assert not (recovery_dir() / f"{run_id}.json").exists() and not (recovery_dir() / f"{run_id}.target").exists()
+    assert rec.status != "cancelled" and [j["status"] for j in app.connector.jobs.values()] == [  # type: ignore[attr-defined]
+        "succeeded"]
