@@ -3,7 +3,9 @@
 Owns: building the agent zipapp (deterministic, named by its sha256), pushing it and model artifacts to
 content-addressed paths in the device workdir through any Transport (skipped when the device already holds the
 same sha256; written under a temporary name, verified on the device, then renamed, so a partial or corrupted
-upload is never used), starting the agent, the version handshake, and JSON-lines calls with progress events.
+upload is never used), starting the agent, the version handshake, and JSON-lines calls with progress events,
+each bounded by a silence timeout and by a deadline that events do not postpone (a run's from its settings,
+runner.run_deadline; any other request's twice its timeout), and naming a board's full or read-only disk on upload.
 Every request, reply, error and event is a record of edgeprof_agent.messages (the agent imports the same ones):
 a reply that does not match its record is a one-line AgentProtocolError naming the field, and an agent error
 is mapped to an exception class by its kind (vocab.ErrorKind), never by its text.
@@ -150,8 +152,9 @@ class RunDeadline:
 
     def __init__(self, total_s: float, *, phase_s: Mapping[str, float] | None = None, settle_s: float = 120.0,
                  min_duration_s: float = 0.0, min_queries: int = 0, max_queries: int | None = None,
-                 warmup_s: float = 0.0, why: str = "") -> None:
+                 warmup_s: float = 0.0, why: str = "", label: str = "the run's deadline") -> None:
         self.total_s = total_s
+        self.label = label
         self.phase_s = dict(phase_s or {})
         self.settle_s = settle_s
         self.min_duration_s, self.min_queries, self.max_queries = min_duration_s, min_queries, max_queries
@@ -164,7 +167,7 @@ class RunDeadline:
     def start(self, now: float) -> None:
         self.started = now
         self.phase = None
-        self._due = [(now + self.total_s, f"the run's deadline of {self.total_s:.0f} s"
+        self._due = [(now + self.total_s, f"{self.label} of {self.total_s:g} s"
                       + (f" ({self.why})" if self.why else ""))]
 
     def see(self, event: ProgressEvent, now: float) -> None:
@@ -504,6 +507,11 @@ class AgentLink:
         started = last_line = time.monotonic()
         lines = 0
         window_start, window_lines = started, 0
+        if deadline is None and op != "run" and timeout is not None:
+            # only a run sends progress: any other request is bounded whole (twice its silence timeout, so an
+            # agent that merely falls silent is still called silent), whatever arrives meanwhile
+            deadline = RunDeadline(2 * timeout, label="its deadline",
+                                   why=f"twice its timeout: no progress is sent during '{op}'")
         if deadline is not None:
             deadline.start(started)
 

@@ -563,8 +563,8 @@ def run_queued_cell(env: WorkerEnv, sweep_id: str, cell: Cell, after_run_id: str
     if row.run_id != after_run_id:
         _maybe_done(env.store, sweep_id)
         return f"not run: already has its row {row.run_id} ({row.status})"
-    if sweep_status == "cancelled":
-        raise CellAborted(f"sweep {sweep_id} was cancelled")
+    if sweep_status == "cancelled":  # taken just as the sweep was cancelled: not run, and not retried either
+        return f"not run: sweep {sweep_id} was cancelled"
     try:
         device = env.inventory.get(cell.device)
     except UserError as e:

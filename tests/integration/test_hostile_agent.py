@@ -371,3 +371,23 @@ def test_a_board_workdir_on_a_really_full_disk_is_named(tmp_path, monkeypatch, c
         assert err.startswith(f"edgeprof: error: device pi: the board's disk is full at {wd}"), err
         assert "bug" not in err and "retry" not in err, err
         assert [p.name for p in wd.iterdir()] == ["artifacts"]  # no partial upload left behind
+
+
+def test_a_request_without_progress_is_bounded_whole_by_its_timeout(tmp_path):
+    """Only a run sends progress: an agent answering `facts` with events forever (never silent, never a flood)
+    is stopped at twice the request's timeout in all, not kept alive by each event."""
+    d = fake_agent(tmp_path, """
+        while True:
+            print(json.dumps({"event": "progress", "phase": "measure", "n": 1}), flush=True)
+            time.sleep(0.1)
+    """)
+    with AgentLink.open(LocalTransport(), d, agent_cache=tmp_path / "ac") as link:
+        started = time.monotonic()
+        with pytest.raises(AgentError) as info:
+            link.facts(timeout=1.5)
+        elapsed = time.monotonic() - started
+    msg = info.value.message
+    assert elapsed < 10, elapsed
+    assert msg.startswith("agent on device pi was still in 'facts', phase 'measure' after 3."), msg
+    assert "past its deadline of 3 s (twice its timeout: no progress is sent during 'facts')" in msg, msg
+    assert "it kept sending output" in msg, msg

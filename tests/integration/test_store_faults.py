@@ -358,3 +358,31 @@ def test_the_results_database_on_a_full_disk_goes_to_the_recovery_file_in_one_li
         filler[0].unlink()
         store.save(make_result())  # room again: the recovered run is imported and its files removed
         assert store.get(run_id).run_id == run_id and not saved.exists()
+
+
+def test_a_full_disk_under_the_database_and_the_recovery_folder_is_still_one_line(tmp_path, capsys, monkeypatch):
+    """The results database and the recovery folder on the same full disk: one line that says the run could not
+    be kept and how to keep the next one; the --json written before storing still holds it."""
+    import edgeprof.runner as runner_mod
+
+    with small_tmpfs(tmp_path / "disk") as disk:
+        monkeypatch.setenv("XDG_DATA_HOME", str(disk / "data"))
+        (disk / "data" / "edgeprof").mkdir(parents=True)
+        db = disk / "r.sqlite"
+        Store(str(db))
+        real_deploy = runner_mod.deploy
+
+        def deploy_then_fill(*a, **kw):
+            result = real_deploy(*a, **kw)
+            result.samples_ms = [1.0] * 20000
+            fill(disk)
+            return result
+
+        monkeypatch.setattr(runner_mod, "deploy", deploy_then_fill)
+        out_json = tmp_path / "r.json"
+        code = main([*DEPLOY, "--db", str(db), "--json", str(out_json)])
+        err = capsys.readouterr().err
+        assert code == 2 and "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+        run_id = json.loads(out_json.read_text())["run_id"]
+        assert (f"cannot write to results database {db} (database or disk is full); the recovery file could not "
+                f"be written either (No space left on device): run {run_id} is lost") in err, err
