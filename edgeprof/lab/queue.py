@@ -11,8 +11,8 @@ cancelling one, and the lab status.
 Also owns when a cell's job is retried (`_retry_strategy`: a transport error goes back to the queue after the
 sweep's backoff, within the cell's `retries`; a stopped worker or a lost database too; a failed measurement never).
 Does not own: how a cell is measured, which errors are transport errors, leasing the device and turning an
-attempt into a row (lab/scheduler.py, decide.py, lease.py, runner.py), the sweep file and cells (spec.py), the results tables and the sweep
-ledger (store.py, ledger.py), printing (cli/).
+attempt into a row (lab/scheduler.py, decide.py, lease.py, runner.py), the sweep file and cells (spec.py), the
+results tables and the sweep ledger (store.py, ledger.py), printing (cli/).
 
 Jobs in the queue (task `edgeprof.sweep_cell`), arguments as JSON (version 1):
   {"v": 1, "sweep_id": str, "cell": Cell.to_dict(), "after_run_id": str | null, "artifacts": [{"sha256",

@@ -2,7 +2,9 @@
 
 Owns: the order of a sweep (export every model once, then one worker thread per device), the device lease
 for the whole time a worker measures on its board, retries with exponential backoff on transport errors only
-(a connection refused or lost, a board rebooting; a failed measurement is not retried), the per-cell wall-clock
+(a connection refused or lost, a board rebooting; a failed measurement is not retried; a queued cell hands the
+retry to the queue instead: `give_back_retries`), a row the database refuses said once (it is in a recovery file,
+store.py), the per-cell wall-clock
 timeout that stops the remote agent, turning every way a cell can end into a Result row (ok; skipped with the
 capability reason; failed with a one-line reason and the agent's stderr tail), committing each row the moment
 its cell ends, a clean stop on Ctrl-C (running agents are stopped, finished cells stay, the sweep is marked
