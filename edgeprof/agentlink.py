@@ -3,7 +3,9 @@
 Owns: building the agent zipapp (deterministic, named by its sha256), pushing it and model artifacts to
 content-addressed paths in the device workdir through any Transport (skipped when the device already holds the
 same sha256; written under a temporary name, verified on the device, then renamed, so a partial or corrupted
-upload is never used), starting the agent, the version handshake, and JSON-lines calls with progress events.
+upload is never used), starting the agent, the version handshake, and JSON-lines calls with progress events,
+each bounded by a silence timeout and by a deadline that events do not postpone (a run's from its settings,
+runner.run_deadline; any other request's twice its timeout), and naming a board's full or read-only disk on upload.
 Every request, reply, error and event is a record of edgeprof_agent.messages (the agent imports the same ones):
 a reply that does not match its record is a one-line AgentProtocolError naming the field, and an agent error
 is mapped to an exception class by its kind (vocab.ErrorKind), never by its text.
@@ -12,6 +14,7 @@ Does not own: what a run measures (agent) or what the host does with the answer 
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import io
 import json
@@ -136,6 +139,58 @@ FLOOD_LINES_PER_S = 500
 FLOOD_WINDOW_S = 5.0
 
 
+class RunDeadline:
+    """A watchdog on how long a request may take in all, whatever arrives meanwhile (progress events do not
+    postpone it): the silence timeout finds an agent that says nothing, this one an agent that keeps talking.
+
+    - `total_s`: the whole request, from when it is sent.
+    - `phase_s`: the longest a phase may last, from its first progress event (warm-up: its time plus a query).
+    - `settle_s`: once the agent's own progress says a phase's end is reached (warm-up: elapsed >= its time;
+      measure: elapsed >= min_duration_s with min_queries done, or max_queries done), the phase must end
+      within this (one more query and the reply).
+    The numbers are the run's (runner.run_deadline); `why` names where the total came from."""
+
+    def __init__(self, total_s: float, *, phase_s: Mapping[str, float] | None = None, settle_s: float = 120.0,
+                 min_duration_s: float = 0.0, min_queries: int = 0, max_queries: int | None = None,
+                 warmup_s: float = 0.0, why: str = "", label: str = "the run's deadline") -> None:
+        self.total_s = total_s
+        self.label = label
+        self.phase_s = dict(phase_s or {})
+        self.settle_s = settle_s
+        self.min_duration_s, self.min_queries, self.max_queries = min_duration_s, min_queries, max_queries
+        self.warmup_s = warmup_s
+        self.why = why
+        self.started = 0.0
+        self.phase: str | None = None
+        self._due: list[tuple[float, str]] = []
+
+    def start(self, now: float) -> None:
+        self.started = now
+        self.phase = None
+        self._due = [(now + self.total_s, f"{self.label} of {self.total_s:g} s"
+                      + (f" ({self.why})" if self.why else ""))]
+
+    def see(self, event: ProgressEvent, now: float) -> None:
+        phase = event.phase
+        if phase and phase != self.phase:
+            self.phase = phase
+            self._due = self._due[:1]  # a new phase: the previous phase's limits end with it
+            if phase in self.phase_s:
+                self._due.append((now + self.phase_s[phase], f"the longest its '{phase}' phase may take "
+                                  f"({self.phase_s[phase]:.0f} s)"))
+        elapsed, n = event.elapsed_s or 0.0, event.n or 0
+        done = ((phase == "warmup" and self.warmup_s > 0 and elapsed >= self.warmup_s)
+                or (phase == "measure" and ((elapsed >= self.min_duration_s and n >= self.min_queries)
+                                            or (self.max_queries is not None and n >= self.max_queries))))
+        if done and not any(w.startswith("the end its own progress") for _, w in self._due):
+            self._due.append((now + self.settle_s, f"the end its own progress reported in '{phase}' "
+                              f"(elapsed {elapsed:.1f} s, {n} queries) plus {self.settle_s:.0f} s"))
+
+    def due(self) -> tuple[float, str]:
+        """The earliest deadline now, and what it is."""
+        return min(self._due)
+
+
 def _agent_source_files() -> list[tuple[str, Path]]:
     base = Path(edgeprof_agent.__file__).resolve().parent
     files = []
@@ -213,15 +268,50 @@ _SETUP_SCRIPT = (
 )
 
 
+_FULL_ERRNOS = tuple(getattr(errno, n) for n in ("ENOSPC", "EDQUOT") if hasattr(errno, n))
+
+
+def _disk_trouble(transport: Transport, remote: str, need: int, exc: BaseException) -> DeviceError | None:
+    """The error for an upload that failed because the board's disk is full or read-only, else None. A local
+    copy says so by its errno; SFTP says only "Failure", so the board is asked how much room is left there."""
+    where = posixpath.dirname(remote)
+    if posixpath.basename(where) == "artifacts":
+        where = posixpath.dirname(where)  # the workdir, as devices.yaml names it
+    code = exc.errno if isinstance(exc, OSError) else None
+    free = None
+    if code in _FULL_ERRNOS:
+        word = "full"
+    elif code == errno.EROFS:
+        word = "read-only"
+    else:
+        try:
+            r = transport.run(["df", "-Pk", "--", where], timeout=15)
+            free = int(r.stdout.splitlines()[1].split()[3]) if r.returncode == 0 else None
+        except Exception:  # noqa: BLE001 - the connection is gone: it was not the disk, as far as we know
+            return None
+        if free is None or free * 1024 >= need:
+            return None
+        word = "full"
+    room = f" ({free} KiB free, the upload needs {need // 1024 + 1} KiB)" if free is not None else ""
+    return DeviceError(f"device {transport.device_name}: the board's disk is {word} at {where}{room}",
+                       hint=f"free space there (df -h {where}) or set another `workdir:` for this device in "
+                            "devices.yaml" if word == "full" else
+                            "remount it read-write or set another `workdir:` for this device in devices.yaml")
+
+
 def _upload(transport: Transport, local: str | Path, remote: str, sha256: str) -> int:
     tmp = f"{remote}.part-{secrets.token_hex(6)}"
     try:
         moved = transport.put_file(str(local), tmp)
-    except BaseException:  # a lost connection, Ctrl-C, anything: never leave the partial file on the board
+    except BaseException as e:  # a lost connection, Ctrl-C, anything: never leave the partial file on the board
         try:
             transport.run(["rm", "-f", "--", tmp], timeout=15)
         except Exception:  # noqa: BLE001 - the connection is gone: the next connect removes it as stale
             pass
+        if isinstance(e, OSError | TransportError):
+            trouble = _disk_trouble(transport, remote, os.path.getsize(local), e)
+            if trouble is not None:
+                raise trouble from None
         raise
     r = transport.run(["sh", "-c", _COMMIT_SCRIPT, "edgeprof-commit", tmp, remote, sha256], timeout=120)
     if r.returncode == 9:
@@ -376,10 +466,11 @@ class AgentLink:
         return facts
 
     def run(self, req: RunRequest, *, on_event: EventSink | None = None, timeout: float | None = 120.0,
-            silence_by_phase: Mapping[str, float] | None = None) -> RunReply:
+            silence_by_phase: Mapping[str, float] | None = None, deadline: RunDeadline | None = None) -> RunReply:
         """`timeout`: the longest silence before the first progress event; once the agent says which phase it
-        is in, `silence_by_phase[phase]` (when given) is the longest silence allowed in that phase."""
-        raw = self._exchange("run", req.to_dict(), on_event, timeout, silence_by_phase)
+        is in, `silence_by_phase[phase]` (when given) is the longest silence allowed in that phase. `deadline`
+        bounds the whole run however many events keep arriving."""
+        raw = self._exchange("run", req.to_dict(), on_event, timeout, silence_by_phase, deadline)
         if isinstance(raw, dict) and isinstance(raw.get("samples_ns"), list):
             check_samples(raw["samples_ns"], self.device.name)  # NaN / negative: the reason, not a type error
         return self._reply(RunReply, raw)
@@ -403,22 +494,54 @@ class AgentLink:
         return self.request(OPS[op][0].from_dict(params or {}), on_event=sink, timeout=timeout).to_dict()
 
     def _exchange(self, op: str, params: dict[str, Any], on_event: EventSink | None,
-                  timeout: float | None, silence_by_phase: Mapping[str, float] | None = None) -> Any:
+                  timeout: float | None, silence_by_phase: Mapping[str, float] | None = None,
+                  deadline: RunDeadline | None = None) -> Any:
         """One request on the wire; events go to on_event (as records); returns the raw result.
 
         `timeout` is the longest silence (no line at all); a progress event of a phase in `silence_by_phase`
-        sets the silence allowed from then on (a frozen agent mid-measurement is found in that phase's time)."""
+        sets the silence allowed from then on (a frozen agent mid-measurement is found in that phase's time).
+        `deadline` is checked on every line and while waiting for one: events do not postpone it."""
         rid = self._next_id
         self._next_id += 1
         self.proc.write_line(json.dumps({"id": rid, "op": op, "params": params}))
         started = last_line = time.monotonic()
         lines = 0
         window_start, window_lines = started, 0
+        if deadline is None and op != "run" and timeout is not None:
+            # only a run sends progress: any other request is bounded whole (twice its silence timeout, so an
+            # agent that merely falls silent is still called silent), whatever arrives meanwhile
+            deadline = RunDeadline(2 * timeout, label="its deadline",
+                                   why=f"twice its timeout: no progress is sent during '{op}'")
+        if deadline is not None:
+            deadline.start(started)
+
+        def past_deadline(now: float) -> AgentError:
+            _, what = deadline.due()  # type: ignore[union-attr]
+            self.proc.terminate()
+            phase = f", phase '{deadline.phase}'" if deadline is not None and deadline.phase else ""
+            talk = (f"; it kept sending output ({lines} line{'s' if lines != 1 else ''}, the last "
+                    f"{now - last_line:.1f} s before)" if lines else "")
+            return AgentError(
+                f"agent on device {self.device.name} was still in '{op}'{phase} after {now - started:.1f} s, "
+                f"past {what}{talk}; the agent was stopped",
+                hint="the agent on the device loops or is misbehaving; run the agent by hand there to see it, or "
+                     "raise the run's settings if it is really that slow",
+                detail=self.proc.stderr_tail().strip() or None)
+
         while True:
+            wait, by_deadline = timeout, False
+            if deadline is not None:
+                left = deadline.due()[0] - time.monotonic()
+                if left <= 0:
+                    raise past_deadline(time.monotonic())
+                by_deadline = wait is None or left < wait
+                wait = left if by_deadline else wait
             try:
-                line = self.proc.read_line(timeout)
+                line = self.proc.read_line(wait)
             except TimeoutError:
                 now = time.monotonic()
+                if by_deadline:
+                    raise past_deadline(now) from None
                 self.proc.terminate()
                 tail = self.proc.stderr_tail().strip()
                 after = (f" (after {lines} line{'s' if lines != 1 else ''} in {last_line - started:.1f} s)"
@@ -472,6 +595,8 @@ class AgentLink:
                     raise self._malformed(e) from None
                 if silence_by_phase and isinstance(event, ProgressEvent) and event.phase in silence_by_phase:
                     timeout = silence_by_phase[event.phase]
+                if deadline is not None and isinstance(event, ProgressEvent):
+                    deadline.see(event, last_line)
                 if on_event is not None:
                     on_event(event)
                 continue

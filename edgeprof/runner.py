@@ -29,7 +29,7 @@ from edgeprof_agent.messages import (
 )
 
 from . import __version__, capability
-from .agentlink import AgentLink, check_samples
+from .agentlink import AgentLink, RunDeadline, check_samples
 from .config import POWER_RATE_MAX_HZ
 from .errors import CapabilityError, ConfigError, ModelError
 from .records import (
@@ -68,6 +68,36 @@ def phase_silences(spec: RunSpec) -> dict[str, float]:
     return {"cooldown": spec.cooldown_timeout_s + 60.0, "cooled": QUERY_SILENCE_S, "idle": spec.idle_s + 60.0,
             "load": AGENT_SILENCE_TIMEOUT_S, "warmup": QUERY_SILENCE_S, "measure": QUERY_SILENCE_S,
             "profile": AGENT_SILENCE_TIMEOUT_S}
+
+
+RUN_DEADLINE_MARGIN_S = 60.0
+
+
+def run_deadline(spec: RunSpec, profile_ops: bool = False) -> RunDeadline:
+    """The longest a whole run may take, from the run's own settings, enforced even while the agent keeps
+    sending events (agentlink.RunDeadline): each phase's bound, summed, plus a margin. A query may take up to
+    QUERY_SILENCE_S (longer is a silence): warm-up is its time plus one query; measuring ends once
+    min_duration_s has passed with min_queries done (or max_queries done), so it is bounded by
+    min(max(min_duration_s + a query, min_queries queries), max_queries queries) plus the reply. Per phase, the
+    same bounds apply from the phase's first event, and once the agent's own progress says the phase's end is
+    reached it has one query's time (QUERY_SILENCE_S) to end it."""
+    q = QUERY_SILENCE_S
+    measure = max(spec.min_duration_s + q, spec.min_queries * q)
+    if spec.max_queries:
+        measure = min(measure, spec.max_queries * q)
+    measure += q
+    phases = {"cooled": q, "idle": spec.idle_s + 60.0, "load": AGENT_SILENCE_TIMEOUT_S,
+              "warmup": spec.warmup_s + q, "measure": measure}
+    if spec.cooldown_c is not None:
+        phases["cooldown"] = spec.cooldown_timeout_s + 60.0
+    if profile_ops:
+        phases["profile"] = AGENT_SILENCE_TIMEOUT_S
+    total = sum(phases.values()) + RUN_DEADLINE_MARGIN_S
+    why = (f"from the run's settings: warm-up {spec.warmup_s:g} s, min_duration {spec.min_duration_s:g} s, "
+           f"min_queries {spec.min_queries}" + (f", max_queries {spec.max_queries}" if spec.max_queries else "")
+           + f", at most {q:g} s a query")
+    return RunDeadline(total, phase_s=phases, settle_s=q, min_duration_s=spec.min_duration_s,
+                       min_queries=spec.min_queries, max_queries=spec.max_queries, warmup_s=spec.warmup_s, why=why)
 
 
 class Progress(Protocol):
@@ -302,7 +332,7 @@ def deploy(spec: RunSpec, device: Device, *, progress: Progress | None = None,
                                   profile_ops=profile_ops, lease_token=lease_token)
             progress.stage("measuring")
             reply = link.run(request, on_event=progress.event, timeout=AGENT_SILENCE_TIMEOUT_S,
-                             silence_by_phase=phase_silences(spec))
+                             silence_by_phase=phase_silences(spec), deadline=run_deadline(spec, profile_ops))
         finally:
             link.close()
 

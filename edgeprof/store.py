@@ -3,8 +3,10 @@
 Owns: the tables, where the database lives, saving a Result atomically (one transaction: a run is either wholly
 stored or absent), listing and loading runs, and device facts with timestamps. No measurement is lost: a locked
 SQLite database is waited for (busy timeout) and the save retried with backoff up to a bound; if it still cannot be
-written, the Result goes to a recovery file ($XDG_DATA_HOME/edgeprof/recovered/<run_id>.json) that
-`edgeprof results import FILE` stores later. A corrupt or foreign database file is refused in one line.
+written, the Result goes to a recovery file ($XDG_DATA_HOME/edgeprof/recovered/<run_id>.json, with a
+<run_id>.target naming the database) that the next successful save to that database imports and removes by itself
+(with its sweep cell's state), or `edgeprof results import FILE` stores by hand. A corrupt or foreign database
+file is refused in one line.
 Privacy (fsmode.py's rule): the SQLite file is created 0600 and its folder 0700 (recovery files too), narrowed
 further by a stricter umask; a database that exists keeps the mode its owner gave it.
 Does not own: what a Result contains (records.py) or comparisons (compare.py).
@@ -81,7 +83,7 @@ sweep_cells = sa.Table(
     sa.Column("sweep_id", sa.String(64), primary_key=True),
     sa.Column("cell_id", sa.String(512), primary_key=True),
     sa.Column("device", sa.String(128), nullable=False),
-    sa.Column("status", sa.String(16), nullable=False),  # pending | ok | failed | skipped
+    sa.Column("status", sa.String(16), nullable=False),  # pending | ok | failed | skipped | cancelled (lab/ledger.py)
     sa.Column("run_id", sa.String(64)),
     sa.Column("attempts", sa.Integer, nullable=False, default=0),
     sa.Column("reason", sa.Text),
@@ -107,14 +109,24 @@ def recovery_dir() -> Path:
     return default_db_path().parent / "recovered"
 
 
-def write_recovery(result: Result) -> Path:
-    """Write `result` as JSON to the recovery directory (private); returns the file."""
+RECOVERY_TARGET_SUFFIX = ".target"  # beside <run_id>.json: which database the run was meant for (JSON)
+
+
+def _write_private(path: Path, text: str) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), private_mode(0o600))
+    with os.fdopen(fd, "w") as f:
+        f.write(text)
+
+
+def write_recovery(result: Result, target: str | None = None) -> Path:
+    """Write `result` as JSON to the recovery directory (private); returns the file. `target` (a Store's
+    recovery_key) is written beside it, so the next successful save to that database imports it by itself."""
     folder = recovery_dir()
     make_private_dir(folder)
     path = folder / f"{result.run_id}.json"
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), private_mode(0o600))
-    with os.fdopen(fd, "w") as f:
-        f.write(result.to_json(indent=2) + "\n")
+    _write_private(path, result.to_json(indent=2) + "\n")
+    if target is not None:
+        _write_private(folder / f"{result.run_id}{RECOVERY_TARGET_SUFFIX}", json.dumps({"db": target}) + "\n")
     return path
 
 
@@ -231,9 +243,10 @@ class Store:
             return self.url
 
     def save(self, result: Result, sweep_id: str | None = None,
-             also: Callable[[sa.Connection], None] | None = None) -> None:
+             also: Callable[[sa.Connection], None] | None = None, *, recover: bool = True) -> None:
         """Store a result in one transaction; `also(conn)` runs in the same transaction (e.g. a sweep cell's
-        state, so a cell and its run are committed together or not at all)."""
+        state, so a cell and its run are committed together or not at all). Once it is stored, the recovery
+        files left for this database by an earlier failed save are imported (`import_recovered`)."""
         lat, power = result.latency_ms, result.power
         row = {
             "run_id": result.run_id, "created_at": result.created_at, "status": result.status,
@@ -251,6 +264,8 @@ class Store:
                     conn.execute(runs.insert().values(**row))
                     if also is not None:
                         also(conn)
+                if recover:
+                    self.import_recovered()
                 return
             except sa.exc.OperationalError as e:
                 if _locked(e) and attempt < self.save_retries:
@@ -269,12 +284,76 @@ class Store:
                 f"({self.save_retries + 1} attempts)" if locked
                 else f"cannot write to results database {self.path or self.display_url} ({why})")
         try:
-            saved = write_recovery(result)
+            saved = write_recovery(result, self.recovery_key)
         except OSError as e:
             return StoreError(f"{what}; the recovery file could not be written either ({e.strerror}): run "
                               f"{result.run_id} is lost", hint="rerun with --json PATH to keep the result")
         return StoreError(f"{what}: run {result.run_id} was saved to {saved}",
                           hint=f"store it later with: edgeprof results import {saved}")
+
+    @property
+    def recovery_key(self) -> str:
+        """What a recovery file names as its database: the SQLite file's path, else the URL without password."""
+        return str(self.path.resolve()) if self.path is not None else self.display_url
+
+    def import_recovered(self) -> list[str]:
+        """Import the recovery files written for this database when a save failed (the database locked, down or
+        full), then remove them: each run is stored with its sweep cell's state when that cell is still
+        pending (so the sweep shows it as if the save had worked), else as a run alone (the cell was run again
+        meanwhile: the measurement is kept, the sweep's cell keeps its newer row). A run already stored only
+        has its file removed. Files for another database, or not written by a save (no `.target` beside
+        them), are left alone. Never raises: a file that cannot be imported now stays for the next time.
+        Returns the run ids imported."""
+        folder = recovery_dir()
+        try:
+            targets = sorted(folder.glob(f"*{RECOVERY_TARGET_SUFFIX}"))
+        except OSError:
+            return []
+        done = []
+        for target in targets:
+            run_file = target.with_suffix(".json")
+            try:
+                if json.loads(target.read_text()).get("db") != self.recovery_key:
+                    continue
+                if not run_file.exists():
+                    target.unlink()
+                    continue
+                result = Result.from_dict(json.loads(run_file.read_text()))
+                self._import_one(result)
+                done.append(result.run_id)
+            except sa.exc.IntegrityError:
+                pass  # already stored (imported by hand, or by another process): only the file goes
+            except Exception:
+                continue  # unreadable now, or the database went away again: left for the next save
+            for f in (run_file, target):
+                try:
+                    f.unlink()
+                except FileNotFoundError:
+                    pass
+        return done
+
+    def _import_one(self, result: Result) -> None:
+        sweep = result.sweep
+        if sweep is None:
+            self.save(result, recover=False)
+            return
+        with self.engine.connect() as conn:
+            cell = conn.execute(sa.select(sweep_cells.c.status).where(
+                sweep_cells.c.sweep_id == sweep.sweep_id, sweep_cells.c.cell_id == sweep.cell_id)).first()
+        if cell is None or cell.status != "pending":
+            # no such cell here, or it has its row (run again) or was cancelled: the run alone, outside the sweep
+            self.save(result, recover=False)
+            return
+
+        def update(conn: sa.Connection) -> None:
+            conn.execute(sweep_cells.update()
+                         .where(sweep_cells.c.sweep_id == sweep.sweep_id, sweep_cells.c.cell_id == sweep.cell_id,
+                                sweep_cells.c.status == "pending")
+                         .values(status=result.status, run_id=result.run_id, attempts=sweep.attempts,
+                                 reason=result.reason, updated_at=utc_now()))
+            conn.execute(sweeps.update().where(sweeps.c.sweep_id == sweep.sweep_id).values(updated_at=utc_now()))
+
+        self.save(result, sweep_id=sweep.sweep_id, also=update, recover=False)
 
     def import_file(self, path: str | Path) -> Result:
         """Store a Result JSON file (a recovery file, or a --json output)."""
@@ -294,8 +373,8 @@ class Store:
             raise StoreError(f"{path} is not a readable edgeprof result: {e}",
                              hint="give a file written by edgeprof (recovered/<run_id>.json or --json)") from None
         sweep = getattr(result, "sweep", None)
-        try:
-            self.save(result, sweep_id=getattr(sweep, "sweep_id", None))
+        try:  # a file imported by hand: the other recovery files wait for the next save
+            self.save(result, sweep_id=getattr(sweep, "sweep_id", None), recover=False)
         except sa.exc.IntegrityError:
             raise StoreError(f"run {result.run_id} from {path} is already stored in {self.display_url}",
                              hint=f"nothing to do: edgeprof results show {result.run_id}") from None

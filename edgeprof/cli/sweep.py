@@ -82,7 +82,7 @@ def _resume_plan(store: Any, args: argparse.Namespace) -> tuple[Any, tuple[str, 
     """What `--resume ID` reruns: the sweep's record, the statuses rerun, those cells and their devices."""
     record = ledger.get_sweep(store, args.resume)
     inv = _inventory(args.inventory or record.spec.get("inventory"))
-    rerun = ("failed", "pending") + (("skipped",) if args.retry_skipped else ())
+    rerun = ("failed", *ledger.UNFINISHED) + (("skipped",) if args.retry_skipped else ())
     todo = [s.cell for s in record.cells if s.status in rerun]
     return record, rerun, todo, _devices_by_name(inv, {c.device for c in todo})
 
@@ -104,6 +104,7 @@ def run(args: argparse.Namespace) -> int:
         if not todo:
             err.print("nothing to do")
             return 0
+        ledger.reopen_cells(store, sweep_id, [c.cell_id for c in todo])
     else:
         spec, devices, todo = _file_plan(args)
         if args.dry_run:
@@ -283,7 +284,9 @@ def _list(store: Any) -> int:
         err.print(f"no sweeps in {store.display_url}")
         return 0
     t = Table(title="sweeps", title_justify="left")
-    for col in ("sweep id", "name", "started", "status", "ok", "skipped", "failed", "pending"):
+    cancelled = any(r["counts"].get(ledger.CANCELLED) for r in rows)
+    for col in ("sweep id", "name", "started", "status", "ok", "skipped", "failed", "pending") \
+            + (("cancelled",) if cancelled else ()):
         t.add_column(col)
     for r in rows:
         c = r["counts"]
@@ -291,7 +294,8 @@ def _list(store: Any) -> int:
         if status == "running" and _controller_gone(r.get("controller")):
             status = "stopped (controller gone; --resume it)"
         t.add_row(r["sweep_id"], r["name"], r["created_at"], status, str(c.get("ok", 0)),
-                  str(c.get("skipped", 0)), str(c.get("failed", 0)), str(c.get("pending", 0)))
+                  str(c.get("skipped", 0)), str(c.get("failed", 0)), str(c.get("pending", 0)),
+                  *((str(c.get(ledger.CANCELLED, 0)),) if cancelled else ()))
     out.print(t)
     return 0
 
@@ -380,6 +384,7 @@ def _wait_queued(store: Any, sweep_id: str) -> int:
     mins, secs = divmod(int(time.monotonic() - started), 60)
     err.print(f"sweep {sweep_id}: {c.get('ok', 0)} ok, {c.get('skipped', 0)} skipped, {c.get('failed', 0)} failed"
               + (f", {followed.not_run} not run" if followed.not_run else "")
+              + (f", {c[ledger.CANCELLED]} cancelled" if c.get(ledger.CANCELLED) else "")
               + (" (cancelled)" if followed.cancelled else "") + f" in {mins}m{secs:02d}s")
     if followed.cancelled:
         return 130

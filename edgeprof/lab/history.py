@@ -78,12 +78,19 @@ def match_by_config(base: Sequence[Result]) -> dict[str, Result]:
 
 
 def pending_findings(record: ledger.SweepRecord, as_errors: bool = True) -> list[Finding]:
-    """Cells that never ran (pending: the sweep was stopped or broke before them) are errors, never silence."""
+    """Cells that never ran (pending: the sweep was stopped or broke before them) are errors, never silence.
+    Cancelled cells (`sweep --cancel`: someone chose not to run them) are `skipped` findings saying so: not a
+    failure of their board, and not silence either."""
     out = []
     for state in record.cells:
+        cell = state.cell
+        if state.status == ledger.CANCELLED:
+            out.append(Finding(_classname(cell.device), f"{cell.cell_id} · run", "skipped", "cell",
+                               f"cell cancelled, not measured ({state.reason or 'edgeprof sweep --cancel'})",
+                               cell=cell.cell_id))
+            continue
         if state.status != "pending":
             continue
-        cell = state.cell
         f = Finding(_classname(cell.device), f"{cell.cell_id} · run", "error", "cell",
                     f"cell never ran (pending in a sweep that is {record.status}): "
                     f"edgeprof sweep --resume {record.sweep_id} runs it", cell=cell.cell_id)

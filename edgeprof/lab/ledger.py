@@ -22,6 +22,13 @@ from ..records import Result, utc_now
 from ..store import Store, sweep_cells, sweeps
 from .spec import Cell
 
+# a cell's state in the ledger: `pending` until it ends; then the status of its result row (ok, failed, skipped);
+# or `cancelled` (`edgeprof sweep --cancel`: no result row, nothing measured; `--resume` runs it again). A
+# cancelled cell is neither a failure of its board nor a cell that silently never ran (docs/lab.md).
+CANCELLED = "cancelled"
+CELL_STATUSES = ("pending", "ok", "failed", "skipped", CANCELLED)
+UNFINISHED = ("pending", CANCELLED)  # cells --resume runs again (with the failed ones)
+
 
 def new_sweep_id() -> str:
     return "sw-" + _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:4]
@@ -36,7 +43,7 @@ def controller_name() -> str:
 @dataclass
 class CellState:
     cell: Cell
-    status: str  # pending | ok | failed | skipped
+    status: str  # pending | ok | failed | skipped | cancelled (CELL_STATUSES)
     run_id: str | None
     attempts: int
     reason: str | None
@@ -56,7 +63,7 @@ class SweepRecord:
     cells: list[CellState] = field(default_factory=list)
 
     def counts(self) -> dict[str, int]:
-        out = {"ok": 0, "failed": 0, "skipped": 0, "pending": 0}
+        out = {"ok": 0, "failed": 0, "skipped": 0, "pending": 0}  # "cancelled" only when some cell is
         for c in self.cells:
             out[c.status] = out.get(c.status, 0) + 1
         return out
@@ -89,6 +96,26 @@ def commit_cell(store: Store, sweep_id: str, cell: Cell, result: Result, attempt
         conn.execute(sweeps.update().where(sweeps.c.sweep_id == sweep_id).values(updated_at=utc_now()))
 
     store.save(result, sweep_id=sweep_id, also=update)
+
+
+def cancel_cells(store: Store, sweep_id: str, reason: str) -> int:
+    """Mark every pending cell of a sweep cancelled with `reason` (no result row); returns how many."""
+    with store.engine.begin() as conn:
+        done = conn.execute(sweep_cells.update().where(sweep_cells.c.sweep_id == sweep_id,
+                                                       sweep_cells.c.status == "pending")
+                            .values(status=CANCELLED, reason=reason, updated_at=utc_now()))
+    return int(done.rowcount or 0)
+
+
+def reopen_cells(store: Store, sweep_id: str, cell_ids: list[str]) -> None:
+    """Cancelled cells about to run again (--resume) are pending again; other cells are left as they are."""
+    if not cell_ids:
+        return
+    with store.engine.begin() as conn:
+        conn.execute(sweep_cells.update().where(sweep_cells.c.sweep_id == sweep_id,
+                                                sweep_cells.c.cell_id.in_(cell_ids),
+                                                sweep_cells.c.status == CANCELLED)
+                     .values(status="pending", reason=None, updated_at=utc_now()))
 
 
 def set_status(store: Store, sweep_id: str, status: str) -> None:

@@ -8,9 +8,11 @@ per-cell `queueing_lock` so submit and --resume are idempotent), the worker (pro
 reaper of stalled jobs at start and every minute, and a heartbeat row per edgeprof worker), the thin adapter
 that runs one queued cell through the local sweep executor's per-cell code, following a sweep (--wait),
 cancelling one, and the lab status.
-Does not own: how a cell is measured, retried on transport errors, leased on the device and turned into a row
-(lab/scheduler.py, lease.py, runner.py), the sweep file and cells (spec.py), the results tables and the sweep
-ledger (store.py, ledger.py), printing (cli/).
+Also owns when a cell's job is retried (`_retry_strategy`: a transport error goes back to the queue after the
+sweep's backoff, within the cell's `retries`; a stopped worker or a lost database too; a failed measurement never).
+Does not own: how a cell is measured, which errors are transport errors, leasing the device and turning an
+attempt into a row (lab/scheduler.py, decide.py, lease.py, runner.py), the sweep file and cells (spec.py), the
+results tables and the sweep ledger (store.py, ledger.py), printing (cli/).
 
 Jobs in the queue (task `edgeprof.sweep_cell`), arguments as JSON (version 1):
   {"v": 1, "sweep_id": str, "cell": Cell.to_dict(), "after_run_id": str | null, "artifacts": [{"sha256",
@@ -207,14 +209,31 @@ def make_app(url: str | None, connector: Any = None) -> Any:
         assert url is not None, "make_app needs a URL or a connector"
         connector = procrastinate.PsycopgConnector(conninfo=conninfo(url))
     app = procrastinate.App(connector=connector)
-    app.task(name=TASK_NAME, pass_context=True,
-             # a worker stopped mid-cell (SIGTERM, systemctl stop) gives the cell back to the queue; transport
-             # errors are retried inside the cell with the sweep's backoff (scheduler.py), failures are rows
-             # the database going away mid-cell (restart, failover) gives it back too: it reruns once it is back
-             retry=procrastinate.RetryStrategy(max_attempts=8, wait=2, exponential_wait=2,
-                                               retry_exceptions={procrastinate.exceptions.JobAborted,
-                                                                 CellNotStored, sa.exc.OperationalError}))(_task)
+    app.task(name=TASK_NAME, pass_context=True, retry=_retry_strategy(procrastinate))(_task)
     return app
+
+
+def _retry_strategy(procrastinate: Any) -> Any:
+    """When procrastinate retries a cell's job.
+
+    - A transport error (the board unreachable, the connection lost): the job is given back to the queue and
+      retried after the sweep's backoff (retry_backoff_s × 2^(attempt-1), decide.on_error) while the cell's
+      attempts (the job's) are within its `retries`; the last attempt stores the failed row. Between attempts the
+      board's lock is free: another worker, or this one later, takes the cell.
+    - A worker stopped mid-cell (SIGTERM, systemctl stop) or the database going away mid-cell (restart,
+      failover): retried up to 8 times, 2 s × 2^n apart: the cell reruns once the worker or database is back.
+    - Anything else is not retried: a failed measurement is a row at once (never retried)."""
+    base = procrastinate.RetryStrategy(max_attempts=8, wait=2, exponential_wait=2,
+                                       retry_exceptions={procrastinate.exceptions.JobAborted, CellNotStored,
+                                                         sa.exc.OperationalError})
+
+    class CellRetry(procrastinate.BaseRetryStrategy):
+        def get_retry_decision(self, *, exception: BaseException, job: Any) -> Any:
+            if isinstance(exception, CellTransportRetry):
+                return procrastinate.RetryDecision(retry_in={"seconds": exception.wait_s})
+            return base.get_retry_decision(exception=exception, job=job)
+
+    return CellRetry()
 
 
 # -- artifacts -----------------------------------------------------------------------------------------------
@@ -423,6 +442,8 @@ def submit(store: Store, url: str, sweep_id: str, cells: Sequence[Cell], devices
         jobs.append(job)
         out.queues[job.queue] = out.queues.get(job.queue, 0) + 1
     out.final = final
+    # cancelled cells submitted again (--resume) are pending again, so --wait waits for their rows
+    ledger.reopen_cells(store, sweep_id, [Cell.from_dict(j.task_kwargs["cell"]).cell_id for j in jobs])
     if jobs:
         app = make_app(url)
         with app.open():
@@ -497,6 +518,15 @@ class CellNotStored(EdgeprofError):
     """The cell ended but its row could not be stored (the database went away): the job is retried."""
 
 
+class CellTransportRetry(EdgeprofError):
+    """A transport error on an attempt the cell's `retries` still allow: nothing stored, the job is retried
+    after `wait_s` (the sweep's backoff for this attempt)."""
+
+    def __init__(self, message: str, wait_s: float) -> None:
+        super().__init__(message)
+        self.wait_s = wait_s
+
+
 def _task(context: Any, sweep_id: str, cell: dict[str, Any], after_run_id: str | None = None,
           artifacts: Iterable[dict[str, str]] = (), v: int = 1) -> str:
     from procrastinate import exceptions as pexc
@@ -505,16 +535,25 @@ def _task(context: Any, sweep_id: str, cell: dict[str, Any], after_run_id: str |
     if v > JOB_ARGS_VERSION:
         raise UserError(f"job for sweep {sweep_id} has arguments version {v}, newer than this worker's "
                         f"({JOB_ARGS_VERSION})", hint="upgrade edgeprof on this controller host")
+    job = getattr(context, "job", None)
     try:
         return run_queued_cell(env, sweep_id, Cell.from_dict(cell), after_run_id, list(artifacts),
-                               should_abort=context.should_abort)
+                               should_abort=context.should_abort, attempt=int(getattr(job, "attempts", 0)) + 1)
     except CellAborted as e:
         raise pexc.JobAborted(str(e)) from None
 
 
 def run_queued_cell(env: WorkerEnv, sweep_id: str, cell: Cell, after_run_id: str | None,
-                    artifacts: list[dict[str, str]], should_abort: Callable[[], bool] = lambda: False) -> str:
-    """Run one queued cell unless it already has its final row; returns what happened (for the job's result)."""
+                    artifacts: list[dict[str, str]], should_abort: Callable[[], bool] = lambda: False,
+                    attempt: int = 1) -> str:
+    """Run one queued cell unless it already has its final row; returns what happened (for the job's result).
+    First the recovery files this host wrote for the database while it was away are imported (store.py): a
+    cell whose row went to such a file (its job retried as CellNotStored) gets that row and is not run again.
+    `attempt` is the job's (1 the first time): a transport error on an attempt within the cell's `retries`
+    raises CellTransportRetry (the queue retries the job after the backoff); on the last one the row is failed."""
+    recovered = env.store.import_recovered()
+    if recovered:
+        env.on_event(f"imported recovered runs {', '.join(recovered)}")
     with env.store.engine.connect() as conn:
         row = conn.execute(sa.select(sweep_cells.c.status, sweep_cells.c.run_id).where(
             sweep_cells.c.sweep_id == sweep_id, sweep_cells.c.cell_id == cell.cell_id)).first()
@@ -524,8 +563,8 @@ def run_queued_cell(env: WorkerEnv, sweep_id: str, cell: Cell, after_run_id: str
     if row.run_id != after_run_id:
         _maybe_done(env.store, sweep_id)
         return f"not run: already has its row {row.run_id} ({row.status})"
-    if sweep_status == "cancelled":
-        raise CellAborted(f"sweep {sweep_id} was cancelled")
+    if sweep_status == "cancelled":  # taken just as the sweep was cancelled: not run, and not retried either
+        return f"not run: sweep {sweep_id} was cancelled"
     try:
         device = env.inventory.get(cell.device)
     except UserError as e:
@@ -545,14 +584,21 @@ def run_queued_cell(env: WorkerEnv, sweep_id: str, cell: Cell, after_run_id: str
         return f"failed: {result.reason}"
     env.set_running(cell.device, f"{sweep_id} {cell.cell_id}")
     env.on_event(f"start {sweep_id} {cell.cell_id}")
+    runner = SchedulerCell(env, sweep_id, cell, device, attempt)
     try:
-        outcome = SchedulerCell(env, sweep_id, cell, device).run(should_abort)
+        outcome = runner.run(should_abort)
     finally:
         env.set_running(cell.device, None)
     if outcome is None:
         if should_abort():
             env.on_event(f"aborted {sweep_id} {cell.cell_id}")
             raise CellAborted(f"cell {cell.cell_id} stopped before it ended; nothing stored")
+        given_back = runner.runner.given_back
+        if given_back is not None:
+            env.on_event(f"transport error {sweep_id} {cell.cell_id} (attempt {attempt} of "
+                         f"{int(cell.setting('retries')) + 1}): back to the queue, retried in "
+                         f"{given_back.wait_s:.1f} s: {given_back.reason}")
+            raise CellTransportRetry(given_back.reason, given_back.wait_s)
         env.on_event(f"not stored {sweep_id} {cell.cell_id}: will be retried")
         raise CellNotStored(f"cell {cell.cell_id} ended without its row being stored (see the log above)")
     _maybe_done(env.store, sweep_id)
@@ -570,14 +616,16 @@ class SchedulerCell:
     """The adapter from a queued cell to the local sweep executor's per-cell path (lab/scheduler.py).
 
     Today that path is `_DeviceWorker.run()` on a one-cell SweepRunner: it opens the transport, takes the
-    board's on-device lease (the second layer under the queue's `board:` lock), runs the cell with its
-    transport retries and timeout, commits the row with the cell's state (ledger.commit_cell) and releases the
+    board's on-device lease (the second layer under the queue's `board:` lock), runs one attempt of the cell
+    with its timeout (a transport error the cell's `retries` allow is handed back: `runner.given_back`), commits
+    the row with the cell's state (ledger.commit_cell) and releases the
     lease. When scheduler.py exposes a shared `run_cell`, only `run()` below changes."""
 
-    def __init__(self, env: WorkerEnv, sweep_id: str, cell: Cell, device: Device) -> None:
+    def __init__(self, env: WorkerEnv, sweep_id: str, cell: Cell, device: Device, attempt: int = 1) -> None:
         from .scheduler import SweepRunner
 
-        kw: dict[str, Any] = {"cache_dir": env.cache_dir, "log": lambda m: log.warning("%s", m)}
+        kw: dict[str, Any] = {"cache_dir": env.cache_dir, "log": lambda m: log.warning("%s", m),
+                              "first_attempt": attempt, "give_back_retries": True}
         if env.lease_ttl_s is not None:
             kw["lease_ttl_s"] = env.lease_ttl_s
         self.runner = SweepRunner(env.store, sweep_id, [cell], [device], **kw)
@@ -876,8 +924,8 @@ class Cancelled:
 
 
 def cancel(store: Store, url: str, ref: str) -> Cancelled:
-    """Cancel a queued sweep: waiting cells never start, running ones are aborted (agent stopped, nothing
-    stored: they stay pending, so `--resume` can run them later); the sweep is marked cancelled."""
+    """Cancel a queued sweep: waiting cells never start, running ones are aborted (agent stopped, no result
+    row); both are marked `cancelled` in the ledger (`--resume` runs them later); the sweep is marked cancelled."""
     _require_upgraded(store)
     sweep_id = ledger.resolve_sweep_id(store, ref)
     if sweep_id is None:
@@ -886,9 +934,11 @@ def cancel(store: Store, url: str, ref: str) -> Cancelled:
     with store.engine.begin() as conn:
         conn.execute(sweeps.update().where(sweeps.c.sweep_id == sweep_id)
                      .values(status="cancelled", updated_at=utc_now()))
-        conn.execute(sweep_cells.update().where(sweep_cells.c.sweep_id == sweep_id,
-                                                sweep_cells.c.status == "pending")
-                     .values(reason="cancelled", updated_at=utc_now()))
+    # every cell without its row, waiting or running, is marked cancelled now; a running cell that ends before
+    # its agent is stopped still stores its row over this (a measurement that finished is kept)
+    ledger.cancel_cells(store, sweep_id, f"cancelled (edgeprof sweep --cancel at {utc_now()}); "
+                                         f"edgeprof sweep --resume {sweep_id} --queue runs it")
+    with store.engine.connect() as conn:
         jobs = conn.execute(sa.text(
             "SELECT id, status::text FROM procrastinate_jobs WHERE task_name = :t AND args->>'sweep_id' = :s "
             "AND status IN ('todo', 'doing')"), {"t": TASK_NAME, "s": sweep_id}).all()

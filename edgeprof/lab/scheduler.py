@@ -2,7 +2,9 @@
 
 Owns: the order of a sweep (export every model once, then one worker thread per device), the device lease
 for the whole time a worker measures on its board, retries with exponential backoff on transport errors only
-(a connection refused or lost, a board rebooting; a failed measurement is not retried), the per-cell wall-clock
+(a connection refused or lost, a board rebooting; a failed measurement is not retried; a queued cell hands the
+retry to the queue instead: `give_back_retries`), a row the database refuses said once (it is in a recovery file,
+store.py), the per-cell wall-clock
 timeout that stops the remote agent, turning every way a cell can end into a Result row (ok; skipped with the
 capability reason; failed with a one-line reason and the agent's stderr tail), committing each row the moment
 its cell ends, a clean stop on Ctrl-C (running agents are stopped, finished cells stay, the sweep is marked
@@ -25,12 +27,12 @@ from edgeprof_agent.messages import Facts, LogEvent, ProgressEvent
 
 from .. import runner as runner_mod
 from ..agentlink import AgentLink
-from ..errors import AgentError, Interrupted, LeaseLost, TransportError, UserError
+from ..errors import AgentError, Interrupted, LeaseLost, StoreError, TransportError, UserError
 from ..records import Device, Environment, Result, Settings, SweepInfo, new_run_id, utc_now
 from ..store import Store
 from ..transport import Transport, open_transport
 from . import ledger
-from .decide import MEASURE, RETRY, SETUP, SKIP, STOP, cell_decision, on_error
+from .decide import MEASURE, RETRY, SETUP, SKIP, STOP, Action, cell_decision, on_error
 from .lease import DEFAULT_TTL_S, DeviceLease
 from .spec import Cell
 
@@ -105,7 +107,11 @@ class SweepRunner:
 
     def __init__(self, store: Store, sweep_id: str, cells: Sequence[Cell], devices: Sequence[Device], *,
                  on_change: Callable[[], None] | None = None, lease_ttl_s: float = DEFAULT_TTL_S,
-                 cache_dir: Any = None, log: Callable[[str], None] | None = None) -> None:
+                 cache_dir: Any = None, log: Callable[[str], None] | None = None,
+                 first_attempt: int = 1, give_back_retries: bool = False) -> None:
+        """`first_attempt` and `give_back_retries` are the lab queue's (lab/queue.py): a queued cell's attempt
+        number is its job's, and a transport error that decide.on_error would retry is not waited out here but
+        handed back (`given_back`: the Action) for the queue to retry the job after the action's backoff."""
         self.store = store
         self.sweep_id = sweep_id
         self.cells = list(cells)
@@ -121,6 +127,9 @@ class SweepRunner:
         self.results: list[Result] = []
         self.export_errors: dict[tuple[Any, ...], UserError] = {}
         self.errors: list[str] = []
+        self.first_attempt = first_attempt
+        self.give_back_retries = give_back_retries
+        self.given_back: Action | None = None
         self._workers: list[_DeviceWorker] = []
         self.started = time.monotonic()
         for c in self.cells:
@@ -211,6 +220,13 @@ class SweepRunner:
                 raise
         for d in self.status:
             self._set(d, state="waiting")
+
+    def unstored(self, cell: Cell, exc: StoreError) -> None:
+        """A cell whose row could not be stored: said once in the sweep's errors (exit 1) and the log."""
+        text = f"{cell.cell_id}: not stored: {exc.one_line()}"
+        with self.lock:
+            self.errors.append(text)
+        self.log(text)
 
     def commit(self, cell: Cell, result: Result, attempts: int, duration_s: float | None) -> None:
         with self._db_lock:
@@ -317,7 +333,13 @@ class _DeviceWorker:
                 if outcome is None:
                     break  # interrupted: nothing stored for this cell
                 result, attempts = outcome
-                self.sweep.commit(cell, result, attempts, time.monotonic() - t0)
+                try:
+                    self.sweep.commit(cell, result, attempts, time.monotonic() - t0)
+                except StoreError as e:
+                    # the database refused the row (down, locked, full): the result is in a recovery file the
+                    # next successful save imports (store.py); the cell stays pending, the sweep is not ok
+                    self.sweep.unstored(cell, e)
+                    continue
                 committed.add(cell.cell_id)
         except Exception as e:  # a bug: this board's remaining cells end as failed rows; other boards go on
             self.fail_rest([c for c in self.cells if c.cell_id not in committed], e, traceback.format_exc())
@@ -358,7 +380,7 @@ class _DeviceWorker:
                                started=started), 0
         retries = int(cell.setting("retries"))
         backoff = float(cell.setting("retry_backoff_s"))
-        attempt = 0
+        attempt = self.sweep.first_attempt - 1
         while True:
             attempt += 1
             phase = SETUP
@@ -378,6 +400,9 @@ class _DeviceWorker:
                     if self.sweep.stop_event.is_set():
                         return None
                     self.drop()
+                    if self.sweep.give_back_retries:  # the queue retries the job after the backoff
+                        self.sweep.given_back = action
+                        return None
                     self.say(f"retry {attempt}/{retries} in {action.wait_s:.0f} s: {action.reason[:80]}")
                     self.sweep.log(f"{self.device.name}: {cell.cell_id}: transport error, retrying in "
                                    f"{action.wait_s:.1f} s: {action.reason}")

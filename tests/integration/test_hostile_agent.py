@@ -292,3 +292,102 @@ def test_an_agent_frozen_mid_measurement_is_found_in_the_phase_s_silence_not_600
     err = capsys.readouterr().err
     assert code != 0 and elapsed < 30, (elapsed, err)
     assert "agent on device pi sent nothing for 1." in err and "during 'run'" in err, err
+
+
+CHATTY_RUN = """
+        if req["op"] == "facts":
+            facts = {"hostname": "pi", "arch": "x86_64", "cpu": "x", "os": "Debian 12", "kernel": "6.6",
+                     "python": "3.11.2", "python_executable": "/usr/bin/python3", "agent_version": "0.1.0",
+                     "protocol": 2, "gpus": []}
+            print(json.dumps({"id": rid, "ok": True, "result": facts}), flush=True)
+        else:
+            print(json.dumps({"event": "progress", "phase": "load"}), flush=True)
+            t0, n = time.monotonic(), 0
+            while True:  # progress every 0.1 s, forever: never silent, never a flood, never done
+                n += STEP
+                print(json.dumps({"event": "progress", "phase": "measure", "elapsed_s": time.monotonic() - t0,
+                                  "total_s": 0.5, "n": n, "min_queries": 5}), flush=True)
+                time.sleep(0.1)
+"""
+
+
+@pytest.mark.ssh
+@pytest.mark.parametrize(("step", "which"), [
+    (1, "past the end its own progress reported in 'measure'"),  # says it is done, and goes on
+    (0, "past the longest its 'measure' phase may take"),  # never gets anywhere, and says so forever
+])
+def test_an_agent_that_keeps_sending_progress_is_stopped_at_the_runs_deadline(sshd_hosts, tmp_path, monkeypatch,
+                                                                              capsys, step, which):
+    """Issue 14 item 5: a watchdog that works while events keep arriving. Over loopback sshd, an agent sending
+    progress every 0.1 s forever (below the flood rate, never silent) is stopped at the deadline derived from
+    the run's settings, in one line naming the real elapsed time."""
+    from edgeprof import runner
+    from edgeprof.cli.main import main
+
+    monkeypatch.setattr(runner, "QUERY_SILENCE_S", 2.0)  # a query may take 2 s: the bounds below are seconds
+    host = sshd_hosts.start_host("chatty")
+    d = fake_agent(tmp_path, CHATTY_RUN.replace("STEP", str(step)))
+    dev = sshd_hosts.device(host, "pi", python=d.python,
+                            known_hosts=str(sshd_hosts.known_hosts(tmp_path / "kh", host)))
+    monkeypatch.setattr("edgeprof.cli.deploy.resolve_device", lambda name, inventory: dev)
+    started = time.monotonic()
+    code = main(["deploy", "--device", "pi", "--model", "gemm", "--runtime", "null", "--no-store", "--quiet",
+                 "--min-duration", "0.5", "--min-queries", "5", "--warmup", "0"])
+    elapsed = time.monotonic() - started
+    err = capsys.readouterr().err
+    assert code != 0 and elapsed < 30, (elapsed, err)
+    assert "agent on device pi was still in 'run', phase 'measure' after " in err and which in err, err
+    said = float(err.split("phase 'measure' after ")[1].split(" s,")[0])
+    assert 0.5 < said <= elapsed, (said, elapsed)  # the real time it ran, not a configured number
+    assert "it kept sending output" in err and "sent nothing" not in err and "Traceback" not in err, err
+    # the measure phase's bound: min(max(0.5 + 2, 5 × 2), max_queries × 2) + 2 = 12 s; the settle rule: 2 s
+    assert (11 < said < 16) if step == 0 else (2 < said < 6), said
+
+
+@pytest.mark.parametrize("over", ["local", "ssh"])
+def test_a_board_workdir_on_a_really_full_disk_is_named(tmp_path, monkeypatch, capsys, request, over):
+    """Issue 14 item 9: the board's workdir on a full (tmpfs) disk. Pushing the agent fails there: one line,
+    "the board's disk is full at <workdir>" (a local copy says ENOSPC; SFTP says only "Failure", so the board is
+    asked how much room is left), not a traceback nor a transport error to retry."""
+    from test_store_faults import fill, small_tmpfs
+
+    from edgeprof.cli.main import main
+
+    with small_tmpfs(tmp_path / "board") as disk:
+        wd = disk / "wd"
+        (wd / "artifacts").mkdir(parents=True)
+        fill(disk)
+        if over == "ssh":
+            lab = request.getfixturevalue("sshd_hosts")
+            host = lab.start_host("full")
+            dev = lab.device(host, "pi", python=sys.executable, workdir=str(wd),
+                             known_hosts=str(lab.known_hosts(tmp_path / "kh", host)))
+        else:
+            dev = Device(name="pi", kind="local", python=sys.executable, workdir=str(wd))
+        monkeypatch.setattr("edgeprof.cli.deploy.resolve_device", lambda name, inventory: dev)
+        code = main(["deploy", "--device", "pi", "--model", "gemm", "--runtime", "null", "--no-store", "--quiet"])
+        err = capsys.readouterr().err
+        assert code != 0 and len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+        assert err.startswith(f"edgeprof: error: device pi: the board's disk is full at {wd}"), err
+        assert "bug" not in err and "retry" not in err, err
+        assert [p.name for p in wd.iterdir()] == ["artifacts"]  # no partial upload left behind
+
+
+def test_a_request_without_progress_is_bounded_whole_by_its_timeout(tmp_path):
+    """Only a run sends progress: an agent answering `facts` with events forever (never silent, never a flood)
+    is stopped at twice the request's timeout in all, not kept alive by each event."""
+    d = fake_agent(tmp_path, """
+        while True:
+            print(json.dumps({"event": "progress", "phase": "measure", "n": 1}), flush=True)
+            time.sleep(0.1)
+    """)
+    with AgentLink.open(LocalTransport(), d, agent_cache=tmp_path / "ac") as link:
+        started = time.monotonic()
+        with pytest.raises(AgentError) as info:
+            link.facts(timeout=1.5)
+        elapsed = time.monotonic() - started
+    msg = info.value.message
+    assert elapsed < 10, elapsed
+    assert msg.startswith("agent on device pi was still in 'facts', phase 'measure' after 3."), msg
+    assert "past its deadline of 3 s (twice its timeout: no progress is sent during 'facts')" in msg, msg
+    assert "it kept sending output" in msg, msg

@@ -227,9 +227,27 @@ def test_cancel_stops_the_running_cell_and_drops_the_waiting_ones(lab_db: str, t
     store = Store(lab_db)
     rec = ledger.get_sweep(store, sweep_id)
     assert rec.status == "cancelled"
-    assert all(c.status == "pending" and c.reason == "cancelled" for c in rec.cells)
+    # the running cell and the waiting ones alike: marked cancelled, no result row
+    assert [c.status for c in rec.cells] == ["cancelled"] * 3, [(c.status, c.reason) for c in rec.cells]
+    assert all((c.reason or "").startswith("cancelled (edgeprof sweep --cancel") for c in rec.cells)
+    assert rec.counts() == {"ok": 0, "failed": 0, "skipped": 0, "pending": 0, "cancelled": 3}
     assert store.list(sweep_id=sweep_id, limit=None) == []  # nothing half-done stored
     assert worker.poll() is None  # the worker goes on with other work
+    # check: cancelled cells are skipped tests saying so, neither errors of the board nor silence
+    junit = tmp_path / "check.xml"
+    assert main(["check", "--sweep", sweep_id, "--db", lab_db, "--junit", str(junit)]) == 0
+    xml = junit.read_text()
+    assert xml.count("<skipped") == 3 and "cell cancelled, not measured" in xml and "<error" not in xml, xml
+    assert main(["sweep", "--list", "--db", lab_db]) == 0
+    listed = capsys.readouterr().out
+    assert "cancelled" in listed, listed
+    # --resume runs them again: pending again, one job each; cancelled again here (the cells are long)
+    rc, out, err = submit("--resume", sweep_id, "--db", lab_db, capsys=capsys)
+    assert rc == 0, err
+    assert "3 cells queued" in err, err
+    assert ledger.get_sweep(store, sweep_id).counts()["pending"] == 3
+    assert main(["sweep", "--cancel", sweep_id, "--db", lab_db]) == 0
+    assert ledger.get_sweep(store, sweep_id).counts()["cancelled"] == 3
 
 
 def test_a_worker_killed_mid_cell_has_its_cell_finished_by_another(lab_db: str, tmp_path: Path,
@@ -307,6 +325,10 @@ def test_a_postgresql_restart_mid_sweep_loses_nothing(pg_server, lab_db: str, tm
     assert rec.status == "done" and rec.counts()["ok"] == 6
     assert len(store.list(sweep_id=sweep_id, limit=None)) == 6  # every cell once: nothing lost, nothing twice
     assert workers[0].poll() is None  # the worker rode it out
+    # a row that went to a recovery file during the outage was imported at the retry: no stale file is left
+    from edgeprof.store import recovery_dir
+
+    assert not [p for p in recovery_dir().glob("*.target") if store.recovery_key in p.read_text()]
 
 
 def test_a_stopped_worker_gives_its_running_cell_back(lab_db: str, tmp_path: Path,

@@ -77,3 +77,83 @@ def test_two_workers_two_producers_three_boards_never_overlap(sshd_hosts, tmp_pa
         # the board's own lease log: every acquisition released before the next, by whoever held it
         events = lease_log_alternates(hosts[name], name)
         assert sum(1 for ev in events if ev["event"] == "acquired") == 8
+
+
+def write_run_failing_model(path: Path, dim: int = 128) -> Path:
+    """x[batch,16,dim] reshaped to a fixed [1, 16*dim]: exports and loads, and fails on the board at run time
+    for batch > 1 (a measurement failure, not a transport one)."""
+    import onnx
+    from onnx import TensorProto, helper
+
+    shape = helper.make_tensor("s", TensorProto.INT64, [2], [1, 16 * dim])
+    graph = helper.make_graph([helper.make_node("Reshape", ["x", "s"], ["y"])], "bad",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 16, dim])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 16 * dim])], [shape])
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    onnx.save(m, str(path))
+    return path
+
+
+def job_attempts(url: str, sweep_id: str) -> list[tuple[str, int]]:
+    import psycopg
+
+    with psycopg.connect(queue.conninfo(url)) as conn:
+        return [(r[0], int(r[1])) for r in conn.execute(
+            "SELECT status::text, attempts FROM procrastinate_jobs WHERE args->>'sweep_id' = %s ORDER BY id",
+            (sweep_id,)).fetchall()]
+
+
+def test_a_board_down_goes_back_to_the_queue_until_it_is_up_and_a_failed_measurement_runs_once(  # type: ignore[no-untyped-def]
+        sshd_hosts, tmp_path: Path, pg_url: str) -> None:
+    queue.upgrade(pg_url)
+    host = sshd_hosts.start_host("delta")
+    inv = inventory(tmp_path / "devices.yaml", sshd_hosts, {"delta": (host, {"rack": "1"}, sys.executable)})
+    write_model(tmp_path / "m.onnx")
+    write_run_failing_model(tmp_path / "bad.onnx")
+    (tmp_path / "up.yaml").write_text("name: up\nmodels: [m.onnx]\ndevices: [delta]\nruntimes: [\"null\"]\n"
+                                      "settings: {min_duration_s: 0.3, min_queries: 20, warmup_s: 0.1, "
+                                      "timeout_s: 90, retries: 4, retry_backoff_s: 2, lease_wait_s: 60}\n")
+    (tmp_path / "bad.yaml").write_text("name: bad\nmodels: [bad.onnx]\ndevices: [delta]\nruntimes: [onnxruntime]\n"
+                                       "batch: [2]\nsettings: {min_duration_s: 0.3, min_queries: 20, warmup_s: 0, "
+                                       "timeout_s: 90, retries: 4, retry_backoff_s: 2, lease_wait_s: 60}\n")
+    sshd_hosts.stop_host(host)  # the board is down when its cell is first taken
+    up = edgeprof("sweep", str(tmp_path / "up.yaml"), "--queue", "--db", pg_url, "--inventory", str(inv))
+    out, err = up.communicate(timeout=120)
+    assert up.returncode == 0, err
+    up_id = out.strip().splitlines()[0]
+    worker = edgeprof("worker", "--queue", "lab.default", "--db", pg_url, "--inventory", str(inv), "--poll", "0.2",
+                      "--until-idle")
+    try:
+        # the first attempt failed to connect and gave the job back (todo again, one attempt counted)
+        wait_for(lambda: any(s == "todo" and n >= 1 for s, n in job_attempts(pg_url, up_id)), 60,
+                 "the cell to be given back to the queue")
+        sshd_hosts._launch(host, keep_port=True)  # the board is back, on the same port
+        _, werr = worker.communicate(timeout=180)
+    finally:
+        if worker.poll() is None:
+            worker.kill()
+            worker.communicate()
+    assert worker.returncode == 0, werr
+    assert "back to the queue, retried in 2.0 s" in werr, werr
+    store = Store(pg_url)
+    (state,) = ledger.get_sweep(store, up_id).cells
+    assert state.status == "ok", (state.status, state.reason)
+    row = store.get(state.run_id)  # type: ignore[arg-type]
+    assert row.sweep is not None and row.sweep.attempts >= 2  # the attempt that connected counts them all
+    (job,) = job_attempts(pg_url, up_id)
+    assert job == ("succeeded", row.sweep.attempts), job  # procrastinate counts every run of the job
+    # a measurement that fails on the board is a row at once: one attempt, never given back
+    bad = edgeprof("sweep", str(tmp_path / "bad.yaml"), "--queue", "--db", pg_url, "--inventory", str(inv))
+    out, err = bad.communicate(timeout=120)
+    assert bad.returncode == 0, err
+    bad_id = out.strip().splitlines()[0]
+    worker = edgeprof("worker", "--queue", "lab.default", "--db", pg_url, "--inventory", str(inv), "--poll", "0.2",
+                      "--until-idle")
+    _, werr = worker.communicate(timeout=180)
+    assert worker.returncode == 0, werr
+    (state,) = ledger.get_sweep(store, bad_id).cells
+    assert state.status == "failed" and state.attempts == 1, (state.status, state.attempts, state.reason)
+    assert "Reshape" in (state.reason or "") or "shape" in (state.reason or ""), state.reason
+    assert "back to the queue" not in werr and werr.count("start ") == 1, werr
+    assert job_attempts(pg_url, bad_id) == [("succeeded", 1)]

@@ -3,12 +3,16 @@ locked by another process, a corrupt file, a foreign database, file and director
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
 import os
+import shutil
 import stat
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -226,3 +230,159 @@ def test_a_json_write_failing_after_measuring_still_stores_the_run(tmp_path, cap
     assert err.startswith("edgeprof: error: --json /dev/full: cannot write it (No space left on device); the run "
                           "is stored as ")
     assert Store(str(db)).count() == 1
+
+
+def test_a_recovery_file_is_imported_and_removed_by_the_next_successful_save(tmp_path):
+    """A run saved to a recovery file while the database was locked is stored by the next save that works, and
+    its files removed; a recovery file meant for another database is left alone."""
+    db, other = tmp_path / "r.sqlite", tmp_path / "other.sqlite"
+    store = Store(str(db), busy_timeout_s=0.1, save_retries=1, save_backoff_s=0.05)
+    lost, elsewhere = make_result(), make_result()
+    stores = {db: Store(str(db), busy_timeout_s=0.1, save_retries=0),
+              other: Store(str(other), busy_timeout_s=0.1, save_retries=0)}
+    for path, r in ((db, lost), (other, elsewhere)):
+        holder = hold_lock(path, 30)
+        try:
+            with pytest.raises(StoreError, match="was saved to"):
+                stores[path].save(r)
+        finally:
+            holder.kill()
+            holder.wait(10)
+    saved = recovery_dir() / f"{lost.run_id}.json"
+    assert saved.exists() and json.loads((recovery_dir() / f"{lost.run_id}.target").read_text()) == {
+        "db": str(db.resolve())}
+    nxt = make_result()
+    store.save(nxt)  # the database works again: the stale file is imported and removed
+    assert store.get(lost.run_id).to_dict() == lost.to_dict() and store.get(nxt.run_id).run_id == nxt.run_id
+    assert not saved.exists() and not (recovery_dir() / f"{lost.run_id}.target").exists()
+    assert (recovery_dir() / f"{elsewhere.run_id}.json").exists()  # another database's: not here
+    with pytest.raises(StoreError, match="no run"):
+        store.get(elsewhere.run_id)
+    # a file already imported by hand is only removed
+    assert Store(str(other)).import_recovered() == [elsewhere.run_id]
+    assert not (recovery_dir() / f"{elsewhere.run_id}.json").exists()
+
+
+def test_a_sweep_cell_whose_row_hit_a_locked_database_gets_it_from_the_recovery_file(tmp_path):
+    """A local sweep whose database is locked when a cell's row is stored: the cell is not lost (recovery file,
+    the sweep says so and is not ok); the next successful save imports it with the cell's state."""
+    from edgeprof.lab import ledger
+    from edgeprof.lab.scheduler import SweepRunner
+    from edgeprof.lab.spec import expand, parse_sweep
+    from edgeprof.records import local_device
+
+    spec = parse_sweep("name: rec\nmodels: [ds_cnn]\ndevices: [local]\nruntimes: [\"null\"]\nbatch: [1, 2]\n"
+                       "settings: {min_duration_s: 0.1, min_queries: 10, max_queries: 500, warmup_s: 0}\n",
+                       str(tmp_path / "s.yaml"))
+    dev = local_device()
+    cells = expand(spec, [dev])
+    db = tmp_path / "r.sqlite"
+    store = Store(str(db), busy_timeout_s=0.1, save_retries=1, save_backoff_s=0.05)
+    ledger.create_sweep(store, "sw-rec", "rec", None, {"name": "rec"}, cells)
+    holder = hold_lock(db, 60)
+    try:
+        outcome = SweepRunner(store, "sw-rec", cells[:1], [dev]).run()
+    finally:
+        holder.kill()
+        holder.wait(10)
+    assert not outcome.ok and outcome.counts["not run"] == 1
+    (error,) = outcome.errors
+    assert error.startswith(f"{cells[0].cell_id}: not stored: results database {db} stayed locked") and \
+        "was saved to" in error, error
+    (target,) = [p for p in recovery_dir().glob("*.target") if str(db.resolve()) in p.read_text()]
+    run_id = target.name.removesuffix(".target")
+    assert ledger.get_sweep(store, "sw-rec").counts()["pending"] == 2
+    outcome = SweepRunner(store, "sw-rec", cells[1:], [dev]).run()  # its first save imports the file
+    assert outcome.ok, outcome.errors
+    rec = ledger.get_sweep(store, "sw-rec")
+    assert rec.counts() == {"ok": 2, "failed": 0, "skipped": 0, "pending": 0}
+    assert rec.cells[0].run_id == run_id and store.get(run_id).sweep.cell_id == cells[0].cell_id
+    assert len(store.list(sweep_id="sw-rec", limit=None)) == 2 and not target.exists()
+
+
+@contextlib.contextmanager
+def small_tmpfs(path: Path, size: str = "1m") -> Iterator[Path]:
+    """A real small tmpfs at `path` (as root); skipped, naming why, where mounting is not permitted (the /dev/full
+    stand-in above still covers a full disk there)."""
+    path.mkdir(parents=True, exist_ok=True)
+    if os.geteuid() != 0 or shutil.which("mount") is None:
+        pytest.skip("mounting a tmpfs needs root and mount(8): the /dev/full stand-in covers a full disk here")
+    r = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size},mode=0777", "tmpfs", str(path)],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        pytest.skip(f"mounting a tmpfs is not permitted here ({r.stderr.strip() or r.returncode}): the /dev/full "
+                    "stand-in covers a full disk")
+    try:
+        yield path
+    finally:
+        subprocess.run(["umount", "-l", str(path)], capture_output=True)
+
+
+def fill(disk: Path) -> Path:
+    """Fill the file system of `disk` to the last byte; returns the filler file (remove it to free the room)."""
+    filler = disk / "filler"
+    with open(filler, "wb", buffering=0) as f:
+        try:
+            while True:
+                f.write(b"\0" * 4096)
+        except OSError as e:
+            assert e.errno == errno.ENOSPC, e
+    return filler
+
+
+def test_the_results_database_on_a_full_disk_goes_to_the_recovery_file_in_one_line(tmp_path, capsys, monkeypatch):
+    """Issue 14 item 9: the results database on a really full (tmpfs) disk. deploy's run goes to the recovery file
+    with a one-line error saying where; once there is room again, the next save imports it."""
+    import edgeprof.runner as runner_mod
+
+    with small_tmpfs(tmp_path / "disk") as disk:
+        db = disk / "r.sqlite"
+        store = Store(str(db))
+        filler: list[Path] = []
+        real_deploy = runner_mod.deploy
+
+        def deploy_then_fill(*a, **kw):  # the disk fills up while this run measures
+            result = real_deploy(*a, **kw)
+            result.samples_ms = [1.0] * 20000  # a row that needs new pages
+            filler.append(fill(disk))
+            return result
+
+        monkeypatch.setattr(runner_mod, "deploy", deploy_then_fill)
+        code = main([*DEPLOY, "--db", str(db)])
+        err = capsys.readouterr().err
+        assert filler and code == 2 and "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+        (saved,) = [p for p in recovery_dir().glob("*.target") if str(db.resolve()) in p.read_text()]
+        run_id = saved.name.removesuffix(".target")
+        assert err.startswith(f"edgeprof: error: cannot write to results database {db} (database or disk is "
+                              f"full): run {run_id} was saved to {recovery_dir() / (run_id + '.json')}"), err
+        filler[0].unlink()
+        store.save(make_result())  # room again: the recovered run is imported and its files removed
+        assert store.get(run_id).run_id == run_id and not saved.exists()
+
+
+def test_a_full_disk_under_the_database_and_the_recovery_folder_is_still_one_line(tmp_path, capsys, monkeypatch):
+    """The results database and the recovery folder on the same full disk: one line that says the run could not
+    be kept and how to keep the next one; the --json written before storing still holds it."""
+    import edgeprof.runner as runner_mod
+
+    with small_tmpfs(tmp_path / "disk") as disk:
+        monkeypatch.setenv("XDG_DATA_HOME", str(disk / "data"))
+        (disk / "data" / "edgeprof").mkdir(parents=True)
+        db = disk / "r.sqlite"
+        Store(str(db))
+        real_deploy = runner_mod.deploy
+
+        def deploy_then_fill(*a, **kw):
+            result = real_deploy(*a, **kw)
+            result.samples_ms = [1.0] * 20000
+            fill(disk)
+            return result
+
+        monkeypatch.setattr(runner_mod, "deploy", deploy_then_fill)
+        out_json = tmp_path / "r.json"
+        code = main([*DEPLOY, "--db", str(db), "--json", str(out_json)])
+        err = capsys.readouterr().err
+        assert code == 2 and "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+        run_id = json.loads(out_json.read_text())["run_id"]
+        assert (f"cannot write to results database {db} (database or disk is full); the recovery file could not "
+                f"be written either (No space left on device): run {run_id} is lost") in err, err

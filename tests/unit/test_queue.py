@@ -222,3 +222,122 @@ def test_a_job_left_doing_under_a_live_worker_is_given_back_after_two_rounds(mem
     by_lock = {j["lock"]: j for j in connector.jobs.values()}  # type: ignore[attr-defined]
     assert first == [] and second == [by_lock["board:a"]["id"]] and third == []
     assert by_lock["board:a"]["status"] == "todo" and by_lock["board:b"]["status"] == "doing"
+
+
+def _closed_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])  # nothing listens there once the socket is closed
+
+
+def test_a_transport_error_goes_back_to_the_queue_with_the_sweeps_backoff_then_is_a_failed_row(
+        tmp_path: Path) -> None:
+    """An unreachable board: each attempt is one job run; the job is retried by procrastinate after the sweep's
+    backoff (not waited out inside the cell) while the cell's `retries` allow, and the last attempt stores the
+    failed row saying how many attempts were made."""
+    import time
+
+    from edgeprof.lab import ledger
+    from edgeprof.lab.spec import expand, parse_sweep
+    from edgeprof.store import Store
+
+    (tmp_path / "devices.yaml").write_text(
+        f"version: 1\ndevices:\n  gone: {{host: 127.0.0.1, port: {_closed_port()}, user: nobody, "
+        "connect_timeout: 2}\n")
+    inv = load_inventory(str(tmp_path / "devices.yaml"), ssh_config_path=str(tmp_path / "none"))
+    spec = parse_sweep("version: 1\nname: gone\nmodels: [ds_cnn]\ndevices: [gone]\nruntimes: [\"null\"]\n"
+                       "settings: {min_duration_s: 0.1, min_queries: 10, warmup_s: 0, retries: 2, "
+                       "retry_backoff_s: 0.5}\n", str(tmp_path / "s.yaml"))
+    (c,) = expand(spec, [inv.get("gone")])
+    store = Store(str(tmp_path / "r.sqlite"))
+    ledger.create_sweep(store, "sw-gone", "gone", None, {"name": "gone"}, [c])
+    app = queue.make_app(None, connector=testing.InMemoryConnector())
+    env = queue.WorkerEnv(store, inv)
+    events: list[str] = []
+    env.on_event = events.append
+    with app.open():
+        app.job_manager.defer_job(queue.cell_job("sw-gone", c, inv.get("gone"), priority=10, after_run_id=None,
+                                                 artifacts=[]))
+        waits = []
+        for _ in range(3):
+            t0 = time.monotonic()
+            app.run_worker(queues=["lab.default"], wait=False, install_signal_handlers=False,
+                           additional_context={"edgeprof": env}, listen_notify=False)
+            waits.append(time.monotonic() - t0)
+            (job,) = app.connector.jobs.values()  # type: ignore[attr-defined]
+            if job["status"] == "todo":  # given back: due after the backoff, not before
+                assert job["scheduled_at"] is not None
+                assert app.job_manager.list_jobs(status="todo") and _fetch(app, ["lab.default"]) is None
+                time.sleep((job["scheduled_at"] - _now()).total_seconds() + 0.05)
+    starts = [e for e in events if e.startswith("transport error")]
+    assert len(starts) == 2, events
+    assert "(attempt 1 of 3): back to the queue, retried in 0.5 s" in starts[0], starts
+    assert "(attempt 2 of 3): back to the queue, retried in 1.0 s" in starts[1], starts
+    assert all(w < 10 for w in waits), waits  # no backoff waited inside the cell
+    rec = ledger.get_sweep(store, "sw-gone")
+    (state,) = rec.cells
+    assert state.status == "failed" and state.attempts == 3, (state.status, state.attempts, state.reason)
+    assert "gave up after 3 attempts" in (state.reason or ""), state.reason
+    assert [j["status"] for j in app.connector.jobs.values()] == ["succeeded"]  # type: ignore[attr-defined]
+    assert len(store.list(limit=None)) == 1
+
+
+def _now():  # type: ignore[no-untyped-def]
+    import datetime
+
+    return datetime.datetime.now(datetime.timezone.utc)
+
+
+def test_a_row_lost_to_a_database_outage_is_imported_at_the_retry_not_measured_again(tmp_path: Path) -> None:
+    """The database fails as a queued cell's row is stored: the row goes to a recovery file and the job is
+    retried (CellNotStored); the retry imports that file (with the cell's state) and runs nothing, and the file
+    is gone."""
+    import sqlite3
+    import time
+
+    import sqlalchemy as sa
+
+    from edgeprof.inventory import Inventory
+    from edgeprof.lab import ledger
+    from edgeprof.lab.spec import expand, parse_sweep
+    from edgeprof.store import Store, recovery_dir
+
+    spec = parse_sweep("version: 1\nname: out\nmodels: [ds_cnn]\ndevices: [local]\nruntimes: [\"null\"]\n"
+                       "settings: {min_duration_s: 0.1, min_queries: 10, max_queries: 500, warmup_s: 0}\n",
+                       str(tmp_path / "s.yaml"))
+    dev = local_device()
+    (c,) = expand(spec, [dev])
+    store = Store(str(tmp_path / "r.sqlite"))
+    ledger.create_sweep(store, "sw-out", "out", None, {"name": "out"}, [c])
+    outage = {"on": True}
+
+    @sa.event.listens_for(store.engine, "before_cursor_execute")
+    def down(conn, cursor, statement, parameters, context, executemany):  # type: ignore[no-untyped-def]
+        if outage["on"] and statement.startswith("INSERT INTO runs"):
+            outage["on"] = False  # one outage, at the moment the cell's row is stored
+            raise sa.exc.OperationalError(statement, parameters, sqlite3.OperationalError("disk I/O error"))
+
+    app = queue.make_app(None, connector=testing.InMemoryConnector())
+    env = queue.WorkerEnv(store, Inventory(path=None))
+    events: list[str] = []
+    env.on_event = events.append
+    with app.open():
+        app.job_manager.defer_job(queue.cell_job("sw-out", c, dev, priority=10, after_run_id=None, artifacts=[]))
+        for _ in range(2):
+            app.run_worker(queues=["lab.default"], wait=False, install_signal_handlers=False,
+                           additional_context={"edgeprof": env}, listen_notify=False)
+            (job,) = app.connector.jobs.values()  # type: ignore[attr-defined]
+            if job["status"] == "todo":
+                time.sleep(max(0.0, (job["scheduled_at"] - _now()).total_seconds()) + 0.05)
+    assert not outage["on"]
+    assert [e.split(" ")[0] for e in events] == ["start", "not", "imported"], events
+    rec = ledger.get_sweep(store, "sw-out")
+    (state,) = rec.cells
+    run_id = events[2].rsplit(" ", 1)[1]
+    assert state.status == "ok" and state.run_id == run_id
+    assert [r["run_id"] for r in store.list(limit=None)] == [run_id]  # measured once, stored once
+    assert not (recovery_dir() / f"{run_id}.json").exists() and not (recovery_dir() / f"{run_id}.target").exists()
+    jobs = list(app.connector.jobs.values())  # type: ignore[attr-defined]
+    assert rec.status != "cancelled" and [j["status"] for j in jobs] == ["succeeded"]
