@@ -38,6 +38,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                "  edgeprof deploy --device local --model my.onnx --input images=1x3x640x640\n"
                "  edgeprof deploy --device local --model builders.py:build --json result.json\n"
                "  edgeprof deploy --device jetson-nano --model resnet18       (a board from devices.yaml)\n"
+               "  edgeprof deploy --device jetson-nano --model resnet18 --opset 15   (the ONNX opset to export at)\n"
                "  edgeprof deploy --device local --model mobilenet_v2 --runtime tflite --precision int8\n"
                "  edgeprof deploy --device local --model mobilenet_v2 --precision int8 --calibration samples/\n"
                "  edgeprof deploy --device local --model ds_cnn --runtime tflite --profile-ops\n"
