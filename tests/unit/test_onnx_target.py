@@ -299,3 +299,14 @@ def test_opset_in_a_sweep_file_is_checked_by_the_settings_rules(tmp_path: Path) 
 
     assert {c.setting("opset") for c in expand(spec, [local_device()])} == {17}
 
+
+
+def test_a_local_deploy_exports_at_the_opset_asked_and_stores_it(tmp_path: Path) -> None:
+    d = Device(name="bench", kind="local", workdir=str(tmp_path / "wd"), python=sys.executable)
+    spec = RunSpec(device="bench", model="gemm:8x4x2", runtime="onnxruntime", min_duration_s=0.05, min_queries=5,
+                   warmup_s=0, idle_s=0)
+    r = runner.deploy(spec, d, cache_dir=tmp_path / "cache", opset=16)
+    assert r.status == "ok" and r.settings.opset == 16 and r.artifact is not None
+    assert (r.artifact.export_options["opset"], r.artifact.export_options["exporter"]) == (16, "torchscript")
+    assert onnx_versions(Path(r.artifact.path)) == (8, 16)
+    assert r.environment.device["runtimes"]["onnxruntime"]["version"]  # the runtimes were read before the export
