@@ -155,7 +155,13 @@ def prepare(spec: RunSpec, cache_dir: Path | None = None, say: Callable[[str], N
     opset / IR a torch model is exported at (capability.onnx_target; None: the exporter's default). With the
     device's `facts`, an ONNX file its onnxruntime cannot load (the user's, before anything else is done with it,
     or the quantised one) is refused here, before the push."""
-    from .export.onnx_export import cached_artifact, default_cache_dir, onnx_versions, prepare_onnx
+    from .export.onnx_export import (
+        DEFAULT_OPSET,
+        cached_artifact,
+        default_cache_dir,
+        onnx_versions,
+        prepare_onnx,
+    )
     from .export.resolve import resolve_model
 
     cache = cache_dir or default_cache_dir()
@@ -191,8 +197,6 @@ def prepare(spec: RunSpec, cache_dir: Path | None = None, say: Callable[[str], N
     if source.kind == "tflite":
         raise ModelError(f"{spec.model} is a TFLite model; {spec.runtime} runs ONNX",
                          hint="run it with --runtime tflite")
-    from .export.onnx_export import DEFAULT_OPSET
-
     fp32 = prepare_onnx(source, cache_dir=cache, seed=spec.seed, progress=say,
                         opset=DEFAULT_OPSET if target is None else target.opset,
                         max_ir=None if target is None else target.max_ir)
