@@ -4,19 +4,26 @@ Owns: the decision run / skip(reason) before anything is pushed, for deploy and 
 notes that go with a run that will execute differently from what was asked (fp16 on a CPU provider computes
 mostly in fp32). Formats: "torch" (bundled models and `file.py:function` builders: exported to whatever the
 runtime needs), "onnx" and "tflite" (user files, run as they are or quantised), "none" (the null runtime).
-Does not own: device facts (collected by the agent, stored by `edgeprof devices check`).
+- which ONNX a device's onnxruntime loads: the newest IR version and default-domain opset per onnxruntime release
+  (ORT_ONNX_MAX, from ONNX Runtime's compatibility page; docs/stacks.md), the IR / opset the host exports a
+  torch model at for that device (`onnx_target`: min(the exporter's default or --opset, what the device loads);
+  an --opset above that is refused before any export), and the refusal of an ONNX file newer than the device
+  loads (`check_onnx_versions`) before it is pushed.
+Does not own: device facts (collected by the agent, stored by `edgeprof devices check`), exporting (export/).
 The facts are the agent's typed `facts` answer (edgeprof_agent.messages.Facts: runtimes with
 versions/providers, gpus, l4t, ...); None means unknown, in which case only statically impossible combinations are skipped.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from edgeprof_agent.messages import Facts
 
+from .errors import CapabilityError
 from .vocab import PRECISIONS, RUNTIMES
 
 # runtime -> formats it runs (torch models are exported to the runtime's own format)
@@ -112,3 +119,118 @@ def check(fmt: str, runtime: str, precision: str, facts: Facts | None = None,
             return Decision(False, f"onnxruntime on {device} lacks {', '.join(missing)} "
                                    f"(it has {', '.join(available)})")
     return Decision(True, notes=tuple(notes))
+
+
+# -- which ONNX an onnxruntime release loads -----------------------------------------------------------------------
+
+# (first release of the row, newest ONNX IR version, newest default-domain opset): a row holds until the next one.
+# ONNX Runtime's compatibility page (https://onnxruntime.ai/docs/reference/compatibility.html), as cited in
+# docs/stacks.md; tests/stacks proves the 1.10, 1.16 and 1.18 rows on the real releases.
+ORT_ONNX_MAX: tuple[tuple[tuple[int, int], int, int], ...] = (
+    ((1, 10), 8, 15),
+    ((1, 11), 8, 16),
+    ((1, 12), 8, 17),  # 1.12 and 1.13
+    ((1, 14), 8, 18),
+    ((1, 15), 9, 19),  # 1.15 and 1.16
+    ((1, 17), 9, 20),
+    ((1, 18), 10, 21),  # 1.18 and later
+)
+# the newest release the last row is known to describe exactly; a newer one loads at least that much (maybe more),
+# so the host still exports within the row but does not refuse a user's newer file on its word
+ORT_TABLE_EXACT_UNTIL = (1, 20)
+_VERSION = re.compile(r"^\s*(\d+)\.(\d+)")
+
+
+@dataclass(frozen=True)
+class OnnxLimit:
+    """The newest ONNX one onnxruntime release loads: IR version and default-domain opset."""
+
+    runtime_version: str  # as the device reported it, e.g. "1.10.0"
+    ir: int
+    opset: int
+    exact: bool = True  # False: a release newer than the table; it loads at least this (refusals are not made)
+
+
+def ort_onnx_limit(version: str) -> OnnxLimit | None:
+    """The ONNX an onnxruntime release loads (ORT_ONNX_MAX), or None for a version older than the table or
+    not a version at all."""
+    m = _VERSION.match(version or "")
+    if m is None:
+        return None
+    release = (int(m.group(1)), int(m.group(2)))
+    found: OnnxLimit | None = None
+    for first, ir, opset in ORT_ONNX_MAX:
+        if release >= first:
+            found = OnnxLimit(version, ir, opset, exact=release <= ORT_TABLE_EXACT_UNTIL)
+    return found
+
+
+def first_ort_loading(ir: int, opset: int) -> str | None:
+    """The oldest onnxruntime release (major.minor) that loads IR `ir` / opset `opset`, or None if none in the table."""
+    for (major, minor), max_ir, max_opset in ORT_ONNX_MAX:
+        if ir <= max_ir and opset <= max_opset:
+            return f"{major}.{minor}"
+    return None
+
+
+def device_onnx_limit(facts: Facts | None) -> OnnxLimit | None:
+    """What the device's onnxruntime loads, from its facts (runtimes read), or None when unknown."""
+    if facts is None or not facts.runtimes:
+        return None
+    version = (facts.runtimes.get("onnxruntime") or {}).get("version")
+    return ort_onnx_limit(version) if isinstance(version, str) else None
+
+
+@dataclass(frozen=True)
+class OnnxTarget:
+    """The ONNX a torch model is exported at for one run: the opset, and the IR version cap (None: the exporter's
+    own IR, which every onnxruntime the table's newest row describes loads)."""
+
+    opset: int
+    max_ir: int | None = None
+    limit: OnnxLimit | None = None  # what it was fitted to (None: no device facts, or not onnxruntime)
+
+
+def onnx_target(runtime: str, facts: Facts | None, default_opset: int, opset: int | None = None,
+                device: str = "device") -> OnnxTarget:
+    """The IR / opset to export a torch model at for `runtime` on a device with `facts`: min(default or --opset,
+    what the device's onnxruntime loads). Raises CapabilityError (one line, before any export) when --opset is
+    above what the device loads, or the device's onnxruntime is older than any release edgeprof exports for.
+    TensorRT and TFLite are not fitted (their own parsers and formats); --opset applies to them as asked."""
+    wanted = default_opset if opset is None else opset
+    limit = device_onnx_limit(facts) if runtime == "onnxruntime" else None
+    if runtime != "onnxruntime" or limit is None:
+        version = ((facts.runtimes or {}).get("onnxruntime") or {}).get("version") if facts is not None else None
+        if runtime == "onnxruntime" and isinstance(version, str) and _VERSION.match(version):
+            oldest = ORT_ONNX_MAX[0]
+            raise CapabilityError(
+                f"onnxruntime {version} on {device} is older than {oldest[0][0]}.{oldest[0][1]}, the oldest "
+                f"release edgeprof exports for (IR {oldest[1]} / opset {oldest[2]})",
+                hint=f"upgrade onnxruntime on the board to >= {oldest[0][0]}.{oldest[0][1]}, or export the model "
+                     "yourself and pass the .onnx file")
+        return OnnxTarget(wanted)
+    if opset is not None and opset > limit.opset:
+        raise CapabilityError(
+            f"--opset {opset} is above what onnxruntime {limit.runtime_version} on {device} loads "
+            f"(at most IR {limit.ir} / opset {limit.opset})",
+            hint=f"use --opset {limit.opset} or lower, or leave --opset out (edgeprof then exports for the device)")
+    newest_ir = ORT_ONNX_MAX[-1][1]
+    return OnnxTarget(min(wanted, limit.opset), None if limit.ir >= newest_ir else limit.ir, limit)
+
+
+def require_loadable(what: str, ir: int, opset: int, facts: Facts | None, device: str = "device") -> None:
+    """Raise CapabilityError (one line: the file's IR / opset, the runtime's version and what it loads, what to do)
+    when the device's onnxruntime cannot load an ONNX file of IR `ir` / default-domain opset `opset`.
+    Unknown runtime versions, and releases newer than the table says exactly, are let through."""
+    limit = device_onnx_limit(facts)
+    if limit is None or not limit.exact or (ir <= limit.ir and opset <= limit.opset):
+        return
+    newer = " and ".join(p for p, bad in ((f"IR {ir} > {limit.ir}", ir > limit.ir),
+                                          (f"opset {opset} > {limit.opset}", opset > limit.opset)) if bad)
+    upgrade = first_ort_loading(ir, opset)
+    fixes = [f"re-export it at opset {limit.opset} (IR {limit.ir}) or lower"]
+    if upgrade is not None:
+        fixes.append(f"upgrade onnxruntime on {device} to >= {upgrade}")
+    raise CapabilityError(f"{what} is ONNX IR {ir} / opset {opset}, newer than onnxruntime {limit.runtime_version} "
+                          f"on {device} loads (at most IR {limit.ir} / opset {limit.opset}: {newer})",
+                          hint=", or ".join(fixes))

@@ -474,6 +474,7 @@ class Settings(Section):
     retries: int | None = None
     retry_backoff_s: float | None = None
     lease_wait_s: float | None = None
+    opset: int | None = None  # --opset / the sweep's opset: asked for (the exported file's is in export_options)
 
 
 @dataclass(frozen=True)

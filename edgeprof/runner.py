@@ -179,13 +179,35 @@ class Prepared:
 
 
 def prepare(spec: RunSpec, cache_dir: Path | None = None, say: Callable[[str], None] | None = None,
-            calibration: str | None = None) -> Prepared:
-    """Export / read / quantise the model for spec.runtime and spec.precision (all cached)."""
-    from .export.onnx_export import cached_artifact, default_cache_dir, prepare_onnx
+            calibration: str | None = None, *, target: capability.OnnxTarget | None = None,
+            facts: Facts | None = None, device: str = "device") -> Prepared:
+    """Export / read / quantise the model for spec.runtime and spec.precision (all cached). `target`: the ONNX
+    opset / IR a torch model is exported at (capability.onnx_target; None: the exporter's default). With the
+    device's `facts`, an ONNX file its onnxruntime cannot load (the user's, before anything else is done with it,
+    or the quantised one) is refused here, before the push."""
+    from .export.onnx_export import (
+        DEFAULT_OPSET,
+        cached_artifact,
+        default_cache_dir,
+        onnx_versions,
+        prepare_onnx,
+    )
     from .export.resolve import resolve_model
 
     cache = cache_dir or default_cache_dir()
     source = resolve_model(spec.model)
+    checked: set[str] = set()
+
+    def loadable(path: str | Path, what: str) -> None:
+        if spec.runtime != "onnxruntime" or facts is None or str(path) in checked:
+            return
+        ir, opset = onnx_versions(Path(path))
+        checked.add(str(path))
+        if opset is not None:
+            capability.require_loadable(what, ir, opset, facts, device)
+
+    if source.kind == "onnx" and source.path is not None:
+        loadable(source.path, str(spec.model))
     if spec.runtime == "tflite":
         from .export.tflite_export import prepare_tflite
 
@@ -205,7 +227,9 @@ def prepare(spec: RunSpec, cache_dir: Path | None = None, say: Callable[[str], N
     if source.kind == "tflite":
         raise ModelError(f"{spec.model} is a TFLite model; {spec.runtime} runs ONNX",
                          hint="run it with --runtime tflite")
-    fp32 = prepare_onnx(source, cache_dir=cache, seed=spec.seed, progress=say)
+    fp32 = prepare_onnx(source, cache_dir=cache, seed=spec.seed, progress=say,
+                        opset=DEFAULT_OPSET if target is None else target.opset,
+                        max_ir=None if target is None else target.max_ir)
     if spec.precision == "fp32" or (spec.runtime == "tensorrt" and spec.precision == "fp16"):
         return Prepared(fp32, fp32, source)  # TensorRT builds fp16 engines from the fp32 ONNX
     from .export.quantize import quantize_onnx
@@ -213,12 +237,14 @@ def prepare(spec: RunSpec, cache_dir: Path | None = None, say: Callable[[str], N
     shapes = {t.name: t.concrete(spec.batch, spec.input_shapes) for t in fp32.inputs}
     artifact = quantize_onnx(fp32, spec.precision, cache_dir=cache, shapes=shapes, seed=spec.seed,
                              calibration=calibration, progress=say)
+    loadable(artifact.path, f"the {spec.precision} model quantised from {spec.model}")
     return Prepared(artifact, fp32, source)
 
 
 def prepare_artifact(spec: RunSpec, cache_dir: Path | None = None,
-                     say: Callable[[str], None] | None = None, calibration: str | None = None) -> Artifact:
-    return prepare(spec, cache_dir, say, calibration).artifact
+                     say: Callable[[str], None] | None = None, calibration: str | None = None, *,
+                     target: capability.OnnxTarget | None = None) -> Artifact:
+    return prepare(spec, cache_dir, say, calibration, target=target).artifact
 
 
 def input_params(artifact: Artifact, spec: RunSpec) -> list[dict[str, Any]]:
@@ -279,10 +305,14 @@ def run_request(spec: RunSpec, device: Device, artifact: Artifact | None, remote
 def deploy(spec: RunSpec, device: Device, *, progress: Progress | None = None,
            cache_dir: Path | None = None, facts: Facts | Mapping[str, Any] | None = None,
            lease_token: str | None = None, calibration: str | None = None, profile_ops: bool = False,
-           transport: Transport | None = None, on_link: Callable[[AgentLink], None] | None = None) -> Result:
-    """Measure `spec` on `device` and return the Result; the caller stores it. The device's facts are read
-    first (unless given: `facts`, a messages.Facts or its dict, as a sweep reads them once per board), so a
-    combination the device cannot run (capability matrix) fails in one line before any export or push.
+           transport: Transport | None = None, on_link: Callable[[AgentLink], None] | None = None,
+           opset: int | None = None) -> Result:
+    """Measure `spec` on `device` and return the Result; the caller stores it. The device's facts, with its
+    runtimes and their versions, are read first (unless given: `facts`, a messages.Facts or its dict, as a sweep
+    reads them once per board), so a combination the device cannot run (capability matrix: a runtime it lacks, a
+    GPU it has not) fails in one line before any export or push, a torch model is exported at the ONNX IR / opset
+    the device's onnxruntime loads (`opset`: --opset, refused when above that), and an ONNX file newer than it
+    loads is refused before the push.
     `calibration`: a directory of .npy/.npz samples for int8; `profile_ops`: add a per-op profile pass after
     the timed loop.
     For sweeps (lab/scheduler.py): `transport` reuses an open connection (left open afterwards); `on_link` gets
@@ -303,7 +333,7 @@ def deploy(spec: RunSpec, device: Device, *, progress: Progress | None = None,
         if on_link is not None:
             on_link(link)
         try:
-            device_facts = known if known is not None else link.facts(runtimes=False)
+            device_facts = known if known is not None else link.facts(runtimes=True)
             if link.known_facts is None or device_facts.runtimes:
                 link.known_facts = device_facts  # names the runtime's version should the agent crash in it
             fmt = "none" if spec.runtime == "null" else capability.model_format(spec.model)
@@ -312,8 +342,10 @@ def deploy(spec: RunSpec, device: Device, *, progress: Progress | None = None,
             if not decision.ok:
                 raise CapabilityError(f"{decision.reason}", hint="pick another --runtime/--precision or device")
             if spec.runtime != "null":
+                target = export_target(spec, device_facts, device.name, opset)
                 progress.stage("export")
-                prepared = prepare(spec, cache_dir, progress.stage, calibration)
+                prepared = prepare(spec, cache_dir, progress.stage, calibration, target=target,
+                                   facts=device_facts, device=device.name)
                 artifact = prepared.artifact
                 inputs = input_params(artifact, spec)
             reference: Any = None
@@ -338,7 +370,7 @@ def deploy(spec: RunSpec, device: Device, *, progress: Progress | None = None,
 
     result = build_result(spec, device, artifact, reply, device_facts, inputs=inputs,
                           transfer={"agent_bytes": agent_bytes, "artifact_bytes": artifact_bytes,
-                                    "total_bytes": agent_bytes + artifact_bytes})
+                                    "total_bytes": agent_bytes + artifact_bytes}, opset=opset)
     for note in decision.notes:
         result.warn("precision_emulated" if "fp16" in note else "capability", note)
     if artifact is not None:
@@ -348,6 +380,14 @@ def deploy(spec: RunSpec, device: Device, *, progress: Progress | None = None,
 
         result.ops = summarize(reply.ops)
     return result
+
+
+def export_target(spec: RunSpec, facts: Facts | None, device: str, opset: int | None = None) -> capability.OnnxTarget:
+    """The ONNX IR / opset a torch model of `spec` is exported at for a device with `facts` (capability.onnx_target,
+    from the exporter's default); raises CapabilityError for an --opset the device cannot load."""
+    from .export.onnx_export import DEFAULT_OPSET
+
+    return capability.onnx_target(spec.runtime, facts, DEFAULT_OPSET, opset, device)
 
 
 def add_fidelity(result: Result, artifact: Artifact, reference: Any, no_reference: str | None,
@@ -389,7 +429,8 @@ def add_fidelity(result: Result, artifact: Artifact, reference: Any, no_referenc
 
 
 def build_result(spec: RunSpec, device: Device, artifact: Artifact | None, reply: RunReply,
-                 facts: Facts, transfer: dict[str, Any], inputs: list[dict[str, Any]] | None = None) -> Result:
+                 facts: Facts, transfer: dict[str, Any], inputs: list[dict[str, Any]] | None = None,
+                 opset: int | None = None) -> Result:
     """The Result of one run from the agent's typed RunReply and the device's Facts (samples checked first)."""
     check_samples(reply.samples_ns, device.name)
     samples_ms = [ns / 1e6 for ns in reply.samples_ns]
@@ -428,7 +469,7 @@ def build_result(spec: RunSpec, device: Device, artifact: Artifact | None, reply
                                     for i in inputs or []],
             runtime_options=spec.runtime_options, window_s=window_s, stopped_by=reply.stopped_by,
             warmup=reply.warmup.to_dict(), load_s=reply.load_s,
-            idle_s=spec.idle_s, cooldown_c=spec.cooldown_c, power_rate_hz=spec.power_rate_hz,
+            idle_s=spec.idle_s, cooldown_c=spec.cooldown_c, power_rate_hz=spec.power_rate_hz, opset=opset,
         ),
         transfer=Transfer.from_dict(transfer),
         null_reasons=NullReasons(

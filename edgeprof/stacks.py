@@ -3,7 +3,9 @@
 Owns: one `StackProfile` per board family (JetPack 4.6, JetPack 5.1, JetPack 6, Raspberry Pi OS Bookworm, an
 x86 server with a T4): the versions the board's OS ships or its users install, the pip requirements of the x86
 stand-in venv built from the same releases, what cannot be had on this machine (and why), the runtimes the
-stack can measure with, and the newest ONNX IR / opset its onnxruntime loads. Sources for every version are
+stack can measure with, how the board's users install each runtime there (the README's stack table is rendered
+from these by scripts/stack-table.py), and the newest ONNX IR / opset its onnxruntime loads (from
+capability.ORT_ONNX_MAX, by the pinned release). Sources for every version are
 cited in docs/stacks.md. TRAPS are broken stacks users end up with (tflite-runtime under numpy 2), built the
 same way so that the agent's explanation of them is tested. Pure data, no I/O.
 Does not own: building the venvs (scripts/build-stack-venvs.py), exporting for a board (export/), what the
@@ -15,6 +17,8 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import asdict, dataclass
+
+from .capability import ort_onnx_limit
 
 __all__ = ["Unavailable", "StackProfile", "PROFILES", "TRAPS", "PROFILE_BY_NAME", "profile_hash", "as_json"]
 
@@ -42,7 +46,15 @@ class StackProfile:
     runtimes: tuple[str, ...]  # vocab RUNTIMES the stand-in can measure with
     unavailable: tuple[Unavailable, ...]  # parts of the board's stack that cannot be had here
     pip_bootstrap: str | None = None  # pip release to install first (a 3.6 venv's pip 18 cannot see manylinux2014)
-    onnx_max: tuple[int, int] | None = None  # (IR version, opset) the stack's onnxruntime loads at most
+    # how the board's users install each runtime there: (runtime, how), shown in README's stack table
+    install: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def onnx_max(self) -> tuple[int, int] | None:
+        """(IR version, opset) the stack's onnxruntime loads at most (capability.ORT_ONNX_MAX), None without one."""
+        version = dict(self.expected).get("onnxruntime")
+        limit = ort_onnx_limit(version) if version else None
+        return (limit.ir, limit.opset) if limit is not None else None
 
 
 TRT_WHY = ("ships with JetPack (python3-libnvinfer) for the board's aarch64 Python; no x86 wheel of this release "
@@ -68,7 +80,13 @@ PROFILES: tuple[StackProfile, ...] = (
             Unavailable("tflite (ai-edge-litert / tflite-runtime)", "no cp36 wheel of either exists on PyPI"),
         ),
         pip_bootstrap="pip==21.3.1",
-        onnx_max=(8, 15),
+        install=(
+            ("onnxruntime", "the Jetson Zoo's aarch64 cp36 wheel of onnxruntime-gpu 1.10 or 1.11 "
+                            "(elinux.org/Jetson_Zoo#ONNX_Runtime): `pip3 install onnxruntime_gpu-1.11.0-cp36-"
+                            "cp36m-linux_aarch64.whl`; keep numpy 1.19.5"),
+            ("tensorrt", "ships with JetPack 4.6 (`python3-libnvinfer`, TensorRT 8.2); `pip3 install pycuda` "
+                         "(builds against CUDA 10.2)"),
+        ),
     ),
     StackProfile(
         name="jetpack-5.1",
@@ -85,7 +103,12 @@ PROFILES: tuple[StackProfile, ...] = (
             Unavailable("ai-edge-litert", "no cp38 wheel on PyPI (it starts at Python 3.9): tflite-runtime 2.13 "
                         "is what works on Python 3.8"),
         ),
-        onnx_max=(9, 19),
+        install=(
+            ("onnxruntime", "the Jetson Zoo's aarch64 cp38 wheel of onnxruntime-gpu 1.12 to 1.16 for JetPack 5 "
+                            "(elinux.org/Jetson_Zoo#ONNX_Runtime)"),
+            ("tflite", "`pip3 install tflite-runtime==2.13.0` (ai-edge-litert has no Python 3.8 wheel)"),
+            ("tensorrt", "ships with JetPack 5.1 (`python3-libnvinfer`, TensorRT 8.5)"),
+        ),
     ),
     StackProfile(
         name="jetpack-6",
@@ -102,7 +125,13 @@ PROFILES: tuple[StackProfile, ...] = (
             Unavailable("tensorrt==10.3.0", TRT_WHY + " (CUDA 12.6); PyPI's tensorrt is a stub that downloads "
                         "from NVIDIA's index"),
         ),
-        onnx_max=(10, 21),
+        install=(
+            ("onnxruntime", "the Jetson Zoo's aarch64 cp310 wheel of onnxruntime-gpu 1.17 or newer for JetPack 6 "
+                            "(elinux.org/Jetson_Zoo#ONNX_Runtime)"),
+            ("tflite", "`pip3 install ai-edge-litert`"),
+            ("tensorrt", "ships with JetPack 6 (`python3-libnvinfer`, TensorRT 8.6 / 10.3); "
+                         "`pip3 install 'cuda-python<13'`"),
+        ),
     ),
     StackProfile(
         name="rpi-bookworm",
@@ -117,6 +146,11 @@ PROFILES: tuple[StackProfile, ...] = (
         unavailable=(
             Unavailable("onnxruntime", "not part of this stack: Raspberry Pi OS ships no onnxruntime and the "
                         "board's users run LiteRT"),
+        ),
+        install=(
+            ("tflite", "`pip install tflite-runtime==2.14.0` with numpy < 2 (apt's python3-numpy 1.24 through "
+                       "`python3 -m venv --system-site-packages`, or `pip install 'numpy<2'`), or "
+                       "`pip install ai-edge-litert==1.4.0`"),
         ),
     ),
     StackProfile(
@@ -134,7 +168,12 @@ PROFILES: tuple[StackProfile, ...] = (
             Unavailable("tensorrt==10.13", "PyPI's tensorrt libs are stubs that download from NVIDIA's index, and "
                         "it needs an NVIDIA GPU and driver"),
         ),
-        onnx_max=(10, 21),
+        install=(
+            ("onnxruntime", "`pip install onnxruntime-gpu` (`onnxruntime` for the CPU only)"),
+            ("tflite", "`pip install ai-edge-litert`"),
+            ("tensorrt", "`pip install tensorrt-cu12` (NVIDIA's index) with the NVIDIA driver; "
+                         "`pip install nvidia-ml-py` for GPU telemetry"),
+        ),
     ),
 )
 

@@ -147,6 +147,10 @@ _SETTINGS: tuple[Setting, ...] = (
             nullable=True),
     Setting("lease_wait_s", "number", 3600.0, "how long to wait for another controller's lease on a device",
             lo=0, hi=7 * 86400),
+    # the bounds are export.onnx_export's MIN_OPSET / MAX_OPSET (onnxruntime 1.10's opset .. the table's newest;
+    # tests/unit/test_onnx_target.py keeps them equal); None: edgeprof's default, fitted to the device's runtime
+    Setting("opset", "int", None, "ONNX opset to export bundled and builder models at (default: 18, or the newest "
+            "the device's onnxruntime loads)", lo=15, hi=21, flag="--opset", nullable=True),
 )
 SETTINGS: dict[str, Setting] = {s.name: s for s in _SETTINGS}
 

@@ -38,6 +38,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                "  edgeprof deploy --device local --model my.onnx --input images=1x3x640x640\n"
                "  edgeprof deploy --device local --model builders.py:build --json result.json\n"
                "  edgeprof deploy --device jetson-nano --model resnet18       (a board from devices.yaml)\n"
+               "  edgeprof deploy --device jetson-nano --model resnet18 --opset 15   (the ONNX opset to export at)\n"
                "  edgeprof deploy --device local --model mobilenet_v2 --runtime tflite --precision int8\n"
                "  edgeprof deploy --device local --model mobilenet_v2 --precision int8 --calibration samples/\n"
                "  edgeprof deploy --device local --model ds_cnn --runtime tflite --profile-ops\n"
@@ -78,6 +79,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="onnxruntime graph optimisation level (default all)")
     p.add_argument("--providers", default=None,
                    help="onnxruntime execution providers, comma-separated (default CPUExecutionProvider)")
+    p.add_argument("--opset", type=int, default=None, metavar="N",
+                   help="ONNX opset to export a bundled or builder model at (default: 18, or the newest the device's "
+                        "onnxruntime loads; an opset above that is refused before the export)")
     p.add_argument("--seed", type=int, default=S["seed"].default, help="seed for weights of bundled models and for inputs")
     p.add_argument("--idle", type=float, default=S["idle_s"].default, metavar="S",
                    help=f"idle power baseline before the model loads, in seconds (default {S['idle_s'].default:g}; 0 turns it off)")
@@ -115,7 +119,14 @@ def run(args: argparse.Namespace) -> int:
     check_cli_settings({"min_duration_s": args.min_duration, "min_queries": args.min_queries,
                         "max_queries": args.max_queries, "warmup_s": args.warmup, "seed": args.seed,
                         "idle_s": args.idle, "cooldown_timeout_s": args.cooldown_timeout, "batch": args.batch,
-                        "threads": args.threads, "power_rate_hz": args.power_rate})
+                        "threads": args.threads, "power_rate_hz": args.power_rate, "opset": args.opset})
+    if args.opset is not None:
+        from ..capability import model_format
+
+        if model_format(args.model) != "torch" or args.runtime not in ("onnxruntime", "tensorrt"):
+            raise ConfigError(f"--opset {args.opset}: applies to a bundled or builder model exported to ONNX "
+                              f"(--runtime onnxruntime or tensorrt), not to {args.model} on {args.runtime}",
+                              hint="leave --opset out; an ONNX file is pushed as it is")
     if args.cooldown_timeout is not None and args.cooldown is None:
         raise ConfigError("--cooldown-timeout needs --cooldown C (the temperature to wait for)")
     spec = RunSpec(device=args.device, model=args.model, runtime=args.runtime, precision=args.precision,
@@ -134,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
     store = None if args.no_store else open_store(args.db)
     with DeployProgress(enabled=not args.quiet) as progress:
         result = deploy(spec, device, progress=progress, calibration=args.calibration,
-                        profile_ops=args.profile_ops)
+                        profile_ops=args.profile_ops, opset=args.opset)
     json_error: OSError | None = None
     if args.json == "-":
         sys.stdout.write(result.to_json(indent=2) + "\n")

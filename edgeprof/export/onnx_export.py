@@ -5,17 +5,25 @@ Owns:
   (`torch.onnx.export(..., dynamo=True)`; the TorchScript exporter is deprecated and warns that it will be
   removed). The example inputs have batch 2 and dim 0 is declared `Dim("batch")`: an example batch of 1
   would silently fix the batch at 1. The exported graph is checked to really have a symbolic dim 0.
+- the ONNX a device loads: the export is written at the opset asked (edgeprof's default, --opset, or what the
+  device's onnxruntime loads: capability.onnx_target) and, when the device's runtime loads an older IR version
+  than the exporter writes, with `ir_version` lowered to it (refused when the graph uses a type or feature that IR
+  lacks); the file's default-domain opset is checked to be the one asked. The dynamo exporter writes opset 18 and
+  converts any other opset with onnx's version converter, which cannot take common graphs below 18 (ReduceMean's
+  axes input): below opset 18 the TorchScript exporter, which writes those opsets natively, is used (the key and
+  the Artifact's export_options name the exporter that ran);
 - the numerical check of each export against torch (onnxruntime CPU, same seeded inputs, batch 2);
 - the artifact cache: `cache_dir/<key>/model.onnx` + `meta.json` (the Artifact as JSON); the export runs inside a
   capture (capture.py) whose log, `cache_dir/<key>.log`, keeps torch's warnings, logs and C-level output. The key is the sha256
-  of the model's defining source text, its name and options, the seed, the export options (exporter, opset),
+  of the model's defining source text, its name and options, the seed, the export options (exporter, opset, IR cap),
   the torch and onnxscript versions and the text of this package's export code. Entries are written in a
   temporary directory and renamed into place, so an interrupted export never leaves half an entry.
   A cache hit needs neither torch nor onnxruntime.
-- FLOPs (batch 1, `flops.py`) and parameter counts for the Artifact.
+- FLOPs (batch 1, `flops.py`) and parameter counts for the Artifact;
+- reading the IR version and default-domain opset of an ONNX file (`onnx_versions`).
 
 Does not own: resolving names and paths (resolve.py), input generation (inputs.py), TFLite, quantization,
-pushing artifacts to devices.
+pushing artifacts to devices, which ONNX a device loads (capability.py).
 """
 
 from __future__ import annotations
@@ -50,13 +58,20 @@ if TYPE_CHECKING:  # pragma: no cover
     import onnx
     import torch
 
-__all__ = ["prepare_onnx", "cached_artifact", "default_cache_dir", "cache_key", "EXPORTERS", "EXAMPLE_BATCH"]
+__all__ = ["prepare_onnx", "cached_artifact", "default_cache_dir", "cache_key", "onnx_versions", "EXPORTERS",
+           "EXAMPLE_BATCH", "DEFAULT_OPSET", "MIN_OPSET", "MAX_OPSET"]
 
 Progress = Callable[[str], None]
 
 EXPORTERS = ("dynamo", "torchscript")
 EXAMPLE_BATCH = 2  # batch of the export example and of the torch check
-MIN_OPSET = 17
+DEFAULT_OPSET = 18  # what a bundled or builder model is exported at unless the device or --opset asks for less
+DYNAMO_MIN_OPSET = 18  # the dynamo exporter's own opset; below it the TorchScript exporter writes the opset natively
+MIN_OPSET = 15  # the oldest row of capability.ORT_ONNX_MAX (onnxruntime 1.10)
+MAX_OPSET = 21  # the newest opset the table of what onnxruntime loads names
+# ONNX tensor element types and the IR version that introduced them (onnx/onnx docs/IR.md: float8 in IR 9,
+# 4-bit integers in IR 10, float4 in IR 11); function overloads arrived with IR 10
+_TYPE_IR = ((23, 11), (21, 10), (17, 9))
 _STALE_TMP_S = 3600.0
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _STRIP_METADATA = ("pkg.torch.onnx.stack_trace",)  # holds absolute paths: same model, different bytes
@@ -71,9 +86,11 @@ def default_cache_dir() -> Path:
     return Path.home() / ".cache" / "edgeprof" / "artifacts"
 
 
-def prepare_onnx(source: ModelSource, *, cache_dir: Path, seed: int = 0, opset: int = 18,
-                 progress: Progress | None = None, exporter: str = "dynamo") -> Artifact:
-    """An ONNX Artifact for `source`: exported (or taken from the cache) for torch models, read for .onnx."""
+def prepare_onnx(source: ModelSource, *, cache_dir: Path, seed: int = 0, opset: int = DEFAULT_OPSET,
+                 progress: Progress | None = None, exporter: str = "dynamo", max_ir: int | None = None) -> Artifact:
+    """An ONNX Artifact for `source`: exported (or taken from the cache) for torch models, read for .onnx.
+    `opset`, `max_ir`: the default-domain opset to export at and the newest IR version the file may have (None:
+    the exporter's own), as capability.onnx_target fits them to the device; a user's file is read as it is."""
     say = to_terminal(progress)
     if source.kind == "onnx":
         return _user_onnx(source, say)
@@ -86,8 +103,12 @@ def prepare_onnx(source: ModelSource, *, cache_dir: Path, seed: int = 0, opset: 
         raise ModelError(f"unknown exporter {exporter!r}", hint=f"use one of {', '.join(EXPORTERS)}")
     if opset < MIN_OPSET:
         raise ModelError(f"ONNX opset {opset} is too old for the torch exporter", hint=f"use {MIN_OPSET} or newer")
+    if opset > MAX_OPSET:
+        raise ModelError(f"ONNX opset {opset} is newer than edgeprof exports ({MAX_OPSET})",
+                         hint=f"use an opset from {MIN_OPSET} to {MAX_OPSET}")
 
-    options = _options(exporter, opset)
+    options = _options(exporter, opset, max_ir)
+    exporter = options["exporter"]
     cache_dir = Path(cache_dir).expanduser()
     entry = cache_dir / cache_key(source, seed, options)
     cached = read_entry(entry, "onnx")
@@ -99,9 +120,10 @@ def prepare_onnx(source: ModelSource, *, cache_dir: Path, seed: int = 0, opset: 
     _remove_stale_tmp(cache_dir)
     tmp = Path(tempfile.mkdtemp(prefix=f".tmp-{entry.name[:16]}-", dir=cache_dir))
     try:
-        with capture(log_path(cache_dir, entry.name), f"exporting {source.name} to ONNX ({exporter}, opset {opset})"):
+        with capture(log_path(cache_dir, entry.name),
+                     f"exporting {source.name} to ONNX ({exporter}, opset {opset}{_ir_text(max_ir)})"):
             artifact = _export(source, tmp / "model.onnx", seed=seed, opset=opset, exporter=exporter,
-                               options=options, say=say)
+                               options=options, say=say, max_ir=max_ir)
         (tmp / "meta.json").write_text(json.dumps(_meta(artifact, entry), indent=2, sort_keys=True) + "\n")
         _commit(tmp, entry)
     finally:
@@ -113,20 +135,29 @@ def prepare_onnx(source: ModelSource, *, cache_dir: Path, seed: int = 0, opset: 
     return dataclasses.replace(final, cache_hit=False)
 
 
-def cached_artifact(source: ModelSource, *, cache_dir: Path, seed: int = 0, opset: int = 18,
-                    exporter: str = "dynamo") -> Artifact | None:
+def cached_artifact(source: ModelSource, *, cache_dir: Path, seed: int = 0, opset: int = DEFAULT_OPSET,
+                    exporter: str = "dynamo", max_ir: int | None = None) -> Artifact | None:
     """The Artifact `prepare_onnx` would return from the cache, or None (never exports, never imports torch)."""
     if source.kind not in ("bundled", "builder"):
         return None
-    key = cache_key(source, seed, _options(exporter, opset))
+    key = cache_key(source, seed, _options(exporter, opset, max_ir))
     return read_entry(Path(cache_dir).expanduser() / key, "onnx")
 
 
 # --------------------------------------------------------------------------------------------- cache
 
 
-def _options(exporter: str, opset: int) -> dict[str, Any]:
-    return {"exporter": exporter, "opset": opset, "dynamic_batch": True, "example_batch": EXAMPLE_BATCH}
+def _options(exporter: str, opset: int, max_ir: int | None = None) -> dict[str, Any]:
+    """The export options that decide the file (part of the cache key): the exporter that really runs (the
+    TorchScript one below the dynamo exporter's opset), the opset and the IR version cap."""
+    if exporter == "dynamo" and opset < DYNAMO_MIN_OPSET:
+        exporter = "torchscript"
+    return {"exporter": exporter, "opset": opset, "max_ir": max_ir, "dynamic_batch": True,
+            "example_batch": EXAMPLE_BATCH}
+
+
+def _ir_text(max_ir: int | None) -> str:
+    return "" if max_ir is None else f", IR <= {max_ir}"
 
 
 def cache_key(source: ModelSource, seed: int, options: Mapping[str, Any]) -> str:
@@ -295,15 +326,90 @@ def _strip_metadata(model: onnx.ModelProto) -> None:
             graphs.extend(a.g for a in node.attribute if a.HasField("g"))
 
 
+def default_opset(model: onnx.ModelProto) -> int | None:
+    """The model's default-domain ("" or "ai.onnx") opset, or None when it imports none."""
+    for o in model.opset_import:
+        if o.domain in ("", "ai.onnx"):
+            return int(o.version)
+    return None
+
+
+def onnx_versions(path: Path) -> tuple[int, int | None]:
+    """(IR version, default-domain opset) of an ONNX file, read without its external data."""
+    import onnx
+
+    try:
+        model = onnx.load(str(path), load_external_data=False)
+    except Exception as e:  # protobuf DecodeError, OSError
+        reason = " ".join(str(e).split()) or type(e).__name__
+        raise ModelError(f"{path} is not a valid ONNX model: {reason[:300]}",
+                         hint="export it again or check the path") from e
+    return int(model.ir_version), default_opset(model)
+
+
+def _needed_ir(model: onnx.ModelProto) -> tuple[int, str]:
+    """The lowest IR version the graph's element types and functions allow, with what needs it."""
+    import onnx
+
+    need, why = 3, ""
+
+    def elem(t: int, where: str) -> None:
+        nonlocal need, why
+        for first, ir in _TYPE_IR:
+            if t >= first and ir > need:
+                need, why = ir, f"{onnx.TensorProto.DataType.Name(t)} ({where})"
+                return
+
+    def types(tp: onnx.TypeProto, where: str) -> None:
+        kind = tp.WhichOneof("value")
+        if kind in ("tensor_type", "sparse_tensor_type"):
+            elem(getattr(tp, kind).elem_type, where)
+        elif kind in ("sequence_type", "optional_type"):
+            types(getattr(tp, kind).elem_type, where)
+        elif kind == "map_type":
+            types(tp.map_type.value_type, where)
+
+    graphs = [model.graph]
+    while graphs:
+        g = graphs.pop()
+        for vi in [*g.input, *g.output, *g.value_info]:
+            types(vi.type, vi.name)
+        for init in g.initializer:
+            elem(init.data_type, init.name)
+        for node in g.node:
+            for a in node.attribute:
+                if a.name == "to" and a.type == onnx.AttributeProto.INT:
+                    elem(a.i, f"{node.op_type} {node.name}")
+                if a.HasField("t"):
+                    elem(a.t.data_type, f"{node.op_type} {node.name}")
+                graphs.extend([a.g] if a.HasField("g") else [])
+                graphs.extend(a.graphs)
+            if node.overload and need < 10:
+                need, why = 10, f"function overload on {node.op_type}"
+    for f in model.functions:
+        if f.overload and need < 10:
+            need, why = 10, f"function overload {f.name}"
+    return need, why
+
+
+def _lower_ir(model: onnx.ModelProto, max_ir: int, name: str) -> None:
+    """Stamp the model with IR `max_ir` when the graph uses nothing newer (refused in one line otherwise)."""
+    need, why = _needed_ir(model)
+    if need > max_ir:
+        raise ModelError(f"exported {name} needs ONNX IR {need} for {why}; the device's onnxruntime loads IR "
+                         f"{max_ir} at most", hint="upgrade onnxruntime on the device, or run another precision")
+    model.ir_version = max_ir
+
+
 def _export(source: ModelSource, path: Path, *, seed: int, opset: int, exporter: str, options: dict[str, Any],
-            say: Progress) -> Artifact:
+            say: Progress, max_ir: int | None = None) -> Artifact:
     import onnx
     import torch
 
     module, specs, output_names = _build(source, seed)
     examples_np = make_inputs(specs, _concrete(specs, EXAMPLE_BATCH), seed)
     examples = {k: torch.from_numpy(v) for k, v in examples_np.items()}
-    say(f"{source.name}: exporting to ONNX ({exporter} exporter, opset {opset})")
+    say(f"{source.name}: exporting to ONNX ({exporter} exporter, opset {opset}{_ir_text(max_ir)})")
     started = time.perf_counter()
     try:
         proto = _export_torch(module, examples, output_names, path, opset=opset, exporter=exporter)
@@ -320,6 +426,13 @@ def _export(source: ModelSource, path: Path, *, seed: int, opset: int, exporter:
                                          hint=hint, detail="\n".join(lines[-30:]))) from e
     seconds = time.perf_counter() - started
     _strip_metadata(proto)
+    wrote = default_opset(proto)
+    if wrote != opset:  # the dynamo exporter falls back to its own opset when the version converter fails
+        raise ModelError(f"exporting {source.name} to ONNX opset {opset}: the {exporter} exporter wrote opset "
+                         f"{wrote} instead", hint=f"use an opset from {MIN_OPSET} to {MAX_OPSET} that the exporter "
+                         f"reaches (it writes {DYNAMO_MIN_OPSET} natively), or export the model yourself")
+    if max_ir is not None and proto.ir_version > max_ir:
+        _lower_ir(proto, max_ir, source.name)
     onnx.save(proto, str(path))
     onnx.checker.check_model(str(path))
 
@@ -348,6 +461,7 @@ def _export(source: ModelSource, path: Path, *, seed: int, opset: int, exporter:
             **options, "exporter_call": f"torch.onnx.export(dynamo={exporter == 'dynamo'})",
             "seed": seed, "torch": dist_version("torch"), "onnx": dist_version("onnx"),
             "onnxscript": dist_version("onnxscript"), "export_seconds": round(seconds, 2),
+            "ir_version": int(proto.ir_version),
         },
         export_check=check, cache_hit=False, flops=flops,
         params=sum(p.numel() for p in module.parameters()),

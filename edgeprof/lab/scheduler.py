@@ -1,6 +1,8 @@
 """Running a sweep: devices in parallel, one cell at a time per device, every cell ending as a row.
 
-Owns: the order of a sweep (export every model once, then one worker thread per device), the device lease
+Owns: the order of a sweep (one worker thread per device: the board's lease and facts first, then per cell the
+capability decision, the export of its model for that board, once per distinct export and one export at a time
+across boards, then the measurement: what a board lacks is found before anything is exported), the device lease
 for the whole time a worker measures on its board, retries with exponential backoff on transport errors only
 (a connection refused or lost, a board rebooting; a failed measurement is not retried; a queued cell hands the
 retry to the queue instead: `give_back_retries`), a row the database refuses said once (it is in a recovery file,
@@ -27,7 +29,7 @@ from edgeprof_agent.messages import Facts, LogEvent, ProgressEvent
 
 from .. import runner as runner_mod
 from ..agentlink import AgentLink
-from ..errors import AgentError, Interrupted, LeaseLost, StoreError, TransportError, UserError
+from ..errors import AgentError, CapabilityError, Interrupted, LeaseLost, StoreError, TransportError, UserError
 from ..records import Device, Environment, Result, Settings, SweepInfo, new_run_id, utc_now
 from ..store import Store
 from ..transport import Transport, open_transport
@@ -126,6 +128,8 @@ class SweepRunner:
         self.status: dict[str, DeviceStatus] = {}
         self.results: list[Result] = []
         self.export_errors: dict[tuple[Any, ...], UserError] = {}
+        self._exported: set[tuple[Any, ...]] = set()
+        self._export_lock = threading.Lock()  # torch export is not a thing to run in parallel threads
         self.errors: list[str] = []
         self.first_attempt = first_attempt
         self.give_back_retries = give_back_retries
@@ -165,7 +169,6 @@ class SweepRunner:
             w.abort()
 
     def run(self) -> SweepOutcome:
-        self._export_all()
         by_device: dict[str, list[Cell]] = {}
         for c in self.cells:
             by_device.setdefault(c.device, []).append(c)
@@ -198,28 +201,34 @@ class SweepRunner:
     def _export_key(self, c: Cell) -> tuple[Any, ...]:
         return (c.model, c.runtime, c.precision, c.batch, tuple(sorted(c.inputs.items())), c.setting("seed"))
 
-    def _export_all(self) -> None:
-        """Export each distinct model once, here, before the device threads start (torch export is not a
-        thing to run in parallel threads); a model that cannot be exported fails its cells, not the sweep."""
-        seen: set[tuple[Any, ...]] = set()
-        for c in self.cells:
-            if c.skip or c.runtime == "null" or self.stop_event.is_set():
-                continue
-            key = self._export_key(c)
-            if key in seen:
-                continue
-            seen.add(key)
-            for d in self.status:
-                self._set(d, state=f"exporting {c.model_label} ({c.runtime} {c.precision})")
+    def export_for(self, cell: Cell, facts: Facts | None, device: str,
+                   say: Callable[[str], None] | None = None) -> UserError | None:
+        """Export the cell's model for a board with `facts` (at the ONNX IR / opset its onnxruntime loads), once
+        per distinct export and one at a time across the boards' threads; returns the export's error (the cell
+        fails with it, as every cell of the same export does) or None. Raises CapabilityError when the board
+        cannot load what the cell asks (an --opset above its runtime's, a user's ONNX file too new for it): the
+        cell is skipped with that reason, before anything is pushed."""
+        if cell.runtime == "null":
+            return None
+        spec = cell.run_spec()
+        target = runner_mod.export_target(spec, facts, device, cell.setting("opset"))
+        key = (*self._export_key(cell), target.opset, target.max_ir)
+        with self._export_lock:
+            if key in self.export_errors:
+                return self.export_errors[key]
+            if key in self._exported:  # deploy prepares again (a cache hit) and checks the file for its board
+                return None
+            if say is not None:
+                say(f"exporting {cell.model_label} ({cell.runtime} {cell.precision})")
             try:
-                runner_mod.prepare_artifact(c.run_spec(), self.cache_dir, None)
+                runner_mod.prepare(spec, self.cache_dir, None, target=target, facts=facts, device=device)
+            except CapabilityError:
+                raise
             except UserError as e:
                 self.export_errors[key] = e
-            except KeyboardInterrupt:
-                self.stop_event.set()
-                raise
-        for d in self.status:
-            self._set(d, state="waiting")
+                return e
+            self._exported.add(key)
+        return None
 
     def unstored(self, cell: Cell, exc: StoreError) -> None:
         """A cell whose row could not be stored: said once in the sweep's errors (exit 1) and the log."""
@@ -371,10 +380,6 @@ class _DeviceWorker:
         sid = self.sweep.sweep_id
         if cell.skip:
             return cell_result(cell, "skipped", cell.skip, sweep_id=sid, attempts=0, started=started), 0
-        export_error = self.sweep.export_errors.get(self.sweep._export_key(cell))
-        if export_error is not None:
-            return cell_result(cell, "failed", f"export failed: {export_error.one_line()}", sweep_id=sid,
-                               attempts=0, stderr_tail=export_error.detail, started=started), 0
         if self.unreachable:
             return cell_result(cell, "failed", f"not attempted: {self.unreachable}", sweep_id=sid, attempts=0,
                                started=started), 0
@@ -390,6 +395,10 @@ class _DeviceWorker:
                 if not decision.ok:
                     return cell_result(cell, "skipped", decision.reason, sweep_id=sid, attempts=attempt,
                                        started=started), attempt
+                export_error = self.sweep.export_for(cell, self.facts, self.device.name, self.say)
+                if export_error is not None:
+                    return cell_result(cell, "failed", f"export failed: {export_error.one_line()}", sweep_id=sid,
+                                       attempts=attempt, stderr_tail=export_error.detail, started=started), attempt
                 phase = MEASURE
                 return self.measure(cell, attempt, started), attempt
             except Exception as e:
@@ -443,7 +452,8 @@ class _DeviceWorker:
             result = runner_mod.deploy(cell.run_spec(), self.device, progress=progress,
                                        cache_dir=self.sweep.cache_dir, facts=self.facts,
                                        lease_token=self.lease.token,
-                                       transport=self.transport, on_link=self._on_link)
+                                       transport=self.transport, on_link=self._on_link,
+                                       opset=cell.setting("opset"))
         except Exception as e:
             if self.sweep.stop_event.is_set():
                 raise Interrupted("stopped") from None

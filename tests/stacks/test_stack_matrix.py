@@ -1,12 +1,12 @@
 """The stack matrix: each board family's user space (edgeprof/stacks.py) as the `python:` of a real sshd board.
 
 For every profile's stand-in venv (scripts/build-stack-venvs.py): `edgeprof devices check` shows the stack's
-Python and runtime versions, and `edgeprof deploy` measures on every runtime the stack has — the bundled models
-where the stack's runtime loads what the host exports today (ONNX IR 10 / opset 18; every TFLite stack), else a
-user ONNX file written at the newest IR / opset that stack's onnxruntime loads. A deploy of a bundled model on such
-an older onnxruntime is expected to fail until the host exports for the board (issue 10 part 3): that case is a
-strict xfail, so it turns red (to be unmarked) the day it works. A stack whose venv cannot be built fails here
-with the builder's reason.
+Python and runtime versions, and `edgeprof deploy` measures every bundled model on every runtime the stack has —
+on an older onnxruntime (JetPack 4.6's 1.10, JetPack 5.1's 1.16) the host learns the runtime's version first and
+exports at the IR / opset it loads (capability.ORT_ONNX_MAX), and the artifact's IR / opset are checked here —
+plus, where the stack has onnxruntime, a user ONNX file written at exactly the newest IR / opset that release
+loads. A user file one opset newer than that is refused before the push, in one line naming both versions.
+A stack whose venv cannot be built fails here with the builder's reason.
 """
 
 from __future__ import annotations
@@ -20,12 +20,13 @@ from onnxfiles import tiny_cnn
 from sshd import SSHHost, SSHLab
 
 import edgeprof_models
+from edgeprof.capability import first_ort_loading, ort_onnx_limit
 from edgeprof.cli.main import main
 from edgeprof.stacks import PROFILE_BY_NAME, PROFILES, StackProfile
 
 pytestmark = [pytest.mark.stacks, pytest.mark.ssh]
 
-# what the host's ONNX export writes today (torch exporter: IR 10, opset 18; edgeprof/export/onnx_export.py)
+# what the host's ONNX export writes for a runtime that loads it (torch exporter: IR 10, opset 18; export/onnx_export.py)
 HOST_EXPORT_IR_OPSET = (10, 18)
 USER_ONNX = "user-onnx"
 # the short run the lane measures with: enough to prove a real measurement, bounded in time
@@ -34,10 +35,10 @@ FAST = ["--min-duration", "0.3", "--warmup", "0", "--min-queries", "10", "--idle
 RUNTIME_DISTS = {"onnxruntime": ("onnxruntime",), "tflite": ("ai-edge-litert", "tflite-runtime")}
 
 
-def loads_host_export(profile: StackProfile) -> bool:
-    if profile.onnx_max is None:
-        return False
-    return profile.onnx_max[0] >= HOST_EXPORT_IR_OPSET[0] and profile.onnx_max[1] >= HOST_EXPORT_IR_OPSET[1]
+def expected_export(profile: StackProfile) -> tuple[int, int]:
+    """(IR, opset) the host should export a bundled model at for the stack's onnxruntime."""
+    assert profile.onnx_max is not None
+    return min(profile.onnx_max[0], HOST_EXPORT_IR_OPSET[0]), min(profile.onnx_max[1], HOST_EXPORT_IR_OPSET[1])
 
 
 def device_name(profile: StackProfile) -> str:
@@ -56,15 +57,10 @@ def runtime_version(profile: StackProfile, runtime: str) -> tuple[str, str]:
 def deploy_cases() -> Iterator[object]:
     for p in PROFILES:
         for rt in p.runtimes:
-            if rt == "onnxruntime" and not loads_host_export(p):
+            if rt == "onnxruntime" and p.onnx_max is not None and p.onnx_max < HOST_EXPORT_IR_OPSET:
                 yield pytest.param(p.name, rt, USER_ONNX, id=f"{p.name}-{rt}-{USER_ONNX}")
-                yield pytest.param(p.name, rt, "mobilenet_v2", id=f"{p.name}-{rt}-mobilenet_v2", marks=pytest.mark.xfail(
-                    strict=True, reason=f"onnxruntime of {p.name} loads at most IR {p.onnx_max[0] if p.onnx_max else '?'}"
-                    f" / opset {p.onnx_max[1] if p.onnx_max else '?'}; the host exports IR 10 / opset 18 until it "
-                    "exports for the board (issue 10 part 3)"))
-            else:
-                for m in edgeprof_models.names():
-                    yield pytest.param(p.name, rt, m, id=f"{p.name}-{rt}-{m}")
+            for m in edgeprof_models.names():
+                yield pytest.param(p.name, rt, m, id=f"{p.name}-{rt}-{m}")
 
 
 @pytest.fixture(scope="session")
@@ -147,3 +143,51 @@ def test_deploy_measures_on_the_stack(stack: str, runtime: str, model: str,
     assert env["device"]["python"] == found["python"]
     assert env["runtime"]["version"] == runtime_version(profile, runtime)[1]
     assert result["latency_ms"]["n"] >= 10 and result["latency_ms"]["p50"] > 0
+    if runtime == "onnxruntime" and not model.endswith(".onnx"):  # exported for the board: at what it loads
+        import onnx
+
+        ir, opset = expected_export(profile)
+        art = result["artifact"]
+        assert (art["export_options"]["ir_version"], art["export_options"]["opset"]) == (ir, opset), art
+        assert profile.onnx_max is not None and art["export_options"]["max_ir"] == (
+            None if profile.onnx_max[0] >= HOST_EXPORT_IR_OPSET[0] else profile.onnx_max[0])
+        pushed = onnx.load(art["path"], load_external_data=False)
+        assert pushed.ir_version == ir and [o.version for o in pushed.opset_import if o.domain in ("", "ai.onnx")] == [
+            opset]
+
+
+def exact_limit(profile: StackProfile) -> bool:
+    """The table describes the stack's onnxruntime exactly (a newer release's row is a floor: nothing is refused)."""
+    limit = ort_onnx_limit(runtime_version(profile, "onnxruntime")[1]) if "onnxruntime" in profile.runtimes else None
+    return limit is not None and limit.exact
+
+
+@pytest.mark.parametrize("stack", [p.name for p in PROFILES if exact_limit(p)])
+def test_a_user_file_too_new_for_the_stack_is_refused_before_the_push(
+        stack: str, board: Callable[[str], tuple[Path, dict[str, object]]], boards: dict[str, SSHHost],
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    inv, _entry = board(stack)
+    profile = PROFILE_BY_NAME[stack]
+    assert profile.onnx_max is not None
+    ir, opset = profile.onnx_max
+    opset += 1
+    version = runtime_version(profile, "onnxruntime")[1]
+    model = tiny_cnn(tmp_path / f"too_new_ir{ir}_opset{opset}.onnx", ir_version=ir, opset=opset)
+    host = boards[device_name(profile)]
+    pushed_before = sorted((Path(host.workdir) / "artifacts").glob("*")) if (Path(host.workdir) / "artifacts").exists() \
+        else []
+    code = main(["deploy", "--device", device_name(profile), "--inventory", str(inv), "--model", str(model),
+                 "--runtime", "onnxruntime", "--no-store", *FAST])
+    out, err = capsys.readouterr()
+    assert code != 0, out + err
+    line = [ln for ln in err.splitlines() if "newer than onnxruntime" in ln]
+    assert len(line) == 1, err
+    assert f"IR {ir} / opset {opset}" in line[0] and f"onnxruntime {version} on {device_name(profile)}" in line[0]
+    assert f"at most IR {profile.onnx_max[0]} / opset {profile.onnx_max[1]}" in line[0]
+    assert f"re-export it at opset {profile.onnx_max[1]}" in line[0]
+    upgrade = first_ort_loading(ir, opset)  # none for a file newer than the table's newest row
+    assert (f"upgrade onnxruntime on {device_name(profile)} to >= {upgrade}" in line[0]) if upgrade else (
+        "upgrade" not in line[0])
+    pushed_after = sorted((Path(host.workdir) / "artifacts").glob("*")) if (Path(host.workdir) / "artifacts").exists() \
+        else []
+    assert pushed_after == pushed_before  # refused before the push: nothing new on the board
