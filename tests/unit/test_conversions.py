@@ -192,9 +192,9 @@ def test_tflite_int8_of_a_file_without_signature(tmp_path):
     pytest.importorskip("ai_edge_quantizer")
     pytest.importorskip("litert_torch")
     from ai_edge_litert.tools import flatbuffer_utils as fu
+    from tflite_fixtures import export_two_inputs
 
     from edgeprof.export.tflite_export import interpreter_class, prepare_tflite, read_tflite
-    from tflite_fixtures import export_two_inputs
 
     model = fu.read_model(str(export_two_inputs(tmp_path, dynamic=False)))
     model.signatureDefs = []

@@ -5,13 +5,13 @@ is one configuration; different input shapes are two (compare, check, report); o
 import dataclasses
 
 import sqlalchemy as sa
+from test_store import make_result
 
 from edgeprof.lab.history import previous_result
 from edgeprof.records import Artifact, Settings, TensorSpec
 from edgeprof.report.data import ReportData, model_label, model_labels
 from edgeprof.store import Store
 from edgeprof.vocab import ConfigIdentity
-from test_store import make_result
 
 SHA = "ab" * 32
 
