@@ -68,3 +68,24 @@ def test_corpus_file_runs_end_to_end(f, files, tmp_path, capsys):
     assert r["status"] == "ok" and r["latency_ms"]["n"] >= 3
     assert r["runtime"] == ("tflite" if f["name"].endswith(".tflite") else "onnxruntime")  # .tflite: its runtime
     assert r["precision"] == AS_GIVEN.get(f["name"], "fp32")
+
+
+@pytest.mark.timeout(180)
+@pytest.mark.parametrize("name,precision", [("ch_ppocr_mobile_v2.0_cls_infer.onnx", "int8"),
+                                            ("ch_ppocr_mobile_v2.0_cls_infer.onnx", "fp16"),
+                                            ("ch_PP-OCRv4_det_infer.onnx", "int8"),
+                                            ("test_if.onnx", "fp16")])
+def test_corpus_conversions_run_end_to_end(name, precision, files, tmp_path, capsys):
+    """Conversions of third-party files (opset 11/12 upgraded to 13 for int8) load on the host and run."""
+    f = next(f for f in corpus.FILES if f["name"] == name)
+    out = tmp_path / "r.json"
+    code = main(["deploy", "--device", "local", "--model", str(files[name]), *f["args"], "--precision", precision,
+                 "--min-duration", "0.2", "--min-queries", "3", "--warmup", "0", "--db", str(tmp_path / "r.sqlite"),
+                 "--json", str(out), "--quiet"])
+    assert code == 0, capsys.readouterr().err[-2000:]
+    r = json.loads(out.read_text())
+    assert r["status"] == "ok" and r["precision"] == precision
+    options = r["artifact"]["export_options"]
+    assert options["fp32_sha256"] == f["sha256"]  # the identity stays the user's file
+    if precision == "int8" and name.startswith("ch_"):
+        assert options["opset_upgraded"] in ("11 → 13", "12 → 13")
