@@ -100,3 +100,22 @@ def test_report_labels_tell_same_named_files_apart():
     assert [model_label(r) for r in data.results] == ["kws/alexa.tflite", "wake/alexa.tflite", "other.onnx"]
     assert data.models() == ["kws/alexa.tflite", "wake/alexa.tflite", "other.onnx"]
     assert model_label(file_result("x/alexa.tflite")) == "alexa.tflite"  # not in a report: the base name
+
+
+def test_compare_says_why_two_runs_are_different_configurations(tmp_path, capsys):
+    from edgeprof.cli.main import main
+    from edgeprof.compare import identity_differences
+
+    db = tmp_path / "r.sqlite"
+    store = Store(str(db))
+    small = file_result("net.onnx", shape=(1, 3, 8, 8), p50=1.0)
+    big = file_result("/data/models/net.onnx", shape=(1, 3, 64, 64), p50=7.36)
+    store.save(small)
+    store.save(big)
+    assert identity_differences(small, big) == ["input shapes x=1x3x8x8 vs x=1x3x64x64"]
+    assert main(["compare", small.run_id, big.run_id, "--db", str(db)]) == 0
+    err = " ".join(capsys.readouterr().err.split())
+    assert "A and B are different configurations: input shapes x=1x3x8x8 vs x=1x3x64x64" in err
+    old = make_result(model="models/net.onnx")
+    assert identity_differences(small, old)[-1] == ("B stores no model content hash: identified by its path as "
+                                                    "typed (models/net.onnx)")
