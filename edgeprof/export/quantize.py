@@ -182,6 +182,10 @@ def _fp16(src: Path, out: Path) -> dict[str, Any]:
                                                      op_block_list=blocked + extra)
         fixed = _retarget_float_casts(converted) + _rewire_output_consumers(converted)
         onnx.save(converted, str(out))
+        try:
+            onnx.checker.check_model(str(out))
+        except Exception as e:  # onnx's ValidationError: the converter wrote an invalid graph
+            return converted, fixed, f"onnx.checker: {(str(e).strip().splitlines() or [type(e).__name__])[0]}"
         return converted, fixed, _onnxruntime_error(out)
 
     added: list[str] = []
@@ -203,7 +207,6 @@ def _fp16(src: Path, out: Path) -> dict[str, Any]:
         raise ModelError(f"the fp16 conversion produced a file onnxruntime cannot load: {' '.join(error.split())[:300]}",
                          hint="the converter (onnxconverter-common) cannot convert this graph, your file is "
                               "fine: run it with --precision fp32 or int8")
-    onnx.checker.check_model(str(out))
     call = "onnxconverter_common.float16.convert_float_to_float16(keep_io_types=True"
     call += f", op_block_list=DEFAULT_OP_BLOCK_LIST + {added})" if added else ")"
     return {"converter": call, "onnxconverter-common": dist_version("onnxconverter-common"),

@@ -188,7 +188,7 @@ def test_tflite_defaults_to_the_tflite_runtime():
 
 
 @pytest.mark.slow
-def test_tflite_int8_of_a_file_without_signature(tmp_path):
+def test_tflite_int8_of_a_file_without_signature(tmp_path, monkeypatch):
     pytest.importorskip("ai_edge_quantizer")
     pytest.importorskip("litert_torch")
     from ai_edge_litert.tools import flatbuffer_utils as fu
@@ -204,7 +204,12 @@ def test_tflite_int8_of_a_file_without_signature(tmp_path):
     src = resolve_model(str(bare))
     fp32 = prepare_tflite(src, cache_dir=tmp_path / "cache")
     assert fp32.precision == "fp32" and not as_given(fp32)
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    monkeypatch.chdir(cwd)
+    before = sorted(os.listdir(tmp_path))
     q = prepare_tflite(src, cache_dir=tmp_path / "cache", precision="int8")
+    assert os.listdir(cwd) == [] and sorted(os.listdir(tmp_path)) == before  # no temp files left beside it
     assert q.precision == "int8" and q.export_options["signature_added"] == "serving_default"
     assert {s.name for s in q.inputs} == {s.name for s in fp32.inputs}
     _, _, facts = read_tflite(Path(q.path))
