@@ -361,7 +361,8 @@ def prepare_tflite(source: ModelSource, *, cache_dir: Path, batch: int = 1,
     overrides = dict(input_shapes or {})
     if precision not in TFLITE_PRECISIONS:
         raise ModelError(f"--precision {precision}: TFLite models run as fp32 or int8 here",
-                         hint="use --runtime onnxruntime for fp16")
+                         hint="a .tflite file cannot be converted to ONNX: run it with --precision fp32 or int8"
+                         if source.kind == "tflite" else "use --runtime onnxruntime for fp16")
     if source.kind == "onnx":
         raise ModelError(f"{source.spec} is an ONNX model; edgeprof does not convert ONNX to TFLite",
                          hint="run it with --runtime onnxruntime, or give the torch model")
