@@ -3,6 +3,7 @@
 opset 11 files (upgraded to 13), no temp files outside a removed temp dir, already-quantised files run as given,
 TFLite int8 of a file without a signature, .tflite defaulting to the tflite runtime."""
 
+import json
 import os
 from pathlib import Path
 
@@ -201,6 +202,14 @@ def test_tflite_int8_of_a_file_without_signature(tmp_path, monkeypatch):
     bare = tmp_path / "bare.tflite"
     fu.write_model(model, str(bare))
     assert not interpreter_class()(model_path=str(bare)).get_signature_list()
+    # a .tflite deployed without --runtime runs on the tflite runtime (it was refused by onnxruntime)
+    from edgeprof.cli.main import main
+
+    out = tmp_path / "r.json"
+    assert main(["deploy", "--device", "local", "--model", str(bare), "--min-duration", "0.2", "--min-queries", "3",
+                 "--warmup", "0", "--db", str(tmp_path / "r.sqlite"), "--json", str(out), "--quiet"]) == 0
+    r = json.loads(out.read_text())
+    assert (r["status"], r["runtime"], r["precision"]) == ("ok", "tflite", "fp32")
     src = resolve_model(str(bare))
     fp32 = prepare_tflite(src, cache_dir=tmp_path / "cache")
     assert fp32.precision == "fp32" and not as_given(fp32)
