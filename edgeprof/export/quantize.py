@@ -5,8 +5,16 @@ Owns:
   fp16, graph inputs and outputs stay as they were (Casts at the edges), so the same seeded inputs feed it.
   onnxruntime's CPU provider has few fp16 kernels: it inserts Casts and computes most ops in fp32 (the runner
   warns when fp16 runs on the CPU provider only).
+  Casts the converter leaves producing float32 (also in If/Loop bodies) are retargeted; when onnxruntime still
+  refuses the file, the ops its error names join `op_block_list` for one more try; then a one-line refusal that
+  blames the conversion. Every converted file is loaded once on the host before it can be pushed.
 - int8: static QDQ, per-channel weights (`quant_pre_process`, then `quantize_static(quant_format=QDQ,
   per_channel=True)`, int8 activations and weights, MinMax calibration). Dynamic int8 was 3–7× slower on our CNN.
+  A file below opset 13 is upgraded first with onnx's version converter (in the temp dir), or refused in one line.
+  Every intermediate file lives in a temporary directory that is removed: the cwd and the model's folder stay as
+  they were.
+- "as given": `onnx_given_precision` tells an already-quantised (QDQ / QLinear / integer ops) or fp16 file, which
+  runs as it is and is labelled `int8 (as given)` (`as_given`), never quantised again.
 - calibration inputs: seeded random arrays from the model's declared input ranges (default, `CALIBRATION_SAMPLES`
   of them, seeds seed+1000+i, never the measurement seed), or a directory of `.npy` files (one model input:
   one sample per file) or `.npz` files (several inputs: one sample per file, keys = input names). A sample may

@@ -7,9 +7,12 @@ Owns:
   Artifact's TensorSpecs say what the file really takes (int32, signature input names, graph order).
 - int8 with ai-edge-quantizer: static int8 activations and weights (`static_wi8_ai8` settings, weights
   per-channel) with the model's inputs and outputs left float (QUANTIZE/DEQUANTIZE inside the graph), so the same
-  seeded float inputs feed it. Calibration: seeded random samples or `--calibration DIR` (quantize.py).
+  seeded float inputs feed it. Calibration: seeded random samples or `--calibration DIR` (quantize.py). A file
+  without signatures (the quantiser calibrates by signature) is given a `serving_default` one in a temporary
+  copy; the result is loaded and allocated once on the host, or refused in one line that blames the conversion.
 - a user's .tflite: read with the LiteRT interpreter on the host (inputs, dtypes, dynamic dims from
-  `shape_signature`); `--precision int8` quantises a float user file the same way.
+  `shape_signature`); `--precision int8` quantises a float user file the same way; a file with int8/uint8
+  quantised tensors is int8 "as given" and is not quantised again.
 - the export check: the host's LiteRT interpreter against torch on the seeded inputs (fp32: max abs error).
 - the cache (artifact_cache.py), keyed by the model's defining text, seed, shapes, precision, calibration, the
   litert-torch / ai-edge-quantizer / ai-edge-litert versions and this file's text.
