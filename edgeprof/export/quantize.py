@@ -340,23 +340,28 @@ def _int8(src: Path, out: Path, samples: list[dict[str, np.ndarray]]) -> dict[st
         pass
 
     options: dict[str, Any] = {}
+    src, out = src.absolute(), out.absolute()
     with tempfile.TemporaryDirectory(prefix="edgeprof-quant-") as tmp:
-        upgraded = _upgrade_opset(src, Path(tmp) / "opset13.onnx")
-        if upgraded is not None:
-            options["opset_upgraded"] = upgraded
-            src = Path(tmp) / "opset13.onnx"
-        pre = Path(tmp) / "pre.onnx"
-        prep = "quant_pre_process"
-        try:
-            quant_pre_process(str(src), str(pre), skip_symbolic_shape=False)
-        except Exception:  # symbolic shape inference fails on some graphs: retry without it
-            prep = "quant_pre_process(skip_symbolic_shape=True)"
-            quant_pre_process(str(src), str(pre), skip_symbolic_shape=True)
         old = os.getcwd()
-        os.chdir(tmp)  # the calibrator writes augmented_model.onnx into the working directory
+        # the libraries write into the working directory: the calibrator its augmented_model.onnx, symbolic shape
+        # inference a sym_shape_infer_temp.onnx (+ .data) when it cannot finish. Both land in the temp dir.
+        os.chdir(tmp)
         try:
+            upgraded = _upgrade_opset(src, Path(tmp) / "opset13.onnx")
+            if upgraded is not None:
+                options["opset_upgraded"] = upgraded
+                src = Path(tmp) / "opset13.onnx"
+            pre = Path(tmp) / "pre.onnx"
+            prep = "quant_pre_process"
+            try:
+                quant_pre_process(str(src), str(pre), skip_symbolic_shape=False)
+            except Exception:  # symbolic shape inference fails on some graphs: retry without it
+                prep = "quant_pre_process(skip_symbolic_shape=True)"
+                quant_pre_process(str(src), str(pre), skip_symbolic_shape=True)
             quantize_static(str(pre), str(out), Reader(samples), quant_format=QuantFormat.QDQ, per_channel=True,
                             activation_type=QuantType.QInt8, weight_type=QuantType.QInt8)
+        except ModelError:
+            raise
         except Exception as e:
             first = (str(e).strip().splitlines() or [type(e).__name__])[0]
             raise library_failure(ModelError(f"int8 quantisation failed: {type(e).__name__}: {first}",

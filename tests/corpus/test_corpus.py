@@ -5,6 +5,7 @@ end ok. Run with `make test-corpus` (marker `corpus`); the download is cached (s
 import importlib.util
 import inspect
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -75,9 +76,15 @@ def test_corpus_file_runs_end_to_end(f, files, tmp_path, capsys):
                                             ("ch_ppocr_mobile_v2.0_cls_infer.onnx", "fp16"),
                                             ("ch_PP-OCRv4_det_infer.onnx", "int8"),
                                             ("test_if.onnx", "fp16")])
-def test_corpus_conversions_run_end_to_end(name, precision, files, tmp_path, capsys):
-    """Conversions of third-party files (opset 11/12 upgraded to 13 for int8) load on the host and run."""
+def test_corpus_conversions_run_end_to_end(name, precision, files, tmp_path, capsys, monkeypatch):
+    """Conversions of third-party files (opset 11/12 upgraded to 13 for int8) load on the host and run, and leave
+    no file in the working directory or beside the model (PaddleOCR's det model makes onnxruntime's symbolic shape
+    inference give up and write sym_shape_infer_temp.onnx + .data into the cwd)."""
     f = next(f for f in corpus.FILES if f["name"] == name)
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    monkeypatch.chdir(cwd)
+    beside = sorted(p.name for p in files[name].parent.iterdir())
     out = tmp_path / "r.json"
     code = main(["deploy", "--device", "local", "--model", str(files[name]), *f["args"], "--precision", precision,
                  "--min-duration", "0.2", "--min-queries", "3", "--warmup", "0", "--db", str(tmp_path / "r.sqlite"),
@@ -87,5 +94,6 @@ def test_corpus_conversions_run_end_to_end(name, precision, files, tmp_path, cap
     assert r["status"] == "ok" and r["precision"] == precision
     options = r["artifact"]["export_options"]
     assert options["fp32_sha256"] == f["sha256"]  # the identity stays the user's file
+    assert os.listdir(cwd) == [] and sorted(p.name for p in files[name].parent.iterdir()) == beside
     if precision == "int8" and name.startswith("ch_"):
         assert options["opset_upgraded"] in ("11 → 13", "12 → 13")
