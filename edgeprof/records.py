@@ -586,8 +586,15 @@ class Result:
     @property
     def identity(self) -> ConfigIdentity:
         """The configuration this result measured (vocab.ConfigIdentity: store, compare, reports, sweeps)."""
+        a = self.artifact
+        content = None
+        if a is not None:
+            sha = a.export_options.get("fp32_sha256") or a.sha256
+            content = f"sha256:{sha}" if a.source.startswith("file:") and sha else a.source
+        fed = self.settings.inputs
+        shapes = tuple((str(i["name"]), tuple(int(d) for d in i["shape"])) for i in fed) if fed else None
         return ConfigIdentity(self.device, self.model, self.runtime, self.precision, self.batch, self.threads,
-                              self.artifact.source if self.artifact else None)
+                              a.source if a else None, content, shapes)
 
     def to_dict(self) -> dict[str, Any]:
         return {k: _plain(getattr(self, k)) if k != "warnings" else [w.to_dict() for w in self.warnings]

@@ -32,6 +32,7 @@ from . import __version__, capability
 from .agentlink import AgentLink, RunDeadline, check_samples
 from .config import POWER_RATE_MAX_HZ
 from .errors import CapabilityError, ConfigError, ModelError
+from .export.quantize import as_given
 from .records import (
     Artifact,
     Compute,
@@ -230,9 +231,18 @@ def prepare(spec: RunSpec, cache_dir: Path | None = None, say: Callable[[str], N
     fp32 = prepare_onnx(source, cache_dir=cache, seed=spec.seed, progress=say,
                         opset=DEFAULT_OPSET if target is None else target.opset,
                         max_ir=None if target is None else target.max_ir)
+    from .export.quantize import onnx_given_precision, quantize_onnx
+
+    given = onnx_given_precision(fp32.path) if source.kind == "onnx" else None
+    if given is not None:  # the user's file is already quantised: run it as it is, labelled so
+        if spec.precision not in ("fp32", given[0]):
+            raise ModelError(f"{spec.model} is already {given[0]} ({given[1]}); edgeprof runs it as given",
+                             hint="leave out --precision, or give the fp32 model to convert")
+        artifact = dataclasses.replace(fp32, precision=given[0], export_options={
+            **fp32.export_options, "precision_as_given": True, "quantized_by": given[1]})
+        return Prepared(artifact, artifact, source)
     if spec.precision == "fp32" or (spec.runtime == "tensorrt" and spec.precision == "fp16"):
         return Prepared(fp32, fp32, source)  # TensorRT builds fp16 engines from the fp32 ONNX
-    from .export.quantize import quantize_onnx
 
     shapes = {t.name: t.concrete(spec.batch, spec.input_shapes) for t in fp32.inputs}
     artifact = quantize_onnx(fp32, spec.precision, cache_dir=cache, shapes=shapes, seed=spec.seed,
@@ -458,7 +468,7 @@ def build_result(spec: RunSpec, device: Device, artifact: Artifact | None, reply
         power = dataclasses.replace(power, achieved_gflops=gflops, gflops_per_watt=gflops / power.mean_w)
     result = Result(
         run_id=new_run_id(), status="ok", created_at=utc_now(), device=device.name, model=spec.model,
-        runtime=spec.runtime, precision=spec.precision, batch=spec.batch, threads=spec.threads,
+        runtime=spec.runtime, precision=(as_given(artifact) if artifact is not None else None) or spec.precision, batch=spec.batch, threads=spec.threads,
         latency_ms=lat, throughput_ips=tput, memory_mb=Memory.from_dict(mem), power=power,
         thermal=Thermal.from_dict(reply.thermal) if reply.thermal else None,
         fidelity=None, environment=environment, warnings=[], samples_ms=samples_ms,

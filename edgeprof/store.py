@@ -31,7 +31,7 @@ from .errors import StoreError
 from .fsmode import make_private_dir, private_mode
 from .records import Result, dumps_json, utc_now
 
-DB_SCHEMA_VERSION = 2
+DB_SCHEMA_VERSION = 3  # 3: config_key is the model's content hash + the shapes fed (rows re-keyed on open)
 
 metadata = sa.MetaData()
 
@@ -172,6 +172,17 @@ def config_key(r: Result) -> str:
     return r.identity.key()
 
 
+def _rekey(conn: sa.Connection) -> None:
+    """Recompute every row's config_key from its stored result (DB schema 3: content hash + shapes fed), so
+    history and baselines continue across the change. A row that cannot be read keeps its key."""
+    for run_id, text in conn.execute(sa.select(runs.c.run_id, runs.c.result_json)).all():
+        try:
+            key = config_key(Result.from_dict(json.loads(text)))
+        except Exception:  # noqa: BLE001 - a row another version wrote badly: leave it as it was
+            continue
+        conn.execute(runs.update().where(runs.c.run_id == run_id).values(config_key=key))
+
+
 class Store:
     def __init__(self, url: str | None = None, *, busy_timeout_s: float | None = None,
                  save_retries: int | None = None, save_backoff_s: float | None = None) -> None:
@@ -194,6 +205,8 @@ class Store:
                 if row is None:
                     conn.execute(meta.insert().values(key="schema_version", value=str(DB_SCHEMA_VERSION)))
                 elif int(row[0]) < DB_SCHEMA_VERSION:  # older: create_all above added the new tables
+                    if int(row[0]) < 3:
+                        _rekey(conn)
                     conn.execute(meta.update().where(meta.c.key == "schema_version")
                                  .values(value=str(DB_SCHEMA_VERSION)))
                 elif int(row[0]) > DB_SCHEMA_VERSION:
@@ -396,13 +409,17 @@ class Store:
 
     def list(self, *, device: str | None = None, model: str | None = None, status: str | None = None,
              sweep_id: str | None = None, config: str | None = None, limit: int | None = 50) -> list[dict[str, Any]]:
+        """Stored runs, newest first. `model` matches the model string as typed, its base name or a substring."""
         q = sa.select(runs.c.run_id, runs.c.created_at, runs.c.status, runs.c.device, runs.c.model,
                       runs.c.runtime, runs.c.precision, runs.c.batch, runs.c.threads, runs.c.p50_ms,
                       runs.c.p99_ms, runs.c.throughput_ips, runs.c.mean_w, runs.c.sweep_id, runs.c.config_key)
-        for col, val in ((runs.c.device, device), (runs.c.model, model), (runs.c.status, status),
+        for col, val in ((runs.c.device, device), (runs.c.status, status),
                          (runs.c.sweep_id, sweep_id), (runs.c.config_key, config)):
             if val is not None:
                 q = q.where(col == val)
+        if model is not None:  # the model as typed, its base name, or any part of it: `alexa` finds kws/alexa.tflite
+            q = q.where(sa.or_(runs.c.model == model,
+                               runs.c.model.like("%" + _escape_like(model) + "%", escape="\\")))
         q = q.order_by(runs.c.created_at.desc(), runs.c.run_id.desc())
         if limit:
             q = q.limit(limit)

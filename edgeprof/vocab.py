@@ -161,7 +161,12 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in _SETTINGS}
 @dataclass(frozen=True)
 class ConfigIdentity:
     """What makes two results measurements of the same configuration: compared across nights, grouped in
-    reports, matched to sweep cells. Two results with the same key are comparable; anything else is not."""
+    reports, matched to sweep cells. Two results with the same key are comparable; anything else is not.
+
+    The model is its content, not how its path was spelled: `content` is "sha256:<hex>" of the user's file
+    (the fp32 file a conversion started from), or the source of a bundled model or builder; `shapes` are the
+    concrete input shapes fed. A result that stores neither (a failed row, or one written before the artifact was
+    recorded) is identified by the model string and source as typed (`by_path`)."""
 
     device: str
     model: str  # the model reference as stored on the Result
@@ -170,11 +175,27 @@ class ConfigIdentity:
     batch: int
     threads: int | None
     source: str | None = None  # the artifact's source ("bundled:mobilenet_v2", "file:/abs/path.onnx", ...)
+    content: str | None = None  # "sha256:<hex>" of a user's file, else the source; None when not stored
+    shapes: tuple[tuple[str, tuple[int, ...]], ...] | None = None  # (input name, shape fed), graph order
+
+    @property
+    def by_path(self) -> bool:
+        """True when no content is known and the key falls back to the model string as typed."""
+        return self.content is None
 
     def key(self) -> str:
-        ident = json.dumps([self.device, self.model, self.runtime, self.precision, self.batch, self.threads,
-                            self.source], sort_keys=True)
+        if self.content is None:  # the identity results had before content hashes (same keys as then)
+            ident = json.dumps([self.device, self.model, self.runtime, self.precision, self.batch, self.threads,
+                                self.source], sort_keys=True)
+        else:
+            shapes = [[n, list(s)] for n, s in self.shapes] if self.shapes is not None else None
+            ident = json.dumps(["content", self.device, self.content, self.runtime, self.precision, self.batch,
+                                self.threads, shapes], sort_keys=True)
         return hashlib.sha256(ident.encode()).hexdigest()[:16]
+
+    def shapes_label(self) -> str:
+        """`x=1x3x224x224, mask=1x128` (empty when unknown)."""
+        return ", ".join(f"{n}={'x'.join(str(d) for d in s) or 'scalar'}" for n, s in self.shapes or ())
 
     def model_label(self) -> str:
         model = self.model

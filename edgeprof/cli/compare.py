@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from rich.markup import escape
 from rich.table import Table
 
 from ..compare import (
@@ -14,6 +15,7 @@ from ..compare import (
     compare_results,
     environment_changes,
     fmt_p,
+    identity_differences,
 )
 from ..errors import ConfigError
 from ..lab import ledger
@@ -97,7 +99,8 @@ def _pair(a: Result, b: Result, title: str, args: argparse.Namespace) -> int:
     for k, x, y in environment_changes(a, b):
         out.print(f"[yellow]environment changed[/yellow] {k}: {x} → {y}")
     if config_key(a) != config_key(b):
-        err.print("[yellow]note[/yellow] A and B are different configurations")
+        why = "; ".join(identity_differences(a, b))
+        err.print("[yellow]note[/yellow] " + escape(f"A and B are different configurations{': ' + why if why else ''}"))
     return 0
 
 

@@ -48,8 +48,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--device", required=True, help="device name from devices.yaml, or 'local' for this machine")
     p.add_argument("--model", required=True,
                    help="bundled model name (see `edgeprof models`), path/to/model.onnx, or path/to/file.py:function")
-    p.add_argument("--runtime", default="onnxruntime",
-                   help="onnxruntime (default), tflite (LiteRT), tensorrt (NVIDIA GPUs), or null (the harness)")
+    p.add_argument("--runtime", default=None,
+                   help="onnxruntime (default; tflite for a .tflite file), tflite (LiteRT), tensorrt (NVIDIA GPUs), "
+                        "or null (the harness)")
     p.add_argument("--precision", default="fp32", choices=["fp32", "fp16", "int8"],
                    help="fp32 (default); fp16 (onnxruntime, tensorrt); int8 (static, calibrated; all three)")
     p.add_argument("--calibration", metavar="DIR", default=None,
@@ -129,7 +130,10 @@ def run(args: argparse.Namespace) -> int:
                               hint="leave --opset out; an ONNX file is pushed as it is")
     if args.cooldown_timeout is not None and args.cooldown is None:
         raise ConfigError("--cooldown-timeout needs --cooldown C (the temperature to wait for)")
-    spec = RunSpec(device=args.device, model=args.model, runtime=args.runtime, precision=args.precision,
+    from ..export.resolve import default_runtime
+
+    spec = RunSpec(device=args.device, model=args.model, runtime=args.runtime or default_runtime(args.model),
+                   precision=args.precision,
                    batch=args.batch, threads=args.threads, min_duration_s=args.min_duration,
                    min_queries=args.min_queries, max_queries=args.max_queries, warmup_s=args.warmup, input_shapes=shapes,
                    runtime_options=options, seed=args.seed, idle_s=args.idle, cooldown_c=args.cooldown,

@@ -5,8 +5,16 @@ Owns:
   fp16, graph inputs and outputs stay as they were (Casts at the edges), so the same seeded inputs feed it.
   onnxruntime's CPU provider has few fp16 kernels: it inserts Casts and computes most ops in fp32 (the runner
   warns when fp16 runs on the CPU provider only).
+  Casts the converter leaves producing float32 (also in If/Loop bodies) are retargeted; when onnxruntime still
+  refuses the file, the ops its error names join `op_block_list` for one more try; then a one-line refusal that
+  blames the conversion. Every converted file is loaded once on the host before it can be pushed.
 - int8: static QDQ, per-channel weights (`quant_pre_process`, then `quantize_static(quant_format=QDQ,
   per_channel=True)`, int8 activations and weights, MinMax calibration). Dynamic int8 was 3–7× slower on our CNN.
+  A file below opset 13 is upgraded first with onnx's version converter (in the temp dir), or refused in one line.
+  Every intermediate file lives in a temporary directory that is removed: the cwd and the model's folder stay as
+  they were.
+- "as given": `onnx_given_precision` tells an already-quantised (QDQ / QLinear / integer ops) or fp16 file, which
+  runs as it is and is labelled `int8 (as given)` (`as_given`), never quantised again.
 - calibration inputs: seeded random arrays from the model's declared input ranges (default, `CALIBRATION_SAMPLES`
   of them, seeds seed+1000+i, never the measurement seed), or a directory of `.npy` files (one model input:
   one sample per file) or `.npz` files (several inputs: one sample per file, keys = input names). A sample may
@@ -22,8 +30,9 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import os
+import re
 import tempfile
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -42,6 +51,7 @@ __all__ = ["quantize_onnx", "calibration_samples", "calibration_fingerprint", "C
 ONNX_PRECISIONS = ("fp32", "fp16", "int8")
 CALIBRATION_SAMPLES = 16
 CALIBRATION_SEED_OFFSET = 1000
+QDQ_MIN_OPSET = 13  # per-channel QuantizeLinear/DequantizeLinear (axis) need opset 13
 Progress = Callable[[str], None]
 
 
@@ -161,6 +171,11 @@ def quantize_onnx(fp32: Artifact, precision: str, *, cache_dir: Path, shapes: Ma
 
 
 def _fp16(src: Path, out: Path) -> dict[str, Any]:
+    """Convert with onnxconverter-common, then load the result once in onnxruntime. When onnxruntime refuses it
+    (a tensor the converter typed float16 feeds a node that needs float32, e.g. YOLO-style Shape → Cast → Div/Range
+    chains) even after the Cast fixes below, the op types around the mismatched tensor are added to
+    `op_block_list` (they then run in float32 between Casts) and the conversion is tried once more; then it is
+    refused in one line that blames the conversion."""
     try:
         from onnxconverter_common import float16
     except ImportError as e:
@@ -168,15 +183,72 @@ def _fp16(src: Path, out: Path) -> dict[str, Any]:
                          hint="pip install 'edgeprof[quant]'") from e
     import onnx
 
-    model = onnx.load(str(src))
-    converted = float16.convert_float_to_float16(model, keep_io_types=True)
-    fixed = _retarget_float_casts(converted) + _rewire_output_consumers(converted)
-    onnx.save(converted, str(out))
-    onnx.checker.check_model(str(out))
-    _loads_in_onnxruntime(out, "fp16")
-    return {"converter": "onnxconverter_common.float16.convert_float_to_float16(keep_io_types=True)",
-            "onnxconverter-common": dist_version("onnxconverter-common"),
+    blocked = list(float16.DEFAULT_OP_BLOCK_LIST)
+
+    def convert(extra: list[str]) -> tuple[Any, list[str], str | None]:
+        converted = float16.convert_float_to_float16(onnx.load(str(src)), keep_io_types=True,
+                                                     op_block_list=blocked + extra)
+        fixed = _retarget_float_casts(converted) + _rewire_output_consumers(converted)
+        onnx.save(converted, str(out))
+        try:
+            onnx.checker.check_model(str(out))
+        except Exception as e:  # onnx's ValidationError: the converter wrote an invalid graph
+            return converted, fixed, f"onnx.checker: {(str(e).strip().splitlines() or [type(e).__name__])[0]}"
+        return converted, fixed, _onnxruntime_error(out)
+
+    added: list[str] = []
+    try:
+        converted, fixed, error = convert([])
+    except Exception as e:  # the converter's own failure
+        converted, fixed, error = None, [], f"onnxconverter-common raised {type(e).__name__}: {e}"
+    if error is not None and converted is not None:  # once more, the ops the load error names kept in float32
+        extra = [op for op in _mismatch_ops(converted, error) if op not in blocked]
+        if extra:
+            try:
+                _, fixed2, error2 = convert(extra)
+            except Exception:  # the converter's own bugs with some block lists: keep the first error
+                error2 = error
+            if error2 is None:
+                added, fixed, error = extra, fixed2, None
+    if error is not None:
+        out.unlink(missing_ok=True)
+        raise ModelError(f"the fp16 conversion produced a file onnxruntime cannot load: {' '.join(error.split())[:300]}",
+                         hint="the converter (onnxconverter-common) cannot convert this graph, your file is "
+                              "fine: run it with --precision fp32 or int8")
+    call = "onnxconverter_common.float16.convert_float_to_float16(keep_io_types=True"
+    call += f", op_block_list=DEFAULT_OP_BLOCK_LIST + {added})" if added else ")"
+    return {"converter": call, "onnxconverter-common": dist_version("onnxconverter-common"),
+            **({"ops_kept_fp32": added} if added else {}),
             **({"casts_retargeted_to_fp16": fixed} if fixed else {})}
+
+
+def _all_nodes(graph: Any) -> Iterator[Any]:
+    """Every node of a graph and of its subgraphs (If/Loop/Scan bodies)."""
+    for node in graph.node:
+        yield node
+        for attr in node.attribute:
+            if attr.HasField("g"):
+                yield from _all_nodes(attr.g)
+            for g in attr.graphs:
+                yield from _all_nodes(g)
+
+
+def _mismatch_ops(model: Any, error: str) -> list[str]:
+    """Op types to try keeping in float32 for an onnxruntime type error, most likely first: for the tensor it
+    names (`output arg (NAME)`), its producer (unless a Cast) and its consumers; else the op it names."""
+    nodes = list(_all_nodes(model.graph))
+    out: list[str] = []
+    m = re.search(r"output arg \(([^)]*)\)", error)
+    if m:
+        out += [str(n.op_type) for n in nodes if m.group(1) in n.output and n.op_type != "Cast"]
+        out += [str(n.op_type) for n in nodes if m.group(1) in n.input]
+    m = re.search(r"Optype \((\w+)\)", error)
+    if m:
+        out.append(m.group(1))
+    m = re.search(r"node \(([^)]+)\)", error)
+    if m:
+        out += [str(n.op_type) for n in nodes if n.name == m.group(1)]
+    return [op for op in dict.fromkeys(out) if op != "Cast"]  # a blocked Cast sends the converter into a loop
 
 
 def _retarget_float_casts(model: Any) -> list[str]:
@@ -188,7 +260,7 @@ def _retarget_float_casts(model: Any) -> list[str]:
 
     typed = {v.name: v.type.tensor_type.elem_type for v in list(model.graph.value_info) + list(model.graph.output)}
     changed = []
-    for node in model.graph.node:
+    for node in _all_nodes(model.graph):
         if node.op_type != "Cast" or typed.get(node.output[0]) != TensorProto.FLOAT16:
             continue
         for attr in node.attribute:
@@ -222,16 +294,29 @@ def _rewire_output_consumers(model: Any) -> list[str]:
     return changed
 
 
-def _loads_in_onnxruntime(path: Path, what: str) -> None:
-    """Load a converted artifact once on the host, so a file the runtime refuses fails here, before any push."""
+def _onnxruntime_error(path: Path) -> str | None:
+    """None when onnxruntime (CPU) loads the file, else the first line of its error."""
     import onnxruntime as ort
 
+    opts = ort.SessionOptions()
+    opts.log_severity_level = 3
     try:
-        ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+        ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
     except Exception as e:  # onnxruntime raises its own exception types
+        first = (str(e).strip().splitlines() or [type(e).__name__])[0]
+        return re.sub(r"^\[ONNXRuntimeError\] : \d+ : \w+ : (Load model from \S+ failed:)?", "", first).strip()
+    return None
+
+
+def _loads_in_onnxruntime(path: Path, what: str) -> None:
+    """Load a converted artifact once on the host, so a file the runtime refuses fails here, before any push."""
+    error = _onnxruntime_error(path)
+    if error is not None:
         path.unlink(missing_ok=True)
-        raise ModelError(f"the {what} conversion produced a file onnxruntime cannot load: {str(e).splitlines()[0]}",
-                         hint="this is a converter limitation for this model; run it in fp32 or int8") from None
+        other = "fp16" if what == "int8" else "int8"
+        raise ModelError(f"the {what} conversion produced a file onnxruntime cannot load: {error}",
+                         hint=f"the converter cannot convert this graph, your file is fine: run it with --precision "
+                              f"fp32 or {other}")
 
 
 class _Reader:
@@ -254,19 +339,29 @@ def _int8(src: Path, out: Path, samples: list[dict[str, np.ndarray]]) -> dict[st
     class Reader(_Reader, CalibrationDataReader):
         pass
 
+    options: dict[str, Any] = {}
+    src, out = src.absolute(), out.absolute()
     with tempfile.TemporaryDirectory(prefix="edgeprof-quant-") as tmp:
-        pre = Path(tmp) / "pre.onnx"
-        prep = "quant_pre_process"
-        try:
-            quant_pre_process(str(src), str(pre), skip_symbolic_shape=False)
-        except Exception:  # symbolic shape inference fails on some graphs: retry without it
-            prep = "quant_pre_process(skip_symbolic_shape=True)"
-            quant_pre_process(str(src), str(pre), skip_symbolic_shape=True)
         old = os.getcwd()
-        os.chdir(tmp)  # the calibrator writes augmented_model.onnx into the working directory
+        # the libraries write into the working directory: the calibrator its augmented_model.onnx, symbolic shape
+        # inference a sym_shape_infer_temp.onnx (+ .data) when it cannot finish. Both land in the temp dir.
+        os.chdir(tmp)
         try:
+            upgraded = _upgrade_opset(src, Path(tmp) / "opset13.onnx")
+            if upgraded is not None:
+                options["opset_upgraded"] = upgraded
+                src = Path(tmp) / "opset13.onnx"
+            pre = Path(tmp) / "pre.onnx"
+            prep = "quant_pre_process"
+            try:
+                quant_pre_process(str(src), str(pre), skip_symbolic_shape=False)
+            except Exception:  # symbolic shape inference fails on some graphs: retry without it
+                prep = "quant_pre_process(skip_symbolic_shape=True)"
+                quant_pre_process(str(src), str(pre), skip_symbolic_shape=True)
             quantize_static(str(pre), str(out), Reader(samples), quant_format=QuantFormat.QDQ, per_channel=True,
                             activation_type=QuantType.QInt8, weight_type=QuantType.QInt8)
+        except ModelError:
+            raise
         except Exception as e:
             first = (str(e).strip().splitlines() or [type(e).__name__])[0]
             raise library_failure(ModelError(f"int8 quantisation failed: {type(e).__name__}: {first}",
@@ -276,4 +371,65 @@ def _int8(src: Path, out: Path, samples: list[dict[str, np.ndarray]]) -> dict[st
             os.chdir(old)
     return {"quantizer": f"onnxruntime.quantization {prep} + quantize_static(QDQ, per_channel=True, "
                          "activations int8, weights int8, MinMax)",
-            "onnxruntime": dist_version("onnxruntime"), "calibration_samples": len(samples)}
+            "onnxruntime": dist_version("onnxruntime"), "calibration_samples": len(samples), **options}
+
+
+def default_opset(model: Any) -> int | None:
+    """The model's opset of the default ONNX domain (None when it imports none)."""
+    return next((int(o.version) for o in model.opset_import if o.domain in ("", "ai.onnx")), None)
+
+
+def _upgrade_opset(src: Path, out: Path) -> str | None:
+    """Per-channel QDQ needs opset QDQ_MIN_OPSET: an older file is upgraded with onnx's version converter into
+    `out` (inside the caller's temp dir). Returns "11 → 13" when it upgraded, None when no upgrade was needed;
+    a file the converter cannot upgrade is refused in one line."""
+    import onnx
+    from onnx import version_converter
+
+    model = onnx.load(str(src))
+    opset = default_opset(model)
+    if opset is None or opset >= QDQ_MIN_OPSET:
+        return None
+    try:
+        upgraded = version_converter.convert_version(model, QDQ_MIN_OPSET)
+        onnx.checker.check_model(upgraded)
+    except Exception as e:  # the converter raises RuntimeError/ValidationError with long texts
+        first = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
+        raise ModelError(f"int8 needs ONNX opset {QDQ_MIN_OPSET} or newer; {src.name} is opset {opset} and onnx's "
+                         f"version converter cannot upgrade it: {first}",
+                         hint=f"export it again at opset {QDQ_MIN_OPSET}+, or run it with --precision fp32 or "
+                              "fp16") from None
+    onnx.save(upgraded, str(out))
+    return f"{opset} → {QDQ_MIN_OPSET}"
+
+
+# -------------------------------------------------------------------------------------- as given
+
+QUANTISED_OPS = frozenset({"QuantizeLinear", "DequantizeLinear", "DynamicQuantizeLinear", "ConvInteger",
+                           "MatMulInteger", "QLinearConv", "QLinearMatMul", "QGemm", "QLinearAdd", "QLinearMul",
+                           "QLinearConcat", "QLinearSigmoid", "QLinearLeakyRelu", "QLinearAveragePool",
+                           "QLinearGlobalAveragePool", "QLinearSoftmax", "DynamicQuantizeMatMul",
+                           "MatMulIntegerToFloat"})
+
+
+def onnx_given_precision(path: str | Path) -> tuple[str, str] | None:
+    """("int8", why) for an ONNX file that is already quantised (QDQ / QLinear / integer ops), ("fp16", why) for
+    one whose float weights are mostly float16, None for a float32 file. Reads the graph only, not external data."""
+    import onnx
+    from onnx import TensorProto
+
+    model = onnx.load(str(path), load_external_data=False)
+    ops = sorted({n.op_type for n in _all_nodes(model.graph)} & QUANTISED_OPS)
+    if ops:
+        return "int8", ", ".join(ops[:3]) + (" ..." if len(ops) > 3 else "")
+    floats = [i.data_type for i in model.graph.initializer if i.data_type in (TensorProto.FLOAT, TensorProto.FLOAT16)]
+    if floats and floats.count(TensorProto.FLOAT16) * 2 > len(floats):
+        return "fp16", "float16 weights"
+    return None
+
+
+def as_given(artifact: Artifact) -> str | None:
+    """`int8 (as given)` for an artifact that is the user's already-quantised file, run as it is; else None."""
+    if artifact.export_options.get("precision_as_given"):
+        return f"{artifact.precision} (as given)"
+    return None

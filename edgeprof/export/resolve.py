@@ -44,7 +44,7 @@ from edgeprof_models import BundledModel
 
 from ..errors import ModelError
 
-__all__ = ["ModelSource", "resolve_model", "user_import_path"]
+__all__ = ["ModelSource", "resolve_model", "user_import_path", "default_runtime"]
 
 KINDS = ("bundled", "onnx", "tflite", "builder")
 _BUILDER = re.compile(r"^(?P<path>.+\.py):(?P<fn>[^:/\\]*)$")
@@ -70,6 +70,11 @@ class ModelSource:
         if self.kind == "builder":
             return f"builder:{self.path}:{self.function}"
         return f"file:{self.path}"
+
+
+def default_runtime(spec: str) -> str:
+    """The runtime a model runs on when --runtime is left out: tflite for a .tflite file, else onnxruntime."""
+    return "tflite" if spec.strip().lower().endswith(".tflite") else "onnxruntime"
 
 
 def resolve_model(spec: str) -> ModelSource:

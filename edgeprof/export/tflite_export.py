@@ -7,9 +7,12 @@ Owns:
   Artifact's TensorSpecs say what the file really takes (int32, signature input names, graph order).
 - int8 with ai-edge-quantizer: static int8 activations and weights (`static_wi8_ai8` settings, weights
   per-channel) with the model's inputs and outputs left float (QUANTIZE/DEQUANTIZE inside the graph), so the same
-  seeded float inputs feed it. Calibration: seeded random samples or `--calibration DIR` (quantize.py).
+  seeded float inputs feed it. Calibration: seeded random samples or `--calibration DIR` (quantize.py). A file
+  without signatures (the quantiser calibrates by signature) is given a `serving_default` one in a temporary
+  copy; the result is loaded and allocated once on the host, or refused in one line that blames the conversion.
 - a user's .tflite: read with the LiteRT interpreter on the host (inputs, dtypes, dynamic dims from
-  `shape_signature`); `--precision int8` quantises a float user file the same way.
+  `shape_signature`); `--precision int8` quantises a float user file the same way; a file with int8/uint8
+  quantised tensors is int8 "as given" and is not quantised again.
 - the export check: the host's LiteRT interpreter against torch on the seeded inputs (fp32: max abs error).
 - the cache (artifact_cache.py), keyed by the model's defining text, seed, shapes, precision, calibration, the
   litert-torch / ai-edge-quantizer / ai-edge-litert versions and this file's text.
@@ -24,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -40,6 +44,7 @@ from .resolve import ModelSource, user_import_path
 __all__ = ["prepare_tflite", "read_tflite", "interpreter_class", "tflite_precisions", "TFLITE_PRECISIONS"]
 
 TFLITE_PRECISIONS = ("fp32", "int8")
+SIGNATURE = "serving_default"
 Progress = Callable[[str], None]
 
 
@@ -115,7 +120,14 @@ def read_tflite(path: Path) -> tuple[tuple[TensorSpec, ...], tuple[str, ...], di
     with contextlib.suppress(Exception):
         for op in interp._get_ops_details():
             ops[op["op_name"]] = ops.get(op["op_name"], 0) + 1
-    return tuple(specs), outputs, {"op_counts": ops, "quantized_inputs": quantised}
+    int8_tensors = 0
+    with contextlib.suppress(Exception):  # int8/uint8 tensors with a scale: a quantised graph (float I/O or not)
+        for t in interp.get_tensor_details():
+            q = t.get("quantization_parameters") or {}
+            if np.dtype(t["dtype"]).name in ("int8", "uint8") and len(q.get("scales", ())):
+                int8_tensors += 1
+    return tuple(specs), outputs, {"op_counts": ops, "quantized_inputs": quantised,
+                                   "quantized_tensors": int8_tensors}
 
 
 def _user_tflite(source: ModelSource, say: Progress) -> Artifact:
@@ -125,11 +137,14 @@ def _user_tflite(source: ModelSource, say: Progress) -> Artifact:
     specs, outputs, facts = read_tflite(source.path)
     if not specs:
         raise ModelError(f"{source.spec} has no inputs", hint="edgeprof needs at least one input to feed")
+    quantised = bool(facts["quantized_inputs"] or facts["quantized_tensors"])
     return Artifact(
         path=str(source.path), format="tflite", sha256=sha256_file(source.path),
         size_bytes=source.path.stat().st_size, inputs=specs, outputs=outputs, model_name=source.name,
-        source=source.source, precision="int8" if facts["quantized_inputs"] else "fp32",
-        export_options={"op_counts": facts["op_counts"], "quantized_inputs": facts["quantized_inputs"]},
+        source=source.source, precision="int8" if quantised else "fp32",
+        export_options={"op_counts": facts["op_counts"], "quantized_inputs": facts["quantized_inputs"],
+                        **({"precision_as_given": True, "quantized_tensors": facts["quantized_tensors"]}
+                           if quantised else {})},
         export_check=None, cache_hit=False,
     )
 
@@ -269,18 +284,25 @@ def _quantize_int8(fp32: Artifact, out: Path, *, seed: int, shapes: Mapping[str,
     say(f"{fp32.model_name}: quantising TFLite to int8 (ai-edge-quantizer, static, float I/O)")
     samples = calibration_samples(fp32.inputs, shapes, seed, calibration)
     cls = interpreter_class()
-    sig = next(iter(cls(model_path=fp32.path).get_signature_list() or {"serving_default": None}))
+    sigs = cls(model_path=fp32.path).get_signature_list() or {}
     started = time.perf_counter()
-    try:
-        q = quantizer.Quantizer(fp32.path)
-        q.load_quantization_recipe(_int8_recipe())
-        calib = q.calibrate({sig: samples})
-        q.quantize(calib, enable_progress_report=False).export_model(str(out), overwrite=True)
-    except Exception as e:  # the capture (artifact_cache.build_cached) names its log and keeps the tail
-        first = (str(e).strip().splitlines() or [type(e).__name__])[0]
-        raise library_failure(ModelError(
-            f"int8 quantisation of {fp32.model_name} (TFLite) failed: {type(e).__name__}: {first}",
-            hint="try --precision fp32, or --runtime onnxruntime --precision int8")) from e
+    with tempfile.TemporaryDirectory(prefix="edgeprof-tflite-q-") as tmp:
+        src, sig, added = fp32.path, next(iter(sigs), SIGNATURE), False
+        if not sigs:  # ai-edge-quantizer calibrates by signature: give a copy of the file one (names as read)
+            src, added = str(Path(tmp) / "signed.tflite"), True
+            _add_signature(Path(fp32.path), Path(src))
+        try:
+            q = quantizer.Quantizer(src)
+            q.load_quantization_recipe(_int8_recipe())
+            calib = q.calibrate({sig: samples})
+            q.quantize(calib, enable_progress_report=False).export_model(str(out), overwrite=True)
+        except Exception as e:  # the capture (artifact_cache.build_cached) names its log and keeps the tail
+            first = (str(e).strip().splitlines() or [type(e).__name__])[0]
+            raise library_failure(ModelError(
+                f"int8 quantisation of {fp32.model_name} (TFLite) failed: {type(e).__name__}: {first}",
+                hint="the quantiser (ai-edge-quantizer) cannot convert this graph, your file is fine: run it with "
+                     "--precision fp32")) from e
+    _loads_in_litert(out, fp32.model_name)
     specs, outputs, facts = read_tflite(out)
     by_name = {s.name: s for s in fp32.inputs}
     truthful = tuple(dataclasses.replace(by_name.get(s.name, s), shape=s.shape, dtype=s.dtype) for s in specs)
@@ -290,8 +312,44 @@ def _quantize_int8(fp32: Artifact, out: Path, *, seed: int, shapes: Mapping[str,
                         "quantizer": "ai_edge_quantizer static int8 (weights per-channel, activations per-tensor), "
                                      "float model I/O", "ai-edge-quantizer": dist_version("ai-edge-quantizer"),
                         "calibration": calibration_fingerprint(calibration), "calibration_samples": len(samples),
-                        "op_counts": facts["op_counts"], "quantize_seconds": round(time.perf_counter() - started, 2)},
+                        "op_counts": facts["op_counts"], "quantize_seconds": round(time.perf_counter() - started, 2),
+                        **({"signature_added": SIGNATURE} if added else {})},
     )
+
+
+def _add_signature(src: Path, out: Path) -> None:
+    """Write a copy of a signature-less .tflite with one `serving_default` signature over subgraph 0, its inputs
+    and outputs named after their tensors (the names read_tflite gives them)."""
+    from ai_edge_litert import schema_py_generated as schema
+    from ai_edge_litert.tools import flatbuffer_utils as fu
+
+    model = fu.read_model(str(src))
+    sg = model.subgraphs[0]
+
+    def entry(index: int) -> Any:
+        t = schema.TensorMapT()
+        name = sg.tensors[index].name
+        t.name, t.tensorIndex = name.decode() if isinstance(name, bytes) else name, int(index)
+        return t
+
+    sig = schema.SignatureDefT()
+    sig.signatureKey, sig.subgraphIndex = SIGNATURE, 0
+    sig.inputs, sig.outputs = [entry(i) for i in sg.inputs], [entry(i) for i in sg.outputs]
+    model.signatureDefs = [sig]
+    fu.write_model(model, str(out))
+
+
+def _loads_in_litert(path: Path, name: str) -> None:
+    """Load and allocate a converted .tflite once on the host: a file LiteRT refuses fails here, before any push."""
+    try:
+        interp = interpreter_class()(model_path=str(path))
+        interp.allocate_tensors()
+    except Exception as e:  # noqa: BLE001 - the interpreter raises RuntimeError/ValueError
+        path.unlink(missing_ok=True)
+        first = " ".join(str(e).split())[:300] or type(e).__name__
+        raise ModelError(f"the int8 conversion of {name} produced a file LiteRT cannot load: {first}",
+                         hint="the quantiser (ai-edge-quantizer) cannot convert this graph, your file is fine: run "
+                              "it with --precision fp32") from None
 
 
 def prepare_tflite(source: ModelSource, *, cache_dir: Path, batch: int = 1,
@@ -306,7 +364,8 @@ def prepare_tflite(source: ModelSource, *, cache_dir: Path, batch: int = 1,
     overrides = dict(input_shapes or {})
     if precision not in TFLITE_PRECISIONS:
         raise ModelError(f"--precision {precision}: TFLite models run as fp32 or int8 here",
-                         hint="use --runtime onnxruntime for fp16")
+                         hint="a .tflite file cannot be converted to ONNX: run it with --precision fp32 or int8"
+                         if source.kind == "tflite" else "use --runtime onnxruntime for fp16")
     if source.kind == "onnx":
         raise ModelError(f"{source.spec} is an ONNX model; edgeprof does not convert ONNX to TFLite",
                          hint="run it with --runtime onnxruntime, or give the torch model")

@@ -34,6 +34,10 @@ class ReportData:
     histories: dict[str, list[Result]] = field(default_factory=dict)  # config_key → ok results, oldest first
     sweep: Any = None  # ledger.SweepRecord
 
+    def __post_init__(self) -> None:
+        global _LABELS
+        _LABELS = {id(r): (r, label) for r, label in zip(self.results, model_labels(self.results), strict=True)}
+
     @property
     def ok(self) -> list[Result]:
         return [r for r in self.results if r.status == "ok"]
@@ -49,10 +53,68 @@ class ReportData:
         return list(dict.fromkeys(r.device for r in self.results))
 
 
-def model_label(r: Result) -> str:
+# the labels of the results the newest ReportData holds (id → (result, label)): every view of one report names
+# a model the same way without passing the data around
+_LABELS: dict[int, tuple[Result, str]] = {}
+
+
+def _base_label(r: Result) -> str:
     if r.sweep and r.sweep.model_label:
         return r.sweep.model_label
     return r.identity.model_label()
+
+
+def _model_file(r: Result) -> str:
+    """What tells two models with one base name apart: the absolute path of the file (from the artifact's source),
+    else the model string as stored."""
+    source = r.artifact.source if r.artifact else ""
+    if source.startswith("file:"):
+        return source.removeprefix("file:")
+    if source.startswith("builder:"):
+        return source.removeprefix("builder:")
+    return r.model
+
+
+def _shortest_suffixes(paths: Sequence[str]) -> dict[str, str]:
+    """path → its shortest trailing part (whole components) that no other path in `paths` ends with."""
+    parts = {p: [c for c in p.replace("\\", "/").split("/") if c] for p in paths}
+    out = {}
+    for p, comps in parts.items():
+        for k in range(1, len(comps) + 1):
+            tail = comps[-k:]
+            if not any(o != p and parts[o][-k:] == tail for o in parts):
+                break
+        out[p] = "/".join(comps[-k:]) if comps else p
+    return out
+
+
+def model_labels(results: Sequence[Result]) -> list[str]:
+    """One label per result, unambiguous across `results`: the base name; when two files share it, their shortest
+    distinguishing path suffix (`kws/alexa.tflite`, `wake/alexa.tflite`); when one model was fed different input
+    shapes, the shapes too (`net.onnx [x=1x3x8x8]`)."""
+    by_base: dict[str, set[str]] = {}
+    for r in results:
+        by_base.setdefault(_base_label(r), set()).add(_model_file(r))
+    suffix: dict[tuple[str, str], str] = {}
+    for base, files in by_base.items():
+        if len(files) > 1:
+            for f, tail in _shortest_suffixes(sorted(files)).items():
+                suffix[(base, f)] = tail
+    labels = [suffix.get((_base_label(r), _model_file(r)), _base_label(r)) for r in results]
+    shapes: dict[str, set[str]] = {}
+    for r, label in zip(results, labels, strict=True):
+        if r.identity.shapes:
+            shapes.setdefault(label, set()).add(r.identity.shapes_label())
+    return [f"{label} [{r.identity.shapes_label()}]" if len(shapes.get(label, ())) > 1 and r.identity.shapes
+            else label for r, label in zip(results, labels, strict=True)]
+
+
+def model_label(r: Result) -> str:
+    """The model's label in the current report (model_labels), else its base name."""
+    held = _LABELS.get(id(r))
+    if held is not None and held[0] is r:
+        return held[1]
+    return _base_label(r)
 
 
 def config_label(r: Result, *, with_model: bool = False) -> str:
