@@ -29,7 +29,15 @@ from edgeprof_agent.messages import Facts, LogEvent, ProgressEvent
 
 from .. import runner as runner_mod
 from ..agentlink import AgentLink
-from ..errors import AgentError, CapabilityError, Interrupted, LeaseLost, StoreError, TransportError, UserError
+from ..errors import (
+    AgentError,
+    CapabilityError,
+    Interrupted,
+    LeaseLost,
+    StoreError,
+    TransportError,
+    UserError,
+)
 from ..records import Device, Environment, Result, Settings, SweepInfo, new_run_id, utc_now
 from ..store import Store
 from ..transport import Transport, open_transport
