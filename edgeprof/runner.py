@@ -288,6 +288,8 @@ def deploy(spec: RunSpec, device: Device, *, progress: Progress | None = None,
                 artifact = prepared.artifact
                 plan = input_plan(artifact.inputs, spec, cache_dir)
                 inputs = plan.request_inputs()
+                if plan.batch != spec.batch:  # --input or the data fed another batch: store and count what was fed
+                    spec = dataclasses.replace(spec, batch=plan.batch)
             reference: Any = None
             no_reference: str | None = "the null runtime computes nothing"
             if prepared is not None and artifact is not None:

@@ -17,7 +17,8 @@ Changing this algorithm changes every stored fidelity check: change both copies 
 Shapes: a fixed dim is the model's; dim 0 is the batch when it is unnamed or named like a batch (batch, N,
 batch_size, unk__…); every other symbol must be given (by --input or a data array), once for all inputs that
 share it. --batch N is dim 0 of every batched input; a contradiction with --input, a data array or a static
-model is an error.
+model is an error. Without --batch (or with --batch 1) the batch that --input or the data feeds is the batch:
+the plan's `batch` is always what was fed, and the runner stores and counts that.
 Does not own: the model's declared inputs (export/), pushing the data file (agentlink), the stored record
 (records.IOSummary).
 """
@@ -335,6 +336,13 @@ def plan_inputs(specs: Sequence[TensorSpec], *, batch: int, seed: int,
         given[name] = (tuple(int(d) for d in arr.shape), f"{where} has shape {_dims(arr.shape)}")
     symbols: dict[str, tuple[int, str]] = {}
     batched = tuple(s.name for s in specs if is_batch_dim(s, 0))
+    if batch == 1:  # --batch left at 1: a batch that --input or the data feed is the batch (what was fed counts)
+        fed = {given[n][0][0]: given[n][1] for n in batched if n in given and given[n][0]}
+        if len(fed) > 1:
+            raise ModelError("the batched inputs are given different batches: " + "; ".join(fed.values()),
+                             hint="dimension 0 of every batched input is the batch: make them agree (--batch N)")
+        if fed:
+            batch = next(iter(fed))
     for s in specs:
         if is_batch_dim(s, 0) and isinstance(s.shape[0], str):
             symbols.setdefault(s.shape[0], (batch, f"--batch {batch}"))

@@ -71,6 +71,12 @@ def test_batch_is_dim0_of_every_batched_input_and_a_contradiction_is_one_error()
     assert plan_inputs(specs, batch=4, seed=0).shapes == {"x": (4, 4)}
     with pytest.raises(ModelError, match=r"--input x=2x4: dimension 0 is the batch \(2\) but --batch is 4"):
         plan_inputs(specs, batch=4, seed=0, shapes={"x": (2, 4)})
+    # without --batch, what --input feeds is the batch (stored and counted as fed)
+    assert plan_inputs(specs, batch=1, seed=0, shapes={"x": (2, 4)}).batch == 2
+    two = [T("a", ["batch", 4]), T("b", ["N", 2])]
+    with pytest.raises(ModelError, match="different batches"):
+        plan_inputs(two, batch=1, seed=0, shapes={"a": (2, 4), "b": (3, 2)})
+    assert plan_inputs(two, batch=1, seed=0, shapes={"a": (2, 4)}).shapes["b"] == (2, 2)
 
 
 def test_a_static_model_refuses_a_batch_it_cannot_be_fed():
@@ -151,8 +157,10 @@ def test_data_that_does_not_fit_the_model_is_refused(tmp_path):
         plan_inputs(specs, batch=1, seed=0, data=load_input_data(str(unknown)))
     batch = tmp_path / "e.npz"
     np.savez(batch, x=np.zeros((8, 3), np.float32))
-    with pytest.raises(ModelError, match="dimension 0 is the batch \\(8\\) but --batch is 1"):
-        plan_inputs(specs, batch=1, seed=0, data=load_input_data(str(batch)))
+    with pytest.raises(ModelError, match="dimension 0 is the batch \\(8\\) but --batch is 2"):
+        plan_inputs(specs, batch=2, seed=0, data=load_input_data(str(batch)))
+    assert plan_inputs(specs, batch=1, seed=0, data=load_input_data(str(batch)),
+                       values={"sr": 1}).batch == 8  # without --batch, the batch fed is the batch
     with pytest.raises(ConfigError, match="no such file"):
         load_input_data(str(tmp_path / "missing.npz"))
     np.save(tmp_path / "one.npy", np.zeros(3))
