@@ -188,3 +188,20 @@ def test_io_summary_round_trips_and_reads_well():
     lines = io_summary_lines(io.inputs)
     assert lines[0] == "in  x: float32[2, 4] (model [batch, 4]) ← generated uniform[0, 1) seed 3"
     assert lines[1] == "in  sr: int64[] ← value 16000"
+
+
+def test_schema_3_io_section_and_older_rows_migrate_to_none():
+    import json
+    from pathlib import Path
+
+    from edgeprof.records import Result
+
+    golden = Path(__file__).resolve().parents[1] / "data" / "golden" / "results"
+    old = Result.from_dict(json.loads((golden / "v2" / "ok_local_ds_cnn.json").read_text()))
+    assert old.io is None and old.to_dict()["io"] is None
+    raw = json.loads((golden / "v3" / "ok_local_ds_cnn.json").read_text())
+    r = Result.from_dict(raw)
+    assert r.io is not None and r.io.inputs[0].source == "generated" and r.io.inputs[0].shape == [1, 1, 49, 10]
+    assert r.io.outputs and r.io.outputs[0].shape == raw["io"]["outputs"][0]["shape"]
+    assert r.io.first_run_ms == raw["io"]["first_run_ms"] > 0
+    assert r.to_dict()["io"] == raw["io"]
