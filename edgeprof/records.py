@@ -481,6 +481,9 @@ class Settings(Section):
     retries: int | None = None
     retry_backoff_s: float | None = None
     lease_wait_s: float | None = None
+    input_data: str | None = None  # what feeds the inputs; the io section says what each input got
+    input_values: dict[str, Any] | None = None
+    input_ranges: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)

@@ -441,6 +441,8 @@ def build_result(spec: RunSpec, device: Device, artifact: Artifact | None, reply
             runtime_options=spec.runtime_options, window_s=window_s, stopped_by=reply.stopped_by,
             warmup=reply.warmup.to_dict(), load_s=reply.load_s,
             idle_s=spec.idle_s, cooldown_c=spec.cooldown_c, power_rate_hz=spec.power_rate_hz,
+            input_data=spec.input_data, input_values=dict(spec.input_values) or None,
+            input_ranges={k: list(v) for k, v in spec.input_ranges.items()} or None,
         ),
         transfer=Transfer.from_dict(transfer),
         null_reasons=NullReasons(

@@ -153,3 +153,34 @@ def test_sequence_length_dim0_must_be_given_and_shared_symbols_are_given_once(tm
     assert {i["name"]: i["shape"] for i in r["io"]["inputs"]} == {"frames": [50, 16], "mask": [50, 16]}
     assert r["io"]["batched"] == [] and r["batch"] == 1
     assert r["io"]["outputs"][0]["shape"] == [50, 16]
+
+
+def test_sweep_files_take_the_same_input_keys(tmp_path, db, capsys):
+    from edgeprof.inventory import Inventory
+    from edgeprof.lab.spec import expand, parse_sweep, resolve_devices
+    from edgeprof.records import local_device
+
+    model = sample_rate_model(tmp_path / "vad.onnx")
+    np.savez(tmp_path / "audio.npz", x=np.ones((1, 4), np.float32))
+    text = ("name: inputs\nmodels: [vad.onnx]\ndevices: [local]\n"
+            "settings: {min_duration_s: 0.2, min_queries: 10, warmup_s: 0, timeout_s: 120,\n"
+            "           input_values: {sr: 16000}, input_data: audio.npz}\n")
+    sweep = tmp_path / "s.yaml"
+    sweep.write_text(text)
+    spec = parse_sweep(text, str(sweep))
+    inv = Inventory(path="devices.yaml", by_name={"local": local_device()})
+    run_spec = expand(spec, resolve_devices(spec, inv))[0].run_spec()
+    assert run_spec.input_values == {"sr": 16000} and run_spec.input_data == str(tmp_path / "audio.npz")
+    code, _, err = run(["sweep", str(sweep), "--db", db, "--quiet"], capsys)
+    assert code == 0, err
+    store = Store(db)
+    (row,) = store.list()
+    r = store.get(row["run_id"])
+    assert r.status == "ok" and r.io is not None and r.settings.input_values == {"sr": 16000}
+    assert {t.name: t.source for t in r.io.inputs} == {"x": "data", "sr": "value"}
+    assert model.endswith("vad.onnx")
+    # a bad value names the file, line and path
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("models: [vad.onnx]\ndevices: [local]\nsettings:\n  input_ranges: {x: '5:1'}\n")
+    code, _, err = run(["sweep", str(bad), "--db", db, "--quiet"], capsys)
+    assert code == 2 and "bad.yaml:4" in err and "settings.input_ranges.x" in err
