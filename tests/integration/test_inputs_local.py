@@ -184,3 +184,22 @@ def test_sweep_files_take_the_same_input_keys(tmp_path, db, capsys):
     bad.write_text("models: [vad.onnx]\ndevices: [local]\nsettings:\n  input_ranges: {x: '5:1'}\n")
     code, _, err = run(["sweep", str(bad), "--db", db, "--quiet"], capsys)
     assert code == 2 and "bad.yaml:4" in err and "settings.input_ranges.x" in err
+
+
+def test_tflite_file_with_a_constant_input_and_the_io_summary(tmp_path, db, capsys):
+    pytest.importorskip("ai_edge_litert")
+    pytest.importorskip("litert_torch")
+    from tflite_fixtures import export_two_inputs
+
+    model = export_two_inputs(tmp_path)
+    out_json = tmp_path / "r.json"
+    code, out, err = run(["deploy", "--device", "local", "--model", str(model), "--runtime", "tflite",
+                          "--input", "a=1x9x3", "--input", "b=1x9x4", "--input-value", "b=3", "--no-store",
+                          "--json", str(out_json), *FAST], capsys)
+    assert code == 0, err
+    r = json.loads(out_json.read_text())
+    ins = {i["name"]: i for i in r["io"]["inputs"]}
+    assert ins["b"]["source"] == "value" and ins["b"]["value"] == 3 and ins["b"]["dtype"] == "int32"
+    assert ins["a"]["declared"] == "[1, ?, 3]" and ins["a"]["shape"] == [1, 9, 3]
+    assert r["io"]["outputs"][0]["shape"] == [1, 9, 4] and r["io"]["first_run_ms"] > 0
+    assert "in  a: float32[1, 9, 3] (model [1, ?, 3])" in out and "in  b: int32[1, 9, 4] (model [1, ?, 4]) ← value 3" in out
