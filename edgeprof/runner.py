@@ -379,7 +379,7 @@ def model_rejected(e: MeasurementFailed, plan: InputPlan, device: str) -> ModelE
     """The runtime refused the inputs at the first inference: the model's error, with what was fed."""
     message = str(e.args[0]) if e.args else "the model rejected these inputs"
     message = message.split(": ", 1)[1] if message.startswith(f"device {device}: ") else message
-    summary = "; ".join(io_summary_lines(plan.io_inputs()))
+    summary = "; ".join(line.removeprefix("in  ") for line in io_summary_lines(plan.io_inputs()))
     return ModelError(f"{message} (on {device}; fed: {summary})",
                       hint="give the values the model expects: --input-value NAME=V (e.g. a sample rate), "
                            "--input-range NAME=LOW:HIGH (e.g. token ids), or real data with --input-data FILE.npz",

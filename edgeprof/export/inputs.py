@@ -470,6 +470,8 @@ def feed_text(t: IOTensor) -> str:
     if t.source == "data":
         return f"data {t.file} (sha256 {str(t.sha256)[:12]})"
     if t.source == "generated":
+        if t.dtype == "bool":
+            return f"generated random bool seed {t.seed}"
         kind = "randint" if t.dtype.startswith(("int", "uint")) else "uniform"
         return f"generated {kind}[{t.low:g}, {t.high:g}) seed {t.seed}"
     return "-"

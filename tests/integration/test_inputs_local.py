@@ -203,3 +203,14 @@ def test_tflite_file_with_a_constant_input_and_the_io_summary(tmp_path, db, caps
     assert ins["a"]["declared"] == "[1, ?, 3]" and ins["a"]["shape"] == [1, 9, 3]
     assert r["io"]["outputs"][0]["shape"] == [1, 9, 4] and r["io"]["first_run_ms"] > 0
     assert "in  a: float32[1, 9, 3] (model [1, ?, 3])" in out and "in  b: int32[1, 9, 4] (model [1, ?, 4]) ← value 3" in out
+
+
+def test_the_batch_fed_by_input_is_the_batch_stored_and_counted(tmp_path, capsys):
+    model = sample_rate_model(tmp_path / "vad.onnx")
+    out_json = tmp_path / "r.json"
+    code, _, err = run(["deploy", "--device", "local", "--model", model, "--input", "x=3x4", "--input-value",
+                        "sr=16000", "--no-store", "--json", str(out_json), *FAST], capsys)
+    assert code == 0, err
+    r = json.loads(out_json.read_text())
+    assert r["batch"] == 3 and r["io"]["batch"] == 3 and r["io"]["batched"] == ["x"]
+    assert r["throughput_ips"] == pytest.approx(3 * r["latency_ms"]["n"] / r["settings"]["window_s"])

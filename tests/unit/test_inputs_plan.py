@@ -188,6 +188,8 @@ def test_io_summary_round_trips_and_reads_well():
     lines = io_summary_lines(io.inputs)
     assert lines[0] == "in  x: float32[2, 4] (model [batch, 4]) ← generated uniform[0, 1) seed 3"
     assert lines[1] == "in  sr: int64[] ← value 16000"
+    flags = plan_inputs([T("m", [2], "bool", 0, 2)], batch=1, seed=1).io_inputs()
+    assert io_summary_lines(flags) == ["in  m: bool[2] ← generated random bool seed 1"]
 
 
 def test_schema_3_io_section_and_older_rows_migrate_to_none():
