@@ -375,6 +375,7 @@ def plan_inputs(specs: Sequence[TensorSpec], *, batch: int, seed: int,
 
     missing: list[str] = []
     suggest: list[str] = []
+    suggested: set[str] = set()
     planned = []
     for s in specs:
         if s.name in given:
@@ -398,7 +399,10 @@ def plan_inputs(specs: Sequence[TensorSpec], *, batch: int, seed: int,
                     example.append(d if isinstance(d, str) else f"D{i}")
             if holes:
                 missing.append(f"{s.name}{s.shape_str()} {', '.join(holes)}")
-                suggest.append(f"--input {s.name}={'x'.join(example)}")
+                named = {d for i, d in enumerate(s.shape) if isinstance(d, str) and f"dim {i} ({d})" in holes}
+                if len(named) < len(holes) or not named <= suggested:  # a shared symbol is given once
+                    suggest.append(f"--input {s.name}={'x'.join(example)}")
+                    suggested |= named
                 continue
             shape = tuple(dims)
         spec = s

@@ -54,7 +54,8 @@ def test_one_error_lists_every_missing_dim_of_every_input_and_unnamed_dims_print
         assert part in msg
     assert "dynamic dimensions" in msg
     hint = e.value.hint or ""
-    assert "--input ids=2xseq" in hint and "--input img=2x3xD2xD3" in hint
+    assert "--input ids=2xseq" in hint and "--input img=2x3xD2xD3" in hint and "--input pos=2xother" in hint
+    assert "--input mask=" not in hint  # mask shares seq with ids: given once
 
 
 def test_inputs_sharing_a_symbol_share_its_size_given_once():
