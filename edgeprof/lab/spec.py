@@ -31,7 +31,8 @@ Sweep file format history (keep next to the constant):
     settings: {min_duration_s: 10, timeout_s: 600, retries: 2}
     exclude: [{model: bert_tiny, batch: 8}]
     include: [{model: ds_cnn, device: local, runtime: "null"}]
-    overrides: [{match: {model: mobilenet_v2}, min_duration_s: 20}]
+    overrides: [{match: {model: mobilenet_v2}, min_duration_s: 20},
+                {match: {model: tiny.onnx}, input_values: {sr: 16000}, input_data: tiny-inputs.npz}]
     budgets: [{match: {model: ds_cnn, device: {soc: orin}}, limits: ["p99_ms < 50"]}]
 """
 
