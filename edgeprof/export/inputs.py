@@ -476,8 +476,11 @@ def feed_text(t: IOTensor) -> str:
     if t.source == "generated":
         if t.dtype == "bool":
             return f"generated random bool seed {t.seed}"
-        kind = "randint" if t.dtype.startswith(("int", "uint")) else "uniform"
-        return f"generated {kind}[{t.low:g}, {t.high:g}) seed {t.seed}"
+        integer = t.dtype.startswith(("int", "uint"))
+        text = f"generated {'randint' if integer else 'uniform'}[{t.low:g}, {t.high:g}) seed {t.seed}"
+        if integer and t.low is not None and t.high is not None and t.high - t.low == 1:
+            text += f" (every value {t.low:g})"  # an index input's only safe default: say so, it may not fit
+        return text
     return "-"
 
 

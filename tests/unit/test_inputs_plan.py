@@ -189,6 +189,8 @@ def test_io_summary_round_trips_and_reads_well():
     lines = io_summary_lines(io.inputs)
     assert lines[0] == "in  x: float32[2, 4] (model [batch, 4]) ← generated uniform[0, 1) seed 3"
     assert lines[1] == "in  sr: int64[] ← value 16000"
+    zeros = plan_inputs([T("sr", [], "int64")], batch=1, seed=0).io_inputs()
+    assert io_summary_lines(zeros) == ["in  sr: int64[] ← generated randint[0, 1) seed 0 (every value 0)"]
     flags = plan_inputs([T("m", [2], "bool", 0, 2)], batch=1, seed=1).io_inputs()
     assert io_summary_lines(flags) == ["in  m: bool[2] ← generated random bool seed 1"]
 
