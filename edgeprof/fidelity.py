@@ -58,14 +58,15 @@ def reference_for(source: ModelSource, artifact: Artifact,
 
 
 def reference_outputs(ref: Reference, specs: Sequence[TensorSpec], shapes: Mapping[str, tuple[int, ...]],
-                      seed: int) -> list[np.ndarray]:
-    """The reference's outputs for the seeded inputs the device used (specs = the artifact's, in its order)."""
+                      seed: int, fixed: Mapping[str, np.ndarray] | None = None) -> list[np.ndarray]:
+    """The reference's outputs for the inputs the device used (specs = the artifact's, in its order; `fixed`:
+    the constants and data arrays of the run's input plan)."""
 
     from .export.capture import capture
     from .export.inputs import make_inputs
     from .export.onnx_export import default_cache_dir
 
-    feed = make_inputs(specs, shapes, seed)
+    feed = make_inputs(specs, shapes, seed, fixed)
     with capture(default_cache_dir() / "reference.log", f"fidelity reference: {ref.label}"):
         return _reference_outputs(ref, feed, seed)
 

@@ -14,6 +14,9 @@ tests/data/golden/results/v<N>/ holds results each version wrote):
   2 — every section typed (the dataclasses below); `extra` is gone: null_reasons, compute, ops, sweep and
       stderr_tail are top-level keys after reason; a sweep row's transfer is null instead of {}; every section
       has all its fields (null where not measured or not set). Migration: _migrate_1_to_2.
+  3 — `io` after stderr_tail: what fed each input (generated with seed and range, a constant, a data file and
+      its sha256), the shapes fed, the output shapes, load time and first-inference latency (IOSummary).
+      Additive: an older row gets io = null. Migration: _migrate_2_to_3.
 """
 
 from __future__ import annotations
@@ -45,7 +48,7 @@ def dumps_json(obj: Any, indent: int | None = None, sort_keys: bool = False) -> 
     """The one way edgeprof writes JSON: valid JSON only (allow_nan=False), a non-finite number becomes null."""
     return json.dumps(finite_or_null(obj), indent=indent, sort_keys=sort_keys, allow_nan=False)
 
-RESULT_SCHEMA_VERSION = 2
+RESULT_SCHEMA_VERSION = 3
 
 # dtypes a model input may have (numpy names); the agent maps them to its runtime.
 DTYPES = ("float32", "float16", "int64", "int32", "int8", "uint8", "bool")
@@ -160,6 +163,10 @@ class RunSpec:
     max_queries: int | None = int(RUN_DEFAULTS["max_queries"])  # bounds raw samples for very short queries
     warmup_s: float = float(RUN_DEFAULTS["warmup_s"])
     input_shapes: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    # what feeds the inputs (issue 11): a data file (.npz or a directory of NAME.npy), constants, value ranges
+    input_data: str | None = None
+    input_values: dict[str, Any] = field(default_factory=dict)
+    input_ranges: dict[str, tuple[float, float]] = field(default_factory=dict)
     runtime_options: dict[str, Any] = field(default_factory=dict)
     seed: int = int(RUN_DEFAULTS["seed"])
     # telemetry (issue 4): idle power baseline before the model loads (0 = off), wait until the board is below
@@ -187,7 +194,7 @@ RESULT_KEYS = (
 )
 # after RESULT_KEYS, in this order (schema 2: the sections that lived in `extra` are top-level and typed)
 RESULT_TAIL_KEYS = ("artifact", "settings", "transfer", "reason", "null_reasons", "compute", "ops", "sweep",
-                    "stderr_tail")
+                    "stderr_tail", "io")
 
 _S = TypeVar("_S", bound="Section")
 
@@ -230,7 +237,7 @@ def _opt(cls: type[_S], v: Any) -> _S | None:
 def _plain(v: Any) -> Any:
     if isinstance(v, Section | Artifact):
         return v.to_dict()
-    if isinstance(v, tuple):
+    if isinstance(v, tuple | list):
         return [_plain(x) for x in v]
     return v
 
@@ -475,6 +482,9 @@ class Settings(Section):
     retry_backoff_s: float | None = None
     lease_wait_s: float | None = None
     opset: int | None = None  # --opset / the sweep's opset: asked for (the exported file's is in export_options)
+    input_data: str | None = None  # what feeds the inputs; the io section says what each input got
+    input_values: dict[str, Any] | None = None
+    input_ranges: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -535,6 +545,49 @@ class OpsProfile(Section):
 
 
 @dataclass(frozen=True)
+class IOTensor(Section):
+    """One input or output as run: the shape fed (or returned), dtype, the model's declared shape, and for an
+    input where its values came from: source "generated" (seed, low, high), "value" (every element) or "data"
+    (file and its sha256). An output has source None."""
+
+    SECTION: ClassVar[str] = "io tensor"
+    name: str
+    shape: list[int]
+    dtype: str
+    declared: str | None = None
+    source: str | None = None
+    seed: int | None = None
+    low: float | None = None
+    high: float | None = None
+    value: float | int | bool | None = None
+    file: str | None = None
+    sha256: str | None = None
+
+
+@dataclass(frozen=True)
+class IOSummary(Section):
+    """The I/O of a run: inputs as fed, outputs as returned (names from the artifact), the batch fed (dim 0 of
+    every batched input), the model load time (s, the agent's, including the first inference) and the first
+    inference's latency (ms; outside the timed loop)."""
+
+    SECTION: ClassVar[str] = "io"
+    inputs: list[IOTensor] = field(default_factory=list)
+    outputs: list[IOTensor] = field(default_factory=list)
+    batch: int | None = None
+    batched: list[str] = field(default_factory=list)
+    load_s: float | None = None
+    first_run_ms: float | None = None
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> IOSummary:
+        flat = super().from_dict(d)
+        ins: list[Any] = list(flat.inputs or [])  # plain JSON rows until here
+        outs: list[Any] = list(flat.outputs or [])
+        return dataclasses.replace(flat, inputs=[IOTensor.from_dict(t) for t in ins],
+                                   outputs=[IOTensor.from_dict(t) for t in outs])
+
+
+@dataclass(frozen=True)
 class SweepInfo(Section):
     """Where a sweep row belongs: its sweep and cell, the cell's budgets, attempts, timing and controller."""
 
@@ -581,6 +634,7 @@ class Result:
     ops: OpsProfile | None = None
     sweep: SweepInfo | None = None  # a sweep row: its sweep, cell and budgets
     stderr_tail: str | None = None  # a failed row: the end of the device's stderr or the traceback
+    io: IOSummary | None = None  # inputs as fed, outputs, load and first-inference time (None: not recorded)
     schema_version: int = RESULT_SCHEMA_VERSION
 
     @property
@@ -649,7 +703,7 @@ class Result:
 
 _OPTIONAL_SECTIONS: dict[str, type[Section]] = {
     "latency_ms": LatencyStats, "memory_mb": Memory, "power": Power, "thermal": Thermal, "fidelity": Fidelity,
-    "transfer": Transfer, "compute": Compute, "ops": OpsProfile, "sweep": SweepInfo,
+    "transfer": Transfer, "compute": Compute, "ops": OpsProfile, "sweep": SweepInfo, "io": IOSummary,
 }
 
 
@@ -670,7 +724,15 @@ def _migrate_1_to_2(d: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-_MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _migrate_1_to_2}
+def _migrate_2_to_3(d: dict[str, Any]) -> dict[str, Any]:
+    """Schema 2 → 3: additive; a row written before the io section has none (io = null)."""
+    out = dict(d)
+    out.setdefault("io", None)
+    out["schema_version"] = 3
+    return out
+
+
+_MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _migrate_1_to_2, 2: _migrate_2_to_3}
 
 
 @dataclass

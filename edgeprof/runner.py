@@ -31,19 +31,23 @@ from edgeprof_agent.messages import (
 from . import __version__, capability
 from .agentlink import AgentLink, RunDeadline, check_samples
 from .config import POWER_RATE_MAX_HZ
-from .errors import CapabilityError, ConfigError, ModelError
+from .errors import CapabilityError, ConfigError, MeasurementFailed, ModelError
+from .export.inputs import InputPlan, io_summary_lines, load_input_data, plan_inputs
 from .export.quantize import as_given
 from .records import (
     Artifact,
     Compute,
     Device,
     Environment,
+    IOSummary,
+    IOTensor,
     Memory,
     NullReasons,
     Power,
     Result,
     RunSpec,
     Settings,
+    TensorSpec,
     Thermal,
     Transfer,
     new_run_id,
@@ -51,7 +55,7 @@ from .records import (
 )
 from .stats import latency_summary, stability_warnings, throughput
 from .transport import Transport, open_transport
-from .vocab import PRECISIONS, RUN_DEFAULTS, RUNTIMES
+from .vocab import PRECISIONS, RUN_DEFAULTS, RUNTIMES, ErrorKind
 
 __all__ = ["CapabilityError", "PRECISIONS", "RUNTIMES", "build_result", "deploy", "prepare", "validate_spec"]
 
@@ -244,7 +248,7 @@ def prepare(spec: RunSpec, cache_dir: Path | None = None, say: Callable[[str], N
     if spec.precision == "fp32" or (spec.runtime == "tensorrt" and spec.precision == "fp16"):
         return Prepared(fp32, fp32, source)  # TensorRT builds fp16 engines from the fp32 ONNX
 
-    shapes = {t.name: t.concrete(spec.batch, spec.input_shapes) for t in fp32.inputs}
+    shapes = input_plan(fp32.inputs, spec, cache).shapes
     artifact = quantize_onnx(fp32, spec.precision, cache_dir=cache, shapes=shapes, seed=spec.seed,
                              calibration=calibration, progress=say)
     loadable(artifact.path, f"the {spec.precision} model quantised from {spec.model}")
@@ -257,23 +261,18 @@ def prepare_artifact(spec: RunSpec, cache_dir: Path | None = None,
     return prepare(spec, cache_dir, say, calibration, target=target).artifact
 
 
-def input_params(artifact: Artifact, spec: RunSpec) -> list[dict[str, Any]]:
-    known = {t.name for t in artifact.inputs}
-    unknown = sorted(set(spec.input_shapes) - known)
-    if unknown:
-        raise ModelError(f"--input {unknown[0]}: the model has no input named {unknown[0]!r}",
-                         hint="its inputs are " + ", ".join(f"{t.name}{t.shape_str()}" for t in artifact.inputs))
-    out = []
-    for t in artifact.inputs:
-        shape = t.concrete(spec.batch, spec.input_shapes)
-        if len(shape) != len(t.shape):
-            raise ModelError(f"--input {t.name}={'x'.join(map(str, shape))}: the model's input has rank "
-                             f"{len(t.shape)} {t.shape_str()}", hint="give one size per dimension")
-        for i, (want, got) in enumerate(zip(t.shape, shape, strict=True)):
-            if isinstance(want, int) and want >= 0 and want != got:
-                raise ModelError(f"--input {t.name}: dimension {i} is fixed at {want} in the model, not {got}")
-        out.append({"name": t.name, "shape": list(shape), "dtype": t.dtype, "low": t.low, "high": t.high})
-    return out
+def input_plan(specs: tuple[TensorSpec, ...], spec: RunSpec, cache_dir: Path | None = None) -> InputPlan:
+    """What feeds each input and its shape (export/inputs.plan_inputs): every problem is one line, found before
+    anything is pushed."""
+    data = load_input_data(spec.input_data, cache_dir / "inputs" if cache_dir else None) \
+        if spec.input_data else None
+    return plan_inputs(specs, batch=spec.batch, seed=spec.seed, shapes=spec.input_shapes, data=data,
+                       values=spec.input_values, ranges=spec.input_ranges)
+
+
+def input_params(artifact: Artifact, spec: RunSpec, cache_dir: Path | None = None) -> list[dict[str, Any]]:
+    """The agent's input specs for `artifact` under `spec` (InputPlan.request_inputs)."""
+    return input_plan(artifact.inputs, spec, cache_dir).request_inputs()
 
 
 def host_environment() -> dict[str, Any]:
@@ -283,7 +282,7 @@ def host_environment() -> dict[str, Any]:
 
 def run_request(spec: RunSpec, device: Device, artifact: Artifact | None, remote_path: str | None,
                 inputs: list[dict[str, Any]], *, return_outputs: bool, profile_ops: bool,
-                lease_token: str | None = None) -> RunRequest:
+                lease_token: str | None = None, input_data: ArtifactRef | None = None) -> RunRequest:
     """The agent's run request for `spec` (messages.RunRequest: host and agent share its fields and defaults)."""
     options = dict(spec.runtime_options)
     if spec.runtime == "tensorrt":
@@ -293,6 +292,7 @@ def run_request(spec: RunSpec, device: Device, artifact: Artifact | None, remote
         artifact=ArtifactRef(path=remote_path, format=artifact.format, sha256=artifact.sha256)
         if artifact is not None else None,
         inputs=[InputSpec(**i) for i in inputs],
+        input_data=input_data,
         seed=spec.seed,
         batch=spec.batch,
         threads=spec.threads,
@@ -333,6 +333,7 @@ def deploy(spec: RunSpec, device: Device, *, progress: Progress | None = None,
     artifact: Artifact | None = None
     prepared: Prepared | None = None
     inputs: list[dict[str, Any]] = []
+    plan: InputPlan | None = None
     known: Facts | None = None
     if facts is not None:
         known = facts if isinstance(facts, Facts) else Facts.from_dict(dict(facts))
@@ -357,7 +358,10 @@ def deploy(spec: RunSpec, device: Device, *, progress: Progress | None = None,
                 prepared = prepare(spec, cache_dir, progress.stage, calibration, target=target,
                                    facts=device_facts, device=device.name)
                 artifact = prepared.artifact
-                inputs = input_params(artifact, spec)
+                plan = input_plan(artifact.inputs, spec, cache_dir)
+                inputs = plan.request_inputs()
+                if plan.batch != spec.batch:  # --input or the data fed another batch: store and count what was fed
+                    spec = dataclasses.replace(spec, batch=plan.batch)
             reference: Any = None
             no_reference: str | None = "the null runtime computes nothing"
             if prepared is not None and artifact is not None:
@@ -370,21 +374,33 @@ def deploy(spec: RunSpec, device: Device, *, progress: Progress | None = None,
             if artifact is not None:
                 progress.stage("pushing model")
                 remote_path, artifact_bytes = link.push_artifact(artifact.path, artifact.sha256, artifact.extension)
+            data_ref = None
+            if plan is not None and plan.data is not None:
+                progress.stage("pushing input data")
+                data_path, data_bytes = link.push_artifact(plan.data.push_path, plan.data.push_sha256, "npz")
+                artifact_bytes += data_bytes
+                data_ref = ArtifactRef(path=data_path, format="npz", sha256=plan.data.push_sha256)
             request = run_request(spec, device, artifact, remote_path, inputs, return_outputs=reference is not None,
-                                  profile_ops=profile_ops, lease_token=lease_token)
+                                  profile_ops=profile_ops, lease_token=lease_token, input_data=data_ref)
             progress.stage("measuring")
-            reply = link.run(request, on_event=progress.event, timeout=AGENT_SILENCE_TIMEOUT_S,
-                             silence_by_phase=phase_silences(spec), deadline=run_deadline(spec, profile_ops))
+            try:
+                reply = link.run(request, on_event=progress.event, timeout=AGENT_SILENCE_TIMEOUT_S,
+                                 silence_by_phase=phase_silences(spec),
+                                 deadline=run_deadline(spec, profile_ops))
+            except MeasurementFailed as e:
+                if e.kind == ErrorKind.MODEL_INPUT and plan is not None:
+                    raise model_rejected(e, plan, device.name) from None
+                raise
         finally:
             link.close()
 
     result = build_result(spec, device, artifact, reply, device_facts, inputs=inputs,
                           transfer={"agent_bytes": agent_bytes, "artifact_bytes": artifact_bytes,
-                                    "total_bytes": agent_bytes + artifact_bytes}, opset=opset)
+                                    "total_bytes": agent_bytes + artifact_bytes}, opset=opset, plan=plan)
     for note in decision.notes:
         result.warn("precision_emulated" if "fp16" in note else "capability", note)
     if artifact is not None:
-        add_fidelity(result, artifact, reference, no_reference, reply, inputs, spec, progress.stage)
+        add_fidelity(result, artifact, reference, no_reference, reply, inputs, spec, progress.stage, plan=plan)
     if reply.ops is not None:
         from .opprofile import summarize
 
@@ -402,7 +418,7 @@ def export_target(spec: RunSpec, facts: Facts | None, device: str, opset: int | 
 
 def add_fidelity(result: Result, artifact: Artifact, reference: Any, no_reference: str | None,
                  reply: RunReply, inputs: list[dict[str, Any]], spec: RunSpec,
-                 say: Callable[[str], None] | None = None) -> None:
+                 say: Callable[[str], None] | None = None, plan: InputPlan | None = None) -> None:
     """Compare the device's outputs (last timed query) with the reference; store, warn past the threshold."""
     from . import fidelity
 
@@ -419,7 +435,9 @@ def add_fidelity(result: Result, artifact: Artifact, reference: Any, no_referenc
         say(f"fidelity: computing the reference ({reference.label})")
     shapes = {i["name"]: tuple(i["shape"]) for i in inputs}
     try:
-        ref_out = fidelity.reference_outputs(reference, artifact.inputs, shapes, spec.seed)
+        specs = plan.specs if plan is not None else artifact.inputs
+        ref_out = fidelity.reference_outputs(reference, specs, shapes, spec.seed,
+                                             fixed=plan.fixed() if plan is not None else None)
     except ImportError as e:
         no_fidelity(f"the reference needs {e.name or e} on the host (pip install 'edgeprof[torch]')")
         return
@@ -438,9 +456,33 @@ def add_fidelity(result: Result, artifact: Artifact, reference: Any, no_referenc
                     + "; ".join(fid.problems) + advice)
 
 
+def model_rejected(e: MeasurementFailed, plan: InputPlan, device: str) -> ModelError:
+    """The runtime refused the inputs at the first inference: the model's error, with what was fed."""
+    message = str(e.args[0]) if e.args else "the model rejected these inputs"
+    message = message.split(": ", 1)[1] if message.startswith(f"device {device}: ") else message
+    summary = "; ".join(line.removeprefix("in  ") for line in io_summary_lines(plan.io_inputs()))
+    return ModelError(f"{message} (on {device}; fed: {summary})",
+                      hint="give the values the model expects: --input-value NAME=V (e.g. a sample rate), "
+                           "--input-range NAME=LOW:HIGH (e.g. token ids), or real data with --input-data FILE.npz",
+                      detail=e.detail)
+
+
+def io_summary(plan: InputPlan | None, reply: RunReply, artifact: Artifact | None) -> IOSummary:
+    """The Result's io section: inputs as fed, outputs as the agent returned them (names from the artifact)."""
+    outputs = []
+    names = list(artifact.outputs) if artifact is not None else []
+    for i, o in enumerate(reply.output_shapes or []):
+        outputs.append(IOTensor(name=names[i] if i < len(names) else f"output {i}", shape=list(o.shape),
+                                dtype=o.dtype))
+    return IOSummary(inputs=plan.io_inputs() if plan is not None else [], outputs=outputs,
+                     batch=plan.batch if plan is not None else None,
+                     batched=list(plan.batched) if plan is not None else [],
+                     load_s=reply.load_s, first_run_ms=reply.first_run_ms)
+
+
 def build_result(spec: RunSpec, device: Device, artifact: Artifact | None, reply: RunReply,
                  facts: Facts, transfer: dict[str, Any], inputs: list[dict[str, Any]] | None = None,
-                 opset: int | None = None) -> Result:
+                 opset: int | None = None, plan: InputPlan | None = None) -> Result:
     """The Result of one run from the agent's typed RunReply and the device's Facts (samples checked first)."""
     check_samples(reply.samples_ns, device.name)
     samples_ms = [ns / 1e6 for ns in reply.samples_ns]
@@ -480,6 +522,8 @@ def build_result(spec: RunSpec, device: Device, artifact: Artifact | None, reply
             runtime_options=spec.runtime_options, window_s=window_s, stopped_by=reply.stopped_by,
             warmup=reply.warmup.to_dict(), load_s=reply.load_s,
             idle_s=spec.idle_s, cooldown_c=spec.cooldown_c, power_rate_hz=spec.power_rate_hz, opset=opset,
+            input_data=spec.input_data, input_values=dict(spec.input_values) or None,
+            input_ranges={k: list(v) for k, v in spec.input_ranges.items()} or None,
         ),
         transfer=Transfer.from_dict(transfer),
         null_reasons=NullReasons(
@@ -489,6 +533,7 @@ def build_result(spec: RunSpec, device: Device, artifact: Artifact | None, reply
         ),
         compute=Compute(flops_per_inference=artifact.flops, achieved_gflops=artifact.flops * tput / 1e9)
         if artifact is not None and artifact.flops and tput else None,
+        io=io_summary(plan, reply, artifact),
     )
     result.warnings.extend(stability_warnings(lat, min_duration_s=spec.min_duration_s))
     for agent_warning in reply.warnings:

@@ -89,7 +89,7 @@ CHECKED_METRICS = ("p50_ms", "p90_ms", "p99_ms", "throughput_ips", "peak_rss_mb"
 
 @dataclass(frozen=True)
 class Setting:
-    """A run setting: its kind ("number" | "int" | "mapping"), default, allowed range and where it is used.
+    """A run setting: its kind ("number" | "int" | "mapping" | "path"), default, allowed range and where it is used.
 
     `lo`/`hi` bound the value (inclusive); `lo_open` makes the lower bound exclusive (> lo). Every numeric value
     must be finite. `flag` is the deploy option that sets it (None: sweep files only)."""
@@ -110,6 +110,8 @@ class Setting:
             return None if self.nullable or self.default is None else "must be given"
         if self.kind == "mapping":
             return None if isinstance(value, dict) else "must be a mapping"
+        if self.kind == "path":
+            return None if isinstance(value, str) and value.strip() else "must be a file or directory path"
         if isinstance(value, bool) or not isinstance(value, int | float):
             return "must be a number" if self.kind == "number" else "must be an integer"
         if self.kind == "int" and not isinstance(value, int):
@@ -151,6 +153,13 @@ _SETTINGS: tuple[Setting, ...] = (
     # tests/unit/test_onnx_target.py keeps them equal); None: edgeprof's default, fitted to the device's runtime
     Setting("opset", "int", None, "ONNX opset to export bundled and builder models at (default: 18, or the newest "
             "the device's onnxruntime loads)", lo=15, hi=21, flag="--opset", nullable=True),
+    # what feeds the model's inputs (export/inputs.py): checked against the model before anything is pushed
+    Setting("input_data", "path", None, "input arrays by input name: an .npz file or a directory of NAME.npy "
+            "(relative to the sweep file)", flag="--input-data", nullable=True),
+    Setting("input_values", "mapping", None, "constants by input name, e.g. {sr: 16000}", flag="--input-value",
+            nullable=True),
+    Setting("input_ranges", "mapping", None, "seeded value ranges by input name, e.g. {input_ids: '0:30522'}",
+            flag="--input-range", nullable=True),
 )
 SETTINGS: dict[str, Setting] = {s.name: s for s in _SETTINGS}
 

@@ -231,11 +231,13 @@ class ArtifactRef(Record):
 
 
 class InputSpec(Record):
-    """One model input the agent generates (inputs.py): concrete shape, dtype, value range."""
+    """One model input the agent builds (inputs.py): concrete shape, dtype, and what feeds it: seeded values in
+    [low, high), every element = `value`, or the array `data` of the run's input data file (run.input_data)."""
 
     NAME = "run.inputs[]"
     FIELDS = (Field("name", str), Field("shape", list, of=int), Field("dtype", str, "float32"),
-              Field("low", _NUM, 0.0, nullable=True), Field("high", _NUM, 1.0, nullable=True))
+              Field("low", _NUM, 0.0, nullable=True), Field("high", _NUM, 1.0, nullable=True),
+              Field("value", (bool, int, float), None), Field("data", str, None))
 
 
 class RunRequest(Record):
@@ -246,6 +248,7 @@ class RunRequest(Record):
         Field("runtime", str),
         Field("artifact", dict, None, record=ArtifactRef),
         Field("inputs", list, [], record=InputSpec, many=True),
+        Field("input_data", dict, None, record=ArtifactRef),  # the pushed .npz that InputSpec.data names
         Field("seed", int, RUN_DEFAULTS["seed"]),
         Field("batch", int, RUN_DEFAULTS["batch"]),
         Field("threads", int, None),
@@ -305,6 +308,8 @@ class RunReply(Record):
         Field("stopped_by", str),
         Field("warmup", dict, record=Warmup),
         Field("load_s", _NUM),
+        Field("first_run_ms", _NUM, None),  # the first inference (inside load, outside the timed loop)
+        Field("output_shapes", list, None, record=Output, many=True),  # shape and dtype of each output
         Field("memory", dict, record=Memory),
         Field("runtime", dict),  # the backend's describe(): runtime, version, providers, options used
         Field("outputs", list, None, record=Output, many=True),

@@ -87,12 +87,15 @@ class InputSpec(Record):
     dtype: str
     low: float | None
     high: float | None
-    def __init__(self, *, name: str, shape: list[int], dtype: str = ..., low: float | None = ..., high: float | None = ...) -> None: ...
+    value: bool | float | None
+    data: str | None
+    def __init__(self, *, name: str, shape: list[int], dtype: str = ..., low: float | None = ..., high: float | None = ..., value: bool | float | None = ..., data: str | None = ...) -> None: ...
 
 class RunRequest(Record):
     runtime: str
     artifact: ArtifactRef | None
     inputs: list[InputSpec]
+    input_data: ArtifactRef | None
     seed: int
     batch: int
     threads: int | None
@@ -109,7 +112,7 @@ class RunRequest(Record):
     profile_ops: bool
     profile_iterations: int
     lease_token: str | None
-    def __init__(self, *, runtime: str, artifact: ArtifactRef | None = ..., inputs: list[InputSpec] = ..., seed: int = ..., batch: int = ..., threads: int | None = ..., runtime_options: dict[str, Any] = ..., warmup_s: float = ..., min_duration_s: float = ..., min_queries: int = ..., max_queries: int | None = ..., power: dict[str, Any] | None = ..., idle_s: float = ..., cooldown_c: float | None = ..., cooldown_timeout_s: float = ..., return_outputs: bool | str = ..., profile_ops: bool = ..., profile_iterations: int = ..., lease_token: str | None = ...) -> None: ...
+    def __init__(self, *, runtime: str, artifact: ArtifactRef | None = ..., inputs: list[InputSpec] = ..., input_data: ArtifactRef | None = ..., seed: int = ..., batch: int = ..., threads: int | None = ..., runtime_options: dict[str, Any] = ..., warmup_s: float = ..., min_duration_s: float = ..., min_queries: int = ..., max_queries: int | None = ..., power: dict[str, Any] | None = ..., idle_s: float = ..., cooldown_c: float | None = ..., cooldown_timeout_s: float = ..., return_outputs: bool | str = ..., profile_ops: bool = ..., profile_iterations: int = ..., lease_token: str | None = ...) -> None: ...
 
 class RunWarning(Record):
     code: str
@@ -150,6 +153,8 @@ class RunReply(Record):
     stopped_by: str
     warmup: Warmup
     load_s: float
+    first_run_ms: float | None
+    output_shapes: list[Output] | None
     memory: Memory
     runtime: dict[str, Any]
     outputs: list[Output] | None
@@ -158,7 +163,7 @@ class RunReply(Record):
     power_reason: str | None
     thermal: dict[str, Any] | None
     finished_at_unix: float
-    def __init__(self, *, clock: str, warnings: list[RunWarning] = ..., samples_ns: list[int], t_first_ns: int, t_last_ns: int, window_s: float, stopped_by: str, warmup: Warmup, load_s: float, memory: Memory, runtime: dict[str, Any], outputs: list[Output] | None = ..., ops: dict[str, Any] | None = ..., power: dict[str, Any] | None = ..., power_reason: str | None = ..., thermal: dict[str, Any] | None = ..., finished_at_unix: float) -> None: ...
+    def __init__(self, *, clock: str, warnings: list[RunWarning] = ..., samples_ns: list[int], t_first_ns: int, t_last_ns: int, window_s: float, stopped_by: str, warmup: Warmup, load_s: float, first_run_ms: float | None = ..., output_shapes: list[Output] | None = ..., memory: Memory, runtime: dict[str, Any], outputs: list[Output] | None = ..., ops: dict[str, Any] | None = ..., power: dict[str, Any] | None = ..., power_reason: str | None = ..., thermal: dict[str, Any] | None = ..., finished_at_unix: float) -> None: ...
 
 class Empty(Record):
     ...

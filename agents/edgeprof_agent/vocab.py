@@ -32,6 +32,7 @@ class ErrorKind(object):
     CUDA_ERROR = "cuda_error"
     LOAD_FAILED = "load_failed"  # the runtime refused the model
     RUN_FAILED = "run_failed"  # an inference raised during the run
+    MODEL_INPUT = "model_input"  # the model refused the inputs fed at the first inference (its own error)
     PROFILE_FAILED = "profile_failed"
     LEASED = "leased"  # another controller holds the device lease
     DISK = "disk"  # the board's disk is full (ENOSPC, EDQUOT) or read-only (EROFS) where the agent writes
@@ -39,9 +40,9 @@ class ErrorKind(object):
 
     ALL = (PROTOCOL, PROTOCOL_MISMATCH, UNKNOWN_OP, BAD_REQUEST, BAD_PATH, BAD_OPTION, BAD_INPUTS,
            UNKNOWN_RUNTIME, RUNTIME_MISSING, PROVIDER_MISSING, CAPABILITY, CUDA_ERROR, LOAD_FAILED, RUN_FAILED,
-           PROFILE_FAILED, LEASED, DISK, AGENT_EXCEPTION)
+           MODEL_INPUT, PROFILE_FAILED, LEASED, DISK, AGENT_EXCEPTION)
     # failures of the measurement itself (the model or runtime on the device): never retried by a sweep
-    MEASUREMENT = (LOAD_FAILED, RUN_FAILED, BAD_INPUTS, BAD_OPTION, CUDA_ERROR, PROFILE_FAILED)
+    MEASUREMENT = (LOAD_FAILED, RUN_FAILED, MODEL_INPUT, BAD_INPUTS, BAD_OPTION, CUDA_ERROR, PROFILE_FAILED)
 
 
 # The one home of each run setting's default that the agent sees. The host's RunSpec, the deploy flags and the

@@ -45,7 +45,12 @@ def warm_up(run, warmup_s, progress_interval_s=0.5):
     steady = False
     while True:
         t0 = now_ns()
-        run()
+        try:
+            run()
+        except OpError:
+            raise
+        except Exception as e:  # the runtime raised in an inference: the model's or the runtime's error
+            raise runtime_error(e, first=not lat)
         t1 = now_ns()
         lat.append(t1 - t0)
         if len(lat) >= 2 * STEADY_WINDOW:
@@ -68,6 +73,17 @@ def warm_up(run, warmup_s, progress_interval_s=0.5):
         if steady else "warm-up time limit reached before latency was steady",
         last_ms=round(lat[-1] / 1e6, 4) if lat else None,
     )
+
+
+def runtime_error(e, first):
+    """An exception the runtime raised in an inference, as an error reply: at the first inference it is the
+    model refusing the inputs fed (ErrorKind.MODEL_INPUT), later a failed run (RUN_FAILED)."""
+    text = (str(e).strip().splitlines() or [type(e).__name__])[0]
+    if first:
+        return OpError(ErrorKind.MODEL_INPUT, "the model rejected these inputs: %s" % text,
+                       detail=traceback.format_exc())
+    return OpError(ErrorKind.RUN_FAILED, "an inference failed during warm-up: %s" % text,
+                   detail=traceback.format_exc())
 
 
 def timed_loop(run, min_duration_s, min_queries, progress_interval_s=0.5, max_queries=None):
@@ -173,9 +189,15 @@ def run_measurement(req, workdir, root, tools):
     if require is not None:
         require()  # a missing runtime is reported before anything else is needed
     if runtime != "null":
+        data_path = None
+        if req.input_data is not None and req.input_data.path:
+            data_path = os.path.realpath(os.path.join(workdir, req.input_data.path))
+            if not (data_path + os.sep).startswith(os.path.realpath(workdir) + os.sep):
+                raise OpError(ErrorKind.BAD_PATH, "input data %r is outside the agent's workdir"
+                              % req.input_data.path)
         try:
             from .inputs import make_inputs
-            inputs = make_inputs(req.inputs, req.seed)
+            inputs = make_inputs(req.inputs, req.seed, data_path)
         except ImportError as e:
             raise OpError(ErrorKind.RUNTIME_MISSING, "numpy is not importable on this device: %s" % e,
                           hint="install numpy for the device's python (pip3 install numpy)")
@@ -208,11 +230,13 @@ def run_measurement(req, workdir, root, tools):
         system_mem = sys_watch.stop() if sys_watch is not None else None
         gpu_bytes = memory.gpu_memory(os.getpid())
         outputs = None
+        last = backend.outputs()  # once: on a GPU runtime each call copies the outputs to the host
         if req.return_outputs == "base64":  # compact, exact: raw little-endian bytes
-            outputs = [_encode_output(o) for o in backend.outputs()]
+            outputs = [_encode_output(o) for o in last]
         elif req.return_outputs:
-            outputs = [Output(shape=list(o.shape), dtype=str(o.dtype), data=o.ravel().tolist())
-                       for o in backend.outputs()]
+            outputs = [Output(shape=list(o.shape), dtype=str(o.dtype), data=o.ravel().tolist()) for o in last]
+        # the shape and dtype of each output of the last query (the I/O summary)
+        output_shapes = [Output(shape=[int(d) for d in o.shape], dtype=str(o.dtype)) for o in last]
         describe = backend.describe()
         ops = None
         if req.profile_ops:  # a separate pass, after the timed loop and the power window
@@ -258,6 +282,9 @@ def run_measurement(req, workdir, root, tools):
         stopped_by=stopped_by,
         warmup=warm,
         load_s=round(load_s, 4),
+        first_run_ms=round(getattr(backend, "first_run_s") * 1e3, 4)
+        if getattr(backend, "first_run_s", None) is not None else None,
+        output_shapes=output_shapes,
         memory=Memory(
             rss_before_load=rss_before,
             rss_after_load=rss_after,

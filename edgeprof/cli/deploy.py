@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
 
 from ..config import check_cli_settings
 from ..errors import ConfigError
+from ..export.inputs import parse_input_range, parse_input_value
 from ..records import RunSpec
 from ..vocab import SETTINGS as S
 from .common import add_db_args, add_inventory_args, check_writable, open_store, resolve_device
@@ -36,6 +38,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                "  edgeprof deploy --device local --model mobilenet_v2\n"
                "  edgeprof deploy --device local --model bert_tiny --threads 2 --min-duration 5\n"
                "  edgeprof deploy --device local --model my.onnx --input images=1x3x640x640\n"
+               "  edgeprof deploy --device local --model vad.onnx --input-value sr=16000 --input-data audio.npz\n"
                "  edgeprof deploy --device local --model builders.py:build --json result.json\n"
                "  edgeprof deploy --device jetson-nano --model resnet18       (a board from devices.yaml)\n"
                "  edgeprof deploy --device jetson-nano --model resnet18 --opset 15   (the ONNX opset to export at)\n"
@@ -68,6 +71,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--threads", type=int, default=None, help="runtime intra-op threads (default: runtime's choice)")
     p.add_argument("--input", action="append", default=[], metavar="NAME=DxD...",
                    help="concrete shape for an input with dynamic dims, e.g. input=1x3x224x224 (repeatable)")
+    # what feeds the inputs (issue 11): data, constants, ranges; checked against the model before any push
+    p.add_argument("--input-data", metavar="FILE.npz|DIR", default=None,
+                   help="input arrays by input name: an .npz file, or a directory of NAME.npy files (like "
+                        "trtexec --loadInputs); pushed with the model")
+    p.add_argument("--input-value", action="append", default=[], metavar="NAME=V",
+                   help="feed input NAME the constant V, e.g. sr=16000 for a scalar sample rate (repeatable)")
+    p.add_argument("--input-range", action="append", default=[], metavar="NAME=LOW:HIGH",
+                   help="draw input NAME's seeded values from [LOW, HIGH), e.g. input_ids=0:30522 (repeatable)")
     p.add_argument("--min-duration", type=float, default=S["min_duration_s"].default, metavar="S",
                    help=f"timed loop runs at least this long (default {S['min_duration_s'].default:g} s) ...")
     p.add_argument("--min-queries", type=int, default=S["min_queries"].default, metavar="N",
@@ -102,6 +113,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     shapes = dict(parse_input_shape(s) for s in args.input)
+    values = dict(parse_input_value(v) for v in args.input_value)
+    ranges = dict(parse_input_range(r) for r in args.input_range)
     options: dict[str, object] = {}
     if args.graph_opt:
         options["graph_optimization_level"] = args.graph_opt
@@ -139,10 +152,14 @@ def run(args: argparse.Namespace) -> int:
                    runtime_options=options, seed=args.seed, idle_s=args.idle, cooldown_c=args.cooldown,
                    cooldown_timeout_s=(S["cooldown_timeout_s"].default if args.cooldown_timeout is None
                                        else args.cooldown_timeout),
-                   power_rate_hz=args.power_rate)
+                   power_rate_hz=args.power_rate, input_data=args.input_data, input_values=values,
+                   input_ranges=ranges)
     from ..runner import deploy, validate_spec
 
     validate_spec(spec)
+    if args.input_data is not None and not os.path.exists(os.path.expanduser(args.input_data)):
+        raise ConfigError(f"--input-data {args.input_data}: no such file or directory",
+                          hint="give an .npz file (arrays by input name) or a directory of NAME.npy files")
     if args.json and args.json != "-":
         check_writable(args.json, "--json")  # found now, not after measuring
     device = resolve_device(args.device, args.inventory)

@@ -90,6 +90,10 @@ def render_result(r: Result) -> None:
         if r.stderr_tail:
             out.print(f"stderr tail:\n{escape(r.stderr_tail)}")
         return
+    if r.io is not None:
+        from .results import render_io
+
+        render_io(r)
     lat = r.latency_ms
     t = Table(title="latency (ms)", title_justify="left")
     cols = ("p50", "p90", "p95", "p97", "p99", "p999", "min", "max", "mean", "std")

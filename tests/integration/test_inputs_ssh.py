@@ -1,0 +1,50 @@
+"""--input-data over a real sshd (boardlab.py): the data file travels with the model, content-addressed like an
+artifact (a second run moves none of it), and the agent on the board feeds it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+from boardlab import BoardLab, board_lab
+from sshd import SSHLab
+from test_inputs_local import sample_rate_model
+
+pytestmark = pytest.mark.ssh
+
+RUN = ["--min-duration", "0.2", "--min-queries", "10", "--warmup", "0", "--idle", "0", "--threads", "1"]
+
+
+@pytest.fixture(scope="module")
+def lab(ssh_lab: SSHLab, tmp_path_factory: pytest.TempPathFactory) -> Iterator[BoardLab]:
+    with board_lab(ssh_lab, tmp_path_factory.mktemp("inputs-ssh"), "inputs-lab") as bl:
+        yield bl
+
+
+def test_input_data_is_pushed_once_and_fed_on_the_board(lab: BoardLab, tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    model = sample_rate_model(tmp_path / "vad.onnx")
+    data = tmp_path / "samples"
+    data.mkdir()
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    np.save(data / "x.npy", x)
+    np.save(data / "sr.npy", np.array(16000, dtype=np.int64))
+    with lab.board("rpi5", drive=False) as b:
+        code, out, err, r = lab.deploy(b, model, "--input-data", str(data), "--batch", "3", *RUN,
+                                       monkeypatch=monkeypatch, capsys=capsys)
+        assert code == 0, err
+        assert r is not None
+        ins = {i["name"]: i for i in r["io"]["inputs"]}
+        assert ins["x"]["source"] == ins["sr"]["source"] == "data" and ins["x"]["shape"] == [3, 4]
+        assert r["io"]["outputs"][0]["shape"] == [4, 3] and r["batch"] == 3
+        first_bytes = r["transfer"]["artifact_bytes"]
+        model_bytes = Path(model).stat().st_size
+        assert first_bytes > model_bytes  # the model and the packed data
+        code, out, err, again = lab.deploy(b, model, "--input-data", str(data), "--batch", "3", *RUN,
+                                           monkeypatch=monkeypatch, capsys=capsys)
+        assert code == 0, err
+        assert again is not None and again["transfer"]["artifact_bytes"] == 0  # both already on the board
+        assert "in  x: float32[3, 4] (model [batch, 4]) ← data" in out
