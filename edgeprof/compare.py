@@ -54,6 +54,11 @@ def metric_values(r: Result) -> dict[str, float | None]:
     if pw is not None:
         out.update({"mean_w": num(pw.mean_w), "p95_w": num(pw.p95_w), "mj_per_inference": num(pw.energy_mj_per_inference),
                     "inferences_per_joule": num(pw.inferences_per_joule), "gflops_per_watt": num(pw.gflops_per_watt)})
+    sc = r.scenario
+    out.update({"misses": num(sc.misses), "miss_rate": num(sc.miss_rate),
+                "valid": None if sc.valid is None else float(sc.valid), "j_per_frame": num(sc.j_per_frame),
+                "j_above_idle_per_frame": num(sc.j_above_idle_per_frame), "sustained_qps": num(sc.sustained_qps),
+                "samples_per_s": num(sc.samples_per_s), "battery_hours": num(sc.battery_hours)})
     return out
 
 

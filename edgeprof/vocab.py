@@ -23,11 +23,16 @@ from edgeprof_agent.vocab import (
     PRECISIONS,
     RUN_DEFAULTS,
     RUNTIMES,
+    SCENARIO_DEFAULTS,
+    SCENARIOS,
+    SCHEDULED_SCENARIOS,
+    SINGLE_STREAM,
     ErrorKind,
 )
 
 __all__ = [
     "RUNTIMES", "PRECISIONS", "POWER_SOURCES", "POWER_AUTO_ORDER", "ErrorKind", "RUN_DEFAULTS",
+    "SCENARIOS", "SCHEDULED_SCENARIOS", "SINGLE_STREAM", "SCENARIO_DEFAULTS", "scenario_label",
     "Metric", "METRICS", "EXTRA_METRICS", "METRIC_BY_NAME", "CHECKED_METRICS", "DEFAULT_MIN_EFFECT",
     "DEFAULT_ALPHA", "Setting", "SETTINGS", "ConfigIdentity", "fmt_value", "fmt_p", "fmt_num", "is_finite_number",
 ]
@@ -46,7 +51,7 @@ class Metric:
     unit: str
     better: str  # "lower" | "higher"
     samples: bool  # a Mann-Whitney test on the raw latency samples applies
-    group: str  # latency | throughput | memory | power | energy
+    group: str  # latency | throughput | memory | power | energy | scenario
     min_abs: float = 0.0  # changes smaller than this (in the metric's unit) are noise whatever the ratio
     effect_scale: float = 1.0  # × the minimum effect: tails and power readings move more between runs
 
@@ -79,6 +84,17 @@ EXTRA_METRICS: tuple[Metric, ...] = (
     Metric("max_ms", "max latency", "ms", "lower", True, "latency", effect_scale=10.0),
     Metric("p95_w", "p95 power", "W", "lower", False, "power", effect_scale=2.0),
     Metric("rss_after_load_mb", "memory after load", "MB", "lower", False, "memory"),
+    # load scenarios (issue 12; docs/scenarios.md): the schedule's misses, server validity, energy per frame at
+    # the duty cycle (idle gaps included), the rate sustained and samples per second
+    Metric("misses", "deadline misses", "", "lower", False, "scenario"),
+    Metric("miss_rate", "deadline miss rate", "%", "lower", False, "scenario", min_abs=0.5),
+    Metric("valid", "run VALID (1) or INVALID (0)", "", "higher", False, "scenario"),
+    Metric("j_per_frame", "energy per frame", "J", "lower", False, "energy", effect_scale=2.0),
+    Metric("j_above_idle_per_frame", "energy per frame above idle", "J", "lower", False, "energy",
+           effect_scale=3.0),
+    Metric("sustained_qps", "sustained rate", "q/s", "higher", False, "throughput"),
+    Metric("samples_per_s", "samples per second", "samples/s", "higher", False, "throughput"),
+    Metric("battery_hours", "hours on the battery", "h", "higher", False, "energy", effect_scale=2.0),
 )
 METRIC_BY_NAME: dict[str, Metric] = {m.name: m for m in METRICS + EXTRA_METRICS}
 CHECKED_METRICS = ("p50_ms", "p90_ms", "p99_ms", "throughput_ips", "peak_rss_mb", "mj_per_inference")
@@ -166,10 +182,14 @@ class ConfigIdentity:
     batch: int
     threads: int | None
     source: str | None = None  # the artifact's source ("bundled:mobilenet_v2", "file:/abs/path.onnx", ...)
+    scenario: str | None = None  # scenario_label(): None for single-stream (keys of older results unchanged)
 
     def key(self) -> str:
-        ident = json.dumps([self.device, self.model, self.runtime, self.precision, self.batch, self.threads,
-                            self.source], sort_keys=True)
+        parts: list[Any] = [self.device, self.model, self.runtime, self.precision, self.batch, self.threads,
+                            self.source]
+        if self.scenario is not None:
+            parts.append(self.scenario)
+        ident = json.dumps(parts, sort_keys=True)
         return hashlib.sha256(ident.encode()).hexdigest()[:16]
 
     def model_label(self) -> str:
@@ -181,7 +201,25 @@ class ConfigIdentity:
     def label(self) -> str:
         """`model on device · runtime precision · batch N · T threads`."""
         text = f"{self.model_label()} on {self.device} · {self.runtime} {self.precision} · batch {self.batch}"
-        return text + (f" · {self.threads} threads" if self.threads else "")
+        text += f" · {self.threads} threads" if self.threads else ""
+        return text + (f" · {self.scenario}" if self.scenario else "")
+
+
+def scenario_label(name: str | None, rate: float | None = None, samples_per_query: int | None = None,
+                   streams: int | None = None) -> str | None:
+    """The part of a configuration's identity a load scenario adds: None for single-stream, else the scenario
+    with the parameter that changes what is measured ("fixed-rate 30/s", "multi-stream 8/query", "offline 2
+    streams"). The latency bound and the server's seed judge or draw a run; they do not make another one."""
+    if name is None or name == SINGLE_STREAM:
+        return None
+    if name in SCHEDULED_SCENARIOS:
+        return f"{name} {rate:g}/s" if rate is not None else name
+    if name == "multi-stream":
+        return f"{name} {samples_per_query or SCENARIO_DEFAULTS['samples_per_query']}/query"
+    if name == "offline":
+        n = streams or 1
+        return f"{name} {n} stream{'s' if n != 1 else ''}"
+    return name
 
 
 # -- numbers for people ------------------------------------------------------------------------------------------

@@ -18,8 +18,9 @@ from edgeprof.errors import AgentError, AgentProtocolError
 from edgeprof.records import Device
 from edgeprof.transport import base
 from edgeprof.transport.local import LocalTransport, PipeReader
+from edgeprof_agent import PROTOCOL_VERSION
 
-HELLO = {"agent_version": "0.1.0", "protocol": 2, "python": "3.6.9", "pid": 1, "workdir": "/w", "sysfs_root": "/"}
+HELLO = {"agent_version": "0.1.0", "protocol": PROTOCOL_VERSION, "python": "3.6.9", "pid": 1, "workdir": "/w", "sysfs_root": "/"}
 
 
 def fake_agent(tmp_path: Path, on_facts: str) -> Device:
