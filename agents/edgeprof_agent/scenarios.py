@@ -124,6 +124,8 @@ def scheduled_loop(run, name, offsets, period_ns=None, clock=now_ns, sleep=time.
     # the window covers the whole schedule, idle gaps included: to the last completion or the end of the last
     # period, whichever is later (energy per frame = window energy / frames)
     end_sched = t0 + (offsets[-1] + period_ns if period_ns is not None else offsets[-1])
+    if done < end_sched:  # the last period's idle tail is part of the duty cycle: live it, so power sees it
+        wait_until(end_sched, clock, sleep)
     s.t_end = max(done, end_sched)
     s.stopped_by = "the schedule's %d queries issued" % len(lat)
     s.mode = "one issuing thread; latency from the scheduled time"
