@@ -486,6 +486,10 @@ class Settings(Section):
     retries: int | None = None
     retry_backoff_s: float | None = None
     lease_wait_s: float | None = None
+    latency_bound_ms: float | None = None  # load scenarios (the scenario section has what the run used)
+    samples_per_query: int | None = None
+    streams: int | None = None
+    battery_wh: float | None = None
 
 
 @dataclass(frozen=True)

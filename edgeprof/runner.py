@@ -395,6 +395,14 @@ def add_fidelity(result: Result, artifact: Artifact, reference: Any, no_referenc
                     + "; ".join(fid.problems) + advice)
 
 
+def _scenario_settings(spec: RunSpec) -> dict[str, Any]:
+    """The scenario's run settings for Settings (none for single-stream: its stored settings stay as before)."""
+    if spec.scenario == SINGLE_STREAM:
+        return {}
+    return {"latency_bound_ms": spec.latency_bound_ms, "samples_per_query": spec.samples_per_query,
+            "streams": spec.streams, "battery_wh": spec.battery_wh}
+
+
 def build_result(spec: RunSpec, device: Device, artifact: Artifact | None, reply: RunReply,
                  facts: Facts, transfer: dict[str, Any], inputs: list[dict[str, Any]] | None = None) -> Result:
     """The Result of one run from the agent's typed RunReply and the device's Facts (samples checked first)."""
@@ -437,6 +445,7 @@ def build_result(spec: RunSpec, device: Device, artifact: Artifact | None, reply
             runtime_options=spec.runtime_options, window_s=window_s, stopped_by=reply.stopped_by,
             warmup=reply.warmup.to_dict(), load_s=reply.load_s,
             idle_s=spec.idle_s, cooldown_c=spec.cooldown_c, power_rate_hz=spec.power_rate_hz,
+            **_scenario_settings(spec),
         ),
         transfer=Transfer.from_dict(transfer),
         null_reasons=NullReasons(

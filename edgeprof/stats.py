@@ -142,13 +142,13 @@ def judge_latency(name: str, samples_ms: Sequence[float], bound_ms: float | None
             return False, (f"only {len(samples_ms)} queries: the early-stopping p99 estimate needs >= {need} "
                            f"(raise --min-queries to {need} or --min-duration)"), None
         if est <= bound_ms:
-            return True, f"early-stopping p99 {est:.3g} ms <= {what} {bound_ms:g} ms", est
-        return False, f"early-stopping p99 {est:.3g} ms > {what} {bound_ms:g} ms", est
+            return True, f"early-stopping p99 {est:.3g} ms <= {what} {bound_ms:.3g} ms", est
+        return False, f"early-stopping p99 {est:.3g} ms > {what} {bound_ms:.3g} ms", est
     p99 = est if est is not None else float(np.percentile(np.asarray(samples_ms, dtype=np.float64), 99))
     kind = "early-stopping p99" if est is not None else f"p99 (n={len(samples_ms)}, too few for early stopping)"
     if p99 <= bound_ms:
-        return True, f"{kind} {p99:.3g} ms <= {what} {bound_ms:g} ms", est
-    return False, f"{kind} {p99:.3g} ms > {what} {bound_ms:g} ms", est
+        return True, f"{kind} {p99:.3g} ms <= {what} {bound_ms:.3g} ms", est
+    return False, f"{kind} {p99:.3g} ms > {what} {bound_ms:.3g} ms", est
 
 
 def scenario_summary(*, name: str, samples_ms: Sequence[float], window_s: float, queries: int, samples: int,

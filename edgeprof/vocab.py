@@ -163,6 +163,15 @@ _SETTINGS: tuple[Setting, ...] = (
             nullable=True),
     Setting("lease_wait_s", "number", 3600.0, "how long to wait for another controller's lease on a device",
             lo=0, hi=7 * 86400),
+    # load scenarios (the `scenarios:` and `rates:` sweep axes choose the scenario and rate; docs/scenarios.md)
+    Setting("latency_bound_ms", "number", None, "server: VALID when the early-stopping p99 is within it (ms)",
+            lo=0, lo_open=True, hi=3600 * 1000, flag="--latency-bound", nullable=True),
+    Setting("samples_per_query", "int", SCENARIO_DEFAULTS["samples_per_query"], "multi-stream: samples per query",
+            lo=1, hi=4096, flag="--samples-per-query"),
+    Setting("streams", "int", SCENARIO_DEFAULTS["streams"], "offline: queries in flight (one session each)", lo=1,
+            hi=64, flag="--streams"),
+    Setting("battery_wh", "number", None, "hours on a battery of this many Wh at the run's duty cycle", lo=0,
+            lo_open=True, hi=1e6, flag="--battery-wh", nullable=True),
 )
 SETTINGS: dict[str, Setting] = {s.name: s for s in _SETTINGS}
 
