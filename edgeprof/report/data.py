@@ -58,6 +58,8 @@ def model_label(r: Result) -> str:
 def config_label(r: Result, *, with_model: bool = False) -> str:
     threads = f"{r.threads} thr" if r.threads else "auto thr"
     s = f"{r.device} · {r.runtime} {r.precision} · b{r.batch} · {threads}"
+    if r.scenario.label:  # a load scenario other than single-stream is another configuration
+        s += f" · {r.scenario.label}"
     return f"{model_label(r)} · {s}" if with_model else s
 
 
