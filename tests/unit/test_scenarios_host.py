@@ -6,9 +6,11 @@ runtime with a known service time)."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
+import sqlalchemy as sa
 
 from edgeprof.cli.main import main
 from edgeprof.compare import metric_values
@@ -224,3 +226,34 @@ def test_scenario_section_round_trips_and_refuses_unknown_fields():
     from edgeprof.errors import StoreError
     with pytest.raises(StoreError, match="section 'scenario' has unknown field.*'fps'"):
         Scenario.from_dict({"name": "fixed-rate", "fps": 30})
+
+
+def test_find_max_rate_end_to_end_stores_every_probe(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                      monkeypatch: pytest.MonkeyPatch):
+    """--find-max-rate on the null runtime with a 10 ms busy service (capacity 100/s, runtime option set by a
+    wrapper: the deploy flags have no generic runtime option): the answer is at most 100/s and every probe is
+    stored."""
+    import dataclasses as dc
+
+    from edgeprof import runner
+    from edgeprof.store import Store, runs
+
+    real = runner.deploy
+
+    def deploy(spec, device, **kw):
+        return real(dc.replace(spec, runtime_options={"service_ms": 10.0}), device, **kw)
+    monkeypatch.setattr(runner, "deploy", deploy)
+    db = str(tmp_path / "db.sqlite")
+    assert main(["deploy", "--device", "local", "--model", "none", "--runtime", "null", "--warmup", "0", "--idle",
+                 "0", "--quiet", "--db", db, "--scenario", "fixed-rate", "--min-duration", "0.3", "--min-queries",
+                 "10", "--find-max-rate"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    probes = [(float(r), v) for r, v in re.findall(r"probe ([\d.]+)/s: (VALID|INVALID)", text)]
+    assert probes[0][0] == 10.0
+    best = max(r for r, v in probes if v == "VALID")
+    assert 10.0 <= best <= 100.0  # 10 ms a frame: above 100/s every frame misses
+    assert all(v == "INVALID" for r, v in probes if r > 100.0)
+    assert f"max rate: {best:g}/s VALID (fixed-rate)" in text
+    with Store(db).engine.connect() as conn:
+        n = conn.execute(sa.select(sa.func.count()).select_from(runs)).scalar_one()
+    assert n == len(probes) >= 5  # doubling to 160/s (INVALID) takes five probes, bisection more
