@@ -254,3 +254,34 @@ def test_energy_per_frame_at_the_duty_cycle_against_a_known_power(tmp_path, monk
     assert s.j_per_frame == pytest.approx(p["energy_j"] / frames, rel=1e-9)
     assert s.j_above_idle_per_frame == pytest.approx((active_w - idle_w) * busy / frames, rel=0.05)
     assert s.battery_hours == pytest.approx(10.0 / (truth / window), rel=0.03)
+
+
+SMOKE36 = """
+import os, sys, tempfile
+sys.path.insert(0, sys.argv[1])
+from edgeprof_agent import scenarios, worker
+from edgeprof_agent.messages import RunRequest
+from edgeprof_agent.sysfs import SysfsRoot
+from edgeprof_agent.tools import ToolRunner
+scenarios.send_progress = worker.send_progress = lambda *a, **k: None
+d = tempfile.mkdtemp()
+for sc in ({"name": "fixed-rate", "rate": 100}, {"name": "server", "rate": 100, "latency_bound_ms": 50},
+           {"name": "multi-stream", "samples_per_query": 2}, {"name": "offline", "streams": 2}):
+    req = RunRequest.from_dict({"runtime": "null", "runtime_options": {"service_ms": 2}, "warmup_s": 0.0,
+                                "min_duration_s": 0.2, "min_queries": 10, "idle_s": 0.0,
+                                "power": {"source": "none"}, "scenario": sc})
+    r = worker.run_measurement(req, d, SysfsRoot(os.path.join(d, "none")), ToolRunner())
+    assert r.scenario.name == sc["name"] and r.scenario.queries >= 10 and len(r.samples_ns) == r.scenario.queries
+print("OK")
+"""
+
+
+def test_the_scenario_loops_run_under_python36():
+    from test_power_memory import _python36
+
+    py36 = _python36()
+    if py36 is None:
+        pytest.skip("no Python 3.6 interpreter here")
+    import subprocess
+    out = subprocess.run([py36, "-c", SMOKE36, bk.AGENTS], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and out.stdout.strip().endswith("OK"), out.stdout + out.stderr
