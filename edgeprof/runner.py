@@ -125,7 +125,7 @@ def validate_scenario(spec: RunSpec) -> None:
                           f"not {spec.scenario}", hint="leave --rate out, or choose --scenario fixed-rate or server")
     if spec.rate is not None and (not _finite(spec.rate) or not 0 < spec.rate <= MAX_RATE_QPS):
         raise ConfigError(f"--rate {spec.rate:g}: must be > 0 and <= {MAX_RATE_QPS:g} queries per second")
-    if spec.samples_per_query < 1 or spec.samples_per_query % spec.batch:
+    if spec.scenario == "multi-stream" and (spec.samples_per_query < 1 or spec.samples_per_query % spec.batch):
         raise ConfigError(f"--samples-per-query {spec.samples_per_query}: must be a multiple of --batch "
                           f"{spec.batch} (each query runs samples_per_query / batch inferences)")
     if not 1 <= spec.streams <= 64:

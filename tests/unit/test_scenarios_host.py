@@ -178,6 +178,11 @@ def test_scenario_flags_are_checked_before_connecting(kw, message):
         validate_spec(_spec(**kw))
 
 
+def test_samples_per_query_is_only_checked_for_multi_stream():
+    validate_spec(_spec(batch=3))  # the default 8 samples per query does not concern single-stream
+    validate_spec(_spec(scenario="multi-stream", batch=4))
+
+
 def _deploy(tmp_path: Path, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[dict, str]:
     out = tmp_path / "r.json"
     rc = main(["deploy", "--device", "local", "--model", "none", "--runtime", "null", "--warmup", "0",
