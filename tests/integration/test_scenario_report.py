@@ -108,3 +108,21 @@ def test_a_scenario_sweep_renders_the_rate_curve(tmp_path: Path) -> None:
     assert rates == ["10", "30", "60"]  # latency points; no power sensor here, so no energy chart
     assert "No energy per frame" in sec and 'class="capacity"' not in sec  # null: ~1e5 q/s, off the chart
     assert "single-stream" in sec
+
+
+def test_csv_and_markdown_name_the_scenario(page: Path, tmp_path: Path) -> None:
+    import csv
+    import io
+
+    db = str(page.parent / "db.sqlite")
+    out = tmp_path / "r.csv"
+    assert main(["report", "--db", db, "--out", str(out)]) == 0
+    rows = list(csv.DictReader(io.StringIO(out.read_text())))
+    fixed = sorted((r for r in rows if r["device"] == "rpi5" and r["scenario"] != "single-stream"),
+                   key=lambda r: float(r["rate_qps"]))
+    assert [r["scenario"] for r in fixed] == [f"fixed-rate {x:g}/s" for x in RATES]
+    assert [r["valid"] for r in fixed] == ["1.0", "1.0", "1.0", "0.0"] and fixed[-1]["misses"] == "37.0"
+    assert float(fixed[0]["j_per_frame"]) == pytest.approx(0.31)
+    md = tmp_path / "r.md"
+    assert main(["report", "--db", db, "--out", str(md)]) == 0
+    assert "| rpi5 (fixed-rate 120/s) |" in md.read_text()
