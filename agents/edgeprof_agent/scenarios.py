@@ -97,6 +97,7 @@ def scheduled_loop(run, name, offsets, period_ns=None, clock=now_ns, sleep=time.
     lat, iss = s.latencies, s.issued
     misses = 0
     next_progress = t0 + PROGRESS_NS
+    total_s = round(offsets[-1] / 1e9, 2) if offsets else 0.0  # the schedule's length: progress says so
     done = t0
     for off in offsets:
         due = t0 + off
@@ -104,7 +105,8 @@ def scheduled_loop(run, name, offsets, period_ns=None, clock=now_ns, sleep=time.
             while due - clock() > PROGRESS_NS:  # a slow rate: keep telling the host the loop is alive
                 sleep(PROGRESS_NS / 2e9)
                 if progress:
-                    send_progress("measure", elapsed_s=round((clock() - t0) / 1e9, 2), n=len(lat))
+                    send_progress("measure", elapsed_s=round((clock() - t0) / 1e9, 2), total_s=total_s,
+                                  n=len(lat), min_queries=len(offsets))
             start = wait_until(due, clock, sleep)
         else:
             start = clock()
@@ -115,8 +117,8 @@ def scheduled_loop(run, name, offsets, period_ns=None, clock=now_ns, sleep=time.
         if period_ns is not None and done > due + period_ns:
             misses += 1
         if progress and done >= next_progress:
-            send_progress("measure", elapsed_s=round((done - t0) / 1e9, 2), n=len(lat),
-                          last_ms=round(lat[-1] / 1e6, 4))
+            send_progress("measure", elapsed_s=round((done - t0) / 1e9, 2), total_s=total_s, n=len(lat),
+                          min_queries=len(offsets), last_ms=round(lat[-1] / 1e6, 4))
             next_progress = done + PROGRESS_NS
     s.scheduled = list(offsets)
     s.queries = len(lat)

