@@ -2,8 +2,7 @@
 
 Owns: TensorSpec, Artifact, RunSpec, Device, Result and its typed sections (LatencyStats, Memory, Power,
 Thermal, Fidelity, Environment, Settings, Transfer, RunWarning, NullReasons, Compute, OpsProfile, SweepInfo,
-Scenario), the
-JSON schema version of a Result and the migrations from every older version.
+Scenario), the JSON schema version of a Result and the migrations from every older version.
 Does not own: how records are produced (stats, runner, fidelity, opprofile, lab/scheduler), stored (store) or
 shown (cli, report); the identity of a configuration (vocab.ConfigIdentity; Result.identity builds it).
 
