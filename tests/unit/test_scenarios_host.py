@@ -266,3 +266,16 @@ def test_find_max_rate_end_to_end_stores_every_probe(tmp_path: Path, capsys: pyt
     with Store(db).engine.connect() as conn:
         n = conn.execute(sa.select(sa.func.count()).select_from(runs)).scalar_one()
     assert n == len(probes) >= 5  # doubling to 160/s (INVALID) takes five probes, bisection more
+
+
+def test_compare_adds_the_scenario_metrics_both_runs_have():
+    from edgeprof.compare import compare_results
+
+    a = _result(misses=0, miss_rate=0.0, valid=True, j_per_frame=0.10)
+    b = _result(misses=9, miss_rate=9.0, valid=False, j_per_frame=0.16)
+    d = {x.metric.name: x for x in compare_results(a, b)}
+    assert d["misses"].base == 0.0 and d["misses"].new == 9.0
+    assert d["valid"].verdict == "regressed" and d["j_per_frame"].verdict == "regressed"
+    assert d["sustained_qps"].verdict == "unchanged"
+    single = Result.from_dict(json.loads((GOLDEN / "v3" / "ok_local_ds_cnn.json").read_text()))
+    assert "misses" not in {x.metric.name for x in compare_results(single, single)}
