@@ -104,7 +104,9 @@ def scenario_lines(r: Result) -> list[str]:
         if sc.valid is not None:
             lines.append(f"  {'VALID' if sc.valid else 'INVALID'}: {sc.valid_reason}")
     if sc.j_per_frame is not None:
-        text = f"  energy per frame {fmt_value(sc.j_per_frame * 1000, 'mJ')} (idle gaps included)"
+        what = ("energy per frame", "(idle gaps included)") if sc.name in ("server", "fixed-rate") else (
+            "energy per sample", "(at this load)")
+        text = f"  {what[0]} {fmt_value(sc.j_per_frame * 1000, 'mJ')} {what[1]}"
         if sc.j_above_idle_per_frame is not None:
             text += f", above idle {fmt_value(sc.j_above_idle_per_frame * 1000, 'mJ')}"
         lines.append(text)

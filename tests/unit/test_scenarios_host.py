@@ -279,3 +279,18 @@ def test_compare_adds_the_scenario_metrics_both_runs_have():
     assert d["sustained_qps"].verdict == "unchanged"
     single = Result.from_dict(json.loads((GOLDEN / "v3" / "ok_local_ds_cnn.json").read_text()))
     assert "misses" not in {x.metric.name for x in compare_results(single, single)}
+
+
+def test_terminal_summary_names_energy_per_frame_and_battery():
+    from edgeprof.cli.ui import scenario_lines
+
+    r = _result(j_per_frame=0.139, j_above_idle_per_frame=0.072, battery_wh=10.0, battery_hours=3.5, misses=2,
+                miss_rate=2.0, valid=False, valid_reason="p99 40 ms > the period 10 ms")
+    text = "\n".join(scenario_lines(r))
+    assert "energy per frame 139 mJ (idle gaps included), above idle 72.0 mJ" in text
+    assert "on a 10 Wh battery: 3.50 h at this duty cycle" in text
+    assert "deadline misses: 2 of 100 (2.00 %)" in text and "INVALID: p99 40 ms > the period 10 ms" in text
+    off = _result(name="offline", rate_qps=None, streams=2, j_per_frame=0.05, misses=None, valid=None)
+    assert "energy per sample 50.0 mJ (at this load)" in "\n".join(scenario_lines(off))
+    single = Result.from_dict(json.loads((GOLDEN / "v3" / "ok_local_ds_cnn.json").read_text()))
+    assert scenario_lines(single) == []
