@@ -2,7 +2,7 @@
 
 Owns: the sweep file format (below), its validation with errors that name the file, the line and the YAML path
 (`nightly.yaml:12 models[2].inputs: ...`), the matrix expansion models × devices × runtimes × precisions ×
-batch × threads with include/exclude rules, per-cell settings (defaults, then `overrides` in order), budgets
+batch × threads × scenarios (× rates for server and fixed-rate) with include/exclude rules, per-cell settings (defaults, then `overrides` in order), budgets
 attached to the cells they match, and the static part of the capability check (runtime × format × precision:
 an impossible cell becomes a skip row with its reason; what the device itself lacks is checked by the
 scheduler with fresh facts).
@@ -12,7 +12,8 @@ the capability decision itself (decide.cell_decision), the inventory (inventory.
 
 Sweep file format history (keep next to the constant):
   1 — version, name, inventory, models, devices, runtimes, precisions, batch, threads, settings, include,
-      exclude, overrides, budgets.
+      exclude, overrides, budgets. Later added within version 1 (optional, a file without them means what it
+      meant): scenarios and rates (load scenarios, docs/scenarios.md; match rules take scenario and rate).
 
     version: 1
     name: nightly
