@@ -35,6 +35,8 @@ from .vocab import (  # noqa: F401  (re-exported: callers import them from here 
     is_finite_number,
 )
 
+# a load scenario's metrics outside the "scenario" group (compare shows them when both runs have them)
+SCENARIO_ENERGY = ("j_per_frame", "j_above_idle_per_frame", "sustained_qps", "samples_per_s", "battery_hours")
 
 def metric_values(r: Result) -> dict[str, float | None]:
     """Every metric of METRIC_BY_NAME that the result has (None where it was not measured)."""
@@ -54,6 +56,11 @@ def metric_values(r: Result) -> dict[str, float | None]:
     if pw is not None:
         out.update({"mean_w": num(pw.mean_w), "p95_w": num(pw.p95_w), "mj_per_inference": num(pw.energy_mj_per_inference),
                     "inferences_per_joule": num(pw.inferences_per_joule), "gflops_per_watt": num(pw.gflops_per_watt)})
+    sc = r.scenario
+    out.update({"misses": num(sc.misses), "miss_rate": num(sc.miss_rate),
+                "valid": None if sc.valid is None else float(sc.valid), "j_per_frame": num(sc.j_per_frame),
+                "j_above_idle_per_frame": num(sc.j_above_idle_per_frame), "sustained_qps": num(sc.sustained_qps),
+                "samples_per_s": num(sc.samples_per_s), "battery_hours": num(sc.battery_hours)})
     return out
 
 
@@ -160,7 +167,10 @@ def compare_results(base: Result, new: Result, *, metrics: Sequence[str] | None 
     percentiles and power readings move more from run to run than the median: p90 2×, p99 4×)."""
     bv, nv = metric_values(base), metric_values(new)
     out = []
-    for name in metrics or [m.name for m in METRICS]:
+    default = [m.name for m in METRICS] + [  # a load scenario's own metrics, when both runs have them
+        m.name for m in EXTRA_METRICS if m.group == "scenario" or m.name in SCENARIO_ENERGY
+        if bv.get(m.name) is not None and nv.get(m.name) is not None]
+    for name in metrics or default:
         metric = METRIC_BY_NAME[name]
         eff = (min_effects or {}).get(name, min_effect * metric.effect_scale)
         out.append(compare_metric(metric, bv.get(name), nv.get(name),

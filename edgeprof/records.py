@@ -1,8 +1,8 @@
 """Typed records that flow through edgeprof, and their versioned JSON form.
 
 Owns: TensorSpec, Artifact, RunSpec, Device, Result and its typed sections (LatencyStats, Memory, Power,
-Thermal, Fidelity, Environment, Settings, Transfer, RunWarning, NullReasons, Compute, OpsProfile, SweepInfo), the
-JSON schema version of a Result and the migrations from every older version.
+Thermal, Fidelity, Environment, Settings, Transfer, RunWarning, NullReasons, Compute, OpsProfile, SweepInfo,
+Scenario), the JSON schema version of a Result and the migrations from every older version.
 Does not own: how records are produced (stats, runner, fidelity, opprofile, lab/scheduler), stored (store) or
 shown (cli, report); the identity of a configuration (vocab.ConfigIdentity; Result.identity builds it).
 
@@ -17,6 +17,9 @@ tests/data/golden/results/v<N>/ holds results each version wrote):
   3 — `io` after stderr_tail: what fed each input (generated with seed and range, a constant, a data file and
       its sha256), the shapes fed, the output shapes, load time and first-inference latency (IOSummary).
       Additive: an older row gets io = null. Migration: _migrate_2_to_3.
+  4 — load scenarios (issue 12): a `scenario` section after stderr_tail (name and parameters, misses, validity,
+      energy per frame at the duty cycle, scheduled and issued times); part of the configuration identity
+      unless single-stream. Migration: _migrate_3_to_4 (every older result was single-stream).
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
 from .errors import StoreError
-from .vocab import RUN_DEFAULTS, ConfigIdentity
+from .vocab import RUN_DEFAULTS, SCENARIO_DEFAULTS, SINGLE_STREAM, ConfigIdentity, scenario_label
 
 
 def finite_or_null(obj: Any) -> Any:
@@ -48,7 +51,7 @@ def dumps_json(obj: Any, indent: int | None = None, sort_keys: bool = False) -> 
     """The one way edgeprof writes JSON: valid JSON only (allow_nan=False), a non-finite number becomes null."""
     return json.dumps(finite_or_null(obj), indent=indent, sort_keys=sort_keys, allow_nan=False)
 
-RESULT_SCHEMA_VERSION = 3
+RESULT_SCHEMA_VERSION = 4
 
 # dtypes a model input may have (numpy names); the agent maps them to its runtime.
 DTYPES = ("float32", "float16", "int64", "int32", "int8", "uint8", "bool")
@@ -175,6 +178,15 @@ class RunSpec:
     cooldown_c: float | None = None
     cooldown_timeout_s: float = float(RUN_DEFAULTS["cooldown_timeout_s"])
     power_rate_hz: float | None = None
+    # load scenario (issue 12; vocab.SCENARIOS, docs/scenarios.md): rate for server / fixed-rate (queries/s),
+    # samples per query (multi-stream), streams (offline), latency bound (server validity, --find-max-rate),
+    # battery capacity (hours at this duty cycle). The server's arrivals are drawn with `seed`.
+    scenario: str = SINGLE_STREAM
+    rate: float | None = None
+    samples_per_query: int = int(SCENARIO_DEFAULTS["samples_per_query"])
+    streams: int = int(SCENARIO_DEFAULTS["streams"])
+    latency_bound_ms: float | None = None
+    battery_wh: float | None = None
 
 
 def new_run_id() -> str:
@@ -194,7 +206,7 @@ RESULT_KEYS = (
 )
 # after RESULT_KEYS, in this order (schema 2: the sections that lived in `extra` are top-level and typed)
 RESULT_TAIL_KEYS = ("artifact", "settings", "transfer", "reason", "null_reasons", "compute", "ops", "sweep",
-                    "stderr_tail", "io")
+                    "stderr_tail", "io", "scenario")
 
 _S = TypeVar("_S", bound="Section")
 
@@ -485,6 +497,10 @@ class Settings(Section):
     input_data: str | None = None  # what feeds the inputs; the io section says what each input got
     input_values: dict[str, Any] | None = None
     input_ranges: dict[str, Any] | None = None
+    latency_bound_ms: float | None = None  # load scenarios (the scenario section has what the run used)
+    samples_per_query: int | None = None
+    streams: int | None = None
+    battery_wh: float | None = None
 
 
 @dataclass(frozen=True)
@@ -603,6 +619,49 @@ class SweepInfo(Section):
     controller: str | None = None
 
 
+@dataclass(frozen=True)
+class Scenario(Section):
+    """The load scenario a run was made under and what it gave (stats.scenario_summary; docs/scenarios.md).
+
+    Parameters: name (vocab.SCENARIOS), rate_qps (server, fixed-rate), samples_per_query (multi-stream),
+    streams (offline), latency_bound_ms, seed (server arrivals), battery_wh. Results: queries and samples
+    issued, how (mode), misses and miss_rate (fixed-rate, % of queries), valid / valid_reason (server: early-
+    stopping p99 against the bound; fixed-rate: no misses), sustained_qps and samples_per_s over the window,
+    energy per frame (window energy / queries, idle gaps included) and its part above the idle baseline,
+    battery_hours, issue lateness (issued - scheduled: p50/p99/max ms) and the raw scheduled/issued times (ms
+    from the schedule's start)."""
+
+    SECTION: ClassVar[str] = "scenario"
+    name: str = SINGLE_STREAM
+    rate_qps: float | None = None
+    samples_per_query: int | None = None
+    streams: int | None = None
+    latency_bound_ms: float | None = None
+    seed: int | None = None
+    battery_wh: float | None = None
+    queries: int | None = None
+    samples: int | None = None
+    mode: str | None = None
+    misses: int | None = None
+    miss_rate: float | None = None
+    valid: bool | None = None
+    valid_reason: str | None = None
+    early_stop_p99_ms: float | None = None
+    sustained_qps: float | None = None
+    samples_per_s: float | None = None
+    j_per_frame: float | None = None
+    j_above_idle_per_frame: float | None = None
+    battery_hours: float | None = None
+    lateness_ms: dict[str, float] | None = None
+    scheduled_ms: list[float] = field(default_factory=list)
+    issued_ms: list[float] = field(default_factory=list)
+
+    @property
+    def label(self) -> str | None:
+        """vocab.scenario_label: None for single-stream."""
+        return scenario_label(self.name, self.rate_qps, self.samples_per_query, self.streams)
+
+
 @dataclass
 class Result:
     """One measured run. `to_dict()` has the top-level keys RESULT_KEYS then RESULT_TAIL_KEYS."""
@@ -635,6 +694,7 @@ class Result:
     sweep: SweepInfo | None = None  # a sweep row: its sweep, cell and budgets
     stderr_tail: str | None = None  # a failed row: the end of the device's stderr or the traceback
     io: IOSummary | None = None  # inputs as fed, outputs, load and first-inference time (None: not recorded)
+    scenario: Scenario = field(default_factory=Scenario)  # the load scenario (single-stream unless asked)
     schema_version: int = RESULT_SCHEMA_VERSION
 
     @property
@@ -648,7 +708,7 @@ class Result:
         fed = self.settings.inputs
         shapes = tuple((str(i["name"]), tuple(int(d) for d in i["shape"])) for i in fed) if fed else None
         return ConfigIdentity(self.device, self.model, self.runtime, self.precision, self.batch, self.threads,
-                              a.source if a else None, content, shapes)
+                              a.source if a else None, content, shapes, scenario=self.scenario.label)
 
     def to_dict(self) -> dict[str, Any]:
         return {k: _plain(getattr(self, k)) if k != "warnings" else [w.to_dict() for w in self.warnings]
@@ -684,6 +744,7 @@ class Result:
         kw["environment"] = Environment.from_dict(kw.pop("environment", None) or {})
         kw["settings"] = Settings.from_dict(kw.pop("settings", None) or {})
         kw["null_reasons"] = NullReasons.from_dict(kw.pop("null_reasons", None) or {})
+        kw["scenario"] = Scenario.from_dict(kw.pop("scenario", None) or {})
         kw["warnings"] = [RunWarning.from_dict(w) for w in kw.pop("warnings", None) or []]
         kw["samples_ms"] = list(kw.pop("samples_ms", None) or [])
         art = kw.pop("artifact", None)
@@ -732,7 +793,16 @@ def _migrate_2_to_3(d: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-_MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _migrate_1_to_2, 2: _migrate_2_to_3}
+def _migrate_3_to_4(d: dict[str, Any]) -> dict[str, Any]:
+    """Schema 3 → 4: a `scenario` section; every result before it was measured single-stream."""
+    out = dict(d)
+    out["scenario"] = {"name": SINGLE_STREAM}
+    out["schema_version"] = 4
+    return out
+
+
+_MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _migrate_1_to_2, 2: _migrate_2_to_3,
+                                                                       3: _migrate_3_to_4}
 
 
 @dataclass

@@ -26,6 +26,7 @@ from edgeprof_agent.messages import (
     ProgressEvent,
     RunReply,
     RunRequest,
+    ScenarioSpec,
 )
 
 from . import __version__, capability
@@ -53,9 +54,9 @@ from .records import (
     new_run_id,
     utc_now,
 )
-from .stats import latency_summary, stability_warnings, throughput
+from .stats import latency_summary, scenario_summary, stability_warnings, throughput
 from .transport import Transport, open_transport
-from .vocab import PRECISIONS, RUN_DEFAULTS, RUNTIMES, ErrorKind
+from .vocab import PRECISIONS, RUN_DEFAULTS, RUNTIMES, SCENARIOS, SCHEDULED_SCENARIOS, SINGLE_STREAM, ErrorKind
 
 __all__ = ["CapabilityError", "PRECISIONS", "RUNTIMES", "build_result", "deploy", "prepare", "validate_spec"]
 
@@ -140,6 +141,39 @@ def validate_spec(spec: RunSpec) -> None:
     if spec.min_queries < 1:
         raise ConfigError(f"--min-queries {spec.min_queries}: must be at least 1")
     validate_telemetry(spec)
+    validate_scenario(spec)
+
+
+MAX_RATE_QPS = 100000.0  # above any edge model's rate: a larger value is a typo
+
+
+def validate_scenario(spec: RunSpec) -> None:
+    """--scenario and its parameters: one-line errors before anything connects."""
+    if spec.scenario not in SCENARIOS:
+        raise ConfigError(f"--scenario {spec.scenario}: unknown", hint=f"choose one of: {', '.join(SCENARIOS)}")
+    if spec.scenario in SCHEDULED_SCENARIOS:
+        if spec.rate is None:
+            raise ConfigError(f"--scenario {spec.scenario} needs --rate QPS (queries per second)",
+                              hint=f"e.g. --scenario {spec.scenario} --rate 30")
+    elif spec.rate is not None:
+        raise ConfigError(f"--rate {spec.rate:g}: only server and fixed-rate issue queries on a schedule, "
+                          f"not {spec.scenario}", hint="leave --rate out, or choose --scenario fixed-rate or server")
+    if spec.rate is not None and (not _finite(spec.rate) or not 0 < spec.rate <= MAX_RATE_QPS):
+        raise ConfigError(f"--rate {spec.rate:g}: must be > 0 and <= {MAX_RATE_QPS:g} queries per second")
+    if spec.scenario == "multi-stream" and (spec.samples_per_query < 1 or spec.samples_per_query % spec.batch):
+        raise ConfigError(f"--samples-per-query {spec.samples_per_query}: must be a multiple of --batch "
+                          f"{spec.batch} (each query runs samples_per_query / batch inferences)")
+    if not 1 <= spec.streams <= 64:
+        raise ConfigError(f"--streams {spec.streams}: must be between 1 and 64")
+    if spec.streams != 1 and spec.scenario != "offline":
+        raise ConfigError(f"--streams {spec.streams}: only the offline scenario runs several streams",
+                          hint="add --scenario offline")
+    for flag, v in (("--latency-bound", spec.latency_bound_ms), ("--battery-wh", spec.battery_wh)):
+        if v is not None and (not _finite(v) or v <= 0):
+            raise ConfigError(f"{flag} {v:g}: must be > 0")
+    if spec.scenario == "server" and spec.latency_bound_ms is None:
+        raise ConfigError("--scenario server needs --latency-bound MS (the run is VALID when p99 is within it)",
+                          hint="e.g. --scenario server --rate 40 --latency-bound 50")
 
 
 MAX_COOLDOWN_C = 150.0  # above any board's trip point: a larger value is a typo (m°C, °F)
@@ -309,6 +343,9 @@ def run_request(spec: RunSpec, device: Device, artifact: Artifact | None, remote
         profile_ops=bool(profile_ops and spec.runtime != "null"),
         profile_iterations=PROFILE_ITERATIONS,
         lease_token=lease_token,
+        scenario=None if spec.scenario == SINGLE_STREAM else ScenarioSpec(
+            name=spec.scenario, rate=spec.rate, samples_per_query=spec.samples_per_query, streams=spec.streams,
+            latency_bound_ms=spec.latency_bound_ms, seed=spec.seed),
     )
 
 
@@ -480,6 +517,14 @@ def io_summary(plan: InputPlan | None, reply: RunReply, artifact: Artifact | Non
                      load_s=reply.load_s, first_run_ms=reply.first_run_ms)
 
 
+def _scenario_settings(spec: RunSpec) -> dict[str, Any]:
+    """The scenario's run settings for Settings (none for single-stream: its stored settings stay as before)."""
+    if spec.scenario == SINGLE_STREAM:
+        return {}
+    return {"latency_bound_ms": spec.latency_bound_ms, "samples_per_query": spec.samples_per_query,
+            "streams": spec.streams, "battery_wh": spec.battery_wh}
+
+
 def build_result(spec: RunSpec, device: Device, artifact: Artifact | None, reply: RunReply,
                  facts: Facts, transfer: dict[str, Any], inputs: list[dict[str, Any]] | None = None,
                  opset: int | None = None, plan: InputPlan | None = None) -> Result:
@@ -488,7 +533,8 @@ def build_result(spec: RunSpec, device: Device, artifact: Artifact | None, reply
     samples_ms = [ns / 1e6 for ns in reply.samples_ns]
     lat = latency_summary(samples_ms)
     window_s = float(reply.window_s)
-    tput = throughput(len(samples_ms), spec.batch, window_s)
+    sc = reply.scenario
+    tput = throughput(len(samples_ms), spec.batch, window_s) if sc is None else throughput(sc.samples, 1, window_s)
     mem = reply.memory.to_dict()
     if artifact is not None:
         mem["artifact_size"] = artifact.size_bytes / 1e6
@@ -524,6 +570,7 @@ def build_result(spec: RunSpec, device: Device, artifact: Artifact | None, reply
             idle_s=spec.idle_s, cooldown_c=spec.cooldown_c, power_rate_hz=spec.power_rate_hz, opset=opset,
             input_data=spec.input_data, input_values=dict(spec.input_values) or None,
             input_ranges={k: list(v) for k, v in spec.input_ranges.items()} or None,
+            **_scenario_settings(spec),
         ),
         transfer=Transfer.from_dict(transfer),
         null_reasons=NullReasons(
@@ -535,6 +582,20 @@ def build_result(spec: RunSpec, device: Device, artifact: Artifact | None, reply
         if artifact is not None and artifact.flops and tput else None,
         io=io_summary(plan, reply, artifact),
     )
+    if sc is not None:
+        result.scenario = scenario_summary(
+            name=sc.name, samples_ms=samples_ms, window_s=window_s, queries=sc.queries, samples=sc.samples,
+            rate=sc.rate, samples_per_query=sc.samples_per_query if sc.name == "multi-stream" else None,
+            streams=sc.streams if sc.name == "offline" else None, latency_bound_ms=spec.latency_bound_ms,
+            seed=sc.seed, mode=sc.mode, misses=sc.misses, scheduled_ns=sc.scheduled_ns, issued_ns=sc.issued_ns,
+            energy_j=power.energy_j if power else None, idle_w=power.idle_w if power else None,
+            mean_w=power.mean_w if power else None, battery_wh=spec.battery_wh)
+        if sc.misses:
+            result.warn("deadline_misses", f"{sc.misses} of {sc.queries} queries were not done before the next "
+                        f"was due at {sc.rate:g}/s; lower --rate or use a faster configuration")
+    elif spec.battery_wh and power and power.mean_w:
+        result.scenario = dataclasses.replace(result.scenario, battery_wh=spec.battery_wh,
+                                              battery_hours=spec.battery_wh / power.mean_w)
     result.warnings.extend(stability_warnings(lat, min_duration_s=spec.min_duration_s))
     for agent_warning in reply.warnings:
         result.warn(agent_warning.code, agent_warning.message)

@@ -2,7 +2,9 @@
 
 Owns: percentiles (linear interpolation between order statistics, numpy's default, so anyone can recompute them
 from the stored raw samples), mean/std/CV, throughput, the MLPerf LoadGen early-stopping percentile estimate,
-and stability warnings with advice. The tail is never clipped: every sample counts.
+stability warnings with advice, and a load scenario's summary (misses, VALID / INVALID against a latency bound,
+sustained rate, energy per frame at the duty cycle, battery hours, issue lateness). The tail is never clipped:
+every sample counts.
 Does not own: how samples were taken (agent) or comparisons between runs (compare.py).
 """
 
@@ -13,7 +15,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .records import LatencyStats, RunWarning
+from .records import LatencyStats, RunWarning, Scenario
 
 PERCENTILES: tuple[tuple[str, float], ...] = (
     ("p50", 50.0), ("p90", 90.0), ("p95", 95.0), ("p97", 97.0), ("p99", 99.0), ("p999", 99.9),
@@ -107,3 +109,74 @@ def stability_warnings(summary: LatencyStats, *, min_duration_s: float | None = 
                     "raise --min-queries or --min-duration",
         ))
     return warnings
+
+
+def lateness_ms(scheduled_ns: Sequence[int], issued_ns: Sequence[int]) -> dict[str, float] | None:
+    """How late each query was issued against its schedule (ms): p50, p99, max. None without a schedule."""
+    if not scheduled_ns or len(scheduled_ns) != len(issued_ns):
+        return None
+    late = (np.asarray(issued_ns, dtype=np.float64) - np.asarray(scheduled_ns, dtype=np.float64)) / 1e6
+    return {"p50": float(np.percentile(late, 50)), "p99": float(np.percentile(late, 99)), "max": float(late.max())}
+
+
+def judge_latency(name: str, samples_ms: Sequence[float], bound_ms: float | None,
+                  rate: float | None = None) -> tuple[bool | None, str | None, float | None]:
+    """(valid, reason, early-stopping p99) of a run against its latency bound.
+
+    server (MLPerf LoadGen): VALID when the early-stopping p99 estimate (99 % confidence) is <= the bound; with
+    fewer queries than the estimate needs (662) the run is INVALID. fixed-rate: the bound defaults to the
+    period (a frame done before the next is due); the early-stopping estimate when there are enough queries,
+    else the plain p99 (said in the reason). Other scenarios: judged only when a bound is given, as fixed-rate.
+    (None, None, estimate) when there is nothing to judge against."""
+    est = early_stopping_estimate(samples_ms, 0.99) if len(samples_ms) else None
+    if bound_ms is None and name == "fixed-rate" and rate:
+        bound_ms = 1000.0 / rate
+        what = "the period"
+    else:
+        what = "--latency-bound"
+    if bound_ms is None:
+        return None, None, est
+    if name == "server":
+        if est is None:
+            need = min_queries_for(0.99)
+            return False, (f"only {len(samples_ms)} queries: the early-stopping p99 estimate needs >= {need} "
+                           f"(raise --min-queries to {need} or --min-duration)"), None
+        if est <= bound_ms:
+            return True, f"early-stopping p99 {est:.3g} ms <= {what} {bound_ms:.3g} ms", est
+        return False, f"early-stopping p99 {est:.3g} ms > {what} {bound_ms:.3g} ms", est
+    p99 = est if est is not None else float(np.percentile(np.asarray(samples_ms, dtype=np.float64), 99))
+    kind = "early-stopping p99" if est is not None else f"p99 (n={len(samples_ms)}, too few for early stopping)"
+    if p99 <= bound_ms:
+        return True, f"{kind} {p99:.3g} ms <= {what} {bound_ms:.3g} ms", est
+    return False, f"{kind} {p99:.3g} ms > {what} {bound_ms:.3g} ms", est
+
+
+def scenario_summary(*, name: str, samples_ms: Sequence[float], window_s: float, queries: int, samples: int,
+                     rate: float | None = None, samples_per_query: int | None = None, streams: int | None = None,
+                     latency_bound_ms: float | None = None, seed: int | None = None, mode: str | None = None,
+                     misses: int | None = None, scheduled_ns: Sequence[int] = (), issued_ns: Sequence[int] = (),
+                     energy_j: float | None = None, idle_w: float | None = None, mean_w: float | None = None,
+                     battery_wh: float | None = None) -> Scenario:
+    """The Scenario section of a run from the agent's raw numbers (one sample = one frame / inference).
+
+    Energy per frame = window energy / samples, idle gaps included (the window covers the whole schedule); the
+    part above idle subtracts idle_w x window (the idle baseline measured before load); battery hours =
+    battery_wh / mean W over the window."""
+    valid, reason, est = judge_latency(name, samples_ms, latency_bound_ms, rate)
+
+    def per_s(n: int) -> float | None:
+        return n / window_s if window_s > 0 else None
+
+    j_frame = energy_j / samples if energy_j is not None and samples else None
+    above = ((energy_j - idle_w * window_s) / samples
+             if energy_j is not None and idle_w is not None and samples else None)
+    return Scenario(
+        name=name, rate_qps=rate, samples_per_query=samples_per_query, streams=streams,
+        latency_bound_ms=latency_bound_ms, seed=seed, battery_wh=battery_wh, queries=queries, samples=samples,
+        mode=mode, misses=misses, miss_rate=100.0 * misses / queries if misses is not None and queries else None,
+        valid=valid, valid_reason=reason, early_stop_p99_ms=est, sustained_qps=per_s(queries),
+        samples_per_s=per_s(samples), j_per_frame=j_frame, j_above_idle_per_frame=above,
+        battery_hours=battery_wh / mean_w if battery_wh and mean_w else None,
+        lateness_ms=lateness_ms(scheduled_ns, issued_ns),
+        scheduled_ms=[round(t / 1e6, 4) for t in scheduled_ns], issued_ms=[round(t / 1e6, 4) for t in issued_ns],
+    )

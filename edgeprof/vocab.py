@@ -23,11 +23,16 @@ from edgeprof_agent.vocab import (
     PRECISIONS,
     RUN_DEFAULTS,
     RUNTIMES,
+    SCENARIO_DEFAULTS,
+    SCENARIOS,
+    SCHEDULED_SCENARIOS,
+    SINGLE_STREAM,
     ErrorKind,
 )
 
 __all__ = [
     "RUNTIMES", "PRECISIONS", "POWER_SOURCES", "POWER_AUTO_ORDER", "ErrorKind", "RUN_DEFAULTS",
+    "SCENARIOS", "SCHEDULED_SCENARIOS", "SINGLE_STREAM", "SCENARIO_DEFAULTS", "scenario_label",
     "Metric", "METRICS", "EXTRA_METRICS", "METRIC_BY_NAME", "CHECKED_METRICS", "DEFAULT_MIN_EFFECT",
     "DEFAULT_ALPHA", "Setting", "SETTINGS", "ConfigIdentity", "fmt_value", "fmt_p", "fmt_num", "is_finite_number",
 ]
@@ -46,7 +51,7 @@ class Metric:
     unit: str
     better: str  # "lower" | "higher"
     samples: bool  # a Mann-Whitney test on the raw latency samples applies
-    group: str  # latency | throughput | memory | power | energy
+    group: str  # latency | throughput | memory | power | energy | scenario
     min_abs: float = 0.0  # changes smaller than this (in the metric's unit) are noise whatever the ratio
     effect_scale: float = 1.0  # × the minimum effect: tails and power readings move more between runs
 
@@ -79,6 +84,17 @@ EXTRA_METRICS: tuple[Metric, ...] = (
     Metric("max_ms", "max latency", "ms", "lower", True, "latency", effect_scale=10.0),
     Metric("p95_w", "p95 power", "W", "lower", False, "power", effect_scale=2.0),
     Metric("rss_after_load_mb", "memory after load", "MB", "lower", False, "memory"),
+    # load scenarios (issue 12; docs/scenarios.md): the schedule's misses, server validity, energy per frame at
+    # the duty cycle (idle gaps included), the rate sustained and samples per second
+    Metric("misses", "deadline misses", "", "lower", False, "scenario"),
+    Metric("miss_rate", "deadline miss rate", "%", "lower", False, "scenario", min_abs=0.5),
+    Metric("valid", "run VALID (1) or INVALID (0)", "", "higher", False, "scenario"),
+    Metric("j_per_frame", "energy per frame", "J", "lower", False, "energy", effect_scale=2.0),
+    Metric("j_above_idle_per_frame", "energy per frame above idle", "J", "lower", False, "energy",
+           effect_scale=3.0),
+    Metric("sustained_qps", "sustained rate", "q/s", "higher", False, "throughput"),
+    Metric("samples_per_s", "samples per second", "samples/s", "higher", False, "throughput"),
+    Metric("battery_hours", "hours on the battery", "h", "higher", False, "energy", effect_scale=2.0),
 )
 METRIC_BY_NAME: dict[str, Metric] = {m.name: m for m in METRICS + EXTRA_METRICS}
 CHECKED_METRICS = ("p50_ms", "p90_ms", "p99_ms", "throughput_ips", "peak_rss_mb", "mj_per_inference")
@@ -160,6 +176,15 @@ _SETTINGS: tuple[Setting, ...] = (
             nullable=True),
     Setting("input_ranges", "mapping", None, "seeded value ranges by input name, e.g. {input_ids: '0:30522'}",
             flag="--input-range", nullable=True),
+    # load scenarios (the `scenarios:` and `rates:` sweep axes choose the scenario and rate; docs/scenarios.md)
+    Setting("latency_bound_ms", "number", None, "server: VALID when the early-stopping p99 is within it (ms)",
+            lo=0, lo_open=True, hi=3600 * 1000, flag="--latency-bound", nullable=True),
+    Setting("samples_per_query", "int", SCENARIO_DEFAULTS["samples_per_query"], "multi-stream: samples per query",
+            lo=1, hi=4096, flag="--samples-per-query"),
+    Setting("streams", "int", SCENARIO_DEFAULTS["streams"], "offline: queries in flight (one session each)", lo=1,
+            hi=64, flag="--streams"),
+    Setting("battery_wh", "number", None, "hours on a battery of this many Wh at the run's duty cycle", lo=0,
+            lo_open=True, hi=1e6, flag="--battery-wh", nullable=True),
 )
 SETTINGS: dict[str, Setting] = {s.name: s for s in _SETTINGS}
 
@@ -186,6 +211,7 @@ class ConfigIdentity:
     source: str | None = None  # the artifact's source ("bundled:mobilenet_v2", "file:/abs/path.onnx", ...)
     content: str | None = None  # "sha256:<hex>" of a user's file, else the source; None when not stored
     shapes: tuple[tuple[str, tuple[int, ...]], ...] | None = None  # (input name, shape fed), graph order
+    scenario: str | None = None  # scenario_label(): None for single-stream (keys of single-stream runs unchanged)
 
     @property
     def by_path(self) -> bool:
@@ -195,11 +221,13 @@ class ConfigIdentity:
     def key(self) -> str:
         if self.content is None:  # the identity results had before content hashes (same keys as then)
             ident = json.dumps([self.device, self.model, self.runtime, self.precision, self.batch, self.threads,
-                                self.source], sort_keys=True)
+                                self.source] + ([self.scenario] if self.scenario is not None else []),
+                               sort_keys=True)
         else:
             shapes = [[n, list(s)] for n, s in self.shapes] if self.shapes is not None else None
             ident = json.dumps(["content", self.device, self.content, self.runtime, self.precision, self.batch,
-                                self.threads, shapes], sort_keys=True)
+                                self.threads, shapes] + ([self.scenario] if self.scenario is not None else []),
+                               sort_keys=True)
         return hashlib.sha256(ident.encode()).hexdigest()[:16]
 
     def shapes_label(self) -> str:
@@ -215,7 +243,25 @@ class ConfigIdentity:
     def label(self) -> str:
         """`model on device · runtime precision · batch N · T threads`."""
         text = f"{self.model_label()} on {self.device} · {self.runtime} {self.precision} · batch {self.batch}"
-        return text + (f" · {self.threads} threads" if self.threads else "")
+        text += f" · {self.threads} threads" if self.threads else ""
+        return text + (f" · {self.scenario}" if self.scenario else "")
+
+
+def scenario_label(name: str | None, rate: float | None = None, samples_per_query: int | None = None,
+                   streams: int | None = None) -> str | None:
+    """The part of a configuration's identity a load scenario adds: None for single-stream, else the scenario
+    with the parameter that changes what is measured ("fixed-rate 30/s", "multi-stream 8/query", "offline 2
+    streams"). The latency bound and the server's seed judge or draw a run; they do not make another one."""
+    if name is None or name == SINGLE_STREAM:
+        return None
+    if name in SCHEDULED_SCENARIOS:
+        return f"{name} {rate:g}/s" if rate is not None else name
+    if name == "multi-stream":
+        return f"{name} {samples_per_query or SCENARIO_DEFAULTS['samples_per_query']}/query"
+    if name == "offline":
+        n = streams or 1
+        return f"{name} {n} stream{'s' if n != 1 else ''}"
+    return name
 
 
 # -- numbers for people ------------------------------------------------------------------------------------------

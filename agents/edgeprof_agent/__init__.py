@@ -17,4 +17,7 @@ AGENT_VERSION = "0.1.0"
 #     Run defaults have one home (vocab.RUN_DEFAULTS); `max_duration_s` is gone (no time limit in the agent's
 #     loop: the host's silence timeout and a sweep cell's timeout_s stop a run). New field: error.protocol (the
 #     agent's version, sent with protocol_mismatch).
-PROTOCOL_VERSION = 2
+# 3 — load scenarios (issue 12): run.scenario {name, rate, samples_per_query, streams, latency_bound_ms, seed}
+#     and run reply.scenario {what the schedule did: scheduled and issued times, misses, samples}. An agent of
+#     version 2 would refuse the new field by name; the version says so first.
+PROTOCOL_VERSION = 3

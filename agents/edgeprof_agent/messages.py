@@ -1,4 +1,4 @@
-"""The messages host and agent exchange, as records both sides import (protocol version 2).
+"""The messages host and agent exchange, as records both sides import (protocol version 3).
 
 Owns: one record class per op's request and reply (hello, facts, run, ping, lease, renew, release, lease_info,
 sha256, shutdown), the error reply and the events, with each field's type and default declared once (run
@@ -14,7 +14,7 @@ Python >= 3.6, standard library only: plain classes with __slots__ (no dataclass
 
 import copy
 
-from .vocab import RUN_DEFAULTS
+from .vocab import RUN_DEFAULTS, SCENARIO_DEFAULTS
 
 
 class MessageError(ValueError):
@@ -240,6 +240,19 @@ class InputSpec(Record):
               Field("value", (bool, int, float), None), Field("data", str, None))
 
 
+class ScenarioSpec(Record):
+    """The load scenario of a run (scenarios.py; vocab.SCENARIOS). `rate`: queries per second of server (Poisson
+    mean) and fixed-rate (one every 1/rate s); `samples_per_query`: multi-stream; `streams`: offline queries in
+    flight; `latency_bound_ms`: server validity (the host judges it; sent so the agent can log it); `seed`: the
+    server's arrival generator."""
+
+    NAME = "run.scenario"
+    FIELDS = (Field("name", str), Field("rate", _NUM, None), Field("samples_per_query", int,
+                                                                    SCENARIO_DEFAULTS["samples_per_query"]),
+              Field("streams", int, SCENARIO_DEFAULTS["streams"]), Field("latency_bound_ms", _NUM, None),
+              Field("seed", int, SCENARIO_DEFAULTS["seed"]))
+
+
 class RunRequest(Record):
     """Everything the host sends for one measurement. Defaults: vocab.RUN_DEFAULTS (their one home)."""
 
@@ -265,6 +278,7 @@ class RunRequest(Record):
         Field("profile_ops", bool, False),
         Field("profile_iterations", int, RUN_DEFAULTS["profile_iterations"]),
         Field("lease_token", str, None),  # the sweep's device lease (lab/lease.py); None = unleased deploy
+        Field("scenario", dict, None, record=ScenarioSpec),  # None: single-stream
     )
 
 
@@ -296,6 +310,20 @@ class Output(Record):
     FIELDS = (Field("shape", list, of=int), Field("dtype", str), Field("b64", str, None), Field("data", list, None))
 
 
+class ScenarioReply(Record):
+    """What a scenario's loop did (scenarios.py). Times are ns from `t0_ns` (the schedule's start, clock.now_ns):
+    `scheduled_ns` when each query was due (empty for back-to-back scenarios), `issued_ns` when it started. The
+    reply's samples_ns are each query's latency: from its scheduled time for server and fixed-rate, from its
+    start otherwise. `misses`: fixed-rate queries not done before the next one was due. `samples`: inferences
+    of all queries (queries x samples per query, or x batch). Lists are bounded by max_queries."""
+
+    NAME = "run reply.scenario"
+    FIELDS = (Field("name", str), Field("rate", _NUM, None), Field("samples_per_query", int, 1),
+              Field("streams", int, 1), Field("queries", int), Field("samples", int),
+              Field("t0_ns", int), Field("scheduled_ns", list, [], of=int), Field("issued_ns", list, [], of=int),
+              Field("misses", int, None), Field("mode", str), Field("seed", int, None))
+
+
 class RunReply(Record):
     NAME = "run reply"
     FIELDS = (
@@ -318,6 +346,7 @@ class RunReply(Record):
         Field("power_reason", str, None),
         Field("thermal", dict, None),  # {"before", "after", "cooldown"?}: thermal.py snapshots
         Field("finished_at_unix", _NUM),
+        Field("scenario", dict, None, record=ScenarioReply),  # None: an agent's single-stream loop
     )
 
 

@@ -91,6 +91,15 @@ class InputSpec(Record):
     data: str | None
     def __init__(self, *, name: str, shape: list[int], dtype: str = ..., low: float | None = ..., high: float | None = ..., value: bool | float | None = ..., data: str | None = ...) -> None: ...
 
+class ScenarioSpec(Record):
+    name: str
+    rate: float | None
+    samples_per_query: int
+    streams: int
+    latency_bound_ms: float | None
+    seed: int
+    def __init__(self, *, name: str, rate: float | None = ..., samples_per_query: int = ..., streams: int = ..., latency_bound_ms: float | None = ..., seed: int = ...) -> None: ...
+
 class RunRequest(Record):
     runtime: str
     artifact: ArtifactRef | None
@@ -112,7 +121,8 @@ class RunRequest(Record):
     profile_ops: bool
     profile_iterations: int
     lease_token: str | None
-    def __init__(self, *, runtime: str, artifact: ArtifactRef | None = ..., inputs: list[InputSpec] = ..., input_data: ArtifactRef | None = ..., seed: int = ..., batch: int = ..., threads: int | None = ..., runtime_options: dict[str, Any] = ..., warmup_s: float = ..., min_duration_s: float = ..., min_queries: int = ..., max_queries: int | None = ..., power: dict[str, Any] | None = ..., idle_s: float = ..., cooldown_c: float | None = ..., cooldown_timeout_s: float = ..., return_outputs: bool | str = ..., profile_ops: bool = ..., profile_iterations: int = ..., lease_token: str | None = ...) -> None: ...
+    scenario: ScenarioSpec | None
+    def __init__(self, *, runtime: str, artifact: ArtifactRef | None = ..., inputs: list[InputSpec] = ..., input_data: ArtifactRef | None = ..., seed: int = ..., batch: int = ..., threads: int | None = ..., runtime_options: dict[str, Any] = ..., warmup_s: float = ..., min_duration_s: float = ..., min_queries: int = ..., max_queries: int | None = ..., power: dict[str, Any] | None = ..., idle_s: float = ..., cooldown_c: float | None = ..., cooldown_timeout_s: float = ..., return_outputs: bool | str = ..., profile_ops: bool = ..., profile_iterations: int = ..., lease_token: str | None = ..., scenario: ScenarioSpec | None = ...) -> None: ...
 
 class RunWarning(Record):
     code: str
@@ -143,6 +153,21 @@ class Output(Record):
     data: list[Any] | None
     def __init__(self, *, shape: list[int], dtype: str, b64: str | None = ..., data: list[Any] | None = ...) -> None: ...
 
+class ScenarioReply(Record):
+    name: str
+    rate: float | None
+    samples_per_query: int
+    streams: int
+    queries: int
+    samples: int
+    t0_ns: int
+    scheduled_ns: list[int]
+    issued_ns: list[int]
+    misses: int | None
+    mode: str
+    seed: int | None
+    def __init__(self, *, name: str, rate: float | None = ..., samples_per_query: int = ..., streams: int = ..., queries: int, samples: int, t0_ns: int, scheduled_ns: list[int] = ..., issued_ns: list[int] = ..., misses: int | None = ..., mode: str, seed: int | None = ...) -> None: ...
+
 class RunReply(Record):
     clock: str
     warnings: list[RunWarning]
@@ -163,7 +188,8 @@ class RunReply(Record):
     power_reason: str | None
     thermal: dict[str, Any] | None
     finished_at_unix: float
-    def __init__(self, *, clock: str, warnings: list[RunWarning] = ..., samples_ns: list[int], t_first_ns: int, t_last_ns: int, window_s: float, stopped_by: str, warmup: Warmup, load_s: float, first_run_ms: float | None = ..., output_shapes: list[Output] | None = ..., memory: Memory, runtime: dict[str, Any], outputs: list[Output] | None = ..., ops: dict[str, Any] | None = ..., power: dict[str, Any] | None = ..., power_reason: str | None = ..., thermal: dict[str, Any] | None = ..., finished_at_unix: float) -> None: ...
+    scenario: ScenarioReply | None
+    def __init__(self, *, clock: str, warnings: list[RunWarning] = ..., samples_ns: list[int], t_first_ns: int, t_last_ns: int, window_s: float, stopped_by: str, warmup: Warmup, load_s: float, first_run_ms: float | None = ..., output_shapes: list[Output] | None = ..., memory: Memory, runtime: dict[str, Any], outputs: list[Output] | None = ..., ops: dict[str, Any] | None = ..., power: dict[str, Any] | None = ..., power_reason: str | None = ..., thermal: dict[str, Any] | None = ..., finished_at_unix: float, scenario: ScenarioReply | None = ...) -> None: ...
 
 class Empty(Record):
     ...

@@ -6,6 +6,16 @@ the agent uses them directly. Python 3.6-safe, standard library only.
 Does not own: what the names do (backends/, probes/, power.py) or how messages are framed (protocol.py).
 """
 
+# load scenarios (scenarios.py runs each; MLPerf LoadGen's four plus a camera's fixed frame rate)
+SINGLE_STREAM = "single-stream"
+SCENARIOS = (SINGLE_STREAM, "multi-stream", "server", "offline", "fixed-rate")
+SCHEDULED_SCENARIOS = ("server", "fixed-rate")  # queries issued on a clock; latency counted from the schedule
+SCENARIO_DEFAULTS = {
+    "samples_per_query": 8,  # multi-stream: LoadGen's default samples per query
+    "streams": 1,  # offline: queries in flight (threads, each with its own runtime session)
+    "seed": 0,  # server: the Poisson arrival generator's seed
+}
+
 # runtimes a run can ask for (one backend module each, backends/__init__.py)
 RUNTIMES = ("onnxruntime", "tflite", "tensorrt", "null")
 # numeric precisions an artifact can be prepared in

@@ -1,8 +1,9 @@
-"""The measurement: load a model, warm up, run the timed single-stream loop, collect raw samples.
+"""The measurement: load a model, warm up, run the timed loop of the run's scenario, collect raw samples.
 
 Owns: the order of a run (thermal snapshot → cooldown → idle power → load → warm-up → timed loop → thermal
 snapshot), the stop rule (BOTH min duration and min queries met, as MLPerf LoadGen), progress events, and
 process memory around the run. Raw per-query latencies are returned in ns; nothing is clipped.
+The single-stream loop lives here; the other scenarios' loops in scenarios.py (chosen by run.scenario).
 Does not own: statistics (the host computes them from the raw samples), sensors (power.py, thermal.py),
 runtimes (backends/).
 """
@@ -12,12 +13,12 @@ import sys
 import time
 import traceback
 
-from . import memory, power, procinfo, thermal
+from . import memory, power, procinfo, scenarios, thermal
 from .backends import get_backend
 from .clock import CLOCK_NAME, now_ns
-from .messages import Memory, Output, RunReply, RunWarning, Warmup
+from .messages import Memory, Output, RunReply, RunWarning, ScenarioReply, Warmup
 from .protocol import OpError, send_progress
-from .vocab import ErrorKind
+from .vocab import SINGLE_STREAM, ErrorKind
 
 STEADY_WINDOW = 10  # warm-up is steady when the median of the last 10 is within 5 % of the 10 before
 STEADY_TOLERANCE = 0.05
@@ -122,6 +123,56 @@ def timed_loop(run, min_duration_s, min_queries, progress_interval_s=0.5, max_qu
     return samples, first, t1, stopped_by
 
 
+def check_scenario(req):
+    """OpError(BAD_REQUEST) for a scenario the loops cannot run (the host checks the same before sending)."""
+    sc = req.scenario
+    if sc is None or sc.name == SINGLE_STREAM:
+        return
+    if sc.name not in ("multi-stream", "server", "offline", "fixed-rate"):
+        raise OpError(ErrorKind.BAD_REQUEST, "unknown scenario %r" % sc.name,
+                      hint="one of single-stream, multi-stream, server, offline, fixed-rate")
+    if sc.name in ("server", "fixed-rate") and not (sc.rate and sc.rate > 0):
+        raise OpError(ErrorKind.BAD_REQUEST, "scenario %s needs a rate > 0 (queries per second)" % sc.name)
+    if sc.streams < 1 or sc.samples_per_query < 1:
+        raise OpError(ErrorKind.BAD_REQUEST, "scenario %s: streams and samples_per_query must be >= 1" % sc.name)
+
+
+def run_scenario(req, backends):
+    """The timed loop of req.scenario on the loaded backends (one; offline: one per stream).
+    Returns (samples_ns, t_first, t_last, stopped_by, ScenarioReply or None, inferences)."""
+    sc = req.scenario
+    run = backends[0].run
+    if sc is None or sc.name == SINGLE_STREAM:
+        samples, t_first, t_last, stopped_by = timed_loop(run, req.min_duration_s, req.min_queries,
+                                                          max_queries=req.max_queries)
+        return samples, t_first, t_last, stopped_by, None, len(samples) * req.batch
+    if sc.name == "fixed-rate":
+        n = scenarios.query_count(sc.rate, req.min_duration_s, req.min_queries, req.max_queries)
+        period = int(round(1e9 / sc.rate))
+        s = scenarios.scheduled_loop(run, sc.name, scenarios.fixed_rate_offsets(sc.rate, n), period_ns=period)
+        per_query = req.batch
+    elif sc.name == "server":
+        offsets = scenarios.poisson_offsets(sc.rate, req.min_duration_s, req.min_queries, req.max_queries, sc.seed)
+        s = scenarios.scheduled_loop(run, sc.name, offsets)
+        per_query = req.batch
+    elif sc.name == "multi-stream":
+        runs = max(1, sc.samples_per_query // max(1, req.batch))
+        s = scenarios.back_to_back_loop(run, sc.name, req.min_duration_s, req.min_queries, req.max_queries,
+                                        runs_per_query=runs)
+        s.mode = ("each query: %d sample(s) as %d run(s) of batch %d, the next query when it completes"
+                  % (sc.samples_per_query, runs, req.batch))
+        per_query = runs * req.batch
+    else:  # offline
+        s = scenarios.offline_loop([b.run for b in backends], req.min_duration_s, req.min_queries,
+                                   req.max_queries)
+        per_query = req.batch
+    reply = ScenarioReply(
+        name=sc.name, rate=sc.rate, samples_per_query=per_query, streams=len(backends), queries=s.queries,
+        samples=s.queries * per_query, t0_ns=s.t0, scheduled_ns=s.scheduled, issued_ns=s.issued,
+        misses=s.misses, mode=s.mode, seed=sc.seed if sc.name == "server" else None)
+    return s.latencies, s.t0, s.t_end, s.stopped_by, reply, s.queries * per_query
+
+
 def _encode_output(arr):
     import base64
     import numpy as np
@@ -201,9 +252,12 @@ def run_measurement(req, workdir, root, tools):
         except ImportError as e:
             raise OpError(ErrorKind.RUNTIME_MISSING, "numpy is not importable on this device: %s" % e,
                           hint="install numpy for the device's python (pip3 install numpy)")
+    check_scenario(req)
     t_load = now_ns()
     backend.load(path, inputs, options)
     load_s = (now_ns() - t_load) / 1e9
+    backends = [backend]
+    streams = req.scenario.streams if req.scenario is not None and req.scenario.name == "offline" else 1
     for w in getattr(backend, "warnings", None) or []:  # what the runtime said at load, in edgeprof's words
         _warn(warnings, w["code"], w["message"])
     rss_after = procinfo.rss_mb()
@@ -215,15 +269,20 @@ def run_measurement(req, workdir, root, tools):
     peak_reset = procinfo.reset_peak()
 
     try:
+        for _ in range(streams - 1):  # offline: one runtime session per stream
+            extra = get_backend(runtime, root, tools, workdir)
+            backends.append(extra)
+            extra.load(path, inputs, options)
         send_progress("warmup", elapsed_s=0.0, total_s=req.warmup_s, n=0)
         warm = warm_up(backend.run, req.warmup_s)
+        for extra in backends[1:]:
+            warm_up(extra.run, min(req.warmup_s, 1.0))
         if monitor is not None:
             monitor.start()
         if sys_watch is not None:
             sys_watch.start()
         send_progress("measure", elapsed_s=0.0, total_s=req.min_duration_s, n=0, min_queries=req.min_queries)
-        samples, t_first, t_last, stopped_by = timed_loop(
-            backend.run, req.min_duration_s, req.min_queries, max_queries=req.max_queries)
+        samples, t_first, t_last, stopped_by, scenario, inferences = run_scenario(req, backends)
         if monitor is not None:
             monitor.stop()
         peak = procinfo.peak_rss_mb()
@@ -250,13 +309,14 @@ def run_measurement(req, workdir, root, tools):
     finally:
         if monitor is not None and monitor.sampler.running:  # the timed loop failed: stop sampling now
             monitor.sampler.stop()
-        backend.close()
+        for b in backends:
+            b.close()
 
     window_s = (t_last - t_first) / 1e9
     power_summary = None
     if monitor is not None:
         try:
-            power_summary = monitor.summary(t_first, t_last, len(samples) * req.batch, window_s)
+            power_summary = monitor.summary(t_first, t_last, inferences, window_s)
         except Exception as e:
             power_reason = "power summary failed: %s" % e
             log(traceback.format_exc())
@@ -301,4 +361,5 @@ def run_measurement(req, workdir, root, tools):
         power_reason=None if power_summary is not None else power_reason or "no power data",
         thermal=thermal_section,
         finished_at_unix=time.time(),
+        scenario=scenario,
     )

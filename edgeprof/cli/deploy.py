@@ -10,10 +10,14 @@ import sys
 from ..config import check_cli_settings
 from ..errors import ConfigError
 from ..export.inputs import parse_input_range, parse_input_value
-from ..records import RunSpec
+from ..records import Result, RunSpec
+from ..vocab import SCENARIO_DEFAULTS, SCENARIOS, SCHEDULED_SCENARIOS, SINGLE_STREAM, fmt_value
 from ..vocab import SETTINGS as S
 from .common import add_db_args, add_inventory_args, check_writable, open_store, resolve_device
 from .ui import DeployProgress, err, render_result
+
+SERVER_MIN_QUERIES = 662  # stats.min_queries_for(0.99): the fewest queries with an early-stopping p99
+FIND_START_QPS = 10.0
 
 _SHAPE = re.compile(r"^([^=]+)=(\d+(?:x\d+)*)$")
 
@@ -46,7 +50,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                "  edgeprof deploy --device local --model mobilenet_v2 --precision int8 --calibration samples/\n"
                "  edgeprof deploy --device local --model ds_cnn --runtime tflite --profile-ops\n"
                "  edgeprof deploy --device orin --model resnet18 --runtime tensorrt --precision fp16\n"
-               "  edgeprof deploy --device jetson-nano --model ds_cnn --cooldown 45 --idle 5 --power-rate 100\n",
+               "  edgeprof deploy --device jetson-nano --model ds_cnn --cooldown 45 --idle 5 --power-rate 100\n"
+               "  edgeprof deploy --device local --model mobilenet_v2 --scenario fixed-rate --rate 30\n"
+               "  edgeprof deploy --device local --model mobilenet_v2 --scenario server --rate 40 --latency-bound 50\n"
+               "  edgeprof deploy --device local --model mobilenet_v2 --scenario server --latency-bound 50 "
+               "--find-max-rate\n",
     )
     p.add_argument("--device", required=True, help="device name from devices.yaml, or 'local' for this machine")
     p.add_argument("--model", required=True,
@@ -81,8 +89,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="draw input NAME's seeded values from [LOW, HIGH), e.g. input_ids=0:30522 (repeatable)")
     p.add_argument("--min-duration", type=float, default=S["min_duration_s"].default, metavar="S",
                    help=f"timed loop runs at least this long (default {S['min_duration_s'].default:g} s) ...")
-    p.add_argument("--min-queries", type=int, default=S["min_queries"].default, metavar="N",
-                   help=f"... and at least this many queries (default {S['min_queries'].default}); both must be met (MLPerf rule)")
+    p.add_argument("--min-queries", type=int, default=None, metavar="N",
+                   help=f"... and at least this many queries (default {S['min_queries'].default}; server "
+                        f"{SERVER_MIN_QUERIES}, what its early-stopping p99 needs); both must be met (MLPerf rule)")
     p.add_argument("--max-queries", type=int, default=S["max_queries"].default, metavar="N",
                    help=f"stop at N queries even before --min-duration (default {S['max_queries'].default}; bounds raw samples)")
     p.add_argument("--warmup", type=float, default=S["warmup_s"].default, metavar="S",
@@ -103,6 +112,25 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help=f"with --cooldown: measure anyway (with a warning) after S seconds (default {S['cooldown_timeout_s'].default:g})")
     p.add_argument("--power-rate", type=float, default=None, metavar="HZ",
                    help="power sampling rate (overrides devices.yaml rate_hz; capped by the sensor)")
+    # load scenarios (issue 12, docs/scenarios.md)
+    g = p.add_argument_group("load scenario (docs/scenarios.md)")
+    g.add_argument("--scenario", default=SINGLE_STREAM, choices=list(SCENARIOS),
+                   help="single-stream (default: back to back), multi-stream (N samples a query), offline "
+                        "(max throughput, --streams), server (Poisson arrivals at --rate), fixed-rate (a camera)")
+    g.add_argument("--rate", type=float, default=None, metavar="QPS",
+                   help="server: mean arrivals per second; fixed-rate: one query every 1/QPS s")
+    g.add_argument("--samples-per-query", type=int, default=SCENARIO_DEFAULTS["samples_per_query"], metavar="N",
+                   help=f"multi-stream: samples per query (default {SCENARIO_DEFAULTS['samples_per_query']}, "
+                        "LoadGen's), run as N / --batch inferences")
+    g.add_argument("--streams", type=int, default=SCENARIO_DEFAULTS["streams"], metavar="N",
+                   help="offline: queries in flight (threads, each with its own runtime session)")
+    g.add_argument("--latency-bound", type=float, default=None, metavar="MS",
+                   help="server: VALID when the early-stopping p99 is within MS; fixed-rate: default the period")
+    g.add_argument("--battery-wh", type=float, default=None, metavar="WH",
+                   help="with a power sensor: hours on a battery of WH watt-hours at this duty cycle")
+    g.add_argument("--find-max-rate", action="store_true",
+                   help="server / fixed-rate: search for the highest VALID rate (from --rate, default 10); "
+                        "every probe run is stored")
     p.add_argument("--json", metavar="PATH", help="also write the result JSON to PATH ('-' for stdout)")
     add_inventory_args(p)
     add_db_args(p)
@@ -129,6 +157,11 @@ def run(args: argparse.Namespace) -> int:
         if any(len(kv) != 2 or not kv[0] for kv in pairs):
             raise ConfigError("--delegate-option: expected KEY=VALUE")
         options["delegate_options"] = dict((k, v) for k, v in pairs)
+    if args.min_queries is None:
+        args.min_queries = SERVER_MIN_QUERIES if args.scenario == "server" else S["min_queries"].default
+    if args.find_max_rate and args.scenario not in SCHEDULED_SCENARIOS:
+        raise ConfigError(f"--find-max-rate searches a rate: it needs --scenario server or fixed-rate, not "
+                          f"{args.scenario}")
     # every number by the rules sweep files and devices.yaml use (finite, in range), before anything connects
     check_cli_settings({"min_duration_s": args.min_duration, "min_queries": args.min_queries,
                         "max_queries": args.max_queries, "warmup_s": args.warmup, "seed": args.seed,
@@ -153,13 +186,18 @@ def run(args: argparse.Namespace) -> int:
                    cooldown_timeout_s=(S["cooldown_timeout_s"].default if args.cooldown_timeout is None
                                        else args.cooldown_timeout),
                    power_rate_hz=args.power_rate, input_data=args.input_data, input_values=values,
-                   input_ranges=ranges)
+                   input_ranges=ranges, scenario=args.scenario,
+                   rate=(args.rate or FIND_START_QPS) if args.find_max_rate else args.rate,
+                   samples_per_query=args.samples_per_query, streams=args.streams,
+                   latency_bound_ms=args.latency_bound, battery_wh=args.battery_wh)
     from ..runner import deploy, validate_spec
 
     validate_spec(spec)
     if args.input_data is not None and not os.path.exists(os.path.expanduser(args.input_data)):
         raise ConfigError(f"--input-data {args.input_data}: no such file or directory",
                           hint="give an .npz file (arrays by input name) or a directory of NAME.npy files")
+    if args.find_max_rate:
+        return _find_max_rate(args, spec)
     if args.json and args.json != "-":
         check_writable(args.json, "--json")  # found now, not after measuring
     device = resolve_device(args.device, args.inventory)
@@ -189,4 +227,50 @@ def run(args: argparse.Namespace) -> int:
             err.print(f"result written to {args.json}")
         if store is not None:
             err.print(f"stored as run {result.run_id} in {store.display_url}")
+    return 0
+
+
+def _find_max_rate(args: argparse.Namespace, spec: RunSpec) -> int:
+    """--find-max-rate: probe runs (each stored and summarised), then the highest VALID rate."""
+    import dataclasses
+
+    from rich.markup import escape
+
+    from ..maxrate import find_max_rate
+    from ..runner import deploy
+    from .ui import out
+
+    if args.json:
+        raise ConfigError("--json with --find-max-rate: every probe is stored; show one with "
+                          "edgeprof results show RUN_ID --json")
+    device = resolve_device(args.device, args.inventory)
+    store = None if args.no_store else open_store(args.db)
+
+    def probe(rate: float) -> Result:
+        with DeployProgress(enabled=not args.quiet) as progress:
+            r = deploy(dataclasses.replace(spec, rate=rate), device, progress=progress,
+                       calibration=args.calibration)
+        if store is not None:
+            store.save(r)
+        sc = r.scenario
+        verdict = "VALID" if sc.valid else "INVALID"
+        p99 = r.latency_ms.p99 if r.latency_ms else None
+        out.print(escape(f"probe {rate:g}/s: {verdict} · p99 {fmt_value(p99, 'ms')} · {sc.valid_reason} · "
+                         f"run {r.run_id}"))
+        return r
+
+    search = find_max_rate(probe, start=spec.rate or FIND_START_QPS)
+    if search.best is None or search.best_rate is None:
+        raise ConfigError(f"--find-max-rate: no VALID {spec.scenario} rate found ({search.stopped_by}; "
+                          f"{len(search.probes)} probes stored)",
+                          hint="raise --latency-bound, or check the probes with edgeprof results list")
+    best = search.best
+    render_result(best)
+    lo, hi = search.bracket
+    j = best.scenario.j_per_frame
+    out.print(escape(f"max rate: {search.best_rate:g}/s VALID ({spec.scenario}), p99 "
+              f"{fmt_value(best.latency_ms.p99 if best.latency_ms else None, 'ms')}, energy per frame "
+              f"{fmt_value(j * 1000 if j is not None else None, 'mJ')}; "
+              f"{'first INVALID at ' + format(hi, 'g') + '/s; ' if hi else ''}{len(search.probes)} probes "
+              f"({search.stopped_by}), best run {best.run_id}"))
     return 0

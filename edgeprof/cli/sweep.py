@@ -239,8 +239,10 @@ def _summary(results: list[Result]) -> None:
     if not results:
         return
     t = Table(title="cells", title_justify="left")
-    for col in ("device", "model", "runtime", "prec", "batch", "threads", "status", "p50 ms", "p99 ms", "inf/s",
-                "reason"):
+    scenarios = any(r.scenario.label for r in results)  # a load-scenario sweep: which scenario, and its verdict
+    cols = ("device", "model", "runtime", "prec", "batch", "threads") + (("scenario",) if scenarios else ()) + (
+        "status", "p50 ms", "p99 ms", "inf/s") + (("verdict",) if scenarios else ()) + ("reason",)
+    for col in cols:
         t.add_column(col, justify="right" if col in ("batch", "threads", "p50 ms", "p99 ms", "inf/s") else "left",
                      overflow="fold", max_width=60 if col == "reason" else None)
     for r in sorted(results, key=lambda r: (r.device, str(r.sweep.cell_id if r.sweep else None))):
@@ -248,9 +250,15 @@ def _summary(results: list[Result]) -> None:
         model = (r.sweep.model_label if r.sweep else None) or r.model
         status = {"ok": "[green]ok[/green]", "skipped": "[yellow]skipped[/yellow]"}.get(r.status,
                                                                                          "[red]failed[/red]")
-        t.add_row(r.device, model, r.runtime, r.precision, str(r.batch), str(r.threads or "auto"), status,
-                  fmt_value(lat.p50 if lat else None), fmt_value(lat.p99 if lat else None), fmt_value(r.throughput_ips),
-                  r.reason or "")
+        sc = r.scenario
+        verdict = ("" if sc.valid is None else "VALID" if sc.valid else "[red]INVALID[/red]") + (
+            f" · {sc.misses} misses" if sc.misses else "")
+        cells = [r.device, model, r.runtime, r.precision, str(r.batch), str(r.threads or "auto")]
+        cells += [sc.label or sc.name] if scenarios else []
+        cells += [status, fmt_value(lat.p50 if lat else None), fmt_value(lat.p99 if lat else None),
+                  fmt_value(r.throughput_ips)]
+        cells += [verdict] if scenarios else []
+        t.add_row(*cells, r.reason or "")
     out.print(t)
 
 

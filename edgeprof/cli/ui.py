@@ -65,7 +65,7 @@ class DeployProgress:
         self._last_phase = phase
         if phase in ("warmup", "measure"):
             el, tot, n = event.elapsed_s or 0, event.total_s or 0, event.n or 0
-            extra = f", min {event.min_queries} queries" if phase == "measure" else ""
+            extra = f", min {event.min_queries} queries" if phase == "measure" and event.min_queries else ""
             last = f", last {fmt_value(event.last_ms, 'ms')}" if event.last_ms is not None else ""
             self._show(f"{phase}: {el:.1f}/{tot:.0f} s, {n} queries{extra}{last}", force=force)
         elif phase == "idle":
@@ -78,6 +78,51 @@ class DeployProgress:
                        + (f", now {end:.1f} °C" if end is not None else ""), force=True)
         elif phase:
             self._show(f"{phase} {event.runtime or ''}", force=force)
+
+
+def scenario_lines(r: Result) -> list[str]:
+    """The scenario-specific summary (docs/scenarios.md): empty for a plain single-stream run."""
+    sc = r.scenario
+    if sc.name == "single-stream" and sc.battery_hours is None:
+        return []
+    lines: list[str] = []
+    if sc.name != "single-stream":
+        head = f"scenario {sc.label}: {sc.queries} queries, {sc.samples} samples"
+        if sc.name in ("server", "fixed-rate"):
+            head += f" · latency counted from the scheduled time · sustained {fmt_value(sc.sustained_qps, 'q/s')}"
+        else:
+            head += f" · {fmt_value(sc.samples_per_s, 'samples/s')}"
+        lines.append(head)
+        if sc.mode:
+            lines.append(f"  issued: {sc.mode}")
+        if sc.misses is not None:
+            lines.append(f"  deadline misses: {sc.misses} of {sc.queries} ({fmt_value(sc.miss_rate, '%')})")
+        if sc.lateness_ms:
+            late = sc.lateness_ms
+            lines.append(f"  issue lateness: p50 {fmt_value(late['p50'], 'ms')} · p99 {fmt_value(late['p99'], 'ms')}"
+                         f" · max {fmt_value(late['max'], 'ms')}")
+        if sc.valid is not None:
+            lines.append(f"  {'VALID' if sc.valid else 'INVALID'}: {sc.valid_reason}")
+    if sc.j_per_frame is not None:
+        what = ("energy per frame", "(idle gaps included)") if sc.name in ("server", "fixed-rate") else (
+            "energy per sample", "(at this load)")
+        text = f"  {what[0]} {fmt_value(sc.j_per_frame * 1000, 'mJ')} {what[1]}"
+        if sc.j_above_idle_per_frame is not None:
+            text += f", above idle {fmt_value(sc.j_above_idle_per_frame * 1000, 'mJ')}"
+        lines.append(text)
+    if sc.battery_hours is not None:
+        lines.append(f"  on a {sc.battery_wh:g} Wh battery: {fmt_value(sc.battery_hours, 'h')} at this duty cycle")
+    return lines
+
+
+def render_scenario(r: Result) -> None:
+    for line in scenario_lines(r):
+        if line.startswith("  INVALID"):
+            out.print(f"[bold red]{escape(line)}[/bold red]")
+        elif line.startswith("  VALID"):
+            out.print(f"[bold green]{escape(line)}[/bold green]")
+        else:
+            out.print(escape(line))
 
 
 def render_result(r: Result) -> None:
@@ -134,6 +179,7 @@ def render_result(r: Result) -> None:
             # parenthesised group (the per-source details) and says where to read it
             reason = _drop_last_group(reason) + f" (why each failed: edgeprof results show {r.run_id} --json)"
         out.print(escape(f"power: none ({reason})" if reason else "power: none"))
+    render_scenario(r)
     render_thermal(r.thermal)
     if r.compute is not None:
         out.print(f"compute: {fmt_value(r.compute.achieved_gflops)} GFLOPS achieved "

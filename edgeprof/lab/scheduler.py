@@ -38,7 +38,7 @@ from ..errors import (
     TransportError,
     UserError,
 )
-from ..records import Device, Environment, Result, Settings, SweepInfo, new_run_id, utc_now
+from ..records import Device, Environment, Result, Scenario, Settings, SweepInfo, new_run_id, utc_now
 from ..store import Store
 from ..transport import Transport, open_transport
 from . import ledger
@@ -93,6 +93,14 @@ class SweepOutcome:
         return not (self.interrupted or self.counts.get("failed") or self.counts.get("not run") or self.errors)
 
 
+def _cell_scenario(cell: Cell) -> Scenario:
+    """The scenario a cell asked for (a failed or skipped row has the same configuration identity as a run)."""
+    return Scenario(name=cell.scenario, rate_qps=cell.rate,
+                    samples_per_query=int(cell.setting("samples_per_query"))
+                    if cell.scenario == "multi-stream" else None,
+                    streams=int(cell.setting("streams")) if cell.scenario == "offline" else None)
+
+
 def cell_result(cell: Cell, status: str, reason: str | None, *, sweep_id: str, attempts: int,
                 stderr_tail: str | None = None, started: float | None = None) -> Result:
     """A skipped or failed cell as a Result row: no numbers, a reason, the stderr tail when there is one."""
@@ -101,6 +109,7 @@ def cell_result(cell: Cell, status: str, reason: str | None, *, sweep_id: str, a
                   latency_ms=None, throughput_ips=None, memory_mb=None, power=None, thermal=None, fidelity=None,
                   environment=Environment(host=runner_mod.host_environment()), warnings=[], samples_ms=[],
                   settings=Settings.from_dict(cell.settings), reason=reason,
+                  scenario=_cell_scenario(cell),
                   sweep=_sweep_extra(cell, sweep_id, attempts, started, time.time()),
                   stderr_tail=stderr_tail[-STDERR_TAIL_CHARS:] if stderr_tail else None)
 

@@ -2,7 +2,7 @@
 
 Owns: the sweep file format (below), its validation with errors that name the file, the line and the YAML path
 (`nightly.yaml:12 models[2].inputs: ...`), the matrix expansion models × devices × runtimes × precisions ×
-batch × threads with include/exclude rules, per-cell settings (defaults, then `overrides` in order), budgets
+batch × threads × scenarios (× rates for server and fixed-rate) with include/exclude rules, per-cell settings (defaults, then `overrides` in order), budgets
 attached to the cells they match, and the static part of the capability check (runtime × format × precision:
 an impossible cell becomes a skip row with its reason; what the device itself lacks is checked by the
 scheduler with fresh facts).
@@ -12,7 +12,8 @@ the capability decision itself (decide.cell_decision), the inventory (inventory.
 
 Sweep file format history (keep next to the constant):
   1 — version, name, inventory, models, devices, runtimes, precisions, batch, threads, settings, include,
-      exclude, overrides, budgets.
+      exclude, overrides, budgets. Later added within version 1 (optional, a file without them means what it
+      meant): scenarios and rates (load scenarios, docs/scenarios.md; match rules take scenario and rate).
 
     version: 1
     name: nightly
@@ -34,6 +35,8 @@ Sweep file format history (keep next to the constant):
     overrides: [{match: {model: mobilenet_v2}, min_duration_s: 20},
                 {match: {model: tiny.onnx}, input_values: {sr: 16000}, input_data: tiny-inputs.npz}]
     budgets: [{match: {model: ds_cnn, device: {soc: orin}}, limits: ["p99_ms < 50"]}]
+    scenarios: [single-stream, fixed-rate]   # load scenarios (docs/scenarios.md); default single-stream
+    rates: [10, 30, 60]               # queries/s of the server and fixed-rate cells (required with them)
 """
 
 from __future__ import annotations
@@ -58,8 +61,8 @@ from .decide import cell_decision
 SWEEP_VERSION = 1
 
 TOP_KEYS = ("version", "name", "inventory", "models", "devices", "runtimes", "precisions", "batch", "threads",
-            "settings", "include", "exclude", "overrides", "budgets")
-AXES = ("model", "device", "runtime", "precision", "batch", "threads")
+            "settings", "include", "exclude", "overrides", "budgets", "scenarios", "rates")
+AXES = ("model", "device", "runtime", "precision", "batch", "threads", "scenario", "rate")
 # other names users write for a runtime → the runtime (LiteRT is TensorFlow Lite's new name)
 RUNTIME_ALIASES = {"litert": "tflite"}
 KNOWN_RUNTIMES = (*vocab.RUNTIMES, *RUNTIME_ALIASES)
@@ -107,6 +110,13 @@ class SweepSpec:
     overrides: list[Rule]
     budgets: list[Rule]
     text: str = ""
+    scenarios: list[str] = field(default_factory=lambda: [vocab.SINGLE_STREAM])
+    rates: list[float] = field(default_factory=list)  # for the scheduled scenarios (server, fixed-rate)
+
+    def scenario_rates(self) -> list[tuple[str, float | None]]:
+        """(scenario, rate) pairs of the matrix: each scheduled scenario at every rate, the others once."""
+        return [(sc, r) for sc in self.scenarios
+                for r in (self.rates if sc in vocab.SCHEDULED_SCENARIOS else [None])]
 
 
 @dataclass
@@ -124,11 +134,16 @@ class Cell:
     settings: dict[str, Any] = field(default_factory=dict)
     budgets: list[str] = field(default_factory=list)
     skip: str | None = None  # static capability reason
+    scenario: str = vocab.SINGLE_STREAM
+    rate: float | None = None
 
     @property
     def cell_id(self) -> str:
         t = "auto" if self.threads is None else str(self.threads)
-        return f"{self.device}/{self.model_label}/{self.runtime}/{self.precision}/b{self.batch}/t{t}"
+        cid = f"{self.device}/{self.model_label}/{self.runtime}/{self.precision}/b{self.batch}/t{t}"
+        if self.scenario != vocab.SINGLE_STREAM:  # single-stream cells keep their ids (resume, history)
+            cid += f"/{self.scenario}" + (f"@{self.rate:g}" if self.rate is not None else "")
+        return cid
 
     def setting(self, name: str) -> Any:
         """One run setting of this cell: its own value, else vocab.SETTINGS' default (the one home of defaults;
@@ -145,7 +160,11 @@ class Cell:
                        runtime_options=dict(s("runtime_options") or {}), seed=int(s("seed")),
                        idle_s=float(s("idle_s")), cooldown_timeout_s=float(s("cooldown_timeout_s")),
                        input_data=s("input_data"), input_values=dict(s("input_values") or {}),
-                       input_ranges={k: (float(v[0]), float(v[1])) for k, v in (s("input_ranges") or {}).items()})
+                       input_ranges={k: (float(v[0]), float(v[1])) for k, v in (s("input_ranges") or {}).items()},
+                       scenario=self.scenario, rate=self.rate,
+                       samples_per_query=int(s("samples_per_query")), streams=int(s("streams")),
+                       latency_bound_ms=None if s("latency_bound_ms") is None else float(s("latency_bound_ms")),
+                       battery_wh=None if s("battery_wh") is None else float(s("battery_wh")))
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
@@ -214,11 +233,24 @@ def parse_sweep(text: str, path: str = "sweep.yaml") -> SweepSpec:
     settings = {k: s.default for k, s in SETTINGS.items()}
     if (n := node("settings")) is not None:
         settings.update(_settings(doc, n, "settings", base))
+    scenarios = _choices(doc, node("scenarios"), "scenarios", vocab.SCENARIOS, [vocab.SINGLE_STREAM])
+    rates_node = node("rates")
+    rates = [_rate(doc, n, p) for p, n in doc.seq(rates_node, "rates")] if rates_node is not None else []
+    scheduled = [sc for sc in scenarios if sc in vocab.SCHEDULED_SCENARIOS]
+    if scheduled and not rates:
+        raise doc.err(node("scenarios") or root, "scenarios", f"{scheduled[0]} issues queries at a rate: add "
+                      "`rates:` (queries per second)", hint="e.g. rates: [10, 30, 60]")
+    if rates and not scheduled:
+        raise doc.err(rates_node or root, "rates", "rates apply to the server and fixed-rate scenarios, and "
+                      "`scenarios:` has neither", hint="e.g. scenarios: [single-stream, fixed-rate]")
+    if len(set(rates)) != len(rates):
+        raise doc.err(rates_node or root, "rates", "a rate is listed twice")
 
     labels = [m.label for m in models]
     spec = SweepSpec(path=path, name=name, inventory=inventory, models=models, devices=devices,
                      device_where=device_where, runtimes=runtimes, precisions=precisions, batch=batch,
-                     threads=threads, settings=settings, include=[], exclude=[], overrides=[], budgets=[], text=text)
+                     threads=threads, settings=settings, include=[], exclude=[], overrides=[], budgets=[], text=text,
+                     scenarios=scenarios, rates=rates)
     for key in ("include", "exclude"):
         if (n := node(key)) is not None:
             for p, item in doc.seq(n, key, scalar_ok=False):
@@ -357,6 +389,14 @@ def _batch(doc: Doc, node: Node, ypath: str) -> int:
     return value
 
 
+def _rate(doc: Doc, node: Node, ypath: str) -> float:
+    value = doc.scalar(node, ypath)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 100000 \
+            or value != value:
+        raise doc.err(node, ypath, f"a rate in queries per second (> 0, <= 100000), not {doc.kind(node)}")
+    return float(value)
+
+
 def _threads(doc: Doc, node: Node, ypath: str) -> int | None:
     return doc.integer(node, ypath, 1, cap=THREADS_MAX, allow_null=True)
 
@@ -432,6 +472,8 @@ def _match(doc: Doc, node: Node, ypath: str, labels: list[str], *, allow_extra: 
                 values.append(_batch(doc, n, q))
             elif k == "threads":
                 values.append(_threads(doc, n, q))
+            elif k == "rate":
+                values.append(_rate(doc, n, q))
             else:
                 if not isinstance(n, ScalarNode):
                     raise doc.err(n, q, f"must be a single value, not {doc.kind(n)}")
@@ -470,7 +512,8 @@ def matches(rule: Rule, cell: Cell, devices: Mapping[str, Device]) -> bool:
                 return False
             continue
         have = {"model": cell.model_label, "device": cell.device, "runtime": cell.runtime,
-                "precision": cell.precision, "batch": cell.batch, "threads": cell.threads}[k]
+                "precision": cell.precision, "batch": cell.batch, "threads": cell.threads,
+                "scenario": cell.scenario, "rate": cell.rate}[k]
         if have not in want and str(have) not in [str(w) for w in want]:
             return False
     return True
@@ -503,14 +546,16 @@ def expand(spec: SweepSpec, devices: list[Device]) -> list[Cell]:
     """Every cell of the sweep, in a stable order; statically impossible ones carry `skip`."""
     by_name = {d.name: d for d in devices}
     model_by_label = {m.label: m for m in spec.models}
-    combos: list[tuple[str, str, str, str, int, int | None]] = []
+    combos: list[tuple[str, str, str, str, int, int | None, str, float | None]] = []
+    pairs = spec.scenario_rates()
     for d in devices:
         for m in spec.models:
             for rt in spec.runtimes:
                 for pr in spec.precisions:
                     for b in spec.batch:
                         for t in spec.threads:
-                            combos.append((m.label, d.name, rt, pr, b, t))
+                            for sc, rate in pairs:
+                                combos.append((m.label, d.name, rt, pr, b, t, sc, rate))
     for rule in spec.include:
         axes = {
             "model": [str(v) for v in rule.match.get("model", [m.label for m in spec.models])],
@@ -522,6 +567,15 @@ def expand(spec: SweepSpec, devices: list[Device]) -> list[Cell]:
             "batch": rule.match.get("batch", spec.batch),
             "threads": rule.match.get("threads", spec.threads),
         }
+        inc_scenarios = [str(v) for v in rule.match.get("scenario", spec.scenarios)]
+        for sc in inc_scenarios:
+            if sc not in vocab.SCENARIOS:
+                raise ConfigError(f"{rule.where}: unknown scenario {sc!r}", hint=f"known: {', '.join(vocab.SCENARIOS)}")
+        inc_rates = [float(r) for r in rule.match.get("rate", spec.rates)]
+        if any(sc in vocab.SCHEDULED_SCENARIOS for sc in inc_scenarios) and not inc_rates:
+            raise ConfigError(f"{rule.where}: a server or fixed-rate cell needs a rate", hint="add rate: to the rule")
+        inc_pairs = [(sc, r) for sc in inc_scenarios
+                     for r in (inc_rates if sc in vocab.SCHEDULED_SCENARIOS else [None])]
         for dn in axes["device"]:
             if dn not in by_name:
                 raise ConfigError(f"{rule.where}: device {dn!r} is not one of the sweep's devices",
@@ -541,13 +595,14 @@ def expand(spec: SweepSpec, devices: list[Device]) -> list[Cell]:
                     for pr in axes["precision"]:
                         for b in axes["batch"]:
                             for t in axes["threads"]:
-                                combos.append((ml, dn, rt, pr, int(b), t))
+                                for sc, rate in inc_pairs:
+                                    combos.append((ml, dn, rt, pr, int(b), t, sc, rate))
     cells: list[Cell] = []
     seen: set[str] = set()
-    for ml, dn, rt, pr, b, t in combos:
+    for ml, dn, rt, pr, b, t, sc, rate in combos:
         m = model_by_label[ml]
         cell = Cell(model=m.ref, model_label=ml, device=dn, runtime=rt, precision=pr, batch=b, threads=t,
-                    inputs=dict(m.inputs), settings=dict(spec.settings))
+                    inputs=dict(m.inputs), settings=dict(spec.settings), scenario=sc, rate=rate)
         if cell.cell_id in seen:
             continue
         if any(matches(r, cell, by_name) for r in spec.exclude):

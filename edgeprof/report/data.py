@@ -20,6 +20,8 @@ from ..compare import metric_values
 from ..records import Result, utc_now
 from ..store import Store, config_key
 
+# a load scenario's columns (docs/scenarios.md): empty for single-stream rows but the scenario's name
+SCENARIO_COLUMNS = ("scenario", "rate_qps", "misses", "valid", "j_per_frame", "sustained_qps", "samples_per_s")
 ROW_METRICS = ("p50_ms", "p90_ms", "p99_ms", "throughput_ips", "peak_rss_mb", "mean_w", "mj_per_inference",
                "inferences_per_joule", "gflops_per_watt")
 
@@ -120,6 +122,8 @@ def model_label(r: Result) -> str:
 def config_label(r: Result, *, with_model: bool = False) -> str:
     threads = f"{r.threads} thr" if r.threads else "auto thr"
     s = f"{r.device} · {r.runtime} {r.precision} · b{r.batch} · {threads}"
+    if r.scenario.label:  # a load scenario other than single-stream is another configuration
+        s += f" · {r.scenario.label}"
     return f"{model_label(r)} · {s}" if with_model else s
 
 
@@ -134,6 +138,10 @@ def row(r: Result) -> dict[str, Any]:
     p = r.power
     out["power_source"] = f"{p.source} {p.rail or ''}".strip() if p and p.source else None
     out["sweep_id"] = r.sweep.sweep_id if r.sweep else None
+    sc = r.scenario
+    out.update({"scenario": sc.label or sc.name, "rate_qps": sc.rate_qps, "misses": v["misses"], "valid": v["valid"],
+                "j_per_frame": v["j_per_frame"], "sustained_qps": v["sustained_qps"],
+                "samples_per_s": v["samples_per_s"]})
     return out
 
 

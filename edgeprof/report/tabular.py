@@ -10,10 +10,10 @@ import html
 import io
 
 from ..vocab import fmt_value
-from .data import ROW_METRICS, ReportData, config_label, model_label, row
+from .data import ROW_METRICS, SCENARIO_COLUMNS, ReportData, config_label, model_label, row
 
 CSV_COLUMNS = ("run_id", "created_at", "sweep_id", "status", "device", "model", "runtime", "precision", "batch",
-               "threads", *ROW_METRICS, "cv", "n", "power_source", "reason")
+               "threads", *ROW_METRICS, "cv", "n", "power_source", *SCENARIO_COLUMNS, "reason")
 
 _MD_COLS = (("p50_ms", "p50 ms"), ("p99_ms", "p99 ms"), ("throughput_ips", "inf/s"), ("peak_rss_mb", "peak MB"),
             ("mean_w", "W"), ("mj_per_inference", "mJ/inf"), ("inferences_per_joule", "inf/J"),
@@ -53,7 +53,8 @@ def render_markdown(data: ReportData) -> str:
                   "|---|---|---|--:|--:|" + "--:|" * len(_MD_COLS)]
         for r in sorted(rs, key=lambda r: r.latency_ms.p50 if r.latency_ms else 0):
             d = row(r)
-            lines.append(f"| {_md(r.device)} | {_md(r.runtime)} | {_md(r.precision)} | {r.batch} | "
+            board = r.device + (f" ({r.scenario.label})" if r.scenario.label else "")
+            lines.append(f"| {_md(board)} | {_md(r.runtime)} | {_md(r.precision)} | {r.batch} | "
                          f"{r.threads or 'auto'} | "
                          + " | ".join(fmt_value(d[k]) for k, _ in _MD_COLS) + " |")
     if bad:

@@ -18,8 +18,9 @@ from edgeprof.errors import AgentError, AgentProtocolError
 from edgeprof.records import Device
 from edgeprof.transport import base
 from edgeprof.transport.local import LocalTransport, PipeReader
+from edgeprof_agent import PROTOCOL_VERSION
 
-HELLO = {"agent_version": "0.1.0", "protocol": 2, "python": "3.6.9", "pid": 1, "workdir": "/w", "sysfs_root": "/"}
+HELLO = {"agent_version": "0.1.0", "protocol": PROTOCOL_VERSION, "python": "3.6.9", "pid": 1, "workdir": "/w", "sysfs_root": "/"}
 
 
 def fake_agent(tmp_path: Path, on_facts: str) -> Device:
@@ -108,7 +109,7 @@ def test_real_agent_reply_is_below_the_bound(tmp_path):
     d = Device(name="local", kind="local", python=sys.executable, workdir=str(tmp_path / "wd"))
     with AgentLink.open(LocalTransport(), d, agent_cache=tmp_path / "ac") as link:
         facts = link.facts(runtimes=False)
-    assert facts.protocol == 2
+    assert facts.protocol == PROTOCOL_VERSION == 3
     assert len(json.dumps(facts.to_dict())) < base.MAX_LINE_BYTES
 
 

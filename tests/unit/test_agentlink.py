@@ -80,7 +80,7 @@ def test_open_pushes_once_then_reuses(tmp_path):
     d = dev(tmp_path)
     with AgentLink.open(LocalTransport(), d, agent_cache=tmp_path / "ac") as link:
         assert link.bytes_moved > 0
-        assert link.hello.protocol == PROTOCOL_VERSION == 2
+        assert link.hello.protocol == PROTOCOL_VERSION == 3
     with AgentLink.open(LocalTransport(), d, agent_cache=tmp_path / "ac") as link:
         assert link.bytes_moved == 0
         remote, moved = link.push_artifact(str(_file(tmp_path, b"abc")), hashlib.sha256(b"abc").hexdigest(), "onnx")
@@ -156,13 +156,13 @@ def test_agent_killed_mid_run(tmp_path):
 
 
 def _fake_agent(tmp_path, replies):
-    """A device python that runs a fake agent: answers hello as protocol 2 (unless `replies` has "hello"), then
+    """A device python that runs a fake agent: answers hello in this protocol (unless `replies` has "hello"), then
     each later request with the next of `replies` (a result dict, or {"error": {...}})."""
     fake = tmp_path / "fake_agent.py"
     fake.write_text(textwrap.dedent(f"""
         import json, os, sys
         replies = {replies!r}
-        hello = {{"agent_version": "0.1.0", "protocol": 2, "python": "3.6.9", "pid": os.getpid(),
+        hello = {{"agent_version": "0.1.0", "protocol": {PROTOCOL_VERSION}, "python": "3.6.9", "pid": os.getpid(),
                   "workdir": "/w", "sysfs_root": "/"}}
         for line in sys.stdin:
             req = json.loads(line)
@@ -183,23 +183,26 @@ def test_an_older_agent_is_refused_with_advice(tmp_path):
     with pytest.raises(ProtocolMismatchError) as e:
         AgentLink.open(LocalTransport(), d, agent_cache=tmp_path / "ac")
     line = e.value.one_line()
-    assert "speaks protocol 1, host speaks 2: the agent is older" in line and "devices.yaml" in line
+    assert f"speaks protocol 1, host speaks {PROTOCOL_VERSION}: the agent is older" in line and "devices.yaml" in line
     assert "\n" not in line
 
 
 def test_an_agent_refusing_the_hello_says_its_version(tmp_path):
-    # a v2 agent refuses another host version with its own version in the error reply
-    refusal = {"error": {"type": "protocol_mismatch", "message": "agent speaks protocol 3 but the host speaks 2",
-                         "hint": "run the same edgeprof", "protocol": 3}}
+    # an agent of protocol >= 2 refuses another host version with its own version in the error reply
+    newer, host = PROTOCOL_VERSION + 1, PROTOCOL_VERSION
+    refusal = {"error": {"type": "protocol_mismatch",
+                         "message": f"agent speaks protocol {newer} but the host speaks {host}",
+                         "hint": "run the same edgeprof", "protocol": newer}}
     d = _fake_agent(tmp_path, {"hello": refusal})
-    with pytest.raises(ProtocolMismatchError, match="speaks protocol 3, host speaks 2: this host's edgeprof is older"):
+    with pytest.raises(ProtocolMismatchError,
+                       match=f"speaks protocol {newer}, host speaks {host}: this host's edgeprof is older"):
         AgentLink.open(LocalTransport(), d, agent_cache=tmp_path / "ac")
     # a v1 agent's refusal carries no version: its own words are shown
-    refusal = {"error": {"type": "protocol_mismatch", "message": "agent speaks protocol 1 but the host speaks 2"}}
+    refusal = {"error": {"type": "protocol_mismatch", "message": f"agent speaks protocol 1 but the host speaks {host}"}}
     d = _fake_agent(tmp_path, {"hello": refusal})
     with pytest.raises(ProtocolMismatchError) as e:
         AgentLink.open(LocalTransport(), d, agent_cache=tmp_path / "ac")
-    assert "refused this host's protocol 2: agent speaks protocol 1" in e.value.message and e.value.hint
+    assert f"refused this host's protocol {host}: agent speaks protocol 1" in e.value.message and e.value.hint
 
 
 def test_a_reply_of_the_wrong_type_is_a_one_line_protocol_error(tmp_path):

@@ -24,6 +24,12 @@ GOLDEN = Path(__file__).resolve().parents[1] / "data" / "golden" / "results"
 FILES = sorted(GOLDEN.glob("v*/*.json"))
 KINDS = ("ok_local_ds_cnn", "ok_local_int8_fidelity", "ok_rpi5_power_thermal_ops", "failed_sweep_row",
          "skipped_sweep_row")
+# kinds a version added (schema 4: load scenarios)
+KINDS_SINCE = {4: ("ok_local_fixed_rate",)}
+
+
+def kinds_of(version: int) -> set[str]:
+    return set(KINDS).union(*(k for v, k in KINDS_SINCE.items() if v <= version))
 
 
 def _id(p: Path) -> str:
@@ -48,7 +54,7 @@ def test_every_version_up_to_the_current_one_has_its_golden_files() -> None:
     versions = {int(p.parent.name[1:]) for p in FILES}
     assert versions == set(range(1, RESULT_SCHEMA_VERSION + 1))
     for v in versions:
-        assert {p.stem for p in FILES if p.parent.name == f"v{v}"} == set(KINDS), f"v{v}"
+        assert {p.stem for p in FILES if p.parent.name == f"v{v}"} == kinds_of(v), f"v{v}"
 
 
 @pytest.mark.parametrize("path", FILES, ids=_id)
@@ -102,6 +108,30 @@ def test_the_int8_golden_keeps_fidelity() -> None:
         assert f.reference == raw["fidelity"]["reference"] and f.outputs == raw["fidelity"]["outputs"]
 
 
+def test_results_before_v4_are_single_stream_and_keep_their_identity() -> None:
+    for path in FILES:
+        raw = _raw(path)
+        r = Result.from_dict(raw)
+        if raw["schema_version"] < 4:
+            assert r.scenario.name == "single-stream" and r.scenario.label is None
+            assert r.identity.scenario is None  # the configuration key of an old result is unchanged
+        else:
+            assert r.scenario.name == raw["scenario"]["name"]
+
+
+def test_the_fixed_rate_golden_keeps_its_scenario() -> None:
+    raw = _raw(GOLDEN / "v4" / "ok_local_fixed_rate.json")
+    r = Result.from_dict(raw)
+    sc = r.scenario
+    assert (sc.name, sc.rate_qps, sc.queries, sc.misses) == ("fixed-rate", 100.0, 100, 0)
+    assert sc.label == "fixed-rate 100/s" and r.identity.scenario == "fixed-rate 100/s"
+    assert "fixed-rate 100/s" in r.identity.label()
+    assert len(sc.scheduled_ms) == len(sc.issued_ms) == sc.queries
+    assert sc.scheduled_ms[1] == 10.0 and all(i >= s for s, i in zip(sc.scheduled_ms, sc.issued_ms, strict=True))
+    same_but_single = Result.from_dict({**raw, "scenario": {"name": "single-stream"}})
+    assert same_but_single.identity.key() != r.identity.key()
+
+
 def test_migration_refuses_what_it_does_not_know() -> None:
     raw = _raw(GOLDEN / "v1" / "ok_local_ds_cnn.json")
     with pytest.raises(StoreError, match="unknown extra section.*'mystery'"):
@@ -153,11 +183,16 @@ def _store_as_written(store: Store, raw: dict[str, Any]) -> None:
 
 @pytest.fixture(scope="module")
 def golden_db(tmp_path_factory: pytest.TempPathFactory) -> str:
-    """Every golden file of every version in one store."""
+    """Every golden file of every version in one store (a file that is a later version's view of a run already
+    stored, same run_id, is that run: stored once, as its first version wrote it)."""
     db = str(tmp_path_factory.mktemp("golden") / "db.sqlite")
     store = Store(db)
+    seen: set[str] = set()
     for path in FILES:
-        _store_as_written(store, _raw(path))
+        raw = _raw(path)
+        if raw["run_id"] not in seen:
+            _store_as_written(store, raw)
+            seen.add(raw["run_id"])
     return db
 
 
@@ -172,7 +207,8 @@ def test_goldens_render_in_report(golden_db: str, tmp_path: Path) -> None:
     rows = {r["run_id"]: r for r in csv.DictReader(io.StringIO(csv_text))}
     shown = set(rows)  # the report shows the newest result of each configuration
     assert {raw["status"] for raw in map(_raw, FILES) if raw["run_id"] in shown} == {"ok", "failed", "skipped"}
-    assert len({(_raw(p)["status"], p.stem) for p in FILES if _raw(p)["run_id"] in shown}) == len(KINDS)
+    assert len({(_raw(p)["status"], p.stem) for p in FILES if _raw(p)["run_id"] in shown}) == len(
+        kinds_of(RESULT_SCHEMA_VERSION))
     for path in FILES:
         raw = _raw(path)
         if raw["run_id"] not in shown:
