@@ -56,7 +56,15 @@ from .records import (
 )
 from .stats import latency_summary, scenario_summary, stability_warnings, throughput
 from .transport import Transport, open_transport
-from .vocab import PRECISIONS, RUN_DEFAULTS, RUNTIMES, SCENARIOS, SCHEDULED_SCENARIOS, SINGLE_STREAM, ErrorKind
+from .vocab import (
+    PRECISIONS,
+    RUN_DEFAULTS,
+    RUNTIMES,
+    SCENARIOS,
+    SCHEDULED_SCENARIOS,
+    SINGLE_STREAM,
+    ErrorKind,
+)
 
 __all__ = ["CapabilityError", "PRECISIONS", "RUNTIMES", "build_result", "deploy", "prepare", "validate_spec"]
 
