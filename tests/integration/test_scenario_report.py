@@ -17,7 +17,7 @@ from edgeprof.cli.main import main
 from edgeprof.records import Result
 from edgeprof.store import Store
 
-GOLDEN = Path(__file__).resolve().parents[1] / "data" / "golden" / "results" / "v3"
+GOLDEN = Path(__file__).resolve().parents[1] / "data" / "golden" / "results" / "v4"
 RATES = (10.0, 30.0, 60.0, 120.0)
 # board -> (single-stream capacity q/s, p99 ms at each rate, mJ per frame at each rate, VALID at each rate)
 BOARDS = {
