@@ -210,3 +210,15 @@ def test_schema_3_io_section_and_older_rows_migrate_to_none():
     assert r.io.outputs and r.io.outputs[0].shape == raw["io"]["outputs"][0]["shape"]
     assert r.io.first_run_ms == raw["io"]["first_run_ms"] > 0
     assert r.to_dict()["io"] == raw["io"]
+
+
+def test_dims_named_question_mark_are_unnamed_each_its_own_size():
+    # Paddle2ONNX writes dim_param "?" for every dynamic dim (rapidocr's PaddleOCR classifier: x[?, 3, ?, ?]);
+    # found by the real-model corpus: "?" was taken as one shared symbol and 1x3x48x192 was refused
+    specs = [T("x", ["?", 3, "?", "?"]), T("y", ["?", "?"])]
+    plan = plan_inputs(specs, batch=1, seed=0, shapes={"x": (1, 3, 48, 192), "y": (1, 7)})
+    assert plan.shapes == {"x": (1, 3, 48, 192), "y": (1, 7)}
+    with pytest.raises(ModelError) as e:
+        plan_inputs(specs, batch=1, seed=0, shapes={"x": (1, 3, 48, 192)})
+    assert "y[?, ?] dim 1 (?)" in str(e.value) and "dim 0 (?)" not in str(e.value)  # an unnamed dim 0 is the batch
+    assert "--input y=1xD1" in (e.value.hint or "")
