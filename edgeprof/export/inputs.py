@@ -53,7 +53,7 @@ def is_batch_dim(spec: TensorSpec, i: int) -> bool:
     d = spec.shape[0]
     if d is None or (isinstance(d, int) and d < 0):
         return True
-    return isinstance(d, str) and (d.lower() in BATCH_SYMBOLS or d.startswith("unk__") or d in ("?", ""))
+    return isinstance(d, str) and (d.lower() in BATCH_SYMBOLS or d.startswith("unk__"))
 
 
 def make_inputs(specs: Sequence[TensorSpec], shapes: Mapping[str, tuple[int, ...]],
@@ -294,12 +294,6 @@ def _dims(shape: Sequence[int]) -> str:
     return "x".join(str(d) for d in shape) if shape else "(scalar)"
 
 
-def _named(dim: str) -> bool:
-    """A dim with a real symbol: inputs that share it share its size. "?" and "" are unnamed dims, each its own
-    (Paddle2ONNX writes "?" for every dynamic dim of every input)."""
-    return dim not in ("?", "")
-
-
 def plan_inputs(specs: Sequence[TensorSpec], *, batch: int, seed: int,
                 shapes: Mapping[str, tuple[int, ...]] | None = None, data: InputData | None = None,
                 values: Mapping[str, Any] | None = None,
@@ -340,7 +334,7 @@ def plan_inputs(specs: Sequence[TensorSpec], *, batch: int, seed: int,
             raise ModelError(f"{where} has shape {_dims(arr.shape)} but {given[name][1]}",
                              hint="leave out --input for inputs fed by data, or make them agree")
         given[name] = (tuple(int(d) for d in arr.shape), f"{where} has shape {_dims(arr.shape)}")
-    symbols: dict[str, tuple[int, str]] = {}  # named dims only: an unnamed one ("?", Paddle2ONNX) is its own
+    symbols: dict[str, tuple[int, str]] = {}
     batched = tuple(s.name for s in specs if is_batch_dim(s, 0))
     if batch == 1:  # --batch left at 1: a batch that --input or the data feed is the batch (what was fed counts)
         fed = {given[n][0][0]: given[n][1] for n in batched if n in given and given[n][0]}
@@ -363,7 +357,7 @@ def plan_inputs(specs: Sequence[TensorSpec], *, batch: int, seed: int,
             if i == 0 and is_batch_dim(spec, 0) and got != batch:
                 raise ModelError(f"{why}: dimension 0 is the batch ({got}) but --batch is {batch}",
                                  hint=f"give --batch {got}, or dimension 0 = {batch}")
-            if isinstance(want, str) and _named(want) and not (i == 0 and is_batch_dim(spec, 0)):
+            if isinstance(want, str) and not (i == 0 and is_batch_dim(spec, 0)):
                 if want in symbols and symbols[want][0] != got:
                     raise ModelError(f"{why}: dimension {i} ({want}) is {got}, but {symbols[want][1]} sets "
                                      f"{want} = {symbols[want][0]}",
@@ -397,15 +391,15 @@ def plan_inputs(specs: Sequence[TensorSpec], *, batch: int, seed: int,
                 elif i == 0 and is_batch_dim(s, 0):
                     dims.append(batch)
                     example.append(str(batch))
-                elif isinstance(d, str) and _named(d) and d in symbols:
+                elif isinstance(d, str) and d in symbols:
                     dims.append(symbols[d][0])
                     example.append(str(symbols[d][0]))
                 else:
-                    holes.append(f"dim {i} ({d})" if isinstance(d, str) and _named(d) else f"dim {i} (?)")
-                    example.append(d if isinstance(d, str) and _named(d) else f"D{i}")
+                    holes.append(f"dim {i} ({d})" if isinstance(d, str) else f"dim {i} (?)")
+                    example.append(d if isinstance(d, str) else f"D{i}")
             if holes:
                 missing.append(f"{s.name}{s.shape_str()} {', '.join(holes)}")
-                named = {d for i, d in enumerate(s.shape) if isinstance(d, str) and _named(d) and f"dim {i} ({d})" in holes}
+                named = {d for i, d in enumerate(s.shape) if isinstance(d, str) and f"dim {i} ({d})" in holes}
                 if len(named) < len(holes) or not named <= suggested:  # a shared symbol is given once
                     suggest.append(f"--input {s.name}={'x'.join(example)}")
                     suggested |= named

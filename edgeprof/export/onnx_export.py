@@ -523,7 +523,7 @@ def _np_dtype(elem_type: int) -> str:
 
 
 def _graph_inputs(model: onnx.ModelProto) -> tuple[TensorSpec, ...]:
-    """Graph inputs that are not initializers; dynamic dims as their symbolic name, or None if unnamed."""
+    """Graph inputs that are not initializers; dynamic dims as their symbolic name, or None if unnamed (or "?")."""
     initializers = {i.name for i in model.graph.initializer}
     specs = []
     for vi in model.graph.input:
@@ -537,8 +537,8 @@ def _graph_inputs(model: onnx.ModelProto) -> tuple[TensorSpec, ...]:
         for d in tt.shape.dim:
             if d.HasField("dim_value") and d.dim_value >= 0:
                 dims.append(int(d.dim_value))
-            else:
-                dims.append(d.dim_param or None)
+            else:  # "?" is no name: Paddle2ONNX writes it for every dynamic dim of every input
+                dims.append(d.dim_param if d.dim_param not in ("", "?") else None)
         dtype = _np_dtype(tt.elem_type)
         low, high = (0.0, 2.0) if dtype == "bool" else (0.0, 1.0)
         specs.append(TensorSpec(vi.name, tuple(dims), dtype, low, high))

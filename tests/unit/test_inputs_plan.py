@@ -214,8 +214,21 @@ def test_schema_3_io_section_and_older_rows_migrate_to_none():
 
 def test_dims_named_question_mark_are_unnamed_each_its_own_size():
     # Paddle2ONNX writes dim_param "?" for every dynamic dim (rapidocr's PaddleOCR classifier: x[?, 3, ?, ?]);
-    # found by the real-model corpus: "?" was taken as one shared symbol and 1x3x48x192 was refused
-    specs = [T("x", ["?", 3, "?", "?"]), T("y", ["?", "?"])]
+    # found by the real-model corpus: "?" was taken as one shared symbol and 1x3x48x192 was refused. The ONNX
+    # reader makes "?" an unnamed dim (None), as the graph means it.
+    import onnx
+    from onnx import TensorProto, helper
+
+    from edgeprof.export.onnx_export import _graph_inputs
+
+    graph = helper.make_graph(
+        [helper.make_node("Identity", ["x"], ["xo"]), helper.make_node("Identity", ["y"], ["yo"])], "q",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["?", 3, "?", "?"]),
+         helper.make_tensor_value_info("y", TensorProto.FLOAT, ["?", "?"])],
+        [helper.make_tensor_value_info("xo", TensorProto.FLOAT, None),
+         helper.make_tensor_value_info("yo", TensorProto.FLOAT, None)])
+    specs = list(_graph_inputs(helper.make_model(graph, opset_imports=[onnx.helper.make_opsetid("", 17)])))
+    assert [s.shape for s in specs] == [(None, 3, None, None), (None, None)]
     plan = plan_inputs(specs, batch=1, seed=0, shapes={"x": (1, 3, 48, 192), "y": (1, 7)})
     assert plan.shapes == {"x": (1, 3, 48, 192), "y": (1, 7)}
     with pytest.raises(ModelError) as e:
