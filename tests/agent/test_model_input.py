@@ -2,9 +2,8 @@
 run at load, the first warm-up query, and a later failed query as RUN_FAILED; data inputs read with numpy only."""
 
 import numpy as np
-import onnx
 import pytest
-from onnx import TensorProto, helper
+from onnx_fixtures import sample_rate_model  # tests/ is on sys.path via its conftest
 
 from edgeprof_agent.backends.ort import Backend
 from edgeprof_agent.inputs import make_inputs
@@ -14,28 +13,8 @@ from edgeprof_agent.vocab import ErrorKind
 from edgeprof_agent.worker import warm_up
 
 
-def _reshape_by_sr(path):
-    nodes = [
-        helper.make_node("Constant", [], ["k"], value=helper.make_tensor("k", TensorProto.INT64, [], [4000])),
-        helper.make_node("Div", ["sr", "k"], ["q"]),
-        helper.make_node("Unsqueeze", ["q", "ax"], ["q1"]),
-        helper.make_node("Concat", ["q1", "m1"], ["shape"], axis=0),
-        helper.make_node("Reshape", ["x", "shape"], ["y"], allowzero=1),
-    ]
-    graph = helper.make_graph(
-        nodes, "sr",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4]),
-         helper.make_tensor_value_info("sr", TensorProto.INT64, [])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["a", "n"])],
-        [helper.make_tensor("ax", TensorProto.INT64, [1], [0]), helper.make_tensor("m1", TensorProto.INT64, [1], [-1])])
-    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    m.ir_version = 8
-    onnx.save(m, str(path))
-    return str(path)
-
-
 def test_onnxruntime_refusing_the_inputs_at_load_is_model_input(tmp_path):
-    path = _reshape_by_sr(tmp_path / "sr.onnx")
+    path = sample_rate_model(tmp_path / "sr.onnx", x_dim0=1)
     b = Backend(workdir=str(tmp_path))
     b.require()
     x = np.ones((1, 4), np.float32)

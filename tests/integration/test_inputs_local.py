@@ -8,6 +8,7 @@ import numpy as np
 import onnx
 import pytest
 from onnx import TensorProto, helper
+from onnx_fixtures import sample_rate_model  # tests/ is on sys.path via its conftest
 
 from edgeprof.cli.main import main
 from edgeprof.store import Store
@@ -21,24 +22,6 @@ def _save(graph, path, initializers=()):
     onnx.checker.check_model(m)
     onnx.save(m, str(path))
     return str(path)
-
-
-def sample_rate_model(path):
-    """y = Reshape(x, [sr // 4000, -1]) (allowzero): runs only when sr is 16000 (x has 4 values per row)."""
-    nodes = [
-        helper.make_node("Constant", [], ["k"], value=helper.make_tensor("k", TensorProto.INT64, [], [4000])),
-        helper.make_node("Div", ["sr", "k"], ["q"]),
-        helper.make_node("Unsqueeze", ["q", "ax"], ["q1"]),
-        helper.make_node("Concat", ["q1", "m1"], ["shape"], axis=0),
-        helper.make_node("Reshape", ["x", "shape"], ["y"], allowzero=1),
-    ]
-    graph = helper.make_graph(
-        nodes, "sr",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 4]),
-         helper.make_tensor_value_info("sr", TensorProto.INT64, [])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["a", "n"])],
-        [helper.make_tensor("ax", TensorProto.INT64, [1], [0]), helper.make_tensor("m1", TensorProto.INT64, [1], [-1])])
-    return _save(graph, path)
 
 
 def static_model(path):

@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 from boardlab import BoardLab, board_lab
+from onnx_fixtures import sample_rate_model
 from sshd import SSHLab
-from test_inputs_local import sample_rate_model
 
 pytestmark = pytest.mark.ssh
 
