@@ -67,15 +67,6 @@ class Agent:
             self.p.wait(10)
 
 
-@pytest.fixture
-def trt_env(tmp_path):
-    log = tmp_path / "trt.log"
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(FAKES), env.get("PYTHONPATH", "")])
-    env["EDGEPROF_FAKE_TRT_LOG"] = str(log)
-    return env, log
-
-
 def events(log):
     return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
 

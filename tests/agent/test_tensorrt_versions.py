@@ -33,16 +33,6 @@ STACKS = {
 NETWORK_FLAGS = {"8.2": 1, "8.4": 1, "8.5": 1, "8.6": 1, "10.x": 0, "11.x": 2}
 
 
-@pytest.fixture
-def trt_env(tmp_path):
-    """(agent environment with the doubles first on PYTHONPATH, the doubles' call log)."""
-    log = tmp_path / "trt.log"
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(FAKES), env.get("PYTHONPATH", "")])
-    env["EDGEPROF_FAKE_TRT_LOG"] = str(log)
-    return env, log
-
-
 def stack_env(env, profile, driver="13000"):
     trt, cuda_python, pycuda = STACKS[profile]
     env["EDGEPROF_FAKE_TRT_VERSION"] = trt
