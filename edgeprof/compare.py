@@ -61,7 +61,21 @@ def metric_values(r: Result) -> dict[str, float | None]:
                 "valid": None if sc.valid is None else float(sc.valid), "j_per_frame": num(sc.j_per_frame),
                 "j_above_idle_per_frame": num(sc.j_above_idle_per_frame), "sustained_qps": num(sc.sustained_qps),
                 "samples_per_s": num(sc.samples_per_s), "battery_hours": num(sc.battery_hours)})
+    acc = r.accuracy
+    if acc is not None:  # the first expected output's errors stand for the error metrics
+        first = acc.errors[0] if acc.errors else None
+        out.update({"top1": num(acc.top1), "top5": num(acc.top5),
+                    "accuracy_mae": num(first.mean_abs_error) if first else None,
+                    "accuracy_rmse": num(first.rmse) if first else None})
     return out
+
+
+def accuracy_data_differ(base: Result, new: Result) -> str | None:
+    """Why two results' accuracy cannot be compared (another data file), or None."""
+    a, b = base.accuracy, new.accuracy
+    if a is None or b is None or a.sha256 == b.sha256:
+        return None
+    return f"scored on different data ({a.data} {a.sha256[:12]} vs {b.data} {b.sha256[:12]})"
 
 
 # -- Mann-Whitney U ------------------------------------------------------------------------------------------
@@ -167,11 +181,15 @@ def compare_results(base: Result, new: Result, *, metrics: Sequence[str] | None 
     percentiles and power readings move more from run to run than the median: p90 2×, p99 4×)."""
     bv, nv = metric_values(base), metric_values(new)
     out = []
-    default = [m.name for m in METRICS] + [  # a load scenario's own metrics, when both runs have them
-        m.name for m in EXTRA_METRICS if m.group == "scenario" or m.name in SCENARIO_ENERGY
+    default = [m.name for m in METRICS] + [  # a load scenario's and an accuracy pass's metrics, when both have them
+        m.name for m in EXTRA_METRICS if m.group in ("scenario", "accuracy") or m.name in SCENARIO_ENERGY
         if bv.get(m.name) is not None and nv.get(m.name) is not None]
+    other_data = accuracy_data_differ(base, new)
     for name in metrics or default:
         metric = METRIC_BY_NAME[name]
+        if metric.group == "accuracy" and other_data:
+            out.append(MetricDelta(metric, bv.get(name), nv.get(name), None, None, None, "n/a", other_data))
+            continue
         eff = (min_effects or {}).get(name, min_effect * metric.effect_scale)
         out.append(compare_metric(metric, bv.get(name), nv.get(name),
                                   base_samples=base.samples_ms, new_samples=new.samples_ms,

@@ -2,7 +2,7 @@
 
 Owns: TensorSpec, Artifact, RunSpec, Device, Result and its typed sections (LatencyStats, Memory, Power,
 Thermal, Fidelity, Environment, Settings, Transfer, RunWarning, NullReasons, Compute, OpsProfile, SweepInfo,
-Scenario), the JSON schema version of a Result and the migrations from every older version.
+Scenario, Accuracy), the JSON schema version of a Result and the migrations from every older version.
 Does not own: how records are produced (stats, runner, fidelity, opprofile, lab/scheduler), stored (store) or
 shown (cli, report); the identity of a configuration (vocab.ConfigIdentity; Result.identity builds it).
 
@@ -20,6 +20,10 @@ tests/data/golden/results/v<N>/ holds results each version wrote):
   4 — load scenarios (issue 12): a `scenario` section after stderr_tail (name and parameters, misses, validity,
       energy per frame at the duty cycle, scheduled and issued times); part of the configuration identity
       unless single-stream. Migration: _migrate_3_to_4 (every older result was single-stream).
+  5 — accuracy mode (issue 11): an `accuracy` section after scenario (the data file and its sha256, samples,
+      top-1 / top-5 against labels with the raw per-sample predictions, or per-output errors against expected
+      outputs), and null_reasons.accuracy (why a pass that was asked for gave none). Additive: an older row has
+      accuracy = null. Migration: _migrate_4_to_5.
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
 from .errors import StoreError
-from .vocab import RUN_DEFAULTS, SCENARIO_DEFAULTS, SINGLE_STREAM, ConfigIdentity, scenario_label
+from .vocab import RUN_DEFAULTS, SCENARIO_DEFAULTS, SINGLE_STREAM, ConfigIdentity, fmt_value, scenario_label
 
 
 def finite_or_null(obj: Any) -> Any:
@@ -51,7 +55,7 @@ def dumps_json(obj: Any, indent: int | None = None, sort_keys: bool = False) -> 
     """The one way edgeprof writes JSON: valid JSON only (allow_nan=False), a non-finite number becomes null."""
     return json.dumps(finite_or_null(obj), indent=indent, sort_keys=sort_keys, allow_nan=False)
 
-RESULT_SCHEMA_VERSION = 4
+RESULT_SCHEMA_VERSION = 5
 
 # dtypes a model input may have (numpy names); the agent maps them to its runtime.
 DTYPES = ("float32", "float16", "int64", "int32", "int8", "uint8", "bool")
@@ -170,6 +174,8 @@ class RunSpec:
     input_data: str | None = None
     input_values: dict[str, Any] = field(default_factory=dict)
     input_ranges: dict[str, tuple[float, float]] = field(default_factory=dict)
+    # accuracy mode (edgeprof/accuracy.py): a pass over this .npz (inputs, labels or expected outputs)
+    accuracy: str | None = None
     runtime_options: dict[str, Any] = field(default_factory=dict)
     seed: int = int(RUN_DEFAULTS["seed"])
     # telemetry (issue 4): idle power baseline before the model loads (0 = off), wait until the board is below
@@ -206,7 +212,7 @@ RESULT_KEYS = (
 )
 # after RESULT_KEYS, in this order (schema 2: the sections that lived in `extra` are top-level and typed)
 RESULT_TAIL_KEYS = ("artifact", "settings", "transfer", "reason", "null_reasons", "compute", "ops", "sweep",
-                    "stderr_tail", "io", "scenario")
+                    "stderr_tail", "io", "scenario", "accuracy")
 
 _S = TypeVar("_S", bound="Section")
 
@@ -494,6 +500,7 @@ class Settings(Section):
     retry_backoff_s: float | None = None
     lease_wait_s: float | None = None
     opset: int | None = None  # --opset / the sweep's opset: asked for (the exported file's is in export_options)
+    accuracy: str | None = None  # the accuracy data file (--accuracy); the accuracy section has its sha256
     input_data: str | None = None  # what feeds the inputs; the io section says what each input got
     input_values: dict[str, Any] | None = None
     input_ranges: dict[str, Any] | None = None
@@ -530,6 +537,7 @@ class NullReasons(Section):
     power: str | None = None
     thermal: str | None = None
     fidelity: str | None = None
+    accuracy: str | None = None  # set only when an accuracy pass was asked for and gave no accuracy
 
 
 @dataclass(frozen=True)
@@ -662,6 +670,68 @@ class Scenario(Section):
         return scenario_label(self.name, self.rate_qps, self.samples_per_query, self.streams)
 
 
+@dataclass(frozen=True)
+class OutputError(Section):
+    """One output against the expected outputs of an accuracy file: mean and max absolute error, RMSE and the
+    mean cosine similarity over the samples with finite values, and each sample's mean absolute error (raw)."""
+
+    SECTION: ClassVar[str] = "accuracy error"
+    output: str
+    samples: int
+    mean_abs_error: float | None = None
+    rmse: float | None = None
+    max_abs_error: float | None = None
+    cosine_similarity: float | None = None
+    per_sample_mean_abs: list[float | None] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Accuracy(Section):
+    """An accuracy pass (edgeprof/accuracy.py, docs/accuracy.md): every sample of the data file through the
+    artifact that was measured, on the device, after the timed loop.
+
+    Labels: `top1` / `top5` in % of `samples` (a sample whose output was not finite counts as wrong; top5 is
+    None below 5 classes), scored on `output`; raw: `predicted` (each sample's top class, None where not finite)
+    and `label_rank` (where the label was among the top 5: 0 = top-1, None = not in them). Expected outputs:
+    `errors`, one per output. `padded`: copies of the last sample that filled the last inference (not scored)."""
+
+    SECTION: ClassVar[str] = "accuracy"
+    data: str
+    sha256: str
+    samples: int
+    where: str = "device: every sample through the measured artifact, after the timed loop"
+    inferences: int | None = None
+    per_inference: int | None = None
+    padded: int = 0
+    duration_s: float | None = None
+    output: str | None = None
+    classes: int | None = None
+    top1: float | None = None
+    top5: float | None = None
+    predicted: list[int | None] = field(default_factory=list)
+    label_rank: list[int | None] = field(default_factory=list)
+    errors: list[OutputError] = field(default_factory=list)
+    nonfinite: int = 0
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Accuracy:
+        flat = super().from_dict(d)
+        rows: list[Any] = list(flat.errors or [])  # plain JSON rows until here
+        return dataclasses.replace(flat, errors=[OutputError.from_dict(e) for e in rows])
+
+    @property
+    def headline(self) -> str:
+        """One line: top-1 / top-5, or each output's error, over how many samples."""
+        if self.top1 is not None:
+            s = f"top-1 {fmt_value(self.top1, '%')}"
+            if self.top5 is not None:
+                s += f" · top-5 {fmt_value(self.top5, '%')}"
+        else:
+            s = " · ".join(f"{e.output}: MAE {fmt_value(e.mean_abs_error, '')}, RMSE {fmt_value(e.rmse, '')}, "
+                           f"cosine {fmt_value(e.cosine_similarity, '')}" for e in self.errors) or "no score"
+        return s + f" ({self.samples} samples)"
+
+
 @dataclass
 class Result:
     """One measured run. `to_dict()` has the top-level keys RESULT_KEYS then RESULT_TAIL_KEYS."""
@@ -695,6 +765,7 @@ class Result:
     stderr_tail: str | None = None  # a failed row: the end of the device's stderr or the traceback
     io: IOSummary | None = None  # inputs as fed, outputs, load and first-inference time (None: not recorded)
     scenario: Scenario = field(default_factory=Scenario)  # the load scenario (single-stream unless asked)
+    accuracy: Accuracy | None = None  # the accuracy pass (--accuracy): None when not asked or not made
     schema_version: int = RESULT_SCHEMA_VERSION
 
     @property
@@ -765,6 +836,7 @@ class Result:
 _OPTIONAL_SECTIONS: dict[str, type[Section]] = {
     "latency_ms": LatencyStats, "memory_mb": Memory, "power": Power, "thermal": Thermal, "fidelity": Fidelity,
     "transfer": Transfer, "compute": Compute, "ops": OpsProfile, "sweep": SweepInfo, "io": IOSummary,
+    "accuracy": Accuracy,
 }
 
 
@@ -801,8 +873,16 @@ def _migrate_3_to_4(d: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _migrate_4_to_5(d: dict[str, Any]) -> dict[str, Any]:
+    """Schema 4 → 5: additive; a row written before accuracy mode has none (accuracy = null)."""
+    out = dict(d)
+    out.setdefault("accuracy", None)
+    out["schema_version"] = 5
+    return out
+
+
 _MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _migrate_1_to_2, 2: _migrate_2_to_3,
-                                                                       3: _migrate_3_to_4}
+                                                                       3: _migrate_3_to_4, 4: _migrate_4_to_5}
 
 
 @dataclass

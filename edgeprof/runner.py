@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from edgeprof_agent.messages import (
+    AccuracySpec,
     ArtifactRef,
     Facts,
     InputSpec,
@@ -36,6 +37,7 @@ from .errors import CapabilityError, ConfigError, MeasurementFailed, ModelError
 from .export.inputs import InputPlan, io_summary_lines, load_input_data, plan_inputs
 from .export.quantize import as_given
 from .records import (
+    Accuracy,
     Artifact,
     Compute,
     Device,
@@ -78,23 +80,25 @@ QUERY_SILENCE_S = 120.0
 def phase_silences(spec: RunSpec) -> dict[str, float]:
     """The longest silence allowed in each phase of a run, from the run's own settings (a frozen agent is found in
     that time, not after a fixed 600 s): cooling waits up to --cooldown-timeout, the idle baseline --idle, loading
-    may build an engine, warm-up and measurement send progress between queries, the op profile runs 20 queries."""
+    may build an engine, warm-up, measurement and the accuracy pass send progress between queries, the op profile
+    runs 20 queries."""
     return {"cooldown": spec.cooldown_timeout_s + 60.0, "cooled": QUERY_SILENCE_S, "idle": spec.idle_s + 60.0,
             "load": AGENT_SILENCE_TIMEOUT_S, "warmup": QUERY_SILENCE_S, "measure": QUERY_SILENCE_S,
-            "profile": AGENT_SILENCE_TIMEOUT_S}
+            "profile": AGENT_SILENCE_TIMEOUT_S, "accuracy": QUERY_SILENCE_S}
 
 
 RUN_DEADLINE_MARGIN_S = 60.0
 
 
-def run_deadline(spec: RunSpec, profile_ops: bool = False) -> RunDeadline:
+def run_deadline(spec: RunSpec, profile_ops: bool = False, accuracy_inferences: int = 0) -> RunDeadline:
     """The longest a whole run may take, from the run's own settings, enforced even while the agent keeps
     sending events (agentlink.RunDeadline): each phase's bound, summed, plus a margin. A query may take up to
     QUERY_SILENCE_S (longer is a silence): warm-up is its time plus one query; measuring ends once
     min_duration_s has passed with min_queries done (or max_queries done), so it is bounded by
     min(max(min_duration_s + a query, min_queries queries), max_queries queries) plus the reply. Per phase, the
     same bounds apply from the phase's first event, and once the agent's own progress says the phase's end is
-    reached it has one query's time (QUERY_SILENCE_S) to end it."""
+    reached it has one query's time (QUERY_SILENCE_S) to end it. An accuracy pass of `accuracy_inferences`
+    inferences may take a query's time for each."""
     q = QUERY_SILENCE_S
     measure = max(spec.min_duration_s + q, spec.min_queries * q)
     if spec.max_queries:
@@ -106,6 +110,8 @@ def run_deadline(spec: RunSpec, profile_ops: bool = False) -> RunDeadline:
         phases["cooldown"] = spec.cooldown_timeout_s + 60.0
     if profile_ops:
         phases["profile"] = AGENT_SILENCE_TIMEOUT_S
+    if accuracy_inferences:
+        phases["accuracy"] = accuracy_inferences * q + q
     total = sum(phases.values()) + RUN_DEADLINE_MARGIN_S
     why = (f"from the run's settings: warm-up {spec.warmup_s:g} s, min_duration {spec.min_duration_s:g} s, "
            f"min_queries {spec.min_queries}" + (f", max_queries {spec.max_queries}" if spec.max_queries else "")
@@ -150,6 +156,9 @@ def validate_spec(spec: RunSpec) -> None:
         raise ConfigError(f"--min-queries {spec.min_queries}: must be at least 1")
     validate_telemetry(spec)
     validate_scenario(spec)
+    if spec.accuracy and spec.runtime == "null":
+        raise ConfigError(f"--accuracy {spec.accuracy}: the null runtime computes nothing to score",
+                          hint="pick a runtime (onnxruntime, tflite, tensorrt)")
 
 
 MAX_RATE_QPS = 100000.0  # above any edge model's rate: a larger value is a typo
@@ -324,7 +333,8 @@ def host_environment() -> dict[str, Any]:
 
 def run_request(spec: RunSpec, device: Device, artifact: Artifact | None, remote_path: str | None,
                 inputs: list[dict[str, Any]], *, return_outputs: bool, profile_ops: bool,
-                lease_token: str | None = None, input_data: ArtifactRef | None = None) -> RunRequest:
+                lease_token: str | None = None, input_data: ArtifactRef | None = None,
+                accuracy: AccuracySpec | None = None) -> RunRequest:
     """The agent's run request for `spec` (messages.RunRequest: host and agent share its fields and defaults)."""
     options = dict(spec.runtime_options)
     if spec.runtime == "tensorrt":
@@ -354,6 +364,7 @@ def run_request(spec: RunSpec, device: Device, artifact: Artifact | None, remote
         scenario=None if spec.scenario == SINGLE_STREAM else ScenarioSpec(
             name=spec.scenario, rate=spec.rate, samples_per_query=spec.samples_per_query, streams=spec.streams,
             latency_bound_ms=spec.latency_bound_ms, seed=spec.seed),
+        accuracy=accuracy,
     )
 
 
@@ -379,6 +390,7 @@ def deploy(spec: RunSpec, device: Device, *, progress: Progress | None = None,
     prepared: Prepared | None = None
     inputs: list[dict[str, Any]] = []
     plan: InputPlan | None = None
+    acc_data: Any = None  # accuracy.AccuracyData: the checked --accuracy file
     known: Facts | None = None
     if facts is not None:
         known = facts if isinstance(facts, Facts) else Facts.from_dict(dict(facts))
@@ -407,6 +419,11 @@ def deploy(spec: RunSpec, device: Device, *, progress: Progress | None = None,
                 inputs = plan.request_inputs()
                 if plan.batch != spec.batch:  # --input or the data fed another batch: store and count what was fed
                     spec = dataclasses.replace(spec, batch=plan.batch)
+                if spec.accuracy:
+                    from . import accuracy as acc
+
+                    acc_data = acc.load_accuracy(spec.accuracy, plan, artifact.outputs, spec.runtime,
+                                                 cache_dir / "accuracy" if cache_dir else None)
             reference: Any = None
             no_reference: str | None = "the null runtime computes nothing"
             if prepared is not None and artifact is not None:
@@ -425,13 +442,23 @@ def deploy(spec: RunSpec, device: Device, *, progress: Progress | None = None,
                 data_path, data_bytes = link.push_artifact(plan.data.push_path, plan.data.push_sha256, "npz")
                 artifact_bytes += data_bytes
                 data_ref = ArtifactRef(path=data_path, format="npz", sha256=plan.data.push_sha256)
+            acc_spec = None
+            if acc_data is not None:
+                from . import accuracy as acc
+
+                progress.stage(f"pushing accuracy data ({acc_data.samples} samples)")
+                acc_path, acc_bytes = link.push_artifact(acc_data.push_path, acc_data.push_sha256, "npz")
+                artifact_bytes += acc_bytes
+                acc_spec = acc.request(acc_data, acc_path)
             request = run_request(spec, device, artifact, remote_path, inputs, return_outputs=reference is not None,
-                                  profile_ops=profile_ops, lease_token=lease_token, input_data=data_ref)
+                                  profile_ops=profile_ops, lease_token=lease_token, input_data=data_ref,
+                                  accuracy=acc_spec)
             progress.stage("measuring")
             try:
                 reply = link.run(request, on_event=progress.event, timeout=AGENT_SILENCE_TIMEOUT_S,
                                  silence_by_phase=phase_silences(spec),
-                                 deadline=run_deadline(spec, profile_ops))
+                                 deadline=run_deadline(spec, profile_ops, accuracy_inferences=-(
+                                     -acc_data.samples // acc_data.per_inference) if acc_data else 0))
             except MeasurementFailed as e:
                 if e.kind == ErrorKind.MODEL_INPUT and plan is not None:
                     raise model_rejected(e, plan, device.name) from None
@@ -450,7 +477,31 @@ def deploy(spec: RunSpec, device: Device, *, progress: Progress | None = None,
         from .opprofile import summarize
 
         result.ops = summarize(reply.ops)
+    if acc_data is not None:
+        add_accuracy(result, acc_data, reply, spec, calibration)
     return result
+
+
+def add_accuracy(result: Result, data: Any, reply: RunReply, spec: RunSpec, calibration: str | None) -> None:
+    """Score the agent's accuracy pass (accuracy.score) into result.accuracy, or say why there is none."""
+    from . import accuracy
+
+    scored: Accuracy | None = None
+    why: str | None = "the agent made no accuracy pass"
+    if reply.accuracy is not None:
+        scored, why = accuracy.score(data, reply.accuracy)
+    result.accuracy = scored
+    if scored is None:
+        result.null_reasons = dataclasses.replace(result.null_reasons, accuracy=why)
+        result.warn("accuracy", f"no accuracy: {why}")
+        return
+    if scored.nonfinite:
+        result.warn("accuracy_nonfinite", f"{scored.nonfinite} of {scored.samples} accuracy samples gave NaN or "
+                    "infinite outputs (counted as wrong)")
+    if result.precision == "int8" and calibration is None and \
+            not (result.artifact is not None and result.artifact.export_options.get("precision_as_given")):
+        result.warn("accuracy_calibration", "int8 was calibrated on seeded random inputs: its accuracy may be "
+                    "worse than with real data; give --calibration DIR of real samples (not the accuracy set)")
 
 
 def export_target(spec: RunSpec, facts: Facts | None, device: str, opset: int | None = None) -> capability.OnnxTarget:
@@ -576,7 +627,7 @@ def build_result(spec: RunSpec, device: Device, artifact: Artifact | None, reply
             runtime_options=spec.runtime_options, window_s=window_s, stopped_by=reply.stopped_by,
             warmup=reply.warmup.to_dict(), load_s=reply.load_s,
             idle_s=spec.idle_s, cooldown_c=spec.cooldown_c, power_rate_hz=spec.power_rate_hz, opset=opset,
-            input_data=spec.input_data, input_values=dict(spec.input_values) or None,
+            input_data=spec.input_data, input_values=dict(spec.input_values) or None, accuracy=spec.accuracy,
             input_ranges={k: list(v) for k, v in spec.input_ranges.items()} or None,
             **_scenario_settings(spec),
         ),

@@ -31,7 +31,9 @@ from .errors import StoreError
 from .fsmode import make_private_dir, private_mode
 from .records import Result, dumps_json, utc_now
 
-DB_SCHEMA_VERSION = 3  # 3: config_key is the model's content hash + the shapes fed (rows re-keyed on open)
+# 3: config_key is the model's content hash + the shapes fed (rows re-keyed on open)
+# 4: runs.top1, the accuracy pass's top-1 % (results list shows it; older rows have none: added on open)
+DB_SCHEMA_VERSION = 4
 
 metadata = sa.MetaData()
 
@@ -50,6 +52,7 @@ runs = sa.Table(
     sa.Column("p99_ms", sa.Float),
     sa.Column("throughput_ips", sa.Float),
     sa.Column("mean_w", sa.Float),
+    sa.Column("top1", sa.Float),  # accuracy mode: top-1 % (schema 4)
     sa.Column("sweep_id", sa.String(64), index=True),
     sa.Column("config_key", sa.String(64), index=True),
     sa.Column("schema_version", sa.Integer, nullable=False),
@@ -205,6 +208,8 @@ class Store:
                 if row is None:
                     conn.execute(meta.insert().values(key="schema_version", value=str(DB_SCHEMA_VERSION)))
                 elif int(row[0]) < DB_SCHEMA_VERSION:  # older: create_all above added the new tables
+                    if "top1" not in {c["name"] for c in sa.inspect(conn).get_columns("runs")}:
+                        conn.execute(sa.text("ALTER TABLE runs ADD COLUMN top1 FLOAT"))
                     if int(row[0]) < 3:
                         _rekey(conn)
                     conn.execute(meta.update().where(meta.c.key == "schema_version")
@@ -267,7 +272,7 @@ class Store:
             "precision": result.precision, "batch": result.batch, "threads": result.threads,
             "p50_ms": lat.p50 if lat else None, "p99_ms": lat.p99 if lat else None,
             "throughput_ips": result.throughput_ips, "mean_w": power.mean_w if power else None,
-            "sweep_id": sweep_id, "config_key": config_key(result),
+            "top1": result.accuracy.top1 if result.accuracy is not None else None, "sweep_id": sweep_id, "config_key": config_key(result),
             "schema_version": result.schema_version, "result_json": result.to_json(),
         }
         attempt = 0
@@ -412,7 +417,8 @@ class Store:
         """Stored runs, newest first. `model` matches the model string as typed, its base name or a substring."""
         q = sa.select(runs.c.run_id, runs.c.created_at, runs.c.status, runs.c.device, runs.c.model,
                       runs.c.runtime, runs.c.precision, runs.c.batch, runs.c.threads, runs.c.p50_ms,
-                      runs.c.p99_ms, runs.c.throughput_ips, runs.c.mean_w, runs.c.sweep_id, runs.c.config_key)
+                      runs.c.p99_ms, runs.c.throughput_ips, runs.c.mean_w, runs.c.top1, runs.c.sweep_id,
+                      runs.c.config_key)
         for col, val in ((runs.c.device, device), (runs.c.status, status),
                          (runs.c.sweep_id, sweep_id), (runs.c.config_key, config)):
             if val is not None:

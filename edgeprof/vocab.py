@@ -51,7 +51,7 @@ class Metric:
     unit: str
     better: str  # "lower" | "higher"
     samples: bool  # a Mann-Whitney test on the raw latency samples applies
-    group: str  # latency | throughput | memory | power | energy | scenario
+    group: str  # latency | throughput | memory | power | energy | scenario | accuracy
     min_abs: float = 0.0  # changes smaller than this (in the metric's unit) are noise whatever the ratio
     effect_scale: float = 1.0  # × the minimum effect: tails and power readings move more between runs
 
@@ -95,6 +95,12 @@ EXTRA_METRICS: tuple[Metric, ...] = (
     Metric("sustained_qps", "sustained rate", "q/s", "higher", False, "throughput"),
     Metric("samples_per_s", "samples per second", "samples/s", "higher", False, "throughput"),
     Metric("battery_hours", "hours on the battery", "h", "higher", False, "energy", effect_scale=2.0),
+    # accuracy mode (records.Accuracy): compared only between results of the same accuracy data (compare.py);
+    # any change of 0.5 points or more counts (one sample in 200)
+    Metric("top1", "top-1 accuracy", "%", "higher", False, "accuracy", min_abs=0.5, effect_scale=0.0),
+    Metric("top5", "top-5 accuracy", "%", "higher", False, "accuracy", min_abs=0.5, effect_scale=0.0),
+    Metric("accuracy_mae", "mean abs error vs expected", "", "lower", False, "accuracy", effect_scale=2.0),
+    Metric("accuracy_rmse", "RMSE vs expected", "", "lower", False, "accuracy", effect_scale=2.0),
 )
 METRIC_BY_NAME: dict[str, Metric] = {m.name: m for m in METRICS + EXTRA_METRICS}
 CHECKED_METRICS = ("p50_ms", "p90_ms", "p99_ms", "throughput_ips", "peak_rss_mb", "mj_per_inference")
@@ -176,6 +182,9 @@ _SETTINGS: tuple[Setting, ...] = (
             nullable=True),
     Setting("input_ranges", "mapping", None, "seeded value ranges by input name, e.g. {input_ids: '0:30522'}",
             flag="--input-range", nullable=True),
+    # accuracy mode (edgeprof/accuracy.py, docs/accuracy.md): a pass over this file after the timed loop
+    Setting("accuracy", "path", None, "accuracy data: an .npz with inputs by name and `labels` (top-1/top-5) or "
+            "`expected` outputs (errors); relative to the sweep file", flag="--accuracy", nullable=True),
     # load scenarios (the `scenarios:` and `rates:` sweep axes choose the scenario and rate; docs/scenarios.md)
     Setting("latency_bound_ms", "number", None, "server: VALID when the early-stopping p99 is within it (ms)",
             lo=0, lo_open=True, hi=3600 * 1000, flag="--latency-bound", nullable=True),

@@ -20,4 +20,8 @@ AGENT_VERSION = "0.1.0"
 # 3 — load scenarios (issue 12): run.scenario {name, rate, samples_per_query, streams, latency_bound_ms, seed}
 #     and run reply.scenario {what the schedule did: scheduled and issued times, misses, samples}. An agent of
 #     version 2 would refuse the new field by name; the version says so first.
-PROTOCOL_VERSION = 3
+# 4 — accuracy mode (issue 11): run.accuracy {data, samples, inputs, per_inference, stacked, topk_output, k,
+#     expected} asks for a pass over a pushed data file after the timed loop; run reply.accuracy {samples,
+#     inferences, padded, duration_s, classes, topk, errors, nonfinite, error}. The agent answers progress
+#     events with phase "accuracy" (n: samples done, total: samples in all; a new event field).
+PROTOCOL_VERSION = 4

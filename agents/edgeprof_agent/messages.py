@@ -1,4 +1,4 @@
-"""The messages host and agent exchange, as records both sides import (protocol version 3).
+"""The messages host and agent exchange, as records both sides import (protocol version 4).
 
 Owns: one record class per op's request and reply (hello, facts, run, ping, lease, renew, release, lease_info,
 sha256, shutdown), the error reply and the events, with each field's type and default declared once (run
@@ -48,12 +48,13 @@ def _type_name(value):
 
 class Field(object):
     """One field: its JSON types, its default (REQUIRED when it must be sent), and a record type for nested
-    records (`record=`) or lists of records (`many=True`), or the type of a plain list's items (`of=`). None is
-    allowed when the default is None or `nullable=True`."""
+    records (`record=`) or lists of records (`many=True`), or the type of a plain list's items (`of=`; null items
+    too with `nullable_items=True`). None is allowed when the default is None or `nullable=True`."""
 
-    __slots__ = ("name", "types", "default", "record", "many", "nullable", "of")
+    __slots__ = ("name", "types", "default", "record", "many", "nullable", "of", "nullable_items")
 
-    def __init__(self, name, types, default=REQUIRED, record=None, many=False, nullable=False, of=None):
+    def __init__(self, name, types, default=REQUIRED, record=None, many=False, nullable=False, of=None,
+                 nullable_items=False):
         self.name = name
         self.types = types if isinstance(types, tuple) else (types,)
         self.default = default
@@ -61,6 +62,7 @@ class Field(object):
         self.many = many
         self.nullable = nullable or default is None
         self.of = of if of is None or isinstance(of, tuple) else (of,)
+        self.nullable_items = nullable_items
 
     def make_default(self):
         return copy.deepcopy(self.default)
@@ -84,6 +86,8 @@ class Field(object):
             return float(value)
         if self.of is not None and isinstance(value, list):
             for i, item in enumerate(value):
+                if item is None and self.nullable_items:
+                    continue
                 if not _type_ok(item, self.of):
                     raise MessageError("%s[%d]" % (where, i), "expected %s, got %s" % (
                         " or ".join(_TYPE_NAMES.get(t, t.__name__) for t in self.of), _type_name(item)))
@@ -253,6 +257,20 @@ class ScenarioSpec(Record):
               Field("seed", int, SCENARIO_DEFAULTS["seed"]))
 
 
+class AccuracySpec(Record):
+    """An accuracy pass after the timed loop (accuracy.py): every sample of `data` (a pushed .npz the host wrote)
+    through the loaded model. `inputs`: the inputs fed from it (array `in:NAME`, samples along axis 0); the run's
+    own arrays feed the others. `per_inference`: samples per inference (the batch fed; the last one is padded
+    with the last sample). `stacked`: a sample is one row of the input's dim 0 (False: the whole input, one
+    sample per inference). `topk_output`/`k`: return the top-k class indices of that output per sample;
+    `expected`: output indices scored against arrays `expected:<index>` (per-sample errors)."""
+
+    NAME = "run.accuracy"
+    FIELDS = (Field("data", dict, record=ArtifactRef), Field("samples", int), Field("inputs", list, of=str),
+              Field("per_inference", int, 1), Field("stacked", bool, True), Field("topk_output", int, None),
+              Field("k", int, 5), Field("expected", list, [], of=int))
+
+
 class RunRequest(Record):
     """Everything the host sends for one measurement. Defaults: vocab.RUN_DEFAULTS (their one home)."""
 
@@ -279,6 +297,7 @@ class RunRequest(Record):
         Field("profile_iterations", int, RUN_DEFAULTS["profile_iterations"]),
         Field("lease_token", str, None),  # the sweep's device lease (lab/lease.py); None = unleased deploy
         Field("scenario", dict, None, record=ScenarioSpec),  # None: single-stream
+        Field("accuracy", dict, None, record=AccuracySpec),  # None: no accuracy pass
     )
 
 
@@ -324,6 +343,30 @@ class ScenarioReply(Record):
               Field("misses", int, None), Field("mode", str), Field("seed", int, None))
 
 
+class OutputErrors(Record):
+    """Per-sample errors of one output against the expected arrays: max and mean absolute error, mean squared
+    error and cosine similarity, one number per sample (None where the output was not finite)."""
+
+    NAME = "run reply.accuracy.errors[]"
+    FIELDS = (Field("output", int), Field("max_abs", list, [], of=_NUM, nullable_items=True),
+              Field("mean_abs", list, [], of=_NUM, nullable_items=True),
+              Field("mse", list, [], of=_NUM, nullable_items=True),
+              Field("cosine", list, [], of=_NUM, nullable_items=True))
+
+
+class AccuracyReply(Record):
+    """What the accuracy pass did: samples scored, inferences run, padding of the last one, its time; per sample
+    the top-k class indices of the scored output (`classes`: its values per sample; [] where not finite) and/or
+    the errors of each expected output; `nonfinite`: samples with a NaN or infinite output. `error`: why the pass
+    stopped (the run's measurement is kept; the host stores no accuracy and says why)."""
+
+    NAME = "run reply.accuracy"
+    FIELDS = (Field("samples", int, 0), Field("inferences", int, 0), Field("padded", int, 0),
+              Field("duration_s", _NUM, 0.0), Field("classes", int, None),
+              Field("topk", list, [], of=list), Field("errors", list, [], record=OutputErrors, many=True),
+              Field("nonfinite", int, 0), Field("error", str, None))
+
+
 class RunReply(Record):
     NAME = "run reply"
     FIELDS = (
@@ -347,6 +390,7 @@ class RunReply(Record):
         Field("thermal", dict, None),  # {"before", "after", "cooldown"?}: thermal.py snapshots
         Field("finished_at_unix", _NUM),
         Field("scenario", dict, None, record=ScenarioReply),  # None: an agent's single-stream loop
+        Field("accuracy", dict, None, record=AccuracyReply),  # the accuracy pass (None: not asked)
     )
 
 
@@ -439,14 +483,14 @@ class ErrorReply(Record):
 
 class ProgressEvent(Record):
     """`{"event": "progress", "phase": ...}`: what the run is doing (phases: cooldown, cooled, idle, load,
-    warmup, measure, profile) with the numbers that phase has."""
+    warmup, measure, profile, accuracy) with the numbers that phase has (accuracy: n samples done of total)."""
 
     NAME = "progress event"
     OMIT_NONE = True
     FIELDS = (Field("event", str), Field("phase", str), Field("elapsed_s", _NUM, None),
               Field("total_s", _NUM, None), Field("n", int, None), Field("min_queries", int, None),
               Field("last_ms", _NUM, None), Field("runtime", str, None), Field("below_c", _NUM, None),
-              Field("waited_s", _NUM, None), Field("end_c", _NUM, None))
+              Field("waited_s", _NUM, None), Field("end_c", _NUM, None), Field("total", int, None))
 
     def __init__(self, **values):
         values.setdefault("event", "progress")

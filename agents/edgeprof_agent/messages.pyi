@@ -100,6 +100,17 @@ class ScenarioSpec(Record):
     seed: int
     def __init__(self, *, name: str, rate: float | None = ..., samples_per_query: int = ..., streams: int = ..., latency_bound_ms: float | None = ..., seed: int = ...) -> None: ...
 
+class AccuracySpec(Record):
+    data: ArtifactRef
+    samples: int
+    inputs: list[str]
+    per_inference: int
+    stacked: bool
+    topk_output: int | None
+    k: int
+    expected: list[int]
+    def __init__(self, *, data: ArtifactRef, samples: int, inputs: list[str], per_inference: int = ..., stacked: bool = ..., topk_output: int | None = ..., k: int = ..., expected: list[int] = ...) -> None: ...
+
 class RunRequest(Record):
     runtime: str
     artifact: ArtifactRef | None
@@ -122,7 +133,8 @@ class RunRequest(Record):
     profile_iterations: int
     lease_token: str | None
     scenario: ScenarioSpec | None
-    def __init__(self, *, runtime: str, artifact: ArtifactRef | None = ..., inputs: list[InputSpec] = ..., input_data: ArtifactRef | None = ..., seed: int = ..., batch: int = ..., threads: int | None = ..., runtime_options: dict[str, Any] = ..., warmup_s: float = ..., min_duration_s: float = ..., min_queries: int = ..., max_queries: int | None = ..., power: dict[str, Any] | None = ..., idle_s: float = ..., cooldown_c: float | None = ..., cooldown_timeout_s: float = ..., return_outputs: bool | str = ..., profile_ops: bool = ..., profile_iterations: int = ..., lease_token: str | None = ..., scenario: ScenarioSpec | None = ...) -> None: ...
+    accuracy: AccuracySpec | None
+    def __init__(self, *, runtime: str, artifact: ArtifactRef | None = ..., inputs: list[InputSpec] = ..., input_data: ArtifactRef | None = ..., seed: int = ..., batch: int = ..., threads: int | None = ..., runtime_options: dict[str, Any] = ..., warmup_s: float = ..., min_duration_s: float = ..., min_queries: int = ..., max_queries: int | None = ..., power: dict[str, Any] | None = ..., idle_s: float = ..., cooldown_c: float | None = ..., cooldown_timeout_s: float = ..., return_outputs: bool | str = ..., profile_ops: bool = ..., profile_iterations: int = ..., lease_token: str | None = ..., scenario: ScenarioSpec | None = ..., accuracy: AccuracySpec | None = ...) -> None: ...
 
 class RunWarning(Record):
     code: str
@@ -168,6 +180,26 @@ class ScenarioReply(Record):
     seed: int | None
     def __init__(self, *, name: str, rate: float | None = ..., samples_per_query: int = ..., streams: int = ..., queries: int, samples: int, t0_ns: int, scheduled_ns: list[int] = ..., issued_ns: list[int] = ..., misses: int | None = ..., mode: str, seed: int | None = ...) -> None: ...
 
+class OutputErrors(Record):
+    output: int
+    max_abs: list[int | float]
+    mean_abs: list[int | float]
+    mse: list[int | float]
+    cosine: list[int | float]
+    def __init__(self, *, output: int, max_abs: list[int | float] = ..., mean_abs: list[int | float] = ..., mse: list[int | float] = ..., cosine: list[int | float] = ...) -> None: ...
+
+class AccuracyReply(Record):
+    samples: int
+    inferences: int
+    padded: int
+    duration_s: float
+    classes: int | None
+    topk: list[list[Any]]
+    errors: list[OutputErrors]
+    nonfinite: int
+    error: str | None
+    def __init__(self, *, samples: int = ..., inferences: int = ..., padded: int = ..., duration_s: float = ..., classes: int | None = ..., topk: list[list[Any]] = ..., errors: list[OutputErrors] = ..., nonfinite: int = ..., error: str | None = ...) -> None: ...
+
 class RunReply(Record):
     clock: str
     warnings: list[RunWarning]
@@ -189,7 +221,8 @@ class RunReply(Record):
     thermal: dict[str, Any] | None
     finished_at_unix: float
     scenario: ScenarioReply | None
-    def __init__(self, *, clock: str, warnings: list[RunWarning] = ..., samples_ns: list[int], t_first_ns: int, t_last_ns: int, window_s: float, stopped_by: str, warmup: Warmup, load_s: float, first_run_ms: float | None = ..., output_shapes: list[Output] | None = ..., memory: Memory, runtime: dict[str, Any], outputs: list[Output] | None = ..., ops: dict[str, Any] | None = ..., power: dict[str, Any] | None = ..., power_reason: str | None = ..., thermal: dict[str, Any] | None = ..., finished_at_unix: float, scenario: ScenarioReply | None = ...) -> None: ...
+    accuracy: AccuracyReply | None
+    def __init__(self, *, clock: str, warnings: list[RunWarning] = ..., samples_ns: list[int], t_first_ns: int, t_last_ns: int, window_s: float, stopped_by: str, warmup: Warmup, load_s: float, first_run_ms: float | None = ..., output_shapes: list[Output] | None = ..., memory: Memory, runtime: dict[str, Any], outputs: list[Output] | None = ..., ops: dict[str, Any] | None = ..., power: dict[str, Any] | None = ..., power_reason: str | None = ..., thermal: dict[str, Any] | None = ..., finished_at_unix: float, scenario: ScenarioReply | None = ..., accuracy: AccuracyReply | None = ...) -> None: ...
 
 class Empty(Record):
     ...
@@ -275,7 +308,8 @@ class ProgressEvent(Record):
     below_c: float | None
     waited_s: float | None
     end_c: float | None
-    def __init__(self, *, event: str = ..., phase: str, elapsed_s: float | None = ..., total_s: float | None = ..., n: int | None = ..., min_queries: int | None = ..., last_ms: float | None = ..., runtime: str | None = ..., below_c: float | None = ..., waited_s: float | None = ..., end_c: float | None = ...) -> None: ...
+    total: int | None
+    def __init__(self, *, event: str = ..., phase: str, elapsed_s: float | None = ..., total_s: float | None = ..., n: int | None = ..., min_queries: int | None = ..., last_ms: float | None = ..., runtime: str | None = ..., below_c: float | None = ..., waited_s: float | None = ..., end_c: float | None = ..., total: int | None = ...) -> None: ...
 
 class LogEvent(Record):
     event: str

@@ -1,8 +1,8 @@
 """The measurement: load a model, warm up, run the timed loop of the run's scenario, collect raw samples.
 
 Owns: the order of a run (thermal snapshot → cooldown → idle power → load → warm-up → timed loop → thermal
-snapshot), the stop rule (BOTH min duration and min queries met, as MLPerf LoadGen), progress events, and
-process memory around the run. Raw per-query latencies are returned in ns; nothing is clipped.
+snapshot → op profile and accuracy pass, if asked), the stop rule (BOTH min duration and min queries met, as
+MLPerf LoadGen), progress events, and process memory around the run. Raw per-query latencies are returned in ns; nothing is clipped.
 The single-stream loop lives here; the other scenarios' loops in scenarios.py (chosen by run.scenario).
 Does not own: statistics (the host computes them from the raw samples), sensors (power.py, thermal.py),
 runtimes (backends/).
@@ -183,6 +183,35 @@ def _encode_output(arr):
     return Output(shape=list(a.shape), dtype=str(a.dtype), b64=base64.b64encode(a.tobytes()).decode("ascii"))
 
 
+def _in_workdir(workdir, path, what):
+    """The real path of a pushed file named relative to the workdir; BAD_PATH when it leads outside."""
+    real = os.path.realpath(os.path.join(workdir, path))
+    if not (real + os.sep).startswith(os.path.realpath(workdir) + os.sep):
+        raise OpError(ErrorKind.BAD_PATH, "%s %r is outside the agent's workdir" % (what, path))
+    return real
+
+
+def accuracy_pass(req, backend, workdir):
+    """run.accuracy after the timed loop: a messages.AccuracyReply; a failure is its `error` (the run's
+    measurement is kept), never the run's."""
+    from . import accuracy
+    from .inputs import _load_data
+    from .messages import AccuracyReply
+
+    spec = req.accuracy
+    try:
+        if spec.data.path is None:
+            raise OpError(ErrorKind.BAD_INPUTS, "the accuracy request names no data file")
+        data = _load_data(_in_workdir(workdir, spec.data.path, "accuracy data"))
+        return accuracy.run_pass(backend, spec, data)
+    except OpError as e:
+        return AccuracyReply(error=e.message + ("; " + e.hint if e.hint else ""))
+    except Exception as e:  # the runtime raised on a sample: the pass stops, the run stands
+        log(traceback.format_exc())
+        return AccuracyReply(error="the runtime failed on an accuracy sample: %s: %s" % (
+            type(e).__name__, (str(e).strip().splitlines() or [""])[0]))
+
+
 def _warn(warnings, code, message):
     warnings.append(RunWarning(code=code, message=message))
 
@@ -242,10 +271,7 @@ def run_measurement(req, workdir, root, tools):
     if runtime != "null":
         data_path = None
         if req.input_data is not None and req.input_data.path:
-            data_path = os.path.realpath(os.path.join(workdir, req.input_data.path))
-            if not (data_path + os.sep).startswith(os.path.realpath(workdir) + os.sep):
-                raise OpError(ErrorKind.BAD_PATH, "input data %r is outside the agent's workdir"
-                              % req.input_data.path)
+            data_path = _in_workdir(workdir, req.input_data.path, "input data")
         try:
             from .inputs import make_inputs
             inputs = make_inputs(req.inputs, req.seed, data_path)
@@ -288,6 +314,12 @@ def run_measurement(req, workdir, root, tools):
         peak = procinfo.peak_rss_mb()
         system_mem = sys_watch.stop() if sys_watch is not None else None
         gpu_bytes = memory.gpu_memory(os.getpid())
+        thermal_after = None
+        if thermal_before is not None:  # the measurement's end, before the op profile and the accuracy pass
+            try:
+                thermal_after = thermal.snapshot(root, tools)
+            except Exception as e:
+                _warn(warnings, "thermal_error", "thermal snapshot failed: %s" % e)
         outputs = None
         last = backend.outputs()  # once: on a GPU runtime each call copies the outputs to the host
         if req.return_outputs == "base64":  # compact, exact: raw little-endian bytes
@@ -306,6 +338,7 @@ def run_measurement(req, workdir, root, tools):
                                      workdir=workdir)
             except OpError as e:
                 ops = {"available": False, "source": runtime, "reason": e.message, "iterations": 0, "nodes": []}
+        accuracy = accuracy_pass(req, backend, workdir) if req.accuracy is not None else None
     finally:
         if monitor is not None and monitor.sampler.running:  # the timed loop failed: stop sampling now
             monitor.sampler.stop()
@@ -322,13 +355,12 @@ def run_measurement(req, workdir, root, tools):
             log(traceback.format_exc())
         monitor.close()  # the probe's resources (NVML handle, jtop connection)
     thermal_section = None
-    if thermal_before is not None:
+    if thermal_before is not None and thermal_after is not None:
         try:
-            after = thermal.snapshot(root, tools)
-            thermal_section = {"before": thermal_before, "after": after}
+            thermal_section = {"before": thermal_before, "after": thermal_after}
             if cooled is not None:
                 thermal_section["cooldown"] = cooled
-            for w in thermal.compare(thermal_before, after):
+            for w in thermal.compare(thermal_before, thermal_after):
                 _warn(warnings, w["code"], w["message"])
         except Exception as e:
             _warn(warnings, "thermal_error", "thermal snapshot failed: %s" % e)
@@ -362,4 +394,5 @@ def run_measurement(req, workdir, root, tools):
         thermal=thermal_section,
         finished_at_unix=time.time(),
         scenario=scenario,
+        accuracy=accuracy,
     )

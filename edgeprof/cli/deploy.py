@@ -48,6 +48,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                "  edgeprof deploy --device jetson-nano --model resnet18 --opset 15   (the ONNX opset to export at)\n"
                "  edgeprof deploy --device local --model mobilenet_v2 --runtime tflite --precision int8\n"
                "  edgeprof deploy --device local --model mobilenet_v2 --precision int8 --calibration samples/\n"
+               "  edgeprof deploy --device local --model net.onnx --precision int8 --accuracy val.npz  "
+               "(top-1/top-5 next to latency)\n"
                "  edgeprof deploy --device local --model ds_cnn --runtime tflite --profile-ops\n"
                "  edgeprof deploy --device orin --model resnet18 --runtime tensorrt --precision fp16\n"
                "  edgeprof deploy --device jetson-nano --model ds_cnn --cooldown 45 --idle 5 --power-rate 100\n"
@@ -87,6 +89,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="feed input NAME the constant V, e.g. sr=16000 for a scalar sample rate (repeatable)")
     p.add_argument("--input-range", action="append", default=[], metavar="NAME=LOW:HIGH",
                    help="draw input NAME's seeded values from [LOW, HIGH), e.g. input_ids=0:30522 (repeatable)")
+    p.add_argument("--accuracy", metavar="DATA.npz", default=None,
+                   help="after the timed loop, run every sample of DATA.npz (arrays by input name, N samples on "
+                        "axis 0) and score it: `labels` → top-1/top-5, `expected` → errors (docs/accuracy.md)")
     p.add_argument("--min-duration", type=float, default=S["min_duration_s"].default, metavar="S",
                    help=f"timed loop runs at least this long (default {S['min_duration_s'].default:g} s) ...")
     p.add_argument("--min-queries", type=int, default=None, metavar="N",
@@ -186,6 +191,7 @@ def run(args: argparse.Namespace) -> int:
                    cooldown_timeout_s=(S["cooldown_timeout_s"].default if args.cooldown_timeout is None
                                        else args.cooldown_timeout),
                    power_rate_hz=args.power_rate, input_data=args.input_data, input_values=values,
+                   accuracy=args.accuracy,
                    input_ranges=ranges, scenario=args.scenario,
                    rate=(args.rate or FIND_START_QPS) if args.find_max_rate else args.rate,
                    samples_per_query=args.samples_per_query, streams=args.streams,
@@ -196,6 +202,10 @@ def run(args: argparse.Namespace) -> int:
     if args.input_data is not None and not os.path.exists(os.path.expanduser(args.input_data)):
         raise ConfigError(f"--input-data {args.input_data}: no such file or directory",
                           hint="give an .npz file (arrays by input name) or a directory of NAME.npy files")
+    if args.accuracy is not None and not os.path.isfile(os.path.expanduser(args.accuracy)):
+        raise ConfigError(f"--accuracy {args.accuracy}: no such file",
+                          hint="give an .npz with arrays by input name and `labels` or `expected` "
+                               "(docs/accuracy.md)")
     if args.find_max_rate:
         return _find_max_rate(args, spec)
     if args.json and args.json != "-":

@@ -72,6 +72,8 @@ class DeployProgress:
             self._show(f"idle power baseline ({event.total_s or 0:.0f} s)", force=force)
         elif phase == "cooldown":
             self._show(f"cooling below {event.below_c} °C", force=force)
+        elif phase == "accuracy":
+            self._show(f"accuracy: {event.n or 0}/{event.total or 0} samples", force=force)
         elif phase == "cooled":
             end = event.end_c
             self._show(f"cooldown: waited {event.waited_s or 0:.0f} s"
@@ -185,6 +187,7 @@ def render_result(r: Result) -> None:
         out.print(f"compute: {fmt_value(r.compute.achieved_gflops)} GFLOPS achieved "
                   f"({r.compute.flops_per_inference:,} FLOPs per inference)")
     render_fidelity(r)
+    render_accuracy(r)
     if r.ops is not None:
         render_ops(r.ops)
     for w in r.warnings:
@@ -257,6 +260,32 @@ def render_thermal(th: Thermal | None) -> None:
             parts.append(f"GPU {g.get('index')} clock reasons: {', '.join(reasons) or 'none'}")
     if parts:
         out.print(escape("thermal: " + " · ".join(parts)))
+
+
+def render_accuracy(r: Result) -> None:
+    """The accuracy pass (--accuracy): top-1 / top-5 or each output's errors, the data and where it ran."""
+    a = r.accuracy
+    if a is None:  # when one was asked for, the warnings say why there is none
+        return
+    head = f"accuracy ({r.precision}): "
+    if a.top1 is not None:
+        head += f"top-1 {fmt_value(a.top1, '%')}" + (f" · top-5 {fmt_value(a.top5, '%')}" if a.top5 is not None
+                                                      else f" (top-5: {a.classes} classes)")
+        head += f" on output {a.output}"
+    else:
+        head += "vs expected outputs"
+    out.print(escape(f"{head} · {a.samples} samples of {a.data} (sha256 {a.sha256[:12]}) · {a.inferences} "
+                     f"inferences of {a.per_inference}" + (f", {a.padded} padding" if a.padded else "")
+                     + f" in {fmt_value(a.duration_s, 's')} on the device, after the timed loop"),
+              style="bold" if a.top1 is not None else None)
+    if a.errors:
+        t = Table(title="accuracy vs expected outputs", title_justify="left")
+        for c in ("output", "samples", "MAE", "RMSE", "max abs error", "cosine"):
+            t.add_column(c, justify="left" if c == "output" else "right")
+        for e in a.errors:
+            t.add_row(escape(e.output), str(e.samples), fmt_value(e.mean_abs_error), fmt_value(e.rmse),
+                      fmt_value(e.max_abs_error), fmt_value(e.cosine_similarity))
+        out.print(t)
 
 
 def render_fidelity(r: Result) -> None:

@@ -159,7 +159,8 @@ class Cell:
                        warmup_s=float(s("warmup_s")), input_shapes=dict(self.inputs),
                        runtime_options=dict(s("runtime_options") or {}), seed=int(s("seed")),
                        idle_s=float(s("idle_s")), cooldown_timeout_s=float(s("cooldown_timeout_s")),
-                       input_data=s("input_data"), input_values=dict(s("input_values") or {}),
+                       input_data=s("input_data"), accuracy=s("accuracy"),
+                       input_values=dict(s("input_values") or {}),
                        input_ranges={k: (float(v[0]), float(v[1])) for k, v in (s("input_ranges") or {}).items()},
                        scenario=self.scenario, rate=self.rate,
                        samples_per_query=int(s("samples_per_query")), streams=int(s("streams")),
@@ -451,7 +452,8 @@ def _input_ranges(doc: Doc, node: Node, ypath: str, value: Any, base: str) -> di
     return out
 
 
-_INPUT_FEEDS = {"input_data": _input_data, "input_values": _input_values, "input_ranges": _input_ranges}
+_INPUT_FEEDS = {"input_data": _input_data, "input_values": _input_values, "input_ranges": _input_ranges,
+                "accuracy": _input_data}
 
 
 def _match(doc: Doc, node: Node, ypath: str, labels: list[str], *, allow_extra: bool) -> dict[str, Any]:

@@ -3,13 +3,14 @@
 Owns: choosing the results (a sweep's cells, or the newest result of each configuration matching filters),
 each configuration's nightly history (same store.config_key), the board-comparison rows (one per ok result, with
 the metrics of compare.metric_values), and small derived views: short labels, latency histograms on a log
-axis, Pareto fronts of latency vs energy per inference. Pure except for `gather`, which reads the store.
+axis, Pareto fronts of latency vs energy per inference, accuracy next to speed (accuracy_rows). Pure except for `gather`, which reads the store.
 Does not own: drawing (html.py, tabular.py), statistics of a comparison (compare.py, regress.py).
 """
 
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,6 +25,8 @@ from ..store import Store, config_key
 SCENARIO_COLUMNS = ("scenario", "rate_qps", "misses", "valid", "j_per_frame", "sustained_qps", "samples_per_s")
 ROW_METRICS = ("p50_ms", "p90_ms", "p99_ms", "throughput_ips", "peak_rss_mb", "mean_w", "mj_per_inference",
                "inferences_per_joule", "gflops_per_watt")
+# accuracy mode's columns (docs/accuracy.md): empty for rows without an accuracy pass
+ACCURACY_COLUMNS = ("top1", "top5", "accuracy_mae", "accuracy_samples", "accuracy_data")
 
 
 @dataclass
@@ -142,6 +145,60 @@ def row(r: Result) -> dict[str, Any]:
     out.update({"scenario": sc.label or sc.name, "rate_qps": sc.rate_qps, "misses": v["misses"], "valid": v["valid"],
                 "j_per_frame": v["j_per_frame"], "sustained_qps": v["sustained_qps"],
                 "samples_per_s": v["samples_per_s"]})
+    acc = r.accuracy
+    out.update({"top1": v["top1"], "top5": v["top5"], "accuracy_mae": v["accuracy_mae"],
+                "accuracy_samples": acc.samples if acc else None,
+                "accuracy_data": f"{os.path.basename(acc.data)} sha256:{acc.sha256[:12]}" if acc else None})
+    return out
+
+
+@dataclass(frozen=True)
+class AccuracyRow:
+    """One result's accuracy next to its speed, and its change from the fp32 run of the same configuration
+    (device, runtime, batch, threads, scenario) on the same data: int8's or fp16's cost in accuracy."""
+
+    result: Result
+    model: str
+    data: str
+    top1: float | None
+    top5: float | None
+    mae: float | None
+    vs_fp32_top1: float | None  # percentage points
+    vs_fp32_mae: float | None
+    fp32_run: str | None
+
+
+def accuracy_rows(results: Sequence[Result]) -> list[AccuracyRow]:
+    """The results with an accuracy pass, by model and data, fp32 first, each against its fp32 sibling."""
+    scored = [r for r in results if r.status == "ok" and r.accuracy is not None]
+
+    def sibling_key(r: Result) -> tuple[Any, ...]:
+        ident = r.identity
+        assert r.accuracy is not None
+        return (ident.device, ident.content or ident.model, ident.runtime, ident.batch, ident.threads,
+                ident.shapes, ident.scenario, r.accuracy.sha256)
+
+    fp32: dict[tuple[Any, ...], Result] = {}
+    for r in sorted(scored, key=lambda r: r.created_at):  # the newest fp32 run of a configuration
+        if r.precision == "fp32":
+            fp32[sibling_key(r)] = r
+    out = []
+    for r in scored:
+        a = r.accuracy
+        assert a is not None
+        v = metric_values(r)
+        base = fp32.get(sibling_key(r)) if r.precision != "fp32" else None
+        bv = metric_values(base) if base is not None else {}
+        d1 = v["top1"] - bv["top1"] if base is not None and v["top1"] is not None and bv["top1"] is not None \
+            else None
+        dm = v["accuracy_mae"] - bv["accuracy_mae"] if base is not None and v["accuracy_mae"] is not None \
+            and bv["accuracy_mae"] is not None else None
+        out.append(AccuracyRow(r, model_label(r), f"{os.path.basename(a.data)} ({a.samples} samples, sha256 "
+                               f"{a.sha256[:12]})", v["top1"], v["top5"], v["accuracy_mae"], d1, dm,
+                               base.run_id if base is not None else None))
+    order = {"fp32": 0, "fp16": 1, "int8": 2}
+    out.sort(key=lambda x: (x.model, x.data, x.result.device, x.result.runtime, order.get(x.result.precision, 3),
+                            x.result.precision))
     return out
 
 

@@ -22,7 +22,7 @@ from ..regress import Step, detect_step
 from ..store import config_key
 from ..vocab import fmt_value
 from . import svg
-from .data import ReportData, config_label, log_histogram, model_label, pareto_front, row
+from .data import ReportData, accuracy_rows, config_label, log_histogram, model_label, pareto_front, row
 from .svg import Chart, Scale, padded, t
 
 CSS = """
@@ -55,6 +55,7 @@ table.sortable th{cursor:pointer;user-select:none}table.sortable th:hover{backgr
 th.asc::after{content:" ▲";font-size:9px}th.desc::after{content:" ▼";font-size:9px}
 tr:hover td{background:#fafbfd}
 td.best{color:var(--good);font-weight:650}
+td.worse{color:var(--bad);font-weight:650}
 tr.harness td{color:#9aa5b1}
 .bar{display:inline-block;height:8px;border-radius:4px;background:#9ec5e3;vertical-align:middle;margin-right:6px}
 .dot{display:inline-block;width:10px;height:10px;border-radius:50%;margin-right:6px;vertical-align:-1px}
@@ -146,6 +147,7 @@ def render_html(data: ReportData) -> str:
         ("compare", "Board comparison", _comparison(data, dev_color)),
         ("dist", "Latency distribution", _distributions(data, dev_color)),
         ("pareto", "Performance per watt", _pareto(data, dev_color)),
+        ("accuracy", "Accuracy", _accuracy(data, dev_color)),
         ("power", "Power traces", _power(data, dev_color)),
         ("rates", "Latency and energy per frame against rate", _rates(data)),
         ("history", "Nightly history", _history(data)),
@@ -245,6 +247,39 @@ def _comparison(data: ReportData, dev_color: _Colors) -> str:
         parts.append(f"<h3>{t(model)}</h3><table class=\"sortable\"><thead><tr>{head}</tr></thead>"
                      f"<tbody>{''.join(body)}</tbody></table>")
     return "".join(parts)
+
+
+# -- accuracy ------------------------------------------------------------------------------------------------
+
+
+def _accuracy(data: ReportData, dev_color: _Colors) -> str:
+    rows = accuracy_rows(data.ok)
+    if not rows:
+        return ('<p class="note">No accuracy pass in this selection: give <code>--accuracy DATA.npz</code> '
+                '(inputs and labels or expected outputs) to score the model next to its speed.</p>')
+    names = ["model", "data", "board", "runtime", "precision", "top-1", "top-5", "Δ top-1 (points)", "MAE",
+             "Δ MAE", "p50 ms", "mJ/inf"]
+    head = "".join(("<th class=\"l\">" if i < 5 else "<th>") + t(h) + "</th>" for i, h in enumerate(names))
+    body = []
+    for a in rows:
+        r = a.result
+        x = row(r)
+        worse = ' class="worse"' if a.vs_fp32_top1 is not None and a.vs_fp32_top1 <= -0.5 else ""
+        body.append(
+            f'<tr class="acc-row" data-precision="{t(r.precision)}">'
+            f'<td class="l">{t(a.model)}</td><td class="l">{t(a.data)}</td>'
+            f'<td class="l" data-v="{t(r.device)}"><span class="dot" style="background:{dev_color(r.device)}">'
+            f'</span>{t(r.device)}</td><td class="l">{t(r.runtime)}</td><td class="l">{t(r.precision)}</td>'
+            + _num_cell(a.top1, text=_f(a.top1, "%")) + _num_cell(a.top5, text=_f(a.top5, "%"))
+            + (f'<td data-v="{a.vs_fp32_top1:.6g}"{worse}>{a.vs_fp32_top1:+.1f}</td>'
+               if a.vs_fp32_top1 is not None else '<td data-v="">–</td>')
+            + _num_cell(a.mae) + _num_cell(a.vs_fp32_mae, text=f"{a.vs_fp32_mae:+.3g}"
+                                           if a.vs_fp32_mae is not None else None)
+            + _num_cell(x["p50_ms"]) + _num_cell(x["mj_per_inference"]) + "</tr>")
+    return ('<p class="lede">Every sample of the data through the artifact that was measured, on the board, '
+            'after the timed loop. Δ is the change from the fp32 run of the same configuration on the same data '
+            '(points of top-1; a drop of half a point or more in <b style="color:#c62828">red</b>).</p>'
+            f'<table class="sortable"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>')
 
 
 # -- latency distributions ----------------------------------------------------------------------------------

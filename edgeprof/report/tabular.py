@@ -10,10 +10,19 @@ import html
 import io
 
 from ..vocab import fmt_value
-from .data import ROW_METRICS, SCENARIO_COLUMNS, ReportData, config_label, model_label, row
+from .data import (
+    ACCURACY_COLUMNS,
+    ROW_METRICS,
+    SCENARIO_COLUMNS,
+    ReportData,
+    accuracy_rows,
+    config_label,
+    model_label,
+    row,
+)
 
 CSV_COLUMNS = ("run_id", "created_at", "sweep_id", "status", "device", "model", "runtime", "precision", "batch",
-               "threads", *ROW_METRICS, "cv", "n", "power_source", *SCENARIO_COLUMNS, "reason")
+               "threads", *ROW_METRICS, "cv", "n", "power_source", *SCENARIO_COLUMNS, *ACCURACY_COLUMNS, "reason")
 
 _MD_COLS = (("p50_ms", "p50 ms"), ("p99_ms", "p99 ms"), ("throughput_ips", "inf/s"), ("peak_rss_mb", "peak MB"),
             ("mean_w", "W"), ("mj_per_inference", "mJ/inf"), ("inferences_per_joule", "inf/J"),
@@ -57,6 +66,19 @@ def render_markdown(data: ReportData) -> str:
             lines.append(f"| {_md(board)} | {_md(r.runtime)} | {_md(r.precision)} | {r.batch} | "
                          f"{r.threads or 'auto'} | "
                          + " | ".join(fmt_value(d[k]) for k, _ in _MD_COLS) + " |")
+    acc = accuracy_rows(ok)
+    if acc:
+        lines += ["", "## Accuracy", "", "Every sample of the data through the measured artifact, on the board. "
+                  "Δ: the change from the fp32 run of the same configuration on the same data.", "",
+                  "| model | data | board | runtime | precision | top-1 | top-5 | Δ top-1 (points) | MAE | "
+                  "p50 ms | mJ/inf |", "|---|---|---|---|---|--:|--:|--:|--:|--:|--:|"]
+        for a in acc:
+            d = row(a.result)
+            delta = f"{a.vs_fp32_top1:+.1f}" if a.vs_fp32_top1 is not None else "–"
+            lines.append(f"| {_md(a.model)} | {_md(a.data)} | {_md(a.result.device)} | {_md(a.result.runtime)} | "
+                         f"{_md(a.result.precision)} | {fmt_value(a.top1, '%')} | {fmt_value(a.top5, '%')} | "
+                         f"{delta} | {fmt_value(a.mae)} | {fmt_value(d['p50_ms'])} | "
+                         f"{fmt_value(d['mj_per_inference'])} |")
     if bad:
         lines += ["", "## Failed and skipped cells", "", "| status | cell | reason |", "|---|---|---|"]
         for r in bad:

@@ -10,7 +10,7 @@ from test_store import make_result
 from edgeprof.lab.history import previous_result
 from edgeprof.records import Artifact, Settings, TensorSpec
 from edgeprof.report.data import ReportData, model_label, model_labels
-from edgeprof.store import Store
+from edgeprof.store import DB_SCHEMA_VERSION, Store
 from edgeprof.vocab import ConfigIdentity
 
 SHA = "ab" * 32
@@ -72,7 +72,8 @@ def test_older_database_rows_are_rekeyed_on_open(tmp_path):
     store = Store(str(path))
     assert [row["config_key"] for row in store.list()] == [r.identity.key()]
     with eng.begin() as c:
-        assert c.execute(sa.text("SELECT value FROM meta WHERE key='schema_version'")).scalar() == "3"
+        assert c.execute(sa.text("SELECT value FROM meta WHERE key='schema_version'")).scalar() == str(
+            DB_SCHEMA_VERSION)
 
 
 def test_results_list_model_matches_base_name_or_substring(tmp_path):

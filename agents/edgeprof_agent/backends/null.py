@@ -44,6 +44,9 @@ class Backend(object):
             pass
         return None
 
+    def set_inputs(self, inputs):
+        pass
+
     def outputs(self):
         return []
 

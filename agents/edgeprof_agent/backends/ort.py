@@ -102,11 +102,9 @@ class Backend(object):
         if absent:
             raise OpError("bad_inputs", "model inputs %s were not provided" % ", ".join(absent))
         self._binding = self._sess.io_binding()
-        self._input_values = []
-        for name in names:
-            value = ort.OrtValue.ortvalue_from_numpy(given[name], "cpu", 0)
-            self._input_values.append(value)  # keep alive: the binding does not own it
-            self._binding.bind_ortvalue_input(name, value)
+        self._input_names = names
+        self._input_values = {}
+        self.set_inputs([(name, given[name]) for name in names])
         out_names = [o.name for o in self._sess.get_outputs()]
         for name in out_names:
             self._binding.bind_output(name, "cpu")
@@ -128,6 +126,14 @@ class Backend(object):
             ov = ort.OrtValue.ortvalue_from_shape_and_type(list(shape), dtype, "cpu", 0)
             self._output_values.append(ov)
             self._binding.bind_ortvalue_output(name, ov)
+
+    def set_inputs(self, inputs):
+        """Bind new arrays (the shapes and dtypes of load's) to the named inputs: the accuracy pass."""
+        ort = self._ort
+        for name, arr in inputs:
+            value = ort.OrtValue.ortvalue_from_numpy(arr, "cpu", 0)
+            self._input_values[name] = value  # keep alive: the binding does not own it
+            self._binding.bind_ortvalue_input(name, value)
 
     def run(self):
         self._sess.run_with_iobinding(self._binding)

@@ -82,6 +82,7 @@ class Backend(object):
         self._interp = None
         self.first_run_s = None  # the first inference's time (load runs it once; the I/O summary shows it)
         self._options = {}
+        self._in_details = []  # [(the name the run feeds it by, the input's details)]
         self._out_details = []
         self._delegate = None
 
@@ -112,7 +113,6 @@ class Backend(object):
 
     def _load(self, tfl, path, inputs, options):
         from ..protocol import OpError
-        import numpy as np
 
         options = dict(options or {})
         threads = options.get("threads")
@@ -159,19 +159,8 @@ class Backend(object):
         except Exception as e:
             raise OpError("load_failed", "allocating tensors failed: %s" % (str(e).splitlines() or [""])[0],
                           hint="the model may not accept these input shapes (--input/--batch)")
-        quantised = []
-        for d in interp.get_input_details():
-            name = self._pick_name(d, sig_names, given)
-            arr = given[name]
-            want = np.dtype(d["dtype"])
-            scale, zero = d.get("quantization") or (0.0, 0)
-            if want.kind in "iu" and scale and arr.dtype.kind == "f":
-                info = np.iinfo(want)
-                arr = np.clip(np.round(arr / scale + zero), info.min, info.max).astype(want)
-                quantised.append(name)
-            elif arr.dtype != want:
-                arr = arr.astype(want)
-            interp.set_tensor(d["index"], arr)
+        self._in_details = [(self._pick_name(d, sig_names, given), d) for d in interp.get_input_details()]
+        quantised = self.set_inputs(inputs)
         self._out_details = interp.get_output_details()
         t0 = time.time()
         try:
@@ -188,6 +177,28 @@ class Backend(object):
             "resized_inputs": resized,
             "quantized_inputs": quantised,
         }
+
+    def set_inputs(self, inputs):
+        """Set the named inputs (the shapes of load's; float data of an integer-quantised input is quantised with
+        the tensor's scale and zero point). Returns the names quantised so."""
+        import numpy as np
+
+        given = dict(inputs)
+        quantised = []
+        for name, d in self._in_details:
+            if name not in given:
+                continue
+            arr = given[name]
+            want = np.dtype(d["dtype"])
+            scale, zero = d.get("quantization") or (0.0, 0)
+            if want.kind in "iu" and scale and arr.dtype.kind == "f":
+                info = np.iinfo(want)
+                arr = np.clip(np.round(arr / scale + zero), info.min, info.max).astype(want)
+                quantised.append(name)
+            elif arr.dtype != want:
+                arr = arr.astype(want)
+            self._interp.set_tensor(d["index"], arr)
+        return quantised
 
     @staticmethod
     def _pick_name(detail, sig_names, given):
