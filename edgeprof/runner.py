@@ -290,9 +290,9 @@ def prepare(spec: RunSpec, cache_dir: Path | None = None, say: Callable[[str], N
     if spec.precision == "fp32" or (spec.runtime == "tensorrt" and spec.precision == "fp16"):
         return Prepared(fp32, fp32, source)  # TensorRT builds fp16 engines from the fp32 ONNX
 
-    shapes = input_plan(fp32.inputs, spec, cache).shapes
-    artifact = quantize_onnx(fp32, spec.precision, cache_dir=cache, shapes=shapes, seed=spec.seed,
-                             calibration=calibration, progress=say)
+    plan = input_plan(fp32.inputs, spec, cache)  # calibration feeds what the run feeds (constants, data, ranges)
+    artifact = quantize_onnx(fp32, spec.precision, cache_dir=cache, shapes=plan.shapes, seed=spec.seed,
+                             calibration=calibration, progress=say, plan=plan)
     loadable(artifact.path, f"the {spec.precision} model quantised from {spec.model}")
     return Prepared(artifact, fp32, source)
 
