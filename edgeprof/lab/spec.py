@@ -90,6 +90,7 @@ class Rule:
     match: dict[str, Any]
     settings: dict[str, Any] = field(default_factory=dict)
     limits: tuple[str, ...] = ()
+    settings_where: dict[str, str] = field(default_factory=dict)  # setting → "file:line path" of its key
 
 
 @dataclass
@@ -112,6 +113,7 @@ class SweepSpec:
     text: str = ""
     scenarios: list[str] = field(default_factory=lambda: [vocab.SINGLE_STREAM])
     rates: list[float] = field(default_factory=list)  # for the scheduled scenarios (server, fixed-rate)
+    settings_where: dict[str, str] = field(default_factory=dict)  # a `settings:` key → "file:line path"
 
     def scenario_rates(self) -> list[tuple[str, float | None]]:
         """(scenario, rate) pairs of the matrix: each scheduled scenario at every rate, the others once."""
@@ -231,8 +233,9 @@ def parse_sweep(text: str, path: str = "sweep.yaml") -> SweepSpec:
     threads: list[int | None] = [_threads(doc, n, p) for p, n in doc.seq(threads_node, "threads")] \
         if threads_node is not None else [None]
     settings = {k: s.default for k, s in SETTINGS.items()}
+    settings_where: dict[str, str] = {}
     if (n := node("settings")) is not None:
-        settings.update(_settings(doc, n, "settings", base))
+        settings.update(_settings_items(doc, doc.mapping(n, "settings"), "settings", base, settings_where))
     scenarios = _choices(doc, node("scenarios"), "scenarios", vocab.SCENARIOS, [vocab.SINGLE_STREAM])
     rates_node = node("rates")
     rates = [_rate(doc, n, p) for p, n in doc.seq(rates_node, "rates")] if rates_node is not None else []
@@ -250,7 +253,7 @@ def parse_sweep(text: str, path: str = "sweep.yaml") -> SweepSpec:
     spec = SweepSpec(path=path, name=name, inventory=inventory, models=models, devices=devices,
                      device_where=device_where, runtimes=runtimes, precisions=precisions, batch=batch,
                      threads=threads, settings=settings, include=[], exclude=[], overrides=[], budgets=[], text=text,
-                     scenarios=scenarios, rates=rates)
+                     scenarios=scenarios, rates=rates, settings_where=settings_where)
     for key in ("include", "exclude"):
         if (n := node(key)) is not None:
             for p, item in doc.seq(n, key, scalar_ok=False):
@@ -265,7 +268,9 @@ def parse_sweep(text: str, path: str = "sweep.yaml") -> SweepSpec:
                     match = _match(doc, vn, f"{p}.match", labels, allow_extra=False)
                 else:
                     rest.append((k, kn, vn))
-            spec.overrides.append(Rule(doc.where(item, p), match, settings=_settings_items(doc, rest, p, base)))
+            where: dict[str, str] = {}
+            spec.overrides.append(Rule(doc.where(item, p), match, settings=_settings_items(doc, rest, p, base, where),
+                                       settings_where=where))
     if (n := node("budgets")) is not None:
         for p, item in doc.seq(n, "budgets", scalar_ok=False):
             match = {}
@@ -401,12 +406,10 @@ def _threads(doc: Doc, node: Node, ypath: str) -> int | None:
     return doc.integer(node, ypath, 1, cap=THREADS_MAX, allow_null=True)
 
 
-def _settings(doc: Doc, node: Node, ypath: str, base: str) -> dict[str, Any]:
-    return _settings_items(doc, doc.mapping(node, ypath), ypath, base)
-
-
-def _settings_items(doc: Doc, items: list[tuple[str, Node, Node]], ypath: str, base: str) -> dict[str, Any]:
-    """Run settings by vocab.SETTINGS' rules (the same the deploy flags are checked with)."""
+def _settings_items(doc: Doc, items: list[tuple[str, Node, Node]], ypath: str, base: str,
+                    where: dict[str, str] | None = None) -> dict[str, Any]:
+    """Run settings by vocab.SETTINGS' rules (the same the deploy flags are checked with); `where` gets each
+    key's "file:line path"."""
     out: dict[str, Any] = {}
     for k, kn, vn in items:
         p = f"{ypath}.{k}"
@@ -414,6 +417,8 @@ def _settings_items(doc: Doc, items: list[tuple[str, Node, Node]], ypath: str, b
             raise doc.err(kn, p, f"unknown setting{did_you_mean(k, SETTINGS)}",
                           hint="settings: " + ", ".join(SETTINGS))
         out[k] = doc.setting(vn, p, SETTINGS[k])
+        if where is not None:
+            where[k] = doc.where(kn, p)
         if out[k] is not None and k in _INPUT_FEEDS:
             out[k] = _INPUT_FEEDS[k](doc, vn, p, out[k], base)
     return out
@@ -542,6 +547,20 @@ def resolve_devices(spec: SweepSpec, inventory: Any) -> list[Device]:
     return list(out.values())
 
 
+INPUT_FEEDS = ("input_data", "input_values", "input_ranges")
+
+
+def _no_input_feeds(cell: Cell, set_at: Mapping[str, str]) -> None:
+    """A null-runtime cell fed model inputs is refused (as deploy refuses --input-* with --runtime null): the
+    null runtime feeds none, and a setting silently dropped would be a mistake left unseen."""
+    for k in INPUT_FEEDS:
+        if cell.settings.get(k):
+            raise ConfigError(f"{set_at.get(k, cell.model_label)}: {k} reaches the null runtime's cell "
+                              f"{cell.cell_id}; the null runtime feeds no model inputs",
+                              hint="set it in an override that matches the other runtimes (match: {runtime: "
+                                   "onnxruntime}), or drop the null runtime's cells")
+
+
 def expand(spec: SweepSpec, devices: list[Device]) -> list[Cell]:
     """Every cell of the sweep, in a stable order; statically impossible ones carry `skip`."""
     by_name = {d.name: d for d in devices}
@@ -608,9 +627,13 @@ def expand(spec: SweepSpec, devices: list[Device]) -> list[Cell]:
         if any(matches(r, cell, by_name) for r in spec.exclude):
             continue
         seen.add(cell.cell_id)
+        set_at = dict(spec.settings_where)
         for r in spec.overrides:
             if matches(r, cell, by_name):
                 cell.settings.update(r.settings)
+                set_at.update({k: r.settings_where.get(k, r.where) for k in r.settings})
+        if cell.runtime == "null":
+            _no_input_feeds(cell, set_at)
         for r in spec.budgets:
             if matches(r, cell, by_name):
                 cell.budgets.extend(x for x in r.limits if x not in cell.budgets)

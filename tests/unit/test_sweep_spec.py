@@ -149,3 +149,22 @@ def test_settings_are_the_vocabulary_and_reach_the_run_spec(tmp_path):
                      "overrides: [{match: {model: ds_cnn}, idle_s: 1.5}]\n", tmp_path)
     run = cells[0].run_spec()
     assert run.idle_s == 1.5 and run.cooldown_timeout_s == 30.0 and run.max_queries is None
+
+
+def test_input_feeds_reaching_a_null_runtime_cell_are_refused_with_file_line(tmp_path):
+    """The null runtime feeds no model inputs (deploy refuses --input-* with --runtime null): a sweep setting that
+    reaches a null cell is refused at expansion, naming where it was set; one kept to other runtimes is fine."""
+    (tmp_path / "vad.onnx").write_bytes(b"x")
+    with pytest.raises(ConfigError) as e:
+        cells_of("models: [vad.onnx]\ndevices: [pi5]\nruntimes: [onnxruntime, null]\n"
+                 "settings:\n  input_values: {sr: 16000}\n", tmp_path)
+    msg = str(e.value).replace(str(tmp_path) + "/", "")
+    assert msg.startswith("s.yaml:5 settings.input_values: input_values reaches the null runtime's cell "
+                          "pi5/vad.onnx/null/fp32/b1/tauto; the null runtime feeds no model inputs"), msg
+    with pytest.raises(ConfigError) as e:
+        cells_of("models: [vad.onnx]\ndevices: [pi5]\ninclude: [{runtime: null}]\n"
+                 "overrides:\n  - match: {model: vad.onnx}\n    input_ranges: {x: '0:4'}\n", tmp_path)
+    assert str(e.value).replace(str(tmp_path) + "/", "").startswith("s.yaml:6 overrides[0].input_ranges: "), e.value
+    cells = cells_of("models: [vad.onnx]\ndevices: [pi5]\nruntimes: [onnxruntime, null]\n"
+                     "overrides: [{match: {runtime: onnxruntime}, input_values: {sr: 16000}}]\n", tmp_path)
+    assert {c.runtime: c.settings["input_values"] for c in cells} == {"onnxruntime": {"sr": 16000}, "null": None}
