@@ -327,8 +327,9 @@ def run_request(spec: RunSpec, device: Device, artifact: Artifact | None, remote
                 lease_token: str | None = None, input_data: ArtifactRef | None = None) -> RunRequest:
     """The agent's run request for `spec` (messages.RunRequest: host and agent share its fields and defaults)."""
     options = dict(spec.runtime_options)
-    if spec.runtime == "tensorrt":
-        options.setdefault("precision", spec.precision)
+    if spec.runtime == "tensorrt":  # the engine's precision is the artifact's: a user's int8 file (as given) is int8
+        precision = artifact.precision if artifact is not None and as_given(artifact) else spec.precision
+        options.setdefault("precision", precision)
     return RunRequest(
         runtime=spec.runtime,
         artifact=ArtifactRef(path=remote_path, format=artifact.format, sha256=artifact.sha256)
