@@ -14,6 +14,8 @@ Sweep file format history (keep next to the constant):
   1 — version, name, inventory, models, devices, runtimes, precisions, batch, threads, settings, include,
       exclude, overrides, budgets. Later added within version 1 (optional, a file without them means what it
       meant): scenarios and rates (load scenarios, docs/scenarios.md; match rules take scenario and rate).
+      Without `runtimes:` each model runs on its format's runtime (tflite for a .tflite file; before, onnxruntime
+      for all, which only made .tflite models skip rows); an input setting that reaches a null cell is refused.
 
     version: 1
     name: nightly
@@ -25,7 +27,7 @@ Sweep file format history (keep next to the constant):
     devices:
       - jetson-nano                   # a device name from devices.yaml, or
       - {soc: orin}                   # a tag selector: every device whose tags match
-    runtimes: [onnxruntime]
+    runtimes: [onnxruntime]           # default: each model's format's runtime (tflite for .tflite, else onnxruntime)
     precisions: [fp32]
     batch: [1, 8]
     threads: [null, 2]                # null: the runtime's default
@@ -54,6 +56,7 @@ from .. import vocab
 from ..config import BATCH_MAX, THREADS_MAX, Doc, compose, did_you_mean, read_text, resolve_path
 from ..errors import ConfigError, ModelError
 from ..export.inputs import parse_input_range, parse_input_value
+from ..export.resolve import default_runtime
 from ..records import Device, RunSpec
 from ..regress import parse_budget
 from .decide import cell_decision
@@ -101,7 +104,7 @@ class SweepSpec:
     models: list[ModelEntry]
     devices: list[tuple[str, Any]]  # ("name", str) | ("tags", dict), with where
     device_where: list[str]
-    runtimes: list[str]
+    runtimes: list[str]  # as written under `runtimes:`; empty: each model's format's runtime (runtimes_for)
     precisions: list[str]
     batch: list[int]
     threads: list[int | None]
@@ -114,6 +117,11 @@ class SweepSpec:
     scenarios: list[str] = field(default_factory=lambda: [vocab.SINGLE_STREAM])
     rates: list[float] = field(default_factory=list)  # for the scheduled scenarios (server, fixed-rate)
     settings_where: dict[str, str] = field(default_factory=dict)  # a `settings:` key → "file:line path"
+
+    def runtimes_for(self, model: ModelEntry) -> list[str]:
+        """The runtime axis of `model`: `runtimes:` as written, else the runtime `deploy` defaults its format to
+        (tflite for a .tflite file, onnxruntime for ONNX files, bundled and builder models)."""
+        return self.runtimes or [default_runtime(model.ref)]
 
     def scenario_rates(self) -> list[tuple[str, float | None]]:
         """(scenario, rate) pairs of the matrix: each scheduled scenario at every rate, the others once."""
@@ -226,7 +234,7 @@ def parse_sweep(text: str, path: str = "sweep.yaml") -> SweepSpec:
 
     models = _models(doc, top["models"][1], base)
     devices, device_where = _devices(doc, top["devices"][1])
-    runtimes = _choices(doc, node("runtimes"), "runtimes", KNOWN_RUNTIMES, ["onnxruntime"])
+    runtimes = _choices(doc, node("runtimes"), "runtimes", KNOWN_RUNTIMES, [])  # []: by each model's format
     precisions = _choices(doc, node("precisions"), "precisions", KNOWN_PRECISIONS, ["fp32"])
     batch_node, threads_node = node("batch"), node("threads")
     batch = [_batch(doc, n, p) for p, n in doc.seq(batch_node, "batch")] if batch_node is not None else [1]
@@ -569,7 +577,7 @@ def expand(spec: SweepSpec, devices: list[Device]) -> list[Cell]:
     pairs = spec.scenario_rates()
     for d in devices:
         for m in spec.models:
-            for rt in spec.runtimes:
+            for rt in spec.runtimes_for(m):
                 for pr in spec.precisions:
                     for b in spec.batch:
                         for t in spec.threads:
@@ -581,7 +589,6 @@ def expand(spec: SweepSpec, devices: list[Device]) -> list[Cell]:
             "device": ([d.name for d in devices if _tag_ok(d, rule.match["device"]["tags"])]
                        if isinstance(rule.match.get("device"), dict)
                        else [str(v) for v in rule.match.get("device", list(by_name))]),
-            "runtime": [str(v) for v in rule.match.get("runtime", spec.runtimes)],
             "precision": [str(v) for v in rule.match.get("precision", spec.precisions)],
             "batch": rule.match.get("batch", spec.batch),
             "threads": rule.match.get("threads", spec.threads),
@@ -599,8 +606,8 @@ def expand(spec: SweepSpec, devices: list[Device]) -> list[Cell]:
             if dn not in by_name:
                 raise ConfigError(f"{rule.where}: device {dn!r} is not one of the sweep's devices",
                                   hint="add it under `devices:` first")
-        for rt in axes["runtime"]:
-            if rt not in KNOWN_RUNTIMES:
+        for rt in rule.match.get("runtime", []):
+            if str(rt) not in KNOWN_RUNTIMES:
                 raise ConfigError(f"{rule.where}: unknown runtime {rt!r}", hint=f"known: {', '.join(KNOWN_RUNTIMES)}")
         for b in axes["batch"]:
             if not isinstance(b, int) or isinstance(b, bool) or b < 1:
@@ -609,8 +616,10 @@ def expand(spec: SweepSpec, devices: list[Device]) -> list[Cell]:
             if t is not None and (not isinstance(t, int) or isinstance(t, bool) or t < 1):
                 raise ConfigError(f"{rule.where}: threads {t!r} must be an integer >= 1 or null")
         for ml in axes["model"]:
+            runtimes = [str(v) for v in rule.match["runtime"]] if "runtime" in rule.match \
+                else spec.runtimes_for(model_by_label[ml])
             for dn in axes["device"]:
-                for rt in axes["runtime"]:
+                for rt in runtimes:
                     for pr in axes["precision"]:
                         for b in axes["batch"]:
                             for t in axes["threads"]:

@@ -168,3 +168,19 @@ def test_input_feeds_reaching_a_null_runtime_cell_are_refused_with_file_line(tmp
     cells = cells_of("models: [vad.onnx]\ndevices: [pi5]\nruntimes: [onnxruntime, null]\n"
                      "overrides: [{match: {runtime: onnxruntime}, input_values: {sr: 16000}}]\n", tmp_path)
     assert {c.runtime: c.settings["input_values"] for c in cells} == {"onnxruntime": {"sr": 16000}, "null": None}
+
+
+def test_without_runtimes_each_model_runs_on_its_formats_runtime(tmp_path):
+    """No `runtimes:`: a .tflite file runs on tflite (as deploy defaults it), .onnx files and bundled models on
+    onnxruntime, also in include rules; it was onnxruntime for all, so the .tflite cell was a skip row.
+    An explicit `runtimes:` is the matrix as written."""
+    (tmp_path / "kws.tflite").write_bytes(b"x")
+    (tmp_path / "vad.onnx").write_bytes(b"x")
+    cells = cells_of("models: [ds_cnn, kws.tflite, vad.onnx]\ndevices: [pi5]\n"
+                     "include: [{model: kws.tflite, batch: 2}]\n", tmp_path)
+    assert [(c.model_label, c.runtime, c.batch, c.skip) for c in cells] == [
+        ("ds_cnn", "onnxruntime", 1, None), ("kws.tflite", "tflite", 1, None), ("vad.onnx", "onnxruntime", 1, None),
+        ("kws.tflite", "tflite", 2, None)]
+    cells = cells_of("models: [kws.tflite, vad.onnx]\ndevices: [pi5]\nruntimes: [onnxruntime]\n", tmp_path)
+    assert [(c.model_label, c.runtime) for c in cells] == [("kws.tflite", "onnxruntime"), ("vad.onnx", "onnxruntime")]
+    assert cells[0].skip and not cells[1].skip
