@@ -299,9 +299,9 @@ def prepare(spec: RunSpec, cache_dir: Path | None = None, say: Callable[[str], N
     if spec.precision == "fp32" or (spec.runtime == "tensorrt" and spec.precision == "fp16"):
         return Prepared(fp32, fp32, source)  # TensorRT builds fp16 engines from the fp32 ONNX
 
-    shapes = input_plan(fp32.inputs, spec, cache).shapes
-    artifact = quantize_onnx(fp32, spec.precision, cache_dir=cache, shapes=shapes, seed=spec.seed,
-                             calibration=calibration, progress=say)
+    plan = input_plan(fp32.inputs, spec, cache)  # calibration feeds what the run feeds (constants, data, ranges)
+    artifact = quantize_onnx(fp32, spec.precision, cache_dir=cache, shapes=plan.shapes, seed=spec.seed,
+                             calibration=calibration, progress=say, plan=plan)
     loadable(artifact.path, f"the {spec.precision} model quantised from {spec.model}")
     return Prepared(artifact, fp32, source)
 
@@ -337,8 +337,9 @@ def run_request(spec: RunSpec, device: Device, artifact: Artifact | None, remote
                 accuracy: AccuracySpec | None = None) -> RunRequest:
     """The agent's run request for `spec` (messages.RunRequest: host and agent share its fields and defaults)."""
     options = dict(spec.runtime_options)
-    if spec.runtime == "tensorrt":
-        options.setdefault("precision", spec.precision)
+    if spec.runtime == "tensorrt":  # the engine's precision is the artifact's: a user's int8 file (as given) is int8
+        precision = artifact.precision if artifact is not None and as_given(artifact) else spec.precision
+        options.setdefault("precision", precision)
     return RunRequest(
         runtime=spec.runtime,
         artifact=ArtifactRef(path=remote_path, format=artifact.format, sha256=artifact.sha256)

@@ -199,6 +199,11 @@ def run(args: argparse.Namespace) -> int:
     from ..runner import deploy, validate_spec
 
     validate_spec(spec)
+    fed = [f for f, v in (("--input-data", args.input_data), ("--input-value", values), ("--input-range", ranges))
+           if v]
+    if spec.runtime == "null" and fed:
+        raise ConfigError(f"{fed[0]} with --runtime null: the null runtime feeds no model inputs",
+                          hint=f"drop {' and '.join(fed)}, or pick a runtime (onnxruntime, tflite, tensorrt)")
     if args.input_data is not None and not os.path.exists(os.path.expanduser(args.input_data)):
         raise ConfigError(f"--input-data {args.input_data}: no such file or directory",
                           hint="give an .npz file (arrays by input name) or a directory of NAME.npy files")

@@ -15,13 +15,16 @@ Owns:
   they were.
 - "as given": `onnx_given_precision` tells an already-quantised (QDQ / QLinear / integer ops) or fp16 file, which
   runs as it is and is labelled `int8 (as given)` (`as_given`), never quantised again.
-- calibration inputs: seeded random arrays from the model's declared input ranges (default, `CALIBRATION_SAMPLES`
-  of them, seeds seed+1000+i, never the measurement seed), or a directory of `.npy` files (one model input:
-  one sample per file) or `.npz` files (several inputs: one sample per file, keys = input names). A sample may
-  leave out the batch dimension; it is added.
+- calibration inputs: what the run's input plan feeds (export/inputs.InputPlan): an `--input-value` constant is
+  that constant, an `--input-data` array that array, a generated input is drawn seeded from its range (the
+  `--input-range` one, else the model's declared one; `CALIBRATION_SAMPLES` samples, seeds seed+1000+i, never the
+  measurement seed). A directory of `.npy` files (the one input the plan does not fix: one sample per file) or
+  `.npz` files (keys = input names, one sample per file) wins for the inputs it holds; an input its files lack
+  is taken from the plan's constant or data, else refused. A sample may leave out the batch dimension; it is added.
 - the cache (artifact_cache.build_cached, which runs each conversion inside a capture: onnxruntime's and
-  onnxconverter-common's warnings and logs go to `cache_dir/<key>.log`): entries keyed by the fp32 file's sha256, the precision, the calibration (content hash), the
-  versions of onnxruntime/onnxconverter-common and this file's text.
+  onnxconverter-common's warnings and logs go to `cache_dir/<key>.log`): entries keyed by the fp32 file's sha256,
+  the precision, the calibration (content hash of the directory, and what the plan fed each input: constant,
+  data file sha256, range), the versions of onnxruntime/onnxconverter-common and this file's text.
 Does not own: the fp32 export (onnx_export.py), TFLite (tflite_export.py), fidelity (fidelity.py).
 """
 
@@ -45,6 +48,8 @@ from .inputs import make_inputs
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
 
+    from .inputs import InputPlan
+
 __all__ = ["quantize_onnx", "calibration_samples", "calibration_fingerprint", "CALIBRATION_SAMPLES",
            "ONNX_PRECISIONS"]
 
@@ -59,16 +64,20 @@ Progress = Callable[[str], None]
 
 
 def calibration_samples(specs: Sequence[TensorSpec], shapes: Mapping[str, tuple[int, ...]], seed: int,
-                        directory: str | Path | None = None,
-                        count: int = CALIBRATION_SAMPLES) -> list[dict[str, np.ndarray]]:
+                        directory: str | Path | None = None, count: int = CALIBRATION_SAMPLES,
+                        fixed: Mapping[str, np.ndarray] | None = None) -> list[dict[str, np.ndarray]]:
     """Calibration feeds, one dict {input name: array at its concrete shape} per sample.
 
-    Without `directory`: `count` seeded random samples (seed + 1000 + i), distinct from the measured inputs.
-    With it: every `.npy` (single-input models) or `.npz` (keys = input names) file, sorted by name."""
+    `specs` carry each generated input's range (the plan's, after --input-range); `fixed` holds the arrays the
+    run feeds as they are (InputPlan.fixed(): --input-value constants, --input-data arrays).
+    Without `directory`: `count` seeded samples (seed + 1000 + i, distinct from the measured inputs), the fixed
+    inputs as they are. With it: every `.npy` (the one input not fixed) or `.npz` (keys = input names) file,
+    sorted by name; an input a file lacks comes from `fixed`, else it is refused."""
     import numpy as np
 
+    fixed = dict(fixed or {})
     if directory is None:
-        return [make_inputs(specs, shapes, seed + CALIBRATION_SEED_OFFSET + i) for i in range(count)]
+        return [make_inputs(specs, shapes, seed + CALIBRATION_SEED_OFFSET + i, fixed) for i in range(count)]
     root = Path(directory).expanduser()
     if not root.is_dir():
         raise ConfigError(f"--calibration {directory}: not a directory",
@@ -78,28 +87,33 @@ def calibration_samples(specs: Sequence[TensorSpec], shapes: Mapping[str, tuple[
         raise ConfigError(f"--calibration {directory}: no .npy or .npz files there",
                           hint="save one sample per file with numpy.save / numpy.savez")
     names = [s.name for s in specs]
+    open_names = [n for n in names if n not in fixed]  # the inputs the run does not feed as they are
     samples: list[dict[str, np.ndarray]] = []
     for f in files:
         try:
             if f.suffix == ".npy":
-                if len(specs) != 1:
+                if len(open_names) != 1:
                     raise ConfigError(
-                        f"--calibration {f}: a .npy file holds one array but the model has {len(specs)} inputs "
-                        f"({', '.join(names)})", hint="save each sample as .npz with one key per input name")
-                raw = {names[0]: np.load(f, allow_pickle=False)}
+                        f"--calibration {f}: a .npy file holds one array but the model has {len(open_names)} inputs "
+                        f"({', '.join(open_names)})" + (" not fed by --input-value/--input-data" if fixed else ""),
+                        hint="save each sample as .npz with one key per input name")
+                raw = {open_names[0]: np.load(f, allow_pickle=False)}
             else:
                 with np.load(f, allow_pickle=False) as z:
                     raw = {k: z[k] for k in z.files}
         except (OSError, ValueError) as e:
             raise ConfigError(f"--calibration {f}: cannot read it: {e}",
                               hint="files must be written by numpy.save / numpy.savez (no pickles)") from e
-        missing = [n for n in names if n not in raw]
+        missing = [n for n in names if n not in raw and n not in fixed]
         if missing:
             raise ConfigError(f"--calibration {f}: no array for input(s) {', '.join(missing)}",
                               hint=f"its keys are {', '.join(sorted(raw)) or 'none'}; the model's inputs are "
-                                   f"{', '.join(names)}")
+                                   f"{', '.join(names)} (or feed one with --input-value / --input-data)")
         sample = {}
         for s in specs:
+            if s.name not in raw:
+                sample[s.name] = fixed[s.name]
+                continue
             arr = np.asarray(raw[s.name])
             want = tuple(shapes[s.name])
             if arr.shape != want and arr.shape == want[1:]:  # no batch dim: repeat the sample over the batch
@@ -112,16 +126,38 @@ def calibration_samples(specs: Sequence[TensorSpec], shapes: Mapping[str, tuple[
     return samples
 
 
-def calibration_fingerprint(directory: str | Path | None, count: int = CALIBRATION_SAMPLES) -> dict[str, Any]:
-    """What decides the calibration: the seeded default, or the sha256 of every file in the directory."""
+def calibration_fingerprint(directory: str | Path | None, count: int = CALIBRATION_SAMPLES,
+                            plan: InputPlan | None = None) -> dict[str, Any]:
+    """What decides the calibration: the seeded default, or the sha256 of every file in the directory; with the
+    run's input `plan`, what it feeds each input that is not drawn from the model's own range (`inputs`)."""
     if directory is None:
-        return {"kind": "seeded-random", "samples": count, "seed_offset": CALIBRATION_SEED_OFFSET}
-    root = Path(directory).expanduser()
-    h = hashlib.sha256()
-    files = sorted(p for p in root.iterdir() if p.suffix in (".npy", ".npz") and p.is_file()) if root.is_dir() else []
-    for p in files:
-        h.update(p.name.encode() + b"\0" + p.read_bytes())
-    return {"kind": "directory", "path": str(root), "files": len(files), "sha256": h.hexdigest()}
+        out: dict[str, Any] = {"kind": "seeded-random", "samples": count, "seed_offset": CALIBRATION_SEED_OFFSET}
+    else:
+        root = Path(directory).expanduser()
+        h = hashlib.sha256()
+        files = sorted(p for p in root.iterdir() if p.suffix in (".npy", ".npz") and p.is_file()) \
+            if root.is_dir() else []
+        for p in files:
+            h.update(p.name.encode() + b"\0" + p.read_bytes())
+        out = {"kind": "directory", "path": str(root), "files": len(files), "sha256": h.hexdigest()}
+    feeds = plan_feeds(plan) if plan is not None else {}
+    if feeds:
+        out["inputs"] = feeds
+    return out
+
+
+def plan_feeds(plan: InputPlan) -> dict[str, dict[str, Any]]:
+    """What the plan feeds each input: a constant (its value), a data array (its file's sha256), or seeded values
+    from a range (the --input-range one, else the model's declared one)."""
+    out: dict[str, dict[str, Any]] = {}
+    for p in plan.inputs:
+        if p.feed == "value":
+            out[p.spec.name] = {"feed": "value", "value": p.value}
+        elif p.feed == "data":
+            out[p.spec.name] = {"feed": "data", "sha256": p.sha256}
+        else:
+            out[p.spec.name] = {"feed": "generated", "low": p.spec.low, "high": p.spec.high}
+    return out
 
 
 # ------------------------------------------------------------------------------------------- quantise
@@ -129,8 +165,10 @@ def calibration_fingerprint(directory: str | Path | None, count: int = CALIBRATI
 
 def quantize_onnx(fp32: Artifact, precision: str, *, cache_dir: Path, shapes: Mapping[str, tuple[int, ...]],
                   seed: int = 0, calibration: str | Path | None = None,
-                  progress: Progress | None = None) -> Artifact:
-    """The `precision` version of an fp32 ONNX artifact (fp32 returns it unchanged). Cached."""
+                  progress: Progress | None = None, plan: InputPlan | None = None) -> Artifact:
+    """The `precision` version of an fp32 ONNX artifact (fp32 returns it unchanged). Cached.
+    `plan`: the run's input plan; int8 calibration feeds what it feeds (constants, data, ranges; see
+    calibration_samples). Without it every input is drawn from the model's declared range."""
     say = to_terminal(progress)
     if precision == "fp32":
         return fp32
@@ -147,7 +185,7 @@ def quantize_onnx(fp32: Artifact, precision: str, *, cache_dir: Path, shapes: Ma
         "onnxconverter-common": dist_version("onnxconverter-common"),
     }
     if precision == "int8":
-        material["calibration"] = calibration_fingerprint(calibration)
+        material["calibration"] = calibration_fingerprint(calibration, plan=plan)
         material["seed"] = seed
         material["shapes"] = {k: list(v) for k, v in shapes.items()}
 
@@ -157,9 +195,11 @@ def quantize_onnx(fp32: Artifact, precision: str, *, cache_dir: Path, shapes: Ma
             options = _fp16(Path(fp32.path), out)
         else:
             say(f"{fp32.model_name}: quantising ONNX to int8 (static QDQ, per-channel)")
-            samples = calibration_samples(fp32.inputs, shapes, seed, calibration)
+            specs = plan.specs if plan is not None else fp32.inputs
+            samples = calibration_samples(specs, shapes, seed, calibration,
+                                          fixed=plan.fixed() if plan is not None else None)
             options = _int8(Path(fp32.path), out, samples)
-            options["calibration"] = calibration_fingerprint(calibration)
+            options["calibration"] = calibration_fingerprint(calibration, plan=plan)
             options["calibration_shapes"] = {k: list(v) for k, v in shapes.items()}
             _loads_in_onnxruntime(out, "int8")
         export_options = {**fp32.export_options, "fp32_sha256": fp32.sha256, "precision": precision, **options}

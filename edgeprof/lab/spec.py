@@ -14,6 +14,8 @@ Sweep file format history (keep next to the constant):
   1 — version, name, inventory, models, devices, runtimes, precisions, batch, threads, settings, include,
       exclude, overrides, budgets. Later added within version 1 (optional, a file without them means what it
       meant): scenarios and rates (load scenarios, docs/scenarios.md; match rules take scenario and rate).
+      Without `runtimes:` each model runs on its format's runtime (tflite for a .tflite file; before, onnxruntime
+      for all, which only made .tflite models skip rows); an input setting that reaches a null cell is refused.
 
     version: 1
     name: nightly
@@ -25,7 +27,7 @@ Sweep file format history (keep next to the constant):
     devices:
       - jetson-nano                   # a device name from devices.yaml, or
       - {soc: orin}                   # a tag selector: every device whose tags match
-    runtimes: [onnxruntime]
+    runtimes: [onnxruntime]           # default: each model's format's runtime (tflite for .tflite, else onnxruntime)
     precisions: [fp32]
     batch: [1, 8]
     threads: [null, 2]                # null: the runtime's default
@@ -54,6 +56,7 @@ from .. import vocab
 from ..config import BATCH_MAX, THREADS_MAX, Doc, compose, did_you_mean, read_text, resolve_path
 from ..errors import ConfigError, ModelError
 from ..export.inputs import parse_input_range, parse_input_value
+from ..export.resolve import default_runtime
 from ..records import Device, RunSpec
 from ..regress import parse_budget
 from .decide import cell_decision
@@ -90,6 +93,7 @@ class Rule:
     match: dict[str, Any]
     settings: dict[str, Any] = field(default_factory=dict)
     limits: tuple[str, ...] = ()
+    settings_where: dict[str, str] = field(default_factory=dict)  # setting → "file:line path" of its key
 
 
 @dataclass
@@ -100,7 +104,7 @@ class SweepSpec:
     models: list[ModelEntry]
     devices: list[tuple[str, Any]]  # ("name", str) | ("tags", dict), with where
     device_where: list[str]
-    runtimes: list[str]
+    runtimes: list[str]  # as written under `runtimes:`; empty: each model's format's runtime (runtimes_for)
     precisions: list[str]
     batch: list[int]
     threads: list[int | None]
@@ -112,6 +116,12 @@ class SweepSpec:
     text: str = ""
     scenarios: list[str] = field(default_factory=lambda: [vocab.SINGLE_STREAM])
     rates: list[float] = field(default_factory=list)  # for the scheduled scenarios (server, fixed-rate)
+    settings_where: dict[str, str] = field(default_factory=dict)  # a `settings:` key → "file:line path"
+
+    def runtimes_for(self, model: ModelEntry) -> list[str]:
+        """The runtime axis of `model`: `runtimes:` as written, else the runtime `deploy` defaults its format to
+        (tflite for a .tflite file, onnxruntime for ONNX files, bundled and builder models)."""
+        return self.runtimes or [default_runtime(model.ref)]
 
     def scenario_rates(self) -> list[tuple[str, float | None]]:
         """(scenario, rate) pairs of the matrix: each scheduled scenario at every rate, the others once."""
@@ -225,15 +235,16 @@ def parse_sweep(text: str, path: str = "sweep.yaml") -> SweepSpec:
 
     models = _models(doc, top["models"][1], base)
     devices, device_where = _devices(doc, top["devices"][1])
-    runtimes = _choices(doc, node("runtimes"), "runtimes", KNOWN_RUNTIMES, ["onnxruntime"])
+    runtimes = _choices(doc, node("runtimes"), "runtimes", KNOWN_RUNTIMES, [])  # []: by each model's format
     precisions = _choices(doc, node("precisions"), "precisions", KNOWN_PRECISIONS, ["fp32"])
     batch_node, threads_node = node("batch"), node("threads")
     batch = [_batch(doc, n, p) for p, n in doc.seq(batch_node, "batch")] if batch_node is not None else [1]
     threads: list[int | None] = [_threads(doc, n, p) for p, n in doc.seq(threads_node, "threads")] \
         if threads_node is not None else [None]
     settings = {k: s.default for k, s in SETTINGS.items()}
+    settings_where: dict[str, str] = {}
     if (n := node("settings")) is not None:
-        settings.update(_settings(doc, n, "settings", base))
+        settings.update(_settings_items(doc, doc.mapping(n, "settings"), "settings", base, settings_where))
     scenarios = _choices(doc, node("scenarios"), "scenarios", vocab.SCENARIOS, [vocab.SINGLE_STREAM])
     rates_node = node("rates")
     rates = [_rate(doc, n, p) for p, n in doc.seq(rates_node, "rates")] if rates_node is not None else []
@@ -251,7 +262,7 @@ def parse_sweep(text: str, path: str = "sweep.yaml") -> SweepSpec:
     spec = SweepSpec(path=path, name=name, inventory=inventory, models=models, devices=devices,
                      device_where=device_where, runtimes=runtimes, precisions=precisions, batch=batch,
                      threads=threads, settings=settings, include=[], exclude=[], overrides=[], budgets=[], text=text,
-                     scenarios=scenarios, rates=rates)
+                     scenarios=scenarios, rates=rates, settings_where=settings_where)
     for key in ("include", "exclude"):
         if (n := node(key)) is not None:
             for p, item in doc.seq(n, key, scalar_ok=False):
@@ -266,7 +277,9 @@ def parse_sweep(text: str, path: str = "sweep.yaml") -> SweepSpec:
                     match = _match(doc, vn, f"{p}.match", labels, allow_extra=False)
                 else:
                     rest.append((k, kn, vn))
-            spec.overrides.append(Rule(doc.where(item, p), match, settings=_settings_items(doc, rest, p, base)))
+            where: dict[str, str] = {}
+            spec.overrides.append(Rule(doc.where(item, p), match, settings=_settings_items(doc, rest, p, base, where),
+                                       settings_where=where))
     if (n := node("budgets")) is not None:
         for p, item in doc.seq(n, "budgets", scalar_ok=False):
             match = {}
@@ -402,12 +415,10 @@ def _threads(doc: Doc, node: Node, ypath: str) -> int | None:
     return doc.integer(node, ypath, 1, cap=THREADS_MAX, allow_null=True)
 
 
-def _settings(doc: Doc, node: Node, ypath: str, base: str) -> dict[str, Any]:
-    return _settings_items(doc, doc.mapping(node, ypath), ypath, base)
-
-
-def _settings_items(doc: Doc, items: list[tuple[str, Node, Node]], ypath: str, base: str) -> dict[str, Any]:
-    """Run settings by vocab.SETTINGS' rules (the same the deploy flags are checked with)."""
+def _settings_items(doc: Doc, items: list[tuple[str, Node, Node]], ypath: str, base: str,
+                    where: dict[str, str] | None = None) -> dict[str, Any]:
+    """Run settings by vocab.SETTINGS' rules (the same the deploy flags are checked with); `where` gets each
+    key's "file:line path"."""
     out: dict[str, Any] = {}
     for k, kn, vn in items:
         p = f"{ypath}.{k}"
@@ -415,6 +426,8 @@ def _settings_items(doc: Doc, items: list[tuple[str, Node, Node]], ypath: str, b
             raise doc.err(kn, p, f"unknown setting{did_you_mean(k, SETTINGS)}",
                           hint="settings: " + ", ".join(SETTINGS))
         out[k] = doc.setting(vn, p, SETTINGS[k])
+        if where is not None:
+            where[k] = doc.where(kn, p)
         if out[k] is not None and k in _INPUT_FEEDS:
             out[k] = _INPUT_FEEDS[k](doc, vn, p, out[k], base)
     return out
@@ -544,6 +557,20 @@ def resolve_devices(spec: SweepSpec, inventory: Any) -> list[Device]:
     return list(out.values())
 
 
+INPUT_FEEDS = ("input_data", "input_values", "input_ranges")
+
+
+def _no_input_feeds(cell: Cell, set_at: Mapping[str, str]) -> None:
+    """A null-runtime cell fed model inputs is refused (as deploy refuses --input-* with --runtime null): the
+    null runtime feeds none, and a setting silently dropped would be a mistake left unseen."""
+    for k in INPUT_FEEDS:
+        if cell.settings.get(k):
+            raise ConfigError(f"{set_at.get(k, cell.model_label)}: {k} reaches the null runtime's cell "
+                              f"{cell.cell_id}; the null runtime feeds no model inputs",
+                              hint="set it in an override that matches the other runtimes (match: {runtime: "
+                                   "onnxruntime}), or drop the null runtime's cells")
+
+
 def expand(spec: SweepSpec, devices: list[Device]) -> list[Cell]:
     """Every cell of the sweep, in a stable order; statically impossible ones carry `skip`."""
     by_name = {d.name: d for d in devices}
@@ -552,7 +579,7 @@ def expand(spec: SweepSpec, devices: list[Device]) -> list[Cell]:
     pairs = spec.scenario_rates()
     for d in devices:
         for m in spec.models:
-            for rt in spec.runtimes:
+            for rt in spec.runtimes_for(m):
                 for pr in spec.precisions:
                     for b in spec.batch:
                         for t in spec.threads:
@@ -564,7 +591,6 @@ def expand(spec: SweepSpec, devices: list[Device]) -> list[Cell]:
             "device": ([d.name for d in devices if _tag_ok(d, rule.match["device"]["tags"])]
                        if isinstance(rule.match.get("device"), dict)
                        else [str(v) for v in rule.match.get("device", list(by_name))]),
-            "runtime": [str(v) for v in rule.match.get("runtime", spec.runtimes)],
             "precision": [str(v) for v in rule.match.get("precision", spec.precisions)],
             "batch": rule.match.get("batch", spec.batch),
             "threads": rule.match.get("threads", spec.threads),
@@ -582,8 +608,8 @@ def expand(spec: SweepSpec, devices: list[Device]) -> list[Cell]:
             if dn not in by_name:
                 raise ConfigError(f"{rule.where}: device {dn!r} is not one of the sweep's devices",
                                   hint="add it under `devices:` first")
-        for rt in axes["runtime"]:
-            if rt not in KNOWN_RUNTIMES:
+        for rt in rule.match.get("runtime", []):
+            if str(rt) not in KNOWN_RUNTIMES:
                 raise ConfigError(f"{rule.where}: unknown runtime {rt!r}", hint=f"known: {', '.join(KNOWN_RUNTIMES)}")
         for b in axes["batch"]:
             if not isinstance(b, int) or isinstance(b, bool) or b < 1:
@@ -592,8 +618,10 @@ def expand(spec: SweepSpec, devices: list[Device]) -> list[Cell]:
             if t is not None and (not isinstance(t, int) or isinstance(t, bool) or t < 1):
                 raise ConfigError(f"{rule.where}: threads {t!r} must be an integer >= 1 or null")
         for ml in axes["model"]:
+            runtimes = [str(v) for v in rule.match["runtime"]] if "runtime" in rule.match \
+                else spec.runtimes_for(model_by_label[ml])
             for dn in axes["device"]:
-                for rt in axes["runtime"]:
+                for rt in runtimes:
                     for pr in axes["precision"]:
                         for b in axes["batch"]:
                             for t in axes["threads"]:
@@ -610,9 +638,13 @@ def expand(spec: SweepSpec, devices: list[Device]) -> list[Cell]:
         if any(matches(r, cell, by_name) for r in spec.exclude):
             continue
         seen.add(cell.cell_id)
+        set_at = dict(spec.settings_where)
         for r in spec.overrides:
             if matches(r, cell, by_name):
                 cell.settings.update(r.settings)
+                set_at.update({k: r.settings_where.get(k, r.where) for k in r.settings})
+        if cell.runtime == "null":
+            _no_input_feeds(cell, set_at)
         for r in spec.budgets:
             if matches(r, cell, by_name):
                 cell.budgets.extend(x for x in r.limits if x not in cell.budgets)

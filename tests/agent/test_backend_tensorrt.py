@@ -218,3 +218,35 @@ def test_no_gpu_means_a_capability_error_before_importing_tensorrt(tmp_path, trt
         assert events(log) == []
     finally:
         agent.close()
+
+
+def test_a_users_int8_file_builds_an_int8_engine_without_precision_given(tmp_path, trt_env):
+    """A user's already-quantised ONNX (Q/DQ) runs as given, labelled `int8 (as given)`; with --precision left at
+    fp32 the run request still asks TensorRT for int8, so the builder sets INT8 (it built without it)."""
+    import shutil
+
+    from edgeprof.records import RunSpec, local_device
+    from edgeprof.runner import input_params, prepare, run_request
+
+    env, log = trt_env
+    model, _ = write_onnx(tmp_path / "m.onnx")
+    cache = tmp_path / "cache"
+    qdq = prepare(RunSpec(device="local", model=str(model), runtime="onnxruntime", precision="int8"),
+                  cache).artifact
+    user = tmp_path / "user_int8.onnx"
+    shutil.copy(qdq.path, user)
+    spec = RunSpec(device="local", model=str(user), runtime="tensorrt", min_duration_s=0.05, min_queries=5,
+                   warmup_s=0)
+    artifact = prepare(spec, cache).artifact
+    assert artifact.precision == "int8" and artifact.export_options["precision_as_given"]
+    request = run_request(spec, local_device(), artifact, str(user), input_params(artifact, spec, cache),
+                          return_outputs=False, profile_ops=False)
+    assert request.runtime_options["precision"] == "int8"
+    agent = Agent(tmp_path / "work", env, gpu_tree(tmp_path / "root"))
+    try:
+        r = agent.call("run", request.to_dict())
+        assert r["ok"], r
+        assert r["result"]["runtime"]["options"]["precision"] == "int8"
+        assert [e["flags"] for e in events(log) if e["event"] == "build"] == [["INT8"]]
+    finally:
+        agent.close()

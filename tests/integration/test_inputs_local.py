@@ -197,3 +197,29 @@ def test_the_batch_fed_by_input_is_the_batch_stored_and_counted(tmp_path, capsys
     r = json.loads(out_json.read_text())
     assert r["batch"] == 3 and r["io"]["batch"] == 3 and r["io"]["batched"] == ["x"]
     assert r["throughput_ips"] == pytest.approx(3 * r["latency_ms"]["n"] / r["settings"]["window_s"])
+
+
+def test_int8_calibration_feeds_the_constant_the_run_feeds(tmp_path, capsys):
+    """int8 calibration feeds what the run feeds: with --input-value sr=16000 it calibrates with sr = 16000 (it
+    drew sr at random, from [0, 1), so the calibration run's Reshape failed: "int8 quantisation failed ...
+    requested shape:{0,-1}"), and what fed it is part of the artifact's key and export options."""
+    model = sample_rate_model(tmp_path / "vad.onnx")
+    out_json = tmp_path / "r.json"
+    code, _, err = run(["deploy", "--device", "local", "--model", model, "--precision", "int8", "--input-value",
+                        "sr=16000", "--no-store", "--json", str(out_json), *FAST], capsys)
+    assert "int8 quantisation failed" not in err
+    assert code == 0, err
+    r = json.loads(out_json.read_text())
+    assert r["precision"] == "int8" and r["io"]["outputs"][0]["shape"] == [4, 1]
+    calib = r["environment"]["export_options"]["calibration"]
+    assert calib["kind"] == "seeded-random"
+    assert calib["inputs"] == {"sr": {"feed": "value", "value": 16000},
+                               "x": {"feed": "generated", "low": 0.0, "high": 1.0}}
+    # another range for x calibrates another artifact (the key holds what fed calibration), not the cached one
+    code, _, err = run(["deploy", "--device", "local", "--model", model, "--precision", "int8", "--input-value",
+                        "sr=16000", "--input-range", "x=-8:8", "--no-store", "--json", str(out_json), *FAST], capsys)
+    assert code == 0, err
+    r2 = json.loads(out_json.read_text())
+    assert r2["environment"]["export_options"]["calibration"]["inputs"]["x"] == {"feed": "generated", "low": -8.0,
+                                                                                 "high": 8.0}
+    assert r2["artifact"]["path"] != r["artifact"]["path"] and not r2["artifact"]["cache_hit"]

@@ -235,3 +235,18 @@ def test_dims_named_question_mark_are_unnamed_each_its_own_size():
         plan_inputs(specs, batch=1, seed=0, shapes={"x": (1, 3, 48, 192)})
     assert "y[?, ?] dim 1 (?)" in str(e.value) and "dim 0 (?)" not in str(e.value)  # an unnamed dim 0 is the batch
     assert "--input y=1xD1" in (e.value.hint or "")
+
+
+@pytest.mark.parametrize("flag", [["--input-value", "sr=16000"], ["--input-range", "x=0:4"],
+                                  ["--input-data", "audio.npz"]])
+def test_input_flags_with_the_null_runtime_are_refused_in_one_line(flag, capsys, tmp_path):
+    """The null runtime feeds no model inputs: an input flag with it is refused (it was silently dropped)."""
+    from edgeprof.cli.main import main
+
+    np.savez(tmp_path / "audio.npz", x=np.ones((1, 4), np.float32))
+    flag = [str(tmp_path / f) if f.endswith(".npz") else f for f in flag]
+    assert main(["deploy", "--device", "local", "--model", "gemm", "--runtime", "null", *flag, "--no-store",
+                 "--min-duration", "0.1", "--warmup", "0", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert f"{flag[0]} with --runtime null: the null runtime feeds no model inputs" in err
+    assert len(err.strip().splitlines()) == 1

@@ -99,3 +99,30 @@ def test_calibration_directory_rules(tmp_path):
         calibration_samples(specs, shapes, 0, tmp_path / "nope")
     seeded = calibration_samples(specs, shapes, 7, None, count=2)
     assert len(seeded) == 2 and not np.array_equal(seeded[0]["a"], make_inputs(specs, shapes, 7)["a"])
+
+
+def test_calibration_feeds_the_plans_constants_data_and_ranges(tmp_path):
+    """Constants and data arrays of the input plan are fed as they are, ranged inputs drawn from their range; a
+    --calibration directory wins for the inputs it holds and may leave out the ones the plan fixes."""
+    from edgeprof.export.inputs import plan_inputs
+    from edgeprof.export.quantize import calibration_fingerprint
+
+    specs = (TensorSpec("x", ("batch", 4), "float32"), TensorSpec("sr", (), "int64", 0, 1),
+             TensorSpec("ids", ("batch", 3), "int64", 0, 1))
+    plan = plan_inputs(specs, batch=2, seed=0, values={"sr": 16000}, ranges={"ids": (100.0, 200.0)})
+    got = calibration_samples(plan.specs, plan.shapes, 0, None, count=3, fixed=plan.fixed())
+    assert all(s["sr"].shape == () and int(s["sr"]) == 16000 and s["sr"].dtype == np.int64 for s in got)
+    assert all(100 <= s["ids"].min() and s["ids"].max() < 200 for s in got)
+    assert calibration_fingerprint(None, plan=plan)["inputs"] == {
+        "x": {"feed": "generated", "low": 0.0, "high": 1.0}, "sr": {"feed": "value", "value": 16000},
+        "ids": {"feed": "generated", "low": 100.0, "high": 200.0}}
+    d = tmp_path / "c"
+    d.mkdir()
+    np.savez(d / "s.npz", x=np.full((4,), 7, np.float32), ids=np.full((2, 3), 5, np.int64), sr=np.array(8000))
+    (one,) = calibration_samples(plan.specs, plan.shapes, 0, d, fixed=plan.fixed())
+    assert int(one["sr"]) == 8000 and one["x"].shape == (2, 4) and one["ids"][0, 0] == 5  # the files win
+    np.savez(d / "s.npz", x=np.ones((2, 4), np.float32), ids=np.ones((2, 3), np.int64))
+    (one,) = calibration_samples(plan.specs, plan.shapes, 0, d, fixed=plan.fixed())
+    assert int(one["sr"]) == 16000  # left out: the plan's constant
+    with pytest.raises(ConfigError, match="no array for input"):
+        calibration_samples(specs, plan.shapes, 0, d)  # without the plan, sr must be in the files

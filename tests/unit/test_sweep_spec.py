@@ -149,3 +149,38 @@ def test_settings_are_the_vocabulary_and_reach_the_run_spec(tmp_path):
                      "overrides: [{match: {model: ds_cnn}, idle_s: 1.5}]\n", tmp_path)
     run = cells[0].run_spec()
     assert run.idle_s == 1.5 and run.cooldown_timeout_s == 30.0 and run.max_queries is None
+
+
+def test_input_feeds_reaching_a_null_runtime_cell_are_refused_with_file_line(tmp_path):
+    """The null runtime feeds no model inputs (deploy refuses --input-* with --runtime null): a sweep setting that
+    reaches a null cell is refused at expansion, naming where it was set; one kept to other runtimes is fine."""
+    (tmp_path / "vad.onnx").write_bytes(b"x")
+    with pytest.raises(ConfigError) as e:
+        cells_of("models: [vad.onnx]\ndevices: [pi5]\nruntimes: [onnxruntime, null]\n"
+                 "settings:\n  input_values: {sr: 16000}\n", tmp_path)
+    msg = str(e.value).replace(str(tmp_path) + "/", "")
+    assert msg.startswith("s.yaml:5 settings.input_values: input_values reaches the null runtime's cell "
+                          "pi5/vad.onnx/null/fp32/b1/tauto; the null runtime feeds no model inputs"), msg
+    with pytest.raises(ConfigError) as e:
+        cells_of("models: [vad.onnx]\ndevices: [pi5]\ninclude: [{runtime: null}]\n"
+                 "overrides:\n  - match: {model: vad.onnx}\n    input_ranges: {x: '0:4'}\n", tmp_path)
+    assert str(e.value).replace(str(tmp_path) + "/", "").startswith("s.yaml:6 overrides[0].input_ranges: "), e.value
+    cells = cells_of("models: [vad.onnx]\ndevices: [pi5]\nruntimes: [onnxruntime, null]\n"
+                     "overrides: [{match: {runtime: onnxruntime}, input_values: {sr: 16000}}]\n", tmp_path)
+    assert {c.runtime: c.settings["input_values"] for c in cells} == {"onnxruntime": {"sr": 16000}, "null": None}
+
+
+def test_without_runtimes_each_model_runs_on_its_formats_runtime(tmp_path):
+    """No `runtimes:`: a .tflite file runs on tflite (as deploy defaults it), .onnx files and bundled models on
+    onnxruntime, also in include rules; it was onnxruntime for all, so the .tflite cell was a skip row.
+    An explicit `runtimes:` is the matrix as written."""
+    (tmp_path / "kws.tflite").write_bytes(b"x")
+    (tmp_path / "vad.onnx").write_bytes(b"x")
+    cells = cells_of("models: [ds_cnn, kws.tflite, vad.onnx]\ndevices: [pi5]\n"
+                     "include: [{model: kws.tflite, batch: 2}]\n", tmp_path)
+    assert [(c.model_label, c.runtime, c.batch, c.skip) for c in cells] == [
+        ("ds_cnn", "onnxruntime", 1, None), ("kws.tflite", "tflite", 1, None), ("vad.onnx", "onnxruntime", 1, None),
+        ("kws.tflite", "tflite", 2, None)]
+    cells = cells_of("models: [kws.tflite, vad.onnx]\ndevices: [pi5]\nruntimes: [onnxruntime]\n", tmp_path)
+    assert [(c.model_label, c.runtime) for c in cells] == [("kws.tflite", "onnxruntime"), ("vad.onnx", "onnxruntime")]
+    assert cells[0].skip and not cells[1].skip
