@@ -557,7 +557,7 @@ def resolve_devices(spec: SweepSpec, inventory: Any) -> list[Device]:
     return list(out.values())
 
 
-INPUT_FEEDS = ("input_data", "input_values", "input_ranges")
+INPUT_FEEDS = ("input_data", "input_values", "input_ranges", "accuracy")
 
 
 def _no_input_feeds(cell: Cell, set_at: Mapping[str, str]) -> None:
@@ -566,7 +566,8 @@ def _no_input_feeds(cell: Cell, set_at: Mapping[str, str]) -> None:
     for k in INPUT_FEEDS:
         if cell.settings.get(k):
             raise ConfigError(f"{set_at.get(k, cell.model_label)}: {k} reaches the null runtime's cell "
-                              f"{cell.cell_id}; the null runtime feeds no model inputs",
+                              f"{cell.cell_id}; the null runtime feeds no model inputs and computes nothing "
+                              "to score",
                               hint="set it in an override that matches the other runtimes (match: {runtime: "
                                    "onnxruntime}), or drop the null runtime's cells")
 
