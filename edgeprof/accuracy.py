@@ -191,7 +191,7 @@ def load_accuracy(given: str, plan: InputPlan, outputs: Sequence[str], runtime: 
         if lab.ndim == 2 and lab.shape[1] == 1:
             lab = lab[:, 0]
         if lab.ndim != 1 or lab.dtype.kind not in "iu":
-            raise ConfigError(f"{where} is {lab.dtype} {_dims(lab.shape)}: labels are N integer class indices",
+            raise ConfigError(f"{where} is {lab.dtype}, shape {_dims(lab.shape)}: labels are N integer class indices",
                               hint="save labels as an int array of shape (N,)")
         if lab.shape[0] != n:
             raise ConfigError(f"{where} has {lab.shape[0]} labels for {n} samples")

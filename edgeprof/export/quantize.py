@@ -109,20 +109,31 @@ def calibration_samples(specs: Sequence[TensorSpec], shapes: Mapping[str, tuple[
             raise ConfigError(f"--calibration {f}: no array for input(s) {', '.join(missing)}",
                               hint=f"its keys are {', '.join(sorted(raw)) or 'none'}; the model's inputs are "
                                    f"{', '.join(names)} (or feed one with --input-value / --input-data)")
-        sample = {}
+        chunks: dict[str, list[np.ndarray]] = {}  # a file may hold several batches of the run's size
         for s in specs:
             if s.name not in raw:
-                sample[s.name] = fixed[s.name]
                 continue
             arr = np.asarray(raw[s.name])
             want = tuple(shapes[s.name])
             if arr.shape != want and arr.shape == want[1:]:  # no batch dim: repeat the sample over the batch
                 arr = np.broadcast_to(arr, want).copy()
-            if arr.shape != want:
+            if arr.shape != want and len(want) >= 1 and want[0] >= 1 and arr.ndim == len(want) \
+                    and arr.shape[1:] == want[1:] and arr.shape[0] % want[0] == 0:
+                parts = [arr[i:i + want[0]] for i in range(0, arr.shape[0], want[0])]  # N samples: N/batch runs
+            elif arr.shape == want:
+                parts = [arr]
+            else:
                 raise ConfigError(f"--calibration {f}: input {s.name} has shape {list(arr.shape)}, "
-                                  f"the run uses {list(want)}", hint="match --batch/--input or drop the batch dim")
-            sample[s.name] = arr.astype(s.dtype, copy=False)
-        samples.append(sample)
+                                  f"the run uses {list(want)}",
+                                  hint="match --batch/--input, drop the batch dim, or stack samples on dim 0")
+            chunks[s.name] = [a.astype(s.dtype, copy=False) for a in parts]
+        counts = {len(v) for v in chunks.values() if len(v) > 1}
+        if len(counts) > 1:
+            raise ConfigError(f"--calibration {f}: its inputs hold different numbers of samples",
+                              hint="stack the same samples of every input on dim 0")
+        for i in range(max(counts) if counts else 1):
+            samples.append({s.name: (chunks[s.name][i] if len(chunks[s.name]) > 1 else chunks[s.name][0])
+                            if s.name in chunks else fixed[s.name] for s in specs})
     return samples
 
 

@@ -126,3 +126,22 @@ def test_calibration_feeds_the_plans_constants_data_and_ranges(tmp_path):
     assert int(one["sr"]) == 16000  # left out: the plan's constant
     with pytest.raises(ConfigError, match="no array for input"):
         calibration_samples(specs, plan.shapes, 0, d)  # without the plan, sr must be in the files
+
+
+def test_a_calibration_file_may_stack_several_batches_on_dim_0(tmp_path):
+    """A file of 32 samples for a batch-1 run is 32 calibration batches (it was refused: shape [32, 4] vs
+    [1, 4]); inputs of one file must hold the same number; a count that is no multiple of the batch is refused."""
+    specs = (TensorSpec("x", ("batch", 4), "float32"), TensorSpec("m", ("batch", 2), "int64", 0, 5))
+    d = tmp_path / "c"
+    d.mkdir()
+    x = np.arange(32 * 4, dtype=np.float32).reshape(32, 4)
+    np.savez(d / "s.npz", x=x, m=np.ones((1, 2), np.int64))
+    got = calibration_samples(specs, {"x": (1, 4), "m": (1, 2)}, 0, d)
+    assert len(got) == 32 and [float(g["x"][0, 0]) for g in got[:3]] == [0.0, 4.0, 8.0]
+    assert all(g["m"].shape == (1, 2) for g in got)  # one batch: the same for every run
+    np.savez(d / "s.npz", x=x, m=np.ones((16, 2), np.int64))
+    with pytest.raises(ConfigError, match="different numbers of samples"):
+        calibration_samples(specs, {"x": (1, 4), "m": (1, 2)}, 0, d)
+    np.savez(d / "s.npz", x=x[:6], m=np.ones((3, 2), np.int64))
+    with pytest.raises(ConfigError, match=r"has shape \[6, 4\], the run uses \[4, 4\]"):
+        calibration_samples(specs, {"x": (4, 4), "m": (4, 2)}, 0, d)
