@@ -83,3 +83,74 @@ def train_classifier(tmp: Path, *, seed: int = 0, n_train: int = 4000, n_val: in
     calib.mkdir(exist_ok=True)
     np.savez(calib / "train.npz", features=x_train[:256])  # 256 samples on dim 0: 256 calibration runs
     return Trained(str(path), str(val), str(expected), str(calib), train_acc)
+
+
+# the same task as a builder model (`--model FILE.py:build`): trained when edgeprof builds it, so it exports to
+# TFLite (and ONNX) like any user's torch model; `data(seed, n)` gives held-out points of the same classes
+BUILDER = '''
+import numpy as np
+import torch
+
+FEATURES, HIDDEN, CLASSES = 32, 64, 10
+
+
+def data(seed, n, offset=1):
+    rs = np.random.RandomState(seed)
+    centres = rs.normal(0.0, 0.6, size=(CLASSES, FEATURES))
+    rs = np.random.RandomState(seed + offset)
+    labels = rs.randint(0, CLASSES, size=n)
+    x = centres[labels] + rs.normal(0.0, 1.0, size=(n, FEATURES))
+    return x.astype(np.float32), labels.astype(np.int64)
+
+
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = torch.nn.Linear(FEATURES, HIDDEN)
+        self.fc2 = torch.nn.Linear(HIDDEN, CLASSES)
+
+    def forward(self, features):
+        return self.fc2(torch.relu(self.fc1(features)))
+
+
+def build(seed):
+    x, y = data(seed, 4000, offset=0)
+    torch.manual_seed(seed)
+    net = Net()
+    opt = torch.optim.Adam(net.parameters(), lr=1e-2)
+    xt, yt = torch.from_numpy(x), torch.from_numpy(y)
+    for _ in range(300):
+        idx = torch.randint(0, len(x), (256,))
+        loss = torch.nn.functional.cross_entropy(net(xt[idx]), yt[idx])
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    return net.eval(), {"features": torch.zeros(1, FEATURES)}
+'''
+
+
+@dataclass(frozen=True)
+class TrainedBuilder:
+    model: str  # FILE.py:build
+    val: str
+    calibration: str
+
+
+def trained_builder(tmp: Path, seed: int = 0) -> TrainedBuilder:
+    """The builder file, a held-out set of 400 points and a calibration dir of 256 training points."""
+    import importlib.util
+
+    tmp.mkdir(parents=True, exist_ok=True)
+    path = tmp / "clusters_builder.py"
+    path.write_text(BUILDER)
+    spec = importlib.util.spec_from_file_location("clusters_builder", path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    x, y = mod.data(seed, 400)
+    val = tmp / "val.npz"
+    np.savez(val, features=x, labels=y)
+    calib = tmp / "calibration"
+    calib.mkdir(exist_ok=True)
+    np.savez(calib / "train.npz", features=mod.data(seed, 256, offset=0)[0])
+    return TrainedBuilder(f"{path}:build", str(val), str(calib))

@@ -169,3 +169,45 @@ def test_a_file_that_does_not_fit_is_one_line_before_anything_runs(trained: Trai
     assert code != 0
     first = err.strip().splitlines()[0]
     assert first.startswith(f"edgeprof: error: --accuracy {path}: ") and message in first, first
+
+
+def test_tflite_fp32_and_int8_accuracy_of_a_trained_builder_model(tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """The same task as a builder model exported to TFLite by edgeprof (LiteRT on the device): the accuracy pass
+    goes through the interpreter's own input and output tensors, int8 quantised ones included."""
+    from accuracy_fixtures import trained_builder
+
+    t = trained_builder(tmp_path / "builder")
+    db = str(tmp_path / "r.sqlite")
+    base = ["--model", t.model, "--runtime", "tflite", "--accuracy", t.val, "--db", db]
+    code, out, err, fp32 = deploy(base, capsys, tmp_path)
+    assert code == 0, err
+    code, out, err, int8 = deploy([*base, "--precision", "int8", "--calibration", t.calibration], capsys, tmp_path)
+    assert code == 0, err
+    a, q = fp32["accuracy"], int8["accuracy"]
+    assert fp32["runtime"] == int8["runtime"] == "tflite" and int8["precision"] == "int8"
+    assert a["samples"] == q["samples"] == 400 and a["classes"] == q["classes"] == CLASSES
+    assert a["top1"] >= 80.0 and abs(q["top1"] - a["top1"]) <= 4.0, (a["top1"], q["top1"])
+    agree = sum(p == r for p, r in zip(a["predicted"], q["predicted"], strict=True))
+    assert agree >= 360  # int8 changes a few answers, not the model
+    assert "accuracy (int8): top-1 " in out
+
+
+def test_inputs_outside_the_file_keep_the_runs_feed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A voice model's sample rate is fixed with --input-value while the file holds the audio; without it the
+    rate would be random and the file is refused in one line naming the input."""
+    from onnx_fixtures import sample_rate_model
+
+    model = sample_rate_model(tmp_path / "vad.onnx")
+    x = np.random.RandomState(3).uniform(-1, 1, size=(9, 4)).astype(np.float32)
+    data = tmp_path / "audio.npz"
+    np.savez(data, x=x, expected=x[:, :, None])  # y = x reshaped to [sr / 4000, -1] = [4, 1] a sample
+    code, out, err, r = deploy(["--model", model, "--input-value", "sr=16000", "--accuracy", str(data),
+                                "--no-store"], capsys, tmp_path)
+    assert code == 0, err
+    (e,) = r["accuracy"]["errors"]
+    assert e["samples"] == 9 and e["max_abs_error"] == 0.0 and r["accuracy"]["inferences"] == 9
+    code = main(["deploy", "--device", "local", "--model", model, "--accuracy", str(data), "--no-store", "--quiet",
+                 *FAST])
+    first = capsys.readouterr().err.strip().splitlines()[0]
+    assert code != 0 and "no array for input 'sr', which the run would fill with random values" in first, first
