@@ -48,3 +48,31 @@ def test_input_data_is_pushed_once_and_fed_on_the_board(lab: BoardLab, tmp_path:
         assert code == 0, err
         assert again is not None and again["transfer"]["artifact_bytes"] == 0  # both already on the board
         assert "in  x: float32[3, 4] (model [batch, 4]) ← data" in out
+
+
+def test_accuracy_data_travels_once_and_is_scored_on_the_board(lab: BoardLab, tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """--accuracy over sshd: the data file (inputs only: the labels stay on the host) is pushed like an artifact,
+    the board runs every sample, and the host's score matches the host runtime's own answers."""
+    import onnxruntime as ort
+    from accuracy_fixtures import train_classifier
+
+    t = train_classifier(tmp_path / "trained", n_val=200)
+    val = np.load(t.val)
+    with lab.board("rpi5", drive=False) as b:
+        code, out, err, r = lab.deploy(b, t.onnx, "--accuracy", t.val, "--batch", "8", *RUN,
+                                       monkeypatch=monkeypatch, capsys=capsys)
+        assert code == 0, err
+        assert r is not None
+        acc = r["accuracy"]
+        logits = ort.InferenceSession(t.onnx, providers=["CPUExecutionProvider"]).run(
+            None, {"features": val["features"]})[0]
+        same = sum(p == q for p, q in zip(acc["predicted"], logits.argmax(axis=1).tolist(), strict=True))
+        assert same >= 199 and acc["inferences"] == 25 and acc["per_inference"] == 8
+        assert r["transfer"]["artifact_bytes"] > Path(t.onnx).stat().st_size + val["features"].nbytes
+        code, out, err, again = lab.deploy(b, t.onnx, "--accuracy", t.val, "--batch", "8", *RUN,
+                                           monkeypatch=monkeypatch, capsys=capsys)
+        assert code == 0, err
+        assert again is not None and again["transfer"]["artifact_bytes"] == 0  # both already on the board
+        assert again["accuracy"]["top1"] == acc["top1"]

@@ -191,3 +191,46 @@ def test_a_user_file_too_new_for_the_stack_is_refused_before_the_push(
     pushed_after = sorted((Path(host.workdir) / "artifacts").glob("*")) if (Path(host.workdir) / "artifacts").exists() \
         else []
     assert pushed_after == pushed_before  # refused before the push: nothing new on the board
+
+
+@pytest.fixture(scope="session")
+def trained(tmp_path_factory: pytest.TempPathFactory) -> object:
+    from accuracy_fixtures import train_classifier, trained_builder
+
+    d = tmp_path_factory.mktemp("accuracy")
+    return train_classifier(d / "onnx", n_val=120), trained_builder(d / "builder")
+
+
+@pytest.mark.parametrize("stack, runtime", [pytest.param(p.name, rt, id=f"{p.name}-{rt}") for p in PROFILES
+                                            for rt in p.runtimes])
+def test_accuracy_pass_on_the_stack(stack: str, runtime: str, board: Callable[[str], tuple[Path, dict[str, object]]],
+                                    trained: tuple[object, object], tmp_path: Path,
+                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """--accuracy on the board's own Python, numpy and runtime (the agent's accuracy.py and each backend's
+    set_inputs on onnxruntime 1.10 / Python 3.6 up to LiteRT 2.x): batches of 8 with padding, and the answers
+    the host's own runtime gives on the same samples."""
+    import numpy as np
+
+    onnx_t, builder_t = trained
+    inv, _entry = board(stack)
+    profile = PROFILE_BY_NAME[stack]
+    model, val = (onnx_t.onnx, onnx_t.val) if runtime == "onnxruntime" else (builder_t.model, builder_t.val)
+    out_json = tmp_path / "result.json"
+    code = main(["deploy", "--device", device_name(profile), "--inventory", str(inv), "--model", model,
+                 "--runtime", runtime, "--accuracy", val, "--batch", "8", "--db", str(tmp_path / "r.sqlite"),
+                 "--json", str(out_json), *FAST])
+    out, err = capsys.readouterr()
+    assert code == 0, f"accuracy on {stack} with {runtime} failed: {(out + err)[-3000:]}"
+    r = json.loads(out_json.read_text())
+    acc = r["accuracy"]
+    n = int(np.load(val)["labels"].shape[0])
+    assert acc is not None, r["null_reasons"]
+    assert acc["samples"] == n and acc["per_inference"] == 8 and acc["padded"] == (-n) % 8
+    assert acc["top1"] >= 75.0 and len(acc["predicted"]) == n
+    if runtime == "onnxruntime":  # the board's onnxruntime gives the host's answers
+        import onnxruntime as ort
+
+        x = np.load(val)["features"]
+        host = ort.InferenceSession(model, providers=["CPUExecutionProvider"]).run(None, {"features": x})[0]
+        same = sum(p == q for p, q in zip(acc["predicted"], host.argmax(axis=1).tolist(), strict=True))
+        assert same >= n - 1
