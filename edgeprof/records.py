@@ -501,6 +501,7 @@ class Settings(Section):
     lease_wait_s: float | None = None
     opset: int | None = None  # --opset / the sweep's opset: asked for (the exported file's is in export_options)
     accuracy: str | None = None  # the accuracy data file (--accuracy); the accuracy section has its sha256
+    calibration: str | None = None  # int8 calibration samples (--calibration); None: seeded random inputs
     input_data: str | None = None  # what feeds the inputs; the io section says what each input got
     input_values: dict[str, Any] | None = None
     input_ranges: dict[str, Any] | None = None

@@ -470,6 +470,8 @@ def deploy(spec: RunSpec, device: Device, *, progress: Progress | None = None,
     result = build_result(spec, device, artifact, reply, device_facts, inputs=inputs,
                           transfer={"agent_bytes": agent_bytes, "artifact_bytes": artifact_bytes,
                                     "total_bytes": agent_bytes + artifact_bytes}, opset=opset, plan=plan)
+    if calibration is not None and spec.precision == "int8":
+        result.settings = dataclasses.replace(result.settings, calibration=calibration)
     for note in decision.notes:
         result.warn("precision_emulated" if "fp16" in note else "capability", note)
     if artifact is not None:

@@ -182,6 +182,8 @@ _SETTINGS: tuple[Setting, ...] = (
             nullable=True),
     Setting("input_ranges", "mapping", None, "seeded value ranges by input name, e.g. {input_ids: '0:30522'}",
             flag="--input-range", nullable=True),
+    Setting("calibration", "path", None, "int8 calibration samples: a directory of .npy / .npz by input name "
+            "(relative to the sweep file; default: seeded random inputs)", flag="--calibration", nullable=True),
     # accuracy mode (edgeprof/accuracy.py, docs/accuracy.md): a pass over this file after the timed loop
     Setting("accuracy", "path", None, "accuracy data: an .npz with inputs by name and `labels` (top-1/top-5) or "
             "`expected` outputs (errors); relative to the sweep file", flag="--accuracy", nullable=True),

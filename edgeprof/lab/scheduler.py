@@ -470,7 +470,7 @@ class _DeviceWorker:
                                        cache_dir=self.sweep.cache_dir, facts=self.facts,
                                        lease_token=self.lease.token,
                                        transport=self.transport, on_link=self._on_link,
-                                       opset=cell.setting("opset"))
+                                       opset=cell.setting("opset"), calibration=cell.setting("calibration"))
         except Exception as e:
             if self.sweep.stop_event.is_set():
                 raise Interrupted("stopped") from None

@@ -466,7 +466,7 @@ def _input_ranges(doc: Doc, node: Node, ypath: str, value: Any, base: str) -> di
 
 
 _INPUT_FEEDS = {"input_data": _input_data, "input_values": _input_values, "input_ranges": _input_ranges,
-                "accuracy": _input_data}
+                "accuracy": _input_data, "calibration": _input_data}
 
 
 def _match(doc: Doc, node: Node, ypath: str, labels: list[str], *, allow_extra: bool) -> dict[str, Any]:
