@@ -24,8 +24,8 @@ GOLDEN = Path(__file__).resolve().parents[1] / "data" / "golden" / "results"
 FILES = sorted(GOLDEN.glob("v*/*.json"))
 KINDS = ("ok_local_ds_cnn", "ok_local_int8_fidelity", "ok_rpi5_power_thermal_ops", "failed_sweep_row",
          "skipped_sweep_row")
-# kinds a version added (schema 4: load scenarios)
-KINDS_SINCE = {4: ("ok_local_fixed_rate",)}
+# kinds a version added (schema 4: load scenarios; schema 5: accuracy mode)
+KINDS_SINCE = {4: ("ok_local_fixed_rate",), 5: ("ok_local_accuracy",)}
 
 
 def kinds_of(version: int) -> set[str]:
@@ -43,6 +43,11 @@ def _raw(path: Path) -> dict[str, Any]:
 def _set(section: dict[str, Any]) -> dict[str, Any]:
     """The fields a section holds a value for (a typed section also lists the ones it has none for)."""
     return {k: _set(v) if isinstance(v, dict) else v for k, v in section.items() if v not in (None, {}, [])}
+
+
+def _accuracy_of(raw: dict[str, Any]) -> dict[str, Any] | None:
+    """The file's accuracy section (schema 5 on; an older file has none)."""
+    return raw.get("accuracy") if raw["schema_version"] >= 5 else None
 
 
 def _sweep_of(raw: dict[str, Any]) -> dict[str, Any] | None:
@@ -76,6 +81,14 @@ def test_golden_loads_migrates_and_round_trips(path: Path) -> None:
         assert d[key] is not None or raw[key] is None, key
         if raw[key] is not None and key != "artifact":
             assert _set(d[key]) == _set(raw[key]), key
+    # the accuracy section arrives whole, raw per-sample lists included; before schema 5 there is none
+    acc = _accuracy_of(raw)
+    assert d["accuracy"] == acc and (r.accuracy is None) == (acc is None)
+    if raw["schema_version"] >= 5:
+        assert d["null_reasons"]["accuracy"] == raw["null_reasons"]["accuracy"]
+        assert d["settings"]["accuracy"] == raw["settings"]["accuracy"]
+    else:
+        assert r.null_reasons.accuracy is None and r.settings.accuracy is None
     if raw["status"] == "ok":
         assert r.latency_ms is not None and r.latency_ms.p99 == raw["latency_ms"]["p99"]
         assert r.identity.source == raw["artifact"]["source"]
@@ -132,6 +145,38 @@ def test_the_fixed_rate_golden_keeps_its_scenario() -> None:
     assert same_but_single.identity.key() != r.identity.key()
 
 
+def test_results_before_v5_have_no_accuracy() -> None:
+    for path in FILES:
+        raw = _raw(path)
+        r = Result.from_dict(raw)
+        if raw["schema_version"] < 5:
+            assert "accuracy" not in raw and r.accuracy is None
+        elif path.stem != "ok_local_accuracy":
+            assert raw["accuracy"] is None and r.accuracy is None
+
+
+def test_the_accuracy_golden_keeps_its_section() -> None:
+    """The int8 run of tests/accuracy_fixtures.py's classifier with --accuracy: top-1/top-5 against labels, and the
+    raw per-sample values they were counted from."""
+    for path in (p for p in FILES if p.stem == "ok_local_accuracy"):
+        raw = _raw(path)
+        r = Result.from_dict(raw)
+        a = r.accuracy
+        assert a is not None and raw["accuracy"] is not None and raw["precision"] == "int8"
+        assert (a.data, a.sha256, a.samples, a.output, a.classes) == tuple(
+            raw["accuracy"][k] for k in ("data", "sha256", "samples", "output", "classes"))
+        assert (a.top1, a.top5) == (raw["accuracy"]["top1"], raw["accuracy"]["top5"]) and a.top1 is not None
+        assert a.top1 > 50 and a.top5 is not None and a.top5 >= a.top1  # chance is 10 %
+        assert a.samples == 600 and a.predicted == raw["accuracy"]["predicted"] and len(a.predicted) == 600
+        assert a.label_rank == raw["accuracy"]["label_rank"] and len(a.label_rank) == 600
+        assert a.errors == [] and a.nonfinite == 0
+        # top-1 / top-5 are what the raw ranks say
+        assert round(100 * sum(k == 0 for k in a.label_rank) / a.samples, 1) == a.top1
+        assert round(100 * sum(k is not None and k < 5 for k in a.label_rank) / a.samples, 1) == a.top5
+        assert r.settings.accuracy == raw["settings"]["accuracy"] == a.data
+        assert r.null_reasons.accuracy is None
+
+
 def test_migration_refuses_what_it_does_not_know() -> None:
     raw = _raw(GOLDEN / "v1" / "ok_local_ds_cnn.json")
     with pytest.raises(StoreError, match="unknown extra section.*'mystery'"):
@@ -152,7 +197,8 @@ def test_golden_renders_in_results_show(path: Path, tmp_path: Path, capsys: pyte
         stored = conn.execute(sa.select(runs.c.result_json).where(runs.c.run_id == raw["run_id"])).scalar_one()
     assert json.loads(stored) == raw  # the database holds the file's own version
     assert main(["results", "show", raw["run_id"], "--db", db]) == 0
-    text = " ".join(capsys.readouterr().out.split())
+    printed = capsys.readouterr().out
+    text = " ".join(printed.split())
     assert raw["run_id"] in text
     if raw["status"] == "ok":
         assert fmt_value(raw["latency_ms"]["p99"]) in text and f"n={raw['latency_ms']['n']}" in text
@@ -160,9 +206,17 @@ def test_golden_renders_in_results_show(path: Path, tmp_path: Path, capsys: pyte
             assert fmt_value(raw["power"]["energy_j"]) in text and fmt_value(raw["power"]["mean_w"]) in text
             assert "power source: rpi5-pmic" in text and "get_throttled 0x0" in text and "top ops" in text
         if raw["fidelity"]:
-            assert "fidelity vs torch (bundled ds_cnn)" in text
+            assert ("fidelity vs torch (bundled ds_cnn)" if raw["model"] == "ds_cnn"
+                    else f"fidelity vs {raw['fidelity']['reference']}") in text
     else:
         assert f"{raw['status']}: {raw['reason']}" in text
+    acc = _accuracy_of(raw)
+    accuracy_lines = [ln for ln in printed.splitlines() if ln.startswith("accuracy (")]
+    if acc is not None:
+        head = f"accuracy ({raw['precision']}): top-1 {fmt_value(acc['top1'], '%')} "
+        assert [ln for ln in accuracy_lines if ln.startswith(head)], accuracy_lines
+    else:
+        assert accuracy_lines == []
     assert main(["results", "show", raw["run_id"], "--db", db, "--json"]) == 0
     shown = json.loads(capsys.readouterr().out)
     assert shown["schema_version"] == RESULT_SCHEMA_VERSION
@@ -170,6 +224,7 @@ def test_golden_renders_in_results_show(path: Path, tmp_path: Path, capsys: pyte
     if raw["status"] == "ok":
         assert shown["latency_ms"]["p99"] == raw["latency_ms"]["p99"]
         assert (shown["power"] or {}).get("energy_j") == (raw["power"] or {}).get("energy_j")
+    assert shown["accuracy"] == _accuracy_of(raw)
 
 
 def _store_as_written(store: Store, raw: dict[str, Any]) -> None:
@@ -206,6 +261,7 @@ def test_goldens_render_in_report(golden_db: str, tmp_path: Path) -> None:
     html, md, csv_text = (_report(golden_db, fmt, tmp_path) for fmt in ("html", "md", "csv"))
     rows = {r["run_id"]: r for r in csv.DictReader(io.StringIO(csv_text))}
     shown = set(rows)  # the report shows the newest result of each configuration
+    assert md.count("\n## Accuracy\n") == 1  # the accuracy golden's section
     assert {raw["status"] for raw in map(_raw, FILES) if raw["run_id"] in shown} == {"ok", "failed", "skipped"}
     assert len({(_raw(p)["status"], p.stem) for p in FILES if _raw(p)["run_id"] in shown}) == len(
         kinds_of(RESULT_SCHEMA_VERSION))
@@ -219,6 +275,14 @@ def test_goldens_render_in_report(golden_db: str, tmp_path: Path) -> None:
             p99 = raw["latency_ms"]["p99"]
             assert float(row["p99_ms"]) == p99
             assert f'data-v="{p99:.6g}"' in html and fmt_value(p99) in md
+            acc = _accuracy_of(raw)
+            if acc is not None:
+                assert float(row["top1"]) == acc["top1"] and float(row["top5"]) == acc["top5"]
+                assert int(row["accuracy_samples"]) == acc["samples"]
+                section = md.split("\n## Accuracy\n", 1)[1].split("\n## ", 1)[0]
+                assert f"| {fmt_value(acc['top1'], '%')} |" in section
+            else:
+                assert row["top1"] == ""
             if raw["power"]:
                 assert float(row["mj_per_inference"]) == raw["power"]["energy_mj_per_inference"]
                 assert row["power_source"].startswith("rpi5-pmic sum(")
