@@ -211,3 +211,35 @@ def test_inputs_outside_the_file_keep_the_runs_feed(tmp_path: Path, capsys: pyte
                  *FAST])
     first = capsys.readouterr().err.strip().splitlines()[0]
     assert code != 0 and "no array for input 'sr', which the run would fill with random values" in first, first
+
+
+def test_a_sweep_scores_every_precision_on_the_same_data(trained: Trained, tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """`accuracy:` and `calibration:` as sweep settings (paths relative to the sweep file): fp32 and int8 cells
+    both scored, and the sweep's report shows int8's change from fp32; a budget may name top1."""
+    import shutil
+
+    d = tmp_path / "lab"
+    d.mkdir()
+    for f in (trained.onnx, trained.val):
+        shutil.copy(f, d)
+    shutil.copytree(trained.calibration, d / "calib")
+    (d / "acc.yaml").write_text(
+        "name: acc\nmodels: [clusters.onnx]\ndevices: [local]\nprecisions: [fp32, int8]\n"
+        "settings: {accuracy: val.npz, calibration: calib, min_duration_s: 0.2, warmup_s: 0.1, idle_s: 0,"
+        " min_queries: 10}\nbudgets: [{match: {model: clusters.onnx}, limits: ['top1 >= 80']}]\n")
+    db = str(tmp_path / "r.sqlite")
+    assert main(["sweep", str(d / "acc.yaml"), "--db", db, "--quiet", "--id-file", str(tmp_path / "id")]) == 0
+    capsys.readouterr()
+    results = [Store(db).get(r["run_id"]) for r in Store(db).list()]
+    by = {r.precision: r for r in results}
+    assert set(by) == {"fp32", "int8"} and all(r.accuracy is not None for r in results)
+    assert by["int8"].settings.calibration == str(d / "calib") and by["fp32"].settings.accuracy == str(d / "val.npz")
+    assert by["int8"].accuracy.top1 >= 80.0  # type: ignore[union-attr]
+    md = tmp_path / "r.md"
+    assert main(["report", "--sweep", "last", "--out", str(md), "--db", db]) == 0
+    delta = by["int8"].accuracy.top1 - by["fp32"].accuracy.top1  # type: ignore[union-attr]
+    assert f"| int8 | {by['int8'].accuracy.top1:.1f} % |" in md.read_text()  # type: ignore[union-attr]
+    assert f"| {delta:+.1f} |" in md.read_text()
+    sweep_id = (tmp_path / "id").read_text().strip()
+    assert main(["check", "--sweep", sweep_id, "--db", db]) == 0  # the budget top1 >= 80 holds for both cells
