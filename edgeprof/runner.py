@@ -270,7 +270,8 @@ def prepare(spec: RunSpec, cache_dir: Path | None = None, say: Callable[[str], N
         kw: dict[str, Any] = {"cache_dir": cache, "batch": spec.batch, "input_shapes": spec.input_shapes,
                               "seed": spec.seed, "calibration": calibration, "progress": say}
         fp32 = prepare_tflite(source, precision="fp32", **kw)
-        artifact = fp32 if spec.precision == "fp32" else prepare_tflite(source, precision=spec.precision, **kw)
+        artifact = fp32 if spec.precision == "fp32" else prepare_tflite(  # calibration feeds what the run feeds
+            source, precision=spec.precision, plan_for=lambda a: input_plan(a.inputs, spec, cache), **kw)
         if source.kind in ("bundled", "builder") and artifact.flops is None:
             # FLOPs follow the ONNX counter's convention (export/flops.py): from the same model's ONNX export
             onnx_art = cached_artifact(source, cache_dir=cache, seed=spec.seed)

@@ -6,6 +6,7 @@ import argparse
 import os
 import re
 import sys
+from typing import TYPE_CHECKING
 
 from ..config import check_cli_settings
 from ..errors import ConfigError
@@ -15,6 +16,9 @@ from ..vocab import SCENARIO_DEFAULTS, SCENARIOS, SCHEDULED_SCENARIOS, SINGLE_ST
 from ..vocab import SETTINGS as S
 from .common import add_db_args, add_inventory_args, check_writable, open_store, resolve_device
 from .ui import DeployProgress, err, render_result
+
+if TYPE_CHECKING:
+    from ..store import Store
 
 SERVER_MIN_QUERIES = 662  # stats.min_queries_for(0.99): the fewest queries with an early-stopping p99
 FIND_START_QPS = 10.0
@@ -199,8 +203,8 @@ def run(args: argparse.Namespace) -> int:
     from ..runner import deploy, validate_spec
 
     validate_spec(spec)
-    fed = [f for f, v in (("--input-data", args.input_data), ("--input-value", values), ("--input-range", ranges))
-           if v]
+    fed = [f for f, v in (("--input", shapes), ("--input-data", args.input_data), ("--input-value", values),
+                          ("--input-range", ranges), ("--calibration", args.calibration)) if v]
     if spec.runtime == "null" and fed:
         raise ConfigError(f"{fed[0]} with --runtime null: the null runtime feeds no model inputs",
                           hint=f"drop {' and '.join(fed)}, or pick a runtime (onnxruntime, tflite, tensorrt)")
@@ -242,7 +246,36 @@ def run(args: argparse.Namespace) -> int:
             err.print(f"result written to {args.json}")
         if store is not None:
             err.print(f"stored as run {result.run_id} in {store.display_url}")
+            line = versus_fp32(store, result)
+            if line:
+                from .ui import out
+
+                out.print(line, markup=False)
     return 0
+
+
+def versus_fp32(store: Store, result: Result) -> str | None:
+    """For a scored fp16 / int8 run: its accuracy against the newest stored fp32 run of the same configuration
+    scored on the same data (one line), so the cost of the precision is seen at once."""
+    import dataclasses
+
+    acc = result.accuracy
+    if acc is None or result.precision == "fp32":
+        return None
+    key = dataclasses.replace(result.identity, precision="fp32").key()
+    for row in store.list(config=key, status="ok", limit=20):
+        base = store.get(row["run_id"]).accuracy
+        if base is None or base.sha256 != acc.sha256:
+            continue
+        if acc.top1 is not None and base.top1 is not None:
+            return (f"vs fp32 (run {row['run_id']}, same data): top-1 {fmt_value(base.top1, '%')} → "
+                    f"{fmt_value(acc.top1, '%')} ({acc.top1 - base.top1:+.1f} points)")
+        if acc.errors and base.errors:
+            a, b = acc.errors[0], base.errors[0]
+            return (f"vs fp32 (run {row['run_id']}, same data): {a.output} MAE {fmt_value(b.mean_abs_error)} → "
+                    f"{fmt_value(a.mean_abs_error)}, cosine {fmt_value(b.cosine_similarity)} → "
+                    f"{fmt_value(a.cosine_similarity)}")
+    return None
 
 
 def _find_max_rate(args: argparse.Namespace, spec: RunSpec) -> int:

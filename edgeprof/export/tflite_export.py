@@ -37,7 +37,7 @@ from ..errors import ModelError
 from ..records import Artifact, TensorSpec
 from .artifact_cache import build_cached, dist_version, key_of, sha256_file, text_hash
 from .capture import capture, library_failure, to_terminal
-from .inputs import make_inputs
+from .inputs import InputPlan, make_inputs
 from .quantize import calibration_fingerprint, calibration_samples
 from .resolve import ModelSource, user_import_path
 
@@ -274,7 +274,7 @@ def _int8_recipe() -> Any:
 
 
 def _quantize_int8(fp32: Artifact, out: Path, *, seed: int, shapes: Mapping[str, tuple[int, ...]],
-                   calibration: str | Path | None, say: Progress) -> Artifact:
+                   calibration: str | Path | None, say: Progress, plan: InputPlan | None = None) -> Artifact:
     try:
         from ai_edge_quantizer import quantizer
     except ImportError as e:
@@ -282,7 +282,8 @@ def _quantize_int8(fp32: Artifact, out: Path, *, seed: int, shapes: Mapping[str,
     if fp32.precision != "fp32":
         raise ModelError(f"{fp32.model_name} is already {fp32.precision}", hint="run it with --precision fp32")
     say(f"{fp32.model_name}: quantising TFLite to int8 (ai-edge-quantizer, static, float I/O)")
-    samples = calibration_samples(fp32.inputs, shapes, seed, calibration)
+    samples = calibration_samples(plan.specs if plan is not None else fp32.inputs, shapes, seed, calibration,
+                                  fixed=plan.fixed() if plan is not None else None)
     cls = interpreter_class()
     sigs = cls(model_path=fp32.path).get_signature_list() or {}
     started = time.perf_counter()
@@ -311,7 +312,8 @@ def _quantize_int8(fp32: Artifact, out: Path, *, seed: int, shapes: Mapping[str,
         export_options={**fp32.export_options, "fp32_sha256": fp32.sha256, "precision": "int8",
                         "quantizer": "ai_edge_quantizer static int8 (weights per-channel, activations per-tensor), "
                                      "float model I/O", "ai-edge-quantizer": dist_version("ai-edge-quantizer"),
-                        "calibration": calibration_fingerprint(calibration), "calibration_samples": len(samples),
+                        "calibration": calibration_fingerprint(calibration, plan=plan),
+                        "calibration_samples": len(samples),
                         "op_counts": facts["op_counts"], "quantize_seconds": round(time.perf_counter() - started, 2),
                         **({"signature_added": SIGNATURE} if added else {})},
     )
@@ -355,11 +357,13 @@ def _loads_in_litert(path: Path, name: str) -> None:
 def prepare_tflite(source: ModelSource, *, cache_dir: Path, batch: int = 1,
                    input_shapes: Mapping[str, tuple[int, ...]] | None = None, seed: int = 0,
                    precision: str = "fp32", calibration: str | Path | None = None,
-                   progress: Progress | None = None) -> Artifact:
+                   progress: Progress | None = None, plan_for: Callable[[Artifact], InputPlan] | None = None
+                   ) -> Artifact:
     """A TFLite Artifact at `precision` for `source`: exported (cached) from torch, or a user's .tflite file.
 
     Torch models are exported static at the concrete shapes (dynamic dim 0 = `batch`, others from
-    `input_shapes`); a user's fp32 file is read as is (dynamic dims are resized on the device)."""
+    `input_shapes`); a user's fp32 file is read as is (dynamic dims are resized on the device). `plan_for`: the
+    run's input plan for the fp32 artifact (int8 calibration feeds what the run feeds: constants, data, ranges)."""
     say = to_terminal(progress)
     overrides = dict(input_shapes or {})
     if precision not in TFLITE_PRECISIONS:
@@ -377,13 +381,15 @@ def prepare_tflite(source: ModelSource, *, cache_dir: Path, batch: int = 1,
             fp32 = _user_tflite(source, say)
         if precision == "fp32" or fp32.precision == precision:
             return fp32
-        shapes = {s.name: s.concrete(batch, overrides) for s in fp32.inputs}
+        plan = plan_for(fp32) if plan_for is not None else None
+        shapes = plan.shapes if plan is not None else {s.name: s.concrete(batch, overrides) for s in fp32.inputs}
         material: dict[str, Any] = {"user_sha256": fp32.sha256, "precision": precision, "code": code, **versions,
                                     "seed": seed, "shapes": {k: list(v) for k, v in shapes.items()},
-                                    "calibration": calibration_fingerprint(calibration)}
+                                    "calibration": calibration_fingerprint(calibration, plan=plan)}
         return build_cached(cache_dir, key_of(material), "tflite",
                             lambda out: _quantize_int8(fp32, out, seed=seed, shapes=shapes, calibration=calibration,
-                                                       say=say), what=f"quantising {source.spec} to int8 TFLite")
+                                                       say=say, plan=plan),
+                            what=f"quantising {source.spec} to int8 TFLite")
     from .onnx_export import cache_key
 
     declared = source.bundled.inputs if source.bundled is not None else None
@@ -400,9 +406,11 @@ def prepare_tflite(source: ModelSource, *, cache_dir: Path, batch: int = 1,
         say(f"{source.name}: cached TFLite {fp32.path}")
     if precision == "fp32":
         return fp32
+    plan = plan_for(fp32) if plan_for is not None else None
     q = build_cached(cache_dir, key_of({**material, "precision": precision, "fp32": fp32.sha256,
-                                        "calibration": calibration_fingerprint(calibration)}), "tflite",
-                     lambda out: _quantize_int8(fp32, out, seed=seed, shapes=shapes, calibration=calibration, say=say),
+                                        "calibration": calibration_fingerprint(calibration, plan=plan)}), "tflite",
+                     lambda out: _quantize_int8(fp32, out, seed=seed, shapes=shapes, calibration=calibration, say=say,
+                                                plan=plan),
                      what=f"quantising {source.name} to int8 TFLite")
     if q.cache_hit:
         say(f"{source.name}: cached int8 TFLite {q.path}")

@@ -68,6 +68,8 @@ def test_accuracy_shows_fp32_vs_int8_for_a_trained_model(trained: Trained, tmp_p
     assert int8["precision"] == "int8" and int8["accuracy"]["sha256"] == acc["sha256"]
     assert abs(int8["accuracy"]["top1"] - acc["top1"]) <= 3.0
     assert "accuracy_calibration" not in [w["code"] for w in int8["warnings"]]
+    assert (f"vs fp32 (run {fp32['run_id']}, same data): top-1 {acc['top1']:.1f} % → "
+            f"{int8['accuracy']['top1']:.1f} % ({int8['accuracy']['top1'] - acc['top1']:+.1f} points)") in out
     code, out, err, rand = deploy([*base, "--precision", "int8"], capsys, tmp_path)
     assert code == 0, err
     assert rand["accuracy"]["top1"] < int8["accuracy"]["top1"]

@@ -186,6 +186,14 @@ def test_tflite_file_with_a_constant_input_and_the_io_summary(tmp_path, db, caps
     assert ins["a"]["declared"] == "[1, ?, 3]" and ins["a"]["shape"] == [1, 9, 3]
     assert r["io"]["outputs"][0]["shape"] == [1, 9, 4] and r["io"]["first_run_ms"] > 0
     assert "in  a: float32[1, 9, 3] (model [1, ?, 3])" in out and "in  b: int32[1, 9, 4] (model [1, ?, 4]) ← value 3" in out
+    # int8 of the same file calibrates with what the run feeds: b the constant 3, a drawn from its range
+    code, out, err = run(["deploy", "--device", "local", "--model", str(model), "--runtime", "tflite",
+                          "--precision", "int8", "--input", "a=1x9x3", "--input", "b=1x9x4", "--input-value", "b=3",
+                          "--input-range", "a=-2:2", "--no-store", "--json", str(out_json), *FAST], capsys)
+    assert code == 0, err
+    q = json.loads(out_json.read_text())
+    fed = q["artifact"]["export_options"]["calibration"]["inputs"]
+    assert fed["b"] == {"feed": "value", "value": 3} and fed["a"] == {"feed": "generated", "low": -2.0, "high": 2.0}
 
 
 def test_the_batch_fed_by_input_is_the_batch_stored_and_counted(tmp_path, capsys):

@@ -238,7 +238,7 @@ def test_dims_named_question_mark_are_unnamed_each_its_own_size():
 
 
 @pytest.mark.parametrize("flag", [["--input-value", "sr=16000"], ["--input-range", "x=0:4"],
-                                  ["--input-data", "audio.npz"]])
+                                  ["--input-data", "audio.npz"], ["--input", "x=1x4"], ["--calibration", "calib"]])
 def test_input_flags_with_the_null_runtime_are_refused_in_one_line(flag, capsys, tmp_path):
     """The null runtime feeds no model inputs: an input flag with it is refused (it was silently dropped)."""
     from edgeprof.cli.main import main
