@@ -389,7 +389,7 @@ class SSHTransport(Transport):
                 chan.sendall(stdin)
             chan.shutdown_write()
             out, err, status, timed_out = _collect(chan, timeout)
-        except (paramiko.SSHException, OSError) as e:
+        except (paramiko.SSHException, EOFError, OSError) as e:  # paramiko raises EOFError for a dropped link
             raise TransportError(f"{self.label}: lost the connection while running {argv[0]}: {e}") from None
         finally:
             chan.close()
@@ -411,6 +411,8 @@ class SSHTransport(Transport):
             chan.exec_command(command)
             chan.shutdown_write()
             out, err, status, _ = _collect(chan, timeout)
+        except (paramiko.SSHException, EOFError, OSError) as e:  # paramiko raises EOFError for a dropped link
+            raise TransportError(f"{self.label}: lost the connection: {e or type(e).__name__}") from None
         finally:
             chan.close()
         return status, (out + err).decode("utf-8", "replace")
@@ -427,6 +429,8 @@ class SSHTransport(Transport):
             chan = self._open_session()
             try:
                 chan.exec_command(cmd)  # returns after sshd has forked the session
+            except (paramiko.SSHException, EOFError, OSError) as e:
+                raise TransportError(f"{self.label}: lost the connection: {e or type(e).__name__}") from None
             finally:
                 chan.close()
             return None
@@ -437,7 +441,7 @@ class SSHTransport(Transport):
         chan = self._open_session()
         try:
             chan.exec_command(wrap_command(argv, self._env(env)))
-        except (paramiko.SSHException, OSError) as e:
+        except (paramiko.SSHException, EOFError, OSError) as e:
             chan.close()
             raise TransportError(f"{self.label}: cannot start {argv[0]}: {e}") from None
         proc = SSHAgentProcess(self, chan, list(argv), self._on_stderr)
@@ -462,7 +466,7 @@ class SSHTransport(Transport):
             except PermissionError:
                 raise TransportError(f"{self.label}: cannot write {remote}: permission denied",
                                      hint="check workdir: in devices.yaml") from None
-            except (OSError, paramiko.SSHException) as e:
+            except (OSError, EOFError, paramiko.SSHException) as e:  # EOFError: the SFTP link dropped
                 raise TransportError(f"{self.label}: upload of {os.path.basename(local_path)} to {remote} "
                                      f"failed: {e}") from None
         raise AssertionError("unreachable")
@@ -474,6 +478,8 @@ class SSHTransport(Transport):
             t = self._conn()
             try:
                 self._sftp = paramiko.SFTPClient.from_transport(t)
+            except EOFError as e:  # the connection dropped while the subsystem started
+                raise TransportError(f"{self.label}: lost the connection while starting SFTP: {e}") from None
             except paramiko.SSHException:
                 self._sftp_missing = True  # no SFTP subsystem (e.g. dropbear without sftp-server)
             return self._sftp
@@ -493,7 +499,7 @@ class SSHTransport(Transport):
                     chan.sendall(chunk)
             chan.shutdown_write()
             _, err, status, _ = _collect(chan, None)
-        except (paramiko.SSHException, OSError) as e:
+        except (paramiko.SSHException, EOFError, OSError) as e:
             raise TransportError(f"{self.label}: upload to {remote} failed: {e}") from None
         finally:
             chan.close()
@@ -612,7 +618,10 @@ class SSHAgentProcess(AgentProcess):
             t = self._transport._t
             if self.pid is not None and t is not None and t.is_active():
                 exited = self._chan.status_event.is_set() and self._chan.eof_received
-                self._transport._kill_group(self.pid, wait=not exited)
+                try:
+                    self._transport._kill_group(self.pid, wait=not exited)
+                except TransportError:  # the link dropped as we cleaned up: what failed first is the error
+                    return
                 self._chan.status_event.wait(5)
         finally:
             self._chan.close()

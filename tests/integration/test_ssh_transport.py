@@ -327,3 +327,30 @@ def test_close_stops_a_process_nobody_kept(sshd_hosts: SSHLab, tmp_path: Path) -
     assert len(live_processes(marker)) == 1
     t.close()
     assert live_processes(marker) == []
+
+
+def test_a_link_that_drops_during_cleanup_is_a_transport_error_not_eof(sshd_hosts: SSHLab, tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """When the board's link drops, paramiko's Channel.exec_command re-raises the transport's saved exception —
+    a bare EOFError (paramiko/channel.py _wait_for_event; packetizer.py raises EOFError at the socket's end) —
+    until its reader thread marks the transport inactive. A sweep cell once failed as "internal error in
+    edgeprof: EOFError:" that way, instead of a transport error it retries. Here exec_command raises exactly that
+    on a real connection: a command is a TransportError, and terminate (cleanup) does not raise over the error
+    that came first."""
+    import paramiko
+
+    host = sshd_hosts.start_host("drop")
+    marker = f"edgeprof-drop-{uuid.uuid4().hex}"
+    with transport(sshd_hosts, host, tmp_path) as t:
+        proc = t.start(["sh", "-c", f"sleep 30; : {marker}"])
+        assert proc.poll() is None
+
+        def dropped(self: paramiko.Channel, command: str) -> None:
+            raise EOFError()
+
+        monkeypatch.setattr(paramiko.Channel, "exec_command", dropped)
+        with pytest.raises(TransportError, match="lost the connection"):
+            t.run(["true"])
+        proc.terminate()  # the kill script cannot start: no EOFError escapes
+        monkeypatch.undo()
+        t.run(["pkill", "-f", marker])
