@@ -216,6 +216,9 @@ def run(args: argparse.Namespace) -> int:
                           hint="give an .npz with arrays by input name and `labels` or `expected` "
                                "(docs/accuracy.md)")
     if args.find_max_rate:
+        if args.accuracy:
+            raise ConfigError("--accuracy with --find-max-rate: every probe would score the data again",
+                              hint="score it once in a plain deploy of the same model")
         return _find_max_rate(args, spec)
     if args.json and args.json != "-":
         check_writable(args.json, "--json")  # found now, not after measuring

@@ -250,3 +250,33 @@ def test_a_users_int8_file_builds_an_int8_engine_without_precision_given(tmp_pat
         assert [e["flags"] for e in events(log) if e["event"] == "build"] == [["INT8"]]
     finally:
         agent.close()
+
+
+@pytest.mark.parametrize("version, transfers", [("8.2.1", False), ("10.3.0", True)])
+def test_accuracy_pass_feeds_every_sample_through_the_engine(tmp_path, trt_env, version, transfers):
+    """run.accuracy on TensorRT: each batch of samples goes into the engine's input buffers (set_inputs: the host
+    buffer, and the GPU copy when the timed runs do not copy), padded at the end; the top-k and errors come from
+    the engine's own outputs (the double computes them with onnxruntime), so they are those of x @ w, relu."""
+    env, _log = trt_env
+    env["EDGEPROF_FAKE_TRT_VERSION"] = version
+    model, w = write_onnx(tmp_path / "m.onnx")
+    x = np.random.RandomState(7).uniform(-1, 1, (5, 6)).astype(np.float32)
+    want = np.maximum(x @ w, 0)
+    work = tmp_path / "work"
+    work.mkdir()
+    np.savez(work / "acc.npz", **{"in:x": x, "expected:0": want})
+    agent = Agent(work, env, gpu_tree(tmp_path / "root"))
+    try:
+        r = agent.call("run", run_params(model, "fp32", runtime_options={"precision": "fp32",
+                                                                         "transfers": transfers},
+                                         accuracy={"data": {"path": "acc.npz", "format": "npz"}, "samples": 5,
+                                                   "inputs": ["x"], "per_inference": 2, "stacked": True,
+                                                   "topk_output": 0, "k": 3, "expected": [0]}))
+        assert r["ok"], r
+        acc = r["result"]["accuracy"]
+        assert acc["error"] is None and acc["inferences"] == 3 and acc["padded"] == 1 and acc["classes"] == 4
+        assert acc["topk"] == [np.argsort(-row, kind="mergesort")[:3].tolist() for row in want]
+        (e,) = acc["errors"]
+        assert max(e["max_abs"]) < 1e-5 and min(e["cosine"]) > 0.9999 or not want.any()
+    finally:
+        agent.close()

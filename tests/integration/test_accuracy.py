@@ -245,3 +245,10 @@ def test_a_sweep_scores_every_precision_on_the_same_data(trained: Trained, tmp_p
     assert f"| {delta:+.1f} |" in md.read_text()
     sweep_id = (tmp_path / "id").read_text().strip()
     assert main(["check", "--sweep", sweep_id, "--db", db]) == 0  # the budget top1 >= 80 holds for both cells
+
+
+def test_accuracy_with_find_max_rate_is_refused(trained: Trained, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["deploy", "--device", "local", "--model", trained.onnx, "--accuracy", trained.val, "--scenario",
+                 "server", "--latency-bound", "50", "--find-max-rate", "--no-store", "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 2 and "--accuracy with --find-max-rate: every probe would score the data again" in err
