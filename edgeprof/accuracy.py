@@ -25,6 +25,7 @@ import dataclasses
 import hashlib
 import math
 import os
+import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -109,7 +110,8 @@ def load_accuracy(given: str, plan: InputPlan, outputs: Sequence[str], runtime: 
                           hint="pick a runtime (onnxruntime, tflite, tensorrt)")
     path = Path(given).expanduser()
     if not path.is_file():
-        raise ConfigError(f"{flag}: no such file", hint="give an .npz file written by numpy.savez "
+        what = "a directory, not a file" if path.is_dir() else "no such file"
+        raise ConfigError(f"{flag}: {what}", hint="give an .npz file written by numpy.savez "
                           "(arrays by input name, plus labels or expected)")
     try:
         z = np.load(path, allow_pickle=False)
@@ -117,7 +119,7 @@ def load_accuracy(given: str, plan: InputPlan, outputs: Sequence[str], runtime: 
             raise ValueError("a single array, not an .npz archive")
         with z:
             arrays = {k: z[k] for k in z.files}
-    except (OSError, ValueError, EOFError) as e:
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as e:
         raise ConfigError(f"{flag}: not a readable .npz archive ({e})",
                           hint="save it with numpy.savez(path, NAME=inputs, labels=labels)") from None
     by_name = {p.spec.name: p for p in plan.inputs}

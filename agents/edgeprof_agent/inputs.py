@@ -7,6 +7,8 @@ neither draws from the generator. Others: floats uniform(low, high); integers ra
 bool randint(0, 2).
 """
 
+import zipfile
+
 from .protocol import OpError
 from .vocab import ErrorKind
 
@@ -16,7 +18,7 @@ def _load_data(path):
 
     try:
         archive = np.load(path, allow_pickle=False)
-    except (IOError, OSError, ValueError) as e:
+    except (IOError, OSError, ValueError, EOFError, zipfile.BadZipFile) as e:
         raise OpError(ErrorKind.BAD_INPUTS, "cannot read the input data file %s: %s" % (path, e),
                       hint="deploy again: the host pushes it with the model")
     try:

@@ -212,7 +212,8 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(f"--input-data {args.input_data}: no such file or directory",
                           hint="give an .npz file (arrays by input name) or a directory of NAME.npy files")
     if args.accuracy is not None and not os.path.isfile(os.path.expanduser(args.accuracy)):
-        raise ConfigError(f"--accuracy {args.accuracy}: no such file",
+        what = "a directory, not a file" if os.path.isdir(os.path.expanduser(args.accuracy)) else "no such file"
+        raise ConfigError(f"--accuracy {args.accuracy}: {what}",
                           hint="give an .npz with arrays by input name and `labels` or `expected` "
                                "(docs/accuracy.md)")
     if args.find_max_rate:

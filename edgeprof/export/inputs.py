@@ -29,6 +29,7 @@ import hashlib
 import math
 import os
 import re
+import zipfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -157,7 +158,7 @@ class InputData:
 def _load_npy(path: Path, where: str) -> np.ndarray:
     try:
         return np.load(path, allow_pickle=False)
-    except (OSError, ValueError, EOFError) as e:
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as e:
         raise ConfigError(f"{where}: cannot read {path.name} as a numpy array ({e})",
                           hint="save arrays with numpy.save / numpy.savez (no pickled objects)") from None
 
@@ -192,7 +193,7 @@ def load_input_data(given: str, cache_dir: Path | None = None) -> InputData:
             raise ValueError("a single array, not an .npz archive")
         with z:
             arrays = {k: z[k] for k in z.files}
-    except (OSError, ValueError, EOFError) as e:
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as e:
         if path.suffix == ".npy":
             raise ConfigError(f"{flag}: a single .npy file does not say which input it feeds",
                               hint="put it in a directory as NAME.npy, or save an .npz with numpy.savez(NAME=...)") \

@@ -35,6 +35,7 @@ import hashlib
 import os
 import re
 import tempfile
+import zipfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -101,7 +102,7 @@ def calibration_samples(specs: Sequence[TensorSpec], shapes: Mapping[str, tuple[
             else:
                 with np.load(f, allow_pickle=False) as z:
                     raw = {k: z[k] for k in z.files}
-        except (OSError, ValueError) as e:
+        except (OSError, ValueError, EOFError, zipfile.BadZipFile) as e:
             raise ConfigError(f"--calibration {f}: cannot read it: {e}",
                               hint="files must be written by numpy.save / numpy.savez (no pickles)") from e
         missing = [n for n in names if n not in raw and n not in fixed]

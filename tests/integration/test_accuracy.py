@@ -252,3 +252,25 @@ def test_accuracy_with_find_max_rate_is_refused(trained: Trained, capsys: pytest
                  "server", "--latency-bound", "50", "--find-max-rate", "--no-store", "--quiet"])
     err = capsys.readouterr().err
     assert code == 2 and "--accuracy with --find-max-rate: every probe would score the data again" in err
+
+
+@pytest.mark.parametrize("flag", ["--accuracy", "--input-data", "--calibration"])
+def test_a_truncated_archive_is_one_line(trained: Trained, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                         flag: str) -> None:
+    """An .npz cut short (a copy that did not finish) raised zipfile.BadZipFile as a traceback."""
+    cut = tmp_path / "cut.npz"
+    cut.write_bytes(Path(trained.val).read_bytes()[:5000])
+    given = str(cut)
+    extra = ["--precision", "int8"] if flag == "--calibration" else []
+    if flag == "--calibration":
+        (tmp_path / "calib").mkdir()
+        given = str(tmp_path / "calib")
+        (tmp_path / "calib" / "cut.npz").write_bytes(cut.read_bytes())
+    code = main(["deploy", "--device", "local", "--model", trained.onnx, flag, given, *extra, "--no-store",
+                 "--quiet", *FAST])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "File is not a zip file" in err[0], err
+    if flag == "--accuracy":
+        code = main(["deploy", "--device", "local", "--model", trained.onnx, flag, str(tmp_path), "--no-store",
+                     "--quiet"])
+        assert code == 2 and f"--accuracy {tmp_path}: a directory, not a file" in capsys.readouterr().err
