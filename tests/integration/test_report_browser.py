@@ -59,6 +59,7 @@ def test_report_renders_in_chromium_without_errors(tmp_path: Path) -> None:
     assert "data-errors" not in body.group(0), body.group(0)
     assert not console_errors(dom.stderr), console_errors(dom.stderr)
     assert dom.stdout.count("<svg") >= 15 and "Board comparison" in dom.stdout
+    assert dom.stdout.count('class="acc-row"') == 2 and '<td data-v="-1.2" class="worse">-1.2</td>' in dom.stdout
 
     shot = tmp_path / "report.png"
     run = chromium(tmp_path, f"--screenshot={shot}", "--window-size=1400,5200", url)
