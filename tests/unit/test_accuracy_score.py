@@ -61,3 +61,32 @@ def test_agent_top_k_is_stable_on_ties_and_refuses_non_finite_values() -> None:
     mx, mean, mse, cos = agent_acc._errors(np.array([1.0, 2.0]), np.array([1.0, 0.0]))
     assert (mx, mean, mse) == (2.0, 1.0, 2.0) and cos == pytest.approx(1 / math.sqrt(5))
     assert agent_acc._errors(np.array([np.inf]), np.array([1.0])) is None
+
+
+def test_compare_counts_half_a_point_of_top1_and_only_on_the_same_data() -> None:
+    import dataclasses
+
+    from report_samples import make_result
+
+    from edgeprof.compare import compare_results
+    from edgeprof.records import Accuracy
+
+    base = make_result("orin-nano", "mobilenet_v2")
+    assert base.accuracy is not None
+
+    def with_top1(top1: float, sha: str | None = None) -> object:
+        r = make_result("orin-nano", "mobilenet_v2", seed=1)
+        acc = base.accuracy
+        assert isinstance(acc, Accuracy)
+        r.accuracy = dataclasses.replace(acc, top1=top1, sha256=sha or acc.sha256)
+        return r
+
+    def verdict(new: object) -> str:
+        (d,) = [d for d in compare_results(base, new) if d.metric.name == "top1"]  # type: ignore[arg-type]
+        return d.verdict + " " + d.note
+
+    assert base.accuracy.top1 == pytest.approx(72.0)
+    assert verdict(with_top1(71.6)).startswith("unchanged")  # 0.4 points: two samples of 500
+    assert verdict(with_top1(71.4)).startswith("regressed")
+    assert verdict(with_top1(73.0)).startswith("improved")
+    assert verdict(with_top1(60.0, "ff" * 32)).startswith("n/a scored on different data")
