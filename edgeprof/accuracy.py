@@ -24,8 +24,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import math
-import os
-import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,7 +34,8 @@ from edgeprof_agent.messages import AccuracyReply, AccuracySpec, ArtifactRef
 
 from .config import did_you_mean
 from .errors import ConfigError
-from .export.inputs import InputPlan
+from .export.artifact_cache import sha256_file
+from .export.inputs import InputPlan, cached_npz, read_npz
 from .records import Accuracy, OutputError
 
 TOPK = 5
@@ -58,14 +57,6 @@ class AccuracyData:
     expected: tuple[tuple[int, str], ...]
     push_path: str
     push_sha256: str
-
-
-def _sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def _dims(shape: Sequence[int]) -> str:
@@ -114,12 +105,8 @@ def load_accuracy(given: str, plan: InputPlan, outputs: Sequence[str], runtime: 
         raise ConfigError(f"{flag}: {what}", hint="give an .npz file written by numpy.savez "
                           "(arrays by input name, plus labels or expected)")
     try:
-        z = np.load(path, allow_pickle=False)
-        if not hasattr(z, "files"):
-            raise ValueError("a single array, not an .npz archive")
-        with z:
-            arrays = {k: z[k] for k in z.files}
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as e:
+        arrays = read_npz(path)
+    except ValueError as e:
         raise ConfigError(f"{flag}: not a readable .npz archive ({e})",
                           hint="save it with numpy.savez(path, NAME=inputs, labels=labels)") from None
     by_name = {p.spec.name: p for p in plan.inputs}
@@ -222,20 +209,14 @@ def load_accuracy(given: str, plan: InputPlan, outputs: Sequence[str], runtime: 
             arr = arr.reshape((n,) + tuple(by_name[key].shape))
         normal[f"in:{key}"] = np.ascontiguousarray(arr)
 
-    sha = _sha256_file(path)
+    sha = sha256_file(path)
     layout = ";".join(f"{k}={v.dtype}{list(v.shape)}" for k, v in sorted(normal.items()))
     digest = hashlib.sha256(f"{sha}\n{layout}".encode()).hexdigest()[:32]
-    cache = cache_dir or _default_cache()
-    cache.mkdir(parents=True, exist_ok=True)
-    push = cache / f"accuracy-{digest}.npz"
-    if not push.exists():
-        tmp = cache / f".accuracy-{digest}.{os.getpid()}.npz"
-        np.savez(tmp, **normal)  # type: ignore[arg-type]
-        os.replace(tmp, push)
+    push = cached_npz(cache_dir or _default_cache(), "accuracy", digest, normal)
     return AccuracyData(given=given, sha256=sha, samples=n, inputs=tuple(input_keys),
                         per_inference=plan.batch if stacked else 1, stacked=stacked, labels=labels,
                         label_output=label_output, expected=tuple(expected), push_path=str(push),
-                        push_sha256=_sha256_file(push))
+                        push_sha256=sha256_file(push))
 
 
 def _default_cache() -> Path:

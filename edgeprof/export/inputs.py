@@ -39,6 +39,7 @@ import numpy as np
 
 from ..errors import ConfigError, ModelError
 from ..records import IOTensor, TensorSpec
+from .artifact_cache import sha256_file
 
 __all__ = ["InputData", "InputPlan", "PlannedInput", "io_summary_lines", "is_batch_dim", "load_input_data",
            "make_inputs", "parse_input_range", "parse_input_value", "plan_inputs"]
@@ -134,12 +135,29 @@ def parse_input_range(text: str, flag: str = "--input-range") -> tuple[str, tupl
 # -- input data files ------------------------------------------------------------------------------------------
 
 
-def _sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
+def read_npz(path: Path) -> dict[str, np.ndarray]:
+    """Every array of an .npz archive (no pickles). A file that is not one — a single .npy, a truncated or foreign
+    file, object arrays — raises ValueError with what is wrong (the caller names its flag)."""
+    try:
+        z = np.load(path, allow_pickle=False)
+        if not hasattr(z, "files"):
+            raise ValueError("a single array, not an .npz archive")
+        with z:
+            return {k: z[k] for k in z.files}
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as e:
+        raise ValueError(str(e) or type(e).__name__) from None
+
+
+def cached_npz(cache: Path, prefix: str, digest: str, arrays: Mapping[str, np.ndarray]) -> Path:
+    """`arrays` written once as `<cache>/<prefix>-<digest>.npz` (atomically: a temp file renamed into place), for
+    the agent to load; an existing file of that name is the same content and is reused."""
+    cache.mkdir(parents=True, exist_ok=True)
+    out = cache / f"{prefix}-{digest}.npz"
+    if not out.exists():
+        tmp = cache / f".{prefix}-{digest}.{os.getpid()}.npz"
+        np.savez(tmp, **arrays)  # type: ignore[arg-type]
+        os.replace(tmp, out)
+    return out
 
 
 @dataclass(frozen=True)
@@ -177,23 +195,13 @@ def load_input_data(given: str, cache_dir: Path | None = None) -> InputData:
             raise ConfigError(f"{flag}: no .npy files in this directory",
                               hint="name each file after the input it feeds: input_ids.npy, sr.npy, ...")
         arrays = {p.stem: _load_npy(p, flag) for p in files}
-        prov = {p.stem: (str(p.resolve()), _sha256_file(p)) for p in files}
+        prov = {p.stem: (str(p.resolve()), sha256_file(p)) for p in files}
         digest = hashlib.sha256("\n".join(f"{k}={v[1]}" for k, v in sorted(prov.items())).encode()).hexdigest()
-        cache = cache_dir or _default_cache()
-        cache.mkdir(parents=True, exist_ok=True)
-        packed = cache / f"inputs-{digest[:32]}.npz"
-        if not packed.exists():
-            tmp = cache / f".inputs-{digest[:32]}.{os.getpid()}.npz"
-            np.savez(tmp, **arrays)  # type: ignore[arg-type]
-            os.replace(tmp, packed)
-        return InputData(given, arrays, prov, str(packed), _sha256_file(packed))
+        packed = cached_npz(cache_dir or _default_cache(), "inputs", digest[:32], arrays)
+        return InputData(given, arrays, prov, str(packed), sha256_file(packed))
     try:
-        z = np.load(path, allow_pickle=False)
-        if not hasattr(z, "files"):
-            raise ValueError("a single array, not an .npz archive")
-        with z:
-            arrays = {k: z[k] for k in z.files}
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as e:
+        arrays = read_npz(path)
+    except ValueError as e:
         if path.suffix == ".npy":
             raise ConfigError(f"{flag}: a single .npy file does not say which input it feeds",
                               hint="put it in a directory as NAME.npy, or save an .npz with numpy.savez(NAME=...)") \
@@ -202,7 +210,7 @@ def load_input_data(given: str, cache_dir: Path | None = None) -> InputData:
                           hint="save arrays by input name with numpy.savez(path, NAME=array, ...)") from None
     if not arrays:
         raise ConfigError(f"{flag}: the archive holds no arrays")
-    sha = _sha256_file(path)
+    sha = sha256_file(path)
     full = str(path.resolve())
     return InputData(given, arrays, {k: (full, sha) for k in arrays}, full, sha)
 

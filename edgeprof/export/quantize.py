@@ -44,7 +44,7 @@ from ..errors import ConfigError, ModelError
 from ..records import Artifact, TensorSpec
 from .artifact_cache import build_cached, dist_version, key_of, text_hash
 from .capture import library_failure, to_terminal
-from .inputs import make_inputs
+from .inputs import make_inputs, read_npz
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -100,9 +100,8 @@ def calibration_samples(specs: Sequence[TensorSpec], shapes: Mapping[str, tuple[
                         hint="save each sample as .npz with one key per input name")
                 raw = {open_names[0]: np.load(f, allow_pickle=False)}
             else:
-                with np.load(f, allow_pickle=False) as z:
-                    raw = {k: z[k] for k in z.files}
-        except (OSError, ValueError, EOFError, zipfile.BadZipFile) as e:
+                raw = read_npz(f)
+        except (OSError, ValueError, EOFError, zipfile.BadZipFile) as e:  # the .npy branch reads with np.load
             raise ConfigError(f"--calibration {f}: cannot read it: {e}",
                               hint="files must be written by numpy.save / numpy.savez (no pickles)") from e
         missing = [n for n in names if n not in raw and n not in fixed]
