@@ -91,19 +91,22 @@ def _cast(arr: np.ndarray, dtype: str, where: str) -> np.ndarray:
     return arr.astype(want)
 
 
-def load_accuracy(given: str, plan: InputPlan, outputs: Sequence[str], runtime: str,
+def require_file(given: str) -> Path:
+    """The accuracy file's path, or one line saying it is missing or a directory (checked before connecting)."""
+    path = Path(given).expanduser()
+    if not path.is_file():
+        what = "a directory, not a file" if path.is_dir() else "no such file"
+        raise ConfigError(f"--accuracy {given}: {what}", hint="give an .npz with arrays by input name and `labels` "
+                          "or `expected` (docs/accuracy.md)")
+    return path
+
+
+def load_accuracy(given: str, plan: InputPlan, outputs: Sequence[str],
                   cache_dir: Path | None = None) -> AccuracyData:
     """Read and check `--accuracy FILE` against the run's input plan and the model's outputs; write the data file
     the agent reads. Every problem is a ConfigError naming the file and the array, raised before any push."""
     flag = f"--accuracy {given}"
-    if runtime == "null":
-        raise ConfigError(f"{flag}: the null runtime computes nothing to score",
-                          hint="pick a runtime (onnxruntime, tflite, tensorrt)")
-    path = Path(given).expanduser()
-    if not path.is_file():
-        what = "a directory, not a file" if path.is_dir() else "no such file"
-        raise ConfigError(f"{flag}: {what}", hint="give an .npz file written by numpy.savez "
-                          "(arrays by input name, plus labels or expected)")
+    path = require_file(given)
     try:
         arrays = read_npz(path)
     except ValueError as e:

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
 from .errors import StoreError
-from .vocab import RUN_DEFAULTS, SCENARIO_DEFAULTS, SINGLE_STREAM, ConfigIdentity, fmt_value, scenario_label
+from .vocab import RUN_DEFAULTS, SCENARIO_DEFAULTS, SINGLE_STREAM, ConfigIdentity, scenario_label
 
 
 def finite_or_null(obj: Any) -> Any:
@@ -720,17 +720,6 @@ class Accuracy(Section):
         rows: list[Any] = list(flat.errors or [])  # plain JSON rows until here
         return dataclasses.replace(flat, errors=[OutputError.from_dict(e) for e in rows])
 
-    @property
-    def headline(self) -> str:
-        """One line: top-1 / top-5, or each output's error, over how many samples."""
-        if self.top1 is not None:
-            s = f"top-1 {fmt_value(self.top1, '%')}"
-            if self.top5 is not None:
-                s += f" · top-5 {fmt_value(self.top5, '%')}"
-        else:
-            s = " · ".join(f"{e.output}: MAE {fmt_value(e.mean_abs_error, '')}, RMSE {fmt_value(e.rmse, '')}, "
-                           f"cosine {fmt_value(e.cosine_similarity, '')}" for e in self.errors) or "no score"
-        return s + f" ({self.samples} samples)"
 
 
 @dataclass

@@ -16,7 +16,7 @@ import socket
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from edgeprof_agent.messages import (
     AccuracySpec,
@@ -67,6 +67,9 @@ from .vocab import (
     SINGLE_STREAM,
     ErrorKind,
 )
+
+if TYPE_CHECKING:
+    from .accuracy import AccuracyData
 
 __all__ = ["CapabilityError", "PRECISIONS", "RUNTIMES", "build_result", "deploy", "prepare", "validate_spec"]
 
@@ -392,7 +395,7 @@ def deploy(spec: RunSpec, device: Device, *, progress: Progress | None = None,
     prepared: Prepared | None = None
     inputs: list[dict[str, Any]] = []
     plan: InputPlan | None = None
-    acc_data: Any = None  # accuracy.AccuracyData: the checked --accuracy file
+    acc_data: AccuracyData | None = None  # the checked --accuracy file
     known: Facts | None = None
     if facts is not None:
         known = facts if isinstance(facts, Facts) else Facts.from_dict(dict(facts))
@@ -424,7 +427,7 @@ def deploy(spec: RunSpec, device: Device, *, progress: Progress | None = None,
                 if spec.accuracy:
                     from . import accuracy as acc
 
-                    acc_data = acc.load_accuracy(spec.accuracy, plan, artifact.outputs, spec.runtime,
+                    acc_data = acc.load_accuracy(spec.accuracy, plan, artifact.outputs,
                                                  cache_dir / "accuracy" if cache_dir else None)
             reference: Any = None
             no_reference: str | None = "the null runtime computes nothing"
@@ -482,11 +485,11 @@ def deploy(spec: RunSpec, device: Device, *, progress: Progress | None = None,
 
         result.ops = summarize(reply.ops)
     if acc_data is not None:
-        add_accuracy(result, acc_data, reply, spec, calibration)
+        add_accuracy(result, acc_data, reply, calibration)
     return result
 
 
-def add_accuracy(result: Result, data: Any, reply: RunReply, spec: RunSpec, calibration: str | None) -> None:
+def add_accuracy(result: Result, data: AccuracyData, reply: RunReply, calibration: str | None) -> None:
     """Score the agent's accuracy pass (accuracy.score) into result.accuracy, or say why there is none."""
     from . import accuracy
 

@@ -211,11 +211,10 @@ def run(args: argparse.Namespace) -> int:
     if args.input_data is not None and not os.path.exists(os.path.expanduser(args.input_data)):
         raise ConfigError(f"--input-data {args.input_data}: no such file or directory",
                           hint="give an .npz file (arrays by input name) or a directory of NAME.npy files")
-    if args.accuracy is not None and not os.path.isfile(os.path.expanduser(args.accuracy)):
-        what = "a directory, not a file" if os.path.isdir(os.path.expanduser(args.accuracy)) else "no such file"
-        raise ConfigError(f"--accuracy {args.accuracy}: {what}",
-                          hint="give an .npz with arrays by input name and `labels` or `expected` "
-                               "(docs/accuracy.md)")
+    if args.accuracy is not None:
+        from ..accuracy import require_file
+
+        require_file(args.accuracy)  # found now, not after connecting and exporting
     if args.find_max_rate:
         if args.accuracy:
             raise ConfigError("--accuracy with --find-max-rate: every probe would score the data again",
