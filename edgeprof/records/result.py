@@ -1,0 +1,167 @@
+"""Result: one measured run, and its versioned JSON form.
+
+Owns: the Result record (frozen: built once), its key order, run ids and timestamps. Does not own: the
+sections (sections.py), the schema history and migrations (schema.py), how a Result is built (run/assemble.py).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import StoreError
+from ..vocab import ConfigIdentity
+from .jsonio import dumps_json
+from .schema import _MIGRATIONS, RESULT_SCHEMA_VERSION
+from .sections import (
+    Accuracy,
+    Compute,
+    Environment,
+    Fidelity,
+    IOSummary,
+    LatencyStats,
+    Memory,
+    NullReasons,
+    OpsProfile,
+    Power,
+    RunWarning,
+    Scenario,
+    Section,
+    Settings,
+    SweepInfo,
+    Thermal,
+    Transfer,
+    _plain,
+)
+from .spec import Artifact
+
+
+def new_run_id() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
+
+
+def utc_now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+
+
+
+
+RESULT_KEYS = (
+    "schema_version", "run_id", "status", "created_at", "device", "model", "runtime", "precision", "batch",
+    "threads", "latency_ms", "throughput_ips", "memory_mb", "power", "thermal", "fidelity", "environment",
+    "warnings", "samples_ms",
+)
+# after RESULT_KEYS, in this order (schema 2: the sections that lived in `extra` are top-level and typed)
+RESULT_TAIL_KEYS = ("artifact", "settings", "transfer", "reason", "null_reasons", "compute", "ops", "sweep",
+                    "stderr_tail", "io", "scenario", "accuracy")
+
+
+@dataclass
+class Result:
+    """One measured run. `to_dict()` has the top-level keys RESULT_KEYS then RESULT_TAIL_KEYS."""
+
+    run_id: str
+    status: str  # "ok" | "failed" | "skipped"
+    created_at: str
+    device: str
+    model: str
+    runtime: str
+    precision: str
+    batch: int
+    threads: int | None
+    latency_ms: LatencyStats | None
+    throughput_ips: float | None
+    memory_mb: Memory | None
+    power: Power | None
+    thermal: Thermal | None
+    fidelity: Fidelity | None
+    environment: Environment
+    warnings: list[RunWarning]
+    samples_ms: list[float]
+    artifact: Artifact | None = None
+    settings: Settings = field(default_factory=Settings)
+    transfer: Transfer | None = None
+    reason: str | None = None  # for failed / skipped
+    null_reasons: NullReasons = field(default_factory=NullReasons)
+    compute: Compute | None = None
+    ops: OpsProfile | None = None
+    sweep: SweepInfo | None = None  # a sweep row: its sweep, cell and budgets
+    stderr_tail: str | None = None  # a failed row: the end of the device's stderr or the traceback
+    io: IOSummary | None = None  # inputs as fed, outputs, load and first-inference time (None: not recorded)
+    scenario: Scenario = field(default_factory=Scenario)  # the load scenario (single-stream unless asked)
+    accuracy: Accuracy | None = None  # the accuracy pass (--accuracy): None when not asked or not made
+    schema_version: int = RESULT_SCHEMA_VERSION
+
+    @property
+    def identity(self) -> ConfigIdentity:
+        """The configuration this result measured (vocab.ConfigIdentity: store, compare, reports, sweeps)."""
+        a = self.artifact
+        content = None
+        if a is not None:
+            sha = a.export_options.get("fp32_sha256") or a.sha256
+            content = f"sha256:{sha}" if a.source.startswith("file:") and sha else a.source
+        fed = self.settings.inputs
+        shapes = tuple((str(i["name"]), tuple(int(d) for d in i["shape"])) for i in fed) if fed else None
+        return ConfigIdentity(self.device, self.model, self.runtime, self.precision, self.batch, self.threads,
+                              a.source if a else None, content, shapes, scenario=self.scenario.label)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: _plain(getattr(self, k)) if k != "warnings" else [w.to_dict() for w in self.warnings]
+                for k in RESULT_KEYS + RESULT_TAIL_KEYS}
+
+    def to_json(self, indent: int | None = None) -> str:
+        return dumps_json(self.to_dict(), indent=indent)
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Result:
+        """A Result from its JSON of any schema version up to RESULT_SCHEMA_VERSION, migrated step by step."""
+        version = d.get("schema_version")
+        if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+            raise StoreError("result has no integer schema_version; it was not written by edgeprof",
+                             hint="read only files written by edgeprof deploy --json or results show --json")
+        if version > RESULT_SCHEMA_VERSION:
+            raise StoreError(
+                f"result {d.get('run_id', '?')} has schema version {version}, newer than this edgeprof "
+                f"understands ({RESULT_SCHEMA_VERSION})",
+                hint="upgrade edgeprof (pip install -U edgeprof) to read it",
+            )
+        data = dict(d)
+        while data["schema_version"] < RESULT_SCHEMA_VERSION:
+            data = _MIGRATIONS[data["schema_version"]](data)
+        unknown = sorted(set(data) - set(RESULT_KEYS + RESULT_TAIL_KEYS))
+        if unknown:
+            raise StoreError(f"result {data.get('run_id', '?')} has unknown field(s) {', '.join(map(repr, unknown))}",
+                             hint="it was written by another edgeprof version; upgrade edgeprof to read it")
+        kw: dict[str, Any] = {k: v for k, v in data.items() if k != "schema_version"}
+        for key, section in _OPTIONAL_SECTIONS.items():
+            v = kw.pop(key, None)
+            kw[key] = None if v is None else section.from_dict(v)
+        kw["environment"] = Environment.from_dict(kw.pop("environment", None) or {})
+        kw["settings"] = Settings.from_dict(kw.pop("settings", None) or {})
+        kw["null_reasons"] = NullReasons.from_dict(kw.pop("null_reasons", None) or {})
+        kw["scenario"] = Scenario.from_dict(kw.pop("scenario", None) or {})
+        kw["warnings"] = [RunWarning.from_dict(w) for w in kw.pop("warnings", None) or []]
+        kw["samples_ms"] = list(kw.pop("samples_ms", None) or [])
+        art = kw.pop("artifact", None)
+        kw["artifact"] = None if art is None else Artifact.from_dict(art)
+        try:
+            return cls(**kw)
+        except TypeError as e:
+            raise StoreError(f"result {data.get('run_id', '?')} does not fit schema {RESULT_SCHEMA_VERSION}: {e}",
+                             hint="the result JSON is damaged; rerun the measurement") from None
+
+    def warn(self, code: str, message: str) -> None:
+        self.warnings.append(RunWarning(code, message))
+
+    def warning_codes(self) -> list[str]:
+        return [w.code for w in self.warnings]
+
+
+_OPTIONAL_SECTIONS: dict[str, type[Section]] = {
+    "latency_ms": LatencyStats, "memory_mb": Memory, "power": Power, "thermal": Thermal, "fidelity": Fidelity,
+    "transfer": Transfer, "compute": Compute, "ops": OpsProfile, "sweep": SweepInfo, "io": IOSummary,
+    "accuracy": Accuracy,
+}

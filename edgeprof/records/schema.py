@@ -1,0 +1,76 @@
+"""The Result's JSON schema version and the migrations from every older version.
+
+Result JSON format history (keep this list next to the constant; Result.from_dict migrates step by step and
+tests/data/golden/results/v<N>/ holds results each version wrote):
+  1 — first format: latency_ms, throughput_ips, memory_mb, power, thermal, fidelity, environment, warnings,
+      samples_ms, plus artifact, settings, transfer, reason and a free-form `extra` (null_reasons, compute, ops,
+      sweep, stderr_tail).
+  2 — every section typed (the dataclasses of sections.py); `extra` is gone: null_reasons, compute, ops, sweep and
+      stderr_tail are top-level keys after reason; a sweep row's transfer is null instead of {}; every section
+      has all its fields (null where not measured or not set). Migration: _migrate_1_to_2.
+  3 — `io` after stderr_tail: what fed each input (generated with seed and range, a constant, a data file and
+      its sha256), the shapes fed, the output shapes, load time and first-inference latency (IOSummary).
+      Additive: an older row gets io = null. Migration: _migrate_2_to_3.
+  4 — load scenarios (issue 12): a `scenario` section after stderr_tail (name and parameters, misses, validity,
+      energy per frame at the duty cycle, scheduled and issued times); part of the configuration identity
+      unless single-stream. Migration: _migrate_3_to_4 (every older result was single-stream).
+  5 — accuracy mode (issue 11): an `accuracy` section after scenario (the data file and its sha256, samples,
+      top-1 / top-5 against labels with the raw per-sample predictions, or per-output errors against expected
+      outputs), and null_reasons.accuracy (why a pass that was asked for gave none). Additive: an older row has
+      accuracy = null. Migration: _migrate_4_to_5.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..errors import StoreError
+from ..vocab import SINGLE_STREAM
+
+RESULT_SCHEMA_VERSION = 5
+
+
+def _migrate_1_to_2(d: dict[str, Any]) -> dict[str, Any]:
+    """Schema 1 → 2: extra.null_reasons/compute/ops/sweep/stderr_tail become top-level sections; `extra` goes.
+    A sweep row's empty transfer ({}) becomes null."""
+    out = {k: v for k, v in d.items() if k != "extra"}
+    extra = dict(d.get("extra") or {})
+    for key in ("null_reasons", "compute", "ops", "sweep", "stderr_tail"):
+        out[key] = extra.pop(key, None)
+    if extra:
+        raise StoreError(f"result {d.get('run_id', '?')} (schema 1) has unknown extra section(s) "
+                         f"{', '.join(map(repr, sorted(extra)))}",
+                         hint="it was not written by edgeprof 1.x; remove those sections to read it")
+    if not out.get("transfer"):
+        out["transfer"] = None
+    out["schema_version"] = 2
+    return out
+
+
+def _migrate_2_to_3(d: dict[str, Any]) -> dict[str, Any]:
+    """Schema 2 → 3: additive; a row written before the io section has none (io = null)."""
+    out = dict(d)
+    out.setdefault("io", None)
+    out["schema_version"] = 3
+    return out
+
+
+def _migrate_3_to_4(d: dict[str, Any]) -> dict[str, Any]:
+    """Schema 3 → 4: a `scenario` section; every result before it was measured single-stream."""
+    out = dict(d)
+    out["scenario"] = {"name": SINGLE_STREAM}
+    out["schema_version"] = 4
+    return out
+
+
+def _migrate_4_to_5(d: dict[str, Any]) -> dict[str, Any]:
+    """Schema 4 → 5: additive; a row written before accuracy mode has none (accuracy = null)."""
+    out = dict(d)
+    out.setdefault("accuracy", None)
+    out["schema_version"] = 5
+    return out
+
+
+_MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _migrate_1_to_2, 2: _migrate_2_to_3,
+                                                                       3: _migrate_3_to_4, 4: _migrate_4_to_5}

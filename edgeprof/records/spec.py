@@ -1,0 +1,152 @@
+"""What to measure and what is pushed: TensorSpec, Artifact, RunSpec.
+
+Owns: the model's input/output specs, the prepared artifact record, the run specification. Does not own: how an
+artifact is made (export/) or how a spec is validated (run/check.py).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import StoreError
+from ..vocab import RUN_DEFAULTS, SCENARIO_DEFAULTS, SINGLE_STREAM
+
+# dtypes a model input may have (numpy names); the agent maps them to its runtime.
+DTYPES = ("float32", "float16", "int64", "int32", "int8", "uint8", "bool")
+
+
+@dataclass(frozen=True)
+class TensorSpec:
+    """One model input or output.
+
+    shape: ints for fixed dims, strings (symbolic names such as "batch") or None for dynamic dims.
+    low/high: value range used to generate seeded random inputs (integers: [low, high) ).
+    """
+
+    name: str
+    shape: tuple[int | str | None, ...]
+    dtype: str = "float32"
+    low: float = 0.0
+    high: float = 1.0
+
+    @property
+    def dynamic_dims(self) -> list[int]:
+        return [i for i, d in enumerate(self.shape) if not isinstance(d, int) or d < 0]
+
+    def concrete(self, batch: int, overrides: dict[str, tuple[int, ...]] | None = None) -> tuple[int, ...]:
+        """Concrete shape: an override wins; else dim 0 dynamic → batch; other dynamic dims need an override."""
+        if overrides and self.name in overrides:
+            return tuple(overrides[self.name])
+        out: list[int] = []
+        for i, d in enumerate(self.shape):
+            if isinstance(d, int) and d >= 0:
+                out.append(d)
+            elif i == 0:
+                out.append(batch)
+            else:
+                from ..errors import ModelError
+
+                raise ModelError(
+                    f"input {self.name!r} has a dynamic dimension {i} ({d!r}) in shape {self.shape_str()}",
+                    hint=f"give it with --input {self.name}=" + "x".join(
+                        str(x) if isinstance(x, int) and x >= 0 else "N" for x in self.shape),
+                )
+        return tuple(out)
+
+    def shape_str(self) -> str:
+        return "[" + ", ".join("?" if d is None else str(d) for d in self.shape) + "]"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "shape": list(self.shape), "dtype": self.dtype, "low": self.low,
+                "high": self.high}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> TensorSpec:
+        return cls(name=d["name"], shape=tuple(d["shape"]), dtype=d.get("dtype", "float32"),
+                   low=float(d.get("low", 0.0)), high=float(d.get("high", 1.0)))
+
+
+@dataclass(frozen=True)
+class Artifact:
+    """A model file ready to be pushed to a device (ONNX, TFLite, ...), named by its content."""
+
+    path: str
+    format: str  # "onnx" | "tflite"
+    sha256: str
+    size_bytes: int
+    inputs: tuple[TensorSpec, ...]
+    outputs: tuple[str, ...]
+    model_name: str
+    source: str  # "bundled:<name>" | "file:<path>" | "builder:<path>:<fn>"
+    precision: str = "fp32"
+    export_options: dict[str, Any] = field(default_factory=dict)
+    export_check: dict[str, Any] | None = None  # e.g. {"max_abs_error": 1e-6, "reference": "torch"}
+    cache_hit: bool = False
+    flops: int | None = None  # per inference at batch 1, counted on the graph
+    params: int | None = None
+
+    @property
+    def extension(self) -> str:
+        return {"onnx": "onnx", "tflite": "tflite"}.get(self.format, self.format)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = dataclasses.asdict(self)
+        d["inputs"] = [t.to_dict() for t in self.inputs]
+        d["outputs"] = list(self.outputs)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Artifact:
+        names = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(d) - names)
+        if unknown:
+            raise StoreError(f"result section 'artifact' has unknown field(s) {', '.join(map(repr, unknown))}",
+                             hint="it was written by another edgeprof version; upgrade edgeprof to read it")
+        data = dict(d)
+        data["inputs"] = tuple(TensorSpec.from_dict(t) for t in d.get("inputs") or [])
+        data["outputs"] = tuple(d.get("outputs") or [])
+        return cls(**data)
+
+
+@dataclass
+class RunSpec:
+    """What to measure: one model, one runtime configuration, on one device."""
+
+    device: str
+    model: str
+    runtime: str = "onnxruntime"
+    precision: str = "fp32"
+    # defaults: the one home is edgeprof_agent.vocab.RUN_DEFAULTS (shared with the agent's RunRequest)
+    batch: int = int(RUN_DEFAULTS["batch"])
+    threads: int | None = None
+    min_duration_s: float = float(RUN_DEFAULTS["min_duration_s"])
+    min_queries: int = int(RUN_DEFAULTS["min_queries"])
+    max_queries: int | None = int(RUN_DEFAULTS["max_queries"])  # bounds raw samples for very short queries
+    warmup_s: float = float(RUN_DEFAULTS["warmup_s"])
+    input_shapes: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    # what feeds the inputs (issue 11): a data file (.npz or a directory of NAME.npy), constants, value ranges
+    input_data: str | None = None
+    input_values: dict[str, Any] = field(default_factory=dict)
+    input_ranges: dict[str, tuple[float, float]] = field(default_factory=dict)
+    # accuracy mode (edgeprof/accuracy.py): a pass over this .npz (inputs, labels or expected outputs)
+    accuracy: str | None = None
+    runtime_options: dict[str, Any] = field(default_factory=dict)
+    seed: int = int(RUN_DEFAULTS["seed"])
+    # telemetry (issue 4): idle power baseline before the model loads (0 = off), wait until the board is below
+    # cooldown_c (None = don't wait, at most cooldown_timeout_s), power sampling rate (None = devices.yaml/default)
+    idle_s: float = float(RUN_DEFAULTS["idle_s"])
+    cooldown_c: float | None = None
+    cooldown_timeout_s: float = float(RUN_DEFAULTS["cooldown_timeout_s"])
+    power_rate_hz: float | None = None
+    # load scenario (issue 12; vocab.SCENARIOS, docs/scenarios.md): rate for server / fixed-rate (queries/s),
+    # samples per query (multi-stream), streams (offline), latency bound (server validity, --find-max-rate),
+    # battery capacity (hours at this duty cycle). The server's arrivals are drawn with `seed`.
+    scenario: str = SINGLE_STREAM
+    rate: float | None = None
+    samples_per_query: int = int(SCENARIO_DEFAULTS["samples_per_query"])
+    streams: int = int(SCENARIO_DEFAULTS["streams"])
+    latency_bound_ms: float | None = None
+    battery_wh: float | None = None
