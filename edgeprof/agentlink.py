@@ -620,7 +620,8 @@ class AgentLink:
             tail = tail[-4000:]
             return AgentError(f"agent on {where} exited (killed by {sig}) during '{op}'",
                               hint="something on the device killed it (the out-of-memory killer? check `dmesg` "
-                                   "there)" + ("; its stderr is below" if tail else ""), detail=tail or None)
+                                   "there)" + ("; its stderr is below" if tail else ""), detail=tail or None,
+                              device=self.device.name, op=op, stderr_tail=tail or None)
         if sig is not None:
             runtime = params.get("runtime") if op == "run" else None
             in_what = ""
@@ -639,14 +640,15 @@ class AgentLink:
             # the detail is the native stack itself (from faulthandler's first line), else the stderr tail
             detail = tail[fatal.start():] if fatal is not None else tail[-4000:]
             return AgentCrashed(f"{where}: the agent crashed with {sig}{in_what} during '{op}'", hint=hint,
-                                detail=detail or None)
+                                detail=detail or None, device=self.device.name, op=op, stderr_tail=tail or None)
         tail = tail[-4000:]
         if tail:
             hint = "see the agent's stderr below; rerun with the same command once fixed"
         else:
             hint = (f"the agent wrote nothing to stderr; run {self.device.python!r} on the device by hand to see "
                     "whether it starts, and check free memory (an out-of-memory kill leaves no message)")
-        return AgentError(f"agent on {where} exited (code {code}) during '{op}'", hint=hint, detail=tail or None)
+        return AgentError(f"agent on {where} exited (code {code}) during '{op}'", hint=hint, detail=tail or None,
+                          device=self.device.name, op=op, stderr_tail=tail or None)
 
     def _probe_runtime_version(self, runtime: str) -> str | None:
         """After a crash, the runtime's version from the device's facts (`agent facts`, a fresh process); None
@@ -671,24 +673,25 @@ class AgentLink:
             return self._malformed(e)
         kind = err.type
         message = f"device {self.device.name}: {err.message}"
+        said = {"device": self.device.name, "reason": err.message}  # declared fields: read, never parsed
         if kind == ErrorKind.RUNTIME_MISSING:
-            return RuntimeMissingError(message, hint=err.hint, detail=err.detail)
+            return RuntimeMissingError(message, hint=err.hint, detail=err.detail, **said)
         if kind == ErrorKind.CAPABILITY:
-            return CapabilityError(message, hint=err.hint, detail=err.detail)
+            return CapabilityError(message, hint=err.hint, detail=err.detail, **said)
         if kind == ErrorKind.AGENT_EXCEPTION:
             return AgentError(f"device {self.device.name}: agent failed during '{op}': {err.message}",
                               hint="this is a bug in edgeprof's agent; please report it"
                                    + (" with the detail below" if err.detail else ""),
-                              detail=err.detail, kind=kind)
+                              detail=err.detail, kind=kind, op=op, **said)
         if kind == ErrorKind.PROTOCOL_MISMATCH:
             return self._mismatch(err.protocol, err.message)
         if kind in ErrorKind.MEASUREMENT:
-            return MeasurementFailed(message, hint=err.hint, detail=err.detail, kind=kind)
+            return MeasurementFailed(message, hint=err.hint, detail=err.detail, kind=kind, op=op, **said)
         if kind == ErrorKind.LEASED:
-            return LeasedError(message, hint=err.hint, detail=err.detail, kind=kind)
+            return LeasedError(message, hint=err.hint, detail=err.detail, kind=kind, op=op, **said)
         if kind in (ErrorKind.PROTOCOL, ErrorKind.UNKNOWN_OP):
-            return AgentProtocolError(message, hint=err.hint, detail=err.detail, kind=kind)
-        return AgentError(message, hint=err.hint, detail=err.detail, kind=kind)
+            return AgentProtocolError(message, hint=err.hint, detail=err.detail, kind=kind, op=op, **said)
+        return AgentError(message, hint=err.hint, detail=err.detail, kind=kind, op=op, **said)
 
     def push_artifact(self, local_path: str, sha256: str, ext: str) -> tuple[str, int]:
         if not _SHA_RE.match(sha256) or not re.match(r"^[a-z0-9]{1,10}$", ext):

@@ -32,11 +32,27 @@ class ConfigError(UserError):
 
 
 class ModelError(UserError):
-    """Unknown model, unreadable or invalid model file, missing input shapes."""
+    """Unknown model, unreadable or invalid model file, missing input shapes.
+
+    Declared fields (export/capture.py sets them): `library_failure`, an exporter or quantiser raised (not the
+    user's input); `library_log`, the file the libraries' captured output is in, once the one line names it."""
+
+    library_failure: bool = False
+    library_log: str | None = None
 
 
 class DeviceError(UserError):
-    """Unknown device, unreachable device, missing runtime on the device."""
+    """Unknown device, unreachable device, missing runtime on the device.
+
+    Declared fields, set where the error is raised (read them; never parse the text): `device`, the device's
+    name where one is concerned; `reason`, what the device itself said (the agent's message, without the
+    "device NAME: " the one line starts with)."""
+
+    def __init__(self, message: str, *, hint: str | None = None, detail: str | None = None,
+                 device: str | None = None, reason: str | None = None) -> None:
+        super().__init__(message, hint=hint, detail=detail)
+        self.device = device
+        self.reason = reason
 
 
 class TransportError(DeviceError):
@@ -53,14 +69,19 @@ class AgentError(DeviceError):
     """The agent failed, died, or speaks another protocol version.
 
     `kind`: the agent's error kind (edgeprof_agent.vocab.ErrorKind) when the agent answered with an error
-    reply; None when it never answered (it exited, fell silent)."""
+    reply; None when it never answered (it exited, fell silent). `op`: the request it failed in ("run",
+    "facts", ...); `stderr_tail`: the end of the agent's stderr when it exited or spoke out of protocol (also
+    shown as `detail`)."""
 
     exit_code = 3
 
     def __init__(self, message: str, *, hint: str | None = None, detail: str | None = None,
-                 kind: str | None = None) -> None:
-        super().__init__(message, hint=hint, detail=detail)
+                 kind: str | None = None, device: str | None = None, reason: str | None = None,
+                 op: str | None = None, stderr_tail: str | None = None) -> None:
+        super().__init__(message, hint=hint, detail=detail, device=device, reason=reason)
         self.kind = kind
+        self.op = op
+        self.stderr_tail = stderr_tail
 
 
 class AgentCrashed(AgentError):

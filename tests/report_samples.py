@@ -17,6 +17,7 @@ from edgeprof.records import (
     NullReasons,
     Power,
     Result,
+    RunWarning,
     SweepInfo,
 )
 from edgeprof.stats import latency_summary
@@ -85,20 +86,22 @@ def make_result(board: str, model: str, runtime: str = "onnxruntime", precision:
                                        host={"hostname": "lab-controller", "python": "3.11.7"}),
                warnings=[], samples_ms=samples_l)
     if lat.cv and lat.cv > 0.1:
-        r.warn("high_cv", f"latency CV {lat.cv * 100:.0f} % (> 10 %): lock clocks or raise --min-duration")
+        r.warnings.append(RunWarning("high_cv", f"latency CV {lat.cv * 100:.0f} % (> 10 %): lock clocks or raise "
+                                     "--min-duration"))
     if not power:
-        r.null_reasons = NullReasons(power="no power sensor found")
+        r = dataclasses.replace(r, null_reasons=NullReasons(power="no power sensor found"))
     if sweep_id:
-        r.sweep = SweepInfo(sweep_id=sweep_id, cell_id=f"{board}/{model}/{runtime}/{precision}/b1/tauto",
-                            model_label=model, budgets=["p99_ms < 50"])
+        r = dataclasses.replace(r, sweep=SweepInfo(sweep_id=sweep_id,
+                                                   cell_id=f"{board}/{model}/{runtime}/{precision}/b1/tauto",
+                                                   model_label=model, budgets=["p99_ms < 50"]))
     if (board, model) == ("orin-nano", "mobilenet_v2"):  # scored on a labelled set: int8 costs 1.2 points
         top1 = 71.9 - (1.2 if precision == "int8" else 0.0)
         n_acc = 500
         hits = int(round(top1 * n_acc / 100))
-        r.accuracy = Accuracy(data="imagenet-val-500.npz", sha256="5e" * 32, samples=n_acc, inferences=n_acc,
-                              per_inference=1, duration_s=9.5, output="logits", classes=1000, top1=100.0 * hits / n_acc,
-                              top5=90.4, predicted=[i % 1000 for i in range(n_acc)],
-                              label_rank=[0] * hits + [None] * (n_acc - hits))
+        r = dataclasses.replace(r, accuracy=Accuracy(
+            data="imagenet-val-500.npz", sha256="5e" * 32, samples=n_acc, inferences=n_acc, per_inference=1,
+            duration_s=9.5, output="logits", classes=1000, top1=100.0 * hits / n_acc, top5=90.4,
+            predicted=[i % 1000 for i in range(n_acc)], label_rank=[0] * hits + [None] * (n_acc - hits)))
     return r
 
 
@@ -111,9 +114,10 @@ def failed_result(board: str, model: str, reason: str, status: str = "failed", d
                power=None, thermal=None, fidelity=None, environment=Environment(), warnings=[], samples_ms=[],
                reason=reason)
     if status == "failed":
-        r.stderr_tail = "Traceback (most recent call last):\n  ...\nMemoryError: std::bad_alloc"
+        r = dataclasses.replace(r, stderr_tail="Traceback (most recent call last):\n  ...\nMemoryError: std::bad_alloc")
     if sweep_id:
-        r.sweep = SweepInfo(sweep_id=sweep_id, model_label=model, attempts=3 if status == "failed" else 1)
+        r = dataclasses.replace(r, sweep=SweepInfo(sweep_id=sweep_id, model_label=model,
+                                                   attempts=3 if status == "failed" else 1))
     return r
 
 
@@ -142,8 +146,8 @@ def populate(store: Store, nights: int = 7) -> str:
                                          status="skipped", runtime="tensorrt", day=night, sweep_id=sweep_id))
         cells = [Cell(model=r.model, model_label=r.model, device=r.device, runtime=r.runtime, precision=r.precision,
                       batch=1, threads=None, settings={}, budgets=["p99_ms < 50"]) for r in results]
-        for c, r in zip(cells, results, strict=True):
-            r.sweep = dataclasses.replace(r.sweep or SweepInfo(), cell_id=c.cell_id)
+        results = [dataclasses.replace(r, sweep=dataclasses.replace(r.sweep or SweepInfo(), cell_id=c.cell_id))
+                   for c, r in zip(cells, results, strict=True)]
         ledger.create_sweep(store, sweep_id, "nightly", None, {"name": "nightly"}, cells)
         for c, r in zip(cells, results, strict=True):
             ledger.commit_cell(store, sweep_id, c, r, 1)

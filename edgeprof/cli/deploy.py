@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import sys
 from typing import TYPE_CHECKING
 
-from ..config import check_cli_settings
 from ..errors import ConfigError
 from ..export.inputs import parse_input_range, parse_input_value
 from ..records import Result, RunSpec
-from ..vocab import SCENARIO_DEFAULTS, SCENARIOS, SCHEDULED_SCENARIOS, SINGLE_STREAM, fmt_value
+from ..vocab import SCENARIO_DEFAULTS, SCENARIOS, SINGLE_STREAM, fmt_value
 from ..vocab import SETTINGS as S
 from .common import add_db_args, add_inventory_args, check_writable, open_store, resolve_device
 from .ui import DeployProgress, err, render_result
@@ -113,6 +111,17 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="ONNX opset to export a bundled or builder model at (default: 18, or the newest the device's "
                         "onnxruntime loads; an opset above that is refused before the export)")
     p.add_argument("--seed", type=int, default=S["seed"].default, help="seed for weights of bundled models and for inputs")
+    _add_telemetry_and_scenario(p)
+    p.add_argument("--json", metavar="PATH", help="also write the result JSON to PATH ('-' for stdout)")
+    add_inventory_args(p)
+    add_db_args(p)
+    p.add_argument("--no-store", action="store_true", help="do not store the result in the database")
+    p.add_argument("--quiet", action="store_true", help="no progress output")
+    p.set_defaults(func=run)
+
+
+def _add_telemetry_and_scenario(p: argparse.ArgumentParser) -> None:
+    """The telemetry flags (idle baseline, cool-down, power rate) and the load scenario's group."""
     p.add_argument("--idle", type=float, default=S["idle_s"].default, metavar="S",
                    help=f"idle power baseline before the model loads, in seconds (default {S['idle_s'].default:g}; 0 turns it off)")
     p.add_argument("--cooldown", type=float, default=None, metavar="C",
@@ -140,93 +149,26 @@ def register(sub: argparse._SubParsersAction) -> None:
     g.add_argument("--find-max-rate", action="store_true",
                    help="server / fixed-rate: search for the highest VALID rate (from --rate, default 10); "
                         "every probe run is stored")
-    p.add_argument("--json", metavar="PATH", help="also write the result JSON to PATH ('-' for stdout)")
-    add_inventory_args(p)
-    add_db_args(p)
-    p.add_argument("--no-store", action="store_true", help="do not store the result in the database")
-    p.add_argument("--quiet", action="store_true", help="no progress output")
-    p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    shapes = dict(parse_input_shape(s) for s in args.input)
-    values = dict(parse_input_value(v) for v in args.input_value)
-    ranges = dict(parse_input_range(r) for r in args.input_range)
-    options: dict[str, object] = {}
-    if args.graph_opt:
-        options["graph_optimization_level"] = args.graph_opt
-    if args.providers:
-        options["providers"] = [p.strip() for p in args.providers.split(",") if p.strip()]
-    if args.xnnpack is not None:
-        options["xnnpack"] = args.xnnpack == "on"
-    if args.delegate:
-        options["delegate"] = args.delegate
-    if args.delegate_option:
-        pairs = [o.split("=", 1) for o in args.delegate_option]
-        if any(len(kv) != 2 or not kv[0] for kv in pairs):
-            raise ConfigError("--delegate-option: expected KEY=VALUE")
-        options["delegate_options"] = dict((k, v) for k, v in pairs)
-    if args.min_queries is None:
-        args.min_queries = SERVER_MIN_QUERIES if args.scenario == "server" else S["min_queries"].default
-    if args.find_max_rate and args.scenario not in SCHEDULED_SCENARIOS:
-        raise ConfigError(f"--find-max-rate searches a rate: it needs --scenario server or fixed-rate, not "
-                          f"{args.scenario}")
-    # every number by the rules sweep files and devices.yaml use (finite, in range), before anything connects
-    check_cli_settings({"min_duration_s": args.min_duration, "min_queries": args.min_queries,
-                        "max_queries": args.max_queries, "warmup_s": args.warmup, "seed": args.seed,
-                        "idle_s": args.idle, "cooldown_timeout_s": args.cooldown_timeout, "batch": args.batch,
-                        "threads": args.threads, "power_rate_hz": args.power_rate, "opset": args.opset})
-    if args.opset is not None:
-        from ..capability import model_format
+    from .. import run as pipeline
 
-        if model_format(args.model) != "torch" or args.runtime not in ("onnxruntime", "tensorrt"):
-            raise ConfigError(f"--opset {args.opset}: applies to a bundled or builder model exported to ONNX "
-                              f"(--runtime onnxruntime or tensorrt), not to {args.model} on {args.runtime}",
-                              hint="leave --opset out; an ONNX file is pushed as it is")
-    if args.cooldown_timeout is not None and args.cooldown is None:
-        raise ConfigError("--cooldown-timeout needs --cooldown C (the temperature to wait for)")
-    from ..export.resolve import default_runtime
-
-    spec = RunSpec(device=args.device, model=args.model, runtime=args.runtime or default_runtime(args.model),
-                   precision=args.precision,
-                   batch=args.batch, threads=args.threads, min_duration_s=args.min_duration,
-                   min_queries=args.min_queries, max_queries=args.max_queries, warmup_s=args.warmup, input_shapes=shapes,
-                   runtime_options=options, seed=args.seed, idle_s=args.idle, cooldown_c=args.cooldown,
-                   cooldown_timeout_s=(S["cooldown_timeout_s"].default if args.cooldown_timeout is None
-                                       else args.cooldown_timeout),
-                   power_rate_hz=args.power_rate, input_data=args.input_data, input_values=values,
-                   accuracy=args.accuracy,
-                   input_ranges=ranges, scenario=args.scenario,
-                   rate=(args.rate or FIND_START_QPS) if args.find_max_rate else args.rate,
-                   samples_per_query=args.samples_per_query, streams=args.streams,
-                   latency_bound_ms=args.latency_bound, battery_wh=args.battery_wh)
-    from ..runner import deploy, validate_spec
-
-    validate_spec(spec)
-    fed = [f for f, v in (("--input", shapes), ("--input-data", args.input_data), ("--input-value", values),
-                          ("--input-range", ranges), ("--calibration", args.calibration)) if v]
-    if spec.runtime == "null" and fed:
-        raise ConfigError(f"{fed[0]} with --runtime null: the null runtime feeds no model inputs",
-                          hint=f"drop {' and '.join(fed)}, or pick a runtime (onnxruntime, tflite, tensorrt)")
-    if args.input_data is not None and not os.path.exists(os.path.expanduser(args.input_data)):
-        raise ConfigError(f"--input-data {args.input_data}: no such file or directory",
-                          hint="give an .npz file (arrays by input name) or a directory of NAME.npy files")
-    if args.accuracy is not None:
-        from ..accuracy import require_file
-
-        require_file(args.accuracy)  # found now, not after connecting and exporting
+    spec = _spec(args)
+    # every problem of the spec and the flags, one line each, before anything connects
+    options = pipeline.Options(calibration=args.calibration, opset=args.opset, profile_ops=args.profile_ops,
+                               find_max_rate=args.find_max_rate,
+                               cooldown_timeout_given=args.cooldown_timeout is not None)
+    pipeline.check(spec, options)
     if args.find_max_rate:
-        if args.accuracy:
-            raise ConfigError("--accuracy with --find-max-rate: every probe would score the data again",
-                              hint="score it once in a plain deploy of the same model")
         return _find_max_rate(args, spec)
     if args.json and args.json != "-":
         check_writable(args.json, "--json")  # found now, not after measuring
     device = resolve_device(args.device, args.inventory)
     store = None if args.no_store else open_store(args.db)
     with DeployProgress(enabled=not args.quiet) as progress:
-        result = deploy(spec, device, progress=progress, calibration=args.calibration,
-                        profile_ops=args.profile_ops, opset=args.opset)
+        result = pipeline.deploy(spec, device, progress=progress, calibration=args.calibration,
+                                 profile_ops=args.profile_ops, opset=args.opset)
     json_error: OSError | None = None
     if args.json == "-":
         sys.stdout.write(result.to_json(indent=2) + "\n")
@@ -256,6 +198,41 @@ def run(args: argparse.Namespace) -> int:
                 out.print(line, markup=False)
     return 0
 
+
+def _spec(args: argparse.Namespace) -> RunSpec:
+    """The RunSpec the flags say (parsing only: check() finds every problem)."""
+    shapes = dict(parse_input_shape(s) for s in args.input)
+    values = dict(parse_input_value(v) for v in args.input_value)
+    ranges = dict(parse_input_range(r) for r in args.input_range)
+    options: dict[str, object] = {}
+    if args.graph_opt:
+        options["graph_optimization_level"] = args.graph_opt
+    if args.providers:
+        options["providers"] = [p.strip() for p in args.providers.split(",") if p.strip()]
+    if args.xnnpack is not None:
+        options["xnnpack"] = args.xnnpack == "on"
+    if args.delegate:
+        options["delegate"] = args.delegate
+    if args.delegate_option:
+        pairs = [o.split("=", 1) for o in args.delegate_option]
+        if any(len(kv) != 2 or not kv[0] for kv in pairs):
+            raise ConfigError("--delegate-option: expected KEY=VALUE")
+        options["delegate_options"] = dict((k, v) for k, v in pairs)
+    if args.min_queries is None:
+        args.min_queries = SERVER_MIN_QUERIES if args.scenario == "server" else S["min_queries"].default
+    from ..export.resolve import default_runtime
+
+    cooldown_timeout = S["cooldown_timeout_s"].default if args.cooldown_timeout is None else args.cooldown_timeout
+    return RunSpec(
+        device=args.device, model=args.model, runtime=args.runtime or default_runtime(args.model),
+        precision=args.precision, batch=args.batch, threads=args.threads, min_duration_s=args.min_duration,
+        min_queries=args.min_queries, max_queries=args.max_queries, warmup_s=args.warmup, input_shapes=shapes,
+        runtime_options=options, seed=args.seed, idle_s=args.idle, cooldown_c=args.cooldown,
+        cooldown_timeout_s=cooldown_timeout, power_rate_hz=args.power_rate, input_data=args.input_data,
+        input_values=values, accuracy=args.accuracy, input_ranges=ranges, scenario=args.scenario,
+        rate=(args.rate or FIND_START_QPS) if args.find_max_rate else args.rate,
+        samples_per_query=args.samples_per_query, streams=args.streams, latency_bound_ms=args.latency_bound,
+        battery_wh=args.battery_wh)
 
 def versus_fp32(store: Store, result: Result) -> str | None:
     """For a scored fp16 / int8 run: its accuracy against the newest stored fp32 run of the same configuration
@@ -287,8 +264,8 @@ def _find_max_rate(args: argparse.Namespace, spec: RunSpec) -> int:
 
     from rich.markup import escape
 
+    from .. import run as pipeline
     from ..maxrate import find_max_rate
-    from ..runner import deploy
     from .ui import out
 
     if args.json:
@@ -299,7 +276,7 @@ def _find_max_rate(args: argparse.Namespace, spec: RunSpec) -> int:
 
     def probe(rate: float) -> Result:
         with DeployProgress(enabled=not args.quiet) as progress:
-            r = deploy(dataclasses.replace(spec, rate=rate), device, progress=progress,
+            r = pipeline.deploy(dataclasses.replace(spec, rate=rate), device, progress=progress,
                        calibration=args.calibration)
         if store is not None:
             store.save(r)

@@ -307,18 +307,18 @@ def library_failure(e: ModelError) -> ModelError:
     """Mark `e` as a library's failure (an exporter or quantiser raised): when it leaves a capture that caught
     output, its one line names the log and its detail is the log's tail. Other errors (a bad builder, a bad
     --calibration) stay as they are."""
-    e.library_failure = True  # type: ignore[attr-defined]
+    e.library_failure = True
     return e
 
 
 def _point_to_log(e: ModelError, cap: Capture) -> None:
     """Name the log in the error's one line (once), and keep its tail as the detail (--verbose prints it)."""
-    if getattr(e, "library_log", None) or not getattr(e, "library_failure", False) or not cap.caught_anything():
+    if e.library_log or not e.library_failure or not cap.caught_anything():
         return
     note = f"the libraries' output is in {cap.log}"
     e.hint = f"{e.hint}; {note}" if e.hint else note
     e.args = (f"{e.message} — {e.hint}",)
-    e.library_log = str(cap.log)  # type: ignore[attr-defined]
+    e.library_log = str(cap.log)
     if not e.detail:
         e.detail = cap.tail() or None
 

@@ -18,6 +18,7 @@ database (ledger.py, store.py), drawing progress (cli/sweep.py).
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 import traceback
@@ -493,8 +494,7 @@ class _DeviceWorker:
             timer.cancel()
             with self._link_lock:
                 self._link = None
-        result.sweep = _sweep_extra(cell, sid, attempt, started, time.time(), measure_started)
-        return result
+        return dataclasses.replace(result, sweep=_sweep_extra(cell, sid, attempt, started, time.time(), measure_started))
 
 
 class _CellProgress:

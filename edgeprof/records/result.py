@@ -59,9 +59,11 @@ RESULT_TAIL_KEYS = ("artifact", "settings", "transfer", "reason", "null_reasons"
                     "stderr_tail", "io", "scenario", "accuracy")
 
 
-@dataclass
+@dataclass(frozen=True)
 class Result:
-    """One measured run. `to_dict()` has the top-level keys RESULT_KEYS then RESULT_TAIL_KEYS."""
+    """One measured run, built once (run/assemble.py; a failed or skipped row by lab/scheduler.py) and never
+    changed: assigning to a field raises (a derived Result is dataclasses.replace(result, ...)).
+    `to_dict()` has the top-level keys RESULT_KEYS then RESULT_TAIL_KEYS."""
 
     run_id: str
     status: str  # "ok" | "failed" | "skipped"
@@ -152,9 +154,6 @@ class Result:
         except TypeError as e:
             raise StoreError(f"result {data.get('run_id', '?')} does not fit schema {RESULT_SCHEMA_VERSION}: {e}",
                              hint="the result JSON is damaged; rerun the measurement") from None
-
-    def warn(self, code: str, message: str) -> None:
-        self.warnings.append(RunWarning(code, message))
 
     def warning_codes(self) -> list[str]:
         return [w.code for w in self.warnings]

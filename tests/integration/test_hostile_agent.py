@@ -271,8 +271,8 @@ def test_an_agent_frozen_mid_measurement_is_found_in_the_phase_s_silence_not_600
                                                                                   capsys):
     """The run's phases set how long a silence may be (runner.phase_silences): measuring sends progress between
     queries, so an agent that stops there is found in QUERY_SILENCE_S, while loading may still take 600 s."""
-    from edgeprof import runner
     from edgeprof.cli.main import main
+    from edgeprof.run import limits as runner
 
     monkeypatch.setattr(runner, "QUERY_SILENCE_S", 1.5)
     d = fake_agent(tmp_path, """
@@ -322,8 +322,8 @@ def test_an_agent_that_keeps_sending_progress_is_stopped_at_the_runs_deadline(ss
     """Issue 14 item 5: a watchdog that works while events keep arriving. Over loopback sshd, an agent sending
     progress every 0.1 s forever (below the flood rate, never silent) is stopped at the deadline derived from
     the run's settings, in one line naming the real elapsed time."""
-    from edgeprof import runner
     from edgeprof.cli.main import main
+    from edgeprof.run import limits as runner
 
     monkeypatch.setattr(runner, "QUERY_SILENCE_S", 2.0)  # a query may take 2 s: the bounds below are seconds
     host = sshd_hosts.start_host("chatty")

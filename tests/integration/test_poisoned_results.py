@@ -3,6 +3,7 @@ run with the reason (never stored as ok), and no JSON edgeprof writes contains a
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import stat
 import sys
@@ -89,9 +90,10 @@ def test_json_never_carries_bare_nan(tmp_path, capsys):
                runtime="onnxruntime", precision="fp32", batch=1, threads=None, latency_ms=None, throughput_ips=1.0,
                memory_mb=Memory(peak_rss=10.0), power=None, thermal=None, fidelity=None,
                environment=Environment(), warnings=[], samples_ms=[1.0])
-    r.latency_ms = LatencyStats(p50=1.0, p90=1.0, p95=1.0, p97=1.0, p99=float("inf"), p999=float("nan"),
-                                min=1.0, max=1.0, mean=1.0, std=float("nan"), cv=float("nan"), n=1)
-    r.power = Power.from_dict({"source": "ina3221", "rail": "VDD_IN", "mean_w": float("nan")})
+    r = dataclasses.replace(
+        r, latency_ms=LatencyStats(p50=1.0, p90=1.0, p95=1.0, p97=1.0, p99=float("inf"), p999=float("nan"),
+                                   min=1.0, max=1.0, mean=1.0, std=float("nan"), cv=float("nan"), n=1),
+        power=Power.from_dict({"source": "ina3221", "rail": "VDD_IN", "mean_w": float("nan")}))
     text = r.to_json(indent=2)
     assert "NaN" not in text and "Infinity" not in text
     d = json.loads(text)

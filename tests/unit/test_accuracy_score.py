@@ -3,6 +3,7 @@ per-sample reductions (edgeprof_agent/accuracy.py): top-k order, non-finite outp
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -64,7 +65,6 @@ def test_agent_top_k_is_stable_on_ties_and_refuses_non_finite_values() -> None:
 
 
 def test_compare_counts_half_a_point_of_top1_and_only_on_the_same_data() -> None:
-    import dataclasses
 
     from report_samples import make_result
 
@@ -78,8 +78,7 @@ def test_compare_counts_half_a_point_of_top1_and_only_on_the_same_data() -> None
         r = make_result("orin-nano", "mobilenet_v2", seed=1)
         acc = base.accuracy
         assert isinstance(acc, Accuracy)
-        r.accuracy = dataclasses.replace(acc, top1=top1, sha256=sha or acc.sha256)
-        return r
+        return dataclasses.replace(r, accuracy=dataclasses.replace(acc, top1=top1, sha256=sha or acc.sha256))
 
     def verdict(new: object) -> str:
         (d,) = [d for d in compare_results(base, new) if d.metric.name == "top1"]  # type: ignore[arg-type]

@@ -307,3 +307,18 @@ def test_every_run_setting_has_a_home_in_the_stored_settings() -> None:
     from edgeprof.vocab import SETTINGS
 
     assert set(SETTINGS) <= {f.name for f in dataclasses.fields(Settings)}  # a sweep row stores its cell's
+
+
+@pytest.mark.parametrize("path", FILES, ids=_id)
+def test_assigning_to_a_loaded_results_field_raises(path: Path) -> None:
+    """A Result is built once (run/assemble.py) and never changed afterwards: a derived one is
+    dataclasses.replace(result, ...), which leaves the loaded one as it was."""
+    import dataclasses
+
+    r = Result.from_dict(_raw(path))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        r.status = "failed"  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        r.warnings = []  # type: ignore[misc]
+    derived = dataclasses.replace(r, reason="derived")
+    assert derived.reason == "derived" and r.reason == Result.from_dict(_raw(path)).reason

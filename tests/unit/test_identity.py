@@ -18,11 +18,11 @@ SHA = "ab" * 32
 
 def file_result(model, path="/data/models/net.onnx", shape=(1, 3, 8, 8), sha=SHA, p50=1.0, **kw):
     r = make_result(model=model, p50=p50, **kw)
-    r.artifact = Artifact(path=path, format="onnx", sha256=sha, size_bytes=10,
-                          inputs=(TensorSpec("x", ("batch", 3, None, None), "float32"),), outputs=("y",),
-                          model_name="net", source=f"file:{path}")
-    r.settings = Settings(inputs=[{"name": "x", "shape": list(shape), "dtype": "float32"}])
-    return r
+    return dataclasses.replace(
+        r, artifact=Artifact(path=path, format="onnx", sha256=sha, size_bytes=10,
+                             inputs=(TensorSpec("x", ("batch", 3, None, None), "float32"),), outputs=("y",),
+                             model_name="net", source=f"file:{path}"),
+        settings=Settings(inputs=[{"name": "x", "shape": list(shape), "dtype": "float32"}]))
 
 
 def test_same_file_by_relative_and_absolute_path_is_one_configuration():
@@ -32,7 +32,7 @@ def test_same_file_by_relative_and_absolute_path_is_one_configuration():
     assert rel.identity.content == f"sha256:{SHA}" and not rel.identity.by_path
     # a converted artifact keeps the user's file as its content: fp16 of the same file, same content
     half = file_result("net.onnx", sha="cd" * 32)
-    half.artifact = dataclasses.replace(half.artifact, export_options={"fp32_sha256": SHA})
+    half = dataclasses.replace(half, artifact=dataclasses.replace(half.artifact, export_options={"fp32_sha256": SHA}))
     assert half.identity.content == rel.identity.content
     # another file at the same path (edited) is another configuration
     assert file_result("models/net.onnx", sha="ef" * 32).identity.key() != rel.identity.key()

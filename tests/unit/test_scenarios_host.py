@@ -245,7 +245,7 @@ def test_find_max_rate_end_to_end_stores_every_probe(tmp_path: Path, capsys: pyt
     stored."""
     import dataclasses as dc
 
-    from edgeprof import runner
+    from edgeprof import run as runner
     from edgeprof.store import Store, runs
 
     real = runner.deploy

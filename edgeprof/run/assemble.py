@@ -1,0 +1,252 @@
+"""assemble(): the Result of one measurement, built once from its plan, the agent's reply and the device's facts.
+
+Owns: every section of the Result — statistics from the raw samples (stats.py), memory, power with achieved
+GFLOP/s, thermal, environment, settings, io, the load scenario, fidelity against the reference (fidelity.py),
+the accuracy score (accuracy.py), the op profile (opprofile.py) and the warnings with advice — each computed first,
+then one frozen Result. Does not own: measuring (execute.py, the agent), storing (the caller).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import platform
+import socket
+from collections.abc import Callable
+from typing import Any
+
+from edgeprof_agent.messages import Facts, RunReply, ScenarioReply
+
+from .. import __version__
+from ..agentlink import check_samples
+from ..export.quantize import as_given
+from ..records import (
+    Accuracy,
+    Artifact,
+    Compute,
+    Environment,
+    Fidelity,
+    IOSummary,
+    IOTensor,
+    LatencyStats,
+    Memory,
+    NullReasons,
+    Power,
+    Result,
+    RunSpec,
+    RunWarning,
+    Scenario,
+    Settings,
+    Thermal,
+    new_run_id,
+    utc_now,
+)
+from ..stats import latency_summary, scenario_summary, stability_warnings, throughput
+from ..vocab import SINGLE_STREAM
+from .execute import Executed
+from .plan import RunPlan
+
+NO_FIDELITY = "no fidelity check was made for this run"
+
+
+def assemble(plan: RunPlan, executed: Executed, facts: Facts | None = None,
+             say: Callable[[str], None] | None = None) -> Result:
+    """The Result of `plan` from what execute() brought back (samples checked first) and the device's `facts`
+    (the plan's by default). `say` names the slow step (computing the fidelity reference on the host)."""
+    facts = facts if facts is not None else plan.facts
+    spec, artifact, reply = plan.spec, plan.artifact, executed.reply
+    check_samples(reply.samples_ns, plan.device.name)
+    samples_ms = [ns / 1e6 for ns in reply.samples_ns]
+    lat = latency_summary(samples_ms)
+    window_s = float(reply.window_s)
+    sc = reply.scenario
+    tput = throughput(len(samples_ms), spec.batch, window_s) if sc is None else throughput(sc.samples, 1, window_s)
+    power = _power(reply, artifact, tput)
+    precision = (as_given(artifact) if artifact is not None else None) or spec.precision
+    fidelity, no_fidelity, fidelity_warnings = _fidelity(plan, reply, say)
+    accuracy, no_accuracy, accuracy_warnings = _accuracy(plan, reply, precision)
+    ops = None
+    if reply.ops is not None:
+        from ..opprofile import summarize
+
+        ops = summarize(reply.ops)
+    warnings = [*run_warnings(spec, reply, lat),
+                *(RunWarning("precision_emulated" if "fp16" in note else "capability", note)
+                  for note in plan.decision.notes),
+                *fidelity_warnings, *accuracy_warnings]
+    return Result(
+        run_id=new_run_id(), status="ok", created_at=utc_now(), device=plan.device.name, model=spec.model,
+        runtime=spec.runtime, precision=precision, batch=spec.batch, threads=spec.threads,
+        latency_ms=lat, throughput_ips=tput, memory_mb=_memory(reply, artifact), power=power,
+        thermal=Thermal.from_dict(reply.thermal) if reply.thermal else None,
+        fidelity=fidelity, environment=_environment(facts, reply, artifact), warnings=warnings,
+        samples_ms=samples_ms, artifact=artifact, settings=_settings(plan, reply, window_s),
+        transfer=executed.transfer,
+        null_reasons=NullReasons(
+            power=None if reply.power else reply.power_reason or "no power data",
+            thermal=None if reply.thermal else "thermal telemetry not available on this device/agent",
+            fidelity=no_fidelity, accuracy=no_accuracy,
+        ),
+        compute=Compute(flops_per_inference=artifact.flops, achieved_gflops=artifact.flops * tput / 1e9)
+        if artifact is not None and artifact.flops and tput else None,
+        ops=ops, io=io_summary(plan, reply), scenario=_scenario(spec, sc, samples_ms, window_s, power),
+        accuracy=accuracy,
+    )
+
+
+def host_environment() -> dict[str, Any]:
+    return {"hostname": socket.gethostname(), "python": platform.python_version(), "edgeprof": __version__,
+            "platform": platform.platform()}
+
+
+def _environment(facts: Facts, reply: RunReply, artifact: Artifact | None) -> Environment:
+    return Environment(device=facts.to_dict(), host=host_environment(), runtime=reply.runtime,
+                       agent_version=facts.agent_version, edgeprof_version=__version__,
+                       model_sha256=artifact.sha256 if artifact else None,
+                       export_options=artifact.export_options if artifact else None, thread_env=facts.env,
+                       clock=reply.clock)
+
+
+def _memory(reply: RunReply, artifact: Artifact | None) -> Memory:
+    mem = reply.memory.to_dict()
+    if artifact is not None:
+        mem["artifact_size"] = artifact.size_bytes / 1e6
+    return Memory.from_dict(mem)
+
+
+def _power(reply: RunReply, artifact: Artifact | None, tput: float | None) -> Power | None:
+    power = Power.from_dict(reply.power) if reply.power else None
+    if power and artifact is not None and artifact.flops and power.mean_w and tput:
+        gflops = artifact.flops * tput / 1e9
+        power = dataclasses.replace(power, achieved_gflops=gflops, gflops_per_watt=gflops / power.mean_w)
+    return power
+
+
+def _settings(plan: RunPlan, reply: RunReply, window_s: float) -> Settings:
+    spec = plan.spec
+    scenario: dict[str, Any] = {}  # none for single-stream: its stored settings stay as before
+    if spec.scenario != SINGLE_STREAM:
+        scenario = {"latency_bound_ms": spec.latency_bound_ms, "samples_per_query": spec.samples_per_query,
+                    "streams": spec.streams, "battery_wh": spec.battery_wh}
+    calibration = plan.options.calibration
+    return Settings(
+        min_duration_s=spec.min_duration_s, min_queries=spec.min_queries, warmup_s=spec.warmup_s,
+        seed=spec.seed, inputs=[{"name": i["name"], "shape": i["shape"], "dtype": i["dtype"]}
+                                for i in plan.request_inputs()],
+        runtime_options=spec.runtime_options, window_s=window_s, stopped_by=reply.stopped_by,
+        warmup=reply.warmup.to_dict(), load_s=reply.load_s,
+        idle_s=spec.idle_s, cooldown_c=spec.cooldown_c, power_rate_hz=spec.power_rate_hz, opset=plan.opset,
+        input_data=spec.input_data, input_values=dict(spec.input_values) or None, accuracy=spec.accuracy,
+        input_ranges={k: list(v) for k, v in spec.input_ranges.items()} or None,
+        calibration=calibration if calibration is not None and spec.precision == "int8" else None,
+        **scenario,
+    )
+
+
+def _scenario(spec: RunSpec, sc: ScenarioReply | None, samples_ms: list[float], window_s: float,
+              power: Power | None) -> Scenario:
+    if sc is not None:
+        return scenario_summary(
+            name=sc.name, samples_ms=samples_ms, window_s=window_s, queries=sc.queries, samples=sc.samples,
+            rate=sc.rate, samples_per_query=sc.samples_per_query if sc.name == "multi-stream" else None,
+            streams=sc.streams if sc.name == "offline" else None, latency_bound_ms=spec.latency_bound_ms,
+            seed=sc.seed, mode=sc.mode, misses=sc.misses, scheduled_ns=sc.scheduled_ns, issued_ns=sc.issued_ns,
+            energy_j=power.energy_j if power else None, idle_w=power.idle_w if power else None,
+            mean_w=power.mean_w if power else None, battery_wh=spec.battery_wh)
+    if spec.battery_wh and power and power.mean_w:
+        return Scenario(battery_wh=spec.battery_wh, battery_hours=spec.battery_wh / power.mean_w)
+    return Scenario()
+
+
+def run_warnings(spec: RunSpec, reply: RunReply, lat: LatencyStats) -> list[RunWarning]:
+    """The measurement's own warnings with advice: deadline misses, unstable latency, the agent's, a warm-up
+    that never settled, a run cut short by --max-queries."""
+    out: list[RunWarning] = []
+    sc = reply.scenario
+    if sc is not None and sc.misses:
+        out.append(RunWarning("deadline_misses", f"{sc.misses} of {sc.queries} queries were not done before the "
+                              f"next was due at {sc.rate:g}/s; lower --rate or use a faster configuration"))
+    out.extend(stability_warnings(lat, min_duration_s=spec.min_duration_s))
+    out.extend(RunWarning(w.code, w.message) for w in reply.warnings)
+    warm = reply.warmup
+    if warm.iterations and not warm.steady:
+        out.append(RunWarning("warmup_not_steady", f"latency was not steady after {warm.duration_s} s of warm-up; "
+                              "raise --warmup (clocks or caches may still have been settling)"))
+    if reply.stopped_by.startswith("max_queries"):
+        out.append(RunWarning("max_queries", f"the run stopped at --max-queries {spec.max_queries} before "
+                              f"--min-duration {spec.min_duration_s:g} s passed (queries are very short); raise "
+                              "--max-queries to run longer"))
+    return out
+
+
+def _fidelity(plan: RunPlan, reply: RunReply, say: Callable[[str], None] | None
+              ) -> tuple[Fidelity | None, str | None, list[RunWarning]]:
+    """Compare the device's outputs (last timed query) with the reference: (fidelity or None, why none,
+    the warning past the threshold)."""
+    from .. import fidelity
+
+    artifact, reference, spec = plan.artifact, plan.reference, plan.spec
+    if artifact is None:
+        return None, NO_FIDELITY, []
+    if reference is None:
+        return None, plan.no_reference or "no reference for this run", []
+    if not reply.outputs:
+        return None, "the agent returned no outputs", []
+    if say:
+        say(f"fidelity: computing the reference ({reference.label})")
+    shapes = {i["name"]: tuple(i["shape"]) for i in plan.request_inputs()}
+    try:
+        specs = plan.inputs.specs if plan.inputs is not None else artifact.inputs
+        ref_out = fidelity.reference_outputs(reference, specs, shapes, spec.seed,
+                                             fixed=plan.inputs.fixed() if plan.inputs is not None else None)
+    except ImportError as e:
+        return None, f"the reference needs {e.name or e} on the host (pip install 'edgeprof[torch]')", []
+    got = fidelity.decode_outputs([o.to_dict() for o in reply.outputs])
+    fid = fidelity.compare(got, ref_out, precision=spec.precision, num_classes=reference.num_classes,
+                           names=artifact.outputs)
+    fid = dataclasses.replace(fid, reference=reference.label,
+                              inputs={"seed": spec.seed, "shapes": {k: list(v) for k, v in shapes.items()},
+                                      "from": "the last timed query"})
+    if fid.ok:
+        return fid, None, []
+    advice = (" (seeded random weights and inputs are a hard case for int8: check with --calibration DIR "
+              "of real samples)") if spec.precision == "int8" else ""
+    return fid, None, [RunWarning("fidelity", f"{spec.precision} output differs from {reference.label}: "
+                                  + "; ".join(fid.problems) + advice)]
+
+
+def _accuracy(plan: RunPlan, reply: RunReply, precision: str
+              ) -> tuple[Accuracy | None, str | None, list[RunWarning]]:
+    """Score the agent's accuracy pass (accuracy.score): (accuracy or None, why none, its warnings)."""
+    from .. import accuracy
+
+    data, artifact = plan.accuracy, plan.artifact
+    if data is None:
+        return None, None, []
+    scored: Accuracy | None = None
+    why: str | None = "the agent made no accuracy pass"
+    if reply.accuracy is not None:
+        scored, why = accuracy.score(data, reply.accuracy)
+    if scored is None:
+        return None, why, [RunWarning("accuracy", f"no accuracy: {why}")]
+    warnings = []
+    if scored.nonfinite:
+        warnings.append(RunWarning("accuracy_nonfinite", f"{scored.nonfinite} of {scored.samples} accuracy samples "
+                                   "gave NaN or infinite outputs (counted as wrong)"))
+    if precision == "int8" and plan.options.calibration is None and \
+            not (artifact is not None and artifact.export_options.get("precision_as_given")):
+        warnings.append(RunWarning("accuracy_calibration", "int8 was calibrated on seeded random inputs: its accuracy "
+                                   "may be worse than with real data; give --calibration DIR of real samples (not "
+                                   "the accuracy set)"))
+    return scored, None, warnings
+
+
+def io_summary(plan: RunPlan, reply: RunReply) -> IOSummary:
+    """The Result's io section: inputs as fed, outputs as the agent returned them (names from the artifact)."""
+    artifact, inputs = plan.artifact, plan.inputs
+    names = list(artifact.outputs) if artifact is not None else []
+    outputs = [IOTensor(name=names[i] if i < len(names) else f"output {i}", shape=list(o.shape), dtype=o.dtype)
+               for i, o in enumerate(reply.output_shapes or [])]
+    return IOSummary(inputs=inputs.io_inputs() if inputs is not None else [], outputs=outputs,
+                     batch=inputs.batch if inputs is not None else None,
+                     batched=list(inputs.batched) if inputs is not None else [],
+                     load_s=reply.load_s, first_run_ms=reply.first_run_ms)

@@ -1,0 +1,153 @@
+"""check(): every flag and spec problem of one measurement, found before anything connects.
+
+Owns: the validation of a RunSpec (runtime, precision, the static capability of format × runtime × precision,
+numbers, the load scenario, telemetry) and of the deploy flags that are not run settings (Options: calibration,
+opset, find-max-rate), each problem one line. Does not own: what can only be known after the hello (plan.py:
+the device's capability, the export target, the input plan), nor parsing flags (cli/deploy.py).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from .. import capability
+from ..config import POWER_RATE_MAX_HZ, check_cli_settings
+from ..errors import ConfigError
+from ..records import RunSpec
+from ..vocab import PRECISIONS, RUNTIMES, SCENARIOS, SCHEDULED_SCENARIOS
+
+MAX_RATE_QPS = 100000.0  # above any edge model's rate: a larger value is a typo
+MAX_COOLDOWN_C = 150.0  # above any board's trip point: a larger value is a typo (m°C, °F)
+MAX_POWER_RATE_HZ = POWER_RATE_MAX_HZ  # one home: config.py (devices.yaml rate_hz, --power-rate)
+
+
+@dataclass(frozen=True)
+class Options:
+    """What one deploy takes beside its RunSpec: the flags that are not run settings. `cooldown_timeout_given`:
+    --cooldown-timeout was on the command line (the spec holds its default otherwise)."""
+
+    calibration: str | None = None
+    opset: int | None = None
+    profile_ops: bool = False
+    find_max_rate: bool = False
+    cooldown_timeout_given: bool = False
+
+
+def check(spec: RunSpec, options: Options | None = None) -> None:
+    """Every problem of `spec` and `options` as a one-line ConfigError, before anything connects (the order is
+    the one users have always seen: the first problem found is the one reported)."""
+    o = options or Options()
+    if o.find_max_rate and spec.scenario not in SCHEDULED_SCENARIOS:
+        raise ConfigError(f"--find-max-rate searches a rate: it needs --scenario server or fixed-rate, not "
+                          f"{spec.scenario}")
+    # every number by the rules sweep files and devices.yaml use (finite, in range)
+    check_cli_settings({"min_duration_s": spec.min_duration_s, "min_queries": spec.min_queries,
+                        "max_queries": spec.max_queries, "warmup_s": spec.warmup_s, "seed": spec.seed,
+                        "idle_s": spec.idle_s, "cooldown_timeout_s": spec.cooldown_timeout_s, "batch": spec.batch,
+                        "threads": spec.threads, "power_rate_hz": spec.power_rate_hz, "opset": o.opset})
+    if o.opset is not None and (capability.model_format(spec.model) != "torch"
+                                or spec.runtime not in ("onnxruntime", "tensorrt")):
+        raise ConfigError(f"--opset {o.opset}: applies to a bundled or builder model exported to ONNX "
+                          f"(--runtime onnxruntime or tensorrt), not to {spec.model} on {spec.runtime}",
+                          hint="leave --opset out; an ONNX file is pushed as it is")
+    if o.cooldown_timeout_given and spec.cooldown_c is None:
+        raise ConfigError("--cooldown-timeout needs --cooldown C (the temperature to wait for)")
+    validate_spec(spec)
+    _check_feeds(spec, o)
+
+
+def _check_feeds(spec: RunSpec, o: Options) -> None:
+    """What feeds the model: nothing for the null runtime; the data and accuracy files exist."""
+    fed = [f for f, v in (("--input", spec.input_shapes), ("--input-data", spec.input_data),
+                          ("--input-value", spec.input_values), ("--input-range", spec.input_ranges),
+                          ("--calibration", o.calibration)) if v]
+    if spec.runtime == "null" and fed:
+        raise ConfigError(f"{fed[0]} with --runtime null: the null runtime feeds no model inputs",
+                          hint=f"drop {' and '.join(fed)}, or pick a runtime (onnxruntime, tflite, tensorrt)")
+    if spec.input_data is not None and not os.path.exists(os.path.expanduser(spec.input_data)):
+        raise ConfigError(f"--input-data {spec.input_data}: no such file or directory",
+                          hint="give an .npz file (arrays by input name) or a directory of NAME.npy files")
+    if spec.accuracy is not None:
+        from ..accuracy import require_file
+
+        require_file(spec.accuracy)  # found now, not after connecting and exporting
+        if o.find_max_rate:
+            raise ConfigError("--accuracy with --find-max-rate: every probe would score the data again",
+                              hint="score it once in a plain deploy of the same model")
+
+
+def validate_spec(spec: RunSpec) -> None:
+    """The run specification alone (what a sweep cell is checked with, and deploy() before it connects)."""
+    if spec.runtime not in RUNTIMES:
+        raise ConfigError(f"--runtime {spec.runtime}: not supported yet", hint=f"supported: {', '.join(RUNTIMES)}")
+    if spec.precision not in PRECISIONS:
+        raise ConfigError(f"--precision {spec.precision}: not supported yet for {spec.runtime}",
+                          hint=f"supported: {', '.join(PRECISIONS)}")
+    fmt = "none" if spec.runtime == "null" else capability.model_format(spec.model)
+    static = capability.check(fmt, spec.runtime, spec.precision, None, spec.device, spec.runtime_options)
+    if not static.ok:
+        raise ConfigError(f"--runtime {spec.runtime} --precision {spec.precision}: {static.reason}")
+    if spec.batch < 1:
+        raise ConfigError(f"--batch {spec.batch}: must be at least 1")
+    if spec.threads is not None and spec.threads < 1:
+        raise ConfigError(f"--threads {spec.threads}: must be at least 1 (leave it out for the runtime default)")
+    if spec.min_duration_s < 0 or spec.warmup_s < 0:
+        raise ConfigError("--min-duration and --warmup must be >= 0 seconds")
+    if spec.max_queries is not None and spec.max_queries < spec.min_queries:
+        raise ConfigError(f"--max-queries {spec.max_queries} is below --min-queries {spec.min_queries}")
+    if spec.min_queries < 1:
+        raise ConfigError(f"--min-queries {spec.min_queries}: must be at least 1")
+    validate_telemetry(spec)
+    validate_scenario(spec)
+    if spec.accuracy and spec.runtime == "null":
+        raise ConfigError(f"--accuracy {spec.accuracy}: the null runtime computes nothing to score",
+                          hint="pick a runtime (onnxruntime, tflite, tensorrt)")
+
+
+def validate_scenario(spec: RunSpec) -> None:
+    """--scenario and its parameters: one-line errors before anything connects."""
+    if spec.scenario not in SCENARIOS:
+        raise ConfigError(f"--scenario {spec.scenario}: unknown", hint=f"choose one of: {', '.join(SCENARIOS)}")
+    if spec.scenario in SCHEDULED_SCENARIOS:
+        if spec.rate is None:
+            raise ConfigError(f"--scenario {spec.scenario} needs --rate QPS (queries per second)",
+                              hint=f"e.g. --scenario {spec.scenario} --rate 30")
+    elif spec.rate is not None:
+        raise ConfigError(f"--rate {spec.rate:g}: only server and fixed-rate issue queries on a schedule, "
+                          f"not {spec.scenario}", hint="leave --rate out, or choose --scenario fixed-rate or server")
+    if spec.rate is not None and (not _finite(spec.rate) or not 0 < spec.rate <= MAX_RATE_QPS):
+        raise ConfigError(f"--rate {spec.rate:g}: must be > 0 and <= {MAX_RATE_QPS:g} queries per second")
+    if spec.scenario == "multi-stream" and (spec.samples_per_query < 1 or spec.samples_per_query % spec.batch):
+        raise ConfigError(f"--samples-per-query {spec.samples_per_query}: must be a multiple of --batch "
+                          f"{spec.batch} (each query runs samples_per_query / batch inferences)")
+    if not 1 <= spec.streams <= 64:
+        raise ConfigError(f"--streams {spec.streams}: must be between 1 and 64")
+    if spec.streams != 1 and spec.scenario != "offline":
+        raise ConfigError(f"--streams {spec.streams}: only the offline scenario runs several streams",
+                          hint="add --scenario offline")
+    for flag, v in (("--latency-bound", spec.latency_bound_ms), ("--battery-wh", spec.battery_wh)):
+        if v is not None and (not _finite(v) or v <= 0):
+            raise ConfigError(f"{flag} {v:g}: must be > 0")
+    if spec.scenario == "server" and spec.latency_bound_ms is None:
+        raise ConfigError("--scenario server needs --latency-bound MS (the run is VALID when p99 is within it)",
+                          hint="e.g. --scenario server --rate 40 --latency-bound 50")
+
+
+def _finite(v: float) -> bool:
+    return v == v and v not in (float("inf"), float("-inf"))
+
+
+def validate_telemetry(spec: RunSpec) -> None:
+    """--idle, --cooldown, --cooldown-timeout, --power-rate: one-line errors before anything connects."""
+    if not _finite(spec.idle_s) or spec.idle_s < 0:
+        raise ConfigError(f"--idle {spec.idle_s:g}: must be >= 0 seconds (0 turns the idle power baseline off)")
+    if spec.cooldown_c is not None and (not _finite(spec.cooldown_c) or not 0 < spec.cooldown_c <= MAX_COOLDOWN_C):
+        raise ConfigError(f"--cooldown {spec.cooldown_c:g}: a temperature in °C between 0 and {MAX_COOLDOWN_C:g}",
+                          hint="e.g. --cooldown 50 waits until the hottest sensor reads below 50 °C")
+    if not _finite(spec.cooldown_timeout_s) or spec.cooldown_timeout_s <= 0:
+        raise ConfigError(f"--cooldown-timeout {spec.cooldown_timeout_s:g}: must be > 0 seconds")
+    if spec.power_rate_hz is not None and (not _finite(spec.power_rate_hz)
+                                           or not 0 < spec.power_rate_hz <= MAX_POWER_RATE_HZ):
+        raise ConfigError(f"--power-rate {spec.power_rate_hz:g}: must be > 0 and <= {MAX_POWER_RATE_HZ:g} Hz",
+                          hint="the sensor caps it anyway (INA3221 ~50 Hz, vcgencmd ~10 Hz)")

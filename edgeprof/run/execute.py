@@ -1,0 +1,181 @@
+"""execute(): one planned measurement on a device session — push what it needs, send one typed request, relay
+its progress, bound its silences and its whole time.
+
+Owns: the Session seam (what a device of any kind must offer: push a file by content, run one request with
+events and a deadline, close; agentlink.AgentLink is today's), the agent's RunRequest built from a RunPlan, and
+the one-line error when the model refuses the inputs fed. Does not own: connecting (deploy() in __init__.py),
+deciding (plan.py), turning the reply into a Result (assemble.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from edgeprof_agent.messages import (
+    AccuracySpec,
+    ArtifactRef,
+    InputSpec,
+    LogEvent,
+    ProgressEvent,
+    RunReply,
+    RunRequest,
+    ScenarioSpec,
+)
+
+from ..agentlink import EventSink, RunDeadline
+from ..errors import MeasurementFailed, ModelError
+from ..export.inputs import InputPlan, io_summary_lines
+from ..export.quantize import as_given
+from ..records import Artifact, Device, RunSpec, Transfer
+from ..vocab import SINGLE_STREAM, ErrorKind
+from . import limits
+from .plan import RunPlan
+
+
+class Session(Protocol):
+    """A started measurement session on one device: what execute() talks to. agentlink.AgentLink implements it
+    (an agent over a Transport); a device of another kind (a phone driven over adb) plugs in here.
+    `bytes_moved`: bytes sent to the device so far (the agent itself, artifacts)."""
+
+    bytes_moved: int
+
+    def push_artifact(self, local_path: str, sha256: str, ext: str) -> tuple[str, int]:
+        """Make the file with this content present on the device; its remote path and the bytes moved (0 when it
+        was there already)."""
+        ...
+
+    def run(self, req: RunRequest, *, on_event: EventSink | None = None, timeout: float | None = 120.0,
+            silence_by_phase: Mapping[str, float] | None = None, deadline: RunDeadline | None = None) -> RunReply:
+        """Run one measurement; events go to on_event; silences and the whole run are bounded."""
+        ...
+
+    def close(self) -> None: ...
+
+
+class Progress(Protocol):
+    def stage(self, text: str) -> None: ...
+
+    def event(self, event: ProgressEvent | LogEvent) -> None: ...
+
+
+class Quiet:
+    """A Progress that shows nothing."""
+
+    def stage(self, text: str) -> None:
+        pass
+
+    def event(self, event: ProgressEvent | LogEvent) -> None:
+        pass
+
+
+@dataclass(frozen=True)
+class Executed:
+    """What execute() brings back: the agent's typed reply and the bytes moved for it."""
+
+    reply: RunReply
+    transfer: Transfer
+
+
+def execute(plan: RunPlan, session: Session, *, progress: Progress | None = None,
+            lease_token: str | None = None) -> Executed:
+    """Push the artifact, the input data and the accuracy data (each by content), send the run request, wait for
+    the reply within the run's limits (limits.py). A model that refuses the inputs fed is a ModelError saying what
+    was fed."""
+    progress = progress or Quiet()
+    artifact, data = plan.artifact, plan.inputs.data if plan.inputs is not None else None
+    agent_bytes = session.bytes_moved
+    artifact_bytes = 0
+    remote_path = None
+    if artifact is not None:
+        progress.stage("pushing model")
+        remote_path, artifact_bytes = session.push_artifact(artifact.path, artifact.sha256, artifact.extension)
+    data_ref = None
+    if data is not None:
+        progress.stage("pushing input data")
+        data_path, data_bytes = session.push_artifact(data.push_path, data.push_sha256, "npz")
+        artifact_bytes += data_bytes
+        data_ref = ArtifactRef(path=data_path, format="npz", sha256=data.push_sha256)
+    acc_spec = None
+    if plan.accuracy is not None:
+        from .. import accuracy
+
+        progress.stage(f"pushing accuracy data ({plan.accuracy.samples} samples)")
+        acc_path, acc_bytes = session.push_artifact(plan.accuracy.push_path, plan.accuracy.push_sha256, "npz")
+        artifact_bytes += acc_bytes
+        acc_spec = accuracy.request(plan.accuracy, acc_path)
+    spec = plan.spec
+    request = run_request(spec, plan.device, artifact, remote_path, plan.request_inputs(),
+                          return_outputs=plan.reference is not None, profile_ops=plan.options.profile_ops,
+                          lease_token=lease_token, input_data=data_ref, accuracy=acc_spec)
+    progress.stage("measuring")
+    try:
+        reply = session.run(request, on_event=progress.event, timeout=limits.AGENT_SILENCE_TIMEOUT_S,
+                            silence_by_phase=limits.phase_silences(spec),
+                            deadline=limits.run_deadline(spec, plan.options.profile_ops,
+                                                         accuracy_inferences=plan.accuracy_inferences()))
+    except MeasurementFailed as e:
+        if e.kind == ErrorKind.MODEL_INPUT and plan.inputs is not None:
+            raise model_rejected(e, plan.inputs, plan.device.name) from None
+        raise
+    return Executed(reply, Transfer(agent_bytes=agent_bytes, artifact_bytes=artifact_bytes,
+                                    total_bytes=agent_bytes + artifact_bytes))
+
+
+def model_rejected(e: MeasurementFailed, plan: InputPlan, device: str) -> ModelError:
+    """The runtime refused the inputs at the first inference: the model's error, with what was fed."""
+    said = e.reason if e.reason is not None else e.message  # the model's own words, without "device NAME: "
+    said = f"{said} — {e.hint}" if e.hint else said
+    summary = "; ".join(line.removeprefix("in  ") for line in io_summary_lines(plan.io_inputs()))
+    return ModelError(f"{said} (on {device}; fed: {summary})",
+                      hint="give the values the model expects: --input-value NAME=V (e.g. a sample rate), "
+                           "--input-range NAME=LOW:HIGH (e.g. token ids), or real data with --input-data FILE.npz",
+                      detail=e.detail)
+
+
+def power_config(spec: RunSpec, device: Device) -> Any:
+    """The devices.yaml `power:` block for the agent, with --power-rate overriding its rate_hz."""
+    if spec.power_rate_hz is None:
+        return device.power
+    cfg = dict(device.power or {})
+    cfg["rate_hz"] = spec.power_rate_hz
+    return cfg
+
+
+def run_request(spec: RunSpec, device: Device, artifact: Artifact | None, remote_path: str | None,
+                inputs: list[dict[str, Any]], *, return_outputs: bool, profile_ops: bool,
+                lease_token: str | None = None, input_data: ArtifactRef | None = None,
+                accuracy: AccuracySpec | None = None) -> RunRequest:
+    """The agent's run request for `spec` (messages.RunRequest: host and agent share its fields and defaults)."""
+    options = dict(spec.runtime_options)
+    if spec.runtime == "tensorrt":  # the engine's precision is the artifact's: a user's int8 file (as given) is int8
+        precision = artifact.precision if artifact is not None and as_given(artifact) else spec.precision
+        options.setdefault("precision", precision)
+    return RunRequest(
+        runtime=spec.runtime,
+        artifact=ArtifactRef(path=remote_path, format=artifact.format, sha256=artifact.sha256)
+        if artifact is not None else None,
+        inputs=[InputSpec(**i) for i in inputs],
+        input_data=input_data,
+        seed=spec.seed,
+        batch=spec.batch,
+        threads=spec.threads,
+        runtime_options=options,
+        warmup_s=spec.warmup_s,
+        min_duration_s=spec.min_duration_s,
+        min_queries=spec.min_queries,
+        max_queries=spec.max_queries,
+        power=power_config(spec, device),
+        idle_s=spec.idle_s,
+        cooldown_c=spec.cooldown_c,
+        cooldown_timeout_s=spec.cooldown_timeout_s,
+        return_outputs="base64" if return_outputs else False,
+        profile_ops=bool(profile_ops and spec.runtime != "null"),
+        profile_iterations=limits.PROFILE_ITERATIONS,
+        lease_token=lease_token,
+        scenario=None if spec.scenario == SINGLE_STREAM else ScenarioSpec(
+            name=spec.scenario, rate=spec.rate, samples_per_query=spec.samples_per_query, streams=spec.streams,
+            latency_bound_ms=spec.latency_bound_ms, seed=spec.seed),
+        accuracy=accuracy,
+    )

@@ -1,0 +1,58 @@
+"""How long one measurement may take: the silence allowed in each phase and the deadline of the whole run.
+
+Owns: the bounds, computed from the run's own settings (a frozen agent is found in its phase's time, not after a
+fixed 600 s). Does not own: enforcing them (agentlink.RunDeadline and the session's read loop).
+"""
+
+from __future__ import annotations
+
+from ..agentlink import RunDeadline
+from ..records import RunSpec
+from ..vocab import RUN_DEFAULTS
+
+PROFILE_ITERATIONS = int(RUN_DEFAULTS["profile_iterations"])  # runs in the --profile-ops pass (after the timed loop)
+AGENT_SILENCE_TIMEOUT_S = 600.0  # before the agent names a phase, and while it loads (TensorRT builds engines)
+# while warming up and measuring the agent sends a progress line every 0.5 s between queries: a silence this long
+# means it froze (or one query takes longer than this, which no board we target does)
+QUERY_SILENCE_S = 120.0
+RUN_DEADLINE_MARGIN_S = 60.0
+
+
+def phase_silences(spec: RunSpec) -> dict[str, float]:
+    """The longest silence allowed in each phase of a run, from the run's own settings (a frozen agent is found in
+    that time, not after a fixed 600 s): cooling waits up to --cooldown-timeout, the idle baseline --idle, loading
+    may build an engine, warm-up, measurement and the accuracy pass send progress between queries, the op profile
+    runs 20 queries."""
+    return {"cooldown": spec.cooldown_timeout_s + 60.0, "cooled": QUERY_SILENCE_S, "idle": spec.idle_s + 60.0,
+            "load": AGENT_SILENCE_TIMEOUT_S, "warmup": QUERY_SILENCE_S, "measure": QUERY_SILENCE_S,
+            "profile": AGENT_SILENCE_TIMEOUT_S, "accuracy": QUERY_SILENCE_S}
+
+
+def run_deadline(spec: RunSpec, profile_ops: bool = False, accuracy_inferences: int = 0) -> RunDeadline:
+    """The longest a whole run may take, from the run's own settings, enforced even while the agent keeps
+    sending events (agentlink.RunDeadline): each phase's bound, summed, plus a margin. A query may take up to
+    QUERY_SILENCE_S (longer is a silence): warm-up is its time plus one query; measuring ends once
+    min_duration_s has passed with min_queries done (or max_queries done), so it is bounded by
+    min(max(min_duration_s + a query, min_queries queries), max_queries queries) plus the reply. Per phase, the
+    same bounds apply from the phase's first event, and once the agent's own progress says the phase's end is
+    reached it has one query's time (QUERY_SILENCE_S) to end it. An accuracy pass of `accuracy_inferences`
+    inferences may take a query's time for each."""
+    q = QUERY_SILENCE_S
+    measure = max(spec.min_duration_s + q, spec.min_queries * q)
+    if spec.max_queries:
+        measure = min(measure, spec.max_queries * q)
+    measure += q
+    phases = {"cooled": q, "idle": spec.idle_s + 60.0, "load": AGENT_SILENCE_TIMEOUT_S,
+              "warmup": spec.warmup_s + q, "measure": measure}
+    if spec.cooldown_c is not None:
+        phases["cooldown"] = spec.cooldown_timeout_s + 60.0
+    if profile_ops:
+        phases["profile"] = AGENT_SILENCE_TIMEOUT_S
+    if accuracy_inferences:
+        phases["accuracy"] = accuracy_inferences * q + q
+    total = sum(phases.values()) + RUN_DEADLINE_MARGIN_S
+    why = (f"from the run's settings: warm-up {spec.warmup_s:g} s, min_duration {spec.min_duration_s:g} s, "
+           f"min_queries {spec.min_queries}" + (f", max_queries {spec.max_queries}" if spec.max_queries else "")
+           + f", at most {q:g} s a query")
+    return RunDeadline(total, phase_s=phases, settle_s=q, min_duration_s=spec.min_duration_s,
+                       min_queries=spec.min_queries, max_queries=spec.max_queries, warmup_s=spec.warmup_s, why=why)
