@@ -105,7 +105,7 @@ def main() -> int:
                       XDG_CACHE_HOME=str(home / "cache"), EDGEPROF_DB=str(tmp / "results.sqlite"))
     os.environ.pop("SSH_AUTH_SOCK", None)
 
-    from edgeprof import agentlink
+    from edgeprof.agentlink import bundle as agentlink
     from edgeprof.records import RunSpec, local_device
     from edgeprof.store import Store
     from edgeprof.transport.ssh import SSHTransport

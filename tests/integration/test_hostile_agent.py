@@ -14,7 +14,7 @@ import pytest
 
 from edgeprof import agentlink
 from edgeprof.agentlink import AgentLink
-from edgeprof.errors import AgentError, AgentProtocolError
+from edgeprof.errors import AgentError, AgentProtocolError, TransportError
 from edgeprof.records import Device
 from edgeprof.transport import base
 from edgeprof.transport.local import LocalTransport, PipeReader
@@ -65,7 +65,7 @@ def test_a_giant_line_without_newline_is_a_protocol_error_not_a_stall(tmp_path, 
 
 
 def test_an_event_flood_is_named_a_flood(tmp_path, monkeypatch):
-    monkeypatch.setattr(agentlink, "FLOOD_WINDOW_S", 0.5)
+    monkeypatch.setattr(agentlink.session, "FLOOD_WINDOW_S", 0.5)
     d = fake_agent(tmp_path, """
         ev = json.dumps({"event": "progress", "phase": "measure", "n": 1})
         while True:
@@ -146,7 +146,7 @@ class _CutTransport(LocalTransport):
         raise self.exc
 
 
-@pytest.mark.parametrize("exc", [KeyboardInterrupt(), agentlink.TransportError("pi: connection lost")])
+@pytest.mark.parametrize("exc", [KeyboardInterrupt(), TransportError("pi: connection lost")])
 def test_a_failed_upload_leaves_no_partial_file(tmp_path, exc):
     src = tmp_path / "model.onnx"
     src.write_bytes(b"y" * 1000)

@@ -1,31 +1,21 @@
-"""The link between host and device agent.
-
-Owns: building the agent zipapp (deterministic, named by its sha256), pushing it and model artifacts to
-content-addressed paths in the device workdir through any Transport (skipped when the device already holds the
-same sha256; written under a temporary name, verified on the device, then renamed, so a partial or corrupted
-upload is never used), starting the agent, the version handshake, and JSON-lines calls with progress events,
-each bounded by a silence timeout and by a deadline that events do not postpone (a run's from its settings,
-runner.run_deadline; any other request's twice its timeout), and naming a board's full or read-only disk on upload.
+"""A started, greeted agent on one device (AgentLink): starting it, the version handshake, and JSON-lines calls
+with progress events, each bounded by a silence timeout and by a deadline that events do not postpone (a run's
+from its settings, run/limits.run_deadline; any other request's twice its timeout).
 Every request, reply, error and event is a record of edgeprof_agent.messages (the agent imports the same ones):
 a reply that does not match its record is a one-line AgentProtocolError naming the field, and an agent error
-is mapped to an exception class by its kind (vocab.ErrorKind), never by its text.
-Does not own: what a run measures (agent) or what the host does with the answer (runner).
+is mapped to an exception class by its kind (vocab.ErrorKind), never by its text; the error's declared fields
+(device, reason, op, stderr_tail) are set here.
+AgentLink is the Session (run/execute.py) of a device reached through a Transport.
+Does not own: the zipapp (bundle.py), uploads (push.py), what a run measures (agent) or what the host does with
+the answer (run/).
 """
 
 from __future__ import annotations
 
-import errno
-import hashlib
-import io
 import json
-import os
 import posixpath
 import re
-import secrets
-import signal
-import tempfile
 import time
-import zipfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
@@ -50,86 +40,26 @@ from edgeprof_agent.messages import (
     parse_event,
 )
 
-from .errors import (
+from ..errors import (
     AgentCrashed,
     AgentError,
     AgentProtocolError,
     CapabilityError,
-    DeviceError,
     LeasedError,
     MeasurementFailed,
     ProtocolMismatchError,
     RuntimeMissingError,
-    TransportError,
     UserError,
 )
-from .fsmode import make_private_dir
-from .records import Device
-from .transport.base import AgentProcess, LineTooLong, Transport
-from .vocab import ErrorKind
+from ..records import Device
+from ..transport.base import AgentProcess, LineTooLong, Transport
+from ..vocab import ErrorKind
+from .bundle import build_agent
+from .deadline import RunDeadline
+from .failures import _CRASH_SIGNALS, _FATAL_RE, check_samples, crash_signal, runtime_version
+from .push import _SHA_RE, _upload, ensure_workdir
 
 PROTOCOL_VERSION = edgeprof_agent.PROTOCOL_VERSION
-_ZIP_TIME = (2020, 1, 1, 0, 0, 0)
-_SHA_RE = re.compile(r"^[0-9a-f]{64}$")
-# faulthandler's first line for each fatal signal it handles (CPython's faulthandler.c, 3.6 to 3.13)
-_FATAL_RE = re.compile(r"Fatal Python error: (Segmentation fault|Aborted|Bus error|Floating point exception|"
-                       r"Illegal instruction)")
-_FATAL_SIGNAL = {"Segmentation fault": "SIGSEGV", "Aborted": "SIGABRT", "Bus error": "SIGBUS",
-                 "Floating point exception": "SIGFPE", "Illegal instruction": "SIGILL"}
-# the module(s) whose version names a runtime in the device's facts (edgeprof_agent.environment.runtimes)
-_RUNTIME_FACT_KEYS = {"tflite": ("ai_edge_litert", "tflite_runtime")}
-
-
-_CRASH_SIGNALS = ("SIGSEGV", "SIGABRT", "SIGBUS", "SIGFPE", "SIGILL")
-
-
-def crash_signal(code: int | None, stderr_tail: str) -> str | None:
-    """The signal an agent died of, by name (SIGSEGV; SIGKILL from the OOM killer too), or None when it exited
-    by itself.
-
-    Locally a signal death is a negative exit code. Over SSH sshd reports exit-signal, which paramiko does not
-    parse (status -1), and a wrapping shell reports 128+N: there faulthandler's "Fatal Python error: ..." line in
-    the agent's stderr names the signal."""
-    if code is not None and code < -1:
-        try:
-            return signal.Signals(-code).name
-        except ValueError:
-            return f"signal {-code}"
-    m = _FATAL_RE.search(stderr_tail or "")
-    if m is not None and (code is None or code == -1 or code > 128):
-        return _FATAL_SIGNAL[m.group(1)]
-    if code is not None and code > 128 and m is None and code - 128 in (signal.SIGSEGV, signal.SIGABRT,
-                                                                          signal.SIGBUS, signal.SIGILL):
-        return signal.Signals(code - 128).name
-    return None
-
-
-def check_samples(samples: list[Any], device: str) -> None:
-    """Latency samples must exist and each be a finite number > 0; anything else fails the run with a
-    MeasurementFailed that says how many were bad (never stored as ok)."""
-    if not samples:
-        raise MeasurementFailed(f"the agent on device {device} returned no latency samples",
-                                hint="the timed loop ran no query; raise --min-queries / --min-duration and rerun")
-    bad = sum(1 for s in samples if isinstance(s, bool) or not isinstance(s, int | float)
-              or s != s or s in (float("inf"), float("-inf")) or s <= 0)
-    if bad:
-        raise MeasurementFailed(
-            f"the agent on device {device} returned {bad} non-finite/negative latency samples (of {len(samples)})",
-            hint="the board's monotonic clock or its agent misbehaved; nothing was stored as ok: rerun, and if it "
-                 "repeats, report it with the board's kernel and Python versions")
-
-
-def runtime_version(facts: Facts | None, runtime: str) -> str | None:
-    """The version of `runtime` in the device's facts (None when the facts do not list it)."""
-    found = facts.runtimes if facts is not None else None
-    if not isinstance(found, dict):
-        return None
-    for key in _RUNTIME_FACT_KEYS.get(runtime, (runtime,)):
-        entry = found.get(key)
-        if isinstance(entry, dict) and isinstance(entry.get("version"), str) and entry["version"]:
-            return str(entry["version"])
-    return None
-
 Event = ProgressEvent | LogEvent
 EventSink = Callable[[Event], None]  # typed events (request/run); call() hands dicts to its own sink
 _R = TypeVar("_R", bound=Record)
@@ -137,225 +67,6 @@ _R = TypeVar("_R", bound=Record)
 # sustained over FLOOD_WINDOW_S, is flooding: stopped, whatever its silence timeout
 FLOOD_LINES_PER_S = 500
 FLOOD_WINDOW_S = 5.0
-
-
-class RunDeadline:
-    """A watchdog on how long a request may take in all, whatever arrives meanwhile (progress events do not
-    postpone it): the silence timeout finds an agent that says nothing, this one an agent that keeps talking.
-
-    - `total_s`: the whole request, from when it is sent.
-    - `phase_s`: the longest a phase may last, from its first progress event (warm-up: its time plus a query).
-    - `settle_s`: once the agent's own progress says a phase's end is reached (warm-up: elapsed >= its time;
-      measure: elapsed >= min_duration_s with min_queries done, or max_queries done), the phase must end
-      within this (one more query and the reply).
-    The numbers are the run's (runner.run_deadline); `why` names where the total came from."""
-
-    def __init__(self, total_s: float, *, phase_s: Mapping[str, float] | None = None, settle_s: float = 120.0,
-                 min_duration_s: float = 0.0, min_queries: int = 0, max_queries: int | None = None,
-                 warmup_s: float = 0.0, why: str = "", label: str = "the run's deadline") -> None:
-        self.total_s = total_s
-        self.label = label
-        self.phase_s = dict(phase_s or {})
-        self.settle_s = settle_s
-        self.min_duration_s, self.min_queries, self.max_queries = min_duration_s, min_queries, max_queries
-        self.warmup_s = warmup_s
-        self.why = why
-        self.started = 0.0
-        self.phase: str | None = None
-        self._due: list[tuple[float, str]] = []
-
-    def start(self, now: float) -> None:
-        self.started = now
-        self.phase = None
-        self._due = [(now + self.total_s, f"{self.label} of {self.total_s:g} s"
-                      + (f" ({self.why})" if self.why else ""))]
-
-    def see(self, event: ProgressEvent, now: float) -> None:
-        phase = event.phase
-        if phase and phase != self.phase:
-            self.phase = phase
-            self._due = self._due[:1]  # a new phase: the previous phase's limits end with it
-            if phase in self.phase_s:
-                self._due.append((now + self.phase_s[phase], f"the longest its '{phase}' phase may take "
-                                  f"({self.phase_s[phase]:.0f} s)"))
-        elapsed, n = event.elapsed_s or 0.0, event.n or 0
-        done = ((phase == "warmup" and self.warmup_s > 0 and elapsed >= self.warmup_s)
-                or (phase == "measure" and ((elapsed >= self.min_duration_s and n >= self.min_queries)
-                                            or (self.max_queries is not None and n >= self.max_queries))))
-        if done and not any(w.startswith("the end its own progress") for _, w in self._due):
-            self._due.append((now + self.settle_s, f"the end its own progress reported in '{phase}' "
-                              f"(elapsed {elapsed:.1f} s, {n} queries) plus {self.settle_s:.0f} s"))
-
-    def due(self) -> tuple[float, str]:
-        """The earliest deadline now, and what it is."""
-        return min(self._due)
-
-
-def _agent_source_files() -> list[tuple[str, Path]]:
-    base = Path(edgeprof_agent.__file__).resolve().parent
-    files = []
-    for p in sorted(base.rglob("*.py")):
-        if "__pycache__" in p.parts:
-            continue
-        files.append(("edgeprof_agent/" + p.relative_to(base).as_posix(), p))
-    return files
-
-
-def build_agent_bytes() -> bytes:
-    """The agent zipapp as bytes: deterministic (sorted entries, fixed timestamps), so its hash names it."""
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
-        main = "import sys\nfrom edgeprof_agent.__main__ import main\nsys.exit(main())\n"
-        info = zipfile.ZipInfo("__main__.py", _ZIP_TIME)
-        info.external_attr = 0o644 << 16
-        zf.writestr(info, main)
-        for arcname, path in _agent_source_files():
-            info = zipfile.ZipInfo(arcname, _ZIP_TIME)
-            info.external_attr = 0o644 << 16
-            zf.writestr(info, path.read_bytes())
-    return buf.getvalue()
-
-
-def build_agent(cache_dir: Path | None = None) -> tuple[Path, str]:
-    """Write the agent zipapp to the cache as agent-<sha256>.pyz; returns (path, sha256)."""
-    data = build_agent_bytes()
-    sha = hashlib.sha256(data).hexdigest()
-    cache_dir = cache_dir or Path(tempfile.gettempdir()) / f"edgeprof-agent-{os.getuid()}"
-    make_private_dir(cache_dir)
-    path = cache_dir / f"agent-{sha}.pyz"
-    if not path.exists():
-        tmp = path.with_suffix(f".tmp{secrets.token_hex(4)}")
-        tmp.write_bytes(data)
-        os.replace(tmp, path)
-    return path, sha
-
-
-def sha256_file(path: str | Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
-def remote_sha256(transport: Transport, path: str) -> str | None:
-    """sha256 of a file on the device (coreutils sha256sum), or None if it does not exist."""
-    r = transport.run(["sha256sum", "--", path], timeout=120)
-    if r.returncode != 0:
-        return None
-    digest = r.stdout.split(" ", 1)[0].strip().lower()
-    return digest if _SHA_RE.match(digest) else None
-
-
-# One remote command that verifies an upload and renames it into place (or removes it): no partial or
-# corrupted file is ever left under the final name.
-_COMMIT_SCRIPT = (
-    'got=$(sha256sum -- "$1" 2>/dev/null | cut -d" " -f1); '
-    'if [ "$got" = "$3" ]; then mv -f -- "$1" "$2" && exit 0; rm -f -- "$1"; exit 8; fi; '
-    'rm -f -- "$1"; printf "%s" "$got"; exit 9'
-)
-# uploads not written to for this long are left over from a lost connection or a killed host: removed at connect
-STALE_PART_MIN = 10
-# One remote command for the start of every session: expand ~, create the workdir, remove stale partial uploads,
-# hash the agent if present.
-_SETUP_SCRIPT = (
-    'umask 077; w="$1"; case "$w" in "~") w="$HOME";; "~/"*) w="$HOME/${w#"~/"}";; esac; '
-    'case "$w" in /*) ;; *) w="$PWD/$w";; esac; '
-    'mkdir -p -- "$w" "$w/artifacts" || exit 3; printf "%s\\n" "$w"; '
-    f'find "$w" "$w/artifacts" -maxdepth 1 -type f -name "*.part-*" -mmin +{STALE_PART_MIN} '
-    '-exec rm -f {} \\; 2>/dev/null; '
-    'sha256sum -- "$w/$2" 2>/dev/null; exit 0'
-)
-
-
-_FULL_ERRNOS = tuple(getattr(errno, n) for n in ("ENOSPC", "EDQUOT") if hasattr(errno, n))
-
-
-def _disk_trouble(transport: Transport, remote: str, need: int, exc: BaseException) -> DeviceError | None:
-    """The error for an upload that failed because the board's disk is full or read-only, else None. A local
-    copy says so by its errno; SFTP says only "Failure", so the board is asked how much room is left there."""
-    where = posixpath.dirname(remote)
-    if posixpath.basename(where) == "artifacts":
-        where = posixpath.dirname(where)  # the workdir, as devices.yaml names it
-    code = exc.errno if isinstance(exc, OSError) else None
-    free = None
-    if code in _FULL_ERRNOS:
-        word = "full"
-    elif code == errno.EROFS:
-        word = "read-only"
-    else:
-        try:
-            r = transport.run(["df", "-Pk", "--", where], timeout=15)
-            free = int(r.stdout.splitlines()[1].split()[3]) if r.returncode == 0 else None
-        except Exception:  # noqa: BLE001 - the connection is gone: it was not the disk, as far as we know
-            return None
-        if free is None or free * 1024 >= need:
-            return None
-        word = "full"
-    room = f" ({free} KiB free, the upload needs {need // 1024 + 1} KiB)" if free is not None else ""
-    return DeviceError(f"device {transport.device_name}: the board's disk is {word} at {where}{room}",
-                       hint=f"free space there (df -h {where}) or set another `workdir:` for this device in "
-                            "devices.yaml" if word == "full" else
-                            "remount it read-write or set another `workdir:` for this device in devices.yaml")
-
-
-def _upload(transport: Transport, local: str | Path, remote: str, sha256: str) -> int:
-    tmp = f"{remote}.part-{secrets.token_hex(6)}"
-    try:
-        moved = transport.put_file(str(local), tmp)
-    except BaseException as e:  # a lost connection, Ctrl-C, anything: never leave the partial file on the board
-        try:
-            transport.run(["rm", "-f", "--", tmp], timeout=15)
-        except Exception:  # noqa: BLE001 - the connection is gone: the next connect removes it as stale
-            pass
-        if isinstance(e, OSError | TransportError):
-            trouble = _disk_trouble(transport, remote, os.path.getsize(local), e)
-            if trouble is not None:
-                raise trouble from None
-        raise
-    r = transport.run(["sh", "-c", _COMMIT_SCRIPT, "edgeprof-commit", tmp, remote, sha256], timeout=120)
-    if r.returncode == 9:
-        raise TransportError(
-            f"upload of {posixpath.basename(remote)} to device {transport.device_name} arrived corrupted "
-            f"(sha256 {r.stdout.strip()[:16] or 'unreadable'}… != {sha256[:16]}…)",
-            hint="check free disk space in the device workdir and retry",
-        )
-    if r.returncode != 0:
-        raise TransportError(f"could not move the upload into place on device {transport.device_name}: "
-                             f"{r.stderr.strip() or 'exit ' + str(r.returncode)}",
-                             hint="check permissions and free space in the device workdir")
-    return moved
-
-
-def push_file(transport: Transport, local: str | Path, remote: str, sha256: str) -> int:
-    """Put `local` at `remote` unless the device already has it with this sha256. Returns bytes moved.
-
-    Upload goes to a temporary name next to the target, is verified on the device, then renamed: a partial or
-    corrupted upload is never used (and is removed)."""
-    if remote_sha256(transport, remote) == sha256:
-        return 0
-    return _upload(transport, local, remote, sha256)
-
-
-def ensure_workdir(transport: Transport, device: Device, agent_name: str = "") -> tuple[str, str | None]:
-    """Create the workdir (and artifacts/) in one remote command; returns (absolute workdir, sha256 of
-    workdir/agent_name if that file exists)."""
-    r = transport.run(["sh", "-c", _SETUP_SCRIPT, "edgeprof-setup", device.workdir, agent_name or "."],
-                      timeout=120)
-    if r.returncode < 0:  # killed by a signal: the board is going down or the session was cut, not a bad workdir
-        raise TransportError(f"device {device.name}: the setup command was killed (signal) while creating the "
-                             f"workdir; the board may be shutting down or the connection was cut",
-                             detail=r.stderr.strip() or None)
-    lines = r.stdout.splitlines()
-    if r.returncode != 0 or not lines or not lines[0].startswith("/"):
-        raise DeviceError(
-            f"cannot create workdir {device.workdir!r} on device {device.name}: "
-            f"{r.stderr.strip() or 'exit ' + str(r.returncode)}",
-            hint="set a writable `workdir:` for this device in devices.yaml",
-        )
-    workdir = lines[0].rstrip("/") or "/"
-    digest = lines[1].split(" ", 1)[0].strip().lower() if len(lines) > 1 else ""
-    return workdir, digest if _SHA_RE.match(digest) else None
 
 
 class AgentLink:
@@ -542,17 +253,7 @@ class AgentLink:
                 now = time.monotonic()
                 if by_deadline:
                     raise past_deadline(now) from None
-                self.proc.terminate()
-                tail = self.proc.stderr_tail().strip()
-                after = (f" (after {lines} line{'s' if lines != 1 else ''} in {last_line - started:.1f} s)"
-                         if lines else "")
-                raise AgentError(
-                    f"agent on device {self.device.name} sent nothing for {now - last_line:.1f} s during "
-                    f"'{op}'{after}",
-                    hint="the device may be overloaded or hung; the agent was stopped"
-                         + ("; its stderr is below" if tail else ""),
-                    detail=tail or None,
-                ) from None
+                raise self._silent(op, now - last_line, lines, last_line - started) from None
             except LineTooLong as e:
                 self.proc.terminate()
                 raise AgentProtocolError(
@@ -560,34 +261,16 @@ class AgentLink:
                     f"during '{op}' ({time.monotonic() - started:.1f} s in); the agent was stopped",
                     hint="something on the device writes binary or endless output to the agent's stdout (a "
                          "sitecustomize, a runtime's print?); run the agent by hand there to see it",
-                    kind=ErrorKind.PROTOCOL) from None
+                    kind=ErrorKind.PROTOCOL, device=self.device.name, op=op) from None
             if line is None:
                 raise self._exited(op, params)
             last_line = time.monotonic()
             lines += 1
             window_lines += 1
             if last_line - window_start >= FLOOD_WINDOW_S:
-                rate = window_lines / (last_line - window_start)
-                if rate > FLOOD_LINES_PER_S:
-                    self.proc.terminate()
-                    raise AgentProtocolError(
-                        f"agent on device {self.device.name} flooded its output during '{op}': {window_lines} "
-                        f"lines in {last_line - window_start:.1f} s ({rate:.0f}/s, {lines} in all over "
-                        f"{last_line - started:.1f} s); the agent was stopped",
-                        hint="an agent sends a few progress lines a second: something on the device is writing "
-                             "to its stdout; run the agent by hand there to see it",
-                        kind=ErrorKind.PROTOCOL, detail=self.proc.stderr_tail().strip() or None)
+                self._check_flood(op, window_lines, last_line - window_start, lines, last_line - started)
                 window_start, window_lines = last_line, 0
-            try:
-                msg = json.loads(line)
-            except (ValueError, RecursionError):  # not JSON, or nested past the parser's depth
-                msg = None
-            if not isinstance(msg, dict):
-                raise AgentProtocolError(
-                    f"agent on device {self.device.name} printed a non-protocol line: {line[:120]!r}",
-                    hint="something on the device writes to the agent's stdout (a sitecustomize or a shell rc?)",
-                    kind=ErrorKind.PROTOCOL,
-                ) from None
+            msg = self._message(line, op)
             if "event" in msg:
                 try:
                     event = parse_event(msg)
@@ -608,6 +291,45 @@ class AgentLink:
             if ok is False and "error" in msg:
                 raise self._error(op, msg["error"])
             raise self._malformed(MessageError("reply", "expected ok true with a result or ok false with an error"))
+
+    def _silent(self, op: str, silent_s: float, lines: int, talked_s: float) -> AgentError:
+        """The error for an agent that sent nothing for `silent_s` (after `lines` lines in `talked_s`): stopped."""
+        self.proc.terminate()
+        tail = self.proc.stderr_tail().strip()
+        after = f" (after {lines} line{'s' if lines != 1 else ''} in {talked_s:.1f} s)" if lines else ""
+        return AgentError(
+            f"agent on device {self.device.name} sent nothing for {silent_s:.1f} s during '{op}'{after}",
+            hint="the device may be overloaded or hung; the agent was stopped"
+                 + ("; its stderr is below" if tail else ""),
+            detail=tail or None, device=self.device.name, op=op, stderr_tail=tail or None)
+
+    def _check_flood(self, op: str, window_lines: int, window_s: float, lines: int, total_s: float) -> None:
+        """Stop an agent that sent more than FLOOD_LINES_PER_S lines a second over the last window."""
+        rate = window_lines / window_s
+        if rate <= FLOOD_LINES_PER_S:
+            return
+        self.proc.terminate()
+        tail = self.proc.stderr_tail().strip() or None
+        raise AgentProtocolError(
+            f"agent on device {self.device.name} flooded its output during '{op}': {window_lines} "
+            f"lines in {window_s:.1f} s ({rate:.0f}/s, {lines} in all over {total_s:.1f} s); the agent was stopped",
+            hint="an agent sends a few progress lines a second: something on the device is writing "
+                 "to its stdout; run the agent by hand there to see it",
+            kind=ErrorKind.PROTOCOL, detail=tail, device=self.device.name, op=op, stderr_tail=tail)
+
+    def _message(self, line: str, op: str) -> dict[str, Any]:
+        """One line from the agent as a JSON object, or a one-line AgentProtocolError."""
+        try:
+            msg = json.loads(line)
+        except (ValueError, RecursionError):  # not JSON, or nested past the parser's depth
+            msg = None
+        if not isinstance(msg, dict):
+            raise AgentProtocolError(
+                f"agent on device {self.device.name} printed a non-protocol line: {line[:120]!r}",
+                hint="something on the device writes to the agent's stdout (a sitecustomize or a shell rc?)",
+                kind=ErrorKind.PROTOCOL, device=self.device.name, op=op,
+            ) from None
+        return msg
 
     def _exited(self, op: str, params: dict[str, Any]) -> AgentError:
         """The error for an agent whose stdout ended during `op`: a native crash (by signal) names the signal

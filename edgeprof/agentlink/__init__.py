@@ -1,0 +1,23 @@
+"""The link between host and device agent, one module per responsibility (every name re-exported here):
+
+  bundle.py    the agent zipapp (deterministic, named by its sha256)
+  push.py      files on the device by content (verified, renamed into place; full or read-only disks named)
+  session.py   AgentLink: start, handshake, typed JSON-lines calls with silences and deadlines
+  deadline.py  RunDeadline, the watchdog on a whole request
+  failures.py  what a dead agent or bad samples mean (crash_signal, runtime_version, check_samples)
+Does not own: what a run measures (agent) or what the host does with the answer (run/).
+"""
+
+from __future__ import annotations
+
+from .bundle import build_agent, build_agent_bytes
+from .deadline import RunDeadline
+from .failures import check_samples, crash_signal, runtime_version
+from .push import ensure_workdir, push_file, remote_sha256, sha256_file
+from .session import FLOOD_LINES_PER_S, FLOOD_WINDOW_S, PROTOCOL_VERSION, AgentLink, Event, EventSink
+
+__all__ = [
+    "FLOOD_LINES_PER_S", "FLOOD_WINDOW_S", "PROTOCOL_VERSION", "AgentLink", "Event", "EventSink", "RunDeadline",
+    "build_agent", "build_agent_bytes", "check_samples", "crash_signal", "ensure_workdir", "push_file",
+    "remote_sha256", "runtime_version", "sha256_file",
+]
