@@ -24,9 +24,10 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -114,29 +115,7 @@ def load_accuracy(given: str, plan: InputPlan, outputs: Sequence[str],
                           hint="save it with numpy.savez(path, NAME=inputs, labels=labels)") from None
     by_name = {p.spec.name: p for p in plan.inputs}
     listing = ", ".join(f"{n} ({_dims(p.shape)} {p.spec.dtype})" for n, p in by_name.items())
-    labels_key: str | None = None
-    expected_keys: list[str] = []
-    input_keys: list[str] = []
-    for key in arrays:
-        head, _, target = key.partition(":")
-        if head == "labels" and (target or key == "labels"):
-            if labels_key is not None:
-                raise ConfigError(f"{flag}: two label arrays ({labels_key!r}, {key!r})",
-                                  hint="score one output against labels; give others as expected:OUTPUT")
-            labels_key = key
-        elif head == "expected" and (target or key == "expected"):
-            expected_keys.append(key)
-        elif key in by_name:
-            input_keys.append(key)
-        else:
-            raise ConfigError(f"{flag}: array {key!r} is not an input of the model, `labels` or `expected`"
-                              f"{did_you_mean(key, list(by_name) + ['labels', 'expected'])}",
-                              hint=f"the model's inputs: {listing}")
-    if labels_key is None and not expected_keys:
-        raise ConfigError(f"{flag}: no `labels` and no `expected` array: nothing to score",
-                          hint="add labels=<N class indices> (top-1/top-5) or expected=<N outputs> (errors)")
-    if not input_keys:
-        raise ConfigError(f"{flag}: no array for any model input", hint=f"name arrays by input: {listing}")
+    labels_key, expected_keys, input_keys = _sort_arrays(list(arrays), by_name, flag, listing)
 
     # how many samples, and how they are fed: dim 0 rows `batch` at a time, or one whole input an inference
     n: int | None = None
@@ -175,22 +154,9 @@ def load_accuracy(given: str, plan: InputPlan, outputs: Sequence[str],
         raise ConfigError(f"{flag}: no array for input {random[0]!r}, which the run would fill with random values",
                           hint=f"add {random[0]}=<N samples> to the file, or fix it with --input-value / "
                                "--input-data")
-    labels = None
-    label_output = None
+    labels, label_output = None, None
     if labels_key is not None:
-        lab = arrays[labels_key]
-        where = f"{flag}: array {labels_key!r}"
-        if lab.ndim == 2 and lab.shape[1] == 1:
-            lab = lab[:, 0]
-        if lab.ndim != 1 or lab.dtype.kind not in "iu":
-            raise ConfigError(f"{where} is {lab.dtype}, shape {_dims(lab.shape)}: labels are N integer class indices",
-                              hint="save labels as an int array of shape (N,)")
-        if lab.shape[0] != n:
-            raise ConfigError(f"{where} has {lab.shape[0]} labels for {n} samples")
-        if lab.size and int(lab.min()) < 0:
-            raise ConfigError(f"{where}: label {int(lab.min())} is negative; labels are class indices from 0")
-        labels = lab.astype(np.int64)
-        label_output = _output_index(labels_key, labels_key.partition(":")[2] or None, outputs, flag)
+        labels, label_output = _labels(arrays[labels_key], labels_key, n, outputs, flag)
     expected: list[tuple[int, str]] = []
     normal: dict[str, np.ndarray] = {}
     for key in expected_keys:
@@ -220,6 +186,51 @@ def load_accuracy(given: str, plan: InputPlan, outputs: Sequence[str],
                         per_inference=plan.batch if stacked else 1, stacked=stacked, labels=labels,
                         label_output=label_output, expected=tuple(expected), push_path=str(push),
                         push_sha256=sha256_file(push))
+
+
+def _sort_arrays(keys: list[str], by_name: Mapping[str, Any], flag: str,
+                 listing: str) -> tuple[str | None, list[str], list[str]]:
+    """The file's arrays by role: (the labels array, the expected arrays, the input arrays)."""
+    labels_key: str | None = None
+    expected_keys: list[str] = []
+    input_keys: list[str] = []
+    for key in keys:
+        head, _, target = key.partition(":")
+        if head == "labels" and (target or key == "labels"):
+            if labels_key is not None:
+                raise ConfigError(f"{flag}: two label arrays ({labels_key!r}, {key!r})",
+                                  hint="score one output against labels; give others as expected:OUTPUT")
+            labels_key = key
+        elif head == "expected" and (target or key == "expected"):
+            expected_keys.append(key)
+        elif key in by_name:
+            input_keys.append(key)
+        else:
+            raise ConfigError(f"{flag}: array {key!r} is not an input of the model, `labels` or `expected`"
+                              f"{did_you_mean(key, list(by_name) + ['labels', 'expected'])}",
+                              hint=f"the model's inputs: {listing}")
+    if labels_key is None and not expected_keys:
+        raise ConfigError(f"{flag}: no `labels` and no `expected` array: nothing to score",
+                          hint="add labels=<N class indices> (top-1/top-5) or expected=<N outputs> (errors)")
+    if not input_keys:
+        raise ConfigError(f"{flag}: no array for any model input", hint=f"name arrays by input: {listing}")
+    return labels_key, expected_keys, input_keys
+
+
+def _labels(lab: np.ndarray, labels_key: str, n: int, outputs: Sequence[str],
+            flag: str) -> tuple[np.ndarray, tuple[int, str]]:
+    """The labels as N int64 class indices, and the output they score."""
+    where = f"{flag}: array {labels_key!r}"
+    if lab.ndim == 2 and lab.shape[1] == 1:
+        lab = lab[:, 0]
+    if lab.ndim != 1 or lab.dtype.kind not in "iu":
+        raise ConfigError(f"{where} is {lab.dtype}, shape {_dims(lab.shape)}: labels are N integer class indices",
+                          hint="save labels as an int array of shape (N,)")
+    if lab.shape[0] != n:
+        raise ConfigError(f"{where} has {lab.shape[0]} labels for {n} samples")
+    if lab.size and int(lab.min()) < 0:
+        raise ConfigError(f"{where}: label {int(lab.min())} is negative; labels are class indices from 0")
+    return lab.astype(np.int64), _output_index(labels_key, labels_key.partition(":")[2] or None, outputs, flag)
 
 
 def _default_cache() -> Path:

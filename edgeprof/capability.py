@@ -173,12 +173,28 @@ def first_ort_loading(ir: int, opset: int) -> str | None:
     return None
 
 
+# the module(s) whose version names a runtime in the device's facts (edgeprof_agent.environment.runtimes)
+_RUNTIME_FACT_KEYS = {"tflite": ("ai_edge_litert", "tflite_runtime")}
+
+
+def runtime_version(facts: Facts | None, runtime: str) -> str | None:
+    """The version of `runtime` in the device's facts (None when the facts do not list it)."""
+    found = facts.runtimes if facts is not None else None
+    if not isinstance(found, dict):
+        return None
+    for key in _RUNTIME_FACT_KEYS.get(runtime, (runtime,)):
+        entry = found.get(key)
+        if isinstance(entry, dict) and isinstance(entry.get("version"), str) and entry["version"]:
+            return str(entry["version"])
+    return None
+
+
 def device_onnx_limit(facts: Facts | None) -> OnnxLimit | None:
     """What the device's onnxruntime loads, from its facts (runtimes read), or None when unknown."""
     if facts is None or not facts.runtimes:
         return None
-    version = (facts.runtimes.get("onnxruntime") or {}).get("version")
-    return ort_onnx_limit(version) if isinstance(version, str) else None
+    version = runtime_version(facts, "onnxruntime")
+    return ort_onnx_limit(version) if version is not None else None
 
 
 @dataclass(frozen=True)
@@ -200,8 +216,8 @@ def onnx_target(runtime: str, facts: Facts | None, default_opset: int, opset: in
     wanted = default_opset if opset is None else opset
     limit = device_onnx_limit(facts) if runtime == "onnxruntime" else None
     if runtime != "onnxruntime" or limit is None:
-        version = ((facts.runtimes or {}).get("onnxruntime") or {}).get("version") if facts is not None else None
-        if runtime == "onnxruntime" and isinstance(version, str) and _VERSION.match(version):
+        version = runtime_version(facts, "onnxruntime")
+        if runtime == "onnxruntime" and version is not None and _VERSION.match(version):
             oldest = ORT_ONNX_MAX[0]
             raise CapabilityError(
                 f"onnxruntime {version} on {device} is older than {oldest[0][0]}.{oldest[0][1]}, the oldest "

@@ -4,15 +4,17 @@
   push.py      files on the device by content (verified, renamed into place; full or read-only disks named)
   session.py   AgentLink: start, handshake, typed JSON-lines calls with silences and deadlines
   deadline.py  RunDeadline, the watchdog on a whole request
-  failures.py  what a dead agent or bad samples mean (crash_signal, runtime_version, check_samples)
+  failures.py  what a dead agent or bad samples mean (crash_signal, check_samples); runtime_version is
+               capability.py's (re-exported)
 Does not own: what a run measures (agent) or what the host does with the answer (run/).
 """
 
 from __future__ import annotations
 
+from ..capability import runtime_version
 from .bundle import build_agent, build_agent_bytes
 from .deadline import RunDeadline
-from .failures import check_samples, crash_signal, runtime_version
+from .failures import check_samples, crash_signal
 from .push import ensure_workdir, push_file, remote_sha256, sha256_file
 from .session import FLOOD_LINES_PER_S, FLOOD_WINDOW_S, PROTOCOL_VERSION, AgentLink, Event, EventSink
 

@@ -1,7 +1,7 @@
 """What a dead or misbehaving agent means: the signal it died of, the version of the runtime it died in, and
-latency samples that cannot be stored as ok.
+latency samples that cannot be stored as ok (the runtime's version: capability.runtime_version).
 
-Owns: crash_signal, runtime_version, check_samples. Does not own: the exceptions (errors.py) or when they are
+Owns: crash_signal, check_samples. Does not own: the exceptions (errors.py) or when they are
 raised (session.py, run/assemble.py).
 """
 
@@ -10,10 +10,6 @@ from __future__ import annotations
 import re
 import signal
 from typing import Any
-
-from edgeprof_agent.messages import (
-    Facts,
-)
 
 from ..errors import (
     MeasurementFailed,
@@ -24,8 +20,6 @@ _FATAL_RE = re.compile(r"Fatal Python error: (Segmentation fault|Aborted|Bus err
                        r"Illegal instruction)")
 _FATAL_SIGNAL = {"Segmentation fault": "SIGSEGV", "Aborted": "SIGABRT", "Bus error": "SIGBUS",
                  "Floating point exception": "SIGFPE", "Illegal instruction": "SIGILL"}
-# the module(s) whose version names a runtime in the device's facts (edgeprof_agent.environment.runtimes)
-_RUNTIME_FACT_KEYS = {"tflite": ("ai_edge_litert", "tflite_runtime")}
 
 
 _CRASH_SIGNALS = ("SIGSEGV", "SIGABRT", "SIGBUS", "SIGFPE", "SIGILL")
@@ -65,15 +59,3 @@ def check_samples(samples: list[Any], device: str) -> None:
             f"the agent on device {device} returned {bad} non-finite/negative latency samples (of {len(samples)})",
             hint="the board's monotonic clock or its agent misbehaved; nothing was stored as ok: rerun, and if it "
                  "repeats, report it with the board's kernel and Python versions")
-
-
-def runtime_version(facts: Facts | None, runtime: str) -> str | None:
-    """The version of `runtime` in the device's facts (None when the facts do not list it)."""
-    found = facts.runtimes if facts is not None else None
-    if not isinstance(found, dict):
-        return None
-    for key in _RUNTIME_FACT_KEYS.get(runtime, (runtime,)):
-        entry = found.get(key)
-        if isinstance(entry, dict) and isinstance(entry.get("version"), str) and entry["version"]:
-            return str(entry["version"])
-    return None

@@ -40,6 +40,7 @@ from edgeprof_agent.messages import (
     parse_event,
 )
 
+from ..capability import runtime_version
 from ..errors import (
     AgentCrashed,
     AgentError,
@@ -56,7 +57,7 @@ from ..transport.base import AgentProcess, LineTooLong, Transport
 from ..vocab import ErrorKind
 from .bundle import build_agent
 from .deadline import RunDeadline
-from .failures import _CRASH_SIGNALS, _FATAL_RE, check_samples, crash_signal, runtime_version
+from .failures import _CRASH_SIGNALS, _FATAL_RE, check_samples, crash_signal
 from .push import _SHA_RE, _upload, ensure_workdir
 
 PROTOCOL_VERSION = edgeprof_agent.PROTOCOL_VERSION

@@ -232,8 +232,7 @@ def _accuracy(plan: RunPlan, reply: RunReply, precision: str
     if scored.nonfinite:
         warnings.append(RunWarning("accuracy_nonfinite", f"{scored.nonfinite} of {scored.samples} accuracy samples "
                                    "gave NaN or infinite outputs (counted as wrong)"))
-    if precision == "int8" and plan.options.calibration is None and \
-            not (artifact is not None and artifact.export_options.get("precision_as_given")):
+    if precision == "int8" and plan.options.calibration is None and not (artifact is not None and as_given(artifact)):
         warnings.append(RunWarning("accuracy_calibration", "int8 was calibrated on seeded random inputs: its accuracy "
                                    "may be worse than with real data; give --calibration DIR of real samples (not "
                                    "the accuracy set)"))
