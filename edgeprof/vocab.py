@@ -161,8 +161,13 @@ _SETTINGS: tuple[Setting, ...] = (
             flag="--seed"),
     Setting("idle_s", "number", _D["idle_s"], "idle power baseline before load (s; 0 = off)", lo=0, hi=3600,
             flag="--idle"),
+    # cooldown_c's bound is runner.MAX_COOLDOWN_C, power_rate_hz's config.POWER_RATE_MAX_HZ (tests keep them equal)
+    Setting("cooldown_c", "number", None, "before measuring, wait until the hottest temperature sensor reads "
+            "below this (°C; default: no wait)", lo=0, lo_open=True, hi=150, flag="--cooldown", nullable=True),
     Setting("cooldown_timeout_s", "number", _D["cooldown_timeout_s"], "give up waiting for --cooldown after (s)",
             lo=0, lo_open=True, hi=86400, flag="--cooldown-timeout"),
+    Setting("power_rate_hz", "number", None, "power sampling rate (Hz; default: devices.yaml rate_hz; capped by "
+            "the sensor)", lo=0, lo_open=True, hi=1000, flag="--power-rate", nullable=True),
     Setting("timeout_s", "number", 900.0, "a whole sweep cell, wall clock; the agent is stopped when it passes",
             lo=0, lo_open=True, hi=7 * 86400),
     Setting("retries", "int", 2, "retries of a sweep cell on transport errors only", lo=0, hi=100),

@@ -18,8 +18,9 @@ from rich.table import Table
 from ..compare import cell_label, fmt_value
 from ..errors import ConfigError
 from ..lab import ledger
+from ..lab.cell import Cell
 from ..lab.scheduler import DeviceStatus, SweepOutcome, SweepRunner, run_sweep
-from ..lab.spec import Cell, SweepSpec, expand, load_sweep, resolve_devices
+from ..lab.spec import SweepSpec, expand, load_sweep, resolve_devices
 from ..records import Device, Result
 from .common import add_db_args, add_inventory_args, check_writable, open_store
 from .ui import err, out
@@ -309,7 +310,7 @@ def _list(store: Any) -> int:
 
 
 
-# -- the lab queue (docs/lab.md): a separate branch of the command; the logic is in lab/queue.py --------------
+# -- the lab queue (docs/lab.md): a separate branch of the command; the logic is in lab/queue/ -----------------
 
 
 def _run_queued(args: argparse.Namespace) -> int:

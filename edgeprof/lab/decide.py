@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import traceback
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from edgeprof_agent.messages import Facts
 
@@ -29,9 +28,7 @@ from ..errors import (
     TransportError,
     UserError,
 )
-
-if TYPE_CHECKING:  # spec.expand uses cell_decision: no import cycle at run time
-    from .spec import Cell
+from .cell import Cell
 
 # what an attempt was doing when it failed: connecting, taking the lease and reading facts ("setup"), or
 # measuring the cell under the lease with the device proven alive afterwards ("measure")

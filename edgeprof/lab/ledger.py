@@ -20,7 +20,7 @@ import sqlalchemy as sa
 from ..errors import StoreError
 from ..records import Result, utc_now
 from ..store import Store, sweep_cells, sweeps
-from .spec import Cell
+from .cell import Cell
 
 # a cell's state in the ledger: `pending` until it ends; then the status of its result row (ok, failed, skipped);
 # or `cancelled` (`edgeprof sweep --cancel`: no result row, nothing measured; `--resume` runs it again). A

@@ -1,14 +1,12 @@
 """Sweep files: SWEEP.yaml → validated SweepSpec → expanded Cells (one per measurement, or a skip row).
 
-Owns: the sweep file format (below), its validation with errors that name the file, the line and the YAML path
-(`nightly.yaml:12 models[2].inputs: ...`), the matrix expansion models × devices × runtimes × precisions ×
-batch × threads × scenarios (× rates for server and fixed-rate) with include/exclude rules, per-cell settings (defaults, then `overrides` in order), budgets
-attached to the cells they match, and the static part of the capability check (runtime × format × precision:
-an impossible cell becomes a skip row with its reason; what the device itself lacks is checked by the
-scheduler with fresh facts).
+Owns: the sweep file format (below) and its validation with errors that name the file, the line and the YAML
+path (`nightly.yaml:12 models[2].inputs: ...`): models (files made absolute and found, bundled names known),
+device names and tag selectors, the axes, match rules, budgets, and run settings by vocab.SETTINGS' rules (every
+run setting `edgeprof deploy` takes, `settings:` and `overrides` alike; input feeds made relative to the file).
 Does not own: reading YAML safely and validating nodes (config.py), the run settings' table (vocab.SETTINGS),
-the capability decision itself (decide.cell_decision), the inventory (inventory.py), running cells
-(scheduler.py), budget evaluation (regress.py).
+the SweepSpec record and the matrix expansion (matrix.py), the Cell record (cell.py), running cells
+(scheduler.py, board.py), budget evaluation (regress.py).
 
 Sweep file format history (keep next to the constant):
   1 — version, name, inventory, models, devices, runtimes, precisions, batch, threads, settings, include,
@@ -43,11 +41,8 @@ Sweep file format history (keep next to the constant):
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import re
-from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
@@ -56,139 +51,35 @@ from .. import vocab
 from ..config import BATCH_MAX, THREADS_MAX, Doc, compose, did_you_mean, read_text, resolve_path
 from ..errors import ConfigError, ModelError
 from ..export.inputs import parse_input_range, parse_input_value
-from ..export.resolve import default_runtime
-from ..records import Device, RunSpec
 from ..regress import parse_budget
-from .decide import cell_decision
+from .cell import Cell
+from .matrix import (
+    AXES,
+    EXTRA_PRECISIONS,
+    INPUT_FEEDS,
+    KNOWN_PRECISIONS,
+    KNOWN_RUNTIMES,
+    RUNTIME_ALIASES,
+    ModelEntry,
+    Rule,
+    SweepSpec,
+    expand,
+    matches,
+    resolve_devices,
+)
+
+# the sweep file reads into matrix.py's records, which expand to cell.py's Cells: named here for its readers
+__all__ = ["SWEEP_VERSION", "TOP_KEYS", "SETTINGS", "AXES", "EXTRA_PRECISIONS", "INPUT_FEEDS", "KNOWN_PRECISIONS",
+           "KNOWN_RUNTIMES", "RUNTIME_ALIASES", "Cell", "ModelEntry", "Rule", "SweepSpec", "expand", "matches",
+           "resolve_devices", "load_sweep", "parse_sweep"]
 
 SWEEP_VERSION = 1
 
 TOP_KEYS = ("version", "name", "inventory", "models", "devices", "runtimes", "precisions", "batch", "threads",
             "settings", "include", "exclude", "overrides", "budgets", "scenarios", "rates")
-AXES = ("model", "device", "runtime", "precision", "batch", "threads", "scenario", "rate")
-# other names users write for a runtime → the runtime (LiteRT is TensorFlow Lite's new name)
-RUNTIME_ALIASES = {"litert": "tflite"}
-KNOWN_RUNTIMES = (*vocab.RUNTIMES, *RUNTIME_ALIASES)
-# precisions users may name that no runtime supports yet: accepted, their cells become skip rows with the reason
-EXTRA_PRECISIONS = ("bf16",)
-KNOWN_PRECISIONS = (*vocab.PRECISIONS, *EXTRA_PRECISIONS)
-
 # per-cell settings: vocab.SETTINGS (kind, default, range; the deploy flags share them)
 SETTINGS = vocab.SETTINGS
 _INPUT_RE = re.compile(r"^\d+(?:x\d+)*$")
-
-
-@dataclass(frozen=True)
-class ModelEntry:
-    ref: str  # what resolve_model gets (files made absolute)
-    label: str  # as written in the sweep file
-    inputs: dict[str, tuple[int, ...]] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class Rule:
-    """A match rule (exclude, include, overrides, budgets): axis → accepted values; device may be tags."""
-
-    where: str  # "file:line path" for messages
-    match: dict[str, Any]
-    settings: dict[str, Any] = field(default_factory=dict)
-    limits: tuple[str, ...] = ()
-    settings_where: dict[str, str] = field(default_factory=dict)  # setting → "file:line path" of its key
-
-
-@dataclass
-class SweepSpec:
-    path: str
-    name: str
-    inventory: str | None
-    models: list[ModelEntry]
-    devices: list[tuple[str, Any]]  # ("name", str) | ("tags", dict), with where
-    device_where: list[str]
-    runtimes: list[str]  # as written under `runtimes:`; empty: each model's format's runtime (runtimes_for)
-    precisions: list[str]
-    batch: list[int]
-    threads: list[int | None]
-    settings: dict[str, Any]
-    include: list[Rule]
-    exclude: list[Rule]
-    overrides: list[Rule]
-    budgets: list[Rule]
-    text: str = ""
-    scenarios: list[str] = field(default_factory=lambda: [vocab.SINGLE_STREAM])
-    rates: list[float] = field(default_factory=list)  # for the scheduled scenarios (server, fixed-rate)
-    settings_where: dict[str, str] = field(default_factory=dict)  # a `settings:` key → "file:line path"
-
-    def runtimes_for(self, model: ModelEntry) -> list[str]:
-        """The runtime axis of `model`: `runtimes:` as written, else the runtime `deploy` defaults its format to
-        (tflite for a .tflite file, onnxruntime for ONNX files, bundled and builder models)."""
-        return self.runtimes or [default_runtime(model.ref)]
-
-    def scenario_rates(self) -> list[tuple[str, float | None]]:
-        """(scenario, rate) pairs of the matrix: each scheduled scenario at every rate, the others once."""
-        return [(sc, r) for sc in self.scenarios
-                for r in (self.rates if sc in vocab.SCHEDULED_SCENARIOS else [None])]
-
-
-@dataclass
-class Cell:
-    """One measurement of a sweep (or a skip row)."""
-
-    model: str
-    model_label: str
-    device: str
-    runtime: str
-    precision: str
-    batch: int
-    threads: int | None
-    inputs: dict[str, tuple[int, ...]] = field(default_factory=dict)
-    settings: dict[str, Any] = field(default_factory=dict)
-    budgets: list[str] = field(default_factory=list)
-    skip: str | None = None  # static capability reason
-    scenario: str = vocab.SINGLE_STREAM
-    rate: float | None = None
-
-    @property
-    def cell_id(self) -> str:
-        t = "auto" if self.threads is None else str(self.threads)
-        cid = f"{self.device}/{self.model_label}/{self.runtime}/{self.precision}/b{self.batch}/t{t}"
-        if self.scenario != vocab.SINGLE_STREAM:  # single-stream cells keep their ids (resume, history)
-            cid += f"/{self.scenario}" + (f"@{self.rate:g}" if self.rate is not None else "")
-        return cid
-
-    def setting(self, name: str) -> Any:
-        """One run setting of this cell: its own value, else vocab.SETTINGS' default (the one home of defaults;
-        a cell stored by an older sweep may lack a setting added since)."""
-        return self.settings[name] if name in self.settings else SETTINGS[name].default
-
-    def run_spec(self) -> RunSpec:
-        s = self.setting
-        max_queries = s("max_queries")
-        return RunSpec(device=self.device, model=self.model, runtime=self.runtime, precision=self.precision,
-                       batch=self.batch, threads=self.threads, min_duration_s=float(s("min_duration_s")),
-                       min_queries=int(s("min_queries")), max_queries=int(max_queries) if max_queries else None,
-                       warmup_s=float(s("warmup_s")), input_shapes=dict(self.inputs),
-                       runtime_options=dict(s("runtime_options") or {}), seed=int(s("seed")),
-                       idle_s=float(s("idle_s")), cooldown_timeout_s=float(s("cooldown_timeout_s")),
-                       input_data=s("input_data"), accuracy=s("accuracy"),
-                       input_values=dict(s("input_values") or {}),
-                       input_ranges={k: (float(v[0]), float(v[1])) for k, v in (s("input_ranges") or {}).items()},
-                       scenario=self.scenario, rate=self.rate,
-                       samples_per_query=int(s("samples_per_query")), streams=int(s("streams")),
-                       latency_bound_ms=None if s("latency_bound_ms") is None else float(s("latency_bound_ms")),
-                       battery_wh=None if s("battery_wh") is None else float(s("battery_wh")))
-
-    def to_dict(self) -> dict[str, Any]:
-        d = dataclasses.asdict(self)
-        d["inputs"] = {k: list(v) for k, v in self.inputs.items()}
-        d["cell_id"] = self.cell_id
-        return d
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Cell:
-        names = {f.name for f in dataclasses.fields(cls)}
-        kw = {k: v for k, v in d.items() if k in names}
-        kw["inputs"] = {k: tuple(v) for k, v in (d.get("inputs") or {}).items()}
-        return cls(**kw)
 
 
 # -- parsing --------------------------------------------------------------------------------------------------
@@ -506,154 +397,3 @@ def _match(doc: Doc, node: Node, ypath: str, labels: list[str], *, allow_extra: 
     return out
 
 
-# -- expansion ------------------------------------------------------------------------------------------------
-
-
-def _tag_ok(device: Device, tags: Mapping[str, Any]) -> bool:
-    for k, want in tags.items():
-        have = device.tags.get(k)
-        wanted = [str(w).lower() if isinstance(w, bool) else str(w) for w in
-                  (want if isinstance(want, list) else [want])]
-        if have is None or have not in wanted:
-            return False
-    return True
-
-
-def matches(rule: Rule, cell: Cell, devices: Mapping[str, Device]) -> bool:
-    for k, want in rule.match.items():
-        if k == "device" and isinstance(want, dict):
-            dev = devices.get(cell.device)
-            if dev is None or not _tag_ok(dev, want["tags"]):
-                return False
-            continue
-        have = {"model": cell.model_label, "device": cell.device, "runtime": cell.runtime,
-                "precision": cell.precision, "batch": cell.batch, "threads": cell.threads,
-                "scenario": cell.scenario, "rate": cell.rate}[k]
-        if have not in want and str(have) not in [str(w) for w in want]:
-            return False
-    return True
-
-
-def resolve_devices(spec: SweepSpec, inventory: Any) -> list[Device]:
-    """Devices of the sweep in file order (no duplicates). `inventory` is an inventory.Inventory."""
-    out: dict[str, Device] = {}
-    for (kind, value), where in zip(spec.devices, spec.device_where, strict=True):
-        if kind == "name":
-            try:
-                dev = inventory.get(value)
-            except Exception as e:
-                msg = getattr(e, "message", str(e))
-                raise ConfigError(f"{where}: {msg}", hint=getattr(e, "hint", None)) from None
-            out.setdefault(dev.name, dev)
-        else:
-            selected = [d for d in inventory.devices if _tag_ok(d, value)]
-            if not selected:
-                sel = ", ".join(f"{k}: {v}" for k, v in value.items())
-                raise ConfigError(f"{where}: the tag selector {{{sel}}} matches no device in "
-                                  f"{inventory.path or 'the inventory (no devices.yaml found)'}",
-                                  hint="edgeprof devices list shows the devices and their tags")
-            for d in selected:
-                out.setdefault(d.name, d)
-    return list(out.values())
-
-
-INPUT_FEEDS = ("input_data", "input_values", "input_ranges", "accuracy")
-
-
-def _no_input_feeds(cell: Cell, set_at: Mapping[str, str]) -> None:
-    """A null-runtime cell fed model inputs is refused (as deploy refuses --input-* with --runtime null): the
-    null runtime feeds none, and a setting silently dropped would be a mistake left unseen."""
-    for k in INPUT_FEEDS:
-        if cell.settings.get(k):
-            raise ConfigError(f"{set_at.get(k, cell.model_label)}: {k} reaches the null runtime's cell "
-                              f"{cell.cell_id}; the null runtime feeds no model inputs and computes nothing "
-                              "to score",
-                              hint="set it in an override that matches the other runtimes (match: {runtime: "
-                                   "onnxruntime}), or drop the null runtime's cells")
-
-
-def expand(spec: SweepSpec, devices: list[Device]) -> list[Cell]:
-    """Every cell of the sweep, in a stable order; statically impossible ones carry `skip`."""
-    by_name = {d.name: d for d in devices}
-    model_by_label = {m.label: m for m in spec.models}
-    combos: list[tuple[str, str, str, str, int, int | None, str, float | None]] = []
-    pairs = spec.scenario_rates()
-    for d in devices:
-        for m in spec.models:
-            for rt in spec.runtimes_for(m):
-                for pr in spec.precisions:
-                    for b in spec.batch:
-                        for t in spec.threads:
-                            for sc, rate in pairs:
-                                combos.append((m.label, d.name, rt, pr, b, t, sc, rate))
-    for rule in spec.include:
-        axes = {
-            "model": [str(v) for v in rule.match.get("model", [m.label for m in spec.models])],
-            "device": ([d.name for d in devices if _tag_ok(d, rule.match["device"]["tags"])]
-                       if isinstance(rule.match.get("device"), dict)
-                       else [str(v) for v in rule.match.get("device", list(by_name))]),
-            "precision": [str(v) for v in rule.match.get("precision", spec.precisions)],
-            "batch": rule.match.get("batch", spec.batch),
-            "threads": rule.match.get("threads", spec.threads),
-        }
-        inc_scenarios = [str(v) for v in rule.match.get("scenario", spec.scenarios)]
-        for sc in inc_scenarios:
-            if sc not in vocab.SCENARIOS:
-                raise ConfigError(f"{rule.where}: unknown scenario {sc!r}", hint=f"known: {', '.join(vocab.SCENARIOS)}")
-        inc_rates = [float(r) for r in rule.match.get("rate", spec.rates)]
-        if any(sc in vocab.SCHEDULED_SCENARIOS for sc in inc_scenarios) and not inc_rates:
-            raise ConfigError(f"{rule.where}: a server or fixed-rate cell needs a rate", hint="add rate: to the rule")
-        inc_pairs = [(sc, r) for sc in inc_scenarios
-                     for r in (inc_rates if sc in vocab.SCHEDULED_SCENARIOS else [None])]
-        for dn in axes["device"]:
-            if dn not in by_name:
-                raise ConfigError(f"{rule.where}: device {dn!r} is not one of the sweep's devices",
-                                  hint="add it under `devices:` first")
-        for rt in rule.match.get("runtime", []):
-            if str(rt) not in KNOWN_RUNTIMES:
-                raise ConfigError(f"{rule.where}: unknown runtime {rt!r}", hint=f"known: {', '.join(KNOWN_RUNTIMES)}")
-        for b in axes["batch"]:
-            if not isinstance(b, int) or isinstance(b, bool) or b < 1:
-                raise ConfigError(f"{rule.where}: batch {b!r} must be an integer >= 1")
-        for t in axes["threads"]:
-            if t is not None and (not isinstance(t, int) or isinstance(t, bool) or t < 1):
-                raise ConfigError(f"{rule.where}: threads {t!r} must be an integer >= 1 or null")
-        for ml in axes["model"]:
-            runtimes = [str(v) for v in rule.match["runtime"]] if "runtime" in rule.match \
-                else spec.runtimes_for(model_by_label[ml])
-            for dn in axes["device"]:
-                for rt in runtimes:
-                    for pr in axes["precision"]:
-                        for b in axes["batch"]:
-                            for t in axes["threads"]:
-                                for sc, rate in inc_pairs:
-                                    combos.append((ml, dn, rt, pr, int(b), t, sc, rate))
-    cells: list[Cell] = []
-    seen: set[str] = set()
-    for ml, dn, rt, pr, b, t, sc, rate in combos:
-        m = model_by_label[ml]
-        cell = Cell(model=m.ref, model_label=ml, device=dn, runtime=rt, precision=pr, batch=b, threads=t,
-                    inputs=dict(m.inputs), settings=dict(spec.settings), scenario=sc, rate=rate)
-        if cell.cell_id in seen:
-            continue
-        if any(matches(r, cell, by_name) for r in spec.exclude):
-            continue
-        seen.add(cell.cell_id)
-        set_at = dict(spec.settings_where)
-        for r in spec.overrides:
-            if matches(r, cell, by_name):
-                cell.settings.update(r.settings)
-                set_at.update({k: r.settings_where.get(k, r.where) for k in r.settings})
-        if cell.runtime == "null":
-            _no_input_feeds(cell, set_at)
-        for r in spec.budgets:
-            if matches(r, cell, by_name):
-                cell.budgets.extend(x for x in r.limits if x not in cell.budgets)
-        decision = cell_decision(cell, None)  # static: what the device lacks is decided with its facts
-        if not decision.ok:
-            cell.skip = decision.reason
-        cells.append(cell)
-    # a device's cells run in this order; keep the matrix order but group by device
-    order = {d.name: i for i, d in enumerate(devices)}
-    cells.sort(key=lambda c: order.get(c.device, len(order)))
-    return cells

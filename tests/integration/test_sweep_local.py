@@ -258,3 +258,22 @@ def test_cells_left_pending_fail_the_sweep_and_check(
     err = capsys.readouterr().err
     assert "0 checks" not in err and "1 errors" in err
     assert "<error" in junit.read_text() and "never ran" in junit.read_text()
+
+
+def test_a_sweeps_cooldown_and_power_rate_reach_the_run(tmp_path: Path) -> None:
+    """`cooldown_c` and `power_rate_hz` in a sweep file reach the measurement as `deploy --cooldown --power-rate`
+    do: the run waits for the temperature (here one every sensor is below: no wait) and stores both settings."""
+    spec, cells, dev = sweep_cells(tmp_path, """
+runtimes: ["null"]
+settings: {min_duration_s: 0.1, min_queries: 5, warmup_s: 0, cooldown_c: 149, cooldown_timeout_s: 5}
+overrides: [{match: {runtime: "null"}, power_rate_hz: 50}]
+""")
+    store = Store(str(tmp_path / "db.sqlite"))
+    ledger.create_sweep(store, "sw-cool", spec.name, None, {"name": spec.name}, cells)
+    outcome = run_sweep(store, "sw-cool", cells, [dev])
+    assert outcome.ok, outcome.results
+    (result,) = outcome.results
+    assert result.status == "ok" and result.settings is not None
+    assert (result.settings.cooldown_c, result.settings.power_rate_hz) == (149.0, 50.0)
+    stored = store.get(result.run_id)
+    assert stored.settings is not None and stored.settings.cooldown_c == 149.0

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import io
+import json
 import tarfile
 from pathlib import Path
 
@@ -129,12 +130,12 @@ def test_artifact_tar_is_deterministic_and_complete(tmp_path: Path) -> None:
     (entry / "model.onnx").write_bytes(b"\x00model")
     (entry / "meta.json").write_text("{}")
     (entry / ".lock").write_text("")  # hidden files are cache bookkeeping, not the artifact
-    one = queue._tar_entry(entry)
+    one = queue.tar_entry(entry)
     (entry / "model.onnx").touch()  # a newer mtime changes nothing
-    assert queue._tar_entry(entry) == one
+    assert queue.tar_entry(entry) == one
     with tarfile.open(fileobj=io.BytesIO(one)) as tar:
         assert sorted(tar.getnames()) == ["meta.json", "model.onnx"]
-    assert hashlib.sha256(one).hexdigest() == hashlib.sha256(queue._tar_entry(entry)).hexdigest()
+    assert hashlib.sha256(one).hexdigest() == hashlib.sha256(queue.tar_entry(entry)).hexdigest()
 
 
 def test_a_queued_cell_runs_through_the_sweep_executor_on_the_in_memory_queue(tmp_path: Path) -> None:
@@ -187,7 +188,7 @@ def test_reaping_retries_dead_workers_cells_but_not_the_ones_this_process_runs(m
         assert await memory_app.job_manager.fetch_job(queues=["lab.default"], worker_id=wid) is not None
         # its heartbeat a minute old: dead, or merely late
         connector.workers[wid] -= datetime.timedelta(seconds=60)  # type: ignore[attr-defined]
-        return await queue._reap(memory_app, ["lab.default"], 30.0,
+        return await queue.reap_stalled_jobs(memory_app, ["lab.default"], 30.0,
                                  mine=lambda: [f"sw-1 {cell('b').cell_id}"])
 
     reaped = asyncio.run(go())
@@ -213,9 +214,9 @@ def test_a_job_left_doing_under_a_live_worker_is_given_back_after_two_rounds(mem
             assert await memory_app.job_manager.fetch_job(queues=["lab.default"], worker_id=wid) is not None
         seen: set[int] = set()
         running = [f"sw-1 {cell('b').cell_id}"]  # this process runs b's cell; a's end was lost
-        first = await queue._reap_orphans(memory_app, ["lab.default"], wid, running, seen)
-        second = await queue._reap_orphans(memory_app, ["lab.default"], wid, running, seen)
-        third = await queue._reap_orphans(memory_app, ["lab.default"], wid, running, seen)
+        first = await queue.reap_orphans(memory_app, ["lab.default"], wid, running, seen)
+        second = await queue.reap_orphans(memory_app, ["lab.default"], wid, running, seen)
+        third = await queue.reap_orphans(memory_app, ["lab.default"], wid, running, seen)
         return first, second, third
 
     first, second, third = asyncio.run(go())
@@ -341,3 +342,22 @@ def test_a_row_lost_to_a_database_outage_is_imported_at_the_retry_not_measured_a
     assert not (recovery_dir() / f"{run_id}.json").exists() and not (recovery_dir() / f"{run_id}.target").exists()
     jobs = list(app.connector.jobs.values())  # type: ignore[attr-defined]
     assert rec.status != "cancelled" and [j["status"] for j in jobs] == ["succeeded"]
+
+
+def test_a_queued_and_a_local_sweep_compute_the_same_export_key_for_a_cell() -> None:
+    """One export key (lab/cell.export_key) for the local sweep and the queue: they differed on the seed (the
+    queue read the cell's own seed, None when a stored cell lacked it; the local sweep the effective one)."""
+    from edgeprof.lab import cell as cell_mod
+    from edgeprof.lab import scheduler
+    from edgeprof.lab.queue import artifacts
+    from edgeprof.lab.spec import Cell
+    from edgeprof.vocab import SETTINGS
+
+    assert artifacts.export_key is scheduler.export_key is cell_mod.export_key
+    local = Cell(model="ds_cnn", model_label="ds_cnn", device="local", runtime="onnxruntime", precision="fp32",
+                 batch=1, threads=None, inputs={"x": (1, 3)}, settings={k: s.default for k, s in SETTINGS.items()})
+    queued = Cell.from_dict(json.loads(json.dumps(local.to_dict())))  # as a job's arguments carry it
+    old = Cell.from_dict({k: v for k, v in local.to_dict().items() if k != "settings"})  # stored without a seed
+    assert cell_mod.export_key(queued) == cell_mod.export_key(local) == cell_mod.export_key(old)
+    reseeded = Cell.from_dict({**local.to_dict(), "settings": {**local.settings, "seed": 7}})
+    assert cell_mod.export_key(reseeded) != cell_mod.export_key(local)

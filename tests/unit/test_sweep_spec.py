@@ -184,3 +184,78 @@ def test_without_runtimes_each_model_runs_on_its_formats_runtime(tmp_path):
     cells = cells_of("models: [kws.tflite, vad.onnx]\ndevices: [pi5]\nruntimes: [onnxruntime]\n", tmp_path)
     assert [(c.model_label, c.runtime) for c in cells] == [("kws.tflite", "onnxruntime"), ("vad.onnx", "onnxruntime")]
     assert cells[0].skip and not cells[1].skip
+
+
+def test_cooldown_and_power_rate_reach_the_run_and_the_stored_settings(tmp_path):
+    """`edgeprof deploy --cooldown C --power-rate HZ` has its sweep settings (settings: and overrides), checked by
+    the same table (vocab.SETTINGS) and reaching the RunSpec and a row's stored settings."""
+    from edgeprof.lab.rows import cell_result
+
+    cells = cells_of("models: [ds_cnn]\ndevices: [pi5, nano]\nsettings: {cooldown_c: 45, cooldown_timeout_s: 120}\n"
+                     "overrides: [{match: {device: nano}, cooldown_c: 50.5, power_rate_hz: 100}]\n", tmp_path)
+    by_device = {c.device: c for c in cells}
+    pi5, nano = by_device["pi5"].run_spec(), by_device["nano"].run_spec()
+    assert (pi5.cooldown_c, pi5.cooldown_timeout_s, pi5.power_rate_hz) == (45.0, 120.0, None)
+    assert (nano.cooldown_c, nano.power_rate_hz) == (50.5, 100.0)
+    row = cell_result(by_device["nano"], "failed", "x", sweep_id="s", attempts=0)
+    assert row.settings is not None and (row.settings.cooldown_c, row.settings.power_rate_hz) == (50.5, 100.0)
+    plain = cells_of("models: [ds_cnn]\ndevices: [pi5]\n", tmp_path)[0].run_spec()
+    assert plain.cooldown_c is None and plain.power_rate_hz is None  # as deploy without the flags
+
+
+@pytest.mark.parametrize("text,where,needle", [
+    ("models: [ds_cnn]\ndevices: [pi5]\nsettings:\n  cooldown_c: 500\n", "s.yaml:4 settings.cooldown_c",
+     "must be <= 150"),
+    ("models: [ds_cnn]\ndevices: [pi5]\nsettings:\n  cooldown_c: 0\n", "s.yaml:4 settings.cooldown_c", "must be > 0"),
+    ("models: [ds_cnn]\ndevices: [pi5]\noverrides:\n  - match: {model: ds_cnn}\n    power_rate_hz: 5000\n",
+     "s.yaml:5 overrides[0].power_rate_hz", "must be <= 1000"),
+    ("models: [ds_cnn]\ndevices: [pi5]\nsettings: {cooldown_c: hot}\n", "s.yaml:3 settings.cooldown_c",
+     "must be a number"),
+])
+def test_an_out_of_range_cooldown_or_power_rate_is_a_file_line_error(tmp_path, text, where, needle):
+    path = tmp_path / "s.yaml"
+    path.write_text(text)
+    with pytest.raises(ConfigError) as e:
+        load_sweep(str(path))
+    msg = str(e.value).replace(str(tmp_path) + "/", "")
+    assert msg.startswith(where + ":"), msg
+    assert needle in msg
+
+
+def test_the_bounds_of_cooldown_and_power_rate_are_the_deploy_ones():
+    from edgeprof import config, runner, vocab
+
+    assert vocab.SETTINGS["cooldown_c"].hi == runner.MAX_COOLDOWN_C
+    assert vocab.SETTINGS["power_rate_hz"].hi == config.POWER_RATE_MAX_HZ == runner.MAX_POWER_RATE_HZ
+
+
+# deploy options that are not run settings of a sweep cell, and why
+_DEPLOY_NOT_SETTINGS = {
+    "device", "model", "runtime", "precision", "batch", "threads", "scenario", "rate",  # the sweep's axes
+    "input",  # models: [{model: ..., inputs: {NAME: 1x3x224x224}}]
+    "graph_opt", "providers", "xnnpack", "delegate", "delegate_option",  # settings: {runtime_options: {...}}
+    "json", "inventory", "db", "no_store", "quiet", "func",  # where results go, not how a run is made
+    "find_max_rate",  # a search over runs, not one run
+    "profile_ops",  # not yet: its stored home (records.Settings) is another part of issue 19
+}
+
+
+def test_every_run_setting_deploy_takes_a_sweep_takes():
+    """Every deploy option is a sweep axis, a runtime option, or a run setting of vocab.SETTINGS (by its flag),
+    which sweep files accept under settings: and overrides."""
+    import argparse
+
+    from edgeprof import vocab
+    from edgeprof.cli import deploy
+
+    parser = argparse.ArgumentParser()
+    deploy.register(parser.add_subparsers())
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices["deploy"]
+    by_flag = {s.flag: s.name for s in vocab.SETTINGS.values() if s.flag}
+    missing = []
+    for action in sub._actions:
+        if action.dest in ("help",) or action.dest in _DEPLOY_NOT_SETTINGS:
+            continue
+        if not any(o in by_flag for o in action.option_strings):
+            missing.append(action.option_strings[0])
+    assert missing == [], f"deploy options a sweep file cannot set: {missing}"

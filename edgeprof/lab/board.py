@@ -1,0 +1,319 @@
+"""One board under a sweep, and the one path a cell takes on it: `run_cell(board, cell, attempt, stop)`.
+
+Owns: a board's connection, its device lease (taken before the first cell, checked before each, taken again
+when lost) and its facts (read once under the lease); per cell: the capability decision with those facts, the
+export for that board (through the sweep: once per distinct export), the measurement under the lease with the
+cell's wall-clock timeout (the agent is stopped when it passes), the attempts a transport error allows (waited
+out here, or handed back to the lab queue: `give_back_retries`), committing the row the moment the cell ends,
+and an internal error turning this cell and the board's later ones into failed rows. The local sweep
+(scheduler.py) runs a board's cells through `run_cell` one after another; the lab queue's worker
+(lab/queue/worker.py) runs one queued cell through it.
+Does not own: what a failure means (decide.py), the order of a sweep, its status and its export cache
+(scheduler.py), one measurement (runner.deploy), the lease protocol (lease.py), the rows' shape (rows.py).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from edgeprof_agent.messages import Facts, LogEvent, ProgressEvent
+
+from .. import runner as runner_mod
+from ..agentlink import AgentLink
+from ..errors import AgentError, Interrupted, LeaseLost, StoreError, TransportError, UserError
+from ..records import Device, Result
+from ..transport import Transport, open_transport
+from . import ledger
+from .cell import Cell
+from .decide import MEASURE, RETRY, SETUP, SKIP, STOP, Action, cell_decision, on_error
+from .lease import DeviceLease
+from .rows import cell_result, sweep_info
+
+
+class Sweep(Protocol):
+    """What a board needs of the sweep it runs for (scheduler.SweepRunner is one)."""
+
+    sweep_id: str
+    stop_event: threading.Event
+    lease_ttl_s: float
+    cache_dir: Any
+    give_back_retries: bool
+    log: Callable[[str], None]
+
+    def set_state(self, device: str, **kw: Any) -> None: ...
+    def save_facts(self, device: str, facts: Facts) -> None: ...
+    def export_for(self, cell: Cell, facts: Facts | None, device: str,
+                   say: Callable[[str], None] | None = None) -> UserError | None: ...
+    def commit(self, cell: Cell, result: Result, attempts: int, duration_s: float | None) -> None: ...
+    def unstored(self, cell: Cell, exc: StoreError) -> None: ...
+    def internal_error(self, logged: str, text: str) -> None: ...
+
+
+@dataclass(frozen=True)
+class CellEnd:
+    """How `run_cell` left a cell: `row` is the row stored for it (None: nothing stored: the sweep stopped, the
+    database refused the row, or a transport error was handed back); `stopped`: the sweep stopped before the
+    cell ended; `retry`: the transport error handed back to the lab queue (with the backoff to wait)."""
+
+    row: Result | None
+    stopped: bool = False
+    retry: Action | None = None
+
+
+class Board:
+    """One device of a sweep: its connection, its lease and facts, shared by its cells one after another."""
+
+    def __init__(self, sweep: Sweep, device: Device) -> None:
+        self.sweep = sweep
+        self.device = device
+        self.transport: Transport | None = None
+        self.lease: DeviceLease | None = None
+        self.facts: Facts | None = None
+        self.unreachable: str | None = None  # the device proved unusable: its later cells are not attempted
+        self.broken: tuple[str, str] | None = None  # an internal error (text, traceback): later cells fail
+        self._link: AgentLink | None = None
+        self._link_lock = threading.Lock()
+        self._timed_out = False
+
+    def say(self, text: str) -> None:
+        self.sweep.set_state(self.device.name, state=text)
+
+    # -- connection and lease ---------------------------------------------------------------------------------
+
+    def ensure_ready(self, cell: Cell, stop: threading.Event) -> None:
+        if self.transport is None:
+            self.say("connecting")
+            self.transport = open_transport(self.device)
+        if self.lease is not None:
+            try:
+                self.lease.check()
+                return
+            except LeaseLost as e:
+                self.sweep.log(f"{self.device.name}: lease lost ({e}); taking it again")
+                self.lease.release()
+                self.lease = None
+            except AgentError as e:
+                raise TransportError(f"device {self.device.name}: lost the lease agent ({e.message})",
+                                     detail=e.detail) from None
+        holder = {"controller": ledger.controller_name(), "sweep_id": self.sweep.sweep_id, "purpose": "sweep"}
+        self.say("taking the device lease")
+        lease = DeviceLease(self.transport, self.device, holder, self.sweep.lease_ttl_s)
+        self.lease = lease
+        wait_s = float(cell.setting("lease_wait_s"))
+        lease.acquire(wait_s, stop, on_wait=lambda who: self.say(f"waiting for lease: {who}"))
+        if self.facts is None:
+            self.say("reading device facts")
+            self.facts = lease.facts(timeout=120.0)
+            self.sweep.save_facts(self.device.name, self.facts)
+
+    def drop(self) -> None:
+        if self.lease is not None:
+            self.lease.release()
+            self.lease = None
+        if self.transport is not None:
+            try:
+                self.transport.close()
+            except Exception:
+                pass
+            self.transport = None
+
+    def abort(self) -> None:
+        """From another thread: stop the running agent (Ctrl-C, a cancelled job or the cell timeout)."""
+        with self._link_lock:
+            link = self._link
+        if link is not None:
+            try:
+                link.proc.terminate()
+            except Exception:
+                pass
+
+    def close(self) -> None:
+        """After the board's last cell: lease released, connection closed, the status line says so."""
+        name = self.device.name
+        self.sweep.set_state(name, state="releasing", cell=None, cell_started=None)
+        self.drop()
+        self.sweep.set_state(name, state="interrupted" if self.sweep.stop_event.is_set() else "done",
+                             finished=True)
+
+    # -- one attempt's measurement ------------------------------------------------------------------------------
+
+    def _on_link(self, link: AgentLink) -> None:
+        with self._link_lock:
+            self._link = link
+        if self.sweep.stop_event.is_set() or self._timed_out:
+            self.abort()
+
+    def _on_timeout(self) -> None:
+        self._timed_out = True
+        self.abort()
+
+    def measure(self, cell: Cell, attempt: int, started: float, stop: threading.Event) -> Result:
+        """One deploy under the lease, with the cell's timeout (a timeout ends the cell here). Anything else is
+        raised for run_cell to hand to decide.on_error; an agent failure first proves the device and the lease
+        alive, else it is raised as the transport trouble it is."""
+        assert self.lease is not None and self.transport is not None
+        sid = self.sweep.sweep_id
+        timeout_s = float(cell.setting("timeout_s"))
+        self._timed_out = False
+        timer = threading.Timer(timeout_s, self._on_timeout)
+        timer.daemon = True
+        progress = _CellProgress(self)
+        timer.start()
+        measure_started = time.time()  # under the lease (the cell's start may include waiting for it)
+        try:
+            result = runner_mod.deploy(cell.run_spec(), self.device, progress=progress,
+                                       cache_dir=self.sweep.cache_dir, facts=self.facts,
+                                       lease_token=self.lease.token,
+                                       transport=self.transport, on_link=self._on_link,
+                                       opset=cell.setting("opset"), calibration=cell.setting("calibration"))
+        except Exception as e:
+            if stop.is_set():
+                raise Interrupted("stopped") from None
+            if self._timed_out:
+                detail = e.detail if isinstance(e, UserError) else None
+                return cell_result(cell, "failed", f"timed out after {timeout_s:g} s (the cell's timeout_s); "
+                                   "the agent on the device was stopped", sweep_id=sid, attempts=attempt,
+                                   stderr_tail=detail, started=started)
+            if isinstance(e, AgentError):
+                # the agent died or fell silent: is the device still there, and is the lease still ours?
+                try:
+                    self.lease.check()
+                except (AgentError, TransportError) as health:
+                    raise TransportError(f"lost device {self.device.name} during the cell: {e.message}",
+                                         detail=e.detail or getattr(health, "detail", None)) from None
+                except LeaseLost as lost:
+                    raise LeaseLost(f"lease lost during the cell: {lost}") from None
+            raise  # decide.on_error says what it means for the cell
+        finally:
+            timer.cancel()
+            with self._link_lock:
+                self._link = None
+        return dataclasses.replace(result, sweep=sweep_info(cell, sid, attempt, started, time.time(),
+                                                            measure_started))
+
+
+class _CellProgress:
+    """runner.Progress → the device's status line."""
+
+    def __init__(self, board: Board) -> None:
+        self.board = board
+
+    def stage(self, text: str) -> None:
+        self.board.say(text)
+
+    def event(self, event: ProgressEvent | LogEvent) -> None:
+        if isinstance(event, LogEvent):
+            return
+        phase = event.phase
+        if phase in ("warmup", "measure"):
+            self.board.say(f"{phase} {event.elapsed_s or 0:.1f}/{event.total_s or 0:.0f} s, {event.n or 0} queries")
+        elif phase:
+            self.board.say(phase)
+
+
+def run_cell(board: Board, cell: Cell, attempt: int, stop: threading.Event) -> CellEnd:
+    """Run one cell on `board` until it ends as a row, and commit that row (ledger.commit_cell).
+
+    `attempt` is the first attempt's number (1; a queued cell's job counts its own). What each failure leads
+    to is decide.on_error's; capability is decide.cell_decision's, with the board's facts. An internal error
+    (a bug) fails this cell and every later cell of the board with it; the sweep's errors say it once."""
+    sweep = board.sweep
+    t0 = time.monotonic()
+    try:
+        sweep.set_state(board.device.name, cell=cell.cell_id, cell_started=t0, state="starting")
+        if board.broken is not None:
+            ended: tuple[Result, int] | CellEnd = _not_run_row(board, cell)
+        else:
+            ended = _attempts(board, cell, attempt, stop, time.time())
+        if isinstance(ended, CellEnd):
+            return ended
+        result, attempts = ended
+        try:
+            sweep.commit(cell, result, attempts, time.monotonic() - t0)
+        except StoreError as e:
+            # the database refused the row (down, locked, full): the result is in a recovery file the next
+            # successful save imports (store.py); the cell stays pending, the sweep is not ok
+            sweep.unstored(cell, e)
+            return CellEnd(None)
+        return CellEnd(result)
+    except Exception as e:  # a bug: this cell and the board's later ones end as failed rows; other boards go on
+        text = f"internal error in edgeprof on device {board.device.name}: {type(e).__name__}: {e}"
+        tb = traceback.format_exc()
+        board.broken = (text, tb)
+        sweep.internal_error(f"{text}\n{tb}", text)
+        row, _ = _not_run_row(board, cell)
+        try:
+            sweep.commit(cell, row, 0, None)
+        except Exception as again:
+            sweep.log(f"{board.device.name}: {cell.cell_id}: could not store its failed row either: "
+                      f"{type(again).__name__}: {again}")
+            return CellEnd(None)
+        return CellEnd(row)
+
+
+def _not_run_row(board: Board, cell: Cell) -> tuple[Result, int]:
+    """The failed row of a cell on a board an internal error broke."""
+    assert board.broken is not None
+    text, tb = board.broken
+    return cell_result(cell, "failed", f"not run: {text}", sweep_id=board.sweep.sweep_id, attempts=0,
+                       stderr_tail=tb), 0
+
+
+def _attempts(board: Board, cell: Cell, first: int, stop: threading.Event,
+              started: float) -> tuple[Result, int] | CellEnd:
+    """Attempts at one cell until it ends as a row (with its attempts), or a CellEnd with no row (stopped, or
+    a transport error handed back to the queue)."""
+    sweep = board.sweep
+    sid = sweep.sweep_id
+    name = board.device.name
+    if cell.skip:
+        return cell_result(cell, "skipped", cell.skip, sweep_id=sid, attempts=0, started=started), 0
+    if board.unreachable:
+        return cell_result(cell, "failed", f"not attempted: {board.unreachable}", sweep_id=sid, attempts=0,
+                           started=started), 0
+    retries = int(cell.setting("retries"))
+    backoff = float(cell.setting("retry_backoff_s"))
+    attempt = first - 1
+    while True:
+        attempt += 1
+        phase = SETUP
+        try:
+            board.ensure_ready(cell, stop)
+            decision = cell_decision(cell, board.facts)
+            if not decision.ok:
+                return cell_result(cell, "skipped", decision.reason, sweep_id=sid, attempts=attempt,
+                                   started=started), attempt
+            export_error = sweep.export_for(cell, board.facts, name, board.say)
+            if export_error is not None:
+                return cell_result(cell, "failed", f"export failed: {export_error.one_line()}", sweep_id=sid,
+                                   attempts=attempt, stderr_tail=export_error.detail, started=started), attempt
+            phase = MEASURE
+            return board.measure(cell, attempt, started, stop), attempt
+        except Exception as e:
+            action = on_error(e, attempt, retries, backoff, device=name, phase=phase)
+            if action.kind == STOP:
+                return CellEnd(None, stopped=True)
+            if action.kind == RETRY:
+                if stop.is_set():
+                    return CellEnd(None, stopped=True)
+                board.drop()
+                if sweep.give_back_retries:  # the queue retries the job after the backoff
+                    return CellEnd(None, retry=action)
+                board.say(f"retry {attempt}/{retries} in {action.wait_s:.0f} s: {action.reason[:80]}")
+                sweep.log(f"{name}: {cell.cell_id}: transport error, retrying in {action.wait_s:.1f} s: "
+                          f"{action.reason}")
+                if stop.wait(action.wait_s):
+                    return CellEnd(None, stopped=True)
+                continue
+            if action.unusable:
+                board.drop()
+                board.unreachable = action.unusable
+            status = "skipped" if action.kind == SKIP else "failed"
+            return cell_result(cell, status, action.reason, sweep_id=sid, attempts=attempt,
+                               stderr_tail=action.detail, started=started), attempt

@@ -1,0 +1,93 @@
+"""One sweep cell: the record a sweep file expands to, a queued job carries and the scheduler runs.
+
+Owns: the Cell record (its identity `cell_id`, its settings with vocab.SETTINGS' defaults, the RunSpec it
+measures, its JSON form in the ledger and in queued jobs) and its export key (what makes two cells share one
+exported model: `export_key`, used by the local sweep and the queue alike).
+Does not own: parsing the sweep file and expanding it (spec.py), running a cell (board.py, scheduler.py).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .. import vocab
+from ..records import RunSpec
+
+SETTINGS = vocab.SETTINGS
+
+
+@dataclass
+class Cell:
+    """One measurement of a sweep (or a skip row)."""
+
+    model: str
+    model_label: str
+    device: str
+    runtime: str
+    precision: str
+    batch: int
+    threads: int | None
+    inputs: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    settings: dict[str, Any] = field(default_factory=dict)
+    budgets: list[str] = field(default_factory=list)
+    skip: str | None = None  # static capability reason
+    scenario: str = vocab.SINGLE_STREAM
+    rate: float | None = None
+
+    @property
+    def cell_id(self) -> str:
+        t = "auto" if self.threads is None else str(self.threads)
+        cid = f"{self.device}/{self.model_label}/{self.runtime}/{self.precision}/b{self.batch}/t{t}"
+        if self.scenario != vocab.SINGLE_STREAM:  # single-stream cells keep their ids (resume, history)
+            cid += f"/{self.scenario}" + (f"@{self.rate:g}" if self.rate is not None else "")
+        return cid
+
+    def setting(self, name: str) -> Any:
+        """One run setting of this cell: its own value, else vocab.SETTINGS' default (the one home of defaults;
+        a cell stored by an older sweep may lack a setting added since)."""
+        return self.settings[name] if name in self.settings else SETTINGS[name].default
+
+    def run_spec(self) -> RunSpec:
+        s = self.setting
+        max_queries = s("max_queries")
+        return RunSpec(device=self.device, model=self.model, runtime=self.runtime, precision=self.precision,
+                       batch=self.batch, threads=self.threads, min_duration_s=float(s("min_duration_s")),
+                       min_queries=int(s("min_queries")), max_queries=int(max_queries) if max_queries else None,
+                       warmup_s=float(s("warmup_s")), input_shapes=dict(self.inputs),
+                       runtime_options=dict(s("runtime_options") or {}), seed=int(s("seed")),
+                       idle_s=float(s("idle_s")), cooldown_c=_opt_float(s("cooldown_c")),
+                       cooldown_timeout_s=float(s("cooldown_timeout_s")), power_rate_hz=_opt_float(s("power_rate_hz")),
+                       input_data=s("input_data"), accuracy=s("accuracy"),
+                       input_values=dict(s("input_values") or {}),
+                       input_ranges={k: (float(v[0]), float(v[1])) for k, v in (s("input_ranges") or {}).items()},
+                       scenario=self.scenario, rate=self.rate,
+                       samples_per_query=int(s("samples_per_query")), streams=int(s("streams")),
+                       latency_bound_ms=_opt_float(s("latency_bound_ms")), battery_wh=_opt_float(s("battery_wh")))
+
+    def to_dict(self) -> dict[str, Any]:
+        d = dataclasses.asdict(self)
+        d["inputs"] = {k: list(v) for k, v in self.inputs.items()}
+        d["cell_id"] = self.cell_id
+        return d
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Cell:
+        names = {f.name for f in dataclasses.fields(cls)}
+        kw = {k: v for k, v in d.items() if k in names}
+        kw["inputs"] = {k: tuple(v) for k, v in (d.get("inputs") or {}).items()}
+        return cls(**kw)
+
+
+def _opt_float(value: Any) -> float | None:
+    return None if value is None else float(value)
+
+
+def export_key(cell: Cell) -> tuple[Any, ...]:
+    """What one export of a cell's model depends on: two cells with the same key share one exported artifact
+    (the local sweep exports it once per board target, the queue once per submit). The seed is the cell's
+    effective one (its own, else vocab.SETTINGS' default), so a cell stored without a seed keys as one with it."""
+    return (cell.model, cell.runtime, cell.precision, cell.batch, tuple(sorted(cell.inputs.items())),
+            cell.setting("seed"))
