@@ -64,34 +64,11 @@ def run_pass(backend, spec, data, output_names=None):
     fit the model (the caller turns it into the reply's `error`)."""
     import numpy as np
 
-    from .messages import AccuracyReply, OutputErrors
+    from .messages import AccuracyReply
 
     n, per = spec.samples, max(1, spec.per_inference)
-    arrays = []
-    for name in spec.inputs:
-        key = "in:" + name
-        if key not in data:
-            raise OpError(ErrorKind.BAD_INPUTS, "the accuracy data file has no array %r" % key)
-        arr = data[key]
-        if arr.ndim < 1 or arr.shape[0] != n:
-            raise OpError(ErrorKind.BAD_INPUTS, "accuracy array %r has %s samples, the run asks for %d"
-                          % (key, arr.shape[0] if arr.ndim else "no", n))
-        arrays.append((name, arr))
-    expected = []
-    for index in spec.expected:
-        key = "expected:%d" % index
-        if key not in data or data[key].ndim < 1 or data[key].shape[0] != n:
-            raise OpError(ErrorKind.BAD_INPUTS, "the accuracy data file has no %d samples in %r" % (n, key))
-        expected.append((index, data[key]))
-    names = list(output_names or [])
-
-    def oname(i):
-        return names[i] if i < len(names) else "#%d" % i
-
-    topk = []
-    errs = dict((i, ([], [], [], [])) for i, _ in expected)
-    classes = None
-    nonfinite = 0
+    arrays, expected = _check_data(spec, data, n)
+    scores = _Scores(spec, per, expected, output_names)
     inferences = 0
     padded = 0
     t0 = now_ns()
@@ -109,49 +86,7 @@ def run_pass(backend, spec, data, output_names=None):
         backend.set_inputs(feed)
         backend.run()
         inferences += 1
-        outs = backend.outputs()
-        real = per - pad
-        per_out = {}
-
-        def samples_of(i):
-            if i not in per_out:
-                if i >= len(outs):
-                    raise OpError(ErrorKind.BAD_INPUTS, "the model has %d output(s); output #%d was asked for"
-                                  % (len(outs), i))
-                per_out[i] = _sample_outputs(np.asarray(outs[i]), per, spec.stacked, i, oname(i))
-            return per_out[i]
-
-        bad = [False] * real
-        if spec.topk_output is not None:
-            scored = samples_of(spec.topk_output)
-            for j in range(real):
-                size = int(scored[j].size)
-                if classes is None:
-                    if size < 2:
-                        raise OpError(ErrorKind.BAD_INPUTS, (
-                            "output %s has %d value(s) per sample: labels need class scores (2 or more)"
-                            % (oname(spec.topk_output), size)),
-                            hint="give expected outputs (expected:NAME arrays) instead of labels")
-                    classes = size
-                top = _topk(scored[j], min(spec.k, size))
-                if top is None:
-                    bad[j] = True
-                    top = []
-                topk.append(top)
-        for index, ref in expected:
-            got = samples_of(index)
-            lists = errs[index]
-            for j in range(real):
-                want = ref[start + j]
-                if int(np.asarray(got[j]).size) != int(want.size):
-                    raise OpError(ErrorKind.BAD_INPUTS, "output %s has %d values per sample, the expected array "
-                                  "%d" % (oname(index), int(np.asarray(got[j]).size), int(want.size)))
-                e = _errors(got[j], want)
-                if e is None:
-                    bad[j] = True
-                for lst, v in zip(lists, e if e is not None else (None,) * 4):
-                    lst.append(v)
-        nonfinite += sum(1 for b in bad if b)
+        scores.add(backend.outputs(), start, per - pad)
         now = now_ns()
         if now >= next_progress:
             send_progress("accuracy", n=min(start + per, n), total=n)
@@ -159,7 +94,106 @@ def run_pass(backend, spec, data, output_names=None):
     duration = (now_ns() - t0) / 1e9
     send_progress("accuracy", n=n, total=n)
     return AccuracyReply(
-        samples=n, inferences=inferences, padded=padded, duration_s=round(duration, 4), classes=classes,
-        topk=topk, nonfinite=nonfinite,
-        errors=[OutputErrors(output=i, max_abs=errs[i][0], mean_abs=errs[i][1], mse=errs[i][2],
-                             cosine=errs[i][3]) for i, _ in expected])
+        samples=n, inferences=inferences, padded=padded, duration_s=round(duration, 4), classes=scores.classes,
+        topk=scores.topk, nonfinite=scores.nonfinite, errors=scores.errors())
+
+
+def _check_data(spec, data, n):
+    """([(input name, its n samples)], [(output index, its n expected samples)]) from the data file's arrays;
+    an OpError naming the first array that is missing or holds another number of samples."""
+    arrays = []
+    for name in spec.inputs:
+        key = "in:" + name
+        if key not in data:
+            raise OpError(ErrorKind.BAD_INPUTS, "the accuracy data file has no array %r" % key)
+        arr = data[key]
+        if arr.ndim < 1 or arr.shape[0] != n:
+            raise OpError(ErrorKind.BAD_INPUTS, "accuracy array %r has %s samples, the run asks for %d"
+                          % (key, arr.shape[0] if arr.ndim else "no", n))
+        arrays.append((name, arr))
+    expected = []
+    for index in spec.expected:
+        key = "expected:%d" % index
+        if key not in data or data[key].ndim < 1 or data[key].shape[0] != n:
+            raise OpError(ErrorKind.BAD_INPUTS, "the accuracy data file has no %d samples in %r" % (n, key))
+        expected.append((index, data[key]))
+    return arrays, expected
+
+
+class _Scores(object):
+    """What the pass gathers inference by inference: the top-k indices of spec.topk_output per sample, the
+    per-sample errors of each expected output, the class count and the samples with a non-finite value."""
+
+    def __init__(self, spec, per, expected, output_names):
+        self.spec = spec
+        self.per = per
+        self.expected = expected
+        self.names = list(output_names or [])
+        self.topk = []
+        self.errs = dict((i, ([], [], [], [])) for i, _ in expected)  # max abs, mean abs, mse, cosine
+        self.classes = None
+        self.nonfinite = 0
+
+    def oname(self, i):
+        return self.names[i] if i < len(self.names) else "#%d" % i
+
+    def add(self, outs, start, real):
+        """Score the `real` (not padded) samples of one inference, the samples from `start` on, from its `outs`."""
+        per_out = {}
+
+        def samples_of(i):
+            import numpy as np
+
+            if i not in per_out:
+                if i >= len(outs):
+                    raise OpError(ErrorKind.BAD_INPUTS, "the model has %d output(s); output #%d was asked for"
+                                  % (len(outs), i))
+                per_out[i] = _sample_outputs(np.asarray(outs[i]), self.per, self.spec.stacked, i, self.oname(i))
+            return per_out[i]
+
+        bad = [False] * real
+        if self.spec.topk_output is not None:
+            self._add_topk(samples_of(self.spec.topk_output), real, bad)
+        for index, ref in self.expected:
+            self._add_errors(index, samples_of(index), ref, start, real, bad)
+        self.nonfinite += sum(1 for b in bad if b)
+
+    def _add_topk(self, scored, real, bad):
+        spec = self.spec
+        for j in range(real):
+            size = int(scored[j].size)
+            if self.classes is None:
+                if size < 2:
+                    raise OpError(ErrorKind.BAD_INPUTS, (
+                        "output %s has %d value(s) per sample: labels need class scores (2 or more)"
+                        % (self.oname(spec.topk_output), size)),
+                        hint="give expected outputs (expected:NAME arrays) instead of labels")
+                self.classes = size
+            top = _topk(scored[j], min(spec.k, size))
+            if top is None:
+                bad[j] = True
+                top = []
+            self.topk.append(top)
+
+    def _add_errors(self, index, got, ref, start, real, bad):
+        import numpy as np
+
+        lists = self.errs[index]
+        for j in range(real):
+            want = ref[start + j]
+            if int(np.asarray(got[j]).size) != int(want.size):
+                raise OpError(ErrorKind.BAD_INPUTS, "output %s has %d values per sample, the expected array "
+                              "%d" % (self.oname(index), int(np.asarray(got[j]).size), int(want.size)))
+            e = _errors(got[j], want)
+            if e is None:
+                bad[j] = True
+            for lst, v in zip(lists, e if e is not None else (None,) * 4):
+                lst.append(v)
+
+    def errors(self):
+        """[messages.OutputErrors] per expected output, in the order the spec names them."""
+        from .messages import OutputErrors
+
+        errs = self.errs
+        return [OutputErrors(output=i, max_abs=errs[i][0], mean_abs=errs[i][1], mse=errs[i][2], cosine=errs[i][3])
+                for i, _ in self.expected]

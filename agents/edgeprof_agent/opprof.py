@@ -1,10 +1,11 @@
 """The per-op profile pass: a SEPARATE pass after the latency loop, never mixed into it.
 
-Owns: running the model again with the runtime's own per-op timer and returning per-node totals:
-- onnxruntime: a second InferenceSession with enable_profiling (profiling makes runs 33-65 % slower, so the
-  measured session never has it); the profile JSON is read here, the first `warmup` runs are dropped, and each
-  node's kernel time is summed; the file is deleted.
-- backends with a `profile_ops(iterations)` method (tflite, tensorrt) profile themselves.
+Owns: asking the loaded backend for its profile (Backend.profile_ops, backends/base.py) and saying "not
+available" for a backend without one (the base's NotSupported); the onnxruntime profiling session:
+- onnxruntime (its profile_ops calls profile_onnxruntime): a second InferenceSession with enable_profiling
+  (profiling makes runs 33-65 % slower, so the measured session never has it); the profile JSON is read here, the
+  first `warmup` runs are dropped, and each node's kernel time is summed; the file is deleted.
+- tflite and tensorrt profile themselves in their profile_ops.
 Returned shape (the host's edgeprof.opprofile turns it into shares, per-op-type totals and top ops):
   {"available": bool, "source": str, "reason": str?, "iterations": n, "unit": "us",
    "nodes": [[node name, op type, provider, total us over the iterations, calls]], "run_total_us": float?}
@@ -14,18 +15,19 @@ Does not own: the timed measurement (worker.py), presentation (host).
 import json
 import os
 
+from .backends.base import NotSupported
 from .protocol import OpError
 
 
-def profile(runtime, backend, path, inputs, options, iterations, warmup=3, workdir="."):
+def profile(runtime, backend, iterations):
+    """The per-op profile of `backend` (loaded, for `runtime`) over `iterations` runs; an OpError when the
+    runtime's profiler fails."""
     iterations = max(1, int(iterations))
-    own = getattr(backend, "profile_ops", None)
-    if own is not None:
-        return own(iterations)
-    if runtime == "onnxruntime":
-        return profile_onnxruntime(path, inputs, options, iterations, warmup, workdir)
-    return {"available": False, "source": runtime, "reason": "%s has no per-op profiler in edgeprof" % runtime,
-            "iterations": 0, "nodes": []}
+    try:
+        return backend.profile_ops(iterations)
+    except NotSupported:
+        return {"available": False, "source": runtime, "reason": "%s has no per-op profiler in edgeprof" % runtime,
+                "iterations": 0, "nodes": []}
 
 
 def profile_onnxruntime(path, inputs, options, iterations, warmup=3, workdir="."):

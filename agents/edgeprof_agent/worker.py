@@ -2,7 +2,10 @@
 
 Owns: the order of a run (thermal snapshot → cooldown → idle power → load → warm-up → timed loop → thermal
 snapshot → op profile and accuracy pass, if asked), the stop rule (BOTH min duration and min queries met, as
-MLPerf LoadGen), progress events, and process memory around the run. Raw per-query latencies are returned in ns; nothing is clipped.
+MLPerf LoadGen), progress events, and process memory around the run. Raw per-query latencies are returned in ns;
+nothing is clipped. run_measurement runs one phase function after another (_cool_down, _idle_power, _load,
+_load_streams, _warm_up, _measure, _collect_outputs, _profile_ops, accuracy_pass, _reply), handing them one
+_Measurement; a backend is used only through its declared interface (backends/base.py).
 The single-stream loop lives here; the other scenarios' loops in scenarios.py (chosen by run.scenario).
 Does not own: statistics (the host computes them from the raw samples), sensors (power.py, thermal.py),
 runtimes (backends/).
@@ -218,181 +221,281 @@ def _warn(warnings, code, message):
 
 def run_measurement(req, workdir, root, tools):
     """One measurement: a messages.RunRequest in, a messages.RunReply out. root/tools: the hardware seam."""
-    runtime = req.runtime
-    path = req.artifact.path if req.artifact is not None else None
-    options = dict(req.runtime_options)
-    if req.threads:
-        options["threads"] = req.threads
-    warnings = []
-
-    thermal_before = None
-    cooled = None
+    m = _Measurement(req, workdir, root, tools)
+    _cool_down(m)
+    _idle_power(m)
+    _load(m)
     try:
-        thermal_before = thermal.snapshot(root, tools)
+        _load_streams(m)
+        _warm_up(m)
+        _measure(m)
+        _collect_outputs(m)
+        m.ops = _profile_ops(m) if req.profile_ops else None  # after the timed loop and the power window
+        m.accuracy = accuracy_pass(req, m.backend, workdir) if req.accuracy is not None else None
+    finally:
+        if m.monitor is not None and m.monitor.sampler.running:  # the timed loop failed: stop sampling now
+            m.monitor.sampler.stop()
+        for b in m.backends:
+            b.close()
+    return _reply(m)
+
+
+class _Measurement(object):
+    """What the phases of one measurement hand each other, in the order run_measurement runs them."""
+
+    def __init__(self, req, workdir, root, tools):
+        self.req = req
+        self.workdir = workdir
+        self.root = root
+        self.tools = tools
+        self.runtime = req.runtime
+        self.path = req.artifact.path if req.artifact is not None else None
+        self.options = dict(req.runtime_options)
+        if req.threads:
+            self.options["threads"] = req.threads
+        self.warnings = []  # [RunWarning]
+        # _cool_down
+        self.thermal_before = None
+        self.cooled = None
+        # _idle_power
+        self.monitor = None  # power.PowerMonitor, None without power data
+        self.power_reason = None
+        # _load, _load_streams
+        self.backend = None  # the one the warm-up, outputs, op profile and accuracy pass use
+        self.backends = []  # offline: one per stream, backend first
+        self.inputs = []
+        self.load_s = None
+        self.rss_before = None
+        self.rss_after = None
+        self.sys_watch = None
+        self.peak_reset = False
+        # _warm_up, _measure
+        self.warm = None
+        self.samples = None
+        self.t_first = None
+        self.t_last = None
+        self.stopped_by = None
+        self.scenario = None
+        self.inferences = 0
+        self.peak = None
+        self.system_mem = None
+        self.gpu_bytes = None
+        self.thermal_after = None
+        # _collect_outputs, _profile_ops, accuracy_pass
+        self.outputs = None
+        self.output_shapes = None
+        self.describe = None
+        self.ops = None
+        self.accuracy = None
+
+    def warn(self, code, message):
+        _warn(self.warnings, code, message)
+
+
+def _cool_down(m):
+    """The thermal snapshot before, after waiting below req.cooldown_c when asked."""
+    req = m.req
+    try:
+        m.thermal_before = thermal.snapshot(m.root, m.tools)
         cooldown = req.cooldown_c
         if cooldown:
             send_progress("cooldown", below_c=cooldown)
-            cooled = thermal.wait_cool(root, tools, cooldown, req.cooldown_timeout_s, log)
+            cooled = m.cooled = thermal.wait_cool(m.root, m.tools, cooldown, req.cooldown_timeout_s, log)
             send_progress("cooled", below_c=cooldown, waited_s=round(cooled["waited_s"], 1), end_c=cooled["end_c"])
             if cooled["cooled"] is None:
-                _warn(warnings, "cooldown_no_sensor", (
+                m.warn("cooldown_no_sensor", (
                     "--cooldown %g: no temperature sensor is readable on this device, so it did not wait"
                     % cooldown))
             elif not cooled["cooled"]:
-                _warn(warnings, "cooldown_timeout", (
+                m.warn("cooldown_timeout", (
                     "--cooldown %g: still %.1f C after %.0f s; measured anyway. Raise --cooldown-timeout, "
                     "improve cooling, or choose a higher --cooldown" % (cooldown, cooled["end_c"],
                                                                         cooled["waited_s"])))
-            thermal_before = thermal.snapshot(root, tools)
+            m.thermal_before = thermal.snapshot(m.root, m.tools)
     except Exception as e:  # telemetry never breaks a measurement
-        _warn(warnings, "thermal_error", "thermal snapshot failed: %s" % e)
+        m.warn("thermal_error", "thermal snapshot failed: %s" % e)
 
-    monitor = None
-    power_reason = None
+
+def _idle_power(m):
+    """The power monitor of req.power (None, with the reason, when there is none) and its idle baseline."""
     try:
-        monitor = power.PowerMonitor.create(req.power, root, tools, log=log)
-        if not monitor.available:
-            power_reason = monitor.reason
-            monitor = None
+        m.monitor = power.PowerMonitor.create(m.req.power, m.root, m.tools, log=log)
+        if not m.monitor.available:
+            m.power_reason = m.monitor.reason
+            m.monitor = None
     except Exception as e:
-        power_reason = "power probe failed: %s" % e
-        monitor = None
-    if monitor is not None and req.idle_s > 0:
-        send_progress("idle", total_s=req.idle_s)
-        monitor.measure_idle(req.idle_s)
+        m.power_reason = "power probe failed: %s" % e
+        m.monitor = None
+    if m.monitor is not None and m.req.idle_s > 0:
+        send_progress("idle", total_s=m.req.idle_s)
+        m.monitor.measure_idle(m.req.idle_s)
 
-    backend = get_backend(runtime, root, tools, workdir)  # runtime output -> workdir/runtime.log (quiet.py)
-    rss_before = procinfo.rss_mb()
-    send_progress("load", runtime=runtime)
-    inputs = []
-    require = getattr(backend, "require", None)
-    if require is not None:
-        require()  # a missing runtime is reported before anything else is needed
-    if runtime != "null":
-        data_path = None
-        if req.input_data is not None and req.input_data.path:
-            data_path = _in_workdir(workdir, req.input_data.path, "input data")
-        try:
-            from .inputs import make_inputs
-            inputs = make_inputs(req.inputs, req.seed, data_path)
-        except ImportError as e:
-            raise OpError(ErrorKind.RUNTIME_MISSING, "numpy is not importable on this device: %s" % e,
-                          hint="install numpy for the device's python (pip3 install numpy)")
+
+def _load(m):
+    """The backend: required (a missing runtime is reported before anything else), loaded with the run's inputs,
+    with the process memory around the load."""
+    req = m.req
+    m.backend = get_backend(m.runtime, m.root, m.tools, m.workdir)  # runtime output -> workdir/runtime.log
+    m.rss_before = procinfo.rss_mb()
+    send_progress("load", runtime=m.runtime)
+    m.backend.require()  # a missing runtime is reported before anything else is needed
+    if m.runtime != "null":
+        m.inputs = _make_inputs(req, m.workdir)
     check_scenario(req)
     t_load = now_ns()
-    backend.load(path, inputs, options)
-    load_s = (now_ns() - t_load) / 1e9
-    backends = [backend]
-    streams = req.scenario.streams if req.scenario is not None and req.scenario.name == "offline" else 1
-    for w in getattr(backend, "warnings", None) or []:  # what the runtime said at load, in edgeprof's words
-        _warn(warnings, w["code"], w["message"])
-    rss_after = procinfo.rss_mb()
-    sys_watch = None
+    m.backend.load(m.path, m.inputs, m.options)
+    m.load_s = (now_ns() - t_load) / 1e9
+    m.backends = [m.backend]
+    for w in m.backend.warnings:  # what the runtime said at load, in edgeprof's words
+        m.warn(w["code"], w["message"])
+    m.rss_after = procinfo.rss_mb()
     try:
-        sys_watch = memory.SystemMemoryWatch(root)
+        m.sys_watch = memory.SystemMemoryWatch(m.root)
     except Exception as e:
-        _warn(warnings, "memory_watch", "system memory watch unavailable: %s" % e)
-    peak_reset = procinfo.reset_peak()
+        m.warn("memory_watch", "system memory watch unavailable: %s" % e)
+    m.peak_reset = procinfo.reset_peak()
 
+
+def _make_inputs(req, workdir):
+    """The run's input arrays [(name, array)]: req.input_data's file when pushed, else generated from req.seed."""
+    data_path = None
+    if req.input_data is not None and req.input_data.path:
+        data_path = _in_workdir(workdir, req.input_data.path, "input data")
     try:
-        for _ in range(streams - 1):  # offline: one runtime session per stream
-            extra = get_backend(runtime, root, tools, workdir)
-            backends.append(extra)
-            extra.load(path, inputs, options)
-        send_progress("warmup", elapsed_s=0.0, total_s=req.warmup_s, n=0)
-        warm = warm_up(backend.run, req.warmup_s)
-        for extra in backends[1:]:
-            warm_up(extra.run, min(req.warmup_s, 1.0))
-        if monitor is not None:
-            monitor.start()
-        if sys_watch is not None:
-            sys_watch.start()
-        send_progress("measure", elapsed_s=0.0, total_s=req.min_duration_s, n=0, min_queries=req.min_queries)
-        samples, t_first, t_last, stopped_by, scenario, inferences = run_scenario(req, backends)
-        if monitor is not None:
-            monitor.stop()
-        peak = procinfo.peak_rss_mb()
-        system_mem = sys_watch.stop() if sys_watch is not None else None
-        gpu_bytes = memory.gpu_memory(os.getpid())
-        thermal_after = None
-        if thermal_before is not None:  # the measurement's end, before the op profile and the accuracy pass
-            try:
-                thermal_after = thermal.snapshot(root, tools)
-            except Exception as e:
-                _warn(warnings, "thermal_error", "thermal snapshot failed: %s" % e)
-        outputs = None
-        last = backend.outputs()  # once: on a GPU runtime each call copies the outputs to the host
-        if req.return_outputs == "base64":  # compact, exact: raw little-endian bytes
-            outputs = [_encode_output(o) for o in last]
-        elif req.return_outputs:
-            outputs = [Output(shape=list(o.shape), dtype=str(o.dtype), data=o.ravel().tolist()) for o in last]
-        # the shape and dtype of each output of the last query (the I/O summary)
-        output_shapes = [Output(shape=[int(d) for d in o.shape], dtype=str(o.dtype)) for o in last]
-        describe = backend.describe()
-        ops = None
-        if req.profile_ops:  # a separate pass, after the timed loop and the power window
-            from . import opprof
-            send_progress("profile", runtime=runtime)
-            try:
-                ops = opprof.profile(runtime, backend, path, inputs, options, req.profile_iterations,
-                                     workdir=workdir)
-            except OpError as e:
-                ops = {"available": False, "source": runtime, "reason": e.message, "iterations": 0, "nodes": []}
-        accuracy = accuracy_pass(req, backend, workdir) if req.accuracy is not None else None
-    finally:
-        if monitor is not None and monitor.sampler.running:  # the timed loop failed: stop sampling now
-            monitor.sampler.stop()
-        for b in backends:
-            b.close()
+        from .inputs import make_inputs
+        return make_inputs(req.inputs, req.seed, data_path)
+    except ImportError as e:
+        raise OpError(ErrorKind.RUNTIME_MISSING, "numpy is not importable on this device: %s" % e,
+                      hint="install numpy for the device's python (pip3 install numpy)")
 
-    window_s = (t_last - t_first) / 1e9
-    power_summary = None
-    if monitor is not None:
+
+def _load_streams(m):
+    """Offline: one more runtime session per stream beyond the first."""
+    sc = m.req.scenario
+    streams = sc.streams if sc is not None and sc.name == "offline" else 1
+    for _ in range(streams - 1):
+        extra = get_backend(m.runtime, m.root, m.tools, m.workdir)
+        m.backends.append(extra)
+        extra.load(m.path, m.inputs, m.options)
+
+
+def _warm_up(m):
+    send_progress("warmup", elapsed_s=0.0, total_s=m.req.warmup_s, n=0)
+    m.warm = warm_up(m.backend.run, m.req.warmup_s)
+    for extra in m.backends[1:]:
+        warm_up(extra.run, min(m.req.warmup_s, 1.0))
+
+
+def _measure(m):
+    """The timed loop inside the power window and the system memory watch; memory and temperature after it."""
+    req = m.req
+    if m.monitor is not None:
+        m.monitor.start()
+    if m.sys_watch is not None:
+        m.sys_watch.start()
+    send_progress("measure", elapsed_s=0.0, total_s=req.min_duration_s, n=0, min_queries=req.min_queries)
+    m.samples, m.t_first, m.t_last, m.stopped_by, m.scenario, m.inferences = run_scenario(req, m.backends)
+    if m.monitor is not None:
+        m.monitor.stop()
+    m.peak = procinfo.peak_rss_mb()
+    m.system_mem = m.sys_watch.stop() if m.sys_watch is not None else None
+    m.gpu_bytes = memory.gpu_memory(os.getpid())
+    if m.thermal_before is not None:  # the measurement's end, before the op profile and the accuracy pass
         try:
-            power_summary = monitor.summary(t_first, t_last, inferences, window_s)
+            m.thermal_after = thermal.snapshot(m.root, m.tools)
         except Exception as e:
-            power_reason = "power summary failed: %s" % e
-            log(traceback.format_exc())
-        monitor.close()  # the probe's resources (NVML handle, jtop connection)
-    thermal_section = None
-    if thermal_before is not None and thermal_after is not None:
-        try:
-            thermal_section = {"before": thermal_before, "after": thermal_after}
-            if cooled is not None:
-                thermal_section["cooldown"] = cooled
-            for w in thermal.compare(thermal_before, thermal_after):
-                _warn(warnings, w["code"], w["message"])
-        except Exception as e:
-            _warn(warnings, "thermal_error", "thermal snapshot failed: %s" % e)
+            m.warn("thermal_error", "thermal snapshot failed: %s" % e)
+
+
+def _collect_outputs(m):
+    """The last query's outputs (as req.return_outputs asks), their shapes and dtypes, and the runtime's
+    description."""
+    req = m.req
+    last = m.backend.outputs()  # once: on a GPU runtime each call copies the outputs to the host
+    if req.return_outputs == "base64":  # compact, exact: raw little-endian bytes
+        m.outputs = [_encode_output(o) for o in last]
+    elif req.return_outputs:
+        m.outputs = [Output(shape=list(o.shape), dtype=str(o.dtype), data=o.ravel().tolist()) for o in last]
+    # the shape and dtype of each output of the last query (the I/O summary)
+    m.output_shapes = [Output(shape=[int(d) for d in o.shape], dtype=str(o.dtype)) for o in last]
+    m.describe = m.backend.describe()
+
+
+def _profile_ops(m):
+    """The op profile pass (opprof.py): a runtime's failed profiler is a profile that says why, not an error."""
+    from . import opprof
+
+    send_progress("profile", runtime=m.runtime)
+    try:
+        return opprof.profile(m.runtime, m.backend, m.req.profile_iterations)
+    except OpError as e:
+        return {"available": False, "source": m.runtime, "reason": e.message, "iterations": 0, "nodes": []}
+
+
+def _power_summary(m, window_s):
+    """(power summary or None, the reason there is none); closes the probe."""
+    if m.monitor is None:
+        return None, m.power_reason
+    summary, reason = None, m.power_reason
+    try:
+        summary = m.monitor.summary(m.t_first, m.t_last, m.inferences, window_s)
+    except Exception as e:
+        reason = "power summary failed: %s" % e
+        log(traceback.format_exc())
+    m.monitor.close()  # the probe's resources (NVML handle, jtop connection)
+    return summary, reason
+
+
+def _thermal_section(m):
+    """{before, after[, cooldown]} with the warnings of their comparison, or None without both snapshots."""
+    if m.thermal_before is None or m.thermal_after is None:
+        return None
+    section = None
+    try:
+        section = {"before": m.thermal_before, "after": m.thermal_after}
+        if m.cooled is not None:
+            section["cooldown"] = m.cooled
+        for w in thermal.compare(m.thermal_before, m.thermal_after):
+            m.warn(w["code"], w["message"])
+    except Exception as e:
+        m.warn("thermal_error", "thermal snapshot failed: %s" % e)
+    return section
+
+
+def _reply(m):
+    """The RunReply of a finished measurement."""
+    window_s = (m.t_last - m.t_first) / 1e9
+    power_summary, power_reason = _power_summary(m, window_s)
+    thermal_section = _thermal_section(m)
+    first_run_s = m.backend.first_run_s
     return RunReply(
         clock=CLOCK_NAME,
-        warnings=warnings,
-        samples_ns=samples,
-        t_first_ns=t_first,
-        t_last_ns=t_last,
+        warnings=m.warnings,
+        samples_ns=m.samples,
+        t_first_ns=m.t_first,
+        t_last_ns=m.t_last,
         window_s=window_s,
-        stopped_by=stopped_by,
-        warmup=warm,
-        load_s=round(load_s, 4),
-        first_run_ms=round(getattr(backend, "first_run_s") * 1e3, 4)
-        if getattr(backend, "first_run_s", None) is not None else None,
-        output_shapes=output_shapes,
+        stopped_by=m.stopped_by,
+        warmup=m.warm,
+        load_s=round(m.load_s, 4),
+        first_run_ms=round(first_run_s * 1e3, 4) if first_run_s is not None else None,
+        output_shapes=m.output_shapes,
         memory=Memory(
-            rss_before_load=rss_before,
-            rss_after_load=rss_after,
-            peak_rss=peak,
-            peak_source="VmHWM after reset at load end" if peak_reset else "VmHWM since process start",
+            rss_before_load=m.rss_before,
+            rss_after_load=m.rss_after,
+            peak_rss=m.peak,
+            peak_source="VmHWM after reset at load end" if m.peak_reset else "VmHWM since process start",
             # system-wide used memory (MemTotal - MemAvailable) before/peak: on Jetson the GPU shares it
-            system=system_mem,
-            gpu_process_bytes=gpu_bytes,
+            system=m.system_mem,
+            gpu_process_bytes=m.gpu_bytes,
         ),
-        runtime=describe,
-        outputs=outputs,
-        ops=ops,
+        runtime=m.describe,
+        outputs=m.outputs,
+        ops=m.ops,
         power=power_summary,
         power_reason=None if power_summary is not None else power_reason or "no power data",
         thermal=thermal_section,
         finished_at_unix=time.time(),
-        scenario=scenario,
-        accuracy=accuracy,
+        scenario=m.scenario,
+        accuracy=m.accuracy,
     )

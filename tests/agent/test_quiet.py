@@ -13,6 +13,7 @@ import pytest
 from onnx import TensorProto, helper
 
 from edgeprof_agent import quiet
+from edgeprof_agent.backends.base import Backend as BaseBackend
 
 AGENTS = str(Path(__file__).resolve().parents[2] / "agents")
 
@@ -95,14 +96,13 @@ def test_onnxruntime_backend_loads_inside_the_capture(tmp_path):
     be.close()
 
 
-class _Chatty:
+class _Chatty(BaseBackend):
     """A backend whose load left a finding, as the tflite/ort backends do through quiet.py."""
 
     name = "chatty"
 
     def __init__(self):
-        self.workdir = None
-        self.warnings = []
+        BaseBackend.__init__(self)
 
     def load(self, path, inputs, options):
         self.warnings = [{"code": "xnnpack_not_applied", "message": "LiteRT could not apply the XNNPACK delegate"}]
@@ -115,9 +115,6 @@ class _Chatty:
 
     def describe(self):
         return {"runtime": "chatty", "version": "-", "providers": [], "options": {}}
-
-    def close(self):
-        pass
 
 
 def test_the_worker_gives_the_backend_its_workdir_and_reports_its_findings_once(tmp_path, monkeypatch, capsys):

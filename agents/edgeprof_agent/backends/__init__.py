@@ -1,13 +1,10 @@
 """Runtime backends, one module per runtime, chosen by name.
 
-A backend is built with the agent's hardware seam, Backend(root, tools, workdir): the SysfsRoot it may read
-(tensorrt: GPU discovery), the ToolRunner it runs programs through (tensorrt: trtexec) and the workdir where the
-runtime's own output goes (runtime.log, quiet.py); `warnings` (a list of {code, message}) holds what the runtime
-said that matters to the measurement. It has: require() (optional:
-raise runtime_missing / capability before anything else), load(path, inputs, options) -> None; run() -> None (one inference on the pre-bound inputs);
-outputs() -> list of numpy arrays from the last run (fidelity checks); describe() -> dict (runtime, version,
-providers, options actually used); close(). The `null` backend measures the harness itself (MLPerf's backend_null).
-Importing this package imports no runtime: each backend imports its runtime inside load().
+Each module's `Backend` implements the interface declared in backends/base.py (load / run / outputs / describe;
+require / close / set_inputs / profile_ops, warnings and first_run_s with declared defaults), built with the
+agent's hardware seam, Backend(root, tools, workdir); get_backend refuses a class that is not a base.Backend. The `null` backend measures the harness itself (MLPerf's
+backend_null). Importing this package imports no runtime: each backend imports its runtime inside require() /
+load().
 """
 
 import importlib
@@ -32,8 +29,12 @@ def get_backend(name, root=None, tools=None, workdir=None):
     if modname is None:
         raise OpError(ErrorKind.UNKNOWN_RUNTIME, "unknown runtime %r" % name,
                       hint="choose one of: " + ", ".join(sorted(BACKENDS)))
-    module = importlib.import_module(modname)
-    return module.Backend(root or SysfsRoot("/"), tools or ToolRunner(), workdir)
+    from .base import Backend
+
+    cls = importlib.import_module(modname).Backend
+    if not issubclass(cls, Backend):
+        raise TypeError("%s.Backend does not implement backends.base.Backend" % modname)
+    return cls(root or SysfsRoot("/"), tools or ToolRunner(), workdir)
 
 
 def runtime_missing(runtime, exc, package):

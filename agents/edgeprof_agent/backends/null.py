@@ -8,12 +8,16 @@ Option `service_ms` (tests, benchmarks of the scenario loops): each run takes th
 import time
 
 from ..clock import now_ns
+from .base import Backend as _Base
 
 
-class Backend(object):
+class Backend(_Base):
+    """No require(), no profile_ops (the base's NotSupported), set_inputs accepts anything and binds nothing."""
+
     name = "null"
 
     def __init__(self, root=None, tools=None, workdir=None):
+        _Base.__init__(self, root, tools, workdir)
         self._options = {}
         self._service_ns = 0
         self._sleep = False
@@ -45,13 +49,10 @@ class Backend(object):
         return None
 
     def set_inputs(self, inputs):
-        pass
+        return None
 
     def outputs(self):
         return []
 
     def describe(self):
         return {"runtime": "null", "version": "-", "providers": [], "options": self._options}
-
-    def close(self):
-        pass

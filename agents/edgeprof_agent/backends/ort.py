@@ -5,13 +5,15 @@ providers, spinning) and running it with inputs AND outputs pre-bound as OrtValu
 query costs run_with_iobinding() and nothing else from the harness. Importing onnxruntime and creating the
 session run inside quiet.RuntimeOutput at log severity WARNING: its warnings go to the workdir's runtime.log
 (and the agent's stderr), and a requested provider the session does not use becomes a warning for the result.
-Does not own: timing (worker.py) or statistics (host).
+profile_ops runs opprof.profile_onnxruntime (a second, profiling session) on load's model, inputs and options.
+Does not own: timing (worker.py), statistics (host), the profiling session itself (opprof.py).
 """
 
 import os
 import time
 
 from ..vocab import ErrorKind
+from .base import Backend as _Base
 
 OPT_LEVELS = {
     "disable": "ORT_DISABLE_ALL",
@@ -21,18 +23,17 @@ OPT_LEVELS = {
 }
 
 
-class Backend(object):
+class Backend(_Base):
     name = "onnxruntime"
 
-    def __init__(self, root=None, tools=None, workdir=None):  # the seam (backends/__init__.py); onnxruntime uses workdir
-        self.workdir = workdir  # runtime.log goes there (quiet.py)
-        self.warnings = []  # [{code, message}] from the runtime's load output, in edgeprof's words (quiet.py)
+    def __init__(self, root=None, tools=None, workdir=None):  # the seam (base.py); onnxruntime uses workdir
+        _Base.__init__(self, root, tools, workdir)
         self._sess = None
         self._binding = None
         self._ort = None
-        self.first_run_s = None  # the first inference's time (load runs it once; the I/O summary shows it)
         self._options = {}
         self._output_values = []
+        self._loaded = None  # (path, inputs, options) as load received them: the profiling session's
 
     def require(self):
         from . import runtime_missing
@@ -52,6 +53,7 @@ class Backend(object):
         from ..protocol import OpError
 
         ort = self._ort or self.require()
+        self._loaded = (path, inputs, options)
         options = dict(options or {})
         so = ort.SessionOptions()
         so.log_severity_level = 2  # warnings reach fd 2, which RuntimeOutput sends to runtime.log
@@ -140,6 +142,13 @@ class Backend(object):
 
     def outputs(self):
         return [v.numpy() for v in self._output_values]
+
+    def profile_ops(self, iterations):
+        """Per-node kernel times from a second session with enable_profiling (opprof.py): never the measured one."""
+        from ..opprof import profile_onnxruntime
+
+        path, inputs, options = self._loaded
+        return profile_onnxruntime(path, inputs, options, iterations, workdir=self.workdir or ".")
 
     def describe(self):
         ort = self._ort

@@ -14,6 +14,7 @@ import os
 import time
 
 from ..vocab import ErrorKind
+from .base import Backend as _Base
 
 MODULES = ("ai_edge_litert", "tflite_runtime")
 
@@ -71,16 +72,14 @@ def _refuse_numpy2_build(module_name):
              "Python 3.9+)")
 
 
-class Backend(object):
+class Backend(_Base):
     name = "tflite"
 
-    def __init__(self, root=None, tools=None, workdir=None):  # the seam (backends/__init__.py); LiteRT uses workdir
-        self.workdir = workdir  # runtime.log goes there (quiet.py)
-        self.warnings = []  # [{code, message}] from the runtime's load output, in edgeprof's words (quiet.py)
+    def __init__(self, root=None, tools=None, workdir=None):  # the seam (base.py); LiteRT uses workdir
+        _Base.__init__(self, root, tools, workdir)
         self._module_name = None
         self._tfl = None
         self._interp = None
-        self.first_run_s = None  # the first inference's time (load runs it once; the I/O summary shows it)
         self._options = {}
         self._in_details = []  # [(the name the run feeds it by, the input's details)]
         self._out_details = []

@@ -5,16 +5,18 @@ otherwise — with its exact energy, for boardkit.BoardWave / WaveWriter to show
 
 import time
 
+from edgeprof_agent.backends.base import Backend as _Base
 from edgeprof_agent.clock import now_ns
 
 SPANS = []  # (t_on_ns, t_off_ns) of every finished run, in order; tests clear it
 OPEN = [None]  # start of the run in progress (None between runs)
 
 
-class Backend:
+class Backend(_Base):
     name = "steppower"
 
     def __init__(self, root=None, tools=None, workdir=None):
+        _Base.__init__(self, root, tools, workdir)
         self._o = {}
 
     def load(self, path, inputs, options):
@@ -32,9 +34,6 @@ class Backend:
 
     def describe(self):
         return {"runtime": "steppower", "version": "-", "providers": [], "options": self._o}
-
-    def close(self):
-        pass
 
 
 class SpanWave:
