@@ -11,8 +11,14 @@ import sys
 import textwrap
 
 from edgeprof_agent import PROTOCOL_VERSION
-from edgeprof_agent.environment import (RUNTIME_MODULES, describe_module, module_location, owner_version,
-                                        probe_in_child, runtime_fact)
+from edgeprof_agent.environment import (
+    RUNTIME_MODULES,
+    describe_module,
+    module_location,
+    owner_version,
+    probe_in_child,
+    runtime_fact,
+)
 
 # the runtime modules and numpy, and their native parts (as /proc/PID/maps shows a loaded extension)
 HEAVY = RUNTIME_MODULES + ("importlib.metadata",)
@@ -32,10 +38,10 @@ def test_gathering_facts_imports_no_runtime_and_says_what_importing_them_says():
         import json, sys
         from edgeprof_agent.environment import facts
         f = facts(".")
-        heavy = %r
+        heavy = json.loads(sys.argv[1])
         print(json.dumps({"runtimes": f.runtimes, "imported": sorted(m for m in heavy if m in sys.modules)}))
-    """ % (HEAVY,))
-    out = json.loads(subprocess.check_output([sys.executable, "-c", code], text=True))
+    """)
+    out = json.loads(subprocess.check_output([sys.executable, "-c", code, json.dumps(HEAVY)], text=True))
     assert out["imported"] == []
     assert out["runtimes"] == _imported_by_import()
     assert out["runtimes"]["onnxruntime"]["version"] and "CPUExecutionProvider" in \
@@ -64,7 +70,7 @@ class _Agent:
 
     def mapped(self):
         """The shared objects mapped into the agent process (/proc/PID/maps)."""
-        with open("/proc/%d/maps" % self.p.pid) as f:
+        with open(f"/proc/{self.p.pid}/maps") as f:
             return set(os.path.basename(line.split()[-1]) for line in f if "/" in line)
 
     def close(self):
