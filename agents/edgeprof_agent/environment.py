@@ -2,6 +2,9 @@
 
 Owns: hostname, arch, CPU, cores, memory, OS, kernel, Python, JetPack/L4T release, board model, runtimes with
 versions and providers, thread-related environment variables, free disk in the workdir, this process's memory.
+Runtimes are found WITHOUT importing them into the agent's process (it then measures: its memory before load
+and its native libraries must be the run's alone): the import path and package metadata, or a short-lived child
+process for what metadata cannot tell (onnxruntime's providers, a TensorRT without metadata). See runtimes().
 Reads the board through the same SysfsRoot (/proc, /etc, device tree) as the probes, and finds trtexec through
 the same ToolRunner, so a board tree under tests/data/boards gives one consistent picture. Returns a
 messages.Facts record.
@@ -9,8 +12,10 @@ Does not own: sensors (probes/, power.py), device state changes (never changes a
 Python process itself is (hostname, kernel, python, environment variables: read from the running process).
 """
 
+import io
 import os
 import platform
+import re
 import socket
 import sys
 
@@ -113,44 +118,215 @@ def find_trtexec(tools):
     return None
 
 
-def runtimes():
-    """Runtimes importable here, with versions and providers. Imports each one (can take a second)."""
-    found = {}
+# the modules whose presence and version facts report, in this order (capability.py reads them)
+RUNTIME_MODULES = ("onnxruntime", "ai_edge_litert", "tflite_runtime", "tensorrt", "numpy")
+# what metadata cannot tell: onnxruntime's available execution providers need the library loaded
+NEEDS_IMPORT = ("onnxruntime",)
+# the longest a child process may take to import one runtime (TensorRT on a Jetson Nano: seconds)
+PROBE_TIMEOUT_S = 60.0
+_PROBE_MARK = "edgeprof-runtime-probe: "
+
+
+def runtimes(timeout_s=PROBE_TIMEOUT_S):
+    """Runtimes importable here, with versions and providers, WITHOUT importing them into this process (the
+    one that then measures: its memory before load and its native libraries must be the run's alone).
+
+    For each module: absent from the import path -> the ImportError an import would raise; a version in its
+    package metadata (the *.dist-info / *.egg-info that owns it) -> that version; otherwise (onnxruntime's
+    providers, JetPack's TensorRT, a Debian package without metadata) a short-lived child process of this
+    Python imports it and prints what an import tells. A module this process has already imported (a run
+    loaded it) is described from that import. The answer has the same shape and values as importing each.
+    """
+    return dict((mod, runtime_fact(mod, timeout_s)) for mod in RUNTIME_MODULES)
+
+
+def runtime_fact(mod, timeout_s=PROBE_TIMEOUT_S):
+    """{"version": ...} (onnxruntime: and "providers") or {"error": "..."} for one module (see runtimes)."""
+    if mod in sys.modules:
+        return describe_module(mod)
     try:
-        import onnxruntime as ort
-        found["onnxruntime"] = {"version": ort.__version__, "providers": list(ort.get_available_providers())}
+        location = module_location(mod)
     except Exception as e:
-        found["onnxruntime"] = {"error": "%s: %s" % (type(e).__name__, e)}
-    for mod in ("ai_edge_litert", "tflite_runtime"):
-        try:
-            m = __import__(mod)
-            found[mod] = {"version": getattr(m, "__version__", None) or dist_version(mod)}
-        except Exception as e:
-            found[mod] = {"error": "%s: %s" % (type(e).__name__, e)}
+        return {"error": "%s: %s" % (type(e).__name__, e)}
+    if location is None:
+        return {"error": "ModuleNotFoundError: No module named %r" % mod}
+    if mod not in NEEDS_IMPORT:
+        version = owner_version(mod, location)
+        if version:
+            return {"version": version}
+    return probe_in_child(mod, timeout_s)
+
+
+def describe_module(mod):
+    """What importing `mod` tells: {"version", ("providers")} or {"error"}. Imports it into THIS process:
+    called in the child process of probe_in_child, or for a module already imported."""
     try:
-        import tensorrt as trt
-        found["tensorrt"] = {"version": trt.__version__}
+        m = __import__(mod)
+        if mod == "onnxruntime":
+            return {"version": m.__version__, "providers": list(m.get_available_providers())}
+        if mod in ("ai_edge_litert", "tflite_runtime"):
+            return {"version": getattr(m, "__version__", None) or dist_version(mod)}
+        return {"version": m.__version__}
     except Exception as e:
-        found["tensorrt"] = {"error": "%s: %s" % (type(e).__name__, e)}
+        return {"error": "%s: %s" % (type(e).__name__, e)}
+
+
+def module_location(mod):
+    """(sys.path entry, path of the package or module) where `mod` would be imported from, or None when it is
+    not on the import path. Finds it as the import system does (importlib.util.find_spec of a top-level name
+    runs no module code); the sys.path entry is the directory holding it."""
+    import importlib.util
+
+    spec = importlib.util.find_spec(mod)
+    if spec is None:
+        return None
+    origin = spec.origin if spec.has_location and spec.origin else None
+    if origin is None:
+        locations = list(spec.submodule_search_locations or [])  # a namespace package: no __init__
+        origin = locations[0] if locations else None
+    if origin is None:
+        return ("", "")
+    path = os.path.dirname(origin) if os.path.basename(origin).startswith("__init__.") else origin
+    return (os.path.dirname(path), path)
+
+
+def _norm(name):
+    return re.sub(r"[-_.]+", "_", name).lower()
+
+
+def _read(path, limit=1 << 22):
     try:
-        import numpy
-        found["numpy"] = {"version": numpy.__version__}
-    except Exception as e:
-        found["numpy"] = {"error": "%s: %s" % (type(e).__name__, e)}
-    return found
+        with io.open(path, "r", encoding="utf-8", errors="replace") as f:
+            return f.read(limit)
+    except (IOError, OSError):
+        return None
+
+
+def _meta_version(meta_dir):
+    """The Version: header of a *.dist-info's METADATA or an *.egg-info's PKG-INFO (a directory or a file)."""
+    if os.path.isdir(meta_dir):
+        text = _read(os.path.join(meta_dir, "METADATA")) or _read(os.path.join(meta_dir, "PKG-INFO"))
+    else:
+        text = _read(meta_dir)
+    for line in (text or "").splitlines():
+        if not line.strip():
+            break  # the headers end at the first blank line
+        if line.startswith("Version:"):
+            return line.split(":", 1)[1].strip() or None
+    return None
+
+
+def _top_levels(meta_dir):
+    """The top-level names a distribution installs: top_level.txt, else its RECORD (dist-info) or
+    installed-files.txt (egg-info, paths relative to the egg-info directory)."""
+    if not os.path.isdir(meta_dir):
+        return set()
+    text = _read(os.path.join(meta_dir, "top_level.txt"))
+    if text:
+        return set(line.strip() for line in text.splitlines() if line.strip())
+    names = set()
+    record = _read(os.path.join(meta_dir, "RECORD"))
+    if record is not None:
+        paths = [line.split(",", 1)[0] for line in record.splitlines()]
+    else:
+        installed = _read(os.path.join(meta_dir, "installed-files.txt")) or ""
+        paths = [os.path.normpath(os.path.join(os.path.basename(meta_dir), line.strip()))
+                 for line in installed.splitlines() if line.strip()]
+    for p in paths:
+        first = p.replace("\\", "/").split("/", 1)[0]
+        if first and first != ".." and not first.endswith((".dist-info", ".egg-info", ".data")):
+            names.add(first.split(".", 1)[0] if first.endswith((".py", ".so", ".pyd")) else first)
+    return names
+
+
+def owner_version(mod, location):
+    """The version in the metadata of the distribution that installed `mod` at `location` (module_location),
+    or None (no metadata there, or none that claims the module). Standard library only, any Python >= 3.6:
+    the *.dist-info / *.egg-info beside the module whose name starts with the module's (onnxruntime-gpu,
+    tensorrt-cu12-bindings, tflite-runtime) and that lists it among its top-level names."""
+    entry = location[0]
+    try:
+        names = sorted(os.listdir(entry)) if entry else []
+    except OSError:
+        return None
+    want = _norm(mod)
+    for name in names:
+        base, ext = os.path.splitext(name)
+        if ext not in (".dist-info", ".egg-info") or not _norm(base.split("-", 1)[0]).startswith(want):
+            continue
+        meta_dir = os.path.join(entry, name)
+        if os.path.isdir(meta_dir) and mod not in _top_levels(meta_dir):
+            continue
+        version = _meta_version(meta_dir)
+        if version:
+            return version
+    return None
+
+
+_PROBE = ("import json, sys; sys.path[:] = json.loads(sys.argv[1]); "
+          "from edgeprof_agent.environment import describe_module; "
+          "sys.stdout.write('\\n' + sys.argv[3] + json.dumps(describe_module(sys.argv[2])) + '\\n')")
+
+
+def probe_in_child(mod, timeout_s=PROBE_TIMEOUT_S):
+    """describe_module(mod) run in a short-lived child process of this Python, with this process's import
+    path, so that the import (its native libraries, its memory, its threads) never enters this one. A child
+    that outlives `timeout_s`, or dies (a runtime's native crash), is an error fact, not a failed facts."""
+    import json
+    import subprocess
+
+    argv = [sys.executable or "python3", "-c", _PROBE, json.dumps(sys.path), mod, _PROBE_MARK]
+    try:
+        p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             universal_newlines=True)
+    except (IOError, OSError) as e:
+        return {"error": "%s: could not start %s to import %s: %s" % (type(e).__name__, argv[0], mod, e)}
+    try:
+        out, err = p.communicate(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.communicate()
+        return {"error": "TimeoutError: importing %s took longer than %g s (in a child process)" % (mod, timeout_s)}
+    for line in reversed(out.splitlines()):
+        if line.startswith(_PROBE_MARK):
+            try:
+                found = json.loads(line[len(_PROBE_MARK):])
+            except ValueError:
+                break
+            if isinstance(found, dict):
+                return found
+            break
+    tail = (err or "").strip().splitlines()[-1:] or ["no output"]
+    how = "was killed by signal %d" % -p.returncode if p.returncode < 0 else "exited with %d" % p.returncode
+    return {"error": "ImportError: importing %s in a child process failed: it %s (%s)" % (mod, how, tail[0][-300:])}
 
 
 def dist_version(name):
-    """Installed version of a distribution (importlib.metadata, Python 3.8+), or None."""
+    """Installed version of a distribution: importlib.metadata (Python 3.8+), else the *.dist-info /
+    *.egg-info of that name on sys.path (read with the standard library); None when not installed."""
     try:
         from importlib import metadata  # novermin (Python 3.8+, guarded)
     except ImportError:
+        metadata = None
+    if metadata is not None:
+        for dist in (name.replace("_", "-"), name):
+            try:
+                return metadata.version(dist)
+            except Exception:
+                continue
         return None
-    for dist in (name.replace("_", "-"), name):
+    want = _norm(name)
+    for entry in sys.path:
         try:
-            return metadata.version(dist)
-        except Exception:
+            names = sorted(os.listdir(entry or "."))
+        except OSError:
             continue
+        for n in names:
+            base, ext = os.path.splitext(n)
+            if ext in (".dist-info", ".egg-info") and _norm(base.split("-", 1)[0]) == want:
+                version = _meta_version(os.path.join(entry or ".", n))
+                if version:
+                    return version
     return None
 
 

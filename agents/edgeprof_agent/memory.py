@@ -3,7 +3,8 @@
 Owns: /proc/meminfo through SysfsRoot (system used = MemTotal - MemAvailable), a low-rate watcher that records
 the system-wide peak during a run (on Jetson the GPU allocates from system RAM, so the model's GPU buffers only
 show up here), and NVML per-process GPU memory.
-Does not own: this process's RSS / peak RSS (procinfo.py), power (power.py).
+Does not own: this process's RSS / peak RSS (procinfo.py), power (power.py). baseline_note says in words what
+the RSS before load holds.
 System-wide numbers include every other process: they are an upper bound, labelled as such.
 """
 
@@ -89,6 +90,21 @@ class SystemMemoryWatch(object):
         delta = (self.peak - self.before) if (self.peak is not None and self.before is not None) else None
         return {"before_bytes": self.before, "peak_bytes": self.peak, "peak_delta_bytes": delta,
                 "total_bytes": total, "n_samples": self.n_samples, "method": METHOD}
+
+
+def baseline_note(modules=None):
+    """What this process holds when its RSS before load is read, in words: the interpreter and the agent's
+    modules, and which runtimes (and numpy) are already imported (none, unless an earlier run of this session
+    loaded one: facts never import them, environment.runtimes)."""
+    import platform
+    import sys
+
+    from .environment import RUNTIME_MODULES
+
+    modules = sys.modules if modules is None else modules
+    held = [m for m in RUNTIME_MODULES if m in modules]
+    return "Python %s and the agent's modules; runtimes imported before load: %s" % (
+        platform.python_version(), ", ".join(held) if held else "none")
 
 
 def gpu_memory(pid):

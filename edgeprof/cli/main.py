@@ -6,6 +6,10 @@ as well, and an error's captured log tail is printed under its one line). Points
 export/capture.py's TerminalStream, so edgeprof's own output reaches the terminal while export output is captured.
 Each command module `edgeprof/cli/<name>.py` exposes `register(subparsers)`; the parser it adds sets
 `func=run` with `run(args) -> int`.
+Starts fast: only the command named on the command line is imported (with its libraries: numpy, SQLAlchemy,
+rich, paramiko...); the others are listed by the help line COMMANDS keeps for them, so `edgeprof --version` and
+`edgeprof --help` import none of them (tests/unit/test_cli_startup.py checks both, and that COMMANDS says what
+each module registers).
 """
 
 from __future__ import annotations
@@ -16,10 +20,22 @@ import sys
 from typing import IO, cast
 
 from .. import __version__
-from ..errors import UserError
-from ..export import capture
 
-COMMANDS = ["deploy", "models", "results", "devices", "sweep", "compare", "check", "report", "db", "worker", "lab"]
+# each command, in the order `edgeprof --help` lists them, with the help line its module's register() gives it
+COMMANDS = {
+    "deploy": "profile one model on one device",
+    "models": "list bundled models with parameters and FLOPs",
+    "results": "list and show stored runs",
+    "devices": "list, check and trust the boards in devices.yaml",
+    "sweep": "run a sweep: models × devices × runtimes × precisions × batch × threads",
+    "compare": "compare two runs or two sweeps (ratio, Mann-Whitney U, minimum effect)",
+    "check": "regressions and budget violations of a sweep (exit 1 on any; JUnit XML)",
+    "report": "an HTML page (or md / csv) comparing boards: latency, energy, Pareto, power, history",
+    "db": "the results database: upgrade a PostgreSQL database for the lab queue",
+    "worker": "run queued sweep cells (edgeprof sweep --queue) on this controller's boards",
+    "lab": "the lab queue: status of boards, queued cells and workers",
+}
+ALL = "*"
 
 EPILOG = """\
 examples:
@@ -33,7 +49,9 @@ examples:
 """
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = ALL) -> argparse.ArgumentParser:
+    """The parser of every command (`command` ALL), or of the one named `command` with the others listed by
+    their help line only (None: all of them listed only, as `edgeprof --help` shows them)."""
     parser = argparse.ArgumentParser(
         prog="edgeprof",
         description="Profile inference on edge boards: latency percentiles, throughput, memory, power.",
@@ -43,7 +61,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"edgeprof {__version__}")
     add_global_args(parser, default=False)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMANDS:
+    for name, help_line in COMMANDS.items():
+        if command != ALL and name != command:
+            sub.add_parser(name, help=help_line)
+            continue
         try:
             module = importlib.import_module(f"edgeprof.cli.{name}")
         except ModuleNotFoundError as e:
@@ -70,8 +91,21 @@ def _add_to_subcommands(parser: argparse.ArgumentParser) -> None:
                 _add_to_subcommands(sub)
 
 
+def command_of(argv: list[str]) -> str | None:
+    """The command named on a command line: its first word that is not an option (the top-level options take
+    no value), or None."""
+    for word in argv:
+        if word == "--":
+            return None
+        if not word.startswith("-"):
+            return word
+    return None
+
+
 def _console_streams() -> None:
     """edgeprof's consoles write through TerminalStream: the terminal, even while fd 1/2 are captured."""
+    from ..export import capture
+
     try:
         from . import ui
     except ImportError:  # pragma: no cover - rich is a dependency
@@ -81,13 +115,16 @@ def _console_streams() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    parser = build_parser(command_of(sys.argv[1:] if argv is None else argv))
     args = parser.parse_args(argv)
+    from ..errors import UserError
+    from ..export import capture
+
     capture.set_verbose(bool(getattr(args, "verbose", False)))
-    _console_streams()
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    _console_streams()
     try:
         return int(args.func(args) or 0)
     except UserError as e:
