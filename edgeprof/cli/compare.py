@@ -12,10 +12,12 @@ from ..compare import (
     DEFAULT_MIN_EFFECT,
     METRICS,
     cell_label,
+    check_alpha,
     compare_results,
     environment_changes,
     fmt_p,
     identity_differences,
+    parse_min_effect,
 )
 from ..errors import ConfigError
 from ..lab import ledger
@@ -44,14 +46,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("refs", nargs="+", metavar="A [B]", help="run or sweep ids (prefixes work; `last` = newest sweep)")
     p.add_argument("--baseline", choices=["last"], help="compare the one ref given with its previous result / sweep")
-    p.add_argument("--min-effect", type=float, default=DEFAULT_MIN_EFFECT, metavar="F",
-                   help=f"smallest relative change that counts (default {DEFAULT_MIN_EFFECT:g})")
+    p.add_argument("--min-effect", default=str(DEFAULT_MIN_EFFECT), metavar="F",
+                   help=f"smallest relative change that counts: a fraction or a percentage such as 5%% "
+                        f"(default {DEFAULT_MIN_EFFECT:g})")
     p.add_argument("--alpha", type=float, default=DEFAULT_ALPHA, help=f"p-value threshold (default {DEFAULT_ALPHA})")
     add_db_args(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    metric, args.min_effect = parse_min_effect(args.min_effect)  # the bounds check uses (compare.py)
+    if metric is not None:
+        raise ConfigError(f"--min-effect {metric}=...: compare takes one minimum effect for every metric",
+                          hint="give a fraction such as 0.05 (per-metric effects are for `edgeprof check`)")
+    check_alpha(args.alpha)
     store = open_store(args.db)
     if len(args.refs) > 2:
         raise ConfigError("compare takes two refs (A B), or one with --baseline last")
