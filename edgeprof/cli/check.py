@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 
-from rich.markup import escape
 from rich.table import Table
 
 from ..compare import (
@@ -23,7 +22,7 @@ from ..lab.history import run_check
 from ..regress import parse_budget, summarize
 from ..report.junit import junit_xml
 from .common import add_db_args, check_writable, open_store
-from .ui import err, out
+from .ui import err, out, shown
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -98,22 +97,22 @@ def run(args: argparse.Namespace) -> int:
                        extra_budgets=args.budget, failed_cells_fail=not args.allow_failed)
     findings = report.findings
     s = summarize(findings)
-    err.print(f"checked {report.scope} against: {report.baseline}")
+    err.print(f"checked {shown(report.scope)} against: {shown(report.baseline)}")
     for note in report.notes:
-        err.print(f"[yellow]note[/yellow] {note}")
-    shown = [f for f in findings if args.all or f.bad or f.warning]
-    if shown:
+        err.print(f"[yellow]note[/yellow] {shown(note)}")
+    listed = [f for f in findings if args.all or f.bad or f.warning]
+    if listed:
         t = Table(title_justify="left", show_lines=False)
         for col in ("", "check", "result"):
             t.add_column(col, overflow="fold")
         style = {"failed": "[red]FAIL[/red]", "error": "[red]ERROR[/red]", "skipped": "[yellow]skip[/yellow]",
                  "passed": "[green]ok[/green]"}
-        for f in shown:
+        for f in listed:
             mark = "[yellow]warn[/yellow]" if f.outcome == "passed" and f.warning else style[f.outcome]
-            t.add_row(mark, f.name, f.message)
+            t.add_row(mark, shown(f.name), shown(f.message))
         out.print(t)
     if not s["tests"]:
-        err.print(f"[red]nothing to check[/red]: {escape(report.scope)} has no results, budgets or baseline to check"
+        err.print(f"[red]nothing to check[/red]: {shown(report.scope)} has no results, budgets or baseline to check"
                   + ("" if args.allow_empty else " (exit 1; --allow-empty accepts it)"))
     bad = s["failed"] + s["error"] + (0 if s["tests"] or args.allow_empty else 1)
     verdict = "[red]FAILED[/red]" if bad else "[green]passed[/green]"

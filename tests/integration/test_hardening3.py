@@ -105,3 +105,47 @@ def test_a_fifo_as_a_data_file_is_refused_without_hanging(tmp_path: Path, capsys
     err = capsys.readouterr().err.strip()
     assert code == 2 and time.monotonic() - started < 50, err
     assert "Traceback" not in err and len(err.splitlines()) == 1 and str(fifo) in err, err
+
+
+# -- output that cannot be trusted -----------------------------------------------------------------------------
+
+FORMULAS = ["=cmd|' /C calc'!A0", "@SUM(1+1)", "+1+1", "-2+3", "\t=1", "\r=1"]
+ESCAPES = "m\x1b]0;owned\x07\x1b[31mred\x1b[2J\u202eevil.onnx"
+
+
+def hostile_db(tmp_path: Path, **fields: str) -> str:
+    import dataclasses
+
+    import report_samples
+
+    db = str(tmp_path / "db.sqlite")
+    store = Store(db)
+    store.save(dataclasses.replace(report_samples.make_result("x86-t4", "mobilenet_v2"), **fields))
+    return db
+
+
+@pytest.mark.parametrize("name", FORMULAS)
+def test_csv_report_cells_never_start_a_formula(tmp_path: Path, name: str) -> None:
+    import csv
+
+    db = hostile_db(tmp_path, model=name, device=name)
+    out = tmp_path / "r.csv"
+    assert main(["report", "--db", db, "--out", str(out)]) == 0
+    rows = list(csv.DictReader(out.open(newline="")))
+    assert rows and all(r["device"] == "'" + name.replace("\t", "\\x09").replace("\r", "\\x0d") for r in rows), rows
+    assert all(not r[k].startswith(("=", "+", "-", "@", "\t", "\r")) for r in rows for k in r)
+
+
+def test_escape_sequences_in_names_are_shown_never_sent(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A model named with a window-title sequence, colours, a screen clear and a right-to-left override reached
+    the terminal raw in `results list` (and show, compare, reports)."""
+    db = hostile_db(tmp_path, model=ESCAPES, device="dev\x1b[1mX", reason=None)
+    run_id = Store(db).list()[0]["run_id"]
+    md = tmp_path / "r.md"
+    for argv in (["results", "list"], ["results", "show", run_id], ["compare", run_id, run_id],
+                 ["report", "--out", str(md)]):
+        code = main([*argv, "--db", db])
+        out, err = capsys.readouterr()
+        assert code == 0, err
+        assert "\x1b" not in out + err and "\u202e" not in out + err and "\x07" not in out + err, (argv, out, err)
+    assert "\\x1b]0;owned\\x07" in md.read_text() and "\x1b" not in md.read_text()
