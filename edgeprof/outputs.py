@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from pathlib import Path
 
 from .errors import ConfigError
 
-__all__ = ["DB_COMPANIONS", "csv_text", "refuse_db_path", "visible"]
+__all__ = ["DB_COMPANIONS", "csv_text", "refuse_db_path", "visible", "write_output"]
 
 # SQLite's companions of a database file: the rollback journal, the write-ahead log and its shared memory
 DB_COMPANIONS = ("", "-journal", "-wal", "-shm")
@@ -84,3 +85,58 @@ def refuse_db_path(path: str | os.PathLike[str], db_url: str | None, flag: str) 
             what = "the results database" if not suffix else f"the results database's {suffix[1:]} file"
             raise ConfigError(f"{flag} {path}: is {what} ({companion}); writing it would destroy the stored runs",
                               hint="give another output path")
+
+
+def write_output(path: str | os.PathLike[str], text: str, flag: str) -> None:
+    """Write `text` to the file `path` whole or not at all: a regular file (or a new one) is written to a private
+    temporary file beside it and renamed into place, so a full disk leaves the old file (or none), never half of
+    the new one. A device or FIFO (/dev/stdout) is written directly, without blocking on a FIFO that nobody
+    reads. Every failure is one ConfigError line naming the flag and the path."""
+    p = Path(os.path.realpath(Path(path).expanduser()))  # through a link, as open() would write
+    try:
+        st = os.stat(p)
+    except FileNotFoundError:
+        st = None
+    except OSError as e:
+        raise ConfigError(f"{flag} {path}: cannot write it ({e.strerror or e})", hint="give another path") from None
+    data = text.encode("utf-8")
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        if stat.S_ISDIR(st.st_mode):
+            raise ConfigError(f"{flag} {path}: is a folder", hint="give a file path")
+        try:
+            fd = os.open(p, os.O_WRONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+            try:
+                view = memoryview(data)
+                while view:
+                    n = os.write(fd, view)
+                    view = view[n:]
+            finally:
+                os.close(fd)
+        except OSError as e:
+            raise ConfigError(f"{flag} {path}: cannot write it ({e.strerror or e})",
+                              hint="give a file path with room to write") from None
+        return
+    tmp = p.with_name(f".{p.name}.{os.getpid()}.tmp")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+                f.flush()
+                os.fsync(f.fileno())
+            if st is not None:
+                os.chmod(tmp, stat.S_IMODE(st.st_mode))
+            else:
+                umask = os.umask(0)
+                os.umask(umask)
+                os.chmod(tmp, 0o666 & ~umask)
+            os.replace(tmp, p)
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise
+    except OSError as e:
+        raise ConfigError(f"{flag} {path}: cannot write it ({e.strerror or e}); nothing was written",
+                          hint="free some space or give another path") from None

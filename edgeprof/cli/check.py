@@ -19,6 +19,7 @@ from ..compare import (
 )
 from ..errors import ConfigError
 from ..lab.history import run_check
+from ..outputs import refuse_db_path, write_output
 from ..regress import parse_budget, summarize
 from ..report.junit import junit_xml
 from .common import add_db_args, check_writable, open_store
@@ -68,6 +69,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.junit:
         check_writable(args.junit, "--junit")  # found now, not after reading every result
+        refuse_db_path(args.junit, args.db, "--junit")
     metrics = args.metric or list(CHECKED_METRICS)
     for m in metrics:
         if m not in METRIC_BY_NAME:
@@ -96,6 +98,8 @@ def run(args: argparse.Namespace) -> int:
                        min_effect=default_effect, min_effects=per_metric, alpha=args.alpha, persist=args.persist,
                        extra_budgets=args.budget, failed_cells_fail=not args.allow_failed)
     findings = report.findings
+    for message in store.skipped:  # rows left out by the store (unreadable result JSON)
+        err.print(f"[yellow]warning[/yellow] skipped: {shown(message)}")
     s = summarize(findings)
     err.print(f"checked {shown(report.scope)} against: {shown(report.baseline)}")
     for note in report.notes:
@@ -119,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
     err.print(f"{verdict}: {s['tests']} checks, {s['failed']} failed, {s['error']} errors, {s['skipped']} skipped, "
               f"{s['warnings']} warnings")
     if args.junit:
-        with open(args.junit, "w", encoding="utf-8") as fh:
-            fh.write(junit_xml(findings, properties={"scope": report.scope, "baseline": report.baseline}))
+        write_output(args.junit, junit_xml(findings, properties={"scope": report.scope, "baseline": report.baseline}),
+                     "--junit")
         err.print(f"JUnit XML written to {args.junit}")
     return 1 if bad else 0

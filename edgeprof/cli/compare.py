@@ -22,7 +22,7 @@ from ..errors import ConfigError
 from ..lab import ledger
 from ..lab.history import match_by_config, previous_result, results_for
 from ..records import Result
-from ..store import config_key
+from ..store import MAX_ID_CHARS, config_key
 from .common import add_db_args, open_store
 from .ui import err, out, shown, visible
 
@@ -59,6 +59,10 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(f"--min-effect {metric}=...: compare takes one minimum effect for every metric",
                           hint="give a fraction such as 0.05 (per-metric effects are for `edgeprof check`)")
     check_alpha(args.alpha)
+    for ref in args.refs:
+        if not ref or len(ref) > MAX_ID_CHARS:
+            raise ConfigError(f"compare: a ref of {len(ref)} characters ({visible(ref[:20])!r}…); run and sweep ids "
+                              f"have 1 to {MAX_ID_CHARS}", hint="edgeprof results list and edgeprof sweep --list show them")
     store = open_store(args.db)
     if len(args.refs) > 2:
         raise ConfigError("compare takes two refs (A B), or one with --baseline last")
@@ -82,6 +86,8 @@ def run(args: argparse.Namespace) -> int:
         _, base = results_for(store, args.refs[0])
         _, new = results_for(store, args.refs[1])
         title = f"{args.refs[0]} → {args.refs[1]}"
+    for message in store.skipped:  # rows left out by the store (unreadable result JSON)
+        err.print(f"[yellow]warning[/yellow] skipped: {shown(message)}")
     if len(base) == 1 and len(new) == 1:
         return _pair(base[0], new[0], title, args)
     return _sweeps(base, new, title, args)

@@ -149,3 +149,79 @@ def test_escape_sequences_in_names_are_shown_never_sent(tmp_path: Path, capsys: 
         assert code == 0, err
         assert "\x1b" not in out + err and "\u202e" not in out + err and "\x07" not in out + err, (argv, out, err)
     assert "\\x1b]0;owned\\x07" in md.read_text() and "\x1b" not in md.read_text()
+
+
+# -- the results database ------------------------------------------------------------------------------------
+
+
+def saved(tmp_path: Path, n: int = 2) -> tuple[str, list[str]]:
+    import dataclasses
+
+    import report_samples
+
+    db = str(tmp_path / "db.sqlite")
+    store = Store(db)
+    ids = []
+    for i, model in enumerate(["mobilenet_v2", "ds_cnn"][:n]):
+        r = dataclasses.replace(report_samples.make_result("x86-t4", model), run_id=f"20261120-02000{i}-00000{i}")
+        store.save(r)
+        ids.append(r.run_id)
+    store.engine.dispose()
+    return db, ids
+
+
+@pytest.mark.parametrize("value", ["abc", "", "4.5", "-1", "99999999999999999999", "٣"])
+def test_a_corrupt_meta_schema_version_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                   value: str) -> None:
+    import sqlite3
+
+    db, _ = saved(tmp_path, 1)
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (value,))
+    code = main(["results", "list", "--db", db])
+    err = one_line(capsys)
+    assert code == 2 and "corrupt schema version" in err and db in err, err
+
+
+@pytest.mark.parametrize("text", ["{not json", "[1, 2]", "null", '{"run_id": 3}', "\"x\""])
+def test_a_corrupt_row_is_one_line_and_the_other_rows_still_show(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                                 text: str) -> None:
+    import sqlite3
+
+    db, (bad, good) = saved(tmp_path)
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE runs SET result_json = ? WHERE run_id = ?", (text, bad))
+    assert main(["results", "show", bad, "--db", db]) == 2
+    err = one_line(capsys)
+    assert bad in err and "cannot be read" in err, err
+    assert main(["results", "list", "--db", db]) == 0
+    listed = capsys.readouterr().out
+    assert bad in listed and good in listed
+    out = tmp_path / "r.md"
+    assert main(["report", "--db", db, "--model", "x", "--out", str(out)]) == 2  # no match: still one line
+    capsys.readouterr()
+    assert main(["report", "--db", db, "--device", "x86-t4", "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "skipped" in err and bad in err and "Traceback" not in err, err
+    assert main(["results", "show", good, "--db", db]) == 0
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["results", "show", "x" * 60_000], "60000 characters"),
+    (["results", "show", ""], "0 characters"),
+    (["results", "list", "--model", "m" * 60_000], "model filter of 60000 characters"),
+    (["results", "list", "--device", "d" * 60_000], "device filter of 60000 characters"),
+    (["results", "list", "--limit", str(10**21)], "out of range"),
+    (["results", "list", "--limit", "-5"], "out of range"),
+    (["compare", "x" * 60_000, "y"], "60000 characters"),
+    (["report", "--model", "m" * 60_000, "--out", "{tmp}/r.html"], "model filter of 60000"),
+    (["results", "list", "--db", "sqlite://"], "in-memory"),
+    (["results", "list", "--db", "sqlite:///:memory:"], "in-memory"),
+])
+def test_results_queries_out_of_bounds_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                    argv: list[str], message: str) -> None:
+    db, _ = saved(tmp_path, 1)
+    argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
+    code = main(argv if "--db" in argv else [*argv, "--db", db])
+    err = one_line(capsys)
+    assert code == 2 and message in err, err
