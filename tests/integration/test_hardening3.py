@@ -225,3 +225,134 @@ def test_results_queries_out_of_bounds_are_one_line(tmp_path: Path, capsys: pyte
     code = main(argv if "--db" in argv else [*argv, "--db", db])
     err = one_line(capsys)
     assert code == 2 and message in err, err
+
+
+# -- results import validates like a fresh result ---------------------------------------------------------------
+
+
+def result_file(tmp_path: Path, **changes: object) -> Path:
+    import json
+
+    import report_samples
+
+    data = json.loads(report_samples.make_result("x86-t4", "mobilenet_v2").to_json())
+    for dotted, value in changes.items():
+        node = data
+        *head, last = dotted.split("__")
+        for k in head:
+            node = node[k]
+        node[last] = value
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+@pytest.mark.parametrize("changes,field", [
+    ({"run_id": "../../x"}, "run_id"),
+    ({"run_id": ""}, "run_id"),
+    ({"run_id": "r" * 100_000}, "run_id"),
+    ({"run_id": "a/b"}, "run_id"),
+    ({"run_id": "a\x1b[31m"}, "run_id"),
+    ({"status": "bogus"}, "status"),
+    ({"latency_ms__p50": -1.0}, "latency_ms.p50"),
+    ({"latency_ms__p99": -0.001}, "latency_ms.p99"),
+    ({"samples_ms": [1.0, -2.0]}, "samples_ms[1]"),
+    ({"throughput_ips": -5}, "throughput_ips"),
+    ({"batch": 0}, "batch"),
+    ({"model": "m" * 300}, "model"),
+    ({"device": ""}, "device"),
+])
+def test_results_import_refuses_what_edgeprof_would_never_store(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                                 changes: dict[str, object], field: str) -> None:
+    path = result_file(tmp_path, **changes)
+    db = str(tmp_path / "db.sqlite")
+    code = main(["results", "import", str(path), "--db", db])
+    err = one_line(capsys)
+    assert code == 2 and f"field {field}:" in err and str(path) in err, err
+    assert Store(db).count() == 0
+    assert main(["report", "--db", db, "--out", str(tmp_path / "r.html")]) == 2  # nothing stored: one line
+    one_line(capsys)
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize("kind", ["fifo", "dev", "huge", "dir"])
+def test_results_import_of_a_fifo_a_device_or_a_huge_file_is_refused_at_once(tmp_path: Path,
+                                                                              capsys: pytest.CaptureFixture[str],
+                                                                              kind: str) -> None:
+    path = tmp_path / "r.json"
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "dev":
+        path = Path("/dev/zero")
+    elif kind == "huge":
+        with open(path, "wb") as f:
+            f.truncate(600 << 20)  # sparse
+    else:
+        path.mkdir()
+    code = main(["results", "import", str(path), "--db", str(tmp_path / "db.sqlite")])
+    err = one_line(capsys)
+    assert code == 2 and str(path) in err, err
+
+
+def test_a_recovery_file_never_escapes_its_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import dataclasses
+
+    import report_samples
+
+    from edgeprof import store as store_mod
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    r = dataclasses.replace(report_samples.make_result("x86-t4", "mobilenet_v2"), run_id="../../escaped")
+    path = store_mod.write_recovery(r, "somewhere")
+    assert path.parent == store_mod.recovery_dir() and path.name.startswith("run-")
+    assert not list(tmp_path.glob("escaped*")) and not (tmp_path / "data" / "escaped.json").exists()
+
+
+# -- nothing overwrites the results ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("suffix", ["", "-journal", "-wal", "-shm"])
+@pytest.mark.parametrize("command", [["report", "--out"], ["check", "--junit"]])
+def test_an_output_path_that_is_the_database_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                        monkeypatch: pytest.MonkeyPatch, suffix: str,
+                                                        command: list[str]) -> None:
+    db, _ = saved(tmp_path, 1)
+    before = Path(db).read_bytes()
+    monkeypatch.chdir(tmp_path)
+    target = Path(db + suffix).name
+    code = main([*command, target, "--db", "db.sqlite"])
+    err = one_line(capsys)
+    assert code == 2 and "results database" in err and "destroy" in err, err
+    assert Path(db).read_bytes() == before
+    link = tmp_path / "link.html"
+    link.symlink_to(db)
+    monkeypatch.setenv("EDGEPROF_DB", db)
+    assert main([*command, str(link)]) == 2  # through a link, and the database from $EDGEPROF_DB
+    one_line(capsys)
+    assert Path(db).read_bytes() == before
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize("command", [["report", "--out"], ["check", "--junit"]])
+def test_a_full_disk_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str], command: list[str]) -> None:
+    db, _ = saved(tmp_path, 1)
+    ledger.create_sweep(Store(db), "sw-20260101-000000-0000", "nightly", None, {}, [])
+    code = main([*command, "/dev/full", "--db", db, *(["--allow-empty"] if command[0] == "check" else ["--device", "x86-t4"])])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and "Traceback" not in "\n".join(err) and "/dev/full" in err[-1] and "No space" in err[-1], err
+
+
+def test_a_failed_write_leaves_the_old_file_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from edgeprof import outputs
+    from edgeprof.errors import ConfigError
+
+    target = tmp_path / "report.html"
+    target.write_text("old")
+
+    def full(fd: int) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(outputs.os, "fsync", full)
+    with pytest.raises(ConfigError, match="No space left"):
+        outputs.write_output(target, "new" * 1000, "--out")
+    assert target.read_text() == "old" and [p.name for p in tmp_path.iterdir()] == ["report.html"]
