@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from .errors import ConfigError
 from .records import Result
 from .vocab import (  # noqa: F401  (re-exported: callers import them from here too)
     CHECKED_METRICS,
@@ -37,6 +38,49 @@ from .vocab import (  # noqa: F401  (re-exported: callers import them from here 
 
 # a load scenario's metrics outside the "scenario" group (compare shows them when both runs have them)
 SCENARIO_ENERGY = ("j_per_frame", "j_above_idle_per_frame", "sustained_qps", "samples_per_s", "battery_hours")
+
+# -- bounds of the statistics options: one set for check, compare and sweep-file budgets -------------------------
+
+ALPHA_RANGE = (0.0, 1.0)  # exclusive at both ends: p < alpha must be possible and not certain
+MIN_EFFECT_RANGE = (0.0, 10.0)  # [0, 10): a fraction of the baseline (10 = 1000 %)
+PERSIST_RANGE = (1, 1000)  # results a step must hold (inclusive)
+HISTORY_RANGE = (3, 10_000)  # results a step detection looks back over (inclusive)
+
+
+def check_alpha(value: float, flag: str = "--alpha") -> float:
+    """A p-value threshold strictly between 0 and 1 (NaN and inf refused), else one ConfigError line."""
+    lo, hi = ALPHA_RANGE
+    if not (math.isfinite(value) and lo < value < hi):
+        raise ConfigError(f"{flag} {value!r}: a p-value threshold is between {lo:g} and {hi:g}, exclusive",
+                          hint=f"e.g. {DEFAULT_ALPHA}")
+    return value
+
+
+def check_count(value: int, flag: str, bounds: tuple[int, int]) -> int:
+    """An integer option within `bounds` (inclusive), else one ConfigError line."""
+    lo, hi = bounds
+    if not lo <= value <= hi:
+        raise ConfigError(f"{flag} {value}: out of range ({lo}..{hi})")
+    return value
+
+
+def parse_min_effect(text: str, flag: str = "--min-effect") -> tuple[str | None, float]:
+    """`0.1`, `10%` or `p99_ms=0.2` → (metric or None, fraction in MIN_EFFECT_RANGE), else one ConfigError."""
+    name, sep, value = str(text).rpartition("=")
+    v = value.strip()
+    try:
+        f = float(v[:-1]) / 100 if v.endswith("%") else float(v)
+    except ValueError:
+        raise ConfigError(f"{flag} {text!r}: expected a fraction (0.05), a percentage (5%) or "
+                          "METRIC=FRACTION") from None
+    lo, hi = MIN_EFFECT_RANGE
+    if not (math.isfinite(f) and lo <= f < hi):
+        raise ConfigError(f"{flag} {text!r}: out of range (a fraction from {lo:g} up to {hi:g})")
+    if sep and name not in METRIC_BY_NAME:
+        raise ConfigError(f"{flag} {text!r}: unknown metric {name!r}",
+                          hint="metrics: " + ", ".join(sorted(METRIC_BY_NAME)))
+    return (name if sep else None), f
+
 
 def metric_values(r: Result) -> dict[str, float | None]:
     """Every metric of METRIC_BY_NAME that the result has (None where it was not measured)."""

@@ -67,6 +67,8 @@ def parse_budget(text: str) -> Budget:
     if not m:
         raise ValueError(f"budget {text!r} is not METRIC OP NUMBER (e.g. 'p99_ms < 50'; OP is <, <=, > or >=)")
     metric, op, value = m.group(1), m.group(2), float(m.group(3))
+    if not math.isfinite(value):
+        raise ValueError(f"budget {text!r}: the bound is not a finite number")
     if metric not in METRIC_BY_NAME:
         raise ValueError(f"budget {text!r}: unknown metric {metric!r} (known: {', '.join(sorted(METRIC_BY_NAME))})")
     return Budget(metric, op, value)

@@ -18,17 +18,22 @@ Database schema history: 1 — runs, device_facts, meta.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import math
 import os
+import re
+import stat
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
 
-from .errors import StoreError
+from .errors import StoreError, UserError
 from .fsmode import make_private_dir, private_mode
+from .outputs import visible
 from .records import Result, dumps_json, utc_now
 
 # 3: config_key is the model's content hash + the shapes fed (rows re-keyed on open)
@@ -126,11 +131,25 @@ def write_recovery(result: Result, target: str | None = None) -> Path:
     recovery_key) is written beside it, so the next successful save to that database imports it by itself."""
     folder = recovery_dir()
     make_private_dir(folder)
-    path = folder / f"{result.run_id}.json"
+    stem = safe_stem(result.run_id)
+    path = folder / f"{stem}.json"
     _write_private(path, result.to_json(indent=2) + "\n")
     if target is not None:
-        _write_private(folder / f"{result.run_id}{RECOVERY_TARGET_SUFFIX}", json.dumps({"db": target}) + "\n")
+        _write_private(folder / f"{stem}{RECOVERY_TARGET_SUFFIX}", json.dumps({"db": target}) + "\n")
     return path
+
+
+# a run id as edgeprof makes them (records.new_run_id: 20261201-051200-ab12cd), or any name like a device's:
+# letters, digits, . _ -, at most 64, starting with a letter or digit. Only such an id ever becomes a file name.
+RUN_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+
+
+def safe_stem(run_id: str) -> str:
+    """A file name stem for `run_id` that stays in its folder: the id itself when it is one edgeprof could have
+    made (RUN_ID_RE), else `run-<sha256 of it>` (an imported `../../x` never names a path)."""
+    if RUN_ID_RE.match(run_id) and ".." not in run_id:
+        return run_id
+    return "run-" + hashlib.sha256(run_id.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
 def _sqlite_path(url: str) -> Path | None:
@@ -138,9 +157,21 @@ def _sqlite_path(url: str) -> Path | None:
         u = sa.engine.make_url(url)
     except sa.exc.ArgumentError:
         return None
-    if u.get_backend_name() != "sqlite" or not u.database or u.database == ":memory:":
+    if u.get_backend_name() != "sqlite" or not u.database or ":memory:" in u.database or u.query.get("mode") == "memory":
         return None
     return Path(u.database)
+
+
+def _in_memory(url: str) -> bool:
+    """A SQLite URL of no file: `sqlite://`, `sqlite:///:memory:`, `file::memory:` or `mode=memory`."""
+    try:
+        u = sa.engine.make_url(url)
+    except sa.exc.ArgumentError:
+        return False
+    if u.get_backend_name() != "sqlite":
+        return False
+    db = u.database or ""
+    return not db or ":memory:" in db or "mode=memory" in db or u.query.get("mode") == "memory"
 
 
 def _locked(e: sa.exc.DBAPIError) -> bool:
@@ -193,7 +224,12 @@ class Store:
         busy_timeout_s = BUSY_TIMEOUT_S if busy_timeout_s is None else busy_timeout_s
         self.save_retries = SAVE_RETRIES if save_retries is None else save_retries
         self.save_backoff_s = SAVE_BACKOFF_S if save_backoff_s is None else save_backoff_s
+        self.skipped: list[str] = []  # rows get_many / iter_results left out (CorruptRowError messages)
         self.path = _sqlite_path(self.url)
+        if self.path is None and _in_memory(self.url):
+            raise StoreError(f"--db {url or self.url}: an in-memory SQLite database is gone when edgeprof exits, "
+                             "and every run stored in it with it",
+                             hint="give a file path (e.g. --db results.sqlite) or a PostgreSQL URL")
         try:
             connect_args = {"timeout": busy_timeout_s} if self.path is not None else {}
             if self.path is not None and not self.path.exists():
@@ -205,18 +241,19 @@ class Store:
                 self._refuse_foreign(conn)
                 metadata.create_all(conn)
                 row = conn.execute(sa.select(meta.c.value).where(meta.c.key == "schema_version")).first()
-                if row is None:
+                version = None if row is None else self._schema_version(row[0])
+                if version is None:
                     conn.execute(meta.insert().values(key="schema_version", value=str(DB_SCHEMA_VERSION)))
-                elif int(row[0]) < DB_SCHEMA_VERSION:  # older: create_all above added the new tables
+                elif version < DB_SCHEMA_VERSION:  # older: create_all above added the new tables
                     if "top1" not in {c["name"] for c in sa.inspect(conn).get_columns("runs")}:
                         conn.execute(sa.text("ALTER TABLE runs ADD COLUMN top1 FLOAT"))
-                    if int(row[0]) < 3:
+                    if version < 3:
                         _rekey(conn)
                     conn.execute(meta.update().where(meta.c.key == "schema_version")
                                  .values(value=str(DB_SCHEMA_VERSION)))
-                elif int(row[0]) > DB_SCHEMA_VERSION:
+                elif version > DB_SCHEMA_VERSION:
                     raise StoreError(
-                        f"results database {self.display_url} has schema version {row[0]}, newer than this "
+                        f"results database {self.display_url} has schema version {version}, newer than this "
                         f"edgeprof understands ({DB_SCHEMA_VERSION})",
                         hint="upgrade edgeprof, or point --db at another database",
                     )
@@ -241,6 +278,15 @@ class Store:
         except ModuleNotFoundError as e:
             raise StoreError(f"database driver missing for {self.display_url}: {e}",
                              hint="pip install 'edgeprof[postgres]' for PostgreSQL") from None
+
+    def _schema_version(self, value: object) -> int:
+        """The `meta` table's schema version as a whole number from 1, else one line naming the database."""
+        text = str(value).strip()
+        if not (text.isascii() and text.isdigit()) or len(text) > 6 or int(text) < 1:
+            raise StoreError(f"results database {self.path or self.display_url} has a corrupt schema version "
+                             f"{visible(text[:40])!r} in its meta table (a whole number such as {DB_SCHEMA_VERSION})",
+                             hint="restore the database from a backup, or pass --db with another path")
+        return int(text)
 
     def _refuse_foreign(self, conn: sa.Connection) -> None:
         """A database with tables but no edgeprof `meta` schema version belongs to another program: refused, so
@@ -374,22 +420,18 @@ class Store:
         self.save(result, sweep_id=sweep.sweep_id, also=update, recover=False)
 
     def import_file(self, path: str | Path) -> Result:
-        """Store a Result JSON file (a recovery file, or a --json output)."""
-        try:
-            data = json.loads(Path(path).read_text())
-        except OSError as e:
-            raise StoreError(f"cannot read {path}: {e.strerror}", hint="give the path of a result JSON file") \
-                from None
-        except ValueError as e:
-            raise StoreError(f"{path} is not JSON: {e}", hint="give the path of a result JSON file") from None
+        """Store a Result JSON file (a recovery file, or a --json output), checked like a fresh result
+        (`validate_result`): a regular file of at most MAX_IMPORT_BYTES (no FIFO, no device), one JSON object."""
+        data = json.loads(_read_import(path))
         if not isinstance(data, dict) or "run_id" not in data:
             raise StoreError(f"{path} is not an edgeprof result (no run_id)",
                              hint="give a file written by edgeprof (recovered/<run_id>.json or --json)")
         try:
             result = Result.from_dict(data)
-        except (KeyError, TypeError, ValueError) as e:
-            raise StoreError(f"{path} is not a readable edgeprof result: {e}",
+        except (KeyError, TypeError, ValueError, AttributeError) as e:
+            raise StoreError(f"{path} is not a readable edgeprof result: {visible(str(e))[:200]}",
                              hint="give a file written by edgeprof (recovered/<run_id>.json or --json)") from None
+        validate_result(result, str(path))
         sweep = getattr(result, "sweep", None)
         try:  # a file imported by hand: the other recovery files wait for the next save
             self.save(result, sweep_id=getattr(sweep, "sweep_id", None), recover=False)
@@ -398,23 +440,74 @@ class Store:
                              hint=f"nothing to do: edgeprof results show {result.run_id}") from None
         return result
 
+    def _load(self, run_id: str, text: object) -> Result:
+        """A stored row's Result, or one CorruptRowError naming the row (its JSON is not JSON, not an object, or
+        not a result)."""
+        try:
+            data = json.loads(text) if isinstance(text, (str, bytes)) else None
+            if not isinstance(data, dict):
+                raise ValueError(f"the stored JSON is {'not JSON' if data is None else type(data).__name__}, "
+                                 "not an object")
+            return Result.from_dict(data)
+        except Exception as e:  # noqa: BLE001 - any defect of a row written by something else
+            text = e.message if isinstance(e, UserError) else str(e)  # a UserError: its line without the hint
+            why = visible(" ".join(str(text).split()))[:160] or type(e).__name__
+            raise CorruptRowError(f"results database {self.path or self.display_url}: run {visible(run_id)[:80]!r}"
+                                  f" cannot be read ({why})", run_id=run_id,
+                                  hint="restore it from a backup or delete the row; the other runs still show") \
+                from None
+
+    def get_many(self, run_ids: Iterable[str], warn: Callable[[str], None] | None = None) -> list[Result]:
+        """The results of `run_ids` in order, skipping (with `warn(message)`) rows that cannot be read, so one
+        corrupt row does not hide the others (report, compare, check)."""
+        out = []
+        for rid in run_ids:
+            try:
+                out.append(self.get(rid))
+            except CorruptRowError as e:
+                self.skipped.append(e.message)
+                if warn is not None:
+                    warn(e.message)
+        return out
+
     def get(self, run_id: str) -> Result:
-        with self.engine.connect() as conn:
-            rows = conn.execute(
-                sa.select(runs.c.run_id, runs.c.result_json).where(runs.c.run_id.like(_escape_like(run_id) + "%",
-                                                                                      escape="\\")).limit(3)
-            ).all()
+        if len(run_id) > MAX_ID_CHARS or not run_id:
+            raise StoreError(f"no run {visible(run_id[:40])!r}{'…' if len(run_id) > 40 else ''} "
+                             f"({len(run_id)} characters) in {self.display_url}",
+                             hint=f"run ids have 1 to {MAX_ID_CHARS} characters; edgeprof results list shows them")
+        try:
+            with self.engine.connect() as conn:
+                rows = conn.execute(
+                    sa.select(runs.c.run_id, runs.c.result_json).where(
+                        runs.c.run_id.like(_escape_like(run_id) + "%", escape="\\")).limit(3)
+                ).all()
+        except sa.exc.DBAPIError as e:
+            raise StoreError(f"cannot read results database {self.path or self.display_url}: "
+                             f"{visible(str(e.orig))[:200]}") from None
         if not rows:
-            raise StoreError(f"no run {run_id!r} in {self.display_url}", hint="edgeprof results list shows run ids")
+            raise StoreError(f"no run {visible(run_id)!r} in {self.display_url}",
+                             hint="edgeprof results list shows run ids")
         exact = [r for r in rows if r[0] == run_id]
         if len(rows) > 1 and not exact:
-            raise StoreError(f"run id prefix {run_id!r} is ambiguous ({', '.join(r[0] for r in rows)}, …)",
+            raise StoreError(f"run id prefix {visible(run_id)!r} is ambiguous "
+                             f"({', '.join(visible(str(r[0]))[:80] for r in rows)}, …)",
                              hint="give more characters of the run id")
-        return Result.from_dict(json.loads((exact or rows)[0][1]))
+        row = (exact or rows)[0]
+        return self._load(str(row[0]), row[1])
 
     def list(self, *, device: str | None = None, model: str | None = None, status: str | None = None,
              sweep_id: str | None = None, config: str | None = None, limit: int | None = 50) -> list[dict[str, Any]]:
-        """Stored runs, newest first. `model` matches the model string as typed, its base name or a substring."""
+        """Stored runs, newest first. `model` matches the model string as typed, its base name or a substring.
+        A filter longer than its column (which no stored value can match) or a limit beyond MAX_LIST_LIMIT is one
+        StoreError line."""
+        for what, val, col in (("device", device, runs.c.device), ("model", model, runs.c.model),
+                               ("status", status, runs.c.status), ("sweep id", sweep_id, runs.c.sweep_id),
+                               ("configuration", config, runs.c.config_key)):
+            if val is not None and len(val) > _length(col):
+                raise StoreError(f"{what} filter of {len(val)} characters: no stored {what} is longer than "
+                                 f"{_length(col)}", hint=f"give a {what} as `edgeprof results list` shows it")
+        if limit is not None and not 0 <= limit <= MAX_LIST_LIMIT:
+            raise StoreError(f"limit {limit}: out of range (0..{MAX_LIST_LIMIT}; 0 lists all)")
         q = sa.select(runs.c.run_id, runs.c.created_at, runs.c.status, runs.c.device, runs.c.model,
                       runs.c.runtime, runs.c.precision, runs.c.batch, runs.c.threads, runs.c.p50_ms,
                       runs.c.p99_ms, runs.c.throughput_ips, runs.c.mean_w, runs.c.top1, runs.c.sweep_id,
@@ -429,12 +522,17 @@ class Store:
         q = q.order_by(runs.c.created_at.desc(), runs.c.run_id.desc())
         if limit:
             q = q.limit(limit)
-        with self.engine.connect() as conn:
-            return [dict(r._mapping) for r in conn.execute(q)]
+        try:
+            with self.engine.connect() as conn:
+                return [dict(r._mapping) for r in conn.execute(q)]
+        except sa.exc.DBAPIError as e:
+            raise StoreError(f"cannot read results database {self.path or self.display_url}: "
+                             f"{visible(str(e.orig))[:200]}") from None
 
     def iter_results(self, **filters: Any) -> Iterator[Result]:
+        """The results of `list(**filters)`, skipping rows that cannot be read (their messages in `skipped`)."""
         for row in self.list(**filters):
-            yield self.get(row["run_id"])
+            yield from self.get_many([row["run_id"]])
 
     def count(self) -> int:
         with self.engine.connect() as conn:
@@ -458,3 +556,101 @@ class Store:
 
 def _escape_like(s: str) -> str:
     return s.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+MAX_ID_CHARS = 64  # runs.run_id, sweeps.sweep_id
+MAX_LIST_LIMIT = 10**9
+MAX_IMPORT_BYTES = 512 << 20  # a result JSON with its raw samples is far smaller
+STATUSES = ("ok", "failed", "skipped")
+
+
+def _length(col: sa.Column[Any]) -> int:
+    return int(getattr(col.type, "length", None) or MAX_ID_CHARS)
+
+
+class CorruptRowError(StoreError):
+    """A stored row whose result JSON cannot be read; names the run. `run_id`: that row's id."""
+
+    def __init__(self, message: str, *, run_id: str, hint: str | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.run_id = run_id
+
+
+def _read_import(path: str | Path) -> str:
+    """The text of a result file to import: a regular file (checked before and after a non-blocking open, so a
+    FIFO or /dev/zero is refused at once) of at most MAX_IMPORT_BYTES, UTF-8, JSON."""
+    hint = "give the path of a result JSON file"
+    try:
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode):
+            raise StoreError(f"cannot import {path}: not a regular file", hint=hint)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+        with os.fdopen(fd, "rb") as f:
+            st = os.fstat(f.fileno())
+            if not stat.S_ISREG(st.st_mode):
+                raise StoreError(f"cannot import {path}: not a regular file", hint=hint)
+            if st.st_size > MAX_IMPORT_BYTES:
+                raise StoreError(f"cannot import {path}: {st.st_size} bytes, more than a result file can be "
+                                 f"({MAX_IMPORT_BYTES >> 20} MiB)", hint=hint)
+            raw = f.read(MAX_IMPORT_BYTES + 1)
+    except OSError as e:
+        raise StoreError(f"cannot read {path}: {e.strerror or e}", hint=hint) from None
+    if len(raw) > MAX_IMPORT_BYTES:
+        raise StoreError(f"cannot import {path}: more than {MAX_IMPORT_BYTES >> 20} MiB", hint=hint)
+    try:
+        text = raw.decode("utf-8")
+        json.loads(text)
+    except (UnicodeDecodeError, ValueError, RecursionError) as e:
+        raise StoreError(f"{path} is not JSON: {visible(str(e))[:160]}", hint=hint) from None
+    return text
+
+
+def validate_result(r: Result, where: str) -> None:
+    """A Result from outside (an imported file) checked as edgeprof would have made it: a run id like a device
+    name (RUN_ID_RE), a known status, names within their columns, a batch from 1, and no negative, NaN or
+    infinite latency, sample, throughput or memory. One StoreError line naming `where` and the field."""
+    def bad(field: str, why: str) -> StoreError:
+        return StoreError(f"{where}: field {field}: {why}",
+                          hint="import files written by edgeprof (recovered/<run_id>.json or deploy --json)")
+
+    if not isinstance(r.run_id, str) or not RUN_ID_RE.match(r.run_id) or ".." in r.run_id:
+        shown_id = visible(str(r.run_id))
+        raise bad("run_id", f"{shown_id[:40]!r}{'…' if len(shown_id) > 40 else ''} ({len(str(r.run_id))} "
+                  "characters) is not a run id: 1 to 64 letters, digits, '.', '_' or '-', starting with a letter "
+                  "or digit")
+    if r.status not in STATUSES:
+        raise bad("status", f"{visible(str(r.status))[:40]!r} is not one of {', '.join(STATUSES)}")
+    for field, col in (("device", runs.c.device), ("model", runs.c.model), ("runtime", runs.c.runtime),
+                       ("precision", runs.c.precision), ("created_at", runs.c.created_at)):
+        value = getattr(r, field)
+        if not isinstance(value, str) or not value or len(value) > _length(col):
+            raise bad(field, f"must be text of 1 to {_length(col)} characters "
+                      f"(got {len(value) if isinstance(value, str) else type(value).__name__})")
+    sweep = r.sweep
+    if sweep is not None and (not isinstance(sweep.sweep_id, str) or len(sweep.sweep_id) > MAX_ID_CHARS):
+        raise bad("sweep.sweep_id", f"must be text of at most {MAX_ID_CHARS} characters")
+    if isinstance(r.batch, bool) or not isinstance(r.batch, int) or not 1 <= r.batch <= 2**31 - 1:
+        raise bad("batch", f"{r.batch!r} is not a batch size (1 or more)")
+    if r.threads is not None and (isinstance(r.threads, bool) or not isinstance(r.threads, int)
+                                  or not 0 <= r.threads <= 2**31 - 1):
+        raise bad("threads", f"{r.threads!r} is not a thread count")
+
+    def number(field: str, v: object) -> None:
+        if v is None:
+            return
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
+            raise bad(field, f"{v!r} is not a finite number from 0")
+
+    lat = r.latency_ms
+    if lat is not None:
+        for name in ("p50", "p90", "p95", "p97", "p99", "p999", "min", "max", "mean", "std"):
+            number(f"latency_ms.{name}", getattr(lat, name, None))
+    number("throughput_ips", r.throughput_ips)
+    if r.memory_mb is not None:
+        for name in ("rss_before_load", "rss_after_load", "peak_rss"):
+            number(f"memory_mb.{name}", getattr(r.memory_mb, name, None))
+    samples = r.samples_ms or []
+    if not isinstance(samples, list):
+        raise bad("samples_ms", "is not a list of numbers")
+    for i, v in enumerate(samples):
+        number(f"samples_ms[{i}]", v)

@@ -6,30 +6,24 @@ import argparse
 
 from rich.table import Table
 
-from ..compare import CHECKED_METRICS, DEFAULT_ALPHA, DEFAULT_MIN_EFFECT, METRIC_BY_NAME
+from ..compare import (
+    CHECKED_METRICS,
+    DEFAULT_ALPHA,
+    DEFAULT_MIN_EFFECT,
+    HISTORY_RANGE,
+    METRIC_BY_NAME,
+    PERSIST_RANGE,
+    check_alpha,
+    check_count,
+    parse_min_effect,
+)
 from ..errors import ConfigError
 from ..lab.history import run_check
+from ..outputs import refuse_db_path, write_output
 from ..regress import parse_budget, summarize
 from ..report.junit import junit_xml
 from .common import add_db_args, check_writable, open_store
-from .ui import err, out
-
-
-def _min_effect(text: str) -> tuple[str | None, float]:
-    """`0.1`, `10%` or `p99_ms=0.2`."""
-    name, sep, value = text.rpartition("=")
-    v = value.strip()
-    try:
-        f = float(v[:-1]) / 100 if v.endswith("%") else float(v)
-    except ValueError:
-        raise ConfigError(f"--min-effect {text!r}: expected a fraction (0.05), a percentage (5%) or "
-                          "METRIC=FRACTION") from None
-    if not 0 <= f < 10:
-        raise ConfigError(f"--min-effect {text!r}: out of range")
-    if sep and name not in METRIC_BY_NAME:
-        raise ConfigError(f"--min-effect {text!r}: unknown metric {name!r}",
-                          hint="metrics: " + ", ".join(sorted(METRIC_BY_NAME)))
-    return (name if sep else None), f
+from .ui import err, out, shown
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -66,6 +60,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--allow-failed", action="store_true", help="failed cells are warnings, not errors")
     p.add_argument("--junit", metavar="PATH", help="write JUnit XML to PATH")
     p.add_argument("--all", action="store_true", help="list passing checks too")
+    p.add_argument("--allow-empty", action="store_true",
+                   help="exit 0 when there is nothing to check (default: exit 1, a check of nothing is no pass)")
     add_db_args(p)
     p.set_defaults(func=run)
 
@@ -73,16 +69,21 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.junit:
         check_writable(args.junit, "--junit")  # found now, not after reading every result
+        refuse_db_path(args.junit, args.db, "--junit")
     metrics = args.metric or list(CHECKED_METRICS)
     for m in metrics:
         if m not in METRIC_BY_NAME:
             raise ConfigError(f"--metric {m}: unknown", hint="metrics: " + ", ".join(sorted(METRIC_BY_NAME)))
-    if args.history is not None and args.history < 3:
-        raise ConfigError(f"--history {args.history}: step detection needs at least 3 results")
+    if args.history is not None and args.history < HISTORY_RANGE[0]:
+        raise ConfigError(f"--history {args.history}: step detection needs at least {HISTORY_RANGE[0]} results")
+    if args.history is not None:
+        check_count(args.history, "--history", HISTORY_RANGE)
+    check_count(args.persist, "--persist", PERSIST_RANGE)
+    check_alpha(args.alpha)
     default_effect = DEFAULT_MIN_EFFECT
     per_metric: dict[str, float] = {}
     for text in args.min_effect:
-        name, value = _min_effect(text)
+        name, value = parse_min_effect(text)
         if name is None:
             default_effect = value
         else:
@@ -97,27 +98,32 @@ def run(args: argparse.Namespace) -> int:
                        min_effect=default_effect, min_effects=per_metric, alpha=args.alpha, persist=args.persist,
                        extra_budgets=args.budget, failed_cells_fail=not args.allow_failed)
     findings = report.findings
+    for message in store.skipped:  # rows left out by the store (unreadable result JSON)
+        err.print(f"[yellow]warning[/yellow] skipped: {shown(message)}")
     s = summarize(findings)
-    err.print(f"checked {report.scope} against: {report.baseline}")
+    err.print(f"checked {shown(report.scope)} against: {shown(report.baseline)}")
     for note in report.notes:
-        err.print(f"[yellow]note[/yellow] {note}")
-    shown = [f for f in findings if args.all or f.bad or f.warning]
-    if shown:
+        err.print(f"[yellow]note[/yellow] {shown(note)}")
+    listed = [f for f in findings if args.all or f.bad or f.warning]
+    if listed:
         t = Table(title_justify="left", show_lines=False)
         for col in ("", "check", "result"):
             t.add_column(col, overflow="fold")
         style = {"failed": "[red]FAIL[/red]", "error": "[red]ERROR[/red]", "skipped": "[yellow]skip[/yellow]",
                  "passed": "[green]ok[/green]"}
-        for f in shown:
+        for f in listed:
             mark = "[yellow]warn[/yellow]" if f.outcome == "passed" and f.warning else style[f.outcome]
-            t.add_row(mark, f.name, f.message)
+            t.add_row(mark, shown(f.name), shown(f.message))
         out.print(t)
-    bad = s["failed"] + s["error"]
+    if not s["tests"]:
+        err.print(f"[red]nothing to check[/red]: {shown(report.scope)} has no results, budgets or baseline to check"
+                  + ("" if args.allow_empty else " (exit 1; --allow-empty accepts it)"))
+    bad = s["failed"] + s["error"] + (0 if s["tests"] or args.allow_empty else 1)
     verdict = "[red]FAILED[/red]" if bad else "[green]passed[/green]"
     err.print(f"{verdict}: {s['tests']} checks, {s['failed']} failed, {s['error']} errors, {s['skipped']} skipped, "
               f"{s['warnings']} warnings")
     if args.junit:
-        with open(args.junit, "w", encoding="utf-8") as fh:
-            fh.write(junit_xml(findings, properties={"scope": report.scope, "baseline": report.baseline}))
+        write_output(args.junit, junit_xml(findings, properties={"scope": report.scope, "baseline": report.baseline}),
+                     "--junit")
         err.print(f"JUnit XML written to {args.junit}")
     return 1 if bad else 0

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 
-from rich.markup import escape
 from rich.table import Table
 
 from ..compare import (
@@ -12,18 +11,20 @@ from ..compare import (
     DEFAULT_MIN_EFFECT,
     METRICS,
     cell_label,
+    check_alpha,
     compare_results,
     environment_changes,
     fmt_p,
     identity_differences,
+    parse_min_effect,
 )
 from ..errors import ConfigError
 from ..lab import ledger
 from ..lab.history import match_by_config, previous_result, results_for
 from ..records import Result
-from ..store import config_key
+from ..store import MAX_ID_CHARS, config_key
 from .common import add_db_args, open_store
-from .ui import err, out
+from .ui import err, out, shown, visible
 
 _COLOR = {"regressed": "red", "improved": "green", "unchanged": "white", "n/a": "dim"}
 
@@ -44,14 +45,24 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("refs", nargs="+", metavar="A [B]", help="run or sweep ids (prefixes work; `last` = newest sweep)")
     p.add_argument("--baseline", choices=["last"], help="compare the one ref given with its previous result / sweep")
-    p.add_argument("--min-effect", type=float, default=DEFAULT_MIN_EFFECT, metavar="F",
-                   help=f"smallest relative change that counts (default {DEFAULT_MIN_EFFECT:g})")
+    p.add_argument("--min-effect", default=str(DEFAULT_MIN_EFFECT), metavar="F",
+                   help=f"smallest relative change that counts: a fraction or a percentage such as 5%% "
+                        f"(default {DEFAULT_MIN_EFFECT:g})")
     p.add_argument("--alpha", type=float, default=DEFAULT_ALPHA, help=f"p-value threshold (default {DEFAULT_ALPHA})")
     add_db_args(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    metric, args.min_effect = parse_min_effect(args.min_effect)  # the bounds check uses (compare.py)
+    if metric is not None:
+        raise ConfigError(f"--min-effect {metric}=...: compare takes one minimum effect for every metric",
+                          hint="give a fraction such as 0.05 (per-metric effects are for `edgeprof check`)")
+    check_alpha(args.alpha)
+    for ref in args.refs:
+        if not ref or len(ref) > MAX_ID_CHARS:
+            raise ConfigError(f"compare: a ref of {len(ref)} characters ({visible(ref[:20])!r}…); run and sweep ids "
+                              f"have 1 to {MAX_ID_CHARS}", hint="edgeprof results list and edgeprof sweep --list show them")
     store = open_store(args.db)
     if len(args.refs) > 2:
         raise ConfigError("compare takes two refs (A B), or one with --baseline last")
@@ -75,6 +86,8 @@ def run(args: argparse.Namespace) -> int:
         _, base = results_for(store, args.refs[0])
         _, new = results_for(store, args.refs[1])
         title = f"{args.refs[0]} → {args.refs[1]}"
+    for message in store.skipped:  # rows left out by the store (unreadable result JSON)
+        err.print(f"[yellow]warning[/yellow] skipped: {shown(message)}")
     if len(base) == 1 and len(new) == 1:
         return _pair(base[0], new[0], title, args)
     return _sweeps(base, new, title, args)
@@ -83,8 +96,9 @@ def run(args: argparse.Namespace) -> int:
 def _pair(a: Result, b: Result, title: str, args: argparse.Namespace) -> int:
     if a.status != "ok" or b.status != "ok":
         bad = a if a.status != "ok" else b
-        raise ConfigError(f"run {bad.run_id} is {bad.status} ({bad.reason}): nothing to compare")
-    out.print(f"[bold]{title}[/bold]\n  A: {cell_label(a)}  ({a.created_at})\n  B: {cell_label(b)}  ({b.created_at})")
+        raise ConfigError(f"run {bad.run_id} is {bad.status} ({visible(str(bad.reason))}): nothing to compare")
+    out.print(f"[bold]{shown(title)}[/bold]\n  A: {shown(cell_label(a))}  ({shown(a.created_at)})\n"
+              f"  B: {shown(cell_label(b))}  ({shown(b.created_at)})")
     t = Table(title_justify="left")
     for col in ("metric", "A", "B", "B/A", "change", "p", "verdict"):
         t.add_column(col, justify="left" if col in ("metric", "verdict") else "right")
@@ -97,10 +111,10 @@ def _pair(a: Result, b: Result, title: str, args: argparse.Namespace) -> int:
                   fmt_p(d.p_value), f"[{c}]{d.verdict}[/{c}]")
     out.print(t)
     for k, x, y in environment_changes(a, b):
-        out.print(f"[yellow]environment changed[/yellow] {k}: {x} → {y}")
+        out.print(f"[yellow]environment changed[/yellow] {shown(k)}: {shown(x)} → {shown(y)}")
     if config_key(a) != config_key(b):
         why = "; ".join(identity_differences(a, b))
-        err.print("[yellow]note[/yellow] " + escape(f"A and B are different configurations{': ' + why if why else ''}"))
+        err.print("[yellow]note[/yellow] " + shown(f"A and B are different configurations{': ' + why if why else ''}"))
     return 0
 
 
@@ -108,7 +122,7 @@ def _sweeps(base: list[Result], new: list[Result], title: str, args: argparse.Na
     bmap = match_by_config(base)
     keys = ("p50_ms", "p99_ms", "throughput_ips", "peak_rss_mb", "mj_per_inference")
     metrics = [m for m in METRICS if m.name in keys]
-    t = Table(title=title, title_justify="left")
+    t = Table(title=shown(title), title_justify="left")
     t.add_column("cell")
     for m in metrics:
         t.add_column(f"{m.name}\nB/A", justify="right")
@@ -116,7 +130,8 @@ def _sweeps(base: list[Result], new: list[Result], title: str, args: argparse.Na
     for r in new:
         b = bmap.get(config_key(r)) if r.status == "ok" else None
         if r.status != "ok" or b is None:
-            t.add_row(cell_label(r), *[("[dim]" + (r.status if r.status != "ok" else "no A") + "[/dim]")] * len(metrics))
+            t.add_row(shown(cell_label(r)),
+                      *[("[dim]" + shown(r.status if r.status != "ok" else "no A") + "[/dim]")] * len(metrics))
             continue
         deltas = {d.metric.name: d for d in compare_results(b, r, metrics=keys, min_effect=args.min_effect,
                                                              alpha=args.alpha)}
@@ -130,7 +145,7 @@ def _sweeps(base: list[Result], new: list[Result], title: str, args: argparse.Na
             n_reg += d.verdict == "regressed"
             n_imp += d.verdict == "improved"
             cells.append(f"[{c}]{d.ratio:.2f}[/{c}]")
-        t.add_row(cell_label(r), *cells)
+        t.add_row(shown(cell_label(r)), *cells)
     out.print(t)
     err.print(f"{n_reg} regressed, {n_imp} improved (min effect {args.min_effect * 100:g} %, p < {args.alpha:g}; "
               "red: worse, green: better)")

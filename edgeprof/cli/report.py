@@ -6,9 +6,10 @@ import argparse
 import os
 
 from ..errors import ConfigError
+from ..outputs import refuse_db_path, write_output
 from ..report.data import gather
 from .common import add_db_args, check_writable, open_store
-from .ui import err
+from .ui import err, shown
 
 FORMATS = ("html", "md", "csv")
 
@@ -43,6 +44,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.out != "-":
         check_writable(args.out, "--out")
+        refuse_db_path(args.out, args.db, "--out")
     fmt = args.format
     if fmt is None:
         ext = os.path.splitext(args.out)[1].lower().lstrip(".")
@@ -53,6 +55,8 @@ def run(args: argparse.Namespace) -> int:
     store = open_store(args.db)
     data = gather(store, sweep=args.sweep, device=args.device, model=args.model, history=args.history,
                   title=args.title)
+    for message in store.skipped:
+        err.print(f"[yellow]warning[/yellow] skipped: {shown(message)}")
     if not data.results:
         raise ConfigError(f"no results match in {store.display_url}",
                           hint="run edgeprof deploy or edgeprof sweep first, or loosen --device / --model")
@@ -71,7 +75,6 @@ def run(args: argparse.Namespace) -> int:
     if args.out == "-":
         print(text, end="")
         return 0
-    with open(args.out, "w", encoding="utf-8") as f:
-        f.write(text)
+    write_output(args.out, text, "--out")
     err.print(f"{fmt} report of {len(data.results)} results ({data.scope}) written to {args.out}")
     return 0

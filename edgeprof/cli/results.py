@@ -12,7 +12,7 @@ from ..export.inputs import io_summary_lines
 from ..records import Result, dumps_json
 from ..vocab import fmt_value
 from .common import add_db_args, open_store
-from .ui import out, render_result
+from .ui import out, render_result, shown
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -63,8 +63,8 @@ def run_list(args: argparse.Namespace) -> int:
         t.add_column(c, justify="right" if c in numeric else "left",
                      no_wrap=c in ("run id", "created"), overflow="fold")
     for r in rows:
-        t.add_row(r["run_id"], r["created_at"].replace("T", " ")[:19], r["status"], r["device"], r["model"],
-                  r["runtime"], r["precision"], str(r["batch"]), str(r["threads"] or "-"),
+        t.add_row(shown(r["run_id"]), shown(str(r["created_at"]).replace("T", " ")[:19]), shown(r["status"]),
+                  shown(r["device"]), shown(r["model"]), shown(r["runtime"]), shown(r["precision"]), str(r["batch"]), str(r["threads"] or "-"),
                   fmt_value(r["p50_ms"]), fmt_value(r["p99_ms"]), fmt_value(r["throughput_ips"]),
                   fmt_value(r["mean_w"]), *((fmt_value(r["top1"], "%"),) if top1 else ()))
     out.print(t)
@@ -97,8 +97,8 @@ def run_import(args: argparse.Namespace) -> int:
     store = open_store(args.db)
     for path in args.files:
         result = store.import_file(path)
-        out.print(escape(f"stored run {result.run_id} ({result.identity.label()}) from {path} in "
-                         f"{store.display_url}"))
+        out.print(shown(f"stored run {result.run_id} ({result.identity.label()}) from {path} in "
+                        f"{store.display_url}"))
     return 0
 
 

@@ -16,11 +16,27 @@ from rich.table import Table
 
 from edgeprof_agent.messages import LogEvent, ProgressEvent
 
+from ..outputs import visible
 from ..records import Memory, OpsProfile, Power, Result, SystemMemory, Thermal, ThermalSnapshot
 from ..vocab import fmt_value
 
-out = Console(highlight=False, width=None if sys.stdout.isatty() else 150)
-err = Console(stderr=True, highlight=False, width=None if sys.stderr.isatty() else 150)
+
+def shown(text: object) -> str:
+    """`text` made visible (control characters escaped) and safe as rich markup: for names and reasons."""
+    return escape(visible(str(text)))
+
+
+class SafeConsole(Console):
+    """A rich Console that never sends a control character it was given as text: every string it renders
+    (print, table cells, titles) has them shown visibly (`visible`, newlines and tabs kept). Rich's own
+    styling and live display are not text and are unaffected."""
+
+    def render_str(self, text: str, **kwargs: Any) -> Any:
+        return super().render_str(visible(text, lines=True), **kwargs)
+
+
+out = SafeConsole(highlight=False, width=None if sys.stdout.isatty() else 150)
+err = SafeConsole(stderr=True, highlight=False, width=None if sys.stderr.isatty() else 150)
 
 
 class DeployProgress:
@@ -128,7 +144,7 @@ def render_scenario(r: Result) -> None:
 
 
 def render_result(r: Result) -> None:
-    out.print(f"\n[bold]{r.identity.label()}[/bold]   run {r.run_id}")
+    out.print(f"\n[bold]{shown(r.identity.label())}[/bold]   run {shown(r.run_id)}")
     if r.status != "ok":  # a failed or skipped sweep cell: no numbers, a reason (and the stderr tail)
         color = "yellow" if r.status == "skipped" else "red"
         out.print(f"[{color}]{r.status}[/{color}]: {escape(r.reason or 'no reason recorded')}")

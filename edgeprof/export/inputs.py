@@ -29,7 +29,6 @@ import hashlib
 import math
 import os
 import re
-import zipfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -37,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import datafiles
 from ..errors import ConfigError, ModelError
 from ..records import IOTensor, TensorSpec
 from .artifact_cache import sha256_file
@@ -135,17 +135,11 @@ def parse_input_range(text: str, flag: str = "--input-range") -> tuple[str, tupl
 # -- input data files ------------------------------------------------------------------------------------------
 
 
-def read_npz(path: Path) -> dict[str, np.ndarray]:
-    """Every array of an .npz archive (no pickles). A file that is not one — a single .npy, a truncated or foreign
-    file, object arrays — raises ValueError with what is wrong (the caller names its flag)."""
-    try:
-        z = np.load(path, allow_pickle=False)
-        if not hasattr(z, "files"):
-            raise ValueError("a single array, not an .npz archive")
-        with z:
-            return {k: z[k] for k in z.files}
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as e:
-        raise ValueError(str(e) or type(e).__name__) from None
+def read_npz(path: Path, where: str | None = None) -> dict[str, np.ndarray]:
+    """Every array of an .npz archive, read by the one data-file reader (edgeprof.datafiles: regular files only,
+    no pickles, sizes and dtypes checked before allocating); every problem is one DataFileError (a ConfigError)
+    naming the file and the array."""
+    return datafiles.read_npz(path, where)
 
 
 def cached_npz(cache: Path, prefix: str, digest: str, arrays: Mapping[str, np.ndarray]) -> Path:
@@ -173,14 +167,6 @@ class InputData:
     push_sha256: str
 
 
-def _load_npy(path: Path, where: str) -> np.ndarray:
-    try:
-        return np.load(path, allow_pickle=False)
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as e:
-        raise ConfigError(f"{where}: cannot read {path.name} as a numpy array ({e})",
-                          hint="save arrays with numpy.save / numpy.savez (no pickled objects)") from None
-
-
 def load_input_data(given: str, cache_dir: Path | None = None) -> InputData:
     """Read `--input-data` (an .npz, or a directory of .npy files named by input), like trtexec --loadInputs and
     onnxruntime_perf_test's test-data directory. Everything is read here, on the host, before any push."""
@@ -190,23 +176,23 @@ def load_input_data(given: str, cache_dir: Path | None = None) -> InputData:
         raise ConfigError(f"{flag}: no such file or directory",
                           hint="give an .npz file (arrays by input name) or a directory of NAME.npy files")
     if path.is_dir():
-        files = sorted(p for p in path.iterdir() if p.suffix == ".npy" and p.is_file())
+        files = sorted(p for p in path.iterdir() if p.suffix == ".npy")
         if not files:
             raise ConfigError(f"{flag}: no .npy files in this directory",
                               hint="name each file after the input it feeds: input_ids.npy, sr.npy, ...")
-        arrays = {p.stem: _load_npy(p, flag) for p in files}
+        arrays = datafiles.read_npy_dir(path, flag)
         prov = {p.stem: (str(p.resolve()), sha256_file(p)) for p in files}
         digest = hashlib.sha256("\n".join(f"{k}={v[1]}" for k, v in sorted(prov.items())).encode()).hexdigest()
         packed = cached_npz(cache_dir or _default_cache(), "inputs", digest[:32], arrays)
         return InputData(given, arrays, prov, str(packed), sha256_file(packed))
     try:
-        arrays = read_npz(path)
-    except ValueError as e:
+        arrays = read_npz(path, flag)
+    except datafiles.NotAnArchive as e:
         if path.suffix == ".npy":
             raise ConfigError(f"{flag}: a single .npy file does not say which input it feeds",
                               hint="put it in a directory as NAME.npy, or save an .npz with numpy.savez(NAME=...)") \
                 from None
-        raise ConfigError(f"{flag}: not a readable .npz archive ({e})",
+        raise ConfigError(f"{e.message} (not a readable .npz archive)",
                           hint="save arrays by input name with numpy.savez(path, NAME=array, ...)") from None
     if not arrays:
         raise ConfigError(f"{flag}: the archive holds no arrays")

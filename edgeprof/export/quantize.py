@@ -35,11 +35,11 @@ import hashlib
 import os
 import re
 import tempfile
-import zipfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .. import datafiles
 from ..errors import ConfigError, ModelError
 from ..records import Artifact, TensorSpec
 from .artifact_cache import build_cached, dist_version, key_of, text_hash
@@ -91,19 +91,15 @@ def calibration_samples(specs: Sequence[TensorSpec], shapes: Mapping[str, tuple[
     open_names = [n for n in names if n not in fixed]  # the inputs the run does not feed as they are
     samples: list[dict[str, np.ndarray]] = []
     for f in files:
-        try:
-            if f.suffix == ".npy":
-                if len(open_names) != 1:
-                    raise ConfigError(
-                        f"--calibration {f}: a .npy file holds one array but the model has {len(open_names)} inputs "
-                        f"({', '.join(open_names)})" + (" not fed by --input-value/--input-data" if fixed else ""),
-                        hint="save each sample as .npz with one key per input name")
-                raw = {open_names[0]: np.load(f, allow_pickle=False)}
-            else:
-                raw = read_npz(f)
-        except (OSError, ValueError, EOFError, zipfile.BadZipFile) as e:  # the .npy branch reads with np.load
-            raise ConfigError(f"--calibration {f}: cannot read it: {e}",
-                              hint="files must be written by numpy.save / numpy.savez (no pickles)") from e
+        if f.suffix == ".npy":
+            if len(open_names) != 1:
+                raise ConfigError(
+                    f"--calibration {f}: a .npy file holds one array but the model has {len(open_names)} inputs "
+                    f"({', '.join(open_names)})" + (" not fed by --input-value/--input-data" if fixed else ""),
+                    hint="save each sample as .npz with one key per input name")
+            raw = {open_names[0]: datafiles.read_npy(f, f"--calibration {f}")}  # one DataFileError if unreadable
+        else:
+            raw = read_npz(f, f"--calibration {f}")
         missing = [n for n in names if n not in raw and n not in fixed]
         if missing:
             raise ConfigError(f"--calibration {f}: no array for input(s) {', '.join(missing)}",
@@ -126,7 +122,7 @@ def calibration_samples(specs: Sequence[TensorSpec], shapes: Mapping[str, tuple[
                 raise ConfigError(f"--calibration {f}: input {s.name} has shape {list(arr.shape)}, "
                                   f"the run uses {list(want)}",
                                   hint="match --batch/--input, drop the batch dim, or stack samples on dim 0")
-            chunks[s.name] = [a.astype(s.dtype, copy=False) for a in parts]
+            chunks[s.name] = [datafiles.cast_exact(a, s.dtype, f"--calibration {f}: input {s.name}") for a in parts]
         counts = {len(v) for v in chunks.values() if len(v) > 1}
         if len(counts) > 1:
             raise ConfigError(f"--calibration {f}: its inputs hold different numbers of samples",

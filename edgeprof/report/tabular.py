@@ -9,6 +9,7 @@ import csv
 import html
 import io
 
+from ..outputs import csv_text, visible
 from ..vocab import fmt_value
 from .data import (
     ACCURACY_COLUMNS,
@@ -35,14 +36,14 @@ def render_csv(data: ReportData) -> str:
     w.writeheader()
     for r in data.results:
         d = row(r)
-        w.writerow({k: ("" if d[k] is None else d[k]) for k in CSV_COLUMNS})
+        w.writerow({k: ("" if d[k] is None else csv_text(d[k])) for k in CSV_COLUMNS})
     return buf.getvalue()
 
 
 def _md(text: object) -> str:
     """Text from names and messages as Markdown table-safe text: HTML escaped (a model named `<img ...>` shows as
-    text, never as markup), pipes escaped, one line."""
-    return html.escape(str(text), quote=False).replace("|", "\\|").replace("\n", " ").replace("\r", " ")
+    text, never as markup), pipes escaped, control characters shown visibly (\\x1b), one line."""
+    return html.escape(visible(str(text), lines=True), quote=False).replace("|", "\\|").replace("\n", " ").replace("\r", " ")
 
 
 def render_markdown(data: ReportData) -> str:
