@@ -6,7 +6,7 @@ the reference outputs on the host for the run's seeded inputs (same generator as
 arrays; run inside export/capture.py's capture, so torch's and the runtimes' output goes to
 `<cache>/reference.log`, not the terminal), decoding the outputs the agent returned, and the comparison: max abs error, mean abs error, cosine
 similarity per output and overall, top-1 agreement for classifiers, and a pass/warn threshold per precision.
-Does not own: running on the device (the agent returns its outputs of the last timed query), storing (runner).
+Does not own: running on the device (the agent returns its outputs of the last timed query), building the Result (run/assemble.py).
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ class RunDeadline:
     - `settle_s`: once the agent's own progress says a phase's end is reached (warm-up: elapsed >= its time;
       measure: elapsed >= min_duration_s with min_queries done, or max_queries done), the phase must end
       within this (one more query and the reply).
-    The numbers are the run's (runner.run_deadline); `why` names where the total came from."""
+    The numbers are the run's (run/limits.run_deadline); `why` names where the total came from."""
 
     def __init__(self, total_s: float, *, phase_s: Mapping[str, float] | None = None, settle_s: float = 120.0,
                  min_duration_s: float = 0.0, min_queries: int = 0, max_queries: int | None = None,

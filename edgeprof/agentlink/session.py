@@ -264,7 +264,7 @@ class AgentLink:
                          "sitecustomize, a runtime's print?); run the agent by hand there to see it",
                     kind=ErrorKind.PROTOCOL, device=self.device.name, op=op) from None
             if line is None:
-                raise self._exited(op, params)
+                raise self._exited(op, params["runtime"] if op == "run" else None)  # a RunRequest names it
             last_line = time.monotonic()
             lines += 1
             window_lines += 1
@@ -332,9 +332,10 @@ class AgentLink:
             ) from None
         return msg
 
-    def _exited(self, op: str, params: dict[str, Any]) -> AgentError:
-        """The error for an agent whose stdout ended during `op`: a native crash (by signal) names the signal
-        and the runtime with its version, keeping the native stack as detail; any other exit says its code."""
+    def _exited(self, op: str, runtime: Any) -> AgentError:
+        """The error for an agent whose stdout ended during `op` (a run of `runtime`): a native crash (by signal)
+        names the signal and the runtime with its version, keeping the native stack as detail; any other exit says
+        its code."""
         code = self.proc.wait(5)
         tail = self.proc.stderr_tail(16000).strip()  # a native stack of several threads is long
         sig = crash_signal(code, tail)
@@ -346,7 +347,6 @@ class AgentLink:
                                    "there)" + ("; its stderr is below" if tail else ""), detail=tail or None,
                               device=self.device.name, op=op, stderr_tail=tail or None)
         if sig is not None:
-            runtime = params.get("runtime") if op == "run" else None
             in_what = ""
             if runtime == "null":
                 in_what = " in the null runtime (the harness itself)"

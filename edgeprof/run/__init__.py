@@ -68,7 +68,8 @@ def deploy(spec: RunSpec, device: Device, *, progress: Progress | None = None,
             if link.known_facts is None or device_facts.runtimes:
                 link.known_facts = device_facts  # names the runtime's version should the agent crash in it
             planned = plan(spec, device, device_facts, options=options, cache_dir=cache_dir, say=progress.stage)
-            executed = execute(planned, link, progress=progress, lease_token=lease_token)
+            session: Session = link  # an AgentLink is a Session (mypy checks it here)
+            executed = execute(planned, session, progress=progress, lease_token=lease_token)
         finally:
             link.close()
     return assemble(planned, executed, device_facts, say=progress.stage)
