@@ -7,7 +7,7 @@ cell's wall-clock timeout (the agent is stopped when it passes), the attempts a 
 out here, or handed back to the lab queue: `give_back_retries`), committing the row the moment the cell ends,
 and an internal error turning this cell and the board's later ones into failed rows. The local sweep
 (scheduler.py) runs a board's cells through `run_cell` one after another; the lab queue's worker
-(lab/queue/worker.py) runs one queued cell through it.
+(lab/queue/jobs.py) runs one queued cell through it.
 Does not own: what a failure means (decide.py), the order of a sweep, its status and its export cache
 (scheduler.py), one measurement (runner.deploy), the lease protocol (lease.py), the rows' shape (rows.py).
 """

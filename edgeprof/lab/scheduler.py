@@ -89,7 +89,7 @@ class SweepRunner:
                  on_change: Callable[[], None] | None = None, lease_ttl_s: float = DEFAULT_TTL_S,
                  cache_dir: Any = None, log: Callable[[str], None] | None = None,
                  give_back_retries: bool = False) -> None:
-        """`give_back_retries` is the lab queue's (lab/queue/worker.py): a transport error that decide.on_error
+        """`give_back_retries` is the lab queue's (lab/queue/jobs.py): a transport error that decide.on_error
         would retry is not waited out here but handed back (CellEnd.retry) for the queue to retry the job after
         the action's backoff."""
         self.store = store
