@@ -255,7 +255,10 @@ def owner_version(mod, location):
         if ext not in (".dist-info", ".egg-info") or not _norm(base.split("-", 1)[0]).startswith(want):
             continue
         meta_dir = os.path.join(entry, name)
-        if os.path.isdir(meta_dir) and mod not in _top_levels(meta_dir):
+        if os.path.isdir(meta_dir):
+            if mod not in _top_levels(meta_dir):
+                continue
+        elif _norm(base.split("-", 1)[0]) != want:  # a single-file egg-info lists nothing: its name must be it
             continue
         version = _meta_version(meta_dir)
         if version:
