@@ -3,7 +3,7 @@
 Runs each command line `--repeat` times in fresh processes, the working tree and a git ref (`--ref main` by
 default, its edgeprof/ and agents/ extracted with `git archive` into a temporary directory and put first on
 PYTHONPATH) interleaved, so both see the same load; prints the median and the fastest wall time of each side
-by side, with `python -c pass` (the interpreter's own start) and the machine's load. Goal: `--version` and
+by side (wall and CPU seconds), with `python -c pass` (the interpreter's own start) and the machine's load. Goal: `--version` and
 `--help` <= 0.3 s.
 
   python benchmarks/cli_startup.py [--ref main] [--repeat 7]
@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import io
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -35,11 +36,15 @@ def extract(ref: str, dest: Path) -> Path:
     return dest
 
 
-def wall(argv: list[str], env: dict[str, str], cwd: str) -> float:
-    """Seconds one command line takes, run outside the repository (`python -c` puts its directory first)."""
+def wall(argv: list[str], env: dict[str, str], cwd: str) -> tuple[float, float]:
+    """(wall, CPU) seconds one command line takes, run outside the repository (`python -c` puts its directory
+    first). CPU time (user + system of the child) depends far less on the machine's load than wall time."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=cwd, check=False)
-    return time.perf_counter() - t0
+    t1 = time.perf_counter()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return t1 - t0, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def main() -> int:
@@ -52,7 +57,7 @@ def main() -> int:
         if args.ref:
             tree = extract(args.ref, Path(t) / "ref")
             sides[args.ref] = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tree), str(tree / "agents")]))
-        times: dict[tuple[str, str], list[float]] = {}
+        times: dict[tuple[str, str], list[tuple[float, float]]] = {}
         load_before = Path("/proc/loadavg").read_text().split()[:3] if Path("/proc/loadavg").exists() else ["?"]
         for _ in range(args.repeat):
             times.setdefault(("python -c pass", ""), []).append(
@@ -64,9 +69,11 @@ def main() -> int:
         load_after = Path("/proc/loadavg").read_text().split()[:3] if Path("/proc/loadavg").exists() else ["?"]
     print(f"CLI start-up, wall seconds over {args.repeat} runs (loadavg {' '.join(load_before)} before, "
           f"{' '.join(load_after)} after, {os.cpu_count()} CPUs)")
-    print(f"{'command':<26}{'tree':<16}{'median':>8}{'fastest':>9}")
+    print(f"{'command':<26}{'tree':<16}{'median':>8}{'fastest':>9}{'CPU median':>12}")
     for (command, name), values in times.items():
-        print(f"{command:<26}{name:<16}{statistics.median(values):>8.3f}{min(values):>9.3f}")
+        walls, cpus = [w for w, _ in values], [c for _, c in values]
+        print(f"{command:<26}{name:<16}{statistics.median(walls):>8.3f}{min(walls):>9.3f}"
+              f"{statistics.median(cpus):>12.3f}")
     print("goal: edgeprof --version and edgeprof --help <= 0.3 s")
     return 0
 

@@ -122,8 +122,9 @@ def find_trtexec(tools):
 RUNTIME_MODULES = ("onnxruntime", "ai_edge_litert", "tflite_runtime", "tensorrt", "numpy")
 # what metadata cannot tell: onnxruntime's available execution providers need the library loaded
 NEEDS_IMPORT = ("onnxruntime",)
-# the longest a child process may take to import one runtime (TensorRT on a Jetson Nano: seconds)
-PROBE_TIMEOUT_S = 60.0
+# the longest a child process may take to import one runtime (TensorRT on a Jetson Nano: seconds); two such
+# children (onnxruntime, TensorRT) stay inside the host's 120 s facts timeout (agentlink, lab/lease.py)
+PROBE_TIMEOUT_S = 45.0
 _PROBE_MARK = "edgeprof-runtime-probe: "
 
 
@@ -255,7 +256,10 @@ def owner_version(mod, location):
         if ext not in (".dist-info", ".egg-info") or not _norm(base.split("-", 1)[0]).startswith(want):
             continue
         meta_dir = os.path.join(entry, name)
-        if os.path.isdir(meta_dir) and mod not in _top_levels(meta_dir):
+        if os.path.isdir(meta_dir):
+            if mod not in _top_levels(meta_dir):
+                continue
+        elif _norm(base.split("-", 1)[0]) != want:  # a single-file egg-info lists nothing: its name must be it
             continue
         version = _meta_version(meta_dir)
         if version:

@@ -142,6 +142,10 @@ def test_versions_come_from_the_metadata_that_owns_the_module(tmp_path, monkeypa
     (site / "filert.py").write_text("raise RuntimeError('imported')\n")
     (site / "filert-2.0.egg-info").write_text("Metadata-Version: 1.0\nName: filert\nVersion: 2.0\n")
     assert owner_version("filert", module_location("filert")) == "2.0"
+    # a single-file egg-info lists no names: only its own name claims a module
+    (site / "lonert.py").write_text("raise RuntimeError('imported')\n")
+    (site / "lonert_extras-5.0.egg-info").write_text("Metadata-Version: 1.0\nName: lonert-extras\nVersion: 5.0\n")
+    assert owner_version("lonert", module_location("lonert")) is None
     assert "fakert" not in sys.modules and "debrt" not in sys.modules
 
 
