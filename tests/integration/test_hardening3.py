@@ -356,3 +356,15 @@ def test_a_failed_write_leaves_the_old_file_whole(tmp_path: Path, monkeypatch: p
     with pytest.raises(ConfigError, match="No space left"):
         outputs.write_output(target, "new" * 1000, "--out")
     assert target.read_text() == "old" and [p.name for p in tmp_path.iterdir()] == ["report.html"]
+
+
+def test_deploy_json_onto_edgeprof_db_is_refused_before_measuring(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """check_writable (cli/common.py) protects the database $EDGEPROF_DB names for every output flag using it."""
+    db, _ = saved(tmp_path, 1)
+    before = Path(db).read_bytes()
+    monkeypatch.setenv("EDGEPROF_DB", db)
+    code = main(["deploy", "--device", "local", "--model", "ds_cnn", "--runtime", "null", "--json", db])
+    err = one_line(capsys)
+    assert code == 2 and "--json" in err and "results database" in err, err
+    assert Path(db).read_bytes() == before
