@@ -368,3 +368,87 @@ def test_deploy_json_onto_edgeprof_db_is_refused_before_measuring(tmp_path: Path
     err = one_line(capsys)
     assert code == 2 and "--json" in err and "results database" in err, err
     assert Path(db).read_bytes() == before
+
+
+# -- hostile data files through --input-data and --calibration -------------------------------------------------
+
+
+def hostile_arrays(kind: str, path: Path) -> None:
+    """Write a hostile data file at `path` (.npz, or a directory of x.npy)."""
+    import io
+    import zipfile
+
+    import numpy as np
+    import numpy.lib.format as npformat
+
+    def header(shape: tuple[int, ...], descr: str = "<f4") -> bytes:
+        buf = io.BytesIO()
+        npformat.write_array_header_1_0(buf, {"descr": descr, "fortran_order": False, "shape": shape})
+        return buf.getvalue()
+
+    members = {
+        "empty": lambda: np.zeros((0, 16, 128), np.float32),
+        "complex": lambda: np.ones((1, 16, 128), np.complex64),
+        "unicode": lambda: np.array(["a"] * 4),
+        "object": lambda: np.array([{"a": 1}], dtype=object),
+    }
+    if kind in members:
+        arr = members[kind]()
+        with zipfile.ZipFile(path, "w") as z:
+            with z.open("x.npy", "w") as f:
+                np.lib.format.write_array(f, arr, allow_pickle=True)
+    elif kind == "claims_terabytes":
+        with zipfile.ZipFile(path, "w") as z:
+            z.writestr("x.npy", header((10**12, 4)) + b"\0" * 64)
+    elif kind == "zip_bomb":
+        np.savez_compressed(path, x=np.zeros(40 << 20, np.uint8))
+    elif kind == "garbage":
+        path.write_bytes(b"PK\x03\x04" + os.urandom(300))
+    elif kind == "float64_overflow":
+        np.savez(path, x=np.full((1, 16, 128), 1e300))
+
+
+HOSTILE_DATA = {"empty": "holds no values", "complex": "complex numbers", "unicode": "unicode strings",
+                "object": "Python objects", "claims_terabytes": "above the limit", "zip_bomb": "zip bomb",
+                "garbage": "", "float64_overflow": "float64"}  # --input-data: exact dtype; calibration: "1e+300 overflows float32"
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("kind", sorted(HOSTILE_DATA))
+def test_hostile_input_data_is_one_line_naming_file_and_array(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                              kind: str) -> None:
+    from test_sweep_local import write_model
+
+    write_model(tmp_path / "m.onnx")
+    data = tmp_path / "d.npz"
+    hostile_arrays(kind, data)
+    code = main(["deploy", "--device", "local", "--model", str(tmp_path / "m.onnx"), "--input-data", str(data),
+                 "--no-store", "--quiet", "--min-duration", "0.1", "--warmup", "0"])
+    err = one_line(capsys)
+    assert code == 2 and str(data) in err and HOSTILE_DATA[kind] in err, err
+
+
+@pytest.mark.parametrize("kind", sorted(HOSTILE_DATA))
+def test_hostile_calibration_files_are_one_line(tmp_path: Path, kind: str) -> None:
+    from edgeprof.errors import ConfigError
+    from edgeprof.export.quantize import calibration_samples
+    from edgeprof.records import TensorSpec
+
+    (tmp_path / "cal").mkdir()
+    hostile_arrays(kind, tmp_path / "cal" / "s.npz")
+    spec = TensorSpec(name="x", shape=[1, 16, 128], dtype="float32")
+    with pytest.raises(ConfigError) as info:
+        calibration_samples([spec], {"x": (1, 16, 128)}, 0, tmp_path / "cal")
+    assert "--calibration" in info.value.message and "s.npz" in info.value.message
+    assert HOSTILE_DATA[kind] in str(info.value) and "\n" not in str(info.value)
+
+
+def test_calibration_that_is_missing_is_refused_whatever_the_precision() -> None:
+    from edgeprof.datafiles import require_calibration_dir
+    from edgeprof.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="no such directory"):
+        require_calibration_dir("/nonexistent/calib")
+    with pytest.raises(ConfigError, match="not a directory"):
+        require_calibration_dir("/dev/null")
+    assert require_calibration_dir(None) is None
