@@ -74,6 +74,24 @@ def test_any_alpha_and_min_effect_is_accepted_in_bounds_or_one_line(tmp_path: Pa
         assert "\n" not in e.message
 
 
+@PROPS
+@given(bound=st.one_of(st.floats(allow_nan=True, allow_infinity=True).map(repr),
+                       st.sampled_from(["1e999", "-1e999", "1e308", "9" * 400, "+.5", "1e-400"]),
+                       st.text(max_size=10)),
+       op=st.sampled_from(["<", "<=", ">", ">=", "=", "<<"]))
+def test_any_budget_is_a_finite_bound_or_one_line(bound: str, op: str) -> None:
+    import math
+
+    from edgeprof.regress import parse_budget
+
+    try:
+        b = parse_budget(f"p99_ms {op} {bound}")
+    except ValueError as e:
+        assert "\n" not in str(e)
+        return
+    assert math.isfinite(b.value) and b.op == op
+
+
 def test_check_with_nothing_to_check_fails_unless_allowed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A sweep of 0 cells passed `check` with 0 checks: a nightly job that measures nothing was green."""
     db = str(tmp_path / "r.sqlite")
