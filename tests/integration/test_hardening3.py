@@ -470,3 +470,20 @@ def test_calibration_that_is_missing_is_refused_whatever_the_precision() -> None
     with pytest.raises(ConfigError, match="not a directory"):
         require_calibration_dir("/dev/null")
     assert require_calibration_dir(None) is None
+
+
+def test_junit_xml_of_hostile_names_is_well_formed(tmp_path: Path) -> None:
+    """An escape sequence or NUL in a model name made check's JUnit XML unreadable to a CI server (XML 1.0 has no
+    control characters); they are shown as \\x1b and the file parses."""
+    import xml.etree.ElementTree as ET
+
+    from edgeprof.regress import Finding
+    from edgeprof.report.junit import junit_xml
+
+    f = Finding(classname="edgeprof.d\x00", name=ESCAPES + " · p99_ms", outcome="failed", kind="budget",
+                message="=cmd\x1b[2J", detail="line\nx\x07")
+    root = ET.fromstring(junit_xml([f], properties={"scope": "s\x1b"}).split("\n", 1)[1])
+    case = root.find("testsuite/testcase")
+    assert case is not None and "\\x1b]0;owned\\x07" in case.get("name", "")
+    failure = case.find("failure")
+    assert failure is not None and failure.text == "line\nx\\x07"
