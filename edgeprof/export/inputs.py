@@ -414,6 +414,7 @@ def plan_inputs(specs: Sequence[TensorSpec], *, batch: int, seed: int,
         elif s.name in ranges:
             spec = replace(s, low=ranges[s.name][0], high=ranges[s.name][1])
             _check_range(spec)
+        _check_bytes(s, shape)
         planned.append(PlannedInput(spec, tuple(int(d) for d in shape), feed, value, file, sha))
     if missing:
         noun = "a dynamic dimension" if len(missing) == 1 and missing[0].count(" dim ") == 1 else \
@@ -442,7 +443,33 @@ def _typed_value(spec: TensorSpec, v: Any) -> float | int | bool:
         return int(v)
     if isinstance(v, bool):
         raise ModelError(f"{where}: input {spec.name!r} is {spec.dtype}; give a number")
-    return float(v)
+    top = _float_max(dtype)
+    try:
+        f = float(v)
+    except OverflowError:
+        f = math.inf
+    if top is not None and not abs(f) <= top:
+        raise ModelError(f"{where}: beyond {spec.dtype}'s range (±{top:.4g}); it would be fed as inf",
+                         hint=f"give a value a {spec.dtype} can hold")
+    return f
+
+
+def _float_max(dtype: np.dtype) -> float | None:
+    return float(np.finfo(dtype).max) if np.issubdtype(dtype, np.floating) else None
+
+
+def _check_bytes(spec: TensorSpec, shape: Sequence[int]) -> None:
+    """An input whose concrete shape would need more than datafiles.MAX_ARRAY_BYTES is refused before any array
+    is allocated (`--input x=99999999999x4`)."""
+    try:
+        itemsize = np.dtype(spec.dtype).itemsize or 1
+    except TypeError:
+        itemsize = 8
+    nbytes = math.prod(int(d) for d in shape) * itemsize
+    if nbytes > datafiles.MAX_ARRAY_BYTES:
+        raise ModelError(f"input {spec.name!r} of shape {_dims(shape)} {spec.dtype} would take {nbytes / 2**30:.3g} "
+                         f"GiB; at most {datafiles.MAX_ARRAY_BYTES / 2**30:g} GiB per input",
+                         hint="give a smaller --input shape or --batch")
 
 
 def _check_range(spec: TensorSpec) -> None:
@@ -457,6 +484,12 @@ def _check_range(spec: TensorSpec) -> None:
         info = np.iinfo(dtype)
         if spec.low < info.min or spec.high - 1 > info.max:
             raise ModelError(f"{where}: out of range for {spec.dtype} ({info.min}..{info.max})")
+        return
+    top = _float_max(dtype)
+    if top is not None and not (abs(spec.low) <= top and abs(spec.high) <= top
+                                and math.isfinite(float(spec.high) - float(spec.low))):
+        raise ModelError(f"{where}: beyond what {spec.dtype} values can span (each bound within ±{top:.4g}, and "
+                         "HIGH − LOW finite)", hint="give a narrower range")
 
 
 # -- the summary people read -------------------------------------------------------------------------------------

@@ -488,3 +488,26 @@ def test_junit_xml_of_hostile_names_is_well_formed(tmp_path: Path) -> None:
     assert case is not None and "\\x1b]0;owned\\x07" in case.get("name", "")
     failure = case.find("failure")
     assert failure is not None and failure.text == "line\nx\\x07"
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("flags,message", [
+    (["--input", "x=99999999999x16x128"], "GiB per input"),
+    (["--input", "x=600000x16x128"], "GiB per input"),
+    (["--input-value", "x=1e308"], "beyond float32's range"),
+    (["--input-value", "x=-3.5e38"], "beyond float32's range"),
+    (["--input-value", "x=" + "9" * 400], "beyond float32's range"),
+    (["--input-range", "x=-1e308:1e308"], "beyond what float32 values can span"),
+    (["--input-range", "x=0:1e39"], "beyond what float32 values can span"),
+])
+def test_input_numbers_a_float32_cannot_hold_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                          flags: list[str], message: str) -> None:
+    """`--input x=99999999999x4` was an allocation traceback, `--input-range x=-1e308:1e308` an OverflowError,
+    `--input-value x=1e308` for a float32 input fed inf without a word."""
+    from test_sweep_local import write_model
+
+    write_model(tmp_path / "m.onnx")
+    code = main(["deploy", "--device", "local", "--model", str(tmp_path / "m.onnx"), *flags, "--no-store", "--quiet",
+                 "--min-duration", "0.1", "--warmup", "0"])
+    err = one_line(capsys)
+    assert code == 2 and message in err, err
