@@ -511,3 +511,61 @@ def test_input_numbers_a_float32_cannot_hold_are_one_line(tmp_path: Path, capsys
                  "--min-duration", "0.1", "--warmup", "0"])
     err = one_line(capsys)
     assert code == 2 and message in err, err
+
+
+JSON_VALUES = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(min_value=-(2**70), max_value=2**70),
+                                     st.floats(allow_nan=False, allow_infinity=False), st.text(max_size=20)),
+                           lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner,
+                                                                                        max_size=3), max_leaves=6)
+
+
+_IMPORTS: dict[str, object] = {}
+
+
+@pytest.mark.timeout(240)
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                 HealthCheck.too_slow])
+@given(data=st.data())
+def test_any_mutated_result_file_is_stored_cleanly_or_one_line(tmp_path_factory: pytest.TempPathFactory,
+                                                               data: st.DataObject) -> None:
+    """results import of a result file with any field replaced by any JSON value: stored (and then shown and
+    reported without a traceback) or refused in one StoreError line."""
+    import json
+
+    import report_samples
+
+    from edgeprof.cli.ui import render_result
+    from edgeprof.errors import StoreError
+    from edgeprof.report.data import gather
+    from edgeprof.report.tabular import render_csv, render_markdown
+
+    if "store" not in _IMPORTS:
+        tmp = tmp_path_factory.mktemp("imp")
+        _IMPORTS.update(store=Store(str(tmp / "db.sqlite")), tmp=tmp,
+                        doc=report_samples.make_result("x86-t4", "mobilenet_v2").to_json())
+    store, tmp = _IMPORTS["store"], _IMPORTS["tmp"]
+    assert isinstance(store, Store) and isinstance(tmp, Path)
+    doc = json.loads(str(_IMPORTS["doc"]))
+    _IMPORTS["n"] = n = int(str(_IMPORTS.get("n", 0))) + 1
+    doc["run_id"] = f"20260101-000000-{n:06d}"
+    for _ in range(data.draw(st.integers(1, 3))):
+        node = doc
+        while True:
+            key = data.draw(st.sampled_from(sorted(node)))
+            if isinstance(node[key], dict) and node[key] and data.draw(st.booleans()):
+                node = node[key]
+                continue
+            node[key] = data.draw(JSON_VALUES)
+            break
+    path = tmp / "r.json"
+    path.write_text(json.dumps(doc))
+    try:
+        r = store.import_file(path)
+    except StoreError as e:
+        assert "\n" not in str(e)
+        return
+    got = store.get(r.run_id)
+    render_result(got)
+    report = gather(store, device=got.device, history=0)
+    render_csv(report)
+    render_markdown(report)
