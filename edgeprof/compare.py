@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from .errors import ConfigError
+from .outputs import brief
 from .records import Result
 from .vocab import (  # noqa: F401  (re-exported: callers import them from here too)
     CHECKED_METRICS,
@@ -71,13 +72,13 @@ def parse_min_effect(text: str, flag: str = "--min-effect") -> tuple[str | None,
     try:
         f = float(v[:-1]) / 100 if v.endswith("%") else float(v)
     except ValueError:
-        raise ConfigError(f"{flag} {text!r}: expected a fraction (0.05), a percentage (5%) or "
+        raise ConfigError(f"{flag} {brief(text)}: expected a fraction (0.05), a percentage (5%) or "
                           "METRIC=FRACTION") from None
     lo, hi = MIN_EFFECT_RANGE
     if not (math.isfinite(f) and lo <= f < hi):
-        raise ConfigError(f"{flag} {text!r}: out of range (a fraction from {lo:g} up to {hi:g})")
+        raise ConfigError(f"{flag} {brief(text)}: out of range (a fraction from {lo:g} up to {hi:g})")
     if sep and name not in METRIC_BY_NAME:
-        raise ConfigError(f"{flag} {text!r}: unknown metric {name!r}",
+        raise ConfigError(f"{flag} {brief(text)}: unknown metric {brief(name)}",
                           hint="metrics: " + ", ".join(sorted(METRIC_BY_NAME)))
     return (name if sep else None), f
 

@@ -263,7 +263,7 @@ def cast_exact(arr: np.ndarray, dtype: str | np.dtype, where: str) -> np.ndarray
         if h == "f":
             grew = np.isinf(out) & np.isfinite(arr)
             if grew.any():
-                raise _fail(where, f"value {arr[grew].flat[0]!r} overflows {want.name} (it would become inf)",
+                raise _fail(where, f"value {float(arr[grew].flat[0])!r} overflows {want.name} (it would become inf)",
                             f"scale the data into {want.name}'s range (±{np.finfo(want).max:.3g})")
         elif h in "iu":
             back = out.astype(have) if np.isfinite(out).all() else None
@@ -280,7 +280,7 @@ def require_finite(arr: np.ndarray, where: str, what: str = "values", max_abs: f
     if arr.dtype.kind == "f":
         bad = ~np.isfinite(arr)
         if bad.any():
-            raise _fail(where, f"holds {int(bad.sum())} non-finite {what} (first: {arr[bad].flat[0]!r})",
+            raise _fail(where, f"holds {int(bad.sum())} non-finite {what} (first: {float(arr[bad].flat[0])!r})",
                         "give finite numbers")
         big = np.abs(arr).max() if arr.size else 0.0
         if max_abs is not None and big > max_abs:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from .errors import ConfigError
 
-__all__ = ["DB_COMPANIONS", "csv_text", "refuse_db_path", "visible", "write_output"]
+__all__ = ["DB_COMPANIONS", "brief", "csv_text", "refuse_db_path", "visible", "write_output"]
 
 # SQLite's companions of a database file: the rollback journal, the write-ahead log and its shared memory
 DB_COMPANIONS = ("", "-journal", "-wal", "-shm")
@@ -34,6 +34,13 @@ def visible(text: str, *, lines: bool = False) -> str:
     pattern = _CONTROL_BUT_LINES if lines else _CONTROL
     return pattern.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100
                        else f"\\u{ord(m.group()):04x}", text)
+
+
+def brief(text: object, limit: int = 60) -> str:
+    """`text` quoted for a one-line message: repr (control characters escaped), cut to `limit` characters with
+    its length said, so a 70 000-character argument does not make a 70 000-character error."""
+    t = str(text)
+    return repr(t) if len(t) <= limit else f"{t[:limit]!r}… ({len(t)} characters)"
 
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")

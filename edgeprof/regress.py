@@ -33,6 +33,7 @@ from .compare import (
     fmt_p,
     metric_values,
 )
+from .outputs import brief
 from .records import Result
 
 # -- budgets --------------------------------------------------------------------------------------------------
@@ -65,12 +66,12 @@ def parse_budget(text: str) -> Budget:
     """`p99_ms < 50` → Budget. Raises ValueError with a sentence naming what is wrong."""
     m = _BUDGET_RE.match(str(text))
     if not m:
-        raise ValueError(f"budget {text!r} is not METRIC OP NUMBER (e.g. 'p99_ms < 50'; OP is <, <=, > or >=)")
+        raise ValueError(f"budget {brief(text)} is not METRIC OP NUMBER (e.g. 'p99_ms < 50'; OP is <, <=, > or >=)")
     metric, op, value = m.group(1), m.group(2), float(m.group(3))
     if not math.isfinite(value):
-        raise ValueError(f"budget {text!r}: the bound is not a finite number")
+        raise ValueError(f"budget {brief(text)}: the bound is not a finite number")
     if metric not in METRIC_BY_NAME:
-        raise ValueError(f"budget {text!r}: unknown metric {metric!r} (known: {', '.join(sorted(METRIC_BY_NAME))})")
+        raise ValueError(f"budget {brief(text)}: unknown metric {metric!r} (known: {', '.join(sorted(METRIC_BY_NAME))})")
     return Budget(metric, op, value)
 
 

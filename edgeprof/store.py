@@ -174,6 +174,12 @@ def _in_memory(url: str) -> bool:
     return not db or ":memory:" in db or "mode=memory" in db or u.query.get("mode") == "memory"
 
 
+def _one_line(what: object, limit: int = 240) -> str:
+    """A driver's message (PostgreSQL's span lines) as one visible line of at most `limit` characters."""
+    text = visible(" ".join(str(what).split()))
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
 def _locked(e: sa.exc.DBAPIError) -> bool:
     text = str(e.orig).lower()
     return "locked" in text or "busy" in text
@@ -264,11 +270,11 @@ class Store:
                 raise StoreError(f"results database {self.path} is locked by another program (waited "
                                  f"{busy_timeout_s:g} s)", hint="wait for the other edgeprof to finish, or pass "
                                  "--db with another path") from None
-            raise StoreError(f"cannot open results database {self.display_url}: {e.orig}",
+            raise StoreError(f"cannot open results database {self.display_url}: {_one_line(e.orig)}",
                              hint="check the path or URL given with --db / EDGEPROF_DB") from None
         except sa.exc.DatabaseError as e:  # "file is not a database": corrupt, or another program's file
             raise StoreError(f"results database {self.path or self.display_url} is not a readable SQLite "
-                             f"database ({e.orig})",
+                             f"database ({_one_line(e.orig)})",
                              hint=f"move it aside (mv {self.path} {self.path}.bad) so edgeprof starts a new one, "
                                   "or pass --db with another path" if self.path is not None else
                                   "check the database URL given with --db / EDGEPROF_DB") from None
@@ -336,11 +342,11 @@ class Store:
                     time.sleep(self.save_backoff_s * (2 ** attempt))
                     attempt += 1
                     continue
-                raise self._unsaved(result, str(e.orig), locked=_locked(e)) from None
+                raise self._unsaved(result, _one_line(e.orig), locked=_locked(e)) from None
             except sa.exc.IntegrityError:
                 raise  # the same run id twice: the caller's bug, nothing is lost
             except sa.exc.DatabaseError as e:
-                raise self._unsaved(result, str(e.orig), locked=False) from None
+                raise self._unsaved(result, _one_line(e.orig), locked=False) from None
 
     def _unsaved(self, result: Result, why: str, *, locked: bool) -> StoreError:
         """The error for a result that could not be stored, after writing it to a recovery file."""
@@ -483,7 +489,7 @@ class Store:
                 ).all()
         except sa.exc.DBAPIError as e:
             raise StoreError(f"cannot read results database {self.path or self.display_url}: "
-                             f"{visible(str(e.orig))[:200]}") from None
+                             f"{_one_line(e.orig)}") from None
         if not rows:
             raise StoreError(f"no run {visible(run_id)!r} in {self.display_url}",
                              hint="edgeprof results list shows run ids")
@@ -527,7 +533,7 @@ class Store:
                 return [dict(r._mapping) for r in conn.execute(q)]
         except sa.exc.DBAPIError as e:
             raise StoreError(f"cannot read results database {self.path or self.display_url}: "
-                             f"{visible(str(e.orig))[:200]}") from None
+                             f"{_one_line(e.orig)}") from None
 
     def iter_results(self, **filters: Any) -> Iterator[Result]:
         """The results of `list(**filters)`, skipping rows that cannot be read (their messages in `skipped`)."""

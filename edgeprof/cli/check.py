@@ -19,7 +19,7 @@ from ..compare import (
 )
 from ..errors import ConfigError
 from ..lab.history import run_check
-from ..outputs import refuse_db_path, write_output
+from ..outputs import brief, write_output
 from ..regress import parse_budget, summarize
 from ..report.junit import junit_xml
 from .common import add_db_args, check_writable, open_store
@@ -68,12 +68,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if args.junit:
-        check_writable(args.junit, "--junit")  # found now, not after reading every result
-        refuse_db_path(args.junit, args.db, "--junit")
+        check_writable(args.junit, "--junit", args.db)  # found now, not after reading every result
     metrics = args.metric or list(CHECKED_METRICS)
     for m in metrics:
         if m not in METRIC_BY_NAME:
-            raise ConfigError(f"--metric {m}: unknown", hint="metrics: " + ", ".join(sorted(METRIC_BY_NAME)))
+            raise ConfigError(f"--metric {brief(m)}: unknown", hint="metrics: " + ", ".join(sorted(METRIC_BY_NAME)))
     if args.history is not None and args.history < HISTORY_RANGE[0]:
         raise ConfigError(f"--history {args.history}: step detection needs at least {HISTORY_RANGE[0]} results")
     if args.history is not None:

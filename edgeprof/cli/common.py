@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 from ..errors import ConfigError, DeviceError
+from ..outputs import refuse_db_path
 from ..records import Device, local_device
 from ..store import Store
 
@@ -36,8 +37,13 @@ def resolve_device(name: str, inventory: str | None) -> Device:
     return load_inventory(inventory).get(name)  # type: ignore[no-any-return,unused-ignore]
 
 
-def check_writable(path: str, flag: str) -> None:
-    """A one-line ConfigError now when `path` cannot be written later (missing folder, no permission, a folder)."""
+def check_writable(path: str, flag: str, db: str | None = None) -> None:
+    """A one-line ConfigError now when `path` cannot be written later (missing folder, no permission, a folder),
+    or when it is the results database or one of its journal files (outputs.refuse_db_path): `db` is the --db
+    given; without it, the database $EDGEPROF_DB (or the default path) names is protected."""
+    if path == "-":
+        return
+    refuse_db_path(path, db, flag)
     p = Path(path).expanduser()
     folder = p.parent if str(p.parent) else Path(".")
     if p.is_dir():

@@ -6,7 +6,7 @@ import argparse
 import os
 
 from ..errors import ConfigError
-from ..outputs import refuse_db_path, write_output
+from ..outputs import write_output
 from ..report.data import gather
 from .common import add_db_args, check_writable, open_store
 from .ui import err, shown
@@ -43,8 +43,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if args.out != "-":
-        check_writable(args.out, "--out")
-        refuse_db_path(args.out, args.db, "--out")
+        check_writable(args.out, "--out", args.db)
     fmt = args.format
     if fmt is None:
         ext = os.path.splitext(args.out)[1].lower().lstrip(".")

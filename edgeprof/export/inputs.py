@@ -298,6 +298,46 @@ def plan_inputs(specs: Sequence[TensorSpec], *, batch: int, seed: int,
     values = dict(values or {})
     ranges = dict(ranges or {})
     by_name = {s.name: s for s in specs}
+    _check_feeds(specs, by_name, shapes, values, ranges, data)
+    given = _given_shapes(by_name, shapes, data)
+    batched = tuple(s.name for s in specs if is_batch_dim(s, 0))
+    batch = _fed_batch(batched, given, batch)
+    symbols = _symbols(specs, by_name, given, batch)
+    if batch > 1 and not batched:
+        _refuse_static_batch(specs, batch)
+    data_arrays = data.arrays if data else {}
+    missing: list[str] = []
+    suggest: list[str] = []
+    suggested: set[str] = set()
+    planned = []
+    for s in specs:
+        if s.name in given:
+            shape = given[s.name][0]
+        else:
+            found, holes, example = _shape_from_model(s, batch, symbols)
+            if found is not None:
+                shape = found
+            else:
+                missing.append(f"{s.name}{s.shape_str()} {', '.join(holes)}")
+                named = {d for i, d in enumerate(s.shape) if isinstance(d, str) and f"dim {i} ({d})" in holes}
+                if len(named) < len(holes) or not named <= suggested:  # a shared symbol is given once
+                    suggest.append(f"--input {s.name}={'x'.join(example)}")
+                    suggested |= named
+                continue
+        planned.append(_planned(s, shape, values, ranges, data_arrays, data))
+    if missing:
+        noun = "a dynamic dimension" if len(missing) == 1 and missing[0].count(" dim ") == 1 else \
+            "dynamic dimensions"
+        raise ModelError(f"the model's inputs have {noun} edgeprof cannot choose: " + "; ".join(missing),
+                         hint="give them with " + " ".join(suggest)
+                              + " (only an unnamed or batch-named dim 0 follows --batch; inputs sharing a "
+                                "symbol share its size)")
+    return InputPlan(tuple(planned), batch, seed, data, batched)
+
+
+def _check_feeds(specs: Sequence[TensorSpec], by_name: Mapping[str, TensorSpec], shapes: Mapping[str, Any],
+                 values: Mapping[str, Any], ranges: Mapping[str, Any], data: InputData | None) -> None:
+    """Every flag names an input of the model, and each input is fed one way."""
     listing = ", ".join(f"{s.name}{s.shape_str()} {s.dtype}" for s in specs)
     for flag, names in (("--input", shapes), ("--input-value", values), ("--input-range", ranges),
                         (f"--input-data {data.given}" if data else "", data.arrays if data else {})):
@@ -316,10 +356,14 @@ def plan_inputs(specs: Sequence[TensorSpec], *, batch: int, seed: int,
                               f"{'--input-value' if name in values else '--input-data'}, not generated",
                               hint="a range applies to generated inputs only")
 
-    # the shape each input is given (by --input or by its data array), checked against the model
+
+def _given_shapes(by_name: Mapping[str, TensorSpec], shapes: Mapping[str, tuple[int, ...]],
+                  data: InputData | None) -> dict[str, tuple[tuple[int, ...], str]]:
+    """The shape each input is given (by --input or by its data array) and who gave it, checked against the
+    data's dtype and each other."""
     given: dict[str, tuple[tuple[int, ...], str]] = {n: (tuple(s), f"--input {n}={_dims(s)}")
                                                      for n, s in shapes.items()}
-    for name, arr in data_arrays.items():
+    for name, arr in (data.arrays if data else {}).items():
         spec = by_name[name]
         where = f"--input-data {data.given if data else ''}: array {name!r}"
         if arr.dtype != np.dtype(spec.dtype):
@@ -329,15 +373,25 @@ def plan_inputs(specs: Sequence[TensorSpec], *, batch: int, seed: int,
             raise ModelError(f"{where} has shape {_dims(arr.shape)} but {given[name][1]}",
                              hint="leave out --input for inputs fed by data, or make them agree")
         given[name] = (tuple(int(d) for d in arr.shape), f"{where} has shape {_dims(arr.shape)}")
+    return given
+
+
+def _fed_batch(batched: Sequence[str], given: Mapping[str, tuple[tuple[int, ...], str]], batch: int) -> int:
+    """--batch left at 1: a batch that --input or the data feed is the batch (what was fed counts)."""
+    if batch != 1:
+        return batch
+    fed = {given[n][0][0]: given[n][1] for n in batched if n in given and given[n][0]}
+    if len(fed) > 1:
+        raise ModelError("the batched inputs are given different batches: " + "; ".join(fed.values()),
+                         hint="dimension 0 of every batched input is the batch: make them agree (--batch N)")
+    return next(iter(fed)) if fed else batch
+
+
+def _symbols(specs: Sequence[TensorSpec], by_name: Mapping[str, TensorSpec],
+             given: Mapping[str, tuple[tuple[int, ...], str]], batch: int) -> dict[str, tuple[int, str]]:
+    """Each dimension symbol's size and who set it; every given shape checked against the model's rank, fixed
+    dimensions, the batch and the sizes other inputs give the same symbol."""
     symbols: dict[str, tuple[int, str]] = {}
-    batched = tuple(s.name for s in specs if is_batch_dim(s, 0))
-    if batch == 1:  # --batch left at 1: a batch that --input or the data feed is the batch (what was fed counts)
-        fed = {given[n][0][0]: given[n][1] for n in batched if n in given and given[n][0]}
-        if len(fed) > 1:
-            raise ModelError("the batched inputs are given different batches: " + "; ".join(fed.values()),
-                             hint="dimension 0 of every batched input is the batch: make them agree (--batch N)")
-        if fed:
-            batch = next(iter(fed))
     for s in specs:
         if is_batch_dim(s, 0) and isinstance(s.shape[0], str):
             symbols.setdefault(s.shape[0], (batch, f"--batch {batch}"))
@@ -358,71 +412,64 @@ def plan_inputs(specs: Sequence[TensorSpec], *, batch: int, seed: int,
                                      f"{want} = {symbols[want][0]}",
                                      hint=f"inputs that share the symbol {want!r} share its size")
                 symbols.setdefault(want, (got, why))
-    if batch > 1 and not batched:
-        fixed0 = [s for s in specs if s.shape and isinstance(s.shape[0], int) and s.shape[0] >= 0]
-        wrong = [s for s in fixed0 if s.shape[0] != batch]
-        if wrong or not fixed0:
-            first = wrong[0] if wrong else None
-            detail = f"input {first.name!r} {first.shape_str()} has dimension 0 fixed at {first.shape[0]}" \
-                if first is not None else "no input has a batch dimension"
-            raise ModelError(f"--batch {batch}: the model is static ({detail}); it cannot be fed batch {batch}",
-                             hint="run it with --batch 1, or export the model with a dynamic batch dimension")
+    return symbols
 
-    missing: list[str] = []
-    suggest: list[str] = []
-    suggested: set[str] = set()
-    planned = []
-    for s in specs:
-        if s.name in given:
-            shape = given[s.name][0]
+
+def _refuse_static_batch(specs: Sequence[TensorSpec], batch: int) -> None:
+    """--batch N > 1 on a model without a batch dimension: refused unless every dim 0 is fixed at N."""
+    fixed0 = [s for s in specs if s.shape and isinstance(s.shape[0], int) and s.shape[0] >= 0]
+    wrong = [s for s in fixed0 if s.shape[0] != batch]
+    if wrong or not fixed0:
+        first = wrong[0] if wrong else None
+        detail = f"input {first.name!r} {first.shape_str()} has dimension 0 fixed at {first.shape[0]}" \
+            if first is not None else "no input has a batch dimension"
+        raise ModelError(f"--batch {batch}: the model is static ({detail}); it cannot be fed batch {batch}",
+                         hint="run it with --batch 1, or export the model with a dynamic batch dimension")
+
+
+def _shape_from_model(s: TensorSpec, batch: int, symbols: Mapping[str, tuple[int, str]]
+                      ) -> tuple[tuple[int, ...] | None, list[str], list[str]]:
+    """(the concrete shape of an input nobody gave one — the model's fixed dims, the batch, the symbols' sizes —
+    or None when some dims cannot be chosen, those dims, an example --input)."""
+    dims: list[int] = []
+    holes: list[str] = []
+    example: list[str] = []
+    for i, d in enumerate(s.shape):
+        if isinstance(d, int) and d >= 0:
+            dims.append(d)
+            example.append(str(d))
+        elif i == 0 and is_batch_dim(s, 0):
+            dims.append(batch)
+            example.append(str(batch))
+        elif isinstance(d, str) and d in symbols:
+            dims.append(symbols[d][0])
+            example.append(str(symbols[d][0]))
         else:
-            dims: list[int] = []
-            holes: list[str] = []
-            example: list[str] = []
-            for i, d in enumerate(s.shape):
-                if isinstance(d, int) and d >= 0:
-                    dims.append(d)
-                    example.append(str(d))
-                elif i == 0 and is_batch_dim(s, 0):
-                    dims.append(batch)
-                    example.append(str(batch))
-                elif isinstance(d, str) and d in symbols:
-                    dims.append(symbols[d][0])
-                    example.append(str(symbols[d][0]))
-                else:
-                    holes.append(f"dim {i} ({d})" if isinstance(d, str) else f"dim {i} (?)")
-                    example.append(d if isinstance(d, str) else f"D{i}")
-            if holes:
-                missing.append(f"{s.name}{s.shape_str()} {', '.join(holes)}")
-                named = {d for i, d in enumerate(s.shape) if isinstance(d, str) and f"dim {i} ({d})" in holes}
-                if len(named) < len(holes) or not named <= suggested:  # a shared symbol is given once
-                    suggest.append(f"--input {s.name}={'x'.join(example)}")
-                    suggested |= named
-                continue
-            shape = tuple(dims)
-        spec = s
-        feed = "generated"
-        value = None
-        file = sha = None
-        if s.name in values:
-            feed = "value"
-            value = _typed_value(s, values[s.name])
-        elif s.name in data_arrays:
-            feed = "data"
-            assert data is not None
-            file, sha = data.files[s.name]
-        elif s.name in ranges:
-            spec = replace(s, low=ranges[s.name][0], high=ranges[s.name][1])
-            _check_range(spec)
-        planned.append(PlannedInput(spec, tuple(int(d) for d in shape), feed, value, file, sha))
-    if missing:
-        noun = "a dynamic dimension" if len(missing) == 1 and missing[0].count(" dim ") == 1 else \
-            "dynamic dimensions"
-        raise ModelError(f"the model's inputs have {noun} edgeprof cannot choose: " + "; ".join(missing),
-                         hint="give them with " + " ".join(suggest)
-                              + " (only an unnamed or batch-named dim 0 follows --batch; inputs sharing a "
-                                "symbol share its size)")
-    return InputPlan(tuple(planned), batch, seed, data, batched)
+            holes.append(f"dim {i} ({d})" if isinstance(d, str) else f"dim {i} (?)")
+            example.append(d if isinstance(d, str) else f"D{i}")
+    return (None if holes else tuple(dims)), holes, example
+
+
+def _planned(s: TensorSpec, shape: Sequence[int], values: Mapping[str, Any],
+             ranges: Mapping[str, tuple[float, float]], data_arrays: Mapping[str, np.ndarray],
+             data: InputData | None) -> PlannedInput:
+    """One input's feed: a constant, its data array, or generated (in its --input-range)."""
+    spec = s
+    feed = "generated"
+    value = None
+    file = sha = None
+    if s.name in values:
+        feed = "value"
+        value = _typed_value(s, values[s.name])
+    elif s.name in data_arrays:
+        feed = "data"
+        assert data is not None
+        file, sha = data.files[s.name]
+    elif s.name in ranges:
+        spec = replace(s, low=ranges[s.name][0], high=ranges[s.name][1])
+        _check_range(spec)
+    _check_bytes(s, shape)
+    return PlannedInput(spec, tuple(int(d) for d in shape), feed, value, file, sha)
 
 
 def _typed_value(spec: TensorSpec, v: Any) -> float | int | bool:
@@ -442,7 +489,33 @@ def _typed_value(spec: TensorSpec, v: Any) -> float | int | bool:
         return int(v)
     if isinstance(v, bool):
         raise ModelError(f"{where}: input {spec.name!r} is {spec.dtype}; give a number")
-    return float(v)
+    top = _float_max(dtype)
+    try:
+        f = float(v)
+    except OverflowError:
+        f = math.inf
+    if top is not None and not abs(f) <= top:
+        raise ModelError(f"{where}: beyond {spec.dtype}'s range (±{top:.4g}); it would be fed as inf",
+                         hint=f"give a value a {spec.dtype} can hold")
+    return f
+
+
+def _float_max(dtype: np.dtype) -> float | None:
+    return float(np.finfo(dtype).max) if np.issubdtype(dtype, np.floating) else None
+
+
+def _check_bytes(spec: TensorSpec, shape: Sequence[int]) -> None:
+    """An input whose concrete shape would need more than datafiles.MAX_ARRAY_BYTES is refused before any array
+    is allocated (`--input x=99999999999x4`)."""
+    try:
+        itemsize = np.dtype(spec.dtype).itemsize or 1
+    except TypeError:
+        itemsize = 8
+    nbytes = math.prod(int(d) for d in shape) * itemsize
+    if nbytes > datafiles.MAX_ARRAY_BYTES:
+        raise ModelError(f"input {spec.name!r} of shape {_dims(shape)} {spec.dtype} would take {nbytes / 2**30:.3g} "
+                         f"GiB; at most {datafiles.MAX_ARRAY_BYTES / 2**30:g} GiB per input",
+                         hint="give a smaller --input shape or --batch")
 
 
 def _check_range(spec: TensorSpec) -> None:
@@ -457,6 +530,12 @@ def _check_range(spec: TensorSpec) -> None:
         info = np.iinfo(dtype)
         if spec.low < info.min or spec.high - 1 > info.max:
             raise ModelError(f"{where}: out of range for {spec.dtype} ({info.min}..{info.max})")
+        return
+    top = _float_max(dtype)
+    if top is not None and not (abs(spec.low) <= top and abs(spec.high) <= top
+                                and math.isfinite(float(spec.high) - float(spec.low))):
+        raise ModelError(f"{where}: beyond what {spec.dtype} values can span (each bound within ±{top:.4g}, and "
+                         "HIGH − LOW finite)", hint="give a narrower range")
 
 
 # -- the summary people read -------------------------------------------------------------------------------------

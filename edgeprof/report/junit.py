@@ -11,10 +11,16 @@ import socket
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 
+from ..outputs import visible
 from ..records import utc_now
 from ..regress import Finding, summarize
 
 _TAG = {"failed": "failure", "error": "error", "skipped": "skipped"}
+
+
+def _x(text: object) -> str:
+    """Text XML 1.0 can carry: control characters (an escape sequence in a model name) shown as \\x1b."""
+    return visible(str(text), lines=True)
 
 
 def junit_xml(findings: Sequence[Finding], *, suite: str = "edgeprof check", properties: dict[str, str] | None = None
@@ -24,22 +30,22 @@ def junit_xml(findings: Sequence[Finding], *, suite: str = "edgeprof check", pro
                       errors=str(s["error"]), skipped=str(s["skipped"]))
     ts = ET.SubElement(root, "testsuite", name=suite, tests=str(s["tests"]), failures=str(s["failed"]),
                        errors=str(s["error"]), skipped=str(s["skipped"]), timestamp=utc_now(),
-                       hostname=socket.gethostname())
+                       hostname=_x(socket.gethostname()))
     if properties:
         props = ET.SubElement(ts, "properties")
         for k, v in properties.items():
-            ET.SubElement(props, "property", name=k, value=str(v))
+            ET.SubElement(props, "property", name=_x(k), value=_x(v))
     for f in findings:
-        tc = ET.SubElement(ts, "testcase", classname=f.classname, name=f.name, time="0")
+        tc = ET.SubElement(ts, "testcase", classname=_x(f.classname), name=_x(f.name), time="0")
         tag = _TAG.get(f.outcome)
         if tag is not None:
-            el = ET.SubElement(tc, tag, message=f.message, type=f.kind)
+            el = ET.SubElement(tc, tag, message=_x(f.message), type=_x(f.kind))
             if f.detail and tag != "skipped":
-                el.text = f.detail
+                el.text = _x(f.detail)
         out = "\n".join(x for x in (f.message if f.outcome == "passed" else "",
                                     f.detail if f.outcome in ("passed", "skipped") else "",
                                     f"run {f.run_id}" if f.run_id else "") if x)
         if out:
-            ET.SubElement(tc, "system-out").text = out
+            ET.SubElement(tc, "system-out").text = _x(out)
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"

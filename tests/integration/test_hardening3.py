@@ -74,6 +74,24 @@ def test_any_alpha_and_min_effect_is_accepted_in_bounds_or_one_line(tmp_path: Pa
         assert "\n" not in e.message
 
 
+@PROPS
+@given(bound=st.one_of(st.floats(allow_nan=True, allow_infinity=True).map(repr),
+                       st.sampled_from(["1e999", "-1e999", "1e308", "9" * 400, "+.5", "1e-400"]),
+                       st.text(max_size=10)),
+       op=st.sampled_from(["<", "<=", ">", ">=", "=", "<<"]))
+def test_any_budget_is_a_finite_bound_or_one_line(bound: str, op: str) -> None:
+    import math
+
+    from edgeprof.regress import parse_budget
+
+    try:
+        b = parse_budget(f"p99_ms {op} {bound}")
+    except ValueError as e:
+        assert "\n" not in str(e)
+        return
+    assert math.isfinite(b.value) and b.op == op
+
+
 def test_check_with_nothing_to_check_fails_unless_allowed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A sweep of 0 cells passed `check` with 0 checks: a nightly job that measures nothing was green."""
     db = str(tmp_path / "r.sqlite")
@@ -356,3 +374,198 @@ def test_a_failed_write_leaves_the_old_file_whole(tmp_path: Path, monkeypatch: p
     with pytest.raises(ConfigError, match="No space left"):
         outputs.write_output(target, "new" * 1000, "--out")
     assert target.read_text() == "old" and [p.name for p in tmp_path.iterdir()] == ["report.html"]
+
+
+def test_deploy_json_onto_edgeprof_db_is_refused_before_measuring(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """check_writable (cli/common.py) protects the database $EDGEPROF_DB names for every output flag using it."""
+    db, _ = saved(tmp_path, 1)
+    before = Path(db).read_bytes()
+    monkeypatch.setenv("EDGEPROF_DB", db)
+    code = main(["deploy", "--device", "local", "--model", "ds_cnn", "--runtime", "null", "--json", db])
+    err = one_line(capsys)
+    assert code == 2 and "--json" in err and "results database" in err, err
+    assert Path(db).read_bytes() == before
+
+
+# -- hostile data files through --input-data and --calibration -------------------------------------------------
+
+
+def hostile_arrays(kind: str, path: Path) -> None:
+    """Write a hostile data file at `path` (.npz, or a directory of x.npy)."""
+    import io
+    import zipfile
+
+    import numpy as np
+    import numpy.lib.format as npformat
+
+    def header(shape: tuple[int, ...], descr: str = "<f4") -> bytes:
+        buf = io.BytesIO()
+        npformat.write_array_header_1_0(buf, {"descr": descr, "fortran_order": False, "shape": shape})
+        return buf.getvalue()
+
+    members = {
+        "empty": lambda: np.zeros((0, 16, 128), np.float32),
+        "complex": lambda: np.ones((1, 16, 128), np.complex64),
+        "unicode": lambda: np.array(["a"] * 4),
+        "object": lambda: np.array([{"a": 1}], dtype=object),
+    }
+    if kind in members:
+        arr = members[kind]()
+        with zipfile.ZipFile(path, "w") as z:
+            with z.open("x.npy", "w") as f:
+                np.lib.format.write_array(f, arr, allow_pickle=True)
+    elif kind == "claims_terabytes":
+        with zipfile.ZipFile(path, "w") as z:
+            z.writestr("x.npy", header((10**12, 4)) + b"\0" * 64)
+    elif kind == "zip_bomb":
+        np.savez_compressed(path, x=np.zeros(40 << 20, np.uint8))
+    elif kind == "garbage":
+        path.write_bytes(b"PK\x03\x04" + os.urandom(300))
+    elif kind == "float64_overflow":
+        np.savez(path, x=np.full((1, 16, 128), 1e300))
+
+
+HOSTILE_DATA = {"empty": "holds no values", "complex": "complex numbers", "unicode": "unicode strings",
+                "object": "Python objects", "claims_terabytes": "above the limit", "zip_bomb": "zip bomb",
+                "garbage": "", "float64_overflow": "float64"}  # --input-data: exact dtype; calibration: "1e+300 overflows float32"
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("kind", sorted(HOSTILE_DATA))
+def test_hostile_input_data_is_one_line_naming_file_and_array(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                              kind: str) -> None:
+    from test_sweep_local import write_model
+
+    write_model(tmp_path / "m.onnx")
+    data = tmp_path / "d.npz"
+    hostile_arrays(kind, data)
+    code = main(["deploy", "--device", "local", "--model", str(tmp_path / "m.onnx"), "--input-data", str(data),
+                 "--no-store", "--quiet", "--min-duration", "0.1", "--warmup", "0"])
+    err = one_line(capsys)
+    assert code == 2 and str(data) in err and HOSTILE_DATA[kind] in err, err
+
+
+@pytest.mark.parametrize("kind", sorted(HOSTILE_DATA))
+def test_hostile_calibration_files_are_one_line(tmp_path: Path, kind: str) -> None:
+    from edgeprof.errors import ConfigError
+    from edgeprof.export.quantize import calibration_samples
+    from edgeprof.records import TensorSpec
+
+    (tmp_path / "cal").mkdir()
+    hostile_arrays(kind, tmp_path / "cal" / "s.npz")
+    spec = TensorSpec(name="x", shape=[1, 16, 128], dtype="float32")
+    with pytest.raises(ConfigError) as info:
+        calibration_samples([spec], {"x": (1, 16, 128)}, 0, tmp_path / "cal")
+    assert "--calibration" in info.value.message and "s.npz" in info.value.message
+    want = "1e+300 overflows float32" if kind == "float64_overflow" else HOSTILE_DATA[kind]
+    assert want in str(info.value) and "\n" not in str(info.value)
+
+
+def test_calibration_that_is_missing_is_refused_whatever_the_precision() -> None:
+    from edgeprof.datafiles import require_calibration_dir
+    from edgeprof.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="no such directory"):
+        require_calibration_dir("/nonexistent/calib")
+    with pytest.raises(ConfigError, match="not a directory"):
+        require_calibration_dir("/dev/null")
+    assert require_calibration_dir(None) is None
+
+
+def test_junit_xml_of_hostile_names_is_well_formed(tmp_path: Path) -> None:
+    """An escape sequence or NUL in a model name made check's JUnit XML unreadable to a CI server (XML 1.0 has no
+    control characters); they are shown as \\x1b and the file parses."""
+    import xml.etree.ElementTree as ET
+
+    from edgeprof.regress import Finding
+    from edgeprof.report.junit import junit_xml
+
+    f = Finding(classname="edgeprof.d\x00", name=ESCAPES + " · p99_ms", outcome="failed", kind="budget",
+                message="=cmd\x1b[2J", detail="line\nx\x07")
+    root = ET.fromstring(junit_xml([f], properties={"scope": "s\x1b"}).split("\n", 1)[1])
+    case = root.find("testsuite/testcase")
+    assert case is not None and "\\x1b]0;owned\\x07" in case.get("name", "")
+    failure = case.find("failure")
+    assert failure is not None and failure.text == "line\nx\\x07"
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("flags,message", [
+    (["--input", "x=99999999999x16x128"], "GiB per input"),
+    (["--input", "x=600000x16x128"], "GiB per input"),
+    (["--input-value", "x=1e308"], "beyond float32's range"),
+    (["--input-value", "x=-3.5e38"], "beyond float32's range"),
+    (["--input-value", "x=" + "9" * 400], "beyond float32's range"),
+    (["--input-range", "x=-1e308:1e308"], "beyond what float32 values can span"),
+    (["--input-range", "x=0:1e39"], "beyond what float32 values can span"),
+])
+def test_input_numbers_a_float32_cannot_hold_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                          flags: list[str], message: str) -> None:
+    """`--input x=99999999999x4` was an allocation traceback, `--input-range x=-1e308:1e308` an OverflowError,
+    `--input-value x=1e308` for a float32 input fed inf without a word."""
+    from test_sweep_local import write_model
+
+    write_model(tmp_path / "m.onnx")
+    code = main(["deploy", "--device", "local", "--model", str(tmp_path / "m.onnx"), *flags, "--no-store", "--quiet",
+                 "--min-duration", "0.1", "--warmup", "0"])
+    err = one_line(capsys)
+    assert code == 2 and message in err, err
+
+
+JSON_VALUES = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(min_value=-(2**70), max_value=2**70),
+                                     st.floats(allow_nan=False, allow_infinity=False), st.text(max_size=20)),
+                           lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner,
+                                                                                        max_size=3), max_leaves=6)
+
+
+_IMPORTS: dict[str, object] = {}
+
+
+@pytest.mark.timeout(240)
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                 HealthCheck.too_slow])
+@given(data=st.data())
+def test_any_mutated_result_file_is_stored_cleanly_or_one_line(tmp_path_factory: pytest.TempPathFactory,
+                                                               data: st.DataObject) -> None:
+    """results import of a result file with any field replaced by any JSON value: stored (and then shown and
+    reported without a traceback) or refused in one StoreError line."""
+    import json
+
+    import report_samples
+
+    from edgeprof.cli.ui import render_result
+    from edgeprof.errors import StoreError
+    from edgeprof.report.data import gather
+    from edgeprof.report.tabular import render_csv, render_markdown
+
+    if "store" not in _IMPORTS:
+        tmp = tmp_path_factory.mktemp("imp")
+        _IMPORTS.update(store=Store(str(tmp / "db.sqlite")), tmp=tmp,
+                        doc=report_samples.make_result("x86-t4", "mobilenet_v2").to_json())
+    store, tmp = _IMPORTS["store"], _IMPORTS["tmp"]
+    assert isinstance(store, Store) and isinstance(tmp, Path)
+    doc = json.loads(str(_IMPORTS["doc"]))
+    _IMPORTS["n"] = n = int(str(_IMPORTS.get("n", 0))) + 1
+    doc["run_id"] = f"20260101-000000-{n:06d}"
+    for _ in range(data.draw(st.integers(1, 3))):
+        node = doc
+        while True:
+            key = data.draw(st.sampled_from(sorted(node)))
+            if isinstance(node[key], dict) and node[key] and data.draw(st.booleans()):
+                node = node[key]
+                continue
+            node[key] = data.draw(JSON_VALUES)
+            break
+    path = tmp / "r.json"
+    path.write_text(json.dumps(doc))
+    try:
+        r = store.import_file(path)
+    except StoreError as e:
+        assert "\n" not in str(e)
+        return
+    got = store.get(r.run_id)
+    render_result(got)
+    report = gather(store, device=got.device, history=0)
+    render_csv(report)
+    render_markdown(report)
