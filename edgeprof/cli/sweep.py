@@ -90,7 +90,7 @@ def _resume_plan(store: Any, args: argparse.Namespace) -> tuple[Any, tuple[str, 
 
 def run(args: argparse.Namespace) -> int:
     if args.id_file:
-        check_writable(args.id_file, "--id-file")  # found before any cell runs, not after the sweep
+        check_writable(args.id_file, "--id-file", args.db)  # found before any cell runs, not after the sweep
     if args.queue or args.cancel or args.wait or args.priority is not None:
         return _run_queued(args)
     store = open_store(args.db)

@@ -24,7 +24,7 @@ from ..regress import (
     history_findings,
     parse_budget,
 )
-from ..store import Store, config_key
+from ..store import CorruptRowError, Store, config_key
 from . import ledger
 
 HISTORY_SCAN = 500
@@ -33,7 +33,7 @@ HISTORY_SCAN = 500
 def sweep_results(store: Store, ref: str) -> tuple[ledger.SweepRecord, list[Result]]:
     """The sweep and the latest result of each of its cells (cells never run have none)."""
     record = ledger.get_sweep(store, ref)
-    results = [store.get(s.run_id) for s in record.cells if s.run_id]
+    results = store.get_many(s.run_id for s in record.cells if s.run_id)
     return record, results
 
 
@@ -44,6 +44,8 @@ def results_for(store: Store, ref: str) -> tuple[str, list[Result]]:
         return "sweep", sweep_results(store, sweep_id)[1]
     try:
         return "run", [store.get(ref)]
+    except CorruptRowError:
+        raise  # the run is there; its row cannot be read (the error names it)
     except StoreError:
         raise StoreError(f"{ref!r} is neither a sweep nor a run in {store.display_url}",
                          hint="edgeprof sweep --list and edgeprof results list show what is stored") from None
@@ -60,7 +62,8 @@ def cell_history(store: Store, r: Result, n: int | None = None, *, ok_only: bool
         ids.insert(0, r.run_id)
     if n is not None:
         ids = ids[:n]
-    out = [r if i == r.run_id else store.get(i) for i in ids]
+    others = {o.run_id: o for o in store.get_many(i for i in ids if i != r.run_id)}  # a corrupt row is skipped
+    out = [r if i == r.run_id else others[i] for i in ids if i == r.run_id or i in others]
     return out[::-1]
 
 

@@ -222,6 +222,10 @@ def test_a_corrupt_row_is_one_line_and_the_other_rows_still_show(tmp_path: Path,
     err = capsys.readouterr().err
     assert "skipped" in err and bad in err and "Traceback" not in err, err
     assert main(["results", "show", good, "--db", db]) == 0
+    capsys.readouterr()
+    assert main(["compare", bad, good, "--db", db]) == 2  # the row is named, not "neither a sweep nor a run"
+    err = one_line(capsys)
+    assert bad in err and "cannot be read" in err and "neither" not in err, err
 
 
 @pytest.mark.parametrize("argv,message", [
