@@ -89,7 +89,7 @@ def test_a_database_locked_for_good_writes_a_recovery_file_that_imports(tmp_path
 
 
 def test_deploy_json_is_kept_and_the_run_recovered_when_the_database_stays_locked(tmp_path, capsys, monkeypatch):
-    import edgeprof.store as store_mod
+    import edgeprof.store.db as store_mod
 
     monkeypatch.setattr(store_mod, "BUSY_TIMEOUT_S", 0.1)
     monkeypatch.setattr(store_mod, "SAVE_RETRIES", 1)

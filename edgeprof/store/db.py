@@ -1,29 +1,15 @@
-"""Results database: SQLAlchemy Core, SQLite by default, any SQLAlchemy URL (PostgreSQL) by --db / EDGEPROF_DB.
+"""The results database connection: opening (creating, upgrading or refusing a database), saving a Result in
+one transaction with retries and a recovery file, importing, listing and loading runs, and device facts.
 
-Owns: the tables, where the database lives, saving a Result atomically (one transaction: a run is either wholly
-stored or absent), listing and loading runs, and device facts with timestamps. No measurement is lost: a locked
-SQLite database is waited for (busy timeout) and the save retried with backoff up to a bound; if it still cannot be
-written, the Result goes to a recovery file ($XDG_DATA_HOME/edgeprof/recovered/<run_id>.json, with a
-<run_id>.target naming the database) that the next successful save to that database imports and removes by itself
-(with its sweep cell's state), or `edgeprof results import FILE` stores by hand. A corrupt or foreign database
-file is refused in one line.
-Privacy (fsmode.py's rule): the SQLite file is created 0600 and its folder 0700 (recovery files too), narrowed
-further by a stricter umask; a database that exists keeps the mode its owner gave it.
-Does not own: what a Result contains (records.py) or comparisons (compare.py).
-
-Database schema history: 1 — runs, device_facts, meta.
-  2 — sweeps and sweep_cells (added by lab/ledger.py's users; runs, device_facts and meta unchanged, so a
-      version-1 database is upgraded in place by creating the two tables).
+Owns: Store.
+Does not own: the tables (schema.py), where the database lives (location.py), recovery files (recovery.py),
+checking imported results (imports.py).
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
-import math
 import os
-import re
-import stat
 import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -31,147 +17,33 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from .errors import StoreError, UserError
-from .fsmode import make_private_dir, private_mode
-from .outputs import visible
-from .records import Result, dumps_json, utc_now
-
-# 3: config_key is the model's content hash + the shapes fed (rows re-keyed on open)
-# 4: runs.top1, the accuracy pass's top-1 % (results list shows it; older rows have none: added on open)
-DB_SCHEMA_VERSION = 4
-
-metadata = sa.MetaData()
-
-runs = sa.Table(
-    "runs", metadata,
-    sa.Column("run_id", sa.String(64), primary_key=True),
-    sa.Column("created_at", sa.String(40), nullable=False, index=True),
-    sa.Column("status", sa.String(16), nullable=False),
-    sa.Column("device", sa.String(128), nullable=False, index=True),
-    sa.Column("model", sa.String(256), nullable=False, index=True),
-    sa.Column("runtime", sa.String(64), nullable=False),
-    sa.Column("precision", sa.String(16), nullable=False),
-    sa.Column("batch", sa.Integer, nullable=False),
-    sa.Column("threads", sa.Integer),
-    sa.Column("p50_ms", sa.Float),
-    sa.Column("p99_ms", sa.Float),
-    sa.Column("throughput_ips", sa.Float),
-    sa.Column("mean_w", sa.Float),
-    sa.Column("top1", sa.Float),  # accuracy mode: top-1 % (schema 4)
-    sa.Column("sweep_id", sa.String(64), index=True),
-    sa.Column("config_key", sa.String(64), index=True),
-    sa.Column("schema_version", sa.Integer, nullable=False),
-    sa.Column("result_json", sa.Text, nullable=False),
+from ..errors import StoreError, UserError
+from ..fsmode import private_mode
+from ..outputs import visible
+from ..records import Result, dumps_json, utc_now
+from .imports import read_import, validate_result
+from .location import in_memory, resolve_db_url, sqlite_path
+from .recovery import RECOVERY_TARGET_SUFFIX, recovery_dir, write_recovery
+from .schema import (
+    DB_SCHEMA_VERSION,
+    MAX_ID_CHARS,
+    column_length,
+    config_key,
+    device_facts,
+    meta,
+    metadata,
+    rekey,
+    runs,
+    sweep_cells,
+    sweeps,
 )
-
-device_facts = sa.Table(
-    "device_facts", metadata,
-    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
-    sa.Column("device", sa.String(128), nullable=False, index=True),
-    sa.Column("collected_at", sa.String(40), nullable=False),
-    sa.Column("facts_json", sa.Text, nullable=False),
-)
-
-# a sweep: its spec and expanded cells (JSON), when and where it ran; one row per sweep
-sweeps = sa.Table(
-    "sweeps", metadata,
-    sa.Column("sweep_id", sa.String(64), primary_key=True),
-    sa.Column("name", sa.String(128), nullable=False, index=True),
-    sa.Column("created_at", sa.String(40), nullable=False, index=True),
-    sa.Column("updated_at", sa.String(40), nullable=False),
-    sa.Column("status", sa.String(16), nullable=False),  # running | done | interrupted
-    sa.Column("controller", sa.String(256)),
-    sa.Column("spec_path", sa.Text),
-    sa.Column("spec_json", sa.Text, nullable=False),
-)
-
-# the state of every cell of a sweep: the latest run for it (ok / failed / skipped), attempts so far
-sweep_cells = sa.Table(
-    "sweep_cells", metadata,
-    sa.Column("sweep_id", sa.String(64), primary_key=True),
-    sa.Column("cell_id", sa.String(512), primary_key=True),
-    sa.Column("device", sa.String(128), nullable=False),
-    sa.Column("status", sa.String(16), nullable=False),  # pending | ok | failed | skipped | cancelled (lab/ledger.py)
-    sa.Column("run_id", sa.String(64)),
-    sa.Column("attempts", sa.Integer, nullable=False, default=0),
-    sa.Column("reason", sa.Text),
-    sa.Column("updated_at", sa.String(40), nullable=False),
-    sa.Column("cell_json", sa.Text, nullable=False),
-)
-
-meta = sa.Table(
-    "meta", metadata,
-    sa.Column("key", sa.String(64), primary_key=True),
-    sa.Column("value", sa.String(256), nullable=False),
-)
-
 
 # a locked SQLite database: each attempt waits up to BUSY_TIMEOUT_S (SQLite's busy handler), then the save is
 # retried SAVE_RETRIES times after SAVE_BACKOFF_S × 2^n: about a minute in all before the recovery file is written
 BUSY_TIMEOUT_S = 10.0
 SAVE_RETRIES = 3
 SAVE_BACKOFF_S = 1.0
-
-
-def recovery_dir() -> Path:
-    return default_db_path().parent / "recovered"
-
-
-RECOVERY_TARGET_SUFFIX = ".target"  # beside <run_id>.json: which database the run was meant for (JSON)
-
-
-def _write_private(path: Path, text: str) -> None:
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), private_mode(0o600))
-    with os.fdopen(fd, "w") as f:
-        f.write(text)
-
-
-def write_recovery(result: Result, target: str | None = None) -> Path:
-    """Write `result` as JSON to the recovery directory (private); returns the file. `target` (a Store's
-    recovery_key) is written beside it, so the next successful save to that database imports it by itself."""
-    folder = recovery_dir()
-    make_private_dir(folder)
-    stem = safe_stem(result.run_id)
-    path = folder / f"{stem}.json"
-    _write_private(path, result.to_json(indent=2) + "\n")
-    if target is not None:
-        _write_private(folder / f"{stem}{RECOVERY_TARGET_SUFFIX}", json.dumps({"db": target}) + "\n")
-    return path
-
-
-# a run id as edgeprof makes them (records.new_run_id: 20261201-051200-ab12cd), or any name like a device's:
-# letters, digits, . _ -, at most 64, starting with a letter or digit. Only such an id ever becomes a file name.
-RUN_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
-
-
-def safe_stem(run_id: str) -> str:
-    """A file name stem for `run_id` that stays in its folder: the id itself when it is one edgeprof could have
-    made (RUN_ID_RE), else `run-<sha256 of it>` (an imported `../../x` never names a path)."""
-    if RUN_ID_RE.match(run_id) and ".." not in run_id:
-        return run_id
-    return "run-" + hashlib.sha256(run_id.encode("utf-8", "surrogatepass")).hexdigest()[:32]
-
-
-def _sqlite_path(url: str) -> Path | None:
-    try:
-        u = sa.engine.make_url(url)
-    except sa.exc.ArgumentError:
-        return None
-    if u.get_backend_name() != "sqlite" or not u.database or ":memory:" in u.database or u.query.get("mode") == "memory":
-        return None
-    return Path(u.database)
-
-
-def _in_memory(url: str) -> bool:
-    """A SQLite URL of no file: `sqlite://`, `sqlite:///:memory:`, `file::memory:` or `mode=memory`."""
-    try:
-        u = sa.engine.make_url(url)
-    except sa.exc.ArgumentError:
-        return False
-    if u.get_backend_name() != "sqlite":
-        return False
-    db = u.database or ""
-    return not db or ":memory:" in db or "mode=memory" in db or u.query.get("mode") == "memory"
+MAX_LIST_LIMIT = 10**9
 
 
 def _one_line(what: object, limit: int = 240) -> str:
@@ -185,42 +57,16 @@ def _locked(e: sa.exc.DBAPIError) -> bool:
     return "locked" in text or "busy" in text
 
 
-def default_db_path() -> Path:
-    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
-    return Path(base) / "edgeprof" / "results.sqlite"
+def _escape_like(s: str) -> str:
+    return s.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
-def resolve_db_url(db: str | None = None) -> str:
-    """--db wins, then EDGEPROF_DB, then $XDG_DATA_HOME/edgeprof/results.sqlite. A plain path means SQLite."""
-    value = db or os.environ.get("EDGEPROF_DB")
-    if not value:
-        path = default_db_path()
-        make_private_dir(path.parent)
-        return f"sqlite:///{path}"
-    if "://" in value:
-        return value
-    path = Path(value).expanduser()
-    if path.parent and not path.parent.exists():
-        raise StoreError(f"results database folder {str(path.parent)!r} does not exist",
-                         hint="create it, or pass --db with another path or a database URL")
-    return f"sqlite:///{path.resolve()}"
+class CorruptRowError(StoreError):
+    """A stored row whose result JSON cannot be read; names the run. `run_id`: that row's id."""
 
-
-def config_key(r: Result) -> str:
-    """Identity of a measured configuration across nights: vocab.ConfigIdentity's key (device, model, runtime,
-    precision, batch, threads, artifact source)."""
-    return r.identity.key()
-
-
-def _rekey(conn: sa.Connection) -> None:
-    """Recompute every row's config_key from its stored result (DB schema 3: content hash + shapes fed), so
-    history and baselines continue across the change. A row that cannot be read keeps its key."""
-    for run_id, text in conn.execute(sa.select(runs.c.run_id, runs.c.result_json)).all():
-        try:
-            key = config_key(Result.from_dict(json.loads(text)))
-        except Exception:  # noqa: BLE001 - a row another version wrote badly: leave it as it was
-            continue
-        conn.execute(runs.update().where(runs.c.run_id == run_id).values(config_key=key))
+    def __init__(self, message: str, *, run_id: str, hint: str | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.run_id = run_id
 
 
 class Store:
@@ -231,8 +77,8 @@ class Store:
         self.save_retries = SAVE_RETRIES if save_retries is None else save_retries
         self.save_backoff_s = SAVE_BACKOFF_S if save_backoff_s is None else save_backoff_s
         self.skipped: list[str] = []  # rows get_many / iter_results left out (CorruptRowError messages)
-        self.path = _sqlite_path(self.url)
-        if self.path is None and _in_memory(self.url):
+        self.path = sqlite_path(self.url)
+        if self.path is None and in_memory(self.url):
             raise StoreError(f"--db {url or self.url}: an in-memory SQLite database is gone when edgeprof exits, "
                              "and every run stored in it with it",
                              hint="give a file path (e.g. --db results.sqlite) or a PostgreSQL URL")
@@ -254,7 +100,7 @@ class Store:
                     if "top1" not in {c["name"] for c in sa.inspect(conn).get_columns("runs")}:
                         conn.execute(sa.text("ALTER TABLE runs ADD COLUMN top1 FLOAT"))
                     if version < 3:
-                        _rekey(conn)
+                        rekey(conn)
                     conn.execute(meta.update().where(meta.c.key == "schema_version")
                                  .values(value=str(DB_SCHEMA_VERSION)))
                 elif version > DB_SCHEMA_VERSION:
@@ -428,7 +274,7 @@ class Store:
     def import_file(self, path: str | Path) -> Result:
         """Store a Result JSON file (a recovery file, or a --json output), checked like a fresh result
         (`validate_result`): a regular file of at most MAX_IMPORT_BYTES (no FIFO, no device), one JSON object."""
-        data = json.loads(_read_import(path))
+        data = json.loads(read_import(path))
         if not isinstance(data, dict) or "run_id" not in data:
             raise StoreError(f"{path} is not an edgeprof result (no run_id)",
                              hint="give a file written by edgeprof (recovered/<run_id>.json or --json)")
@@ -509,9 +355,9 @@ class Store:
         for what, val, col in (("device", device, runs.c.device), ("model", model, runs.c.model),
                                ("status", status, runs.c.status), ("sweep id", sweep_id, runs.c.sweep_id),
                                ("configuration", config, runs.c.config_key)):
-            if val is not None and len(val) > _length(col):
+            if val is not None and len(val) > column_length(col):
                 raise StoreError(f"{what} filter of {len(val)} characters: no stored {what} is longer than "
-                                 f"{_length(col)}", hint=f"give a {what} as `edgeprof results list` shows it")
+                                 f"{column_length(col)}", hint=f"give a {what} as `edgeprof results list` shows it")
         if limit is not None and not 0 <= limit <= MAX_LIST_LIMIT:
             raise StoreError(f"limit {limit}: out of range (0..{MAX_LIST_LIMIT}; 0 lists all)")
         q = sa.select(runs.c.run_id, runs.c.created_at, runs.c.status, runs.c.device, runs.c.model,
@@ -558,105 +404,3 @@ class Store:
                 .where(device_facts.c.device == device).order_by(device_facts.c.id.desc()).limit(1)
             ).first()
         return (row[0], json.loads(row[1])) if row else None
-
-
-def _escape_like(s: str) -> str:
-    return s.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-
-
-MAX_ID_CHARS = 64  # runs.run_id, sweeps.sweep_id
-MAX_LIST_LIMIT = 10**9
-MAX_IMPORT_BYTES = 512 << 20  # a result JSON with its raw samples is far smaller
-STATUSES = ("ok", "failed", "skipped")
-
-
-def _length(col: sa.Column[Any]) -> int:
-    return int(getattr(col.type, "length", None) or MAX_ID_CHARS)
-
-
-class CorruptRowError(StoreError):
-    """A stored row whose result JSON cannot be read; names the run. `run_id`: that row's id."""
-
-    def __init__(self, message: str, *, run_id: str, hint: str | None = None) -> None:
-        super().__init__(message, hint=hint)
-        self.run_id = run_id
-
-
-def _read_import(path: str | Path) -> str:
-    """The text of a result file to import: a regular file (checked before and after a non-blocking open, so a
-    FIFO or /dev/zero is refused at once) of at most MAX_IMPORT_BYTES, UTF-8, JSON."""
-    hint = "give the path of a result JSON file"
-    try:
-        st = os.stat(path)
-        if not stat.S_ISREG(st.st_mode):
-            raise StoreError(f"cannot import {path}: not a regular file", hint=hint)
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
-        with os.fdopen(fd, "rb") as f:
-            st = os.fstat(f.fileno())
-            if not stat.S_ISREG(st.st_mode):
-                raise StoreError(f"cannot import {path}: not a regular file", hint=hint)
-            if st.st_size > MAX_IMPORT_BYTES:
-                raise StoreError(f"cannot import {path}: {st.st_size} bytes, more than a result file can be "
-                                 f"({MAX_IMPORT_BYTES >> 20} MiB)", hint=hint)
-            raw = f.read(MAX_IMPORT_BYTES + 1)
-    except OSError as e:
-        raise StoreError(f"cannot read {path}: {e.strerror or e}", hint=hint) from None
-    if len(raw) > MAX_IMPORT_BYTES:
-        raise StoreError(f"cannot import {path}: more than {MAX_IMPORT_BYTES >> 20} MiB", hint=hint)
-    try:
-        text = raw.decode("utf-8")
-        json.loads(text)
-    except (UnicodeDecodeError, ValueError, RecursionError) as e:
-        raise StoreError(f"{path} is not JSON: {visible(str(e))[:160]}", hint=hint) from None
-    return text
-
-
-def validate_result(r: Result, where: str) -> None:
-    """A Result from outside (an imported file) checked as edgeprof would have made it: a run id like a device
-    name (RUN_ID_RE), a known status, names within their columns, a batch from 1, and no negative, NaN or
-    infinite latency, sample, throughput or memory. One StoreError line naming `where` and the field."""
-    def bad(field: str, why: str) -> StoreError:
-        return StoreError(f"{where}: field {field}: {why}",
-                          hint="import files written by edgeprof (recovered/<run_id>.json or deploy --json)")
-
-    if not isinstance(r.run_id, str) or not RUN_ID_RE.match(r.run_id) or ".." in r.run_id:
-        shown_id = visible(str(r.run_id))
-        raise bad("run_id", f"{shown_id[:40]!r}{'…' if len(shown_id) > 40 else ''} ({len(str(r.run_id))} "
-                  "characters) is not a run id: 1 to 64 letters, digits, '.', '_' or '-', starting with a letter "
-                  "or digit")
-    if r.status not in STATUSES:
-        raise bad("status", f"{visible(str(r.status))[:40]!r} is not one of {', '.join(STATUSES)}")
-    for field, col in (("device", runs.c.device), ("model", runs.c.model), ("runtime", runs.c.runtime),
-                       ("precision", runs.c.precision), ("created_at", runs.c.created_at)):
-        value = getattr(r, field)
-        if not isinstance(value, str) or not value or len(value) > _length(col):
-            raise bad(field, f"must be text of 1 to {_length(col)} characters "
-                      f"(got {len(value) if isinstance(value, str) else type(value).__name__})")
-    sweep = r.sweep
-    if sweep is not None and (not isinstance(sweep.sweep_id, str) or len(sweep.sweep_id) > MAX_ID_CHARS):
-        raise bad("sweep.sweep_id", f"must be text of at most {MAX_ID_CHARS} characters")
-    if isinstance(r.batch, bool) or not isinstance(r.batch, int) or not 1 <= r.batch <= 2**31 - 1:
-        raise bad("batch", f"{r.batch!r} is not a batch size (1 or more)")
-    if r.threads is not None and (isinstance(r.threads, bool) or not isinstance(r.threads, int)
-                                  or not 0 <= r.threads <= 2**31 - 1):
-        raise bad("threads", f"{r.threads!r} is not a thread count")
-
-    def number(field: str, v: object) -> None:
-        if v is None:
-            return
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
-            raise bad(field, f"{v!r} is not a finite number from 0")
-
-    lat = r.latency_ms
-    if lat is not None:
-        for name in ("p50", "p90", "p95", "p97", "p99", "p999", "min", "max", "mean", "std"):
-            number(f"latency_ms.{name}", getattr(lat, name, None))
-    number("throughput_ips", r.throughput_ips)
-    if r.memory_mb is not None:
-        for name in ("rss_before_load", "rss_after_load", "peak_rss"):
-            number(f"memory_mb.{name}", getattr(r.memory_mb, name, None))
-    samples = r.samples_ms or []
-    if not isinstance(samples, list):
-        raise bad("samples_ms", "is not a list of numbers")
-    for i, v in enumerate(samples):
-        number(f"samples_ms[{i}]", v)

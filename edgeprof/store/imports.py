@@ -1,0 +1,102 @@
+"""A result file from outside (`edgeprof results import FILE`, a recovery file): read with bounds and checked as
+edgeprof would have made it.
+
+Owns: reading an import file (regular, bounded, UTF-8 JSON) and validate_result.
+Does not own: storing it (db.py).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import stat
+from pathlib import Path
+
+from ..errors import StoreError
+from ..outputs import visible
+from ..records import Result
+from .recovery import RUN_ID_RE
+from .schema import MAX_ID_CHARS, STATUSES, column_length, runs
+
+MAX_IMPORT_BYTES = 512 << 20  # a result JSON with its raw samples is far smaller
+
+
+def read_import(path: str | Path) -> str:
+    """The text of a result file to import: a regular file (checked before and after a non-blocking open, so a
+    FIFO or /dev/zero is refused at once) of at most MAX_IMPORT_BYTES, UTF-8, JSON."""
+    hint = "give the path of a result JSON file"
+    try:
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode):
+            raise StoreError(f"cannot import {path}: not a regular file", hint=hint)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+        with os.fdopen(fd, "rb") as f:
+            st = os.fstat(f.fileno())
+            if not stat.S_ISREG(st.st_mode):
+                raise StoreError(f"cannot import {path}: not a regular file", hint=hint)
+            if st.st_size > MAX_IMPORT_BYTES:
+                raise StoreError(f"cannot import {path}: {st.st_size} bytes, more than a result file can be "
+                                 f"({MAX_IMPORT_BYTES >> 20} MiB)", hint=hint)
+            raw = f.read(MAX_IMPORT_BYTES + 1)
+    except OSError as e:
+        raise StoreError(f"cannot read {path}: {e.strerror or e}", hint=hint) from None
+    if len(raw) > MAX_IMPORT_BYTES:
+        raise StoreError(f"cannot import {path}: more than {MAX_IMPORT_BYTES >> 20} MiB", hint=hint)
+    try:
+        text = raw.decode("utf-8")
+        json.loads(text)
+    except (UnicodeDecodeError, ValueError, RecursionError) as e:
+        raise StoreError(f"{path} is not JSON: {visible(str(e))[:160]}", hint=hint) from None
+    return text
+
+
+def validate_result(r: Result, where: str) -> None:
+    """A Result from outside (an imported file) checked as edgeprof would have made it: a run id like a device
+    name (RUN_ID_RE), a known status, names within their columns, a batch from 1, and no negative, NaN or
+    infinite latency, sample, throughput or memory. One StoreError line naming `where` and the field."""
+    def bad(field: str, why: str) -> StoreError:
+        return StoreError(f"{where}: field {field}: {why}",
+                          hint="import files written by edgeprof (recovered/<run_id>.json or deploy --json)")
+
+    if not isinstance(r.run_id, str) or not RUN_ID_RE.match(r.run_id) or ".." in r.run_id:
+        shown_id = visible(str(r.run_id))
+        raise bad("run_id", f"{shown_id[:40]!r}{'…' if len(shown_id) > 40 else ''} ({len(str(r.run_id))} "
+                  "characters) is not a run id: 1 to 64 letters, digits, '.', '_' or '-', starting with a letter "
+                  "or digit")
+    if r.status not in STATUSES:
+        raise bad("status", f"{visible(str(r.status))[:40]!r} is not one of {', '.join(STATUSES)}")
+    for field, col in (("device", runs.c.device), ("model", runs.c.model), ("runtime", runs.c.runtime),
+                       ("precision", runs.c.precision), ("created_at", runs.c.created_at)):
+        value = getattr(r, field)
+        if not isinstance(value, str) or not value or len(value) > column_length(col):
+            raise bad(field, f"must be text of 1 to {column_length(col)} characters "
+                      f"(got {len(value) if isinstance(value, str) else type(value).__name__})")
+    sweep = r.sweep
+    if sweep is not None and (not isinstance(sweep.sweep_id, str) or len(sweep.sweep_id) > MAX_ID_CHARS):
+        raise bad("sweep.sweep_id", f"must be text of at most {MAX_ID_CHARS} characters")
+    if isinstance(r.batch, bool) or not isinstance(r.batch, int) or not 1 <= r.batch <= 2**31 - 1:
+        raise bad("batch", f"{r.batch!r} is not a batch size (1 or more)")
+    if r.threads is not None and (isinstance(r.threads, bool) or not isinstance(r.threads, int)
+                                  or not 0 <= r.threads <= 2**31 - 1):
+        raise bad("threads", f"{r.threads!r} is not a thread count")
+
+    def number(field: str, v: object) -> None:
+        if v is None:
+            return
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
+            raise bad(field, f"{v!r} is not a finite number from 0")
+
+    lat = r.latency_ms
+    if lat is not None:
+        for name in ("p50", "p90", "p95", "p97", "p99", "p999", "min", "max", "mean", "std"):
+            number(f"latency_ms.{name}", getattr(lat, name, None))
+    number("throughput_ips", r.throughput_ips)
+    if r.memory_mb is not None:
+        for name in ("rss_before_load", "rss_after_load", "peak_rss"):
+            number(f"memory_mb.{name}", getattr(r.memory_mb, name, None))
+    samples = r.samples_ms or []
+    if not isinstance(samples, list):
+        raise bad("samples_ms", "is not a list of numbers")
+    for i, v in enumerate(samples):
+        number(f"samples_ms[{i}]", v)

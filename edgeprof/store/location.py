@@ -1,0 +1,60 @@
+"""Where the results database lives: --db, EDGEPROF_DB or $XDG_DATA_HOME/edgeprof/results.sqlite, and what
+a URL names (a SQLite file, an in-memory SQLite database, another server).
+
+Owns: resolving --db to a URL, the default path, the SQLite file behind a URL.
+Does not own: opening the database (db.py).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import sqlalchemy as sa
+
+from ..errors import StoreError
+from ..fsmode import make_private_dir
+
+
+def sqlite_path(url: str) -> Path | None:
+    try:
+        u = sa.engine.make_url(url)
+    except sa.exc.ArgumentError:
+        return None
+    if u.get_backend_name() != "sqlite" or not u.database or ":memory:" in u.database or u.query.get("mode") == "memory":
+        return None
+    return Path(u.database)
+
+
+def in_memory(url: str) -> bool:
+    """A SQLite URL of no file: `sqlite://`, `sqlite:///:memory:`, `file::memory:` or `mode=memory`."""
+    try:
+        u = sa.engine.make_url(url)
+    except sa.exc.ArgumentError:
+        return False
+    if u.get_backend_name() != "sqlite":
+        return False
+    db = u.database or ""
+    return not db or ":memory:" in db or "mode=memory" in db or u.query.get("mode") == "memory"
+
+
+
+def default_db_path() -> Path:
+    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
+    return Path(base) / "edgeprof" / "results.sqlite"
+
+
+def resolve_db_url(db: str | None = None) -> str:
+    """--db wins, then EDGEPROF_DB, then $XDG_DATA_HOME/edgeprof/results.sqlite. A plain path means SQLite."""
+    value = db or os.environ.get("EDGEPROF_DB")
+    if not value:
+        path = default_db_path()
+        make_private_dir(path.parent)
+        return f"sqlite:///{path}"
+    if "://" in value:
+        return value
+    path = Path(value).expanduser()
+    if path.parent and not path.parent.exists():
+        raise StoreError(f"results database folder {str(path.parent)!r} does not exist",
+                         hint="create it, or pass --db with another path or a database URL")
+    return f"sqlite:///{path.resolve()}"
