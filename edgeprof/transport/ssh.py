@@ -6,7 +6,8 @@ public-key authentication (identity_file, then ssh-agent, then ~/.ssh/id_*; neve
 running quoted argv lists, long-running processes whose termination leaves nothing behind on the device
 (each remote command runs as its own process group, killed by group), file upload over SFTP (or `cat` when the
 server has no SFTP subsystem), `~` expansion through the remote $HOME, and one-line errors for every way a
-connection fails.
+connection fails. Authentication and host key errors are in ssh_auth.py, the exec channel's command line and
+output in ssh_exec.py.
 Does not own: what is pushed or run (agentlink, runner), the inventory (inventory), writing known_hosts
 (known_hosts.record_host_key, used by `edgeprof devices trust`).
 
@@ -22,8 +23,6 @@ import errno
 import logging
 import os
 import posixpath
-import re
-import select
 import shlex
 import socket
 import threading
@@ -33,14 +32,15 @@ from typing import Any
 
 import paramiko
 
-from ..errors import HostKeyError, TransportError
+from ..errors import TransportError
 from ..known_hosts import DEFAULT_USER_KNOWN_HOSTS, KnownHosts, Verdict, host_id
 from ..records import Device
-from .base import AgentProcess, CommandResult, LineTooLong, Transport, quote_argv
+from .base import AgentProcess, CommandResult, LineTooLong, Transport
 from .local import PipeReader
+from .ssh_auth import DEFAULT_KEY_FILES, authenticate, host_key_error, prefer_key_types
+from .ssh_exec import KILL_SCRIPT, PID_MARKER, PID_RE, collect, split_pid, wrap_command
 
 DEFAULT_SSH_CONFIG = "~/.ssh/config"
-DEFAULT_KEY_FILES = ("~/.ssh/id_ed25519", "~/.ssh/id_ecdsa", "~/.ssh/id_rsa")
 KEEPALIVE_S = 15
 TERMINATE_GRACE_S = 3.0
 # paramiko's transport thread logs its errors with tracebacks ("Exception (client): Error reading SSH protocol
@@ -48,23 +48,9 @@ TERMINATE_GRACE_S = 3.0
 # logging (the debug log), never to the terminal through logging's last-resort handler.
 logging.getLogger("paramiko").addHandler(logging.NullHandler())
 
-PID_MARKER = "edgeprof-pid:"
-_PID_RE = re.compile(r"^" + re.escape(PID_MARKER) + r"(\d+)$")
-_WRAPPER = 'echo "' + PID_MARKER + '$$"; exec "$@"'
-# Stops a process group: TERM, wait up to the grace period, then KILL. Exit 0 gone, 2 needed KILL, 3 never there.
-_KILL_SCRIPT = (
-    'pg=$1; n=$2; kill -s TERM -- "-$pg" 2>/dev/null || kill -s TERM "$pg" 2>/dev/null || exit 3; i=0; '
-    'while kill -0 -- "-$pg" 2>/dev/null || kill -0 "$pg" 2>/dev/null; do '
-    'i=$((i+1)); if [ "$i" -ge "$n" ]; then kill -s KILL -- "-$pg" 2>/dev/null; kill -s KILL "$pg" 2>/dev/null; '
-    "exit 2; fi; sleep 0.1 2>/dev/null || sleep 1; done; exit 0"
-)
-
 StderrSink = Callable[[str], None]
 
-
-def wrap_command(argv: Sequence[str], env: Mapping[str, str] | None = None) -> str:
-    """The command line sent to sshd for argv: every argument quoted, the pid announced, then exec."""
-    return f"exec sh -c {shlex.quote(_WRAPPER)} edgeprof {quote_argv(argv, env)}"
+__all__ = ["DEFAULT_KEY_FILES", "PID_MARKER", "SSHAgentProcess", "SSHTransport", "host_key_error", "wrap_command"]
 
 
 class SSHTransport(Transport):
@@ -122,7 +108,8 @@ class SSHTransport(Transport):
                                     trust_name=self.device.name)
                 self.reached = True
                 identities = [self.device.identity_file] if self.device.identity_file else []
-                self._authenticate(t, self.device.user, self.device.host or "", identities, self.label)
+                authenticate(t, self.device.user, self.device.host or "", identities, self.label, port=self.port,
+                             source=self.device.source)
             except BaseException:
                 if isinstance(t, paramiko.Transport):
                     t.close()
@@ -148,7 +135,7 @@ class SSHTransport(Transport):
                 label = f"{self.label}: jump host {host}:{port}"
                 hop = self._handshake(host, port, sock, self._known, label, trust_name=None)
                 hops.append(hop)
-                self._authenticate(hop, user, host, identities, label)
+                authenticate(hop, user, host, identities, label, port=self.port, source=self.device.source)
                 sock = self._open_forward(hop, next_host, next_port, host, port)
         except BaseException:
             for hop in reversed(hops):
@@ -239,7 +226,7 @@ class SSHTransport(Transport):
         t.banner_timeout = self.timeout
         t.handshake_timeout = self.timeout
         t.auth_timeout = self.timeout
-        _prefer_key_types(t, known.key_types(host_id(host, port)))
+        prefer_key_types(t, known.key_types(host_id(host, port)))
         started = time.monotonic()
         try:
             t.start_client(timeout=self.timeout)
@@ -276,94 +263,6 @@ class SSHTransport(Transport):
                 for hop in reversed(hops):
                     hop.close()
 
-    def _authenticate(self, t: paramiko.Transport, user: str | None, host: str, identities: list[str],
-                      label: str) -> None:
-        """Public-key authentication: identity files given, then ssh-agent, then ~/.ssh/id_*. Never passwords."""
-        import getpass
-
-        username = user or getpass.getuser()
-        tried: list[str] = []
-        explicit: list[str] = []
-        for ident in identities:
-            path = os.path.expanduser(ident)
-            if not os.path.isfile(path):
-                where = f" ({self.device.source})" if self.device.source else ""
-                raise TransportError(f"{label}: identity_file {ident} does not exist{where}",
-                                     hint="fix the path, or remove it to use ssh-agent / ~/.ssh keys")
-            explicit.append(path)
-        files = explicit + [os.path.expanduser(p) for p in DEFAULT_KEY_FILES]
-
-        def attempt(key: paramiko.PKey, what: str) -> bool:
-            try:
-                remaining = t.auth_publickey(username, key)
-            except paramiko.BadAuthenticationType as e:
-                raise TransportError(
-                    f"{label}: the server does not accept public keys (it allows: {', '.join(e.allowed_types)})",
-                    hint="edgeprof never uses passwords: enable PubkeyAuthentication in the board's sshd_config"
-                ) from None
-            except paramiko.AuthenticationException:
-                tried.append(f"{what} {key.fingerprint} rejected")
-                return False
-            except (paramiko.SSHException, EOFError, OSError) as e:
-                raise TransportError(f"{label}: connection dropped during authentication "
-                                     f"(tried {'; '.join(tried + [what]) }): {e}") from None
-            if remaining:
-                raise TransportError(f"{label}: the server wants more authentication ({', '.join(remaining)}) "
-                                     "after the key", hint="edgeprof supports public-key authentication only")
-            return True
-
-        # 1. identity_file from devices.yaml (for a jump host: its IdentityFile in ~/.ssh/config first)
-        seen: set[str] = set()
-        for path in explicit:
-            if path in seen:
-                continue
-            seen.add(path)
-            key = self._load_key(path, tried)
-            if key is not None and attempt(key, f"identity_file {path}"):
-                return
-        # 2. ssh-agent
-        if os.environ.get("SSH_AUTH_SOCK"):
-            agent = paramiko.Agent()
-            try:
-                keys = agent.get_keys()
-                if not keys:
-                    tried.append("ssh-agent (holds no keys)")
-                for ak in keys:
-                    if attempt(ak, "ssh-agent key"):
-                        return
-            finally:
-                agent.close()
-        else:
-            tried.append("ssh-agent (not running: SSH_AUTH_SOCK unset)")
-        # 3. default key files
-        for path in files:
-            if path in seen or not os.path.isfile(path):
-                continue
-            seen.add(path)
-            key = self._load_key(path, tried)
-            if key is not None and attempt(key, path):
-                return
-        if not any("~/.ssh" in s or "/.ssh/" in s for s in tried):
-            tried.append("no ~/.ssh/id_ed25519, id_ecdsa or id_rsa")
-        who = f"{username}@{host}"
-        raise TransportError(
-            f"{label}: authentication failed for user {username!r} — tried: {'; '.join(tried)}",
-            hint=f"install your public key on the board (ssh-copy-id -i KEY.pub -p {self.port} {who}), "
-                 "set identity_file: in devices.yaml, or load the key into ssh-agent (ssh-add KEY)")
-
-    @staticmethod
-    def _load_key(path: str, tried: list[str]) -> paramiko.PKey | None:
-        try:
-            return paramiko.PKey.from_path(path)
-        except paramiko.PasswordRequiredException:
-            tried.append(f"{path} (encrypted: load it with ssh-add so ssh-agent can use it)")
-        except (paramiko.SSHException, ValueError, OSError, TypeError) as e:
-            if "password" in str(e).lower():  # paramiko >= 4 raises TypeError for an encrypted OpenSSH key
-                tried.append(f"{path} (encrypted: load it with ssh-add so ssh-agent can use it)")
-            else:
-                tried.append(f"{path} (unreadable: {e})")
-        return None
-
     # -- commands -------------------------------------------------------------------------------------------
 
     def _env(self, env: Mapping[str, str] | None) -> dict[str, str]:
@@ -388,13 +287,13 @@ class SSHTransport(Transport):
             if stdin:
                 chan.sendall(stdin)
             chan.shutdown_write()
-            out, err, status, timed_out = _collect(chan, timeout)
+            out, err, status, timed_out = collect(chan, timeout)
         except (paramiko.SSHException, EOFError, OSError) as e:  # paramiko raises EOFError for a dropped link
             raise TransportError(f"{self.label}: lost the connection while running {argv[0]}: {e}") from None
         finally:
             chan.close()
         text = out.decode("utf-8", "replace")
-        pid, text = _split_pid(text)
+        pid, text = split_pid(text)
         errtext = err.decode("utf-8", "replace")
         if timed_out:
             if pid is not None:
@@ -410,7 +309,7 @@ class SSHTransport(Transport):
         try:
             chan.exec_command(command)
             chan.shutdown_write()
-            out, err, status, _ = _collect(chan, timeout)
+            out, err, status, _ = collect(chan, timeout)
         except (paramiko.SSHException, EOFError, OSError) as e:  # paramiko raises EOFError for a dropped link
             raise TransportError(f"{self.label}: lost the connection: {e or type(e).__name__}") from None
         finally:
@@ -424,7 +323,7 @@ class SSHTransport(Transport):
         sshd does not signal a non-pty session's processes), sparing a round trip through the login shell.
         """
         steps = max(1, int(grace / 0.1))
-        cmd = f"sh -c {shlex.quote(_KILL_SCRIPT)} edgeprof {pid} {steps}"
+        cmd = f"sh -c {shlex.quote(KILL_SCRIPT)} edgeprof {pid} {steps}"
         if not wait:
             chan = self._open_session()
             try:
@@ -498,7 +397,7 @@ class SSHTransport(Transport):
                 for chunk in iter(lambda: f.read(1 << 16), b""):
                     chan.sendall(chunk)
             chan.shutdown_write()
-            _, err, status, _ = _collect(chan, None)
+            _, err, status, _ = collect(chan, None)
         except (paramiko.SSHException, EOFError, OSError) as e:
             raise TransportError(f"{self.label}: upload to {remote} failed: {e}") from None
         finally:
@@ -575,7 +474,7 @@ class SSHAgentProcess(AgentProcess):
             if line is None:
                 raise TransportError(f"{self._transport.label}: could not start {self.argv[0]} (no shell?)",
                                      detail=self.stderr_tail() or None)
-            m = _PID_RE.match(line.strip())
+            m = PID_RE.match(line.strip())
             if m:
                 self.pid = int(m.group(1))
                 return
@@ -627,20 +526,6 @@ class SSHAgentProcess(AgentProcess):
             self._chan.close()
 
 
-def _prefer_key_types(t: paramiko.Transport, recorded: list[str]) -> None:
-    """Ask first for host key types already recorded for the host (OpenSSH does the same)."""
-    if not recorded:
-        return
-    opts = t.get_security_options()
-    available = list(opts.key_types)
-    first: list[str] = []
-    for kt in recorded:
-        names = ["rsa-sha2-512", "rsa-sha2-256", "ssh-rsa"] if kt == "ssh-rsa" else [kt]
-        first.extend(n for n in names if n in available and n not in first)
-    if first:
-        opts.key_types = first + [k for k in available if k not in first]
-
-
 def _waited(started: float, timeout: float, what: str) -> str:
     """What really happened while waiting for `what`: a timeout only when the time was spent, else the
     connection was closed early (with the real elapsed time)."""
@@ -648,91 +533,3 @@ def _waited(started: float, timeout: float, what: str) -> str:
     if elapsed >= 0.9 * timeout:
         return f"connection timed out after {timeout:g} s waiting for {what}"
     return f"the server closed the connection after {elapsed:.1f} s, before {what} was complete"
-
-
-def _collect(chan: paramiko.Channel, timeout: float | None) -> tuple[bytes, bytes, int | None, bool]:
-    """Read stdout and stderr until EOF and exit status; (out, err, status or None if lost, timed_out).
-
-    A process killed by a signal gets status -1 (sshd sends exit-signal, which paramiko does not parse).
-    """
-    out: list[bytes] = []
-    err: list[bytes] = []
-    deadline = None if timeout is None else time.monotonic() + timeout
-
-    def drain() -> None:
-        while chan.recv_ready():
-            out.append(chan.recv(1 << 16))
-        while chan.recv_stderr_ready():
-            err.append(chan.recv_stderr(1 << 16))
-
-    while True:
-        drain()
-        if chan.eof_received or chan.closed:
-            break  # all output is in; the exit status follows
-        wait = 1.0 if deadline is None else min(1.0, deadline - time.monotonic())
-        if wait <= 0:
-            return b"".join(out), b"".join(err), None, True
-        select.select([chan], [], [], wait)
-    while not chan.status_event.is_set():
-        wait = 1.0 if deadline is None else min(1.0, deadline - time.monotonic())
-        if wait <= 0:
-            return b"".join(out), b"".join(err), None, True
-        chan.status_event.wait(wait)
-    drain()
-    status: int | None = chan.exit_status
-    if status == -1 and not chan.eof_received:
-        status = None  # the connection went away
-    return b"".join(out), b"".join(err), status, False
-
-
-def _split_pid(text: str) -> tuple[int | None, str]:
-    """Split off the pid announcement (and any login-shell noise before it) from a command's stdout."""
-    idx = text.find(PID_MARKER)
-    while idx != -1:
-        if idx == 0 or text[idx - 1] == "\n":
-            end = text.find("\n", idx)
-            line = text[idx:end if end != -1 else len(text)]
-            m = _PID_RE.match(line)
-            if m:
-                return int(m.group(1)), text[end + 1:] if end != -1 else ""
-        idx = text.find(PID_MARKER, idx + 1)
-    return None, text
-
-
-def host_key_error(label: str, hid: str, verdict: Verdict, name: str, files: Sequence[str],
-                   jump: bool = False) -> HostKeyError:
-    """The one-line error for a host key that is not trusted."""
-    trust = f"edgeprof devices trust {name}"
-    if verdict.status == "revoked":
-        assert verdict.matched is not None
-        return HostKeyError(f"{label}: host key {verdict.keytype} {verdict.fingerprint} is REVOKED "
-                            f"({verdict.matched.where})", hint="do not connect; find out why it was revoked")
-    if verdict.status == "changed":
-        old = verdict.same_type[0]
-        fix = (f"verify the new fingerprint on the board's console (ssh-keygen -lf /etc/ssh/ssh_host_"
-               f"{_key_file_stem(verdict.keytype)}_key.pub); if it matches, run: {trust} --replace")
-        if jump:
-            fix = f"verify it on the jump host, then replace its line in {old.path} (ssh-keygen -R '{hid}')"
-        return HostKeyError(
-            f"{label}: HOST KEY CHANGED — it now presents {verdict.keytype} {verdict.fingerprint}, but "
-            f"{old.where} records {old.fingerprint}. Someone may be intercepting the connection "
-            "(man-in-the-middle), or the board was reinstalled", hint=fix)
-    other = ""
-    if verdict.recorded:
-        r = verdict.recorded[0]
-        other = f" ({r.where} records only a {r.keytype} key for it)"
-    where = " or ".join(files)
-    if jump:
-        hint = (f"verify the fingerprint on the jump host, then add it to {files[0]} (ssh -p PORT host once, "
-                "or ssh-keyscan), and rerun")
-    else:
-        hint = (f"verify it on the board (ssh-keygen -lf /etc/ssh/ssh_host_{_key_file_stem(verdict.keytype)}"
-                f"_key.pub), then run: {trust}")
-    return HostKeyError(f"{label}: unknown host key {verdict.keytype} {verdict.fingerprint}{other}, not in "
-                        f"{where}", hint=hint)
-
-
-def _key_file_stem(keytype: str) -> str:
-    if keytype.startswith("ecdsa"):
-        return "ecdsa"
-    return {"ssh-ed25519": "ed25519", "ssh-rsa": "rsa"}.get(keytype, "*")
