@@ -1,11 +1,11 @@
 """What edgeprof writes for people and other programs, made safe: output paths that would overwrite the results
 database, text that would act on a terminal or a spreadsheet.
 
-Owns: refusing an output path that is the results database or one of its journal files (`refuse_db_path`, for
-every command that writes a file: report --out, check --junit, deploy --json, sweep --id-file), showing control
-characters and escape sequences visibly (`visible`), and neutralising CSV text cells that a spreadsheet would run
-as a formula (`csv_text`, after OWASP's CSV-injection guidance).
-Does not own: where the database is (store.resolve_db_url), rendering (cli/ui.py, report/).
+Owns: writing an output file whole or not at all (`write_output`), showing control characters and escape
+sequences visibly (`visible`), and neutralising CSV text cells that a spreadsheet would run as a formula
+(`csv_text`, after OWASP's CSV-injection guidance).
+Does not own: refusing an output path that is the results database (store.location.refuse_db_path), rendering
+(cli/ui.py, report/).
 """
 
 from __future__ import annotations
@@ -17,10 +17,7 @@ from pathlib import Path
 
 from .errors import ConfigError
 
-__all__ = ["DB_COMPANIONS", "brief", "csv_text", "refuse_db_path", "visible", "write_output"]
-
-# SQLite's companions of a database file: the rollback journal, the write-ahead log and its shared memory
-DB_COMPANIONS = ("", "-journal", "-wal", "-shm")
+__all__ = ["brief", "csv_text", "visible", "write_output"]
 
 # C0 and C1 control characters, DEL, and the bidirectional marks and overrides that reorder what is shown
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
@@ -52,46 +49,6 @@ def csv_text(value: object) -> object:
     if not isinstance(value, str):
         return value
     return ("'" if value.startswith(_FORMULA_START) else "") + visible(value)
-
-
-def _db_file(db_url: str) -> Path | None:
-    from .store import _sqlite_path
-
-    return _sqlite_path(db_url)
-
-
-def refuse_db_path(path: str | os.PathLike[str], db_url: str | None, flag: str) -> None:
-    """One ConfigError line when writing `path` would overwrite the SQLite results database `db_url` (a path or
-    URL, as --db / EDGEPROF_DB give it) or its -journal / -wal / -shm: compared after resolving links, and by
-    inode when the file exists. Other databases (PostgreSQL) have no file to protect."""
-    if str(path) == "-":
-        return
-    from .store import resolve_db_url
-
-    try:
-        db = _db_file(resolve_db_url(db_url))
-    except Exception:  # noqa: BLE001 - an unusable --db is reported when the database is opened, not here
-        return
-    if db is None:
-        return
-    target = Path(path).expanduser()
-    try:
-        resolved = target.resolve()
-        db_resolved = db.resolve()
-    except (OSError, RuntimeError):
-        return
-    for suffix in DB_COMPANIONS:
-        companion = Path(str(db_resolved) + suffix)
-        same = resolved == companion
-        if not same:
-            try:
-                same = os.path.samefile(target, companion)
-            except OSError:
-                same = False
-        if same:
-            what = "the results database" if not suffix else f"the results database's {suffix[1:]} file"
-            raise ConfigError(f"{flag} {path}: is {what} ({companion}); writing it would destroy the stored runs",
-                              hint="give another output path")
 
 
 def write_output(path: str | os.PathLike[str], text: str, flag: str) -> None:

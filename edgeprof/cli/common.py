@@ -7,9 +7,8 @@ import os
 from pathlib import Path
 
 from ..errors import ConfigError, DeviceError
-from ..outputs import refuse_db_path
 from ..records import Device, local_device
-from ..store import Store
+from ..store import Store, refuse_db_path
 
 
 def add_db_args(p: argparse.ArgumentParser) -> None:
@@ -39,7 +38,7 @@ def resolve_device(name: str, inventory: str | None) -> Device:
 
 def check_writable(path: str, flag: str, db: str | None = None) -> None:
     """A one-line ConfigError now when `path` cannot be written later (missing folder, no permission, a folder),
-    or when it is the results database or one of its journal files (outputs.refuse_db_path): `db` is the --db
+    or when it is the results database or one of its journal files (store.refuse_db_path): `db` is the --db
     given; without it, the database $EDGEPROF_DB (or the default path) names is protected."""
     if path == "-":
         return

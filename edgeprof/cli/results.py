@@ -5,11 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from rich.markup import escape
 from rich.table import Table
 
-from ..export.inputs import io_summary_lines
-from ..records import Result, dumps_json
+from ..records import dumps_json
 from ..vocab import fmt_value
 from .common import add_db_args, open_store
 from .ui import out, render_result, shown
@@ -101,17 +99,3 @@ def run_import(args: argparse.Namespace) -> int:
                         f"{store.display_url}"))
     return 0
 
-
-def render_io(r: Result) -> None:
-    """The I/O summary: each input's shape, dtype and where its values came from, the outputs' shapes, then the
-    load time and the first inference next to the steady state's p50."""
-    io = r.io
-    if io is None:
-        return
-    out.print("[bold]inputs and outputs[/bold]" + (f" (batch {io.batch}: dim 0 of {', '.join(io.batched)})"
-                                                    if io.batched and io.batch is not None else ""))
-    for line in io_summary_lines(io.inputs, io.outputs):
-        out.print("  " + escape(line))
-    p50 = r.latency_ms.p50 if r.latency_ms is not None else None
-    out.print(f"load {fmt_value(io.load_s, 's')} (includes the first inference) · first inference "
-              f"{fmt_value(io.first_run_ms, 'ms')} · steady p50 {fmt_value(p50, 'ms')}")

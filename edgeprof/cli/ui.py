@@ -154,8 +154,6 @@ def render_result(r: Result) -> None:
             out.print(f"stderr tail:\n{escape(r.stderr_tail)}")
         return
     if r.io is not None:
-        from .results import render_io
-
         render_io(r)
     lat = r.latency_ms
     t = Table(title="latency (ms)", title_justify="left")
@@ -368,3 +366,20 @@ def _drop_last_group(text: str) -> str:
             if depth == 0:
                 return (text[:i].rstrip() + text[end + 1:]).strip()
     return text
+
+
+def render_io(r: Result) -> None:
+    """The I/O summary: each input's shape, dtype and where its values came from, the outputs' shapes, then the
+    load time and the first inference next to the steady state's p50."""
+    from ..export.inputs import io_summary_lines  # the export package stays unimported until a run is shown
+
+    io = r.io
+    if io is None:
+        return
+    out.print("[bold]inputs and outputs[/bold]" + (f" (batch {io.batch}: dim 0 of {', '.join(io.batched)})"
+                                                    if io.batched and io.batch is not None else ""))
+    for line in io_summary_lines(io.inputs, io.outputs):
+        out.print("  " + escape(line))
+    p50 = r.latency_ms.p50 if r.latency_ms is not None else None
+    out.print(f"load {fmt_value(io.load_s, 's')} (includes the first inference) · first inference "
+              f"{fmt_value(io.first_run_ms, 'ms')} · steady p50 {fmt_value(p50, 'ms')}")

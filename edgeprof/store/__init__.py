@@ -18,7 +18,7 @@ Database schema history: 1 — runs, device_facts, meta.
 
 from .db import BUSY_TIMEOUT_S, MAX_LIST_LIMIT, SAVE_BACKOFF_S, SAVE_RETRIES, CorruptRowError, Store
 from .imports import MAX_IMPORT_BYTES, validate_result
-from .location import default_db_path, resolve_db_url, sqlite_path
+from .location import DB_COMPANIONS, default_db_path, refuse_db_path, resolve_db_url, sqlite_path
 from .recovery import RECOVERY_TARGET_SUFFIX, RUN_ID_RE, recovery_dir, safe_stem, write_recovery
 from .schema import (
     DB_SCHEMA_VERSION,
@@ -33,11 +33,9 @@ from .schema import (
     sweeps,
 )
 
-_sqlite_path = sqlite_path  # the name outputs.py imports
-
 __all__ = [
-    "BUSY_TIMEOUT_S", "DB_SCHEMA_VERSION", "MAX_ID_CHARS", "MAX_IMPORT_BYTES", "MAX_LIST_LIMIT",
+    "BUSY_TIMEOUT_S", "DB_COMPANIONS", "DB_SCHEMA_VERSION", "MAX_ID_CHARS", "MAX_IMPORT_BYTES", "MAX_LIST_LIMIT",
     "RECOVERY_TARGET_SUFFIX", "RUN_ID_RE", "SAVE_BACKOFF_S", "SAVE_RETRIES", "STATUSES", "CorruptRowError", "Store",
-    "config_key", "default_db_path", "device_facts", "meta", "metadata", "recovery_dir", "resolve_db_url", "runs",
+    "config_key", "default_db_path", "device_facts", "meta", "metadata", "recovery_dir", "refuse_db_path", "resolve_db_url", "runs",
     "safe_stem", "sqlite_path", "sweep_cells", "sweeps", "validate_result", "write_recovery",
 ]

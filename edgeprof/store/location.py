@@ -1,7 +1,9 @@
 """Where the results database lives: --db, EDGEPROF_DB or $XDG_DATA_HOME/edgeprof/results.sqlite, and what
 a URL names (a SQLite file, an in-memory SQLite database, another server).
 
-Owns: resolving --db to a URL, the default path, the SQLite file behind a URL.
+Owns: resolving --db to a URL, the default path, the SQLite file behind a URL, and refusing an output path
+that is the results database or one of its journal files (`refuse_db_path`, for every command that writes a
+file: report --out, check --junit, deploy --json, sweep --id-file).
 Does not own: opening the database (db.py).
 """
 
@@ -12,8 +14,11 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
-from ..errors import StoreError
+from ..errors import ConfigError, StoreError
 from ..fsmode import make_private_dir
+
+# SQLite's companions of a database file: the rollback journal, the write-ahead log and its shared memory
+DB_COMPANIONS = ("", "-journal", "-wal", "-shm")
 
 
 def sqlite_path(url: str) -> Path | None:
@@ -58,3 +63,35 @@ def resolve_db_url(db: str | None = None) -> str:
         raise StoreError(f"results database folder {str(path.parent)!r} does not exist",
                          hint="create it, or pass --db with another path or a database URL")
     return f"sqlite:///{path.resolve()}"
+
+
+def refuse_db_path(path: str | os.PathLike[str], db_url: str | None, flag: str) -> None:
+    """One ConfigError line when writing `path` would overwrite the SQLite results database `db_url` (a path or
+    URL, as --db / EDGEPROF_DB give it) or its -journal / -wal / -shm: compared after resolving links, and by
+    inode when the file exists. Other databases (PostgreSQL) have no file to protect."""
+    if str(path) == "-":
+        return
+    try:
+        db = sqlite_path(resolve_db_url(db_url))
+    except Exception:  # noqa: BLE001 - an unusable --db is reported when the database is opened, not here
+        return
+    if db is None:
+        return
+    target = Path(path).expanduser()
+    try:
+        resolved = target.resolve()
+        db_resolved = db.resolve()
+    except (OSError, RuntimeError):
+        return
+    for suffix in DB_COMPANIONS:
+        companion = Path(str(db_resolved) + suffix)
+        same = resolved == companion
+        if not same:
+            try:
+                same = os.path.samefile(target, companion)
+            except OSError:
+                same = False
+        if same:
+            what = "the results database" if not suffix else f"the results database's {suffix[1:]} file"
+            raise ConfigError(f"{flag} {path}: is {what} ({companion}); writing it would destroy the stored runs",
+                              hint="give another output path")

@@ -46,7 +46,7 @@ OWN = [
     r"latency \(ms\)", r"throughput and memory", r"n=\d+ +CV=.*", r"memory: .*", r"power: .*",
     r"power · .*", r"power warning: .*", r"compute: .*", r"thermal: .*", r"fidelity vs .*", r"fidelity: none.*",
     r"warning \w+: .*", r"THROTTLED .*", r"stored as run \S+ in .*", r"result written to .*",
-    # the I/O summary (cli/results.render_io): inputs as fed, outputs, load and first inference
+    # the I/O summary (cli/ui.render_io): inputs as fed, outputs, load and first inference
     r"inputs and outputs( \(batch \d+: .*\))?", rf"(in|out) +{_NAME}: \w+\[[\d, ]*\].*",
     r"load [\d.]+ s .*first inference .*",
 ]
