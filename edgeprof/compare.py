@@ -282,7 +282,7 @@ def device_fingerprint(r: Result) -> str | None:
     if not env.device:
         return None
     ident = {k: env.fact(k) for k in FINGERPRINT_KEYS}
-    mem = ident.get("memory_mb")
+    mem = ident["memory_mb"]
     if isinstance(mem, int | float):
         ident["memory_mb"] = round(float(mem) / 256.0)  # MemTotal wobbles a little between boots
     return hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest()[:12]

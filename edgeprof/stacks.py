@@ -52,7 +52,7 @@ class StackProfile:
     @property
     def onnx_max(self) -> tuple[int, int] | None:
         """(IR version, opset) the stack's onnxruntime loads at most (capability.ORT_ONNX_MAX), None without one."""
-        version = dict(self.expected).get("onnxruntime")
+        version = next((v for name, v in self.expected if name == "onnxruntime"), None)
         limit = ort_onnx_limit(version) if version else None
         return (limit.ir, limit.opset) if limit is not None else None
 

@@ -79,7 +79,7 @@ class SweepOutcome:
     @property
     def ok(self) -> bool:
         """Every cell ended ok or skipped: none failed, none was left unrun, nothing went wrong inside."""
-        return not (self.interrupted or self.counts.get("failed") or self.counts.get("not run") or self.errors)
+        return not (self.interrupted or self.counts["failed"] or self.counts["not run"] or self.errors)
 
 
 class SweepRunner:
@@ -193,7 +193,7 @@ class SweepRunner:
             errors = list(self.errors)
         counts = {"ok": 0, "failed": 0, "skipped": 0}
         for r in results:
-            counts[r.status] = counts.get(r.status, 0) + 1
+            counts[r.status] += 1
         counts["not run"] = len(self.cells) - len(results)
         return SweepOutcome(self.sweep_id, self.stop_event.is_set(), counts, results,
                             time.monotonic() - self.started, errors)

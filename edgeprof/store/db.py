@@ -229,7 +229,7 @@ class Store:
         for target in targets:
             run_file = target.with_suffix(".json")
             try:
-                if json.loads(target.read_text()).get("db") != self.recovery_key:
+                if json.loads(target.read_text())["db"] != self.recovery_key:  # no "db": not ours, left
                     continue
                 if not run_file.exists():
                     target.unlink()

@@ -45,13 +45,13 @@ def in_memory(url: str) -> bool:
 
 
 def default_db_path() -> Path:
-    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
+    base = os.getenv("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
     return Path(base) / "edgeprof" / "results.sqlite"
 
 
 def resolve_db_url(db: str | None = None) -> str:
     """--db wins, then EDGEPROF_DB, then $XDG_DATA_HOME/edgeprof/results.sqlite. A plain path means SQLite."""
-    value = db or os.environ.get("EDGEPROF_DB")
+    value = db or os.getenv("EDGEPROF_DB")
     if not value:
         path = default_db_path()
         make_private_dir(path.parent)

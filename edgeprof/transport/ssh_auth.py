@@ -64,7 +64,7 @@ def authenticate(t: paramiko.Transport, user: str | None, host: str, identities:
         if key is not None and attempt(key, f"identity_file {path}"):
             return
     # 2. ssh-agent
-    if os.environ.get("SSH_AUTH_SOCK"):
+    if os.getenv("SSH_AUTH_SOCK"):
         agent = paramiko.Agent()
         try:
             keys = agent.get_keys()

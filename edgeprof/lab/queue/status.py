@@ -13,6 +13,7 @@ import json
 import socket
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -28,13 +29,14 @@ from .db import FOLLOW_OUTAGE_S, STALLED_AFTER_S, TASK_NAME, lab_workers, requir
 from .jobs import make_app
 
 
-def job_counts(store: Store, sweep_id: str) -> dict[str, int]:
-    """Jobs of a sweep by procrastinate status (todo, doing, succeeded, failed, cancelled, aborted)."""
+def job_counts(store: Store, sweep_id: str) -> Counter[str]:
+    """Jobs of a sweep by procrastinate status (todo, doing, succeeded, failed, cancelled, aborted); a status
+    with no job counts 0."""
     with store.engine.connect() as conn:
         rows = conn.execute(sa.text(
             "SELECT status::text, count(*) FROM procrastinate_jobs WHERE task_name = :t AND args->>'sweep_id' = :s "
             "GROUP BY status"), {"t": TASK_NAME, "s": sweep_id}).all()
-    return {str(s): int(n) for s, n in rows}
+    return Counter({str(s): int(n) for s, n in rows})
 
 
 @dataclass
@@ -87,7 +89,7 @@ def _follow_step(store: Store, sweep_id: str, seen: set[str], results: list[Resu
                     on_result(res, len(seen), total)
         pending = sum(1 for r in rows if r.status == "pending")
         jobs = job_counts(store, sweep_id)
-        live = jobs.get("todo", 0) + jobs.get("doing", 0)
+        live = jobs["todo"] + jobs["doing"]
         if not pending or status == "cancelled" or not live:
             counts = {"ok": 0, "failed": 0, "skipped": 0}
             for r in rows:
