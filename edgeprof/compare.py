@@ -174,13 +174,6 @@ class MetricDelta:
     verdict: str  # regressed | improved | unchanged | n/a
     note: str = ""
 
-    @property
-    def worse_by(self) -> float | None:
-        """Signed relative change in the bad direction (+0.3: 30 % worse)."""
-        if self.change is None:
-            return None
-        return self.change if self.metric.better == "lower" else -self.change
-
     def describe(self) -> str:
         m = self.metric
         if self.change is None:

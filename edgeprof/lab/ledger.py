@@ -26,7 +26,6 @@ from .cell import Cell
 # or `cancelled` (`edgeprof sweep --cancel`: no result row, nothing measured; `--resume` runs it again). A
 # cancelled cell is neither a failure of its board nor a cell that silently never ran (docs/lab.md).
 CANCELLED = "cancelled"
-CELL_STATUSES = ("pending", "ok", "failed", "skipped", CANCELLED)
 UNFINISHED = ("pending", CANCELLED)  # cells --resume runs again (with the failed ones)
 
 
@@ -43,7 +42,7 @@ def controller_name() -> str:
 @dataclass
 class CellState:
     cell: Cell
-    status: str  # pending | ok | failed | skipped | cancelled (CELL_STATUSES)
+    status: str  # pending | ok | failed | skipped | cancelled
     run_id: str | None
     attempts: int
     reason: str | None
