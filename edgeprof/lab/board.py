@@ -238,7 +238,7 @@ def run_cell(board: Board, cell: Cell, attempt: int, stop: threading.Event) -> C
             sweep.commit(cell, result, attempts, time.monotonic() - t0)
         except StoreError as e:
             # the database refused the row (down, locked, full): the result is in a recovery file the next
-            # successful save imports (store.py); the cell stays pending, the sweep is not ok
+            # successful save imports (store/db.py); the cell stays pending, the sweep is not ok
             sweep.unstored(cell, e)
             return CellEnd(None)
         return CellEnd(result)

@@ -3,7 +3,7 @@
 Owns: sweep ids, creating a sweep record (spec text and expanded cells as JSON), committing a cell's result
 together with the cell's new state in one transaction (store.save(..., also=...)), marking a sweep running /
 done / interrupted, and reading sweeps back (by id prefix, latest, list) for --resume, check and report.
-Does not own: the tables (store.py), what a cell is (spec.py), running cells (scheduler.py).
+Does not own: the tables (store/schema.py), what a cell is (spec.py), running cells (scheduler.py).
 """
 
 from __future__ import annotations

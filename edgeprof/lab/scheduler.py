@@ -4,13 +4,13 @@ Owns: the order of a sweep (one thread per device, running its cells one after a
 per-cell path, board.run_cell, which the lab queue's worker uses too), the export of a cell's model for a
 board, once per distinct export (cell.export_key and the board's ONNX target) and one export at a time across
 boards (what a board lacks is found before anything is exported), a row the database refuses said once (it is
-in a recovery file, store.py), internal errors of a board counted for the exit code, committing each row the
+in a recovery file, store/), internal errors of a board counted for the exit code, committing each row the
 moment its cell ends (ledger.commit_cell), a clean stop on Ctrl-C (running agents are stopped, finished cells
 stay, the sweep is marked interrupted so `--resume` picks up the rest), and the live status (current cell,
 done/total, ETA per device).
 Does not own: one cell on its board (board.py: lease, facts, attempts and retries, timeout), what a failure
 means or whether a cell may run (decide.py: pure functions the board obeys), one measurement (runner.deploy),
-the lock on the device (lease.py + the agent), the sweep file (spec.py), the database (ledger.py, store.py),
+the lock on the device (lease.py + the agent), the sweep file (spec.py), the database (ledger.py, store/),
 drawing progress (cli/sweep.py).
 """
 

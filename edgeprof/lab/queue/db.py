@@ -3,7 +3,7 @@
 Owns: the PostgreSQL-only check and URL handling, connecting with a one-line error, `edgeprof db upgrade`
 (edgeprof's tables, procrastinate's schema and migrations with the applied one recorded in edgeprof's `meta`
 table, the fetch and sweep indexes, the lab tables), the queue's constants, and marking a queued sweep done.
-Does not own: edgeprof's results tables (store.py), jobs (jobs.py), artifacts (artifacts.py).
+Does not own: edgeprof's results tables (store/schema.py), jobs (jobs.py), artifacts (artifacts.py).
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ STALLED_AFTER_S = 30.0  # a worker whose heartbeat is older than this is dead; i
 QUEUED_STATUS = "queued"
 QUEUE_CONTROLLER = "queue"  # sweeps.controller of a queued sweep (no one process owns it)
 
-# tables of the lab queue (beside store.py's): created by `edgeprof db upgrade`
+# tables of the lab queue (beside store/schema.py's): created by `edgeprof db upgrade`
 lab_metadata = sa.MetaData()
 
 # exported models, one row per file tree of an artifact-cache entry (a tar, named by its sha256). PostgreSQL and
@@ -121,7 +121,7 @@ def upgrade(db: str | None) -> list[str]:
     procrastinate = procrastinate_lib()
     done: list[str] = []
     connect(url).close()  # a one-line error when the server is not there
-    Store(url)  # edgeprof's own tables and schema version (store.py)
+    Store(url)  # edgeprof's own tables and schema version (store/)
     done.append("edgeprof tables up to date")
     schema = procrastinate.schema.SchemaManager
     migrations = sorted(p.name for p in Path(schema.get_migrations_path()).glob("*.sql"))

@@ -131,7 +131,7 @@ def run_queued_cell(env: WorkerEnv, sweep_id: str, cell: Cell, after_run_id: str
                     artifacts: list[dict[str, str]], should_abort: Callable[[], bool] = lambda: False,
                     attempt: int = 1) -> str:
     """Run one queued cell unless it already has its final row; returns what happened (for the job's result).
-    First the recovery files this host wrote for the database while it was away are imported (store.py): a
+    First the recovery files this host wrote for the database while it was away are imported (store/db.py): a
     cell whose row went to such a file (its job retried as CellNotStored) gets that row and is not run again.
     `attempt` is the job's (1 the first time): a transport error on an attempt within the cell's `retries`
     raises CellTransportRetry (the queue retries the job after the backoff); on the last one the row is failed."""
