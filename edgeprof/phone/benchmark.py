@@ -114,9 +114,11 @@ def parse_op_profile(text: str) -> list[dict[str, Any]]:
 
 
 def command(binary: str, graph: str, *, num_threads: int | None, num_runs: int, warmup_runs: int,
-            min_secs: float, delegate: str, profile_ops: bool) -> list[str]:
+            min_secs: float, delegate: str, profile_ops: bool, warmup_min_secs: float | None = None) -> list[str]:
     argv = [binary, f"--graph={graph}", f"--num_runs={num_runs}", f"--warmup_runs={warmup_runs}",
             f"--min_secs={min_secs:g}", "--report_peak_memory_footprint=true"]
+    if warmup_min_secs is not None:
+        argv.append(f"--warmup_min_secs={warmup_min_secs:g}")
     if num_threads is not None:
         argv.append(f"--num_threads={num_threads}")
     if delegate in DELEGATE_FLAGS:

@@ -145,7 +145,7 @@ class PhoneSession:
 
     def measure(self, graph: str, *, threads: int | None = None, num_runs: int = 100, warmup_runs: int = 5,
                 min_secs: float = 10.0, delegate: str = "xnnpack", profile_ops: bool = False, power: bool = True,
-                timeout: float = 900.0) -> PhoneRun:
+                timeout: float = 900.0, warmup_min_secs: float | None = None) -> PhoneRun:
         """One benchmark_model run of `graph` (a path on the phone) with the battery sampler beside it."""
         warnings: list[str] = []
         thermal_before = read_thermal(self.transport)
@@ -159,7 +159,7 @@ class PhoneSession:
             warnings.append(f"power refused: {power_reason}")
         argv = benchmark.command(self.benchmark_binary(), graph, num_threads=threads, num_runs=num_runs,
                                  warmup_runs=warmup_runs, min_secs=min_secs, delegate=delegate,
-                                 profile_ops=profile_ops)
+                                 profile_ops=profile_ops, warmup_min_secs=warmup_min_secs)
         trace = posixpath.join(self.workdir, "battery.trace")
         rate = (self.device.power or {}).get("rate_hz")
         period = 1.0 / rate if rate else SAMPLER_PERIOD_S

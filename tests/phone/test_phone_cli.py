@@ -43,3 +43,33 @@ def test_devices_check_unauthorized_phone_is_one_line(adb_client, server_port, p
         assert "phone: device 'phone'" in text and "unauthorized" in text
     finally:
         d.close()
+
+
+def test_deploy_to_the_phone(adb_client, server_port, phone, tmp_path, capsys):
+    """`edgeprof deploy --device phone --model ds_cnn`: the bundled model exported to TFLite (cached), measured by
+    the replay benchmark_model; a charging phone gets one line refusing power and latency is still measured."""
+    bm = f"    benchmark_model: '{tree.benchmark_model_script()}'\n    thermal: {{warn_status: 3}}\n"
+    inv = inventory(tmp_path, phone, adb_client, server_port, bm)
+    argv = ["deploy", "--device", "phone", "--inventory", inv, "--model", "ds_cnn", "--min-duration", "0.8",
+            "--min-queries", "20", "--warmup", "0", "--quiet", "--no-store", "--json", str(tmp_path / "r.json")]
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert "latency ms (20 runs, benchmark_model's own statistics)" in text and "not measured: p99" in text
+    assert "power (battery, whole phone): mean 1.612 W" in text
+    r = json.loads((tmp_path / "r.json").read_text())
+    assert r["latency_ms"]["count"] == 20 and r["memory_mb"]["peak"] > 0 and r["power"]["samples"] >= 2
+    assert r["thermal"]["before"]["status_name"] == "none"
+    tree.set_battery(phone.root, charging=True)
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert [ln for ln in text.replace("\n ", " ").splitlines() if "charging" in ln] == [
+        "warning: power refused: the phone is charging: battery power is not measured while charging (unplug it, "
+        "or use adb over Wi-Fi); latency is still measured"]
+    assert "latency ms (20 runs" in text
+
+
+def test_deploy_refuses_what_phones_cannot_do(adb_client, server_port, phone, tmp_path, capsys):
+    inv = inventory(tmp_path, phone, adb_client, server_port)
+    assert main(["deploy", "--device", "phone", "--inventory", inv, "--model", "ds_cnn", "--scenario", "offline",
+                 "--no-store"]) == 2
+    assert "--scenario offline is not supported on phones yet" in capsys.readouterr().err
