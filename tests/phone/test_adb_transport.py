@@ -94,3 +94,16 @@ def test_unknown_serial(adb_client, server_port, phone):
     with pytest.raises(TransportError, match="not found") as e:
         t.connect()
     assert e.value.reason == "not-found"
+
+
+def test_two_devices_without_a_serial(adb_client, server_port, phone, phone_root):
+    other = adbd.StandInAdbd(phone_root)
+    try:
+        transport(adb_client, server_port, phone)
+        transport(adb_client, server_port, other)
+        t = ADBTransport("phone", None, adb=adb_client, server_port=server_port)
+        with pytest.raises(TransportError, match="more than one device") as e:
+            t.connect()
+        assert e.value.reason == "ambiguous"
+    finally:
+        other.close()
