@@ -73,3 +73,12 @@ def test_phone_errors(tmp_path: Path, body: str, expect: str) -> None:
 def test_battery_power_is_for_phones_only(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"devices.yaml:3 devices.b.power.source: battery applies only to a phone"):
         load(tmp_path, "version: 1\ndevices:\n  b: {host: h, power: {source: battery}}\n")
+
+
+def test_pipeline_refuses_a_phone_in_one_line() -> None:
+    from edgeprof.errors import CapabilityError
+    from edgeprof.records import Device, RunSpec
+    from edgeprof.run import deploy
+
+    with pytest.raises(CapabilityError, match="device pixel: a phone in a sweep is not supported on phones yet"):
+        deploy(RunSpec(device="pixel", model="ds_cnn"), Device(name="pixel", kind="adb", phone={}))
