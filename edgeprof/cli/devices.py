@@ -96,7 +96,8 @@ def run_list(args: argparse.Namespace) -> int:
             continue
         tags = " ".join(f"{k}={v}" for k, v in d.tags.items()) or "-"
         if d.kind == "adb":  # a phone (docs/phones.md)
-            t.add_row(d.name, d.host or "(the only adb device)", "-", "-", d.workdir, tags, _power(d), "adb")
+            t.add_row(d.name, d.host or "(the only adb device)", "-", "-", d.workdir, tags,
+                      _power(d) if d.power else "battery", "adb")
             continue
         t.add_row(d.name, f"{d.host}:{d.port}", d.user or "(you)", d.python, d.workdir, tags, _power(d),
                   f"jump {d.proxy_jump}" if d.proxy_jump else "ssh")

@@ -82,3 +82,14 @@ def test_pipeline_refuses_a_phone_in_one_line() -> None:
 
     with pytest.raises(CapabilityError, match="device pixel: a phone in a sweep is not supported on phones yet"):
         deploy(RunSpec(device="pixel", model="ds_cnn"), Device(name="pixel", kind="adb", phone={}))
+
+
+def test_devices_list_shows_a_phone(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from edgeprof.cli.main import main
+
+    p = tmp_path / "devices.yaml"
+    p.write_text("version: 1\ndevices:\n  pixel: {transport: adb, serial: 1A2B3C, tags: {class: phone}}\n")
+    assert main(["devices", "list", "--inventory", str(p)]) == 0
+    line = next(ln for ln in capsys.readouterr().out.splitlines() if "pixel" in ln)
+    cells = [c.strip() for c in line.split("│")[1:-1]]
+    assert cells == ["pixel", "1A2B3C", "-", "-", "/data/local/tmp/edgeprof", "class=phone", "battery", "adb"]
