@@ -34,6 +34,10 @@ _TIMINGS_RE = re.compile(r"Inference timings in us: Init: ([-\d.e+]+), First inf
                          r"Warmup \(avg\): ([-\d.e+na]+), Inference \(avg\): ([-\d.e+na]+)")
 _MEM_RE = re.compile(r"Memory footprint delta from the start of the tool \(MB\): init=([-\d.e+]+) "
                      r"overall=([-\d.e+]+)")
+# benchmark_tflite_model.cc, after ModifyGraphWithDelegate: one of three lines per delegate applied
+_DELEGATED_RE = re.compile(r"Explicitly applied (\S+) delegate, and the model graph will be (completely|partially) "
+                           r"executed by the delegate(?: w/ (\d+) delegate kernels)?")
+_NOT_DELEGATED_RE = re.compile(r"Though (\S+) delegate is explicitly applied, the model graph will not be executed")
 _PEAK_RE = re.compile(r"Overall peak memory footprint \(MB\) via periodic monitoring: ([-\d.e+]+)")
 
 
@@ -59,6 +63,7 @@ class BenchmarkOutput:
     memory_overall_mb: float | None = None
     peak_memory_mb: float | None = None
     op_profile: list[dict[str, Any]] = field(default_factory=list)
+    delegation: list[dict[str, Any]] = field(default_factory=list)
 
     def latency_ms(self) -> dict[str, Any]:
         """The timed runs' statistics benchmark_model measured, in ms, named as edgeprof names them."""
@@ -94,7 +99,18 @@ def parse_output(text: str) -> BenchmarkOutput:
         warmup=warmup, timed=timed, init_us=float(t.group(1)), first_inference_us=float(t.group(2)),
         memory_init_mb=float(mem.group(1)) if mem else None, memory_overall_mb=float(mem.group(2)) if mem else None,
         peak_memory_mb=float(peak.group(1)) if peak and float(peak.group(1)) > 0 else None,
-        op_profile=parse_op_profile(text))
+        op_profile=parse_op_profile(text), delegation=parse_delegation(text))
+
+
+def parse_delegation(text: str) -> list[dict[str, Any]]:
+    """Which delegate took the graph: completely, partially (with its number of delegate kernels, i.e. delegated
+    partitions; the ops left run on the CPU), or not at all. How many ops each side ran is not printed here."""
+    out: list[dict[str, Any]] = []
+    for name, how, kernels in _DELEGATED_RE.findall(text):
+        out.append({"delegate": name, "graph": how, "delegate_kernels": int(kernels) if kernels else None})
+    for name in _NOT_DELEGATED_RE.findall(text):
+        out.append({"delegate": name, "graph": "not", "delegate_kernels": 0})
+    return out
 
 
 def parse_op_profile(text: str) -> list[dict[str, Any]]:

@@ -84,6 +84,9 @@ def render(run: PhoneRun, out: Any) -> None:
                   f"{p['energy_per_inference_j'] * 1000:.3f} mJ per inference", markup=False, soft_wrap=True)
     elif not any(w.startswith("power refused") for w in run.warnings):  # a refusal is its one warning line
         out.print(f"power: not measured — {run.power_reason}", markup=False, soft_wrap=True)
+    for d in run.delegation:
+        kernels = f" ({d['delegate_kernels']} delegate kernels; the rest on the CPU)" if d["graph"] == "partially" else ""
+        out.print(f"delegate {d['delegate']}: graph {d['graph']} delegated{kernels}", markup=False, soft_wrap=True)
     th = run.thermal
     out.print(f"thermal: {th['before']['status_name']} → {th['after']['status_name']}", markup=False, soft_wrap=True)
     for w in run.warnings:

@@ -45,6 +45,7 @@ class PhoneRun:
     power_reason: str | None
     thermal: dict[str, Any]
     ops: list[dict[str, Any]] = field(default_factory=list)
+    delegation: list[dict[str, Any]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
@@ -211,7 +212,7 @@ class PhoneSession:
                        "peak": parsed.peak_memory_mb},
             power=power_summary, power_reason=power_reason,
             thermal={"before": thermal_before.to_dict(), "after": thermal_after.to_dict()},
-            ops=parsed.op_profile, warnings=warnings)
+            ops=parsed.op_profile, delegation=parsed.delegation, warnings=warnings)
 
     def close(self) -> None:
         pass

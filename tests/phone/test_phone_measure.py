@@ -50,6 +50,16 @@ def test_measure(adb_client, server_port, phone, tmp_path):
     assert run.power["mean_w"] == pytest.approx(0.412 * 3.912, rel=1e-6)
     assert run.power["discharge_sign"] == "negative" and run.power["samples"] >= 2
     assert run.thermal["before"]["status"] == 0 and run.warnings == []
+    assert run.delegation == [{"delegate": "XNNPACK", "graph": "partially", "delegate_kernels": 2}]
+
+
+def test_delegation_lines() -> None:
+    from edgeprof.phone.benchmark import parse_delegation
+
+    text = ("INFO: Explicitly applied GPU delegate, and the model graph will be completely executed by the delegate.\n"
+            "INFO: Though NNAPI delegate is explicitly applied, the model graph will not be executed by the delegate.\n")
+    assert parse_delegation(text) == [{"delegate": "GPU", "graph": "completely", "delegate_kernels": None},
+                                      {"delegate": "NNAPI", "graph": "not", "delegate_kernels": 0}]
 
 
 def test_charging_refuses_power_but_measures_latency(adb_client, server_port, phone, tmp_path):
