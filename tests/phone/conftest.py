@@ -1,4 +1,4 @@
-"""Fixtures for the phone tests: the real adb clients found here, a stand-in phone (adbd.py + tree.py) on a
+"""Fixtures for the phone tests: the real adb clients found here, a stand-in phone (phone_adbd.py + phone_tree.py) on a
 loopback port outside 5555–5585, and a private adb server port per test whose server is killed afterwards (only
 ours: `adb kill-server` on that port). EDGEPROF_REQUIRE_ADB=1 (CI) makes a missing client or stand-in a failure."""
 
@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import glob
 import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -16,8 +15,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import adbd  # noqa: E402
-import tree  # noqa: E402
+import phone_adbd as adbd  # noqa: E402
+import phone_tree as tree  # noqa: E402
 
 
 def _missing(reason: str) -> None:
@@ -81,9 +80,3 @@ def phone(phone_root: Path):
     yield d
     d.close()
 
-
-def serial(d: adbd.StandInAdbd) -> str:
-    return f"127.0.0.1:{d.port}"
-
-
-__all__ = ["shutil", "serial"]

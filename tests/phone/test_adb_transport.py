@@ -6,9 +6,9 @@ import hashlib
 import os
 from pathlib import Path
 
-import adbd
+import phone_adbd as adbd
 import pytest
-from conftest import serial
+from phone_adbd import serial
 
 from edgeprof.errors import TransportError
 from edgeprof.transport.adb import ADBTransport

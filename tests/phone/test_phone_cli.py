@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import tree
-from conftest import serial
+import phone_tree as tree
+from phone_adbd import serial
 
 from edgeprof.cli.main import main
 
@@ -33,7 +33,7 @@ def test_devices_check_shows_the_phone(adb_client, server_port, phone, tmp_path,
 
 
 def test_devices_check_unauthorized_phone_is_one_line(adb_client, server_port, phone_root, tmp_path, capsys):
-    import adbd
+    import phone_adbd as adbd
 
     d = adbd.StandInAdbd(phone_root, mode="unauthorized")
     try:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import tree
-from conftest import serial
+import phone_tree as tree
+from phone_adbd import serial
 
 from edgeprof.phone.device import open_adb, parse_thermal, read_facts
 from edgeprof.records import Device

@@ -6,9 +6,9 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+import phone_tree as tree
 import pytest
-import tree
-from conftest import serial
+from phone_adbd import serial
 
 from edgeprof.errors import DeviceError, MeasurementFailed, TransportError
 from edgeprof.phone.device import open_adb

@@ -8,7 +8,7 @@ packets: 1-byte id, 4-byte length; stdin 0, stdout 1, stderr 2, exit 3, close-st
 
 The real adb client reaches it with `adb connect 127.0.0.1:PORT` (PORT outside 5555–5585, where the adb server
 scans for emulators by itself). Shell commands run under mksh (Android's shell) or /bin/sh in a private mount
-namespace chrooted into a phone-shaped tree (tree.py), so `/sys/class/power_supply/battery/...`, `/proc/cpuinfo`
+namespace chrooted into a phone-shaped tree (phone_tree.py), so `/sys/class/power_supply/battery/...`, `/proc/cpuinfo`
 and `/data/local/tmp` are the tree's. Needs root (unshare -m, chroot).
 
 Modes: "ok"; "unauthorized" (answers CNXN with AUTH TOKEN forever: `adb devices` shows `unauthorized`);
@@ -354,3 +354,8 @@ def can_run() -> str | None:
     if shutil.which("unshare") is None or shutil.which("chroot") is None:
         return "unshare/chroot missing"
     return None
+
+
+def serial(d: StandInAdbd) -> str:
+    """The adb serial of a stand-in phone (adb over TCP: host:port)."""
+    return f"127.0.0.1:{d.port}"
