@@ -12,7 +12,8 @@ integer 1–65535`.
 devices.yaml format history (keep next to the constant):
   1 — first format: version, defaults, devices.{NAME}.{host, port, user, identity_file, proxy_jump, python,
       workdir, env, tags, power, sysfs_root, connect_timeout, known_hosts}; later `controller` (the lab queue's
-      lab.<controller>; optional, so version 1 files stay valid).
+      lab.<controller>; optional, so version 1 files stay valid); later phones: `transport: adb` with serial, adb,
+      adb_server_port, benchmark_model, workdir, tags, power, thermal (optional, so version 1 files stay valid).
 """
 
 from __future__ import annotations
@@ -53,9 +54,19 @@ POWER_KEYS = ("source", "rail", "rate_hz", "command", "unit", "covers", "device"
 MAX_CONNECT_TIMEOUT = 3600.0
 
 TOP_KEYS = ("version", "defaults", "devices")
-DEVICE_KEYS = ("host", "port", "user", "identity_file", "proxy_jump", "python", "workdir", "env", "tags", "power",
-               "sysfs_root", "connect_timeout", "known_hosts", "controller")
-DEFAULTS_KEYS = tuple(k for k in DEVICE_KEYS if k != "host")
+BOARD_KEYS = ("host", "port", "user", "identity_file", "proxy_jump", "python", "workdir", "env", "tags", "power",
+              "sysfs_root", "connect_timeout", "known_hosts", "controller")
+# phones (transport: adb; docs/phones.md): these keys, plus workdir, env, tags, power, connect_timeout, controller
+PHONE_KEYS = ("transport", "serial", "adb", "adb_server_port", "benchmark_model", "thermal")
+PHONE_ONLY_KEYS = ("serial", "adb", "adb_server_port", "benchmark_model", "thermal")
+SSH_ONLY_KEYS = ("host", "port", "user", "identity_file", "proxy_jump", "python", "sysfs_root", "known_hosts")
+TRANSPORTS = ("ssh", "adb")
+DEFAULT_PHONE_WORKDIR = "/data/local/tmp/edgeprof"
+SERIAL_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$")
+PHONE_POWER_SOURCES = ("battery", "none")
+THERMAL_KEYS = ("warn_status",)
+DEVICE_KEYS: tuple[str, ...] = BOARD_KEYS + PHONE_KEYS
+DEFAULTS_KEYS = tuple(k for k in DEVICE_KEYS if k not in ("host", "serial"))
 MERGED_KEYS = ("env", "tags", "power")  # defaults and device entry merged key by key
 SECRET_KEYS = ("password", "passphrase", "passwd")
 
@@ -324,7 +335,7 @@ class _Loader(Doc):
             kpath = f"{p}.{key}"
             if key == "source":
                 value = self.string(vnode, kpath, "a power source")
-                if value not in POWER_SOURCES:
+                if value not in POWER_SOURCES and value not in PHONE_POWER_SOURCES:  # battery: phones only
                     raise self.err(vnode, kpath, f"unknown power source {value!r}"
                                    f"{did_you_mean(value, POWER_SOURCES)}",
                                    hint="one of " + ", ".join(POWER_SOURCES))
@@ -370,7 +381,72 @@ class _Loader(Doc):
         "connect_timeout": f_connect_timeout,
         "known_hosts": lambda self, n, p: self.path(n, p),
         "controller": lambda self, n, p: self.string(n, p, pattern=NAME_RE, what="a controller host name"),
+        "transport": lambda self, n, p: self.f_transport(n, p),
+        "serial": lambda self, n, p: self.string(n, p, "an adb serial (USB serial or host:port)", pattern=SERIAL_RE),
+        "adb": lambda self, n, p: self.string(n, p, "the adb client (name or path)"),
+        "adb_server_port": lambda self, n, p: self.integer(n, p, 1024, 65535),
+        "benchmark_model": lambda self, n, p: self.f_benchmark_model(n, p),
+        "thermal": lambda self, n, p: self.f_thermal(n, p),
     }
+
+    def f_transport(self, node: Node, p: str) -> str:
+        value = self.string(node, p, "ssh or adb")
+        if value not in TRANSPORTS:
+            raise self.err(node, p, f"unknown transport {value!r}{did_you_mean(value, TRANSPORTS)}",
+                           hint="ssh (a board, the default) or adb (an Android phone)")
+        return value
+
+    def f_benchmark_model(self, node: Node, p: str) -> dict[str, Any]:
+        """A host file (pushed to the phone by content) or `phone:/path` already on the phone."""
+        value = self.string(node, p, "a file on this host, or phone:/path on the phone")
+        if value.startswith("phone:"):
+            remote = value[len("phone:"):]
+            if not remote.startswith("/") or any(c in remote for c in "\n\0"):
+                raise self.err(node, p, f"{remote!r} must be an absolute path on the phone")
+            return {"phone_path": remote}
+        return {"host_path": resolve_path(value, self.base_dir)}
+
+    def f_thermal(self, node: Node, p: str) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key, knode, vnode in self.mapping(node, p):
+            kpath = f"{p}.{key}"
+            if key != "warn_status":
+                raise self.err(knode, kpath, f"unknown key{did_you_mean(key, THERMAL_KEYS)}",
+                               hint="thermal keys: " + ", ".join(THERMAL_KEYS))
+            out[key] = self.integer(vnode, kpath, 0, 6)
+        return out
+
+    def phone_device(self, name: str, knode: Node, ypath: str, values: dict[str, Any],
+                     nodes: dict[str, Node]) -> Device:
+        """A `transport: adb` entry: no SSH keys, a serial (or the only device adb sees), battery power."""
+        for key in SSH_ONLY_KEYS:
+            if key in nodes:
+                raise self.err(nodes[key], f"{ypath}.{key}", "does not apply to a phone (transport: adb)",
+                               hint="phones take: " + ", ".join(PHONE_ONLY_KEYS) + ", workdir, env, tags, power")
+        power = values.get("power")
+        if power is not None:
+            source = power.get("source", "battery")
+            if source not in PHONE_POWER_SOURCES:
+                raise self.err(nodes.get("power", knode), f"{ypath}.power.source",
+                               f"a phone measures power from its battery, not {source!r}",
+                               hint="one of " + ", ".join(PHONE_POWER_SOURCES))
+            extra = sorted(set(power) - {"source", "rate_hz"})
+            if extra:
+                raise self.err(nodes.get("power", knode), f"{ypath}.power.{extra[0]}",
+                               "does not apply to a phone", hint="phone power keys: source, rate_hz")
+        workdir = values.get("workdir", DEFAULT_PHONE_WORKDIR)
+        if workdir.startswith("~"):
+            raise self.err(nodes.get("workdir", knode), f"{ypath}.workdir",
+                           "must be an absolute path on the phone (e.g. /data/local/tmp/edgeprof)")
+        return Device(
+            name=name, kind="adb", host=values.get("serial"), python="", workdir=workdir,
+            env=dict(values.get("env", {})), tags=dict(values.get("tags", {})), power=power,
+            connect_timeout=values.get("connect_timeout") or DEFAULT_CONNECT_TIMEOUT,
+            controller=values.get("controller"), source=f"{self.display}:{knode.start_mark.line + 1}",
+            phone={"serial": values.get("serial"), "adb": values.get("adb"),
+                   "adb_server_port": values.get("adb_server_port"),
+                   "benchmark_model": values.get("benchmark_model"), "thermal": values.get("thermal", {})},
+        )
 
     def device(self, name: str, knode: Node, ypath: str, defaults: dict[str, tuple[Node, Any]],
                entry: dict[str, tuple[Node, Any]]) -> Device:
@@ -380,6 +456,16 @@ class _Loader(Doc):
                 values[key] = {**values[key], **value}
             else:
                 values[key] = value
+        if values.get("transport", "ssh") == "adb":
+            return self.phone_device(name, knode, ypath, values, {k: n for k, (n, _) in entry.items()})
+        for key in PHONE_ONLY_KEYS:
+            if key in entry:
+                raise self.err(entry[key][0], f"{ypath}.{key}", "applies only to a phone",
+                               hint="add transport: adb to this entry, or remove the key")
+        if (values.get("power") or {}).get("source") == "battery":
+            pnode = entry["power"][0] if "power" in entry else defaults.get("power", (knode, None))[0]
+            raise self.err(pnode, f"{ypath}.power.source", "battery applies only to a phone (transport: adb)",
+                           hint="one of " + ", ".join(POWER_SOURCES))
 
         cfg: dict[str, Any] = {}
         alias = values.get("host", name)

@@ -11,6 +11,9 @@ command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>
 command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
 # the lab queue tests start their own PostgreSQL server (tests/pg.py)
 ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || command -v pg_ctl >/dev/null 2>&1 || missing+=(postgresql)
+# the phone tests (tests/phone): Debian's adb client (29) against a stand-in adbd; mksh is Android's shell
+[ -x /usr/bin/adb ] || missing+=(adb)
+command -v mksh >/dev/null 2>&1 || missing+=(mksh)
 if [ ${#missing[@]} -eq 0 ]; then
     exit 0
 fi

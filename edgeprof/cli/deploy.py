@@ -165,6 +165,10 @@ def run(args: argparse.Namespace) -> int:
     if args.json and args.json != "-":
         check_writable(args.json, "--json")  # found now, not after measuring
     device = resolve_device(args.device, args.inventory)
+    if device.kind == "adb":  # a phone: benchmark_model over adb (edgeprof/phone/cli.py)
+        from ..phone.cli import deploy_phone
+
+        return deploy_phone(args, spec, device)
     store = None if args.no_store else open_store(args.db)
     with DeployProgress(enabled=not args.quiet) as progress:
         result = pipeline.deploy(spec, device, progress=progress, calibration=args.calibration,

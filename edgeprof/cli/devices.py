@@ -95,6 +95,10 @@ def run_list(args: argparse.Namespace) -> int:
             t.add_row(d.name, "this machine", "-", "(this interpreter)", d.workdir, "-", "auto", "built in")
             continue
         tags = " ".join(f"{k}={v}" for k, v in d.tags.items()) or "-"
+        if d.kind == "adb":  # a phone (docs/phones.md)
+            t.add_row(d.name, d.host or "(the only adb device)", "-", "-", d.workdir, tags,
+                      _power(d) if d.power else "battery", "adb")
+            continue
         t.add_row(d.name, f"{d.host}:{d.port}", d.user or "(you)", d.python, d.workdir, tags, _power(d),
                   f"jump {d.proxy_jump}" if d.proxy_jump else "ssh")
     out.print(t)
@@ -162,6 +166,10 @@ def run_check(args: argparse.Namespace) -> int:
 
     inv = load_inventory(args.inventory)
     devices = _select(inv, args.names)
+    phones = [d for d in devices if d.kind == "adb"]  # phones: edgeprof/phone/check.py
+    devices = [d for d in devices if d.kind != "adb"]
+    if phones:
+        return _check_phones(args, devices, phones)
     save = None
     if not args.no_store:
         store = open_store(args.db)
@@ -203,6 +211,41 @@ def run_check(args: argparse.Namespace) -> int:
     if saved:
         err.print(f"facts stored for {', '.join(r.device for r in saved)} at {saved[0].facts_saved_at}")
     return 3 if failed else 0
+
+
+def _check_phones(args: argparse.Namespace, boards: list[Device], phones: list[Device]) -> int:
+    """Boards as without phones, then the phones' own table (their facts are not stored yet)."""
+    from ..phone.check import COLUMNS, check_phones, rows
+
+    code = 0
+    board_json: list[dict[str, Any]] = []
+    if boards and args.json:
+        from ..devices import check_devices
+
+        board_results = check_devices(boards, save_facts=None if args.no_store else open_store(args.db).save_facts)
+        board_json = [r.to_dict() for r in board_results]
+        code = 3 if any(not r.ok for r in board_results) else 0
+    elif boards:
+        args.names = [d.name for d in boards]
+        code = run_check(args)
+    elif not args.json:
+        err.print(f"checking {len(phones)} phone(s): {', '.join(d.name for d in phones)}")
+    results = check_phones(phones)
+    if args.json:
+        print(dumps_json(board_json + [r.to_dict() for r in results], indent=2))
+    else:
+        from rich.table import Table
+
+        t = Table(title="phones check (adb)", title_justify="left")
+        for col in COLUMNS:
+            t.add_column(col)
+        for r in results:
+            t.add_row(*rows(r))
+        out.print(t)
+        for r in results:
+            if r.error:
+                out.print(f"[red]{r.device}[/red]: {r.error}", soft_wrap=True)
+    return 3 if code or any(not r.ok for r in results) else 0
 
 
 # -- trust ------------------------------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ class Device:
     """One board in the lab (from devices.yaml), or the built-in `local` device (this machine)."""
 
     name: str
-    kind: str = "ssh"  # "local" | "ssh"
+    kind: str = "ssh"  # "local" | "ssh" | "adb" (a phone: edgeprof/phone/)
     host: str | None = None
     port: int | None = None
     user: str | None = None
@@ -31,9 +31,13 @@ class Device:
     known_hosts: str | None = None  # extra lab known_hosts file
     source: str | None = None  # "devices.yaml:14" where it was defined
     controller: str | None = None  # lab queue: the controller host whose worker drives it (queue lab.<controller>)
+    phone: dict[str, Any] | None = None  # kind "adb": serial, adb, benchmark_model, ... (inventory.PHONE_KEYS)
 
     def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        d = dataclasses.asdict(self)
+        if d["phone"] is None:  # a board's record stays as it was before phones
+            del d["phone"]
+        return d
 
 
 def local_device(python: str | None = None) -> Device:

@@ -55,6 +55,10 @@ def deploy(spec: RunSpec, device: Device, *, progress: Progress | None = None,
     the started agent so another thread can stop it (cell timeout, Ctrl-C); `lease_token` is the device lease
     the run is made under."""
     progress = progress or Quiet()
+    if device.kind == "adb":  # a phone has no agent: edgeprof/phone/ measures it (edgeprof deploy only, for now)
+        raise CapabilityError(f"device {device.name}: a phone in a sweep is not supported on phones yet",
+                              hint=f"measure it with edgeprof deploy --device {device.name} (docs/phones.md)",
+                              device=device.name)
     validate_spec(spec)
     options = Options(calibration=calibration, opset=opset, profile_ops=profile_ops)
     known = facts if isinstance(facts, Facts) or facts is None else Facts.from_dict(dict(facts))

@@ -1,0 +1,145 @@
+"""A devices.yaml phone → an ADBTransport; the phone's facts (model, SoC, Android, ABI, cores and clocks, battery,
+thermal status, benchmark_model's self-report, delegates offered).
+
+Owns: reading getprop, /proc/cpuinfo, cpufreq sysfs, /sys/class/power_supply/battery and `dumpsys thermalservice`
+on the phone, and parsing them (never executing them). Does not own: the transport (transport/adb.py).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import TransportError
+from ..records import Device
+from ..transport.adb import ADBTransport
+
+PROPS = ("ro.product.manufacturer", "ro.product.model", "ro.soc.manufacturer", "ro.soc.model",
+         "ro.board.platform", "ro.build.version.release", "ro.build.version.sdk", "ro.product.cpu.abi")
+BATTERY = "/sys/class/power_supply/battery"
+# frameworks/base/core/java/android/os/PowerManager.java THERMAL_STATUS_*
+THERMAL_STATUS = ("none", "light", "moderate", "severe", "critical", "emergency", "shutdown")
+
+
+def open_adb(device: Device) -> ADBTransport:
+    phone = device.phone or {}
+    t = ADBTransport(device.name, phone.get("serial"), adb=phone.get("adb"),
+                     server_port=phone.get("adb_server_port"), timeout=device.connect_timeout)
+    t.connect()
+    return t
+
+
+@dataclass
+class Battery:
+    status: str | None  # the kernel's: Charging / Discharging / Not charging / Full / Unknown
+    capacity_pct: int | None
+    current_ua: int | None
+    voltage_uv: int | None
+
+    @property
+    def charging(self) -> bool:
+        return self.status in ("Charging", "Full")
+
+
+@dataclass
+class Thermal:
+    status: int | None
+    temperatures_c: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def status_name(self) -> str:
+        return THERMAL_STATUS[self.status] if self.status is not None and 0 <= self.status < 7 else "unknown"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"status": self.status, "status_name": self.status_name, "temperatures_c": self.temperatures_c}
+
+
+_INT_RE = re.compile(r"^-?\d+$")
+_TEMP_RE = re.compile(r"Temperature\{mValue=(-?[\d.]+), mType=\d+, mName=([^,]+), mStatus=\d+\}")
+
+
+def _int(text: str) -> int | None:
+    text = text.strip()
+    return int(text) if _INT_RE.match(text) else None
+
+
+def read_battery(t: ADBTransport) -> Battery:
+    names = ("status", "capacity", "current_now", "voltage_now")
+    r = t.run(["sh", "-c", 'for f in "$@"; do printf "%s=" "$f"; cat "$0/$f" 2>/dev/null || echo; done',
+               BATTERY, *names])
+    got = dict(line.partition("=")[::2] for line in r.stdout.splitlines() if "=" in line)
+    return Battery(status=got.get("status", "").strip() or None, capacity_pct=_int(got.get("capacity", "")),
+                   current_ua=_int(got.get("current_now", "")), voltage_uv=_int(got.get("voltage_now", "")))
+
+
+def parse_thermal(text: str) -> Thermal:
+    """`dumpsys thermalservice` (ThermalManagerService.dump): "Thermal Status: N" and cached temperatures."""
+    m = re.search(r"^Thermal Status: (\d+)\s*$", text, re.M)
+    temps: dict[str, float] = {}
+    cached = text.split("Cached temperatures:", 1)[1] if "Cached temperatures:" in text else ""
+    for value, name in _TEMP_RE.findall(cached.split("HAL Ready", 1)[0]):
+        temps.setdefault(name.strip(), float(value))
+    return Thermal(status=int(m.group(1)) if m else None, temperatures_c=temps)
+
+
+def read_thermal(t: ADBTransport) -> Thermal:
+    r = t.run(["dumpsys", "thermalservice"], timeout=30)
+    return parse_thermal(r.stdout if r.returncode == 0 else "")
+
+
+def read_props(t: ADBTransport) -> dict[str, str]:
+    r = t.run(["sh", "-c", 'for p in "$@"; do printf "%s=" "$p"; getprop "$p"; done', "getprop", *PROPS])
+    out = {}
+    for line in r.stdout.splitlines():
+        key, sep, value = line.partition("=")
+        if sep and key in PROPS:
+            out[key] = value.strip()
+    return out
+
+
+def read_cpus(t: ADBTransport) -> list[dict[str, Any]]:
+    """Each CPU's Arm part number (/proc/cpuinfo) and clocks in MHz (cpufreq, kHz in sysfs)."""
+    r = t.run(["sh", "-c", "cat /proc/cpuinfo; for d in /sys/devices/system/cpu/cpu[0-9]*; do "
+               'printf "freq %s %s %s\\n" "${d##*/cpu}" "$(cat $d/cpufreq/cpuinfo_max_freq 2>/dev/null)" '
+               '"$(cat $d/cpufreq/scaling_cur_freq 2>/dev/null)"; done'])
+    cpus: dict[int, dict[str, Any]] = {}
+    current = None
+    for line in r.stdout.splitlines():
+        key, _, value = (s.strip() for s in line.partition(":"))
+        if key == "processor" and value.isdigit():
+            current = cpus.setdefault(int(value), {"cpu": int(value)})
+        elif key == "CPU part" and current is not None:
+            current["part"] = value
+        elif line.startswith("freq "):
+            parts = line.split()
+            if len(parts) >= 2 and parts[1].isdigit():
+                c = cpus.setdefault(int(parts[1]), {"cpu": int(parts[1])})
+                vals = [_int(p) for p in parts[2:4]] + [None, None]
+                c["max_mhz"] = vals[0] // 1000 if vals[0] is not None else None
+                c["cur_mhz"] = vals[1] // 1000 if vals[1] is not None else None
+    return [cpus[k] for k in sorted(cpus)]
+
+
+def read_facts(t: ADBTransport, device: Device) -> dict[str, Any]:
+    """Everything `devices check` shows for a phone, as plain data."""
+    from .benchmark import delegates_offered, self_report
+
+    props = read_props(t)
+    if not props.get("ro.product.model"):
+        raise TransportError(f"{t.label}: getprop gave no ro.product.model (is this an Android device?)",
+                             device=device.name)
+    battery = read_battery(t)
+    thermal = read_thermal(t)
+    return {
+        "model": f"{props.get('ro.product.manufacturer', '')} {props['ro.product.model']}".strip(),
+        "soc": " ".join(x for x in (props.get("ro.soc.manufacturer"), props.get("ro.soc.model")) if x)
+        or props.get("ro.board.platform"),
+        "android": props.get("ro.build.version.release"), "sdk": props.get("ro.build.version.sdk"),
+        "abi": props.get("ro.product.cpu.abi"),
+        "cpus": read_cpus(t),
+        "battery": {"status": battery.status, "capacity_pct": battery.capacity_pct, "charging": battery.charging},
+        "thermal": thermal.to_dict(),
+        "benchmark_model": self_report(t, device),
+        "delegates": delegates_offered(t),
+    }

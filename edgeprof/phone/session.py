@@ -1,0 +1,226 @@
+"""PhoneSession: a phone as a run.execute.Session — files pushed by content over adb, and one measurement: LiteRT's
+benchmark_model run with `adb shell`, a battery sampler loop beside it on the phone, thermal state before/after.
+
+Owns: the content-addressed layout under the phone's workdir (artifacts/<sha256>.<ext>, bin/benchmark_model-<sha>),
+the shell line that runs the sampler and benchmark_model together (built from quoted words only), reading the
+battery trace (units and sign per the kernel power_supply ABI, vendor deviations detected and stated), and the
+refusals: power while charging, a crash, output that is not benchmark_model's.
+Does not own: the transport (transport/adb.py), parsing benchmark_model's output (benchmark.py).
+
+The agent's RunRequest → RunReply path (`run`) is not supported on phones yet: a RunReply carries every run's time,
+and benchmark_model prints none (see benchmark.py); `measure` returns what benchmark_model did measure instead.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import shlex
+import statistics
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import DeviceError, MeasurementFailed, TransportError
+from ..records import Device
+from ..transport.adb import ADBTransport, sha256_file
+from . import benchmark
+from .device import BATTERY, read_battery, read_thermal
+
+SAMPLER_PERIOD_S = 0.2  # Perfetto's android.power guidance: poll no faster than every 100 ms
+TRACE_MARKER = "edgeprof-battery-trace"
+NOT_ON_PHONES = "not supported on phones yet"
+
+
+@dataclass
+class PhoneRun:
+    """What one benchmark_model run on a phone measured (plain data; `to_dict` is what is printed and saved)."""
+
+    device: str
+    command: list[str]
+    latency_ms: dict[str, Any]
+    init_ms: float
+    first_inference_ms: float
+    memory_mb: dict[str, float | None]
+    power: dict[str, Any] | None
+    power_reason: str | None
+    thermal: dict[str, Any]
+    ops: list[dict[str, Any]] = field(default_factory=list)
+    delegation: list[dict[str, Any]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def sampler_script(trace: str, period_s: float) -> str:
+    """A POSIX shell loop (mksh + toybox): one line a sample, phone clock in ns, then the battery files' text.
+    Run in the background; its words are fixed here, the paths quoted."""
+    files = " ".join(shlex.quote(f"{BATTERY}/{f}") for f in ("current_now", "voltage_now", "status"))
+    return (f"while :; do t=$(date +%s%N); set -- $(cat {files} 2>/dev/null); "
+            f'echo "$t $1 $2 $3"; sleep {period_s:g}; done > {shlex.quote(trace)} 2>/dev/null')
+
+
+def battery_power(lines: list[str]) -> tuple[dict[str, Any] | None, str | None, list[str]]:
+    """The sampler's trace → (power summary, why there is none, warnings). Kernel ABI: current_now µA, voltage_now
+    µV; many phones (Pixel) report discharge as negative current; some vendors report mA / mV (detected by size).
+    Refused when any sample was taken while charging."""
+    samples: list[tuple[int, int, int, str]] = []
+    for line in lines:
+        parts = line.split()
+        if len(parts) == 4 and all(p.lstrip("-").isdigit() for p in parts[:3]):
+            samples.append((int(parts[0]), int(parts[1]), int(parts[2]), parts[3]))
+    if len(samples) < 2:
+        return None, f"the battery sampler took {len(samples)} sample(s) (at least 2 are needed)", []
+    if any(s[3] in ("Charging", "Full") for s in samples):
+        return None, "the phone was charging during the window: battery current is then the charger's, not the load's", []
+    warnings = []
+    cur = [s[1] for s in samples]
+    volt = [s[2] for s in samples]
+    cur_scale, volt_scale = 1e-6, 1e-6
+    if max(abs(c) for c in cur) < 20_000 and any(cur):
+        cur_scale = 1e-3
+        warnings.append("battery current_now looks like mA, not the kernel ABI's µA (a vendor deviation): read as mA")
+    if max(volt) < 10_000:
+        volt_scale = 1e-3
+        warnings.append("battery voltage_now looks like mV, not the kernel ABI's µV (a vendor deviation): read as mV")
+    watts = [abs(c) * cur_scale * v * volt_scale for c, v in zip(cur, volt, strict=True)]
+    signs = {c > 0 for c in cur if c}
+    if len(signs) > 1:
+        warnings.append("battery current changed sign during the window (charger plugged in or out?)")
+    duration = (samples[-1][0] - samples[0][0]) / 1e9
+    return {"source": "battery", "covers": "the whole phone (battery side: screen, radios and all)",
+            "mean_w": statistics.fmean(watts), "max_w": max(watts), "samples": len(samples),
+            "duration_s": duration, "clock": "phone (date +%s%N)",
+            "discharge_sign": "negative" if signs == {False} else "positive" if signs == {True} else "mixed"}, None, \
+        warnings
+
+
+class PhoneSession:
+    """A phone over adb, as execute() sees a device: push by content, close; `measure` runs benchmark_model."""
+
+    def __init__(self, transport: ADBTransport, device: Device) -> None:
+        self.transport, self.device = transport, device
+        self.workdir = device.workdir.rstrip("/") or "/data/local/tmp/edgeprof"
+        self.bytes_moved = 0
+        self._binary: str | None = None
+
+    def _push_by_content(self, local_path: str, sha256: str, remote: str, mode: str | None = None) -> int:
+        if self.transport.remote_sha256(remote) == sha256:
+            return 0
+        tmp = f"{remote}.part"
+        moved = self.transport.put_file(local_path, tmp)
+        args = ["sh", "-c", 'mv -f "$1" "$2" && { [ -z "$3" ] || chmod "$3" "$2"; }', "mv", tmp, remote, mode or ""]
+        r = self.transport.run(args)
+        if r.returncode != 0:
+            raise TransportError(f"{self.transport.label}: cannot place {remote}: {r.stderr.strip()}",
+                                 device=self.device.name)
+        self.bytes_moved += moved
+        return moved
+
+    def push_artifact(self, local_path: str, sha256: str, ext: str) -> tuple[str, int]:
+        remote = posixpath.join(self.workdir, "artifacts", f"{sha256}.{ext}")
+        return remote, self._push_by_content(local_path, sha256, remote)
+
+    def benchmark_binary(self) -> str:
+        """benchmark_model on the phone: the devices.yaml phone:/path, or the host file pushed by content."""
+        if self._binary is not None:
+            return self._binary
+        bm = (self.device.phone or {}).get("benchmark_model") or {}
+        if bm.get("phone_path"):
+            self._binary = str(bm["phone_path"])
+        elif bm.get("host_path"):
+            sha = sha256_file(bm["host_path"])
+            remote = posixpath.join(self.workdir, "bin", f"benchmark_model-{sha[:16]}")
+            self._push_by_content(bm["host_path"], sha, remote, mode="755")
+            self._binary = remote
+        else:
+            raise DeviceError(f"device {self.device.name!r}: no benchmark_model",
+                              hint="set benchmark_model: in devices.yaml (LiteRT's android_aarch64 build, see "
+                                   "docs/phones.md)", device=self.device.name)
+        return self._binary
+
+    def run(self, req: Any, *, on_event: Any = None, timeout: float | None = 120.0,
+            silence_by_phase: Mapping[str, float] | None = None, deadline: Any = None) -> Any:
+        raise DeviceError(f"device {self.device.name!r}: the agent's run request is {NOT_ON_PHONES} (benchmark_model "
+                          "prints no per-run times); use PhoneSession.measure", device=self.device.name)
+
+    def measure(self, graph: str, *, threads: int | None = None, num_runs: int = 100, warmup_runs: int = 5,
+                min_secs: float = 10.0, delegate: str = "xnnpack", profile_ops: bool = False, power: bool = True,
+                timeout: float = 900.0, warmup_min_secs: float | None = None) -> PhoneRun:
+        """One benchmark_model run of `graph` (a path on the phone) with the battery sampler beside it."""
+        warnings: list[str] = []
+        thermal_before = read_thermal(self.transport)
+        battery = read_battery(self.transport)
+        power_reason: str | None = None
+        if not power or (self.device.power or {}).get("source") == "none":
+            power_reason = "power measurement is off for this phone (power: source: none)"
+        elif battery.charging:
+            power_reason = ("the phone is charging: battery power is not measured while charging (unplug it, or "
+                            "use adb over Wi-Fi); latency is still measured")
+            warnings.append(f"power refused: {power_reason}")
+        argv = benchmark.command(self.benchmark_binary(), graph, num_threads=threads, num_runs=num_runs,
+                                 warmup_runs=warmup_runs, min_secs=min_secs, delegate=delegate,
+                                 profile_ops=profile_ops, warmup_min_secs=warmup_min_secs)
+        trace = posixpath.join(self.workdir, "battery.trace")
+        rate = (self.device.power or {}).get("rate_hz")
+        period = 1.0 / rate if rate else SAMPLER_PERIOD_S
+        bm_line = " ".join(shlex.quote(a) for a in argv)
+        if power_reason is None:
+            line = (f"mkdir -p {shlex.quote(self.workdir)}; ( {sampler_script(trace, period)} ) & s=$!; "
+                    f"{bm_line} 2>&1; rc=$?; kill $s 2>/dev/null; wait $s 2>/dev/null; "
+                    f"echo {TRACE_MARKER}; cat {shlex.quote(trace)}; rm -f {shlex.quote(trace)}; exit $rc")
+        else:
+            line = f"{bm_line} 2>&1"
+        r = self.transport.run_line(line, argv=argv, timeout=timeout)
+        output, _, trace_text = r.stdout.partition(f"\n{TRACE_MARKER}\n")
+        if r.returncode >= 128 or r.returncode < 0:
+            raise MeasurementFailed(f"device {self.device.name}: benchmark_model died (exit {r.returncode}, signal "
+                                    f"{r.returncode - 128 if r.returncode >= 128 else -r.returncode})",
+                                    detail=output[-4000:], device=self.device.name, op="run")
+        if r.returncode != 0:
+            last = [ln for ln in output.splitlines() if ln.startswith("ERROR")]
+            raise MeasurementFailed(f"device {self.device.name}: benchmark_model failed (exit {r.returncode})"
+                                    + (f": {last[0][len('ERROR: '):]}" if last else ""),
+                                    detail=output[-4000:], device=self.device.name, op="run")
+        try:
+            parsed = benchmark.parse_output(output)
+        except benchmark.BenchmarkOutputError as e:
+            raise MeasurementFailed(f"device {self.device.name}: benchmark_model's output is not a finished "
+                                    f"benchmark ({e})", detail=output[-4000:], device=self.device.name,
+                                    op="run") from None
+        power_summary = None
+        if power_reason is None:
+            power_summary, power_reason, more = battery_power(trace_text.splitlines())
+            warnings.extend(more)
+            if power_summary is None:
+                warnings.append(f"power refused: {power_reason}")
+            else:
+                mean_s = parsed.timed.values.get("avg", 0.0) / 1e6
+                power_summary["energy_per_inference_j"] = power_summary["mean_w"] * mean_s
+                power_summary["energy_note"] = ("mean battery power over the whole benchmark_model process (load, "
+                                                "warm-up, timed runs) × the timed runs' mean latency")
+        thermal_after = read_thermal(self.transport)
+        warn_at = (self.device.phone or {}).get("thermal", {}).get("warn_status", 1)
+        if thermal_after.status is not None and thermal_after.status >= warn_at:
+            warnings.append(f"thermal status after the run: {thermal_after.status_name} ({thermal_after.status}); "
+                            "the phone may have throttled")
+        latency = parsed.latency_ms()
+        return PhoneRun(
+            device=self.device.name, command=argv, latency_ms=latency, init_ms=parsed.init_us / 1000,
+            first_inference_ms=parsed.first_inference_us / 1000,
+            memory_mb={"init_delta": parsed.memory_init_mb, "overall_delta": parsed.memory_overall_mb,
+                       "peak": parsed.peak_memory_mb},
+            power=power_summary, power_reason=power_reason,
+            thermal={"before": thermal_before.to_dict(), "after": thermal_after.to_dict()},
+            ops=parsed.op_profile, delegation=parsed.delegation, warnings=warnings)
+
+    def close(self) -> None:
+        pass
+
+
+def as_session(s: PhoneSession) -> Any:
+    """A PhoneSession is a run.execute.Session (mypy checks it here)."""
+    from ..run.execute import Session
+
+    checked: Session = s
+    return checked
