@@ -28,22 +28,16 @@ TINY_MLP = REPO / "models" / "examples" / "tiny_mlp.py"
 BIG = {"mobilenet_v2", "resnet18", "bert_tiny"}
 
 
-@pytest.fixture(scope="module")
-def cache_dir(tmp_path_factory):
-    return tmp_path_factory.mktemp("artifacts")
+@pytest.fixture
+def cache_dir(bundled_onnx):
+    """The directory the session's shared exports were freshly written to (tests/conftest.py)."""
+    return bundled_onnx.dir
 
 
-@pytest.fixture(scope="module")
-def exported(cache_dir):
-    """name → (Artifact, progress messages); each bundled model is exported once per module."""
-    done = {}
-
-    def get(name):
-        if name not in done:
-            messages = []
-            done[name] = (prepare_onnx(resolve_model(name), cache_dir=cache_dir, progress=messages.append), messages)
-        return done[name]
-    return get
+@pytest.fixture
+def exported(bundled_onnx):
+    """name → (Artifact, progress messages) of a fresh export; each bundled model is exported once per session."""
+    return bundled_onnx
 
 
 def _params(names):
