@@ -58,12 +58,20 @@ class SharedExports:
             self._done[name] = (artifact, messages)
         return self._done[name]
 
-    def _seed(self, entry: Path) -> None:
-        target = self.default_cache / entry.name
+    def copy_into(self, name: str, cache_dir: Path) -> Path:
+        """A test's own copy of the shared entry of `name` in `cache_dir` (which then holds the entry a first
+        export would have written there); returns the entry directory."""
+        entry = Path(self(name)[0].path).parent
+        self._seed(entry, Path(cache_dir))
+        return Path(cache_dir) / entry.name
+
+    def _seed(self, entry: Path, cache: Path | None = None) -> None:
+        cache = self.default_cache if cache is None else cache
+        target = cache / entry.name
         if target.exists():
             return
-        self.default_cache.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=".seed-", dir=self.default_cache))
+        cache.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=".seed-", dir=cache))
         shutil.copytree(entry, tmp / entry.name)
         try:
             os.rename(tmp / entry.name, target)  # whole or not at all, as the cache itself writes entries
