@@ -4,8 +4,12 @@ touches the user's ~/.cache, ~/.local/share or ~/.ssh (onnxruntime also writes u
 from __future__ import annotations
 
 import os
+import shutil
 import sys
+import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -29,6 +33,57 @@ def _isolated_home(tmp_path_factory: pytest.TempPathFactory):
             os.environ.pop(k, None)
         else:
             os.environ[k] = v
+
+
+class SharedExports:
+    """The bundled models' ONNX exports, each done once per session (torch → ONNX of mobilenet_v2 alone is
+    30–60 s on 2 cores): `shared(name)` → (Artifact, progress messages) of a *fresh* export (cache_hit False,
+    "exporting" in the messages) into `dir`, a session directory no test writes to. Each entry is also copied
+    into the session's default artifact cache (tests/conftest.py: $XDG_CACHE_HOME/edgeprof/artifacts), unless an
+    earlier test exported it there already, so deploys of the model later in the session find it cached."""
+
+    def __init__(self, root: Path, default_cache: Path) -> None:
+        self.dir = root
+        self.default_cache = default_cache
+        self._done: dict[str, tuple[Any, list[str]]] = {}
+
+    def __call__(self, name: str) -> tuple[Any, list[str]]:
+        if name not in self._done:
+            from edgeprof.export.onnx_export import prepare_onnx
+            from edgeprof.export.resolve import resolve_model
+
+            messages: list[str] = []
+            artifact = prepare_onnx(resolve_model(name), cache_dir=self.dir, progress=messages.append)
+            self._seed(Path(artifact.path).parent)
+            self._done[name] = (artifact, messages)
+        return self._done[name]
+
+    def copy_into(self, name: str, cache_dir: Path) -> Path:
+        """A test's own copy of the shared entry of `name` in `cache_dir` (which then holds the entry a first
+        export would have written there); returns the entry directory."""
+        entry = Path(self(name)[0].path).parent
+        self._seed(entry, Path(cache_dir))
+        return Path(cache_dir) / entry.name
+
+    def _seed(self, entry: Path, cache: Path | None = None) -> None:
+        cache = self.default_cache if cache is None else cache
+        target = cache / entry.name
+        if target.exists():
+            return
+        cache.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=".seed-", dir=cache))
+        shutil.copytree(entry, tmp / entry.name)
+        try:
+            os.rename(tmp / entry.name, target)  # whole or not at all, as the cache itself writes entries
+        except OSError:
+            pass  # written meanwhile by a deploy: theirs is as good
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def bundled_onnx(_isolated_home: Path, tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Any]:
+    """A session's shared ONNX exports of the bundled models (SharedExports): read them, never write to them."""
+    return SharedExports(tmp_path_factory.mktemp("bundled-onnx"), _isolated_home / "cache" / "edgeprof" / "artifacts")
 
 
 @pytest.fixture

@@ -8,6 +8,8 @@ against torch. TensorRT needs an NVIDIA GPU: it is asserted to be refused in one
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -24,7 +26,10 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
 
 
 @pytest.mark.parametrize(("model", "runtime", "precision"), COMBOS, ids=["-".join(c) for c in COMBOS])
-def test_bundled_model_runtime_precision_deploys(model: str, runtime: str, precision: str) -> None:
+def test_bundled_model_runtime_precision_deploys(model: str, runtime: str, precision: str,
+                                                 bundled_onnx: Callable[[str], Any]) -> None:
+    if runtime == "onnxruntime":
+        bundled_onnx(model)  # the session's one export of the model (tests/conftest.py), in the default cache
     spec = RunSpec(device="local", model=model, runtime=runtime, precision=precision, min_duration_s=0.2,
                    min_queries=5, warmup_s=0, idle_s=0)
     r = deploy(spec, local_device())

@@ -28,22 +28,16 @@ TINY_MLP = REPO / "models" / "examples" / "tiny_mlp.py"
 BIG = {"mobilenet_v2", "resnet18", "bert_tiny"}
 
 
-@pytest.fixture(scope="module")
-def cache_dir(tmp_path_factory):
-    return tmp_path_factory.mktemp("artifacts")
+@pytest.fixture
+def cache_dir(bundled_onnx):
+    """The directory the session's shared exports were freshly written to (tests/conftest.py)."""
+    return bundled_onnx.dir
 
 
-@pytest.fixture(scope="module")
-def exported(cache_dir):
-    """name → (Artifact, progress messages); each bundled model is exported once per module."""
-    done = {}
-
-    def get(name):
-        if name not in done:
-            messages = []
-            done[name] = (prepare_onnx(resolve_model(name), cache_dir=cache_dir, progress=messages.append), messages)
-        return done[name]
-    return get
+@pytest.fixture
+def exported(bundled_onnx):
+    """name → (Artifact, progress messages) of a fresh export; each bundled model is exported once per session."""
+    return bundled_onnx
 
 
 def _params(names):
@@ -136,7 +130,8 @@ def test_cache_key_covers_seed_opset_and_exporter(tmp_path):
     assert onnx_export.cache_key(resolve_model("gemm:8x4x2"), 0, base) in keys  # stable
 
 
-def test_different_seed_gives_different_weights_and_entry(tmp_path):
+def test_different_seed_gives_different_weights_and_entry(tmp_path, bundled_onnx):
+    bundled_onnx.copy_into("gemm:8x4x2", tmp_path)  # seed 0's entry, as a first export leaves it
     a = prepare_onnx(resolve_model("gemm:8x4x2"), cache_dir=tmp_path, seed=0)
     b = prepare_onnx(resolve_model("gemm:8x4x2"), cache_dir=tmp_path, seed=1)
     assert a.path != b.path and a.sha256 != b.sha256 and not b.cache_hit
@@ -158,7 +153,8 @@ def test_interrupted_export_leaves_no_entry(tmp_path, monkeypatch, exc):
 
 
 @pytest.mark.parametrize("damage", ["meta", "model", "missing"])
-def test_a_broken_cache_entry_is_exported_again(tmp_path, damage):
+def test_a_broken_cache_entry_is_exported_again(tmp_path, damage, bundled_onnx):
+    bundled_onnx.copy_into("gemm:8x4x2", tmp_path)  # the entry a first export leaves
     first = prepare_onnx(resolve_model("gemm:8x4x2"), cache_dir=tmp_path)
     entry = Path(first.path).parent
     if damage == "meta":
