@@ -15,9 +15,8 @@ from .. import capability, datafiles
 from ..config import POWER_RATE_MAX_HZ, check_cli_settings
 from ..errors import ConfigError
 from ..records import RunSpec
-from ..vocab import PRECISIONS, RUNTIMES, SCENARIOS, SCHEDULED_SCENARIOS
+from ..vocab import PRECISIONS, RUNTIMES, SCENARIOS, SCHEDULED_SCENARIOS, schedule_problem
 
-MAX_RATE_QPS = 100000.0  # above any edge model's rate: a larger value is a typo
 MAX_COOLDOWN_C = 150.0  # above any board's trip point: a larger value is a typo (m°C, °F)
 MAX_POWER_RATE_HZ = POWER_RATE_MAX_HZ  # one home: config.py (devices.yaml rate_hz, --power-rate)
 
@@ -81,19 +80,6 @@ def _check_applies(spec: RunSpec, o: Options) -> None:
                           hint="profile them once in a plain deploy of the same model")
 
 
-MAX_SCHEDULE_S = 7 * 86400.0  # a scheduled run longer than a week is a typo in --rate (1e-6/s: 3 years)
-
-
-def schedule_problem(rate: float, min_queries: int, min_duration_s: float = 0.0) -> str | None:
-    """None when a schedule at `rate` queries/s issuing `min_queries` ends within MAX_SCHEDULE_S, else why not
-    (one phrase; the CLI and sweep files share it)."""
-    if not _finite(rate) or not 0 < rate <= MAX_RATE_QPS:
-        return f"must be > 0 and <= {MAX_RATE_QPS:g} queries per second"
-    span = max(min_queries / rate, min_duration_s)
-    if span > MAX_SCHEDULE_S:
-        return (f"{min_queries} queries at {rate:g}/s take {span / 86400:.3g} days, beyond the "
-                f"{MAX_SCHEDULE_S / 86400:g}-day limit of a run; raise the rate or lower --min-queries")
-    return None
 
 
 def _check_feeds(spec: RunSpec, o: Options) -> None:
