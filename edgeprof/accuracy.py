@@ -33,6 +33,7 @@ import numpy as np
 
 from edgeprof_agent.messages import AccuracyReply, AccuracySpec, ArtifactRef
 
+from . import datafiles
 from .config import did_you_mean
 from .errors import ConfigError
 from .export.artifact_cache import sha256_file
@@ -75,28 +76,29 @@ def _output_index(key: str, target: str | None, outputs: Sequence[str], flag: st
     return list(outputs).index(target), target
 
 
+# an expected output larger than this cannot be scored: its squared error overflows float64
+MAX_EXPECTED_ABS = 1e150
+
+
 def _cast(arr: np.ndarray, dtype: str, where: str) -> np.ndarray:
-    """`arr` as `dtype` when no value changes kind or range (float64 → float32 is allowed), else one line."""
-    want = np.dtype(dtype)
-    if arr.dtype == want:
-        return arr
-    kind, have = want.kind, arr.dtype.kind
-    ok = (kind == have or (kind == "f" and have in "iub") or (kind in "iu" and have in "iu")
-          or (kind == "b" and have == "b"))
-    if ok and kind in "iu" and arr.size:
-        info = np.iinfo(want)
-        ok = int(arr.min()) >= info.min and int(arr.max()) <= info.max
-    if not ok:
-        raise ConfigError(f"{where} is {arr.dtype}; the input is {want}",
-                          hint=f"save it as {want} (numpy: arr.astype('{want}'))")
-    return arr.astype(want)
+    """`arr` as `dtype` when no value changes (datafiles.cast_exact: no wrap-around, no overflow to inf), else one
+    line."""
+    return datafiles.cast_exact(arr, dtype, where)
 
 
 def require_file(given: str) -> Path:
-    """The accuracy file's path, or one line saying it is missing or a directory (checked before connecting)."""
+    """The accuracy file's path, or one line saying it is missing, a directory or not a regular file (a FIFO,
+    a device: checked before connecting, never opened)."""
     path = Path(given).expanduser()
     if not path.is_file():
-        what = "a directory, not a file" if path.is_dir() else "no such file"
+        if path.is_dir():
+            what = "a directory, not a file"
+        elif path.exists():
+            with datafiles.open_regular(path, f"--accuracy {given}"):  # raises: not a regular file (…)
+                pass
+            what = "not a regular file"
+        else:
+            what = "no such file"
         raise ConfigError(f"--accuracy {given}: {what}", hint="give an .npz with arrays by input name and `labels` "
                           "or `expected` (docs/accuracy.md)")
     return path
@@ -170,6 +172,7 @@ def load_accuracy(given: str, plan: InputPlan, outputs: Sequence[str],
                               hint="expected outputs hold the same samples along axis 0")
         if arr.dtype.kind not in "fiub":
             raise ConfigError(f"{where} is {arr.dtype}: expected outputs are numbers")
+        datafiles.require_finite(arr, where, "expected outputs", max_abs=MAX_EXPECTED_ABS)
         expected.append((idx, name))
         normal[f"expected:{idx}"] = arr if arr.dtype.kind == "f" else arr.astype(np.float64)
     for key in input_keys:
@@ -228,9 +231,7 @@ def _labels(lab: np.ndarray, labels_key: str, n: int, outputs: Sequence[str],
                           hint="save labels as an int array of shape (N,)")
     if lab.shape[0] != n:
         raise ConfigError(f"{where} has {lab.shape[0]} labels for {n} samples")
-    if lab.size and int(lab.min()) < 0:
-        raise ConfigError(f"{where}: label {int(lab.min())} is negative; labels are class indices from 0")
-    return lab.astype(np.int64), _output_index(labels_key, labels_key.partition(":")[2] or None, outputs, flag)
+    return datafiles.as_labels(lab, where), _output_index(labels_key, labels_key.partition(":")[2] or None, outputs, flag)
 
 
 def _default_cache() -> Path:

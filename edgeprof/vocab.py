@@ -34,7 +34,8 @@ __all__ = [
     "RUNTIMES", "PRECISIONS", "POWER_SOURCES", "POWER_AUTO_ORDER", "ErrorKind", "RUN_DEFAULTS",
     "SCENARIOS", "SCHEDULED_SCENARIOS", "SINGLE_STREAM", "SCENARIO_DEFAULTS", "scenario_label",
     "Metric", "METRICS", "EXTRA_METRICS", "METRIC_BY_NAME", "CHECKED_METRICS", "DEFAULT_MIN_EFFECT",
-    "DEFAULT_ALPHA", "Setting", "SETTINGS", "ConfigIdentity", "fmt_value", "fmt_p", "fmt_num", "is_finite_number",
+    "DEFAULT_ALPHA", "Setting", "SETTINGS", "MAX_RATE_QPS", "MAX_SCHEDULE_S", "schedule_problem", "ConfigIdentity",
+    "fmt_value", "fmt_p", "fmt_num", "is_finite_number",
 ]
 
 DEFAULT_MIN_EFFECT = 0.05  # asv's default factor; below this a change is "unchanged" whatever the p-value
@@ -203,6 +204,22 @@ _SETTINGS: tuple[Setting, ...] = (
             lo_open=True, hi=1e6, flag="--battery-wh", nullable=True),
 )
 SETTINGS: dict[str, Setting] = {s.name: s for s in _SETTINGS}
+
+# the rate of a server / fixed-rate schedule (--rate, a sweep's `rates:`): one bound for both
+MAX_RATE_QPS = 100000.0  # above any edge model's rate: a larger value is a typo
+MAX_SCHEDULE_S = 7 * 86400.0  # a scheduled run longer than a week is a typo in --rate (1e-6/s: 3 years)
+
+
+def schedule_problem(rate: float, min_queries: int, min_duration_s: float = 0.0) -> str | None:
+    """None when a schedule at `rate` queries/s issuing `min_queries` ends within MAX_SCHEDULE_S, else why not
+    (one phrase; the CLI and sweep files share it)."""
+    if not math.isfinite(rate) or not 0 < rate <= MAX_RATE_QPS:
+        return f"must be > 0 and <= {MAX_RATE_QPS:g} queries per second"
+    span = max(min_queries / rate, min_duration_s)
+    if span > MAX_SCHEDULE_S:
+        return (f"{min_queries} queries at {rate:g}/s take {span / 86400:.3g} days, beyond the "
+                f"{MAX_SCHEDULE_S / 86400:g}-day limit of a run; raise the rate or lower --min-queries")
+    return None
 
 
 # -- configuration identity --------------------------------------------------------------------------------------

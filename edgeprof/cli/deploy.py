@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import re
 import sys
 from typing import TYPE_CHECKING
@@ -31,6 +32,12 @@ def parse_input_shape(text: str) -> tuple[str, tuple[int, ...]]:
     dims = tuple(int(d) for d in m.group(2).split("x"))
     if any(d < 1 for d in dims):
         raise ConfigError(f"--input {text!r}: every dimension must be >= 1")
+    from ..datafiles import MAX_ARRAY_BYTES
+
+    if math.prod(dims) > MAX_ARRAY_BYTES:  # more elements than bytes allowed, whatever the dtype
+        raise ConfigError(f"--input {text!r}: {math.prod(dims):.3g} elements, beyond "
+                          f"{MAX_ARRAY_BYTES / 2**30:g} GiB per input whatever its dtype",
+                          hint="give the shape the model takes, e.g. input=1x3x224x224")
     return m.group(1), dims
 
 
@@ -137,10 +144,10 @@ def _add_telemetry_and_scenario(p: argparse.ArgumentParser) -> None:
                         "(max throughput, --streams), server (Poisson arrivals at --rate), fixed-rate (a camera)")
     g.add_argument("--rate", type=float, default=None, metavar="QPS",
                    help="server: mean arrivals per second; fixed-rate: one query every 1/QPS s")
-    g.add_argument("--samples-per-query", type=int, default=SCENARIO_DEFAULTS["samples_per_query"], metavar="N",
+    g.add_argument("--samples-per-query", type=int, default=None, metavar="N",
                    help=f"multi-stream: samples per query (default {SCENARIO_DEFAULTS['samples_per_query']}, "
                         "LoadGen's), run as N / --batch inferences")
-    g.add_argument("--streams", type=int, default=SCENARIO_DEFAULTS["streams"], metavar="N",
+    g.add_argument("--streams", type=int, default=None, metavar="N",
                    help="offline: queries in flight (threads, each with its own runtime session)")
     g.add_argument("--latency-bound", type=float, default=None, metavar="MS",
                    help="server: VALID when the early-stopping p99 is within MS; fixed-rate: default the period")
@@ -151,19 +158,27 @@ def _add_telemetry_and_scenario(p: argparse.ArgumentParser) -> None:
                         "every probe run is stored")
 
 
-def run(args: argparse.Namespace) -> int:
+def check_args(args: argparse.Namespace) -> RunSpec:
+    """The RunSpec the flags say, after every problem of the spec and the flags (one line each) is found, before
+    anything connects."""
     from .. import run as pipeline
 
     spec = _spec(args)
-    # every problem of the spec and the flags, one line each, before anything connects
     options = pipeline.Options(calibration=args.calibration, opset=args.opset, profile_ops=args.profile_ops,
                                find_max_rate=args.find_max_rate,
-                               cooldown_timeout_given=args.cooldown_timeout is not None)
+                               cooldown_timeout_given=args.cooldown_timeout is not None, given=_given(args))
     pipeline.check(spec, options)
+    return spec
+
+
+def run(args: argparse.Namespace) -> int:
+    from .. import run as pipeline
+
+    spec = check_args(args)
     if args.find_max_rate:
         return _find_max_rate(args, spec)
     if args.json and args.json != "-":
-        check_writable(args.json, "--json")  # found now, not after measuring
+        check_writable(args.json, "--json", args.db)  # found now, not after measuring; never the database
     device = resolve_device(args.device, args.inventory)
     if device.kind == "adb":  # a phone: benchmark_model over adb (edgeprof/phone/cli.py)
         from ..phone.cli import deploy_phone
@@ -203,6 +218,18 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+# flags whose presence (not only their value) decides whether they apply (run/check.py)
+_PRESENCE = {"--xnnpack": "xnnpack", "--delegate": "delegate", "--delegate-option": "delegate_option",
+             "--graph-opt": "graph_opt", "--providers": "providers", "--profile-ops": "profile_ops",
+             "--latency-bound": "latency_bound", "--samples-per-query": "samples_per_query", "--streams": "streams",
+             "--battery-wh": "battery_wh"}
+
+
+def _given(args: argparse.Namespace) -> frozenset[str]:
+    """The flags of _PRESENCE on the command line (a default of None, [] or False is "not given")."""
+    return frozenset(f for f, a in _PRESENCE.items() if getattr(args, a, None) not in (None, [], False))
+
+
 def _spec(args: argparse.Namespace) -> RunSpec:
     """The RunSpec the flags say (parsing only: check() finds every problem)."""
     shapes = dict(parse_input_shape(s) for s in args.input)
@@ -235,7 +262,9 @@ def _spec(args: argparse.Namespace) -> RunSpec:
         cooldown_timeout_s=cooldown_timeout, power_rate_hz=args.power_rate, input_data=args.input_data,
         input_values=values, accuracy=args.accuracy, input_ranges=ranges, scenario=args.scenario,
         rate=(args.rate or FIND_START_QPS) if args.find_max_rate else args.rate,
-        samples_per_query=args.samples_per_query, streams=args.streams, latency_bound_ms=args.latency_bound,
+        samples_per_query=(SCENARIO_DEFAULTS["samples_per_query"] if args.samples_per_query is None
+                           else args.samples_per_query),
+        streams=SCENARIO_DEFAULTS["streams"] if args.streams is None else args.streams, latency_bound_ms=args.latency_bound,
         battery_wh=args.battery_wh)
 
 def versus_fp32(store: Store, result: Result) -> str | None:
@@ -281,7 +310,7 @@ def _find_max_rate(args: argparse.Namespace, spec: RunSpec) -> int:
     def probe(rate: float) -> Result:
         with DeployProgress(enabled=not args.quiet) as progress:
             r = pipeline.deploy(dataclasses.replace(spec, rate=rate), device, progress=progress,
-                       calibration=args.calibration)
+                                calibration=args.calibration, opset=args.opset)
         if store is not None:
             store.save(r)
         sc = r.scenario

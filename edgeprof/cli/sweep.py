@@ -76,7 +76,11 @@ def _file_plan(args: argparse.Namespace) -> tuple[SweepSpec, list[Device], list[
         raise ConfigError("give a sweep file, or --resume SWEEP_ID", hint="edgeprof sweep --help")
     spec = load_sweep(args.spec)
     devices = resolve_devices(spec, _inventory(args.inventory or spec.inventory))
-    return spec, devices, expand(spec, devices)
+    cells = expand(spec, devices)
+    if not cells:  # a nightly job that measures nothing must not be green
+        raise ConfigError(f"{args.spec}: the sweep has 0 cells (every cell is excluded); it would measure nothing",
+                          hint="loosen `exclude:`, or add models, devices or runtimes")
+    return spec, devices, cells
 
 
 def _resume_plan(store: Any, args: argparse.Namespace) -> tuple[Any, tuple[str, ...], list[Cell], list[Device]]:

@@ -148,12 +148,20 @@ def _no_input_feeds(cell: Cell, set_at: Mapping[str, str]) -> None:
                                    "onnxruntime}), or drop the null runtime's cells")
 
 
+MAX_CELLS = 10_000  # cells of one sweep (before excludes); a larger matrix is a mistake, or several nights
+
+
 def expand(spec: SweepSpec, devices: list[Device]) -> list[Cell]:
     """Every cell of the sweep, in a stable order; statically impossible ones carry `skip`."""
     by_name = {d.name: d for d in devices}
     model_by_label = {m.label: m for m in spec.models}
     combos: list[tuple[str, str, str, str, int, int | None, str, float | None]] = []
     pairs = spec.scenario_rates()
+    size = (len(devices) * sum(len(spec.runtimes_for(m)) for m in spec.models) * len(spec.precisions)
+            * len(spec.batch) * len(spec.threads) * len(pairs))
+    if size > MAX_CELLS:  # counted before a cell is built: 10^6 cells took 1.7 GB in --dry-run
+        raise ConfigError(f"{spec.path}: the sweep's matrix has {size} cells, beyond the limit of {MAX_CELLS}",
+                          hint="split it into several sweep files, or narrow its axes")
     for d in devices:
         for m in spec.models:
             for rt in spec.runtimes_for(m):
@@ -204,6 +212,9 @@ def expand(spec: SweepSpec, devices: list[Device]) -> list[Cell]:
                             for t in axes["threads"]:
                                 for sc, rate in inc_pairs:
                                     combos.append((ml, dn, rt, pr, int(b), t, sc, rate))
+        if len(combos) > MAX_CELLS:
+            raise ConfigError(f"{rule.where}: the sweep's matrix grows past the limit of {MAX_CELLS} cells",
+                              hint="split it into several sweep files, or narrow the rule")
     cells: list[Cell] = []
     seen: set[str] = set()
     for ml, dn, rt, pr, b, t, sc, rate in combos:

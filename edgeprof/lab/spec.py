@@ -52,6 +52,7 @@ from ..config import BATCH_MAX, THREADS_MAX, Doc, compose, did_you_mean, read_te
 from ..errors import ConfigError, ModelError
 from ..export.inputs import parse_input_range, parse_input_value
 from ..regress import parse_budget
+from ..vocab import schedule_problem
 from .cell import Cell
 from .matrix import (
     AXES,
@@ -118,7 +119,8 @@ def parse_sweep(text: str, path: str = "sweep.yaml") -> SweepSpec:
             newer = isinstance(v, int) and v > SWEEP_VERSION
             raise doc.err(n, "version", f"sweep format version {v!r} is not supported (this edgeprof reads "
                           f"{SWEEP_VERSION})", hint="upgrade edgeprof" if newer else f"write version: {SWEEP_VERSION}")
-    name = doc.string(n, "name") if (n := node("name")) is not None else \
+    name = doc.string(n, "name", "a name without control characters", pattern=_NAME) \
+        if (n := node("name")) is not None else \
         os.path.splitext(os.path.basename(path))[0]
     inventory = None
     if (n := node("inventory")) is not None:
@@ -288,6 +290,9 @@ def _choices(doc: Doc, node: Node | None, key: str, known: tuple[str, ...], defa
     return out
 
 
+_NAME = re.compile(r"^[^\x00-\x1f\x7f]+$")  # a sweep name is shown and stored: no NUL, no escape sequences
+
+
 def _batch(doc: Doc, node: Node, ypath: str) -> int:
     value = doc.integer(node, ypath, 1, cap=BATCH_MAX)
     assert value is not None  # allow_null is False
@@ -299,6 +304,10 @@ def _rate(doc: Doc, node: Node, ypath: str) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 100000 \
             or value != value:
         raise doc.err(node, ypath, f"a rate in queries per second (> 0, <= 100000), not {doc.kind(node)}")
+    # the bound --rate has: a schedule of min_queries (the table's default) must end within a week
+    problem = schedule_problem(float(value), SETTINGS["min_queries"].default)
+    if problem is not None:
+        raise doc.err(node, ypath, f"rate {value:g}: {problem}")
     return float(value)
 
 
@@ -325,8 +334,13 @@ def _settings_items(doc: Doc, items: list[tuple[str, Node, Node]], ypath: str, b
 
 
 def _input_data(doc: Doc, node: Node, ypath: str, value: Any, base: str) -> str:
-    """input_data: a path relative to the sweep file, made absolute (as model files are)."""
-    return resolve_path(str(value), base)
+    """input_data, accuracy, calibration: a path relative to the sweep file, made absolute (as model files are);
+    one that points nowhere is refused at its line (as the deploy flags are)."""
+    path = resolve_path(str(value), base)
+    if not os.path.exists(path):
+        raise doc.err(node, ypath, f"{value}: no such file or directory",
+                      hint="paths are relative to the sweep file")
+    return path
 
 
 def _input_values(doc: Doc, node: Node, ypath: str, value: Any, base: str) -> dict[str, Any]:

@@ -11,13 +11,12 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from .. import capability
+from .. import capability, datafiles
 from ..config import POWER_RATE_MAX_HZ, check_cli_settings
 from ..errors import ConfigError
 from ..records import RunSpec
-from ..vocab import PRECISIONS, RUNTIMES, SCENARIOS, SCHEDULED_SCENARIOS
+from ..vocab import PRECISIONS, RUNTIMES, SCENARIOS, SCHEDULED_SCENARIOS, schedule_problem
 
-MAX_RATE_QPS = 100000.0  # above any edge model's rate: a larger value is a typo
 MAX_COOLDOWN_C = 150.0  # above any board's trip point: a larger value is a typo (m°C, °F)
 MAX_POWER_RATE_HZ = POWER_RATE_MAX_HZ  # one home: config.py (devices.yaml rate_hz, --power-rate)
 
@@ -32,6 +31,7 @@ class Options:
     profile_ops: bool = False
     find_max_rate: bool = False
     cooldown_timeout_given: bool = False
+    given: frozenset[str] = frozenset()  # the flags on the command line (applicability is judged on these)
 
 
 def check(spec: RunSpec, options: Options | None = None) -> None:
@@ -51,10 +51,35 @@ def check(spec: RunSpec, options: Options | None = None) -> None:
         raise ConfigError(f"--opset {o.opset}: applies to a bundled or builder model exported to ONNX "
                           f"(--runtime onnxruntime or tensorrt), not to {spec.model} on {spec.runtime}",
                           hint="leave --opset out; an ONNX file is pushed as it is")
+    _check_applies(spec, o)
     if o.cooldown_timeout_given and spec.cooldown_c is None:
         raise ConfigError("--cooldown-timeout needs --cooldown C (the temperature to wait for)")
     validate_spec(spec)
     _check_feeds(spec, o)
+
+
+# flag -> (the runtimes it applies to, what it is) and flag -> the scenarios it applies to
+_RUNTIME_FLAGS = {"--xnnpack": ("tflite",), "--delegate": ("tflite",), "--delegate-option": ("tflite",),
+                  "--graph-opt": ("onnxruntime",), "--providers": ("onnxruntime",),
+                  "--profile-ops": ("onnxruntime", "tflite", "tensorrt")}
+_SCENARIO_FLAGS = {"--latency-bound": SCHEDULED_SCENARIOS, "--samples-per-query": ("multi-stream",)}
+
+
+def _check_applies(spec: RunSpec, o: Options) -> None:
+    """Every flag given applies to the chosen runtime and scenario, or one line naming what it applies to."""
+    for flag, runtimes in _RUNTIME_FLAGS.items():
+        if flag in o.given and spec.runtime not in runtimes:
+            raise ConfigError(f"{flag} applies to --runtime {' or '.join(runtimes)}, not {spec.runtime}",
+                              hint=f"drop {flag}, or choose --runtime {runtimes[0]}")
+    for flag, scenarios in _SCENARIO_FLAGS.items():
+        if flag in o.given and spec.scenario not in scenarios:
+            raise ConfigError(f"{flag} applies to --scenario {' or '.join(scenarios)}, not {spec.scenario}",
+                              hint=f"drop {flag}, or add --scenario {scenarios[0]}")
+    if o.find_max_rate and o.profile_ops:
+        raise ConfigError("--profile-ops with --find-max-rate: every probe would profile the ops again",
+                          hint="profile them once in a plain deploy of the same model")
+
+
 
 
 def _check_feeds(spec: RunSpec, o: Options) -> None:
@@ -65,6 +90,7 @@ def _check_feeds(spec: RunSpec, o: Options) -> None:
     if spec.runtime == "null" and fed:
         raise ConfigError(f"{fed[0]} with --runtime null: the null runtime feeds no model inputs",
                           hint=f"drop {' and '.join(fed)}, or pick a runtime (onnxruntime, tflite, tensorrt)")
+    datafiles.require_calibration_dir(o.calibration)  # whatever the precision: a path pointing nowhere is a typo
     if spec.input_data is not None and not os.path.exists(os.path.expanduser(spec.input_data)):
         raise ConfigError(f"--input-data {spec.input_data}: no such file or directory",
                           hint="give an .npz file (arrays by input name) or a directory of NAME.npy files")
@@ -116,8 +142,9 @@ def validate_scenario(spec: RunSpec) -> None:
     elif spec.rate is not None:
         raise ConfigError(f"--rate {spec.rate:g}: only server and fixed-rate issue queries on a schedule, "
                           f"not {spec.scenario}", hint="leave --rate out, or choose --scenario fixed-rate or server")
-    if spec.rate is not None and (not _finite(spec.rate) or not 0 < spec.rate <= MAX_RATE_QPS):
-        raise ConfigError(f"--rate {spec.rate:g}: must be > 0 and <= {MAX_RATE_QPS:g} queries per second")
+    problem = schedule_problem(spec.rate, spec.min_queries) if spec.rate is not None else None
+    if problem is not None:
+        raise ConfigError(f"--rate {spec.rate:g}: {problem}")
     if spec.scenario == "multi-stream" and (spec.samples_per_query < 1 or spec.samples_per_query % spec.batch):
         raise ConfigError(f"--samples-per-query {spec.samples_per_query}: must be a multiple of --batch "
                           f"{spec.batch} (each query runs samples_per_query / batch inferences)")
@@ -129,6 +156,9 @@ def validate_scenario(spec: RunSpec) -> None:
     for flag, v in (("--latency-bound", spec.latency_bound_ms), ("--battery-wh", spec.battery_wh)):
         if v is not None and (not _finite(v) or v <= 0):
             raise ConfigError(f"{flag} {v:g}: must be > 0")
+    # the table's bounds (vocab.SETTINGS), the same a sweep file's settings are checked with
+    check_cli_settings({"samples_per_query": spec.samples_per_query, "latency_bound_ms": spec.latency_bound_ms,
+                        "battery_wh": spec.battery_wh})
     if spec.scenario == "server" and spec.latency_bound_ms is None:
         raise ConfigError("--scenario server needs --latency-bound MS (the run is VALID when p99 is within it)",
                           hint="e.g. --scenario server --rate 40 --latency-bound 50")
