@@ -162,7 +162,7 @@ _SETTINGS: tuple[Setting, ...] = (
             flag="--seed"),
     Setting("idle_s", "number", _D["idle_s"], "idle power baseline before load (s; 0 = off)", lo=0, hi=3600,
             flag="--idle"),
-    # cooldown_c's bound is runner.MAX_COOLDOWN_C, power_rate_hz's config.POWER_RATE_MAX_HZ (tests keep them equal)
+    # cooldown_c's bound is run.check.MAX_COOLDOWN_C, power_rate_hz's config.POWER_RATE_MAX_HZ (tests keep them equal)
     Setting("cooldown_c", "number", None, "before measuring, wait until the hottest temperature sensor reads "
             "below this (°C; default: no wait)", lo=0, lo_open=True, hi=150, flag="--cooldown", nullable=True),
     Setting("cooldown_timeout_s", "number", _D["cooldown_timeout_s"], "give up waiting for --cooldown after (s)",
