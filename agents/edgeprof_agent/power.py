@@ -15,6 +15,7 @@ counts; idle is NOT subtracted from energy. idle_w / dynamic_w are an edgeprof e
 import bisect
 
 from .probes import external, hwmon, jetson, jtop, nvml, rapl, rpi
+from .messages import PowerConfig
 from .sampler import Sampler
 
 # name in devices.yaml -> (module, what a person would call it)
@@ -42,11 +43,15 @@ def _module(name):
 
 
 def _normalise_config(config):
-    """devices.yaml `power:` may be absent, a source name, or a mapping."""
+    """The run's power configuration (messages.PowerConfig, checked when the request was parsed; None = auto) as
+    the probes read it: a dict of the keys given, `source` lower-case. A source name or a mapping is accepted
+    too (tests and `facts` discovery)."""
     if config is None:
         return {"source": "auto"}
     if isinstance(config, str):
         return {"source": config}
+    if isinstance(config, PowerConfig):
+        config = config.to_dict()
     if not isinstance(config, dict):
         raise ValueError("power: expected a mapping like {source: auto, rail: VDD_IN, rate_hz: 50}, got %r"
                          % (config,))
