@@ -112,8 +112,9 @@ def _environment(facts: Facts, reply: RunReply, artifact: Artifact | None) -> En
 
 
 def _fields(cls: type[Any], record: wire.Record, **extra: Any) -> Any:
-    """The host section `cls` holding the wire `record`'s fields (same names), plus `extra`."""
-    return cls(**{f.name: getattr(record, f.name) for f in record.FIELDS}, **extra)
+    """The host section `cls` holding the wire `record`'s fields (same names); `extra` sets others or replaces
+    nested records by their host sections."""
+    return cls(**{**{f.name: getattr(record, f.name) for f in record.FIELDS}, **extra})
 
 
 def _memory(reply: RunReply, artifact: Artifact | None) -> Memory:

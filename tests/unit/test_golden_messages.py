@@ -109,6 +109,22 @@ def test_the_power_configuration_is_checked_by_its_record() -> None:
         assert e.value.where == named, bad
 
 
+def test_the_result_sections_are_composed_from_the_wire_records_by_fields() -> None:
+    """The stored power, thermal and memory sections of a reply are what the JSON route gave (same keys), with
+    the memory baseline stored."""
+    from edgeprof.records import Memory, Power, Thermal
+    from edgeprof.run.assemble import _memory, _power, _thermal
+
+    reply = m.RunReply.from_dict(json.loads((GOLDEN / f"v{PROTOCOL_VERSION}" / "run_reply.json").read_text()))
+    assert reply.power is not None and reply.thermal is not None
+    assert _power(reply, None, None) == Power.from_dict(reply.power.to_dict())
+    assert _thermal(reply.thermal) == Thermal.from_dict(reply.thermal.to_dict())
+    mem = _memory(reply, None)
+    assert mem == Memory.from_dict(reply.memory.to_dict())
+    assert mem.baseline == reply.memory.baseline and mem.to_dict()["baseline"].startswith("Python 3.11.2")
+    assert mem.system is not None and mem.system.peak_delta_bytes == 500_000
+
+
 if __name__ == "__main__":
     out = GOLDEN / f"v{PROTOCOL_VERSION}"
     out.mkdir(parents=True, exist_ok=True)
