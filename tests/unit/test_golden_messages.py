@@ -125,6 +125,16 @@ def test_the_result_sections_are_composed_from_the_wire_records_by_fields() -> N
     assert mem.system is not None and mem.system.peak_delta_bytes == 500_000
 
 
+def test_results_show_says_what_the_baseline_holds(capsys: pytest.CaptureFixture[str]) -> None:
+    from edgeprof.cli.ui import render_memory_extra
+    from edgeprof.records import Memory
+
+    render_memory_extra(Memory(baseline="Python 3.6.9 and the agent's modules; runtimes imported before load: none"))
+    assert "RSS before load holds Python 3.6.9 and the agent's modules" in capsys.readouterr().out
+    render_memory_extra(Memory())  # a result from before protocol 5: nothing said
+    assert "RSS before load" not in capsys.readouterr().out
+
+
 if __name__ == "__main__":
     out = GOLDEN / f"v{PROTOCOL_VERSION}"
     out.mkdir(parents=True, exist_ok=True)
