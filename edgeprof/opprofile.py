@@ -10,8 +10,10 @@ printing (cli/ui.py).
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
+
+from edgeprof_agent.messages import OpsProfileReply
 
 from .records import OpsProfile
 
@@ -38,13 +40,13 @@ def normalise_op_type(op_type: str) -> str:
     return _ALIASES.get(op_type, op_type)
 
 
-def summarize(raw: Mapping[str, Any]) -> OpsProfile:
-    """The agent's profile answer → per-run times (ms), shares of the profiled total, per-op-type totals."""
-    iterations = int(raw.get("iterations") or 0)
-    unit = raw.get("unit", "us")
-    scale = {"us": 1e-3, "ms": 1.0, "ns": 1e-6}.get(unit, 1e-3)
+def summarize(raw: OpsProfileReply) -> OpsProfile:
+    """The agent's profile answer (the run reply's ops) → per-run times (ms), shares of the profiled total,
+    per-op-type totals."""
+    iterations = raw.iterations or 0
+    scale = {"us": 1e-3, "ms": 1.0, "ns": 1e-6}.get(raw.unit or "us", 1e-3)
     nodes = []
-    for row in raw.get("nodes") or []:
+    for row in raw.nodes:
         name, op_type, provider, total, calls = (list(row) + [None] * 5)[:5]
         per_run = float(total) * scale / iterations if iterations else None
         nodes.append({"name": name, "op_type": op_type, "provider": provider, "ms_per_run": per_run,
@@ -62,14 +64,14 @@ def summarize(raw: Mapping[str, Any]) -> OpsProfile:
     op_types = sorted(by_type.values(), key=lambda t: -t["ms_per_run"])
     for t in op_types:
         t["share"] = t["ms_per_run"] / total_ms if total_ms else None
-    run_total = raw.get("run_total_us")
+    run_total = raw.run_total_us
     return OpsProfile(
-        available=bool(raw.get("available")) and bool(nodes), source=raw.get("source"), reason=raw.get("reason"),
+        available=raw.available and bool(nodes), source=raw.source, reason=raw.reason,
         iterations=iterations, profiled_ms_per_run=total_ms if nodes else None,
         run_ms_per_run=(float(run_total) * scale / iterations) if run_total and iterations else None,
         nodes=nodes, op_types=op_types,
-        op_counts=dict(raw["op_counts"]) if raw.get("op_counts") else None,
-        providers=list(raw["providers"]) if raw.get("providers") else None,
+        op_counts=dict(raw.op_counts) if raw.op_counts else None,
+        providers=list(raw.providers) if raw.providers else None,
         note="a separate pass after the timed loop; profiling slows runs, so these times are for shares, not latency",
     )
 

@@ -24,4 +24,10 @@ AGENT_VERSION = "0.1.0"
 #     expected} asks for a pass over a pushed data file after the timed loop; run reply.accuracy {samples,
 #     inferences, padded, duration_s, classes, topk, errors, nonfinite, error}. The agent answers progress
 #     events with phase "accuracy" (n: samples done, total: samples in all; a new event field).
-PROTOCOL_VERSION = 4
+# 5 — wire payloads typed (issue 19): run.power is a PowerConfig {source, rail, rate_hz, command, unit, covers,
+#     device, interval_s, hwmon, timeout_s} whose from_dict is the one check (known source, W or mW, rates > 0);
+#     run reply.power a PowerSummary (its trace and idle_trace PowerTrace), run reply.thermal a ThermalReply
+#     {before, after: ThermalSnapshot, cooldown: CooldownWait}, run reply.ops an OpsProfileReply, run
+#     reply.runtime a RuntimeInfo (Backend.describe), run reply.memory.system a SystemMemory, and a new field
+#     run reply.memory.baseline (what the process holds when rss_before_load is read).
+PROTOCOL_VERSION = 5

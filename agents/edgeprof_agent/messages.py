@@ -1,12 +1,13 @@
-"""The messages host and agent exchange, as records both sides import (protocol version 4).
+"""The messages host and agent exchange, as records both sides import (protocol version 5).
 
 Owns: one record class per op's request and reply (hello, facts, run, ping, lease, renew, release, lease_info,
 sha256, shutdown), the error reply and the events, with each field's type and default declared once (run
 defaults come from vocab.RUN_DEFAULTS). `from_dict` is strict: a missing required field, an unknown field or a
 value of the wrong type raises MessageError naming the field ("run.inputs[0].shape: expected a list, got str").
 The agent answers such a request with ErrorKind.PROTOCOL; the host turns such a reply into a one-line AgentError.
-Nested sections whose inner shape belongs to a probe or a backend (power summary, thermal snapshots, the
-runtime's description, the op profile, facts' runtimes) stay plain JSON objects; every top-level field is typed.
+The power configuration, power summary, thermal snapshots, the runtime's description and the op profile are
+records too (protocol 5); what one probe reports inside a snapshot (zones, cpufreq, ...) and facts' runtimes
+keep their probe's shape.
 Does not own: framing (protocol.py) or what the ops do (__main__.py, worker.py, lease.py).
 
 Python >= 3.6, standard library only: plain classes with __slots__ (no dataclasses).
@@ -14,7 +15,7 @@ Python >= 3.6, standard library only: plain classes with __slots__ (no dataclass
 
 import copy
 
-from .vocab import RUN_DEFAULTS, SCENARIO_DEFAULTS
+from .vocab import POWER_SOURCES, RUN_DEFAULTS, SCENARIO_DEFAULTS
 
 
 class MessageError(ValueError):
@@ -173,6 +174,8 @@ class Record(_RecordMeta("_RecordBase", (object,), {})):
         return out
 
     def __eq__(self, other):
+        if isinstance(other, dict):  # a record equals its JSON object
+            return self.to_dict() == other
         return type(self) is type(other) and self.to_dict() == other.to_dict()
 
     def __ne__(self, other):
@@ -271,6 +274,39 @@ class AccuracySpec(Record):
               Field("k", int, 5), Field("expected", list, [], of=int))
 
 
+class PowerConfig(Record):
+    """The devices.yaml `power:` block (docs/power.md), with --power-rate as its rate_hz: the host builds this
+    record from the validated block and the agent's power.py reads it; from_dict is the one check of what crosses
+    (types, a known source, W or mW, rate_hz and timeouts > 0). None fields are left out on the wire."""
+
+    NAME = "run.power"
+    OMIT_NONE = True
+    FIELDS = (Field("source", str, None), Field("rail", str, None), Field("rate_hz", _NUM, None),
+              Field("command", str, None), Field("unit", str, None), Field("covers", str, None),
+              Field("device", int, None), Field("interval_s", _NUM, None), Field("hwmon", str, None),
+              Field("timeout_s", _NUM, None))
+
+    def __init__(self, **values):
+        Record.__init__(self, **values)
+        self._validate(self.NAME)
+
+    @classmethod
+    def from_dict(cls, data, where=None):
+        obj = super(PowerConfig, cls).from_dict(data, where)
+        obj._validate(where or cls.NAME)
+        return obj
+
+    def _validate(self, where):
+        if self.source is not None and self.source not in POWER_SOURCES:
+            raise MessageError(where + ".source", "%r is not one of %s" % (self.source, ", ".join(POWER_SOURCES)))
+        if self.unit is not None and self.unit not in ("W", "mW"):
+            raise MessageError(where + ".unit", "must be W or mW, not %r" % (self.unit,))
+        for name in ("rate_hz", "timeout_s", "interval_s"):
+            v = getattr(self, name)
+            if v is not None and not v > 0:
+                raise MessageError("%s.%s" % (where, name), "must be > 0, got %r" % (v,))
+
+
 class RunRequest(Record):
     """Everything the host sends for one measurement. Defaults: vocab.RUN_DEFAULTS (their one home)."""
 
@@ -288,7 +324,7 @@ class RunRequest(Record):
         Field("min_duration_s", float, RUN_DEFAULTS["min_duration_s"]),
         Field("min_queries", int, RUN_DEFAULTS["min_queries"]),
         Field("max_queries", int, RUN_DEFAULTS["max_queries"], nullable=True),
-        Field("power", dict, None),  # the devices.yaml `power:` block (power.py normalises it); None = auto
+        Field("power", dict, None, record=PowerConfig),  # the devices.yaml `power:` block; None = auto
         Field("idle_s", float, RUN_DEFAULTS["idle_s"]),
         Field("cooldown_c", float, None),
         Field("cooldown_timeout_s", float, RUN_DEFAULTS["cooldown_timeout_s"]),
@@ -312,13 +348,23 @@ class Warmup(Record):
               Field("last_ms", _NUM, None))
 
 
+class SystemMemory(Record):
+    """System-wide used memory (MemTotal - MemAvailable) sampled around the run (memory.SystemMemoryWatch), bytes."""
+
+    NAME = "run reply.memory.system"
+    FIELDS = (Field("before_bytes", int, None), Field("peak_bytes", int, None), Field("peak_delta_bytes", int, None),
+              Field("total_bytes", int, None), Field("n_samples", int, None), Field("method", str, None))
+
+
 class Memory(Record):
-    """Process memory around the run (MB), the system-wide watch (memory.py) and GPU bytes of this process."""
+    """Process memory around the run (MB), the system-wide watch (memory.py) and GPU bytes of this process.
+    `baseline`: what the process holds when rss_before_load is read (memory.baseline_note)."""
 
     NAME = "run reply.memory"
     FIELDS = (Field("rss_before_load", _NUM, None), Field("rss_after_load", _NUM, None),
               Field("peak_rss", _NUM, None), Field("peak_source", str),
-              Field("system", dict, None), Field("gpu_process_bytes", int, None))
+              Field("system", dict, None, record=SystemMemory), Field("gpu_process_bytes", int, None),
+              Field("baseline", str, None))
 
 
 class Output(Record):
@@ -367,6 +413,85 @@ class AccuracyReply(Record):
               Field("nonfinite", int, 0), Field("error", str, None))
 
 
+class RuntimeInfo(Record):
+    """What the loaded backend says about itself (Backend.describe, backends/base.py): the runtime, its version,
+    the providers (execution providers, delegates) in use and the options it ran with; onnxruntime also lists
+    the providers available and its device, tflite the module it imported."""
+
+    NAME = "run reply.runtime"
+    OMIT_NONE = True
+    FIELDS = (Field("runtime", str), Field("version", str, None), Field("providers", list, [], of=str),
+              Field("options", dict, {}), Field("providers_available", list, None, of=str),
+              Field("device", str, None), Field("module", str, None))
+
+
+class OpsProfileReply(Record):
+    """The per-op profile pass (opprof.py): `nodes` are [node name, op type, provider, total `unit` over the
+    iterations (us when unit is None), calls]; `run_total_us` the profiled runs' own time; `op_counts` the graph's ops by type (a
+    runtime without per-op times); `providers` the profiling session's."""
+
+    NAME = "run reply.ops"
+    OMIT_NONE = True
+    FIELDS = (Field("available", bool), Field("source", str, None), Field("reason", str, None),
+              Field("iterations", int, 0), Field("unit", str, None), Field("nodes", list, [], of=list),
+              Field("run_total_us", _NUM, None), Field("op_counts", dict, None), Field("providers", list, None, of=str))
+
+
+class PowerTrace(Record):
+    """Watts over time (seconds from the start of its window), downsampled (power.downsample)."""
+
+    NAME = "run reply.power.trace"
+    FIELDS = (Field("t_s", list, [], of=_NUM), Field("w", list, [], of=_NUM))
+
+
+class PowerSummary(Record):
+    """power.py's summary over exactly the timed window [t0_ns, t1_ns]: where it came from (source, rail, what
+    the total is and covers, how it was integrated), the sampling, mean/p95/idle/dynamic W, energy and the
+    derived figures, each rail's mean W (never summed onto the total), the traces, notes and warnings."""
+
+    NAME = "run reply.power"
+    FIELDS = (
+        Field("source", str, None), Field("rail", str, None), Field("total_kind", str, None),
+        Field("covers", str, None), Field("method", str, None), Field("rate_hz", _NUM, None),
+        Field("rate_hz_requested", _NUM, None), Field("window_s", _NUM, None), Field("t0_ns", int, None),
+        Field("t1_ns", int, None), Field("n_samples", int, None), Field("n_dropped_nonpositive", int, None),
+        Field("n_read_errors", int, None), Field("mean_w", _NUM, None), Field("p95_w", _NUM, None),
+        Field("idle_w", _NUM, None), Field("dynamic_w", _NUM, None), Field("energy_j", _NUM, None),
+        Field("energy_mj_per_inference", _NUM, None), Field("inferences_per_joule", _NUM, None),
+        Field("perf_per_watt", _NUM, None), Field("rails", dict, None),
+        Field("trace", dict, None, record=PowerTrace), Field("idle_trace", dict, None, record=PowerTrace),
+        Field("idle_note", str, None), Field("note", str, None), Field("warnings", list, [], of=str),
+    )
+
+
+class ThermalSnapshot(Record):
+    """thermal.snapshot: the board's thermal and clock state at one moment. What each probe reports (zones,
+    cpufreq, GPU devfreq, fan, nvpmodel, inferred jetson_clocks, Pi state, NVML GPUs) keeps its probe's shape."""
+
+    NAME = "run reply.thermal.snapshot"
+    FIELDS = (Field("t_ns", int, None), Field("unix_time", _NUM, None), Field("zones", dict, None),
+              Field("cpufreq", dict, None), Field("governors", list, None, of=str), Field("gpu_freq", dict, None),
+              Field("emc_hz", int, None), Field("fan", dict, None), Field("nvpmodel", dict, None),
+              Field("jetson_clocks", dict, None), Field("rpi", dict, None), Field("nvml", list, None, of=dict),
+              Field("max_temp_c", _NUM, None))
+
+
+class CooldownWait(Record):
+    """thermal.wait_cool: whether the board got below `below_c` (None: no readable sensor), from/to °C, how long."""
+
+    NAME = "run reply.thermal.cooldown"
+    FIELDS = (Field("cooled", bool, None), Field("start_c", _NUM, None), Field("end_c", _NUM, None),
+              Field("waited_s", _NUM, 0.0), Field("below_c", _NUM, None))
+
+
+class ThermalReply(Record):
+    """Snapshots before and after the run and the --cooldown wait when there was one."""
+
+    NAME = "run reply.thermal"
+    FIELDS = (Field("before", dict, None, record=ThermalSnapshot), Field("after", dict, None, record=ThermalSnapshot),
+              Field("cooldown", dict, None, record=CooldownWait))
+
+
 class RunReply(Record):
     NAME = "run reply"
     FIELDS = (
@@ -382,12 +507,12 @@ class RunReply(Record):
         Field("first_run_ms", _NUM, None),  # the first inference (inside load, outside the timed loop)
         Field("output_shapes", list, None, record=Output, many=True),  # shape and dtype of each output
         Field("memory", dict, record=Memory),
-        Field("runtime", dict),  # the backend's describe(): runtime, version, providers, options used
+        Field("runtime", dict, record=RuntimeInfo),  # the backend's describe()
         Field("outputs", list, None, record=Output, many=True),
-        Field("ops", dict, None),  # opprof.py's per-op profile
-        Field("power", dict, None),  # power.py's summary
+        Field("ops", dict, None, record=OpsProfileReply),  # opprof.py's per-op profile
+        Field("power", dict, None, record=PowerSummary),  # power.py's summary
         Field("power_reason", str, None),
-        Field("thermal", dict, None),  # {"before", "after", "cooldown"?}: thermal.py snapshots
+        Field("thermal", dict, None, record=ThermalReply),  # thermal.py snapshots
         Field("finished_at_unix", _NUM),
         Field("scenario", dict, None, record=ScenarioReply),  # None: an agent's single-stream loop
         Field("accuracy", dict, None, record=AccuracyReply),  # the accuracy pass (None: not asked)

@@ -111,6 +111,19 @@ class AccuracySpec(Record):
     expected: list[int]
     def __init__(self, *, data: ArtifactRef, samples: int, inputs: list[str], per_inference: int = ..., stacked: bool = ..., topk_output: int | None = ..., k: int = ..., expected: list[int] = ...) -> None: ...
 
+class PowerConfig(Record):
+    source: str | None
+    rail: str | None
+    rate_hz: float | None
+    command: str | None
+    unit: str | None
+    covers: str | None
+    device: int | None
+    interval_s: float | None
+    hwmon: str | None
+    timeout_s: float | None
+    def __init__(self, *, source: str | None = ..., rail: str | None = ..., rate_hz: float | None = ..., command: str | None = ..., unit: str | None = ..., covers: str | None = ..., device: int | None = ..., interval_s: float | None = ..., hwmon: str | None = ..., timeout_s: float | None = ...) -> None: ...
+
 class RunRequest(Record):
     runtime: str
     artifact: ArtifactRef | None
@@ -124,7 +137,7 @@ class RunRequest(Record):
     min_duration_s: float
     min_queries: int
     max_queries: int | None
-    power: dict[str, Any] | None
+    power: PowerConfig | None
     idle_s: float
     cooldown_c: float | None
     cooldown_timeout_s: float
@@ -134,7 +147,7 @@ class RunRequest(Record):
     lease_token: str | None
     scenario: ScenarioSpec | None
     accuracy: AccuracySpec | None
-    def __init__(self, *, runtime: str, artifact: ArtifactRef | None = ..., inputs: list[InputSpec] = ..., input_data: ArtifactRef | None = ..., seed: int = ..., batch: int = ..., threads: int | None = ..., runtime_options: dict[str, Any] = ..., warmup_s: float = ..., min_duration_s: float = ..., min_queries: int = ..., max_queries: int | None = ..., power: dict[str, Any] | None = ..., idle_s: float = ..., cooldown_c: float | None = ..., cooldown_timeout_s: float = ..., return_outputs: bool | str = ..., profile_ops: bool = ..., profile_iterations: int = ..., lease_token: str | None = ..., scenario: ScenarioSpec | None = ..., accuracy: AccuracySpec | None = ...) -> None: ...
+    def __init__(self, *, runtime: str, artifact: ArtifactRef | None = ..., inputs: list[InputSpec] = ..., input_data: ArtifactRef | None = ..., seed: int = ..., batch: int = ..., threads: int | None = ..., runtime_options: dict[str, Any] = ..., warmup_s: float = ..., min_duration_s: float = ..., min_queries: int = ..., max_queries: int | None = ..., power: PowerConfig | None = ..., idle_s: float = ..., cooldown_c: float | None = ..., cooldown_timeout_s: float = ..., return_outputs: bool | str = ..., profile_ops: bool = ..., profile_iterations: int = ..., lease_token: str | None = ..., scenario: ScenarioSpec | None = ..., accuracy: AccuracySpec | None = ...) -> None: ...
 
 class RunWarning(Record):
     code: str
@@ -149,14 +162,24 @@ class Warmup(Record):
     last_ms: float | None
     def __init__(self, *, iterations: int, duration_s: float, steady: bool, reason: str, last_ms: float | None = ...) -> None: ...
 
+class SystemMemory(Record):
+    before_bytes: int | None
+    peak_bytes: int | None
+    peak_delta_bytes: int | None
+    total_bytes: int | None
+    n_samples: int | None
+    method: str | None
+    def __init__(self, *, before_bytes: int | None = ..., peak_bytes: int | None = ..., peak_delta_bytes: int | None = ..., total_bytes: int | None = ..., n_samples: int | None = ..., method: str | None = ...) -> None: ...
+
 class Memory(Record):
     rss_before_load: float | None
     rss_after_load: float | None
     peak_rss: float | None
     peak_source: str
-    system: dict[str, Any] | None
+    system: SystemMemory | None
     gpu_process_bytes: int | None
-    def __init__(self, *, rss_before_load: float | None = ..., rss_after_load: float | None = ..., peak_rss: float | None = ..., peak_source: str, system: dict[str, Any] | None = ..., gpu_process_bytes: int | None = ...) -> None: ...
+    baseline: str | None
+    def __init__(self, *, rss_before_load: float | None = ..., rss_after_load: float | None = ..., peak_rss: float | None = ..., peak_source: str, system: SystemMemory | None = ..., gpu_process_bytes: int | None = ..., baseline: str | None = ...) -> None: ...
 
 class Output(Record):
     shape: list[int]
@@ -200,6 +223,93 @@ class AccuracyReply(Record):
     error: str | None
     def __init__(self, *, samples: int = ..., inferences: int = ..., padded: int = ..., duration_s: float = ..., classes: int | None = ..., topk: list[list[Any]] = ..., errors: list[OutputErrors] = ..., nonfinite: int = ..., error: str | None = ...) -> None: ...
 
+class RuntimeInfo(Record):
+    runtime: str
+    version: str | None
+    providers: list[str]
+    options: dict[str, Any]
+    providers_available: list[str] | None
+    device: str | None
+    module: str | None
+    def __init__(self, *, runtime: str, version: str | None = ..., providers: list[str] = ..., options: dict[str, Any] = ..., providers_available: list[str] | None = ..., device: str | None = ..., module: str | None = ...) -> None: ...
+
+class OpsProfileReply(Record):
+    available: bool
+    source: str | None
+    reason: str | None
+    iterations: int
+    unit: str | None
+    nodes: list[list[Any]]
+    run_total_us: float | None
+    op_counts: dict[str, Any] | None
+    providers: list[str] | None
+    def __init__(self, *, available: bool, source: str | None = ..., reason: str | None = ..., iterations: int = ..., unit: str | None = ..., nodes: list[list[Any]] = ..., run_total_us: float | None = ..., op_counts: dict[str, Any] | None = ..., providers: list[str] | None = ...) -> None: ...
+
+class PowerTrace(Record):
+    t_s: list[int | float]
+    w: list[int | float]
+    def __init__(self, *, t_s: list[int | float] = ..., w: list[int | float] = ...) -> None: ...
+
+class PowerSummary(Record):
+    source: str | None
+    rail: str | None
+    total_kind: str | None
+    covers: str | None
+    method: str | None
+    rate_hz: float | None
+    rate_hz_requested: float | None
+    window_s: float | None
+    t0_ns: int | None
+    t1_ns: int | None
+    n_samples: int | None
+    n_dropped_nonpositive: int | None
+    n_read_errors: int | None
+    mean_w: float | None
+    p95_w: float | None
+    idle_w: float | None
+    dynamic_w: float | None
+    energy_j: float | None
+    energy_mj_per_inference: float | None
+    inferences_per_joule: float | None
+    perf_per_watt: float | None
+    rails: dict[str, Any] | None
+    trace: PowerTrace | None
+    idle_trace: PowerTrace | None
+    idle_note: str | None
+    note: str | None
+    warnings: list[str]
+    def __init__(self, *, source: str | None = ..., rail: str | None = ..., total_kind: str | None = ..., covers: str | None = ..., method: str | None = ..., rate_hz: float | None = ..., rate_hz_requested: float | None = ..., window_s: float | None = ..., t0_ns: int | None = ..., t1_ns: int | None = ..., n_samples: int | None = ..., n_dropped_nonpositive: int | None = ..., n_read_errors: int | None = ..., mean_w: float | None = ..., p95_w: float | None = ..., idle_w: float | None = ..., dynamic_w: float | None = ..., energy_j: float | None = ..., energy_mj_per_inference: float | None = ..., inferences_per_joule: float | None = ..., perf_per_watt: float | None = ..., rails: dict[str, Any] | None = ..., trace: PowerTrace | None = ..., idle_trace: PowerTrace | None = ..., idle_note: str | None = ..., note: str | None = ..., warnings: list[str] = ...) -> None: ...
+
+class ThermalSnapshot(Record):
+    t_ns: int | None
+    unix_time: float | None
+    zones: dict[str, Any] | None
+    cpufreq: dict[str, Any] | None
+    governors: list[str] | None
+    gpu_freq: dict[str, Any] | None
+    emc_hz: int | None
+    fan: dict[str, Any] | None
+    nvpmodel: dict[str, Any] | None
+    jetson_clocks: dict[str, Any] | None
+    rpi: dict[str, Any] | None
+    nvml: list[dict[str, Any]] | None
+    max_temp_c: float | None
+    def __init__(self, *, t_ns: int | None = ..., unix_time: float | None = ..., zones: dict[str, Any] | None = ..., cpufreq: dict[str, Any] | None = ..., governors: list[str] | None = ..., gpu_freq: dict[str, Any] | None = ..., emc_hz: int | None = ..., fan: dict[str, Any] | None = ..., nvpmodel: dict[str, Any] | None = ..., jetson_clocks: dict[str, Any] | None = ..., rpi: dict[str, Any] | None = ..., nvml: list[dict[str, Any]] | None = ..., max_temp_c: float | None = ...) -> None: ...
+
+class CooldownWait(Record):
+    cooled: bool | None
+    start_c: float | None
+    end_c: float | None
+    waited_s: float
+    below_c: float | None
+    def __init__(self, *, cooled: bool | None = ..., start_c: float | None = ..., end_c: float | None = ..., waited_s: float = ..., below_c: float | None = ...) -> None: ...
+
+class ThermalReply(Record):
+    before: ThermalSnapshot | None
+    after: ThermalSnapshot | None
+    cooldown: CooldownWait | None
+    def __init__(self, *, before: ThermalSnapshot | None = ..., after: ThermalSnapshot | None = ..., cooldown: CooldownWait | None = ...) -> None: ...
+
 class RunReply(Record):
     clock: str
     warnings: list[RunWarning]
@@ -213,16 +323,16 @@ class RunReply(Record):
     first_run_ms: float | None
     output_shapes: list[Output] | None
     memory: Memory
-    runtime: dict[str, Any]
+    runtime: RuntimeInfo
     outputs: list[Output] | None
-    ops: dict[str, Any] | None
-    power: dict[str, Any] | None
+    ops: OpsProfileReply | None
+    power: PowerSummary | None
     power_reason: str | None
-    thermal: dict[str, Any] | None
+    thermal: ThermalReply | None
     finished_at_unix: float
     scenario: ScenarioReply | None
     accuracy: AccuracyReply | None
-    def __init__(self, *, clock: str, warnings: list[RunWarning] = ..., samples_ns: list[int], t_first_ns: int, t_last_ns: int, window_s: float, stopped_by: str, warmup: Warmup, load_s: float, first_run_ms: float | None = ..., output_shapes: list[Output] | None = ..., memory: Memory, runtime: dict[str, Any], outputs: list[Output] | None = ..., ops: dict[str, Any] | None = ..., power: dict[str, Any] | None = ..., power_reason: str | None = ..., thermal: dict[str, Any] | None = ..., finished_at_unix: float, scenario: ScenarioReply | None = ..., accuracy: AccuracyReply | None = ...) -> None: ...
+    def __init__(self, *, clock: str, warnings: list[RunWarning] = ..., samples_ns: list[int], t_first_ns: int, t_last_ns: int, window_s: float, stopped_by: str, warmup: Warmup, load_s: float, first_run_ms: float | None = ..., output_shapes: list[Output] | None = ..., memory: Memory, runtime: RuntimeInfo, outputs: list[Output] | None = ..., ops: OpsProfileReply | None = ..., power: PowerSummary | None = ..., power_reason: str | None = ..., thermal: ThermalReply | None = ..., finished_at_unix: float, scenario: ScenarioReply | None = ..., accuracy: AccuracyReply | None = ...) -> None: ...
 
 class Empty(Record):
     ...

@@ -15,6 +15,7 @@ counts; idle is NOT subtracted from energy. idle_w / dynamic_w are an edgeprof e
 import bisect
 
 from .probes import external, hwmon, jetson, jtop, nvml, rapl, rpi
+from .messages import MessageError, PowerConfig
 from .sampler import Sampler
 
 # name in devices.yaml -> (module, what a person would call it)
@@ -42,16 +43,26 @@ def _module(name):
 
 
 def _normalise_config(config):
-    """devices.yaml `power:` may be absent, a source name, or a mapping."""
+    """The run's power configuration as the probes read it: a dict of the keys given, `source` lower-case (None =
+    auto). A source name or a mapping (tests, `facts` discovery) is checked by messages.PowerConfig, the one
+    check of a power block; a bad one raises ValueError naming the key."""
     if config is None:
         return {"source": "auto"}
     if isinstance(config, str):
-        return {"source": config}
-    if not isinstance(config, dict):
+        config = {"source": config}
+    if isinstance(config, dict):
+        data = dict(config)
+        if isinstance(data.get("source"), str):
+            data["source"] = data["source"].strip().lower()
+        try:
+            config = PowerConfig.from_dict(data, "power")
+        except MessageError as e:
+            raise ValueError(str(e))
+    if not isinstance(config, PowerConfig):
         raise ValueError("power: expected a mapping like {source: auto, rail: VDD_IN, rate_hz: 50}, got %r"
                          % (config,))
-    out = dict(config)
-    out["source"] = str(out.get("source") or "auto").strip().lower()
+    out = config.to_dict()
+    out["source"] = config.source or "auto"
     return out
 
 
@@ -304,8 +315,6 @@ class PowerMonitor(object):
         source = cfg["source"]
         if source == "none":
             return cls(reason="power measurement is off for this device (power: {source: none})", log=log)
-        if source not in SOURCE_NAMES:
-            return cls(reason="power.source %r is not one of %s" % (source, ", ".join(SOURCE_NAMES)), log=log)
         names = AUTO_ORDER if source == "auto" else (source,)
         reasons = []
         probe = None
@@ -326,14 +335,7 @@ class PowerMonitor(object):
             else:
                 reason = "power source %s not usable: %s" % (source, reasons[0])
             return cls(reason=reason, log=log)
-        try:
-            wanted = float(cfg.get("rate_hz") or probe.default_rate_hz)
-        except (TypeError, ValueError):
-            probe.close()
-            return cls(reason="power.rate_hz %r is not a number" % cfg.get("rate_hz"), log=log)
-        if wanted <= 0:
-            probe.close()
-            return cls(reason="power.rate_hz must be > 0, got %r" % cfg.get("rate_hz"), log=log)
+        wanted = float(cfg.get("rate_hz") or probe.default_rate_hz)  # a number > 0: PowerConfig checked it
         rate = min(wanted, probe.max_rate_hz)
         if rate < wanted:
             log("power: rate %.0f Hz capped to %.1f Hz by %s" % (wanted, rate, probe.source))

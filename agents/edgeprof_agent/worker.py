@@ -19,7 +19,8 @@ import traceback
 from . import memory, power, procinfo, scenarios, thermal
 from .backends import get_backend
 from .clock import CLOCK_NAME, now_ns
-from .messages import Memory, Output, RunReply, RunWarning, ScenarioReply, Warmup
+from .messages import (CooldownWait, Memory, OpsProfileReply, Output, PowerSummary, RunReply, RunWarning, RuntimeInfo,
+                       ScenarioReply, SystemMemory, ThermalReply, ThermalSnapshot, Warmup)
 from .protocol import OpError, send_progress
 from .vocab import SINGLE_STREAM, ErrorKind
 
@@ -280,6 +281,7 @@ class _Measurement(object):
         self.peak = None
         self.system_mem = None
         self.gpu_bytes = None
+        self.baseline = None  # memory.baseline_note(), read with rss_before
         self.thermal_after = None
         # _collect_outputs, _profile_ops, accuracy_pass
         self.outputs = None
@@ -337,6 +339,7 @@ def _load(m):
     req = m.req
     m.backend = get_backend(m.runtime, m.root, m.tools, m.workdir)  # runtime output -> workdir/runtime.log
     m.rss_before = procinfo.rss_mb()
+    m.baseline = memory.baseline_note()
     send_progress("load", runtime=m.runtime)
     m.backend.require()  # a missing runtime is reported before anything else is needed
     if m.runtime != "null":
@@ -418,7 +421,7 @@ def _collect_outputs(m):
         m.outputs = [Output(shape=list(o.shape), dtype=str(o.dtype), data=o.ravel().tolist()) for o in last]
     # the shape and dtype of each output of the last query (the I/O summary)
     m.output_shapes = [Output(shape=[int(d) for d in o.shape], dtype=str(o.dtype)) for o in last]
-    m.describe = m.backend.describe()
+    m.describe = RuntimeInfo.from_dict(m.backend.describe())
 
 
 def _profile_ops(m):
@@ -427,9 +430,9 @@ def _profile_ops(m):
 
     send_progress("profile", runtime=m.runtime)
     try:
-        return opprof.profile(m.runtime, m.backend, m.req.profile_iterations)
+        return OpsProfileReply.from_dict(opprof.profile(m.runtime, m.backend, m.req.profile_iterations))
     except OpError as e:
-        return {"available": False, "source": m.runtime, "reason": e.message, "iterations": 0, "nodes": []}
+        return OpsProfileReply(available=False, source=m.runtime, reason=e.message, iterations=0, nodes=[])
 
 
 def _power_summary(m, window_s):
@@ -438,7 +441,7 @@ def _power_summary(m, window_s):
         return None, m.power_reason
     summary, reason = None, m.power_reason
     try:
-        summary = m.monitor.summary(m.t_first, m.t_last, m.inferences, window_s)
+        summary = PowerSummary.from_dict(m.monitor.summary(m.t_first, m.t_last, m.inferences, window_s))
     except Exception as e:
         reason = "power summary failed: %s" % e
         log(traceback.format_exc())
@@ -452,9 +455,9 @@ def _thermal_section(m):
         return None
     section = None
     try:
-        section = {"before": m.thermal_before, "after": m.thermal_after}
-        if m.cooled is not None:
-            section["cooldown"] = m.cooled
+        section = ThermalReply(before=ThermalSnapshot.from_dict(m.thermal_before),
+                               after=ThermalSnapshot.from_dict(m.thermal_after),
+                               cooldown=CooldownWait.from_dict(m.cooled) if m.cooled is not None else None)
         for w in thermal.compare(m.thermal_before, m.thermal_after):
             m.warn(w["code"], w["message"])
     except Exception as e:
@@ -486,8 +489,9 @@ def _reply(m):
             peak_rss=m.peak,
             peak_source="VmHWM after reset at load end" if m.peak_reset else "VmHWM since process start",
             # system-wide used memory (MemTotal - MemAvailable) before/peak: on Jetson the GPU shares it
-            system=m.system_mem,
+            system=SystemMemory.from_dict(m.system_mem) if m.system_mem is not None else None,
             gpu_process_bytes=m.gpu_bytes,
+            baseline=m.baseline,
         ),
         runtime=m.describe,
         outputs=m.outputs,

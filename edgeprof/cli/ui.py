@@ -242,6 +242,8 @@ def render_memory_extra(m: Memory) -> None:
                      + " (system-wide, all processes; on Jetson this includes GPU memory)")
     if m.gpu_process_bytes is not None:
         parts.append(f"GPU memory of the agent {m.gpu_process_bytes / 1e6:.1f} MB (NVML)")
+    if m.baseline:
+        parts.append(f"RSS before load holds {m.baseline}")
     if parts:
         out.print(escape("memory: " + "; ".join(parts)))
 

@@ -18,6 +18,8 @@ tests/data/golden/results/v<N>/ holds results each version wrote):
       top-1 / top-5 against labels with the raw per-sample predictions, or per-output errors against expected
       outputs), and null_reasons.accuracy (why a pass that was asked for gave none). Additive: an older row has
       accuracy = null. Migration: _migrate_4_to_5.
+      Later within 5, additive: memory_mb.baseline (what the agent's process held when rss_before_load was read;
+      null in rows written before agent protocol 5).
 """
 
 from __future__ import annotations

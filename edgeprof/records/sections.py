@@ -110,6 +110,7 @@ class Memory(Section):
     system: SystemMemory | None = None  # system-wide (Jetson: the GPU shares it)
     gpu_process_bytes: int | None = None
     artifact_size: float | None = None
+    baseline: str | None = None  # what the process held when rss_before_load was read (protocol 5 on)
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Memory:

@@ -14,6 +14,7 @@ import socket
 from collections.abc import Callable
 from typing import Any
 
+from edgeprof_agent import messages as wire
 from edgeprof_agent.messages import Facts, RunReply, ScenarioReply
 
 from .. import __version__
@@ -23,6 +24,7 @@ from ..records import (
     Accuracy,
     Artifact,
     Compute,
+    CooldownWait,
     Environment,
     Fidelity,
     IOSummary,
@@ -31,12 +33,15 @@ from ..records import (
     Memory,
     NullReasons,
     Power,
+    PowerTrace,
     Result,
     RunSpec,
     RunWarning,
     Scenario,
     Settings,
+    SystemMemory,
     Thermal,
+    ThermalSnapshot,
     new_run_id,
     utc_now,
 )
@@ -77,7 +82,7 @@ def assemble(plan: RunPlan, executed: Executed, facts: Facts | None = None,
         run_id=new_run_id(), status="ok", created_at=utc_now(), device=plan.device.name, model=spec.model,
         runtime=spec.runtime, precision=precision, batch=spec.batch, threads=spec.threads,
         latency_ms=lat, throughput_ips=tput, memory_mb=_memory(reply, artifact), power=power,
-        thermal=Thermal.from_dict(reply.thermal) if reply.thermal else None,
+        thermal=_thermal(reply.thermal),
         fidelity=fidelity, environment=_environment(facts, reply, artifact), warnings=warnings,
         samples_ms=samples_ms, artifact=artifact, settings=_settings(plan, reply, window_s),
         transfer=executed.transfer,
@@ -99,26 +104,44 @@ def host_environment() -> dict[str, Any]:
 
 
 def _environment(facts: Facts, reply: RunReply, artifact: Artifact | None) -> Environment:
-    return Environment(device=facts.to_dict(), host=host_environment(), runtime=reply.runtime,
+    return Environment(device=facts.to_dict(), host=host_environment(), runtime=reply.runtime.to_dict(),
                        agent_version=facts.agent_version, edgeprof_version=__version__,
                        model_sha256=artifact.sha256 if artifact else None,
                        export_options=artifact.export_options if artifact else None, thread_env=facts.env,
                        clock=reply.clock)
 
 
+def _fields(cls: type[Any], record: wire.Record, **extra: Any) -> Any:
+    """The host section `cls` holding the wire `record`'s fields (same names); `extra` sets others or replaces
+    nested records by their host sections."""
+    return cls(**{**{f.name: getattr(record, f.name) for f in record.FIELDS}, **extra})
+
+
 def _memory(reply: RunReply, artifact: Artifact | None) -> Memory:
-    mem = reply.memory.to_dict()
-    if artifact is not None:
-        mem["artifact_size"] = artifact.size_bytes / 1e6
-    return Memory.from_dict(mem)
+    mem = reply.memory
+    return _fields(Memory, mem, system=_fields(SystemMemory, mem.system) if mem.system is not None else None,
+                   artifact_size=artifact.size_bytes / 1e6 if artifact is not None else None)
+
+
+def _trace(trace: wire.PowerTrace | None) -> PowerTrace | None:
+    return _fields(PowerTrace, trace) if trace is not None else None
 
 
 def _power(reply: RunReply, artifact: Artifact | None, tput: float | None) -> Power | None:
-    power = Power.from_dict(reply.power) if reply.power else None
+    p = reply.power
+    power = _fields(Power, p, trace=_trace(p.trace), idle_trace=_trace(p.idle_trace)) if p is not None else None
     if power and artifact is not None and artifact.flops and power.mean_w and tput:
         gflops = artifact.flops * tput / 1e9
         power = dataclasses.replace(power, achieved_gflops=gflops, gflops_per_watt=gflops / power.mean_w)
     return power
+
+
+def _thermal(thermal: wire.ThermalReply | None) -> Thermal | None:
+    if thermal is None:
+        return None
+    snap = [_fields(ThermalSnapshot, s) if s is not None else None for s in (thermal.before, thermal.after)]
+    cool = _fields(CooldownWait, thermal.cooldown) if thermal.cooldown is not None else None
+    return Thermal(before=snap[0], after=snap[1], cooldown=cool)
 
 
 def _settings(plan: RunPlan, reply: RunReply, window_s: float) -> Settings:

@@ -18,6 +18,7 @@ from edgeprof_agent.messages import (
     ArtifactRef,
     InputSpec,
     LogEvent,
+    PowerConfig,
     ProgressEvent,
     RunReply,
     RunRequest,
@@ -134,13 +135,15 @@ def model_rejected(e: MeasurementFailed, plan: InputPlan, device: str) -> ModelE
                       detail=e.detail)
 
 
-def power_config(spec: RunSpec, device: Device) -> Any:
-    """The devices.yaml `power:` block for the agent, with --power-rate overriding its rate_hz."""
-    if spec.power_rate_hz is None:
-        return device.power
+def power_config(spec: RunSpec, device: Device) -> PowerConfig | None:
+    """The devices.yaml `power:` block (validated by the inventory) for the agent, with --power-rate as its
+    rate_hz: the record the agent reads (None = auto)."""
+    if spec.power_rate_hz is None and not device.power:
+        return None
     cfg = dict(device.power or {})
-    cfg["rate_hz"] = spec.power_rate_hz
-    return cfg
+    if spec.power_rate_hz is not None:
+        cfg["rate_hz"] = spec.power_rate_hz
+    return PowerConfig.from_dict(cfg)
 
 
 def run_request(spec: RunSpec, device: Device, artifact: Artifact | None, remote_path: str | None,

@@ -16,7 +16,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "fak
 
 import boardkit as bk  # noqa: E402
 
-from edgeprof_agent import memory  # noqa: E402
+from edgeprof_agent import memory, power  # noqa: E402
 from edgeprof_agent.sysfs import SysfsRoot  # noqa: E402
 
 AGENT = os.path.join(bk.AGENTS, "edgeprof_agent")
@@ -105,3 +105,19 @@ def test_telemetry_runs_under_python36():
     out = subprocess.run([py36, os.path.join(bk.HERE, "smoke36.py"), bk.REPO], capture_output=True, text=True,
                          timeout=300)
     assert out.returncode == 0 and out.stdout.strip().endswith("OK"), out.stdout + out.stderr
+
+
+def test_the_power_sources_the_record_accepts_are_the_monitors():
+    from edgeprof_agent.vocab import POWER_SOURCES
+
+    assert set(POWER_SOURCES) == set(power.SOURCE_NAMES)
+
+
+def test_a_bad_power_block_is_a_reason_named_by_the_record():
+    mon = power.PowerMonitor.create({"source": "jtop", "unit": "kW"}, None, None)
+    assert not mon.available and mon.reason.startswith("power.unit: must be W or mW")
+
+
+def test_the_memory_baseline_note_names_what_the_process_holds():
+    note = memory.baseline_note({"numpy": object()})
+    assert note.startswith("Python ") and note.endswith("runtimes imported before load: numpy")

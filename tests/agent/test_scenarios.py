@@ -237,7 +237,7 @@ def test_energy_per_frame_at_the_duty_cycle_against_a_known_power(tmp_path, monk
                      options={"service_ms": service_ms}, power={"source": "rapl", "rate_hz": 100},
                      min_duration_s=2.0)
     p = r.power
-    assert p is not None and p["source"] == "rapl", r.power_reason
+    assert p is not None and p.source == "rapl", r.power_reason
     t0, t1 = r.t_first_ns / 1e9, r.t_last_ns / 1e9
     window = t1 - t0
     busy = wave.busy_s(t0, t1)
@@ -247,17 +247,17 @@ def test_energy_per_frame_at_the_duty_cycle_against_a_known_power(tmp_path, monk
     assert window == pytest.approx(frames / rate, abs=0.02)  # whole periods: the idle gaps are in the window
     # within a few %: the counter is read up to a sampler period (and, on a loaded machine, a stall) after the
     # writer thread wrote it, which moves the window's two edge readings
-    assert p["energy_j"] == pytest.approx(truth, rel=0.03)
-    assert p["idle_w"] == pytest.approx(idle_w, rel=0.05)
+    assert p.energy_j == pytest.approx(truth, rel=0.03)
+    assert p.idle_w == pytest.approx(idle_w, rel=0.05)
     sc = r.scenario
     s = scenario_summary(name=sc.name, samples_ms=[x / 1e6 for x in r.samples_ns], window_s=r.window_s,
                          queries=sc.queries, samples=sc.samples, rate=sc.rate, misses=sc.misses,
-                         energy_j=p["energy_j"], idle_w=p["idle_w"], mean_w=p["mean_w"], battery_wh=10.0)
+                         energy_j=p.energy_j, idle_w=p.idle_w, mean_w=p.mean_w, battery_wh=10.0)
     assert sc.queries == frames
     # per frame: idle for the whole period plus (active - idle) while the query runs
     per_frame = idle_w / rate + (active_w - idle_w) * busy / frames
     assert s.j_per_frame == pytest.approx(per_frame, rel=0.03)
-    assert s.j_per_frame == pytest.approx(p["energy_j"] / frames, rel=1e-9)
+    assert s.j_per_frame == pytest.approx(p.energy_j / frames, rel=1e-9)
     assert s.j_above_idle_per_frame == pytest.approx((active_w - idle_w) * busy / frames, rel=0.1)
     assert s.battery_hours == pytest.approx(10.0 / (truth / window), rel=0.03)
 

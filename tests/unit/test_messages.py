@@ -21,8 +21,35 @@ from edgeprof_agent.vocab import RUN_DEFAULTS
 AGENTS = Path(m.__file__).resolve().parents[1]
 
 WARMUP = {"iterations": 40, "duration_s": 0.5, "steady": True, "reason": "latency steady", "last_ms": 0.2}
+SYSTEM_MEMORY = {"before_bytes": 900, "peak_bytes": 950, "peak_delta_bytes": 50, "total_bytes": 4000,
+                 "n_samples": 12, "method": "MemTotal - MemAvailable"}
 MEMORY = {"rss_before_load": 30.5, "rss_after_load": 41.0, "peak_rss": 44.0, "peak_source": "VmHWM",
-          "system": {"before_mb": 900.0, "peak_mb": 950.0}, "gpu_process_bytes": 1024}
+          "system": SYSTEM_MEMORY, "gpu_process_bytes": 1024,
+          "baseline": "Python 3.6.9 and the agent's modules; runtimes imported before load: none"}
+RUNTIME = {"runtime": "onnxruntime", "version": "1.10.0", "providers": ["CPUExecutionProvider"],
+           "options": {"graph_optimization_level": "all"}, "providers_available": ["CPUExecutionProvider"],
+           "device": "CPU", "module": "onnxruntime"}
+OPS = {"available": True, "source": "onnxruntime profiling", "reason": "none", "iterations": 5, "unit": "us",
+       "nodes": [["conv1", "Conv", "CPUExecutionProvider", 120.0, 5]], "run_total_us": 150.0,
+       "op_counts": {"Conv": 1}, "providers": ["CPUExecutionProvider"]}
+TRACE = {"t_s": [0.0, 0.02], "w": [3.1, 3.3]}
+POWER = {"source": "jetson-ina3221", "rail": "VDD_IN", "total_kind": "rail", "covers": "the whole board",
+         "method": "trapezoid", "rate_hz": 49.5, "rate_hz_requested": 50.0, "window_s": 2.0, "t0_ns": 10,
+         "t1_ns": 2000000010, "n_samples": 100, "n_dropped_nonpositive": 0, "n_read_errors": 0, "mean_w": 3.2,
+         "p95_w": 3.5, "idle_w": 1.2, "dynamic_w": 2.0, "energy_j": 6.4, "energy_mj_per_inference": 64.0,
+         "inferences_per_joule": 15.6, "perf_per_watt": 15.6, "rails": {"VDD_CPU": 1.0}, "trace": TRACE,
+         "idle_trace": TRACE, "idle_note": "idle_w is measured before the model loads", "note": "n",
+         "warnings": ["w"]}
+SNAPSHOT = {"t_ns": 5, "unix_time": 1700000000.0, "zones": {"cpu-thermal": {"type": "cpu", "temp_c": 45.0}},
+            "cpufreq": {"cpu0": {"cur_hz": 1500000000, "governor": "ondemand"}}, "governors": ["ondemand"],
+            "gpu_freq": {"cur_hz": 921600000}, "emc_hz": 1600000000, "fan": {"pwm1": 128},
+            "nvpmodel": {"name": "MAXN", "id": 0}, "jetson_clocks": {"locked": False, "how": "inferred"},
+            "rpi": {"throttled": {"bits": 0, "raw": "0x0", "now": [], "has_occurred": []}},
+            "nvml": [{"index": 0, "temp_c": 40}], "max_temp_c": 45.0}
+COOLDOWN = {"cooled": True, "start_c": 60.0, "end_c": 44.5, "waited_s": 12.0, "below_c": 45.0}
+THERMAL = {"before": SNAPSHOT, "after": SNAPSHOT, "cooldown": COOLDOWN}
+POWER_CONFIG = {"source": "command", "rail": "VDD_IN", "rate_hz": 100.0, "command": "meter --watts", "unit": "mW",
+                "covers": "the wall socket", "device": 1, "interval_s": 1.0, "hwmon": "ina3221", "timeout_s": 5.0}
 # one complete example per record (every field set, so to_dict gives back exactly this)
 SAMPLES = {
     m.HelloRequest: {"protocol": 2, "host": "edgeprof"},
@@ -47,7 +74,7 @@ SAMPLES = {
                    "input_data": {"path": "/w/artifacts/d.npz", "format": "npz", "sha256": "cd" * 32},
                    "seed": 3, "batch": 2, "threads": 4, "runtime_options": {"graph_optimization_level": "all"},
                    "warmup_s": 1.0, "min_duration_s": 2.0, "min_queries": 10, "max_queries": 1000,
-                   "power": {"source": "auto", "rate_hz": 100}, "idle_s": 0.0, "cooldown_c": 45.0,
+                   "power": POWER_CONFIG, "idle_s": 0.0, "cooldown_c": 45.0,
                    "cooldown_timeout_s": 60.0, "return_outputs": "base64", "profile_ops": True,
                    "profile_iterations": 5, "lease_token": "t0k",
                    "scenario": {"name": "server", "rate": 40.0, "samples_per_query": 8, "streams": 1,
@@ -72,15 +99,24 @@ SAMPLES = {
     m.RunWarning: {"code": "thermal_error", "message": "thermal snapshot failed"},
     m.Warmup: WARMUP,
     m.Memory: MEMORY,
+    m.SystemMemory: SYSTEM_MEMORY,
+    m.RuntimeInfo: RUNTIME,
+    m.OpsProfileReply: OPS,
+    m.PowerTrace: TRACE,
+    m.PowerSummary: POWER,
+    m.ThermalSnapshot: SNAPSHOT,
+    m.CooldownWait: COOLDOWN,
+    m.ThermalReply: THERMAL,
+    m.PowerConfig: POWER_CONFIG,
     m.Output: {"shape": [1, 2], "dtype": "float32", "b64": "AAAAAAAAAAA=", "data": [0.0, 0.0]},
     m.RunReply: {"clock": "monotonic", "warnings": [{"code": "c", "message": "m"}], "samples_ns": [100, 120],
                  "t_first_ns": 10, "t_last_ns": 400, "window_s": 3.9e-07, "stopped_by": "min_duration and min_queries met",
                  "warmup": WARMUP, "load_s": 0.01, "first_run_ms": 0.5,
                  "output_shapes": [{"shape": [1], "dtype": "float32"}], "memory": MEMORY,
-                 "runtime": {"runtime": "null", "version": "-", "providers": [], "options": {}},
+                 "runtime": RUNTIME,
                  "outputs": [{"shape": [1], "dtype": "float32", "data": [1.5]}],
-                 "ops": {"available": True, "nodes": []}, "power": {"mean_w": 3.2}, "power_reason": "ok",
-                 "thermal": {"before": {}, "after": {}}, "finished_at_unix": 1700000000.5,
+                 "ops": OPS, "power": POWER, "power_reason": "ok",
+                 "thermal": THERMAL, "finished_at_unix": 1700000000.5,
                  "scenario": {"name": "offline", "rate": None, "samples_per_query": 1, "streams": 2, "queries": 2,
                               "samples": 2, "t0_ns": 10, "scheduled_ns": [], "issued_ns": [0, 3], "misses": None,
                               "mode": "2 threads", "seed": None},

@@ -82,7 +82,7 @@ def test_any_session_can_be_executed_on_and_the_result_is_assembled_once_and_fro
     session = FakeSession({"clock": "monotonic_ns", "samples_ns": [2_000_000] * 30, "t_first_ns": 0,
                            "t_last_ns": 60_000_000, "window_s": 0.06, "stopped_by": "min_duration and min_queries met",
                            "warmup": {"iterations": 0, "duration_s": 0.0, "steady": True, "reason": "off"},
-                           "load_s": 0.0, "memory": {"peak_source": "getrusage"}, "runtime": {"name": "null"},
+                           "load_s": 0.0, "memory": {"peak_source": "getrusage"}, "runtime": {"runtime": "null"},
                            "finished_at_unix": 1.0})
     executed = execute(planned, session)
     assert session.requests[0].runtime == "null" and executed.transfer.agent_bytes == 7

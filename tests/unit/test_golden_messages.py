@@ -1,0 +1,143 @@
+"""Golden protocol messages (tests/data/golden/messages/): a RunRequest with a power configuration, a Facts reply
+and a RunReply with power, thermal, op profile, runtime info and the memory baseline, as this protocol version
+writes them. Each file parses with its record's from_dict and round-trips exactly; the records below write the
+same files (`python tests/unit/test_golden_messages.py` rewrites them after a protocol change)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from edgeprof_agent import PROTOCOL_VERSION
+from edgeprof_agent import messages as m
+
+GOLDEN = Path(__file__).resolve().parents[1] / "data" / "golden" / "messages"
+
+_TRACE = m.PowerTrace(t_s=[0.0, 0.5, 1.0], w=[4.8, 5.2, 5.0])
+_SNAP = dict(t_ns=1_000, unix_time=1_700_000_000.0, zones={"cpu-thermal": {"type": "cpu-thermal", "temp_c": 48.5}},
+             cpufreq={"cpu0": {"cur_hz": 2_400_000_000, "governor": "ondemand"}}, governors=["ondemand"],
+             rpi={"throttled": {"bits": 0, "raw": "0x0", "now": [], "has_occurred": []}, "temp_c": 48.5},
+             max_temp_c=48.5)
+
+
+def records() -> dict[str, m.Record]:
+    """file stem -> the record written to it."""
+    run_request = m.RunRequest(
+        runtime="onnxruntime", artifact=m.ArtifactRef(path="artifacts/m.onnx", format="onnx", sha256="ab" * 32),
+        inputs=[m.InputSpec(name="x", shape=[1, 3, 32, 32])], seed=0, threads=4,
+        power=m.PowerConfig(source="rpi5-pmic", rate_hz=100.0), idle_s=2.0, cooldown_c=50.0, profile_ops=True)
+    facts = m.Facts(
+        hostname="rpi5", arch="aarch64", cpu="Cortex-A76", cores=4, memory_mb=8063.0, os="Debian GNU/Linux 12",
+        kernel="6.6.31+rpt-rpi-2712", python="3.11.2", python_executable="/usr/bin/python3",
+        board_model="Raspberry Pi 5 Model B Rev 1.0", agent_version="0.1.0", protocol=PROTOCOL_VERSION,
+        env={"OMP_NUM_THREADS": "4"}, workdir="/home/pi/edgeprof", disk_free_mb=20480.0,
+        runtimes={"onnxruntime": {"version": "1.18.0", "providers": ["CPUExecutionProvider"]}}, gpus=[],
+        power_sources=[{"source": "rpi5-pmic", "available": True}])
+    power = m.PowerSummary(
+        source="rpi5-pmic", rail="EXT5V", total_kind="sum-of-rails", covers="the SoC and board rails",
+        method="trapezoid", rate_hz=98.0, rate_hz_requested=100.0, window_s=1.0, t0_ns=10_000, t1_ns=1_000_010_000,
+        n_samples=99, n_dropped_nonpositive=0, n_read_errors=0, mean_w=5.0, p95_w=5.2, idle_w=3.0, dynamic_w=2.0,
+        energy_j=5.0, energy_mj_per_inference=50.0, inferences_per_joule=20.0, perf_per_watt=20.0,
+        rails={"VDD_CORE": 2.1}, trace=_TRACE, idle_trace=_TRACE,
+        idle_note="idle_w is measured before the model loads; energy_j is NOT idle-subtracted (MLPerf convention)",
+        warnings=[])
+    reply = m.RunReply(
+        clock="time.perf_counter_ns", samples_ns=[10_000_000] * 5, t_first_ns=10_000, t_last_ns=1_000_010_000,
+        window_s=1.0, stopped_by="min_duration and min_queries met",
+        warmup=m.Warmup(iterations=10, duration_s=0.1, steady=True, reason="latency steady"), load_s=0.2,
+        first_run_ms=12.0, output_shapes=[m.Output(shape=[1, 10], dtype="float32")],
+        memory=m.Memory(rss_before_load=30.0, rss_after_load=60.0, peak_rss=64.0,
+                        peak_source="VmHWM after reset at load end",
+                        system=m.SystemMemory(before_bytes=1_000_000, peak_bytes=1_500_000,
+                                              peak_delta_bytes=500_000, total_bytes=8_000_000, n_samples=10,
+                                              method="MemTotal - MemAvailable"),
+                        baseline="Python 3.11.2 and the agent's modules; runtimes imported before load: none"),
+        runtime=m.RuntimeInfo(runtime="onnxruntime", version="1.18.0", providers=["CPUExecutionProvider"],
+                              options={"threads": 4}, providers_available=["CPUExecutionProvider"], device="CPU"),
+        ops=m.OpsProfileReply(available=True, source="onnxruntime profiling (enable_profiling, separate session)",
+                              iterations=5, unit="us", nodes=[["conv", "Conv", "CPUExecutionProvider", 500.0, 5]],
+                              run_total_us=600.0, providers=["CPUExecutionProvider"]),
+        power=power,
+        thermal=m.ThermalReply(before=m.ThermalSnapshot(**_SNAP), after=m.ThermalSnapshot(**_SNAP),
+                               cooldown=m.CooldownWait(cooled=True, start_c=55.0, end_c=49.0, waited_s=20.0,
+                                                       below_c=50.0)),
+        finished_at_unix=1_700_000_001.0)
+    return {"run_request": run_request, "facts": facts, "run_reply": reply}
+
+
+def _text(rec: m.Record) -> str:
+    return json.dumps(rec.to_dict(), indent=2, sort_keys=True) + "\n"
+
+
+CLASSES: dict[str, type[m.Record]] = {"run_request": m.RunRequest, "facts": m.Facts, "run_reply": m.RunReply}
+
+
+@pytest.mark.parametrize("stem", sorted(CLASSES))
+def test_golden_message_parses_and_round_trips(stem: str) -> None:
+    raw: Any = json.loads((GOLDEN / f"v{PROTOCOL_VERSION}" / f"{stem}.json").read_text())
+    rec = CLASSES[stem].from_dict(raw)
+    assert rec.to_dict() == raw
+    assert CLASSES[stem].from_dict(json.loads(json.dumps(rec.to_dict()))) == rec
+
+
+@pytest.mark.parametrize("stem", sorted(CLASSES))
+def test_the_records_write_the_golden_files(stem: str) -> None:
+    path = GOLDEN / f"v{PROTOCOL_VERSION}" / f"{stem}.json"
+    assert path.read_text() == _text(records()[stem]), f"{path} is stale: run python {__file__}"
+
+
+def test_the_golden_reply_carries_typed_payloads() -> None:
+    reply = m.RunReply.from_dict(json.loads((GOLDEN / f"v{PROTOCOL_VERSION}" / "run_reply.json").read_text()))
+    assert isinstance(reply.power, m.PowerSummary) and isinstance(reply.power.trace, m.PowerTrace)
+    assert reply.thermal is not None and isinstance(reply.thermal.before, m.ThermalSnapshot)
+    assert isinstance(reply.thermal.cooldown, m.CooldownWait) and reply.thermal.cooldown.cooled is True
+    assert isinstance(reply.ops, m.OpsProfileReply) and isinstance(reply.runtime, m.RuntimeInfo)
+    assert reply.memory.baseline and isinstance(reply.memory.system, m.SystemMemory)
+
+
+def test_the_power_configuration_is_checked_by_its_record() -> None:
+    req = json.loads((GOLDEN / f"v{PROTOCOL_VERSION}" / "run_request.json").read_text())
+    assert isinstance(m.RunRequest.from_dict(req).power, m.PowerConfig)
+    for bad, named in (({"source": "solar"}, "run.power.source"), ({"rate_hz": 0}, "run.power.rate_hz"),
+                       ({"unit": "kW"}, "run.power.unit"), ({"volts": 5}, "run.power"),
+                       ({"rate_hz": "fast"}, "run.power.rate_hz")):
+        with pytest.raises(m.MessageError) as e:
+            m.RunRequest.from_dict({**req, "power": bad})
+        assert e.value.where == named, bad
+
+
+def test_the_result_sections_are_composed_from_the_wire_records_by_fields() -> None:
+    """The stored power, thermal and memory sections of a reply are what the JSON route gave (same keys), with
+    the memory baseline stored."""
+    from edgeprof.records import Memory, Power, Thermal
+    from edgeprof.run.assemble import _memory, _power, _thermal
+
+    reply = m.RunReply.from_dict(json.loads((GOLDEN / f"v{PROTOCOL_VERSION}" / "run_reply.json").read_text()))
+    assert reply.power is not None and reply.thermal is not None
+    assert _power(reply, None, None) == Power.from_dict(reply.power.to_dict())
+    assert _thermal(reply.thermal) == Thermal.from_dict(reply.thermal.to_dict())
+    mem = _memory(reply, None)
+    assert mem == Memory.from_dict(reply.memory.to_dict())
+    assert mem.baseline == reply.memory.baseline and mem.to_dict()["baseline"].startswith("Python 3.11.2")
+    assert mem.system is not None and mem.system.peak_delta_bytes == 500_000
+
+
+def test_results_show_says_what_the_baseline_holds(capsys: pytest.CaptureFixture[str]) -> None:
+    from edgeprof.cli.ui import render_memory_extra
+    from edgeprof.records import Memory
+
+    render_memory_extra(Memory(baseline="Python 3.6.9 and the agent's modules; runtimes imported before load: none"))
+    assert "RSS before load holds Python 3.6.9 and the agent's modules" in capsys.readouterr().out
+    render_memory_extra(Memory())  # a result from before protocol 5: nothing said
+    assert "RSS before load" not in capsys.readouterr().out
+
+
+if __name__ == "__main__":
+    out = GOLDEN / f"v{PROTOCOL_VERSION}"
+    out.mkdir(parents=True, exist_ok=True)
+    for stem, rec in records().items():
+        (out / f"{stem}.json").write_text(_text(rec))
+        print(f"wrote {out / stem}.json")
