@@ -202,7 +202,7 @@ def load_input_data(given: str, cache_dir: Path | None = None) -> InputData:
 
 
 def _default_cache() -> Path:
-    from .onnx_export import default_cache_dir
+    from .artifact_cache import default_cache_dir
 
     return default_cache_dir() / "inputs"
 

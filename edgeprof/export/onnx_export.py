@@ -12,49 +12,50 @@ Owns:
   converts any other opset with onnx's version converter, which cannot take common graphs below 18 (ReduceMean's
   axes input): below opset 18 the TorchScript exporter, which writes those opsets natively, is used (the key and
   the Artifact's export_options name the exporter that ran);
-- the numerical check of each export against torch (onnxruntime CPU, same seeded inputs, batch 2);
-- the artifact cache: `cache_dir/<key>/model.onnx` + `meta.json` (the Artifact as JSON); the export runs inside a
-  capture (capture.py) whose log, `cache_dir/<key>.log`, keeps torch's warnings, logs and C-level output. The key is the sha256
-  of the model's defining source text, its name and options, the seed, the export options (exporter, opset, IR cap),
-  the torch and onnxscript versions and the text of this package's export code. Entries are written in a
-  temporary directory and renamed into place, so an interrupted export never leaves half an entry.
-  A cache hit needs neither torch nor onnxruntime.
+- the numerical check of each export against torch (onnxruntime CPU, same seeded inputs, batch 2;
+  reference.torch_check);
+- the ONNX cache key: the sha256 of the model's defining source text, its name and options, the seed, the export
+  options (exporter, opset, IR cap), the torch and onnxscript versions and the version of this package's export
+  code (artifact_cache.EXPORT_CODE). The entry (`cache_dir/<key>/model.onnx` + `meta.json`), its atomic write and
+  the capture whose log, `cache_dir/<key>.log`, keeps torch's warnings, logs and C-level output are
+  artifact_cache.build_cached's, called once per export. A cache hit needs neither torch nor onnxruntime.
 - FLOPs (batch 1, `flops.py`) and parameter counts for the Artifact;
 - reading the IR version and default-domain opset of an ONNX file (`onnx_versions`).
 
-Does not own: resolving names and paths (resolve.py), input generation (inputs.py), TFLite, quantization,
-pushing artifacts to devices, which ONNX a device loads (capability.py).
+Does not own: resolving names and paths and building the torch module (resolve.py), input generation
+(inputs.py), the cache directory and entries (artifact_cache.py), TFLite, quantization, pushing artifacts to
+devices, which ONNX a device loads (capability.py). `default_cache_dir` is re-exported from artifact_cache.
 """
 
 from __future__ import annotations
 
-import contextlib
-import dataclasses
 import hashlib
-import inspect
 import json
 import math
-import os
 import re
-import shutil
-import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ModelError
-from ..fsmode import make_private_dir
-from ..records import DTYPES, Artifact, TensorSpec
+from ..records import Artifact, TensorSpec
 from .artifact_cache import LAYOUT as CACHE_LAYOUT
-from .artifact_cache import dist_version, log_path, read_entry, sha256_file, text_hash
-from .capture import capture, library_failure, to_terminal
+from .artifact_cache import (
+    build_cached,
+    cached,
+    code_version,
+    default_cache_dir,
+    dist_version,
+    sha256_file,
+    text_hash,
+)
+from .capture import library_failure, to_terminal
 from .flops import count_flops
 from .inputs import make_inputs
-from .resolve import ModelSource, user_import_path
+from .resolve import ModelSource, torch_module
 
 if TYPE_CHECKING:  # pragma: no cover
-    import numpy as np
     import onnx
     import torch
 
@@ -72,18 +73,8 @@ MAX_OPSET = 21  # the newest opset the table of what onnxruntime loads names
 # ONNX tensor element types and the IR version that introduced them (onnx/onnx docs/IR.md: float8 in IR 9,
 # 4-bit integers in IR 10, float4 in IR 11); function overloads arrived with IR 10
 _TYPE_IR = ((23, 11), (21, 10), (17, 9))
-_STALE_TMP_S = 3600.0
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _STRIP_METADATA = ("pkg.torch.onnx.stack_trace",)  # holds absolute paths: same model, different bytes
-
-
-def default_cache_dir() -> Path:
-    """`$EDGEPROF_CACHE`, else `$XDG_CACHE_HOME/edgeprof/artifacts`, else `~/.cache/edgeprof/artifacts`."""
-    if os.environ.get("EDGEPROF_CACHE"):
-        return Path(os.environ["EDGEPROF_CACHE"]).expanduser()
-    if os.environ.get("XDG_CACHE_HOME"):
-        return Path(os.environ["XDG_CACHE_HOME"]).expanduser() / "edgeprof" / "artifacts"
-    return Path.home() / ".cache" / "edgeprof" / "artifacts"
 
 
 def prepare_onnx(source: ModelSource, *, cache_dir: Path, seed: int = 0, opset: int = DEFAULT_OPSET,
@@ -109,30 +100,14 @@ def prepare_onnx(source: ModelSource, *, cache_dir: Path, seed: int = 0, opset: 
 
     options = _options(exporter, opset, max_ir)
     exporter = options["exporter"]
-    cache_dir = Path(cache_dir).expanduser()
-    entry = cache_dir / cache_key(source, seed, options)
-    cached = read_entry(entry, "onnx")
-    if cached is not None:
-        say(f"{source.name}: cached ONNX {entry / 'model.onnx'}")
-        return cached
-
-    make_private_dir(cache_dir)  # 0700: fsmode.py
-    _remove_stale_tmp(cache_dir)
-    tmp = Path(tempfile.mkdtemp(prefix=f".tmp-{entry.name[:16]}-", dir=cache_dir))
-    try:
-        with capture(log_path(cache_dir, entry.name),
-                     f"exporting {source.name} to ONNX ({exporter}, opset {opset}{_ir_text(max_ir)})"):
-            artifact = _export(source, tmp / "model.onnx", seed=seed, opset=opset, exporter=exporter,
-                               options=options, say=say, max_ir=max_ir)
-        (tmp / "meta.json").write_text(json.dumps(_meta(artifact, entry), indent=2, sort_keys=True) + "\n")
-        _commit(tmp, entry)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    final = read_entry(entry, "onnx")
-    if final is None:  # pragma: no cover - only if the entry vanished between rename and read
-        raise ModelError(f"cache entry {entry} disappeared while it was written",
-                         hint="another process may be cleaning the cache; try again")
-    return dataclasses.replace(final, cache_hit=False)
+    artifact = build_cached(
+        cache_dir, cache_key(source, seed, options), "onnx",
+        lambda out: _export(source, out, seed=seed, opset=opset, exporter=exporter, options=options, say=say,
+                            max_ir=max_ir),
+        what=f"exporting {source.name} to ONNX ({exporter}, opset {opset}{_ir_text(max_ir)})")
+    if artifact.cache_hit:
+        say(f"{source.name}: cached ONNX {artifact.path}")
+    return artifact
 
 
 def cached_artifact(source: ModelSource, *, cache_dir: Path, seed: int = 0, opset: int = DEFAULT_OPSET,
@@ -140,8 +115,7 @@ def cached_artifact(source: ModelSource, *, cache_dir: Path, seed: int = 0, opse
     """The Artifact `prepare_onnx` would return from the cache, or None (never exports, never imports torch)."""
     if source.kind not in ("bundled", "builder"):
         return None
-    key = cache_key(source, seed, _options(exporter, opset, max_ir))
-    return read_entry(Path(cache_dir).expanduser() / key, "onnx")
+    return cached(cache_dir, cache_key(source, seed, _options(exporter, opset, max_ir)), "onnx")
 
 
 # --------------------------------------------------------------------------------------------- cache
@@ -162,7 +136,6 @@ def _ir_text(max_ir: int | None) -> str:
 
 def cache_key(source: ModelSource, seed: int, options: Mapping[str, Any]) -> str:
     """sha256 of everything that decides the exported file (see the module docstring)."""
-    here = Path(__file__).resolve().parent
     material: dict[str, Any] = {
         "layout": CACHE_LAYOUT,
         "kind": source.kind,
@@ -171,7 +144,7 @@ def cache_key(source: ModelSource, seed: int, options: Mapping[str, Any]) -> str
         "options": dict(options),
         "torch": dist_version("torch"),
         "onnxscript": dist_version("onnxscript"),
-        "export_code": {p: text_hash(here / p) for p in ("onnx_export.py", "artifact_cache.py", "inputs.py", "flops.py")},
+        "export_code": {p: code_version(p) for p in ("onnx_export.py", "artifact_cache.py", "inputs.py", "flops.py")},
     }
     if source.bundled is not None:
         material["model_options"] = dict(source.bundled.options)
@@ -183,102 +156,7 @@ def cache_key(source: ModelSource, seed: int, options: Mapping[str, Any]) -> str
     return hashlib.sha256(blob).hexdigest()
 
 
-def _meta(artifact: Artifact, entry: Path) -> dict[str, Any]:
-    d = artifact.to_dict()
-    d["path"] = "model.onnx"  # relative: the cache directory may move
-    d["cache_hit"] = False
-    d["cache_layout"] = CACHE_LAYOUT
-    return d
-
-
-def _commit(tmp: Path, entry: Path) -> None:
-    """Rename the finished temp dir into place; a broken entry already there is moved aside first."""
-    if entry.exists():
-        if read_entry(entry, "onnx") is not None:
-            return  # another process finished the same export first
-        trash = Path(tempfile.mkdtemp(prefix=f".tmp-old-{entry.name[:16]}-", dir=entry.parent))
-        os.replace(entry, trash / "old")
-        shutil.rmtree(trash, ignore_errors=True)
-    try:
-        os.rename(tmp, entry)
-    except OSError:
-        if read_entry(entry, "onnx") is None:  # lost a race to a writer whose entry is broken: give up loudly
-            raise
-
-
-def _remove_stale_tmp(cache_dir: Path) -> None:
-    now = time.time()
-    for p in cache_dir.glob(".tmp-*"):
-        with contextlib.suppress(OSError):
-            if now - p.stat().st_mtime > _STALE_TMP_S:
-                shutil.rmtree(p, ignore_errors=True)
-
-
 # -------------------------------------------------------------------------------------------- export
-
-
-def _torch() -> Any:
-    try:
-        import torch
-    except ImportError as e:
-        raise ModelError("exporting a torch model needs torch", hint="pip install 'edgeprof[torch]'") from e
-    return torch
-
-
-def _build(source: ModelSource, seed: int) -> tuple[torch.nn.Module, tuple[TensorSpec, ...], tuple[str, ...] | None]:
-    """The torch module, its input specs (dim 0 = "batch") and the output names (None: exporter's choice)."""
-    torch = _torch()
-    if source.bundled is not None:
-        return source.bundled.build(seed), source.bundled.inputs, source.bundled.outputs
-    if source.builder is None or source.path is None:
-        raise ValueError(f"model source {source.spec!r} has neither a bundled model nor a builder")
-    where = f"{source.path.name}:{source.function}"
-    try:
-        with user_import_path(source.path.parent):
-            built = source.builder(seed)
-    except Exception as e:
-        raise ModelError(f"builder {where} raised {type(e).__name__}: {' '.join(str(e).split())}",
-                         hint="fix the builder; it is called as build(seed)") from e
-    if isinstance(built, tuple) and len(built) == 2:
-        module, examples = built
-    else:
-        module, examples = built, getattr(built, "edgeprof_inputs", None)
-    contract = "return (module, {name: example tensor}) or a module with .edgeprof_inputs (docs/models.md)"
-    if not isinstance(module, torch.nn.Module):
-        raise ModelError(f"builder {where} returned {type(module).__name__}, not a torch.nn.Module", hint=contract)
-    if not isinstance(examples, dict) or not examples or not all(
-            isinstance(k, str) and isinstance(v, torch.Tensor) for k, v in examples.items()):
-        raise ModelError(f"builder {where} gave no example inputs as a dict of name → tensor", hint=contract)
-    try:
-        inspect.signature(module.forward).bind(**examples)
-    except TypeError as e:
-        params = ", ".join(inspect.signature(module.forward).parameters)
-        raise ModelError(f"builder {where}: forward({params}) cannot take inputs named {', '.join(examples)}: {e}",
-                         hint="name the example inputs after forward()'s parameters") from e
-    except ValueError:  # no signature (some compiled modules): let the exporter judge
-        pass
-    return module.eval(), tuple(_spec_from_example(where, k, v) for k, v in examples.items()), None
-
-
-def _spec_from_example(where: str, name: str, t: torch.Tensor) -> TensorSpec:
-    import torch
-
-    if t.dim() == 0:
-        raise ModelError(f"builder {where}: example input {name!r} is a scalar; dim 0 must be the batch",
-                         hint="give it a batch dimension, e.g. x.unsqueeze(0)")
-    dtype = str(t.dtype).removeprefix("torch.")
-    if dtype not in DTYPES:
-        raise ModelError(f"builder {where}: example input {name!r} has dtype {dtype}",
-                         hint=f"use one of {', '.join(DTYPES)}")
-    shape: tuple[int | str | None, ...] = ("batch", *(int(d) for d in t.shape[1:]))
-    if t.dtype == torch.bool:
-        return TensorSpec(name, shape, dtype, 0, 2)
-    if t.numel() == 0:
-        return TensorSpec(name, shape, dtype)
-    lo, hi = float(t.min()), float(t.max())
-    if not t.is_floating_point():
-        return TensorSpec(name, shape, dtype, int(lo), int(hi) + 1)
-    return TensorSpec(name, shape, dtype, lo, hi) if hi > lo else TensorSpec(name, shape, dtype, 0.0, 1.0)
 
 
 def _concrete(specs: Sequence[TensorSpec], batch: int) -> dict[str, tuple[int, ...]]:
@@ -406,7 +284,7 @@ def _export(source: ModelSource, path: Path, *, seed: int, opset: int, exporter:
     import onnx
     import torch
 
-    module, specs, output_names = _build(source, seed)
+    module, specs, output_names = torch_module(source, seed)
     examples_np = make_inputs(specs, _concrete(specs, EXAMPLE_BATCH), seed)
     examples = {k: torch.from_numpy(v) for k, v in examples_np.items()}
     say(f"{source.name}: exporting to ONNX ({exporter} exporter, opset {opset}{_ir_text(max_ir)})")
@@ -469,45 +347,12 @@ def _export(source: ModelSource, path: Path, *, seed: int, opset: int, exporter:
 
 
 def _check(module: torch.nn.Module, path: Path, specs: Sequence[TensorSpec], seed: int) -> dict[str, Any]:
-    """Run torch and onnxruntime (CPU) on the same seeded batch and compare every output."""
-    import numpy as np
-    import onnxruntime as ort
-    import torch
+    """Run torch and onnxruntime (CPU) on the same seeded batch and compare every output (reference.torch_check)."""
+    from ..reference import onnx_outputs, torch_check, torch_outputs
 
     feed = make_inputs(specs, _concrete(specs, EXAMPLE_BATCH), seed)
-    with torch.no_grad():
-        ref = _flatten(module(**{k: torch.from_numpy(v) for k, v in feed.items()}))
-    opts = ort.SessionOptions()
-    opts.log_severity_level = 3
-    session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
-    got = session.run(None, feed)
-    if len(got) != len(ref):
-        raise ModelError(f"ONNX model gives {len(got)} outputs, torch gives {len(ref)}",
-                         hint="return tensors (or a tuple of tensors) from forward()")
-    err, scale = 0.0, 0.0
-    for g, r in zip(got, ref, strict=True):
-        g64, r64 = np.asarray(g, dtype=np.float64), np.asarray(r, dtype=np.float64)
-        if g64.shape != r64.shape:
-            raise ModelError(f"ONNX output shape {g64.shape} differs from torch's {r64.shape}",
-                             hint="this is an exporter problem; try exporter='torchscript'")
-        if g64.size:
-            err = max(err, float(np.max(np.abs(g64 - r64))))
-            scale = max(scale, float(np.max(np.abs(r64))))
-    tolerance = 1e-4 * max(1.0, scale)
-    return {"reference": "torch", "max_abs_error": err, "batch": EXAMPLE_BATCH, "inputs_seed": seed,
-            "max_abs_reference": scale, "tolerance": tolerance, "ok": bool(err <= tolerance)}
-
-
-def _flatten(out: Any) -> list[np.ndarray]:
-    import torch
-
-    if isinstance(out, torch.Tensor):
-        return [out.detach().numpy()]
-    if isinstance(out, dict):
-        return [a for v in out.values() for a in _flatten(v)]
-    if isinstance(out, (tuple, list)):
-        return [a for v in out for a in _flatten(v)]
-    raise ModelError(f"forward() returned {type(out).__name__}", hint="return a tensor or a tuple of tensors")
+    ref = torch_outputs(module, feed)
+    return torch_check(onnx_outputs(path, feed), ref, what="ONNX", extra={"batch": EXAMPLE_BATCH, "inputs_seed": seed})
 
 
 # ------------------------------------------------------------------------------------------ user .onnx

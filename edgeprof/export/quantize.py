@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any
 from .. import datafiles
 from ..errors import ConfigError, ModelError
 from ..records import Artifact, TensorSpec
-from .artifact_cache import build_cached, dist_version, key_of, text_hash
+from .artifact_cache import build_cached, code_version, dist_version, key_of
 from .capture import library_failure, to_terminal
 from .inputs import make_inputs, read_npz
 
@@ -185,9 +185,8 @@ def quantize_onnx(fp32: Artifact, precision: str, *, cache_dir: Path, shapes: Ma
         raise ModelError(f"{fp32.model_name} is {fp32.format}, not ONNX", hint="quantise it with its own tools")
     if fp32.precision != "fp32":
         raise ModelError(f"{fp32.model_name} is already {fp32.precision}", hint="give the fp32 model")
-    here = Path(__file__).resolve()
     material: dict[str, Any] = {
-        "fp32_sha256": fp32.sha256, "precision": precision, "code": text_hash(here),
+        "fp32_sha256": fp32.sha256, "precision": precision, "code": code_version("quantize.py"),
         "onnxruntime": dist_version("onnxruntime"), "onnx": dist_version("onnx"),
         "onnxconverter-common": dist_version("onnxconverter-common"),
     }

@@ -24,7 +24,10 @@ The file is imported inside export/capture.py's capture (what it and torch print
 host.log). The file's directory is on `sys.path` while it is imported and built, so it may import its neighbours; the
 export cache key covers this file's text only.
 
-Does not own: exporting or caching (onnx_export.py), the bundled catalogue (`edgeprof_models`).
+Also owns building a torch model's module from its source (`torch_module`: the bundled model's, or the
+builder called and checked against its contract), for the exporters and the fidelity reference.
+
+Does not own: exporting or caching (onnx_export.py, tflite_export.py), the bundled catalogue (`edgeprof_models`).
 """
 
 from __future__ import annotations
@@ -32,19 +35,24 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import importlib.util
+import inspect
 import re
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import edgeprof_models
 from edgeprof_models import BundledModel
 
 from ..errors import ModelError
+from ..records import DTYPES, TensorSpec
 
-__all__ = ["ModelSource", "resolve_model", "user_import_path", "default_runtime"]
+if TYPE_CHECKING:  # pragma: no cover
+    import torch
+
+__all__ = ["ModelSource", "resolve_model", "user_import_path", "default_runtime", "torch_module"]
 
 KINDS = ("bundled", "onnx", "tflite", "builder")
 _BUILDER = re.compile(r"^(?P<path>.+\.py):(?P<fn>[^:/\\]*)$")
@@ -144,8 +152,8 @@ def _builder(spec: str, file: str, fn: str) -> ModelSource:
         raise ModelError(f"cannot import builder file {file}", hint="check the file")
     module = importlib.util.module_from_spec(import_spec)
     sys.modules[module_name] = module
+    from .artifact_cache import default_cache_dir
     from .capture import capture
-    from .onnx_export import default_cache_dir
 
     try:  # a builder file imports torch (which prints when imported): the output goes to the cache's host.log
         with capture(default_cache_dir() / "host.log", f"importing builder file {path}"), \
@@ -170,3 +178,72 @@ def _builder(spec: str, file: str, fn: str) -> ModelSource:
                                else f"define def {fn}(seed): ... (see docs/models.md)"))
     return ModelSource(kind="builder", spec=spec, name=f"{path.stem}.{fn}", path=path, function=fn,
                        source_text=text, builder=builder)
+
+
+# ------------------------------------------------------------------------------------ the torch module
+
+
+def _torch() -> Any:
+    try:
+        import torch
+    except ImportError as e:
+        raise ModelError("exporting a torch model needs torch", hint="pip install 'edgeprof[torch]'") from e
+    return torch
+
+
+def torch_module(source: ModelSource, seed: int
+                 ) -> tuple[torch.nn.Module, tuple[TensorSpec, ...], tuple[str, ...] | None]:
+    """A bundled model's or builder's torch module (eval mode), its input specs (dim 0 = "batch") and the output
+    names (None: the exporter's choice); a builder is checked against its contract (docs/models.md)."""
+    torch = _torch()
+    if source.bundled is not None:
+        return source.bundled.build(seed), source.bundled.inputs, source.bundled.outputs
+    if source.builder is None or source.path is None:
+        raise ValueError(f"model source {source.spec!r} has neither a bundled model nor a builder")
+    where = f"{source.path.name}:{source.function}"
+    try:
+        with user_import_path(source.path.parent):
+            built = source.builder(seed)
+    except Exception as e:
+        raise ModelError(f"builder {where} raised {type(e).__name__}: {' '.join(str(e).split())}",
+                         hint="fix the builder; it is called as build(seed)") from e
+    if isinstance(built, tuple) and len(built) == 2:
+        module, examples = built
+    else:
+        module, examples = built, getattr(built, "edgeprof_inputs", None)
+    contract = "return (module, {name: example tensor}) or a module with .edgeprof_inputs (docs/models.md)"
+    if not isinstance(module, torch.nn.Module):
+        raise ModelError(f"builder {where} returned {type(module).__name__}, not a torch.nn.Module", hint=contract)
+    if not isinstance(examples, dict) or not examples or not all(
+            isinstance(k, str) and isinstance(v, torch.Tensor) for k, v in examples.items()):
+        raise ModelError(f"builder {where} gave no example inputs as a dict of name → tensor", hint=contract)
+    try:
+        inspect.signature(module.forward).bind(**examples)
+    except TypeError as e:
+        params = ", ".join(inspect.signature(module.forward).parameters)
+        raise ModelError(f"builder {where}: forward({params}) cannot take inputs named {', '.join(examples)}: {e}",
+                         hint="name the example inputs after forward()'s parameters") from e
+    except ValueError:  # no signature (some compiled modules): let the exporter judge
+        pass
+    return module.eval(), tuple(_spec_from_example(where, k, v) for k, v in examples.items()), None
+
+
+def _spec_from_example(where: str, name: str, t: torch.Tensor) -> TensorSpec:
+    import torch
+
+    if t.dim() == 0:
+        raise ModelError(f"builder {where}: example input {name!r} is a scalar; dim 0 must be the batch",
+                         hint="give it a batch dimension, e.g. x.unsqueeze(0)")
+    dtype = str(t.dtype).removeprefix("torch.")
+    if dtype not in DTYPES:
+        raise ModelError(f"builder {where}: example input {name!r} has dtype {dtype}",
+                         hint=f"use one of {', '.join(DTYPES)}")
+    shape: tuple[int | str | None, ...] = ("batch", *(int(d) for d in t.shape[1:]))
+    if t.dtype == torch.bool:
+        return TensorSpec(name, shape, dtype, 0, 2)
+    if t.numel() == 0:
+        return TensorSpec(name, shape, dtype)
+    lo, hi = float(t.min()), float(t.max())
+    if not t.is_floating_point():
+        return TensorSpec(name, shape, dtype, int(lo), int(hi) + 1)
+    return TensorSpec(name, shape, dtype, lo, hi) if hi > lo else TensorSpec(name, shape, dtype, 0.0, 1.0)

@@ -29,19 +29,20 @@ import contextlib
 import dataclasses
 import tempfile
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from ..errors import ModelError
 from ..records import Artifact, TensorSpec
-from .artifact_cache import build_cached, dist_version, key_of, sha256_file, text_hash
+from ..reference import interpreter_class, signature_names, tflite_outputs, torch_check, torch_outputs
+from .artifact_cache import build_cached, code_version, dist_version, key_of, sha256_file
 from .capture import capture, library_failure, to_terminal
 from .inputs import InputPlan, make_inputs
 from .quantize import calibration_fingerprint, calibration_samples
-from .resolve import ModelSource, user_import_path
+from .resolve import ModelSource, torch_module, user_import_path
 
-__all__ = ["prepare_tflite", "read_tflite", "interpreter_class", "tflite_precisions", "TFLITE_PRECISIONS"]
+__all__ = ["prepare_tflite", "export_tflite", "quantize_tflite", "export_material", "read_tflite", "interpreter_class", "tflite_precisions", "TFLITE_PRECISIONS"]
 
 TFLITE_PRECISIONS = ("fp32", "int8")
 SIGNATURE = "serving_default"
@@ -52,38 +53,7 @@ def tflite_precisions() -> tuple[str, ...]:
     return TFLITE_PRECISIONS
 
 
-def interpreter_class() -> Any:
-    """The host's TFLite Interpreter class (ai_edge_litert, else tflite_runtime); ModelError if neither."""
-    try:
-        from ai_edge_litert.interpreter import Interpreter
-
-        return Interpreter
-    except ImportError:
-        pass
-    try:
-        from tflite_runtime.interpreter import Interpreter  # type: ignore[import-not-found,unused-ignore]
-
-        return Interpreter
-    except ImportError as e:
-        raise ModelError("reading a .tflite model on the host needs ai-edge-litert",
-                         hint="pip install 'edgeprof[tflite]'") from e
-
-
 # ---------------------------------------------------------------------------------------- reading files
-
-
-def _io_names(interp: Any) -> tuple[dict[int, str], dict[int, str]]:
-    """tensor index → signature name (first signature), for inputs and outputs; empty without signatures."""
-    try:
-        sigs = interp.get_signature_list()
-    except Exception:  # noqa: BLE001 - old runtimes have no signatures
-        return {}, {}
-    if not sigs:
-        return {}, {}
-    runner = interp.get_signature_runner(next(iter(sigs)))
-    ins = {d["index"]: n for n, d in runner.get_input_details().items()}
-    outs = {d["index"]: n for n, d in runner.get_output_details().items()}
-    return ins, outs
 
 
 def read_tflite(path: Path) -> tuple[tuple[TensorSpec, ...], tuple[str, ...], dict[str, Any]]:
@@ -96,7 +66,7 @@ def read_tflite(path: Path) -> tuple[tuple[TensorSpec, ...], tuple[str, ...], di
     except Exception as e:  # noqa: BLE001 - the interpreter raises ValueError/RuntimeError on bad files
         raise ModelError(f"{path} is not a valid TFLite model: {' '.join(str(e).split())[:300]}",
                          hint="convert it again or check the path") from e
-    in_names, out_names = _io_names(interp)
+    in_names, out_names = signature_names(interp)
     specs = []
     quantised = {}
     for d in interp.get_input_details():
@@ -163,53 +133,8 @@ def _litert_torch() -> Any:
 
 def _source_specs(source: ModelSource, seed: int) -> tuple[Any, tuple[TensorSpec, ...]]:
     """(torch module, declared input specs) for bundled models and builders."""
-    from .onnx_export import _build
-
-    module, specs, _outputs = _build(source, seed)
+    module, specs, _outputs = torch_module(source, seed)
     return module, specs
-
-
-def _run_interpreter(path: Path, feed: Mapping[str, Any], specs: Sequence[TensorSpec]) -> list[Any]:
-    cls = interpreter_class()
-    interp = cls(model_path=str(path), num_threads=1)
-    in_names, _ = _io_names(interp)
-    for d in interp.get_input_details():
-        arr = feed[in_names.get(d["index"], d["name"])]
-        if list(d["shape"]) != list(arr.shape):
-            interp.resize_tensor_input(d["index"], list(arr.shape))
-    interp.allocate_tensors()
-    for d in interp.get_input_details():
-        name = in_names.get(d["index"], d["name"])
-        interp.set_tensor(d["index"], feed[name].astype(d["dtype"]))
-    interp.invoke()
-    return [interp.get_tensor(d["index"]).copy() for d in interp.get_output_details()]
-
-
-def _torch_outputs(module: Any, feed: Mapping[str, Any], torch_specs: Sequence[TensorSpec]) -> list[Any]:
-    import torch
-
-    from .onnx_export import _flatten
-
-    by = {s.name: s for s in torch_specs}
-    with torch.no_grad():
-        out = module(**{k: torch.from_numpy(v.astype(by[k].dtype)) for k, v in feed.items()})
-    return _flatten(out)
-
-
-def _compare(got: Sequence[Any], ref: Sequence[Any]) -> dict[str, Any]:
-    import numpy as np
-
-    err, scale = 0.0, 0.0
-    for g, r in zip(got, ref, strict=False):
-        g64, r64 = np.asarray(g, dtype=np.float64), np.asarray(r, dtype=np.float64)
-        if g64.shape != r64.shape:
-            return {"reference": "torch", "ok": False, "reason": f"output shape {g64.shape} != torch {r64.shape}"}
-        if g64.size:
-            err = max(err, float(np.max(np.abs(g64 - r64))))
-            scale = max(scale, float(np.max(np.abs(r64))))
-    tolerance = 1e-4 * max(1.0, scale)
-    return {"reference": "torch", "max_abs_error": err, "max_abs_reference": scale, "tolerance": tolerance,
-            "ok": bool(err <= tolerance and len(got) == len(ref))}
 
 
 def _export_fp32(source: ModelSource, out: Path, *, seed: int, shapes: Mapping[str, tuple[int, ...]],
@@ -243,7 +168,7 @@ def _export_fp32(source: ModelSource, out: Path, *, seed: int, shapes: Mapping[s
     truthful = tuple(dataclasses.replace(by_name[s.name], shape=s.shape, dtype=s.dtype) for s in specs)
     say(f"{source.name}: checking TFLite against torch")
     feed = make_inputs(truthful, shapes, seed)
-    check = _compare(_run_interpreter(out, feed, truthful), _torch_outputs(module, feed, torch_specs))
+    check = torch_check(tflite_outputs(out, feed), torch_outputs(module, feed, {s.name: s.dtype for s in torch_specs}))
     if not check["ok"]:
         say(f"{source.name}: warning: TFLite differs from torch ({check.get('max_abs_error', check.get('reason'))})")
     narrowed = {s.name: f"{by_name[s.name].dtype} -> {s.dtype}" for s in specs if s.dtype != by_name[s.name].dtype}
@@ -354,18 +279,19 @@ def _loads_in_litert(path: Path, name: str) -> None:
                               "it with --precision fp32") from None
 
 
-def prepare_tflite(source: ModelSource, *, cache_dir: Path, batch: int = 1,
-                   input_shapes: Mapping[str, tuple[int, ...]] | None = None, seed: int = 0,
-                   precision: str = "fp32", calibration: str | Path | None = None,
-                   progress: Progress | None = None, plan_for: Callable[[Artifact], InputPlan] | None = None
-                   ) -> Artifact:
-    """A TFLite Artifact at `precision` for `source`: exported (cached) from torch, or a user's .tflite file.
+def _versions() -> dict[str, str]:
+    return {d: dist_version(d) for d in ("litert-torch", "ai-edge-quantizer", "ai-edge-litert", "torch")}
 
-    Torch models are exported static at the concrete shapes (dynamic dim 0 = `batch`, others from
-    `input_shapes`); a user's fp32 file is read as is (dynamic dims are resized on the device). `plan_for`: the
-    run's input plan for the fp32 artifact (int8 calibration feeds what the run feeds: constants, data, ranges)."""
-    say = to_terminal(progress)
-    overrides = dict(input_shapes or {})
+
+def export_material(source: ModelSource, seed: int, shapes: Mapping[str, tuple[int, ...]]) -> dict[str, Any]:
+    """What decides the TFLite export of a torch model (the fp32 key is key_of(this + precision "fp32"))."""
+    from .onnx_export import cache_key
+
+    return {"source": cache_key(source, seed, {"format": "tflite"}), "code": code_version("tflite_export.py"),
+            **_versions(), "shapes": {k: list(v) for k, v in shapes.items()}}
+
+
+def _refuse(source: ModelSource, precision: str) -> None:
     if precision not in TFLITE_PRECISIONS:
         raise ModelError(f"--precision {precision}: TFLite models run as fp32 or int8 here",
                          hint="a .tflite file cannot be converted to ONNX: run it with --precision fp32 or int8"
@@ -373,45 +299,84 @@ def prepare_tflite(source: ModelSource, *, cache_dir: Path, batch: int = 1,
     if source.kind == "onnx":
         raise ModelError(f"{source.spec} is an ONNX model; edgeprof does not convert ONNX to TFLite",
                          hint="run it with --runtime onnxruntime, or give the torch model")
-    versions = {d: dist_version(d) for d in ("litert-torch", "ai-edge-quantizer", "ai-edge-litert", "torch")}
-    code = text_hash(Path(__file__).resolve())
-    host_log = Path(cache_dir).expanduser() / "host.log"
-    if source.kind == "tflite":
-        with capture(host_log, f"reading {source.spec}"):
-            fp32 = _user_tflite(source, say)
-        if precision == "fp32" or fp32.precision == precision:
-            return fp32
-        plan = plan_for(fp32) if plan_for is not None else None
-        shapes = plan.shapes if plan is not None else {s.name: s.concrete(batch, overrides) for s in fp32.inputs}
-        material: dict[str, Any] = {"user_sha256": fp32.sha256, "precision": precision, "code": code, **versions,
-                                    "seed": seed, "shapes": {k: list(v) for k, v in shapes.items()},
-                                    "calibration": calibration_fingerprint(calibration, plan=plan)}
-        return build_cached(cache_dir, key_of(material), "tflite",
-                            lambda out: _quantize_int8(fp32, out, seed=seed, shapes=shapes, calibration=calibration,
-                                                       say=say, plan=plan),
-                            what=f"quantising {source.spec} to int8 TFLite")
-    from .onnx_export import cache_key
 
+
+def _torch_shapes(source: ModelSource, cache_dir: Path, batch: int, overrides: dict[str, tuple[int, ...]],
+                  seed: int) -> dict[str, tuple[int, ...]]:
+    """The concrete input shapes a torch model is exported at (a builder is built once for its input specs)."""
     declared = source.bundled.inputs if source.bundled is not None else None
     if declared is None:  # a builder: its example inputs declare the specs (imports torch, builds once)
-        with capture(host_log, f"building {source.spec} for its input specs"):
+        with capture(Path(cache_dir).expanduser() / "host.log", f"building {source.spec} for its input specs"):
             declared = _source_specs(source, seed)[1]
-    shapes = {s.name: s.concrete(batch, overrides) for s in declared}
-    base = cache_key(source, seed, {"format": "tflite"})
-    material = {"source": base, "code": code, **versions, "shapes": {k: list(v) for k, v in shapes.items()}}
-    fp32 = build_cached(cache_dir, key_of({**material, "precision": "fp32"}), "tflite",
+    return {s.name: s.concrete(batch, overrides) for s in declared}
+
+
+def export_tflite(source: ModelSource, *, cache_dir: Path, batch: int = 1,
+                  input_shapes: Mapping[str, tuple[int, ...]] | None = None, seed: int = 0,
+                  progress: Progress | None = None, precision: str = "fp32") -> Artifact:
+    """The fp32 TFLite Artifact of `source`: exported from torch through the cache (one build_cached), or a user's
+    .tflite file read as is (an int8 file is int8 "as given"). `precision`: the run's, refused here when TFLite
+    has no such precision."""
+    say = to_terminal(progress)
+    _refuse(source, precision)
+    if source.kind == "tflite":
+        with capture(Path(cache_dir).expanduser() / "host.log", f"reading {source.spec}"):
+            return _user_tflite(source, say)
+    shapes = _torch_shapes(source, cache_dir, batch, dict(input_shapes or {}), seed)
+    fp32 = build_cached(cache_dir, key_of({**export_material(source, seed, shapes), "precision": "fp32"}), "tflite",
                         lambda out: _export_fp32(source, out, seed=seed, shapes=shapes, say=say),
                         what=f"exporting {source.name} to TFLite")
     if fp32.cache_hit:
         say(f"{source.name}: cached TFLite {fp32.path}")
-    if precision == "fp32":
+    return fp32
+
+
+def quantize_tflite(source: ModelSource, fp32: Artifact, precision: str, *, cache_dir: Path, batch: int = 1,
+                    input_shapes: Mapping[str, tuple[int, ...]] | None = None, seed: int = 0,
+                    calibration: str | Path | None = None, progress: Progress | None = None,
+                    plan: InputPlan | None = None) -> Artifact:
+    """`fp32` (export_tflite's) at `precision` through the cache (one build_cached); `plan`: the run's input plan
+    for `fp32` (int8 calibration feeds what the run feeds: constants, data, ranges). fp32, or a file already at
+    `precision`, is returned as it is."""
+    say = to_terminal(progress)
+    _refuse(source, precision)
+    if precision == "fp32" or fp32.precision == precision:
         return fp32
-    plan = plan_for(fp32) if plan_for is not None else None
-    q = build_cached(cache_dir, key_of({**material, "precision": precision, "fp32": fp32.sha256,
-                                        "calibration": calibration_fingerprint(calibration, plan=plan)}), "tflite",
+    calib = calibration_fingerprint(calibration, plan=plan)
+    if source.kind == "tflite":
+        overrides = dict(input_shapes or {})
+        shapes = plan.shapes if plan is not None else {s.name: s.concrete(batch, overrides) for s in fp32.inputs}
+        material: dict[str, Any] = {"user_sha256": fp32.sha256, "precision": precision,
+                                    "code": code_version("tflite_export.py"), **_versions(), "seed": seed,
+                                    "shapes": {k: list(v) for k, v in shapes.items()}, "calibration": calib}
+        what, done = f"quantising {source.spec} to int8 TFLite", None
+    else:
+        shapes = {k: tuple(v) for k, v in fp32.export_options["shapes"].items()}  # what it was exported at
+        material = {**export_material(source, seed, shapes), "precision": precision, "fp32": fp32.sha256,
+                    "calibration": calib}
+        what, done = f"quantising {source.name} to int8 TFLite", f"{source.name}: cached int8 TFLite"
+    q = build_cached(cache_dir, key_of(material), "tflite",
                      lambda out: _quantize_int8(fp32, out, seed=seed, shapes=shapes, calibration=calibration, say=say,
-                                                plan=plan),
-                     what=f"quantising {source.name} to int8 TFLite")
-    if q.cache_hit:
-        say(f"{source.name}: cached int8 TFLite {q.path}")
+                                                plan=plan), what=what)
+    if q.cache_hit and done is not None:
+        say(f"{done} {q.path}")
     return q
+
+
+def prepare_tflite(source: ModelSource, *, cache_dir: Path, batch: int = 1,
+                   input_shapes: Mapping[str, tuple[int, ...]] | None = None, seed: int = 0,
+                   precision: str = "fp32", calibration: str | Path | None = None,
+                   progress: Progress | None = None, plan_for: Callable[[Artifact], InputPlan] | None = None
+                   ) -> Artifact:
+    """A TFLite Artifact at `precision` for `source`: export_tflite, then quantize_tflite.
+
+    Torch models are exported static at the concrete shapes (dynamic dim 0 = `batch`, others from
+    `input_shapes`); a user's fp32 file is read as is (dynamic dims are resized on the device). `plan_for`: the
+    run's input plan for the fp32 artifact (int8 calibration feeds what the run feeds: constants, data, ranges)."""
+    fp32 = export_tflite(source, cache_dir=cache_dir, batch=batch, input_shapes=input_shapes, seed=seed,
+                         progress=progress, precision=precision)
+    if precision == "fp32" or fp32.precision == precision:
+        return fp32
+    return quantize_tflite(source, fp32, precision, cache_dir=cache_dir, batch=batch, input_shapes=input_shapes,
+                           seed=seed, calibration=calibration, progress=progress,
+                           plan=plan_for(fp32) if plan_for is not None else None)

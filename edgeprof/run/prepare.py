@@ -1,7 +1,10 @@
 """The artifact of one measurement: export / read / quantise the model for its runtime and precision (cached),
 and the input plan that feeds it.
 
-Owns: the order of the export steps for one RunSpec (export/ does each step), the ONNX target for a device,
+Owns: the order of the export steps for one RunSpec, one way (export/ does each step): the model reference →
+its source (export/resolve.py) → the format's exporter (export/onnx_export.py or tflite_export.py, each calling
+the cache, export/artifact_cache.py, once) → the precision (export/quantize.py: fp16 / int8 ONNX; TFLite int8
+tflite_export.quantize_tflite) → the artifact; the ONNX target for a device,
 refusing an ONNX file the device's onnxruntime cannot load before the push, the input plan. Does not own: the
 exporters and the cache (export/), the capability matrix (capability.py).
 """
@@ -39,13 +42,8 @@ def prepare(spec: RunSpec, cache_dir: Path | None = None, say: Callable[[str], N
     opset / IR a torch model is exported at (capability.onnx_target; None: the exporter's default). With the
     device's `facts`, an ONNX file its onnxruntime cannot load (the user's, before anything else is done with it,
     or the quantised one) is refused here, before the push."""
-    from ..export.onnx_export import (
-        DEFAULT_OPSET,
-        cached_artifact,
-        default_cache_dir,
-        onnx_versions,
-        prepare_onnx,
-    )
+    from ..export.artifact_cache import default_cache_dir
+    from ..export.onnx_export import DEFAULT_OPSET, cached_artifact, onnx_versions, prepare_onnx
     from ..export.resolve import resolve_model
 
     cache = cache_dir or default_cache_dir()
@@ -63,13 +61,14 @@ def prepare(spec: RunSpec, cache_dir: Path | None = None, say: Callable[[str], N
     if source.kind == "onnx" and source.path is not None:
         loadable(source.path, str(spec.model))
     if spec.runtime == "tflite":
-        from ..export.tflite_export import prepare_tflite
+        from ..export.tflite_export import export_tflite, quantize_tflite
 
         kw: dict[str, Any] = {"cache_dir": cache, "batch": spec.batch, "input_shapes": spec.input_shapes,
-                              "seed": spec.seed, "calibration": calibration, "progress": say}
-        fp32 = prepare_tflite(source, precision="fp32", **kw)
-        artifact = fp32 if spec.precision == "fp32" else prepare_tflite(  # calibration feeds what the run feeds
-            source, precision=spec.precision, plan_for=lambda a: input_plan(a.inputs, spec, cache), **kw)
+                              "seed": spec.seed, "progress": say}
+        fp32 = export_tflite(source, precision=spec.precision, **kw)
+        artifact = fp32 if spec.precision == "fp32" or fp32.precision == spec.precision else quantize_tflite(
+            source, fp32, spec.precision, calibration=calibration,  # calibration feeds what the run feeds
+            plan=input_plan(fp32.inputs, spec, cache), **kw)
         if source.kind in ("bundled", "builder") and artifact.flops is None:
             # FLOPs follow the ONNX counter's convention (export/flops.py): from the same model's ONNX export
             onnx_art = cached_artifact(source, cache_dir=cache, seed=spec.seed)

@@ -103,7 +103,7 @@ def test_second_call_is_a_cache_hit_without_exporting(tmp_path, monkeypatch):
         raise AssertionError("exported again")
 
     monkeypatch.setattr(onnx_export, "_export_torch", must_not_export)
-    monkeypatch.setattr(onnx_export, "_build", must_not_export)
+    monkeypatch.setattr(onnx_export, "torch_module", must_not_export)
     messages = []
     second = prepare_onnx(resolve_model("ds_cnn"), cache_dir=tmp_path, progress=messages.append)
     assert second.cache_hit and not first.cache_hit
@@ -267,7 +267,7 @@ def _user_model(path, dims=("batch", 4, 32), initializer_as_input=False):
 
 
 def test_user_onnx_is_read_not_exported(tmp_path, monkeypatch):
-    monkeypatch.setattr(onnx_export, "_torch", lambda: pytest.fail("torch needed for a user .onnx"))
+    monkeypatch.setattr("edgeprof.export.resolve._torch", lambda: pytest.fail("torch needed for a user .onnx"))
     path = _user_model(tmp_path / "user model.onnx", initializer_as_input=True)
     a = prepare_onnx(resolve_model(str(path)), cache_dir=tmp_path / "cache")
     assert a.path == str(path.resolve()) and a.model_name == "user model" and a.source == f"file:{path.resolve()}"
