@@ -29,22 +29,10 @@ from ..records import Artifact, TensorSpec
 from .capture import capture
 
 __all__ = ["cached", "build_cached", "log_path", "read_entry", "sha256_file", "dist_version", "text_hash", "key_of",
-           "default_cache_dir", "code_version", "EXPORT_CODE"]
+           "default_cache_dir", "code_version"]
 
 LAYOUT = 1
 _STALE_TMP_S = 3600.0
-# The export code's part of the cache keys: per module, the sha256 of its text when it last changed what it writes.
-# The keys once hashed these files' text; the values are those texts' hashes, so that moving code between modules
-# keeps every cache entry valid. A change that alters an exported or quantised file replaces the value of the
-# module it touches with that module's new text_hash (tests/unit/test_export_keys.py pins the keys).
-EXPORT_CODE: dict[str, str] = {
-    "onnx_export.py": "f4ca99bdcf8153b4d66e0b7e93bbe7aac7db9423b0baea2803fb835dc54972be",
-    "artifact_cache.py": "6b456dc0d916041550abf0b5e2104ff1e25b89da8a8c8967f6cb7b8237e6d7dd",
-    "inputs.py": "5e90ffa1981b315659f3cd0424c93d9a1a43782ca255c5af542e5ef2baa5aaf6",
-    "flops.py": "417e2b06ff18a0e6e8510ec9dac1cc4d53b11a3d5e41942a8839e51377274b6a",
-    "quantize.py": "4f1ead6483608c7097c4a09b09718ac76be0bc85646b454af11a82ad9f6953c6",
-    "tflite_export.py": "172036a5a2d88d0eda9b2cb659af8846b4035312b6fd65bf637b54457ed37ab2",
-}
 
 
 def default_cache_dir() -> Path:
@@ -57,8 +45,10 @@ def default_cache_dir() -> Path:
 
 
 def code_version(module: str) -> str:
-    """The version of export module `module` ("onnx_export.py", ...) that goes into cache keys (EXPORT_CODE)."""
-    return EXPORT_CODE[module]
+    """The version of export module `module` ("onnx_export.py", ...) that goes into cache keys: the sha256 of its
+    text, so a change to the code that writes an artifact makes new keys and a cached file is never one that an
+    older exporter wrote (a move of code between modules costs one re-export, never a stale artifact)."""
+    return text_hash(Path(__file__).resolve().parent / module)
 
 
 def sha256_file(path: Path) -> str:

@@ -16,7 +16,8 @@ Owns:
   reference.torch_check);
 - the ONNX cache key: the sha256 of the model's defining source text, its name and options, the seed, the export
   options (exporter, opset, IR cap), the torch and onnxscript versions and the version of this package's export
-  code (artifact_cache.EXPORT_CODE). The entry (`cache_dir/<key>/model.onnx` + `meta.json`), its atomic write and
+  code (artifact_cache.code_version: the modules' text). The entry (`cache_dir/<key>/model.onnx` + `meta.json`),
+  its atomic write and
   the capture whose log, `cache_dir/<key>.log`, keeps torch's warnings, logs and C-level output are
   artifact_cache.build_cached's, called once per export. A cache hit needs neither torch nor onnxruntime.
 - FLOPs (batch 1, `flops.py`) and parameter counts for the Artifact;
@@ -144,7 +145,7 @@ def cache_key(source: ModelSource, seed: int, options: Mapping[str, Any]) -> str
         "options": dict(options),
         "torch": dist_version("torch"),
         "onnxscript": dist_version("onnxscript"),
-        "export_code": {p: code_version(p) for p in ("onnx_export.py", "artifact_cache.py", "inputs.py", "flops.py")},
+        "export_code": {p: code_version(p) for p in ("onnx_export.py", "resolve.py", "artifact_cache.py", "inputs.py", "flops.py")},
     }
     if source.bundled is not None:
         material["model_options"] = dict(source.bundled.options)

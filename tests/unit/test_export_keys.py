@@ -1,11 +1,9 @@
-"""Cache keys stay what they were: an artifact cache filled by an earlier edgeprof still hits.
-
-The values were computed by the code before the export pipeline was reorganised (library versions pinned to
-"pinned" here). A failure means every cached export would be rebuilt: if the change really alters the exported
-file, replace the module's value in artifact_cache.EXPORT_CODE and these keys; if the bundled models changed
-(their source text is part of the key), recompute them."""
+"""Cache keys: the same model, seed, options and export code give the same key (a second run hits the cache);
+a change to any of them, the export code's text included, gives another (a cached file is never one that an
+older exporter or other options wrote)."""
 
 from importlib import metadata
+from pathlib import Path
 
 import pytest
 
@@ -21,25 +19,38 @@ def pinned_versions(monkeypatch):
     assert artifact_cache.dist_version("torch") == "pinned"
 
 
-def test_onnx_key_of_a_bundled_model_is_unchanged(pinned_versions):
+def test_onnx_keys_are_deterministic_and_follow_seed_and_options(pinned_versions):
     gemm = resolve_model("gemm")
-    assert cache_key(gemm, 0, _options("dynamo", 18)) == \
-        "b76662cacc689a0d981f4d65daca683fa60ba2c0e171c80ae59bd61598840356"
-    assert cache_key(gemm, 3, _options("dynamo", 15, 8)) == \
-        "73f83d140b08ba4031f11381ec624a7548f3ce0fcc97cab1708ebd77833d1305"
+    key = cache_key(gemm, 0, _options("dynamo", 18))
+    assert len(key) == 64 and key == cache_key(resolve_model("gemm"), 0, _options("dynamo", 18))
+    assert key != cache_key(gemm, 3, _options("dynamo", 18))
+    assert key != cache_key(gemm, 0, _options("dynamo", 15, 8))
+    assert key != cache_key(resolve_model("conv"), 0, _options("dynamo", 18))
 
 
-def test_tflite_key_of_a_bundled_model_is_unchanged(pinned_versions):
+@pytest.mark.parametrize("module", ["onnx_export.py", "resolve.py", "inputs.py", "flops.py", "artifact_cache.py"])
+def test_a_change_to_the_onnx_export_code_makes_a_new_key(pinned_versions, monkeypatch, module):
+    gemm = resolve_model("gemm")
+    before = cache_key(gemm, 0, _options("dynamo", 18))
+    real = artifact_cache.text_hash
+    monkeypatch.setattr(artifact_cache, "text_hash",
+                        lambda p: "changed" if Path(p).name == module else real(p))
+    assert cache_key(gemm, 0, _options("dynamo", 18)) != before
+
+
+def test_a_change_to_the_tflite_export_code_makes_a_new_key(pinned_versions, monkeypatch):
     from edgeprof.export.tflite_export import export_material
 
     gemm = resolve_model("gemm")
-    material = export_material(gemm, 0, {"input": (1, 16, 1760)})
-    assert key_of({**material, "precision": "fp32"}) == \
-        "db964ba8ed376b8763d01d2d2636a1824c05add6610c662789118a09f12a0842"
+    key = key_of({**export_material(gemm, 0, {"input": (1, 16, 1760)}), "precision": "fp32"})
+    assert key == key_of({**export_material(gemm, 0, {"input": (1, 16, 1760)}), "precision": "fp32"})
+    real = artifact_cache.text_hash
+    monkeypatch.setattr(artifact_cache, "text_hash",
+                        lambda p: "changed" if Path(p).name == "tflite_export.py" else real(p))
+    assert key_of({**export_material(gemm, 0, {"input": (1, 16, 1760)}), "precision": "fp32"}) != key
 
 
-def test_the_export_code_version_is_pinned_not_read_from_the_files():
-    """Moving code between the export modules does not invalidate the cache (artifact_cache.EXPORT_CODE)."""
-    assert set(artifact_cache.EXPORT_CODE) == {"onnx_export.py", "artifact_cache.py", "inputs.py", "flops.py",
-                                               "quantize.py", "tflite_export.py"}
-    assert all(len(v) == 64 for v in artifact_cache.EXPORT_CODE.values())
+def test_the_code_version_is_the_module_text():
+    here = Path(artifact_cache.__file__).resolve().parent
+    for module in ("onnx_export.py", "quantize.py", "tflite_export.py"):
+        assert artifact_cache.code_version(module) == artifact_cache.text_hash(here / module)
