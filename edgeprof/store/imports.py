@@ -7,10 +7,13 @@ Does not own: storing it (db.py).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
+import re
 import stat
+from collections.abc import Callable
 from pathlib import Path
 
 from ..errors import StoreError
@@ -100,3 +103,25 @@ def validate_result(r: Result, where: str) -> None:
         raise bad("samples_ms", "is not a list of numbers")
     for i, v in enumerate(samples):
         number(f"samples_ms[{i}]", v)
+    for section in dataclasses.fields(r):
+        _numbers_typed(getattr(r, section.name), section.name, bad)
+
+
+_NUMERIC = re.compile(r"(float|int)( \| (float|int))*( \| None)?")
+
+
+def _numbers_typed(obj: object, where: str, bad: Callable[[str, str], StoreError], depth: int = 0) -> None:
+    """Every field of a stored section declared as a number holds a finite number (or null where the field may
+    be empty): a list or text where a number belongs would break `results show`, compare and the reports."""
+    if depth > 4 or not dataclasses.is_dataclass(obj) or isinstance(obj, type):
+        return
+    for f in dataclasses.fields(obj):
+        v = getattr(obj, f.name)
+        path = f"{where}.{f.name}"
+        if isinstance(f.type, str) and _NUMERIC.fullmatch(f.type):
+            if v is None and f.type.endswith("None"):
+                continue
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+                raise bad(path, f"{visible(repr(v))[:40]} is not a finite number")
+        elif dataclasses.is_dataclass(v):
+            _numbers_typed(v, path, bad, depth + 1)
