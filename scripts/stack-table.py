@@ -7,7 +7,9 @@
 
 One row per board family: the Python and numpy its OS has, the runtimes that work there (the releases the
 stack-matrix lane deploys every bundled model on, over a real sshd, with the ONNX IR / opset the host exports at
-for that onnxruntime), how the board's users install each runtime there, and what the lane cannot have here.
+for that onnxruntime), which of them also ran as real aarch64 binaries (the aarch64 lane's arm64 Debian roots
+under qemu-user, edgeprof/armroots.py) and which only as x86 stand-ins, how the board's users install each
+runtime there, and what the lane cannot have here.
 tests/unit/test_stack_table.py fails when README's table is not what this script renders.
 """
 
@@ -20,6 +22,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from edgeprof.armroots import VENVS_BY_STACK  # noqa: E402
 from edgeprof.capability import ort_onnx_limit  # noqa: E402
 from edgeprof.export.onnx_export import DEFAULT_OPSET  # noqa: E402
 from edgeprof.stacks import PROFILES, StackProfile  # noqa: E402
@@ -49,6 +52,29 @@ def _tested(profile: StackProfile) -> str:
     return "<br>".join(out) or "—"
 
 
+def _aarch64(profile: StackProfile) -> str:
+    """What of the stack ran as real aarch64 binaries (tests/arm), and what only as an x86 stand-in."""
+    pairs = VENVS_BY_STACK.get(profile.name, [])
+    if not pairs:
+        return "— (an x86 board: its stand-in runs the board's own x86_64 wheels)"
+    grouped: dict[tuple[str, str, str], list[str]] = {}  # (Debian, Python, numpy) → runtime releases
+    on_arm = set()
+    for root, venv in pairs:
+        debian = root.os.split(" (")[0].replace("GNU/Linux ", "")
+        dists = grouped.setdefault((debian, root.python, venv.numpy), [])
+        dists.extend(f"{d} {v}" for d, v in venv.expected if d != "numpy" and f"{d} {v}" not in dists)
+        on_arm.update(d for d, v in venv.expected if d != "numpy" and (d, v) in profile.expected)
+    rows = []
+    for (debian, python, numpy), dists in grouped.items():
+        own = " (the board's own)" if python == profile.python_on_board and numpy == profile.numpy else ""
+        rows.append(f"{', '.join(dists)} on {debian} arm64, Python {python} / numpy {numpy}{own}")
+    x86_only = [] if pairs[0][0].python == profile.python_on_board else [f"Python {profile.python_on_board}"]
+    x86_only += [f"{d} {v}" for d, v in profile.expected if d != "numpy" and d not in on_arm]
+    if x86_only:
+        rows.append("x86 stand-in only: " + ", ".join(x86_only))
+    return "<br>".join(rows)
+
+
 def _install(profile: StackProfile) -> str:
     rows = []
     for rt, how in profile.install:
@@ -60,14 +86,15 @@ def _install(profile: StackProfile) -> str:
 def render() -> str:
     lines = [
         "| board family (OS) | Python / numpy | runtimes that work (the lane deploys every bundled model on each) "
-        "| how to install them there | on the board, not testable here |",
-        "|---|---|---|---|---|",
+        "| on real aarch64 binaries (qemu-user, `make test-arm`) | how to install them there "
+        "| on the board, not testable here |",
+        "|---|---|---|---|---|---|",
     ]
     for p in PROFILES:
         missing = ", ".join(u.requirement for u in p.unavailable) or "—"
         lines.append("| " + " | ".join(_cell(c) for c in (
             f"{p.board} ({p.os_release.split(' (')[0]})", f"{p.python_on_board} / {p.numpy}", _tested(p),
-            _install(p), missing)) + " |")
+            _aarch64(p), _install(p), missing)) + " |")
     return "\n".join(lines) + "\n"
 
 

@@ -35,8 +35,48 @@ THREAD_VARS = (
 TRTEXEC_PATHS = ("/usr/src/tensorrt/bin/trtexec", "/usr/local/tensorrt/bin/trtexec")
 
 
+# The cores an Arm /proc/cpuinfo names by number (its "CPU implementer" and "CPU part" lines, the MIDR fields), as
+# Linux (arch/arm64/include/asm/cputype.h) and util-linux's lscpu (sys-utils/lscpu-arm.c) name them.
+ARM_IMPLEMENTERS = {"0x41": "ARM", "0x42": "Broadcom", "0x4e": "NVIDIA", "0x51": "Qualcomm", "0x61": "Apple"}
+ARM_PARTS = {
+    ("0x41", "0xb76"): "ARM1176", ("0x41", "0xc07"): "Cortex-A7", ("0x41", "0xc0f"): "Cortex-A15",
+    ("0x41", "0xd03"): "Cortex-A53", ("0x41", "0xd04"): "Cortex-A35", ("0x41", "0xd05"): "Cortex-A55",
+    ("0x41", "0xd07"): "Cortex-A57", ("0x41", "0xd08"): "Cortex-A72", ("0x41", "0xd09"): "Cortex-A73",
+    ("0x41", "0xd0a"): "Cortex-A75", ("0x41", "0xd0b"): "Cortex-A76", ("0x41", "0xd0c"): "Neoverse-N1",
+    ("0x41", "0xd0d"): "Cortex-A77", ("0x41", "0xd0e"): "Cortex-A76AE", ("0x41", "0xd40"): "Neoverse-V1",
+    ("0x41", "0xd41"): "Cortex-A78", ("0x41", "0xd42"): "Cortex-A78AE", ("0x41", "0xd44"): "Cortex-X1",
+    ("0x41", "0xd46"): "Cortex-A510", ("0x41", "0xd47"): "Cortex-A710", ("0x41", "0xd48"): "Cortex-X2",
+    ("0x41", "0xd49"): "Neoverse-N2", ("0x41", "0xd4b"): "Cortex-A78C", ("0x41", "0xd4f"): "Neoverse-V2",
+    ("0x41", "0xd80"): "Cortex-A520", ("0x41", "0xd81"): "Cortex-A720", ("0x41", "0xd82"): "Cortex-X4",
+    ("0x4e", "0x000"): "Denver", ("0x4e", "0x003"): "Denver 2", ("0x4e", "0x004"): "Carmel",
+}
+
+
+def _arm_cores(text):
+    """The core types an Arm cpuinfo lists ("ARM Cortex-A76"), each once in order; [] for any other cpuinfo."""
+    names, implementer = [], None
+    for line in text.splitlines():
+        key, _, value = line.partition(":")
+        key, value = key.strip(), value.strip().lower()
+        if key == "CPU implementer":
+            implementer = value
+        elif key == "CPU part" and implementer:
+            vendor = ARM_IMPLEMENTERS.get(implementer, "implementer " + implementer)
+            part = ARM_PARTS.get((implementer, value))
+            name = "%s %s" % (vendor, part) if part else "%s part %s" % (vendor, value)
+            if name not in names:
+                names.append(name)
+    return names
+
+
 def _cpu_model(root):
     text = root.try_read_text("/proc/cpuinfo") or ""
+    # An Arm cpuinfo names its cores only by number: its "Hardware" is the SoC family (every Raspberry Pi up to
+    # the 5 says BCM2835), "model name" where present says "ARMv8 Processor rev 1 (v8l)", and an arm64 kernel
+    # writes neither (a Jetson Orin's cpuinfo would leave just "aarch64")
+    cores = _arm_cores(text)
+    if cores:
+        return " + ".join(cores)
     for key in ("model name", "Hardware", "Model", "cpu model", "Processor"):
         for line in text.splitlines():
             if line.startswith(key) and ":" in line:

@@ -11,6 +11,8 @@ Owns:
 - int8: static QDQ, per-channel weights (`quant_pre_process`, then `quantize_static(quant_format=QDQ,
   per_channel=True)`, int8 activations and weights, MinMax calibration). Dynamic int8 was 3–7× slower on our CNN.
   A file below opset 13 is upgraded first with onnx's version converter (in the temp dir), or refused in one line.
+  The opset imports of domains no node uses (quant_pre_process stamps every domain onnxruntime knows, e.g.
+  `ai.onnx.ml` 5, which onnxruntime 1.10 and 1.16 refuse) are dropped from the result.
   Every intermediate file lives in a temporary directory that is removed: the cwd and the model's folder stay as
   they were.
 - "as given": `onnx_given_precision` tells an already-quantised (QDQ / QLinear / integer ops) or fp16 file, which
@@ -406,6 +408,9 @@ def _int8(src: Path, out: Path, samples: list[dict[str, np.ndarray]]) -> dict[st
                 quant_pre_process(str(src), str(pre), skip_symbolic_shape=True)
             quantize_static(str(pre), str(out), Reader(samples), quant_format=QuantFormat.QDQ, per_channel=True,
                             activation_type=QuantType.QInt8, weight_type=QuantType.QInt8)
+            dropped = _drop_unused_opset_imports(out)
+            if dropped:
+                options["dropped_opset_imports"] = dropped
         except ModelError:
             raise
         except Exception as e:
@@ -418,6 +423,44 @@ def _int8(src: Path, out: Path, samples: list[dict[str, np.ndarray]]) -> dict[st
     return {"quantizer": f"onnxruntime.quantization {prep} + quantize_static(QDQ, per_channel=True, "
                          "activations int8, weights int8, MinMax)",
             "onnxruntime": dist_version("onnxruntime"), "calibration_samples": len(samples), **options}
+
+
+def _used_domains(graph: Any, into: set[str]) -> None:
+    from onnx import AttributeProto
+
+    for node in graph.node:
+        into.add(node.domain or "")
+        for a in node.attribute:
+            if a.type == AttributeProto.GRAPH:
+                _used_domains(a.g, into)
+            elif a.type == AttributeProto.GRAPHS:
+                for g in a.graphs:
+                    _used_domains(g, into)
+
+
+def _drop_unused_opset_imports(path: Path) -> list[str]:
+    """Remove the opset imports of domains no node uses; the "domain:version" entries removed.
+
+    quant_pre_process saves through onnxruntime's optimizer, which stamps an import of every domain it knows
+    (`ai.onnx.ml` 5, `com.microsoft` 1, `ai.onnx.training` 1, ...) on a graph that uses none of them, and an older
+    onnxruntime refuses a file importing a domain opset newer than it knows (1.10 loads `ai.onnx.ml` up to 2,
+    1.16 up to 3: "Opset 5 is under development"). The default domain is always kept."""
+    import onnx
+
+    model = onnx.load(str(path), load_external_data=False)
+    used: set[str] = set()
+    _used_domains(model.graph, used)
+    for f in model.functions:
+        used.add(f.domain or "")
+        for node in f.node:
+            used.add(node.domain or "")
+    keep = [o for o in model.opset_import if o.domain in ("", "ai.onnx") or o.domain in used]
+    dropped = [f"{o.domain}:{o.version}" for o in model.opset_import if o not in keep]
+    if dropped:
+        del model.opset_import[:]
+        model.opset_import.extend(keep)
+        onnx.save(model, str(path))
+    return dropped
 
 
 def default_opset(model: Any) -> int | None:

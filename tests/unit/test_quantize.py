@@ -145,3 +145,33 @@ def test_a_calibration_file_may_stack_several_batches_on_dim_0(tmp_path):
     np.savez(d / "s.npz", x=x[:6], m=np.ones((3, 2), np.int64))
     with pytest.raises(ConfigError, match=r"has shape \[6, 4\], the run uses \[4, 4\]"):
         calibration_samples(specs, {"x": (4, 4), "m": (4, 2)}, 0, d)
+
+
+def test_int8_imports_only_the_domains_its_nodes_use(tmp_path):
+    """quant_pre_process stamps an import of every domain onnxruntime knows (ai.onnx.ml 5, com.microsoft 1, ...):
+    onnxruntime 1.10 and 1.16 refuse such a file ("Opset 5 is under development", found by the aarch64 lane on
+    their real wheels). The int8 file keeps only the imports its nodes need."""
+    fp32 = conv_model(tmp_path / "m.onnx")
+    a = quantize_onnx(fp32, "int8", cache_dir=tmp_path / "cache", shapes={"x": (1, 8, 12, 12)})
+    m = onnx.load(a.path)
+    used = {n.domain for n in m.graph.node}
+    assert [(o.domain, o.version) for o in m.opset_import] == [("", 17)] and used == {""}
+    assert "ai.onnx.ml:5" in a.export_options["dropped_opset_imports"]
+
+
+def test_dropping_opset_imports_keeps_those_used_in_subgraphs_and_the_default_domain(tmp_path):
+    from edgeprof.export.quantize import _drop_unused_opset_imports
+
+    inner = helper.make_graph([helper.make_node("Foo", ["a"], ["b"], domain="com.example")], "inner",
+                              [helper.make_tensor_value_info("a", TensorProto.FLOAT, [1])],
+                              [helper.make_tensor_value_info("b", TensorProto.FLOAT, [1])])
+    node = helper.make_node("If", ["c"], ["y"], then_branch=inner, else_branch=inner)
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("c", TensorProto.BOOL, [])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])])
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.example", 1),
+                                                helper.make_opsetid("ai.onnx.ml", 5)])
+    path = tmp_path / "sub.onnx"
+    onnx.save(m, str(path))
+    assert _drop_unused_opset_imports(path) == ["ai.onnx.ml:5"]
+    assert [(o.domain, o.version) for o in onnx.load(str(path)).opset_import] == [("", 17), ("com.example", 1)]
+    assert _drop_unused_opset_imports(path) == []  # nothing left to drop: the file is not rewritten

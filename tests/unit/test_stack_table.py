@@ -58,3 +58,21 @@ def test_check_fails_on_a_stale_table_and_the_script_rewrites_it(script: ModuleT
     readme.write_text("# no markers\n")
     assert script.main(["--check", "--readme", str(readme)]) == 1
     assert "no stack-table markers" in capsys.readouterr().err
+
+
+def test_the_aarch64_column_says_what_ran_on_real_arm_binaries_and_what_only_as_an_x86_stand_in(
+        script: ModuleType) -> None:
+    from edgeprof.armroots import VENVS_BY_STACK
+
+    rows = dict(zip([p.name for p in PROFILES], script.render().splitlines()[2:], strict=True))
+    for stack, pairs in VENVS_BY_STACK.items():
+        cell = rows[stack].split(" | ")[3]
+        for root, venv in pairs:
+            assert f"Python {root.python} / numpy {venv.numpy}" in cell, stack
+            for dist, version in venv.expected:
+                assert dist == "numpy" or f"{dist} {version}" in cell, (stack, dist)
+    assert "x86 stand-in only: Python 3.6.9" in rows["jetpack-4.6"].split(" | ")[3]
+    assert "x86 stand-in only: Python 3.10.12, cuda-python 12.6.0" in rows["jetpack-6"].split(" | ")[3]
+    pi = rows["rpi-bookworm"].split(" | ")[3]
+    assert "(the board's own)" in pi and "x86 stand-in only" not in pi
+    assert rows["x86-t4"].split(" | ")[3].startswith("— (an x86 board")
