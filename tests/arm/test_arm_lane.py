@@ -124,9 +124,9 @@ def host_outputs_fidelity(result: dict[str, Any]) -> dict[str, Any]:
         sess = ort.InferenceSession(art.path, opts, providers=["CPUExecutionProvider"])
         got = list(sess.run(None, feed))
     else:
-        from edgeprof.export.tflite_export import _run_interpreter
+        from edgeprof.reference import tflite_outputs
 
-        got = _run_interpreter(Path(art.path), feed, tuple(art.inputs))
+        got = tflite_outputs(Path(art.path), feed)
     from edgeprof.export.resolve import resolve_model
 
     source = resolve_model(MODEL)
