@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Build (or restore) the aarch64 board roots of edgeprof/armroots.py and report each; run as root.
+"""Build (or restore) the aarch64 board roots of tests/lanes/arm_recipes.py and report each; run as root.
 
 Readies this machine first (qemu-user-static, mmdebstrap, binfmt-support, arch-test and zstd from apt when one is
 missing; binfmt_misc mounted; qemu-aarch64 enabled), then per root: reuse the unpacked root, or unpack its cached
@@ -20,11 +20,11 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "tests" / "lanes"))  # the stack profiles and aarch64 recipes
 sys.path.insert(0, str(REPO / "tests" / "arm"))
 
 import roots  # noqa: E402
-
-from edgeprof.armroots import ROOT_BY_NAME, ROOTS  # noqa: E402
+from arm_recipes import ROOT_BY_NAME, ROOTS  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:

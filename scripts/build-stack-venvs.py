@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Build (or reuse) one x86 stand-in venv per board stack profile and trap (edgeprof/stacks.py); report each.
+"""Build (or reuse) one x86 stand-in venv per board stack profile and trap (tests/lanes/stack_profiles.py); report each.
 
 Owns: finding each profile's Python (PATH, then pyenv), creating the venv under a cache directory keyed by a hash
 of the profile (a rerun reuses it: `ready.json` marks a finished build), installing the profile's exact pins from
@@ -7,7 +7,7 @@ binary wheels only, checking that each pinned distribution reports its version a
 report per profile: built / reused / failed (with the reason), what was installed, what cannot be had here and
 why. Nothing is skipped silently: a missing interpreter or a wheel that cannot be had is a failed profile and a
 non-zero exit.
-Does not own: the profiles themselves (edgeprof/stacks.py) or the tests that use the venvs (tests/stacks/).
+Does not own: the profiles themselves (tests/lanes/stack_profiles.py) or the tests that use the venvs (tests/stacks/).
 
     .venv/bin/python scripts/build-stack-venvs.py [--cache DIR] [--only NAME ...] [--json PATH]
 """
@@ -26,8 +26,9 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "tests" / "lanes"))  # the stack profiles and aarch64 recipes
 
-from edgeprof.stacks import PROFILE_BY_NAME, PROFILES, TRAPS, StackProfile, as_json, profile_hash  # noqa: E402
+from stack_profiles import PROFILE_BY_NAME, PROFILES, TRAPS, StackProfile, as_json, profile_hash  # noqa: E402
 
 # the module each distribution is imported as (the agent's backends import these)
 IMPORTS = {"numpy": "numpy", "onnxruntime": "onnxruntime", "tflite-runtime": "tflite_runtime.interpreter",

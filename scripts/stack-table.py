@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Render README's board-stack table from the stack matrix (edgeprof/stacks.py), between its markers.
+"""Render README's board-stack table from the stack matrix (tests/lanes/stack_profiles.py), between its markers.
 
     .venv/bin/python scripts/stack-table.py           # rewrite the table in README.md
     .venv/bin/python scripts/stack-table.py --check   # exit 1 when README's table differs from the rendering
@@ -8,7 +8,7 @@
 One row per board family: the Python and numpy its OS has, the runtimes that work there (the releases the
 stack-matrix lane deploys every bundled model on, over a real sshd, with the ONNX IR / opset the host exports at
 for that onnxruntime), which of them also ran as real aarch64 binaries (the aarch64 lane's arm64 Debian roots
-under qemu-user, edgeprof/armroots.py) and which only as x86 stand-ins, how the board's users install each
+under qemu-user, tests/lanes/arm_recipes.py) and which only as x86 stand-ins, how the board's users install each
 runtime there, and what the lane cannot have here.
 tests/unit/test_stack_table.py fails when README's table is not what this script renders.
 """
@@ -21,14 +21,16 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "tests" / "lanes"))  # the stack profiles and aarch64 recipes
 
-from edgeprof.armroots import VENVS_BY_STACK  # noqa: E402
+from arm_recipes import VENVS_BY_STACK  # noqa: E402
+from stack_profiles import PROFILES, StackProfile  # noqa: E402
+
 from edgeprof.capability import ort_onnx_limit  # noqa: E402
 from edgeprof.export.onnx_export import DEFAULT_OPSET  # noqa: E402
-from edgeprof.stacks import PROFILES, StackProfile  # noqa: E402
 
 README = REPO / "README.md"
-BEGIN = "<!-- stack-table:begin: rendered by scripts/stack-table.py from edgeprof/stacks.py; do not edit by hand -->"
+BEGIN = "<!-- stack-table:begin: rendered by scripts/stack-table.py from tests/lanes/stack_profiles.py; do not edit by hand -->"
 END = "<!-- stack-table:end -->"
 EXPORTER_IR = 10  # the IR version torch's exporter writes today (lowered for an onnxruntime that loads less)
 RUNTIME_DISTS = {"onnxruntime": ("onnxruntime",), "tflite": ("ai-edge-litert", "tflite-runtime"),
@@ -123,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     if args.check:
         if current != table:
-            print(f"{args.readme}: the stack table differs from edgeprof/stacks.py; run scripts/stack-table.py",
+            print(f"{args.readme}: the stack table differs from tests/lanes/stack_profiles.py; run scripts/stack-table.py",
                   file=sys.stderr)
             return 1
         return 0

@@ -14,6 +14,8 @@ from typing import Any
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
+# the board-stack profiles and aarch64 recipes the lanes and their scripts share (nothing in edgeprof/ reads them)
+sys.path.insert(0, str(REPO / "tests" / "lanes"))
 
 
 @pytest.fixture(scope="session", autouse=True)

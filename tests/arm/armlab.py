@@ -12,9 +12,8 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from arm_recipes import ROOT_BY_NAME, ArmRoot, ArmVenv
 from sshd import SSHHost, SSHLab
-
-from edgeprof.armroots import ROOT_BY_NAME, ArmRoot, ArmVenv
 
 REPO = Path(__file__).resolve().parents[2]
 BUILDER = REPO / "scripts" / "build-arm-roots.py"

@@ -1,4 +1,4 @@
-"""Fixtures of the aarch64 lane: the arm64 board roots of edgeprof/armroots.py as boards behind a real sshd.
+"""Fixtures of the aarch64 lane: the arm64 board roots of tests/lanes/arm_recipes.py as boards behind a real sshd.
 
 The roots are built, restored or reused once per session by scripts/build-arm-roots.py (as root) under
 $EDGEPROF_ARM_CACHE, else the user's ~/.cache/edgeprof/arm-roots (read at import, before tests/conftest.py points
@@ -30,10 +30,9 @@ _fixtures = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(_fixtures)
 ssh_lab, sshd_hosts, client_home = _fixtures.ssh_lab, _fixtures.sshd_hosts, _fixtures.client_home
 
+from arm_recipes import ROOT_BY_NAME  # noqa: E402
 from armlab import BUILDER, CACHE, ORIG_ENV, STACKS_ARTIFACTS, ArmBoard, device_yaml, venv_of  # noqa: E402
 from sshd import SSHHost, SSHLab  # noqa: E402
-
-from edgeprof.armroots import ROOT_BY_NAME  # noqa: E402
 
 # the builder's report entries, by root name: filled once the session's tests are collected (outside any test's
 # timeout: a cold build takes half an hour), for the roots the selected tests need

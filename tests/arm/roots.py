@@ -1,4 +1,4 @@
-"""Build, cache, restore and enter the aarch64 board roots of edgeprof/armroots.py (run under qemu-user).
+"""Build, cache, restore and enter the aarch64 board roots of tests/lanes/arm_recipes.py (run under qemu-user).
 
 Owns: readying this machine (as root: apt-get install qemu-user-static mmdebstrap binfmt-support arch-test zstd
 when one is missing, binfmt_misc mounted, qemu-aarch64 enabled, `arch-test arm64` ok); building a root with
@@ -10,7 +10,7 @@ unpacking it again on a later run; the scripts that enter it (`enter`: a private
 root's Arm cpuinfo over /proc/cpuinfo, /dev and /sys, then chroot; `python-<venv>`: a board's `python:`); probing
 every venv (arch, Python, numpy, each pin's version and import) and a report per root: built / restored / reused
 / failed with the reason. A root that cannot be had is a failed entry and a non-zero exit, never a skip.
-Does not own: the recipes (edgeprof/armroots.py), the command line (scripts/build-arm-roots.py), the tests.
+Does not own: the recipes (tests/lanes/arm_recipes.py), the command line (scripts/build-arm-roots.py), the tests.
 
 Layout under the cache ($EDGEPROF_ARM_CACHE, else $XDG_CACHE_HOME/edgeprof/arm-roots):
     archives/<name>-<hash16>.tar.zst      the packed root (restored in seconds)
@@ -38,7 +38,7 @@ REPO = Path(__file__).resolve().parents[2]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from edgeprof.armroots import (  # noqa: E402
+from arm_recipes import (  # noqa: E402
     DPKG_EXCLUDES,
     MIRROR,
     ArmRoot,

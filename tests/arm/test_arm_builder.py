@@ -12,9 +12,8 @@ from pathlib import Path
 
 import pytest
 import roots
+from arm_recipes import ROOT_BY_NAME
 from armlab import BUILDER, ORIG_ENV
-
-from edgeprof.armroots import ROOT_BY_NAME
 
 pytestmark = pytest.mark.arm
 

@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from arm_recipes import ROOT_BY_NAME, ROOTS, runtime_dist
 from armlab import REPO, ArmBoard, device_yaml
 from sshd import SSHLab
 
-from edgeprof.armroots import ROOT_BY_NAME, ROOTS, runtime_dist
 from edgeprof.cli.main import main
 
 pytestmark = [pytest.mark.arm, pytest.mark.ssh]

@@ -11,8 +11,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-
-from edgeprof.stacks import PROFILE_BY_NAME, PROFILES, TRAPS, StackProfile, profile_hash
+from stack_profiles import PROFILE_BY_NAME, PROFILES, TRAPS, StackProfile, profile_hash
 
 REPO = Path(__file__).resolve().parents[2]
 BUILDER = REPO / "scripts" / "build-stack-venvs.py"

@@ -12,8 +12,7 @@ from pathlib import Path
 
 import pytest
 from onnxfiles import CLASSES, INPUT_SHAPE, tiny_cnn
-
-from edgeprof.stacks import PROFILE_BY_NAME
+from stack_profiles import PROFILE_BY_NAME
 
 REPO = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.stacks

@@ -1,4 +1,4 @@
-"""The stack matrix: each board family's user space (edgeprof/stacks.py) as the `python:` of a real sshd board.
+"""The stack matrix: each board family's user space (tests/lanes/stack_profiles.py) as the `python:` of a real sshd board.
 
 For every profile's stand-in venv (scripts/build-stack-venvs.py): `edgeprof devices check` shows the stack's
 Python and runtime versions, and `edgeprof deploy` measures every bundled model on every runtime the stack has —
@@ -18,11 +18,11 @@ from pathlib import Path
 import pytest
 from onnxfiles import tiny_cnn
 from sshd import SSHHost, SSHLab
+from stack_profiles import PROFILE_BY_NAME, PROFILES, StackProfile
 
 import edgeprof_models
 from edgeprof.capability import first_ort_loading, ort_onnx_limit
 from edgeprof.cli.main import main
-from edgeprof.stacks import PROFILE_BY_NAME, PROFILES, StackProfile
 
 pytestmark = [pytest.mark.stacks, pytest.mark.ssh]
 

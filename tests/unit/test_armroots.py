@@ -1,4 +1,4 @@
-"""The aarch64 root recipes (edgeprof/armroots.py) are consistent with the stack profiles, their cpuinfo files
+"""The aarch64 root recipes (tests/lanes/arm_recipes.py) are consistent with the stack profiles, their cpuinfo files
 and the agent's CPU fact; the recipe hash keys what decides a root's contents (the lane itself: tests/arm/)."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from edgeprof.armroots import (
+from arm_recipes import (
     ROOT_BY_NAME,
     ROOTS,
     VENVS_BY_STACK,
@@ -14,7 +14,8 @@ from edgeprof.armroots import (
     recipe_hash,
     runtime_dist,
 )
-from edgeprof.stacks import PROFILE_BY_NAME
+from stack_profiles import PROFILE_BY_NAME
+
 from edgeprof_agent.environment import _arm_cores
 
 ARM = Path(__file__).resolve().parents[1] / "data" / "arm"

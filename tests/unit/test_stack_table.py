@@ -1,4 +1,4 @@
-"""README's board-stack table is produced from the stack matrix (edgeprof/stacks.py) by scripts/stack-table.py:
+"""README's board-stack table is produced from the stack matrix (tests/lanes/stack_profiles.py) by scripts/stack-table.py:
 it fails here when README's table is not what the script renders (edit stacks.py, then run the script)."""
 
 from __future__ import annotations
@@ -8,8 +8,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-
-from edgeprof.stacks import PROFILES
+from stack_profiles import PROFILES
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -62,7 +61,7 @@ def test_check_fails_on_a_stale_table_and_the_script_rewrites_it(script: ModuleT
 
 def test_the_aarch64_column_says_what_ran_on_real_arm_binaries_and_what_only_as_an_x86_stand_in(
         script: ModuleType) -> None:
-    from edgeprof.armroots import VENVS_BY_STACK
+    from arm_recipes import VENVS_BY_STACK
 
     rows = dict(zip([p.name for p in PROFILES], script.render().splitlines()[2:], strict=True))
     for stack, pairs in VENVS_BY_STACK.items():

@@ -3,11 +3,11 @@
 Owns: one `ArmRoot` per board family the aarch64 lane runs on real Arm binaries (a Debian release built for arm64
 by mmdebstrap from Debian's registry: its own python3 and python3-numpy), the venvs inside it (`ArmVenv`: aarch64
 wheels of the runtime releases, installed offline), the Arm `/proc/cpuinfo` file each root runs with, what the
-agent's facts must say there, which stack profile (edgeprof/stacks.py) each venv's runtimes belong to, what of the
+agent's facts must say there, which stack profile (tests/lanes/stack_profiles.py) each venv's runtimes belong to, what of the
 board's stack no root can hold (and why), and the recipe hash that keys each root's cached archive. README's
 board-stack table reads which stacks ran on aarch64 from here (scripts/stack-table.py). Pure data, no I/O.
 Does not own: building, caching and entering the roots (tests/arm/roots.py, scripts/build-arm-roots.py), the
-tests (tests/arm/), the x86 stand-ins (edgeprof/stacks.py).
+tests (tests/arm/), the x86 stand-ins (tests/lanes/stack_profiles.py). Lives with the tests: nothing in edgeprof/ reads it.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ class ArmVenv:
     """A venv inside a root: exact pins of aarch64 wheels (downloaded on the host, installed offline)."""
 
     name: str  # short id, unique across roots: the wrapper `python-<name>` and test ids use it
-    stack: str  # the stack profile (edgeprof/stacks.py) whose runtime releases this venv holds
+    stack: str  # the stack profile (tests/lanes/stack_profiles.py) whose runtime releases this venv holds
     requirements: tuple[str, ...]  # pip requirements (exact pins); numpy is Debian's unless pinned here
     expected: tuple[tuple[str, str], ...]  # (distribution, version) after the build, numpy included
     # (runtime, distribution) the lane deploys with; for tflite the agent imports ai_edge_litert before
@@ -126,7 +126,7 @@ ROOTS: tuple[ArmRoot, ...] = (
         qemu_cpu="cortex-a76",  # qemu 7.2 has no A78AE: the A76 is the same Armv8.2-A + dot product, no SVE
         venvs=(
             # one venv per JetPack family: one onnxruntime release each (a venv holds one), with that family's
-            # numpy and TFLite runtime, as the x86 stand-ins of edgeprof/stacks.py pair them
+            # numpy and TFLite runtime, as the x86 stand-ins of tests/lanes/stack_profiles.py pair them
             ArmVenv("jp4", "jetpack-4.6", ("onnxruntime==1.10.0",),
                     (("numpy", "1.19.5"), ("onnxruntime", "1.10.0")), (("onnxruntime", "onnxruntime"),)),
             ArmVenv("jp5", "jetpack-5.1", ("numpy==1.24.4", "onnxruntime==1.16.3", "tflite-runtime==2.13.0"),

@@ -10,6 +10,7 @@ cited in docs/stacks.md. TRAPS are broken stacks users end up with (tflite-runti
 same way so that the agent's explanation of them is tested. Pure data, no I/O.
 Does not own: building the venvs (scripts/build-stack-venvs.py), exporting for a board (export/), what the
 agent does with a runtime (agents/edgeprof_agent/backends/).
+Lives with the tests (tests/lanes/): nothing in edgeprof/ reads it; the lanes, their scripts and README's table do.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import hashlib
 import json
 from dataclasses import asdict, dataclass
 
-from .capability import ort_onnx_limit
+from edgeprof.capability import ort_onnx_limit
 
 __all__ = ["Unavailable", "StackProfile", "PROFILES", "TRAPS", "PROFILE_BY_NAME", "profile_hash", "as_json"]
 
@@ -150,7 +151,8 @@ PROFILES: tuple[StackProfile, ...] = (
         install=(
             ("tflite", "`pip install tflite-runtime==2.14.0` with numpy < 2 (apt's python3-numpy 1.24 through "
                        "`python3 -m venv --system-site-packages`, or `pip install 'numpy<2'`), or "
-                       "`pip install ai-edge-litert==1.4.0`"),
+                       "`pip install ai-edge-litert==2.3.0` (its aarch64 wheel runs on the board's Python 3.11 and numpy 1.24: "
+                       "the aarch64 lane deploys with it)"),
         ),
     ),
     StackProfile(
