@@ -35,10 +35,11 @@ def _missing(name):
     return OpError("bad_inputs", "model input %s was not provided" % name)
 
 
-class NamedTensors(object):
-    """TensorRT >= 8.5 (the only API from 10): tensors by name, addresses set on the context, execute_async_v3."""
+class _IOApi(object):
+    """What both APIs share: the engine's I/O as dicts, input shapes set first. A subclass names its slots (tensor
+    names, or binding indices) and how each slot's mode, shape, dtype and name are read and set."""
 
-    name = "tensors (execute_async_v3)"
+    name = ""
 
     def __init__(self, trt, engine, context):
         self._trt = trt
@@ -46,21 +47,46 @@ class NamedTensors(object):
         self._context = context
 
     def tensors(self, given):
-        """The engine's I/O tensors as dicts (name, is_input, shape, dtype), the input shapes set from `given`."""
-        trt, engine, ctx = self._trt, self._engine, self._context
-        names = [engine.get_tensor_name(i) for i in range(engine.num_io_tensors)]
-        for name in names:
-            if engine.get_tensor_mode(name) == trt.TensorIOMode.INPUT:
+        """The engine's I/O as dicts (name, is_input, shape, dtype), the input shapes set from `given`."""
+        slots = self._slots()
+        for slot in slots:
+            name = self._name(slot)
+            if self._is_input(slot):
                 if name not in given:
                     raise _missing(name)
-                ctx.set_input_shape(name, given[name].shape)
+                self._set_shape(slot, given[name].shape)
         tensors = []
-        for name in names:
-            is_input = engine.get_tensor_mode(name) == trt.TensorIOMode.INPUT
-            shape = tuple(given[name].shape) if is_input else tuple(ctx.get_tensor_shape(name))
-            dtype = np_dtype(trt, engine.get_tensor_dtype(name))
+        for slot in slots:
+            name = self._name(slot)
+            is_input = self._is_input(slot)
+            shape = tuple(given[name].shape) if is_input else tuple(self._shape(slot))
+            dtype = np_dtype(self._trt, self._dtype(slot))
             tensors.append({"name": name, "is_input": is_input, "shape": shape, "dtype": dtype})
         return tensors
+
+
+class NamedTensors(_IOApi):
+    """TensorRT >= 8.5 (the only API from 10): tensors by name, addresses set on the context, execute_async_v3."""
+
+    name = "tensors (execute_async_v3)"
+
+    def _slots(self):
+        return [self._engine.get_tensor_name(i) for i in range(self._engine.num_io_tensors)]
+
+    def _name(self, slot):
+        return slot
+
+    def _is_input(self, slot):
+        return self._engine.get_tensor_mode(slot) == self._trt.TensorIOMode.INPUT
+
+    def _set_shape(self, slot, shape):
+        self._context.set_input_shape(slot, shape)
+
+    def _shape(self, slot):
+        return self._context.get_tensor_shape(slot)
+
+    def _dtype(self, slot):
+        return self._engine.get_tensor_dtype(slot)
 
     def set_address(self, name, ptr):
         self._context.set_tensor_address(name, ptr)
@@ -69,33 +95,28 @@ class NamedTensors(object):
         return self._context.execute_async_v3(handle)
 
 
-class Bindings(object):
+class Bindings(_IOApi):
     """TensorRT 8.2 / 8.4 (JetPack 4): bindings by index, a pointer list passed to execute_async_v2."""
 
     name = "bindings (execute_async_v2)"
 
-    def __init__(self, trt, engine, context):
-        self._trt = trt
-        self._engine = engine
-        self._context = context
+    def _slots(self):
+        return list(range(self._engine.num_bindings))
 
-    def tensors(self, given):
-        """The engine's bindings as dicts (name, is_input, shape, dtype), the input shapes set from `given`."""
-        trt, engine, ctx = self._trt, self._engine, self._context
-        for b in range(engine.num_bindings):
-            name = engine.get_binding_name(b)
-            if engine.binding_is_input(b):
-                if name not in given:
-                    raise _missing(name)
-                ctx.set_binding_shape(b, given[name].shape)
-        tensors = []
-        for b in range(engine.num_bindings):
-            name = engine.get_binding_name(b)
-            is_input = engine.binding_is_input(b)
-            shape = tuple(given[name].shape) if is_input else tuple(ctx.get_binding_shape(b))
-            dtype = np_dtype(trt, engine.get_binding_dtype(b))
-            tensors.append({"name": name, "is_input": is_input, "shape": shape, "dtype": dtype})
-        return tensors
+    def _name(self, slot):
+        return self._engine.get_binding_name(slot)
+
+    def _is_input(self, slot):
+        return self._engine.binding_is_input(slot)
+
+    def _set_shape(self, slot, shape):
+        self._context.set_binding_shape(slot, shape)
+
+    def _shape(self, slot):
+        return self._context.get_binding_shape(slot)
+
+    def _dtype(self, slot):
+        return self._engine.get_binding_dtype(slot)
 
     def set_address(self, name, ptr):
         pass  # the pointer list goes to every execute
