@@ -50,12 +50,10 @@ class ArmBoard:
 
 def device_yaml(board: ArmBoard, lab: SSHLab, *, sysfs_root: Path | None = None, name: str | None = None) -> str:
     python = board.entry["venvs"][board.venv.name]["python"]  # type: ignore[index]
-    text = (f"  {name or board.device}:\n    host: 127.0.0.1\n    port: {board.host.port}\n    user: {lab.user}\n"
-            f"    identity_file: {lab.client_key}\n    workdir: \"{board.workdir}\"\n    python: {python}\n"
-            "    connect_timeout: 60\n")
+    extra: dict[str, object] = {"python": python, "connect_timeout": 60}
     if sysfs_root is not None:
-        text += f"    sysfs_root: \"{sysfs_root}\"\n"
-    return text
+        extra["sysfs_root"] = sysfs_root
+    return lab.yaml_entry(board.host, name or board.device, workdir=board.workdir, **extra)
 
 
 def venv_of(name: str) -> tuple[ArmRoot, ArmVenv]:

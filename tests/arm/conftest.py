@@ -32,7 +32,7 @@ ssh_lab, sshd_hosts, client_home = _fixtures.ssh_lab, _fixtures.sshd_hosts, _fix
 
 from arm_recipes import ROOT_BY_NAME  # noqa: E402
 from armlab import BUILDER, CACHE, ORIG_ENV, STACKS_ARTIFACTS, ArmBoard, device_yaml, venv_of  # noqa: E402
-from sshd import SSHHost, SSHLab  # noqa: E402
+from sshd import SSHLab  # noqa: E402
 
 # the builder's report entries, by root name: filled once the session's tests are collected (outside any test's
 # timeout: a cold build takes half an hour), for the roots the selected tests need
@@ -118,26 +118,17 @@ def artifact_cache() -> Path:
     return d
 
 
-@pytest.fixture(scope="session")
-def arm_hosts(ssh_lab: SSHLab) -> dict[str, SSHHost]:
-    """One sshd per root, started on first use and kept for the session (stopped with the lab)."""
-    return {}
-
-
 @pytest.fixture
-def arm_board(arm_hosts: dict[str, SSHHost], ssh_lab: SSHLab, client_home: Path,
-              arm_root: Callable[[str], dict[str, object]], artifact_cache: Path,
+def arm_board(ssh_lab: SSHLab, client_home: Path, arm_root: Callable[[str], dict[str, object]], artifact_cache: Path,
               monkeypatch: pytest.MonkeyPatch) -> Callable[[str], ArmBoard]:
-    """arm_board(venv name) → that venv of its root as a board (devices.yaml written, host key trusted)."""
+    """arm_board(venv name) → that venv of its root as a board (devices.yaml written, host key trusted); one sshd
+    per root, started on first use and kept for the session."""
     monkeypatch.setenv("EDGEPROF_CACHE", str(artifact_cache))
 
     def make(venv_name: str) -> ArmBoard:
         root, venv = venv_of(venv_name)
         entry = arm_root(root.name)
-        if root.name not in arm_hosts:
-            arm_hosts[root.name] = ssh_lab.start_host(root.name)
-        host = arm_hosts[root.name]
-        (client_home / ".ssh" / "known_hosts").write_text(host.known_hosts_line())
+        host = ssh_lab.shared_host(root.name, client_home / ".ssh" / "known_hosts")
         workdir = Path(str(entry["tree"])) / "var" / "tmp" / "edgeprof" / f"work-{venv.name}"
         workdir.mkdir(parents=True, exist_ok=True)
         board = ArmBoard(root=root, venv=venv, entry=entry, device=f"arm-{venv.name}",

@@ -232,6 +232,21 @@ class SSHLab:
             self._stop_proc(h)
         self.hosts.clear()
 
+    def shared_host(self, name: str, known_hosts: Path) -> SSHHost:
+        """The lab's sshd named `name`, started on first use and kept for the session (the lanes start one per
+        board stack or root), its key written to the client's `known_hosts` file (only this host is trusted)."""
+        host = next((h for h in self.hosts if h.name == name), None) or self.start_host(name)
+        known_hosts.write_text(host.known_hosts_line())
+        return host
+
+    def yaml_entry(self, host: SSHHost, name: str, *, workdir: str | Path | None = None, **fields: object) -> str:
+        """One devices.yaml entry for `host` (indented under `devices:`): loopback, this lab's user and key, the
+        host's workdir (or `workdir`), then `fields` in order (python, sysfs_root, ...)."""
+        lines = [f"  {name}:", "    host: 127.0.0.1", f"    port: {host.port}", f"    user: {self.user}",
+                 f"    identity_file: {self.client_key}", f"    workdir: \"{workdir or host.workdir}\""]
+        lines += [f"    {k}: {v}" if not isinstance(v, Path) else f"    {k}: \"{v}\"" for k, v in fields.items()]
+        return "\n".join(lines) + "\n"
+
     def known_hosts(self, path: Path, *hosts: SSHHost) -> Path:
         path.write_text("".join(h.known_hosts_line() for h in hosts))
         return path

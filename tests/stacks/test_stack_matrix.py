@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from onnxfiles import tiny_cnn
-from sshd import SSHHost, SSHLab
+from sshd import SSHLab
 from stack_profiles import PROFILE_BY_NAME, PROFILES, StackProfile
 
 import edgeprof_models
@@ -63,31 +63,18 @@ def deploy_cases() -> Iterator[object]:
                 yield pytest.param(p.name, rt, m, id=f"{p.name}-{rt}-{m}")
 
 
-@pytest.fixture(scope="session")
-def boards(ssh_lab: SSHLab) -> dict[str, SSHHost]:
-    """One sshd board per stack, started on first use and kept for the session (stopped with the lab)."""
-    return {}
-
-
 @pytest.fixture
-def board(boards: dict[str, SSHHost], ssh_lab: SSHLab, client_home: Path,
-          stack_entry: Callable[[str], dict[str, object]], artifact_cache: Path,
+def board(ssh_lab: SSHLab, client_home: Path, stack_entry: Callable[[str], dict[str, object]], artifact_cache: Path,
           monkeypatch: pytest.MonkeyPatch) -> Callable[[str], tuple[Path, dict[str, object]]]:
     """board(stack) → (devices.yaml naming the stack's sshd board with its venv as `python:`, report entry)."""
     monkeypatch.setenv("EDGEPROF_CACHE", str(artifact_cache))
 
     def make(stack: str) -> tuple[Path, dict[str, object]]:
         entry = stack_entry(stack)
-        profile = PROFILE_BY_NAME[stack]
-        name = device_name(profile)
-        if name not in boards:
-            boards[name] = ssh_lab.start_host(name)
-        host = boards[name]
-        (client_home / ".ssh" / "known_hosts").write_text(host.known_hosts_line())
+        name = device_name(PROFILE_BY_NAME[stack])
+        host = ssh_lab.shared_host(name, client_home / ".ssh" / "known_hosts")
         inv = client_home.parent / "devices.yaml"
-        inv.write_text(f"version: 1\ndevices:\n  {name}:\n    host: 127.0.0.1\n    port: {host.port}\n"
-                       f"    user: {ssh_lab.user}\n    identity_file: {ssh_lab.client_key}\n"
-                       f"    workdir: \"{host.workdir}\"\n    python: {entry['python']}\n")
+        inv.write_text("version: 1\ndevices:\n" + ssh_lab.yaml_entry(host, name, python=entry["python"]))
         return inv, entry
     return make
 
@@ -164,8 +151,8 @@ def exact_limit(profile: StackProfile) -> bool:
 
 @pytest.mark.parametrize("stack", [p.name for p in PROFILES if exact_limit(p)])
 def test_a_user_file_too_new_for_the_stack_is_refused_before_the_push(
-        stack: str, board: Callable[[str], tuple[Path, dict[str, object]]], boards: dict[str, SSHHost],
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        stack: str, board: Callable[[str], tuple[Path, dict[str, object]]], ssh_lab: SSHLab,
+        client_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     inv, _entry = board(stack)
     profile = PROFILE_BY_NAME[stack]
     assert profile.onnx_max is not None
@@ -173,7 +160,7 @@ def test_a_user_file_too_new_for_the_stack_is_refused_before_the_push(
     opset += 1
     version = runtime_version(profile, "onnxruntime")[1]
     model = tiny_cnn(tmp_path / f"too_new_ir{ir}_opset{opset}.onnx", ir_version=ir, opset=opset)
-    host = boards[device_name(profile)]
+    host = ssh_lab.shared_host(device_name(profile), client_home / ".ssh" / "known_hosts")
     pushed_before = sorted((Path(host.workdir) / "artifacts").glob("*")) if (Path(host.workdir) / "artifacts").exists() \
         else []
     code = main(["deploy", "--device", device_name(profile), "--inventory", str(inv), "--model", str(model),
