@@ -44,9 +44,25 @@ class L4TRelease(Record):
     FIELDS = (Field("release", str), Field("raw", str))
 
 
+class RuntimeFact(Record):
+    """One runtime module in facts (environment.runtime_fact): the version it reports (onnxruntime: and its
+    execution providers), or the error importing it gave. On the wire {version[, providers]} or {error}."""
+
+    NAME = "facts reply.runtimes{}"
+    FIELDS = (Field("version", str, None), Field("providers", list, None, of=str), Field("error", str, None))
+
+    def to_dict(self):
+        if self.error is not None:
+            return {"error": self.error}
+        out = {"version": self.version}
+        if self.providers is not None:
+            out["providers"] = list(self.providers)
+        return out
+
+
 class Facts(Record):
-    """The machine the agent runs on (environment.py). `runtimes`, `env`, `power_sources` and each GPU entry
-    keep their inner shape (name -> {version, providers} / {error}; probe discovery lists)."""
+    """The machine the agent runs on (environment.py); `runtimes` by module name (RuntimeFact). `env`,
+    `power_sources` and each GPU entry keep their probe's shape (probe discovery lists)."""
 
     NAME = "facts reply"
     FIELDS = (
@@ -55,9 +71,13 @@ class Facts(Record):
         Field("python_executable", str), Field("l4t", dict, None, record=L4TRelease),
         Field("board_model", str, None), Field("agent_version", str), Field("protocol", int),
         Field("env", dict, {}), Field("workdir", str, None), Field("disk_free_mb", _NUM, None),
-        Field("runtimes", dict, None), Field("gpus", list, None, of=dict), Field("gpus_error", str, None),
-        Field("power_sources", (list, dict), None),
+        Field("runtimes", dict, None, record=RuntimeFact, keyed=True), Field("gpus", list, None, of=dict),
+        Field("gpus_error", str, None), Field("power_sources", (list, dict), None),
     )
+
+    def runtime(self, module):
+        """The RuntimeFact of one module (None when facts were read without runtimes, or do not list it)."""
+        return (self.runtimes or {}).get(module)
 
 
 # ------------------------------------------------------------------------------------------------ run

@@ -22,6 +22,7 @@ from typing import Any
 
 from ..errors import DeviceError, MeasurementFailed, TransportError
 from ..records import Device
+from ..records.device import BenchmarkModel, PhoneConfig
 from ..transport.adb import ADBTransport, sha256_file
 from . import benchmark
 from .device import BATTERY, read_battery, read_thermal
@@ -100,6 +101,7 @@ class PhoneSession:
 
     def __init__(self, transport: ADBTransport, device: Device) -> None:
         self.transport, self.device = transport, device
+        self.phone = device.phone or PhoneConfig()
         self.workdir = device.workdir.rstrip("/") or "/data/local/tmp/edgeprof"
         self.bytes_moved = 0
         self._binary: str | None = None
@@ -125,13 +127,13 @@ class PhoneSession:
         """benchmark_model on the phone: the devices.yaml phone:/path, or the host file pushed by content."""
         if self._binary is not None:
             return self._binary
-        bm = (self.device.phone or {}).get("benchmark_model") or {}
-        if bm.get("phone_path"):
-            self._binary = str(bm["phone_path"])
-        elif bm.get("host_path"):
-            sha = sha256_file(bm["host_path"])
+        bm = self.phone.benchmark_model or BenchmarkModel()
+        if bm.phone_path:
+            self._binary = bm.phone_path
+        elif bm.host_path:
+            sha = sha256_file(bm.host_path)
             remote = posixpath.join(self.workdir, "bin", f"benchmark_model-{sha[:16]}")
-            self._push_by_content(bm["host_path"], sha, remote, mode="755")
+            self._push_by_content(bm.host_path, sha, remote, mode="755")
             self._binary = remote
         else:
             raise DeviceError(f"device {self.device.name!r}: no benchmark_model",
@@ -152,7 +154,7 @@ class PhoneSession:
         thermal_before = read_thermal(self.transport)
         battery = read_battery(self.transport)
         power_reason: str | None = None
-        if not power or (self.device.power or {}).get("source") == "none":
+        if not power or not self.phone.measures_power:
             power_reason = "power measurement is off for this phone (power: source: none)"
         elif battery.charging:
             power_reason = ("the phone is charging: battery power is not measured while charging (unplug it, or "
@@ -162,7 +164,7 @@ class PhoneSession:
                                  warmup_runs=warmup_runs, min_secs=min_secs, delegate=delegate,
                                  profile_ops=profile_ops, warmup_min_secs=warmup_min_secs)
         trace = posixpath.join(self.workdir, "battery.trace")
-        rate = (self.device.power or {}).get("rate_hz")
+        rate = self.phone.power.rate_hz if self.phone.power is not None else None
         period = 1.0 / rate if rate else SAMPLER_PERIOD_S
         bm_line = " ".join(shlex.quote(a) for a in argv)
         if power_reason is None:
@@ -195,12 +197,12 @@ class PhoneSession:
             if power_summary is None:
                 warnings.append(f"power refused: {power_reason}")
             else:
-                mean_s = parsed.timed.values.get("avg", 0.0) / 1e6
+                mean_s = (parsed.timed.avg or 0.0) / 1e6
                 power_summary["energy_per_inference_j"] = power_summary["mean_w"] * mean_s
                 power_summary["energy_note"] = ("mean battery power over the whole benchmark_model process (load, "
                                                 "warm-up, timed runs) × the timed runs' mean latency")
         thermal_after = read_thermal(self.transport)
-        warn_at = (self.device.phone or {}).get("thermal", {}).get("warn_status", 1)
+        warn_at = self.phone.warn_status
         if thermal_after.status is not None and thermal_after.status >= warn_at:
             warnings.append(f"thermal status after the run: {thermal_after.status_name} ({thermal_after.status}); "
                             "the phone may have throttled")

@@ -14,14 +14,15 @@ from edgeprof.errors import DeviceError, MeasurementFailed, TransportError
 from edgeprof.phone.device import open_adb
 from edgeprof.phone.session import PhoneSession, as_session, battery_power
 from edgeprof.records import Device
+from edgeprof.records.device import BenchmarkModel, PhoneConfig, PhonePower
 from edgeprof.transport.adb import sha256_file
 
 
 def session(d, adb_client: str, server_port: int, **power) -> PhoneSession:  # type: ignore[no-untyped-def]
     dev = Device(name="pixel", kind="adb", host=serial(d), python="", workdir="/data/local/tmp/edgeprof",
-                 power=power or None,
-                 phone={"serial": serial(d), "adb": adb_client, "adb_server_port": server_port,
-                        "benchmark_model": {"host_path": str(tree.benchmark_model_script())}})
+                 phone=PhoneConfig(serial=serial(d), adb=adb_client, adb_server_port=server_port,
+                                   benchmark_model=BenchmarkModel(host_path=str(tree.benchmark_model_script())),
+                                   power=PhonePower(**power) if power else None))
     return PhoneSession(open_adb(dev), dev)
 
 
