@@ -60,6 +60,17 @@ class RuntimeFact(Record):
         return out
 
 
+class PowerSourceFact(Record):
+    """One power source facts looked for (power.discover_all): available, with what its probe describes (the
+    total rail and every rail, what it covers, how it measures), or not available, with the reason."""
+
+    NAME = "facts reply.power_sources[]"
+    FIELDS = (Field("source", str, None), Field("available", bool, None), Field("reason", str, None),
+              Field("rail", str, None), Field("rails", list, None), Field("total_kind", str, None),
+              Field("covers", str, None), Field("method", str, None), Field("max_rate_hz", _NUM, None),
+              Field("detail", dict, None))
+
+
 class Facts(Record):
     """The machine the agent runs on (environment.py); `runtimes` by module name (RuntimeFact). `env`,
     `power_sources` and each GPU entry keep their probe's shape (probe discovery lists)."""
@@ -78,6 +89,17 @@ class Facts(Record):
     def runtime(self, module):
         """The RuntimeFact of one module (None when facts were read without runtimes, or do not list it)."""
         return (self.runtimes or {}).get(module)
+
+    def power_source_facts(self):
+        """power_sources (a probe's shape on the wire) as PowerSourceFact records, in discovery order; keys the
+        record does not name are left out. A mapping (a discovery that failed as a whole: {"error": ...}) gives
+        one record per key, named by it."""
+        found = self.power_sources or []
+        if isinstance(found, dict):
+            found = [dict(v, source=k) if isinstance(v, dict) else {"source": k} for k, v in found.items()]
+        names = PowerSourceFact._names()
+        return [PowerSourceFact.from_dict(dict((k, v) for k, v in x.items() if k in names), PowerSourceFact.NAME)
+                if isinstance(x, dict) else PowerSourceFact(source=str(x)) for x in found]
 
 
 # ------------------------------------------------------------------------------------------------ run

@@ -58,6 +58,19 @@ class RuntimeFact(Record):
     error: str | None
     def __init__(self, *, version: str | None = ..., providers: list[str] | None = ..., error: str | None = ...) -> None: ...
 
+class PowerSourceFact(Record):
+    source: str | None
+    available: bool | None
+    reason: str | None
+    rail: str | None
+    rails: list[Any] | None
+    total_kind: str | None
+    covers: str | None
+    method: str | None
+    max_rate_hz: float | None
+    detail: dict[str, Any] | None
+    def __init__(self, *, source: str | None = ..., available: bool | None = ..., reason: str | None = ..., rail: str | None = ..., rails: list[Any] | None = ..., total_kind: str | None = ..., covers: str | None = ..., method: str | None = ..., max_rate_hz: float | None = ..., detail: dict[str, Any] | None = ...) -> None: ...
+
 class Facts(Record):
     hostname: str
     arch: str
@@ -81,6 +94,7 @@ class Facts(Record):
     power_sources: list[Any] | dict[str, Any] | None
     def __init__(self, *, hostname: str, arch: str, cpu: str, cores: int | None = ..., memory_mb: float | None = ..., os: str, kernel: str, python: str, python_executable: str, l4t: L4TRelease | None = ..., board_model: str | None = ..., agent_version: str, protocol: int, env: dict[str, Any] = ..., workdir: str | None = ..., disk_free_mb: float | None = ..., runtimes: dict[str, RuntimeFact] | None = ..., gpus: list[dict[str, Any]] | None = ..., gpus_error: str | None = ..., power_sources: list[Any] | dict[str, Any] | None = ...) -> None: ...
     def runtime(self, module: str) -> RuntimeFact | None: ...
+    def power_source_facts(self) -> list[PowerSourceFact]: ...
 
 class ArtifactRef(Record):
     path: str | None

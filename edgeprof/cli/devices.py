@@ -138,21 +138,14 @@ def _runtimes(f: Facts) -> str:
 
 def _power_sources(f: Facts) -> str:
     """Available power sources (with rails when known); unavailable ones are listed by `--json` with reasons."""
-    p = f.power_sources
-    if not p:
+    if not f.power_sources:
         return "none"
-    items = p if isinstance(p, list) else [dict(v, source=k) if isinstance(v, dict) else {"source": k}
-                                            for k, v in p.items()]
     found = []
-    for x in items:
-        if isinstance(x, dict):
-            if x.get("available") is False:
-                continue
-            rails = x.get("rails")
-            extra = f" ({', '.join(map(str, rails))})" if isinstance(rails, list) and rails else ""
-            found.append(f"{x.get('source', '?')}{extra}")
-        else:
-            found.append(str(x))
+    for x in f.power_source_facts():
+        if x.available is False:
+            continue
+        extra = f" ({', '.join(map(str, x.rails))})" if x.rails else ""
+        found.append(f"{x.source if x.source is not None else '?'}{extra}")
     return "\n".join(found) or "none found"
 
 

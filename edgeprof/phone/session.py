@@ -13,6 +13,7 @@ and benchmark_model prints none (see benchmark.py); `measure` returns what bench
 
 from __future__ import annotations
 
+import dataclasses
 import posixpath
 import shlex
 import statistics
@@ -25,32 +26,47 @@ from ..records import Device
 from ..records.device import BenchmarkModel, PhoneConfig
 from ..transport.adb import ADBTransport, sha256_file
 from . import benchmark
-from .device import BATTERY, read_battery, read_thermal
+from .device import BATTERY, Thermal, read_battery, read_thermal
 
 SAMPLER_PERIOD_S = 0.2  # Perfetto's android.power guidance: poll no faster than every 100 ms
 TRACE_MARKER = "edgeprof-battery-trace"
 NOT_ON_PHONES = "not supported on phones yet"
 
 
+@dataclass(frozen=True)
+class PhoneMemory:
+    """benchmark_model's memory lines in MB: the footprint deltas from its start, and its periodic RSS peak."""
+
+    init_delta: float | None
+    overall_delta: float | None
+    peak: float | None
+
+
 @dataclass
 class PhoneRun:
-    """What one benchmark_model run on a phone measured (plain data; `to_dict` is what is printed and saved)."""
+    """What one benchmark_model run on a phone measured; `to_dict` is what is printed and saved."""
 
     device: str
     command: list[str]
-    latency_ms: dict[str, Any]
+    latency_ms: dict[str, Any]  # BenchmarkOutput.latency_ms(): benchmark_model's own statistics, and what is absent
     init_ms: float
     first_inference_ms: float
-    memory_mb: dict[str, float | None]
+    memory_mb: PhoneMemory
     power: dict[str, Any] | None
     power_reason: str | None
-    thermal: dict[str, Any]
+    thermal_before: Thermal
+    thermal_after: Thermal
     ops: list[dict[str, Any]] = field(default_factory=list)
     delegation: list[dict[str, Any]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+        return {"device": self.device, "command": self.command, "latency_ms": self.latency_ms,
+                "init_ms": self.init_ms, "first_inference_ms": self.first_inference_ms,
+                "memory_mb": dataclasses.asdict(self.memory_mb), "power": self.power,
+                "power_reason": self.power_reason,
+                "thermal": {"before": self.thermal_before.to_dict(), "after": self.thermal_after.to_dict()},
+                "ops": self.ops, "delegation": self.delegation, "warnings": self.warnings}
 
 
 def sampler_script(trace: str, period_s: float) -> str:
@@ -210,10 +226,9 @@ class PhoneSession:
         return PhoneRun(
             device=self.device.name, command=argv, latency_ms=latency, init_ms=parsed.init_us / 1000,
             first_inference_ms=parsed.first_inference_us / 1000,
-            memory_mb={"init_delta": parsed.memory_init_mb, "overall_delta": parsed.memory_overall_mb,
-                       "peak": parsed.peak_memory_mb},
-            power=power_summary, power_reason=power_reason,
-            thermal={"before": thermal_before.to_dict(), "after": thermal_after.to_dict()},
+            memory_mb=PhoneMemory(init_delta=parsed.memory_init_mb, overall_delta=parsed.memory_overall_mb,
+                                  peak=parsed.peak_memory_mb),
+            power=power_summary, power_reason=power_reason, thermal_before=thermal_before, thermal_after=thermal_after,
             ops=parsed.op_profile, delegation=parsed.delegation, warnings=warnings)
 
     def close(self) -> None:

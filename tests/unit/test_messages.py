@@ -58,6 +58,9 @@ SAMPLES = {
     m.FactsRequest: {"runtimes": False},
     m.L4TRelease: {"release": "32.7.1", "raw": "# R32 (release), REVISION: 7.1"},
     m.RuntimeFact: {"version": "1.10.0", "providers": ["CPUExecutionProvider"]},
+    m.PowerSourceFact: {"source": "jetson-ina3221", "available": True, "rail": "VDD_IN", "rails": ["VDD_IN", "VDD_CPU_GPU_CV"],
+                        "total_kind": "board", "covers": "the whole module", "method": "sysfs", "max_rate_hz": 200.0,
+                        "reason": None, "detail": {"bus": "i2c-1"}},
     m.Facts: {"hostname": "nano", "arch": "aarch64", "cpu": "ARMv8", "cores": 4, "memory_mb": 3964.1,
               "os": "Ubuntu 18.04.6 LTS", "kernel": "4.9.253-tegra", "python": "3.6.9",
               "python_executable": "/usr/bin/python3", "l4t": {"release": "32.7.1", "raw": "# R32"},
@@ -311,6 +314,19 @@ def test_every_error_kind_the_agent_raises_is_a_shared_constant():
     assert used and used <= set(ErrorKind.ALL), used - set(ErrorKind.ALL)
 
 
+def test_facts_power_sources_read_as_records_in_each_shape():
+    found = [{"source": "rpi5-pmic", "available": True, "rails": ["EXT5V"], "extra": 1},
+             {"source": "rapl", "available": False, "reason": "no /sys/class/powercap"}]
+    f = m.Facts.from_dict({**SAMPLES[m.Facts], "power_sources": found})
+    got = f.power_source_facts()
+    assert [(p.source, p.available, p.rails, p.reason) for p in got] == [
+        ("rpi5-pmic", True, ["EXT5V"], None), ("rapl", False, None, "no /sys/class/powercap")]
+    assert f.to_dict()["power_sources"] == found  # the wire keeps the probe's shape
+    failed = m.Facts.from_dict({**SAMPLES[m.Facts], "power_sources": {"error": "boom"}}).power_source_facts()
+    assert [(p.source, p.available) for p in failed] == [("error", None)]
+    assert m.Facts.from_dict({**SAMPLES[m.Facts], "power_sources": None}).power_source_facts() == []
+
+
 def test_facts_runtimes_are_typed_and_keep_their_three_wire_shapes():
     shapes = {"onnxruntime": {"version": "1.10.0", "providers": ["CPUExecutionProvider"]},
               "tflite_runtime": {"version": None}, "tensorrt": {"error": "ModuleNotFoundError: No module named 'x'"}}
@@ -347,7 +363,8 @@ def _field_type(f):
 
 
 # methods the host calls on a record, beyond its fields
-METHODS = {"Facts": ["    def runtime(self, module: str) -> RuntimeFact | None: ..."]}
+METHODS = {"Facts": ["    def runtime(self, module: str) -> RuntimeFact | None: ...",
+                     "    def power_source_facts(self) -> list[PowerSourceFact]: ..."]}
 
 
 def render_stub():
