@@ -469,7 +469,7 @@ class _Loader(Doc):
         if e.power is not None:
             extra = sorted(set(e.power) - {"source", "rate_hz"})
             power = PhonePower(**{k: v for k, v in e.power.items() if k not in extra})
-            if power.source not in PHONE_POWER_SOURCES:
+            if power.measured not in PHONE_POWER_SOURCES:
                 raise self.err(node("power"), f"{ypath}.power.source",
                                f"a phone measures power from its battery, not {power.source!r}",
                                hint="one of " + ", ".join(PHONE_POWER_SOURCES))

@@ -6,8 +6,9 @@ defaults come from vocab.RUN_DEFAULTS). `from_dict` is strict: a missing require
 value of the wrong type raises MessageError naming the field ("run.inputs[0].shape: expected a list, got str").
 The agent answers such a request with ErrorKind.PROTOCOL; the host turns such a reply into a one-line AgentError.
 The power configuration, power summary, thermal snapshots, the runtime's description and the op profile are
-records too (protocol 5); what one probe reports inside a snapshot (zones, cpufreq, ...) and facts' runtimes
-keep their probe's shape.
+records too (protocol 5), and so are facts' runtimes (RuntimeFact by module name; same wire shape). What one
+probe reports inside a snapshot (zones, cpufreq, ...) and facts' power sources keep their probe's shape on the
+wire; the host reads the power sources through Facts.power_source_facts (PowerSourceFact records).
 Does not own: the record machinery (record.py: Field, Record, strict from_dict), framing (protocol.py) or what the ops do (__main__.py, worker.py, lease.py).
 
 Python >= 3.6, standard library only: plain classes with __slots__ (no dataclasses).

@@ -72,7 +72,7 @@ def _power(d: Device) -> str:
     """The power column: a board's source (auto when devices.yaml names none), rail and rate; a phone's battery."""
     if d.phone is not None:
         phone = d.phone.power or PhonePower()
-        source, rail, rate = phone.source, None, phone.rate_hz
+        source, rail, rate = phone.measured, None, phone.rate_hz
     else:
         cfg = d.power_config()
         if cfg is None:

@@ -30,13 +30,19 @@ class BenchmarkModel:
 
 @dataclass(frozen=True)
 class PhonePower:
-    """A phone's `power:` block: its battery (the default) or none, and the battery sampler's rate."""
+    """A phone's `power:` block as written: its battery or none (None: not written, the battery), and the battery
+    sampler's rate."""
 
-    source: str = "battery"  # battery | none
+    source: str | None = None  # battery | none
     rate_hz: float | None = None
 
+    @property
+    def measured(self) -> str:
+        """What is measured: "battery" or "none"."""
+        return self.source or "battery"
+
     def to_dict(self) -> dict[str, Any]:
-        return {"source": self.source} | ({"rate_hz": self.rate_hz} if self.rate_hz is not None else {})
+        return {k: v for k, v in (("source", self.source), ("rate_hz", self.rate_hz)) if v is not None}
 
 
 @dataclass(frozen=True)
@@ -58,7 +64,7 @@ class PhoneConfig:
 
     @property
     def measures_power(self) -> bool:
-        return self.power is None or self.power.source != "none"
+        return self.power is None or self.power.measured != "none"
 
     def to_dict(self) -> dict[str, Any]:
         """The shape `devices list --json` has always shown (power is the Device's key)."""
