@@ -99,3 +99,29 @@ def test_devices_list_shows_a_phone(tmp_path: Path, capsys: pytest.CaptureFixtur
     line = next(ln for ln in capsys.readouterr().out.splitlines() if "pixel" in ln)
     cells = [c.strip() for c in line.split("│")[1:-1]]
     assert cells == ["pixel", "1A2B3C", "-", "-", "/data/local/tmp/edgeprof", "class=phone", "battery", "adb"]
+
+
+def test_devices_list_power_column_and_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from edgeprof.cli.main import main
+
+    p = tmp_path / "devices.yaml"
+    p.write_text(textwrap.dedent("""\
+        version: 1
+        devices:
+          nano: {host: 10.0.0.5, power: {source: jetson-ina3221, rail: VDD_IN, rate_hz: 50}}
+          pi: {host: 10.0.0.6}
+          pixel: {transport: adb, power: {rate_hz: 2}}
+          quiet: {transport: adb, power: {source: none}}
+        """))
+    assert main(["devices", "list", "--inventory", str(p)]) == 0
+    power = {cells[0]: cells[6] for cells in ([c.strip() for c in ln.split("│")[1:-1]]
+                                              for ln in capsys.readouterr().out.splitlines() if "│" in ln)}
+    assert (power["nano"], power["pi"], power["pixel"], power["quiet"]) == (
+        "jetson-ina3221 VDD_IN 50 Hz", "auto", "battery 2 Hz", "none")  # a phone measures its battery, never "auto"
+    assert main(["devices", "list", "--inventory", str(p), "--json"]) == 0
+    shown = {d["name"]: d for d in json.loads(capsys.readouterr().out)["devices"]}
+    assert shown["nano"]["power"] == {"source": "jetson-ina3221", "rail": "VDD_IN", "rate_hz": 50}
+    assert shown["pixel"]["power"] == {"rate_hz": 2} and shown["pi"]["power"] is None  # as written
+    assert "phone" not in shown["nano"] and shown["quiet"]["phone"]["benchmark_model"] is None
