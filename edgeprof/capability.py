@@ -79,8 +79,8 @@ def has_nvidia_gpu(facts: Facts) -> bool | None:
     return None
 
 
-def _importable(runtimes: Mapping[str, Any], names: tuple[str, ...]) -> bool:
-    return any("version" in (runtimes.get(m) or {}) for m in names)
+def _importable(facts: Facts, names: tuple[str, ...]) -> bool:
+    return any((fact := facts.runtime(m)) is not None and fact.error is None for m in names)
 
 
 def check(fmt: str, runtime: str, precision: str, facts: Facts | None = None,
@@ -109,11 +109,12 @@ def check(fmt: str, runtime: str, precision: str, facts: Facts | None = None,
         return Decision(False, f"{', '.join(wanted_gpu)} needs an NVIDIA GPU; device {device} has none")
     runtimes = facts.runtimes or {}
     needed = RUNTIME_MODULES.get(runtime, ())
-    if needed and runtimes and not _importable(runtimes, needed):
+    if needed and runtimes and not _importable(facts, needed):
         return Decision(False, f"{runtime} is not installed on {device} (python {python}; "
                                f"none of {', '.join(needed)} imports); install it there or pick another runtime")
     if runtime == "onnxruntime" and providers and runtimes:
-        available = (runtimes.get("onnxruntime") or {}).get("providers") or []
+        ort = facts.runtime("onnxruntime")
+        available = (ort.providers if ort is not None else None) or []
         missing = [p for p in providers if p not in available]
         if available and missing:
             return Decision(False, f"onnxruntime on {device} lacks {', '.join(missing)} "
@@ -179,13 +180,12 @@ _RUNTIME_FACT_KEYS = {"tflite": ("ai_edge_litert", "tflite_runtime")}
 
 def runtime_version(facts: Facts | None, runtime: str) -> str | None:
     """The version of `runtime` in the device's facts (None when the facts do not list it)."""
-    found = facts.runtimes if facts is not None else None
-    if not isinstance(found, dict):
+    if facts is None:
         return None
     for key in _RUNTIME_FACT_KEYS.get(runtime, (runtime,)):
-        entry = found.get(key)
-        if isinstance(entry, dict) and isinstance(entry.get("version"), str) and entry["version"]:
-            return str(entry["version"])
+        entry = facts.runtime(key)
+        if entry is not None and entry.version:
+            return entry.version
     return None
 
 

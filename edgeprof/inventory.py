@@ -30,6 +30,7 @@ from yaml.nodes import Node
 from .config import POWER_RATE_MAX_HZ, Doc, check_number, compose, did_you_mean, read_text, resolve_path
 from .errors import ConfigError, DeviceError
 from .records import Device, local_device
+from .records.device import BenchmarkModel, PhoneConfig, PhonePower
 from .vocab import POWER_SOURCES
 
 INVENTORY_VERSION = 1
@@ -69,6 +70,42 @@ DEVICE_KEYS: tuple[str, ...] = BOARD_KEYS + PHONE_KEYS
 DEFAULTS_KEYS = tuple(k for k in DEVICE_KEYS if k not in ("host", "serial"))
 MERGED_KEYS = ("env", "tags", "power")  # defaults and device entry merged key by key
 SECRET_KEYS = ("password", "passphrase", "passwd")
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One devices.yaml device entry after validation, with the defaults block merged in: every key of
+    DEVICE_KEYS, None (or empty) where neither wrote it. Defaults that depend on the kind of device (the workdir,
+    the connect timeout, what ~/.ssh/config gives) are applied when the Device is built."""
+
+    transport: str = "ssh"
+    host: str | None = None
+    port: int | None = None
+    user: str | None = None
+    identity_file: str | None = None
+    proxy_jump: str | None = None
+    python: str = DEFAULT_PYTHON
+    workdir: str | None = None
+    env: Mapping[str, str] = field(default_factory=dict)
+    tags: Mapping[str, str] = field(default_factory=dict)
+    power: dict[str, Any] | None = None  # the validated power: block (f_power)
+    sysfs_root: str = "/"
+    connect_timeout: float | None = None
+    known_hosts: str | None = None
+    controller: str | None = None
+    serial: str | None = None
+    adb: str | None = None
+    adb_server_port: int | None = None
+    benchmark_model: BenchmarkModel | None = None
+    thermal: int | None = None  # thermal.warn_status
+
+    @classmethod
+    def merged(cls, defaults: Mapping[str, tuple[Node, Any]], entry: Mapping[str, tuple[Node, Any]]) -> Entry:
+        """The entry over the defaults; env, tags and power are merged key by key (MERGED_KEYS)."""
+        values: dict[str, Any] = {k: v for k, (_, v) in defaults.items()}
+        for key, (_, value) in entry.items():
+            values[key] = {**values[key], **value} if key in MERGED_KEYS and key in values else value
+        return cls(**values)
 
 
 def default_search_paths() -> list[str]:
@@ -396,102 +433,103 @@ class _Loader(Doc):
                            hint="ssh (a board, the default) or adb (an Android phone)")
         return value
 
-    def f_benchmark_model(self, node: Node, p: str) -> dict[str, Any]:
+    def f_benchmark_model(self, node: Node, p: str) -> BenchmarkModel:
         """A host file (pushed to the phone by content) or `phone:/path` already on the phone."""
         value = self.string(node, p, "a file on this host, or phone:/path on the phone")
         if value.startswith("phone:"):
             remote = value[len("phone:"):]
             if not remote.startswith("/") or any(c in remote for c in "\n\0"):
                 raise self.err(node, p, f"{remote!r} must be an absolute path on the phone")
-            return {"phone_path": remote}
-        return {"host_path": resolve_path(value, self.base_dir)}
+            return BenchmarkModel(phone_path=remote)
+        return BenchmarkModel(host_path=resolve_path(value, self.base_dir))
 
-    def f_thermal(self, node: Node, p: str) -> dict[str, Any]:
-        out: dict[str, Any] = {}
+    def f_thermal(self, node: Node, p: str) -> int | None:
+        """The thermal: block's warn_status (None when the block does not set it)."""
+        warn_status = None
         for key, knode, vnode in self.mapping(node, p):
             kpath = f"{p}.{key}"
             if key != "warn_status":
                 raise self.err(knode, kpath, f"unknown key{did_you_mean(key, THERMAL_KEYS)}",
                                hint="thermal keys: " + ", ".join(THERMAL_KEYS))
-            out[key] = self.integer(vnode, kpath, 0, 6)
-        return out
+            warn_status = self.integer(vnode, kpath, 0, 6)
+        return warn_status
 
-    def phone_device(self, name: str, knode: Node, ypath: str, values: dict[str, Any],
-                     nodes: dict[str, Node]) -> Device:
+    def phone_device(self, name: str, knode: Node, ypath: str, e: Entry,
+                     entry: Mapping[str, tuple[Node, Any]]) -> Device:
         """A `transport: adb` entry: no SSH keys, a serial (or the only device adb sees), battery power."""
         for key in SSH_ONLY_KEYS:
-            if key in nodes:
-                raise self.err(nodes[key], f"{ypath}.{key}", "does not apply to a phone (transport: adb)",
+            if key in entry:
+                raise self.err(entry[key][0], f"{ypath}.{key}", "does not apply to a phone (transport: adb)",
                                hint="phones take: " + ", ".join(PHONE_ONLY_KEYS) + ", workdir, env, tags, power")
-        power = values.get("power")
-        if power is not None:
-            source = power.get("source", "battery")
-            if source not in PHONE_POWER_SOURCES:
-                raise self.err(nodes.get("power", knode), f"{ypath}.power.source",
-                               f"a phone measures power from its battery, not {source!r}",
+
+        def node(key: str) -> Node:
+            return entry[key][0] if key in entry else knode
+
+        power: PhonePower | None = None
+        if e.power is not None:
+            extra = sorted(set(e.power) - {"source", "rate_hz"})
+            power = PhonePower(**{k: v for k, v in e.power.items() if k not in extra})
+            if power.measured not in PHONE_POWER_SOURCES:
+                raise self.err(node("power"), f"{ypath}.power.source",
+                               f"a phone measures power from its battery, not {power.source!r}",
                                hint="one of " + ", ".join(PHONE_POWER_SOURCES))
-            extra = sorted(set(power) - {"source", "rate_hz"})
             if extra:
-                raise self.err(nodes.get("power", knode), f"{ypath}.power.{extra[0]}",
+                raise self.err(node("power"), f"{ypath}.power.{extra[0]}",
                                "does not apply to a phone", hint="phone power keys: source, rate_hz")
-        workdir = values.get("workdir", DEFAULT_PHONE_WORKDIR)
+        workdir = e.workdir or DEFAULT_PHONE_WORKDIR
         if workdir.startswith("~"):
-            raise self.err(nodes.get("workdir", knode), f"{ypath}.workdir",
+            raise self.err(node("workdir"), f"{ypath}.workdir",
                            "must be an absolute path on the phone (e.g. /data/local/tmp/edgeprof)")
         return Device(
-            name=name, kind="adb", host=values.get("serial"), python="", workdir=workdir,
-            env=dict(values.get("env", {})), tags=dict(values.get("tags", {})), power=power,
-            connect_timeout=values.get("connect_timeout") or DEFAULT_CONNECT_TIMEOUT,
-            controller=values.get("controller"), source=f"{self.display}:{knode.start_mark.line + 1}",
-            phone={"serial": values.get("serial"), "adb": values.get("adb"),
-                   "adb_server_port": values.get("adb_server_port"),
-                   "benchmark_model": values.get("benchmark_model"), "thermal": values.get("thermal", {})},
+            name=name, kind="adb", host=e.serial, python="", workdir=workdir, env=dict(e.env), tags=dict(e.tags),
+            connect_timeout=e.connect_timeout or DEFAULT_CONNECT_TIMEOUT, controller=e.controller,
+            source=f"{self.display}:{knode.start_mark.line + 1}",
+            phone=PhoneConfig(serial=e.serial, adb=e.adb, adb_server_port=e.adb_server_port,
+                              benchmark_model=e.benchmark_model, thermal_warn_status=e.thermal, power=power),
         )
 
     def device(self, name: str, knode: Node, ypath: str, defaults: dict[str, tuple[Node, Any]],
                entry: dict[str, tuple[Node, Any]]) -> Device:
-        values: dict[str, Any] = {k: v for k, (_, v) in defaults.items()}
-        for key, (_, value) in entry.items():
-            if key in MERGED_KEYS and isinstance(values.get(key), dict):
-                values[key] = {**values[key], **value}
-            else:
-                values[key] = value
-        if values.get("transport", "ssh") == "adb":
-            return self.phone_device(name, knode, ypath, values, {k: n for k, (n, _) in entry.items()})
+        e = Entry.merged(defaults, entry)
+        if e.transport == "adb":
+            return self.phone_device(name, knode, ypath, e, entry)
         for key in PHONE_ONLY_KEYS:
             if key in entry:
                 raise self.err(entry[key][0], f"{ypath}.{key}", "applies only to a phone",
                                hint="add transport: adb to this entry, or remove the key")
-        if (values.get("power") or {}).get("source") == "battery":
-            pnode = entry["power"][0] if "power" in entry else defaults.get("power", (knode, None))[0]
+        if e.power is not None and e.power.get("source") == "battery":
+            pnode = entry["power"][0] if "power" in entry else defaults["power"][0]
             raise self.err(pnode, f"{ypath}.power.source", "battery applies only to a phone (transport: adb)",
                            hint="one of " + ", ".join(POWER_SOURCES))
+        return self.ssh_device(name, knode, ypath, e)
 
+    def ssh_device(self, name: str, knode: Node, ypath: str, e: Entry) -> Device:
+        """A board reached over SSH: what devices.yaml leaves out comes from ~/.ssh/config (ssh's own rules)."""
         cfg: dict[str, Any] = {}
-        alias = values.get("host", name)
+        alias = e.host or name
         if self.ssh_config is not None:
             cfg = dict(self.ssh_config.lookup(alias))
         host = cfg.get("hostname", alias)
-        if "host" not in values and host == name:
+        if e.host is None and host == name:
             raise self.err(knode, ypath, "no host", hint=f"set host: for it, or add a 'Host {name}' block with "
                            "HostName to ~/.ssh/config")
-        if "proxycommand" in cfg and "proxy_jump" not in values and "proxyjump" not in cfg:
+        if "proxycommand" in cfg and e.proxy_jump is None and "proxyjump" not in cfg:
             raise self.err(knode, ypath, f"~/.ssh/config gives ProxyCommand for {alias!r}, which edgeprof does "
                            "not support", hint="use ProxyJump (proxy_jump: in devices.yaml)")
-        port = values.get("port")
+        port = e.port
         if port is None and "port" in cfg:
             text = str(cfg["port"]).strip()
             port = int(text) if text.isdigit() and len(text) < 6 else None
             if not check_number(port, integer=True, lo=1, hi=65535):
                 raise self.err(knode, ypath, f"~/.ssh/config gives Port {cfg['port']!r} for {alias!r}",
                                hint="a port is an integer 1–65535")
-        identity = values.get("identity_file")
+        identity = e.identity_file
         if identity is None and cfg.get("identityfile"):
             identity = cfg["identityfile"][0]
-        proxy = values.get("proxy_jump", cfg.get("proxyjump"))
+        proxy = e.proxy_jump if e.proxy_jump is not None else cfg.get("proxyjump")
         if proxy is not None and proxy.lower() == "none":
             proxy = None
-        timeout = values.get("connect_timeout")
+        timeout = e.connect_timeout
         if timeout is None and "connecttimeout" in cfg:
             try:
                 timeout = float(cfg["connecttimeout"])
@@ -500,12 +538,9 @@ class _Loader(Doc):
             if not check_number(timeout, integer=False, lo=0, hi=MAX_CONNECT_TIMEOUT, lo_open=True):
                 timeout = None  # ssh's own rule: a bad ConnectTimeout is ignored; ours is the default
         return Device(
-            name=name, kind="ssh", host=host, port=port or 22, user=values.get("user", cfg.get("user")),
-            identity_file=identity, proxy_jump=proxy, python=values.get("python", DEFAULT_PYTHON),
-            workdir=values.get("workdir", DEFAULT_WORKDIR), env=dict(values.get("env", {})),
-            tags=dict(values.get("tags", {})), power=values.get("power"),
-            sysfs_root=values.get("sysfs_root", "/"),
-            connect_timeout=timeout or DEFAULT_CONNECT_TIMEOUT, known_hosts=values.get("known_hosts"),
-            controller=values.get("controller"),
+            name=name, kind="ssh", host=host, port=port or 22, user=e.user if e.user is not None else cfg.get("user"),
+            identity_file=identity, proxy_jump=proxy, python=e.python, workdir=e.workdir or DEFAULT_WORKDIR,
+            env=dict(e.env), tags=dict(e.tags), power=e.power, sysfs_root=e.sysfs_root,
+            connect_timeout=timeout or DEFAULT_CONNECT_TIMEOUT, known_hosts=e.known_hosts, controller=e.controller,
             source=f"{self.display}:{knode.start_mark.line + 1}",
         )

@@ -21,7 +21,7 @@ import sys
 
 from . import AGENT_VERSION, PROTOCOL_VERSION
 from .gpus import nvidia_gpus
-from .messages import Facts, L4TRelease
+from .messages import Facts, L4TRelease, RuntimeFact
 from .sysfs import SysfsRoot
 
 THREAD_VARS = (
@@ -408,7 +408,7 @@ def facts(workdir=None, with_runtimes=True, root=None, tools=None):
         d.workdir = workdir
         d.disk_free_mb = disk_free_mb(workdir)
     if with_runtimes:
-        d.runtimes = runtimes()
+        d.runtimes = dict((mod, RuntimeFact.from_dict(fact)) for mod, fact in runtimes().items())
     try:  # NVIDIA GPUs (capability matrix: tensorrt, CUDA providers); cheap, imports nothing
         d.gpus = nvidia_gpus(root)
     except Exception as e:

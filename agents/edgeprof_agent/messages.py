@@ -6,8 +6,9 @@ defaults come from vocab.RUN_DEFAULTS). `from_dict` is strict: a missing require
 value of the wrong type raises MessageError naming the field ("run.inputs[0].shape: expected a list, got str").
 The agent answers such a request with ErrorKind.PROTOCOL; the host turns such a reply into a one-line AgentError.
 The power configuration, power summary, thermal snapshots, the runtime's description and the op profile are
-records too (protocol 5); what one probe reports inside a snapshot (zones, cpufreq, ...) and facts' runtimes
-keep their probe's shape.
+records too (protocol 5), and so are facts' runtimes (RuntimeFact by module name; same wire shape). What one
+probe reports inside a snapshot (zones, cpufreq, ...) and facts' power sources keep their probe's shape on the
+wire; the host reads the power sources through Facts.power_source_facts (PowerSourceFact records).
 Does not own: the record machinery (record.py: Field, Record, strict from_dict), framing (protocol.py) or what the ops do (__main__.py, worker.py, lease.py).
 
 Python >= 3.6, standard library only: plain classes with __slots__ (no dataclasses).
@@ -44,9 +45,36 @@ class L4TRelease(Record):
     FIELDS = (Field("release", str), Field("raw", str))
 
 
+class RuntimeFact(Record):
+    """One runtime module in facts (environment.runtime_fact): the version it reports (onnxruntime: and its
+    execution providers), or the error importing it gave. On the wire {version[, providers]} or {error}."""
+
+    NAME = "facts reply.runtimes{}"
+    FIELDS = (Field("version", str, None), Field("providers", list, None, of=str), Field("error", str, None))
+
+    def to_dict(self):
+        if self.error is not None:
+            return {"error": self.error}
+        out = {"version": self.version}
+        if self.providers is not None:
+            out["providers"] = list(self.providers)
+        return out
+
+
+class PowerSourceFact(Record):
+    """One power source facts looked for (power.discover_all): available, with what its probe describes (the
+    total rail and every rail, what it covers, how it measures), or not available, with the reason."""
+
+    NAME = "facts reply.power_sources[]"
+    FIELDS = (Field("source", str, None), Field("available", bool, None), Field("reason", str, None),
+              Field("rail", str, None), Field("rails", list, None), Field("total_kind", str, None),
+              Field("covers", str, None), Field("method", str, None), Field("max_rate_hz", _NUM, None),
+              Field("detail", dict, None))
+
+
 class Facts(Record):
-    """The machine the agent runs on (environment.py). `runtimes`, `env`, `power_sources` and each GPU entry
-    keep their inner shape (name -> {version, providers} / {error}; probe discovery lists)."""
+    """The machine the agent runs on (environment.py); `runtimes` by module name (RuntimeFact). `env`,
+    `power_sources` and each GPU entry keep their probe's shape (probe discovery lists)."""
 
     NAME = "facts reply"
     FIELDS = (
@@ -55,9 +83,24 @@ class Facts(Record):
         Field("python_executable", str), Field("l4t", dict, None, record=L4TRelease),
         Field("board_model", str, None), Field("agent_version", str), Field("protocol", int),
         Field("env", dict, {}), Field("workdir", str, None), Field("disk_free_mb", _NUM, None),
-        Field("runtimes", dict, None), Field("gpus", list, None, of=dict), Field("gpus_error", str, None),
-        Field("power_sources", (list, dict), None),
+        Field("runtimes", dict, None, record=RuntimeFact, keyed=True), Field("gpus", list, None, of=dict),
+        Field("gpus_error", str, None), Field("power_sources", (list, dict), None),
     )
+
+    def runtime(self, module):
+        """The RuntimeFact of one module (None when facts were read without runtimes, or do not list it)."""
+        return (self.runtimes or {}).get(module)
+
+    def power_source_facts(self):
+        """power_sources (a probe's shape on the wire) as PowerSourceFact records, in discovery order; keys the
+        record does not name are left out. A mapping (a discovery that failed as a whole: {"error": ...}) gives
+        one record per key, named by it."""
+        found = self.power_sources or []
+        if isinstance(found, dict):
+            found = [dict(v, source=k) if isinstance(v, dict) else {"source": k} for k, v in found.items()]
+        names = PowerSourceFact._names()
+        return [PowerSourceFact.from_dict(dict((k, v) for k, v in x.items() if k in names), PowerSourceFact.NAME)
+                if isinstance(x, dict) else PowerSourceFact(source=str(x)) for x in found]
 
 
 # ------------------------------------------------------------------------------------------------ run

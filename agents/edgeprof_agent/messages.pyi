@@ -18,7 +18,7 @@ class Field:
     many: bool
     nullable: bool
     def __init__(self, name: str, types: Any, default: Any = ..., record: type[Record] | None = ...,
-                 many: bool = ..., nullable: bool = ...) -> None: ...
+                 many: bool = ..., nullable: bool = ..., keyed: bool = ...) -> None: ...
 
 class Record:
     NAME: str
@@ -52,6 +52,25 @@ class L4TRelease(Record):
     raw: str
     def __init__(self, *, release: str, raw: str) -> None: ...
 
+class RuntimeFact(Record):
+    version: str | None
+    providers: list[str] | None
+    error: str | None
+    def __init__(self, *, version: str | None = ..., providers: list[str] | None = ..., error: str | None = ...) -> None: ...
+
+class PowerSourceFact(Record):
+    source: str | None
+    available: bool | None
+    reason: str | None
+    rail: str | None
+    rails: list[Any] | None
+    total_kind: str | None
+    covers: str | None
+    method: str | None
+    max_rate_hz: float | None
+    detail: dict[str, Any] | None
+    def __init__(self, *, source: str | None = ..., available: bool | None = ..., reason: str | None = ..., rail: str | None = ..., rails: list[Any] | None = ..., total_kind: str | None = ..., covers: str | None = ..., method: str | None = ..., max_rate_hz: float | None = ..., detail: dict[str, Any] | None = ...) -> None: ...
+
 class Facts(Record):
     hostname: str
     arch: str
@@ -69,11 +88,13 @@ class Facts(Record):
     env: dict[str, Any]
     workdir: str | None
     disk_free_mb: float | None
-    runtimes: dict[str, Any] | None
+    runtimes: dict[str, RuntimeFact] | None
     gpus: list[dict[str, Any]] | None
     gpus_error: str | None
     power_sources: list[Any] | dict[str, Any] | None
-    def __init__(self, *, hostname: str, arch: str, cpu: str, cores: int | None = ..., memory_mb: float | None = ..., os: str, kernel: str, python: str, python_executable: str, l4t: L4TRelease | None = ..., board_model: str | None = ..., agent_version: str, protocol: int, env: dict[str, Any] = ..., workdir: str | None = ..., disk_free_mb: float | None = ..., runtimes: dict[str, Any] | None = ..., gpus: list[dict[str, Any]] | None = ..., gpus_error: str | None = ..., power_sources: list[Any] | dict[str, Any] | None = ...) -> None: ...
+    def __init__(self, *, hostname: str, arch: str, cpu: str, cores: int | None = ..., memory_mb: float | None = ..., os: str, kernel: str, python: str, python_executable: str, l4t: L4TRelease | None = ..., board_model: str | None = ..., agent_version: str, protocol: int, env: dict[str, Any] = ..., workdir: str | None = ..., disk_free_mb: float | None = ..., runtimes: dict[str, RuntimeFact] | None = ..., gpus: list[dict[str, Any]] | None = ..., gpus_error: str | None = ..., power_sources: list[Any] | dict[str, Any] | None = ...) -> None: ...
+    def runtime(self, module: str) -> RuntimeFact | None: ...
+    def power_source_facts(self) -> list[PowerSourceFact]: ...
 
 class ArtifactRef(Record):
     path: str | None

@@ -42,12 +42,13 @@ def type_name(value):
 class Field(object):
     """One field: its JSON types, its default (REQUIRED when it must be sent), and a record type for nested
     records (`record=`) or lists of records (`many=True`), or the type of a plain list's items (`of=`; null items
-    too with `nullable_items=True`). None is allowed when the default is None or `nullable=True`."""
+    too with `nullable_items=True`), or an object of records by name (`record=` with `keyed=True`). None is
+    allowed when the default is None or `nullable=True`."""
 
-    __slots__ = ("name", "types", "default", "record", "many", "nullable", "of", "nullable_items")
+    __slots__ = ("name", "types", "default", "record", "many", "nullable", "of", "nullable_items", "keyed")
 
     def __init__(self, name, types, default=REQUIRED, record=None, many=False, nullable=False, of=None,
-                 nullable_items=False):
+                 nullable_items=False, keyed=False):
         self.name = name
         self.types = types if isinstance(types, tuple) else (types,)
         self.default = default
@@ -56,6 +57,7 @@ class Field(object):
         self.nullable = nullable or default is None
         self.of = of if of is None or isinstance(of, tuple) else (of,)
         self.nullable_items = nullable_items
+        self.keyed = keyed
 
     def make_default(self):
         return copy.deepcopy(self.default)
@@ -67,6 +69,10 @@ class Field(object):
                 return None
             raise MessageError(where, "must not be null")
         if self.record is not None:
+            if self.keyed:
+                if not isinstance(value, dict):
+                    raise MessageError(where, "expected an object, got %s" % type_name(value))
+                return dict((k, _as_record(self.record, v, "%s.%s" % (where, k))) for k, v in value.items())
             if self.many:
                 if not isinstance(value, list):
                     raise MessageError(where, "expected a list, got %s" % type_name(value))
@@ -161,7 +167,10 @@ class Record(_RecordMeta("_RecordBase", (object,), {})):
             if v is None and self.OMIT_NONE:
                 continue
             if f.record is not None and v is not None:
-                v = [r.to_dict() for r in v] if f.many else v.to_dict()
+                if f.keyed:
+                    v = dict((k, r.to_dict()) for k, r in v.items())
+                else:
+                    v = [r.to_dict() for r in v] if f.many else v.to_dict()
             out[f.name] = v
         return out
 

@@ -15,6 +15,7 @@ from edgeprof_agent.messages import Facts
 from ..errors import ConfigError, HostKeyError
 from ..inventory import Inventory, load_inventory
 from ..records import Device, dumps_json, local_device
+from ..records.device import PhonePower
 from .common import add_db_args, add_inventory_args, open_store
 from .ui import err, out
 
@@ -68,14 +69,16 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _power(d: Device) -> str:
-    if not d.power:
-        return "auto"
-    parts = [str(d.power.get("source", "auto"))]
-    if d.power.get("rail"):
-        parts.append(str(d.power["rail"]))
-    if d.power.get("rate_hz"):
-        parts.append(f"{d.power['rate_hz']:g} Hz")
-    return " ".join(parts)
+    """The power column: a board's source (auto when devices.yaml names none), rail and rate; a phone's battery."""
+    if d.phone is not None:
+        phone = d.phone.power or PhonePower()
+        source, rail, rate = phone.measured, None, phone.rate_hz
+    else:
+        cfg = d.power_config()
+        if cfg is None:
+            return "auto"
+        source, rail, rate = cfg.source or "auto", cfg.rail, cfg.rate_hz
+    return " ".join([source, *([rail] if rail else []), *([f"{rate:g} Hz"] if rate else [])])
 
 
 def run_list(args: argparse.Namespace) -> int:
@@ -96,8 +99,7 @@ def run_list(args: argparse.Namespace) -> int:
             continue
         tags = " ".join(f"{k}={v}" for k, v in d.tags.items()) or "-"
         if d.kind == "adb":  # a phone (docs/phones.md)
-            t.add_row(d.name, d.host or "(the only adb device)", "-", "-", d.workdir, tags,
-                      _power(d) if d.power else "battery", "adb")
+            t.add_row(d.name, d.host or "(the only adb device)", "-", "-", d.workdir, tags, _power(d), "adb")
             continue
         t.add_row(d.name, f"{d.host}:{d.port}", d.user or "(you)", d.python, d.workdir, tags, _power(d),
                   f"jump {d.proxy_jump}" if d.proxy_jump else "ssh")
@@ -126,32 +128,24 @@ def _mb(v: Any) -> str:
 
 def _runtimes(f: Facts) -> str:
     out_ = []
-    for name, info in sorted((f.runtimes or {}).items()):  # inner shape: {version, providers} or {error}
-        if not isinstance(info, dict) or "version" not in info or name == "numpy":
+    for name, info in sorted((f.runtimes or {}).items()):
+        if info.error is not None or name == "numpy":
             continue
-        provs = [p.replace("ExecutionProvider", "") for p in info["providers"] if p != "AzureExecutionProvider"] \
-            if isinstance(info.get("providers"), list) else []
-        out_.append(f"{name} {info['version']}" + (f" ({','.join(provs)})" if provs else ""))
+        provs = [p.replace("ExecutionProvider", "") for p in info.providers or [] if p != "AzureExecutionProvider"]
+        out_.append(f"{name} {info.version}" + (f" ({','.join(provs)})" if provs else ""))
     return "\n".join(out_) or "none"
 
 
 def _power_sources(f: Facts) -> str:
     """Available power sources (with rails when known); unavailable ones are listed by `--json` with reasons."""
-    p = f.power_sources
-    if not p:
+    if not f.power_sources:
         return "none"
-    items = p if isinstance(p, list) else [dict(v, source=k) if isinstance(v, dict) else {"source": k}
-                                            for k, v in p.items()]
     found = []
-    for x in items:
-        if isinstance(x, dict):
-            if x.get("available") is False:
-                continue
-            rails = x.get("rails")
-            extra = f" ({', '.join(map(str, rails))})" if isinstance(rails, list) and rails else ""
-            found.append(f"{x.get('source', '?')}{extra}")
-        else:
-            found.append(str(x))
+    for x in f.power_source_facts():
+        if x.available is False:
+            continue
+        extra = f" ({', '.join(map(str, x.rails))})" if x.rails else ""
+        found.append(f"{x.source if x.source is not None else '?'}{extra}")
     return "\n".join(found) or "none found"
 
 

@@ -41,16 +41,28 @@ _NOT_DELEGATED_RE = re.compile(r"Though (\S+) delegate is explicitly applied, th
 _PEAK_RE = re.compile(r"Overall peak memory footprint \(MB\) via periodic monitoring: ([-\d.e+]+)")
 
 
+_STAT_NAMES = ("first", "curr", "min", "max", "avg", "std", "p5", "median", "p95")
+
+
 class BenchmarkOutputError(ValueError):
     """benchmark_model's output did not have the lines a finished benchmark prints."""
 
 
-@dataclass
+@dataclass(frozen=True)
 class BenchmarkStats:
-    """One `count=...` line: times in µs as benchmark_model printed them."""
+    """One `count=...` line (StatWithPercentiles::OutputToStream): times in µs as benchmark_model printed them;
+    None where the line left one out (an old build prints no percentiles)."""
 
     count: int
-    values: dict[str, float] = field(default_factory=dict)
+    first: float | None = None
+    curr: float | None = None
+    min: float | None = None
+    max: float | None = None
+    avg: float | None = None
+    std: float | None = None
+    p5: float | None = None
+    median: float | None = None
+    p95: float | None = None
 
 
 @dataclass
@@ -67,12 +79,12 @@ class BenchmarkOutput:
 
     def latency_ms(self) -> dict[str, Any]:
         """The timed runs' statistics benchmark_model measured, in ms, named as edgeprof names them."""
-        v = self.timed.values
-        names = {"min": "min", "max": "max", "avg": "mean", "std": "std", "p5": "p5", "median": "p50", "p95": "p95"}
-        out: dict[str, Any] = {"count": self.timed.count}
-        for theirs, ours in names.items():
-            if theirs in v:
-                out[ours] = v[theirs] / 1000.0
+        t = self.timed
+        out: dict[str, Any] = {"count": t.count}
+        for ours, us in (("min", t.min), ("max", t.max), ("mean", t.avg), ("std", t.std), ("p5", t.p5),
+                         ("p50", t.median), ("p95", t.p95)):
+            if us is not None:
+                out[ours] = us / 1000.0
         out["absent"] = {"samples": NOT_EMITTED, "p99": NOT_EMITTED}
         return out
 
@@ -81,8 +93,8 @@ def parse_stats(text: str) -> BenchmarkStats:
     m = _STAT_RE.search(text)
     if m is None:
         raise BenchmarkOutputError("no count= line")
-    values = {k: float(v) for k, v in re.findall(r"(\w+)=([-\d.e+]+)", m.group(2))}
-    return BenchmarkStats(count=int(m.group(1)), values=values)
+    values = {k: float(v) for k, v in re.findall(r"(\w+)=([-\d.e+]+)", m.group(2)) if k in _STAT_NAMES}
+    return BenchmarkStats(count=int(m.group(1)), **values)
 
 
 def parse_output(text: str) -> BenchmarkOutput:
@@ -148,22 +160,41 @@ def command(binary: str, graph: str, *, num_threads: int | None, num_runs: int, 
 
 def binary_path(device: Device) -> str | None:
     """Where benchmark_model is on the phone before any push (phone:/path in devices.yaml), else None."""
-    bm = (device.phone or {}).get("benchmark_model") or {}
-    return bm.get("phone_path")
+    bm = device.phone.benchmark_model if device.phone is not None else None
+    return bm.phone_path if bm is not None else None
 
 
-def self_report(t: ADBTransport, device: Device, remote: str | None = None) -> dict[str, Any]:
+@dataclass(frozen=True)
+class SelfReport:
+    """What benchmark_model said about itself: state "ok" with the flags it knows, or why it could not be asked."""
+
+    state: str
+    path: str | None = None
+    flags: int | None = None
+    delegate_flags: list[str] | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.state == "ok"
+
+    def to_dict(self) -> dict[str, Any]:
+        if not self.ok:
+            return {"state": self.state}
+        return {"state": self.state, "path": self.path, "flags": self.flags, "delegate_flags": self.delegate_flags}
+
+
+def self_report(t: ADBTransport, device: Device, remote: str | None = None) -> SelfReport:
     """What benchmark_model says about itself (`--help`: the flags it knows), or why it could not be asked."""
     remote = remote or binary_path(device)
     if remote is None:
-        bm = (device.phone or {}).get("benchmark_model")
-        return {"state": "not pushed yet" if bm else "not configured (benchmark_model: in devices.yaml)"}
+        configured = device.phone is not None and device.phone.benchmark_model is not None
+        return SelfReport("not pushed yet" if configured else "not configured (benchmark_model: in devices.yaml)")
     r = t.run([remote, "--help"], timeout=30)
     flags = sorted(set(re.findall(r"--(\w+)=", r.stdout + r.stderr)))
     if not flags:
-        return {"state": f"{remote} did not list its flags (exit {r.returncode})"}
-    return {"state": "ok", "path": remote, "flags": len(flags),
-            "delegate_flags": [f for f in flags if f.startswith("use_") or f == "external_delegate_path"]}
+        return SelfReport(f"{remote} did not list its flags (exit {r.returncode})")
+    return SelfReport("ok", path=remote, flags=len(flags),
+                      delegate_flags=[f for f in flags if f.startswith("use_") or f == "external_delegate_path"])
 
 
 def delegates_offered(t: ADBTransport) -> list[str]:

@@ -6,11 +6,12 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 from ..errors import UserError
 from ..records import Device
+from .device import PhoneFacts
 
 
 @dataclass
@@ -19,12 +20,14 @@ class PhoneCheck:
     address: str
     ok: bool = False
     stage: str = "connect"  # connect | facts | ok
-    phone: dict[str, Any] | None = None
+    phone: PhoneFacts | None = None
     error: str | None = None
     seconds: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return {"device": self.device, "address": self.address, "ok": self.ok, "stage": self.stage,
+                "phone": self.phone.to_dict() if self.phone is not None else None, "error": self.error,
+                "seconds": self.seconds}
 
 
 def address(device: Device) -> str:
@@ -62,19 +65,19 @@ def rows(r: PhoneCheck) -> list[str]:
     if p is None:
         return [r.device, r.address, "[red]no[/red]", *["-"] * 7]
     clocks: dict[str, int] = {}
-    for c in p["cpus"]:
+    for c in p.cpus:
         key = f"{c.get('part', '?')}@{c.get('max_mhz') or '?'}MHz"
         clocks[key] = clocks.get(key, 0) + 1
     cpu = " ".join(f"{n}×{k}" for k, n in clocks.items()) or "-"
-    b = p["battery"]
-    battery = f"{b['capacity_pct'] if b['capacity_pct'] is not None else '?'}% {b['status'] or '?'}"
-    th = p["thermal"]
-    thermal = f"{th['status_name']} ({th['status']})" if th["status"] is not None else "unknown"
-    bm = p["benchmark_model"]
-    bm_text = f"ok ({bm['flags']} flags)" if bm.get("state") == "ok" else bm.get("state", "-")
-    return [r.device, r.address, "[green]ok[/green]", p["model"], p["soc"] or "-",
-            f"Android {p['android']} (SDK {p['sdk']})\n{p['abi']}", cpu, battery, thermal,
-            f"{bm_text}\n{', '.join(p['delegates'])}"]
+    b = p.battery
+    battery = f"{b.capacity_pct if b.capacity_pct is not None else '?'}% {b.status or '?'}"
+    th = p.thermal
+    thermal = f"{th.status_name} ({th.status})" if th.status is not None else "unknown"
+    bm = p.benchmark_model
+    bm_text = f"ok ({bm.flags} flags)" if bm.ok else bm.state
+    return [r.device, r.address, "[green]ok[/green]", p.model, p.soc or "-",
+            f"Android {p.android} (SDK {p.sdk})\n{p.abi}", cpu, battery, thermal,
+            f"{bm_text}\n{', '.join(p.delegates)}"]
 
 
 COLUMNS = ("phone", "address", "adb", "model", "SoC", "Android / ABI", "CPU cores", "battery", "thermal",

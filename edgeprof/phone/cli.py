@@ -75,9 +75,9 @@ def render(run: PhoneRun, out: Any) -> None:
               markup=False)
     out.print(f"not measured: p99 and per-run samples — {lat['absent']['p99']}", markup=False, soft_wrap=True)
     out.print(f"init {run.init_ms:.3f} ms, first inference {run.first_inference_ms:.3f} ms", markup=False, soft_wrap=True)
-    mem = run.memory_mb
-    if mem.get("peak") is not None:
-        out.print(f"memory: peak {mem['peak']:.2f} MB (benchmark_model's periodic RSS monitor)", markup=False, soft_wrap=True)
+    peak = run.memory_mb.peak
+    if peak is not None:
+        out.print(f"memory: peak {peak:.2f} MB (benchmark_model's periodic RSS monitor)", markup=False, soft_wrap=True)
     if run.power is not None:
         p = run.power
         out.print(f"power (battery, whole phone): mean {p['mean_w']:.3f} W over {p['duration_s']:.1f} s, "
@@ -87,7 +87,7 @@ def render(run: PhoneRun, out: Any) -> None:
     for d in run.delegation:
         kernels = f" ({d['delegate_kernels']} delegate kernels; the rest on the CPU)" if d["graph"] == "partially" else ""
         out.print(f"delegate {d['delegate']}: graph {d['graph']} delegated{kernels}", markup=False, soft_wrap=True)
-    th = run.thermal
-    out.print(f"thermal: {th['before']['status_name']} → {th['after']['status_name']}", markup=False, soft_wrap=True)
+    out.print(f"thermal: {run.thermal_before.status_name} → {run.thermal_after.status_name}", markup=False,
+              soft_wrap=True)
     for w in run.warnings:
         out.print(f"warning: {w}", markup=False, soft_wrap=True)

@@ -13,21 +13,44 @@ from typing import Any
 
 from ..errors import TransportError
 from ..records import Device
+from ..records.device import PhoneConfig
 from ..transport.adb import ADBTransport
+from .benchmark import SelfReport
 
-PROPS = ("ro.product.manufacturer", "ro.product.model", "ro.soc.manufacturer", "ro.soc.model",
-         "ro.board.platform", "ro.build.version.release", "ro.build.version.sdk", "ro.product.cpu.abi")
+# the getprop properties read, and the AndroidProps field each fills
+PROPS = {"ro.product.manufacturer": "manufacturer", "ro.product.model": "model",
+         "ro.soc.manufacturer": "soc_manufacturer", "ro.soc.model": "soc_model", "ro.board.platform": "board_platform",
+         "ro.build.version.release": "release", "ro.build.version.sdk": "sdk", "ro.product.cpu.abi": "abi"}
 BATTERY = "/sys/class/power_supply/battery"
 # frameworks/base/core/java/android/os/PowerManager.java THERMAL_STATUS_*
 THERMAL_STATUS = ("none", "light", "moderate", "severe", "critical", "emergency", "shutdown")
 
 
 def open_adb(device: Device) -> ADBTransport:
-    phone = device.phone or {}
-    t = ADBTransport(device.name, phone.get("serial"), adb=phone.get("adb"),
-                     server_port=phone.get("adb_server_port"), timeout=device.connect_timeout)
+    phone = device.phone or PhoneConfig()
+    t = ADBTransport(device.name, phone.serial, adb=phone.adb, server_port=phone.adb_server_port,
+                     timeout=device.connect_timeout)
     t.connect()
     return t
+
+
+@dataclass(frozen=True)
+class AndroidProps:
+    """What getprop said (PROPS); None: the phone printed no line for the property."""
+
+    manufacturer: str | None = None
+    model: str | None = None
+    soc_manufacturer: str | None = None
+    soc_model: str | None = None
+    board_platform: str | None = None
+    release: str | None = None
+    sdk: str | None = None
+    abi: str | None = None
+
+    @property
+    def soc(self) -> str | None:
+        """"Google GS101" (ro.soc.*, Android 12+), else the board platform."""
+        return " ".join(x for x in (self.soc_manufacturer, self.soc_model) if x) or self.board_platform
 
 
 @dataclass
@@ -64,13 +87,19 @@ def _int(text: str) -> int | None:
     return int(text) if _INT_RE.match(text) else None
 
 
+BATTERY_FILES = ("status", "capacity", "current_now", "voltage_now")
+
+
 def read_battery(t: ADBTransport) -> Battery:
-    names = ("status", "capacity", "current_now", "voltage_now")
     r = t.run(["sh", "-c", 'for f in "$@"; do printf "%s=" "$f"; cat "$0/$f" 2>/dev/null || echo; done',
-               BATTERY, *names])
-    got = dict(line.partition("=")[::2] for line in r.stdout.splitlines() if "=" in line)
-    return Battery(status=got.get("status", "").strip() or None, capacity_pct=_int(got.get("capacity", "")),
-                   current_ua=_int(got.get("current_now", "")), voltage_uv=_int(got.get("voltage_now", "")))
+               BATTERY, *BATTERY_FILES])
+    got = dict.fromkeys(BATTERY_FILES, "")  # a file the phone lacks reads as empty
+    for line in r.stdout.splitlines():
+        name, sep, value = line.partition("=")
+        if sep and name in got:
+            got[name] = value
+    return Battery(status=got["status"].strip() or None, capacity_pct=_int(got["capacity"]),
+                   current_ua=_int(got["current_now"]), voltage_uv=_int(got["voltage_now"]))
 
 
 def parse_thermal(text: str) -> Thermal:
@@ -88,14 +117,14 @@ def read_thermal(t: ADBTransport) -> Thermal:
     return parse_thermal(r.stdout if r.returncode == 0 else "")
 
 
-def read_props(t: ADBTransport) -> dict[str, str]:
+def read_props(t: ADBTransport) -> AndroidProps:
     r = t.run(["sh", "-c", 'for p in "$@"; do printf "%s=" "$p"; getprop "$p"; done', "getprop", *PROPS])
     out = {}
     for line in r.stdout.splitlines():
         key, sep, value = line.partition("=")
         if sep and key in PROPS:
-            out[key] = value.strip()
-    return out
+            out[PROPS[key]] = value.strip()
+    return AndroidProps(**out)
 
 
 def read_cpus(t: ADBTransport) -> list[dict[str, Any]]:
@@ -121,25 +150,40 @@ def read_cpus(t: ADBTransport) -> list[dict[str, Any]]:
     return [cpus[k] for k in sorted(cpus)]
 
 
-def read_facts(t: ADBTransport, device: Device) -> dict[str, Any]:
-    """Everything `devices check` shows for a phone, as plain data."""
+@dataclass(frozen=True)
+class PhoneFacts:
+    """Everything `devices check` shows for a phone; `to_dict` is its --json form."""
+
+    model: str
+    soc: str | None
+    android: str | None
+    sdk: str | None
+    abi: str | None
+    cpus: list[dict[str, Any]]  # {cpu, part, max_mhz, cur_mhz} as /proc/cpuinfo and cpufreq gave them
+    battery: Battery
+    thermal: Thermal
+    benchmark_model: SelfReport
+    delegates: list[str]
+
+    def to_dict(self) -> dict[str, Any]:
+        b = self.battery
+        return {"model": self.model, "soc": self.soc, "android": self.android, "sdk": self.sdk, "abi": self.abi,
+                "cpus": self.cpus,
+                "battery": {"status": b.status, "capacity_pct": b.capacity_pct, "charging": b.charging},
+                "thermal": self.thermal.to_dict(), "benchmark_model": self.benchmark_model.to_dict(),
+                "delegates": self.delegates}
+
+
+def read_facts(t: ADBTransport, device: Device) -> PhoneFacts:
+    """Everything `devices check` shows for a phone."""
     from .benchmark import delegates_offered, self_report
 
     props = read_props(t)
-    if not props.get("ro.product.model"):
+    if not props.model:
         raise TransportError(f"{t.label}: getprop gave no ro.product.model (is this an Android device?)",
                              device=device.name)
     battery = read_battery(t)
     thermal = read_thermal(t)
-    return {
-        "model": f"{props.get('ro.product.manufacturer', '')} {props['ro.product.model']}".strip(),
-        "soc": " ".join(x for x in (props.get("ro.soc.manufacturer"), props.get("ro.soc.model")) if x)
-        or props.get("ro.board.platform"),
-        "android": props.get("ro.build.version.release"), "sdk": props.get("ro.build.version.sdk"),
-        "abi": props.get("ro.product.cpu.abi"),
-        "cpus": read_cpus(t),
-        "battery": {"status": battery.status, "capacity_pct": battery.capacity_pct, "charging": battery.charging},
-        "thermal": thermal.to_dict(),
-        "benchmark_model": self_report(t, device),
-        "delegates": delegates_offered(t),
-    }
+    return PhoneFacts(model=f"{props.manufacturer or ''} {props.model}".strip(), soc=props.soc,
+                      android=props.release, sdk=props.sdk, abi=props.abi, cpus=read_cpus(t), battery=battery,
+                      thermal=thermal, benchmark_model=self_report(t, device), delegates=delegates_offered(t))

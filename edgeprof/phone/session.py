@@ -13,6 +13,7 @@ and benchmark_model prints none (see benchmark.py); `measure` returns what bench
 
 from __future__ import annotations
 
+import dataclasses
 import posixpath
 import shlex
 import statistics
@@ -22,34 +23,50 @@ from typing import Any
 
 from ..errors import DeviceError, MeasurementFailed, TransportError
 from ..records import Device
+from ..records.device import BenchmarkModel, PhoneConfig
 from ..transport.adb import ADBTransport, sha256_file
 from . import benchmark
-from .device import BATTERY, read_battery, read_thermal
+from .device import BATTERY, Thermal, read_battery, read_thermal
 
 SAMPLER_PERIOD_S = 0.2  # Perfetto's android.power guidance: poll no faster than every 100 ms
 TRACE_MARKER = "edgeprof-battery-trace"
 NOT_ON_PHONES = "not supported on phones yet"
 
 
+@dataclass(frozen=True)
+class PhoneMemory:
+    """benchmark_model's memory lines in MB: the footprint deltas from its start, and its periodic RSS peak."""
+
+    init_delta: float | None
+    overall_delta: float | None
+    peak: float | None
+
+
 @dataclass
 class PhoneRun:
-    """What one benchmark_model run on a phone measured (plain data; `to_dict` is what is printed and saved)."""
+    """What one benchmark_model run on a phone measured; `to_dict` is what is printed and saved."""
 
     device: str
     command: list[str]
-    latency_ms: dict[str, Any]
+    latency_ms: dict[str, Any]  # BenchmarkOutput.latency_ms(): benchmark_model's own statistics, and what is absent
     init_ms: float
     first_inference_ms: float
-    memory_mb: dict[str, float | None]
+    memory_mb: PhoneMemory
     power: dict[str, Any] | None
     power_reason: str | None
-    thermal: dict[str, Any]
+    thermal_before: Thermal
+    thermal_after: Thermal
     ops: list[dict[str, Any]] = field(default_factory=list)
     delegation: list[dict[str, Any]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+        return {"device": self.device, "command": self.command, "latency_ms": self.latency_ms,
+                "init_ms": self.init_ms, "first_inference_ms": self.first_inference_ms,
+                "memory_mb": dataclasses.asdict(self.memory_mb), "power": self.power,
+                "power_reason": self.power_reason,
+                "thermal": {"before": self.thermal_before.to_dict(), "after": self.thermal_after.to_dict()},
+                "ops": self.ops, "delegation": self.delegation, "warnings": self.warnings}
 
 
 def sampler_script(trace: str, period_s: float) -> str:
@@ -100,6 +117,7 @@ class PhoneSession:
 
     def __init__(self, transport: ADBTransport, device: Device) -> None:
         self.transport, self.device = transport, device
+        self.phone = device.phone or PhoneConfig()
         self.workdir = device.workdir.rstrip("/") or "/data/local/tmp/edgeprof"
         self.bytes_moved = 0
         self._binary: str | None = None
@@ -125,13 +143,13 @@ class PhoneSession:
         """benchmark_model on the phone: the devices.yaml phone:/path, or the host file pushed by content."""
         if self._binary is not None:
             return self._binary
-        bm = (self.device.phone or {}).get("benchmark_model") or {}
-        if bm.get("phone_path"):
-            self._binary = str(bm["phone_path"])
-        elif bm.get("host_path"):
-            sha = sha256_file(bm["host_path"])
+        bm = self.phone.benchmark_model or BenchmarkModel()
+        if bm.phone_path:
+            self._binary = bm.phone_path
+        elif bm.host_path:
+            sha = sha256_file(bm.host_path)
             remote = posixpath.join(self.workdir, "bin", f"benchmark_model-{sha[:16]}")
-            self._push_by_content(bm["host_path"], sha, remote, mode="755")
+            self._push_by_content(bm.host_path, sha, remote, mode="755")
             self._binary = remote
         else:
             raise DeviceError(f"device {self.device.name!r}: no benchmark_model",
@@ -152,7 +170,7 @@ class PhoneSession:
         thermal_before = read_thermal(self.transport)
         battery = read_battery(self.transport)
         power_reason: str | None = None
-        if not power or (self.device.power or {}).get("source") == "none":
+        if not power or not self.phone.measures_power:
             power_reason = "power measurement is off for this phone (power: source: none)"
         elif battery.charging:
             power_reason = ("the phone is charging: battery power is not measured while charging (unplug it, or "
@@ -162,7 +180,7 @@ class PhoneSession:
                                  warmup_runs=warmup_runs, min_secs=min_secs, delegate=delegate,
                                  profile_ops=profile_ops, warmup_min_secs=warmup_min_secs)
         trace = posixpath.join(self.workdir, "battery.trace")
-        rate = (self.device.power or {}).get("rate_hz")
+        rate = self.phone.power.rate_hz if self.phone.power is not None else None
         period = 1.0 / rate if rate else SAMPLER_PERIOD_S
         bm_line = " ".join(shlex.quote(a) for a in argv)
         if power_reason is None:
@@ -195,12 +213,12 @@ class PhoneSession:
             if power_summary is None:
                 warnings.append(f"power refused: {power_reason}")
             else:
-                mean_s = parsed.timed.values.get("avg", 0.0) / 1e6
+                mean_s = (parsed.timed.avg or 0.0) / 1e6
                 power_summary["energy_per_inference_j"] = power_summary["mean_w"] * mean_s
                 power_summary["energy_note"] = ("mean battery power over the whole benchmark_model process (load, "
                                                 "warm-up, timed runs) × the timed runs' mean latency")
         thermal_after = read_thermal(self.transport)
-        warn_at = (self.device.phone or {}).get("thermal", {}).get("warn_status", 1)
+        warn_at = self.phone.warn_status
         if thermal_after.status is not None and thermal_after.status >= warn_at:
             warnings.append(f"thermal status after the run: {thermal_after.status_name} ({thermal_after.status}); "
                             "the phone may have throttled")
@@ -208,10 +226,9 @@ class PhoneSession:
         return PhoneRun(
             device=self.device.name, command=argv, latency_ms=latency, init_ms=parsed.init_us / 1000,
             first_inference_ms=parsed.first_inference_us / 1000,
-            memory_mb={"init_delta": parsed.memory_init_mb, "overall_delta": parsed.memory_overall_mb,
-                       "peak": parsed.peak_memory_mb},
-            power=power_summary, power_reason=power_reason,
-            thermal={"before": thermal_before.to_dict(), "after": thermal_after.to_dict()},
+            memory_mb=PhoneMemory(init_delta=parsed.memory_init_mb, overall_delta=parsed.memory_overall_mb,
+                                  peak=parsed.peak_memory_mb),
+            power=power_summary, power_reason=power_reason, thermal_before=thermal_before, thermal_after=thermal_after,
             ops=parsed.op_profile, delegation=parsed.delegation, warnings=warnings)
 
     def close(self) -> None:

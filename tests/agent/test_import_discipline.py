@@ -39,7 +39,7 @@ def test_gathering_facts_imports_no_runtime_and_says_what_importing_them_says():
         from edgeprof_agent.environment import facts
         f = facts(".")
         heavy = json.loads(sys.argv[1])
-        print(json.dumps({"runtimes": f.runtimes, "imported": sorted(m for m in heavy if m in sys.modules)}))
+        print(json.dumps({"runtimes": f.to_dict()["runtimes"], "imported": sorted(m for m in heavy if m in sys.modules)}))
     """)
     out = json.loads(subprocess.check_output([sys.executable, "-c", code, json.dumps(HEAVY)], text=True))
     assert out["imported"] == []

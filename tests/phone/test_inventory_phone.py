@@ -9,6 +9,7 @@ import pytest
 
 from edgeprof.errors import ConfigError
 from edgeprof.inventory import load_inventory
+from edgeprof.records.device import BenchmarkModel, PhoneConfig, PhonePower
 
 
 def load(tmp_path: Path, body: str):  # type: ignore[no-untyped-def]
@@ -38,13 +39,18 @@ def test_phone_entry(tmp_path: Path) -> None:
     d = inv.get("pixel")
     assert (d.kind, d.workdir, d.tags, d.source) == ("adb", "/data/local/tmp/edgeprof", {"class": "phone"},
                                                      f"{tmp_path}/devices.yaml:3")
-    assert d.phone == {"serial": "127.0.0.1:40123", "adb": "/usr/bin/adb", "adb_server_port": 15037,
-                       "benchmark_model": {"host_path": str(tmp_path / "bm")}, "thermal": {"warn_status": 2}}
-    assert d.power == {"source": "battery", "rate_hz": 5}
+    assert d.phone == PhoneConfig(serial="127.0.0.1:40123", adb="/usr/bin/adb", adb_server_port=15037,
+                                  benchmark_model=BenchmarkModel(host_path=str(tmp_path / "bm")),
+                                  thermal_warn_status=2, power=PhonePower("battery", 5))
+    assert d.phone.warn_status == 2 and d.phone.measures_power
+    shown = d.to_dict()  # `devices list --json`: the shape it had before the record was typed
+    assert shown["phone"] == {"serial": "127.0.0.1:40123", "adb": "/usr/bin/adb", "adb_server_port": 15037,
+                              "benchmark_model": {"host_path": str(tmp_path / "bm")}, "thermal": {"warn_status": 2}}
+    assert shown["power"] == {"source": "battery", "rate_hz": 5}
     d2 = inv.get("pixel2")
-    assert d2.phone is not None and d2.phone["serial"] is None
-    assert d2.phone["benchmark_model"] == {"phone_path": "/data/local/tmp/benchmark_model"}
-    assert "phone" not in inv.get("pixel2").to_dict() or d2.to_dict()["phone"] is not None
+    assert d2.phone is not None and d2.phone.serial is None and d2.phone.warn_status == 1
+    assert d2.phone.benchmark_model == BenchmarkModel(phone_path="/data/local/tmp/benchmark_model")
+    assert d2.to_dict()["phone"]["thermal"] == {} and d2.to_dict()["power"] is None
 
 
 def test_board_record_has_no_phone_key(tmp_path: Path) -> None:
@@ -81,7 +87,7 @@ def test_pipeline_refuses_a_phone_in_one_line() -> None:
     from edgeprof.run import deploy
 
     with pytest.raises(CapabilityError, match="device pixel: a phone in a sweep is not supported on phones yet"):
-        deploy(RunSpec(device="pixel", model="ds_cnn"), Device(name="pixel", kind="adb", phone={}))
+        deploy(RunSpec(device="pixel", model="ds_cnn"), Device(name="pixel", kind="adb", phone=PhoneConfig()))
 
 
 def test_devices_list_shows_a_phone(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -93,3 +99,29 @@ def test_devices_list_shows_a_phone(tmp_path: Path, capsys: pytest.CaptureFixtur
     line = next(ln for ln in capsys.readouterr().out.splitlines() if "pixel" in ln)
     cells = [c.strip() for c in line.split("│")[1:-1]]
     assert cells == ["pixel", "1A2B3C", "-", "-", "/data/local/tmp/edgeprof", "class=phone", "battery", "adb"]
+
+
+def test_devices_list_power_column_and_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from edgeprof.cli.main import main
+
+    p = tmp_path / "devices.yaml"
+    p.write_text(textwrap.dedent("""\
+        version: 1
+        devices:
+          nano: {host: 10.0.0.5, power: {source: jetson-ina3221, rail: VDD_IN, rate_hz: 50}}
+          pi: {host: 10.0.0.6}
+          pixel: {transport: adb, power: {rate_hz: 2}}
+          quiet: {transport: adb, power: {source: none}}
+        """))
+    assert main(["devices", "list", "--inventory", str(p)]) == 0
+    power = {cells[0]: cells[6] for cells in ([c.strip() for c in ln.split("│")[1:-1]]
+                                              for ln in capsys.readouterr().out.splitlines() if "│" in ln)}
+    assert (power["nano"], power["pi"], power["pixel"], power["quiet"]) == (
+        "jetson-ina3221 VDD_IN 50 Hz", "auto", "battery 2 Hz", "none")  # a phone measures its battery, never "auto"
+    assert main(["devices", "list", "--inventory", str(p), "--json"]) == 0
+    shown = {d["name"]: d for d in json.loads(capsys.readouterr().out)["devices"]}
+    assert shown["nano"]["power"] == {"source": "jetson-ina3221", "rail": "VDD_IN", "rate_hz": 50}
+    assert shown["pixel"]["power"] == {"rate_hz": 2} and shown["pi"]["power"] is None  # as written
+    assert "phone" not in shown["nano"] and shown["quiet"]["phone"]["benchmark_model"] is None

@@ -7,21 +7,24 @@ from phone_adbd import serial
 
 from edgeprof.phone.device import open_adb, parse_thermal, read_facts
 from edgeprof.records import Device
+from edgeprof.records.device import BenchmarkModel, PhoneConfig
 
 
 def phone_device(d, adb_client: str, server_port: int, **phone) -> Device:  # type: ignore[no-untyped-def]
     return Device(name="pixel", kind="adb", host=serial(d), python="", workdir="/data/local/tmp/edgeprof",
-                  phone={"serial": serial(d), "adb": adb_client, "adb_server_port": server_port, **phone})
+                  phone=PhoneConfig(serial=serial(d), adb=adb_client, adb_server_port=server_port, **phone))
 
 
 def test_facts(adb_client, server_port, phone):
     dev = phone_device(phone, adb_client, server_port,
-                       benchmark_model={"phone_path": "/data/local/tmp/benchmark_model"})
+                       benchmark_model=BenchmarkModel(phone_path="/data/local/tmp/benchmark_model"))
     (phone.root / "data/local/tmp/benchmark_model").write_bytes(tree.benchmark_model_script().read_bytes())
     (phone.root / "data/local/tmp/benchmark_model").chmod(0o755)
     (phone.root / "vendor/lib64").mkdir(parents=True)
     (phone.root / "vendor/lib64/libOpenCL.so").write_bytes(b"")
-    facts = read_facts(open_adb(dev), dev)
+    typed = read_facts(open_adb(dev), dev)
+    assert typed.benchmark_model.ok and typed.battery.capacity_pct == 78 and typed.thermal.status_name == "none"
+    facts = typed.to_dict()  # what `devices check --json` shows
     assert facts["model"] == "Google Pixel 6"
     assert (facts["soc"], facts["android"], facts["abi"]) == ("Google GS101", "14", "arm64-v8a")
     assert len(facts["cpus"]) == 8
@@ -37,7 +40,7 @@ def test_charging_and_hot_phone(adb_client, server_port, phone):
     tree.set_battery(phone.root, charging=True, level=96)
     tree.set_thermal(phone.root, 3)
     dev = phone_device(phone, adb_client, server_port)
-    facts = read_facts(open_adb(dev), dev)
+    facts = read_facts(open_adb(dev), dev).to_dict()
     assert facts["battery"]["charging"] is True
     assert facts["thermal"]["status_name"] == "severe"
     assert facts["benchmark_model"]["state"].startswith("not configured")

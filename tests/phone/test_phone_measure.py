@@ -14,14 +14,15 @@ from edgeprof.errors import DeviceError, MeasurementFailed, TransportError
 from edgeprof.phone.device import open_adb
 from edgeprof.phone.session import PhoneSession, as_session, battery_power
 from edgeprof.records import Device
+from edgeprof.records.device import BenchmarkModel, PhoneConfig, PhonePower
 from edgeprof.transport.adb import sha256_file
 
 
 def session(d, adb_client: str, server_port: int, **power) -> PhoneSession:  # type: ignore[no-untyped-def]
     dev = Device(name="pixel", kind="adb", host=serial(d), python="", workdir="/data/local/tmp/edgeprof",
-                 power=power or None,
-                 phone={"serial": serial(d), "adb": adb_client, "adb_server_port": server_port,
-                        "benchmark_model": {"host_path": str(tree.benchmark_model_script())}})
+                 phone=PhoneConfig(serial=serial(d), adb=adb_client, adb_server_port=server_port,
+                                   benchmark_model=BenchmarkModel(host_path=str(tree.benchmark_model_script())),
+                                   power=PhonePower(**power) if power else None))
     return PhoneSession(open_adb(dev), dev)
 
 
@@ -43,13 +44,13 @@ def test_measure(adb_client, server_port, phone, tmp_path):
     assert lat["count"] == 40 and lat["min"] <= lat["p5"] <= lat["p50"] <= lat["p95"] <= lat["max"]
     assert "p99" not in lat and "p99" in lat["absent"] and "p90" not in lat
     assert run.init_ms == pytest.approx(21.432) and run.first_inference_ms > lat["p50"]
-    assert run.memory_mb["peak"] == pytest.approx(9.48438)
+    assert run.memory_mb.peak == pytest.approx(9.48438)
     assert "--num_threads=2" in run.command and "--enable_op_profiling=true" in run.command
     assert [o["type"] for o in run.ops] == ["CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED"]
     assert run.power is not None, run.power_reason
     assert run.power["mean_w"] == pytest.approx(0.412 * 3.912, rel=1e-6)
     assert run.power["discharge_sign"] == "negative" and run.power["samples"] >= 2
-    assert run.thermal["before"]["status"] == 0 and run.warnings == []
+    assert run.thermal_before.status == 0 and run.warnings == []
     assert run.delegation == [{"delegate": "XNNPACK", "graph": "partially", "delegate_kernels": 2}]
 
 

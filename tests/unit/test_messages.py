@@ -57,6 +57,10 @@ SAMPLES = {
                    "sysfs_root": "/"},
     m.FactsRequest: {"runtimes": False},
     m.L4TRelease: {"release": "32.7.1", "raw": "# R32 (release), REVISION: 7.1"},
+    m.RuntimeFact: {"version": "1.10.0", "providers": ["CPUExecutionProvider"]},
+    m.PowerSourceFact: {"source": "jetson-ina3221", "available": True, "rail": "VDD_IN", "rails": ["VDD_IN", "VDD_CPU_GPU_CV"],
+                        "total_kind": "board", "covers": "the whole module", "method": "sysfs", "max_rate_hz": 200.0,
+                        "reason": None, "detail": {"bus": "i2c-1"}},
     m.Facts: {"hostname": "nano", "arch": "aarch64", "cpu": "ARMv8", "cores": 4, "memory_mb": 3964.1,
               "os": "Ubuntu 18.04.6 LTS", "kernel": "4.9.253-tegra", "python": "3.6.9",
               "python_executable": "/usr/bin/python3", "l4t": {"release": "32.7.1", "raw": "# R32"},
@@ -310,6 +314,32 @@ def test_every_error_kind_the_agent_raises_is_a_shared_constant():
     assert used and used <= set(ErrorKind.ALL), used - set(ErrorKind.ALL)
 
 
+def test_facts_power_sources_read_as_records_in_each_shape():
+    found = [{"source": "rpi5-pmic", "available": True, "rails": ["EXT5V"], "extra": 1},
+             {"source": "rapl", "available": False, "reason": "no /sys/class/powercap"}]
+    f = m.Facts.from_dict({**SAMPLES[m.Facts], "power_sources": found})
+    got = f.power_source_facts()
+    assert [(p.source, p.available, p.rails, p.reason) for p in got] == [
+        ("rpi5-pmic", True, ["EXT5V"], None), ("rapl", False, None, "no /sys/class/powercap")]
+    assert f.to_dict()["power_sources"] == found  # the wire keeps the probe's shape
+    failed = m.Facts.from_dict({**SAMPLES[m.Facts], "power_sources": {"error": "boom"}}).power_source_facts()
+    assert [(p.source, p.available) for p in failed] == [("error", None)]
+    assert m.Facts.from_dict({**SAMPLES[m.Facts], "power_sources": None}).power_source_facts() == []
+
+
+def test_facts_runtimes_are_typed_and_keep_their_three_wire_shapes():
+    shapes = {"onnxruntime": {"version": "1.10.0", "providers": ["CPUExecutionProvider"]},
+              "tflite_runtime": {"version": None}, "tensorrt": {"error": "ModuleNotFoundError: No module named 'x'"}}
+    f = m.Facts.from_dict({**SAMPLES[m.Facts], "runtimes": shapes})
+    ort = f.runtime("onnxruntime")
+    assert isinstance(ort, m.RuntimeFact) and ort.providers == ["CPUExecutionProvider"] and ort.error is None
+    assert f.runtime("tensorrt").error.startswith("ModuleNotFoundError") and f.runtime("numpy") is None
+    assert f.to_dict()["runtimes"] == shapes  # the wire is as it was
+    with pytest.raises(m.MessageError, match=r"facts reply.runtimes.onnxruntime.providers\[0\]: expected a string"):
+        m.Facts.from_dict({**SAMPLES[m.Facts], "runtimes": {"onnxruntime": {"version": "1", "providers": [3]}}})
+    assert m.Facts.from_dict({k: v for k, v in SAMPLES[m.Facts].items() if k != "runtimes"}).runtime("x") is None
+
+
 # ------------------------------------------------------------------------------------------------ the typing stub
 # messages.pyi gives mypy the records' fields (the host's RunRequest(...) and reply.samples_ns are checked
 # statically). It is rendered from FIELDS, so it cannot drift: the test below compares, and
@@ -320,7 +350,8 @@ _PY = {bool: "bool", int: "int", float: "float", str: "str", list: "list[Any]", 
 
 def _field_type(f):
     if f.record is not None:
-        t = f"list[{f.record.__name__}]" if f.many else f.record.__name__
+        t = (f"dict[str, {f.record.__name__}]" if f.keyed else f"list[{f.record.__name__}]" if f.many
+             else f.record.__name__)
     else:
         names = [_PY[t] for t in f.types]
         if "int" in names and "float" in names:
@@ -329,6 +360,11 @@ def _field_type(f):
         if f.of is not None:
             t = t.replace("list[Any]", f"list[{' | '.join(_PY[o] for o in f.of)}]")
     return f"{t} | None" if f.nullable else t
+
+
+# methods the host calls on a record, beyond its fields
+METHODS = {"Facts": ["    def runtime(self, module: str) -> RuntimeFact | None: ...",
+                     "    def power_source_facts(self) -> list[PowerSourceFact]: ..."]}
 
 
 def render_stub():
@@ -353,7 +389,7 @@ def render_stub():
         "    many: bool",
         "    nullable: bool",
         "    def __init__(self, name: str, types: Any, default: Any = ..., record: type[Record] | None = ...,",
-        "                 many: bool = ..., nullable: bool = ...) -> None: ...",
+        "                 many: bool = ..., nullable: bool = ..., keyed: bool = ...) -> None: ...",
         "",
         "class Record:",
         "    NAME: str",
@@ -376,6 +412,7 @@ def render_stub():
             params.append(f"{f.name}: {_field_type(f)}" + (" = ..." if optional else ""))
         if own or cls.FIELDS:
             lines.append(f"    def __init__(self, *, {', '.join(params)}) -> None: ...")
+            lines += METHODS.get(cls.__name__, [])
         elif not own:
             lines.append("    ...")
     lines += ["", "EVENTS: dict[str, type[Record]]", "OPS: dict[str, tuple[type[Record], type[Record]]]",
