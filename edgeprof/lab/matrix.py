@@ -133,7 +133,7 @@ def resolve_devices(spec: SweepSpec, inventory: Any) -> list[Device]:
     return list(out.values())
 
 
-INPUT_FEEDS = ("input_data", "input_values", "input_ranges", "accuracy")
+INPUT_FEEDS = tuple(name for name, s in vocab.SETTINGS.items() if s.feeds)  # what feeds the model (vocab.Setting)
 
 
 def _no_input_feeds(cell: Cell, set_at: Mapping[str, str]) -> None:
