@@ -2,9 +2,9 @@
 
 Owns: runtimes, precisions, power sources and error kinds (re-exported from the agent package, which shares
 them with the device), the comparable metrics (name, unit, which direction is better, default minimum effect),
-the run settings with their kinds, defaults and ranges (deploy flags, sweep `settings:` and RunSpec all read
-this table), the identity of a measured configuration, and the one number formatter used by the terminal,
-Markdown and HTML.
+the run settings (RunSettings: the one table, with kinds, defaults, ranges, flags and help; deploy's flags, sweep
+`settings:`, the RunSpec, the agent's request and the stored settings section are derived from it), the identity
+of a measured configuration, and the one number formatter used by the terminal, Markdown and HTML.
 Does not own: reading a metric from a Result (compare.py), validating YAML nodes (config.py), what a runtime
 can do on a device (capability.py). Pure definitions, no I/O.
 """
@@ -201,7 +201,7 @@ class RunSettings:
     """The run settings: the one table of them. Each field is one setting with its kind, default, range, flag,
     help and where it goes (Setting, above); deploy's flags, a sweep's `settings:` and `overrides`, the RunSpec
     (which is a RunSettings), the agent's RunRequest and the stored settings section are derived from these fields.
-    Adding a setting is adding a field here (and its docs, docs/settings.md). Fields are listed in deploy --help's
+    Adding a setting is adding a field here (and its word in docs/nightly.md's settings row). Fields are listed in deploy --help's
     order within each place."""
 
     # deploy --help after --precision

@@ -65,9 +65,9 @@ class Cell:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Cell:
         names = {f.name for f in dataclasses.fields(cls)}
-        kw = {k: v for k, v in d.items() if k in names}
-        kw["inputs"] = {k: tuple(v) for k, v in (d.get("inputs") or {}).items()}
-        return cls(**kw)
+        cell = cls(**{k: v for k, v in d.items() if k in names})
+        cell.inputs = {k: tuple(v) for k, v in (cell.inputs or {}).items()}  # JSON lists → shapes
+        return cell
 
 
 def export_key(cell: Cell) -> tuple[Any, ...]:

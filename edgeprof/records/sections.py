@@ -8,6 +8,7 @@ Result that holds them (result.py) or how they are computed (stats, fidelity, ac
 from __future__ import annotations
 
 import dataclasses
+import inspect
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
@@ -283,7 +284,7 @@ class Environment(Section):
 def _with_run_settings(cls: type[_S]) -> type[_S]:
     """Give the section a field for every run setting of vocab's table (RunSettings), first, in the table's order;
     None: not stored (a result written before the setting existed, or a setting its run did not keep)."""
-    own = dict(cls.__dict__.get("__annotations__", {}))
+    own = inspect.get_annotations(cls)
     cls.__annotations__ = {**{name: "Any" for name in SETTINGS if name not in own}, **own}
     for name in SETTINGS:
         setattr(cls, name, None)

@@ -66,8 +66,9 @@ class TensorSpec:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> TensorSpec:
-        return cls(name=d["name"], shape=tuple(d["shape"]), dtype=d.get("dtype", "float32"),
-                   low=float(d.get("low", 0.0)), high=float(d.get("high", 1.0)))
+        names = {f.name for f in dataclasses.fields(cls)}
+        t = cls(**{k: v for k, v in d.items() if k in names})  # a field left out takes the record's default
+        return dataclasses.replace(t, shape=tuple(t.shape), low=float(t.low), high=float(t.high))
 
 
 @dataclass(frozen=True)
