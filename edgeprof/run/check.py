@@ -47,8 +47,10 @@ def check(spec: RunSpec, options: Options | None = None) -> None:
     if o.find_max_rate and spec.scenario not in SCHEDULED_SCENARIOS:
         raise ConfigError(f"--find-max-rate searches a rate: it needs --scenario server or fixed-rate, not "
                           f"{spec.scenario}")
-    # every number by the rules sweep files and devices.yaml use (finite, in range): the table's own
-    check_cli_settings({**{name: getattr(spec, name) for name, s in SETTINGS.items() if s.kind in ("number", "int")},
+    # every number by the rules sweep files and devices.yaml use (finite, in range): the table's own; those this
+    # module words itself (_WORDED) are checked by validate_spec, in their words first
+    check_cli_settings({**{name: getattr(spec, name) for name, s in SETTINGS.items()
+                           if s.kind in ("number", "int") and name not in _WORDED},
                         "batch": spec.batch, "threads": spec.threads})
     if spec.opset is not None and (capability.model_format(spec.model) != "torch"
                                    or spec.runtime not in ("onnxruntime", "tensorrt")):
@@ -62,6 +64,9 @@ def check(spec: RunSpec, options: Options | None = None) -> None:
     _check_feeds(spec, o)
 
 
+# run settings whose problems validate_spec words itself (a temperature, the scenario's parameters) before the
+# table's rule is applied to them
+_WORDED = ("cooldown_c", "samples_per_query", "streams", "latency_bound_ms", "battery_wh")
 # flag -> (the runtimes it applies to, what it is) and flag -> the scenarios it applies to
 _RUNTIME_FLAGS = {"--xnnpack": ("tflite",), "--delegate": ("tflite",), "--delegate-option": ("tflite",),
                   "--graph-opt": ("onnxruntime",), "--providers": ("onnxruntime",),
@@ -160,8 +165,7 @@ def validate_scenario(spec: RunSpec) -> None:
         if v is not None and (not _finite(v) or v <= 0):
             raise ConfigError(f"{flag} {v:g}: must be > 0")
     # the table's bounds (vocab.SETTINGS), the same a sweep file's settings are checked with
-    check_cli_settings({"samples_per_query": spec.samples_per_query, "latency_bound_ms": spec.latency_bound_ms,
-                        "battery_wh": spec.battery_wh})
+    check_cli_settings({name: getattr(spec, name) for name in _WORDED})
     if spec.scenario == "server" and spec.latency_bound_ms is None:
         raise ConfigError("--scenario server needs --latency-bound MS (the run is VALID when p99 is within it)",
                           hint="e.g. --scenario server --rate 40 --latency-bound 50")
