@@ -115,16 +115,17 @@ CHECKED_METRICS = ("p50_ms", "p90_ms", "p99_ms", "throughput_ips", "peak_rss_mb"
 @dataclass(frozen=True)
 class Setting:
     """A run setting: its kind ("number" | "int" | "bool" | "mapping" | "path"), default, allowed range, and how
-    each place that takes it derives it (read from RunSettings' fields, below; never written by hand elsewhere).
+    each place that takes it derives it (read from RunSettings' fields, below).
 
     `lo`/`hi` bound the value (inclusive); `lo_open` makes the lower bound exclusive (> lo). Every numeric value
     must be finite. `flag` is the deploy option that sets it (None: sweep files only), listed in deploy --help at
-    `place` (cli/deploy.py's flag places) with `flag_help` and `metavar`; `item` says how one item of a repeated
-    mapping flag and a mapping's values are read ("value": NAME=V, "range": NAME=LOW:HIGH). `stored` says what a
-    deploy's stored settings section keeps: "always", "never" (sweep-only settings), "given" (an empty or false
-    value is kept as null), "int8" (only for int8 runs), "scenario" (only for load scenarios). `wire`: "request"
-    when the agent's RunRequest has a field of this name, "scenario" when its ScenarioSpec has. `feeds`: it feeds
-    the model's inputs (refused for the null runtime)."""
+    `place` with `flag_help` (default: `help`) and `metavar`: "model" (after --precision), "inputs" (after --input),
+    "measure" (after --providers) or "scenario" (the load scenario's group; cli/deploy.add_setting_flags). `item`
+    says how one item of a repeated mapping flag and a mapping's values are read ("value": NAME=V, "range":
+    NAME=LOW:HIGH). `stored` says what a deploy's stored settings section keeps: "always", "never" (sweep-only
+    settings), "given" (an empty or false value is kept as null), "int8" (only for int8 runs), "scenario" (only for
+    load scenarios). `wire`: "request" when the agent's RunRequest has a field of this name, "scenario" when its
+    ScenarioSpec has. `feeds`: it feeds the model's inputs (refused for the null runtime)."""
 
     name: str
     kind: str
