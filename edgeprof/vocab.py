@@ -2,19 +2,21 @@
 
 Owns: runtimes, precisions, power sources and error kinds (re-exported from the agent package, which shares
 them with the device), the comparable metrics (name, unit, which direction is better, default minimum effect),
-the run settings with their kinds, defaults and ranges (deploy flags, sweep `settings:` and RunSpec all read
-this table), the identity of a measured configuration, and the one number formatter used by the terminal,
-Markdown and HTML.
+the run settings (RunSettings: the one table, with kinds, defaults, ranges, flags and help; deploy's flags, sweep
+`settings:`, the RunSpec, the agent's request and the stored settings section are derived from it), the identity
+of a measured configuration, and the one number formatter used by the terminal, Markdown and HTML.
 Does not own: reading a metric from a Result (compare.py), validating YAML nodes (config.py), what a runtime
 can do on a device (capability.py). Pure definitions, no I/O.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import math
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from edgeprof_agent.vocab import (
@@ -34,7 +36,7 @@ __all__ = [
     "RUNTIMES", "PRECISIONS", "POWER_SOURCES", "POWER_AUTO_ORDER", "ErrorKind", "RUN_DEFAULTS",
     "SCENARIOS", "SCHEDULED_SCENARIOS", "SINGLE_STREAM", "SCENARIO_DEFAULTS", "scenario_label",
     "Metric", "METRICS", "EXTRA_METRICS", "METRIC_BY_NAME", "CHECKED_METRICS", "DEFAULT_MIN_EFFECT",
-    "DEFAULT_ALPHA", "Setting", "SETTINGS", "MAX_RATE_QPS", "MAX_SCHEDULE_S", "schedule_problem", "ConfigIdentity",
+    "DEFAULT_ALPHA", "Setting", "SETTINGS", "RunSettings", "settings_kwargs", "SERVER_MIN_QUERIES", "MAX_RATE_QPS", "MAX_SCHEDULE_S", "schedule_problem", "ConfigIdentity",
     "fmt_value", "fmt_p", "fmt_num", "is_finite_number",
 ]
 
@@ -112,10 +114,18 @@ CHECKED_METRICS = ("p50_ms", "p90_ms", "p99_ms", "throughput_ips", "peak_rss_mb"
 
 @dataclass(frozen=True)
 class Setting:
-    """A run setting: its kind ("number" | "int" | "mapping" | "path"), default, allowed range and where it is used.
+    """A run setting: its kind ("number" | "int" | "bool" | "mapping" | "path"), default, allowed range, and how
+    each place that takes it derives it (read from RunSettings' fields, below).
 
     `lo`/`hi` bound the value (inclusive); `lo_open` makes the lower bound exclusive (> lo). Every numeric value
-    must be finite. `flag` is the deploy option that sets it (None: sweep files only)."""
+    must be finite. `flag` is the deploy option that sets it (None: sweep files only), listed in deploy --help at
+    `place` with `flag_help` (default: `help`) and `metavar`: "model" (after --precision), "inputs" (after --input),
+    "measure" (after --providers) or "scenario" (the load scenario's group; cli/deploy.add_setting_flags). `item`
+    says how one item of a repeated mapping flag and a mapping's values are read ("value": NAME=V, "range":
+    NAME=LOW:HIGH). `stored` says what a deploy's stored settings section keeps: "always", "never" (sweep-only
+    settings), "given" (an empty or false value is kept as null), "int8" (only for int8 runs), "scenario" (only for
+    load scenarios). `wire`: "request" when the agent's RunRequest has a field of this name, "scenario" when its
+    ScenarioSpec has. `feeds`: it feeds the model's inputs (refused for the null runtime)."""
 
     name: str
     kind: str
@@ -126,6 +136,13 @@ class Setting:
     lo_open: bool = False
     flag: str | None = None
     nullable: bool = False  # None is a valid value (e.g. max_queries: no cap)
+    place: str | None = None
+    flag_help: str | None = None
+    metavar: str | None = None
+    item: str | None = None
+    stored: str = "always"
+    wire: str | None = None
+    feeds: bool = False
 
     def check(self, value: Any) -> str | None:
         """None when `value` is acceptable, else what is wrong (one phrase, for `<where>: <phrase>`)."""
@@ -135,6 +152,8 @@ class Setting:
             return None if isinstance(value, dict) else "must be a mapping"
         if self.kind == "path":
             return None if isinstance(value, str) and value.strip() else "must be a file or directory path"
+        if self.kind == "bool":
+            return None if isinstance(value, bool) else "must be true or false"
         if isinstance(value, bool) or not isinstance(value, int | float):
             return "must be a number" if self.kind == "number" else "must be an integer"
         if self.kind == "int" and not isinstance(value, int):
@@ -147,63 +166,175 @@ class Setting:
             return f"must be <= {self.hi:g}"
         return None
 
+    def typed(self, value: Any) -> Any:
+        """`value` (checked) as RunSettings holds it: numbers as float, integers as int, mappings as dicts (ranges
+        as (low, high) tuples; None as {})."""
+        if value is None:
+            return {} if self.kind == "mapping" else None if self.nullable else self.default
+        if self.kind == "number":
+            return float(value)
+        if self.kind == "int":
+            return int(value)
+        if self.kind == "bool":
+            return bool(value)
+        if self.kind == "mapping" and self.item == "range":
+            return {k: (float(v[0]), float(v[1])) for k, v in value.items()}
+        return dict(value) if self.kind == "mapping" else value
+
+
+_SETTING = "edgeprof.setting"
+
+
+def _setting(kind: str, default: Any, help: str, **kw: Any) -> Any:
+    """A RunSettings field carrying its Setting (named by the field). Mappings hold {} when not given."""
+    meta = {_SETTING: Setting("", kind, default, help, **kw)}
+    if kind == "mapping":
+        return field(default_factory=dict, metadata=meta)
+    return field(default=default, metadata=meta)
+
 
 _D = RUN_DEFAULTS
-_SETTINGS: tuple[Setting, ...] = (
-    Setting("min_duration_s", "number", _D["min_duration_s"], "the timed loop runs at least this long (s)",
-            lo=0, hi=86400, flag="--min-duration"),
-    Setting("min_queries", "int", _D["min_queries"], "... and at least this many queries", lo=1, hi=10**9,
-            flag="--min-queries"),
-    Setting("max_queries", "int", _D["max_queries"], "stop at this many queries even before min_duration",
-            lo=1, hi=10**9, flag="--max-queries", nullable=True),
-    Setting("warmup_s", "number", _D["warmup_s"], "warm up until steady or this many seconds pass", lo=0,
-            hi=86400, flag="--warmup"),
-    Setting("seed", "int", _D["seed"], "seed for weights of bundled models and for inputs", lo=0, hi=2**32 - 1,
-            flag="--seed"),
-    Setting("idle_s", "number", _D["idle_s"], "idle power baseline before load (s; 0 = off)", lo=0, hi=3600,
-            flag="--idle"),
-    # cooldown_c's bound is run.check.MAX_COOLDOWN_C, power_rate_hz's config.POWER_RATE_MAX_HZ (tests keep them equal)
-    Setting("cooldown_c", "number", None, "before measuring, wait until the hottest temperature sensor reads "
-            "below this (°C; default: no wait)", lo=0, lo_open=True, hi=150, flag="--cooldown", nullable=True),
-    Setting("cooldown_timeout_s", "number", _D["cooldown_timeout_s"], "give up waiting for --cooldown after (s)",
-            lo=0, lo_open=True, hi=86400, flag="--cooldown-timeout"),
-    Setting("power_rate_hz", "number", None, "power sampling rate (Hz; default: devices.yaml rate_hz; capped by "
-            "the sensor)", lo=0, lo_open=True, hi=1000, flag="--power-rate", nullable=True),
-    Setting("timeout_s", "number", 900.0, "a whole sweep cell, wall clock; the agent is stopped when it passes",
-            lo=0, lo_open=True, hi=7 * 86400),
-    Setting("retries", "int", 2, "retries of a sweep cell on transport errors only", lo=0, hi=100),
-    Setting("retry_backoff_s", "number", 5.0, "first retry delay (doubled after each retry)", lo=0, hi=3600),
-    Setting("runtime_options", "mapping", None, "options passed to the runtime (see docs/runtimes.md)",
-            nullable=True),
-    Setting("lease_wait_s", "number", 3600.0, "how long to wait for another controller's lease on a device",
-            lo=0, hi=7 * 86400),
+SERVER_MIN_QUERIES = 662  # stats.min_queries_for(0.99): the fewest queries with an early-stopping p99 (deploy's default)
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """The run settings: the one table of them. Each field is one setting with its kind, default, range, flag,
+    help and where it goes (Setting, above); deploy's flags, a sweep's `settings:` and `overrides`, the RunSpec
+    (which is a RunSettings), the agent's RunRequest and the stored settings section are derived from these fields.
+    Adding a setting is adding a field here (and its word in docs/nightly.md's settings row). Fields are listed in deploy --help's
+    order within each place."""
+
+    # deploy --help after --precision
+    calibration: str | None = _setting(
+        "path", None, "int8 calibration samples: a directory of .npy / .npz by input name (relative to the sweep "
+        "file; default: seeded random inputs)", flag="--calibration", nullable=True, place="model", metavar="DIR",
+        flag_help="int8 calibration samples: .npy files (one input) or .npz files (keys = input names); default: "
+                  "seeded random inputs", stored="int8", feeds=True)
+    profile_ops: bool = _setting(
+        "bool", False, "after the timed loop, a separate pass with the runtime's per-op profiler (top ops)",
+        flag="--profile-ops", place="model", stored="given", wire="request",
+        flag_help="after the timed loop, a separate pass with the runtime's per-op profiler; shows top ops")
+    # what feeds the model's inputs (export/inputs.py): checked against the model before anything is pushed
+    input_data: str | None = _setting(
+        "path", None, "input arrays by input name: an .npz file or a directory of NAME.npy (relative to the sweep "
+        "file)", flag="--input-data", nullable=True, place="inputs", metavar="FILE.npz|DIR", feeds=True,
+        flag_help="input arrays by input name: an .npz file, or a directory of NAME.npy files (like trtexec "
+                  "--loadInputs); pushed with the model")
+    input_values: dict[str, Any] = _setting(
+        "mapping", None, "constants by input name, e.g. {sr: 16000}", flag="--input-value", nullable=True,
+        place="inputs", metavar="NAME=V", item="value", stored="given", feeds=True,
+        flag_help="feed input NAME the constant V, e.g. sr=16000 for a scalar sample rate (repeatable)")
+    input_ranges: dict[str, tuple[float, float]] = _setting(
+        "mapping", None, "seeded value ranges by input name, e.g. {input_ids: '0:30522'}", flag="--input-range",
+        nullable=True, place="inputs", metavar="NAME=LOW:HIGH", item="range", stored="given", feeds=True,
+        flag_help="draw input NAME's seeded values from [LOW, HIGH), e.g. input_ids=0:30522 (repeatable)")
+    # accuracy mode (edgeprof/accuracy.py, docs/accuracy.md): a pass over this file after the timed loop
+    accuracy: str | None = _setting(
+        "path", None, "accuracy data: an .npz with inputs by name and `labels` (top-1/top-5) or `expected` outputs "
+        "(errors); relative to the sweep file", flag="--accuracy", nullable=True, place="inputs",
+        metavar="DATA.npz", feeds=True,
+        flag_help="after the timed loop, run every sample of DATA.npz (arrays by input name, N samples on axis 0) "
+                  "and score it: `labels` → top-1/top-5, `expected` → errors (docs/accuracy.md)")
+    # the timed loop (MLPerf's rule: both minimums are met)
+    min_duration_s: float = _setting(
+        "number", float(_D["min_duration_s"]), "the timed loop runs at least this long (s)", lo=0, hi=86400,
+        flag="--min-duration", place="inputs", metavar="S", wire="request",
+        flag_help=f"timed loop runs at least this long (default {_D['min_duration_s']:g} s) ...")
+    min_queries: int = _setting(
+        "int", int(_D["min_queries"]), "... and at least this many queries", lo=1, hi=10**9, flag="--min-queries",
+        place="inputs", metavar="N", wire="request",
+        flag_help=f"... and at least this many queries (default {_D['min_queries']}; server {SERVER_MIN_QUERIES}, "
+                  "what its early-stopping p99 needs); both must be met (MLPerf rule)")
+    max_queries: int | None = _setting(
+        "int", int(_D["max_queries"]), "stop at this many queries even before min_duration", lo=1, hi=10**9,
+        flag="--max-queries", nullable=True, place="inputs", metavar="N", stored="never", wire="request",
+        flag_help=f"stop at N queries even before --min-duration (default {_D['max_queries']}; bounds raw samples)")
+    warmup_s: float = _setting(
+        "number", float(_D["warmup_s"]), "warm up until steady or this many seconds pass", lo=0, hi=86400,
+        flag="--warmup", place="inputs", metavar="S", wire="request",
+        flag_help=f"warm up until latency is steady or this many seconds pass (default {_D['warmup_s']:g})")
+    # deploy --help after --providers: the export, then telemetry
     # the bounds are export.onnx_export's MIN_OPSET / MAX_OPSET (onnxruntime 1.10's opset .. the table's newest;
     # tests/unit/test_onnx_target.py keeps them equal); None: edgeprof's default, fitted to the device's runtime
-    Setting("opset", "int", None, "ONNX opset to export bundled and builder models at (default: 18, or the newest "
-            "the device's onnxruntime loads)", lo=15, hi=21, flag="--opset", nullable=True),
-    # what feeds the model's inputs (export/inputs.py): checked against the model before anything is pushed
-    Setting("input_data", "path", None, "input arrays by input name: an .npz file or a directory of NAME.npy "
-            "(relative to the sweep file)", flag="--input-data", nullable=True),
-    Setting("input_values", "mapping", None, "constants by input name, e.g. {sr: 16000}", flag="--input-value",
-            nullable=True),
-    Setting("input_ranges", "mapping", None, "seeded value ranges by input name, e.g. {input_ids: '0:30522'}",
-            flag="--input-range", nullable=True),
-    Setting("calibration", "path", None, "int8 calibration samples: a directory of .npy / .npz by input name "
-            "(relative to the sweep file; default: seeded random inputs)", flag="--calibration", nullable=True),
-    # accuracy mode (edgeprof/accuracy.py, docs/accuracy.md): a pass over this file after the timed loop
-    Setting("accuracy", "path", None, "accuracy data: an .npz with inputs by name and `labels` (top-1/top-5) or "
-            "`expected` outputs (errors); relative to the sweep file", flag="--accuracy", nullable=True),
+    opset: int | None = _setting(
+        "int", None, "ONNX opset to export bundled and builder models at (default: 18, or the newest the device's "
+        "onnxruntime loads)", lo=15, hi=21, flag="--opset", nullable=True, place="measure", metavar="N",
+        flag_help="ONNX opset to export a bundled or builder model at (default: 18, or the newest the device's "
+                  "onnxruntime loads; an opset above that is refused before the export)")
+    seed: int = _setting(
+        "int", int(_D["seed"]), "seed for weights of bundled models and for inputs", lo=0, hi=2**32 - 1,
+        flag="--seed", place="measure", wire="request")
+    idle_s: float = _setting(
+        "number", float(_D["idle_s"]), "idle power baseline before load (s; 0 = off)", lo=0, hi=3600, flag="--idle",
+        place="measure", metavar="S", wire="request",
+        flag_help=f"idle power baseline before the model loads, in seconds (default {_D['idle_s']:g}; 0 turns it off)")
+    # cooldown_c's bound is run.check.MAX_COOLDOWN_C, power_rate_hz's config.POWER_RATE_MAX_HZ (tests keep them equal)
+    cooldown_c: float | None = _setting(
+        "number", None, "before measuring, wait until the hottest temperature sensor reads below this (°C; default: "
+        "no wait)", lo=0, lo_open=True, hi=150, flag="--cooldown", nullable=True, place="measure", metavar="C",
+        wire="request", flag_help="before measuring, wait until the hottest temperature sensor reads below C °C")
+    cooldown_timeout_s: float = _setting(
+        "number", float(_D["cooldown_timeout_s"]), "give up waiting for --cooldown after (s)", lo=0, lo_open=True,
+        hi=86400, flag="--cooldown-timeout", place="measure", metavar="S", stored="never", wire="request",
+        flag_help="with --cooldown: measure anyway (with a warning) after S seconds (default "
+                  f"{_D['cooldown_timeout_s']:g})")
+    power_rate_hz: float | None = _setting(
+        "number", None, "power sampling rate (Hz; default: devices.yaml rate_hz; capped by the sensor)", lo=0,
+        lo_open=True, hi=1000, flag="--power-rate", nullable=True, place="measure", metavar="HZ",
+        flag_help="power sampling rate (overrides devices.yaml rate_hz; capped by the sensor)")
     # load scenarios (the `scenarios:` and `rates:` sweep axes choose the scenario and rate; docs/scenarios.md)
-    Setting("latency_bound_ms", "number", None, "server: VALID when the early-stopping p99 is within it (ms)",
-            lo=0, lo_open=True, hi=3600 * 1000, flag="--latency-bound", nullable=True),
-    Setting("samples_per_query", "int", SCENARIO_DEFAULTS["samples_per_query"], "multi-stream: samples per query",
-            lo=1, hi=4096, flag="--samples-per-query"),
-    Setting("streams", "int", SCENARIO_DEFAULTS["streams"], "offline: queries in flight (one session each)", lo=1,
-            hi=64, flag="--streams"),
-    Setting("battery_wh", "number", None, "hours on a battery of this many Wh at the run's duty cycle", lo=0,
-            lo_open=True, hi=1e6, flag="--battery-wh", nullable=True),
-)
-SETTINGS: dict[str, Setting] = {s.name: s for s in _SETTINGS}
+    samples_per_query: int = _setting(
+        "int", int(SCENARIO_DEFAULTS["samples_per_query"]), "multi-stream: samples per query", lo=1, hi=4096,
+        flag="--samples-per-query", place="scenario", metavar="N", stored="scenario", wire="scenario",
+        flag_help=f"multi-stream: samples per query (default {SCENARIO_DEFAULTS['samples_per_query']}, LoadGen's), "
+                  "run as N / --batch inferences")
+    streams: int = _setting(
+        "int", int(SCENARIO_DEFAULTS["streams"]), "offline: queries in flight (one session each)", lo=1, hi=64,
+        flag="--streams", place="scenario", metavar="N", stored="scenario", wire="scenario",
+        flag_help="offline: queries in flight (threads, each with its own runtime session)")
+    latency_bound_ms: float | None = _setting(
+        "number", None, "server: VALID when the early-stopping p99 is within it (ms)", lo=0, lo_open=True,
+        hi=3600 * 1000, flag="--latency-bound", nullable=True, place="scenario", metavar="MS", stored="scenario",
+        wire="scenario", flag_help="server: VALID when the early-stopping p99 is within MS; fixed-rate: default the "
+                                   "period")
+    battery_wh: float | None = _setting(
+        "number", None, "hours on a battery of this many Wh at the run's duty cycle", lo=0, lo_open=True, hi=1e6,
+        flag="--battery-wh", nullable=True, place="scenario", metavar="WH", stored="scenario",
+        flag_help="with a power sensor: hours on a battery of WH watt-hours at this duty cycle")
+    # sweep files only (runtime_options: deploy composes it from --graph-opt, --providers, --xnnpack, --delegate)
+    runtime_options: dict[str, Any] = _setting(
+        "mapping", None, "options passed to the runtime (see docs/runtimes.md)", nullable=True, wire="request")
+    timeout_s: float = _setting(
+        "number", 900.0, "a whole sweep cell, wall clock; the agent is stopped when it passes", lo=0, lo_open=True,
+        hi=7 * 86400, stored="never")
+    retries: int = _setting("int", 2, "retries of a sweep cell on transport errors only", lo=0, hi=100,
+                            stored="never")
+    retry_backoff_s: float = _setting("number", 5.0, "first retry delay (doubled after each retry)", lo=0, hi=3600,
+                                      stored="never")
+    lease_wait_s: float = _setting(
+        "number", 3600.0, "how long to wait for another controller's lease on a device", lo=0, hi=7 * 86400,
+        stored="never")
+
+    @classmethod
+    def from_values(cls, values: Mapping[str, Any]) -> RunSettings:
+        """The settings `values` give by name (checked: a sweep cell's, parsed flags), each by its kind; a missing
+        one takes the table's default."""
+        return cls(**settings_kwargs(values))
+
+    def values(self) -> dict[str, Any]:
+        """Every setting by name, as this record holds it."""
+        return {name: getattr(self, name) for name in SETTINGS}
+
+
+def settings_kwargs(values: Mapping[str, Any]) -> dict[str, Any]:
+    """RunSettings' (and RunSpec's) keyword arguments from `values` by setting name, typed by kind; names that are
+    not run settings are left out, and a setting `values` lacks takes the table's default."""
+    return {name: s.typed(values[name]) for name, s in SETTINGS.items() if name in values}
+
+
+SETTINGS: dict[str, Setting] = {f.name: dataclasses.replace(f.metadata[_SETTING], name=f.name)
+                                for f in dataclasses.fields(RunSettings)}
 
 # the rate of a server / fixed-rate schedule (--rate, a sweep's `rates:`): one bound for both
 MAX_RATE_QPS = 100000.0  # above any edge model's rate: a larger value is a typo

@@ -6,20 +6,18 @@ import argparse
 import math
 import re
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError
 from ..export.inputs import parse_input_range, parse_input_value
 from ..records import Result, RunSpec
-from ..vocab import SCENARIO_DEFAULTS, SCENARIOS, SINGLE_STREAM, fmt_value
-from ..vocab import SETTINGS as S
+from ..vocab import SCENARIOS, SERVER_MIN_QUERIES, SETTINGS, SINGLE_STREAM, fmt_value, settings_kwargs
 from .common import add_db_args, add_inventory_args, check_writable, open_store, resolve_device
 from .ui import DeployProgress, err, render_result
 
 if TYPE_CHECKING:
     from ..store import Store
 
-SERVER_MIN_QUERIES = 662  # stats.min_queries_for(0.99): the fewest queries with an early-stopping p99
 FIND_START_QPS = 10.0
 
 _SHAPE = re.compile(r"^([^=]+)=(\d+(?:x\d+)*)$")
@@ -75,11 +73,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "or null (the harness)")
     p.add_argument("--precision", default="fp32", choices=["fp32", "fp16", "int8"],
                    help="fp32 (default); fp16 (onnxruntime, tensorrt); int8 (static, calibrated; all three)")
-    p.add_argument("--calibration", metavar="DIR", default=None,
-                   help="int8 calibration samples: .npy files (one input) or .npz files (keys = input names); "
-                        "default: seeded random inputs")
-    p.add_argument("--profile-ops", action="store_true",
-                   help="after the timed loop, a separate pass with the runtime's per-op profiler; shows top ops")
+    add_setting_flags(p, "model")
     p.add_argument("--xnnpack", choices=["on", "off"], default=None,
                    help="tflite: use the XNNPACK CPU delegate (default on)")
     p.add_argument("--delegate", metavar="PATH", default=None,
@@ -90,35 +84,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--threads", type=int, default=None, help="runtime intra-op threads (default: runtime's choice)")
     p.add_argument("--input", action="append", default=[], metavar="NAME=DxD...",
                    help="concrete shape for an input with dynamic dims, e.g. input=1x3x224x224 (repeatable)")
-    # what feeds the inputs (issue 11): data, constants, ranges; checked against the model before any push
-    p.add_argument("--input-data", metavar="FILE.npz|DIR", default=None,
-                   help="input arrays by input name: an .npz file, or a directory of NAME.npy files (like "
-                        "trtexec --loadInputs); pushed with the model")
-    p.add_argument("--input-value", action="append", default=[], metavar="NAME=V",
-                   help="feed input NAME the constant V, e.g. sr=16000 for a scalar sample rate (repeatable)")
-    p.add_argument("--input-range", action="append", default=[], metavar="NAME=LOW:HIGH",
-                   help="draw input NAME's seeded values from [LOW, HIGH), e.g. input_ids=0:30522 (repeatable)")
-    p.add_argument("--accuracy", metavar="DATA.npz", default=None,
-                   help="after the timed loop, run every sample of DATA.npz (arrays by input name, N samples on "
-                        "axis 0) and score it: `labels` → top-1/top-5, `expected` → errors (docs/accuracy.md)")
-    p.add_argument("--min-duration", type=float, default=S["min_duration_s"].default, metavar="S",
-                   help=f"timed loop runs at least this long (default {S['min_duration_s'].default:g} s) ...")
-    p.add_argument("--min-queries", type=int, default=None, metavar="N",
-                   help=f"... and at least this many queries (default {S['min_queries'].default}; server "
-                        f"{SERVER_MIN_QUERIES}, what its early-stopping p99 needs); both must be met (MLPerf rule)")
-    p.add_argument("--max-queries", type=int, default=S["max_queries"].default, metavar="N",
-                   help=f"stop at N queries even before --min-duration (default {S['max_queries'].default}; bounds raw samples)")
-    p.add_argument("--warmup", type=float, default=S["warmup_s"].default, metavar="S",
-                   help=f"warm up until latency is steady or this many seconds pass (default {S['warmup_s'].default:g})")
+    add_setting_flags(p, "inputs")  # what feeds the inputs (checked against the model before any push), the loop
     p.add_argument("--graph-opt", default=None, choices=["disable", "basic", "extended", "all"],
                    help="onnxruntime graph optimisation level (default all)")
     p.add_argument("--providers", default=None,
                    help="onnxruntime execution providers, comma-separated (default CPUExecutionProvider)")
-    p.add_argument("--opset", type=int, default=None, metavar="N",
-                   help="ONNX opset to export a bundled or builder model at (default: 18, or the newest the device's "
-                        "onnxruntime loads; an opset above that is refused before the export)")
-    p.add_argument("--seed", type=int, default=S["seed"].default, help="seed for weights of bundled models and for inputs")
-    _add_telemetry_and_scenario(p)
+    add_setting_flags(p, "measure")  # the export's opset, the seed, telemetry (idle baseline, cool-down, power rate)
+    _add_scenario(p)
     p.add_argument("--json", metavar="PATH", help="also write the result JSON to PATH ('-' for stdout)")
     add_inventory_args(p)
     add_db_args(p)
@@ -127,32 +99,34 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def _add_telemetry_and_scenario(p: argparse.ArgumentParser) -> None:
-    """The telemetry flags (idle baseline, cool-down, power rate) and the load scenario's group."""
-    p.add_argument("--idle", type=float, default=S["idle_s"].default, metavar="S",
-                   help=f"idle power baseline before the model loads, in seconds (default {S['idle_s'].default:g}; 0 turns it off)")
-    p.add_argument("--cooldown", type=float, default=None, metavar="C",
-                   help="before measuring, wait until the hottest temperature sensor reads below C °C")
-    p.add_argument("--cooldown-timeout", type=float, default=None, metavar="S",
-                   help=f"with --cooldown: measure anyway (with a warning) after S seconds (default {S['cooldown_timeout_s'].default:g})")
-    p.add_argument("--power-rate", type=float, default=None, metavar="HZ",
-                   help="power sampling rate (overrides devices.yaml rate_hz; capped by the sensor)")
-    # load scenarios (issue 12, docs/scenarios.md)
+def add_setting_flags(p: argparse._ActionsContainer, place: str) -> None:
+    """The flags of the run settings vocab.RunSettings lists at `place`, in its order: the type by the setting's kind
+    (a mapping's flag is repeated, NAME=... each), its help and metavar. Each defaults to None, "not given": the
+    table's default applies (_spec), and check() judges what applies on the flags given."""
+    for name, s in SETTINGS.items():
+        if s.flag is None or s.place != place:
+            continue
+        kw: dict[str, Any] = {"dest": name, "default": None, "help": s.flag_help or s.help}
+        if s.metavar:
+            kw["metavar"] = s.metavar
+        if s.kind == "bool":
+            kw["action"] = "store_true"
+        elif s.kind == "mapping":
+            kw["action"] = "append"
+        else:
+            kw["type"] = {"number": float, "int": int, "path": str}[s.kind]
+        p.add_argument(s.flag, **kw)
+
+
+def _add_scenario(p: argparse.ArgumentParser) -> None:
+    """The load scenario's group: the scenario and its rate (identity axes), its settings, --find-max-rate."""
     g = p.add_argument_group("load scenario (docs/scenarios.md)")
     g.add_argument("--scenario", default=SINGLE_STREAM, choices=list(SCENARIOS),
                    help="single-stream (default: back to back), multi-stream (N samples a query), offline "
                         "(max throughput, --streams), server (Poisson arrivals at --rate), fixed-rate (a camera)")
     g.add_argument("--rate", type=float, default=None, metavar="QPS",
                    help="server: mean arrivals per second; fixed-rate: one query every 1/QPS s")
-    g.add_argument("--samples-per-query", type=int, default=None, metavar="N",
-                   help=f"multi-stream: samples per query (default {SCENARIO_DEFAULTS['samples_per_query']}, "
-                        "LoadGen's), run as N / --batch inferences")
-    g.add_argument("--streams", type=int, default=None, metavar="N",
-                   help="offline: queries in flight (threads, each with its own runtime session)")
-    g.add_argument("--latency-bound", type=float, default=None, metavar="MS",
-                   help="server: VALID when the early-stopping p99 is within MS; fixed-rate: default the period")
-    g.add_argument("--battery-wh", type=float, default=None, metavar="WH",
-                   help="with a power sensor: hours on a battery of WH watt-hours at this duty cycle")
+    add_setting_flags(g, "scenario")
     g.add_argument("--find-max-rate", action="store_true",
                    help="server / fixed-rate: search for the highest VALID rate (from --rate, default 10); "
                         "every probe run is stored")
@@ -164,9 +138,7 @@ def check_args(args: argparse.Namespace) -> RunSpec:
     from .. import run as pipeline
 
     spec = _spec(args)
-    options = pipeline.Options(calibration=args.calibration, opset=args.opset, profile_ops=args.profile_ops,
-                               find_max_rate=args.find_max_rate,
-                               cooldown_timeout_given=args.cooldown_timeout is not None, given=_given(args))
+    options = pipeline.Options.of(spec, find_max_rate=args.find_max_rate, given=_given(args))
     pipeline.check(spec, options)
     return spec
 
@@ -186,8 +158,7 @@ def run(args: argparse.Namespace) -> int:
         return deploy_phone(args, spec, device)
     store = None if args.no_store else open_store(args.db)
     with DeployProgress(enabled=not args.quiet) as progress:
-        result = pipeline.deploy(spec, device, progress=progress, calibration=args.calibration,
-                                 profile_ops=args.profile_ops, opset=args.opset)
+        result = pipeline.deploy(spec, device, progress=progress, checked=True)
     json_error: OSError | None = None
     if args.json == "-":
         sys.stdout.write(result.to_json(indent=2) + "\n")
@@ -218,23 +189,28 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-# flags whose presence (not only their value) decides whether they apply (run/check.py)
+# runtime flags (not run settings: they compose runtime_options) whose presence decides whether they apply
 _PRESENCE = {"--xnnpack": "xnnpack", "--delegate": "delegate", "--delegate-option": "delegate_option",
-             "--graph-opt": "graph_opt", "--providers": "providers", "--profile-ops": "profile_ops",
-             "--latency-bound": "latency_bound", "--samples-per-query": "samples_per_query", "--streams": "streams",
-             "--battery-wh": "battery_wh"}
+             "--graph-opt": "graph_opt", "--providers": "providers"}
+# how one item of a repeated mapping flag reads (vocab.Setting.item)
+_ITEMS = {"value": parse_input_value, "range": parse_input_range}
 
 
 def _given(args: argparse.Namespace) -> frozenset[str]:
-    """The flags of _PRESENCE on the command line (a default of None, [] or False is "not given")."""
-    return frozenset(f for f, a in _PRESENCE.items() if getattr(args, a, None) not in (None, [], False))
+    """The flags on the command line that check() judges: the run settings' and _PRESENCE's (a default of None,
+    [] or False is "not given")."""
+    dests = {**_PRESENCE, **{s.flag: name for name, s in SETTINGS.items() if s.flag}}
+    return frozenset(f for f, a in dests.items() if getattr(args, a, None) not in (None, [], False))
 
 
 def _spec(args: argparse.Namespace) -> RunSpec:
-    """The RunSpec the flags say (parsing only: check() finds every problem)."""
-    shapes = dict(parse_input_shape(s) for s in args.input)
-    values = dict(parse_input_value(v) for v in args.input_value)
-    ranges = dict(parse_input_range(r) for r in args.input_range)
+    """The RunSpec the flags say (parsing only: check() finds every problem). A setting not given takes the table's
+    default (a server's min_queries: what its early-stopping p99 needs)."""
+    values: dict[str, Any] = {}
+    for name, s in SETTINGS.items():
+        v = getattr(args, name, None) if s.flag else None
+        if v is not None:
+            values[name] = dict(_ITEMS[s.item](t) for t in v) if s.kind == "mapping" and s.item else v
     options: dict[str, object] = {}
     if args.graph_opt:
         options["graph_optimization_level"] = args.graph_opt
@@ -249,23 +225,17 @@ def _spec(args: argparse.Namespace) -> RunSpec:
         if any(len(kv) != 2 or not kv[0] for kv in pairs):
             raise ConfigError("--delegate-option: expected KEY=VALUE")
         options["delegate_options"] = dict((k, v) for k, v in pairs)
-    if args.min_queries is None:
-        args.min_queries = SERVER_MIN_QUERIES if args.scenario == "server" else S["min_queries"].default
+    values["runtime_options"] = options
+    if "min_queries" not in values and args.scenario == "server":
+        values["min_queries"] = SERVER_MIN_QUERIES
     from ..export.resolve import default_runtime
 
-    cooldown_timeout = S["cooldown_timeout_s"].default if args.cooldown_timeout is None else args.cooldown_timeout
     return RunSpec(
         device=args.device, model=args.model, runtime=args.runtime or default_runtime(args.model),
-        precision=args.precision, batch=args.batch, threads=args.threads, min_duration_s=args.min_duration,
-        min_queries=args.min_queries, max_queries=args.max_queries, warmup_s=args.warmup, input_shapes=shapes,
-        runtime_options=options, seed=args.seed, idle_s=args.idle, cooldown_c=args.cooldown,
-        cooldown_timeout_s=cooldown_timeout, power_rate_hz=args.power_rate, input_data=args.input_data,
-        input_values=values, accuracy=args.accuracy, input_ranges=ranges, scenario=args.scenario,
-        rate=(args.rate or FIND_START_QPS) if args.find_max_rate else args.rate,
-        samples_per_query=(SCENARIO_DEFAULTS["samples_per_query"] if args.samples_per_query is None
-                           else args.samples_per_query),
-        streams=SCENARIO_DEFAULTS["streams"] if args.streams is None else args.streams, latency_bound_ms=args.latency_bound,
-        battery_wh=args.battery_wh)
+        precision=args.precision, batch=args.batch, threads=args.threads,
+        input_shapes=dict(parse_input_shape(s) for s in args.input), scenario=args.scenario,
+        rate=(args.rate or FIND_START_QPS) if args.find_max_rate else args.rate, **settings_kwargs(values))
+
 
 def versus_fp32(store: Store, result: Result) -> str | None:
     """For a scored fp16 / int8 run: its accuracy against the newest stored fp32 run of the same configuration
@@ -309,8 +279,7 @@ def _find_max_rate(args: argparse.Namespace, spec: RunSpec) -> int:
 
     def probe(rate: float) -> Result:
         with DeployProgress(enabled=not args.quiet) as progress:
-            r = pipeline.deploy(dataclasses.replace(spec, rate=rate), device, progress=progress,
-                                calibration=args.calibration, opset=args.opset)
+            r = pipeline.deploy(dataclasses.replace(spec, rate=rate), device, progress=progress)
         if store is not None:
             store.save(r)
         sc = r.scenario

@@ -8,6 +8,7 @@ import signal
 import socket
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -172,10 +173,10 @@ def _execute(store: Any, sweep_id: str, cells: list[Cell], devices: list[Device]
     for line in lines:
         err.print(f"[dim]{escape(line)}[/dim]")  # tracebacks and reasons are text, not markup
     _summary(outcome.results)
-    c = outcome.counts
+    c = Counter(outcome.counts)  # a status no cell ended with counts 0
     mins, secs = divmod(int(outcome.wall_s), 60)
-    err.print(f"sweep {sweep_id}: {c.get('ok', 0)} ok, {c.get('skipped', 0)} skipped, {c.get('failed', 0)} failed"
-              + (f", {c['not run']} not run" if c.get("not run") else "") + f" in {mins}m{secs:02d}s")
+    err.print(f"sweep {sweep_id}: {c['ok']} ok, {c['skipped']} skipped, {c['failed']} failed"
+              + (f", {c['not run']} not run" if c["not run"] else "") + f" in {mins}m{secs:02d}s")
     for e in outcome.errors:
         err.print(f"[red]error[/red] {escape(e)} (a bug in edgeprof: the traceback is above)")
     if not outcome.ok:
@@ -297,18 +298,17 @@ def _list(store: Any) -> int:
         err.print(f"no sweeps in {store.display_url}")
         return 0
     t = Table(title="sweeps", title_justify="left")
-    cancelled = any(r["counts"].get(ledger.CANCELLED) for r in rows)
+    counts = [Counter(r["counts"]) for r in rows]  # a status no cell has counts 0
+    cancelled = any(c[ledger.CANCELLED] for c in counts)
     for col in ("sweep id", "name", "started", "status", "ok", "skipped", "failed", "pending") \
             + (("cancelled",) if cancelled else ()):
         t.add_column(col)
-    for r in rows:
-        c = r["counts"]
+    for r, c in zip(rows, counts, strict=True):
         status = r["status"]
         if status == "running" and _controller_gone(r.get("controller")):
             status = "stopped (controller gone; --resume it)"
-        t.add_row(r["sweep_id"], r["name"], r["created_at"], status, str(c.get("ok", 0)),
-                  str(c.get("skipped", 0)), str(c.get("failed", 0)), str(c.get("pending", 0)),
-                  *((str(c.get(ledger.CANCELLED, 0)),) if cancelled else ()))
+        t.add_row(r["sweep_id"], r["name"], r["created_at"], status, str(c["ok"]), str(c["skipped"]),
+                  str(c["failed"]), str(c["pending"]), *((str(c[ledger.CANCELLED]),) if cancelled else ()))
     out.print(t)
     return 0
 
@@ -393,15 +393,15 @@ def _wait_queued(store: Any, sweep_id: str) -> int:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
     _summary(followed.results)
-    c = followed.counts
+    c = Counter(followed.counts)  # a status no cell ended with counts 0
     mins, secs = divmod(int(time.monotonic() - started), 60)
-    err.print(f"sweep {sweep_id}: {c.get('ok', 0)} ok, {c.get('skipped', 0)} skipped, {c.get('failed', 0)} failed"
+    err.print(f"sweep {sweep_id}: {c['ok']} ok, {c['skipped']} skipped, {c['failed']} failed"
               + (f", {followed.not_run} not run" if followed.not_run else "")
-              + (f", {c[ledger.CANCELLED]} cancelled" if c.get(ledger.CANCELLED) else "")
+              + (f", {c[ledger.CANCELLED]} cancelled" if c[ledger.CANCELLED] else "")
               + (" (cancelled)" if followed.cancelled else "") + f" in {mins}m{secs:02d}s")
     if followed.cancelled:
         return 130
-    if c.get("failed") or followed.not_run:
+    if c["failed"] or followed.not_run:
         err.print(f"resume (requeues the failed and unfinished cells): edgeprof sweep --resume {sweep_id} --queue")
         return 1
     return 0

@@ -51,21 +51,10 @@ class Cell:
         return self.settings[name] if name in self.settings else SETTINGS[name].default
 
     def run_spec(self) -> RunSpec:
-        s = self.setting
-        max_queries = s("max_queries")
+        """What this cell measures: its axes, and its settings typed by the table (vocab.settings_kwargs)."""
         return RunSpec(device=self.device, model=self.model, runtime=self.runtime, precision=self.precision,
-                       batch=self.batch, threads=self.threads, min_duration_s=float(s("min_duration_s")),
-                       min_queries=int(s("min_queries")), max_queries=int(max_queries) if max_queries else None,
-                       warmup_s=float(s("warmup_s")), input_shapes=dict(self.inputs),
-                       runtime_options=dict(s("runtime_options") or {}), seed=int(s("seed")),
-                       idle_s=float(s("idle_s")), cooldown_c=_opt_float(s("cooldown_c")),
-                       cooldown_timeout_s=float(s("cooldown_timeout_s")), power_rate_hz=_opt_float(s("power_rate_hz")),
-                       input_data=s("input_data"), accuracy=s("accuracy"),
-                       input_values=dict(s("input_values") or {}),
-                       input_ranges={k: (float(v[0]), float(v[1])) for k, v in (s("input_ranges") or {}).items()},
-                       scenario=self.scenario, rate=self.rate,
-                       samples_per_query=int(s("samples_per_query")), streams=int(s("streams")),
-                       latency_bound_ms=_opt_float(s("latency_bound_ms")), battery_wh=_opt_float(s("battery_wh")))
+                       batch=self.batch, threads=self.threads, input_shapes=dict(self.inputs), scenario=self.scenario,
+                       rate=self.rate, **vocab.settings_kwargs(self.settings))
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
@@ -76,13 +65,9 @@ class Cell:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Cell:
         names = {f.name for f in dataclasses.fields(cls)}
-        kw = {k: v for k, v in d.items() if k in names}
-        kw["inputs"] = {k: tuple(v) for k, v in (d.get("inputs") or {}).items()}
-        return cls(**kw)
-
-
-def _opt_float(value: Any) -> float | None:
-    return None if value is None else float(value)
+        cell = cls(**{k: v for k, v in d.items() if k in names})
+        cell.inputs = {k: tuple(v) for k, v in (cell.inputs or {}).items()}  # JSON lists → shapes
+        return cell
 
 
 def export_key(cell: Cell) -> tuple[Any, ...]:

@@ -133,19 +133,61 @@ def resolve_devices(spec: SweepSpec, inventory: Any) -> list[Device]:
     return list(out.values())
 
 
-INPUT_FEEDS = ("input_data", "input_values", "input_ranges", "accuracy")
+INPUT_FEEDS = tuple(name for name, s in vocab.SETTINGS.items() if s.feeds)  # what feeds the model (vocab.Setting)
 
 
 def _no_input_feeds(cell: Cell, set_at: Mapping[str, str]) -> None:
     """A null-runtime cell fed model inputs is refused (as deploy refuses --input-* with --runtime null): the
     null runtime feeds none, and a setting silently dropped would be a mistake left unseen."""
     for k in INPUT_FEEDS:
-        if cell.settings.get(k):
+        if cell.setting(k):
             raise ConfigError(f"{set_at.get(k, cell.model_label)}: {k} reaches the null runtime's cell "
                               f"{cell.cell_id}; the null runtime feeds no model inputs and computes nothing "
                               "to score",
                               hint="set it in an override that matches the other runtimes (match: {runtime: "
                                    "onnxruntime}), or drop the null runtime's cells")
+
+
+_Combo = tuple[str, str, str, str, int, int | None, str, float | None]
+
+
+def _included(rule: Rule, spec: SweepSpec, devices: list[Device]) -> list[_Combo]:
+    """The cells an include rule adds: the rule's values on the axes it names, every value of the others (the
+    runtimes: each model's, as the matrix has them)."""
+    every: dict[str, Any] = {"model": [m.label for m in spec.models], "device": [d.name for d in devices],
+                             "precision": spec.precisions, "batch": spec.batch, "threads": spec.threads,
+                             "scenario": spec.scenarios, "rate": spec.rates, "runtime": None}
+    want = {**every, **rule.match}
+    model_by_label = {m.label: m for m in spec.models}
+    names = ([d.name for d in devices if _tag_ok(d, want["device"]["tags"])] if isinstance(want["device"], dict)
+             else [str(v) for v in want["device"]])
+    scenarios = [str(v) for v in want["scenario"]]
+    for sc in scenarios:
+        if sc not in vocab.SCENARIOS:
+            raise ConfigError(f"{rule.where}: unknown scenario {sc!r}", hint=f"known: {', '.join(vocab.SCENARIOS)}")
+    rates = [float(r) for r in want["rate"]]
+    if any(sc in vocab.SCHEDULED_SCENARIOS for sc in scenarios) and not rates:
+        raise ConfigError(f"{rule.where}: a server or fixed-rate cell needs a rate", hint="add rate: to the rule")
+    pairs = [(sc, r) for sc in scenarios for r in (rates if sc in vocab.SCHEDULED_SCENARIOS else [None])]
+    for dn in names:
+        if dn not in every["device"]:
+            raise ConfigError(f"{rule.where}: device {dn!r} is not one of the sweep's devices",
+                              hint="add it under `devices:` first")
+    for rt in want["runtime"] or []:
+        if str(rt) not in KNOWN_RUNTIMES:
+            raise ConfigError(f"{rule.where}: unknown runtime {rt!r}", hint=f"known: {', '.join(KNOWN_RUNTIMES)}")
+    for b in want["batch"]:
+        if not isinstance(b, int) or isinstance(b, bool) or b < 1:
+            raise ConfigError(f"{rule.where}: batch {b!r} must be an integer >= 1")
+    for t in want["threads"]:
+        if t is not None and (not isinstance(t, int) or isinstance(t, bool) or t < 1):
+            raise ConfigError(f"{rule.where}: threads {t!r} must be an integer >= 1 or null")
+    return [(ml, dn, rt, str(pr), int(b), t, sc, rate)
+            for ml in [str(v) for v in want["model"]]
+            for dn in names
+            for rt in ([str(v) for v in want["runtime"]] if want["runtime"] is not None
+                       else spec.runtimes_for(model_by_label[ml]))
+            for pr in want["precision"] for b in want["batch"] for t in want["threads"] for sc, rate in pairs]
 
 
 MAX_CELLS = 10_000  # cells of one sweep (before excludes); a larger matrix is a mistake, or several nights
@@ -155,7 +197,7 @@ def expand(spec: SweepSpec, devices: list[Device]) -> list[Cell]:
     """Every cell of the sweep, in a stable order; statically impossible ones carry `skip`."""
     by_name = {d.name: d for d in devices}
     model_by_label = {m.label: m for m in spec.models}
-    combos: list[tuple[str, str, str, str, int, int | None, str, float | None]] = []
+    combos: list[_Combo] = []
     pairs = spec.scenario_rates()
     size = (len(devices) * sum(len(spec.runtimes_for(m)) for m in spec.models) * len(spec.precisions)
             * len(spec.batch) * len(spec.threads) * len(pairs))
@@ -171,47 +213,7 @@ def expand(spec: SweepSpec, devices: list[Device]) -> list[Cell]:
                             for sc, rate in pairs:
                                 combos.append((m.label, d.name, rt, pr, b, t, sc, rate))
     for rule in spec.include:
-        axes = {
-            "model": [str(v) for v in rule.match.get("model", [m.label for m in spec.models])],
-            "device": ([d.name for d in devices if _tag_ok(d, rule.match["device"]["tags"])]
-                       if isinstance(rule.match.get("device"), dict)
-                       else [str(v) for v in rule.match.get("device", list(by_name))]),
-            "precision": [str(v) for v in rule.match.get("precision", spec.precisions)],
-            "batch": rule.match.get("batch", spec.batch),
-            "threads": rule.match.get("threads", spec.threads),
-        }
-        inc_scenarios = [str(v) for v in rule.match.get("scenario", spec.scenarios)]
-        for sc in inc_scenarios:
-            if sc not in vocab.SCENARIOS:
-                raise ConfigError(f"{rule.where}: unknown scenario {sc!r}", hint=f"known: {', '.join(vocab.SCENARIOS)}")
-        inc_rates = [float(r) for r in rule.match.get("rate", spec.rates)]
-        if any(sc in vocab.SCHEDULED_SCENARIOS for sc in inc_scenarios) and not inc_rates:
-            raise ConfigError(f"{rule.where}: a server or fixed-rate cell needs a rate", hint="add rate: to the rule")
-        inc_pairs = [(sc, r) for sc in inc_scenarios
-                     for r in (inc_rates if sc in vocab.SCHEDULED_SCENARIOS else [None])]
-        for dn in axes["device"]:
-            if dn not in by_name:
-                raise ConfigError(f"{rule.where}: device {dn!r} is not one of the sweep's devices",
-                                  hint="add it under `devices:` first")
-        for rt in rule.match.get("runtime", []):
-            if str(rt) not in KNOWN_RUNTIMES:
-                raise ConfigError(f"{rule.where}: unknown runtime {rt!r}", hint=f"known: {', '.join(KNOWN_RUNTIMES)}")
-        for b in axes["batch"]:
-            if not isinstance(b, int) or isinstance(b, bool) or b < 1:
-                raise ConfigError(f"{rule.where}: batch {b!r} must be an integer >= 1")
-        for t in axes["threads"]:
-            if t is not None and (not isinstance(t, int) or isinstance(t, bool) or t < 1):
-                raise ConfigError(f"{rule.where}: threads {t!r} must be an integer >= 1 or null")
-        for ml in axes["model"]:
-            runtimes = [str(v) for v in rule.match["runtime"]] if "runtime" in rule.match \
-                else spec.runtimes_for(model_by_label[ml])
-            for dn in axes["device"]:
-                for rt in runtimes:
-                    for pr in axes["precision"]:
-                        for b in axes["batch"]:
-                            for t in axes["threads"]:
-                                for sc, rate in inc_pairs:
-                                    combos.append((ml, dn, rt, pr, int(b), t, sc, rate))
+        combos.extend(_included(rule, spec, devices))
         if len(combos) > MAX_CELLS:
             raise ConfigError(f"{rule.where}: the sweep's matrix grows past the limit of {MAX_CELLS} cells",
                               hint="split it into several sweep files, or narrow the rule")

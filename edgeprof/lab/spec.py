@@ -328,13 +328,14 @@ def _settings_items(doc: Doc, items: list[tuple[str, Node, Node]], ypath: str, b
         out[k] = doc.setting(vn, p, SETTINGS[k])
         if where is not None:
             where[k] = doc.where(kn, p)
-        if out[k] is not None and k in _INPUT_FEEDS:
-            out[k] = _INPUT_FEEDS[k](doc, vn, p, out[k], base)
+        read = _BY_KIND.get(SETTINGS[k].item or SETTINGS[k].kind)
+        if out[k] is not None and read is not None:
+            out[k] = read(doc, vn, p, out[k], base)
     return out
 
 
 def _input_data(doc: Doc, node: Node, ypath: str, value: Any, base: str) -> str:
-    """input_data, accuracy, calibration: a path relative to the sweep file, made absolute (as model files are);
+    """A path setting (input_data, accuracy, calibration): relative to the sweep file, made absolute (as model files are);
     one that points nowhere is refused at its line (as the deploy flags are)."""
     path = resolve_path(str(value), base)
     if not os.path.exists(path):
@@ -370,8 +371,8 @@ def _input_ranges(doc: Doc, node: Node, ypath: str, value: Any, base: str) -> di
     return out
 
 
-_INPUT_FEEDS = {"input_data": _input_data, "input_values": _input_values, "input_ranges": _input_ranges,
-                "accuracy": _input_data, "calibration": _input_data}
+# how a setting's value is read beyond its table check, by its item (vocab.Setting.item) or kind
+_BY_KIND = {"path": _input_data, "value": _input_values, "range": _input_ranges}
 
 
 def _match(doc: Doc, node: Node, ypath: str, labels: list[str], *, allow_extra: bool) -> dict[str, Any]:

@@ -42,7 +42,7 @@ def deploy_phone(args: argparse.Namespace, spec: RunSpec, device: Device) -> int
         raise ConfigError(f"--delegate {delegate}: a phone offers {', '.join(DELEGATES)} through benchmark_model "
                           f"(external delegates are {NOT_ON_PHONES})")
     say = (lambda s: None) if args.quiet else (lambda s: err.print(s))
-    prepared = prepare(spec, say=say, calibration=args.calibration)
+    prepared = prepare(spec, say=say, calibration=spec.calibration)
     art = prepared.artifact
     say(f"connecting to {device.name} over adb")
     transport = open_adb(device)
@@ -52,7 +52,7 @@ def deploy_phone(args: argparse.Namespace, spec: RunSpec, device: Device) -> int
     say("measuring with benchmark_model")
     run = session.measure(remote, threads=spec.threads, num_runs=spec.min_queries, warmup_runs=1,
                           warmup_min_secs=spec.warmup_s, min_secs=spec.min_duration_s, delegate=delegate,
-                          profile_ops=bool(args.profile_ops))
+                          profile_ops=spec.profile_ops)
     data = {"device": device.name, "model": spec.model, "precision": spec.precision, "delegate": delegate,
             "artifact": {"sha256": art.sha256, "bytes": art.size_bytes},
             "stored": f"storing a phone run is {NOT_ON_PHONES} (a stored result needs every run's time)",

@@ -8,13 +8,17 @@ Result that holds them (result.py) or how they are computed (stats, fidelity, ac
 from __future__ import annotations
 
 import dataclasses
+import inspect
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from ..errors import StoreError
-from ..vocab import SINGLE_STREAM, scenario_label
+from ..vocab import SETTINGS, SINGLE_STREAM, scenario_label
 from .spec import Artifact
+
+if TYPE_CHECKING:
+    from .spec import RunSpec
 
 _S = TypeVar("_S", bound="Section")
 
@@ -277,41 +281,45 @@ class Environment(Section):
         return list(self.runtime.get("providers") or [])
 
 
+def _with_run_settings(cls: type[_S]) -> type[_S]:
+    """Give the section a field for every run setting of vocab's table (RunSettings), first, in the table's order;
+    None: not stored (a result written before the setting existed, or a setting its run did not keep)."""
+    own = inspect.get_annotations(cls)
+    cls.__annotations__ = {**{name: "Any" for name in SETTINGS if name not in own}, **own}
+    for name in SETTINGS:
+        setattr(cls, name, None)
+    return cls
+
+
 @dataclass(frozen=True)
+@_with_run_settings
 class Settings(Section):
-    """How the run was made: the run settings (vocab.SETTINGS; a sweep row keeps its cell's), the concrete
-    inputs sent, and what the agent reported about the loop (window, why it stopped, warm-up, load time)."""
+    """How the run was made: every run setting (a field per entry of vocab's table, RunSettings, added by
+    _with_run_settings: a deploy keeps each by the table's `stored` rule, see `of_run`; a sweep's skip or failed row
+    keeps its cell's), the concrete inputs sent, and what the agent reported about the loop (window, why it
+    stopped, warm-up, load time)."""
 
     SECTION: ClassVar[str] = "settings"
-    min_duration_s: float | None = None
-    min_queries: int | None = None
-    max_queries: int | None = None
-    warmup_s: float | None = None
-    seed: int | None = None
     inputs: list[dict[str, Any]] | None = None
-    runtime_options: dict[str, Any] | None = None
     window_s: float | None = None
     stopped_by: str | None = None
     warmup: dict[str, Any] | None = None
     load_s: float | None = None
-    idle_s: float | None = None
-    cooldown_c: float | None = None
-    cooldown_timeout_s: float | None = None
-    power_rate_hz: float | None = None
-    timeout_s: float | None = None
-    retries: int | None = None
-    retry_backoff_s: float | None = None
-    lease_wait_s: float | None = None
-    opset: int | None = None  # --opset / the sweep's opset: asked for (the exported file's is in export_options)
-    accuracy: str | None = None  # the accuracy data file (--accuracy); the accuracy section has its sha256
-    calibration: str | None = None  # int8 calibration samples (--calibration); None: seeded random inputs
-    input_data: str | None = None  # what feeds the inputs; the io section says what each input got
-    input_values: dict[str, Any] | None = None
-    input_ranges: dict[str, Any] | None = None
-    latency_bound_ms: float | None = None  # load scenarios (the scenario section has what the run used)
-    samples_per_query: int | None = None
-    streams: int | None = None
-    battery_wh: float | None = None
+
+    @classmethod
+    def of_run(cls, spec: RunSpec, **reported: Any) -> Settings:
+        """A measurement's settings section: each run setting of `spec` by its `stored` rule (vocab.Setting), and
+        `reported` (inputs, window_s, stopped_by, warmup, load_s)."""
+        kept: dict[str, Any] = {}
+        for name, setting in SETTINGS.items():
+            value = getattr(spec, name)
+            rule = setting.stored
+            if rule == "never" or (rule == "int8" and spec.precision != "int8") \
+                    or (rule == "scenario" and spec.scenario == SINGLE_STREAM) or (rule == "given" and not value):
+                value = None
+            kept[name] = {k: list(v) if isinstance(v, tuple) else v for k, v in value.items()} \
+                if isinstance(value, dict) else value
+        return cls(**kept, **reported)
 
 
 @dataclass(frozen=True)

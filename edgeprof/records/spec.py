@@ -1,7 +1,8 @@
 """What to measure and what is pushed: TensorSpec, Artifact, RunSpec.
 
-Owns: the model's input/output specs, the prepared artifact record, the run specification. Does not own: how an
-artifact is made (export/) or how a spec is validated (run/check.py).
+Owns: the model's input/output specs, the prepared artifact record, the run specification (the identity of a
+configuration plus its RunSettings). Does not own: the run settings' table (vocab.RunSettings), how an artifact is
+made (export/) or how a spec is validated (run/check.py).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import StoreError
-from ..vocab import RUN_DEFAULTS, SCENARIO_DEFAULTS, SINGLE_STREAM
+from ..vocab import RUN_DEFAULTS, SINGLE_STREAM, RunSettings
 
 # dtypes a model input may have (numpy names); the agent maps them to its runtime.
 DTYPES = ("float32", "float16", "int64", "int32", "int8", "uint8", "bool")
@@ -65,8 +66,9 @@ class TensorSpec:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> TensorSpec:
-        return cls(name=d["name"], shape=tuple(d["shape"]), dtype=d.get("dtype", "float32"),
-                   low=float(d.get("low", 0.0)), high=float(d.get("high", 1.0)))
+        names = {f.name for f in dataclasses.fields(cls)}
+        t = cls(**{k: v for k, v in d.items() if k in names})  # a field left out takes the record's default
+        return dataclasses.replace(t, shape=tuple(t.shape), low=float(t.low), high=float(t.high))
 
 
 @dataclass(frozen=True)
@@ -111,9 +113,14 @@ class Artifact:
         return cls(**data)
 
 
-@dataclass
-class RunSpec:
-    """What to measure: one model, one runtime configuration, on one device."""
+@dataclass(frozen=True, kw_only=True)
+class RunSpec(RunSettings):
+    """What to measure: one model, one runtime configuration, on one device, with its run settings (a RunSettings:
+    every setting of vocab's table is a field of the spec, with the table's default).
+
+    The identity of the configuration is written here: the model, runtime, precision, batch, threads, concrete
+    input shapes and the load scenario with its rate (server / fixed-rate, queries/s). The server's arrivals are
+    drawn with `seed`."""
 
     device: str
     model: str
@@ -122,31 +129,11 @@ class RunSpec:
     # defaults: the one home is edgeprof_agent.vocab.RUN_DEFAULTS (shared with the agent's RunRequest)
     batch: int = int(RUN_DEFAULTS["batch"])
     threads: int | None = None
-    min_duration_s: float = float(RUN_DEFAULTS["min_duration_s"])
-    min_queries: int = int(RUN_DEFAULTS["min_queries"])
-    max_queries: int | None = int(RUN_DEFAULTS["max_queries"])  # bounds raw samples for very short queries
-    warmup_s: float = float(RUN_DEFAULTS["warmup_s"])
     input_shapes: dict[str, tuple[int, ...]] = field(default_factory=dict)
-    # what feeds the inputs (issue 11): a data file (.npz or a directory of NAME.npy), constants, value ranges
-    input_data: str | None = None
-    input_values: dict[str, Any] = field(default_factory=dict)
-    input_ranges: dict[str, tuple[float, float]] = field(default_factory=dict)
-    # accuracy mode (edgeprof/accuracy.py): a pass over this .npz (inputs, labels or expected outputs)
-    accuracy: str | None = None
-    runtime_options: dict[str, Any] = field(default_factory=dict)
-    seed: int = int(RUN_DEFAULTS["seed"])
-    # telemetry (issue 4): idle power baseline before the model loads (0 = off), wait until the board is below
-    # cooldown_c (None = don't wait, at most cooldown_timeout_s), power sampling rate (None = devices.yaml/default)
-    idle_s: float = float(RUN_DEFAULTS["idle_s"])
-    cooldown_c: float | None = None
-    cooldown_timeout_s: float = float(RUN_DEFAULTS["cooldown_timeout_s"])
-    power_rate_hz: float | None = None
-    # load scenario (issue 12; vocab.SCENARIOS, docs/scenarios.md): rate for server / fixed-rate (queries/s),
-    # samples per query (multi-stream), streams (offline), latency bound (server validity, --find-max-rate),
-    # battery capacity (hours at this duty cycle). The server's arrivals are drawn with `seed`.
     scenario: str = SINGLE_STREAM
     rate: float | None = None
-    samples_per_query: int = int(SCENARIO_DEFAULTS["samples_per_query"])
-    streams: int = int(SCENARIO_DEFAULTS["streams"])
-    latency_bound_ms: float | None = None
-    battery_wh: float | None = None
+
+    @property
+    def settings(self) -> RunSettings:
+        """The spec's run settings alone."""
+        return RunSettings(**self.values())

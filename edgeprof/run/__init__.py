@@ -14,6 +14,7 @@ Does not own: exporting (export/), moving bytes (agentlink, transport), measurin
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -45,12 +46,14 @@ def deploy(spec: RunSpec, device: Device, *, progress: Progress | None = None,
            cache_dir: Path | None = None, facts: Facts | Mapping[str, Any] | None = None,
            lease_token: str | None = None, calibration: str | None = None, profile_ops: bool = False,
            transport: Transport | None = None, on_link: Callable[[AgentLink], None] | None = None,
-           opset: int | None = None) -> Result:
-    """Measure `spec` on `device` and return the Result; the caller stores it. The device's facts, with its
-    runtimes and their versions, are read first (unless given: `facts`, a messages.Facts or its dict, as a sweep
-    reads them once per board), then plan() decides before any export or push (see there).
-    `calibration`: a directory of .npy/.npz samples for int8; `profile_ops`: add a per-op profile pass after
-    the timed loop; `opset`: --opset.
+           opset: int | None = None, checked: bool = False) -> Result:
+    """Measure `spec` on `device` and return the Result; the caller stores it. The spec is validated once:
+    `checked` says its caller ran check() on it already (the CLI); otherwise validate_spec runs here (a sweep cell,
+    a --find-max-rate probe at a new rate).
+    The device's facts, with its runtimes and their versions, are read first (unless given: `facts`, a
+    messages.Facts or its dict, as a sweep reads them once per board), then plan() decides before any export or
+    push (see there). `calibration`, `profile_ops`, `opset`: the spec's own settings, given here as well by older
+    callers (a value given wins over the spec's).
     For sweeps (lab/scheduler.py): `transport` reuses an open connection (left open afterwards); `on_link` gets
     the started agent so another thread can stop it (cell timeout, Ctrl-C); `lease_token` is the device lease
     the run is made under."""
@@ -59,8 +62,12 @@ def deploy(spec: RunSpec, device: Device, *, progress: Progress | None = None,
         raise CapabilityError(f"device {device.name}: a phone in a sweep is not supported on phones yet",
                               hint=f"measure it with edgeprof deploy --device {device.name} (docs/phones.md)",
                               device=device.name)
-    validate_spec(spec)
-    options = Options(calibration=calibration, opset=opset, profile_ops=profile_ops)
+    given: dict[str, Any] = {k: v for k, v in (("calibration", calibration), ("opset", opset),
+                                              ("profile_ops", profile_ops or None)) if v is not None}
+    spec = dataclasses.replace(spec, **given) if given else spec
+    if not checked:
+        validate_spec(spec)
+    options = Options.of(spec)
     known = facts if isinstance(facts, Facts) or facts is None else Facts.from_dict(dict(facts))
     progress.stage(f"connecting to {device.name}")
     with contextlib.nullcontext(transport) if transport is not None else open_transport(device) as transport:

@@ -46,7 +46,6 @@ from ..records import (
     utc_now,
 )
 from ..stats import latency_summary, scenario_summary, stability_warnings, throughput
-from ..vocab import SINGLE_STREAM
 from .execute import Executed
 from .plan import RunPlan
 
@@ -145,24 +144,11 @@ def _thermal(thermal: wire.ThermalReply | None) -> Thermal | None:
 
 
 def _settings(plan: RunPlan, reply: RunReply, window_s: float) -> Settings:
-    spec = plan.spec
-    scenario: dict[str, Any] = {}  # none for single-stream: its stored settings stay as before
-    if spec.scenario != SINGLE_STREAM:
-        scenario = {"latency_bound_ms": spec.latency_bound_ms, "samples_per_query": spec.samples_per_query,
-                    "streams": spec.streams, "battery_wh": spec.battery_wh}
-    calibration = plan.options.calibration
-    return Settings(
-        min_duration_s=spec.min_duration_s, min_queries=spec.min_queries, warmup_s=spec.warmup_s,
-        seed=spec.seed, inputs=[{"name": i["name"], "shape": i["shape"], "dtype": i["dtype"]}
-                                for i in plan.request_inputs()],
-        runtime_options=spec.runtime_options, window_s=window_s, stopped_by=reply.stopped_by,
-        warmup=reply.warmup.to_dict(), load_s=reply.load_s,
-        idle_s=spec.idle_s, cooldown_c=spec.cooldown_c, power_rate_hz=spec.power_rate_hz, opset=plan.opset,
-        input_data=spec.input_data, input_values=dict(spec.input_values) or None, accuracy=spec.accuracy,
-        input_ranges={k: list(v) for k, v in spec.input_ranges.items()} or None,
-        calibration=calibration if calibration is not None and spec.precision == "int8" else None,
-        **scenario,
-    )
+    """The stored settings: the spec's run settings by the table's rules (Settings.of_run) and what the agent said."""
+    return Settings.of_run(plan.spec, inputs=[{"name": i["name"], "shape": i["shape"], "dtype": i["dtype"]}
+                                              for i in plan.request_inputs()],
+                           window_s=window_s, stopped_by=reply.stopped_by, warmup=reply.warmup.to_dict(),
+                           load_s=reply.load_s)
 
 
 def _scenario(spec: RunSpec, sc: ScenarioReply | None, samples_ms: list[float], window_s: float,

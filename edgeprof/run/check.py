@@ -15,7 +15,7 @@ from .. import capability, datafiles
 from ..config import POWER_RATE_MAX_HZ, check_cli_settings
 from ..errors import ConfigError
 from ..records import RunSpec
-from ..vocab import PRECISIONS, RUNTIMES, SCENARIOS, SCHEDULED_SCENARIOS, schedule_problem
+from ..vocab import PRECISIONS, RUNTIMES, SCENARIOS, SCHEDULED_SCENARIOS, SETTINGS, schedule_problem
 
 MAX_COOLDOWN_C = 150.0  # above any board's trip point: a larger value is a typo (m°C, °F)
 MAX_POWER_RATE_HZ = POWER_RATE_MAX_HZ  # one home: config.py (devices.yaml rate_hz, --power-rate)
@@ -23,41 +23,50 @@ MAX_POWER_RATE_HZ = POWER_RATE_MAX_HZ  # one home: config.py (devices.yaml rate_
 
 @dataclass(frozen=True)
 class Options:
-    """What one deploy takes beside its RunSpec: the flags that are not run settings. `cooldown_timeout_given`:
-    --cooldown-timeout was on the command line (the spec holds its default otherwise)."""
+    """What one deploy takes beside its RunSpec: the flags that are not run settings (--find-max-rate) and the flags
+    on the command line (`given`: applicability is judged on these). `calibration`, `opset` and `profile_ops` are the
+    spec's own settings, mirrored for the plan's readers (Options.of fills them)."""
 
     calibration: str | None = None
     opset: int | None = None
     profile_ops: bool = False
     find_max_rate: bool = False
-    cooldown_timeout_given: bool = False
-    given: frozenset[str] = frozenset()  # the flags on the command line (applicability is judged on these)
+    given: frozenset[str] = frozenset()
+
+    @classmethod
+    def of(cls, spec: RunSpec, *, find_max_rate: bool = False, given: frozenset[str] = frozenset()) -> Options:
+        return cls(calibration=spec.calibration, opset=spec.opset, profile_ops=spec.profile_ops,
+                   find_max_rate=find_max_rate, given=given)
 
 
 def check(spec: RunSpec, options: Options | None = None) -> None:
     """Every problem of `spec` and `options` as a one-line ConfigError, before anything connects (the order is
-    the one users have always seen: the first problem found is the one reported)."""
-    o = options or Options()
+    the one users have always seen: the first problem found is the one reported). A spec that passes is not checked
+    again: deploy() takes it as it is."""
+    o = options or Options.of(spec)
     if o.find_max_rate and spec.scenario not in SCHEDULED_SCENARIOS:
         raise ConfigError(f"--find-max-rate searches a rate: it needs --scenario server or fixed-rate, not "
                           f"{spec.scenario}")
-    # every number by the rules sweep files and devices.yaml use (finite, in range)
-    check_cli_settings({"min_duration_s": spec.min_duration_s, "min_queries": spec.min_queries,
-                        "max_queries": spec.max_queries, "warmup_s": spec.warmup_s, "seed": spec.seed,
-                        "idle_s": spec.idle_s, "cooldown_timeout_s": spec.cooldown_timeout_s, "batch": spec.batch,
-                        "threads": spec.threads, "power_rate_hz": spec.power_rate_hz, "opset": o.opset})
-    if o.opset is not None and (capability.model_format(spec.model) != "torch"
-                                or spec.runtime not in ("onnxruntime", "tensorrt")):
-        raise ConfigError(f"--opset {o.opset}: applies to a bundled or builder model exported to ONNX "
+    # every number by the rules sweep files and devices.yaml use (finite, in range): the table's own; those this
+    # module words itself (_WORDED) are checked by validate_spec, in their words first
+    check_cli_settings({**{name: getattr(spec, name) for name, s in SETTINGS.items()
+                           if s.kind in ("number", "int") and name not in _WORDED},
+                        "batch": spec.batch, "threads": spec.threads})
+    if spec.opset is not None and (capability.model_format(spec.model) != "torch"
+                                   or spec.runtime not in ("onnxruntime", "tensorrt")):
+        raise ConfigError(f"--opset {spec.opset}: applies to a bundled or builder model exported to ONNX "
                           f"(--runtime onnxruntime or tensorrt), not to {spec.model} on {spec.runtime}",
                           hint="leave --opset out; an ONNX file is pushed as it is")
     _check_applies(spec, o)
-    if o.cooldown_timeout_given and spec.cooldown_c is None:
+    if "--cooldown-timeout" in o.given and spec.cooldown_c is None:
         raise ConfigError("--cooldown-timeout needs --cooldown C (the temperature to wait for)")
     validate_spec(spec)
     _check_feeds(spec, o)
 
 
+# run settings whose problems validate_spec words itself (a temperature, the scenario's parameters) before the
+# table's rule is applied to them
+_WORDED = ("cooldown_c", "samples_per_query", "streams", "latency_bound_ms", "battery_wh")
 # flag -> (the runtimes it applies to, what it is) and flag -> the scenarios it applies to
 _RUNTIME_FLAGS = {"--xnnpack": ("tflite",), "--delegate": ("tflite",), "--delegate-option": ("tflite",),
                   "--graph-opt": ("onnxruntime",), "--providers": ("onnxruntime",),
@@ -75,7 +84,7 @@ def _check_applies(spec: RunSpec, o: Options) -> None:
         if flag in o.given and spec.scenario not in scenarios:
             raise ConfigError(f"{flag} applies to --scenario {' or '.join(scenarios)}, not {spec.scenario}",
                               hint=f"drop {flag}, or add --scenario {scenarios[0]}")
-    if o.find_max_rate and o.profile_ops:
+    if o.find_max_rate and spec.profile_ops:
         raise ConfigError("--profile-ops with --find-max-rate: every probe would profile the ops again",
                           hint="profile them once in a plain deploy of the same model")
 
@@ -84,13 +93,12 @@ def _check_applies(spec: RunSpec, o: Options) -> None:
 
 def _check_feeds(spec: RunSpec, o: Options) -> None:
     """What feeds the model: nothing for the null runtime; the data and accuracy files exist."""
-    fed = [f for f, v in (("--input", spec.input_shapes), ("--input-data", spec.input_data),
-                          ("--input-value", spec.input_values), ("--input-range", spec.input_ranges),
-                          ("--calibration", o.calibration)) if v]
+    fed = [f for f, v in (("--input", spec.input_shapes),
+                          *((s.flag, getattr(spec, n)) for n, s in SETTINGS.items() if s.feeds and s.flag)) if v]
     if spec.runtime == "null" and fed:
         raise ConfigError(f"{fed[0]} with --runtime null: the null runtime feeds no model inputs",
                           hint=f"drop {' and '.join(fed)}, or pick a runtime (onnxruntime, tflite, tensorrt)")
-    datafiles.require_calibration_dir(o.calibration)  # whatever the precision: a path pointing nowhere is a typo
+    datafiles.require_calibration_dir(spec.calibration)  # whatever the precision: a path pointing nowhere is a typo
     if spec.input_data is not None and not os.path.exists(os.path.expanduser(spec.input_data)):
         raise ConfigError(f"--input-data {spec.input_data}: no such file or directory",
                           hint="give an .npz file (arrays by input name) or a directory of NAME.npy files")
@@ -157,8 +165,7 @@ def validate_scenario(spec: RunSpec) -> None:
         if v is not None and (not _finite(v) or v <= 0):
             raise ConfigError(f"{flag} {v:g}: must be > 0")
     # the table's bounds (vocab.SETTINGS), the same a sweep file's settings are checked with
-    check_cli_settings({"samples_per_query": spec.samples_per_query, "latency_bound_ms": spec.latency_bound_ms,
-                        "battery_wh": spec.battery_wh})
+    check_cli_settings({name: getattr(spec, name) for name in _WORDED})
     if spec.scenario == "server" and spec.latency_bound_ms is None:
         raise ConfigError("--scenario server needs --latency-bound MS (the run is VALID when p99 is within it)",
                           hint="e.g. --scenario server --rate 40 --latency-bound 50")

@@ -30,7 +30,7 @@ from ..errors import MeasurementFailed, ModelError
 from ..export.inputs import InputPlan, io_summary_lines
 from ..export.quantize import as_given
 from ..records import Artifact, Device, RunSpec, Transfer
-from ..vocab import SINGLE_STREAM, ErrorKind
+from ..vocab import SETTINGS, SINGLE_STREAM, ErrorKind
 from . import limits
 from .plan import RunPlan
 
@@ -150,35 +150,31 @@ def run_request(spec: RunSpec, device: Device, artifact: Artifact | None, remote
                 inputs: list[dict[str, Any]], *, return_outputs: bool, profile_ops: bool,
                 lease_token: str | None = None, input_data: ArtifactRef | None = None,
                 accuracy: AccuracySpec | None = None) -> RunRequest:
-    """The agent's run request for `spec` (messages.RunRequest: host and agent share its fields and defaults)."""
+    """The agent's run request for `spec` (messages.RunRequest: host and agent share its fields and defaults).
+    The run settings go as the table says (vocab.Setting.wire: a RunRequest field, or a ScenarioSpec field);
+    two carry more than the setting: tensorrt's runtime options name the engine's precision, and the null runtime
+    profiles no ops."""
+    wire = {name: getattr(spec, name) for name, s in SETTINGS.items() if s.wire == "request"}
     options = dict(spec.runtime_options)
     if spec.runtime == "tensorrt":  # the engine's precision is the artifact's: a user's int8 file (as given) is int8
         precision = artifact.precision if artifact is not None and as_given(artifact) else spec.precision
         options.setdefault("precision", precision)
+    wire.update(runtime_options=options, profile_ops=bool(profile_ops and spec.runtime != "null"))
     return RunRequest(
         runtime=spec.runtime,
         artifact=ArtifactRef(path=remote_path, format=artifact.format, sha256=artifact.sha256)
         if artifact is not None else None,
         inputs=[InputSpec(**i) for i in inputs],
         input_data=input_data,
-        seed=spec.seed,
         batch=spec.batch,
         threads=spec.threads,
-        runtime_options=options,
-        warmup_s=spec.warmup_s,
-        min_duration_s=spec.min_duration_s,
-        min_queries=spec.min_queries,
-        max_queries=spec.max_queries,
         power=power_config(spec, device),
-        idle_s=spec.idle_s,
-        cooldown_c=spec.cooldown_c,
-        cooldown_timeout_s=spec.cooldown_timeout_s,
         return_outputs="base64" if return_outputs else False,
-        profile_ops=bool(profile_ops and spec.runtime != "null"),
         profile_iterations=limits.PROFILE_ITERATIONS,
         lease_token=lease_token,
         scenario=None if spec.scenario == SINGLE_STREAM else ScenarioSpec(
-            name=spec.scenario, rate=spec.rate, samples_per_query=spec.samples_per_query, streams=spec.streams,
-            latency_bound_ms=spec.latency_bound_ms, seed=spec.seed),
+            name=spec.scenario, rate=spec.rate, seed=spec.seed,
+            **{name: getattr(spec, name) for name, s in SETTINGS.items() if s.wire == "scenario"}),
         accuracy=accuracy,
+        **wire,
     )

@@ -64,20 +64,20 @@ def plan(spec: RunSpec, device: Device, facts: Facts, *, options: Options | None
          cache_dir: Path | None = None, say: Callable[[str], None] | None = None) -> RunPlan:
     """Decide one measurement of `spec` on `device` with its `facts`: a combination the device cannot run
     (capability matrix: a runtime it lacks, a GPU it has not) is refused in one line before any export, a torch
-    model is exported at the ONNX IR / opset the device's onnxruntime loads (options.opset: --opset, refused when
+    model is exported at the ONNX IR / opset the device's onnxruntime loads (spec.opset: --opset, refused when
     above that), an ONNX file newer than it loads is refused, the inputs and the accuracy file are checked against
     the model."""
-    o = options or Options()
+    o = options or Options.of(spec)
     stage = say or (lambda _m: None)
     fmt = "none" if spec.runtime == "null" else capability.model_format(spec.model)
     decision = capability.check(fmt, spec.runtime, spec.precision, facts, device.name, spec.runtime_options)
     if not decision.ok:
         raise CapabilityError(f"{decision.reason}", hint="pick another --runtime/--precision or device")
     if spec.runtime == "null":
-        return RunPlan(spec, device, facts, decision, o, opset=o.opset)
-    target = export_target(spec, facts, device.name, o.opset)
+        return RunPlan(spec, device, facts, decision, o, opset=spec.opset)
+    target = export_target(spec, facts, device.name, spec.opset)
     stage("export")
-    prepared = prepare(spec, cache_dir, say, o.calibration, target=target, facts=facts, device=device.name)
+    prepared = prepare(spec, cache_dir, say, spec.calibration, target=target, facts=facts, device=device.name)
     artifact = prepared.artifact
     inputs = input_plan(artifact.inputs, spec, cache_dir)
     if inputs.batch != spec.batch:  # --input or the data fed another batch: store and count what was fed
@@ -92,4 +92,4 @@ def plan(spec: RunSpec, device: Device, facts: Facts, *, options: Options | None
 
     reference, no_reference = fidelity.reference_for(prepared.source, artifact, prepared.fp32)
     return RunPlan(spec, device, facts, decision, o, prepared=prepared, inputs=inputs, accuracy=acc_data,
-                   reference=reference, no_reference=no_reference, opset=o.opset)
+                   reference=reference, no_reference=no_reference, opset=spec.opset)

@@ -277,3 +277,22 @@ overrides: [{match: {runtime: "null"}, power_rate_hz: 50}]
     assert (result.settings.cooldown_c, result.settings.power_rate_hz) == (149.0, 50.0)
     stored = store.get(result.run_id)
     assert stored.settings is not None and stored.settings.cooldown_c == 149.0
+
+
+def test_a_sweeps_profile_ops_profiles_its_cells(tmp_path: Path) -> None:
+    """`profile_ops: true` in a sweep file is `deploy --profile-ops`: an onnxruntime cell gets its per-op profile
+    and stores the setting; an override turns it off for a cell, which has no profile."""
+    spec, cells, dev = sweep_cells(tmp_path, """
+batch: [1, 2]
+settings: {min_duration_s: 0.1, min_queries: 5, warmup_s: 0, idle_s: 0, profile_ops: true}
+overrides: [{match: {batch: 2}, profile_ops: false}]
+""")
+    store = Store(str(tmp_path / "db.sqlite"))
+    ledger.create_sweep(store, "sw-ops", spec.name, None, {"name": spec.name}, cells)
+    outcome = run_sweep(store, "sw-ops", cells, [dev], cache_dir=tmp_path / "cache")
+    assert outcome.ok, outcome.results
+    by_batch = {r.batch: r for r in outcome.results}
+    profiled, plain = by_batch[1], by_batch[2]
+    assert profiled.ops is not None and profiled.ops.available and profiled.ops.op_types
+    assert profiled.settings.to_dict()["profile_ops"] is True
+    assert plain.ops is None and plain.settings.to_dict()["profile_ops"] is None

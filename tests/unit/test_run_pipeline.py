@@ -22,15 +22,15 @@ def spec(**kw):
 
 def test_check_refuses_the_flags_a_deploy_cannot_use_in_one_line():
     with pytest.raises(ConfigError, match="--cooldown-timeout needs --cooldown C"):
-        check(spec(), Options(cooldown_timeout_given=True))
+        check(spec(), Options(given=frozenset({"--cooldown-timeout"})))
     with pytest.raises(ConfigError, match="--find-max-rate searches a rate"):
         check(spec(), Options(find_max_rate=True))
     with pytest.raises(ConfigError, match="--calibration with --runtime null"):
-        check(spec(), Options(calibration="samples/"))
+        check(spec(calibration="samples/"))
     with pytest.raises(ConfigError, match="--opset 17: applies to a bundled or builder model"):
-        check(spec(model="m.onnx", runtime="onnxruntime"), Options(opset=17))
-    check(spec(model="mobilenet_v2", runtime="onnxruntime"), Options(opset=17))  # the default runtime exports
-    check(spec(cooldown_c=40.0), Options(cooldown_timeout_given=True))
+        check(spec(model="m.onnx", runtime="onnxruntime", opset=17))
+    check(spec(model="mobilenet_v2", runtime="onnxruntime", opset=17))  # the default runtime exports
+    check(spec(cooldown_c=40.0), Options(given=frozenset({"--cooldown-timeout"})))
 
 
 def test_model_rejected_reads_the_errors_fields_and_says_what_was_fed():

@@ -237,7 +237,6 @@ _DEPLOY_NOT_SETTINGS = {
     "graph_opt", "providers", "xnnpack", "delegate", "delegate_option",  # settings: {runtime_options: {...}}
     "json", "inventory", "db", "no_store", "quiet", "func",  # where results go, not how a run is made
     "find_max_rate",  # a search over runs, not one run
-    "profile_ops",  # not yet: its stored home (records.Settings) is another part of issue 19
 }
 
 
