@@ -19,8 +19,8 @@ import traceback
 from . import memory, power, procinfo, scenarios, thermal
 from .backends import get_backend
 from .clock import CLOCK_NAME, now_ns
-from .messages import (CooldownWait, Memory, OpsProfileReply, Output, PowerSummary, RunReply, RunWarning, RuntimeInfo,
-                       ScenarioReply, SystemMemory, ThermalReply, ThermalSnapshot, Warmup)
+from .messages import (CooldownWait, Memory, OpsProfileReply, Output, PowerSummary, RunPhases, RunReply, RunWarning,
+                       RuntimeInfo, ScenarioReply, SystemMemory, ThermalReply, ThermalSnapshot, Warmup)
 from .protocol import OpError, send_progress
 from .vocab import SINGLE_STREAM, ErrorKind
 
@@ -223,16 +223,18 @@ def _warn(warnings, code, message):
 def run_measurement(req, workdir, root, tools):
     """One measurement: a messages.RunRequest in, a messages.RunReply out. root/tools: the hardware seam."""
     m = _Measurement(req, workdir, root, tools)
-    _cool_down(m)
-    _idle_power(m)
-    _load(m)
+    m.timed("cooldown_s", _cool_down)
+    m.timed("idle_s", _idle_power)
+    m.timed("load_s", _load)
     try:
-        _load_streams(m)
-        _warm_up(m)
-        _measure(m)
-        _collect_outputs(m)
-        m.ops = _profile_ops(m) if req.profile_ops else None  # after the timed loop and the power window
-        m.accuracy = accuracy_pass(req, m.backend, workdir) if req.accuracy is not None else None
+        m.timed("streams_s", _load_streams)
+        m.timed("warmup_s", _warm_up)
+        m.timed("measure_s", _measure)
+        m.timed("outputs_s", _collect_outputs)
+        if req.profile_ops:  # after the timed loop and the power window
+            m.ops = m.timed("profile_s", _profile_ops)
+        if req.accuracy is not None:
+            m.accuracy = m.timed("accuracy_s", lambda m: accuracy_pass(req, m.backend, workdir))
     finally:
         if m.monitor is not None and m.monitor.sampler.running:  # the timed loop failed: stop sampling now
             m.monitor.sampler.stop()
@@ -250,6 +252,8 @@ class _Measurement(object):
         self.root = root
         self.tools = tools
         self.runtime = req.runtime
+        self.started_ns = now_ns()
+        self.phases = {}  # RunPhases field -> seconds (timed)
         self.path = req.artifact.path if req.artifact is not None else None
         self.options = dict(req.runtime_options)
         if req.threads:
@@ -292,6 +296,14 @@ class _Measurement(object):
 
     def warn(self, code, message):
         _warn(self.warnings, code, message)
+
+    def timed(self, name, phase):
+        """phase(self), its seconds kept as phases[name] (also when it raises); returns what it returns."""
+        t0 = now_ns()
+        try:
+            return phase(self)
+        finally:
+            self.phases[name] = round((now_ns() - t0) / 1e9, 4)
 
 
 def _cool_down(m):
@@ -502,4 +514,5 @@ def _reply(m):
         finished_at_unix=time.time(),
         scenario=m.scenario,
         accuracy=m.accuracy,
+        phases=RunPhases(total_s=round((now_ns() - m.started_ns) / 1e9, 4), **m.phases),
     )

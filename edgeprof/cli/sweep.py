@@ -172,6 +172,10 @@ def _execute(store: Any, sweep_id: str, cells: list[Cell], devices: list[Device]
     for line in lines:
         err.print(f"[dim]{escape(line)}[/dim]")  # tracebacks and reasons are text, not markup
     _summary(outcome.results)
+    from ..report.phases import text_table
+
+    for line in text_table(outcome.breakdown()):  # where the sweep's wall time went
+        err.print(escape(line))
     c = outcome.counts
     mins, secs = divmod(int(outcome.wall_s), 60)
     err.print(f"sweep {sweep_id}: {c.get('ok', 0)} ok, {c.get('skipped', 0)} skipped, {c.get('failed', 0)} failed"

@@ -27,6 +27,7 @@ from edgeprof_agent.messages import Facts
 from .. import runner as runner_mod
 from ..errors import CapabilityError, StoreError, UserError
 from ..records import Device, Result
+from ..report.phases import Breakdown
 from ..store import Store
 from . import ledger
 from .board import Board, CellEnd, run_cell
@@ -75,6 +76,13 @@ class SweepOutcome:
     results: list[Result]
     wall_s: float
     errors: list[str] = field(default_factory=list)  # internal errors of board workers (each also in the log)
+    boards: list[Board] = field(default_factory=list)  # with their own phase times (efficiency.sweep_breakdown)
+
+    def breakdown(self) -> Breakdown:
+        """Σ timed windows against the wall time, per phase and per board (lab/efficiency.py)."""
+        from .efficiency import sweep_breakdown
+
+        return sweep_breakdown(self.results, self.boards, self.wall_s)
 
     @property
     def ok(self) -> bool:
@@ -191,12 +199,13 @@ class SweepRunner:
         with self.lock:
             results = list(self.results)
             errors = list(self.errors)
+            boards = list(self._boards)
         counts = {"ok": 0, "failed": 0, "skipped": 0}
         for r in results:
             counts[r.status] += 1
         counts["not run"] = len(self.cells) - len(results)
         return SweepOutcome(self.sweep_id, self.stop_event.is_set(), counts, results,
-                            time.monotonic() - self.started, errors)
+                            time.monotonic() - self.started, errors, boards)
 
     def export_for(self, cell: Cell, facts: Facts | None, device: str,
                    say: Callable[[str], None] | None = None) -> UserError | None:

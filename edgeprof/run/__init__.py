@@ -31,10 +31,11 @@ from .execute import Executed, Progress, Quiet, Session, execute, model_rejected
 from .limits import AGENT_SILENCE_TIMEOUT_S, QUERY_SILENCE_S, phase_silences, run_deadline
 from .plan import RunPlan, plan
 from .prepare import Prepared, export_target, input_params, input_plan, prepare
+from .timing import PhaseClock
 
 __all__ = [
     "AGENT_SILENCE_TIMEOUT_S", "PRECISIONS", "QUERY_SILENCE_S", "RUNTIMES", "CapabilityError", "Executed",
-    "Options", "Prepared", "Progress", "Quiet", "RunPlan", "Session", "assemble", "check", "deploy", "execute",
+    "Options", "PhaseClock", "Prepared", "Progress", "Quiet", "RunPlan", "Session", "assemble", "check", "deploy", "execute",
     "export_target", "host_environment", "input_params", "input_plan", "io_summary", "model_rejected", "phase_silences",
     "plan", "power_config", "prepare", "run_deadline", "run_request", "validate_scenario", "validate_spec",
     "validate_telemetry",
@@ -62,18 +63,37 @@ def deploy(spec: RunSpec, device: Device, *, progress: Progress | None = None,
     validate_spec(spec)
     options = Options(calibration=calibration, opset=opset, profile_ops=profile_ops)
     known = facts if isinstance(facts, Facts) or facts is None else Facts.from_dict(dict(facts))
+    clock = PhaseClock()  # the Result's phases (records/phases.py)
     progress.stage(f"connecting to {device.name}")
-    with contextlib.nullcontext(transport) if transport is not None else open_transport(device) as transport:
-        link = AgentLink.open(transport, device, progress=progress.stage)
+    if transport is None:
+        with clock.phase("connect"):
+            transport = open_transport(device)
+            try:
+                transport.connect()
+            except BaseException:
+                transport.close()
+                raise
+        opened: contextlib.AbstractContextManager[Transport] = transport
+    else:  # the sweep's connection, left open; its board times connecting once
+        opened = contextlib.nullcontext(transport)
+    with opened as transport:
+        with clock.phase("agent"):
+            link = AgentLink.open(transport, device, progress=progress.stage)
         if on_link is not None:
             on_link(link)
         try:
-            device_facts = known if known is not None else link.facts(runtimes=True)
+            if known is not None:
+                device_facts = known  # read once per board (the sweep), not timed here
+            else:
+                with clock.phase("facts"):
+                    device_facts = link.facts(runtimes=True)
             if link.known_facts is None or device_facts.runtimes:
                 link.known_facts = device_facts  # names the runtime's version should the agent crash in it
-            planned = plan(spec, device, device_facts, options=options, cache_dir=cache_dir, say=progress.stage)
+            planned = plan(spec, device, device_facts, options=options, cache_dir=cache_dir, say=progress.stage,
+                           clock=clock)
             session: Session = link  # an AgentLink is a Session (mypy checks it here)
             executed = execute(planned, session, progress=progress, lease_token=lease_token)
         finally:
-            link.close()
+            with clock.phase("close"):
+                link.close()
     return assemble(planned, executed, device_facts, say=progress.stage)

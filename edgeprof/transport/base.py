@@ -82,6 +82,9 @@ class Transport(ABC):
     def expand_path(self, path: str) -> str:
         """Resolve a leading ~ on the device to an absolute path."""
 
+    def connect(self) -> None:  # noqa: B027 - optional hook
+        """Open the connection now (one that opens on first use otherwise: ssh, adb), so its time is its own."""
+
     def close(self) -> None:  # noqa: B027 - optional hook
         pass
 
