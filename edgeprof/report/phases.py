@@ -66,7 +66,7 @@ class BoardTime:
 # phases a sweep times per board (lab/efficiency.py), after the measurement's own
 EXTRA_LABELS: dict[str, str] = {"board_connect": "connect (board)", "lease": "lease", "board_facts": "facts (board)",
                                 "sweep_export": "export (sweep)", "store": "store",
-                                "between": "no phase (failed and skipped cells, scheduling)"}
+                                "between": "not in a phase"}
 
 
 @dataclass
@@ -102,7 +102,7 @@ class Breakdown:
 
     def keys(self) -> list[str]:
         """Phase keys present, in run order then the sweep's extras."""
-        present = self.totals()
+        present = {k for k, v in self.totals().items() if v >= 0.005 or k == "window"}
         return [k for k, _ in PHASE_LABELS if k in present] + [k for k in EXTRA_LABELS if k in present]
 
 
@@ -184,3 +184,45 @@ def merge_extra(bd: Breakdown, extra: Mapping[str, Mapping[str, float]],
     for device, w in (walls or {}).items():
         bd.board(device).wall_s = w
     return bd
+
+
+def stored_breakdown(results: Iterable[Result]) -> Breakdown | None:
+    """The breakdown of stored rows (a report): Σ phases per board; for sweep rows, each board's span (its first
+    cell's start to its last cell's end) is its wall time and what its rows' phases do not cover is
+    `between` (connecting, the lease, facts, the sweep's exports, storing, failed cells); the sweep's wall time is
+    the longest board span. None when no row has phases."""
+    rows = list(results)
+    bd = breakdown(rows)
+    if not bd.boards:
+        return None
+    spans: dict[str, list[float]] = {}
+    for r in rows:
+        sw = r.sweep
+        if sw is not None and sw.started_at_unix is not None and sw.ended_at_unix is not None:
+            span = spans.setdefault(r.device, [sw.started_at_unix, sw.ended_at_unix])
+            span[0], span[1] = min(span[0], sw.started_at_unix), max(span[1], sw.ended_at_unix)
+    for device, (start, end) in spans.items():
+        b = bd.board(device)
+        b.wall_s = end - start
+        b.add("between", max(0.0, b.wall_s - sum(b.seconds.values())))
+    if spans:
+        bd.wall_s = max(end for _, end in spans.values()) - min(start for start, _ in spans.values())
+    return bd
+
+
+def html_section(results: Iterable[Result]) -> str:
+    """The report's "Where the time went" section: the summary line and the phase × board table."""
+    import html
+
+    bd = stored_breakdown(results)
+    if bd is None:
+        return '<p class="note">No result in this selection has phase times (schema 6 and later).</p>'
+    header, rows = table_rows(bd)
+    head = "".join(f'<th{" class=l" if i == 0 else ""}>{html.escape(h)}</th>' for i, h in enumerate(header))
+    body = "".join("<tr>" + "".join(f'<td{" class=l" if i == 0 else ""}>{html.escape(c)}</td>'
+                                    for i, c in enumerate(r)) + "</tr>" for r in rows)
+    note = (" Rows without phase times (failed, skipped or older results) are not counted."
+            if bd.without_phases else "")
+    return (f'<p class="lede">{html.escape(summary_line(bd))}. Seconds per phase, summed over each board\'s '
+            f'rows; a sweep board\'s wall time is its first cell\'s start to its last cell\'s end.{note}</p>'
+            f'<table class="sortable"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>')
