@@ -96,7 +96,8 @@ def main() -> int:
     bd = outcome.breakdown()
     share = bd.share()
     print(f"\nlab efficiency ({len(cells)} cells of {args.min_duration:g} s windows on one sshd board "
-          f"({args.tree} tree), warm caches, sweep {args.runs} of {args.runs}; {load()})")
+          f"({args.tree} tree), sweep {args.runs} of {args.runs}"
+          f"{' (the earlier ones warmed the caches)' if args.runs > 1 else ''}; {load()})")
     for line in text_table(bd):
         print(line)
     print(f"\nΣ timed windows ÷ wall = {share:.2f}" if share is not None else "no timed windows")

@@ -21,7 +21,7 @@ PHASE_LABELS: tuple[tuple[str, str], ...] = (
     ("push", "artifact push"), ("cooldown", "cooldown wait"), ("idle", "idle baseline"), ("load", "load"),
     ("warmup", "warm-up"), ("window", "timed window"), ("around_window", "around the window"),
     ("outputs", "outputs"), ("profile", "op profile"), ("accuracy", "accuracy"), ("fidelity", "fidelity"),
-    ("wire", "request/reply"), ("close", "close"), ("other", "other"),
+    ("reply", "reply summaries"), ("wire", "request/reply transfer"), ("close", "close"), ("other", "other"),
 )
 LABELS = dict(PHASE_LABELS)
 
@@ -61,8 +61,10 @@ class Phases(Section):
 
     def parts(self) -> list[tuple[str, float]]:
         """Exclusive parts (PHASE_LABELS keys, seconds) that add up to total_s: the device's phases inside the
-        run request, the request's own overhead ("wire": round trip minus the agent's time), the host's phases,
-        and what no phase covers ("other": assembling the result, the stats, deciding)."""
+        run request, the agent's time outside its listed phases ("reply": the power and thermal summaries and the
+        reply built), the request's own overhead ("wire": the round trip minus the agent's whole time: sending,
+        encoding and parsing JSON), the host's phases, and what no phase covers ("other": assembling the result,
+        the stats, deciding)."""
         z = _z
         device_accuracy = z(self.accuracy_device_s)
         out = [("connect", z(self.connect_s)), ("agent", z(self.agent_s)), ("facts", z(self.facts_s)),
@@ -74,7 +76,8 @@ class Phases(Section):
         if self.device_s is not None and self.run_s is not None:
             listed = sum(z(v) for v in (self.cooldown_s, self.idle_s, self.load_s, self.warmup_s, self.measure_s,
                                         self.outputs_s, self.profile_s)) + device_accuracy
-            out.append(("wire", max(0.0, self.run_s - listed)))  # the agent's unlisted time and the wire's
+            out.append(("reply", max(0.0, self.device_s - listed)))
+            out.append(("wire", max(0.0, self.run_s - max(listed, self.device_s))))
         out.append(("close", z(self.close_s)))
         if self.total_s is not None:
             out.append(("other", max(0.0, self.total_s - sum(s for _, s in out))))

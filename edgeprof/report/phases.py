@@ -19,7 +19,8 @@ def _s(v: float) -> str:
     return f"{v:.2f}" if v < 100 else f"{v:.0f}"
 
 
-_DEVICE = ("cooldown", "idle", "load", "warmup", "window", "around_window", "outputs", "profile", "accuracy")
+_DEVICE = ("cooldown", "idle", "load", "warmup", "window", "around_window", "outputs", "profile", "accuracy",
+           "reply")
 _BEFORE = ("connect", "agent", "facts", "export", "push")
 
 

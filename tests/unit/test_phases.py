@@ -75,7 +75,7 @@ def test_an_agent_without_phases_leaves_the_device_phases_null() -> None:
     p = clock.phases(reply)  # type: ignore[arg-type]
     assert p.push_s is not None and p.push_s >= 0.02 and p.load_s is None and p.device_s is None
     assert p.window_s == 1.5 and p.accuracy_s is None
-    assert "wire" not in dict(p.parts())  # no device time to subtract from the round trip
+    assert "wire" not in dict(p.parts()) and "reply" not in dict(p.parts())  # no device time to subtract
 
 
 def test_parts_add_up_and_the_request_overhead_is_the_round_trip_minus_the_device() -> None:
@@ -85,8 +85,10 @@ def test_parts_add_up_and_the_request_overhead_is_the_round_trip_minus_the_devic
                close_s=0.2, total_s=14.0)
     parts = dict(p.parts())
     assert parts["around_window"] == pytest.approx(0.1)
-    # round trip 7.6 minus the device's listed phases (idle, load, warm-up, measure, outputs, accuracy pass)
-    assert parts["wire"] == pytest.approx(7.6 - (1.0 + 0.4 + 0.2 + 5.1 + 0.5))
+    # the agent's 7.3 s minus its listed phases (idle, load, warm-up, measure, outputs, accuracy pass), and the
+    # round trip's 7.6 s minus the agent's whole time
+    assert parts["reply"] == pytest.approx(7.3 - (1.0 + 0.4 + 0.2 + 5.1 + 0.5))
+    assert parts["wire"] == pytest.approx(7.6 - 7.3)
     assert sum(parts.values()) == pytest.approx(14.0) and parts["other"] == pytest.approx(
         14.0 - sum(v for k, v in parts.items() if k != "other"))
     lines = phase_lines(p)
