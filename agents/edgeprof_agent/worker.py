@@ -25,7 +25,17 @@ from .protocol import OpError, send_progress
 from .vocab import SINGLE_STREAM, ErrorKind
 
 STEADY_WINDOW = 10  # warm-up is steady when the median of the last 10 is within 5 % of the 10 before
+STEADY_MIN_WINDOW = 3  # ... or of the last k, fewer than 10 when 2 x 10 runs would not fit half the warm-up
 STEADY_TOLERANCE = 0.05
+
+
+def steady_window(warmup_s, first_s):
+    """k, the runs in each of the two windows the steadiness rule compares: 10, or as many as let both windows
+    fit in half of warmup_s at the first warm-up run's latency, at least STEADY_MIN_WINDOW (a model of 60 ms
+    with --warmup 1 compares 4 with 4 instead of running out of time before 20 runs)."""
+    if first_s <= 0:
+        return STEADY_WINDOW
+    return max(STEADY_MIN_WINDOW, min(STEADY_WINDOW, int(warmup_s / (4.0 * first_s))))
 
 
 def log(msg):
@@ -48,6 +58,7 @@ def warm_up(run, warmup_s, progress_interval_s=0.5):
     limit = start + int(warmup_s * 1e9)
     next_progress = start + int(progress_interval_s * 1e9)
     steady = False
+    k = STEADY_WINDOW
     while True:
         t0 = now_ns()
         try:
@@ -58,9 +69,11 @@ def warm_up(run, warmup_s, progress_interval_s=0.5):
             raise runtime_error(e, first=not lat)
         t1 = now_ns()
         lat.append(t1 - t0)
-        if len(lat) >= 2 * STEADY_WINDOW:
-            last = _median(lat[-STEADY_WINDOW:])
-            prev = _median(lat[-2 * STEADY_WINDOW:-STEADY_WINDOW])
+        if len(lat) == 1:
+            k = steady_window(warmup_s, lat[0] / 1e9)
+        if len(lat) >= 2 * k:
+            last = _median(lat[-k:])
+            prev = _median(lat[-2 * k:-k])
             if prev > 0 and abs(last - prev) / float(prev) <= STEADY_TOLERANCE:
                 steady = True
                 break
@@ -74,7 +87,7 @@ def warm_up(run, warmup_s, progress_interval_s=0.5):
         iterations=len(lat),
         duration_s=round((now_ns() - start) / 1e9, 3),
         steady=steady,
-        reason="latency steady (median of last %d within %d %%)" % (STEADY_WINDOW, STEADY_TOLERANCE * 100)
+        reason="latency steady (median of last %d within %d %% of the %d before)" % (k, STEADY_TOLERANCE * 100, k)
         if steady else "warm-up time limit reached before latency was steady",
         last_ms=round(lat[-1] / 1e6, 4) if lat else None,
     )
