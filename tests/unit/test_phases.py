@@ -142,3 +142,21 @@ def test_the_agent_reply_phases_cover_its_total(tmp_path: Path) -> None:
     assert isinstance(ph, m.RunPhases) and ph.profile_s is None and ph.accuracy_s is None
     listed = ph.cooldown_s + ph.idle_s + ph.load_s + ph.streams_s + ph.warmup_s + ph.measure_s + ph.outputs_s
     assert 0 < listed <= ph.total_s and ph.measure_s >= reply.window_s >= 0.2
+
+
+def test_the_report_says_where_the_time_went() -> None:
+    """The report's section from stored rows (golden v6): the summary line and the table; rows of older schemas
+    have no phases and say so instead of inventing numbers."""
+    import json
+
+    from edgeprof.report.phases import html_section, stored_breakdown
+
+    golden = Path(__file__).resolve().parents[1] / "data" / "golden" / "results"
+    v6 = [Result.from_dict(json.loads(p.read_text())) for p in sorted((golden / "v6").glob("ok_local_*.json"))]
+    bd = stored_breakdown(v6)
+    assert bd is not None and bd.boards["local"].cells == 4 and bd.wall_s is None
+    assert bd.window_s == pytest.approx(sum(r.phases.window_s for r in v6 if r.phases and r.phases.window_s))
+    page = html_section(v6)
+    assert "timed windows" in page and "<table" in page and "agent push/start" in page
+    v5 = [Result.from_dict(json.loads(p.read_text())) for p in sorted((golden / "v5").glob("ok_local_*.json"))]
+    assert stored_breakdown(v5) is None and "No result in this selection has phase times" in html_section(v5)
