@@ -5,7 +5,7 @@ Measures, in one run and side by side:
   - warm deploy (same workdir: both cached by sha256, 0 artifact bytes must move),
   - the same warm deploy to `local` (no SSH), and one bare SSH command round trip (`true`),
 and prints wall time, the agent-reported measurement (load + warm-up + timed window), the overhead (their
-difference), bytes moved, and where the overhead went (time between the runner's progress stages).
+difference), bytes moved, and where the overhead went (time between the measurement's progress stages).
 
 Goal: warm overhead <= 1 s. Needs OpenSSH sshd (apt-get install -y openssh-server). Touches nothing outside a
 temporary directory (HOME, XDG dirs and the results database are pointed there).
@@ -29,7 +29,7 @@ sys.path.insert(0, str(REPO / "tests" / "integration"))
 
 
 class StageClock:
-    """A runner Progress that timestamps each stage."""
+    """A run.Progress that timestamps each stage."""
 
     def __init__(self) -> None:
         self.t0 = time.perf_counter()
@@ -69,7 +69,7 @@ def write_model(path: Path, weights_mb: float) -> Path:
 
 
 def one_deploy(spec: Any, device: Any, store: Any) -> dict[str, Any]:
-    from edgeprof.runner import deploy
+    from edgeprof.run import deploy
 
     clock = StageClock()
     start = time.perf_counter()

@@ -30,7 +30,7 @@ sys.path.insert(0, str(REPO / "tests" / "integration"))
 from sshd import SSHLab, missing_reason  # noqa: E402
 
 from edgeprof.lab import ledger  # noqa: E402
-from edgeprof.lab.scheduler import SweepRunner  # noqa: E402
+from edgeprof.lab.scheduler import SweepScheduler  # noqa: E402
 from edgeprof.lab.spec import expand, parse_sweep  # noqa: E402
 from edgeprof.records import Device  # noqa: E402
 from edgeprof.store import Store  # noqa: E402
@@ -62,7 +62,7 @@ def sweep(devices: list[Device], spec_text: str, spec_path: Path, db: Path) -> t
     ledger.create_sweep(store, sid, spec.name, None, {"name": spec.name}, cells)
     t0 = time.monotonic()
     cpu0 = resource.getrusage(resource.RUSAGE_SELF)
-    outcome = SweepRunner(store, sid, cells, devices).run()
+    outcome = SweepScheduler(store, sid, cells, devices).run()
     wall = time.monotonic() - t0
     cpu1 = resource.getrusage(resource.RUSAGE_SELF)
     CONTROLLER_CPU[len(devices)] = (cpu1.ru_utime - cpu0.ru_utime) + (cpu1.ru_stime - cpu0.ru_stime)

@@ -267,7 +267,7 @@ def check_cli_settings(values: Mapping[str, Any]) -> None:
         if name in OTHER_NUMBERS:
             integer, lo, hi, lo_open, flag = OTHER_NUMBERS[name]
             if not check_number(value, integer=integer, lo=lo, hi=hi, lo_open=lo_open):
-                # flags say it as the runner always did ("> 0 and <= 1000"); the bounds are the YAML ones
+                # flags say it as deploy always did ("> 0 and <= 1000"); the bounds are the YAML ones
                 phrase = (f"> {lo:g} and <= {hi:g}" if lo_open and not integer
                           else number_phrase(integer=integer, lo=lo, hi=hi, lo_open=lo_open))
                 raise ConfigError(f"{flag} {_shown(value)}: must be {phrase}")

@@ -4,7 +4,7 @@ Owns: the search. From a start rate it doubles while probes are VALID (halves wh
 rate is bracketed, then bisects the bracket until its ends are within `tolerance` of each other or `max_probes`
 runs were made. Each probe is a full run (the caller measures and stores it); VALID is the probe's own verdict
 (stats.judge_latency: the latency bound, or for fixed-rate the period).
-Does not own: measuring (runner.deploy), storing (the caller), the verdict (stats).
+Does not own: measuring (run.deploy), storing (the caller), the verdict (stats).
 """
 
 from __future__ import annotations

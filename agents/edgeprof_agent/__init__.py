@@ -30,4 +30,7 @@ AGENT_VERSION = "0.1.0"
 #     {before, after: ThermalSnapshot, cooldown: CooldownWait}, run reply.ops an OpsProfileReply, run
 #     reply.runtime a RuntimeInfo (Backend.describe), run reply.memory.system a SystemMemory, and a new field
 #     run reply.memory.baseline (what the process holds when rss_before_load is read).
-PROTOCOL_VERSION = 5
+# 6 — phase times (issue 22): run reply.phases, a RunPhases {cooldown_s, idle_s, load_s, streams_s, warmup_s,
+#     measure_s, outputs_s, profile_s, accuracy_s, total_s}: seconds each phase of the measurement took on the
+#     device (an agent of version 5 sends none: the host stores its own phases and leaves the device's null).
+PROTOCOL_VERSION = 6

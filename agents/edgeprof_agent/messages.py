@@ -1,4 +1,4 @@
-"""The messages host and agent exchange, as records both sides import (protocol version 5).
+"""The messages host and agent exchange, as records both sides import (protocol version 6).
 
 Owns: one record class per op's request and reply (hello, facts, run, ping, lease, renew, release, lease_info,
 sha256, shutdown), the error reply and the events, with each field's type and default declared once (run
@@ -364,6 +364,21 @@ class ThermalReply(Record):
               Field("cooldown", dict, None, record=CooldownWait))
 
 
+class RunPhases(Record):
+    """Seconds each phase of the measurement took on the device (clock.now_ns around each phase function of
+    worker.run_measurement): the --cooldown wait, the idle power baseline, the load (backend import and model
+    load; the reply's load_s is the model load alone), the extra offline streams, the warm-up, the measure phase
+    (the timed loop with the power window and memory/thermal reads around it; the reply's window_s is the timed
+    window alone), the outputs and the runtime's description, the op profile and accuracy passes (None: not
+    made), and `total_s` from the request's start to the reply being built."""
+
+    NAME = "run reply.phases"
+    FIELDS = (Field("cooldown_s", _NUM, 0.0), Field("idle_s", _NUM, 0.0), Field("load_s", _NUM, 0.0),
+              Field("streams_s", _NUM, 0.0), Field("warmup_s", _NUM, 0.0), Field("measure_s", _NUM, 0.0),
+              Field("outputs_s", _NUM, 0.0), Field("profile_s", _NUM, None), Field("accuracy_s", _NUM, None),
+              Field("total_s", _NUM, 0.0))
+
+
 class RunReply(Record):
     NAME = "run reply"
     FIELDS = (
@@ -388,6 +403,7 @@ class RunReply(Record):
         Field("finished_at_unix", _NUM),
         Field("scenario", dict, None, record=ScenarioReply),  # None: an agent's single-stream loop
         Field("accuracy", dict, None, record=AccuracyReply),  # the accuracy pass (None: not asked)
+        Field("phases", dict, None, record=RunPhases),  # seconds per phase (protocol 6; None: an older agent)
     )
 
 

@@ -331,6 +331,19 @@ class ThermalReply(Record):
     cooldown: CooldownWait | None
     def __init__(self, *, before: ThermalSnapshot | None = ..., after: ThermalSnapshot | None = ..., cooldown: CooldownWait | None = ...) -> None: ...
 
+class RunPhases(Record):
+    cooldown_s: float
+    idle_s: float
+    load_s: float
+    streams_s: float
+    warmup_s: float
+    measure_s: float
+    outputs_s: float
+    profile_s: float | None
+    accuracy_s: float | None
+    total_s: float
+    def __init__(self, *, cooldown_s: float = ..., idle_s: float = ..., load_s: float = ..., streams_s: float = ..., warmup_s: float = ..., measure_s: float = ..., outputs_s: float = ..., profile_s: float | None = ..., accuracy_s: float | None = ..., total_s: float = ...) -> None: ...
+
 class RunReply(Record):
     clock: str
     warnings: list[RunWarning]
@@ -353,7 +366,8 @@ class RunReply(Record):
     finished_at_unix: float
     scenario: ScenarioReply | None
     accuracy: AccuracyReply | None
-    def __init__(self, *, clock: str, warnings: list[RunWarning] = ..., samples_ns: list[int], t_first_ns: int, t_last_ns: int, window_s: float, stopped_by: str, warmup: Warmup, load_s: float, first_run_ms: float | None = ..., output_shapes: list[Output] | None = ..., memory: Memory, runtime: RuntimeInfo, outputs: list[Output] | None = ..., ops: OpsProfileReply | None = ..., power: PowerSummary | None = ..., power_reason: str | None = ..., thermal: ThermalReply | None = ..., finished_at_unix: float, scenario: ScenarioReply | None = ..., accuracy: AccuracyReply | None = ...) -> None: ...
+    phases: RunPhases | None
+    def __init__(self, *, clock: str, warnings: list[RunWarning] = ..., samples_ns: list[int], t_first_ns: int, t_last_ns: int, window_s: float, stopped_by: str, warmup: Warmup, load_s: float, first_run_ms: float | None = ..., output_shapes: list[Output] | None = ..., memory: Memory, runtime: RuntimeInfo, outputs: list[Output] | None = ..., ops: OpsProfileReply | None = ..., power: PowerSummary | None = ..., power_reason: str | None = ..., thermal: ThermalReply | None = ..., finished_at_unix: float, scenario: ScenarioReply | None = ..., accuracy: AccuracyReply | None = ..., phases: RunPhases | None = ...) -> None: ...
 
 class Empty(Record):
     ...

@@ -19,13 +19,23 @@ import traceback
 from . import memory, power, procinfo, scenarios, thermal
 from .backends import get_backend
 from .clock import CLOCK_NAME, now_ns
-from .messages import (CooldownWait, Memory, OpsProfileReply, Output, PowerSummary, RunReply, RunWarning, RuntimeInfo,
-                       ScenarioReply, SystemMemory, ThermalReply, ThermalSnapshot, Warmup)
+from .messages import (CooldownWait, Memory, OpsProfileReply, Output, PowerSummary, RunPhases, RunReply, RunWarning,
+                       RuntimeInfo, ScenarioReply, SystemMemory, ThermalReply, ThermalSnapshot, Warmup)
 from .protocol import OpError, send_progress
 from .vocab import SINGLE_STREAM, ErrorKind
 
 STEADY_WINDOW = 10  # warm-up is steady when the median of the last 10 is within 5 % of the 10 before
+STEADY_MIN_WINDOW = 3  # ... or of the last k, fewer than 10 when 2 x 10 runs would not fit half the warm-up
 STEADY_TOLERANCE = 0.05
+
+
+def steady_window(warmup_s, first_s):
+    """k, the runs in each of the two windows the steadiness rule compares: 10, or as many as let both windows
+    fit in half of warmup_s at the first warm-up run's latency, at least STEADY_MIN_WINDOW (a model of 60 ms
+    with --warmup 1 compares 4 with 4 instead of running out of time before 20 runs)."""
+    if first_s <= 0:
+        return STEADY_WINDOW
+    return max(STEADY_MIN_WINDOW, min(STEADY_WINDOW, int(warmup_s / (4.0 * first_s))))
 
 
 def log(msg):
@@ -48,6 +58,7 @@ def warm_up(run, warmup_s, progress_interval_s=0.5):
     limit = start + int(warmup_s * 1e9)
     next_progress = start + int(progress_interval_s * 1e9)
     steady = False
+    k = STEADY_WINDOW
     while True:
         t0 = now_ns()
         try:
@@ -58,9 +69,11 @@ def warm_up(run, warmup_s, progress_interval_s=0.5):
             raise runtime_error(e, first=not lat)
         t1 = now_ns()
         lat.append(t1 - t0)
-        if len(lat) >= 2 * STEADY_WINDOW:
-            last = _median(lat[-STEADY_WINDOW:])
-            prev = _median(lat[-2 * STEADY_WINDOW:-STEADY_WINDOW])
+        if len(lat) == 1:
+            k = steady_window(warmup_s, lat[0] / 1e9)
+        if len(lat) >= 2 * k:
+            last = _median(lat[-k:])
+            prev = _median(lat[-2 * k:-k])
             if prev > 0 and abs(last - prev) / float(prev) <= STEADY_TOLERANCE:
                 steady = True
                 break
@@ -74,7 +87,7 @@ def warm_up(run, warmup_s, progress_interval_s=0.5):
         iterations=len(lat),
         duration_s=round((now_ns() - start) / 1e9, 3),
         steady=steady,
-        reason="latency steady (median of last %d within %d %%)" % (STEADY_WINDOW, STEADY_TOLERANCE * 100)
+        reason="latency steady (median of last %d within %d %% of the %d before)" % (k, STEADY_TOLERANCE * 100, k)
         if steady else "warm-up time limit reached before latency was steady",
         last_ms=round(lat[-1] / 1e6, 4) if lat else None,
     )
@@ -223,16 +236,18 @@ def _warn(warnings, code, message):
 def run_measurement(req, workdir, root, tools):
     """One measurement: a messages.RunRequest in, a messages.RunReply out. root/tools: the hardware seam."""
     m = _Measurement(req, workdir, root, tools)
-    _cool_down(m)
-    _idle_power(m)
-    _load(m)
+    m.timed("cooldown_s", _cool_down)
+    m.timed("idle_s", _idle_power)
+    m.timed("load_s", _load)
     try:
-        _load_streams(m)
-        _warm_up(m)
-        _measure(m)
-        _collect_outputs(m)
-        m.ops = _profile_ops(m) if req.profile_ops else None  # after the timed loop and the power window
-        m.accuracy = accuracy_pass(req, m.backend, workdir) if req.accuracy is not None else None
+        m.timed("streams_s", _load_streams)
+        m.timed("warmup_s", _warm_up)
+        m.timed("measure_s", _measure)
+        m.timed("outputs_s", _collect_outputs)
+        if req.profile_ops:  # after the timed loop and the power window
+            m.ops = m.timed("profile_s", _profile_ops)
+        if req.accuracy is not None:
+            m.accuracy = m.timed("accuracy_s", lambda m: accuracy_pass(req, m.backend, workdir))
     finally:
         if m.monitor is not None and m.monitor.sampler.running:  # the timed loop failed: stop sampling now
             m.monitor.sampler.stop()
@@ -250,6 +265,8 @@ class _Measurement(object):
         self.root = root
         self.tools = tools
         self.runtime = req.runtime
+        self.started_ns = now_ns()
+        self.phases = {}  # RunPhases field -> seconds (timed)
         self.path = req.artifact.path if req.artifact is not None else None
         self.options = dict(req.runtime_options)
         if req.threads:
@@ -292,6 +309,14 @@ class _Measurement(object):
 
     def warn(self, code, message):
         _warn(self.warnings, code, message)
+
+    def timed(self, name, phase):
+        """phase(self), its seconds kept as phases[name] (also when it raises); returns what it returns."""
+        t0 = now_ns()
+        try:
+            return phase(self)
+        finally:
+            self.phases[name] = round((now_ns() - t0) / 1e9, 4)
 
 
 def _cool_down(m):
@@ -502,4 +527,5 @@ def _reply(m):
         finished_at_unix=time.time(),
         scenario=m.scenario,
         accuracy=m.accuracy,
+        phases=RunPhases(total_s=round((now_ns() - m.started_ns) / 1e9, 4), **m.phases),
     )

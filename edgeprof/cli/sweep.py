@@ -20,7 +20,7 @@ from ..compare import cell_label, fmt_value
 from ..errors import ConfigError
 from ..lab import ledger
 from ..lab.cell import Cell
-from ..lab.scheduler import DeviceStatus, SweepOutcome, SweepRunner, run_sweep
+from ..lab.scheduler import DeviceStatus, SweepOutcome, SweepScheduler, run_sweep
 from ..lab.spec import SweepSpec, expand, load_sweep, resolve_devices
 from ..records import Device, Result
 from .common import add_db_args, add_inventory_args, check_writable, open_store
@@ -143,27 +143,27 @@ def _execute(store: Any, sweep_id: str, cells: list[Cell], devices: list[Device]
     def log(msg: str) -> None:
         lines.append(msg)
 
-    def print_finished(runner: SweepRunner) -> None:
+    def print_finished(scheduler: SweepScheduler) -> None:
         with lock:
-            for r in list(runner.results):
+            for r in list(scheduler.results):
                 if r.run_id in done_seen:
                     continue
                 done_seen.add(r.run_id)
                 err.print(_result_line(r, len(done_seen), len(cells)))
 
-    def wire(runner: SweepRunner) -> None:
+    def wire(scheduler: SweepScheduler) -> None:
         if live_mode:
             display = Live(console=err, refresh_per_second=4, transient=True,
-                           get_renderable=lambda: _status_table(runner))
+                           get_renderable=lambda: _status_table(scheduler))
             display.start()
             live.append(display)
         else:
-            runner.on_change = lambda: print_finished(runner)
-        holder.append(runner)
+            scheduler.on_change = lambda: print_finished(scheduler)
+        holder.append(scheduler)
 
-    holder: list[SweepRunner] = []
+    holder: list[SweepScheduler] = []
     try:
-        outcome = _with_sigterm(lambda: run_sweep(store, sweep_id, cells, devices, log=log, on_runner=wire))
+        outcome = _with_sigterm(lambda: run_sweep(store, sweep_id, cells, devices, log=log, on_start=wire))
     finally:
         for display in live:
             display.refresh()
@@ -173,6 +173,10 @@ def _execute(store: Any, sweep_id: str, cells: list[Cell], devices: list[Device]
     for line in lines:
         err.print(f"[dim]{escape(line)}[/dim]")  # tracebacks and reasons are text, not markup
     _summary(outcome.results)
+    from ..report.phases import text_table
+
+    for line in text_table(outcome.breakdown()):  # where the sweep's wall time went
+        err.print(escape(line))
     c = Counter(outcome.counts)  # a status no cell ended with counts 0
     mins, secs = divmod(int(outcome.wall_s), 60)
     err.print(f"sweep {sweep_id}: {c['ok']} ok, {c['skipped']} skipped, {c['failed']} failed"
@@ -212,15 +216,15 @@ def _fmt_s(s: float | None) -> str:
     return f"{h}h{m:02d}m" if h else f"{m}m{sec:02d}s" if m else f"{sec}s"
 
 
-def _status_table(runner: SweepRunner) -> Table:
-    snaps: list[DeviceStatus] = runner.snapshot()
-    fallback = runner.mean_cell_s()
+def _status_table(scheduler: SweepScheduler) -> Table:
+    snaps: list[DeviceStatus] = scheduler.snapshot()
+    fallback = scheduler.mean_cell_s()
     total = sum(s.total for s in snaps)
     done = sum(s.done for s in snaps)
     etas = [s.eta_s(fallback) for s in snaps]
     eta = None if any(e is None for e in etas) else max(etas or [0.0])  # type: ignore[type-var]
-    t = Table(title=f"sweep {runner.sweep_id}: {done}/{total} cells · elapsed "
-                    f"{_fmt_s(time.monotonic() - runner.started)} · ETA {_fmt_s(eta)}",
+    t = Table(title=f"sweep {scheduler.sweep_id}: {done}/{total} cells · elapsed "
+                    f"{_fmt_s(time.monotonic() - scheduler.started)} · ETA {_fmt_s(eta)}",
               title_justify="left", expand=False)
     for col in ("device", "done", "ok", "skip", "fail", "current cell", "state", "ETA"):
         t.add_column(col, justify="right" if col in ("done", "ok", "skip", "fail", "ETA") else "left",

@@ -204,6 +204,10 @@ def render_result(r: Result) -> None:
     render_accuracy(r)
     if r.ops is not None:
         render_ops(r.ops)
+    from ..report.phases import phase_lines
+
+    for line in phase_lines(r.phases):  # where the measurement's time went (schema 6)
+        out.print(escape(line))
     for w in r.warnings:
         text = escape(f"{w.code}: {w.message}")
         if w.code in THROTTLE_CODES:  # the numbers are not those of an unthrottled board: say so loudly

@@ -18,7 +18,7 @@ Shapes: a fixed dim is the model's; dim 0 is the batch when it is unnamed or nam
 batch_size, unk__…); every other symbol must be given (by --input or a data array), once for all inputs that
 share it. --batch N is dim 0 of every batched input; a contradiction with --input, a data array or a static
 model is an error. Without --batch (or with --batch 1) the batch that --input or the data feeds is the batch:
-the plan's `batch` is always what was fed, and the runner stores and counts that.
+the plan's `batch` is always what was fed, and the measurement stores and counts that.
 Does not own: the model's declared inputs (export/), pushing the data file (agentlink), the stored record
 (records.IOSummary).
 """

@@ -144,7 +144,7 @@ def _export_fp32(source: ModelSource, out: Path, *, seed: int, shapes: Mapping[s
     litert_torch = _litert_torch()
     module, torch_specs = _source_specs(source, seed)
     missing = [s.name for s in torch_specs if s.name not in shapes]
-    if missing:  # pragma: no cover - the runner always passes every input
+    if missing:  # pragma: no cover - a measurement always passes every input
         raise ModelError(f"no concrete shape for input(s) {', '.join(missing)}")
     example = make_inputs(torch_specs, shapes, seed)
     say(f"{source.name}: exporting to TFLite (litert-torch, shapes "

@@ -9,7 +9,7 @@ and an internal error turning this cell and the board's later ones into failed r
 (scheduler.py) runs a board's cells through `run_cell` one after another; the lab queue's worker
 (lab/queue/jobs.py) runs one queued cell through it.
 Does not own: what a failure means (decide.py), the order of a sweep, its status and its export cache
-(scheduler.py), one measurement (runner.deploy), the lease protocol (lease.py), the rows' shape (rows.py).
+(scheduler.py), one measurement (run.deploy), the lease protocol (lease.py), the rows' shape (rows.py).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from typing import Any, Protocol
 
 from edgeprof_agent.messages import Facts, LogEvent, ProgressEvent
 
-from .. import runner as runner_mod
+from .. import run as measurement
 from ..agentlink import AgentLink
 from ..errors import AgentError, Interrupted, LeaseLost, StoreError, TransportError, UserError
 from ..records import Device, Result
@@ -37,7 +37,7 @@ from .rows import cell_result, sweep_info
 
 
 class Sweep(Protocol):
-    """What a board needs of the sweep it runs for (scheduler.SweepRunner is one)."""
+    """What a board needs of the sweep it runs for (scheduler.SweepScheduler is one)."""
 
     sweep_id: str
     stop_event: threading.Event
@@ -80,6 +80,14 @@ class Board:
         self._link: AgentLink | None = None
         self._link_lock = threading.Lock()
         self._timed_out = False
+        # seconds of the board's own phases (report/phases.EXTRA_LABELS keys), its wall time from first to last
+        self.times: dict[str, float] = {}
+        self.started = time.monotonic()
+        self.ended: float | None = None
+
+    def timed(self, key: str, since: float) -> None:
+        """Add the seconds since `since` (time.monotonic) to the board's phase `key`."""
+        self.times[key] = self.times.get(key, 0.0) + time.monotonic() - since
 
     def say(self, text: str) -> None:
         self.sweep.set_state(self.device.name, state=text)
@@ -89,7 +97,10 @@ class Board:
     def ensure_ready(self, cell: Cell, stop: threading.Event) -> None:
         if self.transport is None:
             self.say("connecting")
+            t0 = time.monotonic()
             self.transport = open_transport(self.device)
+            self.transport.connect()
+            self.timed("board_connect", t0)
         if self.lease is not None:
             try:
                 self.lease.check()
@@ -103,13 +114,17 @@ class Board:
                                      detail=e.detail) from None
         holder = {"controller": ledger.controller_name(), "sweep_id": self.sweep.sweep_id, "purpose": "sweep"}
         self.say("taking the device lease")
+        t0 = time.monotonic()
         lease = DeviceLease(self.transport, self.device, holder, self.sweep.lease_ttl_s)
         self.lease = lease
         wait_s = float(cell.setting("lease_wait_s"))
         lease.acquire(wait_s, stop, on_wait=lambda who: self.say(f"waiting for lease: {who}"))
+        self.timed("lease", t0)
         if self.facts is None:
             self.say("reading device facts")
+            t0 = time.monotonic()
             self.facts = lease.facts(timeout=120.0)
+            self.timed("board_facts", t0)
             self.sweep.save_facts(self.device.name, self.facts)
 
     def drop(self) -> None:
@@ -138,6 +153,7 @@ class Board:
         name = self.device.name
         self.sweep.set_state(name, state="releasing", cell=None, cell_started=None)
         self.drop()
+        self.ended = time.monotonic()
         self.sweep.set_state(name, state="interrupted" if self.sweep.stop_event.is_set() else "done",
                              finished=True)
 
@@ -167,11 +183,10 @@ class Board:
         timer.start()
         measure_started = time.time()  # under the lease (the cell's start may include waiting for it)
         try:
-            result = runner_mod.deploy(cell.run_spec(), self.device, progress=progress,
+            result = measurement.deploy(cell.run_spec(), self.device, progress=progress,
                                        cache_dir=self.sweep.cache_dir, facts=self.facts,
                                        lease_token=self.lease.token,
-                                       transport=self.transport, on_link=self._on_link,
-                                       opset=cell.setting("opset"), calibration=cell.setting("calibration"))
+                                       transport=self.transport, on_link=self._on_link)
         except Exception as e:
             if stop.is_set():
                 raise Interrupted("stopped") from None
@@ -199,7 +214,7 @@ class Board:
 
 
 class _CellProgress:
-    """runner.Progress → the device's status line."""
+    """run.Progress → the device's status line."""
 
     def __init__(self, board: Board) -> None:
         self.board = board
@@ -235,7 +250,9 @@ def run_cell(board: Board, cell: Cell, attempt: int, stop: threading.Event) -> C
             return ended
         result, attempts = ended
         try:
-            sweep.commit(cell, result, attempts, time.monotonic() - t0)
+            storing = time.monotonic()
+            sweep.commit(cell, result, attempts, storing - t0)
+            board.timed("store", storing)
         except StoreError as e:
             # the database refused the row (down, locked, full): the result is in a recovery file the next
             # successful save imports (store/db.py); the cell stays pending, the sweep is not ok
@@ -289,7 +306,9 @@ def _attempts(board: Board, cell: Cell, first: int, stop: threading.Event,
             if not decision.ok:
                 return cell_result(cell, "skipped", decision.reason, sweep_id=sid, attempts=attempt,
                                    started=started), attempt
+            exporting = time.monotonic()
             export_error = sweep.export_for(cell, board.facts, name, board.say)
+            board.timed("sweep_export", exporting)
             if export_error is not None:
                 return cell_result(cell, "failed", f"export failed: {export_error.one_line()}", sweep_id=sid,
                                    attempts=attempt, stderr_tail=export_error.detail, started=started), attempt

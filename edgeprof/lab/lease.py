@@ -4,7 +4,7 @@ Owns: starting the lease-holding agent over an open transport, asking for the le
 holder named) while another controller has it, renewing it from a keepalive thread well within its ttl, checking
 that it is still held, and releasing it. The lock itself lives on the device (agents/edgeprof_agent/lease.py):
 it is released by the kernel when the holding agent dies, so a killed controller leaves nothing stale.
-Does not own: what runs under the lease (scheduler.py, runner.py).
+Does not own: what runs under the lease (scheduler.py, run/).
 """
 
 from __future__ import annotations

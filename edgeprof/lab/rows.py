@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 
-from .. import runner as runner_mod
+from .. import run as measurement
 from ..records import Environment, Result, Scenario, Settings, SweepInfo, new_run_id, utc_now
 from . import ledger
 from .cell import Cell
@@ -32,7 +32,7 @@ def cell_result(cell: Cell, status: str, reason: str | None, *, sweep_id: str, a
     return Result(run_id=new_run_id(), status=status, created_at=utc_now(), device=cell.device, model=cell.model,
                   runtime=cell.runtime, precision=cell.precision, batch=cell.batch, threads=cell.threads,
                   latency_ms=None, throughput_ips=None, memory_mb=None, power=None, thermal=None, fidelity=None,
-                  environment=Environment(host=runner_mod.host_environment()), warnings=[], samples_ms=[],
+                  environment=Environment(host=measurement.host_environment()), warnings=[], samples_ms=[],
                   settings=Settings.from_dict(cell.settings), reason=reason,
                   scenario=_cell_scenario(cell),
                   sweep=sweep_info(cell, sweep_id, attempts, started, time.time()),

@@ -9,7 +9,7 @@ moment its cell ends (ledger.commit_cell), a clean stop on Ctrl-C (running agent
 stay, the sweep is marked interrupted so `--resume` picks up the rest), and the live status (current cell,
 done/total, ETA per device).
 Does not own: one cell on its board (board.py: lease, facts, attempts and retries, timeout), what a failure
-means or whether a cell may run (decide.py: pure functions the board obeys), one measurement (runner.deploy),
+means or whether a cell may run (decide.py: pure functions the board obeys), one measurement (run.deploy),
 the lock on the device (lease.py + the agent), the sweep file (spec.py), the database (ledger.py, store/),
 drawing progress (cli/sweep.py).
 """
@@ -24,9 +24,10 @@ from typing import Any
 
 from edgeprof_agent.messages import Facts
 
-from .. import runner as runner_mod
+from .. import run as measurement
 from ..errors import CapabilityError, StoreError, UserError
 from ..records import Device, Result
+from ..report.phases import Breakdown
 from ..store import Store
 from . import ledger
 from .board import Board, CellEnd, run_cell
@@ -34,7 +35,7 @@ from .cell import Cell, export_key
 from .lease import DEFAULT_TTL_S
 from .rows import STDERR_TAIL_CHARS, cell_result
 
-__all__ = ["DeviceStatus", "SweepOutcome", "SweepRunner", "run_sweep", "run_cell", "Board", "CellEnd",
+__all__ = ["DeviceStatus", "SweepOutcome", "SweepScheduler", "run_sweep", "run_cell", "Board", "CellEnd",
            "cell_result", "STDERR_TAIL_CHARS"]
 
 
@@ -75,6 +76,13 @@ class SweepOutcome:
     results: list[Result]
     wall_s: float
     errors: list[str] = field(default_factory=list)  # internal errors of board workers (each also in the log)
+    boards: list[Board] = field(default_factory=list)  # with their own phase times (efficiency.sweep_breakdown)
+
+    def breakdown(self) -> Breakdown:
+        """Σ timed windows against the wall time, per phase and per board (lab/efficiency.py)."""
+        from .efficiency import sweep_breakdown
+
+        return sweep_breakdown(self.results, self.boards, self.wall_s)
 
     @property
     def ok(self) -> bool:
@@ -82,7 +90,7 @@ class SweepOutcome:
         return not (self.interrupted or self.counts["failed"] or self.counts["not run"] or self.errors)
 
 
-class SweepRunner:
+class SweepScheduler:
     """Runs cells of one sweep on their devices. `run()` blocks; call `stop()` from another thread (Ctrl-C)."""
 
     def __init__(self, store: Store, sweep_id: str, cells: Sequence[Cell], devices: Sequence[Device], *,
@@ -191,12 +199,13 @@ class SweepRunner:
         with self.lock:
             results = list(self.results)
             errors = list(self.errors)
+            boards = list(self._boards)
         counts = {"ok": 0, "failed": 0, "skipped": 0}
         for r in results:
             counts[r.status] += 1
         counts["not run"] = len(self.cells) - len(results)
         return SweepOutcome(self.sweep_id, self.stop_event.is_set(), counts, results,
-                            time.monotonic() - self.started, errors)
+                            time.monotonic() - self.started, errors, boards)
 
     def export_for(self, cell: Cell, facts: Facts | None, device: str,
                    say: Callable[[str], None] | None = None) -> UserError | None:
@@ -208,7 +217,7 @@ class SweepRunner:
         if cell.runtime == "null":
             return None
         spec = cell.run_spec()
-        target = runner_mod.export_target(spec, facts, device, cell.setting("opset"))
+        target = measurement.export_target(spec, facts, device, cell.setting("opset"))
         key = (*export_key(cell), target.opset, target.max_ir)
         with self._export_lock:
             if key in self.export_errors:
@@ -218,7 +227,7 @@ class SweepRunner:
             if say is not None:
                 say(f"exporting {cell.model_label} ({cell.runtime} {cell.precision})")
             try:
-                runner_mod.prepare(spec, self.cache_dir, None, target=target, facts=facts, device=device)
+                measurement.prepare(spec, self.cache_dir, None, target=target, facts=facts, device=device)
             except CapabilityError:
                 raise
             except UserError as e:
@@ -268,19 +277,19 @@ class SweepRunner:
 
 
 def run_sweep(store: Store, sweep_id: str, cells: Sequence[Cell], devices: Sequence[Device], *,
-              on_runner: Callable[[SweepRunner], None] | None = None, **kw: Any) -> SweepOutcome:
+              on_start: Callable[[SweepScheduler], None] | None = None, **kw: Any) -> SweepOutcome:
     """Run `cells` of sweep `sweep_id` (already in the ledger) and mark the sweep done or interrupted.
 
-    `on_runner` sees the SweepRunner before it starts (the CLI wires its progress display and its signal
+    `on_start` sees the SweepScheduler before it starts (the CLI wires its progress display and its signal
     handling to it). Ctrl-C during the export phase stops the sweep like Ctrl-C later: an interrupted outcome."""
-    runner = SweepRunner(store, sweep_id, cells, devices, **kw)
-    if on_runner is not None:
-        on_runner(runner)
+    sched = SweepScheduler(store, sweep_id, cells, devices, **kw)
+    if on_start is not None:
+        on_start(sched)
     ledger.set_status(store, sweep_id, "running")
     try:
-        outcome = runner.run()
+        outcome = sched.run()
     except KeyboardInterrupt:
-        runner.stop()
-        outcome = runner.outcome()
+        sched.stop()
+        outcome = sched.outcome()
     ledger.set_status(store, sweep_id, "interrupted" if outcome.interrupted else "done")
     return outcome

@@ -6,6 +6,7 @@ One module per responsibility, every name re-exported here (import from `edgepro
   sections.py  the typed sections of a Result (LatencyStats, Memory, Power, Thermal, Fidelity, Environment,
                Settings, Transfer, RunWarning, NullReasons, Compute, OpsProfile, IOSummary, SweepInfo, Scenario,
                Accuracy)
+  phases.py    Phases — seconds per phase of one measurement (schema 6)
   result.py    Result (frozen: built once, by run/assemble.py), run ids, timestamps
   schema.py    RESULT_SCHEMA_VERSION, the format history and the migrations from every older version
   jsonio.py    dumps_json, finite_or_null — the one way edgeprof writes JSON
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 from .device import Device, local_device
 from .jsonio import dumps_json, finite_or_null
+from .phases import Phases
 from .result import RESULT_KEYS, RESULT_TAIL_KEYS, Result, new_run_id, utc_now
 from .schema import RESULT_SCHEMA_VERSION
 from .sections import (
@@ -49,7 +51,7 @@ from .spec import DTYPES, Artifact, RunSpec, TensorSpec
 __all__ = [
     "DTYPES", "RESULT_KEYS", "RESULT_SCHEMA_VERSION", "RESULT_TAIL_KEYS", "Accuracy", "Artifact", "Compute",
     "CooldownWait", "Device", "Environment", "Fidelity", "IOSummary", "IOTensor", "LatencyStats", "Memory",
-    "NullReasons", "OpsProfile", "OutputError", "Power", "PowerTrace", "Result", "RunSpec", "RunWarning", "Scenario",
+    "NullReasons", "OpsProfile", "OutputError", "Phases", "Power", "PowerTrace", "Result", "RunSpec", "RunWarning", "Scenario",
     "Section", "Settings", "SweepInfo", "SystemMemory", "TensorSpec", "Thermal", "ThermalSnapshot", "Transfer",
     "dumps_json", "finite_or_null", "local_device", "new_run_id", "utc_now",
 ]

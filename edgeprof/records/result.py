@@ -15,6 +15,7 @@ from typing import Any
 from ..errors import StoreError
 from ..vocab import ConfigIdentity
 from .jsonio import dumps_json
+from .phases import Phases
 from .schema import _MIGRATIONS, RESULT_SCHEMA_VERSION
 from .sections import (
     Accuracy,
@@ -56,7 +57,7 @@ RESULT_KEYS = (
 )
 # after RESULT_KEYS, in this order (schema 2: the sections that lived in `extra` are top-level and typed)
 RESULT_TAIL_KEYS = ("artifact", "settings", "transfer", "reason", "null_reasons", "compute", "ops", "sweep",
-                    "stderr_tail", "io", "scenario", "accuracy")
+                    "stderr_tail", "io", "scenario", "accuracy", "phases")
 
 
 @dataclass(frozen=True)
@@ -95,6 +96,7 @@ class Result:
     io: IOSummary | None = None  # inputs as fed, outputs, load and first-inference time (None: not recorded)
     scenario: Scenario = field(default_factory=Scenario)  # the load scenario (single-stream unless asked)
     accuracy: Accuracy | None = None  # the accuracy pass (--accuracy): None when not asked or not made
+    phases: Phases | None = None  # seconds per phase (schema 6; None: a row without a measurement, or older)
     schema_version: int = RESULT_SCHEMA_VERSION
 
     @property
@@ -162,5 +164,5 @@ class Result:
 _OPTIONAL_SECTIONS: dict[str, type[Section]] = {
     "latency_ms": LatencyStats, "memory_mb": Memory, "power": Power, "thermal": Thermal, "fidelity": Fidelity,
     "transfer": Transfer, "compute": Compute, "ops": OpsProfile, "sweep": SweepInfo, "io": IOSummary,
-    "accuracy": Accuracy,
+    "accuracy": Accuracy, "phases": Phases,
 }

@@ -20,6 +20,11 @@ tests/data/golden/results/v<N>/ holds results each version wrote):
       accuracy = null. Migration: _migrate_4_to_5.
       Later within 5, additive: memory_mb.baseline (what the agent's process held when rss_before_load was read;
       null in rows written before agent protocol 5).
+  6 — phase times (issue 22): a `phases` section after accuracy (records/phases.Phases: seconds spent
+      connecting, starting the agent, reading facts, exporting (and whether the cache had it), pushing, and on
+      the device cooling down, the idle baseline, loading, warming up, the timed window and around it, outputs,
+      op profile, accuracy, then fidelity, the request's overhead, closing and the total). Additive: an older
+      row, and a failed or skipped row, has phases = null. Migration: _migrate_5_to_6.
 """
 
 from __future__ import annotations
@@ -30,7 +35,7 @@ from typing import Any
 from ..errors import StoreError
 from ..vocab import SINGLE_STREAM
 
-RESULT_SCHEMA_VERSION = 5
+RESULT_SCHEMA_VERSION = 6
 
 
 def _migrate_1_to_2(d: dict[str, Any]) -> dict[str, Any]:
@@ -74,5 +79,14 @@ def _migrate_4_to_5(d: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _migrate_5_to_6(d: dict[str, Any]) -> dict[str, Any]:
+    """Schema 5 → 6: additive; a row written before phase times has none (phases = null)."""
+    out = dict(d)
+    out.setdefault("phases", None)
+    out["schema_version"] = 6
+    return out
+
+
 _MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _migrate_1_to_2, 2: _migrate_2_to_3,
-                                                                       3: _migrate_3_to_4, 4: _migrate_4_to_5}
+                                                                       3: _migrate_3_to_4, 4: _migrate_4_to_5,
+                                                                       5: _migrate_5_to_6}

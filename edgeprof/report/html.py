@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from .. import __version__
 from ..compare import metric_values
 from ..records import Power, PowerTrace, Result
-from . import svg
+from . import phases, svg
 from .data import ReportData, accuracy_rows, config_label, log_histogram, model_label, pareto_front, row
 from .html_history import history_section
 from .html_page import CSS, ERROR_HOOK, JS, Colors, fmt, measured, num_cell
@@ -40,6 +40,7 @@ def render_html(data: ReportData) -> str:
         ("rates", "Latency and energy per frame against rate", rates_section(data)),
         ("history", "Nightly history", history_section(data)),
         ("cells", "Failed and skipped cells", _cells(data)),
+        ("time", "Where the time went", phases.html_section(data.results)),
         ("warnings", "Warnings", _warnings(data)),
         ("env", "Environment", _environment(data)),
     ]

@@ -21,6 +21,7 @@ from .data import (
     model_label,
     row,
 )
+from .phases import markdown, stored_breakdown, summary_line
 
 CSV_COLUMNS = ("run_id", "created_at", "sweep_id", "status", "device", "model", "runtime", "precision", "batch",
                "threads", *ROW_METRICS, "cv", "n", "power_source", *SCENARIO_COLUMNS, *ACCURACY_COLUMNS, "reason")
@@ -84,6 +85,9 @@ def render_markdown(data: ReportData) -> str:
         lines += ["", "## Failed and skipped cells", "", "| status | cell | reason |", "|---|---|---|"]
         for r in bad:
             lines.append(f"| {r.status} | {_md(config_label(r, with_model=True))} | {_md(r.reason or '')} |")
+    spent = stored_breakdown(data.results)
+    if spent is not None:
+        lines += ["", "## Where the time went", "", _md(summary_line(spent)) + ".", "", *markdown(spent)]
     warns = [(config_label(r, with_model=True), w) for r in ok for w in r.warnings]
     if warns:
         lines += ["", "## Warnings", ""]

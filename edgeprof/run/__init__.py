@@ -14,7 +14,6 @@ Does not own: exporting (export/), moving bytes (agentlink, transport), measurin
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -32,10 +31,11 @@ from .execute import Executed, Progress, Quiet, Session, execute, model_rejected
 from .limits import AGENT_SILENCE_TIMEOUT_S, QUERY_SILENCE_S, phase_silences, run_deadline
 from .plan import RunPlan, plan
 from .prepare import Prepared, export_target, input_params, input_plan, prepare
+from .timing import PhaseClock
 
 __all__ = [
     "AGENT_SILENCE_TIMEOUT_S", "PRECISIONS", "QUERY_SILENCE_S", "RUNTIMES", "CapabilityError", "Executed",
-    "Options", "Prepared", "Progress", "Quiet", "RunPlan", "Session", "assemble", "check", "deploy", "execute",
+    "Options", "PhaseClock", "Prepared", "Progress", "Quiet", "RunPlan", "Session", "assemble", "check", "deploy", "execute",
     "export_target", "host_environment", "input_params", "input_plan", "io_summary", "model_rejected", "phase_silences",
     "plan", "power_config", "prepare", "run_deadline", "run_request", "validate_scenario", "validate_spec",
     "validate_telemetry",
@@ -44,16 +44,15 @@ __all__ = [
 
 def deploy(spec: RunSpec, device: Device, *, progress: Progress | None = None,
            cache_dir: Path | None = None, facts: Facts | Mapping[str, Any] | None = None,
-           lease_token: str | None = None, calibration: str | None = None, profile_ops: bool = False,
+           lease_token: str | None = None,
            transport: Transport | None = None, on_link: Callable[[AgentLink], None] | None = None,
-           opset: int | None = None, checked: bool = False) -> Result:
+           checked: bool = False) -> Result:
     """Measure `spec` on `device` and return the Result; the caller stores it. The spec is validated once:
     `checked` says its caller ran check() on it already (the CLI); otherwise validate_spec runs here (a sweep cell,
     a --find-max-rate probe at a new rate).
     The device's facts, with its runtimes and their versions, are read first (unless given: `facts`, a
     messages.Facts or its dict, as a sweep reads them once per board), then plan() decides before any export or
-    push (see there). `calibration`, `profile_ops`, `opset`: the spec's own settings, given here as well by older
-    callers (a value given wins over the spec's).
+    push (see there).
     For sweeps (lab/scheduler.py): `transport` reuses an open connection (left open afterwards); `on_link` gets
     the started agent so another thread can stop it (cell timeout, Ctrl-C); `lease_token` is the device lease
     the run is made under."""
@@ -62,25 +61,41 @@ def deploy(spec: RunSpec, device: Device, *, progress: Progress | None = None,
         raise CapabilityError(f"device {device.name}: a phone in a sweep is not supported on phones yet",
                               hint=f"measure it with edgeprof deploy --device {device.name} (docs/phones.md)",
                               device=device.name)
-    given: dict[str, Any] = {k: v for k, v in (("calibration", calibration), ("opset", opset),
-                                              ("profile_ops", profile_ops or None)) if v is not None}
-    spec = dataclasses.replace(spec, **given) if given else spec
     if not checked:
         validate_spec(spec)
     options = Options.of(spec)
     known = facts if isinstance(facts, Facts) or facts is None else Facts.from_dict(dict(facts))
+    clock = PhaseClock()  # the Result's phases (records/phases.py)
     progress.stage(f"connecting to {device.name}")
-    with contextlib.nullcontext(transport) if transport is not None else open_transport(device) as transport:
-        link = AgentLink.open(transport, device, progress=progress.stage)
+    if transport is None:
+        with clock.phase("connect"):
+            transport = open_transport(device)
+            try:
+                transport.connect()
+            except BaseException:
+                transport.close()
+                raise
+        opened: contextlib.AbstractContextManager[Transport] = transport
+    else:  # the sweep's connection, left open; its board times connecting once
+        opened = contextlib.nullcontext(transport)
+    with opened as transport:
+        with clock.phase("agent"):
+            link = AgentLink.open(transport, device, progress=progress.stage)
         if on_link is not None:
             on_link(link)
         try:
-            device_facts = known if known is not None else link.facts(runtimes=True)
+            if known is not None:
+                device_facts = known  # read once per board (the sweep), not timed here
+            else:
+                with clock.phase("facts"):
+                    device_facts = link.facts(runtimes=True)
             if link.known_facts is None or device_facts.runtimes:
                 link.known_facts = device_facts  # names the runtime's version should the agent crash in it
-            planned = plan(spec, device, device_facts, options=options, cache_dir=cache_dir, say=progress.stage)
+            planned = plan(spec, device, device_facts, options=options, cache_dir=cache_dir, say=progress.stage,
+                           clock=clock)
             session: Session = link  # an AgentLink is a Session (mypy checks it here)
             executed = execute(planned, session, progress=progress, lease_token=lease_token)
         finally:
-            link.close()
+            with clock.phase("close"):
+                link.close()
     return assemble(planned, executed, device_facts, say=progress.stage)

@@ -8,6 +8,7 @@ then one frozen Result. Does not own: measuring (execute.py, the agent), storing
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import platform
 import socket
@@ -66,8 +67,10 @@ def assemble(plan: RunPlan, executed: Executed, facts: Facts | None = None,
     tput = throughput(len(samples_ms), spec.batch, window_s) if sc is None else throughput(sc.samples, 1, window_s)
     power = _power(reply, artifact, tput)
     precision = (as_given(artifact) if artifact is not None else None) or spec.precision
-    fidelity, no_fidelity, fidelity_warnings = _fidelity(plan, reply, say)
-    accuracy, no_accuracy, accuracy_warnings = _accuracy(plan, reply, precision)
+    with plan.clock.phase("fidelity") if plan.reference is not None else contextlib.nullcontext():
+        fidelity, no_fidelity, fidelity_warnings = _fidelity(plan, reply, say)
+    with plan.clock.phase("accuracy") if plan.accuracy is not None else contextlib.nullcontext():
+        accuracy, no_accuracy, accuracy_warnings = _accuracy(plan, reply, precision)
     ops = None
     if reply.ops is not None:
         from ..opprofile import summarize
@@ -93,7 +96,7 @@ def assemble(plan: RunPlan, executed: Executed, facts: Facts | None = None,
         compute=Compute(flops_per_inference=artifact.flops, achieved_gflops=artifact.flops * tput / 1e9)
         if artifact is not None and artifact.flops and tput else None,
         ops=ops, io=io_summary(plan, reply), scenario=_scenario(spec, sc, samples_ms, window_s, power),
-        accuracy=accuracy,
+        accuracy=accuracy, phases=plan.clock.phases(reply),
     )
 
 
@@ -241,7 +244,7 @@ def _accuracy(plan: RunPlan, reply: RunReply, precision: str
     if scored.nonfinite:
         warnings.append(RunWarning("accuracy_nonfinite", f"{scored.nonfinite} of {scored.samples} accuracy samples "
                                    "gave NaN or infinite outputs (counted as wrong)"))
-    if precision == "int8" and plan.options.calibration is None and not (artifact is not None and as_given(artifact)):
+    if precision == "int8" and plan.spec.calibration is None and not (artifact is not None and as_given(artifact)):
         warnings.append(RunWarning("accuracy_calibration", "int8 was calibrated on seeded random inputs: its accuracy "
                                    "may be worse than with real data; give --calibration DIR of real samples (not "
                                    "the accuracy set)"))

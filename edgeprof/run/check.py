@@ -24,19 +24,14 @@ MAX_POWER_RATE_HZ = POWER_RATE_MAX_HZ  # one home: config.py (devices.yaml rate_
 @dataclass(frozen=True)
 class Options:
     """What one deploy takes beside its RunSpec: the flags that are not run settings (--find-max-rate) and the flags
-    on the command line (`given`: applicability is judged on these). `calibration`, `opset` and `profile_ops` are the
-    spec's own settings, mirrored for the plan's readers (Options.of fills them)."""
+    on the command line (`given`: applicability is judged on these). The run settings themselves are the spec's."""
 
-    calibration: str | None = None
-    opset: int | None = None
-    profile_ops: bool = False
     find_max_rate: bool = False
     given: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, spec: RunSpec, *, find_max_rate: bool = False, given: frozenset[str] = frozenset()) -> Options:
-        return cls(calibration=spec.calibration, opset=spec.opset, profile_ops=spec.profile_ops,
-                   find_max_rate=find_max_rate, given=given)
+        return cls(find_max_rate=find_max_rate, given=given)
 
 
 def check(spec: RunSpec, options: Options | None = None) -> None:

@@ -9,6 +9,7 @@ deciding (plan.py), turning the reply into a Result (assemble.py).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -89,6 +90,7 @@ def execute(plan: RunPlan, session: Session, *, progress: Progress | None = None
     agent_bytes = session.bytes_moved
     artifact_bytes = 0
     remote_path = None
+    pushing = time.monotonic()  # the artifact, input data and accuracy data pushes: one phase
     if artifact is not None:
         progress.stage("pushing model")
         remote_path, artifact_bytes = session.push_artifact(artifact.path, artifact.sha256, artifact.extension)
@@ -106,16 +108,18 @@ def execute(plan: RunPlan, session: Session, *, progress: Progress | None = None
         acc_path, acc_bytes = session.push_artifact(plan.accuracy.push_path, plan.accuracy.push_sha256, "npz")
         artifact_bytes += acc_bytes
         acc_spec = accuracy.request(plan.accuracy, acc_path)
+    plan.clock.add("push", time.monotonic() - pushing)
     spec = plan.spec
     request = run_request(spec, plan.device, artifact, remote_path, plan.request_inputs(),
-                          return_outputs=plan.reference is not None, profile_ops=plan.options.profile_ops,
+                          return_outputs=plan.reference is not None, profile_ops=plan.spec.profile_ops,
                           lease_token=lease_token, input_data=data_ref, accuracy=acc_spec)
     progress.stage("measuring")
     try:
-        reply = session.run(request, on_event=progress.event, timeout=limits.AGENT_SILENCE_TIMEOUT_S,
-                            silence_by_phase=limits.phase_silences(spec),
-                            deadline=limits.run_deadline(spec, plan.options.profile_ops,
-                                                         accuracy_inferences=plan.accuracy_inferences()))
+        with plan.clock.phase("run"):
+            reply = session.run(request, on_event=progress.event, timeout=limits.AGENT_SILENCE_TIMEOUT_S,
+                                silence_by_phase=limits.phase_silences(spec),
+                                deadline=limits.run_deadline(spec, plan.spec.profile_ops,
+                                                             accuracy_inferences=plan.accuracy_inferences()))
     except MeasurementFailed as e:
         if e.kind == ErrorKind.MODEL_INPUT and plan.inputs is not None:
             raise model_rejected(e, plan.inputs, plan.device.name) from None

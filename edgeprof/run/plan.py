@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +22,7 @@ from ..export.inputs import InputPlan
 from ..records import Artifact, Device, RunSpec
 from .check import Options
 from .prepare import Prepared, export_target, input_plan, prepare
+from .timing import PhaseClock
 
 if TYPE_CHECKING:
     from ..accuracy import AccuracyData
@@ -33,7 +34,8 @@ NO_REFERENCE_NULL = "the null runtime computes nothing"
 class RunPlan:
     """One measurement, decided: `spec` with the batch the inputs feed, the device and its facts, the capability
     decision (its notes become warnings), the prepared artifacts and input plan (None for the null runtime), the
-    checked accuracy data, the fidelity reference (or why there is none), and the deploy's options."""
+    checked accuracy data, the fidelity reference (or why there is none), and the deploy's options. `clock`
+    times the measurement's host phases (execute and assemble add theirs)."""
 
     spec: RunSpec
     device: Device
@@ -46,6 +48,7 @@ class RunPlan:
     reference: Any = None  # fidelity.Reference
     no_reference: str | None = NO_REFERENCE_NULL
     opset: int | None = None
+    clock: PhaseClock = field(default_factory=PhaseClock, compare=False)
 
     @property
     def artifact(self) -> Artifact | None:
@@ -61,35 +64,41 @@ class RunPlan:
 
 
 def plan(spec: RunSpec, device: Device, facts: Facts, *, options: Options | None = None,
-         cache_dir: Path | None = None, say: Callable[[str], None] | None = None) -> RunPlan:
+         cache_dir: Path | None = None, say: Callable[[str], None] | None = None,
+         clock: PhaseClock | None = None) -> RunPlan:
     """Decide one measurement of `spec` on `device` with its `facts`: a combination the device cannot run
     (capability matrix: a runtime it lacks, a GPU it has not) is refused in one line before any export, a torch
     model is exported at the ONNX IR / opset the device's onnxruntime loads (spec.opset: --opset, refused when
     above that), an ONNX file newer than it loads is refused, the inputs and the accuracy file are checked against
-    the model."""
+    the model. `clock`: the measurement's PhaseClock (export, accuracy and fidelity are timed on it)."""
     o = options or Options.of(spec)
+    clock = clock if clock is not None else PhaseClock()
     stage = say or (lambda _m: None)
     fmt = "none" if spec.runtime == "null" else capability.model_format(spec.model)
     decision = capability.check(fmt, spec.runtime, spec.precision, facts, device.name, spec.runtime_options)
     if not decision.ok:
         raise CapabilityError(f"{decision.reason}", hint="pick another --runtime/--precision or device")
     if spec.runtime == "null":
-        return RunPlan(spec, device, facts, decision, o, opset=spec.opset)
+        return RunPlan(spec, device, facts, decision, o, opset=spec.opset, clock=clock)
     target = export_target(spec, facts, device.name, spec.opset)
     stage("export")
-    prepared = prepare(spec, cache_dir, say, spec.calibration, target=target, facts=facts, device=device.name)
-    artifact = prepared.artifact
-    inputs = input_plan(artifact.inputs, spec, cache_dir)
+    with clock.phase("export"):
+        prepared = prepare(spec, cache_dir, say, spec.calibration, target=target, facts=facts, device=device.name)
+        artifact = prepared.artifact
+        inputs = input_plan(artifact.inputs, spec, cache_dir)
+    clock.export_cached = artifact.cache_hit and (prepared.fp32 is None or prepared.fp32.cache_hit)
     if inputs.batch != spec.batch:  # --input or the data fed another batch: store and count what was fed
         spec = dataclasses.replace(spec, batch=inputs.batch)
     acc_data = None
     if spec.accuracy:
         from .. import accuracy
 
-        acc_data = accuracy.load_accuracy(spec.accuracy, inputs, artifact.outputs,
-                                          cache_dir / "accuracy" if cache_dir else None)
+        with clock.phase("accuracy"):
+            acc_data = accuracy.load_accuracy(spec.accuracy, inputs, artifact.outputs,
+                                              cache_dir / "accuracy" if cache_dir else None)
     from .. import fidelity
 
-    reference, no_reference = fidelity.reference_for(prepared.source, artifact, prepared.fp32)
+    with clock.phase("fidelity"):
+        reference, no_reference = fidelity.reference_for(prepared.source, artifact, prepared.fp32)
     return RunPlan(spec, device, facts, decision, o, prepared=prepared, inputs=inputs, accuracy=acc_data,
-                   reference=reference, no_reference=no_reference, opset=spec.opset)
+                   reference=reference, no_reference=no_reference, opset=spec.opset, clock=clock)

@@ -1,7 +1,7 @@
 """The Transport protocol: how the host reaches a device.
 
 Owns: the interface every mechanism implements (local subprocess, SSH) and shell quoting of remote commands.
-Does not own: what is pushed or run (agentlink, runner). Every remote command is given as an argv list and
+Does not own: what is pushed or run (agentlink, run/). Every remote command is given as an argv list and
 quoted here with shlex.quote; no caller ever builds a shell string from device or user text.
 """
 
@@ -81,6 +81,9 @@ class Transport(ABC):
     @abstractmethod
     def expand_path(self, path: str) -> str:
         """Resolve a leading ~ on the device to an absolute path."""
+
+    def connect(self) -> None:  # noqa: B027 - optional hook
+        """Open the connection now (one that opens on first use otherwise: ssh, adb), so its time is its own."""
 
     def close(self) -> None:  # noqa: B027 - optional hook
         pass

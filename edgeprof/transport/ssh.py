@@ -8,7 +8,7 @@ running quoted argv lists, long-running processes whose termination leaves nothi
 server has no SFTP subsystem), `~` expansion through the remote $HOME, and one-line errors for every way a
 connection fails. Authentication and host key errors are in ssh_auth.py, the exec channel's command line and
 output in ssh_exec.py.
-Does not own: what is pushed or run (agentlink, runner), the inventory (inventory), writing known_hosts
+Does not own: what is pushed or run (agentlink, run/), the inventory (inventory), writing known_hosts
 (known_hosts.record_host_key, used by `edgeprof devices trust`).
 
 How a remote command runs: sshd starts the user's login shell with `setsid()`, so it leads a new process group;

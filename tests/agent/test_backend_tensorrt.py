@@ -226,7 +226,7 @@ def test_a_users_int8_file_builds_an_int8_engine_without_precision_given(tmp_pat
     import shutil
 
     from edgeprof.records import RunSpec, local_device
-    from edgeprof.runner import input_params, prepare, run_request
+    from edgeprof.run import input_params, prepare, run_request
 
     env, log = trt_env
     model, _ = write_onnx(tmp_path / "m.onnx")

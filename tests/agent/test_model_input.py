@@ -62,3 +62,28 @@ def test_data_inputs_are_checked_against_the_request(tmp_path):
         make_inputs([InputSpec(name="y", shape=[2, 3], data="y")], 0, str(npz))
     with pytest.raises(OpError, match="no input data file"):
         make_inputs([InputSpec(name="x", shape=[2, 3], data="x")], 0, None)
+
+
+def test_warm_up_stops_when_steady_with_a_window_that_fits_the_budget():
+    """The steadiness rule: the median of the last k runs within 5 % of the k before, k = 10 for a fast model,
+    fewer (at least 3) when 2 x 10 runs would not fit half the warm-up; the record says which rule stopped it."""
+    import time
+
+    from edgeprof_agent.worker import STEADY_MIN_WINDOW, steady_window
+
+    assert steady_window(1.0, 0.001) == 10 and steady_window(1.0, 0.06) == 4
+    assert steady_window(1.0, 0.5) == STEADY_MIN_WINDOW and steady_window(1.0, 0.0) == 10
+    fast = warm_up(lambda: None, 1.0)
+    assert fast.steady and fast.iterations >= 20 and fast.duration_s < 1.0
+    assert "median of last 10 within 5 % of the 10 before" in fast.reason
+    slow = warm_up(lambda: time.sleep(0.06), 1.0)  # 60 ms a run: 20 runs would take 1.2 s
+    assert slow.steady and 8 <= slow.iterations < 16 and slow.duration_s < 1.0, slow.to_dict()
+    assert "last 4 within 5 % of the 4 before" in slow.reason
+
+    def drifting(state={"n": 0}):  # noqa: B006 - a counter across calls
+        state["n"] += 1
+        time.sleep(0.001 * state["n"])  # 1 ms more every run: never steady
+
+    capped = warm_up(drifting, 0.3)
+    assert not capped.steady and capped.reason == "warm-up time limit reached before latency was steady"
+    assert capped.duration_s >= 0.3

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from edgeprof import runner
+from edgeprof import run as measurement
 from edgeprof.agentlink import check_samples
 from edgeprof.cli.main import main
 from edgeprof.errors import MeasurementFailed
@@ -64,7 +64,7 @@ SPEC = RunSpec(device="pi", model="m", runtime="null", min_duration_s=0.1, min_q
 ])
 def test_a_board_returning_poisoned_samples_fails_the_run(tmp_path, samples, message):
     with pytest.raises(MeasurementFailed) as info:
-        runner.deploy(SPEC, hostile(tmp_path, samples))
+        measurement.deploy(SPEC, hostile(tmp_path, samples))
     assert info.value.message == message
 
 

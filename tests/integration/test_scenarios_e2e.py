@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from edgeprof.records import Device, RunSpec
-from edgeprof.runner import deploy
+from edgeprof.run import deploy
 
 
 def _model(path: Path) -> str:

@@ -268,7 +268,7 @@ def test_a_sweep_cell_whose_row_hit_a_locked_database_gets_it_from_the_recovery_
     """A local sweep whose database is locked when a cell's row is stored: the cell is not lost (recovery file,
     the sweep says so and is not ok); the next successful save imports it with the cell's state."""
     from edgeprof.lab import ledger
-    from edgeprof.lab.scheduler import SweepRunner
+    from edgeprof.lab.scheduler import SweepScheduler
     from edgeprof.lab.spec import expand, parse_sweep
     from edgeprof.records import local_device
 
@@ -282,7 +282,7 @@ def test_a_sweep_cell_whose_row_hit_a_locked_database_gets_it_from_the_recovery_
     ledger.create_sweep(store, "sw-rec", "rec", None, {"name": "rec"}, cells)
     holder = hold_lock(db, 60)
     try:
-        outcome = SweepRunner(store, "sw-rec", cells[:1], [dev]).run()
+        outcome = SweepScheduler(store, "sw-rec", cells[:1], [dev]).run()
     finally:
         holder.kill()
         holder.wait(10)
@@ -293,7 +293,7 @@ def test_a_sweep_cell_whose_row_hit_a_locked_database_gets_it_from_the_recovery_
     (target,) = [p for p in recovery_dir().glob("*.target") if str(db.resolve()) in p.read_text()]
     run_id = target.name.removesuffix(".target")
     assert ledger.get_sweep(store, "sw-rec").counts()["pending"] == 2
-    outcome = SweepRunner(store, "sw-rec", cells[1:], [dev]).run()  # its first save imports the file
+    outcome = SweepScheduler(store, "sw-rec", cells[1:], [dev]).run()  # its first save imports the file
     assert outcome.ok, outcome.errors
     rec = ledger.get_sweep(store, "sw-rec")
     assert rec.counts() == {"ok": 2, "failed": 0, "skipped": 0, "pending": 0}

@@ -18,7 +18,7 @@ from onnx import TensorProto, helper
 from edgeprof.cli.main import main
 from edgeprof.lab import ledger
 from edgeprof.lab.lease import DeviceLease, LeaseBusy
-from edgeprof.lab.scheduler import SweepRunner, run_sweep
+from edgeprof.lab.scheduler import SweepScheduler, run_sweep
 from edgeprof.lab.spec import expand, parse_sweep
 from edgeprof.records import local_device
 from edgeprof.store import Store
@@ -87,7 +87,7 @@ settings: {min_duration_s: 1.0, min_queries: 10, warmup_s: 0}
     db = str(tmp_path / "db.sqlite")
     store = Store(db)
     ledger.create_sweep(store, "sw-stop", spec.name, str(tmp_path / "s.yaml"), {"name": spec.name}, cells)
-    runner = SweepRunner(store, "sw-stop", cells, [dev])
+    runner = SweepScheduler(store, "sw-stop", cells, [dev])
 
     def stop_after_first() -> None:
         if runner.results and not runner.stop_event.is_set():
@@ -296,3 +296,35 @@ overrides: [{match: {batch: 2}, profile_ops: false}]
     assert profiled.ops is not None and profiled.ops.available and profiled.ops.op_types
     assert profiled.settings.to_dict()["profile_ops"] is True
     assert plain.ops is None and plain.settings.to_dict()["profile_ops"] is None
+
+
+def test_the_sweeps_wall_time_is_accounted_per_phase_and_board(tmp_path: Path) -> None:
+    """A local sweep of three cells: the breakdown's phases (each row's parts, the board's connection, lease,
+    facts, exports and stores, and what no phase covers) add up to the board's wall time, the timed windows are
+    the rows' windows, and the report's Markdown has the same table."""
+    from edgeprof.report.phases import stored_breakdown, text_table
+
+    spec, cells, dev = sweep_cells(tmp_path, """
+runtimes: ["null", onnxruntime]
+precisions: [fp32]
+threads: [1, 2]
+exclude:
+  - {runtime: "null", threads: 2}
+settings: {min_duration_s: 0.3, min_queries: 10, warmup_s: 0.2, idle_s: 0}
+""")
+    store = Store(str(tmp_path / "db.sqlite"))
+    ledger.create_sweep(store, "sw-ph", spec.name, None, {"name": spec.name}, cells)
+    outcome = run_sweep(store, "sw-ph", cells, [dev])
+    assert outcome.ok and len(outcome.results) == 3
+    bd = outcome.breakdown()
+    board = bd.boards["local"]
+    assert board.cells == 3 and board.wall_s is not None and 0 < board.wall_s <= outcome.wall_s
+    assert board.seconds["window"] == pytest.approx(sum(r.phases.window_s for r in outcome.results if r.phases))
+    for key in ("board_connect", "lease", "board_facts", "store", "agent", "load", "between"):
+        assert key in board.seconds, key
+    assert sum(board.seconds.values()) == pytest.approx(board.wall_s, rel=1e-6)
+    assert 0 < (bd.share() or 0) < 1
+    lines = text_table(bd)
+    assert lines[0].startswith("timed windows ") and any(line.startswith("lease") for line in lines)
+    stored = stored_breakdown(store.get_many([r.run_id for r in outcome.results]))
+    assert stored is not None and stored.window_s == pytest.approx(bd.window_s)

@@ -12,7 +12,7 @@ import pytest
 from edgeprof.cli.main import ALL, COMMANDS, build_parser, command_of
 
 HEAVY = ("numpy", "sqlalchemy", "rich", "paramiko", "onnx", "onnxruntime", "torch", "yaml", "ruamel", "psycopg",
-         "procrastinate", "edgeprof.records", "edgeprof.store", "edgeprof.runner", "edgeprof.agentlink",
+         "procrastinate", "edgeprof.records", "edgeprof.store", "edgeprof.agentlink",
          "edgeprof_agent")
 
 

@@ -20,7 +20,7 @@ from edgeprof.export.onnx_export import prepare_onnx
 from edgeprof.export.quantize import as_given, onnx_given_precision, quantize_onnx
 from edgeprof.export.resolve import default_runtime, resolve_model
 from edgeprof.records import RunSpec
-from edgeprof.runner import prepare
+from edgeprof.run import prepare
 
 pytest.importorskip("onnxconverter_common")
 

@@ -29,7 +29,7 @@ from edgeprof.lab.decide import (
 )
 from edgeprof.lab.lease import Interrupted, LeaseBusy, LeaseLost
 from edgeprof.lab.spec import Cell
-from edgeprof.runner import CapabilityError
+from edgeprof.run import CapabilityError
 from edgeprof_agent.messages import Facts
 
 # (exception, phase, expected kind, device unusable afterwards)

@@ -8,7 +8,7 @@ import sys
 import pytest
 from test_messages import _python36  # tests/unit is on sys.path (rootdir-less test modules)
 
-from edgeprof import runner
+from edgeprof import run as measurement
 from edgeprof.agentlink import AgentLink
 from edgeprof.errors import CapabilityError as ErrorsCapabilityError
 from edgeprof.records import Device, RunSpec
@@ -30,15 +30,15 @@ def spec(**kw):
 
 
 def test_capability_error_lives_in_errors_and_runner_keeps_the_name():
-    assert runner.CapabilityError is ErrorsCapabilityError
+    assert measurement.CapabilityError is ErrorsCapabilityError
 
 
 def test_deploy_returns_the_result_and_stores_nothing(tmp_path):
-    assert "store" not in inspect.signature(runner.deploy).parameters
-    r = runner.deploy(spec(max_queries=None), dev(tmp_path))  # no cap: the null runtime is fast enough to hit it
+    assert "store" not in inspect.signature(measurement.deploy).parameters
+    r = measurement.deploy(spec(max_queries=None), dev(tmp_path))  # no cap: the null runtime is fast enough to hit it
     assert r.status == "ok" and len(r.samples_ms) >= 20
     assert r.settings.stopped_by == "min_duration and min_queries met"
-    assert r.environment.device["protocol"] == PROTOCOL_VERSION == 5 and r.environment.clock
+    assert r.environment.device["protocol"] == PROTOCOL_VERSION == 6 and r.environment.clock
 
 
 def test_given_facts_are_not_read_again(tmp_path, monkeypatch):
@@ -52,17 +52,17 @@ def test_given_facts_are_not_read_again(tmp_path, monkeypatch):
 
     monkeypatch.setattr(AgentLink, "facts", no_second_read)
     for given in (facts, facts.to_dict()):  # the record, or its dict (the sweep's stored facts)
-        r = runner.deploy(spec(), d, facts=given)
+        r = measurement.deploy(spec(), d, facts=given)
         assert r.environment.device == facts.to_dict()
     with pytest.raises(Exception, match="facts reply: unknown field 'colour'"):
-        runner.deploy(spec(), d, facts=dict(facts.to_dict(), colour="blue"))
+        measurement.deploy(spec(), d, facts=dict(facts.to_dict(), colour="blue"))
 
 
 def test_the_run_request_carries_every_setting(tmp_path):
     s = spec(batch=2, threads=3, seed=7, max_queries=500, cooldown_c=40.0, cooldown_timeout_s=30.0,
              power_rate_hz=50.0, runtime_options={"x": 1})
     d = Device(name="b", kind="local", workdir="/w", power={"source": "hwmon"})
-    req = runner.run_request(s, d, None, None, [], return_outputs=True, profile_ops=True, lease_token="tok")
+    req = measurement.run_request(s, d, None, None, [], return_outputs=True, profile_ops=True, lease_token="tok")
     assert isinstance(req, RunRequest)
     assert (req.batch, req.threads, req.seed, req.max_queries) == (2, 3, 7, 500)
     assert (req.cooldown_c, req.cooldown_timeout_s, req.idle_s) == (40.0, 30.0, 0.0)
@@ -80,5 +80,5 @@ def test_the_agent_serves_under_python36(tmp_path):
     with AgentLink.open(LocalTransport(), d, agent_cache=tmp_path / "ac") as link:
         assert link.hello.python.startswith("3.6.")
         assert link.facts(runtimes=False).python.startswith("3.6.")
-    r = runner.deploy(spec(), d, facts=None)
+    r = measurement.deploy(spec(), d, facts=None)
     assert r.status == "ok" and len(r.samples_ms) >= 20

@@ -64,3 +64,40 @@ def test_reference_kinds(tmp_path):
                  source="s", precision="int8")
     ref, why = reference_for(user, q, art)
     assert ref.kind == "onnx" and ref.path == "x" and Path(f).name in ref.label
+
+
+def test_torch_reference_outputs_are_computed_once_per_configuration(tmp_path, monkeypatch):
+    """A torch reference's outputs are cached by the fp32 artifact's sha256, the seed and the exact inputs: the
+    second measurement of a configuration reads them (no torch), another seed or input computes them again,
+    and an unreadable entry is computed again."""
+    from edgeprof import fidelity
+    from edgeprof.export.resolve import resolve_model
+    from edgeprof.records import TensorSpec
+
+    monkeypatch.setenv("EDGEPROF_CACHE", str(tmp_path))
+    calls = []
+    real = fidelity._reference_outputs
+
+    def counted(ref, feed, seed):
+        calls.append(seed)
+        return real(ref, feed, seed)
+
+    monkeypatch.setattr(fidelity, "_reference_outputs", counted)
+    source = resolve_model("ds_cnn")
+    art = Artifact(model_name="ds_cnn", source="bundled:ds_cnn", format="onnx", precision="fp32", path="m.onnx",
+                   sha256="ab" * 32, size_bytes=1, inputs=(TensorSpec("input", ("batch", 1, 49, 10), "float32"),),
+                   outputs=("logits",))
+    ref, why = reference_for(source, art)
+    assert why is None and ref is not None and ref.content_sha256 == "ab" * 32
+    specs, shapes = art.inputs, {"input": (1, 1, 49, 10)}
+    first = fidelity.reference_outputs(ref, specs, shapes, 0)
+    again = fidelity.reference_outputs(ref, specs, shapes, 0)
+    assert calls == [0] and all(np.array_equal(a, b) for a, b in zip(first, again, strict=True))
+    fidelity.reference_outputs(ref, specs, shapes, 1)  # another seed: other weights and inputs
+    fidelity.reference_outputs(ref, specs, shapes, 0, fixed={"input": np.zeros((1, 1, 49, 10), np.float32)})
+    assert calls == [0, 1, 0]
+    for entry in (tmp_path / "references").glob("*.npz"):
+        entry.write_bytes(b"not a zip")
+    assert all(np.array_equal(a, b) for a, b in zip(fidelity.reference_outputs(ref, specs, shapes, 0), first,
+                                                     strict=True))
+    assert calls == [0, 1, 0, 0]

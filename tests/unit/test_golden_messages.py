@@ -1,5 +1,5 @@
 """Golden protocol messages (tests/data/golden/messages/): a RunRequest with a power configuration, a Facts reply
-and a RunReply with power, thermal, op profile, runtime info and the memory baseline, as this protocol version
+and a RunReply with power, thermal, op profile, runtime info, the memory baseline and the phase times, as this protocol version
 writes them. Each file parses with its record's from_dict and round-trips exactly; the records below write the
 same files (`python tests/unit/test_golden_messages.py` rewrites them after a protocol change)."""
 
@@ -64,7 +64,9 @@ def records() -> dict[str, m.Record]:
         thermal=m.ThermalReply(before=m.ThermalSnapshot(**_SNAP), after=m.ThermalSnapshot(**_SNAP),
                                cooldown=m.CooldownWait(cooled=True, start_c=55.0, end_c=49.0, waited_s=20.0,
                                                        below_c=50.0)),
-        finished_at_unix=1_700_000_001.0)
+        finished_at_unix=1_700_000_001.0,
+        phases=m.RunPhases(cooldown_s=20.1, idle_s=2.0, load_s=0.25, warmup_s=0.1, measure_s=1.02, outputs_s=0.001,
+                           profile_s=0.4, total_s=23.9))
     return {"run_request": run_request, "facts": facts, "run_reply": reply}
 
 
@@ -96,6 +98,13 @@ def test_the_golden_reply_carries_typed_payloads() -> None:
     assert isinstance(reply.thermal.cooldown, m.CooldownWait) and reply.thermal.cooldown.cooled is True
     assert isinstance(reply.ops, m.OpsProfileReply) and isinstance(reply.runtime, m.RuntimeInfo)
     assert reply.memory.baseline and isinstance(reply.memory.system, m.SystemMemory)
+    assert isinstance(reply.phases, m.RunPhases) and reply.phases.accuracy_s is None  # protocol 6
+
+
+def test_older_golden_messages_still_parse_as_far_as_they_go() -> None:
+    """A version 5 reply (no phases) parses with phases None: the host stores its own phases and no device's."""
+    reply = m.RunReply.from_dict(json.loads((GOLDEN / "v5" / "run_reply.json").read_text()))
+    assert reply.phases is None and reply.load_s == 0.2
 
 
 def test_the_power_configuration_is_checked_by_its_record() -> None:

@@ -155,6 +155,37 @@ def test_results_before_v5_have_no_accuracy() -> None:
             assert raw["accuracy"] is None and r.accuracy is None
 
 
+def test_results_before_v6_have_no_phases_and_v6_ok_runs_have_them_measured() -> None:
+    """Schema 6: an ok run's phases add up to its total, the timed window is the settings' window, and the
+    phases a local deploy makes (agent, facts, export, push, load, run) were timed; rows without a measurement
+    and older rows have none."""
+    from edgeprof.records.phases import Phases
+
+    seen = 0
+    for path in FILES:
+        raw = _raw(path)
+        r = Result.from_dict(raw)
+        if raw["schema_version"] < 6 or raw["status"] != "ok" or path.stem == "ok_rpi5_power_thermal_ops":
+            assert r.phases is None and raw.get("phases") is None, path
+            continue
+        seen += 1
+        p = r.phases
+        assert isinstance(p, Phases) and p.to_dict() == raw["phases"]
+        assert p.total_s is not None and p.window_s == round(r.settings.window_s or 0, 4) and p.window_s > 0
+        for name in ("agent_s", "facts_s", "export_s", "push_s", "load_s", "warmup_s", "measure_s", "run_s",
+                     "device_s", "close_s"):
+            assert getattr(p, name) is not None, (path, name)
+        assert p.device_s is not None and p.run_s is not None and p.device_s <= p.run_s <= p.total_s
+        assert p.measure_s is not None and p.measure_s >= p.window_s
+        assert abs(sum(v for _, v in p.parts()) - p.total_s) < 1e-6
+        if path.stem == "ok_local_accuracy":
+            assert p.accuracy_device_s is not None and p.accuracy_s is not None
+            assert p.accuracy_s >= p.accuracy_device_s > 0
+        else:
+            assert p.accuracy_s is None
+    assert seen == 4
+
+
 def test_the_accuracy_golden_keeps_its_section() -> None:
     """The int8 run of tests/accuracy_fixtures.py's classifier with --accuracy: top-1/top-5 against labels, and the
     raw per-sample values they were counted from."""

@@ -50,6 +50,8 @@ COOLDOWN = {"cooled": True, "start_c": 60.0, "end_c": 44.5, "waited_s": 12.0, "b
 THERMAL = {"before": SNAPSHOT, "after": SNAPSHOT, "cooldown": COOLDOWN}
 POWER_CONFIG = {"source": "command", "rail": "VDD_IN", "rate_hz": 100.0, "command": "meter --watts", "unit": "mW",
                 "covers": "the wall socket", "device": 1, "interval_s": 1.0, "hwmon": "ina3221", "timeout_s": 5.0}
+PHASES = {"cooldown_s": 12.0, "idle_s": 2.0, "load_s": 0.3, "streams_s": 0.1, "warmup_s": 0.5, "measure_s": 3.95,
+          "outputs_s": 0.001, "profile_s": 0.2, "accuracy_s": 0.5, "total_s": 19.6}
 # one complete example per record (every field set, so to_dict gives back exactly this)
 SAMPLES = {
     m.HelloRequest: {"protocol": 2, "host": "edgeprof"},
@@ -125,7 +127,9 @@ SAMPLES = {
                               "samples": 2, "t0_ns": 10, "scheduled_ns": [], "issued_ns": [0, 3], "misses": None,
                               "mode": "2 threads", "seed": None},
                  "accuracy": {"samples": 1, "inferences": 1, "padded": 1, "duration_s": 0.5, "classes": 3,
-                              "topk": [[2, 0, 1]], "errors": [], "nonfinite": 0, "error": None}},
+                              "topk": [[2, 0, 1]], "errors": [], "nonfinite": 0, "error": None},
+                 "phases": PHASES},
+    m.RunPhases: PHASES,
     m.Empty: {},
     m.PingRequest: {},
     m.PingReply: {"pong": True},

@@ -15,7 +15,7 @@ import onnx
 import pytest
 from onnx import TensorProto, helper
 
-from edgeprof import runner
+from edgeprof import run as measurement
 from edgeprof.agentlink import AgentLink
 from edgeprof.capability import (
     ORT_ONNX_MAX,
@@ -212,7 +212,7 @@ class NoExport:
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.calls: list[str] = []
-        for obj, name in ((runner, "prepare"), (onnx_export, "_export_torch"), (AgentLink, "push_artifact")):
+        for obj, name in ((measurement, "prepare"), (onnx_export, "_export_torch"), (AgentLink, "push_artifact")):
             monkeypatch.setattr(obj, name, self._record(name))
 
     def _record(self, name: str) -> Any:
@@ -229,13 +229,13 @@ def test_deploy_finds_a_missing_runtime_before_any_export(tmp_path: Path, local_
     spec = RunSpec(device="nano", model="mobilenet_v2", runtime="onnxruntime", min_duration_s=0.05, warmup_s=0,
                    idle_s=0)
     with pytest.raises(CapabilityError, match="onnxruntime is not installed on nano"):
-        runner.deploy(spec, d, facts=facts_with(local_facts, onnxruntime=NO_ORT))
+        measurement.deploy(spec, d, facts=facts_with(local_facts, onnxruntime=NO_ORT))
     no_gpu = Facts.from_dict({**facts_with(local_facts, onnxruntime=ort("1.10.0"),
                                            tensorrt={"version": "8.2.1"}).to_dict(), "gpus": [], "l4t": None})
     with pytest.raises(CapabilityError, match="tensorrt needs an NVIDIA GPU; device nano has none"):
-        runner.deploy(dataclasses.replace(spec, runtime="tensorrt"), d, facts=no_gpu)
+        measurement.deploy(dataclasses.replace(spec, runtime="tensorrt"), d, facts=no_gpu)
     with pytest.raises(CapabilityError, match="--opset 17 is above what onnxruntime 1.10.0 on nano loads"):
-        runner.deploy(spec, d, facts=facts_with(local_facts, onnxruntime=ort("1.10.0")), opset=17)
+        measurement.deploy(dataclasses.replace(spec, opset=17), d, facts=facts_with(local_facts, onnxruntime=ort("1.10.0")))
     assert no.calls == []
 
 
@@ -252,7 +252,7 @@ def test_deploy_refuses_a_user_file_too_new_before_the_push(tmp_path: Path, loca
     d = Device(name="nano", kind="local", workdir=str(tmp_path / "wd"), python=sys.executable)
     spec = RunSpec(device="nano", model=str(tmp_path / "new.onnx"), runtime="onnxruntime")
     with pytest.raises(CapabilityError) as e:
-        runner.deploy(spec, d, facts=facts_with(local_facts, onnxruntime=ort("1.10.0")))
+        measurement.deploy(spec, d, facts=facts_with(local_facts, onnxruntime=ort("1.10.0")))
     assert "new.onnx is ONNX IR 10 / opset 18, newer than onnxruntime 1.10.0 on nano" in e.value.one_line()
     assert pushed == []
 
@@ -306,7 +306,7 @@ def test_a_local_deploy_exports_at_the_opset_asked_and_stores_it(tmp_path: Path)
     d = Device(name="bench", kind="local", workdir=str(tmp_path / "wd"), python=sys.executable)
     spec = RunSpec(device="bench", model="gemm:8x4x2", runtime="onnxruntime", min_duration_s=0.05, min_queries=5,
                    warmup_s=0, idle_s=0)
-    r = runner.deploy(spec, d, cache_dir=tmp_path / "cache", opset=16)
+    r = measurement.deploy(dataclasses.replace(spec, opset=16), d, cache_dir=tmp_path / "cache")
     assert r.status == "ok" and r.settings.opset == 16 and r.artifact is not None
     assert (r.artifact.export_options["opset"], r.artifact.export_options["exporter"]) == (16, "torchscript")
     assert onnx_versions(Path(r.artifact.path)) == (8, 16)

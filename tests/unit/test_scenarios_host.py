@@ -19,7 +19,7 @@ from edgeprof.lab.spec import expand, parse_sweep
 from edgeprof.maxrate import find_max_rate
 from edgeprof.records import Device, Result, RunSpec, Scenario
 from edgeprof.regress import parse_budget
-from edgeprof.runner import validate_spec
+from edgeprof.run import validate_spec
 from edgeprof.stats import judge_latency, min_queries_for, scenario_summary
 
 GOLDEN = Path(__file__).resolve().parents[1] / "data" / "golden" / "results"
@@ -245,14 +245,14 @@ def test_find_max_rate_end_to_end_stores_every_probe(tmp_path: Path, capsys: pyt
     stored."""
     import dataclasses as dc
 
-    from edgeprof import run as runner
+    from edgeprof import run as measurement
     from edgeprof.store import Store, runs
 
-    real = runner.deploy
+    real = measurement.deploy
 
     def deploy(spec, device, **kw):
         return real(dc.replace(spec, runtime_options={"service_ms": 10.0}), device, **kw)
-    monkeypatch.setattr(runner, "deploy", deploy)
+    monkeypatch.setattr(measurement, "deploy", deploy)
     db = str(tmp_path / "db.sqlite")
     assert main(["deploy", "--device", "local", "--model", "none", "--runtime", "null", "--warmup", "0", "--idle",
                  "0", "--quiet", "--db", db, "--scenario", "fixed-rate", "--min-duration", "0.3", "--min-queries",

@@ -2,7 +2,7 @@
 
 Owns: exporting each distinct model of a sweep's cells once at submit (by lab/cell.export_key, the key the local
 sweep uses too), a deterministic tar of an artifact-cache entry, storing it once, unpacking it safely on a worker.
-Does not own: exporting (runner.prepare, export/), the cache directory (export/).
+Does not own: exporting (run.prepare, export/), the cache directory (export/).
 """
 
 from __future__ import annotations
@@ -101,7 +101,7 @@ def export_cells(store: Store, cells: Sequence[Cell], cache_dir: Path | None = N
                                                                      dict[tuple[Any, ...], UserError]]:
     """Export each distinct model of the cells once, here, and store its cache entries in the database.
     Returns export key → artifact references, and export key → the error of a model that failed to export."""
-    from ... import runner as runner_mod
+    from ... import run as measurement
     from ...export.onnx_export import default_cache_dir
 
     cache = cache_dir or default_cache_dir()
@@ -116,7 +116,7 @@ def export_cells(store: Store, cells: Sequence[Cell], cache_dir: Path | None = N
         if say is not None:
             say(f"exporting {c.model_label} ({c.runtime} {c.precision})")
         try:
-            prepared = runner_mod.prepare(c.run_spec(), cache, None)
+            prepared = measurement.prepare(c.run_spec(), cache, None)
         except UserError as e:
             errors[key] = e
             continue

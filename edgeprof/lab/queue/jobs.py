@@ -3,9 +3,9 @@
 Owns: the procrastinate App with edgeprof's task (`edgeprof.sweep_cell`), what a worker's jobs share
 (WorkerEnv), running one queued cell (`run_queued_cell`: only while the ledger still shows the run it was
 submitted after, so a cell is never run twice; its artifacts fetched; then lab/board.run_cell on a one-cell
-SweepRunner), and the retry strategy (a transport error goes back to the queue after the sweep's backoff, within
+SweepScheduler), and the retry strategy (a transport error goes back to the queue after the sweep's backoff, within
 the cell's `retries`; a stopped worker or a lost database too; a failed measurement never).
-Does not own: how a cell is measured (board.py, decide.py, runner.py), the worker process (worker.py).
+Does not own: how a cell is measured (board.py, decide.py, run/), the worker process (worker.py).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from .. import ledger
 from ..board import CellEnd
 from ..cell import Cell
 from ..rows import cell_result
-from ..scheduler import SweepRunner, run_cell
+from ..scheduler import SweepScheduler, run_cell
 from .artifacts import fetch_artifact
 from .db import JOB_ARGS_VERSION, TASK_NAME, conninfo, log, maybe_done, procrastinate_lib
 
@@ -191,7 +191,7 @@ def run_queued_cell(env: WorkerEnv, sweep_id: str, cell: Cell, after_run_id: str
 
 def _run_on_board(env: WorkerEnv, sweep_id: str, cell: Cell, device: Device, attempt: int,
                   should_abort: Callable[[], bool]) -> CellEnd:
-    """The cell through the sweep's per-cell path (board.run_cell) on a one-cell SweepRunner: it opens the
+    """The cell through the sweep's per-cell path (board.run_cell) on a one-cell SweepScheduler: it opens the
     transport, takes the board's on-device lease (the second layer under the queue's `board:` lock), runs the
     job's attempt with the cell's timeout (a transport error the cell's `retries` allow is handed back:
     CellEnd.retry), commits the row (ledger.commit_cell) and releases the lease. `should_abort` (a cancel, the
@@ -200,7 +200,7 @@ def _run_on_board(env: WorkerEnv, sweep_id: str, cell: Cell, device: Device, att
                           "give_back_retries": True}
     if env.lease_ttl_s is not None:
         kw["lease_ttl_s"] = env.lease_ttl_s
-    sweep = SweepRunner(env.store, sweep_id, [cell], [device], **kw)
+    sweep = SweepScheduler(env.store, sweep_id, [cell], [device], **kw)
     board = sweep.board(device)
     done = threading.Event()
 

@@ -1,0 +1,229 @@
+"""Where the time went: one result's phases as text, and a set of results' phases summed per board.
+
+Owns: the phase lines `results show` and `deploy` print (`phase_lines`), and the breakdown of many results
+(`Breakdown`: Σ seconds per phase and per board, the share of the wall time inside timed windows) that a
+sweep's summary (lab/efficiency.py adds its time between cells) and the report (Markdown and HTML) show.
+Does not own: measuring the phases (run/timing.py, the agent), the section (records/phases.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from ..records import Result
+from ..records.phases import LABELS, PHASE_LABELS, Phases
+
+
+def _s(v: float) -> str:
+    return f"{v:.2f}" if v < 100 else f"{v:.0f}"
+
+
+_DEVICE = ("cooldown", "idle", "load", "warmup", "window", "around_window", "outputs", "profile", "accuracy",
+           "reply")
+_BEFORE = ("connect", "agent", "facts", "export", "push")
+
+
+def phase_lines(p: Phases | None) -> list[str]:
+    """The total with the timed window's share, then each phase that took time, in run order: the host's before
+    the run request, the device's, the host's after."""
+    if p is None or p.total_s is None:
+        return []
+    parts = [(k, v) for k, v in p.parts() if v >= 0.005 or k == "window"]
+    window = p.window_s or 0.0
+    share = f", timed window {_s(window)} s ({100 * window / p.total_s:.0f} %)" if p.total_s > 0 else ""
+    groups: list[list[str]] = [[], [], []]
+    for k, v in parts:
+        text = f"{LABELS[k]} {_s(v)}"
+        if k == "export" and p.export_cached is not None:
+            text += " (cached)" if p.export_cached else " (exported)"
+        groups[0 if k in _BEFORE else 1 if k in _DEVICE else 2].append(text)
+    not_here = [LABELS[k] for k, v in (("connect", p.connect_s), ("facts", p.facts_s)) if v is None]
+    if not_here:
+        groups[0].append(f"{' and '.join(not_here)}: once per board (the sweep's summary)")
+    names = ("host before", "device", "host after")
+    return [f"phases: {_s(p.total_s)} s in all{share}",
+            *(f"  {n}: " + " · ".join(g) for n, g in zip(names, groups, strict=True) if g)]
+
+
+@dataclass
+class BoardTime:
+    """One board's time: Σ seconds per phase over its rows (PHASE_LABELS keys, plus `extra` keys a sweep adds:
+    connecting once, the lease, facts once, storing rows, the time between cells), and its wall time."""
+
+    device: str
+    cells: int = 0
+    seconds: dict[str, float] = field(default_factory=dict)
+    wall_s: float | None = None
+
+    def add(self, key: str, v: float) -> None:
+        self.seconds[key] = self.seconds.get(key, 0.0) + v
+
+    @property
+    def window_s(self) -> float:
+        return self.seconds.get("window", 0.0)
+
+
+# phases a sweep times per board (lab/efficiency.py), after the measurement's own
+EXTRA_LABELS: dict[str, str] = {"board_connect": "connect (board)", "lease": "lease", "board_facts": "facts (board)",
+                                "sweep_export": "export (sweep)", "store": "store",
+                                "between": "not in a phase"}
+
+
+@dataclass
+class Breakdown:
+    """Σ phase seconds per board and in all, over results with phases; `wall_s` the wall time they took (a
+    sweep's; None: unknown, the share is then of Σ totals)."""
+
+    boards: dict[str, BoardTime] = field(default_factory=dict)
+    wall_s: float | None = None
+    without_phases: int = 0  # rows with no phases (failed, skipped, or stored before schema 6)
+
+    def board(self, device: str) -> BoardTime:
+        return self.boards.setdefault(device, BoardTime(device))
+
+    def totals(self) -> dict[str, float]:
+        out: dict[str, float] = {}
+        for b in self.boards.values():
+            for k, v in b.seconds.items():
+                out[k] = out.get(k, 0.0) + v
+        return out
+
+    @property
+    def window_s(self) -> float:
+        return sum(b.window_s for b in self.boards.values())
+
+    def accounted_s(self) -> float:
+        return sum(self.totals().values())
+
+    def share(self) -> float | None:
+        """Σ timed windows ÷ the wall time (of Σ phase times without a wall time)."""
+        whole = self.wall_s if self.wall_s is not None else self.accounted_s()
+        return self.window_s / whole if whole else None
+
+    def keys(self) -> list[str]:
+        """Phase keys present, in run order then the sweep's extras."""
+        present = {k for k, v in self.totals().items() if v >= 0.005 or k == "window"}
+        return [k for k, _ in PHASE_LABELS if k in present] + [k for k in EXTRA_LABELS if k in present]
+
+
+def label(key: str) -> str:
+    return LABELS.get(key) or EXTRA_LABELS.get(key, key)
+
+
+def breakdown(results: Iterable[Result], wall_s: float | None = None) -> Breakdown:
+    """Σ phase seconds per board over `results` (each row's Phases.parts)."""
+    bd = Breakdown(wall_s=wall_s)
+    for r in results:
+        if r.phases is None or r.phases.total_s is None:
+            bd.without_phases += 1
+            continue
+        b = bd.board(r.device)
+        b.cells += 1
+        for k, v in r.phases.parts():
+            b.add(k, v)
+    return bd
+
+
+def table_rows(bd: Breakdown) -> tuple[list[str], list[list[str]]]:
+    """(header, rows) of the breakdown: one row per phase, one column per board and one for all, seconds and
+    the share of the wall time; the last rows the timed-window share and the wall time."""
+    devices = sorted(bd.boards)
+    header = ["phase", *devices, "all", "% of wall" if bd.wall_s else "% of time"]
+    whole = bd.wall_s if bd.wall_s else bd.accounted_s()
+    totals = bd.totals()
+    rows = []
+    for k in bd.keys():
+        rows.append([label(k), *(_s(bd.boards[d].seconds.get(k, 0.0)) for d in devices), _s(totals[k]),
+                     f"{100 * totals[k] / whole:.1f}" if whole else "-"])
+    walls = [bd.boards[d].wall_s for d in devices]
+    rows.append(["wall", *(_s(w) if w is not None else "-" for w in walls),
+                 _s(whole) if whole else "-", "100.0"])
+    return header, rows
+
+
+def summary_line(bd: Breakdown) -> str:
+    """"timed windows 30.0 s of 41.2 s wall: 0.73" with the largest other phases."""
+    share = bd.share()
+    whole = bd.wall_s if bd.wall_s is not None else bd.accounted_s()
+    others = sorted(((v, k) for k, v in bd.totals().items() if k != "window"), reverse=True)[:3]
+    rest = ", ".join(f"{label(k)} {_s(v)} s" for v, k in others if v >= 0.005)
+    text = f"timed windows {_s(bd.window_s)} s of {_s(whole)} s {'wall' if bd.wall_s is not None else 'measuring'}"
+    text += f": {share:.2f}" if share is not None else ""
+    return text + (f" (most of the rest: {rest})" if rest else "")
+
+
+def text_table(bd: Breakdown) -> list[str]:
+    """The breakdown as aligned plain text: the summary line, then the table (the sweep's summary prints it)."""
+    if not bd.boards:
+        return []
+    header, rows = table_rows(bd)
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    fmt = [f"{{:<{w}}}" if i == 0 else f"{{:>{w}}}" for i, w in enumerate(widths)]
+    lines = [summary_line(bd), "  ".join(f.format(c) for f, c in zip(fmt, header, strict=True))]
+    lines += ["  ".join(f.format(c) for f, c in zip(fmt, r, strict=True)) for r in rows]
+    if bd.without_phases:
+        lines.append(f"({bd.without_phases} row(s) without phase times: failed or skipped cells, older results)")
+    return lines
+
+
+def markdown(bd: Breakdown) -> list[str]:
+    """The breakdown as a Markdown table (report's "Where the time went")."""
+    header, rows = table_rows(bd)
+    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    out += ["| " + " | ".join(r) + " |" for r in rows]
+    return out
+
+
+def merge_extra(bd: Breakdown, extra: Mapping[str, Mapping[str, float]],
+                walls: Mapping[str, float] | None = None) -> Breakdown:
+    """Add a sweep's per-board extras (EXTRA_LABELS keys → seconds) and board wall times to `bd`."""
+    for device, seconds in extra.items():
+        b = bd.board(device)
+        for k, v in seconds.items():
+            b.add(k, v)
+    for device, w in (walls or {}).items():
+        bd.board(device).wall_s = w
+    return bd
+
+
+def stored_breakdown(results: Iterable[Result]) -> Breakdown | None:
+    """The breakdown of stored rows (a report): Σ phases per board; for sweep rows, each board's span (its first
+    cell's start to its last cell's end) is its wall time and what its rows' phases do not cover is
+    `between` (connecting, the lease, facts, the sweep's exports, storing, failed cells); the sweep's wall time is
+    the longest board span. None when no row has phases."""
+    rows = list(results)
+    bd = breakdown(rows)
+    if not bd.boards:
+        return None
+    spans: dict[str, list[float]] = {}
+    for r in rows:
+        sw = r.sweep
+        if sw is not None and sw.started_at_unix is not None and sw.ended_at_unix is not None:
+            span = spans.setdefault(r.device, [sw.started_at_unix, sw.ended_at_unix])
+            span[0], span[1] = min(span[0], sw.started_at_unix), max(span[1], sw.ended_at_unix)
+    for device, (start, end) in spans.items():
+        b = bd.board(device)
+        b.wall_s = end - start
+        b.add("between", max(0.0, b.wall_s - sum(b.seconds.values())))
+    if spans:
+        bd.wall_s = max(end for _, end in spans.values()) - min(start for start, _ in spans.values())
+    return bd
+
+
+def html_section(results: Iterable[Result]) -> str:
+    """The report's "Where the time went" section: the summary line and the phase × board table."""
+    import html
+
+    bd = stored_breakdown(results)
+    if bd is None:
+        return '<p class="note">No result in this selection has phase times (schema 6 and later).</p>'
+    header, rows = table_rows(bd)
+    head = "".join(f'<th{" class=l" if i == 0 else ""}>{html.escape(h)}</th>' for i, h in enumerate(header))
+    body = "".join("<tr>" + "".join(f'<td{" class=l" if i == 0 else ""}>{html.escape(c)}</td>'
+                                    for i, c in enumerate(r)) + "</tr>" for r in rows)
+    note = (" Rows without phase times (failed, skipped or older results) are not counted."
+            if bd.without_phases else "")
+    return (f'<p class="lede">{html.escape(summary_line(bd))}. Seconds per phase, summed over each board\'s '
+            f'rows; a sweep board\'s wall time is its first cell\'s start to its last cell\'s end.{note}</p>'
+            f'<table class="sortable"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>')
