@@ -1,0 +1,108 @@
+"""The shape docs/architecture.md promises a newcomer: no module in edgeprof/ or agents/ over 600 lines, no
+function over 100, and no import cycle among edgeprof's modules at import time (imports inside functions are the
+way a heavy or late dependency is taken, and do not count)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+MAX_MODULE_LINES = 600
+MAX_FUNCTION_LINES = 100
+
+
+def _sources() -> list[Path]:
+    return sorted(p for root in ("edgeprof", "agents") for p in (REPO / root).rglob("*.py")
+                  if "fakes" not in p.parts)
+
+
+def test_no_module_is_over_600_lines() -> None:
+    big = {str(p.relative_to(REPO)): n for p in _sources() if (n := len(p.read_text().splitlines())) > MAX_MODULE_LINES}
+    assert not big, f"modules over {MAX_MODULE_LINES} lines: {big}"
+
+
+def test_no_function_is_over_100_lines() -> None:
+    long = []
+    for p in _sources():
+        for node in ast.walk(ast.parse(p.read_text())):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                n = (node.end_lineno or node.lineno) - node.lineno + 1
+                if n > MAX_FUNCTION_LINES:
+                    long.append(f"{p.relative_to(REPO)}:{node.lineno} {node.name} ({n} lines)")
+    assert not long, long
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(REPO).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _top_level_imports(path: Path, name: str) -> set[str]:
+    """edgeprof modules `path` imports when it is imported (module body, not inside functions or TYPE_CHECKING)."""
+    package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+    found: set[str] = set()
+
+    def visit(body: list[ast.stmt]) -> None:
+        for node in body:
+            if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+                continue
+            if isinstance(node, ast.Import):
+                found.update(a.name for a in node.names if a.name.startswith("edgeprof."))
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = package.split(".")
+                    base = base[:len(base) - (node.level - 1)]
+                    mod = ".".join(base + ([node.module] if node.module else []))
+                else:
+                    mod = node.module or ""
+                if mod == "edgeprof" or mod.startswith("edgeprof."):
+                    found.add(mod)
+                    found.update(f"{mod}.{a.name}" for a in node.names)
+            elif isinstance(node, ast.If | ast.Try | ast.With):
+                for inner in ("body", "orelse", "finalbody", "handlers"):
+                    for part in getattr(node, inner, []) or []:
+                        visit(part.body if isinstance(part, ast.ExceptHandler) else [part])
+    visit(ast.parse(path.read_text()).body)
+    return found
+
+
+def test_edgeprof_has_no_import_cycle() -> None:
+    paths = {_module_name(p): p for p in sorted((REPO / "edgeprof").rglob("*.py"))}
+    graph = {name: {m for m in _top_level_imports(p, name) if m in paths and m != name} for name, p in paths.items()}
+    # importing a.b.c runs a and a.b first: a package's own __init__ is not a cycle with its submodules
+    cycles: list[list[str]] = []
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def walk(node: str) -> None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(graph[node]):
+            if node.startswith(nxt + "."):
+                continue  # a submodule naming its own package: Python has it half-initialised, by design
+            if state.get(nxt) == 1:
+                cycles.append(stack[stack.index(nxt):] + [nxt])
+            elif nxt not in state:
+                walk(nxt)
+        stack.pop()
+        state[node] = 2
+
+    for name in sorted(graph):
+        if name not in state:
+            walk(name)
+    # a package that re-exports its submodules imports them from __init__; submodule → package → submodule
+    real = [c for c in cycles
+            if not any(b.startswith(a + ".") or a.startswith(b + ".") for a, b in zip(c, c[1:], strict=False))]
+    assert not real, "import cycles: " + "; ".join(" → ".join(c) for c in real)
+
+
+@pytest.mark.parametrize("name", ["edgeprof.run", "edgeprof.records", "edgeprof.lab.scheduler"])
+def test_the_graph_sees_the_package_imports(name: str) -> None:
+    """The cycle test is not vacuous: the graph holds these modules' edgeprof imports."""
+    paths = {_module_name(p): p for p in (REPO / "edgeprof").rglob("*.py")}
+    assert _top_level_imports(paths[name], name), name
