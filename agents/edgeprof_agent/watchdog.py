@@ -71,9 +71,11 @@ class Watchdog(object):
 
 
 def stalled_samples(stall, starts_ns, samples_ns):
-    """Indices of the samples whose [start, start + latency] overlaps the stall (sorted by start)."""
+    """Indices of the samples that hold most of the stall (their [start, start + latency] covers over half of it);
+    empty when the process stopped between samples (then their latencies are not changed, the window is)."""
+    need = (stall.end_ns - stall.start_ns) / 2.0
     return [i for i, (s, d) in enumerate(zip(starts_ns, samples_ns))
-            if s <= stall.end_ns and s + d >= stall.start_ns]
+            if min(stall.end_ns, s + d) - max(stall.start_ns, s) > need]
 
 
 def stall_warnings(stalls, starts_ns, samples_ns, window_start_ns):
@@ -81,9 +83,13 @@ def stall_warnings(stalls, starts_ns, samples_ns, window_start_ns):
     out = []
     for st in stalls:
         hit = stalled_samples(st, starts_ns, samples_ns)
-        where = ("samples %d..%d of %d" % (hit[0], hit[-1], len(samples_ns)) if hit
-                 else "between samples, none of %d holds it" % len(samples_ns))
+        if hit:
+            where = "samples %d..%d of %d; the run's tail includes it" % (hit[0], hit[-1], len(samples_ns))
+        else:
+            before = len([s for s in starts_ns if s <= st.start_ns])
+            where = ("between samples %d and %d of %d: their latencies do not hold it, the window and throughput "
+                     "do" % (max(before - 1, 0), before, len(samples_ns)))
         out.append("the agent was stopped or not scheduled for %.1f s during the timed window (%.1f s in; %s; "
-                   "%.2f s of CPU in that time): the run's tail includes it — rerun on a device nothing stops "
-                   "or overloads" % (st.seconds, max(0.0, (st.start_ns - window_start_ns) / 1e9), where, st.cpu_s))
+                   "%.2f s of CPU in that time) — rerun on a device nothing stops or overloads"
+                   % (st.seconds, max(0.0, (st.start_ns - window_start_ns) / 1e9), where, st.cpu_s))
     return out

@@ -153,7 +153,8 @@ def _add_telemetry_and_scenario(p: argparse.ArgumentParser) -> None:
     g.add_argument("--latency-bound", type=float, default=None, metavar="MS",
                    help="server: VALID when the early-stopping p99 is within MS; fixed-rate: default the period")
     g.add_argument("--battery-wh", type=float, default=None, metavar="WH",
-                   help="with a power sensor: hours on a battery of WH watt-hours at this duty cycle")
+                   help="with a power sensor: hours on a battery of WH watt-hours at this duty cycle (any "
+                        "scenario; single-stream and offline: at full load)")
     g.add_argument("--find-max-rate", action="store_true",
                    help="server / fixed-rate: search for the highest VALID rate (from --rate, default 10); "
                         "every probe run is stored")

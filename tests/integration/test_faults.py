@@ -7,11 +7,9 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -190,7 +188,9 @@ def test_a_full_disk_under_the_export_cache_is_one_line_naming_it(tmp_path):
     with tmpfs(tmp_path / "small") as small:
         cache = small / "cache"
         env = env_for(tmp_path, EDGEPROF_CACHE=str(cache))
-        for model in ("ds_cnn", "net.py:build"):
+        for model in ("ds_cnn", "net.py:build"):  # ds_cnn's ONNX does not fit; the builder's tiny one on a full disk
+            if model == "net.py:build":
+                fill(small)
             p = cli(["deploy", "--device", "local", "--model", model, "--min-duration", "0.1", "--min-queries",
                      "3", "--warmup", "0"], env, tmp_path)
             line = one_line_error(p)
@@ -321,8 +321,12 @@ def test_an_agent_stopped_mid_run_is_a_warning_naming_the_stall_and_the_samples_
     assert text.startswith("the agent was stopped or not scheduled for ") and "rerun" in text
     seconds = float(text.split(" for ", 1)[1].split(" s ", 1)[0])
     assert 2.5 <= seconds <= 10, text
-    first, last = (int(x) for x in text.split("samples ", 1)[1].split(" of ", 1)[0].split(".."))
     samples = result["samples_ms"]
-    assert max(samples[first:last + 1]) >= 2500  # the stall is in those samples, kept as measured (not clipped)
-    assert max(samples) == max(samples[first:last + 1])
+    if " between samples " in text:  # stopped between two queries: no latency holds it, the window does
+        assert max(samples) < 2500, text
+    else:
+        first, last = (int(x) for x in text.split("samples ", 1)[1].split(" of ", 1)[0].split(".."))
+        assert "the run's tail includes it" in text
+        assert max(samples[first:last + 1]) >= 2500  # the stall is in those samples, kept as measured
+        assert max(samples) == max(samples[first:last + 1])
     assert "agent_stalled" in shown  # shown as a warning too
