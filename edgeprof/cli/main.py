@@ -117,13 +117,22 @@ def _console_streams() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:  # also while the command's modules are still being imported
+        print("edgeprof: interrupted", file=sys.stderr)
+        return 130
+
+
+def _main(argv: list[str] | None) -> int:
+    from .. import interrupts
+
+    interrupts.install()  # before the command's modules load: a Ctrl-C there is counted too
     parser = build_parser(command_of(sys.argv[1:] if argv is None else argv))
     args = parser.parse_args(argv)
-    from .. import interrupts
     from ..errors import UserError, disk_advice, disk_error_in, disk_text
     from ..export import capture
 
-    interrupts.install()
     capture.set_verbose(bool(getattr(args, "verbose", False)))
     if not getattr(args, "func", None):
         parser.print_help()
@@ -141,9 +150,6 @@ def main(argv: list[str] | None = None) -> int:
         elif e.detail and not verbose_only:
             print("    (rerun with --verbose to see the log's last lines here)", file=sys.stderr)
         return e.exit_code
-    except KeyboardInterrupt:
-        print("edgeprof: interrupted", file=sys.stderr)
-        return 130
     except OSError as e:  # a write that no module turned into its own line: still one line, not a traceback
         disk = disk_error_in(e)
         if disk is None:

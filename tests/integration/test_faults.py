@@ -155,6 +155,20 @@ def test_ctrl_c_during_the_first_export_of_a_bundled_model(tmp_path):
     assert Store(f"sqlite:///{tmp_path / 'runs.sqlite'}").count() == 0
 
 
+@pytest.mark.parametrize("after_s", [0.2, 0.6, 1.5])
+def test_ctrl_c_at_any_moment_of_a_deploy_is_one_line_and_leaves_no_agent(tmp_path, after_s):
+    p = start(["deploy", "--device", "local", "--model", "m", "--runtime", "null", "--min-duration", "30",
+               "--warmup", "0"], env_for(tmp_path), tmp_path)
+    time.sleep(after_s)  # while the command's modules load, the agent starts, or it measures
+    agents = children(p.pid)
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=120)
+    assert one_line_error((p.returncode, err), 130) == "edgeprof: interrupted", err
+    time.sleep(1.0)
+    assert [a for a in agents if Path(f"/proc/{a}").exists() and " Z " not in Path(f"/proc/{a}/stat").read_text()
+            ] == []
+
+
 # ------------------------------------------------------------------------------------------ full disks
 
 
@@ -330,3 +344,27 @@ def test_an_agent_stopped_mid_run_is_a_warning_naming_the_stall_and_the_samples_
         assert max(samples[first:last + 1]) >= 2500  # the stall is in those samples, kept as measured
         assert max(samples) == max(samples[first:last + 1])
     assert "agent_stalled" in shown  # shown as a warning too
+
+
+# ------------------------------------------------------------------------------------------ found by the hostile pass
+
+
+def test_battery_wh_without_measured_power_says_so_instead_of_leaving_the_hours_out(tmp_path):
+    out = tmp_path / "run.json"
+    p = cli([*NULL, "--battery-wh", "50", "--json", str(out)], env_for(tmp_path), tmp_path)
+    assert p.returncode == 0, p.stderr
+    result = json.loads(out.read_text())
+    if result["power"] is not None:  # pragma: no cover - a host with a power sensor: the hours are there
+        assert result["scenario"]["battery_hours"] == pytest.approx(50 / result["power"]["mean_w"])
+        return
+    codes = [w["code"] for w in result["warnings"]]
+    assert "battery_no_power" in codes
+
+
+@pytest.mark.parametrize("command", [["sweep", "FILE"], ["devices", "list", "--inventory", "FILE"]])
+def test_a_fifo_as_a_sweep_or_inventory_file_is_one_line_not_a_hang(tmp_path, command):
+    fifo = tmp_path / "sweep.yaml"
+    os.mkfifo(fifo)
+    p = cli([str(fifo) if w == "FILE" else w for w in command], env_for(tmp_path), tmp_path, timeout=60)
+    line = one_line_error(p)
+    assert str(fifo) in line and ("not a regular file" in line or "not a file" in line)
