@@ -15,12 +15,15 @@ AGENTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "a
 
 
 def test_a_stopped_process_is_seen_and_a_busy_one_is_not():
-    script = ("import sys, time; sys.path.insert(0, %r)\n"
-              "from edgeprof_agent import watchdog\n"
-              "d = watchdog.Watchdog().start()\n"
-              "t = time.monotonic()\n"
-              "while time.monotonic() - t < 4: pass\n"  # busy: holds the GIL in 5 ms slices, burns CPU
-              "print(' '.join('%%.2f/%%.2f' %% (s.seconds, s.cpu_s) for s in d.stop()), flush=True)\n" % AGENTS)
+    script = "\n".join([
+        "import sys, time",
+        "sys.path.insert(0, AGENTS)",
+        "from edgeprof_agent import watchdog",
+        "d = watchdog.Watchdog().start()",
+        "t = time.monotonic()",
+        "while time.monotonic() - t < 4: pass",  # busy: holds the GIL in 5 ms slices, burns CPU
+        "print(' '.join(str(round(s.seconds, 2)) + '/' + str(round(s.cpu_s, 2)) for s in d.stop()), flush=True)",
+    ]).replace("AGENTS", repr(AGENTS))
     p = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
     time.sleep(1.0)
     os.kill(p.pid, signal.SIGSTOP)
