@@ -17,6 +17,7 @@ import difflib
 import math
 import os
 import re
+import stat
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -60,8 +61,12 @@ def read_text(path: str, what: str, display: str | None = None) -> str:
 
     FileNotFoundError is left to the caller (each file has its own advice)."""
     shown = display or path
-    try:
-        with open(path, "rb") as f:
+    try:  # a regular file only: a FIFO or a device would block or never end (O_NONBLOCK, then checked on the fd)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+        with os.fdopen(fd, "rb") as f:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise ConfigError(f"cannot read {what} {shown}: not a regular file", hint="give a file on disk")
+            os.set_blocking(fd, True)
             data = f.read(MAX_FILE_BYTES + 1)
     except FileNotFoundError:
         raise

@@ -6,6 +6,9 @@ Owns: exception types. `UserError` and its subclasses are the only exceptions th
 
 from __future__ import annotations
 
+import errno as _errno
+from collections.abc import Iterator
+
 
 class EdgeprofError(Exception):
     """Base of every exception edgeprof raises on purpose."""
@@ -135,3 +138,50 @@ class LeaseLost(EdgeprofError):
 
 class Interrupted(EdgeprofError):
     """The sweep is stopping (Ctrl-C)."""
+
+
+# a write that failed for want of room or permission: the user can fix it (free space, another folder)
+DISK_ERRNOS = frozenset({_errno.ENOSPC, _errno.EDQUOT, _errno.EROFS, _errno.EACCES, _errno.EPERM, _errno.EFBIG})
+_DISK_TEXT = {_errno.ENOSPC: "no space left on the device", _errno.EDQUOT: "disk quota exceeded",
+              _errno.EROFS: "read-only file system", _errno.EACCES: "permission denied",
+              _errno.EPERM: "operation not permitted", _errno.EFBIG: "file too large"}
+
+
+class DiskError(UserError):
+    """Writing a file edgeprof keeps (the export cache, the results database, an output file) failed for want
+    of room or permission (DISK_ERRNOS). Declared fields: `path`, the file or folder; `errno`, the error number."""
+
+    def __init__(self, message: str, *, hint: str | None = None, detail: str | None = None,
+                 path: str | None = None, errno: int | None = None) -> None:
+        super().__init__(message, hint=hint, detail=detail)
+        self.path = path
+        self.errno = errno
+
+
+def chain(e: BaseException | None) -> Iterator[BaseException]:
+    """`e` and every exception it was raised from or while handling (__cause__, __context__), each once."""
+    seen: set[int] = set()
+    stack = [e]
+    while stack:
+        x = stack.pop()
+        if x is None or id(x) in seen:
+            continue
+        seen.add(id(x))
+        yield x
+        stack.extend((x.__cause__, x.__context__))
+
+
+def disk_error_in(e: BaseException | None) -> OSError | None:
+    """The OSError with one of DISK_ERRNOS that `e` is, or was raised from or while handling (a library that
+    wrapped it in its own error), else None."""
+    return next((x for x in chain(e) if isinstance(x, OSError) and x.errno in DISK_ERRNOS), None)
+
+
+def disk_text(e: OSError) -> str:
+    """What an OSError of DISK_ERRNOS means, in words ("no space left on the device")."""
+    return _DISK_TEXT.get(e.errno or 0, e.strerror or str(e))
+
+
+def disk_advice(e: OSError) -> str:
+    """What to do about an OSError of DISK_ERRNOS: room ("free space there") or permission ("make it writable")."""
+    return "free space there" if e.errno in (_errno.ENOSPC, _errno.EDQUOT, _errno.EFBIG) else "make it writable"

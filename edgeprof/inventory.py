@@ -169,7 +169,8 @@ def load_inventory(path: str | None = None, *, ssh_config_path: str | None = Non
     searched = default_search_paths()
     if path is not None:
         if not os.path.isfile(path):
-            raise ConfigError(f"inventory file {path} not found", hint="check the --inventory path")
+            what = "is not a file" if os.path.exists(path) else "not found"  # a FIFO, a device, a folder
+            raise ConfigError(f"inventory file {path} {what}", hint="check the --inventory path")
         chosen: str | None = path
     else:
         chosen = next((p for p in searched if os.path.isfile(p)), None)

@@ -301,7 +301,8 @@ class RunSettings:
     battery_wh: float | None = _setting(
         "number", None, "hours on a battery of this many Wh at the run's duty cycle", lo=0, lo_open=True, hi=1e6,
         flag="--battery-wh", nullable=True, place="scenario", metavar="WH", stored="scenario",
-        flag_help="with a power sensor: hours on a battery of WH watt-hours at this duty cycle")
+        flag_help="with a power sensor: hours on a battery of WH watt-hours at this duty cycle (any "
+                  "scenario; single-stream and offline: at full load)")
     # sweep files only (runtime_options: deploy composes it from --graph-opt, --providers, --xnnpack, --delegate)
     runtime_options: dict[str, Any] = _setting(
         "mapping", None, "options passed to the runtime (see docs/runtimes.md)", nullable=True, wire="request")

@@ -16,7 +16,7 @@ import sys
 import time
 import traceback
 
-from . import memory, power, procinfo, scenarios, thermal
+from . import memory, power, procinfo, scenarios, thermal, watchdog
 from .backends import get_backend
 from .clock import CLOCK_NAME, now_ns
 from .messages import (CooldownWait, Memory, OpsProfileReply, Output, PowerSummary, RunPhases, RunReply, RunWarning,
@@ -104,13 +104,15 @@ def runtime_error(e, first):
                    detail=traceback.format_exc())
 
 
-def timed_loop(run, min_duration_s, min_queries, progress_interval_s=0.5, max_queries=None):
+def timed_loop(run, min_duration_s, min_queries, progress_interval_s=0.5, max_queries=None, starts=None):
     """Single stream: the next query starts when the previous returns. Ends when BOTH limits are met
     (or when max_queries samples are held: reported in stopped_by). There is no time limit of its own: the
-    host stops a run that goes silent (agentlink) and a sweep cell by its timeout_s.
+    host stops a run that goes silent (agentlink) and a sweep cell by its timeout_s. `starts`: a list that
+    gets each query's start (outside the timed interval; watchdog.py places stalls with it).
     Returns (samples_ns, t_first_start, t_last_end, stopped_by)."""
     samples = []
     append = samples.append
+    mark = starts.append if starts is not None else _ignore
     start = now_ns()
     min_end = start + int(min_duration_s * 1e9)
     interval = int(progress_interval_s * 1e9)
@@ -124,6 +126,7 @@ def timed_loop(run, min_duration_s, min_queries, progress_interval_s=0.5, max_qu
         run()
         t1 = now_ns()
         append(t1 - t0)
+        mark(t0)
         if first is None:
             first = t0
             min_end = first + int(min_duration_s * 1e9)  # the window is measured from the first query's start
@@ -140,6 +143,10 @@ def timed_loop(run, min_duration_s, min_queries, progress_interval_s=0.5, max_qu
     return samples, first, t1, stopped_by
 
 
+def _ignore(_value):
+    pass
+
+
 def check_scenario(req):
     """OpError(BAD_REQUEST) for a scenario the loops cannot run (the host checks the same before sending)."""
     sc = req.scenario
@@ -154,14 +161,15 @@ def check_scenario(req):
         raise OpError(ErrorKind.BAD_REQUEST, "scenario %s: streams and samples_per_query must be >= 1" % sc.name)
 
 
-def run_scenario(req, backends):
-    """The timed loop of req.scenario on the loaded backends (one; offline: one per stream).
+def run_scenario(req, backends, starts=None):
+    """The timed loop of req.scenario on the loaded backends (one; offline: one per stream). `starts`: a list
+    that gets each sample's start on clock.now_ns.
     Returns (samples_ns, t_first, t_last, stopped_by, ScenarioReply or None, inferences)."""
     sc = req.scenario
     run = backends[0].run
     if sc is None or sc.name == SINGLE_STREAM:
         samples, t_first, t_last, stopped_by = timed_loop(run, req.min_duration_s, req.min_queries,
-                                                          max_queries=req.max_queries)
+                                                          max_queries=req.max_queries, starts=starts)
         return samples, t_first, t_last, stopped_by, None, len(samples) * req.batch
     if sc.name == "fixed-rate":
         n = scenarios.query_count(sc.rate, req.min_duration_s, req.min_queries, req.max_queries)
@@ -183,6 +191,8 @@ def run_scenario(req, backends):
         s = scenarios.offline_loop([b.run for b in backends], req.min_duration_s, req.min_queries,
                                    req.max_queries)
         per_query = req.batch
+    if starts is not None:
+        starts.extend(s.t0 + i for i in s.issued)
     reply = ScenarioReply(
         name=sc.name, rate=sc.rate, samples_per_query=per_query, streams=len(backends), queries=s.queries,
         samples=s.queries * per_query, t0_ns=s.t0, scheduled_ns=s.scheduled, issued_ns=s.issued,
@@ -422,7 +432,14 @@ def _measure(m):
     if m.sys_watch is not None:
         m.sys_watch.start()
     send_progress("measure", elapsed_s=0.0, total_s=req.min_duration_s, n=0, min_queries=req.min_queries)
-    m.samples, m.t_first, m.t_last, m.stopped_by, m.scenario, m.inferences = run_scenario(req, m.backends)
+    dog, starts = watchdog.Watchdog().start(), []
+    try:
+        m.samples, m.t_first, m.t_last, m.stopped_by, m.scenario, m.inferences = run_scenario(req, m.backends,
+                                                                                              starts)
+    finally:
+        stalls = dog.stop()
+    for text in watchdog.stall_warnings(stalls, starts, m.samples, m.t_first):
+        m.warn(watchdog.STALL_CODE, text)
     if m.monitor is not None:
         m.monitor.stop()
     m.peak = procinfo.peak_rss_mb()

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError
 from ..export.inputs import parse_input_range, parse_input_value
+from ..outputs import write_output
 from ..records import Result, RunSpec
 from ..vocab import SCENARIOS, SERVER_MIN_QUERIES, SETTINGS, SINGLE_STREAM, fmt_value, settings_kwargs
 from .common import add_db_args, add_inventory_args, check_writable, open_store, resolve_device
@@ -159,20 +160,19 @@ def run(args: argparse.Namespace) -> int:
     store = None if args.no_store else open_store(args.db)
     with DeployProgress(enabled=not args.quiet) as progress:
         result = pipeline.deploy(spec, device, progress=progress, checked=True)
-    json_error: OSError | None = None
+    json_error: ConfigError | None = None
     if args.json == "-":
         sys.stdout.write(result.to_json(indent=2) + "\n")
     elif args.json:
         try:  # written before storing: if the database then fails, the measurement is in this file
-            with open(args.json, "w") as f:
-                f.write(result.to_json(indent=2))
-        except OSError as e:
+            write_output(args.json, result.to_json(indent=2), "--json")  # whole or not at all
+        except ConfigError as e:
             json_error = e  # the run is still stored below; the error comes after
     if store is not None:  # the one saving path: deploy returns the Result, its caller stores it
         store.save(result)
     if json_error is not None:
         stored = f"the run is stored as {result.run_id}" if store is not None else "the run was not stored"
-        raise ConfigError(f"--json {args.json}: cannot write it ({json_error.strerror}); {stored}",
+        raise ConfigError(f"{json_error.message}; {stored}",
                           hint=f"edgeprof results show {result.run_id} --json > FILE writes it again"
                           if store is not None else "rerun with a writable --json path")
     if args.json != "-":

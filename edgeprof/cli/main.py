@@ -2,7 +2,9 @@
 
 Owns: the top-level parser, loading command modules, turning UserError into one line and an exit code, and the
 options every command takes (`--verbose`: the libraries' output captured during export streams to the terminal
-as well, and an error's captured log tail is printed under its one line). Points the consoles of cli/ui.py at
+as well, and an error's captured log tail is printed under its one line), Ctrl-C as one line and exit 130
+(interrupts.py counts SIGINTs so that none is lost or reported as another failure), and a write refused for
+room or permission (errors.DISK_ERRNOS) that reached the top as one line. Points the consoles of cli/ui.py at
 export/capture.py's TerminalStream, so edgeprof's own output reaches the terminal while export output is captured.
 Each command module `edgeprof/cli/<name>.py` exposes `register(subparsers)`; the parser it adds sets
 `func=run` with `run(args) -> int`.
@@ -115,9 +117,20 @@ def _console_streams() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:  # also while the command's modules are still being imported
+        print("edgeprof: interrupted", file=sys.stderr)
+        return 130
+
+
+def _main(argv: list[str] | None) -> int:
+    from .. import interrupts
+
+    interrupts.install()  # before the command's modules load: a Ctrl-C there is counted too
     parser = build_parser(command_of(sys.argv[1:] if argv is None else argv))
     args = parser.parse_args(argv)
-    from ..errors import UserError
+    from ..errors import UserError, disk_advice, disk_error_in, disk_text
     from ..export import capture
 
     capture.set_verbose(bool(getattr(args, "verbose", False)))
@@ -137,9 +150,14 @@ def main(argv: list[str] | None = None) -> int:
         elif e.detail and not verbose_only:
             print("    (rerun with --verbose to see the log's last lines here)", file=sys.stderr)
         return e.exit_code
-    except KeyboardInterrupt:
-        print("edgeprof: interrupted", file=sys.stderr)
-        return 130
+    except OSError as e:  # a write that no module turned into its own line: still one line, not a traceback
+        disk = disk_error_in(e)
+        if disk is None:
+            raise
+        where = f" {disk.filename}" if disk.filename else ""
+        print(f"edgeprof: error: cannot write{where}: {disk_text(disk)} — {disk_advice(disk)}, or give another "
+              "path", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -1,7 +1,9 @@
 """A content-keyed cache of derived artifacts (ONNX and TFLite exports, quantised models), one directory per entry.
 
 Owns: the cache directory (`default_cache_dir`), the entry layout `cache_dir/<key>/model.<ext>` + `meta.json` (the Artifact as JSON, path relative),
-atomic writes (built in a temporary directory, renamed into place) and validation on read (size and sha256
+atomic writes (built in a temporary directory, renamed into place: an interrupted or failed build leaves no
+entry and no temporary folder), a write refused for room or permission (a full disk, a read-only folder:
+errors.DISK_ERRNOS, also when a library wrapped the OSError) as one DiskError line naming the cache, and validation on read (size and sha256
 of the model file must match meta.json, else the entry is ignored and rebuilt). A build runs inside a capture
 (capture.py): the libraries' output goes to `cache_dir/<key>.log`, beside the entry, not to the terminal.
 the version of the export code that goes into the keys (`code_version`, below). Does not own: what else goes
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import errno
 import hashlib
 import json
 import os
@@ -23,22 +26,23 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from ..errors import ModelError
+from ..errors import DiskError, ModelError, UserError, disk_advice, disk_error_in, disk_text
 from ..fsmode import make_private_dir
-from ..records import Artifact, TensorSpec
+from ..records import Artifact
 from .capture import capture
 
-__all__ = ["cached", "build_cached", "log_path", "read_entry", "sha256_file", "dist_version", "text_hash", "key_of",
+__all__ = ["cached", "build_cached", "cache_write_error", "about_cache", "CACHE_ENV", "log_path", "read_entry", "sha256_file", "dist_version", "text_hash", "key_of",
            "default_cache_dir", "code_version"]
 
 LAYOUT = 1
+CACHE_ENV = "EDGEPROF_CACHE"
 _STALE_TMP_S = 3600.0
 
 
 def default_cache_dir() -> Path:
     """`$EDGEPROF_CACHE`, else `$XDG_CACHE_HOME/edgeprof/artifacts`, else `~/.cache/edgeprof/artifacts`."""
-    if os.environ.get("EDGEPROF_CACHE"):
-        return Path(os.environ["EDGEPROF_CACHE"]).expanduser()
+    if os.environ.get(CACHE_ENV):
+        return Path(os.environ[CACHE_ENV]).expanduser()
     if os.environ.get("XDG_CACHE_HOME"):
         return Path(os.environ["XDG_CACHE_HOME"]).expanduser() / "edgeprof" / "artifacts"
     return Path.home() / ".cache" / "edgeprof" / "artifacts"
@@ -77,20 +81,15 @@ def key_of(material: dict[str, Any]) -> str:
 def read_entry(entry: Path, ext: str) -> Artifact | None:
     """The Artifact in one entry directory, or None if missing, unreadable or not matching its file."""
     try:
-        d = json.loads((entry / "meta.json").read_text())
+        meta = json.loads((entry / "meta.json").read_text())
+        if not isinstance(meta, dict) or meta.pop("cache_layout", None) != LAYOUT:
+            return None
+        stored = Artifact.from_dict(meta)  # the typed record: an unknown or missing field is a broken entry
         model = entry / f"model.{ext}"
-        if d.get("cache_layout") != LAYOUT or model.stat().st_size != d["size_bytes"]:
+        if model.stat().st_size != stored.size_bytes or sha256_file(model) != stored.sha256:
             return None
-        if sha256_file(model) != d["sha256"]:
-            return None
-        return Artifact(
-            path=str(model), format=d["format"], sha256=d["sha256"], size_bytes=d["size_bytes"],
-            inputs=tuple(TensorSpec.from_dict(t) for t in d["inputs"]), outputs=tuple(d["outputs"]),
-            model_name=d["model_name"], source=d["source"], precision=d.get("precision", "fp32"),
-            export_options=d.get("export_options", {}), export_check=d.get("export_check"), cache_hit=True,
-            flops=d.get("flops"), params=d.get("params"),
-        )
-    except (OSError, ValueError, KeyError, TypeError):
+        return dataclasses.replace(stored, path=str(model), cache_hit=True)
+    except (OSError, ValueError, KeyError, TypeError, UserError):
         return None
 
 
@@ -104,17 +103,29 @@ def log_path(cache_dir: Path, key: str) -> Path:
     return Path(cache_dir).expanduser() / f"{key}.log"
 
 
-def build_cached(cache_dir: Path, key: str, ext: str, build: Callable[[Path], Artifact],
-                 what: str = "building a cache entry") -> Artifact:
-    """The cached Artifact for `key`, else `build(tmp_model_path)` once, stored atomically, and returned.
+def cache_write_error(cache_dir: Path, e: OSError, what: str) -> DiskError:
+    """The one line for a write under the cache that failed for want of room or permission (DISK_ERRNOS)."""
+    return DiskError(f"cannot write the export cache {cache_dir} ({what}): {disk_text(e)}; no entry was written "
+                     "there", hint=f"{disk_advice(e)}, or point the cache at another folder with "
+                     f"{CACHE_ENV}=DIR (edgeprof worker: --cache-dir DIR)", path=str(cache_dir), errno=e.errno)
 
-    `build` writes the model at the path it is given and returns an Artifact describing it (any path); it runs
-    inside a capture whose log is `log_path(cache_dir, key)` (`what` heads its section there)."""
-    cache_dir = Path(cache_dir).expanduser()
+
+def about_cache(e: OSError, cache_dir: Path) -> bool:
+    """`e` is about the cache: a file under it (or a folder above it that was being made), or a write through a descriptor (a library's print into the
+    capture's log under it) that names no file, when it is a lack of room rather than of permission (a build
+    reading the user's file without permission is the user's file's problem, not the cache's)."""
+    if e.filename is None:
+        return e.errno not in (errno.EACCES, errno.EPERM)
+    try:
+        path, cache = Path(os.fsdecode(e.filename)).resolve(), cache_dir.resolve()
+        return path.is_relative_to(cache) or cache.is_relative_to(path)  # in it, or a folder made for it
+    except (OSError, ValueError, TypeError):
+        return False
+
+
+def _store(cache_dir: Path, key: str, ext: str, build: Callable[[Path], Artifact], what: str) -> None:
+    """Build entry `key` in a temporary folder and rename it into place (build_cached's cold path)."""
     entry = cache_dir / key
-    hit = read_entry(entry, ext)
-    if hit is not None:
-        return hit
     make_private_dir(cache_dir)  # 0700 (fsmode.py): entries are mkdtemp folders, 0700 too
     now = time.time()
     for p in cache_dir.glob(".tmp-*"):
@@ -146,6 +157,28 @@ def build_cached(cache_dir: Path, key: str, ext: str, build: Callable[[Path], Ar
                     raise
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def build_cached(cache_dir: Path, key: str, ext: str, build: Callable[[Path], Artifact],
+                 what: str = "building a cache entry") -> Artifact:
+    """The cached Artifact for `key`, else `build(tmp_model_path)` once, stored atomically, and returned.
+
+    `build` writes the model at the path it is given and returns an Artifact describing it (any path); it runs
+    inside a capture whose log is `log_path(cache_dir, key)` (`what` heads its section there)."""
+    cache_dir = Path(cache_dir).expanduser()
+    entry = cache_dir / key
+    hit = read_entry(entry, ext)
+    if hit is not None:
+        return hit
+    try:
+        _store(cache_dir, key, ext, build, what)
+    except KeyboardInterrupt:
+        raise
+    except BaseException as e:
+        disk = disk_error_in(e)
+        if disk is None or not about_cache(disk, cache_dir):
+            raise
+        raise cache_write_error(cache_dir, disk, what) from e
     final = read_entry(entry, ext)
     if final is None:  # pragma: no cover - only if the entry vanished between rename and read
         raise ModelError(f"cache entry {entry} disappeared while it was written",

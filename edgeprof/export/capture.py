@@ -8,7 +8,9 @@ Owns:
   to the terminal. Captures nest (an inner one writes its own log); one thread at a time holds fd 1/2 (a lock).
   A capture that caught nothing leaves no trace in its log. A ModelError marked `library_failure(e)` (an
   exporter or quantiser raised) leaving a capture names the log in its hint; its detail (shown by
-  `--verbose`) is the log's tail.
+  `--verbose`) is the log's tail. A failure inside a capture that a Ctrl-C caused (a SIGINT came during it, or
+  the error was raised from a KeyboardInterrupt: interrupts.py) leaves it as KeyboardInterrupt, never as the
+  library's or the model's failure; so does a capture whose libraries swallowed the interruption.
 - edgeprof's own way to the terminal while fd 1/2 point at a log: `TerminalStream` (the CLI's rich consoles
   write through it: the real terminal during a capture, `sys.stdout`/`sys.stderr` otherwise) and
   `to_terminal(progress)` (wraps a progress callback so that what it prints reaches the terminal).
@@ -30,6 +32,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
+from .. import interrupts
 from ..errors import ModelError
 
 __all__ = ["capture", "Capture", "TerminalStream", "to_terminal", "library_failure", "set_verbose", "verbose",
@@ -262,13 +265,21 @@ def capture(log: Path, what: str) -> Iterator[Capture]:
         root.addHandler(handler)
         rebound = _rebind_proxied_handlers()
         failed: ModelError | None = None
+        mark = interrupts.count()
         try:
             sys.stdout, sys.stderr = _FdWriter(1), _FdWriter(2)
             with warnings.catch_warnings():
                 warnings.showwarning = _show_warning
                 yield cap
-        except ModelError as e:
-            failed = e
+            if interrupts.interrupted_since(mark):  # a library swallowed the KeyboardInterrupt
+                raise KeyboardInterrupt
+        except KeyboardInterrupt:
+            raise
+        except BaseException as e:
+            if interrupts.interrupted_since(mark) or interrupts.caused_by_interrupt(e):
+                raise KeyboardInterrupt from e  # a library's error made of the interruption: not its failure
+            if isinstance(e, ModelError):
+                failed = e
             raise
         finally:
             root.removeHandler(handler)

@@ -152,17 +152,21 @@ def _builder(spec: str, file: str, fn: str) -> ModelSource:
         raise ModelError(f"cannot import builder file {file}", hint="check the file")
     module = importlib.util.module_from_spec(import_spec)
     sys.modules[module_name] = module
-    from .artifact_cache import default_cache_dir
+    from ..errors import disk_error_in
+    from .artifact_cache import about_cache, cache_write_error, default_cache_dir
     from .capture import capture
 
+    log = default_cache_dir() / "host.log"
     try:  # a builder file imports torch (which prints when imported): the output goes to the cache's host.log
-        with capture(default_cache_dir() / "host.log", f"importing builder file {path}"), \
-                user_import_path(path.parent):
+        with capture(log, f"importing builder file {path}"), user_import_path(path.parent):
             import_spec.loader.exec_module(module)
     except BaseException as e:  # the user's code: anything it raises is reported, KeyboardInterrupt is not
         sys.modules.pop(module_name, None)
         if isinstance(e, KeyboardInterrupt):
             raise
+        disk = disk_error_in(e)
+        if disk is not None and about_cache(disk, log.parent):  # the log's write, not the user's file
+            raise cache_write_error(log.parent, disk, f"importing builder file {file}") from e
         import traceback
 
         raise ModelError(f"builder file {file} raised on import: {_one_line(e)}",

@@ -79,7 +79,7 @@ def assemble(plan: RunPlan, executed: Executed, facts: Facts | None = None,
     warnings = [*run_warnings(spec, reply, lat),
                 *(RunWarning("precision_emulated" if "fp16" in note else "capability", note)
                   for note in plan.decision.notes),
-                *fidelity_warnings, *accuracy_warnings]
+                *fidelity_warnings, *accuracy_warnings, *_battery_warning(spec, power)]
     return Result(
         run_id=new_run_id(), status="ok", created_at=utc_now(), device=plan.device.name, model=spec.model,
         runtime=spec.runtime, precision=precision, batch=spec.batch, threads=spec.threads,
@@ -167,6 +167,14 @@ def _scenario(spec: RunSpec, sc: ScenarioReply | None, samples_ms: list[float], 
     if spec.battery_wh and power and power.mean_w:
         return Scenario(battery_wh=spec.battery_wh, battery_hours=spec.battery_wh / power.mean_w)
     return Scenario()
+
+
+def _battery_warning(spec: RunSpec, power: Power | None) -> list[RunWarning]:
+    """--battery-wh needs the run's mean power: without it the flag could not apply, and says so."""
+    if spec.battery_wh is None or (power is not None and power.mean_w):
+        return []
+    return [RunWarning("battery_no_power", f"--battery-wh {spec.battery_wh:g}: no battery hours, this run measured "
+                       "no power (the power line says why; docs/power.md lists the sensors)")]
 
 
 def run_warnings(spec: RunSpec, reply: RunReply, lat: LatencyStats) -> list[RunWarning]:

@@ -8,6 +8,7 @@ checking imported results (imports.py).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import time
@@ -57,6 +58,16 @@ def _locked(e: sa.exc.DBAPIError) -> bool:
     return "locked" in text or "busy" in text
 
 
+def _disk_hint(e: sa.exc.DBAPIError) -> str | None:
+    """What to do when SQLite says the disk is full or the file read-only; None for other errors."""
+    text = str(e.orig).lower()
+    if "full" in text:
+        return "free space on the disk that holds it, or pass --db with a path on another disk"
+    if "readonly" in text or "read-only" in text:
+        return "make it (and its folder) writable, or pass --db with another path"
+    return None
+
+
 def _escape_like(s: str) -> str:
     return s.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
@@ -82,12 +93,35 @@ class Store:
             raise StoreError(f"--db {url or self.url}: an in-memory SQLite database is gone when edgeprof exits, "
                              "and every run stored in it with it",
                              hint="give a file path (e.g. --db results.sqlite) or a PostgreSQL URL")
+        created: list[bool] = []
+        try:
+            self._open(url, busy_timeout_s, created)
+        except BaseException:
+            if created:  # a new database that could not be made whole (a full disk): no half-made file is left
+                self._remove_new()
+            raise
+
+    def _remove_new(self) -> None:
+        """Remove the database file this Store created and its journals (only called for a new one)."""
+        if self.path is None:
+            return
+        engine = getattr(self, "engine", None)
+        if engine is not None:
+            with contextlib.suppress(Exception):
+                engine.dispose()
+        for suffix in ("", "-journal", "-wal", "-shm"):
+            with contextlib.suppress(OSError):
+                os.unlink(f"{self.path}{suffix}")
+
+    def _open(self, url: str | None, busy_timeout_s: float, created: list[bool]) -> None:
+        """Connect, and create, upgrade or refuse the database (`created` gets True when this made the file)."""
         try:
             connect_args = {"timeout": busy_timeout_s} if self.path is not None else {}
             if self.path is not None and not self.path.exists():
                 # create the file private before SQLite does (SQLite would create it 0644)
                 fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, private_mode(0o600))
                 os.close(fd)
+                created.append(True)
             self.engine = sa.create_engine(self.url, future=True, connect_args=connect_args)
             with self.engine.begin() as conn:
                 self._refuse_foreign(conn)
@@ -117,7 +151,7 @@ class Store:
                                  f"{busy_timeout_s:g} s)", hint="wait for the other edgeprof to finish, or pass "
                                  "--db with another path") from None
             raise StoreError(f"cannot open results database {self.display_url}: {_one_line(e.orig)}",
-                             hint="check the path or URL given with --db / EDGEPROF_DB") from None
+                             hint=_disk_hint(e) or "check the path or URL given with --db / EDGEPROF_DB") from None
         except sa.exc.DatabaseError as e:  # "file is not a database": corrupt, or another program's file
             raise StoreError(f"results database {self.path or self.display_url} is not a readable SQLite "
                              f"database ({_one_line(e.orig)})",
@@ -204,8 +238,9 @@ class Store:
         except OSError as e:
             return StoreError(f"{what}; the recovery file could not be written either ({e.strerror}): run "
                               f"{result.run_id} is lost", hint="rerun with --json PATH to keep the result")
+        then = "free space there, then store it with" if "full" in why.lower() else "store it later with"
         return StoreError(f"{what}: run {result.run_id} was saved to {saved}",
-                          hint=f"store it later with: edgeprof results import {saved}")
+                          hint=f"{then}: edgeprof results import {saved}")
 
     @property
     def recovery_key(self) -> str:

@@ -7,6 +7,7 @@ Does not own: importing them (db.py).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -26,9 +27,19 @@ RECOVERY_TARGET_SUFFIX = ".target"  # beside <run_id>.json: which database the r
 
 
 def _write_private(path: Path, text: str) -> None:
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), private_mode(0o600))
-    with os.fdopen(fd, "w") as f:
-        f.write(text)
+    """Write `path` whole or not at all (a temporary file beside it, renamed): a full disk leaves no half file."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), private_mode(0o600))
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
 
 
 def write_recovery(result: Result, target: str | None = None) -> Path:
@@ -40,7 +51,12 @@ def write_recovery(result: Result, target: str | None = None) -> Path:
     path = folder / f"{stem}.json"
     _write_private(path, result.to_json(indent=2) + "\n")
     if target is not None:
-        _write_private(folder / f"{stem}{RECOVERY_TARGET_SUFFIX}", json.dumps({"db": target}) + "\n")
+        try:
+            _write_private(folder / f"{stem}{RECOVERY_TARGET_SUFFIX}", json.dumps({"db": target}) + "\n")
+        except BaseException:
+            with contextlib.suppress(OSError):
+                path.unlink()  # a run file without its target would never be imported by itself: none, then
+            raise
     return path
 
 

@@ -1,0 +1,75 @@
+"""Ctrl-C (SIGINT) that is never lost and never mistaken for something else.
+
+Owns: the process's SIGINT handling while the CLI runs (`install`): the handler counts every SIGINT before it
+raises KeyboardInterrupt as Python's own does; a KeyboardInterrupt that Python could not raise (it landed in a
+garbage-collector callback, a `__del__` or a weakref callback — jax registers a gc callback when litert-torch
+imports it, and there the interrupt is printed as "Exception ignored" and dropped) is sent again a moment later,
+so it reaches the code that runs after. And the test of whether a failure is really an interruption
+(`interrupted_since`, `caused_by_interrupt`): a library may catch the KeyboardInterrupt and raise its own
+error from it, or swallow it; export/capture.py turns such failures back into KeyboardInterrupt.
+Does not own: what an interruption means to a command (cli/main.py: one line, exit 130; cli/sweep.py: stop the
+sweep), SIGTERM (cli/sweep.py).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+from types import FrameType
+from typing import Any
+
+from .errors import chain
+
+__all__ = ["install", "count", "interrupted_since", "caused_by_interrupt"]
+
+_RESEND_S = 0.05
+_count = 0
+_installed = False
+
+
+def _on_sigint(signum: int, frame: FrameType | None) -> None:
+    global _count
+    _count += 1
+    raise KeyboardInterrupt
+
+
+def _unraisable(args: Any, previous: Any = None) -> None:
+    """sys.unraisablehook: a KeyboardInterrupt Python had to drop is sent again (the rest as before)."""
+    if args.exc_type is not None and issubclass(args.exc_type, KeyboardInterrupt):
+        timer = threading.Timer(_RESEND_S, os.kill, (os.getpid(), signal.SIGINT))
+        timer.daemon = True
+        timer.start()
+        return
+    (previous or sys.__unraisablehook__)(args)
+
+
+def install() -> None:
+    """Count SIGINTs and re-send the ones Python drops. Only in the main thread, and only where SIGINT has
+    Python's default handler (a shell that started edgeprof in the background with SIGINT ignored keeps that)."""
+    global _installed
+    if _installed or threading.current_thread() is not threading.main_thread():
+        return
+    if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        return
+    signal.signal(signal.SIGINT, _on_sigint)
+    previous = sys.unraisablehook
+    sys.unraisablehook = lambda args: _unraisable(args, previous)
+    _installed = True
+
+
+def count() -> int:
+    """How many SIGINTs this process has had since `install` (0 when not installed)."""
+    return _count
+
+
+def interrupted_since(mark: int) -> bool:
+    """A SIGINT came after `count()` returned `mark`."""
+    return _count > mark
+
+
+def caused_by_interrupt(e: BaseException | None) -> bool:
+    """`e` is a KeyboardInterrupt, or was raised while handling one or from one (its __cause__/__context__
+    chain holds one): a library that wrapped the interruption in its own error."""
+    return any(isinstance(x, KeyboardInterrupt) for x in chain(e))
