@@ -39,6 +39,7 @@ from ..reference import interpreter_class, signature_names, tflite_outputs, torc
 from .artifact_cache import build_cached, code_version, dist_version, key_of, sha256_file
 from .capture import capture, library_failure, to_terminal
 from .inputs import InputPlan, make_inputs
+from .loadcheck import LITERT, LoadCrash, check_files
 from .quantize import calibration_fingerprint, calibration_samples
 from .resolve import ModelSource, torch_module, user_import_path
 
@@ -267,16 +268,18 @@ def _add_signature(src: Path, out: Path) -> None:
 
 
 def _loads_in_litert(path: Path, name: str) -> None:
-    """Load and allocate a converted .tflite once on the host: a file LiteRT refuses fails here, before any push."""
+    """Load and allocate a converted .tflite once on the host, in a child process (loadcheck.py: a crash or hang
+    there is a one-line refusal): a file LiteRT refuses fails here, before any push."""
     try:
-        interp = interpreter_class()(model_path=str(path))
-        interp.allocate_tensors()
-    except Exception as e:  # noqa: BLE001 - the interpreter raises RuntimeError/ValueError
+        error = check_files([path], what=f"the int8 conversion of {name}", library=LITERT)[0]
+    except LoadCrash:
         path.unlink(missing_ok=True)
-        first = " ".join(str(e).split())[:300] or type(e).__name__
-        raise ModelError(f"the int8 conversion of {name} produced a file LiteRT cannot load: {first}",
+        raise
+    if error is not None:
+        path.unlink(missing_ok=True)
+        raise ModelError(f"the int8 conversion of {name} produced a file LiteRT cannot load: {error[:300]}",
                          hint="the quantiser (ai-edge-quantizer) cannot convert this graph, your file is fine: run "
-                              "it with --precision fp32") from None
+                              "it with --precision fp32")
 
 
 def _versions() -> dict[str, str]:

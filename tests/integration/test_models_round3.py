@@ -1,0 +1,73 @@
+"""The models users bring, round 3 (issue 20), through the CLI on `--device local`: a library crash in the host's
+load check of a conversion is a one-line refusal, never a dead CLI, and --graph-opt reaches that check."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+from edgeprof.cli.main import main
+from edgeprof.export import loadcheck
+from edgeprof.store import Store
+
+FAST = ["--min-duration", "0.2", "--min-queries", "10", "--warmup", "0.1", "--quiet"]
+
+
+def run(args, capsys):
+    code = main(args)
+    cap = capsys.readouterr()
+    return code, cap.out, cap.err
+
+
+def save(graph, path, opset=17, **kw):
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    m.ir_version = 8
+    onnx.checker.check_model(m)
+    onnx.save(m, str(path), **kw)
+    return str(path)
+
+
+def matmul_model(path, dims=("batch", 8), **kw):
+    w = numpy_helper.from_array(np.random.RandomState(0).rand(8, 8).astype("float32"), "w")
+    g = helper.make_graph([helper.make_node("MatMul", ["x", "w"], ["y"])], "mm",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(dims))],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, list(dims))], initializer=[w])
+    return save(g, path, **kw)
+
+
+@pytest.fixture
+def db(tmp_path):
+    return str(tmp_path / "r.sqlite")
+
+
+def test_a_segfault_in_the_fp16_load_check_is_one_line_and_the_cli_lives(tmp_path, db, capsys, monkeypatch):
+    (tmp_path / "crashing_checks.py").write_text(textwrap.dedent("""
+        import ctypes
+        def null_read(path, level):
+            ctypes.string_at(0)
+        """))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setitem(loadcheck.CHECKS, "onnxruntime", ("onnxruntime", "crashing_checks:null_read"))
+    model = matmul_model(tmp_path / "mm.onnx")
+    code, _, err = run(["deploy", "--device", "local", "--model", model, "--precision", "fp16", "--graph-opt",
+                        "extended", "--db", db, *FAST], capsys)
+    assert code == 2
+    first = err.strip().splitlines()[0]
+    assert first.startswith("edgeprof: error: the fp16 conversion of mm: onnxruntime ")
+    assert "crashed with SIGSEGV" in first and "graph optimisation level extended" in first
+    assert "--graph-opt basic" in first and Store(db).count() == 0
+
+
+def test_fp16_runs_with_its_check_at_the_graph_opt_asked(tmp_path, db, capsys):
+    model = matmul_model(tmp_path / "mm.onnx")
+    out = tmp_path / "r.json"
+    code, _, err = run(["deploy", "--device", "local", "--model", model, "--precision", "fp16", "--graph-opt",
+                        "basic", "--db", db, "--json", str(out), *FAST], capsys)
+    assert code == 0, err
+    r = json.loads(out.read_text())
+    assert r["artifact"]["precision"] == "fp16"
