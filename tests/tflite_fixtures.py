@@ -1,4 +1,5 @@
-"""Builds a two-input .tflite with dynamic dims (litert-torch, then shape_signature set to -1)."""
+"""Builds .tflite test files: a two-input one with dynamic dims (litert-torch, then shape_signature set to -1), and
+minimal one-op files written with the flatbuffer schema (a builtin ADD, a Flex op, a custom op)."""
 
 from pathlib import Path
 
@@ -42,3 +43,35 @@ def export_two_inputs(tmp: Path, dynamic: bool = True) -> Path:
     out = tmp / "two_dyn.tflite"
     fu.write_model(model, str(out))
     return out
+
+
+def one_op_tflite(path: Path, custom: str | None = None) -> Path:
+    """A minimal .tflite written with LiteRT's flatbuffer schema: y = x + x on float32[1, 4], the op either the
+    builtin ADD or a CUSTOM operator code named `custom` ("FlexAddV2": a Select TF op, as the TensorFlow converter
+    writes it under SELECT_TF_OPS; any other name: a custom op)."""
+    from ai_edge_litert import schema_py_generated as s
+    from ai_edge_litert.tools import flatbuffer_utils as fu
+
+    model = s.ModelT()
+    model.version = 3
+    code = s.OperatorCodeT()
+    kind = s.BuiltinOperator.CUSTOM if custom else s.BuiltinOperator.ADD
+    code.builtinCode, code.deprecatedBuiltinCode, code.version = kind, kind, 1
+    if custom:
+        code.customCode = custom
+    model.operatorCodes = [code]
+    model.buffers = [s.BufferT(), s.BufferT(), s.BufferT()]
+    tensors = []
+    for i, name in enumerate(("x", "y")):
+        t = s.TensorT()
+        t.name, t.shape, t.type, t.buffer = name, np.array([1, 4], dtype=np.int32), s.TensorType.FLOAT32, i + 1
+        tensors.append(t)
+    op = s.OperatorT()
+    op.opcodeIndex, op.inputs, op.outputs = 0, [0, 0], [1]
+    if not custom:
+        op.builtinOptionsType, op.builtinOptions = s.BuiltinOptions.AddOptions, s.AddOptionsT()
+    sg = s.SubGraphT()
+    sg.tensors, sg.inputs, sg.outputs, sg.operators = tensors, [0], [1], [op]
+    model.subgraphs = [sg]
+    fu.write_model(model, str(path))
+    return path

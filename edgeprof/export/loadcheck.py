@@ -11,8 +11,9 @@ answer (the first line of its message), for the caller to word. The library's ow
 inherited fd 1/2 (the caller's capture, export/capture.py); the answer travels through a temporary file.
 The check a child runs is named as "module:function" in CHECKS (the seam: tests name one that crashes or hangs
 for real).
+`op_refused` turns an answer that says an op is missing into its one-line refusal.
 Does not own: what a refusal means for a conversion (quantize.py, tflite_export.py) or the op-support wording
-(opsupport.py).
+(the agent's backends/opsupport.py).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from typing import Any
 
 from ..errors import ModelError
 
-__all__ = ["check_files", "LoadCrash", "onnxruntime_check", "litert_check", "ORT_LEVELS", "TIMEOUT_S",
+__all__ = ["check_files", "op_refused", "LoadCrash", "onnxruntime_check", "litert_check", "ORT_LEVELS", "TIMEOUT_S",
            "ONNXRUNTIME", "LITERT", "CHECKS"]
 
 ONNXRUNTIME, LITERT = "onnxruntime", "LiteRT"
@@ -105,6 +106,19 @@ def check_files(paths: Sequence[str | Path], *, what: str, library: str = ONNXRU
                          f"an answer (graph optimisation level {level})", _what_to_try(graph_opt, library)) from None
     errors = data["errors"]
     return [None if e is None else str(e) for e in errors]
+
+
+def op_refused(library: str, error: str, what: str) -> ModelError | None:
+    """The one-line refusal for a check `error` that says the model needs an op `library` lacks (Flex, custom op,
+    NOT_IMPLEMENTED; the agent's backends/opsupport.py words it), naming `what`; None for any other error."""
+    from edgeprof_agent.backends.opsupport import op_refusal
+
+    dist = CHECKS[library][0]
+    if library == ONNXRUNTIME:
+        said = op_refusal("onnxruntime", _version(dist), error)
+    else:
+        said = op_refusal("tflite", f"{dist} {_version(dist)}", error)
+    return None if said is None else ModelError(f"{what}: {said[0]}", hint=said[1])
 
 
 def child_main(request_json: str) -> None:

@@ -48,7 +48,7 @@ from ..records import Artifact, TensorSpec
 from .artifact_cache import build_cached, code_version, dist_version, key_of
 from .capture import library_failure, to_terminal
 from .inputs import make_inputs, read_npz
-from .loadcheck import LoadCrash, check_files
+from .loadcheck import ONNXRUNTIME, LoadCrash, check_files, op_refused
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -272,6 +272,9 @@ def _fp16(src: Path, out: Path, name: str = "the model", graph_opt: str | None =
                 added, fixed, error = extra, fixed2, None
     if error is not None:
         out.unlink(missing_ok=True)
+        missing_op = op_refused(ONNXRUNTIME, error, f"the fp16 conversion of {name}")
+        if missing_op is not None:
+            raise missing_op
         raise ModelError(f"the fp16 conversion produced a file onnxruntime cannot load: {' '.join(error.split())[:300]}",
                          hint="the converter (onnxconverter-common) cannot convert this graph, your file is "
                               "fine: run it with --precision fp32 or int8")
@@ -372,6 +375,9 @@ def _loads_in_onnxruntime(path: Path, what: str, name: str, graph_opt: str | Non
         raise
     if error is not None:
         path.unlink(missing_ok=True)
+        missing_op = op_refused(ONNXRUNTIME, error, f"the {what} conversion of {name}")
+        if missing_op is not None:
+            raise missing_op
         other = "fp16" if what == "int8" else "int8"
         raise ModelError(f"the {what} conversion produced a file onnxruntime cannot load: {error}",
                          hint=f"the converter cannot convert this graph, your file is fine: run it with --precision "

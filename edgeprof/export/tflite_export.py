@@ -39,7 +39,7 @@ from ..reference import interpreter_class, signature_names, tflite_outputs, torc
 from .artifact_cache import build_cached, code_version, dist_version, key_of, sha256_file
 from .capture import capture, library_failure, to_terminal
 from .inputs import InputPlan, make_inputs
-from .loadcheck import LITERT, LoadCrash, check_files
+from .loadcheck import LITERT, LoadCrash, check_files, op_refused
 from .quantize import calibration_fingerprint, calibration_samples
 from .resolve import ModelSource, torch_module, user_import_path
 
@@ -224,6 +224,9 @@ def _quantize_int8(fp32: Artifact, out: Path, *, seed: int, shapes: Mapping[str,
             calib = q.calibrate({sig: samples})
             q.quantize(calib, enable_progress_report=False).export_model(str(out), overwrite=True)
         except Exception as e:  # the capture (artifact_cache.build_cached) names its log and keeps the tail
+            missing_op = op_refused(LITERT, str(e), f"int8 quantisation of {fp32.model_name} (TFLite)")
+            if missing_op is not None:  # the quantiser runs the graph to calibrate: the op is the cause
+                raise missing_op from None
             first = (str(e).strip().splitlines() or [type(e).__name__])[0]
             raise library_failure(ModelError(
                 f"int8 quantisation of {fp32.model_name} (TFLite) failed: {type(e).__name__}: {first}",
@@ -277,6 +280,9 @@ def _loads_in_litert(path: Path, name: str) -> None:
         raise
     if error is not None:
         path.unlink(missing_ok=True)
+        missing_op = op_refused(LITERT, error, f"the int8 conversion of {name}")
+        if missing_op is not None:
+            raise missing_op
         raise ModelError(f"the int8 conversion of {name} produced a file LiteRT cannot load: {error[:300]}",
                          hint="the quantiser (ai-edge-quantizer) cannot convert this graph, your file is fine: run "
                               "it with --precision fp32")

@@ -71,3 +71,59 @@ def test_fp16_runs_with_its_check_at_the_graph_opt_asked(tmp_path, db, capsys):
     assert code == 0, err
     r = json.loads(out.read_text())
     assert r["artifact"]["precision"] == "fp16"
+
+
+# ----------------------------------------------------------------------------- ops the runtime lacks (item 6)
+
+
+@pytest.mark.parametrize(("custom", "names"), [
+    ("FlexAddV2", ["Select TensorFlow (Flex) op(s) FlexAddV2 (TensorFlow op AddV2)", "Flex delegate"]),
+    ("MyCustomOp", ["custom op MyCustomOp", "--delegate"]),
+])
+def test_a_tflite_op_the_interpreter_lacks_is_named_not_blamed_on_the_inputs(tmp_path, db, capsys, custom, names):
+    pytest.importorskip("ai_edge_litert")
+    from tflite_fixtures import one_op_tflite
+
+    plain = one_op_tflite(tmp_path / "plain.tflite")
+    code, _, err = run(["deploy", "--device", "local", "--model", str(plain), "--db", db, *FAST], capsys)
+    assert code == 0, err  # the same graph with the builtin ADD runs: the refusal below is the op's
+    model = one_op_tflite(tmp_path / f"{custom}.tflite", custom=custom)
+    code, _, err = run(["deploy", "--device", "local", "--model", str(model), "--db", db, *FAST], capsys)
+    assert code != 0
+    first = err.strip().splitlines()[0]
+    assert "this LiteRT interpreter (ai_edge_litert " in first
+    for name in names:
+        assert name in first
+    assert "rejected these inputs" not in err and "--input-value" not in err and "input shapes" not in first
+    code, _, err = run(["deploy", "--device", "local", "--model", str(model), "--precision", "int8", "--db", db,
+                        *FAST], capsys)  # the quantiser runs the graph to calibrate: the same op is named
+    first = err.strip().splitlines()[0]
+    assert code != 0 and "int8 quantisation of " in first and names[0] in first and "(ai-edge-litert " in first
+    assert "your file is fine" not in first and Store(db).count() == 1
+
+
+def onnx_one_op(path, op, dtype, domain=""):
+    g = helper.make_graph([helper.make_node(op, ["x"], ["y"], domain=domain, name="the_node")], "g",
+                          [helper.make_tensor_value_info("x", dtype, ["batch", 4])],
+                          [helper.make_tensor_value_info("y", dtype, ["batch", 4])])
+    imports = [helper.make_opsetid("", 17)] + ([helper.make_opsetid(domain, 1)] if domain else [])
+    m = helper.make_model(g, opset_imports=imports)
+    m.ir_version = 8
+    onnx.save(m, str(path))
+    return str(path)
+
+
+def test_an_onnx_op_without_a_kernel_and_a_custom_domain_op_are_named(tmp_path, db, capsys):
+    import onnxruntime
+
+    ver = onnxruntime.__version__
+    model = onnx_one_op(tmp_path / "tan64.onnx", "Tan", TensorProto.DOUBLE)  # Tan has no double kernel on CPU
+    code, _, err = run(["deploy", "--device", "local", "--model", model, "--db", db, *FAST], capsys)
+    first = err.strip().splitlines()[0]
+    assert code != 0 and f"onnxruntime {ver} has no kernel for op Tan (opset 7) (node 'the_node')" in first
+    assert "NOT_IMPLEMENTED" in first and "rejected these inputs" not in err
+    model = onnx_one_op(tmp_path / "custom.onnx", "MyOp", TensorProto.FLOAT, domain="com.example")
+    code, _, err = run(["deploy", "--device", "local", "--model", model, "--db", db, *FAST], capsys)
+    first = err.strip().splitlines()[0]
+    assert code != 0 and f"op MyOp of domain com.example, which onnxruntime {ver} does not know" in first
+    assert "register_custom_ops_library" in first and Store(db).count() == 0

@@ -88,6 +88,7 @@ class Backend(_Base):
                                self.workdir) as out:
                 self._sess = ort.InferenceSession(path, sess_options=so, providers=providers)
         except Exception as e:  # onnxruntime raises its own Fail/InvalidGraph types
+            _refuse_op(ort, e)
             raise OpError("load_failed", "onnxruntime could not load the model: %s" % (str(e).splitlines() or [""])[0],
                           hint="check the model with onnx.checker, or try --graph-opt disable")
         self.warnings = ort_findings(out.text, providers, list(self._sess.get_providers()), out.where())
@@ -118,6 +119,7 @@ class Backend(_Base):
         try:
             self._sess.run_with_iobinding(self._binding)
         except Exception as e:  # the model's own refusal of these inputs (shapes, values): the model's error
+            _refuse_op(ort, e)
             raise OpError(ErrorKind.MODEL_INPUT, "the model rejected these inputs: %s" % _first_line(e),
                           detail=str(e))
         self.first_run_s = time.time() - t0
@@ -168,6 +170,16 @@ class Backend(_Base):
     def close(self):
         self._binding = None
         self._sess = None
+
+
+def _refuse_op(ort, e):
+    """An op this onnxruntime lacks (opsupport.py): a load failure that names the op, not the inputs' fault."""
+    from ..protocol import OpError
+    from .opsupport import op_refusal
+
+    said = op_refusal("onnxruntime", ort.__version__, str(e))
+    if said is not None:
+        raise OpError(ErrorKind.LOAD_FAILED, said[0], hint=said[1], detail=str(e))
 
 
 def _first_line(e):
