@@ -18,7 +18,9 @@ Shapes: a fixed dim is the model's; dim 0 is the batch when it is unnamed or nam
 batch_size, unk__…); every other symbol must be given (by --input or a data array), once for all inputs that
 share it. --batch N is dim 0 of every batched input; a contradiction with --input, a data array or a static
 model is an error. Without --batch (or with --batch 1) the batch that --input or the data feeds is the batch:
-the plan's `batch` is always what was fed, and the runner stores and counts that.
+the plan's `batch` is always what was fed, and the runner stores and counts that. A static batch (dim 0 fixed at
+the same N > 1 on every input of rank 2+, `static_batch`) is the batch: fed, labelled and counted as N; --batch
+other than N is refused.
 Does not own: the model's declared inputs (export/), pushing the data file (agentlink), the stored record
 (records.IOSummary).
 """
@@ -42,7 +44,7 @@ from ..records import IOTensor, TensorSpec
 from .artifact_cache import sha256_file
 
 __all__ = ["InputData", "InputPlan", "PlannedInput", "io_summary_lines", "is_batch_dim", "load_input_data",
-           "make_inputs", "parse_input_range", "parse_input_value", "plan_inputs"]
+           "make_inputs", "parse_input_range", "parse_input_value", "plan_inputs", "static_batch"]
 
 # dim-0 symbols that mean "the batch" (case-insensitive); onnxruntime names unnamed dims unk__<n>
 BATCH_SYMBOLS = ("batch", "batch_size", "batchsize", "bs", "n", "b", "nb", "num_batches")
@@ -301,6 +303,11 @@ def plan_inputs(specs: Sequence[TensorSpec], *, batch: int, seed: int,
     _check_feeds(specs, by_name, shapes, values, ranges, data)
     given = _given_shapes(by_name, shapes, data)
     batched = tuple(s.name for s in specs if is_batch_dim(s, 0))
+    static = None if batched else static_batch(specs)
+    if static is not None:  # dim 0 fixed at N > 1 on every input of rank 2+: N is the batch, fed and counted
+        if batch not in (1, static[0]):
+            _refuse_static_batch(specs, batch)
+        batch, batched = static
     batch = _fed_batch(batched, given, batch)
     symbols = _symbols(specs, by_name, given, batch)
     if batch > 1 and not batched:
@@ -415,6 +422,17 @@ def _symbols(specs: Sequence[TensorSpec], by_name: Mapping[str, TensorSpec],
     return symbols
 
 
+def static_batch(specs: Sequence[TensorSpec]) -> tuple[int, tuple[str, ...]] | None:
+    """(N, the inputs) when the model's batch is static at N > 1: every input of rank 2 or more has dim 0 fixed at
+    the same N (a face detector's 10x3x640x640). Rank-0/1 inputs (a sample rate, a scale) do not count; a model
+    with any such input whose dim 0 is 1 or dynamic has no static batch (None)."""
+    ranked = [s for s in specs if len(s.shape) >= 2]
+    sizes = {s.shape[0] if isinstance(s.shape[0], int) else -1 for s in ranked}
+    if len(sizes) != 1 or min(sizes) <= 1:
+        return None
+    return sizes.pop(), tuple(s.name for s in ranked)
+
+
 def _refuse_static_batch(specs: Sequence[TensorSpec], batch: int) -> None:
     """--batch N > 1 on a model without a batch dimension: refused unless every dim 0 is fixed at N."""
     fixed0 = [s for s in specs if s.shape and isinstance(s.shape[0], int) and s.shape[0] >= 0]
@@ -423,8 +441,11 @@ def _refuse_static_batch(specs: Sequence[TensorSpec], batch: int) -> None:
         first = wrong[0] if wrong else None
         detail = f"input {first.name!r} {first.shape_str()} has dimension 0 fixed at {first.shape[0]}" \
             if first is not None else "no input has a batch dimension"
+        static = static_batch(specs)
+        keep = f"leave out --batch (the run feeds and counts its static batch {static[0]})" if static \
+            else "run it with --batch 1"
         raise ModelError(f"--batch {batch}: the model is static ({detail}); it cannot be fed batch {batch}",
-                         hint="run it with --batch 1, or export the model with a dynamic batch dimension")
+                         hint=f"{keep}, or export the model with a dynamic batch dimension")
 
 
 def _shape_from_model(s: TensorSpec, batch: int, symbols: Mapping[str, tuple[int, str]]

@@ -53,7 +53,7 @@ from .artifact_cache import (
 )
 from .capture import library_failure, to_terminal
 from .flops import count_flops
-from .inputs import make_inputs
+from .inputs import make_inputs, static_batch
 from .resolve import ModelSource, torch_module
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -415,6 +415,9 @@ def _user_onnx(source: ModelSource, say: Progress) -> Artifact:
         flops = count_flops(model, _concrete(inputs, 1))  # shape inference needs no external weights
     except ModelError:  # a dynamic dim other than the batch: no batch-1 shape without the user's --input
         flops = None
+    static = static_batch(inputs)
+    if flops is not None and static is not None:  # the graph computes N inferences: FLOPs are per inference
+        flops //= static[0]
     params = sum(math.prod(init.dims) for init in model.graph.initializer)
     return Artifact(
         path=str(path), format="onnx", sha256=sha256_file(path), size_bytes=path.stat().st_size, inputs=inputs,

@@ -127,3 +127,35 @@ def test_an_onnx_op_without_a_kernel_and_a_custom_domain_op_are_named(tmp_path, 
     first = err.strip().splitlines()[0]
     assert code != 0 and f"op MyOp of domain com.example, which onnxruntime {ver} does not know" in first
     assert "register_custom_ops_library" in first and Store(db).count() == 0
+
+
+# ------------------------------------------------------------------------------- static batch (item 4)
+
+
+def static_batch_model(path, batch=10):
+    """conv-free detector stand-in: x[10, 3, 8, 8] → ReduceMean over C,H,W → y[10, 1, 1, 1]."""
+    g = helper.make_graph([helper.make_node("ReduceMean", ["x"], ["y"], axes=[1, 2, 3], keepdims=1)], "static10",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [batch, 3, 8, 8])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [batch, 1, 1, 1])])
+    return save(g, path)
+
+
+def test_a_static_batch_of_10_is_the_batch_labelled_and_counted(tmp_path, db, capsys):
+    model = static_batch_model(tmp_path / "faces10.onnx")
+    out = tmp_path / "r.json"
+    code, text, err = run(["deploy", "--device", "local", "--model", model, "--db", db, "--json", str(out),
+                           *FAST], capsys)
+    assert code == 0, err
+    r = json.loads(out.read_text())
+    assert r["batch"] == 10 and r["io"]["batch"] == 10 and r["io"]["batched"] == ["x"]
+    # 10 inferences per query: inferences/s is 10 x the queries timed over the window
+    queries, window = r["latency_ms"]["n"], r["settings"]["window_s"]
+    assert r["throughput_ips"] == pytest.approx(10 * queries / window, rel=0.02)
+    assert r["compute"]["flops_per_inference"] == 3 * 8 * 8  # the graph's FLOPs / 10 (one ReduceMean add each)
+    assert "inputs and outputs (batch 10: dim 0 of x)" in text and "batch 10" in text.splitlines()[1]
+    code, _, err = run(["deploy", "--device", "local", "--model", model, "--batch", "4", "--db", db, *FAST], capsys)
+    first = err.strip().splitlines()[0]
+    assert code != 0 and "--batch 4: the model is static (input 'x' [10, 3, 8, 8] has dimension 0 fixed at 10)" \
+        in first and "leave out --batch (the run feeds and counts its static batch 10)" in first
+    code, _, err = run(["deploy", "--device", "local", "--model", model, "--batch", "10", "--db", db, *FAST], capsys)
+    assert code == 0, err
