@@ -15,7 +15,7 @@ build identical arrays from (specs, shapes, seed, constants, data):
 Changing this algorithm changes every stored fidelity check: change both copies and say so in the commit.
 
 Shapes: a fixed dim is the model's; dim 0 is the batch when it is unnamed or named like a batch (batch, N,
-batch_size, unk__…); every other symbol must be given (by --input or a data array), once for all inputs that
+batch_size, None, unk__…, DynamicDimension.0, s6); every other symbol must be given (by --input or a data array), once for all inputs that
 share it. --batch N is dim 0 of every batched input; a contradiction with --input, a data array or a static
 model is an error. Without --batch (or with --batch 1) the batch that --input or the data feeds is the batch:
 the plan's `batch` is always what was fed, and the runner stores and counts that. A static batch (dim 0 fixed at
@@ -46,18 +46,24 @@ from .artifact_cache import sha256_file
 __all__ = ["InputData", "InputPlan", "PlannedInput", "io_summary_lines", "is_batch_dim", "load_input_data",
            "make_inputs", "parse_input_range", "parse_input_value", "plan_inputs", "static_batch"]
 
-# dim-0 symbols that mean "the batch" (case-insensitive); onnxruntime names unnamed dims unk__<n>
-BATCH_SYMBOLS = ("batch", "batch_size", "batchsize", "bs", "n", "b", "nb", "num_batches")
+# dim-0 symbols that mean "the batch" (case-insensitive), as the common exporters write them: torch's `batch`,
+# `batch_size`, `N`; keras2onnx / onnxconverter's `N` and `None`; a `?` or `-1` written as a name
+BATCH_SYMBOLS = ("batch", "batch_size", "batchsize", "bs", "n", "b", "nb", "num_batches", "none", "?", "-1",
+                 "batch_dim", "batchdim", "n_batch", "nbatch")
+# ... and generated names: tf2onnx / onnxruntime `unk__123`, Paddle2ONNX `DynamicDimension.0`, torch dynamo's
+# sympy symbols `s0`, `s77`; any `batch…` / `…_batch` name
+BATCH_PATTERN = re.compile(r"^(unk__\d+|dynamicdimension\.\d+|s\d+|batch[_\w]*|\w+_batch)$", re.IGNORECASE)
 
 
 def is_batch_dim(spec: TensorSpec, i: int) -> bool:
-    """Dim `i` of `spec` is the batch: dim 0, dynamic, and unnamed or named like a batch."""
+    """Dim `i` of `spec` is the batch: dim 0, dynamic, and unnamed or named like a batch (BATCH_SYMBOLS,
+    BATCH_PATTERN)."""
     if i != 0 or not spec.shape:
         return False
     d = spec.shape[0]
     if d is None or (isinstance(d, int) and d < 0):
         return True
-    return isinstance(d, str) and (d.lower() in BATCH_SYMBOLS or d.startswith("unk__"))
+    return isinstance(d, str) and (d.lower() in BATCH_SYMBOLS or BATCH_PATTERN.match(d) is not None)
 
 
 def make_inputs(specs: Sequence[TensorSpec], shapes: Mapping[str, tuple[int, ...]],
@@ -73,7 +79,8 @@ def make_inputs(specs: Sequence[TensorSpec], shapes: Mapping[str, tuple[int, ...
         if spec.name not in shapes:
             raise ModelError(f"no concrete shape for input {spec.name!r} {spec.shape_str()}",
                              hint=f"give it with --input {spec.name}=" + "x".join(
-                                 str(d) if isinstance(d, int) else "N" for d in spec.shape))
+                                 map(str, spec.example_dims(1, dim0_is_batch=is_batch_dim(spec, 0))))
+                             + " (sizes of free dims are examples: use your model's)")
         shape = tuple(int(d) for d in shapes[spec.name])
         dtype = np.dtype(spec.dtype)
         if dtype == np.bool_:
@@ -337,8 +344,8 @@ def plan_inputs(specs: Sequence[TensorSpec], *, batch: int, seed: int,
             "dynamic dimensions"
         raise ModelError(f"the model's inputs have {noun} edgeprof cannot choose: " + "; ".join(missing),
                          hint="give them with " + " ".join(suggest)
-                              + " (only an unnamed or batch-named dim 0 follows --batch; inputs sharing a "
-                                "symbol share its size)")
+                              + " (the free dims' sizes are examples: use your model's; only an unnamed or "
+                                "batch-named dim 0 follows --batch; inputs sharing a symbol share its size)")
     return InputPlan(tuple(planned), batch, seed, data, batched)
 
 
@@ -454,21 +461,17 @@ def _shape_from_model(s: TensorSpec, batch: int, symbols: Mapping[str, tuple[int
     or None when some dims cannot be chosen, those dims, an example --input)."""
     dims: list[int] = []
     holes: list[str] = []
-    example: list[str] = []
     for i, d in enumerate(s.shape):
         if isinstance(d, int) and d >= 0:
             dims.append(d)
-            example.append(str(d))
         elif i == 0 and is_batch_dim(s, 0):
             dims.append(batch)
-            example.append(str(batch))
         elif isinstance(d, str) and d in symbols:
             dims.append(symbols[d][0])
-            example.append(str(symbols[d][0]))
         else:
             holes.append(f"dim {i} ({d})" if isinstance(d, str) else f"dim {i} (?)")
-            example.append(d if isinstance(d, str) else f"D{i}")
-    return (None if holes else tuple(dims)), holes, example
+    example = s.example_dims(batch, {k: v[0] for k, v in symbols.items()}, dim0_is_batch=is_batch_dim(s, 0))
+    return (None if holes else tuple(dims)), holes, [str(d) for d in example]
 
 
 def _planned(s: TensorSpec, shape: Sequence[int], values: Mapping[str, Any],

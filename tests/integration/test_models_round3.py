@@ -159,3 +159,39 @@ def test_a_static_batch_of_10_is_the_batch_labelled_and_counted(tmp_path, db, ca
         in first and "leave out --batch (the run feeds and counts its static batch 10)" in first
     code, _, err = run(["deploy", "--device", "local", "--model", model, "--batch", "10", "--db", db, *FAST], capsys)
     assert code == 0, err
+
+
+# --------------------------------------------------------------- the exporters' dim-0 names (item 5)
+
+
+def named_dim0_model(path, dim0, dims=(3, 8, 8)):
+    g = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "named",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [dim0, *dims])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [dim0, *dims])])
+    return save(g, path)
+
+
+@pytest.mark.parametrize("dim0", ["DynamicDimension.0", "unk__123", "s6", "batch_size", "N", "None"])
+def test_exporters_dim0_names_follow_batch_without_input_flags(tmp_path, db, capsys, dim0):
+    model = named_dim0_model(tmp_path / "m.onnx", dim0)
+    out = tmp_path / "r.json"
+    code, _, err = run(["deploy", "--device", "local", "--model", model, "--batch", "3", "--db", db, "--json",
+                        str(out), *FAST], capsys)
+    assert code == 0, err
+    r = json.loads(out.read_text())
+    assert r["batch"] == 3 and r["io"]["inputs"][0]["shape"] == [3, 3, 8, 8] and r["io"]["batched"] == ["x"]
+
+
+def test_the_input_hint_is_a_shape_to_paste_with_the_batch_filled_in(tmp_path, db, capsys):
+    """Paddle2ONNX: every dynamic dim is DynamicDimension.k; dim 0 follows --batch, H and W must be given: the
+    hint shows numbers (batch 2, example 224s), and pasting it runs."""
+    model = named_dim0_model(tmp_path / "paddle.onnx", "DynamicDimension.0",
+                             dims=(3, "DynamicDimension.1", "DynamicDimension.2"))
+    code, _, err = run(["deploy", "--device", "local", "--model", model, "--batch", "2", "--db", db, *FAST], capsys)
+    first = err.strip().splitlines()[0]
+    assert code == 2 and "x[DynamicDimension.0, 3, DynamicDimension.1, DynamicDimension.2] dim 2" in first
+    assert "--input x=2x3x224x224" in first and "DynamicDimension.0x" not in first
+    flag = first[first.index("--input x="):].split()[1]
+    code, _, err = run(["deploy", "--device", "local", "--model", model, "--batch", "2", "--input", flag,
+                        "--db", db, *FAST], capsys)
+    assert code == 0, err
