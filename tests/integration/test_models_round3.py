@@ -195,3 +195,41 @@ def test_the_input_hint_is_a_shape_to_paste_with_the_batch_filled_in(tmp_path, d
     code, _, err = run(["deploy", "--device", "local", "--model", model, "--batch", "2", "--input", flag,
                         "--db", db, *FAST], capsys)
     assert code == 0, err
+
+
+# ---------------------------------------------------------------- a wrong declared output shape (item 3)
+
+
+def wrong_output_rank_model(path):
+    """x[batch, 4] → y = Reshape(x, shape of data-dependent length) = [batch, 4, 1], declared [batch, 4]: no shape
+    inference reaches the output, so the session keeps the wrong rank-2 declaration (an OCR model declares
+    rank 2 and returns rank 3). Plain onnxruntime runs it; a pre-allocated rank-3 buffer it refuses."""
+    consts = [numpy_helper.from_array(np.array(v, np.int64), n)
+              for n, v in (("zero", 0), ("three", 3), ("one", [1]), ("ax", [0]))]
+    nodes = [helper.make_node("Shape", ["x"], ["s"]), helper.make_node("ReduceMax", ["x"], ["m"], keepdims=0),
+             helper.make_node("Cast", ["m"], ["mi"], to=TensorProto.INT64),
+             helper.make_node("Mul", ["mi", "zero"], ["z"]), helper.make_node("Add", ["s", "z"], ["s1"]),
+             helper.make_node("Concat", ["s1", "one"], ["s3"], axis=0), helper.make_node("Add", ["z", "three"], ["e"]),
+             helper.make_node("Unsqueeze", ["e", "ax"], ["e1"]), helper.make_node("Slice", ["s3", "ax", "e1"], ["sh"]),
+             helper.make_node("Reshape", ["x", "sh"], ["y"])]
+    g = helper.make_graph(nodes, "wrong_rank", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 4])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 4])], initializer=consts)
+    return save(g, path)
+
+
+def test_a_wrong_declared_output_rank_runs_as_plain_onnxruntime_runs_it(tmp_path, db, capsys):
+    import onnxruntime as ort
+
+    model = wrong_output_rank_model(tmp_path / "ocr.onnx")
+    x = np.random.RandomState(0).rand(2, 4).astype("float32")
+    sess = ort.InferenceSession(model, providers=["CPUExecutionProvider"])
+    assert sess.run(None, {"x": x})[0].shape == (2, 4, 1)  # what plain onnxruntime returns
+    out = tmp_path / "r.json"
+    code, text, err = run(["deploy", "--device", "local", "--model", model, "--batch", "2", "--db", db, "--json",
+                           str(out), *FAST], capsys)
+    assert code == 0, err
+    r = json.loads(out.read_text())
+    assert r["io"]["outputs"][0]["shape"] == [2, 4, 1] and r["latency_ms"]["n"] >= 10
+    codes = {w["code"]: w["message"] for w in r["warnings"]}
+    assert "y (declared ['batch', 4], returns [2, 4, 1])" in codes["output_shape_declared_wrong"]
+    assert "rejected these inputs" not in err
