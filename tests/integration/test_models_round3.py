@@ -233,3 +233,51 @@ def test_a_wrong_declared_output_rank_runs_as_plain_onnxruntime_runs_it(tmp_path
     codes = {w["code"]: w["message"] for w in r["warnings"]}
     assert "y (declared ['batch', 4], returns [2, 4, 1])" in codes["output_shape_declared_wrong"]
     assert "rejected these inputs" not in err
+
+
+# ------------------------------------------------------------------------------- external data (item 1)
+
+
+def external_data_model(folder):
+    """model.onnx + model.onnx.data, as onnx.save_model(save_as_external_data=True) writes them."""
+    folder.mkdir(parents=True, exist_ok=True)
+    w = numpy_helper.from_array(np.random.RandomState(0).rand(64, 64).astype("float32"), "w")
+    g = helper.make_graph([helper.make_node("MatMul", ["x", "w"], ["y"])], "ext",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 64])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 64])], initializer=[w])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    onnx.save_model(m, str(folder / "model.onnx"), save_as_external_data=True, all_tensors_to_one_file=True,
+                    location="model.onnx.data", size_threshold=0)
+    assert (folder / "model.onnx.data").stat().st_size == 64 * 64 * 4
+    return folder / "model.onnx"
+
+
+def test_external_data_is_one_artifact_runs_and_a_missing_data_file_is_named(tmp_path, db, capsys):
+    model = external_data_model(tmp_path / "user")
+    out = tmp_path / "r.json"
+    code, _, err = run(["deploy", "--device", "local", "--model", str(model), "--db", db, "--json", str(out),
+                        *FAST], capsys)
+    assert code == 0, err
+    r = json.loads(out.read_text())
+    ext = r["artifact"]["export_options"]["external_data"]
+    assert list(ext["files"]) == ["model.onnx", "model.onnx.data"] and r["artifact"]["size_bytes"] > 64 * 64 * 4
+    assert sorted(p.name for p in (tmp_path / "user").iterdir()) == ["model.onnx", "model.onnx.data"]  # untouched
+    code, _, err = run(["deploy", "--device", "local", "--model", str(model), "--precision", "int8", "--db", db,
+                        *FAST], capsys)
+    assert code == 0, err  # conversions read the self-contained file
+    # other weights in the data file: another artifact (content-addressed over both files)
+    data = (tmp_path / "user" / "model.onnx.data")
+    data.write_bytes(np.ones(64 * 64, "float32").tobytes())
+    out2 = tmp_path / "r2.json"
+    code, _, err = run(["deploy", "--device", "local", "--model", str(model), "--db", db, "--json", str(out2),
+                        *FAST], capsys)
+    assert code == 0, err
+    r2 = json.loads(out2.read_text())
+    assert r2["artifact"]["sha256"] != r["artifact"]["sha256"]
+    assert r2["artifact"]["export_options"]["external_data"]["files"]["model.onnx"] == ext["files"]["model.onnx"]
+    data.unlink()
+    code, _, err = run(["deploy", "--device", "local", "--model", str(model), "--db", db, *FAST], capsys)
+    first = err.strip().splitlines()[0]
+    assert code == 2 and "external data file model.onnx.data is missing" in first and "'w'" in first
+    assert "copy model.onnx.data next to model.onnx" in first
