@@ -525,13 +525,31 @@ def onnx_given_precision(path: str | Path) -> tuple[str, str] | None:
     from onnx import TensorProto
 
     model = onnx.load(str(path), load_external_data=False)
-    ops = sorted({n.op_type for n in _all_nodes(model.graph)} & QUANTISED_OPS)
+    nodes = list(_all_nodes(model.graph))
+    ops = sorted({n.op_type for n in nodes} & QUANTISED_OPS)
     if ops:
-        return "int8", ", ".join(ops[:3]) + (" ..." if len(ops) > 3 else "")
+        return "int8", f"{_int8_kind(model, nodes, set(ops))}: " + ", ".join(ops[:3]) + (" ..." if len(ops) > 3 else "")
     floats = [i.data_type for i in model.graph.initializer if i.data_type in (TensorProto.FLOAT, TensorProto.FLOAT16)]
     if floats and floats.count(TensorProto.FLOAT16) * 2 > len(floats):
-        return "fp16", "float16 weights"
+        return "fp16", f"float16 weights ({floats.count(TensorProto.FLOAT16)} of {len(floats)} float initializers)"
     return None
+
+
+def _int8_kind(model: Any, nodes: list[Any], ops: set[str]) -> str:
+    """How an already-quantised graph is quantised, read from its ops and weights: dynamic (activations quantised
+    at run time), QOperator (QLinear* ops), QDQ (Quantize/DequantizeLinear pairs around float ops), or weight-only
+    (DequantizeLinear of int8 initializers only: int8 weights, float activations)."""
+    if ops & {"DynamicQuantizeLinear", "DynamicQuantizeMatMul", "MatMulIntegerToFloat"}:
+        return "dynamic (int8 weights, activations quantised at run time)"
+    if any(op.startswith("QLinear") or op == "QGemm" for op in ops):
+        return "QOperator (int8 weights and activations)"
+    if "QuantizeLinear" in ops:
+        return "QDQ (int8 weights and activations)"
+    initializers = {i.name for i in model.graph.initializer}
+    dq_inputs = [n.input[0] for n in nodes if n.op_type == "DequantizeLinear" and n.input]
+    if dq_inputs and all(x in initializers for x in dq_inputs):
+        return "weight-only (int8 weights, float activations)"
+    return "integer ops"
 
 
 def as_given(artifact: Artifact) -> str | None:

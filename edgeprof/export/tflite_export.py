@@ -91,14 +91,18 @@ def read_tflite(path: Path) -> tuple[tuple[TensorSpec, ...], tuple[str, ...], di
     with contextlib.suppress(Exception):
         for op in interp._get_ops_details():
             ops[op["op_name"]] = ops.get(op["op_name"], 0) + 1
-    int8_tensors = 0
+    int8_tensors = fp16_tensors = 0
     with contextlib.suppress(Exception):  # int8/uint8 tensors with a scale: a quantised graph (float I/O or not)
         for t in interp.get_tensor_details():
             q = t.get("quantization_parameters") or {}
-            if np.dtype(t["dtype"]).name in ("int8", "uint8") and len(q.get("scales", ())):
+            kind = np.dtype(t["dtype"]).name
+            if kind in ("int8", "uint8") and len(q.get("scales", ())):
                 int8_tensors += 1
+            fp16_tensors += kind == "float16"
+    # float16 constants DEQUANTIZEd to float32: the converter's fp16 weight quantisation (compute stays float32)
+    fp16_weights = fp16_tensors if ops.get("DEQUANTIZE") else 0
     return tuple(specs), outputs, {"op_counts": ops, "quantized_inputs": quantised,
-                                   "quantized_tensors": int8_tensors}
+                                   "quantized_tensors": int8_tensors, "float16_weights": fp16_weights}
 
 
 def _user_tflite(source: ModelSource, say: Progress) -> Artifact:
@@ -109,13 +113,18 @@ def _user_tflite(source: ModelSource, say: Progress) -> Artifact:
     if not specs:
         raise ModelError(f"{source.spec} has no inputs", hint="edgeprof needs at least one input to feed")
     quantised = bool(facts["quantized_inputs"] or facts["quantized_tensors"])
+    given = "int8" if quantised else "fp16" if facts["float16_weights"] else None
+    detail: dict[str, Any] = {}
+    if quantised:
+        detail = {"quantized_tensors": facts["quantized_tensors"]}
+    elif given == "fp16":
+        detail = {"weights": f"float16 ({facts['float16_weights']} tensors, DEQUANTIZE to float32: compute in float32)"}
     return Artifact(
         path=str(source.path), format="tflite", sha256=sha256_file(source.path),
         size_bytes=source.path.stat().st_size, inputs=specs, outputs=outputs, model_name=source.name,
-        source=source.source, precision="int8" if quantised else "fp32",
+        source=source.source, precision=given or "fp32",
         export_options={"op_counts": facts["op_counts"], "quantized_inputs": facts["quantized_inputs"],
-                        **({"precision_as_given": True, "quantized_tensors": facts["quantized_tensors"]}
-                           if quantised else {})},
+                        **({"precision_as_given": True, **detail} if given else {})},
         export_check=None, cache_hit=False,
     )
 
@@ -206,7 +215,9 @@ def _quantize_int8(fp32: Artifact, out: Path, *, seed: int, shapes: Mapping[str,
     except ImportError as e:
         raise ModelError("int8 TFLite needs ai-edge-quantizer on the host", hint="pip install 'edgeprof[tflite]'") from e
     if fp32.precision != "fp32":
-        raise ModelError(f"{fp32.model_name} is already {fp32.precision}", hint="run it with --precision fp32")
+        what = f" ({fp32.export_options['weights']})" if "weights" in fp32.export_options else ""
+        raise ModelError(f"{fp32.model_name} is already {fp32.precision}{what}; edgeprof runs it as given",
+                         hint="leave out --precision, or give the float32 model to quantise")
     say(f"{fp32.model_name}: quantising TFLite to int8 (ai-edge-quantizer, static, float I/O)")
     samples = calibration_samples(plan.specs if plan is not None else fp32.inputs, shapes, seed, calibration,
                                   fixed=plan.fixed() if plan is not None else None)

@@ -20,7 +20,10 @@ _spec.loader.exec_module(corpus)
 
 AS_GIVEN = {"test_qlinearconv.onnx": "int8 (as given)", "test_matmulinteger.onnx": "int8 (as given)",
             "test_qlinearmatmul_2D_uint8_float32.onnx": "int8 (as given)",
-            "test_dequantizelinear.onnx": "int8 (as given)"}
+            "test_dequantizelinear.onnx": "int8 (as given)",
+            # MediaPipe's fp16-weight files (float16 constants DEQUANTIZEd to float32)
+            "face_detection_short_range.tflite": "fp16 (as given)", "selfie_segmentation.tflite": "fp16 (as given)",
+            "palm_detection_lite.tflite": "fp16 (as given)"}
 
 
 @pytest.fixture(scope="session")

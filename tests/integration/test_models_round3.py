@@ -281,3 +281,55 @@ def test_external_data_is_one_artifact_runs_and_a_missing_data_file_is_named(tmp
     first = err.strip().splitlines()[0]
     assert code == 2 and "external data file model.onnx.data is missing" in first and "'w'" in first
     assert "copy model.onnx.data next to model.onnx" in first
+
+
+# ------------------------------------------------------------------ precision labels from the weights (item 7)
+
+
+def test_a_tflite_with_fp16_weights_is_fp16_as_given(tmp_path, db, capsys):
+    pytest.importorskip("ai_edge_litert")
+    from tflite_fixtures import fp16_weights_tflite
+
+    model = fp16_weights_tflite(tmp_path / "fp16w.tflite")
+    out = tmp_path / "r.json"
+    code, _, err = run(["deploy", "--device", "local", "--model", str(model), "--db", db, "--json", str(out),
+                        *FAST], capsys)
+    assert code == 0, err
+    r = json.loads(out.read_text())
+    assert r["precision"] == "fp16 (as given)"
+    assert r["artifact"]["export_options"]["weights"].startswith("float16 (1 tensors, DEQUANTIZE to float32")
+    code, _, err = run(["deploy", "--device", "local", "--model", str(model), "--precision", "int8", "--db", db,
+                        *FAST], capsys)
+    first = err.strip().splitlines()[0]
+    assert code == 2 and "fp16w is already fp16 (float16 (1 tensors" in first and "runs it as given" in first
+
+
+def weight_only_int8(path):
+    """int8 weights DequantizeLinear'd to float, float activations (no QuantizeLinear)."""
+    w = numpy_helper.from_array(np.arange(64, dtype=np.int8).reshape(8, 8), "wq")
+    scale = numpy_helper.from_array(np.array(0.1, np.float32), "scale")
+    g = helper.make_graph([helper.make_node("DequantizeLinear", ["wq", "scale"], ["w"]),
+                           helper.make_node("MatMul", ["x", "w"], ["y"])], "wo",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 8])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 8])],
+                          initializer=[w, scale])
+    return save(g, path)
+
+
+def test_onnx_quantisation_kinds_are_read_from_the_graph(tmp_path, db, capsys):
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    fp32 = matmul_model(tmp_path / "mm.onnx")
+    dynamic = tmp_path / "mm_dynamic.onnx"
+    quantize_dynamic(fp32, str(dynamic), weight_type=QuantType.QInt8)
+    for model, kind in ((str(dynamic), "dynamic (int8 weights, activations quantised at run time)"),
+                        (weight_only_int8(tmp_path / "wo.onnx"), "weight-only (int8 weights, float activations)")):
+        out = tmp_path / "r.json"
+        code, _, err = run(["deploy", "--device", "local", "--model", model, "--db", db, "--json", str(out),
+                            *FAST], capsys)
+        assert code == 0, err
+        r = json.loads(out.read_text())
+        assert r["precision"] == "int8 (as given)" and r["artifact"]["export_options"]["quantized_by"].startswith(kind)
+        code, _, err = run(["deploy", "--device", "local", "--model", model, "--precision", "fp16", "--db", db,
+                            *FAST], capsys)
+        assert code == 2 and f"is already int8 ({kind}: " in err.strip().splitlines()[0]
