@@ -554,6 +554,6 @@ def _int8_kind(model: Any, nodes: list[Any], ops: set[str]) -> str:
 
 def as_given(artifact: Artifact) -> str | None:
     """`int8 (as given)` for an artifact that is the user's already-quantised file, run as it is; else None."""
-    if artifact.export_options.get("precision_as_given"):
+    if "precision_as_given" in artifact.export_options:  # set (True) only on a user's file run as given
         return f"{artifact.precision} (as given)"
     return None

@@ -35,7 +35,14 @@ from typing import Any
 
 from ..errors import ModelError
 from ..records import Artifact, TensorSpec
-from ..reference import interpreter_class, signature_names, tflite_outputs, torch_check, torch_outputs
+from ..reference import (
+    TfliteTensor,
+    interpreter_class,
+    signature_names,
+    tflite_outputs,
+    torch_check,
+    torch_outputs,
+)
 from .artifact_cache import build_cached, code_version, dist_version, key_of, sha256_file
 from .capture import capture, library_failure, to_terminal
 from .inputs import InputPlan, make_inputs
@@ -70,22 +77,18 @@ def read_tflite(path: Path) -> tuple[tuple[TensorSpec, ...], tuple[str, ...], di
     in_names, out_names = signature_names(interp)
     specs = []
     quantised = {}
-    for d in interp.get_input_details():
-        sig = d.get("shape_signature")
-        dims = [int(x) for x in (sig if sig is not None and len(sig) else d["shape"])]
-        shape: tuple[int | str | None, ...] = tuple(None if x < 0 else x for x in dims)
-        dtype = np.dtype(d["dtype"]).name
-        scale, _zero = d.get("quantization") or (0.0, 0)
-        name = in_names.get(d["index"], d["name"])
-        if dtype == "bool":
+    for t in map(TfliteTensor.of, interp.get_input_details()):
+        shape: tuple[int | str | None, ...] = tuple(None if x < 0 else x for x in t.shape)
+        name = in_names.get(t.index, t.name)
+        if t.dtype == "bool":
             low, high = 0.0, 2.0
-        elif dtype in ("int8", "uint8") and scale:
-            info = np.iinfo(dtype)
+        elif t.dtype in ("int8", "uint8") and t.scale:
+            info = np.iinfo(t.dtype)
             low, high = float(info.min), float(info.max) + 1.0
-            quantised[name] = {"scale": float(scale), "zero_point": int(_zero)}
+            quantised[name] = {"scale": t.scale, "zero_point": t.zero_point}
         else:
             low, high = 0.0, 1.0
-        specs.append(TensorSpec(name, shape, dtype, low, high))
+        specs.append(TensorSpec(name, shape, t.dtype, low, high))
     outputs = tuple(out_names.get(d["index"], d["name"]) for d in interp.get_output_details())
     ops: dict[str, int] = {}
     with contextlib.suppress(Exception):
@@ -93,14 +96,11 @@ def read_tflite(path: Path) -> tuple[tuple[TensorSpec, ...], tuple[str, ...], di
             ops[op["op_name"]] = ops.get(op["op_name"], 0) + 1
     int8_tensors = fp16_tensors = 0
     with contextlib.suppress(Exception):  # int8/uint8 tensors with a scale: a quantised graph (float I/O or not)
-        for t in interp.get_tensor_details():
-            q = t.get("quantization_parameters") or {}
-            kind = np.dtype(t["dtype"]).name
-            if kind in ("int8", "uint8") and len(q.get("scales", ())):
-                int8_tensors += 1
-            fp16_tensors += kind == "float16"
+        for t in map(TfliteTensor.of, interp.get_tensor_details()):
+            int8_tensors += t.dtype in ("int8", "uint8") and t.scales > 0
+            fp16_tensors += t.dtype == "float16"
     # float16 constants DEQUANTIZEd to float32: the converter's fp16 weight quantisation (compute stays float32)
-    fp16_weights = fp16_tensors if ops.get("DEQUANTIZE") else 0
+    fp16_weights = fp16_tensors if "DEQUANTIZE" in ops else 0
     return tuple(specs), outputs, {"op_counts": ops, "quantized_inputs": quantised,
                                    "quantized_tensors": int8_tensors, "float16_weights": fp16_weights}
 
