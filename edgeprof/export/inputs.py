@@ -53,6 +53,7 @@ BATCH_SYMBOLS = ("batch", "batch_size", "batchsize", "bs", "n", "b", "nb", "num_
 # ... and generated names: tf2onnx / onnxruntime `unk__123`, Paddle2ONNX `DynamicDimension.0`, torch dynamo's
 # sympy symbols `s0`, `s77`; any `batch…` / `…_batch` name
 BATCH_PATTERN = re.compile(r"^(unk__\d+|dynamicdimension\.\d+|s\d+|batch[_\w]*|\w+_batch)$", re.IGNORECASE)
+_GENERATED = re.compile(r"^(unk__\d+|dynamicdimension\.\d+|s\d+)$", re.IGNORECASE)  # name every dynamic dim
 
 
 def is_batch_dim(spec: TensorSpec, i: int) -> bool:
@@ -63,7 +64,15 @@ def is_batch_dim(spec: TensorSpec, i: int) -> bool:
     d = spec.shape[0]
     if d is None or (isinstance(d, int) and d < 0):
         return True
-    return isinstance(d, str) and (d.lower() in BATCH_SYMBOLS or BATCH_PATTERN.match(d) is not None)
+    return isinstance(d, str) and batch_name(d)
+
+
+def batch_name(d: str, generated: bool = True) -> bool:
+    """A dimension name that means the batch (BATCH_SYMBOLS, BATCH_PATTERN); `generated` False: not the names an
+    exporter gives every dynamic dim (unk__n, DynamicDimension.k, s6), which mean the batch on dim 0 only."""
+    if not generated and _GENERATED.match(d):
+        return False
+    return d.lower() in BATCH_SYMBOLS or BATCH_PATTERN.match(d) is not None
 
 
 def make_inputs(specs: Sequence[TensorSpec], shapes: Mapping[str, tuple[int, ...]],
@@ -432,8 +441,11 @@ def _symbols(specs: Sequence[TensorSpec], by_name: Mapping[str, TensorSpec],
 def static_batch(specs: Sequence[TensorSpec]) -> tuple[int, tuple[str, ...]] | None:
     """(N, the inputs) when the model's batch is static at N > 1: every input of rank 2 or more has dim 0 fixed at
     the same N (a face detector's 10x3x640x640). Rank-0/1 inputs (a sample rate, a scale) do not count; a model
-    with any such input whose dim 0 is 1 or dynamic has no static batch (None)."""
+    with any such input whose dim 0 is 1 or dynamic, or with a dim named like a batch anywhere (a sequence-first
+    x[5, batch, 8]), has no static batch (None)."""
     ranked = [s for s in specs if len(s.shape) >= 2]
+    if any(isinstance(d, str) and batch_name(d, generated=False) for s in specs for d in s.shape):
+        return None  # a dim named like the batch elsewhere (a GRU's x[seq, batch, input]): dim 0 is not it
     sizes = {s.shape[0] if isinstance(s.shape[0], int) else -1 for s in ranked}
     if len(sizes) != 1 or min(sizes) <= 1:
         return None
@@ -470,7 +482,9 @@ def _shape_from_model(s: TensorSpec, batch: int, symbols: Mapping[str, tuple[int
             dims.append(symbols[d][0])
         else:
             holes.append(f"dim {i} ({d})" if isinstance(d, str) else f"dim {i} (?)")
-    example = s.example_dims(batch, {k: v[0] for k, v in symbols.items()}, dim0_is_batch=is_batch_dim(s, 0))
+    known = {d: batch for d in s.shape[1:] if isinstance(d, str) and batch_name(d, generated=False)}
+    known.update((k, v[0]) for k, v in symbols.items())
+    example = s.example_dims(batch, known, dim0_is_batch=is_batch_dim(s, 0))
     return (None if holes else tuple(dims)), holes, [str(d) for d in example]
 
 

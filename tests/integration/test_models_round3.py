@@ -333,3 +333,29 @@ def test_onnx_quantisation_kinds_are_read_from_the_graph(tmp_path, db, capsys):
         code, _, err = run(["deploy", "--device", "local", "--model", model, "--precision", "fp16", "--db", db,
                             *FAST], capsys)
         assert code == 2 and f"is already int8 ({kind}: " in err.strip().splitlines()[0]
+
+
+def gru_model(path, hidden=16, features=8, steps=5):
+    """A sequence-first GRU (x[5, batch, 8]): dim 0 is time, not a static batch of 5."""
+    rs = np.random.RandomState(0)
+    inits = [numpy_helper.from_array(rs.rand(*shape).astype("float32"), name)
+             for name, shape in (("W", (1, 3 * hidden, features)), ("R", (1, 3 * hidden, hidden)),
+                                 ("B", (1, 6 * hidden)))]
+    g = helper.make_graph([helper.make_node("GRU", ["x", "W", "R", "B"], ["y", "yh"], hidden_size=hidden)], "gru",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [steps, "batch", features])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [steps, 1, "batch", hidden])],
+                          initializer=inits)
+    return save(g, path, opset=14)
+
+
+def test_a_sequence_first_gru_is_no_static_batch_and_its_hint_fills_the_batch(tmp_path, db, capsys):
+    model = gru_model(tmp_path / "gru.onnx")
+    code, _, err = run(["deploy", "--device", "local", "--model", model, "--db", db, *FAST], capsys)
+    first = err.strip().splitlines()[0]
+    assert code == 2 and "x[5, batch, 8] dim 1 (batch)" in first and "--input x=5x1x8" in first  # the batch, 1
+    out = tmp_path / "r.json"
+    code, _, err = run(["deploy", "--device", "local", "--model", model, "--input", "x=5x3x8", "--precision", "fp16",
+                        "--db", db, "--json", str(out), *FAST], capsys)
+    assert code == 0, err
+    r = json.loads(out.read_text())
+    assert r["batch"] == 1 and r["io"]["batched"] == [] and r["precision"] == "fp16"
