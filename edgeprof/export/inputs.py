@@ -50,10 +50,10 @@ __all__ = ["InputData", "InputPlan", "PlannedInput", "io_summary_lines", "is_bat
 # `batch_size`, `N`; keras2onnx / onnxconverter's `N` and `None`; a `?` or `-1` written as a name
 BATCH_SYMBOLS = ("batch", "batch_size", "batchsize", "bs", "n", "b", "nb", "num_batches", "none", "?", "-1",
                  "batch_dim", "batchdim", "n_batch", "nbatch")
-# ... and generated names: tf2onnx / onnxruntime `unk__123`, Paddle2ONNX `DynamicDimension.0`, torch dynamo's
+# ... and generated names: tf2onnx / onnxruntime `unk__123`, Paddle2ONNX `DynamicDimension.0` (`p2o.` in newer ones), torch dynamo's
 # sympy symbols `s0`, `s77`; any `batch…` / `…_batch` name
-BATCH_PATTERN = re.compile(r"^(unk__\d+|dynamicdimension\.\d+|s\d+|batch[_\w]*|\w+_batch)$", re.IGNORECASE)
-_GENERATED = re.compile(r"^(unk__\d+|dynamicdimension\.\d+|s\d+)$", re.IGNORECASE)  # name every dynamic dim
+BATCH_PATTERN = re.compile(r"^(unk__\d+|(p2o\.)?dynamicdimension\.\d+|s\d+|batch[_\w]*|\w+_batch)$", re.IGNORECASE)
+_GENERATED = re.compile(r"^(unk__\d+|(p2o\.)?dynamicdimension\.\d+|s\d+)$", re.IGNORECASE)  # name every dynamic dim
 
 
 def is_batch_dim(spec: TensorSpec, i: int) -> bool:

@@ -32,7 +32,7 @@ from typing import Any
 
 from ..errors import ModelError
 
-__all__ = ["check_files", "op_refused", "LoadCrash", "onnxruntime_check", "litert_check", "ORT_LEVELS", "TIMEOUT_S",
+__all__ = ["check_files", "check_converted", "op_refused", "LoadCrash", "onnxruntime_check", "litert_check", "ORT_LEVELS", "TIMEOUT_S",
            "ONNXRUNTIME", "LITERT", "CHECKS"]
 
 ONNXRUNTIME, LITERT = "onnxruntime", "LiteRT"
@@ -119,6 +119,25 @@ def op_refused(library: str, error: str, what: str) -> ModelError | None:
     else:
         said = op_refusal("tflite", f"{dist} {_version(dist)}", error)
     return None if said is None else ModelError(f"{what}: {said[0]}", hint=said[1])
+
+
+def check_converted(path: Path, *, what: str, library: str = ONNXRUNTIME, graph_opt: str | None = None
+                    ) -> str | None:
+    """The host's load check of a converted file (`what`: "the int8 conversion of net"): None when it loads; else
+    the file is removed and a crash, hang or missing op raises its one-line refusal, any other refusal is returned
+    (the library's first line) for the caller to word."""
+    try:
+        error = check_files([path], what=what, library=library, graph_opt=graph_opt)[0]
+    except LoadCrash:
+        path.unlink(missing_ok=True)
+        raise
+    if error is None:
+        return None
+    path.unlink(missing_ok=True)
+    missing_op = op_refused(library, error, what)
+    if missing_op is not None:
+        raise missing_op
+    return error
 
 
 def child_main(request_json: str) -> None:

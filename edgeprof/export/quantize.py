@@ -48,7 +48,7 @@ from ..records import Artifact, TensorSpec
 from .artifact_cache import build_cached, code_version, dist_version, key_of
 from .capture import library_failure, to_terminal
 from .inputs import make_inputs, read_npz
-from .loadcheck import ONNXRUNTIME, LoadCrash, check_files, op_refused
+from .loadcheck import ONNXRUNTIME, LoadCrash, check_converted, check_files, op_refused
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -361,23 +361,18 @@ def _onnxruntime_error(path: Path, graph_opt: str | None, what: str) -> str | No
     """None when onnxruntime (CPU) loads the file at `graph_opt`, else the first line of its error. The session is
     made in a child process (loadcheck.py): a crash or hang there is a LoadCrash, one line, never a dead CLI."""
     error = check_files([path], what=what, graph_opt=graph_opt)[0]
-    if error is None:
-        return None
+    return None if error is None else _ort_text(error)
+
+
+def _ort_text(error: str) -> str:
     return re.sub(r"^\[ONNXRuntimeError\] : \d+ : \w+ : (Load model from \S+ failed:)?", "", error).strip()
 
 
 def _loads_in_onnxruntime(path: Path, what: str, name: str, graph_opt: str | None) -> None:
     """Load a converted artifact once on the host, so a file the runtime refuses fails here, before any push."""
-    try:
-        error = _onnxruntime_error(path, graph_opt, f"the {what} conversion of {name}")
-    except LoadCrash:
-        path.unlink(missing_ok=True)
-        raise
+    error = check_converted(path, what=f"the {what} conversion of {name}", graph_opt=graph_opt)
     if error is not None:
-        path.unlink(missing_ok=True)
-        missing_op = op_refused(ONNXRUNTIME, error, f"the {what} conversion of {name}")
-        if missing_op is not None:
-            raise missing_op
+        error = _ort_text(error)
         other = "fp16" if what == "int8" else "int8"
         raise ModelError(f"the {what} conversion produced a file onnxruntime cannot load: {error}",
                          hint=f"the converter cannot convert this graph, your file is fine: run it with --precision "

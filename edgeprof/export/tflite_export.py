@@ -46,7 +46,7 @@ from ..reference import (
 from .artifact_cache import build_cached, code_version, dist_version, key_of, sha256_file
 from .capture import capture, library_failure, to_terminal
 from .inputs import InputPlan, make_inputs
-from .loadcheck import LITERT, LoadCrash, check_files, op_refused
+from .loadcheck import LITERT, check_converted, op_refused
 from .quantize import calibration_fingerprint, calibration_samples
 from .resolve import ModelSource, torch_module, user_import_path
 
@@ -284,16 +284,8 @@ def _add_signature(src: Path, out: Path) -> None:
 def _loads_in_litert(path: Path, name: str) -> None:
     """Load and allocate a converted .tflite once on the host, in a child process (loadcheck.py: a crash or hang
     there is a one-line refusal): a file LiteRT refuses fails here, before any push."""
-    try:
-        error = check_files([path], what=f"the int8 conversion of {name}", library=LITERT)[0]
-    except LoadCrash:
-        path.unlink(missing_ok=True)
-        raise
+    error = check_converted(path, what=f"the int8 conversion of {name}", library=LITERT)
     if error is not None:
-        path.unlink(missing_ok=True)
-        missing_op = op_refused(LITERT, error, f"the int8 conversion of {name}")
-        if missing_op is not None:
-            raise missing_op
         raise ModelError(f"the int8 conversion of {name} produced a file LiteRT cannot load: {error[:300]}",
                          hint="the quantiser (ai-edge-quantizer) cannot convert this graph, your file is fine: run "
                               "it with --precision fp32")

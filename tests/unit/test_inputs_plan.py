@@ -30,7 +30,7 @@ def test_only_a_batch_named_or_unnamed_dim0_is_the_batch():
     assert is_batch_dim(T("x", ["batch_size", 3]), 0) and is_batch_dim(T("x", ["unk__12", 3]), 0)
     assert not is_batch_dim(T("x", ["sequence_length", 3]), 0)
     # the common exporters' names for dim 0 (issue 20): Paddle2ONNX, tf2onnx, torch dynamo, keras2onnx
-    for name in ("DynamicDimension.0", "DynamicDimension.3", "unk__123", "s6", "s77", "None", "N", "batch_size",
+    for name in ("DynamicDimension.0", "DynamicDimension.3", "p2o.DynamicDimension.0", "unk__123", "s6", "s77", "None", "N", "batch_size",
                  "Batch", "batch_dim", "input_batch"):
         assert is_batch_dim(T("x", [name, 3]), 0), name
     for name in ("seq", "time", "num_boxes", "sequence", "s", "height", "DynamicDimension"):
