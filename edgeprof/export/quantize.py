@@ -237,9 +237,20 @@ def _fp16(src: Path, out: Path, name: str = "the model", graph_opt: str | None =
 
     blocked = list(float16.DEFAULT_OP_BLOCK_LIST)
 
+    dropped: list[str] = []
+
     def convert(extra: list[str]) -> tuple[Any, list[str], str | None]:
-        converted = float16.convert_float_to_float16(onnx.load(str(src)), keep_io_types=True,
-                                                     op_block_list=blocked + extra)
+        model = onnx.load(str(src))
+        # an old-IR file lists its initializers as graph inputs too: the converter then writes a float16
+        # initializer behind a float32 input, which onnxruntime refuses; users drop those entries first
+        inits = {i.name for i in model.graph.initializer}
+        keep = [i for i in model.graph.input if i.name not in inits]
+        dropped[:] = [i.name for i in model.graph.input if i.name in inits]
+        if dropped:
+            del model.graph.input[:]
+            model.graph.input.extend(keep)
+            model.ir_version = max(model.ir_version, 4)  # IR 3 requires them listed; IR 4 lets them go
+        converted = float16.convert_float_to_float16(model, keep_io_types=True, op_block_list=blocked + extra)
         fixed = _retarget_float_casts(converted) + _rewire_output_consumers(converted)
         onnx.save(converted, str(out))
         try:
@@ -282,6 +293,7 @@ def _fp16(src: Path, out: Path, name: str = "the model", graph_opt: str | None =
     call += f", op_block_list=DEFAULT_OP_BLOCK_LIST + {added})" if added else ")"
     return {"converter": call, "onnxconverter-common": dist_version("onnxconverter-common"),
             **({"ops_kept_fp32": added} if added else {}),
+            **({"initializer_inputs_dropped": len(dropped), "ir_version_raised_to": 4} if dropped else {}),
             **({"casts_retargeted_to_fp16": fixed} if fixed else {})}
 
 

@@ -359,3 +359,24 @@ def test_a_sequence_first_gru_is_no_static_batch_and_its_hint_fills_the_batch(tm
     assert code == 0, err
     r = json.loads(out.read_text())
     assert r["batch"] == 1 and r["io"]["batched"] == [] and r["precision"] == "fp16"
+
+
+def test_fp16_of_an_old_ir_file_listing_initializers_as_inputs_runs(tmp_path, db, capsys):
+    """IR 3 lists every initializer among the graph inputs; the converter then leaves a float32 input in front of
+    a float16 initializer, which onnxruntime refuses. The entries are dropped first (IR raised to 4), as users do."""
+    w = numpy_helper.from_array(np.random.RandomState(0).rand(8, 8).astype("float32"), "w")
+    g = helper.make_graph([helper.make_node("MatMul", ["x", "w"], ["y"])], "old",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 8]),
+                           helper.make_tensor_value_info("w", TensorProto.FLOAT, [8, 8])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 8])], initializer=[w])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 9)])
+    m.ir_version = 3
+    onnx.checker.check_model(m)
+    onnx.save(m, str(tmp_path / "old.onnx"))
+    out = tmp_path / "r.json"
+    code, _, err = run(["deploy", "--device", "local", "--model", str(tmp_path / "old.onnx"), "--precision", "fp16",
+                        "--db", db, "--json", str(out), *FAST], capsys)
+    assert code == 0, err
+    r = json.loads(out.read_text())
+    assert r["precision"] == "fp16" and r["artifact"]["export_options"]["initializer_inputs_dropped"] == 1
+    assert [i["name"] for i in r["io"]["inputs"]] == ["x"]
