@@ -2,7 +2,8 @@
 
 Owns: running a model on the host the way a reference is run — a torch module (`torch_outputs`, its outputs
 flattened in order), an ONNX file on onnxruntime's CPU provider (`onnx_outputs`), a .tflite file on the host's
-LiteRT interpreter (`tflite_outputs`, inputs fed by signature name) — and comparing outputs: the exporters' check
+LiteRT interpreter (`tflite_outputs`, inputs fed by signature name; its tensor details as typed records,
+`TfliteTensor`) — and comparing outputs: the exporters' check
 against torch (`torch_check`: max abs error within 1e-4 of the reference's scale) and fidelity's comparison of the
 device's outputs with the reference's (`compare`: max / mean abs error, cosine similarity, top-1 agreement, the
 pass threshold per precision).
@@ -14,6 +15,7 @@ Heavy imports (numpy, torch, onnxruntime, LiteRT) happen inside functions.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,7 +25,7 @@ from .records import Fidelity
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
 
-__all__ = ["interpreter_class", "signature_names", "flatten", "torch_outputs", "onnx_outputs", "tflite_outputs",
+__all__ = ["interpreter_class", "TfliteTensor", "signature_names", "flatten", "torch_outputs", "onnx_outputs", "tflite_outputs",
            "torch_check", "compare", "THRESHOLDS"]
 
 # Minimum cosine similarity per precision before a warning (fp32: exporter/runtime drift only).
@@ -45,6 +47,32 @@ def interpreter_class() -> Any:
     except ImportError as e:
         raise ModelError("reading a .tflite model on the host needs ai-edge-litert",
                          hint="pip install 'edgeprof[tflite]'") from e
+
+
+@dataclass(frozen=True)
+class TfliteTensor:
+    """One tensor of a LiteRT interpreter's details, read once at this boundary (the interpreter gives dicts whose
+    keys vary by version): its index and name, shape (the `shape_signature`, -1 for a dynamic dim, when the file
+    has one), numpy dtype name, per-tensor scale and zero point, and the number of per-channel scales."""
+
+    index: int
+    name: str
+    shape: tuple[int, ...]
+    dtype: str
+    scale: float = 0.0
+    zero_point: int = 0
+    scales: int = 0
+
+    @classmethod
+    def of(cls, d: Mapping[str, Any]) -> TfliteTensor:
+        import numpy as np
+
+        sig = d.get("shape_signature")
+        shape = sig if sig is not None and len(sig) else d["shape"]
+        scale, zero = d.get("quantization") or (0.0, 0)
+        params = d.get("quantization_parameters") or {}
+        return cls(int(d["index"]), str(d["name"]), tuple(int(x) for x in shape), np.dtype(d["dtype"]).name,
+                   float(scale), int(zero), len(params.get("scales", ())))
 
 
 def signature_names(interp: Any) -> tuple[dict[int, str], dict[int, str]]:

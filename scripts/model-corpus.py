@@ -104,6 +104,20 @@ FILES: list[dict] = [
     {"name": "test_lstm_defaults.onnx", "package": "onnx", "member": f"{_NODE}/test_lstm_defaults/model.onnx",
      "sha256": "618ada130b343c632f5f0c9cea3c8636ee06271a58eec3afa39011732819d9d1",
      "args": [], "covers": "LSTM, weights as inputs", "needs": None},
+    # issue 20: the exporters' own names, a GRU, a static batch, a custom op
+    {"name": "ch_PP-OCRv4_rec_infer.onnx", "package": "rapidocr-onnxruntime",
+     "member": "rapidocr_onnxruntime/models/ch_PP-OCRv4_rec_infer.onnx",
+     "sha256": "48fc40f24f6d2a207a2b1091d3437eb3cc3eb6b676dc3ef9c37384005483683b",
+     "args": ["--input", "x=1x3x48x320"],
+     "covers": "Paddle2ONNX p2o.DynamicDimension.k names (dim 0 follows --batch), rank-3 output", "needs": None},
+    {"name": "test_gru_defaults.onnx", "package": "onnx", "member": f"{_NODE}/test_gru_defaults/model.onnx",
+     "sha256": "a43ca38b32af79cd0d0661a5426fe655e28a6d57c466ab1bd34ee166ae41a3c0",
+     "args": [], "covers": "GRU, weights as inputs", "needs": None},
+    {"name": "face_landmark_with_attention.tflite", "package": "mediapipe",
+     "member": "mediapipe/modules/face_landmark/face_landmark_with_attention.tflite",
+     "sha256": "e06a804e0144f9929eda782122916b35d60c697c3c9344013ca2bbe76a6ce2b4",
+     "args": [], "covers": "MediaPipe custom ops: refused in one line naming Landmarks2TransformMatrix",
+     "needs": None, "refused": "needs custom op Landmarks2TransformMatrix"},
 ]
 
 

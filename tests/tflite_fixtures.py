@@ -1,4 +1,5 @@
-"""Builds a two-input .tflite with dynamic dims (litert-torch, then shape_signature set to -1)."""
+"""Builds .tflite test files: a two-input one with dynamic dims (litert-torch, then shape_signature set to -1), and
+minimal one-op files written with the flatbuffer schema (a builtin ADD, a Flex op, a custom op)."""
 
 from pathlib import Path
 
@@ -42,3 +43,69 @@ def export_two_inputs(tmp: Path, dynamic: bool = True) -> Path:
     out = tmp / "two_dyn.tflite"
     fu.write_model(model, str(out))
     return out
+
+
+def one_op_tflite(path: Path, custom: str | None = None) -> Path:
+    """A minimal .tflite written with LiteRT's flatbuffer schema: y = x + x on float32[1, 4], the op either the
+    builtin ADD or a CUSTOM operator code named `custom` ("FlexAddV2": a Select TF op, as the TensorFlow converter
+    writes it under SELECT_TF_OPS; any other name: a custom op)."""
+    from ai_edge_litert import schema_py_generated as s
+    from ai_edge_litert.tools import flatbuffer_utils as fu
+
+    model = s.ModelT()
+    model.version = 3
+    code = s.OperatorCodeT()
+    kind = s.BuiltinOperator.CUSTOM if custom else s.BuiltinOperator.ADD
+    code.builtinCode, code.deprecatedBuiltinCode, code.version = kind, kind, 1
+    if custom:
+        code.customCode = custom
+    model.operatorCodes = [code]
+    model.buffers = [s.BufferT(), s.BufferT(), s.BufferT()]
+    tensors = []
+    for i, name in enumerate(("x", "y")):
+        t = s.TensorT()
+        t.name, t.shape, t.type, t.buffer = name, np.array([1, 4], dtype=np.int32), s.TensorType.FLOAT32, i + 1
+        tensors.append(t)
+    op = s.OperatorT()
+    op.opcodeIndex, op.inputs, op.outputs = 0, [0, 0], [1]
+    if not custom:
+        op.builtinOptionsType, op.builtinOptions = s.BuiltinOptions.AddOptions, s.AddOptionsT()
+    sg = s.SubGraphT()
+    sg.tensors, sg.inputs, sg.outputs, sg.operators = tensors, [0], [1], [op]
+    model.subgraphs = [sg]
+    fu.write_model(model, str(path))
+    return path
+
+
+def fp16_weights_tflite(path: Path) -> Path:
+    """y = x + DEQUANTIZE(w16): a float16 constant dequantised to float32, as the TFLite converter writes fp16
+    weight quantisation (MediaPipe's models)."""
+    from ai_edge_litert import schema_py_generated as s
+    from ai_edge_litert.tools import flatbuffer_utils as fu
+
+    model = s.ModelT()
+    model.version = 3
+    codes = []
+    for kind in (s.BuiltinOperator.DEQUANTIZE, s.BuiltinOperator.ADD):
+        c = s.OperatorCodeT()
+        c.builtinCode, c.deprecatedBuiltinCode, c.version = kind, kind, 1
+        codes.append(c)
+    model.operatorCodes = codes
+    weights = s.BufferT()
+    weights.data = np.frombuffer(np.arange(4, dtype=np.float16).tobytes(), dtype=np.uint8)
+    model.buffers = [s.BufferT(), s.BufferT(), weights, s.BufferT(), s.BufferT()]
+    tensors = []
+    for i, (name, kind) in enumerate((("x", s.TensorType.FLOAT32), ("w16", s.TensorType.FLOAT16),
+                                      ("w", s.TensorType.FLOAT32), ("y", s.TensorType.FLOAT32))):
+        t = s.TensorT()
+        t.name, t.shape, t.type, t.buffer = name, np.array([1, 4], dtype=np.int32), kind, i + 1
+        tensors.append(t)
+    deq, add = s.OperatorT(), s.OperatorT()
+    deq.opcodeIndex, deq.inputs, deq.outputs = 0, [1], [2]
+    add.opcodeIndex, add.inputs, add.outputs = 1, [0, 2], [3]
+    add.builtinOptionsType, add.builtinOptions = s.BuiltinOptions.AddOptions, s.AddOptionsT()
+    sg = s.SubGraphT()
+    sg.tensors, sg.inputs, sg.outputs, sg.operators = tensors, [0], [3], [deq, add]
+    model.subgraphs = [sg]
+    fu.write_model(model, str(path))
+    return path

@@ -15,10 +15,12 @@ build identical arrays from (specs, shapes, seed, constants, data):
 Changing this algorithm changes every stored fidelity check: change both copies and say so in the commit.
 
 Shapes: a fixed dim is the model's; dim 0 is the batch when it is unnamed or named like a batch (batch, N,
-batch_size, unk__…); every other symbol must be given (by --input or a data array), once for all inputs that
-share it. --batch N is dim 0 of every batched input; a contradiction with --input, a data array or a static
-model is an error. Without --batch (or with --batch 1) the batch that --input or the data feeds is the batch:
-the plan's `batch` is always what was fed, and the measurement stores and counts that.
+batch_size, None, unk__…, DynamicDimension.0, s6: batch.py); every other symbol must be given (by --input or a
+data array), once for all inputs that share it. --batch N is dim 0 of every batched input; a contradiction with
+--input, a data array or a static model is an error. Without --batch (or with --batch 1) the batch that --input or the data feeds is the batch:
+the plan's `batch` is always what was fed, and the measurement stores and counts that. A static batch (dim 0 fixed
+at the same N > 1 on every input of rank 2+, `static_batch`) is the batch: fed, labelled and counted as N; --batch
+other than N is refused.
 Does not own: the model's declared inputs (export/), pushing the data file (agentlink), the stored record
 (records.IOSummary).
 """
@@ -40,23 +42,10 @@ from .. import datafiles
 from ..errors import ConfigError, ModelError
 from ..records import IOTensor, TensorSpec
 from .artifact_cache import sha256_file
+from .batch import batch_name, is_batch_dim, static_batch
 
 __all__ = ["InputData", "InputPlan", "PlannedInput", "io_summary_lines", "is_batch_dim", "load_input_data",
-           "make_inputs", "parse_input_range", "parse_input_value", "plan_inputs"]
-
-# dim-0 symbols that mean "the batch" (case-insensitive); onnxruntime names unnamed dims unk__<n>
-BATCH_SYMBOLS = ("batch", "batch_size", "batchsize", "bs", "n", "b", "nb", "num_batches")
-
-
-def is_batch_dim(spec: TensorSpec, i: int) -> bool:
-    """Dim `i` of `spec` is the batch: dim 0, dynamic, and unnamed or named like a batch."""
-    if i != 0 or not spec.shape:
-        return False
-    d = spec.shape[0]
-    if d is None or (isinstance(d, int) and d < 0):
-        return True
-    return isinstance(d, str) and (d.lower() in BATCH_SYMBOLS or d.startswith("unk__"))
-
+           "make_inputs", "parse_input_range", "parse_input_value", "plan_inputs", "static_batch"]
 
 def make_inputs(specs: Sequence[TensorSpec], shapes: Mapping[str, tuple[int, ...]],
                 seed: int, fixed: Mapping[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
@@ -71,7 +60,8 @@ def make_inputs(specs: Sequence[TensorSpec], shapes: Mapping[str, tuple[int, ...
         if spec.name not in shapes:
             raise ModelError(f"no concrete shape for input {spec.name!r} {spec.shape_str()}",
                              hint=f"give it with --input {spec.name}=" + "x".join(
-                                 str(d) if isinstance(d, int) else "N" for d in spec.shape))
+                                 map(str, spec.example_dims(1, dim0_is_batch=is_batch_dim(spec, 0))))
+                             + " (sizes of free dims are examples: use your model's)")
         shape = tuple(int(d) for d in shapes[spec.name])
         dtype = np.dtype(spec.dtype)
         if dtype == np.bool_:
@@ -301,6 +291,11 @@ def plan_inputs(specs: Sequence[TensorSpec], *, batch: int, seed: int,
     _check_feeds(specs, by_name, shapes, values, ranges, data)
     given = _given_shapes(by_name, shapes, data)
     batched = tuple(s.name for s in specs if is_batch_dim(s, 0))
+    static = None if batched else static_batch(specs)
+    if static is not None:  # dim 0 fixed at N > 1 on every input of rank 2+: N is the batch, fed and counted
+        if batch not in (1, static[0]):
+            _refuse_static_batch(specs, batch)
+        batch, batched = static
     batch = _fed_batch(batched, given, batch)
     symbols = _symbols(specs, by_name, given, batch)
     if batch > 1 and not batched:
@@ -330,8 +325,8 @@ def plan_inputs(specs: Sequence[TensorSpec], *, batch: int, seed: int,
             "dynamic dimensions"
         raise ModelError(f"the model's inputs have {noun} edgeprof cannot choose: " + "; ".join(missing),
                          hint="give them with " + " ".join(suggest)
-                              + " (only an unnamed or batch-named dim 0 follows --batch; inputs sharing a "
-                                "symbol share its size)")
+                              + " (the free dims' sizes are examples: use your model's; only an unnamed or "
+                                "batch-named dim 0 follows --batch; inputs sharing a symbol share its size)")
     return InputPlan(tuple(planned), batch, seed, data, batched)
 
 
@@ -423,8 +418,11 @@ def _refuse_static_batch(specs: Sequence[TensorSpec], batch: int) -> None:
         first = wrong[0] if wrong else None
         detail = f"input {first.name!r} {first.shape_str()} has dimension 0 fixed at {first.shape[0]}" \
             if first is not None else "no input has a batch dimension"
+        static = static_batch(specs)
+        keep = f"leave out --batch (the run feeds and counts its static batch {static[0]})" if static \
+            else "run it with --batch 1"
         raise ModelError(f"--batch {batch}: the model is static ({detail}); it cannot be fed batch {batch}",
-                         hint="run it with --batch 1, or export the model with a dynamic batch dimension")
+                         hint=f"{keep}, or export the model with a dynamic batch dimension")
 
 
 def _shape_from_model(s: TensorSpec, batch: int, symbols: Mapping[str, tuple[int, str]]
@@ -433,21 +431,19 @@ def _shape_from_model(s: TensorSpec, batch: int, symbols: Mapping[str, tuple[int
     or None when some dims cannot be chosen, those dims, an example --input)."""
     dims: list[int] = []
     holes: list[str] = []
-    example: list[str] = []
     for i, d in enumerate(s.shape):
         if isinstance(d, int) and d >= 0:
             dims.append(d)
-            example.append(str(d))
         elif i == 0 and is_batch_dim(s, 0):
             dims.append(batch)
-            example.append(str(batch))
         elif isinstance(d, str) and d in symbols:
             dims.append(symbols[d][0])
-            example.append(str(symbols[d][0]))
         else:
             holes.append(f"dim {i} ({d})" if isinstance(d, str) else f"dim {i} (?)")
-            example.append(d if isinstance(d, str) else f"D{i}")
-    return (None if holes else tuple(dims)), holes, example
+    known = {d: batch for d in s.shape[1:] if isinstance(d, str) and batch_name(d, generated=False)}
+    known.update((k, v[0]) for k, v in symbols.items())
+    example = s.example_dims(batch, known, dim0_is_batch=is_batch_dim(s, 0))
+    return (None if holes else tuple(dims)), holes, [str(d) for d in example]
 
 
 def _planned(s: TensorSpec, shape: Sequence[int], values: Mapping[str, Any],

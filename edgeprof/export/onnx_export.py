@@ -21,7 +21,9 @@ Owns:
   the capture whose log, `cache_dir/<key>.log`, keeps torch's warnings, logs and C-level output are
   artifact_cache.build_cached's, called once per export. A cache hit needs neither torch nor onnxruntime.
 - FLOPs (batch 1, `flops.py`) and parameter counts for the Artifact;
-- reading the IR version and default-domain opset of an ONNX file (`onnx_versions`).
+- reading the IR version and default-domain opset of an ONNX file (`onnx_versions`);
+- a user's .onnx file: its inputs, FLOPs and parameters; with external data, the self-contained artifact of the
+  model and its data files (external_data.py).
 
 Does not own: resolving names and paths and building the torch module (resolve.py), input generation
 (inputs.py), the cache directory and entries (artifact_cache.py), TFLite, quantization, pushing artifacts to
@@ -52,8 +54,9 @@ from .artifact_cache import (
     text_hash,
 )
 from .capture import library_failure, to_terminal
+from .external_data import data_files, with_inlined_data
 from .flops import count_flops
-from .inputs import make_inputs
+from .inputs import make_inputs, static_batch
 from .resolve import ModelSource, torch_module
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -85,7 +88,7 @@ def prepare_onnx(source: ModelSource, *, cache_dir: Path, seed: int = 0, opset: 
     the exporter's own), as capability.onnx_target fits them to the device; a user's file is read as it is."""
     say = to_terminal(progress)
     if source.kind == "onnx":
-        return _user_onnx(source, say)
+        return _user_onnx(source, say, cache_dir)
     if source.kind == "tflite":
         raise ModelError(f"{source.spec} is a TFLite model; it cannot be converted to ONNX",
                          hint="run it with --runtime tflite")
@@ -391,7 +394,7 @@ def _graph_inputs(model: onnx.ModelProto) -> tuple[TensorSpec, ...]:
     return tuple(specs)
 
 
-def _user_onnx(source: ModelSource, say: Progress) -> Artifact:
+def _user_onnx(source: ModelSource, say: Progress, cache_dir: Path) -> Artifact:
     import onnx
 
     if source.path is None:
@@ -400,7 +403,10 @@ def _user_onnx(source: ModelSource, say: Progress) -> Artifact:
     say(f"{source.name}: reading {path}")
     try:
         model = onnx.load(str(path), load_external_data=False)
+        external = data_files(model, path)  # a missing data file is refused here, naming it
         onnx.checker.check_model(str(path))
+    except ModelError:
+        raise
     except Exception as e:  # protobuf DecodeError, checker ValidationError, OSError...
         reason = " ".join(str(e).split()) or type(e).__name__
         if len(reason) > 300:
@@ -415,9 +421,15 @@ def _user_onnx(source: ModelSource, say: Progress) -> Artifact:
         flops = count_flops(model, _concrete(inputs, 1))  # shape inference needs no external weights
     except ModelError:  # a dynamic dim other than the batch: no batch-1 shape without the user's --input
         flops = None
+    static = static_batch(inputs)
+    if flops is not None and static is not None:  # the graph computes N inferences: FLOPs are per inference
+        flops //= static[0]
     params = sum(math.prod(init.dims) for init in model.graph.initializer)
-    return Artifact(
-        path=str(path), format="onnx", sha256=sha256_file(path), size_bytes=path.stat().st_size, inputs=inputs,
-        outputs=tuple(o.name for o in model.graph.output), model_name=source.name, source=source.source,
-        export_options={}, export_check=None, cache_hit=False, flops=flops, params=params,
+    artifact = Artifact(
+        path=str(path), format="onnx", sha256="" if external else sha256_file(path), size_bytes=path.stat().st_size,
+        inputs=inputs, outputs=tuple(o.name for o in model.graph.output), model_name=source.name,
+        source=source.source, export_options={}, export_check=None, cache_hit=False, flops=flops, params=params,
     )
+    if external:  # the model and its data files become one self-contained artifact in the cache
+        artifact = with_inlined_data(artifact, path, external, cache_dir=cache_dir, say=say)
+    return artifact

@@ -7,7 +7,8 @@ Owns:
   warns when fp16 runs on the CPU provider only).
   Casts the converter leaves producing float32 (also in If/Loop bodies) are retargeted; when onnxruntime still
   refuses the file, the ops its error names join `op_block_list` for one more try; then a one-line refusal that
-  blames the conversion. Every converted file is loaded once on the host before it can be pushed.
+  blames the conversion. Every converted file is loaded once on the host before it can be pushed, in a child
+  process at the run's --graph-opt level (loadcheck.py: a crash or hang there is a one-line refusal).
 - int8: static QDQ, per-channel weights (`quant_pre_process`, then `quantize_static(quant_format=QDQ,
   per_channel=True)`, int8 activations and weights, MinMax calibration). Dynamic int8 was 3–7× slower on our CNN.
   A file below opset 13 is upgraded first with onnx's version converter (in the temp dir), or refused in one line.
@@ -47,6 +48,7 @@ from ..records import Artifact, TensorSpec
 from .artifact_cache import build_cached, code_version, dist_version, key_of
 from .capture import library_failure, to_terminal
 from .inputs import make_inputs, read_npz
+from .loadcheck import ONNXRUNTIME, LoadCrash, check_converted, check_files, op_refused
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -174,8 +176,10 @@ def plan_feeds(plan: InputPlan) -> dict[str, dict[str, Any]]:
 
 def quantize_onnx(fp32: Artifact, precision: str, *, cache_dir: Path, shapes: Mapping[str, tuple[int, ...]],
                   seed: int = 0, calibration: str | Path | None = None,
-                  progress: Progress | None = None, plan: InputPlan | None = None) -> Artifact:
+                  progress: Progress | None = None, plan: InputPlan | None = None,
+                  graph_opt: str | None = None) -> Artifact:
     """The `precision` version of an fp32 ONNX artifact (fp32 returns it unchanged). Cached.
+    `graph_opt`: the run's --graph-opt level, the one the host's load check creates its session at.
     `plan`: the run's input plan; int8 calibration feeds what it feeds (constants, data, ranges; see
     calibration_samples). Without it every input is drawn from the model's declared range."""
     say = to_terminal(progress)
@@ -190,7 +194,7 @@ def quantize_onnx(fp32: Artifact, precision: str, *, cache_dir: Path, shapes: Ma
     material: dict[str, Any] = {
         "fp32_sha256": fp32.sha256, "precision": precision, "code": code_version("quantize.py"),
         "onnxruntime": dist_version("onnxruntime"), "onnx": dist_version("onnx"),
-        "onnxconverter-common": dist_version("onnxconverter-common"),
+        "onnxconverter-common": dist_version("onnxconverter-common"), "load_checked_at": graph_opt or "all",
     }
     if precision == "int8":
         material["calibration"] = calibration_fingerprint(calibration, plan=plan)
@@ -200,7 +204,7 @@ def quantize_onnx(fp32: Artifact, precision: str, *, cache_dir: Path, shapes: Ma
     def build(out: Path) -> Artifact:
         if precision == "fp16":
             say(f"{fp32.model_name}: converting ONNX to fp16 (onnxconverter-common, IO types kept)")
-            options = _fp16(Path(fp32.path), out)
+            options = _fp16(Path(fp32.path), out, fp32.model_name, graph_opt)
         else:
             say(f"{fp32.model_name}: quantising ONNX to int8 (static QDQ, per-channel)")
             specs = plan.specs if plan is not None else fp32.inputs
@@ -209,7 +213,7 @@ def quantize_onnx(fp32: Artifact, precision: str, *, cache_dir: Path, shapes: Ma
             options = _int8(Path(fp32.path), out, samples)
             options["calibration"] = calibration_fingerprint(calibration, plan=plan)
             options["calibration_shapes"] = {k: list(v) for k, v in shapes.items()}
-            _loads_in_onnxruntime(out, "int8")
+            _loads_in_onnxruntime(out, "int8", fp32.model_name, graph_opt)
         export_options = {**fp32.export_options, "fp32_sha256": fp32.sha256, "precision": precision, **options}
         return dataclasses.replace(fp32, path=str(out), precision=precision, export_options=export_options,
                                    export_check=None, cache_hit=False)
@@ -218,7 +222,7 @@ def quantize_onnx(fp32: Artifact, precision: str, *, cache_dir: Path, shapes: Ma
                         what=f"converting {fp32.model_name} to {precision} ONNX")
 
 
-def _fp16(src: Path, out: Path) -> dict[str, Any]:
+def _fp16(src: Path, out: Path, name: str = "the model", graph_opt: str | None = None) -> dict[str, Any]:
     """Convert with onnxconverter-common, then load the result once in onnxruntime. When onnxruntime refuses it
     (a tensor the converter typed float16 feeds a node that needs float32, e.g. YOLO-style Shape → Cast → Div/Range
     chains) even after the Cast fixes below, the op types around the mismatched tensor are added to
@@ -233,20 +237,37 @@ def _fp16(src: Path, out: Path) -> dict[str, Any]:
 
     blocked = list(float16.DEFAULT_OP_BLOCK_LIST)
 
+    dropped: list[str] = []
+
     def convert(extra: list[str]) -> tuple[Any, list[str], str | None]:
-        converted = float16.convert_float_to_float16(onnx.load(str(src)), keep_io_types=True,
-                                                     op_block_list=blocked + extra)
+        model = onnx.load(str(src))
+        # an old-IR file lists its initializers as graph inputs too: the converter then writes a float16
+        # initializer behind a float32 input, which onnxruntime refuses; users drop those entries first
+        inits = {i.name for i in model.graph.initializer}
+        keep = [i for i in model.graph.input if i.name not in inits]
+        dropped[:] = [i.name for i in model.graph.input if i.name in inits]
+        if dropped:
+            del model.graph.input[:]
+            model.graph.input.extend(keep)
+            model.ir_version = max(model.ir_version, 4)  # IR 3 requires them listed; IR 4 lets them go
+        converted = float16.convert_float_to_float16(model, keep_io_types=True, op_block_list=blocked + extra)
         fixed = _retarget_float_casts(converted) + _rewire_output_consumers(converted)
         onnx.save(converted, str(out))
         try:
             onnx.checker.check_model(str(out))
         except Exception as e:  # onnx's ValidationError: the converter wrote an invalid graph
             return converted, fixed, f"onnx.checker: {(str(e).strip().splitlines() or [type(e).__name__])[0]}"
-        return converted, fixed, _onnxruntime_error(out)
+        try:
+            return converted, fixed, _onnxruntime_error(out, graph_opt, f"the fp16 conversion of {name}")
+        except LoadCrash:  # the library crashed or hung in the check
+            out.unlink(missing_ok=True)
+            raise
 
     added: list[str] = []
     try:
         converted, fixed, error = convert([])
+    except LoadCrash:
+        raise
     except Exception as e:  # the converter's own failure
         converted, fixed, error = None, [], f"onnxconverter-common raised {type(e).__name__}: {e}"
     if error is not None and converted is not None:  # once more, the ops the load error names kept in float32
@@ -254,12 +275,17 @@ def _fp16(src: Path, out: Path) -> dict[str, Any]:
         if extra:
             try:
                 _, fixed2, error2 = convert(extra)
+            except LoadCrash:
+                raise
             except Exception:  # the converter's own bugs with some block lists: keep the first error
                 error2 = error
             if error2 is None:
                 added, fixed, error = extra, fixed2, None
     if error is not None:
         out.unlink(missing_ok=True)
+        missing_op = op_refused(ONNXRUNTIME, error, f"the fp16 conversion of {name}")
+        if missing_op is not None:
+            raise missing_op
         raise ModelError(f"the fp16 conversion produced a file onnxruntime cannot load: {' '.join(error.split())[:300]}",
                          hint="the converter (onnxconverter-common) cannot convert this graph, your file is "
                               "fine: run it with --precision fp32 or int8")
@@ -267,6 +293,7 @@ def _fp16(src: Path, out: Path) -> dict[str, Any]:
     call += f", op_block_list=DEFAULT_OP_BLOCK_LIST + {added})" if added else ")"
     return {"converter": call, "onnxconverter-common": dist_version("onnxconverter-common"),
             **({"ops_kept_fp32": added} if added else {}),
+            **({"initializer_inputs_dropped": len(dropped), "ir_version_raised_to": 4} if dropped else {}),
             **({"casts_retargeted_to_fp16": fixed} if fixed else {})}
 
 
@@ -342,25 +369,22 @@ def _rewire_output_consumers(model: Any) -> list[str]:
     return changed
 
 
-def _onnxruntime_error(path: Path) -> str | None:
-    """None when onnxruntime (CPU) loads the file, else the first line of its error."""
-    import onnxruntime as ort
-
-    opts = ort.SessionOptions()
-    opts.log_severity_level = 3
-    try:
-        ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
-    except Exception as e:  # onnxruntime raises its own exception types
-        first = (str(e).strip().splitlines() or [type(e).__name__])[0]
-        return re.sub(r"^\[ONNXRuntimeError\] : \d+ : \w+ : (Load model from \S+ failed:)?", "", first).strip()
-    return None
+def _onnxruntime_error(path: Path, graph_opt: str | None, what: str) -> str | None:
+    """None when onnxruntime (CPU) loads the file at `graph_opt`, else the first line of its error. The session is
+    made in a child process (loadcheck.py): a crash or hang there is a LoadCrash, one line, never a dead CLI."""
+    error = check_files([path], what=what, graph_opt=graph_opt)[0]
+    return None if error is None else _ort_text(error)
 
 
-def _loads_in_onnxruntime(path: Path, what: str) -> None:
+def _ort_text(error: str) -> str:
+    return re.sub(r"^\[ONNXRuntimeError\] : \d+ : \w+ : (Load model from \S+ failed:)?", "", error).strip()
+
+
+def _loads_in_onnxruntime(path: Path, what: str, name: str, graph_opt: str | None) -> None:
     """Load a converted artifact once on the host, so a file the runtime refuses fails here, before any push."""
-    error = _onnxruntime_error(path)
+    error = check_converted(path, what=f"the {what} conversion of {name}", graph_opt=graph_opt)
     if error is not None:
-        path.unlink(missing_ok=True)
+        error = _ort_text(error)
         other = "fp16" if what == "int8" else "int8"
         raise ModelError(f"the {what} conversion produced a file onnxruntime cannot load: {error}",
                          hint=f"the converter cannot convert this graph, your file is fine: run it with --precision "
@@ -508,17 +532,35 @@ def onnx_given_precision(path: str | Path) -> tuple[str, str] | None:
     from onnx import TensorProto
 
     model = onnx.load(str(path), load_external_data=False)
-    ops = sorted({n.op_type for n in _all_nodes(model.graph)} & QUANTISED_OPS)
+    nodes = list(_all_nodes(model.graph))
+    ops = sorted({n.op_type for n in nodes} & QUANTISED_OPS)
     if ops:
-        return "int8", ", ".join(ops[:3]) + (" ..." if len(ops) > 3 else "")
+        return "int8", f"{_int8_kind(model, nodes, set(ops))}: " + ", ".join(ops[:3]) + (" ..." if len(ops) > 3 else "")
     floats = [i.data_type for i in model.graph.initializer if i.data_type in (TensorProto.FLOAT, TensorProto.FLOAT16)]
     if floats and floats.count(TensorProto.FLOAT16) * 2 > len(floats):
-        return "fp16", "float16 weights"
+        return "fp16", f"float16 weights ({floats.count(TensorProto.FLOAT16)} of {len(floats)} float initializers)"
     return None
+
+
+def _int8_kind(model: Any, nodes: list[Any], ops: set[str]) -> str:
+    """How an already-quantised graph is quantised, read from its ops and weights: dynamic (activations quantised
+    at run time), QOperator (QLinear* ops), QDQ (Quantize/DequantizeLinear pairs around float ops), or weight-only
+    (DequantizeLinear of int8 initializers only: int8 weights, float activations)."""
+    if ops & {"DynamicQuantizeLinear", "DynamicQuantizeMatMul", "MatMulIntegerToFloat"}:
+        return "dynamic (int8 weights, activations quantised at run time)"
+    if any(op.startswith("QLinear") or op == "QGemm" for op in ops):
+        return "QOperator (int8 weights and activations)"
+    if "QuantizeLinear" in ops:
+        return "QDQ (int8 weights and activations)"
+    initializers = {i.name for i in model.graph.initializer}
+    dq_inputs = [n.input[0] for n in nodes if n.op_type == "DequantizeLinear" and n.input]
+    if dq_inputs and all(x in initializers for x in dq_inputs):
+        return "weight-only (int8 weights, float activations)"
+    return "integer ops"
 
 
 def as_given(artifact: Artifact) -> str | None:
     """`int8 (as given)` for an artifact that is the user's already-quantised file, run as it is; else None."""
-    if artifact.export_options.get("precision_as_given"):
+    if "precision_as_given" in artifact.export_options:  # set (True) only on a user's file run as given
         return f"{artifact.precision} (as given)"
     return None

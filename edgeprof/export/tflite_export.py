@@ -35,10 +35,18 @@ from typing import Any
 
 from ..errors import ModelError
 from ..records import Artifact, TensorSpec
-from ..reference import interpreter_class, signature_names, tflite_outputs, torch_check, torch_outputs
+from ..reference import (
+    TfliteTensor,
+    interpreter_class,
+    signature_names,
+    tflite_outputs,
+    torch_check,
+    torch_outputs,
+)
 from .artifact_cache import build_cached, code_version, dist_version, key_of, sha256_file
 from .capture import capture, library_failure, to_terminal
 from .inputs import InputPlan, make_inputs
+from .loadcheck import LITERT, check_converted, op_refused
 from .quantize import calibration_fingerprint, calibration_samples
 from .resolve import ModelSource, torch_module, user_import_path
 
@@ -69,35 +77,32 @@ def read_tflite(path: Path) -> tuple[tuple[TensorSpec, ...], tuple[str, ...], di
     in_names, out_names = signature_names(interp)
     specs = []
     quantised = {}
-    for d in interp.get_input_details():
-        sig = d.get("shape_signature")
-        dims = [int(x) for x in (sig if sig is not None and len(sig) else d["shape"])]
-        shape: tuple[int | str | None, ...] = tuple(None if x < 0 else x for x in dims)
-        dtype = np.dtype(d["dtype"]).name
-        scale, _zero = d.get("quantization") or (0.0, 0)
-        name = in_names.get(d["index"], d["name"])
-        if dtype == "bool":
+    for t in map(TfliteTensor.of, interp.get_input_details()):
+        shape: tuple[int | str | None, ...] = tuple(None if x < 0 else x for x in t.shape)
+        name = in_names.get(t.index, t.name)
+        if t.dtype == "bool":
             low, high = 0.0, 2.0
-        elif dtype in ("int8", "uint8") and scale:
-            info = np.iinfo(dtype)
+        elif t.dtype in ("int8", "uint8") and t.scale:
+            info = np.iinfo(t.dtype)
             low, high = float(info.min), float(info.max) + 1.0
-            quantised[name] = {"scale": float(scale), "zero_point": int(_zero)}
+            quantised[name] = {"scale": t.scale, "zero_point": t.zero_point}
         else:
             low, high = 0.0, 1.0
-        specs.append(TensorSpec(name, shape, dtype, low, high))
+        specs.append(TensorSpec(name, shape, t.dtype, low, high))
     outputs = tuple(out_names.get(d["index"], d["name"]) for d in interp.get_output_details())
     ops: dict[str, int] = {}
     with contextlib.suppress(Exception):
         for op in interp._get_ops_details():
             ops[op["op_name"]] = ops.get(op["op_name"], 0) + 1
-    int8_tensors = 0
+    int8_tensors = fp16_tensors = 0
     with contextlib.suppress(Exception):  # int8/uint8 tensors with a scale: a quantised graph (float I/O or not)
-        for t in interp.get_tensor_details():
-            q = t.get("quantization_parameters") or {}
-            if np.dtype(t["dtype"]).name in ("int8", "uint8") and len(q.get("scales", ())):
-                int8_tensors += 1
+        for t in map(TfliteTensor.of, interp.get_tensor_details()):
+            int8_tensors += t.dtype in ("int8", "uint8") and t.scales > 0
+            fp16_tensors += t.dtype == "float16"
+    # float16 constants DEQUANTIZEd to float32: the converter's fp16 weight quantisation (compute stays float32)
+    fp16_weights = fp16_tensors if "DEQUANTIZE" in ops else 0
     return tuple(specs), outputs, {"op_counts": ops, "quantized_inputs": quantised,
-                                   "quantized_tensors": int8_tensors}
+                                   "quantized_tensors": int8_tensors, "float16_weights": fp16_weights}
 
 
 def _user_tflite(source: ModelSource, say: Progress) -> Artifact:
@@ -108,13 +113,18 @@ def _user_tflite(source: ModelSource, say: Progress) -> Artifact:
     if not specs:
         raise ModelError(f"{source.spec} has no inputs", hint="edgeprof needs at least one input to feed")
     quantised = bool(facts["quantized_inputs"] or facts["quantized_tensors"])
+    given = "int8" if quantised else "fp16" if facts["float16_weights"] else None
+    detail: dict[str, Any] = {}
+    if quantised:
+        detail = {"quantized_tensors": facts["quantized_tensors"]}
+    elif given == "fp16":
+        detail = {"weights": f"float16 ({facts['float16_weights']} tensors, DEQUANTIZE to float32: compute in float32)"}
     return Artifact(
         path=str(source.path), format="tflite", sha256=sha256_file(source.path),
         size_bytes=source.path.stat().st_size, inputs=specs, outputs=outputs, model_name=source.name,
-        source=source.source, precision="int8" if quantised else "fp32",
+        source=source.source, precision=given or "fp32",
         export_options={"op_counts": facts["op_counts"], "quantized_inputs": facts["quantized_inputs"],
-                        **({"precision_as_given": True, "quantized_tensors": facts["quantized_tensors"]}
-                           if quantised else {})},
+                        **({"precision_as_given": True, **detail} if given else {})},
         export_check=None, cache_hit=False,
     )
 
@@ -205,7 +215,9 @@ def _quantize_int8(fp32: Artifact, out: Path, *, seed: int, shapes: Mapping[str,
     except ImportError as e:
         raise ModelError("int8 TFLite needs ai-edge-quantizer on the host", hint="pip install 'edgeprof[tflite]'") from e
     if fp32.precision != "fp32":
-        raise ModelError(f"{fp32.model_name} is already {fp32.precision}", hint="run it with --precision fp32")
+        what = f" ({fp32.export_options['weights']})" if "weights" in fp32.export_options else ""
+        raise ModelError(f"{fp32.model_name} is already {fp32.precision}{what}; edgeprof runs it as given",
+                         hint="leave out --precision, or give the float32 model to quantise")
     say(f"{fp32.model_name}: quantising TFLite to int8 (ai-edge-quantizer, static, float I/O)")
     samples = calibration_samples(plan.specs if plan is not None else fp32.inputs, shapes, seed, calibration,
                                   fixed=plan.fixed() if plan is not None else None)
@@ -223,6 +235,9 @@ def _quantize_int8(fp32: Artifact, out: Path, *, seed: int, shapes: Mapping[str,
             calib = q.calibrate({sig: samples})
             q.quantize(calib, enable_progress_report=False).export_model(str(out), overwrite=True)
         except Exception as e:  # the capture (artifact_cache.build_cached) names its log and keeps the tail
+            missing_op = op_refused(LITERT, str(e), f"int8 quantisation of {fp32.model_name} (TFLite)")
+            if missing_op is not None:  # the quantiser runs the graph to calibrate: the op is the cause
+                raise missing_op from None
             first = (str(e).strip().splitlines() or [type(e).__name__])[0]
             raise library_failure(ModelError(
                 f"int8 quantisation of {fp32.model_name} (TFLite) failed: {type(e).__name__}: {first}",
@@ -267,16 +282,13 @@ def _add_signature(src: Path, out: Path) -> None:
 
 
 def _loads_in_litert(path: Path, name: str) -> None:
-    """Load and allocate a converted .tflite once on the host: a file LiteRT refuses fails here, before any push."""
-    try:
-        interp = interpreter_class()(model_path=str(path))
-        interp.allocate_tensors()
-    except Exception as e:  # noqa: BLE001 - the interpreter raises RuntimeError/ValueError
-        path.unlink(missing_ok=True)
-        first = " ".join(str(e).split())[:300] or type(e).__name__
-        raise ModelError(f"the int8 conversion of {name} produced a file LiteRT cannot load: {first}",
+    """Load and allocate a converted .tflite once on the host, in a child process (loadcheck.py: a crash or hang
+    there is a one-line refusal): a file LiteRT refuses fails here, before any push."""
+    error = check_converted(path, what=f"the int8 conversion of {name}", library=LITERT)
+    if error is not None:
+        raise ModelError(f"the int8 conversion of {name} produced a file LiteRT cannot load: {error[:300]}",
                          hint="the quantiser (ai-edge-quantizer) cannot convert this graph, your file is fine: run "
-                              "it with --precision fp32") from None
+                              "it with --precision fp32")
 
 
 def _versions() -> dict[str, str]:

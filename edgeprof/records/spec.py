@@ -52,10 +52,32 @@ class TensorSpec:
 
                 raise ModelError(
                     f"input {self.name!r} has a dynamic dimension {i} ({d!r}) in shape {self.shape_str()}",
-                    hint=f"give it with --input {self.name}=" + "x".join(
-                        str(x) if isinstance(x, int) and x >= 0 else "N" for x in self.shape),
+                    hint=f"give it with --input {self.name}=" + "x".join(map(str, self.example_dims(batch)))
+                    + " (sizes of free dims are examples: use your model's)",
                 )
         return tuple(out)
+
+    def example_dims(self, batch: int, known: Mapping[str, int] | None = None, dim0_is_batch: bool = True
+                     ) -> list[int]:
+        """A shape a user can paste after --input NAME=: fixed dims as they are, a dynamic dim 0 the batch (when
+        `dim0_is_batch`), a symbol in `known` its size, any other free dim an example size: 224 for the height and
+        width of an image-like rank-4 input (NCHW or NHWC with 1, 3 or 4 channels), else 128."""
+        known = known or {}
+        channels = (1, 3, 4)
+        spatial: tuple[int, ...] = ()
+        if len(self.shape) == 4:
+            spatial = (2, 3) if self.shape[1] in channels else (1, 2) if self.shape[3] in channels else ()
+        out: list[int] = []
+        for i, d in enumerate(self.shape):
+            if isinstance(d, int) and d >= 0:
+                out.append(d)
+            elif i == 0 and dim0_is_batch:
+                out.append(batch)
+            elif isinstance(d, str) and d in known:
+                out.append(int(known[d]))
+            else:
+                out.append(224 if i in spatial else 128)
+        return out
 
     def shape_str(self) -> str:
         return "[" + ", ".join("?" if d is None else str(d) for d in self.shape) + "]"

@@ -99,7 +99,8 @@ def prepare(spec: RunSpec, cache_dir: Path | None = None, say: Callable[[str], N
 
     plan = input_plan(fp32.inputs, spec, cache)  # calibration feeds what the run feeds (constants, data, ranges)
     artifact = quantize_onnx(fp32, spec.precision, cache_dir=cache, shapes=plan.shapes, seed=spec.seed,
-                             calibration=calibration, progress=say, plan=plan)
+                             calibration=calibration, progress=say, plan=plan,
+                             graph_opt=spec.runtime_options.get("graph_optimization_level"))
     loadable(artifact.path, f"the {spec.precision} model quantised from {spec.model}")
     return Prepared(artifact, fp32, source)
 

@@ -1,5 +1,6 @@
 """--input-data over a real sshd (boardlab.py): the data file travels with the model, content-addressed like an
-artifact (a second run moves none of it), and the agent on the board feeds it."""
+artifact (a second run moves none of it), and the agent on the board feeds it; an ONNX file's external data
+travels inside its artifact."""
 
 from __future__ import annotations
 
@@ -76,3 +77,22 @@ def test_accuracy_data_travels_once_and_is_scored_on_the_board(lab: BoardLab, tm
         assert code == 0, err
         assert again is not None and again["transfer"]["artifact_bytes"] == 0  # both already on the board
         assert again["accuracy"]["top1"] == acc["top1"]
+
+
+def test_external_data_model_is_pushed_with_its_weights_once(lab: BoardLab, tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """An ONNX file with external data (issue 20) travels as one self-contained artifact: the weights arrive, a
+    second run moves nothing."""
+    from test_models_round3 import external_data_model
+
+    model = external_data_model(tmp_path / "user")
+    with lab.board("rpi5", drive=False) as b:
+        code, _, err, r = lab.deploy(b, str(model), *RUN, monkeypatch=monkeypatch, capsys=capsys)
+        assert code == 0, err
+        assert r is not None and r["status"] == "ok"
+        assert r["transfer"]["artifact_bytes"] > 64 * 64 * 4  # the weights travelled in the artifact
+        assert list(r["artifact"]["export_options"]["external_data"]["files"]) == ["model.onnx", "model.onnx.data"]
+        code, _, err, again = lab.deploy(b, str(model), *RUN, monkeypatch=monkeypatch, capsys=capsys)
+        assert code == 0, err
+        assert again is not None and again["transfer"]["artifact_bytes"] == 0

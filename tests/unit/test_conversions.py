@@ -175,10 +175,11 @@ def test_already_quantised_onnx_runs_as_given(tmp_path):
     assert as_given(p.artifact) == "int8 (as given)"
     assert prepare(RunSpec(device="local", model=str(given), precision="int8"),
                    cache_dir=tmp_path / "cache").artifact.path == str(given)
-    with pytest.raises(ModelError, match=r"is already int8 \(DequantizeLinear, QuantizeLinear\)"):
+    with pytest.raises(ModelError,
+                       match=r"is already int8 \(QDQ \(int8 weights and activations\): DequantizeLinear, QuantizeLinear\)"):
         prepare(RunSpec(device="local", model=str(given), precision="fp16"), cache_dir=tmp_path / "cache")
     half = quantize_onnx(fp32, "fp16", cache_dir=tmp_path / "cache", shapes=SHAPES)
-    assert onnx_given_precision(half.path) == ("fp16", "float16 weights")
+    assert onnx_given_precision(half.path) == ("fp16", "float16 weights (2 of 2 float initializers)")
 
 
 def test_tflite_defaults_to_the_tflite_runtime():

@@ -2,7 +2,11 @@
 
 Owns: building an InferenceSession from the options (intra/inter-op threads, graph optimisation level, execution
 providers, spinning) and running it with inputs AND outputs pre-bound as OrtValues through an IOBinding, so one
-query costs run_with_iobinding() and nothing else from the harness. Importing onnxruntime and creating the
+query costs run_with_iobinding() and nothing else from the harness. An output whose declared shape contradicts
+what the model returns (a rank-2 declaration of a rank-3 output) cannot be pre-allocated — onnxruntime checks a
+given buffer against the declaration, also the one a binding kept from the last run — so it is bound by name
+and device again before each run and onnxruntime allocates it (a warning says so); `outputs()` reads those from
+the binding. A model whose declarations are right runs the plain run() as before. Importing onnxruntime and creating the
 session run inside quiet.RuntimeOutput at log severity WARNING: its warnings go to the workdir's runtime.log
 (and the agent's stderr), and a requested provider the session does not use becomes a warning for the result.
 profile_ops runs opprof.profile_onnxruntime (a second, profiling session) on load's model, inputs and options.
@@ -33,6 +37,8 @@ class Backend(_Base):
         self._ort = None
         self._options = {}
         self._output_values = []
+        self._allocated_by_runtime = []  # outputs whose declared shape is wrong: onnxruntime allocates them
+        self._rebind = []  # their names, bound to the device again before each run
         self._loaded = None  # (path, inputs, options) as load received them: the profiling session's
 
     def require(self):
@@ -88,6 +94,7 @@ class Backend(_Base):
                                self.workdir) as out:
                 self._sess = ort.InferenceSession(path, sess_options=so, providers=providers)
         except Exception as e:  # onnxruntime raises its own Fail/InvalidGraph types
+            _refuse_op(ort, e)
             raise OpError("load_failed", "onnxruntime could not load the model: %s" % (str(e).splitlines() or [""])[0],
                           hint="check the model with onnx.checker, or try --graph-opt disable")
         self.warnings = ort_findings(out.text, providers, list(self._sess.get_providers()), out.where())
@@ -118,16 +125,46 @@ class Backend(_Base):
         try:
             self._sess.run_with_iobinding(self._binding)
         except Exception as e:  # the model's own refusal of these inputs (shapes, values): the model's error
+            _refuse_op(ort, e)
             raise OpError(ErrorKind.MODEL_INPUT, "the model rejected these inputs: %s" % _first_line(e),
                           detail=str(e))
         self.first_run_s = time.time() - t0
         first = [(tuple(a.shape), a.dtype) for a in (v.numpy() for v in self._binding.get_outputs())]
         self._binding.clear_binding_outputs()
-        self._output_values = []
-        for name, (shape, dtype) in zip(out_names, first):
-            ov = ort.OrtValue.ortvalue_from_shape_and_type(list(shape), dtype, "cpu", 0)
-            self._output_values.append(ov)
-            self._binding.bind_ortvalue_output(name, ov)
+        self._bind_outputs(ort, out_names, first)
+        if self._rebind:
+            # onnxruntime warns at every run that the shape differs from the declaration (VerifyOutputSizes, on
+            # the session's logger): the session is made once more with its log at ERROR, inputs bound again
+            so.log_severity_level = 3
+            with RuntimeOutput("reloading %s with its log at ERROR" % os.path.basename(str(path)), self.workdir):
+                self._sess = ort.InferenceSession(path, sess_options=so, providers=providers)
+            self._binding = self._sess.io_binding()
+            self._input_values = {}
+            self.set_inputs([(name, given[name]) for name in names])
+            self._bind_outputs(ort, out_names, first)
+            self.run = self._run_rebinding  # the binding keeps the last run's buffer: bind the device again
+            self.run()  # so that outputs() reads a run's buffers from the first call on
+            self.warnings.append({"code": "output_shape_declared_wrong", "message": (
+                "the model declares output shapes that differ from what it returns: %s; these outputs are bound "
+                "by name and allocated by onnxruntime at each inference (inside the timed loop)" % (
+                    "; ".join(self._allocated_by_runtime)))})
+
+    def _bind_outputs(self, ort, out_names, first):
+        """Pre-allocate each output at the shape the first run gave, unless that contradicts the declared shape:
+        onnxruntime refuses such a buffer ("Invalid rank for output"), so that output is bound by name and device
+        and onnxruntime allocates it (`_rebind`)."""
+        self._output_values, self._allocated_by_runtime, self._rebind = [], [], []
+        declared = [o.shape for o in self._sess.get_outputs()]
+        for name, (shape, dtype), want in zip(out_names, first, declared):
+            if _fits(want, shape):
+                ov = ort.OrtValue.ortvalue_from_shape_and_type(list(shape), dtype, "cpu", 0)
+                self._output_values.append(ov)
+                self._binding.bind_ortvalue_output(name, ov)
+            else:
+                self._output_values.append(None)
+                self._binding.bind_output(name, "cpu")
+                self._allocated_by_runtime.append("%s (declared %s, returns %s)" % (name, list(want), list(shape)))
+                self._rebind.append(name)
 
     def set_inputs(self, inputs):
         """Bind new arrays (the shapes and dtypes of load's) to the named inputs: the accuracy pass."""
@@ -140,8 +177,19 @@ class Backend(_Base):
     def run(self):
         self._sess.run_with_iobinding(self._binding)
 
+    def _run_rebinding(self):
+        """run() for a model with wrongly declared outputs: those are bound to the device again before each run
+        (a binding passes the buffer it got last time as a given one, which onnxruntime checks and refuses)."""
+        binding = self._binding
+        for name in self._rebind:
+            binding.bind_output(name, "cpu")
+        self._sess.run_with_iobinding(binding)
+
     def outputs(self):
-        return [v.numpy() for v in self._output_values]
+        if not self._allocated_by_runtime:
+            return [v.numpy() for v in self._output_values]
+        now = self._binding.get_outputs()  # the runtime's buffers of the last run, in binding order
+        return [(v if v is not None else now[i]).numpy() for i, v in enumerate(self._output_values)]
 
     def profile_ops(self, iterations):
         """Per-node kernel times from a second session with enable_profiling (opprof.py): never the measured one."""
@@ -168,6 +216,24 @@ class Backend(_Base):
     def close(self):
         self._binding = None
         self._sess = None
+
+
+def _fits(declared, shape):
+    """A buffer of `shape` agrees with the model's declared output shape (its rank, its fixed dims): onnxruntime
+    checks a pre-allocated output against the declaration ("Invalid rank for output")."""
+    if declared is None or len(declared) != len(shape):
+        return False
+    return all(not isinstance(d, int) or d < 0 or d == n for d, n in zip(declared, shape))
+
+
+def _refuse_op(ort, e):
+    """An op this onnxruntime lacks (opsupport.py): a load failure that names the op, not the inputs' fault."""
+    from ..protocol import OpError
+    from .opsupport import op_refusal
+
+    said = op_refusal("onnxruntime", ort.__version__, str(e))
+    if said is not None:
+        raise OpError(ErrorKind.LOAD_FAILED, said[0], hint=said[1], detail=str(e))
 
 
 def _first_line(e):

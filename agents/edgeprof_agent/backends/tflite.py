@@ -137,6 +137,7 @@ class Backend(_Base):
         try:
             self._interp = tfl.Interpreter(**kwargs)
         except Exception as e:
+            self._refuse_op(e)
             raise OpError("load_failed", "the TFLite interpreter could not load the model: %s" % (
                 (str(e).splitlines() or [""])[0]), hint="check the file with the LiteRT tools, or try --xnnpack off")
         interp = self._interp
@@ -156,6 +157,7 @@ class Backend(_Base):
         try:
             interp.allocate_tensors()
         except Exception as e:
+            self._refuse_op(e)
             raise OpError("load_failed", "allocating tensors failed: %s" % (str(e).splitlines() or [""])[0],
                           hint="the model may not accept these input shapes (--input/--batch)")
         self._in_details = [(self._pick_name(d, sig_names, given), d) for d in interp.get_input_details()]
@@ -165,6 +167,7 @@ class Backend(_Base):
         try:
             interp.invoke()  # first run outside the timed loop (lazy delegate preparation)
         except Exception as e:  # the model's own refusal of these inputs: the model's error
+            self._refuse_op(e)
             raise OpError(ErrorKind.MODEL_INPUT, "the model rejected these inputs: %s" % (
                 (str(e).strip().splitlines() or [""])[0]), detail=str(e))
         self.first_run_s = time.time() - t0
@@ -176,6 +179,15 @@ class Backend(_Base):
             "resized_inputs": resized,
             "quantized_inputs": quantised,
         }
+
+    def _refuse_op(self, e):
+        """A Flex or unresolved custom op (opsupport.py): a load failure that names the op, not the inputs' fault."""
+        from ..protocol import OpError
+        from .opsupport import op_refusal
+
+        said = op_refusal("tflite", "%s %s" % (self._module_name, _version(self._module_name)), str(e))
+        if said is not None:
+            raise OpError(ErrorKind.LOAD_FAILED, said[0], hint=said[1], detail=str(e))
 
     def set_inputs(self, inputs):
         """Set the named inputs (the shapes of load's; float data of an integer-quantised input is quantised with

@@ -1,0 +1,60 @@
+"""Which dimension is the batch: the names the common exporters give dim 0, and a static batch.
+
+Owns: `is_batch_dim` (dim 0, dynamic, unnamed or named like a batch: torch's `batch`, `batch_size`, `N`;
+keras2onnx / onnxconverter's `N`, `None`; tf2onnx / onnxruntime's `unk__123`; Paddle2ONNX's `DynamicDimension.0`
+and `p2o.DynamicDimension.0`; torch dynamo's `s6`; any `batch…` / `…_batch`), `batch_name` (such a name anywhere,
+without the generated names an exporter gives every dynamic dim, when asked), `static_batch` (dim 0 fixed at the
+same N > 1 on every input of rank 2+: N is the batch).
+Does not own: the input plan that uses them (inputs.py).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from ..records import TensorSpec
+
+__all__ = ["BATCH_SYMBOLS", "BATCH_PATTERN", "is_batch_dim", "batch_name", "static_batch"]
+
+# dim-0 symbols that mean "the batch" (case-insensitive), as the common exporters write them: torch's `batch`,
+# `batch_size`, `N`; keras2onnx / onnxconverter's `N` and `None`; a `?` or `-1` written as a name
+BATCH_SYMBOLS = ("batch", "batch_size", "batchsize", "bs", "n", "b", "nb", "num_batches", "none", "?", "-1",
+                 "batch_dim", "batchdim", "n_batch", "nbatch")
+# ... and generated names: tf2onnx / onnxruntime `unk__123`, Paddle2ONNX `DynamicDimension.0` (`p2o.` in newer ones), torch dynamo's
+# sympy symbols `s0`, `s77`; any `batch…` / `…_batch` name
+BATCH_PATTERN = re.compile(r"^(unk__\d+|(p2o\.)?dynamicdimension\.\d+|s\d+|batch[_\w]*|\w+_batch)$", re.IGNORECASE)
+_GENERATED = re.compile(r"^(unk__\d+|(p2o\.)?dynamicdimension\.\d+|s\d+)$", re.IGNORECASE)  # name every dynamic dim
+
+
+def is_batch_dim(spec: TensorSpec, i: int) -> bool:
+    """Dim `i` of `spec` is the batch: dim 0, dynamic, and unnamed or named like a batch (BATCH_SYMBOLS,
+    BATCH_PATTERN)."""
+    if i != 0 or not spec.shape:
+        return False
+    d = spec.shape[0]
+    if d is None or (isinstance(d, int) and d < 0):
+        return True
+    return isinstance(d, str) and batch_name(d)
+
+
+def batch_name(d: str, generated: bool = True) -> bool:
+    """A dimension name that means the batch (BATCH_SYMBOLS, BATCH_PATTERN); `generated` False: not the names an
+    exporter gives every dynamic dim (unk__n, DynamicDimension.k, s6), which mean the batch on dim 0 only."""
+    if not generated and _GENERATED.match(d):
+        return False
+    return d.lower() in BATCH_SYMBOLS or BATCH_PATTERN.match(d) is not None
+
+
+def static_batch(specs: Sequence[TensorSpec]) -> tuple[int, tuple[str, ...]] | None:
+    """(N, the inputs) when the model's batch is static at N > 1: every input of rank 2 or more has dim 0 fixed at
+    the same N (a face detector's 10x3x640x640). Rank-0/1 inputs (a sample rate, a scale) do not count; a model
+    with any such input whose dim 0 is 1 or dynamic, or with a dim named like a batch anywhere (a sequence-first
+    x[5, batch, 8]), has no static batch (None)."""
+    ranked = [s for s in specs if len(s.shape) >= 2]
+    if any(isinstance(d, str) and batch_name(d, generated=False) for s in specs for d in s.shape):
+        return None  # a dim named like the batch elsewhere (a GRU's x[seq, batch, input]): dim 0 is not it
+    sizes = {s.shape[0] if isinstance(s.shape[0], int) else -1 for s in ranked}
+    if len(sizes) != 1 or min(sizes) <= 1:
+        return None
+    return sizes.pop(), tuple(s.name for s in ranked)
