@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import os
+import tempfile
 from pathlib import Path
 
 from ..errors import ConfigError, DeviceError
@@ -49,5 +51,26 @@ def check_writable(path: str, flag: str, db: str | None = None) -> None:
         raise ConfigError(f"{flag} {path}: is a folder", hint="give a file path")
     if not folder.is_dir():
         raise ConfigError(f"{flag} {path}: folder {str(folder)!r} does not exist", hint="create it first")
-    if (p.exists() and not os.access(p, os.W_OK)) or (not p.exists() and not os.access(folder, os.W_OK)):
-        raise ConfigError(f"{flag} {path}: not writable (permission denied)", hint="give a path you can write")
+    problem = _write_probe(p, folder)
+    if problem is not None:
+        raise ConfigError(f"{flag} {path}: not writable ({problem})", hint="give a path you can write")
+
+
+def _write_probe(p: Path, folder: Path) -> str | None:
+    """Why `p` cannot be written, found by trying (os.access says yes to root on a read-only mount or a 0555
+    folder, and gives no reason): an existing regular file is opened for append (nothing changes), else a
+    temporary file is made and removed in its folder. None when it can be written."""
+    try:
+        if p.exists() and p.is_file():
+            os.close(os.open(p, os.O_WRONLY | os.O_APPEND))
+        elif p.exists():  # a device or FIFO (--json /dev/stdout): opening it could block or write
+            return None if os.access(p, os.W_OK) else "permission denied"
+        else:
+            fd, probe = tempfile.mkstemp(dir=folder, prefix=".edgeprof-write-probe-")
+            os.close(fd)
+            os.unlink(probe)
+    except OSError as e:
+        return {errno.EROFS: "read-only file system", errno.EACCES: "permission denied",
+                errno.EPERM: "permission denied", errno.ENOSPC: "no space left on the device",
+                errno.EDQUOT: "disk quota exceeded"}.get(e.errno or 0, e.strerror or str(e))
+    return None

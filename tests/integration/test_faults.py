@@ -368,3 +368,27 @@ def test_a_fifo_as_a_sweep_or_inventory_file_is_one_line_not_a_hang(tmp_path, co
     p = cli([str(fifo) if w == "FILE" else w for w in command], env_for(tmp_path), tmp_path, timeout=60)
     line = one_line_error(p)
     assert str(fifo) in line and ("not a regular file" in line or "not a file" in line)
+
+
+def test_a_json_path_on_a_read_only_mount_or_in_a_folder_only_root_could_write_is_refused_before_the_run(tmp_path):
+    """--json on a read-only file system is refused before anything runs, naming why (os.access says yes to
+    root there); a 0555 folder is writable to root, so the run goes on and writes the file."""
+    with tmpfs(tmp_path / "ro", ro=True) as ro:
+        for target in (ro / "r.json", ro):  # a new file in it, and the mount itself is a folder
+            p = cli([*NULL, "--json", str(target), "--no-store"], env_for(tmp_path), tmp_path)
+            line = one_line_error(p)
+            assert f"--json {target}" in line
+            assert ("read-only file system" in line) if target != ro else ("is a folder" in line)
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o555)
+    try:
+        p = cli([*NULL, "--json", str(locked / "r.json"), "--no-store"], env_for(tmp_path), tmp_path)
+        if os.geteuid() == 0:
+            assert p.returncode == 0, p.stderr
+            assert json.loads((locked / "r.json").read_text())["runtime"] == "null"
+        else:
+            assert "permission denied" in one_line_error(p)
+        assert not [f for f in locked.iterdir() if f.name.startswith(".edgeprof-write-probe-")]
+    finally:
+        locked.chmod(0o755)
