@@ -83,6 +83,13 @@ def _importable(facts: Facts, names: tuple[str, ...]) -> bool:
     return any((fact := facts.runtime(m)) is not None and fact.error is None for m in names)
 
 
+def decide(model: str, runtime: str, precision: str, facts: Facts | None, device: str,
+           options: Mapping[str, Any] | None) -> Decision:
+    """The one capability decision of a measurement (deploy before connecting with facts=None, the plan with the
+    device's facts, a sweep cell before its deploy): the model's format as the runtime sees it, then check()."""
+    return check("none" if runtime == "null" else model_format(model), runtime, precision, facts, device, options)
+
+
 def check(fmt: str, runtime: str, precision: str, facts: Facts | None = None,
           device: str = "device", options: Mapping[str, Any] | None = None) -> Decision:
     """Run, or skip with a one-line reason. `options`: runtime options (e.g. onnxruntime "providers")."""

@@ -60,10 +60,8 @@ class Action:
 
 def cell_decision(cell: Cell, facts: Facts | None) -> capability.Decision:
     """Run or skip(reason) for one cell: with facts=None only what is statically impossible is skipped."""
-    options = cell.setting("runtime_options") or {}
-    fmt = "none" if cell.runtime == "null" else capability.model_format(cell.model)  # as run.deploy asks
-    return capability.check(fmt, cell.runtime, cell.precision,
-                            facts, cell.device, options)
+    return capability.decide(cell.model, cell.runtime, cell.precision, facts, cell.device,
+                             cell.setting("runtime_options") or {})
 
 
 def _one_line(exc: BaseException) -> str:

@@ -113,8 +113,7 @@ def validate_spec(spec: RunSpec) -> None:
     if spec.precision not in PRECISIONS:
         raise ConfigError(f"--precision {spec.precision}: not supported yet for {spec.runtime}",
                           hint=f"supported: {', '.join(PRECISIONS)}")
-    fmt = "none" if spec.runtime == "null" else capability.model_format(spec.model)
-    static = capability.check(fmt, spec.runtime, spec.precision, None, spec.device, spec.runtime_options)
+    static = capability.decide(spec.model, spec.runtime, spec.precision, None, spec.device, spec.runtime_options)
     if not static.ok:
         raise ConfigError(f"--runtime {spec.runtime} --precision {spec.precision}: {static.reason}")
     if spec.batch < 1:

@@ -74,8 +74,7 @@ def plan(spec: RunSpec, device: Device, facts: Facts, *, options: Options | None
     o = options or Options.of(spec)
     clock = clock if clock is not None else PhaseClock()
     stage = say or (lambda _m: None)
-    fmt = "none" if spec.runtime == "null" else capability.model_format(spec.model)
-    decision = capability.check(fmt, spec.runtime, spec.precision, facts, device.name, spec.runtime_options)
+    decision = capability.decide(spec.model, spec.runtime, spec.precision, facts, device.name, spec.runtime_options)
     if not decision.ok:
         raise CapabilityError(f"{decision.reason}", hint="pick another --runtime/--precision or device")
     if spec.runtime == "null":
