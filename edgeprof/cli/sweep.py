@@ -87,7 +87,7 @@ def _file_plan(args: argparse.Namespace) -> tuple[SweepSpec, list[Device], list[
 def _resume_plan(store: Any, args: argparse.Namespace) -> tuple[Any, tuple[str, ...], list[Cell], list[Device]]:
     """What `--resume ID` reruns: the sweep's record, the statuses rerun, those cells and their devices."""
     record = ledger.get_sweep(store, args.resume)
-    inv = _inventory(args.inventory or record.spec.get("inventory"))
+    inv = _inventory(args.inventory or record.inventory)
     rerun = ("failed", *ledger.UNFINISHED) + (("skipped",) if args.retry_skipped else ())
     todo = [s.cell for s in record.cells if s.status in rerun]
     return record, rerun, todo, _devices_by_name(inv, {c.device for c in todo})

@@ -60,6 +60,7 @@ class SweepRecord:
     spec_path: str | None
     spec: dict[str, Any]
     cells: list[CellState] = field(default_factory=list)
+    inventory: str | None = None  # the devices.yaml the sweep was started with (--resume reads it again)
 
     def counts(self) -> dict[str, int]:
         out = {"ok": 0, "failed": 0, "skipped": 0, "pending": 0}  # "cancelled" only when some cell is
@@ -149,13 +150,14 @@ def get_sweep(store: Store, ref: str) -> SweepRecord:
     with store.engine.connect() as conn:
         row = conn.execute(sa.select(sweeps).where(sweeps.c.sweep_id == sweep_id)).one()
         cell_rows = conn.execute(sa.select(sweep_cells).where(sweep_cells.c.sweep_id == sweep_id)).all()
-    spec = json.loads(row.spec_json)
+    spec = json.loads(row.spec_json)  # what create_sweep wrote: read here, once, into the record
     order = {c["cell_id"]: i for i, c in enumerate(spec.get("cells", []))}
+    inventory = spec.get("inventory")
     states = [CellState(Cell.from_dict(json.loads(r.cell_json)), r.status, r.run_id, r.attempts, r.reason,
                         r.updated_at) for r in cell_rows]
     states.sort(key=lambda s: order.get(s.cell.cell_id, len(order)))
     return SweepRecord(row.sweep_id, row.name, row.created_at, row.updated_at, row.status, row.controller,
-                       row.spec_path, spec, states)
+                       row.spec_path, spec, states, inventory if isinstance(inventory, str) else None)
 
 
 def list_sweeps(store: Store, limit: int = 20, name: str | None = None) -> list[dict[str, Any]]:
