@@ -177,7 +177,8 @@ def read_npz(path: str | os.PathLike[str], where: str | None = None, *,
     with open_regular(path, where) as f:
         try:
             zf = zipfile.ZipFile(f)
-        except (zipfile.BadZipFile, OSError, ValueError, EOFError, struct.error, OverflowError) as e:
+        except (zipfile.BadZipFile, OSError, ValueError, EOFError, struct.error, OverflowError,
+                NotImplementedError) as e:  # NotImplementedError: a zip feature zipfile lacks ("version 6.4")
             hint = ("a single .npy array is not an .npz archive: save arrays by name with numpy.savez"
                     if str(path).endswith(".npy") else SAVE_HINT)
             raise NotAnArchive(f"{where}: not an .npz archive ({_short(e)})", hint=hint) from None

@@ -171,6 +171,8 @@ class Setting:
         as (low, high) tuples; None as {})."""
         if value is None:
             return {} if self.kind == "mapping" else None if self.nullable else self.default
+        if self.kind in ("number", "int") and self.check(value) is not None:
+            return value  # as given (argparse's [] for `--flag=--`): check() refuses it in one line, naming the flag
         if self.kind == "number":
             return float(value)
         if self.kind == "int":

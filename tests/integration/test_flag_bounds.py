@@ -41,6 +41,8 @@ def deploy_refusal(capsys: pytest.CaptureFixture[str], *flags: str, model: str =
     (["--scenario", "offline", "--battery-wh", "inf"], "--battery-wh inf"),
     (["--input", "x=99999999999x4"], "elements, beyond 1 GiB per input"),
     (["--calibration", "no/such/dir"], "--calibration no/such/dir: no such directory"),
+    (["--min-duration=--"], "--min-duration []: must be a number"),  # argparse hands `--` over as []
+    (["--min-queries=--"], "--min-queries []: must be an integer"),
 ])
 def test_numbers_are_bounded_like_sweep_files(capsys: pytest.CaptureFixture[str], flags: list[str],
                                               message: str) -> None:

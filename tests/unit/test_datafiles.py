@@ -204,3 +204,18 @@ def test_cast_exact_changes_no_value(arr: np.ndarray, want: np.dtype) -> None:
 
 def test_the_size_limit_is_one_constant() -> None:
     assert datafiles.MAX_ARRAY_BYTES <= datafiles.MAX_FILE_BYTES
+
+
+def test_an_npz_asking_for_a_zip_version_zipfile_lacks_is_one_data_file_error(tmp_path: Path) -> None:
+    """A central directory entry that says it was made by zip 6.4 (found by the corruption test above): zipfile
+    raises NotImplementedError opening it; the reader says the file is not an archive it can read."""
+    buf = io.BytesIO()
+    np.savez(buf, x=np.arange(4, dtype=np.float32))
+    raw = bytearray(buf.getvalue())
+    cd = raw.index(b"PK\x01\x02")
+    raw[cd + 4:cd + 6] = (64).to_bytes(2, "little")  # version made by: 6.4
+    raw[cd + 6:cd + 8] = (64).to_bytes(2, "little")  # version needed to extract: 6.4
+    path = tmp_path / "v64.npz"
+    path.write_bytes(bytes(raw))
+    with pytest.raises(DataFileError, match=r"v64\.npz: not an \.npz archive"):
+        read_npz(path)
