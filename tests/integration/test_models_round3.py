@@ -63,6 +63,53 @@ def test_a_segfault_in_the_fp16_load_check_is_one_line_and_the_cli_lives(tmp_pat
     assert "--graph-opt basic" in first and Store(db).count() == 0
 
 
+def test_a_segfault_reading_the_users_tflite_is_one_line_and_the_cli_lives(tmp_path, db, capsys, monkeypatch):
+    pytest.importorskip("ai_edge_litert")
+    from tflite_fixtures import one_op_tflite
+
+    (tmp_path / "crashing_checks.py").write_text(textwrap.dedent("""
+        import ctypes
+        def null_read(arg, level):
+            ctypes.string_at(0)
+        """))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    model = one_op_tflite(tmp_path / "plain.tflite")
+    monkeypatch.setitem(loadcheck.CALLS, "tflite_facts", "crashing_checks:null_read")
+    code, _, err = run(["deploy", "--device", "local", "--model", str(model), "--db", db, *FAST], capsys)
+    assert code == 2
+    lines = err.strip().splitlines()
+    assert lines[0].startswith(f"edgeprof: error: reading {model}: LiteRT ") and "crashed with SIGSEGV" in lines[0]
+    assert "graph optimisation level all" in lines[0] and "Traceback" not in err and Store(db).count() == 0
+    monkeypatch.setitem(loadcheck.CALLS, "tflite_facts", "edgeprof.reference:tflite_facts")
+    code, _, err = run(["deploy", "--device", "local", "--model", str(model), "--db", db, *FAST], capsys)
+    assert code == 0, err  # the same file, read for real in the child, runs
+
+
+def test_a_segfault_in_the_host_reference_is_one_line_naming_it(tmp_path, db, capsys, monkeypatch):
+    (tmp_path / "crashing_checks.py").write_text(textwrap.dedent("""
+        import ctypes
+        def null_read(arg, level):
+            ctypes.string_at(0)
+        """))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    model = matmul_model(tmp_path / "mm.onnx")
+    monkeypatch.setitem(loadcheck.CALLS, "outputs", "crashing_checks:null_read")
+    code, _, err = run(["deploy", "--device", "local", "--model", model, "--precision", "fp16", "--db", db, *FAST],
+                       capsys)
+    assert code == 2
+    first = err.strip().splitlines()[0]
+    assert first.startswith("edgeprof: error: the fidelity reference (fp32 onnx file mm.onnx on the host (CPU)): "
+                            "onnxruntime ") and "crashed with SIGSEGV" in first, first
+    assert "--precision fp32 needs no reference" in first and "Traceback" not in err
+    monkeypatch.setitem(loadcheck.CALLS, "outputs", "edgeprof.reference:outputs_here")
+    out = tmp_path / "r.json"
+    code, _, err = run(["deploy", "--device", "local", "--model", model, "--precision", "fp16", "--db", db,
+                        "--json", str(out), *FAST], capsys)
+    assert code == 0, err
+    fid = json.loads(out.read_text())["fidelity"]
+    assert fid["reference"].startswith("fp32 onnx file mm.onnx") and fid["cosine_similarity"] > 0.99
+
+
 def test_fp16_runs_with_its_check_at_the_graph_opt_asked(tmp_path, db, capsys):
     model = matmul_model(tmp_path / "mm.onnx")
     out = tmp_path / "r.json"
