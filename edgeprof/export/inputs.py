@@ -282,8 +282,9 @@ def _dims(shape: Sequence[int]) -> str:
 def plan_inputs(specs: Sequence[TensorSpec], *, batch: int, seed: int,
                 shapes: Mapping[str, tuple[int, ...]] | None = None, data: InputData | None = None,
                 values: Mapping[str, Any] | None = None,
-                ranges: Mapping[str, tuple[float, float]] | None = None) -> InputPlan:
-    """The input plan, or one ModelError/ConfigError naming every problem of one kind at once."""
+                ranges: Mapping[str, tuple[float, float]] | None = None, batch_given: bool = False) -> InputPlan:
+    """The input plan, or one ModelError/ConfigError naming every problem of one kind at once. `batch_given`:
+    --batch was on the command line (then --batch 1 on a static batch N > 1 is refused as any other N is)."""
     shapes = dict(shapes or {})
     values = dict(values or {})
     ranges = dict(ranges or {})
@@ -293,7 +294,7 @@ def plan_inputs(specs: Sequence[TensorSpec], *, batch: int, seed: int,
     batched = tuple(s.name for s in specs if is_batch_dim(s, 0))
     static = None if batched else static_batch(specs)
     if static is not None:  # dim 0 fixed at N > 1 on every input of rank 2+: N is the batch, fed and counted
-        if batch not in (1, static[0]):
+        if batch != static[0] and (batch != 1 or batch_given):
             _refuse_static_batch(specs, batch)
         batch, batched = static
     batch = _fed_batch(batched, given, batch)

@@ -206,6 +206,10 @@ def test_a_static_batch_of_10_is_the_batch_labelled_and_counted(tmp_path, db, ca
         in first and "leave out --batch (the run feeds and counts its static batch 10)" in first
     code, _, err = run(["deploy", "--device", "local", "--model", model, "--batch", "10", "--db", db, *FAST], capsys)
     assert code == 0, err
+    code, _, err = run(["deploy", "--device", "local", "--model", model, "--batch", "1", "--db", db, *FAST], capsys)
+    first = err.strip().splitlines()[0]  # given explicitly, 1 is a batch like any other: refused, nothing stored
+    assert code == 2 and "--batch 1: the model is static (input 'x' [10, 3, 8, 8] has dimension 0 fixed at 10)" \
+        in first and "leave out --batch" in first and Store(db).count() == 2
 
 
 # --------------------------------------------------------------- the exporters' dim-0 names (item 5)
