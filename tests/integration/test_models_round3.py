@@ -431,3 +431,19 @@ def test_fp16_of_an_old_ir_file_listing_initializers_as_inputs_runs(tmp_path, db
     r = json.loads(out.read_text())
     assert r["precision"] == "fp16" and r["artifact"]["export_options"]["initializer_inputs_dropped"] == 1
     assert [i["name"] for i in r["io"]["inputs"]] == ["x"]
+
+
+def test_a_sweeps_batch_axis_on_a_static_batch_fails_the_other_values_with_the_reason(tmp_path, db, capsys):
+    from edgeprof.lab import ledger
+
+    static_batch_model(tmp_path / "faces10.onnx")
+    (tmp_path / "s.yaml").write_text("name: static\nmodels: [faces10.onnx]\ndevices: [local]\nruntimes: [onnxruntime]\n"
+                                     "batch: [4, 10]\nsettings: {min_duration_s: 0.1, min_queries: 5, warmup_s: 0}\n")
+    code = main(["sweep", str(tmp_path / "s.yaml"), "--db", db, "--quiet", "--id-file", str(tmp_path / "id")])
+    err = capsys.readouterr().err
+    assert code == 1, err
+    rec = ledger.get_sweep(Store(db), (tmp_path / "id").read_text().strip())
+    by_batch = {c.cell.batch: c for c in rec.cells}
+    assert by_batch[10].status == "ok" and by_batch[4].status == "failed"
+    assert "--batch 4: the model is static (input 'x' [10, 3, 8, 8] has dimension 0 fixed at 10)" \
+        in by_batch[4].reason
