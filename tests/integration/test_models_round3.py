@@ -447,3 +447,40 @@ def test_a_sweeps_batch_axis_on_a_static_batch_fails_the_other_values_with_the_r
     assert by_batch[10].status == "ok" and by_batch[4].status == "failed"
     assert "--batch 4: the model is static (input 'x' [10, 3, 8, 8] has dimension 0 fixed at 10)" \
         in by_batch[4].reason
+
+
+def test_the_precision_detail_is_shown_in_results_compare_and_reports_and_keys_stay(tmp_path, db, capsys):
+    import dataclasses
+
+    from edgeprof.records import Result
+    from edgeprof.store import config_key
+
+    model = weight_only_int8(tmp_path / "wo.onnx")
+    fp32 = matmul_model(tmp_path / "mm.onnx")
+    ids = []
+    for m, extra in ((model, []), (model, []), (fp32, ["--precision", "int8"])):
+        out = tmp_path / "r.json"
+        code, _, err = run(["deploy", "--device", "local", "--model", m, "--db", db, "--json", str(out), *extra,
+                            *FAST], capsys)
+        assert code == 0, err
+        ids.append(json.loads(out.read_text())["run_id"])
+    detail = "int8 (as given) [weight-only (int8 weights, float activations)]"
+    code, text, err = run(["results", "show", ids[0], "--db", db], capsys)
+    assert code == 0, err
+    assert f"wo.onnx on local · onnxruntime {detail} · batch 1" in " ".join(text.split())
+    code, text, err = run(["compare", ids[0], ids[1], "--db", db], capsys)
+    assert code == 0, err
+    assert " ".join(text.split()).count(detail) == 2 and "different configurations" not in err
+    code, text, err = run(["results", "show", ids[2], "--db", db], capsys)
+    assert "int8 [static QDQ (int8 weights per channel, int8 activations)]" in " ".join(text.split())
+    for fmt in ("md", "csv", "html"):
+        code, text, err = run(["report", "--model", model, "--out", "-", "--format", fmt, "--db", db], capsys)
+        assert code == 0, err
+        assert "weight-only (int8 weights, float activations)" in text, fmt
+    # the detail is shown only: the configuration's key is the identity's, without it, as before
+    store = Store(db)
+    a, b = (store.get(i) for i in ids[:2])
+    assert isinstance(a, Result) and config_key(a) == config_key(b)
+    bare = dataclasses.replace(a, artifact=dataclasses.replace(a.artifact, export_options={}))
+    assert config_key(bare) == config_key(a) and "weight-only" not in config_key(a)
+    assert a.identity.precision == "int8 (as given)"
