@@ -484,3 +484,30 @@ def test_the_precision_detail_is_shown_in_results_compare_and_reports_and_keys_s
     bare = dataclasses.replace(a, artifact=dataclasses.replace(a.artifact, export_options={}))
     assert config_key(bare) == config_key(a) and "weight-only" not in config_key(a)
     assert a.identity.precision == "int8 (as given)"
+
+
+# ------------------------------------------------------------------- exports past protobuf's 2 GiB (item 1)
+
+
+def test_an_export_past_the_threshold_writes_external_data_and_runs_inlined(tmp_path, db, capsys, monkeypatch):
+    """The threshold lowered (the seam): the export is model.onnx + model.onnx.data in its cache entry, pushed
+    as one self-contained file; with the 2 GiB limit lowered too it is refused as not supported yet."""
+    from edgeprof.export import external_data
+
+    monkeypatch.setenv("EDGEPROF_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(external_data, "EXTERNAL_DATA_THRESHOLD", 4096)  # gemm:64x2x64: 16 KiB of weights
+    out = tmp_path / "r.json"
+    code, _, err = run(["deploy", "--device", "local", "--model", "gemm:64x2x64", "--db", db, "--json", str(out),
+                        *FAST], capsys)
+    assert code == 0, err
+    r = json.loads(out.read_text())
+    opts = r["artifact"]["export_options"]
+    assert opts["external_data_file"] == "model.onnx.data" and opts["external_data"]["files"]["model.onnx.data"]
+    written = list((tmp_path / "cache").glob("*/model.onnx.data"))
+    assert len(written) == 1 and written[0].stat().st_size >= 64 * 64 * 4
+    assert r["artifact"]["export_check"]["ok"] and r["fidelity"] is not None and r["fidelity"]["ok"]
+    assert onnx.load(r["artifact"]["path"], load_external_data=False).graph.initializer[0].HasField("raw_data")
+    monkeypatch.setattr(external_data, "PROTOBUF_LIMIT", 8192)
+    code, _, err = run(["deploy", "--device", "local", "--model", "gemm:64x2x64", "--db", db, *FAST], capsys)
+    first = err.strip().splitlines()[0]
+    assert code == 2 and "models over 2 GiB are not supported yet" in first and "Traceback" not in err
