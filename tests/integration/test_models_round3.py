@@ -404,6 +404,11 @@ def test_a_sequence_first_gru_is_no_static_batch_and_its_hint_fills_the_batch(tm
     code, _, err = run(["deploy", "--device", "local", "--model", model, "--db", db, *FAST], capsys)
     first = err.strip().splitlines()[0]
     assert code == 2 and "x[5, batch, 8] dim 1 (batch)" in first and "--input x=5x1x8" in first  # the batch, 1
+    code, _, err = run(["deploy", "--device", "local", "--model", model, "--batch", "4", "--db", db, *FAST], capsys)
+    first = err.strip().splitlines()[0]  # --batch fills dim 0 only: the batch off dim 0 is named, with the paste
+    assert code == 2 and "--batch 4: the batch of input 'x' [5, batch, 8] is dim 1 (batch), not dim 0" in first
+    assert "leave out --batch and give the shape with the batch in it: --input x=5x4x8" in first
+    assert "static" not in first
     out = tmp_path / "r.json"
     code, _, err = run(["deploy", "--device", "local", "--model", model, "--input", "x=5x3x8", "--precision", "fp16",
                         "--db", db, "--json", str(out), *FAST], capsys)
