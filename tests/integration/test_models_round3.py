@@ -45,14 +45,21 @@ def db(tmp_path):
     return str(tmp_path / "r.sqlite")
 
 
-def test_a_segfault_in_the_fp16_load_check_is_one_line_and_the_cli_lives(tmp_path, db, capsys, monkeypatch):
+@pytest.fixture
+def crashing(tmp_path, monkeypatch):
+    """A module `crashing_checks` whose null_read(arg, level) is a real SIGSEGV (a NULL read in native code)."""
     (tmp_path / "crashing_checks.py").write_text(textwrap.dedent("""
         import ctypes
-        def null_read(path, level):
+        def null_read(arg, level):
             ctypes.string_at(0)
         """))
     monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setitem(loadcheck.CHECKS, "onnxruntime", ("onnxruntime", "crashing_checks:null_read"))
+    return "crashing_checks:null_read"
+
+
+def test_a_segfault_in_the_fp16_load_check_is_one_line_and_the_cli_lives(tmp_path, db, capsys, monkeypatch,
+                                                                         crashing):
+    monkeypatch.setitem(loadcheck.CHECKS, "onnxruntime", ("onnxruntime", crashing))
     model = matmul_model(tmp_path / "mm.onnx")
     code, _, err = run(["deploy", "--device", "local", "--model", model, "--precision", "fp16", "--graph-opt",
                         "extended", "--db", db, *FAST], capsys)
@@ -63,18 +70,13 @@ def test_a_segfault_in_the_fp16_load_check_is_one_line_and_the_cli_lives(tmp_pat
     assert "--graph-opt basic" in first and Store(db).count() == 0
 
 
-def test_a_segfault_reading_the_users_tflite_is_one_line_and_the_cli_lives(tmp_path, db, capsys, monkeypatch):
+def test_a_segfault_reading_the_users_tflite_is_one_line_and_the_cli_lives(tmp_path, db, capsys, monkeypatch,
+                                                                           crashing):
     pytest.importorskip("ai_edge_litert")
     from tflite_fixtures import one_op_tflite
 
-    (tmp_path / "crashing_checks.py").write_text(textwrap.dedent("""
-        import ctypes
-        def null_read(arg, level):
-            ctypes.string_at(0)
-        """))
-    monkeypatch.syspath_prepend(str(tmp_path))
     model = one_op_tflite(tmp_path / "plain.tflite")
-    monkeypatch.setitem(loadcheck.CALLS, "tflite_facts", "crashing_checks:null_read")
+    monkeypatch.setitem(loadcheck.CALLS, "tflite_facts", crashing)
     code, _, err = run(["deploy", "--device", "local", "--model", str(model), "--db", db, *FAST], capsys)
     assert code == 2
     lines = err.strip().splitlines()
@@ -85,15 +87,9 @@ def test_a_segfault_reading_the_users_tflite_is_one_line_and_the_cli_lives(tmp_p
     assert code == 0, err  # the same file, read for real in the child, runs
 
 
-def test_a_segfault_in_the_host_reference_is_one_line_naming_it(tmp_path, db, capsys, monkeypatch):
-    (tmp_path / "crashing_checks.py").write_text(textwrap.dedent("""
-        import ctypes
-        def null_read(arg, level):
-            ctypes.string_at(0)
-        """))
-    monkeypatch.syspath_prepend(str(tmp_path))
+def test_a_segfault_in_the_host_reference_is_one_line_naming_it(tmp_path, db, capsys, monkeypatch, crashing):
     model = matmul_model(tmp_path / "mm.onnx")
-    monkeypatch.setitem(loadcheck.CALLS, "outputs", "crashing_checks:null_read")
+    monkeypatch.setitem(loadcheck.CALLS, "outputs", crashing)
     code, _, err = run(["deploy", "--device", "local", "--model", model, "--precision", "fp16", "--db", db, *FAST],
                        capsys)
     assert code == 2
