@@ -10,7 +10,8 @@ Owns:
   seeded float inputs feed it. Calibration: seeded random samples or `--calibration DIR` (quantize.py). A file
   without signatures (the quantiser calibrates by signature) is given a `serving_default` one in a temporary
   copy; the result is loaded and allocated once on the host, or refused in one line that blames the conversion.
-- a user's .tflite: read with the LiteRT interpreter on the host (inputs, dtypes, dynamic dims from
+- a user's .tflite: read with the LiteRT interpreter on the host, in a child process (reference.tflite_facts
+  through loadcheck.call_in_child: a native crash or hang is one line) (inputs, dtypes, dynamic dims from
   `shape_signature`); `--precision int8` quantises a float user file the same way; a file with int8/uint8
   quantised tensors is int8 "as given" and is not quantised again.
 - the export check: the host's LiteRT interpreter against torch on the seeded inputs (fp32: max abs error).
