@@ -238,10 +238,52 @@ def compare_results(base: Result, new: Result, *, metrics: Sequence[str] | None 
 # -- identity of a configuration and of the board ---------------------------------------------------------------
 
 
+def precision_detail(r: Result) -> str | None:
+    """What the precision is, read from the file's weights and recorded in its artifact's export_options: the
+    kind of an already-quantised file (QDQ, QOperator, dynamic, weight-only int8; float16 weights), or of the
+    conversion edgeprof made (static QDQ int8, fp16 graph). A detail for people beside the precision: it is not
+    part of the configuration's identity (ConfigIdentity), so keys stay as they are. None for fp32 and
+    artifacts that say nothing."""
+    a = r.artifact
+    if a is None or r.identity.precision == "fp32":
+        return None
+    opts = a.export_options
+    if isinstance(opts.get("quantized_by"), str):  # an ONNX file already quantised: "QDQ (...): ops"
+        return str(opts["quantized_by"]).split(": ", 1)[0]
+    if isinstance(opts.get("weights"), str) and str(opts["weights"]).startswith("float16"):  # a TFLite file
+        return "float16 weights, float32 compute"
+    if opts.get("quantized_tensors"):  # a TFLite file already int8
+        io = ", int8 inputs" if opts.get("quantized_inputs") else ", float I/O"
+        return f"int8 tensors ({opts['quantized_tensors']} with scales){io}"
+    quantizer = str(opts.get("quantizer", ""))
+    if quantizer.startswith("onnxruntime.quantization"):
+        return "static QDQ (int8 weights per channel, int8 activations)"
+    if quantizer.startswith("ai_edge_quantizer"):
+        return "static int8 (weights per channel, activations per tensor), float I/O"
+    if str(opts.get("converter", "")).startswith("onnxconverter_common.float16"):
+        kept = opts.get("ops_kept_fp32")
+        return "float16 graph, float32 I/O" + (f", {len(kept)} op types kept float32" if isinstance(kept, list)
+                                               and kept else "")
+    return None
+
+
+def precision_label(r: Result) -> str:
+    """The precision with its detail (precision_detail) when there is one: `int8 (as given) [QDQ (...)]`."""
+    detail = precision_detail(r)
+    return f"{r.precision} [{detail}]" if detail else r.precision
+
+
 def cell_label(r: Result | Mapping[str, Any]) -> str:
-    """`model on device · runtime precision · batch N · T threads` for a Result or a store row."""
+    """`model on device · runtime precision [detail] · batch N · T threads` for a Result (the detail:
+    precision_detail, shown only) or a store row."""
     if isinstance(r, Result):
-        return r.identity.label()
+        detail = precision_detail(r)
+        ident = r.identity
+        if detail:
+            import dataclasses
+
+            ident = dataclasses.replace(ident, precision=f"{ident.precision} [{detail}]")
+        return ident.label()
     return ConfigIdentity(str(r["device"]), str(r["model"]), str(r["runtime"]), str(r["precision"]),
                           int(r["batch"]), r["threads"]).label()
 

@@ -132,6 +132,10 @@ def _write_outputs(path: Any, outputs: Sequence[np.ndarray]) -> None:
         os.replace(tmp, path)
 
 
+REFERENCE_CRASH = ("the host's run of your fp32 file (the reference, at the default graph optimisation level) "
+                   "crashed, not the measurement: run the file as given (--precision fp32 needs no reference)")
+
+
 def _reference_outputs(ref: Reference, feed: dict[str, np.ndarray], seed: int) -> list[np.ndarray]:
     """Inside the capture: torch, onnxruntime and LiteRT print when imported or when a model loads."""
     from . import reference
@@ -142,12 +146,13 @@ def _reference_outputs(ref: Reference, feed: dict[str, np.ndarray], seed: int) -
         assert ref.source is not None
         module, torch_specs, _ = torch_module(ref.source, seed)  # weights and inputs share the run's seed
         return reference.torch_outputs(module, feed, {s.name: s.dtype for s in torch_specs})
+    what, hint = f"the fidelity reference ({ref.label})", REFERENCE_CRASH
     if ref.kind == "onnx":
         assert ref.path is not None
-        return reference.onnx_outputs(ref.path, feed, {s.name: s.dtype for s in ref.inputs})
+        return reference.onnx_outputs(ref.path, feed, {s.name: s.dtype for s in ref.inputs}, what=what, hint=hint)
     if ref.kind == "tflite":
         assert ref.path is not None
-        return reference.tflite_outputs(ref.path, feed)
+        return reference.tflite_outputs(ref.path, feed, what=what, hint=hint)
     raise ValueError(f"unknown reference kind {ref.kind!r}")
 
 

@@ -3,7 +3,8 @@
 Owns: running a model on the host the way a reference is run — a torch module (`torch_outputs`, its outputs
 flattened in order), an ONNX file on onnxruntime's CPU provider (`onnx_outputs`), a .tflite file on the host's
 LiteRT interpreter (`tflite_outputs`, inputs fed by signature name; its tensor details as typed records,
-`TfliteTensor`) — and comparing outputs: the exporters' check
+`TfliteTensor`; what a .tflite file declares, `tflite_facts`), each file run in a child process with a time limit
+(export/loadcheck.call_in_child: a native crash or hang is a one-line refusal) — and comparing outputs: the exporters' check
 against torch (`torch_check`: max abs error within 1e-4 of the reference's scale) and fidelity's comparison of the
 device's outputs with the reference's (`compare`: max / mean abs error, cosine similarity, top-1 agreement, the
 pass threshold per precision).
@@ -14,6 +15,8 @@ Heavy imports (numpy, torch, onnxruntime, LiteRT) happen inside functions.
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +28,7 @@ from .records import Fidelity
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
 
-__all__ = ["interpreter_class", "TfliteTensor", "signature_names", "flatten", "torch_outputs", "onnx_outputs", "tflite_outputs",
+__all__ = ["interpreter_class", "TfliteTensor", "signature_names", "flatten", "torch_outputs", "onnx_outputs", "tflite_outputs", "outputs_here", "tflite_facts",
            "torch_check", "compare", "THRESHOLDS"]
 
 # Minimum cosine similarity per precision before a warning (fp32: exporter/runtime drift only).
@@ -117,21 +120,74 @@ def torch_outputs(module: Any, feed: Mapping[str, np.ndarray],
         return [np.asarray(a) for a in flatten(module(**kwargs))]
 
 
-def onnx_outputs(path: str | Path, feed: Mapping[str, np.ndarray],
-                 dtypes: Mapping[str, str] | None = None) -> list[np.ndarray]:
-    """An ONNX file's outputs on onnxruntime's CPU provider (its log quiet); `dtypes`: the file's input dtypes."""
-    import onnxruntime as ort
+def _outputs_in_child(kind: str, path: str | Path, feed: Mapping[str, np.ndarray], dtypes: Mapping[str, str] | None,
+                      graph_opt: str | None, what: str | None, hint: str | None) -> list[np.ndarray]:
+    """`kind`'s outputs ("onnx", "tflite") in a child process (export/loadcheck.py): the feed and the outputs
+    travel as .npz files; a crash or hang there is a one-line LoadCrash, an error a ModelError naming `what`."""
+    import tempfile
 
-    opts = ort.SessionOptions()
-    opts.log_severity_level = 3
-    session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+    import numpy as np
+
+    from .export.loadcheck import LITERT, ONNXRUNTIME, call_in_child
+
+    library = ONNXRUNTIME if kind == "onnx" else LITERT
+    what = what or f"running {Path(path).name} on the host"
+    with tempfile.TemporaryDirectory(prefix="edgeprof-reference-") as tmp:
+        names = list(feed)
+        arrays: dict[str, Any] = {f"in{i}": np.asarray(feed[n]) for i, n in enumerate(names)}
+        np.savez(Path(tmp) / "feed.npz", **arrays)
+        arg = {"kind": kind, "path": str(path), "names": names, "dir": tmp, "dtypes": dict(dtypes or {})}
+        count, error = call_in_child("outputs", arg, what=what, library=library, graph_opt=graph_opt,
+                                     hint=hint)
+        if error is not None:
+            raise ModelError(f"{what}: {library} refused it: {error[:300]}",
+                             hint="run the same file with plain onnxruntime / LiteRT to see the full error")
+        with np.load(Path(tmp) / "outputs.npz", allow_pickle=False) as z:
+            return [z[f"out{i}"] for i in range(int(count))]
+
+
+def outputs_here(arg: Mapping[str, Any], graph_opt: str) -> int:
+    """The child's side of onnx_outputs / tflite_outputs: read the feed, run, write the outputs; their count."""
+    import numpy as np
+
+    tmp = Path(arg["dir"])
+    with np.load(tmp / "feed.npz", allow_pickle=False) as z:
+        feed = {n: z[f"in{i}"] for i, n in enumerate(arg["names"])}
+    if arg["kind"] == "onnx":
+        out = _onnx_outputs_here(arg["path"], feed, arg["dtypes"] or None, graph_opt)
+    else:
+        out = _tflite_outputs_here(arg["path"], feed)
+    arrays: dict[str, Any] = {f"out{i}": np.asarray(o) for i, o in enumerate(out)}
+    np.savez(tmp / "outputs.npz", **arrays)
+    return len(out)
+
+
+def onnx_outputs(path: str | Path, feed: Mapping[str, np.ndarray], dtypes: Mapping[str, str] | None = None, *,
+                 graph_opt: str | None = None, what: str | None = None, hint: str | None = None
+                 ) -> list[np.ndarray]:
+    """An ONNX file's outputs on onnxruntime's CPU provider at `graph_opt` (a --graph-opt name; default all), in
+    a child process; `dtypes`: the file's input dtypes; `what` names the run in a refusal, `hint` what to try
+    after a crash (default: --graph-opt)."""
+    return _outputs_in_child("onnx", path, feed, dtypes, graph_opt, what, hint)
+
+
+def tflite_outputs(path: str | Path, feed: Mapping[str, np.ndarray], *, what: str | None = None,
+                   hint: str | None = None) -> list[np.ndarray]:
+    """A .tflite file's outputs on the host's LiteRT interpreter (one thread), in a child process."""
+    return _outputs_in_child("tflite", path, feed, None, None, what, hint)
+
+
+def _onnx_outputs_here(path: str | Path, feed: Mapping[str, np.ndarray], dtypes: Mapping[str, str] | None,
+                       graph_opt: str) -> list[np.ndarray]:
+    from .export.loadcheck import onnxruntime_check
+
+    session = onnxruntime_check(str(path), graph_opt)
     if dtypes is not None:
         feed = {k: v.astype(dtypes.get(k, v.dtype)) for k, v in feed.items()}
     return list(session.run(None, dict(feed)))
 
 
-def tflite_outputs(path: str | Path, feed: Mapping[str, np.ndarray]) -> list[np.ndarray]:
-    """A .tflite file's outputs on the host's LiteRT interpreter (one thread), inputs resized to the feed's."""
+def _tflite_outputs_here(path: str | Path, feed: Mapping[str, np.ndarray]) -> list[np.ndarray]:
     interp = interpreter_class()(model_path=str(path), num_threads=1)
     in_names, _ = signature_names(interp)
     for d in interp.get_input_details():
@@ -144,6 +200,31 @@ def tflite_outputs(path: str | Path, feed: Mapping[str, np.ndarray]) -> list[np.
         interp.set_tensor(d["index"], feed[name].astype(d["dtype"]))
     interp.invoke()
     return [interp.get_tensor(d["index"]).copy() for d in interp.get_output_details()]
+
+
+def tflite_facts(path: str, graph_opt: str) -> dict[str, Any]:  # noqa: ARG001 - LiteRT has no optimisation level
+    """The child's reading of a .tflite file (export/tflite_export.read_tflite): its inputs (TfliteTensor fields,
+    signature names), output names, op counts, int8/uint8 tensors with scales, float16 tensors, signature keys."""
+    interp = interpreter_class()(model_path=str(path))
+    in_names, out_names = signature_names(interp)
+    inputs = [{**dataclasses.asdict(t), "name": in_names.get(t.index, t.name)}
+              for t in map(TfliteTensor.of, interp.get_input_details())]
+    outputs = [out_names.get(d["index"], d["name"]) for d in interp.get_output_details()]
+    ops: dict[str, int] = {}
+    with contextlib.suppress(Exception):
+        for op in interp._get_ops_details():
+            ops[op["op_name"]] = ops.get(op["op_name"], 0) + 1
+    int8_tensors = fp16_tensors = 0
+    with contextlib.suppress(Exception):  # int8/uint8 tensors with a scale: a quantised graph (float I/O or not)
+        for t in map(TfliteTensor.of, interp.get_tensor_details()):
+            int8_tensors += t.dtype in ("int8", "uint8") and t.scales > 0
+            fp16_tensors += t.dtype == "float16"
+    try:
+        signatures = list(interp.get_signature_list() or {})
+    except Exception:  # noqa: BLE001 - old runtimes have no signatures
+        signatures = []
+    return {"inputs": inputs, "outputs": outputs, "op_counts": ops, "quantized_tensors": int(int8_tensors),
+            "float16_tensors": int(fp16_tensors), "signatures": signatures}
 
 
 def torch_check(got: Sequence[Any], ref: Sequence[Any], *, what: str | None = None,

@@ -17,6 +17,7 @@ from .common import add_db_args, add_inventory_args, check_writable, open_store,
 from .ui import DeployProgress, err, render_result
 
 if TYPE_CHECKING:
+    from ..run import Options
     from ..store import Store
 
 FIND_START_QPS = 10.0
@@ -81,7 +82,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="tflite: external delegate library on the device (e.g. a GPU delegate .so)")
     p.add_argument("--delegate-option", action="append", default=[], metavar="KEY=VALUE",
                    help="tflite: option passed to the external delegate (repeatable)")
-    p.add_argument("--batch", type=int, default=1, help="batch size: fills a dynamic first dimension (default 1)")
+    p.add_argument("--batch", type=int, default=None,
+                   help="batch size: fills a dynamic first dimension (default 1; a static batch N > 1 is N)")
     p.add_argument("--threads", type=int, default=None, help="runtime intra-op threads (default: runtime's choice)")
     p.add_argument("--input", action="append", default=[], metavar="NAME=DxD...",
                    help="concrete shape for an input with dynamic dims, e.g. input=1x3x224x224 (repeatable)")
@@ -136,18 +138,23 @@ def _add_scenario(p: argparse.ArgumentParser) -> None:
 def check_args(args: argparse.Namespace) -> RunSpec:
     """The RunSpec the flags say, after every problem of the spec and the flags (one line each) is found, before
     anything connects."""
+    return _checked(args)[0]
+
+
+def _checked(args: argparse.Namespace) -> tuple[RunSpec, Options]:
+    """check_args, with the deploy's options (the flags given: deploy judges --batch 1 on a static batch by them)."""
     from .. import run as pipeline
 
     spec = _spec(args)
     options = pipeline.Options.of(spec, find_max_rate=args.find_max_rate, given=_given(args))
     pipeline.check(spec, options)
-    return spec
+    return spec, options
 
 
 def run(args: argparse.Namespace) -> int:
     from .. import run as pipeline
 
-    spec = check_args(args)
+    spec, options = _checked(args)
     if args.find_max_rate:
         return _find_max_rate(args, spec)
     if args.json and args.json != "-":
@@ -159,7 +166,7 @@ def run(args: argparse.Namespace) -> int:
         return deploy_phone(args, spec, device)
     store = None if args.no_store else open_store(args.db)
     with DeployProgress(enabled=not args.quiet) as progress:
-        result = pipeline.deploy(spec, device, progress=progress, checked=True)
+        result = pipeline.deploy(spec, device, progress=progress, checked=True, options=options)
     json_error: ConfigError | None = None
     if args.json == "-":
         sys.stdout.write(result.to_json(indent=2) + "\n")
@@ -199,7 +206,7 @@ _ITEMS = {"value": parse_input_value, "range": parse_input_range}
 def _given(args: argparse.Namespace) -> frozenset[str]:
     """The flags on the command line that check() judges: the run settings' and _PRESENCE's (a default of None,
     [] or False is "not given")."""
-    dests = {**_PRESENCE, **{s.flag: name for name, s in SETTINGS.items() if s.flag}}
+    dests = {**_PRESENCE, "--batch": "batch", **{s.flag: name for name, s in SETTINGS.items() if s.flag}}
     return frozenset(f for f, a in dests.items() if getattr(args, a, None) not in (None, [], False))
 
 
@@ -232,7 +239,7 @@ def _spec(args: argparse.Namespace) -> RunSpec:
 
     return RunSpec(
         device=args.device, model=args.model, runtime=args.runtime or default_runtime(args.model),
-        precision=args.precision, batch=args.batch, threads=args.threads,
+        precision=args.precision, batch=1 if args.batch is None else args.batch, threads=args.threads,
         input_shapes=dict(parse_input_shape(s) for s in args.input), scenario=args.scenario,
         rate=(args.rate or FIND_START_QPS) if args.find_max_rate else args.rate, **settings_kwargs(values))
 

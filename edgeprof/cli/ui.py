@@ -144,7 +144,9 @@ def render_scenario(r: Result) -> None:
 
 
 def render_result(r: Result) -> None:
-    out.print(f"\n[bold]{shown(r.identity.label())}[/bold]   run {shown(r.run_id)}")
+    from ..compare import cell_label  # the label with the precision's detail (the file's weights), shown only
+
+    out.print(f"\n[bold]{shown(cell_label(r))}[/bold]   run {shown(r.run_id)}")
     if r.status != "ok":  # a failed or skipped sweep cell: no numbers, a reason (and the stderr tail)
         color = "yellow" if r.status == "skipped" else "red"
         out.print(f"[{color}]{r.status}[/{color}]: {escape(r.reason or 'no reason recorded')}")

@@ -6,6 +6,10 @@ its data files together, and the artifact that is pushed: a self-contained copy 
 into the artifact cache (export/artifact_cache.build_cached, keyed by that content hash), so that it is hashed,
 cached, pushed and loaded like any single-file model and conversions (fp16, int8) read it as they read any file.
 Models whose weights do not fit one protobuf (2 GiB) are refused as not supported yet.
+An export of a torch model whose weights would take the ModelProto past the limit (`save_export`, threshold
+`EXTERNAL_DATA_THRESHOLD`: the seam tests lower) is written the standard way, `model.onnx` + `model.onnx.data`
+in its cache entry, and then made the pushed artifact as a user's file is (`inline_export`): inlined when it fits
+one file, else refused as not supported yet (the agent loads one self-contained file per model).
 Does not own: reading the graph's inputs (onnx_export.py), the cache directory (artifact_cache.py).
 """
 
@@ -21,9 +25,40 @@ from ..errors import ModelError
 from ..records import Artifact
 from .artifact_cache import build_cached, code_version, dist_version, key_of
 
-__all__ = ["data_files", "with_inlined_data", "PROTOBUF_LIMIT"]
+__all__ = ["data_files", "with_inlined_data", "save_export", "inline_export", "PROTOBUF_LIMIT",
+           "EXTERNAL_DATA_THRESHOLD"]
 
 PROTOBUF_LIMIT = 2 * 1024**3 - 64 * 1024**2  # one ModelProto must stay under 2 GiB; keep room for the graph
+EXTERNAL_DATA_THRESHOLD = PROTOBUF_LIMIT  # an export's tensors past this many bytes are written as external data
+
+
+def save_export(proto: Any, path: Path) -> str | None:
+    """Write an exported ModelProto at `path`: one file, or, when its tensors take more than
+    EXTERNAL_DATA_THRESHOLD bytes, with the tensors over 1 KiB in `<path>.data` beside it (onnx.save_model's
+    save_as_external_data); the data file's name, or None."""
+    import onnx
+    from onnx.external_data_helper import _get_all_tensors
+
+    size = sum(len(t.raw_data) if t.HasField("raw_data") else t.ByteSize() for t in _get_all_tensors(proto))
+    if size <= EXTERNAL_DATA_THRESHOLD:
+        onnx.save(proto, str(path))
+        return None
+    location = f"{path.name}.data"
+    onnx.save_model(proto, str(path), save_as_external_data=True, all_tensors_to_one_file=True, location=location,
+                    size_threshold=1024)
+    return location
+
+
+def inline_export(artifact: Artifact, *, cache_dir: Path, say: Callable[[str], None]) -> Artifact:
+    """An export written with external data (save_export) as the self-contained artifact that is pushed
+    (with_inlined_data: over 2 GiB it is refused as not supported yet); any other artifact as it is."""
+    if not artifact.export_options.get("external_data_file"):
+        return artifact
+    import onnx
+
+    path = Path(artifact.path)
+    files = data_files(onnx.load(str(path), load_external_data=False), path)
+    return with_inlined_data(artifact, path, files, cache_dir=cache_dir, say=say)
 
 
 def data_files(model: Any, path: Path) -> dict[str, list[str]]:

@@ -282,8 +282,9 @@ def _dims(shape: Sequence[int]) -> str:
 def plan_inputs(specs: Sequence[TensorSpec], *, batch: int, seed: int,
                 shapes: Mapping[str, tuple[int, ...]] | None = None, data: InputData | None = None,
                 values: Mapping[str, Any] | None = None,
-                ranges: Mapping[str, tuple[float, float]] | None = None) -> InputPlan:
-    """The input plan, or one ModelError/ConfigError naming every problem of one kind at once."""
+                ranges: Mapping[str, tuple[float, float]] | None = None, batch_given: bool = False) -> InputPlan:
+    """The input plan, or one ModelError/ConfigError naming every problem of one kind at once. `batch_given`:
+    --batch was on the command line (then --batch 1 on a static batch N > 1 is refused as any other N is)."""
     shapes = dict(shapes or {})
     values = dict(values or {})
     ranges = dict(ranges or {})
@@ -293,7 +294,7 @@ def plan_inputs(specs: Sequence[TensorSpec], *, batch: int, seed: int,
     batched = tuple(s.name for s in specs if is_batch_dim(s, 0))
     static = None if batched else static_batch(specs)
     if static is not None:  # dim 0 fixed at N > 1 on every input of rank 2+: N is the batch, fed and counted
-        if batch not in (1, static[0]):
+        if batch != static[0] and (batch != 1 or batch_given):
             _refuse_static_batch(specs, batch)
         batch, batched = static
     batch = _fed_batch(batched, given, batch)
@@ -411,7 +412,21 @@ def _symbols(specs: Sequence[TensorSpec], by_name: Mapping[str, TensorSpec],
 
 
 def _refuse_static_batch(specs: Sequence[TensorSpec], batch: int) -> None:
-    """--batch N > 1 on a model without a batch dimension: refused unless every dim 0 is fixed at N."""
+    """--batch N > 1 on a model without a batch dimension: refused unless every dim 0 is fixed at N. A batch named
+    off dim 0 (a sequence-first GRU's x[5, batch, 8]) is named, with the --input shapes to paste instead."""
+    off = [(s, i, d) for s in specs for i, d in enumerate(s.shape)
+           if i > 0 and isinstance(d, str) and batch_name(d, generated=False)]
+    if off:
+        s, i, d = off[0]
+        pastes = []
+        for t in dict.fromkeys(x[0] for x in off):
+            known = {n: batch for n in t.shape if isinstance(n, str) and batch_name(n, generated=False)}
+            dims = t.example_dims(batch, known, dim0_is_batch=is_batch_dim(t, 0))
+            pastes.append(f"--input {t.name}={'x'.join(map(str, dims))}")
+        raise ModelError(f"--batch {batch}: the batch of input {s.name!r} {s.shape_str()} is dim {i} ({d}), not dim "
+                         "0; --batch fills a dim-0 batch only",
+                         hint=f"leave out --batch and give the shape with the batch in it: {' '.join(pastes)} (each "
+                              "query is then counted as one inference)")
     fixed0 = [s for s in specs if s.shape and isinstance(s.shape[0], int) and s.shape[0] >= 0]
     wrong = [s for s in fixed0 if s.shape[0] != batch]
     if wrong or not fixed0:

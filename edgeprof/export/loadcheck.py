@@ -4,6 +4,8 @@ Owns: running a check of a converted or user file — an onnxruntime InferenceSe
 optimisation level (`onnxruntime_check`), a LiteRT interpreter built and its tensors allocated
 (`litert_check`) — in a fresh Python child (`sys.executable`; this module imports only the standard library and
 edgeprof.errors, so the child imports little but the library it checks), with several files in one child when one export checks several.
+The same child runs the host's other loads of a file (`call_in_child`, named in CALLS): reading a user's .tflite
+(reference.tflite_facts) and the host reference outputs (reference.outputs_here: the export checks, fidelity).
 A signal that kills the child (SIGSEGV, SIGABRT, ...), or a child that does not answer within the time limit,
 is a `LoadCrash` (a ModelError): one line naming the library, its version, the signal or the hang and the
 graph-optimisation level, with what to try (`--graph-opt`). What the library raises in Python is the check's
@@ -32,13 +34,15 @@ from typing import Any
 
 from ..errors import ModelError
 
-__all__ = ["check_files", "check_converted", "op_refused", "LoadCrash", "onnxruntime_check", "litert_check", "ORT_LEVELS", "TIMEOUT_S",
-           "ONNXRUNTIME", "LITERT", "CHECKS"]
+__all__ = ["check_files", "call_in_child", "check_converted", "op_refused", "LoadCrash", "onnxruntime_check", "litert_check", "ORT_LEVELS", "TIMEOUT_S",
+           "ONNXRUNTIME", "LITERT", "CHECKS", "CALLS"]
 
 ONNXRUNTIME, LITERT = "onnxruntime", "LiteRT"
 # library → (its distribution, the check the child runs as "module:function"): the seam tests point elsewhere
 CHECKS = {ONNXRUNTIME: ("onnxruntime", "edgeprof.export.loadcheck:onnxruntime_check"),
           LITERT: ("ai-edge-litert", "edgeprof.export.loadcheck:litert_check")}
+# what a child may be asked to call (call_in_child), by name → "module:function": the seam tests point elsewhere
+CALLS = {"tflite_facts": "edgeprof.reference:tflite_facts", "outputs": "edgeprof.reference:outputs_here"}
 TIMEOUT_S = 300.0  # a session creation that takes longer than this on the host is a hang
 ORT_LEVELS = {"disable": "ORT_DISABLE_ALL", "basic": "ORT_ENABLE_BASIC", "extended": "ORT_ENABLE_EXTENDED",
               "all": "ORT_ENABLE_ALL"}  # the agent's backends/ort.OPT_LEVELS, by the same --graph-opt names
@@ -70,17 +74,18 @@ def _what_to_try(graph_opt: str | None, library: str) -> str:
     return "try another --precision, or a newer ai-edge-litert on the host (pip install -U ai-edge-litert)"
 
 
-def check_files(paths: Sequence[str | Path], *, what: str, library: str = ONNXRUNTIME,
-                graph_opt: str | None = None, timeout_s: float | None = None) -> list[str | None]:
-    """Run `library`'s check (CHECKS) on each path in one child process; per path None (it loads) or the first
-    line of the library's error. A crash or hang of the child raises LoadCrash (a ModelError) naming `what`
-    ("the fp16 conversion of net"), the library, its version, the signal, the graph-optimisation level."""
-    dist, check = CHECKS[library]
+def _run_child(request: dict[str, Any], *, what: str, library: str, graph_opt: str | None, timeout_s: float | None,
+               hint: str | None) -> dict[str, Any]:
+    """Run the child on `request` (its "check" and arguments) at the graph-optimisation level; its answer. A
+    signal, a hang past the time limit or an exit without an answer raises LoadCrash naming `what`, the library,
+    its version and the level; `hint` replaces the default what-to-try."""
+    dist = CHECKS[library][0]
     timeout_s = TIMEOUT_S if timeout_s is None else timeout_s
     level = graph_opt or "all"
+    advice = hint or _what_to_try(graph_opt, library)
     with tempfile.TemporaryDirectory(prefix="edgeprof-loadcheck-") as tmp:
         answer = Path(tmp) / "answer.json"
-        request = {"check": check, "paths": [str(p) for p in paths], "graph_opt": level, "answer": str(answer)}
+        request = {**request, "graph_opt": level, "answer": str(answer)}
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
         started = time.monotonic()
         proc = subprocess.Popen([sys.executable, "-c", "import sys; from edgeprof.export.loadcheck import "
@@ -92,20 +97,38 @@ def check_files(paths: Sequence[str | Path], *, what: str, library: str = ONNXRU
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
             raise _crash(f"{what}: {library} {_version(dist)} hung loading it on the host (no answer after "
-                         f"{timeout_s:g} s, graph optimisation level {level})", _what_to_try(graph_opt, library)
-                         ) from None
+                         f"{timeout_s:g} s, graph optimisation level {level})", advice) from None
         seconds = time.monotonic() - started
         if rc < 0:
             name = signal.Signals(-rc).name if -rc in signal.valid_signals() else f"signal {-rc}"
             raise _crash(f"{what}: {library} {_version(dist)} crashed with {name} loading it on the host (graph "
-                         f"optimisation level {level}, after {seconds:.1f} s)", _what_to_try(graph_opt, library))
+                         f"optimisation level {level}, after {seconds:.1f} s)", advice)
         try:
-            data = json.loads(answer.read_text())
+            data: dict[str, Any] = json.loads(answer.read_text())
         except (OSError, ValueError):
             raise _crash(f"{what}: the {library} {_version(dist)} load check exited with status {rc} without "
-                         f"an answer (graph optimisation level {level})", _what_to_try(graph_opt, library)) from None
-    errors = data["errors"]
-    return [None if e is None else str(e) for e in errors]
+                         f"an answer (graph optimisation level {level})", advice) from None
+    return data
+
+
+def check_files(paths: Sequence[str | Path], *, what: str, library: str = ONNXRUNTIME,
+                graph_opt: str | None = None, timeout_s: float | None = None) -> list[str | None]:
+    """Run `library`'s check (CHECKS) on each path in one child process; per path None (it loads) or the first
+    line of the library's error. A crash or hang of the child raises LoadCrash (a ModelError) naming `what`
+    ("the fp16 conversion of net"), the library, its version, the signal, the graph-optimisation level."""
+    request = {"check": CHECKS[library][1], "paths": [str(p) for p in paths]}
+    data = _run_child(request, what=what, library=library, graph_opt=graph_opt, timeout_s=timeout_s, hint=None)
+    return [None if e is None else str(e) for e in data["errors"]]
+
+
+def call_in_child(name: str, arg: Any, *, what: str, library: str = ONNXRUNTIME, graph_opt: str | None = None,
+                  timeout_s: float | None = None, hint: str | None = None) -> tuple[Any, str | None]:
+    """CALLS[name] (called as function(arg, graph_opt) with a JSON `arg`) in a child process, as a
+    load check is: (its JSON-able value, None), or (None, the first line of what it raised). A crash or hang is
+    LoadCrash, as in check_files; `hint`: what to try instead of the default (`--graph-opt`)."""
+    data = _run_child({"call": CALLS[name], "arg": arg}, what=what, library=library, graph_opt=graph_opt,
+                      timeout_s=timeout_s, hint=hint)
+    return data.get("value"), data.get("error")
 
 
 def op_refused(library: str, error: str, what: str) -> ModelError | None:
@@ -140,18 +163,30 @@ def check_converted(path: Path, *, what: str, library: str = ONNXRUNTIME, graph_
     return error
 
 
+def _first_line(e: Exception) -> str:
+    return (str(e).strip().splitlines() or [type(e).__name__])[0] or type(e).__name__
+
+
 def child_main(request_json: str) -> None:
-    """The child: run the named check on each path, write {"errors": [...]} to the answer file."""
+    """The child: run the named check on each path ({"errors": [...]}), or the named call on its argument
+    ({"value": ...} or {"error": ...}), and write the answer file."""
     request = json.loads(request_json)
-    module, _, name = request["check"].partition(":")
+    module, _, name = (request.get("call") or request["check"]).partition(":")
     fn = getattr(importlib.import_module(module), name)
+    if "call" in request:
+        try:
+            answer: dict[str, Any] = {"value": fn(request["arg"], request["graph_opt"])}
+        except Exception as e:  # noqa: BLE001 - the library's refusal is the answer
+            answer = {"error": _first_line(e)}
+        Path(request["answer"]).write_text(json.dumps(answer))
+        return
     errors: list[str | None] = []
     for path in request["paths"]:
         try:
             fn(path, request["graph_opt"])
             errors.append(None)
         except Exception as e:  # noqa: BLE001 - the library's refusal is the answer
-            errors.append((str(e).strip().splitlines() or [type(e).__name__])[0] or type(e).__name__)
+            errors.append(_first_line(e))
     Path(request["answer"]).write_text(json.dumps({"errors": errors}))
 
 

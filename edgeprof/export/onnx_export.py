@@ -54,7 +54,7 @@ from .artifact_cache import (
     text_hash,
 )
 from .capture import library_failure, to_terminal
-from .external_data import data_files, with_inlined_data
+from .external_data import data_files, inline_export, save_export, with_inlined_data
 from .flops import count_flops
 from .inputs import make_inputs, static_batch
 from .resolve import ModelSource, torch_module
@@ -111,7 +111,7 @@ def prepare_onnx(source: ModelSource, *, cache_dir: Path, seed: int = 0, opset: 
         what=f"exporting {source.name} to ONNX ({exporter}, opset {opset}{_ir_text(max_ir)})")
     if artifact.cache_hit:
         say(f"{source.name}: cached ONNX {artifact.path}")
-    return artifact
+    return inline_export(artifact, cache_dir=cache_dir, say=say)
 
 
 def cached_artifact(source: ModelSource, *, cache_dir: Path, seed: int = 0, opset: int = DEFAULT_OPSET,
@@ -315,7 +315,7 @@ def _export(source: ModelSource, path: Path, *, seed: int, opset: int, exporter:
                          f"reaches (it writes {DYNAMO_MIN_OPSET} natively), or export the model yourself")
     if max_ir is not None and proto.ir_version > max_ir:
         _lower_ir(proto, max_ir, source.name)
-    onnx.save(proto, str(path))
+    external = save_export(proto, path)  # past protobuf's 2 GiB: model.onnx + model.onnx.data
     onnx.checker.check_model(str(path))
 
     graph_inputs = _graph_inputs(proto)
@@ -343,7 +343,7 @@ def _export(source: ModelSource, path: Path, *, seed: int, opset: int, exporter:
             **options, "exporter_call": f"torch.onnx.export(dynamo={exporter == 'dynamo'})",
             "seed": seed, "torch": dist_version("torch"), "onnx": dist_version("onnx"),
             "onnxscript": dist_version("onnxscript"), "export_seconds": round(seconds, 2),
-            "ir_version": int(proto.ir_version),
+            "ir_version": int(proto.ir_version), **({"external_data_file": external} if external else {}),
         },
         export_check=check, cache_hit=False, flops=flops,
         params=sum(p.numel() for p in module.parameters()),

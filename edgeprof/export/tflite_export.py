@@ -10,7 +10,8 @@ Owns:
   seeded float inputs feed it. Calibration: seeded random samples or `--calibration DIR` (quantize.py). A file
   without signatures (the quantiser calibrates by signature) is given a `serving_default` one in a temporary
   copy; the result is loaded and allocated once on the host, or refused in one line that blames the conversion.
-- a user's .tflite: read with the LiteRT interpreter on the host (inputs, dtypes, dynamic dims from
+- a user's .tflite: read with the LiteRT interpreter on the host, in a child process (reference.tflite_facts
+  through loadcheck.call_in_child: a native crash or hang is one line) (inputs, dtypes, dynamic dims from
   `shape_signature`); `--precision int8` quantises a float user file the same way; a file with int8/uint8
   quantised tensors is int8 "as given" and is not quantised again.
 - the export check: the host's LiteRT interpreter against torch on the seeded inputs (fp32: max abs error).
@@ -38,7 +39,6 @@ from ..records import Artifact, TensorSpec
 from ..reference import (
     TfliteTensor,
     interpreter_class,
-    signature_names,
     tflite_outputs,
     torch_check,
     torch_outputs,
@@ -46,7 +46,7 @@ from ..reference import (
 from .artifact_cache import build_cached, code_version, dist_version, key_of, sha256_file
 from .capture import capture, library_failure, to_terminal
 from .inputs import InputPlan, make_inputs
-from .loadcheck import LITERT, check_converted, op_refused
+from .loadcheck import LITERT, call_in_child, check_converted, op_refused
 from .quantize import calibration_fingerprint, calibration_samples
 from .resolve import ModelSource, torch_module, user_import_path
 
@@ -64,52 +64,44 @@ def tflite_precisions() -> tuple[str, ...]:
 # ---------------------------------------------------------------------------------------- reading files
 
 
-def read_tflite(path: Path) -> tuple[tuple[TensorSpec, ...], tuple[str, ...], dict[str, Any]]:
-    """Input specs (graph order), output names and facts (op counts, quantised inputs) of a .tflite file."""
+def read_tflite(path: Path, *, what: str | None = None) -> tuple[tuple[TensorSpec, ...], tuple[str, ...], dict[str, Any]]:
+    """Input specs (graph order), output names and facts (op counts, quantised inputs, signature keys) of a
+    .tflite file, read by LiteRT in a child process (loadcheck.call_in_child: a crash or hang is one line)."""
     import numpy as np
 
-    cls = interpreter_class()
-    try:
-        interp = cls(model_path=str(path))
-    except Exception as e:  # noqa: BLE001 - the interpreter raises ValueError/RuntimeError on bad files
-        raise ModelError(f"{path} is not a valid TFLite model: {' '.join(str(e).split())[:300]}",
-                         hint="convert it again or check the path") from e
-    in_names, out_names = signature_names(interp)
+    interpreter_class()  # ModelError here when the host has no LiteRT
+    read, error = call_in_child("tflite_facts", str(path), what=what or f"reading {path}", library=LITERT,
+                                hint="LiteRT crashed reading the file, before any input was fed: check the file "
+                                     "with plain ai-edge-litert, or try a newer one (pip install -U ai-edge-litert)")
+    if error is not None:
+        raise ModelError(f"{path} is not a valid TFLite model: {' '.join(error.split())[:300]}",
+                         hint="convert it again or check the path")
     specs = []
     quantised = {}
-    for t in map(TfliteTensor.of, interp.get_input_details()):
+    for t in (TfliteTensor(**{**d, "shape": tuple(d["shape"])}) for d in read["inputs"]):
         shape: tuple[int | str | None, ...] = tuple(None if x < 0 else x for x in t.shape)
-        name = in_names.get(t.index, t.name)
         if t.dtype == "bool":
             low, high = 0.0, 2.0
         elif t.dtype in ("int8", "uint8") and t.scale:
             info = np.iinfo(t.dtype)
             low, high = float(info.min), float(info.max) + 1.0
-            quantised[name] = {"scale": t.scale, "zero_point": t.zero_point}
+            quantised[t.name] = {"scale": t.scale, "zero_point": t.zero_point}
         else:
             low, high = 0.0, 1.0
-        specs.append(TensorSpec(name, shape, t.dtype, low, high))
-    outputs = tuple(out_names.get(d["index"], d["name"]) for d in interp.get_output_details())
-    ops: dict[str, int] = {}
-    with contextlib.suppress(Exception):
-        for op in interp._get_ops_details():
-            ops[op["op_name"]] = ops.get(op["op_name"], 0) + 1
-    int8_tensors = fp16_tensors = 0
-    with contextlib.suppress(Exception):  # int8/uint8 tensors with a scale: a quantised graph (float I/O or not)
-        for t in map(TfliteTensor.of, interp.get_tensor_details()):
-            int8_tensors += t.dtype in ("int8", "uint8") and t.scales > 0
-            fp16_tensors += t.dtype == "float16"
+        specs.append(TensorSpec(t.name, shape, t.dtype, low, high))
+    ops: dict[str, int] = read["op_counts"]
     # float16 constants DEQUANTIZEd to float32: the converter's fp16 weight quantisation (compute stays float32)
-    fp16_weights = fp16_tensors if "DEQUANTIZE" in ops else 0
-    return tuple(specs), outputs, {"op_counts": ops, "quantized_inputs": quantised,
-                                   "quantized_tensors": int8_tensors, "float16_weights": fp16_weights}
+    fp16_weights = read["float16_tensors"] if "DEQUANTIZE" in ops else 0
+    return tuple(specs), tuple(read["outputs"]), {"op_counts": ops, "quantized_inputs": quantised,
+                                                 "quantized_tensors": read["quantized_tensors"],
+                                                 "float16_weights": fp16_weights, "signatures": read["signatures"]}
 
 
 def _user_tflite(source: ModelSource, say: Progress) -> Artifact:
     if source.path is None:  # pragma: no cover - resolve_model always sets it
         raise ValueError(f"model source {source.spec!r} has no path")
     say(f"{source.name}: reading {source.path}")
-    specs, outputs, facts = read_tflite(source.path)
+    specs, outputs, facts = read_tflite(source.path, what=f"reading {source.spec}")
     if not specs:
         raise ModelError(f"{source.spec} has no inputs", hint="edgeprof needs at least one input to feed")
     quantised = bool(facts["quantized_inputs"] or facts["quantized_tensors"])
@@ -221,8 +213,7 @@ def _quantize_int8(fp32: Artifact, out: Path, *, seed: int, shapes: Mapping[str,
     say(f"{fp32.model_name}: quantising TFLite to int8 (ai-edge-quantizer, static, float I/O)")
     samples = calibration_samples(plan.specs if plan is not None else fp32.inputs, shapes, seed, calibration,
                                   fixed=plan.fixed() if plan is not None else None)
-    cls = interpreter_class()
-    sigs = cls(model_path=fp32.path).get_signature_list() or {}
+    sigs = read_tflite(Path(fp32.path))[2]["signatures"]
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="edgeprof-tflite-q-") as tmp:
         src, sig, added = fp32.path, next(iter(sigs), SIGNATURE), False

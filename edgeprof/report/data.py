@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ..compare import metric_values
+from ..compare import metric_values, precision_detail
 from ..records import Result, utc_now
 from ..store import Store, config_key
 
@@ -135,6 +135,7 @@ def row(r: Result) -> dict[str, Any]:
     lat = r.latency_ms
     out: dict[str, Any] = {"run_id": r.run_id, "created_at": r.created_at, "status": r.status, "device": r.device,
                            "model": model_label(r), "runtime": r.runtime, "precision": r.precision,
+                           "precision_detail": precision_detail(r),
                            "batch": r.batch, "threads": r.threads, "cv": lat.cv if lat else None, "n": lat.n if lat else None,
                            "reason": r.reason}
     out.update({k: v[k] for k in ROW_METRICS})

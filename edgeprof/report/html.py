@@ -120,7 +120,8 @@ def _comparison(data: ReportData, dev_color: Colors) -> str:
             cells = [f'<td class="l" data-v="{t(x["device"])}"><span class="dot" style="background:'
                      f'{dev_color(x["device"])}"></span>{t(x["device"])}</td>',
                      f'<td class="l" data-v="{t(x["runtime"])}">{t(x["runtime"])}</td>',
-                     f'<td class="l" data-v="{t(x["precision"])}">{t(x["precision"])}</td>',
+                     f'<td class="l" data-v="{t(x["precision"])}">{t(x["precision"])}'
+                     + (f' <small>{t(x["precision_detail"])}</small>' if x["precision_detail"] else "") + '</td>',
                      f'<td class="l" data-v="{x["batch"]}">{x["batch"]}</td>',
                      f'<td class="l" data-v="{x["threads"] or 0}">{x["threads"] or "auto"}</td>']
             for key, _, _ in _COLS:

@@ -23,8 +23,8 @@ from .data import (
 )
 from .phases import markdown, stored_breakdown, summary_line
 
-CSV_COLUMNS = ("run_id", "created_at", "sweep_id", "status", "device", "model", "runtime", "precision", "batch",
-               "threads", *ROW_METRICS, "cv", "n", "power_source", *SCENARIO_COLUMNS, *ACCURACY_COLUMNS, "reason")
+CSV_COLUMNS = ("run_id", "created_at", "sweep_id", "status", "device", "model", "runtime", "precision",
+               "precision_detail", "batch", "threads", *ROW_METRICS, "cv", "n", "power_source", *SCENARIO_COLUMNS, *ACCURACY_COLUMNS, "reason")
 
 _MD_COLS = (("p50_ms", "p50 ms"), ("p99_ms", "p99 ms"), ("throughput_ips", "inf/s"), ("peak_rss_mb", "peak MB"),
             ("mean_w", "W"), ("mj_per_inference", "mJ/inf"), ("inferences_per_joule", "inf/J"),
@@ -65,7 +65,8 @@ def render_markdown(data: ReportData) -> str:
         for r in sorted(rs, key=lambda r: r.latency_ms.p50 if r.latency_ms else 0):
             d = row(r)
             board = r.device + (f" ({r.scenario.label})" if r.scenario.label else "")
-            lines.append(f"| {_md(board)} | {_md(r.runtime)} | {_md(r.precision)} | {r.batch} | "
+            prec = r.precision + (f" [{d['precision_detail']}]" if d["precision_detail"] else "")
+            lines.append(f"| {_md(board)} | {_md(r.runtime)} | {_md(prec)} | {r.batch} | "
                          f"{r.threads or 'auto'} | "
                          + " | ".join(fmt_value(d[k]) for k, _ in _MD_COLS) + " |")
     acc = accuracy_rows(ok)

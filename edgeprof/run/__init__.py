@@ -46,7 +46,7 @@ def deploy(spec: RunSpec, device: Device, *, progress: Progress | None = None,
            cache_dir: Path | None = None, facts: Facts | Mapping[str, Any] | None = None,
            lease_token: str | None = None,
            transport: Transport | None = None, on_link: Callable[[AgentLink], None] | None = None,
-           checked: bool = False) -> Result:
+           checked: bool = False, options: Options | None = None) -> Result:
     """Measure `spec` on `device` and return the Result; the caller stores it. The spec is validated once:
     `checked` says its caller ran check() on it already (the CLI); otherwise validate_spec runs here (a sweep cell,
     a --find-max-rate probe at a new rate).
@@ -55,7 +55,7 @@ def deploy(spec: RunSpec, device: Device, *, progress: Progress | None = None,
     push (see there).
     For sweeps (lab/scheduler.py): `transport` reuses an open connection (left open afterwards); `on_link` gets
     the started agent so another thread can stop it (cell timeout, Ctrl-C); `lease_token` is the device lease
-    the run is made under."""
+    the run is made under. `options`: the CLI's (the flags given: --batch 1 on a static batch is refused)."""
     progress = progress or Quiet()
     if device.kind == "adb":  # a phone has no agent: edgeprof/phone/ measures it (edgeprof deploy only, for now)
         raise CapabilityError(f"device {device.name}: a phone in a sweep is not supported on phones yet",
@@ -63,7 +63,7 @@ def deploy(spec: RunSpec, device: Device, *, progress: Progress | None = None,
                               device=device.name)
     if not checked:
         validate_spec(spec)
-    options = Options.of(spec)
+    options = options or Options.of(spec)
     known = facts if isinstance(facts, Facts) or facts is None else Facts.from_dict(dict(facts))
     clock = PhaseClock()  # the Result's phases (records/phases.py)
     progress.stage(f"connecting to {device.name}")

@@ -84,7 +84,7 @@ def plan(spec: RunSpec, device: Device, facts: Facts, *, options: Options | None
     with clock.phase("export"):
         prepared = prepare(spec, cache_dir, say, spec.calibration, target=target, facts=facts, device=device.name)
         artifact = prepared.artifact
-        inputs = input_plan(artifact.inputs, spec, cache_dir)
+        inputs = input_plan(artifact.inputs, spec, cache_dir, batch_given="--batch" in o.given)
     clock.export_cached = artifact.cache_hit and (prepared.fp32 is None or prepared.fp32.cache_hit)
     if inputs.batch != spec.batch:  # --input or the data fed another batch: store and count what was fed
         spec = dataclasses.replace(spec, batch=inputs.batch)

@@ -106,13 +106,14 @@ def prepare(spec: RunSpec, cache_dir: Path | None = None, say: Callable[[str], N
 
 
 
-def input_plan(specs: tuple[TensorSpec, ...], spec: RunSpec, cache_dir: Path | None = None) -> InputPlan:
+def input_plan(specs: tuple[TensorSpec, ...], spec: RunSpec, cache_dir: Path | None = None, *,
+               batch_given: bool = False) -> InputPlan:
     """What feeds each input and its shape (export/inputs.plan_inputs): every problem is one line, found before
-    anything is pushed."""
+    anything is pushed. `batch_given`: --batch was on the command line."""
     data = load_input_data(spec.input_data, cache_dir / "inputs" if cache_dir else None) \
         if spec.input_data else None
     return plan_inputs(specs, batch=spec.batch, seed=spec.seed, shapes=spec.input_shapes, data=data,
-                       values=spec.input_values, ranges=spec.input_ranges)
+                       values=spec.input_values, ranges=spec.input_ranges, batch_given=batch_given)
 
 
 def input_params(artifact: Artifact, spec: RunSpec, cache_dir: Path | None = None) -> list[dict[str, Any]]:

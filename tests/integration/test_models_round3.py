@@ -45,14 +45,21 @@ def db(tmp_path):
     return str(tmp_path / "r.sqlite")
 
 
-def test_a_segfault_in_the_fp16_load_check_is_one_line_and_the_cli_lives(tmp_path, db, capsys, monkeypatch):
+@pytest.fixture
+def crashing(tmp_path, monkeypatch):
+    """A module `crashing_checks` whose null_read(arg, level) is a real SIGSEGV (a NULL read in native code)."""
     (tmp_path / "crashing_checks.py").write_text(textwrap.dedent("""
         import ctypes
-        def null_read(path, level):
+        def null_read(arg, level):
             ctypes.string_at(0)
         """))
     monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setitem(loadcheck.CHECKS, "onnxruntime", ("onnxruntime", "crashing_checks:null_read"))
+    return "crashing_checks:null_read"
+
+
+def test_a_segfault_in_the_fp16_load_check_is_one_line_and_the_cli_lives(tmp_path, db, capsys, monkeypatch,
+                                                                         crashing):
+    monkeypatch.setitem(loadcheck.CHECKS, "onnxruntime", ("onnxruntime", crashing))
     model = matmul_model(tmp_path / "mm.onnx")
     code, _, err = run(["deploy", "--device", "local", "--model", model, "--precision", "fp16", "--graph-opt",
                         "extended", "--db", db, *FAST], capsys)
@@ -61,6 +68,42 @@ def test_a_segfault_in_the_fp16_load_check_is_one_line_and_the_cli_lives(tmp_pat
     assert first.startswith("edgeprof: error: the fp16 conversion of mm: onnxruntime ")
     assert "crashed with SIGSEGV" in first and "graph optimisation level extended" in first
     assert "--graph-opt basic" in first and Store(db).count() == 0
+
+
+def test_a_segfault_reading_the_users_tflite_is_one_line_and_the_cli_lives(tmp_path, db, capsys, monkeypatch,
+                                                                           crashing):
+    pytest.importorskip("ai_edge_litert")
+    from tflite_fixtures import one_op_tflite
+
+    model = one_op_tflite(tmp_path / "plain.tflite")
+    monkeypatch.setitem(loadcheck.CALLS, "tflite_facts", crashing)
+    code, _, err = run(["deploy", "--device", "local", "--model", str(model), "--db", db, *FAST], capsys)
+    assert code == 2
+    lines = err.strip().splitlines()
+    assert lines[0].startswith(f"edgeprof: error: reading {model}: LiteRT ") and "crashed with SIGSEGV" in lines[0]
+    assert "graph optimisation level all" in lines[0] and "Traceback" not in err and Store(db).count() == 0
+    monkeypatch.setitem(loadcheck.CALLS, "tflite_facts", "edgeprof.reference:tflite_facts")
+    code, _, err = run(["deploy", "--device", "local", "--model", str(model), "--db", db, *FAST], capsys)
+    assert code == 0, err  # the same file, read for real in the child, runs
+
+
+def test_a_segfault_in_the_host_reference_is_one_line_naming_it(tmp_path, db, capsys, monkeypatch, crashing):
+    model = matmul_model(tmp_path / "mm.onnx")
+    monkeypatch.setitem(loadcheck.CALLS, "outputs", crashing)
+    code, _, err = run(["deploy", "--device", "local", "--model", model, "--precision", "fp16", "--db", db, *FAST],
+                       capsys)
+    assert code == 2
+    first = err.strip().splitlines()[0]
+    assert first.startswith("edgeprof: error: the fidelity reference (fp32 onnx file mm.onnx on the host (CPU)): "
+                            "onnxruntime ") and "crashed with SIGSEGV" in first, first
+    assert "--precision fp32 needs no reference" in first and "Traceback" not in err
+    monkeypatch.setitem(loadcheck.CALLS, "outputs", "edgeprof.reference:outputs_here")
+    out = tmp_path / "r.json"
+    code, _, err = run(["deploy", "--device", "local", "--model", model, "--precision", "fp16", "--db", db,
+                        "--json", str(out), *FAST], capsys)
+    assert code == 0, err
+    fid = json.loads(out.read_text())["fidelity"]
+    assert fid["reference"].startswith("fp32 onnx file mm.onnx") and fid["cosine_similarity"] > 0.99
 
 
 def test_fp16_runs_with_its_check_at_the_graph_opt_asked(tmp_path, db, capsys):
@@ -159,6 +202,10 @@ def test_a_static_batch_of_10_is_the_batch_labelled_and_counted(tmp_path, db, ca
         in first and "leave out --batch (the run feeds and counts its static batch 10)" in first
     code, _, err = run(["deploy", "--device", "local", "--model", model, "--batch", "10", "--db", db, *FAST], capsys)
     assert code == 0, err
+    code, _, err = run(["deploy", "--device", "local", "--model", model, "--batch", "1", "--db", db, *FAST], capsys)
+    first = err.strip().splitlines()[0]  # given explicitly, 1 is a batch like any other: refused, nothing stored
+    assert code == 2 and "--batch 1: the model is static (input 'x' [10, 3, 8, 8] has dimension 0 fixed at 10)" \
+        in first and "leave out --batch" in first and Store(db).count() == 2
 
 
 # --------------------------------------------------------------- the exporters' dim-0 names (item 5)
@@ -353,6 +400,11 @@ def test_a_sequence_first_gru_is_no_static_batch_and_its_hint_fills_the_batch(tm
     code, _, err = run(["deploy", "--device", "local", "--model", model, "--db", db, *FAST], capsys)
     first = err.strip().splitlines()[0]
     assert code == 2 and "x[5, batch, 8] dim 1 (batch)" in first and "--input x=5x1x8" in first  # the batch, 1
+    code, _, err = run(["deploy", "--device", "local", "--model", model, "--batch", "4", "--db", db, *FAST], capsys)
+    first = err.strip().splitlines()[0]  # --batch fills dim 0 only: the batch off dim 0 is named, with the paste
+    assert code == 2 and "--batch 4: the batch of input 'x' [5, batch, 8] is dim 1 (batch), not dim 0" in first
+    assert "leave out --batch and give the shape with the batch in it: --input x=5x4x8" in first
+    assert "static" not in first
     out = tmp_path / "r.json"
     code, _, err = run(["deploy", "--device", "local", "--model", model, "--input", "x=5x3x8", "--precision", "fp16",
                         "--db", db, "--json", str(out), *FAST], capsys)
@@ -380,3 +432,83 @@ def test_fp16_of_an_old_ir_file_listing_initializers_as_inputs_runs(tmp_path, db
     r = json.loads(out.read_text())
     assert r["precision"] == "fp16" and r["artifact"]["export_options"]["initializer_inputs_dropped"] == 1
     assert [i["name"] for i in r["io"]["inputs"]] == ["x"]
+
+
+def test_a_sweeps_batch_axis_on_a_static_batch_fails_the_other_values_with_the_reason(tmp_path, db, capsys):
+    from edgeprof.lab import ledger
+
+    static_batch_model(tmp_path / "faces10.onnx")
+    (tmp_path / "s.yaml").write_text("name: static\nmodels: [faces10.onnx]\ndevices: [local]\nruntimes: [onnxruntime]\n"
+                                     "batch: [4, 10]\nsettings: {min_duration_s: 0.1, min_queries: 5, warmup_s: 0}\n")
+    code = main(["sweep", str(tmp_path / "s.yaml"), "--db", db, "--quiet", "--id-file", str(tmp_path / "id")])
+    err = capsys.readouterr().err
+    assert code == 1, err
+    rec = ledger.get_sweep(Store(db), (tmp_path / "id").read_text().strip())
+    by_batch = {c.cell.batch: c for c in rec.cells}
+    assert by_batch[10].status == "ok" and by_batch[4].status == "failed"
+    assert "--batch 4: the model is static (input 'x' [10, 3, 8, 8] has dimension 0 fixed at 10)" \
+        in by_batch[4].reason
+
+
+def test_the_precision_detail_is_shown_in_results_compare_and_reports_and_keys_stay(tmp_path, db, capsys):
+    import dataclasses
+
+    from edgeprof.records import Result
+    from edgeprof.store import config_key
+
+    model = weight_only_int8(tmp_path / "wo.onnx")
+    fp32 = matmul_model(tmp_path / "mm.onnx")
+    ids = []
+    for m, extra in ((model, []), (model, []), (fp32, ["--precision", "int8"])):
+        out = tmp_path / "r.json"
+        code, _, err = run(["deploy", "--device", "local", "--model", m, "--db", db, "--json", str(out), *extra,
+                            *FAST], capsys)
+        assert code == 0, err
+        ids.append(json.loads(out.read_text())["run_id"])
+    detail = "int8 (as given) [weight-only (int8 weights, float activations)]"
+    code, text, err = run(["results", "show", ids[0], "--db", db], capsys)
+    assert code == 0, err
+    assert f"wo.onnx on local · onnxruntime {detail} · batch 1" in " ".join(text.split())
+    code, text, err = run(["compare", ids[0], ids[1], "--db", db], capsys)
+    assert code == 0, err
+    assert " ".join(text.split()).count(detail) == 2 and "different configurations" not in err
+    code, text, err = run(["results", "show", ids[2], "--db", db], capsys)
+    assert "int8 [static QDQ (int8 weights per channel, int8 activations)]" in " ".join(text.split())
+    for fmt in ("md", "csv", "html"):
+        code, text, err = run(["report", "--model", model, "--out", "-", "--format", fmt, "--db", db], capsys)
+        assert code == 0, err
+        assert "weight-only (int8 weights, float activations)" in text, fmt
+    # the detail is shown only: the configuration's key is the identity's, without it, as before
+    store = Store(db)
+    a, b = (store.get(i) for i in ids[:2])
+    assert isinstance(a, Result) and config_key(a) == config_key(b)
+    bare = dataclasses.replace(a, artifact=dataclasses.replace(a.artifact, export_options={}))
+    assert config_key(bare) == config_key(a) and "weight-only" not in config_key(a)
+    assert a.identity.precision == "int8 (as given)"
+
+
+# ------------------------------------------------------------------- exports past protobuf's 2 GiB (item 1)
+
+
+def test_an_export_past_the_threshold_writes_external_data_and_runs_inlined(tmp_path, db, capsys, monkeypatch):
+    """The threshold lowered (the seam): the export is model.onnx + model.onnx.data in its cache entry, pushed
+    as one self-contained file; with the 2 GiB limit lowered too it is refused as not supported yet."""
+    from edgeprof.export import external_data
+
+    monkeypatch.setenv("EDGEPROF_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(external_data, "EXTERNAL_DATA_THRESHOLD", 4096)  # gemm:64x2x64: 16 KiB of weights
+    out = tmp_path / "r.json"
+    code, _, err = run(["deploy", "--device", "local", "--model", "gemm:64x2x64", "--db", db, "--json", str(out),
+                        *FAST], capsys)
+    assert code == 0, err
+    r = json.loads(out.read_text())
+    opts = r["artifact"]["export_options"]
+    assert opts["external_data_file"] == "model.onnx.data" and opts["external_data"]["files"]["model.onnx.data"]
+    written = list((tmp_path / "cache").glob("*/model.onnx.data"))
+    assert len(written) == 1 and written[0].stat().st_size >= 64 * 64 * 4
+    assert r["artifact"]["export_check"]["ok"] and r["fidelity"] is not None and r["fidelity"]["ok"]
+    assert onnx.load(r["artifact"]["path"], load_external_data=False).graph.initializer[0].HasField("raw_data")
+    monkeypatch.setattr(external_data, "PROTOBUF_LIMIT", 8192)
+    code, _, err = run(["deploy", "--device", "local", "--model", "gemm:64x2x64", "--db", db, *FAST], capsys)
+    first = err.strip().splitlines()[0]
+    assert code == 2 and "models over 2 GiB are not supported yet" in first and "Traceback" not in err

@@ -111,3 +111,36 @@ def test_fingerprint_and_environment_changes():
     changes = {k: (x, y) for k, x, y in environment_changes(a, b)}
     assert changes == {"kernel": ("5.15", "5.15.1"), "runtime version": ("1.22.0", "1.23.0")}
     assert device_fingerprint(make_result([1.0])) is None
+
+
+@pytest.mark.parametrize(("precision", "options", "detail"), [
+    ("fp32", {"quantizer": "onnxruntime.quantization ..."}, None),
+    ("fp16 (as given)", {"precision_as_given": True,
+                         "weights": "float16 (3 tensors, DEQUANTIZE to float32: compute in float32)"},
+     "float16 weights, float32 compute"),
+    ("int8 (as given)", {"precision_as_given": True, "quantized_tensors": 12, "quantized_inputs": {}},
+     "int8 tensors (12 with scales), float I/O"),
+    ("int8 (as given)", {"precision_as_given": True, "quantized_by": "QDQ (int8 weights and activations): "
+                         "DequantizeLinear, QuantizeLinear"}, "QDQ (int8 weights and activations)"),
+    ("int8", {"quantizer": "ai_edge_quantizer static int8 (...)"},
+     "static int8 (weights per channel, activations per tensor), float I/O"),
+    ("fp16", {"converter": "onnxconverter_common.float16.convert_float_to_float16(keep_io_types=True)",
+              "ops_kept_fp32": ["Resize"]}, "float16 graph, float32 I/O, 1 op types kept float32"),
+    ("fp16", {}, None),  # TensorRT builds fp16 from the fp32 file: nothing to say
+])
+def test_the_precision_detail_is_read_from_export_options_and_leaves_the_key(precision, options, detail):
+    import dataclasses
+
+    from edgeprof.compare import cell_label, precision_detail
+    from edgeprof.records import Artifact
+    from edgeprof.store import config_key
+
+    r = dataclasses.replace(make_result([1.0, 1.1, 1.2]), precision=precision)
+    art = Artifact(path="m.onnx", format="onnx", sha256="ab" * 32, size_bytes=1, inputs=(), outputs=("y",),
+                   model_name="m", source="file:/m.onnx", precision=precision.split()[0], export_options=options)
+    with_detail = dataclasses.replace(r, artifact=art)
+    bare = dataclasses.replace(r, artifact=dataclasses.replace(art, export_options={}))
+    assert precision_detail(with_detail) == detail
+    assert config_key(with_detail) == config_key(bare)
+    assert (f"onnxruntime {precision} [{detail}] · batch 1" if detail else f"onnxruntime {precision} · batch 1") \
+        in cell_label(with_detail)

@@ -95,6 +95,15 @@ def test_a_static_model_refuses_a_batch_it_cannot_be_fed():
     assert plan_inputs([T("x", [4, 3])], batch=4, seed=0).shapes == {"x": (4, 3)}  # built for batch 4
 
 
+def test_batch_1_given_on_a_static_batch_10_is_refused_the_default_is_not():
+    specs = [T("x", [10, 3, 8, 8])]
+    assert plan_inputs(specs, batch=1, seed=0).batch == 10  # --batch left out: the static batch is the batch
+    assert plan_inputs(specs, batch=10, seed=0, batch_given=True).batch == 10
+    with pytest.raises(ModelError, match=r"--batch 1: the model is static .*fixed at 10"):
+        plan_inputs(specs, batch=1, seed=0, batch_given=True)
+    assert plan_inputs([T("x", [1, 3])], batch=1, seed=0, batch_given=True).batch == 1  # a static 1 is 1
+
+
 def test_values_and_ranges_are_typed_and_checked():
     specs = [T("x", ["batch", 4]), T("sr", [], "int64"), T("ids", ["batch", 4], "int64")]
     plan = plan_inputs(specs, batch=1, seed=0, values={"sr": 16000}, ranges={"ids": (5, 9)})

@@ -118,3 +118,27 @@ def test_the_child_imports_little(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "['edgeprof', 'edgeprof.errors', 'edgeprof.export', 'edgeprof.export.loadcheck']"
     assert signal.SIGSEGV  # (the platform has the signals the messages name)
+
+
+def test_a_call_in_the_child_returns_its_value_or_error_and_a_hang_is_refused(tmp_path, monkeypatch):
+    """call_in_child (the user's .tflite read, the host references): the value comes back, an exception is its first
+    line, a hang is killed at the limit and refused naming the library and the hint given."""
+    import numpy as np
+
+    from edgeprof import reference
+    from edgeprof.export.loadcheck import call_in_child
+
+    (tmp_path / "calls.py").write_text(SEAM + "\ndef echo(arg, level):\n    return {'arg': arg, 'level': level}\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setitem(loadcheck.CALLS, "echo", "calls:echo")
+    monkeypatch.setitem(loadcheck.CALLS, "hang", "calls:hang")
+    monkeypatch.setitem(loadcheck.CALLS, "says", "calls:says_level")
+    assert call_in_child("echo", [1, "a"], what="x", graph_opt="basic") == ({"arg": [1, "a"], "level": "basic"}, None)
+    assert call_in_child("says", "p", what="x") == (None, "asked for level all on p")
+    with pytest.raises(LoadCrash, match=r"^reading m: onnxruntime \S+ hung loading it on the host \(no answer "
+                                        r"after 1\.5 s") as e:
+        call_in_child("hang", "p", what="reading m", timeout_s=1.5, hint="try another file")
+    assert e.value.hint == "try another file"
+    got = reference.onnx_outputs(relu(tmp_path / "r.onnx"), {"x": np.array([[-1.0, 2.0, -3.0, 4.0]], np.float32)},
+                                 graph_opt="disable")  # the real reference, through the same child
+    assert got[0].tolist() == [[0.0, 2.0, 0.0, 4.0]]
