@@ -36,7 +36,19 @@ def cell_result(cell: Cell, status: str, reason: str | None, *, sweep_id: str, a
                   settings=Settings.from_dict(cell.settings), reason=reason,
                   scenario=_cell_scenario(cell),
                   sweep=sweep_info(cell, sweep_id, attempts, started, time.time()),
-                  stderr_tail=stderr_tail[-STDERR_TAIL_CHARS:] if stderr_tail else None)
+                  stderr_tail=keep_tail(stderr_tail) if stderr_tail else None)
+
+
+def keep_tail(text: str, limit: int = STDERR_TAIL_CHARS) -> str:
+    """The end of a device's stderr for a row, at most about `limit` characters; a native crash's header line
+    (`Fatal Python error: Segmentation fault`) is kept in front when the stacks of many threads push it out."""
+    if len(text) <= limit:
+        return text
+    at = text.rfind("Fatal Python error", 0, len(text) - limit)
+    if at == -1 or "Fatal Python error" in text[-limit:]:
+        return text[-limit:]
+    head = text[at:].split("\n", 1)[0][:200]
+    return head + "\n…\n" + text[-(limit - len(head) - 3):]
 
 
 def sweep_info(cell: Cell, sweep_id: str, attempts: int, started: float | None, ended: float,

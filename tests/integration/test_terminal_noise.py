@@ -41,7 +41,7 @@ STAGES = [
 ]
 OWN = [
     rf"[{_SPINNER}] ({'|'.join(STAGES)})",
-    rf"{_NAME} on \S+ · \w+ \w+ · batch \d+.*run \S+",  # the result's title
+    rf"{_NAME} on \S+ · \w+ \w+( \[.*\])? · batch \d+.*run \S+",  # the result's title (precision detail)
     r"[┏┃┡│└┌├╭╰].*",  # table rows and borders
     r"latency \(ms\)", r"throughput and memory", r"n=\d+ +CV=.*", r"memory: .*", r"power: .*",
     r"power · .*", r"power warning: .*", r"compute: .*", r"thermal: .*", r"fidelity vs .*", r"fidelity: none.*",
@@ -49,6 +49,8 @@ OWN = [
     # the I/O summary (cli/ui.render_io): inputs as fed, outputs, load and first inference
     r"inputs and outputs( \(batch \d+: .*\))?", rf"(in|out) +{_NAME}: \w+\[[\d, ]*\].*",
     r"load [\d.]+ s .*first inference .*",
+    # where the measurement's time went (records/phases.py, cli/ui.render_phases)
+    r"phases: [\d.]+ s in all, timed window .*", r"(host before|device|host after): .*",
 ]
 OWN_RE = re.compile("|".join(f"(?:{p})" for p in OWN))
 
