@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ..agentlink import RunDeadline
 from ..records import RunSpec
-from ..vocab import RUN_DEFAULTS
+from ..vocab import RUN_DEFAULTS, SCENARIO_DEFAULTS
 
 PROFILE_ITERATIONS = int(RUN_DEFAULTS["profile_iterations"])  # runs in the --profile-ops pass (after the timed loop)
 AGENT_SILENCE_TIMEOUT_S = 600.0  # before the agent names a phase, and while it loads (TensorRT builds engines)
@@ -39,6 +39,8 @@ def run_deadline(spec: RunSpec, profile_ops: bool = False, accuracy_inferences: 
     inferences may take a query's time for each."""
     q = QUERY_SILENCE_S
     measure = max(spec.min_duration_s + q, spec.min_queries * q)
+    if spec.scenario == "sustained":  # the duration, whatever the query count (windows.py)
+        measure = (spec.duration_s or SCENARIO_DEFAULTS["duration_s"]) + q
     if spec.max_queries:
         measure = min(measure, spec.max_queries * q)
     measure += q
