@@ -50,6 +50,7 @@ class HeatingBoard:
             os.replace(tmp, path)
 
     def start(self) -> HeatingBoard:
+        """Start the schedule now (t = 0)."""
         self.t_start = time.perf_counter()
         self._thread = threading.Thread(target=self._loop, daemon=True)
         self._thread.start()
