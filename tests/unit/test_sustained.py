@@ -120,3 +120,24 @@ def test_a_heating_board_throttles_where_it_was_driven_to(tmp_path: Path) -> Non
     assert section.steady_window == 3 and section.time_to_steady_s == 6.0
     assert section.steady_p50_ms == pytest.approx(20.0, abs=3.0) and section.steady_cpu_mhz == 1200.0
     assert "sustained_not_steady" not in [w.code for w in warnings]
+
+
+def test_bad_sustained_inputs_are_one_line_errors_before_connecting(tmp_path: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    from edgeprof.cli.main import main
+
+    db = str(tmp_path / "r.sqlite")
+    base = ["deploy", "--device", "local", "--runtime", "null", "--model", "none", "--db", db]
+    for extra, said in ((["--scenario", "sustained", "--duration", "10", "--window", "5"],
+                         "--window 5 s leaves fewer than 3 windows in --duration 10 s"),
+                        (["--duration", "10"], "--duration applies to --scenario sustained, not single-stream"),
+                        (["--scenario", "fixed-rate", "--rate", "5", "--window", "2"],
+                         "--window applies to --scenario sustained"),
+                        (["--scenario", "sustained", "--window", "0.5", "--duration", "10"], "--window 0.5: must be >= 1")):
+        assert main(base + extra) != 0
+        err = capsys.readouterr().err
+        assert said in err and len(err.strip().splitlines()) == 1, err
+    sweep = tmp_path / "s.yaml"
+    sweep.write_text("models: [ds_cnn]\ndevices: [local]\nscenarios: [single-stream, sustained]\n")
+    assert main(["sweep", str(sweep), "--dry-run", "--db", db]) != 0
+    assert "sustained scenario is not supported in sweeps yet" in capsys.readouterr().err
