@@ -161,6 +161,14 @@ def _window_progress(k, n, lat_ns, first, telemetry, total_s):
                   cpu_mhz=round(sum(cpus) / float(len(cpus)) / 1000.0, 1) if cpus else None)
 
 
+def _wait_alive(due, t0, n, total_s, clock, sleep, progress):
+    """A slow rate: sleep towards `due`, telling the host every PROGRESS_NS that the loop is alive."""
+    while due - clock() > scenarios.PROGRESS_NS:
+        sleep(scenarios.PROGRESS_NS / 2e9)
+        if progress:
+            send_progress("measure", elapsed_s=round((clock() - t0) / 1e9, 2), total_s=total_s, n=n)
+
+
 def sustained_loop(run, sc, max_queries, root, tools, clock=now_ns, sleep=None, progress=True):
     """The sustained run: back to back (sc.rate None) or fixed-rate, for sc.duration_s; telemetry during it.
     Returns (Schedule, SustainedReply without power)."""
@@ -178,12 +186,15 @@ def sustained_loop(run, sc, max_queries, root, tools, clock=now_ns, sleep=None, 
     lat, iss = s.latencies, s.issued
     cap = int(max_queries) if max_queries else -1
     misses, k, win_first, done = 0, 0, 0, t0
+    next_alive = t0 + scenarios.PROGRESS_NS
     s.stopped_by = "duration reached"
     try:
         while True:
             due = t0 + len(lat) * period if period else clock()
             if due - t0 >= duration_ns:
                 break
+            if period:
+                _wait_alive(due, t0, len(lat), duration_s, clock, sleep, progress)
             start = scenarios.wait_until(due, clock, sleep) if period and clock() < due else clock()
             run()
             done = clock()
@@ -198,6 +209,10 @@ def sustained_loop(run, sc, max_queries, root, tools, clock=now_ns, sleep=None, 
                 win_first, k = len(lat) - 1, k + 1
             if not period and done - t0 >= duration_ns:
                 break
+            if progress and done >= next_alive:  # the host's silence timeout hears from the loop
+                send_progress("measure", elapsed_s=round((done - t0) / 1e9, 2), total_s=duration_s, n=len(lat),
+                              last_ms=round(lat[-1] / 1e6, 4))
+                next_alive = done + scenarios.PROGRESS_NS
             if len(lat) == cap:
                 s.stopped_by = "max_queries reached before the duration"
                 break

@@ -141,3 +141,22 @@ def test_bad_sustained_inputs_are_one_line_errors_before_connecting(tmp_path: Pa
     sweep.write_text("models: [ds_cnn]\ndevices: [local]\nscenarios: [single-stream, sustained]\n")
     assert main(["sweep", str(sweep), "--dry-run", "--db", db]) != 0
     assert "sustained scenario is not supported in sweeps yet" in capsys.readouterr().err
+
+
+def test_the_run_deadline_knows_the_duration() -> None:
+    """A 30-minute sustained run is not ended by --min-duration's settle time: the agent's progress reaches the
+    phase's end only at the duration, and the measure phase's bound covers it."""
+    from edgeprof.records import RunSpec
+    from edgeprof.run.limits import QUERY_SILENCE_S, run_deadline
+    from edgeprof_agent.messages import ProgressEvent
+
+    spec = RunSpec(device="local", model="none", runtime="null", scenario="sustained", duration_s=1800.0)
+    d = run_deadline(spec)
+    assert d.phase_s["measure"] >= 1800.0 + QUERY_SILENCE_S and d.total_s > 1800.0
+    assert d.min_duration_s == 1800.0 and "duration 1800 s" in d.why
+    d.start(0.0)
+    d.see(ProgressEvent(phase="measure", elapsed_s=0.0, total_s=1800.0, n=0), 0.0)
+    d.see(ProgressEvent(phase="measure", elapsed_s=11.0, total_s=1800.0, n=5000), 11.0)  # past --min-duration
+    assert d.due()[0] > 1800.0
+    plain = run_deadline(RunSpec(device="local", model="none", runtime="null"))
+    assert plain.min_duration_s == spec.min_duration_s == 10.0
