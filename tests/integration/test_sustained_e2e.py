@@ -56,8 +56,11 @@ def test_a_heating_pi5_through_the_cli(lab: BoardLab, tmp_path: Any, monkeypatch
     assert [w["cpu_mhz"] for w in rows[:2]] == [2400.0, 2400.0] and [w["cpu_mhz"] for w in rows[3:]] == [1200.0] * 3
     assert s["onset_window"] == 2 and s["onset_s"] == 4.0 and "CPU clock" in s["onset_reason"]
     assert 62.0 <= s["onset_temp_c"] <= 68.0 and s["onset_temp_c"] == rows[2]["temp_c"]
-    assert [w["temp_c"] for w in rows[3:]] == [68.0] * 3 and rows[0]["temp_c"] < 54.0
-    assert s["steady_window"] == 3 and s["time_to_steady_s"] == 6.0 and s["steady_temp_c"] == 68.0
+    # the plateau from 6 s (the heater starts when the host hears the measure phase begin: a reading just after a
+    # window opens may still see 67.9x °C)
+    assert [w["temp_c"] for w in rows[3:]] == pytest.approx([68.0] * 3, abs=0.3) and rows[0]["temp_c"] < 54.0
+    assert s["steady_window"] == 3 and s["time_to_steady_s"] == 6.0
+    assert s["steady_temp_c"] == pytest.approx(68.0, abs=0.3)
     assert s["sustained_ratio"] == 1.0  # a fixed rate that keeps up: the frames per window are the schedule's
     assert s["throttle_source"] == "vcgencmd get_throttled" and [w["throttled"] for w in rows] == [0] * 6
     assert s["power_source"] == "rpi5-pmic"

@@ -114,7 +114,8 @@ def test_a_heating_board_throttles_where_it_was_driven_to(tmp_path: Path) -> Non
     assert [r.cpu_mhz for r in rows[:2]] == [2400.0, 2400.0] and [r.cpu_mhz for r in rows[3:]] == [1200.0] * 3
     assert section.onset_window == 2 and section.onset_s == 4.0
     assert section.onset_temp_c == rows[2].temp_c and 62.0 <= (section.onset_temp_c or 0) <= 68.0
-    assert [r.temp_c for r in rows[3:]] == [68.0] * 3
+    # the plateau from 6 s (a reading just after a window opens may still see the last tick's 67.9x °C)
+    assert [r.temp_c for r in rows[3:]] == pytest.approx([68.0] * 3, abs=0.3)
     assert section.sustained_ratio == pytest.approx(0.5, abs=0.07)
     assert section.p50_ratio == pytest.approx(2.0, abs=0.25)
     assert section.steady_window == 3 and section.time_to_steady_s == 6.0
