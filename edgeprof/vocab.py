@@ -300,6 +300,16 @@ class RunSettings:
         hi=3600 * 1000, flag="--latency-bound", nullable=True, place="scenario", metavar="MS", stored="scenario",
         wire="scenario", flag_help="server: VALID when the early-stopping p99 is within MS; fixed-rate: default the "
                                    "period")
+    duration_s: float | None = _setting(
+        "number", None, f"sustained: how long the run lasts (s; default {SCENARIO_DEFAULTS['duration_s']:g})", lo=1,
+        hi=7 * 86400, flag="--duration", nullable=True, place="scenario", metavar="S", stored="scenario",
+        wire="scenario", flag_help="sustained: the run's length in seconds (default "
+                                   f"{SCENARIO_DEFAULTS['duration_s']:g}, 30 minutes)")
+    sustained_window_s: float = _setting(
+        "number", float(SCENARIO_DEFAULTS["window_s"]), "sustained: the window the run is cut into (s)", lo=1,
+        hi=86400, flag="--window", place="scenario", metavar="S", stored="scenario", wire="scenario",
+        flag_help=f"sustained: cut the run into windows of S seconds (default {SCENARIO_DEFAULTS['window_s']:g}); "
+                  "each has its own latency, throughput, temperature, clocks and power")
     battery_wh: float | None = _setting(
         "number", None, "hours on a battery of this many Wh at the run's duty cycle", lo=0, lo_open=True, hi=1e6,
         flag="--battery-wh", nullable=True, place="scenario", metavar="WH", stored="scenario",
@@ -422,6 +432,8 @@ def scenario_label(name: str | None, rate: float | None = None, samples_per_quer
     if name is None or name == SINGLE_STREAM:
         return None
     if name in SCHEDULED_SCENARIOS:
+        return f"{name} {rate:g}/s" if rate is not None else name
+    if name == "sustained":  # a fixed rate makes another run; back to back is the plain one
         return f"{name} {rate:g}/s" if rate is not None else name
     if name == "multi-stream":
         return f"{name} {samples_per_query or SCENARIO_DEFAULTS['samples_per_query']}/query"

@@ -33,4 +33,8 @@ AGENT_VERSION = "0.1.0"
 # 6 — phase times (issue 22): run reply.phases, a RunPhases {cooldown_s, idle_s, load_s, streams_s, warmup_s,
 #     measure_s, outputs_s, profile_s, accuracy_s, total_s}: seconds each phase of the measurement took on the
 #     device (an agent of version 5 sends none: the host stores its own phases and leaves the device's null).
-PROTOCOL_VERSION = 6
+# 7 — the sustained scenario (issue 25): run.scenario.duration_s and sustained_window_s; run reply.scenario.sustained, a
+#     SustainedReply {duration_s, window_s, read_period_s, telemetry_errors, throttle_source, power_source,
+#     windows: SustainedWindow[]} (each window's query range and the board's state read during it); progress
+#     events of the measure phase may carry window, windows, p50_ms, temp_c and cpu_mhz.
+PROTOCOL_VERSION = 7

@@ -1,4 +1,4 @@
-"""The messages host and agent exchange, as records both sides import (protocol version 6).
+"""The messages host and agent exchange, as records both sides import (protocol version 7).
 
 Owns: one record class per op's request and reply (hello, facts, run, ping, lease, renew, release, lease_info,
 sha256, shutdown), the error reply and the events, with each field's type and default declared once (run
@@ -129,7 +129,8 @@ class ScenarioSpec(Record):
     FIELDS = (Field("name", str), Field("rate", _NUM, None), Field("samples_per_query", int,
                                                                     SCENARIO_DEFAULTS["samples_per_query"]),
               Field("streams", int, SCENARIO_DEFAULTS["streams"]), Field("latency_bound_ms", _NUM, None),
-              Field("seed", int, SCENARIO_DEFAULTS["seed"]))
+              Field("seed", int, SCENARIO_DEFAULTS["seed"]), Field("duration_s", _NUM, None),
+              Field("sustained_window_s", _NUM, SCENARIO_DEFAULTS["window_s"]))
 
 
 class AccuracySpec(Record):
@@ -247,6 +248,31 @@ class Output(Record):
     FIELDS = (Field("shape", list, of=int), Field("dtype", str), Field("b64", str, None), Field("data", list, None))
 
 
+class SustainedWindow(Record):
+    """One window of a sustained run (windows.py): [start_ns, end_ns) from the run's t0; its queries are
+    samples_ns[first:first + count]. The board's state from the n_readings readings taken inside it (means, never
+    interpolated): mean °C per zone and the hottest zone's mean, the CPUs' mean and lowest scaling_cur_freq (MHz),
+    the GPU devfreq clock, the Raspberry Pi's get_throttled "now" bits seen in any reading (None: not read); mean
+    power and energy from the n_power power readings inside it (None without a power source)."""
+
+    NAME = "run reply.scenario.sustained.windows[]"
+    FIELDS = (Field("index", int), Field("start_ns", int), Field("end_ns", int), Field("first", int),
+              Field("count", int), Field("n_readings", int, 0), Field("zones_c", dict, {}),
+              Field("temp_c", _NUM, None), Field("cpu_mhz", _NUM, None), Field("cpu_mhz_min", _NUM, None),
+              Field("gpu_mhz", _NUM, None), Field("throttled", int, None), Field("mean_w", _NUM, None),
+              Field("energy_j", _NUM, None), Field("n_power", int, 0))
+
+
+class SustainedReply(Record):
+    """A sustained run's windows (windows.py): the duration and window asked, how often the board's state was
+    read, failed reads, where throttle flags came from (None: no such reading here) and the power source."""
+
+    NAME = "run reply.scenario.sustained"
+    FIELDS = (Field("duration_s", _NUM), Field("window_s", _NUM), Field("read_period_s", _NUM),
+              Field("telemetry_errors", int, 0), Field("throttle_source", str, None),
+              Field("power_source", str, None), Field("windows", list, [], record=SustainedWindow, many=True))
+
+
 class ScenarioReply(Record):
     """What a scenario's loop did (scenarios.py). Times are ns from `t0_ns` (the schedule's start, clock.now_ns):
     `scheduled_ns` when each query was due (empty for back-to-back scenarios), `issued_ns` when it started. The
@@ -258,7 +284,8 @@ class ScenarioReply(Record):
     FIELDS = (Field("name", str), Field("rate", _NUM, None), Field("samples_per_query", int, 1),
               Field("streams", int, 1), Field("queries", int), Field("samples", int),
               Field("t0_ns", int), Field("scheduled_ns", list, [], of=int), Field("issued_ns", list, [], of=int),
-              Field("misses", int, None), Field("mode", str), Field("seed", int, None))
+              Field("misses", int, None), Field("mode", str), Field("seed", int, None),
+              Field("sustained", dict, None, record=SustainedReply))
 
 
 class OutputErrors(Record):
@@ -503,7 +530,9 @@ class ProgressEvent(Record):
     FIELDS = (Field("event", str), Field("phase", str), Field("elapsed_s", _NUM, None),
               Field("total_s", _NUM, None), Field("n", int, None), Field("min_queries", int, None),
               Field("last_ms", _NUM, None), Field("runtime", str, None), Field("below_c", _NUM, None),
-              Field("waited_s", _NUM, None), Field("end_c", _NUM, None), Field("total", int, None))
+              Field("waited_s", _NUM, None), Field("end_c", _NUM, None), Field("total", int, None),
+              Field("window", int, None), Field("windows", int, None), Field("p50_ms", _NUM, None),
+              Field("temp_c", _NUM, None), Field("cpu_mhz", _NUM, None))
 
     def __init__(self, **values):
         values.setdefault("event", "progress")

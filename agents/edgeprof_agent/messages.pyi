@@ -119,7 +119,9 @@ class ScenarioSpec(Record):
     streams: int
     latency_bound_ms: float | None
     seed: int
-    def __init__(self, *, name: str, rate: float | None = ..., samples_per_query: int = ..., streams: int = ..., latency_bound_ms: float | None = ..., seed: int = ...) -> None: ...
+    duration_s: float | None
+    sustained_window_s: float
+    def __init__(self, *, name: str, rate: float | None = ..., samples_per_query: int = ..., streams: int = ..., latency_bound_ms: float | None = ..., seed: int = ..., duration_s: float | None = ..., sustained_window_s: float = ...) -> None: ...
 
 class AccuracySpec(Record):
     data: ArtifactRef
@@ -209,6 +211,34 @@ class Output(Record):
     data: list[Any] | None
     def __init__(self, *, shape: list[int], dtype: str, b64: str | None = ..., data: list[Any] | None = ...) -> None: ...
 
+class SustainedWindow(Record):
+    index: int
+    start_ns: int
+    end_ns: int
+    first: int
+    count: int
+    n_readings: int
+    zones_c: dict[str, Any]
+    temp_c: float | None
+    cpu_mhz: float | None
+    cpu_mhz_min: float | None
+    gpu_mhz: float | None
+    throttled: int | None
+    mean_w: float | None
+    energy_j: float | None
+    n_power: int
+    def __init__(self, *, index: int, start_ns: int, end_ns: int, first: int, count: int, n_readings: int = ..., zones_c: dict[str, Any] = ..., temp_c: float | None = ..., cpu_mhz: float | None = ..., cpu_mhz_min: float | None = ..., gpu_mhz: float | None = ..., throttled: int | None = ..., mean_w: float | None = ..., energy_j: float | None = ..., n_power: int = ...) -> None: ...
+
+class SustainedReply(Record):
+    duration_s: float
+    window_s: float
+    read_period_s: float
+    telemetry_errors: int
+    throttle_source: str | None
+    power_source: str | None
+    windows: list[SustainedWindow]
+    def __init__(self, *, duration_s: float, window_s: float, read_period_s: float, telemetry_errors: int = ..., throttle_source: str | None = ..., power_source: str | None = ..., windows: list[SustainedWindow] = ...) -> None: ...
+
 class ScenarioReply(Record):
     name: str
     rate: float | None
@@ -222,7 +252,8 @@ class ScenarioReply(Record):
     misses: int | None
     mode: str
     seed: int | None
-    def __init__(self, *, name: str, rate: float | None = ..., samples_per_query: int = ..., streams: int = ..., queries: int, samples: int, t0_ns: int, scheduled_ns: list[int] = ..., issued_ns: list[int] = ..., misses: int | None = ..., mode: str, seed: int | None = ...) -> None: ...
+    sustained: SustainedReply | None
+    def __init__(self, *, name: str, rate: float | None = ..., samples_per_query: int = ..., streams: int = ..., queries: int, samples: int, t0_ns: int, scheduled_ns: list[int] = ..., issued_ns: list[int] = ..., misses: int | None = ..., mode: str, seed: int | None = ..., sustained: SustainedReply | None = ...) -> None: ...
 
 class OutputErrors(Record):
     output: int
@@ -454,7 +485,12 @@ class ProgressEvent(Record):
     waited_s: float | None
     end_c: float | None
     total: int | None
-    def __init__(self, *, event: str = ..., phase: str, elapsed_s: float | None = ..., total_s: float | None = ..., n: int | None = ..., min_queries: int | None = ..., last_ms: float | None = ..., runtime: str | None = ..., below_c: float | None = ..., waited_s: float | None = ..., end_c: float | None = ..., total: int | None = ...) -> None: ...
+    window: int | None
+    windows: int | None
+    p50_ms: float | None
+    temp_c: float | None
+    cpu_mhz: float | None
+    def __init__(self, *, event: str = ..., phase: str, elapsed_s: float | None = ..., total_s: float | None = ..., n: int | None = ..., min_queries: int | None = ..., last_ms: float | None = ..., runtime: str | None = ..., below_c: float | None = ..., waited_s: float | None = ..., end_c: float | None = ..., total: int | None = ..., window: int | None = ..., windows: int | None = ..., p50_ms: float | None = ..., temp_c: float | None = ..., cpu_mhz: float | None = ...) -> None: ...
 
 class LogEvent(Record):
     event: str

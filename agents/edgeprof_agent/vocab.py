@@ -8,12 +8,14 @@ Does not own: what the names do (backends/, probes/, power.py) or how messages a
 
 # load scenarios (scenarios.py runs each; MLPerf LoadGen's four plus a camera's fixed frame rate)
 SINGLE_STREAM = "single-stream"
-SCENARIOS = (SINGLE_STREAM, "multi-stream", "server", "offline", "fixed-rate")
+SCENARIOS = (SINGLE_STREAM, "multi-stream", "server", "offline", "fixed-rate", "sustained")
 SCHEDULED_SCENARIOS = ("server", "fixed-rate")  # queries issued on a clock; latency counted from the schedule
 SCENARIO_DEFAULTS = {
     "samples_per_query": 8,  # multi-stream: LoadGen's default samples per query
     "streams": 1,  # offline: queries in flight (threads, each with its own runtime session)
     "seed": 0,  # server: the Poisson arrival generator's seed
+    "window_s": 60.0,  # sustained: the window the run is cut into (30 windows in a 30-minute run)
+    "duration_s": 1800.0,  # sustained: the run's length when --duration is not given
 }
 
 # runtimes a run can ask for (one backend module each, backends/__init__.py)

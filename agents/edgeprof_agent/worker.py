@@ -16,7 +16,7 @@ import sys
 import time
 import traceback
 
-from . import memory, power, procinfo, scenarios, thermal, watchdog
+from . import memory, power, procinfo, scenarios, thermal, watchdog, windows
 from .backends import get_backend
 from .clock import CLOCK_NAME, now_ns
 from .messages import (CooldownWait, Memory, OpsProfileReply, Output, PowerSummary, RunPhases, RunReply, RunWarning,
@@ -152,18 +152,21 @@ def check_scenario(req):
     sc = req.scenario
     if sc is None or sc.name == SINGLE_STREAM:
         return
-    if sc.name not in ("multi-stream", "server", "offline", "fixed-rate"):
+    if sc.name not in ("multi-stream", "server", "offline", "fixed-rate", "sustained"):
         raise OpError(ErrorKind.BAD_REQUEST, "unknown scenario %r" % sc.name,
-                      hint="one of single-stream, multi-stream, server, offline, fixed-rate")
+                      hint="one of single-stream, multi-stream, server, offline, fixed-rate, sustained")
+    w = sc.sustained_window_s
+    if sc.name == "sustained" and not (w and 0 < w <= (sc.duration_s or w)):
+        raise OpError(ErrorKind.BAD_REQUEST, "scenario sustained needs duration_s > 0 and 0 < window_s <= it")
     if sc.name in ("server", "fixed-rate") and not (sc.rate and sc.rate > 0):
         raise OpError(ErrorKind.BAD_REQUEST, "scenario %s needs a rate > 0 (queries per second)" % sc.name)
     if sc.streams < 1 or sc.samples_per_query < 1:
         raise OpError(ErrorKind.BAD_REQUEST, "scenario %s: streams and samples_per_query must be >= 1" % sc.name)
 
 
-def run_scenario(req, backends, starts=None):
+def run_scenario(req, backends, starts=None, root=None, tools=None):
     """The timed loop of req.scenario on the loaded backends (one; offline: one per stream). `starts`: a list
-    that gets each sample's start on clock.now_ns.
+    that gets each sample's start on clock.now_ns. root/tools: the board the sustained scenario reads.
     Returns (samples_ns, t_first, t_last, stopped_by, ScenarioReply or None, inferences)."""
     sc = req.scenario
     run = backends[0].run
@@ -171,7 +174,11 @@ def run_scenario(req, backends, starts=None):
         samples, t_first, t_last, stopped_by = timed_loop(run, req.min_duration_s, req.min_queries,
                                                           max_queries=req.max_queries, starts=starts)
         return samples, t_first, t_last, stopped_by, None, len(samples) * req.batch
-    if sc.name == "fixed-rate":
+    sustained = None
+    if sc.name == "sustained":
+        s, sustained = windows.sustained_loop(run, sc, req.max_queries, root, tools)
+        per_query = req.batch
+    elif sc.name == "fixed-rate":
         n = scenarios.query_count(sc.rate, req.min_duration_s, req.min_queries, req.max_queries)
         period = int(round(1e9 / sc.rate))
         s = scenarios.scheduled_loop(run, sc.name, scenarios.fixed_rate_offsets(sc.rate, n), period_ns=period)
@@ -196,7 +203,7 @@ def run_scenario(req, backends, starts=None):
     reply = ScenarioReply(
         name=sc.name, rate=sc.rate, samples_per_query=per_query, streams=len(backends), queries=s.queries,
         samples=s.queries * per_query, t0_ns=s.t0, scheduled_ns=s.scheduled, issued_ns=s.issued,
-        misses=s.misses, mode=s.mode, seed=sc.seed if sc.name == "server" else None)
+        misses=s.misses, mode=s.mode, seed=sc.seed if sc.name == "server" else None, sustained=sustained)
     return s.latencies, s.t0, s.t_end, s.stopped_by, reply, s.queries * per_query
 
 
@@ -434,14 +441,16 @@ def _measure(m):
     send_progress("measure", elapsed_s=0.0, total_s=req.min_duration_s, n=0, min_queries=req.min_queries)
     dog, starts = watchdog.Watchdog().start(), []
     try:
-        m.samples, m.t_first, m.t_last, m.stopped_by, m.scenario, m.inferences = run_scenario(req, m.backends,
-                                                                                              starts)
+        m.samples, m.t_first, m.t_last, m.stopped_by, m.scenario, m.inferences = run_scenario(
+            req, m.backends, starts, m.root, m.tools)
     finally:
         stalls = dog.stop()
     for text in watchdog.stall_warnings(stalls, starts, m.samples, m.t_first):
         m.warn(watchdog.STALL_CODE, text)
     if m.monitor is not None:
         m.monitor.stop()
+        if m.scenario is not None and m.scenario.sustained is not None:
+            windows.add_power(m.scenario.sustained, m.monitor, m.scenario.t0_ns)
     m.peak = procinfo.peak_rss_mb()
     m.system_mem = m.sys_watch.stop() if m.sys_watch is not None else None
     m.gpu_bytes = memory.gpu_memory(os.getpid())

@@ -72,11 +72,26 @@ class DeployProgress:
     def stage(self, text: str) -> None:
         self._show(text, force=True)
 
+    def window_line(self, event: ProgressEvent) -> None:
+        """A sustained run's window closed: one line that stays (window k/N, p50, °C, MHz)."""
+        text = (f"window {event.window}/{event.windows}: p50 {fmt_value(event.p50_ms, 'ms')}"
+                + (f" · {event.temp_c:.1f} °C" if event.temp_c is not None else "")
+                + (f" · {event.cpu_mhz:.0f} MHz" if event.cpu_mhz is not None else ""))
+        if not self.enabled:
+            return
+        if self._status is not None:
+            err.print(f"  {escape(text)}")
+        else:
+            print(f"  {text}", file=sys.stderr, flush=True)
+
     def event(self, event: ProgressEvent | LogEvent) -> None:
         if isinstance(event, LogEvent):
             self._show(event.message, force=True)
             return
         phase = event.phase
+        if phase == "measure" and event.window is not None:
+            self.window_line(event)
+            return
         force = phase != self._last_phase
         self._last_phase = phase
         if phase in ("warmup", "measure"):
@@ -131,6 +146,56 @@ def scenario_lines(r: Result) -> list[str]:
     if sc.battery_hours is not None:
         lines.append(f"  on a {sc.battery_wh:g} Wh battery: {fmt_value(sc.battery_hours, 'h')} at this duty cycle")
     return lines
+
+
+def sustained_table(r: Result) -> Table | None:
+    """A sustained run's windows, one row each (docs/scenarios.md "sustained")."""
+    s = r.sustained
+    if s is None:
+        return None
+    t = Table(title=f"sustained: {len(s.windows)} windows of {s.window_s:g} s", title_justify="left")
+    for col in ("window", "from s", "n", "p50 ms", "p99 ms", "q/s", "misses", "°C", "CPU MHz", "min MHz", "W",
+                "mJ/inf", "throttled"):
+        t.add_column(col, justify="right")
+    for w in s.windows:
+        t.add_row(str(w.index), f"{w.start_s:g}", str(w.n), fmt_value(w.p50_ms), fmt_value(w.p99_ms),
+                  fmt_value(w.qps), "-" if w.misses is None else str(w.misses), fmt_value(w.temp_c),
+                  fmt_value(w.cpu_mhz), fmt_value(w.cpu_mhz_min), fmt_value(w.mean_w), fmt_value(w.mj_per_inference),
+                  "-" if w.throttled is None else f"0x{w.throttled:x}")
+    return t
+
+
+def sustained_lines(r: Result) -> list[str]:
+    """What a sustained run's curve says, in words."""
+    s = r.sustained
+    if s is None:
+        return []
+    if s.onset_window is None:
+        lines = ["  throttling onset: none (no window's clock fell more than 5 % below window 0's, no new throttle "
+                 "bits)"]
+    else:
+        lines = [f"  throttling onset: window {s.onset_window} (from {s.onset_s:g} s) at "
+                 f"{fmt_value(s.onset_temp_c, '°C')}: {s.onset_reason}"]
+    lines.append(f"  sustained ratio (last {s.last_n} windows ÷ window 0): throughput {fmt_value(s.sustained_ratio)}"
+                 f" · p50 {fmt_value(s.p50_ratio)}")
+    if s.steady_window is None:
+        lines.append("  steady state: not reached before the run ended")
+    else:
+        lines.append(f"  steady state from window {s.steady_window} ({s.time_to_steady_s:g} s): "
+                     f"{fmt_value(s.steady_qps, 'q/s')} · p50 {fmt_value(s.steady_p50_ms, 'ms')} · p99 "
+                     f"{fmt_value(s.steady_p99_ms, 'ms')} · {fmt_value(s.steady_temp_c, '°C')} · "
+                     f"{fmt_value(s.steady_cpu_mhz, 'MHz')}" + (f" · {fmt_value(s.steady_w, 'W')}"
+                                                                 if s.steady_w is not None else ""))
+    return lines
+
+
+def render_sustained(r: Result) -> None:
+    table = sustained_table(r)
+    if table is None:
+        return
+    out.print(table)
+    for line in sustained_lines(r):
+        out.print(escape(line))
 
 
 def render_scenario(r: Result) -> None:
@@ -198,6 +263,7 @@ def render_result(r: Result) -> None:
             reason = _drop_last_group(reason) + f" (why each failed: edgeprof results show {r.run_id} --json)"
         out.print(escape(f"power: none ({reason})" if reason else "power: none"))
     render_scenario(r)
+    render_sustained(r)
     render_thermal(r.thermal)
     if r.compute is not None:
         out.print(f"compute: {fmt_value(r.compute.achieved_gflops)} GFLOPS achieved "

@@ -7,6 +7,7 @@ One module per responsibility, every name re-exported here (import from `edgepro
                Settings, Transfer, RunWarning, NullReasons, Compute, OpsProfile, IOSummary, SweepInfo, Scenario,
                Accuracy)
   phases.py    Phases — seconds per phase of one measurement (schema 6)
+  sustained.py Sustained, SustainedWindow — a sustained run's windows and curve figures (schema 7)
   result.py    Result (frozen: built once, by run/assemble.py), run ids, timestamps
   schema.py    RESULT_SCHEMA_VERSION, the format history and the migrations from every older version
   jsonio.py    dumps_json, finite_or_null — the one way edgeprof writes JSON
@@ -47,11 +48,12 @@ from .sections import (
     Transfer,
 )
 from .spec import DTYPES, Artifact, RunSpec, TensorSpec
+from .sustained import Sustained, SustainedWindow
 
 __all__ = [
     "DTYPES", "RESULT_KEYS", "RESULT_SCHEMA_VERSION", "RESULT_TAIL_KEYS", "Accuracy", "Artifact", "Compute",
     "CooldownWait", "Device", "Environment", "Fidelity", "IOSummary", "IOTensor", "LatencyStats", "Memory",
     "NullReasons", "OpsProfile", "OutputError", "Phases", "Power", "PowerTrace", "Result", "RunSpec", "RunWarning", "Scenario",
-    "Section", "Settings", "SweepInfo", "SystemMemory", "TensorSpec", "Thermal", "ThermalSnapshot", "Transfer",
+    "Section", "Settings", "Sustained", "SustainedWindow", "SweepInfo", "SystemMemory", "TensorSpec", "Thermal", "ThermalSnapshot", "Transfer",
     "dumps_json", "finite_or_null", "local_device", "new_run_id", "utc_now",
 ]

@@ -38,6 +38,7 @@ from .sections import (
     _plain,
 )
 from .spec import Artifact
+from .sustained import Sustained
 
 
 def new_run_id() -> str:
@@ -57,7 +58,7 @@ RESULT_KEYS = (
 )
 # after RESULT_KEYS, in this order (schema 2: the sections that lived in `extra` are top-level and typed)
 RESULT_TAIL_KEYS = ("artifact", "settings", "transfer", "reason", "null_reasons", "compute", "ops", "sweep",
-                    "stderr_tail", "io", "scenario", "accuracy", "phases")
+                    "stderr_tail", "io", "scenario", "accuracy", "phases", "sustained")
 
 
 @dataclass(frozen=True)
@@ -97,6 +98,7 @@ class Result:
     scenario: Scenario = field(default_factory=Scenario)  # the load scenario (single-stream unless asked)
     accuracy: Accuracy | None = None  # the accuracy pass (--accuracy): None when not asked or not made
     phases: Phases | None = None  # seconds per phase (schema 6; None: a row without a measurement, or older)
+    sustained: Sustained | None = None  # the sustained scenario's windows and curve (schema 7)
     schema_version: int = RESULT_SCHEMA_VERSION
 
     @property
@@ -164,5 +166,5 @@ class Result:
 _OPTIONAL_SECTIONS: dict[str, type[Section]] = {
     "latency_ms": LatencyStats, "memory_mb": Memory, "power": Power, "thermal": Thermal, "fidelity": Fidelity,
     "transfer": Transfer, "compute": Compute, "ops": OpsProfile, "sweep": SweepInfo, "io": IOSummary,
-    "accuracy": Accuracy, "phases": Phases,
+    "accuracy": Accuracy, "phases": Phases, "sustained": Sustained,
 }

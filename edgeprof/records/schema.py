@@ -25,6 +25,10 @@ tests/data/golden/results/v<N>/ holds results each version wrote):
       the device cooling down, the idle baseline, loading, warming up, the timed window and around it, outputs,
       op profile, accuracy, then fidelity, the request's overhead, closing and the total). Additive: an older
       row, and a failed or skipped row, has phases = null. Migration: _migrate_5_to_6.
+  7 — the sustained scenario (issue 25): a `sustained` section after phases (records/sustained.Sustained: the
+      duration and window, one row per window with its latency percentiles, throughput, misses, temperatures,
+      clocks, throttle bits and power, and the curve's figures: onset, sustained ratios, steady state).
+      Additive: an older row, and any run of another scenario, has sustained = null. Migration: _migrate_6_to_7.
 """
 
 from __future__ import annotations
@@ -35,7 +39,7 @@ from typing import Any
 from ..errors import StoreError
 from ..vocab import SINGLE_STREAM
 
-RESULT_SCHEMA_VERSION = 6
+RESULT_SCHEMA_VERSION = 7
 
 
 def _migrate_1_to_2(d: dict[str, Any]) -> dict[str, Any]:
@@ -87,6 +91,14 @@ def _migrate_5_to_6(d: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _migrate_6_to_7(d: dict[str, Any]) -> dict[str, Any]:
+    """Schema 6 → 7: additive; a row written before the sustained scenario has none (sustained = null)."""
+    out = dict(d)
+    out.setdefault("sustained", None)
+    out["schema_version"] = 7
+    return out
+
+
 _MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _migrate_1_to_2, 2: _migrate_2_to_3,
                                                                        3: _migrate_3_to_4, 4: _migrate_4_to_5,
-                                                                       5: _migrate_5_to_6}
+                                                                       5: _migrate_5_to_6, 6: _migrate_6_to_7}

@@ -80,6 +80,12 @@ def assemble(plan: RunPlan, executed: Executed, facts: Facts | None = None,
                 *(RunWarning("precision_emulated" if "fp16" in note else "capability", note)
                   for note in plan.decision.notes),
                 *fidelity_warnings, *accuracy_warnings, *_battery_warning(spec, power)]
+    sustained = None
+    if sc is not None and sc.sustained is not None:
+        from ..sustained import summarize as sustained_summary
+
+        sustained, more = sustained_summary(sc.sustained, samples_ms, sc.samples_per_query, sc.rate)
+        warnings.extend(more)
     return Result(
         run_id=new_run_id(), status="ok", created_at=utc_now(), device=plan.device.name, model=spec.model,
         runtime=spec.runtime, precision=precision, batch=spec.batch, threads=spec.threads,
@@ -96,7 +102,7 @@ def assemble(plan: RunPlan, executed: Executed, facts: Facts | None = None,
         compute=Compute(flops_per_inference=artifact.flops, achieved_gflops=artifact.flops * tput / 1e9)
         if artifact is not None and artifact.flops and tput else None,
         ops=ops, io=io_summary(plan, reply), scenario=_scenario(spec, sc, samples_ms, window_s, power),
-        accuracy=accuracy, phases=plan.clock.phases(reply),
+        accuracy=accuracy, phases=plan.clock.phases(reply), sustained=sustained,
     )
 
 
@@ -192,9 +198,10 @@ def run_warnings(spec: RunSpec, reply: RunReply, lat: LatencyStats) -> list[RunW
         out.append(RunWarning("warmup_not_steady", f"latency was not steady after {warm.duration_s} s of warm-up; "
                               "raise --warmup (clocks or caches may still have been settling)"))
     if reply.stopped_by.startswith("max_queries"):
+        until = (f"--duration {sc.sustained.duration_s:g} s" if sc is not None and sc.sustained is not None
+                 else f"--min-duration {spec.min_duration_s:g} s")
         out.append(RunWarning("max_queries", f"the run stopped at --max-queries {spec.max_queries} before "
-                              f"--min-duration {spec.min_duration_s:g} s passed (queries are very short); raise "
-                              "--max-queries to run longer"))
+                              f"{until} passed (queries are very short); raise --max-queries to run longer"))
     return out
 
 

@@ -15,7 +15,15 @@ from .. import capability, datafiles
 from ..config import POWER_RATE_MAX_HZ, check_cli_settings
 from ..errors import ConfigError
 from ..records import RunSpec
-from ..vocab import PRECISIONS, RUNTIMES, SCENARIOS, SCHEDULED_SCENARIOS, SETTINGS, schedule_problem
+from ..vocab import (
+    PRECISIONS,
+    RUNTIMES,
+    SCENARIO_DEFAULTS,
+    SCENARIOS,
+    SCHEDULED_SCENARIOS,
+    SETTINGS,
+    schedule_problem,
+)
 
 MAX_COOLDOWN_C = 150.0  # above any board's trip point: a larger value is a typo (m°C, °F)
 MAX_POWER_RATE_HZ = POWER_RATE_MAX_HZ  # one home: config.py (devices.yaml rate_hz, --power-rate)
@@ -66,7 +74,9 @@ _WORDED = ("cooldown_c", "samples_per_query", "streams", "latency_bound_ms", "ba
 _RUNTIME_FLAGS = {"--xnnpack": ("tflite",), "--delegate": ("tflite",), "--delegate-option": ("tflite",),
                   "--graph-opt": ("onnxruntime",), "--providers": ("onnxruntime",),
                   "--profile-ops": ("onnxruntime", "tflite", "tensorrt")}
-_SCENARIO_FLAGS = {"--latency-bound": SCHEDULED_SCENARIOS, "--samples-per-query": ("multi-stream",)}
+_SCENARIO_FLAGS = {"--latency-bound": SCHEDULED_SCENARIOS, "--samples-per-query": ("multi-stream",),
+                   "--duration": ("sustained",), "--window": ("sustained",)}
+MIN_WINDOWS = 3  # a sustained run's curve needs a first window, a middle and a tail
 
 
 def _check_applies(spec: RunSpec, o: Options) -> None:
@@ -141,8 +151,9 @@ def validate_scenario(spec: RunSpec) -> None:
         if spec.rate is None:
             raise ConfigError(f"--scenario {spec.scenario} needs --rate QPS (queries per second)",
                               hint=f"e.g. --scenario {spec.scenario} --rate 30")
-    elif spec.rate is not None:
-        raise ConfigError(f"--rate {spec.rate:g}: only server and fixed-rate issue queries on a schedule, "
+    elif spec.rate is not None and spec.scenario != "sustained":
+        raise ConfigError(f"--rate {spec.rate:g}: only server and fixed-rate (and sustained, at a fixed rate) issue "
+                          "queries on a schedule, "
                           f"not {spec.scenario}", hint="leave --rate out, or choose --scenario fixed-rate or server")
     problem = schedule_problem(spec.rate, spec.min_queries) if spec.rate is not None else None
     if problem is not None:
@@ -160,6 +171,12 @@ def validate_scenario(spec: RunSpec) -> None:
             raise ConfigError(f"{flag} {v:g}: must be > 0")
     # the table's bounds (vocab.SETTINGS), the same a sweep file's settings are checked with
     check_cli_settings({name: getattr(spec, name) for name in _WORDED})
+    if spec.scenario == "sustained":
+        duration = spec.duration_s or SCENARIO_DEFAULTS["duration_s"]
+        if spec.sustained_window_s * MIN_WINDOWS > duration:
+            raise ConfigError(f"--scenario sustained: --window {spec.sustained_window_s:g} s leaves fewer than "
+                              f"{MIN_WINDOWS} windows in --duration {duration:g} s",
+                              hint=f"a shorter --window (at most {duration / MIN_WINDOWS:g} s) or a longer --duration")
     if spec.scenario == "server" and spec.latency_bound_ms is None:
         raise ConfigError("--scenario server needs --latency-bound MS (the run is VALID when p99 is within it)",
                           hint="e.g. --scenario server --rate 40 --latency-bound 50")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ..agentlink import RunDeadline
 from ..records import RunSpec
-from ..vocab import RUN_DEFAULTS
+from ..vocab import RUN_DEFAULTS, SCENARIO_DEFAULTS
 
 PROFILE_ITERATIONS = int(RUN_DEFAULTS["profile_iterations"])  # runs in the --profile-ops pass (after the timed loop)
 AGENT_SILENCE_TIMEOUT_S = 600.0  # before the agent names a phase, and while it loads (TensorRT builds engines)
@@ -38,7 +38,12 @@ def run_deadline(spec: RunSpec, profile_ops: bool = False, accuracy_inferences: 
     reached it has one query's time (QUERY_SILENCE_S) to end it. An accuracy pass of `accuracy_inferences`
     inferences may take a query's time for each."""
     q = QUERY_SILENCE_S
-    measure = max(spec.min_duration_s + q, spec.min_queries * q)
+    # sustained: the loop runs for --duration whatever the query count (the agent's windows.py), and its end is
+    # the duration's, not --min-duration's
+    sustained = spec.scenario == "sustained"
+    run_s = (spec.duration_s or SCENARIO_DEFAULTS["duration_s"]) if sustained else spec.min_duration_s
+    min_queries = 1 if sustained else spec.min_queries
+    measure = run_s + q if sustained else max(spec.min_duration_s + q, spec.min_queries * q)
     if spec.max_queries:
         measure = min(measure, spec.max_queries * q)
     measure += q
@@ -51,8 +56,9 @@ def run_deadline(spec: RunSpec, profile_ops: bool = False, accuracy_inferences: 
     if accuracy_inferences:
         phases["accuracy"] = accuracy_inferences * q + q
     total = sum(phases.values()) + RUN_DEADLINE_MARGIN_S
-    why = (f"from the run's settings: warm-up {spec.warmup_s:g} s, min_duration {spec.min_duration_s:g} s, "
-           f"min_queries {spec.min_queries}" + (f", max_queries {spec.max_queries}" if spec.max_queries else "")
-           + f", at most {q:g} s a query")
-    return RunDeadline(total, phase_s=phases, settle_s=q, min_duration_s=spec.min_duration_s,
-                       min_queries=spec.min_queries, max_queries=spec.max_queries, warmup_s=spec.warmup_s, why=why)
+    loop = (f"duration {run_s:g} s" if sustained
+            else f"min_duration {spec.min_duration_s:g} s, min_queries {spec.min_queries}")
+    why = (f"from the run's settings: warm-up {spec.warmup_s:g} s, {loop}"
+           + (f", max_queries {spec.max_queries}" if spec.max_queries else "") + f", at most {q:g} s a query")
+    return RunDeadline(total, phase_s=phases, settle_s=q, min_duration_s=run_s, min_queries=min_queries,
+                       max_queries=spec.max_queries, warmup_s=spec.warmup_s, why=why)

@@ -28,7 +28,8 @@ def records() -> dict[str, m.Record]:
     run_request = m.RunRequest(
         runtime="onnxruntime", artifact=m.ArtifactRef(path="artifacts/m.onnx", format="onnx", sha256="ab" * 32),
         inputs=[m.InputSpec(name="x", shape=[1, 3, 32, 32])], seed=0, threads=4,
-        power=m.PowerConfig(source="rpi5-pmic", rate_hz=100.0), idle_s=2.0, cooldown_c=50.0, profile_ops=True)
+        power=m.PowerConfig(source="rpi5-pmic", rate_hz=100.0), idle_s=2.0, cooldown_c=50.0, profile_ops=True,
+        scenario=m.ScenarioSpec(name="sustained", duration_s=300.0, sustained_window_s=30.0))
     facts = m.Facts(
         hostname="rpi5", arch="aarch64", cpu="Cortex-A76", cores=4, memory_mb=8063.0, os="Debian GNU/Linux 12",
         kernel="6.6.31+rpt-rpi-2712", python="3.11.2", python_executable="/usr/bin/python3",
@@ -65,6 +66,20 @@ def records() -> dict[str, m.Record]:
                                cooldown=m.CooldownWait(cooled=True, start_c=55.0, end_c=49.0, waited_s=20.0,
                                                        below_c=50.0)),
         finished_at_unix=1_700_000_001.0,
+        scenario=m.ScenarioReply(
+            name="sustained", queries=5, samples=5, t0_ns=10_000, issued_ns=[0, 10_000_000, 20_000_000,
+                                                                             30_000_000, 40_000_000],
+            mode="single stream, back to back; 2 windows of 0.5 s",
+            sustained=m.SustainedReply(
+                duration_s=1.0, window_s=0.5, read_period_s=0.125, throttle_source="vcgencmd get_throttled",
+                power_source="rpi5-pmic",
+                windows=[m.SustainedWindow(index=0, start_ns=0, end_ns=500_000_000, first=0, count=3, n_readings=4,
+                                           zones_c={"thermal_zone0": 48.5}, temp_c=48.5, cpu_mhz=2400.0,
+                                           cpu_mhz_min=2400.0, throttled=0, mean_w=5.0, energy_j=2.5, n_power=49),
+                         m.SustainedWindow(index=1, start_ns=500_000_000, end_ns=1_000_000_000, first=3, count=2,
+                                           n_readings=4, zones_c={"thermal_zone0": 52.0}, temp_c=52.0,
+                                           cpu_mhz=1800.0, cpu_mhz_min=1500.0, throttled=8, mean_w=5.2,
+                                           energy_j=2.6, n_power=50)])),
         phases=m.RunPhases(cooldown_s=20.1, idle_s=2.0, load_s=0.25, warmup_s=0.1, measure_s=1.02, outputs_s=0.001,
                            profile_s=0.4, total_s=23.9))
     return {"run_request": run_request, "facts": facts, "run_reply": reply}
@@ -99,6 +114,17 @@ def test_the_golden_reply_carries_typed_payloads() -> None:
     assert isinstance(reply.ops, m.OpsProfileReply) and isinstance(reply.runtime, m.RuntimeInfo)
     assert reply.memory.baseline and isinstance(reply.memory.system, m.SystemMemory)
     assert isinstance(reply.phases, m.RunPhases) and reply.phases.accuracy_s is None  # protocol 6
+    sus = reply.scenario.sustained if reply.scenario is not None else None  # protocol 7
+    assert isinstance(sus, m.SustainedReply) and all(isinstance(w, m.SustainedWindow) for w in sus.windows)
+    assert [w.count for w in sus.windows] == [3, 2] and sus.windows[1].throttled == 8
+
+
+def test_protocol_6_messages_still_parse_without_the_sustained_fields() -> None:
+    """A version 6 reply and request have no sustained scenario: they parse with none."""
+    reply = m.RunReply.from_dict(json.loads((GOLDEN / "v6" / "run_reply.json").read_text()))
+    assert reply.scenario is None and reply.phases is not None
+    req = m.RunRequest.from_dict(json.loads((GOLDEN / "v6" / "run_request.json").read_text()))
+    assert req.scenario is None
 
 
 def test_older_golden_messages_still_parse_as_far_as_they_go() -> None:

@@ -24,8 +24,8 @@ GOLDEN = Path(__file__).resolve().parents[1] / "data" / "golden" / "results"
 FILES = sorted(GOLDEN.glob("v*/*.json"))
 KINDS = ("ok_local_ds_cnn", "ok_local_int8_fidelity", "ok_rpi5_power_thermal_ops", "failed_sweep_row",
          "skipped_sweep_row")
-# kinds a version added (schema 4: load scenarios; schema 5: accuracy mode)
-KINDS_SINCE = {4: ("ok_local_fixed_rate",), 5: ("ok_local_accuracy",)}
+# kinds a version added (schema 4: load scenarios; schema 5: accuracy mode; schema 7: the sustained scenario)
+KINDS_SINCE = {4: ("ok_local_fixed_rate",), 5: ("ok_local_accuracy",), 7: ("ok_local_sustained",)}
 
 
 def kinds_of(version: int) -> set[str]:
@@ -183,7 +183,7 @@ def test_results_before_v6_have_no_phases_and_v6_ok_runs_have_them_measured() ->
             assert p.accuracy_s >= p.accuracy_device_s > 0
         else:
             assert p.accuracy_s is None
-    assert seen == 4
+    assert seen == 9  # v6's four, v7's views of them and its sustained run
 
 
 def test_the_accuracy_golden_keeps_its_section() -> None:
@@ -206,6 +206,30 @@ def test_the_accuracy_golden_keeps_its_section() -> None:
         assert round(100 * sum(k is not None and k < 5 for k in a.label_rank) / a.samples, 1) == a.top5
         assert r.settings.accuracy == raw["settings"]["accuracy"] == a.data
         assert r.null_reasons.accuracy is None
+
+
+def test_results_before_v7_have_no_sustained_section_and_the_sustained_golden_keeps_its_windows() -> None:
+    """Schema 7: only a sustained run has the section; its window rows are what numpy says of each window's raw
+    samples (kept whole: 300 at 50/s for 6 s), and the curve's figures are stored beside them."""
+    import numpy as np
+
+    for path in FILES:
+        raw = _raw(path)
+        r = Result.from_dict(raw)
+        if path.stem != "ok_local_sustained":
+            assert r.sustained is None and raw.get("sustained") is None, path
+            continue
+        s = r.sustained
+        assert s is not None and s.to_dict() == raw["sustained"] and r.scenario.name == "sustained"
+        assert (s.duration_s, s.window_s, len(s.windows)) == (6.0, 2.0, 3)
+        assert sum(w.n for w in s.windows) == len(r.samples_ms) == 300
+        first = 0
+        for w in s.windows:
+            part = r.samples_ms[first:first + w.n]
+            first += w.n
+            assert w.p50_ms == round(float(np.percentile(part, 50)), 4) and w.qps == w.n / 2.0
+            assert w.misses == sum(x > 20.0 for x in part)  # 50/s: a frame is late after 20 ms
+        assert s.sustained_ratio is not None and s.last_n == 1
 
 
 def test_migration_refuses_what_it_does_not_know() -> None:

@@ -1,0 +1,142 @@
+"""What a sustained run's curve says, computed on the host from the agent's windows and the raw samples.
+
+Owns: each window's latency percentiles (numpy's linear method over that window's raw samples), throughput and
+deadline misses, energy per inference; the curve's figures and their rules (docs/scenarios.md "sustained"):
+- onset: the first window k >= 1 whose mean CPU clock is more than ONSET_DROP below window 0's, or whose
+  throttle bits include one window 0 did not have; its start and its hottest zone's temperature.
+- last N = max(1, min(5, windows // 3)) windows with queries; sustained ratio = their mean throughput ÷ window
+  0's; p50 ratio = their mean p50 ÷ window 0's (> 1: slower at the end).
+- steady state: the last N windows agree (each throughput within STEADY_TOL of their mean and, where read,
+  each temperature within STEADY_C of their mean); the steady tail then extends back over every earlier window
+  that agrees with the same means; its first window's start is the time to steady state. The tail's figures:
+  mean throughput, p50/p99 of its pooled raw samples, mean temperature, clock and power. No agreement: no steady
+  state, and a `sustained_not_steady` warning.
+Does not own: the windows themselves (the agent's windows.py), storing (records/sustained.py), showing (cli/ui.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from edgeprof_agent.messages import SustainedReply
+
+from .records import RunWarning
+from .records.sustained import Sustained, SustainedWindow
+
+ONSET_DROP = 0.05  # a clock more than 5 % below the first window's is throttled
+STEADY_TOL = 0.05  # steady: throughput within 5 % of the tail's mean
+STEADY_C = 1.0  # ... and temperature within 1 °C of it
+
+
+def last_n(windows: int) -> int:
+    return max(1, min(5, windows // 3))
+
+
+def _r(v: float | None, nd: int = 4) -> float | None:
+    return None if v is None else round(float(v), nd)
+
+
+def window_rows(reply: SustainedReply, samples_ms: Sequence[float], per_query: int,
+                period_ms: float | None) -> list[SustainedWindow]:
+    """One SustainedWindow per agent window: its samples are samples_ms[first:first + count]."""
+    rows = []
+    for w in reply.windows:
+        part = np.asarray(samples_ms[w.first:w.first + w.count], dtype=float)
+        span_s = (w.end_ns - w.start_ns) / 1e9
+        n = int(part.size)
+        pct = np.percentile(part, [50, 90, 99]) if n else [None, None, None]
+        energy = w.energy_j
+        rows.append(SustainedWindow(
+            index=w.index, start_s=_r(w.start_ns / 1e9, 3) or 0.0, end_s=_r(w.end_ns / 1e9, 3) or 0.0, n=n,
+            p50_ms=_r(pct[0]), p90_ms=_r(pct[1]), p99_ms=_r(pct[2]),
+            max_ms=_r(part.max()) if n else None, mean_ms=_r(part.mean()) if n else None,
+            qps=_r(n / span_s), ips=_r(n * per_query / span_s),
+            misses=int((part > period_ms).sum()) if period_ms is not None else None,
+            n_readings=w.n_readings, zones_c=dict(w.zones_c), temp_c=w.temp_c, cpu_mhz=w.cpu_mhz,
+            cpu_mhz_min=w.cpu_mhz_min, gpu_mhz=w.gpu_mhz, throttled=w.throttled, n_power=w.n_power,
+            mean_w=w.mean_w, energy_j=energy,
+            mj_per_inference=_r(energy * 1000.0 / (n * per_query), 5) if energy is not None and n else None))
+    return rows
+
+
+def onset(rows: Sequence[SustainedWindow]) -> tuple[SustainedWindow | None, str | None]:
+    """The first window that throttled (the rule above), and why."""
+    if not rows:
+        return None, None
+    ref = rows[0]
+    for w in rows[1:]:
+        if ref.cpu_mhz and w.cpu_mhz is not None and w.cpu_mhz < (1 - ONSET_DROP) * ref.cpu_mhz:
+            return w, f"CPU clock {w.cpu_mhz:.0f} MHz, {100 * (1 - w.cpu_mhz / ref.cpu_mhz):.0f} % below window 0"
+        if w.throttled is not None and w.throttled & ~(ref.throttled or 0):
+            return w, f"throttle bits 0x{w.throttled:x} (window 0: 0x{ref.throttled or 0:x})"
+    return None, None
+
+
+def _agrees(w: SustainedWindow, qps: float, temp: float | None) -> bool:
+    if w.qps is None or abs(w.qps - qps) > STEADY_TOL * qps:
+        return False
+    return temp is None or w.temp_c is None or abs(w.temp_c - temp) <= STEADY_C
+
+
+def _mean(values: Sequence[float | None]) -> float | None:
+    vs = [v for v in values if v is not None]
+    return sum(vs) / len(vs) if vs else None
+
+
+def curve(reply: SustainedReply, rows: list[SustainedWindow], samples_ms: Sequence[float]) -> Sustained:
+    """The stored section: the rows and what they say."""
+    full = [w for w in rows if w.n]
+    on, why = onset(full)
+    n = last_n(len(full))
+    tail = full[-n:]
+    first = full[0] if full else None
+    qps = _mean([w.qps for w in tail])
+    p50 = _mean([w.p50_ms for w in tail])
+    temp = _mean([w.temp_c for w in tail])
+    steady: list[SustainedWindow] = []
+    if qps and all(_agrees(w, qps, temp) for w in tail):
+        steady = list(tail)
+        for w in reversed(full[:-n]):
+            if not _agrees(w, qps, temp):
+                break
+            steady.insert(0, w)
+    pooled: list[float] = []
+    for w in steady:
+        src = reply.windows[w.index]
+        pooled.extend(samples_ms[src.first:src.first + src.count])
+    s0 = steady[0] if steady else None
+    return Sustained(
+        duration_s=float(reply.duration_s), window_s=float(reply.window_s), read_period_s=reply.read_period_s,
+        telemetry_errors=reply.telemetry_errors, throttle_source=reply.throttle_source,
+        power_source=reply.power_source, windows=rows,
+        onset_window=on.index if on else None, onset_s=on.start_s if on else None,
+        onset_temp_c=on.temp_c if on else None, onset_reason=why, last_n=n if full else None,
+        sustained_ratio=_r(qps / first.qps) if first and first.qps and qps else None,
+        p50_ratio=_r(p50 / first.p50_ms) if first and first.p50_ms and p50 else None,
+        steady_window=s0.index if s0 else None, time_to_steady_s=s0.start_s if s0 else None,
+        steady_qps=_r(_mean([w.qps for w in steady])) if steady else None,
+        steady_p50_ms=_r(np.percentile(pooled, 50)) if pooled else None,
+        steady_p99_ms=_r(np.percentile(pooled, 99)) if pooled else None,
+        steady_temp_c=_r(_mean([w.temp_c for w in steady]), 2) if steady else None,
+        steady_cpu_mhz=_r(_mean([w.cpu_mhz for w in steady]), 1) if steady else None,
+        steady_w=_r(_mean([w.mean_w for w in steady])) if steady else None)
+
+
+def summarize(reply: SustainedReply, samples_ms: Sequence[float], per_query: int,
+              rate: float | None) -> tuple[Sustained, list[RunWarning]]:
+    """The section and its warnings (no steady state; windows without queries)."""
+    rows = window_rows(reply, samples_ms, per_query, 1000.0 / rate if rate else None)
+    section = curve(reply, rows, samples_ms)
+    warnings = []
+    if section.steady_window is None:
+        warnings.append(RunWarning("sustained_not_steady", (
+            f"the run ended before a steady state: the last {section.last_n or 0} windows' throughput or "
+            f"temperature still differ by more than {STEADY_TOL:.0%} / {STEADY_C:g} °C; raise --duration")))
+    empty = [w.index for w in rows if not w.n]
+    if empty:
+        warnings.append(RunWarning("sustained_empty_windows", (
+            f"{len(empty)} window(s) hold no query (from window {empty[0]}): the run stopped early or a query "
+            "outlasted its window; raise --window or --max-queries")))
+    return section, warnings
