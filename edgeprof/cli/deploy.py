@@ -65,7 +65,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                "  edgeprof deploy --device local --model mobilenet_v2 --scenario fixed-rate --rate 30\n"
                "  edgeprof deploy --device local --model mobilenet_v2 --scenario server --rate 40 --latency-bound 50\n"
                "  edgeprof deploy --device local --model mobilenet_v2 --scenario server --latency-bound 50 "
-               "--find-max-rate\n",
+               "--find-max-rate\n"
+               "  edgeprof deploy --device jetson-nano --model mobilenet_v2 --scenario sustained --duration 1800 "
+               "--window 60 --rate 30   (after 30 minutes of a camera)\n",
     )
     p.add_argument("--device", required=True, help="device name from devices.yaml, or 'local' for this machine")
     p.add_argument("--model", required=True,
@@ -126,7 +128,8 @@ def _add_scenario(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("load scenario (docs/scenarios.md)")
     g.add_argument("--scenario", default=SINGLE_STREAM, choices=list(SCENARIOS),
                    help="single-stream (default: back to back), multi-stream (N samples a query), offline "
-                        "(max throughput, --streams), server (Poisson arrivals at --rate), fixed-rate (a camera)")
+                        "(max throughput, --streams), server (Poisson arrivals at --rate), fixed-rate (a camera), "
+                        "sustained (--duration S cut into --window S windows: the curve after minutes of load)")
     g.add_argument("--rate", type=float, default=None, metavar="QPS",
                    help="server: mean arrivals per second; fixed-rate: one query every 1/QPS s")
     add_setting_flags(g, "scenario")
