@@ -47,13 +47,16 @@ def check(spec: RunSpec, options: Options | None = None) -> None:
     the one users have always seen: the first problem found is the one reported). A spec that passes is not checked
     again: deploy() takes it as it is."""
     o = options or Options.of(spec)
+    if _not_a_number(spec.rate):
+        raise ConfigError(f"--rate {spec.rate!r}: must be a number (queries per second)")
     if o.find_max_rate and spec.scenario not in SCHEDULED_SCENARIOS:
         raise ConfigError(f"--find-max-rate searches a rate: it needs --scenario server or fixed-rate, not "
                           f"{spec.scenario}")
     # every number by the rules sweep files and devices.yaml use (finite, in range): the table's own; those this
     # module words itself (_WORDED) are checked by validate_spec, in their words first
     check_cli_settings({**{name: getattr(spec, name) for name, s in SETTINGS.items()
-                           if s.kind in ("number", "int") and name not in _WORDED},
+                           if s.kind in ("number", "int")
+                           and (name not in _WORDED or _not_a_number(getattr(spec, name)))},
                         "batch": spec.batch, "threads": spec.threads})
     if spec.opset is not None and (capability.model_format(spec.model) != "torch"
                                    or spec.runtime not in ("onnxruntime", "tensorrt")):
@@ -180,6 +183,11 @@ def validate_scenario(spec: RunSpec) -> None:
     if spec.scenario == "server" and spec.latency_bound_ms is None:
         raise ConfigError("--scenario server needs --latency-bound MS (the run is VALID when p99 is within it)",
                           hint="e.g. --scenario server --rate 40 --latency-bound 50")
+
+
+def _not_a_number(v: object) -> bool:
+    """A value no comparison can judge (argparse hands `--cooldown=--` over as []): the table's check words it."""
+    return v is not None and (isinstance(v, bool) or not isinstance(v, int | float))
 
 
 def _finite(v: float) -> bool:

@@ -43,6 +43,8 @@ def deploy_refusal(capsys: pytest.CaptureFixture[str], *flags: str, model: str =
     (["--calibration", "no/such/dir"], "--calibration no/such/dir: no such directory"),
     (["--min-duration=--"], "--min-duration []: must be a number"),  # argparse hands `--` over as []
     (["--min-queries=--"], "--min-queries []: must be an integer"),
+    (["--cooldown=--"], "--cooldown []: must be a number"),  # a setting check.py words itself
+    (["--scenario", "fixed-rate", "--rate=--"], "--rate []: must be a number"),
 ])
 def test_numbers_are_bounded_like_sweep_files(capsys: pytest.CaptureFixture[str], flags: list[str],
                                               message: str) -> None:

@@ -96,7 +96,8 @@ def test_mutated_sweep_file_parses_or_is_one_line(cuts: list[tuple[int, int, str
 
 
 NUMBER_FLAGS = ("--batch", "--threads", "--min-duration", "--min-queries", "--max-queries", "--warmup", "--seed",
-                "--idle", "--cooldown", "--cooldown-timeout", "--power-rate", "--opset")
+                "--idle", "--cooldown", "--cooldown-timeout", "--power-rate", "--opset", "--rate", "--streams",
+                "--samples-per-query", "--latency-bound", "--battery-wh", "--duration", "--window")
 VALUES = st.one_of(st.sampled_from(["nan", "inf", "-inf", "-1", "0", "1e400", "1e-400", "9" * 40, "0x10", "",
                                     "1_000", " 5", "五", "--", "-0"]),
                    st.floats(allow_nan=True, allow_infinity=True).map(repr),
