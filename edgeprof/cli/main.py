@@ -122,6 +122,15 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:  # also while the command's modules are still being imported
         print("edgeprof: interrupted", file=sys.stderr)
         return 130
+    except ImportError:
+        # a Ctrl-C inside an extension module's import surfaces as that import failing (numpy: "PyCapsule_Import
+        # could not import module 'datetime'"): an interruption, not a broken install
+        from .. import interrupts
+
+        if interrupts.count() == 0:
+            raise
+        print("edgeprof: interrupted", file=sys.stderr)
+        return 130
 
 
 def _main(argv: list[str] | None) -> int:

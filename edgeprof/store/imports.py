@@ -111,8 +111,9 @@ _NUMERIC = re.compile(r"(float|int)( \| (float|int))*( \| None)?")
 
 
 def _numbers_typed(obj: object, where: str, bad: Callable[[str, str], StoreError], depth: int = 0) -> None:
-    """Every field of a stored section declared as a number holds a finite number (or null where the field may
-    be empty): a list or text where a number belongs would break `results show`, compare and the reports."""
+    """Every field of a stored section declared as a number holds a finite number, and every one declared as a
+    flag holds true or false (or null where the field may be empty): a list or text there would break `results
+    show`, compare and the reports."""
     if depth > 4 or not dataclasses.is_dataclass(obj) or isinstance(obj, type):
         return
     for f in dataclasses.fields(obj):
@@ -123,5 +124,8 @@ def _numbers_typed(obj: object, where: str, bad: Callable[[str, str], StoreError
                 continue
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
                 raise bad(path, f"{visible(repr(v))[:40]} is not a finite number")
+        elif isinstance(f.type, str) and f.type in ("bool", "bool | None"):
+            if not (isinstance(v, bool) or (v is None and f.type.endswith("None"))):
+                raise bad(path, f"{visible(repr(v))[:40]} is not true or false")
         elif dataclasses.is_dataclass(v):
             _numbers_typed(v, path, bad, depth + 1)

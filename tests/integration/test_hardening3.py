@@ -285,6 +285,7 @@ def result_file(tmp_path: Path, **changes: object) -> Path:
     ({"device": ""}, "device"),
     ({"latency_ms__cv": []}, "latency_ms.cv"),  # found by the property test below: results show then crashed
     ({"latency_ms__n": "12"}, "latency_ms.n"),
+    ({"scenario": {"name": "server", "valid": [0]}}, "scenario.valid"),  # found by the property test: report crashed
 ])
 def test_results_import_refuses_what_edgeprof_would_never_store(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                                  changes: dict[str, object], field: str) -> None:
