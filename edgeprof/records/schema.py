@@ -59,12 +59,20 @@ def _migrate_1_to_2(d: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _migrate_2_to_3(d: dict[str, Any]) -> dict[str, Any]:
-    """Schema 2 → 3: additive; a row written before the io section has none (io = null)."""
-    out = dict(d)
-    out.setdefault("io", None)
-    out["schema_version"] = 3
-    return out
+def _additive(section: str, to: int, before_what: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """An additive migration to schema `to`: a row written before `before_what` has no `section` (null)."""
+    def migrate(d: dict[str, Any]) -> dict[str, Any]:
+        out = dict(d)
+        out.setdefault(section, None)
+        out["schema_version"] = to
+        return out
+
+    migrate.__doc__ = (f"Schema {to - 1} → {to}: additive; a row written before {before_what} has none "
+                       f"({section} = null).")
+    return migrate
+
+
+_migrate_2_to_3 = _additive("io", 3, "the io section")
 
 
 def _migrate_3_to_4(d: dict[str, Any]) -> dict[str, Any]:
@@ -75,28 +83,9 @@ def _migrate_3_to_4(d: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _migrate_4_to_5(d: dict[str, Any]) -> dict[str, Any]:
-    """Schema 4 → 5: additive; a row written before accuracy mode has none (accuracy = null)."""
-    out = dict(d)
-    out.setdefault("accuracy", None)
-    out["schema_version"] = 5
-    return out
-
-
-def _migrate_5_to_6(d: dict[str, Any]) -> dict[str, Any]:
-    """Schema 5 → 6: additive; a row written before phase times has none (phases = null)."""
-    out = dict(d)
-    out.setdefault("phases", None)
-    out["schema_version"] = 6
-    return out
-
-
-def _migrate_6_to_7(d: dict[str, Any]) -> dict[str, Any]:
-    """Schema 6 → 7: additive; a row written before the sustained scenario has none (sustained = null)."""
-    out = dict(d)
-    out.setdefault("sustained", None)
-    out["schema_version"] = 7
-    return out
+_migrate_4_to_5 = _additive("accuracy", 5, "accuracy mode")
+_migrate_5_to_6 = _additive("phases", 6, "phase times")
+_migrate_6_to_7 = _additive("sustained", 7, "the sustained scenario")
 
 
 _MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _migrate_1_to_2, 2: _migrate_2_to_3,
