@@ -238,6 +238,29 @@ def compare_results(base: Result, new: Result, *, metrics: Sequence[str] | None 
 # -- identity of a configuration and of the board ---------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class _WeightFacts:
+    """What an artifact's export_options say about its weights, read once from the stored mapping: the keys the
+    exporters write (export/), each as text, a count or a list when it is one, else absent."""
+
+    quantized_by: str = ""  # an ONNX file already quantised: "QDQ (...): ops"
+    weights: str = ""  # a TFLite file: "float16 ..." when its weights are
+    quantized_tensors: int = 0  # a TFLite file already int8
+    quantized_inputs: bool = False
+    quantizer: str = ""  # the int8 conversion edgeprof made
+    converter: str = ""  # the fp16 conversion edgeprof made
+    ops_kept_fp32: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, opts: Mapping[str, Any]) -> _WeightFacts:
+        kept = opts["ops_kept_fp32"] if isinstance(opts.get("ops_kept_fp32"), list) else []
+        text = {k: v for k, v in opts.items() if k in ("quantized_by", "weights", "quantizer", "converter")
+                and isinstance(v, str)}
+        count = opts.get("quantized_tensors")
+        return cls(**text, quantized_tensors=count if isinstance(count, int) and not isinstance(count, bool) else 0,
+                   quantized_inputs=bool(opts.get("quantized_inputs")), ops_kept_fp32=tuple(map(str, kept)))
+
+
 def precision_detail(r: Result) -> str | None:
     """What the precision is, read from the file's weights and recorded in its artifact's export_options: the
     kind of an already-quantised file (QDQ, QOperator, dynamic, weight-only int8; float16 weights), or of the
@@ -247,23 +270,21 @@ def precision_detail(r: Result) -> str | None:
     a = r.artifact
     if a is None or r.identity.precision == "fp32":
         return None
-    opts = a.export_options
-    if isinstance(opts.get("quantized_by"), str):  # an ONNX file already quantised: "QDQ (...): ops"
-        return str(opts["quantized_by"]).split(": ", 1)[0]
-    if isinstance(opts.get("weights"), str) and str(opts["weights"]).startswith("float16"):  # a TFLite file
+    w = _WeightFacts.of(a.export_options)
+    if w.quantized_by:
+        return w.quantized_by.split(": ", 1)[0]
+    if w.weights.startswith("float16"):
         return "float16 weights, float32 compute"
-    if opts.get("quantized_tensors"):  # a TFLite file already int8
-        io = ", int8 inputs" if opts.get("quantized_inputs") else ", float I/O"
-        return f"int8 tensors ({opts['quantized_tensors']} with scales){io}"
-    quantizer = str(opts.get("quantizer", ""))
-    if quantizer.startswith("onnxruntime.quantization"):
+    if w.quantized_tensors:
+        io = ", int8 inputs" if w.quantized_inputs else ", float I/O"
+        return f"int8 tensors ({w.quantized_tensors} with scales){io}"
+    if w.quantizer.startswith("onnxruntime.quantization"):
         return "static QDQ (int8 weights per channel, int8 activations)"
-    if quantizer.startswith("ai_edge_quantizer"):
+    if w.quantizer.startswith("ai_edge_quantizer"):
         return "static int8 (weights per channel, activations per tensor), float I/O"
-    if str(opts.get("converter", "")).startswith("onnxconverter_common.float16"):
-        kept = opts.get("ops_kept_fp32")
-        return "float16 graph, float32 I/O" + (f", {len(kept)} op types kept float32" if isinstance(kept, list)
-                                               and kept else "")
+    if w.converter.startswith("onnxconverter_common.float16"):
+        kept = w.ops_kept_fp32
+        return "float16 graph, float32 I/O" + (f", {len(kept)} op types kept float32" if kept else "")
     return None
 
 

@@ -36,7 +36,8 @@ class PhaseClock:
     def add(self, name: str, seconds: float) -> None:
         self.seconds[name] = self.seconds.get(name, 0.0) + seconds
 
-    def get(self, name: str) -> float | None:
+    def took(self, name: str) -> float | None:
+        """The seconds phase `name` took, to 0.1 ms (None: it did not happen)."""
         v = self.seconds.get(name)
         return round(v, 4) if v is not None else None
 
@@ -48,12 +49,12 @@ class PhaseClock:
         accuracy = None if host_accuracy is None and device_accuracy is None else round(
             (host_accuracy or 0.0) + (device_accuracy or 0.0), 4)
         return Phases(
-            connect_s=self.get("connect"), agent_s=self.get("agent"), facts_s=self.get("facts"),
-            export_s=self.get("export"), export_cached=self.export_cached, push_s=self.get("push"),
+            connect_s=self.took("connect"), agent_s=self.took("agent"), facts_s=self.took("facts"),
+            export_s=self.took("export"), export_cached=self.export_cached, push_s=self.took("push"),
             cooldown_s=d.cooldown_s if d else None, idle_s=d.idle_s if d else None,
             load_s=round(d.load_s + d.streams_s, 4) if d else None, warmup_s=d.warmup_s if d else None,
             window_s=round(float(reply.window_s), 4) if reply is not None else None,
             measure_s=d.measure_s if d else None, outputs_s=d.outputs_s if d else None,
             profile_s=d.profile_s if d else None, accuracy_s=accuracy, accuracy_device_s=device_accuracy,
-            fidelity_s=self.get("fidelity"), device_s=d.total_s if d else None, run_s=self.get("run"),
-            close_s=self.get("close"), total_s=round(time.monotonic() - self.started, 4))
+            fidelity_s=self.took("fidelity"), device_s=d.total_s if d else None, run_s=self.took("run"),
+            close_s=self.took("close"), total_s=round(time.monotonic() - self.started, 4))
