@@ -29,34 +29,7 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tests" / "lanes"))  # the stack profiles and aarch64 recipes
 
 from stack_profiles import PROFILE_BY_NAME, PROFILES, TRAPS, StackProfile, as_json, profile_hash  # noqa: E402
-
-# the module each distribution is imported as (the agent's backends import these)
-IMPORTS = {"numpy": "numpy", "onnxruntime": "onnxruntime", "tflite-runtime": "tflite_runtime.interpreter",
-           "ai-edge-litert": "ai_edge_litert.interpreter", "nvidia-ml-py": "pynvml", "cuda-python": "cuda.cudart"}
-
-# Runs inside the stand-in venv (Python 3.6-safe): versions of the given distributions, and imports their modules.
-PROBE = r"""
-import json, sys
-try:
-    from importlib.metadata import version
-except ImportError:
-    from pkg_resources import get_distribution
-    def version(name):
-        return get_distribution(name).version
-out = {"python": "%d.%d.%d" % tuple(sys.version_info[:3]), "dists": {}, "imports": {}}
-for pair in sys.argv[1:]:
-    dist, module = pair.split("=", 1)
-    try:
-        out["dists"][dist] = version(dist)
-    except Exception as e:
-        out["dists"][dist] = None
-    try:
-        __import__(module)
-        out["imports"][module] = None
-    except Exception as e:
-        out["imports"][module] = "%s: %s" % (type(e).__name__, e)
-print(json.dumps(out))
-"""
+from venv_probe import IMPORTS, PROBE  # noqa: E402
 
 
 def default_cache() -> Path:

@@ -46,6 +46,7 @@ from arm_recipes import (  # noqa: E402
     aarch64_platforms,
     recipe_hash,
 )
+from venv_probe import IMPORTS, PROBE  # noqa: E402
 
 CPUINFO_DIR = REPO / "tests" / "data" / "arm"
 BINFMT = Path("/proc/sys/fs/binfmt_misc")
@@ -54,33 +55,6 @@ HOST_TOOLS = (("mmdebstrap", "mmdebstrap"), ("update-binfmts", "binfmt-support")
               ("zstd", "zstd"), ("unshare", "util-linux"))
 QEMU = Path("/usr/libexec/qemu-binfmt/aarch64-binfmt-P")  # qemu-user-static's binfmt interpreter (Debian 12)
 
-# which module each distribution is imported as (the agent's backends import these)
-IMPORTS = {"numpy": "numpy", "onnxruntime": "onnxruntime", "tflite-runtime": "tflite_runtime.interpreter",
-           "ai-edge-litert": "ai_edge_litert.interpreter"}
-
-# Runs inside a venv of the root: what the root is, the distributions' versions, and their modules' imports.
-PROBE = r"""
-import json, platform, sys
-from importlib.metadata import version
-out = {"machine": platform.machine(), "python": platform.python_version(), "dists": {}, "imports": {}}
-try:
-    with open("/etc/os-release") as f:
-        out["os"] = dict(l.rstrip("\n").split("=", 1) for l in f if "=" in l).get("PRETTY_NAME", "").strip('"')
-except OSError as e:
-    out["os"] = repr(e)
-for pair in sys.argv[1:]:
-    dist, module = pair.split("=", 1)
-    try:
-        out["dists"][dist] = version(dist)
-    except Exception:
-        out["dists"][dist] = None
-    try:
-        __import__(module)
-        out["imports"][module] = None
-    except Exception as e:
-        out["imports"][module] = "%s: %s" % (type(e).__name__, e)
-print(json.dumps(out))
-"""
 
 ENTER = """#!/bin/sh
 # written by tests/arm/roots.py: run a command inside the aarch64 root {name} (qemu-user through binfmt_misc).
