@@ -92,7 +92,10 @@ def throughput(n_queries: int, batch: int, window_s: float) -> float | None:
     return n_queries * batch / window_s
 
 
-def stability_warnings(summary: LatencyStats, *, min_duration_s: float | None = None) -> list[RunWarning]:
+def stability_warnings(summary: LatencyStats, *, min_duration_s: float | None = None,
+                       longer: str = "--min-duration", curve: bool = False) -> list[RunWarning]:
+    """Noisy latency and too few queries, with advice. `longer` is the flag that lengthens what was summarised
+    (`min_duration_s` its value); `curve`: the samples span a sustained run, whose CV also holds the curve."""
     warnings: list[RunWarning] = []
     cv = summary.cv
     if cv is not None and cv > CV_WARN:
@@ -100,7 +103,9 @@ def stability_warnings(summary: LatencyStats, *, min_duration_s: float | None = 
             code="high_cv",
             message=f"latency CV {cv * 100:.0f} % (> {CV_WARN * 100:.0f} %): results are noisy. Lock clocks "
                     "(jetson_clocks, or the cpufreq 'performance' governor), stop other load on the device, "
-                    "or raise --min-duration" + (f" above {min_duration_s:g} s" if min_duration_s else ""),
+                    f"or raise {longer}" + (f" above {min_duration_s:g} s" if min_duration_s else "")
+                    + ("; across a sustained run the CV also holds the curve itself (the window table shows it)"
+                       if curve else ""),
         ))
     if summary.early_stop_p90 is None:
         warnings.append(RunWarning(

@@ -191,7 +191,10 @@ def run_warnings(spec: RunSpec, reply: RunReply, lat: LatencyStats) -> list[RunW
     if sc is not None and sc.misses:
         out.append(RunWarning("deadline_misses", f"{sc.misses} of {sc.queries} queries were not done before the "
                               f"next was due at {sc.rate:g}/s; lower --rate or use a faster configuration"))
-    out.extend(stability_warnings(lat, min_duration_s=spec.min_duration_s))
+    if spec.scenario == "sustained":  # each window summarises its own samples: its length is --window
+        out.extend(stability_warnings(lat, min_duration_s=spec.sustained_window_s, longer="--window", curve=True))
+    else:
+        out.extend(stability_warnings(lat, min_duration_s=spec.min_duration_s))
     out.extend(RunWarning(w.code, w.message) for w in reply.warnings)
     warm = reply.warmup
     if warm.iterations and not warm.steady:

@@ -81,3 +81,11 @@ def test_throughput_counts_batch():
 def test_empty_samples_rejected():
     with pytest.raises(ValueError):
         stats.latency_summary([])
+
+
+def test_high_cv_of_a_sustained_run_names_its_window_and_the_curve():
+    s = stats.latency_summary([1.0, 1.0, 1.0, 3.0] * 50)
+    (w,) = [w for w in stats.stability_warnings(s, min_duration_s=60, longer="--window", curve=True)
+            if w.code == "high_cv"]
+    assert "raise --window above 60 s" in w.message and "--min-duration" not in w.message
+    assert "holds the curve itself" in w.message
