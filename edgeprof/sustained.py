@@ -2,8 +2,9 @@
 
 Owns: each window's latency percentiles (numpy's linear method over that window's raw samples), throughput and
 deadline misses, energy per inference; the curve's figures and their rules (docs/scenarios.md "sustained"):
-- onset: the first window k >= 1 whose mean CPU clock is more than ONSET_DROP below window 0's, or whose
-  throttle bits include one window 0 did not have; its start and its hottest zone's temperature.
+- onset: the first window k >= 1 whose mean CPU clock (or NVML SM clock) is more than ONSET_DROP below window
+  0's, or whose throttle bits (get_throttled, or NVML's limiting clock event reasons NVML_LIMITS) include one
+  window 0 did not have; its start and its hottest zone's temperature (the GPU's, for an NVML onset).
 - last N = max(1, min(5, windows // 3)) windows with queries; sustained ratio = their mean throughput ÷ window
   0's; p50 ratio = their mean p50 ÷ window 0's (> 1: slower at the end).
 - steady state: the last N windows agree (each throughput within STEADY_TOL of their mean and, where read,
@@ -28,6 +29,9 @@ from .records.sustained import Sustained, SustainedWindow
 ONSET_DROP = 0.05  # a clock more than 5 % below the first window's is throttled
 STEADY_TOL = 0.05  # steady: throughput within 5 % of the tail's mean
 STEADY_C = 1.0  # ... and temperature within 1 °C of it
+# NVML clock event reasons that limit clocks (SwPowerCap, HwSlowdown, SwThermalSlowdown, HwThermalSlowdown,
+# HwPowerBrakeSlowdown); GpuIdle, ApplicationsClocksSetting, SyncBoost and DisplayClockSetting do not throttle
+NVML_LIMITS = 0x4 | 0x8 | 0x20 | 0x40 | 0x80
 
 
 def last_n(windows: int) -> int:
@@ -57,7 +61,9 @@ def window_rows(reply: SustainedReply, samples_ms: Sequence[float], per_query: i
             n_readings=w.n_readings, zones_c=dict(w.zones_c), temp_c=w.temp_c, cpu_mhz=w.cpu_mhz,
             cpu_mhz_min=w.cpu_mhz_min, gpu_mhz=w.gpu_mhz, throttled=w.throttled, n_power=w.n_power,
             mean_w=w.mean_w, energy_j=energy,
-            mj_per_inference=_r(energy * 1000.0 / (n * per_query), 5) if energy is not None and n else None))
+            mj_per_inference=_r(energy * 1000.0 / (n * per_query), 5) if energy is not None and n else None,
+            n_nvml=w.n_nvml, nvml_w=w.nvml_w, nvml_temp_c=w.nvml_temp_c, nvml_sm_mhz=w.nvml_sm_mhz,
+            nvml_graphics_mhz=w.nvml_graphics_mhz, nvml_reasons=w.nvml_reasons))
     return rows
 
 
@@ -71,7 +77,27 @@ def onset(rows: Sequence[SustainedWindow]) -> tuple[SustainedWindow | None, str 
             return w, f"CPU clock {w.cpu_mhz:.0f} MHz, {100 * (1 - w.cpu_mhz / ref.cpu_mhz):.0f} % below window 0"
         if w.throttled is not None and w.throttled & ~(ref.throttled or 0):
             return w, f"throttle bits 0x{w.throttled:x} (window 0: 0x{ref.throttled or 0:x})"
+        why = _nvml_onset(ref, w)
+        if why:
+            return w, why
     return None, None
+
+
+def _nvml_onset(ref: SustainedWindow, w: SustainedWindow) -> str | None:
+    if ref.nvml_sm_mhz and w.nvml_sm_mhz is not None and w.nvml_sm_mhz < (1 - ONSET_DROP) * ref.nvml_sm_mhz:
+        return (f"GPU SM clock {w.nvml_sm_mhz:.0f} MHz (NVML), {100 * (1 - w.nvml_sm_mhz / ref.nvml_sm_mhz):.0f} % "
+                "below window 0")
+    new = (w.nvml_reasons or 0) & NVML_LIMITS & ~(ref.nvml_reasons or 0)
+    if new:
+        return f"NVML clock event reasons 0x{w.nvml_reasons or 0:x} (window 0: 0x{ref.nvml_reasons or 0:x})"
+    return None
+
+
+def _onset_temp(w: SustainedWindow, why: str) -> float | None:
+    """The temperature at the onset: the GPU's for an NVML onset (both its reasons name NVML), else the hottest
+    zone's; the other where the one is not read."""
+    first, other = (w.nvml_temp_c, w.temp_c) if "NVML" in why else (w.temp_c, w.nvml_temp_c)
+    return first if first is not None else other
 
 
 def _agrees(w: SustainedWindow, qps: float, temp: float | None) -> bool:
@@ -112,7 +138,7 @@ def curve(reply: SustainedReply, rows: list[SustainedWindow], samples_ms: Sequen
         telemetry_errors=reply.telemetry_errors, throttle_source=reply.throttle_source,
         power_source=reply.power_source, windows=rows,
         onset_window=on.index if on else None, onset_s=on.start_s if on else None,
-        onset_temp_c=on.temp_c if on else None, onset_reason=why, last_n=n if full else None,
+        onset_temp_c=_onset_temp(on, why or '') if on else None, onset_reason=why, last_n=n if full else None,
         sustained_ratio=_r(qps / first.qps) if first and first.qps and qps else None,
         p50_ratio=_r(p50 / first.p50_ms) if first and first.p50_ms and p50 else None,
         steady_window=s0.index if s0 else None, time_to_steady_s=s0.start_s if s0 else None,
@@ -121,7 +147,7 @@ def curve(reply: SustainedReply, rows: list[SustainedWindow], samples_ms: Sequen
         steady_p99_ms=_r(np.percentile(pooled, 99)) if pooled else None,
         steady_temp_c=_r(_mean([w.temp_c for w in steady]), 2) if steady else None,
         steady_cpu_mhz=_r(_mean([w.cpu_mhz for w in steady]), 1) if steady else None,
-        steady_w=_r(_mean([w.mean_w for w in steady])) if steady else None)
+        steady_w=_r(_mean([w.mean_w for w in steady])) if steady else None, nvml_gpu=reply.nvml_gpu)
 
 
 def summarize(reply: SustainedReply, samples_ms: Sequence[float], per_query: int,

@@ -37,4 +37,7 @@ AGENT_VERSION = "0.1.0"
 #     SustainedReply {duration_s, window_s, read_period_s, telemetry_errors, throttle_source, power_source,
 #     windows: SustainedWindow[]} (each window's query range and the board's state read during it); progress
 #     events of the measure phase may carry window, windows, p50_ms, temp_c and cpu_mhz.
-PROTOCOL_VERSION = 7
+# 8 — NVML per window (issue 25): run reply.scenario.sustained.windows[] n_nvml, nvml_w, nvml_temp_c, nvml_sm_mhz,
+#     nvml_graphics_mhz and nvml_reasons (the first NVIDIA GPU's readings inside that window), and
+#     run reply.scenario.sustained.nvml_gpu (its name). An agent of version 7 sends none: the windows show no GPU.
+PROTOCOL_VERSION = 8

@@ -253,24 +253,30 @@ class SustainedWindow(Record):
     samples_ns[first:first + count]. The board's state from the n_readings readings taken inside it (means, never
     interpolated): mean °C per zone and the hottest zone's mean, the CPUs' mean and lowest scaling_cur_freq (MHz),
     the GPU devfreq clock, the Raspberry Pi's get_throttled "now" bits seen in any reading (None: not read); mean
-    power and energy from the n_power power readings inside it (None without a power source)."""
+    power and energy from the n_power power readings inside it (None without a power source). NVML (protocol 8):
+    from the n_nvml readings of the first NVIDIA GPU inside it, its mean board power (W), temperature (°C), SM and
+    graphics clocks (MHz), and the clock event (throttle) reason bits seen in any of them (None: no NVML)."""
 
     NAME = "run reply.scenario.sustained.windows[]"
     FIELDS = (Field("index", int), Field("start_ns", int), Field("end_ns", int), Field("first", int),
               Field("count", int), Field("n_readings", int, 0), Field("zones_c", dict, {}),
               Field("temp_c", _NUM, None), Field("cpu_mhz", _NUM, None), Field("cpu_mhz_min", _NUM, None),
               Field("gpu_mhz", _NUM, None), Field("throttled", int, None), Field("mean_w", _NUM, None),
-              Field("energy_j", _NUM, None), Field("n_power", int, 0))
+              Field("energy_j", _NUM, None), Field("n_power", int, 0), Field("n_nvml", int, 0),
+              Field("nvml_w", _NUM, None), Field("nvml_temp_c", _NUM, None), Field("nvml_sm_mhz", _NUM, None),
+              Field("nvml_graphics_mhz", _NUM, None), Field("nvml_reasons", int, None))
 
 
 class SustainedReply(Record):
     """A sustained run's windows (windows.py): the duration and window asked, how often the board's state was
-    read, failed reads, where throttle flags came from (None: no such reading here) and the power source."""
+    read, failed reads, where throttle flags came from (None: no such reading here), the power source and the
+    GPU NVML was read from (protocol 8; None: no NVML here)."""
 
     NAME = "run reply.scenario.sustained"
     FIELDS = (Field("duration_s", _NUM), Field("window_s", _NUM), Field("read_period_s", _NUM),
               Field("telemetry_errors", int, 0), Field("throttle_source", str, None),
-              Field("power_source", str, None), Field("windows", list, [], record=SustainedWindow, many=True))
+              Field("power_source", str, None), Field("windows", list, [], record=SustainedWindow, many=True),
+              Field("nvml_gpu", str, None))
 
 
 class ScenarioReply(Record):

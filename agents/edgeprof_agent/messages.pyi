@@ -227,7 +227,13 @@ class SustainedWindow(Record):
     mean_w: float | None
     energy_j: float | None
     n_power: int
-    def __init__(self, *, index: int, start_ns: int, end_ns: int, first: int, count: int, n_readings: int = ..., zones_c: dict[str, Any] = ..., temp_c: float | None = ..., cpu_mhz: float | None = ..., cpu_mhz_min: float | None = ..., gpu_mhz: float | None = ..., throttled: int | None = ..., mean_w: float | None = ..., energy_j: float | None = ..., n_power: int = ...) -> None: ...
+    n_nvml: int
+    nvml_w: float | None
+    nvml_temp_c: float | None
+    nvml_sm_mhz: float | None
+    nvml_graphics_mhz: float | None
+    nvml_reasons: int | None
+    def __init__(self, *, index: int, start_ns: int, end_ns: int, first: int, count: int, n_readings: int = ..., zones_c: dict[str, Any] = ..., temp_c: float | None = ..., cpu_mhz: float | None = ..., cpu_mhz_min: float | None = ..., gpu_mhz: float | None = ..., throttled: int | None = ..., mean_w: float | None = ..., energy_j: float | None = ..., n_power: int = ..., n_nvml: int = ..., nvml_w: float | None = ..., nvml_temp_c: float | None = ..., nvml_sm_mhz: float | None = ..., nvml_graphics_mhz: float | None = ..., nvml_reasons: int | None = ...) -> None: ...
 
 class SustainedReply(Record):
     duration_s: float
@@ -237,7 +243,8 @@ class SustainedReply(Record):
     throttle_source: str | None
     power_source: str | None
     windows: list[SustainedWindow]
-    def __init__(self, *, duration_s: float, window_s: float, read_period_s: float, telemetry_errors: int = ..., throttle_source: str | None = ..., power_source: str | None = ..., windows: list[SustainedWindow] = ...) -> None: ...
+    nvml_gpu: str | None
+    def __init__(self, *, duration_s: float, window_s: float, read_period_s: float, telemetry_errors: int = ..., throttle_source: str | None = ..., power_source: str | None = ..., windows: list[SustainedWindow] = ..., nvml_gpu: str | None = ...) -> None: ...
 
 class ScenarioReply(Record):
     name: str

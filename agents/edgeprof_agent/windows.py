@@ -2,7 +2,8 @@
 
 Owns: the sustained loop (single-stream back to back, or fixed-rate at `rate`: query i due at t0 + i/rate), the
 telemetry thread (thermal zones, cpufreq scaling_cur_freq, the GPU's devfreq clock and, where vcgencmd exists,
-the Raspberry Pi's get_throttled, read every `period` seconds on clock.now_ns), cutting the run into windows of
+the Raspberry Pi's get_throttled and, where NVML answers, the first NVIDIA GPU's power, temperature, SM and
+graphics clocks and clock event reasons, read every `period` seconds on clock.now_ns), cutting the run into windows of
 window_s from t0, and each window's figures from the readings taken inside it (means of the readings, never
 interpolated between them): temperatures, clocks, throttle flags, and mean power and energy from the power
 sampler's readings in the window. A query belongs to the window its start (back to back) or its due time
@@ -15,6 +16,7 @@ Python 3.6-safe, standard library only.
 import threading
 
 from . import scenarios, thermal
+from .probes import nvml
 from .clock import now_ns
 from .messages import SustainedReply, SustainedWindow
 from .protocol import send_progress
@@ -28,11 +30,12 @@ def read_period(window_s):
     return max(READ_PERIOD_MIN_S, min(READ_PERIOD_MAX_S, window_s / 4.0))
 
 
-def read_state(root, tools, rpi):
-    """One reading of the board's state: {zones: {zone: °C}, cpu_khz: {cpuN: kHz}, gpu_hz, throttled}."""
+def read_state(root, tools, rpi, gpu=None):
+    """One reading of the board's state: {zones: {zone: °C}, cpu_khz: {cpuN: kHz}, gpu_hz, throttled, nvml}, nvml
+    the GpuTelemetry's reading (None without one)."""
     zones = dict((z, d["temp_c"]) for z, d in thermal.thermal_zones(root).items() if "ignored" not in d)
     cpus = dict((c, d["cur_khz"]) for c, d in thermal.cpufreq(root).items() if "cur_khz" in d)
-    gpu = thermal.gpu_devfreq(root)
+    devfreq = thermal.gpu_devfreq(root)
     throttled = None
     if rpi:
         out = thermal._vcgencmd(tools, "get_throttled")
@@ -40,30 +43,39 @@ def read_state(root, tools, rpi):
             m = thermal._VC_THROTTLED.search(out)
             if m:
                 throttled = int(m.group(1), 0) & 0xF  # the "now" bits 0-3 (decode_throttled names them)
-    return {"zones": zones, "cpu_khz": cpus, "gpu_hz": gpu["cur_hz"] if gpu else None, "throttled": throttled}
+    return {"zones": zones, "cpu_khz": cpus, "gpu_hz": devfreq["cur_hz"] if devfreq else None,
+            "throttled": throttled, "nvml": gpu.read() if gpu is not None else None}
 
 
 class Telemetry(object):
-    """Reads read_state() every period_s on a daemon thread; each reading is (t_ns at its midpoint, state)."""
+    """Reads read_state() every period_s on a daemon thread; each reading is (t_ns at its midpoint, state). gpu:
+    a GpuTelemetry, or None to open NVML's first GPU at start() when there is one (False: do not read NVML)."""
 
-    def __init__(self, root, tools, period_s, clock=now_ns):
+    def __init__(self, root, tools, period_s, clock=now_ns, gpu=None):
         self.root, self.tools, self.period_s, self.clock = root, tools, period_s, clock
         self.rpi = tools is not None and tools.which("vcgencmd") is not None
         self.readings = []
         self.errors = 0
         self._stop = threading.Event()
         self._thread = None
+        self.gpu = gpu
+
+    @property
+    def gpu_name(self):
+        return self.gpu.name if self.gpu else None
 
     def tick(self):
         t_a = self.clock()
         try:
-            state = read_state(self.root, self.tools, self.rpi)
+            state = read_state(self.root, self.tools, self.rpi, self.gpu or None)
         except Exception:  # a sensor hiccup never ends the run
             self.errors += 1
             return
         self.readings.append(((t_a + self.clock()) // 2, state))
 
     def start(self):
+        if self.gpu is None:
+            self.gpu = nvml.GpuTelemetry.open()
         self.tick()
         self._thread = threading.Thread(target=self._loop, name="edgeprof-telemetry")
         self._thread.daemon = True
@@ -74,6 +86,8 @@ class Telemetry(object):
         if self._thread is not None:
             self._thread.join(5.0)
         self.tick()
+        if self.gpu:
+            self.gpu.close()
 
     def _loop(self):
         while not self._stop.wait(self.period_s):
@@ -102,7 +116,7 @@ def state_figures(readings):
     flags = 0
     for b in bits:
         flags |= b
-    return {
+    out = {
         "n_readings": len(readings), "zones_c": zones_c,
         "temp_c": max(zones_c.values()) if zones_c else None,
         "cpu_mhz": round(_mean(cpu_means) / 1000.0, 3) if cpu_means else None,
@@ -110,6 +124,25 @@ def state_figures(readings):
         "gpu_mhz": round(_mean(gpu) / 1e6, 3) if gpu else None,
         "throttled": flags if bits else None,
     }
+    out.update(nvml_figures([s.get("nvml") for _t, s in readings]))
+    return out
+
+
+def nvml_figures(gpu_readings):
+    """A window's NVML figures from the GPU readings taken in it (None: no NVML in that reading): mean W, °C, SM
+    and graphics MHz, and the clock event reason bits seen in any reading."""
+    got = [g for g in gpu_readings if g]
+    out = {"n_nvml": len(got)}
+    for key, name, nd in (("w", "nvml_w", 3), ("temp_c", "nvml_temp_c", 2), ("sm_mhz", "nvml_sm_mhz", 1),
+                          ("graphics_mhz", "nvml_graphics_mhz", 1)):
+        vs = [g[key] for g in got if key in g]
+        out[name] = round(_mean(vs), nd) if vs else None
+    bits = [g["reasons"] for g in got if "reasons" in g]
+    flags = 0
+    for b in bits:
+        flags |= b
+    out["nvml_reasons"] = flags if bits else None
+    return out
 
 
 def power_figures(samples, method, t0, t1):
@@ -234,7 +267,7 @@ def sustained_loop(run, sc, max_queries, root, tools, clock=now_ns, sleep=None, 
     windows = cut(t0, window_ns, n, offsets, tel.readings)
     reply = SustainedReply(duration_s=duration_s, window_s=sc.sustained_window_s, read_period_s=tel.period_s,
                            telemetry_errors=tel.errors, throttle_source="vcgencmd get_throttled" if tel.rpi else None,
-                           windows=windows)
+                           windows=windows, nvml_gpu=tel.gpu_name)
     return s, reply
 
 

@@ -22,7 +22,9 @@ class SustainedWindow(Section):
     the raw samples of the queries that started (or were due) in it; `misses`: fixed-rate queries not done
     before the next was due. The board's state: means of the n_readings readings taken in the window (°C per
     zone and the hottest; CPU clocks mean and lowest, MHz; GPU MHz; get_throttled "now" bits); power: mean W of
-    the n_power readings in it, energy = mean W x the window, per inference in mJ."""
+    the n_power readings in it, energy = mean W x the window, per inference in mJ. NVML (optional, additive: None
+    in results from before it): the first NVIDIA GPU's n_nvml readings in the window, their mean board power (W),
+    temperature, SM and graphics clocks, and the clock event reason bits seen in any of them."""
 
     SECTION: ClassVar[str] = "sustained.windows[]"
     index: int
@@ -48,6 +50,12 @@ class SustainedWindow(Section):
     mean_w: float | None = None
     energy_j: float | None = None
     mj_per_inference: float | None = None
+    n_nvml: int = 0
+    nvml_w: float | None = None
+    nvml_temp_c: float | None = None
+    nvml_sm_mhz: float | None = None
+    nvml_graphics_mhz: float | None = None
+    nvml_reasons: int | None = None
 
 
 @dataclass(frozen=True)
@@ -57,7 +65,7 @@ class Sustained(Section):
     bits rose (None: none did); `sustained_ratio`: the last `last_n` windows' mean throughput ÷ the first
     window's; `p50_ratio`: their mean p50 ÷ the first window's; `steady_window`: the first window of the run's
     steady tail (None: the run ended before a steady state), `time_to_steady_s` its start; `steady_*`: that
-    tail's figures (p50/p99 of its pooled raw samples)."""
+    tail's figures (p50/p99 of its pooled raw samples). `nvml_gpu`: the GPU NVML was read from (None: none)."""
 
     SECTION: ClassVar[str] = "sustained"
     duration_s: float
@@ -82,6 +90,7 @@ class Sustained(Section):
     steady_temp_c: float | None = None
     steady_cpu_mhz: float | None = None
     steady_w: float | None = None
+    nvml_gpu: str | None = None
 
     @classmethod
     def from_dict(cls, d: Any) -> Sustained:

@@ -72,14 +72,17 @@ def records() -> dict[str, m.Record]:
             mode="single stream, back to back; 2 windows of 0.5 s",
             sustained=m.SustainedReply(
                 duration_s=1.0, window_s=0.5, read_period_s=0.125, throttle_source="vcgencmd get_throttled",
-                power_source="rpi5-pmic",
+                power_source="rpi5-pmic", nvml_gpu="NVIDIA H200",
                 windows=[m.SustainedWindow(index=0, start_ns=0, end_ns=500_000_000, first=0, count=3, n_readings=4,
                                            zones_c={"thermal_zone0": 48.5}, temp_c=48.5, cpu_mhz=2400.0,
-                                           cpu_mhz_min=2400.0, throttled=0, mean_w=5.0, energy_j=2.5, n_power=49),
+                                           cpu_mhz_min=2400.0, throttled=0, mean_w=5.0, energy_j=2.5, n_power=49,
+                                           n_nvml=4, nvml_w=412.5, nvml_temp_c=61.0, nvml_sm_mhz=1980.0,
+                                           nvml_graphics_mhz=1980.0, nvml_reasons=0),
                          m.SustainedWindow(index=1, start_ns=500_000_000, end_ns=1_000_000_000, first=3, count=2,
                                            n_readings=4, zones_c={"thermal_zone0": 52.0}, temp_c=52.0,
                                            cpu_mhz=1800.0, cpu_mhz_min=1500.0, throttled=8, mean_w=5.2,
-                                           energy_j=2.6, n_power=50)])),
+                                           energy_j=2.6, n_power=50, n_nvml=4, nvml_w=700.0, nvml_temp_c=83.5,
+                                           nvml_sm_mhz=1410.0, nvml_graphics_mhz=1410.0, nvml_reasons=0x24)])),
         phases=m.RunPhases(cooldown_s=20.1, idle_s=2.0, load_s=0.25, warmup_s=0.1, measure_s=1.02, outputs_s=0.001,
                            profile_s=0.4, total_s=23.9))
     return {"run_request": run_request, "facts": facts, "run_reply": reply}
@@ -117,6 +120,16 @@ def test_the_golden_reply_carries_typed_payloads() -> None:
     sus = reply.scenario.sustained if reply.scenario is not None else None  # protocol 7
     assert isinstance(sus, m.SustainedReply) and all(isinstance(w, m.SustainedWindow) for w in sus.windows)
     assert [w.count for w in sus.windows] == [3, 2] and sus.windows[1].throttled == 8
+    assert sus.nvml_gpu == "NVIDIA H200" and sus.windows[1].nvml_reasons == 0x24  # protocol 8
+    assert [w.nvml_sm_mhz for w in sus.windows] == [1980.0, 1410.0]
+
+
+def test_protocol_7_messages_still_parse_without_the_nvml_fields() -> None:
+    """A version 7 sustained reply has no NVML per window: it parses with none."""
+    reply = m.RunReply.from_dict(json.loads((GOLDEN / "v7" / "run_reply.json").read_text()))
+    sus = reply.scenario.sustained if reply.scenario is not None else None
+    assert sus is not None and sus.nvml_gpu is None
+    assert [(w.n_nvml, w.nvml_w, w.nvml_reasons) for w in sus.windows] == [(0, None, None)] * 2
 
 
 def test_protocol_6_messages_still_parse_without_the_sustained_fields() -> None:

@@ -220,7 +220,11 @@ def test_results_before_v7_have_no_sustained_section_and_the_sustained_golden_ke
             assert r.sustained is None and raw.get("sustained") is None, path
             continue
         s = r.sustained
-        assert s is not None and s.to_dict() == raw["sustained"] and r.scenario.name == "sustained"
+        # the NVML fields added since (optional, additive) read as their defaults
+        nvml_w = {"n_nvml": 0, "nvml_w": None, "nvml_temp_c": None, "nvml_sm_mhz": None, "nvml_graphics_mhz": None,
+                  "nvml_reasons": None}
+        stored = {"nvml_gpu": None, **raw["sustained"], "windows": [{**nvml_w, **w} for w in raw["sustained"]["windows"]]}
+        assert s is not None and s.to_dict() == stored and r.scenario.name == "sustained"
         assert (s.duration_s, s.window_s, len(s.windows)) == (6.0, 2.0, 3)
         assert sum(w.n for w in s.windows) == len(r.samples_ms) == 300
         first = 0

@@ -1,6 +1,7 @@
 """NVIDIA GPUs through NVML (nvidia-ml-py, module `pynvml`, imported lazily; never required).
 
-Owns: the NVML power probe and small NVML helpers used by thermal.py and memory.py.
+Owns: the NVML power probe, the per-tick GPU reading of a sustained run (GpuTelemetry) and small NVML helpers
+used by thermal.py and memory.py.
 - Energy: nvmlDeviceGetTotalEnergyConsumption (mJ since driver load, Volta and newer) is a counter, so the
   window's energy is the counter difference (method "counter"); it updates every 20-100 ms, so it is exact
   only for windows much longer than that. Without it, nvmlDeviceGetPowerUsage (mW) is integrated.
@@ -145,6 +146,54 @@ def process_memory(nv, pid):
                     total += int(used)
                     seen = True
     return total if seen else None
+
+
+class GpuTelemetry(object):
+    """One GPU's state read every tick of a sustained run's telemetry thread (windows.py): found once (open), then
+    read(): {"w": board power (nvmlDeviceGetPowerUsage, mW -> W), "temp_c" (nvmlDeviceGetTemperature, GPU sensor),
+    "sm_mhz" / "graphics_mhz" (nvmlDeviceGetClockInfo, NVML_CLOCK_SM / NVML_CLOCK_GRAPHICS), "reasons" (the clock
+    event reason bits, clock_reasons)}; a value the GPU does not report is left out."""
+
+    def __init__(self, nv, handle, name):
+        self._nv, self._h, self.name = nv, handle, name
+
+    @classmethod
+    def open(cls, index=0):
+        """The GPU `index` through NVML, or None (no pynvml, no driver, no such GPU). close() pairs nvmlInit."""
+        nv, _reason = load()
+        if nv is None:
+            return None
+        try:
+            if nv.nvmlDeviceGetCount() <= index:
+                shutdown(nv)
+                return None
+            h = nv.nvmlDeviceGetHandleByIndex(index)
+            return cls(nv, h, _text(nv.nvmlDeviceGetName(h)))
+        except Exception:
+            shutdown(nv)
+            return None
+
+    def read(self):
+        nv, h = self._nv, self._h
+        d = {}
+        for key, call, args, conv in (
+                ("w", nv.nvmlDeviceGetPowerUsage, (h,), _milli),
+                ("temp_c", nv.nvmlDeviceGetTemperature, (h, nv.NVML_TEMPERATURE_GPU), float),
+                ("sm_mhz", nv.nvmlDeviceGetClockInfo, (h, nv.NVML_CLOCK_SM), float),
+                ("graphics_mhz", nv.nvmlDeviceGetClockInfo, (h, nv.NVML_CLOCK_GRAPHICS), float)):
+            try:
+                d[key] = conv(call(*args))
+            except Exception:
+                pass
+        bits = clock_reasons(nv, h)
+        if bits is not None:
+            d["reasons"] = bits
+        return d
+
+    def close(self):
+        if self._nv is not None:
+            shutdown(self._nv)
+            self._nv = None
 
 
 class NvmlProbe(Probe):

@@ -5,7 +5,9 @@ Put this directory first on sys.path (and drop any cached `pynvml`) to use it. C
     pynvml.fake_reset([pynvml.FakeGpu("Tesla T4", power_fn=lambda t: 30.0)], clock=fake_clock_seconds)
 
 power_fn(t) gives watts at clock time t (seconds); the energy counter is its integral (energy_fn(t0, t1) when
-given, else a fine midpoint sum), quantised to `energy_update_s` like the real 20-100 ms update. Calls before
+given, else a fine midpoint sum), quantised to `energy_update_s` like the real 20-100 ms update. temp_c, sm_mhz,
+mem_mhz and reasons are numbers, or functions of the same clock time t (a GPU driven to throttle: its SM clock
+falls and SwThermalSlowdown rises at a known time). Calls before
 nvmlInit raise NVMLError_Uninitialized, as the real library does; init/shutdown calls are counted.
 
 In another process (an agent started over SSH), set EDGEPROF_FAKE_NVML to a JSON file read at import:
@@ -196,6 +198,11 @@ def _check():
         raise NVMLError(NVML_ERROR_UNINITIALIZED)
 
 
+def _at(value):
+    """A FakeGpu attribute now: a number, or a function of clock time."""
+    return value(_state.clock()) if callable(value) else value
+
+
 def _gpu(handle):
     _check()
     if not isinstance(handle, int) or not 0 <= handle < len(_state.gpus):
@@ -275,26 +282,26 @@ def nvmlDeviceGetTemperature(handle, sensor):
     g = _gpu(handle)
     if sensor != NVML_TEMPERATURE_GPU:
         raise NVMLError(NVML_ERROR_INVALID_ARGUMENT)
-    return int(g.temp_c)
+    return int(_at(g.temp_c))
 
 
 def nvmlDeviceGetClockInfo(handle, clock_type):
     g = _gpu(handle)
     if clock_type in (NVML_CLOCK_SM, NVML_CLOCK_GRAPHICS):
-        return g.sm_mhz
+        return int(_at(g.sm_mhz))
     if clock_type == NVML_CLOCK_MEM:
-        return g.mem_mhz
+        return int(_at(g.mem_mhz))
     raise NVMLError(NVML_ERROR_NOT_SUPPORTED)
 
 
 def nvmlDeviceGetCurrentClocksEventReasons(handle):
     _symbol("nvmlDeviceGetCurrentClocksEventReasons")
-    return _gpu(handle).reasons
+    return int(_at(_gpu(handle).reasons))
 
 
 def nvmlDeviceGetCurrentClocksThrottleReasons(handle):
     _symbol("nvmlDeviceGetCurrentClocksThrottleReasons")
-    return _gpu(handle).reasons
+    return int(_at(_gpu(handle).reasons))
 
 
 def nvmlDeviceGetComputeRunningProcesses_v2(handle):
