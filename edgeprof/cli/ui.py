@@ -166,27 +166,10 @@ def sustained_table(r: Result) -> Table | None:
 
 
 def sustained_lines(r: Result) -> list[str]:
-    """What a sustained run's curve says, in words."""
-    s = r.sustained
-    if s is None:
-        return []
-    if s.onset_window is None:
-        lines = ["  throttling onset: none (no window's clock fell more than 5 % below window 0's, no new throttle "
-                 "bits)"]
-    else:
-        lines = [f"  throttling onset: window {s.onset_window} (from {s.onset_s:g} s) at "
-                 f"{fmt_value(s.onset_temp_c, '°C')}: {s.onset_reason}"]
-    lines.append(f"  sustained ratio (last {s.last_n} windows ÷ window 0): throughput {fmt_value(s.sustained_ratio)}"
-                 f" · p50 {fmt_value(s.p50_ratio)}")
-    if s.steady_window is None:
-        lines.append("  steady state: not reached before the run ended")
-    else:
-        lines.append(f"  steady state from window {s.steady_window} ({s.time_to_steady_s:g} s): "
-                     f"{fmt_value(s.steady_qps, 'q/s')} · p50 {fmt_value(s.steady_p50_ms, 'ms')} · p99 "
-                     f"{fmt_value(s.steady_p99_ms, 'ms')} · {fmt_value(s.steady_temp_c, '°C')} · "
-                     f"{fmt_value(s.steady_cpu_mhz, 'MHz')}" + (f" · {fmt_value(s.steady_w, 'W')}"
-                                                                 if s.steady_w is not None else ""))
-    return lines
+    """What a sustained run's curve says, in words (the report says the same: report/curves.py)."""
+    from ..report.curves import curve_lines
+
+    return [f"  {line}" for line in curve_lines(r.sustained)] if r.sustained is not None else []
 
 
 def render_sustained(r: Result) -> None:

@@ -4,10 +4,11 @@ Owns: the page: summary tiles, the board comparison per model (sortable, best va
 distributions (log-axis ridgelines with p50/p99/max), the performance-per-watt Pareto chart (latency vs energy
 per inference, one point per board × runtime × precision × batch × threads, non-dominated front drawn), power
 traces with the timed window shaded (idle baseline beside it), latency and energy per frame against the rate of
-the server / fixed-rate scenarios per board (where each board saturates), nightly history per metric with
-step-detection markers, failed and skipped cells with reasons and stderr, warnings, and each board's environment.
-The rate curves are drawn by html_rates.py, the nightly history by html_history.py, the style sheet, script and
-shared cell helpers live in html_page.py.
+the server / fixed-rate scenarios per board (where each board saturates), sustained runs' curves (latency,
+temperature and clock against time, the onset marked) and their ranking at the start and at the end, nightly
+history per metric with step-detection markers, failed and skipped cells with reasons and stderr, warnings, and
+each board's environment. The rate curves are drawn by html_rates.py, the sustained curves by html_sustained.py,
+the nightly history by html_history.py; the style sheet, script and shared cell helpers live in html_page.py.
 Does not own: choosing results (data.py), statistics (stats.py, compare.py, regress.py).
 """
 
@@ -24,6 +25,7 @@ from .data import ReportData, accuracy_rows, config_label, log_histogram, model_
 from .html_history import history_section
 from .html_page import CSS, ERROR_HOOK, JS, Colors, fmt, measured, num_cell
 from .html_rates import rates_section
+from .html_sustained import sustained_section
 from .svg import Chart, Scale, padded, t
 
 MAX_TRACES = 12
@@ -38,6 +40,7 @@ def render_html(data: ReportData) -> str:
         ("accuracy", "Accuracy", _accuracy(data, dev_color)),
         ("power", "Power traces", _power(data, dev_color)),
         ("rates", "Latency and energy per frame against rate", rates_section(data)),
+        ("sustained", "Sustained runs", sustained_section(data, dev_color)),
         ("history", "Nightly history", history_section(data)),
         ("cells", "Failed and skipped cells", _cells(data)),
         ("time", "Where the time went", phases.html_section(data.results)),

@@ -11,6 +11,7 @@ import io
 
 from ..outputs import csv_text, visible
 from ..vocab import fmt_value
+from .curves import markdown as sustained_markdown
 from .data import (
     ACCURACY_COLUMNS,
     ROW_METRICS,
@@ -82,6 +83,7 @@ def render_markdown(data: ReportData) -> str:
                          f"{_md(a.result.precision)} | {fmt_value(a.top1, '%')} | {fmt_value(a.top5, '%')} | "
                          f"{delta} | {fmt_value(a.mae)} | {fmt_value(d['p50_ms'])} | "
                          f"{fmt_value(d['mj_per_inference'])} |")
+    lines += sustained_markdown(ok, _md)
     if bad:
         lines += ["", "## Failed and skipped cells", "", "| status | cell | reason |", "|---|---|---|"]
         for r in bad:

@@ -1,0 +1,141 @@
+"""The HTML report's sustained runs: per board, latency p50/p99, temperature and clock against time (one chart
+each, on the same time axis for every board of a model), the throttling onset marked and the steady state
+shaded; above them the ranking of the boards in the first window and at the end (curves.py), in words.
+
+Owns: the "Sustained runs" section. Each chart plots one point per window at the window's middle, from that
+window's stored figures (never interpolated: the lines only join the points). Markup a test can read:
+`div.sus-card[data-device][data-onset]`, `div.sus-chart[data-chart][data-t1]`, `circle.win[data-window]`,
+`rect.onset[data-window]`, `tr.sus-rank-row[data-start-rank][data-end-rank]`, `p.rank-change[data-changed]`.
+Does not own: the figures (edgeprof/sustained.py), the ranking rule (curves.py), the page (html.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from ..records import Result
+from ..records.sustained import Sustained, SustainedWindow
+from . import svg
+from .curves import Ranking, curve_lines, gpu_mhz, rankings, sustained_results, throttle_text
+from .data import ReportData, config_label, model_label
+from .html_page import Colors, fmt, num_cell
+from .svg import Chart, Scale, padded, t
+
+Getter = Callable[[SustainedWindow], "float | None"]
+# chart -> (y label, from zero, [(series name, value of a window, dashed)])
+CHARTS: tuple[tuple[str, str, bool, tuple[tuple[str, Getter, bool], ...]], ...] = (
+    ("latency", "latency per query (ms)", True, (("p50", lambda w: w.p50_ms, False),
+                                                 ("p99", lambda w: w.p99_ms, True))),
+    ("temperature", "°C", False, (("hottest zone", lambda w: w.temp_c, False),
+                                  ("GPU (NVML)", lambda w: w.nvml_temp_c, True))),
+    ("clock", "MHz", True, (("CPU (mean of cores)", lambda w: w.cpu_mhz, False), ("GPU", gpu_mhz, True))),
+)
+NO_DATA = {"latency": "no query in any window",
+           "temperature": "no temperature read during the run (no readable thermal zone or NVML GPU)",
+           "clock": "no clock read during the run (no cpufreq scaling_cur_freq, GPU devfreq or NVML)"}
+
+
+def _window_tip(w: SustainedWindow) -> str:
+    return (f"window {w.index} [{w.start_s:g}, {w.end_s:g}) s · {w.n} queries · {fmt(w.qps, 'q/s')}\n"
+            f"p50 {fmt(w.p50_ms, 'ms')} · p99 {fmt(w.p99_ms, 'ms')} · {fmt(w.temp_c, '°C')} · "
+            f"CPU {fmt(w.cpu_mhz, 'MHz')} · GPU {fmt(gpu_mhz(w), 'MHz')} · throttle {throttle_text(w)}")
+
+
+def _marks(ch: Chart, xs: Scale, s: Sustained) -> None:
+    """The steady tail shaded, the onset window marked (behind the lines)."""
+    if s.time_to_steady_s is not None and s.windows:
+        x = xs(s.time_to_steady_s)
+        ch.add(f'<rect class="steady" x="{x:.1f}" y="{ch.y1}" width="{max(0.0, xs(s.windows[-1].end_s) - x):.1f}" '
+               f'height="{ch.y0 - ch.y1}" fill="#1b7f3b" fill-opacity="0.07">'
+               f'{svg.title(f"steady state from window {s.steady_window} ({s.time_to_steady_s:g} s)")}</rect>')
+    on = next((w for w in s.windows if w.index == s.onset_window), None)
+    if on is not None:
+        x0, x1 = xs(on.start_s), xs(on.end_s)
+        tip = f"throttling onset: window {on.index} (from {on.start_s:g} s) at {fmt(s.onset_temp_c, '°C')}: " \
+              f"{s.onset_reason}"
+        ch.add(f'<rect class="onset" data-window="{on.index}" x="{x0:.1f}" y="{ch.y1}" width="{x1 - x0:.1f}" '
+               f'height="{ch.y0 - ch.y1}" fill="#c62828" fill-opacity="0.12">{svg.title(tip)}</rect>')
+        ch.add(f'<line x1="{x0:.1f}" x2="{x0:.1f}" y1="{ch.y1}" y2="{ch.y0}" stroke="#c62828" '
+               f'stroke-dasharray="4 3"/>')
+        ch.add(svg.text(x0 + 3, ch.y1 + 11, f"onset · window {on.index}", "small"))
+
+
+def _chart(name: str, ylabel: str, zero: bool, series: Sequence[tuple[str, Getter, bool]], s: Sustained,
+           t1: float, c: str) -> str:
+    got = [(label, [(w, get(w)) for w in s.windows if w.n and get(w) is not None], dash)
+           for label, get, dash in series]
+    got = [g for g in got if g[1]]
+    if not got:
+        return f'<div class="sus-chart" data-chart="{name}" data-t1="{t1:g}"><p class="note">{t(NO_DATA[name])}</p></div>'
+    vals = [v for _, pts, _ in got for _, v in pts if v is not None]
+    lo, hi = padded(min(vals), max(vals), frac=0.12)
+    ch = Chart(520, 190, left=58, right=14, top=12, bottom=38, label=f"{name} against time")
+    xs = Scale(0.0, t1, ch.x0, ch.x1)
+    ys = Scale(0.0 if zero else lo, hi if not zero else max(hi, max(vals) * 1.08), ch.y0, ch.y1)
+    _marks(ch, xs, s)
+    ch.axes(xs, ys, xlabel="time in the run (s)", ylabel=ylabel, xticks=svg.nice_ticks(0.0, t1, 6))
+    legend = []
+    for label, pts, dash in got:
+        xy = [(xs((w.start_s + w.end_s) / 2), ys(float(v or 0.0))) for w, v in pts]
+        ch.add(svg.polyline(xy, c, 1.8, dash="5 3" if dash else None, tip=label))
+        for (w, v), (x, y) in zip(pts, xy, strict=True):
+            ch.add(f'<circle class="win" data-series="{t(label)}" data-window="{w.index}" data-v="{v:.6g}" '
+                   f'cx="{x:.1f}" cy="{y:.1f}" r="{2.2 if dash else 3.0}" fill="{c}">'
+                   f'{svg.title(_window_tip(w))}</circle>')
+        legend.append(f'<span>{"┄" if dash else "━"} {t(label)}</span>')
+    return (f'<div class="sus-chart" data-chart="{name}" data-t1="{t1:g}">{ch}'
+            f'<div class="legend">{"".join(legend)}</div></div>')
+
+
+def _card(r: Result, t1: float, c: str) -> str:
+    s = r.sustained
+    assert s is not None
+    charts = "".join(_chart(name, ylabel, zero, series, s, t1, c) for name, ylabel, zero, series in CHARTS)
+    words = "".join(f"<li>{t(x)}</li>" for x in curve_lines(s))
+    gpu = f" · GPU {t(s.nvml_gpu)} (NVML)" if s.nvml_gpu else ""
+    onset = "" if s.onset_window is None else str(s.onset_window)
+    return (f'<div class="card sus-card" data-device="{t(r.device)}" data-run="{t(r.run_id)}" '
+            f'data-onset="{onset}"><h4><span class="dot" style="background:{c}"></span>'
+            f'{t(config_label(r, with_model=True))}</h4><div class="note">{len(s.windows)} windows of '
+            f'{s.window_s:g} s over {s.duration_s:g} s{gpu}</div><ul class="warn">{words}</ul>{charts}</div>')
+
+
+def _ranking(rk: Ranking, colors: Colors) -> str:
+    body = []
+    for st in rk.standings:
+        sus = st.result.sustained
+        body.append(f'<tr class="sus-rank-row" data-device="{t(st.result.device)}" data-start-rank="{st.start_rank}" '
+                    f'data-end-rank="{st.end_rank}"><td class="l"><span class="dot" style="background:'
+                    f'{colors(st.result.device)}"></span>{t(st.label)}</td>'
+                    + num_cell(st.start_rank, text=str(st.start_rank)) + num_cell(st.start_p50)
+                    + num_cell(st.start_qps) + num_cell(st.end_rank, text=str(st.end_rank)) + num_cell(st.end_p50)
+                    + num_cell(st.end_qps) + num_cell(sus.sustained_ratio if sus else None)
+                    + num_cell(sus.onset_s if sus else None, text=f"window {sus.onset_window}" if sus and
+                               sus.onset_window is not None else "none") + "</tr>")
+    head = "".join(f"<th>{t(h)}</th>" for h in ("rank, first window", "p50 ms", "q/s", "rank, end", "p50 ms", "q/s",
+                                                "sustained ratio", "onset"))
+    return (f'<h3>{t(rk.model)}: boards in the first window and at the end</h3>'
+            f'<p class="rank-change" data-changed="{int(rk.changed)}">{t(rk.sentence)}</p>'
+            f'<table class="sortable sus-rank"><thead><tr><th class="l">board</th>{head}</tr></thead>'
+            f'<tbody>{"".join(body)}</tbody></table>')
+
+
+def sustained_section(data: ReportData, colors: Colors) -> str:
+    rs = sustained_results(data.ok)
+    if not rs:
+        return ('<p class="note">No sustained runs in this selection: <code>edgeprof deploy --scenario sustained '
+                '--duration 1800 --window 60</code> measures a board for half an hour, window by window.</p>')
+    parts = ['<p class="lede">Each board over a long run, one point per window from that window\'s own raw '
+             'samples and the readings taken during it (never interpolated). The <b style="color:#c62828">red '
+             'band</b> is the throttling onset window; the <b style="color:#1b7f3b">green</b> shade the steady '
+             'state. Every board of a model shares one time axis. Ranked by p50: the first window against the end '
+             '(the last windows the sustained ratio uses).</p>']
+    parts += [_ranking(rk, colors) for rk in rankings(rs)]
+    groups: dict[str, list[Result]] = {}
+    for r in rs:
+        groups.setdefault(model_label(r), []).append(r)
+    for model, group in groups.items():
+        t1 = max(max(r.sustained.duration_s, r.sustained.windows[-1].end_s) for r in group if r.sustained)
+        cards = "".join(_card(r, t1, colors(r.device)) for r in group)
+        parts.append(f'<h3>{t(model)}</h3><div class="grid sus-grid">{cards}</div>')
+    return "".join(parts)
