@@ -1,6 +1,6 @@
 """The HTML report's sustained runs: per board, latency p50/p99, temperature and clock against time (one chart
-each, on the same time axis for every board of a model), the throttling onset marked and the steady state
-shaded; above them the ranking of the boards in the first window and at the end (curves.py), in words.
+each, on the same time and value axes for every board of a model), the throttling onset marked and the steady
+state shaded; above them the ranking of the boards in the first window and at the end (curves.py), in words.
 
 Owns: the "Sustained runs" section. Each chart plots one point per window at the window's middle, from that
 window's stored figures (never interpolated: the lines only join the points). Markup a test can read:
@@ -60,18 +60,22 @@ def _marks(ch: Chart, xs: Scale, s: Sustained) -> None:
         ch.add(svg.text(x0 + 3, ch.y1 + 11, f"onset · window {on.index}", "small"))
 
 
+def _values(series: Sequence[tuple[str, Getter, bool]], s: Sustained) -> list[float]:
+    return [v for _, get, _ in series for w in s.windows if w.n and (v := get(w)) is not None]
+
+
 def _chart(name: str, ylabel: str, zero: bool, series: Sequence[tuple[str, Getter, bool]], s: Sustained,
-           t1: float, c: str) -> str:
+           t1: float, c: str, span: tuple[float, float]) -> str:
+    """One chart of one board; span: the values of this chart over every board of the model (one y scale)."""
     got = [(label, [(w, get(w)) for w in s.windows if w.n and get(w) is not None], dash)
            for label, get, dash in series]
     got = [g for g in got if g[1]]
     if not got:
         return f'<div class="sus-chart" data-chart="{name}" data-t1="{t1:g}"><p class="note">{t(NO_DATA[name])}</p></div>'
-    vals = [v for _, pts, _ in got for _, v in pts if v is not None]
-    lo, hi = padded(min(vals), max(vals), frac=0.12)
+    lo, hi = padded(span[0], span[1], frac=0.12)
     ch = Chart(520, 190, left=58, right=14, top=12, bottom=38, label=f"{name} against time")
     xs = Scale(0.0, t1, ch.x0, ch.x1)
-    ys = Scale(0.0 if zero else lo, hi if not zero else max(hi, max(vals) * 1.08), ch.y0, ch.y1)
+    ys = Scale(0.0 if zero else lo, hi if not zero else max(hi, span[1] * 1.08), ch.y0, ch.y1)
     _marks(ch, xs, s)
     ch.axes(xs, ys, xlabel="time in the run (s)", ylabel=ylabel, xticks=svg.nice_ticks(0.0, t1, 6))
     legend = []
@@ -87,10 +91,11 @@ def _chart(name: str, ylabel: str, zero: bool, series: Sequence[tuple[str, Gette
             f'<div class="legend">{"".join(legend)}</div></div>')
 
 
-def _card(r: Result, t1: float, c: str) -> str:
+def _card(r: Result, t1: float, c: str, spans: dict[str, tuple[float, float]]) -> str:
     s = r.sustained
     assert s is not None
-    charts = "".join(_chart(name, ylabel, zero, series, s, t1, c) for name, ylabel, zero, series in CHARTS)
+    charts = "".join(_chart(name, ylabel, zero, series, s, t1, c, spans.get(name, (0.0, 1.0)))
+                     for name, ylabel, zero, series in CHARTS)
     words = "".join(f"<li>{t(x)}</li>" for x in curve_lines(s))
     gpu = f" · GPU {t(s.nvml_gpu)} (NVML)" if s.nvml_gpu else ""
     onset = "" if s.onset_window is None else str(s.onset_window)
@@ -128,14 +133,19 @@ def sustained_section(data: ReportData, colors: Colors) -> str:
     parts = ['<p class="lede">Each board over a long run, one point per window from that window\'s own raw '
              'samples and the readings taken during it (never interpolated). The <b style="color:#c62828">red '
              'band</b> is the throttling onset window; the <b style="color:#1b7f3b">green</b> shade the steady '
-             'state. Every board of a model shares one time axis. Ranked by p50: the first window against the end '
-             '(the last windows the sustained ratio uses).</p>']
+             'state. Every board of a model shares the time axis and each chart\'s value axis. Ranked by p50: '
+             'the first window against the end (the last windows the sustained ratio uses).</p>']
     parts += [_ranking(rk, colors) for rk in rankings(rs)]
     groups: dict[str, list[Result]] = {}
     for r in rs:
         groups.setdefault(model_label(r), []).append(r)
     for model, group in groups.items():
         t1 = max(max(r.sustained.duration_s, r.sustained.windows[-1].end_s) for r in group if r.sustained)
-        cards = "".join(_card(r, t1, colors(r.device)) for r in group)
+        spans = {}
+        for name, _, _, series in CHARTS:
+            vals = [v for r in group if r.sustained for v in _values(series, r.sustained)]
+            if vals:
+                spans[name] = (min(vals), max(vals))
+        cards = "".join(_card(r, t1, colors(r.device), spans) for r in group)
         parts.append(f'<h3>{t(model)}</h3><div class="grid sus-grid">{cards}</div>')
     return "".join(parts)

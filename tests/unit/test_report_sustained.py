@@ -127,6 +127,9 @@ def test_the_charts_mark_the_onset_window_on_one_time_axis(two_boards: list[Resu
     assert len(ticks) == 1 and list(ticks)[0][:2] == ("0", "2")  # one time axis for every chart of both boards
     hot, flat = (_points(_charts(cards[d])["latency"], "p50") for d in ("rpi5-hot", "box-flat"))
     assert hot == flat  # window k of each board at the same pixel
+    cy = {d: dict(re.findall(r'data-series="p50" data-window="(\d)" data-v="[^"]+" cx="[^"]+" cy="([^"]+)"',
+                             _charts(cards[d])["latency"])) for d in cards}
+    assert cy["rpi5-hot"]["2"] == cy["box-flat"]["0"]  # 14 ms on both: one value axis per chart for the model
     lat = _charts(cards["rpi5-hot"])["latency"]
     assert re.findall(r'data-series="p99" data-window="(\d)" data-v="([^"]+)"', lat)[3] == ("3", "20")
     assert 'data-series="p50" data-window="3" data-v="20"' in lat
@@ -175,3 +178,16 @@ def test_nvml_throttle_gives_the_onset_and_the_gpu_columns() -> None:
     assert "GPU: NVIDIA H200 (NVML)" in md and "| GPU MHz | GPU °C | GPU W |" in md and "NVML 0x20" in md
     clock = _charts(_cards(render_html(_data([r])))["h200"])["clock"]
     assert _points(clock, "GPU") and not _points(clock, "CPU (mean of cores)")
+
+
+def test_a_phone_refuses_the_sustained_scenario_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Phones cannot run a sustained scenario yet (so no thermal status per window): deploy says so in one line,
+    before connecting."""
+    from edgeprof.cli.main import main
+
+    inv = tmp_path / "devices.yaml"
+    inv.write_text("version: 1\ndevices:\n  pixel:\n    transport: adb\n    serial: 'emulator-5554'\n")
+    assert main(["deploy", "--device", "pixel", "--inventory", str(inv), "--model", "ds_cnn", "--scenario",
+                 "sustained", "--duration", "300", "--window", "30", "--no-store"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == "edgeprof: error: device pixel: --scenario sustained is not supported on phones yet"
