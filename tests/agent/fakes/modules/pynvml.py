@@ -12,9 +12,11 @@ nvmlInit raise NVMLError_Uninitialized, as the real library does; init/shutdown 
 
 In another process (an agent started over SSH), set EDGEPROF_FAKE_NVML to a JSON file read at import:
 {"gpus": [{"name", "temp_c", "reasons", "energy_update_s", "processes": [["self" | pid, bytes]],
-"wave": {"base", "amp", "period", "phase"}}]}: power P(t) = base + amp*sin(2*pi*t/period + phase) W at
-time.perf_counter() t (CLOCK_MONOTONIC, shared with the test process), its exact integral as the counter;
-"self" is the importing process's pid.
+"wave": {"base", "amp", "period", "phase"}, "sm_mhz", "throttle": {"file", "after_s", "sm_mhz", "reasons",
+"temp_c"}}]}: power P(t) = base + amp*sin(2*pi*t/period + phase) W at time.perf_counter() t (CLOCK_MONOTONIC,
+shared with the test process), its exact integral as the counter; "self" is the importing process's pid. With
+"throttle", the GPU throttles after_s seconds after the test writes `file` (its mtime): from then on its SM
+clock, reason bits and temperature are the throttle's (a sustained run over SSH sees the onset in a known window).
 
 Two API generations, as in nvidia-ml-py's own pynvml.py (12.575.51 read for this double):
 fake_reset(module_version=..., driver_version=...). A module from 12.535 on has
@@ -343,6 +345,23 @@ def _wave_fns(w):
     return power, energy
 
 
+def _throttled(state, th):
+    """The GPU's temp_c / reasons / sm_mhz as functions: the throttle's values from after_s seconds after
+    th["file"] was written, the state's before (and while the file does not exist)."""
+    def since():
+        try:
+            return time.time() - os.stat(th["file"]).st_mtime
+        except OSError:
+            return None
+
+    def pick(key):
+        def value(_t):
+            s = since()
+            return th[key] if key in th and s is not None and s >= float(th.get("after_s", 0.0)) else state[key]
+        return value
+    return dict((key, pick(key)) for key in state)
+
+
 def _from_env():
     path = os.environ.get("EDGEPROF_FAKE_NVML")
     if not path:
@@ -355,9 +374,11 @@ def _from_env():
         if g.get("wave"):
             kw["power_fn"], kw["energy_fn"] = _wave_fns(g["wave"])
         procs = [(os.getpid() if pid == "self" else int(pid), int(used)) for pid, used in g.get("processes") or []]
-        gpus.append(FakeGpu(name=g.get("name", "Tesla T4"), temp_c=g.get("temp_c", 45),
-                            reasons=int(g.get("reasons", 0)), processes=procs,
-                            energy_update_s=float(g.get("energy_update_s", 0.0)), **kw))
+        state = {"temp_c": g.get("temp_c", 45), "reasons": int(g.get("reasons", 0)), "sm_mhz": g.get("sm_mhz", 1590)}
+        if g.get("throttle"):
+            state = _throttled(state, g["throttle"])
+        gpus.append(FakeGpu(name=g.get("name", "Tesla T4"), processes=procs,
+                            energy_update_s=float(g.get("energy_update_s", 0.0)), **dict(state, **kw)))
     fake_reset(gpus, module_version=cfg.get("module_version", "12.575.51"),
                driver_version=cfg.get("driver_version", "535.183.01"))
 
