@@ -9,7 +9,8 @@ installed; torch with CUDA to keep the GPU busy) run from the repository root:
 
 For `--seconds`, a CUDA matmul loop keeps GPU 0 busy while, every `--every` seconds, the agent's own code reads NVML
 (thermal.nvml_state: temperature, SM and memory clocks, power, clock event reasons; the NvmlProbe: power and
-the energy counter) and `nvidia-smi --query-gpu` reads the same quantities. It prints one line per pair and writes
+the energy counter; nvml.GpuTelemetry, what a sustained run reads each tick: power, temperature, SM and graphics
+clocks, reasons) and `nvidia-smi --query-gpu` reads the same quantities. It prints one line per pair and writes
 every pair to --out: the values to put into the NVML test double (tests/agent/fakes/modules/pynvml.py) and to
 compare. Differences worth a fix: units (mW vs W, mJ vs J), the power average (NVML's is a 1 s average on Ampere
 and newer), throttle reasons decoded differently, clocks read from another domain.
@@ -30,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "agents"))
 from edgeprof_agent import thermal  # noqa: E402
 from edgeprof_agent.probes import nvml  # noqa: E402
 
-SMI_FIELDS = ("temperature.gpu", "clocks.sm", "clocks.mem", "power.draw", "total_energy_consumption",
+SMI_FIELDS = ("temperature.gpu", "clocks.sm", "clocks.gr", "clocks.mem", "power.draw", "total_energy_consumption",
               "clocks_event_reasons.active")
 
 
@@ -61,6 +62,7 @@ def main() -> int:
     if probe is None:
         print(f"no NVML: {reason}", file=sys.stderr)
         return 1
+    tick = nvml.GpuTelemetry.open()
     stop = threading.Event()
     load = threading.Thread(target=busy, args=(stop,), daemon=True)
     load.start()
@@ -72,7 +74,8 @@ def main() -> int:
             state = (thermal.nvml_state() or [{}])[0]
             pair = {"t_s": round(time.monotonic() - t0, 3), "agent": {**state, "probe_total": total,
                                                                       "probe_inst_w": inst,
-                                                                      "probe_method": probe.method},
+                                                                      "probe_method": probe.method,
+                                                                      "window_tick": tick.read() if tick else None},
                     "nvidia_smi": smi()}
             pairs.append(pair)
             a, s = pair["agent"], pair["nvidia_smi"]
@@ -84,6 +87,8 @@ def main() -> int:
     finally:
         stop.set()
         probe.close()
+        if tick:
+            tick.close()
     Path(args.out).write_text(json.dumps(pairs, indent=2))
     print(f"wrote {len(pairs)} pairs to {args.out}")
     return 0
