@@ -8,11 +8,10 @@ clock with the onset marked (HTML)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from boardlab import BoardLab, board_lab, matmul_model
+from boardlab import board_lab, matmul_model
 from sshd import SSHLab
 
 from edgeprof.cli.main import main
@@ -20,13 +19,7 @@ from edgeprof.cli.main import main
 pytestmark = [pytest.mark.ssh, pytest.mark.slow]
 
 
-@pytest.fixture(scope="module")
-def lab(ssh_lab: SSHLab, tmp_path_factory: pytest.TempPathFactory) -> Iterator[BoardLab]:
-    with board_lab(ssh_lab, tmp_path_factory.mktemp("sustained-nvml"), "sustained-nvml-lab") as bl:
-        yield bl
-
-
-def test_a_throttling_gpu_through_the_cli_and_the_report(lab: BoardLab, tmp_path: Any,
+def test_a_throttling_gpu_through_the_cli_and_the_report(ssh_lab: SSHLab, tmp_path: Any,
                                                          monkeypatch: pytest.MonkeyPatch,
                                                          capsys: pytest.CaptureFixture[str]) -> None:
     import edgeprof.cli.ui as ui
@@ -43,10 +36,13 @@ def test_a_throttling_gpu_through_the_cli_and_the_report(lab: BoardLab, tmp_path
             super().event(event)
 
     monkeypatch.setattr(ui, "DeployProgress", MarkOnMeasure)
-    with lab.board("gpu-box", nvml={"gpus": [gpu]}, drive=False) as b:
+    (tmp_path / "lab").mkdir()
+    with board_lab(ssh_lab, tmp_path / "lab", "sustained-nvml-lab") as lab, \
+            lab.board("gpu-box", nvml={"gpus": [gpu]}, drive=False) as b:
         code, _out, err, r = lab.deploy(b, model, "--scenario", "sustained", "--rate", "50", "--duration", "8",
                                         "--window", "2", "--warmup", "0.2", "--idle", "0", "--threads", "1",
                                         monkeypatch=monkeypatch, capsys=capsys)
+        db = lab.db
     assert code == 0 and r is not None, err
     s = r["sustained"]
     rows = s["windows"]
@@ -61,8 +57,8 @@ def test_a_throttling_gpu_through_the_cli_and_the_report(lab: BoardLab, tmp_path
     assert s["onset_temp_c"] == rows[1]["nvml_temp_c"]
 
     md, html = tmp_path / "r.md", tmp_path / "r.html"
-    assert main(["report", "--db", lab.db, "--out", str(md)]) == 0
-    assert main(["report", "--db", lab.db, "--out", str(html)]) == 0
+    assert main(["report", "--db", db, "--out", str(md)]) == 0
+    assert main(["report", "--db", db, "--out", str(html)]) == 0
     text = md.read_text()
     sec = text[text.index("## Sustained runs"):]
     assert "GPU: NVIDIA H200 (NVML)" in sec and "| GPU MHz | GPU °C | GPU W | W | throttle |" in sec

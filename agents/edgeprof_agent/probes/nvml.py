@@ -106,22 +106,29 @@ def _compute_processes(nv, handle):
         return v2(handle)
 
 
+def _answers(fields):
+    """{key: conv(call(*args))} for each (key, call, args, conv) the GPU answers; one it does not is left out."""
+    d = {}
+    for key, call, args, conv in fields:
+        try:
+            d[key] = conv(call(*args))
+        except Exception:
+            pass
+    return d
+
+
 def device_state(nv):
     """Per-GPU temperature, clocks and clock reasons for thermal snapshots (absent values simply absent)."""
     out = []
     for i in range(nv.nvmlDeviceGetCount()):
         h = nv.nvmlDeviceGetHandleByIndex(i)
         d = {"index": i}
-        for key, call, args, conv in (
-                ("name", nv.nvmlDeviceGetName, (h,), _text),
-                ("temp_c", nv.nvmlDeviceGetTemperature, (h, nv.NVML_TEMPERATURE_GPU), float),
-                ("sm_mhz", nv.nvmlDeviceGetClockInfo, (h, nv.NVML_CLOCK_SM), int),
-                ("mem_mhz", nv.nvmlDeviceGetClockInfo, (h, nv.NVML_CLOCK_MEM), int),
-                ("power_w", nv.nvmlDeviceGetPowerUsage, (h,), _milli)):
-            try:
-                d[key] = conv(call(*args))
-            except Exception:
-                pass
+        d.update(_answers((
+            ("name", nv.nvmlDeviceGetName, (h,), _text),
+            ("temp_c", nv.nvmlDeviceGetTemperature, (h, nv.NVML_TEMPERATURE_GPU), float),
+            ("sm_mhz", nv.nvmlDeviceGetClockInfo, (h, nv.NVML_CLOCK_SM), int),
+            ("mem_mhz", nv.nvmlDeviceGetClockInfo, (h, nv.NVML_CLOCK_MEM), int),
+            ("power_w", nv.nvmlDeviceGetPowerUsage, (h,), _milli))))
         bits = clock_reasons(nv, h)
         if bits is not None:
             d["clock_reasons_bits"] = bits
@@ -175,16 +182,11 @@ class GpuTelemetry(object):
 
     def read(self):
         nv, h = self._nv, self._h
-        d = {}
-        for key, call, args, conv in (
-                ("w", nv.nvmlDeviceGetPowerUsage, (h,), _milli),
-                ("temp_c", nv.nvmlDeviceGetTemperature, (h, nv.NVML_TEMPERATURE_GPU), float),
-                ("sm_mhz", nv.nvmlDeviceGetClockInfo, (h, nv.NVML_CLOCK_SM), float),
-                ("graphics_mhz", nv.nvmlDeviceGetClockInfo, (h, nv.NVML_CLOCK_GRAPHICS), float)):
-            try:
-                d[key] = conv(call(*args))
-            except Exception:
-                pass
+        d = _answers((
+            ("w", nv.nvmlDeviceGetPowerUsage, (h,), _milli),
+            ("temp_c", nv.nvmlDeviceGetTemperature, (h, nv.NVML_TEMPERATURE_GPU), float),
+            ("sm_mhz", nv.nvmlDeviceGetClockInfo, (h, nv.NVML_CLOCK_SM), float),
+            ("graphics_mhz", nv.nvmlDeviceGetClockInfo, (h, nv.NVML_CLOCK_GRAPHICS), float)))
         bits = clock_reasons(nv, h)
         if bits is not None:
             d["reasons"] = bits
