@@ -4,7 +4,8 @@ for 2 minutes in 10 s windows (edgeprof_agent.windows.sustained_loop, its teleme
 - rpi5-hot, a Pi 5 tree that heats up (tests/agent/fakes/heating.py, scaled to 2 minutes): 50 → 68 °C at
   0.3 °C/s (the plateau from 60 s), its clock stepping 2.4 → 1.2 GHz at 45 s; a query takes 10 ms × 2.4 GHz / the
   clock it reads. So: onset in window 4 ([40, 50) s), the last windows at half the first's rate (sustained ratio
-  0.5, p50 ratio 2), steady from window 6 (60 s: clock and temperature settled).
+  0.5, p50 ratio 2), steady from window 6 (60 s: clock and temperature settled; a window later when a busy
+  machine stalls one).
 - box-flat, a Pi 5 tree that stays at 45 °C and 1.8 GHz: 13.3 ms a query, flat.
 
 At minute 0 rpi5-hot leads (10 ms against 13.3), at the end box-flat (13.3 against 20): the stored results
@@ -94,13 +95,17 @@ def test_two_minutes_on_the_heating_board_find_the_onset_ratio_and_steady_state(
     assert hot.onset_window == 4 and hot.onset_s == 40.0 and "CPU clock" in (hot.onset_reason or "")
     assert hot.onset_temp_c == rows[4].temp_c and 62.0 <= (hot.onset_temp_c or 0) <= 65.5
     assert hot.sustained_ratio == pytest.approx(0.5, abs=0.05) and hot.p50_ratio == pytest.approx(2.0, abs=0.2)
-    assert hot.last_n == 4 and hot.steady_window == 6 and hot.time_to_steady_s == 60.0
+    # steady from window 6 (60 s) by construction; a window that a busy machine stalled for half a second falls
+    # outside the 5 % band and starts the steady tail a window later (seen once on the shared 2-core VM: 7)
+    qps = [w.qps for w in rows]
+    assert hot.last_n == 4 and hot.steady_window in (6, 7), qps
+    assert hot.time_to_steady_s == 10.0 * hot.steady_window
     assert hot.steady_temp_c == pytest.approx(68.0, abs=0.3) and hot.steady_cpu_mhz == 1200.0
     assert hot.steady_p50_ms == pytest.approx(20.0, abs=2.0)
     assert "sustained_not_steady" not in [w.code for w in results["rpi5-hot"].warnings]
     flat = results["box-flat"].sustained
     assert flat is not None and flat.onset_window is None and flat.sustained_ratio == pytest.approx(1.0, abs=0.05)
-    assert flat.steady_window is not None and flat.steady_window <= 1
+    assert flat.steady_window is not None and flat.steady_window <= 3, [w.qps for w in flat.windows]
 
 
 @pytest.fixture(scope="module")
@@ -142,8 +147,10 @@ def test_the_report_ranks_the_boards_and_marks_the_onset_in_chromium(report: tup
     for card in (hot, flat):
         charts = re.findall(r'<div class="sus-chart" data-chart="(\w+)" data-t1="120">', card)
         assert charts == ["latency", "temperature", "clock"]
-        axes.add(tuple(re.findall(r'class="tick">(\d+)</text>', card)[:7]))
-    assert len(axes) == 1  # the first chart's time ticks are the same for both boards
+        xticks = re.findall(r'text-anchor="middle" class="tick">(\d+)</text>', card)
+        assert xticks == ["0", "20", "40", "60", "80", "100", "120"] * 3
+        axes.add(tuple(re.findall(r'text-anchor="end" class="tick">([\d.]+)</text>', card)))
+    assert len(axes) == 1  # the time ticks of every chart and the value ticks of each kind: the same on both
     for chart in re.split(r'(?=<div class="sus-chart")', hot)[1:]:
         (x, w), = [(float(a), float(b)) for a, b in re.findall(
             r'<rect class="onset" data-window="4" x="([^"]+)" y="[^"]+" width="([^"]+)"', chart)]
