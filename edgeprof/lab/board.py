@@ -29,6 +29,7 @@ from ..agentlink import AgentLink
 from ..errors import AgentError, Interrupted, LeaseLost, StoreError, TransportError, UserError
 from ..records import Device, Result
 from ..transport import Transport, open_transport
+from ..vocab import fmt_value
 from . import ledger
 from .cell import Cell
 from .decide import MEASURE, RETRY, SETUP, SKIP, STOP, Action, cell_decision, on_error
@@ -175,7 +176,7 @@ class Board:
         alive, else it is raised as the transport trouble it is."""
         assert self.lease is not None and self.transport is not None
         sid = self.sweep.sweep_id
-        timeout_s = float(cell.setting("timeout_s"))
+        timeout_s = cell.wall_limit_s()
         self._timed_out = False
         timer = threading.Timer(timeout_s, self._on_timeout)
         timer.daemon = True
@@ -192,7 +193,9 @@ class Board:
                 raise Interrupted("stopped") from None
             if self._timed_out:
                 detail = e.detail if isinstance(e, UserError) else None
-                return cell_result(cell, "failed", f"timed out after {timeout_s:g} s (the cell's timeout_s); "
+                why = cell.wall_limit_why()
+                why = "the cell's timeout_s" if why.count("+") == 0 else why
+                return cell_result(cell, "failed", f"timed out after {timeout_s:g} s ({why}); "
                                    "the agent on the device was stopped", sweep_id=sid, attempts=attempt,
                                    stderr_tail=detail, started=started)
             if isinstance(e, AgentError):
@@ -226,10 +229,19 @@ class _CellProgress:
         if isinstance(event, LogEvent):
             return
         phase = event.phase
-        if phase in ("warmup", "measure"):
+        if phase == "measure" and event.window is not None:  # a sustained run's window closed
+            self.board.say(window_state(event))
+        elif phase in ("warmup", "measure"):
             self.board.say(f"{phase} {event.elapsed_s or 0:.1f}/{event.total_s or 0:.0f} s, {event.n or 0} queries")
         elif phase:
             self.board.say(phase)
+
+
+def window_state(event: ProgressEvent) -> str:
+    """A sustained cell's state after its window k of N closed: `window k/N: p50 12.3 ms · 64.3 °C · 1800 MHz`."""
+    return (f"window {event.window}/{event.windows}: p50 {fmt_value(event.p50_ms, 'ms')}"
+            + (f" · {event.temp_c:.1f} °C" if event.temp_c is not None else "")
+            + (f" · {event.cpu_mhz:.0f} MHz" if event.cpu_mhz is not None else ""))
 
 
 def run_cell(board: Board, cell: Cell, attempt: int, stop: threading.Event) -> CellEnd:

@@ -50,6 +50,26 @@ class Cell:
         a cell stored by an older sweep may lack a setting added since)."""
         return self.settings[name] if name in self.settings else SETTINGS[name].default
 
+    def wall_limit_s(self) -> float:
+        """The cell's wall-clock bound (board.measure stops the agent past it): timeout_s; a sustained cell's
+        timeout_s counts beyond its duration (a 30-minute run is never stopped at 900 s), and a cell with
+        cooldown_c also gets its cool-down wait's bound (cooldown_timeout_s) before it measures."""
+        limit = float(self.setting("timeout_s"))
+        if self.scenario == "sustained":
+            limit += float(self.setting("duration_s") or vocab.SCENARIO_DEFAULTS["duration_s"])
+        if self.setting("cooldown_c") is not None:
+            limit += float(self.setting("cooldown_timeout_s"))
+        return limit
+
+    def wall_limit_why(self) -> str:
+        """How wall_limit_s was reached, for the row of a cell stopped at it."""
+        parts = [f"timeout_s {float(self.setting('timeout_s')):g} s"]
+        if self.scenario == "sustained":
+            parts.insert(0, f"duration {float(self.setting('duration_s') or vocab.SCENARIO_DEFAULTS['duration_s']):g} s")
+        if self.setting("cooldown_c") is not None:
+            parts.append(f"cooldown_timeout_s {float(self.setting('cooldown_timeout_s')):g} s")
+        return " + ".join(parts)
+
     def run_spec(self) -> RunSpec:
         """What this cell measures: its axes, and its settings typed by the table (vocab.settings_kwargs)."""
         return RunSpec(device=self.device, model=self.model, runtime=self.runtime, precision=self.precision,
