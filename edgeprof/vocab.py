@@ -215,7 +215,7 @@ class Setting:
 # -- durations: seconds, or text with h / m / s units ------------------------------------------------------------
 
 DURATION_FORM = "must be seconds (90) or a duration with units h, m, s (30m, 1h30m, 60s)"
-_PLAIN_SECONDS = re.compile(r"^(?:\d+(?:\.\d*)?|\.\d+)(?:e[-+]?\d+)?$")
+_PLAIN_SECONDS = re.compile(r"^(?:(?:\d+(?:\.\d*)?|\.\d+)(?:e[-+]?\d+)?|inf|infinity|nan)$")  # nan: refused later
 _NUM = r"(\d+(?:\.\d+)?|\.\d+)"
 _DURATION_RE = re.compile(rf"^(?:{_NUM}h)?(?:{_NUM}m)?(?:{_NUM}s)?$")
 
@@ -340,10 +340,11 @@ class RunSettings:
         "no wait)", lo=0, lo_open=True, hi=150, flag="--cooldown", nullable=True, place="measure", metavar="C",
         wire="request", flag_help="before measuring, wait until the hottest temperature sensor reads below C °C")
     cooldown_timeout_s: float = _setting(
-        "number", float(_D["cooldown_timeout_s"]), "give up waiting for --cooldown after (s)", lo=0, lo_open=True,
-        hi=86400, flag="--cooldown-timeout", place="measure", metavar="S", stored="never", wire="request",
-        flag_help="with --cooldown: measure anyway (with a warning) after S seconds (default "
-                  f"{_D['cooldown_timeout_s']:g})")
+        "duration", float(_D["cooldown_timeout_s"]), "give up waiting for --cooldown after (seconds, or 10m)", lo=0,
+        lo_open=True, hi=86400, flag="--cooldown-timeout", place="measure", metavar="TIME", stored="never",
+        wire="request",
+        flag_help="with --cooldown: measure anyway (with a warning) after TIME (seconds, or 10m; default "
+                  f"{fmt_duration(_D['cooldown_timeout_s'])})")
     power_rate_hz: float | None = _setting(
         "number", None, "power sampling rate (Hz; default: devices.yaml rate_hz; capped by the sensor)", lo=0,
         lo_open=True, hi=1000, flag="--power-rate", nullable=True, place="measure", metavar="HZ",
@@ -391,8 +392,8 @@ class RunSettings:
     retry_backoff_s: float = _setting("number", 5.0, "first retry delay (doubled after each retry)", lo=0, hi=3600,
                                       stored="never")
     lease_wait_s: float = _setting(
-        "number", 3600.0, "how long to wait for another controller's lease on a device", lo=0, hi=7 * 86400,
-        stored="never")
+        "duration", 3600.0, "how long to wait for another controller's lease on a device (seconds, or 1h)", lo=0,
+        hi=7 * 86400, stored="never")
 
     @classmethod
     def from_values(cls, values: Mapping[str, Any]) -> RunSettings:
