@@ -233,6 +233,12 @@ class _CellProgress:
             self.board.say(window_state(event))
         elif phase in ("warmup", "measure"):
             self.board.say(f"{phase} {event.elapsed_s or 0:.1f}/{event.total_s or 0:.0f} s, {event.n or 0} queries")
+        elif phase == "cooldown" and event.below_c is not None:  # the cell's cooldown_c: before it measures
+            self.board.say(f"cooling down: waiting for < {event.below_c:g} °C")
+        elif phase == "cooled" and event.below_c is not None:
+            self.board.say(f"cooled below {event.below_c:g} °C after {event.waited_s or 0:.0f} s"
+                           if event.end_c is not None and event.end_c < event.below_c
+                           else f"not below {event.below_c:g} °C after {event.waited_s or 0:.0f} s; measuring")
         elif phase:
             self.board.say(phase)
 
