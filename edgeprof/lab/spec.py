@@ -149,7 +149,9 @@ def parse_sweep(text: str, path: str = "sweep.yaml") -> SweepSpec:
                       "`rates:` (queries per second)", hint="e.g. rates: [10, 30, 60]")
     if rates and not scheduled:
         raise doc.err(rates_node or root, "rates", "rates apply to the server and fixed-rate scenarios, and "
-                      "`scenarios:` has neither", hint="e.g. scenarios: [single-stream, fixed-rate]")
+                      "`scenarios:` has neither", hint="a sustained cell at a rate is not supported in sweeps yet "
+                      "(edgeprof deploy --scenario sustained --rate QPS)" if "sustained" in scenarios
+                      else "e.g. scenarios: [single-stream, fixed-rate]")
     if len(set(rates)) != len(rates):
         raise doc.err(rates_node or root, "rates", "a rate is listed twice")
 

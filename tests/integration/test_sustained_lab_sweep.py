@@ -169,6 +169,10 @@ def test_a_sustained_sweep_over_two_boards_budgets_and_check_across_nights(
             code, err = _night(["sweep", str(sweep), "--quiet", "--id-file", str(tmp_path / "n2"), *base], capsys)
             assert code == 0, err
             night2 = (tmp_path / "n2").read_text().strip()
+            lines = {ln.split(": p50 ")[0].rsplit(" ", 1)[-1]: ln for ln in err.splitlines() if ": p50 " in ln}
+            hot_line = lines[f"{hot_b.device}/matmul.onnx/onnxruntime/fp32/b1/t1/sustained"]
+            assert "sustained ratio 0.5" in hot_line and "onset window 2" in hot_line, err
+            assert "no onset" in lines[f"{flat_b.device}/matmul.onnx/onnxruntime/fp32/b1/t1/sustained"], err
         finally:
             hot.stop()
     store = Store(lab.db)

@@ -152,6 +152,12 @@ def test_a_window_that_leaves_too_few_windows_is_refused_at_its_line(tmp_path: P
     assert "at most 3m20s" in line
 
 
+def test_a_sustained_cell_at_a_rate_is_not_supported_in_sweeps_yet(tmp_path: Path) -> None:
+    line = refusal(tmp_path, "scenarios: [sustained]\nrates: [30]\n")
+    assert line.startswith("s.yaml:4 rates: rates apply to the server and fixed-rate scenarios") and \
+        "a sustained cell at a rate is not supported in sweeps yet" in line, line
+
+
 def test_a_budget_on_a_sustained_figure_for_another_scenario_is_refused_at_its_line(tmp_path: Path) -> None:
     line = refusal(tmp_path, "scenarios: [single-stream, sustained]\nbudgets:\n  - match: {device: pi5}\n"
                              "    limits: ['p99_ms < 50', 'steady_p99_ms < 50']\n")
