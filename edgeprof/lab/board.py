@@ -3,7 +3,8 @@
 Owns: a board's connection, its device lease (taken before the first cell, checked before each, taken again
 when lost) and its facts (read once under the lease); per cell: the capability decision with those facts, the
 export for that board (through the sweep: once per distinct export), the measurement under the lease with the
-cell's wall-clock timeout (the agent is stopped when it passes), the attempts a transport error allows (waited
+cell's wall-clock limit (Cell.wall_limit_s; the agent is stopped when it passes), the board's state line (the
+phase, a sustained cell's window k/N, the cool-down wait: `window_state`), the attempts a transport error allows (waited
 out here, or handed back to the lab queue: `give_back_retries`), committing the row the moment the cell ends,
 and an internal error turning this cell and the board's later ones into failed rows. The local sweep
 (scheduler.py) runs a board's cells through `run_cell` one after another; the lab queue's worker

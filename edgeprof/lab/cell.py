@@ -1,7 +1,8 @@
 """One sweep cell: the record a sweep file expands to, a queued job carries and the scheduler runs.
 
 Owns: the Cell record (its identity `cell_id`, its settings with vocab.SETTINGS' defaults, the RunSpec it
-measures, its JSON form in the ledger and in queued jobs) and its export key (what makes two cells share one
+measures, its wall-clock limit (`wall_limit_s`: timeout_s, beyond a sustained cell's duration, plus a cool-down
+wait's bound), its JSON form in the ledger and in queued jobs) and its export key (what makes two cells share one
 exported model: `export_key`, used by the local sweep and the queue alike).
 Does not own: parsing the sweep file and expanding it (spec.py), running a cell (board.py, scheduler.py).
 """

@@ -3,7 +3,8 @@
 Owns: the queries behind `edgeprof compare`, `check` and `report`: the latest result of every cell of a sweep,
 the baseline of a result (the previous ok result of the same configuration — store.config_key, i.e. device,
 model, runtime, precision, batch, threads and model source — or the same cell in a given sweep or run), its
-last N results, and `run_check`, which puts budgets, baseline or history checks and cell statuses together.
+last N results, and `run_check`, which puts budgets, baseline or history checks and cell statuses together
+(the metrics it follows: `checked_metrics`, a sustained cell's curve figures among them).
 Does not own: the statistics of a comparison (compare.py, regress.py), printing or XML.
 """
 
