@@ -232,3 +232,14 @@ def test_check_follows_a_sustained_cells_curve_night_to_night() -> None:
             for i, x in enumerate([1.0, 0.99, 1.0, 0.98, 0.5, 0.51])]
     (f,) = history_findings(hist, metrics=["sustained_ratio"])
     assert f.outcome == "failed" and "sustained_ratio regressed" in f.message
+
+
+def test_dry_run_lists_a_sustained_cells_wall_limit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from edgeprof.cli.main import main
+
+    path = tmp_path / "s.yaml"
+    path.write_text("models: [ds_cnn]\ndevices: [local]\nscenarios: [single-stream, sustained]\n"
+                    "settings: {duration_s: 30m, sustained_window_s: 1m, timeout_s: 10m}\n")
+    assert main(["sweep", str(path), "--dry-run", "--db", str(tmp_path / "r.sqlite")]) == 0
+    rows = [" ".join(ln.replace("│", " ").split()) for ln in capsys.readouterr().out.splitlines() if "/ds_cnn/" in ln]
+    assert rows == ["local/ds_cnn/onnxruntime/fp32/b1/tauto 10 600", "local/ds_cnn/onnxruntime/fp32/b1/tauto/sustained 10 2400"], rows
