@@ -4,7 +4,7 @@ Owns: a board's connection, its device lease (taken before the first cell, check
 when lost) and its facts (read once under the lease); per cell: the capability decision with those facts, the
 export for that board (through the sweep: once per distinct export), the measurement under the lease with the
 cell's wall-clock limit (Cell.wall_limit_s; the agent is stopped when it passes), the board's state line (the
-phase, a sustained cell's window k/N, the cool-down wait: `window_state`), the attempts a transport error allows (waited
+phase, a sustained cell's window k/N, the cool-down wait), the attempts a transport error allows (waited
 out here, or handed back to the lab queue: `give_back_retries`), committing the row the moment the cell ends,
 and an internal error turning this cell and the board's later ones into failed rows. The local sweep
 (scheduler.py) runs a board's cells through `run_cell` one after another; the lab queue's worker
@@ -29,8 +29,8 @@ from .. import run as measurement
 from ..agentlink import AgentLink
 from ..errors import AgentError, Interrupted, LeaseLost, StoreError, TransportError, UserError
 from ..records import Device, Result
+from ..sustained import window_line
 from ..transport import Transport, open_transport
-from ..vocab import fmt_value
 from . import ledger
 from .cell import Cell
 from .decide import MEASURE, RETRY, SETUP, SKIP, STOP, Action, cell_decision, on_error
@@ -231,7 +231,7 @@ class _CellProgress:
             return
         phase = event.phase
         if phase == "measure" and event.window is not None:  # a sustained run's window closed
-            self.board.say(window_state(event))
+            self.board.say(window_line(event))
         elif phase in ("warmup", "measure"):
             self.board.say(f"{phase} {event.elapsed_s or 0:.1f}/{event.total_s or 0:.0f} s, {event.n or 0} queries")
         elif phase == "cooldown" and event.below_c is not None:  # the cell's cooldown_c: before it measures
@@ -242,13 +242,6 @@ class _CellProgress:
                            else f"not below {event.below_c:g} °C after {event.waited_s or 0:.0f} s; measuring")
         elif phase:
             self.board.say(phase)
-
-
-def window_state(event: ProgressEvent) -> str:
-    """A sustained cell's state after its window k of N closed: `window k/N: p50 12.3 ms · 64.3 °C · 1800 MHz`."""
-    return (f"window {event.window}/{event.windows}: p50 {fmt_value(event.p50_ms, 'ms')}"
-            + (f" · {event.temp_c:.1f} °C" if event.temp_c is not None else "")
-            + (f" · {event.cpu_mhz:.0f} MHz" if event.cpu_mhz is not None else ""))
 
 
 def run_cell(board: Board, cell: Cell, attempt: int, stop: threading.Event) -> CellEnd:

@@ -141,19 +141,7 @@ def parse_sweep(text: str, path: str = "sweep.yaml") -> SweepSpec:
     if (n := node("settings")) is not None:
         settings.update(_settings_items(doc, doc.mapping(n, "settings"), "settings", base, settings_where))
     scenarios = _choices(doc, node("scenarios"), "scenarios", vocab.SCENARIOS, [vocab.SINGLE_STREAM])
-    rates_node = node("rates")
-    rates = [_rate(doc, n, p) for p, n in doc.seq(rates_node, "rates")] if rates_node is not None else []
-    scheduled = [sc for sc in scenarios if sc in vocab.SCHEDULED_SCENARIOS]
-    if scheduled and not rates:
-        raise doc.err(node("scenarios") or root, "scenarios", f"{scheduled[0]} issues queries at a rate: add "
-                      "`rates:` (queries per second)", hint="e.g. rates: [10, 30, 60]")
-    if rates and not scheduled:
-        raise doc.err(rates_node or root, "rates", "rates apply to the server and fixed-rate scenarios, and "
-                      "`scenarios:` has neither", hint="a sustained cell at a rate is not supported in sweeps yet "
-                      "(edgeprof deploy --scenario sustained --rate QPS)" if "sustained" in scenarios
-                      else "e.g. scenarios: [single-stream, fixed-rate]")
-    if len(set(rates)) != len(rates):
-        raise doc.err(rates_node or root, "rates", "a rate is listed twice")
+    rates = _rates(doc, node("rates"), node("scenarios") or root, scenarios)
 
     labels = [m.label for m in models]
     spec = SweepSpec(path=path, name=name, inventory=inventory, models=models, devices=devices,
@@ -198,6 +186,23 @@ def parse_sweep(text: str, path: str = "sweep.yaml") -> SweepSpec:
                 raise doc.err(item, p, "a budget needs `limits:`", hint="e.g. limits: ['p99_ms < 50']")
             spec.budgets.append(Rule(doc.where(item, p), match, limits=tuple(limits)))
     return spec
+
+
+def _rates(doc: Doc, rates_node: Node | None, scenarios_node: Node, scenarios: list[str]) -> list[float]:
+    """`rates:`: required by the server and fixed-rate scenarios, refused without them, each rate once."""
+    rates = [_rate(doc, n, p) for p, n in doc.seq(rates_node, "rates")] if rates_node is not None else []
+    scheduled = [sc for sc in scenarios if sc in vocab.SCHEDULED_SCENARIOS]
+    if scheduled and not rates:
+        raise doc.err(scenarios_node, "scenarios", f"{scheduled[0]} issues queries at a rate: add "
+                      "`rates:` (queries per second)", hint="e.g. rates: [10, 30, 60]")
+    if rates and not scheduled:
+        raise doc.err(rates_node or scenarios_node, "rates", "rates apply to the server and fixed-rate scenarios, "
+                      "and `scenarios:` has neither", hint="a sustained cell at a rate is not supported in sweeps "
+                      "yet (edgeprof deploy --scenario sustained --rate QPS)" if "sustained" in scenarios
+                      else "e.g. scenarios: [single-stream, fixed-rate]")
+    if len(set(rates)) != len(rates):
+        raise doc.err(rates_node or scenarios_node, "rates", "a rate is listed twice")
+    return rates
 
 
 def _models(doc: Doc, node: Node, base: str) -> list[ModelEntry]:
