@@ -3,16 +3,16 @@ behind a real sshd (boardlab.py), `scenarios: [sustained]` for 12 s in 2 s windo
 two nights, and `edgeprof check` between them.
 
 The boards: copies of tests/data/boards/rpi5. Each query is a real onnxruntime MatMul plus a service time that
-follows the clock the board's cpufreq file shows (10 ms × 2.4 GHz / the clock: a CPU-bound model on a board that
+follows the clock the board's cpufreq file shows (40 ms × 2.4 GHz / the clock: a CPU-bound model on a board that
 throttles), added by a `sitecustomize` on the board's PYTHONPATH that wraps InferenceSession.run_with_iobinding.
 One board stays flat (50 °C, 2.4 GHz). The other is driven by tests/agent/fakes/heating.py in night 2: 50 → 68 °C
-by 6 s, 2.4 → 1.2 GHz at 5 s from the start of its measurement, so its throughput halves (sustained ratio ~0.5;
-0.66 when this shared machine stalled its first window) and its p50 doubles (p50 ratio ~1.9); before that night it is left hot (68 °C) and cools to 50 °C 3 s into its cell's
+by 6 s, 2.4 → 1.2 GHz at 5 s from the start of its measurement, so its throughput halves (sustained ratio ~0.5)
+and its p50 doubles (p50 ratio ~2); before that night it is left hot (68 °C) and cools to 50 °C 3 s into its cell's
 `cooldown_c: 60` wait, which the stored row shows.
 
 Known in advance and checked: night 1 passes its budgets on both boards; night 2 fails `sustained_ratio >= 0.75`
 and `p50_ratio < 1.3` on the heating board only (JUnit names the cell and the budget; the bounds leave room for
-the throughput noise of a machine shared by other jobs: the flat board's ratio measured 0.97–1.01), and `check`
+the throughput noise of a machine shared by other jobs: the flat board's ratio measured 0.98–1.01), and `check`
 against night 1 flags the heating board's sustained ratio (and its steady p50, when both nights reached a steady
 state) as regressions; the sweep's state showed each cell's window k/6.
 """
@@ -46,7 +46,7 @@ SITECUSTOMIZE = '''
 import importlib.abc, importlib.machinery, os, sys, time
 
 FREQ = os.path.join(os.environ["EDGEPROF_FAKE_BOARD"], "sys/devices/system/cpu/cpufreq/policy0/scaling_cur_freq")
-SERVICE_S = 0.010  # at 2.4 GHz
+SERVICE_S = 0.040  # at 2.4 GHz: long enough that a loaded machine's per-query overhead is a few %
 
 
 def _patch(cls):
@@ -95,7 +95,7 @@ settings: {{duration_s: 12s, sustained_window_s: 2s, warmup_s: 0.2, idle_s: 0, c
             cooldown_timeout_s: 30s, timeout_s: 2m, retries: 0, lease_wait_s: 60}}
 budgets:
   - match: {{scenario: sustained}}
-    limits: ["sustained_ratio >= 0.75", "p50_ratio < 1.3", "steady_p99_ms < 50"]
+    limits: ["sustained_ratio >= 0.75", "p50_ratio < 1.3", "steady_p99_ms < 150"]
 """
 
 
@@ -123,7 +123,8 @@ def _inventory(path: Path, boards: list[Board]) -> Path:
 
 def _night(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
     code = main(argv)
-    return code, capsys.readouterr().err
+    cap = capsys.readouterr()
+    return code, cap.err + cap.out
 
 
 def test_a_sustained_sweep_over_two_boards_budgets_and_check_across_nights(
@@ -192,7 +193,7 @@ def test_a_sustained_sweep_over_two_boards_budgets_and_check_across_nights(
     assert s1 is not None and s2 is not None
     assert s1.onset_window is None and (s1.sustained_ratio or 0) >= 0.75
     assert s2.onset_window == 2 and 0.4 <= (s2.sustained_ratio or 0) < 0.75
-    assert s2.p50_ratio == pytest.approx(1.9, abs=0.3)  # 10 ms + the MatMul at 2.4 GHz, 20 ms + it at 1.2
+    assert s2.p50_ratio == pytest.approx(2.0, abs=0.3)  # 40 ms + the MatMul at 2.4 GHz, 80 ms + it at 1.2
     assert s2.steady_window in (3, 4) and (s2.steady_p50_ms or 0) > 1.6 * (s1.windows[-1].p50_ms or 1e9)
     # the cool-down before the cell: it found the board at 68 °C and waited until it read below 60 °C
     cool = rows[night2][hot_b.device].thermal.cooldown  # type: ignore[union-attr]
@@ -221,7 +222,7 @@ def test_a_sustained_sweep_over_two_boards_budgets_and_check_across_nights(
     for budget in ("sustained_ratio >= 0.75", "p50_ratio < 1.3"):
         assert case(hot_b.device, f"budget {budget}").find("failure") is not None
         assert case(flat_b.device, f"budget {budget}").find("failure") is None
-    assert case(flat_b.device, "budget steady_p99_ms < 50").find("failure") is None
+    assert case(flat_b.device, "budget steady_p99_ms < 150").find("failure") is None
     ratio = case(hot_b.device, "· sustained_ratio").find("failure")
     assert ratio is not None and "sustained_ratio" in (ratio.get("message") or "")
     if s1.steady_p50_ms is not None:  # night 1 reached a steady state (the tail's throughput within 5 %)
