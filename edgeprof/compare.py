@@ -324,8 +324,10 @@ def identity_differences(a: Result, b: Result) -> list[str]:
     out = []
     for what, u, v in (("device", x.device, y.device), ("runtime", x.runtime, y.runtime),
                        ("precision", x.precision, y.precision), ("batch", x.batch, y.batch),
-                       ("threads", x.threads, y.threads)):
-        if u != v:
+                       ("threads", x.threads, y.threads), ("scenario", x.scenario, y.scenario)):
+        if u != v:  # a scenario: its rate, samples, streams, a sustained run's duration and window
+            if what == "scenario":
+                u, v = u or "single-stream", v or "single-stream"
             out.append(f"{what} {u} vs {v}")
     if x.content and y.content and x.content != y.content:
         out.append(f"model {x.content.removeprefix('sha256:')[:12]} vs {y.content.removeprefix('sha256:')[:12]}")

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from edgeprof import vocab
-from edgeprof.compare import metric_values
+from edgeprof.compare import identity_differences, metric_values
 from edgeprof.errors import ConfigError
 from edgeprof.inventory import Inventory
 from edgeprof.lab.board import _CellProgress
@@ -87,6 +87,11 @@ def test_a_sustained_configuration_is_its_duration_and_window() -> None:
                 scenario="sustained")
     row = cell_result(cell, "failed", "x", sweep_id="s", attempts=1)
     assert row.identity.scenario == "sustained 6s in 2s windows"
+    # `compare A B` says why two sustained runs are not one configuration
+    assert identity_differences(r, longer) == ["scenario sustained 50/s 6s in 2s windows vs sustained 50/s 30m in "
+                                               "2s windows"]
+    assert identity_differences(golden("ok_local_ds_cnn.json"), r)[0] == \
+        "scenario single-stream vs sustained 50/s 6s in 2s windows"
 
 
 # -- sweep files ----------------------------------------------------------------------------------------------
