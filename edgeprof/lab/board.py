@@ -194,9 +194,7 @@ class Board:
                 raise Interrupted("stopped") from None
             if self._timed_out:
                 detail = e.detail if isinstance(e, UserError) else None
-                why = cell.wall_limit_why()
-                why = "the cell's timeout_s" if why.count("+") == 0 else why
-                return cell_result(cell, "failed", f"timed out after {timeout_s:g} s ({why}); "
+                return cell_result(cell, "failed", f"timed out after {timeout_s:g} s ({cell.wall_limit_why()}); "
                                    "the agent on the device was stopped", sweep_id=sid, attempts=attempt,
                                    stderr_tail=detail, started=started)
             if isinstance(e, AgentError):

@@ -63,13 +63,15 @@ class Cell:
         return limit
 
     def wall_limit_why(self) -> str:
-        """How wall_limit_s was reached, for the row of a cell stopped at it."""
+        """How wall_limit_s was reached, for the row of a cell stopped at it ("the cell's timeout_s" when it is
+        timeout_s alone)."""
         parts = [f"timeout_s {float(self.setting('timeout_s')):g} s"]
         if self.scenario == "sustained":
-            parts.insert(0, f"duration {float(self.setting('duration_s') or vocab.SCENARIO_DEFAULTS['duration_s']):g} s")
+            duration = float(self.setting("duration_s") or vocab.SCENARIO_DEFAULTS["duration_s"])
+            parts.insert(0, f"duration {duration:g} s")
         if self.setting("cooldown_c") is not None:
             parts.append(f"cooldown_timeout_s {float(self.setting('cooldown_timeout_s')):g} s")
-        return " + ".join(parts)
+        return " + ".join(parts) if len(parts) > 1 else "the cell's timeout_s"
 
     def run_spec(self) -> RunSpec:
         """What this cell measures: its axes, and its settings typed by the table (vocab.settings_kwargs)."""

@@ -4,8 +4,8 @@ Owns: the SweepSpec and Rule records (what spec.py reads a sweep file into), the
 (runtimes with their aliases, precisions), the matrix expansion models × devices × runtimes × precisions ×
 batch × threads × scenarios (× rates for server and fixed-rate) with include/exclude rules, per-cell settings
 (defaults, then `overrides` in order; a sustained cell's window must leave 3 windows in its duration), budgets
-attached to the cells they match (one on a sustained figure refused for a cell of another scenario), resolving the devices of a
-sweep in an inventory, and the static part of the capability check (runtime × format × precision: an
+attached to the cells they match (one on a sustained figure refused for a cell of another scenario), resolving
+the devices of a sweep in an inventory, and the static part of the capability check (runtime × format × precision: an
 impossible cell becomes a skip row with its reason; what the device itself lacks is checked by the scheduler
 with fresh facts).
 Does not own: the sweep file's format and its validation (spec.py), the cell record (cell.py), the capability

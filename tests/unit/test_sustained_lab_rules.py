@@ -127,7 +127,8 @@ def test_a_sustained_sweep_expands_with_its_settings_and_budgets(tmp_path: Path)
     by = {c.cell_id: c for c in got}
     assert sorted(by) == ["nano/ds_cnn/onnxruntime/fp32/b1/tauto", "nano/ds_cnn/onnxruntime/fp32/b1/tauto/sustained",
                           "pi5/ds_cnn/onnxruntime/fp32/b1/tauto", "pi5/ds_cnn/onnxruntime/fp32/b1/tauto/sustained"]
-    pi5, nano = by["pi5/ds_cnn/onnxruntime/fp32/b1/tauto/sustained"], by["nano/ds_cnn/onnxruntime/fp32/b1/tauto/sustained"]
+    pi5 = by["pi5/ds_cnn/onnxruntime/fp32/b1/tauto/sustained"]
+    nano = by["nano/ds_cnn/onnxruntime/fp32/b1/tauto/sustained"]
     assert pi5.budgets == ["sustained_ratio >= 0.9", "steady_p99_ms < 50", "p99_ms < 80"]
     assert by["pi5/ds_cnn/onnxruntime/fp32/b1/tauto"].budgets == ["p99_ms < 80"]
     spec = pi5.run_spec()
@@ -137,6 +138,7 @@ def test_a_sustained_sweep_expands_with_its_settings_and_budgets(tmp_path: Path)
     assert pi5.wall_limit_s() == 900.0 + 1800.0 and nano.wall_limit_s() == 900.0 + 600.0
     assert by["pi5/ds_cnn/onnxruntime/fp32/b1/tauto"].wall_limit_s() == 900.0
     assert pi5.wall_limit_why() == "duration 1800 s + timeout_s 900 s"
+    assert by["pi5/ds_cnn/onnxruntime/fp32/b1/tauto"].wall_limit_why() == "the cell's timeout_s"
 
 
 def test_a_cool_down_counts_in_the_cells_wall_clock(tmp_path: Path) -> None:
@@ -247,4 +249,5 @@ def test_dry_run_lists_a_sustained_cells_wall_limit(tmp_path: Path, capsys: pyte
                     "settings: {duration_s: 30m, sustained_window_s: 1m, timeout_s: 10m}\n")
     assert main(["sweep", str(path), "--dry-run", "--db", str(tmp_path / "r.sqlite")]) == 0
     rows = [" ".join(ln.replace("│", " ").split()) for ln in capsys.readouterr().out.splitlines() if "/ds_cnn/" in ln]
-    assert rows == ["local/ds_cnn/onnxruntime/fp32/b1/tauto 10 600", "local/ds_cnn/onnxruntime/fp32/b1/tauto/sustained 10 2400"], rows
+    assert rows == ["local/ds_cnn/onnxruntime/fp32/b1/tauto 10 600",
+                    "local/ds_cnn/onnxruntime/fp32/b1/tauto/sustained 10 2400"], rows
