@@ -208,8 +208,12 @@ def test_the_curves_figures_are_metrics_onset_none_is_the_runs_duration() -> Non
 def test_budgets_on_sustained_figures_pass_and_fail_per_cell() -> None:
     budgets = [parse_budget("sustained_ratio >= 0.9"), parse_budget("steady_p99_ms < 50"),
                parse_budget("onset_s >= 5")]
-    flat = {f.name.rsplit("budget ", 1)[1]: f.outcome for f in budget_findings(sustained(), budgets)}
+    flat_found = budget_findings(sustained(), budgets)
+    flat = {f.name.rsplit("budget ", 1)[1]: f.outcome for f in flat_found}
     assert flat == {"sustained_ratio >= 0.9": "passed", "steady_p99_ms < 50": "passed", "onset_s >= 5": "passed"}
+    assert flat_found[2].message == "budget onset_s >= 5 holds (6.00 s: no onset within the run)"
+    (late,) = budget_findings(sustained(), [parse_budget("onset_s >= 600")])  # not shown to last 10 minutes
+    assert late.outcome == "failed" and "onset_s = 6.00 s: no onset within the run" in late.message
     hot = sustained(sustained_ratio=0.51, steady_p99_ms=61.0, onset_window=1, onset_s=2.0)
     found = {f.name.rsplit("budget ", 1)[1]: f for f in budget_findings(hot, budgets)}
     assert {k: f.outcome for k, f in found.items()} == {"sustained_ratio >= 0.9": "failed",
