@@ -106,6 +106,14 @@ def metric_values(r: Result) -> dict[str, float | None]:
                 "valid": None if sc.valid is None else float(sc.valid), "j_per_frame": num(sc.j_per_frame),
                 "j_above_idle_per_frame": num(sc.j_above_idle_per_frame), "sustained_qps": num(sc.sustained_qps),
                 "samples_per_s": num(sc.samples_per_s), "battery_hours": num(sc.battery_hours)})
+    su = r.sustained
+    if su is not None:  # the curve's figures (vocab.SUSTAINED_METRICS); no onset within the run: its duration
+        out.update({"sustained_ratio": num(su.sustained_ratio), "p50_ratio": num(su.p50_ratio),
+                    "steady_qps": num(su.steady_qps), "steady_p50_ms": num(su.steady_p50_ms),
+                    "steady_p99_ms": num(su.steady_p99_ms), "time_to_steady_s": num(su.time_to_steady_s),
+                    "onset_s": num(su.onset_s) if su.onset_window is not None else num(su.duration_s),
+                    "onset_temp_c": num(su.onset_temp_c), "steady_temp_c": num(su.steady_temp_c),
+                    "steady_w": num(su.steady_w)})
     acc = r.accuracy
     if acc is not None:  # the first expected output's errors stand for the error metrics
         first = acc.errors[0] if acc.errors else None
@@ -220,7 +228,7 @@ def compare_results(base: Result, new: Result, *, metrics: Sequence[str] | None 
     bv, nv = metric_values(base), metric_values(new)
     out = []
     default = [m.name for m in METRICS] + [  # a load scenario's and an accuracy pass's metrics, when both have them
-        m.name for m in EXTRA_METRICS if m.group in ("scenario", "accuracy") or m.name in SCENARIO_ENERGY
+        m.name for m in EXTRA_METRICS if m.group in ("scenario", "accuracy", "sustained") or m.name in SCENARIO_ENERGY
         if bv.get(m.name) is not None and nv.get(m.name) is not None]
     other_data = accuracy_data_differ(base, new)
     for name in metrics or default:
@@ -316,8 +324,10 @@ def identity_differences(a: Result, b: Result) -> list[str]:
     out = []
     for what, u, v in (("device", x.device, y.device), ("runtime", x.runtime, y.runtime),
                        ("precision", x.precision, y.precision), ("batch", x.batch, y.batch),
-                       ("threads", x.threads, y.threads)):
-        if u != v:
+                       ("threads", x.threads, y.threads), ("scenario", x.scenario, y.scenario)):
+        if u != v:  # a scenario: its rate, samples, streams, a sustained run's duration and window
+            if what == "scenario":
+                u, v = u or "single-stream", v or "single-stream"
             out.append(f"{what} {u} vs {v}")
     if x.content and y.content and x.content != y.content:
         out.append(f"model {x.content.removeprefix('sha256:')[:12]} vs {y.content.removeprefix('sha256:')[:12]}")

@@ -436,6 +436,8 @@ class Doc:
         problem = setting_problem(setting, value)
         if problem is not None:
             raise self.err(node, ypath, f"{problem}, not {self.kind(node)}", hint=setting.help)
+        if setting.kind == "duration" and value is not None:
+            return setting.typed(value)  # `30m` → 1800.0 (vocab.parse_duration)
         return float(value) if setting.kind == "number" and value is not None else value
 
     def plain_scalar(self, node: Node, ypath: str) -> str | int | float | bool | None:

@@ -317,19 +317,21 @@ def budget_findings(r: Result, budgets: Sequence[Budget]) -> list[Finding]:
     cls = _classname(r.device)
     values = metric_values(r)
     out = []
+    no_onset = r.sustained is not None and r.sustained.onset_window is None
     for b in budgets:
         holds, measured = b.evaluate(values)
         metric = METRIC_BY_NAME[b.metric]
         test = f"{label} · budget {b.text}"
+        shown = metric.fmt(measured) + (": no onset within the run" if b.metric == "onset_s" and no_onset else "")
         if holds is None:
             out.append(Finding(cls, test, "skipped", "budget", f"budget {b.text}: {b.metric} was not measured",
                                cell=label, metric=b.metric, run_id=r.run_id))
         elif holds:
-            out.append(Finding(cls, test, "passed", "budget", f"budget {b.text} holds ({metric.fmt(measured)})",
+            out.append(Finding(cls, test, "passed", "budget", f"budget {b.text} holds ({shown})",
                                cell=label, metric=b.metric, run_id=r.run_id))
         else:
             out.append(Finding(cls, test, "failed", "budget",
-                               f"{label}: budget {b.text} violated: {b.metric} = {metric.fmt(measured)}",
+                               f"{label}: budget {b.text} violated: {b.metric} = {shown}",
                                detail=f"run {r.run_id} ({r.created_at})", cell=label, metric=b.metric,
                                run_id=r.run_id, extra={"measured": measured}))
     return out

@@ -12,7 +12,9 @@ deadline misses, energy per inference; the curve's figures and their rules (docs
   that agrees with the same means; its first window's start is the time to steady state. The tail's figures:
   mean throughput, p50/p99 of its pooled raw samples, mean temperature, clock and power. No agreement: no steady
   state, and a `sustained_not_steady` warning.
-Does not own: the windows themselves (the agent's windows.py), storing (records/sustained.py), showing (cli/ui.py).
+Also the one line a closed window is shown as while the run goes on (`window_line`: deploy's terminal, a sweep
+cell's state). Does not own: the windows themselves (the agent's windows.py), storing (records/sustained.py),
+showing (cli/ui.py, lab/board.py).
 """
 
 from __future__ import annotations
@@ -21,10 +23,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from edgeprof_agent.messages import SustainedReply
+from edgeprof_agent.messages import ProgressEvent, SustainedReply
 
 from .records import RunWarning
 from .records.sustained import Sustained, SustainedWindow
+from .vocab import fmt_value
 
 ONSET_DROP = 0.05  # a clock more than 5 % below the first window's is throttled
 STEADY_TOL = 0.05  # steady: throughput within 5 % of the tail's mean
@@ -32,6 +35,14 @@ STEADY_C = 1.0  # ... and temperature within 1 °C of it
 # NVML clock event reasons that limit clocks (SwPowerCap, HwSlowdown, SwThermalSlowdown, HwThermalSlowdown,
 # HwPowerBrakeSlowdown); GpuIdle, ApplicationsClocksSetting, SyncBoost and DisplayClockSetting do not throttle
 NVML_LIMITS = 0x4 | 0x8 | 0x20 | 0x40 | 0x80
+
+
+def window_line(event: ProgressEvent) -> str:
+    """A closed window as the agent's progress event tells it: `window 3/6: p50 20.5 ms · 68.0 °C · 1200 MHz` (the
+    window's p50, the latest reading's hottest zone and mean CPU clock)."""
+    return (f"window {event.window}/{event.windows}: p50 {fmt_value(event.p50_ms, 'ms')}"
+            + (f" · {event.temp_c:.1f} °C" if event.temp_c is not None else "")
+            + (f" · {event.cpu_mhz:.0f} MHz" if event.cpu_mhz is not None else ""))
 
 
 def last_n(windows: int) -> int:

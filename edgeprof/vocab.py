@@ -15,6 +15,7 @@ import dataclasses
 import hashlib
 import json
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -35,7 +36,8 @@ from edgeprof_agent.vocab import (
 __all__ = [
     "RUNTIMES", "PRECISIONS", "POWER_SOURCES", "POWER_AUTO_ORDER", "ErrorKind", "RUN_DEFAULTS",
     "SCENARIOS", "SCHEDULED_SCENARIOS", "SINGLE_STREAM", "SCENARIO_DEFAULTS", "scenario_label",
-    "Metric", "METRICS", "EXTRA_METRICS", "METRIC_BY_NAME", "CHECKED_METRICS", "DEFAULT_MIN_EFFECT",
+    "Metric", "METRICS", "EXTRA_METRICS", "METRIC_BY_NAME", "CHECKED_METRICS", "SUSTAINED_METRICS",
+    "CHECKED_SUSTAINED", "DEFAULT_MIN_EFFECT", "parse_duration", "fmt_duration",
     "DEFAULT_ALPHA", "Setting", "SETTINGS", "RunSettings", "settings_kwargs", "SERVER_MIN_QUERIES", "MAX_RATE_QPS", "MAX_SCHEDULE_S", "schedule_problem", "ConfigIdentity",
     "fmt_value", "fmt_p", "fmt_num", "is_finite_number",
 ]
@@ -104,9 +106,26 @@ EXTRA_METRICS: tuple[Metric, ...] = (
     Metric("top5", "top-5 accuracy", "%", "higher", False, "accuracy", min_abs=0.5, effect_scale=0.1),
     Metric("accuracy_mae", "mean abs error vs expected", "", "lower", False, "accuracy", effect_scale=2.0),
     Metric("accuracy_rmse", "RMSE vs expected", "", "lower", False, "accuracy", effect_scale=2.0),
+    # the sustained scenario's curve (records.Sustained; the rules: edgeprof/sustained.py, docs/scenarios.md):
+    # only a sustained result has them; a budget on one is refused for any other cell when the sweep loads.
+    # onset_s of a run that never throttled is its duration (no onset within the run: a lower bound)
+    Metric("sustained_ratio", "sustained ratio (last windows' throughput ÷ the first's)", "", "higher", False,
+           "sustained"),
+    Metric("p50_ratio", "p50 ratio (last windows' p50 ÷ the first's)", "", "lower", False, "sustained"),
+    Metric("steady_qps", "steady-state throughput", "q/s", "higher", False, "sustained"),
+    Metric("steady_p50_ms", "steady-state p50 latency", "ms", "lower", False, "sustained"),
+    Metric("steady_p99_ms", "steady-state p99 latency", "ms", "lower", False, "sustained", effect_scale=4.0),
+    Metric("time_to_steady_s", "time to steady state", "s", "lower", False, "sustained", effect_scale=2.0),
+    Metric("onset_s", "throttling onset (the run's duration: none)", "s", "higher", False, "sustained"),
+    Metric("onset_temp_c", "temperature at the throttling onset", "°C", "higher", False, "sustained", min_abs=1.0),
+    Metric("steady_temp_c", "steady-state temperature", "°C", "lower", False, "sustained", min_abs=1.0),
+    Metric("steady_w", "steady-state power", "W", "lower", False, "sustained", min_abs=0.05, effect_scale=2.0),
 )
 METRIC_BY_NAME: dict[str, Metric] = {m.name: m for m in METRICS + EXTRA_METRICS}
 CHECKED_METRICS = ("p50_ms", "p90_ms", "p99_ms", "throughput_ips", "peak_rss_mb", "mj_per_inference")
+SUSTAINED_METRICS = tuple(m.name for m in EXTRA_METRICS if m.group == "sustained")
+# what `check` follows night to night on a sustained cell besides CHECKED_METRICS (when --metric is not given)
+CHECKED_SUSTAINED = ("sustained_ratio", "steady_p50_ms", "steady_p99_ms")
 
 
 # -- run settings ------------------------------------------------------------------------------------------------
@@ -114,8 +133,9 @@ CHECKED_METRICS = ("p50_ms", "p90_ms", "p99_ms", "throughput_ips", "peak_rss_mb"
 
 @dataclass(frozen=True)
 class Setting:
-    """A run setting: its kind ("number" | "int" | "bool" | "mapping" | "path"), default, allowed range, and how
-    each place that takes it derives it (read from RunSettings' fields, below).
+    """A run setting: its kind ("number" | "int" | "duration" | "bool" | "mapping" | "path"), default, allowed range,
+    and how each place that takes it derives it (read from RunSettings' fields, below). A duration is seconds: a
+    number, or text with units (`30m`, `1h30m`, `60s`; parse_duration), held as float seconds.
 
     `lo`/`hi` bound the value (inclusive); `lo_open` makes the lower bound exclusive (> lo). Every numeric value
     must be finite. `flag` is the deploy option that sets it (None: sweep files only), listed in deploy --help at
@@ -154,16 +174,22 @@ class Setting:
             return None if isinstance(value, str) and value.strip() else "must be a file or directory path"
         if self.kind == "bool":
             return None if isinstance(value, bool) else "must be true or false"
+        if self.kind == "duration" and isinstance(value, str):
+            try:
+                value = parse_duration(value)
+            except ValueError as e:
+                return str(e)
         if isinstance(value, bool) or not isinstance(value, int | float):
-            return "must be a number" if self.kind == "number" else "must be an integer"
+            return {"number": "must be a number", "duration": DURATION_FORM}.get(self.kind, "must be an integer")
         if self.kind == "int" and not isinstance(value, int):
             return "must be an integer"
         if not is_finite_number(value):
             return "must be a finite number"
+        unit = " s" if self.kind == "duration" else ""
         if self.lo is not None and (value <= self.lo if self.lo_open else value < self.lo):
-            return f"must be {'>' if self.lo_open else '>='} {self.lo:g}"
+            return f"must be {'>' if self.lo_open else '>='} {self.lo:g}{unit}"
         if self.hi is not None and value > self.hi:
-            return f"must be <= {self.hi:g}"
+            return f"must be <= {self.hi:g}{unit}" + (f" ({fmt_duration(self.hi)})" if unit else "")
         return None
 
     def typed(self, value: Any) -> Any:
@@ -171,8 +197,10 @@ class Setting:
         as (low, high) tuples; None as {})."""
         if value is None:
             return {} if self.kind == "mapping" else None if self.nullable else self.default
-        if self.kind in ("number", "int") and self.check(value) is not None:
+        if self.kind in ("number", "int", "duration") and self.check(value) is not None:
             return value  # as given (argparse's [] for `--flag=--`): check() refuses it in one line, naming the flag
+        if self.kind == "duration":
+            return parse_duration(value) if isinstance(value, str) else float(value)
         if self.kind == "number":
             return float(value)
         if self.kind == "int":
@@ -182,6 +210,41 @@ class Setting:
         if self.kind == "mapping" and self.item == "range":
             return {k: (float(v[0]), float(v[1])) for k, v in value.items()}
         return dict(value) if self.kind == "mapping" else value
+
+
+# -- durations: seconds, or text with h / m / s units ------------------------------------------------------------
+
+DURATION_FORM = "must be seconds (90) or a duration with units h, m, s (30m, 1h30m, 60s)"
+_PLAIN_SECONDS = re.compile(r"^(?:(?:\d+(?:\.\d*)?|\.\d+)(?:e[-+]?\d+)?|inf|infinity|nan)$")  # nan: refused later
+_NUM = r"(\d+(?:\.\d+)?|\.\d+)"
+_DURATION_RE = re.compile(rf"^(?:{_NUM}h)?(?:{_NUM}m)?(?:{_NUM}s)?$")
+
+
+def parse_duration(text: str) -> float:
+    """Seconds from `90`, `2.5`, `60s`, `30m`, `1h30m`, `1h30m15s`, `1.5h` (the one parser of every duration
+    setting: deploy's --duration and --window, a sweep file's `duration_s: 30m`). A sign is kept for the range
+    check to refuse (`-5m` is -300). Raises ValueError with DURATION_FORM's phrase."""
+    t = str(text).strip().lower()
+    sign = -1.0 if t.startswith("-") else 1.0
+    body = t[1:] if t.startswith(("-", "+")) else t
+    if _PLAIN_SECONDS.match(body):
+        return sign * float(body)
+    m = _DURATION_RE.match(body)
+    if not body or m is None or not any(m.groups()):
+        raise ValueError(DURATION_FORM)
+    h, mins, secs = (float(g) if g else 0.0 for g in m.groups())
+    return sign * (h * 3600.0 + mins * 60.0 + secs)
+
+
+def fmt_duration(seconds: float) -> str:
+    """`30m`, `1h30m`, `1m30s`, `12s`, `2.5s`: what parse_duration reads back to the same seconds."""
+    if not math.isfinite(seconds) or seconds < 0 or seconds != int(seconds):
+        return f"{seconds:g}s"
+    left = int(seconds)
+    h, left = divmod(left, 3600)
+    m, sec = divmod(left, 60)
+    text = (f"{h}h" if h else "") + (f"{m}m" if m else "") + (f"{sec}s" if sec else "")
+    return text or "0s"
 
 
 _SETTING = "edgeprof.setting"
@@ -277,10 +340,11 @@ class RunSettings:
         "no wait)", lo=0, lo_open=True, hi=150, flag="--cooldown", nullable=True, place="measure", metavar="C",
         wire="request", flag_help="before measuring, wait until the hottest temperature sensor reads below C °C")
     cooldown_timeout_s: float = _setting(
-        "number", float(_D["cooldown_timeout_s"]), "give up waiting for --cooldown after (s)", lo=0, lo_open=True,
-        hi=86400, flag="--cooldown-timeout", place="measure", metavar="S", stored="never", wire="request",
-        flag_help="with --cooldown: measure anyway (with a warning) after S seconds (default "
-                  f"{_D['cooldown_timeout_s']:g})")
+        "duration", float(_D["cooldown_timeout_s"]), "give up waiting for --cooldown after (seconds, or 10m)", lo=0,
+        lo_open=True, hi=86400, flag="--cooldown-timeout", place="measure", metavar="TIME", stored="never",
+        wire="request",
+        flag_help="with --cooldown: measure anyway (with a warning) after TIME (seconds, or 10m; default "
+                  f"{fmt_duration(_D['cooldown_timeout_s'])})")
     power_rate_hz: float | None = _setting(
         "number", None, "power sampling rate (Hz; default: devices.yaml rate_hz; capped by the sensor)", lo=0,
         lo_open=True, hi=1000, flag="--power-rate", nullable=True, place="measure", metavar="HZ",
@@ -301,15 +365,17 @@ class RunSettings:
         wire="scenario", flag_help="server: VALID when the early-stopping p99 is within MS; fixed-rate: default the "
                                    "period")
     duration_s: float | None = _setting(
-        "number", None, f"sustained: how long the run lasts (s; default {SCENARIO_DEFAULTS['duration_s']:g})", lo=1,
-        hi=7 * 86400, flag="--duration", nullable=True, place="scenario", metavar="S", stored="scenario",
-        wire="scenario", flag_help="sustained: the run's length in seconds (default "
-                                   f"{SCENARIO_DEFAULTS['duration_s']:g}, 30 minutes)")
+        "duration", None, "sustained: how long the run lasts (seconds, or 30m, 1h30m; default "
+        f"{fmt_duration(SCENARIO_DEFAULTS['duration_s'])})", lo=1, hi=7 * 86400, flag="--duration", nullable=True,
+        place="scenario", metavar="TIME", stored="scenario", wire="scenario",
+        flag_help="sustained: the run's length: seconds, or with units h, m, s (30m, 1h30m, 90s; default "
+                  f"{fmt_duration(SCENARIO_DEFAULTS['duration_s'])})")
     sustained_window_s: float = _setting(
-        "number", float(SCENARIO_DEFAULTS["window_s"]), "sustained: the window the run is cut into (s)", lo=1,
-        hi=86400, flag="--window", place="scenario", metavar="S", stored="scenario", wire="scenario",
-        flag_help=f"sustained: cut the run into windows of S seconds (default {SCENARIO_DEFAULTS['window_s']:g}); "
-                  "each has its own latency, throughput, temperature, clocks and power")
+        "duration", float(SCENARIO_DEFAULTS["window_s"]), "sustained: the window the run is cut into (seconds, or "
+        "60s, 2m)", lo=1, hi=86400, flag="--window", place="scenario", metavar="TIME", stored="scenario",
+        wire="scenario", flag_help="sustained: cut the run into windows of TIME (seconds, or 60s, 2m; default "
+                                   f"{fmt_duration(SCENARIO_DEFAULTS['window_s'])}); each has its own latency, "
+                                   "throughput, temperature, clocks and power")
     battery_wh: float | None = _setting(
         "number", None, "hours on a battery of this many Wh at the run's duty cycle", lo=0, lo_open=True, hi=1e6,
         flag="--battery-wh", nullable=True, place="scenario", metavar="WH", stored="scenario",
@@ -319,15 +385,15 @@ class RunSettings:
     runtime_options: dict[str, Any] = _setting(
         "mapping", None, "options passed to the runtime (see docs/runtimes.md)", nullable=True, wire="request")
     timeout_s: float = _setting(
-        "number", 900.0, "a whole sweep cell, wall clock; the agent is stopped when it passes", lo=0, lo_open=True,
-        hi=7 * 86400, stored="never")
+        "duration", 900.0, "a whole sweep cell, wall clock (seconds, or 15m); the agent is stopped when it passes; "
+        "a sustained cell's counts beyond its duration", lo=0, lo_open=True, hi=7 * 86400, stored="never")
     retries: int = _setting("int", 2, "retries of a sweep cell on transport errors only", lo=0, hi=100,
                             stored="never")
     retry_backoff_s: float = _setting("number", 5.0, "first retry delay (doubled after each retry)", lo=0, hi=3600,
                                       stored="never")
     lease_wait_s: float = _setting(
-        "number", 3600.0, "how long to wait for another controller's lease on a device", lo=0, hi=7 * 86400,
-        stored="never")
+        "duration", 3600.0, "how long to wait for another controller's lease on a device (seconds, or 1h)", lo=0,
+        hi=7 * 86400, stored="never")
 
     @classmethod
     def from_values(cls, values: Mapping[str, Any]) -> RunSettings:
@@ -425,16 +491,25 @@ class ConfigIdentity:
 
 
 def scenario_label(name: str | None, rate: float | None = None, samples_per_query: int | None = None,
-                   streams: int | None = None) -> str | None:
+                   streams: int | None = None, *, duration_s: float | None = None,
+                   window_s: float | None = None) -> str | None:
     """The part of a configuration's identity a load scenario adds: None for single-stream, else the scenario
     with the parameter that changes what is measured ("fixed-rate 30/s", "multi-stream 8/query", "offline 2
-    streams"). The latency bound and the server's seed judge or draw a run; they do not make another one."""
+    streams"). The latency bound and the server's seed judge or draw a run; they do not make another one.
+    Sustained: its rate when it has one, and, when the duration or the window is given (the identity gives
+    both: Result.identity), the run's length and window ("sustained 30m in 1m windows": a 30-minute curve is
+    not a 2-minute one); without them the plain label shown beside a run."""
     if name is None or name == SINGLE_STREAM:
         return None
     if name in SCHEDULED_SCENARIOS:
         return f"{name} {rate:g}/s" if rate is not None else name
     if name == "sustained":  # a fixed rate makes another run; back to back is the plain one
-        return f"{name} {rate:g}/s" if rate is not None else name
+        label = f"{name} {rate:g}/s" if rate is not None else name
+        if duration_s is None and window_s is None:
+            return label
+        duration = SCENARIO_DEFAULTS["duration_s"] if duration_s is None else duration_s
+        window = SCENARIO_DEFAULTS["window_s"] if window_s is None else window_s
+        return f"{label} {fmt_duration(float(duration))} in {fmt_duration(float(window))} windows"
     if name == "multi-stream":
         return f"{name} {samples_per_query or SCENARIO_DEFAULTS['samples_per_query']}/query"
     if name == "offline":

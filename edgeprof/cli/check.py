@@ -22,6 +22,7 @@ from ..lab.history import run_check
 from ..outputs import brief, write_output
 from ..regress import parse_budget, summarize
 from ..report.junit import junit_xml
+from ..vocab import CHECKED_SUSTAINED
 from .common import add_db_args, check_writable, open_store
 from .ui import err, out, shown
 
@@ -50,7 +51,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--persist", type=int, default=2, metavar="K",
                    help="with --history: a step must hold for K results to fail (default 2)")
     p.add_argument("--metric", action="append", metavar="NAME",
-                   help=f"metrics to check (repeatable; default {', '.join(CHECKED_METRICS)})")
+                   help=f"metrics to check (repeatable; default {', '.join(CHECKED_METRICS)}; on a sustained "
+                        f"cell also {', '.join(CHECKED_SUSTAINED)})")
     p.add_argument("--min-effect", action="append", default=[], metavar="F|METRIC=F",
                    help=f"smallest change that counts (default {DEFAULT_MIN_EFFECT:g}, i.e. 5 %%; tails and power "
                         "get a multiple: p90 2x, p99 4x, memory and energy 2x); per metric with p99_ms=0.2")
@@ -69,8 +71,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.junit:
         check_writable(args.junit, "--junit", args.db)  # found now, not after reading every result
-    metrics = args.metric or list(CHECKED_METRICS)
-    for m in metrics:
+    metrics = args.metric  # None: CHECKED_METRICS, and a sustained cell's curve figures (lab/history.py)
+    for m in metrics or ():
         if m not in METRIC_BY_NAME:
             raise ConfigError(f"--metric {brief(m)}: unknown", hint="metrics: " + ", ".join(sorted(METRIC_BY_NAME)))
     if args.history is not None and args.history < HISTORY_RANGE[0]:

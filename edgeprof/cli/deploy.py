@@ -66,8 +66,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                "  edgeprof deploy --device local --model mobilenet_v2 --scenario server --rate 40 --latency-bound 50\n"
                "  edgeprof deploy --device local --model mobilenet_v2 --scenario server --latency-bound 50 "
                "--find-max-rate\n"
-               "  edgeprof deploy --device jetson-nano --model mobilenet_v2 --scenario sustained --duration 1800 "
-               "--window 60 --rate 30   (after 30 minutes of a camera)\n",
+               "  edgeprof deploy --device jetson-nano --model mobilenet_v2 --scenario sustained --duration 30m "
+               "--window 60s --rate 30   (after 30 minutes of a camera)\n",
     )
     p.add_argument("--device", required=True, help="device name from devices.yaml, or 'local' for this machine")
     p.add_argument("--model", required=True,
@@ -119,7 +119,7 @@ def add_setting_flags(p: argparse._ActionsContainer, place: str) -> None:
         elif s.kind == "mapping":
             kw["action"] = "append"
         else:
-            kw["type"] = {"number": float, "int": int, "path": str}[s.kind]
+            kw["type"] = {"number": float, "int": int, "duration": str, "path": str}[s.kind]  # duration: typed()
         p.add_argument(s.flag, **kw)
 
 
@@ -129,7 +129,7 @@ def _add_scenario(p: argparse.ArgumentParser) -> None:
     g.add_argument("--scenario", default=SINGLE_STREAM, choices=list(SCENARIOS),
                    help="single-stream (default: back to back), multi-stream (N samples a query), offline "
                         "(max throughput, --streams), server (Poisson arrivals at --rate), fixed-rate (a camera), "
-                        "sustained (--duration S cut into --window S windows: the curve after minutes of load)")
+                        "sustained (--duration TIME cut into --window TIME windows: the curve after minutes of load)")
     g.add_argument("--rate", type=float, default=None, metavar="QPS",
                    help="server: mean arrivals per second; fixed-rate: one query every 1/QPS s")
     add_setting_flags(g, "scenario")

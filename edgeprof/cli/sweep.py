@@ -238,9 +238,13 @@ def _status_table(scheduler: SweepScheduler) -> Table:
 def _result_line(r: Result, i: int, total: int) -> str:
     cell = r.sweep.cell_id if r.sweep and r.sweep.cell_id else cell_label(r)
     if r.status == "ok":
-        lat = r.latency_ms
+        lat, su = r.latency_ms, r.sustained
+        curve = "" if su is None else (  # a sustained cell: what its curve says
+            f", sustained ratio {fmt_value(su.sustained_ratio)}, "
+            + (f"onset window {su.onset_window}" if su.onset_window is not None else "no onset")
+            + (f", steady p99 {fmt_value(su.steady_p99_ms, 'ms')}" if su.steady_p99_ms is not None else ", not steady"))
         return (f"[{i}/{total}] [green]ok[/green] {cell}: p50 {fmt_value(lat.p50 if lat else None, 'ms')}, "
-                f"p99 {fmt_value(lat.p99 if lat else None, 'ms')}, {fmt_value(r.throughput_ips, 'inf/s')}")
+                f"p99 {fmt_value(lat.p99 if lat else None, 'ms')}, {fmt_value(r.throughput_ips, 'inf/s')}{curve}")
     color = "yellow" if r.status == "skipped" else "red"
     return f"[{i}/{total}] [{color}]{r.status}[/{color}] {cell}: {r.reason}"
 
@@ -277,7 +281,7 @@ def _print_cells(cells: list[Cell]) -> None:
     for col in ("cell", "min s", "timeout s", "budgets", "skip reason"):
         t.add_column(col, overflow="fold")
     for c in cells:
-        t.add_row(c.cell_id, f"{c.setting('min_duration_s'):g}", f"{c.setting('timeout_s'):g}",
+        t.add_row(c.cell_id, f"{c.setting('min_duration_s'):g}", f"{c.wall_limit_s():g}",  # sustained: + duration
                   ", ".join(c.budgets), c.skip or "")
     out.print(t)
 

@@ -74,9 +74,9 @@ class DeployProgress:
 
     def window_line(self, event: ProgressEvent) -> None:
         """A sustained run's window closed: one line that stays (window k/N, p50, °C, MHz)."""
-        text = (f"window {event.window}/{event.windows}: p50 {fmt_value(event.p50_ms, 'ms')}"
-                + (f" · {event.temp_c:.1f} °C" if event.temp_c is not None else "")
-                + (f" · {event.cpu_mhz:.0f} MHz" if event.cpu_mhz is not None else ""))
+        from ..sustained import window_line
+
+        text = window_line(event)
         if not self.enabled:
             return
         if self._status is not None:

@@ -3,7 +3,8 @@
 Owns: a board's connection, its device lease (taken before the first cell, checked before each, taken again
 when lost) and its facts (read once under the lease); per cell: the capability decision with those facts, the
 export for that board (through the sweep: once per distinct export), the measurement under the lease with the
-cell's wall-clock timeout (the agent is stopped when it passes), the attempts a transport error allows (waited
+cell's wall-clock limit (Cell.wall_limit_s; the agent is stopped when it passes), the board's state line (the
+phase, a sustained cell's window k/N, the cool-down wait), the attempts a transport error allows (waited
 out here, or handed back to the lab queue: `give_back_retries`), committing the row the moment the cell ends,
 and an internal error turning this cell and the board's later ones into failed rows. The local sweep
 (scheduler.py) runs a board's cells through `run_cell` one after another; the lab queue's worker
@@ -28,6 +29,7 @@ from .. import run as measurement
 from ..agentlink import AgentLink
 from ..errors import AgentError, Interrupted, LeaseLost, StoreError, TransportError, UserError
 from ..records import Device, Result
+from ..sustained import window_line
 from ..transport import Transport, open_transport
 from . import ledger
 from .cell import Cell
@@ -175,7 +177,7 @@ class Board:
         alive, else it is raised as the transport trouble it is."""
         assert self.lease is not None and self.transport is not None
         sid = self.sweep.sweep_id
-        timeout_s = float(cell.setting("timeout_s"))
+        timeout_s = cell.wall_limit_s()
         self._timed_out = False
         timer = threading.Timer(timeout_s, self._on_timeout)
         timer.daemon = True
@@ -192,7 +194,7 @@ class Board:
                 raise Interrupted("stopped") from None
             if self._timed_out:
                 detail = e.detail if isinstance(e, UserError) else None
-                return cell_result(cell, "failed", f"timed out after {timeout_s:g} s (the cell's timeout_s); "
+                return cell_result(cell, "failed", f"timed out after {timeout_s:g} s ({cell.wall_limit_why()}); "
                                    "the agent on the device was stopped", sweep_id=sid, attempts=attempt,
                                    stderr_tail=detail, started=started)
             if isinstance(e, AgentError):
@@ -226,8 +228,16 @@ class _CellProgress:
         if isinstance(event, LogEvent):
             return
         phase = event.phase
-        if phase in ("warmup", "measure"):
+        if phase == "measure" and event.window is not None:  # a sustained run's window closed
+            self.board.say(window_line(event))
+        elif phase in ("warmup", "measure"):
             self.board.say(f"{phase} {event.elapsed_s or 0:.1f}/{event.total_s or 0:.0f} s, {event.n or 0} queries")
+        elif phase == "cooldown" and event.below_c is not None:  # the cell's cooldown_c: before it measures
+            self.board.say(f"cooling down: waiting for < {event.below_c:g} °C")
+        elif phase == "cooled" and event.below_c is not None:
+            self.board.say(f"cooled below {event.below_c:g} °C after {event.waited_s or 0:.0f} s"
+                           if event.end_c is not None and event.end_c < event.below_c
+                           else f"not below {event.below_c:g} °C after {event.waited_s or 0:.0f} s; measuring")
         elif phase:
             self.board.say(phase)
 

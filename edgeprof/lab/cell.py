@@ -1,7 +1,8 @@
 """One sweep cell: the record a sweep file expands to, a queued job carries and the scheduler runs.
 
 Owns: the Cell record (its identity `cell_id`, its settings with vocab.SETTINGS' defaults, the RunSpec it
-measures, its JSON form in the ledger and in queued jobs) and its export key (what makes two cells share one
+measures, its wall-clock limit (`wall_limit_s`: timeout_s, beyond a sustained cell's duration, plus a cool-down
+wait's bound), its JSON form in the ledger and in queued jobs) and its export key (what makes two cells share one
 exported model: `export_key`, used by the local sweep and the queue alike).
 Does not own: parsing the sweep file and expanding it (spec.py), running a cell (board.py, scheduler.py).
 """
@@ -49,6 +50,28 @@ class Cell:
         """One run setting of this cell: its own value, else vocab.SETTINGS' default (the one home of defaults;
         a cell stored by an older sweep may lack a setting added since)."""
         return self.settings[name] if name in self.settings else SETTINGS[name].default
+
+    def wall_limit_s(self) -> float:
+        """The cell's wall-clock bound (board.measure stops the agent past it): timeout_s; a sustained cell's
+        timeout_s counts beyond its duration (a 30-minute run is never stopped at 900 s), and a cell with
+        cooldown_c also gets its cool-down wait's bound (cooldown_timeout_s) before it measures."""
+        limit = float(self.setting("timeout_s"))
+        if self.scenario == "sustained":
+            limit += float(self.setting("duration_s") or vocab.SCENARIO_DEFAULTS["duration_s"])
+        if self.setting("cooldown_c") is not None:
+            limit += float(self.setting("cooldown_timeout_s"))
+        return limit
+
+    def wall_limit_why(self) -> str:
+        """How wall_limit_s was reached, for the row of a cell stopped at it ("the cell's timeout_s" when it is
+        timeout_s alone)."""
+        parts = [f"timeout_s {float(self.setting('timeout_s')):g} s"]
+        if self.scenario == "sustained":
+            duration = float(self.setting("duration_s") or vocab.SCENARIO_DEFAULTS["duration_s"])
+            parts.insert(0, f"duration {duration:g} s")
+        if self.setting("cooldown_c") is not None:
+            parts.append(f"cooldown_timeout_s {float(self.setting('cooldown_timeout_s')):g} s")
+        return " + ".join(parts) if len(parts) > 1 else "the cell's timeout_s"
 
     def run_spec(self) -> RunSpec:
         """What this cell measures: its axes, and its settings typed by the table (vocab.settings_kwargs)."""

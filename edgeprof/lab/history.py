@@ -3,7 +3,8 @@
 Owns: the queries behind `edgeprof compare`, `check` and `report`: the latest result of every cell of a sweep,
 the baseline of a result (the previous ok result of the same configuration — store.config_key, i.e. device,
 model, runtime, precision, batch, threads and model source — or the same cell in a given sweep or run), its
-last N results, and `run_check`, which puts budgets, baseline or history checks and cell statuses together.
+last N results, and `run_check`, which puts budgets, baseline or history checks and cell statuses together
+(the metrics it follows: `checked_metrics`, a sustained cell's curve figures among them).
 Does not own: the statistics of a comparison (compare.py, regress.py), printing or XML.
 """
 
@@ -25,6 +26,7 @@ from ..regress import (
     parse_budget,
 )
 from ..store import CorruptRowError, Store, config_key
+from ..vocab import CHECKED_SUSTAINED
 from . import ledger
 
 HISTORY_SCAN = 500
@@ -103,6 +105,14 @@ def pending_findings(record: ledger.SweepRecord, as_errors: bool = True) -> list
     return out
 
 
+def checked_metrics(r: Result, metrics: Sequence[str] | None) -> list[str]:
+    """What `check` follows on r: the metrics asked for, else CHECKED_METRICS plus, on a sustained result, its
+    curve's figures (CHECKED_SUSTAINED)."""
+    if metrics is not None:
+        return list(metrics)
+    return list(CHECKED_METRICS) + (list(CHECKED_SUSTAINED) if r.sustained is not None else [])
+
+
 @dataclass
 class CheckReport:
     findings: list[Finding]
@@ -113,14 +123,16 @@ class CheckReport:
 
 
 def run_check(store: Store, *, sweep: str = "last", baseline: str = "last", history: int | None = None,
-              metrics: Sequence[str] = CHECKED_METRICS, min_effect: float = DEFAULT_MIN_EFFECT,
+              metrics: Sequence[str] | None = None, min_effect: float = DEFAULT_MIN_EFFECT,
               min_effects: dict[str, float] | None = None, alpha: float = DEFAULT_ALPHA, persist: int = 2,
               extra_budgets: Sequence[str] = (), failed_cells_fail: bool = True) -> CheckReport:
     """Budgets and regressions of every cell of a sweep.
 
     baseline: `last` (each cell's previous ok result of the same configuration), `previous` (the same cell in
     the previous sweep of the same name), or a sweep / run id. history: step detection over the last N
-    results of each cell instead of a pairwise baseline."""
+    results of each cell instead of a pairwise baseline. metrics: None checks CHECKED_METRICS, and on a
+    sustained cell its curve's figures too (CHECKED_SUSTAINED: a drop of the sustained ratio, a rise of the
+    steady-state p50 / p99)."""
     record, results = sweep_results(store, sweep)
     scope = f"sweep {record.sweep_id} ({record.name}, {record.created_at})"
     findings: list[Finding] = []
@@ -151,14 +163,15 @@ def run_check(store: Store, *, sweep: str = "last", baseline: str = "last", hist
             continue
         budgets = [parse_budget(b) for b in (r.sweep.budgets if r.sweep else [])] + extra
         findings.extend(budget_findings(r, budgets))
+        checked = checked_metrics(r, metrics)
         if history:
-            findings.extend(history_findings(cell_history(store, r, history), metrics=metrics,
+            findings.extend(history_findings(cell_history(store, r, history), metrics=checked,
                                              min_effect=min_effect, min_effects=min_effects, persist=persist))
         else:
             base_r = base_map.get(config_key(r)) if base_map is not None else previous_result(store, r)
             if base_r is not None and base_r.run_id == r.run_id:
                 base_r = None
-            findings.extend(baseline_findings(r, base_r, metrics=metrics, min_effect=min_effect,
+            findings.extend(baseline_findings(r, base_r, metrics=checked, min_effect=min_effect,
                                               min_effects=min_effects, alpha=alpha,
                                               baseline_name=base_desc))
     return CheckReport(findings, scope, base_desc, results, notes)

@@ -3,8 +3,9 @@
 Owns: the SweepSpec and Rule records (what spec.py reads a sweep file into), the names the matrix's axes take
 (runtimes with their aliases, precisions), the matrix expansion models × devices × runtimes × precisions ×
 batch × threads × scenarios (× rates for server and fixed-rate) with include/exclude rules, per-cell settings
-(defaults, then `overrides` in order), budgets attached to the cells they match, resolving the devices of a
-sweep in an inventory, and the static part of the capability check (runtime × format × precision: an
+(defaults, then `overrides` in order; a sustained cell's window must leave 3 windows in its duration), budgets
+attached to the cells they match (one on a sustained figure refused for a cell of another scenario), resolving
+the devices of a sweep in an inventory, and the static part of the capability check (runtime × format × precision: an
 impossible cell becomes a skip row with its reason; what the device itself lacks is checked by the scheduler
 with fresh facts).
 Does not own: the sweep file's format and its validation (spec.py), the cell record (cell.py), the capability
@@ -148,6 +149,34 @@ def _no_input_feeds(cell: Cell, set_at: Mapping[str, str]) -> None:
                                    "onnxruntime}), or drop the null runtime's cells")
 
 
+def _sustained_windows(cell: Cell, set_at: Mapping[str, str]) -> None:
+    """A sustained cell's window must leave MIN_WINDOWS windows in its duration (deploy's rule), said at the
+    line that set the window or the duration, when the sweep loads (not when the cell's turn comes at 3 am)."""
+    from ..run.check import MIN_WINDOWS
+
+    duration = float(cell.setting("duration_s") or vocab.SCENARIO_DEFAULTS["duration_s"])
+    window = float(cell.setting("sustained_window_s"))
+    if window * MIN_WINDOWS > duration:
+        where = set_at.get("sustained_window_s") or set_at.get("duration_s") or cell.model_label
+        raise ConfigError(f"{where}: sustained cell {cell.cell_id}: a window of {vocab.fmt_duration(window)} "
+                          f"leaves fewer than {MIN_WINDOWS} windows in its duration of {vocab.fmt_duration(duration)}",
+                          hint=f"a sustained_window_s of at most {vocab.fmt_duration(duration / MIN_WINDOWS)}, or "
+                               "a longer duration_s")
+
+
+def _budgets_apply(rule: Rule, cell: Cell) -> None:
+    """A budget on a sustained figure (vocab.SUSTAINED_METRICS) matching a cell of another scenario is a mistake
+    (it could never be measured there): refused at the budget's line."""
+    if cell.scenario == "sustained":
+        return
+    for text in rule.limits:
+        metric = text.split()[0]
+        if metric in vocab.SUSTAINED_METRICS:
+            raise ConfigError(f"{rule.where}: budget {text!r} is on a sustained figure, and it matches the "
+                              f"{cell.scenario} cell {cell.cell_id}, which has none",
+                              hint="add scenario: sustained to the budget's match")
+
+
 _Combo = tuple[str, str, str, str, int, int | None, str, float | None]
 
 
@@ -235,8 +264,11 @@ def expand(spec: SweepSpec, devices: list[Device]) -> list[Cell]:
                 set_at.update({k: r.settings_where.get(k, r.where) for k in r.settings})
         if cell.runtime == "null":
             _no_input_feeds(cell, set_at)
+        if cell.scenario == "sustained":
+            _sustained_windows(cell, set_at)
         for r in spec.budgets:
             if matches(r, cell, by_name):
+                _budgets_apply(r, cell)
                 cell.budgets.extend(x for x in r.limits if x not in cell.budgets)
         decision = cell_decision(cell, None)  # static: what the device lacks is decided with its facts
         if not decision.ok:

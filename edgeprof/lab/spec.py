@@ -14,6 +14,8 @@ Sweep file format history (keep next to the constant):
       meant): scenarios and rates (load scenarios, docs/scenarios.md; match rules take scenario and rate).
       Without `runtimes:` each model runs on its format's runtime (tflite for a .tflite file; before, onnxruntime
       for all, which only made .tflite models skip rows); an input setting that reaches a null cell is refused.
+      The sustained scenario (scenarios: [sustained], back to back) with duration_s / sustained_window_s (and
+      timeout_s) as seconds or with units (`30m`, `60s`), and budgets on its figures (`sustained_ratio >= 0.9`).
 
     version: 1
     name: nightly
@@ -29,7 +31,7 @@ Sweep file format history (keep next to the constant):
     precisions: [fp32]
     batch: [1, 8]
     threads: [null, 2]                # null: the runtime's default
-    settings: {min_duration_s: 10, timeout_s: 600, retries: 2}
+    settings: {min_duration_s: 10, timeout_s: 600, retries: 2}   # durations: seconds or 30m, 1h30m, 60s
     exclude: [{model: bert_tiny, batch: 8}]
     include: [{model: ds_cnn, device: local, runtime: "null"}]
     overrides: [{match: {model: mobilenet_v2}, min_duration_s: 20},
@@ -95,13 +97,6 @@ def load_sweep(path: str) -> SweepSpec:
     return parse_sweep(text, path)
 
 
-def _no_sustained(doc: Doc, where: Node, scenarios: list[str]) -> None:
-    """A sweep cell's timeout and cool-down do not know a sustained run's duration yet (issue 25, item 4)."""
-    if "sustained" in scenarios:
-        raise doc.err(where, "scenarios", "the sustained scenario is not supported in sweeps yet",
-                      hint="run it with edgeprof deploy --scenario sustained --duration S")
-
-
 def parse_sweep(text: str, path: str = "sweep.yaml") -> SweepSpec:
     doc = Doc(path)
     root = compose(text, path)
@@ -146,18 +141,7 @@ def parse_sweep(text: str, path: str = "sweep.yaml") -> SweepSpec:
     if (n := node("settings")) is not None:
         settings.update(_settings_items(doc, doc.mapping(n, "settings"), "settings", base, settings_where))
     scenarios = _choices(doc, node("scenarios"), "scenarios", vocab.SCENARIOS, [vocab.SINGLE_STREAM])
-    _no_sustained(doc, node("scenarios") or root, scenarios)
-    rates_node = node("rates")
-    rates = [_rate(doc, n, p) for p, n in doc.seq(rates_node, "rates")] if rates_node is not None else []
-    scheduled = [sc for sc in scenarios if sc in vocab.SCHEDULED_SCENARIOS]
-    if scheduled and not rates:
-        raise doc.err(node("scenarios") or root, "scenarios", f"{scheduled[0]} issues queries at a rate: add "
-                      "`rates:` (queries per second)", hint="e.g. rates: [10, 30, 60]")
-    if rates and not scheduled:
-        raise doc.err(rates_node or root, "rates", "rates apply to the server and fixed-rate scenarios, and "
-                      "`scenarios:` has neither", hint="e.g. scenarios: [single-stream, fixed-rate]")
-    if len(set(rates)) != len(rates):
-        raise doc.err(rates_node or root, "rates", "a rate is listed twice")
+    rates = _rates(doc, node("rates"), node("scenarios") or root, scenarios)
 
     labels = [m.label for m in models]
     spec = SweepSpec(path=path, name=name, inventory=inventory, models=models, devices=devices,
@@ -202,6 +186,23 @@ def parse_sweep(text: str, path: str = "sweep.yaml") -> SweepSpec:
                 raise doc.err(item, p, "a budget needs `limits:`", hint="e.g. limits: ['p99_ms < 50']")
             spec.budgets.append(Rule(doc.where(item, p), match, limits=tuple(limits)))
     return spec
+
+
+def _rates(doc: Doc, rates_node: Node | None, scenarios_node: Node, scenarios: list[str]) -> list[float]:
+    """`rates:`: required by the server and fixed-rate scenarios, refused without them, each rate once."""
+    rates = [_rate(doc, n, p) for p, n in doc.seq(rates_node, "rates")] if rates_node is not None else []
+    scheduled = [sc for sc in scenarios if sc in vocab.SCHEDULED_SCENARIOS]
+    if scheduled and not rates:
+        raise doc.err(scenarios_node, "scenarios", f"{scheduled[0]} issues queries at a rate: add "
+                      "`rates:` (queries per second)", hint="e.g. rates: [10, 30, 60]")
+    if rates and not scheduled:
+        raise doc.err(rates_node or scenarios_node, "rates", "rates apply to the server and fixed-rate scenarios, "
+                      "and `scenarios:` has neither", hint="a sustained cell at a rate is not supported in sweeps "
+                      "yet (edgeprof deploy --scenario sustained --rate QPS)" if "sustained" in scenarios
+                      else "e.g. scenarios: [single-stream, fixed-rate]")
+    if len(set(rates)) != len(rates):
+        raise doc.err(rates_node or scenarios_node, "rates", "a rate is listed twice")
+    return rates
 
 
 def _models(doc: Doc, node: Node, base: str) -> list[ModelEntry]:

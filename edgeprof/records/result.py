@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import StoreError
-from ..vocab import ConfigIdentity
+from ..vocab import ConfigIdentity, scenario_label
 from .jsonio import dumps_json
 from .phases import Phases
 from .schema import _MIGRATIONS, RESULT_SCHEMA_VERSION
@@ -111,8 +111,11 @@ class Result:
             content = f"sha256:{sha}" if a.source.startswith("file:") and sha else a.source
         fed = self.settings.inputs
         shapes = tuple((str(i["name"]), tuple(int(d) for d in i["shape"])) for i in fed) if fed else None
+        sc, kept = self.scenario, vars(self.settings)  # run settings are fields the table adds (sections.py)
+        label = sc.label if sc.name != "sustained" else scenario_label(  # with its duration and window
+            sc.name, sc.rate_qps, duration_s=kept.get("duration_s"), window_s=kept.get("sustained_window_s"))
         return ConfigIdentity(self.device, self.model, self.runtime, self.precision, self.batch, self.threads,
-                              a.source if a else None, content, shapes, scenario=self.scenario.label)
+                              a.source if a else None, content, shapes, scenario=label)
 
     def to_dict(self) -> dict[str, Any]:
         return {k: _plain(getattr(self, k)) if k != "warnings" else [w.to_dict() for w in self.warnings]

@@ -55,7 +55,7 @@ def check(spec: RunSpec, options: Options | None = None) -> None:
     # every number by the rules sweep files and devices.yaml use (finite, in range): the table's own; those this
     # module words itself (_WORDED) are checked by validate_spec, in their words first
     check_cli_settings({**{name: getattr(spec, name) for name, s in SETTINGS.items()
-                           if s.kind in ("number", "int")
+                           if s.kind in ("number", "int", "duration")
                            and (name not in _WORDED or _not_a_number(getattr(spec, name)))},
                         "batch": spec.batch, "threads": spec.threads})
     if spec.opset is not None and (capability.model_format(spec.model) != "torch"

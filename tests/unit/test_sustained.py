@@ -139,9 +139,11 @@ def test_bad_sustained_inputs_are_one_line_errors_before_connecting(tmp_path: Pa
         err = capsys.readouterr().err
         assert said in err and len(err.strip().splitlines()) == 1, err
     sweep = tmp_path / "s.yaml"
-    sweep.write_text("models: [ds_cnn]\ndevices: [local]\nscenarios: [single-stream, sustained]\n")
+    sweep.write_text("models: [ds_cnn]\ndevices: [local]\nscenarios: [single-stream, sustained]\n"
+                     "settings: {duration_s: 10s, sustained_window_s: 5s}\n")
     assert main(["sweep", str(sweep), "--dry-run", "--db", db]) != 0
-    assert "sustained scenario is not supported in sweeps yet" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "s.yaml:4 settings.sustained_window_s: sustained cell" in err and "fewer than 3 windows" in err, err
 
 
 def test_the_run_deadline_knows_the_duration() -> None:
