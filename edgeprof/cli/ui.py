@@ -234,6 +234,10 @@ def render_result(r: Result) -> None:
               f"early-stopping p90={fmt_value(lat.early_stop_p90 if lat else None)} ms  "
               f"p99={fmt_value(lat.early_stop_p99 if lat else None)} ms  "
               f"window={fmt_value(r.settings.window_s)} s")
+    if r.phone is not None or (lat is not None and lat.source):  # a phone run: where its numbers came from
+        from ..phone.result import render_phone
+
+        render_phone(r, out)
     s = Table(title="throughput and memory", title_justify="left")
     for c in ("inferences/s", "RSS before load MB", "after load MB", "peak MB", "artifact MB"):
         s.add_column(c, justify="right")

@@ -78,6 +78,7 @@ class Board:
         self.unreachable: str | None = None  # the device proved unusable: its later cells are not attempted
         self.broken: tuple[str, str] | None = None  # an internal error (text, traceback): later cells fail
         self._link: AgentLink | None = None
+        self.phone: Any = None  # a phone's adb connection, lease and facts (phone/sweep.PhoneOnBoard)
         self._link_lock = threading.Lock()
         self._timed_out = False
         # seconds of the board's own phases (report/phases.EXTRA_LABELS keys), its wall time from first to last
@@ -128,6 +129,9 @@ class Board:
             self.sweep.save_facts(self.device.name, self.facts)
 
     def drop(self) -> None:
+        if self.phone is not None:
+            self.phone.close()
+            self.phone = None
         if self.lease is not None:
             self.lease.release()
             self.lease = None
@@ -301,6 +305,15 @@ def _attempts(board: Board, cell: Cell, first: int, stop: threading.Event,
         attempt += 1
         phase = SETUP
         try:
+            if board.device.kind == "adb":  # a phone: benchmark_model over adb (phone/sweep.py)
+                from ..phone import sweep as phone
+
+                skip = phone.refused(cell)
+                if skip is not None:
+                    return cell_result(cell, "skipped", skip, sweep_id=sid, attempts=attempt, started=started), attempt
+                phone.ready(board, cell, stop)
+                phase = MEASURE
+                return phone.measure_cell(board, cell, attempt, started), attempt
             board.ensure_ready(cell, stop)
             decision = cell_decision(cell, board.facts)
             if not decision.ok:

@@ -26,7 +26,7 @@ from ..records import Device
 from ..records.device import BenchmarkModel, PhoneConfig
 from ..transport.adb import ADBTransport, sha256_file
 from . import benchmark
-from .device import BATTERY, Thermal, read_battery, read_thermal
+from .device import BATTERY, Battery, Thermal, read_battery, read_thermal
 
 SAMPLER_PERIOD_S = 0.2  # Perfetto's android.power guidance: poll no faster than every 100 ms
 TRACE_MARKER = "edgeprof-battery-trace"
@@ -59,6 +59,9 @@ class PhoneRun:
     ops: list[dict[str, Any]] = field(default_factory=list)
     delegation: list[dict[str, Any]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    output: benchmark.BenchmarkOutput | None = None  # everything parsed from benchmark_model's output
+    battery: Battery | None = None  # read before the run
+    binary: str | None = None  # benchmark_model's path on the phone
 
     def to_dict(self) -> dict[str, Any]:
         return {"device": self.device, "command": self.command, "latency_ms": self.latency_ms,
@@ -122,6 +125,12 @@ class PhoneSession:
         self.bytes_moved = 0
         self._binary: str | None = None
 
+    @property
+    def sampler_period_s(self) -> float:
+        """Seconds between the battery sampler's reads (devices.yaml power.rate_hz, else SAMPLER_PERIOD_S)."""
+        rate = self.phone.power.rate_hz if self.phone.power is not None else None
+        return 1.0 / rate if rate else SAMPLER_PERIOD_S
+
     def _push_by_content(self, local_path: str, sha256: str, remote: str, mode: str | None = None) -> int:
         if self.transport.remote_sha256(remote) == sha256:
             return 0
@@ -180,8 +189,7 @@ class PhoneSession:
                                  warmup_runs=warmup_runs, min_secs=min_secs, delegate=delegate,
                                  profile_ops=profile_ops, warmup_min_secs=warmup_min_secs)
         trace = posixpath.join(self.workdir, "battery.trace")
-        rate = self.phone.power.rate_hz if self.phone.power is not None else None
-        period = 1.0 / rate if rate else SAMPLER_PERIOD_S
+        period = self.sampler_period_s
         bm_line = " ".join(shlex.quote(a) for a in argv)
         if power_reason is None:
             line = (f"mkdir -p {shlex.quote(self.workdir)}; ( {sampler_script(trace, period)} ) & s=$!; "
@@ -229,7 +237,8 @@ class PhoneSession:
             memory_mb=PhoneMemory(init_delta=parsed.memory_init_mb, overall_delta=parsed.memory_overall_mb,
                                   peak=parsed.peak_memory_mb),
             power=power_summary, power_reason=power_reason, thermal_before=thermal_before, thermal_after=thermal_after,
-            ops=parsed.op_profile, delegation=parsed.delegation, warnings=warnings)
+            ops=parsed.op_profile, delegation=parsed.delegation, warnings=warnings, output=parsed, battery=battery,
+            binary=argv[0])
 
     def close(self) -> None:
         pass
