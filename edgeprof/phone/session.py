@@ -199,6 +199,8 @@ class PhoneSession:
             line = f"{bm_line} 2>&1"
         r = self.transport.run_line(line, argv=argv, timeout=timeout)
         output, _, trace_text = r.stdout.partition(f"\n{TRACE_MARKER}\n")
+        if r.returncode != 0 or TRACE_MARKER not in r.stdout and power_reason is None:
+            self._still_there()  # a cut-short run: the phone may be gone (unplugged, rebooted)
         if r.returncode >= 128 or r.returncode < 0:
             raise MeasurementFailed(f"device {self.device.name}: benchmark_model died (exit {r.returncode}, signal "
                                     f"{r.returncode - 128 if r.returncode >= 128 else -r.returncode})",
@@ -211,6 +213,7 @@ class PhoneSession:
         try:
             parsed = benchmark.parse_output(output)
         except benchmark.BenchmarkOutputError as e:
+            self._still_there()
             raise MeasurementFailed(f"device {self.device.name}: benchmark_model's output is not a finished "
                                     f"benchmark ({e})", detail=output[-4000:], device=self.device.name,
                                     op="run") from None
@@ -239,6 +242,15 @@ class PhoneSession:
             power=power_summary, power_reason=power_reason, thermal_before=thermal_before, thermal_after=thermal_after,
             ops=parsed.op_profile, delegation=parsed.delegation, warnings=warnings, output=parsed, battery=battery,
             binary=argv[0])
+
+    def _still_there(self) -> None:
+        """After a run that ended oddly: a TransportError (retried like a lost link) when the phone no longer
+        answers, so a phone unplugged mid-run is not reported as benchmark_model's failure."""
+        try:
+            self.transport.run(["true"], timeout=15)
+        except TransportError as e:
+            raise TransportError(f"lost device {self.device.name} during the benchmark_model run: {e.message}",
+                                 device=self.device.name, detail=e.detail) from None
 
     def close(self) -> None:
         pass
