@@ -303,7 +303,7 @@ def power_provenance(p: Power) -> str:
     rate_s = f"{fmt_value(rate, 'Hz')}" + (f" (asked {fmt_value(asked)})" if asked and rate and rate < 0.8 * asked
                                            else "")
     idle = ("idle baseline " + (f"{fmt_value(p.idle_w, 'W')} before load; energy not idle-subtracted"
-                                if p.idle_w is not None else "not measured (--idle 0)"))
+                                if p.idle_w is not None else f"not measured ({p.idle_note or '--idle 0'})"))
     return (f"power source: {p.source} · total {total} · covers: {p.covers or '?'} · "
             f"{p.method} at {rate_s}, {p.n_samples} samples over {fmt_value(p.window_s, 's')} · {idle}")
 

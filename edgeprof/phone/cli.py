@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import threading
+import time
 
 from ..errors import ConfigError
 from ..records import Device, Result, RunSpec
@@ -26,12 +27,13 @@ def deploy_phone(args: argparse.Namespace, spec: RunSpec, device: Device) -> Res
         raise ConfigError(f"device {device.name}: {reason}")
     say = (lambda s: None) if args.quiet else (lambda s: err.print(s))
     say(f"connecting to {device.name} over adb")
+    t0 = time.monotonic()
     transport = open_adb(device)
     lease = PhoneLease(transport, device.name, device.workdir,
                        {"controller": controller_name(), "purpose": "deploy"})
     lease.acquire(0.0, threading.Event(), hint=DEPLOY_HINT)
     try:
-        result, _ = measure(spec, device, transport, say=say)
+        result, _ = measure(spec, device, transport, say=say, connect_s=time.monotonic() - t0)
     finally:
         lease.release()
     return result

@@ -14,12 +14,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..errors import ConfigError
-from ..records import Device, Result, RunSpec
+from ..records import Device, Phases, Result, RunSpec
+from ..run.timing import PhaseClock
 from ..transport.adb import ADBTransport
 from ..vocab import SINGLE_STREAM
-from .benchmark import DELEGATES
+from .benchmark import DELEGATES, BenchmarkStats
 from .device import PhoneFacts
-from .session import NOT_ON_PHONES
+from .session import NOT_ON_PHONES, PhoneRun
 
 TIMEOUT_S = 900.0
 
@@ -49,28 +50,53 @@ def delegate_of(spec: RunSpec) -> str:
 
 def measure(spec: RunSpec, device: Device, transport: ADBTransport, *, say: Callable[[str], None] | None = None,
             cache_dir: Path | None = None, facts: PhoneFacts | None = None,
-            timeout_s: float = TIMEOUT_S) -> tuple[Result, PhoneFacts]:
+            timeout_s: float = TIMEOUT_S, connect_s: float | None = None) -> tuple[Result, PhoneFacts]:
     """Measure `spec` (a phone can: see refusal) on the phone behind `transport`, under the caller's lease.
-    Returns the Result (not stored) and the phone's facts (read here unless given: a sweep reads them once)."""
+    Returns the Result (not stored) and the phone's facts (read here unless given: a sweep reads them once).
+    `connect_s`: the seconds the caller took to connect (a deploy; a sweep times it once per board)."""
     from ..run.prepare import prepare
     from .device import read_facts
     from .result import phone_result
     from .session import PhoneSession
 
     tell = say or (lambda s: None)
+    clock = PhaseClock()
+    if connect_s is not None:
+        clock.started -= connect_s
+        clock.add("connect", connect_s)
     spec = dataclasses.replace(spec, runtime="tflite")
     delegate = delegate_of(spec)
-    prepared = prepare(spec, cache_dir, say=tell, calibration=spec.calibration)
+    with clock.phase("export"):
+        prepared = prepare(spec, cache_dir, say=tell, calibration=spec.calibration)
     art = prepared.artifact
     if facts is None:
         tell(f"reading {device.name}'s facts")
-        facts = read_facts(transport, device)
+        with clock.phase("facts"):
+            facts = read_facts(transport, device)
     session = PhoneSession(transport, device)
     tell("pushing model")
-    remote, _ = session.push_artifact(art.path, art.sha256, art.extension)
+    with clock.phase("push"):
+        remote, _ = session.push_artifact(art.path, art.sha256, art.extension)
     tell("measuring with benchmark_model")
-    run = session.measure(remote, threads=spec.threads, num_runs=spec.min_queries, warmup_runs=1,
-                          warmup_min_secs=spec.warmup_s, min_secs=spec.min_duration_s, delegate=delegate,
-                          profile_ops=spec.profile_ops, timeout=timeout_s)
+    with clock.phase("run"):
+        run = session.measure(remote, threads=spec.threads, num_runs=spec.min_queries, warmup_runs=1,
+                              warmup_min_secs=spec.warmup_s, min_secs=spec.min_duration_s, delegate=delegate,
+                              profile_ops=spec.profile_ops, timeout=timeout_s)
     result = phone_result(spec, device, art, run, facts, delegate=delegate, period_s=session.sampler_period_s)
-    return result, facts
+    return dataclasses.replace(result, phases=phases(clock, run)), facts
+
+
+def phases(clock: PhaseClock, run: PhoneRun) -> Phases:
+    """The measurement's phases: the host's (export, facts, push, the benchmark_model run's round trip, as the
+    device's time) and benchmark_model's own: init as load, the warm-up and timed runs as the sums of their
+    durations (count × mean: benchmark_model's gaps between runs are not in them)."""
+    out = run.output
+    host = clock.phases(None)
+
+    def summed(stats: BenchmarkStats | None) -> float | None:
+        return round(stats.count * stats.avg / 1e6, 4) if stats is not None and stats.avg is not None else None
+
+    timed = summed(out.timed if out is not None else None)
+    return dataclasses.replace(host, device_s=host.run_s, load_s=round(run.init_ms / 1000, 4),
+                               warmup_s=summed(out.warmup if out is not None else None), window_s=timed,
+                               measure_s=timed)

@@ -83,6 +83,8 @@ def power(run: PhoneRun, period_s: float | None) -> Power | None:
                  mean_w=p["mean_w"], energy_j=p["mean_w"] * duration,
                  energy_mj_per_inference=per_inference * 1000 if per_inference is not None else None,
                  inferences_per_joule=1.0 / per_inference if per_inference else None,
+                 idle_note="benchmark_model's run has no idle baseline on phones; the battery side includes the "
+                           "screen and radios",
                  note=(f"{p.get('energy_note', '')}; samples every {period_s or 0:g} s on the {p['clock']} clock, "
                        f"discharge current {p['discharge_sign']}, max {p['max_w']:.3f} W"),
                  warnings=[w for w in run.warnings if w.startswith("battery")])
@@ -97,9 +99,10 @@ def ops(run: PhoneRun) -> OpsProfile | None:
     """--profile-ops: LiteRT's per-op table (avg ms per run over the timed runs) in edgeprof's op profile."""
     if not run.ops:
         return None
+    n = int(run.latency_ms.get("count") or 1)  # the table's avg is over the timed runs: total = avg × runs
     reply = OpsProfileReply(available=True, source="benchmark_model --enable_op_profiling (LiteRT's profiler)",
-                            iterations=1, unit="ms",
-                            nodes=[[o["name"], o["type"], None, o["avg_ms"], None] for o in run.ops])
+                            iterations=n, unit="ms",
+                            nodes=[[o["name"], o["type"], None, o["avg_ms"] * n, None] for o in run.ops])
     from ..opprofile import summarize
 
     return dataclasses.replace(summarize(reply), note="LiteRT's profiler during the timed runs (avg ms per run); "
@@ -152,7 +155,7 @@ def phone_result(spec: RunSpec, device: Device, artifact: Artifact | None, run: 
     memory = Memory(peak_rss=run.memory_mb.peak, artifact_size=size,
                     peak_source="benchmark_model's periodic monitor (--report_peak_memory_footprint)"
                     if run.memory_mb.peak is not None else None,
-                    baseline="benchmark_model's process; its footprint deltas are in the phone section")
+                    baseline=None)  # benchmark_model's footprint deltas are in the phone section
     warm = run.output.warmup if run.output is not None else None
     settings = Settings.of_run(spec, load_s=run.init_ms / 1000,
                                warmup={"runs": warm.count, "mean_ms": warm.avg / 1000 if warm.avg else None}

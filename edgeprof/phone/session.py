@@ -8,12 +8,12 @@ refusals: power while charging, a crash, output that is not benchmark_model's.
 Does not own: the transport (transport/adb.py), parsing benchmark_model's output (benchmark.py).
 
 The agent's RunRequest → RunReply path (`run`) is not supported on phones yet: a RunReply carries every run's time,
-and benchmark_model prints none (see benchmark.py); `measure` returns what benchmark_model did measure instead.
+and benchmark_model prints none (see benchmark.py); `measure` returns what benchmark_model did measure instead, and
+result.py stores that (measure.py composes the steps for deploy and sweeps).
 """
 
 from __future__ import annotations
 
-import dataclasses
 import posixpath
 import shlex
 import statistics
@@ -44,7 +44,7 @@ class PhoneMemory:
 
 @dataclass
 class PhoneRun:
-    """What one benchmark_model run on a phone measured; `to_dict` is what is printed and saved."""
+    """What one benchmark_model run on a phone measured (result.py makes the stored Result of it)."""
 
     device: str
     command: list[str]
@@ -62,14 +62,6 @@ class PhoneRun:
     output: benchmark.BenchmarkOutput | None = None  # everything parsed from benchmark_model's output
     battery: Battery | None = None  # read before the run
     binary: str | None = None  # benchmark_model's path on the phone
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"device": self.device, "command": self.command, "latency_ms": self.latency_ms,
-                "init_ms": self.init_ms, "first_inference_ms": self.first_inference_ms,
-                "memory_mb": dataclasses.asdict(self.memory_mb), "power": self.power,
-                "power_reason": self.power_reason,
-                "thermal": {"before": self.thermal_before.to_dict(), "after": self.thermal_after.to_dict()},
-                "ops": self.ops, "delegation": self.delegation, "warnings": self.warnings}
 
 
 def sampler_script(trace: str, period_s: float) -> str:
