@@ -104,11 +104,8 @@ class Board:
             self.timed("board_connect", t0)
         if self.lease is not None:
             try:
-                self.lease.check()
-                return
-            except LeaseLost as e:
-                self.sweep.log(f"{self.device.name}: lease lost ({e}); taking it again")
-                self.lease.release()
+                if self.lease_held(self.lease):
+                    return
                 self.lease = None
             except AgentError as e:
                 raise TransportError(f"device {self.device.name}: lost the lease agent ({e.message})",
@@ -127,6 +124,17 @@ class Board:
             self.facts = lease.facts(timeout=120.0)
             self.timed("board_facts", t0)
             self.sweep.save_facts(self.device.name, self.facts)
+
+    def lease_held(self, lease: Any) -> bool:
+        """Whether `lease` (a board's DeviceLease or a phone's PhoneLease) is still ours; a lost one is logged and
+        released, for the caller to take again."""
+        try:
+            lease.check()
+            return True
+        except LeaseLost as e:
+            self.sweep.log(f"{self.device.name}: lease lost ({e}); taking it again")
+            lease.release()
+            return False
 
     def drop(self) -> None:
         if self.phone is not None:

@@ -16,7 +16,6 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..errors import LeaseLost
 from ..records import Result
 from ..transport.adb import ADBTransport
 from .device import PhoneFacts
@@ -58,13 +57,9 @@ def ready(board: Board, cell: Cell, stop: threading.Event) -> None:
 
     state: PhoneOnBoard | None = board.phone
     if state is not None:
-        try:
-            state.lease.check()
+        if board.lease_held(state.lease):
             return
-        except LeaseLost as e:
-            board.sweep.log(f"{board.device.name}: lease lost ({e}); taking it again")
-            state.lease.release()
-            lease = state.lease = _lease(board, state.transport, ledger.controller_name())
+        lease = state.lease = _lease(board, state.transport, ledger.controller_name())
     else:
         board.say("connecting over adb")
         t0 = time.monotonic()
