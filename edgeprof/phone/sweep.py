@@ -16,6 +16,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..errors import TransportError
 from ..records import Result
 from ..transport.adb import ADBTransport
 from .device import PhoneFacts
@@ -83,6 +84,13 @@ def _lease(board: Board, transport: ADBTransport, controller: str) -> PhoneLease
     return PhoneLease(transport, board.device.name, board.device.workdir, holder, board.sweep.lease_ttl_s)
 
 
+def _answers(transport: ADBTransport) -> bool:
+    try:
+        return transport.run(["true"], timeout=15).returncode == 0
+    except TransportError:
+        return False
+
+
 def measure_cell(board: Board, cell: Cell, attempt: int, started: float) -> Result:
     """One phone cell under the lease: its export (through the sweep), benchmark_model, the row with its sweep
     section. An export failure is the cell's failed row; anything else is raised for decide.on_error."""
@@ -98,7 +106,14 @@ def measure_cell(board: Board, cell: Cell, attempt: int, started: float) -> Resu
         return cell_result(cell, "failed", f"export failed: {export_error.one_line()}", sweep_id=sid,
                            attempts=attempt, stderr_tail=export_error.detail, started=started)
     measure_started = time.time()
-    result, _ = measure(cell.run_spec(), board.device, state.transport, say=board.say,
-                        cache_dir=board.sweep.cache_dir, facts=state.facts,
-                        timeout_s=float(cell.setting("timeout_s")))
+    timeout_s = float(cell.setting("timeout_s"))
+    t0 = time.monotonic()
+    try:
+        result, _ = measure(cell.run_spec(), board.device, state.transport, say=board.say,
+                            cache_dir=board.sweep.cache_dir, facts=state.facts, timeout_s=timeout_s)
+    except TransportError:
+        if time.monotonic() - t0 < timeout_s or not _answers(state.transport):
+            raise  # the phone is gone: decide.on_error retries it
+        return cell_result(cell, "failed", f"timed out after {timeout_s:g} s (the cell's timeout_s); the adb shell "
+                           "running benchmark_model was stopped", sweep_id=sid, attempts=attempt, started=started)
     return dataclasses.replace(result, sweep=sweep_info(cell, sid, attempt, started, time.time(), measure_started))

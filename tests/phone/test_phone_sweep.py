@@ -105,3 +105,21 @@ def test_a_phone_that_vanishes_mid_sweep_is_a_failed_row_and_the_sweep_goes_on(a
     # the phone's later cell is not attempted (the phone proved unreachable)
     later = max(lost, key=lambda r: r.sweep.started_at_unix if r.sweep and r.sweep.started_at_unix else 0)
     assert later is not first and (later.reason or "").startswith("not attempted: ")
+
+
+def test_a_phone_cell_past_its_timeout_is_a_failed_row_and_the_next_cell_runs(adb_client, server_port, phone,
+                                                                              tmp_path, capsys):
+    inv = inventory(tmp_path, phone, adb_client, server_port,
+                    f"    benchmark_model: '{tree.benchmark_model_script()}'\n")
+    p = tmp_path / "s.yaml"
+    p.write_text(f"name: slow\ninventory: {inv}\nmodels: [ds_cnn]\ndevices: [phone]\nruntimes: [tflite]\n"
+                 "threads: [1, 2]\n" + SETTINGS + "overrides:\n  - match: {threads: 1}\n    min_duration_s: 30\n"
+                 "    timeout_s: 3\n")
+    db = tmp_path / "r.sqlite"
+    assert main(["sweep", str(p), "--db", str(db), "--quiet"]) == 1
+    capsys.readouterr()
+    by = {r.threads: r for r in rows(db)}
+    assert by[1].status == "failed" and by[1].reason == (
+        "timed out after 3 s (the cell's timeout_s); the adb shell running benchmark_model was stopped")
+    assert by[1].sweep is not None and by[1].sweep.attempts == 1
+    assert by[2].status == "ok" and by[2].latency_ms is not None
