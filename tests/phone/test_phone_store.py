@@ -111,3 +111,14 @@ def test_the_phone_result_compares_against_a_board_result(adb_client, server_por
     assert main(["compare", board.run_id, phone_id, "--db", str(db)]) == 0
     text = " ".join(capsys.readouterr().out.split())
     assert f"not compared p90_ms, p99_ms: not measured in the new result: {NOT_EMITTED}" in text
+
+
+def test_a_budget_on_what_a_phone_did_not_measure_is_skipped_with_the_reason() -> None:
+    """`edgeprof check`'s budgets on the golden phone result: p50 is checked, p99 is skipped with benchmark_model's
+    reason (never failed as if it were 0, never passed)."""
+    from edgeprof.regress import budget_findings, parse_budget
+
+    r = Result.from_dict(json.loads((GOLDEN / "v8" / "ok_phone_ds_cnn.json").read_text()))
+    p50, p99 = budget_findings(r, [parse_budget("p50_ms < 1000"), parse_budget("p99_ms < 1000")])
+    assert p50.outcome == "passed"
+    assert p99.outcome == "skipped" and p99.message == f"budget p99_ms < 1000: p99_ms was not measured ({NOT_EMITTED})"
