@@ -38,6 +38,8 @@ def test_a_sweep_over_a_board_and_a_phone_gives_one_report(adb_client, server_po
                     f"    benchmark_model: '{tree.benchmark_model_script()}'\n")
     spec = sweep_file(tmp_path, inv, "runtimes: [tflite, onnxruntime]\nthreads: [1]\n" + SETTINGS)
     db = tmp_path / "r.sqlite"
+    assert main(["sweep", str(spec), "--dry-run"]) == 0  # the phone's skip is known before anything connects
+    assert "a phone runs LiteRT (tflite) through" in " ".join(capsys.readouterr().out.split())
     assert main(["sweep", str(spec), "--db", str(db), "--quiet"]) == 0
     capsys.readouterr()
     by = {(r.device, r.runtime): r for r in rows(db)}
