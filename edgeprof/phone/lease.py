@@ -5,7 +5,8 @@ directory taken atomically with `mkdir` over adb (`<workdir>/lease.lock`), holdi
 lease's holder fields), a token and an expiry on the phone's own clock (`date +%s`, so the controllers' clocks do
 not matter). The holder renews it from a keepalive thread well within its ttl and removes it on release; a
 controller that dies leaves a lock that expires after ttl_s, and the next controller takes it over (one at a
-time: the takeover itself is a second `mkdir`). Same semantics and messages as the board lease: LeaseBusy names
+time: the takeover itself is a second `mkdir`; a lock left without its expiry, by a controller killed between the
+two, expires ttl_s after the directory was made, and a takeover left half-done is cleared after a minute). Same semantics and messages as the board lease: LeaseBusy names
 the holder after lease_wait_s, LeaseLost when the lock is no longer ours.
 
 Owns: the lock's shell lines (fixed text; the holder, token and paths are arguments, never parsed by the phone's
@@ -33,6 +34,8 @@ _ACQUIRE = r'''d=$1; now=$(date +%s)
 take() { printf '%s' "$2" > "$d/holder.json" && printf '%s' "$4" > "$d/token" && echo $((now + $3)) > "$d/expires" && echo acquired; }
 if mkdir "$d" 2>/dev/null; then take "$@"; exit; fi
 exp=$(cat "$d/expires" 2>/dev/null)
+[ -n "$exp" ] || exp=$(( $(stat -c %Y "$d" 2>/dev/null || echo "$now") + $3 ))
+t=$(stat -c %Y "$d.takeover" 2>/dev/null) && [ "$t" -lt $((now - 60)) ] && rmdir "$d.takeover" 2>/dev/null
 if [ -n "$exp" ] && [ "$exp" -lt "$now" ] && mkdir "$d.takeover" 2>/dev/null; then
   rm -rf "$d"; if mkdir "$d" 2>/dev/null; then take "$@"; rmdir "$d.takeover"; exit; fi; rmdir "$d.takeover"
 fi

@@ -88,3 +88,20 @@ def test_a_deploy_is_refused_in_one_line_while_a_sweep_holds_the_phone(adb_clien
     assert code == 2 and len(err) == 1, err
     assert re.fullmatch(r"edgeprof: error: device phone is leased by sw-ctl-a from ctl-a since [\d: -]+; waited 0 s "
                         r"— wait for that sweep to finish, or measure another phone", err[0]), err
+
+
+def test_a_lock_left_without_its_expiry_expires_after_the_ttl(adb_client, server_port, phone):
+    """A controller killed between `mkdir` and writing the expiry: the lock counts from the directory's time."""
+    import os
+
+    lock = phone.root / WORKDIR.lstrip("/") / LOCK_DIR
+    lock.mkdir(parents=True)
+    (lock / "holder.json").write_text('{"controller": "ctl-dead", "purpose": "sweep"}')
+    b = controller(phone, adb_client, server_port, "ctl-b", ttl_s=30.0)
+    with pytest.raises(LeaseBusy, match="leased by sweep from ctl-dead"):
+        b.acquire(0, threading.Event())
+    old = time.time() - 120
+    os.utime(lock, (old, old))
+    b.acquire(0, threading.Event())
+    assert '"controller": "ctl-b"' in (lock / "holder.json").read_text()
+    b.release()
