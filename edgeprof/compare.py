@@ -136,7 +136,7 @@ def _why_absent(base: Result, new: Result, name: str, b: float | None, n: float 
     """The reason of the side that lacks the metric's value, or else its raw samples."""
     if b is None or n is None:
         return absent_reason(base if b is None else new, name)
-    lacking = base if not base.samples_ms else new if not new.samples_ms else None
+    lacking = new if not new.samples_ms else base if not base.samples_ms else None
     lat = lacking.latency_ms if lacking is not None else None
     return lat.absent_reason("samples") if lat is not None else None
 
@@ -246,9 +246,10 @@ def compare_metric(metric: Metric, base: float | None, new: float | None, *,
         return MetricDelta(metric, base, new, ratio, change, p, "unchanged",
                            f"not significant (Mann-Whitney p={p:.2g} >= {alpha:g})")
     untested = ""
-    if metric.samples and p is None and (bool(base_samples) != bool(new_samples)):
-        side = "baseline" if not base_samples else "new result"
-        untested = f"no significance test: the {side} has no raw samples" + (f" ({why_absent})" if why_absent else "")
+    if metric.samples and p is None and not (base_samples and new_samples):
+        side = "neither result has raw samples" if not base_samples and not new_samples else \
+            f"the {'baseline' if not base_samples else 'new result'} has no raw samples"
+        untested = f"no significance test: {side}" + (f" ({why_absent})" if why_absent else "")
     return MetricDelta(metric, base, new, ratio, change, p, "regressed" if bad > 0 else "improved", untested)
 
 

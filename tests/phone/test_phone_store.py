@@ -122,3 +122,20 @@ def test_a_budget_on_what_a_phone_did_not_measure_is_skipped_with_the_reason() -
     p50, p99 = budget_findings(r, [parse_budget("p50_ms < 1000"), parse_budget("p99_ms < 1000")])
     assert p50.outcome == "passed"
     assert p99.outcome == "skipped" and p99.message == f"budget p99_ms < 1000: p99_ms was not measured ({NOT_EMITTED})"
+
+
+def test_two_phone_results_compare_without_a_significance_test() -> None:
+    """Two phone runs (the golden one and a copy 30 % slower): the latency change is judged on the minimum effect
+    alone and says why there is no Mann-Whitney test; the tail stays not compared on both sides."""
+    import dataclasses
+
+    from edgeprof.compare import compare_results
+
+    a = Result.from_dict(json.loads((GOLDEN / "v8" / "ok_phone_ds_cnn.json").read_text()))
+    lat = a.latency_ms
+    assert lat is not None
+    b = dataclasses.replace(a, run_id="slower", latency_ms=dataclasses.replace(lat, p50=lat.p50 * 1.3))
+    rows = {d.metric.name: d for d in compare_results(a, b)}
+    assert rows["p50_ms"].verdict == "regressed" and rows["p50_ms"].p_value is None
+    assert rows["p50_ms"].note == f"no significance test: neither result has raw samples ({NOT_EMITTED})"
+    assert rows["p99_ms"].verdict == "n/a" and rows["p99_ms"].note == f"not measured in the baseline: {NOT_EMITTED}"
