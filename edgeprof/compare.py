@@ -123,6 +123,41 @@ def metric_values(r: Result) -> dict[str, float | None]:
     return out
 
 
+# the latency section's statistic behind each latency metric (LatencyStats.absent is keyed by these)
+_LATENCY_STAT = {"p50_ms": "p50", "p90_ms": "p90", "p95_ms": "p95", "p97_ms": "p97", "p99_ms": "p99",
+                 "p999_ms": "p999", "mean_ms": "mean", "max_ms": "max", "throughput_ips": "throughput_ips"}
+_POWER_METRICS = ("mean_w", "p95_w", "mj_per_inference", "inferences_per_joule", "gflops_per_watt")
+
+
+def absent_reason(r: Result, metric: str) -> str | None:
+    """Why `metric` is not in `r`, where the result says (a phone's benchmark_model statistics, a refused
+    power measurement); None when it gives no reason."""
+    lat = r.latency_ms
+    if metric in _LATENCY_STAT and lat is not None:
+        return lat.absent_reason(_LATENCY_STAT[metric])
+    if metric in _POWER_METRICS and r.power is None:
+        return r.null_reasons.power
+    return None
+
+
+def _why_absent(base: Result, new: Result, name: str, b: float | None, n: float | None) -> str | None:
+    """The reason of the side that lacks the metric's value, or else its raw samples."""
+    if b is None or n is None:
+        return absent_reason(base if b is None else new, name)
+    lacking = new if not new.samples_ms else base if not base.samples_ms else None
+    lat = lacking.latency_ms if lacking is not None else None
+    return lat.absent_reason("samples") if lat is not None else None
+
+
+def absent_notes(deltas: Sequence[MetricDelta]) -> list[str]:
+    """One line per reason a metric was not compared: `p90_ms, p99_ms: not measured in the new result: why`."""
+    by_note: dict[str, list[str]] = {}
+    for d in deltas:
+        if d.verdict == "n/a" and d.note:
+            by_note.setdefault(d.note, []).append(d.metric.name)
+    return [f"{', '.join(names)}: {note}" for note, names in by_note.items()]
+
+
 def accuracy_data_differ(base: Result, new: Result) -> str | None:
     """Why two results' accuracy cannot be compared (another data file), or None."""
     a, b = base.accuracy, new.accuracy
@@ -193,10 +228,13 @@ class MetricDelta:
 
 def compare_metric(metric: Metric, base: float | None, new: float | None, *,
                    base_samples: Sequence[float] | None = None, new_samples: Sequence[float] | None = None,
-                   min_effect: float = DEFAULT_MIN_EFFECT, alpha: float = DEFAULT_ALPHA) -> MetricDelta:
+                   min_effect: float = DEFAULT_MIN_EFFECT, alpha: float = DEFAULT_ALPHA,
+                   why_absent: str | None = None) -> MetricDelta:
+    """`why_absent`: the reason the side without a value gives (absent_reason), shown in the note."""
     if base is None or new is None:
         missing = "baseline" if base is None else "new result"
-        return MetricDelta(metric, base, new, None, None, None, "n/a", f"not measured in the {missing}")
+        why = f": {why_absent}" if why_absent else ""
+        return MetricDelta(metric, base, new, None, None, None, "n/a", f"not measured in the {missing}{why}")
     if base == 0:
         return MetricDelta(metric, base, new, None, None, None, "n/a", "baseline is 0")
     ratio = new / base
@@ -215,7 +253,12 @@ def compare_metric(metric: Metric, base: float | None, new: float | None, *,
     if p is not None and p >= alpha:
         return MetricDelta(metric, base, new, ratio, change, p, "unchanged",
                            f"not significant (Mann-Whitney p={p:.2g} >= {alpha:g})")
-    return MetricDelta(metric, base, new, ratio, change, p, "regressed" if bad > 0 else "improved")
+    untested = ""
+    if metric.samples and p is None and not (base_samples and new_samples):
+        side = "neither result has raw samples" if not base_samples and not new_samples else \
+            f"the {'baseline' if not base_samples else 'new result'} has no raw samples"
+        untested = f"no significance test: {side}" + (f" ({why_absent})" if why_absent else "")
+    return MetricDelta(metric, base, new, ratio, change, p, "regressed" if bad > 0 else "improved", untested)
 
 
 def compare_results(base: Result, new: Result, *, metrics: Sequence[str] | None = None,
@@ -237,9 +280,10 @@ def compare_results(base: Result, new: Result, *, metrics: Sequence[str] | None 
             out.append(MetricDelta(metric, bv.get(name), nv.get(name), None, None, None, "n/a", other_data))
             continue
         eff = (min_effects or {}).get(name, min_effect * metric.effect_scale)
+        why = _why_absent(base, new, name, bv.get(name), nv.get(name))
         out.append(compare_metric(metric, bv.get(name), nv.get(name),
                                   base_samples=base.samples_ms, new_samples=new.samples_ms,
-                                  min_effect=eff, alpha=alpha))
+                                  min_effect=eff, alpha=alpha, why_absent=why))
     return out
 
 

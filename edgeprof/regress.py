@@ -26,6 +26,7 @@ from .compare import (
     DEFAULT_MIN_EFFECT,
     METRIC_BY_NAME,
     MetricDelta,
+    absent_reason,
     cell_label,
     compare_results,
     device_fingerprint,
@@ -324,8 +325,9 @@ def budget_findings(r: Result, budgets: Sequence[Budget]) -> list[Finding]:
         test = f"{label} · budget {b.text}"
         shown = metric.fmt(measured) + (": no onset within the run" if b.metric == "onset_s" and no_onset else "")
         if holds is None:
-            out.append(Finding(cls, test, "skipped", "budget", f"budget {b.text}: {b.metric} was not measured",
-                               cell=label, metric=b.metric, run_id=r.run_id))
+            why = absent_reason(r, b.metric)  # a phone's benchmark_model statistics say why
+            out.append(Finding(cls, test, "skipped", "budget", f"budget {b.text}: {b.metric} was not measured"
+                               + (f" ({why})" if why else ""), cell=label, metric=b.metric, run_id=r.run_id))
         elif holds:
             out.append(Finding(cls, test, "passed", "budget", f"budget {b.text} holds ({shown})",
                                cell=label, metric=b.metric, run_id=r.run_id))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -74,7 +75,7 @@ def latency_summary(samples_ms: Sequence[float]) -> LatencyStats:
     n = int(a.size)
     if n == 0:
         raise ValueError("no latency samples")
-    pct = {key: float(np.percentile(a, q)) for key, q in PERCENTILES}
+    pct: dict[str, Any] = {key: float(np.percentile(a, q)) for key, q in PERCENTILES}  # the p* fields
     mean = float(a.mean())
     std = float(a.std(ddof=1)) if n > 1 else 0.0
     return LatencyStats(

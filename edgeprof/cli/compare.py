@@ -10,6 +10,7 @@ from ..compare import (
     DEFAULT_ALPHA,
     DEFAULT_MIN_EFFECT,
     METRICS,
+    absent_notes,
     cell_label,
     check_alpha,
     compare_results,
@@ -110,6 +111,8 @@ def _pair(a: Result, b: Result, title: str, args: argparse.Namespace) -> int:
                   f"{d.change * 100:+.1f} %" if d.change is not None else "-",
                   fmt_p(d.p_value), f"[{c}]{d.verdict}[/{c}]")
     out.print(t)
+    for line in absent_notes(deltas):  # a metric one side lacks, with that side's reason (a phone's, ...)
+        out.print(f"[dim]not compared[/dim] {shown(line)}")
     for k, x, y in environment_changes(a, b):
         out.print(f"[yellow]environment changed[/yellow] {shown(k)}: {shown(x)} → {shown(y)}")
     if config_key(a) != config_key(b):

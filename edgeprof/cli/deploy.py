@@ -163,13 +163,14 @@ def run(args: argparse.Namespace) -> int:
     if args.json and args.json != "-":
         check_writable(args.json, "--json", args.db)  # found now, not after measuring; never the database
     device = resolve_device(args.device, args.inventory)
+    store = None if args.no_store else open_store(args.db)
     if device.kind == "adb":  # a phone: benchmark_model over adb (edgeprof/phone/cli.py)
         from ..phone.cli import deploy_phone
 
-        return deploy_phone(args, spec, device)
-    store = None if args.no_store else open_store(args.db)
-    with DeployProgress(enabled=not args.quiet) as progress:
-        result = pipeline.deploy(spec, device, progress=progress, checked=True, options=options)
+        result = deploy_phone(args, spec, device)
+    else:
+        with DeployProgress(enabled=not args.quiet) as progress:
+            result = pipeline.deploy(spec, device, progress=progress, checked=True, options=options)
     json_error: ConfigError | None = None
     if args.json == "-":
         sys.stdout.write(result.to_json(indent=2) + "\n")

@@ -217,6 +217,10 @@ def render_result(r: Result) -> None:
               f"early-stopping p90={fmt_value(lat.early_stop_p90 if lat else None)} ms  "
               f"p99={fmt_value(lat.early_stop_p99 if lat else None)} ms  "
               f"window={fmt_value(r.settings.window_s)} s")
+    if r.phone is not None or (lat is not None and lat.source):  # a phone run: where its numbers came from
+        from ..phone.result import render_phone
+
+        render_phone(r, out)
     s = Table(title="throughput and memory", title_justify="left")
     for c in ("inferences/s", "RSS before load MB", "after load MB", "peak MB", "artifact MB"):
         s.add_column(c, justify="right")
@@ -282,7 +286,7 @@ def power_provenance(p: Power) -> str:
     rate_s = f"{fmt_value(rate, 'Hz')}" + (f" (asked {fmt_value(asked)})" if asked and rate and rate < 0.8 * asked
                                            else "")
     idle = ("idle baseline " + (f"{fmt_value(p.idle_w, 'W')} before load; energy not idle-subtracted"
-                                if p.idle_w is not None else "not measured (--idle 0)"))
+                                if p.idle_w is not None else f"not measured ({p.idle_note or '--idle 0'})"))
     return (f"power source: {p.source} · total {total} · covers: {p.covers or '?'} · "
             f"{p.method} at {rate_s}, {p.n_samples} samples over {fmt_value(p.window_s, 's')} · {idle}")
 

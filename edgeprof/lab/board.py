@@ -80,6 +80,7 @@ class Board:
         self.unreachable: str | None = None  # the device proved unusable: its later cells are not attempted
         self.broken: tuple[str, str] | None = None  # an internal error (text, traceback): later cells fail
         self._link: AgentLink | None = None
+        self.phone: Any = None  # a phone's adb connection, lease and facts (phone/sweep.PhoneOnBoard)
         self._link_lock = threading.Lock()
         self._timed_out = False
         # seconds of the board's own phases (report/phases.EXTRA_LABELS keys), its wall time from first to last
@@ -105,11 +106,8 @@ class Board:
             self.timed("board_connect", t0)
         if self.lease is not None:
             try:
-                self.lease.check()
-                return
-            except LeaseLost as e:
-                self.sweep.log(f"{self.device.name}: lease lost ({e}); taking it again")
-                self.lease.release()
+                if self.lease_held(self.lease):
+                    return
                 self.lease = None
             except AgentError as e:
                 raise TransportError(f"device {self.device.name}: lost the lease agent ({e.message})",
@@ -129,7 +127,21 @@ class Board:
             self.timed("board_facts", t0)
             self.sweep.save_facts(self.device.name, self.facts)
 
+    def lease_held(self, lease: Any) -> bool:
+        """Whether `lease` (a board's DeviceLease or a phone's PhoneLease) is still ours; a lost one is logged and
+        released, for the caller to take again."""
+        try:
+            lease.check()
+            return True
+        except LeaseLost as e:
+            self.sweep.log(f"{self.device.name}: lease lost ({e}); taking it again")
+            lease.release()
+            return False
+
     def drop(self) -> None:
+        if self.phone is not None:
+            self.phone.close()
+            self.phone = None
         if self.lease is not None:
             self.lease.release()
             self.lease = None
@@ -311,6 +323,15 @@ def _attempts(board: Board, cell: Cell, first: int, stop: threading.Event,
         attempt += 1
         phase = SETUP
         try:
+            if board.device.kind == "adb":  # a phone: benchmark_model over adb (phone/sweep.py)
+                from ..phone import sweep as phone
+
+                skip = phone.refused(cell)
+                if skip is not None:
+                    return cell_result(cell, "skipped", skip, sweep_id=sid, attempts=attempt, started=started), attempt
+                phone.ready(board, cell, stop)
+                phase = MEASURE
+                return phone.measure_cell(board, cell, attempt, started), attempt
             board.ensure_ready(cell, stop)
             decision = cell_decision(cell, board.facts)
             if not decision.ok:

@@ -273,6 +273,10 @@ def expand(spec: SweepSpec, devices: list[Device]) -> list[Cell]:
         decision = cell_decision(cell, None)  # static: what the device lacks is decided with its facts
         if not decision.ok:
             cell.skip = decision.reason
+        elif by_name[cell.device].kind == "adb":  # a phone: what benchmark_model cannot do (phone/sweep.py)
+            from ..phone.sweep import refused
+
+            cell.skip = refused(cell)
         cells.append(cell)
     # a device's cells run in this order; keep the matrix order but group by device
     order = {d.name: i for i, d in enumerate(devices)}

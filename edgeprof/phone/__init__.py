@@ -3,6 +3,11 @@ battery power and thermal state read from sysfs and dumpsys on the phone.
 
   device.py     open the adb transport for a devices.yaml phone; the phone's facts for `devices check`
   benchmark.py  benchmark_model's command line and the parsing of what it prints
-  session.py    PhoneSession: the run.execute.Session a phone plugs in as
+  session.py    PhoneSession: the run.execute.Session a phone plugs in as; one benchmark_model run (PhoneRun)
+  result.py     a PhoneRun as a stored Result (schema 8): each number where it came from, the absent ones and why
+  measure.py    one measurement from a RunSpec to a Result, for deploy and sweeps; what a phone refuses
+  lease.py      PhoneLease: a lock directory on the phone so two controllers never measure it at once
+  sweep.py      a phone's cells under a sweep (lab/board.run_cell hands them here)
+  cli.py        `edgeprof deploy --device PHONE`;  check.py: `edgeprof devices check` for phones
 Nothing here has run on a real phone: it is tested against the stand-in phone in tests/phone.
 """

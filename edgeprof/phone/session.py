@@ -8,12 +8,12 @@ refusals: power while charging, a crash, output that is not benchmark_model's.
 Does not own: the transport (transport/adb.py), parsing benchmark_model's output (benchmark.py).
 
 The agent's RunRequest → RunReply path (`run`) is not supported on phones yet: a RunReply carries every run's time,
-and benchmark_model prints none (see benchmark.py); `measure` returns what benchmark_model did measure instead.
+and benchmark_model prints none (see benchmark.py); `measure` returns what benchmark_model did measure instead, and
+result.py stores that (measure.py composes the steps for deploy and sweeps).
 """
 
 from __future__ import annotations
 
-import dataclasses
 import posixpath
 import shlex
 import statistics
@@ -26,7 +26,7 @@ from ..records import Device
 from ..records.device import BenchmarkModel, PhoneConfig
 from ..transport.adb import ADBTransport, sha256_file
 from . import benchmark
-from .device import BATTERY, Thermal, read_battery, read_thermal
+from .device import BATTERY, Battery, Thermal, read_battery, read_thermal
 
 SAMPLER_PERIOD_S = 0.2  # Perfetto's android.power guidance: poll no faster than every 100 ms
 TRACE_MARKER = "edgeprof-battery-trace"
@@ -44,7 +44,7 @@ class PhoneMemory:
 
 @dataclass
 class PhoneRun:
-    """What one benchmark_model run on a phone measured; `to_dict` is what is printed and saved."""
+    """What one benchmark_model run on a phone measured (result.py makes the stored Result of it)."""
 
     device: str
     command: list[str]
@@ -59,14 +59,9 @@ class PhoneRun:
     ops: list[dict[str, Any]] = field(default_factory=list)
     delegation: list[dict[str, Any]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"device": self.device, "command": self.command, "latency_ms": self.latency_ms,
-                "init_ms": self.init_ms, "first_inference_ms": self.first_inference_ms,
-                "memory_mb": dataclasses.asdict(self.memory_mb), "power": self.power,
-                "power_reason": self.power_reason,
-                "thermal": {"before": self.thermal_before.to_dict(), "after": self.thermal_after.to_dict()},
-                "ops": self.ops, "delegation": self.delegation, "warnings": self.warnings}
+    output: benchmark.BenchmarkOutput | None = None  # everything parsed from benchmark_model's output
+    battery: Battery | None = None  # read before the run
+    binary: str | None = None  # benchmark_model's path on the phone
 
 
 def sampler_script(trace: str, period_s: float) -> str:
@@ -121,6 +116,12 @@ class PhoneSession:
         self.workdir = device.workdir.rstrip("/") or "/data/local/tmp/edgeprof"
         self.bytes_moved = 0
         self._binary: str | None = None
+
+    @property
+    def sampler_period_s(self) -> float:
+        """Seconds between the battery sampler's reads (devices.yaml power.rate_hz, else SAMPLER_PERIOD_S)."""
+        rate = self.phone.power.rate_hz if self.phone.power is not None else None
+        return 1.0 / rate if rate else SAMPLER_PERIOD_S
 
     def _push_by_content(self, local_path: str, sha256: str, remote: str, mode: str | None = None) -> int:
         if self.transport.remote_sha256(remote) == sha256:
@@ -180,8 +181,7 @@ class PhoneSession:
                                  warmup_runs=warmup_runs, min_secs=min_secs, delegate=delegate,
                                  profile_ops=profile_ops, warmup_min_secs=warmup_min_secs)
         trace = posixpath.join(self.workdir, "battery.trace")
-        rate = self.phone.power.rate_hz if self.phone.power is not None else None
-        period = 1.0 / rate if rate else SAMPLER_PERIOD_S
+        period = self.sampler_period_s
         bm_line = " ".join(shlex.quote(a) for a in argv)
         if power_reason is None:
             line = (f"mkdir -p {shlex.quote(self.workdir)}; ( {sampler_script(trace, period)} ) & s=$!; "
@@ -191,6 +191,8 @@ class PhoneSession:
             line = f"{bm_line} 2>&1"
         r = self.transport.run_line(line, argv=argv, timeout=timeout)
         output, _, trace_text = r.stdout.partition(f"\n{TRACE_MARKER}\n")
+        if r.returncode != 0 or TRACE_MARKER not in r.stdout and power_reason is None:
+            self._still_there()  # a cut-short run: the phone may be gone (unplugged, rebooted)
         if r.returncode >= 128 or r.returncode < 0:
             raise MeasurementFailed(f"device {self.device.name}: benchmark_model died (exit {r.returncode}, signal "
                                     f"{r.returncode - 128 if r.returncode >= 128 else -r.returncode})",
@@ -203,6 +205,7 @@ class PhoneSession:
         try:
             parsed = benchmark.parse_output(output)
         except benchmark.BenchmarkOutputError as e:
+            self._still_there()
             raise MeasurementFailed(f"device {self.device.name}: benchmark_model's output is not a finished "
                                     f"benchmark ({e})", detail=output[-4000:], device=self.device.name,
                                     op="run") from None
@@ -229,7 +232,17 @@ class PhoneSession:
             memory_mb=PhoneMemory(init_delta=parsed.memory_init_mb, overall_delta=parsed.memory_overall_mb,
                                   peak=parsed.peak_memory_mb),
             power=power_summary, power_reason=power_reason, thermal_before=thermal_before, thermal_after=thermal_after,
-            ops=parsed.op_profile, delegation=parsed.delegation, warnings=warnings)
+            ops=parsed.op_profile, delegation=parsed.delegation, warnings=warnings, output=parsed, battery=battery,
+            binary=argv[0])
+
+    def _still_there(self) -> None:
+        """After a run that ended oddly: a TransportError (retried like a lost link) when the phone no longer
+        answers, so a phone unplugged mid-run is not reported as benchmark_model's failure."""
+        try:
+            self.transport.run(["true"], timeout=15)
+        except TransportError as e:
+            raise TransportError(f"lost device {self.device.name} during the benchmark_model run: {e.message}",
+                                 device=self.device.name, detail=e.detail) from None
 
     def close(self) -> None:
         pass

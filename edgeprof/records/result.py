@@ -16,6 +16,7 @@ from ..errors import StoreError
 from ..vocab import ConfigIdentity, scenario_label
 from .jsonio import dumps_json
 from .phases import Phases
+from .phone import PhoneBenchmark
 from .schema import _MIGRATIONS, RESULT_SCHEMA_VERSION
 from .sections import (
     Accuracy,
@@ -49,8 +50,6 @@ def utc_now() -> str:
     return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
 
 
-
-
 RESULT_KEYS = (
     "schema_version", "run_id", "status", "created_at", "device", "model", "runtime", "precision", "batch",
     "threads", "latency_ms", "throughput_ips", "memory_mb", "power", "thermal", "fidelity", "environment",
@@ -58,7 +57,7 @@ RESULT_KEYS = (
 )
 # after RESULT_KEYS, in this order (schema 2: the sections that lived in `extra` are top-level and typed)
 RESULT_TAIL_KEYS = ("artifact", "settings", "transfer", "reason", "null_reasons", "compute", "ops", "sweep",
-                    "stderr_tail", "io", "scenario", "accuracy", "phases", "sustained")
+                    "stderr_tail", "io", "scenario", "accuracy", "phases", "sustained", "phone")
 
 
 @dataclass(frozen=True)
@@ -99,6 +98,7 @@ class Result:
     accuracy: Accuracy | None = None  # the accuracy pass (--accuracy): None when not asked or not made
     phases: Phases | None = None  # seconds per phase (schema 6; None: a row without a measurement, or older)
     sustained: Sustained | None = None  # the sustained scenario's windows and curve (schema 7)
+    phone: PhoneBenchmark | None = None  # a phone's run: benchmark_model on the phone (schema 8)
     schema_version: int = RESULT_SCHEMA_VERSION
 
     @property
@@ -169,5 +169,5 @@ class Result:
 _OPTIONAL_SECTIONS: dict[str, type[Section]] = {
     "latency_ms": LatencyStats, "memory_mb": Memory, "power": Power, "thermal": Thermal, "fidelity": Fidelity,
     "transfer": Transfer, "compute": Compute, "ops": OpsProfile, "sweep": SweepInfo, "io": IOSummary,
-    "accuracy": Accuracy, "phases": Phases, "sustained": Sustained,
+    "accuracy": Accuracy, "phases": Phases, "sustained": Sustained, "phone": PhoneBenchmark,
 }

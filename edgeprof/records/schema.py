@@ -29,6 +29,14 @@ tests/data/golden/results/v<N>/ holds results each version wrote):
       duration and window, one row per window with its latency percentiles, throughput, misses, temperatures,
       clocks, throttle bits and power, and the curve's figures: onset, sustained ratios, steady state).
       Additive: an older row, and any run of another scenario, has sustained = null. Migration: _migrate_6_to_7.
+  8 — phone results (issue 24): a `phone` section after sustained (records/phone.PhoneBenchmark: LiteRT's
+      benchmark_model on an Android phone: its command and binary, the delegate and what it took of the graph,
+      init and first-inference times, warm-up runs, memory footprint deltas, thermal status before/after, the
+      battery at the start); latency_ms gains `source` (null: edgeprof's own statistics from the raw samples;
+      "benchmark_model": the phone tool's summary), `p5` and `absent` (statistic → why it was not measured), and
+      p90 / p97 / p99 / p999 may be null (a phone run: benchmark_model prints no per-run times, and edgeprof
+      computes no percentile from a summary). Additive: an older row has phone = null and its latency section
+      reads as before (source, p5, absent null). Migration: _migrate_7_to_8.
 """
 
 from __future__ import annotations
@@ -39,7 +47,7 @@ from typing import Any
 from ..errors import StoreError
 from ..vocab import SINGLE_STREAM
 
-RESULT_SCHEMA_VERSION = 7
+RESULT_SCHEMA_VERSION = 8
 
 
 def _migrate_1_to_2(d: dict[str, Any]) -> dict[str, Any]:
@@ -86,8 +94,10 @@ def _migrate_3_to_4(d: dict[str, Any]) -> dict[str, Any]:
 _migrate_4_to_5 = _additive("accuracy", 5, "accuracy mode")
 _migrate_5_to_6 = _additive("phases", 6, "phase times")
 _migrate_6_to_7 = _additive("sustained", 7, "the sustained scenario")
+_migrate_7_to_8 = _additive("phone", 8, "phone results")
 
 
 _MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _migrate_1_to_2, 2: _migrate_2_to_3,
                                                                        3: _migrate_3_to_4, 4: _migrate_4_to_5,
-                                                                       5: _migrate_5_to_6, 6: _migrate_6_to_7}
+                                                                       5: _migrate_5_to_6, 6: _migrate_6_to_7,
+                                                                       7: _migrate_7_to_8}

@@ -69,15 +69,20 @@ def _plain(v: Any) -> Any:
 @dataclass(frozen=True)
 class LatencyStats(Section):
     """stats.latency_summary: percentiles (linear interpolation), min/max/mean/std/cv in ms, the query count and
-    the MLPerf early-stopping estimates (None with too few queries)."""
+    the MLPerf early-stopping estimates (None with too few queries), computed by edgeprof from the raw samples.
+
+    Schema 8: `source` says who computed the statistics — None: edgeprof, from the raw samples (samples_ms);
+    "benchmark_model": LiteRT's benchmark_model on a phone, which prints its own summary and no per-run times.
+    Then the statistics it did not print are None and `absent` says why for each (statistic → reason: never
+    computed from a summary); `p5` is benchmark_model's own (edgeprof's summary has none)."""
 
     SECTION: ClassVar[str] = "latency_ms"
     p50: float
-    p90: float
+    p90: float | None
     p95: float
-    p97: float
-    p99: float
-    p999: float
+    p97: float | None
+    p99: float | None
+    p999: float | None
     min: float
     max: float
     mean: float
@@ -87,6 +92,13 @@ class LatencyStats(Section):
     early_stop_p90: float | None = None
     early_stop_p99: float | None = None
     percentile_method: str = "linear interpolation (numpy default)"
+    p5: float | None = None
+    source: str | None = None
+    absent: dict[str, str] | None = None
+
+    def absent_reason(self, statistic: str) -> str | None:
+        """Why `statistic` (p99, samples, cv, ...) was not measured, when the producer said so."""
+        return (self.absent or {}).get(statistic)
 
 
 @dataclass(frozen=True)

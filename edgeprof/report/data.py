@@ -139,6 +139,8 @@ def row(r: Result) -> dict[str, Any]:
                            "batch": r.batch, "threads": r.threads, "cv": lat.cv if lat else None, "n": lat.n if lat else None,
                            "reason": r.reason}
     out.update({k: v[k] for k in ROW_METRICS})
+    # who computed the latency statistics: edgeprof from the raw samples, or a phone's benchmark_model (schema 8)
+    out["latency_source"] = (lat.source or "samples") if lat else None
     p = r.power
     out["power_source"] = f"{p.source} {p.rail or ''}".strip() if p and p.source else None
     out["sweep_id"] = r.sweep.sweep_id if r.sweep else None
@@ -151,6 +153,22 @@ def row(r: Result) -> dict[str, Any]:
                 "accuracy_samples": acc.samples if acc else None,
                 "accuracy_data": f"{os.path.basename(acc.data)} sha256:{acc.sha256[:12]}" if acc else None})
     return out
+
+
+def latency_notes(results: Sequence[Result]) -> list[str]:
+    """One line per device whose latency statistics are not edgeprof's own (a phone's benchmark_model): whose
+    they are, and which statistics are absent and why (an empty cell in the tables, never 0)."""
+    notes: dict[str, str] = {}
+    for r in results:
+        lat = r.latency_ms
+        if lat is None or not lat.source or r.device in notes:
+            continue
+        by_reason: dict[str, list[str]] = {}
+        for stat, why in (lat.absent or {}).items():
+            by_reason.setdefault(why, []).append(stat)
+        absent = "; ".join(f"{', '.join(stats)} absent: {why}" for why, stats in by_reason.items())
+        notes[r.device] = f"{r.device}: latency is {lat.source}'s own statistics" + (f"; {absent}" if absent else "")
+    return list(notes.values())
 
 
 @dataclass(frozen=True)

@@ -139,6 +139,9 @@ def _comparison(data: ReportData, dev_color: Colors) -> str:
             body.append(f"<tr{harness if x['runtime'] == 'null' else ''}>" + "".join(cells) + "</tr>")
         parts.append(f"<h3>{t(model)}</h3><table class=\"sortable\"><thead><tr>{head}</tr></thead>"
                      f"<tbody>{''.join(body)}</tbody></table>")
+        from .data import latency_notes  # a phone's benchmark_model statistics: whose, and what is absent
+
+        parts += [f'<p class="note">{t(note)}</p>' for note in latency_notes(rs)]
     return "".join(parts)
 
 

@@ -19,13 +19,14 @@ from .data import (
     ReportData,
     accuracy_rows,
     config_label,
+    latency_notes,
     model_label,
     row,
 )
 from .phases import markdown, stored_breakdown, summary_line
 
 CSV_COLUMNS = ("run_id", "created_at", "sweep_id", "status", "device", "model", "runtime", "precision",
-               "precision_detail", "batch", "threads", *ROW_METRICS, "cv", "n", "power_source", *SCENARIO_COLUMNS, *ACCURACY_COLUMNS, "reason")
+               "precision_detail", "batch", "threads", *ROW_METRICS, "cv", "n", "latency_source", "power_source", *SCENARIO_COLUMNS, *ACCURACY_COLUMNS, "reason")
 
 _MD_COLS = (("p50_ms", "p50 ms"), ("p99_ms", "p99 ms"), ("throughput_ips", "inf/s"), ("peak_rss_mb", "peak MB"),
             ("mean_w", "W"), ("mj_per_inference", "mJ/inf"), ("inferences_per_joule", "inf/J"),
@@ -70,6 +71,7 @@ def render_markdown(data: ReportData) -> str:
             lines.append(f"| {_md(board)} | {_md(r.runtime)} | {_md(prec)} | {r.batch} | "
                          f"{r.threads or 'auto'} | "
                          + " | ".join(fmt_value(d[k]) for k, _ in _MD_COLS) + " |")
+        lines += [f"\n{_md(note)}" for note in latency_notes(rs)]  # a phone's benchmark_model statistics
     acc = accuracy_rows(ok)
     if acc:
         lines += ["", "## Accuracy", "", "Every sample of the data through the measured artifact, on the board. "

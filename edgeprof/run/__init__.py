@@ -57,10 +57,10 @@ def deploy(spec: RunSpec, device: Device, *, progress: Progress | None = None,
     the started agent so another thread can stop it (cell timeout, Ctrl-C); `lease_token` is the device lease
     the run is made under. `options`: the CLI's (the flags given: --batch 1 on a static batch is refused)."""
     progress = progress or Quiet()
-    if device.kind == "adb":  # a phone has no agent: edgeprof/phone/ measures it (edgeprof deploy only, for now)
-        raise CapabilityError(f"device {device.name}: a phone in a sweep is not supported on phones yet",
-                              hint=f"measure it with edgeprof deploy --device {device.name} (docs/phones.md)",
-                              device=device.name)
+    if device.kind == "adb":  # a phone has no agent: edgeprof/phone/measure.py measures it (deploy, sweeps)
+        raise CapabilityError(f"device {device.name}: a phone has no agent to run this pipeline on",
+                              hint="edgeprof deploy --device and sweeps measure it with benchmark_model "
+                                   "(edgeprof/phone/measure.py, docs/phones.md)", device=device.name)
     if not checked:
         validate_spec(spec)
     options = options or Options.of(spec)

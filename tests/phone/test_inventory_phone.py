@@ -86,7 +86,7 @@ def test_pipeline_refuses_a_phone_in_one_line() -> None:
     from edgeprof.records import Device, RunSpec
     from edgeprof.run import deploy
 
-    with pytest.raises(CapabilityError, match="device pixel: a phone in a sweep is not supported on phones yet"):
+    with pytest.raises(CapabilityError, match="device pixel: a phone has no agent to run this pipeline on"):
         deploy(RunSpec(device="pixel", model="ds_cnn"), Device(name="pixel", kind="adb", phone=PhoneConfig()))
 
 

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import phone_tree as tree
+import pytest
 from phone_adbd import serial
 
 from edgeprof.cli.main import main
@@ -53,19 +54,19 @@ def test_deploy_to_the_phone(adb_client, server_port, phone, tmp_path, capsys):
     argv = ["deploy", "--device", "phone", "--inventory", inv, "--model", "ds_cnn", "--min-duration", "0.8",
             "--min-queries", "20", "--warmup", "0", "--quiet", "--no-store", "--json", str(tmp_path / "r.json")]
     assert main(argv) == 0
-    text = capsys.readouterr().out
-    assert "latency ms (20 runs, benchmark_model's own statistics)" in text and "not measured: p99" in text
-    assert "power (battery, whole phone): mean 1.612 W" in text
+    text = " ".join(capsys.readouterr().out.split())
+    assert "benchmark_model's own statistics" in text and "not measured: samples, p90, p97, p99" in text
+    assert "power · battery" in text
     r = json.loads((tmp_path / "r.json").read_text())
-    assert r["latency_ms"]["count"] == 20 and r["memory_mb"]["peak"] > 0 and r["power"]["samples"] >= 2
-    assert r["thermal"]["before"]["status_name"] == "none"
+    assert r["latency_ms"]["n"] == 20 and r["memory_mb"]["peak_rss"] > 0 and r["power"]["n_samples"] >= 2
+    assert r["power"]["mean_w"] == pytest.approx(1.612, abs=5e-4) and r["phone"]["thermal_status_before"] == 0
     tree.set_battery(phone.root, charging=True)
     assert main(argv) == 0
     text = capsys.readouterr().out
     assert [ln for ln in text.replace("\n ", " ").splitlines() if "charging" in ln] == [
-        "warning: power refused: the phone is charging: battery power is not measured while charging (unplug it, "
-        "or use adb over Wi-Fi); latency is still measured"]
-    assert "latency ms (20 runs" in text
+        "power: none (the phone is charging: battery power is not measured while charging (unplug it, or use adb "
+        "over Wi-Fi); latency is still measured)"]
+    assert "benchmark_model's own statistics" in text
 
 
 def test_deploy_refuses_what_phones_cannot_do(adb_client, server_port, phone, tmp_path, capsys):

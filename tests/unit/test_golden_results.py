@@ -24,8 +24,10 @@ GOLDEN = Path(__file__).resolve().parents[1] / "data" / "golden" / "results"
 FILES = sorted(GOLDEN.glob("v*/*.json"))
 KINDS = ("ok_local_ds_cnn", "ok_local_int8_fidelity", "ok_rpi5_power_thermal_ops", "failed_sweep_row",
          "skipped_sweep_row")
-# kinds a version added (schema 4: load scenarios; schema 5: accuracy mode; schema 7: the sustained scenario)
-KINDS_SINCE = {4: ("ok_local_fixed_rate",), 5: ("ok_local_accuracy",), 7: ("ok_local_sustained",)}
+# kinds a version added (schema 4: load scenarios; schema 5: accuracy mode; schema 7: the sustained scenario;
+# schema 8: a phone's run)
+KINDS_SINCE = {4: ("ok_local_fixed_rate",), 5: ("ok_local_accuracy",), 7: ("ok_local_sustained",),
+               8: ("ok_phone_ds_cnn",)}
 
 
 def kinds_of(version: int) -> set[str]:
@@ -171,6 +173,12 @@ def test_results_before_v6_have_no_phases_and_v6_ok_runs_have_them_measured() ->
         seen += 1
         p = r.phases
         assert isinstance(p, Phases) and p.to_dict() == raw["phases"]
+        if r.phone is not None:  # a phone: no agent; benchmark_model's timed runs summed (count × mean)
+            lat = r.latency_ms
+            assert lat is not None and p.window_s == round(lat.n * lat.mean / 1000, 4) and p.agent_s is None
+            assert p.device_s == p.run_s and p.total_s is not None and p.facts_s and p.push_s is not None
+            assert abs(sum(v for _, v in p.parts()) - p.total_s) < 1e-6
+            continue
         assert p.total_s is not None and p.window_s == round(r.settings.window_s or 0, 4) and p.window_s > 0
         for name in ("agent_s", "facts_s", "export_s", "push_s", "load_s", "warmup_s", "measure_s", "run_s",
                      "device_s", "close_s"):
@@ -183,7 +191,7 @@ def test_results_before_v6_have_no_phases_and_v6_ok_runs_have_them_measured() ->
             assert p.accuracy_s >= p.accuracy_device_s > 0
         else:
             assert p.accuracy_s is None
-    assert seen == 9  # v6's four, v7's views of them and its sustained run
+    assert seen == 15  # v6's four, v7's views of them and its sustained run, v8's views of those and its phone run
 
 
 def test_the_accuracy_golden_keeps_its_section() -> None:
@@ -263,7 +271,11 @@ def test_golden_renders_in_results_show(path: Path, tmp_path: Path, capsys: pyte
         assert fmt_value(raw["latency_ms"]["p99"]) in text and f"n={raw['latency_ms']['n']}" in text
         if raw["power"]:
             assert fmt_value(raw["power"]["energy_j"]) in text and fmt_value(raw["power"]["mean_w"]) in text
-            assert "power source: rpi5-pmic" in text and "get_throttled 0x0" in text and "top ops" in text
+            source = "battery" if raw.get("phone") else "rpi5-pmic"
+            assert f"power source: {source}" in text and "top ops" in text
+            assert "get_throttled 0x0" in text or raw.get("phone")
+        if raw.get("phone"):  # benchmark_model's statistics: what is absent says why
+            assert "benchmark_model's own statistics" in text and "not measured: samples, p90, p97, p99" in text
         if raw["fidelity"]:
             assert ("fidelity vs torch (bundled ds_cnn)" if raw["model"] == "ds_cnn"
                     else f"fidelity vs {raw['fidelity']['reference']}") in text
@@ -330,9 +342,14 @@ def test_goldens_render_in_report(golden_db: str, tmp_path: Path) -> None:
             continue
         row = rows[raw["run_id"]]
         assert row["status"] == raw["status"]
-        if raw["status"] == "ok":
+        if raw["status"] == "ok" and raw.get("phone"):  # benchmark_model's statistics: p99 absent, not 0
+            assert row["p99_ms"] == "" and float(row["p50_ms"]) == raw["latency_ms"]["p50"]
+            assert row["latency_source"] == "benchmark_model" and row["power_source"].startswith("battery")
+            assert f"{raw['device']}: latency is benchmark_model's own statistics" in md
+            assert "benchmark_model prints no per-run times" in html
+        elif raw["status"] == "ok":
             p99 = raw["latency_ms"]["p99"]
-            assert float(row["p99_ms"]) == p99
+            assert float(row["p99_ms"]) == p99 and row["latency_source"] == "samples"
             assert f'data-v="{p99:.6g}"' in html and fmt_value(p99) in md
             acc = _accuracy_of(raw)
             if acc is not None:

@@ -1,0 +1,204 @@
+"""A phone run (session.PhoneRun) as a stored Result (schema 8): every number where it came from, and every
+number benchmark_model did not measure absent with the reason.
+
+Owns: mapping benchmark_model's summary onto LatencyStats (source "benchmark_model"; p90 / p97 / p99 / p99.9, the
+CV, throughput and the raw samples absent: it prints no per-run times, and nothing here computes a statistic
+from a summary), the battery trace onto Power (source "battery"), the thermal before/after onto Thermal, the
+phone's facts onto Environment, the op profile onto OpsProfile, the rest onto the `phone` section
+(records/phone.PhoneBenchmark), and the warnings' codes. Does not own: measuring (session.py), parsing
+benchmark_model's output (benchmark.py), storing (store/).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from edgeprof_agent.messages import OpsProfileReply
+
+from .. import __version__
+from ..records import (
+    Artifact,
+    Device,
+    Environment,
+    LatencyStats,
+    Memory,
+    NullReasons,
+    OpsProfile,
+    PhoneBenchmark,
+    Power,
+    Result,
+    RunSpec,
+    RunWarning,
+    Settings,
+    Thermal,
+    ThermalSnapshot,
+    new_run_id,
+    utc_now,
+)
+from .benchmark import NOT_EMITTED
+from .device import PhoneFacts
+from .device import Thermal as PhoneThermal
+from .session import NOT_ON_PHONES, PhoneRun
+
+LATENCY_SOURCE = "benchmark_model"
+PERCENTILE_METHOD = "benchmark_model's own order statistic (values[n·p/100] of its sorted run times)"
+# the statistics of an edgeprof summary that a phone run does not have, and why
+ABSENT = {
+    "samples": NOT_EMITTED,
+    "p90": NOT_EMITTED, "p97": NOT_EMITTED, "p99": NOT_EMITTED, "p999": NOT_EMITTED,
+    "early_stop_p90": NOT_EMITTED, "early_stop_p99": NOT_EMITTED,
+    "cv": "not computed from benchmark_model's summary (its std is over its runs, edgeprof's CV uses the sample "
+          "std of raw samples)",
+    "throughput_ips": "benchmark_model prints no timed window's length (1000 / mean would leave out the gaps "
+                      "between runs)",
+}
+FIDELITY_REASON = f"fidelity is {NOT_ON_PHONES} (benchmark_model returns no outputs to the host)"
+BATTERY_RAIL = "battery (current_now × voltage_now)"
+
+
+def latency(run: PhoneRun) -> LatencyStats | None:
+    """benchmark_model's statistics of the timed runs (ms); None when it printed no min/max/avg/median."""
+    lat = run.latency_ms
+    needed = ("p50", "p95", "min", "max", "mean", "std")
+    if any(lat.get(k) is None for k in needed):
+        return None
+    return LatencyStats(p50=lat["p50"], p90=None, p95=lat["p95"], p97=None, p99=None, p999=None, min=lat["min"],
+                        max=lat["max"], mean=lat["mean"], std=lat["std"], cv=None, n=int(lat["count"]),
+                        percentile_method=PERCENTILE_METHOD, p5=lat.get("p5"), source=LATENCY_SOURCE,
+                        absent=dict(ABSENT))
+
+
+def power(run: PhoneRun, period_s: float | None) -> Power | None:
+    """The battery sampler's summary as a Power section: the whole phone's battery side, over the whole
+    benchmark_model process."""
+    p = run.power
+    if p is None:
+        return None
+    per_inference = p.get("energy_per_inference_j")
+    duration = float(p["duration_s"])
+    return Power(source="battery", rail=BATTERY_RAIL, total_kind="battery", covers=str(p["covers"]),
+                 method="mean of the samples", rate_hz=(p["samples"] - 1) / duration if duration > 0 else None,
+                 rate_hz_requested=1.0 / period_s if period_s else None, window_s=duration, n_samples=p["samples"],
+                 mean_w=p["mean_w"], energy_j=p["mean_w"] * duration,
+                 energy_mj_per_inference=per_inference * 1000 if per_inference is not None else None,
+                 inferences_per_joule=1.0 / per_inference if per_inference else None,
+                 idle_note="benchmark_model's run has no idle baseline on phones; the battery side includes the "
+                           "screen and radios",
+                 note=(f"{p.get('energy_note', '')}; samples every {period_s or 0:g} s on the {p['clock']} clock, "
+                       f"discharge current {p['discharge_sign']}, max {p['max_w']:.3f} W"),
+                 warnings=[w for w in run.warnings if w.startswith("battery")])
+
+
+def _snapshot(t: PhoneThermal) -> ThermalSnapshot:
+    zones = {name: {"type": name, "temp_c": c} for name, c in t.temperatures_c.items()}
+    return ThermalSnapshot(zones=zones or None, max_temp_c=max(t.temperatures_c.values(), default=None))
+
+
+def ops(run: PhoneRun) -> OpsProfile | None:
+    """--profile-ops: LiteRT's per-op table (avg ms per run over the timed runs) in edgeprof's op profile."""
+    if not run.ops:
+        return None
+    n = int(run.latency_ms.get("count") or 1)  # the table's avg is over the timed runs: total = avg × runs
+    reply = OpsProfileReply(available=True, source="benchmark_model --enable_op_profiling (LiteRT's profiler)",
+                            iterations=n, unit="ms",
+                            nodes=[[o["name"], o["type"], None, o["avg_ms"] * n, None] for o in run.ops])
+    from ..opprofile import summarize
+
+    return dataclasses.replace(summarize(reply), note="LiteRT's profiler during the timed runs (avg ms per run); "
+                                                      "profiling slows runs, so these times are for shares")
+
+
+def environment(facts: PhoneFacts | None, run: PhoneRun, artifact: Artifact | None, delegate: str) -> Environment:
+    """The phone's facts as a device's (the keys compare's fingerprint reads), the host, benchmark_model."""
+    from ..run import host_environment
+
+    device: dict[str, Any] = {"kind": "phone"}
+    if facts is not None:
+        device.update({"board_model": facts.model, "cpu": facts.soc, "arch": facts.abi, "cores": len(facts.cpus),
+                       "os": f"Android {facts.android} (SDK {facts.sdk})", **facts.to_dict()})
+    return Environment(device=device, host=host_environment(),
+                       runtime={"name": "tflite", "tool": "benchmark_model", "binary": run.binary,
+                                "delegate": delegate, "version": None},
+                       edgeprof_version=__version__, model_sha256=artifact.sha256 if artifact else None,
+                       export_options=dict(artifact.export_options) if artifact else None)
+
+
+def _warning(text: str) -> RunWarning:
+    if text.startswith("thermal status"):
+        return RunWarning("phone_thermal_status", text)
+    return RunWarning("battery_reading", text)
+
+
+def phone_section(run: PhoneRun, delegate: str) -> PhoneBenchmark:
+    out = run.output
+    warm = out.warmup if out is not None else None
+    b = run.battery
+    return PhoneBenchmark(
+        binary=run.binary, command=list(run.command), delegate=delegate, delegation=list(run.delegation),
+        init_ms=run.init_ms, first_inference_ms=run.first_inference_ms,
+        warmup_runs=warm.count if warm is not None else None,
+        warmup_mean_ms=warm.avg / 1000 if warm is not None and warm.avg is not None else None,
+        memory_init_delta_mb=run.memory_mb.init_delta, memory_overall_delta_mb=run.memory_mb.overall_delta,
+        thermal_status_before=run.thermal_before.status, thermal_status_after=run.thermal_after.status,
+        battery={"status": b.status, "capacity_pct": b.capacity_pct} if b is not None else None)
+
+
+def phone_result(spec: RunSpec, device: Device, artifact: Artifact | None, run: PhoneRun, facts: PhoneFacts | None,
+                 *, delegate: str, period_s: float | None = None) -> Result:
+    """One phone run as a Result (status ok): see the module's docstring for where each number comes from."""
+    pw = power(run, period_s)
+    lat = latency(run)
+    reasons = NullReasons(power=None if pw is not None else (run.power_reason or "not measured"),
+                          fidelity=FIDELITY_REASON)
+    size = artifact.size_bytes / 1e6 if artifact is not None else None
+    memory = Memory(peak_rss=run.memory_mb.peak, artifact_size=size,
+                    peak_source="benchmark_model's periodic monitor (--report_peak_memory_footprint)"
+                    if run.memory_mb.peak is not None else None,
+                    baseline=None)  # benchmark_model's footprint deltas are in the phone section
+    warm = run.output.warmup if run.output is not None else None
+    settings = Settings.of_run(spec, load_s=run.init_ms / 1000,
+                               warmup={"runs": warm.count, "mean_ms": warm.avg / 1000 if warm.avg else None}
+                               if warm is not None else None)
+    return Result(
+        run_id=new_run_id(), status="ok", created_at=utc_now(), device=device.name, model=spec.model,
+        runtime="tflite", precision=spec.precision, batch=spec.batch, threads=spec.threads, latency_ms=lat,
+        throughput_ips=None, memory_mb=memory, power=pw,
+        thermal=Thermal(before=_snapshot(run.thermal_before), after=_snapshot(run.thermal_after)),
+        fidelity=None, environment=environment(facts, run, artifact, delegate),
+        warnings=[_warning(w) for w in run.warnings if not w.startswith("power refused")],  # null_reasons.power
+        samples_ms=[], artifact=artifact, settings=settings,
+        null_reasons=reasons, ops=ops(run), phone=phone_section(run, delegate))
+
+
+def render_phone(r: Result, out: Any) -> None:
+    """`results show` lines for a phone run: where the latency came from and what is absent, benchmark_model's
+    init / first inference / warm-up, the delegate, the thermal status."""
+    lat, ph = r.latency_ms, r.phone
+    if lat is not None and lat.source:
+        absent = lat.absent or {}
+        same = [k for k, v in absent.items() if v == NOT_EMITTED]
+        shown = f"p5 {lat.p5:.3f} ms, " if lat.p5 is not None else ""
+        out.print(f"latency: {lat.source}'s own statistics ({shown}{lat.percentile_method}); not measured: "
+                  f"{', '.join(same)} — {NOT_EMITTED}", markup=False, soft_wrap=True)
+        for k, v in absent.items():
+            if v != NOT_EMITTED:
+                out.print(f"not measured: {k} — {v}", markup=False, soft_wrap=True)
+    if ph is None:
+        return
+    from .device import THERMAL_STATUS
+
+    def status(s: int | None) -> str:
+        return f"{THERMAL_STATUS[s]} ({s})" if s is not None and 0 <= s < len(THERMAL_STATUS) else "unknown"
+
+    def ms(v: float | None) -> str:
+        return f"{v:.3f} ms" if v is not None else "-"
+
+    out.print(f"phone: {ph.tool} {ph.binary or '?'} · delegate {ph.delegate} · init {ms(ph.init_ms)} · "
+              f"first inference {ms(ph.first_inference_ms)} · warm-up {ph.warmup_runs} runs (mean "
+              f"{ms(ph.warmup_mean_ms)}) · thermal status {status(ph.thermal_status_before)} → "
+              f"{status(ph.thermal_status_after)}", markup=False, soft_wrap=True)
+    for d in ph.delegation:
+        kernels = f" ({d['delegate_kernels']} delegate kernels; the rest on the CPU)" if d["graph"] == "partially" \
+            else ""
+        out.print(f"delegate {d['delegate']}: graph {d['graph']} delegated{kernels}", markup=False, soft_wrap=True)
