@@ -39,6 +39,16 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path / "home"
 
 
+def deployed(model: str | Path, tmp_path: Path, db: str, capsys: pytest.CaptureFixture[str], *extra: str,
+             flags: tuple[str, ...] = tuple(FAST)) -> tuple[dict, str]:
+    """`edgeprof deploy --device local` that must succeed: (the result JSON, stdout)."""
+    out = tmp_path / "r.json"
+    code, text, err = run(["deploy", "--device", "local", "--model", str(model), "--db", db, "--json", str(out),
+                           *extra, *flags], capsys)
+    assert code == 0, err
+    return json.loads(out.read_text()), text
+
+
 def _content_named(folder: Path) -> list[str]:
     return sorted(p.name for p in folder.iterdir() if p.name.endswith(".data"))
 
@@ -50,11 +60,7 @@ def test_past_the_limit_a_users_model_keeps_its_data_beside_it_pushed_by_content
                                                                                  monkeypatch):
     monkeypatch.setattr(external_data, "PROTOBUF_LIMIT", 8192)  # 16 KiB of weights: "over 2 GiB"
     model = external_data_model(tmp_path / "user")
-    out = tmp_path / "r.json"
-    code, _, err = run(["deploy", "--device", "local", "--model", str(model), "--db", db, "--json", str(out),
-                        *FAST], capsys)
-    assert code == 0, err
-    r = json.loads(out.read_text())
+    r, _ = deployed(model, tmp_path, db, capsys)
     ext = r["artifact"]["export_options"]["external_data"]
     assert "pushed side by side" in ext["layout"] and list(ext["files"]) == ["model.onnx", "model.onnx.data"]
     data_sha = ext["files"]["model.onnx.data"]
@@ -67,22 +73,12 @@ def test_past_the_limit_a_users_model_keeps_its_data_beside_it_pushed_by_content
     device = home / ".cache" / "edgeprof" / "artifacts"  # what the agent loaded: the model with its data beside
     assert sorted(p.name for p in device.iterdir()) == sorted([f"{r['artifact']['sha256']}.onnx", f"{data_sha}.data"])
     assert r["transfer"]["artifact_bytes"] == r["artifact"]["size_bytes"]
-    out2 = tmp_path / "r2.json"
-    code, _, err = run(["deploy", "--device", "local", "--model", str(model), "--db", db, "--json", str(out2),
-                        *FAST], capsys)
-    assert code == 0, err
-    again = json.loads(out2.read_text())
+    again, _ = deployed(model, tmp_path, db, capsys)
     assert again["transfer"]["artifact_bytes"] == 0 and again["artifact"]["sha256"] == r["artifact"]["sha256"]
     (device / f"{data_sha}.data").unlink()  # a data file gone from the device: that one file travels again
-    code, _, err = run(["deploy", "--device", "local", "--model", str(model), "--db", db, "--json", str(out2),
-                        *FAST], capsys)
-    assert code == 0, err
-    assert json.loads(out2.read_text())["transfer"]["artifact_bytes"] == 64 * 64 * 4
+    assert deployed(model, tmp_path, db, capsys)[0]["transfer"]["artifact_bytes"] == 64 * 64 * 4
     for precision in ("fp16", "int8"):  # the conversions read the data beside it and run
-        code, _, err = run(["deploy", "--device", "local", "--model", str(model), "--precision", precision,
-                            "--db", db, "--json", str(out2), *FAST], capsys)
-        assert code == 0, (precision, err)
-        conv = json.loads(out2.read_text())
+        conv, _ = deployed(model, tmp_path, db, capsys, "--precision", precision)
         assert conv["precision"] == precision and conv["status"] == "ok"
         assert conv["fidelity"] is not None and conv["fidelity"]["ok"], precision  # against the fp32 reference
 
@@ -90,26 +86,17 @@ def test_past_the_limit_a_users_model_keeps_its_data_beside_it_pushed_by_content
 def test_a_missing_data_file_in_the_cache_entry_is_one_line(tmp_path, db, home, capsys, monkeypatch):
     monkeypatch.setattr(external_data, "PROTOBUF_LIMIT", 8192)
     model = external_data_model(tmp_path / "user")
-    out = tmp_path / "r.json"
-    code, _, err = run(["deploy", "--device", "local", "--model", str(model), "--db", db, "--json", str(out),
-                        *FAST], capsys)
-    assert code == 0, err
-    entry = Path(json.loads(out.read_text())["artifact"]["path"]).parent
+    entry = Path(deployed(model, tmp_path, db, capsys)[0]["artifact"]["path"]).parent
     for p in entry.glob("*.data"):
         p.unlink()
-    code, _, err = run(["deploy", "--device", "local", "--model", str(model), "--db", db, *FAST], capsys)
-    assert code == 0, err  # the broken entry is rebuilt from the user's files
+    deployed(model, tmp_path, db, capsys)  # the broken entry is rebuilt from the user's files
     assert len(_content_named(entry)) == 1
 
 
 def test_a_torch_export_past_the_limit_runs_with_its_data_beside_it(tmp_path, db, home, capsys, monkeypatch):
     monkeypatch.setattr(external_data, "EXTERNAL_DATA_THRESHOLD", 4096)  # gemm:64x2x64: 16 KiB of weights
     monkeypatch.setattr(external_data, "PROTOBUF_LIMIT", 8192)
-    out = tmp_path / "r.json"
-    code, _, err = run(["deploy", "--device", "local", "--model", "gemm:64x2x64", "--db", db, "--json", str(out),
-                        *FAST], capsys)
-    assert code == 0, err
-    r = json.loads(out.read_text())
+    r, _ = deployed("gemm:64x2x64", tmp_path, db, capsys)
     opts = r["artifact"]["export_options"]
     assert opts["external_data_file"].endswith(".data") and "pushed side by side" in opts["external_data"]["layout"]
     entry = Path(r["artifact"]["path"]).parent
@@ -189,18 +176,12 @@ def test_a_real_model_over_2_gib_runs_locally_and_over_sshd_and_moves_once(lab, 
     try:
         started = time.monotonic()
         model = big_model(tmp_path / "user")
-        out = tmp_path / "r.json"
-        code, _, err = run(["deploy", "--device", "local", "--model", str(model), "--db", db, "--json", str(out),
-                            "--min-duration", "0.2", "--min-queries", "3", "--warmup", "0.1", "--quiet"], capsys)
-        assert code == 0, err
-        r = json.loads(out.read_text())
+        quick = ("--min-duration", "0.2", "--min-queries", "3", "--warmup", "0.1", "--quiet")
+        r, _ = deployed(model, tmp_path, db, capsys, flags=quick)
         assert r["status"] == "ok" and r["artifact"]["size_bytes"] > 2 * 1024**3
         assert r["transfer"]["artifact_bytes"] == r["artifact"]["size_bytes"]
         assert r["artifact"]["flops"] == 3 * 2 * 14336 * 14336  # counted on the graph without its weights
-        code, _, err = run(["deploy", "--device", "local", "--model", str(model), "--db", db, "--json", str(out),
-                            "--min-duration", "0.2", "--min-queries", "3", "--warmup", "0.1", "--quiet"], capsys)
-        assert code == 0, err
-        assert json.loads(out.read_text())["transfer"]["artifact_bytes"] == 0
+        assert deployed(model, tmp_path, db, capsys, flags=quick)[0]["transfer"]["artifact_bytes"] == 0
         local_s = time.monotonic() - started
         peak = _du(tmp_path) + _du(remote)
         with lab.board("rpi5", drive=False) as b:
@@ -253,25 +234,15 @@ def test_a_sweeps_explicit_batch_1_on_a_static_batch_fails_as_deploys_and_no_bat
 
 def test_batch_fills_a_gru_batch_on_dim_1_labelled_and_counted(tmp_path, db, capsys):
     model = gru_model(tmp_path / "gru.onnx")
-    out = tmp_path / "r.json"
-    code, text, err = run(["deploy", "--device", "local", "--model", model, "--batch", "4", "--db", db, "--json",
-                           str(out), *FAST[:-1]], capsys)
-    assert code == 0, err
-    r = json.loads(out.read_text())
+    r, text = deployed(model, tmp_path, db, capsys, "--batch", "4", flags=tuple(FAST[:-1]))
     assert r["batch"] == 4 and r["io"]["batch"] == 4 and r["io"]["batched"] == ["x"]
     assert r["io"]["inputs"][0]["shape"] == [5, 4, 8] and r["io"]["outputs"][0]["shape"] == [5, 1, 4, 16]
     queries, window = r["latency_ms"]["n"], r["settings"]["window_s"]
     assert r["throughput_ips"] == pytest.approx(4 * queries / window, rel=0.02)  # 4 inferences per query
     assert "inputs and outputs (batch 4: dim 1 of x)" in text
-    code, _, err = run(["deploy", "--device", "local", "--model", model, "--db", db, "--json", str(out), *FAST],
-                       capsys)
-    assert code == 0, err  # no flags: the batch dim is 1, as a dim-0 batch is
-    r = json.loads(out.read_text())
+    r, _ = deployed(model, tmp_path, db, capsys)  # no flags: the batch dim is 1, as a dim-0 batch is
     assert r["batch"] == 1 and r["io"]["inputs"][0]["shape"] == [5, 1, 8] and r["io"]["batched"] == ["x"]
-    code, _, err = run(["deploy", "--device", "local", "--model", model, "--input", "x=5x3x8", "--db", db, "--json",
-                        str(out), *FAST], capsys)
-    assert code == 0, err  # what --input feeds there is the batch, counted
-    assert json.loads(out.read_text())["batch"] == 3
+    assert deployed(model, tmp_path, db, capsys, "--input", "x=5x3x8")[0]["batch"] == 3  # what --input feeds
     code, _, err = run(["deploy", "--device", "local", "--model", model, "--input", "x=5x3x8", "--batch", "2",
                         "--db", db, *FAST], capsys)
     first = err.strip().splitlines()[0]
