@@ -32,7 +32,7 @@ from ..errors import ModelError
 from ..records import Artifact
 from .artifact_cache import build_cached, code_version, dist_version, key_of, sha256_file
 
-__all__ = ["data_files", "with_inlined_data", "save_export", "inline_export", "name_by_content", "pushed_files",
+__all__ = ["data_files", "with_inlined_data", "save_export", "inline_export", "name_by_content", "pushed_files", "counted",
            "tensor_bytes", "PROTOBUF_LIMIT", "EXTERNAL_DATA_THRESHOLD", "DATA_EXT"]
 
 PROTOBUF_LIMIT = 2 * 1024**3 - 64 * 1024**2  # one ModelProto must stay under 2 GiB; keep room for the graph
@@ -111,6 +111,13 @@ def pushed_files(artifact: Artifact) -> list[tuple[str, str, str]]:
     return [(str(path.parent / f), f.split(".", 1)[0], DATA_EXT) for f in sorted(files)]
 
 
+def counted(artifact: Artifact) -> Artifact:
+    """`artifact` with `size_bytes` counting the data files kept beside its model (pushed_files), if any."""
+    beside = sum(Path(local).stat().st_size for local, _, _ in pushed_files(artifact))
+    return dataclasses.replace(artifact, size_bytes=Path(artifact.path).stat().st_size + beside) if beside \
+        else artifact
+
+
 def inline_export(artifact: Artifact, *, cache_dir: Path, say: Callable[[str], None]) -> Artifact:
     """An export written with external data (save_export) as the artifact that is pushed: inlined into one file
     when it fits (with_inlined_data), else as it is, its data beside it named by content; any other artifact as it
@@ -122,9 +129,9 @@ def inline_export(artifact: Artifact, *, cache_dir: Path, say: Callable[[str], N
     path = Path(artifact.path)
     files = data_files(onnx.load(str(path), load_external_data=False), path)
     if _total_size(path, files) > PROTOBUF_LIMIT:
-        return dataclasses.replace(artifact, size_bytes=_total_size(path, files), export_options={**artifact.export_options, "external_data": {
+        return counted(dataclasses.replace(artifact, export_options={**artifact.export_options, "external_data": {
             "files": {f: f.split(".", 1)[0] for f in sorted(files)}, "content_sha256": artifact.sha256,
-            "layout": _BESIDE}})
+            "layout": _BESIDE}}))
     return with_inlined_data(artifact, path, files, cache_dir=cache_dir, say=say)
 
 
@@ -205,7 +212,6 @@ def with_inlined_data(artifact: Artifact, path: Path, files: dict[str, list[str]
                   "beside": beside})
     made = build_cached(cache_dir, key, "onnx", build, what=f"{'copying' if beside else 'inlining'} the external "
                         f"data of {path}")
-    kept = data_files(onnx.load(made.path, load_external_data=False), Path(made.path)) if beside else {}
-    return dataclasses.replace(made, size_bytes=_total_size(Path(made.path), kept), export_options={
+    return counted(dataclasses.replace(made, export_options={
         **made.export_options, "external_data": {"files": own, "content_sha256": digest, "layout": _BESIDE if beside
-                                                 else "one self-contained file (data files pushed in it)"}})
+                                                 else "one self-contained file (data files pushed in it)"}}))

@@ -47,7 +47,7 @@ from ..errors import ConfigError, ModelError
 from ..records import Artifact, TensorSpec
 from .artifact_cache import build_cached, code_version, dist_version, key_of
 from .capture import library_failure, to_terminal
-from .external_data import PROTOBUF_LIMIT, name_by_content, save_export, tensor_bytes
+from .external_data import PROTOBUF_LIMIT, counted, name_by_content, save_export, tensor_bytes
 from .inputs import make_inputs, read_npz
 from .loadcheck import ONNXRUNTIME, LoadCrash, check_converted, check_files, op_refused
 
@@ -219,8 +219,8 @@ def quantize_onnx(fp32: Artifact, precision: str, *, cache_dir: Path, shapes: Ma
         return dataclasses.replace(fp32, path=str(out), precision=precision, export_options=export_options,
                                    export_check=None, cache_hit=False)
 
-    return build_cached(cache_dir, key_of(material), "onnx", build,
-                        what=f"converting {fp32.model_name} to {precision} ONNX")
+    return counted(build_cached(cache_dir, key_of(material), "onnx", build,
+                                what=f"converting {fp32.model_name} to {precision} ONNX"))
 
 
 def _fp16(src: Path, out: Path, name: str = "the model", graph_opt: str | None = None) -> dict[str, Any]:

@@ -81,6 +81,10 @@ def test_past_the_limit_a_users_model_keeps_its_data_beside_it_pushed_by_content
         conv, _ = deployed(model, tmp_path, db, capsys, "--precision", precision)
         assert conv["precision"] == precision and conv["status"] == "ok"
         assert conv["fidelity"] is not None and conv["fidelity"]["ok"], precision  # against the fp32 reference
+        if precision == "int8":  # onnxruntime's quantiser wrote its data beside the model too: named, counted
+            art = conv["artifact"]
+            assert len(_content_named(Path(art["path"]).parent)) == 1
+            assert art["size_bytes"] > Path(art["path"]).stat().st_size
 
 
 def test_a_missing_data_file_in_the_cache_entry_is_one_line(tmp_path, db, home, capsys, monkeypatch):
