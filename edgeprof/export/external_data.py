@@ -24,7 +24,7 @@ import dataclasses
 import hashlib
 import re
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -69,9 +69,10 @@ def save_export(proto: Any, path: Path) -> str | None:
     return next(iter(name_by_content(path)), None)
 
 
-def name_by_content(path: Path) -> dict[str, str]:
-    """Rename each data file of the ONNX file at `path` (a file edgeprof wrote, in a folder of its own) to
-    `<sha256>.data` beside it and point its tensors there; {new name: sha256}."""
+def name_by_content(path: Path, known: Mapping[str, str] | None = None) -> dict[str, str]:
+    """Rename each data file of the ONNX file at `path` (a file edgeprof wrote, or copied, in a folder of its own)
+    to `<sha256>.data` beside it and point its tensors there; {new name: sha256}. `known`: data file → sha256
+    already computed (a copy of the user's files), not hashed again."""
     import onnx
     from onnx import TensorProto
     from onnx.external_data_helper import _get_all_tensors
@@ -82,7 +83,7 @@ def name_by_content(path: Path) -> dict[str, str]:
         if _CONTENT_NAME.match(loc):
             renamed[loc] = loc
             continue
-        name = f"{sha256_file(path.parent / loc)}.{DATA_EXT}"
+        name = f"{(known or {}).get(loc) or sha256_file(path.parent / loc)}.{DATA_EXT}"
         (path.parent / loc).replace(path.parent / name)
         renamed[loc] = name
     for t in _get_all_tensors(model):
@@ -201,7 +202,7 @@ def with_inlined_data(artifact: Artifact, path: Path, files: dict[str, list[str]
             for f in files:
                 shutil.copyfile(path.parent / f, out.parent / f)
             shutil.copyfile(path, out)
-            name_by_content(out)
+            name_by_content(out, known=own)
         else:
             say(f"{artifact.model_name}: inlining external data ({', '.join(sorted(files))}, "
                 f"{size / 1024**2:.1f} MiB) into one file")
