@@ -12,8 +12,10 @@ sha256 is checked against the value pinned below: a mismatch is an error, never 
 What the corpus covers (tests/corpus runs each file end to end on `--device local`):
 several inputs (silero-vad, onnx's QLinear tests), int and scalar inputs (an int64 sample rate, uint8 zero points,
 a bool condition), dynamic dims (silero-vad, PaddleOCR), already-quantised files (QLinearConv, MatMulInteger,
-DequantizeLinear), float64, control flow (If), recurrent ops (LSTM), and
-TFLite files without a signature (MediaPipe).
+DequantizeLinear), float64, control flow (If), recurrent ops (LSTM, GRU), TFLite files without a signature
+(MediaPipe), the exporters' dim names (Paddle2ONNX's p2o.DynamicDimension.k, tf2onnx's unk__n: openwakeword),
+static batches (onnx's einsum and batchnorm node tests: `batch` is what the run must report), a batch named on
+dim 1 (openwakeword's silero), and a custom-op refusal (MediaPipe).
 Standard library only (the test imports it); run it with the Python whose pip should download.
 """
 
@@ -33,11 +35,14 @@ PACKAGES = {
     "rapidocr-onnxruntime": "1.4.4",
     "mediapipe": "0.10.18",
     "onnx": "1.16.2",  # the last wheels that ship onnx/backend/test/data
+    "openwakeword": "0.4.0",  # the last wheels that ship their models (later ones download them)
 }
+_OWW = "openwakeword/resources/models"
 
 _NODE = "onnx/backend/test/data/node"
 
-# name, package, member inside the wheel, sha256, extra deploy flags, what it covers, needs (None: runs as is)
+# name, package, member inside the wheel, sha256, extra deploy flags, what it covers, needs (None: runs as is),
+# batch (optional: the batch the run must report)
 FILES: list[dict] = [
     {"name": "silero_vad.onnx", "package": "silero-vad", "member": "silero_vad/data/silero_vad.onnx",
      "sha256": "1a153a22f4509e292a94e67d6f9b85e8deb25b4988682b7e174c65279d8788e3",
@@ -97,7 +102,8 @@ FILES: list[dict] = [
      "args": [], "covers": "int64 index input (values must stay in range)", "needs": None},
     {"name": "test_einsum_batch_matmul.onnx", "package": "onnx", "member": f"{_NODE}/test_einsum_batch_matmul/model.onnx",
      "sha256": "24b817ce2960635d2d97ec882d0846648da7f374a61fdb2305961a99febf14e1",
-     "args": [], "covers": "float64 inputs, static dim 0 = 5", "needs": None},
+     "args": [], "covers": "float64 inputs, static batch 5 (dim 0 fixed at 5 on both inputs)", "needs": None,
+     "batch": 5},
     {"name": "test_if.onnx", "package": "onnx", "member": f"{_NODE}/test_if/model.onnx",
      "sha256": "2a96ecc25e3329bf3b4d2017bf090aad767ea73e7f16268ff3fabd0814f8abf8",
      "args": [], "covers": "bool scalar input, If subgraphs", "needs": None},
@@ -118,6 +124,21 @@ FILES: list[dict] = [
      "sha256": "e06a804e0144f9929eda782122916b35d60c697c3c9344013ca2bbe76a6ce2b4",
      "args": [], "covers": "MediaPipe custom ops: refused in one line naming Landmarks2TransformMatrix",
      "needs": None, "refused": "needs custom op Landmarks2TransformMatrix"},
+    # issue 20, round 3: tf2onnx names, a static batch, a batch named on dim 1
+    {"name": "embedding_model.onnx", "package": "openwakeword", "member": f"{_OWW}/embedding_model.onnx",
+     "sha256": "ba754db3cd768a524c655ea90655ee5e6055a43b8dfd29366a11e93716ae9e51", "args": ["--batch", "2"],
+     "covers": "tf2onnx 1.9.3 names (dim 0 unk__316 follows --batch)", "needs": None, "batch": 2},
+    {"name": "hey_mycroft_v0.1.onnx", "package": "openwakeword", "member": f"{_OWW}/hey_mycroft_v0.1.onnx",
+     "sha256": "785bdf5655863ae47553b23793aa108c7b0152d4823f7869b41f2d2d765912fc", "args": [],
+     "covers": "tf2onnx 1.10.1 names (dim 0 unk__332: batch 1 without flags)", "needs": None, "batch": 1},
+    {"name": "openwakeword_silero_vad.onnx", "package": "openwakeword", "member": f"{_OWW}/silero_vad.onnx",
+     "sha256": "a35ebf52fd3ce5f1469b2a36158dba761bc47b973ea3382b3186ca15b1f5af28",
+     "args": ["--input", "input=2x512"], "needs": "--input-value sr=16000", "batch": 2,
+     "covers": "the batch on dim 0 of one input and dim 1 of the states h, c [2, batch, 64]"},
+    {"name": "test_batchnorm_example.onnx", "package": "onnx", "member": f"{_NODE}/test_batchnorm_example/model.onnx",
+     "sha256": "b9bebdd2ec1cd6bf91edfc57e84b490c0308178688e187f384c0a4921187ef24", "args": [],
+     "covers": "static batch 2 (x[2, 3, 4, 5]; rank-1 scale, bias, mean, var do not count)", "needs": None,
+     "batch": 2},
 ]
 
 

@@ -432,13 +432,16 @@ def _drop_last_group(text: str) -> str:
 def render_io(r: Result) -> None:
     """The I/O summary: each input's shape, dtype and where its values came from, the outputs' shapes, then the
     load time and the first inference next to the steady state's p50."""
-    from ..export.inputs import io_summary_lines  # the export package stays unimported until a run is shown
+    from ..export.inputs import (  # the export package stays unimported until shown
+        batch_label,
+        io_summary_lines,
+    )
 
     io = r.io
     if io is None:
         return
-    out.print("[bold]inputs and outputs[/bold]" + (f" (batch {io.batch}: dim 0 of {', '.join(io.batched)})"
-                                                    if io.batched and io.batch is not None else ""))
+    label = batch_label(io.batch, io.batched, io.inputs) if io.batch is not None else ""
+    out.print("[bold]inputs and outputs[/bold]" + (f" ({label})" if label else ""))
     for line in io_summary_lines(io.inputs, io.outputs):
         out.print("  " + escape(line))
     p50 = r.latency_ms.p50 if r.latency_ms is not None else None

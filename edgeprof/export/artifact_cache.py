@@ -4,7 +4,8 @@ Owns: the cache directory (`default_cache_dir`), the entry layout `cache_dir/<ke
 atomic writes (built in a temporary directory, renamed into place: an interrupted or failed build leaves no
 entry and no temporary folder), a write refused for room or permission (a full disk, a read-only folder:
 errors.DISK_ERRNOS, also when a library wrapped the OSError) as one DiskError line naming the cache, and validation on read (size and sha256
-of the model file must match meta.json, else the entry is ignored and rebuilt). A build runs inside a capture
+of the model file, and the size of each file the build wrote beside it (`beside`: an ONNX model's data files past
+2 GiB), must match meta.json, else the entry is ignored and rebuilt). A build runs inside a capture
 (capture.py): the libraries' output goes to `cache_dir/<key>.log`, beside the entry, not to the terminal.
 the version of the export code that goes into the keys (`code_version`, below). Does not own: what else goes
 into a key (each exporter hashes whatever decides its file) or building the file.
@@ -84,9 +85,12 @@ def read_entry(entry: Path, ext: str) -> Artifact | None:
         meta = json.loads((entry / "meta.json").read_text())
         if not isinstance(meta, dict) or meta.pop("cache_layout", None) != LAYOUT:
             return None
+        beside = meta.pop("beside", {})  # files the build wrote next to the model (an ONNX model's data files)
         stored = Artifact.from_dict(meta)  # the typed record: an unknown or missing field is a broken entry
         model = entry / f"model.{ext}"
         if model.stat().st_size != stored.size_bytes or sha256_file(model) != stored.sha256:
+            return None
+        if any((entry / name).stat().st_size != size for name, size in beside.items()):
             return None
         return dataclasses.replace(stored, path=str(model), cache_hit=True)
     except (OSError, ValueError, KeyError, TypeError, UserError):
@@ -143,7 +147,8 @@ def _store(cache_dir: Path, key: str, ext: str, build: Callable[[Path], Artifact
         artifact = dataclasses.replace(artifact, path=str(model), sha256=sha256_file(model),
                                        size_bytes=model.stat().st_size)
         meta = artifact.to_dict()
-        meta.update(path=f"model.{ext}", cache_hit=False, cache_layout=LAYOUT)
+        beside = {p.name: p.stat().st_size for p in sorted(tmp.iterdir()) if p.is_file() and p != model}
+        meta.update(path=f"model.{ext}", cache_hit=False, cache_layout=LAYOUT, **({"beside": beside} if beside else {}))
         (tmp / "meta.json").write_text(json.dumps(meta, indent=2, sort_keys=True, default=str) + "\n")
         if entry.exists() and read_entry(entry, ext) is None:
             trash = Path(tempfile.mkdtemp(prefix=f".tmp-old-{key[:16]}-", dir=cache_dir))

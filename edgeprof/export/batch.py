@@ -4,7 +4,9 @@ Owns: `is_batch_dim` (dim 0, dynamic, unnamed or named like a batch: torch's `ba
 keras2onnx / onnxconverter's `N`, `None`; tf2onnx / onnxruntime's `unk__123`; Paddle2ONNX's `DynamicDimension.0`
 and `p2o.DynamicDimension.0`; torch dynamo's `s6`; any `batch…` / `…_batch`), `batch_name` (such a name anywhere,
 without the generated names an exporter gives every dynamic dim, when asked), `static_batch` (dim 0 fixed at the
-same N > 1 on every input of rank 2+: N is the batch).
+same N > 1 on every input of rank 2+: N is the batch), `batch_dim` (the dim of an input that is its batch: a
+batch dim 0, else the first dim named like a batch without the generated names, as a sequence-first GRU's
+x[5, batch, 8] has it at dim 1), `declared_batch_dim` (the same read from a stored declared shape, for labels).
 Does not own: the input plan that uses them (inputs.py).
 """
 
@@ -15,7 +17,8 @@ from collections.abc import Sequence
 
 from ..records import TensorSpec
 
-__all__ = ["BATCH_SYMBOLS", "BATCH_PATTERN", "is_batch_dim", "batch_name", "static_batch"]
+__all__ = ["BATCH_SYMBOLS", "BATCH_PATTERN", "is_batch_dim", "batch_name", "static_batch", "batch_dim",
+           "declared_batch_dim"]
 
 # dim-0 symbols that mean "the batch" (case-insensitive), as the common exporters write them: torch's `batch`,
 # `batch_size`, `N`; keras2onnx / onnxconverter's `N` and `None`; a `?` or `-1` written as a name
@@ -58,3 +61,20 @@ def static_batch(specs: Sequence[TensorSpec]) -> tuple[int, tuple[str, ...]] | N
     if len(sizes) != 1 or min(sizes) <= 1:
         return None
     return sizes.pop(), tuple(s.name for s in ranked)
+
+
+def batch_dim(spec: TensorSpec) -> int | None:
+    """The dim of `spec` that is its batch: 0 when dim 0 is (is_batch_dim), else the first later dim named like a
+    batch (batch_name without the generated names, which mean the batch on dim 0 only: a GRU's x[5, batch, 8] has
+    it at 1), else None."""
+    if is_batch_dim(spec, 0):
+        return 0
+    return next((i for i, d in enumerate(spec.shape) if i > 0 and isinstance(d, str) and batch_name(d, False)), None)
+
+
+def declared_batch_dim(declared: str | None) -> int:
+    """batch_dim of a declared shape as stored (TensorSpec.shape_str: "[5, batch, 8]"); 0 when none is named off
+    dim 0 (a static batch is dim 0)."""
+    words = [w.strip() for w in (declared or "").strip("[]").split(",")]
+    dims = tuple(int(w) if w.lstrip("-").isdigit() else None if w == "?" else w for w in words if w)
+    return batch_dim(TensorSpec("declared", dims, "float32")) or 0

@@ -16,7 +16,9 @@ Changing this algorithm changes every stored fidelity check: change both copies 
 
 Shapes: a fixed dim is the model's; dim 0 is the batch when it is unnamed or named like a batch (batch, N,
 batch_size, None, unk__…, DynamicDimension.0, s6: batch.py); every other symbol must be given (by --input or a
-data array), once for all inputs that share it. --batch N is dim 0 of every batched input; a contradiction with
+data array), once for all inputs that share it. --batch N is the batch dim of every batched input: dim 0, or,
+where no dim 0 is the batch, the first later dim named like one (a sequence-first GRU's x[5, batch, 8]: dim 1;
+batch.batch_dim); a contradiction with
 --input, a data array or a static model is an error. Without --batch (or with --batch 1) the batch that --input or the data feeds is the batch:
 the plan's `batch` is always what was fed, and the measurement stores and counts that. A static batch (dim 0 fixed
 at the same N > 1 on every input of rank 2+, `static_batch`) is the batch: fed, labelled and counted as N; --batch
@@ -42,9 +44,9 @@ from .. import datafiles
 from ..errors import ConfigError, ModelError
 from ..records import IOTensor, TensorSpec
 from .artifact_cache import sha256_file
-from .batch import batch_name, is_batch_dim, static_batch
+from .batch import batch_dim, batch_name, declared_batch_dim, is_batch_dim, static_batch
 
-__all__ = ["InputData", "InputPlan", "PlannedInput", "io_summary_lines", "is_batch_dim", "load_input_data",
+__all__ = ["InputData", "InputPlan", "PlannedInput", "batch_label", "io_summary_lines", "is_batch_dim", "load_input_data",
            "make_inputs", "parse_input_range", "parse_input_value", "plan_inputs", "static_batch"]
 
 def make_inputs(specs: Sequence[TensorSpec], shapes: Mapping[str, tuple[int, ...]],
@@ -291,14 +293,16 @@ def plan_inputs(specs: Sequence[TensorSpec], *, batch: int, seed: int,
     by_name = {s.name: s for s in specs}
     _check_feeds(specs, by_name, shapes, values, ranges, data)
     given = _given_shapes(by_name, shapes, data)
-    batched = tuple(s.name for s in specs if is_batch_dim(s, 0))
+    dims = {s.name: d for s in specs if (d := batch_dim(s)) is not None}  # each batched input's batch dim
+    batched = tuple(dims)
     static = None if batched else static_batch(specs)
     if static is not None:  # dim 0 fixed at N > 1 on every input of rank 2+: N is the batch, fed and counted
         if batch != static[0] and (batch != 1 or batch_given):
             _refuse_static_batch(specs, batch)
         batch, batched = static
-    batch = _fed_batch(batched, given, batch)
-    symbols = _symbols(specs, by_name, given, batch)
+        dims = dict.fromkeys(batched, 0)
+    batch = _fed_batch(dims, given, batch)
+    symbols = _symbols(specs, dims, given, batch)
     if batch > 1 and not batched:
         _refuse_static_batch(specs, batch)
     data_arrays = data.arrays if data else {}
@@ -310,7 +314,7 @@ def plan_inputs(specs: Sequence[TensorSpec], *, batch: int, seed: int,
         if s.name in given:
             shape = given[s.name][0]
         else:
-            found, holes, example = _shape_from_model(s, batch, symbols)
+            found, holes, example = _shape_from_model(s, batch, symbols, dims.get(s.name))
             if found is not None:
                 shape = found
             else:
@@ -326,8 +330,9 @@ def plan_inputs(specs: Sequence[TensorSpec], *, batch: int, seed: int,
             "dynamic dimensions"
         raise ModelError(f"the model's inputs have {noun} edgeprof cannot choose: " + "; ".join(missing),
                          hint="give them with " + " ".join(suggest)
-                              + " (the free dims' sizes are examples: use your model's; only an unnamed or "
-                                "batch-named dim 0 follows --batch; inputs sharing a symbol share its size)")
+                              + " (the free dims' sizes are examples: use your model's; only the batch dim "
+                                "follows --batch: an unnamed or batch-named dim 0, else a dim named like a batch; "
+                                "inputs sharing a symbol share its size)")
     return InputPlan(tuple(planned), batch, seed, data, batched)
 
 
@@ -372,37 +377,42 @@ def _given_shapes(by_name: Mapping[str, TensorSpec], shapes: Mapping[str, tuple[
     return given
 
 
-def _fed_batch(batched: Sequence[str], given: Mapping[str, tuple[tuple[int, ...], str]], batch: int) -> int:
-    """--batch left at 1: a batch that --input or the data feed is the batch (what was fed counts)."""
+def _fed_batch(dims: Mapping[str, int], given: Mapping[str, tuple[tuple[int, ...], str]], batch: int) -> int:
+    """--batch left at 1: a batch that --input or the data feed is the batch (what was fed counts). `dims`: each
+    batched input's batch dim."""
     if batch != 1:
         return batch
-    fed = {given[n][0][0]: given[n][1] for n in batched if n in given and given[n][0]}
+    fed = {given[n][0][i]: given[n][1] for n, i in dims.items() if n in given and len(given[n][0]) > i}
     if len(fed) > 1:
         raise ModelError("the batched inputs are given different batches: " + "; ".join(fed.values()),
-                         hint="dimension 0 of every batched input is the batch: make them agree (--batch N)")
+                         hint="the batch dim of every batched input is the batch: make them agree (--batch N)")
     return next(iter(fed)) if fed else batch
 
 
-def _symbols(specs: Sequence[TensorSpec], by_name: Mapping[str, TensorSpec],
+def _symbols(specs: Sequence[TensorSpec], dims: Mapping[str, int],
              given: Mapping[str, tuple[tuple[int, ...], str]], batch: int) -> dict[str, tuple[int, str]]:
     """Each dimension symbol's size and who set it; every given shape checked against the model's rank, fixed
-    dimensions, the batch and the sizes other inputs give the same symbol."""
+    dimensions, the batch (at each batched input's batch dim, `dims`) and the sizes other inputs give the same
+    symbol."""
     symbols: dict[str, tuple[int, str]] = {}
+    by_name = {s.name: s for s in specs}
     for s in specs:
-        if is_batch_dim(s, 0) and isinstance(s.shape[0], str):
-            symbols.setdefault(s.shape[0], (batch, f"--batch {batch}"))
+        at = dims.get(s.name)
+        if at is not None and isinstance(s.shape[at], str):
+            symbols.setdefault(str(s.shape[at]), (batch, f"--batch {batch}"))
     for name, (shape, why) in given.items():
         spec = by_name[name]
+        at = dims.get(name)
         if len(shape) != len(spec.shape):
             raise ModelError(f"{why}: the model's input has rank {len(spec.shape)} {spec.shape_str()}",
                              hint="give one size per dimension")
         for i, (want, got) in enumerate(zip(spec.shape, shape, strict=True)):
             if isinstance(want, int) and want >= 0 and want != got:
                 raise ModelError(f"{why}: dimension {i} is fixed at {want} in the model, not {got}")
-            if i == 0 and is_batch_dim(spec, 0) and got != batch:
-                raise ModelError(f"{why}: dimension 0 is the batch ({got}) but --batch is {batch}",
-                                 hint=f"give --batch {got}, or dimension 0 = {batch}")
-            if isinstance(want, str) and not (i == 0 and is_batch_dim(spec, 0)):
+            if i == at and not (isinstance(want, int) and want >= 0) and got != batch:
+                raise ModelError(f"{why}: dimension {i} is the batch ({got}) but --batch is {batch}",
+                                 hint=f"give --batch {got}, or dimension {i} = {batch}")
+            if isinstance(want, str) and i != at:
                 if want in symbols and symbols[want][0] != got:
                     raise ModelError(f"{why}: dimension {i} ({want}) is {got}, but {symbols[want][1]} sets "
                                      f"{want} = {symbols[want][0]}",
@@ -412,21 +422,8 @@ def _symbols(specs: Sequence[TensorSpec], by_name: Mapping[str, TensorSpec],
 
 
 def _refuse_static_batch(specs: Sequence[TensorSpec], batch: int) -> None:
-    """--batch N > 1 on a model without a batch dimension: refused unless every dim 0 is fixed at N. A batch named
-    off dim 0 (a sequence-first GRU's x[5, batch, 8]) is named, with the --input shapes to paste instead."""
-    off = [(s, i, d) for s in specs for i, d in enumerate(s.shape)
-           if i > 0 and isinstance(d, str) and batch_name(d, generated=False)]
-    if off:
-        s, i, d = off[0]
-        pastes = []
-        for t in dict.fromkeys(x[0] for x in off):
-            known = {n: batch for n in t.shape if isinstance(n, str) and batch_name(n, generated=False)}
-            dims = t.example_dims(batch, known, dim0_is_batch=is_batch_dim(t, 0))
-            pastes.append(f"--input {t.name}={'x'.join(map(str, dims))}")
-        raise ModelError(f"--batch {batch}: the batch of input {s.name!r} {s.shape_str()} is dim {i} ({d}), not dim "
-                         "0; --batch fills a dim-0 batch only",
-                         hint=f"leave out --batch and give the shape with the batch in it: {' '.join(pastes)} (each "
-                              "query is then counted as one inference)")
+    """--batch N > 1 on a model without a batch dimension (none at dim 0, none named like one elsewhere):
+    refused unless every dim 0 is fixed at N."""
     fixed0 = [s for s in specs if s.shape and isinstance(s.shape[0], int) and s.shape[0] >= 0]
     wrong = [s for s in fixed0 if s.shape[0] != batch]
     if wrong or not fixed0:
@@ -440,16 +437,16 @@ def _refuse_static_batch(specs: Sequence[TensorSpec], batch: int) -> None:
                          hint=f"{keep}, or export the model with a dynamic batch dimension")
 
 
-def _shape_from_model(s: TensorSpec, batch: int, symbols: Mapping[str, tuple[int, str]]
+def _shape_from_model(s: TensorSpec, batch: int, symbols: Mapping[str, tuple[int, str]], at: int | None = None
                       ) -> tuple[tuple[int, ...] | None, list[str], list[str]]:
-    """(the concrete shape of an input nobody gave one — the model's fixed dims, the batch, the symbols' sizes —
-    or None when some dims cannot be chosen, those dims, an example --input)."""
+    """(the concrete shape of an input nobody gave one — the model's fixed dims, the batch at its batch dim `at`,
+    the symbols' sizes — or None when some dims cannot be chosen, those dims, an example --input)."""
     dims: list[int] = []
     holes: list[str] = []
     for i, d in enumerate(s.shape):
         if isinstance(d, int) and d >= 0:
             dims.append(d)
-        elif i == 0 and is_batch_dim(s, 0):
+        elif i == at:
             dims.append(batch)
         elif isinstance(d, str) and d in symbols:
             dims.append(symbols[d][0])
@@ -579,3 +576,15 @@ def io_summary_lines(inputs: Sequence[IOTensor], outputs: Sequence[IOTensor] = (
     for t in outputs:
         lines.append(f"out {t.name}: {t.dtype}[{', '.join(map(str, t.shape))}]")
     return lines
+
+
+def batch_label(batch: int, batched: Sequence[str], inputs: Sequence[IOTensor]) -> str:
+    """"batch 4: dim 1 of x" (inputs with their batch at one dim together, read from the declared shapes);
+    "" when no input is batched."""
+    if not batched:
+        return ""
+    declared = {t.name: t.declared for t in inputs}
+    by_dim: dict[int, list[str]] = {}
+    for name in batched:
+        by_dim.setdefault(declared_batch_dim(declared.get(name)), []).append(name)
+    return f"batch {batch}: " + "; ".join(f"dim {d} of {', '.join(names)}" for d, names in sorted(by_dim.items()))

@@ -47,6 +47,7 @@ from ..errors import ConfigError, ModelError
 from ..records import Artifact, TensorSpec
 from .artifact_cache import build_cached, code_version, dist_version, key_of
 from .capture import library_failure, to_terminal
+from .external_data import PROTOBUF_LIMIT, counted, name_by_content, save_export, tensor_bytes
 from .inputs import make_inputs, read_npz
 from .loadcheck import ONNXRUNTIME, LoadCrash, check_converted, check_files, op_refused
 
@@ -218,8 +219,8 @@ def quantize_onnx(fp32: Artifact, precision: str, *, cache_dir: Path, shapes: Ma
         return dataclasses.replace(fp32, path=str(out), precision=precision, export_options=export_options,
                                    export_check=None, cache_hit=False)
 
-    return build_cached(cache_dir, key_of(material), "onnx", build,
-                        what=f"converting {fp32.model_name} to {precision} ONNX")
+    return counted(build_cached(cache_dir, key_of(material), "onnx", build,
+                                what=f"converting {fp32.model_name} to {precision} ONNX"))
 
 
 def _fp16(src: Path, out: Path, name: str = "the model", graph_opt: str | None = None) -> dict[str, Any]:
@@ -250,9 +251,12 @@ def _fp16(src: Path, out: Path, name: str = "the model", graph_opt: str | None =
             del model.graph.input[:]
             model.graph.input.extend(keep)
             model.ir_version = max(model.ir_version, 4)  # IR 3 requires them listed; IR 4 lets them go
-        converted = float16.convert_float_to_float16(model, keep_io_types=True, op_block_list=blocked + extra)
+        # past 2 GiB the converter's in-memory shape inference cannot serialise the model: skip it there
+        big = tensor_bytes(model) > PROTOBUF_LIMIT
+        converted = float16.convert_float_to_float16(model, keep_io_types=True, op_block_list=blocked + extra,
+                                                     disable_shape_infer=big)
         fixed = _retarget_float_casts(converted) + _rewire_output_consumers(converted)
-        onnx.save(converted, str(out))
+        save_export(converted, out)  # still past the threshold in fp16: its data beside it, named by content
         try:
             onnx.checker.check_model(str(out))
         except Exception as e:  # onnx's ValidationError: the converter wrote an invalid graph
@@ -405,6 +409,7 @@ class _Reader:
 
 
 def _int8(src: Path, out: Path, samples: list[dict[str, np.ndarray]]) -> dict[str, Any]:
+    import onnx
     from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
     from onnxruntime.quantization.shape_inference import quant_pre_process
 
@@ -425,13 +430,20 @@ def _int8(src: Path, out: Path, samples: list[dict[str, np.ndarray]]) -> dict[st
                 src = Path(tmp) / "opset13.onnx"
             pre = Path(tmp) / "pre.onnx"
             prep = "quant_pre_process"
+            # past 2 GiB (the data kept beside the model) every file the tools write keeps its data beside it too
+            big = tensor_bytes(onnx.load(str(src), load_external_data=False)) > PROTOBUF_LIMIT
+            external = {"save_as_external_data": True, "all_tensors_to_one_file": True,
+                        "external_data_location": "pre.onnx.data"} if big else {}
             try:
-                quant_pre_process(str(src), str(pre), skip_symbolic_shape=False)
+                quant_pre_process(str(src), str(pre), skip_symbolic_shape=False, **external)
             except Exception:  # symbolic shape inference fails on some graphs: retry without it
                 prep = "quant_pre_process(skip_symbolic_shape=True)"
-                quant_pre_process(str(src), str(pre), skip_symbolic_shape=True)
+                quant_pre_process(str(src), str(pre), skip_symbolic_shape=True, **external)
             quantize_static(str(pre), str(out), Reader(samples), quant_format=QuantFormat.QDQ, per_channel=True,
-                            activation_type=QuantType.QInt8, weight_type=QuantType.QInt8)
+                            activation_type=QuantType.QInt8, weight_type=QuantType.QInt8,
+                            use_external_data_format=big)
+            if big:  # its data beside it, named by content, as the fp32 file's (external_data.py)
+                name_by_content(out)
             dropped = _drop_unused_opset_imports(out)
             if dropped:
                 options["dropped_opset_imports"] = dropped

@@ -197,7 +197,10 @@ class Board:
         timer.start()
         measure_started = time.time()  # under the lease (the cell's start may include waiting for it)
         try:
-            result = measurement.deploy(cell.run_spec(), self.device, progress=progress,
+            spec = cell.run_spec()
+            given = frozenset({"--batch"}) if cell.batch_given else frozenset()  # a static batch refuses another
+            result = measurement.deploy(spec, self.device, progress=progress,
+                                       options=measurement.Options.of(spec, given=given),
                                        cache_dir=self.sweep.cache_dir, facts=self.facts,
                                        lease_token=self.lease.token,
                                        transport=self.transport, on_link=self._on_link)

@@ -37,6 +37,7 @@ class Cell:
     skip: str | None = None  # static capability reason
     scenario: str = vocab.SINGLE_STREAM
     rate: float | None = None
+    batch_given: bool = False  # the sweep file named the batch (`batch:`, an include rule): like deploy's --batch
 
     @property
     def cell_id(self) -> str:

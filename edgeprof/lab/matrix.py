@@ -73,6 +73,7 @@ class SweepSpec:
     scenarios: list[str] = field(default_factory=lambda: [vocab.SINGLE_STREAM])
     rates: list[float] = field(default_factory=list)  # for the scheduled scenarios (server, fixed-rate)
     settings_where: dict[str, str] = field(default_factory=dict)  # a `settings:` key → "file:line path"
+    batch_given: bool = False  # `batch:` written in the file (a static-batch model then refuses a batch other than N)
 
     def runtimes_for(self, model: ModelEntry) -> list[str]:
         """The runtime axis of `model`: `runtimes:` as written, else the runtime `deploy` defaults its format to
@@ -257,6 +258,8 @@ def expand(spec: SweepSpec, devices: list[Device]) -> list[Cell]:
         if any(matches(r, cell, by_name) for r in spec.exclude):
             continue
         seen.add(cell.cell_id)
+        cell.batch_given = spec.batch_given or any("batch" in r.match and matches(r, cell, by_name)
+                                                   for r in spec.include)
         set_at = dict(spec.settings_where)
         for r in spec.overrides:
             if matches(r, cell, by_name):

@@ -147,7 +147,7 @@ def parse_sweep(text: str, path: str = "sweep.yaml") -> SweepSpec:
     spec = SweepSpec(path=path, name=name, inventory=inventory, models=models, devices=devices,
                      device_where=device_where, runtimes=runtimes, precisions=precisions, batch=batch,
                      threads=threads, settings=settings, include=[], exclude=[], overrides=[], budgets=[], text=text,
-                     scenarios=scenarios, rates=rates, settings_where=settings_where)
+                     scenarios=scenarios, rates=rates, settings_where=settings_where, batch_given=batch_node is not None)
     for key in ("include", "exclude"):
         if (n := node(key)) is not None:
             for p, item in doc.seq(n, key, scalar_ok=False):

@@ -2,7 +2,8 @@
 its progress, bound its silences and its whole time.
 
 Owns: the Session seam (what a device of any kind must offer: push a file by content, run one request with
-events and a deadline, close; agentlink.AgentLink is today's), the agent's RunRequest built from a RunPlan, and
+events and a deadline, close; agentlink.AgentLink is today's), the artifact's files pushed by content (an ONNX
+model over 2 GiB: its data files first, beside it in the artifacts folder), the agent's RunRequest built from a RunPlan, and
 the one-line error when the model refuses the inputs fed. Does not own: connecting (deploy() in __init__.py),
 deciding (plan.py), turning the reply into a Result (assemble.py).
 """
@@ -28,6 +29,7 @@ from edgeprof_agent.messages import (
 
 from ..agentlink import EventSink, RunDeadline
 from ..errors import MeasurementFailed, ModelError
+from ..export.external_data import pushed_files
 from ..export.inputs import InputPlan, io_summary_lines
 from ..export.quantize import as_given
 from ..records import Artifact, Device, RunSpec, Transfer
@@ -93,7 +95,10 @@ def execute(plan: RunPlan, session: Session, *, progress: Progress | None = None
     pushing = time.monotonic()  # the artifact, input data and accuracy data pushes: one phase
     if artifact is not None:
         progress.stage("pushing model")
-        remote_path, artifact_bytes = session.push_artifact(artifact.path, artifact.sha256, artifact.extension)
+        for local, sha256, ext in pushed_files(artifact):  # data kept beside the model (over 2 GiB): first
+            artifact_bytes += session.push_artifact(local, sha256, ext)[1]
+        remote_path, model_bytes = session.push_artifact(artifact.path, artifact.sha256, artifact.extension)
+        artifact_bytes += model_bytes
     data_ref = None
     if data is not None:
         progress.stage("pushing input data")

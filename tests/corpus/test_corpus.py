@@ -62,6 +62,8 @@ def test_corpus_file_runs_end_to_end(f, files, tmp_path, capsys):
     assert r["status"] == "ok" and r["latency_ms"]["n"] >= 3
     assert r["runtime"] == ("tflite" if f["name"].endswith(".tflite") else "onnxruntime")  # .tflite: its runtime
     assert r["precision"] == AS_GIVEN.get(f["name"], "fp32")
+    if "batch" in f:  # a static batch, an exporter's dim-0 name, a batch on dim 1: the batch fed and counted
+        assert r["batch"] == r["io"]["batch"] == f["batch"]
 
 
 @pytest.mark.timeout(120)
