@@ -26,7 +26,7 @@ system-deps:
 	@scripts/install-system-deps.sh
 
 test: setup system-deps
-	$(BIN)/python -m pytest -q tests -m "not stacks and not corpus and not arm"
+	$(BIN)/python -m pytest -q tests -m "not stacks and not corpus and not arm and not big"
 
 stack-venvs: setup
 	$(BIN)/python scripts/build-stack-venvs.py
@@ -49,6 +49,10 @@ test-arm: setup system-deps
 test-corpus: setup
 	$(BIN)/python scripts/model-corpus.py > /dev/null
 	$(BIN)/python -m pytest -q -m corpus tests/corpus
+
+# models past 2 GiB (tests marked big): ~9 GiB of disk and 2-4 min; CI runs it after the main suite
+test-big: setup system-deps
+	$(BIN)/python -m pytest -q -m big tests/integration
 
 lint: setup
 	$(BIN)/ruff check edgeprof models tests benchmarks

@@ -171,6 +171,7 @@ def _du(path: Path) -> int:
 
 
 @pytest.mark.slow
+@pytest.mark.big
 @pytest.mark.ssh
 def test_a_real_model_over_2_gib_runs_locally_and_over_sshd_and_moves_once(lab, tmp_path, db, home, capsys,
                                                                           monkeypatch):
