@@ -112,3 +112,23 @@ def test_artifacts_by_sha256_round_trip_once_and_refuse_tampering(pg_url: str, t
         queue.fetch_artifact(store, ref, tmp_path / "third")
     with pytest.raises(StoreError, match="is not in"):
         queue.fetch_artifact(store, {"sha256": "0" * 64, "entry": "x"}, tmp_path / "third")
+
+
+def test_an_exported_model_past_one_bytea_is_refused_in_one_line_and_not_stored(pg_url: str, tmp_path,  # type: ignore[no-untyped-def]
+                                                                               monkeypatch) -> None:
+    from edgeprof.errors import ModelError
+    from edgeprof.lab.queue import artifacts
+
+    queue.upgrade(pg_url)
+    store = Store(pg_url)
+    entry = tmp_path / "cache" / "big0entry"
+    entry.mkdir(parents=True)
+    (entry / "model.onnx").write_bytes(b"\x08\x01" * 4096)
+    (entry / ("ab" * 32 + ".data")).write_bytes(b"\0" * 8192)  # a model's data beside it counts too
+    monkeypatch.setattr(artifacts, "BYTEA_LIMIT", 10_000)
+    with pytest.raises(ModelError) as e:
+        queue.put_artifact(store, entry)
+    msg = str(e.value)
+    assert "\n" not in msg and "big0entry" in msg and "not supported yet" in msg and "no --queue" in e.value.hint
+    with psycopg.connect(queue.conninfo(pg_url)) as conn:
+        assert conn.execute("SELECT count(*) FROM lab_artifacts").fetchone()[0] == 0

@@ -20,7 +20,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql as pg
 
-from ...errors import StoreError, UserError
+from ...errors import ModelError, StoreError, UserError
 from ...records import utc_now
 from ...store import Store
 from ..cell import Cell, export_key
@@ -40,8 +40,18 @@ def tar_entry(entry: Path) -> bytes:
     return buf.getvalue()
 
 
+# one PostgreSQL bytea value holds at most 1 GB; the tar is built in memory and sent as one value
+BYTEA_LIMIT = 1_000_000_000 - (1 << 20)
+
+
 def put_artifact(store: Store, entry: Path) -> dict[str, str]:
-    """Store one artifact-cache entry directory by the sha256 of its tar (once); returns its reference."""
+    """Store one artifact-cache entry directory by the sha256 of its tar (once); returns its reference.
+    An entry past BYTEA_LIMIT is refused in one line (ModelError): its cell fails, the sweep goes on."""
+    size = sum(p.stat().st_size for p in entry.rglob("*") if p.is_file() and not p.name.startswith("."))
+    if size > BYTEA_LIMIT:
+        raise ModelError(f"{entry.name}: {size / 2**30:.2f} GiB of exported model is too large for the lab queue "
+                         f"(one PostgreSQL value holds at most 1 GB): queued sweeps of such models are not supported "
+                         f"yet", hint="run this model with edgeprof sweep on one controller (no --queue)")
     blob = tar_entry(entry)
     digest = hashlib.sha256(blob).hexdigest()
     with store.engine.begin() as conn:
@@ -127,6 +137,9 @@ def export_cells(store: Store, cells: Sequence[Cell], cache_dir: Path | None = N
             entry = Path(art.path).parent
             if entry.parent.resolve() == cache.resolve() and entry.name not in [e.name for e in entries]:
                 entries.append(entry)
-        refs[key] = [put_artifact(store, e) for e in entries]
+        try:
+            refs[key] = [put_artifact(store, e) for e in entries]
+        except ModelError as e:
+            errors[key] = e
     return refs, errors
 
