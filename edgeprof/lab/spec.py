@@ -201,8 +201,8 @@ def _rates(doc: Doc, rates_node: Node | None, scenarios_node: Node, scenarios: l
         raise doc.err(scenarios_node, "scenarios", f"{scheduled[0]} issues queries at a rate: add "
                       "`rates:` (queries per second)", hint="e.g. rates: [10, 30, 60]")
     if rates and not any(rated_scenario(sc, rates) for sc in scenarios):
-        raise doc.err(rates_node or scenarios_node, "rates", "rates apply to the server, fixed-rate and sustained "
-                      "scenarios, and `scenarios:` has none of them",
+        raise doc.err(rates_node or scenarios_node, "rates", "rates apply to the server and fixed-rate scenarios "
+                      "(and sustained), and `scenarios:` has none of them",
                       hint="e.g. scenarios: [single-stream, fixed-rate]")
     if len(set(rates)) != len(rates):
         raise doc.err(rates_node or scenarios_node, "rates", "a rate is listed twice")

@@ -173,7 +173,7 @@ def test_sustained_cells_take_the_rates_and_an_include_adds_one_back_to_back(tmp
     assert by["pi5/sustained"].run_spec().rate is None
     assert by["nano/sustained@30"].budgets == ["p50_ratio < 1.2"] and by["nano/sustained@10"].budgets == []
     line = refusal(tmp_path, "scenarios: [single-stream]\nrates: [30]\n")
-    assert line.startswith("s.yaml:4 rates: rates apply to the server, fixed-rate and sustained scenarios"), line
+    assert line.startswith("s.yaml:4 rates: rates apply to the server and fixed-rate scenarios (and sustained)"), line
 
 
 def test_a_budget_on_a_sustained_figure_for_another_scenario_is_refused_at_its_line(tmp_path: Path) -> None:
