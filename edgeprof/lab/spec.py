@@ -16,8 +16,10 @@ Sweep file format history (keep next to the constant):
       for all, which only made .tflite models skip rows); an input setting that reaches a null cell is refused.
       The sustained scenario (scenarios: [sustained], back to back) with duration_s / sustained_window_s (and
       timeout_s) as seconds or with units (`30m`, `60s`), and budgets on its figures (`sustained_ratio >= 0.9`).
-      Then sustained at a rate: with `rates:` a sustained cell runs at each rate (a file whose sustained cells
-      had rates beside them was refused before, so none meant otherwise).
+      Then sustained at a rate: with `rates:` a sustained cell runs at each rate (`rates:` with sustained alone
+      was refused before; a file with fixed-rate or server cells too ran its sustained cells back to back, and
+      now runs them at the rates: `rate: null` in an include rule adds a back-to-back one), `rate: null` in
+      match rules.
 
     version: 1
     name: nightly
