@@ -242,7 +242,8 @@ def _result_line(r: Result, i: int, total: int) -> str:
         curve = "" if su is None else (  # a sustained cell: what its curve says
             f", sustained ratio {fmt_value(su.sustained_ratio)}, "
             + (f"onset window {su.onset_window}" if su.onset_window is not None else "no onset")
-            + (f", steady p99 {fmt_value(su.steady_p99_ms, 'ms')}" if su.steady_p99_ms is not None else ", not steady"))
+            + (f", steady p99 {fmt_value(su.steady_p99_ms, 'ms')}" if su.steady_p99_ms is not None else ", not steady")
+            + (f", {r.scenario.misses} misses" if r.scenario.misses is not None else ""))  # at a rate
         return (f"[{i}/{total}] [green]ok[/green] {cell}: p50 {fmt_value(lat.p50 if lat else None, 'ms')}, "
                 f"p99 {fmt_value(lat.p99 if lat else None, 'ms')}, {fmt_value(r.throughput_ips, 'inf/s')}{curve}")
     color = "yellow" if r.status == "skipped" else "red"

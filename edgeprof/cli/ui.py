@@ -149,19 +149,28 @@ def scenario_lines(r: Result) -> list[str]:
 
 
 def sustained_table(r: Result) -> Table | None:
-    """A sustained run's windows, one row each (docs/scenarios.md "sustained")."""
+    """A sustained run's windows, one row each (docs/scenarios.md "sustained"); GPU MHz, GPU °C and GPU W where
+    the windows read them (NVML; a Jetson's devfreq clock), as the report's window table has them."""
+    from ..report.curves import gpu_mhz, throttle_text
+
     s = r.sustained
     if s is None:
         return None
-    t = Table(title=f"sustained: {len(s.windows)} windows of {s.window_s:g} s", title_justify="left")
-    for col in ("window", "from s", "n", "p50 ms", "p99 ms", "q/s", "misses", "°C", "CPU MHz", "min MHz", "W",
-                "mJ/inf", "throttled"):
+    gpu = any(gpu_mhz(w) is not None for w in s.windows)
+    gpu_c = any(w.nvml_temp_c is not None for w in s.windows)
+    gpu_w = any(w.nvml_w is not None for w in s.windows)
+    t = Table(title=f"sustained: {len(s.windows)} windows of {s.window_s:g} s"
+              + (f"; GPU: {s.nvml_gpu} (NVML)" if s.nvml_gpu else ""), title_justify="left")
+    cols = ["window", "from s", "n", "p50 ms", "p99 ms", "q/s", "misses", "°C", "CPU MHz", "min MHz"]
+    cols += ["GPU MHz"] * gpu + ["GPU °C"] * gpu_c + ["GPU W"] * gpu_w + ["W", "mJ/inf", "throttled"]
+    for col in cols:
         t.add_column(col, justify="right")
     for w in s.windows:
-        t.add_row(str(w.index), f"{w.start_s:g}", str(w.n), fmt_value(w.p50_ms), fmt_value(w.p99_ms),
-                  fmt_value(w.qps), "-" if w.misses is None else str(w.misses), fmt_value(w.temp_c),
-                  fmt_value(w.cpu_mhz), fmt_value(w.cpu_mhz_min), fmt_value(w.mean_w), fmt_value(w.mj_per_inference),
-                  "-" if w.throttled is None else f"0x{w.throttled:x}")
+        cells = [str(w.index), f"{w.start_s:g}", str(w.n), fmt_value(w.p50_ms), fmt_value(w.p99_ms),
+                 fmt_value(w.qps), "-" if w.misses is None else str(w.misses), fmt_value(w.temp_c),
+                 fmt_value(w.cpu_mhz), fmt_value(w.cpu_mhz_min)]
+        cells += [fmt_value(gpu_mhz(w))] * gpu + [fmt_value(w.nvml_temp_c)] * gpu_c + [fmt_value(w.nvml_w)] * gpu_w
+        t.add_row(*cells, fmt_value(w.mean_w), fmt_value(w.mj_per_inference), throttle_text(w))
     return t
 
 

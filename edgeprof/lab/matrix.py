@@ -2,8 +2,8 @@
 
 Owns: the SweepSpec and Rule records (what spec.py reads a sweep file into), the names the matrix's axes take
 (runtimes with their aliases, precisions), the matrix expansion models × devices × runtimes × precisions ×
-batch × threads × scenarios (× rates for server and fixed-rate) with include/exclude rules, per-cell settings
-(defaults, then `overrides` in order; a sustained cell's window must leave 3 windows in its duration), budgets
+batch × threads × scenarios (× rates for server and fixed-rate, and for sustained when rates are given) with
+include/exclude rules, per-cell settings (defaults, then `overrides` in order; a sustained cell's window must leave 3 windows in its duration), budgets
 attached to the cells they match (one on a sustained figure refused for a cell of another scenario), resolving
 the devices of a sweep in an inventory, and the static part of the capability check (runtime × format × precision: an
 impossible cell becomes a skip row with its reason; what the device itself lacks is checked by the scheduler
@@ -71,7 +71,7 @@ class SweepSpec:
     budgets: list[Rule]
     text: str = ""
     scenarios: list[str] = field(default_factory=lambda: [vocab.SINGLE_STREAM])
-    rates: list[float] = field(default_factory=list)  # for the scheduled scenarios (server, fixed-rate)
+    rates: list[float] = field(default_factory=list)  # server, fixed-rate; sustained at a rate (rated_scenario)
     settings_where: dict[str, str] = field(default_factory=dict)  # a `settings:` key → "file:line path"
     batch_given: bool = False  # `batch:` written in the file (a static-batch model then refuses a batch other than N)
 
@@ -81,9 +81,20 @@ class SweepSpec:
         return self.runtimes or [default_runtime(model.ref)]
 
     def scenario_rates(self) -> list[tuple[str, float | None]]:
-        """(scenario, rate) pairs of the matrix: each scheduled scenario at every rate, the others once."""
-        return [(sc, r) for sc in self.scenarios
-                for r in (self.rates if sc in vocab.SCHEDULED_SCENARIOS else [None])]
+        """(scenario, rate) pairs of the matrix: each scheduled scenario at every rate, sustained at every rate
+        when `rates:` has one (back to back without), the others once."""
+        return scenario_pairs(self.scenarios, self.rates)
+
+
+def scenario_pairs(scenarios: list[str], rates: list[float]) -> list[tuple[str, float | None]]:
+    """(scenario, rate) pairs: server and fixed-rate at every rate; sustained at every rate when there is one
+    (deploy's --scenario sustained --rate QPS, the camera case), else back to back; the others once."""
+    return [(sc, r) for sc in scenarios for r in (rates if rated_scenario(sc, rates) else [None])]
+
+
+def rated_scenario(scenario: str, rates: list[float]) -> bool:
+    """Whether `scenario`'s cells take the rates: the scheduled ones always, sustained when rates are given."""
+    return scenario in vocab.SCHEDULED_SCENARIOS or (scenario == "sustained" and bool(rates))
 
 
 
@@ -195,10 +206,12 @@ def _included(rule: Rule, spec: SweepSpec, devices: list[Device]) -> list[_Combo
     for sc in scenarios:
         if sc not in vocab.SCENARIOS:
             raise ConfigError(f"{rule.where}: unknown scenario {sc!r}", hint=f"known: {', '.join(vocab.SCENARIOS)}")
-    rates = [float(r) for r in want["rate"]]
-    if any(sc in vocab.SCHEDULED_SCENARIOS for sc in scenarios) and not rates:
+    rates: list[float | None] = [None if r is None else float(r) for r in want["rate"]]
+    if any(sc in vocab.SCHEDULED_SCENARIOS for sc in scenarios) and (not rates or None in rates):
         raise ConfigError(f"{rule.where}: a server or fixed-rate cell needs a rate", hint="add rate: to the rule")
-    pairs = [(sc, r) for sc in scenarios for r in (rates if sc in vocab.SCHEDULED_SCENARIOS else [None])]
+    # sustained: at the rule's rates (rate: null is back to back), back to back without any
+    pairs = [(sc, r) for sc in scenarios for r in (rates if sc in vocab.SCHEDULED_SCENARIOS
+                                                    else rates or [None] if sc == "sustained" else [None])]
     for dn in names:
         if dn not in every["device"]:
             raise ConfigError(f"{rule.where}: device {dn!r} is not one of the sweep's devices",

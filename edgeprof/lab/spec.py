@@ -16,6 +16,10 @@ Sweep file format history (keep next to the constant):
       for all, which only made .tflite models skip rows); an input setting that reaches a null cell is refused.
       The sustained scenario (scenarios: [sustained], back to back) with duration_s / sustained_window_s (and
       timeout_s) as seconds or with units (`30m`, `60s`), and budgets on its figures (`sustained_ratio >= 0.9`).
+      Then sustained at a rate: with `rates:` a sustained cell runs at each rate (`rates:` with sustained alone
+      was refused before; a file with fixed-rate or server cells too ran its sustained cells back to back, and
+      now runs them at the rates: `rate: null` in an include rule adds a back-to-back one), `rate: null` in
+      match rules.
 
     version: 1
     name: nightly
@@ -38,7 +42,8 @@ Sweep file format history (keep next to the constant):
                 {match: {model: tiny.onnx}, input_values: {sr: 16000}, input_data: tiny-inputs.npz}]
     budgets: [{match: {model: ds_cnn, device: {soc: orin}}, limits: ["p99_ms < 50"]}]
     scenarios: [single-stream, fixed-rate]   # load scenarios (docs/scenarios.md); default single-stream
-    rates: [10, 30, 60]               # queries/s of the server and fixed-rate cells (required with them)
+    rates: [10, 30, 60]               # queries/s of the server and fixed-rate cells (required with them), and of
+                                      # the sustained cells (without rates: back to back)
 """
 
 from __future__ import annotations
@@ -68,6 +73,7 @@ from .matrix import (
     SweepSpec,
     expand,
     matches,
+    rated_scenario,
     resolve_devices,
 )
 
@@ -189,17 +195,17 @@ def parse_sweep(text: str, path: str = "sweep.yaml") -> SweepSpec:
 
 
 def _rates(doc: Doc, rates_node: Node | None, scenarios_node: Node, scenarios: list[str]) -> list[float]:
-    """`rates:`: required by the server and fixed-rate scenarios, refused without them, each rate once."""
+    """`rates:`: required by the server and fixed-rate scenarios, taken by sustained (its cells then run at each
+    rate instead of back to back), refused without any of them, each rate once."""
     rates = [_rate(doc, n, p) for p, n in doc.seq(rates_node, "rates")] if rates_node is not None else []
     scheduled = [sc for sc in scenarios if sc in vocab.SCHEDULED_SCENARIOS]
     if scheduled and not rates:
         raise doc.err(scenarios_node, "scenarios", f"{scheduled[0]} issues queries at a rate: add "
                       "`rates:` (queries per second)", hint="e.g. rates: [10, 30, 60]")
-    if rates and not scheduled:
-        raise doc.err(rates_node or scenarios_node, "rates", "rates apply to the server and fixed-rate scenarios, "
-                      "and `scenarios:` has neither", hint="a sustained cell at a rate is not supported in sweeps "
-                      "yet (edgeprof deploy --scenario sustained --rate QPS)" if "sustained" in scenarios
-                      else "e.g. scenarios: [single-stream, fixed-rate]")
+    if rates and not any(rated_scenario(sc, rates) for sc in scenarios):
+        raise doc.err(rates_node or scenarios_node, "rates", "rates apply to the server and fixed-rate scenarios "
+                      "(and sustained), and `scenarios:` has none of them",
+                      hint="e.g. scenarios: [single-stream, fixed-rate]")
     if len(set(rates)) != len(rates):
         raise doc.err(rates_node or scenarios_node, "rates", "a rate is listed twice")
     return rates
@@ -402,8 +408,8 @@ def _match(doc: Doc, node: Node, ypath: str, labels: list[str], *, allow_extra: 
                 values.append(_batch(doc, n, q))
             elif k == "threads":
                 values.append(_threads(doc, n, q))
-            elif k == "rate":
-                values.append(_rate(doc, n, q))
+            elif k == "rate":  # null: no rate (a sustained cell back to back)
+                values.append(None if doc.scalar(n, q) is None else _rate(doc, n, q))
             else:
                 if not isinstance(n, ScalarNode):
                     raise doc.err(n, q, f"must be a single value, not {doc.kind(n)}")

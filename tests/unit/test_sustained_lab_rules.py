@@ -159,10 +159,21 @@ def test_a_window_that_leaves_too_few_windows_is_refused_at_its_line(tmp_path: P
     assert "at most 3m20s" in line
 
 
-def test_a_sustained_cell_at_a_rate_is_not_supported_in_sweeps_yet(tmp_path: Path) -> None:
-    line = refusal(tmp_path, "scenarios: [sustained]\nrates: [30]\n")
-    assert line.startswith("s.yaml:4 rates: rates apply to the server and fixed-rate scenarios") and \
-        "a sustained cell at a rate is not supported in sweeps yet" in line, line
+def test_sustained_cells_take_the_rates_and_an_include_adds_one_back_to_back(tmp_path: Path) -> None:
+    got = cells(tmp_path, "scenarios: [fixed-rate, sustained]\nrates: [10, 30]\n"
+                          "settings: {duration_s: 10m, sustained_window_s: 1m}\n"
+                          "include: [{device: pi5, scenario: sustained, rate: null}]\n"
+                          "budgets:\n  - match: {scenario: sustained, rate: 30}\n    limits: ['p50_ratio < 1.2']\n")
+    by = {c.cell_id.split("/", 1)[0] + "/" + c.cell_id.rsplit("/", 1)[-1]: c for c in got}
+    assert sorted(by) == ["nano/fixed-rate@10", "nano/fixed-rate@30", "nano/sustained@10", "nano/sustained@30",
+                          "pi5/fixed-rate@10", "pi5/fixed-rate@30", "pi5/sustained", "pi5/sustained@10",
+                          "pi5/sustained@30"]
+    spec = by["pi5/sustained@30"].run_spec()
+    assert (spec.scenario, spec.rate, spec.duration_s, spec.sustained_window_s) == ("sustained", 30.0, 600.0, 60.0)
+    assert by["pi5/sustained"].run_spec().rate is None
+    assert by["nano/sustained@30"].budgets == ["p50_ratio < 1.2"] and by["nano/sustained@10"].budgets == []
+    line = refusal(tmp_path, "scenarios: [single-stream]\nrates: [30]\n")
+    assert line.startswith("s.yaml:4 rates: rates apply to the server and fixed-rate scenarios (and sustained)"), line
 
 
 def test_a_budget_on_a_sustained_figure_for_another_scenario_is_refused_at_its_line(tmp_path: Path) -> None:
