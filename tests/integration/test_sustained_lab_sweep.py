@@ -227,4 +227,8 @@ def test_a_sustained_sweep_over_two_boards_budgets_and_check_across_nights(
     assert ratio is not None and "sustained_ratio" in (ratio.get("message") or "")
     if s1.steady_p50_ms is not None:  # night 1 reached a steady state (the tail's throughput within 5 %)
         assert case(hot_b.device, "· steady_p50_ms").find("failure") is not None
-    assert case(flat_b.device, "· sustained_ratio").find("failure") is None
+    f1, f2 = rows[night1][flat_b.device].sustained, rows[night2][flat_b.device].sustained
+    if f1 and f2 and f1.sustained_ratio and f2.sustained_ratio and f2.sustained_ratio >= 0.95 * f1.sustained_ratio:
+        # the flat board's ratio held (a window stalled by other jobs on a shared machine can move it past check's
+        # minimum effect; then check flagging it is right, and this assertion does not apply)
+        assert case(flat_b.device, "· sustained_ratio").find("failure") is None
