@@ -10,7 +10,7 @@ from typing import Any
 from ..errors import ConfigError
 from ..records import Device, RunSpec, dumps_json
 from ..vocab import SINGLE_STREAM
-from .benchmark import DELEGATES
+from .benchmark import DELEGATES, placement_line
 from .session import NOT_ON_PHONES, PhoneRun, PhoneSession
 
 
@@ -80,13 +80,13 @@ def render(run: PhoneRun, out: Any) -> None:
         out.print(f"memory: peak {peak:.2f} MB (benchmark_model's periodic RSS monitor)", markup=False, soft_wrap=True)
     if run.power is not None:
         p = run.power
-        out.print(f"power (battery, whole phone): mean {p['mean_w']:.3f} W over {p['duration_s']:.1f} s, "
+        what = "battery, whole phone" if p["source"] == "battery" else f"rails: {p['covers']}"
+        out.print(f"power ({what}): mean {p['mean_w']:.3f} W over {p['duration_s']:.1f} s, "
                   f"{p['energy_per_inference_j'] * 1000:.3f} mJ per inference", markup=False, soft_wrap=True)
     elif not any(w.startswith("power refused") for w in run.warnings):  # a refusal is its one warning line
         out.print(f"power: not measured — {run.power_reason}", markup=False, soft_wrap=True)
     for d in run.delegation:
-        kernels = f" ({d['delegate_kernels']} delegate kernels; the rest on the CPU)" if d["graph"] == "partially" else ""
-        out.print(f"delegate {d['delegate']}: graph {d['graph']} delegated{kernels}", markup=False, soft_wrap=True)
+        out.print(placement_line(d), markup=False, soft_wrap=True)
     out.print(f"thermal: {run.thermal_before.status_name} → {run.thermal_after.status_name}", markup=False,
               soft_wrap=True)
     for w in run.warnings:
