@@ -105,6 +105,9 @@ def battery_power(lines: list[str]) -> tuple[dict[str, Any] | None, str | None, 
     signs = {c > 0 for c in cur if c}
     if len(signs) > 1:
         warnings.append("battery current changed sign during the window (charger plugged in or out?)")
+    elif signs == {True}:
+        warnings.append("battery current_now is positive while discharging, not negative as the kernel ABI has it "
+                        "(a vendor deviation): read as a magnitude")
     duration = (samples[-1][0] - samples[0][0]) / 1e9
     return {"source": "battery", "covers": "the whole phone (battery side: screen, radios and all)",
             "mean_w": statistics.fmean(watts), "max_w": max(watts), "samples": len(samples),
