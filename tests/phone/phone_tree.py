@@ -209,3 +209,14 @@ class RailMeter:
         self._stop.set()
         if self._thread is not None:
             self._thread.join()
+
+
+def android_bin(root: Path, applets: list[str]) -> None:
+    """/system/bin as on Android: `sh` is mksh, each toybox applet a link to toybox (the replayed getprop and dumpsys
+    stay)."""
+    bin_ = Path(root) / "system/bin"
+    for name in ["sh", *applets]:
+        link = bin_ / name
+        if name in ("getprop", "dumpsys", "toybox") or link.exists() or link.is_symlink():
+            continue
+        os.symlink("/usr/bin/mksh" if name == "sh" else "/usr/bin/toybox", link)

@@ -17,22 +17,15 @@ from edgeprof.records import Device
 from edgeprof.records.device import BenchmarkModel, PhoneConfig
 from edgeprof.transport.adb import sha256_file
 
-READ_1 = """== /sys/bus/iio/devices/iio:device0
-t=1000
-CH0(T=1000)[S2M_VDD_CPUCL2], 5000000
-CH1(T=1000)[S4M_VDD_CPUCL0], 100000
-== /sys/bus/iio/devices/iio:device1
-t=1002
-CH5(T=1002)[S2S_VDD_G3D], 7000
-"""
-READ_2 = """== /sys/bus/iio/devices/iio:device0
-t=3000
-CH0(T=3000)[S2M_VDD_CPUCL2], 6240000
-CH1(T=3000)[S4M_VDD_CPUCL0], 290000
-== /sys/bus/iio/devices/iio:device1
-t=3002
-CH5(T=3002)[S2S_VDD_G3D], 19000
-"""
+
+def _read(t_ms: int, cpucl2: int, cpucl0: int, g3d: int) -> str:
+    """What read_rails' shell loop prints for two meters (energy_value as the ODPM driver writes it)."""
+    return (f"== /sys/bus/iio/devices/iio:device0\nt={t_ms}\nCH0(T={t_ms})[S2M_VDD_CPUCL2], {cpucl2}\n"
+            f"CH1(T={t_ms})[S4M_VDD_CPUCL0], {cpucl0}\n== /sys/bus/iio/devices/iio:device1\nt={t_ms + 2}\n"
+            f"CH5(T={t_ms + 2})[S2S_VDD_G3D], {g3d}\n")
+
+
+READ_1, READ_2 = _read(1000, 5000000, 100000, 7000), _read(3000, 6240000, 290000, 19000)
 
 
 def test_rails_energy_and_sum() -> None:
