@@ -112,10 +112,11 @@ def rails_power(before: RailsReading, after: RailsReading | None) -> tuple[dict[
                       "mean_w": de / dt_ms * 1e-3, "duration_s": dt_ms / 1000.0})
     if not rails:
         return None, "no power rail gave two readings that advanced", warnings
+    # each meter (each channel) keeps its own time: the sum's mean power is the sum of the rails' mean powers
     duration = max(r["duration_s"] for r in rails)
     energy = sum(r["energy_j"] for r in rails)
     return {"source": "rails", "covers": f"the sum of {len(rails)} ODPM rails (what their regulators feed: CPU "
                                          "clusters, GPU, memory, modem ...; not the battery side)",
-            "mean_w": energy / duration, "max_w": None, "energy_j": energy, "samples": 2, "duration_s": duration,
+            "mean_w": sum(r["mean_w"] for r in rails), "max_w": None, "energy_j": energy, "samples": 2, "duration_s": duration,
             "clock": "the energy meters' own (t= ms since boot)", "discharge_sign": None, "rails": rails}, None, \
         warnings
