@@ -90,6 +90,23 @@ def test_rails_are_preferred_and_measured_while_charging(adb_client, server_port
     assert not [w for w in run.warnings if "power" in w]  # charging does not matter to the rails
 
 
+def test_deploy_prints_the_rails(adb_client, server_port, rails_phone, tmp_path):
+    from edgeprof.phone.cli import render
+
+    with tree.RailMeter(rails_phone.root):
+        run = _measure(pixel(rails_phone, adb_client, server_port), tmp_path)
+    lines: list[str] = []
+
+    class Out:
+        def print(self, text: str, **_: object) -> None:
+            lines.append(text)
+
+    render(run, Out())
+    [power] = [ln for ln in lines if ln.startswith("power")]
+    assert power.startswith("power (rails: the sum of 16 ODPM rails (what their regulators feed") and " W over " in power
+    assert "whole phone" not in power
+
+
 def test_a_malformed_rail_line_is_a_warning(adb_client, server_port, rails_phone, tmp_path):
     with tree.RailMeter(rails_phone.root, garbage="CH8(T=12)[S6M_LLDO1] twelve"):
         run = _measure(pixel(rails_phone, adb_client, server_port), tmp_path)
