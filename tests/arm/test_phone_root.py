@@ -118,3 +118,28 @@ def test_the_battery_sampler_loop_runs_in_mksh(adb_client, server_port, arm_phon
     assert run.power["source"] == "battery" and run.power["samples"] >= 2
     assert run.power["mean_w"] == pytest.approx(0.412 * 3.912, rel=1e-6)
     assert run.power["clock"] == "phone (date +%s%N)" and os.path.exists(arm_phone.usr)
+
+
+def test_deploy_int8_on_the_arm_phone(adb_client, server_port, arm_phone, tmp_path, capsys, artifact_cache,
+                                      monkeypatch):
+    """`edgeprof deploy --device phone --model ds_cnn --precision int8` end to end with the phone's shell on Arm
+    binaries (the export cached with the lane's others)."""
+    import json
+
+    from edgeprof.cli.main import main
+
+    monkeypatch.setenv("EDGEPROF_CACHE", str(artifact_cache))
+    inv = tmp_path / "devices.yaml"
+    inv.write_text(f"version: 1\ndevices:\n  phone:\n    transport: adb\n    serial: '{adbd.serial(arm_phone)}'\n"
+                   f"    adb: {adb_client}\n    adb_server_port: {server_port}\n    connect_timeout: 60\n"
+                   f"    benchmark_model: '{tree.benchmark_model_script()}'\n")
+    out = tmp_path / "r.json"
+    with tree.RailMeter(arm_phone.root):
+        assert main(["deploy", "--device", "phone", "--inventory", str(inv), "--model", "ds_cnn", "--precision",
+                     "int8", "--min-duration", "0.5", "--min-queries", "10", "--warmup", "0", "--quiet",
+                     "--no-store", "--json", str(out)]) == 0
+    r = json.loads(out.read_text())
+    assert r["precision"] == "int8" and r["latency_ms"]["count"] == 10 and r["power"]["source"] == "rails"
+    [d] = r["delegation"]
+    assert d["delegate"] == "XNNPACK" and d["ops_total"] == d["ops_on_delegate"] + 1 > 1
+    assert "power (rails: the sum of 16 ODPM rails" in capsys.readouterr().out.replace("\n", " ")
