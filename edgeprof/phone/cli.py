@@ -21,6 +21,8 @@ def refused(spec: RunSpec, args: argparse.Namespace) -> str | None:
     for given, what in ((spec.accuracy, "--accuracy"), (spec.input_data, "--input-data"),
                         (spec.scenario != SINGLE_STREAM, f"--scenario {spec.scenario}"),
                         (spec.batch != 1, "--batch"), (getattr(args, "find_max_rate", False), "--find-max-rate"),
+                        (spec.precision == "fp16", "--precision fp16 (no fp16 TFLite export; an fp16 .tflite runs as "
+                                                   "given, without --precision)"),
                         (spec.cooldown_c is not None, "--cooldown")):
         if given:
             return f"{what} is {NOT_ON_PHONES}"

@@ -2,7 +2,7 @@
 model exported to TFLite and quantised (the boards' export path), pushed by content, measured by the replay
 benchmark_model; the delegated-op count is the exported graph's own operator count (read back with LiteRT's
 interpreter on this machine, not by the replay's parser). fp16: edgeprof has no fp16 TFLite export (a user's fp16
-.tflite runs as given), so `--precision fp16` of a bundled model is refused in one line before anything is pushed."""
+.tflite runs as given), so `--precision fp16` on a phone is refused in one line before anything is exported or pushed."""
 
 from __future__ import annotations
 
@@ -52,5 +52,5 @@ def test_fp16_is_refused_in_one_line(adb_client, server_port, phone, tmp_path, c
     assert main(["deploy", "--device", "phone", "--inventory", str(inv), "--model", "ds_cnn", "--precision", "fp16",
                  "--quiet", "--no-store"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "--precision fp16: TFLite models run as fp32 or int8" in err[0]
+    assert len(err) == 1 and "--precision fp16 (no fp16 TFLite export" in err[0] and "not supported on phones yet" in err[0]
     assert not (phone.root / "data/local/tmp/edgeprof/artifacts").exists()  # nothing pushed
