@@ -98,9 +98,8 @@ def write(path: Path, text: str, mode: int = 0o644) -> None:
 
 
 def build(root: Path, *, charging: bool = False, level: int = 78, thermal_status: int = 0, rails: bool = False,
-          capture: str | None = None, shell: str = "/usr/bin/mksh") -> Path:
-    """Lay out the phone under `root` and return it: the Pixel 6 built here, or a capture of tests/data/phones.
-    `shell`: the #! of the replayed getprop/dumpsys (the phone's mksh)."""
+          capture: str | None = None) -> Path:
+    """Lay out the phone under `root` and return it: the Pixel 6 built here, or a capture of tests/data/phones."""
     root = Path(root)
     for d in ("usr", "dev", "data/local/tmp", "tmp", "proc", "system/bin", "vendor"):
         (root / d).mkdir(parents=True, exist_ok=True)
@@ -111,10 +110,10 @@ def build(root: Path, *, charging: bool = False, level: int = 78, thermal_status
     cases = "".join(f"  {k}) echo '{v}' ;;\n" for k, v in props.items())
     listing = "".join(f"echo '[{k}]: [{v}]'\n" for k, v in props.items())
     write(root / "system/bin/getprop",
-          f"#!{shell}\nif [ $# -eq 0 ]; then\n{listing}exit 0\nfi\ncase \"$1\" in\n{cases}  *) echo '' ;;\nesac\n",
+          f"#!/usr/bin/mksh\nif [ $# -eq 0 ]; then\n{listing}exit 0\nfi\ncase \"$1\" in\n{cases}  *) echo '' ;;\nesac\n",
           0o755)
     write(root / "system/bin/dumpsys",
-          f'#!{shell}\nf=/vendor/replay/dumpsys/"$1".txt\nif [ -f "$f" ]; then cat "$f"; exit 0; fi\n'
+          '#!/usr/bin/mksh\nf=/vendor/replay/dumpsys/"$1".txt\nif [ -f "$f" ]; then cat "$f"; exit 0; fi\n'
           'echo "Can\'t find service: $1" >&2\nexit 0\n', 0o755)
     if capture is not None:
         shutil.copytree(CAPTURES / capture / "root", root, dirs_exist_ok=True, symlinks=True)
