@@ -27,6 +27,7 @@ from ..records.device import BenchmarkModel, PhoneConfig
 from ..transport.adb import ADBTransport, sha256_file
 from . import benchmark
 from .device import BATTERY, Battery, Thermal, read_battery, read_thermal
+from .rails import rails_power, read_rails
 
 SAMPLER_PERIOD_S = 0.2  # Perfetto's android.power guidance: poll no faster than every 100 ms
 TRACE_MARKER = "edgeprof-battery-trace"
@@ -99,6 +100,9 @@ def battery_power(lines: list[str]) -> tuple[dict[str, Any] | None, str | None, 
     signs = {c > 0 for c in cur if c}
     if len(signs) > 1:
         warnings.append("battery current changed sign during the window (charger plugged in or out?)")
+    elif signs == {True}:
+        warnings.append("battery current_now is positive while discharging, not negative as the kernel ABI has it "
+                        "(a vendor deviation): read as a magnitude")
     duration = (samples[-1][0] - samples[0][0]) / 1e9
     return {"source": "battery", "covers": "the whole phone (battery side: screen, radios and all)",
             "mean_w": statistics.fmean(watts), "max_w": max(watts), "samples": len(samples),
@@ -170,20 +174,22 @@ class PhoneSession:
         warnings: list[str] = []
         thermal_before = read_thermal(self.transport)
         battery = read_battery(self.transport)
-        power_reason: str | None = None
-        if not power or not self.phone.measures_power:
-            power_reason = "power measurement is off for this phone (power: source: none)"
-        elif battery.charging:
-            power_reason = ("the phone is charging: battery power is not measured while charging (unplug it, or "
-                            "use adb over Wi-Fi); latency is still measured")
-            warnings.append(f"power refused: {power_reason}")
         argv = benchmark.command(self.benchmark_binary(), graph, num_threads=threads, num_runs=num_runs,
                                  warmup_runs=warmup_runs, min_secs=min_secs, delegate=delegate,
                                  profile_ops=profile_ops, warmup_min_secs=warmup_min_secs)
+        # the rails (rails.py) are preferred where the phone has them, and do not depend on the charger
+        rails = read_rails(self.transport) if power and self.phone.measures_power else None
+        power_reason: str | None = None
+        if not power or not self.phone.measures_power:
+            power_reason = "power measurement is off for this phone (power: source: none)"
+        elif rails is None and battery.charging:
+            power_reason = ("the phone is charging: battery power is not measured while charging (unplug it, or "
+                            "use adb over Wi-Fi); latency is still measured")
+            warnings.append(f"power refused: {power_reason}")
         trace = posixpath.join(self.workdir, "battery.trace")
         period = self.sampler_period_s
         bm_line = " ".join(shlex.quote(a) for a in argv)
-        if power_reason is None:
+        if power_reason is None and rails is None:
             line = (f"mkdir -p {shlex.quote(self.workdir)}; ( {sampler_script(trace, period)} ) & s=$!; "
                     f"{bm_line} 2>&1; rc=$?; kill $s 2>/dev/null; wait $s 2>/dev/null; "
                     f"echo {TRACE_MARKER}; cat {shlex.quote(trace)}; rm -f {shlex.quote(trace)}; exit $rc")
@@ -191,7 +197,7 @@ class PhoneSession:
             line = f"{bm_line} 2>&1"
         r = self.transport.run_line(line, argv=argv, timeout=timeout)
         output, _, trace_text = r.stdout.partition(f"\n{TRACE_MARKER}\n")
-        if r.returncode != 0 or TRACE_MARKER not in r.stdout and power_reason is None:
+        if r.returncode != 0 or TRACE_MARKER not in r.stdout and power_reason is None and rails is None:
             self._still_there()  # a cut-short run: the phone may be gone (unplugged, rebooted)
         if r.returncode >= 128 or r.returncode < 0:
             raise MeasurementFailed(f"device {self.device.name}: benchmark_model died (exit {r.returncode}, signal "
@@ -211,15 +217,16 @@ class PhoneSession:
                                     op="run") from None
         power_summary = None
         if power_reason is None:
-            power_summary, power_reason, more = battery_power(trace_text.splitlines())
+            power_summary, power_reason, more = (rails_power(rails, read_rails(self.transport)) if rails is not None
+                                                 else battery_power(trace_text.splitlines()))
             warnings.extend(more)
             if power_summary is None:
                 warnings.append(f"power refused: {power_reason}")
             else:
                 mean_s = (parsed.timed.avg or 0.0) / 1e6
                 power_summary["energy_per_inference_j"] = power_summary["mean_w"] * mean_s
-                power_summary["energy_note"] = ("mean battery power over the whole benchmark_model process (load, "
-                                                "warm-up, timed runs) × the timed runs' mean latency")
+                power_summary["energy_note"] = (f"mean {power_summary['source']} power over the whole benchmark_model "
+                                                "process (load, warm-up, timed runs) × the timed runs' mean latency")
         thermal_after = read_thermal(self.transport)
         warn_at = self.phone.warn_status
         if thermal_after.status is not None and thermal_after.status >= warn_at:
