@@ -88,6 +88,17 @@ def test_battery_power_on_each(adb_client, server_port, captured, tmp_path, watt
     assert run.power["source"] == "battery" and run.power["mean_w"] == pytest.approx(watts, rel=1e-6)
     assert run.power["discharge_sign"] == sign
     assert [w for w in run.warnings if warning in w], run.warnings
+    # stored: the deviation in the phone section, the power's warnings, and results show's phone lines
+    from edgeprof.cli.ui import phone_lines
+    from edgeprof.phone.result import phone_result
+    from edgeprof.records import RunSpec
+
+    r = phone_result(RunSpec(model="m.tflite", runtime="tflite", device=dev.name), dev, None, run, None,
+                     delegate="xnnpack")
+    assert r.phone is not None and r.phone.battery is not None and r.power is not None
+    deviations = r.phone.battery["deviations"]
+    assert deviations and r.power.source == "battery" and [w for w in r.power.warnings if warning in w]
+    assert f"battery: deviates from the kernel ABI: {'; '.join(deviations)}" in phone_lines(r)
 
 
 @pytest.mark.parametrize("captured", [SAMSUNG], indirect=True)

@@ -145,3 +145,21 @@ def test_two_phone_results_compare_without_a_significance_test() -> None:
     assert rows["p50_ms"].verdict == "regressed" and rows["p50_ms"].p_value is None
     assert rows["p50_ms"].note == f"no significance test: neither result has raw samples ({NOT_EMITTED})"
     assert rows["p99_ms"].verdict == "n/a" and rows["p99_ms"].note == f"not measured in the baseline: {NOT_EMITTED}"
+
+
+def test_the_golden_phone_result_keeps_its_op_counts_and_shows_them() -> None:
+    """The v8 golden phone run (the stand-in, battery power): the stored delegation's op counts, the battery's
+    deviations (none on the Pixel tree) and `results show`'s phone lines made from them."""
+    from edgeprof.cli.ui import phone_lines
+
+    r = Result.from_dict(json.loads((GOLDEN / "v8" / "ok_phone_ds_cnn.json").read_text()))
+    assert r.phone is not None and r.power is not None and r.power.rails_energy_j is None
+    [d] = r.phone.delegation
+    assert (d["ops_on_delegate"], d["ops_total"], d["ops_on_cpu"], d["partitions"]) == (12, 13, 1, 3)
+    assert r.phone.battery == {"status": "Discharging", "capacity_pct": 78, "deviations": []}
+    assert r.environment.device["power_source"] == "battery"
+    lines = phone_lines(r)
+    assert ("delegate XNNPACK: graph partially delegated (2 delegate kernels); ops: 12 of 13 on CPU (XNNPACK), 1 on "
+            "the CPU (LiteRT's kernels), 3 partitions") in lines
+    assert "power (battery, whole phone): mean 1.612 W over 0.43 s, 5.181 mJ per inference" in lines
+    assert not [ln for ln in lines if ln.startswith(("rails", "battery: deviates"))]
