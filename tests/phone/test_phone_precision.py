@@ -54,3 +54,18 @@ def test_fp16_is_refused_in_one_line(adb_client, server_port, phone, tmp_path, c
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--precision fp16 (no fp16 TFLite export" in err[0] and "not supported on phones yet" in err[0]
     assert not (phone.root / "data/local/tmp/edgeprof/artifacts").exists()  # nothing pushed
+
+
+def test_a_sweeps_fp16_phone_cell_is_a_skip_row(tmp_path, capsys):
+    """A sweep's fp16 cell on a phone is a skip row before anything connects (the serial names no phone): the
+    sweep's runtime table has no fp16 for tflite (fp32, int8), the same gap deploy's refusal names; fp32 runs."""
+    inv = tmp_path / "devices.yaml"
+    inv.write_text("version: 1\ndevices:\n  phone:\n    transport: adb\n    serial: '127.0.0.1:1'\n")
+    spec = tmp_path / "s.yaml"
+    spec.write_text(f"name: fp16\ninventory: {inv}\nmodels: [ds_cnn]\ndevices: [phone]\nruntimes: [tflite]\n"
+                    "precisions: [fp32, fp16]\nthreads: [1]\n")
+    assert main(["sweep", str(spec), "--dry-run"]) == 0
+    rows = [ln for ln in capsys.readouterr().out.splitlines() if "phone/ds_cnn" in ln]
+    [fp32] = [ln for ln in rows if "/fp32/" in ln]
+    [fp16] = [ln for ln in rows if "/fp16/" in ln]
+    assert "not supported" not in fp32 and "fp16 is not supported for tflite" in fp16
