@@ -1,10 +1,12 @@
 """PhoneSession: a phone as a run.execute.Session — files pushed by content over adb, and one measurement: LiteRT's
-benchmark_model run with `adb shell`, a battery sampler loop beside it on the phone, thermal state before/after.
+benchmark_model run with `adb shell`, a battery sampler loop beside it on the phone (or the ODPM rails read before
+and after, rails.py, where the phone has them), thermal state before/after.
 
 Owns: the content-addressed layout under the phone's workdir (artifacts/<sha256>.<ext>, bin/benchmark_model-<sha>),
 the shell line that runs the sampler and benchmark_model together (built from quoted words only), reading the
 battery trace (units and sign per the kernel power_supply ABI, vendor deviations detected and stated), and the
-refusals: power while charging, a crash, output that is not benchmark_model's.
+refusals: battery power while charging (the rails are measured then), a crash, output that is not
+benchmark_model's.
 Does not own: the transport (transport/adb.py), parsing benchmark_model's output (benchmark.py).
 
 The agent's RunRequest → RunReply path (`run`) is not supported on phones yet: a RunReply carries every run's time,
@@ -170,7 +172,8 @@ class PhoneSession:
     def measure(self, graph: str, *, threads: int | None = None, num_runs: int = 100, warmup_runs: int = 5,
                 min_secs: float = 10.0, delegate: str = "xnnpack", profile_ops: bool = False, power: bool = True,
                 timeout: float = 900.0, warmup_min_secs: float | None = None) -> PhoneRun:
-        """One benchmark_model run of `graph` (a path on the phone) with the battery sampler beside it."""
+        """One benchmark_model run of `graph` (a path on the phone) with the battery sampler beside it, or between
+        two reads of the power rails where the phone has them."""
         warnings: list[str] = []
         thermal_before = read_thermal(self.transport)
         battery = read_battery(self.transport)
