@@ -227,9 +227,8 @@ def render_result(r: Result) -> None:
               f"p99={fmt_value(lat.early_stop_p99 if lat else None)} ms  "
               f"window={fmt_value(r.settings.window_s)} s")
     if r.phone is not None or (lat is not None and lat.source):  # a phone run: where its numbers came from
-        from ..phone.result import render_phone
-
-        render_phone(r, out)
+        for line in phone_lines(r):
+            out.print(line, markup=False, soft_wrap=True)
     s = Table(title="throughput and memory", title_justify="left")
     for c in ("inferences/s", "RSS before load MB", "after load MB", "peak MB", "artifact MB"):
         s.add_column(c, justify="right")
@@ -284,6 +283,49 @@ def render_result(r: Result) -> None:
 
 THROTTLE_CODES = ("rpi_throttled_now", "rpi_throttled_during_run", "gpu_clock_reasons")
 THERMAL_CODES = ("temperature_rise", "cooldown_timeout", "rpi_throttle_history")
+
+
+def phone_lines(r: Result) -> list[str]:
+    """`results show` (and deploy) lines for a phone run: where the latency came from and what is absent,
+    benchmark_model's init / first inference / warm-up, the delegate, the thermal status, the power's source
+    (battery side or which rails, each rail's mean W) and each delegate's placement (ops on it vs the CPU)."""
+    from ..phone.benchmark import NOT_EMITTED, placement_line
+    from ..phone.device import THERMAL_STATUS
+
+    lines: list[str] = []
+    lat, ph, p = r.latency_ms, r.phone, r.power
+    if lat is not None and lat.source:
+        absent = lat.absent or {}
+        same = [k for k, v in absent.items() if v == NOT_EMITTED]
+        shown_p5 = f"p5 {lat.p5:.3f} ms, " if lat.p5 is not None else ""
+        lines.append(f"latency: {lat.source}'s own statistics ({shown_p5}{lat.percentile_method}); not measured: "
+                     f"{', '.join(same)} — {NOT_EMITTED}")
+        lines += [f"not measured: {k} — {v}" for k, v in absent.items() if v != NOT_EMITTED]
+    if ph is None:
+        return lines
+
+    def status(s: int | None) -> str:
+        return f"{THERMAL_STATUS[s]} ({s})" if s is not None and 0 <= s < len(THERMAL_STATUS) else "unknown"
+
+    def ms(v: float | None) -> str:
+        return f"{v:.3f} ms" if v is not None else "-"
+
+    lines.append(f"phone: {ph.tool} {ph.binary or '?'} · delegate {ph.delegate} · init {ms(ph.init_ms)} · "
+                 f"first inference {ms(ph.first_inference_ms)} · warm-up {ph.warmup_runs} runs (mean "
+                 f"{ms(ph.warmup_mean_ms)}) · thermal status {status(ph.thermal_status_before)} → "
+                 f"{status(ph.thermal_status_after)}")
+    if p is not None and p.mean_w is not None:
+        what = "battery, whole phone" if p.source == "battery" else f"{p.source}: {p.covers}"
+        per = f", {p.energy_mj_per_inference:.3f} mJ per inference" if p.energy_mj_per_inference is not None else ""
+        lines.append(f"power ({what}): mean {p.mean_w:.3f} W over {fmt_value(p.window_s)} s{per}")
+        if p.rails:
+            lines.append("rails (mean W): " + ", ".join(f"{k} {w:.3f}" for k, w in
+                                                        sorted(p.rails.items(), key=lambda kv: -kv[1])))
+    deviations = (ph.battery or {}).get("deviations")
+    if deviations:
+        lines.append(f"battery: deviates from the kernel ABI: {'; '.join(deviations)}")
+    lines += [placement_line(d) for d in ph.delegation]
+    return lines
 
 
 def power_provenance(p: Power) -> str:

@@ -1,8 +1,9 @@
 """Android phones over adb (docs/phones.md): no agent; LiteRT's benchmark_model pushed and run with `adb shell`,
-battery power and thermal state read from sysfs and dumpsys on the phone.
+battery power (or a Pixel's ODPM power rails) and thermal state read from sysfs and dumpsys on the phone.
 
   device.py     open the adb transport for a devices.yaml phone; the phone's facts for `devices check`
-  benchmark.py  benchmark_model's command line and the parsing of what it prints
+  benchmark.py  benchmark_model's command line and the parsing of what it prints (delegated-op counts among it)
+  rails.py      the on-device power rails (ODPM energy meters): read before and after, per rail and their sum
   session.py    PhoneSession: the run.execute.Session a phone plugs in as; one benchmark_model run (PhoneRun)
   result.py     a PhoneRun as a stored Result (schema 8): each number where it came from, the absent ones and why
   measure.py    one measurement from a RunSpec to a Result, for deploy and sweeps; what a phone refuses

@@ -13,6 +13,14 @@ OutputToStream):
   "Overall peak memory footprint (MB) via periodic monitoring: 35.1"  (with --report_peak_memory_footprint)
 It prints no per-run times: the raw samples, p99 and anything else computed from them are absent, and the result
 says so. Nothing here computes a percentile from a summary.
+
+How many ops a delegate took is the interpreter's own log line (LiteRT tflite/core/subgraph.cc,
+Subgraph::ReplaceNodeSubsetsWithDelegateKernels, TFLITE_LOG_PROD, printed by benchmark_model on Android):
+  "Replacing 12 out of 14 node(s) with delegate (TfLiteXNNPackDelegate) node, yielding 3 partitions for subgraph 0."
+  (older releases: "... yielding 3 partitions for the whole graph." and, before "out of M", "Replacing 12 node(s)
+  with delegate (...) node, yielding 3 partitions."). N of M nodes of that subgraph's execution plan went to the
+  delegate; the M - N left run on LiteRT's built-in CPU kernels; the partitions are every node subset, delegated or
+  not. A second delegate's M counts the first one's delegate kernels as nodes.
 """
 
 from __future__ import annotations
@@ -38,6 +46,13 @@ _MEM_RE = re.compile(r"Memory footprint delta from the start of the tool \(MB\):
 _DELEGATED_RE = re.compile(r"Explicitly applied (\S+) delegate, and the model graph will be (completely|partially) "
                            r"executed by the delegate(?: w/ (\d+) delegate kernels)?")
 _NOT_DELEGATED_RE = re.compile(r"Though (\S+) delegate is explicitly applied, the model graph will not be executed")
+_REPLACED_RE = re.compile(r"Replacing (\d+)(?: out of (\d+))? node\(s\) with delegate \(([^)\n]*)\) node, yielding "
+                          r"(\d+) partitions(?: for (?:the whole graph|subgraph (\d+)))?")
+# the delegate kernels' registration names (each delegate's TfLiteRegistration custom_name) → benchmark_model's
+# delegate name and the compute unit it runs on (XNNPACK is LiteRT's CPU library; NNAPI picks its own device)
+DELEGATE_KERNELS = {"TfLiteXNNPackDelegate": ("XNNPACK", "CPU (XNNPACK)"), "TfLiteGpuDelegateV2": ("GPU", "GPU"),
+                    "TfLiteNnapiDelegate": ("NNAPI", "NNAPI (its own choice of NPU, GPU, DSP or CPU)"),
+                    "TfLiteHexagonDelegate": ("Hexagon", "DSP (Hexagon)"), "TfLiteQnnDelegate": ("QNN", "NPU (QNN HTP)")}
 _PEAK_RE = re.compile(r"Overall peak memory footprint \(MB\) via periodic monitoring: ([-\d.e+]+)")
 
 
@@ -116,13 +131,52 @@ def parse_output(text: str) -> BenchmarkOutput:
 
 def parse_delegation(text: str) -> list[dict[str, Any]]:
     """Which delegate took the graph: completely, partially (with its number of delegate kernels, i.e. delegated
-    partitions; the ops left run on the CPU), or not at all. How many ops each side ran is not printed here."""
+    partitions; the ops left run on the CPU), or not at all; with the interpreter's "Replacing N out of M node(s)"
+    lines, how many ops ran on the delegate and how many on LiteRT's CPU kernels (`placement`)."""
     out: list[dict[str, Any]] = []
     for name, how, kernels in _DELEGATED_RE.findall(text):
         out.append({"delegate": name, "graph": how, "delegate_kernels": int(kernels) if kernels else None})
     for name in _NOT_DELEGATED_RE.findall(text):
         out.append({"delegate": name, "graph": "not", "delegate_kernels": 0})
+    for p in parse_placement(text):
+        entry = next((d for d in out if d["delegate"].lower() == p["delegate"].lower()), None)
+        if entry is None:  # applied by the runtime itself (LiteRT applies XNNPACK by default), not by a flag
+            entry = {"delegate": p["delegate"], "graph": "completely" if p["ops_on_cpu"] == 0 else "partially",
+                     "delegate_kernels": None, "applied": "by the runtime (no benchmark_model flag)"}
+            out.append(entry)
+        entry.update({k: v for k, v in p.items() if k != "delegate"})
     return out
+
+
+def parse_placement(text: str) -> list[dict[str, Any]]:
+    """The "Replacing N out of M node(s) with delegate (K) node, yielding P partitions" lines, per delegate (summed
+    over its subgraphs): ops on the delegate, ops left on the CPU (None where the line gives no M: old releases),
+    partitions, subgraphs, and the compute unit."""
+    by: dict[str, dict[str, Any]] = {}
+    for n, m, kernel, parts, subgraph in _REPLACED_RE.findall(text):
+        name, unit = DELEGATE_KERNELS.get(kernel.strip(), (kernel.strip() or "unknown", kernel.strip() or "unknown"))
+        p = by.setdefault(name, {"delegate": name, "kernel": kernel.strip(), "unit": unit, "ops_on_delegate": 0,
+                                 "ops_total": 0, "partitions": 0, "subgraphs": []})
+        p["ops_on_delegate"] += int(n)
+        p["ops_total"] = None if not m or p["ops_total"] is None else p["ops_total"] + int(m)
+        p["partitions"] += int(parts)
+        p["subgraphs"].append(int(subgraph) if subgraph else 0)
+    for p in by.values():
+        p["ops_on_cpu"] = p["ops_total"] - p["ops_on_delegate"] if p["ops_total"] is not None else None
+    return list(by.values())
+
+
+def placement_line(d: dict[str, Any]) -> str:
+    """One line for `deploy`: which delegate took the graph, and (where the interpreter said) how many ops ran
+    where, like a compute-unit breakdown."""
+    kernels = f" ({d['delegate_kernels']} delegate kernels)" if d.get("delegate_kernels") else ""
+    line = f"delegate {d['delegate']}: graph {d['graph']} delegated{kernels}"
+    if d.get("ops_on_delegate") is not None:
+        total = d.get("ops_total")
+        line += (f"; ops: {d['ops_on_delegate']} of {total} on {d['unit']}, {d['ops_on_cpu']} on the CPU "
+                 f"(LiteRT's kernels), {d['partitions']} partitions" if total is not None else
+                 f"; ops: {d['ops_on_delegate']} on {d['unit']} (this LiteRT prints no total)")
+    return line
 
 
 def parse_op_profile(text: str) -> list[dict[str, Any]]:

@@ -70,7 +70,7 @@ def rows(r: PhoneCheck) -> list[str]:
         clocks[key] = clocks.get(key, 0) + 1
     cpu = " ".join(f"{n}×{k}" for k, n in clocks.items()) or "-"
     b = p.battery
-    battery = f"{b.capacity_pct if b.capacity_pct is not None else '?'}% {b.status or '?'}"
+    battery = f"{b.capacity_pct if b.capacity_pct is not None else '?'}% {b.status or '?'}\npower: {p.power_source}"
     th = p.thermal
     thermal = f"{th.status_name} ({th.status})" if th.status is not None else "unknown"
     bm = p.benchmark_model

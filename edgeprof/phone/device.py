@@ -1,8 +1,10 @@
 """A devices.yaml phone → an ADBTransport; the phone's facts (model, SoC, Android, ABI, cores and clocks, battery,
-thermal status, benchmark_model's self-report, delegates offered).
+thermal status, power source, benchmark_model's self-report, delegates offered).
 
-Owns: reading getprop, /proc/cpuinfo, cpufreq sysfs, /sys/class/power_supply/battery and `dumpsys thermalservice`
-on the phone, and parsing them (never executing them). Does not own: the transport (transport/adb.py).
+Owns: reading getprop, /proc/cpuinfo, cpufreq sysfs, /sys/class/power_supply/battery (and its vendors' unit and
+sign deviations), `dumpsys thermalservice` (the kernel's thermal zones when it gives no temperatures) and the
+on-device power rails (ODPM, rails.py) on the phone, and parsing them (never executing them).
+Does not own: the transport (transport/adb.py), the sampler during a run (session.py).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from ..records import Device
 from ..records.device import PhoneConfig
 from ..transport.adb import ADBTransport
 from .benchmark import SelfReport
+from .rails import RailsReading, read_rails
 
 # the getprop properties read, and the AndroidProps field each fills
 PROPS = {"ro.product.manufacturer": "manufacturer", "ro.product.model": "model",
@@ -64,6 +67,19 @@ class Battery:
     def charging(self) -> bool:
         return self.status in ("Charging", "Full")
 
+    def deviations(self) -> list[str]:
+        """How this reading departs from the kernel's power_supply ABI (Documentation/ABI/testing/sysfs-class-power:
+        current_now in µA, negative while discharging; voltage_now in µV), as the power reader states it."""
+        out = []
+        c, v = self.current_ua, self.voltage_uv
+        if c and abs(c) < MA_BELOW:
+            out.append("current_now in mA, not µA")
+        if v and v < MV_BELOW:
+            out.append("voltage_now in mV, not µV")
+        if c and c > 0 and self.status == "Discharging":
+            out.append("current_now positive while discharging (the ABI's sign is negative)")
+        return out
+
 
 @dataclass
 class Thermal:
@@ -78,6 +94,9 @@ class Thermal:
         return {"status": self.status, "status_name": self.status_name, "temperatures_c": self.temperatures_c}
 
 
+# below these a phone's current_now / voltage_now read as mA / mV (a phone draws ≥ 20 mA and its cell is ≥ 3 V)
+MA_BELOW, MV_BELOW = 20_000, 10_000
+THERMAL_ZONES = "/sys/class/thermal"
 _INT_RE = re.compile(r"^-?\d+$")
 _TEMP_RE = re.compile(r"Temperature\{mValue=(-?[\d.]+), mType=\d+, mName=([^,]+), mStatus=\d+\}")
 
@@ -113,8 +132,29 @@ def parse_thermal(text: str) -> Thermal:
 
 
 def read_thermal(t: ADBTransport) -> Thermal:
+    """`dumpsys thermalservice`; where it gives no temperatures (an old Android, a vendor's service printing
+    something else), the kernel's thermal zones (type and temp in m°C) instead."""
     r = t.run(["dumpsys", "thermalservice"], timeout=30)
-    return parse_thermal(r.stdout if r.returncode == 0 else "")
+    thermal = parse_thermal(r.stdout if r.returncode == 0 else "")
+    if not thermal.temperatures_c:
+        thermal.temperatures_c.update(read_thermal_zones(t))
+    return thermal
+
+
+def read_thermal_zones(t: ADBTransport) -> dict[str, float]:
+    r = t.run(["sh", "-c", 'for z in "$0"/thermal_zone*; do [ -r "$z/temp" ] && printf "%s %s\\n" '
+               '"$(cat "$z/temp" 2>/dev/null)" "$(cat "$z/type" 2>/dev/null)"; done; true', THERMAL_ZONES])
+    return parse_thermal_zones(r.stdout)
+
+
+def parse_thermal_zones(text: str) -> dict[str, float]:
+    """"<m°C> <type>" lines → {type: °C}; a zone that reads no number (offline sensor) is left out."""
+    temps: dict[str, float] = {}
+    for line in text.splitlines():
+        value, _, name = line.strip().partition(" ")
+        if _INT_RE.match(value) and name.strip():
+            temps.setdefault(name.strip(), int(value) / 1000.0)
+    return temps
 
 
 def read_props(t: ADBTransport) -> AndroidProps:
@@ -164,12 +204,26 @@ class PhoneFacts:
     thermal: Thermal
     benchmark_model: SelfReport
     delegates: list[str]
+    rails: RailsReading | None = None
+
+    @property
+    def power_source(self) -> str:
+        """What a run's power would come from: the rails when the phone has them, else the battery (with its
+        deviations from the kernel ABI), else nothing."""
+        if self.rails is not None:
+            return f"rails ({len(self.rails.rails)} ODPM rails on {', '.join(self.rails.meters)})"
+        if self.battery.current_ua is None or self.battery.voltage_uv is None:
+            return "none (no battery current/voltage)"
+        dev = self.battery.deviations()
+        return "battery" + (f" ({'; '.join(dev)})" if dev else "")
 
     def to_dict(self) -> dict[str, Any]:
         b = self.battery
         return {"model": self.model, "soc": self.soc, "android": self.android, "sdk": self.sdk, "abi": self.abi,
                 "cpus": self.cpus,
-                "battery": {"status": b.status, "capacity_pct": b.capacity_pct, "charging": b.charging},
+                "battery": {"status": b.status, "capacity_pct": b.capacity_pct, "charging": b.charging,
+                            "deviations": b.deviations()},
+                "power_source": self.power_source, "rails": sorted(self.rails.rails) if self.rails else [],
                 "thermal": self.thermal.to_dict(), "benchmark_model": self.benchmark_model.to_dict(),
                 "delegates": self.delegates}
 
@@ -186,4 +240,5 @@ def read_facts(t: ADBTransport, device: Device) -> PhoneFacts:
     thermal = read_thermal(t)
     return PhoneFacts(model=f"{props.manufacturer or ''} {props.model}".strip(), soc=props.soc,
                       android=props.release, sdk=props.sdk, abi=props.abi, cpus=read_cpus(t), battery=battery,
-                      thermal=thermal, benchmark_model=self_report(t, device), delegates=delegates_offered(t))
+                      thermal=thermal, benchmark_model=self_report(t, device), delegates=delegates_offered(t),
+                      rails=read_rails(t))

@@ -3,7 +3,8 @@ number benchmark_model did not measure absent with the reason.
 
 Owns: mapping benchmark_model's summary onto LatencyStats (source "benchmark_model"; p90 / p97 / p99 / p99.9, the
 CV, throughput and the raw samples absent: it prints no per-run times, and nothing here computes a statistic
-from a summary), the battery trace onto Power (source "battery"), the thermal before/after onto Thermal, the
+from a summary), the battery trace or the ODPM rails' two reads onto Power (source "battery" or "rails", each rail's mean W
+and energy kept), the thermal before/after onto Thermal, the
 phone's facts onto Environment, the op profile onto OpsProfile, the rest onto the `phone` section
 (records/phone.PhoneBenchmark), and the warnings' codes. Does not own: measuring (session.py), parsing
 benchmark_model's output (benchmark.py), storing (store/).
@@ -70,11 +71,13 @@ def latency(run: PhoneRun) -> LatencyStats | None:
 
 
 def power(run: PhoneRun, period_s: float | None) -> Power | None:
-    """The battery sampler's summary as a Power section: the whole phone's battery side, over the whole
-    benchmark_model process."""
+    """The power summary as a Power section, over the whole benchmark_model process: the battery sampler's (the
+    whole phone's battery side) or the ODPM rails' (rails.py: each rail's mean W and energy, their sum)."""
     p = run.power
     if p is None:
         return None
+    if p["source"] == "rails":
+        return _rails_power(p, [w for w in run.warnings if w.startswith("power rails")])
     per_inference = p.get("energy_per_inference_j")
     duration = float(p["duration_s"])
     return Power(source="battery", rail=BATTERY_RAIL, total_kind="battery", covers=str(p["covers"]),
@@ -88,6 +91,23 @@ def power(run: PhoneRun, period_s: float | None) -> Power | None:
                  note=(f"{p.get('energy_note', '')}; samples every {period_s or 0:g} s on the {p['clock']} clock, "
                        f"discharge current {p['discharge_sign']}, max {p['max_w']:.3f} W"),
                  warnings=[w for w in run.warnings if w.startswith("battery")])
+
+
+def _rails_power(p: dict[str, Any], warnings: list[str]) -> Power:
+    """The rails' summary: the total is their sum (labelled so), energy from the counters, each rail kept."""
+    per_inference = p.get("energy_per_inference_j")
+    rails = p["rails"]
+    meters = sorted({r["meter"] for r in rails})
+    return Power(source="rails", rail=f"sum of {len(rails)} ODPM rails", total_kind="sum-of-rails",
+                 covers=str(p["covers"]), method="counter", rate_hz=None, rate_hz_requested=None,
+                 window_s=float(p["duration_s"]), n_samples=p["samples"], mean_w=p["mean_w"], energy_j=p["energy_j"],
+                 energy_mj_per_inference=per_inference * 1000 if per_inference is not None else None,
+                 inferences_per_joule=1.0 / per_inference if per_inference else None,
+                 rails={r["rail"]: r["mean_w"] for r in rails}, rails_energy_j={r["rail"]: r["energy_j"] for r in rails},
+                 idle_note="benchmark_model's run has no idle baseline on phones",
+                 note=(f"{p.get('energy_note', '')}; each rail's energy counter read before and after on "
+                       f"{', '.join(meters)} ({p['clock']}), its mean W over its own timestamps"),
+                 warnings=warnings)
 
 
 def _snapshot(t: PhoneThermal) -> ThermalSnapshot:
@@ -127,6 +147,8 @@ def environment(facts: PhoneFacts | None, run: PhoneRun, artifact: Artifact | No
 def _warning(text: str) -> RunWarning:
     if text.startswith("thermal status"):
         return RunWarning("phone_thermal_status", text)
+    if text.startswith("power rails"):
+        return RunWarning("power_rails_reading", text)
     return RunWarning("battery_reading", text)
 
 
@@ -141,7 +163,8 @@ def phone_section(run: PhoneRun, delegate: str) -> PhoneBenchmark:
         warmup_mean_ms=warm.avg / 1000 if warm is not None and warm.avg is not None else None,
         memory_init_delta_mb=run.memory_mb.init_delta, memory_overall_delta_mb=run.memory_mb.overall_delta,
         thermal_status_before=run.thermal_before.status, thermal_status_after=run.thermal_after.status,
-        battery={"status": b.status, "capacity_pct": b.capacity_pct} if b is not None else None)
+        battery={"status": b.status, "capacity_pct": b.capacity_pct, "deviations": b.deviations()}
+        if b is not None else None)
 
 
 def phone_result(spec: RunSpec, device: Device, artifact: Artifact | None, run: PhoneRun, facts: PhoneFacts | None,
@@ -169,36 +192,3 @@ def phone_result(spec: RunSpec, device: Device, artifact: Artifact | None, run: 
         warnings=[_warning(w) for w in run.warnings if not w.startswith("power refused")],  # null_reasons.power
         samples_ms=[], artifact=artifact, settings=settings,
         null_reasons=reasons, ops=ops(run), phone=phone_section(run, delegate))
-
-
-def render_phone(r: Result, out: Any) -> None:
-    """`results show` lines for a phone run: where the latency came from and what is absent, benchmark_model's
-    init / first inference / warm-up, the delegate, the thermal status."""
-    lat, ph = r.latency_ms, r.phone
-    if lat is not None and lat.source:
-        absent = lat.absent or {}
-        same = [k for k, v in absent.items() if v == NOT_EMITTED]
-        shown = f"p5 {lat.p5:.3f} ms, " if lat.p5 is not None else ""
-        out.print(f"latency: {lat.source}'s own statistics ({shown}{lat.percentile_method}); not measured: "
-                  f"{', '.join(same)} — {NOT_EMITTED}", markup=False, soft_wrap=True)
-        for k, v in absent.items():
-            if v != NOT_EMITTED:
-                out.print(f"not measured: {k} — {v}", markup=False, soft_wrap=True)
-    if ph is None:
-        return
-    from .device import THERMAL_STATUS
-
-    def status(s: int | None) -> str:
-        return f"{THERMAL_STATUS[s]} ({s})" if s is not None and 0 <= s < len(THERMAL_STATUS) else "unknown"
-
-    def ms(v: float | None) -> str:
-        return f"{v:.3f} ms" if v is not None else "-"
-
-    out.print(f"phone: {ph.tool} {ph.binary or '?'} · delegate {ph.delegate} · init {ms(ph.init_ms)} · "
-              f"first inference {ms(ph.first_inference_ms)} · warm-up {ph.warmup_runs} runs (mean "
-              f"{ms(ph.warmup_mean_ms)}) · thermal status {status(ph.thermal_status_before)} → "
-              f"{status(ph.thermal_status_after)}", markup=False, soft_wrap=True)
-    for d in ph.delegation:
-        kernels = f" ({d['delegate_kernels']} delegate kernels; the rest on the CPU)" if d["graph"] == "partially" \
-            else ""
-        out.print(f"delegate {d['delegate']}: graph {d['graph']} delegated{kernels}", markup=False, soft_wrap=True)

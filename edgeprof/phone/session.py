@@ -1,10 +1,12 @@
 """PhoneSession: a phone as a run.execute.Session — files pushed by content over adb, and one measurement: LiteRT's
-benchmark_model run with `adb shell`, a battery sampler loop beside it on the phone, thermal state before/after.
+benchmark_model run with `adb shell`, a battery sampler loop beside it on the phone (or the ODPM rails read before
+and after, rails.py, where the phone has them), thermal state before/after.
 
 Owns: the content-addressed layout under the phone's workdir (artifacts/<sha256>.<ext>, bin/benchmark_model-<sha>),
 the shell line that runs the sampler and benchmark_model together (built from quoted words only), reading the
 battery trace (units and sign per the kernel power_supply ABI, vendor deviations detected and stated), and the
-refusals: power while charging, a crash, output that is not benchmark_model's.
+refusals: battery power while charging (the rails are measured then), a crash, output that is not
+benchmark_model's.
 Does not own: the transport (transport/adb.py), parsing benchmark_model's output (benchmark.py).
 
 The agent's RunRequest → RunReply path (`run`) is not supported on phones yet: a RunReply carries every run's time,
@@ -27,6 +29,7 @@ from ..records.device import BenchmarkModel, PhoneConfig
 from ..transport.adb import ADBTransport, sha256_file
 from . import benchmark
 from .device import BATTERY, Battery, Thermal, read_battery, read_thermal
+from .rails import rails_power, read_rails
 
 SAMPLER_PERIOD_S = 0.2  # Perfetto's android.power guidance: poll no faster than every 100 ms
 TRACE_MARKER = "edgeprof-battery-trace"
@@ -99,6 +102,9 @@ def battery_power(lines: list[str]) -> tuple[dict[str, Any] | None, str | None, 
     signs = {c > 0 for c in cur if c}
     if len(signs) > 1:
         warnings.append("battery current changed sign during the window (charger plugged in or out?)")
+    elif signs == {True}:
+        warnings.append("battery current_now is positive while discharging, not negative as the kernel ABI has it "
+                        "(a vendor deviation): read as a magnitude")
     duration = (samples[-1][0] - samples[0][0]) / 1e9
     return {"source": "battery", "covers": "the whole phone (battery side: screen, radios and all)",
             "mean_w": statistics.fmean(watts), "max_w": max(watts), "samples": len(samples),
@@ -166,24 +172,27 @@ class PhoneSession:
     def measure(self, graph: str, *, threads: int | None = None, num_runs: int = 100, warmup_runs: int = 5,
                 min_secs: float = 10.0, delegate: str = "xnnpack", profile_ops: bool = False, power: bool = True,
                 timeout: float = 900.0, warmup_min_secs: float | None = None) -> PhoneRun:
-        """One benchmark_model run of `graph` (a path on the phone) with the battery sampler beside it."""
+        """One benchmark_model run of `graph` (a path on the phone) with the battery sampler beside it, or between
+        two reads of the power rails where the phone has them."""
         warnings: list[str] = []
         thermal_before = read_thermal(self.transport)
         battery = read_battery(self.transport)
-        power_reason: str | None = None
-        if not power or not self.phone.measures_power:
-            power_reason = "power measurement is off for this phone (power: source: none)"
-        elif battery.charging:
-            power_reason = ("the phone is charging: battery power is not measured while charging (unplug it, or "
-                            "use adb over Wi-Fi); latency is still measured")
-            warnings.append(f"power refused: {power_reason}")
         argv = benchmark.command(self.benchmark_binary(), graph, num_threads=threads, num_runs=num_runs,
                                  warmup_runs=warmup_runs, min_secs=min_secs, delegate=delegate,
                                  profile_ops=profile_ops, warmup_min_secs=warmup_min_secs)
+        # the rails (rails.py) are preferred where the phone has them, and do not depend on the charger
+        rails = read_rails(self.transport) if power and self.phone.measures_power else None
+        power_reason: str | None = None
+        if not power or not self.phone.measures_power:
+            power_reason = "power measurement is off for this phone (power: source: none)"
+        elif rails is None and battery.charging:
+            power_reason = ("the phone is charging: battery power is not measured while charging (unplug it, or "
+                            "use adb over Wi-Fi); latency is still measured")
+            warnings.append(f"power refused: {power_reason}")
         trace = posixpath.join(self.workdir, "battery.trace")
         period = self.sampler_period_s
         bm_line = " ".join(shlex.quote(a) for a in argv)
-        if power_reason is None:
+        if power_reason is None and rails is None:
             line = (f"mkdir -p {shlex.quote(self.workdir)}; ( {sampler_script(trace, period)} ) & s=$!; "
                     f"{bm_line} 2>&1; rc=$?; kill $s 2>/dev/null; wait $s 2>/dev/null; "
                     f"echo {TRACE_MARKER}; cat {shlex.quote(trace)}; rm -f {shlex.quote(trace)}; exit $rc")
@@ -191,7 +200,7 @@ class PhoneSession:
             line = f"{bm_line} 2>&1"
         r = self.transport.run_line(line, argv=argv, timeout=timeout)
         output, _, trace_text = r.stdout.partition(f"\n{TRACE_MARKER}\n")
-        if r.returncode != 0 or TRACE_MARKER not in r.stdout and power_reason is None:
+        if r.returncode != 0 or TRACE_MARKER not in r.stdout and power_reason is None and rails is None:
             self._still_there()  # a cut-short run: the phone may be gone (unplugged, rebooted)
         if r.returncode >= 128 or r.returncode < 0:
             raise MeasurementFailed(f"device {self.device.name}: benchmark_model died (exit {r.returncode}, signal "
@@ -211,15 +220,16 @@ class PhoneSession:
                                     op="run") from None
         power_summary = None
         if power_reason is None:
-            power_summary, power_reason, more = battery_power(trace_text.splitlines())
+            power_summary, power_reason, more = (rails_power(rails, read_rails(self.transport)) if rails is not None
+                                                 else battery_power(trace_text.splitlines()))
             warnings.extend(more)
             if power_summary is None:
                 warnings.append(f"power refused: {power_reason}")
             else:
                 mean_s = (parsed.timed.avg or 0.0) / 1e6
                 power_summary["energy_per_inference_j"] = power_summary["mean_w"] * mean_s
-                power_summary["energy_note"] = ("mean battery power over the whole benchmark_model process (load, "
-                                                "warm-up, timed runs) × the timed runs' mean latency")
+                power_summary["energy_note"] = (f"mean {power_summary['source']} power over the whole benchmark_model "
+                                                "process (load, warm-up, timed runs) × the timed runs' mean latency")
         thermal_after = read_thermal(self.transport)
         warn_at = self.phone.warn_status
         if thermal_after.status is not None and thermal_after.status >= warn_at:

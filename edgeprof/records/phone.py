@@ -2,9 +2,10 @@
 
 Owns: the fields a phone run has and a board's run has not — benchmark_model's command line and binary, the
 delegate asked for and what it took of the graph, benchmark_model's init and first-inference times, its warm-up
-runs, its memory footprint deltas, the framework's thermal status before and after, the battery at the start.
+runs, its memory footprint deltas, the framework's thermal status before and after, the battery at the start and its
+deviations from the kernel ABI.
 Does not own: the statistics of the timed runs (LatencyStats with source "benchmark_model"), power (Power with
-source "battery"), thermal temperatures (Thermal), the phone's facts (Environment.device): those live in the
+source "battery" or "rails"), thermal temperatures (Thermal), the phone's facts (Environment.device): those live in the
 sections every result has. How the section is made: edgeprof/phone/result.py.
 """
 
@@ -26,7 +27,9 @@ class PhoneBenchmark(Section):
     binary: str | None = None  # the path on the phone
     command: list[str] = field(default_factory=list)
     delegate: str | None = None  # asked for: cpu | xnnpack | gpu | nnapi | hexagon
-    delegation: list[dict[str, Any]] = field(default_factory=list)  # {delegate, graph, delegate_kernels}
+    # per delegate: {delegate, graph, delegate_kernels} and, where the interpreter logged "Replacing N out of M
+    # node(s)", the op counts: ops_on_delegate, ops_total, ops_on_cpu (LiteRT's CPU kernels), partitions, unit
+    delegation: list[dict[str, Any]] = field(default_factory=list)
     init_ms: float | None = None  # model load + interpreter and delegate set-up (no inference)
     first_inference_ms: float | None = None  # the first warm-up run
     warmup_runs: int | None = None
@@ -35,4 +38,4 @@ class PhoneBenchmark(Section):
     memory_overall_delta_mb: float | None = None  # footprint after the timed runs - at the tool's start
     thermal_status_before: int | None = None
     thermal_status_after: int | None = None
-    battery: dict[str, Any] | None = None  # {status, capacity_pct} at the start
+    battery: dict[str, Any] | None = None  # {status, capacity_pct, deviations (from the kernel ABI)} at the start

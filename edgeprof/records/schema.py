@@ -30,13 +30,16 @@ tests/data/golden/results/v<N>/ holds results each version wrote):
       clocks, throttle bits and power, and the curve's figures: onset, sustained ratios, steady state).
       Additive: an older row, and any run of another scenario, has sustained = null. Migration: _migrate_6_to_7.
   8 — phone results (issue 24): a `phone` section after sustained (records/phone.PhoneBenchmark: LiteRT's
-      benchmark_model on an Android phone: its command and binary, the delegate and what it took of the graph,
-      init and first-inference times, warm-up runs, memory footprint deltas, thermal status before/after, the
-      battery at the start); latency_ms gains `source` (null: edgeprof's own statistics from the raw samples;
-      "benchmark_model": the phone tool's summary), `p5` and `absent` (statistic → why it was not measured), and
-      p90 / p97 / p99 / p999 may be null (a phone run: benchmark_model prints no per-run times, and edgeprof
-      computes no percentile from a summary). Additive: an older row has phone = null and its latency section
-      reads as before (source, p5, absent null). Migration: _migrate_7_to_8.
+      benchmark_model on an Android phone: its command and binary, the delegate and what it took of the graph
+      (ops on the delegate vs LiteRT's CPU kernels), init and first-inference times, warm-up runs, memory
+      footprint deltas, thermal status before/after, the battery at the start with its deviations from the
+      kernel ABI); power gains `rails_energy_j` (each rail's energy from its own counter: a phone's ODPM rails,
+      power source "rails"; null elsewhere); latency_ms gains `source` (null: edgeprof's own statistics from the
+      raw samples; "benchmark_model": the phone tool's summary), `p5` and `absent` (statistic → why it was not
+      measured), and p90 / p97 / p99 / p999 may be null (a phone run: benchmark_model prints no per-run times,
+      and edgeprof computes no percentile from a summary). Additive: an older row has phone = null, power's
+      rails_energy_j null, and its latency section reads as before (source, p5, absent null).
+      Migration: _migrate_7_to_8.
 """
 
 from __future__ import annotations

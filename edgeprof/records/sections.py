@@ -147,7 +147,8 @@ class PowerTrace(Section):
 class Power(Section):
     """The agent's power summary (power.py) over exactly the timed window, with where it came from.
 
-    `rail` is the total (one rail, or a labelled sum); `rails` holds each rail's mean W, never summed onto it.
+    `rail` is the total (one rail, or a labelled sum); `rails` holds each rail's mean W, never summed onto it;
+    `rails_energy_j` (schema 8, optional) each rail's energy in J where a meter counts energy (a phone's ODPM rails).
     `trace`/`idle_trace` are {"t_s": [...], "w": [...]} (downsampled). achieved_gflops/gflops_per_watt are
     added on the host when the FLOPs are known."""
 
@@ -174,6 +175,7 @@ class Power(Section):
     inferences_per_joule: float | None = None
     perf_per_watt: float | None = None
     rails: dict[str, float] | None = None
+    rails_energy_j: dict[str, float] | None = None  # schema 8: each rail's energy from its own counter (phone ODPM)
     trace: PowerTrace | None = None
     idle_trace: PowerTrace | None = None
     idle_note: str | None = None

@@ -91,7 +91,9 @@ ROOTS: tuple[ArmRoot, ...] = (
         python="3.11.2",
         numpy="1.24.2",
         glibc=(2, 36),
-        packages=DEBIAN_PACKAGES,
+        # mksh and toybox: Android's shell and coreutils, for the stand-in phone's user space (tests/phone);
+        # nothing of the Pi board's lane uses them
+        packages=(*DEBIAN_PACKAGES, "mksh", "toybox"),
         cpuinfo="cpuinfo-raspberry-pi-5",
         cpu="ARM Cortex-A76",
         cores_in_cpuinfo=4,

@@ -9,7 +9,9 @@ packets: 1-byte id, 4-byte length; stdin 0, stdout 1, stderr 2, exit 3, close-st
 The real adb client reaches it with `adb connect 127.0.0.1:PORT` (PORT outside 5555–5585, where the adb server
 scans for emulators by itself). Shell commands run under mksh (Android's shell) or /bin/sh in a private mount
 namespace chrooted into a phone-shaped tree (phone_tree.py), so `/sys/class/power_supply/battery/...`, `/proc/cpuinfo`
-and `/data/local/tmp` are the tree's. Needs root (unshare -m, chroot).
+and `/data/local/tmp` are the tree's. Needs root (unshare -m, chroot). The tree's /usr is this machine's, or (`usr=`)
+the aarch64 lane's arm64 Debian root's: then every command is a real aarch64 binary (its mksh and toybox) run under
+qemu-user through binfmt_misc (tests/arm/test_phone_root.py).
 
 Modes: "ok"; "unauthorized" (answers CNXN with AUTH TOKEN forever: `adb devices` shows `unauthorized`);
 "legacy" (no shell_v2 feature: the client falls back to `shell:` with no exit code); `vanish()` drops every
@@ -39,12 +41,13 @@ def header(cmd: int, arg0: int, arg1: int, data: bytes) -> bytes:
     return struct.pack("<6I", cmd, arg0, arg1, len(data), sum(data) & 0xFFFFFFFF, cmd ^ 0xFFFFFFFF) + data
 
 
-def shell_argv(root: Path, command: str) -> list[str]:
-    """The host argv that runs `command` as the phone's shell would: chrooted into `root`, /usr and /dev bound."""
-    sh = "/usr/bin/mksh" if os.path.exists("/usr/bin/mksh") else "/bin/sh"
-    inner = ('mount --rbind /usr "$1/usr" && mount --rbind /dev "$1/dev" && '
+def shell_argv(root: Path, command: str, usr: str = "/usr") -> list[str]:
+    """The host argv that runs `command` as the phone's shell would: chrooted into `root`, `usr` bound on its /usr
+    and /dev on its /dev."""
+    sh = "/usr/bin/mksh" if os.path.exists(os.path.join(usr, "bin", "mksh")) else "/bin/sh"
+    inner = ('mount --rbind "$3" "$1/usr" && mount --rbind /dev "$1/dev" && '
              f'exec chroot "$1" /usr/bin/env -i PATH={PHONE_PATH} HOME=/ TMPDIR=/data/local/tmp {sh} -c "$2"')
-    return ["unshare", "-m", "--propagation", "private", "/bin/sh", "-c", inner, "adbd", str(root), command]
+    return ["unshare", "-m", "--propagation", "private", "/bin/sh", "-c", inner, "adbd", str(root), command, usr]
 
 
 class Stream:
@@ -83,7 +86,7 @@ class Stream:
     # -- shell ---------------------------------------------------------------------------------------------
     def start_shell(self, command: str, v2: bool) -> None:
         self.v2 = v2
-        self.proc = subprocess.Popen(shell_argv(self.conn.adbd.root, command), stdin=subprocess.PIPE,
+        self.proc = subprocess.Popen(shell_argv(self.conn.adbd.root, command, self.conn.adbd.usr), stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE if v2 else subprocess.STDOUT,
                                      start_new_session=True)
         threading.Thread(target=self._pump_shell, daemon=True).start()
@@ -311,8 +314,8 @@ class Connection:
 class StandInAdbd:
     """Listens on 127.0.0.1:port (0 picks one outside 5555–5585) for the adb server's TCP transport."""
 
-    def __init__(self, root: Path, *, mode: str = "ok", port: int = 0) -> None:
-        self.root, self.mode = Path(root), mode
+    def __init__(self, root: Path, *, mode: str = "ok", port: int = 0, usr: str = "/usr") -> None:
+        self.root, self.mode, self.usr = Path(root), mode, usr
         self.sock = socket.socket()
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self.sock.bind(("127.0.0.1", port))

@@ -5,9 +5,15 @@ Captures are replayed, not measured:
   ro.product.cpu.abi; ro.soc.manufacturer / ro.soc.model since Android 12, build/make/core/sysprop.mk), values as
   on a Pixel 6 (oriole, Google Tensor "GS101").
 - /sys/class/power_supply/battery/*: the kernel power_supply ABI (Documentation/ABI/testing/sysfs-class-power):
-  current_now in µA, voltage_now in µV, status one of Charging / Discharging / Not charging / Full / Unknown,
-  capacity in percent. Pixel kernels report current_now negative while discharging (a vendor deviation from the
-  ABI's "positive when discharging" reading used by some; the host detects the sign from status).
+  current_now in µA, negative while discharging, voltage_now in µV, status one of Charging / Discharging /
+  Not charging / Full / Unknown, capacity in percent. Pixel kernels follow it.
+- /sys/bus/iio/devices/iio:device{0,1}: Pixel 6's two ODPM energy meters (s2mpg10-odpm, s2mpg11-odpm), `energy_value`
+  as the kernel driver prints it ("t=<ms>", then "CH<n>(T=<ms>)[<rail>], <µW·s>"; read by AOSP
+  hardware/google/pixel powerstats' IioEnergyMeterDataProvider), `enabled_rails` and `name`; the rail names are
+  gs101's (S2M_VDD_CPUCL2 = the big cores, S3M_VDD_CPUCL1 mid, S4M_VDD_CPUCL0 little, S2S_VDD_G3D the GPU, ...),
+  the energies made up and advanced live by `RailMeter` (with `rails=True`).
+Other phones are captures under tests/data/phones/<name>/ (getprop.txt and a root/ copied as-is; each cites its
+sources in SOURCES.md): `build(root, capture=NAME)`.
 - dumpsys thermalservice: the layout of frameworks/base/services/core/java/com/android/server/power/
   ThermalManagerService.java dump() ("IsStatusOverride", "Thermal Status: N", "Cached temperatures:" with
   Temperature{mValue=..., mType=..., mName=..., mStatus=...}).
@@ -19,9 +25,24 @@ Captures are replayed, not measured:
 from __future__ import annotations
 
 import os
+import re
+import shutil
+import threading
+import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+CAPTURES = HERE.parent / "data" / "phones"
+IIO = "sys/bus/iio/devices"
+# gs101 (Pixel 6) ODPM channels: (meter, its name file, rails in channel order, with the watts RailMeter draws)
+PIXEL6_RAILS = {
+    "iio:device0": ("s2mpg10-odpm", [("S10M_VDD_TPU", 0.012), ("VSYS_PWR_MODEM", 0.041), ("VSYS_PWR_RFFE", 0.003),
+                                     ("S2M_VDD_CPUCL2", 0.620), ("S3M_VDD_CPUCL1", 0.210), ("S4M_VDD_CPUCL0", 0.095),
+                                     ("S5M_VDD_INT", 0.130), ("S1M_VDD_MIF", 0.160)]),
+    "iio:device1": ("s2mpg11-odpm", [("L2S_VDD_AOC_RET", 0.002), ("S9S_VDD_AOC", 0.018), ("S5S_VDDQ_MEM", 0.044),
+                                     ("S10S_VDD2L", 0.027), ("S4S_VDD2H_MEM", 0.052), ("S2S_VDD_G3D", 0.006),
+                                     ("L9S_GNSS_CORE", 0.001), ("VSYS_PWR_DISPLAY", 0.255)]),
+}
 
 PROPS = {
     "ro.product.model": "Pixel 6",
@@ -76,22 +97,29 @@ def write(path: Path, text: str, mode: int = 0o644) -> None:
     os.chmod(path, mode)
 
 
-def build(root: Path, *, charging: bool = False, level: int = 78, thermal_status: int = 0) -> Path:
-    """Lay out the phone under `root` and return it."""
+def build(root: Path, *, charging: bool = False, level: int = 78, thermal_status: int = 0, rails: bool = False,
+          capture: str | None = None) -> Path:
+    """Lay out the phone under `root` and return it: the Pixel 6 built here, or a capture of tests/data/phones."""
     root = Path(root)
     for d in ("usr", "dev", "data/local/tmp", "tmp", "proc", "system/bin", "vendor"):
         (root / d).mkdir(parents=True, exist_ok=True)
     for link, target in (("bin", "usr/bin"), ("lib", "usr/lib"), ("lib64", "usr/lib64"), ("sbin", "usr/sbin")):
         if not (root / link).is_symlink():
             os.symlink(target, root / link)
-    cases = "".join(f"  {k}) echo '{v}' ;;\n" for k, v in PROPS.items())
-    listing = "".join(f"echo '[{k}]: [{v}]'\n" for k, v in PROPS.items())
+    props = PROPS if capture is None else read_props(CAPTURES / capture / "getprop.txt")
+    cases = "".join(f"  {k}) echo '{v}' ;;\n" for k, v in props.items())
+    listing = "".join(f"echo '[{k}]: [{v}]'\n" for k, v in props.items())
     write(root / "system/bin/getprop",
           f"#!/usr/bin/mksh\nif [ $# -eq 0 ]; then\n{listing}exit 0\nfi\ncase \"$1\" in\n{cases}  *) echo '' ;;\nesac\n",
           0o755)
     write(root / "system/bin/dumpsys",
           '#!/usr/bin/mksh\nf=/vendor/replay/dumpsys/"$1".txt\nif [ -f "$f" ]; then cat "$f"; exit 0; fi\n'
           'echo "Can\'t find service: $1" >&2\nexit 0\n', 0o755)
+    if capture is not None:
+        shutil.copytree(CAPTURES / capture / "root", root, dirs_exist_ok=True, symlinks=True)
+        return root
+    if rails:
+        RailMeter(root).write()
     set_thermal(root, thermal_status)
     set_battery(root, charging=charging, level=level)
     cpuinfo = ""
@@ -126,3 +154,68 @@ def set_thermal(root: Path, status: int) -> None:
 def benchmark_model_script() -> Path:
     """The host-side file a test gives as `benchmark_model:` (pushed to the phone like the user's binary)."""
     return HERE / "benchmark_model"
+
+
+def read_props(path: Path) -> dict[str, str]:
+    """A `getprop` listing ("[name]: [value]" lines) → {name: value}."""
+    return dict(re.findall(r"^\[([^\]]+)\]: \[([^\]]*)\]$", path.read_text(), re.M))
+
+
+def captures() -> list[str]:
+    return sorted(p.name for p in CAPTURES.iterdir() if (p / "getprop.txt").is_file())
+
+
+class RailMeter:
+    """Pixel 6's two ODPM meters under `root`: each rail's counter advances at its set watts (PIXEL6_RAILS) with the
+    phone's monotonic clock in ms, rewritten every `period_s` (atomically, as a read of sysfs is) while started.
+    `garbage`: a line to print in iio:device0's energy_value after its rails (a malformed rail line)."""
+
+    def __init__(self, root: Path, *, period_s: float = 0.05, garbage: str | None = None) -> None:
+        self.root, self.period_s, self.garbage = Path(root), period_s, garbage
+        self.t0 = time.monotonic()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def watts(self) -> dict[str, float]:
+        return {rail: w for _, rails in PIXEL6_RAILS.values() for rail, w in rails}
+
+    def write(self) -> None:
+        now_ms = int(time.monotonic() * 1000)
+        for meter, (name, rails) in PIXEL6_RAILS.items():
+            d = self.root / IIO / meter
+            lines = [f"t={now_ms}"]
+            for ch, (rail, watts) in enumerate(rails):
+                lines.append(f"CH{ch}(T={now_ms})[{rail}], {int(watts * 1e6 * (now_ms / 1000.0 - self.t0 + 1000))}")
+            if self.garbage is not None and meter == "iio:device0":
+                lines.append(self.garbage)
+            write(d / "name", f"{name}\n")
+            write(d / "enabled_rails", "".join(f"CH{ch}[{rail}]:{rail.split('_', 1)[-1]}\n"
+                                               for ch, (rail, _) in enumerate(rails)))
+            write(d / "energy_value.tmp", "\n".join(lines) + "\n")
+            os.replace(d / "energy_value.tmp", d / "energy_value")
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.period_s):
+            self.write()
+
+    def __enter__(self) -> RailMeter:
+        self.write()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+
+
+def android_bin(root: Path, applets: list[str]) -> None:
+    """/system/bin as on Android: `sh` is mksh, each toybox applet a link to toybox (the replayed getprop and dumpsys
+    stay)."""
+    bin_ = Path(root) / "system/bin"
+    for name in ["sh", *applets]:
+        link = bin_ / name
+        if name in ("getprop", "dumpsys", "toybox") or link.exists() or link.is_symlink():
+            continue
+        os.symlink("/usr/bin/mksh" if name == "sh" else "/usr/bin/toybox", link)

@@ -29,7 +29,8 @@ def test_facts(adb_client, server_port, phone):
     assert (facts["soc"], facts["android"], facts["abi"]) == ("Google GS101", "14", "arm64-v8a")
     assert len(facts["cpus"]) == 8
     assert facts["cpus"][7] == {"cpu": 7, "part": "0xd44", "max_mhz": 2802, "cur_mhz": 1868}
-    assert facts["battery"] == {"status": "Discharging", "capacity_pct": 78, "charging": False}
+    assert facts["battery"] == {"status": "Discharging", "capacity_pct": 78, "charging": False, "deviations": []}
+    assert facts["power_source"] == "battery" and facts["rails"] == []
     assert facts["thermal"]["status"] == 0 and facts["thermal"]["temperatures_c"]["skin"] == 32.0
     assert facts["benchmark_model"]["state"] == "ok"
     assert "use_gpu" in facts["benchmark_model"]["delegate_flags"]

@@ -51,7 +51,9 @@ def test_measure(adb_client, server_port, phone, tmp_path):
     assert run.power["mean_w"] == pytest.approx(0.412 * 3.912, rel=1e-6)
     assert run.power["discharge_sign"] == "negative" and run.power["samples"] >= 2
     assert run.thermal_before.status == 0 and run.warnings == []
-    assert run.delegation == [{"delegate": "XNNPACK", "graph": "partially", "delegate_kernels": 2}]
+    [d] = run.delegation
+    assert (d["delegate"], d["graph"], d["delegate_kernels"]) == ("XNNPACK", "partially", 2)
+    assert (d["ops_on_delegate"], d["ops_on_cpu"], d["partitions"]) == (13, 1, 3)  # not a flatbuffer: 14 ops
 
 
 def test_delegation_lines() -> None:

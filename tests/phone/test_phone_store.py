@@ -54,18 +54,24 @@ def test_deploy_stores_the_phone_result_and_results_show_reads_it(adb_client, se
     ph = r.phone
     assert ph is not None and ph.init_ms == pytest.approx(21.432) and ph.first_inference_ms > lat.p50
     assert ph.delegate == "xnnpack" and ph.thermal_status_before == 0 and ph.battery == {
-        "status": "Discharging", "capacity_pct": 78}
+        "status": "Discharging", "capacity_pct": 78, "deviations": []}
+    [d] = ph.delegation  # the interpreter's "Replacing N out of M node(s)": the exported graph's own M
+    assert (d["delegate"], d["ops_on_cpu"], d["unit"]) == ("XNNPACK", 1, "CPU (XNNPACK)")
+    assert d["ops_on_delegate"] + d["ops_on_cpu"] == d["ops_total"] > 1
     assert "--use_xnnpack=true" in ph.command and ph.binary and ph.binary.startswith("/data/local/tmp/edgeprof/bin/")
     assert r.memory_mb is not None and r.memory_mb.peak_rss == pytest.approx(9.48438)
     env = r.environment.device
     assert env["kind"] == "phone" and env["board_model"] == "Google Pixel 6" and env["arch"] == "arm64-v8a"
+    assert env["power_source"] == "battery" and env["battery"]["deviations"] == [] and env["rails"] == []
     assert r.thermal is not None and r.thermal.before is not None and r.thermal.before.max_temp_c
 
     assert main(["results", "show", r.run_id, "--db", str(db)]) == 0
     text = capsys.readouterr().out.replace("\n", " ")
     assert "benchmark_model's own statistics" in text and "not measured: samples, p90, p97, p99, p999" in text
     assert "not measured: throughput_ips" in text and "init 21.432 ms" in text
-    assert "power · battery" in text
+    assert "power · battery" in text and "power (battery, whole phone): mean 1.612 W" in text
+    assert (f"delegate XNNPACK: graph partially delegated (2 delegate kernels); ops: {d['ops_on_delegate']} of "
+            f"{d['ops_total']} on CPU (XNNPACK), 1 on the CPU (LiteRT's kernels), 3 partitions") in text
     assert main(["results", "show", r.run_id, "--db", str(db), "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == written
     assert main(["results", "list", "--db", str(db)]) == 0
@@ -139,3 +145,21 @@ def test_two_phone_results_compare_without_a_significance_test() -> None:
     assert rows["p50_ms"].verdict == "regressed" and rows["p50_ms"].p_value is None
     assert rows["p50_ms"].note == f"no significance test: neither result has raw samples ({NOT_EMITTED})"
     assert rows["p99_ms"].verdict == "n/a" and rows["p99_ms"].note == f"not measured in the baseline: {NOT_EMITTED}"
+
+
+def test_the_golden_phone_result_keeps_its_op_counts_and_shows_them() -> None:
+    """The v8 golden phone run (the stand-in, battery power): the stored delegation's op counts, the battery's
+    deviations (none on the Pixel tree) and `results show`'s phone lines made from them."""
+    from edgeprof.cli.ui import phone_lines
+
+    r = Result.from_dict(json.loads((GOLDEN / "v8" / "ok_phone_ds_cnn.json").read_text()))
+    assert r.phone is not None and r.power is not None and r.power.rails_energy_j is None
+    [d] = r.phone.delegation
+    assert (d["ops_on_delegate"], d["ops_total"], d["ops_on_cpu"], d["partitions"]) == (12, 13, 1, 3)
+    assert r.phone.battery == {"status": "Discharging", "capacity_pct": 78, "deviations": []}
+    assert r.environment.device["power_source"] == "battery"
+    lines = phone_lines(r)
+    assert ("delegate XNNPACK: graph partially delegated (2 delegate kernels); ops: 12 of 13 on CPU (XNNPACK), 1 on "
+            "the CPU (LiteRT's kernels), 3 partitions") in lines
+    assert "power (battery, whole phone): mean 1.612 W over 0.43 s, 5.181 mJ per inference" in lines
+    assert not [ln for ln in lines if ln.startswith(("rails", "battery: deviates"))]
