@@ -38,7 +38,9 @@ tests/data/golden/results/v<N>/ holds results each version wrote):
       raw samples; "benchmark_model": the phone tool's summary), `p5` and `absent` (statistic → why it was not
       measured), and p90 / p97 / p99 / p999 may be null (a phone run: benchmark_model prints no per-run times,
       and edgeprof computes no percentile from a summary). Additive: an older row has phone = null, power's
-      rails_energy_j null, and its latency section reads as before (source, p5, absent null).
+      rails_energy_j null, and its latency section reads as before (source, p5, absent null). Also in 8: a
+      sustained window gains the NVML figures of its readings (`n_nvml`, `nvml_w`, `nvml_temp_c`, `nvml_sm_mhz`,
+      `nvml_graphics_mhz`, `nvml_reasons`; issue 25) and the section `nvml_gpu`: an older row reads 0 / null.
       Migration: _migrate_7_to_8.
 """
 
