@@ -338,8 +338,10 @@ def power_provenance(p: Power) -> str:
                                            else "")
     idle = ("idle baseline " + (f"{fmt_value(p.idle_w, 'W')} before load; energy not idle-subtracted"
                                 if p.idle_w is not None else f"not measured ({p.idle_note or '--idle 0'})"))
+    how = (f"{p.method} at {rate_s}, {p.n_samples} samples" if rate is not None
+           else f"{p.method}, {p.n_samples} reads")  # energy counters read before and after: no sampling rate
     return (f"power source: {p.source} · total {total} · covers: {p.covers or '?'} · "
-            f"{p.method} at {rate_s}, {p.n_samples} samples over {fmt_value(p.window_s, 's')} · {idle}")
+            f"{how} over {fmt_value(p.window_s, 's')} · {idle}")
 
 
 def render_memory_extra(m: Memory) -> None:
