@@ -52,6 +52,7 @@ from .inputs import InputPlan, make_inputs
 from .loadcheck import LITERT, call_in_child, check_converted, op_refused
 from .quantize import calibration_fingerprint, calibration_samples
 from .resolve import ModelSource, torch_module, user_import_path
+from .tflite_fp16 import cast_fp16, quantizer_for
 
 __all__ = ["prepare_tflite", "export_tflite", "quantize_tflite", "export_material", "read_tflite", "interpreter_class", "tflite_precisions", "TFLITE_PRECISIONS"]
 
@@ -205,14 +206,7 @@ def _int8_recipe() -> Any:
 
 def _quantize_int8(fp32: Artifact, out: Path, *, seed: int, shapes: Mapping[str, tuple[int, ...]],
                    calibration: str | Path | None, say: Progress, plan: InputPlan | None = None) -> Artifact:
-    try:
-        from ai_edge_quantizer import quantizer
-    except ImportError as e:
-        raise ModelError("int8 TFLite needs ai-edge-quantizer on the host", hint="pip install 'edgeprof[tflite]'") from e
-    if fp32.precision != "fp32":
-        what = f" ({fp32.export_options['weights']})" if "weights" in fp32.export_options else ""
-        raise ModelError(f"{fp32.model_name} is already {fp32.precision}{what}; edgeprof runs it as given",
-                         hint="leave out --precision, or give the float32 model to quantise")
+    quantizer = quantizer_for(fp32, "int8")
     say(f"{fp32.model_name}: quantising TFLite to int8 (ai-edge-quantizer, static, float I/O)")
     samples = calibration_samples(plan.specs if plan is not None else fp32.inputs, shapes, seed, calibration,
                                   fixed=plan.fixed() if plan is not None else None)
@@ -277,8 +271,6 @@ def _add_signature(src: Path, out: Path) -> None:
 
 def _cast_fp16(fp32: Artifact, out: Path, *, say: Progress) -> Artifact:
     """`fp32` with float16 weights (tflite_fp16.cast_fp16), load-checked in a child and read back like int8."""
-    from .tflite_fp16 import cast_fp16
-
     art, _census = cast_fp16(fp32, out, say=say)
     _loads_in_litert(out, fp32.model_name, "fp16")
     specs, outputs, facts = read_tflite(out)

@@ -27,7 +27,7 @@ from ..records import Artifact
 from .artifact_cache import dist_version
 from .capture import library_failure
 
-__all__ = ["CAST_OPS", "WeightCensus", "cast_fp16", "fp16_recipe", "weight_census"]
+__all__ = ["CAST_OPS", "WeightCensus", "cast_fp16", "fp16_recipe", "quantizer_for", "weight_census"]
 
 # the ops ai-edge-quantizer's FLOAT_CASTING materialises (algorithm_manager.py registers these five)
 CAST_OPS = ("FULLY_CONNECTED", "CONV_2D", "DEPTHWISE_CONV_2D", "CONV_2D_TRANSPOSE", "EMBEDDING_LOOKUP")
@@ -101,18 +101,26 @@ def weight_census(path: Path) -> WeightCensus:
     return WeightCensus(fp16, fp16_bytes, fp32, fp32_bytes, dict(cast), dict(left))
 
 
-def cast_fp16(fp32: Artifact, out: Path, *, say: Any) -> tuple[Artifact, WeightCensus]:
-    """`fp32` (a float32 .tflite) with its castable weights stored float16, written to `out`: the fp16 Artifact
-    (export_options: the census as `weights`, the algorithm, the versions) and the census. A file already int8 or
-    fp16 is refused (it runs as given); a graph with nothing to cast is refused rather than labelled fp16."""
+def quantizer_for(fp32: Artifact, precision: str) -> Any:
+    """ai-edge-quantizer's `quantizer` module, to convert `fp32` to `precision`; a file that is not float32 (a
+    user's int8 or fp16 file runs as given) or a host without the quantiser is one line."""
     try:
         from ai_edge_quantizer import quantizer
     except ImportError as e:
-        raise ModelError("fp16 TFLite needs ai-edge-quantizer on the host", hint="pip install 'edgeprof[tflite]'") from e
+        raise ModelError(f"{precision} TFLite needs ai-edge-quantizer on the host",
+                         hint="pip install 'edgeprof[tflite]'") from e
     if fp32.precision != "fp32":
         what = f" ({fp32.export_options['weights']})" if "weights" in fp32.export_options else ""
         raise ModelError(f"{fp32.model_name} is already {fp32.precision}{what}; edgeprof runs it as given",
                          hint="leave out --precision, or give the float32 model to convert")
+    return quantizer
+
+
+def cast_fp16(fp32: Artifact, out: Path, *, say: Any) -> tuple[Artifact, WeightCensus]:
+    """`fp32` (a float32 .tflite) with its castable weights stored float16, written to `out`: the fp16 Artifact
+    (export_options: the census as `weights`, the algorithm, the versions) and the census. A file already int8 or
+    fp16 is refused (it runs as given); a graph with nothing to cast is refused rather than labelled fp16."""
+    quantizer = quantizer_for(fp32, "fp16")
     say(f"{fp32.model_name}: converting TFLite weights to float16 (ai-edge-quantizer float casting, compute float32)")
     started = time.perf_counter()
     try:

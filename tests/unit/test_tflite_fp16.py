@@ -26,15 +26,11 @@ def fc_tflite(path: Path) -> Path:
     """y = FULLY_CONNECTED(x, W, b) + c on float32 x[1, 5], with a serving_default signature."""
     from ai_edge_litert import schema_py_generated as s
     from ai_edge_litert.tools import flatbuffer_utils as fu
+    from tflite_fixtures import op_codes
 
     model = s.ModelT()
     model.version = 3
-    codes = []
-    for kind in (s.BuiltinOperator.FULLY_CONNECTED, s.BuiltinOperator.ADD):
-        c = s.OperatorCodeT()
-        c.builtinCode, c.deprecatedBuiltinCode, c.version = kind, kind, 1
-        codes.append(c)
-    model.operatorCodes = codes
+    model.operatorCodes = op_codes(s.BuiltinOperator.FULLY_CONNECTED, s.BuiltinOperator.ADD)
     model.buffers = [s.BufferT()]
     tensors = []
     for name, shape, data in (("x", [1, 5], None), ("w", [6, 5], W), ("b", [6], B), ("h", [1, 6], None),
