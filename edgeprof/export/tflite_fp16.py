@@ -75,9 +75,11 @@ def weight_census(path: Path) -> WeightCensus:
     cast: Counter[str] = Counter()
     left: Counter[str] = Counter()
 
-    def size(t: Any) -> int:
-        data = model.buffers[t.buffer].data if 0 < t.buffer < len(model.buffers) else None
-        return len(data) if data is not None else 0
+    def size(t: Any) -> int:  # a buffer's bytes: inline data, or (files over 2 GB) an offset past the flatbuffer
+        buf = model.buffers[t.buffer] if 0 < t.buffer < len(model.buffers) else None
+        if buf is None:
+            return 0
+        return len(buf.data) if buf.data is not None else int(buf.size) if buf.offset > 1 else 0
 
     for sg in model.subgraphs:
         const16 = {i for i, t in enumerate(sg.tensors) if t.type == schema.TensorType.FLOAT16 and size(t)}
