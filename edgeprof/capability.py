@@ -35,7 +35,7 @@ RUNTIME_FORMATS: dict[str, tuple[str, ...]] = {
 }
 RUNTIME_PRECISIONS: dict[str, tuple[str, ...]] = {
     "onnxruntime": ("fp32", "fp16", "int8"),
-    "tflite": ("fp32", "int8"),
+    "tflite": ("fp32", "fp16", "int8"),
     "tensorrt": ("fp32", "fp16", "int8"),
     "null": ("fp32",),
 }
@@ -105,6 +105,10 @@ def check(fmt: str, runtime: str, precision: str, facts: Facts | None = None,
     if runtime == "onnxruntime" and precision == "fp16" and not any(p in GPU_PROVIDERS for p in providers):
         notes.append("fp16 on onnxruntime's CPU provider executes mostly in fp32 (Casts around fp32 kernels): "
                      "expect fp16 fidelity, not fp16 speed; use --providers CUDAExecutionProvider on a GPU")
+    if runtime == "tflite" and precision == "fp16" and (options or {}).get("delegate") != "gpu":
+        notes.append("fp16 on LiteRT's CPU kernels stores the weights in float16 and DEQUANTIZEs them to float32 at "
+                     "load: compute is float32, expect fp16 size and fidelity, not fp16 speed (the GPU delegate "
+                     "computes in float16)")
     if facts is None:
         return Decision(True, notes=tuple(notes))
     gpu = has_nvidia_gpu(facts)

@@ -77,6 +77,18 @@ def one_op_tflite(path: Path, custom: str | None = None) -> Path:
     return path
 
 
+def op_codes(*kinds: int) -> list:
+    """One OperatorCodeT per builtin operator in `kinds` (LiteRT's flatbuffer schema), version 1."""
+    from ai_edge_litert import schema_py_generated as s
+
+    codes = []
+    for kind in kinds:
+        c = s.OperatorCodeT()
+        c.builtinCode, c.deprecatedBuiltinCode, c.version = kind, kind, 1
+        codes.append(c)
+    return codes
+
+
 def fp16_weights_tflite(path: Path) -> Path:
     """y = x + DEQUANTIZE(w16): a float16 constant dequantised to float32, as the TFLite converter writes fp16
     weight quantisation (MediaPipe's models)."""
@@ -85,12 +97,7 @@ def fp16_weights_tflite(path: Path) -> Path:
 
     model = s.ModelT()
     model.version = 3
-    codes = []
-    for kind in (s.BuiltinOperator.DEQUANTIZE, s.BuiltinOperator.ADD):
-        c = s.OperatorCodeT()
-        c.builtinCode, c.deprecatedBuiltinCode, c.version = kind, kind, 1
-        codes.append(c)
-    model.operatorCodes = codes
+    model.operatorCodes = op_codes(s.BuiltinOperator.DEQUANTIZE, s.BuiltinOperator.ADD)
     weights = s.BufferT()
     weights.data = np.frombuffer(np.arange(4, dtype=np.float16).tobytes(), dtype=np.uint8)
     model.buffers = [s.BufferT(), s.BufferT(), weights, s.BufferT(), s.BufferT()]

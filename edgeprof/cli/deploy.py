@@ -76,7 +76,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="onnxruntime (default; tflite for a .tflite file), tflite (LiteRT), tensorrt (NVIDIA GPUs), "
                         "or null (the harness)")
     p.add_argument("--precision", default="fp32", choices=["fp32", "fp16", "int8"],
-                   help="fp32 (default); fp16 (onnxruntime, tensorrt); int8 (static, calibrated; all three)")
+                   help="fp32 (default); fp16 (onnxruntime, tensorrt; tflite: float16 weights); int8 (static, calibrated; all three)")
     add_setting_flags(p, "model")
     p.add_argument("--xnnpack", choices=["on", "off"], default=None,
                    help="tflite: use the XNNPACK CPU delegate (default on)")

@@ -1,4 +1,4 @@
-"""Make a TFLite Artifact: torch → .tflite with litert-torch (fp32), int8 with ai-edge-quantizer; read user files.
+"""Make a TFLite Artifact: torch → .tflite with litert-torch (fp32), int8 / fp16 with ai-edge-quantizer; user files.
 
 Owns:
 - torch → TFLite with `litert_torch.convert(module, (), example_kwargs)`. No TensorFlow is needed. The graph is
@@ -10,10 +10,13 @@ Owns:
   seeded float inputs feed it. Calibration: seeded random samples or `--calibration DIR` (quantize.py). A file
   without signatures (the quantiser calibrates by signature) is given a `serving_default` one in a temporary
   copy; the result is loaded and allocated once on the host, or refused in one line that blames the conversion.
+- fp16: LiteRT's float16 post-training quantisation (tflite_fp16.py: weights float16 behind DEQUANTIZE, compute
+  and I/O float32), cached and load-checked like int8; no calibration.
 - a user's .tflite: read with the LiteRT interpreter on the host, in a child process (reference.tflite_facts
   through loadcheck.call_in_child: a native crash or hang is one line) (inputs, dtypes, dynamic dims from
   `shape_signature`); `--precision int8` quantises a float user file the same way; a file with int8/uint8
-  quantised tensors is int8 "as given" and is not quantised again.
+  quantised tensors is int8 "as given" and is not quantised again; `--precision fp16` converts a float user file
+  the same way, and a file whose weights are already float16 (DEQUANTIZE-fed) is fp16 "as given".
 - the export check: the host's LiteRT interpreter against torch on the seeded inputs (fp32: max abs error).
 - the cache (artifact_cache.py), keyed by the model's defining text, seed, shapes, precision, calibration, the
   litert-torch / ai-edge-quantizer / ai-edge-litert versions and this file's text.
@@ -49,10 +52,11 @@ from .inputs import InputPlan, make_inputs
 from .loadcheck import LITERT, call_in_child, check_converted, op_refused
 from .quantize import calibration_fingerprint, calibration_samples
 from .resolve import ModelSource, torch_module, user_import_path
+from .tflite_fp16 import cast_fp16, quantizer_for
 
 __all__ = ["prepare_tflite", "export_tflite", "quantize_tflite", "export_material", "read_tflite", "interpreter_class", "tflite_precisions", "TFLITE_PRECISIONS"]
 
-TFLITE_PRECISIONS = ("fp32", "int8")
+TFLITE_PRECISIONS = ("fp32", "fp16", "int8")
 SIGNATURE = "serving_default"
 Progress = Callable[[str], None]
 
@@ -202,14 +206,7 @@ def _int8_recipe() -> Any:
 
 def _quantize_int8(fp32: Artifact, out: Path, *, seed: int, shapes: Mapping[str, tuple[int, ...]],
                    calibration: str | Path | None, say: Progress, plan: InputPlan | None = None) -> Artifact:
-    try:
-        from ai_edge_quantizer import quantizer
-    except ImportError as e:
-        raise ModelError("int8 TFLite needs ai-edge-quantizer on the host", hint="pip install 'edgeprof[tflite]'") from e
-    if fp32.precision != "fp32":
-        what = f" ({fp32.export_options['weights']})" if "weights" in fp32.export_options else ""
-        raise ModelError(f"{fp32.model_name} is already {fp32.precision}{what}; edgeprof runs it as given",
-                         hint="leave out --precision, or give the float32 model to quantise")
+    quantizer = quantizer_for(fp32, "int8")
     say(f"{fp32.model_name}: quantising TFLite to int8 (ai-edge-quantizer, static, float I/O)")
     samples = calibration_samples(plan.specs if plan is not None else fp32.inputs, shapes, seed, calibration,
                                   fixed=plan.fixed() if plan is not None else None)
@@ -234,7 +231,7 @@ def _quantize_int8(fp32: Artifact, out: Path, *, seed: int, shapes: Mapping[str,
                 f"int8 quantisation of {fp32.model_name} (TFLite) failed: {type(e).__name__}: {first}",
                 hint="the quantiser (ai-edge-quantizer) cannot convert this graph, your file is fine: run it with "
                      "--precision fp32")) from e
-    _loads_in_litert(out, fp32.model_name)
+    _loads_in_litert(out, fp32.model_name, "int8")
     specs, outputs, facts = read_tflite(out)
     by_name = {s.name: s for s in fp32.inputs}
     truthful = tuple(dataclasses.replace(by_name.get(s.name, s), shape=s.shape, dtype=s.dtype) for s in specs)
@@ -272,12 +269,26 @@ def _add_signature(src: Path, out: Path) -> None:
     fu.write_model(model, str(out))
 
 
-def _loads_in_litert(path: Path, name: str) -> None:
+def _cast_fp16(fp32: Artifact, out: Path, *, say: Progress) -> Artifact:
+    """`fp32` with float16 weights (tflite_fp16.cast_fp16), load-checked in a child and read back like int8."""
+    art, _census = cast_fp16(fp32, out, say=say)
+    _loads_in_litert(out, fp32.model_name, "fp16")
+    specs, outputs, facts = read_tflite(out)
+    if not facts["float16_weights"]:  # the label reader must see what was written
+        raise ModelError(f"the fp16 conversion of {fp32.model_name} reads back without float16 weights",
+                         hint="run it with --precision fp32")
+    by_name = {s.name: s for s in fp32.inputs}
+    truthful = tuple(dataclasses.replace(by_name.get(s.name, s), shape=s.shape, dtype=s.dtype) for s in specs)
+    return dataclasses.replace(art, inputs=truthful, outputs=outputs,
+                               export_options={**art.export_options, "op_counts": facts["op_counts"]})
+
+
+def _loads_in_litert(path: Path, name: str, precision: str) -> None:
     """Load and allocate a converted .tflite once on the host, in a child process (loadcheck.py: a crash or hang
     there is a one-line refusal): a file LiteRT refuses fails here, before any push."""
-    error = check_converted(path, what=f"the int8 conversion of {name}", library=LITERT)
+    error = check_converted(path, what=f"the {precision} conversion of {name}", library=LITERT)
     if error is not None:
-        raise ModelError(f"the int8 conversion of {name} produced a file LiteRT cannot load: {error[:300]}",
+        raise ModelError(f"the {precision} conversion of {name} produced a file LiteRT cannot load: {error[:300]}",
                          hint="the quantiser (ai-edge-quantizer) cannot convert this graph, your file is fine: run "
                               "it with --precision fp32")
 
@@ -296,9 +307,8 @@ def export_material(source: ModelSource, seed: int, shapes: Mapping[str, tuple[i
 
 def _refuse(source: ModelSource, precision: str) -> None:
     if precision not in TFLITE_PRECISIONS:
-        raise ModelError(f"--precision {precision}: TFLite models run as fp32 or int8 here",
-                         hint="a .tflite file cannot be converted to ONNX: run it with --precision fp32 or int8"
-                         if source.kind == "tflite" else "use --runtime onnxruntime for fp16")
+        raise ModelError(f"--precision {precision}: TFLite models run as {', '.join(TFLITE_PRECISIONS)} here",
+                         hint=f"run it with --precision {' or '.join(TFLITE_PRECISIONS)}")
     if source.kind == "onnx":
         raise ModelError(f"{source.spec} is an ONNX model; edgeprof does not convert ONNX to TFLite",
                          hint="run it with --runtime onnxruntime, or give the torch model")
@@ -345,22 +355,24 @@ def quantize_tflite(source: ModelSource, fp32: Artifact, precision: str, *, cach
     _refuse(source, precision)
     if precision == "fp32" or fp32.precision == precision:
         return fp32
-    calib = calibration_fingerprint(calibration, plan=plan)
+    calib = calibration_fingerprint(calibration, plan=plan) if precision == "int8" else None  # fp16: no calibration
     if source.kind == "tflite":
         overrides = dict(input_shapes or {})
         shapes = plan.shapes if plan is not None else {s.name: s.concrete(batch, overrides) for s in fp32.inputs}
         material: dict[str, Any] = {"user_sha256": fp32.sha256, "precision": precision,
                                     "code": code_version("tflite_export.py"), **_versions(), "seed": seed,
                                     "shapes": {k: list(v) for k, v in shapes.items()}, "calibration": calib}
-        what, done = f"quantising {source.spec} to int8 TFLite", None
+        what, done = f"quantising {source.spec} to {precision} TFLite", None
     else:
         shapes = {k: tuple(v) for k, v in fp32.export_options["shapes"].items()}  # what it was exported at
         material = {**export_material(source, seed, shapes), "precision": precision, "fp32": fp32.sha256,
                     "calibration": calib}
-        what, done = f"quantising {source.name} to int8 TFLite", f"{source.name}: cached int8 TFLite"
-    q = build_cached(cache_dir, key_of(material), "tflite",
-                     lambda out: _quantize_int8(fp32, out, seed=seed, shapes=shapes, calibration=calibration, say=say,
-                                                plan=plan), what=what)
+        what, done = f"quantising {source.name} to {precision} TFLite", f"{source.name}: cached {precision} TFLite"
+    build: Callable[[Path], Artifact] = (lambda out: _cast_fp16(fp32, out, say=say)) if precision == "fp16" else (
+        lambda out: _quantize_int8(fp32, out, seed=seed, shapes=shapes, calibration=calibration, say=say, plan=plan))
+    if precision == "fp16":
+        material["fp16_code"] = code_version("tflite_fp16.py")
+    q = build_cached(cache_dir, key_of(material), "tflite", build, what=what)
     if q.cache_hit and done is not None:
         say(f"{done} {q.path}")
     return q

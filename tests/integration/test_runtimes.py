@@ -127,9 +127,9 @@ def test_tensorrt_without_gpu_is_a_one_line_skip(tmp_path, db, capsys, monkeypat
     assert code != 0 and len(err) == 1
     assert err[0].startswith("edgeprof: error: tensorrt needs an NVIDIA GPU; device local has none")
     assert Store(db).count() == 0
-    code = main(["deploy", "--device", "local", "--model", "ds_cnn", "--runtime", "tflite", "--precision", "fp16",
+    code = main(["deploy", "--device", "local", "--model", "ds_cnn", "--runtime", "null", "--precision", "fp16",
                  "--db", db, *FAST])
-    assert code == 2 and "precision fp16 is not supported for tflite" in capsys.readouterr().err
+    assert code == 2 and "precision fp16 is not supported for null" in capsys.readouterr().err
 
 
 @pytest.mark.slow

@@ -63,8 +63,8 @@ def test_precision_and_format_errors(tmp_path):
 
     onnx_file = tmp_path / "m.onnx"
     onnx_file.write_bytes(b"x")
-    with pytest.raises(ModelError, match="fp32 or int8"):
-        prepare_tflite(resolve_model("ds_cnn"), cache_dir=tmp_path, precision="fp16")
+    with pytest.raises(ModelError, match="run as fp32, fp16, int8 here"):
+        prepare_tflite(resolve_model("ds_cnn"), cache_dir=tmp_path, precision="bf16")
     with pytest.raises(ModelError, match="does not convert ONNX to TFLite"):
         prepare_tflite(resolve_model(str(onnx_file)), cache_dir=tmp_path)
     bad = tmp_path / "bad.tflite"
