@@ -1,7 +1,7 @@
 """One measurement on a phone, from a RunSpec to a Result: the one path `deploy --device PHONE` and a sweep's
 phone cells take.
 
-Owns: what a phone refuses (one line each: another runtime, --accuracy, scenarios, fp16, ...), the delegate a spec asks
+Owns: what a phone refuses (one line each: another runtime, --accuracy, scenarios, ...), the delegate a spec asks
 for, and the steps: the TFLite export (run/prepare.py, cached), the phone's facts, the push by content, the
 benchmark_model run (session.py), the Result (result.py). Does not own: the lease (lease.py; the caller takes
 it), storing (the caller), the sweep's rows (sweep.py).
@@ -32,8 +32,6 @@ def refusal(spec: RunSpec, *, runtime_given: str | None = None, find_max_rate: b
     for given, what in ((spec.accuracy, "--accuracy"), (spec.input_data, "--input-data"),
                         (spec.scenario != SINGLE_STREAM, f"--scenario {spec.scenario}"),
                         (spec.batch != 1, "--batch"), (find_max_rate, "--find-max-rate"),
-                        (spec.precision == "fp16", "--precision fp16 (no fp16 TFLite export; an fp16 .tflite runs as "
-                                                   "given, without --precision)"),
                         (spec.cooldown_c is not None, "--cooldown")):
         if given:
             return f"{what} is {NOT_ON_PHONES}"

@@ -1,12 +1,14 @@
-"""`edgeprof deploy --device phone --model ds_cnn --precision int8` end to end against the stand-in phone: the bundled
-model exported to TFLite and quantised (the boards' export path), pushed by content, measured by the replay
-benchmark_model; the delegated-op count is the exported graph's own operator count (read back with LiteRT's
-interpreter on this machine, not by the replay's parser). fp16: edgeprof has no fp16 TFLite export (a user's fp16
-.tflite runs as given), so `--precision fp16` on a phone is refused in one line before anything is exported or pushed."""
+"""`edgeprof deploy --device phone --model ds_cnn --precision int8|fp16` end to end against the stand-in phone: the
+bundled model exported to TFLite and quantised (int8) or its weights cast to float16 behind DEQUANTIZE (fp16; the
+boards' export path), pushed by content, measured by the replay benchmark_model; the delegated-op count is the
+exported graph's own operator count (read back with LiteRT's interpreter on this machine, not by the replay's
+parser)."""
 
 from __future__ import annotations
 
 import json
+
+import pytest
 from pathlib import Path
 
 import phone_tree as tree
@@ -31,8 +33,9 @@ def _inventory(tmp_path: Path, phone, adb_client: str, server_port: int) -> Path
     return inv
 
 
-def test_deploy_int8(adb_client, server_port, phone, tmp_path, capsys):
-    inv, out, precision = _inventory(tmp_path, phone, adb_client, server_port), tmp_path / "r.json", "int8"
+@pytest.mark.parametrize("precision", ["int8", "fp16"])
+def test_deploy_int8_and_fp16(precision, adb_client, server_port, phone, tmp_path, capsys):
+    inv, out = _inventory(tmp_path, phone, adb_client, server_port), tmp_path / "r.json"
     assert main(["deploy", "--device", "phone", "--inventory", str(inv), "--model", "ds_cnn", "--precision",
                  precision, "--min-duration", "0.5", "--min-queries", "10", "--warmup", "0", "--quiet",
                  "--no-store", "--json", str(out)]) == 0
@@ -45,27 +48,25 @@ def test_deploy_int8(adb_client, server_port, phone, tmp_path, capsys):
     [d] = r["phone"]["delegation"]
     assert (d["delegate"], d["ops_total"], d["ops_on_delegate"], d["ops_on_cpu"]) == ("XNNPACK", ops, ops - 1, 1)
     assert f"ops: {ops - 1} of {ops} on CPU (XNNPACK), 1 on the CPU (LiteRT's kernels)" in text.replace("\n", " ")
+    if precision == "fp16":  # the pushed file's weights are float16 behind DEQUANTIZE
+        from ai_edge_litert.interpreter import Interpreter
+
+        names = [op["op_name"] for op in Interpreter(model_path=str(artifact))._get_ops_details()]
+        assert "DEQUANTIZE" in names, names
 
 
-def test_fp16_is_refused_in_one_line(adb_client, server_port, phone, tmp_path, capsys):
-    inv = _inventory(tmp_path, phone, adb_client, server_port)
-    assert main(["deploy", "--device", "phone", "--inventory", str(inv), "--model", "ds_cnn", "--precision", "fp16",
-                 "--quiet", "--no-store"]) == 2
-    err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "--precision fp16 (no fp16 TFLite export" in err[0] and "not supported on phones yet" in err[0]
-    assert not (phone.root / "data/local/tmp/edgeprof/artifacts").exists()  # nothing pushed
-
-
-def test_a_sweeps_fp16_phone_cell_is_a_skip_row(tmp_path, capsys):
-    """A sweep's fp16 cell on a phone is a skip row before anything connects (the serial names no phone): the
-    sweep's runtime table has no fp16 for tflite (fp32, int8), the same gap deploy's refusal names; fp32 runs."""
+def test_a_sweeps_fp16_phone_cell_is_planned_like_fp32(tmp_path, capsys):
+    """A sweep's fp16 tflite cell on a phone is a cell to run, like fp32 (the dry run connects to nothing: the
+    serial names no phone); an onnxruntime cell stays a skip row with the phone's reason."""
     inv = tmp_path / "devices.yaml"
     inv.write_text("version: 1\ndevices:\n  phone:\n    transport: adb\n    serial: '127.0.0.1:1'\n")
     spec = tmp_path / "s.yaml"
     spec.write_text(f"name: fp16\ninventory: {inv}\nmodels: [ds_cnn]\ndevices: [phone]\nruntimes: [tflite]\n"
-                    "precisions: [fp32, fp16]\nthreads: [1]\n")
+                    "precisions: [fp32, fp16]\nthreads: [1]\ninclude:\n  - {model: ds_cnn, runtime: onnxruntime, precision: fp32, threads: 1}\n")
     assert main(["sweep", str(spec), "--dry-run"]) == 0
     rows = [ln for ln in capsys.readouterr().out.splitlines() if "phone/ds_cnn" in ln]
-    [fp32] = [ln for ln in rows if "/fp32/" in ln]
-    [fp16] = [ln for ln in rows if "/fp16/" in ln]
-    assert "not supported" not in fp32 and "fp16 is not supported for tflite" in fp16
+    [fp32] = [ln for ln in rows if "/tflite/fp32/" in ln]
+    [fp16] = [ln for ln in rows if "/tflite/fp16/" in ln]
+    assert "not supported" not in fp32 and "not supported" not in fp16 and "skip" not in fp16, rows
+    [ort] = [ln for ln in rows if "/onnxruntime/" in ln]
+    assert "a phone runs LiteRT (tflite) through benchmark_model" in ort, rows
