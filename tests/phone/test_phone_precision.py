@@ -7,11 +7,10 @@ parser)."""
 from __future__ import annotations
 
 import json
-
-import pytest
 from pathlib import Path
 
 import phone_tree as tree
+import pytest
 from phone_adbd import serial
 
 from edgeprof.cli.main import main
