@@ -45,9 +45,10 @@ from typing import TYPE_CHECKING, Any
 from .. import datafiles
 from ..errors import ConfigError, ModelError
 from ..records import Artifact, TensorSpec
+from . import external_data
 from .artifact_cache import build_cached, code_version, dist_version, key_of
 from .capture import library_failure, to_terminal
-from .external_data import PROTOBUF_LIMIT, counted, name_by_content, save_export, tensor_bytes
+from .external_data import counted, name_by_content, save_export, tensor_bytes
 from .inputs import make_inputs, read_npz
 from .loadcheck import ONNXRUNTIME, LoadCrash, check_converted, check_files, op_refused
 
@@ -252,7 +253,7 @@ def _fp16(src: Path, out: Path, name: str = "the model", graph_opt: str | None =
             model.graph.input.extend(keep)
             model.ir_version = max(model.ir_version, 4)  # IR 3 requires them listed; IR 4 lets them go
         # past 2 GiB the converter's in-memory shape inference cannot serialise the model: skip it there
-        big = tensor_bytes(model) > PROTOBUF_LIMIT
+        big = tensor_bytes(model) > external_data.PROTOBUF_LIMIT  # read at call time (one limit)
         converted = float16.convert_float_to_float16(model, keep_io_types=True, op_block_list=blocked + extra,
                                                      disable_shape_infer=big)
         fixed = _retarget_float_casts(converted) + _rewire_output_consumers(converted)
@@ -431,7 +432,7 @@ def _int8(src: Path, out: Path, samples: list[dict[str, np.ndarray]]) -> dict[st
             pre = Path(tmp) / "pre.onnx"
             prep = "quant_pre_process"
             # past 2 GiB (the data kept beside the model) every file the tools write keeps its data beside it too
-            big = tensor_bytes(onnx.load(str(src), load_external_data=False)) > PROTOBUF_LIMIT
+            big = tensor_bytes(onnx.load(str(src), load_external_data=False)) > external_data.PROTOBUF_LIMIT
             external = {"save_as_external_data": True, "all_tensors_to_one_file": True,
                         "external_data_location": "pre.onnx.data"} if big else {}
             try:
