@@ -52,6 +52,7 @@ def test_a_phone_cell_runs_through_a_queue_worker(adb_client, server_port, phone
     # the onnxruntime cell is a static skip row: stored at once, no job
     assert "1 cells queued (priority 10): 1 on lab.default" in cap.err and "1 stored at once" in cap.err, cap.err
 
+    store = Store(pg_url)
     lock = phone.root / "data/local/tmp/edgeprof" / LOCK_DIR
     holders: list[dict[str, Any]] = []
     done = threading.Event()
@@ -72,7 +73,7 @@ def test_a_phone_cell_runs_through_a_queue_worker(adb_client, server_port, phone
          "--inventory", inv, "--poll", "0.2", "--cache-dir", str(tmp_path / "worker-cache")],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        wait_for(lambda: worker.poll() is not None or ledger.get_sweep(Store(pg_url), sweep_id).status == "done",
+        wait_for(lambda: worker.poll() is not None or ledger.get_sweep(store, sweep_id).status == "done",
                  300, "the sweep's cells to be done")
         assert worker.poll() is None, worker.communicate()[1][-3000:]
         # released after the cell while the worker keeps running (the row is committed just before)
@@ -87,7 +88,6 @@ def test_a_phone_cell_runs_through_a_queue_worker(adb_client, server_port, phone
     # the worker held the phone's lease for the cell, in the sweep's name
     assert [(h.get("sweep_id"), h.get("purpose")) for h in holders] == [(sweep_id, "sweep")]
 
-    store = Store(pg_url)
     rec = ledger.get_sweep(store, sweep_id)
     assert rec.status == "done" and rec.counts() == {"ok": 1, "failed": 0, "skipped": 1, "pending": 0}
     by = {r.runtime: r for r in (store.get(x["run_id"]) for x in store.list(sweep_id=sweep_id, limit=None))}
