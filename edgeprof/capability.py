@@ -83,6 +83,12 @@ def _importable(facts: Facts, names: tuple[str, ...]) -> bool:
     return any((fact := facts.runtime(m)) is not None and fact.error is None for m in names)
 
 
+# the note a tflite fp16 run on LiteRT's CPU kernels / XNNPACK carries (boards here, phones in phone/result.py)
+TFLITE_FP16_ON_CPU = ("fp16 on LiteRT's CPU kernels stores the weights in float16 and DEQUANTIZEs them to float32 at "
+                      "load: compute is float32, expect fp16 size and fidelity, not fp16 speed (the GPU delegate "
+                      "computes in float16)")
+
+
 def decide(model: str, runtime: str, precision: str, facts: Facts | None, device: str,
            options: Mapping[str, Any] | None) -> Decision:
     """The one capability decision of a measurement (deploy before connecting with facts=None, the plan with the
@@ -106,9 +112,7 @@ def check(fmt: str, runtime: str, precision: str, facts: Facts | None = None,
         notes.append("fp16 on onnxruntime's CPU provider executes mostly in fp32 (Casts around fp32 kernels): "
                      "expect fp16 fidelity, not fp16 speed; use --providers CUDAExecutionProvider on a GPU")
     if runtime == "tflite" and precision == "fp16" and (options or {}).get("delegate") != "gpu":
-        notes.append("fp16 on LiteRT's CPU kernels stores the weights in float16 and DEQUANTIZEs them to float32 at "
-                     "load: compute is float32, expect fp16 size and fidelity, not fp16 speed (the GPU delegate "
-                     "computes in float16)")
+        notes.append(TFLITE_FP16_ON_CPU)
     if facts is None:
         return Decision(True, notes=tuple(notes))
     gpu = has_nvidia_gpu(facts)

@@ -144,6 +144,14 @@ def environment(facts: PhoneFacts | None, run: PhoneRun, artifact: Artifact | No
                        export_options=dict(artifact.export_options) if artifact else None)
 
 
+def _precision_warning(precision: str, delegate: str) -> list[RunWarning]:
+    """fp16 weights on LiteRT's CPU kernels or XNNPACK compute in float32, as on a board (capability.decide)."""
+    from ..capability import TFLITE_FP16_ON_CPU
+
+    return [RunWarning("precision_emulated", TFLITE_FP16_ON_CPU)] if precision == "fp16" and delegate in (
+        "cpu", "xnnpack") else []
+
+
 def _warning(text: str) -> RunWarning:
     if text.startswith("thermal status"):
         return RunWarning("phone_thermal_status", text)
@@ -189,6 +197,7 @@ def phone_result(spec: RunSpec, device: Device, artifact: Artifact | None, run: 
         throughput_ips=None, memory_mb=memory, power=pw,
         thermal=Thermal(before=_snapshot(run.thermal_before), after=_snapshot(run.thermal_after)),
         fidelity=None, environment=environment(facts, run, artifact, delegate),
-        warnings=[_warning(w) for w in run.warnings if not w.startswith("power refused")],  # null_reasons.power
+        warnings=[*_precision_warning(spec.precision, delegate),
+                  *(_warning(w) for w in run.warnings if not w.startswith("power refused"))],  # null_reasons.power
         samples_ms=[], artifact=artifact, settings=settings,
         null_reasons=reasons, ops=ops(run), phone=phone_section(run, delegate))

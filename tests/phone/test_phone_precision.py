@@ -52,6 +52,9 @@ def test_deploy_int8_and_fp16(precision, adb_client, server_port, phone, tmp_pat
 
         names = [op["op_name"] for op in Interpreter(model_path=str(artifact))._get_ops_details()]
         assert "DEQUANTIZE" in names, names
+        assert [w["code"] for w in r["warnings"]].count("precision_emulated") == 1  # XNNPACK computes in float32
+    else:
+        assert "precision_emulated" not in [w["code"] for w in r["warnings"]]
 
 
 def test_a_sweeps_fp16_phone_cell_is_planned_like_fp32(tmp_path, capsys):
