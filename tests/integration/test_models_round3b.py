@@ -173,6 +173,7 @@ def _du(path: Path) -> int:
 @pytest.mark.slow
 @pytest.mark.big
 @pytest.mark.ssh
+@pytest.mark.timeout(900)  # 140-231 s measured here; 2.3 GiB hashed, copied and pushed twice
 def test_a_real_model_over_2_gib_runs_locally_and_over_sshd_and_moves_once(lab, tmp_path, db, home, capsys,
                                                                           monkeypatch):
     """The real thing (no seam): 2.30 GiB of weights. Costs minutes and ~9 GiB of disk at its peak (the user's
