@@ -102,7 +102,8 @@ def describe(info):
     if info.get("kind") == "deploy":
         return info.get("note", "an unleased run")
     since = info.get("since")
-    when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(since)) if since else "?"
+    ok = isinstance(since, (int, float)) and not isinstance(since, bool)  # a holder file is not trusted
+    when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(since)) if ok and since else "?"
     what = info.get("sweep_id") or info.get("purpose") or "a controller"
     return "%s from %s since %s" % (what, info.get("controller") or "?", when)
 

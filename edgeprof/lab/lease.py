@@ -30,22 +30,83 @@ from ..records import Device
 from ..transport import Transport
 
 DEFAULT_TTL_S = 120.0
+BUSY_HINT = "raise lease_wait_s in the sweep's settings, or run when that sweep is done"
 
 
-class DeviceLease:
+class KeptLease:
+    """What a board's lease and a phone's (phone/lease.py) share: waiting to take it with the holder named, the
+    keepalive thread that renews it well within its ttl, and check(). A subclass says how to take it once
+    (`_take`), renew it once (`_renew_once`) and what an unreachable holder is called (`unreachable`)."""
+
+    unreachable = "lease agent unreachable"
+
+    def __init__(self, name: str, ttl_s: float) -> None:
+        self.name, self.ttl_s = name, ttl_s
+        self.token: str | None = None
+        self.lost: str | None = None
+        self._closed = threading.Event()
+        self._keepalive: threading.Thread | None = None
+
+    def _take(self) -> tuple[str | None, str]:
+        """One try: (token, "") when taken, else (None, who holds it)."""
+        raise NotImplementedError
+
+    def _renew_once(self, timeout: float) -> str | None:
+        """Renew it: None while it is ours, else why it is lost."""
+        raise NotImplementedError
+
+    def _wait_and_take(self, wait_s: float, stop: threading.Event, on_wait: Callable[[str], None] | None,
+                       hint: str) -> str:
+        deadline = time.monotonic() + wait_s
+        poll = 1.0
+        while True:
+            token, who = self._take()
+            if token is not None:
+                self.token, self.lost = token, None
+                if self._keepalive is None:
+                    self._keepalive = threading.Thread(target=self._renew_loop, daemon=True,
+                                                       name=f"lease-{self.name}")
+                    self._keepalive.start()
+                return token
+            if time.monotonic() >= deadline:
+                raise LeaseBusy(f"device {self.name} is leased by {who}; waited {wait_s:.0f} s", hint=hint)
+            if on_wait is not None:
+                on_wait(who)
+            if stop.wait(min(poll, max(0.1, deadline - time.monotonic()))):
+                raise Interrupted("stopped while waiting for the device lease")
+            poll = min(poll * 1.5, 15.0)
+
+    def check(self) -> None:
+        """Raise LeaseLost unless the lease is still ours (also proves the device and connection are alive)."""
+        if self.lost:
+            raise LeaseLost(self.lost)
+        reason = self._renew_once(timeout=30.0)
+        if reason:
+            self.lost = reason
+            raise LeaseLost(reason)
+
+    def _renew_loop(self) -> None:
+        interval = max(0.2, self.ttl_s / 4.0)
+        while not self._closed.wait(interval):
+            try:
+                reason = self._renew_once(timeout=max(5.0, self.ttl_s / 2.0))
+                if reason:
+                    self.lost = reason
+            except Exception as e:  # the next check() reports it; the worker reconnects
+                self.lost = f"{self.unreachable}: {getattr(e, 'message', e)}"
+                return
+
+
+class DeviceLease(KeptLease):
     def __init__(self, transport: Transport, device: Device, holder: dict[str, Any],
                  ttl_s: float = DEFAULT_TTL_S) -> None:
+        super().__init__(device.name, ttl_s)
         self.transport = transport
         self.device = device
         self.holder = holder
-        self.ttl_s = ttl_s
         self.link: AgentLink | None = None
-        self.token: str | None = None
         self.info: dict[str, Any] = {}
-        self.lost: str | None = None
         self._lock = threading.Lock()
-        self._closed = threading.Event()
-        self._keepalive: threading.Thread | None = None
 
     def _request(self, req: Any, timeout: float = 60.0) -> Any:
         """A request on the lease agent (serialised: the keepalive thread shares the link)."""
@@ -59,56 +120,22 @@ class DeviceLease:
         reply: Facts = self._request(FactsRequest(runtimes=True), timeout=timeout)
         return reply
 
-    def _renew(self, timeout: float) -> RenewReply:
+    def _renew_once(self, timeout: float) -> str | None:
         reply: RenewReply = self._request(RenewRequest(token=self.token), timeout=timeout)
-        return reply
+        return None if reply.held else (reply.reason or "lease not held")
 
     def acquire(self, wait_s: float, stop: threading.Event, on_wait: Callable[[str], None] | None = None) -> str:
         """Start the lease agent and take the lease, waiting up to wait_s while someone else holds it."""
         if self.link is None:
             self.link = AgentLink.open(self.transport, self.device)
-        deadline = time.monotonic() + wait_s
-        poll = 1.0
-        while True:
-            r: LeaseReply = self._request(LeaseRequest(holder=self.holder, ttl_s=self.ttl_s))
-            if r.acquired:
-                self.token = str(r.token)
-                self.info = dict(r.holder or {})
-                self.lost = None
-                if self._keepalive is None:
-                    self._keepalive = threading.Thread(target=self._renew_loop, daemon=True,
-                                                       name=f"lease-{self.device.name}")
-                    self._keepalive.start()
-                return self.token
-            who = r.holder_text or "another controller"
-            if time.monotonic() >= deadline:
-                raise LeaseBusy(f"device {self.device.name} is leased by {who}; waited {wait_s:.0f} s",
-                                hint="raise lease_wait_s in the sweep's settings, or run when that sweep is done")
-            if on_wait is not None:
-                on_wait(who)
-            if stop.wait(min(poll, max(0.1, deadline - time.monotonic()))):
-                raise Interrupted("stopped while waiting for the device lease")
-            poll = min(poll * 1.5, 15.0)
+        return self._wait_and_take(wait_s, stop, on_wait, BUSY_HINT)
 
-    def check(self) -> None:
-        """Raise LeaseLost unless the lease is still ours (also proves the device and connection are alive)."""
-        if self.lost:
-            raise LeaseLost(self.lost)
-        r = self._renew(timeout=30.0)
-        if not r.held:
-            self.lost = r.reason or "lease not held"
-            raise LeaseLost(self.lost)
-
-    def _renew_loop(self) -> None:
-        interval = max(0.2, self.ttl_s / 4.0)
-        while not self._closed.wait(interval):
-            try:
-                r = self._renew(timeout=max(5.0, self.ttl_s / 2.0))
-                if not r.held:
-                    self.lost = r.reason or "lease not held"
-            except Exception as e:  # the next check() reports it; the worker reconnects
-                self.lost = f"lease agent unreachable: {getattr(e, 'message', e)}"
-                return
+    def _take(self) -> tuple[str | None, str]:
+        r: LeaseReply = self._request(LeaseRequest(holder=self.holder, ttl_s=self.ttl_s))
+        if not r.acquired:
+            return None, r.holder_text or "another controller"
+        self.info = dict(r.holder or {})
+        return str(r.token), ""
 
     def release(self) -> None:
         self._closed.set()

@@ -24,8 +24,10 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import Interrupted, LeaseBusy, LeaseLost, TransportError
-from ..lab.lease import DEFAULT_TTL_S
+from edgeprof_agent.lease import describe as lease_holder_text
+
+from ..errors import TransportError
+from ..lab.lease import BUSY_HINT, DEFAULT_TTL_S, KeptLease
 from ..transport.adb import ADBTransport
 
 LOCK_DIR = "lease.lock"
@@ -50,12 +52,7 @@ _RELEASE = r'''d=$1; if [ "$(cat "$d/token" 2>/dev/null)" = "$2" ]; then rm -rf 
 
 def describe(holder: dict[str, Any] | None) -> str:
     """The holder as the board lease names it: `<sweep or purpose> from <controller> since <time>`."""
-    if not holder:
-        return "another controller"
-    since = holder.get("since")
-    when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(since)) if isinstance(since, int | float) else "?"
-    what = holder.get("sweep_id") or holder.get("purpose") or "a controller"
-    return f"{what} from {holder.get('controller') or '?'} since {when}"
+    return lease_holder_text(holder) if holder else "another controller"
 
 
 def _holder_of(lines: list[str]) -> dict[str, Any] | None:
@@ -69,20 +66,20 @@ def _holder_of(lines: list[str]) -> dict[str, Any] | None:
     return None
 
 
-class PhoneLease:
-    """The lease on one phone (the board lease's acquire / check / release, and its keepalive)."""
+class PhoneLease(KeptLease):
+    """The lease on one phone: the board lease's acquire / check / release and keepalive (lab/lease.KeptLease)
+    over a lock directory."""
+
+    unreachable = "phone unreachable for the lease"
 
     def __init__(self, transport: ADBTransport, device: str, workdir: str, holder: dict[str, Any],
                  ttl_s: float = DEFAULT_TTL_S) -> None:
+        super().__init__(device, ttl_s)
         self.transport, self.device = transport, device
         self.path = posixpath.join(workdir.rstrip("/") or "/", LOCK_DIR)
         self.workdir = workdir
         self.holder = {**holder, "since": time.time(), "ttl_s": ttl_s}
-        self.ttl_s = ttl_s
-        self.token: str | None = None
-        self.lost: str | None = None
-        self._closed = threading.Event()
-        self._keepalive: threading.Thread | None = None
+        self._new_token = ""
 
     def _sh(self, script: str, *args: str, timeout: float = 60.0) -> list[str]:
         r = self.transport.run(["sh", "-c", script, "lease", *args], timeout=timeout)
@@ -95,54 +92,27 @@ class PhoneLease:
         return str(max(1, int(round(self.ttl_s))))
 
     def acquire(self, wait_s: float, stop: threading.Event, on_wait: Callable[[str], None] | None = None,
-                hint: str = "raise lease_wait_s in the sweep's settings, or run when that sweep is done") -> str:
+                hint: str = BUSY_HINT) -> str:
         """Take the lease, waiting up to wait_s while another controller holds it (LeaseBusy after that, with
         `hint`)."""
         self._sh('mkdir -p "$1"', self.workdir)
-        token = uuid.uuid4().hex
-        deadline = time.monotonic() + wait_s
-        poll = 1.0
-        while True:
-            lines = self._sh(_ACQUIRE, self.path, json.dumps({**self.holder, "token": token}, sort_keys=True),
-                             self._ttl(), token)
-            if lines[:1] == ["acquired"]:
-                self.token, self.lost = token, None
-                if self._keepalive is None:
-                    self._keepalive = threading.Thread(target=self._renew_loop, daemon=True,
-                                                       name=f"lease-{self.device}")
-                    self._keepalive.start()
-                return token
-            who = describe(_holder_of(lines[1:]))
-            if time.monotonic() >= deadline:
-                raise LeaseBusy(f"device {self.device} is leased by {who}; waited {wait_s:.0f} s", hint=hint)
-            if on_wait is not None:
-                on_wait(who)
-            if stop.wait(min(poll, max(0.1, deadline - time.monotonic()))):
-                raise Interrupted("stopped while waiting for the device lease")
-            poll = min(poll * 1.5, 15.0)
+        self._new_token = uuid.uuid4().hex
+        return self._wait_and_take(wait_s, stop, on_wait, hint)
 
-    def _renew(self, timeout: float) -> None:
+    def _take(self) -> tuple[str | None, str]:
+        token = self._new_token
+        lines = self._sh(_ACQUIRE, self.path, json.dumps({**self.holder, "token": token}, sort_keys=True),
+                         self._ttl(), token)
+        if lines[:1] == ["acquired"]:
+            return token, ""
+        return None, describe(_holder_of(lines[1:]))
+
+    def _renew_once(self, timeout: float) -> str | None:
         lines = self._sh(_RENEW, self.path, self.token or "", self._ttl(), timeout=timeout)
-        if lines[:1] != ["held"]:
-            holder = _holder_of(lines[1:])
-            self.lost = f"lease taken over by {describe(holder)}" if holder else "lease not held (its lock is gone)"
-
-    def check(self) -> None:
-        """Raise LeaseLost unless the lease is still ours (also proves the phone is still there)."""
-        if self.lost:
-            raise LeaseLost(self.lost)
-        self._renew(timeout=30.0)
-        if self.lost:
-            raise LeaseLost(self.lost)
-
-    def _renew_loop(self) -> None:
-        interval = max(0.2, self.ttl_s / 4.0)
-        while not self._closed.wait(interval):
-            try:
-                self._renew(timeout=max(5.0, self.ttl_s / 2.0))
-            except Exception as e:  # the next check() reports it
-                self.lost = f"phone unreachable for the lease: {getattr(e, 'message', e)}"
-                return
+        if lines[:1] == ["held"]:
+            return None
+        holder = _holder_of(lines[1:])
+        return f"lease taken over by {describe(holder)}" if holder else "lease not held (its lock is gone)"
 
     def release(self) -> None:
         self._closed.set()
