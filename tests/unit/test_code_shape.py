@@ -106,3 +106,13 @@ def test_the_graph_sees_the_package_imports(name: str) -> None:
     """The cycle test is not vacuous: the graph holds these modules' edgeprof imports."""
     paths = {_module_name(p): p for p in (REPO / "edgeprof").rglob("*.py")}
     assert _top_level_imports(paths[name], name), name
+
+
+def test_no_two_test_files_share_a_basename() -> None:
+    """pytest imports test files by basename (rootdir-relative, no packages): a second tests/**/test_x.py stops
+    the whole run at collection ("import file mismatch") when both halves of the suite are collected together."""
+    seen: dict[str, list[str]] = {}
+    for p in sorted((REPO / "tests").rglob("test_*.py")):
+        seen.setdefault(p.name, []).append(str(p.relative_to(REPO)))
+    twice = {name: paths for name, paths in seen.items() if len(paths) > 1}
+    assert not twice, f"test files sharing a basename (rename one): {twice}"
