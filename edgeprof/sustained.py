@@ -117,9 +117,17 @@ def _agrees(w: SustainedWindow, qps: float, temp: float | None) -> bool:
     return temp is None or w.temp_c is None or abs(w.temp_c - temp) <= STEADY_C
 
 
-def _mean(values: Sequence[float | None]) -> float | None:
+def mean_present(values: Sequence[float | None]) -> float | None:
+    """The mean of the values that were measured (None: none was)."""
     vs = [v for v in values if v is not None]
     return sum(vs) / len(vs) if vs else None
+
+
+def end_windows(windows: Sequence[SustainedWindow], n: int) -> list[SustainedWindow]:
+    """The last n windows with queries: the run's end, which the ratios, the steady test and the report's ranking
+    compare with window 0."""
+    full = [w for w in windows if w.n]
+    return full[-n:] if full and n > 0 else []
 
 
 def curve(reply: SustainedReply, rows: list[SustainedWindow], samples_ms: Sequence[float]) -> Sustained:
@@ -127,11 +135,11 @@ def curve(reply: SustainedReply, rows: list[SustainedWindow], samples_ms: Sequen
     full = [w for w in rows if w.n]
     on, why = onset(full)
     n = last_n(len(full))
-    tail = full[-n:]
+    tail = end_windows(full, n)
     first = full[0] if full else None
-    qps = _mean([w.qps for w in tail])
-    p50 = _mean([w.p50_ms for w in tail])
-    temp = _mean([w.temp_c for w in tail])
+    qps = mean_present([w.qps for w in tail])
+    p50 = mean_present([w.p50_ms for w in tail])
+    temp = mean_present([w.temp_c for w in tail])
     steady: list[SustainedWindow] = []
     if qps and all(_agrees(w, qps, temp) for w in tail):
         steady = list(tail)
@@ -153,12 +161,12 @@ def curve(reply: SustainedReply, rows: list[SustainedWindow], samples_ms: Sequen
         sustained_ratio=_r(qps / first.qps) if first and first.qps and qps else None,
         p50_ratio=_r(p50 / first.p50_ms) if first and first.p50_ms and p50 else None,
         steady_window=s0.index if s0 else None, time_to_steady_s=s0.start_s if s0 else None,
-        steady_qps=_r(_mean([w.qps for w in steady])) if steady else None,
+        steady_qps=_r(mean_present([w.qps for w in steady])) if steady else None,
         steady_p50_ms=_r(np.percentile(pooled, 50)) if pooled else None,
         steady_p99_ms=_r(np.percentile(pooled, 99)) if pooled else None,
-        steady_temp_c=_r(_mean([w.temp_c for w in steady]), 2) if steady else None,
-        steady_cpu_mhz=_r(_mean([w.cpu_mhz for w in steady]), 1) if steady else None,
-        steady_w=_r(_mean([w.mean_w for w in steady])) if steady else None, nvml_gpu=reply.nvml_gpu)
+        steady_temp_c=_r(mean_present([w.temp_c for w in steady]), 2) if steady else None,
+        steady_cpu_mhz=_r(mean_present([w.cpu_mhz for w in steady]), 1) if steady else None,
+        steady_w=_r(mean_present([w.mean_w for w in steady])) if steady else None, nvml_gpu=reply.nvml_gpu)
 
 
 def summarize(reply: SustainedReply, samples_ms: Sequence[float], per_query: int,

@@ -17,23 +17,13 @@ from dataclasses import dataclass
 
 from ..records import Result
 from ..records.sustained import Sustained, SustainedWindow
+from ..sustained import end_windows, mean_present
 from ..vocab import fmt_value
 from .data import config_label, model_label
 
 
 def sustained_results(results: Sequence[Result]) -> list[Result]:
     return [r for r in results if r.status == "ok" and r.sustained is not None and r.sustained.windows]
-
-
-def _mean(vs: Sequence[float | None]) -> float | None:
-    got = [v for v in vs if v is not None]
-    return sum(got) / len(got) if got else None
-
-
-def end_windows(s: Sustained) -> list[SustainedWindow]:
-    """The last N windows with queries: the 'end' of the ratios and of the ranking."""
-    full = [w for w in s.windows if w.n]
-    return full[-(s.last_n or 1):] if full else []
 
 
 @dataclass(frozen=True)
@@ -106,8 +96,8 @@ def rankings(results: Sequence[Result]) -> list[Ranking]:
             assert s is not None
             w0 = next((w for w in s.windows if w.n), None)
             starts.append((w0.p50_ms if w0 else None, w0.qps if w0 else None))
-            tail = end_windows(s)
-            ends.append((_mean([w.p50_ms for w in tail]), _mean([w.qps for w in tail])))
+            tail = end_windows(s.windows, s.last_n or 1)
+            ends.append((mean_present([w.p50_ms for w in tail]), mean_present([w.qps for w in tail])))
         r_start = _place([p for p, _ in starts])
         r_end = _place([p for p, _ in ends])
         st = [Standing(r, r.device if unique else config_label(r), starts[i][0], starts[i][1], ends[i][0], ends[i][1],
