@@ -164,7 +164,7 @@ def _no_input_feeds(cell: Cell, set_at: Mapping[str, str]) -> None:
 def _sustained_windows(cell: Cell, set_at: Mapping[str, str]) -> None:
     """A sustained cell's window must leave MIN_WINDOWS windows in its duration (deploy's rule), said at the
     line that set the window or the duration, when the sweep loads (not when the cell's turn comes at 3 am)."""
-    from ..run.check import MIN_WINDOWS
+    from ..run.check import MIN_WINDOWS, longest_window
 
     duration = float(cell.setting("duration_s") or vocab.SCENARIO_DEFAULTS["duration_s"])
     window = float(cell.setting("sustained_window_s"))
@@ -172,7 +172,7 @@ def _sustained_windows(cell: Cell, set_at: Mapping[str, str]) -> None:
         where = set_at.get("sustained_window_s") or set_at.get("duration_s") or cell.model_label
         raise ConfigError(f"{where}: sustained cell {cell.cell_id}: a window of {vocab.fmt_duration(window)} "
                           f"leaves fewer than {MIN_WINDOWS} windows in its duration of {vocab.fmt_duration(duration)}",
-                          hint=f"a sustained_window_s of at most {vocab.fmt_duration(duration / MIN_WINDOWS)}, or "
+                          hint=f"a sustained_window_s of at most {longest_window(duration)}, or "
                                "a longer duration_s")
 
 

@@ -8,6 +8,7 @@ the device's capability, the export target, the input plan), nor parsing flags (
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass
 
@@ -80,6 +81,13 @@ _RUNTIME_FLAGS = {"--xnnpack": ("tflite",), "--delegate": ("tflite",), "--delega
 _SCENARIO_FLAGS = {"--latency-bound": SCHEDULED_SCENARIOS, "--samples-per-query": ("multi-stream",),
                    "--duration": ("sustained",), "--window": ("sustained",)}
 MIN_WINDOWS = 3  # a sustained run's curve needs a first window, a middle and a tail
+
+
+def longest_window(duration_s: float) -> str:
+    """The longest window that leaves MIN_WINDOWS in duration_s, rounded down to 0.1 s, as the flags take it."""
+    from ..vocab import fmt_duration
+
+    return fmt_duration(math.floor(duration_s / MIN_WINDOWS * 10) / 10)
 
 
 def _check_applies(spec: RunSpec, o: Options) -> None:
@@ -179,7 +187,7 @@ def validate_scenario(spec: RunSpec) -> None:
         if spec.sustained_window_s * MIN_WINDOWS > duration:
             raise ConfigError(f"--scenario sustained: --window {spec.sustained_window_s:g} s leaves fewer than "
                               f"{MIN_WINDOWS} windows in --duration {duration:g} s",
-                              hint=f"a shorter --window (at most {duration / MIN_WINDOWS:g} s) or a longer --duration")
+                              hint=f"a shorter --window (at most {longest_window(duration)}) or a longer --duration")
     if spec.scenario == "server" and spec.latency_bound_ms is None:
         raise ConfigError("--scenario server needs --latency-bound MS (the run is VALID when p99 is within it)",
                           hint="e.g. --scenario server --rate 40 --latency-bound 50")

@@ -130,7 +130,7 @@ def test_bad_sustained_inputs_are_one_line_errors_before_connecting(tmp_path: Pa
     db = str(tmp_path / "r.sqlite")
     base = ["deploy", "--device", "local", "--runtime", "null", "--model", "none", "--db", db]
     for extra, said in ((["--scenario", "sustained", "--duration", "10", "--window", "5"],
-                         "--window 5 s leaves fewer than 3 windows in --duration 10 s"),
+                         "--window 5 s leaves fewer than 3 windows in --duration 10 s — a shorter --window (at most 3.3s)"),
                         (["--duration", "10"], "--duration applies to --scenario sustained, not single-stream"),
                         (["--scenario", "fixed-rate", "--rate", "5", "--window", "2"],
                          "--window applies to --scenario sustained"),
