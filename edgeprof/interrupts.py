@@ -22,11 +22,12 @@ from typing import Any
 
 from .errors import chain
 
-__all__ = ["install", "count", "interrupted_since", "caused_by_interrupt"]
+__all__ = ["install", "settle", "count", "interrupted_since", "caused_by_interrupt"]
 
 _RESEND_S = 0.05
 _count = 0
 _installed = False
+_resends: list[threading.Timer] = []
 
 
 def _on_sigint(signum: int, frame: FrameType | None) -> None:
@@ -40,6 +41,7 @@ def _unraisable(args: Any, previous: Any = None) -> None:
     if args.exc_type is not None and issubclass(args.exc_type, KeyboardInterrupt):
         timer = threading.Timer(_RESEND_S, os.kill, (os.getpid(), signal.SIGINT))
         timer.daemon = True
+        _resends.append(timer)
         timer.start()
         return
     (previous or sys.__unraisablehook__)(args)
@@ -57,6 +59,22 @@ def install() -> None:
     previous = sys.unraisablehook
     sys.unraisablehook = lambda args: _unraisable(args, previous)
     _installed = True
+
+
+def _count_only(signum: int, frame: FrameType | None) -> None:
+    global _count
+    _count += 1
+
+
+def settle() -> None:
+    """The interruption is being reported (one line, exit 130): a SIGINT still to come, re-sent for one Python
+    dropped or a second Ctrl-C, is counted and no longer raised, so the process exits 130 and is not killed by
+    the signal on its way out."""
+    for timer in _resends:
+        timer.cancel()
+    _resends.clear()
+    if _installed and threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, _count_only)
 
 
 def count() -> int:

@@ -120,8 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return _main(argv)
     except KeyboardInterrupt:  # also while the command's modules are still being imported
-        print("edgeprof: interrupted", file=sys.stderr)
-        return 130
+        return _interrupted()
     except ImportError:
         # a Ctrl-C inside an extension module's import surfaces as that import failing (numpy: "PyCapsule_Import
         # could not import module 'datetime'"): an interruption, not a broken install
@@ -129,8 +128,15 @@ def main(argv: list[str] | None = None) -> int:
 
         if interrupts.count() == 0:
             raise
-        print("edgeprof: interrupted", file=sys.stderr)
-        return 130
+        return _interrupted()
+
+
+def _interrupted() -> int:
+    from .. import interrupts
+
+    interrupts.settle()  # a SIGINT re-sent or repeated now must not kill the process on its way out (exit 130)
+    print("edgeprof: interrupted", file=sys.stderr)
+    return 130
 
 
 def _main(argv: list[str] | None) -> int:
