@@ -256,7 +256,9 @@ OTHER_NUMBERS: dict[str, tuple[bool, float, float, bool, str]] = {
 
 
 def _shown(value: Any) -> str:
-    """A number as the user typed it: -1 not -1.0, nan, inf."""
+    """A number as the user typed it: -1 not -1.0, nan, inf; text with a control character quoted (one line)."""
+    if isinstance(value, str) and not value.isprintable():
+        return repr(value)
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 

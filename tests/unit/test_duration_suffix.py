@@ -118,3 +118,11 @@ def test_a_bad_duration_in_a_sweep_file_is_a_file_line_error(tmp_path: Path, bod
         load_sweep(str(_sweep(tmp_path, body)))
     line = e.value.one_line().replace(str(tmp_path) + "/", "")
     assert line.startswith(where) and said in line and "\n" not in line, line
+
+
+def test_a_duration_with_a_control_character_is_one_quoted_line(capsys) -> None:  # type: ignore[no-untyped-def]
+    from edgeprof.cli.main import main
+
+    assert main(["deploy", "--device", "local", "--model", "ds_cnn", "--cooldown-timeout", "\r"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--cooldown-timeout '\\r': must be seconds" in err[0], err
