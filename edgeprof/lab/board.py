@@ -1,7 +1,9 @@
 """One board under a sweep, and the one path a cell takes on it: `run_cell(board, cell, attempt, stop)`.
 
 Owns: a board's connection, its device lease (taken before the first cell, checked before each, taken again
-when lost) and its facts (read once under the lease); per cell: the capability decision with those facts, the
+when lost), its facts (read once under the lease) and its agent (started before the first measurement and kept
+for the board's later cells: the agent runs each measurement in a child process of its own, so a kept agent
+holds no earlier cell's runtime; started again when it died, was stopped, or misbehaved); per cell: the capability decision with those facts, the
 export for that board (through the sweep: once per distinct export), the measurement under the lease with the
 cell's wall-clock limit (Cell.wall_limit_s; the agent is stopped when it passes), the board's state line (the
 phase, a sustained cell's window k/N, the cool-down wait), the attempts a transport error allows (waited
@@ -27,7 +29,16 @@ from edgeprof_agent.messages import Facts, LogEvent, ProgressEvent
 
 from .. import run as measurement
 from ..agentlink import AgentLink
-from ..errors import AgentError, Interrupted, LeaseLost, StoreError, TransportError, UserError
+from ..errors import (
+    AgentError,
+    Interrupted,
+    LeasedError,
+    LeaseLost,
+    MeasurementFailed,
+    StoreError,
+    TransportError,
+    UserError,
+)
 from ..records import Device, Result
 from ..sustained import window_line
 from ..transport import Transport, open_transport
@@ -79,7 +90,8 @@ class Board:
         self.facts: Facts | None = None
         self.unreachable: str | None = None  # the device proved unusable: its later cells are not attempted
         self.broken: tuple[str, str] | None = None  # an internal error (text, traceback): later cells fail
-        self._link: AgentLink | None = None
+        self._link: AgentLink | None = None  # the agent of the measurement running now (abort() stops it)
+        self.agent: AgentLink | None = None  # the board's agent, kept from one cell to the next
         self.phone: Any = None  # a phone's adb connection, lease and facts (phone/sweep.PhoneOnBoard)
         self._link_lock = threading.Lock()
         self._timed_out = False
@@ -138,7 +150,34 @@ class Board:
             lease.release()
             return False
 
+    def agent_for_cell(self) -> AgentLink:
+        """The board's agent, alive: the kept one, or one started now (timed as the board's "agent start")."""
+        assert self.transport is not None
+        agent = self.agent
+        if agent is not None and agent.proc.poll() is None:
+            agent.bytes_moved = 0  # what this cell moves (the agent itself was pushed for an earlier one)
+            return agent
+        self.close_agent()
+        self.say("starting agent")
+        t0 = time.monotonic()
+        self.agent = AgentLink.open(self.transport, self.device, progress=self.say)
+        self.timed("board_agent", t0)
+        if self.facts is not None:
+            self.agent.known_facts = self.facts
+        return self.agent
+
+    def close_agent(self) -> None:
+        agent, self.agent = self.agent, None
+        if agent is not None:
+            t0 = time.monotonic()
+            try:
+                agent.close()
+            except Exception:
+                pass
+            self.timed("board_agent_close", t0)
+
     def drop(self) -> None:
+        self.close_agent()
         if self.phone is not None:
             self.phone.close()
             self.phone = None
@@ -199,12 +238,16 @@ class Board:
         try:
             spec = cell.run_spec()
             given = frozenset({"--batch"}) if cell.batch_given else frozenset()  # a static batch refuses another
+            agent = self.agent_for_cell()
             result = measurement.deploy(spec, self.device, progress=progress,
                                        options=measurement.Options.of(spec, given=given),
                                        cache_dir=self.sweep.cache_dir, facts=self.facts,
                                        lease_token=self.lease.token,
-                                       transport=self.transport, on_link=self._on_link)
+                                       transport=self.transport, on_link=self._on_link, link=agent)
         except Exception as e:
+            if not _agent_answered(e) or self._timed_out or stop.is_set():
+                self.close_agent()  # stopped, dead, silent or misbehaving: the next cell starts another
+
             if stop.is_set():
                 raise Interrupted("stopped") from None
             if self._timed_out:
@@ -228,6 +271,14 @@ class Board:
                 self._link = None
         return dataclasses.replace(result, sweep=sweep_info(cell, sid, attempt, started, time.time(),
                                                             measure_started))
+
+
+def _agent_answered(e: Exception) -> bool:
+    """Whether `e` leaves the board's agent as it was: the agent answered with an error (the measurement failed,
+    the lease is gone) or the host refused before the run; not a dead, silent, crashed or misbehaving agent."""
+    if isinstance(e, (MeasurementFailed, LeasedError)):
+        return True
+    return isinstance(e, UserError) and not isinstance(e, (AgentError, TransportError))
 
 
 class _CellProgress:

@@ -66,6 +66,7 @@ class BoardTime:
 
 # phases a sweep times per board (lab/efficiency.py), after the measurement's own
 EXTRA_LABELS: dict[str, str] = {"board_connect": "connect (board)", "lease": "lease", "board_facts": "facts (board)",
+                                "board_agent": "agent start (board)", "board_agent_close": "agent close (board)",
                                 "sweep_export": "export (sweep)", "store": "store",
                                 "between": "not in a phase"}
 

@@ -46,7 +46,7 @@ def deploy(spec: RunSpec, device: Device, *, progress: Progress | None = None,
            cache_dir: Path | None = None, facts: Facts | Mapping[str, Any] | None = None,
            lease_token: str | None = None,
            transport: Transport | None = None, on_link: Callable[[AgentLink], None] | None = None,
-           checked: bool = False, options: Options | None = None) -> Result:
+           checked: bool = False, options: Options | None = None, link: AgentLink | None = None) -> Result:
     """Measure `spec` on `device` and return the Result; the caller stores it. The spec is validated once:
     `checked` says its caller ran check() on it already (the CLI); otherwise validate_spec runs here (a sweep cell,
     a --find-max-rate probe at a new rate).
@@ -55,7 +55,9 @@ def deploy(spec: RunSpec, device: Device, *, progress: Progress | None = None,
     push (see there).
     For sweeps (lab/scheduler.py): `transport` reuses an open connection (left open afterwards); `on_link` gets
     the started agent so another thread can stop it (cell timeout, Ctrl-C); `lease_token` is the device lease
-    the run is made under. `options`: the CLI's (the flags given: --batch 1 on a static batch is refused)."""
+    the run is made under; `link`: the board's agent, started once for the whole sweep (each run is a child
+    process of it: agents/edgeprof_agent/__main__.py), used and left running, so this measurement times no
+    agent start and no close. `options`: the CLI's (the flags given: --batch 1 on a static batch is refused)."""
     progress = progress or Quiet()
     if device.kind == "adb":  # a phone has no agent: edgeprof/phone/measure.py measures it (deploy, sweeps)
         raise CapabilityError(f"device {device.name}: a phone has no agent to run this pipeline on",
@@ -79,8 +81,10 @@ def deploy(spec: RunSpec, device: Device, *, progress: Progress | None = None,
     else:  # the sweep's connection, left open; its board times connecting once
         opened = contextlib.nullcontext(transport)
     with opened as transport:
-        with clock.phase("agent"):
-            link = AgentLink.open(transport, device, progress=progress.stage)
+        kept = link is not None
+        if link is None:
+            with clock.phase("agent"):
+                link = AgentLink.open(transport, device, progress=progress.stage)
         if on_link is not None:
             on_link(link)
         try:
@@ -96,6 +100,7 @@ def deploy(spec: RunSpec, device: Device, *, progress: Progress | None = None,
             session: Session = link  # an AgentLink is a Session (mypy checks it here)
             executed = execute(planned, session, progress=progress, lease_token=lease_token)
         finally:
-            with clock.phase("close"):
-                link.close()
+            if not kept:
+                with clock.phase("close"):
+                    link.close()
     return assemble(planned, executed, device_facts, say=progress.stage)

@@ -1,0 +1,287 @@
+"""One agent per board for a whole sweep (issue 22): the agent runs each measurement in a child process of its own,
+so the serving process never holds a runtime, each run starts from the same light process, a crash or a kill in a
+run ends the agent as it did when it measured in-process, and a sweep starts one agent per board.
+
+The agent is the real one (`python -m edgeprof_agent serve`), on this machine's Python; the sweeps run on device
+`local` (agent subprocesses, as on a board)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper
+
+from edgeprof.lab import ledger
+from edgeprof.lab.scheduler import run_sweep
+from edgeprof.lab.spec import expand, parse_sweep
+from edgeprof.records import local_device
+from edgeprof.store import Store
+from edgeprof_agent import PROTOCOL_VERSION
+
+pytestmark = pytest.mark.slow
+
+# native parts of the runtimes, as /proc/PID/maps names a loaded extension
+NATIVE = ("onnxruntime_pybind11_state", "_multiarray_umath", "_pywrap_tensorflow_interpreter_wrapper")
+NULL_RUN = {"runtime": "null", "min_duration_s": 0.05, "min_queries": 5, "warmup_s": 0, "idle_s": 0}
+
+
+def write_model(path: Path) -> Path:
+    w = np.random.RandomState(0).standard_normal((32, 8)).astype(np.float32)
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "w"], ["y"])], "m",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, 32])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 8])],
+        [helper.make_tensor("w", TensorProto.FLOAT, w.shape, w.ravel().tolist())])
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    onnx.save(m, str(path))
+    return path
+
+
+class Agent:
+    """The real agent on stdin/stdout; `children` are the processes it has forked (from /proc)."""
+
+    def __init__(self, workdir: Path, python: str = sys.executable) -> None:
+        self.p = subprocess.Popen([python, "-m", "edgeprof_agent", "serve", "--workdir", str(workdir)],
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.next_id = 1
+        self.pids_seen: set[int] = set()
+
+    def send(self, op: str, params: dict | None = None) -> int:
+        rid, self.next_id = self.next_id, self.next_id + 1
+        assert self.p.stdin is not None
+        self.p.stdin.write(json.dumps({"id": rid, "op": op, "params": params or {}}) + "\n")
+        self.p.stdin.flush()
+        return rid
+
+    def reply(self, rid: int, on_event=None) -> dict:  # type: ignore[no-untyped-def]
+        assert self.p.stdout is not None
+        while True:
+            line = self.p.stdout.readline()
+            if not line:
+                return {"exited": self.p.wait(10)}
+            msg = json.loads(line)
+            if "event" in msg:
+                self.pids_seen.update(self.children())
+                if on_event is not None:
+                    on_event(msg)
+                continue
+            assert msg["id"] == rid, msg
+            return msg
+
+    def call(self, op: str, params: dict | None = None, on_event=None) -> dict:  # type: ignore[no-untyped-def]
+        msg = self.reply(self.send(op, params), on_event)
+        assert msg.get("ok"), msg
+        return msg["result"]
+
+    def children(self) -> set[int]:
+        try:
+            with open(f"/proc/{self.p.pid}/task/{self.p.pid}/children") as f:
+                return {int(x) for x in f.read().split()}
+        except OSError:
+            return set()
+
+    def mapped(self, pid: int | None = None) -> set[str]:
+        with open(f"/proc/{pid or self.p.pid}/maps") as f:
+            return {os.path.basename(line.split()[-1]) for line in f if "/" in line}
+
+    def close(self) -> None:
+        if self.p.poll() is None:
+            self.p.kill()
+        self.p.wait()
+
+
+def native(libs: set[str]) -> list[str]:
+    return sorted(lib for lib in libs if lib.startswith(NATIVE))
+
+
+def test_each_run_is_a_child_and_the_serving_process_never_holds_a_runtime(tmp_path: Path) -> None:
+    model = write_model(tmp_path / "m.onnx")
+    a = Agent(tmp_path / "w")
+    try:
+        a.call("hello", {"protocol": PROTOCOL_VERSION})
+        seen_in_child: list[list[str]] = []
+
+        def look(msg: dict) -> None:
+            for pid in a.children():
+                try:
+                    seen_in_child.append(native(a.mapped(pid)))
+                except OSError:
+                    pass
+
+        ort = {"runtime": "onnxruntime", "artifact": {"path": str(model), "format": "onnx", "sha256": None},
+               "inputs": [{"name": "x", "shape": [1, 4, 32]}], "min_duration_s": 0.3, "min_queries": 10,
+               "warmup_s": 0, "idle_s": 0}
+        first = a.call("run", ort, on_event=look)
+        assert first["samples_ns"] and a.pids_seen, "the run was not made in a child process"
+        # the measuring child loaded onnxruntime (and numpy); the serving process never did
+        assert any("onnxruntime_pybind11_state" in " ".join(libs) for libs in seen_in_child), seen_in_child
+        assert native(a.mapped()) == []
+        children_first = set(a.pids_seen)
+        # the next run in the same agent starts from the same light process: nothing of the first run is in it
+        second = a.call("run", NULL_RUN)
+        assert second["memory"]["rss_before_load"] <= first["memory"]["rss_before_load"] + 2.0
+        assert second["memory"]["baseline"].endswith("runtimes imported before load: none")
+        third = a.call("run", ort)
+        assert third["memory"]["baseline"].endswith("runtimes imported before load: none")
+        assert abs(third["memory"]["rss_before_load"] - first["memory"]["rss_before_load"]) < 2.0
+        assert native(a.mapped()) == []
+        deadline = time.monotonic() + 10
+        while a.children() and time.monotonic() < deadline:  # each child exits (and is reaped) once it answered
+            time.sleep(0.02)
+        assert a.children() == set()
+        assert a.pids_seen - children_first, "each run has its own child"
+        a.call("shutdown")
+        assert a.p.wait(10) == 0
+    finally:
+        a.close()
+
+
+def test_a_run_that_fails_cleanly_leaves_the_agent_serving(tmp_path: Path) -> None:
+    a = Agent(tmp_path / "w")
+    try:
+        a.call("hello", {"protocol": PROTOCOL_VERSION})
+        bad = a.reply(a.send("run", {"runtime": "onnxruntime", "inputs": [], "min_duration_s": 0.1,
+                                     "artifact": {"path": str(tmp_path / "absent.onnx"), "format": "onnx",
+                                                  "sha256": None}}))
+        assert bad["ok"] is False and bad["error"]["type"] != "agent_exception", bad
+        assert a.call("run", NULL_RUN)["samples_ns"]  # the same agent measures the next run
+        assert a.call("ping")["pong"] is True
+    finally:
+        a.close()
+
+
+CRASHING = """import os, sys
+sys.path.insert(0, {agents!r})
+from edgeprof_agent.backends import null as target
+def run(self):
+    {action}
+target.Backend.run = run
+from edgeprof_agent.__main__ import main
+sys.exit(main(["serve", "--workdir", {workdir!r}]))
+"""
+
+
+@pytest.mark.parametrize(("action", "sig"), [("import ctypes; ctypes.string_at(0)", signal.SIGSEGV),
+                                             ("os.abort()", signal.SIGABRT),
+                                             ("os.kill(os.getpid(), 9)", signal.SIGKILL)])
+def test_a_child_killed_by_a_signal_takes_the_agent_with_it_by_that_signal(tmp_path: Path, action: str,
+                                                                          sig: signal.Signals) -> None:
+    agents = str(Path(__file__).resolve().parents[2] / "agents")
+    script = tmp_path / "agent.py"
+    script.write_text(CRASHING.format(agents=agents, action=action, workdir=str(tmp_path / "w")))
+    p = subprocess.Popen([sys.executable, str(script)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    out, err = p.communicate(json.dumps({"id": 1, "op": "hello", "params": {"protocol": PROTOCOL_VERSION}}) + "\n"
+                             + json.dumps({"id": 2, "op": "run", "params": NULL_RUN}) + "\n", timeout=60)
+    assert p.returncode == -sig, (p.returncode, err[-2000:])
+    replies = [json.loads(line) for line in out.splitlines() if '"event"' not in line]
+    assert [r["id"] for r in replies] == [1]  # no reply to the run: the agent died of it, as before
+    if sig != signal.SIGKILL:  # faulthandler's stack of the child that crashed is in the agent's stderr
+        assert "Fatal Python error" in err and "in run" in err
+
+
+def test_killing_the_agent_mid_run_ends_its_measuring_child(tmp_path: Path) -> None:
+    a = Agent(tmp_path / "w")
+    try:
+        a.call("hello", {"protocol": PROTOCOL_VERSION})
+        a.send("run", {**NULL_RUN, "min_duration_s": 60, "max_queries": 10_000_000})
+        deadline = time.monotonic() + 30
+        while not a.children() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        children = a.children()
+        assert children, "no measuring child appeared"
+        os.kill(a.p.pid, signal.SIGKILL)
+        a.p.wait(10)
+        deadline = time.monotonic() + 10
+        while any(os.path.exists(f"/proc/{c}") and _state(c) != "Z" for c in children) and \
+                time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not [c for c in children if os.path.exists(f"/proc/{c}") and _state(c) != "Z"], \
+            "the measuring child outlived its agent"
+    finally:
+        a.close()
+
+
+def _state(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return "Z"
+
+
+def _sweep(tmp_path: Path, body: str, python: str | None = None):  # type: ignore[no-untyped-def]
+    write_model(tmp_path / "m.onnx")
+    spec = parse_sweep("name: session\nmodels: [m.onnx]\ndevices: [local]\n" + body, str(tmp_path / "s.yaml"))
+    dev = local_device(python=python) if python else local_device()
+    cells = expand(spec, [dev])
+    store = Store(str(tmp_path / "db.sqlite"))
+    ledger.create_sweep(store, "sw-s", spec.name, None, {"name": spec.name}, cells)
+    return run_sweep(store, "sw-s", cells, [dev])
+
+
+def test_a_sweep_starts_one_agent_per_board_and_no_cell_times_an_agent_start(tmp_path: Path) -> None:
+    outcome = _sweep(tmp_path, """runtimes: ["null", onnxruntime]
+precisions: [fp32]
+threads: [1, 2]
+settings: {min_duration_s: 0.2, min_queries: 10, warmup_s: 0, idle_s: 0}
+""")
+    ok = [r for r in outcome.results if r.status == "ok"]
+    assert len(ok) == 4, [(r.status, r.reason) for r in outcome.results]
+    assert all(r.phases is not None and r.phases.agent_s is None and r.phases.close_s is None for r in ok)
+    (board,) = outcome.boards
+    assert board.times.get("board_agent", 0) > 0 and board.agent is None  # started once, closed at the end
+    bd = outcome.breakdown()
+    assert "board_agent" in bd.board("local").seconds
+
+
+COUNTED = """#!{python}
+import os, sys
+sys.path.insert(0, sys.argv[1])
+from edgeprof_agent.backends import null as target
+real = target.Backend.run
+def run(self):
+    mark = os.path.join({state!r}, "runs")
+    with open(mark, "a") as f:
+        f.write("x")
+    if os.path.getsize(mark) == {crash_at}:
+        import ctypes
+        ctypes.string_at(0)
+    return real(self)
+target.Backend.run = run
+with open(os.path.join({state!r}, "starts"), "a") as f:
+    f.write("x")
+sys.argv = sys.argv[1:]
+from edgeprof_agent.__main__ import main
+sys.exit(main())
+"""
+
+
+def test_a_crash_in_one_cell_restarts_the_agent_for_the_next(tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    state.mkdir()
+    python = tmp_path / "python-counted"
+    # the first cell's first query crashes natively: the null backend's run() counts its calls in a file
+    python.write_text(COUNTED.format(python=sys.executable, state=str(state), crash_at=1))
+    python.chmod(0o755)
+    outcome = _sweep(tmp_path, """runtimes: ["null"]
+threads: [1, 2, 3]
+settings: {min_duration_s: 0.2, min_queries: 10, warmup_s: 0, idle_s: 0, retries: 0}
+""", python=str(python))
+    status = [r.status for r in sorted(outcome.results, key=lambda r: r.threads or 0)]
+    assert status == ["failed", "ok", "ok"], [(r.status, r.reason) for r in outcome.results]
+    failed = next(r for r in outcome.results if r.status == "failed")
+    assert "crashed with SIGSEGV" in (failed.reason or "")
+    # the lease's own agent (it reads the facts), the agent the first cell crashed, and one more for the two
+    # cells after it (an agent per cell would make 4)
+    assert (state / "starts").read_text().count("x") == 3
