@@ -177,6 +177,10 @@ def _execute(store: Any, sweep_id: str, cells: list[Cell], devices: list[Device]
 
     for line in text_table(outcome.breakdown()):  # where the sweep's wall time went
         err.print(escape(line))
+    exported = [a for a in outcome.ahead if a.exported]
+    if exported:
+        err.print(f"exports prepared ahead while another cell measured: {len(exported)} "
+                  f"({sum(a.seconds for a in exported):.1f} s, overlapped with measurements)")
     c = Counter(outcome.counts)  # a status no cell ended with counts 0
     mins, secs = divmod(int(outcome.wall_s), 60)
     err.print(f"sweep {sweep_id}: {c['ok']} ok, {c['skipped']} skipped, {c['failed']} failed"

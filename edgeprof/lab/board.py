@@ -95,6 +95,11 @@ class Board:
         self.phone: Any = None  # a phone's adb connection, lease and facts (phone/sweep.PhoneOnBoard)
         self._link_lock = threading.Lock()
         self._timed_out = False
+        # the sweep's hooks around a measurement on the board: when the cell starts measuring (its export and
+        # pushes are done) and when that measurement ended (lab/ahead.py: exports ahead, local cells)
+        self.on_measuring: Callable[[], None] | None = None
+        self.after_measuring: Callable[[], None] | None = None
+        self._measuring = False
         # seconds of the board's own phases (report/phases.EXTRA_LABELS keys), its wall time from first to last
         self.times: dict[str, float] = {}
         self.started = time.monotonic()
@@ -269,6 +274,10 @@ class Board:
             timer.cancel()
             with self._link_lock:
                 self._link = None
+            if self._measuring:
+                self._measuring = False
+                if self.after_measuring is not None:
+                    self.after_measuring()
         return dataclasses.replace(result, sweep=sweep_info(cell, sid, attempt, started, time.time(),
                                                             measure_started))
 
@@ -288,6 +297,10 @@ class _CellProgress:
         self.board = board
 
     def stage(self, text: str) -> None:
+        if text == "measuring" and not self.board._measuring:  # run.execute: the request goes now
+            self.board._measuring = True
+            if self.board.on_measuring is not None:
+                self.board.on_measuring()
         self.board.say(text)
 
     def event(self, event: ProgressEvent | LogEvent) -> None:

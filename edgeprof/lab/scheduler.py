@@ -30,8 +30,10 @@ from ..records import Device, Result
 from ..report.phases import Breakdown
 from ..store import Store
 from . import ledger
+from .ahead import Ahead, ExportAhead, HostUse
 from .board import Board, CellEnd, run_cell
 from .cell import Cell, export_key
+from .decide import cell_decision
 from .lease import DEFAULT_TTL_S
 from .rows import STDERR_TAIL_CHARS, cell_result
 
@@ -77,6 +79,7 @@ class SweepOutcome:
     wall_s: float
     errors: list[str] = field(default_factory=list)  # internal errors of board workers (each also in the log)
     boards: list[Board] = field(default_factory=list)  # with their own phase times (efficiency.sweep_breakdown)
+    ahead: list[Ahead] = field(default_factory=list)  # exports prepared while another cell measured
 
     def breakdown(self) -> Breakdown:
         """Σ timed windows against the wall time, per phase and per board (lab/efficiency.py)."""
@@ -119,6 +122,8 @@ class SweepScheduler:
         self.errors: list[str] = []
         self.give_back_retries = give_back_retries
         self._boards: list[Board] = []
+        self.host = HostUse()  # local cells measuring vs exports ahead (lab/ahead.py)
+        self.ahead: list[Ahead] = []  # the exports prepared ahead, for the summary
         self.started = time.monotonic()
         for c in self.cells:
             if c.device not in self.devices:
@@ -165,15 +170,41 @@ class SweepScheduler:
         return b
 
     def _run_board(self, board: Board, cells: list[Cell]) -> None:
-        """A device's cells one after another, each through run_cell; then its lease and connection go."""
+        """A device's cells one after another, each through run_cell; then its lease and connection go. While a
+        cell measures on another machine, the next cell's export is prepared (lab/ahead.py); a cell measuring on
+        this one (`local`) keeps exports ahead off the CPUs meanwhile."""
+        local = board.device.kind == "local"
+        if local:
+            board.on_measuring, board.after_measuring = self.host.local_begins, self.host.local_ends
         try:
-            for cell in cells:
+            for i, cell in enumerate(cells):
                 if self.stop_event.is_set():
                     break
-                if run_cell(board, cell, 1, self.stop_event).stopped:
+                ahead = None
+                if not local and board.device.kind != "adb" and i + 1 < len(cells):
+                    ahead = ExportAhead(cells[i + 1], lambda c: self._export_ahead(board, c), self.host,
+                                        self.stop_event, self.ahead, self.lock)
+                    board.on_measuring = ahead.measuring
+                try:
+                    stopped = run_cell(board, cell, 1, self.stop_event).stopped
+                finally:
+                    if ahead is not None:
+                        board.on_measuring = None
+                        ahead.join()
+                if stopped:
                     break  # interrupted: nothing stored for this cell
         finally:
             board.close()
+
+    def _export_ahead(self, board: Board, cell: Cell) -> bool:
+        """The export of `cell` for `board`, ahead of its turn; True when it exported (not found done)."""
+        if cell.skip or cell.runtime == "null" or board.facts is None or board.unreachable or board.broken:
+            return False
+        if not cell_decision(cell, board.facts).ok:
+            return False
+        with self._export_lock:
+            before = len(self._exported)
+        return self.export_for(cell, board.facts, board.device.name) is None and len(self._exported) > before
 
     def run(self) -> SweepOutcome:
         by_device: dict[str, list[Cell]] = {}
@@ -200,12 +231,13 @@ class SweepScheduler:
             results = list(self.results)
             errors = list(self.errors)
             boards = list(self._boards)
+            ahead = list(self.ahead)
         counts = {"ok": 0, "failed": 0, "skipped": 0}
         for r in results:
             counts[r.status] += 1
         counts["not run"] = len(self.cells) - len(results)
         return SweepOutcome(self.sweep_id, self.stop_event.is_set(), counts, results,
-                            time.monotonic() - self.started, errors, boards)
+                            time.monotonic() - self.started, errors, boards, ahead)
 
     def export_for(self, cell: Cell, facts: Facts | None, device: str,
                    say: Callable[[str], None] | None = None) -> UserError | None:

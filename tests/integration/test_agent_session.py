@@ -285,3 +285,89 @@ settings: {min_duration_s: 0.2, min_queries: 10, warmup_s: 0, idle_s: 0, retries
     # the lease's own agent (it reads the facts), the agent the first cell crashed, and one more for the two
     # cells after it (an agent per cell would make 4)
     assert (state / "starts").read_text().count("x") == 3
+
+
+def test_a_local_cell_and_an_export_ahead_never_use_this_machine_at_once() -> None:
+    """lab/ahead.HostUse: an export ahead waits while a local cell measures, a local cell waits for a running
+    export ahead to end; intervals recorded by the threads never overlap."""
+    import threading
+
+    from edgeprof.lab.ahead import HostUse
+
+    host, log, lock = HostUse(), [], threading.Lock()
+    never = threading.Event()
+
+    def local() -> None:
+        for _ in range(5):
+            host.local_begins()
+            with lock:
+                log.append(("local", time.monotonic(), None))
+            time.sleep(0.03)
+            with lock:
+                log.append(("local-end", time.monotonic(), None))
+            host.local_ends()
+
+    def ahead() -> None:
+        for _ in range(5):
+            assert host.ahead_begins(never)
+            with lock:
+                log.append(("ahead", time.monotonic(), None))
+            time.sleep(0.03)
+            with lock:
+                log.append(("ahead-end", time.monotonic(), None))
+            host.ahead_ends()
+
+    threads = [threading.Thread(target=f) for f in (local, ahead, local)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    inside = {"local": 0, "ahead": 0}
+    for kind, _, _ in sorted(log, key=lambda e: e[1]):
+        name = kind.removesuffix("-end")
+        inside[name] += -1 if kind.endswith("-end") else 1
+        assert not (inside["local"] and inside["ahead"]), log
+    assert len(log) == 30
+    # a give-up flag set while a local cell measures: the export ahead is not made
+    host.local_begins()
+    given_up = threading.Event()
+    given_up.set()
+    assert host.ahead_begins(given_up) is False
+    host.local_ends()
+
+
+def test_a_local_sweep_prepares_no_export_ahead(tmp_path: Path) -> None:
+    outcome = _sweep(tmp_path, """runtimes: [onnxruntime]
+precisions: [fp32, int8]
+settings: {min_duration_s: 0.2, min_queries: 10, warmup_s: 0, idle_s: 0}
+""")
+    assert [r.status for r in outcome.results] == ["ok", "ok"], [r.reason for r in outcome.results]
+    assert outcome.ahead == []  # its measurements share this machine's CPUs with any export
+
+
+@pytest.mark.ssh
+def test_a_remote_board_gets_its_next_cells_export_while_it_measures(sshd_hosts, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from test_sweep_ssh import inventory
+
+    from edgeprof.inventory import load_inventory
+
+    host = sshd_hosts.start_host("ahead")
+    inv = inventory(tmp_path / "devices.yaml", sshd_hosts, {"board": (host, {}, sys.executable)})
+    write_model(tmp_path / "m.onnx")
+    spec = parse_sweep("name: ahead\nmodels: [m.onnx]\ndevices: [board]\nruntimes: [onnxruntime]\n"
+                       "precisions: [fp32, int8, fp16]\n"
+                       "settings: {min_duration_s: 1.0, min_queries: 10, warmup_s: 0, idle_s: 0}\n",
+                       str(tmp_path / "s.yaml"))
+    dev = load_inventory(str(inv)).get("board")
+    cells = expand(spec, [dev])
+    store = Store(str(tmp_path / "db.sqlite"))
+    ledger.create_sweep(store, "sw-a", spec.name, None, {"name": spec.name}, cells)
+    outcome = run_sweep(store, "sw-a", cells, [dev], cache_dir=tmp_path / "cache")
+    by = {r.precision: r for r in outcome.results}
+    assert [by[p].status for p in ("fp32", "int8", "fp16")] == ["ok"] * 3, [r.reason for r in outcome.results]
+    # the int8 and fp16 models were quantised while the cell before each measured on the board
+    ahead = {a.cell_id.split("/")[3]: a for a in outcome.ahead}
+    assert set(ahead) == {"int8", "fp16"} and all(a.exported for a in ahead.values()), outcome.ahead
+    # each found its quantised model in the export cache when its turn came
+    assert by["int8"].artifact.cache_hit is True and by["fp16"].artifact.cache_hit is True
+    assert by["fp32"].phases.agent_s is None  # the board's agent, started once
