@@ -2,17 +2,13 @@
 
 Owns: the request loop (hello first, then facts / run / ping / lease / renew / release / shutdown), turning
 failures into error replies, confining the agent to its workdir (it chdirs there; everything it writes
-goes there), and running each measurement in a child process of its own (`_run_forked`): the serving process
-never imports a runtime, so one agent serves a whole sweep on a board and every run starts from the same light
-process (its memory before load, its native libraries). A child that dies of a signal (a runtime's native crash,
-the out-of-memory killer) takes the serving process with it by the same signal, so the host sees the agent
-die exactly as a run in the serving process would. The device lease itself is lease.py.
+goes there). Each run is measured in a child process of its own (children.py), so one agent serves a whole
+sweep on a board. The device lease itself is lease.py.
 """
 
 import argparse
 import errno
 import os
-import signal
 import sys
 import traceback
 
@@ -130,6 +126,16 @@ def disk_error(e, workdir):
 
 
 def _requests(workdir, root, tools, state):
+    from .children import Runs
+
+    runs = Runs(lambda rid, compute, *args: _respond(rid, workdir, compute, *args), workdir, root, tools, state)
+    try:
+        return _serve(runs, workdir, root, tools, state)
+    finally:
+        runs.close()
+
+
+def _serve(runs, workdir, root, tools, state):
     greeted = False
     while True:
         try:
@@ -152,7 +158,7 @@ def _requests(workdir, root, tools, state):
         elif op == "run":
             req = []  # the parsed request, once it parses (else its error reply is written)
             if _respond(rid, workdir, lambda: req.append(_parse("run", params)), quiet=True):
-                _run_forked(rid, req[0], workdir, root, tools, state)
+                runs.run(rid, req[0], params)
         else:
             _respond(rid, workdir, _answer_raw, op, params, workdir, root, tools, state)
 
@@ -203,95 +209,6 @@ def _bug(rid, e):
     _log(tb)
     write_message({"id": rid, "ok": False, "error": OpError(
         ErrorKind.AGENT_EXCEPTION, "%s: %s" % (type(e).__name__, e), detail=tb[-3000:]).to_dict()})
-
-
-def _run_forked(rid, req, workdir, root, tools, state):
-    """One `run` in a child process: the child measures, writes its events and its reply on this stdout, and
-    exits; this process waits for it (under the RunGuard: no lease can be taken meanwhile). The child starts
-    from this process as it is (no runtime imported: facts never import one), so every run of a session starts
-    alike. A child killed by a signal kills this process with the same signal (see the module's docstring);
-    a child that exits otherwise before it answers (its stdout gone, os._exit in a runtime) ends this process
-    with its exit code. Neither writes anything of its own: the host tells the user what the child did."""
-    from .lease import RunGuard
-    from .worker import run_measurement
-
-    with RunGuard(workdir, req.lease_token, state["lease"]):
-        sys.stdout.flush()
-        sys.stderr.flush()
-        parent = os.getpid()
-        pid = os.fork()
-        if pid == 0:  # the child: measure, answer, exit without the parent's cleanup (lease release, atexit)
-            code = 3
-            try:
-                _die_with(parent)
-                _respond(rid, workdir, run_measurement, req, workdir, root, tools)
-                code = 0
-            finally:
-                try:
-                    sys.stdout.flush()
-                    sys.stderr.flush()
-                finally:
-                    os._exit(code)
-        status = _wait_child(pid)
-    if os.WIFSIGNALED(status):
-        _die_like(os.WTERMSIG(status), state)
-    code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else 3
-    if code != 0:
-        if state["lease"] is not None:
-            state["lease"].release("agent exiting")
-        os._exit(code)
-
-
-_PR_SET_PDEATHSIG = 1  # linux/prctl.h
-
-
-def _die_with(parent):
-    """Have the kernel kill this child when the serving process dies (prctl PR_SET_PDEATHSIG): an agent killed
-    from outside, or stopped by the host (its process group), never leaves a measurement running on the board.
-    Linux only; elsewhere the host's process-group kill still reaches the child."""
-    try:
-        import ctypes
-        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    except (OSError, AttributeError, ImportError):
-        pass
-    if os.getppid() != parent:  # it died before the prctl took effect
-        os._exit(3)
-
-
-def _wait_child(pid):
-    """waitpid(pid) through interruptions: a SIGINT or SIGTERM to this process is passed to the child (its
-    run ends as the signal says), and waiting goes on until the child is gone."""
-    while True:
-        try:
-            return os.waitpid(pid, 0)[1]
-        except KeyboardInterrupt:
-            _signal_child(pid, signal.SIGINT)
-        except OSError as e:  # pragma: no cover - Python >= 3.5 retries EINTR itself
-            if e.errno != errno.EINTR:
-                raise
-
-
-def _signal_child(pid, sig):
-    try:
-        os.kill(pid, sig)
-    except OSError:
-        pass
-
-
-def _die_like(sig, state):
-    """End this process by `sig`, the signal that killed its measuring child (its stderr already holds the
-    child's native stack, from faulthandler): the lease is released first, nothing else is written."""
-    if state["lease"] is not None:
-        state["lease"].release("agent exiting")
-    import faulthandler
-    faulthandler.disable()
-    sys.stderr.flush()
-    try:
-        signal.signal(sig, signal.SIG_DFL)
-    except (OSError, RuntimeError, ValueError):  # SIGKILL and SIGSTOP have no handler to reset
-        pass
-    os.kill(os.getpid(), sig)
-    os._exit(128 + sig)  # a signal this process cannot die of (it was ignored before): the shell's convention
 
 
 def main(argv=None):

@@ -375,13 +375,23 @@ def _idle_power(m):
         m.monitor.measure_idle(m.req.idle_s)
 
 
+# (RSS MB, note) read by the agent's standby child before it imported numpy ahead of its run (children.py):
+# that run's memory baseline, taken once; None: the run reads its own
+BASELINE = None
+
+
+def _baseline():
+    global BASELINE
+    taken, BASELINE = BASELINE, None
+    return taken if taken is not None else (procinfo.rss_mb(), memory.baseline_note())
+
+
 def _load(m):
     """The backend: required (a missing runtime is reported before anything else), loaded with the run's inputs,
     with the process memory around the load."""
     req = m.req
     m.backend = get_backend(m.runtime, m.root, m.tools, m.workdir)  # runtime output -> workdir/runtime.log
-    m.rss_before = procinfo.rss_mb()
-    m.baseline = memory.baseline_note()
+    m.rss_before, m.baseline = _baseline()
     send_progress("load", runtime=m.runtime)
     m.backend.require()  # a missing runtime is reported before anything else is needed
     if m.runtime != "null":
