@@ -60,16 +60,14 @@ class Runs(object):
         self.standby = self._start_standby()
 
     def close(self):
-        """End the standby child (it reads end of input and exits) and reap it."""
+        """End the standby child (it holds nothing: killed, not waited for while it imports) and reap it."""
         standby, self.standby = self.standby, None
         if standby is None:
             return
         pid, fd = standby
         _close(fd)
-        try:
-            os.waitpid(pid, 0)
-        except OSError:
-            pass
+        _signal(pid, signal.SIGKILL)
+        _reap(pid)
 
     # -- children ---------------------------------------------------------------------------------------------
 

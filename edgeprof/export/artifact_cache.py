@@ -64,6 +64,20 @@ def sha256_file(path: Path) -> str:
     return h.hexdigest()
 
 
+# sha256 of cache files this process has read, by (device, inode, size, mtime): a sweep checks one entry for
+# each of its cells (an export ahead, then the cell's own plan), and a file rewritten since has another key
+_VERIFIED: dict[tuple[int, int, int, int], str] = {}
+
+
+def verified_sha256(path: Path) -> str:
+    """sha256_file(path), read once per process for a file left as it was (same inode, size and mtime)."""
+    st = Path(path).stat()
+    key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+    if key not in _VERIFIED:
+        _VERIFIED[key] = sha256_file(path)
+    return _VERIFIED[key]
+
+
 def text_hash(path: Path) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
@@ -88,7 +102,7 @@ def read_entry(entry: Path, ext: str) -> Artifact | None:
         beside = meta.pop("beside", {})  # files the build wrote next to the model (an ONNX model's data files)
         stored = Artifact.from_dict(meta)  # the typed record: an unknown or missing field is a broken entry
         model = entry / f"model.{ext}"
-        if model.stat().st_size != stored.size_bytes or sha256_file(model) != stored.sha256:
+        if model.stat().st_size != stored.size_bytes or verified_sha256(model) != stored.sha256:
             return None
         if any((entry / name).stat().st_size != size for name, size in beside.items()):
             return None

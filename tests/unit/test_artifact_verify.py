@@ -1,0 +1,28 @@
+"""The export cache checks an entry's file against its sha256 once per process while the file stays as it was
+(export/artifact_cache.verified_sha256): a sweep reads one entry for an export ahead and again for the cell; a
+file rewritten since, even to the same size, is hashed again and a tampered entry is refused."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+from edgeprof.export import artifact_cache
+from edgeprof.export.artifact_cache import verified_sha256
+
+
+def test_a_file_left_as_it_was_is_hashed_once_and_a_rewritten_one_again(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    f = tmp_path / "model.onnx"
+    f.write_bytes(b"a" * 4096)
+    reads: list[Path] = []
+    real = artifact_cache.sha256_file
+    monkeypatch.setattr(artifact_cache, "sha256_file", lambda p: reads.append(Path(p)) or real(p))
+    first = verified_sha256(f)
+    assert verified_sha256(f) == first == hashlib.sha256(b"a" * 4096).hexdigest()
+    assert len(reads) == 1
+    st = f.stat()
+    f.write_bytes(b"b" * 4096)  # same size, other bytes
+    os.utime(f, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000))  # a rewrite moves mtime, however little
+    assert verified_sha256(f) == hashlib.sha256(b"b" * 4096).hexdigest()
+    assert len(reads) == 2
