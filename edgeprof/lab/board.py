@@ -18,6 +18,7 @@ Does not own: what a failure means (decide.py), the order of a sweep, its status
 from __future__ import annotations
 
 import dataclasses
+import queue
 import threading
 import time
 import traceback
@@ -100,6 +101,9 @@ class Board:
         self.on_measuring: Callable[[], None] | None = None
         self.after_measuring: Callable[[], None] | None = None
         self._measuring = False
+        # rows stored behind (the local sweep's boards on another machine: a row is committed while the board's
+        # next cell measures; close() waits for the last); None: each row is committed before run_cell returns
+        self.behind: StoreBehind | None = None
         # seconds of the board's own phases (report/phases.EXTRA_LABELS keys), its wall time from first to last
         self.times: dict[str, float] = {}
         self.started = time.monotonic()
@@ -207,9 +211,12 @@ class Board:
                 pass
 
     def close(self) -> None:
-        """After the board's last cell: lease released, connection closed, the status line says so."""
+        """After the board's last cell: its rows stored, lease released, connection closed, the status line says
+        so."""
         name = self.device.name
         self.sweep.set_state(name, state="releasing", cell=None, cell_started=None)
+        if self.behind is not None:
+            self.behind.finish()
         self.drop()
         self.ended = time.monotonic()
         self.sweep.set_state(name, state="interrupted" if self.sweep.stop_event.is_set() else "done",
@@ -338,16 +345,13 @@ def run_cell(board: Board, cell: Cell, attempt: int, stop: threading.Event) -> C
         if isinstance(ended, CellEnd):
             return ended
         result, attempts = ended
-        try:
-            storing = time.monotonic()
-            sweep.commit(cell, result, attempts, storing - t0)
-            board.timed("store", storing)
-        except StoreError as e:
-            # the database refused the row (down, locked, full): the result is in a recovery file the next
-            # successful save imports (store/db.py); the cell stays pending, the sweep is not ok
-            sweep.unstored(cell, e)
-            return CellEnd(None)
-        return CellEnd(result)
+        if board.behind is not None:  # stored while the board's next cell measures
+            board.behind.put(cell, result, attempts, time.monotonic() - t0)
+            return CellEnd(result)
+        storing = time.monotonic()
+        stored = store_row(sweep, cell, result, attempts, storing - t0)
+        board.timed("store", storing)
+        return CellEnd(result if stored else None)
     except Exception as e:  # a bug: this cell and the board's later ones end as failed rows; other boards go on
         text = f"internal error in edgeprof on device {board.device.name}: {type(e).__name__}: {e}"
         tb = traceback.format_exc()
@@ -361,6 +365,48 @@ def run_cell(board: Board, cell: Cell, attempt: int, stop: threading.Event) -> C
                       f"{type(again).__name__}: {again}")
             return CellEnd(None)
         return CellEnd(row)
+
+
+def store_row(sweep: Sweep, cell: Cell, result: Result, attempts: int, duration_s: float | None) -> bool:
+    """Commit one cell's row; False when the database refused it (down, locked, full): the result is then in a
+    recovery file the next successful save imports (store/db.py), the cell stays pending, the sweep is not ok."""
+    try:
+        sweep.commit(cell, result, attempts, duration_s)
+    except StoreError as e:
+        sweep.unstored(cell, e)
+        return False
+    return True
+
+
+class StoreBehind:
+    """A board's rows committed in order by one thread of their own, while the board goes on with its next cell
+    (its measurement is on another machine: the database's work does not share its CPUs). `finish()` waits for
+    every row put; a row whose commit raised a bug is said as an internal error of the board, as before."""
+
+    def __init__(self, board: Board) -> None:
+        self.board = board
+        self._rows: queue.Queue[tuple[Cell, Result, int, float] | None] = queue.Queue()
+        self._thread = threading.Thread(target=self._run, name=f"store-{board.device.name}", daemon=True)
+        self._thread.start()
+
+    def put(self, cell: Cell, result: Result, attempts: int, duration_s: float) -> None:
+        self._rows.put((cell, result, attempts, duration_s))
+
+    def finish(self) -> None:
+        self._rows.put(None)
+        self._thread.join()
+
+    def _run(self) -> None:
+        while True:
+            item = self._rows.get()
+            if item is None:
+                return
+            cell, result, attempts, duration_s = item
+            try:
+                store_row(self.board.sweep, cell, result, attempts, duration_s)
+            except Exception as e:  # a bug: said once, like any internal error of the board
+                text = f"internal error in edgeprof on device {self.board.device.name}: {type(e).__name__}: {e}"
+                self.board.sweep.internal_error(f"{text}\n{traceback.format_exc()}", text)
 
 
 def _not_run_row(board: Board, cell: Cell) -> tuple[Result, int]:

@@ -31,7 +31,7 @@ from ..report.phases import Breakdown
 from ..store import Store
 from . import ledger
 from .ahead import Ahead, ExportAhead, HostUse
-from .board import Board, CellEnd, run_cell
+from .board import Board, CellEnd, StoreBehind, run_cell
 from .cell import Cell, export_key
 from .decide import cell_decision
 from .lease import DEFAULT_TTL_S
@@ -176,6 +176,8 @@ class SweepScheduler:
         local = board.device.kind == "local"
         if local:
             board.on_measuring, board.after_measuring = self.host.local_begins, self.host.local_ends
+        elif board.device.kind != "adb":
+            board.behind = StoreBehind(board)  # its rows stored while its next cell measures
         try:
             for i, cell in enumerate(cells):
                 if self.stop_event.is_set():

@@ -319,10 +319,12 @@ def test_an_agent_stopped_mid_run_is_a_warning_naming_the_stall_and_the_samples_
     assert measuring.wait(120), "".join(err_lines)
     agents = children(p.pid)
     assert len(agents) == 1, agents
+    run = children(agents[0])  # the agent measures in a child process of its own (children.py)
+    assert len(run) == 1, run
     time.sleep(1.0)
-    os.kill(agents[0], signal.SIGSTOP)
+    os.kill(run[0], signal.SIGSTOP)
     time.sleep(3.0)
-    os.kill(agents[0], signal.SIGCONT)
+    os.kill(run[0], signal.SIGCONT)
     p.wait(120)
     reader.join(10)
     assert p.stdout is not None
