@@ -144,9 +144,33 @@ class Board:
         if self.facts is None:
             self.say("reading device facts")
             t0 = time.monotonic()
+            starting = self._start_agent_beside() if self.agent is None else None
             self.facts = lease.facts(timeout=120.0)
             self.timed("board_facts", t0)
+            if starting is not None:  # the board's agent started while the lease's agent read the facts
+                waited = time.monotonic()
+                starting.join()
+                self.timed("board_agent", waited)  # only the wait beyond the facts is the board's time
+            if self.agent is not None:
+                self.agent.known_facts = self.facts
             self.sweep.save_facts(self.device.name, self.facts)
+
+    def _start_agent_beside(self) -> threading.Thread | None:
+        """Start the board's agent in a thread of its own (nothing measures yet: the lease is ours and no cell
+        has begun); a failure leaves no agent, and the first cell starts one and meets the error there."""
+        transport = self.transport
+        if transport is None:
+            return None
+
+        def start() -> None:
+            try:
+                self.agent = AgentLink.open(transport, self.device)
+            except Exception:
+                self.agent = None
+
+        t = threading.Thread(target=start, name=f"agent-{self.device.name}", daemon=True)
+        t.start()
+        return t
 
     def lease_held(self, lease: Any) -> bool:
         """Whether `lease` (a board's DeviceLease or a phone's PhoneLease) is still ours; a lost one is logged and
