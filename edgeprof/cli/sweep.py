@@ -181,6 +181,10 @@ def _execute(store: Any, sweep_id: str, cells: list[Cell], devices: list[Device]
     if exported:
         err.print(f"exports prepared ahead while another cell measured: {len(exported)} "
                   f"({sum(a.seconds for a in exported):.1f} s, overlapped with measurements)")
+    behind = [b.behind for b in outcome.boards if b.behind is not None and b.behind.stored]
+    if behind:
+        err.print(f"rows stored while the board's next cell measured: {sum(b.stored for b in behind)} "
+                  f"({sum(b.seconds for b in behind):.2f} s, overlapped with measurements)")
     c = Counter(outcome.counts)  # a status no cell ended with counts 0
     mins, secs = divmod(int(outcome.wall_s), 60)
     err.print(f"sweep {sweep_id}: {c['ok']} ok, {c['skipped']} skipped, {c['failed']} failed"

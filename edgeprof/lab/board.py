@@ -410,6 +410,8 @@ class StoreBehind:
     def __init__(self, board: Board) -> None:
         self.board = board
         self._rows: queue.Queue[tuple[Cell, Result, int, float] | None] = queue.Queue()
+        self.stored = 0  # rows committed, and the seconds that took (overlapping the board's measurements)
+        self.seconds = 0.0
         self._thread = threading.Thread(target=self._run, name=f"store-{board.device.name}", daemon=True)
         self._thread.start()
 
@@ -426,8 +428,11 @@ class StoreBehind:
             if item is None:
                 return
             cell, result, attempts, duration_s = item
+            t0 = time.monotonic()
             try:
                 store_row(self.board.sweep, cell, result, attempts, duration_s)
+                self.stored += 1
+                self.seconds += time.monotonic() - t0
             except Exception as e:  # a bug: said once, like any internal error of the board
                 text = f"internal error in edgeprof on device {self.board.device.name}: {type(e).__name__}: {e}"
                 self.board.sweep.internal_error(f"{text}\n{traceback.format_exc()}", text)
