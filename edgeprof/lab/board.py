@@ -29,17 +29,9 @@ from typing import Any, Protocol
 from edgeprof_agent.messages import Facts, LogEvent, ProgressEvent
 
 from .. import run as measurement
-from ..agentlink import AgentLink
-from ..errors import (
-    AgentError,
-    Interrupted,
-    LeasedError,
-    LeaseLost,
-    MeasurementFailed,
-    StoreError,
-    TransportError,
-    UserError,
-)
+from ..agentlink import AgentLink, KeptAgent
+from ..agentlink.kept import answered
+from ..errors import AgentError, Interrupted, LeaseLost, StoreError, TransportError, UserError
 from ..records import Device, Result
 from ..sustained import window_line
 from ..transport import Transport, open_transport
@@ -92,7 +84,7 @@ class Board:
         self.unreachable: str | None = None  # the device proved unusable: its later cells are not attempted
         self.broken: tuple[str, str] | None = None  # an internal error (text, traceback): later cells fail
         self._link: AgentLink | None = None  # the agent of the measurement running now (abort() stops it)
-        self.agent: AgentLink | None = None  # the board's agent, kept from one cell to the next
+        self.kept: KeptAgent | None = None  # the board's agent, kept from one cell to the next (with the transport)
         self.phone: Any = None  # a phone's adb connection, lease and facts (phone/sweep.PhoneOnBoard)
         self._link_lock = threading.Lock()
         self._timed_out = False
@@ -144,29 +136,38 @@ class Board:
         if self.facts is None:
             self.say("reading device facts")
             t0 = time.monotonic()
-            starting = self._start_agent_beside() if self.agent is None else None
+            starting = self._start_agent_beside()
             self.facts = lease.facts(timeout=120.0)
             self.timed("board_facts", t0)
             if starting is not None:  # the board's agent started while the lease's agent read the facts
                 waited = time.monotonic()
                 starting.join()
                 self.timed("board_agent", waited)  # only the wait beyond the facts is the board's time
-            if self.agent is not None:
-                self.agent.known_facts = self.facts
             self.sweep.save_facts(self.device.name, self.facts)
+
+    def _kept(self) -> KeptAgent:
+        assert self.transport is not None
+        if self.kept is None or self.kept.transport is not self.transport:
+            self.kept = KeptAgent(self.transport, self.device, say=self.say)
+        return self.kept
 
     def _start_agent_beside(self) -> threading.Thread | None:
         """Start the board's agent in a thread of its own (nothing measures yet: the lease is ours and no cell
         has begun); a failure leaves no agent, and the first cell starts one and meets the error there."""
-        transport = self.transport
-        if transport is None:
+        if self.transport is None:
             return None
+        kept = self._kept()
+        if kept.alive():
+            return None
+        kept.say = lambda _m: None  # the status line says "reading device facts" meanwhile
 
         def start() -> None:
             try:
-                self.agent = AgentLink.open(transport, self.device)
+                kept.get()
             except Exception:
-                self.agent = None
+                kept.close()
+            finally:
+                kept.say = self.say
 
         t = threading.Thread(target=start, name=f"agent-{self.device.name}", daemon=True)
         t.start()
@@ -185,29 +186,21 @@ class Board:
 
     def agent_for_cell(self) -> AgentLink:
         """The board's agent, alive: the kept one, or one started now (timed as the board's "agent start")."""
-        assert self.transport is not None
-        agent = self.agent
-        if agent is not None and agent.proc.poll() is None:
-            agent.bytes_moved = 0  # what this cell moves (the agent itself was pushed for an earlier one)
-            return agent
-        self.close_agent()
-        self.say("starting agent")
-        t0 = time.monotonic()
-        self.agent = AgentLink.open(self.transport, self.device, progress=self.say)
-        self.timed("board_agent", t0)
+        kept = self._kept()
+        before = kept.started_s
+        link = kept.get()
+        if kept.started_s > before:
+            self.times["board_agent"] = self.times.get("board_agent", 0.0) + kept.started_s - before
         if self.facts is not None:
-            self.agent.known_facts = self.facts
-        return self.agent
+            link.known_facts = self.facts
+        return link
 
     def close_agent(self) -> None:
-        agent, self.agent = self.agent, None
-        if agent is not None:
-            t0 = time.monotonic()
-            try:
-                agent.close()
-            except Exception:
-                pass
-            self.timed("board_agent_close", t0)
+        if self.kept is not None:
+            before = self.kept.closed_s
+            self.kept.close()
+            if self.kept.closed_s > before:
+                self.times["board_agent_close"] = self.times.get("board_agent_close", 0.0) + self.kept.closed_s - before
 
     def drop(self) -> None:
         self.close_agent()
@@ -281,7 +274,7 @@ class Board:
                                        lease_token=self.lease.token,
                                        transport=self.transport, on_link=self._on_link, link=agent)
         except Exception as e:
-            if not _agent_answered(e) or self._timed_out or stop.is_set():
+            if not answered(e) or self._timed_out or stop.is_set():
                 self.close_agent()  # stopped, dead, silent or misbehaving: the next cell starts another
 
             if stop.is_set():
@@ -311,14 +304,6 @@ class Board:
                     self.after_measuring()
         return dataclasses.replace(result, sweep=sweep_info(cell, sid, attempt, started, time.time(),
                                                             measure_started))
-
-
-def _agent_answered(e: Exception) -> bool:
-    """Whether `e` leaves the board's agent as it was: the agent answered with an error (the measurement failed,
-    the lease is gone) or the host refused before the run; not a dead, silent, crashed or misbehaving agent."""
-    if isinstance(e, (MeasurementFailed, LeasedError)):
-        return True
-    return isinstance(e, UserError) and not isinstance(e, (AgentError, TransportError))
 
 
 class _CellProgress:

@@ -253,6 +253,11 @@ def test_find_max_rate_end_to_end_stores_every_probe(tmp_path: Path, capsys: pyt
     def deploy(spec, device, **kw):
         return real(dc.replace(spec, runtime_options={"service_ms": 10.0}), device, **kw)
     monkeypatch.setattr(measurement, "deploy", deploy)
+    from edgeprof.agentlink.session import AgentLink
+
+    opens: list[int] = []
+    real_open = AgentLink.open.__func__  # type: ignore[attr-defined]
+    monkeypatch.setattr(AgentLink, "open", classmethod(lambda cls, *a, **k: opens.append(1) or real_open(cls, *a, **k)))
     db = str(tmp_path / "db.sqlite")
     assert main(["deploy", "--device", "local", "--model", "none", "--runtime", "null", "--warmup", "0", "--idle",
                  "0", "--quiet", "--db", db, "--scenario", "fixed-rate", "--min-duration", "0.3", "--min-queries",
@@ -267,6 +272,7 @@ def test_find_max_rate_end_to_end_stores_every_probe(tmp_path: Path, capsys: pyt
     with Store(db).engine.connect() as conn:
         n = conn.execute(sa.select(sa.func.count()).select_from(runs)).scalar_one()
     assert n == len(probes) >= 5  # doubling to 160/s (INVALID) takes five probes, bisection more
+    assert opens == [1]  # one agent for every probe (each a child process of it), facts read once
 
 
 def test_compare_adds_the_scenario_metrics_both_runs_have():
