@@ -15,10 +15,8 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
-import onnx
 import pytest
-from onnx import TensorProto, helper
+from test_agent_crash import write_model  # a MatMul model: input tokens [1, 4, 32]
 
 from edgeprof.lab import ledger
 from edgeprof.lab.scheduler import run_sweep
@@ -32,19 +30,6 @@ pytestmark = pytest.mark.slow
 # native parts of the runtimes, as /proc/PID/maps names a loaded extension
 NATIVE = ("onnxruntime_pybind11_state", "_multiarray_umath", "_pywrap_tensorflow_interpreter_wrapper")
 NULL_RUN = {"runtime": "null", "min_duration_s": 0.05, "min_queries": 5, "warmup_s": 0, "idle_s": 0}
-
-
-def write_model(path: Path) -> Path:
-    w = np.random.RandomState(0).standard_normal((32, 8)).astype(np.float32)
-    graph = helper.make_graph(
-        [helper.make_node("MatMul", ["x", "w"], ["y"])], "m",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, 32])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 8])],
-        [helper.make_tensor("w", TensorProto.FLOAT, w.shape, w.ravel().tolist())])
-    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    m.ir_version = 8
-    onnx.save(m, str(path))
-    return path
 
 
 class Agent:
@@ -119,7 +104,7 @@ def test_each_run_is_a_child_and_the_serving_process_never_holds_a_runtime(tmp_p
                     pass
 
         ort = {"runtime": "onnxruntime", "artifact": {"path": str(model), "format": "onnx", "sha256": None},
-               "inputs": [{"name": "x", "shape": [1, 4, 32]}], "min_duration_s": 0.3, "min_queries": 10,
+               "inputs": [{"name": "tokens", "shape": [1, 4, 32]}], "min_duration_s": 0.3, "min_queries": 10,
                "warmup_s": 0, "idle_s": 0}
         first = a.call("run", ort, on_event=look)
         assert first["samples_ns"] and a.pids_seen, "the run was not made in a child process"
