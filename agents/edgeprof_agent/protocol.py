@@ -16,10 +16,12 @@ import sys
 import threading
 
 from . import PROTOCOL_VERSION
+from .clock import now_ns
 from .messages import ErrorReply, ProgressEvent
 from .vocab import ErrorKind
 
 _write_lock = threading.Lock()
+_received = [None]  # clock.now_ns when read_request last read a request (a child forked for it inherits it)
 
 
 class ProtocolError(Exception):
@@ -80,6 +82,7 @@ def read_request(stream=None):
         line = line.strip()
         if not line:
             continue
+        _received[0] = now_ns()
         try:
             msg = json.loads(line)
         except ValueError:
@@ -87,6 +90,11 @@ def read_request(stream=None):
         if not isinstance(msg, dict) or "op" not in msg or "id" not in msg:
             raise ProtocolError("request lacks 'id' or 'op': %r" % line[:200])
         return msg
+
+
+def received_ns():
+    """clock.now_ns when the request being answered was read (None before any): where a run's setup starts."""
+    return _received[0]
 
 
 def check_hello(params):

@@ -21,7 +21,7 @@ from .backends import get_backend
 from .clock import CLOCK_NAME, now_ns
 from .messages import (CooldownWait, Memory, OpsProfileReply, Output, PowerSummary, RunPhases, RunReply, RunWarning,
                        RuntimeInfo, ScenarioReply, SystemMemory, ThermalReply, ThermalSnapshot, Warmup)
-from .protocol import OpError, send_progress
+from .protocol import OpError, received_ns, send_progress
 from .vocab import SINGLE_STREAM, ErrorKind
 
 STEADY_WINDOW = 10  # warm-up is steady when the median of the last 10 is within 5 % of the 10 before
@@ -250,9 +250,11 @@ def _warn(warnings, code, message):
     warnings.append(RunWarning(code=code, message=message))
 
 
-def run_measurement(req, workdir, root, tools):
-    """One measurement: a messages.RunRequest in, a messages.RunReply out. root/tools: the hardware seam."""
-    m = _Measurement(req, workdir, root, tools)
+def run_measurement(req, workdir, root, tools, received=None):
+    """One measurement: a messages.RunRequest in, a messages.RunReply out. root/tools: the hardware seam.
+    `received`: when the request was read (clock.now_ns; protocol.received_ns() by default), where the reply's
+    phases start (setup_s: parsing it, importing this code, a child started for it)."""
+    m = _Measurement(req, workdir, root, tools, received if received is not None else received_ns())
     m.timed("cooldown_s", _cool_down)
     m.timed("idle_s", _idle_power)
     m.timed("load_s", _load)
@@ -276,14 +278,16 @@ def run_measurement(req, workdir, root, tools):
 class _Measurement(object):
     """What the phases of one measurement hand each other, in the order run_measurement runs them."""
 
-    def __init__(self, req, workdir, root, tools):
+    def __init__(self, req, workdir, root, tools, received=None):
         self.req = req
         self.workdir = workdir
         self.root = root
         self.tools = tools
         self.runtime = req.runtime
-        self.started_ns = now_ns()
-        self.phases = {}  # RunPhases field -> seconds (timed)
+        started = now_ns()
+        # the phases start when the request was read; a stamp from later than now is not this request's
+        self.started_ns = received if received is not None and received <= started else started
+        self.phases = {"setup_s": round((started - self.started_ns) / 1e9, 4)}  # RunPhases field -> seconds
         self.path = req.artifact.path if req.artifact is not None else None
         self.options = dict(req.runtime_options)
         if req.threads:
