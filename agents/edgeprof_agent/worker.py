@@ -16,7 +16,7 @@ import sys
 import time
 import traceback
 
-from . import memory, power, procinfo, scenarios, thermal, watchdog, windows
+from . import memory, power, procinfo, thermal, watchdog
 from .backends import get_backend
 from .clock import CLOCK_NAME, now_ns
 from .messages import (CooldownWait, Memory, OpsProfileReply, Output, PowerSummary, RunPhases, RunReply, RunWarning,
@@ -174,6 +174,8 @@ def run_scenario(req, backends, starts=None, root=None, tools=None):
         samples, t_first, t_last, stopped_by = timed_loop(run, req.min_duration_s, req.min_queries,
                                                           max_queries=req.max_queries, starts=starts)
         return samples, t_first, t_last, stopped_by, None, len(samples) * req.batch
+    from . import scenarios, windows  # imported by the runs that use them: a single-stream run's setup is shorter
+
     sustained = None
     if sc.name == "sustained":
         s, sustained = windows.sustained_loop(run, sc, req.max_queries, root, tools)
@@ -454,6 +456,8 @@ def _measure(m):
     if m.monitor is not None:
         m.monitor.stop()
         if m.scenario is not None and m.scenario.sustained is not None:
+            from . import windows
+
             windows.add_power(m.scenario.sustained, m.monitor, m.scenario.t0_ns)
     m.peak = procinfo.peak_rss_mb()
     m.system_mem = m.sys_watch.stop() if m.sys_watch is not None else None
