@@ -248,7 +248,7 @@ def test_an_error_fact_is_never_kept_and_a_broken_cache_file_is_ignored(tmp_path
 def test_the_children_of_several_modules_run_at_the_same_time(tmp_path, monkeypatch):
     site = _site(tmp_path, monkeypatch)
     for name in ("onert", "twort"):
-        (site / (name + ".py")).write_text("__version__ = %r\n" % name)
+        (site / (name + ".py")).write_text(f"__version__ = {name!r}\n")
     from edgeprof_agent import environment
 
     order = []
