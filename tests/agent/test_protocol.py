@@ -10,6 +10,7 @@ import pytest
 from onnx import TensorProto, helper
 
 from edgeprof_agent import PROTOCOL_VERSION
+from edgeprof_agent.record import PACKED_INT64
 
 
 class Agent:
@@ -19,6 +20,7 @@ class Agent:
                                   text=True)
         self.next_id = 1
         self.events = []
+        self.packed = None  # the last run reply's samples_ns as sent
 
     def call(self, op, params=None):
         rid = self.next_id
@@ -33,6 +35,10 @@ class Agent:
                 self.events.append(msg)
                 continue
             assert msg["id"] == rid
+            result = msg.get("result")
+            if isinstance(result, dict) and "samples_ns" in result:  # protocol 9: packed int64, decoded here
+                self.packed = result["samples_ns"]
+                result["samples_ns"] = PACKED_INT64.decode(self.packed, "run reply.samples_ns")
             return msg
 
     def close(self):
@@ -104,6 +110,10 @@ def test_null_run_meets_both_stop_conditions(agent):
     assert res["window_s"] >= 0.3
     assert all(isinstance(x, int) and x >= 0 for x in res["samples_ns"][:100])
     assert res["stopped_by"] == "min_duration and min_queries met"
+    assert set(agent.packed) == {"dtype", "b64"} and agent.packed["dtype"] == "<i8"  # on the wire: packed
+    # the agent's phases start when it read the request: its setup (the measuring code imported) is inside
+    ph = res["phases"]
+    assert ph["setup_s"] > 0 and ph["total_s"] >= ph["setup_s"] + ph["measure_s"] >= res["window_s"]
 
 
 def test_min_queries_dominates_when_queries_are_slow(agent, tmp_path):
@@ -208,6 +218,7 @@ def test_replies_match_their_records(agent):
         r = agent.call(op, params)
         assert r["ok"], r
         got[op] = r["result"]
+    got["run"]["samples_ns"] = agent.packed  # as the agent sent it (call() decoded it)
     for op, result in got.items():
         record = OPS[op][1].from_dict(result)
         assert record.to_dict() == result, op
