@@ -1,5 +1,6 @@
 """The agent zipapp: built from edgeprof_agent's sources, deterministic (sorted entries, fixed timestamps), named
-by its sha256 (agent-<sha256>.pyz in a private cache directory).
+by its sha256 (agent-<sha256>.pyz in a private cache directory). Beside each source it holds that source's
+bytecode for the host's Python, which a device running the same Python imports instead of compiling.
 
 Owns: building it. Does not own: pushing it (push.py) or starting it (session.py).
 """
@@ -12,6 +13,7 @@ import io
 import marshal
 import os
 import secrets
+import sys
 import tempfile
 import zipfile
 from pathlib import Path
@@ -33,14 +35,20 @@ def _agent_source_files() -> list[tuple[str, Path]]:
     return files
 
 
-_BUILT: dict[tuple[tuple[str, int, int], ...], bytes] = {}  # the sources' (name, mtime, size) -> the zipapp
+_BUILT: dict[str, bytes] = {}  # _sources_key -> the zipapp built from those sources in this process
+
+
+def _sources_key(files: list[tuple[str, Path]]) -> str:
+    """What the zipapp is built from: this Python (the bytecode's) and each source's name, mtime and size."""
+    stats = [(arcname, st.st_mtime_ns, st.st_size) for arcname, st in ((a, p.stat()) for a, p in files)]
+    return hashlib.sha256(repr((sys.version, stats)).encode()).hexdigest()
 
 
 def build_agent_bytes() -> bytes:
     """The agent zipapp as bytes: deterministic (sorted entries, fixed timestamps), so its hash names it. Built
     once per process while the agent's sources are unchanged (compiling them takes ~0.15 s)."""
     files = _agent_source_files()
-    key = tuple((arcname, st.st_mtime_ns, st.st_size) for arcname, st in ((a, p.stat()) for a, p in files))
+    key = _sources_key(files)
     if key not in _BUILT:
         _BUILT.clear()
         _BUILT[key] = _zipapp(files)
@@ -69,14 +77,28 @@ def _zipapp(files: list[tuple[str, Path]]) -> bytes:
 
 
 def build_agent(cache_dir: Path | None = None) -> tuple[Path, str]:
-    """Write the agent zipapp to the cache as agent-<sha256>.pyz; returns (path, sha256)."""
-    data = build_agent_bytes()
-    sha = hashlib.sha256(data).hexdigest()
+    """Write the agent zipapp to the cache as agent-<sha256>.pyz; returns (path, sha256). The cache also says
+    which zipapp the current sources give (sources-<key>: its sha256), so a new process finds it unbuilt."""
     cache_dir = cache_dir or Path(tempfile.gettempdir()) / f"edgeprof-agent-{os.getuid()}"
     make_private_dir(cache_dir)
+    known = cache_dir / f"sources-{_sources_key(_agent_source_files())}"
+    try:
+        sha = known.read_text().strip()
+    except OSError:
+        sha = ""
+    if len(sha) == 64 and (cache_dir / f"agent-{sha}.pyz").is_file():
+        return cache_dir / f"agent-{sha}.pyz", sha
+    data = build_agent_bytes()
+    sha = hashlib.sha256(data).hexdigest()
     path = cache_dir / f"agent-{sha}.pyz"
     if not path.exists():
-        tmp = path.with_suffix(f".tmp{secrets.token_hex(4)}")
-        tmp.write_bytes(data)
-        os.replace(tmp, path)
+        _write(path, data)
+    _write(known, sha.encode())
     return path, sha
+
+
+def _write(target: Path, content: bytes) -> None:
+    """Write a cache file whole or not at all (another process may be reading it)."""
+    tmp = target.with_name(f"{target.name}.tmp{secrets.token_hex(4)}")
+    tmp.write_bytes(content)
+    os.replace(tmp, target)

@@ -3,6 +3,7 @@
 import hashlib
 import os
 import stat
+import subprocess
 import sys
 import textwrap
 
@@ -36,6 +37,10 @@ def test_agent_zipapp_is_deterministic_and_named_by_hash(tmp_path):
     path, sha = build_agent(tmp_path)
     assert path.name == f"agent-{sha}.pyz"
     assert hashlib.sha256(path.read_bytes()).hexdigest() == sha
+    # a new process finds the zipapp of these sources in the cache without building it
+    code = ("import sys, edgeprof.agentlink.bundle as b; b._zipapp = None; "
+            "print(b.build_agent(b.Path(sys.argv[1]))[1])")
+    assert subprocess.check_output([sys.executable, "-c", code, str(tmp_path)], text=True).strip() == sha
 
 
 def test_the_zipapp_carries_this_python_s_bytecode_and_other_pythons_compile_the_source(tmp_path):
@@ -43,7 +48,6 @@ def test_the_zipapp_carries_this_python_s_bytecode_and_other_pythons_compile_the
     (nothing compiled at each agent start); another finds the magic number differs and compiles the source."""
     import glob
     import pwd
-    import subprocess
 
     from edgeprof.agentlink.bundle import _agent_source_files, _zipapp
 
