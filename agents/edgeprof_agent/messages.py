@@ -399,11 +399,12 @@ class ThermalReply(Record):
 
 class RunPhases(Record):
     """Seconds each phase of the measurement took on the device (clock.now_ns around each phase function of
-    worker.run_measurement): the --cooldown wait, the idle power baseline, the load (backend import and model
-    load; the reply's load_s is the model load alone), the extra offline streams, the warm-up, the measure phase
-    (the timed loop with the power window and memory/thermal reads around it; the reply's window_s is the timed
-    window alone), the outputs and the runtime's description, the op profile and accuracy passes (None: not
-    made), and `total_s` from the request's start to the reply being built. `setup_s` (protocol 9): from the
+    worker.run_measurement): the thermal snapshot before and the --cooldown wait (cooldown_s), the idle power
+    baseline, the load (backend import and model load; the reply's load_s is the model load alone), the extra
+    offline streams, the warm-up, the measure phase (the timed loop with the power window and memory/thermal
+    reads around it; the reply's window_s is the timed window alone), the outputs and the runtime's
+    description, the op profile and accuracy passes (None: not made), and `total_s` from the request's start
+    to the reply being built. `setup_s` (protocol 9): from the
     request read off the agent's stdin to the measurement's start (parsing it, importing the measuring code,
     a child started for it), inside total_s; None from an agent of protocol <= 8, whose total_s starts at the
     measurement's start."""

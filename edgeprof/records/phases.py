@@ -18,8 +18,8 @@ from .sections import Section
 # (field, label) in the order a measurement runs them; the exclusive parts `Phases.parts` returns
 PHASE_LABELS: tuple[tuple[str, str], ...] = (
     ("connect", "connect"), ("agent", "agent push/start"), ("facts", "facts"), ("export", "export"),
-    ("push", "artifact push"), ("cooldown", "cooldown wait"), ("idle", "idle baseline"), ("load", "load"),
-    ("warmup", "warm-up"), ("window", "timed window"), ("around_window", "around the window"),
+    ("push", "artifact push"), ("cooldown", "thermal snapshot/cooldown"), ("idle", "idle baseline"),
+    ("load", "load"), ("warmup", "warm-up"), ("window", "timed window"), ("around_window", "around the window"),
     ("outputs", "outputs"), ("profile", "op profile"), ("accuracy", "accuracy"), ("fidelity", "fidelity"),
     ("reply", "agent setup/reply"), ("wire", "request/reply transfer"), ("close", "close"), ("other", "other"),
 )
