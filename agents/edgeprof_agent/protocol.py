@@ -8,6 +8,7 @@ Owns: message framing and shapes. One JSON object per line, UTF-8.
 What goes in "params", "result", "error" and events is a record of messages.py (one per op), both sides import.
 The first request must be "hello" carrying the host's protocol version; the agent refuses anything else first.
 stdout carries protocol lines only; logs go to stderr. Nothing received is ever executed or unpickled.
+received_ns() says when the request being answered was read (a run's phases start there: worker.py).
 Does not own: what the ops do (worker.py).
 """
 
