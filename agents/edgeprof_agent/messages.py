@@ -406,8 +406,8 @@ class RunPhases(Record):
     description, the op profile and accuracy passes (None: not made), and `total_s` from the request's start
     to the reply being built. `setup_s` (protocol 9): from the
     request read off the agent's stdin to the measurement's start (parsing it, importing the measuring code,
-    a child started for it), inside total_s; None from an agent of protocol <= 8, whose total_s starts at the
-    measurement's start."""
+    a child started for it), inside total_s; None where the agent could not tell (protocol <= 8, or a run's
+    child handed no stamp of its request), whose total_s starts at the measurement's start."""
 
     NAME = "run reply.phases"
     FIELDS = (Field("cooldown_s", _NUM, 0.0), Field("idle_s", _NUM, 0.0), Field("load_s", _NUM, 0.0),

@@ -13,6 +13,7 @@ Does not own: what the ops do (worker.py).
 """
 
 import json
+import os
 import sys
 import threading
 
@@ -22,7 +23,7 @@ from .messages import ErrorReply, ProgressEvent
 from .vocab import ErrorKind
 
 _write_lock = threading.Lock()
-_received = [None]  # clock.now_ns when read_request last read a request (a child forked for it inherits it)
+_received = [None, None]  # (pid, clock.now_ns) of read_request's last request
 
 
 class ProtocolError(Exception):
@@ -83,7 +84,7 @@ def read_request(stream=None):
         line = line.strip()
         if not line:
             continue
-        _received[0] = now_ns()
+        _received[:] = [os.getpid(), now_ns()]
         try:
             msg = json.loads(line)
         except ValueError:
@@ -94,8 +95,11 @@ def read_request(stream=None):
 
 
 def received_ns():
-    """clock.now_ns when the request being answered was read (None before any): where a run's setup starts."""
-    return _received[0]
+    """clock.now_ns when this process read the request it is answering (where a run's setup starts); None
+    before any, and in a child forked from the reading process, which cannot tell whether that stamp is its
+    request's (a child waiting for the next run was forked before it was read): whoever hands a child its
+    request passes the stamp on (worker.run_measurement's `received`)."""
+    return _received[1] if _received[0] == os.getpid() else None
 
 
 def check_hello(params):

@@ -254,8 +254,9 @@ def _warn(warnings, code, message):
 
 def run_measurement(req, workdir, root, tools, received=None):
     """One measurement: a messages.RunRequest in, a messages.RunReply out. root/tools: the hardware seam.
-    `received`: when the request was read (clock.now_ns; protocol.received_ns() by default), where the reply's
-    phases start (setup_s: parsing it, importing this code, a child started for it)."""
+    `received`: when the request was read (clock.now_ns; protocol.received_ns() by default: None in a forked
+    child), where the reply's phases start (setup_s: parsing it, importing this code, a child started for it);
+    None: they start here and setup_s is None."""
     m = _Measurement(req, workdir, root, tools, received if received is not None else received_ns())
     m.timed("cooldown_s", _cool_down)
     m.timed("idle_s", _idle_power)
@@ -287,9 +288,11 @@ class _Measurement(object):
         self.tools = tools
         self.runtime = req.runtime
         started = now_ns()
-        # the phases start when the request was read; a stamp from later than now is not this request's
-        self.started_ns = received if received is not None and received <= started else started
-        self.phases = {"setup_s": round((started - self.started_ns) / 1e9, 4)}  # RunPhases field -> seconds
+        self.phases = {}  # RunPhases field -> seconds (timed)
+        self.started_ns = started
+        if received is not None and received <= started:  # the phases start when the request was read
+            self.started_ns = received
+            self.phases["setup_s"] = round((started - received) / 1e9, 4)
         self.path = req.artifact.path if req.artifact is not None else None
         self.options = dict(req.runtime_options)
         if req.threads:

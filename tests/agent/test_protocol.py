@@ -225,3 +225,35 @@ def test_replies_match_their_records(agent):
     for e in agent.events:
         from edgeprof_agent.messages import parse_event
         assert parse_event(e).to_dict() == e
+
+
+def test_a_run_s_phases_start_at_the_stamp_it_is_handed_and_a_forked_child_takes_none(tmp_path):
+    """The reading process's stamp of a request is where that run's phases start; a child forked from it (the
+    standby child was forked before its request was read) gets no stamp: its run's setup_s is unknown."""
+    import io
+    import os
+
+    from edgeprof_agent import protocol, worker
+    from edgeprof_agent.clock import now_ns
+    from edgeprof_agent.messages import RunRequest
+    from edgeprof_agent.sysfs import SysfsRoot
+    from edgeprof_agent.tools import ToolRunner
+
+    protocol.read_request(io.StringIO('{"id": 1, "op": "ping"}\n'))
+    assert protocol.received_ns() is not None
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        os.write(w, b"none" if protocol.received_ns() is None else b"some")
+        os._exit(0)
+    os.waitpid(pid, 0)
+    assert os.read(r, 4) == b"none"
+    os.close(r)
+    os.close(w)
+    req = RunRequest(runtime="null", min_duration_s=0.01, min_queries=5, warmup_s=0, idle_s=0, max_queries=None)
+    reply = worker.run_measurement(req, str(tmp_path), SysfsRoot(str(tmp_path)), ToolRunner(),
+                                   received=now_ns() - 200_000_000)
+    assert reply.phases.setup_s >= 0.2 and reply.phases.total_s >= reply.phases.setup_s + reply.phases.measure_s
+    later = worker.run_measurement(req, str(tmp_path), SysfsRoot(str(tmp_path)), ToolRunner(),
+                                   received=now_ns() + 10**12)  # not this request's: ignored
+    assert later.phases.setup_s is None and later.phases.total_s < 100
