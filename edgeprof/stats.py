@@ -54,11 +54,15 @@ def early_stopping_estimate(samples: Sequence[float] | np.ndarray, percentile: f
                             confidence: float = EARLY_STOP_CONFIDENCE) -> float | None:
     """MLPerf-style early-stopping latency estimate for `percentile` (e.g. 0.90): the (t+1)-th largest sample,
     where t is the over-latency query limit above. None when there are too few samples."""
-    n = len(samples)
+    return _early_stop(np.sort(np.asarray(samples, dtype=np.float64)), percentile, confidence)
+
+
+def _early_stop(ordered: np.ndarray, percentile: float, confidence: float = EARLY_STOP_CONFIDENCE) -> float | None:
+    """early_stopping_estimate of samples already sorted ascending."""
+    n = int(ordered.size)
     t = overlatency_limit(n, percentile, confidence)
     if t is None:
         return None
-    ordered = np.sort(np.asarray(samples, dtype=np.float64))
     return float(ordered[n - 1 - t])
 
 
@@ -71,17 +75,19 @@ def min_queries_for(percentile: float, confidence: float = EARLY_STOP_CONFIDENCE
 
 def latency_summary(samples_ms: Sequence[float]) -> LatencyStats:
     """p50..p99.9, min, max, mean, std (sample, ddof=1), cv, n, early_stop_p90/p99 (None with too few)."""
-    a = np.asarray(samples_ms, dtype=np.float64)
+    a = np.asarray(samples_ms, dtype=np.float64)  # in the samples' order: the mean and std sum it so
     n = int(a.size)
     if n == 0:
         raise ValueError("no latency samples")
-    pct: dict[str, Any] = {key: float(np.percentile(a, q)) for key, q in PERCENTILES}  # the p* fields
+    o = np.sort(a)  # sorted once: percentiles, extremes, early stopping
+    values = np.percentile(o, [q for _, q in PERCENTILES])
+    pct: dict[str, Any] = {key: float(v) for (key, _), v in zip(PERCENTILES, values, strict=True)}  # the p* fields
     mean = float(a.mean())
     std = float(a.std(ddof=1)) if n > 1 else 0.0
     return LatencyStats(
-        **pct, min=float(a.min()), max=float(a.max()), mean=mean, std=std, cv=std / mean if mean > 0 else None,
-        n=n, early_stop_p90=early_stopping_estimate(a, 0.90),
-        early_stop_p99=early_stopping_estimate(a, 0.99) if n >= 662 else None,
+        **pct, min=float(o[0]), max=float(o[-1]), mean=mean, std=std, cv=std / mean if mean > 0 else None,
+        n=n, early_stop_p90=_early_stop(o, 0.90),
+        early_stop_p99=_early_stop(o, 0.99) if n >= 662 else None,
         percentile_method="linear interpolation (numpy default)",
     )
 

@@ -40,4 +40,8 @@ AGENT_VERSION = "0.1.0"
 # 8 — NVML per window (issue 25): run reply.scenario.sustained.windows[] n_nvml, nvml_w, nvml_temp_c, nvml_sm_mhz,
 #     nvml_graphics_mhz and nvml_reasons (the first NVIDIA GPU's readings inside that window), and
 #     run reply.scenario.sustained.nvml_gpu (its name). An agent of version 7 sends none: the windows show no GPU.
-PROTOCOL_VERSION = 8
+# 9 — less per measurement (issue 22): run reply.samples_ns is packed, {"dtype": "<i8", "b64": base64 of the
+#     samples as little-endian int64} (record.PackedInt64: exact, one string instead of a JSON number per
+#     sample; the host still reads a plain list, as protocol 8 sent it), and run reply.phases.setup_s, the
+#     seconds from the request read to the measurement's start (inside total_s, which now starts there).
+PROTOCOL_VERSION = 9

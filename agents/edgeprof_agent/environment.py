@@ -18,6 +18,7 @@ import platform
 import re
 import socket
 import sys
+import time
 
 from . import AGENT_VERSION, PROTOCOL_VERSION
 from .gpus import nvidia_gpus
@@ -168,34 +169,57 @@ PROBE_TIMEOUT_S = 45.0
 _PROBE_MARK = "edgeprof-runtime-probe: "
 
 
-def runtimes(timeout_s=PROBE_TIMEOUT_S):
+def runtimes(timeout_s=PROBE_TIMEOUT_S, cache_dir=None):
     """Runtimes importable here, with versions and providers, WITHOUT importing them into this process (the
     one that then measures: its memory before load and its native libraries must be the run's alone).
 
     For each module: absent from the import path -> the ImportError an import would raise; a version in its
     package metadata (the *.dist-info / *.egg-info that owns it) -> that version; otherwise (onnxruntime's
     providers, JetPack's TensorRT, a Debian package without metadata) a short-lived child process of this
-    Python imports it and prints what an import tells. A module this process has already imported (a run
-    loaded it) is described from that import. The answer has the same shape and values as importing each.
+    Python imports it and prints what an import tells; the children of several modules run at the same time.
+    A module this process has already imported (a run loaded it) is described from that import. The answer
+    has the same shape and values as importing each. `cache_dir` (the agent zipapp's directory by default):
+    what a child said is kept there (ChildFacts) and said again, without a child, while the files it imported
+    are the same ones.
     """
-    return dict((mod, runtime_fact(mod, timeout_s)) for mod in RUNTIME_MODULES)
+    zipapp = _zipapp()
+    cache = ChildFacts(cache_dir if cache_dir is not None else os.path.dirname(zipapp) if zipapp else None)
+    found, children = {}, []
+    for mod in RUNTIME_MODULES:
+        fact, location = _without_child(mod)
+        if fact is None:
+            fact = cache.get(mod, location)
+        if fact is None:
+            children.append((mod, location, _start_probe(mod)))
+        found[mod] = fact
+    deadline = time.monotonic() + timeout_s
+    for mod, location, child in children:
+        found[mod] = _finish_probe(mod, child, max(0.0, deadline - time.monotonic()), timeout_s)
+        cache.put(mod, location, found[mod])
+    return dict((mod, found[mod]) for mod in RUNTIME_MODULES)
 
 
 def runtime_fact(mod, timeout_s=PROBE_TIMEOUT_S):
     """{"version": ...} (onnxruntime: and "providers") or {"error": "..."} for one module (see runtimes)."""
+    fact, _ = _without_child(mod)
+    return fact if fact is not None else probe_in_child(mod, timeout_s)
+
+
+def _without_child(mod):
+    """(the fact, None) when no child is needed for `mod`, else (None, its module_location)."""
     if mod in sys.modules:
-        return describe_module(mod)
+        return describe_module(mod), None
     try:
         location = module_location(mod)
     except Exception as e:
-        return {"error": "%s: %s" % (type(e).__name__, e)}
+        return {"error": "%s: %s" % (type(e).__name__, e)}, None
     if location is None:
-        return {"error": "ModuleNotFoundError: No module named %r" % mod}
+        return {"error": "ModuleNotFoundError: No module named %r" % mod}, None
     if mod not in NEEDS_IMPORT:
         version = owner_version(mod, location)
         if version:
-            return {"version": version}
-    return probe_in_child(mod, timeout_s)
+            return {"version": version}, None
+    return None, location
 
 
 def describe_module(mod):
@@ -316,17 +340,31 @@ def probe_in_child(mod, timeout_s=PROBE_TIMEOUT_S):
     """describe_module(mod) run in a short-lived child process of this Python, with this process's import
     path, so that the import (its native libraries, its memory, its threads) never enters this one. A child
     that outlives `timeout_s`, or dies (a runtime's native crash), is an error fact, not a failed facts."""
+    return _finish_probe(mod, _start_probe(mod), timeout_s, timeout_s)
+
+
+def _start_probe(mod):
+    """The started child of probe_in_child (a Popen), or the error fact when it could not start."""
     import json
     import subprocess
 
     argv = [sys.executable or "python3", "-c", _PROBE, json.dumps(sys.path), mod, _PROBE_MARK]
     try:
-        p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             universal_newlines=True)
+        return subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                universal_newlines=True)
     except (IOError, OSError) as e:
         return {"error": "%s: could not start %s to import %s: %s" % (type(e).__name__, argv[0], mod, e)}
+
+
+def _finish_probe(mod, p, wait_s, timeout_s):
+    """The fact a started child (_start_probe) prints, waiting at most `wait_s` more (`timeout_s` its limit)."""
+    import json
+    import subprocess
+
+    if isinstance(p, dict):
+        return p
     try:
-        out, err = p.communicate(timeout=timeout_s)
+        out, err = p.communicate(timeout=wait_s)
     except subprocess.TimeoutExpired:
         p.kill()
         p.communicate()
@@ -343,6 +381,97 @@ def probe_in_child(mod, timeout_s=PROBE_TIMEOUT_S):
     tail = (err or "").strip().splitlines()[-1:] or ["no output"]
     how = "was killed by signal %d" % -p.returncode if p.returncode < 0 else "exited with %d" % p.returncode
     return {"error": "ImportError: importing %s in a child process failed: it %s (%s)" % (mod, how, tail[0][-300:])}
+
+
+def _zipapp():
+    """The agent zipapp this module was imported from (in the agent's workdir), None otherwise."""
+    return getattr(globals().get("__loader__"), "archive", None)  # zipimport's importer names its archive
+
+
+class ChildFacts(object):
+    """What the runtime probe children said, kept in `<dir>/runtime-facts.json` per module with the identity
+    of what they imported: this Python (its path, version and import path, LD_LIBRARY_PATH, LD_PRELOAD), the
+    agent (its zipapp's name: its sha256) and every file of the module's package and of numpy's (name, size,
+    mtime, inode; the package directory and the directories directly in it: onnxruntime's native libraries
+    are in capi/). A fact is said again only while all of those are the same; an error fact is never kept
+    (the child runs again). Without a directory, nothing is kept."""
+
+    NAME = "runtime-facts.json"
+
+    def __init__(self, directory):
+        self.path = os.path.join(directory, self.NAME) if directory else None
+
+    def get(self, mod, location):
+        entry = self._entries().get(mod) if self.path else None
+        if not isinstance(entry, dict) or entry.get("key") != self._key(mod, location):
+            return None
+        fact = entry.get("fact")
+        return fact if isinstance(fact, dict) and "error" not in fact else None
+
+    def put(self, mod, location, fact):
+        if not self.path or "error" in fact:
+            return
+        import json
+        import tempfile
+
+        entries = self._entries()
+        entries[mod] = {"key": self._key(mod, location), "fact": fact}
+        try:
+            fd, tmp = tempfile.mkstemp(prefix=".runtime-facts-", dir=os.path.dirname(self.path))
+            with os.fdopen(fd, "w") as f:
+                json.dump(entries, f, sort_keys=True)
+            os.replace(tmp, self.path)  # atomic: another agent of this workdir reads the old file or this one
+        except (IOError, OSError):
+            pass  # a read-only or full workdir: the child runs again next time
+
+    def _entries(self):
+        import json
+
+        try:
+            with io.open(self.path, "r", encoding="utf-8") as f:
+                entries = json.load(f)
+        except (IOError, OSError, ValueError):
+            return {}
+        return entries if isinstance(entries, dict) else {}
+
+    @staticmethod
+    def _key(mod, location):
+        import hashlib
+        import json
+
+        numpy = module_location("numpy") if mod != "numpy" else None
+        key = [sys.executable, sys.version, sys.path, os.environ.get("LD_LIBRARY_PATH"),
+               os.environ.get("LD_PRELOAD"), os.path.basename(_zipapp() or ""), AGENT_VERSION, mod,
+               _files(location[1]), _files(numpy[1] if numpy else None)]
+        return hashlib.sha256(json.dumps(key).encode("utf-8")).hexdigest()
+
+
+def _files(path, depth=1):
+    """[(path, size, mtime_ns, inode)] of a module file, or of a package directory's files and those of the
+    directories directly in it (`depth` levels below; __pycache__ left out: importing writes there), sorted;
+    [] for None."""
+    if not path:
+        return []
+    if not os.path.isdir(path):
+        try:
+            st = os.stat(path)
+        except OSError:
+            return []
+        return [(path, st.st_size, st.st_mtime_ns, st.st_ino)]
+    try:
+        names = sorted(os.listdir(path))
+    except OSError:
+        return []
+    out = []
+    for name in names:
+        where = os.path.join(path, name)
+        if name == "__pycache__":
+            continue
+        if os.path.isdir(where):
+            out.extend(_files(where, depth - 1) if depth > 0 else [])
+        else:
+            out.extend(_files(where))
+    return out
 
 
 def dist_version(name):

@@ -1,4 +1,4 @@
-"""The messages host and agent exchange, as records both sides import (protocol version 7).
+"""The messages host and agent exchange, as records both sides import (protocol version 9).
 
 Owns: one record class per op's request and reply (hello, facts, run, ping, lease, renew, release, lease_info,
 sha256, shutdown), the error reply and the events, with each field's type and default declared once (run
@@ -15,7 +15,7 @@ Python >= 3.6, standard library only: plain classes with __slots__ (no dataclass
 """
 
 # REQUIRED, Field, MessageError and Record are imported from here by the host and the agent
-from .record import REQUIRED, Field, MessageError, Record, type_name
+from .record import PACKED_INT64, REQUIRED, Field, MessageError, Record, type_name
 from .vocab import POWER_SOURCES, RUN_DEFAULTS, SCENARIO_DEFAULTS
 
 _NUM = (int, float)
@@ -399,17 +399,21 @@ class ThermalReply(Record):
 
 class RunPhases(Record):
     """Seconds each phase of the measurement took on the device (clock.now_ns around each phase function of
-    worker.run_measurement): the --cooldown wait, the idle power baseline, the load (backend import and model
-    load; the reply's load_s is the model load alone), the extra offline streams, the warm-up, the measure phase
-    (the timed loop with the power window and memory/thermal reads around it; the reply's window_s is the timed
-    window alone), the outputs and the runtime's description, the op profile and accuracy passes (None: not
-    made), and `total_s` from the request's start to the reply being built."""
+    worker.run_measurement): the thermal snapshot before and the --cooldown wait (cooldown_s), the idle power
+    baseline, the load (backend import and model load; the reply's load_s is the model load alone), the extra
+    offline streams, the warm-up, the measure phase (the timed loop with the power window and memory/thermal
+    reads around it; the reply's window_s is the timed window alone), the outputs and the runtime's
+    description, the op profile and accuracy passes (None: not made), and `total_s` from the request's start
+    to the reply being built. `setup_s` (protocol 9): from the
+    request read off the agent's stdin to the measurement's start (parsing it, importing the measuring code,
+    a child started for it), inside total_s; None where the agent could not tell (protocol <= 8, or a run's
+    child handed no stamp of its request), whose total_s starts at the measurement's start."""
 
     NAME = "run reply.phases"
     FIELDS = (Field("cooldown_s", _NUM, 0.0), Field("idle_s", _NUM, 0.0), Field("load_s", _NUM, 0.0),
               Field("streams_s", _NUM, 0.0), Field("warmup_s", _NUM, 0.0), Field("measure_s", _NUM, 0.0),
               Field("outputs_s", _NUM, 0.0), Field("profile_s", _NUM, None), Field("accuracy_s", _NUM, None),
-              Field("total_s", _NUM, 0.0))
+              Field("total_s", _NUM, 0.0), Field("setup_s", _NUM, None))
 
 
 class RunReply(Record):
@@ -417,7 +421,7 @@ class RunReply(Record):
     FIELDS = (
         Field("clock", str),
         Field("warnings", list, [], record=RunWarning, many=True),
-        Field("samples_ns", list, of=int),
+        Field("samples_ns", list, of=int, packed=PACKED_INT64),  # protocol 9: packed int64 on the wire
         Field("t_first_ns", int),
         Field("t_last_ns", int),
         Field("window_s", _NUM),

@@ -380,7 +380,8 @@ class RunPhases(Record):
     profile_s: float | None
     accuracy_s: float | None
     total_s: float
-    def __init__(self, *, cooldown_s: float = ..., idle_s: float = ..., load_s: float = ..., streams_s: float = ..., warmup_s: float = ..., measure_s: float = ..., outputs_s: float = ..., profile_s: float | None = ..., accuracy_s: float | None = ..., total_s: float = ...) -> None: ...
+    setup_s: float | None
+    def __init__(self, *, cooldown_s: float = ..., idle_s: float = ..., load_s: float = ..., streams_s: float = ..., warmup_s: float = ..., measure_s: float = ..., outputs_s: float = ..., profile_s: float | None = ..., accuracy_s: float | None = ..., total_s: float = ..., setup_s: float | None = ...) -> None: ...
 
 class RunReply(Record):
     clock: str

@@ -8,18 +8,22 @@ Owns: message framing and shapes. One JSON object per line, UTF-8.
 What goes in "params", "result", "error" and events is a record of messages.py (one per op), both sides import.
 The first request must be "hello" carrying the host's protocol version; the agent refuses anything else first.
 stdout carries protocol lines only; logs go to stderr. Nothing received is ever executed or unpickled.
+received_ns() says when the request being answered was read (a run's phases start there: worker.py).
 Does not own: what the ops do (worker.py).
 """
 
 import json
+import os
 import sys
 import threading
 
 from . import PROTOCOL_VERSION
+from .clock import now_ns
 from .messages import ErrorReply, ProgressEvent
 from .vocab import ErrorKind
 
 _write_lock = threading.Lock()
+_received = [None, None]  # (pid, clock.now_ns) of read_request's last request
 
 
 class ProtocolError(Exception):
@@ -80,6 +84,7 @@ def read_request(stream=None):
         line = line.strip()
         if not line:
             continue
+        _received[:] = [os.getpid(), now_ns()]
         try:
             msg = json.loads(line)
         except ValueError:
@@ -87,6 +92,14 @@ def read_request(stream=None):
         if not isinstance(msg, dict) or "op" not in msg or "id" not in msg:
             raise ProtocolError("request lacks 'id' or 'op': %r" % line[:200])
         return msg
+
+
+def received_ns():
+    """clock.now_ns when this process read the request it is answering (where a run's setup starts); None
+    before any, and in a child forked from the reading process, which cannot tell whether that stamp is its
+    request's (a child waiting for the next run was forked before it was read): whoever hands a child its
+    request passes the stamp on (worker.run_measurement's `received`)."""
+    return _received[1] if _received[0] == os.getpid() else None
 
 
 def check_hello(params):

@@ -1,13 +1,19 @@
 """The record machinery the protocol's messages are declared with (messages.py): a Field per value, with its
 types, default and nested record, and Record, whose strict from_dict names the field that is wrong.
 
-Owns: declaring, validating, copying and serialising records. Does not own: the messages themselves
+Owns: declaring, validating, copying and serialising records, and the packed wire form of a long list of
+integers (PackedInt64: the run reply's latency samples, protocol 9). Does not own: the messages themselves
 (messages.py), framing (protocol.py).
 
 Python >= 3.6, standard library only: plain classes with __slots__ (no dataclasses).
 """
 
+import array
+import base64
+import binascii
 import copy
+import struct
+import sys
 
 
 class MessageError(ValueError):
@@ -39,16 +45,73 @@ def type_name(value):
     return type(value).__name__
 
 
+class PackedInt64(object):
+    """A list of integers on the wire as one object {"dtype": "<i8", "b64": base64 of the values as
+    little-endian int64} (protocol 9): exact (every value as it was, in order), and one string to encode and
+    parse instead of one JSON number per value. The record holds the list either way; `decode` also takes the
+    plain JSON list of integers an agent of protocol <= 8 sends (the field's own check applies to it)."""
+
+    DTYPE = "<i8"
+
+    def encode(self, values):
+        data = _int64_bytes(values)
+        return {"dtype": self.DTYPE, "b64": base64.b64encode(data).decode("ascii")}
+
+    def decode(self, raw, where):
+        """The list the object holds; MessageError naming the field for a wrong dtype or payload."""
+        if set(raw) != {"dtype", "b64"}:
+            raise MessageError(where, "expected an object {dtype, b64}, got keys %s" % sorted(raw))
+        if raw["dtype"] != self.DTYPE:
+            raise MessageError(where + ".dtype", "expected %r, got %r" % (self.DTYPE, raw["dtype"]))
+        if not isinstance(raw["b64"], str):
+            raise MessageError(where + ".b64", "expected a string, got %s" % type_name(raw["b64"]))
+        try:
+            data = base64.b64decode(raw["b64"].encode("ascii"), validate=True)
+        except (binascii.Error, UnicodeEncodeError):  # the library's words differ between Python versions
+            raise MessageError(where + ".b64", "not valid base64")
+        if len(data) % 8:
+            raise MessageError(where + ".b64", "%d bytes is not a whole number of int64 values" % len(data))
+        return _int64_list(data)
+
+
+_Q8 = array.array("q").itemsize == 8  # C long long: 8 bytes on every platform CPython runs on
+
+
+def _int64_bytes(values):
+    """The values as little-endian int64 bytes (OverflowError past the int64 range)."""
+    if not _Q8:  # pragma: no cover - no such platform known
+        return struct.pack("<%dq" % len(values), *values)
+    a = array.array("q", values)
+    if sys.byteorder == "big":
+        a.byteswap()
+    return a.tobytes()
+
+
+def _int64_list(data):
+    if not _Q8:  # pragma: no cover - no such platform known
+        return list(struct.unpack("<%dq" % (len(data) // 8), data))
+    a = array.array("q")
+    a.frombytes(data)
+    if sys.byteorder == "big":
+        a.byteswap()
+    return a.tolist()
+
+
+PACKED_INT64 = PackedInt64()
+
+
 class Field(object):
     """One field: its JSON types, its default (REQUIRED when it must be sent), and a record type for nested
     records (`record=`) or lists of records (`many=True`), or the type of a plain list's items (`of=`; null items
     too with `nullable_items=True`), or an object of records by name (`record=` with `keyed=True`). None is
-    allowed when the default is None or `nullable=True`."""
+    allowed when the default is None or `nullable=True`. `packed`: the list's form on the wire (PACKED_INT64:
+    to_dict writes it packed; from_dict takes the packed object or the plain list)."""
 
-    __slots__ = ("name", "types", "default", "record", "many", "nullable", "of", "nullable_items", "keyed")
+    __slots__ = ("name", "types", "default", "record", "many", "nullable", "of", "nullable_items", "keyed",
+                 "packed", "_exact")
 
     def __init__(self, name, types, default=REQUIRED, record=None, many=False, nullable=False, of=None,
-                 nullable_items=False, keyed=False):
+                 nullable_items=False, keyed=False, packed=None):
         self.name = name
         self.types = types if isinstance(types, tuple) else (types,)
         self.default = default
@@ -58,6 +121,9 @@ class Field(object):
         self.of = of if of is None or isinstance(of, tuple) else (of,)
         self.nullable_items = nullable_items
         self.keyed = keyed
+        self.packed = packed
+        # the exact item types a plain list may hold without a check per item (JSON's int counts as a number)
+        self._exact = None if self.of is None else frozenset(self.of + ((int,) if float in self.of else ()))
 
     def make_default(self):
         return copy.deepcopy(self.default)
@@ -78,12 +144,16 @@ class Field(object):
                     raise MessageError(where, "expected a list, got %s" % type_name(value))
                 return [_as_record(self.record, v, "%s[%d]" % (where, i)) for i, v in enumerate(value)]
             return _as_record(self.record, value, where)
+        if self.packed is not None and isinstance(value, dict):
+            return self.packed.decode(value, where)
         if not _type_ok(value, self.types):
             raise MessageError(where, "expected %s, got %s" % (
                 " or ".join(_TYPE_NAMES.get(t, t.__name__) for t in self.types), type_name(value)))
         if float in self.types and isinstance(value, int) and int not in self.types:
             return float(value)
         if self.of is not None and isinstance(value, list):
+            if set(map(type, value)) <= self._exact:  # every item of an accepted type exactly: nothing to report
+                return value
             for i, item in enumerate(value):
                 if item is None and self.nullable_items:
                     continue
@@ -166,7 +236,9 @@ class Record(_RecordMeta("_RecordBase", (object,), {})):
             v = getattr(self, f.name)
             if v is None and self.OMIT_NONE:
                 continue
-            if f.record is not None and v is not None:
+            if f.packed is not None and v is not None:
+                v = f.packed.encode(v)
+            elif f.record is not None and v is not None:
                 if f.keyed:
                     v = dict((k, r.to_dict()) for k, r in v.items())
                 else:

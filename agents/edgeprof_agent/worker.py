@@ -16,12 +16,12 @@ import sys
 import time
 import traceback
 
-from . import memory, power, procinfo, scenarios, thermal, watchdog, windows
+from . import memory, power, procinfo, thermal, watchdog
 from .backends import get_backend
 from .clock import CLOCK_NAME, now_ns
 from .messages import (CooldownWait, Memory, OpsProfileReply, Output, PowerSummary, RunPhases, RunReply, RunWarning,
                        RuntimeInfo, ScenarioReply, SystemMemory, ThermalReply, ThermalSnapshot, Warmup)
-from .protocol import OpError, send_progress
+from .protocol import OpError, received_ns, send_progress
 from .vocab import SINGLE_STREAM, ErrorKind
 
 STEADY_WINDOW = 10  # warm-up is steady when the median of the last 10 is within 5 % of the 10 before
@@ -174,6 +174,8 @@ def run_scenario(req, backends, starts=None, root=None, tools=None):
         samples, t_first, t_last, stopped_by = timed_loop(run, req.min_duration_s, req.min_queries,
                                                           max_queries=req.max_queries, starts=starts)
         return samples, t_first, t_last, stopped_by, None, len(samples) * req.batch
+    from . import scenarios, windows  # imported by the runs that use them: a single-stream run's setup is shorter
+
     sustained = None
     if sc.name == "sustained":
         s, sustained = windows.sustained_loop(run, sc, req.max_queries, root, tools)
@@ -250,9 +252,12 @@ def _warn(warnings, code, message):
     warnings.append(RunWarning(code=code, message=message))
 
 
-def run_measurement(req, workdir, root, tools):
-    """One measurement: a messages.RunRequest in, a messages.RunReply out. root/tools: the hardware seam."""
-    m = _Measurement(req, workdir, root, tools)
+def run_measurement(req, workdir, root, tools, received=None):
+    """One measurement: a messages.RunRequest in, a messages.RunReply out. root/tools: the hardware seam.
+    `received`: when the request was read (clock.now_ns; protocol.received_ns() by default: None in a forked
+    child), where the reply's phases start (setup_s: parsing it, importing this code, a child started for it);
+    None: they start here and setup_s is None."""
+    m = _Measurement(req, workdir, root, tools, received if received is not None else received_ns())
     m.timed("cooldown_s", _cool_down)
     m.timed("idle_s", _idle_power)
     m.timed("load_s", _load)
@@ -276,14 +281,18 @@ def run_measurement(req, workdir, root, tools):
 class _Measurement(object):
     """What the phases of one measurement hand each other, in the order run_measurement runs them."""
 
-    def __init__(self, req, workdir, root, tools):
+    def __init__(self, req, workdir, root, tools, received=None):
         self.req = req
         self.workdir = workdir
         self.root = root
         self.tools = tools
         self.runtime = req.runtime
-        self.started_ns = now_ns()
+        started = now_ns()
         self.phases = {}  # RunPhases field -> seconds (timed)
+        self.started_ns = started
+        if received is not None and received <= started:  # the phases start when the request was read
+            self.started_ns = received
+            self.phases["setup_s"] = round((started - received) / 1e9, 4)
         self.path = req.artifact.path if req.artifact is not None else None
         self.options = dict(req.runtime_options)
         if req.threads:
@@ -460,6 +469,8 @@ def _measure(m):
     if m.monitor is not None:
         m.monitor.stop()
         if m.scenario is not None and m.scenario.sustained is not None:
+            from . import windows
+
             windows.add_power(m.scenario.sustained, m.monitor, m.scenario.t0_ns)
     m.peak = procinfo.peak_rss_mb()
     m.system_mem = m.sys_watch.stop() if m.sys_watch is not None else None

@@ -18,10 +18,10 @@ from .sections import Section
 # (field, label) in the order a measurement runs them; the exclusive parts `Phases.parts` returns
 PHASE_LABELS: tuple[tuple[str, str], ...] = (
     ("connect", "connect"), ("agent", "agent push/start"), ("facts", "facts"), ("export", "export"),
-    ("push", "artifact push"), ("cooldown", "cooldown wait"), ("idle", "idle baseline"), ("load", "load"),
-    ("warmup", "warm-up"), ("window", "timed window"), ("around_window", "around the window"),
+    ("push", "artifact push"), ("cooldown", "thermal snapshot/cooldown"), ("idle", "idle baseline"),
+    ("load", "load"), ("warmup", "warm-up"), ("window", "timed window"), ("around_window", "around the window"),
     ("outputs", "outputs"), ("profile", "op profile"), ("accuracy", "accuracy"), ("fidelity", "fidelity"),
-    ("reply", "reply summaries"), ("wire", "request/reply transfer"), ("close", "close"), ("other", "other"),
+    ("reply", "agent setup/reply"), ("wire", "request/reply transfer"), ("close", "close"), ("other", "other"),
 )
 LABELS = dict(PHASE_LABELS)
 
@@ -33,8 +33,9 @@ class Phases(Section):
     them per board; an agent before protocol 6 reports no device phases). `export_cached`: the artifact came
     from the export cache. Device phases (cooldown … accuracy_device_s, device_s) come from the agent;
     `window_s` is the timed window itself (first query's start to last query's end), `measure_s` the agent's
-    measure phase around it; `run_s` the run request's round trip on the host; `total_s` from the start of the
-    measurement to its Result."""
+    measure phase around it; `device_s` the agent's whole time for the run request (from protocol 9 from the
+    request read to the reply built, its setup included); `run_s` the run request's round trip on the host;
+    `total_s` from the start of the measurement to its Result."""
 
     SECTION = "phases"
     connect_s: float | None = None
@@ -61,10 +62,11 @@ class Phases(Section):
 
     def parts(self) -> list[tuple[str, float]]:
         """Exclusive parts (PHASE_LABELS keys, seconds) that add up to total_s: the device's phases inside the
-        run request, the agent's time outside its listed phases ("reply": the power and thermal summaries and the
-        reply built), the request's own overhead ("wire": the round trip minus the agent's whole time: sending,
-        encoding and parsing JSON), the host's phases, and what no phase covers ("other": assembling the result,
-        the stats, deciding)."""
+        run request, the agent's time outside its listed phases ("reply": from protocol 9 its setup for the run
+        — the request parsed, its measuring code imported, a child started — and always the power and thermal
+        summaries and the reply built), the request's own overhead ("wire": the round trip minus the agent's
+        whole time: sending, encoding and parsing JSON), the host's phases, and what no phase covers ("other":
+        assembling the result, the stats, deciding)."""
         z = _z
         device_accuracy = z(self.accuracy_device_s)
         out = [("connect", z(self.connect_s)), ("agent", z(self.agent_s)), ("facts", z(self.facts_s)),

@@ -247,11 +247,11 @@ def _fidelity(plan: RunPlan, reply: RunReply, say: Callable[[str], None] | None
 def _accuracy(plan: RunPlan, reply: RunReply, precision: str
               ) -> tuple[Accuracy | None, str | None, list[RunWarning]]:
     """Score the agent's accuracy pass (accuracy.score): (accuracy or None, why none, its warnings)."""
+    data, artifact = plan.accuracy, plan.artifact
+    if data is None:  # not asked: the scoring module is not even imported
+        return None, None, []
     from .. import accuracy
 
-    data, artifact = plan.accuracy, plan.artifact
-    if data is None:
-        return None, None, []
     scored: Accuracy | None = None
     why: str | None = "the agent made no accuracy pass"
     if reply.accuracy is not None:

@@ -186,3 +186,96 @@ def test_the_baseline_note_says_which_runtimes_the_process_holds():
     assert baseline_note({"json": None}).endswith("runtimes imported before load: none")
     assert baseline_note({"onnxruntime": None, "numpy": None}).endswith(
         "runtimes imported before load: onnxruntime, numpy")
+
+
+def _count_children(monkeypatch):
+    from edgeprof_agent import environment
+
+    started = []
+    real = environment._start_probe
+
+    def start(mod):
+        started.append(mod)
+        return real(mod)
+
+    monkeypatch.setattr(environment, "_start_probe", start)
+    return environment, started
+
+
+def test_what_a_child_said_is_said_again_while_the_files_it_imported_are_the_same(tmp_path, monkeypatch):
+    site = _site(tmp_path, monkeypatch)
+    (site / "cachert").mkdir()
+    (site / "cachert" / "__init__.py").write_text("__version__ = '1.0'\n")
+    (site / "cachert" / "capi").mkdir()
+    (site / "cachert" / "capi" / "native.so").write_bytes(b"v1")
+    environment, started = _count_children(monkeypatch)
+    monkeypatch.setattr(environment, "RUNTIME_MODULES", ("cachert",))
+    cache = tmp_path / "work"
+    cache.mkdir()
+    assert environment.runtimes(cache_dir=str(cache)) == {"cachert": {"version": "1.0"}} and started == ["cachert"]
+    assert environment.runtimes(cache_dir=str(cache)) == {"cachert": {"version": "1.0"}} and started == ["cachert"]
+    assert "cachert" not in sys.modules
+    # a file of the package changed (a native library one level down): the child runs again and says the new
+    (site / "cachert" / "capi" / "native.so").write_bytes(b"v2 rebuilt")
+    (site / "cachert" / "__init__.py").write_text("__version__ = '2.0.1'\n")
+    assert environment.runtimes(cache_dir=str(cache)) == {"cachert": {"version": "2.0.1"}}
+    assert started == ["cachert", "cachert"]
+    # another import path is another Python's answer: asked again
+    monkeypatch.syspath_prepend(str(tmp_path / "elsewhere"))
+    assert environment.runtimes(cache_dir=str(cache)) == {"cachert": {"version": "2.0.1"}} and len(started) == 3
+    # without a directory (not run from a zipapp), nothing is kept
+    environment.runtimes()
+    environment.runtimes()
+    assert len(started) == 5
+
+
+def test_an_error_fact_is_never_kept_and_a_broken_cache_file_is_ignored(tmp_path, monkeypatch):
+    site = _site(tmp_path, monkeypatch)
+    (site / "flakyrt.py").write_text("import no_such_library_here\n")
+    environment, started = _count_children(monkeypatch)
+    monkeypatch.setattr(environment, "RUNTIME_MODULES", ("flakyrt",))
+    cache = tmp_path / "work"
+    cache.mkdir()
+    first = environment.runtimes(cache_dir=str(cache))
+    assert first["flakyrt"]["error"] == "ModuleNotFoundError: No module named 'no_such_library_here'"
+    assert environment.runtimes(cache_dir=str(cache)) == first and started == ["flakyrt", "flakyrt"]
+    (cache / environment.ChildFacts.NAME).write_text("{not json")
+    (site / "flakyrt.py").write_text("__version__ = '0.3'\n")
+    assert environment.runtimes(cache_dir=str(cache)) == {"flakyrt": {"version": "0.3"}}
+    assert json.loads((cache / environment.ChildFacts.NAME).read_text())["flakyrt"]["fact"] == {"version": "0.3"}
+
+
+def test_the_children_of_several_modules_run_at_the_same_time(tmp_path, monkeypatch):
+    site = _site(tmp_path, monkeypatch)
+    for name in ("onert", "twort"):
+        (site / (name + ".py")).write_text(f"__version__ = {name!r}\n")
+    from edgeprof_agent import environment
+
+    order = []
+    real_start, real_finish = environment._start_probe, environment._finish_probe
+    monkeypatch.setattr(environment, "_start_probe", lambda mod: order.append("start " + mod) or real_start(mod))
+    monkeypatch.setattr(environment, "_finish_probe",
+                        lambda mod, *a: order.append("finish " + mod) or real_finish(mod, *a))
+    monkeypatch.setattr(environment, "RUNTIME_MODULES", ("onert", "twort"))
+    assert environment.runtimes() == {"onert": {"version": "onert"}, "twort": {"version": "twort"}}
+    assert order == ["start onert", "start twort", "finish onert", "finish twort"]
+
+
+def test_the_serving_agent_keeps_the_children_s_facts_beside_its_zipapp(tmp_path):
+    """Run from a zipapp (as the host starts it), facts keep onnxruntime's child's answer in the workdir; a
+    second agent's facts say the same without starting a child."""
+    from edgeprof.agentlink.bundle import build_agent
+
+    pyz, _ = build_agent(tmp_path / "cache")
+    work = tmp_path / "work"
+    work.mkdir()
+    agent = work / pyz.name
+    agent.write_bytes(pyz.read_bytes())
+    code = ("import json, sys; sys.path.insert(0, sys.argv[1]); from edgeprof_agent import environment as e; "
+            "n = []; real = e._start_probe; e._start_probe = lambda m: n.append(m) or real(m); "
+            "print(json.dumps([e.runtimes()['onnxruntime'], n]))")
+    runs = [json.loads(subprocess.check_output([sys.executable, "-c", code, str(agent)], text=True))
+            for _ in range(2)]
+    assert runs[0][1] == ["onnxruntime"] and runs[1][1] == []
+    assert runs[0][0] == runs[1][0] == _imported_by_import()["onnxruntime"]
+    assert (work / "runtime-facts.json").is_file()

@@ -10,6 +10,7 @@ import pytest
 from onnx import TensorProto, helper
 
 from edgeprof_agent import PROTOCOL_VERSION
+from edgeprof_agent.record import PACKED_INT64
 
 
 class Agent:
@@ -19,6 +20,7 @@ class Agent:
                                   text=True)
         self.next_id = 1
         self.events = []
+        self.packed = None  # the last run reply's samples_ns as sent
 
     def call(self, op, params=None):
         rid = self.next_id
@@ -33,6 +35,10 @@ class Agent:
                 self.events.append(msg)
                 continue
             assert msg["id"] == rid
+            result = msg.get("result")
+            if isinstance(result, dict) and "samples_ns" in result:  # protocol 9: packed int64, decoded here
+                self.packed = result["samples_ns"]
+                result["samples_ns"] = PACKED_INT64.decode(self.packed, "run reply.samples_ns")
             return msg
 
     def close(self):
@@ -104,6 +110,10 @@ def test_null_run_meets_both_stop_conditions(agent):
     assert res["window_s"] >= 0.3
     assert all(isinstance(x, int) and x >= 0 for x in res["samples_ns"][:100])
     assert res["stopped_by"] == "min_duration and min_queries met"
+    assert set(agent.packed) == {"dtype", "b64"} and agent.packed["dtype"] == "<i8"  # on the wire: packed
+    # the agent's phases start when it read the request: its setup (the measuring code imported) is inside
+    ph = res["phases"]
+    assert ph["setup_s"] > 0 and ph["total_s"] >= ph["setup_s"] + ph["measure_s"] >= res["window_s"]
 
 
 def test_min_queries_dominates_when_queries_are_slow(agent, tmp_path):
@@ -208,9 +218,42 @@ def test_replies_match_their_records(agent):
         r = agent.call(op, params)
         assert r["ok"], r
         got[op] = r["result"]
+    got["run"]["samples_ns"] = agent.packed  # as the agent sent it (call() decoded it)
     for op, result in got.items():
         record = OPS[op][1].from_dict(result)
         assert record.to_dict() == result, op
     for e in agent.events:
         from edgeprof_agent.messages import parse_event
         assert parse_event(e).to_dict() == e
+
+
+def test_a_run_s_phases_start_at_the_stamp_it_is_handed_and_a_forked_child_takes_none(tmp_path):
+    """The reading process's stamp of a request is where that run's phases start; a child forked from it (the
+    standby child was forked before its request was read) gets no stamp: its run's setup_s is unknown."""
+    import io
+    import os
+
+    from edgeprof_agent import protocol, worker
+    from edgeprof_agent.clock import now_ns
+    from edgeprof_agent.messages import RunRequest
+    from edgeprof_agent.sysfs import SysfsRoot
+    from edgeprof_agent.tools import ToolRunner
+
+    protocol.read_request(io.StringIO('{"id": 1, "op": "ping"}\n'))
+    assert protocol.received_ns() is not None
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        os.write(w, b"none" if protocol.received_ns() is None else b"some")
+        os._exit(0)
+    os.waitpid(pid, 0)
+    assert os.read(r, 4) == b"none"
+    os.close(r)
+    os.close(w)
+    req = RunRequest(runtime="null", min_duration_s=0.01, min_queries=5, warmup_s=0, idle_s=0, max_queries=None)
+    reply = worker.run_measurement(req, str(tmp_path), SysfsRoot(str(tmp_path)), ToolRunner(),
+                                   received=now_ns() - 200_000_000)
+    assert reply.phases.setup_s >= 0.2 and reply.phases.total_s >= reply.phases.setup_s + reply.phases.measure_s
+    later = worker.run_measurement(req, str(tmp_path), SysfsRoot(str(tmp_path)), ToolRunner(),
+                                   received=now_ns() + 10**12)  # not this request's: ignored
+    assert later.phases.setup_s is None and later.phases.total_s < 100

@@ -61,6 +61,10 @@ SPEC = RunSpec(device="pi", model="m", runtime="null", min_duration_s=0.1, min_q
     ("[-5, -1, 0, 2000]", "the agent on device pi returned 3 non-finite/negative latency samples (of 4)"),
     ("[float('inf')]", "the agent on device pi returned 1 non-finite/negative latency samples (of 1)"),
     ("[]", "the agent on device pi returned no latency samples"),
+    # protocol 9 packs them: int64 holds no NaN, but a negative or zero still fails the run
+    ("messages.PACKED_INT64.encode([-5, 0, 2000])",
+     "the agent on device pi returned 2 non-finite/negative latency samples (of 3)"),
+    ("messages.PACKED_INT64.encode([])", "the agent on device pi returned no latency samples"),
 ])
 def test_a_board_returning_poisoned_samples_fails_the_run(tmp_path, samples, message):
     with pytest.raises(MeasurementFailed) as info:

@@ -3,6 +3,7 @@
 import hashlib
 import os
 import stat
+import subprocess
 import sys
 import textwrap
 
@@ -36,6 +37,33 @@ def test_agent_zipapp_is_deterministic_and_named_by_hash(tmp_path):
     path, sha = build_agent(tmp_path)
     assert path.name == f"agent-{sha}.pyz"
     assert hashlib.sha256(path.read_bytes()).hexdigest() == sha
+    # a new process finds the zipapp of these sources in the cache without building it
+    code = ("import sys, edgeprof.agentlink.bundle as b; b._zipapp = None; "
+            "print(b.build_agent(b.Path(sys.argv[1]))[1])")
+    assert subprocess.check_output([sys.executable, "-c", code, str(tmp_path)], text=True).strip() == sha
+
+
+def test_the_zipapp_carries_this_python_s_bytecode_and_other_pythons_compile_the_source(tmp_path):
+    """Beside each source the zipapp holds its bytecode for the host's Python: the same Python imports that
+    (nothing compiled at each agent start); another finds the magic number differs and compiles the source."""
+    import glob
+    import pwd
+
+    from edgeprof.agentlink.bundle import _agent_source_files, _zipapp
+
+    assert _zipapp(_agent_source_files()) == build_agent_bytes()  # rebuilt, the same bytes: deterministic
+    path, _ = build_agent(tmp_path)
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); import edgeprof_agent.worker as w; "
+            "from edgeprof_agent import PROTOCOL_VERSION; print(w.__file__, PROTOCOL_VERSION)")
+    here = subprocess.check_output([sys.executable, "-c", code, str(path)], text=True).split()
+    assert here[0].endswith("edgeprof_agent/worker.pyc") and here[1] == str(PROTOCOL_VERSION)
+    home = pwd.getpwuid(os.getuid()).pw_dir  # HOME is redirected for tests
+    others = [p for p in sorted(glob.glob(os.path.join(home, ".pyenv", "versions", "3.*", "bin", "python3")))
+              if not p.startswith(os.path.join(home, ".pyenv", "versions", "{}.{}.".format(*sys.version_info[:2])))]
+    if not others:
+        pytest.skip("no other Python here to import the zipapp with")
+    there = subprocess.check_output([others[0], "-c", code, str(path)], text=True).split()
+    assert there[0].endswith("edgeprof_agent/worker.py") and there[1] == str(PROTOCOL_VERSION)
 
 
 def test_push_skips_when_device_has_same_sha(tmp_path):
@@ -80,7 +108,7 @@ def test_open_pushes_once_then_reuses(tmp_path):
     d = dev(tmp_path)
     with AgentLink.open(LocalTransport(), d, agent_cache=tmp_path / "ac") as link:
         assert link.bytes_moved > 0
-        assert link.hello.protocol == PROTOCOL_VERSION == 8
+        assert link.hello.protocol == PROTOCOL_VERSION == 9
     with AgentLink.open(LocalTransport(), d, agent_cache=tmp_path / "ac") as link:
         assert link.bytes_moved == 0
         remote, moved = link.push_artifact(str(_file(tmp_path, b"abc")), hashlib.sha256(b"abc").hexdigest(), "onnx")

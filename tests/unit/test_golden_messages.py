@@ -5,6 +5,7 @@ same files (`python tests/unit/test_golden_messages.py` rewrites them after a pr
 
 from __future__ import annotations
 
+import base64
 import json
 from pathlib import Path
 from typing import Any
@@ -46,7 +47,7 @@ def records() -> dict[str, m.Record]:
         idle_note="idle_w is measured before the model loads; energy_j is NOT idle-subtracted (MLPerf convention)",
         warnings=[])
     reply = m.RunReply(
-        clock="time.perf_counter_ns", samples_ns=[10_000_000] * 5, t_first_ns=10_000, t_last_ns=1_000_010_000,
+        clock="time.perf_counter_ns", samples_ns=[10_000_000, 9_999_999, 2**62 + 1, 1, 10_000_001], t_first_ns=10_000, t_last_ns=1_000_010_000,
         window_s=1.0, stopped_by="min_duration and min_queries met",
         warmup=m.Warmup(iterations=10, duration_s=0.1, steady=True, reason="latency steady"), load_s=0.2,
         first_run_ms=12.0, output_shapes=[m.Output(shape=[1, 10], dtype="float32")],
@@ -84,7 +85,7 @@ def records() -> dict[str, m.Record]:
                                            energy_j=2.6, n_power=50, n_nvml=4, nvml_w=700.0, nvml_temp_c=83.5,
                                            nvml_sm_mhz=1410.0, nvml_graphics_mhz=1410.0, nvml_reasons=0x24)])),
         phases=m.RunPhases(cooldown_s=20.1, idle_s=2.0, load_s=0.25, warmup_s=0.1, measure_s=1.02, outputs_s=0.001,
-                           profile_s=0.4, total_s=23.9))
+                           profile_s=0.4, total_s=23.95, setup_s=0.05))
     return {"run_request": run_request, "facts": facts, "run_reply": reply}
 
 
@@ -122,6 +123,25 @@ def test_the_golden_reply_carries_typed_payloads() -> None:
     assert [w.count for w in sus.windows] == [3, 2] and sus.windows[1].throttled == 8
     assert sus.nvml_gpu == "NVIDIA H200" and sus.windows[1].nvml_reasons == 0x24  # protocol 8
     assert [w.nvml_sm_mhz for w in sus.windows] == [1980.0, 1410.0]
+
+
+def test_the_golden_reply_s_samples_are_packed_and_exact() -> None:
+    """Protocol 9 sends the samples as little-endian int64 in base64: every value back as it was, in order."""
+    raw = json.loads((GOLDEN / f"v{PROTOCOL_VERSION}" / "run_reply.json").read_text())
+    assert raw["samples_ns"] == {"dtype": "<i8", "b64": raw["samples_ns"]["b64"]}
+    assert base64.b64decode(raw["samples_ns"]["b64"])[16:24] == (2**62 + 1).to_bytes(8, "little")
+    reply = m.RunReply.from_dict(raw)
+    assert reply.samples_ns == [10_000_000, 9_999_999, 2**62 + 1, 1, 10_000_001]
+    assert reply.phases is not None and reply.phases.setup_s == 0.05
+
+
+def test_protocol_8_messages_still_parse_with_the_samples_as_a_list() -> None:
+    """A version 8 reply sends the samples as a JSON list and no setup time: it parses, and writes them packed."""
+    raw = json.loads((GOLDEN / "v8" / "run_reply.json").read_text())
+    assert isinstance(raw["samples_ns"], list)
+    reply = m.RunReply.from_dict(raw)
+    assert reply.samples_ns == raw["samples_ns"] and reply.phases is not None and reply.phases.setup_s is None
+    assert m.RunReply.from_dict(json.loads(json.dumps(reply.to_dict()))).samples_ns == raw["samples_ns"]
 
 
 def test_protocol_7_messages_still_parse_without_the_nvml_fields() -> None:

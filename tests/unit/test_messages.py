@@ -2,6 +2,7 @@
 or unknown field or a wrong type is an error naming the field, and the module stays Python 3.6-safe (checked with
 vermin and by importing it under a real Python 3.6 when one is installed)."""
 
+import base64
 import copy
 import glob
 import inspect
@@ -51,7 +52,7 @@ THERMAL = {"before": SNAPSHOT, "after": SNAPSHOT, "cooldown": COOLDOWN}
 POWER_CONFIG = {"source": "command", "rail": "VDD_IN", "rate_hz": 100.0, "command": "meter --watts", "unit": "mW",
                 "covers": "the wall socket", "device": 1, "interval_s": 1.0, "hwmon": "ina3221", "timeout_s": 5.0}
 PHASES = {"cooldown_s": 12.0, "idle_s": 2.0, "load_s": 0.3, "streams_s": 0.1, "warmup_s": 0.5, "measure_s": 3.95,
-          "outputs_s": 0.001, "profile_s": 0.2, "accuracy_s": 0.5, "total_s": 19.6}
+          "outputs_s": 0.001, "profile_s": 0.2, "accuracy_s": 0.5, "total_s": 19.65, "setup_s": 0.05}
 # one complete example per record (every field set, so to_dict gives back exactly this)
 SAMPLES = {
     m.HelloRequest: {"protocol": 2, "host": "edgeprof"},
@@ -123,7 +124,8 @@ SAMPLES = {
     m.ThermalReply: THERMAL,
     m.PowerConfig: POWER_CONFIG,
     m.Output: {"shape": [1, 2], "dtype": "float32", "b64": "AAAAAAAAAAA=", "data": [0.0, 0.0]},
-    m.RunReply: {"clock": "monotonic", "warnings": [{"code": "c", "message": "m"}], "samples_ns": [100, 120],
+    m.RunReply: {"clock": "monotonic", "warnings": [{"code": "c", "message": "m"}],
+                 "samples_ns": {"dtype": "<i8", "b64": "ZAAAAAAAAAB4AAAAAAAAAA=="},  # [100, 120], protocol 9
                  "t_first_ns": 10, "t_last_ns": 400, "window_s": 3.9e-07, "stopped_by": "min_duration and min_queries met",
                  "warmup": WARMUP, "load_s": 0.01, "first_run_ms": 0.5,
                  "output_shapes": [{"shape": [1], "dtype": "float32"}], "memory": MEMORY,
@@ -215,6 +217,18 @@ def test_wrong_types_are_named_with_their_path():
          "run.inputs[0].shape[1]: expected an integer, got string"),
         (m.RunReply, dict(SAMPLES[m.RunReply], samples_ns=[100, 1.5]),
          "run reply.samples_ns[1]: expected an integer, got number"),
+        (m.RunReply, dict(SAMPLES[m.RunReply], samples_ns=[100, True]),
+         "run reply.samples_ns[1]: expected an integer, got boolean"),
+        (m.RunReply, dict(SAMPLES[m.RunReply], samples_ns={"dtype": "<i4", "b64": "ZAAAAA=="}),
+         "run reply.samples_ns.dtype: expected '<i8', got '<i4'"),
+        (m.RunReply, dict(SAMPLES[m.RunReply], samples_ns={"dtype": "<i8", "b64": "ZAAAAA=="}),
+         "run reply.samples_ns.b64: 4 bytes is not a whole number of int64 values"),
+        (m.RunReply, dict(SAMPLES[m.RunReply], samples_ns={"dtype": "<i8", "b64": "not base64!"}),
+         "run reply.samples_ns.b64: not valid base64"),
+        (m.RunReply, dict(SAMPLES[m.RunReply], samples_ns={"dtype": "<i8", "b64": 5}),
+         "run reply.samples_ns.b64: expected a string, got integer"),
+        (m.RunReply, dict(SAMPLES[m.RunReply], samples_ns={"b64": ""}),
+         "run reply.samples_ns: expected an object {dtype, b64}, got keys ['b64']"),
         (m.RunReply, dict(SAMPLES[m.RunReply], warmup=dict(WARMUP, steady="yes")),
          "run reply.warmup.steady: expected a boolean, got string"),
         (m.RunReply, dict(SAMPLES[m.RunReply], memory=[]), "run reply.memory: expected an object, got list"),
@@ -225,6 +239,20 @@ def test_wrong_types_are_named_with_their_path():
         with pytest.raises(m.MessageError) as e:
             cls.from_dict(data)
         assert str(e.value) == message
+
+
+def test_packed_samples_are_exact_and_a_plain_list_still_parses():
+    """Protocol 9 packs the samples as little-endian int64 (record.PackedInt64): every value back as it was,
+    extremes included; a protocol 8 list parses to the same record."""
+    values = [1, 2**63 - 1, -(2**63), 0, 123_456_789, 7]
+    raw = dict(SAMPLES[m.RunReply], samples_ns=values)
+    rec = m.RunReply.from_dict(raw)
+    wire = json.loads(json.dumps(rec.to_dict()))
+    assert wire["samples_ns"]["dtype"] == "<i8" and len(base64.b64decode(wire["samples_ns"]["b64"])) == 8 * 6
+    assert m.RunReply.from_dict(wire).samples_ns == values == rec.samples_ns
+    assert m.RunReply.from_dict(dict(wire, samples_ns={"dtype": "<i8", "b64": ""})).samples_ns == []
+    with pytest.raises(OverflowError):  # past int64: the agent's encoder refuses, nothing is wrapped around
+        m.RunReply.from_dict(dict(raw, samples_ns=[2**63])).to_dict()
 
 
 def test_run_defaults_have_one_home():

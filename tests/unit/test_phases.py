@@ -142,6 +142,9 @@ def test_the_agent_reply_phases_cover_its_total(tmp_path: Path) -> None:
     assert isinstance(ph, m.RunPhases) and ph.profile_s is None and ph.accuracy_s is None
     listed = ph.cooldown_s + ph.idle_s + ph.load_s + ph.streams_s + ph.warmup_s + ph.measure_s + ph.outputs_s
     assert 0 < listed <= ph.total_s and ph.measure_s >= reply.window_s >= 0.2
+    # protocol 9: the total starts when the agent read the request; its setup (parsing it, importing the
+    # measuring code) is inside the total, so the host counts it as the agent's, not the wire's
+    assert ph.setup_s is not None and ph.setup_s > 0 and listed + ph.setup_s <= ph.total_s + 1e-3
 
 
 def test_the_report_says_where_the_time_went() -> None:
