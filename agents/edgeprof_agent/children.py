@@ -43,12 +43,14 @@ class Runs(object):
     def run(self, rid, req, params):
         """Measure `req` (its raw `params` go to a standby child) in a child; return once it ended."""
         from .lease import RunGuard
+        from .protocol import received_ns
 
+        received = received_ns()  # when this process read the request: the child's phases start there
         with RunGuard(self.workdir, req.lease_token, self.state["lease"]):
-            pid = self._hand_to_standby(rid, params) if req.runtime != "null" else None
+            pid = self._hand_to_standby(rid, params, received) if req.runtime != "null" else None
             if pid is None:
                 self.close()
-                pid = self._fork(self._measure, rid, req)
+                pid = self._fork(self._measure, rid, req, received)
             status = _wait_child(pid)
         if os.WIFSIGNALED(status):
             self._die_like(os.WTERMSIG(status))
@@ -92,10 +94,10 @@ class Runs(object):
             finally:
                 os._exit(code)
 
-    def _measure(self, rid, req):
+    def _measure(self, rid, req, received):
         from .worker import run_measurement
 
-        self.respond(rid, run_measurement, req, self.workdir, self.root, self.tools)
+        self.respond(rid, run_measurement, req, self.workdir, self.root, self.tools, received)
 
     def _start_standby(self):
         try:
@@ -127,9 +129,9 @@ class Runs(object):
             return  # the serving process ended the standby
         msg = json.loads(line)
         self.respond(msg["id"], lambda: worker.run_measurement(RunRequest.from_dict(msg["params"]), self.workdir,
-                                                               self.root, self.tools))
+                                                               self.root, self.tools, msg["received"]))
 
-    def _hand_to_standby(self, rid, params):
+    def _hand_to_standby(self, rid, params, received):
         """The standby's pid once it has the run, or None (none, or it died)."""
         standby, self.standby = self.standby, None
         if standby is None:
@@ -143,7 +145,7 @@ class Runs(object):
             _close(fd)
             return None
         try:
-            os.write(fd, (json.dumps({"id": rid, "params": params}) + "\n").encode("utf-8"))
+            os.write(fd, (json.dumps({"id": rid, "params": params, "received": received}) + "\n").encode("utf-8"))
         except OSError:
             _close(fd)
             _signal(pid, signal.SIGKILL)
