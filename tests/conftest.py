@@ -1,5 +1,7 @@
-"""Test-wide isolation: every test session gets its own HOME, XDG dirs and results database, so nothing
-touches the user's ~/.cache, ~/.local/share or ~/.ssh (onnxruntime also writes under HOME)."""
+"""Test-wide isolation: every test session (each pytest-xdist worker) gets its own HOME, XDG dirs and results
+database, so nothing touches the user's ~/.cache, ~/.local/share or ~/.ssh (onnxruntime also writes under HOME).
+What is expensive to build and only read afterwards is shared by the run's workers: the export cache
+($EDGEPROF_CACHE) and the bundled models' exports (`bundled_onnx`), built under a file lock (`shared_lock`)."""
 
 from __future__ import annotations
 
@@ -33,6 +35,10 @@ def _isolated_home(tmp_path_factory: pytest.TempPathFactory):
     os.environ["XDG_CONFIG_HOME"] = str(home / "config")
     os.environ.pop("EDGEPROF_DB", None)
     os.environ.pop("EDGEPROF_CACHE", None)
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        # one export cache for all the run's workers, as a serial run has one for the session: a model one worker
+        # exported is cached for the others (the cache writes entries atomically; two builders of one key are safe)
+        os.environ["EDGEPROF_CACHE"] = str(run_dir(tmp_path_factory, "artifacts"))
     yield home
     for k, v in saved.items():
         if v is None:
@@ -130,8 +136,9 @@ def run_dir(tmp_path_factory: pytest.TempPathFactory, name: str) -> Path:
 @pytest.fixture(scope="session")
 def bundled_onnx(_isolated_home: Path, tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Any]:
     """The run's shared ONNX exports of the bundled models (SharedExports): read them, never write to them."""
-    return SharedExports(run_dir(tmp_path_factory, "bundled-onnx"),
-                         _isolated_home / "cache" / "edgeprof" / "artifacts")
+    from edgeprof.export.artifact_cache import default_cache_dir
+
+    return SharedExports(run_dir(tmp_path_factory, "bundled-onnx"), default_cache_dir())
 
 
 @pytest.fixture
