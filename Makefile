@@ -25,8 +25,18 @@ demo: setup
 system-deps:
 	@scripts/install-system-deps.sh
 
+# the main suite on TEST_WORKERS pytest-xdist workers (most tests wait on sshd, PostgreSQL, adb and agent
+# subprocesses, so more workers than cores pays on 2 cores), tests of one xdist_group on one worker;
+# then the tests marked `alone` (they need idle cores, e.g. two streams doubling the rate), one at a time
+TEST_WORKERS ?= 4
+MAIN_TESTS := not stacks and not corpus and not arm and not big
+# bytecode is cached (__pycache__, git-ignored) even where the caller's environment says PYTHONDONTWRITEBYTECODE:
+# the suite starts hundreds of Python processes (workers, CLI runs, sweep and queue workers) that each compiled
+# edgeprof and the test modules from source without it
+TEST_PY := env -u PYTHONDONTWRITEBYTECODE $(BIN)/python
 test: setup system-deps
-	$(BIN)/python -m pytest -q tests -m "not stacks and not corpus and not arm and not big"
+	$(TEST_PY) -m pytest -q -n $(TEST_WORKERS) --dist loadgroup tests -m "$(MAIN_TESTS) and not alone"
+	$(TEST_PY) -m pytest -q tests -m "$(MAIN_TESTS) and alone"
 
 stack-venvs: setup
 	$(BIN)/python scripts/build-stack-venvs.py

@@ -94,8 +94,19 @@ class PgServer:
         return "--no-instructions" in p.stdout
 
     def start(self) -> None:
-        self._run("pg_ctl", "-D", str(self.data), "-l", str(self.log), "-w", "-t", str(int(START_TIMEOUT_S)),
-                  "start")
+        for attempt in range(3):
+            try:
+                self._run("pg_ctl", "-D", str(self.data), "-l", str(self.log), "-w", "-t", str(int(START_TIMEOUT_S)),
+                          "start")
+                break
+            except RuntimeError as e:
+                # the port was taken between free_port() and the bind (another xdist worker, another run): a new
+                # one (the last `port =` line of postgresql.conf wins)
+                if attempt == 2 or "already in use" not in str(e):
+                    raise
+                self.port = free_port()
+                with open(self.data / "postgresql.conf", "a") as f:
+                    f.write(f"port = {self.port}\n")
         deadline = time.monotonic() + START_TIMEOUT_S
         while True:
             try:

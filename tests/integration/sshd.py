@@ -194,11 +194,15 @@ class SSHLab:
             if not keep_port:
                 host.port = free_port()
             self._write_config(host)
+            pidfile = host.dir / "sshd.pid"
+            pidfile.unlink(missing_ok=True)
             log = open(host.log_path, "ab")
             host.proc = subprocess.Popen([self.sshd, "-D", "-e", "-f", str(host.config_path)],
                                          stdin=subprocess.DEVNULL, stdout=log, stderr=log)
             log.close()
-            if wait_for_port(host.port, host.proc, START_TIMEOUT_S):
+            # the sshd answering must be ours: sshd writes its PidFile once it listens, so a port another test
+            # process took between free_port() and our bind (xdist workers, other runs) is a failed start
+            if wait_for_port(host.port, host.proc, START_TIMEOUT_S) and _pid_in(pidfile) == host.proc.pid:
                 return
             last = host.log()[-2000:]
             self._stop_proc(host)
@@ -258,6 +262,13 @@ class SSHLab:
         )
         fields.update(overrides)
         return Device(**fields)  # type: ignore[arg-type]
+
+
+def _pid_in(pidfile: Path) -> int | None:
+    try:
+        return int(pidfile.read_text().strip())
+    except (OSError, ValueError):
+        return None
 
 
 def wait_for_port(port: int, proc: subprocess.Popen[bytes] | None, timeout: float) -> bool:

@@ -39,7 +39,9 @@ from edgeprof_agent.sysfs import SysfsRoot
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "agent" / "fakes"))
 from heating import HeatingBoard  # noqa: E402
 
-pytestmark = pytest.mark.slow
+# alone: two minutes of 10 ms queries on the real clock, whose steady window a parallel suite's other workers push a
+# window later by stalling the loop (make test runs it after the parallel suite)
+pytestmark = [pytest.mark.slow, pytest.mark.alone]
 
 DURATION_S, WINDOW_S = 120.0, 10.0
 GOLDEN = Path(__file__).resolve().parents[1] / "data" / "golden" / "results" / "v7" / "ok_local_sustained.json"
