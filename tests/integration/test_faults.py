@@ -302,7 +302,7 @@ def test_an_agent_stopped_mid_run_is_a_warning_naming_the_stall_and_the_samples_
     out = tmp_path / "run.json"
     model = write_model(tmp_path / "m.onnx")  # a small onnxruntime model: tens of thousands of queries in 6 s
     args = ["deploy", "--device", "local", "--model", str(model), "--min-duration", "6", "--min-queries", "3",
-            "--warmup", "0", "--json", str(out)]
+            "--max-queries", "100000000", "--warmup", "0", "--json", str(out)]
     p = start(args, env_for(tmp_path), tmp_path)
     measuring = threading.Event()
     err_lines: list[str] = []
@@ -317,14 +317,13 @@ def test_an_agent_stopped_mid_run_is_a_warning_naming_the_stall_and_the_samples_
     reader = threading.Thread(target=read_err, daemon=True)
     reader.start()
     assert measuring.wait(120), "".join(err_lines)
-    agents = children(p.pid)
-    assert len(agents) == 1, agents
-    run = children(agents[0])  # the agent measures in a child process of its own (children.py)
-    assert len(run) == 1, run
     time.sleep(1.0)
-    os.kill(run[0], signal.SIGSTOP)
+    agents = [c for c in children(p.pid) if b"serve" in open(f"/proc/{c}/cmdline", "rb").read()]
+    assert len(agents) == 1, agents
+    group = os.getpgid(agents[0])  # the agent and the child it measures in (children.py): stopped together
+    os.killpg(group, signal.SIGSTOP)
     time.sleep(3.0)
-    os.kill(run[0], signal.SIGCONT)
+    os.killpg(group, signal.SIGCONT)
     p.wait(120)
     reader.join(10)
     assert p.stdout is not None

@@ -103,7 +103,10 @@ def test_find_max_rate_keeps_the_opset(monkeypatch: pytest.MonkeyPatch) -> None:
         raise SystemExit(0)
 
     monkeypatch.setattr(pipeline, "deploy", fake_deploy)
-    monkeypatch.setattr(deploy, "resolve_device", lambda name, inventory: name)
+    from edgeprof.records import local_device
+
+    # the probes share one connection and agent (opened before the first probe): a real local device
+    monkeypatch.setattr(deploy, "resolve_device", lambda name, inventory: local_device())
     args = build_parser().parse_args(["deploy", "--device", "local", "--model", "mobilenet_v2", "--scenario",
                                       "server", "--rate", "10", "--latency-bound", "50", "--find-max-rate",
                                       "--opset", "15", "--no-store", "--quiet"])

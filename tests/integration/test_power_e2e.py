@@ -149,6 +149,7 @@ def test_pi5_pmic_side(lab: BoardLab, model: str, monkeypatch: pytest.MonkeyPatc
     assert "covers: PMIC" in out
 
 
+@pytest.mark.alone  # its energy is checked against the wall clock: other workers' load skews it
 def test_x86_rapl_counter(lab: BoardLab, model: str, monkeypatch: pytest.MonkeyPatch,
                           capsys: pytest.CaptureFixture[str]) -> None:
     """CPU package energy counter, started 3 J below its wrap: differenced (with the wrap undone), not integrated."""

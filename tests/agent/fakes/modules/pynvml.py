@@ -308,12 +308,12 @@ def nvmlDeviceGetCurrentClocksThrottleReasons(handle):
 
 def nvmlDeviceGetComputeRunningProcesses_v2(handle):
     _symbol("nvmlDeviceGetComputeRunningProcesses_v2")
-    return [c_nvmlProcessInfo_t(pid, used) for pid, used in _gpu(handle).processes]
+    return [c_nvmlProcessInfo_t(os.getpid() if pid == "self" else pid, used) for pid, used in _gpu(handle).processes]
 
 
 def nvmlDeviceGetComputeRunningProcesses_v3(handle):
     _symbol("nvmlDeviceGetComputeRunningProcesses_v3")
-    return [c_nvmlProcessInfo_t(pid, used) for pid, used in _gpu(handle).processes]
+    return [c_nvmlProcessInfo_t(os.getpid() if pid == "self" else pid, used) for pid, used in _gpu(handle).processes]
 
 
 def nvmlDeviceGetComputeRunningProcesses(handle):
@@ -373,7 +373,7 @@ def _from_env():
         kw = {}
         if g.get("wave"):
             kw["power_fn"], kw["energy_fn"] = _wave_fns(g["wave"])
-        procs = [(os.getpid() if pid == "self" else int(pid), int(used)) for pid, used in g.get("processes") or []]
+        procs = [("self" if pid == "self" else int(pid), int(used)) for pid, used in g.get("processes") or []]
         state = {"temp_c": g.get("temp_c", 45), "reasons": int(g.get("reasons", 0)), "sm_mhz": g.get("sm_mhz", 1590)}
         if g.get("throttle"):
             state = _throttled(state, g["throttle"])
