@@ -93,9 +93,6 @@ def _answer(op, req, workdir, root, tools, state):
         found = facts(workdir, with_runtimes=req.runtimes, root=root, tools=tools)
         found.power_sources = _power_sources(root, tools)
         return found
-    if op == "run":  # pragma: no cover - the loop forks runs (_run_forked); kept for a caller without a loop
-        from .worker import run_measurement
-        return run_measurement(req, workdir, root, tools)
     if op == "lease":
         return LeaseReply.from_dict(_lease(state, workdir).acquire(req.holder, req.ttl_s))
     if op == "renew":

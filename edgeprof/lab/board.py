@@ -415,8 +415,8 @@ class StoreBehind:
             cell, result, attempts, duration_s = item
             t0 = time.monotonic()
             try:
-                store_row(self.board.sweep, cell, result, attempts, duration_s)
-                self.stored += 1
+                if store_row(self.board.sweep, cell, result, attempts, duration_s):  # a refused row is said
+                    self.stored += 1
                 self.seconds += time.monotonic() - t0
             except Exception as e:  # a bug: said once, like any internal error of the board
                 text = f"internal error in edgeprof on device {self.board.device.name}: {type(e).__name__}: {e}"
