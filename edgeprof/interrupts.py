@@ -13,6 +13,7 @@ sweep), SIGTERM (cli/sweep.py).
 
 from __future__ import annotations
 
+import atexit
 import os
 import signal
 import sys
@@ -27,6 +28,7 @@ __all__ = ["install", "settle", "count", "interrupted_since", "caused_by_interru
 _RESEND_S = 0.05
 _count = 0
 _installed = False
+_exit_quiet = False  # settle() has made SIGINT ignored at exit
 _resends: list[threading.Timer] = []
 
 
@@ -70,11 +72,17 @@ def settle() -> None:
     """The interruption is being reported (one line, exit 130): a SIGINT still to come, re-sent for one Python
     dropped or a second Ctrl-C, is counted and no longer raised, so the process exits 130 and is not killed by
     the signal on its way out."""
+    global _exit_quiet
     for timer in _resends:
         timer.cancel()
     _resends.clear()
-    if _installed and threading.current_thread() is threading.main_thread():
+    if threading.current_thread() is not threading.main_thread():
+        return
+    if _installed:
         signal.signal(signal.SIGINT, _count_only)
+    if not _exit_quiet:  # the interpreter's finalisation puts SIGINT back to its default (kill) action: a
+        _exit_quiet = True  # SIGINT landing then would end an exit 130 as "killed by SIGINT"; ignored there
+        atexit.register(signal.signal, signal.SIGINT, signal.SIG_IGN)
 
 
 def count() -> int:
