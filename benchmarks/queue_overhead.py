@@ -121,7 +121,7 @@ def run_sweep(url: str, tmp: Path, devices: list[str], inventory: Path | None, c
         "settings: {min_duration_s: 0.2, min_queries: 20, max_queries: 2000, warmup_s: 0, timeout_s: 60}\n")
     inv = ["--inventory", str(inventory)] if inventory else []
     env = {**os.environ}
-    workers = [subprocess.Popen([sys.executable, "-m", "edgeprof.cli.main", "worker", "--queue",
+    workers = [subprocess.Popen([sys.executable, "-m", "edgeprof", "worker", "--queue",
                                  "lab.bench" if inventory else "lab.default", "--db", url, "--poll", str(poll),
                                  "--concurrency", str(len(devices)), *inv], env=env,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True) for _ in range(2)]
@@ -133,7 +133,7 @@ def run_sweep(url: str, tmp: Path, devices: list[str], inventory: Path | None, c
                 raise RuntimeError("workers did not start")
             time.sleep(0.2)
         t0 = time.monotonic()
-        p = subprocess.run([sys.executable, "-m", "edgeprof.cli.main", "sweep", str(tmp / "bench.yaml"), "--queue",
+        p = subprocess.run([sys.executable, "-m", "edgeprof", "sweep", str(tmp / "bench.yaml"), "--queue",
                             "--wait", "--db", url, *inv], capture_output=True, text=True, timeout=1800)
         wall = time.monotonic() - t0
         if p.returncode != 0:

@@ -6,6 +6,7 @@ import argparse
 import os
 import signal
 import socket
+import sys
 import threading
 import time
 from collections import Counter
@@ -362,8 +363,11 @@ def _run_queued(args: argparse.Namespace) -> int:
         ledger.create_sweep(store, sweep_id, spec.name, args.spec,
                             {"name": spec.name, "path": args.spec, "inventory": args.inventory or spec.inventory,
                              "text": spec.text, "priority": priority}, todo)
-    sub = queue.submit(store, url, sweep_id, todo, devices, priority=priority,
-                       say=lambda m: err.print(f"[dim]{m}[/dim]"))
+    try:  # exporting the models takes a while: a Ctrl-C then says what it left and how to go on
+        sub = queue.submit(store, url, sweep_id, todo, devices, priority=priority,
+                           say=lambda m: err.print(f"[dim]{m}[/dim]"))
+    except KeyboardInterrupt:
+        return _interrupted_submitting(store, sweep_id)
     per_queue = ", ".join(f"{n} on {q}" for q, n in sorted(sub.queues.items()) if n)
     err.print(f"sweep {sweep_id}: {sub.submitted} cells queued (priority {priority})"
               + (f": {per_queue}" if per_queue else "")
@@ -384,6 +388,27 @@ def _run_queued(args: argparse.Namespace) -> int:
         return _wait_queued(store, sweep_id)
     except KeyboardInterrupt:
         return _stopped_following(sweep_id)
+
+
+def _interrupted_submitting(store: Any, sweep_id: str) -> int:
+    """Ctrl-C while the sweep's models were exported or its cells queued: the sweep is in the ledger, its
+    cells are queued all or none (one transaction), and --resume queues what is not."""
+    import sqlalchemy as sa
+
+    from .. import interrupts
+    from ..lab import queue
+
+    interrupts.settle()
+    try:
+        counts = queue.job_counts(store, sweep_id)
+    except sa.exc.SQLAlchemyError:  # the database went away too: say what is certain
+        counts = None
+    queued = None if counts is None else counts["todo"] + counts["doing"]
+    left = ("its cells are not queued" if queued == 0 else
+            f"{queued} of its cells are queued" if queued is not None else "it may not be queued")
+    print(f"edgeprof: interrupted while submitting sweep {sweep_id}: {left} (queue the rest: edgeprof sweep "
+          f"--resume {sweep_id} --queue)", file=sys.stderr)  # one line, as cli/main.py prints its own
+    return 130
 
 
 def _stopped_following(sweep_id: str) -> int:

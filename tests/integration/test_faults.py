@@ -19,7 +19,7 @@ import pytest
 
 from edgeprof.store import Store
 
-EDGEPROF = [sys.executable, "-m", "edgeprof.cli.main"]
+EDGEPROF = [sys.executable, "-m", "edgeprof"]
 NULL = ["deploy", "--device", "local", "--model", "m", "--runtime", "null", "--min-duration", "0.1",
         "--min-queries", "3", "--max-queries", "200", "--warmup", "0", "--quiet"]
 

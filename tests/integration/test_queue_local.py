@@ -41,7 +41,7 @@ FAST = ("settings: {min_duration_s: 0.2, min_queries: 20, warmup_s: 0.1, timeout
 
 
 def edgeprof(*args: str, **kw: Any) -> subprocess.Popen[str]:
-    return subprocess.Popen([sys.executable, "-m", "edgeprof.cli.main", *args], stdout=subprocess.PIPE,
+    return subprocess.Popen([sys.executable, "-m", "edgeprof", *args], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, **kw)
 
 
@@ -171,6 +171,45 @@ def test_wait_follows_the_cells_and_keeps_the_exit_codes(lab_db: str, tmp_path: 
     out, err = slow.communicate(timeout=30)
     assert slow.returncode == 130, err
     assert "its cells stay queued" in err
+
+
+# a builder whose first load hangs (the submitter exports it before queuing the sweep's cells), then loads at once
+HANGING_BUILDER = """\
+import os, pathlib, time
+mark = pathlib.Path(os.environ["HANG_MARK"])
+if not mark.exists():
+    mark.touch()
+    time.sleep(120)
+import torch
+def build(seed):
+    return torch.nn.Linear(4, 2), {"input": torch.zeros(1, 4)}
+"""
+
+
+def test_ctrl_c_while_the_submitter_exports_says_nothing_is_queued_and_resume_queues_it(
+        lab_db: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "hang.py").write_text(HANGING_BUILDER)
+    (tmp_path / "s.yaml").write_text("name: hang\nmodels: [hang.py:build]\ndevices: [local]\n"
+                                     "runtimes: [onnxruntime]\n" + FAST)
+    mark = tmp_path / "mark"
+    env = dict(os.environ, HANG_MARK=str(mark), EDGEPROF_CACHE=str(tmp_path / "cache"))
+    p = edgeprof("sweep", str(tmp_path / "s.yaml"), "--queue", "--wait", "--db", lab_db, cwd=tmp_path, env=env)
+    wait_for(lambda: mark.exists() or p.poll() is not None, 120, "the export to load the builder")
+    time.sleep(0.3)
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 130 and "Traceback" not in err, err
+    line = next(ln for ln in err.splitlines() if ln.startswith("edgeprof:"))
+    sweep_id = line.split("submitting sweep ")[1].split(":")[0]
+    assert line == (f"edgeprof: interrupted while submitting sweep {sweep_id}: its cells are not queued (queue the "
+                    f"rest: edgeprof sweep --resume {sweep_id} --queue)"), err
+    assert jobs(lab_db, sweep_id) == []
+    monkeypatch.setenv("HANG_MARK", str(mark))  # the builder loads at once now
+    monkeypatch.setenv("EDGEPROF_CACHE", str(tmp_path / "cache"))
+    monkeypatch.chdir(tmp_path)
+    rc, again, err = submit("--resume", sweep_id, "--db", lab_db, capsys=capsys)
+    assert rc == 0 and again == sweep_id and f"sweep {sweep_id}: 1 cells queued" in err, err
+    assert [j["status"] for j in jobs(lab_db, sweep_id)] == ["todo"]
 
 
 def test_higher_priority_runs_first(lab_db: str, tmp_path: Path, workers: list[subprocess.Popen[str]],

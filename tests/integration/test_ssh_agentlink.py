@@ -191,7 +191,7 @@ def test_ctrl_c_stops_the_remote_agent_and_stores_nothing(sshd_hosts: SSHLab, ho
     model = client_home.parent / "mm.onnx"
     _matmul_onnx(model)
     env = dict(os.environ, HOME=str(client_home))
-    p = subprocess.Popen([sys.executable, "-m", "edgeprof.cli.main", "deploy", "--device", "board",
+    p = subprocess.Popen([sys.executable, "-m", "edgeprof", "deploy", "--device", "board",
                           "--inventory", str(inv), "--db", db, "--model", str(model), "--threads", "1",
                           "--min-duration", "60", "--warmup", "0", "--idle", "0"],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)

@@ -174,7 +174,7 @@ def test_ctrl_c_on_the_command_line(tmp_path: Path) -> None:
     (tmp_path / "s.yaml").write_text("name: ctrlc\nmodels: [m.onnx]\ndevices: [local]\nthreads: [1, 2, 3, 4]\n"
                                      "settings: {min_duration_s: 1.5, min_queries: 10, warmup_s: 0}\n")
     db = tmp_path / "db.sqlite"
-    proc = subprocess.Popen([sys.executable, "-m", "edgeprof.cli.main", "sweep", str(tmp_path / "s.yaml"), "--db",
+    proc = subprocess.Popen([sys.executable, "-m", "edgeprof", "sweep", str(tmp_path / "s.yaml"), "--db",
                              str(db), "--quiet", "--id-file", str(tmp_path / "id")], stderr=subprocess.PIPE, text=True)
     assert proc.stderr is not None
     lines = []

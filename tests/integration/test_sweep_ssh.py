@@ -103,7 +103,7 @@ def cell_states(db: Path, sweep_id: str | None = None) -> list[tuple[str, str, s
 
 
 def edgeprof(*args: str) -> subprocess.Popen[str]:
-    return subprocess.Popen([sys.executable, "-m", "edgeprof.cli.main", *args], stdout=subprocess.PIPE,
+    return subprocess.Popen([sys.executable, "-m", "edgeprof", *args], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
 
 

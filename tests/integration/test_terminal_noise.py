@@ -102,7 +102,7 @@ def foreign(lines: list[str]) -> list[str]:
 
 def edgeprof_argv() -> list[str]:
     script = Path(sys.executable).parent / "edgeprof"
-    return [str(script)] if script.exists() else [sys.executable, "-m", "edgeprof.cli.main"]
+    return [str(script)] if script.exists() else [sys.executable, "-m", "edgeprof"]
 
 
 def fresh_env(home: Path) -> dict[str, str]:

@@ -69,7 +69,7 @@ def test_a_phone_cell_runs_through_a_queue_worker(adb_client, server_port, phone
     watcher.start()
     # a long-running worker (no --until-idle): the lease must go with the cell, not with the worker's exit
     worker = subprocess.Popen(
-        [sys.executable, "-m", "edgeprof.cli.main", "worker", "--queue", "lab.default", "--db", pg_url,
+        [sys.executable, "-m", "edgeprof", "worker", "--queue", "lab.default", "--db", pg_url,
          "--inventory", inv, "--poll", "0.2", "--cache-dir", str(tmp_path / "worker-cache")],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:

@@ -76,3 +76,40 @@ def test_an_unknown_command_is_refused_as_before(capsys):
         main(["deplo"])
     assert e.value.code == 2
     assert "invalid choice: 'deplo'" in capsys.readouterr().err
+
+
+# a Ctrl-C while the CLI's own modules load (under load that takes long enough to be hit): the console script that
+# pip wrote, and `python -m edgeprof`, end as any later Ctrl-C does. sitecustomize sends the SIGINT at the very
+# moment the import of edgeprof.cli.main starts, so the interruption lands inside that import every time
+SIGINT_ON_IMPORT = """\
+import os, signal, sys
+
+
+class SigintOnImport:
+    def find_spec(self, name, path=None, target=None):
+        if name == "edgeprof.cli.main":
+            os.kill(os.getpid(), signal.SIGINT)
+        return None
+
+
+sys.meta_path.insert(0, SigintOnImport())
+"""
+
+
+@pytest.mark.parametrize("how", ["console script", "python -m edgeprof"])
+def test_ctrl_c_while_the_cli_modules_load_is_one_line_and_exit_130(tmp_path, how):
+    from pathlib import Path
+
+    (tmp_path / "sitecustomize.py").write_text(SIGINT_ON_IMPORT)
+    script = Path(sys.executable).parent / "edgeprof"
+    argv = [str(script)] if how == "console script" else [sys.executable, "-m", "edgeprof"]
+    if how == "console script":
+        assert script.exists(), f"{script}: the venv has no edgeprof console script (pip install -e .)"
+        assert "edgeprof.__main__" in script.read_text()  # the entry point of pyproject.toml
+    env = {k: v for k, v in __import__("os").environ.items() if k != "PYTHONPATH"}
+    p = subprocess.run([*argv, "models"], capture_output=True, text=True, timeout=60,
+                       env=dict(env, PYTHONPATH=str(tmp_path)))
+    assert "Traceback" not in p.stderr and "KeyboardInterrupt" not in p.stderr, p.stderr
+    assert (p.returncode, p.stderr.strip()) == (130, "edgeprof: interrupted")
+    ok = subprocess.run([*argv, "--version"], capture_output=True, text=True, timeout=60, env=env)
+    assert ok.returncode == 0 and ok.stdout.startswith("edgeprof 0."), ok.stderr

@@ -1,0 +1,26 @@
+"""The `edgeprof` command's entry point ([project.scripts] in pyproject.toml) and `python -m edgeprof`.
+
+Owns: the first moments of the process. The console script's own `from ... import main` runs before any handler
+of edgeprof's, so a Ctrl-C while edgeprof.cli.main and its imports loaded (argparse, ...) was a KeyboardInterrupt
+traceback (seen under load, when loading takes longer than the user's patience). This module imports nothing but
+sys, and turns a Ctrl-C during that import into the line and exit status of any later one (cli/main.py:
+"edgeprof: interrupted", 130). What it cannot cover is the interpreter's own start-up before this module runs.
+"""
+
+import sys
+
+
+def main() -> int:
+    try:
+        from .cli.main import main as cli_main
+    except KeyboardInterrupt:
+        import signal
+
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not turn exit 130 into a kill
+        print("edgeprof: interrupted", file=sys.stderr)
+        return 130
+    return cli_main()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
