@@ -18,8 +18,26 @@ def main() -> int:
 
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not turn exit 130 into a kill
         print("edgeprof: interrupted", file=sys.stderr)
+        forget_handled_interrupt()
         return 130
-    return cli_main()
+    try:
+        code = cli_main()
+    except BaseException as e:
+        if not isinstance(e, KeyboardInterrupt):
+            forget_handled_interrupt()
+        raise
+    forget_handled_interrupt()
+    return code
+
+
+def forget_handled_interrupt() -> None:
+    """Under `python -m`, an interruption the CLI handled (one line, exit 130) must not end the process as killed
+    by SIGINT. CPython (3.8-3.13, Python/pythonrun.c run_eval_code_obj) sets its "unhandled KeyboardInterrupt"
+    flag whenever a string exec/eval ends with KeyboardInterrupt -- a Ctrl-C landing in a dataclass's generated
+    __init__ while modules load is one -- even when a caller catches it; Py_RunMain then re-raises SIGINT at
+    exit for `-m` runs (the console script, run as a file, never checks). The flag is cleared when the next
+    string exec starts, so one harmless exec clears it once edgeprof has handled everything."""
+    exec("None")
 
 
 if __name__ == "__main__":

@@ -175,5 +175,9 @@ def _main(argv: list[str] | None) -> int:
         return 2
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+if __name__ == "__main__":  # python -m edgeprof.cli.main, as python -m edgeprof
+    from edgeprof.__main__ import forget_handled_interrupt
+
+    code = main()
+    forget_handled_interrupt()
+    sys.exit(code)

@@ -157,8 +157,10 @@ def test_ctrl_c_during_the_first_export_of_a_bundled_model(tmp_path):
 
 @pytest.mark.parametrize("after_s", [0.2, 0.6, 1.5])
 def test_ctrl_c_at_any_moment_of_a_deploy_is_one_line_and_leaves_no_agent(tmp_path, after_s):
+    # the null runtime reaches the default --max-queries (200 000) within a second on an idle machine: raised, so
+    # the run is still measuring at 1.5 s
     p = start(["deploy", "--device", "local", "--model", "m", "--runtime", "null", "--min-duration", "30",
-               "--warmup", "0"], env_for(tmp_path), tmp_path)
+               "--max-queries", "100000000", "--warmup", "0"], env_for(tmp_path), tmp_path)
     time.sleep(after_s)  # while the command's modules load, the agent starts, or it measures
     agents = children(p.pid)
     p.send_signal(signal.SIGINT)
