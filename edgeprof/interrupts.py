@@ -4,7 +4,8 @@ Owns: the process's SIGINT handling while the CLI runs (`install`): the handler 
 raises KeyboardInterrupt as Python's own does; a KeyboardInterrupt that Python could not raise (it landed in a
 garbage-collector callback, a `__del__` or a weakref callback — jax registers a gc callback when litert-torch
 imports it, and there the interrupt is printed as "Exception ignored" and dropped) is sent again a moment later,
-so it reaches the code that runs after. And the test of whether a failure is really an interruption
+so it reaches the code that runs after. A step that must not stop halfway holds SIGINT until it ends
+(`held`). And the test of whether a failure is really an interruption
 (`interrupted_since`, `caused_by_interrupt`): a library may catch the KeyboardInterrupt and raise its own
 error from it, or swallow it; export/capture.py turns such failures back into KeyboardInterrupt.
 Does not own: what an interruption means to a command (cli/main.py: one line, exit 130; cli/sweep.py: stop the
@@ -14,16 +15,18 @@ sweep), SIGTERM (cli/sweep.py).
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import signal
 import sys
 import threading
+from collections.abc import Iterator
 from types import FrameType
 from typing import Any
 
 from .errors import chain
 
-__all__ = ["install", "settle", "count", "interrupted_since", "caused_by_interrupt"]
+__all__ = ["install", "held", "settle", "count", "interrupted_since", "caused_by_interrupt"]
 
 _RESEND_S = 0.05
 _count = 0
@@ -61,6 +64,25 @@ def install() -> None:
     previous = sys.unraisablehook
     sys.unraisablehook = lambda args: _unraisable(args, previous)
     _installed = True
+
+
+@contextlib.contextmanager
+def held() -> Iterator[None]:
+    """A short step that must not stop halfway (a sweep's jobs, its rows and its status written together): a
+    SIGINT inside the block is counted and raised as KeyboardInterrupt when the block ends without an error of
+    its own. Only where `install` set the handler (elsewhere the block runs as it is)."""
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) is not _on_sigint:
+        yield
+        return
+    mark = _count
+    signal.signal(signal.SIGINT, _count_only)
+    try:
+        yield
+    finally:
+        if signal.getsignal(signal.SIGINT) is _count_only and not _exit_quiet:
+            signal.signal(signal.SIGINT, _on_sigint)
+    if _count > mark:
+        raise KeyboardInterrupt
 
 
 def _count_only(signum: int, frame: FrameType | None) -> None:

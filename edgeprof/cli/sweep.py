@@ -17,6 +17,7 @@ from rich.live import Live
 from rich.markup import escape
 from rich.table import Table
 
+from .. import interrupts
 from ..compare import cell_label, fmt_value
 from ..errors import ConfigError
 from ..lab import ledger
@@ -363,20 +364,27 @@ def _run_queued(args: argparse.Namespace) -> int:
         ledger.create_sweep(store, sweep_id, spec.name, args.spec,
                             {"name": spec.name, "path": args.spec, "inventory": args.inventory or spec.inventory,
                              "text": spec.text, "priority": priority}, todo)
-    try:  # exporting the models takes a while: a Ctrl-C then says what it left and how to go on
-        sub = queue.submit(store, url, sweep_id, todo, devices, priority=priority,
-                           say=lambda m: err.print(f"[dim]{m}[/dim]"))
+    say = lambda m: err.print(f"[dim]{m}[/dim]")  # noqa: E731
+    try:  # exporting the models takes a while; a Ctrl-C then leaves nothing queued
+        exported = queue.export_cells(store, todo, None, say)
     except KeyboardInterrupt:
-        return _interrupted_submitting(store, sweep_id)
-    per_queue = ", ".join(f"{n} on {q}" for q, n in sorted(sub.queues.items()) if n)
-    err.print(f"sweep {sweep_id}: {sub.submitted} cells queued (priority {priority})"
-              + (f": {per_queue}" if per_queue else "")
-              + (f"; {sub.already} already waiting" if sub.already else "")
-              + (f"; {sub.final} stored at once (skipped or export failed)" if sub.final else ""))
-    if args.id_file:
-        with open(args.id_file, "w") as f:
-            f.write(sweep_id + "\n")
-    print(sweep_id)
+        return _interrupted_exporting(sweep_id)
+    # queuing is short and must not stop halfway (final rows, jobs, the sweep's status): a Ctrl-C during it takes
+    # effect once the cells are queued and the sweep id printed, as one while following
+    try:
+        with interrupts.held():
+            sub = queue.submit(store, url, sweep_id, todo, devices, priority=priority, say=say, exported=exported)
+            per_queue = ", ".join(f"{n} on {q}" for q, n in sorted(sub.queues.items()) if n)
+            err.print(f"sweep {sweep_id}: {sub.submitted} cells queued (priority {priority})"
+                      + (f": {per_queue}" if per_queue else "")
+                      + (f"; {sub.already} already waiting" if sub.already else "")
+                      + (f"; {sub.final} stored at once (skipped or export failed)" if sub.final else ""))
+            if args.id_file:
+                with open(args.id_file, "w") as f:
+                    f.write(sweep_id + "\n")
+            print(sweep_id)
+    except KeyboardInterrupt:
+        return _stopped_following(sweep_id)
     try:  # from here the cells are queued: Ctrl-C only stops this command, never the sweep
         alive = {q for w in queue.lab_status(store).workers if w["alive"] for q in w["queues"].split(",")}
         for q in sorted(q for q, n in sub.queues.items() if n and q not in alive):
@@ -390,24 +398,12 @@ def _run_queued(args: argparse.Namespace) -> int:
         return _stopped_following(sweep_id)
 
 
-def _interrupted_submitting(store: Any, sweep_id: str) -> int:
-    """Ctrl-C while the sweep's models were exported or its cells queued: the sweep is in the ledger, its
-    cells are queued all or none (one transaction), and --resume queues what is not."""
-    import sqlalchemy as sa
-
-    from .. import interrupts
-    from ..lab import queue
-
+def _interrupted_exporting(sweep_id: str) -> int:
+    """Ctrl-C while the sweep's models were exported: the sweep is in the ledger, none of its cells is queued,
+    and --resume queues them."""
     interrupts.settle()
-    try:
-        counts = queue.job_counts(store, sweep_id)
-    except sa.exc.SQLAlchemyError:  # the database went away too: say what is certain
-        counts = None
-    queued = None if counts is None else counts["todo"] + counts["doing"]
-    left = ("its cells are not queued" if queued == 0 else
-            f"{queued} of its cells are queued" if queued is not None else "it may not be queued")
-    print(f"edgeprof: interrupted while submitting sweep {sweep_id}: {left} (queue the rest: edgeprof sweep "
-          f"--resume {sweep_id} --queue)", file=sys.stderr)  # one line, as cli/main.py prints its own
+    print(f"edgeprof: interrupted while exporting the models of sweep {sweep_id}: none of its cells is queued "
+          f"(queue them: edgeprof sweep --resume {sweep_id} --queue)", file=sys.stderr)  # one line, as main's
     return 130
 
 

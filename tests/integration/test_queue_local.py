@@ -200,9 +200,9 @@ def test_ctrl_c_while_the_submitter_exports_says_nothing_is_queued_and_resume_qu
     _, err = p.communicate(timeout=60)
     assert p.returncode == 130 and "Traceback" not in err, err
     line = next(ln for ln in err.splitlines() if ln.startswith("edgeprof:"))
-    sweep_id = line.split("submitting sweep ")[1].split(":")[0]
-    assert line == (f"edgeprof: interrupted while submitting sweep {sweep_id}: its cells are not queued (queue the "
-                    f"rest: edgeprof sweep --resume {sweep_id} --queue)"), err
+    sweep_id = line.split(" of sweep ")[1].split(":")[0]
+    assert line == (f"edgeprof: interrupted while exporting the models of sweep {sweep_id}: none of its cells is "
+                    f"queued (queue them: edgeprof sweep --resume {sweep_id} --queue)"), err
     assert jobs(lab_db, sweep_id) == []
     monkeypatch.setenv("HANG_MARK", str(mark))  # the builder loads at once now
     monkeypatch.setenv("EDGEPROF_CACHE", str(tmp_path / "cache"))

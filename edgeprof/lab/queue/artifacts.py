@@ -106,9 +106,12 @@ def fetch_artifact(store: Store, ref: dict[str, str], cache_dir: Path) -> Path:
 
 
 
+# export key → artifact references, and export key → the error of a model that failed to export
+Exported = tuple[dict[tuple[Any, ...], list[dict[str, str]]], dict[tuple[Any, ...], UserError]]
+
+
 def export_cells(store: Store, cells: Sequence[Cell], cache_dir: Path | None = None,
-                 say: Callable[[str], None] | None = None) -> tuple[dict[tuple[Any, ...], list[dict[str, str]]],
-                                                                     dict[tuple[Any, ...], UserError]]:
+                 say: Callable[[str], None] | None = None) -> Exported:
     """Export each distinct model of the cells once, here, and store its cache entries in the database.
     Returns export key → artifact references, and export key → the error of a model that failed to export."""
     from ... import run as measurement

@@ -23,7 +23,7 @@ from ...store import Store, sweep_cells, sweeps
 from .. import ledger
 from ..cell import Cell, export_key
 from ..rows import cell_result
-from .artifacts import export_cells
+from .artifacts import Exported, export_cells
 from .db import (
     DEFAULT_CONTROLLER,
     JOB_ARGS_VERSION,
@@ -87,17 +87,19 @@ class Submitted:
 
 
 def submit(store: Store, url: str, sweep_id: str, cells: Sequence[Cell], devices: Sequence[Device], *,
-           priority: int, cache_dir: Path | None = None, say: Callable[[str], None] | None = None) -> Submitted:
+           priority: int, cache_dir: Path | None = None, say: Callable[[str], None] | None = None,
+           exported: Exported | None = None) -> Submitted:
     """Queue the cells of a sweep already in the ledger (ledger.create_sweep), one job per cell.
 
     Statically skipped cells and cells whose model failed to export become their rows here (they need no
     board). A cell that already has a job waiting is left alone (its queueing lock), so submitting twice or
-    resuming while jobs wait adds nothing."""
+    resuming while jobs wait adds nothing. `exported`: export_cells' answer for these cells when the caller
+    exported them first (cli/sweep.py does, so that a Ctrl-C while exporting has queued nothing)."""
     from procrastinate import exceptions as pexc
 
     require_upgraded(store)
     by_name = {d.name: d for d in devices}
-    refs, errors = export_cells(store, cells, cache_dir, say)
+    refs, errors = exported if exported is not None else export_cells(store, cells, cache_dir, say)
     with store.engine.connect() as conn:
         current = {r.cell_id: r.run_id for r in conn.execute(
             sa.select(sweep_cells.c.cell_id, sweep_cells.c.run_id).where(sweep_cells.c.sweep_id == sweep_id))}
