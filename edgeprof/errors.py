@@ -124,6 +124,11 @@ class StoreError(UserError):
     """Results database problems (unreachable URL, newer schema, unknown run id)."""
 
 
+class StoreUnavailable(StoreError):
+    """A read the database did not answer (the server down or restarting, the connection lost): the same read may
+    work a moment later (a follower of a queued sweep waits for it)."""
+
+
 class MeasurementError(EdgeprofError):
     """A measurement failed on the device (the model raised, the output was wrong). Becomes a failed row."""
 

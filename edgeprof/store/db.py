@@ -18,7 +18,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from ..errors import StoreError, UserError
+from ..errors import StoreError, StoreUnavailable, UserError
 from ..fsmode import private_mode
 from ..outputs import visible
 from ..records import Result, dumps_json, utc_now
@@ -369,8 +369,8 @@ class Store:
                         runs.c.run_id.like(_escape_like(run_id) + "%", escape="\\")).limit(3)
                 ).all()
         except sa.exc.DBAPIError as e:
-            raise StoreError(f"cannot read results database {self.path or self.display_url}: "
-                             f"{_one_line(e.orig)}") from None
+            raise _read_error(e)(f"cannot read results database {self.path or self.display_url}: "
+                                 f"{_one_line(e.orig)}") from None
         if not rows:
             raise StoreError(f"no run {visible(run_id)!r} in {self.display_url}",
                              hint="edgeprof results list shows run ids")
@@ -413,8 +413,8 @@ class Store:
             with self.engine.connect() as conn:
                 return [dict(r._mapping) for r in conn.execute(q)]
         except sa.exc.DBAPIError as e:
-            raise StoreError(f"cannot read results database {self.path or self.display_url}: "
-                             f"{_one_line(e.orig)}") from None
+            raise _read_error(e)(f"cannot read results database {self.path or self.display_url}: "
+                                 f"{_one_line(e.orig)}") from None
 
     def iter_results(self, **filters: Any) -> Iterator[Result]:
         """The results of `list(**filters)`, skipping rows that cannot be read (their messages in `skipped`)."""
@@ -439,3 +439,8 @@ class Store:
                 .where(device_facts.c.device == device).order_by(device_facts.c.id.desc()).limit(1)
             ).first()
         return (row[0], json.loads(row[1])) if row else None
+
+
+def _read_error(e: sa.exc.DBAPIError) -> type[StoreError]:
+    """StoreUnavailable for a database that did not answer (OperationalError), StoreError for the rest."""
+    return StoreUnavailable if isinstance(e, sa.exc.OperationalError) else StoreError

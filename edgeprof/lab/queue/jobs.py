@@ -11,6 +11,7 @@ Does not own: how a cell is measured (board.py, decide.py, run/), the worker pro
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,10 +37,50 @@ def make_app(url: str | None, connector: Any = None) -> Any:
     procrastinate = procrastinate_lib()
     if connector is None:
         assert url is not None, "make_app needs a URL or a connector"
-        connector = procrastinate.PsycopgConnector(conninfo=conninfo(url))
+        connector = _listener_riding_outages(procrastinate)(conninfo=conninfo(url))
     app = procrastinate.App(connector=connector)
     app.task(name=TASK_NAME, pass_context=True, retry=_retry_strategy(procrastinate))(_task)
     return app
+
+
+LISTEN_RETRY_MAX_S = 10.0
+
+
+def _listener_riding_outages(procrastinate: Any) -> Any:
+    """procrastinate's PsycopgConnector whose LISTEN loop rides out the database going away.
+
+    procrastinate 3.x (psycopg_connector.py, listen_notify) reconnects the moment its LISTEN connection dies;
+    while the server is still shutting down or starting again, that connect raises ConnectorException, the
+    worker's "listener" side task fails and procrastinate stops the whole worker (worker.py,
+    _monitor_side_tasks), aborting the cells it runs -- a PostgreSQL restart ended `edgeprof worker`. Here the
+    loop connects again, 0.5 s doubling to 10 s apart, and says so once per outage; the notifications missed
+    meanwhile cost nothing, since the worker also polls for jobs (fetch_job_polling_interval) and aborts
+    (abort_job_polling_interval)."""
+    import asyncio
+
+    base = procrastinate.PsycopgConnector
+
+    class Connector(base):  # type: ignore[misc, valid-type]
+        async def listen_notify(self, on_notification: Any, channels: Any) -> None:
+            wait, told = 0.5, False
+            while True:
+                started = time.monotonic()
+                try:
+                    await base.listen_notify(self, on_notification=on_notification, channels=channels)
+                    return
+                except procrastinate.exceptions.ConnectorException as e:
+                    if time.monotonic() - started > 2 * LISTEN_RETRY_MAX_S:  # it listened a while: a new outage
+                        wait, told = 0.5, False
+                    if not told:
+                        cause = str(e.__cause__ or e).strip().splitlines()
+                        log.warning("the queue's LISTEN connection is lost (%s); connecting again every %.0f s "
+                                    "at most, polling for jobs meanwhile", cause[0] if cause else "database error",
+                                    LISTEN_RETRY_MAX_S)
+                        told = True
+                    await asyncio.sleep(wait)
+                    wait = min(wait * 2, LISTEN_RETRY_MAX_S)
+
+    return Connector
 
 
 def _retry_strategy(procrastinate: Any) -> Any:

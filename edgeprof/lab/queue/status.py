@@ -20,7 +20,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from ...errors import StoreError
+from ...errors import StoreError, StoreUnavailable
 from ...records import Result, utc_now
 from ...store import Store, sweep_cells, sweeps
 from .. import ledger
@@ -57,11 +57,12 @@ def follow(store: Store, sweep_id: str, on_result: Callable[[Result, int, int], 
         try:
             step = _follow_step(store, sweep_id, seen, results, on_result, poll_s)
             outage_since = None
-        except sa.exc.OperationalError as e:  # the database restarting: wait for it, a while
+        except (sa.exc.OperationalError, StoreUnavailable) as e:  # the database restarting: wait for it, a while
             outage_since = outage_since or time.monotonic()
             if time.monotonic() - outage_since > FOLLOW_OUTAGE_S:
+                why = e.message if isinstance(e, StoreUnavailable) else str(e.orig).strip().splitlines()[0]
                 raise StoreError(f"lost the database {store.display_url} for {FOLLOW_OUTAGE_S:.0f} s while "
-                                 f"following sweep {sweep_id}: {str(e.orig).strip().splitlines()[0]}",
+                                 f"following sweep {sweep_id}: {why}",
                                  hint="the cells go on in the queue; follow again when the database is back") from None
             step = None
         if step is not None:
@@ -82,8 +83,8 @@ def _follow_step(store: Store, sweep_id: str, seen: set[str], results: list[Resu
         total = len(rows)
         for r in rows:
             if r.status != "pending" and r.run_id and r.run_id not in seen:
+                res = store.get(r.run_id)  # the database gone meanwhile: this row is read at the next step
                 seen.add(r.run_id)
-                res = store.get(r.run_id)
                 results.append(res)
                 if on_result is not None:
                     on_result(res, len(seen), total)

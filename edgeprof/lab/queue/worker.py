@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import signal
+import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -23,6 +25,9 @@ from ...store import Store
 from ..cell import Cell
 from .db import REAP_EVERY_S, STALLED_AFTER_S, TASK_NAME, connect, display, lab_workers, log, require_upgraded
 from .jobs import WorkerEnv, make_app
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+RESTART_FIRST_S, RESTART_MAX_S = 1.0, 30.0  # a worker loop that ended by itself starts again 1 s doubling to 30 s later
 
 
 def reap_stalled(url: str, queues: Sequence[str], stalled_after_s: float = STALLED_AFTER_S) -> list[int]:
@@ -125,13 +130,14 @@ def run_worker(url: str, queues: Sequence[str], inventory: Any, *, cache_dir: Pa
                 log.warning("heartbeat failed: %s", e)
             await asyncio.sleep(heartbeat_s)
 
-    async def until_idle(worker: Any) -> None:
+    async def until_idle(worker: Any, idle_stop: asyncio.Event) -> None:
         idle = 0
         while True:
             await asyncio.sleep(max(poll_s, 0.5))
             left = await asyncio.to_thread(_live_jobs, store, queues)
             idle = idle + 1 if left == 0 else 0
             if idle >= 2:
+                idle_stop.set()
                 worker.stop()
                 return
 
@@ -144,31 +150,104 @@ def run_worker(url: str, queues: Sequence[str], inventory: Any, *, cache_dir: Pa
         # this worker may drive, plus a few for the heartbeat and the bookkeeping
         asyncio.get_running_loop().set_default_executor(
             ThreadPoolExecutor(max_workers=concurrency + 4, thread_name_prefix="edgeprof-cell"))
-        async with app.open_async():
-            reaped = await reap_stalled_jobs(app, queues, stalled_after_s)
-            if reaped:
-                env.on_event(f"reaped stalled jobs {reaped}")
-            worker = pworker.Worker(
+        idle_stop = asyncio.Event()
+
+        def make_worker() -> Any:
+            return pworker.Worker(
                 app, queues=list(queues), name=env.name, concurrency=concurrency, wait=True,
                 fetch_job_polling_interval=poll_s, abort_job_polling_interval=min(poll_s * 2, 5.0),
                 listen_notify=True, additional_context={"edgeprof": env},
                 # on SIGINT/SIGTERM a running cell is stopped at once (nothing stored) and goes back to the queue
                 shutdown_graceful_timeout=0.5, update_heartbeat_interval=heartbeat_s,
-                stalled_worker_timeout=stalled_after_s, install_signal_handlers=True)
+                stalled_worker_timeout=stalled_after_s, install_signal_handlers=False)
+
+        def side_tasks(worker: Any) -> list[asyncio.Task[None]]:
             tasks = [asyncio.create_task(reaper(worker)), asyncio.create_task(beat())]
             if stop_when_idle:
-                tasks.append(asyncio.create_task(until_idle(worker)))
-            try:
-                await worker.run()
-            finally:
-                for t in tasks:
-                    t.cancel()
-                with contextlib.suppress(Exception):
-                    await asyncio.to_thread(_forget_worker, store, env.name)
+                tasks.append(asyncio.create_task(until_idle(worker, idle_stop)))
+            return tasks
+
+        try:
+            with _StopSignals() as stopping:
+                async with app.open_async():
+                    reaped = await reap_stalled_jobs(app, queues, stalled_after_s)
+                    if reaped:
+                        env.on_event(f"reaped stalled jobs {reaped}")
+                    await _keep_running(make_worker, side_tasks, stopping, idle_stop, env.on_event)
+        finally:
+            with contextlib.suppress(Exception):
+                await asyncio.to_thread(_forget_worker, store, env.name)
 
     env.on_event(f"worker {env.name} on {', '.join(queues)} ({display(url)})")
     asyncio.run(main())
 
+
+
+class _StopSignals:
+    """SIGINT and SIGTERM while the worker runs, as procrastinate's own handler (signals.py): the first stops the
+    procrastinate worker running now (`current`) and the loop that would start another; a second one gets the
+    default handling. Only in the main thread (signal handlers cannot be installed elsewhere)."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.get_running_loop()
+        self.event = asyncio.Event()
+        self.current: list[Any] = []
+        self.handled = threading.current_thread() is threading.main_thread()
+
+    def __enter__(self) -> _StopSignals:
+        if self.handled:
+            for sig in STOP_SIGNALS:
+                self.loop.add_signal_handler(sig, self._on_signal)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.handled and not self.event.is_set():
+            for sig in STOP_SIGNALS:
+                self.loop.remove_signal_handler(sig)
+
+    def _on_signal(self) -> None:
+        self.event.set()
+        for sig in STOP_SIGNALS:
+            self.loop.remove_signal_handler(sig)
+        for w in self.current:
+            w.stop()
+
+
+async def _keep_running(make_worker: Callable[[], Any], side_tasks: Callable[[Any], list[asyncio.Task[None]]],
+                        stopping: _StopSignals, idle_stop: asyncio.Event, on_event: Callable[[str], None]) -> None:
+    """Run procrastinate workers one after the other until a stop signal (or idle_stop): procrastinate's worker
+    ends when one of its loops (fetching jobs, the heartbeat) hits a database error -- a PostgreSQL restart or
+    failover --, aborting the cells it ran (they go back to the queue, reaped as stalled); the edgeprof worker
+    then carries on with a new one, RESTART_FIRST_S doubling to RESTART_MAX_S later."""
+    wait = RESTART_FIRST_S
+    while not stopping.event.is_set():
+        worker = make_worker()
+        stopping.current[:] = [worker]
+        tasks = side_tasks(worker)
+        started, why = time.monotonic(), "it stopped by itself"
+        try:
+            await worker.run()
+        except Exception as e:  # anything but a stop: start it again
+            why = _one_line(e)
+        finally:
+            stopping.current.clear()
+            for t in tasks:
+                t.cancel()
+        if stopping.event.is_set() or idle_stop.is_set():
+            return
+        if time.monotonic() - started > RESTART_MAX_S:
+            wait = RESTART_FIRST_S
+        on_event(f"the queue's worker loop stopped ({why}), as it does when the database goes away: starting it "
+                 f"again in {wait:.0f} s")
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(stopping.event.wait(), wait)
+        wait = min(wait * 2, RESTART_MAX_S)
+
+
+def _one_line(e: BaseException) -> str:
+    cause = e.__cause__ or e
+    lines = str(cause).strip().splitlines()
+    return f"{type(cause).__name__}: {lines[0]}" if lines else type(cause).__name__
 
 
 def _heartbeat(store: Store, env: WorkerEnv, queues: Sequence[str]) -> None:
