@@ -16,8 +16,8 @@ import socket
 import subprocess
 import tempfile
 import time
-import warnings
 import uuid
+import warnings
 from pathlib import Path
 
 START_TIMEOUT_S = 60.0  # generous: a 2-core CI machine under load
