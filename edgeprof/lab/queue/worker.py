@@ -224,10 +224,10 @@ async def _keep_running(make_worker: Callable[[], Any], side_tasks: Callable[[An
         worker = make_worker()
         stopping.current[:] = [worker]
         tasks = side_tasks(worker)
-        started, why = time.monotonic(), "it stopped by itself"
+        started, why = time.monotonic(), "one of its tasks failed: see the error logged above"
         try:
             await worker.run()
-        except Exception as e:  # anything but a stop: start it again
+        except _database_errors() as e:  # anything else is a bug: the worker ends with its traceback
             why = _one_line(e)
         finally:
             stopping.current.clear()
@@ -242,6 +242,15 @@ async def _keep_running(make_worker: Callable[[], Any], side_tasks: Callable[[An
         with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(stopping.event.wait(), wait)
         wait = min(wait * 2, RESTART_MAX_S)
+
+
+def _database_errors() -> tuple[type[BaseException], ...]:
+    """What procrastinate's worker raises when the database goes away: its ConnectorException (a psycopg error
+    wrapped) and psycopg's OperationalError unwrapped (a query cut off, psycopg_pool's PoolTimeout)."""
+    import psycopg
+    from procrastinate.exceptions import ConnectorException
+
+    return (ConnectorException, psycopg.OperationalError)
 
 
 def _one_line(e: BaseException) -> str:
