@@ -11,13 +11,14 @@ from typing import TYPE_CHECKING, Any
 from ..errors import ConfigError
 from ..export.inputs import parse_input_range, parse_input_value
 from ..outputs import write_output
-from ..records import Device, Result, RunSpec
+from ..records import Result, RunSpec
 from ..vocab import SCENARIOS, SERVER_MIN_QUERIES, SETTINGS, SINGLE_STREAM, fmt_value, settings_kwargs
 from .common import add_db_args, add_inventory_args, check_writable, open_store, resolve_device
 from .ui import DeployProgress, err, render_result
 
 if TYPE_CHECKING:
     from ..run import Options
+    from ..session import DeviceSession
     from ..store import Store
 
 FIND_START_QPS = 10.0
@@ -164,13 +165,12 @@ def run(args: argparse.Namespace) -> int:
         check_writable(args.json, "--json", args.db)  # found now, not after measuring; never the database
     device = resolve_device(args.device, args.inventory)
     store = None if args.no_store else open_store(args.db)
-    if device.kind == "adb":  # a phone: benchmark_model over adb (edgeprof/phone/cli.py)
-        from ..phone.cli import deploy_phone
+    from ..session import DeviceSession
 
-        result = deploy_phone(args, spec, device)
-    else:
+    with DeviceSession(device, keep=False) as session:
+        session.check(spec, runtime_given=args.runtime)  # what this device cannot measure: before connecting
         with DeployProgress(enabled=not args.quiet) as progress:
-            result = pipeline.deploy(spec, device, progress=progress, checked=True, options=options)
+            result = pipeline.deploy(spec, session, progress=progress, checked=True, options=options)
     json_error: ConfigError | None = None
     if args.json == "-":
         sys.stdout.write(result.to_json(indent=2) + "\n")
@@ -279,68 +279,27 @@ def _find_max_rate(args: argparse.Namespace, spec: RunSpec) -> int:
                           "edgeprof results show RUN_ID --json")
     device = resolve_device(args.device, args.inventory)
     store = None if args.no_store else open_store(args.db)
-    with _KeptSession(device) as session:
-        return _probe_rates(args, spec, device, store, session)
+    from ..session import DeviceSession
+
+    # the probes share one connection, one agent (each probe is a child process of it; started again after one
+    # that died or misbehaved) and one read of the device's facts
+    with DeviceSession(device) as session:
+        session.check(spec, runtime_given=args.runtime, find_max_rate=True)
+        return _probe_rates(args, spec, store, session)
 
 
-class _KeptSession:
-    """--find-max-rate's probes share one connection, one agent (each probe is a child process of it) and one
-    read of the device's facts; the agent is started again after one that died or misbehaved."""
-
-    def __init__(self, device: Device) -> None:
-        self.device = device
-        self.transport: Any = None
-        self.kept: Any = None
-        self.facts: Any = None
-
-    def __enter__(self) -> _KeptSession:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self.kept is not None:
-            self.kept.close()
-        if self.transport is not None:
-            self.transport.close()
-
-    def deploy(self, spec: RunSpec, progress: Any) -> Result:
-        from .. import run as pipeline
-        from ..agentlink import KeptAgent
-        from ..transport import open_transport
-
-        if self.transport is None:
-            progress.stage(f"connecting to {self.device.name}")
-            transport = open_transport(self.device)
-            try:
-                transport.connect()
-            except BaseException:
-                transport.close()
-                raise
-            self.transport = transport
-            self.kept = KeptAgent(transport, self.device)
-        self.kept.say = progress.stage
-        link = self.kept.get()
-        if self.facts is None:
-            self.facts = link.facts(runtimes=True)
-        try:
-            return pipeline.deploy(spec, self.device, progress=progress, facts=self.facts,
-                                   transport=self.transport, link=link)
-        except BaseException as e:
-            self.kept.after(e, stopped=not isinstance(e, Exception))
-            raise
-
-
-def _probe_rates(args: argparse.Namespace, spec: RunSpec, device: Device, store: Any,
-                 session: _KeptSession) -> int:
+def _probe_rates(args: argparse.Namespace, spec: RunSpec, store: Any, session: DeviceSession) -> int:
     import dataclasses
 
     from rich.markup import escape
 
+    from .. import run as pipeline
     from ..maxrate import find_max_rate
     from .ui import out
 
     def probe(rate: float) -> Result:
         with DeployProgress(enabled=not args.quiet) as progress:
-            r = session.deploy(dataclasses.replace(spec, rate=rate), progress)
+            r = pipeline.deploy(dataclasses.replace(spec, rate=rate), session, progress=progress)
         if store is not None:
             store.save(r)
         sc = r.scenario

@@ -173,17 +173,18 @@ class SweepScheduler:
         """A device's cells one after another, each through run_cell; then its lease and connection go. While a
         cell measures on another machine, the next cell's export is prepared (lab/ahead.py); a cell measuring on
         this one (`local`) keeps exports ahead off the CPUs meanwhile."""
-        local = board.device.kind == "local"
+        measurer = board.session.measurer
+        local = measurer.on_this_host
         if local:
             board.on_measuring, board.after_measuring = self.host.local_begins, self.host.local_ends
-        elif board.device.kind != "adb":
+        elif measurer.overlaps:
             board.behind = StoreBehind(board)  # its rows stored while its next cell measures
         try:
             for i, cell in enumerate(cells):
                 if self.stop_event.is_set():
                     break
                 ahead = None
-                if not local and board.device.kind != "adb" and i + 1 < len(cells):
+                if measurer.overlaps and i + 1 < len(cells):
                     ahead = ExportAhead(cells[i + 1], lambda c: self._export_ahead(board, c), self.host,
                                         self.stop_event, self.ahead, self.lock)
                     board.on_measuring = ahead.measuring

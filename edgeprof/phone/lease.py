@@ -11,7 +11,7 @@ the holder after lease_wait_s, LeaseLost when the lock is no longer ours.
 
 Owns: the lock's shell lines (fixed text; the holder, token and paths are arguments, never parsed by the phone's
 shell as code) and reading their answers. Does not own: the transport (transport/adb.py), what runs under the
-lease (phone/sweep.py, phone/cli.py).
+lease (the phone's measurer takes it: edgeprof/session/phone.py).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""PhoneSession: a phone as a run.execute.Session — files pushed by content over adb, and one measurement: LiteRT's
-benchmark_model run with `adb shell`, a battery sampler loop beside it on the phone (or the ODPM rails read before
+"""PhoneSession: a phone's files pushed by content over adb, and one measurement: LiteRT's benchmark_model run with
+`adb shell`, a battery sampler loop beside it on the phone (or the ODPM rails read before
 and after, rails.py, where the phone has them), thermal state before/after.
 
 Owns: the content-addressed layout under the phone's workdir (artifacts/<sha256>.<ext>, bin/benchmark_model-<sha>),
@@ -9,9 +9,10 @@ refusals: battery power while charging (the rails are measured then), a crash, o
 benchmark_model's.
 Does not own: the transport (transport/adb.py), parsing benchmark_model's output (benchmark.py).
 
-The agent's RunRequest → RunReply path (`run`) is not supported on phones yet: a RunReply carries every run's time,
-and benchmark_model prints none (see benchmark.py); `measure` returns what benchmark_model did measure instead, and
-result.py stores that (measure.py composes the steps for deploy and sweeps).
+A phone plugs in at the device seam (edgeprof/session/phone.py, its measurer), not at run.execute's Session: the
+agent's RunRequest → RunReply path does not fit benchmark_model (a RunReply carries every run's time, and
+benchmark_model prints none: see benchmark.py); `measure` returns what benchmark_model did measure instead, and
+result.py stores that (measure.py composes the steps).
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ from __future__ import annotations
 import posixpath
 import shlex
 import statistics
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -114,7 +114,7 @@ def battery_power(lines: list[str]) -> tuple[dict[str, Any] | None, str | None, 
 
 
 class PhoneSession:
-    """A phone over adb, as execute() sees a device: push by content, close; `measure` runs benchmark_model."""
+    """A phone over adb: push by content; `measure` runs benchmark_model."""
 
     def __init__(self, transport: ADBTransport, device: Device) -> None:
         self.transport, self.device = transport, device
@@ -163,11 +163,6 @@ class PhoneSession:
                               hint="set benchmark_model: in devices.yaml (LiteRT's android_aarch64 build, see "
                                    "docs/phones.md)", device=self.device.name)
         return self._binary
-
-    def run(self, req: Any, *, on_event: Any = None, timeout: float | None = 120.0,
-            silence_by_phase: Mapping[str, float] | None = None, deadline: Any = None) -> Any:
-        raise DeviceError(f"device {self.device.name!r}: the agent's run request is {NOT_ON_PHONES} (benchmark_model "
-                          "prints no per-run times); use PhoneSession.measure", device=self.device.name)
 
     def measure(self, graph: str, *, threads: int | None = None, num_runs: int = 100, warmup_runs: int = 5,
                 min_secs: float = 10.0, delegate: str = "xnnpack", profile_ops: bool = False, power: bool = True,
@@ -257,10 +252,3 @@ class PhoneSession:
     def close(self) -> None:
         pass
 
-
-def as_session(s: PhoneSession) -> Any:
-    """A PhoneSession is a run.execute.Session (mypy checks it here)."""
-    from ..run.execute import Session
-
-    checked: Session = s
-    return checked

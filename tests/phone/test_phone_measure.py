@@ -12,7 +12,7 @@ from phone_adbd import serial
 
 from edgeprof.errors import DeviceError, MeasurementFailed, TransportError
 from edgeprof.phone.device import open_adb
-from edgeprof.phone.session import PhoneSession, as_session, battery_power
+from edgeprof.phone.session import PhoneSession, battery_power
 from edgeprof.records import Device
 from edgeprof.records.device import BenchmarkModel, PhoneConfig, PhonePower
 from edgeprof.transport.adb import sha256_file
@@ -34,7 +34,6 @@ def model(tmp_path: Path, head: bytes = b"TFL3") -> Path:
 
 def test_measure(adb_client, server_port, phone, tmp_path):
     s = session(phone, adb_client, server_port)
-    as_session(s)
     m = model(tmp_path)
     remote, moved = s.push_artifact(str(m), sha256_file(str(m)), "tflite")
     assert moved == m.stat().st_size and remote.startswith("/data/local/tmp/edgeprof/artifacts/")
