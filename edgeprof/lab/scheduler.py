@@ -26,6 +26,7 @@ from edgeprof_agent.messages import Facts
 
 from .. import run as measurement
 from ..errors import CapabilityError, StoreError, UserError
+from ..lease import DEFAULT_TTL_S
 from ..records import Device, Result
 from ..report.phases import Breakdown
 from ..store import Store
@@ -34,7 +35,6 @@ from .ahead import Ahead, ExportAhead, HostUse
 from .board import Board, CellEnd, StoreBehind, run_cell
 from .cell import Cell, export_key
 from .decide import cell_decision
-from .lease import DEFAULT_TTL_S
 from .rows import STDERR_TAIL_CHARS, cell_result
 
 __all__ = ["DeviceStatus", "SweepOutcome", "SweepScheduler", "run_sweep", "run_cell", "Board", "CellEnd",

@@ -4,7 +4,7 @@ kind's method on it (run/: plan → execute → assemble).
 Owns: the device's transport (opened here unless given), the agent a kept session keeps for all its measurements
 (agentlink.KeptAgent: started once, again after one that died or misbehaved; timed as the board's "agent start"
 and "agent close"), the agent a one-off measurement starts and closes (timed in its phases), starting the agent
-beside the lease's facts read, the board lease (lab/lease.DeviceLease: the agent holds the lock), the running
+beside the lease's facts read, the board lease (edgeprof/lease.DeviceLease: the agent holds the lock), the running
 agent a sweep stops from another thread. Does not own: the agent's protocol (agentlink/), the pipeline's steps
 (run/), the sweep (lab/).
 """
@@ -74,7 +74,7 @@ class AgentMeasurer(Measurer):
         self._own_transport = True
 
     def lease(self, holder: dict[str, Any], ttl_s: float) -> Lease:
-        from ..lab.lease import DeviceLease
+        from ..lease import DeviceLease
 
         assert self.transport is not None
         return DeviceLease(self.transport, self.device, holder, ttl_s)
@@ -113,7 +113,7 @@ class AgentMeasurer(Measurer):
         if lease is None:
             self.say = say
             return self._kept().get().facts(runtimes=True)
-        from ..lab.lease import DeviceLease
+        from ..lease import DeviceLease
 
         assert isinstance(lease, DeviceLease)
         starting = self._start_beside() if self.transport is not None else None
