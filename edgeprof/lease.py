@@ -10,6 +10,8 @@ Does not own: when a lease is taken (lab/board.py, the device's measurer in sess
 
 from __future__ import annotations
 
+import os
+import socket
 import threading
 import time
 from collections.abc import Callable
@@ -32,6 +34,11 @@ from .transport import Transport
 
 DEFAULT_TTL_S = 120.0
 BUSY_HINT = "raise lease_wait_s in the sweep's settings, or run when that sweep is done"
+
+
+def controller_name() -> str:
+    """This controller as a lease holder and a ledger row name it: host:pid."""
+    return f"{socket.gethostname()}:{os.getpid()}"
 
 
 class KeptLease:

@@ -20,6 +20,7 @@ from edgeprof_agent.messages import Facts
 
 from ..agentlink import AgentLink, KeptAgent
 from ..agentlink.kept import answered
+from ..lease import DeviceLease
 from ..records import Device, Result, RunSpec
 from ..transport import Transport, open_transport
 from .kinds import Job
@@ -74,8 +75,6 @@ class AgentMeasurer(Measurer):
         self._own_transport = True
 
     def lease(self, holder: dict[str, Any], ttl_s: float) -> Lease:
-        from ..lease import DeviceLease
-
         assert self.transport is not None
         return DeviceLease(self.transport, self.device, holder, ttl_s)
 
@@ -113,8 +112,6 @@ class AgentMeasurer(Measurer):
         if lease is None:
             self.say = say
             return self._kept().get().facts(runtimes=True)
-        from ..lease import DeviceLease
-
         assert isinstance(lease, DeviceLease)
         starting = self._start_beside() if self.transport is not None else None
         facts = lease.facts(timeout=120.0)

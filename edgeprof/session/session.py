@@ -25,6 +25,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..errors import CapabilityError, ConfigError
+from ..lease import controller_name
 from ..records import Device, Result, RunSpec
 from .kinds import Job, Method, kind_of
 from .measurer import Lease, Measurer
@@ -164,8 +165,6 @@ class DeviceSession:
             with clock.phase("connect") if not self.keep else contextlib.nullcontext():
                 self.connect()
                 if self._deploy_lease is None and self.lease is None:
-                    from ..lab.ledger import controller_name
-
                     self._deploy_lease = self.measurer.deploy_lease({"controller": controller_name(),
                                                                      "purpose": self.purpose})
         if self.keep:
