@@ -17,6 +17,7 @@ result.py stores that (measure.py composes the steps).
 
 from __future__ import annotations
 
+import dataclasses
 import posixpath
 import shlex
 import statistics
@@ -29,6 +30,7 @@ from ..records.device import BenchmarkModel, PhoneConfig
 from ..transport.adb import ADBTransport, sha256_file
 from . import benchmark
 from .device import BATTERY, Battery, Thermal, read_battery, read_thermal
+from .power import PowerReading
 from .rails import rails_power, read_rails
 
 SAMPLER_PERIOD_S = 0.2  # Perfetto's android.power guidance: poll no faster than every 100 ms
@@ -55,7 +57,7 @@ class PhoneRun:
     init_ms: float
     first_inference_ms: float
     memory_mb: PhoneMemory
-    power: dict[str, Any] | None
+    power: PowerReading | None
     power_reason: str | None
     thermal_before: Thermal
     thermal_after: Thermal
@@ -75,7 +77,7 @@ def sampler_script(trace: str, period_s: float) -> str:
             f'echo "$t $1 $2 $3"; sleep {period_s:g}; done > {shlex.quote(trace)} 2>/dev/null')
 
 
-def battery_power(lines: list[str]) -> tuple[dict[str, Any] | None, str | None, list[str]]:
+def battery_power(lines: list[str]) -> tuple[PowerReading | None, str | None, list[str]]:
     """The sampler's trace → (power summary, why there is none, warnings). Kernel ABI: current_now µA, voltage_now
     µV; many phones (Pixel) report discharge as negative current; some vendors report mA / mV (detected by size).
     Refused when any sample was taken while charging."""
@@ -106,11 +108,11 @@ def battery_power(lines: list[str]) -> tuple[dict[str, Any] | None, str | None, 
         warnings.append("battery current_now is positive while discharging, not negative as the kernel ABI has it "
                         "(a vendor deviation): read as a magnitude")
     duration = (samples[-1][0] - samples[0][0]) / 1e9
-    return {"source": "battery", "covers": "the whole phone (battery side: screen, radios and all)",
-            "mean_w": statistics.fmean(watts), "max_w": max(watts), "samples": len(samples),
-            "duration_s": duration, "clock": "phone (date +%s%N)",
-            "discharge_sign": "negative" if signs == {False} else "positive" if signs == {True} else "mixed"}, None, \
-        warnings
+    return PowerReading(source="battery", covers="the whole phone (battery side: screen, radios and all)",
+                        mean_w=statistics.fmean(watts), max_w=max(watts), samples=len(samples), duration_s=duration,
+                        clock="phone (date +%s%N)",
+                        discharge_sign="negative" if signs == {False} else "positive" if signs == {True} else "mixed"), \
+        None, warnings
 
 
 class PhoneSession:
@@ -222,9 +224,10 @@ class PhoneSession:
                 warnings.append(f"power refused: {power_reason}")
             else:
                 mean_s = (parsed.timed.avg or 0.0) / 1e6
-                power_summary["energy_per_inference_j"] = power_summary["mean_w"] * mean_s
-                power_summary["energy_note"] = (f"mean {power_summary['source']} power over the whole benchmark_model "
-                                                "process (load, warm-up, timed runs) × the timed runs' mean latency")
+                power_summary = dataclasses.replace(
+                    power_summary, energy_per_inference_j=power_summary.mean_w * mean_s,
+                    energy_note=f"mean {power_summary.source} power over the whole benchmark_model process (load, "
+                                "warm-up, timed runs) × the timed runs' mean latency")
         thermal_after = read_thermal(self.transport)
         warn_at = self.phone.warn_status
         if thermal_after.status is not None and thermal_after.status >= warn_at:
