@@ -92,3 +92,16 @@ def test_a_kinds_method_refuses_what_it_cannot_do(harness_kind: MeasurementKind)
 
 def test_without_the_kind_the_spec_is_a_forward_pass_again() -> None:
     assert kind_of(spec()) is FORWARD_PASS
+
+
+def test_only_the_seam_the_transport_and_the_inventory_name_the_phones_device_kind() -> None:
+    """Issue 34: outside edgeprof/session/ no code asks which kind of device it holds. The word "adb" as a string
+    stays in the phone's measurer, the transport, the inventory (and its record's devices.yaml key), and the
+    phones' `devices check` table header."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2] / "edgeprof"
+    allowed = {"session/phone.py", "transport/__init__.py", "transport/adb.py", "inventory.py", "records/device.py",
+               "phone/check.py"}
+    found = sorted(str(p.relative_to(root)) for p in root.rglob("*.py") if '"adb"' in p.read_text())
+    assert found and set(found) <= allowed, set(found) - allowed
