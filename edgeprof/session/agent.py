@@ -40,10 +40,9 @@ class AgentMeasurer(Measurer):
 
     def __init__(self, device: Device, times: dict[str, float] | None = None, *,
                  transport: Transport | None = None, keep: bool = True) -> None:
-        super().__init__(device, times)
+        super().__init__(device, times, keep=keep)
         self.transport = transport
         self._own_transport = transport is None
-        self.keep = keep
         self.kept: KeptAgent | None = None
         self._running: AgentLink | None = None  # the agent of the measurement running now (abort() stops it)
         self._lock = threading.Lock()

@@ -34,7 +34,7 @@ class Lease(Protocol):
 
 
 class Measurer(ABC):
-    """One device's measurer. `times` collects the seconds of its own phases (a sweep board's breakdown keys:
+    """One device's measurer (`keep`: for several measurements, see session.DeviceSession). `times` collects the seconds of its own phases (a sweep board's breakdown keys:
     board_agent, board_agent_close); `facts` is the device's facts record, of the measurer's kind."""
 
     name: ClassVar[str]  # the key measurement kinds list their methods under (kinds.MeasurementKind.methods)
@@ -49,8 +49,9 @@ class Measurer(ABC):
     on_this_host: ClassVar[bool] = False
     overlaps: ClassVar[bool] = True
 
-    def __init__(self, device: Device, times: dict[str, float] | None = None) -> None:
+    def __init__(self, device: Device, times: dict[str, float] | None = None, *, keep: bool = True) -> None:
         self.device = device
+        self.keep = keep  # kept for several measurements (DeviceSession.keep), or for one
         self.times: dict[str, float] = times if times is not None else {}
 
     @property

@@ -43,7 +43,7 @@ class PhoneMeasurer(Measurer):
     check_group: ClassVar[str] = "phones"
 
     def __init__(self, device: Device, times: dict[str, float] | None = None, *, keep: bool = True) -> None:
-        super().__init__(device, times)
+        super().__init__(device, times, keep=keep)
         self.transport: ADBTransport | None = None
 
     @property

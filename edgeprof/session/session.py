@@ -49,6 +49,8 @@ def measurer_class(device: Device) -> type[Measurer]:
 
 def measurer_for(device: Device, *, transport: Transport | None = None, keep: bool = True,
                  times: dict[str, float] | None = None) -> Measurer:
+    """The device's measurer; `transport`: an open connection it uses and leaves open (the agent's only: a test
+    or a tool that holds one)."""
     cls = measurer_class(device)
     if transport is not None:
         from .agent import AgentMeasurer
@@ -56,7 +58,7 @@ def measurer_for(device: Device, *, transport: Transport | None = None, keep: bo
         if cls is not AgentMeasurer:
             raise ConfigError(f"device {device.name}: an open transport is given to a measurer that opens its own")
         return AgentMeasurer(device, times, transport=transport, keep=keep)
-    return cls(device, times, keep=keep)  # type: ignore[call-arg]
+    return cls(device, times, keep=keep)
 
 
 NOT_OFFERED = "not supported on"
