@@ -94,7 +94,7 @@ def phases(clock: PhaseClock, run: PhoneRun) -> Phases:
     host = clock.phases(None)
 
     def summed(stats: BenchmarkStats | None) -> float | None:
-        return round(stats.count * stats.avg / 1e6, 4) if stats is not None and stats.avg is not None else None
+        return round(stats.count * stats.mean / 1e6, 4) if stats is not None and stats.mean is not None else None
 
     timed = summed(out.timed if out is not None else None)
     return dataclasses.replace(host, device_s=host.run_s, load_s=round(run.init_ms / 1000, 4),

@@ -74,12 +74,14 @@ class LatencyStats(Section):
     Schema 8: `source` says who computed the statistics — None: edgeprof, from the raw samples (samples_ms);
     "benchmark_model": LiteRT's benchmark_model on a phone, which prints its own summary and no per-run times.
     Then the statistics it did not print are None and `absent` says why for each (statistic → reason: never
-    computed from a summary); `p5` is benchmark_model's own (edgeprof's summary has none)."""
+    computed from a summary); `p5` is benchmark_model's own (edgeprof's summary has none). p50 and p95 are None
+    only there too, where the phone's build printed no percentiles (TensorFlow-tree benchmark_model builds print
+    count/min/max/avg/std only); `absent` says so."""
 
     SECTION: ClassVar[str] = "latency_ms"
-    p50: float
+    p50: float | None
     p90: float | None
-    p95: float
+    p95: float | None
     p97: float | None
     p99: float | None
     p999: float | None
