@@ -2,7 +2,7 @@
 (phone_tree.set_release; the formats and their sources: tests/data/phones/benchmark_model/SOURCES.md): what that
 build printed is stored as its own (count, min, max, mean, std; its percentiles where it printed them), what it did
 not print is null with the reason, and a run that gives no latency (--dry_run-like: count=0) ends in one line
-(then the output's tail) and stores nothing."""
+(then the output's tail) and stores nothing; in a sweep it is a failed row with that tail, never ok."""
 
 from __future__ import annotations
 
@@ -71,3 +71,25 @@ def test_no_latency_is_one_line_and_stores_nothing(adb_client, server_port, phon
     assert not (tmp_path / "r.json").exists()
     assert main(["results", "list", "--db", str(db), "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == []
+
+
+@pytest.mark.slow
+def test_in_a_sweep_no_latency_is_a_failed_row_with_the_output_tail(adb_client, server_port, phone, tmp_path, capsys):
+    from edgeprof.store import Store
+
+    tree.set_release(phone.root, "dry-run")
+    spec = tmp_path / "s.yaml"
+    spec.write_text(f"name: old-phone\ninventory: {inventory(tmp_path, phone, adb_client, server_port)}\n"
+                    "models: [ds_cnn]\ndevices: [phone]\nruntimes: [tflite]\n"
+                    "settings: {min_duration_s: 0.3, min_queries: 12, warmup_s: 0, retries: 1}\n")
+    db = tmp_path / "r.sqlite"
+    code = main(["sweep", str(spec), "--db", str(db), "--quiet"])
+    capsys.readouterr()
+    s = Store(str(db))
+    [row] = [s.get(r["run_id"]) for r in s.list(limit=10)]
+    assert row.status == "failed" and row.latency_ms is None and code != 0
+    assert row.reason is not None and "\n" not in row.reason
+    assert "benchmark_model's output is not a finished benchmark (the timed runs' line gives no time: count=0, " \
+           "no run was timed)" in row.reason
+    assert row.stderr_tail is not None and "count=0" in row.stderr_tail and "Inference (avg): nan" in row.stderr_tail
+    assert row.sweep is not None and row.sweep.attempts == 1  # a measurement failure is never retried
