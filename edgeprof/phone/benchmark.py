@@ -17,10 +17,11 @@ The builds phones carry print less (tests/data/phones/benchmark_model/ holds one
   - Stat prints "count=N curr=X" when every run took the same time (N = 1 always), with "(all same)" after it when
     N > 1, and "count=0" when nothing ran (--dry_run);
   - before "Inference timings in us: Init: ..", the summary was "Average inference timings in us: Warmup: W,
-    Init: I, Inference: A" (TF 1.x-2.x builds of 2019; the Android benchmark app's README shows it) and, earliest
-    (tensorflow/contrib/lite, 2018), "... Init: I, no stats: A", after "Running benchmark for N iterations "
-    lines (release ranges from the sources' dates, not checked tag by tag); neither prints a first-inference
-    figure: the warm-up line's first run (`first=`, or `curr=` when every run took the same) is that figure;
+    Init: I, Inference: A" (2019 builds; tensorflow/lite/tools/benchmark/README.md's example) and before it
+    "... Init: I, no stats: A" (from tensorflow/contrib/lite in 2018, whose runs began "Running benchmark for N
+    iterations ", into 2019; release ranges from the sources' dates, not checked tag by tag); neither prints a
+    first-inference figure: the warm-up line's first run (`first=`, or `curr=` when every run took the same) is
+    that figure;
   - the memory line was "Peak memory footprint (MB): init=X overall=Y" (the max-RSS deltas) before its rename.
 What a build printed is kept as its own; what it did not print is absent with the reason (latency_ms: the
 percentiles), never computed from the summary. A run whose timed line gives no time at all is not a finished
