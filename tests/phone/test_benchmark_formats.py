@@ -161,6 +161,9 @@ def test_stored_and_reported_beside_a_build_with_percentiles(tmp_path: Path, cap
     cells = " ".join(re.sub(r"<[^>]+>", " ", render_html(data)).split())  # the comparison table's cells
     assert "phone tflite fp32 1 auto 7.97 – – 41.0" in cells and "phone tflite fp32 1 1 – – – 5.69" in cells
     assert cells.index("auto 7.97") < cells.index("1 1 – – – 5.69")
+    # the device's note says why the cells are empty, over both results (not only the first one's reasons)
+    assert f"p5, p50, p95 absent: {NO_PERCENTILES}" in " ".join(md.split())
+    assert "p5, p50, p95 absent: this benchmark_model build printed no percentiles" in cells
     assert main(["results", "show", old.run_id, "--db", str(tmp_path / "db.sqlite")]) == 0
     text = " ".join(capsys.readouterr().out.split())
     assert "not measured: p50 — this benchmark_model build printed no percentiles" in text
