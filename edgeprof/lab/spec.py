@@ -59,7 +59,7 @@ from ..config import BATCH_MAX, THREADS_MAX, Doc, compose, did_you_mean, read_te
 from ..errors import ConfigError, ModelError
 from ..export.inputs import parse_input_range, parse_input_value
 from ..regress import parse_budget
-from ..vocab import schedule_problem
+from ..vocab import MAX_RATE_QPS, schedule_problem
 from .cell import Cell
 from .matrix import (
     AXES,
@@ -316,9 +316,9 @@ def _batch(doc: Doc, node: Node, ypath: str) -> int:
 
 def _rate(doc: Doc, node: Node, ypath: str) -> float:
     value = doc.scalar(node, ypath)
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 100000 \
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= MAX_RATE_QPS \
             or value != value:
-        raise doc.err(node, ypath, f"a rate in queries per second (> 0, <= 100000), not {doc.kind(node)}")
+        raise doc.err(node, ypath, f"a rate in queries per second (> 0, <= {MAX_RATE_QPS:g}), not {doc.kind(node)}")
     # the bound --rate has: a schedule of min_queries (the table's default) must end within a week
     problem = schedule_problem(float(value), SETTINGS["min_queries"].default)
     if problem is not None:
