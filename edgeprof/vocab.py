@@ -4,7 +4,7 @@ Owns: runtimes, precisions, power sources and error kinds (re-exported from the 
 them with the device), the comparable metrics (name, unit, which direction is better, default minimum effect),
 the run settings (RunSettings: the one table, with kinds, defaults, ranges, flags and help; deploy's flags, sweep
 `settings:`, the RunSpec, the agent's request and the stored settings section are derived from it), the identity
-of a measured configuration, and the one number formatter used by the terminal, Markdown and HTML.
+of a measured configuration, and the finite-number test (the one number formatter is numfmt.py's, re-exported here).
 Does not own: reading a metric from a Result (compare.py), validating YAML nodes (config.py), what a runtime
 can do on a device (capability.py). Pure definitions, no I/O.
 """
@@ -32,6 +32,8 @@ from edgeprof_agent.vocab import (
     SINGLE_STREAM,
     ErrorKind,
 )
+
+from .numfmt import fmt_num, fmt_p, fmt_value  # re-exported: the one number formatter (numfmt.py)
 
 __all__ = [
     "RUNTIMES", "PRECISIONS", "POWER_SOURCES", "POWER_AUTO_ORDER", "ErrorKind", "RUN_DEFAULTS",
@@ -530,51 +532,8 @@ def scenario_label(name: str | None, rate: float | None = None, samples_per_quer
     return name
 
 
-# -- numbers for people ------------------------------------------------------------------------------------------
+# -- numbers (formatted for people: numfmt.py) -------------------------------------------------------------------------
 
 
 def is_finite_number(v: Any) -> bool:
     return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
-
-
-def fmt_value(v: float | None, unit: str = "") -> str:
-    """A measured value with its unit: 3 significant digits below 0.1, then 2, 1 and 0 decimals."""
-    if v is None:
-        return "-"
-    if not math.isfinite(v):
-        return f"{v} {unit}".strip()
-    a = abs(v)
-    if a == 0:
-        text = "0"
-    elif a >= 100:
-        text = f"{v:.0f}"
-    elif a >= 10:
-        text = f"{v:.1f}"
-    elif a >= 0.1:
-        text = f"{v:.2f}"
-    else:
-        text = f"{v:.3g}"
-    return f"{text} {unit}".strip()
-
-
-def fmt_p(p: float | None) -> str:
-    """A p-value for people: below 1e-16 floating point cannot tell it from 0."""
-    if p is None:
-        return "-"
-    return "<1e-16" if p < 1e-16 else f"{p:.2g}"
-
-
-def fmt_num(v: float) -> str:
-    """A compact axis label: 1.2k, 3.4M, 0.05."""
-    a = abs(v)
-    if a == 0:
-        return "0"
-    if a >= 1e6:
-        return f"{v / 1e6:.3g}M"
-    if a >= 1e4:
-        return f"{v / 1e3:.3g}k"
-    if a >= 100:
-        return f"{v:.0f}"
-    if a >= 1:
-        return f"{v:.3g}"
-    return f"{v:.2g}"
