@@ -3,8 +3,10 @@
 Owns: runtimes, precisions, power sources and error kinds (re-exported from the agent package, which shares
 them with the device), the comparable metrics (name, unit, which direction is better, default minimum effect),
 the run settings (RunSettings: the one table, with kinds, defaults, ranges, flags and help; deploy's flags, sweep
-`settings:`, the RunSpec, the agent's request and the stored settings section are derived from it), the identity
-of a measured configuration, and the finite-number test (the one number formatter is numfmt.py's, re-exported here).
+`settings:`, the RunSpec, the agent's request and the stored settings section are derived from it), the sweep
+policy (SweepPolicy: a cell's timeout, retries and lease wait, declared alike), the bounds more than one place
+checks (MAX_STREAMS, POWER_RATE_MAX_HZ, ...: their one home), the identity of a measured configuration, and the
+finite-number test (the one number formatter is numfmt.py's, re-exported here).
 Does not own: reading a metric from a Result (compare.py), validating YAML nodes (config.py), what a runtime
 can do on a device (capability.py). Pure definitions, no I/O.
 """
@@ -40,7 +42,8 @@ __all__ = [
     "SCENARIOS", "SCHEDULED_SCENARIOS", "SINGLE_STREAM", "SCENARIO_DEFAULTS", "scenario_label",
     "Metric", "METRICS", "EXTRA_METRICS", "METRIC_BY_NAME", "CHECKED_METRICS", "SUSTAINED_METRICS",
     "CHECKED_SUSTAINED", "DEFAULT_MIN_EFFECT", "parse_duration", "fmt_duration",
-    "DEFAULT_ALPHA", "Setting", "SETTINGS", "RunSettings", "settings_kwargs", "SERVER_MIN_QUERIES", "MAX_RATE_QPS",
+    "DEFAULT_ALPHA", "Setting", "SETTINGS", "RunSettings", "settings_kwargs", "SweepPolicy", "POLICY",
+    "SWEEP_SETTINGS", "MAX_BACKOFF_S", "SERVER_MIN_QUERIES", "MAX_RATE_QPS",
     "MAX_SCHEDULE_S", "MAX_STREAMS", "MAX_COOLDOWN_C", "POWER_RATE_MAX_HZ", "MAX_RUN_S", "MIN_OPSET", "MAX_OPSET",
     "schedule_problem", "ConfigIdentity",
     "fmt_value", "fmt_p", "fmt_num", "is_finite_number",
@@ -399,16 +402,6 @@ class RunSettings:
     # sweep files only (runtime_options: deploy composes it from --graph-opt, --providers, --xnnpack, --delegate)
     runtime_options: dict[str, Any] = _setting(
         "mapping", None, "options passed to the runtime (see docs/runtimes.md)", nullable=True, wire="request")
-    timeout_s: float = _setting(
-        "duration", 900.0, "a whole sweep cell, wall clock (seconds, or 15m); the agent is stopped when it passes; "
-        "a sustained cell's counts beyond its duration", lo=0, lo_open=True, hi=MAX_RUN_S, stored="never")
-    retries: int = _setting("int", 2, "retries of a sweep cell on transport errors only", lo=0, hi=100,
-                            stored="never")
-    retry_backoff_s: float = _setting("number", 5.0, "first retry delay (doubled after each retry)", lo=0, hi=3600,
-                                      stored="never")
-    lease_wait_s: float = _setting(
-        "duration", 3600.0, "how long to wait for another controller's lease on a device (seconds, or 1h)", lo=0,
-        hi=MAX_RUN_S, stored="never")
 
     @classmethod
     def from_values(cls, values: Mapping[str, Any]) -> RunSettings:
@@ -421,14 +414,48 @@ class RunSettings:
         return {name: getattr(self, name) for name in SETTINGS}
 
 
+MAX_BACKOFF_S = 3600.0  # one wait between retries, however many (lab/decide.py); the first one is at most this
+
+
+@dataclass(frozen=True)
+class SweepPolicy:
+    """How a sweep runs a cell, not what the cell measures: its wall-clock bound, its retries, the wait for another
+    controller's lease. Declared as RunSettings are (a Setting per field; sweep files only: no flag, not on the wire,
+    never stored by a deploy); a sweep's `settings:` and `overrides` take both tables' keys (SWEEP_SETTINGS), a
+    RunSpec holds only RunSettings'."""
+
+    timeout_s: float = _setting(
+        "duration", 900.0, "a whole sweep cell, wall clock (seconds, or 15m); the agent is stopped when it passes; "
+        "a sustained cell's counts beyond its duration", lo=0, lo_open=True, hi=MAX_RUN_S, stored="never")
+    retries: int = _setting("int", 2, "retries of a sweep cell on transport errors only", lo=0, hi=100,
+                            stored="never")
+    retry_backoff_s: float = _setting("number", 5.0, "first retry delay (doubled after each retry)", lo=0,
+                                      hi=MAX_BACKOFF_S, stored="never")
+    lease_wait_s: float = _setting(
+        "duration", 3600.0, "how long to wait for another controller's lease on a device (seconds, or 1h)", lo=0,
+        hi=MAX_RUN_S, stored="never")
+
+    @classmethod
+    def from_values(cls, values: Mapping[str, Any]) -> SweepPolicy:
+        """The policy `values` give by name (a sweep cell's settings, checked), typed by kind; names that are not
+        policy are left out, a missing one takes the table's default."""
+        return cls(**{name: s.typed(values[name]) for name, s in POLICY.items() if name in values})
+
+
 def settings_kwargs(values: Mapping[str, Any]) -> dict[str, Any]:
     """RunSettings' (and RunSpec's) keyword arguments from `values` by setting name, typed by kind; names that are
     not run settings are left out, and a setting `values` lacks takes the table's default."""
     return {name: s.typed(values[name]) for name, s in SETTINGS.items() if name in values}
 
 
-SETTINGS: dict[str, Setting] = {f.name: dataclasses.replace(f.metadata[_SETTING], name=f.name)
-                                for f in dataclasses.fields(RunSettings)}
+def _table(record: type) -> dict[str, Setting]:
+    return {f.name: dataclasses.replace(f.metadata[_SETTING], name=f.name) for f in dataclasses.fields(record)}
+
+
+SETTINGS: dict[str, Setting] = _table(RunSettings)  # what a measurement needs: deploy's flags, the RunSpec, the wire
+POLICY: dict[str, Setting] = _table(SweepPolicy)  # how a sweep runs a cell
+# a sweep file's `settings:` and `overrides` keys, a cell's settings and a stored settings section's fields, in order
+SWEEP_SETTINGS: dict[str, Setting] = {**SETTINGS, **POLICY}
 
 # the rate of a server / fixed-rate schedule (--rate, a sweep's `rates:`): one bound for both (MAX_RATE_QPS, above)
 MAX_SCHEDULE_S = MAX_RUN_S  # a scheduled run longer than a week is a typo in --rate (1e-6/s: 3 years)

@@ -2,9 +2,10 @@
 
 Owns: the sweep file format (below) and its validation with errors that name the file, the line and the YAML
 path (`nightly.yaml:12 models[2].inputs: ...`): models (files made absolute and found, bundled names known),
-device names and tag selectors, the axes, match rules, budgets, and run settings by vocab.SETTINGS' rules (every
-run setting `edgeprof deploy` takes, `settings:` and `overrides` alike; input feeds made relative to the file).
-Does not own: reading YAML safely and validating nodes (config.py), the run settings' table (vocab.SETTINGS),
+device names and tag selectors, the axes, match rules, budgets, and settings by vocab.SWEEP_SETTINGS' rules (every
+run setting `edgeprof deploy` takes and the sweep policy: timeout_s, retries, retry_backoff_s, lease_wait_s;
+`settings:` and `overrides` alike; input feeds made relative to the file).
+Does not own: reading YAML safely and validating nodes (config.py), the settings' tables (vocab.SETTINGS, POLICY),
 the SweepSpec record and the matrix expansion (matrix.py), the Cell record (cell.py), running cells
 (scheduler.py, board.py), budget evaluation (regress.py).
 
@@ -86,8 +87,9 @@ SWEEP_VERSION = 1
 
 TOP_KEYS = ("version", "name", "inventory", "models", "devices", "runtimes", "precisions", "batch", "threads",
             "settings", "include", "exclude", "overrides", "budgets", "scenarios", "rates")
-# per-cell settings: vocab.SETTINGS (kind, default, range; the deploy flags share them)
-SETTINGS = vocab.SETTINGS
+# per-cell settings: the run settings (vocab.SETTINGS: kind, default, range; the deploy flags share them) and the
+# sweep policy (vocab.POLICY)
+SETTINGS = vocab.SWEEP_SETTINGS
 _INPUT_RE = re.compile(r"^\d+(?:x\d+)*$")
 
 
@@ -332,7 +334,7 @@ def _threads(doc: Doc, node: Node, ypath: str) -> int | None:
 
 def _settings_items(doc: Doc, items: list[tuple[str, Node, Node]], ypath: str, base: str,
                     where: dict[str, str] | None = None) -> dict[str, Any]:
-    """Run settings by vocab.SETTINGS' rules (the same the deploy flags are checked with); `where` gets each
+    """Run settings and policy by vocab.SWEEP_SETTINGS' rules (the deploy flags': the same); `where` gets each
     key's "file:line path"."""
     out: dict[str, Any] = {}
     for k, kn, vn in items:
