@@ -23,9 +23,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from edgeprof_agent.vocab import (
+    LEASE_TTL_S,
     POWER_AUTO_ORDER,
     POWER_SOURCES,
     PRECISIONS,
+    PROGRESS_S,
     RUN_DEFAULTS,
     RUNTIMES,
     SCENARIO_DEFAULTS,
@@ -38,7 +40,8 @@ from edgeprof_agent.vocab import (
 from .numfmt import fmt_num, fmt_p, fmt_value  # re-exported: the one number formatter (numfmt.py)
 
 __all__ = [
-    "RUNTIMES", "PRECISIONS", "POWER_SOURCES", "POWER_AUTO_ORDER", "ErrorKind", "RUN_DEFAULTS",
+    "RUNTIMES", "PRECISIONS", "POWER_SOURCES", "POWER_AUTO_ORDER", "ErrorKind", "RUN_DEFAULTS", "LEASE_TTL_S",
+    "PROGRESS_S",
     "SCENARIOS", "SCHEDULED_SCENARIOS", "SINGLE_STREAM", "SCENARIO_DEFAULTS", "scenario_label",
     "Metric", "METRICS", "EXTRA_METRICS", "METRIC_BY_NAME", "CHECKED_METRICS", "SUSTAINED_METRICS",
     "CHECKED_SUSTAINED", "DEFAULT_MIN_EFFECT", "parse_duration", "fmt_duration",

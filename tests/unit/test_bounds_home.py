@@ -1,11 +1,14 @@
-"""Each bound more than one place checks has one home (vocab.py): the table's `hi`, deploy's worded checks
-(run/check.py), devices.yaml's and the flags' rules (config.py, inventory.py), a sweep file's rates and the max-rate
-search import it. A second literal of one of them anywhere in edgeprof/ or agents/ fails here, naming its line; and
-every checker is exercised at the bound (the bound passes, just past it is refused with the bound in the message)."""
+"""Each bound more than one place checks has one home: edgeprof/vocab.py for the host's (the table's `hi`, deploy's
+worded checks in run/check.py, devices.yaml's and the flags' rules in config.py and inventory.py, a sweep file's
+rates and the max-rate search import it), agents/edgeprof_agent/vocab.py for those host and agent both apply (the
+agent cannot import edgeprof; the host imports them through edgeprof/vocab.py). A second literal of one of them
+anywhere in edgeprof/ or agents/ fails here, naming its line; and every checker is exercised at the bound (the bound
+passes, just past it is refused with the bound in the message)."""
 
 from __future__ import annotations
 
 import ast
+import inspect
 import re
 from pathlib import Path
 
@@ -17,6 +20,7 @@ from edgeprof.records import RunSpec
 
 REPO = Path(__file__).resolve().parents[2]
 HOME = "edgeprof/vocab.py"
+AGENT_HOME = "agents/edgeprof_agent/vocab.py"
 
 # the shared bound -> the words (any case) of a statement that would be writing it again (None: its value alone
 # says so)
@@ -29,7 +33,10 @@ SUBJECTS: dict[str, str | None] = {
     "MIN_OPSET": r"opset",
     "MAX_OPSET": r"opset",
     "SERVER_MIN_QUERIES": None,
+    "LEASE_TTL_S": r"(?<![a-z])ttl",  # host and agent (not "settle")
+    "PROGRESS_S": r"progress",  # host and agent
 }
+HOMES = {"LEASE_TTL_S": AGENT_HOME, "PROGRESS_S": AGENT_HOME}  # the others': HOME
 
 
 def _number(node: ast.AST) -> float | None:
@@ -60,7 +67,7 @@ def _own_nodes(stmt: ast.stmt) -> list[ast.AST]:
 
 
 def _text_has(text: str, value: float) -> bool:
-    return re.search(rf"(?<![\d.]){int(value)}(?![\d])", text) is not None
+    return re.search(rf"(?<![\d.]){re.escape(f'{value:g}')}(?![\d])", text) is not None
 
 
 def second_literals(source: str, path: str) -> list[str]:
@@ -73,12 +80,13 @@ def second_literals(source: str, path: str) -> list[str]:
         if not isinstance(stmt, ast.stmt):
             continue
         own = _own_nodes(stmt)
-        stmt_text = " ".join(ast.unparse(n) for n in own if isinstance(n, ast.expr))
+        stmt_text = " ".join(ast.unparse(n) for n in own if isinstance(n, ast.expr | ast.arg))
         for name, value in bounds.items():
             subject = SUBJECTS[name]
             if subject is not None and not re.search(subject, stmt_text, re.I):
                 continue
-            if path == HOME and isinstance(stmt, ast.Assign) and [ast.unparse(t) for t in stmt.targets] == [name]:
+            if path == HOMES.get(name, HOME) and isinstance(stmt, ast.Assign) \
+                    and [ast.unparse(t) for t in stmt.targets] == [name]:
                 continue  # the home
             where = f"{path}:{stmt.lineno} {name} ({value:g})"
             if isinstance(stmt, ast.Assign | ast.AnnAssign) and _number(stmt.value) == value and \
@@ -90,6 +98,12 @@ def second_literals(source: str, path: str) -> list[str]:
                     found.add(f"{where}: compared with a literal")
                 elif isinstance(node, ast.keyword) and node.arg in ("hi", "lo", "cap") and _number(node.value) == value:
                     found.add(f"{where}: {node.arg}= a literal")
+                elif isinstance(node, ast.arguments):  # a parameter's default
+                    params = [*node.posonlyargs, *node.args]
+                    named = list(zip(params[len(params) - len(node.defaults):], node.defaults, strict=True)) + \
+                        [(a, d) for a, d in zip(node.kwonlyargs, node.kw_defaults, strict=True) if d is not None]
+                    if any(_number(d) == value and re.search(subject or ".", a.arg, re.I) for a, d in named):
+                        found.add(f"{where}: a parameter's default")
             if isinstance(stmt, ast.Raise) and any(
                     isinstance(n, ast.Constant) and isinstance(n.value, str) and _text_has(n.value, value)
                     for n in own):
@@ -117,6 +131,9 @@ def test_no_shared_bound_is_written_twice():
     "timeout_s = _setting('duration', 900.0, 'x', hi=7 * 86400)\n",
     "opset = _setting('int', None, 'x', lo=15, hi=21)\n",
     "early = e if n >= 662 else None\n",
+    "DEFAULT_TTL_S = 120.0\n",
+    "def warm_up(run, warmup_s, progress_interval_s=0.5):\n    pass\n",
+    "def f(*, lease_ttl_s=120.0):\n    pass\n",
 ])
 def test_the_guard_finds_a_second_literal(snippet):
     assert second_literals(snippet, "edgeprof/elsewhere.py"), snippet
@@ -124,7 +141,10 @@ def test_the_guard_finds_a_second_literal(snippet):
 
 def test_the_guard_leaves_the_home_and_unrelated_numbers_alone():
     assert second_literals("MAX_STREAMS = 64\nMAX_RUN_S = 7 * 86400.0\n", HOME) == []
-    assert second_literals("bound_ms = 1000.0 / rate\nif attempt > 64:\n    pass\nwidth = 150\n",
+    assert second_literals("LEASE_TTL_S = 120.0\nPROGRESS_S = 0.5\n", AGENT_HOME) == []
+    assert second_literals("LEASE_TTL_S = 120.0\n", HOME)  # a host bound's home is not the shared one's
+    assert second_literals("bound_ms = 1000.0 / rate\nif attempt > 64:\n    pass\nwidth = 150\n"
+                           "QUERY_SILENCE_S = 120.0\ndef facts(self, timeout=120.0):\n    pass\n",
                            "edgeprof/elsewhere.py") == []
 
 
@@ -198,3 +218,18 @@ def test_devices_yaml_power_rate_past_the_bound(tmp_path):
     with pytest.raises(ConfigError, match=rf"power.rate_hz.*{vocab.POWER_RATE_MAX_HZ:g}"):
         load_inventory(str(path))
 
+
+
+def test_the_bounds_host_and_agent_share_are_the_agents():
+    """The agent cannot import edgeprof: a bound both apply lives in its vocab and the host takes it from there."""
+    import edgeprof_agent.lease
+    import edgeprof_agent.scenarios
+    import edgeprof_agent.vocab
+    import edgeprof_agent.worker
+    from edgeprof.lab import lease
+
+    assert vocab.LEASE_TTL_S is edgeprof_agent.vocab.LEASE_TTL_S
+    assert lease.DEFAULT_TTL_S == edgeprof_agent.lease.DEFAULT_TTL_S == edgeprof_agent.vocab.LEASE_TTL_S
+    assert edgeprof_agent.scenarios.PROGRESS_NS == int(edgeprof_agent.vocab.PROGRESS_S * 1e9)
+    for loop in (edgeprof_agent.worker.warm_up, edgeprof_agent.worker.timed_loop):
+        assert inspect.signature(loop).parameters["progress_interval_s"].default == vocab.PROGRESS_S
