@@ -33,6 +33,7 @@ SUBJECTS: dict[str, str | None] = {
     "MIN_OPSET": r"opset",
     "MAX_OPSET": r"opset",
     "SERVER_MIN_QUERIES": None,
+    "MAX_BACKOFF_S": r"backoff",  # the sweep policy's retry_backoff_s and lab/decide.py's longest wait
     "LEASE_TTL_S": r"(?<![a-z])ttl",  # host and agent (not "settle")
     "PROGRESS_S": r"progress",  # host and agent
 }
@@ -126,6 +127,8 @@ def test_no_shared_bound_is_written_twice():
     "MAX_RATE = 100000.0\n",
     "if not 0 < value <= 100000:\n    pass\n",
     "MAX_COOLDOWN_C = 150.0\n",
+    "MAX_BACKOFF_S = 3600.0\n",
+    "retry_backoff_s = _setting('number', 5.0, 'x', lo=0, hi=3600)\n",
     "POWER_RATE_MAX_HZ = 1000.0\n",
     "power_rate_hz = _setting('number', None, 'x', lo=0, hi=1000)\n",
     "timeout_s = _setting('duration', 900.0, 'x', hi=7 * 86400)\n",
@@ -151,6 +154,7 @@ def test_the_guard_leaves_the_home_and_unrelated_numbers_alone():
 def test_the_table_and_the_other_checkers_take_the_home():
     from edgeprof import config, inventory, maxrate
     from edgeprof.export import onnx_export
+    from edgeprof.lab import decide
     from edgeprof.run.check import MAX_COOLDOWN_C, MAX_POWER_RATE_HZ
 
     s = vocab.SETTINGS
@@ -162,6 +166,8 @@ def test_the_table_and_the_other_checkers_take_the_home():
     assert (s["opset"].lo, s["opset"].hi) == (onnx_export.MIN_OPSET, onnx_export.MAX_OPSET) \
         == (vocab.MIN_OPSET, vocab.MAX_OPSET)
     assert s["duration_s"].hi == vocab.MAX_SCHEDULE_S == vocab.MAX_RUN_S
+    assert vocab.POLICY["timeout_s"].hi == vocab.POLICY["lease_wait_s"].hi == vocab.MAX_RUN_S
+    assert vocab.POLICY["retry_backoff_s"].hi == vocab.MAX_BACKOFF_S == decide.MAX_BACKOFF_S
 
 
 def test_the_server_minimum_is_what_the_early_stopping_p99_needs():
