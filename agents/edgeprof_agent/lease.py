@@ -25,11 +25,11 @@ import time
 import uuid
 
 from .protocol import OpError
-from .vocab import ErrorKind
+from .vocab import LEASE_TTL_S, ErrorKind
 
 LEASE_FILE = "edgeprof.lease"
 LOG_FILE = "edgeprof.lease.log"
-DEFAULT_TTL_S = 120.0
+DEFAULT_TTL_S = LEASE_TTL_S  # when a request names no ttl_s (the host's default is the same: vocab.py)
 _BUSY = (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK)
 
 

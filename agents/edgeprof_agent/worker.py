@@ -22,7 +22,7 @@ from .clock import CLOCK_NAME, now_ns
 from .messages import (CooldownWait, Memory, OpsProfileReply, Output, PowerSummary, RunPhases, RunReply, RunWarning,
                        RuntimeInfo, ScenarioReply, SystemMemory, ThermalReply, ThermalSnapshot, Warmup)
 from .protocol import OpError, received_ns, send_progress
-from .vocab import SINGLE_STREAM, ErrorKind
+from .vocab import PROGRESS_S, SINGLE_STREAM, ErrorKind
 
 STEADY_WINDOW = 10  # warm-up is steady when the median of the last 10 is within 5 % of the 10 before
 STEADY_MIN_WINDOW = 3  # ... or of the last k, fewer than 10 when 2 x 10 runs would not fit half the warm-up
@@ -49,7 +49,7 @@ def _median(values):
     return s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2.0
 
 
-def warm_up(run, warmup_s, progress_interval_s=0.5):
+def warm_up(run, warmup_s, progress_interval_s=PROGRESS_S):
     """Run until latency is steady or warmup_s passes. Returns a messages.Warmup describing what happened."""
     if warmup_s <= 0:
         return Warmup(iterations=0, duration_s=0.0, steady=False, reason="warm-up disabled")
@@ -104,7 +104,7 @@ def runtime_error(e, first):
                    detail=traceback.format_exc())
 
 
-def timed_loop(run, min_duration_s, min_queries, progress_interval_s=0.5, max_queries=None, starts=None):
+def timed_loop(run, min_duration_s, min_queries, progress_interval_s=PROGRESS_S, max_queries=None, starts=None):
     """Single stream: the next query starts when the previous returns. Ends when BOTH limits are met
     (or when max_queries samples are held: reported in stopped_by). There is no time limit of its own: the
     host stops a run that goes silent (agentlink) and a sweep cell by its timeout_s. `starts`: a list that

@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ModelError
 from ..records import Artifact, TensorSpec
+from ..vocab import MAX_OPSET, MIN_OPSET  # the --opset setting's bounds: one home
 from .artifact_cache import LAYOUT as CACHE_LAYOUT
 from .artifact_cache import (
     build_cached,
@@ -72,8 +73,6 @@ EXPORTERS = ("dynamo", "torchscript")
 EXAMPLE_BATCH = 2  # batch of the export example and of the torch check
 DEFAULT_OPSET = 18  # what a bundled or builder model is exported at unless the device or --opset asks for less
 DYNAMO_MIN_OPSET = 18  # the dynamo exporter's own opset; below it the TorchScript exporter writes the opset natively
-MIN_OPSET = 15  # the oldest row of capability.ORT_ONNX_MAX (onnxruntime 1.10)
-MAX_OPSET = 21  # the newest opset the table of what onnxruntime loads names
 # ONNX tensor element types and the IR version that introduced them (onnx/onnx docs/IR.md: float8 in IR 9,
 # 4-bit integers in IR 10, float4 in IR 11); function overloads arrived with IR 10
 _TYPE_IR = ((23, 11), (21, 10), (17, 9))

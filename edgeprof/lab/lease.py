@@ -28,8 +28,9 @@ from ..agentlink import AgentLink
 from ..errors import Interrupted, LeaseBusy, LeaseLost
 from ..records import Device
 from ..transport import Transport
+from ..vocab import LEASE_TTL_S
 
-DEFAULT_TTL_S = 120.0
+DEFAULT_TTL_S = LEASE_TTL_S  # the agent's own default is the same (edgeprof_agent.vocab)
 BUSY_HINT = "raise lease_wait_s in the sweep's settings, or run when that sweep is done"
 
 

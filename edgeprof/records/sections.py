@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from ..errors import StoreError
-from ..vocab import SETTINGS, SINGLE_STREAM, scenario_label
+from ..vocab import SETTINGS, SINGLE_STREAM, SWEEP_SETTINGS, scenario_label
 from .spec import Artifact
 
 if TYPE_CHECKING:
@@ -298,11 +298,12 @@ class Environment(Section):
 
 
 def _with_run_settings(cls: type[_S]) -> type[_S]:
-    """Give the section a field for every run setting of vocab's table (RunSettings), first, in the table's order;
-    None: not stored (a result written before the setting existed, or a setting its run did not keep)."""
+    """Give the section a field for every setting of vocab's tables (RunSettings, then SweepPolicy: a sweep row keeps
+    its cell's), first, in the tables' order; None: not stored (a result written before the setting existed, or a
+    setting its run did not keep)."""
     own = inspect.get_annotations(cls)
-    cls.__annotations__ = {**{name: "Any" for name in SETTINGS if name not in own}, **own}
-    for name in SETTINGS:
+    cls.__annotations__ = {**{name: "Any" for name in SWEEP_SETTINGS if name not in own}, **own}
+    for name in SWEEP_SETTINGS:
         setattr(cls, name, None)
     return cls
 
@@ -310,9 +311,9 @@ def _with_run_settings(cls: type[_S]) -> type[_S]:
 @dataclass(frozen=True)
 @_with_run_settings
 class Settings(Section):
-    """How the run was made: every run setting (a field per entry of vocab's table, RunSettings, added by
-    _with_run_settings: a deploy keeps each by the table's `stored` rule, see `of_run`; a sweep's skip or failed row
-    keeps its cell's), the concrete inputs sent, and what the agent reported about the loop (window, why it
+    """How the run was made: every run setting and the sweep policy (a field per entry of vocab's tables, RunSettings
+    and SweepPolicy, added by _with_run_settings: a deploy keeps each run setting by the table's `stored` rule, see
+    `of_run`; a sweep's skip or failed row keeps its cell's), the concrete inputs sent, and what the agent reported about the loop (window, why it
     stopped, warm-up, load time)."""
 
     SECTION: ClassVar[str] = "settings"
@@ -325,7 +326,7 @@ class Settings(Section):
     @classmethod
     def of_run(cls, spec: RunSpec, **reported: Any) -> Settings:
         """A measurement's settings section: each run setting of `spec` by its `stored` rule (vocab.Setting), and
-        `reported` (inputs, window_s, stopped_by, warmup, load_s)."""
+        `reported` (inputs, window_s, stopped_by, warmup, load_s). The sweep policy is not a run's (None)."""
         kept: dict[str, Any] = {}
         for name, setting in SETTINGS.items():
             value = getattr(spec, name)
