@@ -109,7 +109,10 @@ class MeasurementFailed(AgentError):
 
 
 class LeasedError(AgentError):
-    """Another controller holds the device lease (ErrorKind.LEASED)."""
+    """Another controller holds the device lease (ErrorKind.LEASED). `holder`: who, and since when, as the agent
+    names them (`sw-… from CONTROLLER since TIME`), when it said."""
+
+    holder: str | None = None
 
 
 class CapabilityError(DeviceError):
