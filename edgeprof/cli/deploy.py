@@ -14,7 +14,7 @@ from ..outputs import write_output
 from ..records import Device, Result, RunSpec
 from ..vocab import SCENARIOS, SERVER_MIN_QUERIES, SETTINGS, SINGLE_STREAM, fmt_value, settings_kwargs
 from .common import add_db_args, add_inventory_args, check_writable, open_store, resolve_device
-from .ui import DeployProgress, err, render_result
+from .ui import DeployProgress, err, render_result, shown
 
 if TYPE_CHECKING:
     from ..run import Options
@@ -194,9 +194,9 @@ def run(args: argparse.Namespace) -> int:
     if args.json != "-":
         render_result(result)
         if args.json:
-            err.print(f"result written to {args.json}")
+            err.print(f"result written to {shown(args.json)}")
         if store is not None:
-            err.print(f"stored as run {result.run_id} in {store.display_url}")
+            err.print(f"stored as run {result.run_id} in {shown(store.display_url)}")
             line = versus_fp32(store, result)
             if line:
                 from .ui import out
