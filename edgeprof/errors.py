@@ -127,6 +127,10 @@ class StoreError(UserError):
     """Results database problems (unreachable URL, newer schema, unknown run id)."""
 
 
+class AmbiguousId(StoreError):
+    """An id prefix that more than one stored run (or sweep) starts with: the message lists a few of them."""
+
+
 class StoreUnavailable(StoreError):
     """A read the database did not answer (the server down or restarting, the connection lost): the same read may
     work a moment later (a follower of a queued sweep waits for it)."""
