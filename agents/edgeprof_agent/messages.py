@@ -523,12 +523,13 @@ class ShutdownReply(Record):
 # ------------------------------------------------------------------------------------------------ errors, events
 class ErrorReply(Record):
     """`error` of a failed reply. `type` is a vocab.ErrorKind constant; `protocol` is the agent's protocol
-    version, sent with ErrorKind.PROTOCOL_MISMATCH so the host can say which side is older."""
+    version, sent with ErrorKind.PROTOCOL_MISMATCH so the host can say which side is older; `holder`, sent with
+    ErrorKind.LEASED, who holds the device's lease and since when (lease.describe)."""
 
     NAME = "error reply"
     OMIT_NONE = True
     FIELDS = (Field("type", str), Field("message", str), Field("hint", str, None), Field("detail", str, None),
-              Field("protocol", int, None))
+              Field("protocol", int, None), Field("holder", str, None))
 
 
 class ProgressEvent(Record):

@@ -478,7 +478,8 @@ class ErrorReply(Record):
     hint: str | None
     detail: str | None
     protocol: int | None
-    def __init__(self, *, type: str, message: str, hint: str | None = ..., detail: str | None = ..., protocol: int | None = ...) -> None: ...
+    holder: str | None
+    def __init__(self, *, type: str, message: str, hint: str | None = ..., detail: str | None = ..., protocol: int | None = ..., holder: str | None = ...) -> None: ...
 
 class ProgressEvent(Record):
     event: str

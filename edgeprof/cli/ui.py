@@ -59,14 +59,16 @@ class DeployProgress:
             self._status.stop()
 
     def _show(self, text: str, *, force: bool = False) -> None:
+        """Every progress line goes through here: its names, paths and the device's words (a model file may be named
+        with escape sequences) are shown visibly, never sent raw, and are never read as rich markup."""
         if not self.enabled:
             return
         if self._status is not None:
-            self._status.update(text)
+            self._status.update(shown(text))  # rich's status reads markup and does not go through render_str
             return
         now = time.monotonic()
         if force or now - self._last_print >= 2.0:  # not a terminal: a line every 2 s at most
-            print(f"  {text}", file=sys.stderr, flush=True)
+            print(f"  {visible(text)}", file=sys.stderr, flush=True)
             self._last_print = now
 
     def stage(self, text: str) -> None:
@@ -82,7 +84,7 @@ class DeployProgress:
         if self._status is not None:
             err.print(f"  {escape(text)}")
         else:
-            print(f"  {text}", file=sys.stderr, flush=True)
+            print(f"  {visible(text)}", file=sys.stderr, flush=True)
 
     def event(self, event: ProgressEvent | LogEvent) -> None:
         if isinstance(event, LogEvent):

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..compare import CHECKED_METRICS, DEFAULT_ALPHA, DEFAULT_MIN_EFFECT
-from ..errors import StoreError
+from ..errors import AmbiguousId, StoreError
 from ..records import Result
 from ..regress import (
     Finding,
@@ -46,8 +46,8 @@ def results_for(store: Store, ref: str) -> tuple[str, list[Result]]:
         return "sweep", sweep_results(store, sweep_id)[1]
     try:
         return "run", [store.get(ref)]
-    except CorruptRowError:
-        raise  # the run is there; its row cannot be read (the error names it)
+    except (CorruptRowError, AmbiguousId):
+        raise  # the run is there, its row unreadable; or the prefix fits several runs (the error lists a few)
     except StoreError:
         raise StoreError(f"{ref!r} is neither a sweep nor a run in {store.display_url}",
                          hint="edgeprof sweep --list and edgeprof results list show what is stored") from None

@@ -11,12 +11,12 @@ from ..errors import ConfigError
 from ..records import Device, Result, RunSpec
 from .measure import refusal
 
-DEPLOY_HINT = "wait for that sweep to finish, or measure another phone"
 
-
-def deploy_phone(args: argparse.Namespace, spec: RunSpec, device: Device) -> Result:
-    """Measure `spec` on the phone under its lease (refused at once when another controller holds it)."""
+def deploy_phone(args: argparse.Namespace, spec: RunSpec, device: Device, lease_wait_s: float = 0.0) -> Result:
+    """Measure `spec` on the phone under its lease (waiting up to lease_wait_s, --lease-wait, while another
+    controller holds it; refused at once by default)."""
     from ..cli.ui import err
+    from ..lab.lease import DEPLOY_HINT
     from ..lab.ledger import controller_name
     from .device import open_adb
     from .lease import PhoneLease
@@ -31,7 +31,9 @@ def deploy_phone(args: argparse.Namespace, spec: RunSpec, device: Device) -> Res
     transport = open_adb(device)
     lease = PhoneLease(transport, device.name, device.workdir,
                        {"controller": controller_name(), "purpose": "deploy"})
-    lease.acquire(0.0, threading.Event(), hint=DEPLOY_HINT)
+    hint = "a longer --lease-wait waits for it, or measure another phone" if lease_wait_s > 0 else DEPLOY_HINT
+    lease.acquire(lease_wait_s, threading.Event(), on_wait=lambda who: say(f"waiting for the lease: {who}"),
+                  hint=hint)
     try:
         result, _ = measure(spec, device, transport, say=say, connect_s=time.monotonic() - t0)
     finally:

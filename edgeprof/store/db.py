@@ -18,7 +18,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from ..errors import StoreError, StoreUnavailable, UserError
+from ..errors import AmbiguousId, StoreError, StoreUnavailable, UserError
 from ..fsmode import private_mode
 from ..outputs import visible
 from ..records import Result, dumps_json, utc_now
@@ -144,7 +144,8 @@ class Store:
                         hint="upgrade edgeprof, or point --db at another database",
                     )
         except sa.exc.ArgumentError as e:
-            raise StoreError(f"bad database URL {url!r}: {e}", hint="use a path or a SQLAlchemy URL") from None
+            raise StoreError(f"bad database URL {visible(self.display_url)!r}: {e}",
+                             hint="use a path or a SQLAlchemy URL") from None
         except sa.exc.OperationalError as e:
             if self.path is not None and _locked(e):
                 raise StoreError(f"results database {self.path} is locked by another program (waited "
@@ -376,7 +377,7 @@ class Store:
                              hint="edgeprof results list shows run ids")
         exact = [r for r in rows if r[0] == run_id]
         if len(rows) > 1 and not exact:
-            raise StoreError(f"run id prefix {visible(run_id)!r} is ambiguous "
+            raise AmbiguousId(f"run id prefix {visible(run_id)!r} is ambiguous "
                              f"({', '.join(visible(str(r[0]))[:80] for r in rows)}, …)",
                              hint="give more characters of the run id")
         row = (exact or rows)[0]

@@ -157,7 +157,7 @@ SAMPLES = {
     m.ShutdownRequest: {},
     m.ShutdownReply: {"bye": True},
     m.ErrorReply: {"type": "load_failed", "message": "bad model", "hint": "check it", "detail": "tb",
-                   "protocol": 2},
+                   "protocol": 2, "holder": "sw-1 from ci since 2026-12-05 00:00:00"},
     m.ProgressEvent: {"event": "progress", "phase": "measure", "elapsed_s": 1.5, "total_s": 10.0, "n": 100,
                       "min_queries": 100, "last_ms": 0.5, "runtime": "null", "below_c": 45.0, "waited_s": 1.0,
                       "end_c": 44.0, "total": 1000},

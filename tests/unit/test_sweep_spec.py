@@ -265,6 +265,7 @@ _DEPLOY_NOT_SETTINGS = {
     "graph_opt", "providers", "xnnpack", "delegate", "delegate_option",  # settings: {runtime_options: {...}}
     "json", "inventory", "db", "no_store", "quiet", "func",  # where results go, not how a run is made
     "find_max_rate",  # a search over runs, not one run
+    "lease_wait",  # settings: {lease_wait_s: 1h}; deploy's own default differs (refused at once, not an hour's wait)
 }
 
 
