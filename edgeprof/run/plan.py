@@ -71,12 +71,20 @@ def plan(spec: RunSpec, device: Device, facts: Facts, *, options: Options | None
     model is exported at the ONNX IR / opset the device's onnxruntime loads (spec.opset: --opset, refused when
     above that), an ONNX file newer than it loads is refused, the inputs and the accuracy file are checked against
     the model. `clock`: the measurement's PhaseClock (export, accuracy and fidelity are timed on it)."""
-    o = options or Options.of(spec)
+    o = options or Options.of(spec)  # --gpu and the device's gpu: are checked against the facts below
     clock = clock if clock is not None else PhaseClock()
     stage = say or (lambda _m: None)
     decision = capability.decide(spec.model, spec.runtime, spec.precision, facts, device.name, spec.runtime_options)
     if not decision.ok:
         raise CapabilityError(f"{decision.reason}", hint="pick another --runtime/--precision or device")
+    gpu = spec.gpu if spec.gpu is not None else device.gpu  # --gpu, else the device's gpu: (devices.yaml)
+    if gpu is not None:
+        what = f"--gpu {gpu}" if spec.gpu is not None else f"gpu: {gpu} ({device.source or 'devices.yaml'})"
+        problem = capability.gpu_problem(facts, gpu, device.name, what)
+        if problem is not None:
+            raise CapabilityError(problem, hint=f"choose --gpu (devices.yaml {device.name}.gpu) below that "
+                                  "count, or leave it out")
+        spec = dataclasses.replace(spec, gpu=gpu)  # stored and sent as the GPU used
     if spec.runtime == "null":
         return RunPlan(spec, device, facts, decision, o, opset=spec.opset, clock=clock)
     target = export_target(spec, facts, device.name, spec.opset)
