@@ -85,3 +85,35 @@ def test_power_memory_and_telemetry_read_gpu_n(monkeypatch, tmp_path):
     assert tel.read()["w"] == 55.0 and tel.read()["temp_c"] == 63.0
     tel.close()
     assert nv.fake_state().init_depth == 0
+
+
+def test_a_run_naming_a_gpu_pins_cuda_while_it_runs_and_says_which(monkeypatch, tmp_path):
+    """worker.run_measurement with gpu=1 (the null runtime, whose load sees the run's environment): CUDA is pinned
+    to GPU 1's UUID while the run loads, NVML's power is GPU 1's, the reply's runtime.gpu names it, and the
+    process's environment is as it was afterwards."""
+    from edgeprof_agent import worker
+    from edgeprof_agent.backends import null as null_backend
+    from edgeprof_agent.messages import RunRequest
+    from edgeprof_agent.tools import ToolRunner
+
+    nv = bk.use_fake_module(monkeypatch, "pynvml")
+    two_t4(nv)
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "0,1")
+    seen = []
+    real_load = null_backend.Backend.load
+
+    def load(self, path, inputs, options):
+        seen.append(os.environ.get("CUDA_VISIBLE_DEVICES"))
+        return real_load(self, path, inputs, options)
+
+    monkeypatch.setattr(null_backend.Backend, "load", load)
+    req = RunRequest(runtime="null", min_duration_s=0.05, min_queries=5, warmup_s=0, idle_s=0, gpu=1,
+                     power={"source": "nvml"})
+    reply = worker.run_measurement(req, str(tmp_path), SysfsRoot(BOARD), ToolRunner())
+    assert seen == [U[1]]
+    assert reply.runtime.gpu["uuid"] == U[1] and reply.runtime.gpu["cuda_env"] == {"CUDA_VISIBLE_DEVICES": U[1]}
+    assert reply.power.rail == "gpu1" and reply.power.mean_w == 55.0
+    assert os.environ["CUDA_VISIBLE_DEVICES"] == "0,1"
+    with pytest.raises(OpError) as e:
+        worker.run_measurement(RunRequest(runtime="null", gpu=3), str(tmp_path), SysfsRoot(BOARD), ToolRunner())
+    assert e.value.message.startswith("gpu 3: this device has 2 NVIDIA GPU(s)")
