@@ -1,6 +1,7 @@
-"""The export cache checks an entry's file against its sha256 once per process while the file stays as it was
-(export/artifact_cache.verified_sha256): a sweep reads one entry for an export ahead and again for the cell; a
-file rewritten since, even to the same size, is hashed again and a tampered entry is refused."""
+"""The export cache checks an entry's file against its sha256 once while the file stays as it was
+(export/artifact_cache.verified_sha256; remembered across processes by export/hashes.py): a sweep reads one entry
+for an export ahead and again for the cell, and the next process does not read it again; a file rewritten since,
+even to the same size, is hashed again and a tampered entry is refused."""
 
 from __future__ import annotations
 
@@ -24,5 +25,8 @@ def test_a_file_left_as_it_was_is_hashed_once_and_a_rewritten_one_again(tmp_path
     st = f.stat()
     f.write_bytes(b"b" * 4096)  # same size, other bytes
     os.utime(f, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000))  # a rewrite moves mtime, however little
+    assert verified_sha256(f) == hashlib.sha256(b"b" * 4096).hexdigest()
+    assert len(reads) == 2
+    monkeypatch.setattr(artifact_cache, "_VERIFIED", {})  # as in a new process: the record on disk answers
     assert verified_sha256(f) == hashlib.sha256(b"b" * 4096).hexdigest()
     assert len(reads) == 2
