@@ -7,7 +7,9 @@ where <name> is the sha256 of (kind, the files' absolute paths). A record holds,
 for each file, its path, size, mtime_ns, ctime_ns, inode and device as they were when it was hashed; it is used
 only while every one of them is the same now (a rewrite, even to the same size, changes mtime and ctime; a file
 replaced by a rename is another inode), else the files are read again. A digest is remembered only when the
-files' stat before and after the read agree (a file written while it was hashed is not remembered). Writes are
+files' stat before and after the read agree (a file written while it was hashed is not remembered) and no file
+changed in the RACY_S seconds before (file times are coarse, a kernel tick on ext4 and 2 s on FAT: a rewrite of
+the same size in the same tick would look unchanged, git's "racy clean" case; such a file is read again next time). Writes are
 atomic (a temporary file renamed into place: two processes hashing the same file both write whole records, the
 last one stays); a record that does not parse or does not match is ignored and rewritten; a cache folder that
 cannot be written (read-only, full) only costs the next run another read. `sha256_of(path)` is the common case:
@@ -24,6 +26,7 @@ import json
 import os
 import re
 import tempfile
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -33,6 +36,7 @@ from ..fsmode import make_private_dir
 __all__ = ["remembered", "sha256_of", "hashes_dir", "LAYOUT"]
 
 LAYOUT = 1
+RACY_S = 2.0
 
 
 def hashes_dir() -> Path:
@@ -92,7 +96,9 @@ def remembered(kind: str, paths: Sequence[Path], compute: Callable[[], Any],
         return value
     value = compute()
     try:
-        if [_stat(p) for p in files] == stats:  # unchanged while it was read: the value is the files'
+        now = time.time_ns()
+        settled = all(now - max(s["mtime_ns"], s["ctime_ns"]) >= RACY_S * 1e9 for s in stats)
+        if settled and [_stat(p) for p in files] == stats:  # unchanged while it was read: the value is the files'
             _write(record, kind, stats, value)
     except OSError:
         pass

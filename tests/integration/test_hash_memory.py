@@ -4,13 +4,15 @@ The observable is every call of the one function that reads a file to hash it (a
 per path: the second deploy of the same file reads it 0 times (the record in $XDG_CACHE_HOME/edgeprof/hashes, written by
 the first, is what a second process reads too); a file rewritten in place to the same size is read again and its
 new sha256 stored; a record that was damaged is ignored and rewritten; the external-data content hash (two files)
-is remembered the same way."""
+is remembered the same way. Each file is left RACY_S seconds after its last change before a deploy: a file changed
+more recently is read every time, not remembered (hashes.py)."""
 
 from __future__ import annotations
 
 import hashlib
 import json
 import os
+import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -23,6 +25,7 @@ from onnx import TensorProto, helper, numpy_helper
 import edgeprof.export.artifact_cache as artifact_cache
 import edgeprof.export.external_data as external_data
 from edgeprof.cli.main import main
+from edgeprof.export import hashes
 
 FAST = ["--min-duration", "0.2", "--min-queries", "10", "--warmup", "0.1", "--idle", "0", "--quiet"]
 
@@ -63,6 +66,12 @@ def reads(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
     return seen
 
 
+def settle(*paths: Path) -> None:
+    """Wait until the files changed at least hashes.RACY_S ago: a newer one is not remembered (coarse file times)."""
+    newest = max(max(p.stat().st_mtime, p.stat().st_ctime) for p in paths)
+    time.sleep(max(0.0, hashes.RACY_S - (time.time() - newest)) + 0.05)
+
+
 def deploy(model: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
     out = tmp_path / "r.json"
     code = main(["deploy", "--device", "local", "--model", str(model), "--threads", "1",
@@ -80,6 +89,7 @@ def test_second_deploy_does_not_read_the_model_and_a_rewrite_is_read_again(
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     model = write_model(tmp_path / "m.onnx", seed=0)
     key = str(model.resolve())
+    settle(model)
 
     r1 = deploy(model, tmp_path, capsys)
     assert reads[key] == 1 and r1["artifact"]["sha256"] == hashlib.sha256(model.read_bytes()).hexdigest()
@@ -97,6 +107,7 @@ def test_second_deploy_does_not_read_the_model_and_a_rewrite_is_read_again(
     with open(model, "r+b") as f:
         f.write(new)
     assert model.stat().st_ino == before.st_ino and model.stat().st_size == before.st_size
+    settle(model)
     r3 = deploy(model, tmp_path, capsys)
     assert reads[key] == 2
     assert r3["artifact"]["sha256"] == hashlib.sha256(new).hexdigest() != r1["artifact"]["sha256"]
@@ -117,6 +128,7 @@ def test_a_record_with_a_wrong_value_for_the_same_stat_is_not_believed(
     monkeypatch.setenv("EDGEPROF_CACHE", str(cache))
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     model = write_model(tmp_path / "m.onnx", seed=0)
+    settle(model)
     deploy(model, tmp_path, capsys)
     for p in (tmp_path / "xdg" / "edgeprof" / "hashes").glob("*.json"):
         data = json.loads(p.read_text())
@@ -137,6 +149,7 @@ def test_external_data_content_hash_is_remembered_and_follows_the_data_file(
     model = write_model(tmp_path / "ext.onnx", seed=0, external=True)
     data = tmp_path / "ext.onnx.data"
     assert data.is_file()
+    settle(model, data)
     key = "content:" + str(model.resolve())
     r1 = deploy(model, tmp_path, capsys)
     deploy(model, tmp_path, capsys)
@@ -147,6 +160,7 @@ def test_external_data_content_hash_is_remembered_and_follows_the_data_file(
     with open(data, "r+b") as f:
         f.write(bytes(raw))
     os.utime(data, ns=(data.stat().st_atime_ns, data.stat().st_mtime_ns + 1_000_000))
+    settle(data)
     r3 = deploy(model, tmp_path, capsys)
     assert reads[key] == 2
     assert (r3["artifact"]["export_options"]["external_data"]["content_sha256"]
