@@ -366,6 +366,15 @@ class RunSettings:
         wire="request",
         flag_help="with --cooldown: measure anyway (with a warning) after TIME (seconds, or 10m; default "
                   f"{fmt_duration(_D['cooldown_timeout_s'])})")
+    # the GPU of a multi-GPU machine (NVML's index, as nvidia-smi numbers them; docs/devices.md): the runtime runs
+    # on it (CUDA pinned to its UUID) and NVML's power, memory and telemetry read it; default: devices.yaml gpu:,
+    # else GPU 0 as before. The bound is a sanity cap; the device's GPUs (its facts) bound it before the push
+    gpu: int | None = _setting(
+        "int", None, "the GPU a run uses on a machine with several (NVML's index, as nvidia-smi numbers them; "
+        "default: devices.yaml gpu:, else 0)", lo=0, hi=63, flag="--gpu", nullable=True, place="measure",
+        metavar="N", wire="request",
+        flag_help="on a machine with several NVIDIA GPUs, run on GPU N (nvidia-smi's index) and read its power "
+                  "and memory through NVML (default: the device's gpu: in devices.yaml, else 0)")
     power_rate_hz: float | None = _setting(
         "number", None, "power sampling rate (Hz; default: devices.yaml rate_hz; capped by the sensor)", lo=0,
         lo_open=True, hi=POWER_RATE_MAX_HZ, flag="--power-rate", nullable=True, place="measure", metavar="HZ",

@@ -207,6 +207,7 @@ class RunRequest(Record):
         Field("lease_token", str, None),  # the sweep's device lease (lab/lease.py); None = unleased deploy
         Field("scenario", dict, None, record=ScenarioSpec),  # None: single-stream
         Field("accuracy", dict, None, record=AccuracySpec),  # None: no accuracy pass
+        Field("gpu", int, None),  # NVML's index of the GPU the run uses (gpus.py); None: as before, index 0
     )
 
 
@@ -327,7 +328,8 @@ class RuntimeInfo(Record):
     OMIT_NONE = True
     FIELDS = (Field("runtime", str), Field("version", str, None), Field("providers", list, [], of=str),
               Field("options", dict, {}), Field("providers_available", list, None, of=str),
-              Field("device", str, None), Field("module", str, None))
+              Field("device", str, None), Field("module", str, None),
+              Field("gpu", dict, None))  # the run's GPU when it named one: gpus.choose (index, name, uuid, bus)
 
 
 class OpsProfileReply(Record):

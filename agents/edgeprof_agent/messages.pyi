@@ -170,7 +170,8 @@ class RunRequest(Record):
     lease_token: str | None
     scenario: ScenarioSpec | None
     accuracy: AccuracySpec | None
-    def __init__(self, *, runtime: str, artifact: ArtifactRef | None = ..., inputs: list[InputSpec] = ..., input_data: ArtifactRef | None = ..., seed: int = ..., batch: int = ..., threads: int | None = ..., runtime_options: dict[str, Any] = ..., warmup_s: float = ..., min_duration_s: float = ..., min_queries: int = ..., max_queries: int | None = ..., power: PowerConfig | None = ..., idle_s: float = ..., cooldown_c: float | None = ..., cooldown_timeout_s: float = ..., return_outputs: bool | str = ..., profile_ops: bool = ..., profile_iterations: int = ..., lease_token: str | None = ..., scenario: ScenarioSpec | None = ..., accuracy: AccuracySpec | None = ...) -> None: ...
+    gpu: int | None
+    def __init__(self, *, runtime: str, artifact: ArtifactRef | None = ..., inputs: list[InputSpec] = ..., input_data: ArtifactRef | None = ..., seed: int = ..., batch: int = ..., threads: int | None = ..., runtime_options: dict[str, Any] = ..., warmup_s: float = ..., min_duration_s: float = ..., min_queries: int = ..., max_queries: int | None = ..., power: PowerConfig | None = ..., idle_s: float = ..., cooldown_c: float | None = ..., cooldown_timeout_s: float = ..., return_outputs: bool | str = ..., profile_ops: bool = ..., profile_iterations: int = ..., lease_token: str | None = ..., scenario: ScenarioSpec | None = ..., accuracy: AccuracySpec | None = ..., gpu: int | None = ...) -> None: ...
 
 class RunWarning(Record):
     code: str
@@ -290,7 +291,8 @@ class RuntimeInfo(Record):
     providers_available: list[str] | None
     device: str | None
     module: str | None
-    def __init__(self, *, runtime: str, version: str | None = ..., providers: list[str] = ..., options: dict[str, Any] = ..., providers_available: list[str] | None = ..., device: str | None = ..., module: str | None = ...) -> None: ...
+    gpu: dict[str, Any] | None
+    def __init__(self, *, runtime: str, version: str | None = ..., providers: list[str] = ..., options: dict[str, Any] = ..., providers_available: list[str] | None = ..., device: str | None = ..., module: str | None = ..., gpu: dict[str, Any] | None = ...) -> None: ...
 
 class OpsProfileReply(Record):
     available: bool

@@ -57,6 +57,7 @@ from .artifact_cache import (
 from .capture import library_failure, to_terminal
 from .external_data import data_files, inline_export, save_export, with_inlined_data
 from .flops import count_flops
+from .hashes import sha256_of
 from .inputs import make_inputs, static_batch
 from .resolve import ModelSource, torch_module
 
@@ -425,7 +426,7 @@ def _user_onnx(source: ModelSource, say: Progress, cache_dir: Path) -> Artifact:
         flops //= static[0]
     params = sum(math.prod(init.dims) for init in model.graph.initializer)
     artifact = Artifact(
-        path=str(path), format="onnx", sha256="" if external else sha256_file(path), size_bytes=path.stat().st_size,
+        path=str(path), format="onnx", sha256="" if external else sha256_of(path), size_bytes=path.stat().st_size,
         inputs=inputs, outputs=tuple(o.name for o in model.graph.output), model_name=source.name,
         source=source.source, export_options={}, export_check=None, cache_hit=False, flops=flops, params=params,
     )

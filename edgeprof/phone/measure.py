@@ -32,7 +32,7 @@ def refusal(spec: RunSpec, *, runtime_given: str | None = None, find_max_rate: b
     for given, what in ((spec.accuracy, "--accuracy"), (spec.input_data, "--input-data"),
                         (spec.scenario != SINGLE_STREAM, f"--scenario {spec.scenario}"),
                         (spec.batch != 1, "--batch"), (find_max_rate, "--find-max-rate"),
-                        (spec.cooldown_c is not None, "--cooldown")):
+                        (spec.cooldown_c is not None, "--cooldown"), (spec.gpu is not None, "--gpu")):
         if given:
             return f"{what} is {NOT_ON_PHONES}"
     return None

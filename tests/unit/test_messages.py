@@ -29,7 +29,10 @@ MEMORY = {"rss_before_load": 30.5, "rss_after_load": 41.0, "peak_rss": 44.0, "pe
           "baseline": "Python 3.6.9 and the agent's modules; runtimes imported before load: none"}
 RUNTIME = {"runtime": "onnxruntime", "version": "1.10.0", "providers": ["CPUExecutionProvider"],
            "options": {"graph_optimization_level": "all"}, "providers_available": ["CPUExecutionProvider"],
-           "device": "CPU", "module": "onnxruntime"}
+           "device": "CPU", "module": "onnxruntime",
+           "gpu": {"index": 1, "name": "Tesla T4", "uuid": "GPU-6a5f0e44-21c4-9b3e-1f0d-3c0a4b5e6f71",
+                   "pci_bus_id": "00000000:AF:00.0", "source": "NVML", "kind": "discrete",
+                   "cuda_env": {"CUDA_VISIBLE_DEVICES": "GPU-6a5f0e44-21c4-9b3e-1f0d-3c0a4b5e6f71"}}}
 OPS = {"available": True, "source": "onnxruntime profiling", "reason": "none", "iterations": 5, "unit": "us",
        "nodes": [["conv1", "Conv", "CPUExecutionProvider", 120.0, 5]], "run_total_us": 150.0,
        "op_counts": {"Conv": 1}, "providers": ["CPUExecutionProvider"]}
@@ -89,7 +92,7 @@ SAMPLES = {
                                 "sustained_window_s": 60.0},
                    "accuracy": {"data": {"path": "/w/artifacts/v.npz", "format": "npz", "sha256": "ef" * 32},
                                 "samples": 10, "inputs": ["x"], "per_inference": 2, "stacked": True,
-                                "topk_output": 0, "k": 5, "expected": [1]}},
+                                "topk_output": 0, "k": 5, "expected": [1]}, "gpu": 1},
     m.AccuracySpec: {"data": {"path": "v.npz", "format": "npz", "sha256": "ef"}, "samples": 3, "inputs": ["x", "y"],
                      "per_inference": 1, "stacked": False, "topk_output": None, "k": 5, "expected": [0]},
     m.OutputErrors: {"output": 0, "max_abs": [0.5, None], "mean_abs": [0.1, None], "mse": [0.02, None],
