@@ -23,7 +23,6 @@ from __future__ import annotations
 import json
 import math
 from collections import Counter
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -153,6 +152,43 @@ def _special_ids(folder: Path, cfg: dict[str, Any], tokens: list[str]) -> dict[s
     return out
 
 
+def _add_keys(w: Any, folder: Path, cfg: dict[str, Any], name: str, ftype: int, head_dim: int) -> None:
+    """The llama architecture's keys and the tokenizer's (convert_hf_to_gguf.py LlamaModel / TextModel)."""
+    import gguf
+
+    hidden, n_head = int(cfg["hidden_size"]), int(cfg["num_attention_heads"])
+    n_kv = int(cfg.get("num_key_value_heads") or n_head)
+    vocab_size = int(cfg["vocab_size"])
+    w.add_name(name)
+    w.add_context_length(int(cfg["max_position_embeddings"]))
+    w.add_embedding_length(hidden)
+    w.add_block_count(int(cfg["num_hidden_layers"]))
+    w.add_feed_forward_length(int(cfg["intermediate_size"]))
+    w.add_head_count(n_head)
+    w.add_head_count_kv(n_kv)
+    w.add_key_length(head_dim)
+    w.add_value_length(head_dim)
+    w.add_rope_dimension_count(head_dim)
+    w.add_rope_freq_base(float(cfg.get("rope_theta", 10000.0)))
+    w.add_layer_norm_rms_eps(float(cfg.get("rms_norm_eps", 1e-5)))
+    w.add_vocab_size(vocab_size)
+    w.add_file_type(ftype)
+    w.add_quantization_version(gguf.GGML_QUANT_VERSION)
+    tokens, types = _vocab(folder, vocab_size)
+    w.add_tokenizer_model("llama")
+    w.add_token_list(tokens)
+    w.add_token_scores([0.0] * len(tokens))
+    w.add_token_types(types)
+    ids = _special_ids(folder, cfg, tokens)
+    if "bos_token_id" in ids:
+        w.add_bos_token_id(ids["bos_token_id"])
+    if "eos_token_id" in ids:
+        w.add_eos_token_id(ids["eos_token_id"])
+    if "unk_token_id" in ids:
+        w.add_unk_token_id(ids["unk_token_id"])
+    w.add_add_bos_token(False)
+
+
 def write_gguf(folder: Path, out: Path, quant: str, name: str | None = None) -> GgufSummary:
     """Write the Llama-architecture Hugging Face folder `folder` as a GGUF at `out` with `quant` (f16, q8_0,
     q4_0). ModelError (one line) for another architecture or precision."""
@@ -173,7 +209,6 @@ def write_gguf(folder: Path, out: Path, quant: str, name: str | None = None) -> 
     n_head, hidden = int(cfg["num_attention_heads"]), int(cfg["hidden_size"])
     n_kv = int(cfg.get("num_key_value_heads") or n_head)
     head_dim = int(cfg.get("head_dim") or hidden // n_head)
-    vocab_size = int(cfg["vocab_size"])
 
     # every tensor to write: (gguf name, loader of its float32 array, shape)
     shards = [(p, *read_safetensors_header(p)) for p in hf_weight_files(folder)]
@@ -214,34 +249,7 @@ def write_gguf(folder: Path, out: Path, quant: str, name: str | None = None) -> 
         return qtype
 
     w = gguf.GGUFWriter(str(out), "llama")
-    w.add_name(name or folder.name)
-    w.add_context_length(int(cfg["max_position_embeddings"]))
-    w.add_embedding_length(hidden)
-    w.add_block_count(int(cfg["num_hidden_layers"]))
-    w.add_feed_forward_length(int(cfg["intermediate_size"]))
-    w.add_head_count(n_head)
-    w.add_head_count_kv(n_kv)
-    w.add_key_length(head_dim)
-    w.add_value_length(head_dim)
-    w.add_rope_dimension_count(head_dim)
-    w.add_rope_freq_base(float(cfg.get("rope_theta", 10000.0)))
-    w.add_layer_norm_rms_eps(float(cfg.get("rms_norm_eps", 1e-5)))
-    w.add_vocab_size(vocab_size)
-    w.add_file_type(int(ftype))
-    w.add_quantization_version(gguf.GGML_QUANT_VERSION)
-    tokens, types = _vocab(folder, vocab_size)
-    w.add_tokenizer_model("llama")
-    w.add_token_list(tokens)
-    w.add_token_scores([0.0] * len(tokens))
-    w.add_token_types(types)
-    ids = _special_ids(folder, cfg, tokens)
-    if "bos_token_id" in ids:
-        w.add_bos_token_id(ids["bos_token_id"])
-    if "eos_token_id" in ids:
-        w.add_eos_token_id(ids["eos_token_id"])
-    if "unk_token_id" in ids:
-        w.add_unk_token_id(ids["unk_token_id"])
-    w.add_add_bos_token(False)
+    _add_keys(w, folder, cfg, name or folder.name, int(ftype), head_dim)
 
     counts: Counter[str] = Counter()
     fallbacks = []
@@ -260,7 +268,7 @@ def write_gguf(folder: Path, out: Path, quant: str, name: str | None = None) -> 
     w.write_header_to_file()
     w.write_kv_data_to_file()
     w.write_ti_data_to_file()
-    for _g, load, shape in _in_order(plan):
+    for _g, load, shape in plan:  # write_tensor_data takes them in the order their infos were added
         t = type_of(shape)
         data = load()
         if t == gguf.GGMLQuantizationType.F32:
@@ -272,7 +280,3 @@ def write_gguf(folder: Path, out: Path, quant: str, name: str | None = None) -> 
     w.close()
     return GgufSummary(quant=quant, file_type=ftype.name, tensor_types=dict(counts), fallbacks=tuple(fallbacks),
                        n_tensors=len(plan), parameters=sum(math.prod(s) for _g, _l, s in plan))
-
-
-def _in_order(plan: list[tuple[str, Any, tuple[int, ...]]]) -> Iterator[tuple[str, Any, tuple[int, ...]]]:
-    yield from plan  # write_tensor_data takes the tensors in the order their infos were added
