@@ -9,7 +9,7 @@ from edgeprof_agent.protocol import OpError
 from edgeprof_agent.vocab import ErrorKind
 
 
-class Clock(object):
+class Clock:
     """Each read advances 1 ns; a backend call advances it by the call's scripted cost."""
 
     def __init__(self):
