@@ -113,7 +113,8 @@ class GenerationBackend(_Base):
         return {"runtime": RUNTIME, "version": getattr(self.og, "__version__", None),
                 "threads": self.threads, "threads_source": "option" if self.threads else "onnxruntime default",
                 "device_type": getattr(self.model, "device_type", None), "model_type": getattr(self.model, "type", None),
-                "max_length": self.n_ctx, "session_options": decoder.get("session_options"),
+                "max_length": self.n_ctx, "provider_options": (decoder.get("session_options") or {}).get(
+                    "provider_options"),
                 "past_present_share_buffer": (self.config or {}).get("search", {}).get("past_present_share_buffer")}
 
     def close(self):
