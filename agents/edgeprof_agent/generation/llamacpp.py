@@ -19,7 +19,7 @@ from .base import GenerationBackend as _Base
 from .base import bad_option, kv_cache_figures, positive_int
 
 RUNTIME = "llama.cpp"
-OPTIONS = ("threads", "threads_batch", "n_batch", "n_ubatch", "use_mmap")
+OPTIONS = ("threads", "threads_batch", "n_batch", "n_ubatch", "use_mmap", "extra_buffers")
 KV_TYPE = ("f16", 2)  # llama.cpp's default type_k / type_v (this backend never changes them)
 
 
@@ -63,22 +63,51 @@ class GenerationBackend(_Base):
         for key in ("threads", "threads_batch", "n_batch", "n_ubatch"):
             if key in options:
                 s[key] = positive_int(RUNTIME, key, options[key])
-        if "use_mmap" in options:
-            if not isinstance(options["use_mmap"], bool):
-                raise OpError(ErrorKind.BAD_OPTION, "%s: option use_mmap must be true or false, not %r" % (
-                    RUNTIME, options["use_mmap"]))
-            s["use_mmap"] = options["use_mmap"]
+        s["extra_buffers"] = True
+        for key in ("use_mmap", "extra_buffers"):
+            if key in options:
+                if not isinstance(options[key], bool):
+                    raise OpError(ErrorKind.BAD_OPTION, "%s: option %s must be true or false, not %r" % (
+                        RUNTIME, key, options[key]))
+                s[key] = options[key]
         s["threads_source"] = "option" if "threads" in options else "the %d cores this process may use" % cores
         try:
-            self.llm = self.lc.Llama(model_path=path, n_ctx=n_ctx, n_threads=s["threads"],
-                                     n_threads_batch=s["threads_batch"], n_batch=s["n_batch"],
-                                     n_ubatch=s["n_ubatch"], use_mmap=s["use_mmap"], verbose=False)
+            self.llm = self._llama(path, s)
+        except OpError:
+            raise
         except Exception as e:
             raise OpError(ErrorKind.LOAD_FAILED, "%s could not load %s: %s" % (RUNTIME, path, e))
         self._vocab = int(self.llm.n_vocab())
         s["n_ctx_allocated"] = int(self.lc.llama_n_ctx(self.llm.ctx))
         s["n_batch_used"] = int(self.llm.n_batch)  # Llama caps n_batch at n_ctx
         self.settings = s
+
+    def _llama(self, path, s):
+        """Llama(...) with the settings `s`. extra_buffers False loads with llama_model_params.use_extra_bufts off
+        (no weight repacking into AMX / CPU_REPACK buffers): Llama() takes no such argument, so its call of
+        llama_model_default_params is given params with the flag off for the duration of the load only. The way
+        around llama.cpp's AMX crash (ggml-org/llama.cpp#20824: a segfault in the AMX buffer's repack or
+        mul_mat on some AMX CPUs, seen here on a Q8_0 and a Q4_0 model)."""
+        kwargs = dict(model_path=path, n_ctx=s["n_ctx"], n_threads=s["threads"], n_threads_batch=s["threads_batch"],
+                      n_batch=s["n_batch"], n_ubatch=s["n_ubatch"], use_mmap=s["use_mmap"], verbose=False)
+        if s["extra_buffers"]:
+            return self.lc.Llama(**kwargs)
+        bindings = self.lc.llama_cpp  # the ctypes module llama.py calls llama_model_default_params through
+        default = bindings.llama_model_default_params
+        if "use_extra_bufts" not in [f[0] for f in bindings.llama_model_params._fields_]:
+            raise OpError(ErrorKind.BAD_OPTION, "%s %s has no use_extra_bufts: extra_buffers cannot be turned off" % (
+                RUNTIME, self.lc.__version__), hint="leave extra_buffers unset or upgrade llama-cpp-python")
+
+        def without_extra_buffers():
+            params = default()
+            params.use_extra_bufts = False
+            return params
+
+        bindings.llama_model_default_params = without_extra_buffers
+        try:
+            return self.lc.Llama(**kwargs)
+        finally:
+            bindings.llama_model_default_params = default
 
     @property
     def vocab_size(self):
