@@ -5,7 +5,7 @@ peak RSS, KV cache — for onnxruntime-genai fp32 / int4 and llama.cpp f16 / Q8_
 installed).
 
     python benchmarks/generative_tiny.py [--model llama_tiny] [--prompt 64] [--gen 32] [--depth 0] [--reps 5]
-                                         [--threads 1] [--cache DIR]
+                                         [--threads 1] [--cache DIR] [--extra-buffers]
 
 Builds are cached (edgeprof's artifact cache, or --cache). Prints a table and the ratio of each row's decode
 tokens/s to the first row's. Not a test: timing belongs here, not in the test suite.
@@ -30,6 +30,9 @@ def main() -> None:
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--cache", type=Path, default=None)
+    ap.add_argument("--extra-buffers", action="store_true",
+                    help="llama.cpp's default weight repacking (AMX / CPU_REPACK); off by default here because of "
+                         "llama.cpp's AMX crash on quantised weights (ggml-org/llama.cpp#20824)")
     ap.add_argument("--only", default=None, help="comma-separated runtime/precision rows, e.g. llama.cpp/q4_0")
     a = ap.parse_args()
 
@@ -45,7 +48,8 @@ def main() -> None:
     try:
         import llama_cpp  # noqa: F401
         for quant in ("f16", "q8_0", "q4_0"):
-            rows.append(("llama.cpp", quant, "", {"threads": a.threads, "threads_batch": a.threads}))
+            rows.append(("llama.cpp", quant, "", {"threads": a.threads, "threads_batch": a.threads,
+                                                  "extra_buffers": a.extra_buffers}))
     except ImportError:
         print("llama-cpp-python is not installed: llama.cpp rows left out", file=sys.stderr)
     wanted = set(a.only.split(",")) if a.only else None

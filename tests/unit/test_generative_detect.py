@@ -23,6 +23,7 @@ def tiny(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def tiny_gguf(tiny, tmp_path_factory) -> Path:
+    pytest.importorskip("gguf")
     out = tmp_path_factory.mktemp("gguf") / "tiny-q8_0.gguf"
     write_gguf(tiny, out, "q8_0")
     return out
