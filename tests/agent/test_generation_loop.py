@@ -137,3 +137,67 @@ def test_run_generation_sizes_the_kv_cache_and_reports_memory():
     assert out["n_ctx"] == 32 and out["kv_cache"]["bytes"] == 2 * 2 * 2 * 4 * 32 * 4
     assert out["load_ns"] == 1 and len(out["repetitions"]) == 1 and len(out["repetitions"][0]["token_ns"]) == 4
     assert out["memory"]["peak_rss_bytes"] > 0 and out["clock"]
+
+
+_PY36_RUN = """
+import json, sys
+sys.path.insert(0, sys.argv[1])
+from edgeprof_agent.generation import base, loop
+
+class B(base.GenerationBackend):
+    name = "scripted36"
+    vocab_size = 40
+    def load(self, path, n_ctx, options):
+        self.n_ctx = n_ctx
+    def start(self):
+        pass
+    def append(self, ids):
+        pass
+    def next_token(self):
+        return 5
+    def kv_cache(self, n_ctx):
+        return base.kv_cache_figures(1, 1, 8, n_ctx, "float32", 4, "scripted")
+    def describe(self):
+        return {"runtime": "scripted36"}
+
+raw = loop.run_generation("scripted36", "/m", 4, 3, depth=2, repetitions=2, backend=B())
+print(json.dumps({"n": [len(r["token_ns"]) for r in raw["repetitions"]], "kv": raw["kv_cache"]["bytes"],
+                  "clock": raw["clock"]}))
+"""
+
+
+def _python36():
+    """A Python 3.6 interpreter (pyenv's, as tests/agent/test_power_memory.py finds it), or None."""
+    import glob
+    import os
+    import pwd
+    import shutil
+    import subprocess
+
+    home = pwd.getpwuid(os.getuid()).pw_dir  # HOME is redirected for tests
+    cands = sorted(glob.glob(os.path.join(home, ".pyenv", "versions", "3.6*", "bin", "python3.6")))
+    cands.append(shutil.which("python3.6"))
+    for exe in reversed([c for c in cands if c]):
+        try:
+            out = subprocess.run([exe, "-c", "import sys; print(sys.version_info[:2] == (3, 6))"],
+                                 capture_output=True, text=True, timeout=30)
+        except OSError:
+            continue
+        if out.stdout.strip() == "True":
+            return exe
+    return None
+
+
+def test_the_loop_runs_under_python36():
+    import json
+    import os
+    import subprocess
+
+    py36 = _python36()
+    if py36 is None:
+        pytest.skip("no Python 3.6 interpreter here")
+    agents = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "agents")
+    out = subprocess.run([py36, "-c", _PY36_RUN, agents], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    got = json.loads(out.stdout)
+    assert got["n"] == [3, 3] and got["kv"] == 2 * 8 * 9 * 4 and "3.6" in got["clock"]
