@@ -68,6 +68,17 @@ def hf_folder(name: str, seed: int = 0, cache_dir: Path | None = None) -> Artifa
     return build_cached(cache, key, "safetensors", build, what=f"writing the Hugging Face folder of {name}")
 
 
+def _require_hf(folder: Path) -> None:
+    """The source of a conversion is a valid Hugging Face folder (detect.py's one-line errors), checked before
+    a converter runs and fails on it with a library's traceback."""
+    from .detect import detect
+
+    info = detect(folder)
+    if info.kind != "hf":
+        raise ModelError(f"{folder} is a {info.kind} model, not a Hugging Face folder to convert",
+                         hint="give the Hugging Face folder it was made from, or measure it as it is")
+
+
 def _source_key(folder: Path) -> dict[str, object]:
     return {"files": folder_digest(folder)}
 
@@ -79,6 +90,7 @@ def gguf_file(folder: Path, quant: str, cache_dir: Path | None = None, name: str
     if quant not in QUANTS:
         raise ModelError(f"unknown GGUF precision {quant!r}", hint="choose one of: " + ", ".join(QUANTS))
     folder = Path(folder)
+    _require_hf(folder)
     cache = Path(cache_dir) if cache_dir is not None else default_cache_dir()
     key = key_of({"gguf_of": _source_key(folder), "quant": quant, "code": text_hash(_HERE / "gguf_writer.py"),
                   "gguf": dist_version("gguf")})
@@ -101,6 +113,7 @@ def ortgenai_folder(folder: Path, precision: str, cache_dir: Path | None = None,
         raise ModelError(f"unknown onnxruntime-genai precision {precision!r}",
                          hint="choose one of: " + ", ".join(ORTGENAI_PRECISIONS))
     folder = Path(folder)
+    _require_hf(folder)
     cache = Path(cache_dir) if cache_dir is not None else default_cache_dir()
     key = key_of({"ortgenai_of": _source_key(folder), "precision": precision, "code": text_hash(_HERE / "build.py"),
                   "onnxruntime-genai": dist_version("onnxruntime-genai"), "onnx-ir": dist_version("onnx-ir"),
@@ -117,7 +130,8 @@ def ortgenai_folder(folder: Path, precision: str, cache_dir: Path | None = None,
         if rc != 0:
             raise library_failure(ModelError(
                 f"onnxruntime-genai's model builder failed on {folder} ({precision}, exit status {rc})",
-                hint="is onnxruntime-genai installed with onnx-ir (pip install 'edgeprof[gen]')?"))
+                hint="its output (in the log) says why; onnxruntime-genai, onnx-ir and transformers come with "
+                     "pip install 'edgeprof[gen]'"))
         if not (target.parent / "genai_config.json").is_file():
             raise library_failure(ModelError(f"onnxruntime-genai's model builder wrote no genai_config.json for "
                                              f"{folder}", hint="this is a bug in edgeprof: please report it"))

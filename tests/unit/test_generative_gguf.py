@@ -147,3 +147,17 @@ def test_cached_builds_are_keyed_by_content(tmp_path):
     assert build.gguf_file(folder, "q8_0", cache_dir=cache).path != g.path
     with pytest.raises(ModelError, match="unknown onnxruntime-genai precision 'int8'"):
         build.ortgenai_folder(folder, "int8", cache_dir=cache)
+
+
+def test_a_conversion_checks_its_source_folder_first(tiny, tmp_path):
+    import shutil
+
+    bad = tmp_path / "notok"
+    shutil.copytree(tiny, bad)
+    (bad / "tokenizer.json").unlink()
+    for convert in (lambda: build.ortgenai_folder(bad, "fp32", cache_dir=tmp_path / "c"),
+                    lambda: build.gguf_file(bad, "f16", cache_dir=tmp_path / "c")):
+        with pytest.raises(ModelError, match="has no tokenizer") as e:
+            convert()
+        assert "\n" not in str(e.value)
+    assert not (tmp_path / "c").exists()  # nothing built, no log
