@@ -2,7 +2,7 @@
 rendered from the agent's records (wire_sections.py).
 
 Owns: Section (to_dict, the strict from_dict naming an unknown or missing field, from_record: a section holding
-what the agent sent), the helpers every section module uses (_opt, _plain) and the mixins that give a rendered
+what the agent sent), the helpers every section module uses (_opt, _keyed, _many, _plain) and the mixins that give a rendered
 section its host-only reads (ThermalSnapshotReads). Does not own: any section's fields (sections.py,
 wire_sections.py and the section modules beside them).
 """
@@ -12,12 +12,15 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from edgeprof_agent.messages import Record
 
 from ..errors import StoreError
 from .spec import Artifact
+
+if TYPE_CHECKING:
+    from .wire_sections import RpiState, RpiThrottled
 
 _S = TypeVar("_S", bound="Section")
 
@@ -31,9 +34,11 @@ class Section:
     producer did not make)."""
 
     SECTION: ClassVar[str] = "section"
+    OMIT_NONE: ClassVar[bool] = False  # to_dict leaves out None fields (a probe's record: absent stays absent)
 
     def to_dict(self) -> dict[str, Any]:
-        return {f.name: _plain(getattr(self, f.name)) for f in dataclasses.fields(self)}
+        return {f.name: _plain(v) for f in dataclasses.fields(self)
+                if (v := getattr(self, f.name)) is not None or not self.OMIT_NONE}
 
     @classmethod
     def from_dict(cls: type[_S], d: Mapping[str, Any]) -> _S:
@@ -63,20 +68,42 @@ def _opt(cls: type[_S], v: Any) -> _S | None:
     return None if v is None else cls.from_dict(v)
 
 
+def _keyed(cls: type[_S], v: Any) -> dict[str, _S] | None:
+    """An object of sections by name (a snapshot's zones), or None."""
+    if v is None:
+        return None
+    if not isinstance(v, Mapping):
+        raise StoreError(f"result section {cls.SECTION!r} holds a {type(v).__name__}, not an object by name",
+                         hint="the result JSON is damaged; rerun the measurement")
+    return {k: cls.from_dict(x) for k, x in v.items()}
+
+
+def _many(cls: type[_S], v: Any) -> list[_S] | None:
+    """A list of sections (a snapshot's NVML GPUs), or None."""
+    if v is None:
+        return None
+    if not isinstance(v, list):
+        raise StoreError(f"result section {cls.SECTION!r} holds a {type(v).__name__}, not a list",
+                         hint="the result JSON is damaged; rerun the measurement")
+    return [cls.from_dict(x) for x in v]
+
+
 def _plain(v: Any) -> Any:
     if isinstance(v, Section | Artifact):
         return v.to_dict()
     if isinstance(v, tuple | list):
         return [_plain(x) for x in v]
+    if isinstance(v, dict):
+        return {k: _plain(x) for k, x in v.items()}
     return v
 
 
 class ThermalSnapshotReads:
     """What the host reads out of a thermal snapshot's probe data (wire_sections.ThermalSnapshot's base)."""
 
-    rpi: dict[str, Any] | None
+    rpi: RpiState | None
 
     @property
-    def rpi_throttled(self) -> dict[str, Any] | None:
-        """The Raspberry Pi's get_throttled bits ({"raw", "now", "has_occurred", ...}; None: not a Pi)."""
-        return self.rpi.get("throttled") if self.rpi else None
+    def rpi_throttled(self) -> RpiThrottled | None:
+        """The Raspberry Pi's get_throttled bits (raw, now, has_occurred, ...; None: not a Pi, or not read)."""
+        return self.rpi.throttled if self.rpi else None

@@ -20,22 +20,33 @@ from ..vocab import SETTINGS, SINGLE_STREAM, scenario_label
 from .section import Section, _plain
 from .wire_sections import (
     CooldownWait,
+    CpuFreq,
+    FanState,
+    GpuFreq,
+    JetsonClocks,
     Memory,
+    NvmlGpu,
+    NvpModel,
     Power,
     PowerTrace,
+    RpiState,
+    RpiThrottled,
     RunWarning,
     SystemMemory,
     Thermal,
     ThermalSnapshot,
+    ThermalZone,
 )
 
 if TYPE_CHECKING:
     from .spec import RunSpec
 
 __all__ = [
-    "Accuracy", "Compute", "CooldownWait", "Environment", "Fidelity", "IOSummary", "IOTensor", "LatencyStats",
-    "Memory", "NullReasons", "OpsProfile", "OutputError", "Power", "PowerTrace", "RunWarning", "Scenario", "Section",
-    "Settings", "SweepInfo", "SystemMemory", "Thermal", "ThermalSnapshot", "Transfer", "_plain",
+    "Accuracy", "Compute", "CooldownWait", "CpuFreq", "Environment", "FanState", "Fidelity", "GpuFreq",
+    "IOSummary", "IOTensor", "JetsonClocks", "LatencyStats", "Memory", "NullReasons", "NvmlGpu", "NvpModel",
+    "OpsProfile", "OutputError", "Power", "PowerTrace", "RpiState", "RpiThrottled", "RunWarning", "Scenario",
+    "Section", "Settings", "SweepInfo", "SystemMemory", "Thermal", "ThermalSnapshot", "ThermalZone",
+    "Transfer", "_plain",
 ]
 _S = TypeVar("_S", bound=Section)
 

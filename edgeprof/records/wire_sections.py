@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from .section import Section, ThermalSnapshotReads, _opt
+from .section import Section, ThermalSnapshotReads, _keyed, _many, _opt
 
 
 @dataclass(frozen=True)
@@ -119,26 +119,170 @@ class Power(Section):
 
 
 @dataclass(frozen=True)
+class ThermalZone(Section):
+    """One thermal zone (thermal.thermal_zones, by zone directory): its type, °C, and why it is not trusted (a
+    sensor with a fixed value, or an offline one) when it is not. Absent values are absent on the wire.
+
+    The agent's run reply.thermal.snapshot.zones{} (messages.ThermalZone), as the Result stores it."""
+
+    SECTION: ClassVar[str] = "thermal snapshot zone"
+    OMIT_NONE: ClassVar[bool] = True
+    type: str
+    temp_c: float
+    ignored: str | None = None
+
+
+@dataclass(frozen=True)
+class CpuFreq(Section):
+    """One CPU's cpufreq (thermal.cpufreq, by cpuN): scaling governor, current / min / max scaling frequency and
+    cpuinfo_max_freq, kHz; what the CPU does not expose is absent.
+
+    The agent's run reply.thermal.snapshot.cpufreq{} (messages.CpuFreq), as the Result stores it."""
+
+    SECTION: ClassVar[str] = "thermal snapshot cpufreq"
+    OMIT_NONE: ClassVar[bool] = True
+    governor: str | None = None
+    cur_khz: int | None = None
+    min_khz: int | None = None
+    max_khz: int | None = None
+    hw_max_khz: int | None = None
+
+
+@dataclass(frozen=True)
+class GpuFreq(Section):
+    """A Jetson GPU's devfreq (thermal.gpu_devfreq): the devfreq device and its current / min / max Hz.
+
+    The agent's run reply.thermal.snapshot.gpu_freq (messages.GpuFreq), as the Result stores it."""
+
+    SECTION: ClassVar[str] = "thermal snapshot gpu_freq"
+    OMIT_NONE: ClassVar[bool] = True
+    name: str
+    cur_hz: int | None = None
+    min_hz: int | None = None
+    max_hz: int | None = None
+
+
+@dataclass(frozen=True)
+class FanState(Section):
+    """The fan (thermal.fan): pwm-fan's target and current PWM, or a pwmfan hwmon's pwm1 and rpm.
+
+    The agent's run reply.thermal.snapshot.fan (messages.FanState), as the Result stores it."""
+
+    SECTION: ClassVar[str] = "thermal snapshot fan"
+    OMIT_NONE: ClassVar[bool] = True
+    target_pwm: int | None = None
+    cur_pwm: int | None = None
+    pwm1: int | None = None
+    rpm: int | None = None
+
+
+@dataclass(frozen=True)
+class NvpModel(Section):
+    """Jetson's power mode (`nvpmodel -q`, thermal.parse_nvpmodel_q): its name and id (None: not printed).
+
+    The agent's run reply.thermal.snapshot.nvpmodel (messages.NvpModel), as the Result stores it."""
+
+    SECTION: ClassVar[str] = "thermal snapshot nvpmodel"
+    name: str | None = None
+    id: int | None = None
+
+
+@dataclass(frozen=True)
+class JetsonClocks(Section):
+    """Whether jetson_clocks is on, inferred (never run): every CPU's and the GPU's min == max; `how` says so.
+
+    The agent's run reply.thermal.snapshot.jetson_clocks (messages.JetsonClocks), as the Result stores it."""
+
+    SECTION: ClassVar[str] = "thermal snapshot jetson_clocks"
+    locked: bool
+    how: str
+
+
+@dataclass(frozen=True)
+class RpiThrottled(Section):
+    """`vcgencmd get_throttled` decoded (thermal.decode_throttled): the bits, as hex, the flags set now and the
+    sticky ones that have occurred since boot.
+
+    The agent's run reply.thermal.snapshot.rpi.throttled (messages.RpiThrottled), as the Result stores it."""
+
+    SECTION: ClassVar[str] = "thermal snapshot rpi.throttled"
+    bits: int
+    raw: str
+    now: list[str]
+    has_occurred: list[str]
+
+
+@dataclass(frozen=True)
+class RpiState(Section):
+    """A Raspberry Pi's own view (thermal.rpi_state, vcgencmd): get_throttled, measure_temp °C, the ARM clock Hz.
+
+    The agent's run reply.thermal.snapshot.rpi (messages.RpiState), as the Result stores it."""
+
+    SECTION: ClassVar[str] = "thermal snapshot rpi"
+    OMIT_NONE: ClassVar[bool] = True
+    throttled: RpiThrottled | None = None
+    temp_c: float | None = None
+    arm_hz: int | None = None
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> RpiState:
+        flat = super().from_dict(d)
+        return dataclasses.replace(flat, throttled=_opt(RpiThrottled, flat.throttled))
+
+
+@dataclass(frozen=True)
+class NvmlGpu(Section):
+    """One NVIDIA GPU in a snapshot (probes/nvml.device_state): its index, name, °C, SM and memory clocks (MHz),
+    board power (W) and the clock event reasons (bits and names); what the GPU does not answer is absent.
+
+    The agent's run reply.thermal.snapshot.nvml[] (messages.NvmlGpu), as the Result stores it."""
+
+    SECTION: ClassVar[str] = "thermal snapshot nvml"
+    OMIT_NONE: ClassVar[bool] = True
+    index: int
+    name: str | None = None
+    temp_c: float | None = None
+    sm_mhz: int | None = None
+    mem_mhz: int | None = None
+    power_w: float | None = None
+    clock_reasons_bits: int | None = None
+    clock_reasons: list[str] | None = None
+
+
+@dataclass(frozen=True)
 class ThermalSnapshot(ThermalSnapshotReads, Section):
-    """thermal.snapshot: the board's thermal and clock state at one moment. What each probe reports (zones,
-    cpufreq, GPU devfreq, fan, nvpmodel, inferred jetson_clocks, Pi state, NVML GPUs) keeps its probe's shape.
+    """thermal.snapshot: the board's thermal and clock state at one moment: thermal zones and cpufreq by name,
+    GPU devfreq, the EMC clock, fan, nvpmodel, inferred jetson_clocks, the Pi's own state and NVML GPUs, each
+    a record of what its probe reports (same wire shape as before they were records), and the hottest °C.
 
     The agent's run reply.thermal.snapshot (messages.ThermalSnapshot), as the Result stores it."""
 
     SECTION: ClassVar[str] = "thermal snapshot"
     t_ns: int | None = None
     unix_time: float | None = None
-    zones: dict[str, Any] | None = None
-    cpufreq: dict[str, Any] | None = None
+    zones: dict[str, ThermalZone] | None = None
+    cpufreq: dict[str, CpuFreq] | None = None
     governors: list[str] | None = None
-    gpu_freq: dict[str, Any] | None = None
+    gpu_freq: GpuFreq | None = None
     emc_hz: int | None = None
-    fan: dict[str, Any] | None = None
-    nvpmodel: dict[str, Any] | None = None
-    jetson_clocks: dict[str, Any] | None = None
-    rpi: dict[str, Any] | None = None
-    nvml: list[dict[str, Any]] | None = None
+    fan: FanState | None = None
+    nvpmodel: NvpModel | None = None
+    jetson_clocks: JetsonClocks | None = None
+    rpi: RpiState | None = None
+    nvml: list[NvmlGpu] | None = None
     max_temp_c: float | None = None
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> ThermalSnapshot:
+        flat = super().from_dict(d)
+        return dataclasses.replace(flat, zones=_keyed(ThermalZone, flat.zones),
+                                   cpufreq=_keyed(CpuFreq, flat.cpufreq),
+                                   gpu_freq=_opt(GpuFreq, flat.gpu_freq),
+                                   fan=_opt(FanState, flat.fan),
+                                   nvpmodel=_opt(NvpModel, flat.nvpmodel),
+                                   jetson_clocks=_opt(JetsonClocks, flat.jetson_clocks),
+                                   rpi=_opt(RpiState, flat.rpi),
+                                   nvml=_many(NvmlGpu, flat.nvml))
 
 
 @dataclass(frozen=True)

@@ -63,6 +63,15 @@ SECTIONS = (
                     Extra("gflops_per_watt", "float | None", "None", None, "the host's, when the FLOPs are known")),
              note="The host adds `rails_energy_j` (schema 8, optional: each rail's energy in J where a meter counts "
                   "energy, a phone's ODPM rails) and achieved_gflops / gflops_per_watt when the FLOPs are known."),
+    Rendered("ThermalZone", m.ThermalZone, "thermal snapshot zone"),
+    Rendered("CpuFreq", m.CpuFreq, "thermal snapshot cpufreq"),
+    Rendered("GpuFreq", m.GpuFreq, "thermal snapshot gpu_freq"),
+    Rendered("FanState", m.FanState, "thermal snapshot fan"),
+    Rendered("NvpModel", m.NvpModel, "thermal snapshot nvpmodel"),
+    Rendered("JetsonClocks", m.JetsonClocks, "thermal snapshot jetson_clocks"),
+    Rendered("RpiThrottled", m.RpiThrottled, "thermal snapshot rpi.throttled"),
+    Rendered("RpiState", m.RpiState, "thermal snapshot rpi"),
+    Rendered("NvmlGpu", m.NvmlGpu, "thermal snapshot nvml"),
     Rendered("ThermalSnapshot", m.ThermalSnapshot, "thermal snapshot", base="ThermalSnapshotReads"),
     Rendered("CooldownWait", m.CooldownWait, "thermal cooldown"),
     Rendered("Thermal", m.ThermalReply, "thermal"),
@@ -75,9 +84,8 @@ _PY = {bool: "bool", int: "int", float: "float", str: "str", list: "list[Any]", 
 
 def _type(f: Any, optional: bool) -> str:
     if f.record is not None:
-        if f.keyed:
-            raise ValueError(f"{f.name}: a keyed record has no rendered section")
-        t = f"list[{HOST_OF[f.record]}]" if f.many else HOST_OF[f.record]
+        host = HOST_OF[f.record]
+        t = f"dict[str, {host}]" if f.keyed else f"list[{host}]" if f.many else host
     else:
         names = [_PY[t] for t in f.types]
         if "int" in names and "float" in names:
@@ -134,7 +142,7 @@ def render_module() -> str:
         "from dataclasses import dataclass, field",
         "from typing import Any, ClassVar",
         "",
-        "from .section import Section, ThermalSnapshotReads, _opt",
+        "from .section import Section, ThermalSnapshotReads, _keyed, _many, _opt",
     ]
     for spec in SECTIONS:
         optional = set(spec.optional)
@@ -147,6 +155,8 @@ def render_module() -> str:
         out += ["", "", "@dataclass(frozen=True)", f"class {spec.host}({spec.base}):" if spec.base == "Section"
                 else f"class {spec.host}({spec.base}, Section):", *_doc(spec), "",
                 f'    SECTION: ClassVar[str] = "{spec.section}"']
+        if spec.wire.OMIT_NONE:
+            out.append("    OMIT_NONE: ClassVar[bool] = True")
         for name, t, default, comment in fields:
             if default is None and seen_default:
                 raise ValueError(f"{spec.host}.{name}: a required field after one with a default")
@@ -160,8 +170,8 @@ def render_module() -> str:
             args = []
             for f in nested:
                 host = HOST_OF[f.record]
-                args.append(f"{f.name}=[{host}.from_dict(x) for x in flat.{f.name} or []]" if f.many
-                            else f"{f.name}=_opt({host}, flat.{f.name})")
+                helper = "_keyed" if f.keyed else "_many" if f.many else "_opt"
+                args.append(f"{f.name}={helper}({host}, flat.{f.name})")
             out.append("        return dataclasses.replace(flat, " + ",\n                                   ".join(args) + ")")
     return "\n".join(out) + "\n"
 
@@ -183,8 +193,11 @@ REPLY_MEMORY = m.Memory(rss_before_load=30.5, rss_after_load=41.0, peak_rss=44.0
                         system=m.SystemMemory(before_bytes=900, peak_bytes=950, peak_delta_bytes=50, total_bytes=4000,
                                               n_samples=12, method="MemTotal - MemAvailable"),
                         gpu_process_bytes=1024, baseline="Python 3.6.9")
-SNAP = m.ThermalSnapshot(t_ns=5, unix_time=1.5e9, zones={"cpu-thermal": 51.2}, cpufreq={"cpu0": {"cur_khz": 2400000}},
-                         governors=["ondemand"], rpi={"throttled": {"raw": "0x0", "now": []}}, max_temp_c=51.2)
+SNAP = m.ThermalSnapshot(t_ns=5, unix_time=1.5e9, zones={"thermal_zone0": {"type": "cpu-thermal", "temp_c": 51.2}},
+                         cpufreq={"cpu0": {"governor": "ondemand", "cur_khz": 2400000}}, governors=["ondemand"],
+                         rpi={"throttled": {"bits": 0, "raw": "0x0", "now": [], "has_occurred": []}, "temp_c": 51.0},
+                         nvml=[{"index": 0, "temp_c": 40.0, "clock_reasons_bits": 1, "clock_reasons": ["GpuIdle"]}],
+                         max_temp_c=51.2)
 
 
 def test_a_reply_record_is_stored_as_the_agent_sent_it_with_the_hosts_extras_beside_it() -> None:
@@ -197,7 +210,8 @@ def test_a_reply_record_is_stored_as_the_agent_sent_it_with_the_hosts_extras_bes
     th = Thermal.from_record(m.ThermalReply(before=SNAP, after=None,
                                             cooldown=m.CooldownWait(cooled=True, start_c=60.0, end_c=49.5,
                                                                     waited_s=12.0, below_c=50.0)))
-    assert isinstance(th.before, ThermalSnapshot) and th.before.rpi_throttled == {"raw": "0x0", "now": []}
+    assert isinstance(th.before, ThermalSnapshot) and th.before.rpi_throttled is not None
+    assert th.before.rpi_throttled.to_dict() == {"bits": 0, "raw": "0x0", "now": [], "has_occurred": []}
     assert th.after is None and th.cooldown is not None and th.cooldown.waited_s == 12.0
     assert th.to_dict()["before"] == SNAP.to_dict() and Thermal.from_dict(th.to_dict()) == th
     trace = m.PowerTrace(t_s=[0.0, 0.5], w=[4.0, 4.5])
