@@ -6,8 +6,10 @@ One module per responsibility, every name re-exported here (import from `edgepro
   section.py   Section — the base of every section (JSON in / out, from_record: what the agent sent)
   sections.py  the typed sections of a Result (LatencyStats, Fidelity, Environment, Settings, Transfer,
                NullReasons, Compute, OpsProfile, IOSummary, SweepInfo, Scenario, Accuracy)
-  wire_sections.py  Memory, SystemMemory, Power, PowerTrace, Thermal, ThermalSnapshot, CooldownWait,
-               RunWarning — the sections that hold what the agent sends, rendered from its records
+  wire_sections.py  Memory, SystemMemory, Power, PowerTrace, Thermal, ThermalSnapshot (with its probes' records:
+               ThermalZone, CpuFreq, GpuFreq, FanState, NvpModel, JetsonClocks, RpiState, RpiThrottled,
+               NvmlGpu), CooldownWait, RunWarning — the sections that hold what the agent sends, rendered
+               from its records (messages.py) by tests/unit/test_wire_sections.py
   phases.py    Phases — seconds per phase of one measurement (schema 6)
   sustained.py Sustained, SustainedWindow — a sustained run's windows and curve figures (schema 7)
   phone.py     PhoneBenchmark — what benchmark_model did on a phone (schema 8)
