@@ -1,5 +1,5 @@
-# Rendered from the FIELDS of agents/edgeprof_agent/messages.py by tests/unit/test_wire_sections.py (run it
-# to rewrite); do not edit.
+# Rendered from the FIELDS of agents/edgeprof_agent/messages.py (and snapshots.py, which it re-exports) by
+# tests/unit/test_wire_sections.py (run it to rewrite); do not edit.
 """The Result sections that hold what the agent sends: one frozen Section per agent record, with the
 record's fields (names, order, types, defaults) and the few the host adds.
 
@@ -123,7 +123,7 @@ class ThermalZone(Section):
     """One thermal zone (thermal.thermal_zones, by zone directory): its type, °C, and why it is not trusted (a
     sensor with a fixed value, or an offline one) when it is not. Absent values are absent on the wire.
 
-    The agent's run reply.thermal.snapshot.zones{} (messages.ThermalZone), as the Result stores it."""
+    The agent's run reply.thermal.snapshot.zones{} (snapshots.ThermalZone), as the Result stores it."""
 
     SECTION: ClassVar[str] = "thermal snapshot zone"
     OMIT_NONE: ClassVar[bool] = True
@@ -137,7 +137,7 @@ class CpuFreq(Section):
     """One CPU's cpufreq (thermal.cpufreq, by cpuN): scaling governor, current / min / max scaling frequency and
     cpuinfo_max_freq, kHz; what the CPU does not expose is absent.
 
-    The agent's run reply.thermal.snapshot.cpufreq{} (messages.CpuFreq), as the Result stores it."""
+    The agent's run reply.thermal.snapshot.cpufreq{} (snapshots.CpuFreq), as the Result stores it."""
 
     SECTION: ClassVar[str] = "thermal snapshot cpufreq"
     OMIT_NONE: ClassVar[bool] = True
@@ -152,7 +152,7 @@ class CpuFreq(Section):
 class GpuFreq(Section):
     """A Jetson GPU's devfreq (thermal.gpu_devfreq): the devfreq device and its current / min / max Hz.
 
-    The agent's run reply.thermal.snapshot.gpu_freq (messages.GpuFreq), as the Result stores it."""
+    The agent's run reply.thermal.snapshot.gpu_freq (snapshots.GpuFreq), as the Result stores it."""
 
     SECTION: ClassVar[str] = "thermal snapshot gpu_freq"
     OMIT_NONE: ClassVar[bool] = True
@@ -166,7 +166,7 @@ class GpuFreq(Section):
 class FanState(Section):
     """The fan (thermal.fan): pwm-fan's target and current PWM, or a pwmfan hwmon's pwm1 and rpm.
 
-    The agent's run reply.thermal.snapshot.fan (messages.FanState), as the Result stores it."""
+    The agent's run reply.thermal.snapshot.fan (snapshots.FanState), as the Result stores it."""
 
     SECTION: ClassVar[str] = "thermal snapshot fan"
     OMIT_NONE: ClassVar[bool] = True
@@ -180,7 +180,7 @@ class FanState(Section):
 class NvpModel(Section):
     """Jetson's power mode (`nvpmodel -q`, thermal.parse_nvpmodel_q): its name and id (None: not printed).
 
-    The agent's run reply.thermal.snapshot.nvpmodel (messages.NvpModel), as the Result stores it."""
+    The agent's run reply.thermal.snapshot.nvpmodel (snapshots.NvpModel), as the Result stores it."""
 
     SECTION: ClassVar[str] = "thermal snapshot nvpmodel"
     name: str | None = None
@@ -191,7 +191,7 @@ class NvpModel(Section):
 class JetsonClocks(Section):
     """Whether jetson_clocks is on, inferred (never run): every CPU's and the GPU's min == max; `how` says so.
 
-    The agent's run reply.thermal.snapshot.jetson_clocks (messages.JetsonClocks), as the Result stores it."""
+    The agent's run reply.thermal.snapshot.jetson_clocks (snapshots.JetsonClocks), as the Result stores it."""
 
     SECTION: ClassVar[str] = "thermal snapshot jetson_clocks"
     locked: bool
@@ -203,7 +203,7 @@ class RpiThrottled(Section):
     """`vcgencmd get_throttled` decoded (thermal.decode_throttled): the bits, as hex, the flags set now and the
     sticky ones that have occurred since boot.
 
-    The agent's run reply.thermal.snapshot.rpi.throttled (messages.RpiThrottled), as the Result stores it."""
+    The agent's run reply.thermal.snapshot.rpi.throttled (snapshots.RpiThrottled), as the Result stores it."""
 
     SECTION: ClassVar[str] = "thermal snapshot rpi.throttled"
     bits: int
@@ -216,7 +216,7 @@ class RpiThrottled(Section):
 class RpiState(Section):
     """A Raspberry Pi's own view (thermal.rpi_state, vcgencmd): get_throttled, measure_temp °C, the ARM clock Hz.
 
-    The agent's run reply.thermal.snapshot.rpi (messages.RpiState), as the Result stores it."""
+    The agent's run reply.thermal.snapshot.rpi (snapshots.RpiState), as the Result stores it."""
 
     SECTION: ClassVar[str] = "thermal snapshot rpi"
     OMIT_NONE: ClassVar[bool] = True
@@ -235,7 +235,7 @@ class NvmlGpu(Section):
     """One NVIDIA GPU in a snapshot (probes/nvml.device_state): its index, name, °C, SM and memory clocks (MHz),
     board power (W) and the clock event reasons (bits and names); what the GPU does not answer is absent.
 
-    The agent's run reply.thermal.snapshot.nvml[] (messages.NvmlGpu), as the Result stores it."""
+    The agent's run reply.thermal.snapshot.nvml[] (snapshots.NvmlGpu), as the Result stores it."""
 
     SECTION: ClassVar[str] = "thermal snapshot nvml"
     OMIT_NONE: ClassVar[bool] = True
@@ -255,7 +255,7 @@ class ThermalSnapshot(ThermalSnapshotReads, Section):
     GPU devfreq, the EMC clock, fan, nvpmodel, inferred jetson_clocks, the Pi's own state and NVML GPUs, each
     a record of what its probe reports (same wire shape as before they were records), and the hottest °C.
 
-    The agent's run reply.thermal.snapshot (messages.ThermalSnapshot), as the Result stores it."""
+    The agent's run reply.thermal.snapshot (snapshots.ThermalSnapshot), as the Result stores it."""
 
     SECTION: ClassVar[str] = "thermal snapshot"
     t_ns: int | None = None
@@ -289,7 +289,7 @@ class ThermalSnapshot(ThermalSnapshotReads, Section):
 class CooldownWait(Section):
     """thermal.wait_cool: whether the board got below `below_c` (None: no readable sensor), from/to °C, how long.
 
-    The agent's run reply.thermal.cooldown (messages.CooldownWait), as the Result stores it."""
+    The agent's run reply.thermal.cooldown (snapshots.CooldownWait), as the Result stores it."""
 
     SECTION: ClassVar[str] = "thermal cooldown"
     cooled: bool | None = None
@@ -303,7 +303,7 @@ class CooldownWait(Section):
 class Thermal(Section):
     """Snapshots before and after the run and the --cooldown wait when there was one.
 
-    The agent's run reply.thermal (messages.ThermalReply), as the Result stores it."""
+    The agent's run reply.thermal (snapshots.ThermalReply), as the Result stores it."""
 
     SECTION: ClassVar[str] = "thermal"
     before: ThermalSnapshot | None = None

@@ -453,7 +453,8 @@ def render_stub():
         "    def from_dict(cls: type[_R], data: Any, where: str | None = None) -> _R: ...",
         "    def to_dict(self) -> dict[str, Any]: ...",
     ]
-    for cls in sorted(_records(), key=lambda c: inspect.getsourcelines(c)[1]):
+    # messages.py's records in its order, then those it re-exports (snapshots.py's), in theirs
+    for cls in sorted(_records(), key=lambda c: (c.__module__ != m.__name__, c.__module__, inspect.getsourcelines(c)[1])):
         base = cls.__bases__[0].__name__
         lines += ["", f"class {cls.__name__}({base}):"]
         own = [f for f in cls.FIELDS if f.name in cls.__dict__.get("__slots__", ())]

@@ -112,7 +112,7 @@ def _default(f: Any, optional: bool) -> str | None:
 
 def _doc(spec: Rendered) -> list[str]:
     own = inspect.getdoc(spec.wire) if "__doc__" in spec.wire.__dict__ and spec.wire.__doc__ else None
-    text = (own + "\n\n" if own else "") + (f"The agent's {spec.wire.NAME} (messages.{spec.wire.__name__}), as the "
+    text = (own + "\n\n" if own else "") + (f"The agent's {spec.wire.NAME} ({spec.wire.__module__.rsplit('.', 1)[1]}.{spec.wire.__name__}), as the "
                                             "Result stores it. " + spec.note).rstrip()
     paras = [textwrap.fill(" ".join(p.split()), 106) if i == len(text.split("\n\n")) - 1 else p
              for i, p in enumerate(text.split("\n\n"))]
@@ -124,8 +124,8 @@ def _doc(spec: Rendered) -> list[str]:
 
 def render_module() -> str:
     out = [
-        "# Rendered from the FIELDS of agents/edgeprof_agent/messages.py by tests/unit/test_wire_sections.py (run it",
-        "# to rewrite); do not edit.",
+        "# Rendered from the FIELDS of agents/edgeprof_agent/messages.py (and snapshots.py, which it re-exports) by",
+        "# tests/unit/test_wire_sections.py (run it to rewrite); do not edit.",
         '"""The Result sections that hold what the agent sends: one frozen Section per agent record, with the',
         "record's fields (names, order, types, defaults) and the few the host adds.",
         "",
