@@ -18,6 +18,8 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from edgeprof_agent.messages import Facts, MessageError
+
 from ..errors import StoreError, StoreUnavailable, UserError
 from ..fsmode import private_mode
 from ..outputs import visible
@@ -423,20 +425,29 @@ class Store:
         with self.engine.connect() as conn:
             return int(conn.execute(sa.select(sa.func.count()).select_from(runs)).scalar_one())
 
-    def save_facts(self, device: str, facts: dict[str, Any]) -> str:
+    def save_facts(self, device: str, facts: Facts) -> str:
+        """Store a board's facts as the agent sent them (its Facts record's JSON), timestamped; the timestamp."""
         ts = utc_now()
         with self.engine.begin() as conn:
             conn.execute(device_facts.insert().values(device=device, collected_at=ts,
-                                                      facts_json=dumps_json(facts, sort_keys=True)))
+                                                      facts_json=dumps_json(facts.to_dict(), sort_keys=True)))
         return ts
 
-    def latest_facts(self, device: str) -> tuple[str, dict[str, Any]] | None:
+    def latest_facts(self, device: str) -> tuple[str, Facts] | None:
+        """The newest stored facts of `device` with their timestamp (None: none stored); StoreError naming the
+        device and the field for a row that is not the agent's facts."""
         with self.engine.connect() as conn:
             row = conn.execute(
                 sa.select(device_facts.c.collected_at, device_facts.c.facts_json)
                 .where(device_facts.c.device == device).order_by(device_facts.c.id.desc()).limit(1)
             ).first()
-        return (row[0], json.loads(row[1])) if row else None
+        if row is None:
+            return None
+        try:
+            return row[0], Facts.from_dict(json.loads(row[1]))
+        except (ValueError, MessageError) as e:
+            raise StoreError(f"the facts of {visible(device)} stored at {row[0]} cannot be read: {_one_line(e)}",
+                             hint="run edgeprof devices check to store them again") from None
 
 
 def _read_error(e: sa.exc.DBAPIError) -> type[StoreError]:

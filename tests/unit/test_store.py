@@ -126,8 +126,22 @@ def test_db_url_resolution(tmp_path, monkeypatch):
 
 
 def test_facts_timestamped(tmp_path):
+    """A board's facts are stored as the agent sent them (its Facts record) and read back as that record; a row
+    that is not the agent's facts is one StoreError naming the device."""
+    from edgeprof.store import device_facts
+    from edgeprof_agent.messages import Facts
+
     store = Store(str(tmp_path / "r.sqlite"))
     assert store.latest_facts("dev") is None
-    store.save_facts("dev", {"arch": "aarch64"})
+    sent = Facts(hostname="nano", arch="aarch64", cpu="ARMv8", os="Ubuntu 18.04", kernel="4.9.253-tegra",
+                 python="3.6.9", python_executable="/usr/bin/python3", agent_version="0.1.0", protocol=9,
+                 runtimes={"onnxruntime": {"version": "1.10.0", "providers": ["CPUExecutionProvider"]}})
+    store.save_facts("dev", sent)
     ts, facts = store.latest_facts("dev")
-    assert facts == {"arch": "aarch64"} and ts.startswith("20")
+    assert isinstance(facts, Facts) and facts == sent and ts.startswith("20")
+    assert facts.runtime("onnxruntime").version == "1.10.0"
+    with store.engine.begin() as conn:
+        conn.execute(device_facts.insert().values(device="dev", collected_at="2026-12-05T00:00:00+00:00",
+                                                  facts_json=json.dumps({"arch": "aarch64"})))
+    with pytest.raises(StoreError, match=r"the facts of dev stored at 2026-12-05.*missing field 'hostname'"):
+        store.latest_facts("dev")
