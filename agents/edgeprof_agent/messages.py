@@ -6,9 +6,11 @@ defaults come from vocab.RUN_DEFAULTS). `from_dict` is strict: a missing require
 value of the wrong type raises MessageError naming the field ("run.inputs[0].shape: expected a list, got str").
 The agent answers such a request with ErrorKind.PROTOCOL; the host turns such a reply into a one-line AgentError.
 The power configuration, power summary, thermal snapshots, the runtime's description and the op profile are
-records too (protocol 5), and so are facts' runtimes (RuntimeFact by module name; same wire shape). What one
-probe reports inside a snapshot (zones, cpufreq, ...) and facts' power sources keep their probe's shape on the
-wire; the host reads the power sources through Facts.power_source_facts (PowerSourceFact records).
+records too (protocol 5), and so are facts' runtimes (RuntimeFact by module name; same wire shape) and what
+each probe reports inside a thermal snapshot (snapshots.py, re-exported here: ThermalReply, ThermalSnapshot,
+CooldownWait and the probes' ThermalZone, CpuFreq, GpuFreq, FanState, NvpModel, JetsonClocks, RpiState, NvmlGpu;
+same wire shape: absent values stay absent). Facts' power sources keep their probe's shape on
+the wire; the host reads them through Facts.power_source_facts (PowerSourceFact records).
 Does not own: the record machinery (record.py: Field, Record, strict from_dict), framing (protocol.py) or what the ops do (__main__.py, worker.py, lease.py).
 
 Python >= 3.6, standard library only: plain classes with __slots__ (no dataclasses).
@@ -16,6 +18,8 @@ Python >= 3.6, standard library only: plain classes with __slots__ (no dataclass
 
 # REQUIRED, Field, MessageError and Record are imported from here by the host and the agent
 from .record import PACKED_INT64, REQUIRED, Field, MessageError, Record, type_name
+from .snapshots import (CooldownWait, CpuFreq, FanState, GpuFreq, JetsonClocks, NvmlGpu, NvpModel, RpiState,
+                        RpiThrottled, ThermalReply, ThermalSnapshot, ThermalZone)
 from .vocab import POWER_SOURCES, RUN_DEFAULTS, SCENARIO_DEFAULTS
 
 _NUM = (int, float)
@@ -369,34 +373,6 @@ class PowerSummary(Record):
         Field("trace", dict, None, record=PowerTrace), Field("idle_trace", dict, None, record=PowerTrace),
         Field("idle_note", str, None), Field("note", str, None), Field("warnings", list, [], of=str),
     )
-
-
-class ThermalSnapshot(Record):
-    """thermal.snapshot: the board's thermal and clock state at one moment. What each probe reports (zones,
-    cpufreq, GPU devfreq, fan, nvpmodel, inferred jetson_clocks, Pi state, NVML GPUs) keeps its probe's shape."""
-
-    NAME = "run reply.thermal.snapshot"
-    FIELDS = (Field("t_ns", int, None), Field("unix_time", _NUM, None), Field("zones", dict, None),
-              Field("cpufreq", dict, None), Field("governors", list, None, of=str), Field("gpu_freq", dict, None),
-              Field("emc_hz", int, None), Field("fan", dict, None), Field("nvpmodel", dict, None),
-              Field("jetson_clocks", dict, None), Field("rpi", dict, None), Field("nvml", list, None, of=dict),
-              Field("max_temp_c", _NUM, None))
-
-
-class CooldownWait(Record):
-    """thermal.wait_cool: whether the board got below `below_c` (None: no readable sensor), from/to °C, how long."""
-
-    NAME = "run reply.thermal.cooldown"
-    FIELDS = (Field("cooled", bool, None), Field("start_c", _NUM, None), Field("end_c", _NUM, None),
-              Field("waited_s", _NUM, 0.0), Field("below_c", _NUM, None))
-
-
-class ThermalReply(Record):
-    """Snapshots before and after the run and the --cooldown wait when there was one."""
-
-    NAME = "run reply.thermal"
-    FIELDS = (Field("before", dict, None, record=ThermalSnapshot), Field("after", dict, None, record=ThermalSnapshot),
-              Field("cooldown", dict, None, record=CooldownWait))
 
 
 class RunPhases(Record):

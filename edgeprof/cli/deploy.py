@@ -303,15 +303,15 @@ def versus_fp32(store: Store, result: Result) -> str | None:
         return None
     key = dataclasses.replace(result.identity, precision="fp32").key()
     for row in store.list(config=key, status="ok", limit=20):
-        base = store.get(row["run_id"]).accuracy
+        base = store.get(row.run_id).accuracy
         if base is None or base.sha256 != acc.sha256:
             continue
         if acc.top1 is not None and base.top1 is not None:
-            return (f"vs fp32 (run {row['run_id']}, same data): top-1 {fmt_value(base.top1, '%')} → "
+            return (f"vs fp32 (run {row.run_id}, same data): top-1 {fmt_value(base.top1, '%')} → "
                     f"{fmt_value(acc.top1, '%')} ({acc.top1 - base.top1:+.1f} points)")
         if acc.errors and base.errors:
             a, b = acc.errors[0], base.errors[0]
-            return (f"vs fp32 (run {row['run_id']}, same data): {a.output} MAE {fmt_value(b.mean_abs_error)} → "
+            return (f"vs fp32 (run {row.run_id}, same data): {a.output} MAE {fmt_value(b.mean_abs_error)} → "
                     f"{fmt_value(a.mean_abs_error)}, cosine {fmt_value(b.cosine_similarity)} → "
                     f"{fmt_value(a.cosine_similarity)}")
     return None

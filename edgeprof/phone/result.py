@@ -36,6 +36,7 @@ from ..records import (
     Settings,
     Thermal,
     ThermalSnapshot,
+    ThermalZone,
     new_run_id,
     utc_now,
 )
@@ -118,7 +119,7 @@ def _rails_power(p: dict[str, Any], warnings: list[str]) -> Power:
 
 
 def _snapshot(t: PhoneThermal) -> ThermalSnapshot:
-    zones = {name: {"type": name, "temp_c": c} for name, c in t.temperatures_c.items()}
+    zones = {name: ThermalZone(type=name, temp_c=c) for name, c in t.temperatures_c.items()}
     return ThermalSnapshot(zones=zones or None, max_temp_c=max(t.temperatures_c.values(), default=None))
 
 

@@ -280,7 +280,7 @@ def gather(store: Store, *, sweep: str | None = None, device: str | None = None,
         default_title = f"edgeprof · {record.name}"
     else:
         rows = store.list(device=device, model=model, limit=limit)
-        results = _latest_per_config(store.get_many(r["run_id"] for r in rows))  # corrupt rows: store.skipped
+        results = _latest_per_config(store.get_many(r.run_id for r in rows))  # corrupt rows: store.skipped
         bits = [f"device {device}" if device else "", f"model {model}" if model else ""]
         scope = "newest result of each configuration" + (" · " + ", ".join(b for b in bits if b) if any(bits) else "")
         default_title = "edgeprof report"

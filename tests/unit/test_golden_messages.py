@@ -19,7 +19,7 @@ GOLDEN = Path(__file__).resolve().parents[1] / "data" / "golden" / "messages"
 
 _TRACE = m.PowerTrace(t_s=[0.0, 0.5, 1.0], w=[4.8, 5.2, 5.0])
 _SNAP = dict(t_ns=1_000, unix_time=1_700_000_000.0, zones={"cpu-thermal": {"type": "cpu-thermal", "temp_c": 48.5}},
-             cpufreq={"cpu0": {"cur_hz": 2_400_000_000, "governor": "ondemand"}}, governors=["ondemand"],
+             cpufreq={"cpu0": {"cur_khz": 2_400_000, "governor": "ondemand"}}, governors=["ondemand"],
              rpi={"throttled": {"bits": 0, "raw": "0x0", "now": [], "has_occurred": []}, "temp_c": 48.5},
              max_temp_c=48.5)
 

@@ -45,8 +45,8 @@ POWER = {"source": "jetson-ina3221", "rail": "VDD_IN", "total_kind": "rail", "co
          "idle_trace": TRACE, "idle_note": "idle_w is measured before the model loads", "note": "n",
          "warnings": ["w"]}
 SNAPSHOT = {"t_ns": 5, "unix_time": 1700000000.0, "zones": {"cpu-thermal": {"type": "cpu", "temp_c": 45.0}},
-            "cpufreq": {"cpu0": {"cur_hz": 1500000000, "governor": "ondemand"}}, "governors": ["ondemand"],
-            "gpu_freq": {"cur_hz": 921600000}, "emc_hz": 1600000000, "fan": {"pwm1": 128},
+            "cpufreq": {"cpu0": {"cur_khz": 1500000, "governor": "ondemand"}}, "governors": ["ondemand"],
+            "gpu_freq": {"name": "17000000.gpu", "cur_hz": 921600000}, "emc_hz": 1600000000, "fan": {"pwm1": 128},
             "nvpmodel": {"name": "MAXN", "id": 0}, "jetson_clocks": {"locked": False, "how": "inferred"},
             "rpi": {"throttled": {"bits": 0, "raw": "0x0", "now": [], "has_occurred": []}},
             "nvml": [{"index": 0, "temp_c": 40}], "max_temp_c": 45.0}
@@ -122,6 +122,19 @@ SAMPLES = {
     m.OpsProfileReply: OPS,
     m.PowerTrace: TRACE,
     m.PowerSummary: POWER,
+    m.ThermalZone: {"type": "PMIC-Die", "temp_c": 100.0, "ignored": "fixed value on this board, not a real temperature"},
+    m.CpuFreq: {"governor": "schedutil", "cur_khz": 1479000, "min_khz": 102000, "max_khz": 1479000,
+                "hw_max_khz": 1479000},
+    m.GpuFreq: {"name": "57000000.gpu", "cur_hz": 921600000, "min_hz": 76800000, "max_hz": 921600000},
+    m.FanState: {"target_pwm": 255, "cur_pwm": 250},
+    m.NvpModel: {"name": "MAXN", "id": None},
+    m.JetsonClocks: {"locked": True, "how": "inferred"},
+    m.RpiThrottled: {"bits": 0x50005, "raw": "0x50005", "now": ["under-voltage", "throttled"],
+                     "has_occurred": ["under-voltage", "throttled"]},
+    m.RpiState: {"throttled": {"bits": 0, "raw": "0x0", "now": [], "has_occurred": []}, "temp_c": 52.7,
+                 "arm_hz": 2400000000},
+    m.NvmlGpu: {"index": 0, "name": "NVIDIA A2", "temp_c": 41.0, "sm_mhz": 1770, "mem_mhz": 6251, "power_w": 21.5,
+                "clock_reasons_bits": 1, "clock_reasons": ["GpuIdle"]},
     m.ThermalSnapshot: SNAPSHOT,
     m.CooldownWait: COOLDOWN,
     m.ThermalReply: THERMAL,
@@ -443,7 +456,8 @@ def render_stub():
         "    def from_dict(cls: type[_R], data: Any, where: str | None = None) -> _R: ...",
         "    def to_dict(self) -> dict[str, Any]: ...",
     ]
-    for cls in sorted(_records(), key=lambda c: inspect.getsourcelines(c)[1]):
+    # messages.py's records in its order, then those it re-exports (snapshots.py's), in theirs
+    for cls in sorted(_records(), key=lambda c: (c.__module__ != m.__name__, c.__module__, inspect.getsourcelines(c)[1])):
         base = cls.__bases__[0].__name__
         lines += ["", f"class {cls.__name__}({base}):"]
         own = [f for f in cls.FIELDS if f.name in cls.__dict__.get("__slots__", ())]
