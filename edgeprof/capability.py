@@ -4,6 +4,7 @@ Owns: the decision run / skip(reason) before anything is pushed, for deploy and 
 notes that go with a run that will execute differently from what was asked (fp16 on a CPU provider computes
 mostly in fp32). Formats: "torch" (bundled models and `file.py:function` builders: exported to whatever the
 runtime needs), "onnx" and "tflite" (user files, run as they are or quantised), "none" (the null runtime).
+- whether the device has the GPU a run names (`gpu_problem`: --gpu / devices.yaml gpu: against its facts);
 - which ONNX a device's onnxruntime loads: the newest IR version and default-domain opset per onnxruntime release
   (ORT_ONNX_MAX, from ONNX Runtime's compatibility page; docs/stacks.md), the IR / opset the host exports a
   torch model at for that device (`onnx_target`: min(the exporter's default or --opset, what the device loads);
@@ -77,6 +78,23 @@ def has_nvidia_gpu(facts: Facts) -> bool | None:
     if facts.l4t is not None:
         return True
     return None
+
+
+def gpu_problem(facts: Facts, index: int, device: str, what: str | None = None) -> str | None:
+    """None when the device's facts show a GPU `index` (NVML's index: discrete GPUs in PCI bus order; a Jetson's
+    one integrated GPU is 0) or do not say (GPU discovery failed: the agent decides), else why not (one phrase,
+    starting with `what`: how the GPU was named, `--gpu N` by default)."""
+    what = what or f"--gpu {index}"
+    if facts.gpus is None:
+        return None
+    discrete = [g for g in facts.gpus if g.get("kind") != "integrated"]
+    count = len(discrete) if discrete else len(facts.gpus)
+    if index < count:
+        return None
+    if count == 0:
+        return f"{what}: {device} has no NVIDIA GPU"
+    names = ", ".join(f"{i}: {g.get('name', 'NVIDIA GPU')}" for i, g in enumerate(discrete or facts.gpus))
+    return f"{what}: {device} has {count} NVIDIA GPU(s) ({names})"
 
 
 def _importable(facts: Facts, names: tuple[str, ...]) -> bool:

@@ -398,19 +398,29 @@ def device_fingerprint(r: Result) -> str | None:
     return hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest()[:12]
 
 
+def _gpu_label(gpu: Any) -> str | None:
+    """`1 Tesla T4 GPU-6a5f0e44…` for environment.runtime.gpu (None when the run named no GPU)."""
+    if not isinstance(gpu, dict):
+        return None
+    return " ".join(str(x) for x in (gpu.get("index"), gpu.get("name"), (gpu.get("uuid") or "")[:12] or None)
+                    if x is not None) or None
+
+
 def _env_summary(r: Result) -> dict[str, Any]:
     env = r.environment
     out: dict[str, Any] = {
         "device": device_fingerprint(r), "board": env.fact("board_model") or env.fact("cpu"),
         "os": env.fact("os"), "kernel": env.fact("kernel"), "device python": env.fact("python"),
         "runtime version": env.runtime_version, "providers": ",".join(env.runtime_providers) or None,
+        "gpu": _gpu_label(env.runtime.get("gpu")),  # the GPU a run named (--gpu): same configuration, other board
         "agent": env.agent_version, "edgeprof": env.edgeprof_version,
         "model sha256": (env.model_sha256 or "")[:12] or None,
         "thread env": json.dumps(env.thread_env, sort_keys=True) if env.thread_env else None,
     }
     before = r.thermal.before if r.thermal else None
     if before is not None:
-        for k, v in (("nvpmodel", before.nvpmodel), ("jetson_clocks", before.jetson_clocks),
+        for k, v in (("nvpmodel", before.nvpmodel and before.nvpmodel.to_dict()),
+                     ("jetson_clocks", before.jetson_clocks and before.jetson_clocks.to_dict()),
                      ("governor", before.governors)):
             if v is not None:
                 out[k] = json.dumps(v, sort_keys=True)

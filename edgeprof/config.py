@@ -26,7 +26,7 @@ from yaml.events import AliasEvent, CollectionStartEvent, NodeEvent
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from .errors import ConfigError
-from .vocab import SETTINGS, Setting
+from .vocab import POWER_RATE_MAX_HZ, SETTINGS, Setting
 
 __all__ = [
     "MAX_FILE_BYTES", "MAX_DEPTH", "MAX_NODES", "Doc", "compose", "read_text", "did_you_mean", "check_number",
@@ -243,11 +243,11 @@ def setting_problem(setting: Setting, value: Any) -> str | None:
 
 
 # numbers that are not run settings (vocab.SETTINGS) but are checked alike wherever they are written: the batch and
-# threads axes (sweep files, deploy flags) and the power sampling rate (devices.yaml power.rate_hz, --power-rate).
+# threads axes (sweep files, deploy flags) and the power sampling rate (devices.yaml power.rate_hz, --power-rate;
+# its bound is vocab.POWER_RATE_MAX_HZ, re-exported here for devices.yaml).
 # name -> (integer, lo, hi, lo exclusive, flag)
 BATCH_MAX = 65536
 THREADS_MAX = 1024
-POWER_RATE_MAX_HZ = 1000.0  # a sensor read more often than this is the sampler measuring itself
 OTHER_NUMBERS: dict[str, tuple[bool, float, float, bool, str]] = {
     "batch": (True, 1, BATCH_MAX, False, "--batch"),
     "threads": (True, 1, THREADS_MAX, False, "--threads"),

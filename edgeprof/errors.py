@@ -109,7 +109,10 @@ class MeasurementFailed(AgentError):
 
 
 class LeasedError(AgentError):
-    """Another controller holds the device lease (ErrorKind.LEASED)."""
+    """Another controller holds the device lease (ErrorKind.LEASED). `holder`: who, and since when, as the agent
+    names them (`sw-… from CONTROLLER since TIME`), when it said."""
+
+    holder: str | None = None
 
 
 class CapabilityError(DeviceError):
@@ -122,6 +125,10 @@ class RuntimeMissingError(DeviceError):
 
 class StoreError(UserError):
     """Results database problems (unreachable URL, newer schema, unknown run id)."""
+
+
+class AmbiguousId(StoreError):
+    """An id prefix that more than one stored run (or sweep) starts with: the message lists a few of them."""
 
 
 class StoreUnavailable(StoreError):

@@ -13,7 +13,8 @@ devices.yaml format history (keep next to the constant):
   1 — first format: version, defaults, devices.{NAME}.{host, port, user, identity_file, proxy_jump, python,
       workdir, env, tags, power, sysfs_root, connect_timeout, known_hosts}; later `controller` (the lab queue's
       lab.<controller>; optional, so version 1 files stay valid); later phones: `transport: adb` with serial, adb,
-      adb_server_port, benchmark_model, workdir, tags, power, thermal (optional, so version 1 files stay valid).
+      adb_server_port, benchmark_model, workdir, tags, power, thermal (optional, so version 1 files stay valid);
+      later `gpu` (the GPU a board's runs use, NVML's index; optional, so version 1 files stay valid).
 """
 
 from __future__ import annotations
@@ -56,11 +57,11 @@ MAX_CONNECT_TIMEOUT = 3600.0
 
 TOP_KEYS = ("version", "defaults", "devices")
 BOARD_KEYS = ("host", "port", "user", "identity_file", "proxy_jump", "python", "workdir", "env", "tags", "power",
-              "sysfs_root", "connect_timeout", "known_hosts", "controller")
+              "sysfs_root", "connect_timeout", "known_hosts", "controller", "gpu")
 # phones (transport: adb; docs/phones.md): these keys, plus workdir, env, tags, power, connect_timeout, controller
 PHONE_KEYS = ("transport", "serial", "adb", "adb_server_port", "benchmark_model", "thermal")
 PHONE_ONLY_KEYS = ("serial", "adb", "adb_server_port", "benchmark_model", "thermal")
-SSH_ONLY_KEYS = ("host", "port", "user", "identity_file", "proxy_jump", "python", "sysfs_root", "known_hosts")
+SSH_ONLY_KEYS = ("host", "port", "user", "identity_file", "proxy_jump", "python", "sysfs_root", "known_hosts", "gpu")
 TRANSPORTS = ("ssh", "adb")
 DEFAULT_PHONE_WORKDIR = "/data/local/tmp/edgeprof"
 SERIAL_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$")
@@ -98,6 +99,7 @@ class Entry:
     adb_server_port: int | None = None
     benchmark_model: BenchmarkModel | None = None
     thermal: int | None = None  # thermal.warn_status
+    gpu: int | None = None  # the GPU runs use on a machine with several (NVML's index; --gpu overrides it)
 
     @classmethod
     def merged(cls, defaults: Mapping[str, tuple[Node, Any]], entry: Mapping[str, tuple[Node, Any]]) -> Entry:
@@ -425,6 +427,7 @@ class _Loader(Doc):
         "adb_server_port": lambda self, n, p: self.integer(n, p, 1024, 65535),
         "benchmark_model": lambda self, n, p: self.f_benchmark_model(n, p),
         "thermal": lambda self, n, p: self.f_thermal(n, p),
+        "gpu": lambda self, n, p: self.integer(n, p, 0, 63),
     }
 
     def f_transport(self, node: Node, p: str) -> str:
@@ -502,6 +505,11 @@ class _Loader(Doc):
             pnode = entry["power"][0] if "power" in entry else defaults["power"][0]
             raise self.err(pnode, f"{ypath}.power.source", "battery applies only to a phone (transport: adb)",
                            hint="one of " + ", ".join(POWER_SOURCES))
+        gpu_node = entry["gpu"][0] if "gpu" in entry else defaults["gpu"][0] if "gpu" in defaults else knode
+        power_device = (e.power or {}).get("device")
+        if e.gpu is not None and power_device is not None and power_device != e.gpu:
+            raise self.err(gpu_node, f"{ypath}.gpu", f"is {e.gpu} but power.device is {power_device}: NVML reads "
+                           "the GPU the run uses", hint="remove power.device (gpu: sets both)")
         return self.ssh_device(name, knode, ypath, e)
 
     def ssh_device(self, name: str, knode: Node, ypath: str, e: Entry) -> Device:
@@ -543,5 +551,5 @@ class _Loader(Doc):
             identity_file=identity, proxy_jump=proxy, python=e.python, workdir=e.workdir or DEFAULT_WORKDIR,
             env=dict(e.env), tags=dict(e.tags), power=e.power, sysfs_root=e.sysfs_root,
             connect_timeout=timeout or DEFAULT_CONNECT_TIMEOUT, known_hosts=e.known_hosts, controller=e.controller,
-            source=f"{self.display}:{knode.start_mark.line + 1}",
+            source=f"{self.display}:{knode.start_mark.line + 1}", gpu=e.gpu,
         )

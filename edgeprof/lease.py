@@ -31,9 +31,11 @@ from .agentlink import AgentLink
 from .errors import Interrupted, LeaseBusy, LeaseLost
 from .records import Device
 from .transport import Transport
+from .vocab import LEASE_TTL_S
 
-DEFAULT_TTL_S = 120.0
+DEFAULT_TTL_S = LEASE_TTL_S  # the agent's own default is the same (edgeprof_agent.vocab)
 BUSY_HINT = "raise lease_wait_s in the sweep's settings, or run when that sweep is done"
+DEPLOY_HINT = "edgeprof deploy --lease-wait TIME (e.g. 30m) waits for it"  # a deploy refused at once
 
 
 def controller_name() -> str:
@@ -77,7 +79,8 @@ class KeptLease:
                     self._keepalive.start()
                 return token
             if time.monotonic() >= deadline:
-                raise LeaseBusy(f"device {self.name} is leased by {who}; waited {wait_s:.0f} s", hint=hint)
+                waited = f"; waited {wait_s:.0f} s" if wait_s > 0 else ""
+                raise LeaseBusy(f"device {self.name} is leased by {who}{waited}", hint=hint)
             if on_wait is not None:
                 on_wait(who)
             if stop.wait(min(poll, max(0.1, deadline - time.monotonic()))):

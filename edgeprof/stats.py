@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from .records import LatencyStats, RunWarning, Scenario
+from .vocab import SERVER_MIN_QUERIES
 
 PERCENTILES: tuple[tuple[str, float], ...] = (
     ("p50", 50.0), ("p90", 90.0), ("p95", 95.0), ("p97", 97.0), ("p99", 99.0), ("p999", 99.9),
@@ -87,7 +88,7 @@ def latency_summary(samples_ms: Sequence[float]) -> LatencyStats:
     return LatencyStats(
         **pct, min=float(o[0]), max=float(o[-1]), mean=mean, std=std, cv=std / mean if mean > 0 else None,
         n=n, early_stop_p90=_early_stop(o, 0.90),
-        early_stop_p99=_early_stop(o, 0.99) if n >= 662 else None,
+        early_stop_p99=_early_stop(o, 0.99) if n >= SERVER_MIN_QUERIES else None,  # min_queries_for(0.99)
         percentile_method="linear interpolation (numpy default)",
     )
 

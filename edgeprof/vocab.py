@@ -3,8 +3,10 @@
 Owns: runtimes, precisions, power sources and error kinds (re-exported from the agent package, which shares
 them with the device), the comparable metrics (name, unit, which direction is better, default minimum effect),
 the run settings (RunSettings: the one table, with kinds, defaults, ranges, flags and help; deploy's flags, sweep
-`settings:`, the RunSpec, the agent's request and the stored settings section are derived from it), the identity
-of a measured configuration, and the one number formatter used by the terminal, Markdown and HTML.
+`settings:`, the RunSpec, the agent's request and the stored settings section are derived from it), the sweep
+policy (SweepPolicy: a cell's timeout, retries and lease wait, declared alike), the bounds more than one place
+checks (MAX_STREAMS, POWER_RATE_MAX_HZ, ...: their one home), the identity of a measured configuration, and the
+finite-number test (the one number formatter is numfmt.py's, re-exported here).
 Does not own: reading a metric from a Result (compare.py), validating YAML nodes (config.py), what a runtime
 can do on a device (capability.py). Pure definitions, no I/O.
 """
@@ -21,9 +23,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from edgeprof_agent.vocab import (
+    LEASE_TTL_S,
     POWER_AUTO_ORDER,
     POWER_SOURCES,
     PRECISIONS,
+    PROGRESS_S,
     RUN_DEFAULTS,
     RUNTIMES,
     SCENARIO_DEFAULTS,
@@ -33,12 +37,18 @@ from edgeprof_agent.vocab import (
     ErrorKind,
 )
 
+from .numfmt import fmt_num, fmt_p, fmt_value  # re-exported: the one number formatter (numfmt.py)
+
 __all__ = [
-    "RUNTIMES", "PRECISIONS", "POWER_SOURCES", "POWER_AUTO_ORDER", "ErrorKind", "RUN_DEFAULTS",
+    "RUNTIMES", "PRECISIONS", "POWER_SOURCES", "POWER_AUTO_ORDER", "ErrorKind", "RUN_DEFAULTS", "LEASE_TTL_S",
+    "PROGRESS_S",
     "SCENARIOS", "SCHEDULED_SCENARIOS", "SINGLE_STREAM", "SCENARIO_DEFAULTS", "scenario_label",
     "Metric", "METRICS", "EXTRA_METRICS", "METRIC_BY_NAME", "CHECKED_METRICS", "SUSTAINED_METRICS",
     "CHECKED_SUSTAINED", "DEFAULT_MIN_EFFECT", "parse_duration", "fmt_duration",
-    "DEFAULT_ALPHA", "Setting", "SETTINGS", "RunSettings", "settings_kwargs", "SERVER_MIN_QUERIES", "MAX_RATE_QPS", "MAX_SCHEDULE_S", "schedule_problem", "ConfigIdentity",
+    "DEFAULT_ALPHA", "Setting", "SETTINGS", "RunSettings", "settings_kwargs", "SweepPolicy", "POLICY",
+    "SWEEP_SETTINGS", "MAX_BACKOFF_S", "SERVER_MIN_QUERIES", "MAX_RATE_QPS",
+    "MAX_SCHEDULE_S", "MAX_STREAMS", "MAX_COOLDOWN_C", "POWER_RATE_MAX_HZ", "MAX_RUN_S", "MIN_OPSET", "MAX_OPSET",
+    "schedule_problem", "ConfigIdentity",
     "fmt_value", "fmt_p", "fmt_num", "is_finite_number",
 ]
 
@@ -261,6 +271,17 @@ def _setting(kind: str, default: Any, help: str, **kw: Any) -> Any:
 _D = RUN_DEFAULTS
 SERVER_MIN_QUERIES = 662  # stats.min_queries_for(0.99): the fewest queries with an early-stopping p99 (deploy's default)
 
+# Bounds that more than one place checks, each written here once: the table's `hi` below, run/check.py's worded
+# deploy errors, config.py's devices.yaml and flag rules, the sweep file's rates and maxrate.py's search import
+# them (tests/unit/test_bounds_home.py fails when one is written out again).
+MAX_STREAMS = 64  # offline: queries in flight, a thread and a runtime session each
+MAX_COOLDOWN_C = 150.0  # above any board's trip point: a larger value is a typo (m°C, °F)
+POWER_RATE_MAX_HZ = 1000.0  # a sensor read more often than this is the sampler measuring itself
+MAX_RATE_QPS = 100000.0  # a server / fixed-rate schedule (--rate, a sweep's `rates:`): above any edge model's rate
+MAX_RUN_S = 7 * 86400.0  # a run (or a wait for a device) longer than a week is a typo
+MIN_OPSET = 15  # the ONNX opsets edgeprof exports at: the oldest row of capability.ORT_ONNX_MAX (onnxruntime 1.10)
+MAX_OPSET = 21  # ... to the newest opset that table names
+
 
 @dataclass(frozen=True)
 class RunSettings:
@@ -320,11 +341,11 @@ class RunSettings:
         flag="--warmup", place="inputs", metavar="S", wire="request",
         flag_help=f"warm up until latency is steady or this many seconds pass (default {_D['warmup_s']:g})")
     # deploy --help after --providers: the export, then telemetry
-    # the bounds are export.onnx_export's MIN_OPSET / MAX_OPSET (onnxruntime 1.10's opset .. the table's newest;
-    # tests/unit/test_onnx_target.py keeps them equal); None: edgeprof's default, fitted to the device's runtime
+    # the bounds are MIN_OPSET / MAX_OPSET (above; export.onnx_export imports them, tests/unit/test_onnx_target.py
+    # keeps them equal to capability.ORT_ONNX_MAX's rows); None: edgeprof's default, fitted to the device's runtime
     opset: int | None = _setting(
         "int", None, "ONNX opset to export bundled and builder models at (default: 18, or the newest the device's "
-        "onnxruntime loads)", lo=15, hi=21, flag="--opset", nullable=True, place="measure", metavar="N",
+        "onnxruntime loads)", lo=MIN_OPSET, hi=MAX_OPSET, flag="--opset", nullable=True, place="measure", metavar="N",
         flag_help="ONNX opset to export a bundled or builder model at (default: 18, or the newest the device's "
                   "onnxruntime loads; an opset above that is refused before the export)")
     seed: int = _setting(
@@ -334,10 +355,10 @@ class RunSettings:
         "number", float(_D["idle_s"]), "idle power baseline before load (s; 0 = off)", lo=0, hi=3600, flag="--idle",
         place="measure", metavar="S", wire="request",
         flag_help=f"idle power baseline before the model loads, in seconds (default {_D['idle_s']:g}; 0 turns it off)")
-    # cooldown_c's bound is run.check.MAX_COOLDOWN_C, power_rate_hz's config.POWER_RATE_MAX_HZ (tests keep them equal)
+    # cooldown_c's and power_rate_hz's bounds are MAX_COOLDOWN_C and POWER_RATE_MAX_HZ (above), as run/check.py's
     cooldown_c: float | None = _setting(
         "number", None, "before measuring, wait until the hottest temperature sensor reads below this (°C; default: "
-        "no wait)", lo=0, lo_open=True, hi=150, flag="--cooldown", nullable=True, place="measure", metavar="C",
+        "no wait)", lo=0, lo_open=True, hi=MAX_COOLDOWN_C, flag="--cooldown", nullable=True, place="measure", metavar="C",
         wire="request", flag_help="before measuring, wait until the hottest temperature sensor reads below C °C")
     cooldown_timeout_s: float = _setting(
         "duration", float(_D["cooldown_timeout_s"]), "give up waiting for --cooldown after (seconds, or 10m)", lo=0,
@@ -345,9 +366,18 @@ class RunSettings:
         wire="request",
         flag_help="with --cooldown: measure anyway (with a warning) after TIME (seconds, or 10m; default "
                   f"{fmt_duration(_D['cooldown_timeout_s'])})")
+    # the GPU of a multi-GPU machine (NVML's index, as nvidia-smi numbers them; docs/devices.md): the runtime runs
+    # on it (CUDA pinned to its UUID) and NVML's power, memory and telemetry read it; default: devices.yaml gpu:,
+    # else GPU 0 as before. The bound is a sanity cap; the device's GPUs (its facts) bound it before the push
+    gpu: int | None = _setting(
+        "int", None, "the GPU a run uses on a machine with several (NVML's index, as nvidia-smi numbers them; "
+        "default: devices.yaml gpu:, else 0)", lo=0, hi=63, flag="--gpu", nullable=True, place="measure",
+        metavar="N", wire="request",
+        flag_help="on a machine with several NVIDIA GPUs, run on GPU N (nvidia-smi's index) and read its power "
+                  "and memory through NVML (default: the device's gpu: in devices.yaml, else 0)")
     power_rate_hz: float | None = _setting(
         "number", None, "power sampling rate (Hz; default: devices.yaml rate_hz; capped by the sensor)", lo=0,
-        lo_open=True, hi=1000, flag="--power-rate", nullable=True, place="measure", metavar="HZ",
+        lo_open=True, hi=POWER_RATE_MAX_HZ, flag="--power-rate", nullable=True, place="measure", metavar="HZ",
         flag_help="power sampling rate (overrides devices.yaml rate_hz; capped by the sensor)")
     # load scenarios (the `scenarios:` and `rates:` sweep axes choose the scenario and rate; docs/scenarios.md)
     samples_per_query: int = _setting(
@@ -356,7 +386,7 @@ class RunSettings:
         flag_help=f"multi-stream: samples per query (default {SCENARIO_DEFAULTS['samples_per_query']}, LoadGen's), "
                   "run as N / --batch inferences")
     streams: int = _setting(
-        "int", int(SCENARIO_DEFAULTS["streams"]), "offline: queries in flight (one session each)", lo=1, hi=64,
+        "int", int(SCENARIO_DEFAULTS["streams"]), "offline: queries in flight (one session each)", lo=1, hi=MAX_STREAMS,
         flag="--streams", place="scenario", metavar="N", stored="scenario", wire="scenario",
         flag_help="offline: queries in flight (threads, each with its own runtime session)")
     latency_bound_ms: float | None = _setting(
@@ -366,7 +396,7 @@ class RunSettings:
                                    "period")
     duration_s: float | None = _setting(
         "duration", None, "sustained: how long the run lasts (seconds, or 30m, 1h30m; default "
-        f"{fmt_duration(SCENARIO_DEFAULTS['duration_s'])})", lo=1, hi=7 * 86400, flag="--duration", nullable=True,
+        f"{fmt_duration(SCENARIO_DEFAULTS['duration_s'])})", lo=1, hi=MAX_RUN_S, flag="--duration", nullable=True,
         place="scenario", metavar="TIME", stored="scenario", wire="scenario",
         flag_help="sustained: the run's length: seconds, or with units h, m, s (30m, 1h30m, 90s; default "
                   f"{fmt_duration(SCENARIO_DEFAULTS['duration_s'])})")
@@ -384,16 +414,6 @@ class RunSettings:
     # sweep files only (runtime_options: deploy composes it from --graph-opt, --providers, --xnnpack, --delegate)
     runtime_options: dict[str, Any] = _setting(
         "mapping", None, "options passed to the runtime (see docs/runtimes.md)", nullable=True, wire="request")
-    timeout_s: float = _setting(
-        "duration", 900.0, "a whole sweep cell, wall clock (seconds, or 15m); the agent is stopped when it passes; "
-        "a sustained cell's counts beyond its duration", lo=0, lo_open=True, hi=7 * 86400, stored="never")
-    retries: int = _setting("int", 2, "retries of a sweep cell on transport errors only", lo=0, hi=100,
-                            stored="never")
-    retry_backoff_s: float = _setting("number", 5.0, "first retry delay (doubled after each retry)", lo=0, hi=3600,
-                                      stored="never")
-    lease_wait_s: float = _setting(
-        "duration", 3600.0, "how long to wait for another controller's lease on a device (seconds, or 1h)", lo=0,
-        hi=7 * 86400, stored="never")
 
     @classmethod
     def from_values(cls, values: Mapping[str, Any]) -> RunSettings:
@@ -406,18 +426,51 @@ class RunSettings:
         return {name: getattr(self, name) for name in SETTINGS}
 
 
+MAX_BACKOFF_S = 3600.0  # one wait between retries, however many (lab/decide.py); the first one is at most this
+
+
+@dataclass(frozen=True)
+class SweepPolicy:
+    """How a sweep runs a cell, not what the cell measures: its wall-clock bound, its retries, the wait for another
+    controller's lease. Declared as RunSettings are (a Setting per field; sweep files only: no flag, not on the wire,
+    never stored by a deploy); a sweep's `settings:` and `overrides` take both tables' keys (SWEEP_SETTINGS), a
+    RunSpec holds only RunSettings'."""
+
+    timeout_s: float = _setting(
+        "duration", 900.0, "a whole sweep cell, wall clock (seconds, or 15m); the agent is stopped when it passes; "
+        "a sustained cell's counts beyond its duration", lo=0, lo_open=True, hi=MAX_RUN_S, stored="never")
+    retries: int = _setting("int", 2, "retries of a sweep cell on transport errors only", lo=0, hi=100,
+                            stored="never")
+    retry_backoff_s: float = _setting("number", 5.0, "first retry delay (doubled after each retry)", lo=0,
+                                      hi=MAX_BACKOFF_S, stored="never")
+    lease_wait_s: float = _setting(
+        "duration", 3600.0, "how long to wait for another controller's lease on a device (seconds, or 1h)", lo=0,
+        hi=MAX_RUN_S, stored="never")
+
+    @classmethod
+    def from_values(cls, values: Mapping[str, Any]) -> SweepPolicy:
+        """The policy `values` give by name (a sweep cell's settings, checked), typed by kind; names that are not
+        policy are left out, a missing one takes the table's default."""
+        return cls(**{name: s.typed(values[name]) for name, s in POLICY.items() if name in values})
+
+
 def settings_kwargs(values: Mapping[str, Any]) -> dict[str, Any]:
     """RunSettings' (and RunSpec's) keyword arguments from `values` by setting name, typed by kind; names that are
     not run settings are left out, and a setting `values` lacks takes the table's default."""
     return {name: s.typed(values[name]) for name, s in SETTINGS.items() if name in values}
 
 
-SETTINGS: dict[str, Setting] = {f.name: dataclasses.replace(f.metadata[_SETTING], name=f.name)
-                                for f in dataclasses.fields(RunSettings)}
+def _table(record: type) -> dict[str, Setting]:
+    return {f.name: dataclasses.replace(f.metadata[_SETTING], name=f.name) for f in dataclasses.fields(record)}
 
-# the rate of a server / fixed-rate schedule (--rate, a sweep's `rates:`): one bound for both
-MAX_RATE_QPS = 100000.0  # above any edge model's rate: a larger value is a typo
-MAX_SCHEDULE_S = 7 * 86400.0  # a scheduled run longer than a week is a typo in --rate (1e-6/s: 3 years)
+
+SETTINGS: dict[str, Setting] = _table(RunSettings)  # what a measurement needs: deploy's flags, the RunSpec, the wire
+POLICY: dict[str, Setting] = _table(SweepPolicy)  # how a sweep runs a cell
+# a sweep file's `settings:` and `overrides` keys, a cell's settings and a stored settings section's fields, in order
+SWEEP_SETTINGS: dict[str, Setting] = {**SETTINGS, **POLICY}
+
+# the rate of a server / fixed-rate schedule (--rate, a sweep's `rates:`): one bound for both (MAX_RATE_QPS, above)
+MAX_SCHEDULE_S = MAX_RUN_S  # a scheduled run longer than a week is a typo in --rate (1e-6/s: 3 years)
 
 
 def schedule_problem(rate: float, min_queries: int, min_duration_s: float = 0.0) -> str | None:
@@ -518,51 +571,8 @@ def scenario_label(name: str | None, rate: float | None = None, samples_per_quer
     return name
 
 
-# -- numbers for people ------------------------------------------------------------------------------------------
+# -- numbers (formatted for people: numfmt.py) -------------------------------------------------------------------------
 
 
 def is_finite_number(v: Any) -> bool:
     return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
-
-
-def fmt_value(v: float | None, unit: str = "") -> str:
-    """A measured value with its unit: 3 significant digits below 0.1, then 2, 1 and 0 decimals."""
-    if v is None:
-        return "-"
-    if not math.isfinite(v):
-        return f"{v} {unit}".strip()
-    a = abs(v)
-    if a == 0:
-        text = "0"
-    elif a >= 100:
-        text = f"{v:.0f}"
-    elif a >= 10:
-        text = f"{v:.1f}"
-    elif a >= 0.1:
-        text = f"{v:.2f}"
-    else:
-        text = f"{v:.3g}"
-    return f"{text} {unit}".strip()
-
-
-def fmt_p(p: float | None) -> str:
-    """A p-value for people: below 1e-16 floating point cannot tell it from 0."""
-    if p is None:
-        return "-"
-    return "<1e-16" if p < 1e-16 else f"{p:.2g}"
-
-
-def fmt_num(v: float) -> str:
-    """A compact axis label: 1.2k, 3.4M, 0.05."""
-    a = abs(v)
-    if a == 0:
-        return "0"
-    if a >= 1e6:
-        return f"{v / 1e6:.3g}M"
-    if a >= 1e4:
-        return f"{v / 1e3:.3g}k"
-    if a >= 100:
-        return f"{v:.0f}"
-    if a >= 1:
-        return f"{v:.3g}"
-    return f"{v:.2g}"

@@ -29,6 +29,10 @@ _PR_SET_PDEATHSIG = 1  # linux/prctl.h
 STANDBY_NOTE = "; read in the agent's standby child before numpy was imported, ahead of the run"
 
 
+def _raise(e):
+    raise e
+
+
 class Runs(object):
     """The runs of one serving agent. `respond(rid, compute, *args)` writes compute's reply or its error."""
 
@@ -43,15 +47,23 @@ class Runs(object):
     def run(self, rid, req, params):
         """Measure `req` (its raw `params` go to a standby child) in a child; return once it ended."""
         from .lease import RunGuard
-        from .protocol import received_ns
+        from .protocol import OpError, received_ns
 
         received = received_ns()  # when this process read the request: the child's phases start there
-        with RunGuard(self.workdir, req.lease_token, self.state["lease"]):
+        guard = RunGuard(self.workdir, req.lease_token, self.state["lease"])
+        try:
+            guard.__enter__()
+        except OpError as e:  # leased by a sweep (or a planted link): this run's error reply; the agent serves on
+            self.respond(rid, _raise, e)
+            return
+        try:
             pid = self._hand_to_standby(rid, params, received) if req.runtime != "null" else None
             if pid is None:
                 self.close()
                 pid = self._fork(self._measure, rid, req, received)
             status = _wait_child(pid)
+        finally:
+            guard.__exit__(None, None, None)
         if os.WIFSIGNALED(status):
             self._die_like(os.WTERMSIG(status))
         code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else 3

@@ -25,11 +25,11 @@ import time
 import uuid
 
 from .protocol import OpError
-from .vocab import ErrorKind
+from .vocab import LEASE_TTL_S, ErrorKind
 
 LEASE_FILE = "edgeprof.lease"
 LOG_FILE = "edgeprof.lease.log"
-DEFAULT_TTL_S = 120.0
+DEFAULT_TTL_S = LEASE_TTL_S  # when a request names no ttl_s (the host's default is the same: vocab.py)
 _BUSY = (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK)
 
 
@@ -237,8 +237,8 @@ class RunGuard(object):
             info = read_holder(self.path)
             held = holder_now(self.path)
             if not held or info.get("token") != token:
-                raise OpError("leased", "this controller's lease on the device is gone (now held by %s)"
-                              % describe(held),
+                raise OpError(ErrorKind.LEASED, "this controller's lease on the device is gone (now held by %s)"
+                              % describe(held), holder=describe(held),
                               hint="the lease expired or the device restarted; the sweep takes it again")
             return self
         fd = open_private(self.path, os.O_RDWR | os.O_CREAT)
@@ -248,7 +248,7 @@ class RunGuard(object):
             os.close(fd)
             if e.errno in _BUSY:
                 held = holder_now(self.path)
-                raise OpError("leased", "the device is leased by %s" % describe(held),
+                raise OpError(ErrorKind.LEASED, "the device is leased by %s" % describe(held), holder=describe(held),
                               hint="wait for that sweep to finish (edgeprof sweeps hold a board only while they run)")
             raise
         self.fd = fd

@@ -107,8 +107,9 @@ def baseline_note(modules=None):
         platform.python_version(), ", ".join(held) if held else "none")
 
 
-def gpu_memory(pid):
-    """Bytes of GPU memory `pid` uses according to NVML (summed over GPUs), or None (no NVML, not reported).
+def gpu_memory(pid, index=None):
+    """Bytes of GPU memory `pid` uses according to NVML on GPU `index` (the run's --gpu; None: summed over GPUs),
+    or None (no NVML, not reported).
 
     NVML reports host PIDs: inside a container without --pid=host the agent's PID will not match.
     """
@@ -116,7 +117,7 @@ def gpu_memory(pid):
     if nv is None:
         return None
     try:
-        return _nvml.process_memory(nv, pid)
+        return _nvml.process_memory(nv, pid, index)
     except Exception:
         return None
     finally:

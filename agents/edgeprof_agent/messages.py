@@ -6,9 +6,11 @@ defaults come from vocab.RUN_DEFAULTS). `from_dict` is strict: a missing require
 value of the wrong type raises MessageError naming the field ("run.inputs[0].shape: expected a list, got str").
 The agent answers such a request with ErrorKind.PROTOCOL; the host turns such a reply into a one-line AgentError.
 The power configuration, power summary, thermal snapshots, the runtime's description and the op profile are
-records too (protocol 5), and so are facts' runtimes (RuntimeFact by module name; same wire shape). What one
-probe reports inside a snapshot (zones, cpufreq, ...) and facts' power sources keep their probe's shape on the
-wire; the host reads the power sources through Facts.power_source_facts (PowerSourceFact records).
+records too (protocol 5), and so are facts' runtimes (RuntimeFact by module name; same wire shape) and what
+each probe reports inside a thermal snapshot (snapshots.py, re-exported here: ThermalReply, ThermalSnapshot,
+CooldownWait and the probes' ThermalZone, CpuFreq, GpuFreq, FanState, NvpModel, JetsonClocks, RpiState, NvmlGpu;
+same wire shape: absent values stay absent). Facts' power sources keep their probe's shape on
+the wire; the host reads them through Facts.power_source_facts (PowerSourceFact records).
 Does not own: the record machinery (record.py: Field, Record, strict from_dict), framing (protocol.py) or what the ops do (__main__.py, worker.py, lease.py).
 
 Python >= 3.6, standard library only: plain classes with __slots__ (no dataclasses).
@@ -16,6 +18,8 @@ Python >= 3.6, standard library only: plain classes with __slots__ (no dataclass
 
 # REQUIRED, Field, MessageError and Record are imported from here by the host and the agent
 from .record import PACKED_INT64, REQUIRED, Field, MessageError, Record, type_name
+from .snapshots import (CooldownWait, CpuFreq, FanState, GpuFreq, JetsonClocks, NvmlGpu, NvpModel, RpiState,
+                        RpiThrottled, ThermalReply, ThermalSnapshot, ThermalZone)
 from .vocab import POWER_SOURCES, RUN_DEFAULTS, SCENARIO_DEFAULTS
 
 _NUM = (int, float)
@@ -207,6 +211,7 @@ class RunRequest(Record):
         Field("lease_token", str, None),  # the sweep's device lease (lab/lease.py); None = unleased deploy
         Field("scenario", dict, None, record=ScenarioSpec),  # None: single-stream
         Field("accuracy", dict, None, record=AccuracySpec),  # None: no accuracy pass
+        Field("gpu", int, None),  # NVML's index of the GPU the run uses (gpus.py); None: as before, index 0
     )
 
 
@@ -327,7 +332,8 @@ class RuntimeInfo(Record):
     OMIT_NONE = True
     FIELDS = (Field("runtime", str), Field("version", str, None), Field("providers", list, [], of=str),
               Field("options", dict, {}), Field("providers_available", list, None, of=str),
-              Field("device", str, None), Field("module", str, None))
+              Field("device", str, None), Field("module", str, None),
+              Field("gpu", dict, None))  # the run's GPU when it named one: gpus.choose (index, name, uuid, bus)
 
 
 class OpsProfileReply(Record):
@@ -367,34 +373,6 @@ class PowerSummary(Record):
         Field("trace", dict, None, record=PowerTrace), Field("idle_trace", dict, None, record=PowerTrace),
         Field("idle_note", str, None), Field("note", str, None), Field("warnings", list, [], of=str),
     )
-
-
-class ThermalSnapshot(Record):
-    """thermal.snapshot: the board's thermal and clock state at one moment. What each probe reports (zones,
-    cpufreq, GPU devfreq, fan, nvpmodel, inferred jetson_clocks, Pi state, NVML GPUs) keeps its probe's shape."""
-
-    NAME = "run reply.thermal.snapshot"
-    FIELDS = (Field("t_ns", int, None), Field("unix_time", _NUM, None), Field("zones", dict, None),
-              Field("cpufreq", dict, None), Field("governors", list, None, of=str), Field("gpu_freq", dict, None),
-              Field("emc_hz", int, None), Field("fan", dict, None), Field("nvpmodel", dict, None),
-              Field("jetson_clocks", dict, None), Field("rpi", dict, None), Field("nvml", list, None, of=dict),
-              Field("max_temp_c", _NUM, None))
-
-
-class CooldownWait(Record):
-    """thermal.wait_cool: whether the board got below `below_c` (None: no readable sensor), from/to °C, how long."""
-
-    NAME = "run reply.thermal.cooldown"
-    FIELDS = (Field("cooled", bool, None), Field("start_c", _NUM, None), Field("end_c", _NUM, None),
-              Field("waited_s", _NUM, 0.0), Field("below_c", _NUM, None))
-
-
-class ThermalReply(Record):
-    """Snapshots before and after the run and the --cooldown wait when there was one."""
-
-    NAME = "run reply.thermal"
-    FIELDS = (Field("before", dict, None, record=ThermalSnapshot), Field("after", dict, None, record=ThermalSnapshot),
-              Field("cooldown", dict, None, record=CooldownWait))
 
 
 class RunPhases(Record):
@@ -523,12 +501,13 @@ class ShutdownReply(Record):
 # ------------------------------------------------------------------------------------------------ errors, events
 class ErrorReply(Record):
     """`error` of a failed reply. `type` is a vocab.ErrorKind constant; `protocol` is the agent's protocol
-    version, sent with ErrorKind.PROTOCOL_MISMATCH so the host can say which side is older."""
+    version, sent with ErrorKind.PROTOCOL_MISMATCH so the host can say which side is older; `holder`, sent with
+    ErrorKind.LEASED, who holds the device's lease and since when (lease.describe)."""
 
     NAME = "error reply"
     OMIT_NONE = True
     FIELDS = (Field("type", str), Field("message", str), Field("hint", str, None), Field("detail", str, None),
-              Field("protocol", int, None))
+              Field("protocol", int, None), Field("holder", str, None))
 
 
 class ProgressEvent(Record):

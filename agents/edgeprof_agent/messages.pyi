@@ -170,7 +170,8 @@ class RunRequest(Record):
     lease_token: str | None
     scenario: ScenarioSpec | None
     accuracy: AccuracySpec | None
-    def __init__(self, *, runtime: str, artifact: ArtifactRef | None = ..., inputs: list[InputSpec] = ..., input_data: ArtifactRef | None = ..., seed: int = ..., batch: int = ..., threads: int | None = ..., runtime_options: dict[str, Any] = ..., warmup_s: float = ..., min_duration_s: float = ..., min_queries: int = ..., max_queries: int | None = ..., power: PowerConfig | None = ..., idle_s: float = ..., cooldown_c: float | None = ..., cooldown_timeout_s: float = ..., return_outputs: bool | str = ..., profile_ops: bool = ..., profile_iterations: int = ..., lease_token: str | None = ..., scenario: ScenarioSpec | None = ..., accuracy: AccuracySpec | None = ...) -> None: ...
+    gpu: int | None
+    def __init__(self, *, runtime: str, artifact: ArtifactRef | None = ..., inputs: list[InputSpec] = ..., input_data: ArtifactRef | None = ..., seed: int = ..., batch: int = ..., threads: int | None = ..., runtime_options: dict[str, Any] = ..., warmup_s: float = ..., min_duration_s: float = ..., min_queries: int = ..., max_queries: int | None = ..., power: PowerConfig | None = ..., idle_s: float = ..., cooldown_c: float | None = ..., cooldown_timeout_s: float = ..., return_outputs: bool | str = ..., profile_ops: bool = ..., profile_iterations: int = ..., lease_token: str | None = ..., scenario: ScenarioSpec | None = ..., accuracy: AccuracySpec | None = ..., gpu: int | None = ...) -> None: ...
 
 class RunWarning(Record):
     code: str
@@ -290,7 +291,8 @@ class RuntimeInfo(Record):
     providers_available: list[str] | None
     device: str | None
     module: str | None
-    def __init__(self, *, runtime: str, version: str | None = ..., providers: list[str] = ..., options: dict[str, Any] = ..., providers_available: list[str] | None = ..., device: str | None = ..., module: str | None = ...) -> None: ...
+    gpu: dict[str, Any] | None
+    def __init__(self, *, runtime: str, version: str | None = ..., providers: list[str] = ..., options: dict[str, Any] = ..., providers_available: list[str] | None = ..., device: str | None = ..., module: str | None = ..., gpu: dict[str, Any] | None = ...) -> None: ...
 
 class OpsProfileReply(Record):
     available: bool
@@ -338,36 +340,6 @@ class PowerSummary(Record):
     note: str | None
     warnings: list[str]
     def __init__(self, *, source: str | None = ..., rail: str | None = ..., total_kind: str | None = ..., covers: str | None = ..., method: str | None = ..., rate_hz: float | None = ..., rate_hz_requested: float | None = ..., window_s: float | None = ..., t0_ns: int | None = ..., t1_ns: int | None = ..., n_samples: int | None = ..., n_dropped_nonpositive: int | None = ..., n_read_errors: int | None = ..., mean_w: float | None = ..., p95_w: float | None = ..., idle_w: float | None = ..., dynamic_w: float | None = ..., energy_j: float | None = ..., energy_mj_per_inference: float | None = ..., inferences_per_joule: float | None = ..., perf_per_watt: float | None = ..., rails: dict[str, Any] | None = ..., trace: PowerTrace | None = ..., idle_trace: PowerTrace | None = ..., idle_note: str | None = ..., note: str | None = ..., warnings: list[str] = ...) -> None: ...
-
-class ThermalSnapshot(Record):
-    t_ns: int | None
-    unix_time: float | None
-    zones: dict[str, Any] | None
-    cpufreq: dict[str, Any] | None
-    governors: list[str] | None
-    gpu_freq: dict[str, Any] | None
-    emc_hz: int | None
-    fan: dict[str, Any] | None
-    nvpmodel: dict[str, Any] | None
-    jetson_clocks: dict[str, Any] | None
-    rpi: dict[str, Any] | None
-    nvml: list[dict[str, Any]] | None
-    max_temp_c: float | None
-    def __init__(self, *, t_ns: int | None = ..., unix_time: float | None = ..., zones: dict[str, Any] | None = ..., cpufreq: dict[str, Any] | None = ..., governors: list[str] | None = ..., gpu_freq: dict[str, Any] | None = ..., emc_hz: int | None = ..., fan: dict[str, Any] | None = ..., nvpmodel: dict[str, Any] | None = ..., jetson_clocks: dict[str, Any] | None = ..., rpi: dict[str, Any] | None = ..., nvml: list[dict[str, Any]] | None = ..., max_temp_c: float | None = ...) -> None: ...
-
-class CooldownWait(Record):
-    cooled: bool | None
-    start_c: float | None
-    end_c: float | None
-    waited_s: float
-    below_c: float | None
-    def __init__(self, *, cooled: bool | None = ..., start_c: float | None = ..., end_c: float | None = ..., waited_s: float = ..., below_c: float | None = ...) -> None: ...
-
-class ThermalReply(Record):
-    before: ThermalSnapshot | None
-    after: ThermalSnapshot | None
-    cooldown: CooldownWait | None
-    def __init__(self, *, before: ThermalSnapshot | None = ..., after: ThermalSnapshot | None = ..., cooldown: CooldownWait | None = ...) -> None: ...
 
 class RunPhases(Record):
     cooldown_s: float
@@ -478,7 +450,8 @@ class ErrorReply(Record):
     hint: str | None
     detail: str | None
     protocol: int | None
-    def __init__(self, *, type: str, message: str, hint: str | None = ..., detail: str | None = ..., protocol: int | None = ...) -> None: ...
+    holder: str | None
+    def __init__(self, *, type: str, message: str, hint: str | None = ..., detail: str | None = ..., protocol: int | None = ..., holder: str | None = ...) -> None: ...
 
 class ProgressEvent(Record):
     event: str
@@ -505,6 +478,98 @@ class LogEvent(Record):
     message: str
     level: str | None
     def __init__(self, *, event: str, message: str, level: str | None = ...) -> None: ...
+
+class ThermalZone(Record):
+    type: str
+    temp_c: float
+    ignored: str | None
+    def __init__(self, *, type: str, temp_c: float, ignored: str | None = ...) -> None: ...
+
+class CpuFreq(Record):
+    governor: str | None
+    cur_khz: int | None
+    min_khz: int | None
+    max_khz: int | None
+    hw_max_khz: int | None
+    def __init__(self, *, governor: str | None = ..., cur_khz: int | None = ..., min_khz: int | None = ..., max_khz: int | None = ..., hw_max_khz: int | None = ...) -> None: ...
+
+class GpuFreq(Record):
+    name: str
+    cur_hz: int | None
+    min_hz: int | None
+    max_hz: int | None
+    def __init__(self, *, name: str, cur_hz: int | None = ..., min_hz: int | None = ..., max_hz: int | None = ...) -> None: ...
+
+class FanState(Record):
+    target_pwm: int | None
+    cur_pwm: int | None
+    pwm1: int | None
+    rpm: int | None
+    def __init__(self, *, target_pwm: int | None = ..., cur_pwm: int | None = ..., pwm1: int | None = ..., rpm: int | None = ...) -> None: ...
+
+class NvpModel(Record):
+    name: str | None
+    id: int | None
+    def __init__(self, *, name: str | None = ..., id: int | None = ...) -> None: ...
+
+class JetsonClocks(Record):
+    locked: bool
+    how: str
+    def __init__(self, *, locked: bool, how: str) -> None: ...
+
+class RpiThrottled(Record):
+    bits: int
+    raw: str
+    now: list[str]
+    has_occurred: list[str]
+    def __init__(self, *, bits: int, raw: str, now: list[str], has_occurred: list[str]) -> None: ...
+
+class RpiState(Record):
+    throttled: RpiThrottled | None
+    temp_c: float | None
+    arm_hz: int | None
+    def __init__(self, *, throttled: RpiThrottled | None = ..., temp_c: float | None = ..., arm_hz: int | None = ...) -> None: ...
+
+class NvmlGpu(Record):
+    index: int
+    name: str | None
+    temp_c: float | None
+    sm_mhz: int | None
+    mem_mhz: int | None
+    power_w: float | None
+    clock_reasons_bits: int | None
+    clock_reasons: list[str] | None
+    def __init__(self, *, index: int, name: str | None = ..., temp_c: float | None = ..., sm_mhz: int | None = ..., mem_mhz: int | None = ..., power_w: float | None = ..., clock_reasons_bits: int | None = ..., clock_reasons: list[str] | None = ...) -> None: ...
+
+class ThermalSnapshot(Record):
+    t_ns: int | None
+    unix_time: float | None
+    zones: dict[str, ThermalZone] | None
+    cpufreq: dict[str, CpuFreq] | None
+    governors: list[str] | None
+    gpu_freq: GpuFreq | None
+    emc_hz: int | None
+    fan: FanState | None
+    nvpmodel: NvpModel | None
+    jetson_clocks: JetsonClocks | None
+    rpi: RpiState | None
+    nvml: list[NvmlGpu] | None
+    max_temp_c: float | None
+    def __init__(self, *, t_ns: int | None = ..., unix_time: float | None = ..., zones: dict[str, ThermalZone] | None = ..., cpufreq: dict[str, CpuFreq] | None = ..., governors: list[str] | None = ..., gpu_freq: GpuFreq | None = ..., emc_hz: int | None = ..., fan: FanState | None = ..., nvpmodel: NvpModel | None = ..., jetson_clocks: JetsonClocks | None = ..., rpi: RpiState | None = ..., nvml: list[NvmlGpu] | None = ..., max_temp_c: float | None = ...) -> None: ...
+
+class CooldownWait(Record):
+    cooled: bool | None
+    start_c: float | None
+    end_c: float | None
+    waited_s: float
+    below_c: float | None
+    def __init__(self, *, cooled: bool | None = ..., start_c: float | None = ..., end_c: float | None = ..., waited_s: float = ..., below_c: float | None = ...) -> None: ...
+
+class ThermalReply(Record):
+    before: ThermalSnapshot | None
+    after: ThermalSnapshot | None
+    cooldown: CooldownWait | None
+    def __init__(self, *, before: ThermalSnapshot | None = ..., after: ThermalSnapshot | None = ..., cooldown: CooldownWait | None = ...) -> None: ...
 
 EVENTS: dict[str, type[Record]]
 OPS: dict[str, tuple[type[Record], type[Record]]]

@@ -33,17 +33,18 @@ class ProtocolError(Exception):
 class OpError(Exception):
     """An operation failed in a way the host should show the user (type, one-line message, hint)."""
 
-    def __init__(self, type_, message, hint=None, detail=None, protocol=None):
+    def __init__(self, type_, message, hint=None, detail=None, protocol=None, holder=None):
         Exception.__init__(self, message)
         self.type = type_  # an ErrorKind constant
         self.message = message
         self.hint = hint
         self.detail = detail
         self.protocol = protocol
+        self.holder = holder  # ErrorKind.LEASED: who holds the lease, since when
 
     def reply(self):
         return ErrorReply(type=self.type, message=self.message, hint=self.hint or None,
-                          detail=self.detail or None, protocol=self.protocol)
+                          detail=self.detail or None, protocol=self.protocol, holder=self.holder or None)
 
     def to_dict(self):
         return self.reply().to_dict()

@@ -26,9 +26,10 @@ import time
 
 from .clock import now_ns
 from .protocol import send_progress
+from .vocab import PROGRESS_S
 
 SPIN_NS = 1000000  # the last ~1 ms before a deadline is spun, not slept: sleep wakes up late by up to a tick
-PROGRESS_NS = 500000000
+PROGRESS_NS = int(PROGRESS_S * 1e9)
 
 
 class Schedule(object):

@@ -1,4 +1,5 @@
-"""The words host and agent share: runtimes, precisions, power sources, error kinds, run-setting defaults.
+"""The words host and agent share: runtimes, precisions, power sources, error kinds, run-setting defaults, and
+the bounds both sides apply (a lease's ttl, how often a busy loop says it is alive).
 
 Owns: the single definition of each name that crosses the host<->agent line. The host package imports these
 (edgeprof/vocab.py re-exports them and adds host-only notions: metrics, configuration identity, formatting);
@@ -56,6 +57,10 @@ class ErrorKind(object):
     # failures of the measurement itself (the model or runtime on the device): never retried by a sweep
     MEASUREMENT = (LOAD_FAILED, RUN_FAILED, MODEL_INPUT, BAD_INPUTS, BAD_OPTION, CUDA_ERROR, PROFILE_FAILED)
 
+
+# The one home of bounds both sides apply (the host imports them through edgeprof/vocab.py)
+LEASE_TTL_S = 120.0  # a device lease ends when its controller sent nothing this long; controllers renew well within
+PROGRESS_S = 0.5  # warming up and measuring, the agent tells the host this often that it is alive (between queries)
 
 # The one home of each run setting's default that the agent sees. The host's RunSpec, the deploy flags and the
 # sweep settings all take their defaults from here (edgeprof/vocab.py SETTINGS).

@@ -49,9 +49,10 @@ def read_state(root, tools, rpi, gpu=None):
 
 class Telemetry(object):
     """Reads read_state() every period_s on a daemon thread; each reading is (t_ns at its midpoint, state). gpu:
-    a GpuTelemetry, or None to open NVML's first GPU at start() when there is one (False: do not read NVML)."""
+    a GpuTelemetry, or None to open NVML's GPU `gpu_index` (the run's --gpu, else the first) at start() when there
+    is one (False: do not read NVML)."""
 
-    def __init__(self, root, tools, period_s, clock=now_ns, gpu=None):
+    def __init__(self, root, tools, period_s, clock=now_ns, gpu=None, gpu_index=None):
         self.root, self.tools, self.period_s, self.clock = root, tools, period_s, clock
         self.rpi = tools is not None and tools.which("vcgencmd") is not None
         self.readings = []
@@ -59,6 +60,7 @@ class Telemetry(object):
         self._stop = threading.Event()
         self._thread = None
         self.gpu = gpu
+        self.gpu_index = gpu_index or 0
 
     @property
     def gpu_name(self):
@@ -75,7 +77,7 @@ class Telemetry(object):
 
     def start(self):
         if self.gpu is None:
-            self.gpu = nvml.GpuTelemetry.open()
+            self.gpu = nvml.GpuTelemetry.open(self.gpu_index)
         self.tick()
         self._thread = threading.Thread(target=self._loop, name="edgeprof-telemetry")
         self._thread.daemon = True
@@ -202,7 +204,7 @@ def _wait_alive(due, t0, n, total_s, clock, sleep, progress):
             send_progress("measure", elapsed_s=round((clock() - t0) / 1e9, 2), total_s=total_s, n=n)
 
 
-def sustained_loop(run, sc, max_queries, root, tools, clock=now_ns, sleep=None, progress=True):
+def sustained_loop(run, sc, max_queries, root, tools, clock=now_ns, sleep=None, progress=True, gpu_index=None):
     """The sustained run: back to back (sc.rate None) or fixed-rate, for sc.duration_s; telemetry during it.
     Returns (Schedule, SustainedReply without power)."""
     import time
@@ -211,7 +213,7 @@ def sustained_loop(run, sc, max_queries, root, tools, clock=now_ns, sleep=None, 
     duration_ns = int(duration_s * 1e9)
     window_ns = int(sc.sustained_window_s * 1e9)
     n = max(1, -(-duration_ns // window_ns))
-    tel = Telemetry(root, tools, read_period(sc.sustained_window_s), clock)
+    tel = Telemetry(root, tools, read_period(sc.sustained_window_s), clock, gpu_index=gpu_index)
     tel.start()
     period = int(round(1e9 / sc.rate)) if sc.rate else None
     t0 = clock() + (2 * scenarios.SPIN_NS if period else 0)  # fixed-rate: a moment to get ready

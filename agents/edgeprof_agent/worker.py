@@ -16,13 +16,13 @@ import sys
 import time
 import traceback
 
-from . import memory, power, procinfo, thermal, watchdog
+from . import gpus, memory, power, procinfo, thermal, watchdog
 from .backends import get_backend
 from .clock import CLOCK_NAME, now_ns
 from .messages import (CooldownWait, Memory, OpsProfileReply, Output, PowerSummary, RunPhases, RunReply, RunWarning,
                        RuntimeInfo, ScenarioReply, SystemMemory, ThermalReply, ThermalSnapshot, Warmup)
 from .protocol import OpError, received_ns, send_progress
-from .vocab import SINGLE_STREAM, ErrorKind
+from .vocab import PROGRESS_S, SINGLE_STREAM, ErrorKind
 
 STEADY_WINDOW = 10  # warm-up is steady when the median of the last 10 is within 5 % of the 10 before
 STEADY_MIN_WINDOW = 3  # ... or of the last k, fewer than 10 when 2 x 10 runs would not fit half the warm-up
@@ -49,7 +49,7 @@ def _median(values):
     return s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2.0
 
 
-def warm_up(run, warmup_s, progress_interval_s=0.5):
+def warm_up(run, warmup_s, progress_interval_s=PROGRESS_S):
     """Run until latency is steady or warmup_s passes. Returns a messages.Warmup describing what happened."""
     if warmup_s <= 0:
         return Warmup(iterations=0, duration_s=0.0, steady=False, reason="warm-up disabled")
@@ -104,7 +104,7 @@ def runtime_error(e, first):
                    detail=traceback.format_exc())
 
 
-def timed_loop(run, min_duration_s, min_queries, progress_interval_s=0.5, max_queries=None, starts=None):
+def timed_loop(run, min_duration_s, min_queries, progress_interval_s=PROGRESS_S, max_queries=None, starts=None):
     """Single stream: the next query starts when the previous returns. Ends when BOTH limits are met
     (or when max_queries samples are held: reported in stopped_by). There is no time limit of its own: the
     host stops a run that goes silent (agentlink) and a sweep cell by its timeout_s. `starts`: a list that
@@ -178,7 +178,7 @@ def run_scenario(req, backends, starts=None, root=None, tools=None):
 
     sustained = None
     if sc.name == "sustained":
-        s, sustained = windows.sustained_loop(run, sc, req.max_queries, root, tools)
+        s, sustained = windows.sustained_loop(run, sc, req.max_queries, root, tools, gpu_index=req.gpu)
         per_query = req.batch
     elif sc.name == "fixed-rate":
         n = scenarios.query_count(sc.rate, req.min_duration_s, req.min_queries, req.max_queries)
@@ -258,6 +258,19 @@ def run_measurement(req, workdir, root, tools, received=None):
     child), where the reply's phases start (setup_s: parsing it, importing this code, a child started for it);
     None: they start here and setup_s is None."""
     m = _Measurement(req, workdir, root, tools, received if received is not None else received_ns())
+    saved = dict(os.environ)
+    if req.gpu is not None:  # before the power probe and any runtime: both then use this GPU (gpus.py)
+        m.gpu = gpus.choose(root, req.gpu)
+        m.gpu["cuda_env"] = gpus.pin_cuda(m.gpu)
+    try:
+        return _phases(m, req, workdir)
+    finally:
+        if m.gpu is not None:  # the run's child ends here; a run served in this process leaves it as it was
+            os.environ.clear()
+            os.environ.update(saved)
+
+
+def _phases(m, req, workdir):
     m.timed("cooldown_s", _cool_down)
     m.timed("idle_s", _idle_power)
     m.timed("load_s", _load)
@@ -332,6 +345,7 @@ class _Measurement(object):
         self.describe = None
         self.ops = None
         self.accuracy = None
+        self.gpu = None  # gpus.choose's GPU when the request names one
 
     def warn(self, code, message):
         _warn(self.warnings, code, message)
@@ -371,8 +385,11 @@ def _cool_down(m):
 
 def _idle_power(m):
     """The power monitor of req.power (None, with the reason, when there is none) and its idle baseline."""
+    config = m.req.power
+    if m.req.gpu is not None:  # NVML reads the run's GPU (a power block's own `device:` is the same or absent)
+        config = dict(config.to_dict() if config is not None else {}, device=m.req.gpu)
     try:
-        m.monitor = power.PowerMonitor.create(m.req.power, m.root, m.tools, log=log)
+        m.monitor = power.PowerMonitor.create(config, m.root, m.tools, log=log)
         if not m.monitor.available:
             m.power_reason = m.monitor.reason
             m.monitor = None
@@ -474,7 +491,7 @@ def _measure(m):
             windows.add_power(m.scenario.sustained, m.monitor, m.scenario.t0_ns)
     m.peak = procinfo.peak_rss_mb()
     m.system_mem = m.sys_watch.stop() if m.sys_watch is not None else None
-    m.gpu_bytes = memory.gpu_memory(os.getpid())
+    m.gpu_bytes = memory.gpu_memory(os.getpid(), m.req.gpu)
     if m.thermal_before is not None:  # the measurement's end, before the op profile and the accuracy pass
         try:
             m.thermal_after = thermal.snapshot(m.root, m.tools)
@@ -493,7 +510,7 @@ def _collect_outputs(m):
         m.outputs = [Output(shape=list(o.shape), dtype=str(o.dtype), data=o.ravel().tolist()) for o in last]
     # the shape and dtype of each output of the last query (the I/O summary)
     m.output_shapes = [Output(shape=[int(d) for d in o.shape], dtype=str(o.dtype)) for o in last]
-    m.describe = RuntimeInfo.from_dict(m.backend.describe())
+    m.describe = RuntimeInfo.from_dict(dict(m.backend.describe(), **({"gpu": m.gpu} if m.gpu else {})))
 
 
 def _profile_ops(m):

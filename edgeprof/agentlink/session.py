@@ -411,7 +411,9 @@ class AgentLink:
         if kind in ErrorKind.MEASUREMENT:
             return MeasurementFailed(message, hint=err.hint, detail=err.detail, kind=kind, op=op, **said)
         if kind == ErrorKind.LEASED:
-            return LeasedError(message, hint=err.hint, detail=err.detail, kind=kind, op=op, **said)
+            leased = LeasedError(message, hint=err.hint, detail=err.detail, kind=kind, op=op, **said)
+            leased.holder = err.holder
+            return leased
         if kind in (ErrorKind.PROTOCOL, ErrorKind.UNKNOWN_OP):
             return AgentProtocolError(message, hint=err.hint, detail=err.detail, kind=kind, op=op, **said)
         return AgentError(message, hint=err.hint, detail=err.detail, kind=kind, op=op, **said)

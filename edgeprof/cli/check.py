@@ -126,5 +126,5 @@ def run(args: argparse.Namespace) -> int:
     if args.junit:
         write_output(args.junit, junit_xml(findings, properties={"scope": report.scope, "baseline": report.baseline}),
                      "--junit")
-        err.print(f"JUnit XML written to {args.junit}")
+        err.print(f"JUnit XML written to {shown(args.junit)}")
     return 1 if bad else 0

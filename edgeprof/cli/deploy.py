@@ -14,9 +14,10 @@ from ..outputs import write_output
 from ..records import Result, RunSpec
 from ..vocab import SCENARIOS, SERVER_MIN_QUERIES, SETTINGS, SINGLE_STREAM, fmt_value, settings_kwargs
 from .common import add_db_args, add_inventory_args, check_writable, open_store, resolve_device
-from .ui import DeployProgress, err, render_result
+from .ui import DeployProgress, err, render_result, shown
 
 if TYPE_CHECKING:
+    from ..records import Device
     from ..run import Options
     from ..session import DeviceSession
     from ..store import Store
@@ -102,6 +103,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_db_args(p)
     p.add_argument("--no-store", action="store_true", help="do not store the result in the database")
     p.add_argument("--quiet", action="store_true", help="no progress output")
+    p.add_argument("--lease-wait", metavar="TIME", default=None,
+                   help="while a sweep holds the device, wait up to TIME (seconds, or 30m) for it, then measure "
+                        "(default: refused at once, naming the sweep)")
     p.set_defaults(func=run)
 
 
@@ -163,14 +167,16 @@ def run(args: argparse.Namespace) -> int:
         return _find_max_rate(args, spec)
     if args.json and args.json != "-":
         check_writable(args.json, "--json", args.db)  # found now, not after measuring; never the database
+    lease_wait = lease_wait_s(args)
     device = resolve_device(args.device, args.inventory)
     store = None if args.no_store else open_store(args.db)
     from ..session import DeviceSession
 
-    with DeviceSession(device, keep=False) as session:
+    with DeviceSession(device, keep=False, lease_wait_s=lease_wait) as session:
         session.check(spec, runtime_given=args.runtime)  # what this device cannot measure: before connecting
         with DeployProgress(enabled=not args.quiet) as progress:
-            result = pipeline.deploy(spec, session, progress=progress, checked=True, options=options)
+            result = _deploy_when_free(lambda: pipeline.deploy(spec, session, progress=progress, checked=True,
+                                                               options=options), device, lease_wait, progress)
     json_error: ConfigError | None = None
     if args.json == "-":
         sys.stdout.write(result.to_json(indent=2) + "\n")
@@ -189,15 +195,55 @@ def run(args: argparse.Namespace) -> int:
     if args.json != "-":
         render_result(result)
         if args.json:
-            err.print(f"result written to {args.json}")
+            err.print(f"result written to {shown(args.json)}")
         if store is not None:
-            err.print(f"stored as run {result.run_id} in {store.display_url}")
+            err.print(f"stored as run {result.run_id} in {shown(store.display_url)}")
             line = versus_fp32(store, result)
             if line:
                 from .ui import out
 
                 out.print(line, markup=False)
     return 0
+
+
+def lease_wait_s(args: argparse.Namespace) -> float:
+    """--lease-wait in seconds (0 when not given: a leased device is refused at once), checked as the sweep's
+    lease_wait_s setting is."""
+    text = getattr(args, "lease_wait", None)
+    if text is None:
+        return 0.0
+    setting = SETTINGS["lease_wait_s"]
+    problem = setting.check(text)
+    if problem is not None:
+        raise ConfigError(f"--lease-wait {text!r}: {problem}", hint="e.g. --lease-wait 30m")
+    return float(setting.typed(text))
+
+
+def _deploy_when_free(deploy: Any, device: Device, wait_s: float, progress: Any) -> Result:
+    """deploy(), tried again while a sweep's lease refuses it (the agent's `leased` error) for up to wait_s;
+    then LeaseBusy: who holds the device, since when, and --lease-wait (one line)."""
+    import time
+
+    from ..errors import LeaseBusy, LeasedError
+    from ..lease import DEPLOY_HINT
+    from ..vocab import fmt_duration
+
+    deadline = time.monotonic() + wait_s
+    poll = 1.0
+    while True:
+        try:
+            return deploy()
+        except LeasedError as e:
+            who = e.holder or "another controller"
+            left = deadline - time.monotonic()
+            if left <= 0:
+                waited = f"; waited {fmt_duration(wait_s)}" if wait_s > 0 else ""
+                hint = ("a longer --lease-wait waits for it, or run when that sweep is done" if wait_s > 0
+                        else DEPLOY_HINT)
+                raise LeaseBusy(f"device {device.name} is leased by {who}{waited}", hint=hint) from None
+            progress.stage(f"waiting for the lease ({fmt_duration(left)} left): {who}")
+            time.sleep(min(poll, left))  # a Ctrl-C here is the CLI's one line, exit 130
+            poll = min(poll * 1.5, 15.0)
 
 
 # runtime flags (not run settings: they compose runtime_options) whose presence decides whether they apply
@@ -258,15 +304,15 @@ def versus_fp32(store: Store, result: Result) -> str | None:
         return None
     key = dataclasses.replace(result.identity, precision="fp32").key()
     for row in store.list(config=key, status="ok", limit=20):
-        base = store.get(row["run_id"]).accuracy
+        base = store.get(row.run_id).accuracy
         if base is None or base.sha256 != acc.sha256:
             continue
         if acc.top1 is not None and base.top1 is not None:
-            return (f"vs fp32 (run {row['run_id']}, same data): top-1 {fmt_value(base.top1, '%')} → "
+            return (f"vs fp32 (run {row.run_id}, same data): top-1 {fmt_value(base.top1, '%')} → "
                     f"{fmt_value(acc.top1, '%')} ({acc.top1 - base.top1:+.1f} points)")
         if acc.errors and base.errors:
             a, b = acc.errors[0], base.errors[0]
-            return (f"vs fp32 (run {row['run_id']}, same data): {a.output} MAE {fmt_value(b.mean_abs_error)} → "
+            return (f"vs fp32 (run {row.run_id}, same data): {a.output} MAE {fmt_value(b.mean_abs_error)} → "
                     f"{fmt_value(a.mean_abs_error)}, cosine {fmt_value(b.cosine_similarity)} → "
                     f"{fmt_value(a.cosine_similarity)}")
     return None

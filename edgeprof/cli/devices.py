@@ -10,6 +10,8 @@ import argparse
 import sys
 from typing import Any
 
+from rich.markup import escape
+
 from edgeprof_agent.messages import Facts
 
 from ..errors import ConfigError, HostKeyError
@@ -17,7 +19,7 @@ from ..inventory import Inventory, load_inventory
 from ..records import Device, dumps_json, local_device
 from ..records.device import PhonePower
 from .common import add_db_args, add_inventory_args, open_store
-from .ui import err, out
+from .ui import err, out, shown
 
 EPILOG = """\
 examples:
@@ -165,7 +167,7 @@ def run_check(args: argparse.Namespace) -> int:
         store = open_store(args.db)
         save = store.save_facts
     if not args.json:
-        err.print(f"checking {len(devices)} device(s): {', '.join(d.name for d in devices)}")
+        err.print(f"checking {len(devices)} device(s): {shown(', '.join(d.name for d in devices))}")
     results = check_devices(devices, save_facts=save)
     failed = [r for r in results if not r.ok]
     if args.json:
@@ -185,21 +187,22 @@ def run_check(args: argparse.Namespace) -> int:
             "auth failed" if r.reachable else "unreachable")
         ssh = mark[True] if ssh == "ok" else ssh if ssh == "n/a" else f"[red]{ssh}[/red]"
         if f is None:
-            t.add_row(r.device, r.address, ssh, r.python or "-", *["-"] * 9)
+            t.add_row(shown(r.device), shown(r.address), ssh, shown(r.python or "-"), *["-"] * 9)
             continue
-        t.add_row(r.device, r.address, ssh, r.python or "-", f.arch, f"{f.os}\n{f.kernel}".strip(),
-                  f.l4t.release if f.l4t is not None else "-", f"{f.cpu} ×{f.cores or '?'}", _mb(f.memory_mb),
-                  _mb(f.disk_free_mb), _runtimes(f), _power_sources(f), _gpus(f))
+        said = (f.arch, f"{f.os}\n{f.kernel}".strip(), f.l4t.release if f.l4t is not None else "-",
+                f"{f.cpu} ×{f.cores or '?'}", _mb(f.memory_mb), _mb(f.disk_free_mb), _runtimes(f), _power_sources(f),
+                _gpus(f))  # the board's words: shown as text, never as markup
+        t.add_row(shown(r.device), shown(r.address), ssh, shown(r.python or "-"), *(escape(str(x)) for x in said))
     out.print(t)
     for r in results:
         if r.error:
-            out.print(f"[red]{r.device}[/red]: {r.error}", soft_wrap=True)
+            out.print(f"[red]{shown(r.device)}[/red]: {shown(r.error)}", soft_wrap=True)
             if r.detail:
                 for line in r.detail.rstrip().splitlines()[-10:]:
                     out.print(f"    {line}", soft_wrap=True, markup=False)
     saved = [r for r in results if r.facts_saved_at]
     if saved:
-        err.print(f"facts stored for {', '.join(r.device for r in saved)} at {saved[0].facts_saved_at}")
+        err.print(f"facts stored for {shown(', '.join(r.device for r in saved))} at {saved[0].facts_saved_at}")
     return 3 if failed else 0
 
 
@@ -219,7 +222,7 @@ def _check_phones(args: argparse.Namespace, boards: list[Device], phones: list[D
         args.names = [d.name for d in boards]
         code = run_check(args)
     elif not args.json:
-        err.print(f"checking {len(phones)} phone(s): {', '.join(d.name for d in phones)}")
+        err.print(f"checking {len(phones)} phone(s): {shown(', '.join(d.name for d in phones))}")
     results = check_phones(phones)
     if args.json:
         print(dumps_json(board_json + [r.to_dict() for r in results], indent=2))
@@ -234,7 +237,7 @@ def _check_phones(args: argparse.Namespace, boards: list[Device], phones: list[D
         out.print(t)
         for r in results:
             if r.error:
-                out.print(f"[red]{r.device}[/red]: {r.error}", soft_wrap=True)
+                out.print(f"[red]{shown(r.device)}[/red]: {shown(r.error)}", soft_wrap=True)
     return 3 if code or any(not r.ok for r in results) else 0
 
 

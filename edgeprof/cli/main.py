@@ -147,6 +147,7 @@ def _main(argv: list[str] | None) -> int:
     args = parser.parse_args(argv)
     from ..errors import UserError, disk_advice, disk_error_in, disk_text
     from ..export import capture
+    from ..outputs import visible
 
     capture.set_verbose(bool(getattr(args, "verbose", False)))
     if not getattr(args, "func", None):
@@ -155,13 +156,13 @@ def _main(argv: list[str] | None) -> int:
     _console_streams()
     try:
         return int(args.func(args) or 0)
-    except UserError as e:
-        print(f"edgeprof: error: {e.one_line()}", file=sys.stderr)
+    except UserError as e:  # its text may hold a path, a name or a device's words: shown visibly (outputs.visible)
+        print(f"edgeprof: error: {visible(e.one_line())}", file=sys.stderr)
         library_log = getattr(e, "library_log", None)
         verbose_only = bool(getattr(e, "verbose_detail", False))  # e.g. a native stack: its hint says --verbose
         if e.detail and (capture.verbose() or not (library_log or verbose_only)):
             for line in e.detail.rstrip().splitlines()[-15 if not verbose_only else -60:]:
-                print(f"    {line}", file=sys.stderr)
+                print(f"    {visible(line)}", file=sys.stderr)
         elif e.detail and not verbose_only:
             print("    (rerun with --verbose to see the log's last lines here)", file=sys.stderr)
         return e.exit_code
@@ -170,7 +171,7 @@ def _main(argv: list[str] | None) -> int:
         if disk is None:
             raise
         where = f" {disk.filename}" if disk.filename else ""
-        print(f"edgeprof: error: cannot write{where}: {disk_text(disk)} — {disk_advice(disk)}, or give another "
+        print(f"edgeprof: error: cannot write{visible(where)}: {disk_text(disk)} — {disk_advice(disk)}, or give another "
               "path", file=sys.stderr)
         return 2
 

@@ -75,5 +75,5 @@ def run(args: argparse.Namespace) -> int:
         print(text, end="")
         return 0
     write_output(args.out, text, "--out")
-    err.print(f"{fmt} report of {len(data.results)} results ({data.scope}) written to {args.out}")
+    err.print(f"{fmt} report of {len(data.results)} results ({shown(data.scope)}) written to {shown(args.out)}")
     return 0

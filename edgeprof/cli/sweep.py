@@ -107,8 +107,8 @@ def run(args: argparse.Namespace) -> int:
         record, rerun, todo, devices = _resume_plan(store, args)
         sweep_id = record.sweep_id
         total = len(record.cells)
-        err.print(f"resuming sweep {sweep_id} ({record.name}): rerunning {len(todo)} of {total} cells "
-                  f"({', '.join(rerun)})")
+        err.print(f"resuming sweep {sweep_id} ({escape(record.name)}): rerunning {len(todo)} of {total} cells "
+                  f"({escape(', '.join(rerun))})")
         if not todo:
             err.print("nothing to do")
             return 0
@@ -123,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
                             {"name": spec.name, "path": args.spec, "inventory": args.inventory or spec.inventory,
                              "text": spec.text}, todo)
         skips = sum(1 for c in todo if c.skip)
-        err.print(f"sweep {sweep_id} ({spec.name}): {len(todo)} cells on {len(devices)} devices"
+        err.print(f"sweep {sweep_id} ({escape(spec.name)}): {len(todo)} cells on {len(devices)} devices"
                   + (f", {skips} statically skipped" if skips else ""))
     if args.id_file:
         with open(args.id_file, "w") as f:
@@ -240,8 +240,8 @@ def _status_table(scheduler: SweepScheduler) -> Table:
         t.add_column(col, justify="right" if col in ("done", "ok", "skip", "fail", "ETA") else "left",
                      overflow="ellipsis", no_wrap=True, max_width=48 if col in ("current cell", "state") else None)
     for s, e in zip(snaps, etas, strict=True):
-        t.add_row(s.device, f"{s.done}/{s.total}", str(s.ok), str(s.skipped),
-                  f"[red]{s.failed}[/red]" if s.failed else "0", s.cell or "-", s.state, _fmt_s(e))
+        t.add_row(escape(s.device), f"{s.done}/{s.total}", str(s.ok), str(s.skipped),  # names and states: text
+                  f"[red]{s.failed}[/red]" if s.failed else "0", escape(s.cell or "-"), escape(s.state), _fmt_s(e))
     return t
 
 
@@ -254,10 +254,10 @@ def _result_line(r: Result, i: int, total: int) -> str:
             + (f"onset window {su.onset_window}" if su.onset_window is not None else "no onset")
             + (f", steady p99 {fmt_value(su.steady_p99_ms, 'ms')}" if su.steady_p99_ms is not None else ", not steady")
             + (f", {r.scenario.misses} misses" if r.scenario.misses is not None else ""))  # at a rate
-        return (f"[{i}/{total}] [green]ok[/green] {cell}: p50 {fmt_value(lat.p50 if lat else None, 'ms')}, "
+        return (f"[{i}/{total}] [green]ok[/green] {escape(cell)}: p50 {fmt_value(lat.p50 if lat else None, 'ms')}, "
                 f"p99 {fmt_value(lat.p99 if lat else None, 'ms')}, {fmt_value(r.throughput_ips, 'inf/s')}{curve}")
     color = "yellow" if r.status == "skipped" else "red"
-    return f"[{i}/{total}] [{color}]{r.status}[/{color}] {cell}: {r.reason}"
+    return f"[{i}/{total}] [{color}]{r.status}[/{color}] {escape(cell)}: {escape(r.reason or '')}"
 
 
 def _summary(results: list[Result]) -> None:
@@ -278,12 +278,12 @@ def _summary(results: list[Result]) -> None:
         sc = r.scenario
         verdict = ("" if sc.valid is None else "VALID" if sc.valid else "[red]INVALID[/red]") + (
             f" · {sc.misses} misses" if sc.misses else "")
-        cells = [r.device, model, r.runtime, r.precision, str(r.batch), str(r.threads or "auto")]
+        cells = [escape(x) for x in (r.device, model, r.runtime, r.precision)] + [str(r.batch), str(r.threads or "auto")]
         cells += [sc.label or sc.name] if scenarios else []
         cells += [status, fmt_value(lat.p50 if lat else None), fmt_value(lat.p99 if lat else None),
                   fmt_value(r.throughput_ips)]
         cells += [verdict] if scenarios else []
-        t.add_row(*cells, r.reason or "")
+        t.add_row(*cells, escape(r.reason or ""))
     out.print(t)
 
 
@@ -356,15 +356,15 @@ def _run_queued(args: argparse.Namespace) -> int:
     if args.resume:
         record, rerun, todo, devices = _resume_plan(store, args)
         sweep_id = record.sweep_id
-        err.print(f"resuming sweep {sweep_id} ({record.name}) on the queue: {len(todo)} of {len(record.cells)} "
-                  f"cells ({', '.join(rerun)})")
+        err.print(f"resuming sweep {sweep_id} ({escape(record.name)}) on the queue: {len(todo)} of "
+                  f"{len(record.cells)} cells ({escape(', '.join(rerun))})")
     else:
         spec, devices, todo = _file_plan(args)
         sweep_id = ledger.new_sweep_id()
         ledger.create_sweep(store, sweep_id, spec.name, args.spec,
                             {"name": spec.name, "path": args.spec, "inventory": args.inventory or spec.inventory,
                              "text": spec.text, "priority": priority}, todo)
-    say = lambda m: err.print(f"[dim]{m}[/dim]")  # noqa: E731
+    say = lambda m: err.print(f"[dim]{escape(m)}[/dim]")  # noqa: E731
     try:  # exporting the models takes a while; a Ctrl-C then leaves nothing queued
         exported = queue.export_cells(store, todo, None, say)
     except KeyboardInterrupt:

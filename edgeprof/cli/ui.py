@@ -59,14 +59,16 @@ class DeployProgress:
             self._status.stop()
 
     def _show(self, text: str, *, force: bool = False) -> None:
+        """Every progress line goes through here: its names, paths and the device's words (a model file may be named
+        with escape sequences) are shown visibly, never sent raw, and are never read as rich markup."""
         if not self.enabled:
             return
         if self._status is not None:
-            self._status.update(text)
+            self._status.update(shown(text))  # rich's status reads markup and does not go through render_str
             return
         now = time.monotonic()
         if force or now - self._last_print >= 2.0:  # not a terminal: a line every 2 s at most
-            print(f"  {text}", file=sys.stderr, flush=True)
+            print(f"  {visible(text)}", file=sys.stderr, flush=True)
             self._last_print = now
 
     def stage(self, text: str) -> None:
@@ -82,7 +84,7 @@ class DeployProgress:
         if self._status is not None:
             err.print(f"  {escape(text)}")
         else:
-            print(f"  {text}", file=sys.stderr, flush=True)
+            print(f"  {visible(text)}", file=sys.stderr, flush=True)
 
     def event(self, event: ProgressEvent | LogEvent) -> None:
         if isinstance(event, LogEvent):
@@ -373,19 +375,18 @@ def render_thermal(th: Thermal | None) -> None:
         state = {True: "cooled", False: "NOT cooled", None: "no sensor"}[cool.cooled]
         parts.append(f"cooldown < {fmt_value(cool.below_c)} °C: {state} after {fmt_value(cool.waited_s)} s")
     if after.nvpmodel:
-        parts.append(f"nvpmodel {after.nvpmodel['name']} ({after.nvpmodel['id']})")
+        parts.append(f"nvpmodel {after.nvpmodel.name} ({after.nvpmodel.id})")
     if after.jetson_clocks:
-        parts.append("jetson_clocks " + ("on" if after.jetson_clocks["locked"] else "off") + " (inferred)")
+        parts.append("jetson_clocks " + ("on" if after.jetson_clocks.locked else "off") + " (inferred)")
     if after.governors:
         parts.append("governor " + ",".join(after.governors))
     thr = after.rpi_throttled
     if thr:
-        flags = list(thr["now"]) + [f"{n} (has occurred)" for n in thr["has_occurred"]]
-        parts.append(f"get_throttled {thr['raw']}" + (": " + ", ".join(flags) if flags else ""))
+        flags = list(thr.now) + [f"{n} (has occurred)" for n in thr.has_occurred]
+        parts.append(f"get_throttled {thr.raw}" + (": " + ", ".join(flags) if flags else ""))
     for g in after.nvml or []:
-        reasons = g.get("clock_reasons")
-        if reasons is not None:
-            parts.append(f"GPU {g.get('index')} clock reasons: {', '.join(reasons) or 'none'}")
+        if g.clock_reasons is not None:
+            parts.append(f"GPU {g.index} clock reasons: {', '.join(g.clock_reasons) or 'none'}")
     if parts:
         out.print(escape("thermal: " + " · ".join(parts)))
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from ..errors import ConfigError
 from ..lab import queue
 from .common import add_db_args, add_inventory_args
-from .ui import err
+from .ui import err, shown
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -62,5 +62,5 @@ def run(args: argparse.Namespace) -> int:
     queue.run_worker(url, args.queue, inventory, cache_dir=Path(args.cache_dir) if args.cache_dir else None,
                      stalled_after_s=args.stalled_after, reap_every_s=args.reap_every, poll_s=args.poll,
                      concurrency=args.concurrency, stop_when_idle=args.until_idle,
-                     on_event=lambda m: err.print(f"worker: {m}"))
+                     on_event=lambda m: err.print(f"worker: {shown(m)}"))
     return 0

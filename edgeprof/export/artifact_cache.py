@@ -5,7 +5,8 @@ atomic writes (built in a temporary directory, renamed into place: an interrupte
 entry and no temporary folder), a write refused for room or permission (a full disk, a read-only folder:
 errors.DISK_ERRNOS, also when a library wrapped the OSError) as one DiskError line naming the cache, and validation on read (size and sha256
 of the model file, and the size of each file the build wrote beside it (`beside`: an ONNX model's data files past
-2 GiB), must match meta.json, else the entry is ignored and rebuilt). A build runs inside a capture
+2 GiB), must match meta.json, else the entry is ignored and rebuilt; the sha256 is read once per change of the file,
+remembered across processes (hashes.py)). A build runs inside a capture
 (capture.py): the libraries' output goes to `cache_dir/<key>.log`, beside the entry, not to the terminal.
 the version of the export code that goes into the keys (`code_version`, below). Does not own: what else goes
 into a key (each exporter hashes whatever decides its file) or building the file.
@@ -70,11 +71,14 @@ _VERIFIED: dict[tuple[int, int, int, int], str] = {}
 
 
 def verified_sha256(path: Path) -> str:
-    """sha256_file(path), read once per process for a file left as it was (same inode, size and mtime)."""
+    """sha256_file(path), read once per process for a file left as it was (same inode, size and mtime), and
+    remembered across processes (hashes.py)."""
+    from .hashes import sha256_of
+
     st = Path(path).stat()
     key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
     if key not in _VERIFIED:
-        _VERIFIED[key] = sha256_file(path)
+        _VERIFIED[key] = sha256_of(Path(path))
     return _VERIFIED[key]
 
 

@@ -2,7 +2,7 @@
 
 Owns: finding the data files an ONNX graph's tensors point at (`location`, relative to the model's folder, also
 in subgraphs), the one-line refusal when one is missing or escapes the folder, the content hash of the model and
-its data files together, and the artifact that is pushed, built once into the artifact cache
+its data files together (remembered across runs by the files' size, times and inodes: hashes.py), and the artifact that is pushed, built once into the artifact cache
 (export/artifact_cache.build_cached, keyed by that content hash):
 - up to PROTOBUF_LIMIT in all: a self-contained copy with the data inlined (`with_inlined_data`), hashed, cached,
   pushed and loaded like any single-file model;
@@ -31,6 +31,7 @@ from typing import Any
 from ..errors import ModelError
 from ..records import Artifact
 from .artifact_cache import build_cached, code_version, dist_version, key_of, sha256_file
+from .hashes import remembered
 
 __all__ = ["data_files", "with_inlined_data", "save_export", "inline_export", "name_by_content", "pushed_files", "counted",
            "tensor_bytes", "PROTOBUF_LIMIT", "EXTERNAL_DATA_THRESHOLD", "DATA_EXT"]
@@ -185,6 +186,11 @@ def _content_sha256(path: Path, files: dict[str, list[str]]) -> tuple[str, dict[
     return whole.hexdigest(), own
 
 
+def _is_content(value: Any) -> bool:
+    return (isinstance(value, list) and len(value) == 2 and isinstance(value[0], str) and isinstance(value[1], dict)
+            and all(isinstance(k, str) and isinstance(v, str) for k, v in value[1].items()))
+
+
 def with_inlined_data(artifact: Artifact, path: Path, files: dict[str, list[str]], *, cache_dir: Path,
                       say: Callable[[str], None]) -> Artifact:
     """`artifact` (a file with external data) as the artifact in the cache that is pushed: one self-contained
@@ -193,7 +199,9 @@ def with_inlined_data(artifact: Artifact, path: Path, files: dict[str, list[str]
 
     size = _total_size(path, files)
     beside = size > PROTOBUF_LIMIT
-    digest, own = _content_sha256(path, files)
+    names = [path.name, *sorted(files)]
+    digest, own = remembered("external-data-content", [path.parent / n for n in names],
+                             lambda: list(_content_sha256(path, files)), valid=_is_content)
 
     def build(out: Path) -> Artifact:
         if beside:

@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ModelError
 from ..records import Artifact, TensorSpec
+from ..vocab import MAX_OPSET, MIN_OPSET  # the --opset setting's bounds: one home
 from .artifact_cache import LAYOUT as CACHE_LAYOUT
 from .artifact_cache import (
     build_cached,
@@ -56,6 +57,7 @@ from .artifact_cache import (
 from .capture import library_failure, to_terminal
 from .external_data import data_files, inline_export, save_export, with_inlined_data
 from .flops import count_flops
+from .hashes import sha256_of
 from .inputs import make_inputs, static_batch
 from .resolve import ModelSource, torch_module
 
@@ -72,8 +74,6 @@ EXPORTERS = ("dynamo", "torchscript")
 EXAMPLE_BATCH = 2  # batch of the export example and of the torch check
 DEFAULT_OPSET = 18  # what a bundled or builder model is exported at unless the device or --opset asks for less
 DYNAMO_MIN_OPSET = 18  # the dynamo exporter's own opset; below it the TorchScript exporter writes the opset natively
-MIN_OPSET = 15  # the oldest row of capability.ORT_ONNX_MAX (onnxruntime 1.10)
-MAX_OPSET = 21  # the newest opset the table of what onnxruntime loads names
 # ONNX tensor element types and the IR version that introduced them (onnx/onnx docs/IR.md: float8 in IR 9,
 # 4-bit integers in IR 10, float4 in IR 11); function overloads arrived with IR 10
 _TYPE_IR = ((23, 11), (21, 10), (17, 9))
@@ -426,7 +426,7 @@ def _user_onnx(source: ModelSource, say: Progress, cache_dir: Path) -> Artifact:
         flops //= static[0]
     params = sum(math.prod(init.dims) for init in model.graph.initializer)
     artifact = Artifact(
-        path=str(path), format="onnx", sha256="" if external else sha256_file(path), size_bytes=path.stat().st_size,
+        path=str(path), format="onnx", sha256="" if external else sha256_of(path), size_bytes=path.stat().st_size,
         inputs=inputs, outputs=tuple(o.name for o in model.graph.output), model_name=source.name,
         source=source.source, export_options={}, export_check=None, cache_hit=False, flops=flops, params=params,
     )

@@ -46,8 +46,9 @@ from ..reference import (
     torch_check,
     torch_outputs,
 )
-from .artifact_cache import build_cached, code_version, dist_version, key_of, sha256_file
+from .artifact_cache import build_cached, code_version, dist_version, key_of
 from .capture import capture, library_failure, to_terminal
+from .hashes import sha256_of
 from .inputs import InputPlan, make_inputs
 from .loadcheck import LITERT, call_in_child, check_converted, op_refused
 from .quantize import calibration_fingerprint, calibration_samples
@@ -116,7 +117,7 @@ def _user_tflite(source: ModelSource, say: Progress) -> Artifact:
     elif given == "fp16":
         detail = {"weights": f"float16 ({facts['float16_weights']} tensors, DEQUANTIZE to float32: compute in float32)"}
     return Artifact(
-        path=str(source.path), format="tflite", sha256=sha256_file(source.path),
+        path=str(source.path), format="tflite", sha256=sha256_of(source.path),
         size_bytes=source.path.stat().st_size, inputs=specs, outputs=outputs, model_name=source.name,
         source=source.source, precision=given or "fp32",
         export_options={"op_counts": facts["op_counts"], "quantized_inputs": facts["quantized_inputs"],

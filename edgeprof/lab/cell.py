@@ -1,7 +1,7 @@
 """One sweep cell: the record a sweep file expands to, a queued job carries and the scheduler runs.
 
-Owns: the Cell record (its identity `cell_id`, its settings with vocab.SETTINGS' defaults, the RunSpec it
-measures, its wall-clock limit (`wall_limit_s`: timeout_s, beyond a sustained cell's duration, plus a cool-down
+Owns: the Cell record (its identity `cell_id`, its settings with vocab.SWEEP_SETTINGS' defaults, the RunSpec it
+measures, the SweepPolicy it is run by, its wall-clock limit (`wall_limit_s`: timeout_s, beyond a sustained cell's duration, plus a cool-down
 wait's bound), its JSON form in the ledger and in queued jobs) and its export key (what makes two cells share one
 exported model: `export_key`, used by the local sweep and the queue alike).
 Does not own: parsing the sweep file and expanding it (spec.py), running a cell (board.py, scheduler.py).
@@ -17,7 +17,7 @@ from typing import Any
 from .. import vocab
 from ..records import RunSpec
 
-SETTINGS = vocab.SETTINGS
+SETTINGS = vocab.SWEEP_SETTINGS  # the run settings and the sweep policy
 
 
 @dataclass
@@ -48,15 +48,20 @@ class Cell:
         return cid
 
     def setting(self, name: str) -> Any:
-        """One run setting of this cell: its own value, else vocab.SETTINGS' default (the one home of defaults;
-        a cell stored by an older sweep may lack a setting added since)."""
+        """One setting of this cell (a run setting or the sweep policy's): its own value, else the table's default
+        (vocab.SWEEP_SETTINGS, the one home of defaults; a cell stored by an older sweep may lack a setting added
+        since)."""
         return self.settings[name] if name in self.settings else SETTINGS[name].default
+
+    def policy(self) -> vocab.SweepPolicy:
+        """How the sweep runs this cell (timeout_s, retries, retry_backoff_s, lease_wait_s), typed by the table."""
+        return vocab.SweepPolicy.from_values(self.settings)
 
     def wall_limit_s(self) -> float:
         """The cell's wall-clock bound (board.measure stops the agent past it): timeout_s; a sustained cell's
         timeout_s counts beyond its duration (a 30-minute run is never stopped at 900 s), and a cell with
         cooldown_c also gets its cool-down wait's bound (cooldown_timeout_s) before it measures."""
-        limit = float(self.setting("timeout_s"))
+        limit = self.policy().timeout_s
         if self.scenario == "sustained":
             limit += float(self.setting("duration_s") or vocab.SCENARIO_DEFAULTS["duration_s"])
         if self.setting("cooldown_c") is not None:
@@ -66,7 +71,7 @@ class Cell:
     def wall_limit_why(self) -> str:
         """How wall_limit_s was reached, for the row of a cell stopped at it ("the cell's timeout_s" when it is
         timeout_s alone)."""
-        parts = [f"timeout_s {float(self.setting('timeout_s')):g} s"]
+        parts = [f"timeout_s {self.policy().timeout_s:g} s"]
         if self.scenario == "sustained":
             duration = float(self.setting("duration_s") or vocab.SCENARIO_DEFAULTS["duration_s"])
             parts.insert(0, f"duration {duration:g} s")

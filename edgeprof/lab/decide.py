@@ -28,6 +28,7 @@ from ..errors import (
     TransportError,
     UserError,
 )
+from ..vocab import MAX_BACKOFF_S  # one wait between retries, however many (100 doublings overflow a timer)
 from .cell import Cell
 
 # what an attempt was doing when it failed: connecting, taking the lease and reading facts ("setup"), or
@@ -39,8 +40,6 @@ RETRY = "retry"
 FAIL = "fail"
 SKIP = "skip"
 STOP = "stop"  # the sweep is stopping (Ctrl-C): nothing is stored for this cell
-
-MAX_BACKOFF_S = 3600.0  # one wait between retries, however many retries (100 doublings would overflow a timer)
 
 
 @dataclass(frozen=True)

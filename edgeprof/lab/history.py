@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..compare import CHECKED_METRICS, DEFAULT_ALPHA, DEFAULT_MIN_EFFECT
-from ..errors import StoreError
+from ..errors import AmbiguousId, StoreError
 from ..records import Result
 from ..regress import (
     Finding,
@@ -46,8 +46,8 @@ def results_for(store: Store, ref: str) -> tuple[str, list[Result]]:
         return "sweep", sweep_results(store, sweep_id)[1]
     try:
         return "run", [store.get(ref)]
-    except CorruptRowError:
-        raise  # the run is there; its row cannot be read (the error names it)
+    except (CorruptRowError, AmbiguousId):
+        raise  # the run is there, its row unreadable; or the prefix fits several runs (the error lists a few)
     except StoreError:
         raise StoreError(f"{ref!r} is neither a sweep nor a run in {store.display_url}",
                          hint="edgeprof sweep --list and edgeprof results list show what is stored") from None
@@ -56,11 +56,11 @@ def results_for(store: Store, ref: str) -> tuple[str, list[Result]]:
 def cell_history(store: Store, r: Result, n: int | None = None, *, ok_only: bool = True) -> list[Result]:
     """Results of r's configuration up to and including r, oldest first (the last n of them)."""
     rows = store.list(config=config_key(r), status="ok" if ok_only else None, limit=HISTORY_SCAN)
-    ids = [row["run_id"] for row in rows]  # newest first
+    ids = [row.run_id for row in rows]  # newest first
     if r.run_id in ids:
         ids = ids[ids.index(r.run_id):]
     else:
-        ids = [i for i, row in zip(ids, rows, strict=True) if row["created_at"] <= r.created_at]
+        ids = [i for i, row in zip(ids, rows, strict=True) if row.created_at <= r.created_at]
         ids.insert(0, r.run_id)
     if n is not None:
         ids = ids[:n]

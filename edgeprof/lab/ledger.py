@@ -16,7 +16,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from ..errors import StoreError
+from ..errors import AmbiguousId, StoreError
 from ..lease import controller_name
 from ..records import Result, utc_now
 from ..store import Store, sweep_cells, sweeps
@@ -132,7 +132,7 @@ def resolve_sweep_id(store: Store, ref: str) -> str | None:
     if ref in ids:
         return ref
     if len(ids) > 1:
-        raise StoreError(f"sweep id prefix {ref!r} is ambiguous ({', '.join(ids)}, …)",
+        raise AmbiguousId(f"sweep id prefix {ref!r} is ambiguous ({', '.join(ids)}, …)",
                          hint="give more characters of the sweep id")
     return ids[0] if ids else None
 

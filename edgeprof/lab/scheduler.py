@@ -275,7 +275,7 @@ class SweepScheduler:
         """A board's facts into the facts history (a convenience: a failure is only logged)."""
         try:
             with self._db_lock:
-                self.store.save_facts(device, facts.to_dict())
+                self.store.save_facts(device, facts)
         except Exception as e:
             self.log(f"{device}: could not store facts: {e}")
 

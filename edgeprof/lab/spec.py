@@ -2,9 +2,10 @@
 
 Owns: the sweep file format (below) and its validation with errors that name the file, the line and the YAML
 path (`nightly.yaml:12 models[2].inputs: ...`): models (files made absolute and found, bundled names known),
-device names and tag selectors, the axes, match rules, budgets, and run settings by vocab.SETTINGS' rules (every
-run setting `edgeprof deploy` takes, `settings:` and `overrides` alike; input feeds made relative to the file).
-Does not own: reading YAML safely and validating nodes (config.py), the run settings' table (vocab.SETTINGS),
+device names and tag selectors, the axes, match rules, budgets, and settings by vocab.SWEEP_SETTINGS' rules (every
+run setting `edgeprof deploy` takes and the sweep policy: timeout_s, retries, retry_backoff_s, lease_wait_s;
+`settings:` and `overrides` alike; input feeds made relative to the file).
+Does not own: reading YAML safely and validating nodes (config.py), the settings' tables (vocab.SETTINGS, POLICY),
 the SweepSpec record and the matrix expansion (matrix.py), the Cell record (cell.py), running cells
 (scheduler.py, board.py), budget evaluation (regress.py).
 
@@ -59,7 +60,7 @@ from ..config import BATCH_MAX, THREADS_MAX, Doc, compose, did_you_mean, read_te
 from ..errors import ConfigError, ModelError
 from ..export.inputs import parse_input_range, parse_input_value
 from ..regress import parse_budget
-from ..vocab import schedule_problem
+from ..vocab import MAX_RATE_QPS, schedule_problem
 from .cell import Cell
 from .matrix import (
     AXES,
@@ -86,8 +87,9 @@ SWEEP_VERSION = 1
 
 TOP_KEYS = ("version", "name", "inventory", "models", "devices", "runtimes", "precisions", "batch", "threads",
             "settings", "include", "exclude", "overrides", "budgets", "scenarios", "rates")
-# per-cell settings: vocab.SETTINGS (kind, default, range; the deploy flags share them)
-SETTINGS = vocab.SETTINGS
+# per-cell settings: the run settings (vocab.SETTINGS: kind, default, range; the deploy flags share them) and the
+# sweep policy (vocab.POLICY)
+SETTINGS = vocab.SWEEP_SETTINGS
 _INPUT_RE = re.compile(r"^\d+(?:x\d+)*$")
 
 
@@ -316,9 +318,9 @@ def _batch(doc: Doc, node: Node, ypath: str) -> int:
 
 def _rate(doc: Doc, node: Node, ypath: str) -> float:
     value = doc.scalar(node, ypath)
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 100000 \
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= MAX_RATE_QPS \
             or value != value:
-        raise doc.err(node, ypath, f"a rate in queries per second (> 0, <= 100000), not {doc.kind(node)}")
+        raise doc.err(node, ypath, f"a rate in queries per second (> 0, <= {MAX_RATE_QPS:g}), not {doc.kind(node)}")
     # the bound --rate has: a schedule of min_queries (the table's default) must end within a week
     problem = schedule_problem(float(value), SETTINGS["min_queries"].default)
     if problem is not None:
@@ -332,7 +334,7 @@ def _threads(doc: Doc, node: Node, ypath: str) -> int | None:
 
 def _settings_items(doc: Doc, items: list[tuple[str, Node, Node]], ypath: str, base: str,
                     where: dict[str, str] | None = None) -> dict[str, Any]:
-    """Run settings by vocab.SETTINGS' rules (the same the deploy flags are checked with); `where` gets each
+    """Run settings and policy by vocab.SWEEP_SETTINGS' rules (the deploy flags': the same); `where` gets each
     key's "file:line path"."""
     out: dict[str, Any] = {}
     for k, kn, vn in items:

@@ -1,8 +1,8 @@
 """LiteRT's benchmark_model on the phone: its command line, and what its output says.
 
 What benchmark_model prints (google-ai-edge/LiteRT tflite/tools/benchmark/benchmark_model.cc, BenchmarkModel::Run
-and BenchmarkLoggingListener::OnBenchmarkEnd; the statistics line is tensorflow's StatWithPercentiles::
-OutputToStream):
+and BenchmarkLoggingListener::OnBenchmarkEnd; the statistics line is tensorflow's Stat / StatWithPercentiles::
+OutputToStream, tensorflow/core/util/stats_calculator.h, now xla/tsl/util/stats_calculator.h), in LiteRT:
   "Initialized session in 38.466ms."
   "Running benchmark for at least N iterations and at least S seconds but terminate if exceeding M seconds."
   "count=50 first=54420 curr=53846 min=52553 max=57107 avg=54018.3 std=869 p5=52700 median=53900 p95=56100"
@@ -11,8 +11,23 @@ OutputToStream):
   "Inference timings in us: Init: 38466, First inference: 79263, Warmup (avg): 57311.3, Inference (avg): 54018.3"
   "Memory footprint delta from the start of the tool (MB): init=32.0234 overall=33.4375"
   "Overall peak memory footprint (MB) via periodic monitoring: 35.1"  (with --report_peak_memory_footprint)
+The builds phones carry print less (tests/data/phones/benchmark_model/ holds one output of each, with its source):
+  - every TensorFlow-tree build (tensorflow/lite/tools/benchmark, TF 1.x-2.x: `Stat<int64_t>`, not
+    StatWithPercentiles) prints no percentiles: "count=2100 first=470 curr=455 min=401 max=900 avg=458.2 std=25";
+  - Stat prints "count=N curr=X" when every run took the same time (N = 1 always), with "(all same)" after it when
+    N > 1, and "count=0" when nothing ran (--dry_run);
+  - before "Inference timings in us: Init: ..", the summary was "Average inference timings in us: Warmup: W,
+    Init: I, Inference: A" (2019 builds; tensorflow/lite/tools/benchmark/README.md's example) and before it
+    "... Init: I, no stats: A" (from tensorflow/contrib/lite in 2018, whose runs began "Running benchmark for N
+    iterations ", into 2019; release ranges from the sources' dates, not checked tag by tag); neither prints a
+    first-inference figure: the warm-up line's first run (`first=`, or `curr=` when every run took the same) is
+    that figure;
+  - the memory line was "Peak memory footprint (MB): init=X overall=Y" (the max-RSS deltas) before its rename.
+What a build printed is kept as its own; what it did not print is absent with the reason (latency_ms: the
+percentiles), never computed from the summary. A run whose timed line gives no time at all is not a finished
+benchmark (BenchmarkOutputError).
 It prints no per-run times: the raw samples, p99 and anything else computed from them are absent, and the result
-says so. Nothing here computes a percentile from a summary.
+says so.
 
 How many ops a delegate took is the interpreter's own log line (LiteRT tflite/core/subgraph.cc,
 Subgraph::ReplaceNodeSubsetsWithDelegateKernels, TFLITE_LOG_PROD, printed by benchmark_model on Android):
@@ -36,12 +51,20 @@ DELEGATE_FLAGS = {"xnnpack": "--use_xnnpack=true", "gpu": "--use_gpu=true", "nna
                   "hexagon": "--use_hexagon=true"}
 DELEGATES = ("cpu", *DELEGATE_FLAGS)
 NOT_EMITTED = "benchmark_model prints no per-run times (only count/min/max/avg/std and its own p5/median/p95)"
+NO_PERCENTILES = ("this benchmark_model build printed no percentiles (its count= line has no p5/median/p95: "
+                  "TensorFlow's Stat, not LiteRT's StatWithPercentiles); not computed from its summary")
+PERCENTILE_KEYS = (("p5", "p5"), ("median", "p50"), ("p95", "p95"))  # benchmark_model's name → edgeprof's
 
-_STAT_RE = re.compile(r"count=(\d+)((?:\s+\w+=[-\d.e+]+)*)")
-_TIMINGS_RE = re.compile(r"Inference timings in us: Init: ([-\d.e+]+), First inference: ([-\d.e+]+), "
-                         r"Warmup \(avg\): ([-\d.e+na]+), Inference \(avg\): ([-\d.e+na]+)")
+_NUMBER = r"[-+]?(?:\d+(?:\.\d*)?(?:e[-+]?\d+)?|nan|inf)"
+_STAT_RE = re.compile(r"count=(\d+)([^\n]*)")
+# the end-of-run summary, newest first (benchmark_model.cc, BenchmarkLoggingListener::OnBenchmarkEnd)
+_TIMINGS_RE = re.compile(rf"Inference timings in us: Init: ({_NUMBER}), First inference: ({_NUMBER}), "
+                         rf"Warmup \(avg\): ({_NUMBER}), Inference \(avg\): ({_NUMBER})")
+_AVERAGE_RE = re.compile(rf"Average inference timings in us: Warmup: ({_NUMBER}), Init: ({_NUMBER}), "
+                         rf"(Inference|no stats): ({_NUMBER})")
 _MEM_RE = re.compile(r"Memory footprint delta from the start of the tool \(MB\): init=([-\d.e+]+) "
                      r"overall=([-\d.e+]+)")
+_OLD_MEM_RE = re.compile(r"(?<!Overall )Peak memory footprint \(MB\): init=([-\d.e+]+) overall=([-\d.e+]+)")
 # benchmark_tflite_model.cc, after ModifyGraphWithDelegate: one of three lines per delegate applied
 _DELEGATED_RE = re.compile(r"Explicitly applied (\S+) delegate, and the model graph will be (completely|partially) "
                            r"executed by the delegate(?: w/ (\d+) delegate kernels)?")
@@ -65,8 +88,9 @@ class BenchmarkOutputError(ValueError):
 
 @dataclass(frozen=True)
 class BenchmarkStats:
-    """One `count=...` line (StatWithPercentiles::OutputToStream): times in µs as benchmark_model printed them;
-    None where the line left one out (an old build prints no percentiles)."""
+    """One `count=...` line (Stat / StatWithPercentiles::OutputToStream): times in µs as benchmark_model printed
+    them; None where the line left one out (a TensorFlow-tree build prints no percentiles; "count=N curr=X" when
+    every run took X µs, `all_same`, prints no first/min/max/avg/std)."""
 
     count: int
     first: float | None = None
@@ -78,6 +102,29 @@ class BenchmarkStats:
     p5: float | None = None
     median: float | None = None
     p95: float | None = None
+    all_same: bool = False
+
+    def spread(self) -> dict[str, float] | None:
+        """min / max / mean / std in µs as the line gives them: printed, or when the line says every run took
+        `curr` µs (Stat's all_same branch: min == max), that time for each and std 0. None: no time in the line."""
+        if self.count <= 0:
+            return None
+        if self.all_same and self.curr is not None:
+            return {"min": self.curr, "max": self.curr, "mean": self.curr, "std": 0.0}
+        lo, hi, avg, std = self.min, self.max, self.avg, self.std
+        if lo is None or hi is None or avg is None or std is None:
+            return None
+        return {"min": lo, "max": hi, "mean": avg, "std": std}
+
+    @property
+    def mean(self) -> float | None:
+        s = self.spread()
+        return s["mean"] if s is not None else None
+
+    @property
+    def first_run(self) -> float | None:
+        """The first run's time: `first=`, or `curr=` when every run took the same."""
+        return self.first if self.first is not None else self.curr if self.all_same else None
 
 
 @dataclass
@@ -85,48 +132,72 @@ class BenchmarkOutput:
     warmup: BenchmarkStats
     timed: BenchmarkStats
     init_us: float
-    first_inference_us: float
+    first_inference_us: float | None
     memory_init_mb: float | None = None
     memory_overall_mb: float | None = None
     peak_memory_mb: float | None = None
     op_profile: list[dict[str, Any]] = field(default_factory=list)
     delegation: list[dict[str, Any]] = field(default_factory=list)
+    summary_line: str = "Inference timings in us"  # which end-of-run summary this build printed
+    memory_line: str | None = None  # which memory-footprint line (None: none printed)
 
     def latency_ms(self) -> dict[str, Any]:
-        """The timed runs' statistics benchmark_model measured, in ms, named as edgeprof names them."""
+        """The timed runs' statistics benchmark_model printed, in ms, named as edgeprof names them; `absent`: each
+        one it did not print, and why. Raises BenchmarkOutputError when the timed line gives no time at all."""
         t = self.timed
-        out: dict[str, Any] = {"count": t.count}
-        for ours, us in (("min", t.min), ("max", t.max), ("mean", t.avg), ("std", t.std), ("p5", t.p5),
-                         ("p50", t.median), ("p95", t.p95)):
-            if us is not None:
-                out[ours] = us / 1000.0
-        out["absent"] = {"samples": NOT_EMITTED, "p99": NOT_EMITTED}
+        spread = t.spread()
+        if spread is None:
+            raise BenchmarkOutputError(f"the timed runs' line gives no time: count={t.count}, "
+                                       + ("no run was timed" if t.count == 0 else "with no min/max/avg/std"))
+        out: dict[str, Any] = {"count": t.count, **{k: v / 1000.0 for k, v in spread.items()}}
+        absent = {"samples": NOT_EMITTED, "p99": NOT_EMITTED}
+        for theirs, ours in PERCENTILE_KEYS:
+            v = getattr(t, theirs)
+            if v is not None:
+                out[ours] = v / 1000.0
+            else:
+                absent[ours] = NO_PERCENTILES
+        out["absent"] = absent
         return out
 
 
 def parse_stats(text: str) -> BenchmarkStats:
+    """The first `count=` line of `text`, as printed."""
     m = _STAT_RE.search(text)
     if m is None:
         raise BenchmarkOutputError("no count= line")
-    values = {k: float(v) for k, v in re.findall(r"(\w+)=([-\d.e+]+)", m.group(2)) if k in _STAT_NAMES}
-    return BenchmarkStats(count=int(m.group(1)), **values)
+    rest = m.group(2)
+    values = {k: float(v) for k, v in re.findall(rf"(\w+)=({_NUMBER})", rest) if k in _STAT_NAMES}
+    all_same = "first" not in values and "curr" in values and ("(all same)" in rest or int(m.group(1)) == 1)
+    return BenchmarkStats(count=int(m.group(1)), all_same=all_same, **values)
 
 
 def parse_output(text: str) -> BenchmarkOutput:
-    """benchmark_model's stdout+stderr → its numbers; BenchmarkOutputError when a finished run's lines are missing."""
-    blocks = re.split(r"Running benchmark for at least", text)
+    """benchmark_model's stdout+stderr → its numbers; BenchmarkOutputError when a finished run's lines are missing
+    or its timed runs give no time. Every release's format (the module's docstring)."""
+    blocks = re.split(r"Running benchmark for ", text)
     if len(blocks) < 3:
         raise BenchmarkOutputError("fewer than two 'Running benchmark' sections (warm-up and timed)")
     warmup, timed = parse_stats(blocks[1]), parse_stats(blocks[2])
-    t = _TIMINGS_RE.search(text)
-    if t is None:
+    t, a = _TIMINGS_RE.search(text), _AVERAGE_RE.search(text)
+    first: float | None
+    if t is not None:
+        init, first, summary = float(t.group(1)), float(t.group(2)), "Inference timings in us"
+    elif a is not None:  # older builds: no first-inference figure; the warm-up line's first run is that figure
+        init, first, summary = float(a.group(2)), warmup.first_run, f"Average inference timings in us ({a.group(3)})"
+    else:
         raise BenchmarkOutputError("no 'Inference timings in us' line")
-    mem, peak = _MEM_RE.search(text), _PEAK_RE.search(text)
-    return BenchmarkOutput(
-        warmup=warmup, timed=timed, init_us=float(t.group(1)), first_inference_us=float(t.group(2)),
-        memory_init_mb=float(mem.group(1)) if mem else None, memory_overall_mb=float(mem.group(2)) if mem else None,
+    mem, old_mem, peak = _MEM_RE.search(text), _OLD_MEM_RE.search(text), _PEAK_RE.search(text)
+    memory = mem or old_mem
+    out = BenchmarkOutput(
+        warmup=warmup, timed=timed, init_us=init, first_inference_us=first,
+        memory_init_mb=float(memory.group(1)) if memory else None,
+        memory_overall_mb=float(memory.group(2)) if memory else None,
         peak_memory_mb=float(peak.group(1)) if peak and float(peak.group(1)) > 0 else None,
-        op_profile=parse_op_profile(text), delegation=parse_delegation(text))
+        op_profile=parse_op_profile(text), delegation=parse_delegation(text), summary_line=summary,
+        memory_line=None if memory is None else "Memory footprint delta" if mem else "Peak memory footprint")
+    out.latency_ms()  # a run whose timed line gives no time is not a finished benchmark
+    return out
 
 
 def parse_delegation(text: str) -> list[dict[str, Any]]:

@@ -32,7 +32,7 @@ def refusal(spec: RunSpec, *, runtime_given: str | None = None, find_max_rate: b
     for given, what in ((spec.accuracy, "--accuracy"), (spec.input_data, "--input-data"),
                         (spec.scenario != SINGLE_STREAM, f"--scenario {spec.scenario}"),
                         (spec.batch != 1, "--batch"), (find_max_rate, "--find-max-rate"),
-                        (spec.cooldown_c is not None, "--cooldown")):
+                        (spec.cooldown_c is not None, "--cooldown"), (spec.gpu is not None, "--gpu")):
         if given:
             return f"{what} is {NOT_ON_PHONES}"
     return None
@@ -91,7 +91,7 @@ def phases(clock: PhaseClock, run: PhoneRun) -> Phases:
     host = clock.phases(None)
 
     def summed(stats: BenchmarkStats | None) -> float | None:
-        return round(stats.count * stats.avg / 1e6, 4) if stats is not None and stats.avg is not None else None
+        return round(stats.count * stats.mean / 1e6, 4) if stats is not None and stats.mean is not None else None
 
     timed = summed(out.timed if out is not None else None)
     return dataclasses.replace(host, device_s=host.run_s, load_s=round(run.init_ms / 1000, 4),

@@ -3,7 +3,8 @@ number benchmark_model did not measure absent with the reason.
 
 Owns: mapping benchmark_model's summary onto LatencyStats (source "benchmark_model"; p90 / p97 / p99 / p99.9, the
 CV, throughput and the raw samples absent: it prints no per-run times, and nothing here computes a statistic
-from a summary), the battery trace or the ODPM rails' two reads onto Power (source "battery" or "rails", each rail's mean W
+from a summary; p5 / p50 / p95 too where the build printed no percentiles, each with its reason; a run that
+gives no latency is refused, never stored ok), the battery trace or the ODPM rails' two reads onto Power (source "battery" or "rails", each rail's mean W
 and energy kept), the thermal before/after onto Thermal, the
 phone's facts onto Environment, the op profile onto OpsProfile, the rest onto the `phone` section
 (records/phone.PhoneBenchmark), and the warnings' codes. Does not own: measuring (session.py), parsing
@@ -18,6 +19,7 @@ from typing import Any
 from edgeprof_agent.messages import OpsProfileReply
 
 from .. import __version__
+from ..errors import MeasurementFailed
 from ..records import (
     Artifact,
     Device,
@@ -34,6 +36,7 @@ from ..records import (
     Settings,
     Thermal,
     ThermalSnapshot,
+    ThermalZone,
     new_run_id,
     utc_now,
 )
@@ -45,6 +48,8 @@ from .session import NOT_ON_PHONES, PhoneRun
 
 LATENCY_SOURCE = "benchmark_model"
 PERCENTILE_METHOD = "benchmark_model's own order statistic (values[n·p/100] of its sorted run times)"
+NO_PERCENTILE_METHOD = ("none: this benchmark_model build printed count/min/max/avg/std and no percentile; "
+                        "min, max, mean and std are its own")
 # the statistics of an edgeprof summary that a phone run does not have, and why
 ABSENT = {
     "samples": NOT_EMITTED,
@@ -60,15 +65,18 @@ BATTERY_RAIL = "battery (current_now × voltage_now)"
 
 
 def latency(run: PhoneRun) -> LatencyStats | None:
-    """benchmark_model's statistics of the timed runs (ms); None when it printed no min/max/avg/median."""
+    """benchmark_model's statistics of the timed runs (ms), as its build printed them: count, min, max, mean and std
+    always (a line without them is refused in benchmark.py), p5 / p50 / p95 where it printed them, else None with
+    the reason in `absent`. None only for a run that gives no time (phone_result then refuses it)."""
     lat = run.latency_ms
-    needed = ("p50", "p95", "min", "max", "mean", "std")
-    if any(lat.get(k) is None for k in needed):
+    if any(lat.get(k) is None for k in ("count", "min", "max", "mean", "std")):
         return None
-    return LatencyStats(p50=lat["p50"], p90=None, p95=lat["p95"], p97=None, p99=None, p999=None, min=lat["min"],
-                        max=lat["max"], mean=lat["mean"], std=lat["std"], cv=None, n=int(lat["count"]),
-                        percentile_method=PERCENTILE_METHOD, p5=lat.get("p5"), source=LATENCY_SOURCE,
-                        absent=dict(ABSENT))
+    absent = {**ABSENT, **{k: v for k, v in (lat.get("absent") or {}).items() if k not in ("samples", "p99")}}
+    printed = lat.get("p50") is not None
+    return LatencyStats(p50=lat.get("p50"), p90=None, p95=lat.get("p95"), p97=None, p99=None, p999=None,
+                        min=lat["min"], max=lat["max"], mean=lat["mean"], std=lat["std"], cv=None, n=int(lat["count"]),
+                        percentile_method=PERCENTILE_METHOD if printed else NO_PERCENTILE_METHOD, p5=lat.get("p5"),
+                        source=LATENCY_SOURCE, absent=absent)
 
 
 def power(run: PhoneRun, period_s: float | None) -> Power | None:
@@ -112,7 +120,7 @@ def _rails_power(p: PowerReading, warnings: list[str]) -> Power:
 
 
 def _snapshot(t: PhoneThermal) -> ThermalSnapshot:
-    zones = {name: {"type": name, "temp_c": c} for name, c in t.temperatures_c.items()}
+    zones = {name: ThermalZone(type=name, temp_c=c) for name, c in t.temperatures_c.items()}
     return ThermalSnapshot(zones=zones or None, max_temp_c=max(t.temperatures_c.values(), default=None))
 
 
@@ -169,7 +177,7 @@ def phone_section(run: PhoneRun, delegate: str) -> PhoneBenchmark:
         binary=run.binary, command=list(run.command), delegate=delegate, delegation=list(run.delegation),
         init_ms=run.init_ms, first_inference_ms=run.first_inference_ms,
         warmup_runs=warm.count if warm is not None else None,
-        warmup_mean_ms=warm.avg / 1000 if warm is not None and warm.avg is not None else None,
+        warmup_mean_ms=warm.mean / 1000 if warm is not None and warm.mean is not None else None,
         memory_init_delta_mb=run.memory_mb.init_delta, memory_overall_delta_mb=run.memory_mb.overall_delta,
         thermal_status_before=run.thermal_before.status, thermal_status_after=run.thermal_after.status,
         battery={"status": b.status, "capacity_pct": b.capacity_pct, "deviations": b.deviations()}
@@ -178,9 +186,14 @@ def phone_section(run: PhoneRun, delegate: str) -> PhoneBenchmark:
 
 def phone_result(spec: RunSpec, device: Device, artifact: Artifact | None, run: PhoneRun, facts: PhoneFacts | None,
                  *, delegate: str, period_s: float | None = None) -> Result:
-    """One phone run as a Result (status ok): see the module's docstring for where each number comes from."""
-    pw = power(run, period_s)
+    """One phone run as a Result (status ok): see the module's docstring for where each number comes from.
+    MeasurementFailed (one line) for a run that gives no latency at all: never an ok result without one."""
     lat = latency(run)
+    if lat is None:
+        raise MeasurementFailed(f"device {device.name}: benchmark_model's timed runs give no latency "
+                                f"({', '.join(f'{k}={v}' for k, v in run.latency_ms.items() if k != 'absent')})",
+                                device=device.name, op="run")
+    pw = power(run, period_s)
     reasons = NullReasons(power=None if pw is not None else (run.power_reason or "not measured"),
                           fidelity=FIDELITY_REASON)
     size = artifact.size_bytes / 1e6 if artifact is not None else None
@@ -190,7 +203,7 @@ def phone_result(spec: RunSpec, device: Device, artifact: Artifact | None, run: 
                     baseline=None)  # benchmark_model's footprint deltas are in the phone section
     warm = run.output.warmup if run.output is not None else None
     settings = Settings.of_run(spec, load_s=run.init_ms / 1000,
-                               warmup={"runs": warm.count, "mean_ms": warm.avg / 1000 if warm.avg else None}
+                               warmup={"runs": warm.count, "mean_ms": warm.mean / 1000 if warm.mean else None}
                                if warm is not None else None)
     return Result(
         run_id=new_run_id(), status="ok", created_at=utc_now(), device=device.name, model=spec.model,

@@ -55,7 +55,7 @@ class PhoneRun:
     command: list[str]
     latency_ms: dict[str, Any]  # BenchmarkOutput.latency_ms(): benchmark_model's own statistics, and what is absent
     init_ms: float
-    first_inference_ms: float
+    first_inference_ms: float | None  # None: this build printed no first-inference figure
     memory_mb: PhoneMemory
     power: PowerReading | None
     power_reason: str | None
@@ -223,7 +223,7 @@ class PhoneSession:
             if power_summary is None:
                 warnings.append(f"power refused: {power_reason}")
             else:
-                mean_s = (parsed.timed.avg or 0.0) / 1e6
+                mean_s = (parsed.timed.mean or 0.0) / 1e6
                 power_summary = dataclasses.replace(
                     power_summary, energy_per_inference_j=power_summary.mean_w * mean_s,
                     energy_note=f"mean {power_summary.source} power over the whole benchmark_model process (load, "
@@ -236,7 +236,7 @@ class PhoneSession:
         latency = parsed.latency_ms()
         return PhoneRun(
             device=self.device.name, command=argv, latency_ms=latency, init_ms=parsed.init_us / 1000,
-            first_inference_ms=parsed.first_inference_us / 1000,
+            first_inference_ms=parsed.first_inference_us / 1000 if parsed.first_inference_us is not None else None,
             memory_mb=PhoneMemory(init_delta=parsed.memory_init_mb, overall_delta=parsed.memory_overall_mb,
                                   peak=parsed.peak_memory_mb),
             power=power_summary, power_reason=power_reason, thermal_before=thermal_before, thermal_after=thermal_after,

@@ -97,6 +97,7 @@ class Device:
     source: str | None = None  # "devices.yaml:14" where it was defined
     controller: str | None = None  # lab queue: the controller host whose worker drives it (queue lab.<controller>)
     phone: PhoneConfig | None = None  # a phone's: serial, adb, benchmark_model, ... (inventory.PHONE_KEYS)
+    gpu: int | None = None  # devices.yaml gpu: the GPU runs use (NVML's index); a deploy's --gpu overrides it
 
     def power_config(self) -> PowerConfig | None:
         """A board's power block as the agent's record (None: not written, i.e. auto)."""
@@ -106,6 +107,8 @@ class Device:
         d = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
         d["env"], d["tags"] = dict(self.env), dict(self.tags)
         d["power"] = dict(self.power) if self.power is not None else None
+        if self.gpu is None:  # a record stays as it was before gpu: unless it names one
+            del d["gpu"]
         if self.phone is None:  # a board's record stays as it was before phones
             del d["phone"]
         else:

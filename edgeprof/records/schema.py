@@ -41,6 +41,9 @@ tests/data/golden/results/v<N>/ holds results each version wrote):
       rails_energy_j null, and its latency section reads as before (source, p5, absent null). Also in 8: a
       sustained window gains the NVML figures of its readings (`n_nvml`, `nvml_w`, `nvml_temp_c`, `nvml_sm_mhz`,
       `nvml_graphics_mhz`, `nvml_reasons`; issue 25) and the section `nvml_gpu`: an older row reads 0 / null.
+      Later within 8 (issue 35): a phone run's latency_ms p50 / p95 (and p5) may be null too, with the reason in
+      `absent` (an older benchmark_model build prints count/min/max/avg/std and no percentiles); every other
+      row has them as before. No migration: an older row is unchanged.
       Migration: _migrate_7_to_8.
 """
 

@@ -1,8 +1,11 @@
-"""The typed sections of a Result (LatencyStats, Memory, Power, Thermal, Fidelity, Environment, Settings,
-Transfer, RunWarning, NullReasons, Compute, OpsProfile, IOSummary, SweepInfo, Scenario, Accuracy).
+"""The typed sections of a Result (LatencyStats, Fidelity, Environment, Settings, Transfer, NullReasons, Compute,
+OpsProfile, IOSummary, SweepInfo, Scenario, Accuracy), and, re-exported, those that hold what the agent sends
+(Memory, SystemMemory, Power, PowerTrace, Thermal, ThermalSnapshot, CooldownWait, RunWarning: rendered from the
+agent's records in wire_sections.py) and the Section base (section.py).
 
-Owns: each section's fields and its JSON in / out (Section.from_dict names an unknown field). Does not own: the
-Result that holds them (result.py) or how they are computed (stats, fidelity, accuracy, opprofile).
+Owns: each host-made section's fields and its JSON in / out (Section.from_dict names an unknown field). Does not
+own: the Result that holds them (result.py), the sections rendered from the agent's records (wire_sections.py) or
+how they are computed (stats, fidelity, accuracy, opprofile).
 """
 
 from __future__ import annotations
@@ -13,57 +16,39 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
-from ..errors import StoreError
-from ..vocab import SETTINGS, SINGLE_STREAM, scenario_label
-from .spec import Artifact
+from ..vocab import SETTINGS, SINGLE_STREAM, SWEEP_SETTINGS, scenario_label
+from .section import Section, _plain
+from .wire_sections import (
+    CooldownWait,
+    CpuFreq,
+    FanState,
+    GpuFreq,
+    JetsonClocks,
+    Memory,
+    NvmlGpu,
+    NvpModel,
+    Power,
+    PowerTrace,
+    RpiState,
+    RpiThrottled,
+    RunWarning,
+    SystemMemory,
+    Thermal,
+    ThermalSnapshot,
+    ThermalZone,
+)
 
 if TYPE_CHECKING:
     from .spec import RunSpec
 
-_S = TypeVar("_S", bound="Section")
-
-
-@dataclass(frozen=True)
-class Section:
-    """A typed part of a Result: JSON out with `to_dict`, in with `from_dict`, which names an unknown field.
-
-    Inner shapes that belong to a probe (a thermal snapshot, a power trace, a fidelity output row) stay plain
-    JSON data inside a typed field. A field left out of the JSON takes its default (None for measurements the
-    producer did not make)."""
-
-    SECTION: ClassVar[str] = "section"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {f.name: _plain(getattr(self, f.name)) for f in dataclasses.fields(self)}
-
-    @classmethod
-    def from_dict(cls: type[_S], d: Mapping[str, Any]) -> _S:
-        if not isinstance(d, Mapping):
-            raise StoreError(f"result section {cls.SECTION!r} is a {type(d).__name__}, not a mapping",
-                             hint="the result JSON is damaged; rerun the measurement")
-        names = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(d) - names)
-        if unknown:
-            raise StoreError(f"result section {cls.SECTION!r} has unknown field(s) {', '.join(map(repr, unknown))}",
-                             hint="it was written by another edgeprof version; upgrade edgeprof to read it")
-        missing = [f.name for f in dataclasses.fields(cls) if f.name not in d
-                   and f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING]
-        if missing:
-            raise StoreError(f"result section {cls.SECTION!r} lacks field(s) {', '.join(map(repr, missing))}",
-                             hint="the result JSON is damaged; rerun the measurement")
-        return cls(**dict(d))
-
-
-def _opt(cls: type[_S], v: Any) -> _S | None:
-    return None if v is None else cls.from_dict(v)
-
-
-def _plain(v: Any) -> Any:
-    if isinstance(v, Section | Artifact):
-        return v.to_dict()
-    if isinstance(v, tuple | list):
-        return [_plain(x) for x in v]
-    return v
+__all__ = [
+    "Accuracy", "Compute", "CooldownWait", "CpuFreq", "Environment", "FanState", "Fidelity", "GpuFreq",
+    "IOSummary", "IOTensor", "JetsonClocks", "LatencyStats", "Memory", "NullReasons", "NvmlGpu", "NvpModel",
+    "OpsProfile", "OutputError", "Power", "PowerTrace", "RpiState", "RpiThrottled", "RunWarning", "Scenario",
+    "Section", "Settings", "SweepInfo", "SystemMemory", "Thermal", "ThermalSnapshot", "ThermalZone",
+    "Transfer", "_plain",
+]
+_S = TypeVar("_S", bound=Section)
 
 
 @dataclass(frozen=True)
@@ -74,12 +59,14 @@ class LatencyStats(Section):
     Schema 8: `source` says who computed the statistics — None: edgeprof, from the raw samples (samples_ms);
     "benchmark_model": LiteRT's benchmark_model on a phone, which prints its own summary and no per-run times.
     Then the statistics it did not print are None and `absent` says why for each (statistic → reason: never
-    computed from a summary); `p5` is benchmark_model's own (edgeprof's summary has none)."""
+    computed from a summary); `p5` is benchmark_model's own (edgeprof's summary has none). p50 and p95 are None
+    only there too, where the phone's build printed no percentiles (TensorFlow-tree benchmark_model builds print
+    count/min/max/avg/std only); `absent` says so."""
 
     SECTION: ClassVar[str] = "latency_ms"
-    p50: float
+    p50: float | None
     p90: float | None
-    p95: float
+    p95: float | None
     p97: float | None
     p99: float | None
     p999: float | None
@@ -99,149 +86,6 @@ class LatencyStats(Section):
     def absent_reason(self, statistic: str) -> str | None:
         """Why `statistic` (p99, samples, cv, ...) was not measured, when the producer said so."""
         return (self.absent or {}).get(statistic)
-
-
-@dataclass(frozen=True)
-class SystemMemory(Section):
-    """System-wide used memory (MemTotal - MemAvailable) sampled around the run (agent memory.py), in bytes."""
-
-    SECTION: ClassVar[str] = "memory_mb.system"
-    before_bytes: int | None = None
-    peak_bytes: int | None = None
-    peak_delta_bytes: int | None = None
-    total_bytes: int | None = None
-    n_samples: int | None = None
-    method: str | None = None
-
-
-@dataclass(frozen=True)
-class Memory(Section):
-    """MB of the agent's process around the model load (agent memory.py), system memory, the artifact's size."""
-
-    SECTION: ClassVar[str] = "memory_mb"
-    rss_before_load: float | None = None
-    rss_after_load: float | None = None
-    peak_rss: float | None = None
-    peak_source: str | None = None
-    system: SystemMemory | None = None  # system-wide (Jetson: the GPU shares it)
-    gpu_process_bytes: int | None = None
-    artifact_size: float | None = None
-    baseline: str | None = None  # what the process held when rss_before_load was read (protocol 5 on)
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Memory:
-        flat = super().from_dict(d)
-        return dataclasses.replace(flat, system=_opt(SystemMemory, flat.system))
-
-
-@dataclass(frozen=True)
-class PowerTrace(Section):
-    """Watts over time (seconds from the start of its window), downsampled by the agent."""
-
-    SECTION: ClassVar[str] = "power trace"
-    t_s: list[float] = field(default_factory=list)
-    w: list[float] = field(default_factory=list)
-
-
-@dataclass(frozen=True)
-class Power(Section):
-    """The agent's power summary (power.py) over exactly the timed window, with where it came from.
-
-    `rail` is the total (one rail, or a labelled sum); `rails` holds each rail's mean W, never summed onto it;
-    `rails_energy_j` (schema 8, optional) each rail's energy in J where a meter counts energy (a phone's ODPM rails).
-    `trace`/`idle_trace` are {"t_s": [...], "w": [...]} (downsampled). achieved_gflops/gflops_per_watt are
-    added on the host when the FLOPs are known."""
-
-    SECTION: ClassVar[str] = "power"
-    source: str | None = None
-    rail: str | None = None
-    total_kind: str | None = None  # "rail" | "sum-of-rails" | ...
-    covers: str | None = None
-    method: str | None = None  # "trapezoid" | "counter"
-    rate_hz: float | None = None
-    rate_hz_requested: float | None = None
-    window_s: float | None = None
-    t0_ns: int | None = None
-    t1_ns: int | None = None
-    n_samples: int | None = None
-    n_dropped_nonpositive: int | None = None
-    n_read_errors: int | None = None
-    mean_w: float | None = None
-    p95_w: float | None = None
-    idle_w: float | None = None
-    dynamic_w: float | None = None
-    energy_j: float | None = None
-    energy_mj_per_inference: float | None = None
-    inferences_per_joule: float | None = None
-    perf_per_watt: float | None = None
-    rails: dict[str, float] | None = None
-    rails_energy_j: dict[str, float] | None = None  # schema 8: each rail's energy from its own counter (phone ODPM)
-    trace: PowerTrace | None = None
-    idle_trace: PowerTrace | None = None
-    idle_note: str | None = None
-    note: str | None = None
-    warnings: list[str] = field(default_factory=list)
-    achieved_gflops: float | None = None
-    gflops_per_watt: float | None = None
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Power:
-        flat = super().from_dict(d)
-        return dataclasses.replace(flat, trace=_opt(PowerTrace, flat.trace),
-                                   idle_trace=_opt(PowerTrace, flat.idle_trace))
-
-
-@dataclass(frozen=True)
-class ThermalSnapshot(Section):
-    """One thermal snapshot (agent thermal.snapshot): what the board showed at one moment. What each probe
-    reports (zones, cpufreq, nvpmodel, jetson_clocks, Pi throttling, NVML GPUs) stays its plain data."""
-
-    SECTION: ClassVar[str] = "thermal snapshot"
-    t_ns: int | None = None
-    unix_time: float | None = None
-    zones: dict[str, Any] | None = None
-    cpufreq: dict[str, Any] | None = None
-    governors: list[str] | None = None
-    gpu_freq: dict[str, Any] | None = None
-    emc_hz: int | None = None
-    fan: dict[str, Any] | None = None
-    nvpmodel: dict[str, Any] | None = None  # {"name", "id"}
-    jetson_clocks: dict[str, Any] | None = None  # {"locked", ...} (inferred)
-    rpi: dict[str, Any] | None = None  # {"throttled": {"raw", "now", "has_occurred", ...}, "temp_c", ...}
-    nvml: list[dict[str, Any]] | None = None  # one per GPU: index, clock_reasons, ...
-    max_temp_c: float | None = None
-
-    @property
-    def rpi_throttled(self) -> dict[str, Any] | None:
-        return self.rpi.get("throttled") if self.rpi else None
-
-
-@dataclass(frozen=True)
-class CooldownWait(Section):
-    """--cooldown: whether the board got below `below_c` (None: no sensor), from and to which °C, how long."""
-
-    SECTION: ClassVar[str] = "thermal cooldown"
-    cooled: bool | None = None
-    start_c: float | None = None
-    end_c: float | None = None
-    waited_s: float = 0.0
-    below_c: float | None = None
-
-
-@dataclass(frozen=True)
-class Thermal(Section):
-    """Thermal snapshots before and after the run (agent thermal.py) and the --cooldown wait when there was one."""
-
-    SECTION: ClassVar[str] = "thermal"
-    before: ThermalSnapshot | None = None
-    after: ThermalSnapshot | None = None
-    cooldown: CooldownWait | None = None
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Thermal:
-        flat = super().from_dict(d)
-        return cls(before=_opt(ThermalSnapshot, flat.before), after=_opt(ThermalSnapshot, flat.after),
-                   cooldown=_opt(CooldownWait, flat.cooldown))
 
 
 @dataclass(frozen=True)
@@ -296,11 +140,12 @@ class Environment(Section):
 
 
 def _with_run_settings(cls: type[_S]) -> type[_S]:
-    """Give the section a field for every run setting of vocab's table (RunSettings), first, in the table's order;
-    None: not stored (a result written before the setting existed, or a setting its run did not keep)."""
+    """Give the section a field for every setting of vocab's tables (RunSettings, then SweepPolicy: a sweep row keeps
+    its cell's), first, in the tables' order; None: not stored (a result written before the setting existed, or a
+    setting its run did not keep)."""
     own = inspect.get_annotations(cls)
-    cls.__annotations__ = {**{name: "Any" for name in SETTINGS if name not in own}, **own}
-    for name in SETTINGS:
+    cls.__annotations__ = {**{name: "Any" for name in SWEEP_SETTINGS if name not in own}, **own}
+    for name in SWEEP_SETTINGS:
         setattr(cls, name, None)
     return cls
 
@@ -308,9 +153,9 @@ def _with_run_settings(cls: type[_S]) -> type[_S]:
 @dataclass(frozen=True)
 @_with_run_settings
 class Settings(Section):
-    """How the run was made: every run setting (a field per entry of vocab's table, RunSettings, added by
-    _with_run_settings: a deploy keeps each by the table's `stored` rule, see `of_run`; a sweep's skip or failed row
-    keeps its cell's), the concrete inputs sent, and what the agent reported about the loop (window, why it
+    """How the run was made: every run setting and the sweep policy (a field per entry of vocab's tables, RunSettings
+    and SweepPolicy, added by _with_run_settings: a deploy keeps each run setting by the table's `stored` rule, see
+    `of_run`; a sweep's skip or failed row keeps its cell's), the concrete inputs sent, and what the agent reported about the loop (window, why it
     stopped, warm-up, load time)."""
 
     SECTION: ClassVar[str] = "settings"
@@ -323,7 +168,7 @@ class Settings(Section):
     @classmethod
     def of_run(cls, spec: RunSpec, **reported: Any) -> Settings:
         """A measurement's settings section: each run setting of `spec` by its `stored` rule (vocab.Setting), and
-        `reported` (inputs, window_s, stopped_by, warmup, load_s)."""
+        `reported` (inputs, window_s, stopped_by, warmup, load_s). The sweep policy is not a run's (None)."""
         kept: dict[str, Any] = {}
         for name, setting in SETTINGS.items():
             value = getattr(spec, name)
@@ -344,15 +189,6 @@ class Transfer(Section):
     agent_bytes: int = 0
     artifact_bytes: int = 0
     total_bytes: int = 0
-
-
-@dataclass(frozen=True)
-class RunWarning(Section):
-    """A warning with advice, by code (high_cv, few_queries, fidelity, rpi_throttled_now, ...)."""
-
-    SECTION: ClassVar[str] = "warnings"
-    code: str
-    message: str
 
 
 @dataclass(frozen=True)

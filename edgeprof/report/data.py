@@ -157,18 +157,24 @@ def row(r: Result) -> dict[str, Any]:
 
 def latency_notes(results: Sequence[Result]) -> list[str]:
     """One line per device whose latency statistics are not edgeprof's own (a phone's benchmark_model): whose
-    they are, and which statistics are absent and why (an empty cell in the tables, never 0)."""
-    notes: dict[str, str] = {}
+    they are, and which statistics are absent and why (an empty cell in the tables, never 0), over every result
+    of that device (a phone's builds may differ: one prints percentiles, an older one none)."""
+    sources: dict[str, str] = {}
+    reasons: dict[str, dict[str, list[str]]] = {}
     for r in results:
         lat = r.latency_ms
-        if lat is None or not lat.source or r.device in notes:
+        if lat is None or not lat.source:
             continue
-        by_reason: dict[str, list[str]] = {}
+        sources.setdefault(r.device, lat.source)
+        by_reason = reasons.setdefault(r.device, {})
         for stat, why in (lat.absent or {}).items():
-            by_reason.setdefault(why, []).append(stat)
-        absent = "; ".join(f"{', '.join(stats)} absent: {why}" for why, stats in by_reason.items())
-        notes[r.device] = f"{r.device}: latency is {lat.source}'s own statistics" + (f"; {absent}" if absent else "")
-    return list(notes.values())
+            if stat not in by_reason.setdefault(why, []):
+                by_reason[why].append(stat)
+    notes = []
+    for device, source in sources.items():
+        absent = "; ".join(f"{', '.join(stats)} absent: {why}" for why, stats in reasons[device].items())
+        notes.append(f"{device}: latency is {source}'s own statistics" + (f"; {absent}" if absent else ""))
+    return notes
 
 
 @dataclass(frozen=True)
@@ -274,7 +280,7 @@ def gather(store: Store, *, sweep: str | None = None, device: str | None = None,
         default_title = f"edgeprof · {record.name}"
     else:
         rows = store.list(device=device, model=model, limit=limit)
-        results = _latest_per_config(store.get_many(r["run_id"] for r in rows))  # corrupt rows: store.skipped
+        results = _latest_per_config(store.get_many(r.run_id for r in rows))  # corrupt rows: store.skipped
         bits = [f"device {device}" if device else "", f"model {model}" if model else ""]
         scope = "newest result of each configuration" + (" · " + ", ".join(b for b in bits if b) if any(bits) else "")
         default_title = "edgeprof report"

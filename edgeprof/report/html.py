@@ -189,7 +189,7 @@ def _distributions(data: ReportData, dev_color: Colors) -> str:
              'Ticks: <b>p50</b> (dark), <b style="color:#c62828">p99</b> (red); the dot is the slowest query. '
              'Nothing is clipped: the tail is the point.</p>']
     for model, rs in groups.items():
-        rs = sorted(rs, key=lambda r: r.latency_ms.p50 if r.latency_ms else math.inf)
+        rs = sorted(rs, key=lambda r: r.latency_ms.p50 if r.latency_ms and r.latency_ms.p50 is not None else math.inf)
         lo = min(min(r.samples_ms) for r in rs)
         hi = max(max(r.samples_ms) for r in rs)
         lo, hi = padded(max(lo, 1e-6), max(hi, lo * 1.01), log=True, frac=0.03)

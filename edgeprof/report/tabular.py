@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import html
 import io
+import math
 
 from ..outputs import csv_text, visible
 from ..vocab import fmt_value
@@ -64,7 +65,8 @@ def render_markdown(data: ReportData) -> str:
         lines += ["", f"### {_md(model)}", "",
                   "| board | runtime | precision | batch | threads | " + " | ".join(c[1] for c in _MD_COLS) + " |",
                   "|---|---|---|--:|--:|" + "--:|" * len(_MD_COLS)]
-        for r in sorted(rs, key=lambda r: r.latency_ms.p50 if r.latency_ms else 0):
+        for r in sorted(rs, key=lambda r: (r.latency_ms.p50 if r.latency_ms.p50 is not None else math.inf)
+                        if r.latency_ms else 0):  # a phone build with no percentiles has no p50: last
             d = row(r)
             board = r.device + (f" ({r.scenario.label})" if r.scenario.label else "")
             prec = r.precision + (f" [{d['precision_detail']}]" if d["precision_detail"] else "")

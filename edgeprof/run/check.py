@@ -13,10 +13,13 @@ import os
 from dataclasses import dataclass
 
 from .. import capability, datafiles
-from ..config import POWER_RATE_MAX_HZ, check_cli_settings
+from ..config import check_cli_settings
 from ..errors import ConfigError
 from ..records import RunSpec
 from ..vocab import (
+    MAX_COOLDOWN_C,
+    MAX_STREAMS,
+    POWER_RATE_MAX_HZ,
     PRECISIONS,
     RUNTIMES,
     SCENARIO_DEFAULTS,
@@ -26,8 +29,7 @@ from ..vocab import (
     schedule_problem,
 )
 
-MAX_COOLDOWN_C = 150.0  # above any board's trip point: a larger value is a typo (m°C, °F)
-MAX_POWER_RATE_HZ = POWER_RATE_MAX_HZ  # one home: config.py (devices.yaml rate_hz, --power-rate)
+MAX_POWER_RATE_HZ = POWER_RATE_MAX_HZ  # the bounds' one home is vocab.py (the table's `hi`); named here as always
 
 
 @dataclass(frozen=True)
@@ -172,8 +174,8 @@ def validate_scenario(spec: RunSpec) -> None:
     if spec.scenario == "multi-stream" and (spec.samples_per_query < 1 or spec.samples_per_query % spec.batch):
         raise ConfigError(f"--samples-per-query {spec.samples_per_query}: must be a multiple of --batch "
                           f"{spec.batch} (each query runs samples_per_query / batch inferences)")
-    if not 1 <= spec.streams <= 64:
-        raise ConfigError(f"--streams {spec.streams}: must be between 1 and 64")
+    if not 1 <= spec.streams <= MAX_STREAMS:
+        raise ConfigError(f"--streams {spec.streams}: must be between 1 and {MAX_STREAMS}")
     if spec.streams != 1 and spec.scenario != "offline":
         raise ConfigError(f"--streams {spec.streams}: only the offline scenario runs several streams",
                           hint="add --scenario offline")

@@ -1,6 +1,7 @@
 """plan(): everything one measurement needs, decided once after the device's hello, before anything is pushed.
 
-Owns: the device's capability for this (format, runtime, precision) — decided here only —, the ONNX target, the
+Owns: the device's capability for this (format, runtime, precision) — decided here only —, the GPU the run uses
+(--gpu, else devices.yaml gpu:, checked against the facts), the ONNX target, the
 prepared artifacts, the input plan (and the batch it feeds), the checked accuracy data and the fidelity reference.
 This is the only place that validates after connecting. Does not own: what is checked before connecting
 (check.py), pushing and measuring (execute.py), building the Result (assemble.py).
@@ -70,13 +71,22 @@ def plan(spec: RunSpec, device: Device, facts: Facts, *, options: Options | None
     (capability matrix: a runtime it lacks, a GPU it has not) is refused in one line before any export, a torch
     model is exported at the ONNX IR / opset the device's onnxruntime loads (spec.opset: --opset, refused when
     above that), an ONNX file newer than it loads is refused, the inputs and the accuracy file are checked against
-    the model. `clock`: the measurement's PhaseClock (export, accuracy and fidelity are timed on it)."""
+    the model, and the GPU the run names (--gpu, else the device's gpu:) against the GPUs the facts show; the
+    spec returned carries it. `clock`: the measurement's PhaseClock (export, accuracy and fidelity are timed on it)."""
     o = options or Options.of(spec)
     clock = clock if clock is not None else PhaseClock()
     stage = say or (lambda _m: None)
     decision = capability.decide(spec.model, spec.runtime, spec.precision, facts, device.name, spec.runtime_options)
     if not decision.ok:
         raise CapabilityError(f"{decision.reason}", hint="pick another --runtime/--precision or device")
+    gpu = spec.gpu if spec.gpu is not None else device.gpu  # --gpu, else the device's gpu: (devices.yaml)
+    if gpu is not None:
+        what = f"--gpu {gpu}" if spec.gpu is not None else f"gpu: {gpu} ({device.source or 'devices.yaml'})"
+        problem = capability.gpu_problem(facts, gpu, device.name, what)
+        if problem is not None:
+            raise CapabilityError(problem, hint=f"choose --gpu (devices.yaml {device.name}.gpu) below that "
+                                  "count, or leave it out")
+        spec = dataclasses.replace(spec, gpu=gpu)  # stored and sent as the GPU used
     if spec.runtime == "null":
         return RunPlan(spec, device, facts, decision, o, opset=spec.opset, clock=clock)
     target = export_target(spec, facts, device.name, spec.opset)

@@ -78,9 +78,10 @@ class Measurer(ABC):
     def lease(self, holder: dict[str, Any], ttl_s: float) -> Lease:
         """The device lease for `holder` (not taken yet)."""
 
-    def deploy_lease(self, holder: dict[str, Any]) -> Lease | None:
-        """A one-off deploy's lease, taken now (refused at once when another controller holds the device), or None
-        where the device refuses a run itself while a sweep holds it (the agent)."""
+    def deploy_lease(self, holder: dict[str, Any], wait_s: float, on_wait: Callable[[str], None]) -> Lease | None:
+        """A one-off deploy's lease, taken now (waiting up to wait_s, --lease-wait, while another controller holds
+        the device; refused at once by default), or None where the device refuses a run itself while a sweep holds
+        it (the agent: cli/deploy.py waits on its refusal)."""
         return None
 
     @abstractmethod

@@ -27,7 +27,6 @@ if TYPE_CHECKING:
     from .session import DeviceSession
 
 KIND = "adb"  # records.Device.kind of a phone (inventory.py: transport: adb)
-DEPLOY_HINT = "wait for that sweep to finish, or measure another phone"
 
 
 class PhoneMeasurer(Measurer):
@@ -68,12 +67,15 @@ class PhoneMeasurer(Measurer):
         assert self.transport is not None
         return PhoneLease(self.transport, self.device.name, self.device.workdir, holder, ttl_s)
 
-    def deploy_lease(self, holder: dict[str, Any]) -> Lease:
+    def deploy_lease(self, holder: dict[str, Any], wait_s: float, on_wait: Callable[[str], None]) -> Lease:
+        from ..lease import DEPLOY_HINT
         from ..phone.lease import PhoneLease
 
         assert self.transport is not None
         lease = PhoneLease(self.transport, self.device.name, self.device.workdir, holder)
-        lease.acquire(0.0, threading.Event(), hint=DEPLOY_HINT)
+        hint = "a longer --lease-wait waits for it, or measure another phone" if wait_s > 0 else DEPLOY_HINT
+        lease.acquire(wait_s, threading.Event(), on_wait=lambda who: on_wait(f"waiting for the lease: {who}"),
+                      hint=hint)
         return lease
 
     def read_facts(self, lease: Lease | None, say: Callable[[str], None]) -> PhoneFacts:

@@ -73,10 +73,11 @@ class DeviceSession:
     """One device's measurer, connection, lease and facts (see the module's docstring)."""
 
     def __init__(self, device: Device, *, keep: bool = True, facts: Any = None, transport: Transport | None = None,
-                 times: dict[str, float] | None = None, purpose: str = "deploy") -> None:
+                 times: dict[str, float] | None = None, purpose: str = "deploy", lease_wait_s: float = 0.0) -> None:
         self.device = device
         self.keep = keep
         self.purpose = purpose
+        self.lease_wait_s = lease_wait_s  # a deploy's --lease-wait, for a device whose lease it takes itself
         self.measurer = measurer_for(device, transport=transport, keep=keep, times=times)
         self.facts: Any = facts  # the measurer's kind of facts (messages.Facts, phone/device.PhoneFacts)
         self.lease: Lease | None = None
@@ -167,8 +168,9 @@ class DeviceSession:
             with clock.phase("connect") if not self.keep else contextlib.nullcontext():
                 self.connect()
                 if self._deploy_lease is None and self.lease is None:
-                    self._deploy_lease = self.measurer.deploy_lease({"controller": controller_name(),
-                                                                     "purpose": self.purpose})
+                    self._deploy_lease = self.measurer.deploy_lease(
+                        {"controller": controller_name(), "purpose": self.purpose}, self.lease_wait_s,
+                        job.progress.stage)
         if self.keep:
             if self.facts is None:
                 self.ensure_facts(job.progress.stage)

@@ -10,6 +10,7 @@ Does not own: opening the database (db.py).
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import sqlalchemy as sa
@@ -49,14 +50,40 @@ def default_db_path() -> Path:
     return Path(base) / "edgeprof" / "results.sqlite"
 
 
+DB_FORMS = "give a SQLite file path (results.sqlite), sqlite:///PATH or postgresql://USER@HOST/DB"
+
+
+def check_db_url(value: str, where: str) -> None:
+    """One StoreError line naming `where` (--db / EDGEPROF_DB) and the value when `value` is no URL SQLAlchemy
+    reads or names a kind of database it has no dialect for (`bogus://`), with the forms that are accepted."""
+    from ..outputs import visible
+
+    try:
+        u = sa.engine.make_url(value)
+    except sa.exc.ArgumentError:
+        shown = re.sub(r"(://[^:/@]*:)[^@/]*@", r"\1***@", value)  # a password, as render_as_string hides it
+        raise StoreError(f"{where} {visible(shown)!r} is not a database URL", hint=DB_FORMS) from None
+    if u.drivername == "postgres":  # the queue reads it as postgresql+psycopg (lab/queue/db.py)
+        u = u.set(drivername="postgresql")
+    try:
+        u.get_dialect()
+    except sa.exc.NoSuchModuleError:
+        raise StoreError(f"{where} {visible(u.render_as_string(hide_password=True))!r}: no database kind "
+                         f"{visible(u.drivername)!r} is known (SQLAlchemy has no such dialect)", hint=DB_FORMS) from None
+    except ImportError:  # a known kind whose driver is not installed: said when it is opened (db.py)
+        pass
+
+
 def resolve_db_url(db: str | None = None) -> str:
-    """--db wins, then EDGEPROF_DB, then $XDG_DATA_HOME/edgeprof/results.sqlite. A plain path means SQLite."""
+    """--db wins, then EDGEPROF_DB, then $XDG_DATA_HOME/edgeprof/results.sqlite. A plain path means SQLite; a URL
+    SQLAlchemy cannot read is one StoreError line naming where it came from (check_db_url)."""
     value = db or os.getenv("EDGEPROF_DB")
     if not value:
         path = default_db_path()
         make_private_dir(path.parent)
         return f"sqlite:///{path}"
     if "://" in value:
+        check_db_url(value, "--db" if db else "EDGEPROF_DB")
         return value
     path = Path(value).expanduser()
     if path.parent and not path.parent.exists():

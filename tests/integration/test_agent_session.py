@@ -155,6 +155,30 @@ def test_a_run_that_fails_cleanly_leaves_the_agent_serving(tmp_path: Path) -> No
         a.close()
 
 
+def test_a_run_refused_by_a_sweeps_lease_is_an_error_reply_and_the_agent_serves_on(tmp_path: Path) -> None:
+    """Issue 35 item 3: the refusal of an unleased run on a leased board was raised outside the reply path and
+    killed the agent with OpError's traceback; it is now the run's `leased` reply, naming the holder."""
+    from edgeprof_agent.lease import Lease
+
+    work = tmp_path / "w"
+    work.mkdir()
+    held = Lease(str(work), on_expire=lambda: None)  # this process holds the lease, as a sweep's agent does
+    assert held.acquire({"controller": "lab-ci", "sweep_id": "sw-nightly"}, ttl_s=600)["acquired"]
+    a = Agent(work)
+    try:
+        a.call("hello", {"protocol": PROTOCOL_VERSION})
+        refused = a.reply(a.send("run", NULL_RUN))
+        assert refused["ok"] is False and refused["error"]["type"] == "leased", refused
+        assert refused["error"]["holder"].startswith("sw-nightly from lab-ci since 20"), refused
+        assert "detail" not in refused["error"]  # no traceback
+        assert a.call("ping")["pong"] is True  # the same agent serves on
+        held.release()
+        assert a.call("run", NULL_RUN)["samples_ns"]  # and measures once the board is free
+    finally:
+        held.release()
+        a.close()
+
+
 CRASHING = """import os, sys
 sys.path.insert(0, {agents!r})
 from edgeprof_agent.backends import null as target

@@ -151,6 +151,15 @@ def set_thermal(root: Path, status: int) -> None:
     write(Path(root) / "vendor/replay/dumpsys/thermalservice.txt", THERMAL.format(status=status))
 
 
+RELEASES = ("litert", "tensorflow", "tensorflow-2019", "tensorflow-2018", "dry-run")
+
+
+def set_release(root: Path, release: str) -> None:
+    """Which benchmark_model release's output the replay plays on this phone (tests/phone/benchmark_model)."""
+    assert release in RELEASES, release
+    write(Path(root) / "vendor/replay/benchmark_model/release", f"{release}\n")
+
+
 def benchmark_model_script() -> Path:
     """The host-side file a test gives as `benchmark_model:` (pushed to the phone like the user's binary)."""
     return HERE / "benchmark_model"

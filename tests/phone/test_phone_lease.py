@@ -86,8 +86,28 @@ def test_a_deploy_is_refused_in_one_line_while_a_sweep_holds_the_phone(adb_clien
         held.release()
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1, err
-    assert re.fullmatch(r"edgeprof: error: device phone is leased by sw-ctl-a from ctl-a since [\d: -]+; waited 0 s "
-                        r"— wait for that sweep to finish, or measure another phone", err[0]), err
+    assert re.fullmatch(r"edgeprof: error: device phone is leased by sw-ctl-a from ctl-a since [\d: -]+ "
+                        r"— edgeprof deploy --lease-wait TIME \(e\.g\. 30m\) waits for it", err[0]), err
+
+
+def test_deploy_lease_wait_waits_for_the_sweep_then_measures(adb_client, server_port, phone, tmp_path, capsys):
+    held = controller(phone, adb_client, server_port, "ctl-a")
+    held.acquire(0, threading.Event())
+    inv = inventory(tmp_path, phone, adb_client, server_port,
+                    f"    benchmark_model: '{tree.benchmark_model_script()}'\n")
+    releaser = threading.Timer(2.0, held.release)
+    releaser.start()
+    t0 = time.monotonic()
+    try:
+        code = main(["deploy", "--device", "phone", "--inventory", inv, "--model", "ds_cnn", "--no-store",
+                     "--lease-wait", "60"])
+    finally:
+        releaser.cancel()
+        held.release()
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert time.monotonic() - t0 >= 2.0
+    assert "waiting for the lease: sw-ctl-a from ctl-a since" in err, err
 
 
 def test_a_lock_left_without_its_expiry_expires_after_the_ttl(adb_client, server_port, phone):

@@ -85,7 +85,7 @@ def test_a_charging_phone_is_stored_without_power_and_says_why(adb_client, serve
     assert main(deploy(inv, db)) == 0
     capsys.readouterr()
     [row] = Store(str(db)).list(limit=5)
-    r = Store(str(db)).get(row["run_id"])
+    r = Store(str(db)).get(row.run_id)
     assert r.power is None and "charging" in (r.null_reasons.power or "")
     assert r.warnings == []  # the refusal is the power section's reason, said once
     assert main(["results", "show", r.run_id, "--db", str(db)]) == 0

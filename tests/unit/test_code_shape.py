@@ -1,6 +1,7 @@
 """The shape docs/architecture.md promises a newcomer: no module in edgeprof/ or agents/ over 600 lines, no
-function over 100, and no import cycle among edgeprof's modules at import time (imports inside functions are the
-way a heavy or late dependency is taken, and do not count)."""
+function over 100, no import cycle among edgeprof's modules at import time, and no cycle among its packages once
+every import is counted — those made inside functions too (a late import is how a heavy dependency is taken, not a
+way around the package order)."""
 
 from __future__ import annotations
 
@@ -116,3 +117,101 @@ def test_no_two_test_files_share_a_basename() -> None:
         seen.setdefault(p.name, []).append(str(p.relative_to(REPO)))
     twice = {name: paths for name, paths in seen.items() if len(paths) > 1}
     assert not twice, f"test files sharing a basename (rename one): {twice}"
+
+
+def _all_imports(path: Path, name: str) -> list[tuple[int, str]]:
+    """Every edgeprof module `path` imports, with its line: module body and function bodies alike (only
+    TYPE_CHECKING blocks are left out: they never run)."""
+    package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+    tree = ast.parse(path.read_text())
+    typing_only = {id(n) for node in ast.walk(tree)
+                   if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test) for n in ast.walk(node)}
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if id(node) in typing_only:
+            continue
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, a.name) for a in node.names if a.name.startswith("edgeprof.")]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                mod = ".".join(base[:len(base) - (node.level - 1)] + ([node.module] if node.module else []))
+            else:
+                mod = node.module or ""
+            if mod == "edgeprof" or mod.startswith("edgeprof."):
+                found += [(node.lineno, mod)] + [(node.lineno, f"{mod}.{a.name}") for a in node.names]
+    return found
+
+
+def _unit(module: str) -> str:
+    """The package-level unit a module belongs to: edgeprof.<package> or a top-level module edgeprof.<module>."""
+    return ".".join(module.split(".")[:2])
+
+
+def package_cycles(root: Path) -> list[list[str]]:
+    """The strongly connected groups (2 or more) of edgeprof's packages and top-level modules, every import counted,
+    each with the imports that close it ("module:line → module")."""
+    base = root / "edgeprof"
+    paths = {_module_name_in(root, p): p for p in sorted(base.rglob("*.py"))}
+    edges: dict[str, dict[str, list[str]]] = {}
+    for name, path in paths.items():
+        for line, mod in _all_imports(path, name):
+            if mod not in paths:
+                continue
+            a, b = _unit(name), _unit(mod)
+            if a != b and "edgeprof" not in (a, b):
+                edges.setdefault(a, {}).setdefault(b, []).append(f"{name}:{line} → {mod}")
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    groups: list[list[str]] = []
+
+    def connect(v: str) -> None:  # Tarjan's strongly connected components
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in sorted(edges.get(v, {})):
+            if w not in index:
+                connect(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                groups.append(sorted(group) + [f"{a} → {b} ({edges[a][b][0]})" for a in sorted(group)
+                                               for b in sorted(edges.get(a, {})) if b in group])
+    for v in sorted(set(edges) | {b for out in edges.values() for b in out}):
+        if v not in index:
+            connect(v)
+    return groups
+
+
+def _module_name_in(root: Path, path: Path) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def test_a_cycle_made_through_a_function_level_import_is_found(tmp_path: Path) -> None:
+    """The package test is not vacuous: two packages that import each other, one of them only inside a function,
+    make a cycle it reports with the import that closes it; a TYPE_CHECKING import makes none."""
+    pkg = tmp_path / "edgeprof"
+    for sub in ("low", "high"):
+        (pkg / sub).mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "low" / "__init__.py").write_text("")
+    (pkg / "high" / "__init__.py").write_text("from ..low import things\n")
+    (pkg / "low" / "things.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from edgeprof.high import view\n")
+    (pkg / "high" / "view.py").write_text("x = 1\n")
+    assert package_cycles(tmp_path) == []
+    (pkg / "low" / "things.py").write_text("def late():\n    from ..high import view\n    return view\n")
+    groups = package_cycles(tmp_path)
+    assert len(groups) == 1 and groups[0][:2] == ["edgeprof.high", "edgeprof.low"], groups
+    assert any("edgeprof.low.things:2 → edgeprof.high" in line for line in groups[0]), groups

@@ -111,6 +111,14 @@ def test_fingerprint_and_environment_changes():
     changes = {k: (x, y) for k, x, y in environment_changes(a, b)}
     assert changes == {"kernel": ("5.15", "5.15.1"), "runtime version": ("1.22.0", "1.23.0")}
     assert device_fingerprint(make_result([1.0])) is None
+    # the GPU of a multi-GPU machine a run named (--gpu): the same configuration on another board, said
+    g0 = make_result([1.0], env={"device": dev, "runtime": {"version": "1.22.0", "gpu": {
+        "index": 0, "name": "Tesla T4", "uuid": "GPU-6a5f0e44-21c4-9b3e-1f0d-3c0a4b5e6f70"}}})
+    g1 = make_result([1.0], env={"device": dev, "runtime": {"version": "1.22.0", "gpu": {
+        "index": 1, "name": "NVIDIA A10", "uuid": "GPU-0b1c2d3e-21c4-9b3e-1f0d-3c0a4b5e6f71"}}})
+    changes = {k: (x, y) for k, x, y in environment_changes(g0, g1)}
+    assert changes == {"gpu": ("0 Tesla T4 GPU-6a5f0e44", "1 NVIDIA A10 GPU-0b1c2d3e")}
+    assert environment_changes(a, g0) == [("gpu", None, "0 Tesla T4 GPU-6a5f0e44")]
 
 
 @pytest.mark.parametrize(("precision", "options", "detail"), [

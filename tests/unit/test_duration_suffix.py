@@ -41,7 +41,7 @@ def test_fmt_duration_reads_back(seconds: float) -> None:
 
 def test_the_table_checks_and_types_durations() -> None:
     d, w = SETTINGS["duration_s"], SETTINGS["sustained_window_s"]
-    assert d.kind == w.kind == SETTINGS["timeout_s"].kind == SETTINGS["cooldown_timeout_s"].kind == "duration"
+    assert d.kind == w.kind == vocab.POLICY["timeout_s"].kind == SETTINGS["cooldown_timeout_s"].kind == "duration"
     assert d.check("30m") is None and d.typed("30m") == 1800.0 and d.typed(90) == 90.0
     assert d.check("0s") == "must be >= 1 s" and d.check("-5m") == "must be >= 1 s"
     assert d.check("30x") == DURATION_FORM and d.check(True) == DURATION_FORM

@@ -19,7 +19,7 @@ GOLDEN = Path(__file__).resolve().parents[1] / "data" / "golden" / "messages"
 
 _TRACE = m.PowerTrace(t_s=[0.0, 0.5, 1.0], w=[4.8, 5.2, 5.0])
 _SNAP = dict(t_ns=1_000, unix_time=1_700_000_000.0, zones={"cpu-thermal": {"type": "cpu-thermal", "temp_c": 48.5}},
-             cpufreq={"cpu0": {"cur_hz": 2_400_000_000, "governor": "ondemand"}}, governors=["ondemand"],
+             cpufreq={"cpu0": {"cur_khz": 2_400_000, "governor": "ondemand"}}, governors=["ondemand"],
              rpi={"throttled": {"bits": 0, "raw": "0x0", "now": [], "has_occurred": []}, "temp_c": 48.5},
              max_temp_c=48.5)
 
@@ -30,7 +30,7 @@ def records() -> dict[str, m.Record]:
         runtime="onnxruntime", artifact=m.ArtifactRef(path="artifacts/m.onnx", format="onnx", sha256="ab" * 32),
         inputs=[m.InputSpec(name="x", shape=[1, 3, 32, 32])], seed=0, threads=4,
         power=m.PowerConfig(source="rpi5-pmic", rate_hz=100.0), idle_s=2.0, cooldown_c=50.0, profile_ops=True,
-        scenario=m.ScenarioSpec(name="sustained", duration_s=300.0, sustained_window_s=30.0))
+        scenario=m.ScenarioSpec(name="sustained", duration_s=300.0, sustained_window_s=30.0), gpu=1)  # protocol 10
     facts = m.Facts(
         hostname="rpi5", arch="aarch64", cpu="Cortex-A76", cores=4, memory_mb=8063.0, os="Debian GNU/Linux 12",
         kernel="6.6.31+rpt-rpi-2712", python="3.11.2", python_executable="/usr/bin/python3",
@@ -58,7 +58,10 @@ def records() -> dict[str, m.Record]:
                                               method="MemTotal - MemAvailable"),
                         baseline="Python 3.11.2 and the agent's modules; runtimes imported before load: none"),
         runtime=m.RuntimeInfo(runtime="onnxruntime", version="1.18.0", providers=["CPUExecutionProvider"],
-                              options={"threads": 4}, providers_available=["CPUExecutionProvider"], device="CPU"),
+                              options={"threads": 4}, providers_available=["CPUExecutionProvider"], device="CPU",
+                              gpu={"index": 1, "name": "Tesla T4", "uuid": "GPU-6a5f0e44-21c4-9b3e-1f0d-3c0a4b5e6f71",
+                                   "pci_bus_id": "00000000:AF:00.0", "source": "NVML", "kind": "discrete",
+                                   "cuda_env": {"CUDA_VISIBLE_DEVICES": "GPU-6a5f0e44-21c4-9b3e-1f0d-3c0a4b5e6f71"}}),
         ops=m.OpsProfileReply(available=True, source="onnxruntime profiling (enable_profiling, separate session)",
                               iterations=5, unit="us", nodes=[["conv", "Conv", "CPUExecutionProvider", 500.0, 5]],
                               run_total_us=600.0, providers=["CPUExecutionProvider"]),

@@ -109,7 +109,8 @@ def test_the_rpi5_golden_keeps_power_thermal_ops_and_compute() -> None:
         assert r.power.trace is not None and r.power.trace.t_s == raw["power"]["trace"]["t_s"]
         assert r.power.rails == raw["power"]["rails"] and r.power.total_kind == "sum-of-rails"
         assert r.thermal is not None and r.thermal.after is not None
-        assert r.thermal.after.rpi_throttled == raw["thermal"]["after"]["rpi"]["throttled"]
+        thr = r.thermal.after.rpi_throttled
+        assert thr is not None and thr.to_dict() == raw["thermal"]["after"]["rpi"]["throttled"]
         assert r.ops is not None and r.ops.available and r.ops.op_types == extra["ops"]["op_types"]
         assert r.compute is not None and r.compute.achieved_gflops == extra["compute"]["achieved_gflops"]
         assert r.null_reasons.power is None and r.null_reasons.fidelity

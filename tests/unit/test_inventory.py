@@ -67,6 +67,13 @@ def test_full_device_and_defaults(tmp_path: Path) -> None:
     assert [x.name for x in inv.devices] == ["orin"]
 
 
+def test_gpu_key(tmp_path: Path) -> None:
+    inv = load(tmp_path, "version: 1\ndevices:\n  t4s: {host: a, gpu: 1, power: {source: nvml, device: 1}}\n"
+                         "  plain: {host: b}\n")
+    assert inv.get("t4s").gpu == 1 and inv.get("t4s").to_dict()["gpu"] == 1
+    assert inv.get("plain").gpu is None and "gpu" not in inv.get("plain").to_dict()
+
+
 def test_builtin_defaults(tmp_path: Path) -> None:
     d = load(tmp_path, "version: 1\ndevices:\n  pi: {host: pi5.lan}\n").get("pi")
     assert (d.port, d.python, d.workdir, d.sysfs_root, d.connect_timeout) == (22, "python3", "~/.cache/edgeprof",
@@ -153,6 +160,11 @@ def test_relative_path_shown_as_devices_yaml(tmp_path: Path, monkeypatch: pytest
     ("  '-rf':\n    host: a\n", ":3 devices.-rf: device names are"),
     ("  nano:\n    host: '-oProxyCommand=x'\n", ":4 devices.nano.host: '-oProxyCommand=x' is not a host"),
     ("  nano: [a]\n", ":3 devices.nano: must be a mapping, not a list"),
+    ("  t4s:\n    host: a\n    gpu: -1\n", ":5 devices.t4s.gpu: must be an integer"),
+    ("  t4s:\n    host: a\n    gpu: first\n", ":5 devices.t4s.gpu: must be an integer"),
+    ("  t4s:\n    host: a\n    gpu: 1\n    power: {source: nvml, device: 0}\n",
+     ":5 devices.t4s.gpu: is 1 but power.device is 0"),
+    ("  phone:\n    transport: adb\n    gpu: 1\n", ":5 devices.phone.gpu: does not apply to a phone"),
 ])
 def test_device_errors(tmp_path: Path, body: str, expect: str) -> None:
     msg = error(tmp_path, "version: 1\ndevices:\n" + body)

@@ -29,7 +29,10 @@ MEMORY = {"rss_before_load": 30.5, "rss_after_load": 41.0, "peak_rss": 44.0, "pe
           "baseline": "Python 3.6.9 and the agent's modules; runtimes imported before load: none"}
 RUNTIME = {"runtime": "onnxruntime", "version": "1.10.0", "providers": ["CPUExecutionProvider"],
            "options": {"graph_optimization_level": "all"}, "providers_available": ["CPUExecutionProvider"],
-           "device": "CPU", "module": "onnxruntime"}
+           "device": "CPU", "module": "onnxruntime",
+           "gpu": {"index": 1, "name": "Tesla T4", "uuid": "GPU-6a5f0e44-21c4-9b3e-1f0d-3c0a4b5e6f71",
+                   "pci_bus_id": "00000000:AF:00.0", "source": "NVML", "kind": "discrete",
+                   "cuda_env": {"CUDA_VISIBLE_DEVICES": "GPU-6a5f0e44-21c4-9b3e-1f0d-3c0a4b5e6f71"}}}
 OPS = {"available": True, "source": "onnxruntime profiling", "reason": "none", "iterations": 5, "unit": "us",
        "nodes": [["conv1", "Conv", "CPUExecutionProvider", 120.0, 5]], "run_total_us": 150.0,
        "op_counts": {"Conv": 1}, "providers": ["CPUExecutionProvider"]}
@@ -42,8 +45,8 @@ POWER = {"source": "jetson-ina3221", "rail": "VDD_IN", "total_kind": "rail", "co
          "idle_trace": TRACE, "idle_note": "idle_w is measured before the model loads", "note": "n",
          "warnings": ["w"]}
 SNAPSHOT = {"t_ns": 5, "unix_time": 1700000000.0, "zones": {"cpu-thermal": {"type": "cpu", "temp_c": 45.0}},
-            "cpufreq": {"cpu0": {"cur_hz": 1500000000, "governor": "ondemand"}}, "governors": ["ondemand"],
-            "gpu_freq": {"cur_hz": 921600000}, "emc_hz": 1600000000, "fan": {"pwm1": 128},
+            "cpufreq": {"cpu0": {"cur_khz": 1500000, "governor": "ondemand"}}, "governors": ["ondemand"],
+            "gpu_freq": {"name": "17000000.gpu", "cur_hz": 921600000}, "emc_hz": 1600000000, "fan": {"pwm1": 128},
             "nvpmodel": {"name": "MAXN", "id": 0}, "jetson_clocks": {"locked": False, "how": "inferred"},
             "rpi": {"throttled": {"bits": 0, "raw": "0x0", "now": [], "has_occurred": []}},
             "nvml": [{"index": 0, "temp_c": 40}], "max_temp_c": 45.0}
@@ -89,7 +92,7 @@ SAMPLES = {
                                 "sustained_window_s": 60.0},
                    "accuracy": {"data": {"path": "/w/artifacts/v.npz", "format": "npz", "sha256": "ef" * 32},
                                 "samples": 10, "inputs": ["x"], "per_inference": 2, "stacked": True,
-                                "topk_output": 0, "k": 5, "expected": [1]}},
+                                "topk_output": 0, "k": 5, "expected": [1]}, "gpu": 1},
     m.AccuracySpec: {"data": {"path": "v.npz", "format": "npz", "sha256": "ef"}, "samples": 3, "inputs": ["x", "y"],
                      "per_inference": 1, "stacked": False, "topk_output": None, "k": 5, "expected": [0]},
     m.OutputErrors: {"output": 0, "max_abs": [0.5, None], "mean_abs": [0.1, None], "mse": [0.02, None],
@@ -119,6 +122,19 @@ SAMPLES = {
     m.OpsProfileReply: OPS,
     m.PowerTrace: TRACE,
     m.PowerSummary: POWER,
+    m.ThermalZone: {"type": "PMIC-Die", "temp_c": 100.0, "ignored": "fixed value on this board, not a real temperature"},
+    m.CpuFreq: {"governor": "schedutil", "cur_khz": 1479000, "min_khz": 102000, "max_khz": 1479000,
+                "hw_max_khz": 1479000},
+    m.GpuFreq: {"name": "57000000.gpu", "cur_hz": 921600000, "min_hz": 76800000, "max_hz": 921600000},
+    m.FanState: {"target_pwm": 255, "cur_pwm": 250},
+    m.NvpModel: {"name": "MAXN", "id": None},
+    m.JetsonClocks: {"locked": True, "how": "inferred"},
+    m.RpiThrottled: {"bits": 0x50005, "raw": "0x50005", "now": ["under-voltage", "throttled"],
+                     "has_occurred": ["under-voltage", "throttled"]},
+    m.RpiState: {"throttled": {"bits": 0, "raw": "0x0", "now": [], "has_occurred": []}, "temp_c": 52.7,
+                 "arm_hz": 2400000000},
+    m.NvmlGpu: {"index": 0, "name": "NVIDIA A2", "temp_c": 41.0, "sm_mhz": 1770, "mem_mhz": 6251, "power_w": 21.5,
+                "clock_reasons_bits": 1, "clock_reasons": ["GpuIdle"]},
     m.ThermalSnapshot: SNAPSHOT,
     m.CooldownWait: COOLDOWN,
     m.ThermalReply: THERMAL,
@@ -157,7 +173,7 @@ SAMPLES = {
     m.ShutdownRequest: {},
     m.ShutdownReply: {"bye": True},
     m.ErrorReply: {"type": "load_failed", "message": "bad model", "hint": "check it", "detail": "tb",
-                   "protocol": 2},
+                   "protocol": 2, "holder": "sw-1 from ci since 2026-12-05 00:00:00"},
     m.ProgressEvent: {"event": "progress", "phase": "measure", "elapsed_s": 1.5, "total_s": 10.0, "n": 100,
                       "min_queries": 100, "last_ms": 0.5, "runtime": "null", "below_c": 45.0, "waited_s": 1.0,
                       "end_c": 44.0, "total": 1000},
@@ -440,7 +456,8 @@ def render_stub():
         "    def from_dict(cls: type[_R], data: Any, where: str | None = None) -> _R: ...",
         "    def to_dict(self) -> dict[str, Any]: ...",
     ]
-    for cls in sorted(_records(), key=lambda c: inspect.getsourcelines(c)[1]):
+    # messages.py's records in its order, then those it re-exports (snapshots.py's), in theirs
+    for cls in sorted(_records(), key=lambda c: (c.__module__ != m.__name__, c.__module__, inspect.getsourcelines(c)[1])):
         base = cls.__bases__[0].__name__
         lines += ["", f"class {cls.__name__}({base}):"]
         own = [f for f in cls.FIELDS if f.name in cls.__dict__.get("__slots__", ())]

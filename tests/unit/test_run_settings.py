@@ -97,7 +97,10 @@ def test_every_setting_is_in_every_derived_place_and_nothing_else_is():
     identity = {"device", "model", "runtime", "precision", "batch", "threads", "input_shapes", "scenario", "rate"}
     assert spec_fields == names | identity  # the RunSpec is the settings plus the configuration's identity
     reported = {"inputs", "window_s", "stopped_by", "warmup", "load_s"}  # what the agent says about the loop
-    assert {f.name for f in dataclasses.fields(Settings)} == names | reported
+    policy = set(vocab.POLICY)  # how a sweep runs a cell: a sweep row keeps its cell's, a RunSpec has none
+    assert policy == {f.name for f in dataclasses.fields(vocab.SweepPolicy)} and not policy & names
+    assert {f.name for f in dataclasses.fields(Settings)} == names | policy | reported
+    assert list(vocab.SWEEP_SETTINGS) == [*vocab.SETTINGS, *vocab.POLICY]
     parser = argparse.ArgumentParser()
     deploy.register(parser.add_subparsers())
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices["deploy"]

@@ -144,11 +144,39 @@ def test_settings_are_the_vocabulary_and_reach_the_run_spec(tmp_path):
     from edgeprof import vocab
     from edgeprof.lab import spec as spec_mod
 
-    assert spec_mod.SETTINGS is vocab.SETTINGS  # one table for sweep settings and deploy flags
+    # one table for sweep settings and deploy flags: the run settings' own entries, and the sweep policy's
+    assert spec_mod.SETTINGS is vocab.SWEEP_SETTINGS
+    assert all(spec_mod.SETTINGS[name] is s for name, s in vocab.SETTINGS.items())
     cells = cells_of("models: [ds_cnn]\ndevices: [pi5]\nsettings: {idle_s: 0, cooldown_timeout_s: 30, max_queries: null}\n"
                      "overrides: [{match: {model: ds_cnn}, idle_s: 1.5}]\n", tmp_path)
     run = cells[0].run_spec()
     assert run.idle_s == 1.5 and run.cooldown_timeout_s == 30.0 and run.max_queries is None
+
+
+def test_the_sweep_policy_is_apart_from_what_a_run_measures(tmp_path):
+    """timeout_s, retries, retry_backoff_s and lease_wait_s are how a sweep runs a cell (vocab.SweepPolicy): a sweep
+    file takes them beside the run settings, the cell gives them typed, a failed row keeps them, and the RunSpec
+    (what the measurement needs) has none of them; sweep files only: no flag, not on the wire, never stored by a
+    deploy."""
+    from edgeprof import vocab
+    from edgeprof.lab.rows import cell_result
+    from edgeprof.records import Settings
+
+    cells = cells_of("models: [ds_cnn]\ndevices: [pi5, nano]\nsettings: {timeout_s: 10m, retries: 0, min_queries: 7}\n"
+                     "overrides: [{match: {device: nano}, lease_wait_s: 1h30m, retry_backoff_s: 0.5}]\n", tmp_path)
+    by_device = {c.device: c for c in cells}
+    assert by_device["pi5"].policy() == vocab.SweepPolicy(timeout_s=600.0, retries=0)
+    assert by_device["nano"].policy() == vocab.SweepPolicy(600.0, 0, 0.5, 5400.0)
+    assert by_device["pi5"].wall_limit_s() == 600.0
+    run = by_device["nano"].run_spec()
+    assert run.min_queries == 7 and not any(hasattr(run, name) for name in vocab.POLICY)
+    row = cell_result(by_device["nano"], "failed", "x", sweep_id="s", attempts=1)
+    assert row.settings is not None and (row.settings.timeout_s, row.settings.lease_wait_s) == (600.0, 5400.0)
+    assert all(s.flag is None and s.wire is None and s.stored == "never" for s in vocab.POLICY.values())
+    deployed = Settings.of_run(run)
+    assert all(getattr(deployed, name) is None for name in vocab.POLICY)
+    assert vocab.SweepPolicy.from_values({}) == vocab.SweepPolicy()
+    assert vocab.SweepPolicy() == vocab.SweepPolicy(**{n: s.default for n, s in vocab.POLICY.items()})
 
 
 def test_input_feeds_reaching_a_null_runtime_cell_are_refused_with_file_line(tmp_path):
@@ -237,6 +265,7 @@ _DEPLOY_NOT_SETTINGS = {
     "graph_opt", "providers", "xnnpack", "delegate", "delegate_option",  # settings: {runtime_options: {...}}
     "json", "inventory", "db", "no_store", "quiet", "func",  # where results go, not how a run is made
     "find_max_rate",  # a search over runs, not one run
+    "lease_wait",  # settings: {lease_wait_s: 1h}; deploy's own default differs (refused at once, not an hour's wait)
 }
 
 

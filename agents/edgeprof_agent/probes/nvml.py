@@ -137,10 +137,11 @@ def device_state(nv):
     return out
 
 
-def process_memory(nv, pid):
-    """Bytes of GPU memory used by `pid` summed over GPUs, or None when NVML does not report it."""
+def process_memory(nv, pid, index=None):
+    """Bytes of GPU memory used by `pid` on GPU `index` (None: summed over GPUs), or None when NVML does not
+    report it."""
     total, seen = 0, False
-    for i in range(nv.nvmlDeviceGetCount()):
+    for i in range(nv.nvmlDeviceGetCount()) if index is None else (index,):
         h = nv.nvmlDeviceGetHandleByIndex(i)
         try:
             procs = _compute_processes(nv, h)

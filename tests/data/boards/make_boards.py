@@ -11,7 +11,7 @@ import os
 import shutil
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-BOARDS = ("jetson-nano-jp4", "orin-nano-jp6", "agx-orin-jp6", "rpi5", "rpi4-ina219", "x86-rapl")
+BOARDS = ("jetson-nano-jp4", "orin-nano-jp6", "agx-orin-jp6", "rpi5", "rpi4-ina219", "x86-rapl", "x86-2xt4")
 
 MEMINFO = """MemTotal:        {total} kB
 MemFree:          {free} kB
@@ -271,8 +271,7 @@ def rpi4_ina219():
 RAPL_RANGE = 262143328850
 
 
-def x86_rapl():
-    t = Tree("x86-rapl")
+def rapl(t):
     base = "/sys/devices/virtual/powercap/intel-rapl"
     t.w(base + "/enabled", 1)
     t.ln("/sys/class/powercap/intel-rapl", base)
@@ -287,12 +286,47 @@ def x86_rapl():
         t.w(path + "/max_energy_range_uj", RAPL_RANGE if name != "dram" else 65712999613)
         t.w(path + "/enabled", 1)
         t.ln(f"/sys/class/powercap/{os.path.basename(path)}", path)
+
+
+def x86_rapl():
+    t = Tree("x86-rapl")
+    rapl(t)
     t.zones([("acpitz", 27800), ("x86_pkg_temp", 47000)])
     t.cpufreq([(c, [c], 2900000 - 100000 * c, 800000, 4700000, 4700000) for c in range(4)], "powersave")
     t.meminfo(32583944, 24876512)
 
 
+# the NVIDIA driver's /proc/driver/nvidia/gpus/<PCI bus>/information (one folder per GPU; the format of the
+# 535 driver, tabs as it writes them)
+NVIDIA_INFORMATION = """Model: \t\t {model}
+IRQ:   \t\t {irq}
+GPU UUID: \t {uuid}
+Video BIOS: \t 90.04.38.00.03
+Bus Type: \t PCIe
+DMA Size: \t 47 bits
+DMA Mask: \t 0x7fffffffffff
+Bus Location: \t {bus}
+Device Minor: \t {minor}
+GPU Firmware: \t 535.183.01
+GPU Excluded:\t No
+"""
+T4_UUIDS = ("GPU-6a5f0e44-21c4-9b3e-1f0d-3c0a4b5e6f70", "GPU-6a5f0e44-21c4-9b3e-1f0d-3c0a4b5e6f71")
+
+
+def x86_2xt4():
+    """An x86 server with two Tesla T4s (PCI 3b and af, as on a two-socket box) and RAPL; NVML, when pynvml is
+    there, comes first in the auto order (power.AUTO_ORDER) and is its power."""
+    t = Tree("x86-2xt4")
+    rapl(t)
+    for minor, (bus, irq) in enumerate((("0000:3b:00.0", 150), ("0000:af:00.0", 182))):
+        t.w(f"/proc/driver/nvidia/gpus/{bus}/information", NVIDIA_INFORMATION.format(
+            model="Tesla T4", irq=irq, uuid=T4_UUIDS[minor], bus=bus, minor=minor))
+    t.zones([("acpitz", 27800), ("x86_pkg_temp", 44000)])
+    t.cpufreq([(c, [c], 2600000, 1000000, 3900000, 3900000) for c in range(4)], "performance")
+    t.meminfo(196583944, 181876512)
+
+
 if __name__ == "__main__":
-    for fn in (jetson_nano_jp4, orin_nano_jp6, agx_orin_jp6, rpi5, rpi4_ina219, x86_rapl):
+    for fn in (jetson_nano_jp4, orin_nano_jp6, agx_orin_jp6, rpi5, rpi4_ina219, x86_rapl, x86_2xt4):
         fn()
     print("wrote {} under {}".format(", ".join(BOARDS), HERE))

@@ -11,7 +11,7 @@ falls and SwThermalSlowdown rises at a known time). Calls before
 nvmlInit raise NVMLError_Uninitialized, as the real library does; init/shutdown calls are counted.
 
 In another process (an agent started over SSH), set EDGEPROF_FAKE_NVML to a JSON file read at import:
-{"gpus": [{"name", "temp_c", "reasons", "energy_update_s", "processes": [["self" | pid, bytes]],
+{"gpus": [{"name", "uuid", "bus_id", "temp_c", "reasons", "energy_update_s", "processes": [["self" | pid, bytes]],
 "wave": {"base", "amp", "period", "phase"}, "sm_mhz", "throttle": {"file", "after_s", "sm_mhz", "reasons",
 "temp_c"}}]}: power P(t) = base + amp*sin(2*pi*t/period + phase) W at time.perf_counter() t (CLOCK_MONOTONIC,
 shared with the test process), its exact integral as the counter; "self" is the importing process's pid. With
@@ -137,10 +137,25 @@ class c_nvmlProcessInfo_t:
         self.computeInstanceId = 0xFFFFFFFF
 
 
+class c_nvmlPciInfo_t:
+    """The fields of the real struct that callers read: busId / busIdLegacy are `c_char * N` arrays in pynvml.py,
+    which ctypes hands back as bytes ("00000000:3B:00.0": NVML_DEVICE_PCI_BUS_ID_FMT, 8-digit domain)."""
+
+    def __init__(self, bus_id):
+        self.busId = bus_id.encode()
+        self.busIdLegacy = bus_id[4:].encode()
+        self.domain, rest = int(bus_id.split(":")[0], 16), bus_id.split(":", 1)[1]
+        self.bus = int(rest.split(":")[0], 16)
+        self.device = int(rest.split(":")[1].split(".")[0], 16)
+
+
 class FakeGpu:
     def __init__(self, name="Tesla T4", power_fn=None, energy_fn=None, has_energy=True, temp_c=45,
-                 sm_mhz=1590, mem_mhz=5000, reasons=0, processes=None, energy_update_s=0.0, power_supported=True):
+                 sm_mhz=1590, mem_mhz=5000, reasons=0, processes=None, energy_update_s=0.0, power_supported=True,
+                 uuid="GPU-6a5f0e44-21c4-9b3e-1f0d-3c0a4b5e6f70", bus_id="00000000:3B:00.0"):
         self.name = name
+        self.uuid = uuid
+        self.bus_id = bus_id
         self.power_fn = power_fn or (lambda t: 27.5)
         self.energy_fn = energy_fn
         self.has_energy = has_energy
@@ -251,6 +266,15 @@ def nvmlDeviceGetHandleByIndex(index):
 
 def nvmlDeviceGetName(handle):
     return _gpu(handle).name
+
+
+def nvmlDeviceGetUUID(handle):
+    """`@convertStrBytes` in pynvml.py: a str ("GPU-" and 36 characters) on Python 3."""
+    return _gpu(handle).uuid
+
+
+def nvmlDeviceGetPciInfo(handle):
+    return c_nvmlPciInfo_t(_gpu(handle).bus_id)
 
 
 def nvmlDeviceGetPowerUsage(handle):
@@ -377,7 +401,8 @@ def _from_env():
         state = {"temp_c": g.get("temp_c", 45), "reasons": int(g.get("reasons", 0)), "sm_mhz": g.get("sm_mhz", 1590)}
         if g.get("throttle"):
             state = _throttled(state, g["throttle"])
-        gpus.append(FakeGpu(name=g.get("name", "Tesla T4"), processes=procs,
+        ident = {k: g[k] for k in ("uuid", "bus_id") if k in g}
+        gpus.append(FakeGpu(name=g.get("name", "Tesla T4"), processes=procs, **ident,
                             energy_update_s=float(g.get("energy_update_s", 0.0)), **dict(state, **kw)))
     fake_reset(gpus, module_version=cfg.get("module_version", "12.575.51"),
                driver_version=cfg.get("driver_version", "535.183.01"))
