@@ -133,9 +133,7 @@ class Board:
         self.timed("lease", t0)
         if session.facts is None:
             self.say(m.reading_facts)
-            t0 = time.monotonic()
-            session.ensure_facts(self.say)
-            self.timed("board_facts", t0)
+            session.ensure_facts(self.say)  # timed by the measurer: board_facts (and board_agent beside it)
             facts = session.runtime_facts
             if facts is not None:
                 self.sweep.save_facts(self.device.name, facts)

@@ -112,8 +112,10 @@ class AgentMeasurer(Measurer):
             self.say = say
             return self._kept().get().facts(runtimes=True)
         assert isinstance(lease, DeviceLease)
+        t0 = time.monotonic()
         starting = self._start_beside() if self.transport is not None else None
         facts = lease.facts(timeout=120.0)
+        self.add_time("board_facts", time.monotonic() - t0)
         if starting is not None:
             waited = time.monotonic()
             starting.join()

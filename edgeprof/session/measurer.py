@@ -86,7 +86,8 @@ class Measurer(ABC):
 
     @abstractmethod
     def read_facts(self, lease: Lease | None, say: Callable[[str], None]) -> Any:
-        """The device's facts (under `lease` when one is held), read once per session."""
+        """The device's facts (under `lease` when one is held), read once per session; timed as the board's
+        "board_facts" (and what starts beside it, as its own key: the agent's "board_agent")."""
 
     def runtime_facts(self, facts: Any) -> Facts | None:
         """`facts` as the agent's Facts where they are those (capability, exports and the store read them)."""

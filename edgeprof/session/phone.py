@@ -12,6 +12,7 @@ timed-out run from a phone gone. Does not own: adb (transport/adb.py), benchmark
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -82,7 +83,10 @@ class PhoneMeasurer(Measurer):
         from ..phone.device import read_facts
 
         assert self.transport is not None
-        return read_facts(self.transport, self.device)
+        t0 = time.monotonic()
+        facts = read_facts(self.transport, self.device)
+        self.add_time("board_facts", time.monotonic() - t0)
+        return facts
 
     def answers(self) -> bool:
         if self.transport is None:
