@@ -44,4 +44,9 @@ AGENT_VERSION = "0.1.0"
 #     samples as little-endian int64} (record.PackedInt64: exact, one string instead of a JSON number per
 #     sample; the host still reads a plain list, as protocol 8 sent it), and run reply.phases.setup_s, the
 #     seconds from the request read to the measurement's start (inside total_s, which now starts there).
-PROTOCOL_VERSION = 9
+# 10 — a sustained run keeps every sample (issue 35): packed lists are compressed, {"dtype": "<i8", "codec":
+#     "shuffle8+zlib", "n": N, "b64": ...} (record.PackedInt64: the int64 bytes regrouped by position, zlib, base64;
+#     about 2.3 bytes a latency instead of 10.7), and run reply.scenario.scheduled_ns and issued_ns are packed
+#     too. The host still reads protocol 9's {dtype, b64} and plain lists. A sustained run no longer stops at
+#     run.max_queries: its duration rules.
+PROTOCOL_VERSION = 10

@@ -38,14 +38,15 @@ def run_deadline(spec: RunSpec, profile_ops: bool = False, accuracy_inferences: 
     reached it has one query's time (QUERY_SILENCE_S) to end it. An accuracy pass of `accuracy_inferences`
     inferences may take a query's time for each."""
     q = QUERY_SILENCE_S
-    # sustained: the loop runs for --duration whatever the query count (the agent's windows.py), and its end is
-    # the duration's, not --min-duration's
+    # sustained: the loop runs for --duration whatever the query count (the agent's windows.py: max_queries does
+    # not apply), and its end is the duration's, not --min-duration's
     sustained = spec.scenario == "sustained"
     run_s = (spec.duration_s or SCENARIO_DEFAULTS["duration_s"]) if sustained else spec.min_duration_s
     min_queries = 1 if sustained else spec.min_queries
+    max_queries = None if sustained else spec.max_queries
     measure = run_s + q if sustained else max(spec.min_duration_s + q, spec.min_queries * q)
-    if spec.max_queries:
-        measure = min(measure, spec.max_queries * q)
+    if max_queries:
+        measure = min(measure, max_queries * q)
     measure += q
     phases = {"cooled": q, "idle": spec.idle_s + 60.0, "load": AGENT_SILENCE_TIMEOUT_S,
               "warmup": spec.warmup_s + q, "measure": measure}
@@ -59,6 +60,6 @@ def run_deadline(spec: RunSpec, profile_ops: bool = False, accuracy_inferences: 
     loop = (f"duration {run_s:g} s" if sustained
             else f"min_duration {spec.min_duration_s:g} s, min_queries {spec.min_queries}")
     why = (f"from the run's settings: warm-up {spec.warmup_s:g} s, {loop}"
-           + (f", max_queries {spec.max_queries}" if spec.max_queries else "") + f", at most {q:g} s a query")
+           + (f", max_queries {max_queries}" if max_queries else "") + f", at most {q:g} s a query")
     return RunDeadline(total, phase_s=phases, settle_s=q, min_duration_s=run_s, min_queries=min_queries,
-                       max_queries=spec.max_queries, warmup_s=spec.warmup_s, why=why)
+                       max_queries=max_queries, warmup_s=spec.warmup_s, why=why)

@@ -102,7 +102,7 @@ def test_a_heating_board_throttles_where_it_was_driven_to(tmp_path: Path) -> Non
     sc = ScenarioSpec(name="sustained", duration_s=12.0, sustained_window_s=2.0)
     board.start()
     try:
-        sched, reply = windows.sustained_loop(run, sc, None, root, None, progress=False)
+        sched, reply = windows.sustained_loop(run, sc, root, None, progress=False)
     finally:
         board.stop()
     assert len(reply.windows) == 6 and reply.read_period_s == 0.5
@@ -163,3 +163,40 @@ def test_the_run_deadline_knows_the_duration() -> None:
     assert d.due()[0] > 1800.0
     plain = run_deadline(RunSpec(device="local", model="none", runtime="null"))
     assert plain.min_duration_s == spec.min_duration_s == 10.0
+
+
+def test_the_duration_rules_a_sustained_run_not_a_query_count(tmp_path: Path) -> None:
+    """A sustained run asked for 1.2 s in 0.4 s windows with max_queries 50 runs its whole duration (a query
+    that does nothing: tens of thousands of queries), every window holds queries, and every latency is kept in
+    an int64 array that crosses the wire packed and comes back exactly."""
+    import array
+    import types
+
+    from edgeprof_agent import worker
+    from edgeprof_agent.messages import RunReply, RunRequest, ScenarioReply
+
+    req = RunRequest(runtime="null", max_queries=50,
+                     scenario=ScenarioSpec(name="sustained", duration_s=1.2, sustained_window_s=0.4))
+    backend = types.SimpleNamespace(run=lambda: None)
+    starts: array.array[int] = array.array("q")
+    samples, t_first, t_last, stopped_by, sc, _n = worker.run_scenario(req, [backend], starts,
+                                                                       SysfsRoot(str(tmp_path)), None)
+    assert isinstance(samples, array.array) and samples.typecode == "q" and isinstance(sc, ScenarioReply)
+    assert stopped_by == "duration reached" and t_last - t_first >= 1.1 * S  # not 50 queries in
+    assert len(samples) > 1000 and sc.queries == len(samples) == len(starts) == len(sc.issued_ns)
+    sus = sc.sustained
+    assert sus is not None and len(sus.windows) == 3 and all(w.count > 0 for w in sus.windows)
+    assert sum(w.count for w in sus.windows) == len(samples)
+    wire = sc.to_dict()
+    assert set(wire["issued_ns"]) == {"dtype", "codec", "n", "b64"}
+    back = ScenarioReply.from_dict(wire)
+    assert back.issued_ns == list(sc.issued_ns) and back.scheduled_ns == []
+    reply = RunReply.from_dict(dict(_REPLY, samples_ns=RunReply(**dict(_REPLY, samples_ns=samples)).to_dict()[
+        "samples_ns"]))
+    assert reply.samples_ns == samples.tolist()
+
+
+_REPLY = {"clock": "monotonic", "samples_ns": [1], "t_first_ns": 0, "t_last_ns": 1, "window_s": 1.0,
+          "stopped_by": "duration reached", "finished_at_unix": 0.0, "load_s": 0.1,
+          "warmup": {"iterations": 0, "duration_s": 0.0, "steady": True, "reason": "none"},
+          "memory": {"peak_source": "none"}, "runtime": {"runtime": "null"}}
