@@ -82,10 +82,13 @@ class PackedInt64(object):
 
     def encode(self, values):
         data = _int64_bytes(values)
-        z = zlib.compressobj(6)
-        parts = [z.compress(data[i::8]) for i in range(8)]  # one byte position at a time: no regrouped copy
+        z = zlib.compressobj(1)  # level 6 packs 3 % tighter and takes 40 % longer (benchmarks/sustained_samples.py)
+        parts = []
+        for i in range(8):  # one byte position at a time: no regrouped copy of the whole
+            plane = data[i::8]
+            parts.append(z.compress(plane if isinstance(plane, bytes) else plane.tobytes()))
         parts.append(z.flush())
-        del data
+        del data, plane
         return {"dtype": self.DTYPE, "codec": self.CODEC, "n": len(values),
                 "b64": base64.b64encode(b"".join(parts)).decode("ascii")}
 
@@ -132,26 +135,27 @@ def _inflate(data, size, where):
 def _unshuffle(data, n):
     """Byte position planes (every value's byte 0, then byte 1, ...) back to little-endian int64 values."""
     out = bytearray(8 * n)
+    view = memoryview(data)
     for i in range(8):
-        out[i::8] = data[i * n:(i + 1) * n]
-    return bytes(out)
+        out[i::8] = view[i * n:(i + 1) * n]
+    return out
 
 
 _Q8 = array.array("q").itemsize == 8  # C long long: 8 bytes on every platform CPython runs on
 
 
 def _int64_bytes(values):
-    """The values as little-endian int64 bytes (OverflowError past the int64 range). An array("q") is not
-    copied into another first."""
+    """The values as little-endian int64 bytes, or a byte view of them (no copy: an array("q") or a numpy int64
+    array on a little-endian machine); OverflowError past the int64 range."""
     if not _Q8:  # pragma: no cover - no such platform known
         return struct.pack("<%dq" % len(values), *values)
-    if not isinstance(values, (list, tuple, array.array)) and sys.byteorder == "little":
-        try:  # a buffer of 8-byte integers (the host's numpy int64 arrays): its bytes as they are
+    if not isinstance(values, (list, tuple)) and sys.byteorder == "little":
+        try:  # a buffer of 8-byte integers (array("q"), the host's numpy int64 arrays): its bytes as they are
             view = memoryview(values)
         except TypeError:
             view = None
-        if view is not None and view.ndim == 1 and view.itemsize == 8 and view.format.lstrip("<=@") in "ql":
-            return view.tobytes()
+        if view is not None and view.ndim == 1 and view.itemsize == 8 and view.format.lstrip("<=@") in ("q", "l"):
+            return view.cast("B") if view.c_contiguous else view.tobytes()
     a = values if isinstance(values, array.array) and values.typecode == "q" else array.array("q", values)
     if sys.byteorder == "big":
         a = array.array("q", a)

@@ -102,10 +102,16 @@ class Samples(Sequence[float]):
     def packed(self, per_ms: int) -> dict[str, Any] | list[float]:
         """The stored form: the packed object when every value is a whole count of 1/per_ms ms that gives it
         back exactly, else the JSON list."""
-        counts = np.rint(self._a * per_ms)
-        if not len(self) or not (np.all(np.abs(counts) < 2 ** 53) and np.array_equal(counts / per_ms, self._a)):
-            return self.tolist()
-        wire = PACKED_INT64.encode(counts.astype("<i8"))
+        if not len(self):
+            return []
+        counts = np.empty(len(self), dtype=np.int64)
+        for i in range(0, len(self), _CHUNK * 16):  # a block at a time: no full-size temporaries beside `counts`
+            part = self._a[i:i + _CHUNK * 16]
+            c = np.rint(part * per_ms)
+            if not (np.all(np.abs(c) < 2 ** 53) and np.array_equal(c / per_ms, part)):
+                return self.tolist()  # not whole counts (or not finite): the numbers as they are
+            counts[i:i + len(c)] = c
+        wire = PACKED_INT64.encode(counts)
         return {"encoding": ENCODING, "per_ms": per_ms, "n": wire["n"], "b64": wire["b64"]}
 
     @classmethod

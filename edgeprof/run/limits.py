@@ -22,9 +22,13 @@ def phase_silences(spec: RunSpec) -> dict[str, float]:
     """The longest silence allowed in each phase of a run, from the run's own settings (a frozen agent is found in
     that time, not after a fixed 600 s): cooling waits up to --cooldown-timeout, the idle baseline --idle, loading
     may build an engine, warm-up, measurement and the accuracy pass send progress between queries, the op profile
-    runs 20 queries."""
+    runs 20 queries. A sustained run's agent is silent while it cuts the windows and packs every sample into its
+    reply after the loop: its measure phase allows a tenth of the duration more."""
+    measure = QUERY_SILENCE_S
+    if spec.scenario == "sustained":
+        measure += (spec.duration_s or SCENARIO_DEFAULTS["duration_s"]) / 10.0
     return {"cooldown": spec.cooldown_timeout_s + 60.0, "cooled": QUERY_SILENCE_S, "idle": spec.idle_s + 60.0,
-            "load": AGENT_SILENCE_TIMEOUT_S, "warmup": QUERY_SILENCE_S, "measure": QUERY_SILENCE_S,
+            "load": AGENT_SILENCE_TIMEOUT_S, "warmup": QUERY_SILENCE_S, "measure": measure,
             "profile": AGENT_SILENCE_TIMEOUT_S, "accuracy": QUERY_SILENCE_S}
 
 
@@ -47,7 +51,10 @@ def run_deadline(spec: RunSpec, profile_ops: bool = False, accuracy_inferences: 
     measure = run_s + q if sustained else max(spec.min_duration_s + q, spec.min_queries * q)
     if max_queries:
         measure = min(measure, max_queries * q)
-    measure += q
+    # a sustained run's reply packs every sample (a fast model's 30 minutes: tens of millions; protocol 10): its
+    # end gets a tenth of the duration on top of a query's time
+    settle = q + (run_s / 10.0 if sustained else 0.0)
+    measure += settle
     phases = {"cooled": q, "idle": spec.idle_s + 60.0, "load": AGENT_SILENCE_TIMEOUT_S,
               "warmup": spec.warmup_s + q, "measure": measure}
     if spec.cooldown_c is not None:
@@ -61,5 +68,5 @@ def run_deadline(spec: RunSpec, profile_ops: bool = False, accuracy_inferences: 
             else f"min_duration {spec.min_duration_s:g} s, min_queries {spec.min_queries}")
     why = (f"from the run's settings: warm-up {spec.warmup_s:g} s, {loop}"
            + (f", max_queries {max_queries}" if max_queries else "") + f", at most {q:g} s a query")
-    return RunDeadline(total, phase_s=phases, settle_s=q, min_duration_s=run_s, min_queries=min_queries,
+    return RunDeadline(total, phase_s=phases, settle_s=settle, min_duration_s=run_s, min_queries=min_queries,
                        max_queries=max_queries, warmup_s=spec.warmup_s, why=why)

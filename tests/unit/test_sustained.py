@@ -165,6 +165,31 @@ def test_the_run_deadline_knows_the_duration() -> None:
     assert plain.min_duration_s == spec.min_duration_s == 10.0
 
 
+def test_max_queries_does_not_end_a_sustained_run_s_deadline() -> None:
+    """max_queries (200000 by default) does not bound a sustained run: its progress past 200000 queries at
+    20 s of a 90 s run is not the phase's end, the deadline stays past 90 s, and the reply that packs every
+    sample gets a tenth of the duration beyond a query's time, in the deadline and in the measure phase's
+    silence; a single-stream run's deadline still ends at max_queries."""
+    from edgeprof.records import RunSpec
+    from edgeprof.run.limits import QUERY_SILENCE_S, phase_silences, run_deadline
+    from edgeprof_agent.messages import ProgressEvent
+
+    spec = RunSpec(device="local", model="none", runtime="null", scenario="sustained", duration_s=90.0,
+                   sustained_window_s=10.0, max_queries=200_000)
+    d = run_deadline(spec)
+    assert d.max_queries is None and "max_queries" not in d.why and d.settle_s == QUERY_SILENCE_S + 9.0
+    assert phase_silences(spec)["measure"] == QUERY_SILENCE_S + 9.0
+    d.start(0.0)
+    d.see(ProgressEvent(phase="measure", elapsed_s=0.0, total_s=90.0, n=0), 0.0)
+    d.see(ProgressEvent(phase="measure", elapsed_s=20.0, total_s=90.0, n=240_000), 20.0)
+    assert d.due()[0] > 90.0 + QUERY_SILENCE_S
+    single = run_deadline(RunSpec(device="local", model="none", runtime="null", max_queries=1000))
+    single.start(0.0)
+    single.see(ProgressEvent(phase="measure", elapsed_s=0.0, total_s=10.0, n=0), 0.0)
+    single.see(ProgressEvent(phase="measure", elapsed_s=1.0, total_s=10.0, n=1000), 1.0)
+    assert single.due()[0] == 1.0 + QUERY_SILENCE_S
+
+
 def test_the_duration_rules_a_sustained_run_not_a_query_count(tmp_path: Path) -> None:
     """A sustained run asked for 1.2 s in 0.4 s windows with max_queries 50 runs its whole duration (a query
     that does nothing: tens of thousands of queries), every window holds queries, and every latency is kept in
