@@ -15,6 +15,7 @@ Does not own: which Result fields hold Samples (result.py, sections.Scenario), t
 from __future__ import annotations
 
 import itertools
+import json
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, overload
 
@@ -98,6 +99,18 @@ class Samples(Sequence[float]):
 
     def tolist(self) -> list[float]:
         return self._a.tolist()
+
+    def json_numbers(self) -> str:
+        """The values as a JSON list of numbers, written a block at a time (json's own float text; a NaN or
+        infinity as null): no list of every value, and one line, whatever the indent of the text around it."""
+        parts = []
+        for i in range(0, len(self), _CHUNK):
+            block = self._a[i:i + _CHUNK]
+            text = json.dumps(block.tolist(), allow_nan=True)[1:-1]
+            if not np.all(np.isfinite(block)):
+                text = ", ".join("null" if v in ("NaN", "Infinity", "-Infinity") else v for v in text.split(", "))
+            parts.append(text)
+        return "[" + ", ".join(parts) + "]"
 
     def packed(self, per_ms: int) -> dict[str, Any] | list[float]:
         """The stored form: the packed object when every value is a whole count of 1/per_ms ms that gives it
