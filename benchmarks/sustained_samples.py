@@ -162,13 +162,18 @@ def real_run(duration_s: float) -> None:
                               "--window", f"{duration_s / 6:g}", "--warmup", "0", "--idle", "0", "--db", db,
                               "--json", f"{home}/r.json"], env=env, capture_output=True, text=True, check=False)
         wall = time.perf_counter() - t
-        host_peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024.0
+        host_peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024.0  # run first: no other child
         if out.returncode:
             print(f"real run failed ({out.returncode}): {out.stderr.strip().splitlines()[-1:]}")
             return
-        r = json.loads(Path(f"{home}/r.json").read_text())
-        n = len(r["samples_ms"])
-        windows = [w["n"] for w in r["sustained"]["windows"]]
+        from edgeprof.store import Store
+
+        (run_id,) = [row["run_id"] for row in Store(f"sqlite:///{db}").list()]
+        stored = Store(f"sqlite:///{db}").get(run_id)  # the packed row (the --json file is numbers: large)
+        n = len(stored.samples_ms)
+        assert stored.sustained is not None and stored.memory_mb is not None
+        r = {"memory_mb": {"peak_rss": stored.memory_mb.peak_rss}}
+        windows = [w.n for w in stored.sustained.windows]
         print(f"\nreal: deploy --device local --runtime null --scenario sustained --duration {duration_s:g}: "
               f"{n} samples kept ({n / duration_s:,.0f} queries/s), windows {windows} (sum {sum(windows)}), "
               f"agent peak RSS {r['memory_mb']['peak_rss']} MB, host CLI peak RSS {host_peak:.0f} MB, "
@@ -188,7 +193,9 @@ def main() -> None:
         fn = agent_case(int(n), form, d) if kind == "agent" else host_case(int(n), form, d)
         print(json.dumps(fn))
         return
-    sizes = [int(float(s)) for s in a.sizes.split(",")]
+    if a.real:  # first: the CLI's peak RSS is the largest of this process's children so far
+        real_run(a.real)
+    sizes = [int(float(s)) for s in a.sizes.split(",") if s]
     agent: dict[int, dict[str, Any]] = {}
     host: dict[int, dict[str, Any]] = {}
     for n in sizes:
@@ -228,8 +235,6 @@ def main() -> None:
             print(f"{'':>11} old/new: build x{o['build_s'] / w['build_s']:.1f}, store x{o['store_s'] / w['store_s']:.1f},"
                   f" peak x{o['peak_mb'] / max(w['peak_mb'], 1):.1f}, db x{o['db_mb'] / w['db_mb']:.1f}, load "
                   f"x{o['load_s'] / w['load_s']:.1f}")
-    if a.real:
-        real_run(a.real)
 
 
 if __name__ == "__main__":

@@ -240,6 +240,8 @@ def sustained_loop(run, sc, root, tools, clock=now_ns, sleep=None, progress=True
             if period:
                 _wait_alive(due, t0, len(lat), duration_s, clock, sleep, progress)
             start = scenarios.wait_until(due, clock, sleep) if period and clock() < due else clock()
+            if not period and start - t0 >= duration_ns:  # past the duration since `due` was read: in no window
+                break
             run()
             done = clock()
             lat.append(done - (due if period else start))

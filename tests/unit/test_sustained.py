@@ -225,3 +225,21 @@ _REPLY = {"clock": "monotonic", "samples_ns": [1], "t_first_ns": 0, "t_last_ns":
           "stopped_by": "duration reached", "finished_at_unix": 0.0, "load_s": 0.1,
           "warmup": {"iterations": 0, "duration_s": 0.0, "steady": True, "reason": "none"},
           "memory": {"peak_source": "none"}, "runtime": {"runtime": "null"}}
+
+
+@pytest.mark.parametrize("step_ns", [700, 900, 1100, 1300, 1700, 2300])
+def test_no_query_starts_after_the_duration(tmp_path: Path, step_ns: int) -> None:
+    """Back to back, the loop reads the clock at the top (is the duration over?) and again as the query starts:
+    a query whose start falls past the duration is in no window, so it is not run. On a clock that moves step_ns
+    per read, every query kept lies in a window and the windows' counts add up to the samples."""
+    now = [10**9]
+
+    def clock() -> int:
+        now[0] += step_ns
+        return now[0]
+
+    sc = ScenarioSpec(name="sustained", duration_s=20e-6, sustained_window_s=5e-6)
+    sched, reply = windows.sustained_loop(lambda: None, sc, SysfsRoot(str(tmp_path)), None, clock=clock,
+                                          progress=False)
+    assert len(reply.windows) == 4
+    assert max(sched.issued) < 20_000 and sum(w.count for w in reply.windows) == len(sched.latencies) >= 3
