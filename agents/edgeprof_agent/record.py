@@ -68,7 +68,7 @@ class PackedInt64(object):
     Protocol 10 (what `encode` writes): {"dtype": "<i8", "codec": "shuffle8+zlib", "n": N, "b64": ...}: the N
     values as little-endian int64, their bytes regrouped by position (every value's byte 0, then every byte 1,
     ... byte 7: the high bytes of latencies are mostly zero, so zlib packs them to almost nothing), compressed
-    with zlib, in base64; about 2.3 bytes a latency on the wire (benchmarks/sustained_samples.py).
+    with zlib (level 1), in base64; about 2.4 bytes a latency on the wire (benchmarks/sustained_samples.py).
     Protocol 9: {"dtype": "<i8", "b64": base64 of the values as little-endian int64}. `decode` takes either
     (and the field also takes the plain JSON list of integers an agent of protocol <= 8 sends) and gives an
     Int64s; a payload that does not unpack to exactly N values, or N over MAX_VALUES, is a MessageError naming
