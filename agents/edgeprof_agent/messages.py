@@ -1,4 +1,4 @@
-"""The messages host and agent exchange, as records both sides import (protocol version 9).
+"""The messages host and agent exchange, as records both sides import (protocol version 10).
 
 Owns: one record class per op's request and reply (hello, facts, run, ping, lease, renew, release, lease_info,
 sha256, shutdown), the error reply and the events, with each field's type and default declared once (run
@@ -289,12 +289,14 @@ class ScenarioReply(Record):
     `scheduled_ns` when each query was due (empty for back-to-back scenarios), `issued_ns` when it started. The
     reply's samples_ns are each query's latency: from its scheduled time for server and fixed-rate, from its
     start otherwise. `misses`: fixed-rate queries not done before the next one was due. `samples`: inferences
-    of all queries (queries x samples per query, or x batch). Lists are bounded by max_queries."""
+    of all queries (queries x samples per query, or x batch). Lists are bounded by max_queries (sustained: by
+    its duration). Protocol 10: scheduled_ns and issued_ns are packed on the wire, as the samples are."""
 
     NAME = "run reply.scenario"
     FIELDS = (Field("name", str), Field("rate", _NUM, None), Field("samples_per_query", int, 1),
               Field("streams", int, 1), Field("queries", int), Field("samples", int),
-              Field("t0_ns", int), Field("scheduled_ns", list, [], of=int), Field("issued_ns", list, [], of=int),
+              Field("t0_ns", int), Field("scheduled_ns", list, [], of=int, packed=PACKED_INT64),
+              Field("issued_ns", list, [], of=int, packed=PACKED_INT64),
               Field("misses", int, None), Field("mode", str), Field("seed", int, None),
               Field("sustained", dict, None, record=SustainedReply))
 
@@ -399,7 +401,7 @@ class RunReply(Record):
     FIELDS = (
         Field("clock", str),
         Field("warnings", list, [], record=RunWarning, many=True),
-        Field("samples_ns", list, of=int, packed=PACKED_INT64),  # protocol 9: packed int64 on the wire
+        Field("samples_ns", list, of=int, packed=PACKED_INT64),  # packed on the wire (protocol 9; zlib: 10)
         Field("t_first_ns", int),
         Field("t_last_ns", int),
         Field("window_s", _NUM),

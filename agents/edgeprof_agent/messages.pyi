@@ -9,6 +9,7 @@ class MessageError(ValueError):
     def __init__(self, where: str, problem: str) -> None: ...
 
 REQUIRED: object
+PACKED_INT64: Any  # record.PackedInt64: encode(values) -> dict, decode(raw, where) -> int64 array
 
 class Field:
     name: str

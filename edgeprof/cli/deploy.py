@@ -12,7 +12,7 @@ from ..errors import ConfigError
 from ..export.inputs import parse_input_range, parse_input_value
 from ..outputs import write_output
 from ..records import Result, RunSpec
-from ..vocab import SCENARIOS, SERVER_MIN_QUERIES, SETTINGS, SINGLE_STREAM, fmt_value, settings_kwargs
+from ..vocab import POLICY, SCENARIOS, SERVER_MIN_QUERIES, SETTINGS, SINGLE_STREAM, fmt_value, settings_kwargs
 from .common import add_db_args, add_inventory_args, check_writable, open_store, resolve_device
 from .ui import DeployProgress, err, render_result, shown
 
@@ -212,7 +212,7 @@ def lease_wait_s(args: argparse.Namespace) -> float:
     text = getattr(args, "lease_wait", None)
     if text is None:
         return 0.0
-    setting = SETTINGS["lease_wait_s"]
+    setting = POLICY["lease_wait_s"]  # the sweep policy's bound and units
     problem = setting.check(text)
     if problem is not None:
         raise ConfigError(f"--lease-wait {text!r}: {problem}", hint="e.g. --lease-wait 30m")

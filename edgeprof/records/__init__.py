@@ -13,6 +13,7 @@ One module per responsibility, every name re-exported here (import from `edgepro
   phases.py    Phases — seconds per phase of one measurement (schema 6)
   sustained.py Sustained, SustainedWindow — a sustained run's windows and curve figures (schema 7)
   phone.py     PhoneBenchmark — what benchmark_model did on a phone (schema 8)
+  samples.py   Samples — raw numbers as one float64 array, and their packed stored form (schema 9)
   result.py    Result (frozen: built once, by run/assemble.py), run ids, timestamps
   schema.py    RESULT_SCHEMA_VERSION, the format history and the migrations from every older version
   jsonio.py    dumps_json, finite_or_null — the one way edgeprof writes JSON
@@ -27,6 +28,7 @@ from .jsonio import dumps_json, finite_or_null
 from .phases import Phases
 from .phone import PhoneBenchmark
 from .result import RESULT_KEYS, RESULT_TAIL_KEYS, Result, new_run_id, utc_now
+from .samples import Samples
 from .schema import RESULT_SCHEMA_VERSION
 from .sections import (
     Accuracy,
@@ -70,7 +72,7 @@ __all__ = [
     "CooldownWait", "CpuFreq", "Device", "Environment", "FanState", "Fidelity", "GpuFreq", "IOSummary",
     "IOTensor", "JetsonClocks", "LatencyStats", "Memory", "NullReasons", "NvmlGpu", "NvpModel", "OpsProfile",
     "OutputError", "Phases", "PhoneBenchmark", "Power", "PowerTrace", "Result", "RpiState", "RpiThrottled",
-    "RunSpec", "RunWarning", "Scenario", "Section", "Settings", "Sustained", "SustainedWindow", "SweepInfo",
+    "RunSpec", "RunWarning", "Samples", "Scenario", "Section", "Settings", "Sustained", "SustainedWindow", "SweepInfo",
     "SystemMemory", "TensorSpec", "Thermal", "ThermalSnapshot", "ThermalZone", "Transfer", "dumps_json",
     "finite_or_null", "local_device", "new_run_id", "utc_now",
 ]

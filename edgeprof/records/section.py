@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 from edgeprof_agent.messages import Record
 
 from ..errors import StoreError
+from .samples import Samples
 from .spec import Artifact
 
 if TYPE_CHECKING:
@@ -91,6 +92,8 @@ def _many(cls: type[_S], v: Any) -> list[_S] | None:
 def _plain(v: Any) -> Any:
     if isinstance(v, Section | Artifact):
         return v.to_dict()
+    if isinstance(v, Samples):
+        return v.tolist()
     if isinstance(v, tuple | list):
         return [_plain(x) for x in v]
     if isinstance(v, dict):

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from ..vocab import SETTINGS, SINGLE_STREAM, SWEEP_SETTINGS, scenario_label
+from .samples import Samples
 from .section import Section, _plain
 from .wire_sections import (
     CooldownWait,
@@ -299,7 +300,7 @@ class Scenario(Section):
     stopping p99 against the bound; fixed-rate: no misses), sustained_qps and samples_per_s over the window,
     energy per frame (window energy / queries, idle gaps included) and its part above the idle baseline,
     battery_hours, issue lateness (issued - scheduled: p50/p99/max ms) and the raw scheduled/issued times (ms
-    from the schedule's start)."""
+    from the schedule's start, to 0.1 µs; Samples, stored packed from schema 9)."""
 
     SECTION: ClassVar[str] = "scenario"
     name: str = SINGLE_STREAM
@@ -323,8 +324,22 @@ class Scenario(Section):
     j_above_idle_per_frame: float | None = None
     battery_hours: float | None = None
     lateness_ms: dict[str, float] | None = None
-    scheduled_ms: list[float] = field(default_factory=list)
-    issued_ms: list[float] = field(default_factory=list)
+    scheduled_ms: Sequence[float] = field(default_factory=Samples)  # held as Samples (samples.py)
+    issued_ms: Sequence[float] = field(default_factory=Samples)
+
+    def __post_init__(self) -> None:
+        for name in ("scheduled_ms", "issued_ms"):
+            if not isinstance(getattr(self, name), Samples):  # lists given
+                object.__setattr__(self, name, Samples(getattr(self, name)))
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Scenario:
+        data = dict(d) if isinstance(d, Mapping) else d
+        if isinstance(data, dict):
+            for name in ("scheduled_ms", "issued_ms"):
+                if name in data:
+                    data[name] = Samples.from_json(data[name], f"scenario.{name}")
+        return super().from_dict(data)
 
     @property
     def label(self) -> str | None:

@@ -230,7 +230,8 @@ def accuracy_rows(results: Sequence[Result]) -> list[AccuracyRow]:
 def log_histogram(samples: Sequence[float], bins: int = 48, lo: float | None = None,
                   hi: float | None = None) -> tuple[list[float], list[float]]:
     """(bin edges, density) of positive samples on log-spaced bins; density is per log10 unit, max-normalised."""
-    a = np.asarray([s for s in samples if s > 0], dtype=np.float64)
+    a = np.asarray(samples, dtype=np.float64)
+    a = a[a > 0]
     if a.size == 0:
         return [], []
     lo = lo if lo is not None else float(a.min())

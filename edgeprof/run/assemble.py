@@ -42,6 +42,7 @@ from ..records import (
     new_run_id,
     utc_now,
 )
+from ..records.samples import Samples, ms_from_ns
 from ..stats import latency_summary, scenario_summary, stability_warnings, throughput
 from .execute import Executed
 from .plan import RunPlan
@@ -56,7 +57,7 @@ def assemble(plan: RunPlan, executed: Executed, facts: Facts | None = None,
     facts = facts if facts is not None else plan.facts
     spec, artifact, reply = plan.spec, plan.artifact, executed.reply
     check_samples(reply.samples_ns, plan.device.name)
-    samples_ms = [ns / 1e6 for ns in reply.samples_ns]
+    samples_ms = ms_from_ns(reply.samples_ns)  # one float64 array (a sustained run holds millions)
     lat = latency_summary(samples_ms)
     window_s = float(reply.window_s)
     sc = reply.scenario
@@ -139,7 +140,7 @@ def _settings(plan: RunPlan, reply: RunReply, window_s: float) -> Settings:
                            load_s=reply.load_s)
 
 
-def _scenario(spec: RunSpec, sc: ScenarioReply | None, samples_ms: list[float], window_s: float,
+def _scenario(spec: RunSpec, sc: ScenarioReply | None, samples_ms: Samples, window_s: float,
               power: Power | None) -> Scenario:
     if sc is not None:
         return scenario_summary(

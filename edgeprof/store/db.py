@@ -209,7 +209,7 @@ class Store:
             "p50_ms": lat.p50 if lat else None, "p99_ms": lat.p99 if lat else None,
             "throughput_ips": result.throughput_ips, "mean_w": power.mean_w if power else None,
             "top1": result.accuracy.top1 if result.accuracy is not None else None, "sweep_id": sweep_id, "config_key": config_key(result),
-            "schema_version": result.schema_version, "result_json": result.to_json(),
+            "schema_version": result.schema_version, "result_json": result.to_json(packed=True),
         }
         attempt = 0
         while True:

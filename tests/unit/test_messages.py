@@ -10,8 +10,10 @@ import json
 import os
 import pwd
 import shutil
+import struct
 import subprocess
 import sys
+import zlib
 from pathlib import Path
 
 import pytest
@@ -105,7 +107,8 @@ SAMPLES = {
     m.ScenarioSpec: {"name": "fixed-rate", "rate": 30.0, "samples_per_query": 8, "streams": 1,
                      "latency_bound_ms": None, "seed": 0, "duration_s": None, "sustained_window_s": 60.0},
     m.ScenarioReply: {"name": "fixed-rate", "rate": 30.0, "samples_per_query": 1, "streams": 1, "queries": 2,
-                      "samples": 2, "t0_ns": 5, "scheduled_ns": [0, 33333333], "issued_ns": [10, 33333400],
+                      "samples": 2, "t0_ns": 5, "scheduled_ns": m.PACKED_INT64.encode([0, 33333333]),
+                      "issued_ns": m.PACKED_INT64.encode([10, 33333400]),
                       "misses": 0, "mode": "one issuing thread", "seed": None, "sustained": None},
     m.SustainedWindow: {"index": 0, "start_ns": 0, "end_ns": 2000000000, "first": 0, "count": 100, "n_readings": 4,
                         "zones_c": {"thermal_zone0": 55.5}, "temp_c": 55.5, "cpu_mhz": 2400.0, "cpu_mhz_min": 2400.0,
@@ -141,7 +144,7 @@ SAMPLES = {
     m.PowerConfig: POWER_CONFIG,
     m.Output: {"shape": [1, 2], "dtype": "float32", "b64": "AAAAAAAAAAA=", "data": [0.0, 0.0]},
     m.RunReply: {"clock": "monotonic", "warnings": [{"code": "c", "message": "m"}],
-                 "samples_ns": {"dtype": "<i8", "b64": "ZAAAAAAAAAB4AAAAAAAAAA=="},  # [100, 120], protocol 9
+                 "samples_ns": m.PACKED_INT64.encode([100, 120]),  # protocol 10
                  "t_first_ns": 10, "t_last_ns": 400, "window_s": 3.9e-07, "stopped_by": "min_duration and min_queries met",
                  "warmup": WARMUP, "load_s": 0.01, "first_run_ms": 0.5,
                  "output_shapes": [{"shape": [1], "dtype": "float32"}], "memory": MEMORY,
@@ -150,7 +153,8 @@ SAMPLES = {
                  "ops": OPS, "power": POWER, "power_reason": "ok",
                  "thermal": THERMAL, "finished_at_unix": 1700000000.5,
                  "scenario": {"name": "offline", "rate": None, "samples_per_query": 1, "streams": 2, "queries": 2,
-                              "samples": 2, "t0_ns": 10, "scheduled_ns": [], "issued_ns": [0, 3], "misses": None,
+                              "samples": 2, "t0_ns": 10, "scheduled_ns": m.PACKED_INT64.encode([]),
+                              "issued_ns": m.PACKED_INT64.encode([0, 3]), "misses": None,
                               "mode": "2 threads", "seed": None, "sustained": None},
                  "accuracy": {"samples": 1, "inferences": 1, "padded": 1, "duration_s": 0.5, "classes": 3,
                               "topk": [[2, 0, 1]], "errors": [], "nonfinite": 0, "error": None},
@@ -244,7 +248,20 @@ def test_wrong_types_are_named_with_their_path():
         (m.RunReply, dict(SAMPLES[m.RunReply], samples_ns={"dtype": "<i8", "b64": 5}),
          "run reply.samples_ns.b64: expected a string, got integer"),
         (m.RunReply, dict(SAMPLES[m.RunReply], samples_ns={"b64": ""}),
-         "run reply.samples_ns: expected an object {dtype, b64}, got keys ['b64']"),
+         "run reply.samples_ns: expected an object {dtype, b64} or {dtype, codec, n, b64}, got keys ['b64']"),
+        (m.RunReply, dict(SAMPLES[m.RunReply], samples_ns={"dtype": "<i8", "codec": "gzip", "n": 0, "b64": ""}),
+         "run reply.samples_ns.codec: expected 'shuffle8+zlib', got 'gzip'"),
+        (m.RunReply, dict(SAMPLES[m.RunReply], samples_ns={"dtype": "<i8", "codec": "shuffle8+zlib", "n": -1,
+                                                           "b64": ""}),
+         "run reply.samples_ns.n: expected a count from 0 to 268435456, got -1"),
+        (m.RunReply, dict(SAMPLES[m.RunReply], samples_ns={"dtype": "<i8", "codec": "shuffle8+zlib", "n": 1,
+                                                           "b64": "bm90IHpsaWI="}),
+         "run reply.samples_ns.b64: not valid zlib data"),
+        # a zlib bomb (10 MB of zeros) that says it holds 2 values: inflated no further than 16 bytes
+        (m.RunReply, dict(SAMPLES[m.RunReply], samples_ns={"dtype": "<i8", "codec": "shuffle8+zlib", "n": 2,
+                                                           "b64": base64.b64encode(zlib.compress(bytes(10**7))
+                                                                                   ).decode()}),
+         "run reply.samples_ns.b64: does not hold exactly n int64 values"),
         (m.RunReply, dict(SAMPLES[m.RunReply], warmup=dict(WARMUP, steady="yes")),
          "run reply.warmup.steady: expected a boolean, got string"),
         (m.RunReply, dict(SAMPLES[m.RunReply], memory=[]), "run reply.memory: expected an object, got list"),
@@ -258,14 +275,18 @@ def test_wrong_types_are_named_with_their_path():
 
 
 def test_packed_samples_are_exact_and_a_plain_list_still_parses():
-    """Protocol 9 packs the samples as little-endian int64 (record.PackedInt64): every value back as it was,
-    extremes included; a protocol 8 list parses to the same record."""
+    """Protocol 10 packs the samples as little-endian int64, bytes regrouped by position, zlib, base64
+    (record.PackedInt64): every value back as it was, extremes included; protocol 9's uncompressed object and
+    a protocol 8 list parse to the same record."""
     values = [1, 2**63 - 1, -(2**63), 0, 123_456_789, 7]
     raw = dict(SAMPLES[m.RunReply], samples_ns=values)
     rec = m.RunReply.from_dict(raw)
     wire = json.loads(json.dumps(rec.to_dict()))
-    assert wire["samples_ns"]["dtype"] == "<i8" and len(base64.b64decode(wire["samples_ns"]["b64"])) == 8 * 6
+    assert wire["samples_ns"]["dtype"] == "<i8" and wire["samples_ns"]["n"] == 6
+    assert len(zlib.decompress(base64.b64decode(wire["samples_ns"]["b64"]))) == 8 * 6
     assert m.RunReply.from_dict(wire).samples_ns == values == rec.samples_ns
+    plain = base64.b64encode(struct.pack("<6q", *values)).decode()
+    assert m.RunReply.from_dict(dict(wire, samples_ns={"dtype": "<i8", "b64": plain})).samples_ns == values
     assert m.RunReply.from_dict(dict(wire, samples_ns={"dtype": "<i8", "b64": ""})).samples_ns == []
     with pytest.raises(OverflowError):  # past int64: the agent's encoder refuses, nothing is wrapped around
         m.RunReply.from_dict(dict(raw, samples_ns=[2**63])).to_dict()
@@ -436,6 +457,7 @@ def render_stub():
         "    def __init__(self, where: str, problem: str) -> None: ...",
         "",
         "REQUIRED: object",
+        "PACKED_INT64: Any  # record.PackedInt64: encode(values) -> dict, decode(raw, where) -> int64 array",
         "",
         "class Field:",
         "    name: str",
