@@ -381,6 +381,95 @@ class RunReply(Record):
     phases: RunPhases | None
     def __init__(self, *, clock: str, warnings: list[RunWarning] = ..., samples_ns: list[int], t_first_ns: int, t_last_ns: int, window_s: float, stopped_by: str, warmup: Warmup, load_s: float, first_run_ms: float | None = ..., output_shapes: list[Output] | None = ..., memory: Memory, runtime: RuntimeInfo, outputs: list[Output] | None = ..., ops: OpsProfileReply | None = ..., power: PowerSummary | None = ..., power_reason: str | None = ..., thermal: ThermalReply | None = ..., finished_at_unix: float, scenario: ScenarioReply | None = ..., accuracy: AccuracyReply | None = ..., phases: RunPhases | None = ...) -> None: ...
 
+class GenerateRequest(Record):
+    runtime: str
+    artifact: ArtifactRef
+    precision: str | None
+    prompt_tokens: int
+    gen_tokens: int
+    depth: int
+    repetitions: int
+    warmup: bool
+    seed: int
+    threads: int | None
+    use_mmap: bool | None
+    extra_buffers: bool | None
+    runtime_options: dict[str, Any]
+    power: PowerConfig | None
+    idle_s: float
+    cooldown_c: float | None
+    cooldown_timeout_s: float
+    lease_token: str | None
+    def __init__(self, *, runtime: str, artifact: ArtifactRef, precision: str | None = ..., prompt_tokens: int = ..., gen_tokens: int = ..., depth: int = ..., repetitions: int = ..., warmup: bool = ..., seed: int = ..., threads: int | None = ..., use_mmap: bool | None = ..., extra_buffers: bool | None = ..., runtime_options: dict[str, Any] = ..., power: PowerConfig | None = ..., idle_s: float = ..., cooldown_c: float | None = ..., cooldown_timeout_s: float = ..., lease_token: str | None = ...) -> None: ...
+
+class GenRepetition(Record):
+    prefill_ns: int
+    token_ns: list[int]
+    depth_fill_ns: int
+    t_prefill_start_ns: int
+    t_prefill_end_ns: int
+    t_first_token_end_ns: int
+    t_end_ns: int
+    tokens: list[int]
+    def __init__(self, *, prefill_ns: int, token_ns: list[int], depth_fill_ns: int = ..., t_prefill_start_ns: int, t_prefill_end_ns: int, t_first_token_end_ns: int, t_end_ns: int, tokens: list[int] = ...) -> None: ...
+
+class GenWarmup(Record):
+    prefill_ns: int
+    token_ns: list[int]
+    def __init__(self, *, prefill_ns: int, token_ns: list[int] = ...) -> None: ...
+
+class GenMemory(Record):
+    rss_before_load_bytes: int | None
+    rss_after_load_bytes: int | None
+    peak_rss_bytes: int | None
+    peak_source: str | None
+    def __init__(self, *, rss_before_load_bytes: int | None = ..., rss_after_load_bytes: int | None = ..., peak_rss_bytes: int | None = ..., peak_source: str | None = ...) -> None: ...
+
+class KvCache(Record):
+    bytes: int
+    per_token_bytes: int
+    n_ctx: int
+    dtype: str | None
+    bytes_per_element: int
+    layers: int
+    kv_heads: int
+    head_dim: int
+    how: str
+    def __init__(self, *, bytes: int, per_token_bytes: int, n_ctx: int, dtype: str | None = ..., bytes_per_element: int, layers: int, kv_heads: int, head_dim: int, how: str) -> None: ...
+
+class PowerReadings(Record):
+    t_ns: list[int]
+    w: list[int | float]
+    source: str | None
+    method: str | None
+    rate_hz: float | None
+    def __init__(self, *, t_ns: list[int] = ..., w: list[int | float] = ..., source: str | None = ..., method: str | None = ..., rate_hz: float | None = ...) -> None: ...
+
+class GenerateReply(Record):
+    clock: str
+    warnings: list[RunWarning]
+    runtime: RuntimeInfo
+    precision: str | None
+    prompt_tokens: int
+    gen_tokens: int
+    depth: int
+    n_ctx: int
+    seed: int
+    sampling: str
+    ids: str
+    repetitions: list[GenRepetition]
+    warmup: GenWarmup | None
+    load_ns: int
+    memory: GenMemory
+    kv_cache: KvCache
+    power: PowerSummary | None
+    power_readings: PowerReadings | None
+    power_reason: str | None
+    thermal: ThermalReply | None
+    phases: RunPhases | None
+    finished_at_unix: float
+    def __init__(self, *, clock: str, warnings: list[RunWarning] = ..., runtime: RuntimeInfo, precision: str | None = ..., prompt_tokens: int, gen_tokens: int, depth: int, n_ctx: int, seed: int, sampling: str, ids: str, repetitions: list[GenRepetition], warmup: GenWarmup | None = ..., load_ns: int, memory: GenMemory, kv_cache: KvCache, power: PowerSummary | None = ..., power_readings: PowerReadings | None = ..., power_reason: str | None = ..., thermal: ThermalReply | None = ..., phases: RunPhases | None = ..., finished_at_unix: float) -> None: ...
+
 class Empty(Record):
     ...
 

@@ -399,6 +399,16 @@ class PowerMonitor(object):
         self.sampler.stop()
         self.sampler.tick()
 
+    def readings(self):
+        """(t_ns, W) lists of the last sampling window (start() .. stop()): the positive power readings as
+        summary() integrates them (a trapezoid source's readings; a counter's instantaneous readings where it has
+        them, else the differences of consecutive counter values placed at their midpoints). Raw: no
+        downsampling, so a caller can cut windows of its own from them (a generation's prefill and decode)."""
+        if not self.available:
+            return [], []
+        ts, ws, _dropped = _power_series(list(self.sampler.samples), self.probe.method)
+        return ts, ws
+
     def close(self):
         if self.sampler is not None:
             self.sampler.stop()
