@@ -10,7 +10,10 @@ records too (protocol 5), and so are facts' runtimes (RuntimeFact by module name
 each probe reports inside a thermal snapshot (snapshots.py, re-exported here: ThermalReply, ThermalSnapshot,
 CooldownWait and the probes' ThermalZone, CpuFreq, GpuFreq, FanState, NvpModel, JetsonClocks, RpiState, NvmlGpu;
 same wire shape: absent values stay absent). Facts' power sources keep their probe's shape on
-the wire; the host reads them through Facts.power_source_facts (PowerSourceFact records).
+the wire; the host reads them through Facts.power_source_facts (PowerSourceFact records). The records a run's and a
+generation's messages share (ArtifactRef, PowerConfig, PowerSummary, PowerTrace, RuntimeInfo, RunPhases,
+RunWarning) live in payloads.py, the generate op's (protocol 11: GenerateRequest, GenerateReply and its parts) in
+genmessages.py; both are re-exported here, and OPS lists every op.
 Does not own: the record machinery (record.py: Field, Record, strict from_dict), framing (protocol.py) or what the ops do (__main__.py, worker.py, lease.py).
 
 Python >= 3.6, standard library only: plain classes with __slots__ (no dataclasses).
@@ -18,9 +21,13 @@ Python >= 3.6, standard library only: plain classes with __slots__ (no dataclass
 
 # REQUIRED, Field, MessageError and Record are imported from here by the host and the agent
 from .record import PACKED_INT64, REQUIRED, Field, MessageError, Record, type_name
+from .genmessages import (GenerateReply, GenerateRequest, GenMemory, GenRepetition, GenWarmup, KvCache,  # noqa: F401
+                          PowerReadings)
+from .payloads import (ArtifactRef, PowerConfig, PowerSummary, PowerTrace, RunPhases, RunWarning,  # noqa: F401
+                       RuntimeInfo)
 from .snapshots import (CooldownWait, CpuFreq, FanState, GpuFreq, JetsonClocks, NvmlGpu, NvpModel, RpiState,
                         RpiThrottled, ThermalReply, ThermalSnapshot, ThermalZone)
-from .vocab import GEN_DEFAULTS, POWER_SOURCES, RUN_DEFAULTS, SCENARIO_DEFAULTS
+from .vocab import RUN_DEFAULTS, SCENARIO_DEFAULTS
 
 _NUM = (int, float)
 _OPT_STR = (str,)
@@ -108,11 +115,6 @@ class Facts(Record):
 
 
 # ------------------------------------------------------------------------------------------------ run
-class ArtifactRef(Record):
-    NAME = "run.artifact"
-    FIELDS = (Field("path", str, None), Field("format", str, None), Field("sha256", str, None))
-
-
 class InputSpec(Record):
     """One model input the agent builds (inputs.py): concrete shape, dtype, and what feeds it: seeded values in
     [low, high), every element = `value`, or the array `data` of the run's input data file (run.input_data)."""
@@ -151,39 +153,6 @@ class AccuracySpec(Record):
               Field("k", int, 5), Field("expected", list, [], of=int))
 
 
-class PowerConfig(Record):
-    """The devices.yaml `power:` block (docs/power.md), with --power-rate as its rate_hz: the host builds this
-    record from the validated block and the agent's power.py reads it; from_dict is the one check of what crosses
-    (types, a known source, W or mW, rate_hz and timeouts > 0). None fields are left out on the wire."""
-
-    NAME = "run.power"
-    OMIT_NONE = True
-    FIELDS = (Field("source", str, None), Field("rail", str, None), Field("rate_hz", _NUM, None),
-              Field("command", str, None), Field("unit", str, None), Field("covers", str, None),
-              Field("device", int, None), Field("interval_s", _NUM, None), Field("hwmon", str, None),
-              Field("timeout_s", _NUM, None))
-
-    def __init__(self, **values):
-        Record.__init__(self, **values)
-        self._validate(self.NAME)
-
-    @classmethod
-    def from_dict(cls, data, where=None):
-        obj = super(PowerConfig, cls).from_dict(data, where)
-        obj._validate(where or cls.NAME)
-        return obj
-
-    def _validate(self, where):
-        if self.source is not None and self.source not in POWER_SOURCES:
-            raise MessageError(where + ".source", "%r is not one of %s" % (self.source, ", ".join(POWER_SOURCES)))
-        if self.unit is not None and self.unit not in ("W", "mW"):
-            raise MessageError(where + ".unit", "must be W or mW, not %r" % (self.unit,))
-        for name in ("rate_hz", "timeout_s", "interval_s"):
-            v = getattr(self, name)
-            if v is not None and not v > 0:
-                raise MessageError("%s.%s" % (where, name), "must be > 0, got %r" % (v,))
-
-
 class RunRequest(Record):
     """Everything the host sends for one measurement. Defaults: vocab.RUN_DEFAULTS (their one home)."""
 
@@ -213,11 +182,6 @@ class RunRequest(Record):
         Field("accuracy", dict, None, record=AccuracySpec),  # None: no accuracy pass
         Field("gpu", int, None),  # NVML's index of the GPU the run uses (gpus.py); None: as before, index 0
     )
-
-
-class RunWarning(Record):
-    NAME = "run reply.warnings[]"
-    FIELDS = (Field("code", str), Field("message", str))
 
 
 class Warmup(Record):
@@ -325,19 +289,6 @@ class AccuracyReply(Record):
               Field("nonfinite", int, 0), Field("error", str, None))
 
 
-class RuntimeInfo(Record):
-    """What the loaded backend says about itself (Backend.describe, backends/base.py): the runtime, its version,
-    the providers (execution providers, delegates) in use and the options it ran with; onnxruntime also lists
-    the providers available and its device, tflite the module it imported."""
-
-    NAME = "run reply.runtime"
-    OMIT_NONE = True
-    FIELDS = (Field("runtime", str), Field("version", str, None), Field("providers", list, [], of=str),
-              Field("options", dict, {}), Field("providers_available", list, None, of=str),
-              Field("device", str, None), Field("module", str, None),
-              Field("gpu", dict, None))  # the run's GPU when it named one: gpus.choose (index, name, uuid, bus)
-
-
 class OpsProfileReply(Record):
     """The per-op profile pass (opprof.py): `nodes` are [node name, op type, provider, total `unit` over the
     iterations (us when unit is None), calls]; `run_total_us` the profiled runs' own time; `op_counts` the graph's ops by type (a
@@ -348,52 +299,6 @@ class OpsProfileReply(Record):
     FIELDS = (Field("available", bool), Field("source", str, None), Field("reason", str, None),
               Field("iterations", int, 0), Field("unit", str, None), Field("nodes", list, [], of=list),
               Field("run_total_us", _NUM, None), Field("op_counts", dict, None), Field("providers", list, None, of=str))
-
-
-class PowerTrace(Record):
-    """Watts over time (seconds from the start of its window), downsampled (power.downsample)."""
-
-    NAME = "run reply.power.trace"
-    FIELDS = (Field("t_s", list, [], of=_NUM), Field("w", list, [], of=_NUM))
-
-
-class PowerSummary(Record):
-    """power.py's summary over exactly the timed window [t0_ns, t1_ns]: where it came from (source, rail, what
-    the total is and covers, how it was integrated), the sampling, mean/p95/idle/dynamic W, energy and the
-    derived figures, each rail's mean W (never summed onto the total), the traces, notes and warnings."""
-
-    NAME = "run reply.power"
-    FIELDS = (
-        Field("source", str, None), Field("rail", str, None), Field("total_kind", str, None),
-        Field("covers", str, None), Field("method", str, None), Field("rate_hz", _NUM, None),
-        Field("rate_hz_requested", _NUM, None), Field("window_s", _NUM, None), Field("t0_ns", int, None),
-        Field("t1_ns", int, None), Field("n_samples", int, None), Field("n_dropped_nonpositive", int, None),
-        Field("n_read_errors", int, None), Field("mean_w", _NUM, None), Field("p95_w", _NUM, None),
-        Field("idle_w", _NUM, None), Field("dynamic_w", _NUM, None), Field("energy_j", _NUM, None),
-        Field("energy_mj_per_inference", _NUM, None), Field("inferences_per_joule", _NUM, None),
-        Field("perf_per_watt", _NUM, None), Field("rails", dict, None),
-        Field("trace", dict, None, record=PowerTrace), Field("idle_trace", dict, None, record=PowerTrace),
-        Field("idle_note", str, None), Field("note", str, None), Field("warnings", list, [], of=str),
-    )
-
-
-class RunPhases(Record):
-    """Seconds each phase of the measurement took on the device (clock.now_ns around each phase function of
-    worker.run_measurement): the thermal snapshot before and the --cooldown wait (cooldown_s), the idle power
-    baseline, the load (backend import and model load; the reply's load_s is the model load alone), the extra
-    offline streams, the warm-up, the measure phase (the timed loop with the power window and memory/thermal
-    reads around it; the reply's window_s is the timed window alone), the outputs and the runtime's
-    description, the op profile and accuracy passes (None: not made), and `total_s` from the request's start
-    to the reply being built. `setup_s` (protocol 9): from the
-    request read off the agent's stdin to the measurement's start (parsing it, importing the measuring code,
-    a child started for it), inside total_s; None where the agent could not tell (protocol <= 8, or a run's
-    child handed no stamp of its request), whose total_s starts at the measurement's start."""
-
-    NAME = "run reply.phases"
-    FIELDS = (Field("cooldown_s", _NUM, 0.0), Field("idle_s", _NUM, 0.0), Field("load_s", _NUM, 0.0),
-              Field("streams_s", _NUM, 0.0), Field("warmup_s", _NUM, 0.0), Field("measure_s", _NUM, 0.0),
-              Field("outputs_s", _NUM, 0.0), Field("profile_s", _NUM, None), Field("accuracy_s", _NUM, None),
-              Field("total_s", _NUM, 0.0), Field("setup_s", _NUM, None))
 
 
 class RunReply(Record):
@@ -421,127 +326,6 @@ class RunReply(Record):
         Field("scenario", dict, None, record=ScenarioReply),  # None: an agent's single-stream loop
         Field("accuracy", dict, None, record=AccuracyReply),  # the accuracy pass (None: not asked)
         Field("phases", dict, None, record=RunPhases),  # seconds per phase (protocol 6; None: an older agent)
-    )
-
-
-# ------------------------------------------------------------------------------------------------ generate
-class GenerateRequest(Record):
-    """One generation measurement (protocol 11; genworker.py runs it in a child, generation/loop.py times it):
-    `runtime` one of vocab.GEN_RUNTIMES; `artifact.path` the model (an onnxruntime-genai folder or a GGUF file);
-    `precision` the artifact's label (f16, q4_0, int4, ...: recorded, not acted on); prompt_tokens, gen_tokens,
-    depth (tokens in the KV cache before the prompt, llama-bench -d), repetitions, warmup (one untimed prefill
-    and a 1-token decode first), seed (the random token ids). `threads` (the runtime's thread count; None: the
-    backend's default, which it states in its description), `use_mmap` and `extra_buffers` (llama.cpp only: a
-    runtime that has no such option refuses it with BAD_OPTION), `runtime_options` any other backend option
-    (llama.cpp: threads_batch, n_batch, n_ubatch). power, idle_s, cooldown_c and cooldown_timeout_s as the run
-    request has them; lease_token as a run's. Defaults: vocab.GEN_DEFAULTS and vocab.RUN_DEFAULTS."""
-
-    NAME = "generate"
-    FIELDS = (
-        Field("runtime", str),
-        Field("artifact", dict, record=ArtifactRef),
-        Field("precision", str, None),
-        Field("prompt_tokens", int, GEN_DEFAULTS["prompt_tokens"]),
-        Field("gen_tokens", int, GEN_DEFAULTS["gen_tokens"]),
-        Field("depth", int, GEN_DEFAULTS["depth"]),
-        Field("repetitions", int, GEN_DEFAULTS["repetitions"]),
-        Field("warmup", bool, GEN_DEFAULTS["warmup"]),
-        Field("seed", int, RUN_DEFAULTS["seed"]),
-        Field("threads", int, None),
-        Field("use_mmap", bool, None),
-        Field("extra_buffers", bool, None),
-        Field("runtime_options", dict, {}),
-        Field("power", dict, None, record=PowerConfig),
-        Field("idle_s", float, RUN_DEFAULTS["idle_s"]),
-        Field("cooldown_c", float, None),
-        Field("cooldown_timeout_s", float, RUN_DEFAULTS["cooldown_timeout_s"]),
-        Field("lease_token", str, None),
-    )
-
-
-class GenRepetition(Record):
-    """One timed repetition (loop.measure): the prompt's prefill (ns), every generated token's ns (packed, as a
-    run's samples: the first is the pick from the prefill's logits, each later one a decode step and its pick),
-    the untimed depth fill before it (0 without depth), the phase edges on the agent's clock (clock.now_ns: the
-    power readings' clock) and the generated ids (packed)."""
-
-    NAME = "generate reply.repetitions[]"
-    FIELDS = (Field("prefill_ns", int), Field("token_ns", list, of=int, packed=PACKED_INT64),
-              Field("depth_fill_ns", int, 0), Field("t_prefill_start_ns", int), Field("t_prefill_end_ns", int),
-              Field("t_first_token_end_ns", int), Field("t_end_ns", int),
-              Field("tokens", list, [], of=int, packed=PACKED_INT64))
-
-
-class GenWarmup(Record):
-    """The untimed warm-up before the repetitions: its prefill's ns and its tokens' ns (kept, never counted)."""
-
-    NAME = "generate reply.warmup"
-    FIELDS = (Field("prefill_ns", int), Field("token_ns", list, [], of=int))
-
-
-class GenMemory(Record):
-    """The measuring process's memory in bytes (procinfo: VmRSS before and after the load, VmHWM at the end) and
-    where the peak comes from (VmHWM reset just before the load, or since the process started)."""
-
-    NAME = "generate reply.memory"
-    FIELDS = (Field("rss_before_load_bytes", int, None), Field("rss_after_load_bytes", int, None),
-              Field("peak_rss_bytes", int, None), Field("peak_source", str, None))
-
-
-class KvCache(Record):
-    """The KV cache's size for the context the runtime allocated (generation/base.kv_cache_figures): bytes =
-    2 (keys, values) x layers x KV heads x head dim x n_ctx x bytes per element; `how` says where each figure was
-    read (onnxruntime-genai: its present.0.key buffer; llama.cpp: llama_n_ctx at its default f16)."""
-
-    NAME = "generate reply.kv_cache"
-    FIELDS = (Field("bytes", int), Field("per_token_bytes", int), Field("n_ctx", int), Field("dtype", str, None),
-              Field("bytes_per_element", int), Field("layers", int), Field("kv_heads", int), Field("head_dim", int),
-              Field("how", str))
-
-
-class PowerReadings(Record):
-    """Every power reading of the sampling window (power.PowerMonitor.readings): W at clock.now_ns times (packed),
-    the positive readings as the summary integrates them (a counter's: differences placed at their midpoints);
-    from before the first prefill to after the last token, so the host cuts each repetition's prefill and
-    decode windows from it (edgeprof/generative/stats.py windows_of, phase_energy)."""
-
-    NAME = "generate reply.power_readings"
-    FIELDS = (Field("t_ns", list, [], of=int, packed=PACKED_INT64), Field("w", list, [], of=_NUM),
-              Field("source", str, None), Field("method", str, None), Field("rate_hz", _NUM, None))
-
-
-class GenerateReply(Record):
-    """What a generation measurement sent back: raw figures only (the host's edgeprof/generative/stats.py makes
-    the statistics). `runtime` the backend's description (runtime, version; `options` as set: threads and where
-    they came from, n_ctx, batch, mmap, extra buffers, ...); `power` the power summary over the measured span
-    (the first repetition's prefill start to the last one's end: depth fills and the gaps between repetitions
-    inside it) and `power_readings` every reading, for the phase windows; `thermal` snapshots before and after;
-    `phases` seconds per phase (the warm-up is inside measure_s)."""
-
-    NAME = "generate reply"
-    FIELDS = (
-        Field("clock", str),
-        Field("warnings", list, [], record=RunWarning, many=True),
-        Field("runtime", dict, record=RuntimeInfo),
-        Field("precision", str, None),
-        Field("prompt_tokens", int),
-        Field("gen_tokens", int),
-        Field("depth", int),
-        Field("n_ctx", int),
-        Field("seed", int),
-        Field("sampling", str),
-        Field("ids", str),
-        Field("repetitions", list, record=GenRepetition, many=True),
-        Field("warmup", dict, None, record=GenWarmup),
-        Field("load_ns", int),
-        Field("memory", dict, record=GenMemory),
-        Field("kv_cache", dict, record=KvCache),
-        Field("power", dict, None, record=PowerSummary),
-        Field("power_readings", dict, None, record=PowerReadings),
-        Field("power_reason", str, None),
-        Field("thermal", dict, None, record=ThermalReply),
-        Field("phases", dict, None, record=RunPhases),
-        Field("finished_at_unix", _NUM),
     )
 
 
