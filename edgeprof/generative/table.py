@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from ..numfmt import fmt_value
 from ..records import Generation, Result
 
-__all__ = ["BenchRow", "bench_rows", "bench_rows_of", "bench_markdown", "generation_lines", "test_name"]
+__all__ = ["BenchRow", "bench_rows", "bench_rows_of", "bench_markdown", "generation_lines", "bench_test_name"]
 
 
 @dataclass(frozen=True)
@@ -43,7 +43,7 @@ class BenchRow:
         return f"{self.tps_mean:.2f}" + (f" ± {self.tps_std:.2f}" if self.tps_std is not None else "")
 
 
-def test_name(kind: str, tokens: int, depth: int) -> str:
+def bench_test_name(kind: str, tokens: int, depth: int) -> str:
     """llama-bench's test label: `pp512`, `tg128`, with ` @ d<depth>` when the KV cache held `depth` tokens."""
     return f"{kind}{tokens}" + (f" @ d{depth}" if depth else "")
 
@@ -52,10 +52,10 @@ def bench_rows(g: Generation, *, model: str, runtime: str | None = None, precisi
                threads: int | None = None) -> list[BenchRow]:
     """The pp row (prompt tokens/s) and, with more than one generated token, the tg row (decode tokens/s)."""
     rt = runtime or g.runtime or ""
-    rows = [BenchRow(model, rt, precision, threads, test_name("pp", g.prompt_tokens, g.depth), g.prefill_tps.mean,
+    rows = [BenchRow(model, rt, precision, threads, bench_test_name("pp", g.prompt_tokens, g.depth), g.prefill_tps.mean,
                      g.prefill_tps.std, g.prefill_tps.n)]
     if g.decode_tps is not None:
-        rows.append(BenchRow(model, rt, precision, threads, test_name("tg", g.tokens, g.depth), g.decode_tps.mean,
+        rows.append(BenchRow(model, rt, precision, threads, bench_test_name("tg", g.tokens, g.depth), g.decode_tps.mean,
                              g.decode_tps.std, g.decode_tps.n))
     return rows
 
