@@ -419,6 +419,7 @@ def test_goldens_render_in_report(golden_db: str, tmp_path: Path) -> None:
             g = raw["generation"]
             section = md.split("\n## Generation\n", 1)[1].split("\n## ", 1)[0]
             assert f"| tg{g['tokens']} |" in section and f"{g['decode_tps']['mean']:.2f} ± " in section
+            assert f"<td class=\"l\">tg{g['tokens']}</td>" in html and float(row["decode_tps"]) == g["decode_tps"]["mean"]
         elif raw["status"] == "ok":
             p99 = raw["latency_ms"]["p99"]
             assert float(row["p99_ms"]) == p99 and row["latency_source"] == "samples"
