@@ -3,6 +3,7 @@ is wrong, given before anything is waited for or loaded, and the agent serves on
 is in the gen lane: tests/gen/test_generate_op.py.)"""
 
 import json
+import os
 import subprocess
 import sys
 
@@ -12,11 +13,15 @@ from edgeprof_agent import PROTOCOL_VERSION
 from edgeprof_agent.generation import GEN_BACKENDS
 from edgeprof_agent.vocab import GEN_RUNTIMES
 
+AGENTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "agents")
+
 
 class Agent:
-    def __init__(self, workdir):
-        self.p = subprocess.Popen([sys.executable, "-m", "edgeprof_agent", "serve", "--workdir", str(workdir)],
-                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    def __init__(self, workdir, python=sys.executable):
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join([AGENTS, os.environ.get("PYTHONPATH", "")]))
+        self.p = subprocess.Popen([python, "-m", "edgeprof_agent", "serve", "--workdir", str(workdir)],
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                  env=env)
         self.next_id = 1
 
     def call(self, op, params=None):
@@ -75,3 +80,21 @@ def test_counts_and_options_are_checked_before_the_model_is_looked_for(agent, tm
     e = _error(agent, {"runtime": "onnxruntime-genai", "artifact": {"path": "nowhere"}})
     assert e["type"] == "load_failed" and "no model at" in e["message"] and e["message"].endswith("nowhere")
     assert agent.call("ping")["ok"]
+
+
+def test_the_op_is_served_under_python36(tmp_path):
+    """The generate op's messages and its refusals on the agent's oldest Python (pyenv's 3.6, where present)."""
+    from test_generation_loop import _python36
+
+    py36 = _python36()
+    if py36 is None:
+        pytest.skip("no Python 3.6 interpreter here")
+    a = Agent(tmp_path / "work36", python=py36)
+    assert a.call("hello", {"protocol": PROTOCOL_VERSION})["result"]["python"].startswith("3.6")
+    e = _error(a, {"runtime": "mlc", "artifact": {"path": "m"}})
+    assert e["type"] == "unknown_runtime"
+    e = _error(a, {"runtime": "llama.cpp", "artifact": {"path": "m"}, "gen_tokens": True})
+    assert e["type"] == "protocol" and "generate.gen_tokens: expected an integer, got boolean" in e["message"]
+    assert a.call("ping")["ok"]
+    a.p.stdin.close()
+    assert a.p.wait(10) == 0
