@@ -156,3 +156,30 @@ def test_onnxruntime_genai_refuses_llama_cpp_options_and_the_agent_serves_on(age
     assert not r["ok"] and r["error"]["type"] == "bad_option" and "use_mmap" in r["error"]["message"]
     assert agent.call("ping")["ok"]
     agent.close()
+
+
+def test_agentlink_generate_with_events_and_the_host_s_section(tmp_path, tiny_gguf):
+    """The host's side of the op: AgentLink.generate sends the typed request and reads the typed reply (the
+    per-token times packed), the progress events reach the caller, and generation_of gives the section with its
+    energy from the board tree's constant power."""
+    pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed (pip install 'edgeprof[llamacpp]')")
+    from edgeprof.agentlink import AgentLink
+    from edgeprof.records import Device
+    from edgeprof.transport.local import LocalTransport
+    from edgeprof_agent.messages import ArtifactRef, GenerateRequest, PowerConfig
+
+    board = tmp_path / "rpi4-ina219"
+    shutil.copytree(REPO / "tests" / "data" / "boards" / "rpi4-ina219", board, symlinks=True)
+    device = Device(name="pi4", kind="local", workdir=str(tmp_path / "wd"), python=sys.executable,
+                    sysfs_root=str(board))
+    events = []
+    req = GenerateRequest(runtime="llama.cpp", artifact=ArtifactRef(path=str(tiny_gguf("q4_0")), format="gguf"),
+                          precision="q4_0", prompt_tokens=16, gen_tokens=4, repetitions=2, threads=1,
+                          extra_buffers=False, power=PowerConfig(source="hwmon", rate_hz=100.0), idle_s=0.0)
+    with AgentLink.open(LocalTransport(), device, agent_cache=tmp_path / "ac") as link:
+        reply = link.generate(req, on_event=events.append, timeout=60.0, silence_by_phase={"measure": 60.0})
+    assert isinstance(reply, GenerateReply) and [len(r.token_ns) for r in reply.repetitions] == [4, 4]
+    assert [e.n for e in events if getattr(e, "phase", None) == "measure"] == [1, 2]
+    g = generation_of(reply)
+    assert g.energy is not None and g.energy.j_per_token == pytest.approx(
+        WATTS * g.energy.decode_s / (2 * 3), rel=1e-9)
