@@ -155,6 +155,15 @@ def test_onnxruntime_genai_refuses_llama_cpp_options_and_the_agent_serves_on(age
                                 "power": {"source": "none"}, "idle_s": 0.0})
     assert not r["ok"] and r["error"]["type"] == "bad_option" and "use_mmap" in r["error"]["message"]
     assert agent.call("ping")["ok"]
+    # the next generation goes to the standby child the agent forked after that one ended (children.py)
+    r = agent.call("generate", {"runtime": "onnxruntime-genai", "artifact": {"path": str(folder)},
+                                "prompt_tokens": 4, "gen_tokens": 2, "repetitions": 1, "threads": 1,
+                                "power": {"source": "none"}, "idle_s": 0.0})
+    assert r["ok"], r
+    reply = GenerateReply.from_dict(r["result"])
+    assert [len(x.token_ns) for x in reply.repetitions] == [2] and reply.power is None
+    assert reply.power_reason is not None and "power: {source: none}" in reply.power_reason
+    assert generation_of(reply).energy_reason == reply.power_reason
     agent.close()
 
 
