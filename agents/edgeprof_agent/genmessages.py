@@ -90,8 +90,9 @@ class KvCache(Record):
 
 
 class PowerReadings(Record):
-    """Every power reading of the sampling window (power.PowerMonitor.readings): W at clock.now_ns times (packed),
-    the positive readings as the summary integrates them (a counter's: differences placed at their midpoints);
+    """Every power reading of the sampling window (power.readings_of): W at clock.now_ns times (packed), the
+    positive readings as the summary integrates them (a counter's: each interval's power at its midpoint, the
+    first and last also held at the window's edges);
     from before the first prefill to after the last token, so the host cuts each repetition's prefill and
     decode windows from it (edgeprof/generative/stats.py windows_of, phase_energy)."""
 
