@@ -28,6 +28,7 @@ from .vocab import (  # noqa: F401  (re-exported: callers import them from here 
     DEFAULT_ALPHA,
     DEFAULT_MIN_EFFECT,
     EXTRA_METRICS,
+    GENERATION_METRICS,
     METRIC_BY_NAME,
     METRICS,
     ConfigIdentity,
@@ -114,6 +115,16 @@ def metric_values(r: Result) -> dict[str, float | None]:
                     "onset_s": num(su.onset_s) if su.onset_window is not None else num(su.duration_s),
                     "onset_temp_c": num(su.onset_temp_c), "steady_temp_c": num(su.steady_temp_c),
                     "steady_w": num(su.steady_w)})
+    g = r.generation
+    if g is not None:  # a generative model's run: the means over repetitions (vocab.GENERATION_METRICS)
+        e = g.energy
+        out.update({"decode_tps": num(g.decode_tps.mean) if g.decode_tps else None,
+                    "prefill_tps": num(g.prefill_tps.mean), "ttft_ms": num(g.ttft_ms.mean),
+                    "tpot_ms": num(g.tpot_ms.mean) if g.tpot_ms else None,
+                    "itl_p99_ms": num(g.itl_ms.p99) if g.itl_ms else None,
+                    "j_per_token": num(e.j_per_token) if e else None,
+                    "j_per_prompt_token": num(e.j_per_prompt_token) if e else None,
+                    "tokens_per_j": num(e.tokens_per_j) if e else None})
     acc = r.accuracy
     if acc is not None:  # the first expected output's errors stand for the error metrics
         first = acc.errors[0] if acc.errors else None
@@ -127,6 +138,7 @@ def metric_values(r: Result) -> dict[str, float | None]:
 _LATENCY_STAT = {"p50_ms": "p50", "p90_ms": "p90", "p95_ms": "p95", "p97_ms": "p97", "p99_ms": "p99",
                  "p999_ms": "p999", "mean_ms": "mean", "max_ms": "max", "throughput_ips": "throughput_ips"}
 _POWER_METRICS = ("mean_w", "p95_w", "mj_per_inference", "inferences_per_joule", "gflops_per_watt")
+_GEN_ENERGY = ("j_per_token", "j_per_prompt_token", "tokens_per_j")
 
 
 def absent_reason(r: Result, metric: str) -> str | None:
@@ -137,6 +149,10 @@ def absent_reason(r: Result, metric: str) -> str | None:
         return lat.absent_reason(_LATENCY_STAT[metric])
     if metric in _POWER_METRICS and r.power is None:
         return r.null_reasons.power
+    if metric in _GEN_ENERGY and r.generation is not None and r.generation.energy is None:
+        return r.generation.energy_reason
+    if metric in GENERATION_METRICS and r.generation is None:
+        return "not a generative model's run"
     return None
 
 
@@ -271,7 +287,8 @@ def compare_results(base: Result, new: Result, *, metrics: Sequence[str] | None 
     bv, nv = metric_values(base), metric_values(new)
     out = []
     default = [m.name for m in METRICS] + [  # a load scenario's and an accuracy pass's metrics, when both have them
-        m.name for m in EXTRA_METRICS if m.group in ("scenario", "accuracy", "sustained") or m.name in SCENARIO_ENERGY
+        m.name for m in EXTRA_METRICS
+        if m.group in ("scenario", "accuracy", "sustained", "generation") or m.name in SCENARIO_ENERGY
         if bv.get(m.name) is not None and nv.get(m.name) is not None]
     other_data = accuracy_data_differ(base, new)
     for name in metrics or default:

@@ -44,7 +44,7 @@ __all__ = [
     "PROGRESS_S",
     "SCENARIOS", "SCHEDULED_SCENARIOS", "SINGLE_STREAM", "SCENARIO_DEFAULTS", "scenario_label",
     "Metric", "METRICS", "EXTRA_METRICS", "METRIC_BY_NAME", "CHECKED_METRICS", "SUSTAINED_METRICS",
-    "CHECKED_SUSTAINED", "DEFAULT_MIN_EFFECT", "parse_duration", "fmt_duration",
+    "CHECKED_SUSTAINED", "GENERATION_METRICS", "CHECKED_GENERATION", "DEFAULT_MIN_EFFECT", "parse_duration", "fmt_duration",
     "DEFAULT_ALPHA", "Setting", "SETTINGS", "RunSettings", "settings_kwargs", "SweepPolicy", "POLICY",
     "SWEEP_SETTINGS", "MAX_BACKOFF_S", "SERVER_MIN_QUERIES", "MAX_RATE_QPS",
     "MAX_SCHEDULE_S", "MAX_STREAMS", "MAX_COOLDOWN_C", "POWER_RATE_MAX_HZ", "MAX_RUN_S", "MIN_OPSET", "MAX_OPSET",
@@ -130,12 +130,30 @@ EXTRA_METRICS: tuple[Metric, ...] = (
     Metric("onset_temp_c", "temperature at the throttling onset", "°C", "higher", False, "sustained", min_abs=1.0),
     Metric("steady_temp_c", "steady-state temperature", "°C", "lower", False, "sustained", min_abs=1.0),
     Metric("steady_w", "steady-state power", "W", "lower", False, "sustained", min_abs=0.05, effect_scale=2.0),
+    # generative models (records.Generation; docs/generative.md): only a generation result has them. Each is the
+    # mean over repetitions (Generation's Spread); no Mann-Whitney test (the result's samples_ms are not these)
+    Metric("decode_tps", "decode tokens per second (tokens after the first)", "tokens/s", "higher", False,
+           "generation"),
+    Metric("prefill_tps", "prompt tokens per second (prefill)", "tokens/s", "higher", False, "generation"),
+    Metric("ttft_ms", "time to first token (prefill + first pick; load excluded)", "ms", "lower", False,
+           "generation"),
+    Metric("tpot_ms", "time per output token after the first", "ms", "lower", False, "generation"),
+    Metric("itl_p99_ms", "p99 inter-token latency (pooled)", "ms", "lower", False, "generation", effect_scale=4.0),
+    Metric("j_per_token", "energy per generated token (decode phase)", "J", "lower", False, "generation",
+           effect_scale=2.0),
+    Metric("j_per_prompt_token", "energy per prompt token (prefill phase)", "J", "lower", False, "generation",
+           effect_scale=2.0),
+    Metric("tokens_per_j", "generated tokens per joule (decode phase)", "tokens/J", "higher", False, "generation",
+           effect_scale=2.0),
 )
 METRIC_BY_NAME: dict[str, Metric] = {m.name: m for m in METRICS + EXTRA_METRICS}
 CHECKED_METRICS = ("p50_ms", "p90_ms", "p99_ms", "throughput_ips", "peak_rss_mb", "mj_per_inference")
 SUSTAINED_METRICS = tuple(m.name for m in EXTRA_METRICS if m.group == "sustained")
 # what `check` follows night to night on a sustained cell besides CHECKED_METRICS (when --metric is not given)
 CHECKED_SUSTAINED = ("sustained_ratio", "steady_p50_ms", "steady_p99_ms")
+GENERATION_METRICS = tuple(m.name for m in EXTRA_METRICS if m.group == "generation")
+# what `check` follows on a generation cell besides CHECKED_METRICS (when --metric is not given)
+CHECKED_GENERATION = ("decode_tps", "ttft_ms", "j_per_token")
 
 
 # -- run settings ------------------------------------------------------------------------------------------------

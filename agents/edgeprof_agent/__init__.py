@@ -55,4 +55,12 @@ AGENT_VERSION = "0.1.0"
 #     instead of 10.7), and run reply.scenario.scheduled_ns and issued_ns are packed too. The host still reads
 #     protocol 9's {dtype, b64} and plain lists. A sustained run no longer stops at run.max_queries: its duration
 #     rules.
-PROTOCOL_VERSION = 10
+# 11 — generative models (issue 36): a new op `generate` (messages.GenerateRequest: runtime onnxruntime-genai or
+#     llama.cpp, the model artifact (a folder or a file), precision label, prompt_tokens, gen_tokens, depth,
+#     repetitions, warmup, seed, threads, use_mmap, extra_buffers, runtime_options, and power / idle_s / cooldown as
+#     a run has them), measured in a child as a run is (genworker.py, generation/loop.py), and its reply
+#     (GenerateReply: per repetition the prefill's ns, every token's ns packed, the phase edges on the agent's
+#     clock; load ns, memory, the KV cache's size, the runtime's description, the power summary and every power
+#     reading on the same clock (PowerReadings, the times packed), thermal snapshots, phases). An agent of
+#     version 10 knows no `generate` op; the version says so first.
+PROTOCOL_VERSION = 11

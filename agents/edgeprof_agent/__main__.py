@@ -1,9 +1,9 @@
 """Agent entry point: `python3 agent-<sha>.pyz serve --workdir DIR [--sysfs-root /]`.
 
-Owns: the request loop (hello first, then facts / run / ping / lease / renew / release / shutdown), turning
-failures into error replies, confining the agent to its workdir (it chdirs there; everything it writes
-goes there). Each run is measured in a child process of its own (children.py), so one agent serves a whole
-sweep on a board. The device lease itself is lease.py.
+Owns: the request loop (hello first, then facts / run / generate / ping / lease / renew / release / shutdown),
+turning failures into error replies, confining the agent to its workdir (it chdirs there; everything it writes
+goes there). Each run and each generation is measured in a child process of its own (children.py), so one agent
+serves a whole sweep on a board. The device lease itself is lease.py.
 """
 
 import argparse
@@ -152,10 +152,10 @@ def _serve(runs, workdir, root, tools, state):
         elif op == "shutdown":
             if _respond(rid, workdir, _shutdown, params):
                 return 0
-        elif op == "run":
+        elif op in ("run", "generate"):  # measured in a child (children.py)
             req = []  # the parsed request, once it parses (else its error reply is written)
-            if _respond(rid, workdir, lambda: req.append(_parse("run", params)), quiet=True):
-                runs.run(rid, req[0], params)
+            if _respond(rid, workdir, lambda: req.append(_parse(op, params)), quiet=True):
+                runs.run(rid, req[0], params, op)
         else:
             _respond(rid, workdir, _answer_raw, op, params, workdir, root, tools, state)
 

@@ -16,7 +16,9 @@ Owns (`Runs`):
   of its own: the host tells the user what the child did (agentlink/session.py);
 - every child dies with the serving process (prctl PR_SET_PDEATHSIG): an agent killed from outside or stopped
   by the host never leaves a measurement running on the board.
-Does not own: the request loop and the replies (__main__.py), the measurement (worker.py), the lease (lease.py).
+Runs of both measuring ops go through it: `run` (worker.py) and `generate` (genworker.py, protocol 11).
+Does not own: the request loop and the replies (__main__.py), the measurements (worker.py, genworker.py), the lease
+(lease.py).
 """
 
 import errno
@@ -44,8 +46,9 @@ class Runs(object):
         self.state = state
         self.standby = None  # (pid, the pipe's write end) of the child waiting for the next run
 
-    def run(self, rid, req, params):
-        """Measure `req` (its raw `params` go to a standby child) in a child; return once it ended."""
+    def run(self, rid, req, params, op="run"):
+        """Measure `req` (its raw `params` go to a standby child) in a child; return once it ended. `op`: "run"
+        (worker.run_measurement) or "generate" (genworker.run_generate, protocol 11)."""
         from .lease import RunGuard
         from .protocol import OpError, received_ns
 
@@ -57,10 +60,10 @@ class Runs(object):
             self.respond(rid, _raise, e)
             return
         try:
-            pid = self._hand_to_standby(rid, params, received) if req.runtime != "null" else None
+            pid = self._hand_to_standby(rid, op, params, received) if req.runtime != "null" else None
             if pid is None:
                 self.close()
-                pid = self._fork(self._measure, rid, req, received)
+                pid = self._fork(self._measure, rid, op, req, received)
             status = _wait_child(pid)
         finally:
             guard.__exit__(None, None, None)
@@ -106,10 +109,8 @@ class Runs(object):
             finally:
                 os._exit(code)
 
-    def _measure(self, rid, req, received):
-        from .worker import run_measurement
-
-        self.respond(rid, run_measurement, req, self.workdir, self.root, self.tools, received)
+    def _measure(self, rid, op, req, received):
+        self.respond(rid, _measurer(op), req, self.workdir, self.root, self.tools, received)
 
     def _start_standby(self):
         try:
@@ -127,7 +128,7 @@ class Runs(object):
 
     def _standby_main(self, r, w):
         from . import memory, procinfo, worker
-        from .messages import RunRequest
+        from .messages import OPS
 
         _close(w)
         worker.BASELINE = (procinfo.rss_mb(), memory.baseline_note() + STANDBY_NOTE)
@@ -140,10 +141,11 @@ class Runs(object):
         if not line:
             return  # the serving process ended the standby
         msg = json.loads(line)
-        self.respond(msg["id"], lambda: worker.run_measurement(RunRequest.from_dict(msg["params"]), self.workdir,
-                                                               self.root, self.tools, msg["received"]))
+        op = msg["op"]
+        self.respond(msg["id"], lambda: _measurer(op)(OPS[op][0].from_dict(msg["params"]), self.workdir,
+                                                     self.root, self.tools, msg["received"]))
 
-    def _hand_to_standby(self, rid, params, received):
+    def _hand_to_standby(self, rid, op, params, received):
         """The standby's pid once it has the run, or None (none, or it died)."""
         standby, self.standby = self.standby, None
         if standby is None:
@@ -157,7 +159,8 @@ class Runs(object):
             _close(fd)
             return None
         try:
-            os.write(fd, (json.dumps({"id": rid, "params": params, "received": received}) + "\n").encode("utf-8"))
+            os.write(fd, (json.dumps({"id": rid, "op": op, "params": params, "received": received}) + "\n").encode(
+                "utf-8"))
         except OSError:
             _close(fd)
             _signal(pid, signal.SIGKILL)
@@ -186,6 +189,16 @@ class Runs(object):
             pass
         os.kill(os.getpid(), sig)
         os._exit(128 + sig)  # a signal this process cannot die of (ignored before): the shell's convention
+
+
+def _measurer(op):
+    """The function that measures a request of `op`: worker.run_measurement for run, genworker.run_generate
+    for generate (imported in the child that measures)."""
+    if op == "generate":
+        from .genworker import run_generate
+        return run_generate
+    from .worker import run_measurement
+    return run_measurement
 
 
 def _die_with(parent):

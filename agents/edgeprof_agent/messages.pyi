@@ -97,12 +97,6 @@ class Facts(Record):
     def runtime(self, module: str) -> RuntimeFact | None: ...
     def power_source_facts(self) -> list[PowerSourceFact]: ...
 
-class ArtifactRef(Record):
-    path: str | None
-    format: str | None
-    sha256: str | None
-    def __init__(self, *, path: str | None = ..., format: str | None = ..., sha256: str | None = ...) -> None: ...
-
 class InputSpec(Record):
     name: str
     shape: list[int]
@@ -135,19 +129,6 @@ class AccuracySpec(Record):
     expected: list[int]
     def __init__(self, *, data: ArtifactRef, samples: int, inputs: list[str], per_inference: int = ..., stacked: bool = ..., topk_output: int | None = ..., k: int = ..., expected: list[int] = ...) -> None: ...
 
-class PowerConfig(Record):
-    source: str | None
-    rail: str | None
-    rate_hz: float | None
-    command: str | None
-    unit: str | None
-    covers: str | None
-    device: int | None
-    interval_s: float | None
-    hwmon: str | None
-    timeout_s: float | None
-    def __init__(self, *, source: str | None = ..., rail: str | None = ..., rate_hz: float | None = ..., command: str | None = ..., unit: str | None = ..., covers: str | None = ..., device: int | None = ..., interval_s: float | None = ..., hwmon: str | None = ..., timeout_s: float | None = ...) -> None: ...
-
 class RunRequest(Record):
     runtime: str
     artifact: ArtifactRef | None
@@ -173,11 +154,6 @@ class RunRequest(Record):
     accuracy: AccuracySpec | None
     gpu: int | None
     def __init__(self, *, runtime: str, artifact: ArtifactRef | None = ..., inputs: list[InputSpec] = ..., input_data: ArtifactRef | None = ..., seed: int = ..., batch: int = ..., threads: int | None = ..., runtime_options: dict[str, Any] = ..., warmup_s: float = ..., min_duration_s: float = ..., min_queries: int = ..., max_queries: int | None = ..., power: PowerConfig | None = ..., idle_s: float = ..., cooldown_c: float | None = ..., cooldown_timeout_s: float = ..., return_outputs: bool | str = ..., profile_ops: bool = ..., profile_iterations: int = ..., lease_token: str | None = ..., scenario: ScenarioSpec | None = ..., accuracy: AccuracySpec | None = ..., gpu: int | None = ...) -> None: ...
-
-class RunWarning(Record):
-    code: str
-    message: str
-    def __init__(self, *, code: str, message: str) -> None: ...
 
 class Warmup(Record):
     iterations: int
@@ -284,17 +260,6 @@ class AccuracyReply(Record):
     error: str | None
     def __init__(self, *, samples: int = ..., inferences: int = ..., padded: int = ..., duration_s: float = ..., classes: int | None = ..., topk: list[list[Any]] = ..., errors: list[OutputErrors] = ..., nonfinite: int = ..., error: str | None = ...) -> None: ...
 
-class RuntimeInfo(Record):
-    runtime: str
-    version: str | None
-    providers: list[str]
-    options: dict[str, Any]
-    providers_available: list[str] | None
-    device: str | None
-    module: str | None
-    gpu: dict[str, Any] | None
-    def __init__(self, *, runtime: str, version: str | None = ..., providers: list[str] = ..., options: dict[str, Any] = ..., providers_available: list[str] | None = ..., device: str | None = ..., module: str | None = ..., gpu: dict[str, Any] | None = ...) -> None: ...
-
 class OpsProfileReply(Record):
     available: bool
     source: str | None
@@ -306,55 +271,6 @@ class OpsProfileReply(Record):
     op_counts: dict[str, Any] | None
     providers: list[str] | None
     def __init__(self, *, available: bool, source: str | None = ..., reason: str | None = ..., iterations: int = ..., unit: str | None = ..., nodes: list[list[Any]] = ..., run_total_us: float | None = ..., op_counts: dict[str, Any] | None = ..., providers: list[str] | None = ...) -> None: ...
-
-class PowerTrace(Record):
-    t_s: list[int | float]
-    w: list[int | float]
-    def __init__(self, *, t_s: list[int | float] = ..., w: list[int | float] = ...) -> None: ...
-
-class PowerSummary(Record):
-    source: str | None
-    rail: str | None
-    total_kind: str | None
-    covers: str | None
-    method: str | None
-    rate_hz: float | None
-    rate_hz_requested: float | None
-    window_s: float | None
-    t0_ns: int | None
-    t1_ns: int | None
-    n_samples: int | None
-    n_dropped_nonpositive: int | None
-    n_read_errors: int | None
-    mean_w: float | None
-    p95_w: float | None
-    idle_w: float | None
-    dynamic_w: float | None
-    energy_j: float | None
-    energy_mj_per_inference: float | None
-    inferences_per_joule: float | None
-    perf_per_watt: float | None
-    rails: dict[str, Any] | None
-    trace: PowerTrace | None
-    idle_trace: PowerTrace | None
-    idle_note: str | None
-    note: str | None
-    warnings: list[str]
-    def __init__(self, *, source: str | None = ..., rail: str | None = ..., total_kind: str | None = ..., covers: str | None = ..., method: str | None = ..., rate_hz: float | None = ..., rate_hz_requested: float | None = ..., window_s: float | None = ..., t0_ns: int | None = ..., t1_ns: int | None = ..., n_samples: int | None = ..., n_dropped_nonpositive: int | None = ..., n_read_errors: int | None = ..., mean_w: float | None = ..., p95_w: float | None = ..., idle_w: float | None = ..., dynamic_w: float | None = ..., energy_j: float | None = ..., energy_mj_per_inference: float | None = ..., inferences_per_joule: float | None = ..., perf_per_watt: float | None = ..., rails: dict[str, Any] | None = ..., trace: PowerTrace | None = ..., idle_trace: PowerTrace | None = ..., idle_note: str | None = ..., note: str | None = ..., warnings: list[str] = ...) -> None: ...
-
-class RunPhases(Record):
-    cooldown_s: float
-    idle_s: float
-    load_s: float
-    streams_s: float
-    warmup_s: float
-    measure_s: float
-    outputs_s: float
-    profile_s: float | None
-    accuracy_s: float | None
-    total_s: float
-    setup_s: float | None
-    def __init__(self, *, cooldown_s: float = ..., idle_s: float = ..., load_s: float = ..., streams_s: float = ..., warmup_s: float = ..., measure_s: float = ..., outputs_s: float = ..., profile_s: float | None = ..., accuracy_s: float | None = ..., total_s: float = ..., setup_s: float | None = ...) -> None: ...
 
 class RunReply(Record):
     clock: str
@@ -479,6 +395,179 @@ class LogEvent(Record):
     message: str
     level: str | None
     def __init__(self, *, event: str, message: str, level: str | None = ...) -> None: ...
+
+class GenerateRequest(Record):
+    runtime: str
+    artifact: ArtifactRef
+    precision: str | None
+    prompt_tokens: int
+    gen_tokens: int
+    depth: int
+    repetitions: int
+    warmup: bool
+    seed: int
+    threads: int | None
+    use_mmap: bool | None
+    extra_buffers: bool | None
+    runtime_options: dict[str, Any]
+    power: PowerConfig | None
+    idle_s: float
+    cooldown_c: float | None
+    cooldown_timeout_s: float
+    lease_token: str | None
+    def __init__(self, *, runtime: str, artifact: ArtifactRef, precision: str | None = ..., prompt_tokens: int = ..., gen_tokens: int = ..., depth: int = ..., repetitions: int = ..., warmup: bool = ..., seed: int = ..., threads: int | None = ..., use_mmap: bool | None = ..., extra_buffers: bool | None = ..., runtime_options: dict[str, Any] = ..., power: PowerConfig | None = ..., idle_s: float = ..., cooldown_c: float | None = ..., cooldown_timeout_s: float = ..., lease_token: str | None = ...) -> None: ...
+
+class GenRepetition(Record):
+    prefill_ns: int
+    token_ns: list[int]
+    depth_fill_ns: int
+    t_prefill_start_ns: int
+    t_prefill_end_ns: int
+    t_first_token_end_ns: int
+    t_end_ns: int
+    tokens: list[int]
+    def __init__(self, *, prefill_ns: int, token_ns: list[int], depth_fill_ns: int = ..., t_prefill_start_ns: int, t_prefill_end_ns: int, t_first_token_end_ns: int, t_end_ns: int, tokens: list[int] = ...) -> None: ...
+
+class GenWarmup(Record):
+    prefill_ns: int
+    token_ns: list[int]
+    def __init__(self, *, prefill_ns: int, token_ns: list[int] = ...) -> None: ...
+
+class GenMemory(Record):
+    rss_before_load_bytes: int | None
+    rss_after_load_bytes: int | None
+    peak_rss_bytes: int | None
+    peak_source: str | None
+    def __init__(self, *, rss_before_load_bytes: int | None = ..., rss_after_load_bytes: int | None = ..., peak_rss_bytes: int | None = ..., peak_source: str | None = ...) -> None: ...
+
+class KvCache(Record):
+    bytes: int
+    per_token_bytes: int
+    n_ctx: int
+    dtype: str | None
+    bytes_per_element: int
+    layers: int
+    kv_heads: int
+    head_dim: int
+    how: str
+    def __init__(self, *, bytes: int, per_token_bytes: int, n_ctx: int, dtype: str | None = ..., bytes_per_element: int, layers: int, kv_heads: int, head_dim: int, how: str) -> None: ...
+
+class PowerReadings(Record):
+    t_ns: list[int]
+    w: list[int | float]
+    source: str | None
+    method: str | None
+    rate_hz: float | None
+    def __init__(self, *, t_ns: list[int] = ..., w: list[int | float] = ..., source: str | None = ..., method: str | None = ..., rate_hz: float | None = ...) -> None: ...
+
+class GenerateReply(Record):
+    clock: str
+    warnings: list[RunWarning]
+    runtime: RuntimeInfo
+    precision: str | None
+    prompt_tokens: int
+    gen_tokens: int
+    depth: int
+    n_ctx: int
+    seed: int
+    sampling: str
+    ids: str
+    repetitions: list[GenRepetition]
+    warmup: GenWarmup | None
+    load_ns: int
+    memory: GenMemory
+    kv_cache: KvCache
+    power: PowerSummary | None
+    power_readings: PowerReadings | None
+    power_reason: str | None
+    thermal: ThermalReply | None
+    phases: RunPhases | None
+    finished_at_unix: float
+    def __init__(self, *, clock: str, warnings: list[RunWarning] = ..., runtime: RuntimeInfo, precision: str | None = ..., prompt_tokens: int, gen_tokens: int, depth: int, n_ctx: int, seed: int, sampling: str, ids: str, repetitions: list[GenRepetition], warmup: GenWarmup | None = ..., load_ns: int, memory: GenMemory, kv_cache: KvCache, power: PowerSummary | None = ..., power_readings: PowerReadings | None = ..., power_reason: str | None = ..., thermal: ThermalReply | None = ..., phases: RunPhases | None = ..., finished_at_unix: float) -> None: ...
+
+class ArtifactRef(Record):
+    path: str | None
+    format: str | None
+    sha256: str | None
+    def __init__(self, *, path: str | None = ..., format: str | None = ..., sha256: str | None = ...) -> None: ...
+
+class PowerConfig(Record):
+    source: str | None
+    rail: str | None
+    rate_hz: float | None
+    command: str | None
+    unit: str | None
+    covers: str | None
+    device: int | None
+    interval_s: float | None
+    hwmon: str | None
+    timeout_s: float | None
+    def __init__(self, *, source: str | None = ..., rail: str | None = ..., rate_hz: float | None = ..., command: str | None = ..., unit: str | None = ..., covers: str | None = ..., device: int | None = ..., interval_s: float | None = ..., hwmon: str | None = ..., timeout_s: float | None = ...) -> None: ...
+
+class RunWarning(Record):
+    code: str
+    message: str
+    def __init__(self, *, code: str, message: str) -> None: ...
+
+class RuntimeInfo(Record):
+    runtime: str
+    version: str | None
+    providers: list[str]
+    options: dict[str, Any]
+    providers_available: list[str] | None
+    device: str | None
+    module: str | None
+    gpu: dict[str, Any] | None
+    def __init__(self, *, runtime: str, version: str | None = ..., providers: list[str] = ..., options: dict[str, Any] = ..., providers_available: list[str] | None = ..., device: str | None = ..., module: str | None = ..., gpu: dict[str, Any] | None = ...) -> None: ...
+
+class PowerTrace(Record):
+    t_s: list[int | float]
+    w: list[int | float]
+    def __init__(self, *, t_s: list[int | float] = ..., w: list[int | float] = ...) -> None: ...
+
+class PowerSummary(Record):
+    source: str | None
+    rail: str | None
+    total_kind: str | None
+    covers: str | None
+    method: str | None
+    rate_hz: float | None
+    rate_hz_requested: float | None
+    window_s: float | None
+    t0_ns: int | None
+    t1_ns: int | None
+    n_samples: int | None
+    n_dropped_nonpositive: int | None
+    n_read_errors: int | None
+    mean_w: float | None
+    p95_w: float | None
+    idle_w: float | None
+    dynamic_w: float | None
+    energy_j: float | None
+    energy_mj_per_inference: float | None
+    inferences_per_joule: float | None
+    perf_per_watt: float | None
+    rails: dict[str, Any] | None
+    trace: PowerTrace | None
+    idle_trace: PowerTrace | None
+    idle_note: str | None
+    note: str | None
+    warnings: list[str]
+    def __init__(self, *, source: str | None = ..., rail: str | None = ..., total_kind: str | None = ..., covers: str | None = ..., method: str | None = ..., rate_hz: float | None = ..., rate_hz_requested: float | None = ..., window_s: float | None = ..., t0_ns: int | None = ..., t1_ns: int | None = ..., n_samples: int | None = ..., n_dropped_nonpositive: int | None = ..., n_read_errors: int | None = ..., mean_w: float | None = ..., p95_w: float | None = ..., idle_w: float | None = ..., dynamic_w: float | None = ..., energy_j: float | None = ..., energy_mj_per_inference: float | None = ..., inferences_per_joule: float | None = ..., perf_per_watt: float | None = ..., rails: dict[str, Any] | None = ..., trace: PowerTrace | None = ..., idle_trace: PowerTrace | None = ..., idle_note: str | None = ..., note: str | None = ..., warnings: list[str] = ...) -> None: ...
+
+class RunPhases(Record):
+    cooldown_s: float
+    idle_s: float
+    load_s: float
+    streams_s: float
+    warmup_s: float
+    measure_s: float
+    outputs_s: float
+    profile_s: float | None
+    accuracy_s: float | None
+    total_s: float
+    setup_s: float | None
+    def __init__(self, *, cooldown_s: float = ..., idle_s: float = ..., load_s: float = ..., streams_s: float = ..., warmup_s: float = ..., measure_s: float = ..., outputs_s: float = ..., profile_s: float | None = ..., accuracy_s: float | None = ..., total_s: float = ..., setup_s: float | None = ...) -> None: ...
 
 class ThermalZone(Record):
     type: str

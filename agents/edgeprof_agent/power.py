@@ -190,6 +190,22 @@ def _power_series(samples, method):
     return ts, ws, dropped
 
 
+def readings_of(samples, method):
+    """(t_ns, W) of raw sampler samples, spanning the sampling window: the positive power readings as summary()
+    integrates them (a trapezoid source's readings; a counter's instantaneous readings where it has them). A
+    counter without them gives the power of each interval between consecutive values at the interval's midpoint;
+    the first and the last of those are also held at the first and the last sample's time, so the readings span
+    the window the counter covers (a window that reaches the sampling's edges is not left uncovered by half an
+    interval; over equally spaced samples the trapezoid of these points is the counter's energy exactly)."""
+    ts, ws, _dropped = _power_series(samples, method)
+    if method != "trapezoid" and ts and samples[0][3] is None:
+        if samples[0][0] < ts[0]:
+            ts, ws = [samples[0][0]] + ts, [ws[0]] + ws
+        if samples[-1][0] > ts[-1]:
+            ts, ws = ts + [samples[-1][0]], ws + [ws[-1]]
+    return ts, ws
+
+
 def _quantized_counter_j(samples, p_ts, p_ws, t0, t1):
     """Energy of a counter that only updates every 20-100 ms (NVML), with power readings beside it.
 
@@ -398,6 +414,13 @@ class PowerMonitor(object):
             return
         self.sampler.stop()
         self.sampler.tick()
+
+    def readings(self):
+        """(t_ns, W) lists of the last sampling window (start() .. stop()): readings_of its samples. Raw: no
+        downsampling, so a caller can cut windows of its own from them (a generation's prefill and decode)."""
+        if not self.available:
+            return [], []
+        return readings_of(list(self.sampler.samples), self.probe.method)
 
     def close(self):
         if self.sampler is not None:

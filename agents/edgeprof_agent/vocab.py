@@ -21,6 +21,16 @@ SCENARIO_DEFAULTS = {
 
 # runtimes a run can ask for (one backend module each, backends/__init__.py)
 RUNTIMES = ("onnxruntime", "tflite", "tensorrt", "null")
+# runtimes a generation request can ask for (one backend module each, generation/__init__.py GEN_BACKENDS)
+GEN_RUNTIMES = ("onnxruntime-genai", "llama.cpp")
+# a generation request's defaults (protocol 11): llama-bench's pp512 / tg128, -r 5, -d 0, one warm-up
+GEN_DEFAULTS = {
+    "prompt_tokens": 512,
+    "gen_tokens": 128,
+    "depth": 0,
+    "repetitions": 5,
+    "warmup": True,
+}
 # numeric precisions an artifact can be prepared in
 PRECISIONS = ("fp32", "fp16", "int8")
 # devices.yaml `power: {source: ...}` values (power.py implements each; "auto" tries AUTO_ORDER, "none" is off)

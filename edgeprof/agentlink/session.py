@@ -1,6 +1,7 @@
 """A started, greeted agent on one device (AgentLink): starting it, the version handshake, and JSON-lines calls
 with progress events, each bounded by a silence timeout and by a deadline that events do not postpone (a run's
-from its settings, run/limits.run_deadline; any other request's twice its timeout).
+from its settings, run/limits.run_deadline; a generation's as its caller gives it; any other request's twice its
+timeout).
 Every request, reply, error and event is a record of edgeprof_agent.messages (the agent imports the same ones):
 a reply that does not match its record is a one-line AgentProtocolError naming the field, and an agent error
 is mapped to an exception class by its kind (vocab.ErrorKind), never by its text; the error's declared fields
@@ -27,6 +28,8 @@ from edgeprof_agent.messages import (
     ErrorReply,
     Facts,
     FactsRequest,
+    GenerateReply,
+    GenerateRequest,
     HelloReply,
     HelloRequest,
     LogEvent,
@@ -61,6 +64,7 @@ from .failures import _CRASH_SIGNALS, _FATAL_RE, check_samples, crash_signal
 from .push import _SHA_RE, _upload, ensure_workdir
 
 PROTOCOL_VERSION = edgeprof_agent.PROTOCOL_VERSION
+MEASURING_OPS = ("run", "generate")  # the ops whose requests name a runtime and whose agent sends progress
 Event = ProgressEvent | LogEvent
 EventSink = Callable[[Event], None]  # typed events (request/run); call() hands dicts to its own sink
 _R = TypeVar("_R", bound=Record)
@@ -187,6 +191,16 @@ class AgentLink:
             check_samples(raw["samples_ns"], self.device.name)  # NaN / negative: the reason, not a type error
         return self._reply(RunReply, raw)
 
+    def generate(self, req: GenerateRequest, *, on_event: EventSink | None = None, timeout: float | None = 120.0,
+                 silence_by_phase: Mapping[str, float] | None = None,
+                 deadline: RunDeadline | None = None) -> GenerateReply:
+        """A generation measurement (protocol 11): as run(), `timeout` the longest silence before the first
+        progress event, then `silence_by_phase[phase]`; the agent says nothing while a repetition runs (events:
+        idle, load, warmup, measure after each repetition), so a phase's silence must cover one repetition.
+        `deadline` bounds the whole measurement (None: no bound beyond the silences)."""
+        raw = self._exchange("generate", req.to_dict(), on_event, timeout, silence_by_phase, deadline)
+        return self._reply(GenerateReply, raw)
+
     def call(self, op: str, params: dict[str, Any] | None = None, *,
              on_event: Callable[[dict[str, Any]], None] | None = None,
              timeout: float | None = 120.0) -> dict[str, Any]:
@@ -219,9 +233,9 @@ class AgentLink:
         started = last_line = time.monotonic()
         lines = 0
         window_start, window_lines = started, 0
-        if deadline is None and op != "run" and timeout is not None:
-            # only a run sends progress: any other request is bounded whole (twice its silence timeout, so an
-            # agent that merely falls silent is still called silent), whatever arrives meanwhile
+        if deadline is None and op not in MEASURING_OPS and timeout is not None:
+            # only a run and a generation send progress: any other request is bounded whole (twice its silence
+            # timeout, so an agent that merely falls silent is still called silent), whatever arrives meanwhile
             deadline = RunDeadline(2 * timeout, label="its deadline",
                                    why=f"twice its timeout: no progress is sent during '{op}'")
         if deadline is not None:
@@ -264,7 +278,7 @@ class AgentLink:
                          "sitecustomize, a runtime's print?); run the agent by hand there to see it",
                     kind=ErrorKind.PROTOCOL, device=self.device.name, op=op) from None
             if line is None:
-                raise self._exited(op, params["runtime"] if op == "run" else None)  # a RunRequest names it
+                raise self._exited(op, params["runtime"] if op in MEASURING_OPS else None)  # the request names it
             last_line = time.monotonic()
             lines += 1
             window_lines += 1

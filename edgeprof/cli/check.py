@@ -22,7 +22,7 @@ from ..lab.history import run_check
 from ..outputs import brief, write_output
 from ..regress import parse_budget, summarize
 from ..report.junit import junit_xml
-from ..vocab import CHECKED_SUSTAINED
+from ..vocab import CHECKED_GENERATION, CHECKED_SUSTAINED
 from .common import add_db_args, check_writable, open_store
 from .ui import err, out, shown
 
@@ -52,7 +52,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="with --history: a step must hold for K results to fail (default 2)")
     p.add_argument("--metric", action="append", metavar="NAME",
                    help=f"metrics to check (repeatable; default {', '.join(CHECKED_METRICS)}; on a sustained "
-                        f"cell also {', '.join(CHECKED_SUSTAINED)})")
+                        f"cell also {', '.join(CHECKED_SUSTAINED)}; on a generative model's cell also "
+                        f"{', '.join(CHECKED_GENERATION)})")
     p.add_argument("--min-effect", action="append", default=[], metavar="F|METRIC=F",
                    help=f"smallest change that counts (default {DEFAULT_MIN_EFFECT:g}, i.e. 5 %%; tails and power "
                         "get a multiple: p90 2x, p99 4x, memory and energy 2x); per metric with p99_ms=0.2")

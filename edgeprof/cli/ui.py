@@ -202,20 +202,8 @@ def render_scenario(r: Result) -> None:
             out.print(escape(line))
 
 
-def render_result(r: Result) -> None:
-    from ..compare import cell_label  # the label with the precision's detail (the file's weights), shown only
-
-    out.print(f"\n[bold]{shown(cell_label(r))}[/bold]   run {shown(r.run_id)}")
-    if r.status != "ok":  # a failed or skipped sweep cell: no numbers, a reason (and the stderr tail)
-        color = "yellow" if r.status == "skipped" else "red"
-        out.print(f"[{color}]{r.status}[/{color}]: {escape(r.reason or 'no reason recorded')}")
-        if r.sweep is not None:
-            out.print(escape(f"sweep {r.sweep.sweep_id} · cell {r.sweep.cell_id} · attempts {r.sweep.attempts}"))
-        if r.stderr_tail:
-            out.print(f"stderr tail:\n{escape(r.stderr_tail)}")
-        return
-    if r.io is not None:
-        render_io(r)
+def _render_latency(r: Result) -> None:
+    """A forward-pass run's latency, throughput and memory."""
     lat = r.latency_ms
     t = Table(title="latency (ms)", title_justify="left")
     cols = ("p50", "p90", "p95", "p97", "p99", "p999", "min", "max", "mean", "std")
@@ -239,6 +227,43 @@ def render_result(r: Result) -> None:
               fmt_value(m.peak_rss), fmt_value(m.artifact_size))
     out.print(s)
     render_memory_extra(m)
+
+
+def render_generation(r: Result) -> None:
+    """A generative model's run: the llama-bench-like rows, then the section's lines (generative/table.py)."""
+    from ..generative.table import bench_rows_of, generation_lines
+
+    g = r.generation
+    if g is None:
+        return
+    t = Table(title="tokens/s (mean ± sd over repetitions)", title_justify="left")
+    for c, right in (("test", False), ("t/s", True), ("n", True)):
+        t.add_column(c, justify="right" if right else "left")
+    for row in bench_rows_of([r]):
+        t.add_row(escape(row.test), row.tps, str(row.n))
+    out.print(t)
+    for line in generation_lines(g):
+        out.print(escape(line))
+
+
+def render_result(r: Result) -> None:
+    from ..compare import cell_label  # the label with the precision's detail (the file's weights), shown only
+
+    out.print(f"\n[bold]{shown(cell_label(r))}[/bold]   run {shown(r.run_id)}")
+    if r.status != "ok":  # a failed or skipped sweep cell: no numbers, a reason (and the stderr tail)
+        color = "yellow" if r.status == "skipped" else "red"
+        out.print(f"[{color}]{r.status}[/{color}]: {escape(r.reason or 'no reason recorded')}")
+        if r.sweep is not None:
+            out.print(escape(f"sweep {r.sweep.sweep_id} · cell {r.sweep.cell_id} · attempts {r.sweep.attempts}"))
+        if r.stderr_tail:
+            out.print(f"stderr tail:\n{escape(r.stderr_tail)}")
+        return
+    if r.io is not None:
+        render_io(r)
+    if r.generation is not None:  # a generative model's run (schema 10): its own figures
+        render_generation(r)
+    if r.generation is None or r.latency_ms is not None:
+        _render_latency(r)
     p = r.power
     if p:
         pt = Table(title=escape(f"power · {p.source} {p.rail}"), title_justify="left")

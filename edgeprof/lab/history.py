@@ -26,7 +26,7 @@ from ..regress import (
     parse_budget,
 )
 from ..store import CorruptRowError, Store, config_key
-from ..vocab import CHECKED_SUSTAINED
+from ..vocab import CHECKED_GENERATION, CHECKED_SUSTAINED
 from . import ledger
 
 HISTORY_SCAN = 500
@@ -107,10 +107,12 @@ def pending_findings(record: ledger.SweepRecord, as_errors: bool = True) -> list
 
 def checked_metrics(r: Result, metrics: Sequence[str] | None) -> list[str]:
     """What `check` follows on r: the metrics asked for, else CHECKED_METRICS plus, on a sustained result, its
-    curve's figures (CHECKED_SUSTAINED)."""
+    curve's figures (CHECKED_SUSTAINED), and on a generative model's result its speed and energy per token
+    (CHECKED_GENERATION)."""
     if metrics is not None:
         return list(metrics)
-    return list(CHECKED_METRICS) + (list(CHECKED_SUSTAINED) if r.sustained is not None else [])
+    return list(CHECKED_METRICS) + (list(CHECKED_SUSTAINED) if r.sustained is not None else []) + (
+        list(CHECKED_GENERATION) if r.generation is not None else [])
 
 
 @dataclass

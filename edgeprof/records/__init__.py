@@ -13,6 +13,7 @@ One module per responsibility, every name re-exported here (import from `edgepro
   phases.py    Phases — seconds per phase of one measurement (schema 6)
   sustained.py Sustained, SustainedWindow — a sustained run's windows and curve figures (schema 7)
   phone.py     PhoneBenchmark — what benchmark_model did on a phone (schema 8)
+  generation.py  Generation, Spread, PhaseEnergy — a generative model's TTFT, tokens/s, J/token (schema 10)
   samples.py   Samples — raw numbers as one float64 array, and their packed stored form (schema 9)
   result.py    Result (frozen: built once, by run/assemble.py), run ids, timestamps
   schema.py    RESULT_SCHEMA_VERSION, the format history and the migrations from every older version
@@ -24,6 +25,7 @@ shown (cli, report); the identity of a configuration (vocab.ConfigIdentity; Resu
 from __future__ import annotations
 
 from .device import Device, local_device
+from .generation import Generation, PhaseEnergy, Spread
 from .jsonio import dumps_json, finite_or_null
 from .phases import Phases
 from .phone import PhoneBenchmark
@@ -69,10 +71,10 @@ from .sustained import Sustained, SustainedWindow
 
 __all__ = [
     "DTYPES", "RESULT_KEYS", "RESULT_SCHEMA_VERSION", "RESULT_TAIL_KEYS", "Accuracy", "Artifact", "Compute",
-    "CooldownWait", "CpuFreq", "Device", "Environment", "FanState", "Fidelity", "GpuFreq", "IOSummary",
+    "CooldownWait", "CpuFreq", "Device", "Environment", "FanState", "Fidelity", "Generation", "GpuFreq", "IOSummary",
     "IOTensor", "JetsonClocks", "LatencyStats", "Memory", "NullReasons", "NvmlGpu", "NvpModel", "OpsProfile",
-    "OutputError", "Phases", "PhoneBenchmark", "Power", "PowerTrace", "Result", "RpiState", "RpiThrottled",
-    "RunSpec", "RunWarning", "Samples", "Scenario", "Section", "Settings", "Sustained", "SustainedWindow", "SweepInfo",
+    "OutputError", "PhaseEnergy", "Phases", "PhoneBenchmark", "Power", "PowerTrace", "Result", "RpiState", "RpiThrottled",
+    "RunSpec", "RunWarning", "Samples", "Scenario", "Section", "Settings", "Spread", "Sustained", "SustainedWindow", "SweepInfo",
     "SystemMemory", "TensorSpec", "Thermal", "ThermalSnapshot", "ThermalZone", "Transfer", "dumps_json",
     "finite_or_null", "local_device", "new_run_id", "utc_now",
 ]

@@ -14,6 +14,7 @@ from typing import Any
 
 from ..errors import StoreError
 from ..vocab import ConfigIdentity, scenario_label
+from .generation import Generation
 from .jsonio import dumps_json
 from .phases import Phases
 from .phone import PhoneBenchmark
@@ -58,7 +59,7 @@ RESULT_KEYS = (
 )
 # after RESULT_KEYS, in this order (schema 2: the sections that lived in `extra` are top-level and typed)
 RESULT_TAIL_KEYS = ("artifact", "settings", "transfer", "reason", "null_reasons", "compute", "ops", "sweep",
-                    "stderr_tail", "io", "scenario", "accuracy", "phases", "sustained", "phone")
+                    "stderr_tail", "io", "scenario", "accuracy", "phases", "sustained", "phone", "generation")
 
 
 @dataclass(frozen=True)
@@ -100,6 +101,7 @@ class Result:
     phases: Phases | None = None  # seconds per phase (schema 6; None: a row without a measurement, or older)
     sustained: Sustained | None = None  # the sustained scenario's windows and curve (schema 7)
     phone: PhoneBenchmark | None = None  # a phone's run: benchmark_model on the phone (schema 8)
+    generation: Generation | None = None  # a generative model's run: TTFT, tokens/s, J/token (schema 10)
     schema_version: int = RESULT_SCHEMA_VERSION
 
     def __post_init__(self) -> None:
@@ -202,4 +204,5 @@ _OPTIONAL_SECTIONS: dict[str, type[Section]] = {
     "latency_ms": LatencyStats, "memory_mb": Memory, "power": Power, "thermal": Thermal, "fidelity": Fidelity,
     "transfer": Transfer, "compute": Compute, "ops": OpsProfile, "sweep": SweepInfo, "io": IOSummary,
     "accuracy": Accuracy, "phases": Phases, "sustained": Sustained, "phone": PhoneBenchmark,
+    "generation": Generation,
 }

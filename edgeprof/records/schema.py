@@ -52,6 +52,13 @@ tests/data/golden/results/v<N>/ holds results each version wrote):
       30-minute sustained run of a fast model keeps every sample. The store and recovery files write them packed;
       `--json` exports write numbers (either form loads). Nothing else changes. Migration: _migrate_8_to_9 (the
       version only: a JSON list is a valid schema 9 value).
+  10 — generative models (issue 36): a `generation` section after the phone section
+      (edgeprof/generative/records.Generation: prompt tokens, generated tokens, depth and repetitions; prefill ms,
+      prompt tokens/s, TTFT, TPOT, decode tokens/s and e2e as mean ± sample stdev over repetitions, the
+      inter-token latencies pooled, the raw per-token ns and prefill ns of every repetition, the phase edges, the
+      warm-up, load time, peak RSS, the KV cache, and the energy of the prefill and decode phases with J/token,
+      J/prompt token and tokens/J; the definitions stored with it). Additive: an older row, and every forward-pass
+      run, has generation = null. Migration: _migrate_9_to_10.
 """
 
 from __future__ import annotations
@@ -62,7 +69,7 @@ from typing import Any
 from ..errors import StoreError
 from ..vocab import SINGLE_STREAM
 
-RESULT_SCHEMA_VERSION = 9
+RESULT_SCHEMA_VERSION = 10
 
 
 def _migrate_1_to_2(d: dict[str, Any]) -> dict[str, Any]:
@@ -118,7 +125,10 @@ def _migrate_8_to_9(d: dict[str, Any]) -> dict[str, Any]:
     return dict(d, schema_version=9)
 
 
+_migrate_9_to_10 = _additive("generation", 10, "generative models")
+
 _MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _migrate_1_to_2, 2: _migrate_2_to_3,
                                                                        3: _migrate_3_to_4, 4: _migrate_4_to_5,
                                                                        5: _migrate_5_to_6, 6: _migrate_6_to_7,
-                                                                       7: _migrate_7_to_8, 8: _migrate_8_to_9}
+                                                                       7: _migrate_7_to_8, 8: _migrate_8_to_9,
+                                                                       9: _migrate_9_to_10}

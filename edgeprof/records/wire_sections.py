@@ -62,7 +62,7 @@ class Memory(Section):
 class PowerTrace(Section):
     """Watts over time (seconds from the start of its window), downsampled (power.downsample).
 
-    The agent's run reply.power.trace (messages.PowerTrace), as the Result stores it."""
+    The agent's run reply.power.trace (payloads.PowerTrace), as the Result stores it."""
 
     SECTION: ClassVar[str] = "power trace"
     t_s: list[float] = field(default_factory=list)
@@ -75,7 +75,7 @@ class Power(Section):
     the total is and covers, how it was integrated), the sampling, mean/p95/idle/dynamic W, energy and the
     derived figures, each rail's mean W (never summed onto the total), the traces, notes and warnings.
 
-    The agent's run reply.power (messages.PowerSummary), as the Result stores it. The host adds
+    The agent's run reply.power (payloads.PowerSummary), as the Result stores it. The host adds
     `rails_energy_j` (schema 8, optional: each rail's energy in J where a meter counts energy, a phone's ODPM
     rails) and achieved_gflops / gflops_per_watt when the FLOPs are known."""
 
@@ -320,7 +320,7 @@ class Thermal(Section):
 
 @dataclass(frozen=True)
 class RunWarning(Section):
-    """The agent's run reply.warnings[] (messages.RunWarning), as the Result stores it. The host's own warnings
+    """The agent's run reply.warnings[] (payloads.RunWarning), as the Result stores it. The host's own warnings
     (high_cv, few_queries, fidelity, ...) are made with it too."""
 
     SECTION: ClassVar[str] = "warnings"

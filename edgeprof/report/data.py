@@ -27,6 +27,9 @@ ROW_METRICS = ("p50_ms", "p90_ms", "p99_ms", "throughput_ips", "peak_rss_mb", "m
                "inferences_per_joule", "gflops_per_watt")
 # accuracy mode's columns (docs/accuracy.md): empty for rows without an accuracy pass
 ACCURACY_COLUMNS = ("top1", "top5", "accuracy_mae", "accuracy_samples", "accuracy_data")
+# a generative model's columns (vocab.GENERATION_METRICS; docs/generative.md): empty for forward-pass rows
+GENERATION_COLUMNS = ("prompt_tokens", "gen_tokens", "depth", "prefill_tps", "decode_tps", "ttft_ms", "tpot_ms",
+                      "itl_p99_ms", "j_per_token", "j_per_prompt_token", "tokens_per_j")
 
 
 @dataclass
@@ -152,6 +155,10 @@ def row(r: Result) -> dict[str, Any]:
     out.update({"top1": v["top1"], "top5": v["top5"], "accuracy_mae": v["accuracy_mae"],
                 "accuracy_samples": acc.samples if acc else None,
                 "accuracy_data": f"{os.path.basename(acc.data)} sha256:{acc.sha256[:12]}" if acc else None})
+    g = r.generation
+    out.update({k: v[k] for k in GENERATION_COLUMNS if k in v})
+    out.update({"prompt_tokens": g.prompt_tokens if g else None, "gen_tokens": g.tokens if g else None,
+                "depth": g.depth if g else None})
     return out
 
 

@@ -24,6 +24,7 @@ from ..compare import metric_values
 from ..records import Power, PowerTrace, Result
 from . import phases, svg
 from .data import ReportData, accuracy_rows, config_label, log_histogram, model_label, pareto_front, row
+from .html_generation import generation_section
 from .html_history import history_section
 from .html_page import CSS, ERROR_HOOK, JS, Colors, fmt, measured, num_cell
 from .html_rates import rates_section
@@ -40,6 +41,7 @@ def render_html(data: ReportData) -> str:
         ("dist", "Latency distribution", _distributions(data, dev_color)),
         ("pareto", "Performance per watt", _pareto(data, dev_color)),
         ("accuracy", "Accuracy", _accuracy(data, dev_color)),
+        ("generation", "Generation", generation_section(data, dev_color)),
         ("power", "Power traces", _power(data, dev_color)),
         ("rates", "Latency and energy per frame against rate", rates_section(data)),
         ("sustained", "Sustained runs", sustained_section(data, dev_color)),

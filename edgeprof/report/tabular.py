@@ -10,11 +10,13 @@ import html
 import io
 import math
 
+from ..generative.table import bench_markdown, bench_rows_of
 from ..outputs import csv_text, visible
 from ..vocab import fmt_value
 from .curves import markdown as sustained_markdown
 from .data import (
     ACCURACY_COLUMNS,
+    GENERATION_COLUMNS,
     ROW_METRICS,
     SCENARIO_COLUMNS,
     ReportData,
@@ -27,7 +29,7 @@ from .data import (
 from .phases import markdown, stored_breakdown, summary_line
 
 CSV_COLUMNS = ("run_id", "created_at", "sweep_id", "status", "device", "model", "runtime", "precision",
-               "precision_detail", "batch", "threads", *ROW_METRICS, "cv", "n", "latency_source", "power_source", *SCENARIO_COLUMNS, *ACCURACY_COLUMNS, "reason")
+               "precision_detail", "batch", "threads", *ROW_METRICS, "cv", "n", "latency_source", "power_source", *SCENARIO_COLUMNS, *ACCURACY_COLUMNS, *GENERATION_COLUMNS, "reason")
 
 _MD_COLS = (("p50_ms", "p50 ms"), ("p99_ms", "p99 ms"), ("throughput_ips", "inf/s"), ("peak_rss_mb", "peak MB"),
             ("mean_w", "W"), ("mj_per_inference", "mJ/inf"), ("inferences_per_joule", "inf/J"),
@@ -50,6 +52,31 @@ def _md(text: object) -> str:
     return html.escape(visible(str(text), lines=True), quote=False).replace("|", "\\|").replace("\n", " ").replace("\r", " ")
 
 
+def generation_markdown(ok: list) -> list[str]:
+    """The `## Generation` section: llama-bench's rows (pp / tg, t/s mean ± sd), then per run TTFT, TPOT, ITL
+    p99, energy per token and memory (records.Generation; docs/generative.md)."""
+    gen = [r for r in ok if r.generation is not None]
+    if not gen:
+        return []
+    lines = ["", "## Generation", "", "Tokens per second as llama-bench prints them (pp: prompt tokens/s; tg: "
+             "decode tokens/s, the tokens after the first), mean ± sample stdev over repetitions, from the agent's "
+             "own per-token times.", "", bench_markdown(bench_rows_of(gen), escape=_md), "",
+             "| board | model | runtime | precision | TTFT ms | TPOT ms | ITL p99 ms | mJ/token | mJ/prompt token | "
+             "tokens/J | peak MB | KV cache MB |", "|---|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|"]
+    for r in gen:
+        d, g = row(r), r.generation
+        mj = [None if d[k] is None else d[k] * 1000 for k in ("j_per_token", "j_per_prompt_token")]
+        kv = g.kv_cache_bytes / 2**20 if g.kv_cache_bytes is not None else None
+        lines.append(f"| {_md(r.device)} | {_md(model_label(r))} | {_md(r.runtime)} | {_md(r.precision)} | "
+                     f"{fmt_value(d['ttft_ms'])} | {fmt_value(d['tpot_ms'])} | {fmt_value(d['itl_p99_ms'])} | "
+                     f"{fmt_value(mj[0])} | {fmt_value(mj[1])} | {fmt_value(d['tokens_per_j'])} | "
+                     f"{fmt_value(d['peak_rss_mb'])} | {fmt_value(kv)} |")
+    reasons = [f"{config_label(r, with_model=True)}: {r.generation.energy_reason}" for r in gen
+               if r.generation.energy is None and r.generation.energy_reason]
+    lines += [f"\nno energy per token for {_md(text)}" for text in reasons]
+    return lines
+
+
 def render_markdown(data: ReportData) -> str:
     lines = [f"# {_md(data.title)}", "", f"{_md(data.scope)} · generated {data.generated_at}", ""]
     ok, bad = data.ok, data.not_ok
@@ -58,7 +85,8 @@ def render_markdown(data: ReportData) -> str:
                  " skipped.")
     models: dict[str, list] = {}
     for r in ok:
-        models.setdefault(model_label(r), []).append(r)
+        if r.generation is None:  # a generative model's run has its own section (no forward-pass latency)
+            models.setdefault(model_label(r), []).append(r)
     if models:
         lines += ["", "## Board comparison"]
     for model, rs in models.items():
@@ -87,6 +115,7 @@ def render_markdown(data: ReportData) -> str:
                          f"{_md(a.result.precision)} | {fmt_value(a.top1, '%')} | {fmt_value(a.top5, '%')} | "
                          f"{delta} | {fmt_value(a.mae)} | {fmt_value(d['p50_ms'])} | "
                          f"{fmt_value(d['mj_per_inference'])} |")
+    lines += generation_markdown(ok)
     lines += sustained_markdown(ok, _md)
     if bad:
         lines += ["", "## Failed and skipped cells", "", "| status | cell | reason |", "|---|---|---|"]

@@ -109,7 +109,7 @@ def test_real_agent_reply_is_below_the_bound(tmp_path):
     d = Device(name="local", kind="local", python=sys.executable, workdir=str(tmp_path / "wd"))
     with AgentLink.open(LocalTransport(), d, agent_cache=tmp_path / "ac") as link:
         facts = link.facts(runtimes=False)
-    assert facts.protocol == PROTOCOL_VERSION == 10
+    assert facts.protocol == PROTOCOL_VERSION == 11
     assert len(json.dumps(facts.to_dict())) < base.MAX_LINE_BYTES
 
 

@@ -108,7 +108,7 @@ def test_open_pushes_once_then_reuses(tmp_path):
     d = dev(tmp_path)
     with AgentLink.open(LocalTransport(), d, agent_cache=tmp_path / "ac") as link:
         assert link.bytes_moved > 0
-        assert link.hello.protocol == PROTOCOL_VERSION == 10
+        assert link.hello.protocol == PROTOCOL_VERSION == 11
     with AgentLink.open(LocalTransport(), d, agent_cache=tmp_path / "ac") as link:
         assert link.bytes_moved == 0
         remote, moved = link.push_artifact(str(_file(tmp_path, b"abc")), hashlib.sha256(b"abc").hexdigest(), "onnx")

@@ -39,7 +39,7 @@ def test_deploy_returns_the_result_and_stores_nothing(tmp_path):
     r = measurement.deploy(spec(max_queries=None), dev(tmp_path))  # no cap: the null runtime is fast enough to hit it
     assert r.status == "ok" and len(r.samples_ms) >= 20
     assert r.settings.stopped_by == "min_duration and min_queries met"
-    assert r.environment.device["protocol"] == PROTOCOL_VERSION == 10 and r.environment.clock
+    assert r.environment.device["protocol"] == PROTOCOL_VERSION == 11 and r.environment.clock
 
 
 def test_given_facts_are_not_read_again(tmp_path, monkeypatch):

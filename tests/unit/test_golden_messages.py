@@ -90,14 +90,47 @@ def records() -> dict[str, m.Record]:
                                            nvml_sm_mhz=1410.0, nvml_graphics_mhz=1410.0, nvml_reasons=0x24)])),
         phases=m.RunPhases(cooldown_s=20.1, idle_s=2.0, load_s=0.25, warmup_s=0.1, measure_s=1.02, outputs_s=0.001,
                            profile_s=0.4, total_s=23.95, setup_s=0.05))
-    return {"run_request": run_request, "facts": facts, "run_reply": reply}
+    generate_request = m.GenerateRequest(  # protocol 11
+        runtime="llama.cpp", artifact=m.ArtifactRef(path="artifacts/llama_tiny-q4_0.gguf", format="gguf",
+                                                     sha256="cd" * 32),
+        precision="q4_0", prompt_tokens=512, gen_tokens=128, depth=0, repetitions=5, warmup=True, seed=0, threads=4,
+        use_mmap=True, extra_buffers=False, runtime_options={"n_batch": 512},
+        power=m.PowerConfig(source="rpi5-pmic", rate_hz=100.0), idle_s=2.0, cooldown_c=50.0)
+    generate_reply = m.GenerateReply(
+        clock="time.perf_counter_ns", warnings=[],
+        runtime=m.RuntimeInfo(runtime="llama.cpp", version="0.3.36", options={
+            "threads": 4, "threads_batch": 4, "threads_source": "option", "n_ctx": 12, "n_ctx_allocated": 256,
+            "n_batch": 512, "n_ubatch": 512, "n_batch_used": 12, "use_mmap": True, "extra_buffers": False}),
+        precision="q4_0", prompt_tokens=4, gen_tokens=3, depth=5, n_ctx=12, seed=0,
+        sampling="greedy argmax, inside each token's time", ids="random, uniform over 3..vocab-1 (random.Random(seed))",
+        repetitions=[m.GenRepetition(prefill_ns=2_000_000, token_ns=[50_000, 1_000_000, 1_100_000], depth_fill_ns=900_000,
+                                     t_prefill_start_ns=10_000_000, t_prefill_end_ns=12_000_000,
+                                     t_first_token_end_ns=12_050_010, t_end_ns=14_150_030, tokens=[17, 2047, 3]),
+                     m.GenRepetition(prefill_ns=2_100_000, token_ns=[40_000, 1_050_000, 2**40], depth_fill_ns=910_000,
+                                     t_prefill_start_ns=20_000_000, t_prefill_end_ns=22_100_000,
+                                     t_first_token_end_ns=22_140_010, t_end_ns=22_140_030 + 1_050_000 + 2**40,
+                                     tokens=[17, 2047, 3])],
+        warmup=m.GenWarmup(prefill_ns=2_500_000, token_ns=[60_000, 1_200_000]), load_ns=6_000_000,
+        memory=m.GenMemory(rss_before_load_bytes=44_000_000, rss_after_load_bytes=50_000_000,
+                           peak_rss_bytes=52_000_000, peak_source="VmHWM (/proc/self/status), reset just before the load"),
+        kv_cache=m.KvCache(bytes=524_288, per_token_bytes=2048, n_ctx=256, dtype="f16", bytes_per_element=2, layers=4,
+                           kv_heads=4, head_dim=32, how="2 x layers x KV heads x key length x llama_n_ctx (256) x 2 "
+                           "bytes: llama.cpp's default f16 K and V"),
+        power=power, power_readings=m.PowerReadings(t_ns=[9_000_000, 19_000_000, 29_000_000], w=[5.0, 5.25, 5.5],
+                                                    source="rpi5-pmic", method="trapezoid", rate_hz=100.0),
+        thermal=m.ThermalReply(before=m.ThermalSnapshot(**_SNAP), after=m.ThermalSnapshot(**_SNAP)),
+        phases=m.RunPhases(cooldown_s=20.1, idle_s=2.0, load_s=0.006, measure_s=0.03, total_s=22.2, setup_s=0.05),
+        finished_at_unix=1_700_000_002.0)
+    return {"run_request": run_request, "facts": facts, "run_reply": reply, "generate_request": generate_request,
+            "generate_reply": generate_reply}
 
 
 def _text(rec: m.Record) -> str:
     return json.dumps(rec.to_dict(), indent=2, sort_keys=True) + "\n"
 
 
-CLASSES: dict[str, type[m.Record]] = {"run_request": m.RunRequest, "facts": m.Facts, "run_reply": m.RunReply}
+CLASSES: dict[str, type[m.Record]] = {"run_request": m.RunRequest, "facts": m.Facts, "run_reply": m.RunReply,
+                                      "generate_request": m.GenerateRequest, "generate_reply": m.GenerateReply}
 
 
 @pytest.mark.parametrize("stem", sorted(CLASSES))
@@ -140,6 +173,30 @@ def test_the_golden_reply_s_samples_are_packed_and_exact() -> None:
     reply = m.RunReply.from_dict(raw)
     assert reply.samples_ns == [10_000_000, 9_999_999, 2**62 + 1, 1, 10_000_001]
     assert reply.phases is not None and reply.phases.setup_s == 0.05
+
+
+def test_the_golden_generate_reply_keeps_every_token_time_packed_and_exact() -> None:
+    """Protocol 11: a generate reply's per-token times and generated ids are packed as a run's samples are (every
+    value back as it was, 2**40 included), and the power readings' times too; the phase edges stay plain."""
+    raw = json.loads((GOLDEN / f"v{PROTOCOL_VERSION}" / "generate_reply.json").read_text())
+    rep = raw["repetitions"][1]
+    assert set(rep["token_ns"]) == {"dtype", "codec", "n", "b64"} and rep["token_ns"]["n"] == 3
+    assert set(raw["power_readings"]["t_ns"]) == {"dtype", "codec", "n", "b64"}
+    reply = m.GenerateReply.from_dict(raw)
+    assert reply.repetitions[1].token_ns == [40_000, 1_050_000, 2**40] and reply.repetitions[0].tokens == [17, 2047, 3]
+    assert reply.power_readings is not None and reply.power_readings.t_ns == [9_000_000, 19_000_000, 29_000_000]
+    assert isinstance(reply.runtime, m.RuntimeInfo) and reply.runtime.options["extra_buffers"] is False
+    assert isinstance(reply.kv_cache, m.KvCache) and reply.kv_cache.bytes == 2 * 4 * 4 * 32 * 256 * 2
+    req = m.GenerateRequest.from_dict(json.loads((GOLDEN / f"v{PROTOCOL_VERSION}" / "generate_request.json").read_text()))
+    assert (req.prompt_tokens, req.gen_tokens, req.extra_buffers, req.use_mmap) == (512, 128, False, True)
+
+
+def test_protocol_10_messages_still_parse_and_know_no_generate() -> None:
+    """A version 10 run request and reply parse as they are (protocol 11 added an op, changed no run field)."""
+    for stem in ("run_request", "run_reply", "facts"):
+        raw = json.loads((GOLDEN / "v10" / f"{stem}.json").read_text())
+        assert CLASSES[stem].from_dict(raw).to_dict() == raw
+    assert not (GOLDEN / "v10" / "generate_reply.json").exists()
 
 
 def test_protocol_9_messages_still_parse_with_the_samples_packed_uncompressed() -> None:

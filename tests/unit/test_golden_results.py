@@ -28,9 +28,9 @@ FILES = sorted(GOLDEN.glob("v*/*.json"))
 KINDS = ("ok_local_ds_cnn", "ok_local_int8_fidelity", "ok_rpi5_power_thermal_ops", "failed_sweep_row",
          "skipped_sweep_row")
 # kinds a version added (schema 4: load scenarios; schema 5: accuracy mode; schema 7: the sustained scenario;
-# schema 8: a phone's run)
+# schema 8: a phone's run; schema 10: a generative model's run)
 KINDS_SINCE = {4: ("ok_local_fixed_rate",), 5: ("ok_local_accuracy",), 7: ("ok_local_sustained",),
-               8: ("ok_phone_ds_cnn",)}
+               8: ("ok_phone_ds_cnn",), 10: ("ok_local_generation",)}
 
 
 def kinds_of(version: int) -> set[str]:
@@ -107,7 +107,11 @@ def test_golden_loads_migrates_and_round_trips(path: Path) -> None:
         assert d["settings"]["accuracy"] == raw["settings"]["accuracy"]
     else:
         assert r.null_reasons.accuracy is None and r.settings.accuracy is None
-    if raw["status"] == "ok":
+    gen = raw.get("generation")  # schema 10: a generative model's run has no forward-pass latency
+    assert d["generation"] == gen and (r.generation is None) == (gen is None)
+    if raw["status"] == "ok" and gen is not None:
+        assert r.latency_ms is None and raw["latency_ms"] is None and r.identity.source == raw["artifact"]["source"]
+    elif raw["status"] == "ok":
         assert r.latency_ms is not None and r.latency_ms.p99 == raw["latency_ms"]["p99"]
         assert r.identity.source == raw["artifact"]["source"]
     else:
@@ -184,7 +188,8 @@ def test_results_before_v6_have_no_phases_and_v6_ok_runs_have_them_measured() ->
     for path in FILES:
         raw = _raw(path)
         r = Result.from_dict(raw)
-        if raw["schema_version"] < 6 or raw["status"] != "ok" or path.stem == "ok_rpi5_power_thermal_ops":
+        if raw["schema_version"] < 6 or raw["status"] != "ok" or path.stem in ("ok_rpi5_power_thermal_ops",
+                                                                               "ok_local_generation"):
             assert r.phases is None and raw.get("phases") is None, path
             continue
         seen += 1
@@ -208,8 +213,9 @@ def test_results_before_v6_have_no_phases_and_v6_ok_runs_have_them_measured() ->
             assert p.accuracy_s >= p.accuracy_device_s > 0
         else:
             assert p.accuracy_s is None
-    assert seen == 21  # v6's four, v7's views of them and its sustained run, v8's views of those and its phone run,
-    # v9's views of v8's (the samples packed)
+    assert seen == 27  # v6's four, v7's views of them and its sustained run, v8's views of those and its phone run,
+    # v9's views of v8's (the samples packed), v10's views of v9's (the generation golden: made by a script, no
+    # deploy's phases: tests/gen/golden_generation.py)
 
 
 def test_the_accuracy_golden_keeps_its_section() -> None:
@@ -262,6 +268,38 @@ def test_results_before_v7_have_no_sustained_section_and_the_sustained_golden_ke
         assert s.sustained_ratio is not None and s.last_n == 1
 
 
+def test_results_before_v10_have_no_generation_and_the_generation_golden_keeps_its_raw_times() -> None:
+    """Schema 10: only a generative model's run has the section. Its figures are what its raw per-token times say
+    (kept whole: 3 repetitions × 16 tokens), and its energy per phase is the board tree's constant power × the
+    phase windows it stores (tests/data/boards/rpi4-ina219: 3.2768 W)."""
+    import numpy as np
+
+    for path in FILES:
+        raw = _raw(path)
+        r = Result.from_dict(raw)
+        if path.stem != "ok_local_generation":
+            assert r.generation is None and raw.get("generation") is None, path
+            continue
+        g = r.generation
+        assert g is not None and (g.prompt_tokens, g.tokens, g.depth, g.repetitions) == (32, 16, 0, 3)
+        assert len(g.token_ns) == 3 and all(len(t) == 16 for t in g.token_ns) and len(g.prefill_ns) == 3
+        ttft = [(p + t[0]) / 1e6 for p, t in zip(g.prefill_ns, g.token_ns, strict=True)]
+        assert g.ttft_ms.mean == pytest.approx(float(np.mean(ttft)), rel=1e-12)
+        assert g.ttft_ms.std == pytest.approx(float(np.std(ttft, ddof=1)), rel=1e-9)
+        tps = [15 * 1e9 / sum(t[1:]) for t in g.token_ns]
+        assert g.decode_tps is not None and g.decode_tps.mean == pytest.approx(float(np.mean(tps)), rel=1e-12)
+        itl = [x / 1e6 for t in g.token_ns for x in t[1:]]
+        assert g.itl_ms is not None and g.itl_ms.n == 45 and g.itl_ms.p99 == pytest.approx(
+            float(np.percentile(itl, 99)), rel=1e-12)
+        e = g.energy
+        assert e is not None and e.source == "hwmon" and r.power is not None
+        decode_s = sum(w[3] - w[2] for w in g.windows_ns) / 1e9
+        assert e.decode_s == pytest.approx(decode_s, rel=1e-12)
+        assert e.j_per_token == pytest.approx(3.2768 * decode_s / 45, rel=1e-9)
+        assert e.prefill_j == pytest.approx(3.2768 * sum(w[2] - w[0] for w in g.windows_ns) / 1e9, rel=1e-9)
+        assert g.kv_cache is not None and g.kv_cache_bytes == g.kv_cache["bytes"] == 2 * 4 * 4 * 32 * 256 * 2
+
+
 def test_migration_refuses_what_it_does_not_know() -> None:
     raw = _raw(GOLDEN / "v1" / "ok_local_ds_cnn.json")
     with pytest.raises(StoreError, match="unknown extra section.*'mystery'"):
@@ -285,7 +323,15 @@ def test_golden_renders_in_results_show(path: Path, tmp_path: Path, capsys: pyte
     printed = capsys.readouterr().out
     text = " ".join(printed.split())
     assert raw["run_id"] in text
-    if raw["status"] == "ok":
+    if raw["status"] == "ok" and raw.get("generation"):  # the llama-bench rows and the section's lines
+        g = raw["generation"]
+        assert f"pp{g['prompt_tokens']}" in text and f"tg{g['tokens']}" in text and "latency (ms)" not in text
+        assert f"{g['prefill_tps']['mean']:.2f} ± {g['prefill_tps']['std']:.2f}" in text
+        assert f"{g['decode_tps']['mean']:.2f} ± {g['decode_tps']['std']:.2f}" in text
+        assert f"TTFT {fmt_value(g['ttft_ms']['mean'])} ± {fmt_value(g['ttft_ms']['std'], 'ms')}" in text
+        assert f"{fmt_value(g['energy']['j_per_token'] * 1000, 'mJ')}/token" in text
+        assert f"ITL p50 {fmt_value(g['itl_ms']['p50'], 'ms')}" in text and "energy (hwmon)" in text
+    elif raw["status"] == "ok":
         assert fmt_value(raw["latency_ms"]["p99"]) in text and f"n={raw['latency_ms']['n']}" in text
         if raw["power"]:
             assert fmt_value(raw["power"]["energy_j"]) in text and fmt_value(raw["power"]["mean_w"]) in text
@@ -310,7 +356,10 @@ def test_golden_renders_in_results_show(path: Path, tmp_path: Path, capsys: pyte
     shown = json.loads(capsys.readouterr().out)
     assert shown["schema_version"] == RESULT_SCHEMA_VERSION
     assert Result.from_dict(shown) == Result.from_dict(raw)
-    if raw["status"] == "ok":
+    assert shown["generation"] == raw.get("generation")  # the raw per-token times included
+    if raw["status"] == "ok" and raw.get("generation"):
+        assert shown["generation"]["token_ns"] and shown["latency_ms"] is None
+    elif raw["status"] == "ok":
         assert shown["latency_ms"]["p99"] == raw["latency_ms"]["p99"]
         assert (shown["power"] or {}).get("energy_j") == (raw["power"] or {}).get("energy_j")
     assert shown["accuracy"] == _accuracy_of(raw)
@@ -365,6 +414,12 @@ def test_goldens_render_in_report(golden_db: str, tmp_path: Path) -> None:
             assert row["latency_source"] == "benchmark_model" and row["power_source"].startswith("battery")
             assert f"{raw['device']}: latency is benchmark_model's own statistics" in md
             assert "benchmark_model prints no per-run times" in html
+        elif raw["status"] == "ok" and raw.get("generation"):  # no forward-pass latency: empty, never 0
+            assert row["p99_ms"] == "" and row["p50_ms"] == ""
+            g = raw["generation"]
+            section = md.split("\n## Generation\n", 1)[1].split("\n## ", 1)[0]
+            assert f"| tg{g['tokens']} |" in section and f"{g['decode_tps']['mean']:.2f} ± " in section
+            assert f"<td class=\"l\">tg{g['tokens']}</td>" in html and float(row["decode_tps"]) == g["decode_tps"]["mean"]
         elif raw["status"] == "ok":
             p99 = raw["latency_ms"]["p99"]
             assert float(row["p99_ms"]) == p99 and row["latency_source"] == "samples"

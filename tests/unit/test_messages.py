@@ -58,6 +58,15 @@ POWER_CONFIG = {"source": "command", "rail": "VDD_IN", "rate_hz": 100.0, "comman
                 "covers": "the wall socket", "device": 1, "interval_s": 1.0, "hwmon": "ina3221", "timeout_s": 5.0}
 PHASES = {"cooldown_s": 12.0, "idle_s": 2.0, "load_s": 0.3, "streams_s": 0.1, "warmup_s": 0.5, "measure_s": 3.95,
           "outputs_s": 0.001, "profile_s": 0.2, "accuracy_s": 0.5, "total_s": 19.65, "setup_s": 0.05}
+GEN_REP = {"prefill_ns": 1000, "token_ns": m.PACKED_INT64.encode([10, 20]), "depth_fill_ns": 0,
+           "t_prefill_start_ns": 5, "t_prefill_end_ns": 1005, "t_first_token_end_ns": 1015, "t_end_ns": 1035,
+           "tokens": m.PACKED_INT64.encode([7, 8])}
+GEN_MEMORY = {"rss_before_load_bytes": 1000, "rss_after_load_bytes": 2000, "peak_rss_bytes": 2500,
+              "peak_source": "VmHWM"}
+KV_CACHE = {"bytes": 3072, "per_token_bytes": 512, "n_ctx": 6, "dtype": "float32", "bytes_per_element": 4,
+            "layers": 2, "kv_heads": 2, "head_dim": 16, "how": "present.0.key"}
+READINGS = {"t_ns": m.PACKED_INT64.encode([0, 1040]), "w": [3.2, 3.3], "source": "hwmon", "method": "trapezoid",
+            "rate_hz": 100.0}
 # one complete example per record (every field set, so to_dict gives back exactly this)
 SAMPLES = {
     m.HelloRequest: {"protocol": 2, "host": "edgeprof"},
@@ -160,6 +169,22 @@ SAMPLES = {
                               "topk": [[2, 0, 1]], "errors": [], "nonfinite": 0, "error": None},
                  "phases": PHASES},
     m.RunPhases: PHASES,
+    m.GenerateRequest: {"runtime": "llama.cpp", "artifact": {"path": "/w/m.gguf", "format": "gguf", "sha256": "ab"},
+                        "precision": "q4_0", "prompt_tokens": 64, "gen_tokens": 16, "depth": 128, "repetitions": 3,
+                        "warmup": False, "seed": 2, "threads": 4, "use_mmap": False, "extra_buffers": True,
+                        "runtime_options": {"n_batch": 256}, "power": POWER_CONFIG, "idle_s": 1.0,
+                        "cooldown_c": 45.0, "cooldown_timeout_s": 60.0, "lease_token": "t0k"},
+    m.GenRepetition: GEN_REP,
+    m.GenWarmup: {"prefill_ns": 900, "token_ns": [10, 20]},
+    m.GenMemory: GEN_MEMORY,
+    m.KvCache: KV_CACHE,
+    m.PowerReadings: READINGS,
+    m.GenerateReply: {"clock": "time.perf_counter_ns", "warnings": [{"code": "c", "message": "m"}],
+                      "runtime": RUNTIME, "precision": "int4", "prompt_tokens": 4, "gen_tokens": 2, "depth": 0,
+                      "n_ctx": 6, "seed": 0, "sampling": "greedy", "ids": "random", "repetitions": [GEN_REP],
+                      "warmup": {"prefill_ns": 900, "token_ns": [10, 20]}, "load_ns": 5000, "memory": GEN_MEMORY,
+                      "kv_cache": KV_CACHE, "power": POWER, "power_readings": READINGS, "power_reason": "ok",
+                      "thermal": THERMAL, "phases": PHASES, "finished_at_unix": 1700000000.5},
     m.Empty: {},
     m.PingRequest: {},
     m.PingReply: {"pong": True},
@@ -191,8 +216,8 @@ def _records():
 
 def test_every_record_has_a_sample_and_every_op_has_its_records():
     assert set(_records()) == set(SAMPLES)
-    assert set(m.OPS) == {"hello", "facts", "run", "ping", "lease", "renew", "release", "lease_info", "sha256",
-                          "shutdown"}
+    assert set(m.OPS) == {"hello", "facts", "run", "generate", "ping", "lease", "renew", "release", "lease_info",
+                          "sha256", "shutdown"}
     for req, reply in m.OPS.values():
         assert req in SAMPLES and reply in SAMPLES
 

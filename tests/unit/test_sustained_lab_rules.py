@@ -28,7 +28,7 @@ from edgeprof_agent.messages import ProgressEvent
 GOLDEN = Path(__file__).resolve().parents[1] / "data" / "golden" / "results"
 # every stored golden result's configuration key, computed by the code before the identity named a sustained run's
 # duration: all but the sustained one must stay byte-identical (their nights' histories continue)
-NEW_SINCE = {"ok_phone_ds_cnn.json"}  # schema 8's phone run (issue 24)
+NEW_SINCE = {"ok_phone_ds_cnn.json", "ok_local_generation.json"}  # schema 8's phone run (issue 24), schema 10's generation (36)
 KEYS_BEFORE = {
     "failed_sweep_row.json": "e34ff52351037726", "ok_local_ds_cnn.json": "153500cc92f492f6",
     "ok_local_int8_fidelity.json": "8a4c0a08e0b7db85", "ok_rpi5_power_thermal_ops.json": "08214436941c854b",

@@ -3,8 +3,8 @@
 Owns: the registry of generation backends (GEN_BACKENDS, get_generation_backend), importing none of their runtimes
 until a backend is loaded. The loop is loop.py, the interface base.py, the runtimes ortgenai.py (onnxruntime-genai)
 and llamacpp.py (llama.cpp through llama-cpp-python).
-Does not own: the protocol messages that will carry a generation request and its reply (messages.py, once the
-device seam lands), statistics (the host: edgeprof/generative/stats.py), power sampling (power.py).
+Does not own: the protocol messages that carry a generation request and its reply (messages.py GenerateRequest,
+GenerateReply; protocol 11), the op's phases and reply (genworker.py), statistics (the host: edgeprof/generative/stats.py), power sampling (power.py).
 Python 3.6-safe, standard library + numpy + the runtime only; never imports edgeprof.
 """
 

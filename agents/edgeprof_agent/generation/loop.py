@@ -38,6 +38,15 @@ def _count(name, value, minimum):
     return value
 
 
+def check_counts(prompt_tokens, gen_tokens, depth, repetitions):
+    """BAD_REQUEST naming the first count out of range (prompt and generated tokens and repetitions >= 1, depth
+    >= 0, each at most MAX_TOKENS): what measure() checks, for a caller that checks before it waits on anything."""
+    _count("prompt_tokens", prompt_tokens, 1)
+    _count("gen_tokens", gen_tokens, 1)
+    _count("depth", depth, 0)
+    _count("repetitions", repetitions, 1)
+
+
 def random_ids(rng, vocab_size, n):
     """`n` token ids drawn uniformly from FIRST_ID..vocab_size-1 by `rng` (random.Random)."""
     low = FIRST_ID if vocab_size > FIRST_ID + 1 else 0
@@ -66,10 +75,12 @@ def _generate(backend, n, clock, check_done=True):
     return times, ids, first_end
 
 
-def measure(backend, prompt_tokens, gen_tokens, depth=0, repetitions=5, warmup=True, seed=0, clock=now_ns):
+def measure(backend, prompt_tokens, gen_tokens, depth=0, repetitions=5, warmup=True, seed=0, clock=now_ns,
+            progress=None):
     """Time a loaded `backend`: returns {"warmup": {...} or None, "repetitions": [{...}, ...]}; each repetition
     {"prefill_ns", "token_ns": [gen_tokens ints], "t_prefill_start_ns", "t_prefill_end_ns", "t_first_token_end_ns", "t_end_ns",
-    "depth_fill_ns", "tokens": [generated ids]}."""
+    "depth_fill_ns", "tokens": [generated ids]}. `progress(phase, done, total)`, when given, is called after the
+    warm-up ("warmup", 1, 1) and after each repetition ("measure", r, repetitions), outside every timed span."""
     _count("prompt_tokens", prompt_tokens, 1)
     _count("gen_tokens", gen_tokens, 1)
     _count("depth", depth, 0)
@@ -84,6 +95,8 @@ def measure(backend, prompt_tokens, gen_tokens, depth=0, repetitions=5, warmup=T
         t1 = clock()
         times, _ids, _end = _generate(backend, min(2, gen_tokens), clock, check_done=False)
         warm = {"prefill_ns": t1 - t0, "token_ns": times}
+        if progress is not None:
+            progress("warmup", 1, 1)
     reps = []
     for _r in range(repetitions):
         backend.start()  # an empty KV cache: a repetition never reuses the previous one's
@@ -100,13 +113,18 @@ def measure(backend, prompt_tokens, gen_tokens, depth=0, repetitions=5, warmup=T
         reps.append({"prefill_ns": t1 - t0, "token_ns": times, "depth_fill_ns": (t0 - d0) if fill else 0,
                      "t_prefill_start_ns": t0, "t_prefill_end_ns": t1, "t_first_token_end_ns": first_end,
                      "t_end_ns": t2, "tokens": ids})
+        if progress is not None:
+            progress("measure", len(reps), repetitions)
     return {"warmup": warm, "repetitions": reps}
 
 
 def run_generation(runtime, path, prompt_tokens, gen_tokens, depth=0, repetitions=5, warmup=True, seed=0,
-                   options=None, clock=now_ns, backend=None):
+                   options=None, clock=now_ns, backend=None, around=None, progress=None):
     """Load the model at `path` on `runtime` with a KV cache of exactly depth + prompt + gen tokens, measure it
-    (measure()), close it. Returns the raw record (see the module docstring)."""
+    (measure()), close it. Returns the raw record (see the module docstring). `around`: an object whose start()
+    is called after the load and whose stop() after the last repetition (also when measuring fails): the power
+    monitor (power.PowerMonitor), so its readings span the warm-up and every repetition on this loop's clock.
+    `progress`: measure()'s."""
     _count("prompt_tokens", prompt_tokens, 1)
     _count("gen_tokens", gen_tokens, 1)
     _count("depth", depth, 0)
@@ -120,8 +138,14 @@ def run_generation(runtime, path, prompt_tokens, gen_tokens, depth=0, repetition
     load_ns = clock() - t0
     try:
         rss_after = procinfo.rss_mb()
-        timed = measure(be, prompt_tokens, gen_tokens, depth=depth, repetitions=repetitions, warmup=warmup,
-                        seed=seed, clock=clock)
+        if around is not None:
+            around.start()
+        try:
+            timed = measure(be, prompt_tokens, gen_tokens, depth=depth, repetitions=repetitions, warmup=warmup,
+                            seed=seed, clock=clock, progress=progress)
+        finally:
+            if around is not None:
+                around.stop()
         peak = procinfo.peak_rss_mb()
         out = {
             "runtime": be.describe(), "clock": CLOCK_NAME, "load_ns": load_ns,

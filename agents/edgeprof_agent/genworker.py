@@ -1,0 +1,194 @@
+"""One generation measurement: the `generate` op (protocol 11), measured in a child of the serving agent as a run
+is (children.py).
+
+Owns: the order of a generation measurement (runtime required and counts checked → thermal snapshot → cooldown →
+idle power → load and the timed loop with the power sampler around it → thermal snapshot), the options handed to
+the backend (threads, use_mmap and extra_buffers from their fields, the rest from runtime_options; one given twice
+is refused), and the GenerateReply: the loop's raw figures as records, the power summary over the measured span,
+every power reading on the loop's clock (so the host cuts the prefill and decode windows), thermal snapshots,
+phases. The thermal snapshot and cooldown, and their comparison, are worker.py's phases, shared.
+Does not own: timing tokens (generation/loop.py), the runtimes (generation/*.py), sensors (power.py, thermal.py),
+statistics and energy per phase (the host: edgeprof/generative/stats.py).
+Python 3.6-safe, standard library only here.
+"""
+
+import os
+import time
+
+from . import power, thermal, worker
+from .clock import CLOCK_NAME, now_ns
+from .messages import (GenerateReply, GenMemory, GenRepetition, GenWarmup, KvCache, PowerReadings, PowerSummary,
+                       RunPhases, RuntimeInfo, RunWarning)
+from .protocol import OpError, received_ns, send_progress
+from .vocab import ErrorKind
+
+OPTION_FIELDS = ("threads", "use_mmap", "extra_buffers")  # request fields that are backend options
+
+
+class _Generation(object):
+    """What the phases of one generation measurement hand each other (the attributes worker._cool_down and
+    worker._thermal_section read and set)."""
+
+    def __init__(self, req, workdir, root, tools, started_ns):
+        self.req = req
+        self.workdir = workdir
+        self.root = root
+        self.tools = tools
+        self.started_ns = started_ns
+        self.phases = {}
+        self.warnings = []
+        self.thermal_before = None
+        self.thermal_after = None
+        self.cooled = None
+        self.monitor = None
+        self.power_reason = None
+
+    def warn(self, code, message):
+        self.warnings.append(RunWarning(code=code, message=message))
+
+
+def options_of(req):
+    """The backend's options: runtime_options, with threads, use_mmap and extra_buffers added where set."""
+    opts = dict(req.runtime_options)
+    for name in OPTION_FIELDS:
+        value = getattr(req, name)
+        if value is None:
+            continue
+        if name in opts:
+            raise OpError(ErrorKind.BAD_REQUEST, "generate: %s is given twice, as a field and in runtime_options"
+                          % name, hint="give it once, as the field")
+        opts[name] = value
+    return opts
+
+
+def model_path(req, workdir):
+    """The model's path (relative: in the workdir); LOAD_FAILED when nothing is there."""
+    path = req.artifact.path
+    if not path:
+        raise OpError(ErrorKind.BAD_REQUEST, "generate: artifact.path names no model")
+    real = path if os.path.isabs(path) else os.path.join(workdir, path)
+    if not os.path.exists(real):
+        raise OpError(ErrorKind.LOAD_FAILED, "generate: no model at %s" % real,
+                      hint="push the model (a GGUF file or an onnxruntime-genai folder) before asking for it")
+    return real
+
+
+def run_generate(req, workdir, root, tools, received=None):
+    """One generation measurement: a messages.GenerateRequest in, a messages.GenerateReply out."""
+    from .generation import get_generation_backend
+    from .generation.loop import check_counts, run_generation
+
+    received = received if received is not None else received_ns()
+    started = now_ns()
+    m = _Generation(req, workdir, root, tools, started)
+    if received is not None and received <= started:
+        m.started_ns = received
+        m.phases["setup_s"] = round((started - received) / 1e9, 4)
+    backend = get_generation_backend(req.runtime)  # an unknown runtime, a missing one, a bad count or option:
+    backend.require()  # refused before any waiting
+    check_counts(req.prompt_tokens, req.gen_tokens, req.depth, req.repetitions)
+    options = options_of(req)
+    path = model_path(req, workdir)
+    _timed(m, "cooldown_s", worker._cool_down)
+    _timed(m, "idle_s", _idle_power)
+    send_progress("load", runtime=req.runtime)
+
+    def progress(phase, done, total):
+        send_progress(phase, n=done, total=total)
+
+    t0 = now_ns()
+    try:
+        raw = run_generation(req.runtime, path, req.prompt_tokens, req.gen_tokens, depth=req.depth,
+                             repetitions=req.repetitions, warmup=req.warmup, seed=req.seed, options=options,
+                             backend=backend, around=m.monitor, progress=progress)
+    except OpError:
+        raise
+    except Exception as e:  # the runtime raised while generating: the run failed, not the agent
+        text = (str(e).strip().splitlines() or [type(e).__name__])[0]
+        import traceback
+        raise OpError(ErrorKind.RUN_FAILED, "%s failed while generating: %s" % (req.runtime, text),
+                      detail=traceback.format_exc())
+    finally:
+        if m.monitor is not None and m.monitor.sampler.running:
+            m.monitor.sampler.stop()
+    m.phases["load_s"] = round(raw["load_ns"] / 1e9, 4)
+    m.phases["measure_s"] = round((now_ns() - t0 - raw["load_ns"]) / 1e9, 4)
+    if m.thermal_before is not None:
+        try:
+            m.thermal_after = thermal.snapshot(root, tools)
+        except Exception as e:
+            m.warn("thermal_error", "thermal snapshot failed: %s" % e)
+    return _reply(m, raw)
+
+
+def _timed(m, name, phase):
+    t0 = now_ns()
+    try:
+        return phase(m)
+    finally:
+        m.phases[name] = round((now_ns() - t0) / 1e9, 4)
+
+
+def _idle_power(m):
+    """The power monitor of req.power (None, with the reason, when there is none) and its idle baseline."""
+    try:
+        m.monitor = power.PowerMonitor.create(m.req.power, m.root, m.tools, log=worker.log)
+        if not m.monitor.available:
+            m.power_reason = m.monitor.reason
+            m.monitor = None
+    except Exception as e:
+        m.power_reason = "power probe failed: %s" % e
+        m.monitor = None
+    if m.monitor is not None and m.req.idle_s > 0:
+        send_progress("idle", total_s=m.req.idle_s)
+        m.monitor.measure_idle(m.req.idle_s)
+
+
+def _power(m, raw):
+    """(PowerSummary over the measured span, PowerReadings, reason); closes the probe."""
+    if m.monitor is None:
+        return None, None, m.power_reason or "no power data"
+    reps = raw["repetitions"]
+    t0, t1 = reps[0]["t_prefill_start_ns"], reps[-1]["t_end_ns"]
+    summary = readings = None
+    reason = None
+    try:
+        s = m.monitor.summary(t0, t1, 0)  # no inferences: the per-inference figures stay null
+        summary = PowerSummary.from_dict(s)
+        ts, ws = m.monitor.readings()
+        readings = PowerReadings(t_ns=[int(t) for t in ts], w=[float(w) for w in ws], source=s["source"],
+                                 method=s["method"], rate_hz=m.monitor.rate_hz)
+    except Exception as e:
+        import traceback
+        worker.log(traceback.format_exc())
+        reason = "power summary failed: %s" % e
+    m.monitor.close()
+    return summary, readings, reason
+
+
+def _reply(m, raw):
+    summary, readings, reason = _power(m, raw)
+    thermal_section = worker._thermal_section(m)
+    described = dict(raw["runtime"])
+    runtime = RuntimeInfo(runtime=described.pop("runtime"), version=described.pop("version", None),
+                          options=described)
+    m.phases["total_s"] = round((now_ns() - m.started_ns) / 1e9, 4)
+    return GenerateReply(
+        clock=raw["clock"] if raw.get("clock") else CLOCK_NAME,
+        warnings=m.warnings,
+        runtime=runtime,
+        precision=m.req.precision,
+        prompt_tokens=raw["prompt_tokens"], gen_tokens=raw["gen_tokens"], depth=raw["depth"], n_ctx=raw["n_ctx"],
+        seed=raw["seed"], sampling=raw["sampling"], ids=raw["ids"],
+        repetitions=[GenRepetition(**r) for r in raw["repetitions"]],
+        warmup=GenWarmup(**raw["warmup"]) if raw["warmup"] is not None else None,
+        load_ns=raw["load_ns"],
+        memory=GenMemory(**raw["memory"]),
+        kv_cache=KvCache(**raw["kv_cache"]),
+        power=summary,
+        power_readings=readings,
+        power_reason=None if summary is not None else reason,
+        thermal=thermal_section,
+        phases=RunPhases(**m.phases),
+        finished_at_unix=time.time(),
+    )

@@ -1,0 +1,129 @@
+"""How a generation section is shown: the llama-bench-like table (one `pp<prompt>` row and one `tg<tokens>` row per
+result, ` @ d<depth>` when the context was filled first, tokens/s as mean ± sample stdev over repetitions) and the
+section's lines for `results show` and the reports, each figure saying where it comes from.
+
+Owns: BenchRow and its rows from a Generation (bench_rows) or a Result (bench_rows_of), the markdown table
+llama-bench prints (`-o md`: | model | runtime | precision | threads | test | t/s |), and generation_lines.
+Pure: strings out, no I/O, no terminal markup.
+Does not own: the figures (stats.py, reply.py), the records (records/generation.py), printing (cli/ui.py).
+
+The rows follow llama-bench (tools/llama-bench): pp = prompt tokens / prefill time, tg = generated tokens / their
+time, each per repetition, then mean ± sample stdev (ddof 1). One difference, stated: tg here is decode tokens/s
+= (tokens - 1) / (e2e - TTFT) (MLPerf Client's TPS: the tokens after the first), since the first token's time is
+inside TTFT.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+from ..numfmt import fmt_value
+from ..records import Generation, Result
+
+__all__ = ["BenchRow", "bench_rows", "bench_rows_of", "bench_markdown", "generation_lines", "bench_test_name"]
+
+
+@dataclass(frozen=True)
+class BenchRow:
+    """One llama-bench-like row: what ran, the test (`pp512`, `tg128 @ d2048`), tokens/s mean ± sd over n."""
+
+    model: str
+    runtime: str
+    precision: str
+    threads: int | None
+    test: str
+    tps_mean: float
+    tps_std: float | None  # None with one repetition
+    n: int
+
+    @property
+    def tps(self) -> str:
+        """`12.34 ± 0.56` (llama-bench's "%.2f ± %.2f"); `12.34` with one repetition."""
+        return f"{self.tps_mean:.2f}" + (f" ± {self.tps_std:.2f}" if self.tps_std is not None else "")
+
+
+def bench_test_name(kind: str, tokens: int, depth: int) -> str:
+    """llama-bench's test label: `pp512`, `tg128`, with ` @ d<depth>` when the KV cache held `depth` tokens."""
+    return f"{kind}{tokens}" + (f" @ d{depth}" if depth else "")
+
+
+def bench_rows(g: Generation, *, model: str, runtime: str | None = None, precision: str = "",
+               threads: int | None = None) -> list[BenchRow]:
+    """The pp row (prompt tokens/s) and, with more than one generated token, the tg row (decode tokens/s)."""
+    rt = runtime or g.runtime or ""
+    rows = [BenchRow(model, rt, precision, threads, bench_test_name("pp", g.prompt_tokens, g.depth), g.prefill_tps.mean,
+                     g.prefill_tps.std, g.prefill_tps.n)]
+    if g.decode_tps is not None:
+        rows.append(BenchRow(model, rt, precision, threads, bench_test_name("tg", g.tokens, g.depth), g.decode_tps.mean,
+                             g.decode_tps.std, g.decode_tps.n))
+    return rows
+
+
+def bench_rows_of(results: Iterable[Result]) -> list[BenchRow]:
+    """The rows of every result that has a generation section, in the results' order."""
+    out: list[BenchRow] = []
+    for r in results:
+        if r.generation is not None:
+            out += bench_rows(r.generation, model=r.model, runtime=r.runtime, precision=r.precision,
+                              threads=r.threads)
+    return out
+
+
+def bench_markdown(rows: Sequence[BenchRow], escape: Callable[[str], str] = str) -> str:
+    """The rows as llama-bench's markdown table (`-o md`), t/s right-aligned. `escape`: what makes a name
+    safe in the caller's markdown (the report's _md); names are shown as given otherwise."""
+    head = ("model", "runtime", "precision", "threads", "test", "t/s")
+    cells = [(escape(r.model), escape(r.runtime), escape(r.precision), "-" if r.threads is None else str(r.threads),
+              r.test, r.tps) for r in rows]
+    widths = [max([len(h)] + [len(c[i]) for c in cells]) for i, h in enumerate(head)]
+
+    def line(values: Sequence[str]) -> str:
+        return "| " + " | ".join(v.rjust(w) if i >= 3 else v.ljust(w)
+                                 for i, (v, w) in enumerate(zip(values, widths, strict=True))) + " |"
+
+    rule = "| " + " | ".join(("-" * (w - 1) + ":") if i >= 3 else "-" * w for i, w in enumerate(widths)) + " |"
+    return "\n".join([line(head), rule] + [line(c) for c in cells])
+
+
+def _pm(mean: float, std: float | None, unit: str) -> str:
+    return fmt_value(mean, unit) if std is None else f"{fmt_value(mean)} ± {fmt_value(std, unit)}"
+
+
+def generation_lines(g: Generation) -> list[str]:
+    """The section in words: the shape, the speeds (mean ± sd over repetitions), the latencies, memory and the KV
+    cache, the energy per phase (or why there is none), and where the figures come from."""
+    reps = f"{g.repetitions} repetition{'s' if g.repetitions != 1 else ''}"
+    lines = [f"generation ({g.runtime or '?'}): {g.prompt_tokens} prompt tokens, {g.tokens} generated, depth "
+             f"{g.depth}, {reps}" + (f", seed {g.seed}" if g.seed is not None else "")]
+    lines.append(f"  TTFT {_pm(g.ttft_ms.mean, g.ttft_ms.std, 'ms')} (prefill {_pm(g.prefill_ms.mean, g.prefill_ms.std, 'ms')})"
+                 f" · prefill {_pm(g.prefill_tps.mean, g.prefill_tps.std, 'tokens/s')}")
+    if g.decode_tps is not None and g.tpot_ms is not None:
+        lines.append(f"  decode {_pm(g.decode_tps.mean, g.decode_tps.std, 'tokens/s')} · TPOT "
+                     f"{_pm(g.tpot_ms.mean, g.tpot_ms.std, 'ms')}")
+    if g.itl_ms is not None:
+        itl = g.itl_ms
+        lines.append(f"  ITL p50 {fmt_value(itl.p50, 'ms')} · p90 {fmt_value(itl.p90, 'ms')} · p99 "
+                     f"{fmt_value(itl.p99, 'ms')} · max {fmt_value(itl.max, 'ms')} ({itl.n} decode steps pooled)")
+    mem = [f"load {fmt_value(g.load_ms, 'ms')}"]
+    if g.peak_rss_bytes is not None:
+        mem.append(f"peak RSS {fmt_value(g.peak_rss_bytes / 2**20, 'MiB')}")
+    if g.kv_cache_bytes is not None:
+        kv = g.kv_cache or {}
+        what = f" for {kv['n_ctx']} tokens" if kv.get("n_ctx") else ""
+        what += f" ({kv['dtype']})" if kv.get("dtype") else ""
+        mem.append(f"KV cache {fmt_value(g.kv_cache_bytes / 2**20, 'MiB')}{what}")
+    lines.append("  " + " · ".join(mem))
+    e = g.energy
+    if e is not None:
+        lines.append(f"  energy ({e.source or 'power'}): prefill {fmt_value(e.prefill_j, 'J')} at "
+                     f"{fmt_value(e.prefill_mean_w, 'W')} → {fmt_value(e.j_per_prompt_token * 1000, 'mJ')}/prompt "
+                     f"token · decode {fmt_value(e.decode_j, 'J')} at {fmt_value(e.decode_mean_w, 'W')} → "
+                     + (f"{fmt_value(e.j_per_token * 1000, 'mJ')}/token, {fmt_value(e.tokens_per_j, 'tokens/J')}"
+                        if e.j_per_token is not None else "no decode step"))
+    else:
+        lines.append(f"  energy: none ({g.energy_reason or 'no power readings'})")
+    n = sum(len(t) for t in g.token_ns)
+    lines.append(f"  from the agent's own clock: {n} per-token times and {len(g.prefill_ns)} prefill times kept "
+                 "(results show --json); definitions stored with the result")
+    return lines
