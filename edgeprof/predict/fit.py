@@ -1,0 +1,243 @@
+"""Cost models fitted on a calibration table, and a model's predicted latency with its interval and coverage.
+
+Owns the method (docs/predict.md says it in words):
+- per kernel key (op and variant, graph.Kernel.key) with at least MIN_SAMPLES profiled kernels: profiled µs =
+  c0 + c1·FLOPs + c2·bytes, non-negative, fitted on relative error; a key with too few samples uses its family's
+  model (graph._FAMILY), an op with neither is NOT covered: a roofline fallback (the table's own peak FLOP/s and
+  bytes/s, plus the median small-kernel time), never 0 ms, and a wide interval (×1/4 … ×4) for its part;
+- the model level: measured p50 = a·Σ kernel µs + b·kernels + c (non-negative, relative error), fitted over the
+  table's models; it absorbs the profiler's own per-node overhead, NCHWc reorders and the per-run overhead;
+- the interval: the device-level spread of |log(measured / predicted)| over the table's models, each predicted
+  by a fit that did not see it (k-fold over models), at the 90 % quantile, at least ±2 % (MIN_SPREAD);
+  widened by the uncovered part;
+- out-of-domain warnings: op kinds the table lacks, dtypes it never measured, and kernels whose FLOPs or bytes
+  lie beyond ×4 of the range its key was measured at.
+Does not own: reading graphs (graph.py), the table's file (table.py).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .graph import Kernel
+from .table import CalibrationModel, CalibrationTable
+
+__all__ = ["Predictor", "Prediction", "fit", "MIN_SAMPLES", "LEVEL"]
+
+MIN_SAMPLES = 6
+LEVEL = 0.9
+MIN_SPREAD = 0.02  # the interval is never narrower than ±2 % (timer and run-to-run noise of any board)
+FALLBACK_RANGE = (0.25, 4.0)
+_OOD_SPAN = 4.0
+
+
+def _nnls_rel(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """min Σ((x·c − y)/y)² over c ≥ 0 (few columns: every active set is tried)."""
+    w = 1.0 / np.maximum(y, 1e-9)
+    xw, yw = x * w[:, None], y * w
+    best: tuple[float, np.ndarray] | None = None
+    n = x.shape[1]
+    for r in range(1, n + 1):
+        for cols in itertools.combinations(range(n), r):
+            c, *_ = np.linalg.lstsq(xw[:, cols], yw, rcond=None)
+            if np.any(c < 0):
+                continue
+            full = np.zeros(n)
+            full[list(cols)] = c
+            err = float(np.sum((xw @ full - yw) ** 2))
+            if best is None or err < best[0]:
+                best = (err, full)
+    return best[1] if best is not None else np.zeros(n)
+
+
+@dataclass(frozen=True)
+class CostModel:
+    coef: tuple[float, float, float]  # µs = c0 + c1·FLOPs + c2·bytes
+    n: int
+    flops_range: tuple[float, float]
+    bytes_range: tuple[float, float]
+    log_spread: float  # RMS of log(measured / fitted) over its samples
+
+    def __call__(self, k: Kernel) -> float:
+        c0, c1, c2 = self.coef
+        return c0 + c1 * k.flops + c2 * k.bytes
+
+
+def _fit_cost(samples: Sequence[tuple[Kernel, float]]) -> CostModel:
+    x = np.array([[1.0, k.flops, k.bytes] for k, _ in samples])
+    y = np.array([us for _, us in samples])
+    scale = np.maximum(np.abs(x).max(axis=0), 1e-12)
+    c = _nnls_rel(x / scale, y) / scale
+    fitted = np.maximum(x @ c, 1e-6)
+    spread = float(np.sqrt(np.mean(np.log(y / fitted) ** 2)))
+    fl = [k.flops for k, _ in samples]
+    by = [k.bytes for k, _ in samples]
+    return CostModel(coef=(float(c[0]), float(c[1]), float(c[2])), n=len(samples), flops_range=(min(fl), max(fl)),
+                     bytes_range=(min(by), max(by)), log_spread=spread)
+
+
+@dataclass
+class Prediction:
+    p50_ms: float
+    low_ms: float
+    high_ms: float
+    level: float
+    throughput_ips: float
+    kernels: int
+    covered_ops: float  # share of kernels with a fitted cost model (own key or family)
+    covered_flops: float | None  # share of counted FLOPs in covered kernels; None when the model counts none
+    uncovered: list[dict[str, Any]] = field(default_factory=list)  # op, count, assumed_ms (roofline)
+    warnings: list[str] = field(default_factory=list)
+    table: str = ""
+    method: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+class Predictor:
+    """The cost models of one table (fit() builds it)."""
+
+    def __init__(self, table: CalibrationTable, models: Sequence[CalibrationModel] | None = None) -> None:
+        self.table = table
+        use = list(table.models if models is None else models)
+        samples = [(mk.kernel, mk.us) for m in use for mk in m.kernels if mk.us is not None and mk.us > 0]
+        # a kernel of the host's graph absent from the device's profile was fused further there (the "all"
+        # level's NCHWc convolutions take a following Add or activation): its key costs `presence` × the fit
+        seen: dict[str, list[int]] = {}
+        for m in use:
+            for mk in m.kernels:
+                seen.setdefault(mk.kernel.key, []).append(1 if mk.us is not None else 0)
+        self.presence = {key: sum(v) / len(v) for key, v in seen.items()}
+        by_key: dict[str, list[tuple[Kernel, float]]] = {}
+        by_family: dict[str, list[tuple[Kernel, float]]] = {}
+        for k, us in samples:
+            by_key.setdefault(k.key, []).append((k, us))
+            by_family.setdefault(k.family, []).append((k, us))
+        self.keys = {key: _fit_cost(s) for key, s in by_key.items() if len(s) >= MIN_SAMPLES}
+        self.families = {f: _fit_cost(s) for f, s in by_family.items() if len(s) >= MIN_SAMPLES}
+        self.dtypes = {k.dtype for k, _ in samples}
+        small = [us for k, us in samples if k.flops < 1e4 and k.bytes < 1e5]
+        self.small_us = float(np.median(small)) if small else (float(np.min([u for _, u in samples])) if samples else 1.0)
+        compute = [k.flops / us for k, us in samples if k.family.startswith(("conv", "matmul")) and k.flops > 0]
+        memory = [k.bytes / us for k, us in samples if k.bytes > 0]
+        self.peak_flops_per_us = float(np.percentile(compute, 95)) if compute else 1e3
+        self.peak_bytes_per_us = float(np.percentile(memory, 95)) if memory else 1e3
+        # the model level: p50 µs = a·Σ + b·kernels + c
+        rows, ys = [], []
+        for m in use:
+            s, _, _ = self._kernel_sum([mk.kernel for mk in m.kernels])
+            rows.append([s, float(len(m.kernels)), 1.0])
+            ys.append(m.p50_ms * 1e3)
+        if len(rows) >= 3:
+            x = np.array(rows)
+            scale = np.maximum(np.abs(x).max(axis=0), 1e-12)
+            self.level = tuple(float(v) for v in _nnls_rel(x / scale, np.array(ys)) / scale)
+        else:
+            self.level = (1.0, 0.0, 0.0)
+        self.spread = 0.0  # set by fit(): the held-out device-level term
+
+    def cost(self, k: Kernel) -> tuple[float, str]:
+        """(µs, how): how is "key", "family" or "roofline"."""
+        m = self.keys.get(k.key)
+        present = self.presence.get(k.key, 1.0)
+        if m is not None:
+            return present * max(m(k), 0.0), "key"
+        m = self.families.get(k.family)
+        if m is not None:
+            return present * max(m(k), 0.0), "family"
+        return self.small_us + max(k.flops / self.peak_flops_per_us, k.bytes / self.peak_bytes_per_us), "roofline"
+
+    def _kernel_sum(self, ks: Sequence[Kernel]) -> tuple[float, float, dict[str, list[float]]]:
+        covered = 0.0
+        fallback = 0.0
+        unc: dict[str, list[float]] = {}
+        for k in ks:
+            us, how = self.cost(k)
+            if how == "roofline":
+                fallback += us
+                unc.setdefault(k.op, []).append(us)
+            else:
+                covered += us
+        return covered + fallback, fallback, unc
+
+    def point_us(self, ks: Sequence[Kernel]) -> float:
+        s, _, _ = self._kernel_sum(ks)
+        a, b, c = self.level
+        return a * s + b * len(ks) + c
+
+    def predict(self, ks: Sequence[Kernel], batch: int = 1) -> Prediction:
+        s, fallback, unc = self._kernel_sum(ks)
+        a, b, c = self.level
+        p50 = a * s + b * len(ks) + c
+        fb = a * fallback
+        known = p50 - fb
+        q = math.exp(self.spread)
+        low = known / q + fb * FALLBACK_RANGE[0]
+        high = known * q + fb * FALLBACK_RANGE[1]
+        total_flops = sum(k.flops for k in ks)
+        cov_flops = sum(k.flops for k in ks if self.cost(k)[1] != "roofline")
+        n_cov = sum(1 for k in ks if self.cost(k)[1] != "roofline")
+        warnings = []
+        missing_dtypes = sorted({k.dtype for k in ks} - self.dtypes)
+        if missing_dtypes:
+            warnings.append(f"dtypes the table never measured: {', '.join(missing_dtypes)}")
+        if unc:
+            warnings.append(f"op kinds the table has not seen: {', '.join(sorted(unc))}")
+        far = sorted({k.key for k in ks if self._outside(k)})
+        if far:
+            warnings.append(f"kernels beyond ×{_OOD_SPAN:g} of the shapes the table measured: {', '.join(far)}")
+        guessed = sum(1 for k in ks if k.shapes_guessed or not k.flops_known)
+        if guessed:
+            warnings.append(f"{guessed} kernel(s) with shapes or FLOPs not inferable (counted by bytes only)")
+        if any(k.op in ("If", "Loop", "Scan") for k in ks):
+            warnings.append("control flow (If/Loop/Scan): the subgraphs' kernels are not counted, only the node")
+        return Prediction(
+            p50_ms=p50 / 1e3, low_ms=max(low, 0.0) / 1e3, high_ms=high / 1e3, level=LEVEL,
+            throughput_ips=batch * 1e6 / p50 if p50 > 0 else 0.0,
+            kernels=len(ks), covered_ops=n_cov / len(ks) if ks else 1.0,
+            covered_flops=cov_flops / total_flops if total_flops else None,
+            uncovered=[{"op": op, "count": len(v), "assumed_ms": a * sum(v) / 1e3} for op, v in sorted(unc.items())],
+            warnings=warnings, table=self.table.key.label(),
+            method="per-kernel cost models on the table + model-level term; interval: held-out device-level spread")
+
+    def _outside(self, k: Kernel) -> bool:
+        m = self.keys.get(k.key) or self.families.get(k.family)
+        if m is None:
+            return False
+        lo_f, hi_f = m.flops_range
+        lo_b, hi_b = m.bytes_range
+        return (k.flops > hi_f * _OOD_SPAN or (lo_f > 0 and k.flops < lo_f / _OOD_SPAN)
+                or k.bytes > hi_b * _OOD_SPAN or (lo_b > 0 and k.bytes < lo_b / _OOD_SPAN))
+
+
+def held_out_errors(table: CalibrationTable, folds: int = 5) -> list[tuple[str, float]]:
+    """(model name, log(measured / predicted)) for each table model, predicted by a fit without its fold."""
+    models = list(table.models)
+    out: list[tuple[str, float]] = []
+    if len(models) < 2 * folds:
+        folds = max(2, len(models) // 2)
+    if len(models) < 4:
+        return out
+    for f in range(folds):
+        train = [m for i, m in enumerate(models) if i % folds != f]
+        test = [m for i, m in enumerate(models) if i % folds == f]
+        p = Predictor(table, train)
+        for m in test:
+            pred = p.point_us([mk.kernel for mk in m.kernels])
+            if pred > 0:
+                out.append((m.name, math.log(m.p50_ms * 1e3 / pred)))
+    return out
+
+
+def fit(table: CalibrationTable) -> Predictor:
+    p = Predictor(table)
+    errs = [abs(e) for _, e in held_out_errors(table)]
+    p.spread = max(float(np.quantile(errs, LEVEL)), MIN_SPREAD) if errs else math.log(2.0)
+    return p
