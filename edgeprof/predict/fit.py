@@ -1,8 +1,8 @@
 """Cost models fitted on a calibration table, and a model's predicted latency with its interval and coverage.
 
 Owns the method (docs/predict.md says it in words):
-- per kernel key (op and variant, graph.Kernel.key) with at least MIN_SAMPLES profiled kernels: profiled µs =
-  c0 + c1·FLOPs + c2·bytes, non-negative, fitted on relative error; a key with too few samples uses its family's
+- per kernel key (op and variant, graph.Kernel.key) with at least MIN_SAMPLES profiled kernels: a power law in
+  FLOPs and bytes (fitted in log space) corrected by the residuals of the nearest samples (CostModel); a key with too few samples uses its family's
   model (graph._FAMILY), an op with neither is NOT covered: a roofline fallback (the table's own peak FLOP/s and
   bytes/s, plus the median small-kernel time), never 0 ms, and a wide interval (×1/4 … ×4) for its part;
 - the model level: measured p50 = a·Σ kernel µs + b·kernels + c (non-negative, relative error), fitted over the
@@ -17,6 +17,7 @@ Does not own: reading graphs (graph.py), the table's file (table.py).
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 from collections.abc import Sequence
@@ -56,30 +57,56 @@ def _nnls_rel(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return best[1] if best is not None else np.zeros(n)
 
 
+_KNN = 7
+_MAX_EXP = 1.2  # µs grows at most a little faster than linearly in FLOPs and bytes
+
+
 @dataclass(frozen=True)
 class CostModel:
-    coef: tuple[float, float, float]  # µs = c0 + c1·FLOPs + c2·bytes
+    """log µs = a + b·log FLOPs + c·log bytes (a power law, which extrapolates), corrected by the mean residual of
+    the _KNN samples nearest in (log FLOPs, log bytes) (which follows the kernel's own bends: cache sizes, tiling)."""
+
+    coef: tuple[float, float, float]
     n: int
     flops_range: tuple[float, float]
     bytes_range: tuple[float, float]
     log_spread: float  # RMS of log(measured / fitted) over its samples
+    points: np.ndarray  # n × 2: log1p FLOPs, log1p bytes
+    residuals: np.ndarray  # n: log measured − power law
+
+    def _law(self, lf: float, lb: float) -> float:
+        a, b, c = self.coef
+        return a + b * lf + c * lb
 
     def __call__(self, k: Kernel) -> float:
-        c0, c1, c2 = self.coef
-        return c0 + c1 * k.flops + c2 * k.bytes
+        lf, lb = math.log1p(k.flops), math.log1p(k.bytes)
+        d = np.hypot(self.points[:, 0] - lf, self.points[:, 1] - lb)
+        near = np.argsort(d)[:_KNN]
+        w = 1.0 / (d[near] + 0.05)
+        return math.exp(self._law(lf, lb) + float(np.sum(w * self.residuals[near]) / np.sum(w)))
 
 
 def _fit_cost(samples: Sequence[tuple[Kernel, float]]) -> CostModel:
-    x = np.array([[1.0, k.flops, k.bytes] for k, _ in samples])
-    y = np.array([us for _, us in samples])
-    scale = np.maximum(np.abs(x).max(axis=0), 1e-12)
-    c = _nnls_rel(x / scale, y) / scale
-    fitted = np.maximum(x @ c, 1e-6)
-    spread = float(np.sqrt(np.mean(np.log(y / fitted) ** 2)))
+    pts = np.array([[math.log1p(k.flops), math.log1p(k.bytes)] for k, _ in samples])
+    ly = np.log(np.array([us for _, us in samples]))
+    x = np.column_stack([np.ones(len(ly)), pts])
+    coef, *_ = np.linalg.lstsq(x, ly, rcond=None)
+    if not (0.0 <= coef[1] <= _MAX_EXP and 0.0 <= coef[2] <= _MAX_EXP and coef[1] + coef[2] <= _MAX_EXP):
+        # few or collinear samples: one exponent on log(FLOPs + bytes), clipped, so extrapolation stays sane
+        lt = np.log1p(np.array([k.flops + k.bytes for k, _ in samples]))
+        e = float(np.clip(np.polyfit(lt, ly, 1)[0], 0.0, _MAX_EXP)) if np.ptp(lt) > 0 else 0.0
+        share = np.where(pts[:, 0] + pts[:, 1] > 0, pts[:, 0] / np.maximum(pts[:, 0] + pts[:, 1], 1e-12), 0.5)
+        wf = float(np.clip(np.mean(share), 0.0, 1.0))
+        coef = np.array([0.0, e * wf, e * (1.0 - wf)])
+        coef[0] = float(np.mean(ly - x[:, 1:] @ coef[1:]))
+    res = ly - x @ coef
     fl = [k.flops for k, _ in samples]
     by = [k.bytes for k, _ in samples]
-    return CostModel(coef=(float(c[0]), float(c[1]), float(c[2])), n=len(samples), flops_range=(min(fl), max(fl)),
-                     bytes_range=(min(by), max(by)), log_spread=spread)
+    model = CostModel(coef=(float(coef[0]), float(coef[1]), float(coef[2])), n=len(samples),
+                      flops_range=(min(fl), max(fl)), bytes_range=(min(by), max(by)), log_spread=0.0,
+                      points=pts, residuals=res)
+    fitted = np.log([model(k) for k, _ in samples])
+    return dataclasses.replace(model, log_spread=float(np.sqrt(np.mean((ly - fitted) ** 2))))
 
 
 @dataclass
@@ -101,13 +128,22 @@ class Prediction:
         return dict(self.__dict__)
 
 
+def _scale(m: CalibrationModel) -> float:
+    """Timed p50 / profiled time per run of a calibration model (1 when the profile's total is unknown)."""
+    total = m.profiled_run_ms or (sum(mk.us or 0.0 for mk in m.kernels) + m.unmatched_us) / 1e3
+    return m.p50_ms / total if total and total > 0 else 1.0
+
+
 class Predictor:
     """The cost models of one table (fit() builds it)."""
 
     def __init__(self, table: CalibrationTable, models: Sequence[CalibrationModel] | None = None) -> None:
         self.table = table
         use = list(table.models if models is None else models)
-        samples = [(mk.kernel, mk.us) for m in use for mk in m.kernels if mk.us is not None and mk.us > 0]
+        # each model's profiled kernel times scaled to its timed p50 (the profiler slows a run, the more so the
+        # smaller its kernels: 33-65 % in agents/edgeprof_agent/opprof.py), so a kernel's µs is as timed
+        samples = [(mk.kernel, mk.us * _scale(m)) for m in use for mk in m.kernels
+                   if mk.us is not None and mk.us > 0]
         # a kernel of the host's graph absent from the device's profile was fused further there (the "all"
         # level's NCHWc convolutions take a following Add or activation): its key costs `presence` × the fit
         seen: dict[str, list[int]] = {}
@@ -129,18 +165,17 @@ class Predictor:
         memory = [k.bytes / us for k, us in samples if k.bytes > 0]
         self.peak_flops_per_us = float(np.percentile(compute, 95)) if compute else 1e3
         self.peak_bytes_per_us = float(np.percentile(memory, 95)) if memory else 1e3
-        # the model level: p50 µs = a·Σ + b·kernels + c
+        # the model level: p50 µs = a·Σ − b·kernels + c·(NCHWc bytes) + d (see _level_features)
         rows, ys = [], []
         for m in use:
-            s, _, _ = self._kernel_sum([mk.kernel for mk in m.kernels])
-            rows.append([s, float(len(m.kernels)), 1.0])
+            rows.append(self._level_features([mk.kernel for mk in m.kernels]))
             ys.append(m.p50_ms * 1e3)
-        if len(rows) >= 3:
+        if len(rows) >= 4:
             x = np.array(rows)
             scale = np.maximum(np.abs(x).max(axis=0), 1e-12)
             self.level = tuple(float(v) for v in _nnls_rel(x / scale, np.array(ys)) / scale)
         else:
-            self.level = (1.0, 0.0, 0.0)
+            self.level = (1.0, 0.0, 0.0, 0.0)
         self.spread = 0.0  # set by fit(): the held-out device-level term
 
     def cost(self, k: Kernel) -> tuple[float, str]:
@@ -167,15 +202,21 @@ class Predictor:
                 covered += us
         return covered + fallback, fallback, unc
 
-    def point_us(self, ks: Sequence[Kernel]) -> float:
+    def _level_features(self, ks: Sequence[Kernel]) -> list[float]:
+        """Σ kernel µs; −kernels (the profiler's own cost per node, which the timed p50 does not pay); the bytes
+        of convolution kernels (onnxruntime's NCHWc reorders around them appear in no kernel of the host's
+        graph); 1 (the per-run overhead)."""
         s, _, _ = self._kernel_sum(ks)
-        a, b, c = self.level
-        return a * s + b * len(ks) + c
+        conv = sum(k.bytes for k in ks if k.family.startswith("conv"))
+        return [s, -float(len(ks)), conv, 1.0]
+
+    def point_us(self, ks: Sequence[Kernel]) -> float:
+        return max(float(np.dot(self.level, self._level_features(ks))), 0.0)
 
     def predict(self, ks: Sequence[Kernel], batch: int = 1) -> Prediction:
         s, fallback, unc = self._kernel_sum(ks)
-        a, b, c = self.level
-        p50 = a * s + b * len(ks) + c
+        a = self.level[0]
+        p50 = max(self.point_us(ks), a * fallback, 1e-3)
         fb = a * fallback
         known = p50 - fb
         q = math.exp(self.spread)
