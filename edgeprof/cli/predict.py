@@ -36,8 +36,36 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--batch", type=int, default=1, help="batch size, as deploy --batch")
     p.add_argument("--input", action="append", default=[], metavar="NAME=SHAPE",
                    help="input shape, as deploy --input (e.g. x=1x3x224x224)")
+    p.add_argument("--measured", action="store_true",
+                   help="also show the newest stored run of the same configuration (device, model, threads, batch, "
+                        "onnxruntime fp32) next to each prediction, with the error")
+    p.add_argument("--db", help="results database (as results --db) for --measured")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=run)
+
+
+def measured_beside(rows: list[dict[str, Any]], model: str, batch: int, db: str | None) -> None:
+    """Adds to each prediction row the newest stored ok run of its configuration: run id, p50, error, inside."""
+    from pathlib import Path
+
+    from .common import open_store
+
+    store = open_store(db)
+    names = {model, Path(model).name}
+    for r in rows:
+        found = None
+        for run in store.list(device=r["board"], model=Path(model).name, status="ok", limit=200):
+            if (run["runtime"] == "onnxruntime" and run["precision"] == "fp32" and run["batch"] == batch
+                    and run["threads"] == r["threads"] and (run["model"] in names or Path(run["model"]).name in names)
+                    and run["p50_ms"]):
+                found = run
+                break
+        if found is None:
+            r["measured"] = None
+            continue
+        m = float(found["p50_ms"])
+        r["measured"] = {"run_id": found["run_id"], "p50_ms": m, "created_at": found["created_at"],
+                         "error": r["p50_ms"] / m - 1, "inside_interval": r["low_ms"] <= m <= r["high_ms"]}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -63,7 +91,10 @@ def run(args: argparse.Namespace) -> int:
     for _label, table, path in loaded:
         p = predict(ks, table, batch=args.batch, threads=args.threads, runtime_version=args.runtime_version,
                     where=f"table {path}")
-        rows.append({"board": table.key.device_name, "table": path, "key": table.key.label(), **p.to_dict()})
+        rows.append({"board": table.key.device_name, "threads": table.key.threads, "table": path,
+                     "key": table.key.label(), **p.to_dict()})
+    if args.measured:
+        measured_beside(rows, args.model, args.batch, args.db)
     if args.json:
         import json
 
@@ -79,6 +110,14 @@ def run(args: argparse.Namespace) -> int:
                   f"[{r['low_ms']:.3f}, {r['high_ms']:.3f}] ms   throughput {r['throughput_ips']:.1f} /s",
                   markup=False)
         out.print(f"  covered: {100 * r['covered_ops']:.0f} % of kernels, {flops} of FLOPs", markup=False)
+        if args.measured:
+            m = r.get("measured")
+            if m is None:
+                out.print("  measured: no stored run of this configuration", markup=False)
+            else:
+                out.print(f"  measured p50 {m['p50_ms']:.3f} ms (run {m['run_id']}, {m['created_at']}): prediction "
+                          f"{100 * m['error']:+.1f} %, {'inside' if m['inside_interval'] else 'OUTSIDE'} the "
+                          f"interval", markup=False)
         for u in r["uncovered"]:
             out.print(f"  not in the table: {u['op']} ×{u['count']}: assumed {u['assumed_ms']:.3f} ms (roofline "
                       f"from the table's peak FLOP/s and bytes/s; its interval ×1/4 … ×4)", markup=False)

@@ -98,3 +98,14 @@ def test_predict_without_a_table_says_how_to_get_one(offline, tmp_path, capsys):
     assert main(["predict", str(_model(tmp_path)), "--device", "nowhere"]) == 2
     line = capsys.readouterr().err.strip()
     assert "no onnxruntime fp32 calibration table" in line and "edgeprof calibrate --device nowhere" in line
+
+
+def test_what_is_not_built_yet_is_said_in_one_line(offline, tmp_path, capsys):
+    exported = save_table(_table(), tmp_path / "vendor.json")
+    (tmp_path / "m.tflite").write_bytes(b"TFL3")
+    assert main(["predict", str(tmp_path / "m.tflite"), "--table", str(exported)]) == 2
+    line = capsys.readouterr().err.strip()
+    assert "\n" not in line and "TFLite model is not supported yet" in line
+    assert main(["calibrate", "--device", "local", "--runtime", "tflite"]) == 2
+    line = capsys.readouterr().err.strip()
+    assert "\n" not in line and "only onnxruntime tables are built yet" in line
