@@ -7,7 +7,8 @@ mixed so that one budget covers the kernels real models spend their time in:
 - "transformer": layers of LayerNorm, weight and activation MatMuls, Softmax, GELU (the Erf form onnxruntime
   fuses), transposes and reshapes, at several sequence lengths and widths;
 - "misc": independent single ops on their own inputs (elementwise, copies, reductions, pools, LSTM / GRU,
-  ConvTranspose) at random shapes.
+  ConvTranspose) at random shapes;
+- "tiny": one to three ops on a few hundred elements, whose run is a few µs: they pin the per-run overhead.
 Chains, not isolated ops, so onnxruntime fuses and lays out as in real models. FLOPs per model are bounded
 (MAX_FLOPS) so a model's timed loop stays short on a 2-core board.
 Does not own: measuring them (calibrate.py).
@@ -24,7 +25,7 @@ import numpy as np
 __all__ = ["calibration_models", "MAX_FLOPS", "KINDS"]
 
 MAX_FLOPS = 4e8
-KINDS = ("cnn", "transformer", "misc")
+KINDS = ("cnn", "transformer", "misc", "tiny")
 OPSET = 17
 
 
@@ -282,14 +283,38 @@ def _misc(g: _G) -> None:
             g.output(y, [1, cout, 2 * h, 2 * h])
 
 
+def _tiny(g: _G) -> None:
+    """One to three small ops: models whose whole run is a few µs pin the per-run overhead of the model level."""
+    rng = g.rng
+    for _ in range(int(rng.integers(1, 4))):
+        n = int(rng.choice([4, 16, 64, 256, 1024]))
+        kind = rng.choice(["unary", "binary", "matmul", "conv"])
+        if kind == "unary":
+            x = g.input([1, n])
+            g.output(g.node(str(rng.choice(["Relu", "Sigmoid", "Tanh", "Identity"])), [x]), [1, n])
+        elif kind == "binary":
+            x = g.input([1, n])
+            g.output(g.node(str(rng.choice(["Add", "Mul"])), [x, g.const([1, n])]), [1, n])
+        elif kind == "matmul":
+            m = int(rng.choice([4, 8, 16, 32]))
+            x = g.input([1, m])
+            g.flops += 2.0 * m * m
+            g.output(g.node("MatMul", [x, g.const([m, m])]), [1, m])
+        else:
+            c, h = int(rng.choice([1, 2, 4])), int(rng.choice([3, 4, 8]))
+            x = g.input([1, c, h, h])
+            y, _, cout = _conv(g, x, c, h, c, 3, 1)
+            g.output(y, [1, cout, h, h])
+
+
 def calibration_models(seed: int = 0, count: int | None = None) -> Iterator[tuple[str, Any]]:
     """(name, onnx.ModelProto) calibration models, deterministic for `seed`; endless when count is None."""
     rng = np.random.default_rng(seed)
     i = 0
-    order = ["cnn", "transformer", "misc", "cnn", "transformer", "cnn"]
+    order = ["cnn", "transformer", "misc", "cnn", "transformer", "cnn", "tiny"]
     while count is None or i < count:
         kind = order[i % len(order)]
         g = _G(rng)
-        {"cnn": _cnn, "transformer": _transformer, "misc": _misc}[kind](g)
+        {"cnn": _cnn, "transformer": _transformer, "misc": _misc, "tiny": _tiny}[kind](g)
         yield f"cal-{seed}-{i:03d}-{kind}", g.model(f"cal_{i}")
         i += 1
