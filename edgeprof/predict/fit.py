@@ -58,7 +58,7 @@ def _nnls_rel(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 _KNN = 7
-_MAX_EXP = 1.2  # µs grows at most a little faster than linearly in FLOPs and bytes
+_MAX_EXP = 1.0  # µs grows at most linearly in FLOPs and bytes (a bigger kernel is never less efficient)
 
 
 @dataclass(frozen=True)
@@ -128,10 +128,43 @@ class Prediction:
         return dict(self.__dict__)
 
 
-def _scale(m: CalibrationModel) -> float:
-    """Timed p50 / profiled time per run of a calibration model (1 when the profile's total is unknown)."""
-    total = m.profiled_run_ms or (sum(mk.us or 0.0 for mk in m.kernels) + m.unmatched_us) / 1e3
-    return m.p50_ms / total if total and total > 0 else 1.0
+def _timed_us(m: CalibrationModel, delta_max: float) -> dict[int, float]:
+    """A calibration model's profiled kernel times made timed: the profiler adds a roughly constant cost to every
+    node it times (agents/edgeprof_agent/opprof.py: profiling makes runs 33-65 % slower, most for small kernels), so
+    first the per-node excess δ ∈ [0, delta_max] that makes the kernels sum to the timed p50 is taken off each,
+    then what remains is scaled to the p50. Index in m.kernels → µs."""
+    timed = [(i, mk.us) for i, mk in enumerate(m.kernels) if mk.us is not None and mk.us > 0]
+    if not timed:
+        return {}
+    target = m.p50_ms * 1e3 * (1.0 - m.unmatched_us / max(sum(u for _, u in timed) + m.unmatched_us, 1e-9))
+    floor = 0.05
+
+    def total(d: float) -> float:
+        return sum(max(u - d, floor) for _, u in timed)
+
+    lo, hi = 0.0, max(delta_max, 0.0)
+    if total(lo) <= target:
+        d = 0.0
+    elif total(hi) >= target:
+        d = hi
+    else:
+        for _ in range(40):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if total(mid) > target else (lo, mid)
+        d = (lo + hi) / 2
+    rest = target / total(d) if total(d) > 0 else 1.0
+    return {i: max(u - d, floor) * rest for i, u in timed}
+
+
+def _delta_max(models: Sequence[CalibrationModel]) -> float:
+    """Twice the median per-node excess of profiled over timed runs across the table's models (≥ 0)."""
+    excess = []
+    for m in models:
+        n = sum(1 for mk in m.kernels if mk.us is not None)
+        prof = sum(mk.us or 0.0 for mk in m.kernels)
+        if n:
+            excess.append((prof - m.p50_ms * 1e3) / n)
+    return max(2.0 * float(np.median(excess)), 0.0) if excess else 0.0
 
 
 class Predictor:
@@ -140,10 +173,12 @@ class Predictor:
     def __init__(self, table: CalibrationTable, models: Sequence[CalibrationModel] | None = None) -> None:
         self.table = table
         use = list(table.models if models is None else models)
-        # each model's profiled kernel times scaled to its timed p50 (the profiler slows a run, the more so the
-        # smaller its kernels: 33-65 % in agents/edgeprof_agent/opprof.py), so a kernel's µs is as timed
-        samples = [(mk.kernel, mk.us * _scale(m)) for m in use for mk in m.kernels
-                   if mk.us is not None and mk.us > 0]
+        # each model's profiled kernel times made timed (_timed_us), so a kernel's µs is as the timed loop runs it
+        self.delta_max = _delta_max(use)
+        samples = []
+        for m in use:
+            timed = _timed_us(m, self.delta_max)
+            samples += [(m.kernels[i].kernel, us) for i, us in timed.items()]
         # a kernel of the host's graph absent from the device's profile was fused further there (the "all"
         # level's NCHWc convolutions take a following Add or activation): its key costs `presence` × the fit
         seen: dict[str, list[int]] = {}

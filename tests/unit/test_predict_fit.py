@@ -111,7 +111,7 @@ def test_kernels_are_read_from_onnxruntimes_fused_graph(tmp_path):
     ks = kernels(_onnx(tmp_path), {"x": (2, 8, 16, 16)})
     assert [k.op for k in ks] == ["FusedConv", "Add"]  # Relu fused into the conv by onnxruntime itself
     conv = ks[0]
-    assert conv.key == "FusedConv/kxk" and conv.family == "conv/kxk"
+    assert conv.key == "FusedConv/kxk/c8" and conv.family == "conv/kxk"  # 8 → 16 channels: aligned to 8
     assert conv.flops == 2 * (2 * 16 * 16 * 16) * 8 * 9  # 2 · |Y| · Cin · k²
     assert conv.bytes == 4 * (2 * 8 * 16 * 16 + 16 * 8 * 9 + 2 * 16 * 16 * 16)
     assert profile_key("r_nchwc") == "r" and profile_key("conv") == "conv"
