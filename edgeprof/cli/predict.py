@@ -20,7 +20,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "predict", help="predict a model's latency on boards from their calibration tables",
         description="Predict a model's p50 latency on each board from the board's calibration table (edgeprof "
                     "calibrate), from the model's graph alone: nothing runs on a device and nothing connects to "
-                    "one. Prints the prediction with its 90 %% interval, the share of the model's ops and FLOPs "
+                    "one. Prints the prediction with its 90 % interval, the share of the model's ops and FLOPs "
                     "the table covers, what was assumed for the rest, and warnings when the model lies outside "
                     "what the table measured.",
         epilog="examples:\n  edgeprof predict mobilenet_v2 --device local\n"

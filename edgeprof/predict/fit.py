@@ -5,7 +5,7 @@ Owns the method (docs/predict.md says it in words):
   FLOPs and bytes (fitted in log space) corrected by the residuals of the nearest samples (CostModel); a key with too few samples uses its family's
   model (graph._FAMILY), an op with neither is NOT covered: a roofline fallback (the table's own peak FLOP/s and
   bytes/s, plus the median small-kernel time), never 0 ms, and a wide interval (×1/4 … ×4) for its part;
-- the model level: measured p50 = a·Σ kernel µs + b·kernels + c (non-negative, relative error), fitted over the
+- the model level: measured p50 = a·Σ kernel µs ± b·kernels + c·conv bytes + d (relative error), fitted over the
   table's models; it absorbs the profiler's own per-node overhead, NCHWc reorders and the per-run overhead;
 - the interval: the device-level spread of |log(measured / predicted)| over the table's models, each predicted
   by a fit that did not see it (k-fold over models), at the 90 % quantile, at least ±2 % (MIN_SPREAD);
@@ -156,17 +156,6 @@ def _timed_us(m: CalibrationModel, delta_max: float) -> dict[int, float]:
     return {i: max(u - d, floor) * rest for i, u in timed}
 
 
-def _delta_max(models: Sequence[CalibrationModel]) -> float:
-    """Twice the median per-node excess of profiled over timed runs across the table's models (≥ 0)."""
-    excess = []
-    for m in models:
-        n = sum(1 for mk in m.kernels if mk.us is not None)
-        prof = sum(mk.us or 0.0 for mk in m.kernels)
-        if n:
-            excess.append((prof - m.p50_ms * 1e3) / n)
-    return max(2.0 * float(np.median(excess)), 0.0) if excess else 0.0
-
-
 class Predictor:
     """The cost models of one table (fit() builds it)."""
 
@@ -174,7 +163,9 @@ class Predictor:
         self.table = table
         use = list(table.models if models is None else models)
         # each model's profiled kernel times made timed (_timed_us), so a kernel's µs is as the timed loop runs it
-        self.delta_max = _delta_max(use)
+        # δ = 0: taking a per-node excess off first (twice the median per-node excess of profiled over timed) was
+        # tried and predicted the table's held-out folds and the design models worse than scaling alone
+        self.delta_max = 0.0
         samples = []
         for m in use:
             timed = _timed_us(m, self.delta_max)
@@ -200,7 +191,7 @@ class Predictor:
         memory = [k.bytes / us for k, us in samples if k.bytes > 0]
         self.peak_flops_per_us = float(np.percentile(compute, 95)) if compute else 1e3
         self.peak_bytes_per_us = float(np.percentile(memory, 95)) if memory else 1e3
-        # the model level: p50 µs = a·Σ − b·kernels + c·(NCHWc bytes) + d (see _level_features)
+        # the model level: p50 µs = a·Σ ± b·kernels + c·(conv bytes) + d (see _level_features)
         rows, ys = [], []
         for m in use:
             rows.append(self._level_features([mk.kernel for mk in m.kernels]))
@@ -210,18 +201,27 @@ class Predictor:
             scale = np.maximum(np.abs(x).max(axis=0), 1e-12)
             self.level = tuple(float(v) for v in _nnls_rel(x / scale, np.array(ys)) / scale)
         else:
-            self.level = (1.0, 0.0, 0.0, 0.0)
+            self.level = (1.0, 0.0, 0.0, 0.0, 0.0)
         self.spread = 0.0  # set by fit(): the held-out device-level term
+
+    def _model_for(self, k: Kernel) -> tuple[CostModel | None, str]:
+        """The key's model when the kernel lies within ×4 of the shapes it was fitted on; else the family's when
+        the kernel lies within the family's (a key measured only small is not extrapolated when its family was
+        measured large); else whichever there is."""
+        own, fam = self.keys.get(k.key), self.families.get(k.family)
+        if own is not None and not _beyond(own, k):
+            return own, "key"
+        if fam is not None and not _beyond(fam, k):
+            return fam, "family"
+        if own is not None:
+            return own, "key"
+        return fam, "family"
 
     def cost(self, k: Kernel) -> tuple[float, str]:
         """(µs, how): how is "key", "family" or "roofline"."""
-        m = self.keys.get(k.key)
-        present = self.presence.get(k.key, 1.0)
+        m, how = self._model_for(k)
         if m is not None:
-            return present * max(m(k), 0.0), "key"
-        m = self.families.get(k.family)
-        if m is not None:
-            return present * max(m(k), 0.0), "family"
+            return self.presence.get(k.key, 1.0) * max(m(k), 0.0), how
         return self.small_us + max(k.flops / self.peak_flops_per_us, k.bytes / self.peak_bytes_per_us), "roofline"
 
     def _kernel_sum(self, ks: Sequence[Kernel]) -> tuple[float, float, dict[str, list[float]]]:
@@ -238,12 +238,13 @@ class Predictor:
         return covered + fallback, fallback, unc
 
     def _level_features(self, ks: Sequence[Kernel]) -> list[float]:
-        """Σ kernel µs; −kernels (the profiler's own cost per node, which the timed p50 does not pay); the bytes
-        of convolution kernels (onnxruntime's NCHWc reorders around them appear in no kernel of the host's
-        graph); 1 (the per-run overhead)."""
+        """Σ kernel µs; +kernels and −kernels (the executor's own cost per node, or what is left of the profiler's
+        per-node cost after _timed_us: either sign, as the fit finds it); the bytes of convolution kernels
+        (onnxruntime's NCHWc reorders around them appear in no kernel of the host's graph); 1 (the per-run
+        overhead)."""
         s, _, _ = self._kernel_sum(ks)
         conv = sum(k.bytes for k in ks if k.family.startswith("conv"))
-        return [s, -float(len(ks)), conv, 1.0]
+        return [s, float(len(ks)), -float(len(ks)), conv, 1.0]
 
     def point_us(self, ks: Sequence[Kernel]) -> float:
         return max(float(np.dot(self.level, self._level_features(ks))), 0.0)
@@ -284,13 +285,16 @@ class Predictor:
             method="per-kernel cost models on the table + model-level term; interval: held-out device-level spread")
 
     def _outside(self, k: Kernel) -> bool:
-        m = self.keys.get(k.key) or self.families.get(k.family)
-        if m is None:
-            return False
-        lo_f, hi_f = m.flops_range
-        lo_b, hi_b = m.bytes_range
-        return (k.flops > hi_f * _OOD_SPAN or (lo_f > 0 and k.flops < lo_f / _OOD_SPAN)
-                or k.bytes > hi_b * _OOD_SPAN or (lo_b > 0 and k.bytes < lo_b / _OOD_SPAN))
+        m, _ = self._model_for(k)
+        return m is not None and _beyond(m, k)
+
+
+def _beyond(m: CostModel, k: Kernel) -> bool:
+    """Whether the kernel's FLOPs or bytes lie beyond ×_OOD_SPAN of the range `m` was fitted on."""
+    lo_f, hi_f = m.flops_range
+    lo_b, hi_b = m.bytes_range
+    return (k.flops > hi_f * _OOD_SPAN or (lo_f > 0 and k.flops < lo_f / _OOD_SPAN)
+            or k.bytes > hi_b * _OOD_SPAN or (lo_b > 0 and k.bytes < lo_b / _OOD_SPAN))
 
 
 def held_out_errors(table: CalibrationTable, folds: int = 5) -> list[tuple[str, float]]:
