@@ -27,6 +27,7 @@ import contextlib
 import importlib.util
 import io
 import json
+import math
 import os
 import statistics
 import sys
@@ -126,7 +127,13 @@ def run_config(threads: int, budget: float, tables: Path, seconds: float, corpus
                   f"[{p.low_ms:.3f}, {p.high_ms:.3f}]  error {100 * (p.p50_ms / meas - 1):+6.1f} %  "
                   f"ops covered {100 * p.covered_ops:.0f} %  remeasured {remeasured or float('nan'):.3f} ms",
                   flush=True)
-    return {"threads": threads, "table": str(path), "table_models": len(table.models),
+    from edgeprof.predict.fit import held_out_errors
+
+    folds = [abs(math.exp(e) - 1) for _, e in held_out_errors(table)]  # generated models no fit saw (5-fold)
+    fold_summary = {"n": len(folds), "within_10": sum(e <= 0.10 for e in folds) / len(folds),
+                    "within_25": sum(e <= 0.25 for e in folds) / len(folds),
+                    "median_abs_error": statistics.median(folds)} if folds else {"n": 0}
+    return {"threads": threads, "table": str(path), "table_models": len(table.models), "folds": fold_summary,
             "table_spent_s": table.spent_s, "load_before": load_before, "load_after": os.getloadavg(), "rows": rows}
 
 
@@ -161,6 +168,11 @@ def main() -> int:
     for c in configs:
         print(f"\nonnxruntime fp32 threads={c['threads']} (table: {c['table_models']} models, "
               f"load average before {c['load_before'][0]:.1f}, after {c['load_after'][0]:.1f})")
+        f = c["folds"]
+        if f["n"]:
+            print(f"  folds    n={f['n']:3d} (the table's own generated models, 5-fold)  ±10 %: "
+                  f"{100 * f['within_10']:3.0f} %  ±25 %: {100 * f['within_25']:3.0f} %  median |err| "
+                  f"{100 * f['median_abs_error']:.1f} %")
         for split in ("design", "held-out", "op test"):
             s = summary([r for r in c["rows"] if r["split"] == split])
             if not s["n"]:
