@@ -40,6 +40,9 @@ _AS_STANDARD = {"FusedConv": "Conv", "FusedMatMul": "MatMul", "FusedGemm": "Gemm
                 "FastGelu": "Gelu", "QuickGelu": "Gelu", "SkipLayerNormalization": "LayerNormalization",
                 "SimplifiedLayerNormalization": "LayerNormalization", "BiasSoftmax": "Softmax",
                 "NhwcMaxPool": "MaxPool", "QLinearAdd": "Add", "QLinearMul": "Mul"}
+# quantised ops: the positions of their float op's inputs (data, weight, bias)
+_QLINEAR_INPUTS = {"QLinearConv": (0, 3, 8), "QLinearMatMul": (0, 3), "ConvInteger": (0, 1),
+                   "MatMulInteger": (0, 1), "MatMulIntegerToFloat": (0, 1)}
 _GATHERS = frozenset({"Gather", "GatherElements", "GatherND"})
 # cost families: ops whose kernels cost alike share one model when their own has too few samples
 _FAMILY = {
@@ -155,8 +158,9 @@ def _variant(op: str, node: Any, shape: dict[str, tuple[int, ...]], inits: froze
 
     attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
     base = _AS_STANDARD.get(op, op)
-    if base == "Conv" and len(node.input) > 1 and node.input[1] in shape:
-        w = shape[node.input[1]]
+    wi = _QLINEAR_INPUTS.get(op, (0, 1))[1]
+    if base == "Conv" and len(node.input) > wi and len(shape.get(node.input[wi], ())) >= 2:
+        w = shape[node.input[wi]]
         group = int(attrs.get("group", 1))
         k = math.prod(w[2:]) if len(w) > 2 else 1
         # channels a multiple of 16 / 8 run onnxruntime's blocked (NCHWc) kernels on x86: ~2× the FLOP/s
@@ -168,7 +172,7 @@ def _variant(op: str, node: Any, shape: dict[str, tuple[int, ...]], inits: froze
             return f"group/{align}"
         return f"{'1x1' if k == 1 else 'kxk'}/{align}"
     if base in ("MatMul", "Gemm"):
-        return "w" if len(node.input) > 1 and node.input[1] in inits else "a"
+        return "w" if len(node.input) > wi and node.input[wi] in inits else "a"
     return ""
 
 
@@ -248,6 +252,9 @@ def kernels(path: str | Path, input_shapes: Mapping[str, tuple[int, ...]], level
         proxy = onnx.NodeProto()
         proxy.CopyFrom(node)
         proxy.op_type = base
+        if op in _QLINEAR_INPUTS:  # the quantised op's data inputs where its float op has them
+            del proxy.input[:]
+            proxy.input.extend(node.input[i] if i < len(node.input) else "" for i in _QLINEAR_INPUTS[op])
         try:
             f = _node_flops(proxy, shape)
         except (KeyError, IndexError, ValueError, TypeError):

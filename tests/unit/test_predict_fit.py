@@ -131,3 +131,23 @@ def test_a_graph_with_an_unknown_op_is_covered_in_part_and_says_so(tmp_path):
     p = fit(CalibrationTable(key=KEY, models=table.models + conv_models, created_at="")).predict(ks)
     assert 0 < p.covered_ops < 1 and [u["op"] for u in p.uncovered] == ["Einsum"]
     assert p.uncovered[0]["assumed_ms"] > 0 and p.p50_ms > 0
+
+
+def test_a_quantised_conv_is_read_with_its_weight_where_qlinearconv_keeps_it(tmp_path):
+    """QLinearConv's inputs are (x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale, y_zero_point, B):
+    the weight is input 3 (ONNX operator spec), not input 1 as in Conv."""
+    def c(name, arr):
+        return numpy_helper.from_array(np.asarray(arr), name)
+
+    inits = [c("xs", np.float32(0.1)), c("xz", np.uint8(0)), c("w", np.ones((4, 2, 3, 3), np.uint8)),
+             c("ws", np.float32(0.1)), c("wz", np.uint8(0)), c("ys", np.float32(0.1)), c("yz", np.uint8(0))]
+    x = helper.make_tensor_value_info("x", TensorProto.UINT8, [1, 2, 8, 8])
+    y = helper.make_tensor_value_info("y", TensorProto.UINT8, [1, 4, 8, 8])
+    node = helper.make_node("QLinearConv", ["x", "xs", "xz", "w", "ws", "wz", "ys", "yz"], ["y"], pads=[1, 1, 1, 1],
+                            name="qconv")
+    m = helper.make_model(helper.make_graph([node], "g", [x], [y], inits), opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 8
+    onnx.save(m, str(tmp_path / "q.onnx"))
+    (k,) = kernels(tmp_path / "q.onnx", {})
+    assert k.key == "QLinearConv/kxk/c1" and k.dtype == "uint8"
+    assert k.flops == 2 * (4 * 8 * 8) * 2 * 9
