@@ -105,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
               + ", ".join(f"{k}={'x'.join(map(str, v))}" for k, v in shapes.items()), markup=False)
     for r in rows:
         out.print(f"\n{r['key']}", markup=False)
-        flops = "-" if r["covered_flops"] is None else f"{100 * r['covered_flops']:.0f} %"
+        flops = "an unknown share" if r["covered_flops"] is None else f"{100 * r['covered_flops']:.0f} %"
         out.print(f"  predicted p50 {r['p50_ms']:.3f} ms   {100 * r['level']:.0f} % interval "
                   f"[{r['low_ms']:.3f}, {r['high_ms']:.3f}] ms   throughput {r['throughput_ips']:.1f} /s",
                   markup=False)

@@ -118,7 +118,7 @@ class Prediction:
     throughput_ips: float
     kernels: int
     covered_ops: float  # share of kernels with a fitted cost model (own key or family)
-    covered_flops: float | None  # share of counted FLOPs in covered kernels; None when the model counts none
+    covered_flops: float | None  # share of FLOPs in covered kernels; None when some kernel's FLOPs are unknown
     uncovered: list[dict[str, Any]] = field(default_factory=list)  # op, count, assumed_ms (roofline)
     warnings: list[str] = field(default_factory=list)
     table: str = ""
@@ -279,7 +279,8 @@ class Predictor:
             p50_ms=p50 / 1e3, low_ms=max(low, 0.0) / 1e3, high_ms=high / 1e3, level=LEVEL,
             throughput_ips=batch * 1e6 / p50 if p50 > 0 else 0.0,
             kernels=len(ks), covered_ops=n_cov / len(ks) if ks else 1.0,
-            covered_flops=cov_flops / total_flops if total_flops else None,
+            # None when some kernel's FLOPs are unknown (control flow, ops outside the convention): no share then
+            covered_flops=cov_flops / total_flops if total_flops and all(k.flops_known for k in ks) else None,
             uncovered=[{"op": op, "count": len(v), "assumed_ms": a * sum(v) / 1e3} for op, v in sorted(unc.items())],
             warnings=warnings, table=self.table.key.label(),
             method="per-kernel cost models on the table + model-level term; interval: held-out device-level spread")

@@ -151,3 +151,12 @@ def test_a_quantised_conv_is_read_with_its_weight_where_qlinearconv_keeps_it(tmp
     (k,) = kernels(tmp_path / "q.onnx", {})
     assert k.key == "QLinearConv/kxk/c1" and k.dtype == "uint8"
     assert k.flops == 2 * (4 * 8 * 8) * 2 * 9
+
+
+def test_control_flow_is_warned_and_its_flops_share_is_unknown_not_100_percent():
+    p = fit(_table())
+    cond = Kernel(name="If_0", op="If", key="If", family="If", dtype="float32", flops=0.0, bytes=12.0,
+                  out_elems=2.0, shapes_guessed=True, flops_known=False)
+    pred = p.predict([_k("Conv/kxk", 3e7, 2e5), cond])
+    assert pred.covered_flops is None and pred.covered_ops == 0.5
+    assert any("control flow" in w for w in pred.warnings) and any("not inferable" in w for w in pred.warnings)
