@@ -11,7 +11,8 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 MODEL  ?= mobilenet_v2
 
-.PHONY: demo test setup system-deps lint check-agent bench stack-venvs test-stacks test-corpus arm-roots test-arm
+.PHONY: demo test setup system-deps lint check-agent bench stack-venvs test-stacks test-corpus arm-roots test-arm \
+        gen-deps test-gen
 
 $(BIN)/edgeprof: pyproject.toml
 	@scripts/setup.sh "$(PYTHON)" "$(VENV)"
@@ -29,7 +30,7 @@ system-deps:
 # subprocesses, so more workers than cores pays on 2 cores), tests of one xdist_group on one worker;
 # then the tests marked `alone` (they need idle cores, e.g. two streams doubling the rate), one at a time
 TEST_WORKERS ?= 4
-MAIN_TESTS := not stacks and not corpus and not arm and not big
+MAIN_TESTS := not stacks and not corpus and not arm and not big and not gen
 # bytecode is cached (__pycache__, git-ignored) even where the caller's environment says PYTHONDONTWRITEBYTECODE:
 # the suite starts hundreds of Python processes (workers, CLI runs, sweep and queue workers) that each compiled
 # edgeprof and the test modules from source without it
@@ -61,6 +62,15 @@ test-arm: setup system-deps
 test-corpus: setup
 	$(BIN)/python scripts/model-corpus.py > /dev/null
 	$(BIN)/python -m pytest -q -m corpus tests/corpus
+
+# the generative lane (tests/gen, issue 36): onnxruntime-genai's model builder and llama.cpp through
+# llama-cpp-python, whose wheel pip compiles from source (about 25 min on 2 cores): scripts/gen-deps.sh keeps the
+# built wheel under ~/.cache/edgeprof/wheels (or $EDGEPROF_WHEELS) and installs it from there afterwards
+gen-deps: setup
+	scripts/gen-deps.sh "$(VENV)"
+
+test-gen: gen-deps
+	$(TEST_PY) -m pytest -q -n 2 -m gen tests/gen
 
 # models past 2 GiB (tests marked big): ~9 GiB of disk and 2-4 min; CI runs it after the main suite
 test-big: setup system-deps

@@ -419,7 +419,8 @@ def _env_summary(r: Result) -> dict[str, Any]:
     }
     before = r.thermal.before if r.thermal else None
     if before is not None:
-        for k, v in (("nvpmodel", before.nvpmodel), ("jetson_clocks", before.jetson_clocks),
+        for k, v in (("nvpmodel", before.nvpmodel and before.nvpmodel.to_dict()),
+                     ("jetson_clocks", before.jetson_clocks and before.jetson_clocks.to_dict()),
                      ("governor", before.governors)):
             if v is not None:
                 out[k] = json.dumps(v, sort_keys=True)

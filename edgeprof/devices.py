@@ -134,7 +134,7 @@ def check_device(device: Device, *, transport_factory: TransportFactory | None =
 
 
 def check_devices(devices: Sequence[Device], *, transport_factory: TransportFactory | None = None,
-                  max_workers: int = 16, save_facts: Callable[[str, dict[str, Any]], str] | None = None
+                  max_workers: int = 16, save_facts: Callable[[str, Facts], str] | None = None
                   ) -> list[CheckResult]:
     """Check all devices in parallel threads (results in the order given); facts saved from this thread."""
     if not devices:
@@ -145,7 +145,7 @@ def check_devices(devices: Sequence[Device], *, transport_factory: TransportFact
     if save_facts is not None:
         for r in results:
             if r.facts is not None:
-                r.facts_saved_at = save_facts(r.device, r.facts.to_dict())
+                r.facts_saved_at = save_facts(r.device, r.facts)
     return results
 
 

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from .records import LatencyStats, RunWarning, Scenario
+from .records.samples import ms_from_ns_tenth_us
 from .vocab import SERVER_MIN_QUERIES
 
 PERCENTILES: tuple[tuple[str, float], ...] = (
@@ -191,5 +192,5 @@ def scenario_summary(*, name: str, samples_ms: Sequence[float], window_s: float,
         samples_per_s=per_s(samples), j_per_frame=j_frame, j_above_idle_per_frame=above,
         battery_hours=battery_wh / mean_w if battery_wh and mean_w else None,
         lateness_ms=lateness_ms(scheduled_ns, issued_ns),
-        scheduled_ms=[round(t / 1e6, 4) for t in scheduled_ns], issued_ms=[round(t / 1e6, 4) for t in issued_ns],
+        scheduled_ms=ms_from_ns_tenth_us(scheduled_ns), issued_ms=ms_from_ns_tenth_us(issued_ns),
     )

@@ -20,10 +20,12 @@ showing (cli/ui.py, lab/board.py).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
 from edgeprof_agent.messages import ProgressEvent, SustainedReply
+from edgeprof_agent.messages import SustainedWindow as AgentWindow
 
 from .records import RunWarning
 from .records.sustained import Sustained, SustainedWindow
@@ -35,6 +37,10 @@ STEADY_C = 1.0  # ... and temperature within 1 °C of it
 # NVML clock event reasons that limit clocks (SwPowerCap, HwSlowdown, SwThermalSlowdown, HwThermalSlowdown,
 # HwPowerBrakeSlowdown); GpuIdle, ApplicationsClocksSetting, SyncBoost and DisplayClockSetting do not throttle
 NVML_LIMITS = 0x4 | 0x8 | 0x20 | 0x40 | 0x80
+# the agent window's fields a row keeps as the agent sent them (its index and what was read during it), in the
+# agent's order: the agent's record is their one definition (the row's start_s / end_s / n come from its samples)
+AGENT_FIELDS = tuple(f.name for f in AgentWindow.FIELDS
+                     if f.name in SustainedWindow.__dataclass_fields__)
 
 
 def window_line(event: ProgressEvent) -> str:
@@ -53,6 +59,10 @@ def _r(v: float | None, nd: int = 4) -> float | None:
     return None if v is None else round(float(v), nd)
 
 
+def _copied(v: Any) -> Any:
+    return dict(v) if isinstance(v, dict) else v
+
+
 def window_rows(reply: SustainedReply, samples_ms: Sequence[float], per_query: int,
                 period_ms: float | None) -> list[SustainedWindow]:
     """One SustainedWindow per agent window: its samples are samples_ms[first:first + count]."""
@@ -64,17 +74,13 @@ def window_rows(reply: SustainedReply, samples_ms: Sequence[float], per_query: i
         pct = np.percentile(part, [50, 90, 99]) if n else [None, None, None]
         energy = w.energy_j
         rows.append(SustainedWindow(
-            index=w.index, start_s=_r(w.start_ns / 1e9, 3) or 0.0, end_s=_r(w.end_ns / 1e9, 3) or 0.0, n=n,
+            start_s=_r(w.start_ns / 1e9, 3) or 0.0, end_s=_r(w.end_ns / 1e9, 3) or 0.0, n=n,
             p50_ms=_r(pct[0]), p90_ms=_r(pct[1]), p99_ms=_r(pct[2]),
             max_ms=_r(part.max()) if n else None, mean_ms=_r(part.mean()) if n else None,
             qps=_r(n / span_s), ips=_r(n * per_query / span_s),
             misses=int((part > period_ms).sum()) if period_ms is not None else None,
-            n_readings=w.n_readings, zones_c=dict(w.zones_c), temp_c=w.temp_c, cpu_mhz=w.cpu_mhz,
-            cpu_mhz_min=w.cpu_mhz_min, gpu_mhz=w.gpu_mhz, throttled=w.throttled, n_power=w.n_power,
-            mean_w=w.mean_w, energy_j=energy,
             mj_per_inference=_r(energy * 1000.0 / (n * per_query), 5) if energy is not None and n else None,
-            n_nvml=w.n_nvml, nvml_w=w.nvml_w, nvml_temp_c=w.nvml_temp_c, nvml_sm_mhz=w.nvml_sm_mhz,
-            nvml_graphics_mhz=w.nvml_graphics_mhz, nvml_reasons=w.nvml_reasons))
+            **{name: _copied(getattr(w, name)) for name in AGENT_FIELDS}))
     return rows
 
 

@@ -335,7 +335,8 @@ class RunSettings:
     max_queries: int | None = _setting(
         "int", int(_D["max_queries"]), "stop at this many queries even before min_duration", lo=1, hi=10**9,
         flag="--max-queries", nullable=True, place="inputs", metavar="N", stored="never", wire="request",
-        flag_help=f"stop at N queries even before --min-duration (default {_D['max_queries']}; bounds raw samples)")
+        flag_help=f"stop at N queries even before --min-duration (default {_D['max_queries']}; bounds raw samples; "
+                  "not for --scenario sustained, whose --duration rules)")
     warmup_s: float = _setting(
         "number", float(_D["warmup_s"]), "warm up until steady or this many seconds pass", lo=0, hi=86400,
         flag="--warmup", place="inputs", metavar="S", wire="request",

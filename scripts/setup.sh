@@ -10,7 +10,7 @@ if [ ! -x "$VENV/bin/python" ]; then
     "$PYTHON" -m venv "$VENV"
 fi
 "$VENV/bin/python" -m pip install -q --upgrade pip
-echo "edgeprof setup: installing edgeprof[torch,dev,tflite,quant,lab] (torch==2.13.0 CPU, LiteRT, procrastinate) into $VENV"
-"$VENV/bin/python" -m pip install -q -e ".[torch,dev,tflite,quant,lab]"
+echo "edgeprof setup: installing edgeprof[torch,dev,tflite,quant,lab,gen] (torch==2.13.0 CPU, LiteRT, procrastinate, onnxruntime-genai + gguf) into $VENV"
+"$VENV/bin/python" -m pip install -q -e ".[torch,dev,tflite,quant,lab,gen]"
 touch "$VENV/bin/edgeprof"
 echo "edgeprof setup: done ($("$VENV/bin/edgeprof" --version))"

@@ -44,7 +44,15 @@ AGENT_VERSION = "0.1.0"
 #     samples as little-endian int64} (record.PackedInt64: exact, one string instead of a JSON number per
 #     sample; the host still reads a plain list, as protocol 8 sent it), and run reply.phases.setup_s, the
 #     seconds from the request read to the measurement's start (inside total_s, which now starts there).
-# 10 — the GPU a run uses (issue 35): run request.gpu (NVML's index; the agent pins CUDA to that GPU's UUID and
+#     Within 9, no bump (issue 34): what each probe reports inside a thermal snapshot is declared as records
+#     (ThermalZone, CpuFreq, GpuFreq, FanState, NvpModel, JetsonClocks, RpiState, NvmlGpu); the wire shape is
+#     the one every version sent (absent values absent), now checked field by field.
+# 10 — issue 35: the GPU a run uses: run request.gpu (NVML's index; the agent pins CUDA to that GPU's UUID and
 #     reads its NVML power, memory and sustained telemetry) and run reply.runtime.gpu (index, name, uuid,
-#     pci_bus_id, source, cuda_env). An agent of version 9 reads GPU 0 and knows no gpu field.
+#     pci_bus_id, source, cuda_env); an agent of version 9 reads GPU 0 and knows no gpu field. And a sustained run
+#     keeps every sample: packed lists are compressed, {"dtype": "<i8", "codec": "shuffle8+zlib", "n": N, "b64":
+#     ...} (record.PackedInt64: the int64 bytes regrouped by position, zlib, base64; about 2.3 bytes a latency
+#     instead of 10.7), and run reply.scenario.scheduled_ns and issued_ns are packed too. The host still reads
+#     protocol 9's {dtype, b64} and plain lists. A sustained run no longer stops at run.max_queries: its duration
+#     rules.
 PROTOCOL_VERSION = 10

@@ -1,4 +1,4 @@
-"""The messages host and agent exchange, as records both sides import (protocol version 9).
+"""The messages host and agent exchange, as records both sides import (protocol version 10).
 
 Owns: one record class per op's request and reply (hello, facts, run, ping, lease, renew, release, lease_info,
 sha256, shutdown), the error reply and the events, with each field's type and default declared once (run
@@ -6,9 +6,11 @@ defaults come from vocab.RUN_DEFAULTS). `from_dict` is strict: a missing require
 value of the wrong type raises MessageError naming the field ("run.inputs[0].shape: expected a list, got str").
 The agent answers such a request with ErrorKind.PROTOCOL; the host turns such a reply into a one-line AgentError.
 The power configuration, power summary, thermal snapshots, the runtime's description and the op profile are
-records too (protocol 5), and so are facts' runtimes (RuntimeFact by module name; same wire shape). What one
-probe reports inside a snapshot (zones, cpufreq, ...) and facts' power sources keep their probe's shape on the
-wire; the host reads the power sources through Facts.power_source_facts (PowerSourceFact records).
+records too (protocol 5), and so are facts' runtimes (RuntimeFact by module name; same wire shape) and what
+each probe reports inside a thermal snapshot (snapshots.py, re-exported here: ThermalReply, ThermalSnapshot,
+CooldownWait and the probes' ThermalZone, CpuFreq, GpuFreq, FanState, NvpModel, JetsonClocks, RpiState, NvmlGpu;
+same wire shape: absent values stay absent). Facts' power sources keep their probe's shape on
+the wire; the host reads them through Facts.power_source_facts (PowerSourceFact records).
 Does not own: the record machinery (record.py: Field, Record, strict from_dict), framing (protocol.py) or what the ops do (__main__.py, worker.py, lease.py).
 
 Python >= 3.6, standard library only: plain classes with __slots__ (no dataclasses).
@@ -16,6 +18,8 @@ Python >= 3.6, standard library only: plain classes with __slots__ (no dataclass
 
 # REQUIRED, Field, MessageError and Record are imported from here by the host and the agent
 from .record import PACKED_INT64, REQUIRED, Field, MessageError, Record, type_name
+from .snapshots import (CooldownWait, CpuFreq, FanState, GpuFreq, JetsonClocks, NvmlGpu, NvpModel, RpiState,
+                        RpiThrottled, ThermalReply, ThermalSnapshot, ThermalZone)
 from .vocab import POWER_SOURCES, RUN_DEFAULTS, SCENARIO_DEFAULTS
 
 _NUM = (int, float)
@@ -285,12 +289,14 @@ class ScenarioReply(Record):
     `scheduled_ns` when each query was due (empty for back-to-back scenarios), `issued_ns` when it started. The
     reply's samples_ns are each query's latency: from its scheduled time for server and fixed-rate, from its
     start otherwise. `misses`: fixed-rate queries not done before the next one was due. `samples`: inferences
-    of all queries (queries x samples per query, or x batch). Lists are bounded by max_queries."""
+    of all queries (queries x samples per query, or x batch). Lists are bounded by max_queries (sustained: by
+    its duration). Protocol 10: scheduled_ns and issued_ns are packed on the wire, as the samples are."""
 
     NAME = "run reply.scenario"
     FIELDS = (Field("name", str), Field("rate", _NUM, None), Field("samples_per_query", int, 1),
               Field("streams", int, 1), Field("queries", int), Field("samples", int),
-              Field("t0_ns", int), Field("scheduled_ns", list, [], of=int), Field("issued_ns", list, [], of=int),
+              Field("t0_ns", int), Field("scheduled_ns", list, [], of=int, packed=PACKED_INT64),
+              Field("issued_ns", list, [], of=int, packed=PACKED_INT64),
               Field("misses", int, None), Field("mode", str), Field("seed", int, None),
               Field("sustained", dict, None, record=SustainedReply))
 
@@ -371,34 +377,6 @@ class PowerSummary(Record):
     )
 
 
-class ThermalSnapshot(Record):
-    """thermal.snapshot: the board's thermal and clock state at one moment. What each probe reports (zones,
-    cpufreq, GPU devfreq, fan, nvpmodel, inferred jetson_clocks, Pi state, NVML GPUs) keeps its probe's shape."""
-
-    NAME = "run reply.thermal.snapshot"
-    FIELDS = (Field("t_ns", int, None), Field("unix_time", _NUM, None), Field("zones", dict, None),
-              Field("cpufreq", dict, None), Field("governors", list, None, of=str), Field("gpu_freq", dict, None),
-              Field("emc_hz", int, None), Field("fan", dict, None), Field("nvpmodel", dict, None),
-              Field("jetson_clocks", dict, None), Field("rpi", dict, None), Field("nvml", list, None, of=dict),
-              Field("max_temp_c", _NUM, None))
-
-
-class CooldownWait(Record):
-    """thermal.wait_cool: whether the board got below `below_c` (None: no readable sensor), from/to °C, how long."""
-
-    NAME = "run reply.thermal.cooldown"
-    FIELDS = (Field("cooled", bool, None), Field("start_c", _NUM, None), Field("end_c", _NUM, None),
-              Field("waited_s", _NUM, 0.0), Field("below_c", _NUM, None))
-
-
-class ThermalReply(Record):
-    """Snapshots before and after the run and the --cooldown wait when there was one."""
-
-    NAME = "run reply.thermal"
-    FIELDS = (Field("before", dict, None, record=ThermalSnapshot), Field("after", dict, None, record=ThermalSnapshot),
-              Field("cooldown", dict, None, record=CooldownWait))
-
-
 class RunPhases(Record):
     """Seconds each phase of the measurement took on the device (clock.now_ns around each phase function of
     worker.run_measurement): the thermal snapshot before and the --cooldown wait (cooldown_s), the idle power
@@ -423,7 +401,7 @@ class RunReply(Record):
     FIELDS = (
         Field("clock", str),
         Field("warnings", list, [], record=RunWarning, many=True),
-        Field("samples_ns", list, of=int, packed=PACKED_INT64),  # protocol 9: packed int64 on the wire
+        Field("samples_ns", list, of=int, packed=PACKED_INT64),  # packed on the wire (protocol 9; zlib: 10)
         Field("t_first_ns", int),
         Field("t_last_ns", int),
         Field("window_s", _NUM),

@@ -9,6 +9,7 @@ class MessageError(ValueError):
     def __init__(self, where: str, problem: str) -> None: ...
 
 REQUIRED: object
+PACKED_INT64: Any  # record.PackedInt64: encode(values) -> dict, decode(raw, where) -> int64 array
 
 class Field:
     name: str
@@ -341,36 +342,6 @@ class PowerSummary(Record):
     warnings: list[str]
     def __init__(self, *, source: str | None = ..., rail: str | None = ..., total_kind: str | None = ..., covers: str | None = ..., method: str | None = ..., rate_hz: float | None = ..., rate_hz_requested: float | None = ..., window_s: float | None = ..., t0_ns: int | None = ..., t1_ns: int | None = ..., n_samples: int | None = ..., n_dropped_nonpositive: int | None = ..., n_read_errors: int | None = ..., mean_w: float | None = ..., p95_w: float | None = ..., idle_w: float | None = ..., dynamic_w: float | None = ..., energy_j: float | None = ..., energy_mj_per_inference: float | None = ..., inferences_per_joule: float | None = ..., perf_per_watt: float | None = ..., rails: dict[str, Any] | None = ..., trace: PowerTrace | None = ..., idle_trace: PowerTrace | None = ..., idle_note: str | None = ..., note: str | None = ..., warnings: list[str] = ...) -> None: ...
 
-class ThermalSnapshot(Record):
-    t_ns: int | None
-    unix_time: float | None
-    zones: dict[str, Any] | None
-    cpufreq: dict[str, Any] | None
-    governors: list[str] | None
-    gpu_freq: dict[str, Any] | None
-    emc_hz: int | None
-    fan: dict[str, Any] | None
-    nvpmodel: dict[str, Any] | None
-    jetson_clocks: dict[str, Any] | None
-    rpi: dict[str, Any] | None
-    nvml: list[dict[str, Any]] | None
-    max_temp_c: float | None
-    def __init__(self, *, t_ns: int | None = ..., unix_time: float | None = ..., zones: dict[str, Any] | None = ..., cpufreq: dict[str, Any] | None = ..., governors: list[str] | None = ..., gpu_freq: dict[str, Any] | None = ..., emc_hz: int | None = ..., fan: dict[str, Any] | None = ..., nvpmodel: dict[str, Any] | None = ..., jetson_clocks: dict[str, Any] | None = ..., rpi: dict[str, Any] | None = ..., nvml: list[dict[str, Any]] | None = ..., max_temp_c: float | None = ...) -> None: ...
-
-class CooldownWait(Record):
-    cooled: bool | None
-    start_c: float | None
-    end_c: float | None
-    waited_s: float
-    below_c: float | None
-    def __init__(self, *, cooled: bool | None = ..., start_c: float | None = ..., end_c: float | None = ..., waited_s: float = ..., below_c: float | None = ...) -> None: ...
-
-class ThermalReply(Record):
-    before: ThermalSnapshot | None
-    after: ThermalSnapshot | None
-    cooldown: CooldownWait | None
-    def __init__(self, *, before: ThermalSnapshot | None = ..., after: ThermalSnapshot | None = ..., cooldown: CooldownWait | None = ...) -> None: ...
-
 class RunPhases(Record):
     cooldown_s: float
     idle_s: float
@@ -508,6 +479,98 @@ class LogEvent(Record):
     message: str
     level: str | None
     def __init__(self, *, event: str, message: str, level: str | None = ...) -> None: ...
+
+class ThermalZone(Record):
+    type: str
+    temp_c: float
+    ignored: str | None
+    def __init__(self, *, type: str, temp_c: float, ignored: str | None = ...) -> None: ...
+
+class CpuFreq(Record):
+    governor: str | None
+    cur_khz: int | None
+    min_khz: int | None
+    max_khz: int | None
+    hw_max_khz: int | None
+    def __init__(self, *, governor: str | None = ..., cur_khz: int | None = ..., min_khz: int | None = ..., max_khz: int | None = ..., hw_max_khz: int | None = ...) -> None: ...
+
+class GpuFreq(Record):
+    name: str
+    cur_hz: int | None
+    min_hz: int | None
+    max_hz: int | None
+    def __init__(self, *, name: str, cur_hz: int | None = ..., min_hz: int | None = ..., max_hz: int | None = ...) -> None: ...
+
+class FanState(Record):
+    target_pwm: int | None
+    cur_pwm: int | None
+    pwm1: int | None
+    rpm: int | None
+    def __init__(self, *, target_pwm: int | None = ..., cur_pwm: int | None = ..., pwm1: int | None = ..., rpm: int | None = ...) -> None: ...
+
+class NvpModel(Record):
+    name: str | None
+    id: int | None
+    def __init__(self, *, name: str | None = ..., id: int | None = ...) -> None: ...
+
+class JetsonClocks(Record):
+    locked: bool
+    how: str
+    def __init__(self, *, locked: bool, how: str) -> None: ...
+
+class RpiThrottled(Record):
+    bits: int
+    raw: str
+    now: list[str]
+    has_occurred: list[str]
+    def __init__(self, *, bits: int, raw: str, now: list[str], has_occurred: list[str]) -> None: ...
+
+class RpiState(Record):
+    throttled: RpiThrottled | None
+    temp_c: float | None
+    arm_hz: int | None
+    def __init__(self, *, throttled: RpiThrottled | None = ..., temp_c: float | None = ..., arm_hz: int | None = ...) -> None: ...
+
+class NvmlGpu(Record):
+    index: int
+    name: str | None
+    temp_c: float | None
+    sm_mhz: int | None
+    mem_mhz: int | None
+    power_w: float | None
+    clock_reasons_bits: int | None
+    clock_reasons: list[str] | None
+    def __init__(self, *, index: int, name: str | None = ..., temp_c: float | None = ..., sm_mhz: int | None = ..., mem_mhz: int | None = ..., power_w: float | None = ..., clock_reasons_bits: int | None = ..., clock_reasons: list[str] | None = ...) -> None: ...
+
+class ThermalSnapshot(Record):
+    t_ns: int | None
+    unix_time: float | None
+    zones: dict[str, ThermalZone] | None
+    cpufreq: dict[str, CpuFreq] | None
+    governors: list[str] | None
+    gpu_freq: GpuFreq | None
+    emc_hz: int | None
+    fan: FanState | None
+    nvpmodel: NvpModel | None
+    jetson_clocks: JetsonClocks | None
+    rpi: RpiState | None
+    nvml: list[NvmlGpu] | None
+    max_temp_c: float | None
+    def __init__(self, *, t_ns: int | None = ..., unix_time: float | None = ..., zones: dict[str, ThermalZone] | None = ..., cpufreq: dict[str, CpuFreq] | None = ..., governors: list[str] | None = ..., gpu_freq: GpuFreq | None = ..., emc_hz: int | None = ..., fan: FanState | None = ..., nvpmodel: NvpModel | None = ..., jetson_clocks: JetsonClocks | None = ..., rpi: RpiState | None = ..., nvml: list[NvmlGpu] | None = ..., max_temp_c: float | None = ...) -> None: ...
+
+class CooldownWait(Record):
+    cooled: bool | None
+    start_c: float | None
+    end_c: float | None
+    waited_s: float
+    below_c: float | None
+    def __init__(self, *, cooled: bool | None = ..., start_c: float | None = ..., end_c: float | None = ..., waited_s: float = ..., below_c: float | None = ...) -> None: ...
+
+class ThermalReply(Record):
+    before: ThermalSnapshot | None
+    after: ThermalSnapshot | None
+    cooldown: CooldownWait | None
+    def __init__(self, *, before: ThermalSnapshot | None = ..., after: ThermalSnapshot | None = ..., cooldown: CooldownWait | None = ...) -> None: ...
 
 EVENTS: dict[str, type[Record]]
 OPS: dict[str, tuple[type[Record], type[Record]]]

@@ -8,11 +8,15 @@ window_s from t0, and each window's figures from the readings taken inside it (m
 interpolated between them): temperatures, clocks, throttle flags, and mean power and energy from the power
 sampler's readings in the window. A query belongs to the window its start (back to back) or its due time
 (fixed-rate) falls in; a window holds the index range of its queries in the raw samples, which are sent whole.
+The duration rules: no query count stops the loop (run.max_queries does not apply), and the loop holds its
+latencies and issue times in array("q") (8 bytes a query; a Python list of ints would hold about 36: 1 GB for
+30 M queries), sent packed (record.PackedInt64).
 Does not own: latency percentiles, throughput, misses and the curve's figures (the host computes them from the
 raw samples: edgeprof/sustained.py), the power probes (power.py), what thermal files mean (thermal.py).
 Python 3.6-safe, standard library only.
 """
 
+import array
 import threading
 
 from . import scenarios, thermal
@@ -183,10 +187,17 @@ def cut(t0, window_ns, n_windows, offsets, readings):
     return out
 
 
-def _window_progress(k, n, lat_ns, first, telemetry, total_s):
-    """One progress event when window k closes: its p50 (from its samples lat_ns[first:]) and the latest
+PROGRESS_P50_SAMPLES = 10000  # the progress line's p50 sorts at most this many of a window's samples
+
+
+def _window_progress(k, n, lat_ns, first, telemetry, total_s, last=None):
+    """One progress event when window k closes: its p50 (from its samples lat_ns[first:last], at most
+    PROGRESS_P50_SAMPLES of them evenly spaced: sorting a fast model's million samples of a minute would stall the
+    loop for a second at every window; the stored p50 is the host's, from every sample) and the latest
     reading."""
-    part = sorted(lat_ns[first:])
+    last = len(lat_ns) if last is None else last
+    step = max(1, (last - first) // PROGRESS_P50_SAMPLES)
+    part = sorted(lat_ns[first:last:step])
     state = telemetry.latest() or {}
     temps = list((state.get("zones") or {}).values())
     cpus = list((state.get("cpu_khz") or {}).values())
@@ -204,9 +215,10 @@ def _wait_alive(due, t0, n, total_s, clock, sleep, progress):
             send_progress("measure", elapsed_s=round((clock() - t0) / 1e9, 2), total_s=total_s, n=n)
 
 
-def sustained_loop(run, sc, max_queries, root, tools, clock=now_ns, sleep=None, progress=True, gpu_index=None):
-    """The sustained run: back to back (sc.rate None) or fixed-rate, for sc.duration_s; telemetry during it.
-    Returns (Schedule, SustainedReply without power)."""
+def sustained_loop(run, sc, root, tools, clock=now_ns, sleep=None, progress=True, gpu_index=None):
+    """The sustained run: back to back (sc.rate None) or fixed-rate, for sc.duration_s whatever the query count;
+    telemetry during it. Returns (Schedule with array("q") latencies, issue and due times, SustainedReply without
+    power)."""
     import time
     sleep = sleep or time.sleep
     duration_s = sc.duration_s or SCENARIO_DEFAULTS["duration_s"]
@@ -218,8 +230,7 @@ def sustained_loop(run, sc, max_queries, root, tools, clock=now_ns, sleep=None, 
     period = int(round(1e9 / sc.rate)) if sc.rate else None
     t0 = clock() + (2 * scenarios.SPIN_NS if period else 0)  # fixed-rate: a moment to get ready
     s = scenarios.Schedule("sustained", t0)
-    lat, iss = s.latencies, s.issued
-    cap = int(max_queries) if max_queries else -1
+    s.latencies, s.issued = lat, iss = array.array("q"), array.array("q")
     misses, k, win_first, done = 0, 0, 0, t0
     next_alive = t0 + scenarios.PROGRESS_NS
     s.stopped_by = "duration reached"
@@ -231,6 +242,8 @@ def sustained_loop(run, sc, max_queries, root, tools, clock=now_ns, sleep=None, 
             if period:
                 _wait_alive(due, t0, len(lat), duration_s, clock, sleep, progress)
             start = scenarios.wait_until(due, clock, sleep) if period and clock() < due else clock()
+            if not period and start - t0 >= duration_ns:  # past the duration since `due` was read: in no window
+                break
             run()
             done = clock()
             lat.append(done - (due if period else start))
@@ -240,7 +253,7 @@ def sustained_loop(run, sc, max_queries, root, tools, clock=now_ns, sleep=None, 
             place = (due if period else start) - t0
             while k < n - 1 and place >= (k + 1) * window_ns:  # this query opens a later window: close k
                 if progress:
-                    _window_progress(k, n, lat[:-1], win_first, tel, duration_s)
+                    _window_progress(k, n, lat, win_first, tel, duration_s, len(lat) - 1)
                 win_first, k = len(lat) - 1, k + 1
             if not period and done - t0 >= duration_ns:
                 break
@@ -248,9 +261,6 @@ def sustained_loop(run, sc, max_queries, root, tools, clock=now_ns, sleep=None, 
                 send_progress("measure", elapsed_s=round((done - t0) / 1e9, 2), total_s=duration_s, n=len(lat),
                               last_ms=round(lat[-1] / 1e6, 4))
                 next_alive = done + scenarios.PROGRESS_NS
-            if len(lat) == cap:
-                s.stopped_by = "max_queries reached before the duration"
-                break
         while k < n:  # the last window (and any the run did not reach)
             if progress:
                 _window_progress(k, n, lat, win_first, tel, duration_s)
@@ -260,8 +270,8 @@ def sustained_loop(run, sc, max_queries, root, tools, clock=now_ns, sleep=None, 
             scenarios.wait_until(t0 + duration_ns, clock, sleep)  # the duty cycle's idle tail, as fixed-rate
     finally:
         tel.stop()
-    offsets = [i * period for i in range(len(lat))] if period else list(iss)
-    s.scheduled = offsets if period else []
+    offsets = array.array("q", range(0, len(lat) * period, period)) if period else iss
+    s.scheduled = offsets if period else array.array("q")
     s.queries = len(lat)
     s.misses = misses if period else None
     s.mode = ("fixed-rate at %g/s" % sc.rate if period else "single stream, back to back") + \

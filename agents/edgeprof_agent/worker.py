@@ -11,6 +11,7 @@ Does not own: statistics (the host computes them from the raw samples), sensors 
 runtimes (backends/).
 """
 
+import array
 import os
 import sys
 import time
@@ -178,7 +179,7 @@ def run_scenario(req, backends, starts=None, root=None, tools=None):
 
     sustained = None
     if sc.name == "sustained":
-        s, sustained = windows.sustained_loop(run, sc, req.max_queries, root, tools, gpu_index=req.gpu)
+        s, sustained = windows.sustained_loop(run, sc, root, tools, gpu_index=req.gpu)  # its duration rules: max_queries does not apply
         per_query = req.batch
     elif sc.name == "fixed-rate":
         n = scenarios.query_count(sc.rate, req.min_duration_s, req.min_queries, req.max_queries)
@@ -475,7 +476,7 @@ def _measure(m):
     if m.sys_watch is not None:
         m.sys_watch.start()
     send_progress("measure", elapsed_s=0.0, total_s=req.min_duration_s, n=0, min_queries=req.min_queries)
-    dog, starts = watchdog.Watchdog().start(), []
+    dog, starts = watchdog.Watchdog().start(), array.array("q")  # 8 bytes a query (sustained: millions)
     try:
         m.samples, m.t_first, m.t_last, m.stopped_by, m.scenario, m.inferences = run_scenario(
             req, m.backends, starts, m.root, m.tools)

@@ -11,13 +11,15 @@ from typing import TYPE_CHECKING, Any
 from ..errors import ConfigError
 from ..export.inputs import parse_input_range, parse_input_value
 from ..outputs import write_output
-from ..records import Device, Result, RunSpec
-from ..vocab import SCENARIOS, SERVER_MIN_QUERIES, SETTINGS, SINGLE_STREAM, fmt_value, settings_kwargs
+from ..records import Result, RunSpec
+from ..vocab import POLICY, SCENARIOS, SERVER_MIN_QUERIES, SETTINGS, SINGLE_STREAM, fmt_value, settings_kwargs
 from .common import add_db_args, add_inventory_args, check_writable, open_store, resolve_device
 from .ui import DeployProgress, err, render_result, shown
 
 if TYPE_CHECKING:
+    from ..records import Device
     from ..run import Options
+    from ..session import DeviceSession
     from ..store import Store
 
 FIND_START_QPS = 10.0
@@ -168,13 +170,12 @@ def run(args: argparse.Namespace) -> int:
     lease_wait = lease_wait_s(args)
     device = resolve_device(args.device, args.inventory)
     store = None if args.no_store else open_store(args.db)
-    if device.kind == "adb":  # a phone: benchmark_model over adb (edgeprof/phone/cli.py)
-        from ..phone.cli import deploy_phone
+    from ..session import DeviceSession
 
-        result = deploy_phone(args, spec, device, lease_wait)
-    else:
+    with DeviceSession(device, keep=False, lease_wait_s=lease_wait) as session:
+        session.check(spec, runtime_given=args.runtime)  # what this device cannot measure: before connecting
         with DeployProgress(enabled=not args.quiet) as progress:
-            result = _deploy_when_free(lambda: pipeline.deploy(spec, device, progress=progress, checked=True,
+            result = _deploy_when_free(lambda: pipeline.deploy(spec, session, progress=progress, checked=True,
                                                                options=options), device, lease_wait, progress)
     json_error: ConfigError | None = None
     if args.json == "-":
@@ -211,7 +212,7 @@ def lease_wait_s(args: argparse.Namespace) -> float:
     text = getattr(args, "lease_wait", None)
     if text is None:
         return 0.0
-    setting = SETTINGS["lease_wait_s"]
+    setting = POLICY["lease_wait_s"]  # the sweep policy's bound and units
     problem = setting.check(text)
     if problem is not None:
         raise ConfigError(f"--lease-wait {text!r}: {problem}", hint="e.g. --lease-wait 30m")
@@ -224,7 +225,7 @@ def _deploy_when_free(deploy: Any, device: Device, wait_s: float, progress: Any)
     import time
 
     from ..errors import LeaseBusy, LeasedError
-    from ..lab.lease import DEPLOY_HINT
+    from ..lease import DEPLOY_HINT
     from ..vocab import fmt_duration
 
     deadline = time.monotonic() + wait_s
@@ -303,15 +304,15 @@ def versus_fp32(store: Store, result: Result) -> str | None:
         return None
     key = dataclasses.replace(result.identity, precision="fp32").key()
     for row in store.list(config=key, status="ok", limit=20):
-        base = store.get(row["run_id"]).accuracy
+        base = store.get(row.run_id).accuracy
         if base is None or base.sha256 != acc.sha256:
             continue
         if acc.top1 is not None and base.top1 is not None:
-            return (f"vs fp32 (run {row['run_id']}, same data): top-1 {fmt_value(base.top1, '%')} → "
+            return (f"vs fp32 (run {row.run_id}, same data): top-1 {fmt_value(base.top1, '%')} → "
                     f"{fmt_value(acc.top1, '%')} ({acc.top1 - base.top1:+.1f} points)")
         if acc.errors and base.errors:
             a, b = acc.errors[0], base.errors[0]
-            return (f"vs fp32 (run {row['run_id']}, same data): {a.output} MAE {fmt_value(b.mean_abs_error)} → "
+            return (f"vs fp32 (run {row.run_id}, same data): {a.output} MAE {fmt_value(b.mean_abs_error)} → "
                     f"{fmt_value(a.mean_abs_error)}, cosine {fmt_value(b.cosine_similarity)} → "
                     f"{fmt_value(a.cosine_similarity)}")
     return None
@@ -324,68 +325,27 @@ def _find_max_rate(args: argparse.Namespace, spec: RunSpec) -> int:
                           "edgeprof results show RUN_ID --json")
     device = resolve_device(args.device, args.inventory)
     store = None if args.no_store else open_store(args.db)
-    with _KeptSession(device) as session:
-        return _probe_rates(args, spec, device, store, session)
+    from ..session import DeviceSession
+
+    # the probes share one connection, one agent (each probe is a child process of it; started again after one
+    # that died or misbehaved) and one read of the device's facts
+    with DeviceSession(device) as session:
+        session.check(spec, runtime_given=args.runtime, find_max_rate=True)
+        return _probe_rates(args, spec, store, session)
 
 
-class _KeptSession:
-    """--find-max-rate's probes share one connection, one agent (each probe is a child process of it) and one
-    read of the device's facts; the agent is started again after one that died or misbehaved."""
-
-    def __init__(self, device: Device) -> None:
-        self.device = device
-        self.transport: Any = None
-        self.kept: Any = None
-        self.facts: Any = None
-
-    def __enter__(self) -> _KeptSession:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self.kept is not None:
-            self.kept.close()
-        if self.transport is not None:
-            self.transport.close()
-
-    def deploy(self, spec: RunSpec, progress: Any) -> Result:
-        from .. import run as pipeline
-        from ..agentlink import KeptAgent
-        from ..transport import open_transport
-
-        if self.transport is None:
-            progress.stage(f"connecting to {self.device.name}")
-            transport = open_transport(self.device)
-            try:
-                transport.connect()
-            except BaseException:
-                transport.close()
-                raise
-            self.transport = transport
-            self.kept = KeptAgent(transport, self.device)
-        self.kept.say = progress.stage
-        link = self.kept.get()
-        if self.facts is None:
-            self.facts = link.facts(runtimes=True)
-        try:
-            return pipeline.deploy(spec, self.device, progress=progress, facts=self.facts,
-                                   transport=self.transport, link=link)
-        except BaseException as e:
-            self.kept.after(e, stopped=not isinstance(e, Exception))
-            raise
-
-
-def _probe_rates(args: argparse.Namespace, spec: RunSpec, device: Device, store: Any,
-                 session: _KeptSession) -> int:
+def _probe_rates(args: argparse.Namespace, spec: RunSpec, store: Any, session: DeviceSession) -> int:
     import dataclasses
 
     from rich.markup import escape
 
+    from .. import run as pipeline
     from ..maxrate import find_max_rate
     from .ui import out
 
     def probe(rate: float) -> Result:
         with DeployProgress(enabled=not args.quiet) as progress:
-            r = session.deploy(dataclasses.replace(spec, rate=rate), progress)
+            r = pipeline.deploy(dataclasses.replace(spec, rate=rate), session, progress=progress)
         if store is not None:
             store.save(r)
         sc = r.scenario

@@ -95,16 +95,10 @@ def run_list(args: argparse.Namespace) -> int:
     t = Table(title=f"inventory: {source}", title_justify="left")
     for col in ("name", "host:port", "user", "python", "workdir", "tags", "power", "via"):
         t.add_column(col)
-    for d in devices:
-        if d.kind == "local":
-            t.add_row(d.name, "this machine", "-", "(this interpreter)", d.workdir, "-", "auto", "built in")
-            continue
-        tags = " ".join(f"{k}={v}" for k, v in d.tags.items()) or "-"
-        if d.kind == "adb":  # a phone (docs/phones.md)
-            t.add_row(d.name, d.host or "(the only adb device)", "-", "-", d.workdir, tags, _power(d), "adb")
-            continue
-        t.add_row(d.name, f"{d.host}:{d.port}", d.user or "(you)", d.python, d.workdir, tags, _power(d),
-                  f"jump {d.proxy_jump}" if d.proxy_jump else "ssh")
+    from ..session import measurer_class
+
+    for d in devices:  # each device kind's row (session/agent.py: this machine, SSH; session/phone.py: adb)
+        t.add_row(*measurer_class(d).inventory_row(d, _power(d)))
     out.print(t)
     return 0
 
@@ -162,8 +156,10 @@ def run_check(args: argparse.Namespace) -> int:
 
     inv = load_inventory(args.inventory)
     devices = _select(inv, args.names)
-    phones = [d for d in devices if d.kind == "adb"]  # phones: edgeprof/phone/check.py
-    devices = [d for d in devices if d.kind != "adb"]
+    from ..session import measurer_class
+
+    phones = [d for d in devices if measurer_class(d).check_group == "phones"]  # edgeprof/phone/check.py
+    devices = [d for d in devices if measurer_class(d).check_group != "phones"]
     if phones:
         return _check_phones(args, devices, phones)
     save = None

@@ -48,23 +48,23 @@ def run_list(args: argparse.Namespace) -> int:
     store = open_store(args.db)
     rows = store.list(device=args.device, model=args.model, status=args.status, limit=args.limit or None)
     if args.json:
-        sys.stdout.write(dumps_json(rows, indent=2) + "\n")
+        sys.stdout.write(dumps_json([r.to_dict() for r in rows], indent=2) + "\n")
         return 0
     if not rows:
         out.print(f"no runs in {store.display_url} — try: edgeprof deploy --device local --model mobilenet_v2")
         return 0
     t = Table(title=f"runs in {store.display_url}", title_justify="left")
-    top1 = any(r["top1"] is not None for r in rows)  # accuracy mode: a column only when a row has it
+    top1 = any(r.top1 is not None for r in rows)  # accuracy mode: a column only when a row has it
     numeric = ("batch", "thr", "p50 ms", "p99 ms", "inf/s", "W", "top-1")
     for c in ("run id", "created", "status", "device", "model", "runtime", "prec", "batch", "thr",
               "p50 ms", "p99 ms", "inf/s", "W") + (("top-1",) if top1 else ()):
         t.add_column(c, justify="right" if c in numeric else "left",
                      no_wrap=c in ("run id", "created"), overflow="fold")
     for r in rows:
-        t.add_row(shown(r["run_id"]), shown(str(r["created_at"]).replace("T", " ")[:19]), shown(r["status"]),
-                  shown(r["device"]), shown(r["model"]), shown(r["runtime"]), shown(r["precision"]), str(r["batch"]), str(r["threads"] or "-"),
-                  fmt_value(r["p50_ms"]), fmt_value(r["p99_ms"]), fmt_value(r["throughput_ips"]),
-                  fmt_value(r["mean_w"]), *((fmt_value(r["top1"], "%"),) if top1 else ()))
+        t.add_row(shown(r.run_id), shown(str(r.created_at).replace("T", " ")[:19]), shown(r.status),
+                  shown(r.device), shown(r.model), shown(r.runtime), shown(r.precision), str(r.batch),
+                  str(r.threads or "-"), fmt_value(r.p50_ms), fmt_value(r.p99_ms), fmt_value(r.throughput_ips),
+                  fmt_value(r.mean_w), *((fmt_value(r.top1, "%"),) if top1 else ()))
     out.print(t)
     return 0
 

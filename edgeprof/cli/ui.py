@@ -375,19 +375,18 @@ def render_thermal(th: Thermal | None) -> None:
         state = {True: "cooled", False: "NOT cooled", None: "no sensor"}[cool.cooled]
         parts.append(f"cooldown < {fmt_value(cool.below_c)} °C: {state} after {fmt_value(cool.waited_s)} s")
     if after.nvpmodel:
-        parts.append(f"nvpmodel {after.nvpmodel['name']} ({after.nvpmodel['id']})")
+        parts.append(f"nvpmodel {after.nvpmodel.name} ({after.nvpmodel.id})")
     if after.jetson_clocks:
-        parts.append("jetson_clocks " + ("on" if after.jetson_clocks["locked"] else "off") + " (inferred)")
+        parts.append("jetson_clocks " + ("on" if after.jetson_clocks.locked else "off") + " (inferred)")
     if after.governors:
         parts.append("governor " + ",".join(after.governors))
     thr = after.rpi_throttled
     if thr:
-        flags = list(thr["now"]) + [f"{n} (has occurred)" for n in thr["has_occurred"]]
-        parts.append(f"get_throttled {thr['raw']}" + (": " + ", ".join(flags) if flags else ""))
+        flags = list(thr.now) + [f"{n} (has occurred)" for n in thr.has_occurred]
+        parts.append(f"get_throttled {thr.raw}" + (": " + ", ".join(flags) if flags else ""))
     for g in after.nvml or []:
-        reasons = g.get("clock_reasons")
-        if reasons is not None:
-            parts.append(f"GPU {g.get('index')} clock reasons: {', '.join(reasons) or 'none'}")
+        if g.clock_reasons is not None:
+            parts.append(f"GPU {g.index} clock reasons: {', '.join(g.clock_reasons) or 'none'}")
     if parts:
         out.print(escape("thermal: " + " · ".join(parts)))
 

@@ -1,18 +1,19 @@
 """One board under a sweep, and the one path a cell takes on it: `run_cell(board, cell, attempt, stop)`.
 
-Owns: a board's connection, its device lease (taken before the first cell, checked before each, taken again
-when lost), its facts (read once under the lease) and its agent (started before the first measurement and kept
-for the board's later cells: the agent runs each measurement in a child process of its own, so a kept agent
-holds no earlier cell's runtime; started again when it died, was stopped, or misbehaved); per cell: the capability decision with those facts, the
+Owns: a board's device session (edgeprof/session/: its connection, measurer and facts; the measurer keeps the
+agent for the board's later cells), when the device lease is taken (before the first cell, checked before each,
+taken again when lost) and the facts read (once, under the lease); per cell: what the device refuses of it before
+connecting and the capability decision with its facts, the
 export for that board (through the sweep: once per distinct export), the measurement under the lease with the
-cell's wall-clock limit (Cell.wall_limit_s; the agent is stopped when it passes), the board's state line (the
+cell's wall-clock limit (Cell.wall_limit_s; the measurement is stopped when it passes), the board's state line (the
 phase, a sustained cell's window k/N, the cool-down wait), the attempts a transport error allows (waited
 out here, or handed back to the lab queue: `give_back_retries`), committing the row the moment the cell ends,
 and an internal error turning this cell and the board's later ones into failed rows. The local sweep
 (scheduler.py) runs a board's cells through `run_cell` one after another; the lab queue's worker
 (lab/queue/jobs.py) runs one queued cell through it.
 Does not own: what a failure means (decide.py), the order of a sweep, its status and its export cache
-(scheduler.py), one measurement (run.deploy), the lease protocol (lease.py), the rows' shape (rows.py).
+(scheduler.py), one measurement (the session's measurer), the lease protocol (lease.py, phone/lease.py), the rows'
+shape (rows.py).
 """
 
 from __future__ import annotations
@@ -29,16 +30,13 @@ from typing import Any, Protocol
 from edgeprof_agent.messages import Facts, LogEvent, ProgressEvent
 
 from .. import run as measurement
-from ..agentlink import AgentLink, KeptAgent
-from ..agentlink.kept import answered
 from ..errors import AgentError, Interrupted, LeaseLost, StoreError, TransportError, UserError
 from ..records import Device, Result
+from ..session import DeviceSession, Job
 from ..sustained import window_line
-from ..transport import Transport, open_transport
 from . import ledger
 from .cell import Cell
 from .decide import MEASURE, RETRY, SETUP, SKIP, STOP, Action, cell_decision, on_error
-from .lease import DeviceLease
 from .rows import cell_result, sweep_info
 
 
@@ -73,20 +71,17 @@ class CellEnd:
 
 
 class Board:
-    """One device of a sweep: its connection, its lease and facts, shared by its cells one after another."""
+    """One device of a sweep: its session (edgeprof/session/: connection, measurer, lease and facts), shared by its
+    cells one after another."""
 
     def __init__(self, sweep: Sweep, device: Device) -> None:
         self.sweep = sweep
         self.device = device
-        self.transport: Transport | None = None
-        self.lease: DeviceLease | None = None
-        self.facts: Facts | None = None
+        # seconds of the board's own phases (report/phases.EXTRA_LABELS keys), its wall time from first to last
+        self.times: dict[str, float] = {}
+        self.session = DeviceSession(device, times=self.times, purpose="sweep")
         self.unreachable: str | None = None  # the device proved unusable: its later cells are not attempted
         self.broken: tuple[str, str] | None = None  # an internal error (text, traceback): later cells fail
-        self._link: AgentLink | None = None  # the agent of the measurement running now (abort() stops it)
-        self.kept: KeptAgent | None = None  # the board's agent, kept from one cell to the next (with the transport)
-        self.phone: Any = None  # a phone's adb connection, lease and facts (phone/sweep.PhoneOnBoard)
-        self._link_lock = threading.Lock()
         self._timed_out = False
         # the sweep's hooks around a measurement on the board: when the cell starts measuring (its export and
         # pushes are done) and when that measurement ended (lab/ahead.py: exports ahead, local cells)
@@ -96,10 +91,14 @@ class Board:
         # rows stored behind (the local sweep's boards on another machine: a row is committed while the board's
         # next cell measures; close() waits for the last); None: each row is committed before run_cell returns
         self.behind: StoreBehind | None = None
-        # seconds of the board's own phases (report/phases.EXTRA_LABELS keys), its wall time from first to last
-        self.times: dict[str, float] = {}
         self.started = time.monotonic()
         self.ended: float | None = None
+
+    @property
+    def facts(self) -> Facts | None:
+        """The board's facts as the agent's messages.Facts (capability, exports); None before they are read, or
+        where the device has other facts (a phone's)."""
+        return self.session.runtime_facts
 
     def timed(self, key: str, since: float) -> None:
         """Add the seconds since `since` (time.monotonic) to the board's phase `key`."""
@@ -111,71 +110,36 @@ class Board:
     # -- connection and lease ---------------------------------------------------------------------------------
 
     def ensure_ready(self, cell: Cell, stop: threading.Event) -> None:
-        if self.transport is None:
-            self.say("connecting")
+        """Connected, the lease ours (taken, or checked and taken again when lost), the facts read once under it."""
+        session, m = self.session, self.session.measurer
+        if not m.connected:
+            self.say(m.connecting)
             t0 = time.monotonic()
-            self.transport = open_transport(self.device)
-            self.transport.connect()
+            session.connect()
             self.timed("board_connect", t0)
-        if self.lease is not None:
+        if session.lease is not None:
             try:
-                if self.lease_held(self.lease):
+                if self.lease_held(session.lease):
                     return
-                self.lease = None
+                session.lease = None
             except AgentError as e:
                 raise TransportError(f"device {self.device.name}: lost the lease agent ({e.message})",
                                      detail=e.detail) from None
         holder = {"controller": ledger.controller_name(), "sweep_id": self.sweep.sweep_id, "purpose": "sweep"}
-        self.say("taking the device lease")
+        self.say(m.leasing)
         t0 = time.monotonic()
-        lease = DeviceLease(self.transport, self.device, holder, self.sweep.lease_ttl_s)
-        self.lease = lease
-        wait_s = float(cell.setting("lease_wait_s"))
-        lease.acquire(wait_s, stop, on_wait=lambda who: self.say(f"waiting for lease: {who}"))
+        session.take_lease(holder, self.sweep.lease_ttl_s, float(cell.setting("lease_wait_s")), stop,
+                           on_wait=lambda who: self.say(f"waiting for lease: {who}"))
         self.timed("lease", t0)
-        if self.facts is None:
-            self.say("reading device facts")
-            t0 = time.monotonic()
-            starting = self._start_agent_beside()
-            self.facts = lease.facts(timeout=120.0)
-            self.timed("board_facts", t0)
-            if starting is not None:  # the board's agent started while the lease's agent read the facts
-                waited = time.monotonic()
-                starting.join()
-                self.timed("board_agent", waited)  # only the wait beyond the facts is the board's time
-            self.sweep.save_facts(self.device.name, self.facts)
-
-    def _kept(self) -> KeptAgent:
-        assert self.transport is not None
-        if self.kept is None or self.kept.transport is not self.transport:
-            self.kept = KeptAgent(self.transport, self.device, say=self.say)
-        return self.kept
-
-    def _start_agent_beside(self) -> threading.Thread | None:
-        """Start the board's agent in a thread of its own (nothing measures yet: the lease is ours and no cell
-        has begun); a failure leaves no agent, and the first cell starts one and meets the error there."""
-        if self.transport is None:
-            return None
-        kept = self._kept()
-        if kept.alive():
-            return None
-        kept.say = lambda _m: None  # the status line says "reading device facts" meanwhile
-
-        def start() -> None:
-            try:
-                kept.get()
-            except Exception:
-                kept.close()
-            finally:
-                kept.say = self.say
-
-        t = threading.Thread(target=start, name=f"agent-{self.device.name}", daemon=True)
-        t.start()
-        return t
+        if session.facts is None:
+            self.say(m.reading_facts)
+            session.ensure_facts(self.say)  # timed by the measurer: board_facts (and board_agent beside it)
+            facts = session.runtime_facts
+            if facts is not None:
+                self.sweep.save_facts(self.device.name, facts)
 
     def lease_held(self, lease: Any) -> bool:
-        """Whether `lease` (a board's DeviceLease or a phone's PhoneLease) is still ours; a lost one is logged and
-        released, for the caller to take again."""
+        """Whether `lease` is still ours; a lost one is logged and released, for the caller to take again."""
         try:
             lease.check()
             return True
@@ -184,48 +148,12 @@ class Board:
             lease.release()
             return False
 
-    def agent_for_cell(self) -> AgentLink:
-        """The board's agent, alive: the kept one, or one started now (timed as the board's "agent start")."""
-        kept = self._kept()
-        before = kept.started_s
-        link = kept.get()
-        if kept.started_s > before:
-            self.times["board_agent"] = self.times.get("board_agent", 0.0) + kept.started_s - before
-        if self.facts is not None:
-            link.known_facts = self.facts
-        return link
-
-    def close_agent(self) -> None:
-        if self.kept is not None:
-            before = self.kept.closed_s
-            self.kept.close()
-            if self.kept.closed_s > before:
-                self.times["board_agent_close"] = self.times.get("board_agent_close", 0.0) + self.kept.closed_s - before
-
     def drop(self) -> None:
-        self.close_agent()
-        if self.phone is not None:
-            self.phone.close()
-            self.phone = None
-        if self.lease is not None:
-            self.lease.release()
-            self.lease = None
-        if self.transport is not None:
-            try:
-                self.transport.close()
-            except Exception:
-                pass
-            self.transport = None
+        self.session.drop()
 
     def abort(self) -> None:
-        """From another thread: stop the running agent (Ctrl-C, a cancelled job or the cell timeout)."""
-        with self._link_lock:
-            link = self._link
-        if link is not None:
-            try:
-                link.proc.terminate()
-            except Exception:
-                pass
+        """From another thread: stop the running measurement (Ctrl-C, a cancelled job or the cell timeout)."""
+        self.session.abort()
 
     def close(self) -> None:
         """After the board's last cell: its rows stored, lease released, connection closed, the status line says
@@ -241,9 +169,7 @@ class Board:
 
     # -- one attempt's measurement ------------------------------------------------------------------------------
 
-    def _on_link(self, link: AgentLink) -> None:
-        with self._link_lock:
-            self._link = link
+    def _on_start(self) -> None:
         if self.sweep.stop_event.is_set() or self._timed_out:
             self.abort()
 
@@ -252,10 +178,11 @@ class Board:
         self.abort()
 
     def measure(self, cell: Cell, attempt: int, started: float, stop: threading.Event) -> Result:
-        """One deploy under the lease, with the cell's timeout (a timeout ends the cell here). Anything else is
-        raised for run_cell to hand to decide.on_error; an agent failure first proves the device and the lease
-        alive, else it is raised as the transport trouble it is."""
-        assert self.lease is not None and self.transport is not None
+        """One measurement under the lease, with the cell's wall-clock limit (passing it ends the cell here).
+        Anything else is raised for run_cell to hand to decide.on_error; an agent failure first proves the device
+        and the lease alive, else it is raised as the transport trouble it is."""
+        session = self.session
+        assert session.lease is not None
         sid = self.sweep.sweep_id
         timeout_s = cell.wall_limit_s()
         self._timed_out = False
@@ -267,27 +194,22 @@ class Board:
         try:
             spec = cell.run_spec()
             given = frozenset({"--batch"}) if cell.batch_given else frozenset()  # a static batch refuses another
-            agent = self.agent_for_cell()
-            result = measurement.deploy(spec, self.device, progress=progress,
-                                       options=measurement.Options.of(spec, given=given),
-                                       cache_dir=self.sweep.cache_dir, facts=self.facts,
-                                       lease_token=self.lease.token,
-                                       transport=self.transport, on_link=self._on_link, link=agent)
+            result = session.measure(spec, Job(progress, options=measurement.Options.of(spec, given=given),
+                                               cache_dir=self.sweep.cache_dir, timeout_s=timeout_s,
+                                               on_start=self._on_start))
         except Exception as e:
-            if not answered(e) or self._timed_out or stop.is_set():
-                self.close_agent()  # stopped, dead, silent or misbehaving: the next cell starts another
-
+            session.after(e, stopped=self._timed_out or stop.is_set())
             if stop.is_set():
                 raise Interrupted("stopped") from None
-            if self._timed_out:
+            if self._timed_out and session.measurer.timed_out(e):
                 detail = e.detail if isinstance(e, UserError) else None
                 return cell_result(cell, "failed", f"timed out after {timeout_s:g} s ({cell.wall_limit_why()}); "
-                                   "the agent on the device was stopped", sweep_id=sid, attempts=attempt,
+                                   f"{session.measurer.stopped_words}", sweep_id=sid, attempts=attempt,
                                    stderr_tail=detail, started=started)
             if isinstance(e, AgentError):
                 # the agent died or fell silent: is the device still there, and is the lease still ours?
                 try:
-                    self.lease.check()
+                    session.lease.check()
                 except (AgentError, TransportError) as health:
                     raise TransportError(f"lost device {self.device.name} during the cell: {e.message}",
                                          detail=e.detail or getattr(health, "detail", None)) from None
@@ -296,8 +218,6 @@ class Board:
             raise  # decide.on_error says what it means for the cell
         finally:
             timer.cancel()
-            with self._link_lock:
-                self._link = None
             if self._measuring:
                 self._measuring = False
                 if self.after_measuring is not None:
@@ -450,15 +370,9 @@ def _attempts(board: Board, cell: Cell, first: int, stop: threading.Event,
         attempt += 1
         phase = SETUP
         try:
-            if board.device.kind == "adb":  # a phone: benchmark_model over adb (phone/sweep.py)
-                from ..phone import sweep as phone
-
-                skip = phone.refused(cell)
-                if skip is not None:
-                    return cell_result(cell, "skipped", skip, sweep_id=sid, attempts=attempt, started=started), attempt
-                phone.ready(board, cell, stop)
-                phase = MEASURE
-                return phone.measure_cell(board, cell, attempt, started), attempt
+            skip = board.session.refusal(cell.run_spec(), runtime_given=cell.runtime)  # before connecting
+            if skip is not None:
+                return cell_result(cell, "skipped", skip, sweep_id=sid, attempts=attempt, started=started), attempt
             board.ensure_ready(cell, stop)
             decision = cell_decision(cell, board.facts)
             if not decision.ok:

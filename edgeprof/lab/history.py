@@ -56,11 +56,11 @@ def results_for(store: Store, ref: str) -> tuple[str, list[Result]]:
 def cell_history(store: Store, r: Result, n: int | None = None, *, ok_only: bool = True) -> list[Result]:
     """Results of r's configuration up to and including r, oldest first (the last n of them)."""
     rows = store.list(config=config_key(r), status="ok" if ok_only else None, limit=HISTORY_SCAN)
-    ids = [row["run_id"] for row in rows]  # newest first
+    ids = [row.run_id for row in rows]  # newest first
     if r.run_id in ids:
         ids = ids[ids.index(r.run_id):]
     else:
-        ids = [i for i, row in zip(ids, rows, strict=True) if row["created_at"] <= r.created_at]
+        ids = [i for i, row in zip(ids, rows, strict=True) if row.created_at <= r.created_at]
         ids.insert(0, r.run_id)
     if n is not None:
         ids = ids[:n]

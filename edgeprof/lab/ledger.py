@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
-import socket
 import uuid
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,6 +17,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from ..errors import AmbiguousId, StoreError
+from ..lease import controller_name
 from ..records import Result, utc_now
 from ..store import Store, sweep_cells, sweeps
 from .cell import Cell
@@ -32,11 +32,6 @@ UNFINISHED = ("pending", CANCELLED)  # cells --resume runs again (with the faile
 def new_sweep_id() -> str:
     return "sw-" + _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:4]
 
-
-def controller_name() -> str:
-    import os
-
-    return f"{socket.gethostname()}:{os.getpid()}"
 
 
 @dataclass

@@ -22,6 +22,7 @@ from .. import vocab
 from ..errors import ConfigError
 from ..export.resolve import default_runtime
 from ..records import Device
+from ..session import refusal
 from .cell import Cell
 from .decide import cell_decision
 
@@ -289,10 +290,8 @@ def expand(spec: SweepSpec, devices: list[Device]) -> list[Cell]:
         decision = cell_decision(cell, None)  # static: what the device lacks is decided with its facts
         if not decision.ok:
             cell.skip = decision.reason
-        elif by_name[cell.device].kind == "adb":  # a phone: what benchmark_model cannot do (phone/sweep.py)
-            from ..phone.sweep import refused
-
-            cell.skip = refused(cell)
+        else:  # what the device's measurer cannot do (a phone: benchmark_model's limits), before connecting
+            cell.skip = refusal(by_name[cell.device], cell.run_spec(), runtime_given=cell.runtime)
         cells.append(cell)
     # a device's cells run in this order; keep the matrix order but group by device
     order = {d.name: i for i, d in enumerate(devices)}

@@ -26,6 +26,7 @@ from edgeprof_agent.messages import Facts
 
 from .. import run as measurement
 from ..errors import CapabilityError, StoreError, UserError
+from ..lease import DEFAULT_TTL_S
 from ..records import Device, Result
 from ..report.phases import Breakdown
 from ..store import Store
@@ -34,7 +35,6 @@ from .ahead import Ahead, ExportAhead, HostUse
 from .board import Board, CellEnd, StoreBehind, run_cell
 from .cell import Cell, export_key
 from .decide import cell_decision
-from .lease import DEFAULT_TTL_S
 from .rows import STDERR_TAIL_CHARS, cell_result
 
 __all__ = ["DeviceStatus", "SweepOutcome", "SweepScheduler", "run_sweep", "run_cell", "Board", "CellEnd",
@@ -173,17 +173,18 @@ class SweepScheduler:
         """A device's cells one after another, each through run_cell; then its lease and connection go. While a
         cell measures on another machine, the next cell's export is prepared (lab/ahead.py); a cell measuring on
         this one (`local`) keeps exports ahead off the CPUs meanwhile."""
-        local = board.device.kind == "local"
+        measurer = board.session.measurer
+        local = measurer.on_this_host
         if local:
             board.on_measuring, board.after_measuring = self.host.local_begins, self.host.local_ends
-        elif board.device.kind != "adb":
+        elif measurer.overlaps:
             board.behind = StoreBehind(board)  # its rows stored while its next cell measures
         try:
             for i, cell in enumerate(cells):
                 if self.stop_event.is_set():
                     break
                 ahead = None
-                if not local and board.device.kind != "adb" and i + 1 < len(cells):
+                if measurer.overlaps and i + 1 < len(cells):
                     ahead = ExportAhead(cells[i + 1], lambda c: self._export_ahead(board, c), self.host,
                                         self.stop_event, self.ahead, self.lock)
                     board.on_measuring = ahead.measuring
@@ -274,7 +275,7 @@ class SweepScheduler:
         """A board's facts into the facts history (a convenience: a failure is only logged)."""
         try:
             with self._db_lock:
-                self.store.save_facts(device, facts.to_dict())
+                self.store.save_facts(device, facts)
         except Exception as e:
             self.log(f"{device}: could not store facts: {e}")
 

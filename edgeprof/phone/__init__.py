@@ -4,11 +4,12 @@ battery power (or a Pixel's ODPM power rails) and thermal state read from sysfs 
   device.py     open the adb transport for a devices.yaml phone; the phone's facts for `devices check`
   benchmark.py  benchmark_model's command line and the parsing of what it prints (delegated-op counts among it)
   rails.py      the on-device power rails (ODPM energy meters): read before and after, per rail and their sum
-  session.py    PhoneSession: the run.execute.Session a phone plugs in as; one benchmark_model run (PhoneRun)
+  session.py    PhoneSession: files pushed by content, one benchmark_model run (PhoneRun)
   result.py     a PhoneRun as a stored Result (schema 8): each number where it came from, the absent ones and why
-  measure.py    one measurement from a RunSpec to a Result, for deploy and sweeps; what a phone refuses
+  measure.py    one forward-pass measurement from a RunSpec to a Result; what a phone refuses
   lease.py      PhoneLease: a lock directory on the phone so two controllers never measure it at once
-  sweep.py      a phone's cells under a sweep (lab/board.run_cell hands them here)
-  cli.py        `edgeprof deploy --device PHONE`;  check.py: `edgeprof devices check` for phones
+  check.py      `edgeprof devices check` for phones
+A phone plugs in at the device seam: its measurer (edgeprof/session/phone.py) holds the adb connection, the lease
+and the facts, and takes these steps for deploy, sweeps and queue workers alike. Nothing here imports lab/ or cli/.
 Nothing here has run on a real phone: it is tested against the stand-in phone in tests/phone.
 """

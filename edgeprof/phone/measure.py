@@ -1,10 +1,10 @@
-"""One measurement on a phone, from a RunSpec to a Result: the one path `deploy --device PHONE` and a sweep's
-phone cells take.
+"""One measurement on a phone, from a RunSpec to a Result: the forward-pass kind's steps on a phone, which the phone's
+measurer (edgeprof/session/phone.py) takes for `deploy --device PHONE`, a sweep's phone cells and a queue worker's.
 
 Owns: what a phone refuses (one line each: another runtime, --accuracy, scenarios, ...), the delegate a spec asks
 for, and the steps: the TFLite export (run/prepare.py, cached), the phone's facts, the push by content, the
-benchmark_model run (session.py), the Result (result.py). Does not own: the lease (lease.py; the caller takes
-it), storing (the caller), the sweep's rows (sweep.py).
+benchmark_model run (session.py), the Result (result.py). Does not own: the connection and the lease (the phone's
+measurer, edgeprof/session/phone.py, holds them), storing (the caller), the sweep's rows (lab/).
 """
 
 from __future__ import annotations
@@ -50,20 +50,17 @@ def delegate_of(spec: RunSpec) -> str:
 
 def measure(spec: RunSpec, device: Device, transport: ADBTransport, *, say: Callable[[str], None] | None = None,
             cache_dir: Path | None = None, facts: PhoneFacts | None = None,
-            timeout_s: float = TIMEOUT_S, connect_s: float | None = None) -> tuple[Result, PhoneFacts]:
+            timeout_s: float = TIMEOUT_S, clock: PhaseClock | None = None) -> tuple[Result, PhoneFacts]:
     """Measure `spec` (a phone can: see refusal) on the phone behind `transport`, under the caller's lease.
     Returns the Result (not stored) and the phone's facts (read here unless given: a sweep reads them once).
-    `connect_s`: the seconds the caller took to connect (a deploy; a sweep times it once per board)."""
+    `clock`: the measurement's phases so far (a deploy's connect; a sweep times it once per board)."""
     from ..run.prepare import prepare
     from .device import read_facts
     from .result import phone_result
     from .session import PhoneSession
 
     tell = say or (lambda s: None)
-    clock = PhaseClock()
-    if connect_s is not None:
-        clock.started -= connect_s
-        clock.add("connect", connect_s)
+    clock = clock or PhaseClock()
     spec = dataclasses.replace(spec, runtime="tflite")
     delegate = delegate_of(spec)
     with clock.phase("export"):

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
 
 from ..transport.adb import ADBTransport
+from .power import PowerReading, RailEnergy
 
 IIO = "/sys/bus/iio/devices"
 METER_MARK = "== "
@@ -88,7 +88,7 @@ def read_rails(t: ADBTransport) -> RailsReading | None:
     return parse_rails(r.stdout) if r.returncode == 0 else None
 
 
-def rails_power(before: RailsReading, after: RailsReading | None) -> tuple[dict[str, Any] | None, str | None,
+def rails_power(before: RailsReading, after: RailsReading | None) -> tuple[PowerReading | None, str | None,
                                                                            list[str]]:
     """Two reads → (the power summary, why there is none, warnings): per rail the energy and mean power from its own
     timestamps, and the sum of the rails over the window. A rail missing from either read, or whose counter went
@@ -97,7 +97,7 @@ def rails_power(before: RailsReading, after: RailsReading | None) -> tuple[dict[
     if after is None:
         return None, "the power rails could not be read after the window", warnings
     warnings += [f"power rails: {p}" for p in after.problems if p not in before.problems]
-    rails: list[dict[str, Any]] = []
+    rails: list[RailEnergy] = []
     for name, a in sorted(before.rails.items(), key=lambda kv: (kv[1].meter, kv[1].channel)):
         b = after.rails.get(name)
         if b is None:
@@ -108,15 +108,14 @@ def rails_power(before: RailsReading, after: RailsReading | None) -> tuple[dict[
             warnings.append(f"power rails: {name}'s counter went back or did not advance (a meter reset?): left out "
                             "of the sum")
             continue
-        rails.append({"rail": name, "meter": a.meter, "channel": a.channel, "energy_j": de * 1e-6,
-                      "mean_w": de / dt_ms * 1e-3, "duration_s": dt_ms / 1000.0})
+        rails.append(RailEnergy(rail=name, meter=a.meter, channel=a.channel, energy_j=de * 1e-6,
+                                mean_w=de / dt_ms * 1e-3, duration_s=dt_ms / 1000.0))
     if not rails:
         return None, "no power rail gave two readings that advanced", warnings
     # each meter (each channel) keeps its own time: the sum's mean power is the sum of the rails' mean powers
-    duration = max(r["duration_s"] for r in rails)
-    energy = sum(r["energy_j"] for r in rails)
-    return {"source": "rails", "covers": f"the sum of {len(rails)} ODPM rails (what their regulators feed: CPU "
-                                         "clusters, GPU, memory, modem ...; not the battery side)",
-            "mean_w": sum(r["mean_w"] for r in rails), "max_w": None, "energy_j": energy, "samples": 2, "duration_s": duration,
-            "clock": "the energy meters' own (t= ms since boot)", "discharge_sign": None, "rails": rails}, None, \
-        warnings
+    duration = max(r.duration_s for r in rails)
+    energy = sum(r.energy_j for r in rails)
+    return PowerReading(source="rails", covers=f"the sum of {len(rails)} ODPM rails (what their regulators feed: CPU "
+                                               "clusters, GPU, memory, modem ...; not the battery side)",
+                        mean_w=sum(r.mean_w for r in rails), energy_j=energy, samples=2, duration_s=duration,
+                        clock="the energy meters' own (t= ms since boot)", rails=tuple(rails)), None, warnings

@@ -36,12 +36,14 @@ from ..records import (
     Settings,
     Thermal,
     ThermalSnapshot,
+    ThermalZone,
     new_run_id,
     utc_now,
 )
 from .benchmark import NOT_EMITTED
 from .device import PhoneFacts
 from .device import Thermal as PhoneThermal
+from .power import PowerReading
 from .session import NOT_ON_PHONES, PhoneRun
 
 LATENCY_SOURCE = "benchmark_model"
@@ -83,42 +85,42 @@ def power(run: PhoneRun, period_s: float | None) -> Power | None:
     p = run.power
     if p is None:
         return None
-    if p["source"] == "rails":
+    if p.source == "rails":
         return _rails_power(p, [w for w in run.warnings if w.startswith("power rails")])
-    per_inference = p.get("energy_per_inference_j")
-    duration = float(p["duration_s"])
-    return Power(source="battery", rail=BATTERY_RAIL, total_kind="battery", covers=str(p["covers"]),
-                 method="mean of the samples", rate_hz=(p["samples"] - 1) / duration if duration > 0 else None,
-                 rate_hz_requested=1.0 / period_s if period_s else None, window_s=duration, n_samples=p["samples"],
-                 mean_w=p["mean_w"], energy_j=p["mean_w"] * duration,
+    per_inference = p.energy_per_inference_j
+    duration = p.duration_s
+    return Power(source="battery", rail=BATTERY_RAIL, total_kind="battery", covers=p.covers,
+                 method="mean of the samples", rate_hz=(p.samples - 1) / duration if duration > 0 else None,
+                 rate_hz_requested=1.0 / period_s if period_s else None, window_s=duration, n_samples=p.samples,
+                 mean_w=p.mean_w, energy_j=p.mean_w * duration,
                  energy_mj_per_inference=per_inference * 1000 if per_inference is not None else None,
                  inferences_per_joule=1.0 / per_inference if per_inference else None,
                  idle_note="benchmark_model's run has no idle baseline on phones; the battery side includes the "
                            "screen and radios",
-                 note=(f"{p.get('energy_note', '')}; samples every {period_s or 0:g} s on the {p['clock']} clock, "
-                       f"discharge current {p['discharge_sign']}, max {p['max_w']:.3f} W"),
+                 note=(f"{p.energy_note or ''}; samples every {period_s or 0:g} s on the {p.clock} clock, "
+                       f"discharge current {p.discharge_sign}, max {p.max_w or 0:.3f} W"),
                  warnings=[w for w in run.warnings if w.startswith("battery")])
 
 
-def _rails_power(p: dict[str, Any], warnings: list[str]) -> Power:
+def _rails_power(p: PowerReading, warnings: list[str]) -> Power:
     """The rails' summary: the total is their sum (labelled so), energy from the counters, each rail kept."""
-    per_inference = p.get("energy_per_inference_j")
-    rails = p["rails"]
-    meters = sorted({r["meter"] for r in rails})
+    per_inference = p.energy_per_inference_j
+    rails = p.rails
+    meters = sorted({r.meter for r in rails})
     return Power(source="rails", rail=f"sum of {len(rails)} ODPM rails", total_kind="sum-of-rails",
-                 covers=str(p["covers"]), method="counter", rate_hz=None, rate_hz_requested=None,
-                 window_s=float(p["duration_s"]), n_samples=p["samples"], mean_w=p["mean_w"], energy_j=p["energy_j"],
+                 covers=p.covers, method="counter", rate_hz=None, rate_hz_requested=None,
+                 window_s=p.duration_s, n_samples=p.samples, mean_w=p.mean_w, energy_j=p.energy_j,
                  energy_mj_per_inference=per_inference * 1000 if per_inference is not None else None,
                  inferences_per_joule=1.0 / per_inference if per_inference else None,
-                 rails={r["rail"]: r["mean_w"] for r in rails}, rails_energy_j={r["rail"]: r["energy_j"] for r in rails},
+                 rails={r.rail: r.mean_w for r in rails}, rails_energy_j={r.rail: r.energy_j for r in rails},
                  idle_note="benchmark_model's run has no idle baseline on phones",
-                 note=(f"{p.get('energy_note', '')}; each rail's energy counter read before and after on "
-                       f"{', '.join(meters)} ({p['clock']}), its mean W over its own timestamps"),
+                 note=(f"{p.energy_note or ''}; each rail's energy counter read before and after on "
+                       f"{', '.join(meters)} ({p.clock}), its mean W over its own timestamps"),
                  warnings=warnings)
 
 
 def _snapshot(t: PhoneThermal) -> ThermalSnapshot:
-    zones = {name: {"type": name, "temp_c": c} for name, c in t.temperatures_c.items()}
+    zones = {name: ThermalZone(type=name, temp_c=c) for name, c in t.temperatures_c.items()}
     return ThermalSnapshot(zones=zones or None, max_temp_c=max(t.temperatures_c.values(), default=None))
 
 

@@ -1,5 +1,5 @@
-"""PhoneSession: a phone as a run.execute.Session — files pushed by content over adb, and one measurement: LiteRT's
-benchmark_model run with `adb shell`, a battery sampler loop beside it on the phone (or the ODPM rails read before
+"""PhoneSession: a phone's files pushed by content over adb, and one measurement: LiteRT's benchmark_model run with
+`adb shell`, a battery sampler loop beside it on the phone (or the ODPM rails read before
 and after, rails.py, where the phone has them), thermal state before/after.
 
 Owns: the content-addressed layout under the phone's workdir (artifacts/<sha256>.<ext>, bin/benchmark_model-<sha>),
@@ -9,17 +9,18 @@ refusals: battery power while charging (the rails are measured then), a crash, o
 benchmark_model's.
 Does not own: the transport (transport/adb.py), parsing benchmark_model's output (benchmark.py).
 
-The agent's RunRequest → RunReply path (`run`) is not supported on phones yet: a RunReply carries every run's time,
-and benchmark_model prints none (see benchmark.py); `measure` returns what benchmark_model did measure instead, and
-result.py stores that (measure.py composes the steps for deploy and sweeps).
+A phone plugs in at the device seam (edgeprof/session/phone.py, its measurer), not at run.execute's Session: the
+agent's RunRequest → RunReply path does not fit benchmark_model (a RunReply carries every run's time, and
+benchmark_model prints none: see benchmark.py); `measure` returns what benchmark_model did measure instead, and
+result.py stores that (measure.py composes the steps).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import posixpath
 import shlex
 import statistics
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,6 +30,7 @@ from ..records.device import BenchmarkModel, PhoneConfig
 from ..transport.adb import ADBTransport, sha256_file
 from . import benchmark
 from .device import BATTERY, Battery, Thermal, read_battery, read_thermal
+from .power import PowerReading
 from .rails import rails_power, read_rails
 
 SAMPLER_PERIOD_S = 0.2  # Perfetto's android.power guidance: poll no faster than every 100 ms
@@ -55,7 +57,7 @@ class PhoneRun:
     init_ms: float
     first_inference_ms: float | None  # None: this build printed no first-inference figure
     memory_mb: PhoneMemory
-    power: dict[str, Any] | None
+    power: PowerReading | None
     power_reason: str | None
     thermal_before: Thermal
     thermal_after: Thermal
@@ -75,7 +77,7 @@ def sampler_script(trace: str, period_s: float) -> str:
             f'echo "$t $1 $2 $3"; sleep {period_s:g}; done > {shlex.quote(trace)} 2>/dev/null')
 
 
-def battery_power(lines: list[str]) -> tuple[dict[str, Any] | None, str | None, list[str]]:
+def battery_power(lines: list[str]) -> tuple[PowerReading | None, str | None, list[str]]:
     """The sampler's trace → (power summary, why there is none, warnings). Kernel ABI: current_now µA, voltage_now
     µV; many phones (Pixel) report discharge as negative current; some vendors report mA / mV (detected by size).
     Refused when any sample was taken while charging."""
@@ -106,15 +108,15 @@ def battery_power(lines: list[str]) -> tuple[dict[str, Any] | None, str | None, 
         warnings.append("battery current_now is positive while discharging, not negative as the kernel ABI has it "
                         "(a vendor deviation): read as a magnitude")
     duration = (samples[-1][0] - samples[0][0]) / 1e9
-    return {"source": "battery", "covers": "the whole phone (battery side: screen, radios and all)",
-            "mean_w": statistics.fmean(watts), "max_w": max(watts), "samples": len(samples),
-            "duration_s": duration, "clock": "phone (date +%s%N)",
-            "discharge_sign": "negative" if signs == {False} else "positive" if signs == {True} else "mixed"}, None, \
-        warnings
+    return PowerReading(source="battery", covers="the whole phone (battery side: screen, radios and all)",
+                        mean_w=statistics.fmean(watts), max_w=max(watts), samples=len(samples), duration_s=duration,
+                        clock="phone (date +%s%N)",
+                        discharge_sign="negative" if signs == {False} else "positive" if signs == {True} else "mixed"), \
+        None, warnings
 
 
 class PhoneSession:
-    """A phone over adb, as execute() sees a device: push by content, close; `measure` runs benchmark_model."""
+    """A phone over adb: push by content; `measure` runs benchmark_model."""
 
     def __init__(self, transport: ADBTransport, device: Device) -> None:
         self.transport, self.device = transport, device
@@ -163,11 +165,6 @@ class PhoneSession:
                               hint="set benchmark_model: in devices.yaml (LiteRT's android_aarch64 build, see "
                                    "docs/phones.md)", device=self.device.name)
         return self._binary
-
-    def run(self, req: Any, *, on_event: Any = None, timeout: float | None = 120.0,
-            silence_by_phase: Mapping[str, float] | None = None, deadline: Any = None) -> Any:
-        raise DeviceError(f"device {self.device.name!r}: the agent's run request is {NOT_ON_PHONES} (benchmark_model "
-                          "prints no per-run times); use PhoneSession.measure", device=self.device.name)
 
     def measure(self, graph: str, *, threads: int | None = None, num_runs: int = 100, warmup_runs: int = 5,
                 min_secs: float = 10.0, delegate: str = "xnnpack", profile_ops: bool = False, power: bool = True,
@@ -227,9 +224,10 @@ class PhoneSession:
                 warnings.append(f"power refused: {power_reason}")
             else:
                 mean_s = (parsed.timed.mean or 0.0) / 1e6
-                power_summary["energy_per_inference_j"] = power_summary["mean_w"] * mean_s
-                power_summary["energy_note"] = (f"mean {power_summary['source']} power over the whole benchmark_model "
-                                                "process (load, warm-up, timed runs) × the timed runs' mean latency")
+                power_summary = dataclasses.replace(
+                    power_summary, energy_per_inference_j=power_summary.mean_w * mean_s,
+                    energy_note=f"mean {power_summary.source} power over the whole benchmark_model process (load, "
+                                "warm-up, timed runs) × the timed runs' mean latency")
         thermal_after = read_thermal(self.transport)
         warn_at = self.phone.warn_status
         if thermal_after.status is not None and thermal_after.status >= warn_at:
@@ -257,10 +255,3 @@ class PhoneSession:
     def close(self) -> None:
         pass
 
-
-def as_session(s: PhoneSession) -> Any:
-    """A PhoneSession is a run.execute.Session (mypy checks it here)."""
-    from ..run.execute import Session
-
-    checked: Session = s
-    return checked

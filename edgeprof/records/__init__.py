@@ -3,12 +3,17 @@
 One module per responsibility, every name re-exported here (import from `edgeprof.records`):
   spec.py      TensorSpec, Artifact, RunSpec — what to measure and what is pushed
   device.py    Device, local_device — one board of the lab
-  sections.py  the typed sections of a Result (LatencyStats, Memory, Power, Thermal, Fidelity, Environment,
-               Settings, Transfer, RunWarning, NullReasons, Compute, OpsProfile, IOSummary, SweepInfo, Scenario,
-               Accuracy)
+  section.py   Section — the base of every section (JSON in / out, from_record: what the agent sent)
+  sections.py  the typed sections of a Result (LatencyStats, Fidelity, Environment, Settings, Transfer,
+               NullReasons, Compute, OpsProfile, IOSummary, SweepInfo, Scenario, Accuracy)
+  wire_sections.py  Memory, SystemMemory, Power, PowerTrace, Thermal, ThermalSnapshot (with its probes' records:
+               ThermalZone, CpuFreq, GpuFreq, FanState, NvpModel, JetsonClocks, RpiState, RpiThrottled,
+               NvmlGpu), CooldownWait, RunWarning — the sections that hold what the agent sends, rendered
+               from its records (messages.py) by tests/unit/test_wire_sections.py
   phases.py    Phases — seconds per phase of one measurement (schema 6)
   sustained.py Sustained, SustainedWindow — a sustained run's windows and curve figures (schema 7)
   phone.py     PhoneBenchmark — what benchmark_model did on a phone (schema 8)
+  samples.py   Samples — raw numbers as one float64 array, and their packed stored form (schema 9)
   result.py    Result (frozen: built once, by run/assemble.py), run ids, timestamps
   schema.py    RESULT_SCHEMA_VERSION, the format history and the migrations from every older version
   jsonio.py    dumps_json, finite_or_null — the one way edgeprof writes JSON
@@ -23,22 +28,31 @@ from .jsonio import dumps_json, finite_or_null
 from .phases import Phases
 from .phone import PhoneBenchmark
 from .result import RESULT_KEYS, RESULT_TAIL_KEYS, Result, new_run_id, utc_now
+from .samples import Samples
 from .schema import RESULT_SCHEMA_VERSION
 from .sections import (
     Accuracy,
     Compute,
     CooldownWait,
+    CpuFreq,
     Environment,
+    FanState,
     Fidelity,
+    GpuFreq,
     IOSummary,
     IOTensor,
+    JetsonClocks,
     LatencyStats,
     Memory,
     NullReasons,
+    NvmlGpu,
+    NvpModel,
     OpsProfile,
     OutputError,
     Power,
     PowerTrace,
+    RpiState,
+    RpiThrottled,
     RunWarning,
     Scenario,
     Section,
@@ -47,6 +61,7 @@ from .sections import (
     SystemMemory,
     Thermal,
     ThermalSnapshot,
+    ThermalZone,
     Transfer,
 )
 from .spec import DTYPES, Artifact, RunSpec, TensorSpec
@@ -54,8 +69,10 @@ from .sustained import Sustained, SustainedWindow
 
 __all__ = [
     "DTYPES", "RESULT_KEYS", "RESULT_SCHEMA_VERSION", "RESULT_TAIL_KEYS", "Accuracy", "Artifact", "Compute",
-    "CooldownWait", "Device", "Environment", "Fidelity", "IOSummary", "IOTensor", "LatencyStats", "Memory",
-    "NullReasons", "OpsProfile", "OutputError", "Phases", "PhoneBenchmark", "Power", "PowerTrace", "Result", "RunSpec", "RunWarning", "Scenario",
-    "Section", "Settings", "Sustained", "SustainedWindow", "SweepInfo", "SystemMemory", "TensorSpec", "Thermal", "ThermalSnapshot", "Transfer",
-    "dumps_json", "finite_or_null", "local_device", "new_run_id", "utc_now",
+    "CooldownWait", "CpuFreq", "Device", "Environment", "FanState", "Fidelity", "GpuFreq", "IOSummary",
+    "IOTensor", "JetsonClocks", "LatencyStats", "Memory", "NullReasons", "NvmlGpu", "NvpModel", "OpsProfile",
+    "OutputError", "Phases", "PhoneBenchmark", "Power", "PowerTrace", "Result", "RpiState", "RpiThrottled",
+    "RunSpec", "RunWarning", "Samples", "Scenario", "Section", "Settings", "Sustained", "SustainedWindow", "SweepInfo",
+    "SystemMemory", "TensorSpec", "Thermal", "ThermalSnapshot", "ThermalZone", "Transfer", "dumps_json",
+    "finite_or_null", "local_device", "new_run_id", "utc_now",
 ]

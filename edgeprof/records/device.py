@@ -78,7 +78,7 @@ class Device:
     """One board in the lab (from devices.yaml), or the built-in `local` device (this machine)."""
 
     name: str
-    kind: str = "ssh"  # "local" | "ssh" | "adb" (a phone: edgeprof/phone/)
+    kind: str = "ssh"  # "local" | "ssh" | a phone's (edgeprof/session/phone.KIND; its measurer: session/phone.py)
     host: str | None = None
     port: int | None = None
     user: str | None = None
@@ -96,7 +96,7 @@ class Device:
     known_hosts: str | None = None  # extra lab known_hosts file
     source: str | None = None  # "devices.yaml:14" where it was defined
     controller: str | None = None  # lab queue: the controller host whose worker drives it (queue lab.<controller>)
-    phone: PhoneConfig | None = None  # kind "adb": serial, adb, benchmark_model, ... (inventory.PHONE_KEYS)
+    phone: PhoneConfig | None = None  # a phone's: serial, adb, benchmark_model, ... (inventory.PHONE_KEYS)
     gpu: int | None = None  # devices.yaml gpu: the GPU runs use (NVML's index); a deploy's --gpu overrides it
 
     def power_config(self) -> PowerConfig | None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,6 +17,7 @@ from ..vocab import ConfigIdentity, scenario_label
 from .jsonio import dumps_json
 from .phases import Phases
 from .phone import PhoneBenchmark
+from .samples import NS_PER_MS, TENTH_US_PER_MS, Samples
 from .schema import _MIGRATIONS, RESULT_SCHEMA_VERSION
 from .sections import (
     Accuracy,
@@ -83,7 +84,7 @@ class Result:
     fidelity: Fidelity | None
     environment: Environment
     warnings: list[RunWarning]
-    samples_ms: list[float]
+    samples_ms: Sequence[float]  # every raw latency, in order: held as Samples (one float64 array, samples.py)
     artifact: Artifact | None = None
     settings: Settings = field(default_factory=Settings)
     transfer: Transfer | None = None
@@ -101,6 +102,10 @@ class Result:
     phone: PhoneBenchmark | None = None  # a phone's run: benchmark_model on the phone (schema 8)
     schema_version: int = RESULT_SCHEMA_VERSION
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.samples_ms, Samples):  # a list given (a failed row's [], a test's numbers)
+            object.__setattr__(self, "samples_ms", Samples(self.samples_ms))
+
     @property
     def identity(self) -> ConfigIdentity:
         """The configuration this result measured (vocab.ConfigIdentity: store, compare, reports, sweeps)."""
@@ -117,12 +122,39 @@ class Result:
         return ConfigIdentity(self.device, self.model, self.runtime, self.precision, self.batch, self.threads,
                               a.source if a else None, content, shapes, scenario=label)
 
-    def to_dict(self) -> dict[str, Any]:
-        return {k: _plain(getattr(self, k)) if k != "warnings" else [w.to_dict() for w in self.warnings]
-                for k in RESULT_KEYS + RESULT_TAIL_KEYS}
+    def to_dict(self, packed: bool = False) -> dict[str, Any]:
+        """The JSON object. `packed`: the raw samples and the scenario's issue and due times in their compact
+        form (samples.py; what the store and recovery files hold); otherwise as JSON numbers (--json exports)."""
+        d = {k: _plain(getattr(self, k)) if k not in ("warnings", "samples_ms") else None
+             for k in RESULT_KEYS + RESULT_TAIL_KEYS}
+        d["warnings"] = [w.to_dict() for w in self.warnings]
+        samples = Samples(self.samples_ms)  # the one it holds (no copy)
+        d["samples_ms"] = samples.packed(NS_PER_MS) if packed else samples.tolist()
+        if packed:
+            sc = d["scenario"]
+            assert isinstance(sc, dict)
+            sc["scheduled_ms"] = Samples(self.scenario.scheduled_ms).packed(TENTH_US_PER_MS)
+            sc["issued_ms"] = Samples(self.scenario.issued_ms).packed(TENTH_US_PER_MS)
+        return d
 
-    def to_json(self, indent: int | None = None) -> str:
-        return dumps_json(self.to_dict(), indent=indent)
+    def to_json(self, indent: int | None = None, packed: bool = False) -> str:
+        """The JSON text (to_dict's). Unpacked, the raw samples and times are written as numbers a block at a time
+        and on one line each (Samples.json_numbers: a 30-minute run's tens of millions of them through json's
+        indenting encoder would take gigabytes)."""
+        if packed:
+            return dumps_json(self.to_dict(packed=True), indent=indent)
+        d = self.to_dict(packed=True)
+        token = f"edgeprof-samples-{uuid.uuid4().hex}"
+        lists = {f'"{token}-0"': Samples(self.samples_ms), f'"{token}-1"': Samples(self.scenario.scheduled_ms),
+                 f'"{token}-2"': Samples(self.scenario.issued_ms)}
+        d["samples_ms"] = f"{token}-0"
+        d["scenario"]["scheduled_ms"] = f"{token}-1"
+        d["scenario"]["issued_ms"] = f"{token}-2"
+        text = dumps_json(d, indent=indent)
+        for mark, samples in lists.items():
+            head, tail = text.split(mark, 1)
+            text = head + samples.json_numbers() + tail
+        return text
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Result:
@@ -153,7 +185,7 @@ class Result:
         kw["null_reasons"] = NullReasons.from_dict(kw.pop("null_reasons", None) or {})
         kw["scenario"] = Scenario.from_dict(kw.pop("scenario", None) or {})
         kw["warnings"] = [RunWarning.from_dict(w) for w in kw.pop("warnings", None) or []]
-        kw["samples_ms"] = list(kw.pop("samples_ms", None) or [])
+        kw["samples_ms"] = Samples.from_json(kw.pop("samples_ms", None), "samples_ms")
         art = kw.pop("artifact", None)
         kw["artifact"] = None if art is None else Artifact.from_dict(art)
         try:

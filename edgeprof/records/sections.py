@@ -1,69 +1,55 @@
-"""The typed sections of a Result (LatencyStats, Memory, Power, Thermal, Fidelity, Environment, Settings,
-Transfer, RunWarning, NullReasons, Compute, OpsProfile, IOSummary, SweepInfo, Scenario, Accuracy).
+"""The typed sections of a Result (LatencyStats, Fidelity, Environment, Settings, Transfer, NullReasons, Compute,
+OpsProfile, IOSummary, SweepInfo, Scenario, Accuracy), and, re-exported, those that hold what the agent sends
+(Memory, SystemMemory, Power, PowerTrace, Thermal, ThermalSnapshot, CooldownWait, RunWarning: rendered from the
+agent's records in wire_sections.py) and the Section base (section.py).
 
-Owns: each section's fields and its JSON in / out (Section.from_dict names an unknown field). Does not own: the
-Result that holds them (result.py) or how they are computed (stats, fidelity, accuracy, opprofile).
+Owns: each host-made section's fields and its JSON in / out (Section.from_dict names an unknown field). Does not
+own: the Result that holds them (result.py), the sections rendered from the agent's records (wire_sections.py) or
+how they are computed (stats, fidelity, accuracy, opprofile).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import inspect
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
-from ..errors import StoreError
 from ..vocab import SETTINGS, SINGLE_STREAM, SWEEP_SETTINGS, scenario_label
-from .spec import Artifact
+from .samples import Samples
+from .section import Section, _plain
+from .wire_sections import (
+    CooldownWait,
+    CpuFreq,
+    FanState,
+    GpuFreq,
+    JetsonClocks,
+    Memory,
+    NvmlGpu,
+    NvpModel,
+    Power,
+    PowerTrace,
+    RpiState,
+    RpiThrottled,
+    RunWarning,
+    SystemMemory,
+    Thermal,
+    ThermalSnapshot,
+    ThermalZone,
+)
 
 if TYPE_CHECKING:
     from .spec import RunSpec
 
-_S = TypeVar("_S", bound="Section")
-
-
-@dataclass(frozen=True)
-class Section:
-    """A typed part of a Result: JSON out with `to_dict`, in with `from_dict`, which names an unknown field.
-
-    Inner shapes that belong to a probe (a thermal snapshot, a power trace, a fidelity output row) stay plain
-    JSON data inside a typed field. A field left out of the JSON takes its default (None for measurements the
-    producer did not make)."""
-
-    SECTION: ClassVar[str] = "section"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {f.name: _plain(getattr(self, f.name)) for f in dataclasses.fields(self)}
-
-    @classmethod
-    def from_dict(cls: type[_S], d: Mapping[str, Any]) -> _S:
-        if not isinstance(d, Mapping):
-            raise StoreError(f"result section {cls.SECTION!r} is a {type(d).__name__}, not a mapping",
-                             hint="the result JSON is damaged; rerun the measurement")
-        names = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(d) - names)
-        if unknown:
-            raise StoreError(f"result section {cls.SECTION!r} has unknown field(s) {', '.join(map(repr, unknown))}",
-                             hint="it was written by another edgeprof version; upgrade edgeprof to read it")
-        missing = [f.name for f in dataclasses.fields(cls) if f.name not in d
-                   and f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING]
-        if missing:
-            raise StoreError(f"result section {cls.SECTION!r} lacks field(s) {', '.join(map(repr, missing))}",
-                             hint="the result JSON is damaged; rerun the measurement")
-        return cls(**dict(d))
-
-
-def _opt(cls: type[_S], v: Any) -> _S | None:
-    return None if v is None else cls.from_dict(v)
-
-
-def _plain(v: Any) -> Any:
-    if isinstance(v, Section | Artifact):
-        return v.to_dict()
-    if isinstance(v, tuple | list):
-        return [_plain(x) for x in v]
-    return v
+__all__ = [
+    "Accuracy", "Compute", "CooldownWait", "CpuFreq", "Environment", "FanState", "Fidelity", "GpuFreq",
+    "IOSummary", "IOTensor", "JetsonClocks", "LatencyStats", "Memory", "NullReasons", "NvmlGpu", "NvpModel",
+    "OpsProfile", "OutputError", "Power", "PowerTrace", "RpiState", "RpiThrottled", "RunWarning", "Scenario",
+    "Section", "Settings", "SweepInfo", "SystemMemory", "Thermal", "ThermalSnapshot", "ThermalZone",
+    "Transfer", "_plain",
+]
+_S = TypeVar("_S", bound=Section)
 
 
 @dataclass(frozen=True)
@@ -101,149 +87,6 @@ class LatencyStats(Section):
     def absent_reason(self, statistic: str) -> str | None:
         """Why `statistic` (p99, samples, cv, ...) was not measured, when the producer said so."""
         return (self.absent or {}).get(statistic)
-
-
-@dataclass(frozen=True)
-class SystemMemory(Section):
-    """System-wide used memory (MemTotal - MemAvailable) sampled around the run (agent memory.py), in bytes."""
-
-    SECTION: ClassVar[str] = "memory_mb.system"
-    before_bytes: int | None = None
-    peak_bytes: int | None = None
-    peak_delta_bytes: int | None = None
-    total_bytes: int | None = None
-    n_samples: int | None = None
-    method: str | None = None
-
-
-@dataclass(frozen=True)
-class Memory(Section):
-    """MB of the agent's process around the model load (agent memory.py), system memory, the artifact's size."""
-
-    SECTION: ClassVar[str] = "memory_mb"
-    rss_before_load: float | None = None
-    rss_after_load: float | None = None
-    peak_rss: float | None = None
-    peak_source: str | None = None
-    system: SystemMemory | None = None  # system-wide (Jetson: the GPU shares it)
-    gpu_process_bytes: int | None = None
-    artifact_size: float | None = None
-    baseline: str | None = None  # what the process held when rss_before_load was read (protocol 5 on)
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Memory:
-        flat = super().from_dict(d)
-        return dataclasses.replace(flat, system=_opt(SystemMemory, flat.system))
-
-
-@dataclass(frozen=True)
-class PowerTrace(Section):
-    """Watts over time (seconds from the start of its window), downsampled by the agent."""
-
-    SECTION: ClassVar[str] = "power trace"
-    t_s: list[float] = field(default_factory=list)
-    w: list[float] = field(default_factory=list)
-
-
-@dataclass(frozen=True)
-class Power(Section):
-    """The agent's power summary (power.py) over exactly the timed window, with where it came from.
-
-    `rail` is the total (one rail, or a labelled sum); `rails` holds each rail's mean W, never summed onto it;
-    `rails_energy_j` (schema 8, optional) each rail's energy in J where a meter counts energy (a phone's ODPM rails).
-    `trace`/`idle_trace` are {"t_s": [...], "w": [...]} (downsampled). achieved_gflops/gflops_per_watt are
-    added on the host when the FLOPs are known."""
-
-    SECTION: ClassVar[str] = "power"
-    source: str | None = None
-    rail: str | None = None
-    total_kind: str | None = None  # "rail" | "sum-of-rails" | ...
-    covers: str | None = None
-    method: str | None = None  # "trapezoid" | "counter"
-    rate_hz: float | None = None
-    rate_hz_requested: float | None = None
-    window_s: float | None = None
-    t0_ns: int | None = None
-    t1_ns: int | None = None
-    n_samples: int | None = None
-    n_dropped_nonpositive: int | None = None
-    n_read_errors: int | None = None
-    mean_w: float | None = None
-    p95_w: float | None = None
-    idle_w: float | None = None
-    dynamic_w: float | None = None
-    energy_j: float | None = None
-    energy_mj_per_inference: float | None = None
-    inferences_per_joule: float | None = None
-    perf_per_watt: float | None = None
-    rails: dict[str, float] | None = None
-    rails_energy_j: dict[str, float] | None = None  # schema 8: each rail's energy from its own counter (phone ODPM)
-    trace: PowerTrace | None = None
-    idle_trace: PowerTrace | None = None
-    idle_note: str | None = None
-    note: str | None = None
-    warnings: list[str] = field(default_factory=list)
-    achieved_gflops: float | None = None
-    gflops_per_watt: float | None = None
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Power:
-        flat = super().from_dict(d)
-        return dataclasses.replace(flat, trace=_opt(PowerTrace, flat.trace),
-                                   idle_trace=_opt(PowerTrace, flat.idle_trace))
-
-
-@dataclass(frozen=True)
-class ThermalSnapshot(Section):
-    """One thermal snapshot (agent thermal.snapshot): what the board showed at one moment. What each probe
-    reports (zones, cpufreq, nvpmodel, jetson_clocks, Pi throttling, NVML GPUs) stays its plain data."""
-
-    SECTION: ClassVar[str] = "thermal snapshot"
-    t_ns: int | None = None
-    unix_time: float | None = None
-    zones: dict[str, Any] | None = None
-    cpufreq: dict[str, Any] | None = None
-    governors: list[str] | None = None
-    gpu_freq: dict[str, Any] | None = None
-    emc_hz: int | None = None
-    fan: dict[str, Any] | None = None
-    nvpmodel: dict[str, Any] | None = None  # {"name", "id"}
-    jetson_clocks: dict[str, Any] | None = None  # {"locked", ...} (inferred)
-    rpi: dict[str, Any] | None = None  # {"throttled": {"raw", "now", "has_occurred", ...}, "temp_c", ...}
-    nvml: list[dict[str, Any]] | None = None  # one per GPU: index, clock_reasons, ...
-    max_temp_c: float | None = None
-
-    @property
-    def rpi_throttled(self) -> dict[str, Any] | None:
-        return self.rpi.get("throttled") if self.rpi else None
-
-
-@dataclass(frozen=True)
-class CooldownWait(Section):
-    """--cooldown: whether the board got below `below_c` (None: no sensor), from and to which °C, how long."""
-
-    SECTION: ClassVar[str] = "thermal cooldown"
-    cooled: bool | None = None
-    start_c: float | None = None
-    end_c: float | None = None
-    waited_s: float = 0.0
-    below_c: float | None = None
-
-
-@dataclass(frozen=True)
-class Thermal(Section):
-    """Thermal snapshots before and after the run (agent thermal.py) and the --cooldown wait when there was one."""
-
-    SECTION: ClassVar[str] = "thermal"
-    before: ThermalSnapshot | None = None
-    after: ThermalSnapshot | None = None
-    cooldown: CooldownWait | None = None
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Thermal:
-        flat = super().from_dict(d)
-        return cls(before=_opt(ThermalSnapshot, flat.before), after=_opt(ThermalSnapshot, flat.after),
-                   cooldown=_opt(CooldownWait, flat.cooldown))
 
 
 @dataclass(frozen=True)
@@ -347,15 +190,6 @@ class Transfer(Section):
     agent_bytes: int = 0
     artifact_bytes: int = 0
     total_bytes: int = 0
-
-
-@dataclass(frozen=True)
-class RunWarning(Section):
-    """A warning with advice, by code (high_cv, few_queries, fidelity, rpi_throttled_now, ...)."""
-
-    SECTION: ClassVar[str] = "warnings"
-    code: str
-    message: str
 
 
 @dataclass(frozen=True)
@@ -466,7 +300,7 @@ class Scenario(Section):
     stopping p99 against the bound; fixed-rate: no misses), sustained_qps and samples_per_s over the window,
     energy per frame (window energy / queries, idle gaps included) and its part above the idle baseline,
     battery_hours, issue lateness (issued - scheduled: p50/p99/max ms) and the raw scheduled/issued times (ms
-    from the schedule's start)."""
+    from the schedule's start, to 0.1 µs; Samples, stored packed from schema 9)."""
 
     SECTION: ClassVar[str] = "scenario"
     name: str = SINGLE_STREAM
@@ -490,8 +324,22 @@ class Scenario(Section):
     j_above_idle_per_frame: float | None = None
     battery_hours: float | None = None
     lateness_ms: dict[str, float] | None = None
-    scheduled_ms: list[float] = field(default_factory=list)
-    issued_ms: list[float] = field(default_factory=list)
+    scheduled_ms: Sequence[float] = field(default_factory=Samples)  # held as Samples (samples.py)
+    issued_ms: Sequence[float] = field(default_factory=Samples)
+
+    def __post_init__(self) -> None:
+        for name in ("scheduled_ms", "issued_ms"):
+            if not isinstance(getattr(self, name), Samples):  # lists given
+                object.__setattr__(self, name, Samples(getattr(self, name)))
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Scenario:
+        data = dict(d) if isinstance(d, Mapping) else d
+        if isinstance(data, dict):
+            for name in ("scheduled_ms", "issued_ms"):
+                if name in data:
+                    data[name] = Samples.from_json(data[name], f"scenario.{name}")
+        return super().from_dict(data)
 
     @property
     def label(self) -> str | None:

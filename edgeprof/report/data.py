@@ -230,7 +230,8 @@ def accuracy_rows(results: Sequence[Result]) -> list[AccuracyRow]:
 def log_histogram(samples: Sequence[float], bins: int = 48, lo: float | None = None,
                   hi: float | None = None) -> tuple[list[float], list[float]]:
     """(bin edges, density) of positive samples on log-spaced bins; density is per log10 unit, max-normalised."""
-    a = np.asarray([s for s in samples if s > 0], dtype=np.float64)
+    a = np.asarray(samples, dtype=np.float64)
+    a = a[a > 0]
     if a.size == 0:
         return [], []
     lo = lo if lo is not None else float(a.min())
@@ -280,7 +281,7 @@ def gather(store: Store, *, sweep: str | None = None, device: str | None = None,
         default_title = f"edgeprof · {record.name}"
     else:
         rows = store.list(device=device, model=model, limit=limit)
-        results = _latest_per_config(store.get_many(r["run_id"] for r in rows))  # corrupt rows: store.skipped
+        results = _latest_per_config(store.get_many(r.run_id for r in rows))  # corrupt rows: store.skipped
         bits = [f"device {device}" if device else "", f"model {model}" if model else ""]
         scope = "newest result of each configuration" + (" · " + ", ".join(b for b in bits if b) if any(bits) else "")
         default_title = "edgeprof report"

@@ -17,6 +17,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+import numpy as np
+
 from .. import __version__
 from ..compare import metric_values
 from ..records import Power, PowerTrace, Result
@@ -190,8 +192,8 @@ def _distributions(data: ReportData, dev_color: Colors) -> str:
              'Nothing is clipped: the tail is the point.</p>']
     for model, rs in groups.items():
         rs = sorted(rs, key=lambda r: r.latency_ms.p50 if r.latency_ms and r.latency_ms.p50 is not None else math.inf)
-        lo = min(min(r.samples_ms) for r in rs)
-        hi = max(max(r.samples_ms) for r in rs)
+        lo = min(float(np.min(np.asarray(r.samples_ms))) for r in rs)
+        hi = max(float(np.max(np.asarray(r.samples_ms))) for r in rs)
         lo, hi = padded(max(lo, 1e-6), max(hi, lo * 1.01), log=True, frac=0.03)
         row_h, left = 34, 290
         ch = Chart(1000, 40 + row_h * len(rs), left=left, right=20, top=8, bottom=34,

@@ -25,7 +25,6 @@ from ..records import (
     Accuracy,
     Artifact,
     Compute,
-    CooldownWait,
     Environment,
     Fidelity,
     IOSummary,
@@ -34,18 +33,16 @@ from ..records import (
     Memory,
     NullReasons,
     Power,
-    PowerTrace,
     Result,
     RunSpec,
     RunWarning,
     Scenario,
     Settings,
-    SystemMemory,
     Thermal,
-    ThermalSnapshot,
     new_run_id,
     utc_now,
 )
+from ..records.samples import Samples, ms_from_ns
 from ..stats import latency_summary, scenario_summary, stability_warnings, throughput
 from .execute import Executed
 from .plan import RunPlan
@@ -60,7 +57,7 @@ def assemble(plan: RunPlan, executed: Executed, facts: Facts | None = None,
     facts = facts if facts is not None else plan.facts
     spec, artifact, reply = plan.spec, plan.artifact, executed.reply
     check_samples(reply.samples_ns, plan.device.name)
-    samples_ms = [ns / 1e6 for ns in reply.samples_ns]
+    samples_ms = ms_from_ns(reply.samples_ns)  # one float64 array (a sustained run holds millions)
     lat = latency_summary(samples_ms)
     window_s = float(reply.window_s)
     sc = reply.scenario
@@ -119,25 +116,12 @@ def _environment(facts: Facts, reply: RunReply, artifact: Artifact | None) -> En
                        clock=reply.clock)
 
 
-def _fields(cls: type[Any], record: wire.Record, **extra: Any) -> Any:
-    """The host section `cls` holding the wire `record`'s fields (same names); `extra` sets others or replaces
-    nested records by their host sections."""
-    return cls(**{**{f.name: getattr(record, f.name) for f in record.FIELDS}, **extra})
-
-
 def _memory(reply: RunReply, artifact: Artifact | None) -> Memory:
-    mem = reply.memory
-    return _fields(Memory, mem, system=_fields(SystemMemory, mem.system) if mem.system is not None else None,
-                   artifact_size=artifact.size_bytes / 1e6 if artifact is not None else None)
-
-
-def _trace(trace: wire.PowerTrace | None) -> PowerTrace | None:
-    return _fields(PowerTrace, trace) if trace is not None else None
+    return Memory.from_record(reply.memory, artifact_size=artifact.size_bytes / 1e6 if artifact is not None else None)
 
 
 def _power(reply: RunReply, artifact: Artifact | None, tput: float | None) -> Power | None:
-    p = reply.power
-    power = _fields(Power, p, trace=_trace(p.trace), idle_trace=_trace(p.idle_trace)) if p is not None else None
+    power = Power.from_record(reply.power) if reply.power is not None else None
     if power and artifact is not None and artifact.flops and power.mean_w and tput:
         gflops = artifact.flops * tput / 1e9
         power = dataclasses.replace(power, achieved_gflops=gflops, gflops_per_watt=gflops / power.mean_w)
@@ -145,11 +129,7 @@ def _power(reply: RunReply, artifact: Artifact | None, tput: float | None) -> Po
 
 
 def _thermal(thermal: wire.ThermalReply | None) -> Thermal | None:
-    if thermal is None:
-        return None
-    snap = [_fields(ThermalSnapshot, s) if s is not None else None for s in (thermal.before, thermal.after)]
-    cool = _fields(CooldownWait, thermal.cooldown) if thermal.cooldown is not None else None
-    return Thermal(before=snap[0], after=snap[1], cooldown=cool)
+    return Thermal.from_record(thermal) if thermal is not None else None
 
 
 def _settings(plan: RunPlan, reply: RunReply, window_s: float) -> Settings:
@@ -160,7 +140,7 @@ def _settings(plan: RunPlan, reply: RunReply, window_s: float) -> Settings:
                            load_s=reply.load_s)
 
 
-def _scenario(spec: RunSpec, sc: ScenarioReply | None, samples_ms: list[float], window_s: float,
+def _scenario(spec: RunSpec, sc: ScenarioReply | None, samples_ms: Samples, window_s: float,
               power: Power | None) -> Scenario:
     if sc is not None:
         return scenario_summary(
@@ -195,7 +175,7 @@ def run_warnings(spec: RunSpec, reply: RunReply, lat: LatencyStats) -> list[RunW
         out.extend(stability_warnings(lat, min_duration_s=spec.sustained_window_s, longer="--window", curve=True))
     else:
         out.extend(stability_warnings(lat, min_duration_s=spec.min_duration_s))
-    out.extend(RunWarning(w.code, w.message) for w in reply.warnings)
+    out.extend(RunWarning.from_record(w) for w in reply.warnings)
     warm = reply.warmup
     if warm.iterations and not warm.steady:
         out.append(RunWarning("warmup_not_steady", f"latency was not steady after {warm.duration_s} s of warm-up; "

@@ -102,6 +102,9 @@ def _check_applies(spec: RunSpec, o: Options) -> None:
         if flag in o.given and spec.scenario not in scenarios:
             raise ConfigError(f"{flag} applies to --scenario {' or '.join(scenarios)}, not {spec.scenario}",
                               hint=f"drop {flag}, or add --scenario {scenarios[0]}")
+    if "--max-queries" in o.given and spec.scenario == "sustained":  # its duration rules (agent windows.py)
+        raise ConfigError("--max-queries does not apply to --scenario sustained: it runs for --duration and keeps "
+                          "every sample", hint="drop --max-queries; a shorter --duration runs fewer queries")
     if o.find_max_rate and spec.profile_ops:
         raise ConfigError("--profile-ops with --find-max-rate: every probe would profile the ops again",
                           hint="profile them once in a plain deploy of the same model")

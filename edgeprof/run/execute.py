@@ -1,11 +1,12 @@
-"""execute(): one planned measurement on a device session — push what it needs, send one typed request, relay
-its progress, bound its silences and its whole time.
+"""execute(): one planned forward-pass measurement on a started agent — push what it needs, send one typed
+request, relay its progress, bound its silences and its whole time.
 
-Owns: the Session seam (what a device of any kind must offer: push a file by content, run one request with
-events and a deadline, close; agentlink.AgentLink is today's), the artifact's files pushed by content (an ONNX
+Owns: the run Session (what execute() needs of a started agent: push a file by content, run one request with
+events and a deadline, close; agentlink.AgentLink is it), the artifact's files pushed by content (an ONNX
 model over 2 GiB: its data files first, beside it in the artifacts folder), the agent's RunRequest built from a RunPlan, and
-the one-line error when the model refuses the inputs fed. Does not own: connecting (deploy() in __init__.py),
-deciding (plan.py), turning the reply into a Result (assemble.py).
+the one-line error when the model refuses the inputs fed. Does not own: the device (edgeprof/session/: a device
+of another kind plugs in there, as a measurer, not here), deciding (plan.py), turning the reply into a Result
+(assemble.py).
 """
 
 from __future__ import annotations
@@ -39,8 +40,8 @@ from .plan import RunPlan
 
 
 class Session(Protocol):
-    """A started measurement session on one device: what execute() talks to. agentlink.AgentLink implements it
-    (an agent over a Transport); a device of another kind (a phone driven over adb) plugs in here.
+    """A started agent on one device: what execute() talks to. agentlink.AgentLink implements it (an agent over a
+    Transport; the agent's measurer, edgeprof/session/agent.py, starts it).
     `bytes_moved`: bytes sent to the device so far (the agent itself, artifacts)."""
 
     bytes_moved: int

@@ -24,6 +24,7 @@ from .schema import (
     DB_SCHEMA_VERSION,
     MAX_ID_CHARS,
     STATUSES,
+    RunRow,
     config_key,
     device_facts,
     meta,
@@ -35,7 +36,7 @@ from .schema import (
 
 __all__ = [
     "BUSY_TIMEOUT_S", "DB_COMPANIONS", "DB_SCHEMA_VERSION", "MAX_ID_CHARS", "MAX_IMPORT_BYTES", "MAX_LIST_LIMIT",
-    "RECOVERY_TARGET_SUFFIX", "RUN_ID_RE", "SAVE_BACKOFF_S", "SAVE_RETRIES", "STATUSES", "CorruptRowError", "Store",
+    "RECOVERY_TARGET_SUFFIX", "RUN_ID_RE", "RunRow", "SAVE_BACKOFF_S", "SAVE_RETRIES", "STATUSES", "CorruptRowError", "Store",
     "config_key", "default_db_path", "device_facts", "meta", "metadata", "recovery_dir", "refuse_db_path", "resolve_db_url", "runs",
     "safe_stem", "sqlite_path", "sweep_cells", "sweeps", "validate_result", "write_recovery",
 ]

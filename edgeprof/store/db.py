@@ -18,6 +18,8 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from edgeprof_agent.messages import Facts, MessageError
+
 from ..errors import AmbiguousId, StoreError, StoreUnavailable, UserError
 from ..fsmode import private_mode
 from ..outputs import visible
@@ -28,6 +30,7 @@ from .recovery import RECOVERY_TARGET_SUFFIX, recovery_dir, write_recovery
 from .schema import (
     DB_SCHEMA_VERSION,
     MAX_ID_CHARS,
+    RunRow,
     column_length,
     config_key,
     device_facts,
@@ -206,7 +209,7 @@ class Store:
             "p50_ms": lat.p50 if lat else None, "p99_ms": lat.p99 if lat else None,
             "throughput_ips": result.throughput_ips, "mean_w": power.mean_w if power else None,
             "top1": result.accuracy.top1 if result.accuracy is not None else None, "sweep_id": sweep_id, "config_key": config_key(result),
-            "schema_version": result.schema_version, "result_json": result.to_json(),
+            "schema_version": result.schema_version, "result_json": result.to_json(packed=True),
         }
         attempt = 0
         while True:
@@ -384,8 +387,8 @@ class Store:
         return self._load(str(row[0]), row[1])
 
     def list(self, *, device: str | None = None, model: str | None = None, status: str | None = None,
-             sweep_id: str | None = None, config: str | None = None, limit: int | None = 50) -> list[dict[str, Any]]:
-        """Stored runs, newest first. `model` matches the model string as typed, its base name or a substring.
+             sweep_id: str | None = None, config: str | None = None, limit: int | None = 50) -> list[RunRow]:
+        """Stored runs (RunRow: the summary columns), newest first. `model` matches the model string as typed, its base name or a substring.
         A filter longer than its column (which no stored value can match) or a limit beyond MAX_LIST_LIMIT is one
         StoreError line."""
         for what, val, col in (("device", device, runs.c.device), ("model", model, runs.c.model),
@@ -396,10 +399,7 @@ class Store:
                                  f"{column_length(col)}", hint=f"give a {what} as `edgeprof results list` shows it")
         if limit is not None and not 0 <= limit <= MAX_LIST_LIMIT:
             raise StoreError(f"limit {limit}: out of range (0..{MAX_LIST_LIMIT}; 0 lists all)")
-        q = sa.select(runs.c.run_id, runs.c.created_at, runs.c.status, runs.c.device, runs.c.model,
-                      runs.c.runtime, runs.c.precision, runs.c.batch, runs.c.threads, runs.c.p50_ms,
-                      runs.c.p99_ms, runs.c.throughput_ips, runs.c.mean_w, runs.c.top1, runs.c.sweep_id,
-                      runs.c.config_key)
+        q = sa.select(*RunRow.columns())
         for col, val in ((runs.c.device, device), (runs.c.status, status),
                          (runs.c.sweep_id, sweep_id), (runs.c.config_key, config)):
             if val is not None:
@@ -412,7 +412,7 @@ class Store:
             q = q.limit(limit)
         try:
             with self.engine.connect() as conn:
-                return [dict(r._mapping) for r in conn.execute(q)]
+                return [RunRow(**r._mapping) for r in conn.execute(q)]
         except sa.exc.DBAPIError as e:
             raise _read_error(e)(f"cannot read results database {self.path or self.display_url}: "
                                  f"{_one_line(e.orig)}") from None
@@ -420,26 +420,35 @@ class Store:
     def iter_results(self, **filters: Any) -> Iterator[Result]:
         """The results of `list(**filters)`, skipping rows that cannot be read (their messages in `skipped`)."""
         for row in self.list(**filters):
-            yield from self.get_many([row["run_id"]])
+            yield from self.get_many([row.run_id])
 
     def count(self) -> int:
         with self.engine.connect() as conn:
             return int(conn.execute(sa.select(sa.func.count()).select_from(runs)).scalar_one())
 
-    def save_facts(self, device: str, facts: dict[str, Any]) -> str:
+    def save_facts(self, device: str, facts: Facts) -> str:
+        """Store a board's facts as the agent sent them (its Facts record's JSON), timestamped; the timestamp."""
         ts = utc_now()
         with self.engine.begin() as conn:
             conn.execute(device_facts.insert().values(device=device, collected_at=ts,
-                                                      facts_json=dumps_json(facts, sort_keys=True)))
+                                                      facts_json=dumps_json(facts.to_dict(), sort_keys=True)))
         return ts
 
-    def latest_facts(self, device: str) -> tuple[str, dict[str, Any]] | None:
+    def latest_facts(self, device: str) -> tuple[str, Facts] | None:
+        """The newest stored facts of `device` with their timestamp (None: none stored); StoreError naming the
+        device and the field for a row that is not the agent's facts."""
         with self.engine.connect() as conn:
             row = conn.execute(
                 sa.select(device_facts.c.collected_at, device_facts.c.facts_json)
                 .where(device_facts.c.device == device).order_by(device_facts.c.id.desc()).limit(1)
             ).first()
-        return (row[0], json.loads(row[1])) if row else None
+        if row is None:
+            return None
+        try:
+            return row[0], Facts.from_dict(json.loads(row[1]))
+        except (ValueError, MessageError) as e:
+            raise StoreError(f"the facts of {visible(device)} stored at {row[0]} cannot be read: {_one_line(e)}",
+                             hint="run edgeprof devices check to store them again") from None
 
 
 def _read_error(e: sa.exc.DBAPIError) -> type[StoreError]:

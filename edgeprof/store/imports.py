@@ -16,6 +16,8 @@ import stat
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
+
 from ..errors import StoreError
 from ..outputs import visible
 from ..records import Result
@@ -98,11 +100,10 @@ def validate_result(r: Result, where: str) -> None:
     if r.memory_mb is not None:
         for name in ("rss_before_load", "rss_after_load", "peak_rss"):
             number(f"memory_mb.{name}", getattr(r.memory_mb, name, None))
-    samples = r.samples_ms or []
-    if not isinstance(samples, list):
-        raise bad("samples_ms", "is not a list of numbers")
-    for i, v in enumerate(samples):
-        number(f"samples_ms[{i}]", v)
+    a = np.asarray(r.samples_ms)  # Samples: loading made it numbers (a null or a text there is refused by then)
+    wrong = np.flatnonzero(~np.isfinite(a) | (a < 0))
+    if wrong.size:
+        number(f"samples_ms[{int(wrong[0])}]", float(a[wrong[0]]))
     for section in dataclasses.fields(r):
         _numbers_typed(getattr(r, section.name), section.name, bad)
 

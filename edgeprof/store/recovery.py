@@ -49,7 +49,7 @@ def write_recovery(result: Result, target: str | None = None) -> Path:
     make_private_dir(folder)
     stem = safe_stem(result.run_id)
     path = folder / f"{stem}.json"
-    _write_private(path, result.to_json(indent=2) + "\n")
+    _write_private(path, result.to_json(indent=2, packed=True) + "\n")
     if target is not None:
         try:
             _write_private(folder / f"{stem}{RECOVERY_TARGET_SUFFIX}", json.dumps({"db": target}) + "\n")

@@ -1,13 +1,16 @@
 """The results database's tables and their schema version (history in the package docstring).
 
-Owns: the table definitions, DB_SCHEMA_VERSION, the column limits, and the configuration key a row is indexed by
-(with re-keying the rows of a schema-2 database).
+Owns: the table definitions, DB_SCHEMA_VERSION, the column limits, the configuration key a row is indexed by
+(with re-keying the rows of a schema-2 database), and RunRow, a run as `Store.list` reads it (the runs table's
+summary columns).
 Does not own: opening, saving or loading (db.py).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
+from dataclasses import dataclass
 from typing import Any
 
 import sqlalchemy as sa
@@ -82,6 +85,40 @@ meta = sa.Table(
     sa.Column("key", sa.String(64), primary_key=True),
     sa.Column("value", sa.String(256), nullable=False),
 )
+
+
+
+@dataclass(frozen=True)
+class RunRow:
+    """One stored run as `Store.list` reads it: the runs table's summary columns (the Result itself is
+    `Store.get`'s). Each field is the column of its name, so the listing selects exactly these; None where the run
+    has no such figure (a failed or skipped row, a run without power or accuracy)."""
+
+    run_id: str
+    created_at: str
+    status: str
+    device: str
+    model: str
+    runtime: str
+    precision: str
+    batch: int
+    threads: int | None
+    p50_ms: float | None
+    p99_ms: float | None
+    throughput_ips: float | None
+    mean_w: float | None
+    top1: float | None
+    sweep_id: str | None
+    config_key: str | None
+
+    @classmethod
+    def columns(cls) -> list[sa.Column[Any]]:
+        return [runs.c[f.name] for f in dataclasses.fields(cls)]
+
+    def to_dict(self) -> dict[str, Any]:
+        """`results list --json`'s object of the run (the columns in this order)."""
+        return dataclasses.asdict(self)
+
 
 MAX_ID_CHARS = 64  # runs.run_id, sweeps.sweep_id
 STATUSES = ("ok", "failed", "skipped")

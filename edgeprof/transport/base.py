@@ -13,9 +13,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 # the longest line read from an agent's stdout: a run reply carries raw samples and, for the fidelity check, the
-# model's outputs in base64 (a 1x21x512x512 float32 output is 29 MB of it), so the bound sits above that; beyond
-# it a board is writing garbage without newlines, and reading on would stall and eat memory
-MAX_LINE_BYTES = 64 << 20
+# model's outputs in base64 (a 1x21x512x512 float32 output is 29 MB of it); a 30-minute sustained run of a fast
+# model sends every latency and issue time packed (protocol 10: about 5.2 bytes a query, 156 MB for 30 M queries,
+# benchmarks/sustained_samples.py), so the bound holds about 100 M queries; beyond it a board is writing garbage
+# without newlines, and reading on would stall and eat memory
+MAX_LINE_BYTES = 512 << 20
 STDERR_LINE_CHARS = 4000  # each line kept in a stderr tail is cut to this
 
 

@@ -110,7 +110,7 @@ def test_null_run_meets_both_stop_conditions(agent):
     assert res["window_s"] >= 0.3
     assert all(isinstance(x, int) and x >= 0 for x in res["samples_ns"][:100])
     assert res["stopped_by"] == "min_duration and min_queries met"
-    assert set(agent.packed) == {"dtype", "b64"} and agent.packed["dtype"] == "<i8"  # on the wire: packed
+    assert set(agent.packed) == {"dtype", "codec", "n", "b64"} and agent.packed["codec"] == "shuffle8+zlib"  # packed
     # the agent's phases start when it read the request: its setup (the measuring code imported) is inside
     ph = res["phases"]
     assert ph["setup_s"] > 0 and ph["total_s"] >= ph["setup_s"] + ph["measure_s"] >= res["window_s"]

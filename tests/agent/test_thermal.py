@@ -197,3 +197,29 @@ def test_wait_cool_uses_vcgencmd_when_no_zone(tmp_path, monkeypatch):
     os.remove(os.path.join(d, "sys/class/thermal/thermal_zone0"))
     r = thermal.wait_cool(SysfsRoot(d), bk.fake_tools(tmp_path, d, monkeypatch), 60.0, 1.0)
     assert r["cooled"] is True and r["start_c"] == 52.7
+
+
+@pytest.mark.parametrize("name", ["jetson-nano-jp4", "orin-nano-jp6", "agx-orin-jp6", "rpi4-ina219", "rpi5",
+                                  "x86-rapl"])
+def test_a_snapshot_is_its_record_on_every_board(tmp_path, monkeypatch, name):
+    """What each probe reports is a record of messages.py (ThermalZone, CpuFreq, GpuFreq, FanState, NvpModel,
+    JetsonClocks, RpiState, NvmlGpu): the snapshot parses strictly and its wire form is the snapshot itself
+    (absent values absent; only the snapshot's own top-level None fields are written out)."""
+    from edgeprof_agent import messages as m
+
+    _, s = snap(tmp_path, monkeypatch, name)
+    rec = m.ThermalSnapshot.from_dict(copy.deepcopy(s))
+    assert {k: v for k, v in rec.to_dict().items() if v is not None} == s
+    assert all(isinstance(z, m.ThermalZone) for z in (rec.zones or {}).values())
+
+
+def test_a_snapshot_with_an_nvidia_gpu_is_its_record(tmp_path, monkeypatch):
+    from edgeprof_agent import messages as m
+
+    nv = bk.use_fake_module(monkeypatch, "pynvml")
+    nv.fake_reset([nv.FakeGpu(reasons=0x1 | 0x20)])
+    _, s = snap(tmp_path, monkeypatch, "x86-rapl")
+    assert s["nvml"][0]["clock_reasons"] == ["GpuIdle", "SwThermalSlowdown"]
+    rec = m.ThermalSnapshot.from_dict(copy.deepcopy(s))
+    assert rec.nvml[0].clock_reasons_bits == 0x21 and rec.nvml[0].index == 0
+    assert {k: v for k, v in rec.to_dict().items() if v is not None} == s

@@ -38,7 +38,7 @@ def test_each_window_carries_the_nvml_readings_taken_inside_it(tmp_path, monkeyp
     t0 = time.perf_counter()
     nv.fake_reset([_throttling_gpu(nv, t0)])
     sc = ScenarioSpec(name="sustained", duration_s=4.0, sustained_window_s=1.0)
-    sched, reply = windows.sustained_loop(lambda: time.sleep(0.005), sc, None, SysfsRoot(str(tmp_path)), None,
+    sched, reply = windows.sustained_loop(lambda: time.sleep(0.005), sc, SysfsRoot(str(tmp_path)), None,
                                           progress=False)
     assert reply.nvml_gpu == "NVIDIA H200" and len(reply.windows) == 4
     assert nv.fake_state().init_depth == 0  # nvmlInit paired with nvmlShutdown
@@ -92,7 +92,7 @@ def test_no_nvml_no_gpu_fields(tmp_path, monkeypatch, how):
         nv.fake_reset([] if how == "no GPU" else None, driver_loaded=how != "no driver")
     assert nvml.GpuTelemetry.open() is None
     sc = ScenarioSpec(name="sustained", duration_s=0.4, sustained_window_s=0.2)
-    _sched, reply = windows.sustained_loop(lambda: time.sleep(0.01), sc, None, SysfsRoot(str(tmp_path)), None,
+    _sched, reply = windows.sustained_loop(lambda: time.sleep(0.01), sc, SysfsRoot(str(tmp_path)), None,
                                            progress=False)
     assert reply.nvml_gpu is None
     assert [(x.n_nvml, x.nvml_w, x.nvml_sm_mhz, x.nvml_reasons) for x in reply.windows] == [(0, None, None, None)] * 2

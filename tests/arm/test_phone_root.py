@@ -101,8 +101,8 @@ def test_facts_and_a_measurement_through_the_arm_shell(adb_client, server_port, 
     with tree.RailMeter(arm_phone.root) as meter:
         run = s.measure(remote, num_runs=10, warmup_runs=1, min_secs=0.5, timeout=300)
     assert run.latency_ms["count"] == 10 and run.power is not None, run.power_reason
-    assert run.power["source"] == "rails"
-    assert run.power["mean_w"] == pytest.approx(sum(meter.watts().values()), rel=5e-3)
+    assert run.power.source == "rails"
+    assert run.power.mean_w == pytest.approx(sum(meter.watts().values()), rel=5e-3)
 
 
 def test_the_battery_sampler_loop_runs_in_mksh(adb_client, server_port, arm_phone, tmp_path):
@@ -115,9 +115,9 @@ def test_the_battery_sampler_loop_runs_in_mksh(adb_client, server_port, arm_phon
     remote, _ = s.push_artifact(str(m), sha256_file(str(m)), "tflite")
     run = s.measure(remote, num_runs=10, warmup_runs=1, min_secs=1.0, timeout=300)
     assert run.power is not None, run.power_reason
-    assert run.power["source"] == "battery" and run.power["samples"] >= 2
-    assert run.power["mean_w"] == pytest.approx(0.412 * 3.912, rel=1e-6)
-    assert run.power["clock"] == "phone (date +%s%N)" and os.path.exists(arm_phone.usr)
+    assert run.power.source == "battery" and run.power.samples >= 2
+    assert run.power.mean_w == pytest.approx(0.412 * 3.912, rel=1e-6)
+    assert run.power.clock == "phone (date +%s%N)" and os.path.exists(arm_phone.usr)
 
 
 def test_deploy_int8_on_the_arm_phone(adb_client, server_port, arm_phone, tmp_path, capsys, artifact_cache,

@@ -233,7 +233,7 @@ def test_a_sweep_scores_every_precision_on_the_same_data(trained: Trained, tmp_p
     db = str(tmp_path / "r.sqlite")
     assert main(["sweep", str(d / "acc.yaml"), "--db", db, "--quiet", "--id-file", str(tmp_path / "id")]) == 0
     capsys.readouterr()
-    results = [Store(db).get(r["run_id"]) for r in Store(db).list()]
+    results = [Store(db).get(r.run_id) for r in Store(db).list()]
     by = {r.precision: r for r in results}
     assert set(by) == {"fp32", "int8"} and all(r.accuracy is not None for r in results)
     assert by["int8"].settings.calibration == str(d / "calib") and by["fp32"].settings.accuracy == str(d / "val.npz")

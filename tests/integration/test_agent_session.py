@@ -259,8 +259,9 @@ settings: {min_duration_s: 0.2, min_queries: 10, warmup_s: 0, idle_s: 0}
     assert len(ok) == 4, [(r.status, r.reason) for r in outcome.results]
     assert all(r.phases is not None and r.phases.agent_s is None and r.phases.close_s is None for r in ok)
     (board,) = outcome.boards
-    assert board.times.get("board_agent", 0) > 0 and board.kept is not None and board.kept.starts == 1
-    assert not board.kept.alive()  # closed with the board
+    kept = board.session.measurer.kept  # the agent's measurer keeps one agent for the board (session/agent.py)
+    assert board.times.get("board_agent", 0) > 0 and kept is not None and kept.starts == 1
+    assert not kept.alive()  # closed with the board
     bd = outcome.breakdown()
     assert "board_agent" in bd.board("local").seconds
 

@@ -158,7 +158,7 @@ def test_escape_sequences_in_names_are_shown_never_sent(tmp_path: Path, capsys: 
     """A model named with a window-title sequence, colours, a screen clear and a right-to-left override reached
     the terminal raw in `results list` (and show, compare, reports)."""
     db = hostile_db(tmp_path, model=ESCAPES, device="dev\x1b[1mX", reason=None)
-    run_id = Store(db).list()[0]["run_id"]
+    run_id = Store(db).list()[0].run_id
     md = tmp_path / "r.md"
     for argv in (["results", "list"], ["results", "show", run_id], ["compare", run_id, run_id],
                  ["report", "--out", str(md)]):

@@ -158,7 +158,7 @@ def test_sweep_files_take_the_same_input_keys(tmp_path, db, capsys):
     assert code == 0, err
     store = Store(db)
     (row,) = store.list()
-    r = store.get(row["run_id"])
+    r = store.get(row.run_id)
     assert r.status == "ok" and r.io is not None and r.settings.input_values == {"sr": 16000}
     assert {t.name: t.source for t in r.io.inputs} == {"x": "data", "sr": "value"}
     assert model.endswith("vad.onnx")

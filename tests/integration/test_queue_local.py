@@ -258,7 +258,7 @@ def test_higher_priority_runs_first(lab_db: str, tmp_path: Path, workers: list[s
             "SELECT j.args->>'sweep_id' FROM procrastinate_events e JOIN procrastinate_jobs j ON j.id = e.job_id "
             "WHERE e.type = 'started' ORDER BY e.at, e.id").fetchall()]
     assert order == [urgent] * 3 + [mine] * 3 + [nightly] * 3, order
-    assert sorted(r["sweep_id"] for r in Store(lab_db).list(limit=None)) == sorted(order)
+    assert sorted(r.sweep_id for r in Store(lab_db).list(limit=None)) == sorted(order)
 
 
 def test_cancel_stops_the_running_cell_and_drops_the_waiting_ones(lab_db: str, tmp_path: Path,
@@ -334,8 +334,8 @@ def test_a_worker_killed_mid_cell_has_its_cell_finished_by_another(lab_db: str, 
     assert rec.status == "done"
     killed_cell = Cell.from_dict(doing[0]["cell"]).cell_id
     rows = store.list(sweep_id=sweep_id, limit=None)
-    assert len(rows) == 2 and {r["status"] for r in rows} == {"ok"}
-    assert killed_cell in {store.get(r["run_id"]).sweep.cell_id for r in rows}
+    assert len(rows) == 2 and {r.status for r in rows} == {"ok"}
+    assert killed_cell in {store.get(r.run_id).sweep.cell_id for r in rows}
     assert {j["status"] for j in jobs(lab_db, sweep_id)} == {"succeeded"}
 
 

@@ -81,7 +81,7 @@ def test_unknown_host_then_trust_then_accepted(sshd_hosts: SSHLab, client_home: 
     assert res["facts"]["arch"] and res["facts"]["disk_free_mb"] > 0 and "runtimes" in res["facts"]
     assert res["facts"]["workdir"] == host.workdir
     saved = Store(db).latest_facts("nano")
-    assert saved is not None and saved[1]["arch"] == res["facts"]["arch"] and saved[0] == res["facts_saved_at"]
+    assert saved is not None and saved[1].arch == res["facts"]["arch"] and saved[0] == res["facts_saved_at"]
 
 
 def test_changed_key_needs_replace(sshd_hosts: SSHLab, client_home: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -344,7 +344,8 @@ def test_the_results_database_on_a_full_disk_goes_to_the_recovery_file_in_one_li
 
         def deploy_then_fill(*a, **kw):  # the disk fills up while this run measures
             result = real_deploy(*a, **kw)
-            result = dataclasses.replace(result, samples_ms=[1.0] * 20000)  # a row that needs new pages
+            # a row that needs new pages: 20000 samples that are not whole ns (stored as JSON numbers, not packed)
+            result = dataclasses.replace(result, samples_ms=[1.0 + i / 7 for i in range(20000)])
             filler.append(fill(disk))
             return result
 
@@ -375,7 +376,7 @@ def test_a_full_disk_under_the_database_and_the_recovery_folder_is_still_one_lin
 
         def deploy_then_fill(*a, **kw):
             result = real_deploy(*a, **kw)
-            result = dataclasses.replace(result, samples_ms=[1.0] * 20000)
+            result = dataclasses.replace(result, samples_ms=[1.0 + i / 7 for i in range(20000)])
             fill(disk)
             return result
 

@@ -54,7 +54,7 @@ def _run_on(board: HeatingBoard, out: dict[str, Any], name: str) -> None:
         time.sleep(0.010 * 2400000 / int(freq.read_text()))
 
     sc = ScenarioSpec(name="sustained", duration_s=DURATION_S, sustained_window_s=WINDOW_S)
-    out[name] = windows.sustained_loop(query, sc, None, SysfsRoot(str(board.dir)), None, progress=False)
+    out[name] = windows.sustained_loop(query, sc, SysfsRoot(str(board.dir)), None, progress=False)
 
 
 @pytest.fixture(scope="module")

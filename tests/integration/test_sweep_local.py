@@ -17,9 +17,9 @@ from onnx import TensorProto, helper
 
 from edgeprof.cli.main import main
 from edgeprof.lab import ledger
-from edgeprof.lab.lease import DeviceLease, LeaseBusy
 from edgeprof.lab.scheduler import SweepScheduler, run_sweep
 from edgeprof.lab.spec import expand, parse_sweep
+from edgeprof.lease import DeviceLease, LeaseBusy
 from edgeprof.records import local_device
 from edgeprof.store import Store
 from edgeprof.transport import open_transport

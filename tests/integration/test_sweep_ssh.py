@@ -160,8 +160,8 @@ def test_three_hosts_one_lacking_a_runtime_one_lost_midway_then_resumed(lab3, ca
     # the rows are stored: failed ones with no numbers
     store = Store(str(db))
     rows = store.list(sweep_id=sweep_id, limit=None)
-    assert {r["status"] for r in rows} == {"ok", "failed", "skipped"}
-    assert all(r["p50_ms"] is None for r in rows if r["status"] != "ok")
+    assert {r.status for r in rows} == {"ok", "failed", "skipped"}
+    assert all(r.p50_ms is None for r in rows if r.status != "ok")
 
     # the board comes back: --resume reruns exactly the failed cells
     power_on(lab, hosts["beta"])
@@ -173,7 +173,7 @@ def test_three_hosts_one_lacking_a_runtime_one_lost_midway_then_resumed(lab3, ca
     assert all(s == "ok" for c, (s, _) in after.items() if c.startswith(("alpha/", "beta/")))
     assert {c for c, (s, _) in after.items() if s == "skipped"} == {
         c for c in states if c.startswith("gamma/") and "/onnxruntime/" in c}
-    new_runs = {r["run_id"] for r in store.list(sweep_id=sweep_id, limit=None)} - {r["run_id"] for r in rows}
+    new_runs = {r.run_id for r in store.list(sweep_id=sweep_id, limit=None)} - {r.run_id for r in rows}
     assert len(new_runs) == len(failed)  # nothing else was measured again
     assert ledger.get_sweep(store, sweep_id).status == "done"
 

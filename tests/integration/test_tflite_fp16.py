@@ -117,7 +117,7 @@ def test_a_sweep_has_tflite_fp16_cells(tmp_path: Path, capsys: pytest.CaptureFix
     db = str(tmp_path / "r.sqlite")
     assert main(["sweep", str(tmp_path / "s.yaml"), "--db", db, "--quiet", "--id-file", str(tmp_path / "id")]) == 0
     capsys.readouterr()
-    results = {r.precision: r for r in (Store(db).get(x["run_id"]) for x in Store(db).list())}
+    results = {r.precision: r for r in (Store(db).get(x.run_id) for x in Store(db).list())}
     assert set(results) == {"fp32", "fp16", "int8"}
     fp16 = results["fp16"]
     assert fp16.artifact is not None and fp16.artifact.precision == "fp16" and fp16.fidelity is not None

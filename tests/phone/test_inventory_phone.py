@@ -81,13 +81,14 @@ def test_battery_power_is_for_phones_only(tmp_path: Path) -> None:
         load(tmp_path, "version: 1\ndevices:\n  b: {host: h, power: {source: battery}}\n")
 
 
-def test_pipeline_refuses_a_phone_in_one_line() -> None:
-    from edgeprof.errors import CapabilityError
+def test_the_pipeline_refuses_what_a_phone_cannot_measure_in_one_line_before_connecting() -> None:
     from edgeprof.records import Device, RunSpec
     from edgeprof.run import deploy
 
-    with pytest.raises(CapabilityError, match="device pixel: a phone has no agent to run this pipeline on"):
-        deploy(RunSpec(device="pixel", model="ds_cnn"), Device(name="pixel", kind="adb", phone=PhoneConfig()))
+    # no phone, and no adb server: a refusal reached the device would be a TransportError
+    phone = Device(name="pixel", kind="adb", phone=PhoneConfig(adb_server_port=1))
+    with pytest.raises(ConfigError, match="^device pixel: --scenario offline is not supported on phones yet$"):
+        deploy(RunSpec(device="pixel", model="ds_cnn", scenario="offline"), phone)
 
 
 def test_devices_list_shows_a_phone(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

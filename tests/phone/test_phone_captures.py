@@ -85,8 +85,8 @@ def test_battery_power_on_each(adb_client, server_port, captured, tmp_path, watt
     remote, _ = s.push_artifact(str(m), sha256_file(str(m)), "tflite")
     run = s.measure(remote, num_runs=10, warmup_runs=1, min_secs=0.5)
     assert run.power is not None, run.power_reason
-    assert run.power["source"] == "battery" and run.power["mean_w"] == pytest.approx(watts, rel=1e-6)
-    assert run.power["discharge_sign"] == sign
+    assert run.power.source == "battery" and run.power.mean_w == pytest.approx(watts, rel=1e-6)
+    assert run.power.discharge_sign == sign
     assert [w for w in run.warnings if warning in w], run.warnings
     # stored: the deviation in the phone section, the power's warnings, and results show's phone lines
     from edgeprof.cli.ui import phone_lines

@@ -90,7 +90,7 @@ def test_a_phone_cell_runs_through_a_queue_worker(adb_client, server_port, phone
 
     rec = ledger.get_sweep(store, sweep_id)
     assert rec.status == "done" and rec.counts() == {"ok": 1, "failed": 0, "skipped": 1, "pending": 0}
-    by = {r.runtime: r for r in (store.get(x["run_id"]) for x in store.list(sweep_id=sweep_id, limit=None))}
+    by = {r.runtime: r for r in (store.get(x.run_id) for x in store.list(sweep_id=sweep_id, limit=None))}
     assert {k: r.status for k, r in by.items()} == {"tflite": "ok", "onnxruntime": "skipped"}
     assert by["onnxruntime"].reason == "runtime onnxruntime: a phone runs LiteRT (tflite) through benchmark_model"
     ph = by["tflite"]

@@ -33,11 +33,11 @@ def test_rails_energy_and_sum() -> None:
     assert a is not None and a.meters == {"iio:device0": 1000, "iio:device1": 1002} and a.problems == []
     p, reason, warnings = rails_power(a, b)
     assert reason is None and warnings == [] and p is not None
-    by = {r["rail"]: r for r in p["rails"]}
-    assert by["S2M_VDD_CPUCL2"]["energy_j"] == pytest.approx(1.24) and by["S2M_VDD_CPUCL2"]["mean_w"] == pytest.approx(0.62)
-    assert by["S2S_VDD_G3D"]["mean_w"] == pytest.approx(0.006)
-    assert p["source"] == "rails" and p["energy_j"] == pytest.approx(1.24 + 0.19 + 0.012)
-    assert p["mean_w"] == pytest.approx((1.24 + 0.19 + 0.012) / 2.0) and "3 ODPM rails" in p["covers"]
+    by = {r.rail: r for r in p.rails}
+    assert by["S2M_VDD_CPUCL2"].energy_j == pytest.approx(1.24) and by["S2M_VDD_CPUCL2"].mean_w == pytest.approx(0.62)
+    assert by["S2S_VDD_G3D"].mean_w == pytest.approx(0.006)
+    assert p.source == "rails" and p.energy_j == pytest.approx(1.24 + 0.19 + 0.012)
+    assert p.mean_w == pytest.approx((1.24 + 0.19 + 0.012) / 2.0) and "3 ODPM rails" in p.covers
 
 
 def test_malformed_and_reset_rails_are_named_and_left_out() -> None:
@@ -46,7 +46,7 @@ def test_malformed_and_reset_rails_are_named_and_left_out() -> None:
     assert b is not None and b.problems == [
         "iio:device0 energy_value line 3: 'CH1(T=3000)[S4M_VDD_CPUCL0] 290000' is not 'CHn(T=ms)[RAIL], µWs'"]
     p, _, warnings = rails_power(a, b)  # type: ignore[arg-type]
-    assert p is not None and [r["rail"] for r in p["rails"]] == ["S2M_VDD_CPUCL2"]
+    assert p is not None and [r.rail for r in p.rails] == ["S2M_VDD_CPUCL2"]
     assert any("S4M_VDD_CPUCL0 was not in the second read" in w for w in warnings)
     assert any("S2S_VDD_G3D's counter went back" in w for w in warnings)
     assert parse_rails("== /sys/bus/iio/devices/iio:device0\n\x00\x01garbage\n") is None
@@ -82,11 +82,11 @@ def test_rails_are_preferred_and_measured_while_charging(adb_client, server_port
         run = _measure(pixel(rails_phone, adb_client, server_port), tmp_path)
     p = run.power
     assert p is not None, run.power_reason
-    assert p["source"] == "rails" and len(p["rails"]) == 16 and p["samples"] == 2
-    assert p["mean_w"] == pytest.approx(sum(meter.watts().values()), rel=2e-3)  # the meter's own draw
-    by = {r["rail"]: r for r in p["rails"]}
-    assert by["S2M_VDD_CPUCL2"]["mean_w"] == pytest.approx(0.620, rel=2e-3) and by["S2M_VDD_CPUCL2"]["meter"] == "iio:device0"
-    assert p["duration_s"] >= 0.5 and p["energy_per_inference_j"] > 0 and "rails power" in p["energy_note"]
+    assert p.source == "rails" and len(p.rails) == 16 and p.samples == 2
+    assert p.mean_w == pytest.approx(sum(meter.watts().values()), rel=2e-3)  # the meter's own draw
+    by = {r.rail: r for r in p.rails}
+    assert by["S2M_VDD_CPUCL2"].mean_w == pytest.approx(0.620, rel=2e-3) and by["S2M_VDD_CPUCL2"].meter == "iio:device0"
+    assert p.duration_s >= 0.5 and p.energy_per_inference_j > 0 and "rails power" in p.energy_note
     assert not [w for w in run.warnings if "power" in w]  # charging does not matter to the rails
 
 
@@ -127,7 +127,7 @@ def test_deploy_stores_the_rails_and_results_show_names_them(adb_client, server_
 def test_a_malformed_rail_line_is_a_warning(adb_client, server_port, rails_phone, tmp_path):
     with tree.RailMeter(rails_phone.root, garbage="CH8(T=12)[S6M_LLDO1] twelve"):
         run = _measure(pixel(rails_phone, adb_client, server_port), tmp_path)
-    assert run.power is not None and len(run.power["rails"]) == 16
+    assert run.power is not None and len(run.power.rails) == 16
     assert [w for w in run.warnings if "power rails" in w] == [
         "power rails: iio:device0 energy_value line 10: 'CH8(T=12)[S6M_LLDO1] twelve' is not 'CHn(T=ms)[RAIL], µWs'"]
 

@@ -86,7 +86,7 @@ def test_in_a_sweep_no_latency_is_a_failed_row_with_the_output_tail(adb_client, 
     code = main(["sweep", str(spec), "--db", str(db), "--quiet"])
     capsys.readouterr()
     s = Store(str(db))
-    [row] = [s.get(r["run_id"]) for r in s.list(limit=10)]
+    [row] = [s.get(r.run_id) for r in s.list(limit=10)]
     assert row.status == "failed" and row.latency_ms is None and code != 0
     assert row.reason is not None and "\n" not in row.reason
     assert "benchmark_model's output is not a finished benchmark (the timed runs' line gives no time: count=0, " \

@@ -36,7 +36,7 @@ def test_deploy_stores_the_phone_result_and_results_show_reads_it(adb_client, se
     cap = capsys.readouterr()
     assert "stored as run " in cap.err
     written = json.loads((tmp_path / "r.json").read_text())
-    assert written["schema_version"] == RESULT_SCHEMA_VERSION == 8
+    assert written["schema_version"] == RESULT_SCHEMA_VERSION == 9
     r = Store(str(db)).get(written["run_id"])
     assert r.to_dict() == written
     lat = r.latency_ms
@@ -85,7 +85,7 @@ def test_a_charging_phone_is_stored_without_power_and_says_why(adb_client, serve
     assert main(deploy(inv, db)) == 0
     capsys.readouterr()
     [row] = Store(str(db)).list(limit=5)
-    r = Store(str(db)).get(row["run_id"])
+    r = Store(str(db)).get(row.run_id)
     assert r.power is None and "charging" in (r.null_reasons.power or "")
     assert r.warnings == []  # the refusal is the power section's reason, said once
     assert main(["results", "show", r.run_id, "--db", str(db)]) == 0

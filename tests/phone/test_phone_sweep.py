@@ -30,7 +30,7 @@ def sweep_file(tmp_path: Path, inv: str, body: str) -> Path:
 
 def rows(db: Path) -> list:  # type: ignore[type-arg]
     s = Store(str(db))
-    return [s.get(r["run_id"]) for r in s.list(limit=100)]
+    return [s.get(r.run_id) for r in s.list(limit=100)]
 
 
 def test_a_sweep_over_a_board_and_a_phone_gives_one_report(adb_client, server_port, phone, tmp_path, capsys):

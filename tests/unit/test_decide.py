@@ -27,8 +27,8 @@ from edgeprof.lab.decide import (
     cell_decision,
     on_error,
 )
-from edgeprof.lab.lease import Interrupted, LeaseBusy, LeaseLost
 from edgeprof.lab.spec import Cell
+from edgeprof.lease import Interrupted, LeaseBusy, LeaseLost
 from edgeprof.run import CapabilityError
 from edgeprof_agent.messages import Facts
 

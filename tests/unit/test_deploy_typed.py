@@ -12,6 +12,7 @@ from edgeprof import run as measurement
 from edgeprof.agentlink import AgentLink
 from edgeprof.errors import CapabilityError as ErrorsCapabilityError
 from edgeprof.records import Device, RunSpec
+from edgeprof.session import DeviceSession
 from edgeprof.transport.local import LocalTransport
 from edgeprof_agent import PROTOCOL_VERSION
 from edgeprof_agent.messages import Facts, RunRequest
@@ -51,11 +52,12 @@ def test_given_facts_are_not_read_again(tmp_path, monkeypatch):
         raise AssertionError("deploy read the facts again")
 
     monkeypatch.setattr(AgentLink, "facts", no_second_read)
-    for given in (facts, facts.to_dict()):  # the record, or its dict (the sweep's stored facts)
-        r = measurement.deploy(spec(), d, facts=given)
+    for given in (facts, Facts.from_dict(facts.to_dict())):  # the record, or one read back from its dict
+        with DeviceSession(d, keep=False, facts=given) as session:
+            r = measurement.deploy(spec(), session)
         assert r.environment.device == facts.to_dict()
-    with pytest.raises(Exception, match="facts reply: unknown field 'colour'"):
-        measurement.deploy(spec(), d, facts=dict(facts.to_dict(), colour="blue"))
+    with pytest.raises(Exception, match="facts reply: unknown field 'colour'"):  # a dict is typed before use
+        Facts.from_dict(dict(facts.to_dict(), colour="blue"))
 
 
 def test_the_run_request_carries_every_setting(tmp_path):
@@ -80,5 +82,5 @@ def test_the_agent_serves_under_python36(tmp_path):
     with AgentLink.open(LocalTransport(), d, agent_cache=tmp_path / "ac") as link:
         assert link.hello.python.startswith("3.6.")
         assert link.facts(runtimes=False).python.startswith("3.6.")
-    r = measurement.deploy(spec(), d, facts=None)
+    r = measurement.deploy(spec(), d)
     assert r.status == "ok" and len(r.samples_ms) >= 20

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import json
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ GOLDEN = Path(__file__).resolve().parents[1] / "data" / "golden" / "messages"
 
 _TRACE = m.PowerTrace(t_s=[0.0, 0.5, 1.0], w=[4.8, 5.2, 5.0])
 _SNAP = dict(t_ns=1_000, unix_time=1_700_000_000.0, zones={"cpu-thermal": {"type": "cpu-thermal", "temp_c": 48.5}},
-             cpufreq={"cpu0": {"cur_hz": 2_400_000_000, "governor": "ondemand"}}, governors=["ondemand"],
+             cpufreq={"cpu0": {"cur_khz": 2_400_000, "governor": "ondemand"}}, governors=["ondemand"],
              rpi={"throttled": {"bits": 0, "raw": "0x0", "now": [], "has_occurred": []}, "temp_c": 48.5},
              max_temp_c=48.5)
 
@@ -129,13 +130,24 @@ def test_the_golden_reply_carries_typed_payloads() -> None:
 
 
 def test_the_golden_reply_s_samples_are_packed_and_exact() -> None:
-    """Protocol 9 sends the samples as little-endian int64 in base64: every value back as it was, in order."""
+    """Protocol 10 sends the samples as little-endian int64, their bytes regrouped by position (every value's
+    byte 0, then byte 1, ...), zlib-compressed, in base64: every value back as it was, in order."""
     raw = json.loads((GOLDEN / f"v{PROTOCOL_VERSION}" / "run_reply.json").read_text())
-    assert raw["samples_ns"] == {"dtype": "<i8", "b64": raw["samples_ns"]["b64"]}
-    assert base64.b64decode(raw["samples_ns"]["b64"])[16:24] == (2**62 + 1).to_bytes(8, "little")
+    packed = raw["samples_ns"]
+    assert packed == {"dtype": "<i8", "codec": "shuffle8+zlib", "n": 5, "b64": packed["b64"]}
+    planes = zlib.decompress(base64.b64decode(packed["b64"]))
+    assert bytes(planes[j * 5 + 2] for j in range(8)) == (2**62 + 1).to_bytes(8, "little")  # value 2, by hand
     reply = m.RunReply.from_dict(raw)
     assert reply.samples_ns == [10_000_000, 9_999_999, 2**62 + 1, 1, 10_000_001]
     assert reply.phases is not None and reply.phases.setup_s == 0.05
+
+
+def test_protocol_9_messages_still_parse_with_the_samples_packed_uncompressed() -> None:
+    """A version 9 reply packs the samples as plain little-endian int64 in base64: they parse exactly."""
+    raw = json.loads((GOLDEN / "v9" / "run_reply.json").read_text())
+    assert set(raw["samples_ns"]) == {"dtype", "b64"}
+    reply = m.RunReply.from_dict(raw)
+    assert reply.samples_ns == [10_000_000, 9_999_999, 2**62 + 1, 1, 10_000_001]
 
 
 def test_protocol_8_messages_still_parse_with_the_samples_as_a_list() -> None:

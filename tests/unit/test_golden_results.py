@@ -4,10 +4,13 @@ output of the code of version N) loads, migrates, round-trips, and renders throu
 
 from __future__ import annotations
 
+import base64
 import csv
 import io
 import json
 import re
+import struct
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +50,19 @@ def _set(section: dict[str, Any]) -> dict[str, Any]:
     return {k: _set(v) if isinstance(v, dict) else v for k, v in section.items() if v not in (None, {}, [])}
 
 
+def _samples_of(raw: dict[str, Any]) -> list[float]:
+    """The file's raw samples as numbers: a JSON list, or (schema 9 on) decoded by hand from the packed object
+    (int64 counts of 1/per_ms ms, bytes regrouped by position, zlib, base64), not through records/samples.py."""
+    v = raw["samples_ms"]
+    if isinstance(v, list):
+        return v
+    assert raw["schema_version"] >= 9 and v["encoding"] == "int64-shuffle8-zlib" and v["per_ms"] == 1_000_000
+    planes = zlib.decompress(base64.b64decode(v["b64"]))
+    n = v["n"]
+    data = bytes(planes[(k % 8) * n + k // 8] for k in range(8 * n))  # value i's byte j sits at j * n + i
+    return [c / v["per_ms"] for c in struct.unpack(f"<{n}q", data)]
+
+
 def _accuracy_of(raw: dict[str, Any]) -> dict[str, Any] | None:
     """The file's accuracy section (schema 5 on; an older file has none)."""
     return raw.get("accuracy") if raw["schema_version"] >= 5 else None
@@ -73,7 +89,7 @@ def test_golden_loads_migrates_and_round_trips(path: Path) -> None:
     assert (r.run_id, r.status, r.device, r.model, r.runtime, r.precision, r.batch, r.threads) == (
         raw["run_id"], raw["status"], raw["device"], raw["model"], raw["runtime"], raw["precision"], raw["batch"],
         raw["threads"])
-    assert r.samples_ms == raw["samples_ms"] and r.reason == raw["reason"]
+    assert r.samples_ms == _samples_of(raw) and r.reason == raw["reason"]
     assert [(w.code, w.message) for w in r.warnings] == [(w["code"], w["message"]) for w in raw["warnings"]]
     d = r.to_dict()
     assert list(d) == list(RESULT_KEYS + RESULT_TAIL_KEYS)
@@ -109,7 +125,8 @@ def test_the_rpi5_golden_keeps_power_thermal_ops_and_compute() -> None:
         assert r.power.trace is not None and r.power.trace.t_s == raw["power"]["trace"]["t_s"]
         assert r.power.rails == raw["power"]["rails"] and r.power.total_kind == "sum-of-rails"
         assert r.thermal is not None and r.thermal.after is not None
-        assert r.thermal.after.rpi_throttled == raw["thermal"]["after"]["rpi"]["throttled"]
+        thr = r.thermal.after.rpi_throttled
+        assert thr is not None and thr.to_dict() == raw["thermal"]["after"]["rpi"]["throttled"]
         assert r.ops is not None and r.ops.available and r.ops.op_types == extra["ops"]["op_types"]
         assert r.compute is not None and r.compute.achieved_gflops == extra["compute"]["achieved_gflops"]
         assert r.null_reasons.power is None and r.null_reasons.fidelity
@@ -191,7 +208,8 @@ def test_results_before_v6_have_no_phases_and_v6_ok_runs_have_them_measured() ->
             assert p.accuracy_s >= p.accuracy_device_s > 0
         else:
             assert p.accuracy_s is None
-    assert seen == 15  # v6's four, v7's views of them and its sustained run, v8's views of those and its phone run
+    assert seen == 21  # v6's four, v7's views of them and its sustained run, v8's views of those and its phone run,
+    # v9's views of v8's (the samples packed)
 
 
 def test_the_accuracy_golden_keeps_its_section() -> None:

@@ -70,7 +70,7 @@ def test_older_database_rows_are_rekeyed_on_open(tmp_path):
         c.execute(sa.text("UPDATE runs SET config_key='old-key'"))
         c.execute(sa.text("UPDATE meta SET value='2' WHERE key='schema_version'"))
     store = Store(str(path))
-    assert [row["config_key"] for row in store.list()] == [r.identity.key()]
+    assert [row.config_key for row in store.list()] == [r.identity.key()]
     with eng.begin() as c:
         assert c.execute(sa.text("SELECT value FROM meta WHERE key='schema_version'")).scalar() == str(
             DB_SCHEMA_VERSION)
@@ -80,12 +80,12 @@ def test_results_list_model_matches_base_name_or_substring(tmp_path):
     store = Store(str(tmp_path / "r.sqlite"))
     for m in ("kws/alexa.tflite", "/home/u/wake/alexa.tflite", "mobilenet_v2", "net_1.onnx"):
         store.save(make_result(model=m))
-    assert {row["model"] for row in store.list(model="alexa.tflite")} == {"kws/alexa.tflite",
+    assert {row.model for row in store.list(model="alexa.tflite")} == {"kws/alexa.tflite",
                                                                           "/home/u/wake/alexa.tflite"}
-    assert {row["model"] for row in store.list(model="wake")} == {"/home/u/wake/alexa.tflite"}
-    assert [row["model"] for row in store.list(model="mobilenet_v2")] == ["mobilenet_v2"]
+    assert {row.model for row in store.list(model="wake")} == {"/home/u/wake/alexa.tflite"}
+    assert [row.model for row in store.list(model="mobilenet_v2")] == ["mobilenet_v2"]
     assert store.list(model="net%") == []  # LIKE wildcards are literal
-    assert [row["model"] for row in store.list(model="net_1")] == ["net_1.onnx"]
+    assert [row.model for row in store.list(model="net_1")] == ["net_1.onnx"]
 
 
 def test_report_labels_tell_same_named_files_apart():

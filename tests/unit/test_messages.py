@@ -10,8 +10,10 @@ import json
 import os
 import pwd
 import shutil
+import struct
 import subprocess
 import sys
+import zlib
 from pathlib import Path
 
 import pytest
@@ -45,8 +47,8 @@ POWER = {"source": "jetson-ina3221", "rail": "VDD_IN", "total_kind": "rail", "co
          "idle_trace": TRACE, "idle_note": "idle_w is measured before the model loads", "note": "n",
          "warnings": ["w"]}
 SNAPSHOT = {"t_ns": 5, "unix_time": 1700000000.0, "zones": {"cpu-thermal": {"type": "cpu", "temp_c": 45.0}},
-            "cpufreq": {"cpu0": {"cur_hz": 1500000000, "governor": "ondemand"}}, "governors": ["ondemand"],
-            "gpu_freq": {"cur_hz": 921600000}, "emc_hz": 1600000000, "fan": {"pwm1": 128},
+            "cpufreq": {"cpu0": {"cur_khz": 1500000, "governor": "ondemand"}}, "governors": ["ondemand"],
+            "gpu_freq": {"name": "17000000.gpu", "cur_hz": 921600000}, "emc_hz": 1600000000, "fan": {"pwm1": 128},
             "nvpmodel": {"name": "MAXN", "id": 0}, "jetson_clocks": {"locked": False, "how": "inferred"},
             "rpi": {"throttled": {"bits": 0, "raw": "0x0", "now": [], "has_occurred": []}},
             "nvml": [{"index": 0, "temp_c": 40}], "max_temp_c": 45.0}
@@ -105,7 +107,8 @@ SAMPLES = {
     m.ScenarioSpec: {"name": "fixed-rate", "rate": 30.0, "samples_per_query": 8, "streams": 1,
                      "latency_bound_ms": None, "seed": 0, "duration_s": None, "sustained_window_s": 60.0},
     m.ScenarioReply: {"name": "fixed-rate", "rate": 30.0, "samples_per_query": 1, "streams": 1, "queries": 2,
-                      "samples": 2, "t0_ns": 5, "scheduled_ns": [0, 33333333], "issued_ns": [10, 33333400],
+                      "samples": 2, "t0_ns": 5, "scheduled_ns": m.PACKED_INT64.encode([0, 33333333]),
+                      "issued_ns": m.PACKED_INT64.encode([10, 33333400]),
                       "misses": 0, "mode": "one issuing thread", "seed": None, "sustained": None},
     m.SustainedWindow: {"index": 0, "start_ns": 0, "end_ns": 2000000000, "first": 0, "count": 100, "n_readings": 4,
                         "zones_c": {"thermal_zone0": 55.5}, "temp_c": 55.5, "cpu_mhz": 2400.0, "cpu_mhz_min": 2400.0,
@@ -122,13 +125,26 @@ SAMPLES = {
     m.OpsProfileReply: OPS,
     m.PowerTrace: TRACE,
     m.PowerSummary: POWER,
+    m.ThermalZone: {"type": "PMIC-Die", "temp_c": 100.0, "ignored": "fixed value on this board, not a real temperature"},
+    m.CpuFreq: {"governor": "schedutil", "cur_khz": 1479000, "min_khz": 102000, "max_khz": 1479000,
+                "hw_max_khz": 1479000},
+    m.GpuFreq: {"name": "57000000.gpu", "cur_hz": 921600000, "min_hz": 76800000, "max_hz": 921600000},
+    m.FanState: {"target_pwm": 255, "cur_pwm": 250},
+    m.NvpModel: {"name": "MAXN", "id": None},
+    m.JetsonClocks: {"locked": True, "how": "inferred"},
+    m.RpiThrottled: {"bits": 0x50005, "raw": "0x50005", "now": ["under-voltage", "throttled"],
+                     "has_occurred": ["under-voltage", "throttled"]},
+    m.RpiState: {"throttled": {"bits": 0, "raw": "0x0", "now": [], "has_occurred": []}, "temp_c": 52.7,
+                 "arm_hz": 2400000000},
+    m.NvmlGpu: {"index": 0, "name": "NVIDIA A2", "temp_c": 41.0, "sm_mhz": 1770, "mem_mhz": 6251, "power_w": 21.5,
+                "clock_reasons_bits": 1, "clock_reasons": ["GpuIdle"]},
     m.ThermalSnapshot: SNAPSHOT,
     m.CooldownWait: COOLDOWN,
     m.ThermalReply: THERMAL,
     m.PowerConfig: POWER_CONFIG,
     m.Output: {"shape": [1, 2], "dtype": "float32", "b64": "AAAAAAAAAAA=", "data": [0.0, 0.0]},
     m.RunReply: {"clock": "monotonic", "warnings": [{"code": "c", "message": "m"}],
-                 "samples_ns": {"dtype": "<i8", "b64": "ZAAAAAAAAAB4AAAAAAAAAA=="},  # [100, 120], protocol 9
+                 "samples_ns": m.PACKED_INT64.encode([100, 120]),  # protocol 10
                  "t_first_ns": 10, "t_last_ns": 400, "window_s": 3.9e-07, "stopped_by": "min_duration and min_queries met",
                  "warmup": WARMUP, "load_s": 0.01, "first_run_ms": 0.5,
                  "output_shapes": [{"shape": [1], "dtype": "float32"}], "memory": MEMORY,
@@ -137,7 +153,8 @@ SAMPLES = {
                  "ops": OPS, "power": POWER, "power_reason": "ok",
                  "thermal": THERMAL, "finished_at_unix": 1700000000.5,
                  "scenario": {"name": "offline", "rate": None, "samples_per_query": 1, "streams": 2, "queries": 2,
-                              "samples": 2, "t0_ns": 10, "scheduled_ns": [], "issued_ns": [0, 3], "misses": None,
+                              "samples": 2, "t0_ns": 10, "scheduled_ns": m.PACKED_INT64.encode([]),
+                              "issued_ns": m.PACKED_INT64.encode([0, 3]), "misses": None,
                               "mode": "2 threads", "seed": None, "sustained": None},
                  "accuracy": {"samples": 1, "inferences": 1, "padded": 1, "duration_s": 0.5, "classes": 3,
                               "topk": [[2, 0, 1]], "errors": [], "nonfinite": 0, "error": None},
@@ -231,7 +248,20 @@ def test_wrong_types_are_named_with_their_path():
         (m.RunReply, dict(SAMPLES[m.RunReply], samples_ns={"dtype": "<i8", "b64": 5}),
          "run reply.samples_ns.b64: expected a string, got integer"),
         (m.RunReply, dict(SAMPLES[m.RunReply], samples_ns={"b64": ""}),
-         "run reply.samples_ns: expected an object {dtype, b64}, got keys ['b64']"),
+         "run reply.samples_ns: expected an object {dtype, b64} or {dtype, codec, n, b64}, got keys ['b64']"),
+        (m.RunReply, dict(SAMPLES[m.RunReply], samples_ns={"dtype": "<i8", "codec": "gzip", "n": 0, "b64": ""}),
+         "run reply.samples_ns.codec: expected 'shuffle8+zlib', got 'gzip'"),
+        (m.RunReply, dict(SAMPLES[m.RunReply], samples_ns={"dtype": "<i8", "codec": "shuffle8+zlib", "n": -1,
+                                                           "b64": ""}),
+         "run reply.samples_ns.n: expected a count from 0 to 268435456, got -1"),
+        (m.RunReply, dict(SAMPLES[m.RunReply], samples_ns={"dtype": "<i8", "codec": "shuffle8+zlib", "n": 1,
+                                                           "b64": "bm90IHpsaWI="}),
+         "run reply.samples_ns.b64: not valid zlib data"),
+        # a zlib bomb (10 MB of zeros) that says it holds 2 values: inflated no further than 16 bytes
+        (m.RunReply, dict(SAMPLES[m.RunReply], samples_ns={"dtype": "<i8", "codec": "shuffle8+zlib", "n": 2,
+                                                           "b64": base64.b64encode(zlib.compress(bytes(10**7))
+                                                                                   ).decode()}),
+         "run reply.samples_ns.b64: does not hold exactly n int64 values"),
         (m.RunReply, dict(SAMPLES[m.RunReply], warmup=dict(WARMUP, steady="yes")),
          "run reply.warmup.steady: expected a boolean, got string"),
         (m.RunReply, dict(SAMPLES[m.RunReply], memory=[]), "run reply.memory: expected an object, got list"),
@@ -245,14 +275,18 @@ def test_wrong_types_are_named_with_their_path():
 
 
 def test_packed_samples_are_exact_and_a_plain_list_still_parses():
-    """Protocol 9 packs the samples as little-endian int64 (record.PackedInt64): every value back as it was,
-    extremes included; a protocol 8 list parses to the same record."""
+    """Protocol 10 packs the samples as little-endian int64, bytes regrouped by position, zlib, base64
+    (record.PackedInt64): every value back as it was, extremes included; protocol 9's uncompressed object and
+    a protocol 8 list parse to the same record."""
     values = [1, 2**63 - 1, -(2**63), 0, 123_456_789, 7]
     raw = dict(SAMPLES[m.RunReply], samples_ns=values)
     rec = m.RunReply.from_dict(raw)
     wire = json.loads(json.dumps(rec.to_dict()))
-    assert wire["samples_ns"]["dtype"] == "<i8" and len(base64.b64decode(wire["samples_ns"]["b64"])) == 8 * 6
+    assert wire["samples_ns"]["dtype"] == "<i8" and wire["samples_ns"]["n"] == 6
+    assert len(zlib.decompress(base64.b64decode(wire["samples_ns"]["b64"]))) == 8 * 6
     assert m.RunReply.from_dict(wire).samples_ns == values == rec.samples_ns
+    plain = base64.b64encode(struct.pack("<6q", *values)).decode()
+    assert m.RunReply.from_dict(dict(wire, samples_ns={"dtype": "<i8", "b64": plain})).samples_ns == values
     assert m.RunReply.from_dict(dict(wire, samples_ns={"dtype": "<i8", "b64": ""})).samples_ns == []
     with pytest.raises(OverflowError):  # past int64: the agent's encoder refuses, nothing is wrapped around
         m.RunReply.from_dict(dict(raw, samples_ns=[2**63])).to_dict()
@@ -423,6 +457,7 @@ def render_stub():
         "    def __init__(self, where: str, problem: str) -> None: ...",
         "",
         "REQUIRED: object",
+        "PACKED_INT64: Any  # record.PackedInt64: encode(values) -> dict, decode(raw, where) -> int64 array",
         "",
         "class Field:",
         "    name: str",
@@ -443,7 +478,8 @@ def render_stub():
         "    def from_dict(cls: type[_R], data: Any, where: str | None = None) -> _R: ...",
         "    def to_dict(self) -> dict[str, Any]: ...",
     ]
-    for cls in sorted(_records(), key=lambda c: inspect.getsourcelines(c)[1]):
+    # messages.py's records in its order, then those it re-exports (snapshots.py's), in theirs
+    for cls in sorted(_records(), key=lambda c: (c.__module__ != m.__name__, c.__module__, inspect.getsourcelines(c)[1])):
         base = cls.__bases__[0].__name__
         lines += ["", f"class {cls.__name__}({base}):"]
         own = [f for f in cls.FIELDS if f.name in cls.__dict__.get("__slots__", ())]

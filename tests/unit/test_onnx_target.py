@@ -40,7 +40,8 @@ from edgeprof.export.resolve import resolve_model
 from edgeprof.lab import ledger
 from edgeprof.lab.scheduler import run_sweep
 from edgeprof.lab.spec import expand, parse_sweep
-from edgeprof.records import Device, RunSpec
+from edgeprof.records import Device, Result, RunSpec
+from edgeprof.session import DeviceSession
 from edgeprof.store import Store
 from edgeprof.transport.local import LocalTransport
 from edgeprof.vocab import SETTINGS
@@ -50,6 +51,12 @@ from edgeprof_agent.messages import Facts
 DOCS = {"1.10.0": (8, 15), "1.11.1": (8, 16), "1.12.1": (8, 17), "1.13.1": (8, 17), "1.14.1": (8, 18),
         "1.15.1": (9, 19), "1.16.3": (9, 19), "1.17.3": (9, 20), "1.18.1": (10, 21), "1.19.2": (10, 21),
         "1.20.1": (10, 21)}
+
+
+def deploy_with_facts(spec: RunSpec, device: Device, facts: Facts) -> Result:
+    """One measurement on a one-off session that holds these facts (not read from the device)."""
+    with DeviceSession(device, keep=False, facts=facts) as session:
+        return measurement.deploy(spec, session)
 
 
 def facts_with(base: Facts, **runtimes: dict[str, Any]) -> Facts:
@@ -229,13 +236,13 @@ def test_deploy_finds_a_missing_runtime_before_any_export(tmp_path: Path, local_
     spec = RunSpec(device="nano", model="mobilenet_v2", runtime="onnxruntime", min_duration_s=0.05, warmup_s=0,
                    idle_s=0)
     with pytest.raises(CapabilityError, match="onnxruntime is not installed on nano"):
-        measurement.deploy(spec, d, facts=facts_with(local_facts, onnxruntime=NO_ORT))
+        deploy_with_facts(spec, d, facts_with(local_facts, onnxruntime=NO_ORT))
     no_gpu = Facts.from_dict({**facts_with(local_facts, onnxruntime=ort("1.10.0"),
                                            tensorrt={"version": "8.2.1"}).to_dict(), "gpus": [], "l4t": None})
     with pytest.raises(CapabilityError, match="tensorrt needs an NVIDIA GPU; device nano has none"):
-        measurement.deploy(dataclasses.replace(spec, runtime="tensorrt"), d, facts=no_gpu)
+        deploy_with_facts(dataclasses.replace(spec, runtime="tensorrt"), d, no_gpu)
     with pytest.raises(CapabilityError, match="--opset 17 is above what onnxruntime 1.10.0 on nano loads"):
-        measurement.deploy(dataclasses.replace(spec, opset=17), d, facts=facts_with(local_facts, onnxruntime=ort("1.10.0")))
+        deploy_with_facts(dataclasses.replace(spec, opset=17), d, facts_with(local_facts, onnxruntime=ort("1.10.0")))
     assert no.calls == []
 
 
@@ -252,7 +259,7 @@ def test_deploy_refuses_a_user_file_too_new_before_the_push(tmp_path: Path, loca
     d = Device(name="nano", kind="local", workdir=str(tmp_path / "wd"), python=sys.executable)
     spec = RunSpec(device="nano", model=str(tmp_path / "new.onnx"), runtime="onnxruntime")
     with pytest.raises(CapabilityError) as e:
-        measurement.deploy(spec, d, facts=facts_with(local_facts, onnxruntime=ort("1.10.0")))
+        deploy_with_facts(spec, d, facts_with(local_facts, onnxruntime=ort("1.10.0")))
     assert "new.onnx is ONNX IR 10 / opset 18, newer than onnxruntime 1.10.0 on nano" in e.value.one_line()
     assert pushed == []
 

@@ -17,6 +17,7 @@ from edgeprof.records import Device, Result, RunSpec
 from edgeprof.records.phases import PHASE_LABELS, Phases
 from edgeprof.report.phases import breakdown, markdown, phase_lines, text_table
 from edgeprof.run.timing import PhaseClock
+from edgeprof.session import DeviceSession
 from edgeprof.transport.local import LocalTransport
 from edgeprof_agent import messages as m
 
@@ -58,7 +59,8 @@ def test_a_sweep_cells_phases_leave_the_boards_connection_and_facts_out(tmp_path
     t = LocalTransport()
     with AgentLink.open(t, d) as link:
         facts = link.facts(runtimes=False)
-    r = measurement.deploy(_spec(), d, facts=facts, transport=t)
+    with DeviceSession(d, keep=False, facts=facts, transport=t) as session:  # the board's connection and facts
+        r = measurement.deploy(_spec(), session)
     assert r.phases is not None and r.phases.connect_s is None and r.phases.facts_s is None
     assert r.phases.agent_s is not None
     assert any("once per board" in line for line in phase_lines(r.phases))

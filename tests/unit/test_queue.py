@@ -338,7 +338,7 @@ def test_a_row_lost_to_a_database_outage_is_imported_at_the_retry_not_measured_a
     (state,) = rec.cells
     run_id = events[2].rsplit(" ", 1)[1]
     assert state.status == "ok" and state.run_id == run_id
-    assert [r["run_id"] for r in store.list(limit=None)] == [run_id]  # measured once, stored once
+    assert [r.run_id for r in store.list(limit=None)] == [run_id]  # measured once, stored once
     assert not (recovery_dir() / f"{run_id}.json").exists() and not (recovery_dir() / f"{run_id}.target").exists()
     jobs = list(app.connector.jobs.values())  # type: ignore[attr-defined]
     assert rec.status != "cancelled" and [j["status"] for j in jobs] == ["succeeded"]

@@ -46,9 +46,31 @@ def test_list_filters_and_order(tmp_path):
     store.save(make_result("20260101-000000-aaaaaa", device="a", created_at="2026-01-01T00:00:00+00:00"))
     store.save(make_result("20260102-000000-bbbbbb", device="b", created_at="2026-01-02T00:00:00+00:00"))
     rows = store.list()
-    assert [r["run_id"] for r in rows] == ["20260102-000000-bbbbbb", "20260101-000000-aaaaaa"]
-    assert [r["device"] for r in store.list(device="a")] == ["a"]
+    assert [r.run_id for r in rows] == ["20260102-000000-bbbbbb", "20260101-000000-aaaaaa"]
+    assert [r.device for r in store.list(device="a")] == ["a"]
     assert store.count() == 2
+
+
+def test_a_listed_run_is_a_record_of_the_runs_summary_columns(tmp_path, capsys):
+    """Store.list gives RunRow records (one field per summary column of the runs table); `results list --json`
+    prints each as the object it always printed: these keys, in this order, with the stored values."""
+    from edgeprof.cli.main import main
+    from edgeprof.store import RunRow, runs
+
+    db = str(tmp_path / "r.sqlite")
+    r = make_result("20260101-000000-aaaaaa", p50=2.0)
+    Store(db).save(r, sweep_id="sw-1")
+    (row,) = Store(db).list()
+    assert isinstance(row, RunRow) and (row.run_id, row.device, row.p50_ms, row.p99_ms, row.top1) == (
+        r.run_id, "local", 2.0, 4.0, None)
+    assert row.config_key == r.identity.key() and row.sweep_id == "sw-1" and row.threads == 2
+    assert {c.name for c in RunRow.columns()} <= {c.name for c in runs.columns}
+    assert main(["results", "list", "--db", db, "--json"]) == 0
+    (listed,) = json.loads(capsys.readouterr().out)
+    assert list(listed) == ["run_id", "created_at", "status", "device", "model", "runtime", "precision", "batch",
+                            "threads", "p50_ms", "p99_ms", "throughput_ips", "mean_w", "top1", "sweep_id",
+                            "config_key"]
+    assert listed == row.to_dict() and listed["throughput_ips"] == 500.0
 
 
 def test_prefix_lookup_and_errors(tmp_path):
@@ -104,8 +126,22 @@ def test_db_url_resolution(tmp_path, monkeypatch):
 
 
 def test_facts_timestamped(tmp_path):
+    """A board's facts are stored as the agent sent them (its Facts record) and read back as that record; a row
+    that is not the agent's facts is one StoreError naming the device."""
+    from edgeprof.store import device_facts
+    from edgeprof_agent.messages import Facts
+
     store = Store(str(tmp_path / "r.sqlite"))
     assert store.latest_facts("dev") is None
-    store.save_facts("dev", {"arch": "aarch64"})
+    sent = Facts(hostname="nano", arch="aarch64", cpu="ARMv8", os="Ubuntu 18.04", kernel="4.9.253-tegra",
+                 python="3.6.9", python_executable="/usr/bin/python3", agent_version="0.1.0", protocol=9,
+                 runtimes={"onnxruntime": {"version": "1.10.0", "providers": ["CPUExecutionProvider"]}})
+    store.save_facts("dev", sent)
     ts, facts = store.latest_facts("dev")
-    assert facts == {"arch": "aarch64"} and ts.startswith("20")
+    assert isinstance(facts, Facts) and facts == sent and ts.startswith("20")
+    assert facts.runtime("onnxruntime").version == "1.10.0"
+    with store.engine.begin() as conn:
+        conn.execute(device_facts.insert().values(device="dev", collected_at="2026-12-05T00:00:00+00:00",
+                                                  facts_json=json.dumps({"arch": "aarch64"})))
+    with pytest.raises(StoreError, match=r"the facts of dev stored at 2026-12-05.*missing field 'hostname'"):
+        store.latest_facts("dev")

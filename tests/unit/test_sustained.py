@@ -102,7 +102,7 @@ def test_a_heating_board_throttles_where_it_was_driven_to(tmp_path: Path) -> Non
     sc = ScenarioSpec(name="sustained", duration_s=12.0, sustained_window_s=2.0)
     board.start()
     try:
-        sched, reply = windows.sustained_loop(run, sc, None, root, None, progress=False)
+        sched, reply = windows.sustained_loop(run, sc, root, None, progress=False)
     finally:
         board.stop()
     assert len(reply.windows) == 6 and reply.read_period_s == 0.5
@@ -163,3 +163,83 @@ def test_the_run_deadline_knows_the_duration() -> None:
     assert d.due()[0] > 1800.0
     plain = run_deadline(RunSpec(device="local", model="none", runtime="null"))
     assert plain.min_duration_s == spec.min_duration_s == 10.0
+
+
+def test_max_queries_does_not_end_a_sustained_run_s_deadline() -> None:
+    """max_queries (200000 by default) does not bound a sustained run: its progress past 200000 queries at
+    20 s of a 90 s run is not the phase's end, the deadline stays past 90 s, and the reply that packs every
+    sample gets a tenth of the duration beyond a query's time, in the deadline and in the measure phase's
+    silence; a single-stream run's deadline still ends at max_queries."""
+    from edgeprof.records import RunSpec
+    from edgeprof.run.limits import QUERY_SILENCE_S, phase_silences, run_deadline
+    from edgeprof_agent.messages import ProgressEvent
+
+    spec = RunSpec(device="local", model="none", runtime="null", scenario="sustained", duration_s=90.0,
+                   sustained_window_s=10.0, max_queries=200_000)
+    d = run_deadline(spec)
+    assert d.max_queries is None and "max_queries" not in d.why and d.settle_s == QUERY_SILENCE_S + 9.0
+    assert phase_silences(spec)["measure"] == QUERY_SILENCE_S + 9.0
+    d.start(0.0)
+    d.see(ProgressEvent(phase="measure", elapsed_s=0.0, total_s=90.0, n=0), 0.0)
+    d.see(ProgressEvent(phase="measure", elapsed_s=20.0, total_s=90.0, n=240_000), 20.0)
+    assert d.due()[0] > 90.0 + QUERY_SILENCE_S
+    single = run_deadline(RunSpec(device="local", model="none", runtime="null", max_queries=1000))
+    single.start(0.0)
+    single.see(ProgressEvent(phase="measure", elapsed_s=0.0, total_s=10.0, n=0), 0.0)
+    single.see(ProgressEvent(phase="measure", elapsed_s=1.0, total_s=10.0, n=1000), 1.0)
+    assert single.due()[0] == 1.0 + QUERY_SILENCE_S
+
+
+def test_the_duration_rules_a_sustained_run_not_a_query_count(tmp_path: Path) -> None:
+    """A sustained run asked for 1.2 s in 0.4 s windows with max_queries 50 runs its whole duration (a query
+    that does nothing: tens of thousands of queries), every window holds queries, and every latency is kept in
+    an int64 array that crosses the wire packed and comes back exactly."""
+    import array
+    import types
+
+    from edgeprof_agent import worker
+    from edgeprof_agent.messages import RunReply, RunRequest, ScenarioReply
+
+    req = RunRequest(runtime="null", max_queries=50,
+                     scenario=ScenarioSpec(name="sustained", duration_s=1.2, sustained_window_s=0.4))
+    backend = types.SimpleNamespace(run=lambda: None)
+    starts: array.array[int] = array.array("q")
+    samples, t_first, t_last, stopped_by, sc, _n = worker.run_scenario(req, [backend], starts,
+                                                                       SysfsRoot(str(tmp_path)), None)
+    assert isinstance(samples, array.array) and samples.typecode == "q" and isinstance(sc, ScenarioReply)
+    assert stopped_by == "duration reached" and t_last - t_first >= 1.1 * S  # not 50 queries in
+    assert len(samples) > 1000 and sc.queries == len(samples) == len(starts) == len(sc.issued_ns)
+    sus = sc.sustained
+    assert sus is not None and len(sus.windows) == 3 and all(w.count > 0 for w in sus.windows)
+    assert sum(w.count for w in sus.windows) == len(samples)
+    wire = sc.to_dict()
+    assert set(wire["issued_ns"]) == {"dtype", "codec", "n", "b64"}
+    back = ScenarioReply.from_dict(wire)
+    assert back.issued_ns == list(sc.issued_ns) and back.scheduled_ns == []
+    reply = RunReply.from_dict(dict(_REPLY, samples_ns=RunReply(**dict(_REPLY, samples_ns=samples)).to_dict()[
+        "samples_ns"]))
+    assert reply.samples_ns == samples.tolist()
+
+
+_REPLY = {"clock": "monotonic", "samples_ns": [1], "t_first_ns": 0, "t_last_ns": 1, "window_s": 1.0,
+          "stopped_by": "duration reached", "finished_at_unix": 0.0, "load_s": 0.1,
+          "warmup": {"iterations": 0, "duration_s": 0.0, "steady": True, "reason": "none"},
+          "memory": {"peak_source": "none"}, "runtime": {"runtime": "null"}}
+
+
+@pytest.mark.parametrize("step_ns", [700, 900, 1100, 1300, 1700, 2300])
+def test_no_query_starts_after_the_duration(tmp_path: Path, step_ns: int) -> None:
+    """Back to back, the loop reads the clock at the top (is the duration over?) and again as the query starts:
+    a query whose start falls past the duration is in no window, so it is not run. On a clock that moves step_ns
+    per read, every query kept lies in a window and the windows' counts add up to the samples."""
+    now = [10**9]
+
+    def clock() -> int:
+        now[0] += step_ns
+        return now[0]
+
+    sc = ScenarioSpec(name="sustained", duration_s=20e-6, sustained_window_s=5e-6)
+    sched, reply = windows.sustained_loop(lambda: None, sc, SysfsRoot(str(tmp_path)), None, clock=clock,
+                                          progress=False)
+    assert len(reply.windows) == 4
+    assert max(sched.issued) < 20_000 and sum(w.count for w in reply.windows) == len(sched.latencies) >= 3

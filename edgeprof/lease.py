@@ -1,14 +1,17 @@
-"""The host side of a device lease: one agent per device holds the board's lock file for a sweep.
+"""The host side of a device lease: one agent per device holds the board's lock file for a sweep; and what a
+board's lease and a phone's (phone/lease.py) share (KeptLease). Below lab/, session/ and phone/, which all take it.
 
 Owns: starting the lease-holding agent over an open transport, asking for the lease and waiting (with the
 holder named) while another controller has it, renewing it from a keepalive thread well within its ttl, checking
 that it is still held, and releasing it. The lock itself lives on the device (agents/edgeprof_agent/lease.py):
 it is released by the kernel when the holding agent dies, so a killed controller leaves nothing stale.
-Does not own: what runs under the lease (scheduler.py, run/).
+Does not own: when a lease is taken (lab/board.py, the device's measurer in session/), what runs under it.
 """
 
 from __future__ import annotations
 
+import os
+import socket
 import threading
 import time
 from collections.abc import Callable
@@ -24,15 +27,20 @@ from edgeprof_agent.messages import (
     RenewRequest,
 )
 
-from ..agentlink import AgentLink
-from ..errors import Interrupted, LeaseBusy, LeaseLost
-from ..records import Device
-from ..transport import Transport
-from ..vocab import LEASE_TTL_S
+from .agentlink import AgentLink
+from .errors import Interrupted, LeaseBusy, LeaseLost
+from .records import Device
+from .transport import Transport
+from .vocab import LEASE_TTL_S
 
 DEFAULT_TTL_S = LEASE_TTL_S  # the agent's own default is the same (edgeprof_agent.vocab)
 BUSY_HINT = "raise lease_wait_s in the sweep's settings, or run when that sweep is done"
 DEPLOY_HINT = "edgeprof deploy --lease-wait TIME (e.g. 30m) waits for it"  # a deploy refused at once
+
+
+def controller_name() -> str:
+    """This controller as a lease holder and a ledger row name it: host:pid."""
+    return f"{socket.gethostname()}:{os.getpid()}"
 
 
 class KeptLease:

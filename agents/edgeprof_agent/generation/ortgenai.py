@@ -1,0 +1,122 @@
+"""onnxruntime-genai as a generation backend (generation/base.py): a model folder (ONNX decoder with its KV cache,
+genai_config.json, tokenizer files) as its model builder writes it.
+
+Owns: og.Model from og.Config (threads through the decoder's session_options, overlaid on genai_config.json), one
+og.Generator per sequence with max_length = min_length = the KV cache's room (the shared past/present buffer is
+allocated at max_length; min_length keeps end-of-sequence from stopping it early), append_tokens for the prefill,
+generate_next_token + get_next_tokens for each token (greedy: do_sample off), and the KV cache's size read from the
+generator's own present.0.key buffer (shape and dtype as allocated).
+Does not own: timing (loop.py). Imports onnxruntime_genai only in require().
+"""
+
+import json
+import os
+
+from ..protocol import OpError
+from ..vocab import ErrorKind
+from .base import GenerationBackend as _Base
+from .base import bad_option, kv_cache_figures, positive_int
+
+RUNTIME = "onnxruntime-genai"
+OPTIONS = ("threads",)
+
+
+class GenerationBackend(_Base):
+    name = RUNTIME
+
+    def __init__(self):
+        self.og = None
+        self.np = None
+        self.model = None
+        self.generator = None
+        self.config = None
+        self.n_ctx = None
+        self.threads = None
+        self._kv = None
+
+    def require(self):
+        try:
+            import numpy
+            import onnxruntime_genai
+        except ImportError as e:
+            from ..backends import runtime_missing
+
+            raise runtime_missing(RUNTIME, e, "onnxruntime-genai")
+        self.og, self.np = onnxruntime_genai, numpy
+
+    def load(self, path, n_ctx, options):
+        if self.og is None:
+            self.require()
+        unknown = set(options) - set(OPTIONS)
+        if unknown:
+            raise bad_option(RUNTIME, unknown, OPTIONS)
+        cfg_path = os.path.join(path, "genai_config.json")
+        try:
+            with open(cfg_path) as f:
+                self.config = json.load(f)
+            decoder = self.config["model"]["decoder"]
+            self._vocab = int(self.config["model"]["vocab_size"])
+            self._dims = (int(decoder["num_hidden_layers"]), int(decoder["num_key_value_heads"]),
+                          int(decoder["head_size"]))
+        except (IOError, OSError, ValueError, KeyError, TypeError) as e:
+            raise OpError(ErrorKind.LOAD_FAILED, "%s: cannot read %s: %s" % (RUNTIME, cfg_path, e))
+        self.n_ctx = n_ctx
+        try:
+            config = self.og.Config(path)
+            if "threads" in options:
+                self.threads = positive_int(RUNTIME, "threads", options["threads"])
+                if not hasattr(config, "overlay"):
+                    raise OpError(ErrorKind.BAD_OPTION, "%s %s cannot set threads (no Config.overlay)" % (
+                        RUNTIME, self.og.__version__), hint="leave threads unset or upgrade onnxruntime-genai")
+                config.overlay(json.dumps({"model": {"decoder": {"session_options": {
+                    "intra_op_num_threads": self.threads, "inter_op_num_threads": 1}}}}))
+            self.model = self.og.Model(config)
+        except OpError:
+            raise
+        except Exception as e:
+            raise OpError(ErrorKind.LOAD_FAILED, "%s could not load %s: %s" % (RUNTIME, path, e))
+
+    @property
+    def vocab_size(self):
+        return self._vocab
+
+    def start(self):
+        self.generator = None  # frees the previous sequence's KV cache before the next is allocated
+        params = self.og.GeneratorParams(self.model)
+        params.set_search_options(max_length=self.n_ctx, min_length=self.n_ctx, do_sample=False)
+        self.generator = self.og.Generator(self.model, params)
+
+    def append(self, ids):
+        self.generator.append_tokens(self.np.asarray(ids, dtype=self.np.int32))
+
+    def next_token(self):
+        self.generator.generate_next_token()
+        token = int(self.generator.get_next_tokens()[0])
+        if self._kv is None:
+            self._kv = self.generator.get_output("present.0.key")  # the allocated buffer, (1, kv, max_len, hd)
+        return token
+
+    def done(self):
+        return bool(self.generator.is_done())
+
+    def kv_cache(self, n_ctx):
+        layers, kv_heads, head_dim = self._dims
+        if self._kv is not None:
+            shape, dtype = tuple(self._kv.shape), self._kv.dtype
+            return kv_cache_figures(layers, int(shape[1]), int(shape[3]), int(shape[2]), str(dtype),
+                                    int(dtype.itemsize), "the generator's present.0.key buffer %s %s, x2 (keys, "
+                                    "values) x %d layers" % (list(shape), dtype, layers))
+        return kv_cache_figures(layers, kv_heads, head_dim, n_ctx, None, 0, "not read: no token was generated")
+
+    def describe(self):
+        decoder = (self.config or {}).get("model", {}).get("decoder", {})
+        return {"runtime": RUNTIME, "version": getattr(self.og, "__version__", None),
+                "threads": self.threads, "threads_source": "option" if self.threads else "onnxruntime default",
+                "device_type": getattr(self.model, "device_type", None), "model_type": getattr(self.model, "type", None),
+                "max_length": self.n_ctx, "provider_options": (decoder.get("session_options") or {}).get(
+                    "provider_options"),
+                "past_present_share_buffer": (self.config or {}).get("search", {}).get("past_present_share_buffer")}
+
+    def close(self):
+        self.generator = None
+        self.model = None

@@ -1,0 +1,13 @@
+"""Generative models (issue 36): time to first token, tokens per second and joules per token on boards and phones.
+
+Owns, in modules that do not depend on how a device session is opened:
+  records.py      the `generation` section's typed records (Generation, Spread, PhaseEnergy): not yet part of
+                  Result or its schema
+  stats.py        pure statistics from the agent's raw per-token times and a power trace
+  detect.py       what kind of generative model a user's path is (Hugging Face folder, GGUF, onnxruntime-genai
+                  folder, .litertlm), validated with one-line errors, and its dimensions (KV cache size, context)
+  gguf_writer.py  a llama GGUF (f16, Q8_0, Q4_0) from a Hugging Face folder
+  build.py        the bundled generative models' folders and their conversions, cached by content
+Does not own: the device-side loop (agents/edgeprof_agent/generation/), the bundled shapes
+(edgeprof_models.generative), wiring into deploy / sweep / report (after the device seam lands).
+"""

@@ -1,0 +1,108 @@
+"""The typed records of a generation measurement: the `generation` section of a result-to-be.
+
+Owns: Spread (mean ± sample stdev over repetitions, with min and max), PhaseEnergy (energy of the prefill and decode
+phases from a power trace) and Generation (the section), each a frozen records.sections.Section (JSON in and out,
+unknown fields named). Does not own: computing them (stats.py), or their place in Result and the stored schema:
+they are not wired into records/ yet (that waits for the device seam), so no schema version knows them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from ..records.sections import LatencyStats, Section
+
+__all__ = ["Spread", "PhaseEnergy", "Generation", "DEFINITIONS"]
+
+# how each figure is defined, stored with it (the anchors: llama-bench, MLPerf Inference / Client, ort-genai)
+DEFINITIONS = {
+    "prefill_ms": "the prompt's append (one forward over prompt_tokens), timed by the agent",
+    "prefill_tps": "prompt_tokens / prefill time, per repetition (llama-bench pp)",
+    "ttft_ms": "prefill + the first token's pick; load excluded (MLPerf TTFT without queueing)",
+    "itl_ms": "each token after the first: one decode step + pick (inter-token latency)",
+    "tpot_ms": "(e2e - TTFT) / (tokens - 1) per repetition (MLPerf TPOT)",
+    "decode_tps": "(tokens - 1) / (e2e - TTFT) per repetition: tokens after the first (MLPerf Client TPS)",
+    "e2e_ms": "prefill + every token",
+    "spread": "mean and sample standard deviation (ddof 1) over repetitions",
+}
+
+
+@dataclass(frozen=True)
+class Spread(Section):
+    """One figure over repetitions: mean, sample stdev (ddof 1; None with one repetition), min, max, n."""
+
+    SECTION: ClassVar[str] = "generation spread"
+    mean: float
+    std: float | None
+    min: float
+    max: float
+    n: int
+
+
+@dataclass(frozen=True)
+class PhaseEnergy(Section):
+    """Energy per phase from a power trace on the agent's clock, summed over repetitions.
+
+    prefill phase: prefill start → first token (the TTFT window); decode phase: first token → last token (the
+    tokens - 1 decode steps). Power is integrated by trapezoids between readings, linearly interpolated at each
+    window's edges."""
+
+    SECTION: ClassVar[str] = "generation energy"
+    prefill_j: float
+    decode_j: float
+    prefill_s: float
+    decode_s: float
+    prefill_mean_w: float | None
+    decode_mean_w: float | None  # None for an empty window
+    j_per_prompt_token: float
+    j_per_token: float | None  # None with one generated token (no decode step)
+    tokens_per_j: float | None
+    prompt_tokens: int  # summed over repetitions
+    decode_tokens: int  # tokens after the first, summed over repetitions
+    n_readings: int
+    method: str = "trapezoid, linear interpolation at the window edges"
+    source: str | None = None
+
+
+@dataclass(frozen=True)
+class Generation(Section):
+    """The `generation` section: figures from the agent's raw per-token times (stats.generation_summary)."""
+
+    SECTION: ClassVar[str] = "generation"
+    runtime: str | None
+    prompt_tokens: int
+    tokens: int  # generated per repetition
+    depth: int  # tokens in the KV cache before the prompt
+    repetitions: int
+    prefill_ms: Spread
+    prefill_tps: Spread
+    ttft_ms: Spread
+    tpot_ms: Spread | None  # None with one generated token
+    decode_tps: Spread | None
+    e2e_ms: Spread
+    itl_ms: LatencyStats | None  # pooled over repetitions; None with one generated token
+    prefill_ns: list[int] = field(default_factory=list)  # raw, per repetition
+    token_ns: list[list[int]] = field(default_factory=list)  # raw, per repetition, every generated token
+    load_ms: float | None = None
+    peak_rss_bytes: int | None = None
+    kv_cache_bytes: int | None = None
+    energy: PhaseEnergy | None = None
+    definitions: dict[str, str] = field(default_factory=lambda: dict(DEFINITIONS))
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Generation:
+        flat = super().from_dict(d)
+
+        def spread(v: Any) -> Any:
+            return None if v is None else Spread.from_dict(v)
+
+        return dataclasses.replace(
+            flat, prefill_ms=spread(flat.prefill_ms), prefill_tps=spread(flat.prefill_tps),
+            ttft_ms=spread(flat.ttft_ms), tpot_ms=spread(flat.tpot_ms), decode_tps=spread(flat.decode_tps),
+            e2e_ms=spread(flat.e2e_ms),
+            itl_ms=None if flat.itl_ms is None else LatencyStats.from_dict(flat.itl_ms),  # type: ignore[arg-type]
+            energy=None if flat.energy is None else PhaseEnergy.from_dict(flat.energy),  # type: ignore[arg-type]
+        )

@@ -1,0 +1,107 @@
+"""A measurement kind plugs in at one place (edgeprof/session/kinds.py, docs/architecture.md "Adding a measurement
+kind"): a MeasurementKind with a method per measurer that offers it. Nothing in cli/, lab/ or transport/ knows
+it: deploy and a sweep's static check reach it through the device's session, and a measurer without a method for
+it (here the phone's) refuses it in one line before connecting."""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from edgeprof import run as pipeline
+from edgeprof.errors import CapabilityError
+from edgeprof.records import Device, Result, RunSpec
+from edgeprof.records.device import PhoneConfig
+from edgeprof.run.timing import PhaseClock
+from edgeprof.session import FORWARD_PASS, DeviceSession, Job, MeasurementKind, kind_of, refusal, register
+from edgeprof.session.agent import AgentMeasurer, ForwardPass
+
+CALLS: list[str] = []
+
+
+class HarnessOnAgent:
+    """The toy kind on the agent: the harness's own cost (the null runtime) for any model reference."""
+
+    def __init__(self, measurer: AgentMeasurer) -> None:
+        self.forward = ForwardPass(measurer)
+
+    def refusal(self, spec: RunSpec, *, runtime_given: str | None = None, find_max_rate: bool = False) -> str | None:
+        return "the harness has no rate to search" if find_max_rate else None
+
+    def measure(self, spec: RunSpec, session: DeviceSession, job: Job, clock: PhaseClock) -> Result:
+        CALLS.append(spec.model)
+        null = dataclasses.replace(spec, model="none", runtime="null")
+        return dataclasses.replace(self.forward.measure(null, session, job, clock), model=spec.model)
+
+
+HARNESS = MeasurementKind("harness", wants=lambda spec: spec.model.startswith("harness:"),
+                          methods={"agent": f"{__name__}:HarnessOnAgent"})
+
+
+@pytest.fixture
+def harness_kind() -> Iterator[MeasurementKind]:
+    assert sys.modules[__name__] is not None  # the method's "module:Class" is this module
+    undo = register(HARNESS)
+    CALLS.clear()
+    try:
+        yield HARNESS
+    finally:
+        undo()
+
+
+def spec(**kw: Any) -> RunSpec:
+    return RunSpec(device="bench", model="harness:toy", runtime="null", min_duration_s=0.05, min_queries=10,
+                   warmup_s=0.0, idle_s=0.0, **kw)
+
+
+def phone() -> Device:  # no adb server on port 1: anything that reached the phone would be a TransportError
+    return Device(name="pixel", kind="adb", phone=PhoneConfig(adb_server_port=1))
+
+
+def test_a_registered_kind_takes_its_specs_and_forward_pass_the_rest(harness_kind: MeasurementKind) -> None:
+    assert kind_of(spec()) is harness_kind
+    assert kind_of(dataclasses.replace(spec(), model="none")) is FORWARD_PASS
+
+
+def test_deploy_measures_a_new_kind_through_its_method_on_the_agent(harness_kind: MeasurementKind, tmp_path) -> None:
+    local = Device(name="bench", kind="local", workdir=str(tmp_path / "wd"), python=sys.executable)
+    r = pipeline.deploy(spec(), local)
+    assert CALLS == ["harness:toy"]
+    assert r.status == "ok" and r.model == "harness:toy" and r.runtime == "null" and len(r.samples_ms) >= 10
+    assert r.phases is not None and r.phases.connect_s is not None  # a one-off session timed its connect
+
+
+def test_a_measurer_without_a_method_refuses_the_kind_in_one_line_before_connecting(
+        harness_kind: MeasurementKind) -> None:
+    line = "harness measurements are not supported on phones (benchmark_model over adb) yet"
+    assert refusal(phone(), spec()) == line  # a sweep's static skip (lab/matrix.py)
+    with pytest.raises(CapabilityError) as e:
+        pipeline.deploy(spec(), phone())
+    assert e.value.one_line().startswith(f"device pixel: {line}") and CALLS == []
+
+
+def test_a_kinds_method_refuses_what_it_cannot_do(harness_kind: MeasurementKind) -> None:
+    s = DeviceSession(Device(name="bench", kind="local"))
+    assert s.refusal(spec()) is None
+    assert s.refusal(spec(), find_max_rate=True) == "the harness has no rate to search"
+
+
+def test_without_the_kind_the_spec_is_a_forward_pass_again() -> None:
+    assert kind_of(spec()) is FORWARD_PASS
+
+
+def test_only_the_seam_the_transport_and_the_inventory_name_the_phones_device_kind() -> None:
+    """Issue 34: outside edgeprof/session/ no code asks which kind of device it holds. The word "adb" as a string
+    stays in the phone's measurer, the transport, the inventory (and its record's devices.yaml key), and the
+    phones' `devices check` table header."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2] / "edgeprof"
+    allowed = {"session/phone.py", "transport/__init__.py", "transport/adb.py", "inventory.py", "records/device.py",
+               "phone/check.py"}
+    found = sorted(str(p.relative_to(root)) for p in root.rglob("*.py") if '"adb"' in p.read_text())
+    assert found and set(found) <= allowed, set(found) - allowed
