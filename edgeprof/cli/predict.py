@@ -55,16 +55,16 @@ def measured_beside(rows: list[dict[str, Any]], model: str, batch: int, db: str 
     for r in rows:
         found = None
         for run in store.list(device=r["board"], model=Path(model).name, status="ok", limit=200):
-            if (run["runtime"] == "onnxruntime" and run["precision"] == "fp32" and run["batch"] == batch
-                    and run["threads"] == r["threads"] and (run["model"] in names or Path(run["model"]).name in names)
-                    and run["p50_ms"]):
+            if (run.runtime == "onnxruntime" and run.precision == "fp32" and run.batch == batch
+                    and run.threads == r["threads"] and (run.model in names or Path(run.model).name in names)
+                    and run.p50_ms):
                 found = run
                 break
-        if found is None:
+        if found is None or found.p50_ms is None:
             r["measured"] = None
             continue
-        m = float(found["p50_ms"])
-        r["measured"] = {"run_id": found["run_id"], "p50_ms": m, "created_at": found["created_at"],
+        m = float(found.p50_ms)
+        r["measured"] = {"run_id": found.run_id, "p50_ms": m, "created_at": found.created_at,
                          "error": r["p50_ms"] / m - 1, "inside_interval": r["low_ms"] <= m <= r["high_ms"]}
 
 
