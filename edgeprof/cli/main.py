@@ -36,6 +36,8 @@ COMMANDS = {
     "db": "the results database: upgrade a PostgreSQL database for the lab queue",
     "worker": "run queued sweep cells (edgeprof sweep --queue) on this controller's boards",
     "lab": "the lab queue: status of boards, queued cells and workers",
+    "calibrate": "measure a board's kernels once, for edgeprof predict",
+    "predict": "predict a model's latency on boards from their calibration tables",
 }
 ALL = "*"
 

@@ -1,0 +1,110 @@
+"""`edgeprof calibrate`: measure a device once so that `edgeprof predict` can predict any model on it.
+
+Parses, calls edgeprof.predict.calibrate (the method and its limits are there and in docs/predict.md), shows a
+progress bar on stderr, writes the table to the tables directory (and --out), and imports a colleague's or a
+vendor's table file (--import FILE). Only onnxruntime fp32 tables are built yet; other runtimes and precisions are
+refused in one line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+from pathlib import Path
+
+from ..errors import ConfigError
+from .ui import err, shown
+
+DEFAULT_BUDGET = "15m"
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "calibrate", help="measure a board's kernels once, for edgeprof predict",
+        description="Measure, on one device, generated models made of many kernels at many shapes (each node "
+                    "timed by the runtime's own profiler, in the graph the runtime really runs), and optionally "
+                    "whole reference models; store a calibration table keyed by the device's facts, the runtime "
+                    "and its version, precision and threads. `edgeprof predict MODEL --device NAME` then "
+                    "predicts without the device.",
+        epilog="examples:\n  edgeprof calibrate --device local --budget 10m\n"
+               "  edgeprof calibrate --device pi5 --threads 4 --out pi5.json     (a file to hand to a colleague)\n"
+               "  edgeprof calibrate --import pi5.json                           (a table measured elsewhere)",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--device", help="device name from devices.yaml, or 'local'")
+    p.add_argument("--inventory", help="devices.yaml path (default: ./devices.yaml)")
+    p.add_argument("--runtime", default="onnxruntime", help="runtime (only onnxruntime is calibrated yet)")
+    p.add_argument("--precision", default="fp32", help="precision (only fp32 is calibrated yet)")
+    p.add_argument("--threads", type=int, default=1, help="intra-op threads, as deploy --threads (default 1)")
+    p.add_argument("--graph-opt", default="all", choices=["disable", "basic", "extended", "all"],
+                   help="onnxruntime graph optimisation level, as deploy --graph-opt (default all)")
+    p.add_argument("--budget", default=DEFAULT_BUDGET, help=f"time to spend, e.g. 10m (default {DEFAULT_BUDGET})")
+    p.add_argument("--reference", action="append", default=[],
+                   help="a whole model to measure as well (bundled name or file; repeatable)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the generated calibration models")
+    p.add_argument("--out", help="also write the table to this file")
+    p.add_argument("--import", dest="import_file", metavar="FILE",
+                   help="do not measure: check a table file and install it for its device name")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..predict.table import default_table_path, load_table, save_table
+
+    if args.import_file:
+        table = load_table(args.import_file)
+        k = table.key
+        dest = default_table_path(k.device_name, k.runtime, k.precision, k.threads)
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(args.import_file, dest)
+        err.print(f"imported the table of {k.label()} as {shown(dest)}", markup=False)
+        err.print(f"predict with: edgeprof predict MODEL --device {k.device_name} --threads {k.threads}",
+                  markup=False)
+        return 0
+    if not args.device:
+        raise ConfigError("calibrate needs --device NAME (or --import FILE)", hint="e.g. edgeprof calibrate "
+                                                                                   "--device local --budget 10m")
+    if args.runtime != "onnxruntime":
+        raise ConfigError(f"calibrate --runtime {args.runtime}: only onnxruntime tables are built yet",
+                          hint="calibrate with --runtime onnxruntime; LiteRT and TensorRT are not supported yet")
+    if args.threads < 1:
+        raise ConfigError(f"--threads {args.threads}: must be at least 1")
+    from ..vocab import parse_duration
+
+    try:
+        budget = parse_duration(args.budget)
+    except ValueError as e:
+        raise ConfigError(f"--budget {args.budget!r}: {e}", hint="e.g. --budget 15m") from None
+    if budget < 10:
+        raise ConfigError(f"--budget {args.budget}: at least 10 s is needed", hint="e.g. --budget 10m")
+
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from ..export.artifact_cache import default_cache_dir
+    from ..predict.calibrate import calibrate
+    from .common import resolve_device
+
+    device = resolve_device(args.device, args.inventory)
+    with Progress(TextColumn("calibrating {task.fields[device]}"), BarColumn(), TextColumn("{task.percentage:>3.0f} %"),
+                  TimeElapsedColumn(), TextColumn("{task.fields[models]} models, {task.fields[samples]} kernels "
+                                                  "· {task.fields[label]}"),
+                  console=err, transient=False) as bar:
+        task = bar.add_task("cal", total=budget, device=device.name, models=0, samples=0, label="")
+
+        def progress(spent: float, total: float, models: int, samples: int, label: str) -> None:
+            bar.update(task, completed=min(spent, total), models=models, samples=samples, label=label)
+
+        table = calibrate(device, threads=args.threads, budget_s=budget, cache_dir=default_cache_dir() / "calibration",
+                          level=args.graph_opt, precision=args.precision, references=args.reference, seed=args.seed,
+                          progress=progress)
+        bar.update(task, completed=budget)
+    k = table.key
+    path = save_table(table, default_table_path(k.device_name, k.runtime, k.precision, k.threads))
+    err.print(f"table of {k.label()}: {len(table.models)} models measured in {table.spent_s or 0:.0f} s "
+              f"(budget {budget:.0f} s), written to {shown(path)}", markup=False)
+    for note in table.notes:
+        err.print(f"  note: {note}", markup=False)
+    if args.out:
+        save_table(table, Path(args.out))
+        err.print(f"exported to {shown(args.out)}; on another machine: edgeprof calibrate --import FILE, or "
+                  f"edgeprof predict MODEL --table FILE", markup=False)
+    return 0

@@ -1,0 +1,128 @@
+"""`edgeprof predict`: a model's latency on boards from their calibration tables, without running it on them.
+
+Parses, finds each board's table (edgeprof.predict.service), reads the model's fused graph on this host, prints per
+board the predicted p50 with its 90 % interval, throughput, coverage, the ops the table lacks and what was assumed
+for them, and the warnings; `--json` prints the same as JSON. Never connects to a device.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from ..errors import ConfigError
+from .ui import err, out
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "predict", help="predict a model's latency on boards from their calibration tables",
+        description="Predict a model's p50 latency on each board from the board's calibration table (edgeprof "
+                    "calibrate), from the model's graph alone: nothing runs on a device and nothing connects to "
+                    "one. Prints the prediction with its 90 % interval, the share of the model's ops and FLOPs "
+                    "the table covers, what was assumed for the rest, and warnings when the model lies outside "
+                    "what the table measured.",
+        epilog="examples:\n  edgeprof predict mobilenet_v2 --device local\n"
+               "  edgeprof predict model.onnx --input x=1x3x224x224 --device pi5 --device jetson\n"
+               "  edgeprof predict model.onnx --table colleague-board.json --json",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("model", help="bundled model name or ONNX file")
+    p.add_argument("--device", action="append", default=[], help="a board with a table (repeatable)")
+    p.add_argument("--table", action="append", default=[], help="a calibration table file (repeatable)")
+    p.add_argument("--threads", type=int, help="the thread count of the tables to use (refused if they differ)")
+    p.add_argument("--precision", default="fp32", help="precision of the tables (only fp32 yet)")
+    p.add_argument("--runtime-version", help="refuse a table measured with another runtime version")
+    p.add_argument("--batch", type=int, default=1, help="batch size, as deploy --batch")
+    p.add_argument("--input", action="append", default=[], metavar="NAME=SHAPE",
+                   help="input shape, as deploy --input (e.g. x=1x3x224x224)")
+    p.add_argument("--measured", action="store_true",
+                   help="also show the newest stored run of the same configuration (device, model, threads, batch, "
+                        "onnxruntime fp32) next to each prediction, with the error")
+    p.add_argument("--db", help="results database (as results --db) for --measured")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=run)
+
+
+def measured_beside(rows: list[dict[str, Any]], model: str, batch: int, db: str | None) -> None:
+    """Adds to each prediction row the newest stored ok run of its configuration: run id, p50, error, inside."""
+    from pathlib import Path
+
+    from .common import open_store
+
+    store = open_store(db)
+    names = {model, Path(model).name}
+    for r in rows:
+        found = None
+        for run in store.list(device=r["board"], model=Path(model).name, status="ok", limit=200):
+            if (run.runtime == "onnxruntime" and run.precision == "fp32" and run.batch == batch
+                    and run.threads == r["threads"] and (run.model in names or Path(run.model).name in names)
+                    and run.p50_ms):
+                found = run
+                break
+        if found is None or found.p50_ms is None:
+            r["measured"] = None
+            continue
+        m = float(found.p50_ms)
+        r["measured"] = {"run_id": found.run_id, "p50_ms": m, "created_at": found.created_at,
+                         "error": r["p50_ms"] / m - 1, "inside_interval": r["low_ms"] <= m <= r["high_ms"]}
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..predict.service import find_table, model_kernels, predict
+    from ..predict.table import load_table
+    from .deploy import parse_input_shape
+
+    if not args.device and not args.table:
+        raise ConfigError("predict needs --device NAME or --table FILE",
+                          hint="edgeprof calibrate --device NAME measures a table first")
+    if args.precision != "fp32":
+        raise ConfigError(f"predict --precision {args.precision}: only fp32 tables are built yet")
+    tables = [(f"device {d}", find_table(d, precision=args.precision, threads=args.threads)) for d in args.device]
+    tables += [(str(t), t) for t in args.table]
+    loaded = [(label, load_table(path), str(path)) for label, path in tables]
+    level = {t.key.graph_level for _, t, _ in loaded}
+    if len(level) > 1:
+        raise ConfigError(f"the tables were measured at different graph levels ({', '.join(sorted(level))})",
+                          hint="predict with tables of one --graph-opt level at a time")
+    ks, shapes = model_kernels(args.model, batch=args.batch,
+                               input_shapes=dict(parse_input_shape(s) for s in args.input), level=level.pop())
+    rows: list[dict[str, Any]] = []
+    for _label, table, path in loaded:
+        p = predict(ks, table, batch=args.batch, threads=args.threads, runtime_version=args.runtime_version,
+                    where=f"table {path}")
+        rows.append({"board": table.key.device_name, "threads": table.key.threads, "table": path,
+                     "key": table.key.label(), **p.to_dict()})
+    if args.measured:
+        measured_beside(rows, args.model, args.batch, args.db)
+    if args.json:
+        import json
+
+        sys.stdout.write(json.dumps({"model": args.model, "inputs": {k: list(v) for k, v in shapes.items()},
+                                     "predictions": rows}, indent=2) + "\n")
+        return 0
+    out.print(f"{args.model}: {len(ks)} kernels in onnxruntime's fused graph; inputs "
+              + ", ".join(f"{k}={'x'.join(map(str, v))}" for k, v in shapes.items()), markup=False)
+    for r in rows:
+        out.print(f"\n{r['key']}", markup=False)
+        flops = "an unknown share" if r["covered_flops"] is None else f"{100 * r['covered_flops']:.0f} %"
+        out.print(f"  predicted p50 {r['p50_ms']:.3f} ms   {100 * r['level']:.0f} % interval "
+                  f"[{r['low_ms']:.3f}, {r['high_ms']:.3f}] ms   throughput {r['throughput_ips']:.1f} /s",
+                  markup=False)
+        out.print(f"  covered: {100 * r['covered_ops']:.0f} % of kernels, {flops} of FLOPs", markup=False)
+        if args.measured:
+            m = r.get("measured")
+            if m is None:
+                out.print("  measured: no stored run of this configuration", markup=False)
+            else:
+                out.print(f"  measured p50 {m['p50_ms']:.3f} ms (run {m['run_id']}, {m['created_at']}): prediction "
+                          f"{100 * m['error']:+.1f} %, {'inside' if m['inside_interval'] else 'OUTSIDE'} the "
+                          f"interval", markup=False)
+        for u in r["uncovered"]:
+            out.print(f"  not in the table: {u['op']} ×{u['count']}: assumed {u['assumed_ms']:.3f} ms (roofline "
+                      f"from the table's peak FLOP/s and bytes/s; its interval ×1/4 … ×4)", markup=False)
+        for w in r["warnings"]:
+            err.print(f"  warning: {w}", markup=False)
+    out.print("\nnot measured: a prediction from the tables (docs/predict.md says how accurate it was and when not "
+              "to trust it)", markup=False)
+    return 0

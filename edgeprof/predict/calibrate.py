@@ -1,0 +1,168 @@
+"""Calibrating a device: measuring the generated calibration models (and optional whole reference models) on it.
+
+Owns: `calibrate(device, ...)`: each calibration model (kernels.py) is written as an ONNX file named by its content
+and measured through the ordinary measurement path, run.deploy with profile_ops (a short timed loop gives the
+p50 without the profiler; the separate --profile-ops pass gives each node's time in the graph the device's
+runtime really runs). Every profiled node is matched to a kernel of this host's copy of that graph (graph.py);
+nodes with no match (NCHWc reorders, memcpy) are kept as the model's unmatched time. The loop stops starting
+models when the next one would not finish inside `budget_s` (the mean time per model so far is the estimate).
+Reference models are measured first, since they are the ones real models look like.
+Does not own: the measurement (run/, the agent), the table's file (table.py), fitting (fit.py).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from .. import __version__
+from ..errors import ConfigError, UserError
+from ..records import Device, Result, RunSpec
+from .graph import Kernel, host_ort_version, kernels, profile_key
+from .kernels import calibration_models
+from .table import CalibrationModel, CalibrationTable, MeasuredKernel, TableKey
+
+__all__ = ["calibrate", "measure_model", "model_from_result", "SHORT_RUN"]
+
+# the timed loop of a calibration run: short, since the kernel times come from the profile pass
+SHORT_RUN = {"warmup_s": 0.3, "min_duration_s": 0.6, "min_queries": 10, "idle_s": 0.0, "profile_ops": True}
+
+Progress = Callable[[float, float, int, int, str], None]  # (spent_s, budget_s, models, kernel samples, label)
+
+
+def _input_shapes(result: Result) -> dict[str, tuple[int, ...]]:
+    inputs = result.settings.inputs if result.settings is not None else None
+    return {str(i["name"]): tuple(int(d) for d in i["shape"]) for i in inputs or []}
+
+
+def model_from_result(result: Result, name: str, role: str, path: str | Path | None = None,
+                      level: str = "all") -> CalibrationModel:
+    """A measured run with an op profile → a CalibrationModel (its profile matched to this host's graph)."""
+    if result.status != "ok" or result.latency_ms is None or result.latency_ms.p50 is None:
+        raise UserError(f"calibration model {name}: the run did not end ok ({result.status})")
+    ops = result.ops
+    if ops is None or not ops.available:
+        reason = ops.reason if ops is not None else "no op profile in the result"
+        raise UserError(f"calibration model {name}: no per-op profile ({reason})",
+                        hint="calibration needs a runtime with a per-op profiler (onnxruntime)")
+    model_path = path or (result.artifact.path if result.artifact else None)
+    if model_path is None:
+        raise UserError(f"calibration model {name}: the run names no model file")
+    ks = kernels(model_path, _input_shapes(result), level)
+    by_name = {k.name: k for k in ks}
+    by_output = {o: k for k in ks for o in k.outputs}
+    times: dict[str, float] = {}
+    unmatched = 0.0
+    for n in ops.nodes:
+        ms = n.get("ms_per_run") or 0.0
+        key = profile_key(str(n.get("name") or ""))
+        k = by_name.get(str(n.get("name"))) or by_name.get(key) or by_output.get(key)
+        if k is None:
+            unmatched += ms * 1e3
+            continue
+        times[k.name] = times.get(k.name, 0.0) + ms * 1e3
+    measured = tuple(MeasuredKernel(kernel=k, us=times.get(k.name)) for k in ks)
+    return CalibrationModel(name=name, role=role, p50_ms=float(result.latency_ms.p50),
+                            profiled_run_ms=ops.run_ms_per_run, unmatched_us=unmatched, kernels=measured,
+                            run_id=result.run_id)
+
+
+def measure_model(device: Device, model: str, *, threads: int, level: str, precision: str = "fp32",
+                  input_shapes: dict[str, tuple[int, ...]] | None = None, settings: dict[str, Any] | None = None
+                  ) -> Result:
+    from .. import run as pipeline
+
+    values: dict[str, Any] = dict(SHORT_RUN)
+    values.update(settings or {})
+    values["runtime_options"] = {"graph_optimization_level": level} if level != "all" else {}
+    spec = RunSpec(device=device.name, model=model, runtime="onnxruntime", precision=precision, threads=threads,
+                   input_shapes=dict(input_shapes or {}), **values)
+    return pipeline.deploy(spec, device)
+
+
+def _key_from(result: Result, device: Device, threads: int, precision: str, level: str) -> TableKey:
+    dev = dict(result.environment.device or {})
+    rt = dict(result.environment.runtime or {})
+    facts = {k: dev.get(k) for k in ("hostname", "arch", "cpu", "cores", "memory_mb", "os", "board_model")}
+    return TableKey(device_name=device.name, device=facts, runtime="onnxruntime",
+                    runtime_version=str(rt.get("version") or "?"), precision=precision, threads=threads,
+                    graph_level=level, host_ort_version=host_ort_version())
+
+
+def calibrate(device: Device, *, threads: int, budget_s: float, cache_dir: Path, level: str = "all",
+              precision: str = "fp32", references: Sequence[str] = (), seed: int = 0,
+              progress: Progress | None = None, max_models: int | None = None) -> CalibrationTable:
+    """Measure calibration models on `device` for at most `budget_s` and return the table (not saved)."""
+    import onnx
+
+    if precision != "fp32":
+        raise ConfigError(f"calibrate --precision {precision}: only fp32 tables are built yet",
+                          hint="calibrate with --precision fp32; int8 and fp16 predictions are not supported yet")
+    start = time.monotonic()
+    models: list[CalibrationModel] = []
+    key: TableKey | None = None
+    notes: list[str] = []
+    samples = 0
+    per_model: list[float] = []
+
+    def tick(label: str) -> None:
+        if progress is not None:
+            progress(time.monotonic() - start, budget_s, len(models), samples, label)
+
+    def room() -> bool:
+        spent = time.monotonic() - start
+        est = (sum(per_model) / len(per_model)) if per_model else 0.0
+        return spent + est <= budget_s
+
+    def one(model: str, name: str, role: str, path: Path | None = None) -> None:
+        nonlocal key, samples
+        t0 = time.monotonic()
+        tick(name)
+        try:
+            r = measure_model(device, model, threads=threads, level=level, precision=precision)
+            cm = model_from_result(r, name, role, path, level)
+        except UserError as e:
+            if role == "reference" or not models:
+                raise
+            notes.append(f"{name}: {e.one_line()}")  # one generated model failing does not end calibration
+            return
+        finally:
+            per_model.append(time.monotonic() - t0)
+        if key is None:
+            key = _key_from(r, device, threads, precision, level)
+        models.append(cm)
+        samples += sum(1 for k in cm.kernels if k.us is not None)
+        tick(name)
+
+    for ref in references:
+        if not room():
+            notes.append(f"reference {ref} skipped: the budget was spent")
+            continue
+        one(ref, ref, "reference")
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    for i, (name, proto) in enumerate(calibration_models(seed)):
+        if max_models is not None and i >= max_models:
+            break
+        if not room():
+            break
+        data = proto.SerializeToString()
+        path = cache_dir / f"{name}-{hashlib.sha256(data).hexdigest()[:12]}.onnx"
+        if not path.exists():
+            onnx.save(proto, str(path))
+        one(str(path), name, "kernels", path)
+    if key is None:
+        raise UserError(f"calibrating {device.name}: the budget ended before any model was measured",
+                        hint="give a longer --budget")
+    spent = time.monotonic() - start
+    tick("done")
+    return CalibrationTable(key=key, models=tuple(models),
+                            created_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+                            budget_s=budget_s, spent_s=spent, edgeprof_version=__version__, notes=tuple(notes))
+
+
+def kernel_samples(table: CalibrationTable) -> list[tuple[Kernel, float]]:
+    return [(mk.kernel, mk.us) for m in table.models for mk in m.kernels if mk.us is not None]

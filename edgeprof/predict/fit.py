@@ -1,0 +1,324 @@
+"""Cost models fitted on a calibration table, and a model's predicted latency with its interval and coverage.
+
+Owns the method (docs/predict.md says it in words):
+- per kernel key (op and variant, graph.Kernel.key) with at least MIN_SAMPLES profiled kernels: a power law in
+  FLOPs and bytes (fitted in log space) corrected by the residuals of the nearest samples (CostModel); a key with too few samples uses its family's
+  model (graph._FAMILY), an op with neither is NOT covered: a roofline fallback (the table's own peak FLOP/s and
+  bytes/s, plus the median small-kernel time), never 0 ms, and a wide interval (×1/4 … ×4) for its part;
+- the model level: measured p50 = a·Σ kernel µs ± b·kernels + c·conv bytes + d (relative error), fitted over the
+  table's models; it absorbs the profiler's own per-node overhead, NCHWc reorders and the per-run overhead;
+- the interval: the device-level spread of |log(measured / predicted)| over the table's models, each predicted
+  by a fit that did not see it (k-fold over models), at the 90 % quantile, at least ±2 % (MIN_SPREAD);
+  widened by the uncovered part;
+- out-of-domain warnings: op kinds the table lacks, dtypes it never measured, and kernels whose FLOPs or bytes
+  lie beyond ×4 of the range its key was measured at.
+Does not own: reading graphs (graph.py), the table's file (table.py).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .graph import Kernel
+from .table import CalibrationModel, CalibrationTable
+
+__all__ = ["Predictor", "Prediction", "fit", "MIN_SAMPLES", "LEVEL"]
+
+MIN_SAMPLES = 6
+LEVEL = 0.9
+MIN_SPREAD = 0.02  # the interval is never narrower than ±2 % (timer and run-to-run noise of any board)
+FALLBACK_RANGE = (0.25, 4.0)
+_OOD_SPAN = 4.0
+
+
+def _nnls_rel(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """min Σ((x·c − y)/y)² over c ≥ 0 (few columns: every active set is tried)."""
+    w = 1.0 / np.maximum(y, 1e-9)
+    xw, yw = x * w[:, None], y * w
+    best: tuple[float, np.ndarray] | None = None
+    n = x.shape[1]
+    for r in range(1, n + 1):
+        for cols in itertools.combinations(range(n), r):
+            c, *_ = np.linalg.lstsq(xw[:, cols], yw, rcond=None)
+            if np.any(c < 0):
+                continue
+            full = np.zeros(n)
+            full[list(cols)] = c
+            err = float(np.sum((xw @ full - yw) ** 2))
+            if best is None or err < best[0]:
+                best = (err, full)
+    return best[1] if best is not None else np.zeros(n)
+
+
+_KNN = 7
+_MAX_EXP = 1.0  # µs grows at most linearly in FLOPs and bytes (a bigger kernel is never less efficient)
+
+
+@dataclass(frozen=True)
+class CostModel:
+    """log µs = a + b·log FLOPs + c·log bytes (a power law, which extrapolates), corrected by the mean residual of
+    the _KNN samples nearest in (log FLOPs, log bytes) (which follows the kernel's own bends: cache sizes, tiling)."""
+
+    coef: tuple[float, float, float]
+    n: int
+    flops_range: tuple[float, float]
+    bytes_range: tuple[float, float]
+    log_spread: float  # RMS of log(measured / fitted) over its samples
+    points: np.ndarray  # n × 2: log1p FLOPs, log1p bytes
+    residuals: np.ndarray  # n: log measured − power law
+
+    def _law(self, lf: float, lb: float) -> float:
+        a, b, c = self.coef
+        return a + b * lf + c * lb
+
+    def __call__(self, k: Kernel) -> float:
+        lf, lb = math.log1p(k.flops), math.log1p(k.bytes)
+        d = np.hypot(self.points[:, 0] - lf, self.points[:, 1] - lb)
+        near = np.argsort(d)[:_KNN]
+        w = 1.0 / (d[near] + 0.05)
+        return math.exp(self._law(lf, lb) + float(np.sum(w * self.residuals[near]) / np.sum(w)))
+
+
+def _fit_cost(samples: Sequence[tuple[Kernel, float]]) -> CostModel:
+    pts = np.array([[math.log1p(k.flops), math.log1p(k.bytes)] for k, _ in samples])
+    ly = np.log(np.array([us for _, us in samples]))
+    x = np.column_stack([np.ones(len(ly)), pts])
+    coef, *_ = np.linalg.lstsq(x, ly, rcond=None)
+    if not (0.0 <= coef[1] <= _MAX_EXP and 0.0 <= coef[2] <= _MAX_EXP and coef[1] + coef[2] <= _MAX_EXP):
+        # few or collinear samples: one exponent on log(FLOPs + bytes), clipped, so extrapolation stays sane
+        lt = np.log1p(np.array([k.flops + k.bytes for k, _ in samples]))
+        e = float(np.clip(np.polyfit(lt, ly, 1)[0], 0.0, _MAX_EXP)) if np.ptp(lt) > 0 else 0.0
+        share = np.where(pts[:, 0] + pts[:, 1] > 0, pts[:, 0] / np.maximum(pts[:, 0] + pts[:, 1], 1e-12), 0.5)
+        wf = float(np.clip(np.mean(share), 0.0, 1.0))
+        coef = np.array([0.0, e * wf, e * (1.0 - wf)])
+        coef[0] = float(np.mean(ly - x[:, 1:] @ coef[1:]))
+    res = ly - x @ coef
+    fl = [k.flops for k, _ in samples]
+    by = [k.bytes for k, _ in samples]
+    model = CostModel(coef=(float(coef[0]), float(coef[1]), float(coef[2])), n=len(samples),
+                      flops_range=(min(fl), max(fl)), bytes_range=(min(by), max(by)), log_spread=0.0,
+                      points=pts, residuals=res)
+    fitted = np.log([model(k) for k, _ in samples])
+    return dataclasses.replace(model, log_spread=float(np.sqrt(np.mean((ly - fitted) ** 2))))
+
+
+@dataclass
+class Prediction:
+    p50_ms: float
+    low_ms: float
+    high_ms: float
+    level: float
+    throughput_ips: float
+    kernels: int
+    covered_ops: float  # share of kernels with a fitted cost model (own key or family)
+    covered_flops: float | None  # share of FLOPs in covered kernels; None when some kernel's FLOPs are unknown
+    uncovered: list[dict[str, Any]] = field(default_factory=list)  # op, count, assumed_ms (roofline)
+    warnings: list[str] = field(default_factory=list)
+    table: str = ""
+    method: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def _timed_us(m: CalibrationModel, delta_max: float) -> dict[int, float]:
+    """A calibration model's profiled kernel times made timed: the profiler adds a roughly constant cost to every
+    node it times (agents/edgeprof_agent/opprof.py: profiling makes runs 33-65 % slower, most for small kernels), so
+    first the per-node excess δ ∈ [0, delta_max] that makes the kernels sum to the timed p50 is taken off each,
+    then what remains is scaled to the p50. Index in m.kernels → µs."""
+    timed = [(i, mk.us) for i, mk in enumerate(m.kernels) if mk.us is not None and mk.us > 0]
+    if not timed:
+        return {}
+    target = m.p50_ms * 1e3 * (1.0 - m.unmatched_us / max(sum(u for _, u in timed) + m.unmatched_us, 1e-9))
+    floor = 0.05
+
+    def total(d: float) -> float:
+        return sum(max(u - d, floor) for _, u in timed)
+
+    lo, hi = 0.0, max(delta_max, 0.0)
+    if total(lo) <= target:
+        d = 0.0
+    elif total(hi) >= target:
+        d = hi
+    else:
+        for _ in range(40):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if total(mid) > target else (lo, mid)
+        d = (lo + hi) / 2
+    rest = target / total(d) if total(d) > 0 else 1.0
+    return {i: max(u - d, floor) * rest for i, u in timed}
+
+
+class Predictor:
+    """The cost models of one table (fit() builds it)."""
+
+    def __init__(self, table: CalibrationTable, models: Sequence[CalibrationModel] | None = None) -> None:
+        self.table = table
+        use = list(table.models if models is None else models)
+        # each model's profiled kernel times made timed (_timed_us), so a kernel's µs is as the timed loop runs it
+        # δ = 0: taking a per-node excess off first (twice the median per-node excess of profiled over timed) was
+        # tried and predicted the table's held-out folds and the design models worse than scaling alone
+        self.delta_max = 0.0
+        samples = []
+        for m in use:
+            timed = _timed_us(m, self.delta_max)
+            samples += [(m.kernels[i].kernel, us) for i, us in timed.items()]
+        # a kernel of the host's graph absent from the device's profile was fused further there (the "all"
+        # level's NCHWc convolutions take a following Add or activation): its key costs `presence` × the fit
+        seen: dict[str, list[int]] = {}
+        for m in use:
+            for mk in m.kernels:
+                seen.setdefault(mk.kernel.key, []).append(1 if mk.us is not None else 0)
+        self.presence = {key: sum(v) / len(v) for key, v in seen.items()}
+        by_key: dict[str, list[tuple[Kernel, float]]] = {}
+        by_family: dict[str, list[tuple[Kernel, float]]] = {}
+        for k, us in samples:
+            by_key.setdefault(k.key, []).append((k, us))
+            by_family.setdefault(k.family, []).append((k, us))
+        self.keys = {key: _fit_cost(s) for key, s in by_key.items() if len(s) >= MIN_SAMPLES}
+        self.families = {f: _fit_cost(s) for f, s in by_family.items() if len(s) >= MIN_SAMPLES}
+        self.dtypes = {k.dtype for k, _ in samples}
+        small = [us for k, us in samples if k.flops < 1e4 and k.bytes < 1e5]
+        self.small_us = float(np.median(small)) if small else (float(np.min([u for _, u in samples])) if samples else 1.0)
+        compute = [k.flops / us for k, us in samples if k.family.startswith(("conv", "matmul")) and k.flops > 0]
+        memory = [k.bytes / us for k, us in samples if k.bytes > 0]
+        self.peak_flops_per_us = float(np.percentile(compute, 95)) if compute else 1e3
+        self.peak_bytes_per_us = float(np.percentile(memory, 95)) if memory else 1e3
+        # the model level: p50 µs = a·Σ ± b·kernels + c·(conv bytes) + d (see _level_features)
+        rows, ys = [], []
+        for m in use:
+            rows.append(self._level_features([mk.kernel for mk in m.kernels]))
+            ys.append(m.p50_ms * 1e3)
+        if len(rows) >= 4:
+            x = np.array(rows)
+            scale = np.maximum(np.abs(x).max(axis=0), 1e-12)
+            self.level = tuple(float(v) for v in _nnls_rel(x / scale, np.array(ys)) / scale)
+        else:
+            self.level = (1.0, 0.0, 0.0, 0.0, 0.0)
+        self.spread = 0.0  # set by fit(): the held-out device-level term
+
+    def _model_for(self, k: Kernel) -> tuple[CostModel | None, str]:
+        """The key's model when the kernel lies within ×4 of the shapes it was fitted on; else the family's when
+        the kernel lies within the family's (a key measured only small is not extrapolated when its family was
+        measured large); else whichever there is."""
+        own, fam = self.keys.get(k.key), self.families.get(k.family)
+        if own is not None and not _beyond(own, k):
+            return own, "key"
+        if fam is not None and not _beyond(fam, k):
+            return fam, "family"
+        if own is not None:
+            return own, "key"
+        return fam, "family"
+
+    def cost(self, k: Kernel) -> tuple[float, str]:
+        """(µs, how): how is "key", "family" or "roofline"."""
+        m, how = self._model_for(k)
+        if m is not None:
+            return self.presence.get(k.key, 1.0) * max(m(k), 0.0), how
+        return self.small_us + max(k.flops / self.peak_flops_per_us, k.bytes / self.peak_bytes_per_us), "roofline"
+
+    def _kernel_sum(self, ks: Sequence[Kernel]) -> tuple[float, float, dict[str, list[float]]]:
+        covered = 0.0
+        fallback = 0.0
+        unc: dict[str, list[float]] = {}
+        for k in ks:
+            us, how = self.cost(k)
+            if how == "roofline":
+                fallback += us
+                unc.setdefault(k.op, []).append(us)
+            else:
+                covered += us
+        return covered + fallback, fallback, unc
+
+    def _level_features(self, ks: Sequence[Kernel]) -> list[float]:
+        """Σ kernel µs; +kernels and −kernels (the executor's own cost per node, or what is left of the profiler's
+        per-node cost after _timed_us: either sign, as the fit finds it); the bytes of convolution kernels
+        (onnxruntime's NCHWc reorders around them appear in no kernel of the host's graph); 1 (the per-run
+        overhead)."""
+        s, _, _ = self._kernel_sum(ks)
+        conv = sum(k.bytes for k in ks if k.family.startswith("conv"))
+        return [s, float(len(ks)), -float(len(ks)), conv, 1.0]
+
+    def point_us(self, ks: Sequence[Kernel]) -> float:
+        return max(float(np.dot(self.level, self._level_features(ks))), 0.0)
+
+    def predict(self, ks: Sequence[Kernel], batch: int = 1) -> Prediction:
+        s, fallback, unc = self._kernel_sum(ks)
+        a = self.level[0]
+        p50 = max(self.point_us(ks), a * fallback, 1e-3)
+        fb = a * fallback
+        known = p50 - fb
+        q = math.exp(self.spread)
+        low = known / q + fb * FALLBACK_RANGE[0]
+        high = known * q + fb * FALLBACK_RANGE[1]
+        total_flops = sum(k.flops for k in ks)
+        cov_flops = sum(k.flops for k in ks if self.cost(k)[1] != "roofline")
+        n_cov = sum(1 for k in ks if self.cost(k)[1] != "roofline")
+        warnings = []
+        missing_dtypes = sorted({k.dtype for k in ks} - self.dtypes)
+        if missing_dtypes:
+            warnings.append(f"dtypes the table never measured: {', '.join(missing_dtypes)}")
+        if unc:
+            warnings.append(f"op kinds the table has not seen: {', '.join(sorted(unc))}")
+        far = sorted({k.key for k in ks if self._outside(k)})
+        if far:
+            warnings.append(f"kernels beyond ×{_OOD_SPAN:g} of the shapes the table measured: {', '.join(far)}")
+        guessed = sum(1 for k in ks if k.shapes_guessed or not k.flops_known)
+        if guessed:
+            warnings.append(f"{guessed} kernel(s) with shapes or FLOPs not inferable (counted by bytes only)")
+        if any(k.op in ("If", "Loop", "Scan") for k in ks):
+            warnings.append("control flow (If/Loop/Scan): the subgraphs' kernels are not counted, only the node")
+        return Prediction(
+            p50_ms=p50 / 1e3, low_ms=max(low, 0.0) / 1e3, high_ms=high / 1e3, level=LEVEL,
+            throughput_ips=batch * 1e6 / p50 if p50 > 0 else 0.0,
+            kernels=len(ks), covered_ops=n_cov / len(ks) if ks else 1.0,
+            # None when some kernel's FLOPs are unknown (control flow, ops outside the convention): no share then
+            covered_flops=cov_flops / total_flops if total_flops and all(k.flops_known for k in ks) else None,
+            uncovered=[{"op": op, "count": len(v), "assumed_ms": a * sum(v) / 1e3} for op, v in sorted(unc.items())],
+            warnings=warnings, table=self.table.key.label(),
+            method="per-kernel cost models on the table + model-level term; interval: held-out device-level spread")
+
+    def _outside(self, k: Kernel) -> bool:
+        m, _ = self._model_for(k)
+        return m is not None and _beyond(m, k)
+
+
+def _beyond(m: CostModel, k: Kernel) -> bool:
+    """Whether the kernel's FLOPs or bytes lie beyond ×_OOD_SPAN of the range `m` was fitted on."""
+    lo_f, hi_f = m.flops_range
+    lo_b, hi_b = m.bytes_range
+    return (k.flops > hi_f * _OOD_SPAN or (lo_f > 0 and k.flops < lo_f / _OOD_SPAN)
+            or k.bytes > hi_b * _OOD_SPAN or (lo_b > 0 and k.bytes < lo_b / _OOD_SPAN))
+
+
+def held_out_errors(table: CalibrationTable, folds: int = 5) -> list[tuple[str, float]]:
+    """(model name, log(measured / predicted)) for each table model, predicted by a fit without its fold."""
+    models = list(table.models)
+    out: list[tuple[str, float]] = []
+    if len(models) < 2 * folds:
+        folds = max(2, len(models) // 2)
+    if len(models) < 4:
+        return out
+    for f in range(folds):
+        train = [m for i, m in enumerate(models) if i % folds != f]
+        test = [m for i, m in enumerate(models) if i % folds == f]
+        p = Predictor(table, train)
+        for m in test:
+            pred = p.point_us([mk.kernel for mk in m.kernels])
+            if pred > 0:
+                out.append((m.name, math.log(m.p50_ms * 1e3 / pred)))
+    return out
+
+
+def fit(table: CalibrationTable) -> Predictor:
+    p = Predictor(table)
+    errs = [abs(e) for _, e in held_out_errors(table)]
+    p.spread = max(float(np.quantile(errs, LEVEL)), MIN_SPREAD) if errs else math.log(2.0)
+    return p

@@ -1,0 +1,295 @@
+"""An ONNX model → the kernels onnxruntime runs, with the features the cost models use.
+
+Owns: `kernels(path, input_shapes, level)`: onnxruntime on THIS host saves its optimised graph
+(SessionOptions.optimized_model_filepath, CPU provider) at the device's graph level capped at "extended" (the
+"all" level adds the NCHWc layout transform, whose saved graph is specific to this host's CPU; its nodes are named
+"<fused node's output>_nchwc" and are mapped back here, see `profile_key`), and each node becomes a Kernel:
+op type, a cost key (op family and variant), FLOPs (export/flops.py's convention, fused ops counted as their
+base op), bytes moved (inputs, weights and outputs), dtype and element counts. Shapes come from ONNX shape
+inference on the original model with concrete inputs (names survive onnxruntime's fusions) and then on the
+optimised graph; a tensor still unknown is taken as its node's first input's shape and the kernel says so.
+Does not own: measuring (the agent), fitting (fit.py). The host's onnxruntime version is recorded by the caller
+(table.py) because fusions change between versions.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import tempfile
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import ModelError
+
+__all__ = ["Kernel", "kernels", "host_ort_version", "profile_key", "HOST_LEVELS"]
+
+# device graph level → the level this host saves its graph at (never above "extended": see the docstring)
+HOST_LEVELS = {"disable": "ORT_DISABLE_ALL", "basic": "ORT_ENABLE_BASIC", "extended": "ORT_ENABLE_EXTENDED",
+               "all": "ORT_ENABLE_EXTENDED"}
+
+_DTYPE_BYTES = {1: 4, 2: 1, 3: 1, 4: 2, 5: 2, 6: 4, 7: 8, 9: 1, 10: 2, 11: 8, 12: 4, 13: 8, 16: 2}
+_DTYPE_NAMES = {1: "float32", 2: "uint8", 3: "int8", 6: "int32", 7: "int64", 9: "bool", 10: "float16", 11: "float64",
+                16: "bfloat16"}
+# fused / contrib ops counted as the standard op they compute (FLOPs convention of export/flops.py)
+_AS_STANDARD = {"FusedConv": "Conv", "FusedMatMul": "MatMul", "FusedGemm": "Gemm", "QLinearConv": "Conv",
+                "ConvInteger": "Conv", "QLinearMatMul": "MatMul", "MatMulInteger": "MatMul",
+                "MatMulIntegerToFloat": "MatMul", "DynamicQuantizeMatMul": "MatMul", "BiasGelu": "Gelu",
+                "FastGelu": "Gelu", "QuickGelu": "Gelu", "SkipLayerNormalization": "LayerNormalization",
+                "SimplifiedLayerNormalization": "LayerNormalization", "BiasSoftmax": "Softmax",
+                "NhwcMaxPool": "MaxPool", "QLinearAdd": "Add", "QLinearMul": "Mul"}
+# quantised ops: the positions of their float op's inputs (data, weight, bias)
+_QLINEAR_INPUTS = {"QLinearConv": (0, 3, 8), "QLinearMatMul": (0, 3), "ConvInteger": (0, 1),
+                   "MatMulInteger": (0, 1), "MatMulIntegerToFloat": (0, 1)}
+_GATHERS = frozenset({"Gather", "GatherElements", "GatherND"})
+# cost families: ops whose kernels cost alike share one model when their own has too few samples
+_FAMILY = {
+    "Add": "binary", "Sub": "binary", "Mul": "binary", "Div": "binary", "Pow": "binary", "Max": "binary",
+    "Min": "binary", "Where": "binary", "Equal": "binary", "Less": "binary", "Greater": "binary",
+    "Relu": "unary", "LeakyRelu": "unary", "Clip": "unary", "Sigmoid": "unary", "HardSigmoid": "unary",
+    "HardSwish": "unary", "Tanh": "unary", "Erf": "unary", "Gelu": "unary", "Exp": "unary", "Sqrt": "unary",
+    "Neg": "unary", "Abs": "unary", "Reciprocal": "unary", "Log": "unary", "Softplus": "unary", "Elu": "unary",
+    "PRelu": "unary", "Cast": "unary", "Identity": "unary",
+    "Transpose": "copy", "Concat": "copy", "Slice": "copy", "Split": "copy", "Pad": "copy", "Resize": "copy",
+    "Gather": "copy", "Expand": "copy", "Tile": "copy", "DepthToSpace": "copy", "SpaceToDepth": "copy",
+    "Reshape": "view", "Squeeze": "view", "Unsqueeze": "view", "Flatten": "view", "Shape": "view",
+    "ReduceMean": "reduce", "ReduceSum": "reduce", "ReduceMax": "reduce", "GlobalAveragePool": "reduce",
+    "GlobalMaxPool": "reduce", "ArgMax": "reduce", "ReduceL2": "reduce",
+    "MaxPool": "pool", "AveragePool": "pool",
+    "LayerNormalization": "norm", "SkipLayerNormalization": "norm", "SimplifiedLayerNormalization": "norm",
+    "InstanceNormalization": "norm", "BatchNormalization": "norm", "GroupNormalization": "norm",
+    "Softmax": "norm", "LogSoftmax": "norm",
+    "MatMul": "matmul", "FusedMatMul": "matmul", "Gemm": "matmul", "FusedGemm": "matmul",
+    "Conv": "conv", "FusedConv": "conv", "ConvTranspose": "conv",
+    "LSTM": "rnn", "GRU": "rnn", "RNN": "rnn",
+}
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """One node of the graph onnxruntime runs. `key` names its cost model (op and variant, e.g. "Conv/dw");
+    `family` the coarser model used when the key's own has too few samples."""
+
+    name: str
+    op: str
+    key: str
+    family: str
+    dtype: str
+    flops: float
+    bytes: float
+    out_elems: float
+    shapes_guessed: bool = False
+    flops_known: bool = True
+    outputs: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Kernel:
+        data = {k: d[k] for k in cls.__dataclass_fields__ if k in d}
+        data["outputs"] = tuple(data.get("outputs") or ())
+        return cls(**data)
+
+
+def host_ort_version() -> str:
+    import onnxruntime as ort
+
+    return str(ort.__version__)
+
+
+def profile_key(name: str) -> str:
+    """A node name in the device's onnxruntime profile → the name of the node or output tensor it stands for in
+    this module's graph: "<tensor>_nchwc" (the "all" level's NCHWc node named after the fused node's output)
+    → "<tensor>"; any other name is the node's own."""
+    return name[: -len("_nchwc")] if name.endswith("_nchwc") else name
+
+
+def _static_shapes(model: Any, input_shapes: Mapping[str, tuple[int, ...]]) -> dict[str, tuple[int, ...]]:
+    import onnx
+
+    for inp in model.graph.input:
+        if inp.name in input_shapes and inp.type.HasField("tensor_type"):
+            shape = inp.type.tensor_type.shape
+            shape.ClearField("dim")
+            for d in input_shapes[inp.name]:
+                shape.dim.add().dim_value = int(d)
+    del model.graph.value_info[:]
+    try:
+        inferred = onnx.shape_inference.infer_shapes(model, strict_mode=False, data_prop=True)
+    except Exception:  # noqa: BLE001 - shape inference refusing a graph leaves shapes to the fallback
+        inferred = model
+    return _shapes_of(inferred)
+
+
+def _shapes_of(model: Any) -> dict[str, tuple[int, ...]]:
+    out: dict[str, tuple[int, ...]] = {}
+    for init in model.graph.initializer:
+        out[init.name] = tuple(int(d) for d in init.dims)
+    for vi in (*model.graph.input, *model.graph.value_info, *model.graph.output):
+        if vi.name in out or not vi.type.HasField("tensor_type"):
+            continue
+        tt = vi.type.tensor_type
+        if not tt.HasField("shape"):
+            continue
+        dims = [d.dim_value for d in tt.shape.dim]
+        if all(d.HasField("dim_value") and d.dim_value > 0 for d in tt.shape.dim):
+            out[vi.name] = tuple(int(d) for d in dims)
+    return out
+
+
+def _dtypes_of(model: Any) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for init in model.graph.initializer:
+        out[init.name] = int(init.data_type)
+    for vi in (*model.graph.input, *model.graph.value_info, *model.graph.output):
+        if vi.type.HasField("tensor_type"):
+            out.setdefault(vi.name, int(vi.type.tensor_type.elem_type))
+    return out
+
+
+def _variant(op: str, node: Any, shape: dict[str, tuple[int, ...]], inits: frozenset[str]) -> str:
+    """The variant of a conv or matmul kernel: costs per FLOP differ by an order of magnitude between a
+    depthwise, a pointwise and a dense k×k convolution, and between a matmul against weights and two
+    activations."""
+    from onnx import helper
+
+    attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
+    base = _AS_STANDARD.get(op, op)
+    wi = _QLINEAR_INPUTS.get(op, (0, 1))[1]
+    if base == "Conv" and len(node.input) > wi and len(shape.get(node.input[wi], ())) >= 2:
+        w = shape[node.input[wi]]
+        group = int(attrs.get("group", 1))
+        k = math.prod(w[2:]) if len(w) > 2 else 1
+        # channels a multiple of 16 / 8 run onnxruntime's blocked (NCHWc) kernels on x86: ~2× the FLOP/s
+        align = "c16" if w[0] % 16 == 0 and (w[1] * group) % 16 == 0 else \
+            "c8" if w[0] % 8 == 0 and (w[1] * group) % 8 == 0 else "c1"
+        if group > 1 and w[1] == 1:
+            return f"dw/{align}"
+        if group > 1:
+            return f"group/{align}"
+        return f"{'1x1' if k == 1 else 'kxk'}/{align}"
+    if base in ("MatMul", "Gemm"):
+        return "w" if len(node.input) > wi and node.input[wi] in inits else "a"
+    return ""
+
+
+def optimised_model(path: str | Path, level: str = "all", workdir: str | None = None) -> Any:
+    """The graph this host's onnxruntime (CPU provider) runs for `path` at the device's `level`, as an
+    onnx.ModelProto (see the docstring for the cap at "extended")."""
+    import onnx
+    import onnxruntime as ort
+
+    so = ort.SessionOptions()
+    so.graph_optimization_level = getattr(ort.GraphOptimizationLevel, HOST_LEVELS.get(level, "ORT_ENABLE_EXTENDED"))
+    so.log_severity_level = 3
+    with tempfile.TemporaryDirectory(prefix="edgeprof-predict-", dir=workdir) as tmp:
+        out = os.path.join(tmp, "optimised.onnx")
+        so.optimized_model_filepath = out
+        try:
+            ort.InferenceSession(str(path), sess_options=so, providers=["CPUExecutionProvider"])
+        except Exception as e:  # noqa: BLE001 - onnxruntime raises its own exception types
+            first = (str(e).splitlines() or [""])[0]
+            raise ModelError(f"{path}: this host's onnxruntime {ort.__version__} could not load the model to read "
+                             f"its optimised graph: {first[:200]}",
+                             hint="predict needs a model onnxruntime loads; check the file") from None
+        return onnx.load(out)
+
+
+def kernels(path: str | Path, input_shapes: Mapping[str, tuple[int, ...]], level: str = "all") -> list[Kernel]:
+    """The kernels onnxruntime runs for the ONNX file at `path` with concrete `input_shapes` (name → shape; a
+    graph input not named keeps its declared dims, which must then be fixed)."""
+    import onnx
+
+    from ..export.flops import _node_flops
+
+    try:
+        original = onnx.load(str(path))
+    except Exception as e:  # noqa: BLE001 - onnx raises DecodeError, OSError...
+        raise ModelError(f"{path} is not a readable ONNX model: {(str(e).splitlines() or [''])[0][:200]}",
+                         hint="check the path") from None
+    shapes = _static_shapes(original, input_shapes)
+    dtypes = _dtypes_of(original)
+    opt = optimised_model(path, level)
+    for inp in opt.graph.input:  # the optimised graph keeps the declared (maybe symbolic) input dims
+        if inp.name in input_shapes and inp.type.HasField("tensor_type"):
+            s = inp.type.tensor_type.shape
+            s.ClearField("dim")
+            for d in input_shapes[inp.name]:
+                s.dim.add().dim_value = int(d)
+    for name, dims in shapes.items():  # what the original graph knew, so inference crosses contrib ops
+        if name in {i.name for i in opt.graph.initializer}:
+            continue
+        vi = onnx.helper.make_tensor_value_info(name, dtypes.get(name, 1), list(dims))
+        opt.graph.value_info.append(vi)
+    try:
+        opt = onnx.shape_inference.infer_shapes(opt, strict_mode=False, data_prop=True)
+    except Exception:  # noqa: BLE001 - as above
+        pass
+    shapes.update({k: v for k, v in _shapes_of(opt).items() if k not in shapes})
+    dtypes.update({k: v for k, v in _dtypes_of(opt).items() if k not in dtypes})
+    inits = frozenset(i.name for i in opt.graph.initializer)
+
+    out: list[Kernel] = []
+    for node in opt.graph.node:
+        op = node.op_type
+        guessed = False
+        for o in node.output:
+            if o and o not in shapes:
+                first = next((shapes[i] for i in node.input if i in shapes), None)
+                if first is not None:
+                    shapes[o] = first
+                    guessed = True
+
+        def shape(name: str) -> tuple[int, ...]:
+            if name not in shapes:
+                raise KeyError(name)
+            return shapes[name]
+
+        base = _AS_STANDARD.get(op, op)
+        proxy = onnx.NodeProto()
+        proxy.CopyFrom(node)
+        proxy.op_type = base
+        if op in _QLINEAR_INPUTS:  # the quantised op's data inputs where its float op has them
+            del proxy.input[:]
+            proxy.input.extend(node.input[i] if i < len(node.input) else "" for i in _QLINEAR_INPUTS[op])
+        try:
+            f = _node_flops(proxy, shape)
+        except (KeyError, IndexError, ValueError, TypeError):
+            f = None
+        if f is None and op in ("LSTM", "GRU", "RNN"):
+            f = _rnn_flops(node, shapes)
+        flops_known = f is not None
+        tensors = [t for t in (*node.input, *node.output) if t]
+        if base in _GATHERS and node.input:  # reads the rows it gathers, not its whole table
+            tensors = [t for t in tensors if t != node.input[0]] + [o for o in node.output if o]
+        nbytes = sum(math.prod(shapes[t]) * _DTYPE_BYTES.get(dtypes.get(t, 1), 4) for t in tensors if t in shapes)
+        out_elems = sum(math.prod(shapes[t]) for t in node.output if t in shapes)
+        first_in = next((t for t in node.input if t), "")
+        variant = _variant(op, node, shapes, inits)
+        base_key = op if node.domain in ("", "ai.onnx", "com.microsoft") else f"{node.domain}.{op}"
+        key = f"{base_key}/{variant}" if variant else base_key
+        family = _FAMILY.get(op, _FAMILY.get(base, base_key))
+        if variant and family in ("conv", "matmul"):
+            family = f"{family}/{variant.split('/')[0]}"  # the family leaves out the channel alignment
+        out.append(Kernel(name=node.name or (node.output[0] if node.output else op), op=base_key, key=key,
+                          family=family, dtype=_DTYPE_NAMES.get(dtypes.get(first_in, 1), "other"),
+                          flops=float(f or 0), bytes=float(nbytes), out_elems=float(out_elems),
+                          shapes_guessed=guessed, flops_known=flops_known,
+                          outputs=tuple(o for o in node.output if o)))
+    return out
+
+
+def _rnn_flops(node: Any, shapes: Mapping[str, tuple[int, ...]]) -> int | None:
+    """LSTM / GRU / RNN: 2 · seq · batch · gates · hidden · (input + hidden) per direction."""
+    try:
+        x, w = shapes[node.input[0]], shapes[node.input[1]]
+        r = shapes[node.input[2]]
+    except (KeyError, IndexError):
+        return None
+    seq, batch = x[0], x[1]
+    directions, gh, inp = w
+    hidden = r[2]
+    return int(2 * seq * batch * directions * gh * (inp + hidden))

@@ -1,0 +1,324 @@
+"""The generated calibration models: small ONNX graphs that, profiled per node, give many kernel samples per run.
+
+Owns: `calibration_models(seed, count)`: a deterministic sequence of (name, onnx.ModelProto) of three kinds,
+mixed so that one budget covers the kernels real models spend their time in:
+- "cnn": a chain of convolution blocks (dense k×k, pointwise, depthwise, grouped; strides 1 and 2; BN, ReLU,
+  Clip, HardSwish, Sigmoid; inverted residuals with squeeze-excite; pools; residual adds; resize+concat);
+- "transformer": layers of LayerNorm, weight and activation MatMuls, Softmax, GELU (the Erf form onnxruntime
+  fuses), transposes and reshapes, at several sequence lengths and widths;
+- "misc": independent single ops on their own inputs (elementwise, copies, reductions, pools, LSTM / GRU,
+  ConvTranspose) at random shapes;
+- "tiny": one to three ops on a few hundred elements, whose run is a few µs: they pin the per-run overhead.
+Chains, not isolated ops, so onnxruntime fuses and lays out as in real models. FLOPs per model are bounded
+(MAX_FLOPS) so a model's timed loop stays short on a 2-core board.
+Does not own: measuring them (calibrate.py).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+__all__ = ["calibration_models", "MAX_FLOPS", "KINDS"]
+
+MAX_FLOPS = 4e8
+KINDS = ("cnn", "transformer", "misc", "tiny")
+OPSET = 17
+
+
+class _G:
+    """A graph under construction."""
+
+    def __init__(self, rng: np.random.Generator) -> None:
+        self.rng = rng
+        self.nodes: list[Any] = []
+        self.inits: list[Any] = []
+        self.inputs: list[Any] = []
+        self.outputs: list[Any] = []
+        self.n = 0
+        self.flops = 0.0
+
+    def name(self, p: str) -> str:
+        self.n += 1
+        return f"{p}{self.n}"
+
+    def input(self, shape: list[int]) -> str:
+        from onnx import TensorProto, helper
+
+        n = self.name("x")
+        self.inputs.append(helper.make_tensor_value_info(n, TensorProto.FLOAT, shape))
+        return n
+
+    def output(self, t: str, shape: list[int]) -> None:
+        from onnx import TensorProto, helper
+
+        self.outputs.append(helper.make_tensor_value_info(t, TensorProto.FLOAT, shape))
+
+    def const(self, shape: list[int], dtype: Any = np.float32, value: Any = None) -> str:
+        from onnx import numpy_helper
+
+        n = self.name("w")
+        arr = (np.asarray(value, dtype=dtype) if value is not None
+               else (self.rng.standard_normal(shape) * 0.1).astype(dtype))
+        self.inits.append(numpy_helper.from_array(arr, n))
+        return n
+
+    def node(self, op: str, inputs: list[str], **attrs: Any) -> str:
+        from onnx import helper
+
+        out = self.name("t")
+        self.nodes.append(helper.make_node(op, inputs, [out], name=self.name(op.lower() + "_"), **attrs))
+        return out
+
+    def model(self, name: str) -> Any:
+        from onnx import helper
+
+        g = helper.make_graph(self.nodes, name, self.inputs, self.outputs, self.inits)
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="edgeprof-calibrate")
+        m.ir_version = 8
+        return m
+
+
+def _ch(rng: np.random.Generator, lo: int, hi: int) -> int:
+    """A channel count: as in real networks mostly a multiple of 16 (60 %), else of 8 (20 %), else any (20 %);
+    onnxruntime's blocked kernels run aligned channels about twice as fast, so all three must be measured."""
+    c = int(math.exp(rng.uniform(math.log(lo), math.log(hi))))
+    r = rng.random()
+    step = 16 if r < 0.6 else 8 if r < 0.8 else 1
+    return max(lo, c - c % step if c >= step else c)
+
+
+def _act(g: _G, t: str) -> str:
+    kind = g.rng.choice(["relu", "clip", "hswish", "sigmoid", "none"], p=[0.35, 0.2, 0.2, 0.1, 0.15])
+    if kind == "relu":
+        return g.node("Relu", [t])
+    if kind == "clip":
+        return g.node("Clip", [t, g.const([], value=0.0), g.const([], value=6.0)])
+    if kind == "hswish":
+        return g.node("HardSwish", [t])
+    if kind == "sigmoid":
+        return g.node("Mul", [t, g.node("Sigmoid", [t])])
+    return t
+
+
+def _conv(g: _G, t: str, c: int, h: int, cout: int, k: int, s: int, group: int = 1,
+          bn: bool = False) -> tuple[str, int, int]:
+    ho = (h + 2 * (k // 2) - k) // s + 1
+    if group == 1 and cout > 8:  # one kernel at most MAX_FLOPS / 4
+        cout = max(8, min(cout, int(MAX_FLOPS / 4 / (2.0 * ho * ho * c * k * k))))
+    w = g.const([cout, c // group, k, k])
+    y = g.node("Conv", [t, w, g.const([cout])], kernel_shape=[k, k], strides=[s, s], pads=[k // 2] * 4, group=group)
+    g.flops += 2.0 * cout * ho * ho * (c // group) * k * k
+    if bn:
+        y = g.node("BatchNormalization", [y, g.const([cout], value=np.ones(cout)), g.const([cout]),
+                                          g.const([cout]), g.const([cout], value=np.ones(cout))])
+    return y, ho, cout
+
+
+def _cnn(g: _G) -> None:
+    rng = g.rng
+    h = int(rng.choice([14, 28, 32, 56, 64, 96, 112, 128, 160, 224]))
+    c = int(rng.choice([3, 8, 16, 24, 32, 64]))
+    t = g.input([1, c, h, h])
+    for _ in range(int(rng.integers(4, 14))):
+        if g.flops > MAX_FLOPS or h < 2:
+            break
+        kind = rng.choice(["dense", "ir", "pool", "branch", "se"], p=[0.35, 0.35, 0.1, 0.1, 0.1])
+        if kind == "dense":
+            k = int(rng.choice([1, 3, 3, 5, 7] if c > 3 else [3, 5, 7]))
+            s = int(rng.choice([1, 1, 2])) if h > 8 else 1
+            cout = _ch(rng, 8, 512)
+            y, h, cout = _conv(g, t, c, h, cout, k, s, bn=bool(rng.random() < 0.4))
+            t, c = _act(g, y), cout
+        elif kind == "ir":
+            e = _ch(rng, max(8, c), min(960, max(16, c * 6)))
+            k = int(rng.choice([3, 5]))
+            s = int(rng.choice([1, 1, 2])) if h > 8 else 1
+            y, _, e = _conv(g, t, c, h, e, 1, 1)
+            y = _act(g, y)
+            y, h2, _ = _conv(g, y, e, h, e, k, s, group=e)
+            y = _act(g, y)
+            cout = c if s == 1 and rng.random() < 0.6 else _ch(rng, 8, 320)
+            y, h2, cout = _conv(g, y, e, h2, cout, 1, 1)
+            if s == 1 and cout == c:
+                y = g.node("Add", [y, t])
+            t, c, h = y, cout, h2
+        elif kind == "pool":
+            op = rng.choice(["MaxPool", "AveragePool"])
+            k = int(rng.choice([2, 3]))
+            t = g.node(str(op), [t], kernel_shape=[k, k], strides=[2, 2], pads=[k // 2] * 4 if k == 3 else [0] * 4)
+            h = (h + (2 * (k // 2) if k == 3 else 0) - k) // 2 + 1
+        elif kind == "branch":
+            a, _, ca = _conv(g, t, c, h, c, 1, 1)
+            b, _, cb = _conv(g, t, c, h, c, 3, 1)
+            if rng.random() < 0.5 or ca != c or cb != c:
+                t, c = g.node("Concat", [_act(g, a), _act(g, b)], axis=1), ca + cb
+            else:
+                t = g.node("Add", [a, b])
+                if h <= 56 and rng.random() < 0.5:
+                    t = g.node("Resize", [t, "", g.const([4], value=[1.0, 1.0, 2.0, 2.0])], mode="nearest")
+                    h *= 2
+        else:  # squeeze-excite
+            r = max(8, c // 4)
+            p = g.node("GlobalAveragePool", [t])
+            p, _, r = _conv(g, p, c, 1, r, 1, 1)
+            p = g.node("Relu", [p])
+            p, _, _ = _conv(g, p, r, 1, c, 1, 1)
+            t = g.node("Mul", [t, g.node("HardSigmoid", [p])])
+    p = g.node("GlobalAveragePool", [t])
+    f = g.node("Flatten", [p])
+    classes = int(rng.choice([10, 100, 1000]))
+    y = g.node("Gemm", [f, g.const([classes, c]), g.const([classes])], transB=1)
+    g.flops += 2.0 * c * classes
+    g.output(y, [1, classes])
+
+
+def _transformer(g: _G) -> None:
+    rng = g.rng
+    t_len = int(rng.choice([8, 16, 32, 49, 64, 128, 197, 256]))
+    d = int(rng.choice([64, 128, 192, 256, 384, 512]))
+    heads = int(rng.choice([h for h in (1, 2, 4, 8) if d % h == 0]))
+    ff = d * int(rng.choice([2, 4]))
+    x = g.input([1, t_len, d])
+    dh = d // heads
+    for _ in range(int(rng.integers(1, 4))):
+        if g.flops > MAX_FLOPS:
+            break
+        n = g.node("LayerNormalization", [x, g.const([d], value=np.ones(d)), g.const([d])], axis=-1)
+
+        def proj(src: str, din: int, dout: int) -> str:
+            g.flops += 2.0 * t_len * din * dout
+            return g.node("Add", [g.node("MatMul", [src, g.const([din, dout])]), g.const([dout])])
+
+        def heads_of(src: str) -> str:
+            r = g.node("Reshape", [src, g.const([4], np.int64, [1, t_len, heads, dh])])
+            return g.node("Transpose", [r], perm=[0, 2, 1, 3])
+
+        q, k, v = (heads_of(proj(n, d, d)) for _ in range(3))
+        kt = g.node("Transpose", [k], perm=[0, 1, 3, 2])
+        s = g.node("Div", [g.node("MatMul", [q, kt]), g.const([], value=math.sqrt(dh))])
+        g.flops += 4.0 * heads * t_len * t_len * dh
+        a = g.node("MatMul", [g.node("Softmax", [s], axis=-1), v])
+        a = g.node("Reshape", [g.node("Transpose", [a], perm=[0, 2, 1, 3]), g.const([3], np.int64, [1, t_len, d])])
+        x = g.node("Add", [x, proj(a, d, d)])
+        n = g.node("LayerNormalization", [x, g.const([d], value=np.ones(d)), g.const([d])], axis=-1)
+        h = proj(n, d, ff)
+        if rng.random() < 0.7:  # GELU, Erf form (onnxruntime fuses it)
+            e = g.node("Erf", [g.node("Div", [h, g.const([], value=math.sqrt(2.0))])])
+            h = g.node("Mul", [g.node("Mul", [h, g.node("Add", [e, g.const([], value=1.0)])]),
+                               g.const([], value=0.5)])
+        else:
+            h = g.node("Relu", [h])
+        x = g.node("Add", [x, proj(h, ff, d)])
+    g.output(x, [1, t_len, d])
+
+
+def _misc(g: _G) -> None:
+    rng = g.rng
+    for _ in range(int(rng.integers(6, 14))):
+        kind = rng.choice(["unary", "binary", "copy", "reduce", "pool", "rnn", "convT", "softmax"])
+        rank4 = [1, _ch(rng, 4, 256), int(rng.choice([7, 14, 28, 56, 112])), 0]
+        rank4[3] = rank4[2]
+        if kind == "unary":
+            op = str(rng.choice(["Relu", "Sigmoid", "Tanh", "HardSwish", "Exp", "Sqrt", "Erf", "Neg"]))
+            x = g.input(rank4)
+            y = g.node(op, [g.node("Abs", [x])] if op == "Sqrt" else [x])
+            g.output(y, rank4)
+        elif kind == "binary":
+            op = str(rng.choice(["Add", "Mul", "Sub", "Div"]))
+            x = g.input(rank4)
+            other = g.const([1, rank4[1], 1, 1] if rng.random() < 0.4 else rank4, value=None)
+            g.output(g.node(op, [x, other]), rank4)
+        elif kind == "copy":
+            x = g.input(rank4)
+            op = str(rng.choice(["Transpose", "Concat", "Slice", "Pad", "Resize"]))
+            if op == "Transpose":
+                g.output(g.node("Transpose", [x], perm=[0, 2, 3, 1]), [rank4[0], rank4[2], rank4[3], rank4[1]])
+            elif op == "Concat":
+                g.output(g.node("Concat", [x, x], axis=1), [1, 2 * rank4[1], rank4[2], rank4[3]])
+            elif op == "Slice":
+                half = max(1, rank4[1] // 2)
+                y = g.node("Slice", [x, g.const([1], np.int64, [0]), g.const([1], np.int64, [half]),
+                                     g.const([1], np.int64, [1])])
+                g.output(y, [1, half, rank4[2], rank4[3]])
+            elif op == "Pad":
+                y = g.node("Pad", [x, g.const([8], np.int64, [0, 0, 1, 1, 0, 0, 1, 1])])
+                g.output(y, [1, rank4[1], rank4[2] + 2, rank4[3] + 2])
+            else:
+                y = g.node("Resize", [x, "", g.const([4], value=[1.0, 1.0, 2.0, 2.0])],
+                           mode=str(rng.choice(["nearest", "linear"])))
+                g.output(y, [1, rank4[1], 2 * rank4[2], 2 * rank4[3]])
+        elif kind == "reduce":
+            x = g.input(rank4)
+            if rng.random() < 0.5:
+                g.output(g.node("GlobalAveragePool", [x]), [1, rank4[1], 1, 1])
+            else:
+                g.output(g.node("ReduceMean", [x], axes=[-1], keepdims=1), [*rank4[:3], 1])
+        elif kind == "pool":
+            x = g.input(rank4)
+            y = g.node(str(rng.choice(["MaxPool", "AveragePool"])), [x], kernel_shape=[3, 3], strides=[2, 2],
+                       pads=[1, 1, 1, 1])
+            g.output(y, [1, rank4[1], (rank4[2] - 1) // 2 + 1, (rank4[3] - 1) // 2 + 1])
+        elif kind == "softmax":
+            t_len, d = int(rng.choice([16, 64, 128, 256])), int(rng.choice([16, 64, 128, 256, 512]))
+            x = g.input([1, t_len, d])
+            g.output(g.node("Softmax", [x], axis=-1), [1, t_len, d])
+        elif kind == "rnn":
+            op = str(rng.choice(["LSTM", "GRU"]))
+            gates = 4 if op == "LSTM" else 3
+            seq, inp, hid = int(rng.choice([1, 4, 16, 64])), _ch(rng, 8, 256), _ch(rng, 8, 256)
+            x = g.input([seq, 1, inp])
+            from onnx import helper
+
+            out = g.name("t")
+            g.nodes.append(helper.make_node(op, [x, g.const([1, gates * hid, inp]), g.const([1, gates * hid, hid])],
+                                            [out], name=g.name(op.lower() + "_"), hidden_size=hid))
+            g.flops += 2.0 * seq * gates * hid * (inp + hid)
+            g.output(out, [seq, 1, 1, hid])
+        else:
+            c, h = _ch(rng, 8, 128), int(rng.choice([7, 14, 28]))
+            cout = _ch(rng, 8, 128)
+            x = g.input([1, c, h, h])
+            y = g.node("ConvTranspose", [x, g.const([c, cout, 2, 2])], kernel_shape=[2, 2], strides=[2, 2])
+            g.flops += 2.0 * c * h * h * cout * 4
+            g.output(y, [1, cout, 2 * h, 2 * h])
+
+
+def _tiny(g: _G) -> None:
+    """One to three small ops: models whose whole run is a few µs pin the per-run overhead of the model level."""
+    rng = g.rng
+    for _ in range(int(rng.integers(1, 4))):
+        n = int(rng.choice([4, 16, 64, 256, 1024]))
+        kind = rng.choice(["unary", "binary", "matmul", "conv"])
+        if kind == "unary":
+            x = g.input([1, n])
+            g.output(g.node(str(rng.choice(["Relu", "Sigmoid", "Tanh", "Identity"])), [x]), [1, n])
+        elif kind == "binary":
+            x = g.input([1, n])
+            g.output(g.node(str(rng.choice(["Add", "Mul"])), [x, g.const([1, n])]), [1, n])
+        elif kind == "matmul":
+            m = int(rng.choice([4, 8, 16, 32]))
+            x = g.input([1, m])
+            g.flops += 2.0 * m * m
+            g.output(g.node("MatMul", [x, g.const([m, m])]), [1, m])
+        else:
+            c, h = int(rng.choice([1, 2, 4])), int(rng.choice([3, 4, 8]))
+            x = g.input([1, c, h, h])
+            y, _, cout = _conv(g, x, c, h, c, 3, 1)
+            g.output(y, [1, cout, h, h])
+
+
+def calibration_models(seed: int = 0, count: int | None = None) -> Iterator[tuple[str, Any]]:
+    """(name, onnx.ModelProto) calibration models, deterministic for `seed`; endless when count is None."""
+    rng = np.random.default_rng(seed)
+    i = 0
+    order = ["cnn", "transformer", "misc", "cnn", "transformer", "cnn", "tiny"]
+    while count is None or i < count:
+        kind = order[i % len(order)]
+        g = _G(rng)
+        {"cnn": _cnn, "transformer": _transformer, "misc": _misc, "tiny": _tiny}[kind](g)
+        yield f"cal-{seed}-{i:03d}-{kind}", g.model(f"cal_{i}")
+        i += 1

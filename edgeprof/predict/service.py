@@ -1,0 +1,87 @@
+"""Predicting one model on the boards named by their tables: what `edgeprof predict` calls.
+
+Owns: `find_table` (a device name → its table in tables_dir(), by runtime, precision and threads; a table file
+given directly), `model_kernels` (a model as deploy reads it: bundled name or file, batch and --input shapes by
+deploy's own rules, export/prepare and export/inputs, without any device) and `predict` (one model × one table →
+fit.Prediction, with a warning when this host's onnxruntime differs from the one that read the table's graphs).
+Never connects to a device and never runs the model.
+Does not own: the method (fit.py), the table file (table.py), printing (cli/predict.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from ..errors import ConfigError
+from ..records import RunSpec
+from .fit import Prediction, Predictor, fit
+from .graph import Kernel, host_ort_version, kernels
+from .table import CalibrationTable, check_key, default_table_path, load_table, tables_dir
+
+__all__ = ["find_table", "model_kernels", "predict", "predictor"]
+
+_FITTED: dict[int, Predictor] = {}
+
+
+def find_table(device: str, *, runtime: str = "onnxruntime", precision: str = "fp32",
+               threads: int | None = None) -> Path:
+    """The table of `device` in tables_dir() for the configuration (threads None: the one there is)."""
+    if threads is not None:
+        p = default_table_path(device, runtime, precision, threads)
+        if p.exists():
+            return p
+        others = sorted(default_table_path(device, runtime, precision, 0).parent.glob(
+            default_table_path(device, runtime, precision, 0).name.replace("-t0.json", "-t*.json")))
+        if others:
+            have = ", ".join(sorted(str(load_table(o).key.threads) for o in others))
+            raise ConfigError(f"device {device}: its {runtime} {precision} table was measured with threads {have}, "
+                              f"not {threads}: a table is only valid for the thread count it was measured with",
+                              hint=f"edgeprof calibrate --device {device} --threads {threads}")
+    else:
+        pattern = default_table_path(device, runtime, precision, 0).name.replace("-t0.json", "-t*.json")
+        found = sorted(tables_dir().glob(pattern))
+        if len(found) == 1:
+            return found[0]
+        if len(found) > 1:
+            raise ConfigError(f"device {device} has {len(found)} {runtime} {precision} tables (several thread "
+                              f"counts)", hint="say which with --threads N")
+    raise ConfigError(f"device {device} has no {runtime} {precision} calibration table in {tables_dir()}",
+                      hint=f"edgeprof calibrate --device {device} measures one, or pass a colleague's with "
+                           f"--table FILE")
+
+
+def model_kernels(model: str, *, batch: int = 1, input_shapes: Mapping[str, tuple[int, ...]] | None = None,
+                  level: str = "all", precision: str = "fp32") -> tuple[list[Kernel], dict[str, tuple[int, ...]]]:
+    """The kernels of `model` (a bundled name or an ONNX file) with deploy's input rules, and the shapes fed."""
+    from ..run.prepare import input_plan, prepare
+
+    if str(model).endswith(".tflite"):
+        raise ConfigError(f"{model}: predicting a TFLite model is not supported yet",
+                          hint="predict an ONNX model (onnxruntime tables only for now)")
+    spec = RunSpec(device="predict", model=model, runtime="onnxruntime", precision=precision, batch=batch,
+                   input_shapes=dict(input_shapes or {}))
+    prepared = prepare(spec)
+    shapes = input_plan(prepared.artifact.inputs, spec).shapes
+    return kernels(prepared.artifact.path, shapes, level), dict(shapes)
+
+
+def predictor(table: CalibrationTable) -> Predictor:
+    key = id(table)
+    if key not in _FITTED:
+        _FITTED[key] = fit(table)
+    return _FITTED[key]
+
+
+def predict(ks: list[Kernel], table: CalibrationTable, *, batch: int = 1, threads: int | None = None,
+            runtime_version: str | None = None, where: str = "table") -> Prediction:
+    check_key(table, runtime="onnxruntime", threads=threads, runtime_version=runtime_version, where=where)
+    p = predictor(table).predict(ks, batch=batch)
+    host = host_ort_version()
+    if table.key.host_ort_version and table.key.host_ort_version != host:
+        p.warnings.append(f"this host's onnxruntime {host} reads the fused graph; the table's graphs were read by "
+                          f"{table.key.host_ort_version}: fusions may differ")
+    if table.key.runtime_version != host:
+        p.warnings.append(f"the table was measured on onnxruntime {table.key.runtime_version}; this host reads the "
+                          f"graph with {host}: fusions may differ on the board")
+    return p

@@ -1,0 +1,185 @@
+"""The calibration table: what one device measured for one runtime configuration, as a typed, versioned JSON file.
+
+Owns: `TableKey` (device facts, runtime name and version, precision, threads, graph level, and the host
+onnxruntime version that read the fused graphs), `CalibrationTable` (the measured calibration models with their
+kernels and per-kernel profiled times), save/load (schema_version; an unknown newer version is refused in one
+line), the default place tables live (~/.cache/edgeprof/tables/<device>-<runtime>-<precision>-t<threads>.json),
+and `check_key`: a table measured with another runtime version, precision, thread count or graph level is
+refused in one line naming the difference.
+Does not own: fitting (fit.py), measuring (calibrate.py).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import ConfigError
+from .graph import Kernel
+
+__all__ = ["SCHEMA_VERSION", "TableKey", "MeasuredKernel", "CalibrationModel", "CalibrationTable", "check_key",
+           "load_table", "save_table", "default_table_path", "tables_dir", "TableMismatch"]
+
+SCHEMA_VERSION = 1
+_FORMAT = "edgeprof-calibration-table"
+_DEVICE_FACTS = ("hostname", "arch", "cpu", "cores", "memory_mb", "os", "board_model")
+
+
+class TableMismatch(ConfigError):
+    """A table measured under another configuration than the one asked for."""
+
+
+@dataclass(frozen=True)
+class TableKey:
+    """What a table is valid for. `device` holds the facts the agent reported (hostname, arch, cpu, cores, ...)."""
+
+    device_name: str
+    device: dict[str, Any]
+    runtime: str
+    runtime_version: str
+    precision: str
+    threads: int
+    graph_level: str = "all"
+    host_ort_version: str = ""  # the onnxruntime that read the fused graphs on the calibrating host
+
+    def label(self) -> str:
+        return (f"{self.device_name} ({self.device.get('cpu') or '?'}, {self.device.get('cores') or '?'} cores): "
+                f"{self.runtime} {self.runtime_version} {self.precision} threads={self.threads}")
+
+
+@dataclass(frozen=True)
+class MeasuredKernel:
+    kernel: Kernel
+    us: float | None  # profiled time per run (the profiler's own overhead included); None: not in the profile
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.kernel.to_dict(), "us": self.us}
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> MeasuredKernel:
+        return cls(kernel=Kernel.from_dict(d), us=None if d.get("us") is None else float(d["us"]))
+
+
+@dataclass(frozen=True)
+class CalibrationModel:
+    """One model measured during calibration: its timed p50 (no profiler) and its per-kernel profile.
+    role: "kernels" (generated) or "reference" (a whole bundled model)."""
+
+    name: str
+    role: str
+    p50_ms: float
+    profiled_run_ms: float | None
+    unmatched_us: float  # profiled time of nodes not in the host's graph (NCHWc reorders, ...)
+    kernels: tuple[MeasuredKernel, ...]
+    run_id: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        d = {k: v for k, v in asdict(self).items() if k != "kernels"}
+        d["kernels"] = [k.to_dict() for k in self.kernels]
+        return d
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> CalibrationModel:
+        return cls(name=str(d["name"]), role=str(d["role"]), p50_ms=float(d["p50_ms"]),
+                   profiled_run_ms=None if d.get("profiled_run_ms") is None else float(d["profiled_run_ms"]),
+                   unmatched_us=float(d.get("unmatched_us") or 0.0),
+                   kernels=tuple(MeasuredKernel.from_dict(k) for k in d.get("kernels") or []),
+                   run_id=d.get("run_id"))
+
+
+@dataclass(frozen=True)
+class CalibrationTable:
+    key: TableKey
+    models: tuple[CalibrationModel, ...]
+    created_at: str
+    budget_s: float | None = None
+    spent_s: float | None = None
+    edgeprof_version: str = ""
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"format": _FORMAT, "schema_version": SCHEMA_VERSION, "key": asdict(self.key),
+                "created_at": self.created_at, "budget_s": self.budget_s, "spent_s": self.spent_s,
+                "edgeprof_version": self.edgeprof_version, "notes": list(self.notes),
+                "models": [m.to_dict() for m in self.models]}
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any], where: str = "table") -> CalibrationTable:
+        if d.get("format") != _FORMAT:
+            raise ConfigError(f"{where} is not an edgeprof calibration table",
+                              hint="export one with edgeprof calibrate --device NAME --out FILE")
+        version = d.get("schema_version")
+        if not isinstance(version, int) or version > SCHEMA_VERSION or version < 1:
+            raise ConfigError(f"{where} is a calibration table of schema version {version!r}; this edgeprof reads "
+                              f"versions 1 to {SCHEMA_VERSION}", hint="upgrade edgeprof to read it")
+        try:
+            k = dict(d["key"])
+            key = TableKey(device_name=str(k["device_name"]), device=dict(k.get("device") or {}),
+                           runtime=str(k["runtime"]), runtime_version=str(k["runtime_version"]),
+                           precision=str(k["precision"]), threads=int(k["threads"]),
+                           graph_level=str(k.get("graph_level") or "all"),
+                           host_ort_version=str(k.get("host_ort_version") or ""))
+            return cls(key=key, models=tuple(CalibrationModel.from_dict(m) for m in d.get("models") or []),
+                       created_at=str(d.get("created_at") or ""), budget_s=d.get("budget_s"),
+                       spent_s=d.get("spent_s"), edgeprof_version=str(d.get("edgeprof_version") or ""),
+                       notes=tuple(d.get("notes") or ()))
+        except (KeyError, TypeError, ValueError) as e:
+            raise ConfigError(f"{where}: calibration table field {e} is missing or malformed",
+                              hint="export the table again with edgeprof calibrate") from None
+
+
+def tables_dir() -> Path:
+    return Path(os.environ.get("EDGEPROF_TABLES") or Path.home() / ".cache" / "edgeprof" / "tables")
+
+
+_SAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+def default_table_path(device: str, runtime: str, precision: str, threads: int) -> Path:
+    name = _SAFE.sub("_", f"{device}-{runtime}-{precision}-t{threads}")
+    return tables_dir() / f"{name}.json"
+
+
+def save_table(table: CalibrationTable, path: str | Path) -> Path:
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    tmp = p.with_name(p.name + ".tmp")
+    tmp.write_text(json.dumps(table.to_dict(), indent=1) + "\n")
+    os.replace(tmp, p)
+    return p
+
+
+def load_table(path: str | Path) -> CalibrationTable:
+    p = Path(path)
+    try:
+        data = json.loads(p.read_text())
+    except FileNotFoundError:
+        raise ConfigError(f"calibration table {p} does not exist",
+                          hint="edgeprof calibrate --device NAME writes one, or pass --table FILE") from None
+    except (OSError, ValueError) as e:
+        raise ConfigError(f"calibration table {p} could not be read: {e}", hint="export it again") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{p} is not an edgeprof calibration table", hint="export one with edgeprof calibrate")
+    return CalibrationTable.from_dict(data, where=str(p))
+
+
+def check_key(table: CalibrationTable, *, runtime: str | None = None, runtime_version: str | None = None,
+              precision: str | None = None, threads: int | None = None, graph_level: str | None = None,
+              where: str = "table") -> None:
+    """Raise TableMismatch (one line) when the table was measured under another configuration than asked."""
+    k = table.key
+    asked = {"runtime": runtime, "runtime version": runtime_version, "precision": precision, "threads": threads,
+             "graph level": graph_level}
+    have = {"runtime": k.runtime, "runtime version": k.runtime_version, "precision": k.precision,
+            "threads": k.threads, "graph level": k.graph_level}
+    for what, want in asked.items():
+        if want is not None and str(want) != str(have[what]):
+            raise TableMismatch(f"{where} was measured with {what} {have[what]}, not {want}: a table is only valid "
+                                f"for the configuration it was measured with",
+                                hint=f"calibrate the board with that configuration (edgeprof calibrate --device "
+                                     f"{k.device_name} ...)")

@@ -1,0 +1,111 @@
+"""`edgeprof predict` and `edgeprof calibrate --import` as a user runs them: a table from another machine predicts
+for a board with no devices.yaml entry, with no network and no device reachable; mismatches end in one line."""
+
+import json
+import socket
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+from edgeprof.cli.main import main
+from edgeprof.predict.graph import Kernel
+from edgeprof.predict.table import CalibrationModel, CalibrationTable, MeasuredKernel, TableKey, save_table
+
+
+def _kern(key, fam, flops, nbytes, i):
+    return Kernel(name=f"k{i}", op=key.split("/")[0], key=key, family=fam, dtype="float32", flops=flops,
+                  bytes=nbytes, out_elems=1.0)
+
+
+def _table(threads=2):
+    rng = np.random.default_rng(0)
+    models = []
+    for m in range(10):
+        ks = []
+        for i in range(8):
+            f, b = float(rng.uniform(1e5, 1e8)), float(rng.uniform(1e4, 1e6))
+            k = _kern("FusedConv/kxk", "conv/kxk", f, b, i) if i % 2 else _kern("Add", "binary", f / 1e3, b, i)
+            ks.append(MeasuredKernel(k, 3.0 + f * 1e-6 if i % 2 else 1.0 + b * 1e-5))
+        models.append(CalibrationModel(name=f"m{m}", role="kernels", p50_ms=sum(k.us for k in ks) / 1e3 + 0.01,
+                                       profiled_run_ms=None, unmatched_us=0.0, kernels=tuple(ks)))
+    key = TableKey(device_name="vendor-board", device={"cpu": "Cortex-A55", "cores": 4}, runtime="onnxruntime",
+                   runtime_version="1.32.0", precision="fp32", threads=threads, host_ort_version="1.32.0")
+    return CalibrationTable(key=key, models=tuple(models), created_at="")
+
+
+def _model(tmp_path, extra_unknown=False):
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8, 32, 32])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 16, 32, 32])
+    w = numpy_helper.from_array(np.ones((16, 8, 3, 3), np.float32), "w")
+    nodes = [helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1], name="conv"),
+             helper.make_node("Relu", ["c"], ["r"], name="relu"),
+             helper.make_node("Add", ["r", "r"], ["a"], name="add"),
+             helper.make_node("Einsum" if extra_unknown else "Identity", ["a"], ["y"], name="last",
+                              **({"equation": "nchw->nchw"} if extra_unknown else {}))]
+    m = helper.make_model(helper.make_graph(nodes, "g", [x], [y], [w]), opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    p = tmp_path / "m.onnx"
+    onnx.save(m, str(p))
+    return p
+
+
+@pytest.fixture
+def offline(monkeypatch, tmp_path):
+    """No network, no device: any socket connect or any deploy fails the test."""
+    def refuse(*a, **k):
+        raise AssertionError("predict tried to connect or to run the model on a device")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    import edgeprof.run as run
+
+    monkeypatch.setattr(run, "deploy", refuse)
+    monkeypatch.setenv("EDGEPROF_TABLES", str(tmp_path / "tables"))
+    monkeypatch.chdir(tmp_path)  # no devices.yaml here
+
+
+def test_a_table_from_another_machine_predicts_for_a_board_not_in_devices_yaml(offline, tmp_path, capsys):
+    exported = save_table(_table(), tmp_path / "vendor.json")
+    assert main(["calibrate", "--import", str(exported)]) == 0
+    assert "vendor-board" in capsys.readouterr().err
+    model = _model(tmp_path, extra_unknown=True)
+    assert main(["predict", str(model), "--device", "vendor-board", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    p = out["predictions"][0]
+    assert p["board"] == "vendor-board" and p["p50_ms"] > 0 and p["low_ms"] <= p["p50_ms"] <= p["high_ms"]
+    assert p["level"] == 0.9 and 0 < p["covered_ops"] < 1
+    assert [u["op"] for u in p["uncovered"]] == ["Einsum"] and p["uncovered"][0]["assumed_ms"] > 0
+    assert any("Einsum" in w for w in p["warnings"])
+    assert main(["predict", str(model), "--table", str(exported)]) == 0  # the file itself, text output
+    text = capsys.readouterr().out
+    assert "predicted p50" in text and "interval" in text and "not in the table: Einsum" in text
+
+
+def test_a_table_of_another_thread_count_or_runtime_version_is_refused_in_one_line(offline, tmp_path, capsys):
+    exported = save_table(_table(threads=2), tmp_path / "vendor.json")
+    model = _model(tmp_path)
+    assert main(["predict", str(model), "--table", str(exported), "--threads", "4"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "threads 2, not 4" in err[0]
+    assert main(["predict", str(model), "--table", str(exported), "--runtime-version", "1.18.0"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "runtime version 1.32.0, not 1.18.0" in err[0]
+
+
+def test_predict_without_a_table_says_how_to_get_one(offline, tmp_path, capsys):
+    assert main(["predict", str(_model(tmp_path)), "--device", "nowhere"]) == 2
+    line = capsys.readouterr().err.strip()
+    assert "no onnxruntime fp32 calibration table" in line and "edgeprof calibrate --device nowhere" in line
+
+
+def test_what_is_not_built_yet_is_said_in_one_line(offline, tmp_path, capsys):
+    exported = save_table(_table(), tmp_path / "vendor.json")
+    (tmp_path / "m.tflite").write_bytes(b"TFL3")
+    assert main(["predict", str(tmp_path / "m.tflite"), "--table", str(exported)]) == 2
+    line = capsys.readouterr().err.strip()
+    assert "\n" not in line and "TFLite model is not supported yet" in line
+    assert main(["calibrate", "--device", "local", "--runtime", "tflite"]) == 2
+    line = capsys.readouterr().err.strip()
+    assert "\n" not in line and "only onnxruntime tables are built yet" in line

@@ -1,0 +1,162 @@
+"""Prediction from a table (edgeprof/predict/fit.py, graph.py, service.py): the cost models, coverage, the
+fallback for ops the table lacks (never 0 ms), out-of-domain warnings, and the fused graph read from onnxruntime."""
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+from edgeprof.predict.fit import fit
+from edgeprof.predict.graph import Kernel, kernels, profile_key
+from edgeprof.predict.table import CalibrationModel, CalibrationTable, MeasuredKernel, TableKey
+
+KEY = TableKey(device_name="b", device={}, runtime="onnxruntime", runtime_version="1.32.0", precision="fp32",
+               threads=1)
+# the synthetic board: a conv costs 5 µs + 1 µs per MFLOP; an add 2 µs + 1 µs per 100 kB; 10 µs per run
+CONV = (5.0, 1e-6, 0.0)
+ADD = (2.0, 0.0, 1e-5)
+
+
+def _k(op, flops, nbytes, dtype="float32", i=0):
+    fam = {"Conv/kxk": "conv/kxk", "Add": "binary"}.get(op, op)
+    return Kernel(name=f"{op}{i}", op=op.split("/")[0], key=op, family=fam, dtype=dtype, flops=float(flops),
+                  bytes=float(nbytes), out_elems=1.0)
+
+
+def _us(k):
+    c = CONV if k.key == "Conv/kxk" else ADD
+    return c[0] + c[1] * k.flops + c[2] * k.bytes
+
+
+def _table(n_models=12, seed=0):
+    rng = np.random.default_rng(seed)
+    models = []
+    for m in range(n_models):
+        ks = []
+        for i in range(int(rng.integers(4, 12))):
+            if rng.random() < 0.5:
+                ks.append(_k("Conv/kxk", rng.uniform(1e6, 1e8), rng.uniform(1e4, 1e6), i=i))
+            else:
+                ks.append(_k("Add", rng.uniform(1e3, 1e5), rng.uniform(1e4, 1e6), i=i))
+        p50_us = sum(_us(k) for k in ks) + 10.0
+        models.append(CalibrationModel(name=f"m{m}", role="kernels", p50_ms=p50_us / 1e3, profiled_run_ms=None,
+                                       unmatched_us=0.0, kernels=tuple(MeasuredKernel(k, _us(k)) for k in ks)))
+    return CalibrationTable(key=KEY, models=tuple(models), created_at="")
+
+
+def test_a_model_of_known_kernels_is_predicted_from_the_fitted_costs():
+    p = fit(_table())
+    ks = [_k("Conv/kxk", 3e7, 2e5, i=1), _k("Add", 5e4, 4e5, i=2), _k("Conv/kxk", 8e7, 9e5, i=3)]
+    truth = (sum(_us(k) for k in ks) + 10.0) / 1e3
+    pred = p.predict(ks)
+    assert pred.p50_ms == pytest.approx(truth, rel=0.15)  # a power law + nearest residuals on a linear board
+    assert pred.low_ms < pred.p50_ms < pred.high_ms
+    assert pred.covered_ops == 1.0 and pred.covered_flops == 1.0 and not pred.uncovered
+    assert pred.throughput_ips == pytest.approx(1e3 / pred.p50_ms)
+
+
+def test_an_op_the_table_lacks_is_a_roofline_fallback_never_zero_and_widens_the_interval():
+    p = fit(_table())
+    known = [_k("Conv/kxk", 3e7, 2e5, i=1)]
+    odd = _k("Einsum", 5e7, 3e5, i=9)
+    base, with_odd = p.predict(known), p.predict(known + [odd])
+    assert with_odd.uncovered and with_odd.uncovered[0]["op"] == "Einsum"
+    assert with_odd.uncovered[0]["assumed_ms"] > 0
+    assert with_odd.p50_ms > base.p50_ms
+    assert with_odd.covered_ops == 0.5 and with_odd.covered_flops == pytest.approx(3e7 / 8e7)
+    assert any("not seen: Einsum" in w for w in with_odd.warnings)
+    assert with_odd.high_ms / with_odd.p50_ms > base.high_ms / base.p50_ms  # wider for the part not covered
+
+
+def test_out_of_domain_shapes_and_dtypes_are_warned():
+    p = fit(_table())
+    big = p.predict([_k("Conv/kxk", 1e11, 2e5)])
+    assert any("beyond ×4" in w and "Conv/kxk" in w for w in big.warnings)
+    half = p.predict([_k("Add", 1e4, 1e5, dtype="float16")])
+    assert any("dtypes the table never measured: float16" in w for w in half.warnings)
+    inside = p.predict([_k("Conv/kxk", 3e7, 2e5)])
+    assert not inside.warnings
+
+
+def test_the_interval_level_term_comes_from_held_out_models():
+    noisy = _table()
+    rng = np.random.default_rng(1)
+    models = tuple(CalibrationModel(name=m.name, role=m.role, p50_ms=m.p50_ms * float(np.exp(rng.normal(0, 0.2))),
+                                    profiled_run_ms=None, unmatched_us=0.0, kernels=m.kernels)
+                   for m in noisy.models)
+    clean_spread = fit(noisy).spread
+    noisy_spread = fit(CalibrationTable(key=KEY, models=models, created_at="")).spread
+    assert clean_spread < 0.1 < 0.15 < noisy_spread  # the board's own noise (σ 0.2 in log) reaches the interval
+
+
+def _onnx(tmp_path, with_unknown=False):
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 8, 16, 16])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+    w = numpy_helper.from_array(np.ones((16, 8, 3, 3), np.float32), "w")
+    nodes = [helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1], name="conv"),
+             helper.make_node("Relu", ["c"], ["r"], name="relu")]
+    if with_unknown:
+        nodes.append(helper.make_node("Einsum", ["r", "r"], ["y"], equation="nchw,nchw->nchw", name="ein"))
+    else:
+        nodes.append(helper.make_node("Add", ["r", "r"], ["y"], name="add"))
+    g = helper.make_graph(nodes, "g", [x], [y], [w])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    p = tmp_path / "m.onnx"
+    onnx.save(m, str(p))
+    return p
+
+
+def test_kernels_are_read_from_onnxruntimes_fused_graph(tmp_path):
+    ks = kernels(_onnx(tmp_path), {"x": (2, 8, 16, 16)})
+    assert [k.op for k in ks] == ["FusedConv", "Add"]  # Relu fused into the conv by onnxruntime itself
+    conv = ks[0]
+    assert conv.key == "FusedConv/kxk/c8" and conv.family == "conv/kxk"  # 8 → 16 channels: aligned to 8
+    assert conv.flops == 2 * (2 * 16 * 16 * 16) * 8 * 9  # 2 · |Y| · Cin · k²
+    assert conv.bytes == 4 * (2 * 8 * 16 * 16 + 16 * 8 * 9 + 2 * 16 * 16 * 16)
+    assert profile_key("r_nchwc") == "r" and profile_key("conv") == "conv"
+
+
+def test_a_graph_with_an_unknown_op_is_covered_in_part_and_says_so(tmp_path):
+    ks = kernels(_onnx(tmp_path, with_unknown=True), {"x": (1, 8, 16, 16)})
+    assert "Einsum" in {k.op for k in ks}
+    table = _table()
+    conv_models = tuple(CalibrationModel(name=f"c{i}", role="kernels", p50_ms=0.1, profiled_run_ms=None,
+                                         unmatched_us=0.0,
+                                         kernels=tuple(MeasuredKernel(Kernel(
+                                             name=f"k{j}", op="FusedConv", key="FusedConv/kxk", family="conv/kxk",
+                                             dtype="float32", flops=1e5 * (j + 1), bytes=1e4 * (j + 1),
+                                             out_elems=1.0), 10.0 * (j + 1)) for j in range(4)))
+                        for i in range(4))
+    p = fit(CalibrationTable(key=KEY, models=table.models + conv_models, created_at="")).predict(ks)
+    assert 0 < p.covered_ops < 1 and [u["op"] for u in p.uncovered] == ["Einsum"]
+    assert p.uncovered[0]["assumed_ms"] > 0 and p.p50_ms > 0
+
+
+def test_a_quantised_conv_is_read_with_its_weight_where_qlinearconv_keeps_it(tmp_path):
+    """QLinearConv's inputs are (x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale, y_zero_point, B):
+    the weight is input 3 (ONNX operator spec), not input 1 as in Conv."""
+    def c(name, arr):
+        return numpy_helper.from_array(np.asarray(arr), name)
+
+    inits = [c("xs", np.float32(0.1)), c("xz", np.uint8(0)), c("w", np.ones((4, 2, 3, 3), np.uint8)),
+             c("ws", np.float32(0.1)), c("wz", np.uint8(0)), c("ys", np.float32(0.1)), c("yz", np.uint8(0))]
+    x = helper.make_tensor_value_info("x", TensorProto.UINT8, [1, 2, 8, 8])
+    y = helper.make_tensor_value_info("y", TensorProto.UINT8, [1, 4, 8, 8])
+    node = helper.make_node("QLinearConv", ["x", "xs", "xz", "w", "ws", "wz", "ys", "yz"], ["y"], pads=[1, 1, 1, 1],
+                            name="qconv")
+    m = helper.make_model(helper.make_graph([node], "g", [x], [y], inits), opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 8
+    onnx.save(m, str(tmp_path / "q.onnx"))
+    (k,) = kernels(tmp_path / "q.onnx", {})
+    assert k.key == "QLinearConv/kxk/c1" and k.dtype == "uint8"
+    assert k.flops == 2 * (4 * 8 * 8) * 2 * 9
+
+
+def test_control_flow_is_warned_and_its_flops_share_is_unknown_not_100_percent():
+    p = fit(_table())
+    cond = Kernel(name="If_0", op="If", key="If", family="If", dtype="float32", flops=0.0, bytes=12.0,
+                  out_elems=2.0, shapes_guessed=True, flops_known=False)
+    pred = p.predict([_k("Conv/kxk", 3e7, 2e5), cond])
+    assert pred.covered_flops is None and pred.covered_ops == 0.5
+    assert any("control flow" in w for w in pred.warnings) and any("not inferable" in w for w in pred.warnings)

@@ -1,0 +1,79 @@
+"""The calibration table record (edgeprof/predict/table.py): round trips, versions, refusal of a mismatch."""
+
+import json
+
+import pytest
+
+from edgeprof.errors import ConfigError
+from edgeprof.predict.graph import Kernel
+from edgeprof.predict.service import find_table
+from edgeprof.predict.table import (
+    SCHEMA_VERSION,
+    CalibrationModel,
+    CalibrationTable,
+    MeasuredKernel,
+    TableKey,
+    TableMismatch,
+    check_key,
+    default_table_path,
+    load_table,
+    save_table,
+)
+
+
+def _table(threads=1, version="1.32.0", device="boardA"):
+    k = Kernel(name="c1", op="Conv", key="Conv/kxk", family="conv/kxk", dtype="float32", flops=2e6, bytes=3e4,
+               out_elems=1e3, outputs=("y",))
+    m = CalibrationModel(name="cal-0", role="kernels", p50_ms=0.5, profiled_run_ms=0.7, unmatched_us=3.0,
+                         kernels=(MeasuredKernel(k, 120.0), MeasuredKernel(k, None)), run_id="r1")
+    key = TableKey(device_name=device, device={"cpu": "Cortex-A76", "cores": 4, "arch": "aarch64"},
+                   runtime="onnxruntime", runtime_version=version, precision="fp32", threads=threads,
+                   host_ort_version="1.32.0")
+    return CalibrationTable(key=key, models=(m,), created_at="2026-12-05T00:00:00+00:00", budget_s=60.0,
+                            spent_s=55.0, edgeprof_version="0.1.0", notes=("one note",))
+
+
+def test_a_table_round_trips_through_its_file(tmp_path):
+    t = _table()
+    p = save_table(t, tmp_path / "t.json")
+    back = load_table(p)
+    assert back == t
+    data = json.loads(p.read_text())
+    assert data["schema_version"] == SCHEMA_VERSION and data["format"] == "edgeprof-calibration-table"
+    assert data["models"][0]["kernels"][1]["us"] is None  # a kernel the profile did not show stays None, not 0
+
+
+def test_a_newer_schema_or_another_file_is_refused_in_one_line(tmp_path):
+    d = _table().to_dict()
+    d["schema_version"] = SCHEMA_VERSION + 1
+    (tmp_path / "new.json").write_text(json.dumps(d))
+    with pytest.raises(ConfigError) as e:
+        load_table(tmp_path / "new.json")
+    assert f"schema version {SCHEMA_VERSION + 1}" in str(e.value) and "\n" not in str(e.value)
+    (tmp_path / "other.json").write_text(json.dumps({"run_id": "x"}))
+    with pytest.raises(ConfigError, match="not an edgeprof calibration table"):
+        load_table(tmp_path / "other.json")
+    with pytest.raises(ConfigError, match="does not exist"):
+        load_table(tmp_path / "missing.json")
+
+
+@pytest.mark.parametrize("asked, words", [({"threads": 2}, "threads 1, not 2"),
+                                          ({"runtime_version": "1.17.0"}, "runtime version 1.32.0, not 1.17.0"),
+                                          ({"precision": "int8"}, "precision fp32, not int8")])
+def test_a_table_of_another_configuration_is_refused_in_one_line(asked, words):
+    with pytest.raises(TableMismatch) as e:
+        check_key(_table(), where="table t.json", **asked)
+    line = str(e.value)
+    assert words in line and line.startswith("table t.json") and "\n" not in line
+    check_key(_table(), threads=1, runtime_version="1.32.0", precision="fp32")  # the same: accepted
+
+
+def test_find_table_by_device_name_and_threads(tmp_path, monkeypatch):
+    monkeypatch.setenv("EDGEPROF_TABLES", str(tmp_path))
+    save_table(_table(threads=4), default_table_path("boardA", "onnxruntime", "fp32", 4))
+    assert find_table("boardA").name == "boardA-onnxruntime-fp32-t4.json"
+    assert find_table("boardA", threads=4).exists()
+    with pytest.raises(ConfigError, match="measured with threads 4, not 2"):
+        find_table("boardA", threads=2)
+    with pytest.raises(ConfigError, match="no onnxruntime fp32 calibration table"):
+        find_table("boardB")
