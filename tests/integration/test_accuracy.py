@@ -77,7 +77,7 @@ def test_accuracy_shows_fp32_vs_int8_for_a_trained_model(trained: Trained, tmp_p
 
     # stored: listed with a top-1 column, compared metric by metric, reported with the change from fp32
     rows = Store(db).list()
-    assert sorted(r["top1"] for r in rows) == sorted([acc["top1"], int8["accuracy"]["top1"],
+    assert sorted(r.top1 for r in rows) == sorted([acc["top1"], int8["accuracy"]["top1"],
                                                       rand["accuracy"]["top1"]])
     assert main(["results", "list", "--db", db]) == 0
     listing = capsys.readouterr().out
