@@ -14,7 +14,6 @@ benchmark_model's output (benchmark.py), storing (store/).
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
 
 from edgeprof_agent.messages import OpsProfileReply
 
@@ -29,6 +28,7 @@ from ..records import (
     NullReasons,
     OpsProfile,
     PhoneBenchmark,
+    PhoneDeviceFacts,
     Power,
     Result,
     RunSpec,
@@ -142,10 +142,9 @@ def environment(facts: PhoneFacts | None, run: PhoneRun, artifact: Artifact | No
     """The phone's facts as a device's (the keys compare's fingerprint reads), the host, benchmark_model."""
     from ..run import host_environment
 
-    device: dict[str, Any] = {"kind": "phone"}
-    if facts is not None:
-        device.update({"board_model": facts.model, "cpu": facts.soc, "arch": facts.abi, "cores": len(facts.cpus),
-                       "os": f"Android {facts.android} (SDK {facts.sdk})", **facts.to_dict()})
+    device = PhoneDeviceFacts() if facts is None else PhoneDeviceFacts.from_dict({
+        "board_model": facts.model, "cpu": facts.soc, "arch": facts.abi, "cores": len(facts.cpus),
+        "os": f"Android {facts.android} (SDK {facts.sdk})", **facts.to_dict()})
     return Environment(device=device, host=host_environment(),
                        runtime={"name": "tflite", "tool": "benchmark_model", "binary": run.binary,
                                 "delegate": delegate, "version": None},

@@ -52,6 +52,13 @@ tests/data/golden/results/v<N>/ holds results each version wrote):
       30-minute sustained run of a fast model keeps every sample. The store and recovery files write them packed;
       `--json` exports write numbers (either form loads). Nothing else changes. Migration: _migrate_8_to_9 (the
       version only: a JSON list is a valid schema 9 value).
+  10 — typed device facts (issue 34): environment.device is null (no facts were read: a failed or skipped sweep
+      row) or an object whose `kind` names its record (records/device_facts.py): "board", the agent's facts
+      reply (wire_sections.BoardFacts: its l4t an L4TRelease, its runtimes RuntimeFact records), or "phone"
+      (PhoneDeviceFacts: what `devices check` reads over adb, under the board fact names compare and the report
+      read, and the phone's own). Every fact may be null (unknown). Migration: _migrate_9_to_10 ({} becomes
+      null; a phone's object, {"kind": "phone", ...}, is kept; any other object is a board's and gains
+      kind "board", an L4T release given as text becoming {release, raw} both that text).
 """
 
 from __future__ import annotations
@@ -62,7 +69,7 @@ from typing import Any
 from ..errors import StoreError
 from ..vocab import SINGLE_STREAM
 
-RESULT_SCHEMA_VERSION = 9
+RESULT_SCHEMA_VERSION = 10
 
 
 def _migrate_1_to_2(d: dict[str, Any]) -> dict[str, Any]:
@@ -118,7 +125,27 @@ def _migrate_8_to_9(d: dict[str, Any]) -> dict[str, Any]:
     return dict(d, schema_version=9)
 
 
+def _migrate_9_to_10(d: dict[str, Any]) -> dict[str, Any]:
+    """Schema 9 → 10: environment.device typed by its kind: {} → null, a phone's object kept, any other object
+    a board's facts (kind "board"; an l4t given as text → {release, raw}). Nothing is dropped: a fact that is
+    not a field of its kind's record is refused by the loader, naming it."""
+    out = dict(d, schema_version=10)
+    env = d.get("environment")
+    if not isinstance(env, dict):
+        return out
+    device = env.get("device")
+    if not device:
+        device = None
+    elif isinstance(device, dict) and device.get("kind") != "phone":
+        device = dict(device, kind="board")
+        if isinstance(device.get("l4t"), str):
+            device["l4t"] = {"release": device["l4t"], "raw": device["l4t"]}
+    out["environment"] = dict(env, device=device)
+    return out
+
+
 _MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _migrate_1_to_2, 2: _migrate_2_to_3,
                                                                        3: _migrate_3_to_4, 4: _migrate_4_to_5,
                                                                        5: _migrate_5_to_6, 6: _migrate_6_to_7,
-                                                                       7: _migrate_7_to_8, 8: _migrate_8_to_9}
+                                                                       7: _migrate_7_to_8, 8: _migrate_8_to_9,
+                                                                       9: _migrate_9_to_10}
