@@ -24,6 +24,7 @@ from edgeprof.records import (
     RESULT_SCHEMA_VERSION,
     RESULT_TAIL_KEYS,
     BoardFacts,
+    L4TRelease,
     PhoneDeviceFacts,
     Result,
     RuntimeFact,
@@ -451,3 +452,35 @@ def test_assigning_to_a_loaded_results_field_raises(path: Path) -> None:
         r.warnings = []  # type: ignore[misc]
     derived = dataclasses.replace(r, reason="derived")
     assert derived.reason == "derived" and r.reason == Result.from_dict(_raw(path)).reason
+
+
+def _v9(device: Any) -> dict[str, Any]:
+    """A schema 9 result (the v9 sweep row) whose environment.device is `device`."""
+    raw = _raw(GOLDEN / "v9" / "failed_sweep_row.json")
+    return dict(raw, environment=dict(raw["environment"], device=device))
+
+
+def test_migration_9_to_10_types_every_shape_schema_9_stored() -> None:
+    # a sweep row's {} and a missing object: no facts were read
+    assert Result.from_dict(_v9({})).environment.device is None
+    # a phone run whose facts could not be read kept only its kind: a phone's record, every fact unknown
+    bare = Result.from_dict(_v9({"kind": "phone"})).environment
+    assert bare.device == PhoneDeviceFacts() and bare.fact("board_model") is None
+    # partial board facts (a hand-made or old row): kept, the rest unknown; an L4T release given as text kept as both
+    env = Result.from_dict(_v9({"cpu": "ARMv8", "cores": 6, "l4t": "R36.3.0"})).environment
+    assert isinstance(env.device, BoardFacts) and (env.fact("cpu"), env.fact("cores")) == ("ARMv8", 6)
+    assert env.fact("l4t") == L4TRelease(release="R36.3.0", raw="R36.3.0") and env.fact("hostname") is None
+    assert env.device.to_dict()["kind"] == "board"
+    # a fact no record of its kind has is refused by name, not dropped
+    with pytest.raises(StoreError, match="'environment.device' has unknown field.*'serial'"):
+        Result.from_dict(_v9({"cpu": "ARMv8", "serial": "x"}))
+
+
+def test_schema_10_device_needs_a_known_kind() -> None:
+    d = Result.from_dict(_raw(GOLDEN / "v10" / "ok_local_ds_cnn.json")).to_dict()
+    d["environment"]["device"]["kind"] = "toaster"
+    with pytest.raises(StoreError, match="kind 'toaster', not one of 'board', 'phone'"):
+        Result.from_dict(d)
+    d["environment"]["device"] = {"cpu": "x"}  # schema 10 always names the kind
+    with pytest.raises(StoreError, match="kind None"):
+        Result.from_dict(d)
