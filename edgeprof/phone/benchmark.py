@@ -40,6 +40,7 @@ Subgraph::ReplaceNodeSubsetsWithDelegateKernels, TFLITE_LOG_PROD, printed by ben
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -127,6 +128,39 @@ class BenchmarkStats:
         return self.first if self.first is not None else self.curr if self.all_same else None
 
 
+@dataclass(frozen=True)
+class BenchmarkLatency:
+    """The timed runs' statistics benchmark_model printed, in ms, named as edgeprof names them
+    (BenchmarkOutput.latency_ms); None: not printed, with the reason in `absent` (statistic → why). count, min, max,
+    mean and std are always printed for a finished run (latency_ms refuses a line without them)."""
+
+    count: int
+    min: float | None = None
+    max: float | None = None
+    mean: float | None = None
+    std: float | None = None
+    p5: float | None = None
+    p50: float | None = None
+    p95: float | None = None
+    absent: dict[str, str] = field(default_factory=dict)
+
+    def printed(self) -> dict[str, float]:
+        """The count and each statistic the build printed, by name (a one-line error says them)."""
+        return {f.name: v for f in dataclasses.fields(self) if f.name != "absent"
+                and (v := getattr(self, f.name)) is not None}
+
+
+@dataclass(frozen=True)
+class OpTime:
+    """One row of --enable_op_profiling's run-order table (tensorflow StatsCalculator): the node's type, its first
+    run and its mean over the timed runs (ms), and its name."""
+
+    type: str
+    first_ms: float
+    avg_ms: float
+    name: str
+
+
 @dataclass
 class BenchmarkOutput:
     warmup: BenchmarkStats
@@ -136,12 +170,12 @@ class BenchmarkOutput:
     memory_init_mb: float | None = None
     memory_overall_mb: float | None = None
     peak_memory_mb: float | None = None
-    op_profile: list[dict[str, Any]] = field(default_factory=list)
+    op_profile: list[OpTime] = field(default_factory=list)
     delegation: list[dict[str, Any]] = field(default_factory=list)
     summary_line: str = "Inference timings in us"  # which end-of-run summary this build printed
     memory_line: str | None = None  # which memory-footprint line (None: none printed)
 
-    def latency_ms(self) -> dict[str, Any]:
+    def latency_ms(self) -> BenchmarkLatency:
         """The timed runs' statistics benchmark_model printed, in ms, named as edgeprof names them; `absent`: each
         one it did not print, and why. Raises BenchmarkOutputError when the timed line gives no time at all."""
         t = self.timed
@@ -149,7 +183,7 @@ class BenchmarkOutput:
         if spread is None:
             raise BenchmarkOutputError(f"the timed runs' line gives no time: count={t.count}, "
                                        + ("no run was timed" if t.count == 0 else "with no min/max/avg/std"))
-        out: dict[str, Any] = {"count": t.count, **{k: v / 1000.0 for k, v in spread.items()}}
+        out: dict[str, Any] = {k: v / 1000.0 for k, v in spread.items()}
         absent = {"samples": NOT_EMITTED, "p99": NOT_EMITTED}
         for theirs, ours in PERCENTILE_KEYS:
             v = getattr(t, theirs)
@@ -157,8 +191,7 @@ class BenchmarkOutput:
                 out[ours] = v / 1000.0
             else:
                 absent[ours] = NO_PERCENTILES
-        out["absent"] = absent
-        return out
+        return BenchmarkLatency(count=t.count, absent=absent, **out)
 
 
 def parse_stats(text: str) -> BenchmarkStats:
@@ -250,7 +283,7 @@ def placement_line(d: dict[str, Any]) -> str:
     return line
 
 
-def parse_op_profile(text: str) -> list[dict[str, Any]]:
+def parse_op_profile(text: str) -> list[OpTime]:
     """--enable_op_profiling's "Operator-wise Profiling Info for Regular Benchmark Runs" run-order table
     (tensorflow StatsCalculator: node type, first, avg ms, %, cdf%, mem KB, times called, name)."""
     section = text.split("Operator-wise Profiling Info for Regular Benchmark Runs:", 1)
@@ -261,8 +294,7 @@ def parse_op_profile(text: str) -> list[dict[str, Any]]:
     for line in run_order.splitlines():
         cols = [c.strip() for c in line.split("\t") if c.strip()]
         if len(cols) >= 8 and re.fullmatch(r"[\d.]+", cols[1]) and re.fullmatch(r"[\d.]+", cols[2]):
-            ops.append({"type": cols[0], "first_ms": float(cols[1]), "avg_ms": float(cols[2]),
-                        "name": cols[-1]})
+            ops.append(OpTime(type=cols[0], first_ms=float(cols[1]), avg_ms=float(cols[2]), name=cols[-1]))
     return ops
 
 

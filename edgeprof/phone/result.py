@@ -69,13 +69,13 @@ def latency(run: PhoneRun) -> LatencyStats | None:
     always (a line without them is refused in benchmark.py), p5 / p50 / p95 where it printed them, else None with
     the reason in `absent`. None only for a run that gives no time (phone_result then refuses it)."""
     lat = run.latency_ms
-    if any(lat.get(k) is None for k in ("count", "min", "max", "mean", "std")):
+    if lat.count <= 0 or lat.min is None or lat.max is None or lat.mean is None or lat.std is None:
         return None
-    absent = {**ABSENT, **{k: v for k, v in (lat.get("absent") or {}).items() if k not in ("samples", "p99")}}
-    printed = lat.get("p50") is not None
-    return LatencyStats(p50=lat.get("p50"), p90=None, p95=lat.get("p95"), p97=None, p99=None, p999=None,
-                        min=lat["min"], max=lat["max"], mean=lat["mean"], std=lat["std"], cv=None, n=int(lat["count"]),
-                        percentile_method=PERCENTILE_METHOD if printed else NO_PERCENTILE_METHOD, p5=lat.get("p5"),
+    absent = {**ABSENT, **{k: v for k, v in lat.absent.items() if k not in ("samples", "p99")}}
+    printed = lat.p50 is not None
+    return LatencyStats(p50=lat.p50, p90=None, p95=lat.p95, p97=None, p99=None, p999=None,
+                        min=lat.min, max=lat.max, mean=lat.mean, std=lat.std, cv=None, n=lat.count,
+                        percentile_method=PERCENTILE_METHOD if printed else NO_PERCENTILE_METHOD, p5=lat.p5,
                         source=LATENCY_SOURCE, absent=absent)
 
 
@@ -128,10 +128,10 @@ def ops(run: PhoneRun) -> OpsProfile | None:
     """--profile-ops: LiteRT's per-op table (avg ms per run over the timed runs) in edgeprof's op profile."""
     if not run.ops:
         return None
-    n = int(run.latency_ms.get("count") or 1)  # the table's avg is over the timed runs: total = avg × runs
+    n = run.latency_ms.count or 1  # the table's avg is over the timed runs: total = avg × runs
     reply = OpsProfileReply(available=True, source="benchmark_model --enable_op_profiling (LiteRT's profiler)",
                             iterations=n, unit="ms",
-                            nodes=[[o["name"], o["type"], None, o["avg_ms"] * n, None] for o in run.ops])
+                            nodes=[[o.name, o.type, None, o.avg_ms * n, None] for o in run.ops])
     from ..opprofile import summarize
 
     return dataclasses.replace(summarize(reply), note="LiteRT's profiler during the timed runs (avg ms per run); "
@@ -190,7 +190,7 @@ def phone_result(spec: RunSpec, device: Device, artifact: Artifact | None, run: 
     lat = latency(run)
     if lat is None:
         raise MeasurementFailed(f"device {device.name}: benchmark_model's timed runs give no latency "
-                                f"({', '.join(f'{k}={v}' for k, v in run.latency_ms.items() if k != 'absent')})",
+                                f"({', '.join(f'{k}={v}' for k, v in run.latency_ms.printed().items())})",
                                 device=device.name, op="run")
     pw = power(run, period_s)
     reasons = NullReasons(power=None if pw is not None else (run.power_reason or "not measured"),
