@@ -161,6 +161,53 @@ class OpTime:
     name: str
 
 
+@dataclass(frozen=True)
+class Placement:
+    """Where one delegate's ops ran, from the interpreter's "Replacing N out of M node(s) with delegate (K) node,
+    yielding P partitions" lines (summed over its subgraphs): ops on the delegate, the total and the ops left on
+    LiteRT's CPU kernels (None where the line gives no M: old releases), partitions, subgraphs, the delegate kernel
+    and its compute unit."""
+
+    delegate: str
+    kernel: str
+    unit: str
+    ops_on_delegate: int
+    ops_total: int | None
+    partitions: int
+    subgraphs: list[int]
+    ops_on_cpu: int | None
+
+
+@dataclass(frozen=True)
+class Delegation:
+    """Which delegate took the graph: "completely", "partially" (with its number of delegate kernels, i.e. delegated
+    partitions) or "not"; `applied`: set where no flag applied it (LiteRT applies XNNPACK by default); `placement`:
+    where the interpreter said how many ops ran where. `to_dict` is the phone section's stored shape
+    (records/phone.PhoneBenchmark.delegation), `from_dict` reads it back."""
+
+    delegate: str
+    graph: str
+    delegate_kernels: int | None
+    applied: str | None = None
+    placement: Placement | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"delegate": self.delegate, "graph": self.graph, "delegate_kernels": self.delegate_kernels}
+        if self.applied is not None:
+            out["applied"] = self.applied
+        if self.placement is not None:
+            out.update({k: v for k, v in dataclasses.asdict(self.placement).items() if k != "delegate"})
+        return out
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Delegation:
+        has_placement = "ops_on_delegate" in d
+        placement = Placement(**{f.name: d[f.name] for f in dataclasses.fields(Placement) if f.name != "delegate"},
+                              delegate=d["delegate"]) if has_placement else None
+        return cls(delegate=d["delegate"], graph=d["graph"], delegate_kernels=d.get("delegate_kernels"),
+                   applied=d.get("applied"), placement=placement)
+
+
 @dataclass
 class BenchmarkOutput:
     warmup: BenchmarkStats
@@ -171,7 +218,7 @@ class BenchmarkOutput:
     memory_overall_mb: float | None = None
     peak_memory_mb: float | None = None
     op_profile: list[OpTime] = field(default_factory=list)
-    delegation: list[dict[str, Any]] = field(default_factory=list)
+    delegation: list[Delegation] = field(default_factory=list)
     summary_line: str = "Inference timings in us"  # which end-of-run summary this build printed
     memory_line: str | None = None  # which memory-footprint line (None: none printed)
 
@@ -233,26 +280,27 @@ def parse_output(text: str) -> BenchmarkOutput:
     return out
 
 
-def parse_delegation(text: str) -> list[dict[str, Any]]:
+def parse_delegation(text: str) -> list[Delegation]:
     """Which delegate took the graph: completely, partially (with its number of delegate kernels, i.e. delegated
     partitions; the ops left run on the CPU), or not at all; with the interpreter's "Replacing N out of M node(s)"
     lines, how many ops ran on the delegate and how many on LiteRT's CPU kernels (`placement`)."""
-    out: list[dict[str, Any]] = []
+    out: list[Delegation] = []
     for name, how, kernels in _DELEGATED_RE.findall(text):
-        out.append({"delegate": name, "graph": how, "delegate_kernels": int(kernels) if kernels else None})
+        out.append(Delegation(delegate=name, graph=how, delegate_kernels=int(kernels) if kernels else None))
     for name in _NOT_DELEGATED_RE.findall(text):
-        out.append({"delegate": name, "graph": "not", "delegate_kernels": 0})
+        out.append(Delegation(delegate=name, graph="not", delegate_kernels=0))
     for p in parse_placement(text):
-        entry = next((d for d in out if d["delegate"].lower() == p["delegate"].lower()), None)
-        if entry is None:  # applied by the runtime itself (LiteRT applies XNNPACK by default), not by a flag
-            entry = {"delegate": p["delegate"], "graph": "completely" if p["ops_on_cpu"] == 0 else "partially",
-                     "delegate_kernels": None, "applied": "by the runtime (no benchmark_model flag)"}
-            out.append(entry)
-        entry.update({k: v for k, v in p.items() if k != "delegate"})
+        i = next((i for i, d in enumerate(out) if d.delegate.lower() == p.delegate.lower()), None)
+        if i is None:  # applied by the runtime itself (LiteRT applies XNNPACK by default), not by a flag
+            out.append(Delegation(delegate=p.delegate, graph="completely" if p.ops_on_cpu == 0 else "partially",
+                                  delegate_kernels=None, applied="by the runtime (no benchmark_model flag)",
+                                  placement=p))
+        else:
+            out[i] = dataclasses.replace(out[i], placement=p)
     return out
 
 
-def parse_placement(text: str) -> list[dict[str, Any]]:
+def parse_placement(text: str) -> list[Placement]:
     """The "Replacing N out of M node(s) with delegate (K) node, yielding P partitions" lines, per delegate (summed
     over its subgraphs): ops on the delegate, ops left on the CPU (None where the line gives no M: old releases),
     partitions, subgraphs, and the compute unit."""
@@ -267,19 +315,20 @@ def parse_placement(text: str) -> list[dict[str, Any]]:
         p["subgraphs"].append(int(subgraph) if subgraph else 0)
     for p in by.values():
         p["ops_on_cpu"] = p["ops_total"] - p["ops_on_delegate"] if p["ops_total"] is not None else None
-    return list(by.values())
+    return [Placement(**p) for p in by.values()]
 
 
-def placement_line(d: dict[str, Any]) -> str:
+def placement_line(d: Delegation) -> str:
     """One line for `deploy`: which delegate took the graph, and (where the interpreter said) how many ops ran
     where, like a compute-unit breakdown."""
-    kernels = f" ({d['delegate_kernels']} delegate kernels)" if d.get("delegate_kernels") else ""
-    line = f"delegate {d['delegate']}: graph {d['graph']} delegated{kernels}"
-    if d.get("ops_on_delegate") is not None:
-        total = d.get("ops_total")
-        line += (f"; ops: {d['ops_on_delegate']} of {total} on {d['unit']}, {d['ops_on_cpu']} on the CPU "
-                 f"(LiteRT's kernels), {d['partitions']} partitions" if total is not None else
-                 f"; ops: {d['ops_on_delegate']} on {d['unit']} (this LiteRT prints no total)")
+    kernels = f" ({d.delegate_kernels} delegate kernels)" if d.delegate_kernels else ""
+    line = f"delegate {d.delegate}: graph {d.graph} delegated{kernels}"
+    p = d.placement
+    if p is not None:
+        total = p.ops_total
+        line += (f"; ops: {p.ops_on_delegate} of {total} on {p.unit}, {p.ops_on_cpu} on the CPU "
+                 f"(LiteRT's kernels), {p.partitions} partitions" if total is not None else
+                 f"; ops: {p.ops_on_delegate} on {p.unit} (this LiteRT prints no total)")
     return line
 
 

@@ -173,7 +173,7 @@ def phone_section(run: PhoneRun, delegate: str) -> PhoneBenchmark:
     warm = out.warmup if out is not None else None
     b = run.battery
     return PhoneBenchmark(
-        binary=run.binary, command=list(run.command), delegate=delegate, delegation=list(run.delegation),
+        binary=run.binary, command=list(run.command), delegate=delegate, delegation=[d.to_dict() for d in run.delegation],
         init_ms=run.init_ms, first_inference_ms=run.first_inference_ms,
         warmup_runs=warm.count if warm is not None else None,
         warmup_mean_ms=warm.mean / 1000 if warm is not None and warm.mean is not None else None,

@@ -22,7 +22,6 @@ import posixpath
 import shlex
 import statistics
 from dataclasses import dataclass, field
-from typing import Any
 
 from ..errors import DeviceError, MeasurementFailed, TransportError
 from ..records import Device
@@ -62,7 +61,7 @@ class PhoneRun:
     thermal_before: Thermal
     thermal_after: Thermal
     ops: list[benchmark.OpTime] = field(default_factory=list)
-    delegation: list[dict[str, Any]] = field(default_factory=list)
+    delegation: list[benchmark.Delegation] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     output: benchmark.BenchmarkOutput | None = None  # everything parsed from benchmark_model's output
     battery: Battery | None = None  # read before the run

@@ -53,8 +53,9 @@ def test_measure(adb_client, server_port, phone, tmp_path):
     assert run.power.discharge_sign == "negative" and run.power.samples >= 2
     assert run.thermal_before.status == 0 and run.warnings == []
     [d] = run.delegation
-    assert (d["delegate"], d["graph"], d["delegate_kernels"]) == ("XNNPACK", "partially", 2)
-    assert (d["ops_on_delegate"], d["ops_on_cpu"], d["partitions"]) == (13, 1, 3)  # not a flatbuffer: 14 ops
+    assert (d.delegate, d.graph, d.delegate_kernels) == ("XNNPACK", "partially", 2)
+    assert d.placement is not None and (d.placement.ops_on_delegate, d.placement.ops_on_cpu, d.placement.partitions) == (
+        13, 1, 3)  # not a flatbuffer: 14 ops
 
 
 def test_delegation_lines() -> None:
@@ -62,8 +63,9 @@ def test_delegation_lines() -> None:
 
     text = ("INFO: Explicitly applied GPU delegate, and the model graph will be completely executed by the delegate.\n"
             "INFO: Though NNAPI delegate is explicitly applied, the model graph will not be executed by the delegate.\n")
-    assert parse_delegation(text) == [{"delegate": "GPU", "graph": "completely", "delegate_kernels": None},
-                                      {"delegate": "NNAPI", "graph": "not", "delegate_kernels": 0}]
+    assert [d.to_dict() for d in parse_delegation(text)] == [
+        {"delegate": "GPU", "graph": "completely", "delegate_kernels": None},
+        {"delegate": "NNAPI", "graph": "not", "delegate_kernels": 0}]
 
 
 def test_charging_refuses_power_but_measures_latency(adb_client, server_port, phone, tmp_path):
