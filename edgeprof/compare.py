@@ -406,7 +406,7 @@ FINGERPRINT_KEYS = ("board_model", "cpu", "arch", "cores", "memory_mb")
 def device_fingerprint(r: Result) -> str | None:
     """Short hash of what identifies the hardware a result was measured on (board, CPU, cores, memory)."""
     env = r.environment
-    if not env.device:
+    if env.device is None:
         return None
     ident = {k: env.fact(k) for k in FINGERPRINT_KEYS}
     mem = ident["memory_mb"]

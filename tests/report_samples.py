@@ -12,6 +12,7 @@ from edgeprof.lab import ledger
 from edgeprof.lab.spec import Cell
 from edgeprof.records import (
     Accuracy,
+    BoardFacts,
     Environment,
     Memory,
     NullReasons,
@@ -26,7 +27,7 @@ from edgeprof.store import Store, sweeps
 BOARDS = {
     "orin-nano": {"board_model": "NVIDIA Jetson Orin Nano Developer Kit", "cpu": "ARMv8 Processor rev 1 (v8l)",
                   "arch": "aarch64", "cores": 6, "memory_mb": 7620.0, "os": "Ubuntu 22.04.4 LTS",
-                  "kernel": "5.15.136-tegra", "python": "3.10.12", "l4t": "R36.3.0", "hostname": "orin-nano-01"},
+                  "kernel": "5.15.136-tegra", "python": "3.10.12", "l4t": {"release": "R36.3.0", "raw": "# R36 (release), REVISION: 3.0, GCID: 36191598, BOARD: generic, EABI: aarch64"}, "hostname": "orin-nano-01"},
     "rpi5": {"board_model": "Raspberry Pi 5 Model B Rev 1.0", "cpu": "Cortex-A76", "arch": "aarch64", "cores": 4,
              "memory_mb": 8050.0, "os": "Debian GNU/Linux 12 (bookworm)", "kernel": "6.6.31+rpt-rpi-2712",
              "python": "3.11.2", "hostname": "pi5-lab"},
@@ -80,7 +81,7 @@ def make_result(board: str, model: str, runtime: str = "onnxruntime", precision:
                throughput_ips=n / window, memory_mb=Memory(rss_before_load=30.0, rss_after_load=60.0 + p50,
                                                            peak_rss=70.0 + p50),
                power=pw, thermal=None, fidelity=None,
-               environment=Environment(device=facts, runtime={"name": runtime, "version": "1.23.2",
+               environment=Environment(device=BoardFacts.from_dict(facts), runtime={"name": runtime, "version": "1.23.2",
                                                               "providers": ["CPUExecutionProvider"]},
                                        agent_version="0.1.0",
                                        host={"hostname": "lab-controller", "python": "3.11.7"}),

@@ -316,7 +316,7 @@ def phone_lines(r: Result) -> list[str]:
     """`results show` (and deploy) lines for a phone run: where the latency came from and what is absent,
     benchmark_model's init / first inference / warm-up, the delegate, the thermal status, the power's source
     (battery side or which rails, each rail's mean W) and each delegate's placement (ops on it vs the CPU)."""
-    from ..phone.benchmark import NOT_EMITTED, placement_line
+    from ..phone.benchmark import NOT_EMITTED, Delegation, placement_line
     from ..phone.device import THERMAL_STATUS
 
     lines: list[str] = []
@@ -351,7 +351,7 @@ def phone_lines(r: Result) -> list[str]:
     deviations = (ph.battery or {}).get("deviations")
     if deviations:
         lines.append(f"battery: deviates from the kernel ABI: {'; '.join(deviations)}")
-    lines += [placement_line(d) for d in ph.delegation]
+    lines += [placement_line(Delegation.from_dict(d)) for d in ph.delegation]
     return lines
 
 

@@ -40,6 +40,7 @@ Subgraph::ReplaceNodeSubsetsWithDelegateKernels, TFLITE_LOG_PROD, printed by ben
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -127,6 +128,86 @@ class BenchmarkStats:
         return self.first if self.first is not None else self.curr if self.all_same else None
 
 
+@dataclass(frozen=True)
+class BenchmarkLatency:
+    """The timed runs' statistics benchmark_model printed, in ms, named as edgeprof names them
+    (BenchmarkOutput.latency_ms); None: not printed, with the reason in `absent` (statistic → why). count, min, max,
+    mean and std are always printed for a finished run (latency_ms refuses a line without them)."""
+
+    count: int
+    min: float | None = None
+    max: float | None = None
+    mean: float | None = None
+    std: float | None = None
+    p5: float | None = None
+    p50: float | None = None
+    p95: float | None = None
+    absent: dict[str, str] = field(default_factory=dict)
+
+    def printed(self) -> dict[str, float]:
+        """The count and each statistic the build printed, by name (a one-line error says them)."""
+        return {f.name: v for f in dataclasses.fields(self) if f.name != "absent"
+                and (v := getattr(self, f.name)) is not None}
+
+
+@dataclass(frozen=True)
+class OpTime:
+    """One row of --enable_op_profiling's run-order table (tensorflow StatsCalculator): the node's type, its first
+    run and its mean over the timed runs (ms), and its name."""
+
+    type: str
+    first_ms: float
+    avg_ms: float
+    name: str
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where one delegate's ops ran, from the interpreter's "Replacing N out of M node(s) with delegate (K) node,
+    yielding P partitions" lines (summed over its subgraphs): ops on the delegate, the total and the ops left on
+    LiteRT's CPU kernels (None where the line gives no M: old releases), partitions, subgraphs, the delegate kernel
+    and its compute unit."""
+
+    delegate: str
+    kernel: str
+    unit: str
+    ops_on_delegate: int
+    ops_total: int | None
+    partitions: int
+    subgraphs: list[int]
+    ops_on_cpu: int | None
+
+
+@dataclass(frozen=True)
+class Delegation:
+    """Which delegate took the graph: "completely", "partially" (with its number of delegate kernels, i.e. delegated
+    partitions) or "not"; `applied`: set where no flag applied it (LiteRT applies XNNPACK by default); `placement`:
+    where the interpreter said how many ops ran where. `to_dict` is the phone section's stored shape
+    (records/phone.PhoneBenchmark.delegation), `from_dict` reads it back."""
+
+    delegate: str
+    graph: str
+    delegate_kernels: int | None
+    applied: str | None = None
+    placement: Placement | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"delegate": self.delegate, "graph": self.graph, "delegate_kernels": self.delegate_kernels}
+        if self.applied is not None:
+            out["applied"] = self.applied
+        if self.placement is not None:
+            out.update({k: v for k, v in dataclasses.asdict(self.placement).items() if k != "delegate"})
+        return out
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Delegation:
+        has_placement = "ops_on_delegate" in d
+        placement = Placement(**{f.name: d[f.name] for f in dataclasses.fields(Placement) if f.name != "delegate"},
+                              delegate=d["delegate"]) if has_placement else None
+        return cls(delegate=d["delegate"], graph=d["graph"], delegate_kernels=d.get("delegate_kernels"),
+                   applied=d.get("applied"), placement=placement)
+
+
 @dataclass
 class BenchmarkOutput:
     warmup: BenchmarkStats
@@ -136,12 +217,12 @@ class BenchmarkOutput:
     memory_init_mb: float | None = None
     memory_overall_mb: float | None = None
     peak_memory_mb: float | None = None
-    op_profile: list[dict[str, Any]] = field(default_factory=list)
-    delegation: list[dict[str, Any]] = field(default_factory=list)
+    op_profile: list[OpTime] = field(default_factory=list)
+    delegation: list[Delegation] = field(default_factory=list)
     summary_line: str = "Inference timings in us"  # which end-of-run summary this build printed
     memory_line: str | None = None  # which memory-footprint line (None: none printed)
 
-    def latency_ms(self) -> dict[str, Any]:
+    def latency_ms(self) -> BenchmarkLatency:
         """The timed runs' statistics benchmark_model printed, in ms, named as edgeprof names them; `absent`: each
         one it did not print, and why. Raises BenchmarkOutputError when the timed line gives no time at all."""
         t = self.timed
@@ -149,7 +230,7 @@ class BenchmarkOutput:
         if spread is None:
             raise BenchmarkOutputError(f"the timed runs' line gives no time: count={t.count}, "
                                        + ("no run was timed" if t.count == 0 else "with no min/max/avg/std"))
-        out: dict[str, Any] = {"count": t.count, **{k: v / 1000.0 for k, v in spread.items()}}
+        out: dict[str, Any] = {k: v / 1000.0 for k, v in spread.items()}
         absent = {"samples": NOT_EMITTED, "p99": NOT_EMITTED}
         for theirs, ours in PERCENTILE_KEYS:
             v = getattr(t, theirs)
@@ -157,8 +238,7 @@ class BenchmarkOutput:
                 out[ours] = v / 1000.0
             else:
                 absent[ours] = NO_PERCENTILES
-        out["absent"] = absent
-        return out
+        return BenchmarkLatency(count=t.count, absent=absent, **out)
 
 
 def parse_stats(text: str) -> BenchmarkStats:
@@ -200,26 +280,27 @@ def parse_output(text: str) -> BenchmarkOutput:
     return out
 
 
-def parse_delegation(text: str) -> list[dict[str, Any]]:
+def parse_delegation(text: str) -> list[Delegation]:
     """Which delegate took the graph: completely, partially (with its number of delegate kernels, i.e. delegated
     partitions; the ops left run on the CPU), or not at all; with the interpreter's "Replacing N out of M node(s)"
     lines, how many ops ran on the delegate and how many on LiteRT's CPU kernels (`placement`)."""
-    out: list[dict[str, Any]] = []
+    out: list[Delegation] = []
     for name, how, kernels in _DELEGATED_RE.findall(text):
-        out.append({"delegate": name, "graph": how, "delegate_kernels": int(kernels) if kernels else None})
+        out.append(Delegation(delegate=name, graph=how, delegate_kernels=int(kernels) if kernels else None))
     for name in _NOT_DELEGATED_RE.findall(text):
-        out.append({"delegate": name, "graph": "not", "delegate_kernels": 0})
+        out.append(Delegation(delegate=name, graph="not", delegate_kernels=0))
     for p in parse_placement(text):
-        entry = next((d for d in out if d["delegate"].lower() == p["delegate"].lower()), None)
-        if entry is None:  # applied by the runtime itself (LiteRT applies XNNPACK by default), not by a flag
-            entry = {"delegate": p["delegate"], "graph": "completely" if p["ops_on_cpu"] == 0 else "partially",
-                     "delegate_kernels": None, "applied": "by the runtime (no benchmark_model flag)"}
-            out.append(entry)
-        entry.update({k: v for k, v in p.items() if k != "delegate"})
+        i = next((i for i, d in enumerate(out) if d.delegate.lower() == p.delegate.lower()), None)
+        if i is None:  # applied by the runtime itself (LiteRT applies XNNPACK by default), not by a flag
+            out.append(Delegation(delegate=p.delegate, graph="completely" if p.ops_on_cpu == 0 else "partially",
+                                  delegate_kernels=None, applied="by the runtime (no benchmark_model flag)",
+                                  placement=p))
+        else:
+            out[i] = dataclasses.replace(out[i], placement=p)
     return out
 
 
-def parse_placement(text: str) -> list[dict[str, Any]]:
+def parse_placement(text: str) -> list[Placement]:
     """The "Replacing N out of M node(s) with delegate (K) node, yielding P partitions" lines, per delegate (summed
     over its subgraphs): ops on the delegate, ops left on the CPU (None where the line gives no M: old releases),
     partitions, subgraphs, and the compute unit."""
@@ -234,23 +315,24 @@ def parse_placement(text: str) -> list[dict[str, Any]]:
         p["subgraphs"].append(int(subgraph) if subgraph else 0)
     for p in by.values():
         p["ops_on_cpu"] = p["ops_total"] - p["ops_on_delegate"] if p["ops_total"] is not None else None
-    return list(by.values())
+    return [Placement(**p) for p in by.values()]
 
 
-def placement_line(d: dict[str, Any]) -> str:
+def placement_line(d: Delegation) -> str:
     """One line for `deploy`: which delegate took the graph, and (where the interpreter said) how many ops ran
     where, like a compute-unit breakdown."""
-    kernels = f" ({d['delegate_kernels']} delegate kernels)" if d.get("delegate_kernels") else ""
-    line = f"delegate {d['delegate']}: graph {d['graph']} delegated{kernels}"
-    if d.get("ops_on_delegate") is not None:
-        total = d.get("ops_total")
-        line += (f"; ops: {d['ops_on_delegate']} of {total} on {d['unit']}, {d['ops_on_cpu']} on the CPU "
-                 f"(LiteRT's kernels), {d['partitions']} partitions" if total is not None else
-                 f"; ops: {d['ops_on_delegate']} on {d['unit']} (this LiteRT prints no total)")
+    kernels = f" ({d.delegate_kernels} delegate kernels)" if d.delegate_kernels else ""
+    line = f"delegate {d.delegate}: graph {d.graph} delegated{kernels}"
+    p = d.placement
+    if p is not None:
+        total = p.ops_total
+        line += (f"; ops: {p.ops_on_delegate} of {total} on {p.unit}, {p.ops_on_cpu} on the CPU "
+                 f"(LiteRT's kernels), {p.partitions} partitions" if total is not None else
+                 f"; ops: {p.ops_on_delegate} on {p.unit} (this LiteRT prints no total)")
     return line
 
 
-def parse_op_profile(text: str) -> list[dict[str, Any]]:
+def parse_op_profile(text: str) -> list[OpTime]:
     """--enable_op_profiling's "Operator-wise Profiling Info for Regular Benchmark Runs" run-order table
     (tensorflow StatsCalculator: node type, first, avg ms, %, cdf%, mem KB, times called, name)."""
     section = text.split("Operator-wise Profiling Info for Regular Benchmark Runs:", 1)
@@ -261,8 +343,7 @@ def parse_op_profile(text: str) -> list[dict[str, Any]]:
     for line in run_order.splitlines():
         cols = [c.strip() for c in line.split("\t") if c.strip()]
         if len(cols) >= 8 and re.fullmatch(r"[\d.]+", cols[1]) and re.fullmatch(r"[\d.]+", cols[2]):
-            ops.append({"type": cols[0], "first_ms": float(cols[1]), "avg_ms": float(cols[2]),
-                        "name": cols[-1]})
+            ops.append(OpTime(type=cols[0], first_ms=float(cols[1]), avg_ms=float(cols[2]), name=cols[-1]))
     return ops
 
 

@@ -14,7 +14,6 @@ benchmark_model's output (benchmark.py), storing (store/).
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
 
 from edgeprof_agent.messages import OpsProfileReply
 
@@ -29,6 +28,7 @@ from ..records import (
     NullReasons,
     OpsProfile,
     PhoneBenchmark,
+    PhoneDeviceFacts,
     Power,
     Result,
     RunSpec,
@@ -69,13 +69,13 @@ def latency(run: PhoneRun) -> LatencyStats | None:
     always (a line without them is refused in benchmark.py), p5 / p50 / p95 where it printed them, else None with
     the reason in `absent`. None only for a run that gives no time (phone_result then refuses it)."""
     lat = run.latency_ms
-    if any(lat.get(k) is None for k in ("count", "min", "max", "mean", "std")):
+    if lat.count <= 0 or lat.min is None or lat.max is None or lat.mean is None or lat.std is None:
         return None
-    absent = {**ABSENT, **{k: v for k, v in (lat.get("absent") or {}).items() if k not in ("samples", "p99")}}
-    printed = lat.get("p50") is not None
-    return LatencyStats(p50=lat.get("p50"), p90=None, p95=lat.get("p95"), p97=None, p99=None, p999=None,
-                        min=lat["min"], max=lat["max"], mean=lat["mean"], std=lat["std"], cv=None, n=int(lat["count"]),
-                        percentile_method=PERCENTILE_METHOD if printed else NO_PERCENTILE_METHOD, p5=lat.get("p5"),
+    absent = {**ABSENT, **{k: v for k, v in lat.absent.items() if k not in ("samples", "p99")}}
+    printed = lat.p50 is not None
+    return LatencyStats(p50=lat.p50, p90=None, p95=lat.p95, p97=None, p99=None, p999=None,
+                        min=lat.min, max=lat.max, mean=lat.mean, std=lat.std, cv=None, n=lat.count,
+                        percentile_method=PERCENTILE_METHOD if printed else NO_PERCENTILE_METHOD, p5=lat.p5,
                         source=LATENCY_SOURCE, absent=absent)
 
 
@@ -128,10 +128,10 @@ def ops(run: PhoneRun) -> OpsProfile | None:
     """--profile-ops: LiteRT's per-op table (avg ms per run over the timed runs) in edgeprof's op profile."""
     if not run.ops:
         return None
-    n = int(run.latency_ms.get("count") or 1)  # the table's avg is over the timed runs: total = avg × runs
+    n = run.latency_ms.count or 1  # the table's avg is over the timed runs: total = avg × runs
     reply = OpsProfileReply(available=True, source="benchmark_model --enable_op_profiling (LiteRT's profiler)",
                             iterations=n, unit="ms",
-                            nodes=[[o["name"], o["type"], None, o["avg_ms"] * n, None] for o in run.ops])
+                            nodes=[[o.name, o.type, None, o.avg_ms * n, None] for o in run.ops])
     from ..opprofile import summarize
 
     return dataclasses.replace(summarize(reply), note="LiteRT's profiler during the timed runs (avg ms per run); "
@@ -142,10 +142,9 @@ def environment(facts: PhoneFacts | None, run: PhoneRun, artifact: Artifact | No
     """The phone's facts as a device's (the keys compare's fingerprint reads), the host, benchmark_model."""
     from ..run import host_environment
 
-    device: dict[str, Any] = {"kind": "phone"}
-    if facts is not None:
-        device.update({"board_model": facts.model, "cpu": facts.soc, "arch": facts.abi, "cores": len(facts.cpus),
-                       "os": f"Android {facts.android} (SDK {facts.sdk})", **facts.to_dict()})
+    device = PhoneDeviceFacts() if facts is None else PhoneDeviceFacts.from_dict({
+        "board_model": facts.model, "cpu": facts.soc, "arch": facts.abi, "cores": len(facts.cpus),
+        "os": f"Android {facts.android} (SDK {facts.sdk})", **facts.to_dict()})
     return Environment(device=device, host=host_environment(),
                        runtime={"name": "tflite", "tool": "benchmark_model", "binary": run.binary,
                                 "delegate": delegate, "version": None},
@@ -174,7 +173,7 @@ def phone_section(run: PhoneRun, delegate: str) -> PhoneBenchmark:
     warm = out.warmup if out is not None else None
     b = run.battery
     return PhoneBenchmark(
-        binary=run.binary, command=list(run.command), delegate=delegate, delegation=list(run.delegation),
+        binary=run.binary, command=list(run.command), delegate=delegate, delegation=[d.to_dict() for d in run.delegation],
         init_ms=run.init_ms, first_inference_ms=run.first_inference_ms,
         warmup_runs=warm.count if warm is not None else None,
         warmup_mean_ms=warm.mean / 1000 if warm is not None and warm.mean is not None else None,
@@ -191,7 +190,7 @@ def phone_result(spec: RunSpec, device: Device, artifact: Artifact | None, run: 
     lat = latency(run)
     if lat is None:
         raise MeasurementFailed(f"device {device.name}: benchmark_model's timed runs give no latency "
-                                f"({', '.join(f'{k}={v}' for k, v in run.latency_ms.items() if k != 'absent')})",
+                                f"({', '.join(f'{k}={v}' for k, v in run.latency_ms.printed().items())})",
                                 device=device.name, op="run")
     pw = power(run, period_s)
     reasons = NullReasons(power=None if pw is not None else (run.power_reason or "not measured"),

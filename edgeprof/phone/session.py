@@ -22,7 +22,6 @@ import posixpath
 import shlex
 import statistics
 from dataclasses import dataclass, field
-from typing import Any
 
 from ..errors import DeviceError, MeasurementFailed, TransportError
 from ..records import Device
@@ -53,7 +52,7 @@ class PhoneRun:
 
     device: str
     command: list[str]
-    latency_ms: dict[str, Any]  # BenchmarkOutput.latency_ms(): benchmark_model's own statistics, and what is absent
+    latency_ms: benchmark.BenchmarkLatency  # benchmark_model's own statistics, and what is absent
     init_ms: float
     first_inference_ms: float | None  # None: this build printed no first-inference figure
     memory_mb: PhoneMemory
@@ -61,8 +60,8 @@ class PhoneRun:
     power_reason: str | None
     thermal_before: Thermal
     thermal_after: Thermal
-    ops: list[dict[str, Any]] = field(default_factory=list)
-    delegation: list[dict[str, Any]] = field(default_factory=list)
+    ops: list[benchmark.OpTime] = field(default_factory=list)
+    delegation: list[benchmark.Delegation] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     output: benchmark.BenchmarkOutput | None = None  # everything parsed from benchmark_model's output
     battery: Battery | None = None  # read before the run

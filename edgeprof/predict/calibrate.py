@@ -85,9 +85,8 @@ def measure_model(device: Device, model: str, *, threads: int, level: str, preci
 
 
 def _key_from(result: Result, device: Device, threads: int, precision: str, level: str) -> TableKey:
-    dev = dict(result.environment.device or {})
     rt = dict(result.environment.runtime or {})
-    facts = {k: dev.get(k) for k in ("hostname", "arch", "cpu", "cores", "memory_mb", "os", "board_model")}
+    facts = {k: result.environment.fact(k) for k in ("hostname", "arch", "cpu", "cores", "memory_mb", "os", "board_model")}
     return TableKey(device_name=device.name, device=facts, runtime="onnxruntime",
                     runtime_version=str(rt.get("version") or "?"), precision=precision, threads=threads,
                     graph_level=level, host_ort_version=host_ort_version())

@@ -10,6 +10,8 @@ One module per responsibility, every name re-exported here (import from `edgepro
                ThermalZone, CpuFreq, GpuFreq, FanState, NvpModel, JetsonClocks, RpiState, RpiThrottled,
                NvmlGpu), CooldownWait, RunWarning — the sections that hold what the agent sends, rendered
                from its records (messages.py) by tests/unit/test_wire_sections.py
+  device_facts.py  PhoneDeviceFacts, DeviceFacts — Environment.device by kind (schema 10; a board's facts are
+               wire_sections.BoardFacts, with L4TRelease and RuntimeFact)
   phases.py    Phases — seconds per phase of one measurement (schema 6)
   sustained.py Sustained, SustainedWindow — a sustained run's windows and curve figures (schema 7)
   phone.py     PhoneBenchmark — what benchmark_model did on a phone (schema 8)
@@ -25,6 +27,7 @@ shown (cli, report); the identity of a configuration (vocab.ConfigIdentity; Resu
 from __future__ import annotations
 
 from .device import Device, local_device
+from .device_facts import DeviceFacts, PhoneDeviceFacts
 from .generation import Generation, PhaseEnergy, Spread
 from .jsonio import dumps_json, finite_or_null
 from .phases import Phases
@@ -68,13 +71,15 @@ from .sections import (
 )
 from .spec import DTYPES, Artifact, RunSpec, TensorSpec
 from .sustained import Sustained, SustainedWindow
+from .wire_sections import BoardFacts, L4TRelease, RuntimeFact
 
 __all__ = [
-    "DTYPES", "RESULT_KEYS", "RESULT_SCHEMA_VERSION", "RESULT_TAIL_KEYS", "Accuracy", "Artifact", "Compute",
-    "CooldownWait", "CpuFreq", "Device", "Environment", "FanState", "Fidelity", "Generation", "GpuFreq", "IOSummary",
-    "IOTensor", "JetsonClocks", "LatencyStats", "Memory", "NullReasons", "NvmlGpu", "NvpModel", "OpsProfile",
-    "OutputError", "PhaseEnergy", "Phases", "PhoneBenchmark", "Power", "PowerTrace", "Result", "RpiState", "RpiThrottled",
-    "RunSpec", "RunWarning", "Samples", "Scenario", "Section", "Settings", "Spread", "Sustained", "SustainedWindow", "SweepInfo",
+    "DTYPES", "RESULT_KEYS", "RESULT_SCHEMA_VERSION", "RESULT_TAIL_KEYS", "Accuracy", "Artifact", "BoardFacts",
+    "Compute", "CooldownWait", "CpuFreq", "Device", "DeviceFacts", "Environment", "FanState", "Fidelity", "Generation",
+    "GpuFreq", "IOSummary", "IOTensor", "JetsonClocks", "L4TRelease", "LatencyStats", "Memory", "NullReasons",
+    "NvmlGpu", "NvpModel", "OpsProfile", "OutputError", "PhaseEnergy", "Phases", "PhoneBenchmark", "PhoneDeviceFacts",
+    "Power", "PowerTrace", "Result", "RpiState", "RpiThrottled", "RunSpec", "RunWarning", "RuntimeFact", "Samples",
+    "Scenario", "Section", "Settings", "Spread", "Sustained", "SustainedWindow", "SweepInfo",
     "SystemMemory", "TensorSpec", "Thermal", "ThermalSnapshot", "ThermalZone", "Transfer", "dumps_json",
     "finite_or_null", "local_device", "new_run_id", "utc_now",
 ]

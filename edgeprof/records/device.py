@@ -67,10 +67,14 @@ class PhoneConfig:
         return self.power is None or self.power.measured != "none"
 
     def to_dict(self) -> dict[str, Any]:
-        """The shape `devices list --json` has always shown (power is the Device's key)."""
-        return {"serial": self.serial, "adb": self.adb, "adb_server_port": self.adb_server_port,
-                "benchmark_model": self.benchmark_model.to_dict() if self.benchmark_model is not None else None,
-                "thermal": {} if self.thermal_warn_status is None else {"warn_status": self.thermal_warn_status}}
+        """The shape `devices list --json` has always shown (power is the Device's key): the connection settings
+        under their devices.yaml keys (the fields' own names: serial, the adb client, its server port), then
+        benchmark_model and thermal as written."""
+        out: dict[str, Any] = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)
+                               if f.name not in ("benchmark_model", "thermal_warn_status", "power")}
+        out["benchmark_model"] = self.benchmark_model.to_dict() if self.benchmark_model is not None else None
+        out["thermal"] = {} if self.thermal_warn_status is None else {"warn_status": self.thermal_warn_status}
+        return out
 
 
 @dataclass

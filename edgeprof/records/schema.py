@@ -59,6 +59,13 @@ tests/data/golden/results/v<N>/ holds results each version wrote):
       warm-up, load time, peak RSS, the KV cache, and the energy of the prefill and decode phases with J/token,
       J/prompt token and tokens/J; the definitions stored with it). Additive: an older row, and every forward-pass
       run, has generation = null. Migration: _migrate_9_to_10.
+  11 — typed device facts (issue 34): environment.device is null (no facts were read: a failed or skipped sweep
+      row) or an object whose `kind` names its record (records/device_facts.py): "board", the agent's facts
+      reply (wire_sections.BoardFacts: its l4t an L4TRelease, its runtimes RuntimeFact records), or "phone"
+      (PhoneDeviceFacts: what `devices check` reads over adb, under the board fact names compare and the report
+      read, and the phone's own). Every fact may be null (unknown). Migration: _migrate_10_to_11 ({} becomes
+      null; a phone's object, {"kind": "phone", ...}, is kept; any other object is a board's and gains
+      kind "board", an L4T release given as text becoming {release, raw} both that text).
 """
 
 from __future__ import annotations
@@ -69,7 +76,7 @@ from typing import Any
 from ..errors import StoreError
 from ..vocab import SINGLE_STREAM
 
-RESULT_SCHEMA_VERSION = 10
+RESULT_SCHEMA_VERSION = 11
 
 
 def _migrate_1_to_2(d: dict[str, Any]) -> dict[str, Any]:
@@ -127,8 +134,28 @@ def _migrate_8_to_9(d: dict[str, Any]) -> dict[str, Any]:
 
 _migrate_9_to_10 = _additive("generation", 10, "generative models")
 
+
+def _migrate_10_to_11(d: dict[str, Any]) -> dict[str, Any]:
+    """Schema 10 → 11: environment.device typed by its kind: {} → null, a phone's object kept, any other object
+    a board's facts (kind "board"; an l4t given as text → {release, raw}). Nothing is dropped: a fact that is
+    not a field of its kind's record is refused by the loader, naming it."""
+    out = dict(d, schema_version=11)
+    env = d.get("environment")
+    if not isinstance(env, dict):
+        return out
+    device = env.get("device")
+    if not device:
+        device = None
+    elif isinstance(device, dict) and device.get("kind") != "phone":
+        device = dict(device, kind="board")
+        if isinstance(device.get("l4t"), str):
+            device["l4t"] = {"release": device["l4t"], "raw": device["l4t"]}
+    out["environment"] = dict(env, device=device)
+    return out
+
+
 _MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _migrate_1_to_2, 2: _migrate_2_to_3,
                                                                        3: _migrate_3_to_4, 4: _migrate_4_to_5,
                                                                        5: _migrate_5_to_6, 6: _migrate_6_to_7,
                                                                        7: _migrate_7_to_8, 8: _migrate_8_to_9,
-                                                                       9: _migrate_9_to_10}
+                                                                       9: _migrate_9_to_10, 10: _migrate_10_to_11}

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from ..vocab import SETTINGS, SINGLE_STREAM, SWEEP_SETTINGS, scenario_label
+from .device_facts import DeviceFacts, device_facts_from_dict
 from .samples import Samples
 from .section import Section, _plain
 from .wire_sections import (
@@ -115,7 +116,7 @@ class Environment(Section):
     description, versions, the model's hash and export options, thread variables and the clock used."""
 
     SECTION: ClassVar[str] = "environment"
-    device: dict[str, Any] = field(default_factory=dict)
+    device: DeviceFacts | None = None  # schema 10: a board's (the agent's facts), a phone's, or none read
     host: dict[str, Any] = field(default_factory=dict)
     runtime: dict[str, Any] = field(default_factory=dict)
     agent_version: str | None = None
@@ -125,9 +126,15 @@ class Environment(Section):
     thread_env: dict[str, Any] | None = None
     clock: dict[str, Any] | str | None = None
 
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Environment:
+        flat = super().from_dict(d)
+        return dataclasses.replace(flat, device=device_facts_from_dict(flat.device))
+
     def fact(self, key: str) -> Any:
-        """One of the device's facts (None when the agent did not report it)."""
-        return self.device.get(key)
+        """One of the device's facts by its name (None when none were read, or this one was not; a name the
+        device's kind does not have is None too)."""
+        return getattr(self.device, key, None) if self.device is not None else None
 
     @property
     def runtime_version(self) -> str | None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from .section import Section, ThermalSnapshotReads, _keyed, _many, _opt
 
@@ -316,6 +316,67 @@ class Thermal(Section):
         return dataclasses.replace(flat, before=_opt(ThermalSnapshot, flat.before),
                                    after=_opt(ThermalSnapshot, flat.after),
                                    cooldown=_opt(CooldownWait, flat.cooldown))
+
+
+@dataclass(frozen=True)
+class L4TRelease(Section):
+    """The agent's facts.l4t (messages.L4TRelease), as the Result stores it."""
+
+    SECTION: ClassVar[str] = "environment.device.l4t"
+    release: str
+    raw: str
+
+
+@dataclass(frozen=True)
+class RuntimeFact(Section):
+    """One runtime module in facts (environment.runtime_fact): the version it reports (onnxruntime: and its
+    execution providers), or the error importing it gave. On the wire {version[, providers]} or {error}.
+
+    The agent's facts reply.runtimes{} (messages.RuntimeFact), as the Result stores it."""
+
+    SECTION: ClassVar[str] = "environment.device.runtimes"
+    version: str | None = None
+    providers: list[str] | None = None
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class BoardFacts(Section):
+    """The machine the agent runs on (environment.py); `runtimes` by module name (RuntimeFact). `env`,
+    `power_sources` and each GPU entry keep their probe's shape (probe discovery lists).
+
+    The agent's facts reply (messages.Facts), as the Result stores it. Schema 10: a board's facts as the
+    Result stores them (Environment.device); every field may be null (a result whose facts were not all read:
+    unknown), and `kind` is "board"."""
+
+    SECTION: ClassVar[str] = "environment.device"
+    hostname: str | None = None
+    arch: str | None = None
+    cpu: str | None = None
+    cores: int | None = None
+    memory_mb: float | None = None
+    os: str | None = None
+    kernel: str | None = None
+    python: str | None = None
+    python_executable: str | None = None
+    l4t: L4TRelease | None = None
+    board_model: str | None = None
+    agent_version: str | None = None
+    protocol: int | None = None
+    env: dict[str, Any] = field(default_factory=dict)
+    workdir: str | None = None
+    disk_free_mb: float | None = None
+    runtimes: dict[str, RuntimeFact] | None = None
+    gpus: list[dict[str, Any]] | None = None
+    gpus_error: str | None = None
+    power_sources: list[Any] | dict[str, Any] | None = None
+    kind: Literal["board"] = "board"  # schema 10: which kind of Environment.device this is
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> BoardFacts:
+        flat = super().from_dict(d)
+        return dataclasses.replace(flat, l4t=_opt(L4TRelease, flat.l4t),
+                                   runtimes=_keyed(RuntimeFact, flat.runtimes))
 
 
 @dataclass(frozen=True)

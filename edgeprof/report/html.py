@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
 from .. import __version__
 from ..compare import metric_values
-from ..records import Power, PowerTrace, Result
+from ..records import L4TRelease, Power, PowerTrace, Result
 from . import phases, svg
 from .data import ReportData, accuracy_rows, config_label, log_histogram, model_label, pareto_front, row
 from .html_generation import generation_section
@@ -429,6 +430,12 @@ _FACTS = (("hostname", "hostname"), ("board_model", "board"), ("cpu", "CPU"), ("
           ("l4t", "L4T"), ("agent_version", "agent"))
 
 
+def _fact_text(r: Result, key: str) -> Any:
+    """One device fact as the environment table shows it (an L4T release: its release line)."""
+    v = r.environment.fact(key)
+    return v.release if isinstance(v, L4TRelease) else v
+
+
 def _environment(data: ReportData) -> str:
     latest: dict[str, Result] = {}
     runtimes: dict[str, set[str]] = {}
@@ -449,7 +456,7 @@ def _environment(data: ReportData) -> str:
     head = "<th class=\"l\"></th>" + "".join(f'<th class="l">{t(d)}</th>' for d in devices)
     body = []
     for key, label in _FACTS:
-        vals = [latest[d].environment.agent_version if key == "agent_version" else latest[d].environment.fact(key)
+        vals = [latest[d].environment.agent_version if key == "agent_version" else _fact_text(latest[d], key)
                 for d in devices]
         if all(v in (None, "") for v in vals):
             continue

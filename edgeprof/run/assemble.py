@@ -24,6 +24,7 @@ from ..export.quantize import as_given
 from ..records import (
     Accuracy,
     Artifact,
+    BoardFacts,
     Compute,
     Environment,
     Fidelity,
@@ -109,7 +110,7 @@ def host_environment() -> dict[str, Any]:
 
 
 def _environment(facts: Facts, reply: RunReply, artifact: Artifact | None) -> Environment:
-    return Environment(device=facts.to_dict(), host=host_environment(), runtime=reply.runtime.to_dict(),
+    return Environment(device=BoardFacts.from_record(facts), host=host_environment(), runtime=reply.runtime.to_dict(),
                        agent_version=facts.agent_version, edgeprof_version=__version__,
                        model_sha256=artifact.sha256 if artifact else None,
                        export_options=artifact.export_options if artifact else None, thread_env=facts.env,

@@ -16,6 +16,7 @@ from edgeprof.errors import MeasurementFailed
 from edgeprof.phone.benchmark import (
     NO_PERCENTILES,
     NOT_EMITTED,
+    BenchmarkLatency,
     BenchmarkOutputError,
     parse_output,
     parse_stats,
@@ -119,7 +120,7 @@ def test_a_run_without_latency_is_never_stored_ok():
     """Belt and braces: a PhoneRun whose latency gives no time (not one parse_output lets through) is refused by
     phone_result, one line."""
     run = run_of(capture("tensorflow"))
-    run.latency_ms = {"count": 0, "absent": {}}
+    run.latency_ms = BenchmarkLatency(count=0)
     assert latency(run) is None
     dev = Device(name="phone", kind="adb", host="x", python="", workdir="/data/local/tmp/edgeprof")
     with pytest.raises(MeasurementFailed, match="benchmark_model's timed runs give no latency") as e:

@@ -10,7 +10,7 @@ import phone_tree as tree
 import pytest
 from phone_adbd import serial
 
-from edgeprof.phone.benchmark import parse_delegation, parse_placement, placement_line
+from edgeprof.phone.benchmark import Delegation, parse_delegation, parse_placement, placement_line
 from edgeprof.phone.device import open_adb
 from edgeprof.phone.session import PhoneSession
 from edgeprof.records import Device
@@ -31,20 +31,25 @@ OLDEST = "INFO: Replacing 1 node(s) with delegate (TfLiteGpuDelegateV2) node, yi
 
 def test_current_line_with_the_explicit_one() -> None:
     [d] = parse_delegation(CURRENT)
-    assert (d["delegate"], d["graph"], d["delegate_kernels"]) == ("XNNPACK", "partially", 2)
-    assert (d["ops_on_delegate"], d["ops_total"], d["ops_on_cpu"], d["partitions"]) == (59, 62, 3, 5)
-    assert d["unit"] == "CPU (XNNPACK)" and d["subgraphs"] == [0]
+    assert (d.delegate, d.graph, d.delegate_kernels) == ("XNNPACK", "partially", 2)
+    p = d.placement
+    assert p is not None and (p.ops_on_delegate, p.ops_total, p.ops_on_cpu, p.partitions) == (59, 62, 3, 5)
+    assert p.unit == "CPU (XNNPACK)" and p.subgraphs == [0]
+    assert Delegation.from_dict(d.to_dict()) == d  # the phone section's stored shape reads back whole
     assert placement_line(d) == ("delegate XNNPACK: graph partially delegated (2 delegate kernels); ops: 59 of 62 on "
                                  "CPU (XNNPACK), 3 on the CPU (LiteRT's kernels), 5 partitions")
 
 
 def test_older_forms_and_a_delegate_no_flag_applied() -> None:
     [d] = parse_delegation(WHOLE_GRAPH)  # no "Explicitly applied" line: the runtime applied it
-    assert (d["delegate"], d["graph"], d["ops_on_cpu"], d["unit"]) == ("GPU", "completely", 0, "GPU")
-    assert d["applied"].startswith("by the runtime")
+    assert d.placement is not None and (d.delegate, d.graph, d.placement.ops_on_cpu, d.placement.unit) == (
+        "GPU", "completely", 0, "GPU")
+    assert d.applied is not None and d.applied.startswith("by the runtime")
+    assert Delegation.from_dict(d.to_dict()) == d
     [p] = parse_placement(OLDEST)
-    assert (p["ops_on_delegate"], p["ops_total"], p["ops_on_cpu"]) == (1, None, None)
-    assert placement_line({**p, "graph": "partially"}).endswith("ops: 1 on GPU (this LiteRT prints no total)")
+    assert (p.ops_on_delegate, p.ops_total, p.ops_on_cpu) == (1, None, None)
+    line = placement_line(Delegation(delegate=p.delegate, graph="partially", delegate_kernels=None, placement=p))
+    assert line.endswith("ops: 1 on GPU (this LiteRT prints no total)")
 
 
 def test_two_delegates_and_two_subgraphs() -> None:
@@ -53,8 +58,8 @@ def test_two_delegates_and_two_subgraphs() -> None:
             "yielding 5 partitions for subgraph 0.\nVERBOSE: Replacing 4 out of 4 node(s) with delegate "
             "(TfLiteXNNPackDelegate) node, yielding 1 partitions for subgraph 1.\n")
     nnapi, xnn = parse_placement(text)
-    assert (nnapi["delegate"], nnapi["ops_on_delegate"], nnapi["ops_on_cpu"]) == ("NNAPI", 5, 59)
-    assert (xnn["ops_on_delegate"], xnn["ops_total"], xnn["subgraphs"]) == (63, 66, [0, 1])
+    assert (nnapi.delegate, nnapi.ops_on_delegate, nnapi.ops_on_cpu) == ("NNAPI", 5, 59)
+    assert (xnn.ops_on_delegate, xnn.ops_total, xnn.subgraphs) == (63, 66, [0, 1])
     assert parse_placement("Replacing lots of node(s)\nReplacing 3 out of node(s) with delegate") == []
 
 
@@ -78,4 +83,5 @@ def test_measured_placement(adb_client, server_port, phone, tmp_path: Path, dele
         assert run.delegation == [] and "--use_xnnpack=false" in run.command
         return
     [d] = run.delegation
-    assert (d["delegate"], d["graph"], d["ops_on_delegate"], d["ops_on_cpu"]) == want
+    assert d.placement is not None
+    assert (d.delegate, d.graph, d.placement.ops_on_delegate, d.placement.ops_on_cpu) == want

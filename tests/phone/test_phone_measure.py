@@ -40,19 +40,22 @@ def test_measure(adb_client, server_port, phone, tmp_path):
     assert s.push_artifact(str(m), sha256_file(str(m)), "tflite") == (remote, 0)  # by content: not again
     run = s.measure(remote, threads=2, num_runs=40, warmup_runs=2, min_secs=0.5, profile_ops=True)
     lat = run.latency_ms
-    assert lat["count"] == 40 and lat["min"] <= lat["p5"] <= lat["p50"] <= lat["p95"] <= lat["max"]
-    assert "p99" not in lat and "p99" in lat["absent"] and "p90" not in lat
-    assert run.init_ms == pytest.approx(21.432) and run.first_inference_ms > lat["p50"]
+    assert lat.count == 40 and lat.min is not None and lat.max is not None
+    assert lat.p5 is not None and lat.p50 is not None and lat.p95 is not None
+    assert lat.min <= lat.p5 <= lat.p50 <= lat.p95 <= lat.max
+    assert "p99" not in lat.printed() and "p99" in lat.absent and "p90" not in lat.printed()
+    assert run.init_ms == pytest.approx(21.432) and run.first_inference_ms > lat.p50
     assert run.memory_mb.peak == pytest.approx(9.48438)
     assert "--num_threads=2" in run.command and "--enable_op_profiling=true" in run.command
-    assert [o["type"] for o in run.ops] == ["CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED"]
+    assert [o.type for o in run.ops] == ["CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED"]
     assert run.power is not None, run.power_reason
     assert run.power.mean_w == pytest.approx(0.412 * 3.912, rel=1e-6)
     assert run.power.discharge_sign == "negative" and run.power.samples >= 2
     assert run.thermal_before.status == 0 and run.warnings == []
     [d] = run.delegation
-    assert (d["delegate"], d["graph"], d["delegate_kernels"]) == ("XNNPACK", "partially", 2)
-    assert (d["ops_on_delegate"], d["ops_on_cpu"], d["partitions"]) == (13, 1, 3)  # not a flatbuffer: 14 ops
+    assert (d.delegate, d.graph, d.delegate_kernels) == ("XNNPACK", "partially", 2)
+    assert d.placement is not None and (d.placement.ops_on_delegate, d.placement.ops_on_cpu, d.placement.partitions) == (
+        13, 1, 3)  # not a flatbuffer: 14 ops
 
 
 def test_delegation_lines() -> None:
@@ -60,8 +63,9 @@ def test_delegation_lines() -> None:
 
     text = ("INFO: Explicitly applied GPU delegate, and the model graph will be completely executed by the delegate.\n"
             "INFO: Though NNAPI delegate is explicitly applied, the model graph will not be executed by the delegate.\n")
-    assert parse_delegation(text) == [{"delegate": "GPU", "graph": "completely", "delegate_kernels": None},
-                                      {"delegate": "NNAPI", "graph": "not", "delegate_kernels": 0}]
+    assert [d.to_dict() for d in parse_delegation(text)] == [
+        {"delegate": "GPU", "graph": "completely", "delegate_kernels": None},
+        {"delegate": "NNAPI", "graph": "not", "delegate_kernels": 0}]
 
 
 def test_charging_refuses_power_but_measures_latency(adb_client, server_port, phone, tmp_path):
@@ -72,7 +76,7 @@ def test_charging_refuses_power_but_measures_latency(adb_client, server_port, ph
     run = s.measure(remote, num_runs=10, warmup_runs=1, min_secs=0)
     assert run.power is None and "charging" in (run.power_reason or "")
     assert len([w for w in run.warnings if w.startswith("power refused")]) == 1
-    assert run.latency_ms["count"] == 10
+    assert run.latency_ms.count == 10
 
 
 def test_hot_phone_warns(adb_client, server_port, phone, tmp_path):

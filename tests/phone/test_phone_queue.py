@@ -99,6 +99,6 @@ def test_a_phone_cell_runs_through_a_queue_worker(adb_client, server_port, phone
     assert ph.sweep is not None and ph.sweep.sweep_id == sweep_id and ph.sweep.attempts == 1
     assert ph.phone.tool == "benchmark_model" and ph.phone.binary and ph.phone.init_ms is not None
     env = ph.environment.device  # the phone's facts, read by the worker under the lease
-    assert env["kind"] == "phone" and env["board_model"] == "Google Pixel 6" and env["arch"] == "arm64-v8a"
+    assert env is not None and env.kind == "phone" and env.board_model == "Google Pixel 6" and env.arch == "arm64-v8a"
     assert ph.memory_mb is not None and ph.memory_mb.peak_rss > 0
     assert not lock.exists()

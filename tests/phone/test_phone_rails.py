@@ -116,7 +116,7 @@ def test_deploy_stores_the_rails_and_results_show_names_them(adb_client, server_
     assert p.mean_w == pytest.approx(sum(meter.watts().values()), rel=2e-3)
     assert p.energy_j == pytest.approx(sum(p.rails_energy_j.values()))
     assert p.energy_mj_per_inference is not None and p.energy_mj_per_inference > 0 and p.warnings == []
-    assert r.environment.device["power_source"] == "rails (16 ODPM rails on iio:device0, iio:device1)"
+    assert r.environment.fact("power_source") == "rails (16 ODPM rails on iio:device0, iio:device1)"
     assert main(["results", "show", r.run_id, "--db", str(db)]) == 0
     text = " ".join(capsys.readouterr().out.split())
     assert "power (rails: the sum of 16 ODPM rails (what their regulators feed" in text and "whole phone" not in text

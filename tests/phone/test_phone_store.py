@@ -14,7 +14,7 @@ from test_phone_cli import inventory
 
 from edgeprof.cli.main import main
 from edgeprof.phone.benchmark import NOT_EMITTED
-from edgeprof.records import RESULT_SCHEMA_VERSION, Result
+from edgeprof.records import RESULT_SCHEMA_VERSION, PhoneDeviceFacts, Result
 from edgeprof.store import Store
 
 GOLDEN = Path(__file__).resolve().parents[1] / "data" / "golden" / "results"
@@ -36,7 +36,7 @@ def test_deploy_stores_the_phone_result_and_results_show_reads_it(adb_client, se
     cap = capsys.readouterr()
     assert "stored as run " in cap.err
     written = json.loads((tmp_path / "r.json").read_text())
-    assert written["schema_version"] == RESULT_SCHEMA_VERSION == 10
+    assert written["schema_version"] == RESULT_SCHEMA_VERSION == 11
     r = Store(str(db)).get(written["run_id"])
     assert r.to_dict() == written
     lat = r.latency_ms
@@ -61,8 +61,10 @@ def test_deploy_stores_the_phone_result_and_results_show_reads_it(adb_client, se
     assert "--use_xnnpack=true" in ph.command and ph.binary and ph.binary.startswith("/data/local/tmp/edgeprof/bin/")
     assert r.memory_mb is not None and r.memory_mb.peak_rss == pytest.approx(9.48438)
     env = r.environment.device
-    assert env["kind"] == "phone" and env["board_model"] == "Google Pixel 6" and env["arch"] == "arm64-v8a"
-    assert env["power_source"] == "battery" and env["battery"]["deviations"] == [] and env["rails"] == []
+    assert isinstance(env, PhoneDeviceFacts) and env.kind == "phone"
+    assert env.board_model == "Google Pixel 6" and env.arch == "arm64-v8a"
+    assert env.power_source == "battery" and env.battery is not None and env.battery["deviations"] == []
+    assert env.rails == []
     assert r.thermal is not None and r.thermal.before is not None and r.thermal.before.max_temp_c
 
     assert main(["results", "show", r.run_id, "--db", str(db)]) == 0
@@ -157,7 +159,7 @@ def test_the_golden_phone_result_keeps_its_op_counts_and_shows_them() -> None:
     [d] = r.phone.delegation
     assert (d["ops_on_delegate"], d["ops_total"], d["ops_on_cpu"], d["partitions"]) == (12, 13, 1, 3)
     assert r.phone.battery == {"status": "Discharging", "capacity_pct": 78, "deviations": []}
-    assert r.environment.device["power_source"] == "battery"
+    assert r.environment.fact("power_source") == "battery"
     lines = phone_lines(r)
     assert ("delegate XNNPACK: graph partially delegated (2 delegate kernels); ops: 12 of 13 on CPU (XNNPACK), 1 on "
             "the CPU (LiteRT's kernels), 3 partitions") in lines

@@ -101,8 +101,8 @@ def test_improvement_and_single_value_metrics():
 
 
 def test_fingerprint_and_environment_changes():
-    dev = {"board_model": "NVIDIA Orin Nano", "cpu": "ARMv8", "arch": "aarch64", "cores": 6, "memory_mb": 7620.0,
-           "os": "Ubuntu 22.04", "kernel": "5.15"}
+    dev = {"kind": "board", "board_model": "NVIDIA Orin Nano", "cpu": "ARMv8", "arch": "aarch64", "cores": 6,
+           "memory_mb": 7620.0, "os": "Ubuntu 22.04", "kernel": "5.15"}
     a = make_result([1.0, 2.0], env={"device": dev, "runtime": {"version": "1.22.0"}})
     b = make_result([1.0, 2.0], env={"device": {**dev, "kernel": "5.15.1", "memory_mb": 7600.0},
                                      "runtime": {"version": "1.23.0"}})

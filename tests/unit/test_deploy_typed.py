@@ -11,7 +11,7 @@ from test_messages import _python36  # tests/unit is on sys.path (rootdir-less t
 from edgeprof import run as measurement
 from edgeprof.agentlink import AgentLink
 from edgeprof.errors import CapabilityError as ErrorsCapabilityError
-from edgeprof.records import Device, RunSpec
+from edgeprof.records import BoardFacts, Device, RunSpec
 from edgeprof.session import DeviceSession
 from edgeprof.transport.local import LocalTransport
 from edgeprof_agent import PROTOCOL_VERSION
@@ -39,7 +39,7 @@ def test_deploy_returns_the_result_and_stores_nothing(tmp_path):
     r = measurement.deploy(spec(max_queries=None), dev(tmp_path))  # no cap: the null runtime is fast enough to hit it
     assert r.status == "ok" and len(r.samples_ms) >= 20
     assert r.settings.stopped_by == "min_duration and min_queries met"
-    assert r.environment.device["protocol"] == PROTOCOL_VERSION == 11 and r.environment.clock
+    assert r.environment.fact("protocol") == PROTOCOL_VERSION == 11 and r.environment.clock
 
 
 def test_given_facts_are_not_read_again(tmp_path, monkeypatch):
@@ -55,7 +55,7 @@ def test_given_facts_are_not_read_again(tmp_path, monkeypatch):
     for given in (facts, Facts.from_dict(facts.to_dict())):  # the record, or one read back from its dict
         with DeviceSession(d, keep=False, facts=given) as session:
             r = measurement.deploy(spec(), session)
-        assert r.environment.device == facts.to_dict()
+        assert r.environment.device == BoardFacts.from_record(facts)
     with pytest.raises(Exception, match="facts reply: unknown field 'colour'"):  # a dict is typed before use
         Facts.from_dict(dict(facts.to_dict(), colour="blue"))
 

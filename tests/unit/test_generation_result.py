@@ -21,7 +21,7 @@ from edgeprof.generative.table import (
     generation_lines,
 )
 from edgeprof.lab.history import checked_metrics
-from edgeprof.records import RESULT_KEYS, RESULT_TAIL_KEYS, Generation, Result
+from edgeprof.records import RESULT_KEYS, RESULT_SCHEMA_VERSION, RESULT_TAIL_KEYS, Generation, Result
 from edgeprof.regress import budget_findings, parse_budget
 from edgeprof.vocab import CHECKED_GENERATION, CHECKED_METRICS, GENERATION_METRICS, METRIC_BY_NAME
 from edgeprof_agent import PROTOCOL_VERSION
@@ -189,4 +189,4 @@ def test_a_schema_9_result_migrates_with_no_generation() -> None:
     raw = json.loads((DATA / "results" / "v9" / "ok_local_ds_cnn.json").read_text())
     assert "generation" not in raw
     r = Result.from_dict(raw)
-    assert r.generation is None and r.schema_version == 10 and r.to_dict()["generation"] is None
+    assert r.generation is None and r.schema_version == RESULT_SCHEMA_VERSION and r.to_dict()["generation"] is None

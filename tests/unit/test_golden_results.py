@@ -19,7 +19,16 @@ import sqlalchemy as sa
 
 from edgeprof.cli.main import main
 from edgeprof.errors import StoreError
-from edgeprof.records import RESULT_KEYS, RESULT_SCHEMA_VERSION, RESULT_TAIL_KEYS, Result
+from edgeprof.records import (
+    RESULT_KEYS,
+    RESULT_SCHEMA_VERSION,
+    RESULT_TAIL_KEYS,
+    BoardFacts,
+    L4TRelease,
+    PhoneDeviceFacts,
+    Result,
+    RuntimeFact,
+)
 from edgeprof.store import Store, runs
 from edgeprof.vocab import fmt_value
 
@@ -73,6 +82,33 @@ def _sweep_of(raw: dict[str, Any]) -> dict[str, Any] | None:
     return (raw.get("extra") or {}).get("sweep") if raw["schema_version"] == 1 else raw.get("sweep")
 
 
+def _env_as_10(env: dict[str, Any]) -> dict[str, Any]:
+    """An environment section with its device facts as schema 10 keeps them: a board's gain kind "board" (a
+    phone's had its kind already); an empty object is none (both compare as unset)."""
+    device = env.get("device")
+    return dict(env, device=dict(device, kind="board") if device and "kind" not in device else device)
+
+
+def test_device_facts_are_typed_by_kind_in_every_version() -> None:
+    """Schema 10: each golden's environment.device loads as its kind's record, or None where no facts were read
+    (a sweep row), with the facts it held."""
+    for path in FILES:
+        raw = _raw(path)
+        device = (raw.get("environment") or {}).get("device")
+        env = Result.from_dict(raw).environment
+        if not device:
+            assert env.device is None and env.fact("cpu") is None, path
+        elif device.get("kind") == "phone":
+            assert isinstance(env.device, PhoneDeviceFacts) and env.fact("soc") == device["soc"], path
+            assert env.fact("board_model") == device["board_model"] and env.fact("hostname") is None
+        else:
+            assert isinstance(env.device, BoardFacts) and env.device.kind == "board", path
+            assert (env.fact("cpu"), env.fact("cores"), env.fact("memory_mb")) == (
+                device["cpu"], device["cores"], device["memory_mb"]), path
+            for name, fact in (device.get("runtimes") or {}).items():
+                assert env.device.runtimes is not None and env.device.runtimes[name] == RuntimeFact.from_dict(fact)
+
+
 def test_every_version_up_to_the_current_one_has_its_golden_files() -> None:
     versions = {int(p.parent.name[1:]) for p in FILES}
     assert versions == set(range(1, RESULT_SCHEMA_VERSION + 1))
@@ -98,7 +134,7 @@ def test_golden_loads_migrates_and_round_trips(path: Path) -> None:
     for key in ("latency_ms", "memory_mb", "power", "thermal", "fidelity", "environment", "artifact"):
         assert d[key] is not None or raw[key] is None, key
         if raw[key] is not None and key != "artifact":
-            assert _set(d[key]) == _set(raw[key]), key
+            assert _set(d[key]) == _set(_env_as_10(raw[key]) if key == "environment" else raw[key]), key
     # the accuracy section arrives whole, raw per-sample lists included; before schema 5 there is none
     acc = _accuracy_of(raw)
     assert d["accuracy"] == acc and (r.accuracy is None) == (acc is None)
@@ -213,9 +249,9 @@ def test_results_before_v6_have_no_phases_and_v6_ok_runs_have_them_measured() ->
             assert p.accuracy_s >= p.accuracy_device_s > 0
         else:
             assert p.accuracy_s is None
-    assert seen == 27  # v6's four, v7's views of them and its sustained run, v8's views of those and its phone run,
+    assert seen == 33  # v6's four, v7's views of them and its sustained run, v8's views of those and its phone run,
     # v9's views of v8's (the samples packed), v10's views of v9's (the generation golden: made by a script, no
-    # deploy's phases: tests/gen/golden_generation.py)
+    # deploy's phases: tests/gen/golden_generation.py), v11's views of v10's (the device facts typed)
 
 
 def test_the_accuracy_golden_keeps_its_section() -> None:
@@ -471,3 +507,35 @@ def test_assigning_to_a_loaded_results_field_raises(path: Path) -> None:
         r.warnings = []  # type: ignore[misc]
     derived = dataclasses.replace(r, reason="derived")
     assert derived.reason == "derived" and r.reason == Result.from_dict(_raw(path)).reason
+
+
+def _v9(device: Any) -> dict[str, Any]:
+    """A schema 9 result (the v9 sweep row) whose environment.device is `device`."""
+    raw = _raw(GOLDEN / "v9" / "failed_sweep_row.json")
+    return dict(raw, environment=dict(raw["environment"], device=device))
+
+
+def test_migration_9_to_10_types_every_shape_schema_9_stored() -> None:
+    # a sweep row's {} and a missing object: no facts were read
+    assert Result.from_dict(_v9({})).environment.device is None
+    # a phone run whose facts could not be read kept only its kind: a phone's record, every fact unknown
+    bare = Result.from_dict(_v9({"kind": "phone"})).environment
+    assert bare.device == PhoneDeviceFacts() and bare.fact("board_model") is None
+    # partial board facts (a hand-made or old row): kept, the rest unknown; an L4T release given as text kept as both
+    env = Result.from_dict(_v9({"cpu": "ARMv8", "cores": 6, "l4t": "R36.3.0"})).environment
+    assert isinstance(env.device, BoardFacts) and (env.fact("cpu"), env.fact("cores")) == ("ARMv8", 6)
+    assert env.fact("l4t") == L4TRelease(release="R36.3.0", raw="R36.3.0") and env.fact("hostname") is None
+    assert env.device.to_dict()["kind"] == "board"
+    # a fact no record of its kind has is refused by name, not dropped
+    with pytest.raises(StoreError, match="'environment.device' has unknown field.*'serial'"):
+        Result.from_dict(_v9({"cpu": "ARMv8", "serial": "x"}))
+
+
+def test_schema_10_device_needs_a_known_kind() -> None:
+    d = Result.from_dict(_raw(GOLDEN / "v10" / "ok_local_ds_cnn.json")).to_dict()
+    d["environment"]["device"]["kind"] = "toaster"
+    with pytest.raises(StoreError, match="kind 'toaster', not one of 'board', 'phone'"):
+        Result.from_dict(d)
+    d["environment"]["device"] = {"cpu": "x"}  # schema 10 always names the kind
+    with pytest.raises(StoreError, match="kind None"):
+        Result.from_dict(d)

@@ -317,4 +317,4 @@ def test_a_local_deploy_exports_at_the_opset_asked_and_stores_it(tmp_path: Path)
     assert r.status == "ok" and r.settings.opset == 16 and r.artifact is not None
     assert (r.artifact.export_options["opset"], r.artifact.export_options["exporter"]) == (16, "torchscript")
     assert onnx_versions(Path(r.artifact.path)) == (8, 16)
-    assert r.environment.device["runtimes"]["onnxruntime"]["version"]  # the runtimes were read before the export
+    assert r.environment.fact("runtimes")["onnxruntime"].version  # the runtimes were read before the export

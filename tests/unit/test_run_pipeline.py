@@ -8,7 +8,7 @@ import pytest
 
 from edgeprof.errors import ConfigError, MeasurementFailed
 from edgeprof.export.inputs import plan_inputs
-from edgeprof.records import RunSpec, TensorSpec
+from edgeprof.records import BoardFacts, RunSpec, TensorSpec
 from edgeprof.run import Options, check
 from edgeprof.run.execute import model_rejected
 from edgeprof_agent.vocab import ErrorKind
@@ -88,7 +88,7 @@ def test_any_session_can_be_executed_on_and_the_result_is_assembled_once_and_fro
     assert session.requests[0].runtime == "null" and executed.transfer.agent_bytes == 7
     r = assemble(planned, executed)
     assert r.status == "ok" and r.device == "phone" and r.latency_ms is not None and r.latency_ms.p50 == 2.0
-    assert r.environment.device == facts.to_dict() and r.null_reasons.fidelity == "no fidelity check was made " \
+    assert r.environment.device == BoardFacts.from_record(facts) and r.null_reasons.fidelity == "no fidelity check was made " \
         "for this run"
     with pytest.raises(dataclasses.FrozenInstanceError):
         r.fidelity = None  # type: ignore[misc]

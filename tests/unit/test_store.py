@@ -8,6 +8,7 @@ from edgeprof.errors import StoreError
 from edgeprof.records import (
     RESULT_KEYS,
     RESULT_SCHEMA_VERSION,
+    BoardFacts,
     Environment,
     LatencyStats,
     Memory,
@@ -25,7 +26,7 @@ def make_result(run_id=None, device="local", model="m", p50=1.0, created_at=None
         latency_ms=LatencyStats(p50=p50, p90=p50, p95=p50, p97=p50, p99=p50 * 2, p999=p50 * 2, min=p50,
                                 max=p50 * 2, mean=p50, std=0.0, cv=0.0, n=5),
         throughput_ips=1000 / p50, memory_mb=Memory(peak_rss=10.0),
-        power=None, thermal=None, fidelity=None, environment=Environment(device={"hostname": "h"}), warnings=[],
+        power=None, thermal=None, fidelity=None, environment=Environment(device=BoardFacts(hostname="h")), warnings=[],
         samples_ms=[p50] * 5,
     )
 

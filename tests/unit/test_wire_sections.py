@@ -75,6 +75,14 @@ SECTIONS = (
     Rendered("ThermalSnapshot", m.ThermalSnapshot, "thermal snapshot", base="ThermalSnapshotReads"),
     Rendered("CooldownWait", m.CooldownWait, "thermal cooldown"),
     Rendered("Thermal", m.ThermalReply, "thermal"),
+    Rendered("L4TRelease", m.L4TRelease, "environment.device.l4t"),
+    Rendered("RuntimeFact", m.RuntimeFact, "environment.device.runtimes"),
+    Rendered("BoardFacts", m.Facts, "environment.device",
+             extra=(Extra("kind", 'Literal["board"]', '"board"', None,
+                          "schema 10: which kind of Environment.device this is"),),
+             optional=tuple(f.name for f in m.Facts.FIELDS if f.default is REQUIRED),
+             note="Schema 10: a board's facts as the Result stores them (Environment.device); every field may be "
+                  "null (a result whose facts were not all read: unknown), and `kind` is \"board\"."),
     Rendered("RunWarning", m.RunWarning, "warnings",
              note="The host's own warnings (high_cv, few_queries, fidelity, ...) are made with it too."),
 )
@@ -140,7 +148,7 @@ def render_module() -> str:
         "import dataclasses",
         "from collections.abc import Mapping",
         "from dataclasses import dataclass, field",
-        "from typing import Any, ClassVar",
+        "from typing import Any, ClassVar, Literal",
         "",
         "from .section import Section, ThermalSnapshotReads, _keyed, _many, _opt",
     ]
