@@ -191,6 +191,14 @@ def _generation_spec(args: argparse.Namespace, spec: RunSpec) -> RunSpec | None:
             raise ConfigError(f"{gen.SETTINGS[name][0]}: for generative models only, not {args.model}",
                               hint="leave it out, or give a generative model (e.g. llama_tiny)")
         return None
+    applies = {"--seed", "--idle", "--cooldown", "--cooldown-timeout", "--power-rate"}
+    other = sorted(f for f in _given(args) if f not in applies)
+    other += [f for f, given in (("--input", args.input), ("--scenario", args.scenario != SINGLE_STREAM),
+                                 ("--rate", args.rate is not None), ("--find-max-rate", args.find_max_rate)) if given]
+    if other:
+        raise ConfigError(f"{other[0]}: applies to a forward pass, not to the generative model {args.model}",
+                          hint="leave it out; a generative model takes --prompt-tokens, --gen-tokens, --depth, "
+                               "--repetitions and --threads")
     runtime = args.runtime or gen.default_runtime(args.model)
     if runtime not in GEN_RUNTIMES:
         raise ConfigError(f"--runtime {runtime}: {args.model} is a generative model; it runs on "

@@ -37,6 +37,7 @@ def test_llama_cpp_q4_0_deploy_is_stored_and_read_back(tmp_path, capsys):
     r = json.loads(out_json.read_text())
     assert (r["status"], r["runtime"], r["precision"], r["model"]) == ("ok", "llama.cpp", "q4_0", "llama_tiny")
     assert r["latency_ms"] is None and r["samples_ms"] == []
+    assert r["threads"] == 1 and r["environment"]["runtime"]["options"]["threads"] == 1
     g = r["generation"]
     assert (g["prompt_tokens"], g["tokens"], g["depth"], g["repetitions"]) == (32, 8, 0, 2)
     for key in ("ttft_ms", "prefill_ms", "prefill_tps", "decode_tps", "itl_ms", "tpot_ms", "peak_rss_bytes",
@@ -62,6 +63,9 @@ def test_llama_cpp_q4_0_deploy_is_stored_and_read_back(tmp_path, capsys):
     (["--model", "llama_tiny", "--depth", "2000"], "past the context of llama_tiny (2048 tokens)"),
     (["--model", "llama_tiny", "--runtime", "tflite"], "--runtime tflite: llama_tiny is a generative model"),
     (["--model", "llama_tiny", "--runtime", "llama.cpp", "--precision", "int4"], "llama.cpp takes f16, q8_0, q4_0"),
+    (["--model", "llama_tiny", "--min-duration", "2"], "--min-duration: applies to a forward pass, not to the "
+     "generative model llama_tiny"),
+    (["--model", "llama_tiny", "--scenario", "server", "--rate", "5"], "--scenario: applies to a forward pass"),
     (["--model", "mobilenet_v2", "--precision", "q4_0"], "--precision q4_0: for generative models only"),
     (["--model", "mobilenet_v2", "--runtime", "onnxruntime", "--prompt-tokens", "8"],
      "--prompt-tokens: for generative models only"),
