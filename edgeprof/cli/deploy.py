@@ -203,7 +203,7 @@ def _generation_spec(args: argparse.Namespace, spec: RunSpec) -> RunSpec | None:
     if runtime not in GEN_RUNTIMES:
         raise ConfigError(f"--runtime {runtime}: {args.model} is a generative model; it runs on "
                           f"{' or '.join(GEN_RUNTIMES)}", hint="--runtime llama.cpp or --runtime onnxruntime-genai")
-    precision = args.precision or gen.DEFAULT_PRECISION[runtime]
+    precision = args.precision or gen.gguf_precision(args.model) or gen.DEFAULT_PRECISION[runtime]
     options = {**spec.runtime_options, gen.KEY: given}
     return dataclasses.replace(spec, runtime=runtime, precision=precision, runtime_options=options)
 

@@ -88,13 +88,28 @@ def default_runtime(model: str) -> str:
     return "llama.cpp"
 
 
+def gguf_precision(model: str) -> str | None:
+    """A user GGUF's own precision (its general.file_type: MOSTLY_Q4_0 → q4_0), None for anything else."""
+    p = Path(model).expanduser()
+    if not p.is_file() or p.suffix.lower() != ".gguf":
+        return None
+    from ..generative.detect import detect
+
+    weights = detect(p).weights or "unknown"
+    return weights.lower().removeprefix("mostly_")
+
+
 def check(spec: RunSpec) -> None:
     """Every problem of a generation spec that needs no device, one line each: the runtime and precision, the
     settings' bounds, a user path (detect()'s lines) and its context."""
     if spec.runtime not in GEN_RUNTIMES:
         raise ConfigError(f"--runtime {spec.runtime}: {spec.model} is a generative model; it runs on "
                           f"{' or '.join(GEN_RUNTIMES)}", hint="--runtime llama.cpp or --runtime onnxruntime-genai")
-    if spec.precision not in GEN_PRECISIONS[spec.runtime]:
+    own = gguf_precision(spec.model)
+    if own is not None and spec.precision != own:
+        raise ConfigError(f"--precision {spec.precision}: {spec.model} holds {own} weights (measured as they are)",
+                          hint=f"leave --precision out (it is {own}), or give the Hugging Face folder to convert")
+    if own is None and spec.precision not in GEN_PRECISIONS[spec.runtime]:
         raise ConfigError(f"--precision {spec.precision}: {spec.runtime} takes "
                           f"{', '.join(GEN_PRECISIONS[spec.runtime])}",
                           hint=f"--precision {DEFAULT_PRECISION[spec.runtime]} (the default for {spec.runtime})")

@@ -115,3 +115,22 @@ def test_the_phone_measurer_refuses_generation_in_one_line():
     phone = Device(name="pixel", kind="adb")
     spec = RunSpec(device="pixel", model="llama_tiny", runtime="llama.cpp", precision="q4_0")
     assert refusal(phone, spec) == "LiteRT-LM on phones: not supported yet"
+
+
+def test_a_user_gguf_is_measured_at_its_own_precision(tmp_path, capsys):
+    pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed (pip install 'edgeprof[llamacpp]')")
+    from edgeprof.generative.build import gguf_file, hf_folder
+
+    src = Path(hf_folder("llama_tiny", cache_dir=tmp_path / "cache").path).parent
+    gguf = Path(gguf_file(src, "q8_0", cache_dir=tmp_path / "cache", name="llama_tiny").path)
+    mine = tmp_path / "my model.gguf"
+    shutil.copy(gguf, mine)
+    code, _out, err = run_cli(["deploy", "--device", "local", "--model", str(mine), "--precision", "q4_0",
+                               "--no-store"], capsys)
+    assert code == 2 and "holds q8_0 weights" in one_line(err), err
+    code, out, err = run_cli(["deploy", "--device", "local", "--model", str(mine), "--no-store", "--json", "-",
+                              *SMALL], capsys)
+    assert code == 0, err
+    r = json.loads(out)
+    assert (r["runtime"], r["precision"], r["artifact"]["format"]) == ("llama.cpp", "q8_0", "gguf")
+    assert r["artifact"]["size_bytes"] == mine.stat().st_size and r["generation"]["tokens"] == 8
