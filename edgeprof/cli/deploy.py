@@ -159,18 +159,11 @@ class _Choices(list):
 
 def _add_generation(p: argparse.ArgumentParser) -> None:
     """The generation kind's group (docs/generative.md): its settings, llama-bench's defaults."""
-    from ..session.generation import SETTINGS as GEN
-
     g = p.add_argument_group(
         "generative models (docs/generative.md: llama_tiny, a .gguf, a Hugging Face or onnxruntime-genai folder; "
         "--runtime llama.cpp with --precision f16, q8_0, q4_0 (default), or onnxruntime-genai with fp32, int4 "
         "(default))")
-    helps = {"prompt_tokens": "tokens in the timed prompt (prefill; default %d, llama-bench -p)",
-             "gen_tokens": "tokens generated after it (decode; default %d, llama-bench -n)",
-             "depth": "tokens already in the KV cache before the prompt, untimed (default %d, llama-bench -d)",
-             "repetitions": "timed repetitions, each a fresh sequence (default %d, llama-bench -r)"}
-    for name, (flag, default, _lo) in GEN.items():
-        g.add_argument(flag, dest=name, type=int, default=None, metavar="N", help=helps[name] % default)
+    add_setting_flags(g, "generation")
 
 
 def _generation_spec(args: argparse.Namespace, spec: RunSpec) -> RunSpec | None:
@@ -182,16 +175,16 @@ def _generation_spec(args: argparse.Namespace, spec: RunSpec) -> RunSpec | None:
 
     from ..session import generation as gen
 
-    given = {name: getattr(args, name) for name in gen.SETTINGS if getattr(args, name, None) is not None}
+    given = [SETTINGS[name].flag for name in gen.GEN_SETTINGS if getattr(args, name, None) is not None]
     if not gen.is_generative(args.model, args.runtime):
         if args.precision in GEN_PRECISIONS and args.precision not in ("fp32",):
             raise ConfigError(f"--precision {args.precision}: for generative models only (llama.cpp, "
                               f"onnxruntime-genai), not {args.model}", hint="--precision fp32, fp16 or int8")
-        for name in given:
-            raise ConfigError(f"{gen.SETTINGS[name][0]}: for generative models only, not {args.model}",
+        for flag in given:
+            raise ConfigError(f"{flag}: for generative models only, not {args.model}",
                               hint="leave it out, or give a generative model (e.g. llama_tiny)")
         return None
-    applies = {"--seed", "--idle", "--cooldown", "--cooldown-timeout", "--power-rate"}
+    applies = {"--seed", "--idle", "--cooldown", "--cooldown-timeout", "--power-rate", *given}
     other = sorted(f for f in _given(args) if f not in applies)
     other += [f for f, given in (("--input", args.input), ("--scenario", args.scenario != SINGLE_STREAM),
                                  ("--rate", args.rate is not None), ("--find-max-rate", args.find_max_rate)) if given]
@@ -204,8 +197,7 @@ def _generation_spec(args: argparse.Namespace, spec: RunSpec) -> RunSpec | None:
         raise ConfigError(f"--runtime {runtime}: {args.model} is a generative model; it runs on "
                           f"{' or '.join(GEN_RUNTIMES)}", hint="--runtime llama.cpp or --runtime onnxruntime-genai")
     precision = args.precision or gen.gguf_precision(args.model) or gen.DEFAULT_PRECISION[runtime]
-    options = {**spec.runtime_options, gen.KEY: given}
-    return dataclasses.replace(spec, runtime=runtime, precision=precision, runtime_options=options)
+    return dataclasses.replace(spec, runtime=runtime, precision=precision)
 
 
 def check_args(args: argparse.Namespace) -> RunSpec:

@@ -5,8 +5,8 @@ tokens/s and peak memory, measured by the agent's `generate` op (protocol 11) an
 Which specs it takes (`wants`): a bundled generative model (edgeprof_models.generative), a path that is one (a
 Hugging Face folder, an onnxruntime-genai folder, a .gguf or .litertlm file: detect() judges it), or a generation
 runtime (vocab.GEN_RUNTIMES: llama.cpp, onnxruntime-genai). Its settings (prompt tokens, generated tokens, depth,
-repetitions; llama-bench's defaults, vocab.GEN_DEFAULTS) travel in the spec's runtime_options under "generation"
-(`settings_of`), beside the runtime's own options.
+repetitions; llama-bench's defaults, vocab.GEN_DEFAULTS) are run settings (edgeprof/vocab.py RunSettings: deploy's
+flags, a sweep's settings, the stored settings section).
 
 Owns: the kind and its methods (AgentGeneration: the artifact (built by generative/build.py, cached), the
 capability check on the device's facts before anything is pushed, the context check, the push (a GGUF file, or
@@ -41,16 +41,9 @@ ALL_GEN_PRECISIONS = ("f16", "q8_0", "q4_0", "fp32", "int4")
 DEFAULT_PRECISION = {"llama.cpp": "q4_0", "onnxruntime-genai": "int4"}
 # the module each runtime is imported as on the device (the agent's facts report it: environment.RUNTIME_MODULES)
 RUNTIME_MODULE = {"llama.cpp": "llama_cpp", "onnxruntime-genai": "onnxruntime_genai"}
-# the generation settings: flag, default, lower bound (the upper one is the model's context, checked with it)
-SETTINGS: dict[str, tuple[str, int, int]] = {
-    "prompt_tokens": ("--prompt-tokens", int(GEN_DEFAULTS["prompt_tokens"]), 1),
-    "gen_tokens": ("--gen-tokens", int(GEN_DEFAULTS["gen_tokens"]), 1),
-    "depth": ("--depth", int(GEN_DEFAULTS["depth"]), 0),
-    "repetitions": ("--repetitions", int(GEN_DEFAULTS["repetitions"]), 1),
-}
-MAX_TOKENS = 1 << 20  # a sanity cap before the model's context is known
-MAX_REPETITIONS = 1000
-KEY = "generation"  # the spec's runtime_options key holding the settings
+# the generation settings (vocab.RunSettings: --prompt-tokens, --gen-tokens, --depth, --repetitions; None: the
+# agent's GEN_DEFAULTS, llama-bench's); the model's context bounds depth + prompt + generated tokens
+GEN_SETTINGS = ("prompt_tokens", "gen_tokens", "depth", "repetitions")
 
 LITERTLM_PHONES = "LiteRT-LM on phones: not supported yet"
 
@@ -76,8 +69,12 @@ def is_generative(model: str, runtime: str | None) -> bool:
 
 
 def settings_of(spec: RunSpec) -> dict[str, int]:
-    given = dict((spec.runtime_options or {}).get(KEY) or {})
-    return {name: int(given.get(name, default)) for name, (_f, default, _lo) in SETTINGS.items()}
+    """The generation settings of `spec`, each given or llama-bench's default."""
+    out: dict[str, int] = {}
+    for name in GEN_SETTINGS:
+        value = getattr(spec, name)
+        out[name] = int(GEN_DEFAULTS[name] if value is None else value)
+    return out
 
 
 def default_runtime(model: str) -> str:
@@ -113,12 +110,10 @@ def check(spec: RunSpec) -> None:
         raise ConfigError(f"--precision {spec.precision}: {spec.runtime} takes "
                           f"{', '.join(GEN_PRECISIONS[spec.runtime])}",
                           hint=f"--precision {DEFAULT_PRECISION[spec.runtime]} (the default for {spec.runtime})")
+    from ..config import check_cli_settings
+
+    check_cli_settings({name: getattr(spec, name) for name in GEN_SETTINGS})
     s = settings_of(spec)
-    for name, (flag, _d, lo) in SETTINGS.items():
-        hi = MAX_REPETITIONS if name == "repetitions" else MAX_TOKENS
-        if not lo <= s[name] <= hi:
-            raise ConfigError(f"{flag} {s[name]}: must be between {lo} and {hi}",
-                              hint=f"leave {flag} out for {SETTINGS[name][1]} (llama-bench's default)")
     if spec.threads is not None and spec.threads < 1:
         raise ConfigError(f"--threads {spec.threads}: must be at least 1 (leave it out for the runtime default)")
     if bundled(spec.model):
@@ -290,7 +285,7 @@ class AgentGeneration:
             progress.stage(f"pushing {Path(art.path).name if art.format == 'gguf' else 'the model folder'}")
             with clock.phase("push"):
                 remote, _moved = push(link, art)
-            opts = {k: v for k, v in (spec.runtime_options or {}).items() if k != KEY}
+            opts = dict(spec.runtime_options or {})
             extra = opts.pop("extra_buffers", extra_buffers_default(spec.runtime, spec.precision, facts))
             req = GenerateRequest.from_dict({
                 "runtime": spec.runtime, "artifact": {"path": remote, "format": art.format, "sha256": art.sha256},

@@ -31,7 +31,7 @@ def test_generative_models_and_runtimes_choose_the_generation_kind(tmp_path):
 
 def test_the_settings_default_to_llama_bench_and_are_read_from_the_spec():
     assert gen.settings_of(spec()) == {"prompt_tokens": 512, "gen_tokens": 128, "depth": 0, "repetitions": 5}
-    s = spec(runtime_options={"generation": {"depth": 64, "gen_tokens": 16}, "n_batch": 256})
+    s = spec(depth=64, gen_tokens=16, runtime_options={"n_batch": 256})
     assert gen.settings_of(s) == {"prompt_tokens": 512, "gen_tokens": 16, "depth": 64, "repetitions": 5}
 
 
