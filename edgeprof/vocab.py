@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from edgeprof_agent.vocab import (
+    GEN_DEFAULTS,
     LEASE_TTL_S,
     POWER_AUTO_ORDER,
     POWER_SOURCES,
@@ -287,6 +288,8 @@ def _setting(kind: str, default: Any, help: str, **kw: Any) -> Any:
 
 
 _D = RUN_DEFAULTS
+MAX_GEN_TOKENS = 1 << 20  # a generative model's prompt, generated tokens or depth: a typo bound (the context rules)
+MAX_GEN_REPETITIONS = 1000
 SERVER_MIN_QUERIES = 662  # stats.min_queries_for(0.99): the fewest queries with an early-stopping p99 (deploy's default)
 
 # Bounds that more than one place checks, each written here once: the table's `hi` below, run/check.py's worded
@@ -430,6 +433,25 @@ class RunSettings:
         flag="--battery-wh", nullable=True, place="scenario", metavar="WH", stored="scenario",
         flag_help="with a power sensor: hours on a battery of WH watt-hours at this duty cycle (any "
                   "scenario; single-stream and offline: at full load)")
+    # a generative model's (session/generation.py; docs/generative.md): None takes llama-bench's default, the agent's
+    # GEN_DEFAULTS; deploy --help lists them in their own group ("generation"); the model's context bounds
+    # depth + prompt + generated tokens, checked with the model
+    prompt_tokens: int | None = _setting(
+        "int", None, f"generative models: tokens in the timed prompt (default {GEN_DEFAULTS['prompt_tokens']}, "
+        "llama-bench -p)", lo=1, hi=MAX_GEN_TOKENS, flag="--prompt-tokens", nullable=True, place="generation",
+        metavar="N", stored="given")
+    gen_tokens: int | None = _setting(
+        "int", None, f"generative models: tokens generated after the prompt (default {GEN_DEFAULTS['gen_tokens']}, "
+        "llama-bench -n)", lo=1, hi=MAX_GEN_TOKENS, flag="--gen-tokens", nullable=True, place="generation",
+        metavar="N", stored="given")
+    depth: int | None = _setting(
+        "int", None, f"generative models: tokens already in the KV cache before the prompt, untimed (default "
+        f"{GEN_DEFAULTS['depth']}, llama-bench -d)", lo=0, hi=MAX_GEN_TOKENS, flag="--depth", nullable=True,
+        place="generation", metavar="N", stored="given")
+    repetitions: int | None = _setting(
+        "int", None, f"generative models: timed repetitions, each a fresh sequence (default "
+        f"{GEN_DEFAULTS['repetitions']}, llama-bench -r)", lo=1, hi=MAX_GEN_REPETITIONS, flag="--repetitions",
+        nullable=True, place="generation", metavar="N", stored="given")
     # sweep files only (runtime_options: deploy composes it from --graph-opt, --providers, --xnnpack, --delegate)
     runtime_options: dict[str, Any] = _setting(
         "mapping", None, "options passed to the runtime (see docs/runtimes.md)", nullable=True, wire="request")

@@ -12,6 +12,7 @@ from ..errors import ConfigError
 from ..export.inputs import parse_input_range, parse_input_value
 from ..outputs import write_output
 from ..records import Result, RunSpec
+from ..session.generation import ALL_GEN_PRECISIONS as GEN_PRECISIONS
 from ..vocab import POLICY, SCENARIOS, SERVER_MIN_QUERIES, SETTINGS, SINGLE_STREAM, fmt_value, settings_kwargs
 from .common import add_db_args, add_inventory_args, check_writable, open_store, resolve_device
 from .ui import DeployProgress, err, render_result, shown
@@ -77,7 +78,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--runtime", default=None,
                    help="onnxruntime (default; tflite for a .tflite file), tflite (LiteRT), tensorrt (NVIDIA GPUs), "
                         "or null (the harness)")
-    p.add_argument("--precision", default="fp32", choices=["fp32", "fp16", "int8"],
+    p.add_argument("--precision", default=None, choices=_Choices(["fp32", "fp16", "int8"], GEN_PRECISIONS),
                    help="fp32 (default); fp16 (onnxruntime, tensorrt; tflite: float16 weights); int8 (static, calibrated; all three)")
     add_setting_flags(p, "model")
     p.add_argument("--xnnpack", choices=["on", "off"], default=None,
@@ -98,6 +99,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="onnxruntime execution providers, comma-separated (default CPUExecutionProvider)")
     add_setting_flags(p, "measure")  # the export's opset, the seed, telemetry (idle baseline, cool-down, power rate)
     _add_scenario(p)
+    _add_generation(p)
     p.add_argument("--json", metavar="PATH", help="also write the result JSON to PATH ('-' for stdout)")
     add_inventory_args(p)
     add_db_args(p)
@@ -143,6 +145,61 @@ def _add_scenario(p: argparse.ArgumentParser) -> None:
                         "every probe run is stored")
 
 
+class _Choices(list):
+    """argparse's choices: `shown` in --help and its errors, `shown` and `more` accepted (the generation kind's
+    precisions, judged by the kind: session/generation.check)."""
+
+    def __init__(self, shown: list[str], more: tuple[str, ...]) -> None:
+        super().__init__(shown)
+        self.more = more
+
+    def __contains__(self, item: object) -> bool:
+        return list.__contains__(self, item) or item in self.more
+
+
+def _add_generation(p: argparse.ArgumentParser) -> None:
+    """The generation kind's group (docs/generative.md): its settings, llama-bench's defaults."""
+    g = p.add_argument_group(
+        "generative models (docs/generative.md: llama_tiny, a .gguf, a Hugging Face or onnxruntime-genai folder; "
+        "--runtime llama.cpp with --precision f16, q8_0, q4_0 (default), or onnxruntime-genai with fp32, int4 "
+        "(default))")
+    add_setting_flags(g, "generation")
+
+
+def _generation_spec(args: argparse.Namespace, spec: RunSpec) -> RunSpec | None:
+    """The generation kind's spec when the model or the runtime is generative (its settings in runtime_options),
+    else None after refusing a generation flag, runtime or precision on a forward-pass model."""
+    import dataclasses
+
+    from edgeprof_agent.vocab import GEN_RUNTIMES
+
+    from ..session import generation as gen
+
+    given = [SETTINGS[name].flag for name in gen.GEN_SETTINGS if getattr(args, name, None) is not None]
+    if not gen.is_generative(args.model, args.runtime):
+        if args.precision in GEN_PRECISIONS and args.precision not in ("fp32",):
+            raise ConfigError(f"--precision {args.precision}: for generative models only (llama.cpp, "
+                              f"onnxruntime-genai), not {args.model}", hint="--precision fp32, fp16 or int8")
+        for flag in given:
+            raise ConfigError(f"{flag}: for generative models only, not {args.model}",
+                              hint="leave it out, or give a generative model (e.g. llama_tiny)")
+        return None
+    applies = {"--seed", "--idle", "--cooldown", "--cooldown-timeout", "--power-rate", *given}
+    other = sorted(f for f in _given(args) if f not in applies)
+    other += [f for f, given in (("--input", args.input), ("--scenario", args.scenario != SINGLE_STREAM),
+                                 ("--rate", args.rate is not None), ("--find-max-rate", args.find_max_rate)) if given]
+    if other:
+        raise ConfigError(f"{other[0]}: applies to a forward pass, not to the generative model {args.model}",
+                          hint="leave it out; a generative model takes --prompt-tokens, --gen-tokens, --depth, "
+                               "--repetitions and --threads")
+    runtime = args.runtime or gen.default_runtime(args.model)
+    if runtime not in GEN_RUNTIMES:
+        raise ConfigError(f"--runtime {runtime}: {args.model} is a generative model; it runs on "
+                          f"{' or '.join(GEN_RUNTIMES)}", hint="--runtime llama.cpp or --runtime onnxruntime-genai")
+    precision = args.precision or gen.gguf_precision(args.model) or gen.DEFAULT_PRECISION[runtime]
+    return dataclasses.replace(spec, runtime=runtime, precision=precision)
+
+
 def check_args(args: argparse.Namespace) -> RunSpec:
     """The RunSpec the flags say, after every problem of the spec and the flags (one line each) is found, before
     anything connects."""
@@ -154,6 +211,12 @@ def _checked(args: argparse.Namespace) -> tuple[RunSpec, Options]:
     from .. import run as pipeline
 
     spec = _spec(args)
+    gen_spec = _generation_spec(args, spec)
+    if gen_spec is not None:
+        from ..session.generation import check as gen_check
+
+        gen_check(gen_spec)
+        return gen_spec, pipeline.Options.of(gen_spec, find_max_rate=args.find_max_rate, given=_given(args))
     options = pipeline.Options.of(spec, find_max_rate=args.find_max_rate, given=_given(args))
     pipeline.check(spec, options)
     return spec, options
@@ -289,7 +352,7 @@ def _spec(args: argparse.Namespace) -> RunSpec:
 
     return RunSpec(
         device=args.device, model=args.model, runtime=args.runtime or default_runtime(args.model),
-        precision=args.precision, batch=1 if args.batch is None else args.batch, threads=args.threads,
+        precision=args.precision or "fp32", batch=1 if args.batch is None else args.batch, threads=args.threads,
         input_shapes=dict(parse_input_shape(s) for s in args.input), scenario=args.scenario,
         rate=(args.rate or FIND_START_QPS) if args.find_max_rate else args.rate, **settings_kwargs(values))
 

@@ -93,3 +93,12 @@ def register(kind: MeasurementKind) -> Callable[[], None]:
     """Add a kind ahead of FORWARD_PASS; returns the call that removes it again."""
     KINDS.insert(len(KINDS) - 1, kind)
     return lambda: KINDS.remove(kind)
+
+
+def _register_builtin() -> None:
+    from .generation import GENERATION  # its module imports this one's Job and MeasurementKind
+
+    KINDS.insert(0, GENERATION)
+
+
+_register_builtin()

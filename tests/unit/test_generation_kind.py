@@ -1,0 +1,59 @@
+"""The generation measurement kind's choices (edgeprof/session/generation.py): which specs it takes, the runtime's
+capability on a device's facts, llama.cpp's extra-buffers default and the silence allowed per repetition."""
+
+import pytest
+
+from edgeprof.errors import CapabilityError
+from edgeprof.records import RunSpec
+from edgeprof.session import generation as gen
+from edgeprof.session.kinds import FORWARD_PASS, kind_of
+from edgeprof_agent.messages import Facts
+
+
+def facts(**fields):
+    base = {"hostname": "nano", "arch": "aarch64", "cpu": "ARMv8", "os": "Ubuntu 18.04", "kernel": "4.9.253-tegra",
+            "python": "3.6.9", "python_executable": "/usr/bin/python3", "agent_version": "0.1.0", "protocol": 11}
+    base.update(fields)
+    return Facts.from_dict(base)
+
+
+def spec(**kw):
+    return RunSpec(**{"device": "local", "model": "llama_tiny", "runtime": "llama.cpp", "precision": "q4_0", **kw})
+
+
+def test_generative_models_and_runtimes_choose_the_generation_kind(tmp_path):
+    assert kind_of(spec()) is gen.GENERATION
+    assert kind_of(spec(model="/nowhere/m.gguf")) is gen.GENERATION  # detect() words what is wrong with it
+    assert kind_of(spec(model="net.onnx")) is gen.GENERATION  # the runtime asks for it; check() refuses the model
+    assert kind_of(spec(model="mobilenet_v2", runtime="onnxruntime", precision="fp32")) is FORWARD_PASS
+    assert kind_of(spec(model=str(tmp_path), runtime="onnxruntime")) is gen.GENERATION  # a folder
+
+
+def test_the_settings_default_to_llama_bench_and_are_read_from_the_spec():
+    assert gen.settings_of(spec()) == {"prompt_tokens": 512, "gen_tokens": 128, "depth": 0, "repetitions": 5}
+    s = spec(depth=64, gen_tokens=16, runtime_options={"n_batch": 256})
+    assert gen.settings_of(s) == {"prompt_tokens": 512, "gen_tokens": 16, "depth": 64, "repetitions": 5}
+
+
+def test_a_runtime_the_facts_lack_is_refused_naming_the_reason():
+    no_llama = facts(runtimes={"llama_cpp": {"error": "ModuleNotFoundError: No module named 'llama_cpp'"}})
+    with pytest.raises(CapabilityError, match="device nano has no llama.cpp: llama_cpp is not importable there"):
+        gen.capability("llama.cpp", no_llama, "nano")
+    with pytest.raises(CapabilityError, match="onnxruntime_genai is not importable there \\(not reported"):
+        gen.capability("onnxruntime-genai", facts(runtimes={}), "nano")
+    gen.capability("llama.cpp", facts(runtimes={"llama_cpp": {"version": "0.3.36"}}), "nano")
+
+
+def test_extra_buffers_off_only_for_quantised_weights_on_x86_64():
+    x86, arm = facts(arch="x86_64"), facts(arch="aarch64")
+    assert gen.extra_buffers_default("llama.cpp", "q4_0", x86) is False
+    assert gen.extra_buffers_default("llama.cpp", "q8_0", x86) is False
+    assert gen.extra_buffers_default("llama.cpp", "f16", x86) is None  # AMX does not take F16
+    assert gen.extra_buffers_default("llama.cpp", "q4_0", arm) is None  # llama.cpp's CPU_REPACK: what boards run
+    assert gen.extra_buffers_default("onnxruntime-genai", "int4", x86) is None
+
+
+def test_the_silence_covers_one_repetition_of_a_slow_board():
+    # docs/generative.md: a 1B Q4_0 on a loaded 2-core VM: prefill 64 tokens ~15 s, decode 0.38 tokens/s
+    s = {"prompt_tokens": 64, "gen_tokens": 128, "depth": 0, "repetitions": 5}
+    assert gen.repetition_silence_s(s) > 15 + 128 / 0.38
