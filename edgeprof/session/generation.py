@@ -322,7 +322,8 @@ def assemble(spec: RunSpec, art: Artifact, facts: Facts, reply: Any) -> Result:
 
     mib = 2 ** 20
     mem = reply.memory
-    from ..records import RunWarning
+    from ..records import BoardFacts, RunWarning
+    from ..run.assemble import host_environment
 
     return Result(
         run_id=new_run_id(), status="ok", created_at=utc_now(), device=spec.device, model=spec.model,
@@ -334,7 +335,7 @@ def assemble(spec: RunSpec, art: Artifact, facts: Facts, reply: Any) -> Result:
         power=Power.from_dict(reply.power.to_dict()) if reply.power is not None else None,
         thermal=Thermal.from_dict(reply.thermal.to_dict()) if reply.thermal is not None else None,
         fidelity=None,
-        environment=Environment(device=facts.to_dict(), runtime=reply.runtime.to_dict(),
+        environment=Environment(device=BoardFacts.from_record(facts), host=host_environment(), runtime=reply.runtime.to_dict(),
                                 agent_version=facts.agent_version, model_sha256=art.sha256, clock=reply.clock),
         warnings=[RunWarning.from_record(w) for w in reply.warnings], samples_ms=[], artifact=art, settings=Settings.of_run(spec),
         generation=generation_of(reply))
