@@ -1,13 +1,15 @@
 """Numbers for people: the one formatter of measured values, p-values and axis labels, used by the terminal,
-Markdown and HTML (edgeprof.vocab re-exports them, where they have always been imported from).
+Markdown and HTML, and the one reader and writer of durations (`30m`, `1h30m`) (edgeprof.vocab re-exports them,
+where they have always been imported from).
 
-Owns: how a number is rounded and written for reading. Does not own: units and metrics (vocab.py), what a number
+Owns: how a number is rounded and written for reading; how a duration is read from text and written back. Does not own: units and metrics (vocab.py), what a number
 means or whether it is finite (vocab.is_finite_number). Pure functions, no I/O.
 """
 
 from __future__ import annotations
 
 import math
+import re
 
 
 def fmt_value(v: float | None, unit: str = "") -> str:
@@ -51,3 +53,38 @@ def fmt_num(v: float) -> str:
     if a >= 1:
         return f"{v:.3g}"
     return f"{v:.2g}"
+
+
+# -- durations: seconds, or text with h / m / s units ------------------------------------------------------------
+
+DURATION_FORM = "must be seconds (90) or a duration with units h, m, s (30m, 1h30m, 60s)"
+_PLAIN_SECONDS = re.compile(r"^(?:(?:\d+(?:\.\d*)?|\.\d+)(?:e[-+]?\d+)?|inf|infinity|nan)$")  # nan: refused later
+_NUM = r"(\d+(?:\.\d+)?|\.\d+)"
+_DURATION_RE = re.compile(rf"^(?:{_NUM}h)?(?:{_NUM}m)?(?:{_NUM}s)?$")
+
+
+def parse_duration(text: str) -> float:
+    """Seconds from `90`, `2.5`, `60s`, `30m`, `1h30m`, `1h30m15s`, `1.5h` (the one parser of every duration
+    setting: deploy's --duration and --window, a sweep file's `duration_s: 30m`). A sign is kept for the range
+    check to refuse (`-5m` is -300). Raises ValueError with DURATION_FORM's phrase."""
+    t = str(text).strip().lower()
+    sign = -1.0 if t.startswith("-") else 1.0
+    body = t[1:] if t.startswith(("-", "+")) else t
+    if _PLAIN_SECONDS.match(body):
+        return sign * float(body)
+    m = _DURATION_RE.match(body)
+    if not body or m is None or not any(m.groups()):
+        raise ValueError(DURATION_FORM)
+    h, mins, secs = (float(g) if g else 0.0 for g in m.groups())
+    return sign * (h * 3600.0 + mins * 60.0 + secs)
+
+
+def fmt_duration(seconds: float) -> str:
+    """`30m`, `1h30m`, `1m30s`, `12s`, `2.5s`: what parse_duration reads back to the same seconds."""
+    if not math.isfinite(seconds) or seconds < 0 or seconds != int(seconds):
+        return f"{seconds:g}s"
+    left = int(seconds)
+    h, left = divmod(left, 3600)
+    m, sec = divmod(left, 60)
+    text = (f"{h}h" if h else "") + (f"{m}m" if m else "") + (f"{sec}s" if sec else "")
+    return text or "0s"

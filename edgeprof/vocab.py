@@ -17,7 +17,6 @@ import dataclasses
 import hashlib
 import json
 import math
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -38,7 +37,14 @@ from edgeprof_agent.vocab import (
     ErrorKind,
 )
 
-from .numfmt import fmt_num, fmt_p, fmt_value  # re-exported: the one number formatter (numfmt.py)
+from .numfmt import (  # re-exported (numfmt.py)
+    DURATION_FORM,
+    fmt_duration,
+    fmt_num,
+    fmt_p,
+    fmt_value,
+    parse_duration,
+)
 
 __all__ = [
     "RUNTIMES", "PRECISIONS", "POWER_SOURCES", "POWER_AUTO_ORDER", "ErrorKind", "RUN_DEFAULTS", "LEASE_TTL_S",
@@ -239,41 +245,6 @@ class Setting:
         if self.kind == "mapping" and self.item == "range":
             return {k: (float(v[0]), float(v[1])) for k, v in value.items()}
         return dict(value) if self.kind == "mapping" else value
-
-
-# -- durations: seconds, or text with h / m / s units ------------------------------------------------------------
-
-DURATION_FORM = "must be seconds (90) or a duration with units h, m, s (30m, 1h30m, 60s)"
-_PLAIN_SECONDS = re.compile(r"^(?:(?:\d+(?:\.\d*)?|\.\d+)(?:e[-+]?\d+)?|inf|infinity|nan)$")  # nan: refused later
-_NUM = r"(\d+(?:\.\d+)?|\.\d+)"
-_DURATION_RE = re.compile(rf"^(?:{_NUM}h)?(?:{_NUM}m)?(?:{_NUM}s)?$")
-
-
-def parse_duration(text: str) -> float:
-    """Seconds from `90`, `2.5`, `60s`, `30m`, `1h30m`, `1h30m15s`, `1.5h` (the one parser of every duration
-    setting: deploy's --duration and --window, a sweep file's `duration_s: 30m`). A sign is kept for the range
-    check to refuse (`-5m` is -300). Raises ValueError with DURATION_FORM's phrase."""
-    t = str(text).strip().lower()
-    sign = -1.0 if t.startswith("-") else 1.0
-    body = t[1:] if t.startswith(("-", "+")) else t
-    if _PLAIN_SECONDS.match(body):
-        return sign * float(body)
-    m = _DURATION_RE.match(body)
-    if not body or m is None or not any(m.groups()):
-        raise ValueError(DURATION_FORM)
-    h, mins, secs = (float(g) if g else 0.0 for g in m.groups())
-    return sign * (h * 3600.0 + mins * 60.0 + secs)
-
-
-def fmt_duration(seconds: float) -> str:
-    """`30m`, `1h30m`, `1m30s`, `12s`, `2.5s`: what parse_duration reads back to the same seconds."""
-    if not math.isfinite(seconds) or seconds < 0 or seconds != int(seconds):
-        return f"{seconds:g}s"
-    left = int(seconds)
-    h, left = divmod(left, 3600)
-    m, sec = divmod(left, 60)
-    text = (f"{h}h" if h else "") + (f"{m}m" if m else "") + (f"{sec}s" if sec else "")
-    return text or "0s"
 
 
 _SETTING = "edgeprof.setting"
