@@ -177,7 +177,7 @@ def _main(argv: list[str] | None) -> int:
 
 
 if __name__ == "__main__":  # python -m edgeprof.cli.main, as python -m edgeprof
-    from edgeprof.__main__ import forget_handled_interrupt
+    from edgeprof.interrupts import forget_handled_interrupt
 
     code = main()
     forget_handled_interrupt()
