@@ -18,7 +18,8 @@ def main() -> int:
 
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not turn exit 130 into a kill
         print("edgeprof: interrupted", file=sys.stderr)
-        from .interrupts import forget_handled_interrupt  # SIGINT is ignored by now: this import cannot be cut
+        # SIGINT is ignored by now: this import cannot be cut
+        from .interrupts import forget_handled_interrupt
 
         forget_handled_interrupt()
         return 130

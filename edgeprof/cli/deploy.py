@@ -160,8 +160,6 @@ def _checked(args: argparse.Namespace) -> tuple[RunSpec, Options]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .. import run as pipeline
-
     spec, options = _checked(args)
     if args.find_max_rate:
         return _find_max_rate(args, spec)
@@ -170,13 +168,14 @@ def run(args: argparse.Namespace) -> int:
     lease_wait = lease_wait_s(args)
     device = resolve_device(args.device, args.inventory)
     store = None if args.no_store else open_store(args.db)
+    from .. import session as seam
     from ..session import DeviceSession
 
     with DeviceSession(device, keep=False, lease_wait_s=lease_wait) as session:
         session.check(spec, runtime_given=args.runtime)  # what this device cannot measure: before connecting
         with DeployProgress(enabled=not args.quiet) as progress:
-            result = _deploy_when_free(lambda: pipeline.deploy(spec, session, progress=progress, checked=True,
-                                                               options=options), device, lease_wait, progress)
+            result = _deploy_when_free(lambda: seam.deploy(spec, session, progress=progress, checked=True,
+                                                           options=options), device, lease_wait, progress)
     json_error: ConfigError | None = None
     if args.json == "-":
         sys.stdout.write(result.to_json(indent=2) + "\n")
@@ -339,13 +338,13 @@ def _probe_rates(args: argparse.Namespace, spec: RunSpec, store: Any, session: D
 
     from rich.markup import escape
 
-    from .. import run as pipeline
+    from .. import session as seam
     from ..maxrate import find_max_rate
     from .ui import out
 
     def probe(rate: float) -> Result:
         with DeployProgress(enabled=not args.quiet) as progress:
-            r = pipeline.deploy(dataclasses.replace(spec, rate=rate), session, progress=progress)
+            r = seam.deploy(dataclasses.replace(spec, rate=rate), session, progress=progress)
         if store is not None:
             store.save(r)
         sc = r.scenario

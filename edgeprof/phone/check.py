@@ -35,7 +35,8 @@ def address(device: Device) -> str:
 
 
 def check_phone(device: Device) -> PhoneCheck:
-    from .device import open_adb, read_facts
+    from ..transport.adb import open_adb
+    from .device import read_facts
 
     res = PhoneCheck(device=device.name, address=address(device))
     start = time.monotonic()

@@ -58,7 +58,7 @@ class PhoneMeasurer(Measurer):
         return self.transport
 
     def connect(self) -> None:
-        from ..phone.device import open_adb
+        from ..transport.adb import open_adb
 
         self.transport = open_adb(self.device)
 
