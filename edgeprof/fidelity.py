@@ -18,8 +18,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .hostrun.reference import THRESHOLDS, compare
 from .records import Artifact, TensorSpec
-from .reference import THRESHOLDS, compare
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -138,7 +138,7 @@ REFERENCE_CRASH = ("the host's run of your fp32 file (the reference, at the defa
 
 def _reference_outputs(ref: Reference, feed: dict[str, np.ndarray], seed: int) -> list[np.ndarray]:
     """Inside the capture: torch, onnxruntime and LiteRT print when imported or when a model loads."""
-    from . import reference
+    from .hostrun import reference
 
     if ref.kind == "torch":
         from .export.resolve import torch_module

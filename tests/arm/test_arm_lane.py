@@ -124,7 +124,7 @@ def host_outputs_fidelity(result: dict[str, Any]) -> dict[str, Any]:
         sess = ort.InferenceSession(art.path, opts, providers=["CPUExecutionProvider"])
         got = list(sess.run(None, feed))
     else:
-        from edgeprof.reference import tflite_outputs
+        from edgeprof.hostrun.reference import tflite_outputs
 
         got = tflite_outputs(Path(art.path), feed)
     from edgeprof.export.resolve import resolve_model
