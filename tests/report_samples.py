@@ -8,6 +8,7 @@ import datetime as dt
 
 import numpy as np
 
+from edgeprof.analysis.stats import latency_summary
 from edgeprof.lab import ledger
 from edgeprof.lab.spec import Cell
 from edgeprof.records import (
@@ -20,7 +21,6 @@ from edgeprof.records import (
     RunWarning,
     SweepInfo,
 )
-from edgeprof.stats import latency_summary
 from edgeprof.store import Store, sweeps
 
 BOARDS = {

@@ -6,7 +6,7 @@ import argparse
 
 from rich.table import Table
 
-from ..compare import (
+from ..analysis.compare import (
     DEFAULT_ALPHA,
     DEFAULT_MIN_EFFECT,
     METRICS,

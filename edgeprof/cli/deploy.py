@@ -339,7 +339,7 @@ def _probe_rates(args: argparse.Namespace, spec: RunSpec, store: Any, session: D
     from rich.markup import escape
 
     from .. import session as seam
-    from ..maxrate import find_max_rate
+    from ..analysis.maxrate import find_max_rate
     from .ui import out
 
     def probe(rate: float) -> Result:

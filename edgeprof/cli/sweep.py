@@ -18,7 +18,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from .. import interrupts
-from ..compare import cell_label, fmt_value
+from ..analysis.compare import cell_label, fmt_value
 from ..errors import ConfigError
 from ..lab import ledger
 from ..lab.cell import Cell

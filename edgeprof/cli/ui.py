@@ -203,7 +203,8 @@ def render_scenario(r: Result) -> None:
 
 
 def render_result(r: Result) -> None:
-    from ..compare import cell_label  # the label with the precision's detail (the file's weights), shown only
+    # the label with the precision's detail (the file's weights), shown only
+    from ..analysis.compare import cell_label
 
     out.print(f"\n[bold]{shown(cell_label(r))}[/bold]   run {shown(r.run_id)}")
     if r.status != "ok":  # a failed or skipped sweep cell: no numbers, a reason (and the stderr tail)

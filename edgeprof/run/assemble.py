@@ -1,6 +1,6 @@
 """assemble(): the Result of one measurement, built once from its plan, the agent's reply and the device's facts.
 
-Owns: every section of the Result — statistics from the raw samples (stats.py), memory, power with achieved
+Owns: every section of the Result — statistics from the raw samples (analysis/stats.py), memory, power with achieved
 GFLOP/s, thermal, environment, settings, io, the load scenario, fidelity against the reference (fidelity.py),
 the accuracy score (accuracy.py), the op profile (opprofile.py) and the warnings with advice — each computed first,
 then one frozen Result. Does not own: measuring (execute.py, the agent), storing (the caller).
@@ -20,6 +20,7 @@ from edgeprof_agent.messages import Facts, RunReply, ScenarioReply
 
 from .. import __version__
 from ..agentlink import check_samples
+from ..analysis.stats import latency_summary, scenario_summary, stability_warnings, throughput
 from ..export.quantize import as_given
 from ..records import (
     Accuracy,
@@ -43,7 +44,6 @@ from ..records import (
     utc_now,
 )
 from ..records.samples import Samples, ms_from_ns
-from ..stats import latency_summary, scenario_summary, stability_warnings, throughput
 from .execute import Executed
 from .plan import RunPlan
 

@@ -60,7 +60,7 @@ def test_statistics_options_out_of_bounds_are_one_line(tmp_path: Path, capsys: p
 def test_any_alpha_and_min_effect_is_accepted_in_bounds_or_one_line(tmp_path: Path,
                                                                      capsys: pytest.CaptureFixture[str],
                                                                      alpha: float, effect: object) -> None:
-    from edgeprof.compare import ALPHA_RANGE, check_alpha, parse_min_effect
+    from edgeprof.analysis.compare import ALPHA_RANGE, check_alpha, parse_min_effect
     from edgeprof.errors import ConfigError
 
     try:
@@ -82,7 +82,7 @@ def test_any_alpha_and_min_effect_is_accepted_in_bounds_or_one_line(tmp_path: Pa
 def test_any_budget_is_a_finite_bound_or_one_line(bound: str, op: str) -> None:
     import math
 
-    from edgeprof.regress import parse_budget
+    from edgeprof.analysis.regress import parse_budget
 
     try:
         b = parse_budget(f"p99_ms {op} {bound}")
@@ -485,7 +485,7 @@ def test_junit_xml_of_hostile_names_is_well_formed(tmp_path: Path) -> None:
     control characters); they are shown as \\x1b and the file parses."""
     import xml.etree.ElementTree as ET
 
-    from edgeprof.regress import Finding
+    from edgeprof.analysis.regress import Finding
     from edgeprof.report.junit import junit_xml
 
     f = Finding(classname="edgeprof.d\x00", name=ESCAPES + " · p99_ms", outcome="failed", kind="budget",

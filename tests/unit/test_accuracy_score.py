@@ -68,7 +68,7 @@ def test_compare_counts_half_a_point_of_top1_and_only_on_the_same_data() -> None
 
     from report_samples import make_result
 
-    from edgeprof.compare import compare_results
+    from edgeprof.analysis.compare import compare_results
     from edgeprof.records import Accuracy
 
     base = make_result("orin-nano", "mobilenet_v2")

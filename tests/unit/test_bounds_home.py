@@ -152,7 +152,8 @@ def test_the_guard_leaves_the_home_and_unrelated_numbers_alone():
 
 
 def test_the_table_and_the_other_checkers_take_the_home():
-    from edgeprof import config, inventory, maxrate
+    from edgeprof import config, inventory
+    from edgeprof.analysis import maxrate
     from edgeprof.export import onnx_export
     from edgeprof.lab import decide
     from edgeprof.run.check import MAX_COOLDOWN_C, MAX_POWER_RATE_HZ
@@ -171,7 +172,7 @@ def test_the_table_and_the_other_checkers_take_the_home():
 
 
 def test_the_server_minimum_is_what_the_early_stopping_p99_needs():
-    from edgeprof import stats
+    from edgeprof.analysis import stats
 
     assert stats.min_queries_for(0.99) == vocab.SERVER_MIN_QUERIES
     few = stats.latency_summary([1.0] * (vocab.SERVER_MIN_QUERIES - 1))
