@@ -77,7 +77,7 @@ class Board:
     def __init__(self, sweep: Sweep, device: Device) -> None:
         self.sweep = sweep
         self.device = device
-        # seconds of the board's own phases (report/phases.EXTRA_LABELS keys), its wall time from first to last
+        # seconds of the board's own phases (analysis/breakdown.EXTRA_LABELS keys), its wall time from first to last
         self.times: dict[str, float] = {}
         self.session = DeviceSession(device, times=self.times, purpose="sweep")
         self.unreachable: str | None = None  # the device proved unusable: its later cells are not attempted

@@ -25,10 +25,10 @@ from typing import Any
 from edgeprof_agent.messages import Facts
 
 from .. import run as measurement
+from ..analysis.breakdown import Breakdown
 from ..errors import CapabilityError, StoreError, UserError
 from ..lease import DEFAULT_TTL_S
 from ..records import Device, Result
-from ..report.phases import Breakdown
 from ..store import Store
 from . import ledger
 from .ahead import Ahead, ExportAhead, HostUse

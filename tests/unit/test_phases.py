@@ -13,9 +13,10 @@ import pytest
 
 from edgeprof import session as seam
 from edgeprof.agentlink import AgentLink
+from edgeprof.analysis.breakdown import breakdown
 from edgeprof.records import Device, Result, RunSpec
 from edgeprof.records.phases import PHASE_LABELS, Phases
-from edgeprof.report.phases import breakdown, markdown, phase_lines, text_table
+from edgeprof.report.phases import markdown, phase_lines, text_table
 from edgeprof.run.timing import PhaseClock
 from edgeprof.session import DeviceSession
 from edgeprof.transport.local import LocalTransport
@@ -154,7 +155,8 @@ def test_the_report_says_where_the_time_went() -> None:
     have no phases and say so instead of inventing numbers."""
     import json
 
-    from edgeprof.report.phases import html_section, stored_breakdown
+    from edgeprof.analysis.breakdown import stored_breakdown
+    from edgeprof.report.phases import html_section
 
     golden = Path(__file__).resolve().parents[1] / "data" / "golden" / "results"
     v6 = [Result.from_dict(json.loads(p.read_text())) for p in sorted((golden / "v6").glob("ok_local_*.json"))]
