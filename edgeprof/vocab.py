@@ -116,7 +116,7 @@ EXTRA_METRICS: tuple[Metric, ...] = (
     Metric("top5", "top-5 accuracy", "%", "higher", False, "accuracy", min_abs=0.5, effect_scale=0.1),
     Metric("accuracy_mae", "mean abs error vs expected", "", "lower", False, "accuracy", effect_scale=2.0),
     Metric("accuracy_rmse", "RMSE vs expected", "", "lower", False, "accuracy", effect_scale=2.0),
-    # the sustained scenario's curve (records.Sustained; the rules: edgeprof/sustained.py, docs/scenarios.md):
+    # the sustained scenario's curve (records.Sustained; the rules: edgeprof/evaluation/sustained.py, docs/scenarios.md):
     # only a sustained result has them; a budget on one is refused for any other cell when the sweep loads.
     # onset_s of a run that never throttled is its duration (no onset within the run: a lower bound)
     Metric("sustained_ratio", "sustained ratio (last windows' throughput ÷ the first's)", "", "higher", False,
@@ -315,7 +315,7 @@ class RunSettings:
         "mapping", None, "seeded value ranges by input name, e.g. {input_ids: '0:30522'}", flag="--input-range",
         nullable=True, place="inputs", metavar="NAME=LOW:HIGH", item="range", stored="given", feeds=True,
         flag_help="draw input NAME's seeded values from [LOW, HIGH), e.g. input_ids=0:30522 (repeatable)")
-    # accuracy mode (edgeprof/accuracy.py, docs/accuracy.md): a pass over this file after the timed loop
+    # accuracy mode (edgeprof/evaluation/accuracy.py, docs/accuracy.md): a pass over this file after the timed loop
     accuracy: str | None = _setting(
         "path", None, "accuracy data: an .npz with inputs by name and `labels` (top-1/top-5) or `expected` outputs "
         "(errors); relative to the sweep file", flag="--accuracy", nullable=True, place="inputs",

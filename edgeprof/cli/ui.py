@@ -76,7 +76,7 @@ class DeployProgress:
 
     def window_line(self, event: ProgressEvent) -> None:
         """A sustained run's window closed: one line that stays (window k/N, p50, °C, MHz)."""
-        from ..sustained import window_line
+        from ..evaluation.sustained import window_line
 
         text = window_line(event)
         if not self.enabled:
@@ -437,7 +437,7 @@ def render_fidelity(r: Result) -> None:
 
 
 def render_ops(ops: OpsProfile, k: int = 10) -> None:
-    from ..opprofile import top
+    from ..evaluation.opprofile import top
 
     if not ops.available:
         counts = ops.op_counts or {}

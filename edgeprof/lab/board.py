@@ -31,9 +31,9 @@ from edgeprof_agent.messages import Facts, LogEvent, ProgressEvent
 
 from .. import run as measurement
 from ..errors import AgentError, Interrupted, LeaseLost, StoreError, TransportError, UserError
+from ..evaluation.sustained import window_line
 from ..records import Device, Result
 from ..session import DeviceSession, Job
-from ..sustained import window_line
 from . import ledger
 from .cell import Cell
 from .decide import MEASURE, RETRY, SETUP, SKIP, STOP, Action, cell_decision, on_error

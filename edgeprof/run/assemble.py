@@ -70,7 +70,7 @@ def assemble(plan: RunPlan, executed: Executed, facts: Facts | None = None,
         accuracy, no_accuracy, accuracy_warnings = _accuracy(plan, reply, precision)
     ops = None
     if reply.ops is not None:
-        from ..opprofile import summarize
+        from ..evaluation.opprofile import summarize
 
         ops = summarize(reply.ops)
     warnings = [*run_warnings(spec, reply, lat),
@@ -79,7 +79,7 @@ def assemble(plan: RunPlan, executed: Executed, facts: Facts | None = None,
                 *fidelity_warnings, *accuracy_warnings, *_battery_warning(spec, power)]
     sustained = None
     if sc is not None and sc.sustained is not None:
-        from ..sustained import summarize as sustained_summary
+        from ..evaluation.sustained import summarize as sustained_summary
 
         sustained, more = sustained_summary(sc.sustained, samples_ms, sc.samples_per_query, sc.rate)
         warnings.extend(more)
@@ -192,7 +192,7 @@ def _fidelity(plan: RunPlan, reply: RunReply, say: Callable[[str], None] | None
               ) -> tuple[Fidelity | None, str | None, list[RunWarning]]:
     """Compare the device's outputs (last timed query) with the reference: (fidelity or None, why none,
     the warning past the threshold)."""
-    from .. import fidelity
+    from ..evaluation import fidelity
 
     artifact, reference, spec = plan.artifact, plan.reference, plan.spec
     if artifact is None:
@@ -230,7 +230,7 @@ def _accuracy(plan: RunPlan, reply: RunReply, precision: str
     data, artifact = plan.accuracy, plan.artifact
     if data is None:  # not asked: the scoring module is not even imported
         return None, None, []
-    from .. import accuracy
+    from ..evaluation import accuracy
 
     scored: Accuracy | None = None
     why: str | None = "the agent made no accuracy pass"

@@ -124,7 +124,7 @@ def _check_feeds(spec: RunSpec, o: Options) -> None:
         raise ConfigError(f"--input-data {spec.input_data}: no such file or directory",
                           hint="give an .npz file (arrays by input name) or a directory of NAME.npy files")
     if spec.accuracy is not None:
-        from ..accuracy import require_file
+        from ..evaluation.accuracy import require_file
 
         require_file(spec.accuracy)  # found now, not after connecting and exporting
         if o.find_max_rate:

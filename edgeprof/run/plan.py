@@ -26,7 +26,7 @@ from .prepare import Prepared, export_target, input_plan, prepare
 from .timing import PhaseClock
 
 if TYPE_CHECKING:
-    from ..accuracy import AccuracyData
+    from ..evaluation.accuracy import AccuracyData
 
 NO_REFERENCE_NULL = "the null runtime computes nothing"
 
@@ -100,12 +100,12 @@ def plan(spec: RunSpec, device: Device, facts: Facts, *, options: Options | None
         spec = dataclasses.replace(spec, batch=inputs.batch)
     acc_data = None
     if spec.accuracy:
-        from .. import accuracy
+        from ..evaluation import accuracy
 
         with clock.phase("accuracy"):
             acc_data = accuracy.load_accuracy(spec.accuracy, inputs, artifact.outputs,
                                               cache_dir / "accuracy" if cache_dir else None)
-    from .. import fidelity
+    from ..evaluation import fidelity
 
     with clock.phase("fidelity"):
         reference, no_reference = fidelity.reference_for(prepared.source, artifact, prepared.fp32)

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from edgeprof import accuracy
 from edgeprof.errors import ConfigError
+from edgeprof.evaluation import accuracy
 
 
 def test_uint64_labels_above_int64_max_are_refused_not_wrapped() -> None:

@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 
-from edgeprof.accuracy import AccuracyData, score
+from edgeprof.evaluation.accuracy import AccuracyData, score
 from edgeprof_agent import accuracy as agent_acc
 from edgeprof_agent.messages import AccuracyReply, OutputErrors
 
