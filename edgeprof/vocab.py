@@ -7,7 +7,7 @@ the run settings (RunSettings: the one table, with kinds, defaults, ranges, flag
 policy (SweepPolicy: a cell's timeout, retries and lease wait, declared alike), the bounds more than one place
 checks (MAX_STREAMS, POWER_RATE_MAX_HZ, ...: their one home), the identity of a measured configuration, and the
 finite-number test (the one number formatter is numfmt.py's, re-exported here).
-Does not own: reading a metric from a Result (analysis/compare.py), validating YAML nodes (config.py), what a runtime
+Does not own: reading a metric from a Result (analysis/compare.py), validating YAML nodes (files/config.py), what a runtime
 can do on a device (capability.py). Pure definitions, no I/O.
 """
 
@@ -272,7 +272,7 @@ _D = RUN_DEFAULTS
 SERVER_MIN_QUERIES = 662  # stats.min_queries_for(0.99): the fewest queries with an early-stopping p99 (deploy's default)
 
 # Bounds that more than one place checks, each written here once: the table's `hi` below, run/check.py's worded
-# deploy errors, config.py's devices.yaml and flag rules, the sweep file's rates and analysis/maxrate.py's search import
+# deploy errors, files/config.py's devices.yaml and flag rules, the sweep file's rates and analysis/maxrate.py's search import
 # them (tests/unit/test_bounds_home.py fails when one is written out again).
 MAX_STREAMS = 64  # offline: queries in flight, a thread and a runtime session each
 MAX_COOLDOWN_C = 150.0  # above any board's trip point: a larger value is a typo (m°C, °F)

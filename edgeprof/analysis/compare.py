@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ConfigError
-from ..outputs import brief
+from ..files.output import brief
 from ..records import Result
 from ..vocab import (  # noqa: F401  (re-exported: callers import them from here too)
     CHECKED_METRICS,

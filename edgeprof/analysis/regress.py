@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ..outputs import brief
+from ..files.output import brief
 from ..records import Result
 from .compare import (
     CHECKED_METRICS,

@@ -19,8 +19,8 @@ from ..analysis.compare import (
 )
 from ..analysis.regress import parse_budget, summarize
 from ..errors import ConfigError
+from ..files.output import brief, write_output
 from ..lab.history import run_check
-from ..outputs import brief, write_output
 from ..report.junit import junit_xml
 from ..vocab import CHECKED_SUSTAINED
 from .common import add_db_args, check_writable, open_store

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError
 from ..export.inputs import parse_input_range, parse_input_value
-from ..outputs import write_output
+from ..files.output import write_output
 from ..records import Result, RunSpec
 from ..vocab import POLICY, SCENARIOS, SERVER_MIN_QUERIES, SETTINGS, SINGLE_STREAM, fmt_value, settings_kwargs
 from .common import add_db_args, add_inventory_args, check_writable, open_store, resolve_device
@@ -34,7 +34,7 @@ def parse_input_shape(text: str) -> tuple[str, tuple[int, ...]]:
     dims = tuple(int(d) for d in m.group(2).split("x"))
     if any(d < 1 for d in dims):
         raise ConfigError(f"--input {text!r}: every dimension must be >= 1")
-    from ..datafiles import MAX_ARRAY_BYTES
+    from ..files.datafiles import MAX_ARRAY_BYTES
 
     if math.prod(dims) > MAX_ARRAY_BYTES:  # more elements than bytes allowed, whatever the dtype
         raise ConfigError(f"--input {text!r}: {math.prod(dims):.3g} elements, beyond "

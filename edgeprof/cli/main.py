@@ -147,7 +147,7 @@ def _main(argv: list[str] | None) -> int:
     args = parser.parse_args(argv)
     from ..errors import UserError, disk_advice, disk_error_in, disk_text
     from ..export import capture
-    from ..outputs import visible
+    from ..files.output import visible
 
     capture.set_verbose(bool(getattr(args, "verbose", False)))
     if not getattr(args, "func", None):

@@ -16,7 +16,7 @@ from rich.table import Table
 
 from edgeprof_agent.messages import LogEvent, ProgressEvent
 
-from ..outputs import visible
+from ..files.output import visible
 from ..records import Memory, OpsProfile, Power, Result, SystemMemory, Thermal, ThermalSnapshot
 from ..vocab import fmt_value
 

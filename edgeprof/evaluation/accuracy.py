@@ -33,11 +33,11 @@ import numpy as np
 
 from edgeprof_agent.messages import AccuracyReply, AccuracySpec, ArtifactRef
 
-from .. import datafiles
-from ..config import did_you_mean
 from ..errors import ConfigError
 from ..export.artifact_cache import sha256_file
 from ..export.inputs import InputPlan, cached_npz, read_npz
+from ..files import datafiles
+from ..files.config import did_you_mean
 from ..records import Accuracy, OutputError
 
 TOPK = 5

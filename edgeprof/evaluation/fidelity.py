@@ -121,7 +121,7 @@ def _write_outputs(path: Any, outputs: Sequence[np.ndarray]) -> None:
 
     import numpy as np
 
-    from ..fsmode import make_private_dir
+    from ..files.modes import make_private_dir
 
     with contextlib.suppress(OSError):
         make_private_dir(path.parent)

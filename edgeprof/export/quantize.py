@@ -42,8 +42,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .. import datafiles
 from ..errors import ConfigError, ModelError
+from ..files import datafiles
 from ..hostrun.loadcheck import ONNXRUNTIME, LoadCrash, check_converted, check_files, op_refused
 from ..records import Artifact, TensorSpec
 from . import external_data

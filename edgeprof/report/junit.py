@@ -12,7 +12,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 
 from ..analysis.regress import Finding, summarize
-from ..outputs import visible
+from ..files.output import visible
 from ..records import utc_now
 
 _TAG = {"failed": "failure", "error": "error", "skipped": "skipped"}

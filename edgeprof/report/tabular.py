@@ -11,7 +11,7 @@ import io
 import math
 
 from ..analysis.breakdown import stored_breakdown
-from ..outputs import csv_text, visible
+from ..files.output import csv_text, visible
 from ..vocab import fmt_value
 from .curves import markdown as sustained_markdown
 from .data import (

@@ -12,9 +12,10 @@ import math
 import os
 from dataclasses import dataclass
 
-from .. import capability, datafiles
-from ..config import check_cli_settings
+from .. import capability
 from ..errors import ConfigError
+from ..files import datafiles
+from ..files.config import check_cli_settings
 from ..records import RunSpec
 from ..vocab import (
     MAX_COOLDOWN_C,

@@ -7,7 +7,7 @@ written, the Result goes to a recovery file ($XDG_DATA_HOME/edgeprof/recovered/<
 <run_id>.target naming the database) that the next successful save to that database imports and removes by itself
 (with its sweep cell's state), or `edgeprof results import FILE` stores by hand. A corrupt or foreign database
 file is refused in one line.
-Privacy (fsmode.py's rule): the SQLite file is created 0600 and its folder 0700 (recovery files too), narrowed
+Privacy (files/modes.py's rule): the SQLite file is created 0600 and its folder 0700 (recovery files too), narrowed
 further by a stricter umask; a database that exists keeps the mode its owner gave it.
 Does not own: what a Result contains (records.py) or comparisons (analysis/compare.py).
 

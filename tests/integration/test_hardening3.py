@@ -368,8 +368,8 @@ def test_a_full_disk_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[s
 
 
 def test_a_failed_write_leaves_the_old_file_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from edgeprof import outputs
     from edgeprof.errors import ConfigError
+    from edgeprof.files import output as outputs
 
     target = tmp_path / "report.html"
     target.write_text("old")
@@ -470,8 +470,8 @@ def test_hostile_calibration_files_are_one_line(tmp_path: Path, kind: str) -> No
 
 
 def test_calibration_that_is_missing_is_refused_whatever_the_precision() -> None:
-    from edgeprof.datafiles import require_calibration_dir
     from edgeprof.errors import ConfigError
+    from edgeprof.files.datafiles import require_calibration_dir
 
     with pytest.raises(ConfigError, match="no such directory"):
         require_calibration_dir("/nonexistent/calib")

@@ -175,7 +175,7 @@ def test_a_stricter_umask_is_respected(tmp_path):
 
 def test_caches_are_private(tmp_path):
     from edgeprof.agentlink import build_agent
-    from edgeprof.fsmode import make_private_dir
+    from edgeprof.files.modes import make_private_dir
 
     old = os.umask(0o022)
     try:

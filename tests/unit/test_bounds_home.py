@@ -152,9 +152,10 @@ def test_the_guard_leaves_the_home_and_unrelated_numbers_alone():
 
 
 def test_the_table_and_the_other_checkers_take_the_home():
-    from edgeprof import config, inventory
+    from edgeprof import inventory
     from edgeprof.analysis import maxrate
     from edgeprof.export import onnx_export
+    from edgeprof.files import config
     from edgeprof.lab import decide
     from edgeprof.run.check import MAX_COOLDOWN_C, MAX_POWER_RATE_HZ
 

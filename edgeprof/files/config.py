@@ -25,8 +25,8 @@ import yaml
 from yaml.events import AliasEvent, CollectionStartEvent, NodeEvent
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from .errors import ConfigError
-from .vocab import POWER_RATE_MAX_HZ, SETTINGS, Setting
+from ..errors import ConfigError
+from ..vocab import POWER_RATE_MAX_HZ, SETTINGS, Setting
 
 __all__ = [
     "MAX_FILE_BYTES", "MAX_DEPTH", "MAX_NODES", "Doc", "compose", "read_text", "did_you_mean", "check_number",
