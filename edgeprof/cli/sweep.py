@@ -68,7 +68,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _inventory(path: str | None) -> Any:
-    from ..inventory import load_inventory
+    from ..inventory.devices import load_inventory
 
     return load_inventory(path)
 

@@ -9,7 +9,7 @@ the devices of a sweep in an inventory, and the static part of the capability ch
 impossible cell becomes a skip row with its reason; what the device itself lacks is checked by the scheduler
 with fresh facts).
 Does not own: the sweep file's format and its validation (spec.py), the cell record (cell.py), the capability
-decision itself (decide.cell_decision), the inventory (inventory.py).
+decision itself (decide.cell_decision), the inventory (inventory/devices.py).
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from ..transport.adb import ADBTransport
     from .session import DeviceSession
 
-KIND = "adb"  # records.Device.kind of a phone (inventory.py: transport: adb)
+KIND = "adb"  # records.Device.kind of a phone (inventory/devices.py: transport: adb)
 
 
 class PhoneMeasurer(Measurer):

@@ -370,7 +370,7 @@ settings: {min_duration_s: 0.2, min_queries: 10, warmup_s: 0, idle_s: 0}
 def test_a_remote_board_gets_its_next_cells_export_while_it_measures(sshd_hosts, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     from test_sweep_ssh import inventory
 
-    from edgeprof.inventory import load_inventory
+    from edgeprof.inventory.devices import load_inventory
 
     host = sshd_hosts.start_host("ahead")
     inv = inventory(tmp_path / "devices.yaml", sshd_hosts, {"board": (host, {}, sys.executable)})

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from edgeprof.errors import ConfigError
-from edgeprof.inventory import load_inventory
+from edgeprof.inventory.devices import load_inventory
 from edgeprof.records.device import BenchmarkModel, PhoneConfig, PhonePower
 
 

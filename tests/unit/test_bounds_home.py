@@ -152,10 +152,10 @@ def test_the_guard_leaves_the_home_and_unrelated_numbers_alone():
 
 
 def test_the_table_and_the_other_checkers_take_the_home():
-    from edgeprof import inventory
     from edgeprof.analysis import maxrate
     from edgeprof.export import onnx_export
     from edgeprof.files import config
+    from edgeprof.inventory import devices as inventory
     from edgeprof.lab import decide
     from edgeprof.run.check import MAX_COOLDOWN_C, MAX_POWER_RATE_HZ
 
@@ -218,7 +218,7 @@ def test_a_sweep_rate_at_and_past_the_bound(tmp_path):
 
 
 def test_devices_yaml_power_rate_past_the_bound(tmp_path):
-    from edgeprof.inventory import load_inventory
+    from edgeprof.inventory.devices import load_inventory
 
     path = tmp_path / "devices.yaml"
     path.write_text(f"version: 1\ndevices:\n  b:\n    host: localhost\n    power: {{source: hwmon, rate_hz: "

@@ -13,7 +13,7 @@ import pytest
 
 from edgeprof.errors import ConfigError
 from edgeprof.files.config import MAX_DEPTH, MAX_FILE_BYTES, check_cli_settings
-from edgeprof.inventory import load_inventory
+from edgeprof.inventory.devices import load_inventory
 from edgeprof.lab.spec import load_sweep
 
 BOMB = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(

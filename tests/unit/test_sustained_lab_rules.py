@@ -16,7 +16,7 @@ from edgeprof import vocab
 from edgeprof.analysis.compare import identity_differences, metric_values
 from edgeprof.analysis.regress import baseline_findings, budget_findings, history_findings, parse_budget
 from edgeprof.errors import ConfigError
-from edgeprof.inventory import Inventory
+from edgeprof.inventory.devices import Inventory
 from edgeprof.lab.board import _CellProgress
 from edgeprof.lab.cell import Cell
 from edgeprof.lab.history import checked_metrics

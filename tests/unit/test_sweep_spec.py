@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from edgeprof.errors import ConfigError
-from edgeprof.inventory import Inventory
+from edgeprof.inventory.devices import Inventory
 from edgeprof.lab.spec import Cell, expand, load_sweep, parse_sweep, resolve_devices
 from edgeprof.records import Device
 

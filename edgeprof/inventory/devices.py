@@ -28,11 +28,19 @@ from typing import Any
 
 from yaml.nodes import Node
 
-from .errors import ConfigError, DeviceError
-from .files.config import POWER_RATE_MAX_HZ, Doc, check_number, compose, did_you_mean, read_text, resolve_path
-from .records import Device, local_device
-from .records.device import BenchmarkModel, PhoneConfig, PhonePower
-from .vocab import POWER_SOURCES
+from ..errors import ConfigError, DeviceError
+from ..files.config import (
+    POWER_RATE_MAX_HZ,
+    Doc,
+    check_number,
+    compose,
+    did_you_mean,
+    read_text,
+    resolve_path,
+)
+from ..records import Device, local_device
+from ..records.device import BenchmarkModel, PhoneConfig, PhonePower
+from ..vocab import POWER_SOURCES
 
 INVENTORY_VERSION = 1
 
