@@ -223,8 +223,8 @@ def _deploy_when_free(deploy: Any, device: Device, wait_s: float, progress: Any)
     then LeaseBusy: who holds the device, since when, and --lease-wait (one line)."""
     import time
 
+    from ..agentlink.lease import DEPLOY_HINT
     from ..errors import LeaseBusy, LeasedError
-    from ..lease import DEPLOY_HINT
     from ..vocab import fmt_duration
 
     deadline = time.monotonic() + wait_s

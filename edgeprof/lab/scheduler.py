@@ -25,9 +25,9 @@ from typing import Any
 from edgeprof_agent.messages import Facts
 
 from .. import run as measurement
+from ..agentlink.lease import DEFAULT_TTL_S
 from ..analysis.breakdown import Breakdown
 from ..errors import CapabilityError, StoreError, UserError
-from ..lease import DEFAULT_TTL_S
 from ..records import Device, Result
 from ..store import Store
 from . import ledger

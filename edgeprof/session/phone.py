@@ -69,7 +69,7 @@ class PhoneMeasurer(Measurer):
         return PhoneLease(self.transport, self.device.name, self.device.workdir, holder, ttl_s)
 
     def deploy_lease(self, holder: dict[str, Any], wait_s: float, on_wait: Callable[[str], None]) -> Lease:
-        from ..lease import DEPLOY_HINT
+        from ..agentlink.lease import DEPLOY_HINT
         from ..phone.lease import PhoneLease
 
         assert self.transport is not None

@@ -24,8 +24,8 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from ..agentlink.lease import controller_name
 from ..errors import CapabilityError, ConfigError
-from ..lease import controller_name
 from ..records import Device, Result, RunSpec
 from .kinds import Job, Method, kind_of
 from .measurer import Lease, Measurer

@@ -15,11 +15,11 @@ import onnx
 import pytest
 from onnx import TensorProto, helper
 
+from edgeprof.agentlink.lease import DeviceLease, LeaseBusy
 from edgeprof.cli.main import main
 from edgeprof.lab import ledger
 from edgeprof.lab.scheduler import SweepScheduler, run_sweep
 from edgeprof.lab.spec import expand, parse_sweep
-from edgeprof.lease import DeviceLease, LeaseBusy
 from edgeprof.records import local_device
 from edgeprof.store import Store
 from edgeprof.transport import open_transport

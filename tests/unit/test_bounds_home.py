@@ -234,7 +234,7 @@ def test_the_bounds_host_and_agent_share_are_the_agents():
     import edgeprof_agent.scenarios
     import edgeprof_agent.vocab
     import edgeprof_agent.worker
-    from edgeprof import lease
+    from edgeprof.agentlink import lease
 
     assert vocab.LEASE_TTL_S is edgeprof_agent.vocab.LEASE_TTL_S
     assert lease.DEFAULT_TTL_S == edgeprof_agent.lease.DEFAULT_TTL_S == edgeprof_agent.vocab.LEASE_TTL_S

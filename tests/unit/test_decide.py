@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from edgeprof import capability, vocab
+from edgeprof.agentlink.lease import Interrupted, LeaseBusy, LeaseLost
 from edgeprof.errors import (
     AgentError,
     DeviceError,
@@ -28,7 +29,6 @@ from edgeprof.lab.decide import (
     on_error,
 )
 from edgeprof.lab.spec import Cell
-from edgeprof.lease import Interrupted, LeaseBusy, LeaseLost
 from edgeprof.run import CapabilityError
 from edgeprof_agent.messages import Facts
 
