@@ -271,7 +271,7 @@ def _setting(kind: str, default: Any, help: str, **kw: Any) -> Any:
 _D = RUN_DEFAULTS
 SERVER_MIN_QUERIES = 662  # stats.min_queries_for(0.99): the fewest queries with an early-stopping p99 (deploy's default)
 
-# Bounds that more than one place checks, each written here once: the table's `hi` below, run/check.py's worded
+# Bounds that more than one place checks, each written here once: the table's `hi` below, run/validate.py's worded
 # deploy errors, files/config.py's devices.yaml and flag rules, the sweep file's rates and analysis/maxrate.py's search import
 # them (tests/unit/test_bounds_home.py fails when one is written out again).
 MAX_STREAMS = 64  # offline: queries in flight, a thread and a runtime session each
@@ -356,7 +356,7 @@ class RunSettings:
         "number", float(_D["idle_s"]), "idle power baseline before load (s; 0 = off)", lo=0, hi=3600, flag="--idle",
         place="measure", metavar="S", wire="request",
         flag_help=f"idle power baseline before the model loads, in seconds (default {_D['idle_s']:g}; 0 turns it off)")
-    # cooldown_c's and power_rate_hz's bounds are MAX_COOLDOWN_C and POWER_RATE_MAX_HZ (above), as run/check.py's
+    # cooldown_c's and power_rate_hz's bounds are MAX_COOLDOWN_C and POWER_RATE_MAX_HZ (above), as run/validate.py's
     cooldown_c: float | None = _setting(
         "number", None, "before measuring, wait until the hottest temperature sensor reads below this (°C; default: "
         "no wait)", lo=0, lo_open=True, hi=MAX_COOLDOWN_C, flag="--cooldown", nullable=True, place="measure", metavar="C",
@@ -427,7 +427,7 @@ class RunSettings:
         return {name: getattr(self, name) for name in SETTINGS}
 
 
-MAX_BACKOFF_S = 3600.0  # one wait between retries, however many (lab/decide.py); the first one is at most this
+MAX_BACKOFF_S = 3600.0  # one wait between retries, however many (lab/cell_decisions.py); the first one is at most this
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ import datetime as dt
 import numpy as np
 
 from edgeprof.analysis.stats import latency_summary
-from edgeprof.lab import ledger
+from edgeprof.lab import sweep_state as ledger
 from edgeprof.lab.spec import Cell
 from edgeprof.records import (
     Accuracy,

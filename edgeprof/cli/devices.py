@@ -158,7 +158,7 @@ def run_check(args: argparse.Namespace) -> int:
     devices = _select(inv, args.names)
     from ..session import measurer_class
 
-    phones = [d for d in devices if measurer_class(d).check_group == "phones"]  # edgeprof/phone/check.py
+    phones = [d for d in devices if measurer_class(d).check_group == "phones"]  # edgeprof/phone/onboarding.py
     devices = [d for d in devices if measurer_class(d).check_group != "phones"]
     if phones:
         return _check_phones(args, devices, phones)
@@ -208,7 +208,7 @@ def run_check(args: argparse.Namespace) -> int:
 
 def _check_phones(args: argparse.Namespace, boards: list[Device], phones: list[Device]) -> int:
     """Boards as without phones, then the phones' own table (their facts are not stored yet)."""
-    from ..phone.check import COLUMNS, check_phones, rows
+    from ..phone.onboarding import COLUMNS, check_phones, rows
 
     code = 0
     board_json: list[dict[str, Any]] = []

@@ -20,7 +20,7 @@ from rich.table import Table
 from .. import interrupts
 from ..analysis.compare import cell_label, fmt_value
 from ..errors import ConfigError
-from ..lab import ledger
+from ..lab import sweep_state as ledger
 from ..lab.cell import Cell
 from ..lab.scheduler import DeviceStatus, SweepOutcome, SweepScheduler, run_sweep
 from ..lab.spec import SweepSpec, expand, load_sweep, resolve_devices

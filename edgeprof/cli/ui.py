@@ -293,7 +293,7 @@ def phone_lines(r: Result) -> list[str]:
     benchmark_model's init / first inference / warm-up, the delegate, the thermal status, the power's source
     (battery side or which rails, each rail's mean W) and each delegate's placement (ops on it vs the CPU)."""
     from ..phone.benchmark import NOT_EMITTED, placement_line
-    from ..phone.device import THERMAL_STATUS
+    from ..phone.facts import THERMAL_STATUS
 
     lines: list[str] = []
     lat, ph, p = r.latency_ms, r.phone, r.power

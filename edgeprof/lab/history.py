@@ -27,7 +27,7 @@ from ..errors import AmbiguousId, StoreError
 from ..records import Result
 from ..store import CorruptRowError, Store, config_key
 from ..vocab import CHECKED_SUSTAINED
-from . import ledger
+from . import sweep_state as ledger
 
 HISTORY_SCAN = 500
 

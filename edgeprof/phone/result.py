@@ -41,8 +41,8 @@ from ..records import (
     utc_now,
 )
 from .benchmark import NOT_EMITTED
-from .device import PhoneFacts
-from .device import Thermal as PhoneThermal
+from .facts import PhoneFacts
+from .facts import Thermal as PhoneThermal
 from .power import PowerReading
 from .session import NOT_ON_PHONES, PhoneRun
 

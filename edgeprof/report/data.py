@@ -269,7 +269,7 @@ def gather(store: Store, *, sweep: str | None = None, device: str | None = None,
            limit: int = 500, history: int = 30, title: str | None = None) -> ReportData:
     """A sweep's results (sweep id, prefix or `last`), or the newest result of each configuration matching the
     filters; plus the last `history` ok results of each configuration shown."""
-    from ..lab import ledger
+    from ..lab import sweep_state as ledger
     from ..lab.history import cell_history, sweep_results
 
     record = None

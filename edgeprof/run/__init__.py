@@ -1,6 +1,6 @@
 """One measurement, one pipeline: check → (connect) → plan → execute → assemble.
 
-  check(spec, options)            check.py     every flag and spec problem, before anything connects
+  check(spec, options)            validate.py  every flag and spec problem, before anything connects
   plan(spec, device, facts)       plan.py      after the hello: capability, export target, artifacts, inputs,
                                                accuracy data, fidelity reference — the only check after connecting
   execute(plan, session)          execute.py   push, one typed RunRequest, progress, silences and a deadline
@@ -15,12 +15,12 @@ from __future__ import annotations
 from ..errors import CapabilityError
 from ..vocab import PRECISIONS, RUNTIMES
 from .assemble import assemble, host_environment, io_summary
-from .check import Options, check, validate_scenario, validate_spec, validate_telemetry
 from .execute import Executed, Progress, Quiet, Session, execute, model_rejected, power_config, run_request
 from .limits import AGENT_SILENCE_TIMEOUT_S, QUERY_SILENCE_S, phase_silences, run_deadline
 from .plan import RunPlan, plan
 from .prepare import Prepared, export_target, input_params, input_plan, prepare
 from .timing import PhaseClock
+from .validate import Options, check, validate_scenario, validate_spec, validate_telemetry
 
 __all__ = [
     "AGENT_SILENCE_TIMEOUT_S", "PRECISIONS", "QUERY_SILENCE_S", "RUNTIMES", "CapabilityError", "Executed",

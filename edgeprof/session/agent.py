@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from edgeprof_agent.messages import Facts
 
 from ..agentlink import AgentLink, KeptAgent
-from ..agentlink.kept import answered
+from ..agentlink.kept_agent import answered
 from ..agentlink.lease import DeviceLease
 from ..records import Device, Result, RunSpec
 from ..transport import Transport, open_transport

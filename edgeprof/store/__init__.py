@@ -12,7 +12,7 @@ further by a stricter umask; a database that exists keeps the mode its owner gav
 Does not own: what a Result contains (records.py) or comparisons (analysis/compare.py).
 
 Database schema history: 1 — runs, device_facts, meta.
-  2 — sweeps and sweep_cells (added by lab/ledger.py's users; runs, device_facts and meta unchanged, so a
+  2 — sweeps and sweep_cells (added by lab/sweep_state.py's users; runs, device_facts and meta unchanged, so a
       version-1 database is upgraded in place by creating the two tables).
 """
 

@@ -30,7 +30,7 @@ from arm_recipes import ROOT_BY_NAME  # noqa: E402
 from armlab import CACHE  # noqa: E402
 from roots import BINFMT, RootPaths  # noqa: E402
 
-from edgeprof.phone.device import open_adb, read_facts  # noqa: E402
+from edgeprof.phone.facts import open_adb, read_facts  # noqa: E402
 from edgeprof.phone.session import PhoneSession  # noqa: E402
 from edgeprof.records import Device  # noqa: E402
 from edgeprof.records.device import BenchmarkModel, PhoneConfig  # noqa: E402

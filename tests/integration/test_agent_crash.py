@@ -14,7 +14,7 @@ import pytest
 from edgeprof import session as seam
 from edgeprof.agentlink import crash_signal, runtime_version
 from edgeprof.errors import AgentCrashed, AgentError
-from edgeprof.lab import decide
+from edgeprof.lab import cell_decisions as decide
 from edgeprof.lab.scheduler import cell_result
 from edgeprof.records import Device, RunSpec
 
@@ -162,7 +162,7 @@ def test_a_kill_from_outside_is_not_called_a_crash(tmp_path):
 
 
 def test_a_sweep_stores_the_crash_and_its_native_stack_in_the_failed_row(tmp_path):
-    from edgeprof.lab import ledger
+    from edgeprof.lab import sweep_state as ledger
     from edgeprof.lab.scheduler import run_sweep
     from edgeprof.lab.spec import expand, parse_sweep
     from edgeprof.records import local_device

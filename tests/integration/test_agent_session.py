@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from test_agent_crash import write_model  # a MatMul model: input tokens [1, 4, 32]
 
-from edgeprof.lab import ledger
+from edgeprof.lab import sweep_state as ledger
 from edgeprof.lab.scheduler import run_sweep
 from edgeprof.lab.spec import expand, parse_sweep
 from edgeprof.records import local_device
@@ -313,7 +313,7 @@ def test_a_local_cell_and_an_export_ahead_never_use_this_machine_at_once() -> No
     export ahead to end; intervals recorded by the threads never overlap."""
     import threading
 
-    from edgeprof.lab.ahead import HostUse
+    from edgeprof.lab.export_ahead import HostUse
 
     host, log, lock = HostUse(), [], threading.Lock()
     never = threading.Event()

@@ -427,7 +427,7 @@ def test_fp16_of_an_old_ir_file_listing_initializers_as_inputs_runs(tmp_path, db
 
 
 def test_a_sweeps_batch_axis_on_a_static_batch_fails_the_other_values_with_the_reason(tmp_path, db, capsys):
-    from edgeprof.lab import ledger
+    from edgeprof.lab import sweep_state as ledger
 
     static_batch_model(tmp_path / "faces10.onnx")
     (tmp_path / "s.yaml").write_text("name: static\nmodels: [faces10.onnx]\ndevices: [local]\nruntimes: [onnxruntime]\n"

@@ -267,7 +267,7 @@ def test_a_recovery_file_is_imported_and_removed_by_the_next_successful_save(tmp
 def test_a_sweep_cell_whose_row_hit_a_locked_database_gets_it_from_the_recovery_file(tmp_path):
     """A local sweep whose database is locked when a cell's row is stored: the cell is not lost (recovery file,
     the sweep says so and is not ok); the next successful save imports it with the cell's state."""
-    from edgeprof.lab import ledger
+    from edgeprof.lab import sweep_state as ledger
     from edgeprof.lab.scheduler import SweepScheduler
     from edgeprof.lab.spec import expand, parse_sweep
     from edgeprof.records import local_device

@@ -17,7 +17,7 @@ from onnx import TensorProto, helper
 
 from edgeprof.agentlink.lease import DeviceLease, LeaseBusy
 from edgeprof.cli.main import main
-from edgeprof.lab import ledger
+from edgeprof.lab import sweep_state as ledger
 from edgeprof.lab.scheduler import SweepScheduler, run_sweep
 from edgeprof.lab.spec import expand, parse_sweep
 from edgeprof.records import local_device

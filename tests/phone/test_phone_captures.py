@@ -13,7 +13,7 @@ import pytest
 from phone_adbd import StandInAdbd, serial
 
 from edgeprof.cli.main import main
-from edgeprof.phone.device import open_adb, read_facts
+from edgeprof.phone.facts import open_adb, read_facts
 from edgeprof.phone.session import PhoneSession
 from edgeprof.records import Device
 from edgeprof.records.device import BenchmarkModel, PhoneConfig

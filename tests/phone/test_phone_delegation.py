@@ -11,7 +11,7 @@ import pytest
 from phone_adbd import serial
 
 from edgeprof.phone.benchmark import parse_delegation, parse_placement, placement_line
-from edgeprof.phone.device import open_adb
+from edgeprof.phone.facts import open_adb
 from edgeprof.phone.session import PhoneSession
 from edgeprof.records import Device
 from edgeprof.records.device import BenchmarkModel, PhoneConfig

@@ -5,7 +5,7 @@ from __future__ import annotations
 import phone_tree as tree
 from phone_adbd import serial
 
-from edgeprof.phone.device import open_adb, parse_thermal, read_facts
+from edgeprof.phone.facts import open_adb, parse_thermal, read_facts
 from edgeprof.records import Device
 from edgeprof.records.device import BenchmarkModel, PhoneConfig
 

@@ -11,7 +11,7 @@ import pytest
 from phone_adbd import serial
 
 from edgeprof.errors import MeasurementFailed, TransportError
-from edgeprof.phone.device import open_adb
+from edgeprof.phone.facts import open_adb
 from edgeprof.phone.session import PhoneSession, battery_power
 from edgeprof.records import Device
 from edgeprof.records.device import BenchmarkModel, PhoneConfig, PhonePower

@@ -10,7 +10,7 @@ import pytest
 from phone_adbd import StandInAdbd, serial
 
 from edgeprof.cli.main import main
-from edgeprof.phone.device import open_adb
+from edgeprof.phone.facts import open_adb
 from edgeprof.phone.rails import parse_rails, rails_power
 from edgeprof.phone.session import PhoneSession
 from edgeprof.records import Device

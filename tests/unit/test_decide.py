@@ -17,7 +17,7 @@ from edgeprof.errors import (
     StoreError,
     TransportError,
 )
-from edgeprof.lab.decide import (
+from edgeprof.lab.cell_decisions import (
     FAIL,
     MAX_BACKOFF_S,
     MEASURE,

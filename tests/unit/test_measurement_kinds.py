@@ -102,6 +102,6 @@ def test_only_the_seam_the_transport_and_the_inventory_name_the_phones_device_ki
 
     root = Path(__file__).resolve().parents[2] / "edgeprof"
     allowed = {"session/phone.py", "transport/__init__.py", "transport/adb.py", "inventory/devices.py", "records/device.py",
-               "phone/check.py"}
+               "phone/onboarding.py"}
     found = sorted(str(p.relative_to(root)) for p in root.rglob("*.py") if '"adb"' in p.read_text())
     assert found and set(found) <= allowed, set(found) - allowed

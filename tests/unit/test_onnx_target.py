@@ -38,7 +38,7 @@ from edgeprof.export.onnx_export import (
     prepare_onnx,
 )
 from edgeprof.export.resolve import resolve_model
-from edgeprof.lab import ledger
+from edgeprof.lab import sweep_state as ledger
 from edgeprof.lab.scheduler import run_sweep
 from edgeprof.lab.spec import expand, parse_sweep
 from edgeprof.records import Device, Result, RunSpec

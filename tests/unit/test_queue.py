@@ -143,7 +143,7 @@ def test_a_queued_cell_runs_through_the_sweep_executor_on_the_in_memory_queue(tm
     cell on `local` through the scheduler's per-cell path into a SQLite ledger; a second job for the same
     submission finds the row and runs nothing."""
     from edgeprof.inventory.devices import Inventory
-    from edgeprof.lab import ledger
+    from edgeprof.lab import sweep_state as ledger
     from edgeprof.lab.spec import expand, parse_sweep
     from edgeprof.store import Store
 
@@ -240,7 +240,7 @@ def test_a_transport_error_goes_back_to_the_queue_with_the_sweeps_backoff_then_i
     failed row saying how many attempts were made."""
     import time
 
-    from edgeprof.lab import ledger
+    from edgeprof.lab import sweep_state as ledger
     from edgeprof.lab.spec import expand, parse_sweep
     from edgeprof.store import Store
 
@@ -301,7 +301,7 @@ def test_a_row_lost_to_a_database_outage_is_imported_at_the_retry_not_measured_a
     import sqlalchemy as sa
 
     from edgeprof.inventory.devices import Inventory
-    from edgeprof.lab import ledger
+    from edgeprof.lab import sweep_state as ledger
     from edgeprof.lab.spec import expand, parse_sweep
     from edgeprof.store import Store, recovery_dir
 
