@@ -69,7 +69,7 @@ def write_model(path: Path, weights_mb: float) -> Path:
 
 
 def one_deploy(spec: Any, device: Any, store: Any) -> dict[str, Any]:
-    from edgeprof.run import deploy
+    from edgeprof.session import deploy
 
     clock = StageClock()
     start = time.perf_counter()

@@ -91,7 +91,7 @@ def model_run_events(path: Path, threads: int, duration: float) -> list[float]:
 
 def edgeprof_run(path: Path, threads: int, duration: float) -> list[float]:
     from edgeprof.records import RunSpec, local_device
-    from edgeprof.run import deploy
+    from edgeprof.session import deploy
 
     spec = RunSpec(device="local", model=str(path), threads=threads, min_duration_s=duration, min_queries=100,
                    warmup_s=1.0)

@@ -29,8 +29,8 @@ sys.path.insert(0, str(REPO / "tests" / "integration"))
 from boardlab import board_lab  # noqa: E402
 from sshd import SSHLab, missing_reason  # noqa: E402
 
-from edgeprof.inventory import load_inventory  # noqa: E402
-from edgeprof.lab import ledger  # noqa: E402
+from edgeprof.inventory.devices import load_inventory  # noqa: E402
+from edgeprof.lab import sweep_state as ledger  # noqa: E402
 from edgeprof.lab.scheduler import SweepScheduler  # noqa: E402
 from edgeprof.lab.spec import expand, parse_sweep  # noqa: E402
 from edgeprof.report.phases import text_table  # noqa: E402

@@ -90,9 +90,9 @@ def host_case(n: int, form: str, db_dir: str) -> dict[str, Any]:
 
     import numpy as np
 
+    from edgeprof.analysis.stats import latency_summary
     from edgeprof.records import Environment, Result, Scenario
     from edgeprof.records.samples import ms_from_ns, ms_from_ns_tenth_us
-    from edgeprof.stats import latency_summary
     from edgeprof.store import Store
     from edgeprof_agent.messages import ScenarioReply
 

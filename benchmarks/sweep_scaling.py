@@ -29,7 +29,7 @@ sys.path.insert(0, str(REPO / "tests" / "integration"))
 
 from sshd import SSHLab, missing_reason  # noqa: E402
 
-from edgeprof.lab import ledger  # noqa: E402
+from edgeprof.lab import sweep_state as ledger  # noqa: E402
 from edgeprof.lab.scheduler import SweepScheduler  # noqa: E402
 from edgeprof.lab.spec import expand, parse_sweep  # noqa: E402
 from edgeprof.records import Device  # noqa: E402

@@ -7,7 +7,9 @@ imports it, and there the interrupt is printed as "Exception ignored" and droppe
 so it reaches the code that runs after. A step that must not stop halfway holds SIGINT until it ends
 (`held`). And the test of whether a failure is really an interruption
 (`interrupted_since`, `caused_by_interrupt`): a library may catch the KeyboardInterrupt and raise its own
-error from it, or swallow it; export/capture.py turns such failures back into KeyboardInterrupt.
+error from it, or swallow it; export/capture.py turns such failures back into KeyboardInterrupt. And clearing
+the flag CPython sets when a handled KeyboardInterrupt ended a string exec (`forget_handled_interrupt`, called by
+edgeprof/__main__.py and cli/main.py on their way out).
 Does not own: what an interruption means to a command (cli/main.py: one line, exit 130; cli/sweep.py: stop the
 sweep), SIGTERM (cli/sweep.py).
 """
@@ -121,3 +123,13 @@ def caused_by_interrupt(e: BaseException | None) -> bool:
     """`e` is a KeyboardInterrupt, or was raised while handling one or from one (its __cause__/__context__
     chain holds one): a library that wrapped the interruption in its own error."""
     return any(isinstance(x, KeyboardInterrupt) for x in chain(e))
+
+
+def forget_handled_interrupt() -> None:
+    """Under `python -m`, an interruption the CLI handled (one line, exit 130) must not end the process as killed
+    by SIGINT. CPython (3.8-3.13, Python/pythonrun.c run_eval_code_obj) sets its "unhandled KeyboardInterrupt"
+    flag whenever a string exec/eval ends with KeyboardInterrupt -- a Ctrl-C landing in a dataclass's generated
+    __init__ while modules load is one -- even when a caller catches it; Py_RunMain then re-raises SIGINT at
+    exit for `-m` runs (the console script, run as a file, never checks). The flag is cleared when the next
+    string exec starts, so one harmless exec clears it once edgeprof has handled everything."""
+    exec("None")

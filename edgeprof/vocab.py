@@ -7,7 +7,7 @@ the run settings (RunSettings: the one table, with kinds, defaults, ranges, flag
 policy (SweepPolicy: a cell's timeout, retries and lease wait, declared alike), the bounds more than one place
 checks (MAX_STREAMS, POWER_RATE_MAX_HZ, ...: their one home), the identity of a measured configuration, and the
 finite-number test (the one number formatter is numfmt.py's, re-exported here).
-Does not own: reading a metric from a Result (compare.py), validating YAML nodes (config.py), what a runtime
+Does not own: reading a metric from a Result (analysis/compare.py), validating YAML nodes (files/config.py), what a runtime
 can do on a device (capability.py). Pure definitions, no I/O.
 """
 
@@ -117,13 +117,13 @@ EXTRA_METRICS: tuple[Metric, ...] = (
     Metric("sustained_qps", "sustained rate", "q/s", "higher", False, "throughput"),
     Metric("samples_per_s", "samples per second", "samples/s", "higher", False, "throughput"),
     Metric("battery_hours", "hours on the battery", "h", "higher", False, "energy", effect_scale=2.0),
-    # accuracy mode (records.Accuracy): compared only between results of the same accuracy data (compare.py);
+    # accuracy mode (records.Accuracy): compared only between results of the same accuracy data (analysis/compare.py);
     # a change counts from 0.5 points and 0.5 % (one sample in 200; the pass is deterministic, not noisy)
     Metric("top1", "top-1 accuracy", "%", "higher", False, "accuracy", min_abs=0.5, effect_scale=0.1),
     Metric("top5", "top-5 accuracy", "%", "higher", False, "accuracy", min_abs=0.5, effect_scale=0.1),
     Metric("accuracy_mae", "mean abs error vs expected", "", "lower", False, "accuracy", effect_scale=2.0),
     Metric("accuracy_rmse", "RMSE vs expected", "", "lower", False, "accuracy", effect_scale=2.0),
-    # the sustained scenario's curve (records.Sustained; the rules: edgeprof/sustained.py, docs/scenarios.md):
+    # the sustained scenario's curve (records.Sustained; the rules: edgeprof/evaluation/sustained.py, docs/scenarios.md):
     # only a sustained result has them; a budget on one is refused for any other cell when the sweep loads.
     # onset_s of a run that never throttled is its duration (no onset within the run: a lower bound)
     Metric("sustained_ratio", "sustained ratio (last windows' throughput ÷ the first's)", "", "higher", False,
@@ -263,8 +263,8 @@ MAX_GEN_TOKENS = 1 << 20  # a generative model's prompt, generated tokens or dep
 MAX_GEN_REPETITIONS = 1000
 SERVER_MIN_QUERIES = 662  # stats.min_queries_for(0.99): the fewest queries with an early-stopping p99 (deploy's default)
 
-# Bounds that more than one place checks, each written here once: the table's `hi` below, run/check.py's worded
-# deploy errors, config.py's devices.yaml and flag rules, the sweep file's rates and maxrate.py's search import
+# Bounds that more than one place checks, each written here once: the table's `hi` below, run/validate.py's worded
+# deploy errors, files/config.py's devices.yaml and flag rules, the sweep file's rates and analysis/maxrate.py's search import
 # them (tests/unit/test_bounds_home.py fails when one is written out again).
 MAX_STREAMS = 64  # offline: queries in flight, a thread and a runtime session each
 MAX_COOLDOWN_C = 150.0  # above any board's trip point: a larger value is a typo (m°C, °F)
@@ -307,7 +307,7 @@ class RunSettings:
         "mapping", None, "seeded value ranges by input name, e.g. {input_ids: '0:30522'}", flag="--input-range",
         nullable=True, place="inputs", metavar="NAME=LOW:HIGH", item="range", stored="given", feeds=True,
         flag_help="draw input NAME's seeded values from [LOW, HIGH), e.g. input_ids=0:30522 (repeatable)")
-    # accuracy mode (edgeprof/accuracy.py, docs/accuracy.md): a pass over this file after the timed loop
+    # accuracy mode (edgeprof/evaluation/accuracy.py, docs/accuracy.md): a pass over this file after the timed loop
     accuracy: str | None = _setting(
         "path", None, "accuracy data: an .npz with inputs by name and `labels` (top-1/top-5) or `expected` outputs "
         "(errors); relative to the sweep file", flag="--accuracy", nullable=True, place="inputs",
@@ -348,7 +348,7 @@ class RunSettings:
         "number", float(_D["idle_s"]), "idle power baseline before load (s; 0 = off)", lo=0, hi=3600, flag="--idle",
         place="measure", metavar="S", wire="request",
         flag_help=f"idle power baseline before the model loads, in seconds (default {_D['idle_s']:g}; 0 turns it off)")
-    # cooldown_c's and power_rate_hz's bounds are MAX_COOLDOWN_C and POWER_RATE_MAX_HZ (above), as run/check.py's
+    # cooldown_c's and power_rate_hz's bounds are MAX_COOLDOWN_C and POWER_RATE_MAX_HZ (above), as run/validate.py's
     cooldown_c: float | None = _setting(
         "number", None, "before measuring, wait until the hottest temperature sensor reads below this (°C; default: "
         "no wait)", lo=0, lo_open=True, hi=MAX_COOLDOWN_C, flag="--cooldown", nullable=True, place="measure", metavar="C",
@@ -438,7 +438,7 @@ class RunSettings:
         return {name: getattr(self, name) for name in SETTINGS}
 
 
-MAX_BACKOFF_S = 3600.0  # one wait between retries, however many (lab/decide.py); the first one is at most this
+MAX_BACKOFF_S = 3600.0  # one wait between retries, however many (lab/cell_decisions.py); the first one is at most this
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,8 @@ import datetime as dt
 
 import numpy as np
 
-from edgeprof.lab import ledger
+from edgeprof.analysis.stats import latency_summary
+from edgeprof.lab import sweep_state as ledger
 from edgeprof.lab.spec import Cell
 from edgeprof.records import (
     Accuracy,
@@ -21,7 +22,6 @@ from edgeprof.records import (
     RunWarning,
     SweepInfo,
 )
-from edgeprof.stats import latency_summary
 from edgeprof.store import Store, sweeps
 
 BOARDS = {

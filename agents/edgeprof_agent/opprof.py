@@ -6,7 +6,7 @@ available" for a backend without one (the base's NotSupported); the onnxruntime 
   (profiling makes runs 33-65 % slower, so the measured session never has it); the profile JSON is read here, the
   first `warmup` runs are dropped, and each node's kernel time is summed; the file is deleted.
 - tflite and tensorrt profile themselves in their profile_ops.
-Returned shape (the host's edgeprof.opprofile turns it into shares, per-op-type totals and top ops):
+Returned shape (the host's edgeprof.evaluation.opprofile turns it into shares, per-op-type totals and top ops):
   {"available": bool, "source": str, "reason": str?, "iterations": n, "unit": "us",
    "nodes": [[node name, op type, provider, total us over the iterations, calls]], "run_total_us": float?}
 Does not own: the timed measurement (worker.py), presentation (host).

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import edgeprof_agent
 
-from ..fsmode import make_private_dir
+from ..files.modes import make_private_dir
 
 _ZIP_TIME = (2020, 1, 1, 0, 0, 0)
 

@@ -6,7 +6,7 @@ import argparse
 
 from rich.table import Table
 
-from ..compare import (
+from ..analysis.compare import (
     CHECKED_METRICS,
     DEFAULT_ALPHA,
     DEFAULT_MIN_EFFECT,
@@ -17,10 +17,10 @@ from ..compare import (
     check_count,
     parse_min_effect,
 )
+from ..analysis.regress import parse_budget, summarize
 from ..errors import ConfigError
+from ..files.output import brief, write_output
 from ..lab.history import run_check
-from ..outputs import brief, write_output
-from ..regress import parse_budget, summarize
 from ..report.junit import junit_xml
 from ..vocab import CHECKED_GENERATION, CHECKED_SUSTAINED
 from .common import add_db_args, check_writable, open_store

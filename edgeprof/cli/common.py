@@ -30,7 +30,7 @@ def open_store(db: str | None) -> Store:
 
 def resolve_device(name: str, inventory: str | None) -> Device:
     try:
-        from ..inventory import load_inventory  # type: ignore[import-not-found,unused-ignore]
+        from ..inventory.devices import load_inventory  # type: ignore[import-not-found,unused-ignore]
     except ModuleNotFoundError:
         if name == "local":
             return local_device()

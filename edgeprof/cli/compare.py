@@ -6,7 +6,7 @@ import argparse
 
 from rich.table import Table
 
-from ..compare import (
+from ..analysis.compare import (
     DEFAULT_ALPHA,
     DEFAULT_MIN_EFFECT,
     METRICS,
@@ -20,7 +20,7 @@ from ..compare import (
     parse_min_effect,
 )
 from ..errors import ConfigError
-from ..lab import ledger
+from ..lab import sweep_state as ledger
 from ..lab.history import match_by_config, previous_result, results_for
 from ..records import Result
 from ..store import MAX_ID_CHARS, config_key

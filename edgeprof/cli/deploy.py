@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError
 from ..export.inputs import parse_input_range, parse_input_value
-from ..outputs import write_output
+from ..files.output import write_output
 from ..records import Result, RunSpec
 from ..session.generation import ALL_GEN_PRECISIONS as GEN_PRECISIONS
 from ..vocab import POLICY, SCENARIOS, SERVER_MIN_QUERIES, SETTINGS, SINGLE_STREAM, fmt_value, settings_kwargs
@@ -35,7 +35,7 @@ def parse_input_shape(text: str) -> tuple[str, tuple[int, ...]]:
     dims = tuple(int(d) for d in m.group(2).split("x"))
     if any(d < 1 for d in dims):
         raise ConfigError(f"--input {text!r}: every dimension must be >= 1")
-    from ..datafiles import MAX_ARRAY_BYTES
+    from ..files.datafiles import MAX_ARRAY_BYTES
 
     if math.prod(dims) > MAX_ARRAY_BYTES:  # more elements than bytes allowed, whatever the dtype
         raise ConfigError(f"--input {text!r}: {math.prod(dims):.3g} elements, beyond "
@@ -223,8 +223,6 @@ def _checked(args: argparse.Namespace) -> tuple[RunSpec, Options]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .. import run as pipeline
-
     spec, options = _checked(args)
     if args.find_max_rate:
         return _find_max_rate(args, spec)
@@ -233,13 +231,14 @@ def run(args: argparse.Namespace) -> int:
     lease_wait = lease_wait_s(args)
     device = resolve_device(args.device, args.inventory)
     store = None if args.no_store else open_store(args.db)
+    from .. import session as seam
     from ..session import DeviceSession
 
     with DeviceSession(device, keep=False, lease_wait_s=lease_wait) as session:
         session.check(spec, runtime_given=args.runtime)  # what this device cannot measure: before connecting
         with DeployProgress(enabled=not args.quiet) as progress:
-            result = _deploy_when_free(lambda: pipeline.deploy(spec, session, progress=progress, checked=True,
-                                                               options=options), device, lease_wait, progress)
+            result = _deploy_when_free(lambda: seam.deploy(spec, session, progress=progress, checked=True,
+                                                           options=options), device, lease_wait, progress)
     json_error: ConfigError | None = None
     if args.json == "-":
         sys.stdout.write(result.to_json(indent=2) + "\n")
@@ -287,8 +286,8 @@ def _deploy_when_free(deploy: Any, device: Device, wait_s: float, progress: Any)
     then LeaseBusy: who holds the device, since when, and --lease-wait (one line)."""
     import time
 
+    from ..agentlink.lease import DEPLOY_HINT
     from ..errors import LeaseBusy, LeasedError
-    from ..lease import DEPLOY_HINT
     from ..vocab import fmt_duration
 
     deadline = time.monotonic() + wait_s
@@ -402,13 +401,13 @@ def _probe_rates(args: argparse.Namespace, spec: RunSpec, store: Any, session: D
 
     from rich.markup import escape
 
-    from .. import run as pipeline
-    from ..maxrate import find_max_rate
+    from .. import session as seam
+    from ..analysis.maxrate import find_max_rate
     from .ui import out
 
     def probe(rate: float) -> Result:
         with DeployProgress(enabled=not args.quiet) as progress:
-            r = pipeline.deploy(dataclasses.replace(spec, rate=rate), session, progress=progress)
+            r = seam.deploy(dataclasses.replace(spec, rate=rate), session, progress=progress)
         if store is not None:
             store.save(r)
         sc = r.scenario

@@ -15,7 +15,7 @@ from rich.markup import escape
 from edgeprof_agent.messages import Facts
 
 from ..errors import ConfigError, HostKeyError
-from ..inventory import Inventory, load_inventory
+from ..inventory.devices import Inventory, load_inventory
 from ..records import Device, dumps_json, local_device
 from ..records.device import PhonePower
 from .common import add_db_args, add_inventory_args, open_store
@@ -152,13 +152,13 @@ def _gpus(f: Facts) -> str:
 
 
 def run_check(args: argparse.Namespace) -> int:
-    from ..devices import check_devices
+    from ..lab.onboarding import check_devices
 
     inv = load_inventory(args.inventory)
     devices = _select(inv, args.names)
     from ..session import measurer_class
 
-    phones = [d for d in devices if measurer_class(d).check_group == "phones"]  # edgeprof/phone/check.py
+    phones = [d for d in devices if measurer_class(d).check_group == "phones"]  # edgeprof/phone/onboarding.py
     devices = [d for d in devices if measurer_class(d).check_group != "phones"]
     if phones:
         return _check_phones(args, devices, phones)
@@ -208,12 +208,12 @@ def run_check(args: argparse.Namespace) -> int:
 
 def _check_phones(args: argparse.Namespace, boards: list[Device], phones: list[Device]) -> int:
     """Boards as without phones, then the phones' own table (their facts are not stored yet)."""
-    from ..phone.check import COLUMNS, check_phones, rows
+    from ..phone.onboarding import COLUMNS, check_phones, rows
 
     code = 0
     board_json: list[dict[str, Any]] = []
     if boards and args.json:
-        from ..devices import check_devices
+        from ..lab.onboarding import check_devices
 
         board_results = check_devices(boards, save_facts=None if args.no_store else open_store(args.db).save_facts)
         board_json = [r.to_dict() for r in board_results]
@@ -245,7 +245,7 @@ def _check_phones(args: argparse.Namespace, boards: list[Device], phones: list[D
 
 
 def run_trust(args: argparse.Namespace) -> int:
-    from ..devices import fetch_host_key, record_trust
+    from ..lab.onboarding import fetch_host_key, record_trust
 
     inv = load_inventory(args.inventory)
     device = inv.get(args.name)

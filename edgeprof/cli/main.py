@@ -149,7 +149,7 @@ def _main(argv: list[str] | None) -> int:
     args = parser.parse_args(argv)
     from ..errors import UserError, disk_advice, disk_error_in, disk_text
     from ..export import capture
-    from ..outputs import visible
+    from ..files.output import visible
 
     capture.set_verbose(bool(getattr(args, "verbose", False)))
     if not getattr(args, "func", None):
@@ -179,7 +179,7 @@ def _main(argv: list[str] | None) -> int:
 
 
 if __name__ == "__main__":  # python -m edgeprof.cli.main, as python -m edgeprof
-    from edgeprof.__main__ import forget_handled_interrupt
+    from edgeprof.interrupts import forget_handled_interrupt
 
     code = main()
     forget_handled_interrupt()

@@ -6,7 +6,7 @@ import argparse
 import os
 
 from ..errors import ConfigError
-from ..outputs import write_output
+from ..files.output import write_output
 from ..report.data import gather
 from .common import add_db_args, check_writable, open_store
 from .ui import err, shown

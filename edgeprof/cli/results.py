@@ -79,7 +79,7 @@ def run_show(args: argparse.Namespace) -> int:
 
 
 def run_ops(args: argparse.Namespace) -> int:
-    from ..opprofile import side_by_side
+    from ..evaluation.opprofile import side_by_side
     from .ui import render_ops_side_by_side
 
     store = open_store(args.db)

@@ -18,9 +18,9 @@ from rich.markup import escape
 from rich.table import Table
 
 from .. import interrupts
-from ..compare import cell_label, fmt_value
+from ..analysis.compare import cell_label, fmt_value
 from ..errors import ConfigError
-from ..lab import ledger
+from ..lab import sweep_state as ledger
 from ..lab.cell import Cell
 from ..lab.scheduler import DeviceStatus, SweepOutcome, SweepScheduler, run_sweep
 from ..lab.spec import SweepSpec, expand, load_sweep, resolve_devices
@@ -68,7 +68,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _inventory(path: str | None) -> Any:
-    from ..inventory import load_inventory
+    from ..inventory.devices import load_inventory
 
     return load_inventory(path)
 

@@ -16,7 +16,7 @@ from rich.table import Table
 
 from edgeprof_agent.messages import LogEvent, ProgressEvent
 
-from ..outputs import visible
+from ..files.output import visible
 from ..records import Memory, OpsProfile, Power, Result, SystemMemory, Thermal, ThermalSnapshot
 from ..vocab import fmt_value
 
@@ -76,7 +76,7 @@ class DeployProgress:
 
     def window_line(self, event: ProgressEvent) -> None:
         """A sustained run's window closed: one line that stays (window k/N, p50, °C, MHz)."""
-        from ..sustained import window_line
+        from ..evaluation.sustained import window_line
 
         text = window_line(event)
         if not self.enabled:
@@ -247,7 +247,9 @@ def render_generation(r: Result) -> None:
 
 
 def render_result(r: Result) -> None:
-    from ..compare import cell_label  # the label with the precision's detail (the file's weights), shown only
+    from ..analysis.compare import (
+        cell_label,  # the label with the precision's detail (the file's weights), shown only
+    )
 
     out.print(f"\n[bold]{shown(cell_label(r))}[/bold]   run {shown(r.run_id)}")
     if r.status != "ok":  # a failed or skipped sweep cell: no numbers, a reason (and the stderr tail)
@@ -317,7 +319,7 @@ def phone_lines(r: Result) -> list[str]:
     benchmark_model's init / first inference / warm-up, the delegate, the thermal status, the power's source
     (battery side or which rails, each rail's mean W) and each delegate's placement (ops on it vs the CPU)."""
     from ..phone.benchmark import NOT_EMITTED, Delegation, placement_line
-    from ..phone.device import THERMAL_STATUS
+    from ..phone.facts import THERMAL_STATUS
 
     lines: list[str] = []
     lat, ph, p = r.latency_ms, r.phone, r.power
@@ -461,7 +463,7 @@ def render_fidelity(r: Result) -> None:
 
 
 def render_ops(ops: OpsProfile, k: int = 10) -> None:
-    from ..opprofile import top
+    from ..evaluation.opprofile import top
 
     if not ops.available:
         counts = ops.op_counts or {}

@@ -44,7 +44,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..inventory import load_inventory
+    from ..inventory.devices import load_inventory
 
     for q in args.queue:
         if not q.startswith(queue.QUEUE_PREFIX):

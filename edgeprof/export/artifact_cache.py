@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DiskError, ModelError, UserError, disk_advice, disk_error_in, disk_text
-from ..fsmode import make_private_dir
+from ..files.modes import make_private_dir
 from ..records import Artifact
 from .capture import capture
 
@@ -148,7 +148,7 @@ def about_cache(e: OSError, cache_dir: Path) -> bool:
 def _store(cache_dir: Path, key: str, ext: str, build: Callable[[Path], Artifact], what: str) -> None:
     """Build entry `key` in a temporary folder and rename it into place (build_cached's cold path)."""
     entry = cache_dir / key
-    make_private_dir(cache_dir)  # 0700 (fsmode.py): entries are mkdtemp folders, 0700 too
+    make_private_dir(cache_dir)  # 0700 (files/modes.py): entries are mkdtemp folders, 0700 too
     now = time.time()
     for p in cache_dir.glob(".tmp-*"):
         with contextlib.suppress(OSError):

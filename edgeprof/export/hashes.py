@@ -31,7 +31,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..fsmode import make_private_dir
+from ..files.modes import make_private_dir
 
 __all__ = ["remembered", "sha256_of", "hashes_dir", "LAYOUT"]
 

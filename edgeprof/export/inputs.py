@@ -40,8 +40,8 @@ from typing import Any
 
 import numpy as np
 
-from .. import datafiles
 from ..errors import ConfigError, ModelError
+from ..files import datafiles
 from ..records import IOTensor, TensorSpec
 from .artifact_cache import sha256_file
 from .batch import batch_dim, batch_name, declared_batch_dim, is_batch_dim, static_batch
@@ -128,7 +128,7 @@ def parse_input_range(text: str, flag: str = "--input-range") -> tuple[str, tupl
 
 
 def read_npz(path: Path, where: str | None = None) -> dict[str, np.ndarray]:
-    """Every array of an .npz archive, read by the one data-file reader (edgeprof.datafiles: regular files only,
+    """Every array of an .npz archive, read by the one data-file reader (edgeprof.files.datafiles: regular files only,
     no pickles, sizes and dtypes checked before allocating); every problem is one DataFileError (a ConfigError)
     naming the file and the array."""
     return datafiles.read_npz(path, where)

@@ -352,7 +352,7 @@ def _export(source: ModelSource, path: Path, *, seed: int, opset: int, exporter:
 
 def _check(module: torch.nn.Module, path: Path, specs: Sequence[TensorSpec], seed: int) -> dict[str, Any]:
     """Run torch and onnxruntime (CPU) on the same seeded batch and compare every output (reference.torch_check)."""
-    from ..reference import onnx_outputs, torch_check, torch_outputs
+    from ..hostrun.reference import onnx_outputs, torch_check, torch_outputs
 
     feed = make_inputs(specs, _concrete(specs, EXAMPLE_BATCH), seed)
     ref = torch_outputs(module, feed)

@@ -42,15 +42,15 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .. import datafiles
 from ..errors import ConfigError, ModelError
+from ..files import datafiles
+from ..hostrun.loadcheck import ONNXRUNTIME, LoadCrash, check_converted, check_files, op_refused
 from ..records import Artifact, TensorSpec
 from . import external_data
 from .artifact_cache import build_cached, code_version, dist_version, key_of
 from .capture import library_failure, to_terminal
 from .external_data import counted, name_by_content, save_export, tensor_bytes
 from .inputs import make_inputs, read_npz
-from .loadcheck import ONNXRUNTIME, LoadCrash, check_converted, check_files, op_refused
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np

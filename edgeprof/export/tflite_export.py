@@ -38,19 +38,13 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ModelError
+from ..hostrun.loadcheck import LITERT, call_in_child, check_converted, op_refused
+from ..hostrun.reference import TfliteTensor, interpreter_class, tflite_outputs, torch_check, torch_outputs
 from ..records import Artifact, TensorSpec
-from ..reference import (
-    TfliteTensor,
-    interpreter_class,
-    tflite_outputs,
-    torch_check,
-    torch_outputs,
-)
 from .artifact_cache import build_cached, code_version, dist_version, key_of
 from .capture import capture, library_failure, to_terminal
 from .hashes import sha256_of
 from .inputs import InputPlan, make_inputs
-from .loadcheck import LITERT, call_in_child, check_converted, op_refused
 from .quantize import calibration_fingerprint, calibration_samples
 from .resolve import ModelSource, torch_module, user_import_path
 from .tflite_fp16 import cast_fp16, quantizer_for

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ..stats import latency_summary
+from ..analysis.stats import latency_summary
 from .records import Generation, PhaseEnergy, Spread
 
 __all__ = ["RepetitionFigures", "repetition_figures", "spread", "generation_summary", "integrate_power",

@@ -11,7 +11,7 @@ out here, or handed back to the lab queue: `give_back_retries`), committing the 
 and an internal error turning this cell and the board's later ones into failed rows. The local sweep
 (scheduler.py) runs a board's cells through `run_cell` one after another; the lab queue's worker
 (lab/queue/jobs.py) runs one queued cell through it.
-Does not own: what a failure means (decide.py), the order of a sweep, its status and its export cache
+Does not own: what a failure means (cell_decisions.py), the order of a sweep, its status and its export cache
 (scheduler.py), one measurement (the session's measurer), the lease protocol (lease.py, phone/lease.py), the rows'
 shape (rows.py).
 """
@@ -31,12 +31,12 @@ from edgeprof_agent.messages import Facts, LogEvent, ProgressEvent
 
 from .. import run as measurement
 from ..errors import AgentError, Interrupted, LeaseLost, StoreError, TransportError, UserError
+from ..evaluation.sustained import window_line
 from ..records import Device, Result
 from ..session import DeviceSession, Job
-from ..sustained import window_line
-from . import ledger
+from . import sweep_state as ledger
 from .cell import Cell
-from .decide import MEASURE, RETRY, SETUP, SKIP, STOP, Action, cell_decision, on_error
+from .cell_decisions import MEASURE, RETRY, SETUP, SKIP, STOP, Action, cell_decision, on_error
 from .rows import cell_result, sweep_info
 
 
@@ -77,14 +77,14 @@ class Board:
     def __init__(self, sweep: Sweep, device: Device) -> None:
         self.sweep = sweep
         self.device = device
-        # seconds of the board's own phases (report/phases.EXTRA_LABELS keys), its wall time from first to last
+        # seconds of the board's own phases (analysis/breakdown.EXTRA_LABELS keys), its wall time from first to last
         self.times: dict[str, float] = {}
         self.session = DeviceSession(device, times=self.times, purpose="sweep")
         self.unreachable: str | None = None  # the device proved unusable: its later cells are not attempted
         self.broken: tuple[str, str] | None = None  # an internal error (text, traceback): later cells fail
         self._timed_out = False
         # the sweep's hooks around a measurement on the board: when the cell starts measuring (its export and
-        # pushes are done) and when that measurement ended (lab/ahead.py: exports ahead, local cells)
+        # pushes are done) and when that measurement ended (lab/export_ahead.py: exports ahead, local cells)
         self.on_measuring: Callable[[], None] | None = None
         self.after_measuring: Callable[[], None] | None = None
         self._measuring = False
@@ -179,7 +179,7 @@ class Board:
 
     def measure(self, cell: Cell, attempt: int, started: float, stop: threading.Event) -> Result:
         """One measurement under the lease, with the cell's wall-clock limit (passing it ends the cell here).
-        Anything else is raised for run_cell to hand to decide.on_error; an agent failure first proves the device
+        Anything else is raised for run_cell to hand to cell_decisions.on_error; an agent failure first proves the device
         and the lease alive, else it is raised as the transport trouble it is."""
         session = self.session
         assert session.lease is not None
@@ -215,7 +215,7 @@ class Board:
                                          detail=e.detail or getattr(health, "detail", None)) from None
                 except LeaseLost as lost:
                     raise LeaseLost(f"lease lost during the cell: {lost}") from None
-            raise  # decide.on_error says what it means for the cell
+            raise  # cell_decisions.on_error says what it means for the cell
         finally:
             timer.cancel()
             if self._measuring:
@@ -261,7 +261,7 @@ def run_cell(board: Board, cell: Cell, attempt: int, stop: threading.Event) -> C
     """Run one cell on `board` until it ends as a row, and commit that row (ledger.commit_cell).
 
     `attempt` is the first attempt's number (1; a queued cell's job counts its own). What each failure leads
-    to is decide.on_error's; capability is decide.cell_decision's, with the board's facts. An internal error
+    to is cell_decisions.on_error's; capability is cell_decisions.cell_decision's, with the board's facts. An internal error
     (a bug) fails this cell and every later cell of the board with it; the sweep's errors say it once."""
     sweep = board.sweep
     t0 = time.monotonic()

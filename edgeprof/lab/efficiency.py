@@ -3,15 +3,15 @@
 Owns: a finished sweep's breakdown (`sweep_breakdown`): each row's phases (records/phases.py) summed per board,
 with the board's own phases (connecting once, the lease, facts once, the sweep's exports, storing each row) and
 the time between cells that no phase covers, against the sweep's wall time. Does not own: timing (run/timing.py,
-board.py, the agent), the sums and their text (report/phases.py), printing (cli/sweep.py).
+board.py, the agent), the sums (analysis/breakdown.py) and their text (report/phases.py), printing (cli/sweep.py).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from ..analysis.breakdown import Breakdown, breakdown, merge_extra
 from ..records import Result
-from ..report.phases import Breakdown, breakdown, merge_extra
 from .board import Board
 
 

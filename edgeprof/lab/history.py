@@ -5,7 +5,7 @@ the baseline of a result (the previous ok result of the same configuration — s
 model, runtime, precision, batch, threads and model source — or the same cell in a given sweep or run), its
 last N results, and `run_check`, which puts budgets, baseline or history checks and cell statuses together
 (the metrics it follows: `checked_metrics`, a sustained cell's curve figures among them).
-Does not own: the statistics of a comparison (compare.py, regress.py), printing or XML.
+Does not own: the statistics of a comparison (analysis/compare.py, analysis/regress.py), printing or XML.
 """
 
 from __future__ import annotations
@@ -13,10 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ..compare import CHECKED_METRICS, DEFAULT_ALPHA, DEFAULT_MIN_EFFECT
-from ..errors import AmbiguousId, StoreError
-from ..records import Result
-from ..regress import (
+from ..analysis.compare import CHECKED_METRICS, DEFAULT_ALPHA, DEFAULT_MIN_EFFECT
+from ..analysis.regress import (
     Finding,
     _classname,
     baseline_findings,
@@ -25,9 +23,11 @@ from ..regress import (
     history_findings,
     parse_budget,
 )
+from ..errors import AmbiguousId, StoreError
+from ..records import Result
 from ..store import CorruptRowError, Store, config_key
 from ..vocab import CHECKED_GENERATION, CHECKED_SUSTAINED
-from . import ledger
+from . import sweep_state as ledger
 
 HISTORY_SCAN = 500
 

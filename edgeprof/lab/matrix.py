@@ -9,7 +9,7 @@ the devices of a sweep in an inventory, and the static part of the capability ch
 impossible cell becomes a skip row with its reason; what the device itself lacks is checked by the scheduler
 with fresh facts).
 Does not own: the sweep file's format and its validation (spec.py), the cell record (cell.py), the capability
-decision itself (decide.cell_decision), the inventory (inventory.py).
+decision itself (cell_decisions.cell_decision), the inventory (inventory/devices.py).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from ..export.resolve import default_runtime
 from ..records import Device
 from ..session import refusal
 from .cell import Cell
-from .decide import cell_decision
+from .cell_decisions import cell_decision
 
 AXES = ("model", "device", "runtime", "precision", "batch", "threads", "scenario", "rate")
 # other names users write for a runtime → the runtime (LiteRT is TensorFlow Lite's new name)
@@ -165,7 +165,7 @@ def _no_input_feeds(cell: Cell, set_at: Mapping[str, str]) -> None:
 def _sustained_windows(cell: Cell, set_at: Mapping[str, str]) -> None:
     """A sustained cell's window must leave MIN_WINDOWS windows in its duration (deploy's rule), said at the
     line that set the window or the duration, when the sweep loads (not when the cell's turn comes at 3 am)."""
-    from ..run.check import MIN_WINDOWS, longest_window
+    from ..run.validate import MIN_WINDOWS, longest_window
 
     duration = float(cell.setting("duration_s") or vocab.SCENARIO_DEFAULTS["duration_s"])
     window = float(cell.setting("sustained_window_s"))

@@ -2,8 +2,8 @@
 
 Owns: a skipped or failed cell as a Result (`cell_result`: no numbers, its reason, the agent's stderr tail, the
 configuration identity the cell asked for) and the `sweep` section a cell's row carries (`sweep_info`: sweep,
-cell, attempts, times, controller). Does not own: deciding how a cell ends (decide.py, board.py), storing rows
-(ledger.py).
+cell, attempts, times, controller). Does not own: deciding how a cell ends (cell_decisions.py, board.py), storing rows
+(sweep_state.py).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import time
 
 from .. import run as measurement
 from ..records import Environment, Result, Scenario, Settings, SweepInfo, new_run_id, utc_now
-from . import ledger
+from . import sweep_state as ledger
 from .cell import Cell
 
 STDERR_TAIL_CHARS = 3000

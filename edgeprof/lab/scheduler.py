@@ -9,8 +9,8 @@ moment its cell ends (ledger.commit_cell), a clean stop on Ctrl-C (running agent
 stay, the sweep is marked interrupted so `--resume` picks up the rest), and the live status (current cell,
 done/total, ETA per device).
 Does not own: one cell on its board (board.py: lease, facts, attempts and retries, timeout), what a failure
-means or whether a cell may run (decide.py: pure functions the board obeys), one measurement (run.deploy),
-the lock on the device (lease.py + the agent), the sweep file (spec.py), the database (ledger.py, store/),
+means or whether a cell may run (cell_decisions.py: pure functions the board obeys), one measurement (run.deploy),
+the lock on the device (lease.py + the agent), the sweep file (spec.py), the database (sweep_state.py, store/),
 drawing progress (cli/sweep.py).
 """
 
@@ -25,16 +25,16 @@ from typing import Any
 from edgeprof_agent.messages import Facts
 
 from .. import run as measurement
+from ..agentlink.lease import DEFAULT_TTL_S
+from ..analysis.breakdown import Breakdown
 from ..errors import CapabilityError, StoreError, UserError
-from ..lease import DEFAULT_TTL_S
 from ..records import Device, Result
-from ..report.phases import Breakdown
 from ..store import Store
-from . import ledger
-from .ahead import Ahead, ExportAhead, HostUse
+from . import sweep_state as ledger
 from .board import Board, CellEnd, StoreBehind, run_cell
 from .cell import Cell, export_key
-from .decide import cell_decision
+from .cell_decisions import cell_decision
+from .export_ahead import Ahead, ExportAhead, HostUse
 from .rows import STDERR_TAIL_CHARS, cell_result
 
 __all__ = ["DeviceStatus", "SweepOutcome", "SweepScheduler", "run_sweep", "run_cell", "Board", "CellEnd",
@@ -122,7 +122,7 @@ class SweepScheduler:
         self.errors: list[str] = []
         self.give_back_retries = give_back_retries
         self._boards: list[Board] = []
-        self.host = HostUse()  # local cells measuring vs exports ahead (lab/ahead.py)
+        self.host = HostUse()  # local cells measuring vs exports ahead (lab/export_ahead.py)
         self.ahead: list[Ahead] = []  # the exports prepared ahead, for the summary
         self.started = time.monotonic()
         for c in self.cells:
@@ -171,7 +171,7 @@ class SweepScheduler:
 
     def _run_board(self, board: Board, cells: list[Cell]) -> None:
         """A device's cells one after another, each through run_cell; then its lease and connection go. While a
-        cell measures on another machine, the next cell's export is prepared (lab/ahead.py); a cell measuring on
+        cell measures on another machine, the next cell's export is prepared (lab/export_ahead.py); a cell measuring on
         this one (`local`) keeps exports ahead off the CPUs meanwhile."""
         measurer = board.session.measurer
         local = measurer.on_this_host

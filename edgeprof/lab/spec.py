@@ -5,9 +5,9 @@ path (`nightly.yaml:12 models[2].inputs: ...`): models (files made absolute and 
 device names and tag selectors, the axes, match rules, budgets, and settings by vocab.SWEEP_SETTINGS' rules (every
 run setting `edgeprof deploy` takes and the sweep policy: timeout_s, retries, retry_backoff_s, lease_wait_s;
 `settings:` and `overrides` alike; input feeds made relative to the file).
-Does not own: reading YAML safely and validating nodes (config.py), the settings' tables (vocab.SETTINGS, POLICY),
+Does not own: reading YAML safely and validating nodes (files/config.py), the settings' tables (vocab.SETTINGS, POLICY),
 the SweepSpec record and the matrix expansion (matrix.py), the Cell record (cell.py), running cells
-(scheduler.py, board.py), budget evaluation (regress.py).
+(scheduler.py, board.py), budget evaluation (analysis/regress.py).
 
 Sweep file format history (keep next to the constant):
   1 — version, name, inventory, models, devices, runtimes, precisions, batch, threads, settings, include,
@@ -56,10 +56,10 @@ from typing import Any
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from .. import vocab
-from ..config import BATCH_MAX, THREADS_MAX, Doc, compose, did_you_mean, read_text, resolve_path
+from ..analysis.regress import parse_budget
 from ..errors import ConfigError, ModelError
 from ..export.inputs import parse_input_range, parse_input_value
-from ..regress import parse_budget
+from ..files.config import BATCH_MAX, THREADS_MAX, Doc, compose, did_you_mean, read_text, resolve_path
 from ..vocab import MAX_RATE_QPS, schedule_problem
 from .cell import Cell
 from .matrix import (

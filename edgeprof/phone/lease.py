@@ -1,6 +1,6 @@
 """The lease on a phone: a lock directory in the phone's workdir, so two controllers never measure it at once.
 
-A phone has no agent to hold a lock with the kernel's help (edgeprof/lease.py's board lease), so the lock is a
+A phone has no agent to hold a lock with the kernel's help (edgeprof/agentlink/lease.py's board lease), so the lock is a
 directory taken atomically with `mkdir` over adb (`<workdir>/lease.lock`), holding the holder (JSON, the board
 lease's holder fields), a token and an expiry on the phone's own clock (`date +%s`, so the controllers' clocks do
 not matter). The holder renews it from a keepalive thread well within its ttl and removes it on release; a
@@ -26,8 +26,8 @@ from typing import Any
 
 from edgeprof_agent.lease import describe as lease_holder_text
 
+from ..agentlink.lease import BUSY_HINT, DEFAULT_TTL_S, KeptLease
 from ..errors import TransportError
-from ..lease import BUSY_HINT, DEFAULT_TTL_S, KeptLease
 from ..transport.adb import ADBTransport
 
 LOCK_DIR = "lease.lock"
@@ -67,7 +67,7 @@ def _holder_of(lines: list[str]) -> dict[str, Any] | None:
 
 
 class PhoneLease(KeptLease):
-    """The lease on one phone: the board lease's acquire / check / release and keepalive (edgeprof/lease.KeptLease)
+    """The lease on one phone: the board lease's acquire / check / release and keepalive (edgeprof/agentlink/lease.KeptLease)
     over a lock directory."""
 
     unreachable = "phone unreachable for the lease"

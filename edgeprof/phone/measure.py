@@ -19,7 +19,7 @@ from ..run.timing import PhaseClock
 from ..transport.adb import ADBTransport
 from ..vocab import SINGLE_STREAM
 from .benchmark import DELEGATES, BenchmarkStats
-from .device import PhoneFacts
+from .facts import PhoneFacts
 from .session import NOT_ON_PHONES, PhoneRun
 
 TIMEOUT_S = 900.0
@@ -55,7 +55,7 @@ def measure(spec: RunSpec, device: Device, transport: ADBTransport, *, say: Call
     Returns the Result (not stored) and the phone's facts (read here unless given: a sweep reads them once).
     `clock`: the measurement's phases so far (a deploy's connect; a sweep times it once per board)."""
     from ..run.prepare import prepare
-    from .device import read_facts
+    from .facts import read_facts
     from .result import phone_result
     from .session import PhoneSession
 

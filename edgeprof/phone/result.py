@@ -41,8 +41,8 @@ from ..records import (
     utc_now,
 )
 from .benchmark import NOT_EMITTED
-from .device import PhoneFacts
-from .device import Thermal as PhoneThermal
+from .facts import PhoneFacts
+from .facts import Thermal as PhoneThermal
 from .power import PowerReading
 from .session import NOT_ON_PHONES, PhoneRun
 
@@ -132,7 +132,7 @@ def ops(run: PhoneRun) -> OpsProfile | None:
     reply = OpsProfileReply(available=True, source="benchmark_model --enable_op_profiling (LiteRT's profiler)",
                             iterations=n, unit="ms",
                             nodes=[[o.name, o.type, None, o.avg_ms * n, None] for o in run.ops])
-    from ..opprofile import summarize
+    from ..evaluation.opprofile import summarize
 
     return dataclasses.replace(summarize(reply), note="LiteRT's profiler during the timed runs (avg ms per run); "
                                                       "profiling slows runs, so these times are for shares")

@@ -28,7 +28,7 @@ from ..records import Device
 from ..records.device import BenchmarkModel, PhoneConfig
 from ..transport.adb import ADBTransport, sha256_file
 from . import benchmark
-from .device import BATTERY, Battery, Thermal, read_battery, read_thermal
+from .facts import BATTERY, Battery, Thermal, read_battery, read_thermal
 from .power import PowerReading
 from .rails import rails_power, read_rails
 

@@ -74,14 +74,14 @@ def model_from_result(result: Result, name: str, role: str, path: str | Path | N
 def measure_model(device: Device, model: str, *, threads: int, level: str, precision: str = "fp32",
                   input_shapes: dict[str, tuple[int, ...]] | None = None, settings: dict[str, Any] | None = None
                   ) -> Result:
-    from .. import run as pipeline
+    from .. import session as seam
 
     values: dict[str, Any] = dict(SHORT_RUN)
     values.update(settings or {})
     values["runtime_options"] = {"graph_optimization_level": level} if level != "all" else {}
     spec = RunSpec(device=device.name, model=model, runtime="onnxruntime", precision=precision, threads=threads,
                    input_shapes=dict(input_shapes or {}), **values)
-    return pipeline.deploy(spec, device)
+    return seam.deploy(spec, device)
 
 
 def _key_from(result: Result, device: Device, threads: int, precision: str, level: str) -> TableKey:

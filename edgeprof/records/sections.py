@@ -371,7 +371,7 @@ class OutputError(Section):
 
 @dataclass(frozen=True)
 class Accuracy(Section):
-    """An accuracy pass (edgeprof/accuracy.py, docs/accuracy.md): every sample of the data file through the
+    """An accuracy pass (edgeprof/evaluation/accuracy.py, docs/accuracy.md): every sample of the data file through the
     artifact that was measured, on the device, after the timed loop.
 
     Labels: `top1` / `top5` in % of `samples` (a sample whose output was not finite counts as wrong; top5 is

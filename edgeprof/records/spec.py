@@ -2,7 +2,7 @@
 
 Owns: the model's input/output specs, the prepared artifact record, the run specification (the identity of a
 configuration plus its RunSettings). Does not own: the run settings' table (vocab.RunSettings), how an artifact is
-made (export/) or how a spec is validated (run/check.py).
+made (export/) or how a spec is validated (run/validate.py).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Owns: the `sustained` section of a Result — the duration and window asked, how the board's state was read, one
 SustainedWindow row per window (latency percentiles, throughput and misses from that window's raw samples; the
 board's state and power from readings taken during it) and the curve's figures (throttling onset, sustained
-ratios, time to steady state, steady-state figures). Does not own: computing them (edgeprof/sustained.py),
+ratios, time to steady state, steady-state figures). Does not own: computing them (edgeprof/evaluation/sustained.py),
 showing them (cli/ui.py).
 """
 
@@ -60,7 +60,7 @@ class SustainedWindow(Section):
 
 @dataclass(frozen=True)
 class Sustained(Section):
-    """A sustained run: its windows and the curve's figures (the rules: docs/scenarios.md, edgeprof/sustained.py).
+    """A sustained run: its windows and the curve's figures (the rules: docs/scenarios.md, edgeprof/evaluation/sustained.py).
     `onset_*`: the first window whose CPU clock fell more than 5 % below the first window's or whose throttle
     bits rose (None: none did); `sustained_ratio`: the last `last_n` windows' mean throughput ÷ the first
     window's; `p50_ratio`: their mean p50 ÷ the first window's; `steady_window`: the first window of the run's

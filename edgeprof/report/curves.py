@@ -7,7 +7,7 @@ The ranking: within a model, every sustained result by p50 latency (lower first)
 the short run, "minute 1" with 60 s windows) and at the end (the mean p50 of the last N windows the ratios use;
 docs/scenarios.md). p50 orders back-to-back runs as throughput does, and still orders fixed-rate runs, whose
 throughput is the schedule's.
-Does not own: the figures (edgeprof/sustained.py computes and stores them), the charts (html_sustained.py).
+Does not own: the figures (edgeprof/evaluation/sustained.py computes and stores them), the charts (html_sustained.py).
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from ..evaluation.sustained import end_windows, mean_present
 from ..records import Result
 from ..records.sustained import Sustained, SustainedWindow
-from ..sustained import end_windows, mean_present
 from ..vocab import fmt_value
 from .data import config_label, model_label
 

@@ -4,7 +4,7 @@ Owns: choosing the results (a sweep's cells, or the newest result of each config
 each configuration's nightly history (same store.config_key), the board-comparison rows (one per ok result, with
 the metrics of compare.metric_values), and small derived views: short labels, latency histograms on a log
 axis, Pareto fronts of latency vs energy per inference, accuracy next to speed (accuracy_rows). Pure except for `gather`, which reads the store.
-Does not own: drawing (html.py, tabular.py), statistics of a comparison (compare.py, regress.py).
+Does not own: drawing (html.py, tabular.py), statistics of a comparison (analysis/compare.py, analysis/regress.py).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ..compare import metric_values, precision_detail
+from ..analysis.compare import metric_values, precision_detail
 from ..records import Result, utc_now
 from ..store import Store, config_key
 
@@ -276,7 +276,7 @@ def gather(store: Store, *, sweep: str | None = None, device: str | None = None,
            limit: int = 500, history: int = 30, title: str | None = None) -> ReportData:
     """A sweep's results (sweep id, prefix or `last`), or the newest result of each configuration matching the
     filters; plus the last `history` ok results of each configuration shown."""
-    from ..lab import ledger
+    from ..lab import sweep_state as ledger
     from ..lab.history import cell_history, sweep_results
 
     record = None

@@ -9,7 +9,7 @@ temperature and clock against time, the onset marked) and their ranking at the s
 history per metric with step-detection markers, failed and skipped cells with reasons and stderr, warnings, and
 each board's environment. The rate curves are drawn by html_rates.py, the sustained curves by html_sustained.py,
 the nightly history by html_history.py; the style sheet, script and shared cell helpers live in html_page.py.
-Does not own: choosing results (data.py), statistics (stats.py, compare.py, regress.py).
+Does not own: choosing results (data.py), statistics (analysis/stats.py, analysis/compare.py, analysis/regress.py).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from .. import __version__
-from ..compare import metric_values
+from ..analysis.compare import metric_values
 from ..records import L4TRelease, Power, PowerTrace, Result
 from . import phases, svg
 from .data import ReportData, accuracy_rows, config_label, log_histogram, model_label, pareto_front, row

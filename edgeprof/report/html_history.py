@@ -2,7 +2,7 @@
 `edgeprof check --history`, and for a few configurations one chart per metric.
 
 Owns: the "Nightly history" section.
-Does not own: step detection (regress.py), the page (html.py) or choosing results (data.py).
+Does not own: step detection (analysis/regress.py), the page (html.py) or choosing results (data.py).
 """
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from __future__ import annotations
 import datetime as _dt
 from collections.abc import Sequence
 
-from ..compare import METRIC_BY_NAME, Metric, metric_values
+from ..analysis.compare import METRIC_BY_NAME, Metric, metric_values
+from ..analysis.regress import Step, detect_step
 from ..records import Result
-from ..regress import Step, detect_step
 from ..store import config_key
 from . import svg
 from .data import ReportData, config_label

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..compare import metric_values
+from ..analysis.compare import metric_values
 from ..records import Result
 from . import svg
 from .data import ReportData, model_label

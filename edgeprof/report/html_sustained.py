@@ -6,7 +6,7 @@ Owns: the "Sustained runs" section. Each chart plots one point per window at the
 window's stored figures (never interpolated: the lines only join the points). Markup a test can read:
 `div.sus-card[data-device][data-onset]`, `div.sus-chart[data-chart][data-t1]`, `circle.win[data-window]`,
 `rect.onset[data-window]`, `tr.sus-rank-row[data-start-rank][data-end-rank]`, `p.rank-change[data-changed]`.
-Does not own: the figures (edgeprof/sustained.py), the ranking rule (curves.py), the page (html.py).
+Does not own: the figures (edgeprof/evaluation/sustained.py), the ranking rule (curves.py), the page (html.py).
 """
 
 from __future__ import annotations

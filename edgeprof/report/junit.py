@@ -2,7 +2,7 @@
 
 Owns: the XML (testsuites/testsuite/testcase with failure, error, skipped, system-out). A regression or a
 broken budget is a <failure>, a failed cell an <error>, a skipped cell <skipped>; the message names the cell
-and the metric, the body holds the numbers. Does not own: deciding outcomes (regress.py).
+and the metric, the body holds the numbers. Does not own: deciding outcomes (analysis/regress.py).
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ import socket
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 
-from ..outputs import visible
+from ..analysis.regress import Finding, summarize
+from ..files.output import visible
 from ..records import utc_now
-from ..regress import Finding, summarize
 
 _TAG = {"failed": "failure", "error": "error", "skipped": "skipped"}
 

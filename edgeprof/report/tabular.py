@@ -10,8 +10,9 @@ import html
 import io
 import math
 
+from ..analysis.breakdown import stored_breakdown
+from ..files.output import csv_text, visible
 from ..generative.table import bench_markdown, bench_rows_of
-from ..outputs import csv_text, visible
 from ..vocab import fmt_value
 from .curves import markdown as sustained_markdown
 from .data import (
@@ -26,7 +27,7 @@ from .data import (
     model_label,
     row,
 )
-from .phases import markdown, stored_breakdown, summary_line
+from .phases import markdown, summary_line
 
 CSV_COLUMNS = ("run_id", "created_at", "sweep_id", "status", "device", "model", "runtime", "precision",
                "precision_detail", "batch", "threads", *ROW_METRICS, "cv", "n", "latency_source", "power_source", *SCENARIO_COLUMNS, *ACCURACY_COLUMNS, *GENERATION_COLUMNS, "reason")

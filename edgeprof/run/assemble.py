@@ -1,6 +1,6 @@
 """assemble(): the Result of one measurement, built once from its plan, the agent's reply and the device's facts.
 
-Owns: every section of the Result — statistics from the raw samples (stats.py), memory, power with achieved
+Owns: every section of the Result — statistics from the raw samples (analysis/stats.py), memory, power with achieved
 GFLOP/s, thermal, environment, settings, io, the load scenario, fidelity against the reference (fidelity.py),
 the accuracy score (accuracy.py), the op profile (opprofile.py) and the warnings with advice — each computed first,
 then one frozen Result. Does not own: measuring (execute.py, the agent), storing (the caller).
@@ -20,6 +20,7 @@ from edgeprof_agent.messages import Facts, RunReply, ScenarioReply
 
 from .. import __version__
 from ..agentlink import check_samples
+from ..analysis.stats import latency_summary, scenario_summary, stability_warnings, throughput
 from ..export.quantize import as_given
 from ..records import (
     Accuracy,
@@ -44,7 +45,6 @@ from ..records import (
     utc_now,
 )
 from ..records.samples import Samples, ms_from_ns
-from ..stats import latency_summary, scenario_summary, stability_warnings, throughput
 from .execute import Executed
 from .plan import RunPlan
 
@@ -71,7 +71,7 @@ def assemble(plan: RunPlan, executed: Executed, facts: Facts | None = None,
         accuracy, no_accuracy, accuracy_warnings = _accuracy(plan, reply, precision)
     ops = None
     if reply.ops is not None:
-        from ..opprofile import summarize
+        from ..evaluation.opprofile import summarize
 
         ops = summarize(reply.ops)
     warnings = [*run_warnings(spec, reply, lat),
@@ -80,7 +80,7 @@ def assemble(plan: RunPlan, executed: Executed, facts: Facts | None = None,
                 *fidelity_warnings, *accuracy_warnings, *_battery_warning(spec, power)]
     sustained = None
     if sc is not None and sc.sustained is not None:
-        from ..sustained import summarize as sustained_summary
+        from ..evaluation.sustained import summarize as sustained_summary
 
         sustained, more = sustained_summary(sc.sustained, samples_ms, sc.samples_per_query, sc.rate)
         warnings.extend(more)
@@ -193,7 +193,7 @@ def _fidelity(plan: RunPlan, reply: RunReply, say: Callable[[str], None] | None
               ) -> tuple[Fidelity | None, str | None, list[RunWarning]]:
     """Compare the device's outputs (last timed query) with the reference: (fidelity or None, why none,
     the warning past the threshold)."""
-    from .. import fidelity
+    from ..evaluation import fidelity
 
     artifact, reference, spec = plan.artifact, plan.reference, plan.spec
     if artifact is None:
@@ -231,7 +231,7 @@ def _accuracy(plan: RunPlan, reply: RunReply, precision: str
     data, artifact = plan.accuracy, plan.artifact
     if data is None:  # not asked: the scoring module is not even imported
         return None, None, []
-    from .. import accuracy
+    from ..evaluation import accuracy
 
     scored: Accuracy | None = None
     why: str | None = "the agent made no accuracy pass"

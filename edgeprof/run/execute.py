@@ -108,7 +108,7 @@ def execute(plan: RunPlan, session: Session, *, progress: Progress | None = None
         data_ref = ArtifactRef(path=data_path, format="npz", sha256=data.push_sha256)
     acc_spec = None
     if plan.accuracy is not None:
-        from .. import accuracy
+        from ..evaluation import accuracy
 
         progress.stage(f"pushing accuracy data ({plan.accuracy.samples} samples)")
         acc_path, acc_bytes = session.push_artifact(plan.accuracy.push_path, plan.accuracy.push_sha256, "npz")

@@ -4,7 +4,7 @@ Owns: the device's capability for this (format, runtime, precision) — decided 
 (--gpu, else devices.yaml gpu:, checked against the facts), the ONNX target, the
 prepared artifacts, the input plan (and the batch it feeds), the checked accuracy data and the fidelity reference.
 This is the only place that validates after connecting. Does not own: what is checked before connecting
-(check.py), pushing and measuring (execute.py), building the Result (assemble.py).
+(validate.py), pushing and measuring (execute.py), building the Result (assemble.py).
 """
 
 from __future__ import annotations
@@ -21,12 +21,12 @@ from .. import capability
 from ..errors import CapabilityError
 from ..export.inputs import InputPlan
 from ..records import Artifact, Device, RunSpec
-from .check import Options
 from .prepare import Prepared, export_target, input_plan, prepare
 from .timing import PhaseClock
+from .validate import Options
 
 if TYPE_CHECKING:
-    from ..accuracy import AccuracyData
+    from ..evaluation.accuracy import AccuracyData
 
 NO_REFERENCE_NULL = "the null runtime computes nothing"
 
@@ -100,12 +100,12 @@ def plan(spec: RunSpec, device: Device, facts: Facts, *, options: Options | None
         spec = dataclasses.replace(spec, batch=inputs.batch)
     acc_data = None
     if spec.accuracy:
-        from .. import accuracy
+        from ..evaluation import accuracy
 
         with clock.phase("accuracy"):
             acc_data = accuracy.load_accuracy(spec.accuracy, inputs, artifact.outputs,
                                               cache_dir / "accuracy" if cache_dir else None)
-    from .. import fidelity
+    from ..evaluation import fidelity
 
     with clock.phase("fidelity"):
         reference, no_reference = fidelity.reference_for(prepared.source, artifact, prepared.fp32)

@@ -4,7 +4,7 @@ kind's method on it (run/: plan → execute → assemble).
 Owns: the device's transport (opened here unless given), the agent a kept session keeps for all its measurements
 (agentlink.KeptAgent: started once, again after one that died or misbehaved; timed as the board's "agent start"
 and "agent close"), the agent a one-off measurement starts and closes (timed in its phases), starting the agent
-beside the lease's facts read, the board lease (edgeprof/lease.DeviceLease: the agent holds the lock), the running
+beside the lease's facts read, the board lease (edgeprof/agentlink/lease.DeviceLease: the agent holds the lock), the running
 agent a sweep stops from another thread. Does not own: the agent's protocol (agentlink/), the pipeline's steps
 (run/), the sweep (lab/).
 """
@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from edgeprof_agent.messages import Facts
 
 from ..agentlink import AgentLink, KeptAgent
-from ..agentlink.kept import answered
-from ..lease import DeviceLease
+from ..agentlink.kept_agent import answered
+from ..agentlink.lease import DeviceLease
 from ..records import Device, Result, RunSpec
 from ..transport import Transport, open_transport
 from .kinds import Job

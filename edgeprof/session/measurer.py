@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 
 class Lease(Protocol):
-    """A device lease (edgeprof/lease.DeviceLease, phone/lease.PhoneLease): taken, checked, released."""
+    """A device lease (edgeprof/agentlink/lease.DeviceLease, phone/lease.PhoneLease): taken, checked, released."""
 
     token: str | None
 

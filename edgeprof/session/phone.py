@@ -3,7 +3,7 @@ kind's method on it (phone/measure.py).
 
 Owns: the phone's adb transport, its lease (phone/lease.PhoneLease: a lock directory on the phone; a one-off deploy
 takes it too, refused at once when another controller holds the phone: the phone has no agent to refuse a run
-itself), its facts (phone/device.PhoneFacts), what a phone refuses of a spec (phone/measure.refusal), the
+itself), its facts (phone/facts.PhoneFacts), what a phone refuses of a spec (phone/measure.refusal), the
 benchmark_model run bounded by the caller's wall clock (a cell's timeout_s: its adb shell is stopped), and telling a
 timed-out run from a phone gone. Does not own: adb (transport/adb.py), benchmark_model's command line and output
 (phone/benchmark.py), the phone's Result (phone/result.py).
@@ -22,12 +22,12 @@ from .kinds import Job
 from .measurer import Lease, Measurer
 
 if TYPE_CHECKING:
-    from ..phone.device import PhoneFacts
+    from ..phone.facts import PhoneFacts
     from ..run.timing import PhaseClock
     from ..transport.adb import ADBTransport
     from .session import DeviceSession
 
-KIND = "adb"  # records.Device.kind of a phone (inventory.py: transport: adb)
+KIND = "adb"  # records.Device.kind of a phone (inventory/devices.py: transport: adb)
 
 
 class PhoneMeasurer(Measurer):
@@ -58,7 +58,7 @@ class PhoneMeasurer(Measurer):
         return self.transport
 
     def connect(self) -> None:
-        from ..phone.device import open_adb
+        from ..transport.adb import open_adb
 
         self.transport = open_adb(self.device)
 
@@ -69,7 +69,7 @@ class PhoneMeasurer(Measurer):
         return PhoneLease(self.transport, self.device.name, self.device.workdir, holder, ttl_s)
 
     def deploy_lease(self, holder: dict[str, Any], wait_s: float, on_wait: Callable[[str], None]) -> Lease:
-        from ..lease import DEPLOY_HINT
+        from ..agentlink.lease import DEPLOY_HINT
         from ..phone.lease import PhoneLease
 
         assert self.transport is not None
@@ -80,7 +80,7 @@ class PhoneMeasurer(Measurer):
         return lease
 
     def read_facts(self, lease: Lease | None, say: Callable[[str], None]) -> PhoneFacts:
-        from ..phone.device import read_facts
+        from ..phone.facts import read_facts
 
         assert self.transport is not None
         t0 = time.monotonic()

@@ -24,8 +24,8 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from ..agentlink.lease import controller_name
 from ..errors import CapabilityError, ConfigError
-from ..lease import controller_name
 from ..records import Device, Result, RunSpec
 from .kinds import Job, Method, kind_of
 from .measurer import Lease, Measurer
@@ -79,7 +79,7 @@ class DeviceSession:
         self.purpose = purpose
         self.lease_wait_s = lease_wait_s  # a deploy's --lease-wait, for a device whose lease it takes itself
         self.measurer = measurer_for(device, transport=transport, keep=keep, times=times)
-        self.facts: Any = facts  # the measurer's kind of facts (messages.Facts, phone/device.PhoneFacts)
+        self.facts: Any = facts  # the measurer's kind of facts (messages.Facts, phone/facts.PhoneFacts)
         self.lease: Lease | None = None
         self._deploy_lease: Lease | None = None
 

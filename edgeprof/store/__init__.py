@@ -7,12 +7,12 @@ written, the Result goes to a recovery file ($XDG_DATA_HOME/edgeprof/recovered/<
 <run_id>.target naming the database) that the next successful save to that database imports and removes by itself
 (with its sweep cell's state), or `edgeprof results import FILE` stores by hand. A corrupt or foreign database
 file is refused in one line.
-Privacy (fsmode.py's rule): the SQLite file is created 0600 and its folder 0700 (recovery files too), narrowed
+Privacy (files/modes.py's rule): the SQLite file is created 0600 and its folder 0700 (recovery files too), narrowed
 further by a stricter umask; a database that exists keeps the mode its owner gave it.
-Does not own: what a Result contains (records.py) or comparisons (compare.py).
+Does not own: what a Result contains (records.py) or comparisons (analysis/compare.py).
 
 Database schema history: 1 — runs, device_facts, meta.
-  2 — sweeps and sweep_cells (added by lab/ledger.py's users; runs, device_facts and meta unchanged, so a
+  2 — sweeps and sweep_cells (added by lab/sweep_state.py's users; runs, device_facts and meta unchanged, so a
       version-1 database is upgraded in place by creating the two tables).
 """
 

@@ -21,8 +21,8 @@ import sqlalchemy as sa
 from edgeprof_agent.messages import Facts, MessageError
 
 from ..errors import AmbiguousId, StoreError, StoreUnavailable, UserError
-from ..fsmode import private_mode
-from ..outputs import visible
+from ..files.modes import private_mode
+from ..files.output import visible
 from ..records import Result, dumps_json, utc_now
 from .imports import read_import, validate_result
 from .location import in_memory, resolve_db_url, sqlite_path

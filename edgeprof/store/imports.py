@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import StoreError
-from ..outputs import visible
+from ..files.output import visible
 from ..records import Result
 from .recovery import RUN_ID_RE
 from .schema import MAX_ID_CHARS, STATUSES, column_length, runs

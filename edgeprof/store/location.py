@@ -16,7 +16,7 @@ from pathlib import Path
 import sqlalchemy as sa
 
 from ..errors import ConfigError, StoreError
-from ..fsmode import make_private_dir
+from ..files.modes import make_private_dir
 
 # SQLite's companions of a database file: the rollback journal, the write-ahead log and its shared memory
 DB_COMPANIONS = ("", "-journal", "-wal", "-shm")
@@ -56,7 +56,7 @@ DB_FORMS = "give a SQLite file path (results.sqlite), sqlite:///PATH or postgres
 def check_db_url(value: str, where: str) -> None:
     """One StoreError line naming `where` (--db / EDGEPROF_DB) and the value when `value` is no URL SQLAlchemy
     reads or names a kind of database it has no dialect for (`bogus://`), with the forms that are accepted."""
-    from ..outputs import visible
+    from ..files.output import visible
 
     try:
         u = sa.engine.make_url(value)

@@ -14,7 +14,7 @@ import os
 import re
 from pathlib import Path
 
-from ..fsmode import make_private_dir, private_mode
+from ..files.modes import make_private_dir, private_mode
 from ..records import Result
 from .location import default_db_path
 

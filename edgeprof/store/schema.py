@@ -72,7 +72,7 @@ sweep_cells = sa.Table(
     sa.Column("sweep_id", sa.String(64), primary_key=True),
     sa.Column("cell_id", sa.String(512), primary_key=True),
     sa.Column("device", sa.String(128), nullable=False),
-    sa.Column("status", sa.String(16), nullable=False),  # pending | ok | failed | skipped | cancelled (lab/ledger.py)
+    sa.Column("status", sa.String(16), nullable=False),  # pending | ok | failed | skipped | cancelled (lab/sweep_state.py)
     sa.Column("run_id", sa.String(64)),
     sa.Column("attempts", sa.Integer, nullable=False, default=0),
     sa.Column("reason", sa.Text),

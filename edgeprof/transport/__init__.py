@@ -19,7 +19,7 @@ def open_transport(device: Device, on_stderr=None) -> Transport:
 
         return SSHTransport(device, on_stderr=on_stderr)
     if device.kind == "adb":
-        from ..phone.device import open_adb
+        from .adb import open_adb
 
         return open_adb(device)
     raise DeviceError(f"device {device.name!r} has unknown kind {device.kind!r}", hint="use 'ssh' or 'local'")

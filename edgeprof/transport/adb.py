@@ -24,6 +24,8 @@ import subprocess
 from collections.abc import Mapping, Sequence
 
 from ..errors import DeviceError, TransportError
+from ..records import Device
+from ..records.device import PhoneConfig
 from .base import AgentProcess, CommandResult, Transport, quote_argv
 
 DEFAULT_TIMEOUT_S = 60.0
@@ -225,6 +227,15 @@ class ADBTransport(Transport):
         r = self.run(["sh", "-c", 'printf %s "$HOME"'], timeout=self.timeout)
         home = r.stdout.strip() or "/data/local/tmp"
         return home.rstrip("/") + path[1:]
+
+
+def open_adb(device: Device) -> ADBTransport:
+    """A devices.yaml phone's ADBTransport, connected (its serial, adb client and server port, connect timeout)."""
+    phone = device.phone or PhoneConfig()
+    t = ADBTransport(device.name, phone.serial, adb=phone.adb, server_port=phone.adb_server_port,
+                     timeout=device.connect_timeout)
+    t.connect()
+    return t
 
 
 def sha256_file(path: str) -> str:

@@ -33,7 +33,7 @@ from typing import Any
 import paramiko
 
 from ..errors import TransportError
-from ..known_hosts import DEFAULT_USER_KNOWN_HOSTS, KnownHosts, Verdict, host_id
+from ..inventory.known_hosts import DEFAULT_USER_KNOWN_HOSTS, KnownHosts, Verdict, host_id
 from ..records import Device
 from .base import AgentProcess, CommandResult, LineTooLong, Transport
 from .local import PipeReader
@@ -148,7 +148,7 @@ class SSHTransport(Transport):
         spec = self.device.proxy_jump
         if not spec or spec.lower() == "none":
             return []
-        from ..inventory import parse_proxy_jump
+        from ..inventory.devices import parse_proxy_jump
 
         try:
             raw = parse_proxy_jump(spec)

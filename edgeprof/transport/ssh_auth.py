@@ -2,7 +2,7 @@
 never passwords), the host key types asked for first, and the one-line error for a host key not trusted.
 
 Owns: authenticate, load_key, prefer_key_types, host_key_error.
-Does not own: the connection (ssh.py) or known_hosts files (known_hosts.py).
+Does not own: the connection (ssh.py) or known_hosts files (inventory/known_hosts.py).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import paramiko
 
 from ..errors import HostKeyError, TransportError
-from ..known_hosts import Verdict
+from ..inventory.known_hosts import Verdict
 
 DEFAULT_KEY_FILES = ("~/.ssh/id_ed25519", "~/.ssh/id_ecdsa", "~/.ssh/id_rsa")
 

@@ -225,7 +225,7 @@ def test_energy_per_frame_at_the_duty_cycle_against_a_known_power(tmp_path, monk
     """P(t) = 8 W while a query runs, 2 W otherwise, shown on an x86 RAPL tree (an energy counter, kept current
     by a writer thread from the runs' own spans). Window energy, energy per frame (idle gaps included), the part
     above the idle baseline and battery hours match the truth computed from the same spans."""
-    from edgeprof.stats import scenario_summary
+    from edgeprof.analysis.stats import scenario_summary
 
     d = bk.board(tmp_path, "x86-rapl")
     monkeypatch.setitem(backends.BACKENDS, "steppower", "steppower_backend")

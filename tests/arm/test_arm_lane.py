@@ -108,8 +108,8 @@ def test_devices_check_reads_the_arm_root(venv: str, arm_board: Callable[[str], 
 def host_outputs_fidelity(result: dict[str, Any]) -> dict[str, Any]:
     """The fidelity of the pushed artifact run by this machine's (x86) runtime on the device's seeded inputs,
     against the same torch reference the deploy used."""
+    from edgeprof.evaluation.fidelity import Reference, compare, reference_outputs
     from edgeprof.export.inputs import make_inputs
-    from edgeprof.fidelity import Reference, compare, reference_outputs
     from edgeprof.records import Artifact
 
     art = Artifact.from_dict(result["artifact"])
@@ -124,7 +124,7 @@ def host_outputs_fidelity(result: dict[str, Any]) -> dict[str, Any]:
         sess = ort.InferenceSession(art.path, opts, providers=["CPUExecutionProvider"])
         got = list(sess.run(None, feed))
     else:
-        from edgeprof.reference import tflite_outputs
+        from edgeprof.hostrun.reference import tflite_outputs
 
         got = tflite_outputs(Path(art.path), feed)
     from edgeprof.export.resolve import resolve_model

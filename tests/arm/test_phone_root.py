@@ -30,11 +30,11 @@ from arm_recipes import ROOT_BY_NAME  # noqa: E402
 from armlab import CACHE  # noqa: E402
 from roots import BINFMT, RootPaths  # noqa: E402
 
-from edgeprof.phone.device import open_adb, read_facts  # noqa: E402
+from edgeprof.phone.facts import read_facts  # noqa: E402
 from edgeprof.phone.session import PhoneSession  # noqa: E402
 from edgeprof.records import Device  # noqa: E402
 from edgeprof.records.device import BenchmarkModel, PhoneConfig  # noqa: E402
-from edgeprof.transport.adb import sha256_file  # noqa: E402
+from edgeprof.transport.adb import open_adb, sha256_file  # noqa: E402
 
 pytestmark = pytest.mark.arm
 ROOT = ROOT_BY_NAME["pi-bookworm-arm64"]  # the root whose recipe adds mksh and toybox

@@ -11,10 +11,10 @@ from pathlib import Path
 import onnxruntime
 import pytest
 
-from edgeprof import run as measurement
+from edgeprof import session as seam
 from edgeprof.agentlink import crash_signal, runtime_version
 from edgeprof.errors import AgentCrashed, AgentError
-from edgeprof.lab import decide
+from edgeprof.lab import cell_decisions as decide
 from edgeprof.lab.scheduler import cell_result
 from edgeprof.records import Device, RunSpec
 
@@ -68,7 +68,7 @@ def test_segfault_in_the_runtime_is_one_line_with_signal_runtime_version_and_the
     model = write_model(tmp_path / "m.onnx")
     spec = RunSpec(device="nano", model=str(model), runtime="onnxruntime", **FAST)
     with pytest.raises(AgentCrashed) as info:
-        measurement.deploy(spec, local(tmp_path, python), cache_dir=tmp_path / "cache")
+        seam.deploy(spec, local(tmp_path, python), cache_dir=tmp_path / "cache")
     e = info.value
     assert e.message == (f"device nano: the agent crashed with SIGSEGV in onnxruntime {onnxruntime.__version__} "
                          "during 'run'")
@@ -119,7 +119,7 @@ def test_an_exit_without_stderr_does_not_point_below(tmp_path):
     python = device_python(tmp_path, "null", "import os; os._exit(7)")
     spec = RunSpec(device="nano", model="m", runtime="null", **FAST)
     with pytest.raises(AgentError) as info:
-        measurement.deploy(spec, local(tmp_path, python))
+        seam.deploy(spec, local(tmp_path, python))
     e = info.value
     assert not isinstance(e, AgentCrashed)
     assert e.message == "agent on device nano exited (code 7) during 'run'"
@@ -155,14 +155,14 @@ def test_a_kill_from_outside_is_not_called_a_crash(tmp_path):
     python = device_python(tmp_path, "null", "import os, signal; os.kill(os.getpid(), signal.SIGKILL)")
     spec = RunSpec(device="nano", model="m", runtime="null", **FAST)
     with pytest.raises(AgentError) as info:
-        measurement.deploy(spec, local(tmp_path, python))
+        seam.deploy(spec, local(tmp_path, python))
     assert not isinstance(info.value, AgentCrashed)
     assert info.value.message == "agent on device nano exited (killed by SIGKILL) during 'run'"
     assert "below" not in (info.value.hint or "")
 
 
 def test_a_sweep_stores_the_crash_and_its_native_stack_in_the_failed_row(tmp_path):
-    from edgeprof.lab import ledger
+    from edgeprof.lab import sweep_state as ledger
     from edgeprof.lab.scheduler import run_sweep
     from edgeprof.lab.spec import expand, parse_sweep
     from edgeprof.records import local_device

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from test_agent_crash import write_model  # a MatMul model: input tokens [1, 4, 32]
 
-from edgeprof.lab import ledger
+from edgeprof.lab import sweep_state as ledger
 from edgeprof.lab.scheduler import run_sweep
 from edgeprof.lab.spec import expand, parse_sweep
 from edgeprof.records import local_device
@@ -313,7 +313,7 @@ def test_a_local_cell_and_an_export_ahead_never_use_this_machine_at_once() -> No
     export ahead to end; intervals recorded by the threads never overlap."""
     import threading
 
-    from edgeprof.lab.ahead import HostUse
+    from edgeprof.lab.export_ahead import HostUse
 
     host, log, lock = HostUse(), [], threading.Lock()
     never = threading.Event()
@@ -370,7 +370,7 @@ settings: {min_duration_s: 0.2, min_queries: 10, warmup_s: 0, idle_s: 0}
 def test_a_remote_board_gets_its_next_cells_export_while_it_measures(sshd_hosts, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     from test_sweep_ssh import inventory
 
-    from edgeprof.inventory import load_inventory
+    from edgeprof.inventory.devices import load_inventory
 
     host = sshd_hosts.start_host("ahead")
     inv = inventory(tmp_path / "devices.yaml", sshd_hosts, {"board": (host, {}, sys.executable)})

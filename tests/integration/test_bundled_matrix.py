@@ -16,7 +16,7 @@ import pytest
 from edgeprof import capability
 from edgeprof.errors import CapabilityError
 from edgeprof.records import RunSpec, local_device
-from edgeprof.run import deploy
+from edgeprof.session import deploy
 from edgeprof_models import names
 
 RUNTIMES = ("onnxruntime", "tflite")

@@ -118,7 +118,7 @@ def test_a_gpu_beyond_the_facts_is_one_line_before_the_model_is_pushed(
 
 def test_a_sweep_setting_gpu_runs_its_cells_on_that_gpu(lab: BoardLab, model: str, tmp_path: Path,
                                                          capsys: pytest.CaptureFixture[str]) -> None:
-    from edgeprof.lab import ledger
+    from edgeprof.lab import sweep_state as ledger
     from edgeprof.store import Store
 
     with lab.board("x86-2xt4", nvml={"gpus": GPUS}, drive=False) as b:

@@ -14,7 +14,7 @@ import pytest
 from test_store_faults import make_result
 
 from edgeprof.cli.main import main
-from edgeprof.lab import ledger
+from edgeprof.lab import sweep_state as ledger
 from edgeprof.store import Store
 
 BOMB = "{a: &a [x, x, x, x, x, x, x, x, x, x], " + ", ".join(

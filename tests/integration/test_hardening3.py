@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from edgeprof.cli.main import main
-from edgeprof.lab import ledger
+from edgeprof.lab import sweep_state as ledger
 from edgeprof.store import Store
 
 PROPS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -60,7 +60,7 @@ def test_statistics_options_out_of_bounds_are_one_line(tmp_path: Path, capsys: p
 def test_any_alpha_and_min_effect_is_accepted_in_bounds_or_one_line(tmp_path: Path,
                                                                      capsys: pytest.CaptureFixture[str],
                                                                      alpha: float, effect: object) -> None:
-    from edgeprof.compare import ALPHA_RANGE, check_alpha, parse_min_effect
+    from edgeprof.analysis.compare import ALPHA_RANGE, check_alpha, parse_min_effect
     from edgeprof.errors import ConfigError
 
     try:
@@ -82,7 +82,7 @@ def test_any_alpha_and_min_effect_is_accepted_in_bounds_or_one_line(tmp_path: Pa
 def test_any_budget_is_a_finite_bound_or_one_line(bound: str, op: str) -> None:
     import math
 
-    from edgeprof.regress import parse_budget
+    from edgeprof.analysis.regress import parse_budget
 
     try:
         b = parse_budget(f"p99_ms {op} {bound}")
@@ -368,8 +368,8 @@ def test_a_full_disk_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[s
 
 
 def test_a_failed_write_leaves_the_old_file_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from edgeprof import outputs
     from edgeprof.errors import ConfigError
+    from edgeprof.files import output as outputs
 
     target = tmp_path / "report.html"
     target.write_text("old")
@@ -470,8 +470,8 @@ def test_hostile_calibration_files_are_one_line(tmp_path: Path, kind: str) -> No
 
 
 def test_calibration_that_is_missing_is_refused_whatever_the_precision() -> None:
-    from edgeprof.datafiles import require_calibration_dir
     from edgeprof.errors import ConfigError
+    from edgeprof.files.datafiles import require_calibration_dir
 
     with pytest.raises(ConfigError, match="no such directory"):
         require_calibration_dir("/nonexistent/calib")
@@ -485,7 +485,7 @@ def test_junit_xml_of_hostile_names_is_well_formed(tmp_path: Path) -> None:
     control characters); they are shown as \\x1b and the file parses."""
     import xml.etree.ElementTree as ET
 
-    from edgeprof.regress import Finding
+    from edgeprof.analysis.regress import Finding
     from edgeprof.report.junit import junit_xml
 
     f = Finding(classname="edgeprof.d\x00", name=ESCAPES + " · p99_ms", outcome="failed", kind="budget",

@@ -139,7 +139,7 @@ def test_sequence_length_dim0_must_be_given_and_shared_symbols_are_given_once(tm
 
 
 def test_sweep_files_take_the_same_input_keys(tmp_path, db, capsys):
-    from edgeprof.inventory import Inventory
+    from edgeprof.inventory.devices import Inventory
     from edgeprof.lab.spec import expand, parse_sweep, resolve_devices
     from edgeprof.records import local_device
 

@@ -12,7 +12,7 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 from edgeprof.cli.main import main
-from edgeprof.export import loadcheck
+from edgeprof.hostrun import loadcheck
 from edgeprof.store import Store
 
 FAST = ["--min-duration", "0.2", "--min-queries", "10", "--warmup", "0.1", "--quiet"]
@@ -82,7 +82,7 @@ def test_a_segfault_reading_the_users_tflite_is_one_line_and_the_cli_lives(tmp_p
     lines = err.strip().splitlines()
     assert lines[0].startswith(f"edgeprof: error: reading {model}: LiteRT ") and "crashed with SIGSEGV" in lines[0]
     assert "graph optimisation level all" in lines[0] and "Traceback" not in err and Store(db).count() == 0
-    monkeypatch.setitem(loadcheck.CALLS, "tflite_facts", "edgeprof.reference:tflite_facts")
+    monkeypatch.setitem(loadcheck.CALLS, "tflite_facts", "edgeprof.hostrun.reference:tflite_facts")
     code, _, err = run(["deploy", "--device", "local", "--model", str(model), "--db", db, *FAST], capsys)
     assert code == 0, err  # the same file, read for real in the child, runs
 
@@ -97,7 +97,7 @@ def test_a_segfault_in_the_host_reference_is_one_line_naming_it(tmp_path, db, ca
     assert first.startswith("edgeprof: error: the fidelity reference (fp32 onnx file mm.onnx on the host (CPU)): "
                             "onnxruntime ") and "crashed with SIGSEGV" in first, first
     assert "--precision fp32 needs no reference" in first and "Traceback" not in err
-    monkeypatch.setitem(loadcheck.CALLS, "outputs", "edgeprof.reference:outputs_here")
+    monkeypatch.setitem(loadcheck.CALLS, "outputs", "edgeprof.hostrun.reference:outputs_here")
     out = tmp_path / "r.json"
     code, _, err = run(["deploy", "--device", "local", "--model", model, "--precision", "fp16", "--db", db,
                         "--json", str(out), *FAST], capsys)
@@ -427,7 +427,7 @@ def test_fp16_of_an_old_ir_file_listing_initializers_as_inputs_runs(tmp_path, db
 
 
 def test_a_sweeps_batch_axis_on_a_static_batch_fails_the_other_values_with_the_reason(tmp_path, db, capsys):
-    from edgeprof.lab import ledger
+    from edgeprof.lab import sweep_state as ledger
 
     static_batch_model(tmp_path / "faces10.onnx")
     (tmp_path / "s.yaml").write_text("name: static\nmodels: [faces10.onnx]\ndevices: [local]\nruntimes: [onnxruntime]\n"

@@ -212,7 +212,7 @@ def test_a_real_model_over_2_gib_runs_locally_and_over_sshd_and_moves_once(lab, 
 
 
 def test_a_sweeps_explicit_batch_1_on_a_static_batch_fails_as_deploys_and_no_batch_runs_n(tmp_path, db, capsys):
-    from edgeprof.lab import ledger
+    from edgeprof.lab import sweep_state as ledger
 
     model = static_batch_model(tmp_path / "faces10.onnx")
     code, _, err = run(["deploy", "--device", "local", "--model", model, "--batch", "1", "--db", db, *FAST], capsys)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from edgeprof import run as measurement
+from edgeprof import session as seam
 from edgeprof.agentlink import check_samples
 from edgeprof.cli.main import main
 from edgeprof.errors import MeasurementFailed
@@ -68,7 +68,7 @@ SPEC = RunSpec(device="pi", model="m", runtime="null", min_duration_s=0.1, min_q
 ])
 def test_a_board_returning_poisoned_samples_fails_the_run(tmp_path, samples, message):
     with pytest.raises(MeasurementFailed) as info:
-        measurement.deploy(SPEC, hostile(tmp_path, samples))
+        seam.deploy(SPEC, hostile(tmp_path, samples))
     assert info.value.message == message
 
 

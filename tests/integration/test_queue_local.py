@@ -20,7 +20,8 @@ import pytest
 from test_sweep_local import write_model
 
 from edgeprof.cli.main import main
-from edgeprof.lab import ledger, queue
+from edgeprof.lab import queue
+from edgeprof.lab import sweep_state as ledger
 from edgeprof.lab.spec import Cell
 from edgeprof.store import Store
 

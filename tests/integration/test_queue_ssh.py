@@ -14,7 +14,8 @@ from test_queue_local import edgeprof, jobs, wait_for
 from test_sweep_local import write_model
 from test_sweep_ssh import inventory, lease_log_alternates
 
-from edgeprof.lab import ledger, queue
+from edgeprof.lab import queue
+from edgeprof.lab import sweep_state as ledger
 from edgeprof.store import Store
 
 pytestmark = [pytest.mark.ssh, pytest.mark.slow]

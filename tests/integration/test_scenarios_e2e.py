@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from edgeprof.records import Device, RunSpec
-from edgeprof.run import deploy
+from edgeprof.session import deploy
 
 
 def _model(path: Path) -> str:

@@ -12,8 +12,8 @@ from sshd import SSHHost, SSHLab
 
 from edgeprof.agentlink import AgentLink, push_file, sha256_file
 from edgeprof.cli.main import main
-from edgeprof.devices import check_device
 from edgeprof.errors import AgentError, TransportError
+from edgeprof.lab.onboarding import check_device
 from edgeprof.records import Device
 from edgeprof.transport.ssh import SSHTransport
 

@@ -11,7 +11,7 @@ import onnxruntime
 import pytest
 from sshd import SSHHost, SSHLab
 
-from edgeprof import run as measurement
+from edgeprof import session as seam
 from edgeprof.errors import AgentCrashed
 from edgeprof.records import RunSpec
 from edgeprof.session import DeviceSession
@@ -47,7 +47,7 @@ def test_segfault_over_ssh_names_signal_runtime_version_and_keeps_the_stack(sshd
     spec = RunSpec(device=dev.name, model=str(model), runtime="onnxruntime", min_duration_s=0.2, min_queries=5,
                    warmup_s=0.0)
     with SSHTransport(dev, user_known_hosts=str(kh)) as t, pytest.raises(AgentCrashed) as info:
-        measurement.deploy(spec, DeviceSession(dev, keep=False, transport=t), cache_dir=tmp_path / "cache")
+        seam.deploy(spec, DeviceSession(dev, keep=False, transport=t), cache_dir=tmp_path / "cache")
     e = info.value
     assert e.message == (f"device {dev.name}: the agent crashed with SIGSEGV in onnxruntime "
                          f"{onnxruntime.__version__} during 'run'")

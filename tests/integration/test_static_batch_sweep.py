@@ -11,7 +11,7 @@ import pytest
 from test_models_round3 import static_batch_model
 
 from edgeprof.cli.main import main
-from edgeprof.lab import ledger
+from edgeprof.lab import sweep_state as ledger
 from edgeprof.store import Store
 
 FAST = ["--min-duration", "0.1", "--min-queries", "5", "--warmup", "0", "--idle", "0", "--quiet"]

@@ -94,7 +94,7 @@ def test_deploy_json_is_kept_and_the_run_recovered_when_the_database_stays_locke
     monkeypatch.setattr(store_mod, "BUSY_TIMEOUT_S", 0.1)
     monkeypatch.setattr(store_mod, "SAVE_RETRIES", 1)
     monkeypatch.setattr(store_mod, "SAVE_BACKOFF_S", 0.05)
-    import edgeprof.run as runner_mod
+    import edgeprof.session as runner_mod
 
     db = tmp_path / "r.sqlite"
     Store(str(db))
@@ -175,7 +175,7 @@ def test_a_stricter_umask_is_respected(tmp_path):
 
 def test_caches_are_private(tmp_path):
     from edgeprof.agentlink import build_agent
-    from edgeprof.fsmode import make_private_dir
+    from edgeprof.files.modes import make_private_dir
 
     old = os.umask(0o022)
     try:
@@ -213,7 +213,7 @@ DEPLOY = ["deploy", "--device", "local", "--model", "m", "--runtime", "null", "-
 
 
 def test_an_unwritable_json_path_is_refused_before_measuring(tmp_path, capsys, monkeypatch):
-    import edgeprof.run as runner_mod
+    import edgeprof.session as runner_mod
 
     monkeypatch.setattr(runner_mod, "deploy", lambda *a, **kw: pytest.fail("measured before checking --json"))
     for bad in (tmp_path / "nosuch" / "r.json", tmp_path):
@@ -267,7 +267,7 @@ def test_a_recovery_file_is_imported_and_removed_by_the_next_successful_save(tmp
 def test_a_sweep_cell_whose_row_hit_a_locked_database_gets_it_from_the_recovery_file(tmp_path):
     """A local sweep whose database is locked when a cell's row is stored: the cell is not lost (recovery file,
     the sweep says so and is not ok); the next successful save imports it with the cell's state."""
-    from edgeprof.lab import ledger
+    from edgeprof.lab import sweep_state as ledger
     from edgeprof.lab.scheduler import SweepScheduler
     from edgeprof.lab.spec import expand, parse_sweep
     from edgeprof.records import local_device
@@ -334,7 +334,7 @@ def fill(disk: Path) -> Path:
 def test_the_results_database_on_a_full_disk_goes_to_the_recovery_file_in_one_line(tmp_path, capsys, monkeypatch):
     """Issue 14 item 9: the results database on a really full (tmpfs) disk. deploy's run goes to the recovery file
     with a one-line error saying where; once there is room again, the next save imports it."""
-    import edgeprof.run as runner_mod
+    import edgeprof.session as runner_mod
 
     with small_tmpfs(tmp_path / "disk") as disk:
         db = disk / "r.sqlite"
@@ -365,7 +365,7 @@ def test_the_results_database_on_a_full_disk_goes_to_the_recovery_file_in_one_li
 def test_a_full_disk_under_the_database_and_the_recovery_folder_is_still_one_line(tmp_path, capsys, monkeypatch):
     """The results database and the recovery folder on the same full disk: one line that says the run could not
     be kept and how to keep the next one; the --json written before storing still holds it."""
-    import edgeprof.run as runner_mod
+    import edgeprof.session as runner_mod
 
     with small_tmpfs(tmp_path / "disk") as disk:
         monkeypatch.setenv("XDG_DATA_HOME", str(disk / "data"))

@@ -33,7 +33,7 @@ from sshd import SSHLab
 
 from edgeprof.cli.main import main
 from edgeprof.lab import board as lab_board
-from edgeprof.lab import ledger
+from edgeprof.lab import sweep_state as ledger
 from edgeprof.store import Store
 
 sys.path.insert(0, str(FAKES))

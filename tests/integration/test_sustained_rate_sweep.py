@@ -26,7 +26,7 @@ from test_sustained_lab_sweep import _inventory, _night, lab  # noqa: F401  (lab
 
 from edgeprof.cli.main import main
 from edgeprof.lab import board as lab_board
-from edgeprof.lab import ledger
+from edgeprof.lab import sweep_state as ledger
 from edgeprof.store import Store
 
 sys.path.insert(0, str(FAKES))

@@ -27,11 +27,11 @@ from typing import Any
 import pytest
 from test_report_browser import chromium, console_errors, png_size
 
+from edgeprof.analysis.stats import latency_summary
 from edgeprof.cli.main import main
+from edgeprof.evaluation.sustained import summarize
 from edgeprof.records import Result
-from edgeprof.stats import latency_summary
 from edgeprof.store import Store
-from edgeprof.sustained import summarize
 from edgeprof_agent import windows
 from edgeprof_agent.messages import ScenarioSpec
 from edgeprof_agent.sysfs import SysfsRoot

@@ -15,11 +15,11 @@ import onnx
 import pytest
 from onnx import TensorProto, helper
 
+from edgeprof.agentlink.lease import DeviceLease, LeaseBusy
 from edgeprof.cli.main import main
-from edgeprof.lab import ledger
+from edgeprof.lab import sweep_state as ledger
 from edgeprof.lab.scheduler import SweepScheduler, run_sweep
 from edgeprof.lab.spec import expand, parse_sweep
-from edgeprof.lease import DeviceLease, LeaseBusy
 from edgeprof.records import local_device
 from edgeprof.store import Store
 from edgeprof.transport import open_transport
@@ -303,7 +303,8 @@ def test_the_sweeps_wall_time_is_accounted_per_phase_and_board(tmp_path: Path) -
     """A local sweep of three cells: the breakdown's phases (each row's parts, the board's connection, lease,
     facts, exports and stores, and what no phase covers) add up to the board's wall time, the timed windows are
     the rows' windows, and the report's Markdown has the same table."""
-    from edgeprof.report.phases import stored_breakdown, text_table
+    from edgeprof.analysis.breakdown import stored_breakdown
+    from edgeprof.report.phases import text_table
 
     spec, cells, dev = sweep_cells(tmp_path, """
 runtimes: ["null", onnxruntime]

@@ -26,7 +26,7 @@ from sshd import SSHHost, SSHLab, wait_for_port
 from test_sweep_local import write_model
 
 from edgeprof.cli.main import main
-from edgeprof.lab import ledger
+from edgeprof.lab import sweep_state as ledger
 from edgeprof.store import Store
 
 pytestmark = [pytest.mark.ssh, pytest.mark.slow]

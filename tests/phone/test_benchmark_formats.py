@@ -21,7 +21,7 @@ from edgeprof.phone.benchmark import (
     parse_output,
     parse_stats,
 )
-from edgeprof.phone.device import Thermal
+from edgeprof.phone.facts import Thermal
 from edgeprof.phone.result import NO_PERCENTILE_METHOD, PERCENTILE_METHOD, latency, phone_result
 from edgeprof.phone.session import PhoneMemory, PhoneRun
 from edgeprof.records import Device, Result, RunSpec

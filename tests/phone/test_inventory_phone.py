@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from edgeprof.errors import ConfigError
-from edgeprof.inventory import load_inventory
+from edgeprof.inventory.devices import load_inventory
 from edgeprof.records.device import BenchmarkModel, PhoneConfig, PhonePower
 
 
@@ -83,7 +83,7 @@ def test_battery_power_is_for_phones_only(tmp_path: Path) -> None:
 
 def test_the_pipeline_refuses_what_a_phone_cannot_measure_in_one_line_before_connecting() -> None:
     from edgeprof.records import Device, RunSpec
-    from edgeprof.run import deploy
+    from edgeprof.session import deploy
 
     # no phone, and no adb server: a refusal reached the device would be a TransportError
     phone = Device(name="pixel", kind="adb", phone=PhoneConfig(adb_server_port=1))

@@ -13,11 +13,11 @@ import pytest
 from phone_adbd import StandInAdbd, serial
 
 from edgeprof.cli.main import main
-from edgeprof.phone.device import open_adb, read_facts
+from edgeprof.phone.facts import read_facts
 from edgeprof.phone.session import PhoneSession
 from edgeprof.records import Device
 from edgeprof.records.device import BenchmarkModel, PhoneConfig
-from edgeprof.transport.adb import sha256_file
+from edgeprof.transport.adb import open_adb, sha256_file
 
 SAMSUNG, QUALCOMM = "samsung-galaxy-a52-5g", "qualcomm-sm8250-qrd"
 

@@ -11,11 +11,10 @@ import pytest
 from phone_adbd import serial
 
 from edgeprof.phone.benchmark import Delegation, parse_delegation, parse_placement, placement_line
-from edgeprof.phone.device import open_adb
 from edgeprof.phone.session import PhoneSession
 from edgeprof.records import Device
 from edgeprof.records.device import BenchmarkModel, PhoneConfig
-from edgeprof.transport.adb import sha256_file
+from edgeprof.transport.adb import open_adb, sha256_file
 
 # LiteRT today (subgraph.cc: "... yielding %zu partitions for subgraph %d.", VERBOSE) and the explicit line
 # benchmark_tflite_model.cc prints after ModifyGraphWithDelegate

@@ -5,9 +5,10 @@ from __future__ import annotations
 import phone_tree as tree
 from phone_adbd import serial
 
-from edgeprof.phone.device import open_adb, parse_thermal, read_facts
+from edgeprof.phone.facts import parse_thermal, read_facts
 from edgeprof.records import Device
 from edgeprof.records.device import BenchmarkModel, PhoneConfig
+from edgeprof.transport.adb import open_adb
 
 
 def phone_device(d, adb_client: str, server_port: int, **phone) -> Device:  # type: ignore[no-untyped-def]

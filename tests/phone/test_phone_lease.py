@@ -15,10 +15,10 @@ from test_phone_cli import inventory
 
 from edgeprof.cli.main import main
 from edgeprof.errors import LeaseBusy, LeaseLost
-from edgeprof.phone.device import open_adb
 from edgeprof.phone.lease import LOCK_DIR, PhoneLease
 from edgeprof.records import Device
 from edgeprof.records.device import PhoneConfig
+from edgeprof.transport.adb import open_adb
 
 WORKDIR = "/data/local/tmp/edgeprof"
 

@@ -11,11 +11,10 @@ import pytest
 from phone_adbd import serial
 
 from edgeprof.errors import MeasurementFailed, TransportError
-from edgeprof.phone.device import open_adb
 from edgeprof.phone.session import PhoneSession, battery_power
 from edgeprof.records import Device
 from edgeprof.records.device import BenchmarkModel, PhoneConfig, PhonePower
-from edgeprof.transport.adb import sha256_file
+from edgeprof.transport.adb import open_adb, sha256_file
 
 
 def session(d, adb_client: str, server_port: int, **power) -> PhoneSession:  # type: ignore[no-untyped-def]

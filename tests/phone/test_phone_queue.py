@@ -19,7 +19,8 @@ import pytest
 from test_phone_cli import inventory
 
 from edgeprof.cli.main import main
-from edgeprof.lab import ledger, queue
+from edgeprof.lab import queue
+from edgeprof.lab import sweep_state as ledger
 from edgeprof.phone.lease import LOCK_DIR
 from edgeprof.store import Store
 

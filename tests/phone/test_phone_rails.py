@@ -10,12 +10,11 @@ import pytest
 from phone_adbd import StandInAdbd, serial
 
 from edgeprof.cli.main import main
-from edgeprof.phone.device import open_adb
 from edgeprof.phone.rails import parse_rails, rails_power
 from edgeprof.phone.session import PhoneSession
 from edgeprof.records import Device
 from edgeprof.records.device import BenchmarkModel, PhoneConfig
-from edgeprof.transport.adb import sha256_file
+from edgeprof.transport.adb import open_adb, sha256_file
 
 
 def _read(t_ms: int, cpucl2: int, cpucl0: int, g3d: int) -> str:

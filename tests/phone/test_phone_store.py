@@ -108,7 +108,7 @@ def test_the_phone_result_compares_against_a_board_result(adb_client, server_por
     assert main(deploy(inv, db, "--json", str(tmp_path / "p.json"))) == 0
     capsys.readouterr()
     phone_id = json.loads((tmp_path / "p.json").read_text())["run_id"]
-    from edgeprof.compare import compare_results
+    from edgeprof.analysis.compare import compare_results
 
     stored = Store(str(db)).get(phone_id)
     rows = {d.metric.name: d for d in compare_results(board, stored)}
@@ -124,7 +124,7 @@ def test_the_phone_result_compares_against_a_board_result(adb_client, server_por
 def test_a_budget_on_what_a_phone_did_not_measure_is_skipped_with_the_reason() -> None:
     """`edgeprof check`'s budgets on the golden phone result: p50 is checked, p99 is skipped with benchmark_model's
     reason (never failed as if it were 0, never passed)."""
-    from edgeprof.regress import budget_findings, parse_budget
+    from edgeprof.analysis.regress import budget_findings, parse_budget
 
     r = Result.from_dict(json.loads((GOLDEN / "v8" / "ok_phone_ds_cnn.json").read_text()))
     p50, p99 = budget_findings(r, [parse_budget("p50_ms < 1000"), parse_budget("p99_ms < 1000")])
@@ -137,7 +137,7 @@ def test_two_phone_results_compare_without_a_significance_test() -> None:
     alone and says why there is no Mann-Whitney test; the tail stays not compared on both sides."""
     import dataclasses
 
-    from edgeprof.compare import compare_results
+    from edgeprof.analysis.compare import compare_results
 
     a = Result.from_dict(json.loads((GOLDEN / "v8" / "ok_phone_ds_cnn.json").read_text()))
     lat = a.latency_ms

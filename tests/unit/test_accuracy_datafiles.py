@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from edgeprof import accuracy
 from edgeprof.errors import ConfigError
+from edgeprof.evaluation import accuracy
 
 
 def test_uint64_labels_above_int64_max_are_refused_not_wrapped() -> None:
@@ -29,7 +29,7 @@ def test_a_float64_value_that_overflows_float32_is_refused() -> None:
 
 @pytest.mark.parametrize("bad", [np.nan, np.inf, 1e308])
 def test_expected_outputs_must_be_finite_and_scorable(bad: float) -> None:
-    from edgeprof import datafiles
+    from edgeprof.files import datafiles
 
     with pytest.raises(ConfigError):
         datafiles.require_finite(np.array([0.0, bad]), "e", "expected outputs", max_abs=accuracy.MAX_EXPECTED_ABS)

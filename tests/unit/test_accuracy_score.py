@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 
-from edgeprof.accuracy import AccuracyData, score
+from edgeprof.evaluation.accuracy import AccuracyData, score
 from edgeprof_agent import accuracy as agent_acc
 from edgeprof_agent.messages import AccuracyReply, OutputErrors
 
@@ -68,7 +68,7 @@ def test_compare_counts_half_a_point_of_top1_and_only_on_the_same_data() -> None
 
     from report_samples import make_result
 
-    from edgeprof.compare import compare_results
+    from edgeprof.analysis.compare import compare_results
     from edgeprof.records import Accuracy
 
     base = make_result("orin-nano", "mobilenet_v2")

@@ -1,5 +1,5 @@
 """Each bound more than one place checks has one home: edgeprof/vocab.py for the host's (the table's `hi`, deploy's
-worded checks in run/check.py, devices.yaml's and the flags' rules in config.py and inventory.py, a sweep file's
+worded checks in run/validate.py, devices.yaml's and the flags' rules in config.py and inventory.py, a sweep file's
 rates and the max-rate search import it), agents/edgeprof_agent/vocab.py for those host and agent both apply (the
 agent cannot import edgeprof; the host imports them through edgeprof/vocab.py). A second literal of one of them
 anywhere in edgeprof/ or agents/ fails here, naming its line; and every checker is exercised at the bound (the bound
@@ -33,7 +33,7 @@ SUBJECTS: dict[str, str | None] = {
     "MIN_OPSET": r"opset",
     "MAX_OPSET": r"opset",
     "SERVER_MIN_QUERIES": None,
-    "MAX_BACKOFF_S": r"backoff",  # the sweep policy's retry_backoff_s and lab/decide.py's longest wait
+    "MAX_BACKOFF_S": r"backoff",  # the sweep policy's retry_backoff_s and lab/cell_decisions.py's longest wait
     "LEASE_TTL_S": r"(?<![a-z])ttl",  # host and agent (not "settle")
     "PROGRESS_S": r"progress",  # host and agent
 }
@@ -152,10 +152,12 @@ def test_the_guard_leaves_the_home_and_unrelated_numbers_alone():
 
 
 def test_the_table_and_the_other_checkers_take_the_home():
-    from edgeprof import config, inventory, maxrate
+    from edgeprof.analysis import maxrate
     from edgeprof.export import onnx_export
-    from edgeprof.lab import decide
-    from edgeprof.run.check import MAX_COOLDOWN_C, MAX_POWER_RATE_HZ
+    from edgeprof.files import config
+    from edgeprof.inventory import devices as inventory
+    from edgeprof.lab import cell_decisions as decide
+    from edgeprof.run.validate import MAX_COOLDOWN_C, MAX_POWER_RATE_HZ
 
     s = vocab.SETTINGS
     assert s["streams"].hi == vocab.MAX_STREAMS and s["cooldown_c"].hi == vocab.MAX_COOLDOWN_C
@@ -171,7 +173,7 @@ def test_the_table_and_the_other_checkers_take_the_home():
 
 
 def test_the_server_minimum_is_what_the_early_stopping_p99_needs():
-    from edgeprof import stats
+    from edgeprof.analysis import stats
 
     assert stats.min_queries_for(0.99) == vocab.SERVER_MIN_QUERIES
     few = stats.latency_summary([1.0] * (vocab.SERVER_MIN_QUERIES - 1))
@@ -184,7 +186,7 @@ def _spec(**kw):
 
 
 def test_streams_at_and_past_the_bound():
-    from edgeprof.run.check import validate_scenario
+    from edgeprof.run.validate import validate_scenario
 
     validate_scenario(_spec(scenario="offline", streams=vocab.MAX_STREAMS))
     with pytest.raises(ConfigError, match=rf"--streams {vocab.MAX_STREAMS + 1}: must be between 1 and "
@@ -195,7 +197,7 @@ def test_streams_at_and_past_the_bound():
 
 
 def test_cooldown_and_power_rate_at_and_past_the_bound():
-    from edgeprof.run.check import validate_telemetry
+    from edgeprof.run.validate import validate_telemetry
 
     validate_telemetry(_spec(cooldown_c=vocab.MAX_COOLDOWN_C, power_rate_hz=vocab.POWER_RATE_MAX_HZ))
     with pytest.raises(ConfigError, match=rf"between 0 and {vocab.MAX_COOLDOWN_C:g}"):
@@ -216,7 +218,7 @@ def test_a_sweep_rate_at_and_past_the_bound(tmp_path):
 
 
 def test_devices_yaml_power_rate_past_the_bound(tmp_path):
-    from edgeprof.inventory import load_inventory
+    from edgeprof.inventory.devices import load_inventory
 
     path = tmp_path / "devices.yaml"
     path.write_text(f"version: 1\ndevices:\n  b:\n    host: localhost\n    power: {{source: hwmon, rate_hz: "
@@ -232,7 +234,7 @@ def test_the_bounds_host_and_agent_share_are_the_agents():
     import edgeprof_agent.scenarios
     import edgeprof_agent.vocab
     import edgeprof_agent.worker
-    from edgeprof import lease
+    from edgeprof.agentlink import lease
 
     assert vocab.LEASE_TTL_S is edgeprof_agent.vocab.LEASE_TTL_S
     assert lease.DEFAULT_TTL_S == edgeprof_agent.lease.DEFAULT_TTL_S == edgeprof_agent.vocab.LEASE_TTL_S

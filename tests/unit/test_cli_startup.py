@@ -84,7 +84,7 @@ def test_an_unknown_command_is_refused_as_before(capsys):
 # - edgeprof.cli.main: before any handler of edgeprof's (edgeprof/__main__.py catches it);
 # - edgeprof.cli.models, from inside a string exec (a dataclass's generated __init__ is one): CPython then flags
 #   the KeyboardInterrupt as unhandled although the CLI handled it, and under `-m` kills the process by SIGINT at
-#   exit (-2, not 130) unless the flag is cleared (edgeprof.__main__.forget_handled_interrupt)
+#   exit (-2, not 130) unless the flag is cleared (edgeprof.interrupts.forget_handled_interrupt)
 SIGINT_ON_IMPORT = """\
 import os, signal, sys
 

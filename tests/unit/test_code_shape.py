@@ -1,7 +1,8 @@
 """The shape docs/architecture.md promises a newcomer: no module in edgeprof/ or agents/ over 600 lines, no
-function over 100, no import cycle among edgeprof's modules at import time, and no cycle among its packages once
+function over 100, no import cycle among edgeprof's modules at import time, no cycle among its packages once
 every import is counted — those made inside functions too (a late import is how a heavy dependency is taken, not a
-way around the package order)."""
+way around the package order) — and every import going from a package's layer (ORDER) to the same or a lower
+one."""
 
 from __future__ import annotations
 
@@ -13,6 +14,24 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 MAX_MODULE_LINES = 600
 MAX_FUNCTION_LINES = 100
+
+# edgeprof's packages and top-level modules in layers, lowest first (docs/architecture.md "Package order"): a
+# module imports from its own layer or a lower one, never a higher one, inside functions too. Data flows up
+# this list: devices.yaml and a model → records → a measurement on a device → a sweep → a report → the CLI.
+ORDER: list[tuple[str, list[str]]] = [
+    ("foundation", ["errors", "numfmt", "vocab", "interrupts"]),
+    ("records and the host's files", ["records", "files", "capability"]),
+    ("pure figures, inventory, results database, host model runs", ["analysis", "inventory", "store", "hostrun"]),
+    ("reaching devices; exporting models", ["transport", "export"]),
+    ("the agent link; evaluating answers", ["agentlink", "evaluation", "generative"]),
+    ("the forward-pass measurement on the agent", ["run"]),
+    ("phones over adb", ["phone"]),
+    ("the device seam", ["session"]),
+    ("sweeps, the queue, the lab; calibration tables and predictions", ["lab", "predict"]),
+    ("reports", ["report"]),
+    ("commands", ["cli"]),
+    ("the entry point", ["__main__"]),
+]
 
 
 def _sources() -> list[Path]:
@@ -215,3 +234,69 @@ def test_a_cycle_made_through_a_function_level_import_is_found(tmp_path: Path) -
     groups = package_cycles(tmp_path)
     assert len(groups) == 1 and groups[0][:2] == ["edgeprof.high", "edgeprof.low"], groups
     assert any("edgeprof.low.things:2 → edgeprof.high" in line for line in groups[0]), groups
+
+
+def _import_edges(root: Path) -> list[tuple[str, str, str]]:
+    """(from unit, to unit, "module:line → module") for every import between two of edgeprof's units."""
+    base = root / "edgeprof"
+    paths = {_module_name_in(root, p): p for p in sorted(base.rglob("*.py"))}
+    edges = []
+    for name, path in paths.items():
+        for line, mod in _all_imports(path, name):
+            a, b = _unit(name), _unit(mod)
+            if mod in paths and a != b and "edgeprof" not in (a, b):
+                edges.append((a, b, f"{name}:{line} → {mod}"))
+    return edges
+
+
+def layer_violations(root: Path, order: list[tuple[str, list[str]]]) -> list[str]:
+    """Every import (module body, functions, not TYPE_CHECKING) from a unit to one in a higher layer of `order`,
+    as "module:line → module (layer → higher layer)"; and every unit that `order` does not place."""
+    layer = {f"edgeprof.{u}": i for i, (_, units) in enumerate(order) for u in units}
+    base = root / "edgeprof"
+    units = {_unit(_module_name_in(root, p)) for p in base.rglob("*.py")} - {"edgeprof"}
+    out = [f"{u} is in no layer of ORDER: add it to the layer it belongs to (docs/architecture.md)"
+           for u in sorted(units - set(layer))]
+    for a, b, where in _import_edges(root):
+        if a in layer and b in layer and layer[b] > layer[a]:
+            out.append(f"{where} ({order[layer[a]][0]} → {order[layer[b]][0]}, a higher layer)")
+    return out
+
+
+def test_edgeprof_packages_have_no_cycle() -> None:
+    """No two of edgeprof's packages (or top-level modules) import each other, directly or around a loop, even
+    through an import made inside a function."""
+    groups = package_cycles(REPO)
+    assert not groups, "package cycles:\n" + "\n".join("  " + "; ".join(g) for g in groups)
+
+
+def test_every_import_goes_to_the_same_or_a_lower_layer() -> None:
+    problems = layer_violations(REPO, ORDER)
+    assert not problems, "imports against the package order (tests/unit/test_code_shape.py ORDER):\n" + \
+        "\n".join("  " + p for p in problems)
+
+
+def test_an_upward_import_inside_a_function_breaks_the_order(tmp_path: Path) -> None:
+    """The order test is not vacuous: a low package importing a higher one inside a function is reported with
+    its module:line, a package missing from the order is named, and a downward import is fine."""
+    pkg = tmp_path / "edgeprof"
+    for sub in ("low", "high"):
+        (pkg / sub).mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "low" / "__init__.py").write_text("")
+    (pkg / "high" / "__init__.py").write_text("from ..low import things\n")
+    (pkg / "low" / "things.py").write_text("x = 1\n")
+    (pkg / "high" / "view.py").write_text("x = 1\n")
+    order = [("bottom", ["low"]), ("top", ["high"])]
+    assert layer_violations(tmp_path, order) == []
+    (pkg / "low" / "things.py").write_text("def late():\n    from ..high import view\n    return view\n")
+    assert layer_violations(tmp_path, order) == [
+        "edgeprof.low.things:2 → edgeprof.high (bottom → top, a higher layer)",
+        "edgeprof.low.things:2 → edgeprof.high.view (bottom → top, a higher layer)"]
+    (pkg / "extra.py").write_text("")
+    assert layer_violations(tmp_path, order)[0].startswith("edgeprof.extra is in no layer of ORDER")
+
+
+def test_order_names_each_unit_once() -> None:
+    named = [u for _, units in ORDER for u in units]
+    assert len(named) == len(set(named)), named

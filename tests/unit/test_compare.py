@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from edgeprof.compare import (
+from edgeprof.analysis.compare import (
     METRIC_BY_NAME,
     compare_metric,
     compare_results,
@@ -14,8 +14,8 @@ from edgeprof.compare import (
     mann_whitney_u,
     metric_values,
 )
+from edgeprof.analysis.stats import latency_summary
 from edgeprof.records import Environment, Memory, Power, Result
-from edgeprof.stats import latency_summary
 
 
 def make_result(samples, *, run_id="r1", power=None, peak=50.0, env=None, batch=1) -> Result:
@@ -139,7 +139,7 @@ def test_fingerprint_and_environment_changes():
 def test_the_precision_detail_is_read_from_export_options_and_leaves_the_key(precision, options, detail):
     import dataclasses
 
-    from edgeprof.compare import cell_label, precision_detail
+    from edgeprof.analysis.compare import cell_label, precision_detail
     from edgeprof.records import Artifact
     from edgeprof.store import config_key
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from edgeprof.config import MAX_DEPTH, MAX_FILE_BYTES, check_cli_settings
 from edgeprof.errors import ConfigError
-from edgeprof.inventory import load_inventory
+from edgeprof.files.config import MAX_DEPTH, MAX_FILE_BYTES, check_cli_settings
+from edgeprof.inventory.devices import load_inventory
 from edgeprof.lab.spec import load_sweep
 
 BOMB = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(

@@ -1,4 +1,4 @@
-"""The one data-file reader (edgeprof.datafiles): hostile files are one DataFileError naming the file and the
+"""The one data-file reader (edgeprof.files.datafiles): hostile files are one DataFileError naming the file and the
 array, never a traceback, a hang, an allocation of what a header claims, or a silent change of a value."""
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from edgeprof import datafiles
-from edgeprof.datafiles import DataFileError, as_labels, cast_exact, read_npy, read_npz, require_finite
 from edgeprof.export.inputs import cached_npz
 from edgeprof.export.inputs import read_npz as inputs_read_npz
+from edgeprof.files import datafiles
+from edgeprof.files.datafiles import DataFileError, as_labels, cast_exact, read_npy, read_npz, require_finite
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from edgeprof import capability, vocab
+from edgeprof.agentlink.lease import Interrupted, LeaseBusy, LeaseLost
 from edgeprof.errors import (
     AgentError,
     DeviceError,
@@ -16,7 +17,7 @@ from edgeprof.errors import (
     StoreError,
     TransportError,
 )
-from edgeprof.lab.decide import (
+from edgeprof.lab.cell_decisions import (
     FAIL,
     MAX_BACKOFF_S,
     MEASURE,
@@ -28,7 +29,6 @@ from edgeprof.lab.decide import (
     on_error,
 )
 from edgeprof.lab.spec import Cell
-from edgeprof.lease import Interrupted, LeaseBusy, LeaseLost
 from edgeprof.run import CapabilityError
 from edgeprof_agent.messages import Facts
 

@@ -9,6 +9,7 @@ import pytest
 from test_messages import _python36  # tests/unit is on sys.path (rootdir-less test modules)
 
 from edgeprof import run as measurement
+from edgeprof import session as seam
 from edgeprof.agentlink import AgentLink
 from edgeprof.errors import CapabilityError as ErrorsCapabilityError
 from edgeprof.records import BoardFacts, Device, RunSpec
@@ -35,8 +36,8 @@ def test_capability_error_lives_in_errors_and_runner_keeps_the_name():
 
 
 def test_deploy_returns_the_result_and_stores_nothing(tmp_path):
-    assert "store" not in inspect.signature(measurement.deploy).parameters
-    r = measurement.deploy(spec(max_queries=None), dev(tmp_path))  # no cap: the null runtime is fast enough to hit it
+    assert "store" not in inspect.signature(seam.deploy).parameters
+    r = seam.deploy(spec(max_queries=None), dev(tmp_path))  # no cap: the null runtime is fast enough to hit it
     assert r.status == "ok" and len(r.samples_ms) >= 20
     assert r.settings.stopped_by == "min_duration and min_queries met"
     assert r.environment.fact("protocol") == PROTOCOL_VERSION == 11 and r.environment.clock
@@ -54,7 +55,7 @@ def test_given_facts_are_not_read_again(tmp_path, monkeypatch):
     monkeypatch.setattr(AgentLink, "facts", no_second_read)
     for given in (facts, Facts.from_dict(facts.to_dict())):  # the record, or one read back from its dict
         with DeviceSession(d, keep=False, facts=given) as session:
-            r = measurement.deploy(spec(), session)
+            r = seam.deploy(spec(), session)
         assert r.environment.device == BoardFacts.from_record(facts)
     with pytest.raises(Exception, match="facts reply: unknown field 'colour'"):  # a dict is typed before use
         Facts.from_dict(dict(facts.to_dict(), colour="blue"))
@@ -82,5 +83,5 @@ def test_the_agent_serves_under_python36(tmp_path):
     with AgentLink.open(LocalTransport(), d, agent_cache=tmp_path / "ac") as link:
         assert link.hello.python.startswith("3.6.")
         assert link.facts(runtimes=False).python.startswith("3.6.")
-    r = measurement.deploy(spec(), d)
+    r = seam.deploy(spec(), d)
     assert r.status == "ok" and len(r.samples_ms) >= 20

@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from edgeprof.fidelity import compare, decode_outputs, reference_for
+from edgeprof.evaluation.fidelity import compare, decode_outputs, reference_for
 from edgeprof.records import Artifact
 
 
@@ -70,7 +70,7 @@ def test_torch_reference_outputs_are_computed_once_per_configuration(tmp_path, m
     """A torch reference's outputs are cached by the fp32 artifact's sha256, the seed and the exact inputs: the
     second measurement of a configuration reads them (no torch), another seed or input computes them again,
     and an unreadable entry is computed again."""
-    from edgeprof import fidelity
+    from edgeprof.evaluation import fidelity
     from edgeprof.export.resolve import resolve_model
     from edgeprof.records import TensorSpec
 

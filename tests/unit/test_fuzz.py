@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from edgeprof.cli.main import main
 from edgeprof.errors import ConfigError
-from edgeprof.inventory import load_inventory
+from edgeprof.inventory.devices import load_inventory
 from edgeprof.lab.spec import parse_sweep
 
 DEVICES = """version: 1

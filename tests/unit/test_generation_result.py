@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from edgeprof.compare import absent_reason, compare_results, metric_values
+from edgeprof.analysis.compare import absent_reason, compare_results, metric_values
+from edgeprof.analysis.regress import budget_findings, parse_budget
 from edgeprof.generative.reply import generation_of
 from edgeprof.generative.table import (
     bench_markdown,
@@ -22,7 +23,6 @@ from edgeprof.generative.table import (
 )
 from edgeprof.lab.history import checked_metrics
 from edgeprof.records import RESULT_KEYS, RESULT_SCHEMA_VERSION, RESULT_TAIL_KEYS, Generation, Result
-from edgeprof.regress import budget_findings, parse_budget
 from edgeprof.vocab import CHECKED_GENERATION, CHECKED_METRICS, GENERATION_METRICS, METRIC_BY_NAME
 from edgeprof_agent import PROTOCOL_VERSION
 from edgeprof_agent import messages as m

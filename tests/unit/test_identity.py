@@ -104,8 +104,8 @@ def test_report_labels_tell_same_named_files_apart():
 
 
 def test_compare_says_why_two_runs_are_different_configurations(tmp_path, capsys):
+    from edgeprof.analysis.compare import identity_differences
     from edgeprof.cli.main import main
-    from edgeprof.compare import identity_differences
 
     db = tmp_path / "r.sqlite"
     store = Store(str(db))

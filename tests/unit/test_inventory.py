@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from edgeprof.errors import ConfigError, DeviceError
-from edgeprof.inventory import INVENTORY_VERSION, load_inventory, parse_proxy_jump
+from edgeprof.inventory.devices import INVENTORY_VERSION, load_inventory, parse_proxy_jump
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from edgeprof.errors import HostKeyError
-from edgeprof.known_hosts import KnownHosts, fingerprint, host_id, record_host_key
+from edgeprof.inventory.known_hosts import KnownHosts, fingerprint, host_id, record_host_key
 
 ED = "ssh-ed25519"
 

@@ -1,4 +1,4 @@
-"""Host-side load checks in a child process (export/loadcheck.py, issue 20 item 2): a real native crash (SIGSEGV
+"""Host-side load checks in a child process (hostrun/loadcheck.py, issue 20 item 2): a real native crash (SIGSEGV
 from a NULL read, a signal the child sends itself) and a real hang are one-line refusals naming the library, its
 version, the signal and the graph-optimisation level; the library's own refusal is an answer; --graph-opt reaches
 the child's session; a real onnxruntime session on a normal model loads."""
@@ -15,8 +15,8 @@ import pytest
 from onnx import TensorProto, helper
 
 from edgeprof.errors import ModelError
-from edgeprof.export import loadcheck
-from edgeprof.export.loadcheck import LoadCrash, check_files
+from edgeprof.hostrun import loadcheck
+from edgeprof.hostrun.loadcheck import LoadCrash, check_files
 
 SEAM = textwrap.dedent("""
     import ctypes, os, signal, time
@@ -113,10 +113,10 @@ def test_the_child_imports_little(tmp_path):
     """The child imports loadcheck (stdlib + edgeprof.errors) and the library it checks, nothing of edgeprof's."""
     import subprocess
 
-    code = ("import sys; import edgeprof.export.loadcheck; "
+    code = ("import sys; import edgeprof.hostrun.loadcheck; "
             "print(sorted(m for m in sys.modules if m.startswith('edgeprof')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.strip() == "['edgeprof', 'edgeprof.errors', 'edgeprof.export', 'edgeprof.export.loadcheck']"
+    assert out.strip() == "['edgeprof', 'edgeprof.errors', 'edgeprof.hostrun', 'edgeprof.hostrun.loadcheck']"
     assert signal.SIGSEGV  # (the platform has the signals the messages name)
 
 
@@ -125,8 +125,8 @@ def test_a_call_in_the_child_returns_its_value_or_error_and_a_hang_is_refused(tm
     line, a hang is killed at the limit and refused naming the library and the hint given."""
     import numpy as np
 
-    from edgeprof import reference
-    from edgeprof.export.loadcheck import call_in_child
+    from edgeprof.hostrun import reference
+    from edgeprof.hostrun.loadcheck import call_in_child
 
     (tmp_path / "calls.py").write_text(SEAM + "\ndef echo(arg, level):\n    return {'arg': arg, 'level': level}\n")
     monkeypatch.syspath_prepend(str(tmp_path))

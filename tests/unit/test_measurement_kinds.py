@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from edgeprof import run as pipeline
+from edgeprof import session as seam
 from edgeprof.errors import CapabilityError
 from edgeprof.records import Device, Result, RunSpec
 from edgeprof.records.device import PhoneConfig
@@ -69,7 +69,7 @@ def test_a_registered_kind_takes_its_specs_and_forward_pass_the_rest(harness_kin
 
 def test_deploy_measures_a_new_kind_through_its_method_on_the_agent(harness_kind: MeasurementKind, tmp_path) -> None:
     local = Device(name="bench", kind="local", workdir=str(tmp_path / "wd"), python=sys.executable)
-    r = pipeline.deploy(spec(), local)
+    r = seam.deploy(spec(), local)
     assert CALLS == ["harness:toy"]
     assert r.status == "ok" and r.model == "harness:toy" and r.runtime == "null" and len(r.samples_ms) >= 10
     assert r.phases is not None and r.phases.connect_s is not None  # a one-off session timed its connect
@@ -80,7 +80,7 @@ def test_a_measurer_without_a_method_refuses_the_kind_in_one_line_before_connect
     line = "harness measurements are not supported on phones (benchmark_model over adb) yet"
     assert refusal(phone(), spec()) == line  # a sweep's static skip (lab/matrix.py)
     with pytest.raises(CapabilityError) as e:
-        pipeline.deploy(spec(), phone())
+        seam.deploy(spec(), phone())
     assert e.value.one_line().startswith(f"device pixel: {line}") and CALLS == []
 
 
@@ -101,7 +101,7 @@ def test_only_the_seam_the_transport_and_the_inventory_name_the_phones_device_ki
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[2] / "edgeprof"
-    allowed = {"session/phone.py", "transport/__init__.py", "transport/adb.py", "inventory.py"}
+    allowed = {"session/phone.py", "transport/__init__.py", "transport/adb.py", "inventory/devices.py"}
     found = sorted(str(p.relative_to(root)) for p in root.rglob("*.py") if '"adb"' in p.read_text())
     outside = {f for f in found if f not in allowed and not f.startswith("phone/")}
     assert found and not outside, outside

@@ -16,6 +16,7 @@ import pytest
 from onnx import TensorProto, helper
 
 from edgeprof import run as measurement
+from edgeprof import session as seam
 from edgeprof.agentlink import AgentLink
 from edgeprof.capability import (
     ORT_ONNX_MAX,
@@ -37,7 +38,7 @@ from edgeprof.export.onnx_export import (
     prepare_onnx,
 )
 from edgeprof.export.resolve import resolve_model
-from edgeprof.lab import ledger
+from edgeprof.lab import sweep_state as ledger
 from edgeprof.lab.scheduler import run_sweep
 from edgeprof.lab.spec import expand, parse_sweep
 from edgeprof.records import Device, Result, RunSpec
@@ -56,7 +57,7 @@ DOCS = {"1.10.0": (8, 15), "1.11.1": (8, 16), "1.12.1": (8, 17), "1.13.1": (8, 1
 def deploy_with_facts(spec: RunSpec, device: Device, facts: Facts) -> Result:
     """One measurement on a one-off session that holds these facts (not read from the device)."""
     with DeviceSession(device, keep=False, facts=facts) as session:
-        return measurement.deploy(spec, session)
+        return seam.deploy(spec, session)
 
 
 def facts_with(base: Facts, **runtimes: dict[str, Any]) -> Facts:
@@ -313,7 +314,7 @@ def test_a_local_deploy_exports_at_the_opset_asked_and_stores_it(tmp_path: Path)
     d = Device(name="bench", kind="local", workdir=str(tmp_path / "wd"), python=sys.executable)
     spec = RunSpec(device="bench", model="gemm:8x4x2", runtime="onnxruntime", min_duration_s=0.05, min_queries=5,
                    warmup_s=0, idle_s=0)
-    r = measurement.deploy(dataclasses.replace(spec, opset=16), d, cache_dir=tmp_path / "cache")
+    r = seam.deploy(dataclasses.replace(spec, opset=16), d, cache_dir=tmp_path / "cache")
     assert r.status == "ok" and r.settings.opset == 16 and r.artifact is not None
     assert (r.artifact.export_options["opset"], r.artifact.export_options["exporter"]) == (16, "torchscript")
     assert onnx_versions(Path(r.artifact.path)) == (8, 16)

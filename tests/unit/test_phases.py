@@ -11,11 +11,12 @@ from types import SimpleNamespace
 
 import pytest
 
-from edgeprof import run as measurement
+from edgeprof import session as seam
 from edgeprof.agentlink import AgentLink
+from edgeprof.analysis.breakdown import breakdown
 from edgeprof.records import Device, Result, RunSpec
 from edgeprof.records.phases import PHASE_LABELS, Phases
-from edgeprof.report.phases import breakdown, markdown, phase_lines, text_table
+from edgeprof.report.phases import markdown, phase_lines, text_table
 from edgeprof.run.timing import PhaseClock
 from edgeprof.session import DeviceSession
 from edgeprof.transport.local import LocalTransport
@@ -34,7 +35,7 @@ def _spec(**kw: object) -> RunSpec:
 
 
 def test_a_deploy_times_every_phase_it_makes(tmp_path: Path) -> None:
-    r = measurement.deploy(_spec(), _dev(tmp_path))
+    r = seam.deploy(_spec(), _dev(tmp_path))
     p = r.phases
     assert isinstance(p, Phases) and p.total_s is not None and p.device_s is not None and p.run_s is not None
     # measured where they happen: the connection, the agent's start, the facts, the device's phases
@@ -60,7 +61,7 @@ def test_a_sweep_cells_phases_leave_the_boards_connection_and_facts_out(tmp_path
     with AgentLink.open(t, d) as link:
         facts = link.facts(runtimes=False)
     with DeviceSession(d, keep=False, facts=facts, transport=t) as session:  # the board's connection and facts
-        r = measurement.deploy(_spec(), session)
+        r = seam.deploy(_spec(), session)
     assert r.phases is not None and r.phases.connect_s is None and r.phases.facts_s is None
     assert r.phases.agent_s is not None
     assert any("once per board" in line for line in phase_lines(r.phases))
@@ -103,7 +104,7 @@ def test_results_show_prints_the_phases_and_json_has_them(tmp_path: Path, capsys
     from edgeprof.cli.main import main
     from edgeprof.store import Store
 
-    r = measurement.deploy(_spec(), _dev(tmp_path))
+    r = seam.deploy(_spec(), _dev(tmp_path))
     db = str(tmp_path / "r.sqlite")
     Store(db).save(r)
     assert main(["results", "show", r.run_id, "--db", db]) == 0
@@ -154,7 +155,8 @@ def test_the_report_says_where_the_time_went() -> None:
     have no phases and say so instead of inventing numbers."""
     import json
 
-    from edgeprof.report.phases import html_section, stored_breakdown
+    from edgeprof.analysis.breakdown import stored_breakdown
+    from edgeprof.report.phases import html_section
 
     golden = Path(__file__).resolve().parents[1] / "data" / "golden" / "results"
     v6 = [Result.from_dict(json.loads(p.read_text())) for p in sorted((golden / "v6").glob("ok_local_*.json"))]

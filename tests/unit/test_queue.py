@@ -16,7 +16,7 @@ from procrastinate import App, exceptions, testing
 
 from edgeprof.cli.main import main
 from edgeprof.errors import ConfigError
-from edgeprof.inventory import load_inventory
+from edgeprof.inventory.devices import load_inventory
 from edgeprof.lab import queue
 from edgeprof.lab.spec import Cell
 from edgeprof.records import Device, local_device
@@ -142,8 +142,8 @@ def test_a_queued_cell_runs_through_the_sweep_executor_on_the_in_memory_queue(tm
     """The task end to end without PostgreSQL: procrastinate's worker on its in-memory connector runs a null
     cell on `local` through the scheduler's per-cell path into a SQLite ledger; a second job for the same
     submission finds the row and runs nothing."""
-    from edgeprof.inventory import Inventory
-    from edgeprof.lab import ledger
+    from edgeprof.inventory.devices import Inventory
+    from edgeprof.lab import sweep_state as ledger
     from edgeprof.lab.spec import expand, parse_sweep
     from edgeprof.store import Store
 
@@ -240,7 +240,7 @@ def test_a_transport_error_goes_back_to_the_queue_with_the_sweeps_backoff_then_i
     failed row saying how many attempts were made."""
     import time
 
-    from edgeprof.lab import ledger
+    from edgeprof.lab import sweep_state as ledger
     from edgeprof.lab.spec import expand, parse_sweep
     from edgeprof.store import Store
 
@@ -300,8 +300,8 @@ def test_a_row_lost_to_a_database_outage_is_imported_at_the_retry_not_measured_a
 
     import sqlalchemy as sa
 
-    from edgeprof.inventory import Inventory
-    from edgeprof.lab import ledger
+    from edgeprof.inventory.devices import Inventory
+    from edgeprof.lab import sweep_state as ledger
     from edgeprof.lab.spec import expand, parse_sweep
     from edgeprof.store import Store, recovery_dir
 

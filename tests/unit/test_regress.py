@@ -5,8 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from edgeprof.records import Environment, Memory, Result
-from edgeprof.regress import (
+from edgeprof.analysis.regress import (
     baseline_findings,
     budget_findings,
     cell_status_finding,
@@ -16,7 +15,8 @@ from edgeprof.regress import (
     segment,
     summarize,
 )
-from edgeprof.stats import latency_summary
+from edgeprof.analysis.stats import latency_summary
+from edgeprof.records import Environment, Memory, Result
 
 
 def res(samples, run_id, *, status="ok", created="2026-01-01T00:00:00+00:00", reason=None,

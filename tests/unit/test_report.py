@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 import report_samples
 
+from edgeprof.analysis.regress import Finding
 from edgeprof.cli.main import main
-from edgeprof.regress import Finding
 from edgeprof.report.data import gather, log_histogram, pareto_front
 from edgeprof.report.html import render_html
 from edgeprof.report.junit import junit_xml

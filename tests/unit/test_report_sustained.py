@@ -1,7 +1,7 @@
 """The report's sustained runs (report/curves.py, report/html_sustained.py): the ranking of boards in the first
 window and at the end and its sentence, the charts per board (latency p50/p99, temperature, clock against time on
 one time axis, the onset window marked), the Markdown window tables and figures; and the host's onset from NVML
-readings (edgeprof/sustained.py). The curves come from agent-shaped replies through the host's own summarize."""
+readings (edgeprof/evaluation/sustained.py). The curves come from agent-shaped replies through the host's own summarize."""
 
 from __future__ import annotations
 
@@ -13,12 +13,12 @@ from typing import Any
 
 import pytest
 
+from edgeprof.evaluation.sustained import NVML_LIMITS, summarize
 from edgeprof.records import Result
 from edgeprof.report.curves import rankings
 from edgeprof.report.data import ReportData
 from edgeprof.report.html import render_html
 from edgeprof.report.tabular import render_markdown
-from edgeprof.sustained import NVML_LIMITS, summarize
 from edgeprof_agent.messages import SustainedReply, SustainedWindow
 
 S = 1_000_000_000

@@ -12,15 +12,15 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
+from edgeprof.analysis.compare import metric_values
+from edgeprof.analysis.maxrate import find_max_rate
+from edgeprof.analysis.regress import parse_budget
+from edgeprof.analysis.stats import judge_latency, min_queries_for, scenario_summary
 from edgeprof.cli.main import main
-from edgeprof.compare import metric_values
 from edgeprof.errors import ConfigError
 from edgeprof.lab.spec import expand, parse_sweep
-from edgeprof.maxrate import find_max_rate
 from edgeprof.records import Device, Result, RunSpec, Scenario
-from edgeprof.regress import parse_budget
 from edgeprof.run import validate_spec
-from edgeprof.stats import judge_latency, min_queries_for, scenario_summary
 
 GOLDEN = Path(__file__).resolve().parents[1] / "data" / "golden" / "results"
 
@@ -245,14 +245,14 @@ def test_find_max_rate_end_to_end_stores_every_probe(tmp_path: Path, capsys: pyt
     stored."""
     import dataclasses as dc
 
-    from edgeprof import run as measurement
+    from edgeprof import session as seam
     from edgeprof.store import Store, runs
 
-    real = measurement.deploy
+    real = seam.deploy
 
     def deploy(spec, device, **kw):
         return real(dc.replace(spec, runtime_options={"service_ms": 10.0}), device, **kw)
-    monkeypatch.setattr(measurement, "deploy", deploy)
+    monkeypatch.setattr(seam, "deploy", deploy)
     from edgeprof.agentlink.session import AgentLink
 
     opens: list[int] = []
@@ -276,7 +276,7 @@ def test_find_max_rate_end_to_end_stores_every_probe(tmp_path: Path, capsys: pyt
 
 
 def test_compare_adds_the_scenario_metrics_both_runs_have():
-    from edgeprof.compare import compare_results
+    from edgeprof.analysis.compare import compare_results
 
     a = _result(misses=0, miss_rate=0.0, valid=True, j_per_frame=0.10)
     b = _result(misses=9, miss_rate=9.0, valid=False, j_per_frame=0.16)

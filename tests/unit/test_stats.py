@@ -3,7 +3,7 @@ import math
 import numpy as np
 import pytest
 
-from edgeprof import stats
+from edgeprof.analysis import stats
 
 
 @pytest.fixture

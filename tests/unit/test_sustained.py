@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from edgeprof.sustained import STEADY_TOL, curve, last_n, onset, summarize, window_rows
+from edgeprof.evaluation.sustained import STEADY_TOL, curve, last_n, onset, summarize, window_rows
 from edgeprof_agent import windows
 from edgeprof_agent.messages import ScenarioSpec, SustainedReply, SustainedWindow
 from edgeprof_agent.sysfs import SysfsRoot

@@ -13,16 +13,16 @@ from typing import Any
 import pytest
 
 from edgeprof import vocab
-from edgeprof.compare import identity_differences, metric_values
+from edgeprof.analysis.compare import identity_differences, metric_values
+from edgeprof.analysis.regress import baseline_findings, budget_findings, history_findings, parse_budget
 from edgeprof.errors import ConfigError
-from edgeprof.inventory import Inventory
+from edgeprof.inventory.devices import Inventory
 from edgeprof.lab.board import _CellProgress
 from edgeprof.lab.cell import Cell
 from edgeprof.lab.history import checked_metrics
 from edgeprof.lab.rows import cell_result
 from edgeprof.lab.spec import expand, load_sweep, resolve_devices
 from edgeprof.records import Device, Result
-from edgeprof.regress import baseline_findings, budget_findings, history_findings, parse_budget
 from edgeprof_agent.messages import ProgressEvent
 
 GOLDEN = Path(__file__).resolve().parents[1] / "data" / "golden" / "results"

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from edgeprof.errors import ConfigError
-from edgeprof.inventory import Inventory
+from edgeprof.inventory.devices import Inventory
 from edgeprof.lab.spec import Cell, expand, load_sweep, parse_sweep, resolve_devices
 from edgeprof.records import Device
 
@@ -251,8 +251,9 @@ def test_an_out_of_range_cooldown_or_power_rate_is_a_file_line_error(tmp_path, t
 
 
 def test_the_bounds_of_cooldown_and_power_rate_are_the_deploy_ones():
-    from edgeprof import config, vocab
-    from edgeprof.run.check import MAX_COOLDOWN_C, MAX_POWER_RATE_HZ
+    from edgeprof import vocab
+    from edgeprof.files import config
+    from edgeprof.run.validate import MAX_COOLDOWN_C, MAX_POWER_RATE_HZ
 
     assert vocab.SETTINGS["cooldown_c"].hi == MAX_COOLDOWN_C
     assert vocab.SETTINGS["power_rate_hz"].hi == config.POWER_RATE_MAX_HZ == MAX_POWER_RATE_HZ

@@ -16,10 +16,10 @@ from typing import Any, NamedTuple
 
 import pytest
 
+from edgeprof.evaluation.sustained import AGENT_FIELDS, window_rows
 from edgeprof.records import Memory, Power, RunWarning, Thermal, ThermalSnapshot
 from edgeprof.records import wire_sections as ws
 from edgeprof.records.sustained import SustainedWindow
-from edgeprof.sustained import AGENT_FIELDS, window_rows
 from edgeprof_agent import messages as m
 from edgeprof_agent.record import REQUIRED
 

@@ -8,8 +8,8 @@ A package by responsibility; this module names what the rest of edgeprof and the
   worker.py    `edgeprof worker`: procrastinate's worker, the reaper of stalled jobs, the heartbeat row
   status.py    following a sweep (--wait), cancelling one, the lab status
 Does not own: how a cell is measured, which errors are transport errors, leasing the device and turning an
-attempt into a row (lab/board.py, decide.py, lease.py, run/), the sweep file and cells (spec.py, cell.py),
-the results tables and the sweep ledger (store/, ledger.py), printing (cli/).
+attempt into a row (lab/board.py, cell_decisions.py, lease.py, run/), the sweep file and cells (spec.py, cell.py),
+the results tables and the sweep ledger (store/, sweep_state.py), printing (cli/).
 
 `after_run_id` in a job is the run the cell had when it was submitted (null for a new cell): a worker runs the
 cell only while the ledger still shows that run, so a cell that already has its final row for this submission

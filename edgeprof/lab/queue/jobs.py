@@ -5,7 +5,7 @@ Owns: the procrastinate App with edgeprof's task (`edgeprof.sweep_cell`), what a
 submitted after, so a cell is never run twice; its artifacts fetched; then lab/board.run_cell on a one-cell
 SweepScheduler), and the retry strategy (a transport error goes back to the queue after the sweep's backoff, within
 the cell's `retries`; a stopped worker or a lost database too; a failed measurement never).
-Does not own: how a cell is measured (board.py, decide.py, run/), the worker process (worker.py).
+Does not own: how a cell is measured (board.py, cell_decisions.py, run/), the worker process (worker.py).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import sqlalchemy as sa
 from ...errors import EdgeprofError, UserError
 from ...records import Device, Result
 from ...store import Store, sweep_cells, sweeps
-from .. import ledger
+from .. import sweep_state as ledger
 from ..board import CellEnd
 from ..cell import Cell
 from ..rows import cell_result
@@ -87,7 +87,7 @@ def _retry_strategy(procrastinate: Any) -> Any:
     """When procrastinate retries a cell's job.
 
     - A transport error (the board unreachable, the connection lost): the job is given back to the queue and
-      retried after the sweep's backoff (retry_backoff_s × 2^(attempt-1), decide.on_error) while the cell's
+      retried after the sweep's backoff (retry_backoff_s × 2^(attempt-1), cell_decisions.on_error) while the cell's
       attempts (the job's) are within its `retries`; the last attempt stores the failed row. Between attempts the
       board's lock is free: another worker, or this one later, takes the cell.
     - A worker stopped mid-cell (SIGTERM, systemctl stop) or the database going away mid-cell (restart,

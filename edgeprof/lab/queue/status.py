@@ -3,7 +3,7 @@
 Owns: following a queued sweep until every cell has its row (riding out a database restart), cancelling one
 (waiting cells never start, running ones are aborted, the ledger says so), and the lab status (busy boards,
 queued cells, workers).
-Does not own: the ledger (ledger.py), printing (cli/).
+Does not own: the ledger (sweep_state.py), printing (cli/).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import sqlalchemy as sa
 from ...errors import StoreError, StoreUnavailable
 from ...records import Result, utc_now
 from ...store import Store, sweep_cells, sweeps
-from .. import ledger
+from .. import sweep_state as ledger
 from ..cell import Cell
 from .db import FOLLOW_OUTAGE_S, STALLED_AFTER_S, TASK_NAME, lab_workers, require_upgraded
 from .jobs import make_app

@@ -20,7 +20,7 @@ import sqlalchemy as sa
 from ...errors import ConfigError, UserError
 from ...records import Device, utc_now
 from ...store import Store, sweep_cells, sweeps
-from .. import ledger
+from .. import sweep_state as ledger
 from ..cell import Cell, export_key
 from ..rows import cell_result
 from .artifacts import Exported, export_cells

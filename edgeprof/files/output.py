@@ -15,7 +15,7 @@ import re
 import stat
 from pathlib import Path
 
-from .errors import ConfigError
+from ..errors import ConfigError
 
 __all__ = ["brief", "csv_text", "visible", "write_output"]
 

@@ -33,12 +33,12 @@ import numpy as np
 
 from edgeprof_agent.messages import AccuracyReply, AccuracySpec, ArtifactRef
 
-from . import datafiles
-from .config import did_you_mean
-from .errors import ConfigError
-from .export.artifact_cache import sha256_file
-from .export.inputs import InputPlan, cached_npz, read_npz
-from .records import Accuracy, OutputError
+from ..errors import ConfigError
+from ..export.artifact_cache import sha256_file
+from ..export.inputs import InputPlan, cached_npz, read_npz
+from ..files import datafiles
+from ..files.config import did_you_mean
+from ..records import Accuracy, OutputError
 
 TOPK = 5
 MAX_SAMPLES = 100_000  # ImageNet's validation set is 50 000; the reply carries 5 class indices a sample
@@ -235,7 +235,7 @@ def _labels(lab: np.ndarray, labels_key: str, n: int, outputs: Sequence[str],
 
 
 def _default_cache() -> Path:
-    from .export.onnx_export import default_cache_dir
+    from ..export.onnx_export import default_cache_dir
 
     return default_cache_dir() / "accuracy"
 

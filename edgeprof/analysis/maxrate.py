@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from .records import Result
-from .vocab import MAX_RATE_QPS
+from ..records import Result
+from ..vocab import MAX_RATE_QPS
 
 MIN_RATE = 0.1  # queries/s: below this the search gives up (nothing is VALID)
 MAX_RATE = MAX_RATE_QPS  # the highest rate --rate and a sweep's `rates:` take (vocab.py)

@@ -18,13 +18,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .records import Artifact, TensorSpec
-from .reference import THRESHOLDS, compare
+from ..hostrun.reference import THRESHOLDS, compare
+from ..records import Artifact, TensorSpec
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
 
-    from .export.resolve import ModelSource
+    from ..export.resolve import ModelSource
 
 __all__ = ["Reference", "reference_for", "reference_outputs", "decode_outputs", "compare", "THRESHOLDS"]
 
@@ -64,9 +64,9 @@ def reference_outputs(ref: Reference, specs: Sequence[TensorSpec], shapes: Mappi
     """The reference's outputs for the inputs the device used (specs = the artifact's, in its order; `fixed`:
     the constants and data arrays of the run's input plan)."""
 
-    from .export.artifact_cache import default_cache_dir
-    from .export.capture import capture
-    from .export.inputs import make_inputs
+    from ..export.artifact_cache import default_cache_dir
+    from ..export.capture import capture
+    from ..export.inputs import make_inputs
 
     feed = make_inputs(specs, shapes, seed, fixed)
     key = _cache_key(ref, feed, seed)
@@ -90,7 +90,7 @@ def _cache_key(ref: Reference, feed: Mapping[str, np.ndarray], seed: int) -> str
     host, a fraction of a second) are not cached."""
     import hashlib
 
-    from .export.artifact_cache import dist_version
+    from ..export.artifact_cache import dist_version
 
     if ref.kind != "torch" or not ref.content_sha256:
         return None
@@ -121,7 +121,7 @@ def _write_outputs(path: Any, outputs: Sequence[np.ndarray]) -> None:
 
     import numpy as np
 
-    from .fsmode import make_private_dir
+    from ..files.modes import make_private_dir
 
     with contextlib.suppress(OSError):
         make_private_dir(path.parent)
@@ -138,10 +138,10 @@ REFERENCE_CRASH = ("the host's run of your fp32 file (the reference, at the defa
 
 def _reference_outputs(ref: Reference, feed: dict[str, np.ndarray], seed: int) -> list[np.ndarray]:
     """Inside the capture: torch, onnxruntime and LiteRT print when imported or when a model loads."""
-    from . import reference
+    from ..hostrun import reference
 
     if ref.kind == "torch":
-        from .export.resolve import torch_module
+        from ..export.resolve import torch_module
 
         assert ref.source is not None
         module, torch_specs, _ = torch_module(ref.source, seed)  # weights and inputs share the run's seed

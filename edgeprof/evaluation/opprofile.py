@@ -15,7 +15,7 @@ from typing import Any
 
 from edgeprof_agent.messages import OpsProfileReply
 
-from .records import OpsProfile
+from ..records import OpsProfile
 
 __all__ = ["summarize", "top", "normalise_op_type", "side_by_side"]
 

@@ -16,9 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from .records import LatencyStats, RunWarning, Scenario
-from .records.samples import ms_from_ns_tenth_us
-from .vocab import SERVER_MIN_QUERIES
+from ..records import LatencyStats, RunWarning, Scenario
+from ..records.samples import ms_from_ns_tenth_us
+from ..vocab import SERVER_MIN_QUERIES
 
 PERCENTILES: tuple[tuple[str, float], ...] = (
     ("p50", 50.0), ("p90", 90.0), ("p95", 95.0), ("p97", 97.0), ("p99", 99.0), ("p999", 99.9),

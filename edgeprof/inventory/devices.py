@@ -3,7 +3,7 @@
 Owns: finding the inventory file (explicit path, ./devices.yaml, ~/.config/edgeprof/devices.yaml), reading it
 with line numbers, validating every key, `${EDGEPROF_*}` substitution, filling fields the file leaves out from
 ~/.ssh/config, the built-in device `local`, name look-up with did-you-mean, and tag selection.
-Does not own: reading YAML safely and the node validator (config.py), connecting to devices (transport), host
+Does not own: reading YAML safely and the node validator (files/config.py), connecting to devices (transport), host
 keys (known_hosts), or what runs on them.
 
 Every error names the file, the line and the YAML path: `devices.yaml:14 devices.jetson-nano.port: must be an
@@ -28,11 +28,19 @@ from typing import Any
 
 from yaml.nodes import Node
 
-from .config import POWER_RATE_MAX_HZ, Doc, check_number, compose, did_you_mean, read_text, resolve_path
-from .errors import ConfigError, DeviceError
-from .records import Device, local_device
-from .records.device import BenchmarkModel, PhoneConfig, PhonePower
-from .vocab import POWER_SOURCES
+from ..errors import ConfigError, DeviceError
+from ..files.config import (
+    POWER_RATE_MAX_HZ,
+    Doc,
+    check_number,
+    compose,
+    did_you_mean,
+    read_text,
+    resolve_path,
+)
+from ..records import Device, local_device
+from ..records.device import BenchmarkModel, PhoneConfig, PhonePower
+from ..vocab import POWER_SOURCES
 
 INVENTORY_VERSION = 1
 

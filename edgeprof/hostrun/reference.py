@@ -4,7 +4,7 @@ Owns: running a model on the host the way a reference is run — a torch module 
 flattened in order), an ONNX file on onnxruntime's CPU provider (`onnx_outputs`), a .tflite file on the host's
 LiteRT interpreter (`tflite_outputs`, inputs fed by signature name; its tensor details as typed records,
 `TfliteTensor`; what a .tflite file declares, `tflite_facts`), each file run in a child process with a time limit
-(export/loadcheck.call_in_child: a native crash or hang is a one-line refusal) — and comparing outputs: the exporters' check
+(hostrun/loadcheck.call_in_child: a native crash or hang is a one-line refusal) — and comparing outputs: the exporters' check
 against torch (`torch_check`: max abs error within 1e-4 of the reference's scale) and fidelity's comparison of the
 device's outputs with the reference's (`compare`: max / mean abs error, cosine similarity, top-1 agreement, the
 pass threshold per precision).
@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .errors import ModelError
-from .records import Fidelity
+from ..errors import ModelError
+from ..records import Fidelity
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -122,13 +122,13 @@ def torch_outputs(module: Any, feed: Mapping[str, np.ndarray],
 
 def _outputs_in_child(kind: str, path: str | Path, feed: Mapping[str, np.ndarray], dtypes: Mapping[str, str] | None,
                       graph_opt: str | None, what: str | None, hint: str | None) -> list[np.ndarray]:
-    """`kind`'s outputs ("onnx", "tflite") in a child process (export/loadcheck.py): the feed and the outputs
+    """`kind`'s outputs ("onnx", "tflite") in a child process (hostrun/loadcheck.py): the feed and the outputs
     travel as .npz files; a crash or hang there is a one-line LoadCrash, an error a ModelError naming `what`."""
     import tempfile
 
     import numpy as np
 
-    from .export.loadcheck import LITERT, ONNXRUNTIME, call_in_child
+    from .loadcheck import LITERT, ONNXRUNTIME, call_in_child
 
     library = ONNXRUNTIME if kind == "onnx" else LITERT
     what = what or f"running {Path(path).name} on the host"
@@ -179,7 +179,7 @@ def tflite_outputs(path: str | Path, feed: Mapping[str, np.ndarray], *, what: st
 
 def _onnx_outputs_here(path: str | Path, feed: Mapping[str, np.ndarray], dtypes: Mapping[str, str] | None,
                        graph_opt: str) -> list[np.ndarray]:
-    from .export.loadcheck import onnxruntime_check
+    from .loadcheck import onnxruntime_check
 
     session = onnxruntime_check(str(path), graph_opt)
     if dtypes is not None:

@@ -27,9 +27,9 @@ import numpy as np
 from edgeprof_agent.messages import ProgressEvent, SustainedReply
 from edgeprof_agent.messages import SustainedWindow as AgentWindow
 
-from .records import RunWarning
-from .records.sustained import Sustained, SustainedWindow
-from .vocab import fmt_value
+from ..records import RunWarning
+from ..records.sustained import Sustained, SustainedWindow
+from ..vocab import fmt_value
 
 ONSET_DROP = 0.05  # a clock more than 5 % below the first window's is throttled
 STEADY_TOL = 0.05  # steady: throughput within 5 % of the tail's mean

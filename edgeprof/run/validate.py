@@ -12,9 +12,10 @@ import math
 import os
 from dataclasses import dataclass
 
-from .. import capability, datafiles
-from ..config import check_cli_settings
+from .. import capability
 from ..errors import ConfigError
+from ..files import datafiles
+from ..files.config import check_cli_settings
 from ..records import RunSpec
 from ..vocab import (
     MAX_COOLDOWN_C,
@@ -124,7 +125,7 @@ def _check_feeds(spec: RunSpec, o: Options) -> None:
         raise ConfigError(f"--input-data {spec.input_data}: no such file or directory",
                           hint="give an .npz file (arrays by input name) or a directory of NAME.npy files")
     if spec.accuracy is not None:
-        from ..accuracy import require_file
+        from ..evaluation.accuracy import require_file
 
         require_file(spec.accuracy)  # found now, not after connecting and exporting
         if o.find_max_rate:

@@ -16,8 +16,8 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from ..agentlink.lease import controller_name
 from ..errors import AmbiguousId, StoreError
-from ..lease import controller_name
 from ..records import Result, utc_now
 from ..store import Store, sweep_cells, sweeps
 from .cell import Cell

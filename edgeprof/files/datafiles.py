@@ -26,7 +26,7 @@ from typing import IO, BinaryIO
 import numpy as np
 import numpy.lib.format as npformat
 
-from .errors import ConfigError
+from ..errors import ConfigError
 
 __all__ = ["MAX_ARRAY_BYTES", "MAX_FILE_BYTES", "DataFileError", "NotAnArchive", "as_labels", "cast_exact", "open_regular",
            "read_npy", "read_npy_dir", "read_npz", "require_calibration_dir", "require_finite"]

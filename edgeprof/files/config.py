@@ -7,7 +7,7 @@ strings, integers, numbers, run settings, bounded pass-through values) whose err
 the YAML path (`devices.yaml:14 devices.jetson-nano.port: must be an integer 1–65535`) with did-you-mean; and
 the one rule for numbers (finite, within range) shared by devices.yaml, sweep files and the deploy flags
 (`check_number`, `check_cli_settings`).
-Does not own: which keys a file has and what they mean (inventory.py for devices.yaml, lab/spec.py for sweep
+Does not own: which keys a file has and what they mean (inventory/devices.py for devices.yaml, lab/spec.py for sweep
 files), the run settings' table itself (vocab.SETTINGS), or argument parsing (cli/).
 """
 
@@ -25,8 +25,8 @@ import yaml
 from yaml.events import AliasEvent, CollectionStartEvent, NodeEvent
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from .errors import ConfigError
-from .vocab import POWER_RATE_MAX_HZ, SETTINGS, Setting
+from ..errors import ConfigError
+from ..vocab import POWER_RATE_MAX_HZ, SETTINGS, Setting
 
 __all__ = [
     "MAX_FILE_BYTES", "MAX_DEPTH", "MAX_NODES", "Doc", "compose", "read_text", "did_you_mean", "check_number",

@@ -1,5 +1,6 @@
 """The host side of a device lease: one agent per device holds the board's lock file for a sweep; and what a
-board's lease and a phone's (phone/lease.py) share (KeptLease). Below lab/, session/ and phone/, which all take it.
+board's lease and a phone's (phone/lease.py) share (KeptLease). Below lab/, session/ and phone/, which all take it; imported by name (not re-exported by
+agentlink/__init__.py).
 
 Owns: starting the lease-holding agent over an open transport, asking for the lease and waiting (with the
 holder named) while another controller has it, renewing it from a keepalive thread well within its ttl, checking
@@ -27,11 +28,11 @@ from edgeprof_agent.messages import (
     RenewRequest,
 )
 
-from .agentlink import AgentLink
-from .errors import Interrupted, LeaseBusy, LeaseLost
-from .records import Device
-from .transport import Transport
-from .vocab import LEASE_TTL_S
+from ..errors import Interrupted, LeaseBusy, LeaseLost
+from ..records import Device
+from ..transport import Transport
+from ..vocab import LEASE_TTL_S
+from .session import AgentLink
 
 DEFAULT_TTL_S = LEASE_TTL_S  # the agent's own default is the same (edgeprof_agent.vocab)
 BUSY_HINT = "raise lease_wait_s in the sweep's settings, or run when that sweep is done"

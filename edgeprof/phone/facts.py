@@ -1,5 +1,5 @@
-"""A devices.yaml phone → an ADBTransport; the phone's facts (model, SoC, Android, ABI, cores and clocks, battery,
-thermal status, power source, benchmark_model's self-report, delegates offered).
+"""A phone's facts (model, SoC, Android, ABI, cores and clocks, battery, thermal status, power source,
+benchmark_model's self-report, delegates offered), read over its ADBTransport (transport/adb.open_adb opens it).
 
 Owns: reading getprop, /proc/cpuinfo, cpufreq sysfs, /sys/class/power_supply/battery (and its vendors' unit and
 sign deviations), `dumpsys thermalservice` (the kernel's thermal zones when it gives no temperatures) and the
@@ -15,7 +15,6 @@ from typing import Any
 
 from ..errors import TransportError
 from ..records import Device
-from ..records.device import PhoneConfig
 from ..transport.adb import ADBTransport
 from .benchmark import SelfReport
 from .rails import RailsReading, read_rails
@@ -27,14 +26,6 @@ PROPS = {"ro.product.manufacturer": "manufacturer", "ro.product.model": "model",
 BATTERY = "/sys/class/power_supply/battery"
 # frameworks/base/core/java/android/os/PowerManager.java THERMAL_STATUS_*
 THERMAL_STATUS = ("none", "light", "moderate", "severe", "critical", "emergency", "shutdown")
-
-
-def open_adb(device: Device) -> ADBTransport:
-    phone = device.phone or PhoneConfig()
-    t = ADBTransport(device.name, phone.serial, adb=phone.adb, server_port=phone.adb_server_port,
-                     timeout=device.connect_timeout)
-    t.connect()
-    return t
 
 
 @dataclass(frozen=True)

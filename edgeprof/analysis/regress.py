@@ -20,6 +20,8 @@ from typing import Any
 
 import numpy as np
 
+from ..files.output import brief
+from ..records import Result
 from .compare import (
     CHECKED_METRICS,
     DEFAULT_ALPHA,
@@ -34,8 +36,6 @@ from .compare import (
     fmt_p,
     metric_values,
 )
-from .outputs import brief
-from .records import Result
 
 # -- budgets --------------------------------------------------------------------------------------------------
 

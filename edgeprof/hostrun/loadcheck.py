@@ -39,10 +39,10 @@ __all__ = ["check_files", "call_in_child", "check_converted", "op_refused", "Loa
 
 ONNXRUNTIME, LITERT = "onnxruntime", "LiteRT"
 # library → (its distribution, the check the child runs as "module:function"): the seam tests point elsewhere
-CHECKS = {ONNXRUNTIME: ("onnxruntime", "edgeprof.export.loadcheck:onnxruntime_check"),
-          LITERT: ("ai-edge-litert", "edgeprof.export.loadcheck:litert_check")}
+CHECKS = {ONNXRUNTIME: ("onnxruntime", "edgeprof.hostrun.loadcheck:onnxruntime_check"),
+          LITERT: ("ai-edge-litert", "edgeprof.hostrun.loadcheck:litert_check")}
 # what a child may be asked to call (call_in_child), by name → "module:function": the seam tests point elsewhere
-CALLS = {"tflite_facts": "edgeprof.reference:tflite_facts", "outputs": "edgeprof.reference:outputs_here"}
+CALLS = {"tflite_facts": "edgeprof.hostrun.reference:tflite_facts", "outputs": "edgeprof.hostrun.reference:outputs_here"}
 TIMEOUT_S = 300.0  # a session creation that takes longer than this on the host is a hang
 ORT_LEVELS = {"disable": "ORT_DISABLE_ALL", "basic": "ORT_ENABLE_BASIC", "extended": "ORT_ENABLE_EXTENDED",
               "all": "ORT_ENABLE_ALL"}  # the agent's backends/ort.OPT_LEVELS, by the same --graph-opt names
@@ -88,7 +88,7 @@ def _run_child(request: dict[str, Any], *, what: str, library: str, graph_opt: s
         request = {**request, "graph_opt": level, "answer": str(answer)}
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
         started = time.monotonic()
-        proc = subprocess.Popen([sys.executable, "-c", "import sys; from edgeprof.export.loadcheck import "
+        proc = subprocess.Popen([sys.executable, "-c", "import sys; from edgeprof.hostrun.loadcheck import "
                                  "child_main; child_main(sys.argv[1])", json.dumps(request)],
                                 env=env, stdin=subprocess.DEVNULL, start_new_session=True)
         try:

@@ -20,10 +20,10 @@ from typing import Any
 
 import numpy as np
 
-from .errors import ConfigError
-from .outputs import brief
-from .records import Result
-from .vocab import (  # noqa: F401  (re-exported: callers import them from here too)
+from ..errors import ConfigError
+from ..files.output import brief
+from ..records import Result
+from ..vocab import (  # noqa: F401  (re-exported: callers import them from here too)
     CHECKED_METRICS,
     DEFAULT_ALPHA,
     DEFAULT_MIN_EFFECT,

@@ -1,9 +1,9 @@
-"""Device lab operations behind `edgeprof devices check` and `edgeprof devices trust`.
+"""Bringing a device into the lab: the operations behind `edgeprof devices check` and `edgeprof devices trust`.
 
 Owns: checking one device step by step (reachable → authenticated → remote Python new enough → agent facts), doing
 that for many devices in parallel threads, storing the facts, and the trust workflow (fetch the host key, show its
 fingerprint, record it after a person confirms; never silently, never over a changed key without `replace`).
-Does not own: the inventory (inventory), connections (transport), the agent protocol (agentlink), the results
+Does not own: the inventory (inventory/), connections (transport), the agent protocol (agentlink), the results
 database (store) or printing (cli.devices).
 """
 
@@ -18,10 +18,10 @@ from typing import Any
 
 from edgeprof_agent.messages import Facts
 
-from .errors import DeviceError, HostKeyError, TransportError, UserError
-from .known_hosts import DEFAULT_USER_KNOWN_HOSTS, KnownKey, Recorded, record_host_key
-from .records import Device
-from .transport import Transport, open_transport
+from ..errors import DeviceError, HostKeyError, TransportError, UserError
+from ..inventory.known_hosts import DEFAULT_USER_KNOWN_HOSTS, KnownKey, Recorded, record_host_key
+from ..records import Device
+from ..transport import Transport, open_transport
 
 MIN_PYTHON = (3, 6)
 PYTHON_PROBE = "import sys; print('%d.%d.%d' % tuple(sys.version_info[:3]))"  # valid Python 2 and 3
@@ -89,7 +89,7 @@ def remote_python_version(transport: Transport, device: Device, timeout: float =
 def check_device(device: Device, *, transport_factory: TransportFactory | None = None,
                  agent_timeout: float = 120.0) -> CheckResult:
     """Check one device; never raises for a device problem (it becomes the result's error)."""
-    from .agentlink import AgentLink
+    from ..agentlink import AgentLink
 
     factory = transport_factory or open_transport
     res = CheckResult(device=device.name, address=address(device))
@@ -179,7 +179,7 @@ def fetch_host_key(device: Device, *, user_known_hosts: str | None = None,
     """Connect (no authentication to the device itself) and report the host key it presents."""
     if device.kind != "ssh":
         raise DeviceError(f"device {device.name} is not reached over SSH; there is no host key to trust")
-    from .transport.ssh import SSHTransport
+    from ..transport.ssh import SSHTransport
 
     t = SSHTransport(device, user_known_hosts=user_known_hosts, ssh_config=ssh_config)
     hid, keytype, blob, verdict = t.host_key()
@@ -190,7 +190,7 @@ def fetch_host_key(device: Device, *, user_known_hosts: str | None = None,
 def record_trust(device: Device, offer: HostKeyOffer, *, replace: bool = False,
                  user_known_hosts: str | None = None) -> Recorded:
     """Record the offered key. A changed key needs `replace`; a revoked key is never recorded."""
-    from .transport.ssh import host_key_error
+    from ..transport.ssh import host_key_error
 
     if offer.status == "revoked":
         raise HostKeyError(f"device {device.name}: host key {offer.fingerprint} is revoked "
@@ -198,7 +198,7 @@ def record_trust(device: Device, offer: HostKeyOffer, *, replace: bool = False,
                            hint="do not trust it; find out why it was revoked")
     files = [user_known_hosts or DEFAULT_USER_KNOWN_HOSTS] + ([device.known_hosts] if device.known_hosts else [])
     if offer.status == "changed" and not replace:
-        from .known_hosts import Verdict
+        from ..inventory.known_hosts import Verdict
 
         raise host_key_error(f"device {device.name} ({address(device)})", offer.host_id,
                              Verdict("changed", offer.keytype, offer.fingerprint, recorded=offer.recorded),

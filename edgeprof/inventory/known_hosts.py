@@ -18,7 +18,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from .errors import HostKeyError
+from ..errors import HostKeyError
 
 DEFAULT_USER_KNOWN_HOSTS = "~/.ssh/known_hosts"
 

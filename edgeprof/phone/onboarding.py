@@ -11,7 +11,7 @@ from typing import Any
 
 from ..errors import UserError
 from ..records import Device
-from .device import PhoneFacts
+from .facts import PhoneFacts
 
 
 @dataclass
@@ -35,7 +35,8 @@ def address(device: Device) -> str:
 
 
 def check_phone(device: Device) -> PhoneCheck:
-    from .device import open_adb, read_facts
+    from ..transport.adb import open_adb
+    from .facts import read_facts
 
     res = PhoneCheck(device=device.name, address=address(device))
     start = time.monotonic()
