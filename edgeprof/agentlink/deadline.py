@@ -12,6 +12,10 @@ from edgeprof_agent.messages import (
     ProgressEvent,
 )
 
+# while warming up and measuring the agent sends a progress line every PROGRESS_S between queries: a silence this long
+# means it froze (or one query takes longer than this, which no board we target does); run/limits.py sizes phases by it
+QUERY_SILENCE_S = 120.0
+
 
 class RunDeadline:
     """A watchdog on how long a request may take in all, whatever arrives meanwhile (progress events do not
@@ -24,7 +28,7 @@ class RunDeadline:
       within this (one more query and the reply).
     The numbers are the run's (run/limits.run_deadline); `why` names where the total came from."""
 
-    def __init__(self, total_s: float, *, phase_s: Mapping[str, float] | None = None, settle_s: float = 120.0,
+    def __init__(self, total_s: float, *, phase_s: Mapping[str, float] | None = None, settle_s: float = QUERY_SILENCE_S,
                  min_duration_s: float = 0.0, min_queries: int = 0, max_queries: int | None = None,
                  warmup_s: float = 0.0, why: str = "", label: str = "the run's deadline") -> None:
         self.total_s = total_s

@@ -32,7 +32,7 @@ from ..errors import Interrupted, LeaseBusy, LeaseLost
 from ..records import Device
 from ..transport import Transport
 from ..vocab import LEASE_TTL_S
-from .session import AgentLink
+from .session import CALL_TIMEOUT_S, AgentLink
 
 DEFAULT_TTL_S = LEASE_TTL_S  # the agent's own default is the same (edgeprof_agent.vocab)
 BUSY_HINT = "raise lease_wait_s in the sweep's settings, or run when that sweep is done"
@@ -127,7 +127,7 @@ class DeviceLease(KeptLease):
                 raise LeaseLost(f"no lease agent on {self.device.name}")
             return self.link.request(req, timeout=timeout)
 
-    def facts(self, timeout: float = 120.0) -> Facts:
+    def facts(self, timeout: float = CALL_TIMEOUT_S) -> Facts:
         """The device's facts, read by the lease agent (runtimes included)."""
         reply: Facts = self._request(FactsRequest(runtimes=True), timeout=timeout)
         return reply

@@ -74,6 +74,9 @@ FLOOD_LINES_PER_S = 500
 FLOOD_WINDOW_S = 5.0
 
 
+CALL_TIMEOUT_S = 120.0  # a call's reply wait unless the caller says otherwise (a lease's facts read too)
+
+
 class AgentLink:
     """A started, greeted agent on one device."""
 
@@ -169,19 +172,19 @@ class AgentLink:
             raise self._malformed(e) from None
 
     def request(self, req: Record, *, on_event: EventSink | None = None,
-                timeout: float | None = 120.0) -> Record:
+                timeout: float | None = CALL_TIMEOUT_S) -> Record:
         """Send a request record (edgeprof_agent.messages); return the op's reply record."""
         op = OP_OF[type(req)]
         return self._reply(OPS[op][1], self._exchange(op, req.to_dict(), on_event, timeout))
 
-    def facts(self, runtimes: bool = True, timeout: float | None = 120.0) -> Facts:
+    def facts(self, runtimes: bool = True, timeout: float | None = CALL_TIMEOUT_S) -> Facts:
         facts = self._reply(Facts, self._exchange("facts", FactsRequest(runtimes=runtimes).to_dict(), None,
                                                   timeout))
         if facts.runtimes or self.known_facts is None:
             self.known_facts = facts
         return facts
 
-    def run(self, req: RunRequest, *, on_event: EventSink | None = None, timeout: float | None = 120.0,
+    def run(self, req: RunRequest, *, on_event: EventSink | None = None, timeout: float | None = CALL_TIMEOUT_S,
             silence_by_phase: Mapping[str, float] | None = None, deadline: RunDeadline | None = None) -> RunReply:
         """`timeout`: the longest silence before the first progress event; once the agent says which phase it
         is in, `silence_by_phase[phase]` (when given) is the longest silence allowed in that phase. `deadline`
@@ -191,7 +194,7 @@ class AgentLink:
             check_samples(raw["samples_ns"], self.device.name)  # NaN / negative: the reason, not a type error
         return self._reply(RunReply, raw)
 
-    def generate(self, req: GenerateRequest, *, on_event: EventSink | None = None, timeout: float | None = 120.0,
+    def generate(self, req: GenerateRequest, *, on_event: EventSink | None = None, timeout: float | None = CALL_TIMEOUT_S,
                  silence_by_phase: Mapping[str, float] | None = None,
                  deadline: RunDeadline | None = None) -> GenerateReply:
         """A generation measurement (protocol 11): as run(), `timeout` the longest silence before the first
@@ -203,7 +206,7 @@ class AgentLink:
 
     def call(self, op: str, params: dict[str, Any] | None = None, *,
              on_event: Callable[[dict[str, Any]], None] | None = None,
-             timeout: float | None = 120.0) -> dict[str, Any]:
+             timeout: float | None = CALL_TIMEOUT_S) -> dict[str, Any]:
         """Send one request given as a dict; return the reply as a dict (both checked against the op's records)
         or raise a UserError subclass. Prefer request(): it hands back the record itself.
 

@@ -20,9 +20,7 @@ from ..transport.adb import ADBTransport
 from ..vocab import SINGLE_STREAM
 from .benchmark import DELEGATES, BenchmarkStats
 from .facts import PhoneFacts
-from .session import NOT_ON_PHONES, PhoneRun
-
-TIMEOUT_S = 900.0
+from .session import NOT_ON_PHONES, TIMEOUT_S, PhoneRun
 
 
 def refusal(spec: RunSpec, *, runtime_given: str | None = None, find_max_rate: bool = False) -> str | None:

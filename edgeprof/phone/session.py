@@ -37,6 +37,9 @@ TRACE_MARKER = "edgeprof-battery-trace"
 NOT_ON_PHONES = "not supported on phones yet"
 
 
+TIMEOUT_S = 900.0  # one benchmark_model run on a phone, at most (phone/measure.py's default too)
+
+
 @dataclass(frozen=True)
 class PhoneMemory:
     """benchmark_model's memory lines in MB: the footprint deltas from its start, and its periodic RSS peak."""
@@ -167,7 +170,7 @@ class PhoneSession:
 
     def measure(self, graph: str, *, threads: int | None = None, num_runs: int = 100, warmup_runs: int = 5,
                 min_secs: float = 10.0, delegate: str = "xnnpack", profile_ops: bool = False, power: bool = True,
-                timeout: float = 900.0, warmup_min_secs: float | None = None) -> PhoneRun:
+                timeout: float = TIMEOUT_S, warmup_min_secs: float | None = None) -> PhoneRun:
         """One benchmark_model run of `graph` (a path on the phone) with the battery sampler beside it, or between
         two reads of the power rails where the phone has them."""
         warnings: list[str] = []

@@ -7,14 +7,12 @@ fixed 600 s). Does not own: enforcing them (agentlink.RunDeadline and the sessio
 from __future__ import annotations
 
 from ..agentlink import RunDeadline
+from ..agentlink.deadline import QUERY_SILENCE_S  # one home; imported from here by run/ and the seam
 from ..records import RunSpec
 from ..vocab import RUN_DEFAULTS, SCENARIO_DEFAULTS
 
 PROFILE_ITERATIONS = int(RUN_DEFAULTS["profile_iterations"])  # runs in the --profile-ops pass (after the timed loop)
 AGENT_SILENCE_TIMEOUT_S = 600.0  # before the agent names a phase, and while it loads (TensorRT builds engines)
-# while warming up and measuring the agent sends a progress line every PROGRESS_S between queries: a silence this long
-# means it froze (or one query takes longer than this, which no board we target does)
-QUERY_SILENCE_S = 120.0
 RUN_DEADLINE_MARGIN_S = 60.0
 
 

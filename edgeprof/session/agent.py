@@ -114,7 +114,7 @@ class AgentMeasurer(Measurer):
         assert isinstance(lease, DeviceLease)
         t0 = time.monotonic()
         starting = self._start_beside() if self.transport is not None else None
-        facts = lease.facts(timeout=120.0)
+        facts = lease.facts()
         self.add_time("board_facts", time.monotonic() - t0)
         if starting is not None:
             waited = time.monotonic()
