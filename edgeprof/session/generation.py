@@ -110,7 +110,7 @@ def check(spec: RunSpec) -> None:
         raise ConfigError(f"--precision {spec.precision}: {spec.runtime} takes "
                           f"{', '.join(GEN_PRECISIONS[spec.runtime])}",
                           hint=f"--precision {DEFAULT_PRECISION[spec.runtime]} (the default for {spec.runtime})")
-    from ..config import check_cli_settings
+    from ..files.config import check_cli_settings
 
     check_cli_settings({name: getattr(spec, name) for name in GEN_SETTINGS})
     s = settings_of(spec)

@@ -100,7 +100,7 @@ def test_facts_and_a_measurement_through_the_arm_shell(adb_client, server_port, 
     assert moved == m.stat().st_size
     with tree.RailMeter(arm_phone.root) as meter:
         run = s.measure(remote, num_runs=10, warmup_runs=1, min_secs=0.5, timeout=300)
-    assert run.latency_ms["count"] == 10 and run.power is not None, run.power_reason
+    assert run.latency_ms.count == 10 and run.power is not None, run.power_reason
     assert run.power.source == "rails"
     assert run.power.mean_w == pytest.approx(sum(meter.watts().values()), rel=5e-3)
 

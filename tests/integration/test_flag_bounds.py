@@ -93,7 +93,7 @@ def test_a_fifo_as_accuracy_says_not_a_regular_file(tmp_path: Path, capsys: pyte
 def test_find_max_rate_keeps_the_opset(monkeypatch: pytest.MonkeyPatch) -> None:
     """--find-max-rate passed neither --opset nor --profile-ops to its probes: --opset now reaches every probe (in
     the probe's spec, where every run setting is)."""
-    from edgeprof import run as pipeline
+    from edgeprof import session as pipeline
     from edgeprof.cli import deploy
 
     seen: list[object] = []

@@ -59,9 +59,9 @@ def offline(monkeypatch, tmp_path):
 
     monkeypatch.setattr(socket.socket, "connect", refuse)
     monkeypatch.setattr(socket, "create_connection", refuse)
-    import edgeprof.run as run
+    import edgeprof.session as seam
 
-    monkeypatch.setattr(run, "deploy", refuse)
+    monkeypatch.setattr(seam, "deploy", refuse)
     monkeypatch.setenv("EDGEPROF_TABLES", str(tmp_path / "tables"))
     monkeypatch.chdir(tmp_path)  # no devices.yaml here
 
