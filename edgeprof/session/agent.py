@@ -11,9 +11,10 @@ agent a sweep stops from another thread. Does not own: the agent's protocol (age
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from edgeprof_agent.messages import Facts
@@ -148,6 +149,37 @@ class AgentMeasurer(Measurer):
         with self._lock:
             self._running = link
 
+    @contextlib.contextmanager
+    def measuring(self, session: DeviceSession, job: Job, clock: PhaseClock) -> Iterator[tuple[AgentLink, Facts]]:
+        """The agent one measurement runs on, whatever its kind, and the device's facts with its runtimes: the
+        kept agent (a sweep, --find-max-rate) or one started for it and closed after (timed "agent", "close"),
+        known to abort() while it runs; the facts read once (timed "facts") unless the session holds them."""
+        device, progress = session.device, job.progress
+        if self.keep:
+            progress.stage(f"connecting to {device.name}")
+            link = self.agent(progress.stage, session.runtime_facts)
+        else:
+            assert self.transport is not None
+            with clock.phase("agent"):
+                link = AgentLink.open(self.transport, device, progress=progress.stage)
+        self.running(link)
+        if job.on_start is not None:
+            job.on_start()
+        try:
+            facts = session.runtime_facts
+            if facts is None:
+                with clock.phase("facts"):
+                    facts = link.facts(runtimes=True)
+                session.facts = facts
+            if link.known_facts is None or facts.runtimes:
+                link.known_facts = facts  # names the runtime's version should the agent crash in it
+            yield link, facts
+        finally:
+            self.running(None)
+            if not self.keep:
+                with clock.phase("close"):
+                    link.close()
+
     def abort(self) -> None:
         with self._lock:
             link = self._running
@@ -191,34 +223,12 @@ class ForwardPass:
     def measure(self, spec: RunSpec, session: DeviceSession, job: Job, clock: PhaseClock) -> Result:
         from ..run import Options, assemble, execute, plan, validate_spec
 
-        m, device, progress = self.m, session.device, job.progress
+        device, progress = session.device, job.progress
         if not job.checked:
             validate_spec(spec)
         options = job.options or Options.of(spec)
-        if m.keep:
-            progress.stage(f"connecting to {device.name}")
-            link = m.agent(progress.stage, session.runtime_facts)
-        else:
-            assert m.transport is not None
-            with clock.phase("agent"):
-                link = AgentLink.open(m.transport, device, progress=progress.stage)
-        m.running(link)
-        if job.on_start is not None:
-            job.on_start()
-        try:
-            facts = session.runtime_facts
-            if facts is None:
-                with clock.phase("facts"):
-                    facts = link.facts(runtimes=True)
-                session.facts = facts
-            if link.known_facts is None or facts.runtimes:
-                link.known_facts = facts  # names the runtime's version should the agent crash in it
+        with self.m.measuring(session, job, clock) as (link, facts):
             planned = plan(spec, device, facts, options=options, cache_dir=job.cache_dir, say=progress.stage,
                            clock=clock)
             executed = execute(planned, link, progress=progress, lease_token=session.lease_token)
-        finally:
-            m.running(None)
-            if not m.keep:
-                with clock.phase("close"):
-                    link.close()
         return assemble(planned, executed, facts, say=progress.stage)

@@ -251,29 +251,13 @@ class AgentGeneration:
     def measure(self, spec: RunSpec, session: DeviceSession, job: Job, clock: PhaseClock) -> Result:
         from edgeprof_agent.messages import GenerateRequest
 
-        from ..agentlink import AgentLink
         from ..run.execute import power_config
 
         m, device, progress = self.m, session.device, job.progress
         if not job.checked:
             check(spec)
         s = settings_of(spec)
-        if m.keep:
-            progress.stage(f"connecting to {device.name}")
-            link = m.agent(progress.stage, session.runtime_facts)
-        else:
-            assert m.transport is not None
-            with clock.phase("agent"):
-                link = AgentLink.open(m.transport, device, progress=progress.stage)
-        m.running(link)
-        if job.on_start is not None:
-            job.on_start()
-        try:
-            facts = session.runtime_facts
-            if facts is None:
-                with clock.phase("facts"):
-                    facts = link.facts(runtimes=True)
-                session.facts = facts
+        with m.measuring(session, job, clock) as (link, facts):
             capability(spec.runtime, facts, device.name)  # before anything is built or pushed
             progress.stage(f"building {spec.model} for {spec.runtime} ({spec.precision})")
             with clock.phase("export"):
@@ -307,11 +291,6 @@ class AgentGeneration:
                 reply = link.generate(req, on_event=on_event, timeout=600.0,
                                       silence_by_phase={"idle": 600.0, "load": 600.0, "warmup": silence,
                                                         "measure": silence})
-        finally:
-            m.running(None)
-            if not m.keep:
-                with clock.phase("close"):
-                    link.close()
         return assemble(spec, art, facts, reply)
 
 
