@@ -89,8 +89,8 @@ def run_generate(req, workdir, root, tools, received=None):
     check_counts(req.prompt_tokens, req.gen_tokens, req.depth, req.repetitions)
     options = options_of(req)
     path = model_path(req, workdir)
-    _timed(m, "cooldown_s", worker._cool_down)
-    _timed(m, "idle_s", _idle_power)
+    worker.timed(m, "cooldown_s", worker._cool_down)
+    worker.timed(m, "idle_s", _idle_power)
     send_progress("load", runtime=req.runtime)
 
     def progress(phase, done, total):
@@ -119,14 +119,6 @@ def run_generate(req, workdir, root, tools, received=None):
         except Exception as e:
             m.warn("thermal_error", "thermal snapshot failed: %s" % e)
     return _reply(m, raw)
-
-
-def _timed(m, name, phase):
-    t0 = now_ns()
-    try:
-        return phase(m)
-    finally:
-        m.phases[name] = round((now_ns() - t0) / 1e9, 4)
 
 
 def _idle_power(m):

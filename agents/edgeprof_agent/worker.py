@@ -352,12 +352,17 @@ class _Measurement(object):
         _warn(self.warnings, code, message)
 
     def timed(self, name, phase):
-        """phase(self), its seconds kept as phases[name] (also when it raises); returns what it returns."""
-        t0 = now_ns()
-        try:
-            return phase(self)
-        finally:
-            self.phases[name] = round((now_ns() - t0) / 1e9, 4)
+        return timed(self, name, phase)
+
+
+def timed(m, name, phase):
+    """phase(m), its seconds kept as m.phases[name] (also when it raises); returns what it returns. A run's
+    measurement and a generation share it."""
+    t0 = now_ns()
+    try:
+        return phase(m)
+    finally:
+        m.phases[name] = round((now_ns() - t0) / 1e9, 4)
 
 
 def _cool_down(m):
