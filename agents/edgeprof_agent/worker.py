@@ -356,8 +356,7 @@ class _Measurement(object):
 
 
 def timed(m, name, phase):
-    """phase(m), its seconds kept as m.phases[name] (also when it raises); returns what it returns. A run's
-    measurement and a generation share it."""
+    """phase(m), its seconds kept as m.phases[name] even when it raises (a run's and a generation's phases)."""
     t0 = now_ns()
     try:
         return phase(m)
