@@ -13,7 +13,7 @@ Owns (`Runs`):
 - the serving process's end when a child dies of a signal (a runtime's native crash, the out-of-memory killer):
   it dies by the same signal, its lease released first, so the host sees the agent die exactly as a run inside
   it would; a child that exits otherwise before it answers ends it with that exit code. Neither writes a word
-  of its own: the host tells the user what the child did (agentlink/session.py);
+  of its own: the host tells the user what the child did (agentlink/link.py);
 - every child dies with the serving process (prctl PR_SET_PDEATHSIG): an agent killed from outside or stopped
   by the host never leaves a measurement running on the board.
 Runs of both measuring ops go through it: `run` (worker.py) and `generate` (genworker.py, protocol 11).

@@ -2,7 +2,7 @@
 
   bundle.py    the agent zipapp (deterministic, named by its sha256)
   push.py      files on the device by content (verified, renamed into place; full or read-only disks named)
-  session.py   AgentLink: start, handshake, typed JSON-lines calls with silences and deadlines
+  link.py      AgentLink: start, handshake, typed JSON-lines calls with silences and deadlines
   kept_agent.py KeptAgent: one agent kept for several measurements (a sweep's board, --find-max-rate's probes)
   lease.py     DeviceLease: the lease-holding agent on a board (a sweep's lock); KeptLease, what a phone's lease
                (phone/lease.py) shares with it
@@ -19,8 +19,8 @@ from .bundle import build_agent, build_agent_bytes
 from .deadline import RunDeadline
 from .failures import check_samples, crash_signal
 from .kept_agent import KeptAgent
+from .link import FLOOD_LINES_PER_S, FLOOD_WINDOW_S, PROTOCOL_VERSION, AgentLink, Event, EventSink
 from .push import ensure_workdir, push_file, remote_sha256, sha256_file
-from .session import FLOOD_LINES_PER_S, FLOOD_WINDOW_S, PROTOCOL_VERSION, AgentLink, Event, EventSink
 
 __all__ = [
     "FLOOD_LINES_PER_S", "FLOOD_WINDOW_S", "PROTOCOL_VERSION", "AgentLink", "Event", "EventSink", "KeptAgent",

@@ -2,7 +2,7 @@
 by its sha256 (agent-<sha256>.pyz in a private cache directory). Beside each source it holds that source's
 bytecode for the host's Python, which a device running the same Python imports instead of compiling.
 
-Owns: building it. Does not own: pushing it (push.py) or starting it (session.py).
+Owns: building it. Does not own: pushing it (push.py) or starting it (link.py).
 """
 
 from __future__ import annotations

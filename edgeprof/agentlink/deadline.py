@@ -1,7 +1,7 @@
 """RunDeadline: a watchdog on how long one request may take in all, whatever the agent sends meanwhile.
 
 Owns: the deadline's bookkeeping (total, per phase, settle once the agent's own progress says a phase's end is
-reached). Does not own: the numbers (run/limits.py) or the read loop that checks it (session.py).
+reached). Does not own: the numbers (run/limits.py) or the read loop that checks it (link.py).
 """
 
 from __future__ import annotations

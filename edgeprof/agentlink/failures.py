@@ -2,7 +2,7 @@
 latency samples that cannot be stored as ok (the runtime's version: capability.runtime_version).
 
 Owns: crash_signal, check_samples. Does not own: the exceptions (errors.py) or when they are
-raised (session.py, run/assemble.py).
+raised (link.py, run/assemble.py).
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@
 Owns: starting it when there is none or it died (timed: `started_s`), handing it out for the next measurement
 with its byte count reset, deciding after a failure whether it can serve the next (`after`: kept only when the
 agent answered with an error or the host refused before the run), closing it (timed: `closed_s`).
-Does not own: the agent itself (session.py), what a failure means for a cell (lab/cell_decisions.py).
+Does not own: the agent itself (link.py), what a failure means for a cell (lab/cell_decisions.py).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from collections.abc import Callable
 from ..errors import AgentError, LeasedError, MeasurementFailed, TransportError, UserError
 from ..records import Device
 from ..transport.base import Transport
-from .session import AgentLink
+from .link import AgentLink
 
 
 def answered(e: BaseException) -> bool:

@@ -32,7 +32,7 @@ from ..errors import Interrupted, LeaseBusy, LeaseLost
 from ..records import Device
 from ..transport import Transport
 from ..vocab import LEASE_TTL_S
-from .session import CALL_TIMEOUT_S, AgentLink
+from .link import CALL_TIMEOUT_S, AgentLink
 
 DEFAULT_TTL_S = LEASE_TTL_S  # the agent's own default is the same (edgeprof_agent.vocab)
 BUSY_HINT = "raise lease_wait_s in the sweep's settings, or run when that sweep is done"

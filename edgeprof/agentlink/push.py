@@ -3,7 +3,7 @@ removed), each upload written under a temporary name, verified on the device by 
 partial or corrupted upload is never used — and a board's full or read-only disk named as such.
 
 Owns: sha256_file, remote_sha256, push_file, ensure_workdir and the upload itself. Does not own: which files
-are pushed (run/execute.py, session.py's AgentLink.push_artifact).
+are pushed (run/execute.py, link.py's AgentLink.push_artifact).
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ An export of a torch model whose weights would take the ModelProto past `EXTERNA
 lower; PROTOBUF_LIMIT is the other) is written the standard way, the data beside the graph, named by content, in its
 cache entry (`save_export`), and then made the pushed artifact as a user's file is (`inline_export`).
 Does not own: reading the graph's inputs (onnx_export.py), the cache directory (artifact_cache.py), the push
-itself (run/execute.py through the Session seam).
+itself (run/execute.py through its StartedAgent).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ battery power (or a Pixel's ODPM power rails) and thermal state read from sysfs 
   facts.py      the phone's facts, read over adb (transport/adb.open_adb opens the connection)
   benchmark.py  benchmark_model's command line and the parsing of what it prints (delegated-op counts among it)
   rails.py      the on-device power rails (ODPM energy meters): read before and after, per rail and their sum
-  session.py    PhoneSession: files pushed by content, one benchmark_model run (PhoneRun)
+  runner.py     PhoneRunner: files pushed by content, one benchmark_model run (PhoneRun)
   result.py     a PhoneRun as a stored Result (schema 8): each number where it came from, the absent ones and why
   measure.py    one forward-pass measurement from a RunSpec to a Result; what a phone refuses
   lease.py      PhoneLease: a lock directory on the phone so two controllers never measure it at once

@@ -4,7 +4,7 @@ benchmark_model's self-report, delegates offered), read over its ADBTransport (t
 Owns: reading getprop, /proc/cpuinfo, cpufreq sysfs, /sys/class/power_supply/battery (and its vendors' unit and
 sign deviations), `dumpsys thermalservice` (the kernel's thermal zones when it gives no temperatures) and the
 on-device power rails (ODPM, rails.py) on the phone, and parsing them (never executing them).
-Does not own: the transport (transport/adb.py), the sampler during a run (session.py).
+Does not own: the transport (transport/adb.py), the sampler during a run (runner.py).
 """
 
 from __future__ import annotations

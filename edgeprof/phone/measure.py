@@ -3,7 +3,7 @@ measurer (edgeprof/session/phone.py) takes for `deploy --device PHONE`, a sweep'
 
 Owns: what a phone refuses (one line each: another runtime, --accuracy, scenarios, ...), the delegate a spec asks
 for, and the steps: the TFLite export (run/prepare.py, cached), the phone's facts, the push by content, the
-benchmark_model run (session.py), the Result (result.py). Does not own: the connection and the lease (the phone's
+benchmark_model run (runner.py), the Result (result.py). Does not own: the connection and the lease (the phone's
 measurer, edgeprof/session/phone.py, holds them), storing (the caller), the sweep's rows (lab/).
 """
 
@@ -20,7 +20,7 @@ from ..transport.adb import ADBTransport
 from ..vocab import SINGLE_STREAM
 from .benchmark import DELEGATES, BenchmarkStats
 from .facts import PhoneFacts
-from .session import NOT_ON_PHONES, TIMEOUT_S, PhoneRun
+from .runner import NOT_ON_PHONES, TIMEOUT_S, PhoneRun
 
 
 def refusal(spec: RunSpec, *, runtime_given: str | None = None, find_max_rate: bool = False) -> str | None:
@@ -55,7 +55,7 @@ def measure(spec: RunSpec, device: Device, transport: ADBTransport, *, say: Call
     from ..run.prepare import prepare
     from .facts import read_facts
     from .result import phone_result
-    from .session import PhoneSession
+    from .runner import PhoneRunner
 
     tell = say or (lambda s: None)
     clock = clock or PhaseClock()
@@ -68,7 +68,7 @@ def measure(spec: RunSpec, device: Device, transport: ADBTransport, *, say: Call
         tell(f"reading {device.name}'s facts")
         with clock.phase("facts"):
             facts = read_facts(transport, device)
-    session = PhoneSession(transport, device)
+    session = PhoneRunner(transport, device)
     tell("pushing model")
     with clock.phase("push"):
         remote, _ = session.push_artifact(art.path, art.sha256, art.extension)

@@ -2,7 +2,7 @@
 (session.battery_power) or two reads of the ODPM rails (rails.rails_power); result.py makes the stored Power
 section of it.
 
-Owns: the two records and their fields' units. Does not own: reading the battery or the rails (session.py,
+Owns: the two records and their fields' units. Does not own: reading the battery or the rails (runner.py,
 rails.py), the stored section (records.Power, built in result.py).
 """
 

@@ -13,7 +13,7 @@ regulator feeds (a CPU cluster, the GPU, memory, the modem), not the whole phone
 stated as such, never as battery power. Rails do not depend on the charger, so they are measured while charging.
 
 Owns: finding the meters, one read of all of them (a RailsReading), the energy and mean power per rail and their sum
-between two reads, and naming every line that is not a rail reading. Does not own: when to read (session.py).
+between two reads, and naming every line that is not a rail reading. Does not own: when to read (runner.py).
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ from a summary; p5 / p50 / p95 too where the build printed no percentiles, each 
 gives no latency is refused, never stored ok), the battery trace or the ODPM rails' two reads onto Power (source "battery" or "rails", each rail's mean W
 and energy kept), the thermal before/after onto Thermal, the
 phone's facts onto Environment, the op profile onto OpsProfile, the rest onto the `phone` section
-(records/phone.PhoneBenchmark), and the warnings' codes. Does not own: measuring (session.py), parsing
+(records/phone.PhoneBenchmark), and the warnings' codes. Does not own: measuring (runner.py), parsing
 benchmark_model's output (benchmark.py), storing (store/).
 """
 
@@ -44,7 +44,7 @@ from .benchmark import NOT_EMITTED
 from .facts import PhoneFacts
 from .facts import Thermal as PhoneThermal
 from .power import PowerReading
-from .session import NOT_ON_PHONES, PhoneRun
+from .runner import NOT_ON_PHONES, PhoneRun
 
 LATENCY_SOURCE = "benchmark_model"
 PERCENTILE_METHOD = "benchmark_model's own order statistic (values[n·p/100] of its sorted run times)"

@@ -15,7 +15,16 @@ from __future__ import annotations
 from ..errors import CapabilityError
 from ..vocab import PRECISIONS, RUNTIMES
 from .assemble import assemble, host_environment, io_summary
-from .execute import Executed, Progress, Quiet, Session, execute, model_rejected, power_config, run_request
+from .execute import (
+                      Executed,
+                      Progress,
+                      Quiet,
+                      StartedAgent,
+                      execute,
+                      model_rejected,
+                      power_config,
+                      run_request,
+)
 from .limits import AGENT_SILENCE_TIMEOUT_S, QUERY_SILENCE_S, phase_silences, run_deadline
 from .plan import RunPlan, plan
 from .prepare import Prepared, export_target, input_params, input_plan, prepare
@@ -24,7 +33,7 @@ from .validate import Options, check, validate_scenario, validate_spec, validate
 
 __all__ = [
     "AGENT_SILENCE_TIMEOUT_S", "PRECISIONS", "QUERY_SILENCE_S", "RUNTIMES", "CapabilityError", "Executed",
-    "Options", "PhaseClock", "Prepared", "Progress", "Quiet", "RunPlan", "Session", "assemble", "check", "execute",
+    "Options", "PhaseClock", "Prepared", "Progress", "Quiet", "RunPlan", "StartedAgent", "assemble", "check", "execute",
     "export_target", "host_environment", "input_params", "input_plan", "io_summary", "model_rejected", "phase_silences",
     "plan", "power_config", "prepare", "run_deadline", "run_request", "validate_scenario", "validate_spec",
     "validate_telemetry",

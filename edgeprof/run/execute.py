@@ -1,7 +1,7 @@
 """execute(): one planned forward-pass measurement on a started agent — push what it needs, send one typed
 request, relay its progress, bound its silences and its whole time.
 
-Owns: the run Session (what execute() needs of a started agent: push a file by content, run one request with
+Owns: the StartedAgent protocol (what execute() needs of a started agent: push a file by content, run one request with
 events and a deadline, close; agentlink.AgentLink is it), the artifact's files pushed by content (an ONNX
 model over 2 GiB: its data files first, beside it in the artifacts folder), the agent's RunRequest built from a RunPlan, and
 the one-line error when the model refuses the inputs fed. Does not own: the device (edgeprof/session/: a device
@@ -39,7 +39,7 @@ from . import limits
 from .plan import RunPlan
 
 
-class Session(Protocol):
+class StartedAgent(Protocol):
     """A started agent on one device: what execute() talks to. agentlink.AgentLink implements it (an agent over a
     Transport; the agent's measurer, edgeprof/session/agent.py, starts it).
     `bytes_moved`: bytes sent to the device so far (the agent itself, artifacts)."""
@@ -83,27 +83,27 @@ class Executed:
     transfer: Transfer
 
 
-def execute(plan: RunPlan, session: Session, *, progress: Progress | None = None,
+def execute(plan: RunPlan, agent: StartedAgent, *, progress: Progress | None = None,
             lease_token: str | None = None) -> Executed:
     """Push the artifact, the input data and the accuracy data (each by content), send the run request, wait for
     the reply within the run's limits (limits.py). A model that refuses the inputs fed is a ModelError saying what
     was fed."""
     progress = progress or Quiet()
     artifact, data = plan.artifact, plan.inputs.data if plan.inputs is not None else None
-    agent_bytes = session.bytes_moved
+    agent_bytes = agent.bytes_moved
     artifact_bytes = 0
     remote_path = None
     pushing = time.monotonic()  # the artifact, input data and accuracy data pushes: one phase
     if artifact is not None:
         progress.stage("pushing model")
         for local, sha256, ext in pushed_files(artifact):  # data kept beside the model (over 2 GiB): first
-            artifact_bytes += session.push_artifact(local, sha256, ext)[1]
-        remote_path, model_bytes = session.push_artifact(artifact.path, artifact.sha256, artifact.extension)
+            artifact_bytes += agent.push_artifact(local, sha256, ext)[1]
+        remote_path, model_bytes = agent.push_artifact(artifact.path, artifact.sha256, artifact.extension)
         artifact_bytes += model_bytes
     data_ref = None
     if data is not None:
         progress.stage("pushing input data")
-        data_path, data_bytes = session.push_artifact(data.push_path, data.push_sha256, "npz")
+        data_path, data_bytes = agent.push_artifact(data.push_path, data.push_sha256, "npz")
         artifact_bytes += data_bytes
         data_ref = ArtifactRef(path=data_path, format="npz", sha256=data.push_sha256)
     acc_spec = None
@@ -111,7 +111,7 @@ def execute(plan: RunPlan, session: Session, *, progress: Progress | None = None
         from ..evaluation import accuracy
 
         progress.stage(f"pushing accuracy data ({plan.accuracy.samples} samples)")
-        acc_path, acc_bytes = session.push_artifact(plan.accuracy.push_path, plan.accuracy.push_sha256, "npz")
+        acc_path, acc_bytes = agent.push_artifact(plan.accuracy.push_path, plan.accuracy.push_sha256, "npz")
         artifact_bytes += acc_bytes
         acc_spec = accuracy.request(plan.accuracy, acc_path)
     plan.clock.add("push", time.monotonic() - pushing)
@@ -122,7 +122,7 @@ def execute(plan: RunPlan, session: Session, *, progress: Progress | None = None
     progress.stage("measuring")
     try:
         with plan.clock.phase("run"):
-            reply = session.run(request, on_event=progress.event, timeout=limits.AGENT_SILENCE_TIMEOUT_S,
+            reply = agent.run(request, on_event=progress.event, timeout=limits.AGENT_SILENCE_TIMEOUT_S,
                                 silence_by_phase=limits.phase_silences(spec),
                                 deadline=limits.run_deadline(spec, plan.spec.profile_ops,
                                                              accuracy_inferences=plan.accuracy_inferences()))

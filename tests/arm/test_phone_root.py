@@ -31,7 +31,7 @@ from armlab import CACHE  # noqa: E402
 from roots import BINFMT, RootPaths  # noqa: E402
 
 from edgeprof.phone.facts import read_facts  # noqa: E402
-from edgeprof.phone.session import PhoneSession  # noqa: E402
+from edgeprof.phone.runner import PhoneRunner  # noqa: E402
 from edgeprof.records import Device  # noqa: E402
 from edgeprof.records.device import BenchmarkModel, PhoneConfig  # noqa: E402
 from edgeprof.transport.adb import open_adb, sha256_file  # noqa: E402
@@ -93,7 +93,7 @@ def test_facts_and_a_measurement_through_the_arm_shell(adb_client, server_port, 
     f = read_facts(t, dev)
     assert (f.model, f.soc, len(f.cpus), f.battery.capacity_pct) == ("Google Pixel 6", "Google GS101", 8, 78)
     assert f.power_source.startswith("rails (16 ODPM rails")
-    s = PhoneSession(t, dev)
+    s = PhoneRunner(t, dev)
     m = tmp_path / "m.tflite"
     m.write_bytes(b"TFL3" + bytes(4000))
     remote, moved = s.push_artifact(str(m), sha256_file(str(m)), "tflite")  # verified by toybox sha256sum
@@ -109,7 +109,7 @@ def test_the_battery_sampler_loop_runs_in_mksh(adb_client, server_port, arm_phon
     for d in (arm_phone.root / "sys/bus/iio/devices").iterdir():  # no rails: the battery loop is the source
         (d / "energy_value").unlink()
     dev = device(arm_phone, adb_client, server_port)
-    s = PhoneSession(open_adb(dev), dev)
+    s = PhoneRunner(open_adb(dev), dev)
     m = tmp_path / "m.tflite"
     m.write_bytes(b"TFL3" + bytes(4000))
     remote, _ = s.push_artifact(str(m), sha256_file(str(m)), "tflite")

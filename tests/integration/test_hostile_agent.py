@@ -65,7 +65,7 @@ def test_a_giant_line_without_newline_is_a_protocol_error_not_a_stall(tmp_path, 
 
 
 def test_an_event_flood_is_named_a_flood(tmp_path, monkeypatch):
-    monkeypatch.setattr(agentlink.session, "FLOOD_WINDOW_S", 0.5)
+    monkeypatch.setattr(agentlink.link, "FLOOD_WINDOW_S", 0.5)
     d = fake_agent(tmp_path, """
         ev = json.dumps({"event": "progress", "phase": "measure", "n": 1})
         while True:

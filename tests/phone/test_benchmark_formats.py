@@ -23,7 +23,7 @@ from edgeprof.phone.benchmark import (
 )
 from edgeprof.phone.facts import Thermal
 from edgeprof.phone.result import NO_PERCENTILE_METHOD, PERCENTILE_METHOD, latency, phone_result
-from edgeprof.phone.session import PhoneMemory, PhoneRun
+from edgeprof.phone.runner import PhoneMemory, PhoneRun
 from edgeprof.records import Device, Result, RunSpec
 
 CAPTURES = Path(__file__).resolve().parents[1] / "data" / "phones" / "benchmark_model"
@@ -34,7 +34,7 @@ def capture(name: str) -> str:
 
 
 def run_of(text: str) -> PhoneRun:
-    """A PhoneRun built from an output as session.PhoneSession.measure builds it (no power, no thermal)."""
+    """A PhoneRun built from an output as runner.PhoneRunner.measure builds it (no power, no thermal)."""
     p = parse_output(text)
     return PhoneRun(device="phone", command=["benchmark_model"], latency_ms=p.latency_ms(), init_ms=p.init_us / 1000,
                     first_inference_ms=p.first_inference_us / 1000 if p.first_inference_us is not None else None,

@@ -14,7 +14,7 @@ from phone_adbd import StandInAdbd, serial
 
 from edgeprof.cli.main import main
 from edgeprof.phone.facts import read_facts
-from edgeprof.phone.session import PhoneSession
+from edgeprof.phone.runner import PhoneRunner
 from edgeprof.records import Device
 from edgeprof.records.device import BenchmarkModel, PhoneConfig
 from edgeprof.transport.adb import open_adb, sha256_file
@@ -79,7 +79,7 @@ def test_qualcomm_devices_check(adb_client, server_port, captured, tmp_path, cap
     (QUALCOMM, 0.463 * 3.951, "positive while discharging", "positive")], indirect=["captured"],
     ids=["samsung", "qualcomm"])
 def test_battery_power_on_each(adb_client, server_port, captured, tmp_path, watts, warning, sign):
-    s = PhoneSession(open_adb(dev := device(captured, adb_client, server_port)), dev)
+    s = PhoneRunner(open_adb(dev := device(captured, adb_client, server_port)), dev)
     m = tmp_path / "m.tflite"
     m.write_bytes(b"TFL3" + bytes(4000))
     remote, _ = s.push_artifact(str(m), sha256_file(str(m)), "tflite")

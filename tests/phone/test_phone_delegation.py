@@ -11,7 +11,7 @@ import pytest
 from phone_adbd import serial
 
 from edgeprof.phone.benchmark import Delegation, parse_delegation, parse_placement, placement_line
-from edgeprof.phone.session import PhoneSession
+from edgeprof.phone.runner import PhoneRunner
 from edgeprof.records import Device
 from edgeprof.records.device import BenchmarkModel, PhoneConfig
 from edgeprof.transport.adb import open_adb, sha256_file
@@ -62,11 +62,11 @@ def test_two_delegates_and_two_subgraphs() -> None:
     assert parse_placement("Replacing lots of node(s)\nReplacing 3 out of node(s) with delegate") == []
 
 
-def _session(d, adb_client: str, server_port: int) -> PhoneSession:  # type: ignore[no-untyped-def]
+def _session(d, adb_client: str, server_port: int) -> PhoneRunner:  # type: ignore[no-untyped-def]
     dev = Device(name="pixel", kind="adb", host=serial(d), python="", workdir="/data/local/tmp/edgeprof",
                  phone=PhoneConfig(serial=serial(d), adb=adb_client, adb_server_port=server_port,
                                    benchmark_model=BenchmarkModel(host_path=str(tree.benchmark_model_script()))))
-    return PhoneSession(open_adb(dev), dev)
+    return PhoneRunner(open_adb(dev), dev)
 
 
 @pytest.mark.parametrize("delegate, want", [("gpu", ("GPU", "completely", 14, 0)),

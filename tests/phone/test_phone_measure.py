@@ -11,18 +11,18 @@ import pytest
 from phone_adbd import serial
 
 from edgeprof.errors import MeasurementFailed, TransportError
-from edgeprof.phone.session import PhoneSession, battery_power
+from edgeprof.phone.runner import PhoneRunner, battery_power
 from edgeprof.records import Device
 from edgeprof.records.device import BenchmarkModel, PhoneConfig, PhonePower
 from edgeprof.transport.adb import open_adb, sha256_file
 
 
-def session(d, adb_client: str, server_port: int, **power) -> PhoneSession:  # type: ignore[no-untyped-def]
+def session(d, adb_client: str, server_port: int, **power) -> PhoneRunner:  # type: ignore[no-untyped-def]
     dev = Device(name="pixel", kind="adb", host=serial(d), python="", workdir="/data/local/tmp/edgeprof",
                  phone=PhoneConfig(serial=serial(d), adb=adb_client, adb_server_port=server_port,
                                    benchmark_model=BenchmarkModel(host_path=str(tree.benchmark_model_script())),
                                    power=PhonePower(**power) if power else None))
-    return PhoneSession(open_adb(dev), dev)
+    return PhoneRunner(open_adb(dev), dev)
 
 
 def model(tmp_path: Path, head: bytes = b"TFL3") -> Path:
@@ -105,7 +105,7 @@ def test_missing_graph(adb_client, server_port, phone):
 
 def test_a_phone_plugs_in_at_the_device_seam_not_at_the_agents_run_request(adb_client, server_port, phone):
     """benchmark_model prints no per-run times, so a phone never takes the agent's RunRequest: its measurer's
-    forward-pass method is benchmark_model's (edgeprof/session/phone.py), and PhoneSession offers no `run`."""
+    forward-pass method is benchmark_model's (edgeprof/session/phone.py), and PhoneRunner offers no `run`."""
     from edgeprof.session import FORWARD_PASS, DeviceSession
 
     s = session(phone, adb_client, server_port)

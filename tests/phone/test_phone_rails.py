@@ -11,7 +11,7 @@ from phone_adbd import StandInAdbd, serial
 
 from edgeprof.cli.main import main
 from edgeprof.phone.rails import parse_rails, rails_power
-from edgeprof.phone.session import PhoneSession
+from edgeprof.phone.runner import PhoneRunner
 from edgeprof.records import Device
 from edgeprof.records.device import BenchmarkModel, PhoneConfig
 from edgeprof.transport.adb import open_adb, sha256_file
@@ -52,11 +52,11 @@ def test_malformed_and_reset_rails_are_named_and_left_out() -> None:
     assert parse_rails("") is None
 
 
-def pixel(d: StandInAdbd, adb_client: str, server_port: int) -> PhoneSession:
+def pixel(d: StandInAdbd, adb_client: str, server_port: int) -> PhoneRunner:
     dev = Device(name="pixel", kind="adb", host=serial(d), python="", workdir="/data/local/tmp/edgeprof",
                  phone=PhoneConfig(serial=serial(d), adb=adb_client, adb_server_port=server_port,
                                    benchmark_model=BenchmarkModel(host_path=str(tree.benchmark_model_script()))))
-    return PhoneSession(open_adb(dev), dev)
+    return PhoneRunner(open_adb(dev), dev)
 
 
 @pytest.fixture
@@ -67,7 +67,7 @@ def rails_phone(tmp_path: Path, phone_root: Path):
     d.close()
 
 
-def _measure(s: PhoneSession, tmp_path: Path):  # type: ignore[no-untyped-def]
+def _measure(s: PhoneRunner, tmp_path: Path):  # type: ignore[no-untyped-def]
     m = tmp_path / "m.tflite"
     m.write_bytes(b"TFL3" + bytes(4000))
     remote, _ = s.push_artifact(str(m), sha256_file(str(m)), "tflite")

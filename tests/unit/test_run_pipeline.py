@@ -1,5 +1,5 @@
 """The measurement pipeline's seams (edgeprof/run/): check() finds the flag problems before anything connects,
-errors carry declared fields that model_rejected reads (never parsing its own text), and a Session is a small
+errors carry declared fields that model_rejected reads (never parsing its own text), and a StartedAgent is a small
 protocol a fake device can implement."""
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ def test_model_rejected_reads_the_errors_fields_and_says_what_was_fed():
 
 
 class FakeSession:
-    """A device of another kind: no agent, no Transport — only what execute() talks to (run.Session)."""
+    """A device of another kind: no agent, no Transport — only what execute() talks to (run.StartedAgent)."""
 
     def __init__(self, reply: dict) -> None:
         self.bytes_moved = 7

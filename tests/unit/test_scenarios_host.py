@@ -253,7 +253,7 @@ def test_find_max_rate_end_to_end_stores_every_probe(tmp_path: Path, capsys: pyt
     def deploy(spec, device, **kw):
         return real(dc.replace(spec, runtime_options={"service_ms": 10.0}), device, **kw)
     monkeypatch.setattr(seam, "deploy", deploy)
-    from edgeprof.agentlink.session import AgentLink
+    from edgeprof.agentlink.link import AgentLink
 
     opens: list[int] = []
     real_open = AgentLink.open.__func__  # type: ignore[attr-defined]

@@ -6,7 +6,7 @@ Every request, reply, error and event is a record of edgeprof_agent.messages (th
 a reply that does not match its record is a one-line AgentProtocolError naming the field, and an agent error
 is mapped to an exception class by its kind (vocab.ErrorKind), never by its text; the error's declared fields
 (device, reason, op, stderr_tail) are set here.
-AgentLink is the Session (run/execute.py) of a device reached through a Transport.
+AgentLink is the StartedAgent (run/execute.py) of a device reached through a Transport.
 Does not own: the zipapp (bundle.py), uploads (push.py), what a run measures (agent) or what the host does with
 the answer (run/).
 """

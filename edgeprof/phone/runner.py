@@ -1,4 +1,4 @@
-"""PhoneSession: a phone's files pushed by content over adb, and one measurement: LiteRT's benchmark_model run with
+"""PhoneRunner: a phone's files pushed by content over adb, and one measurement: LiteRT's benchmark_model run with
 `adb shell`, a battery sampler loop beside it on the phone (or the ODPM rails read before
 and after, rails.py, where the phone has them), thermal state before/after.
 
@@ -9,7 +9,7 @@ refusals: battery power while charging (the rails are measured then), a crash, o
 benchmark_model's.
 Does not own: the transport (transport/adb.py), parsing benchmark_model's output (benchmark.py).
 
-A phone plugs in at the device seam (edgeprof/session/phone.py, its measurer), not at run.execute's Session: the
+A phone plugs in at the device seam (edgeprof/session/phone.py, its measurer), not at run.execute's StartedAgent: the
 agent's RunRequest → RunReply path does not fit benchmark_model (a RunReply carries every run's time, and
 benchmark_model prints none: see benchmark.py); `measure` returns what benchmark_model did measure instead, and
 result.py stores that (measure.py composes the steps).
@@ -117,7 +117,7 @@ def battery_power(lines: list[str]) -> tuple[PowerReading | None, str | None, li
         None, warnings
 
 
-class PhoneSession:
+class PhoneRunner:
     """A phone over adb: push by content; `measure` runs benchmark_model."""
 
     def __init__(self, transport: ADBTransport, device: Device) -> None:
