@@ -39,8 +39,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--input", action="append", default=[], metavar="NAME=SHAPE",
                    help="input shape, as deploy --input (e.g. x=1x3x224x224)")
     p.add_argument("--measured", action="store_true",
-                   help="also show the newest stored run of the same configuration (device, model, threads, batch, "
-                        "onnxruntime fp32) next to each prediction, with the error")
+                   help="also show the newest stored run of the same configuration (device, model content, "
+                        "threads, batch, shapes, onnxruntime fp32) next to each prediction, with the error")
     p.add_argument("--db", help="results database (as results --db): where the predictions are stored, and what "
                                 "--measured reads")
     p.add_argument("--no-store", action="store_true",
@@ -50,22 +50,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def measured_beside(rows: list[dict[str, Any]], model: str, batch: int, db: str | None) -> None:
-    """Adds to each prediction row the newest stored ok run of its configuration: run id, p50, error, inside."""
-    from pathlib import Path
-
+def measured_beside(rows: list[dict[str, Any]], db: str | None) -> None:
+    """Adds to each prediction row the newest stored ok run of its configuration (the same config key: device,
+    model content, runtime, precision, batch, threads, shapes fed): run id, p50, error, inside."""
     from .common import open_store
 
     store = open_store(db)
-    names = {model, Path(model).name}
     for r in rows:
-        found = None
-        for run in store.list(device=r["board"], model=Path(model).name, status="ok", limit=200):
-            if (run.runtime == "onnxruntime" and run.precision == "fp32" and run.batch == batch
-                    and run.threads == r["threads"] and (run.model in names or Path(run.model).name in names)
-                    and run.p50_ms):
-                found = run
-                break
+        found = next((run for run in store.list(config=r["config_key"], status="ok", limit=20) if run.p50_ms), None)
         if found is None or found.p50_ms is None:
             r["measured"] = None
             continue
@@ -114,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
         for r, rec in zip(rows, records, strict=True):
             r["prediction_id"] = save_prediction(store, rec).prediction_id
     if args.measured:
-        measured_beside(rows, args.model, args.batch, args.db)
+        measured_beside(rows, args.db)
     if args.json:
         import json
 
