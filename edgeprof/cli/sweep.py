@@ -26,7 +26,7 @@ from ..lab.scheduler import DeviceStatus, SweepOutcome, SweepScheduler, run_swee
 from ..lab.spec import SweepSpec, expand, load_sweep, resolve_devices
 from ..records import Device, Result
 from .common import add_db_args, add_inventory_args, check_writable, open_store
-from .ui import err, out
+from .ui import err, out, shown
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -143,9 +143,9 @@ def run(args: argparse.Namespace) -> int:
 def _predict_first(store: Any, sweep_id: str, cells: list[Cell]) -> None:
     from ..lab.predict_first import predict_cells
 
-    done = predict_cells(store, sweep_id, cells, lambda line: err.print(escape(line)))
+    done = predict_cells(store, sweep_id, cells, lambda line: err.print(shown(line)))
     for line in done.ranking_lines():
-        err.print(escape(line))
+        err.print(shown(line))
     err.print(f"predicted {len(done.predicted)} of {len(cells)} cells before measuring (stored with sweep "
               f"{sweep_id}; edgeprof report --sweep {sweep_id} puts them beside the measurements)")
 

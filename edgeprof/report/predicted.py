@@ -51,10 +51,10 @@ class Ranking:
 
     def agreement(self) -> str:
         if self.pairs == 0:
-            return "one board: nothing to rank"
+            return "One board: nothing to rank"
         tau = self.tau
         assert tau is not None
-        return (f"the orderings agree on {self.concordant} of {self.pairs} board pairs (Kendall τ = {tau:+.2f}); "
+        return (f"The orderings agree on {self.concordant} of {self.pairs} board pairs (Kendall τ = {tau:+.2f}); "
                 f"{'the same' if self.same_first else 'a different'} board first")
 
 

@@ -76,6 +76,6 @@ def test_calibrate_over_ssh_keys_the_table_by_the_board_and_predict_uses_it(
     assert main(["report", "--model", "mm.onnx", "--format", "md", "--out", str(tmp_path / "r.md"), "--db", db]) == 0
     md = (tmp_path / "r.md").read_text()
     assert "### Boards ranked: mm.onnx · onnxruntime fp32 · b1" in md
-    assert re.search(r"the orderings agree on [01] of 1 board pairs \(Kendall τ = [+-]1\.00\)", md)
+    assert re.search(r"The orderings agree on [01] of 1 board pairs \(Kendall τ = [+-]1\.00\)", md)
     ranked = re.findall(r"^\| ([12]) \| (\S+) \| [\d.]+ \| (\S+) \| [\d.]+ \|$", md, re.M)
     assert {row[1] for row in ranked} == {row[2] for row in ranked} == {"local", b.device}

@@ -113,4 +113,4 @@ def test_a_sweep_predicts_first_then_measures_and_the_report_shows_both(tables, 
     inside = "yes" if p.low_ms <= t1.p50_ms <= p.high_ms else "no"
     assert (f"| local | onnxruntime | fp32 | 1 | 1 | {t1.p50_ms:.3f} | {p.p50_ms:.3f} | [{p.low_ms:.3f}, "
             f"{p.high_ms:.3f}] (90 %) | {100 * (p.p50_ms / t1.p50_ms - 1):+.1f} % | {inside} |") in md
-    assert "one board: nothing to rank" in md
+    assert "One board: nothing to rank" in md

@@ -134,7 +134,7 @@ def test_report_and_compare_show_predicted_vs_measured_and_rank_the_boards_both_
         assert (f"| {d} | onnxruntime | fp32 | 1 | 1 | {real[d]:.3f} | {p.p50_ms:.3f} | "
                 f"[{p.low_ms:.3f}, {p.high_ms:.3f}] (90 %) | {err:+.1f} % | {inside} | 75 % |") in md
     assert "| 1 | pi5 | 1.900 | pi5 |" in md and "| 2 | nano | 4.400 | orin |" in md and "| 3 | orin | 5.000 | nano |" in md
-    assert "the orderings agree on 2 of 3 board pairs (Kendall τ = +0.33); the same board first" in md
+    assert "The orderings agree on 2 of 3 board pairs (Kendall τ = +0.33); the same board first" in md
 
     assert main(["report", "--sweep", "sw-b", "--out", str(tmp_path / "r.html"), "--db", db]) == 0
     page = (tmp_path / "r.html").read_text()
