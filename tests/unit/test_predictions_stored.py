@@ -151,3 +151,15 @@ def test_report_and_compare_show_predicted_vs_measured_and_rank_the_boards_both_
     text = capsys.readouterr().out
     assert "predicted vs measured p50" in text
     assert f"{preds['pi5'].p50_ms:.3f}" in text and f"{preds['orin'].p50_ms:.3f}" in text
+
+
+def test_predictions_are_stored_and_found_on_postgresql_too(pg_url, capsys):
+    store = Store(pg_url)
+    r = board_result("pi5", 2.0)
+    store.save(r)
+    first = save_prediction(store, prediction_of(r, 2.5, 2.0, 3.0, created_at="2026-12-05T01:00:00+00:00"))
+    second = save_prediction(store, prediction_of(r, 2.2, 1.8, 2.6, created_at="2026-12-05T02:00:00+00:00"))
+    assert second.prediction_id != first.prediction_id
+    assert latest_by_key(store, [config_key(r)])[config_key(r)] == second
+    assert main(["results", "show", r.run_id, "--db", pg_url]) == 0
+    assert f"predicted p50 {second.p50_ms:.3f} ms" in capsys.readouterr().out
