@@ -6,8 +6,9 @@ is touched), storing each prediction with the sweep's id (store/predictions.py),
 boards per model, runtime, precision and batch — all before the first cell is measured. A cell whose device has no
 such table is said once per device and configuration ("no calibration table for DEVICE (runtime x, threads n):
 edgeprof calibrate --device DEVICE ...") and measured anyway; a cell that cannot be predicted (a model predict
-refuses) is said in one line and measured anyway. Only single-stream cells are predicted (a prediction is a
-single-stream p50); skip rows are not.
+refuses, a cell whose runtime_options differ from the table's graph level and CPU defaults) is said in one line
+and measured anyway. Only single-stream cells are predicted (a prediction is a single-stream p50); skip rows are
+not.
 Does not own: the prediction (predict/), running the cells (scheduler.py), the report (report/predicted.py).
 """
 
@@ -75,6 +76,13 @@ def predict_cells(store: Store, sweep_id: str, cells: list[Cell], say: Callable[
             continue
         try:
             table = load_table(path)
+            opts = dict(cell.setting("runtime_options") or {})
+            level = str(opts.pop("graph_optimization_level", "all"))
+            if level != table.key.graph_level or opts:
+                why = (f"the cell sets runtime_options {', '.join(sorted(opts))}" if opts else
+                       f"the cell runs at graph level {level}")
+                raise UserError(f"{why}; the table {path} was measured with onnxruntime's CPU defaults at graph "
+                                f"level {table.key.graph_level}")
             graph = model_graph(cell.model, batch=cell.batch, input_shapes=cell.inputs, level=table.key.graph_level,
                                 precision=cell.precision)
             p = predict(graph.kernels, table, batch=cell.batch, threads=cell.threads, where=f"table {path}")

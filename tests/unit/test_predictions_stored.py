@@ -163,3 +163,34 @@ def test_predictions_are_stored_and_found_on_postgresql_too(pg_url, capsys):
     assert latest_by_key(store, [config_key(r)])[config_key(r)] == second
     assert main(["results", "show", r.run_id, "--db", pg_url]) == 0
     assert f"predicted p50 {second.p50_ms:.3f} ms" in capsys.readouterr().out
+
+
+def test_predict_first_names_each_missing_table_once_and_refuses_cells_the_table_does_not_describe(
+        tmp_path, monkeypatch):
+    from test_predict_cli import _model, _table
+
+    from edgeprof.lab.predict_first import predict_cells
+    from edgeprof.predict.table import default_table_path, save_table
+
+    monkeypatch.setenv("EDGEPROF_TABLES", str(tmp_path / "tables"))
+    save_table(_table(threads=2), default_table_path("vendor-board", "onnxruntime", "fp32", 2))
+    model = str(_model(tmp_path))
+
+    def cell(device, threads, **kw):
+        return Cell(model=model, model_label="m.onnx", device=device, runtime="onnxruntime", precision="fp32",
+                    batch=1, threads=threads, **kw)
+
+    cells = [cell("vendor-board", 2), cell("pi5", 4), cell("pi5", 4), cell("pi5", None),
+             cell("vendor-board", 2, settings={"runtime_options": {"graph_optimization_level": "basic"}}),
+             cell("vendor-board", 2, skip="tensorrt needs an NVIDIA GPU")]
+    said = []
+    store = Store(str(tmp_path / "r.sqlite"))
+    done = predict_cells(store, "sw-x", cells, said.append)
+    assert [c.device for c, _ in done.predicted] == ["vendor-board"]
+    assert done.predicted[0][1].sweep_id == "sw-x" and of_sweep(store, "sw-x") == [done.predicted[0][1]]
+    assert said[0] == ("no calibration table for pi5 (runtime onnxruntime, fp32, threads 4): edgeprof calibrate "
+                       "--device pi5 --threads 4; measuring it anyway")  # once for the two pi5 t4 cells
+    assert said[1].startswith("no calibration table for pi5 (runtime onnxruntime, fp32, threads auto)")
+    assert "graph level basic" in said[2] and said[2].startswith("could not predict vendor-board/m.onnx/")
+    assert len(said) == 3 and done.not_predicted == 1
+    assert done.ranking_lines()[0] == "predicted ranking · m.onnx · onnxruntime fp32 · b1:"
