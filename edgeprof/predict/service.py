@@ -1,8 +1,10 @@
 """Predicting one model on the boards named by their tables: what `edgeprof predict` calls.
 
 Owns: `find_table` (a device name → its table in tables_dir(), by runtime, precision and threads; a table file
-given directly), `model_kernels` (a model as deploy reads it: bundled name or file, batch and --input shapes by
-deploy's own rules, export/prepare and export/inputs, without any device) and `predict` (one model × one table →
+given directly), `table_for` (the same, None when there is none: a sweep asks it per cell), `model_kernels` and
+`model_graph` (a model as deploy reads it: bundled name or file, batch and --input shapes by deploy's own rules,
+export/prepare and export/inputs, without any device; the graph also names the artifact's source and content, the
+model's identity as a measured run of it has it) and `predict` (one model × one table →
 fit.Prediction, with a warning when this host's onnxruntime differs from the one that read the table's graphs).
 Never connects to a device and never runs the model.
 Does not own: the method (fit.py), the table file (table.py), printing (cli/predict.py).
@@ -11,6 +13,7 @@ Does not own: the method (fit.py), the table file (table.py), printing (cli/pred
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ConfigError
@@ -19,7 +22,7 @@ from .fit import Prediction, Predictor, fit
 from .graph import Kernel, host_ort_version, kernels
 from .table import CalibrationTable, check_key, default_table_path, load_table, tables_dir
 
-__all__ = ["find_table", "model_kernels", "predict", "predictor"]
+__all__ = ["ModelGraph", "find_table", "model_graph", "model_kernels", "predict", "predictor", "table_for"]
 
 _FITTED: dict[int, Predictor] = {}
 
@@ -51,9 +54,30 @@ def find_table(device: str, *, runtime: str = "onnxruntime", precision: str = "f
                            f"--table FILE")
 
 
-def model_kernels(model: str, *, batch: int = 1, input_shapes: Mapping[str, tuple[int, ...]] | None = None,
-                  level: str = "all", precision: str = "fp32") -> tuple[list[Kernel], dict[str, tuple[int, ...]]]:
-    """The kernels of `model` (a bundled name or an ONNX file) with deploy's input rules, and the shapes fed."""
+def table_for(device: str, *, runtime: str = "onnxruntime", precision: str = "fp32",
+              threads: int | None) -> Path | None:
+    """The table of `device` for exactly this configuration in tables_dir(), or None (threads None: the
+    runtime's default thread count, which no table is measured with)."""
+    if threads is None:
+        return None
+    p = default_table_path(device, runtime, precision, threads)
+    return p if p.exists() else None
+
+
+@dataclass(frozen=True)
+class ModelGraph:
+    """A model as predict reads it: its kernels, the shapes fed, and the artifact's source and content (what
+    vocab.ConfigIdentity keys a measured run of it by; records/result.py Result.identity builds the same)."""
+
+    kernels: list[Kernel]
+    shapes: dict[str, tuple[int, ...]]
+    source: str
+    content: str
+
+
+def model_graph(model: str, *, batch: int = 1, input_shapes: Mapping[str, tuple[int, ...]] | None = None,
+                level: str = "all", precision: str = "fp32") -> ModelGraph:
+    """The kernels of `model` (a bundled name or an ONNX file) with deploy's input rules, and its identity."""
     from ..run.prepare import input_plan, prepare
 
     if str(model).endswith(".tflite"):
@@ -61,9 +85,18 @@ def model_kernels(model: str, *, batch: int = 1, input_shapes: Mapping[str, tupl
                           hint="predict an ONNX model (onnxruntime tables only for now)")
     spec = RunSpec(device="predict", model=model, runtime="onnxruntime", precision=precision, batch=batch,
                    input_shapes=dict(input_shapes or {}))
-    prepared = prepare(spec)
-    shapes = input_plan(prepared.artifact.inputs, spec).shapes
-    return kernels(prepared.artifact.path, shapes, level), dict(shapes)
+    a = prepare(spec).artifact
+    shapes = input_plan(a.inputs, spec).shapes
+    sha = a.export_options.get("fp32_sha256") or a.sha256  # as Result.identity reads it
+    content = f"sha256:{sha}" if a.source.startswith("file:") and sha else a.source
+    return ModelGraph(kernels(a.path, shapes, level), dict(shapes), a.source, content)
+
+
+def model_kernels(model: str, *, batch: int = 1, input_shapes: Mapping[str, tuple[int, ...]] | None = None,
+                  level: str = "all", precision: str = "fp32") -> tuple[list[Kernel], dict[str, tuple[int, ...]]]:
+    """The kernels of `model` (a bundled name or an ONNX file) with deploy's input rules, and the shapes fed."""
+    g = model_graph(model, batch=batch, input_shapes=input_shapes, level=level, precision=precision)
+    return g.kernels, g.shapes
 
 
 def predictor(table: CalibrationTable) -> Predictor:
