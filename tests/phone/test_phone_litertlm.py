@@ -80,11 +80,17 @@ def test_a_real_benchmarkinfo_block_and_the_tools_own_arithmetic():
 
 
 def test_the_tools_error_lines():
+    # the engine's E line and its source trace as litert-lm-api 0.18.1 prints them here, then main's CHECK failure
     out = ("I0000 00:00:1.0 42 litert_lm_lib.cc:1] Choose backend: cpu\n"
-           "F0000 00:00:1.1 42 litert_lm_main.cc:287] Check failed: MainHelper(argc, argv) is OK (INTERNAL: Invalid "
-           "magic number. Expected 'LITERTLM', got 'PK\x03\x04\x00\x00\x00\x00')\n*** Check failure stack trace: ***\n")
-    assert litertlm.error_line(out) == ("Check failed: MainHelper(argc, argv) is OK (INTERNAL: Invalid magic number. "
-                                        "Expected 'LITERTLM', got 'PK\\x03\\x04\\x00\\x00\\x00\\x00')")
+           "E0000 00:00:1796441026.243053   21670 engine.cc:854] Failed to create engine: INVALID_ARGUMENT: Invalid "
+           "magic number or failed to read: PK\x03\x04\x00\x00\x00\x00\n=== Source Location Trace: ===\n"
+           "third_party/odml/litert_lm/schema/core/litertlm_read.cc:78\n"
+           "F0000 00:00:1.1 42 litert_lm_main.cc:287] Check failed: MainHelper(argc, argv) is OK (INVALID_ARGUMENT: "
+           "Invalid magic number or failed to read: PK\x03\x04\x00\x00\x00\x00)\n*** Check failure stack trace: ***\n")
+    assert litertlm.error_line(out) == ("Check failed: MainHelper(argc, argv) is OK (INVALID_ARGUMENT: Invalid magic "
+                                        "number or failed to read: PK\\x03\\x04\\x00\\x00\\x00\\x00)")
+    assert litertlm.error_line(out.split("F0000")[0]) == ("Failed to create engine: INVALID_ARGUMENT: Invalid magic "
+                                                          "number or failed to read: PK\\x03\\x04\\x00\\x00\\x00\\x00")
     assert litertlm.error_line("ERROR: Unknown command line flag 'num_iterations'\n") == (
         "Unknown command line flag 'num_iterations'")
     assert litertlm.error_line("nothing wrong\n") is None
@@ -191,8 +197,9 @@ def runner(d, adb_client: str, server_port: int) -> PhoneRunner:  # type: ignore
 
 
 def test_the_tool_fails_as_the_real_one_does(adb_client, server_port, phone, tmp_path):
-    """A file that is not a .litertlm (by its magic, as LitertLmStreamingLoader::LoadHeader checks) and a model
-    that is not there: litert_lm_main's CHECK failure (SIGABRT), its reason in one line."""
+    """A file that is not a .litertlm (by its magic, as litertlm_read.cc ReadHeaderFromLiteRTLM checks) and a model
+    that is not there: litert_lm_main's CHECK failure (SIGABRT), its reason in one line (the engine's messages as
+    litert-lm-api 0.18.1 gives them)."""
     s = runner(phone, adb_client, server_port)
     spec = RunSpec(device="pixel", model="x.litertlm", runtime="litert-lm", precision="as-built", prompt_tokens=8,
                    gen_tokens=4, repetitions=1)
@@ -202,7 +209,7 @@ def test_the_tool_fails_as_the_real_one_does(adb_client, server_port, phone, tmp
     with pytest.raises(MeasurementFailed) as e:
         litertlm.run(s, remote, spec)
     assert e.value.message == ("device pixel: litert_lm_main died (exit 134, signal 6): Check failed: "
-                               "MainHelper(argc, argv) is OK (INTERNAL: Invalid magic number. Expected 'LITERTLM', "
-                               "got 'PK\\x03\\x04\\x00\\x00\\x00\\x00')")
-    with pytest.raises(MeasurementFailed, match=r"\(fd\) >= \(0\): open\(\) failed: /data/local/tmp/nothing.litertlm"):
+                               "MainHelper(argc, argv) is OK (INVALID_ARGUMENT: Invalid magic number or failed to "
+                               "read: PK\\x03\\x04\\x00\\x00\\x00\\x00)")
+    with pytest.raises(MeasurementFailed, match=r"NOT_FOUND: open\(\) failed: /data/local/tmp/nothing.litertlm: No "):
         litertlm.run(s, "/data/local/tmp/nothing.litertlm", spec)
