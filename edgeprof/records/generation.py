@@ -115,6 +115,13 @@ class Generation(Section):
     measured_by: str | None = None
     absent: dict[str, str] | None = None  # figure -> why it is not there (a tool's run: no per-token times)
 
+    # written only when set (a tool's run): an agent's section stays the schema-11 shape, byte for byte; an older
+    # edgeprof reading a tool's section names the two fields (Section.from_dict: "upgrade edgeprof to read it")
+    TOOL_FIELDS: ClassVar[tuple[str, ...]] = ("measured_by", "absent")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: v for k, v in super().to_dict().items() if v is not None or k not in self.TOOL_FIELDS}
+
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Generation:
         flat = super().from_dict(d)
