@@ -96,6 +96,16 @@ def test_the_tools_error_lines():
     assert litertlm.error_line("nothing wrong\n") is None
 
 
+def test_the_command_line():
+    argv = litertlm.command("/p/bin/litert_lm_main-ab", "/p/artifacts/x.litertlm", prompt_tokens=256, gen_tokens=128,
+                            iterations=6, threads=4)
+    assert argv == ["/p/bin/litert_lm_main-ab", "--model_path=/p/artifacts/x.litertlm", "--backend=cpu", "--benchmark",
+                    "--benchmark_prefill_tokens=256", "--benchmark_decode_tokens=128", "--async=false",
+                    "--num_iterations=6", "--report_peak_memory_footprint", "--num_cpu_threads=4"]
+    assert "--num_cpu_threads" not in " ".join(litertlm.command("b", "m", prompt_tokens=1, gen_tokens=1, iterations=2,
+                                                               threads=None))
+
+
 def inventory(tmp_path: Path, d, adb_client: str, server_port: int, extra: str = "") -> str:  # type: ignore[no-untyped-def]
     p = tmp_path / "devices.yaml"
     p.write_text(f"version: 1\ndevices:\n  phone:\n    transport: adb\n    serial: '{serial(d)}'\n"
