@@ -322,7 +322,7 @@ def phone_result(spec: RunSpec, device: Device, art: Artifact, lm: LitertLmRun, 
         warmup_mean_ms=(lm.warmup.prefill[0].ns + lm.warmup.decode[0].ns) / 1e6,
         thermal_status_before=t.thermal_before.status, thermal_status_after=t.thermal_after.status,
         battery={"status": b.status, "capacity_pct": b.capacity_pct, "deviations": b.deviations()})
-    memory = Memory(peak_rss=max(peak) * 2**20 / 1e6 if peak else None, artifact_size=art.size_bytes / 1e6,
+    memory = Memory(peak_rss=max(peak) if peak else None, artifact_size=art.size_bytes / 1e6,
                     peak_source=f"{TOOL}'s 'Peak system ram usage' (its periodic monitor, "
                                 "--report_peak_memory_footprint; read as MiB), the largest over iterations"
                     if peak else None)

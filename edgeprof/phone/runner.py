@@ -1,13 +1,13 @@
-"""PhoneRunner: a phone's files pushed by content over adb, and one measurement: LiteRT's benchmark_model run with
-`adb shell`, a battery sampler loop beside it on the phone (or the ODPM rails read before
-and after, rails.py, where the phone has them), thermal state before/after.
+"""PhoneRunner: a phone's files pushed by content over adb, and one tool run (run_tool: LiteRT's benchmark_model, or
+LiteRT-LM's litert_lm_main for litertlm.py) with `adb shell`, a battery sampler loop beside it on the phone (or the
+ODPM rails read before and after, rails.py, where the phone has them), thermal state before/after.
 
-Owns: the content-addressed layout under the phone's workdir (artifacts/<sha256>.<ext>, bin/benchmark_model-<sha>),
-the shell line that runs the sampler and benchmark_model together (built from quoted words only), reading the
+Owns: the content-addressed layout under the phone's workdir (artifacts/<sha256>.<ext>, bin/<tool>-<sha>),
+the shell line that runs the sampler and the tool together (built from quoted words only), reading the
 battery trace (units and sign per the kernel power_supply ABI, vendor deviations detected and stated), and the
 refusals: battery power while charging (the rails are measured then), a crash, output that is not
 benchmark_model's.
-Does not own: the transport (transport/adb.py), parsing benchmark_model's output (benchmark.py).
+Does not own: the transport (transport/adb.py), parsing the tools' output (benchmark.py, litertlm.py).
 
 A phone plugs in at the device seam (edgeprof/session/phone.py, its measurer), not at run.execute's StartedAgent: the
 agent's RunRequest → RunReply path does not fit benchmark_model (a RunReply carries every run's time, and
