@@ -162,7 +162,7 @@ def _add_generation(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group(
         "generative models (docs/generative.md: llama_tiny, a .gguf, a Hugging Face or onnxruntime-genai folder; "
         "--runtime llama.cpp with --precision f16, q8_0, q4_0 (default), or onnxruntime-genai with fp32, int4 "
-        "(default))")
+        "(default); a .litertlm on a phone: --runtime litert-lm, measured by litert_lm_main)")
     add_setting_flags(g, "generation")
 
 
@@ -170,8 +170,6 @@ def _generation_spec(args: argparse.Namespace, spec: RunSpec) -> RunSpec | None:
     """The generation kind's spec when the model or the runtime is generative (its settings in runtime_options),
     else None after refusing a generation flag, runtime or precision on a forward-pass model."""
     import dataclasses
-
-    from edgeprof_agent.vocab import GEN_RUNTIMES
 
     from ..session import generation as gen
 
@@ -193,9 +191,10 @@ def _generation_spec(args: argparse.Namespace, spec: RunSpec) -> RunSpec | None:
                           hint="leave it out; a generative model takes --prompt-tokens, --gen-tokens, --depth, "
                                "--repetitions and --threads")
     runtime = args.runtime or gen.default_runtime(args.model)
-    if runtime not in GEN_RUNTIMES:
+    if runtime not in gen.ALL_GEN_RUNTIMES:
         raise ConfigError(f"--runtime {runtime}: {args.model} is a generative model; it runs on "
-                          f"{' or '.join(GEN_RUNTIMES)}", hint="--runtime llama.cpp or --runtime onnxruntime-genai")
+                          f"{', '.join(gen.ALL_GEN_RUNTIMES)}", hint="--runtime llama.cpp or --runtime "
+                          "onnxruntime-genai (a .litertlm: --runtime litert-lm, on a phone)")
     precision = args.precision or gen.gguf_precision(args.model) or gen.DEFAULT_PRECISION[runtime]
     return dataclasses.replace(spec, runtime=runtime, precision=precision)
 

@@ -4,14 +4,15 @@ tokens/s and peak memory, measured by the agent's `generate` op (protocol 11) an
 
 Which specs it takes (`wants`): a bundled generative model (edgeprof_models.generative), a path that is one (a
 Hugging Face folder, an onnxruntime-genai folder, a .gguf or .litertlm file: detect() judges it), or a generation
-runtime (vocab.GEN_RUNTIMES: llama.cpp, onnxruntime-genai). Its settings (prompt tokens, generated tokens, depth,
+runtime (vocab.GEN_RUNTIMES: llama.cpp, onnxruntime-genai; and LITERT_LM, litert-lm: a .litertlm on a phone's
+litert_lm_main, edgeprof/phone/litertlm.py). Its settings (prompt tokens, generated tokens, depth,
 repetitions; llama-bench's defaults, vocab.GEN_DEFAULTS) are run settings (edgeprof/vocab.py RunSettings: deploy's
 flags, a sweep's settings, the stored settings section).
 
 Owns: the kind and its methods (AgentGeneration: the artifact (built by generative/build.py, cached), the
 capability check on the device's facts before anything is pushed, the context check, the push (a GGUF file, or
-each file of an onnxruntime-genai folder), the GenerateRequest, its silences, the Result; PhoneGeneration: the
-phone's one-line refusal), the checks before connecting (`check`). Does not own: the agent's op (genworker.py),
+each file of an onnxruntime-genai folder), the GenerateRequest, its silences, the Result), the checks before
+connecting (`check`). The kind's method on a phone is session/phone.py's Generation. Does not own: the agent's op (genworker.py),
 building models (generative/build.py), the section's statistics (generative/reply.py, stats.py), storing.
 """
 
@@ -21,7 +22,7 @@ import posixpath
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from edgeprof_agent.vocab import GEN_DEFAULTS, GEN_RUNTIMES
+from edgeprof_agent.vocab import GEN_DEFAULTS, GEN_RUNTIMES, LITERT_LM
 
 from ..errors import CapabilityError, ConfigError
 from .kinds import Job, MeasurementKind
@@ -34,19 +35,20 @@ if TYPE_CHECKING:
     from .agent import AgentMeasurer
     from .session import DeviceSession
 
+# the generation runtimes a spec can name: the agent's backends and LiteRT-LM (a phone's litert_lm_main)
+ALL_GEN_RUNTIMES = (*GEN_RUNTIMES, LITERT_LM)
+# a .litertlm is measured as it was built: its weights' types are inside its TFLite sections, not chosen here
+AS_BUILT = "as-built"
 # the precisions each generation runtime's artifacts are built at (generative/build.py)
 GEN_PRECISIONS: dict[str, tuple[str, ...]] = {"llama.cpp": ("f16", "q8_0", "q4_0"),
-                                              "onnxruntime-genai": ("fp32", "int4")}
-ALL_GEN_PRECISIONS = ("f16", "q8_0", "q4_0", "fp32", "int4")
-DEFAULT_PRECISION = {"llama.cpp": "q4_0", "onnxruntime-genai": "int4"}
+                                              "onnxruntime-genai": ("fp32", "int4"), LITERT_LM: (AS_BUILT,)}
+ALL_GEN_PRECISIONS = ("f16", "q8_0", "q4_0", "fp32", "int4", AS_BUILT)
+DEFAULT_PRECISION = {"llama.cpp": "q4_0", "onnxruntime-genai": "int4", LITERT_LM: AS_BUILT}
 # the module each runtime is imported as on the device (the agent's facts report it: environment.RUNTIME_MODULES)
-RUNTIME_MODULE = {"llama.cpp": "llama_cpp", "onnxruntime-genai": "onnxruntime_genai"}
+RUNTIME_MODULE = {"llama.cpp": "llama_cpp", "onnxruntime-genai": "onnxruntime_genai", LITERT_LM: "litert_lm"}
 # the generation settings (vocab.RunSettings: --prompt-tokens, --gen-tokens, --depth, --repetitions; None: the
 # agent's GEN_DEFAULTS, llama-bench's); the model's context bounds depth + prompt + generated tokens
 GEN_SETTINGS = ("prompt_tokens", "gen_tokens", "depth", "repetitions")
-
-LITERTLM_PHONES = "LiteRT-LM on phones: not supported yet"
-
 
 def bundled(name: str) -> bool:
     import edgeprof_models.generative as gen
@@ -61,11 +63,11 @@ def model_path_like(model: str) -> bool:
 
 
 def wants(spec: RunSpec) -> bool:
-    return spec.runtime in GEN_RUNTIMES or bundled(spec.model) or model_path_like(spec.model)
+    return spec.runtime in ALL_GEN_RUNTIMES or bundled(spec.model) or model_path_like(spec.model)
 
 
 def is_generative(model: str, runtime: str | None) -> bool:
-    return (runtime in GEN_RUNTIMES) or bundled(model) or model_path_like(model)
+    return (runtime in ALL_GEN_RUNTIMES) or bundled(model) or model_path_like(model)
 
 
 def settings_of(spec: RunSpec) -> dict[str, int]:
@@ -78,10 +80,13 @@ def settings_of(spec: RunSpec) -> dict[str, int]:
 
 
 def default_runtime(model: str) -> str:
-    """llama.cpp for a GGUF, a bundled model or a Hugging Face folder; onnxruntime-genai for its own folder."""
+    """llama.cpp for a GGUF, a bundled model or a Hugging Face folder; onnxruntime-genai for its own folder;
+    litert-lm for a .litertlm file."""
     p = Path(model).expanduser()
     if p.is_dir() and (p / "genai_config.json").is_file():
         return "onnxruntime-genai"
+    if p.suffix.lower() == ".litertlm":
+        return LITERT_LM
     return "llama.cpp"
 
 
@@ -99,13 +104,20 @@ def gguf_precision(model: str) -> str | None:
 def check(spec: RunSpec) -> None:
     """Every problem of a generation spec that needs no device, one line each: the runtime and precision, the
     settings' bounds, a user path (detect()'s lines) and its context."""
-    if spec.runtime not in GEN_RUNTIMES:
+    if spec.runtime not in ALL_GEN_RUNTIMES:
         raise ConfigError(f"--runtime {spec.runtime}: {spec.model} is a generative model; it runs on "
-                          f"{' or '.join(GEN_RUNTIMES)}", hint="--runtime llama.cpp or --runtime onnxruntime-genai")
+                          f"{', '.join(ALL_GEN_RUNTIMES)}", hint="--runtime llama.cpp or --runtime onnxruntime-genai "
+                          "(a .litertlm: --runtime litert-lm, on a phone)")
+    if spec.runtime == LITERT_LM and Path(spec.model).suffix.lower() != ".litertlm":
+        raise ConfigError(f"--runtime {LITERT_LM}: it runs a .litertlm file (LiteRT-LM's format), not {spec.model}",
+                          hint="build one with litert-lm-builder, or --runtime llama.cpp / onnxruntime-genai")
     own = gguf_precision(spec.model)
     if own is not None and spec.precision != own:
         raise ConfigError(f"--precision {spec.precision}: {spec.model} holds {own} weights (measured as they are)",
                           hint=f"leave --precision out (it is {own}), or give the Hugging Face folder to convert")
+    if own is None and spec.runtime == LITERT_LM and spec.precision != AS_BUILT:
+        raise ConfigError(f"--precision {spec.precision}: a .litertlm is measured as it was built (its weights' types "
+                          "are inside its TFLite sections)", hint="leave --precision out")
     if own is None and spec.precision not in GEN_PRECISIONS[spec.runtime]:
         raise ConfigError(f"--precision {spec.precision}: {spec.runtime} takes "
                           f"{', '.join(GEN_PRECISIONS[spec.runtime])}",
@@ -124,7 +136,8 @@ def check(spec: RunSpec) -> None:
     from ..generative.detect import detect
 
     info = detect(spec.model)
-    need = {"gguf": ("llama.cpp",), "ortgenai": ("onnxruntime-genai",), "hf": GEN_RUNTIMES}.get(info.kind, ())
+    need = {"gguf": ("llama.cpp",), "ortgenai": ("onnxruntime-genai",), "hf": GEN_RUNTIMES,
+            "litertlm": (LITERT_LM,)}.get(info.kind, ())
     if spec.runtime not in need:
         raise ConfigError(f"--runtime {spec.runtime}: {spec.model} is a {info.kind} model"
                           + (f"; it runs on {' or '.join(need)}" if need else "; not supported yet"),
@@ -146,6 +159,16 @@ def capability(runtime: str, facts: Facts, device: str) -> None:
     """The device has the runtime's module importable (its facts), or one line saying it lacks it."""
     mod = RUNTIME_MODULE[runtime]
     fact = (facts.runtimes or {}).get(mod)
+    if runtime == LITERT_LM:
+        if fact is None or fact.error is not None or fact.version is None:
+            why = fact.error if fact is not None and fact.error else "not reported by the agent"
+            raise CapabilityError(f"device {device}: litert-lm: not installed on this device ({mod} is not "
+                                  f"importable there: {why})",
+                                  hint="measure the .litertlm on a phone (devices.yaml litert_lm_main:, "
+                                       "docs/phones.md), or install litert-lm-api on the device")
+        raise CapabilityError(f"device {device}: litert-lm {fact.version} is installed, but the agent has no "
+                              "LiteRT-LM backend: litert-lm on boards is not supported yet",
+                              hint="measure the .litertlm on a phone (devices.yaml litert_lm_main:, docs/phones.md)")
     if fact is None or fact.error is not None or fact.version is None:
         why = fact.error if fact is not None and fact.error else "not reported by the agent"
         pkg = {"llama.cpp": "llama-cpp-python", "onnxruntime-genai": "onnxruntime-genai"}[runtime]
@@ -320,20 +343,7 @@ def assemble(spec: RunSpec, art: Artifact, facts: Facts, reply: Any) -> Result:
         generation=generation_of(reply))
 
 
-class PhoneGeneration:
-    """The generation kind on a phone: refused (LiteRT-LM is not wired yet)."""
-
-    def __init__(self, measurer: Any) -> None:
-        self.m = measurer
-
-    def refusal(self, spec: RunSpec, *, runtime_given: str | None = None, find_max_rate: bool = False) -> str | None:
-        return LITERTLM_PHONES
-
-    def measure(self, spec: RunSpec, session: DeviceSession, job: Job, clock: PhaseClock) -> Result:
-        raise ConfigError(f"device {session.device.name}: {LITERTLM_PHONES}")
-
-
 GENERATION = MeasurementKind(
     "generation", wants=wants,
     methods={"agent": "edgeprof.session.generation:AgentGeneration",
-             "benchmark_model": "edgeprof.session.generation:PhoneGeneration"})
+             "benchmark_model": "edgeprof.session.phone:Generation"})
