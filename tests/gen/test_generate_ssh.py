@@ -1,7 +1,8 @@
 """`edgeprof deploy` of a generative model over a real OpenSSH sshd on loopback (tests/integration/sshd.py,
 boardlab.py): the device is a board whose sysfs root is a copy of the Raspberry Pi 4 + INA219 tree
-(tests/data/boards/rpi4-ina219; its hwmon power1_input holds a fixed 3 276 800 uW, no driver changes it) and whose
-`python:` is this venv's (llama_cpp and onnxruntime_genai importable there). Through the CLI's main():
+(tests/data/boards/rpi4-ina219; its hwmon power1_input holds a fixed 3 276 800 uW, no driver changes it), and for
+llama.cpp also a Jetson Nano tree (jetson-nano-jp4: the INA3221's POM_5V_IN at a fixed 2 468 mW); its `python:` is
+this venv's (llama_cpp and onnxruntime_genai importable there). Through the CLI's main():
 
 - llama.cpp Q4_0 (one GGUF file) and onnxruntime-genai int4 (a FOLDER, pushed file by file into
   artifacts/<digest>.ortgenai): stored, read back by `results show --json`; a second deploy of the same model
@@ -35,6 +36,8 @@ from sshd import SSHLab, missing_reason  # noqa: E402
 pytestmark = [pytest.mark.gen, pytest.mark.ssh]
 
 WATTS = 3_276_800 / 1e6  # tests/data/boards/rpi4-ina219: hwmon2/power1_input (uW)
+# tests/data/boards/jetson-nano-jp4: the INA3221's POM_5V_IN, iio:device0/in_power0_input (mW)
+NANO_WATTS = 2468 / 1e3
 PROMPT, GEN, REPS = 32, 8, 3
 SMALL = ["--prompt-tokens", str(PROMPT), "--gen-tokens", str(GEN), "--repetitions", str(REPS), "--threads", "1",
          "--idle", "0.3", "--quiet"]
@@ -79,11 +82,14 @@ def shown_json(lab: BoardLab, run_id: str, capsys: pytest.CaptureFixture[str]) -
     return json.loads(cap.out)
 
 
-def on_board(lab: BoardLab, remote: str) -> Path:
-    """A path the agent reported on the board: on loopback, the same file system."""
-    p = Path(remote)
-    assert p.is_absolute() and str(p).startswith(lab.host.workdir), remote
-    return p
+@pytest.fixture
+def no_artifacts(lab: BoardLab) -> None:
+    """The module's boards share one sshd host and workdir: each test starts with no model on it (the agent kept)."""
+    import shutil
+
+    artifacts = Path(lab.host.workdir, "artifacts")
+    for p in artifacts.iterdir() if artifacts.is_dir() else []:
+        shutil.rmtree(p) if p.is_dir() else p.unlink()
 
 
 def check_generation(r: dict[str, Any], runtime: str, precision: str, fmt: str) -> dict[str, Any]:
@@ -97,12 +103,12 @@ def check_generation(r: dict[str, Any], runtime: str, precision: str, fmt: str) 
     return g
 
 
-def check_energy(r: dict[str, Any]) -> None:
+def check_energy(r: dict[str, Any], watts: float = WATTS, source: str = "hwmon") -> None:
     """The stored J/token against W x the stored windows (the module docstring's tolerance)."""
     g = r["generation"]
     e = g["energy"]
     assert e is not None and g["energy_reason"] is None, g["energy_reason"]
-    assert e["source"] == "hwmon" and e["n_readings"] >= 2
+    assert e["source"] == source and e["n_readings"] >= 2
     windows = g["windows_ns"]
     assert len(windows) == REPS and windows[0][0] == 0
     for w in windows:
@@ -111,16 +117,16 @@ def check_energy(r: dict[str, Any]) -> None:
     decode_s = sum(w[3] - w[2] for w in windows) / 1e9
     assert e["prefill_s"] == pytest.approx(ttft_s, rel=1e-12) and e["decode_s"] == pytest.approx(decode_s, rel=1e-12)
     assert (e["prompt_tokens"], e["decode_tokens"]) == (REPS * PROMPT, REPS * (GEN - 1))
-    assert e["j_per_token"] == pytest.approx(WATTS * decode_s / (REPS * (GEN - 1)), rel=1e-9)
-    assert e["j_per_prompt_token"] == pytest.approx(WATTS * ttft_s / (REPS * PROMPT), rel=1e-9)
-    assert e["prefill_mean_w"] == pytest.approx(WATTS, rel=1e-9)
-    assert e["decode_mean_w"] == pytest.approx(WATTS, rel=1e-9)
-    assert e["tokens_per_j"] == pytest.approx(REPS * (GEN - 1) / (WATTS * decode_s), rel=1e-9)
+    assert e["j_per_token"] == pytest.approx(watts * decode_s / (REPS * (GEN - 1)), rel=1e-9)
+    assert e["j_per_prompt_token"] == pytest.approx(watts * ttft_s / (REPS * PROMPT), rel=1e-9)
+    assert e["prefill_mean_w"] == pytest.approx(watts, rel=1e-9)
+    assert e["decode_mean_w"] == pytest.approx(watts, rel=1e-9)
+    assert e["tokens_per_j"] == pytest.approx(REPS * (GEN - 1) / (watts * decode_s), rel=1e-9)
     # the prefill itself (append of the prompt) is inside the TTFT window; the first token's pick is the rest
     prefill_s = sum(g["prefill_ns"]) / 1e9
     assert prefill_s == sum(w[1] - w[0] for w in windows) / 1e9 and prefill_s < ttft_s
     p = r["power"]
-    assert p is not None and p["source"] == "hwmon" and p["mean_w"] == pytest.approx(WATTS, rel=1e-9)
+    assert p is not None and p["source"] == source and p["mean_w"] == pytest.approx(watts, rel=1e-9)
 
 
 def sha256(path: Path) -> str:
@@ -131,12 +137,16 @@ def sha256(path: Path) -> str:
     return h.hexdigest()
 
 
+@pytest.mark.parametrize("tree, source, watts", [
+    ("rpi4-ina219", "hwmon", WATTS),
+    ("jetson-nano-jp4", "jetson-ina3221", NANO_WATTS),  # the rail the board's total is read from: POM_5V_IN
+])
 def test_llama_cpp_q4_0_over_sshd_with_j_per_token_and_a_second_deploy_moving_nothing(
-        lab: BoardLab, cache: Path, tiny_gguf: Any, monkeypatch: pytest.MonkeyPatch,
-        capsys: pytest.CaptureFixture[str]) -> None:
+        tree: str, source: str, watts: float, lab: BoardLab, cache: Path, no_artifacts: None, tiny_gguf: Any,
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed (pip install 'edgeprof[llamacpp]')")
     local = tiny_gguf("q4_0")  # the build the CLI finds in the cache
-    with lab.board("rpi4-ina219", power={"source": "hwmon", "rate_hz": 100}, drive=False) as b:
+    with lab.board(tree, power={"source": source, "rate_hz": 100}, drive=False) as b:
         first = deploy(lab, b, "llama.cpp", "q4_0", monkeypatch, capsys)
         second = deploy(lab, b, "llama.cpp", "q4_0", monkeypatch, capsys)
     g = check_generation(first, "llama.cpp", "q4_0", "gguf")
@@ -149,14 +159,14 @@ def test_llama_cpp_q4_0_over_sshd_with_j_per_token_and_a_second_deploy_moving_no
     assert len(pushed) == 1 and sha256(pushed[0]) == first["artifact"]["sha256"]
     assert g["energy"] is not None
     for r in (first, second):
-        check_energy(r)
+        check_energy(r, watts, source)
         back = shown_json(lab, r["run_id"], capsys)  # what the store gives back is what was printed
         assert back["generation"] == r["generation"] and back["transfer"] == r["transfer"]
-        check_energy(back)
+        check_energy(back, watts, source)
 
 
 def test_onnxruntime_genai_int4_folder_over_sshd_pushed_by_content_and_resumed(
-        lab: BoardLab, cache: Path, tiny_ortgenai: Any, monkeypatch: pytest.MonkeyPatch,
+        lab: BoardLab, cache: Path, no_artifacts: None, tiny_ortgenai: Any, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
     local = tiny_ortgenai("int4")  # built once per run (the model builder, 15-25 s); the CLI finds it cached
     files = sorted(p for p in local.iterdir() if p.is_file() and p.name != "meta.json")
