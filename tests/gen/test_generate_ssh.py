@@ -21,7 +21,9 @@ first token's end to the last token's end; decoded tokens = repetitions x (token
 from __future__ import annotations
 
 import hashlib
+import os
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -185,10 +187,18 @@ def test_onnxruntime_genai_int4_folder_over_sshd_pushed_by_content_and_resumed(
         gone, bad = folder / "genai_config.json", folder / "model.onnx"
         gone.unlink()
         bad.write_bytes(bad.read_bytes()[:100])
+        # and what a killed host leaves: a partial upload in the folder, an hour old (removed when the next
+        # session sets up), beside another controller's upload still being written (kept)
+        stale, fresh = folder / "model.onnx.data.part-0a0b0c", folder / "tokenizer.json.part-1a1b1c"
+        for part in (stale, fresh):
+            part.write_bytes(b"x" * 100)
+        os.utime(stale, (time.time() - 3600, time.time() - 3600))
         third = deploy(lab, b, "onnxruntime-genai", "int4", monkeypatch, capsys)
     assert third["transfer"]["artifact_bytes"] == (local / gone.name).stat().st_size + (local / bad.name).stat().st_size
+    assert not stale.exists() and fresh.exists()
+    fresh.unlink()
     assert {p.name: sha256(p) for p in folder.iterdir()} == {p.name: sha256(p) for p in files}
-    assert not list(folder.glob("*.part-*"))  # no upload left half-written
+    assert not list(folder.glob("*.part-*"))  # no upload of this deploy left half-written
     for r in (first, second, third):
         check_generation(r, "onnxruntime-genai", "int4", "ortgenai")
         assert r["artifact"]["sha256"] == first["artifact"]["sha256"]
