@@ -9,7 +9,8 @@ this venv's (llama_cpp and onnxruntime_genai importable there). Through the CLI'
   moves no model bytes (every file is found on the board by its sha256) and its agent is not pushed again;
   the files on the board are the local ones, byte for byte;
 - J/token over sshd: the stored result's j_per_token == W x decode time / decoded tokens and j_per_prompt_token
-  == W x TTFT window / prompt tokens, mean W per phase == W.
+  == W x TTFT window / prompt tokens, mean W per phase == W;
+- a board whose llama_cpp does not import: one line before anything is built or pushed.
 
 Energy tolerance (rel 1e-9): every reading is the same W, and the trapezoid integral of a constant over a window
 is W x the window's length wherever the readings fall, so the sampling rate does not enter (only float rounding
@@ -223,3 +224,28 @@ def test_a_folder_file_name_that_cannot_be_pushed_ends_in_one_line(tmp_path: Pat
             _folder_files(folder)
         assert repr(name) in str(e.value) and "\n" not in str(e.value).replace(repr(name), "")
         (folder / name).unlink()
+
+
+def test_a_board_whose_llama_cpp_does_not_import_is_refused_in_one_line_before_the_push(
+        lab: BoardLab, cache: Path, no_artifacts: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The capability check over sshd: the board's llama_cpp fails to import (a stub ahead of it on the board's
+    PYTHONPATH, as a broken install does); the agent's facts say so and the deploy ends in one line naming the
+    import error, with nothing built or pushed."""
+    import yaml
+
+    stub = tmp_path / "board-site"
+    stub.mkdir()
+    (stub / "llama_cpp.py").write_text("raise ImportError('libllama.so: cannot open shared object file')\n")
+    with lab.board("rpi4-ina219", drive=False) as b:
+        inv = yaml.safe_load(b.inventory.read_text())
+        inv["devices"][b.device]["env"]["PYTHONPATH"] = str(stub)
+        b.inventory.write_text(yaml.safe_dump(inv, sort_keys=False))
+        monkeypatch.setenv("EDGEPROF_CACHE", str(tmp_path / "empty-cache"))
+        code, _out, err, r = lab.deploy(b, "llama_tiny", "--runtime", "llama.cpp", *SMALL, monkeypatch=monkeypatch,
+                                        capsys=capsys)
+    lines = [ln for ln in err.strip().splitlines() if ln.strip()]
+    assert code != 0 and r is None and len(lines) == 1, err
+    assert f"device {b.device} has no llama.cpp" in lines[0] and "libllama.so" in lines[0], err
+    assert not list((tmp_path / "empty-cache").rglob("*.gguf"))  # nothing built
+    assert not list(Path(lab.host.workdir, "artifacts").iterdir())  # nothing pushed
