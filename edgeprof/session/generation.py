@@ -19,6 +19,7 @@ building models (generative/build.py), the section's statistics (generative/repl
 from __future__ import annotations
 
 import posixpath
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,7 +31,7 @@ from .kinds import Job, MeasurementKind
 if TYPE_CHECKING:
     from edgeprof_agent.messages import Facts
 
-    from ..records import Artifact, Result, RunSpec
+    from ..records import Artifact, Result, RunSpec, Transfer
     from ..run.timing import PhaseClock
     from .agent import AgentMeasurer
     from .session import DeviceSession
@@ -215,12 +216,26 @@ def artifact_of(spec: RunSpec, cache_dir: Path | None) -> Artifact:
     return dataclasses.replace(art, sha256=digest, size_bytes=sum(s for _n, _h, s in files))
 
 
+# the names a model folder's files may have to be pushed (each becomes a path on the device, passed as one quoted
+# argument; sha256sum escapes a name with a backslash or newline in its output, which would break the by-content
+# check): what onnxruntime-genai's model builder writes (model.onnx, model.onnx.data, genai_config.json,
+# tokenizer.json, ...) fits
+_PUSHED_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._+-]{0,199}$")
+
+
 def _folder_files(folder: Path) -> list[tuple[str, str, int]]:
-    """(name, sha256, size) of each file of a model folder (a cache entry's meta.json left out)."""
+    """(name, sha256, size) of each file of a model folder (a cache entry's meta.json left out); a name that
+    cannot be pushed as it is ends in one line."""
     from ..agentlink.push import sha256_file
 
-    return [(p.name, sha256_file(p), p.stat().st_size) for p in sorted(folder.iterdir())
-            if p.is_file() and p.name != "meta.json"]
+    files = [p for p in sorted(folder.iterdir()) if p.is_file() and p.name != "meta.json"]
+    for p in files:
+        if not _PUSHED_NAME.match(p.name):
+            raise ConfigError(f"{folder}: file {p.name!r} cannot be pushed to a device: a model folder's file "
+                              "names must be letters, digits and . _ + - (not starting with . or -)",
+                              hint="rename the file (and its mention in genai_config.json), or leave it out of "
+                                   "the folder")
+    return [(p.name, sha256_file(p), p.stat().st_size) for p in files]
 
 
 def push(link: Any, art: Artifact) -> tuple[str, int]:
@@ -290,8 +305,12 @@ class AgentGeneration:
             detect(Path(art.path).parent if art.format != "gguf" else art.path).check_context(
                 s["depth"], s["prompt_tokens"], s["gen_tokens"])
             progress.stage(f"pushing {Path(art.path).name if art.format == 'gguf' else 'the model folder'}")
+            from ..records import Transfer
+
+            agent_bytes = link.bytes_moved  # the agent itself, pushed when it was not on the device
             with clock.phase("push"):
-                remote, _moved = push(link, art)
+                remote, moved = push(link, art)
+            transfer = Transfer(agent_bytes=agent_bytes, artifact_bytes=moved, total_bytes=agent_bytes + moved)
             opts = dict(spec.runtime_options or {})
             extra = opts.pop("extra_buffers", extra_buffers_default(spec.runtime, spec.precision, facts))
             req = GenerateRequest.from_dict({
@@ -314,11 +333,12 @@ class AgentGeneration:
                 reply = link.generate(req, on_event=on_event, timeout=600.0,
                                       silence_by_phase={"idle": 600.0, "load": 600.0, "warmup": silence,
                                                         "measure": silence})
-        return assemble(spec, art, facts, reply)
+        return assemble(spec, art, facts, reply, transfer)
 
 
-def assemble(spec: RunSpec, art: Artifact, facts: Facts, reply: Any) -> Result:
-    """The Result of one generate reply (the forward-pass figures None: no latency samples; memory in MiB)."""
+def assemble(spec: RunSpec, art: Artifact, facts: Facts, reply: Any, transfer: Transfer | None = None) -> Result:
+    """The Result of one generate reply (the forward-pass figures None: no latency samples; memory in MiB);
+    `transfer`: the bytes moved to the device for it (the agent, the model's file or folder)."""
     from ..generative.reply import generation_of
     from ..records import Environment, Memory, Power, Result, Settings, Thermal, new_run_id, utc_now
 
@@ -340,7 +360,7 @@ def assemble(spec: RunSpec, art: Artifact, facts: Facts, reply: Any) -> Result:
         environment=Environment(device=BoardFacts.from_record(facts), host=host_environment(), runtime=reply.runtime.to_dict(),
                                 agent_version=facts.agent_version, model_sha256=art.sha256, clock=reply.clock),
         warnings=[RunWarning.from_record(w) for w in reply.warnings], samples_ms=[], artifact=art, settings=Settings.of_run(spec),
-        generation=generation_of(reply))
+        generation=generation_of(reply), transfer=transfer)
 
 
 GENERATION = MeasurementKind(

@@ -128,7 +128,7 @@ def test_refuses_another_architecture_and_precision(tiny, tmp_path):
     other = tmp_path / "other"
     other.mkdir()
     (other / "config.json").write_text('{"model_type": "gpt2"}')
-    with pytest.raises(ModelError, match="edgeprof writes GGUF for llama only"):
+    with pytest.raises(ModelError, match="edgeprof writes GGUF for llama and qwen2 only"):
         write_gguf(other, tmp_path / "x.gguf", "f16")
 
 
