@@ -11,7 +11,9 @@ flags, a sweep's settings, the stored settings section).
 Owns: the kind and its methods (AgentGeneration: the artifact (built by generative/build.py, cached), the
 capability check on the device's facts before anything is pushed, the context check, the push (a GGUF file, or
 each file of an onnxruntime-genai folder), the GenerateRequest, its silences, the Result; PhoneGeneration: the
-phone's one-line refusal), the checks before connecting (`check`). Does not own: the agent's op (genworker.py),
+phone's one-line refusal), what deploy takes for it (its flags' group, its precisions and runtimes, the hook from
+parsed flags to its spec and the refusal of its flags on a forward pass: kinds.MeasurementKind), the checks before
+connecting (`check`). Does not own: the agent's op (genworker.py),
 building models (generative/build.py), the section's statistics (generative/reply.py, stats.py), storing.
 """
 
@@ -24,9 +26,12 @@ from typing import TYPE_CHECKING, Any
 from edgeprof_agent.vocab import GEN_DEFAULTS, GEN_RUNTIMES
 
 from ..errors import CapabilityError, ConfigError
+from ..vocab import SINGLE_STREAM
 from .kinds import Job, MeasurementKind
 
 if TYPE_CHECKING:
+    import argparse
+
     from edgeprof_agent.messages import Facts
 
     from ..records import Artifact, Result, RunSpec
@@ -333,7 +338,52 @@ class PhoneGeneration:
         raise ConfigError(f"device {session.device.name}: {LITERTLM_PHONES}")
 
 
+# deploy's flags that apply to a generative model besides its own settings' (the rest are a forward pass's)
+_APPLIES = ("--seed", "--idle", "--cooldown", "--cooldown-timeout", "--power-rate")
+
+
+def from_args(args: argparse.Namespace, spec: RunSpec, given: frozenset[str]) -> RunSpec | None:
+    """The generation spec parsed flags say when the model or the runtime is generative (its settings are run
+    settings, in `spec` already), else None (refuse_args then refuses its flags). `given`: the run settings' and
+    runtime flags on the command line (cli/deploy._given); one that applies to a forward pass only is refused."""
+    import dataclasses
+
+    if not is_generative(args.model, args.runtime):
+        return None
+    applies = {*_APPLIES, *GENERATION.flag_names(args)}
+    other = sorted(f for f in given if f not in applies)
+    other += [f for f, on in (("--input", args.input), ("--scenario", args.scenario != SINGLE_STREAM),
+                              ("--rate", args.rate is not None), ("--find-max-rate", args.find_max_rate)) if on]
+    if other:
+        raise ConfigError(f"{other[0]}: applies to a forward pass, not to the generative model {args.model}",
+                          hint="leave it out; a generative model takes --prompt-tokens, --gen-tokens, --depth, "
+                               "--repetitions and --threads")
+    runtime = args.runtime or default_runtime(args.model)
+    if runtime not in GEN_RUNTIMES:
+        raise ConfigError(f"--runtime {runtime}: {args.model} is a generative model; it runs on "
+                          f"{' or '.join(GEN_RUNTIMES)}", hint="--runtime llama.cpp or --runtime onnxruntime-genai")
+    precision = args.precision or gguf_precision(args.model) or DEFAULT_PRECISION[runtime]
+    return dataclasses.replace(spec, runtime=runtime, precision=precision)
+
+
+def refuse_args(args: argparse.Namespace, claimed: MeasurementKind) -> None:
+    """A generation precision (one the claiming kind does not take) or setting flag on another kind's spec."""
+    if args.precision in ALL_GEN_PRECISIONS and args.precision not in claimed.precisions:
+        raise ConfigError(f"--precision {args.precision}: for generative models only (llama.cpp, "
+                          f"onnxruntime-genai), not {args.model}",
+                          hint=f"--precision {', '.join(claimed.precisions[:-1])}"
+                               f"{' or ' if len(claimed.precisions) > 1 else ''}{claimed.precisions[-1]}")
+    for flag in GENERATION.flag_names(args):
+        raise ConfigError(f"{flag}: for generative models only, not {args.model}",
+                          hint="leave it out, or give a generative model (e.g. llama_tiny)")
+
+
 GENERATION = MeasurementKind(
     "generation", wants=wants,
     methods={"agent": "edgeprof.session.generation:AgentGeneration",
-             "benchmark_model": "edgeprof.session.generation:PhoneGeneration"})
+             "benchmark_model": "edgeprof.session.generation:PhoneGeneration"},
+    group="generative models (docs/generative.md: llama_tiny, a .gguf, a Hugging Face or onnxruntime-genai folder; "
+          "--runtime llama.cpp with --precision f16, q8_0, q4_0 (default), or onnxruntime-genai with fp32, int4 "
+          "(default))",
+    place="generation", precisions=ALL_GEN_PRECISIONS, runtimes=GEN_RUNTIMES, from_args=from_args,
+    refuse_args=refuse_args, check=check)
