@@ -29,9 +29,11 @@ from ..records import (
     OpsProfile,
     PhoneBenchmark,
     PhoneDeviceFacts,
+    PhoneTool,
     Power,
     Result,
     RunSpec,
+    RuntimeFacts,
     RunWarning,
     Settings,
     Thermal,
@@ -146,10 +148,10 @@ def environment(facts: PhoneFacts | None, run: PhoneRun, artifact: Artifact | No
         "board_model": facts.model, "cpu": facts.soc, "arch": facts.abi, "cores": len(facts.cpus),
         "os": f"Android {facts.android} (SDK {facts.sdk})", **facts.to_dict()})
     return Environment(device=device, host=host_environment(),
-                       runtime={"name": "tflite", "tool": "benchmark_model", "binary": run.binary,
-                                "delegate": delegate, "version": None},
+                       runtime=RuntimeFacts(runtime="tflite", phone=PhoneTool(tool="benchmark_model", binary=run.binary,
+                                                                              delegate=delegate)),
                        edgeprof_version=__version__, model_sha256=artifact.sha256 if artifact else None,
-                       export_options=dict(artifact.export_options) if artifact else None)
+                       export_options=artifact.export_options if artifact else None)
 
 
 def _precision_warning(precision: str, delegate: str) -> list[RunWarning]:

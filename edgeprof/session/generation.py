@@ -177,16 +177,17 @@ def artifact_of(spec: RunSpec, cache_dir: Path | None) -> Artifact:
         art = (gguf_file(folder, spec.precision, cache_dir=cache_dir, name=name) if spec.runtime == "llama.cpp"
                else ortgenai_folder(folder, spec.precision, cache_dir=cache_dir, name=name))
     elif kind == "gguf":
-        from ..records import Artifact
+        from ..records import Artifact, GenerativeBuild
 
         art = Artifact(path=str(folder), format="gguf", sha256="", size_bytes=0, inputs=(), outputs=(),
-                       model_name=name, source=f"file:{folder}", precision=spec.precision, export_options={})
+                       model_name=name, source=f"file:{folder}", precision=spec.precision,
+                       export_options=GenerativeBuild(kind="gguf"))
     else:  # an onnxruntime-genai folder as it is
-        from ..records import Artifact
+        from ..records import Artifact, GenerativeBuild
 
         art = Artifact(path=str(folder / "model.onnx"), format="ortgenai", sha256="", size_bytes=0, inputs=(),
                        outputs=(), model_name=name, source=f"file:{folder}", precision=spec.precision,
-                       export_options={})
+                       export_options=GenerativeBuild(kind="ortgenai"))
     if art.format == "gguf":
         p = Path(art.path)
         return dataclasses.replace(art, sha256=art.sha256 or sha256_file(p), size_bytes=p.stat().st_size)
@@ -306,7 +307,7 @@ def assemble(spec: RunSpec, art: Artifact, facts: Facts, reply: Any) -> Result:
 
     mib = 2 ** 20
     mem = reply.memory
-    from ..records import BoardFacts, RunWarning
+    from ..records import BoardFacts, RuntimeFacts, RunWarning
     from ..run.assemble import host_environment
 
     return Result(
@@ -319,7 +320,8 @@ def assemble(spec: RunSpec, art: Artifact, facts: Facts, reply: Any) -> Result:
         power=Power.from_dict(reply.power.to_dict()) if reply.power is not None else None,
         thermal=Thermal.from_dict(reply.thermal.to_dict()) if reply.thermal is not None else None,
         fidelity=None,
-        environment=Environment(device=BoardFacts.from_record(facts), host=host_environment(), runtime=reply.runtime.to_dict(),
+        environment=Environment(device=BoardFacts.from_record(facts), host=host_environment(),
+                                runtime=RuntimeFacts.of_backend(reply.runtime.to_dict()),
                                 agent_version=facts.agent_version, model_sha256=art.sha256, clock=reply.clock),
         warnings=[RunWarning.from_record(w) for w in reply.warnings], samples_ms=[], artifact=art, settings=Settings.of_run(spec),
         generation=generation_of(reply))
