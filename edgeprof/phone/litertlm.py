@@ -39,11 +39,14 @@ from ..records import (
     Artifact,
     Device,
     Generation,
+    GenerativeBuild,
     Memory,
     NullReasons,
     PhoneBenchmark,
+    PhoneTool,
     Result,
     RunSpec,
+    RuntimeFacts,
     Settings,
     Thermal,
     new_run_id,
@@ -193,7 +196,7 @@ def command(binary: str, model: str, *, prompt_tokens: int, gen_tokens: int, ite
 
 def refusal(spec: RunSpec, device: Device, *, find_max_rate: bool = False) -> str | None:
     """The first thing of a generation spec this phone cannot do, as one line (None: it can)."""
-    from ..session.generation import settings_of
+    from ..generative.settings import settings_of
 
     phone = device.phone
     if phone is None or phone.litert_lm_main is None:
@@ -224,7 +227,7 @@ def artifact_of(spec: RunSpec) -> Artifact:
     p = Path(info.path)
     return Artifact(path=str(p), format="litertlm", sha256=sha256_file(p), size_bytes=p.stat().st_size, inputs=(),
                     outputs=(), model_name=p.stem, source=f"file:{p}", precision=spec.precision,
-                    export_options={"weights": info.weights} if info.weights else {})
+                    export_options=GenerativeBuild(kind="litertlm", weights=info.weights) if info.weights else None)
 
 
 @dataclass
@@ -241,7 +244,7 @@ class LitertLmRun:
 def run(runner: PhoneRunner, remote_model: str, spec: RunSpec, *, timeout: float = TIMEOUT_S) -> LitertLmRun:
     """litert_lm_main on the phone (pushed by content to bin/litert_lm_main-<sha> unless devices.yaml gives a
     phone:/path), repetitions + 1 iterations, the first the warm-up."""
-    from ..session.generation import settings_of
+    from ..generative.settings import settings_of
 
     s = settings_of(spec)
     binary = runner.tool_binary(TOOL, runner.phone.litert_lm_main, HINT)
@@ -269,8 +272,8 @@ def run(runner: PhoneRunner, remote_model: str, spec: RunSpec, *, timeout: float
 
 def generation(spec: RunSpec, lm: LitertLmRun, energy_reason: str) -> Generation:
     """The `generation` section from the tool's own figures (see the module's docstring)."""
+    from ..generative.settings import settings_of
     from ..generative.stats import spread
-    from ..session.generation import settings_of
 
     s = settings_of(spec)
     pre_ms = [i.prefill[0].ns / 1e6 for i in lm.timed]
@@ -326,7 +329,7 @@ def phone_result(spec: RunSpec, device: Device, art: Artifact, lm: LitertLmRun, 
                     peak_source=f"{TOOL}'s 'Peak system ram usage' (its periodic monitor, "
                                 "--report_peak_memory_footprint; read as MiB), the largest over iterations"
                     if peak else None)
-    runtime = {"name": LITERT_LM, "tool": TOOL, "binary": lm.command[0], "backend": BACKEND, "version": None}
+    runtime = RuntimeFacts(runtime=LITERT_LM, phone=PhoneTool(tool=TOOL, binary=lm.command[0], delegate=BACKEND))
     return Result(
         run_id=new_run_id(), status="ok", created_at=utc_now(), device=device.name, model=spec.model,
         runtime=LITERT_LM, precision=spec.precision, batch=1, threads=spec.threads, latency_ms=None,

@@ -14,7 +14,6 @@ benchmark_model's output (benchmark.py), storing (store/).
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
 
 from edgeprof_agent.messages import OpsProfileReply
 
@@ -30,9 +29,11 @@ from ..records import (
     OpsProfile,
     PhoneBenchmark,
     PhoneDeviceFacts,
+    PhoneTool,
     Power,
     Result,
     RunSpec,
+    RuntimeFacts,
     RunWarning,
     Settings,
     Thermal,
@@ -146,7 +147,7 @@ def ops(run: PhoneRun) -> OpsProfile | None:
 
 
 def environment(facts: PhoneFacts | None, run: PhoneRun | None, artifact: Artifact | None, delegate: str,
-                runtime: dict[str, Any] | None = None) -> Environment:
+                runtime: RuntimeFacts | None = None) -> Environment:
     """The phone's facts as a device's (the keys compare's fingerprint reads), the host, the tool (benchmark_model
     unless `runtime` says another)."""
     from ..run import host_environment
@@ -155,11 +156,10 @@ def environment(facts: PhoneFacts | None, run: PhoneRun | None, artifact: Artifa
         "board_model": facts.model, "cpu": facts.soc, "arch": facts.abi, "cores": len(facts.cpus),
         "os": f"Android {facts.android} (SDK {facts.sdk})", **facts.to_dict()})
     return Environment(device=device, host=host_environment(),
-                       runtime=runtime or {"name": "tflite", "tool": "benchmark_model",
-                                           "binary": run.binary if run is not None else None, "delegate": delegate,
-                                           "version": None},
+                       runtime=runtime or RuntimeFacts(runtime="tflite", phone=PhoneTool(
+                           tool="benchmark_model", binary=run.binary if run is not None else None, delegate=delegate)),
                        edgeprof_version=__version__, model_sha256=artifact.sha256 if artifact else None,
-                       export_options=dict(artifact.export_options) if artifact else None)
+                       export_options=artifact.export_options if artifact else None)
 
 
 def _precision_warning(precision: str, delegate: str) -> list[RunWarning]:

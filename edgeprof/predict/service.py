@@ -87,7 +87,7 @@ def model_graph(model: str, *, batch: int = 1, input_shapes: Mapping[str, tuple[
                    input_shapes=dict(input_shapes or {}))
     a = prepare(spec).artifact
     shapes = input_plan(a.inputs, spec).shapes
-    sha = a.export_options.get("fp32_sha256") or a.sha256  # as Result.identity reads it
+    sha = (a.export_options.fp32_sha256 if a.export_options is not None else None) or a.sha256  # as identity
     content = f"sha256:{sha}" if a.source.startswith("file:") and sha else a.source
     return ModelGraph(kernels(a.path, shapes, level), dict(shapes), a.source, content)
 

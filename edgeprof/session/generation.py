@@ -11,8 +11,10 @@ flags, a sweep's settings, the stored settings section).
 
 Owns: the kind and its methods (AgentGeneration: the artifact (built by generative/build.py, cached), the
 capability check on the device's facts before anything is pushed, the context check, the push (a GGUF file, or
-each file of an onnxruntime-genai folder), the GenerateRequest, its silences, the Result), the checks before
-connecting (`check`). The kind's method on a phone is session/phone.py's Generation. Does not own: the agent's op (genworker.py),
+each file of an onnxruntime-genai folder), the GenerateRequest, its silences, the Result), what deploy takes for it
+(its flags' group, its precisions and runtimes, the hook from parsed flags to its spec and the refusal of its flags
+on a forward pass: kinds.MeasurementKind), the checks before connecting (`check`). The kind's method on a phone is
+session/phone.py's Generation. Does not own: the agent's op (genworker.py),
 building models (generative/build.py), the section's statistics (generative/reply.py, stats.py), storing.
 """
 
@@ -23,12 +25,16 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from edgeprof_agent.vocab import GEN_DEFAULTS, GEN_RUNTIMES, LITERT_LM
+from edgeprof_agent.vocab import GEN_RUNTIMES, LITERT_LM
 
 from ..errors import CapabilityError, ConfigError
+from ..generative.settings import GEN_SETTINGS, settings_of
+from ..vocab import SINGLE_STREAM
 from .kinds import Job, MeasurementKind
 
 if TYPE_CHECKING:
+    import argparse
+
     from edgeprof_agent.messages import Facts
 
     from ..records import Artifact, Result, RunSpec, Transfer
@@ -49,7 +55,6 @@ DEFAULT_PRECISION = {"llama.cpp": "q4_0", "onnxruntime-genai": "int4", LITERT_LM
 RUNTIME_MODULE = {"llama.cpp": "llama_cpp", "onnxruntime-genai": "onnxruntime_genai", LITERT_LM: "litert_lm"}
 # the generation settings (vocab.RunSettings: --prompt-tokens, --gen-tokens, --depth, --repetitions; None: the
 # agent's GEN_DEFAULTS, llama-bench's); the model's context bounds depth + prompt + generated tokens
-GEN_SETTINGS = ("prompt_tokens", "gen_tokens", "depth", "repetitions")
 
 def bundled(name: str) -> bool:
     import edgeprof_models.generative as gen
@@ -69,15 +74,6 @@ def wants(spec: RunSpec) -> bool:
 
 def is_generative(model: str, runtime: str | None) -> bool:
     return (runtime in ALL_GEN_RUNTIMES) or bundled(model) or model_path_like(model)
-
-
-def settings_of(spec: RunSpec) -> dict[str, int]:
-    """The generation settings of `spec`, each given or llama-bench's default."""
-    out: dict[str, int] = {}
-    for name in GEN_SETTINGS:
-        value = getattr(spec, name)
-        out[name] = int(GEN_DEFAULTS[name] if value is None else value)
-    return out
 
 
 def default_runtime(model: str) -> str:
@@ -196,16 +192,17 @@ def artifact_of(spec: RunSpec, cache_dir: Path | None) -> Artifact:
         art = (gguf_file(folder, spec.precision, cache_dir=cache_dir, name=name) if spec.runtime == "llama.cpp"
                else ortgenai_folder(folder, spec.precision, cache_dir=cache_dir, name=name))
     elif kind == "gguf":
-        from ..records import Artifact
+        from ..records import Artifact, GenerativeBuild
 
         art = Artifact(path=str(folder), format="gguf", sha256="", size_bytes=0, inputs=(), outputs=(),
-                       model_name=name, source=f"file:{folder}", precision=spec.precision, export_options={})
+                       model_name=name, source=f"file:{folder}", precision=spec.precision,
+                       export_options=GenerativeBuild(kind="gguf"))
     else:  # an onnxruntime-genai folder as it is
-        from ..records import Artifact
+        from ..records import Artifact, GenerativeBuild
 
         art = Artifact(path=str(folder / "model.onnx"), format="ortgenai", sha256="", size_bytes=0, inputs=(),
                        outputs=(), model_name=name, source=f"file:{folder}", precision=spec.precision,
-                       export_options={})
+                       export_options=GenerativeBuild(kind="ortgenai"))
     if art.format == "gguf":
         p = Path(art.path)
         return dataclasses.replace(art, sha256=art.sha256 or sha256_file(p), size_bytes=p.stat().st_size)
@@ -344,7 +341,7 @@ def assemble(spec: RunSpec, art: Artifact, facts: Facts, reply: Any, transfer: T
 
     mib = 2 ** 20
     mem = reply.memory
-    from ..records import BoardFacts, RunWarning
+    from ..records import BoardFacts, RuntimeFacts, RunWarning
     from ..run.assemble import host_environment
 
     return Result(
@@ -357,13 +354,60 @@ def assemble(spec: RunSpec, art: Artifact, facts: Facts, reply: Any, transfer: T
         power=Power.from_dict(reply.power.to_dict()) if reply.power is not None else None,
         thermal=Thermal.from_dict(reply.thermal.to_dict()) if reply.thermal is not None else None,
         fidelity=None,
-        environment=Environment(device=BoardFacts.from_record(facts), host=host_environment(), runtime=reply.runtime.to_dict(),
+        environment=Environment(device=BoardFacts.from_record(facts), host=host_environment(),
+                                runtime=RuntimeFacts.of_backend(reply.runtime.to_dict()),
                                 agent_version=facts.agent_version, model_sha256=art.sha256, clock=reply.clock),
         warnings=[RunWarning.from_record(w) for w in reply.warnings], samples_ms=[], artifact=art, settings=Settings.of_run(spec),
         generation=generation_of(reply), transfer=transfer)
 
 
+# deploy's flags that apply to a generative model besides its own settings' (the rest are a forward pass's)
+_APPLIES = ("--seed", "--idle", "--cooldown", "--cooldown-timeout", "--power-rate")
+
+
+def from_args(args: argparse.Namespace, spec: RunSpec, given: frozenset[str]) -> RunSpec | None:
+    """The generation spec parsed flags say when the model or the runtime is generative (its settings are run
+    settings, in `spec` already), else None (refuse_args then refuses its flags). `given`: the run settings' and
+    runtime flags on the command line (cli/deploy._given); one that applies to a forward pass only is refused."""
+    import dataclasses
+
+    if not is_generative(args.model, args.runtime):
+        return None
+    applies = {*_APPLIES, *GENERATION.flag_names(args)}
+    other = sorted(f for f in given if f not in applies)
+    other += [f for f, on in (("--input", args.input), ("--scenario", args.scenario != SINGLE_STREAM),
+                              ("--rate", args.rate is not None), ("--find-max-rate", args.find_max_rate)) if on]
+    if other:
+        raise ConfigError(f"{other[0]}: applies to a forward pass, not to the generative model {args.model}",
+                          hint="leave it out; a generative model takes --prompt-tokens, --gen-tokens, --depth, "
+                               "--repetitions and --threads")
+    runtime = args.runtime or default_runtime(args.model)
+    if runtime not in ALL_GEN_RUNTIMES:
+        raise ConfigError(f"--runtime {runtime}: {args.model} is a generative model; it runs on "
+                          f"{', '.join(ALL_GEN_RUNTIMES)}", hint="--runtime llama.cpp or --runtime "
+                          "onnxruntime-genai (a .litertlm: --runtime litert-lm, on a phone)")
+    precision = args.precision or gguf_precision(args.model) or DEFAULT_PRECISION[runtime]
+    return dataclasses.replace(spec, runtime=runtime, precision=precision)
+
+
+def refuse_args(args: argparse.Namespace, claimed: MeasurementKind) -> None:
+    """A generation precision (one the claiming kind does not take) or setting flag on another kind's spec."""
+    if args.precision in ALL_GEN_PRECISIONS and args.precision not in claimed.precisions:
+        raise ConfigError(f"--precision {args.precision}: for generative models only (llama.cpp, "
+                          f"onnxruntime-genai), not {args.model}",
+                          hint=f"--precision {', '.join(claimed.precisions[:-1])}"
+                               f"{' or ' if len(claimed.precisions) > 1 else ''}{claimed.precisions[-1]}")
+    for flag in GENERATION.flag_names(args):
+        raise ConfigError(f"{flag}: for generative models only, not {args.model}",
+                          hint="leave it out, or give a generative model (e.g. llama_tiny)")
+
+
 GENERATION = MeasurementKind(
     "generation", wants=wants,
     methods={"agent": "edgeprof.session.generation:AgentGeneration",
-             "benchmark_model": "edgeprof.session.phone:Generation"})
+             "benchmark_model": "edgeprof.session.phone:Generation"},
+    group="generative models (docs/generative.md: llama_tiny, a .gguf, a Hugging Face or onnxruntime-genai folder; "
+          "--runtime llama.cpp with --precision f16, q8_0, q4_0 (default), or onnxruntime-genai with fp32, int4 "
+          "(default); a .litertlm on a phone: --runtime litert-lm, measured by litert_lm_main)",
+    place="generation", precisions=ALL_GEN_PRECISIONS, runtimes=ALL_GEN_RUNTIMES, from_args=from_args,
+    refuse_args=refuse_args, check=check)
