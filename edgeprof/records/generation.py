@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 
 from .sections import LatencyStats, Section
 
-__all__ = ["Spread", "PhaseEnergy", "Generation", "DEFINITIONS"]
+__all__ = ["Spread", "PhaseEnergy", "GenWindow", "GenScenario", "Generation", "DEFINITIONS", "P99_RULE"]
 
 # how each figure is defined, stored with it (the anchors: llama-bench, MLPerf Inference / Client, ort-genai)
 DEFINITIONS = {
@@ -74,6 +74,81 @@ class PhaseEnergy(Section):
     source: str | None = None
 
 
+# MLPerf LoadGen's percentile (loadgen/results.cc, PerformanceSummary::ProcessTokenLatencies): the sorted values'
+# element at index floor(n x p), no interpolation (with fewer than 100 requests the p99 is the largest)
+P99_RULE = "sorted values[floor(n x 0.99)] (MLPerf LoadGen results.cc: no interpolation; n < 100: the largest)"
+
+
+@dataclass(frozen=True)
+class GenWindow(Section):
+    """One window of a sustained generation, [start_s, end_s) from the loop's start: the requests that started in
+    it (TTFT p50 of theirs: prefill + first token), the tokens whose next_token() ended in it (token_first, tokens:
+    their range in the requests' tokens taken in order; decode_tokens those after each request's first, decode_tps
+    = decode_tokens / their summed times) and the board read during it (the forward-pass sustained window's
+    readings: hottest zone °C, CPU mean and lowest MHz, GPU MHz, throttle bits, mean W and J; `board` the agent's
+    whole window record)."""
+
+    SECTION: ClassVar[str] = "generation scenario window"
+    index: int
+    start_s: float
+    end_s: float
+    requests: int
+    token_first: int
+    tokens: int
+    decode_tokens: int
+    decode_tps: float | None
+    ttft_p50_ms: float | None
+    temp_c: float | None = None
+    cpu_mhz: float | None = None
+    cpu_mhz_min: float | None = None
+    gpu_mhz: float | None = None
+    throttled: int | None = None
+    mean_w: float | None = None
+    energy_j: float | None = None
+    board: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class GenScenario(Section):
+    """A generation's load scenario (server or sustained) and what it gave; times in ms from the schedule's start
+    on the agent's clock, one entry per request in the order they ran (raw, nothing dropped).
+
+    server: `scheduled_ms` each request's Poisson arrival; TTFT and latency counted FROM IT (queueing included,
+    MLPerf's rule), TPOT = (latency - TTFT) / (tokens - 1); ttft_p99_ms / tpot_p99_ms by P99_RULE; valid: both
+    within their bounds (LoadGen PerfConstraintsMet with use_token_latencies), None without a bound.
+    sustained: requests back to back for duration_s, TTFT = prefill + first token (no queue), `windows` of
+    window_s."""
+
+    SECTION: ClassVar[str] = "generation scenario"
+    name: str
+    requests: int
+    rate_rps: float | None = None
+    seed: int | None = None
+    mode: str | None = None
+    scheduled_ms: list[float] = field(default_factory=list)
+    start_ms: list[float] = field(default_factory=list)
+    first_token_ms: list[float] = field(default_factory=list)
+    end_ms: list[float] = field(default_factory=list)
+    ttft_ms: list[float] = field(default_factory=list)
+    latency_ms: list[float] = field(default_factory=list)
+    tpot_ms: list[float] = field(default_factory=list)  # empty with one generated token
+    ttft_p99_ms: float | None = None
+    tpot_p99_ms: float | None = None
+    percentile: str = P99_RULE
+    ttft_bound_ms: float | None = None
+    tpot_bound_ms: float | None = None
+    valid: bool | None = None
+    valid_reason: str | None = None
+    duration_s: float | None = None
+    window_s: float | None = None
+    windows: list[GenWindow] = field(default_factory=list)
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> GenScenario:
+        flat = super().from_dict(d)
+        return dataclasses.replace(flat, windows=[GenWindow.from_dict(w) for w in flat.windows])  # type: ignore[arg-type]
+
+
 @dataclass(frozen=True)
 class Generation(Section):
     """The `generation` section: figures from the agent's raw per-token times (stats.generation_summary)."""
@@ -108,6 +183,8 @@ class Generation(Section):
     kv_cache: dict[str, Any] | None = None  # the agent's KvCache record: bytes, n_ctx, dtype, how it was read
     energy_reason: str | None = None  # why energy is None (no power source, a trace that does not cover a window)
     sampling: str | None = None  # how each token was picked (greedy argmax, inside each token's time)
+    # a load scenario's requests (server, sustained; None: single-stream repetitions). Optional: older results load
+    scenario: GenScenario | None = None
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Generation:
@@ -122,4 +199,5 @@ class Generation(Section):
             e2e_ms=spread(flat.e2e_ms),
             itl_ms=None if flat.itl_ms is None else LatencyStats.from_dict(flat.itl_ms),  # type: ignore[arg-type]
             energy=None if flat.energy is None else PhaseEnergy.from_dict(flat.energy),  # type: ignore[arg-type]
+            scenario=None if flat.scenario is None else GenScenario.from_dict(flat.scenario),  # type: ignore[arg-type]
         )
