@@ -121,8 +121,10 @@ def scenario_of(reply: Any, ttft_bound_ms: float | None = None, tpot_bound_ms: f
         ttft99 = loadgen_percentile(req["ttft_ms"], 0.99)
         tpot99 = loadgen_percentile(req["tpot_ms"], 0.99)
         valid, reason = judge(ttft99, tpot99, ttft_bound_ms, tpot_bound_ms)
-        return GenScenario(name="server", requests=len(reps), rate_rps=sc.rate, seed=sc.seed, mode=sc.mode, **req,
-                           ttft_p99_ms=ttft99, tpot_p99_ms=tpot99, ttft_bound_ms=ttft_bound_ms,
+        return GenScenario(name="server", requests=len(reps), rate_rps=sc.rate, seed=sc.seed, mode=sc.mode,
+                           scheduled_ms=req["scheduled_ms"], start_ms=req["start_ms"],
+                           first_token_ms=req["first_token_ms"], end_ms=req["end_ms"], ttft_ms=req["ttft_ms"],
+                           latency_ms=req["latency_ms"], tpot_ms=req["tpot_ms"], ttft_p99_ms=ttft99, tpot_p99_ms=tpot99, ttft_bound_ms=ttft_bound_ms,
                            tpot_bound_ms=tpot_bound_ms, valid=valid, valid_reason=reason)
     su = sc.sustained
     ttft = [(r.prefill_ns + int(r.token_ns[0])) / _MS for r in reps]

@@ -7,13 +7,13 @@ import shutil
 from pathlib import Path
 
 import pytest
+from test_generation_loop import Clock, Scripted
 
 from edgeprof_agent.generation import loop
 from edgeprof_agent.messages import ScenarioSpec
 from edgeprof_agent.protocol import OpError
 from edgeprof_agent.scenarios import poisson_offsets
 from edgeprof_agent.sysfs import SysfsRoot
-from test_generation_loop import Clock, Scripted
 
 BOARDS = Path(__file__).resolve().parents[1] / "data" / "boards"
 
@@ -26,12 +26,12 @@ def test_server_issues_requests_in_arrival_order_and_the_queue_grows_above_capac
     s, reps = out["schedule"], out["repetitions"]
     assert list(s.scheduled) == poisson_offsets(1e8, 0.0, 20, None, 5)  # the forward-pass server's schedule
     assert len(reps) == 20 and len(s.issued) == 20
-    ttft = [r["t_first_token_end_ns"] - (s.t0 + off) for r, off in zip(reps, s.scheduled)]
-    assert all(b > a for a, b in zip(ttft, ttft[1:]))  # from the scheduled arrival: each waits longer
-    assert all(r["t_prefill_start_ns"] >= s.t0 + off for r, off in zip(reps, s.scheduled))  # never before arrival
+    ttft = [r["t_first_token_end_ns"] - (s.t0 + off) for r, off in zip(reps, s.scheduled, strict=True)]
+    assert all(b > a for a, b in zip(ttft, ttft[1:], strict=False))  # from the scheduled arrival: each waits longer
+    assert all(r["t_prefill_start_ns"] >= s.t0 + off for r, off in zip(reps, s.scheduled, strict=True))  # never before arrival
     starts = [r["t_prefill_start_ns"] for r in reps]
     ends = [r["t_end_ns"] for r in reps]
-    assert all(b > a for a, b in zip(ends, starts[1:]))  # one at a time, in order
+    assert all(b > a for a, b in zip(ends, starts[1:], strict=False))  # one at a time, in order
     assert all(len(r["token_ns"]) == 8 for r in reps) and out["sustained"] is None
 
 
@@ -41,7 +41,7 @@ def test_server_below_capacity_starts_each_request_at_its_arrival():
     sc = ScenarioSpec(name="server", rate=2e5, seed=0)  # every ~5 µs on average; a request takes ~1 µs
     out = loop.measure_scenario(be, 32, 8, sc, min_queries=30, clock=clock)
     s = out["schedule"]
-    late = [r["t_prefill_start_ns"] - (s.t0 + off) for r, off in zip(out["repetitions"], s.scheduled)]
+    late = [r["t_prefill_start_ns"] - (s.t0 + off) for r, off in zip(out["repetitions"], s.scheduled, strict=True)]
     assert min(late) >= 0
     # most requests find the board free: started within the few clock reads the issue takes
     assert sorted(late)[len(late) // 2] < 50
