@@ -423,6 +423,19 @@ class RunSettings:
         "int", None, f"generative models: timed repetitions, each a fresh sequence (default "
         f"{GEN_DEFAULTS['repetitions']}, llama-bench -r)", lo=1, hi=MAX_GEN_REPETITIONS, flag="--repetitions",
         nullable=True, place="generation", metavar="N", stored="given")
+    # a generative model's server verdict (MLPerf LoadGen's LLM server rule, loadgen/results.cc PerfConstraintsMet:
+    # the p99 TTFT and the p99 TPOT each within its bound; generative/scenario.py judge)
+    ttft_bound_ms: float | None = _setting(
+        "number", None, "generative server: VALID needs the p99 time to first token, counted from each request's "
+        "scheduled arrival, within it (ms)", lo=0, lo_open=True, hi=3600 * 1000, flag="--ttft-bound", nullable=True,
+        place="generation", metavar="MS", stored="given",
+        flag_help="generative --scenario server: VALID needs the p99 TTFT (from each request's scheduled arrival, "
+                  "queueing included) within MS, and the p99 TPOT within --tpot-bound (MLPerf's LLM server rule)")
+    tpot_bound_ms: float | None = _setting(
+        "number", None, "generative server: VALID needs the p99 time per output token within it (ms)", lo=0,
+        lo_open=True, hi=3600 * 1000, flag="--tpot-bound", nullable=True, place="generation", metavar="MS",
+        stored="given", flag_help="generative --scenario server: VALID needs the p99 TPOT ((latency - TTFT) / "
+                                  "(tokens - 1) per request) within MS")
     # sweep files only (runtime_options: deploy composes it from --graph-opt, --providers, --xnnpack, --delegate)
     runtime_options: dict[str, Any] = _setting(
         "mapping", None, "options passed to the runtime (see docs/runtimes.md)", nullable=True, wire="request")

@@ -175,7 +175,7 @@ def _generation_spec(args: argparse.Namespace, spec: RunSpec) -> RunSpec | None:
 
     from ..session import generation as gen
 
-    given = [SETTINGS[name].flag for name in gen.GEN_SETTINGS if getattr(args, name, None) is not None]
+    given = [SETTINGS[name].flag for name in gen.GEN_ONLY if getattr(args, name, None) is not None]
     if not gen.is_generative(args.model, args.runtime):
         if args.precision in GEN_PRECISIONS and args.precision not in ("fp32",):
             raise ConfigError(f"--precision {args.precision}: for generative models only (llama.cpp, "
@@ -184,14 +184,16 @@ def _generation_spec(args: argparse.Namespace, spec: RunSpec) -> RunSpec | None:
             raise ConfigError(f"{flag}: for generative models only, not {args.model}",
                               hint="leave it out, or give a generative model (e.g. llama_tiny)")
         return None
-    applies = {"--seed", "--idle", "--cooldown", "--cooldown-timeout", "--power-rate", *given}
-    other = sorted(f for f in _given(args) if f not in applies)
-    other += [f for f, given in (("--input", args.input), ("--scenario", args.scenario != SINGLE_STREAM),
-                                 ("--rate", args.rate is not None), ("--find-max-rate", args.find_max_rate)) if given]
+    applies = {"--seed", "--idle", "--cooldown", "--cooldown-timeout", "--power-rate", *given, *gen.SCENARIO_FLAGS}
+    flags = _given(args) | {f for f, on in (("--scenario", args.scenario != SINGLE_STREAM),
+                                            ("--rate", args.rate is not None)) if on}
+    other = sorted(f for f in flags if f not in applies)
+    other += [f for f, on in (("--input", args.input), ("--find-max-rate", args.find_max_rate)) if on]
     if other:
         raise ConfigError(f"{other[0]}: applies to a forward pass, not to the generative model {args.model}",
                           hint="leave it out; a generative model takes --prompt-tokens, --gen-tokens, --depth, "
-                               "--repetitions and --threads")
+                               "--repetitions, --threads and --scenario server or sustained")
+    gen.check_flags(args.scenario, flags)
     runtime = args.runtime or gen.default_runtime(args.model)
     if runtime not in GEN_RUNTIMES:
         raise ConfigError(f"--runtime {runtime}: {args.model} is a generative model; it runs on "

@@ -52,7 +52,7 @@ def judge(ttft_p99_ms: float | None, tpot_p99_ms: float | None, ttft_bound_ms: f
         within = p99 <= bound
         ok = ok and within
         parts.append(f"p99 {name} {p99:.3f} ms {'<=' if within else '>'} --{name.lower()}-bound {bound:g} ms")
-    return ok, ("VALID: " if ok else "INVALID: ") + "; ".join(parts)
+    return ok, "; ".join(parts)
 
 
 def server_requests(t0_ns: int, scheduled_ns: Sequence[int], reps: Sequence[Any]) -> dict[str, list[float]]:

@@ -186,6 +186,12 @@ class Generation(Section):
     # a load scenario's requests (server, sustained; None: single-stream repetitions). Optional: older results load
     scenario: GenScenario | None = None
 
+    def to_dict(self) -> dict[str, Any]:
+        d = super().to_dict()
+        if d.get("scenario") is None:  # single-stream: the section as schema 10 first wrote it
+            d.pop("scenario", None)
+        return d
+
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Generation:
         flat = super().from_dict(d)
