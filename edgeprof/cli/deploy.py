@@ -184,7 +184,8 @@ def _generation_spec(args: argparse.Namespace, spec: RunSpec) -> RunSpec | None:
             raise ConfigError(f"{flag}: for generative models only, not {args.model}",
                               hint="leave it out, or give a generative model (e.g. llama_tiny)")
         return None
-    applies = {"--seed", "--idle", "--cooldown", "--cooldown-timeout", "--power-rate", *given, *gen.SCENARIO_FLAGS}
+    applies = {"--seed", "--idle", "--cooldown", "--cooldown-timeout", "--power-rate", *given, "--scenario",
+               *gen.SCENARIO_FLAGS}
     flags = _given(args) | {f for f, on in (("--scenario", args.scenario != SINGLE_STREAM),
                                             ("--rate", args.rate is not None)) if on}
     other = sorted(f for f in flags if f not in applies)

@@ -54,11 +54,12 @@ LITERTLM_PHONES = "LiteRT-LM on phones: not supported yet"
 # (Poisson arrivals at --rate, one request at a time; the p99 TTFT and TPOT judged against --ttft-bound and
 # --tpot-bound) and sustained (requests back to back for --duration in --window windows)
 GEN_SCENARIOS = (SINGLE_STREAM, "server", "sustained")
-# each scenario flag of deploy a generative model takes -> the scenarios it applies to (check_flags); the server's
+# each scenario flag of deploy a generative model takes -> the scenarios it applies to (check_flags; --scenario
+# itself: check_scenario); the server's
 # request count is the forward-pass server's: --min-queries requests, enough to cover --min-duration, at most
 # --max-queries
 SCENARIO_FLAGS: dict[str, tuple[str, ...]] = {
-    "--scenario": ("server", "sustained"), "--rate": ("server",), "--min-duration": ("server",),
+    "--rate": ("server",), "--min-duration": ("server",),
     "--min-queries": ("server",), "--max-queries": ("server",), "--ttft-bound": ("server",),
     "--tpot-bound": ("server",), "--duration": ("sustained",), "--window": ("sustained",),
     "--repetitions": (SINGLE_STREAM,)}

@@ -1,0 +1,149 @@
+"""A generation's load scenarios on the host (edgeprof/generative/scenario.py, session/generation.py): LoadGen's
+percentile, the server verdict against --ttft-bound / --tpot-bound (MLPerf LoadGen results.cc PerfConstraintsMet
+with use_token_latencies), TTFT and latency counted from the scheduled arrival, a sustained run's windows, the
+section's round trip, and the one-line refusals before anything connects."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from edgeprof.cli.main import main
+from edgeprof.generative.records import Generation, GenScenario
+from edgeprof.generative.scenario import judge, loadgen_percentile, scenario_of, server_requests, sustained_windows
+from edgeprof_agent.messages import GenRepetition, GenTokenWindow, ScenarioReply, SustainedReply, SustainedWindow
+
+
+def rep(start: int, prefill: int, tokens: list[int]) -> GenRepetition:
+    """A request starting at `start` (ns): its prefill, then its tokens back to back (stamps as the loop takes)."""
+    first_end = start + prefill + tokens[0]
+    return GenRepetition(prefill_ns=prefill, token_ns=tokens, t_prefill_start_ns=start,
+                         t_prefill_end_ns=start + prefill, t_first_token_end_ns=first_end,
+                         t_end_ns=start + prefill + sum(tokens), tokens=[5] * len(tokens))
+
+
+def test_loadgen_percentile_is_the_sorted_element_at_floor_n_p():
+    assert loadgen_percentile(list(range(1, 101)), 0.99) == 100  # index 99: no interpolation
+    assert loadgen_percentile(list(range(1, 201)), 0.99) == 199  # index 198
+    assert loadgen_percentile([3.0, 1.0, 2.0], 0.99) == 3.0  # n < 100: the largest
+    assert loadgen_percentile([7.0, 1.0, 2.0, 4.0], 0.5) == 4.0  # index 2 of [1, 2, 4, 7]
+    assert loadgen_percentile([], 0.99) is None
+
+
+@pytest.mark.parametrize("ttft, tpot, tb, pb, valid, words", [
+    (10.0, 1.0, 20.0, 2.0, True, "p99 TTFT 10.000 ms <= --ttft-bound 20 ms; p99 TPOT 1.000 ms <= --tpot-bound 2 ms"),
+    (10.0, 1.0, 0.001, 2.0, False, "p99 TTFT 10.000 ms > --ttft-bound 0.001 ms"),
+    (10.0, 1.0, 20.0, 0.001, False, "p99 TPOT 1.000 ms > --tpot-bound 0.001 ms"),
+    (10.0, 1.0, 10.0, 1.0, True, "<= --ttft-bound 10 ms"),  # within: <= (LoadGen fails only on >)
+    (10.0, 1.0, None, None, None, "no verdict: give --ttft-bound and --tpot-bound"),
+    (10.0, 1.0, 20.0, None, True, "TPOT not judged (no --tpot-bound)"),
+    (10.0, None, 20.0, 2.0, None, "no verdict: no TPOT was measured"),
+])
+def test_the_verdict_is_both_p99s_within_their_bounds(ttft, tpot, tb, pb, valid, words):
+    v, reason = judge(ttft, tpot, tb, pb)
+    assert v is valid and words in reason
+
+
+def test_server_figures_count_from_the_scheduled_arrival():
+    t0 = 1_000_000
+    # arrivals at 0 and 1 ms; the first request takes 3 ms, so the second waits 2 ms before it starts
+    reps = [rep(t0, 1_000_000, [500_000, 500_000, 500_000, 500_000]),
+            rep(t0 + 3_000_000, 1_000_000, [500_000, 500_000, 500_000, 500_000])]
+    f = server_requests(t0, [0, 1_000_000], reps)
+    assert f["scheduled_ms"] == [0.0, 1.0] and f["start_ms"] == [0.0, 3.0]
+    assert f["ttft_ms"] == [1.5, 3.5]  # the second: 2 ms queued + 1.5 ms
+    assert f["latency_ms"] == [3.0, 5.0]
+    assert f["tpot_ms"] == [0.5, 0.5]  # (latency - TTFT) / (tokens - 1): queueing does not enter it
+    with pytest.raises(ValueError, match="2 requests for 1 arrivals"):
+        server_requests(t0, [0], reps)
+
+
+def _server_reply(rate: float = 100.0):
+    from edgeprof_agent.messages import GenerateReply
+
+    t0 = 5_000
+    reps = [rep(t0 + i * 2_000_000, 1_000_000, [200_000] * 3) for i in range(5)]
+    sc = ScenarioReply(name="server", rate=rate, queries=5, samples=5, t0_ns=t0,
+                       scheduled_ns=[i * 1_000_000 for i in range(5)],
+                       issued_ns=[i * 2_000_000 for i in range(5)], mode="m", seed=0)
+    return GenerateReply.from_dict({
+        "clock": "c", "runtime": {"runtime": "llama.cpp"}, "prompt_tokens": 4, "gen_tokens": 3, "depth": 0,
+        "n_ctx": 7, "seed": 0, "sampling": "s", "ids": "i", "repetitions": [r.to_dict() for r in reps],
+        "load_ns": 1, "memory": {}, "kv_cache": {"bytes": 1, "per_token_bytes": 1, "n_ctx": 7,
+                                                 "bytes_per_element": 2, "layers": 1, "kv_heads": 1,
+                                                 "head_dim": 1, "how": "h"},
+        "finished_at_unix": 1.0, "scenario": sc.to_dict()})
+
+
+def test_the_server_section_has_the_p99s_verdict_and_raw_times_and_round_trips():
+    from edgeprof.generative.reply import generation_of
+
+    reply = _server_reply()
+    sc = scenario_of(reply, 100.0, 1.0)
+    assert sc is not None and sc.requests == 5
+    # request i arrives at i ms, starts at 2i ms: TTFT = i ms queued + 1.2 ms
+    assert sc.ttft_ms == pytest.approx([1.2, 2.2, 3.2, 4.2, 5.2]) and sc.ttft_p99_ms == pytest.approx(5.2)
+    assert sc.tpot_p99_ms == pytest.approx(0.2) and sc.valid is True
+    bad = scenario_of(reply, 0.001, 1.0)
+    assert bad is not None and bad.valid is False and "--ttft-bound 0.001 ms" in (bad.valid_reason or "")
+    g = generation_of(reply, 100.0, 1.0)
+    again = Generation.from_dict(json.loads(json.dumps(g.to_dict())))
+    assert again == g and isinstance(again.scenario, GenScenario)
+
+
+def test_a_single_stream_section_is_written_as_before_and_loads():
+    reply = _server_reply()
+    reply.scenario = None
+    from edgeprof.generative.reply import generation_of
+
+    g = generation_of(reply)
+    assert g.scenario is None and "scenario" not in g.to_dict()  # older readers' shape
+    assert Generation.from_dict(g.to_dict()).scenario is None
+
+
+def test_sustained_windows_hold_every_token_and_rate_the_decode_steps():
+    reps = [rep(0, 100, [10, 20, 20]), rep(200, 100, [10, 40, 40]), rep(400, 100, [10, 50, 50])]
+    windows = [SustainedWindow(index=k, start_ns=k * 300, end_ns=(k + 1) * 300, first=f, count=c, n_readings=1,
+                               temp_c=t, cpu_mhz=1800.0) for k, (f, c, t) in enumerate([(0, 2, 50.0), (2, 1, 61.5)])]
+    # tokens in order: [10 20 20 | 10 40 40 | 10 50 50]; window 0 holds the first 5, window 1 the last 4
+    tw = [GenTokenWindow(first=0, count=5), GenTokenWindow(first=5, count=4)]
+    w0, w1 = sustained_windows(windows, tw, reps)
+    assert (w0.tokens, w0.decode_tokens, w1.tokens, w1.decode_tokens) == (5, 3, 4, 3)
+    assert w0.decode_tps == pytest.approx(3 * 1e9 / (20 + 20 + 40))  # the request's first token is no decode step
+    assert w1.decode_tps == pytest.approx(3 * 1e9 / (40 + 50 + 50))
+    assert w0.tokens + w1.tokens == sum(len(r.token_ns) for r in reps)
+    assert w0.ttft_p50_ms == pytest.approx(110 / 1e6) and w1.requests == 1
+    assert (w0.temp_c, w1.temp_c, w1.cpu_mhz) == (50.0, 61.5, 1800.0)
+    with pytest.raises(ValueError, match="1 token ranges for 2 windows"):
+        sustained_windows(windows, tw[:1], reps)
+    su = SustainedReply(duration_s=0.6, window_s=0.3, read_period_s=0.1, windows=windows)
+    assert su.windows[1].first == 2
+
+
+BASE = ["deploy", "--device", "local", "--model", "llama_tiny", "--runtime", "llama.cpp", "--no-store"]
+
+
+@pytest.mark.parametrize("extra, words", [
+    (["--ttft-bound", "50"], "--ttft-bound: for a generative model's server scenario, not single-stream"),
+    (["--scenario", "sustained", "--tpot-bound", "5"], "--tpot-bound: for a generative model's server scenario"),
+    (["--scenario", "server"], "--scenario server needs --rate R"),
+    (["--scenario", "offline"], "--scenario offline: a generative model runs single-stream, server, sustained"),
+    (["--scenario", "server", "--rate", "1", "--repetitions", "3"], "--repetitions: for a generative model's "
+                                                                       "single-stream scenario, not server"),
+    (["--scenario", "server", "--rate", "1", "--duration", "60"], "--duration: for a generative model's sustained"),
+    (["--scenario", "sustained", "--rate", "1"], "--rate: for a generative model's server scenario, not sustained"),
+    (["--scenario", "sustained", "--duration", "10", "--window", "5"], "leaves fewer than 3 windows"),
+    (["--scenario", "server", "--rate", "1", "--depth", "64"], "--depth 64 with --scenario server: not supported yet"),
+    (["--scenario", "server", "--rate", "1", "--latency-bound", "50"], "--latency-bound: applies to a forward pass"),
+    (["--min-queries", "5"], "--min-queries: for a generative model's server scenario, not single-stream"),
+])
+def test_bad_scenario_flags_are_one_line_errors_before_connecting(extra, words, capsys):
+    assert main(BASE + extra) == 2
+    err = capsys.readouterr().err
+    assert words in err and "Traceback" not in err
+
+
+def test_a_bound_on_a_forward_pass_model_is_refused(capsys):
+    assert main(["deploy", "--device", "local", "--model", "mobilenet_v2", "--tpot-bound", "5", "--no-store"]) == 2
+    assert "--tpot-bound: for generative models only" in capsys.readouterr().err
