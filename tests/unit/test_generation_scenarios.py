@@ -11,8 +11,20 @@ import pytest
 
 from edgeprof.cli.main import main
 from edgeprof.generative.records import Generation, GenScenario
-from edgeprof.generative.scenario import judge, loadgen_percentile, scenario_of, server_requests, sustained_windows
-from edgeprof_agent.messages import GenRepetition, GenTokenWindow, ScenarioReply, SustainedReply, SustainedWindow
+from edgeprof.generative.scenario import (
+    judge,
+    loadgen_percentile,
+    scenario_of,
+    server_requests,
+    sustained_windows,
+)
+from edgeprof_agent.messages import (
+    GenRepetition,
+    GenTokenWindow,
+    ScenarioReply,
+    SustainedReply,
+    SustainedWindow,
+)
 
 
 def rep(start: int, prefill: int, tokens: list[int]) -> GenRepetition:
