@@ -30,8 +30,8 @@ def _generate(agent: Agent, path, **extra) -> GenerateReply:
     return GenerateReply.from_dict(r["result"])
 
 
-def test_server_far_above_capacity_queues_and_counts_it(op_agent, tiny_gguf):
-    agent = op_agent
+def test_server_far_above_capacity_queues_and_counts_it(request, tiny_gguf):
+    agent = request.getfixturevalue("op_agent")
     # 5000 requests/s (a gap of 0.2 ms on average) against requests of several ms: each one waits for all before it
     reply = _generate(agent, tiny_gguf("q4_0"), scenario={"name": "server", "rate": 5000.0, "seed": 7},
                       min_duration_s=0.0, min_queries=12)
@@ -56,8 +56,8 @@ def test_server_far_above_capacity_queues_and_counts_it(op_agent, tiny_gguf):
     assert reply.power is not None and reply.power.t0_ns == sc.t0_ns
 
 
-def test_sustained_windows_cover_the_duration_with_tokens_temperature_and_power(op_agent, tiny_gguf):
-    agent = op_agent
+def test_sustained_windows_cover_the_duration_with_tokens_temperature_and_power(request, tiny_gguf):
+    agent = request.getfixturevalue("op_agent")
     reply = _generate(agent, tiny_gguf("q4_0"), scenario={"name": "sustained", "duration_s": 3.0,
                                                            "sustained_window_s": 1.0})
     sc = reply.scenario
