@@ -152,6 +152,12 @@ EXTRA_METRICS: tuple[Metric, ...] = (
            effect_scale=2.0),
     Metric("tokens_per_j", "generated tokens per joule (decode phase)", "tokens/J", "higher", False, "generation",
            effect_scale=2.0),
+    # a generative server's or sustained run's (Generation.scenario; LoadGen's p99: generative/scenario.py): a
+    # server's TTFT counted from each request's scheduled arrival
+    Metric("ttft_p99_ms", "p99 time to first token over the scenario's requests (server: from the arrival)", "ms",
+           "lower", False, "generation", effect_scale=4.0),
+    Metric("tpot_p99_ms", "p99 time per output token over the scenario's requests", "ms", "lower", False,
+           "generation", effect_scale=4.0),
 )
 METRIC_BY_NAME: dict[str, Metric] = {m.name: m for m in METRICS + EXTRA_METRICS}
 CHECKED_METRICS = ("p50_ms", "p90_ms", "p99_ms", "throughput_ips", "peak_rss_mb", "mj_per_inference")

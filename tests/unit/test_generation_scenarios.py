@@ -159,3 +159,25 @@ def test_bad_scenario_flags_are_one_line_errors_before_connecting(extra, words, 
 def test_a_bound_on_a_forward_pass_model_is_refused(capsys):
     assert main(["deploy", "--device", "local", "--model", "mobilenet_v2", "--tpot-bound", "5", "--no-store"]) == 2
     assert "--tpot-bound: for generative models only" in capsys.readouterr().err
+
+
+def test_the_scenario_p99s_are_metrics_for_budgets_and_check():
+    import dataclasses
+    from pathlib import Path
+
+    from edgeprof.analysis.compare import absent_reason, metric_values
+    from edgeprof.generative.reply import generation_of
+    from edgeprof.records import Result
+    from edgeprof.session.generation import scenario_section
+
+    golden = Path(__file__).resolve().parents[1] / "data" / "golden" / "results" / "v10" / "ok_local_generation.json"
+    single = Result.from_dict(json.loads(golden.read_text()))
+    assert metric_values(single)["ttft_p99_ms"] is None
+    assert "single-stream generation" in (absent_reason(single, "ttft_p99_ms") or "")
+    g = generation_of(_server_reply(), 100.0, 1.0)
+    server = dataclasses.replace(single, generation=g, scenario=scenario_section(g))
+    v = metric_values(server)
+    assert v["ttft_p99_ms"] == pytest.approx(5.2) and v["tpot_p99_ms"] == pytest.approx(0.2) and v["valid"] == 1
+    assert server.identity.scenario == "server 100/s"  # compared with server runs at that rate only
+    again = Result.from_dict(json.loads(server.to_json(packed=True)))
+    assert again == server
