@@ -37,6 +37,37 @@ DEFINITIONS = {
 }
 
 
+TOKENS_PACKED = "int64-shuffle8-zlib-ragged"  # Generation.stored: every request's token ns, one packed list
+
+
+def _unpack_tokens(v: Mapping[str, Any]) -> list[list[int]]:
+    """The per-request token ns lists of a packed `token_ns` (Generation.stored); StoreError when damaged."""
+    from edgeprof_agent.messages import PACKED_INT64, MessageError
+
+    from ..errors import StoreError
+
+    lengths = v.get("lengths")
+    if v.get("encoding") != TOKENS_PACKED or set(v) != {"encoding", "lengths", "n", "b64"} \
+            or not isinstance(lengths, list) or not all(isinstance(n, int) and n >= 0 for n in lengths):
+        raise StoreError(f"result field generation.token_ns is packed as {v.get('encoding')!r}, which this "
+                         "edgeprof does not read", hint="it was written by another edgeprof version; upgrade "
+                         "edgeprof to read it")
+    try:
+        flat = PACKED_INT64.decode({"dtype": "<i8", "codec": PACKED_INT64.CODEC, "n": v["n"], "b64": v["b64"]},
+                                   "generation.token_ns")
+    except MessageError as e:
+        raise StoreError(f"result field {e}", hint="the result JSON is damaged; rerun the measurement") from None
+    if sum(lengths) != len(flat):
+        raise StoreError(f"result field generation.token_ns holds {len(flat)} times for {sum(lengths)} tokens",
+                         hint="the result JSON is damaged; rerun the measurement")
+    out, i = [], 0
+    values = [int(t) for t in flat]
+    for n in lengths:
+        out.append(values[i:i + n])
+        i += n
+    return out
+
+
 @dataclass(frozen=True)
 class Spread(Section):
     """One figure over repetitions: mean, sample stdev (ddof 1; None with one repetition), min, max, n."""
@@ -192,8 +223,24 @@ class Generation(Section):
             d.pop("scenario", None)
         return d
 
+    def stored(self) -> dict[str, Any]:
+        """to_dict as the store holds it: a scenario's token times (a sustained run keeps every one: millions in
+        a long run) packed as the agent sent them, {"encoding": TOKENS_PACKED, "lengths": [tokens per request],
+        "n", "b64"} (record.PackedInt64: int64 ns, exact); a single-stream section as to_dict writes it."""
+        d = self.to_dict()
+        if self.scenario is not None and self.token_ns:
+            from edgeprof_agent.messages import PACKED_INT64
+
+            flat = [int(t) for rep in self.token_ns for t in rep]
+            wire = PACKED_INT64.encode(flat)
+            d["token_ns"] = {"encoding": TOKENS_PACKED, "lengths": [len(rep) for rep in self.token_ns],
+                             "n": wire["n"], "b64": wire["b64"]}
+        return d
+
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Generation:
+        if isinstance(d, Mapping) and isinstance(d.get("token_ns"), Mapping):
+            d = {**d, "token_ns": _unpack_tokens(d["token_ns"])}
         flat = super().from_dict(d)
 
         def spread(v: Any) -> Any:

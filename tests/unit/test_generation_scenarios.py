@@ -179,5 +179,16 @@ def test_the_scenario_p99s_are_metrics_for_budgets_and_check():
     v = metric_values(server)
     assert v["ttft_p99_ms"] == pytest.approx(5.2) and v["tpot_p99_ms"] == pytest.approx(0.2) and v["valid"] == 1
     assert server.identity.scenario == "server 100/s"  # compared with server runs at that rate only
-    again = Result.from_dict(json.loads(server.to_json(packed=True)))
-    assert again == server
+    stored = json.loads(server.to_json(packed=True))
+    packed = stored["generation"]["token_ns"]  # every token time, one packed list (a long sustained run's millions)
+    assert packed["encoding"] == "int64-shuffle8-zlib-ragged" and packed["lengths"] == [3] * 5
+    again = Result.from_dict(stored)
+    assert again == server and again.generation is not None and again.generation.token_ns == g.token_ns
+    assert json.loads(server.to_json())["generation"]["token_ns"] == g.token_ns  # --json: numbers
+    packed["lengths"] = [3] * 4
+    from edgeprof.errors import StoreError
+
+    with pytest.raises(StoreError, match="holds 15 times for 12 tokens"):
+        Result.from_dict(stored)
+    assert "token_ns" in json.loads(single.to_json(packed=True))["generation"]
+    assert isinstance(json.loads(single.to_json(packed=True))["generation"]["token_ns"], list)  # as schema 10 wrote
