@@ -357,7 +357,13 @@ class AgentGeneration:
 
             def on_event(ev: Any) -> None:
                 phase = getattr(ev, "phase", None)
-                if phase:
+                if getattr(ev, "window", None):  # a sustained window closed (windows.sustained_loop's event)
+                    temp = f" · {ev.temp_c:g} °C" if ev.temp_c is not None else ""
+                    mhz = f" · {ev.cpu_mhz:g} MHz" if ev.cpu_mhz is not None else ""
+                    progress.stage(f"generating: window {ev.window}/{ev.windows}{temp}{mhz}")
+                elif phase == "measure" and spec.scenario == "server" and ev.n is not None:
+                    progress.stage(f"generating: {ev.n} of {ev.min_queries} requests done")
+                elif phase:
                     progress.stage(f"generating: {phase}")
 
             with clock.phase("run"):
