@@ -192,3 +192,13 @@ def test_the_scenario_p99s_are_metrics_for_budgets_and_check():
         Result.from_dict(stored)
     assert "token_ns" in json.loads(single.to_json(packed=True))["generation"]
     assert isinstance(json.loads(single.to_json(packed=True))["generation"]["token_ns"], list)  # as schema 10 wrote
+
+
+def test_a_bound_reaching_a_forward_pass_spec_is_refused():
+    from edgeprof.errors import ConfigError
+    from edgeprof.records import RunSpec
+    from edgeprof.run.validate import validate_scenario
+
+    spec = RunSpec(device="local", model="mobilenet_v2", runtime="onnxruntime", precision="fp32", ttft_bound_ms=50.0)
+    with pytest.raises(ConfigError, match="--ttft-bound 50: judges a generative model's server run"):
+        validate_scenario(spec)
