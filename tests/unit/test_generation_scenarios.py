@@ -184,6 +184,10 @@ def test_the_scenario_p99s_are_metrics_for_budgets_and_check():
     assert packed["encoding"] == "int64-shuffle8-zlib-ragged" and packed["lengths"] == [3] * 5
     again = Result.from_dict(stored)
     assert again == server and again.generation is not None and again.generation.token_ns == g.token_ns
+    from edgeprof.report.tabular import generation_markdown
+
+    md = "\n".join(generation_markdown([server]))  # the Markdown report names the run and gives its verdict
+    assert "server 100/s**" in md and "VALID: p99 TTFT 5.200 ms <= --ttft-bound 100 ms" in md
     assert json.loads(server.to_json())["generation"]["token_ns"] == g.token_ns  # --json: numbers
     packed["lengths"] = [3] * 4
     from edgeprof.errors import StoreError
