@@ -206,3 +206,51 @@ def test_a_bound_reaching_a_forward_pass_spec_is_refused():
     spec = RunSpec(device="local", model="mobilenet_v2", runtime="onnxruntime", precision="fp32", ttft_bound_ms=50.0)
     with pytest.raises(ConfigError, match="--ttft-bound 50: judges a generative model's server run"):
         validate_scenario(spec)
+
+
+def test_a_board_throttling_during_a_long_answer_shows_in_the_windows(tmp_path):
+    """One long answer on a Pi 5 tree that steps its clock from 2.4 to 1.2 GHz at 1 s (tests/agent/fakes/heating.py),
+    each decode step sleeping 1 ms × 2.4 GHz / the clock it reads: 3 s in 1 s windows, the first at full clock, the
+    last two after the step. The windows' decode tokens/s halve and their CPU MHz say why, inside one request."""
+    import sys
+    import time
+    from pathlib import Path
+
+    from edgeprof.generative.scenario import sustained_windows
+    from edgeprof_agent.generation import base, loop
+    from edgeprof_agent.messages import GenRepetition, GenTokenWindow, ScenarioSpec
+    from edgeprof_agent.sysfs import SysfsRoot
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "agent" / "fakes"))
+    from heating import HeatingBoard
+
+    board = HeatingBoard(tmp_path / "rpi5", trip_s=1.0)
+    freq = board.freqs[0]
+
+    class ClockBound(base.GenerationBackend):
+        name = "clock-bound"
+        vocab_size = 50
+
+        def start(self):
+            pass
+
+        def append(self, ids):
+            pass
+
+        def next_token(self):
+            time.sleep(0.001 * 2400000 / int(freq.read_text()))
+            return 7
+
+    sc = ScenarioSpec(name="sustained", duration_s=3.0, sustained_window_s=1.0)
+    board.start()
+    try:
+        out = loop.measure_scenario(ClockBound(), 4, 1800, sc, warmup=False, root=SysfsRoot(str(board.dir)))
+    finally:
+        board.stop()
+    reps = [GenRepetition(**r) for r in out["repetitions"]]
+    t0 = out["schedule"].t0
+    assert reps[0].t_end_ns - t0 > 2e9  # one answer runs into every window
+    w = sustained_windows(out["sustained"].windows, [GenTokenWindow(**t) for t in out["token_windows"]], reps)
+    assert w[0].cpu_mhz == 2400.0 and w[2].cpu_mhz == 1200.0
+    assert w[0].decode_tps and w[2].decode_tps and w[2].decode_tps < 0.7 * w[0].decode_tps
+    assert sum(x.tokens for x in w) == sum(len(r.token_ns) for r in reps)
