@@ -63,4 +63,10 @@ AGENT_VERSION = "0.1.0"
 #     clock; load ns, memory, the KV cache's size, the runtime's description, the power summary and every power
 #     reading on the same clock (PowerReadings, the times packed), thermal snapshots, phases). An agent of
 #     version 10 knows no `generate` op; the version says so first.
+#     Within 11, no bump (issue 36, scenarios; the host pushes the agent it was built with, and no agent of 11 was
+#     released without them): generate.scenario (a ScenarioSpec: server at a rate, or sustained for a duration in
+#     windows), generate.min_duration_s / min_queries / max_queries (a server's request count, as a run's), and
+#     generate reply.scenario (a ScenarioReply: t0, scheduled and issued ns, a sustained run's windows) and
+#     generate reply.token_windows (each sustained window's range of tokens). The scenario records moved to
+#     scenmessages.py (re-exported by messages.py; same wire shape).
 PROTOCOL_VERSION = 11

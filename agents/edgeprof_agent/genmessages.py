@@ -1,6 +1,6 @@
 """The generate op's messages (protocol 11): its request and its reply, with the reply's parts.
 
-Owns: GenerateRequest, GenerateReply and GenRepetition, GenWarmup, GenMemory, KvCache, PowerReadings; messages.py
+Owns: GenerateRequest, GenerateReply and GenRepetition, GenTokenWindow, GenWarmup, GenMemory, KvCache, PowerReadings; messages.py
 re-exports each and lists the op in OPS (import them from there). Does not own: the records a run's messages
 share with them (payloads.py, snapshots.py), the record machinery (record.py), what the op does (genworker.py).
 
@@ -9,6 +9,7 @@ Python >= 3.6, standard library only: plain classes with __slots__ (no dataclass
 
 from .payloads import ArtifactRef, PowerConfig, PowerSummary, RunPhases, RunWarning, RuntimeInfo
 from .record import PACKED_INT64, Field, Record
+from .scenmessages import ScenarioReply, ScenarioSpec
 from .snapshots import ThermalReply
 from .vocab import GEN_DEFAULTS, RUN_DEFAULTS
 
@@ -24,7 +25,12 @@ class GenerateRequest(Record):
     backend's default, which it states in its description), `use_mmap` and `extra_buffers` (llama.cpp only: a
     runtime that has no such option refuses it with BAD_OPTION), `runtime_options` any other backend option
     (llama.cpp: threads_batch, n_batch, n_ubatch). power, idle_s, cooldown_c and cooldown_timeout_s as the run
-    request has them; lease_token as a run's. Defaults: vocab.GEN_DEFAULTS and vocab.RUN_DEFAULTS."""
+    request has them; lease_token as a run's. `scenario` (None: single-stream, `repetitions` back to back): a
+    server (Poisson arrivals at scenario.rate from scenario.seed, enough to cover min_duration_s and min_queries,
+    at most max_queries: the forward-pass server's schedule and settings) or sustained (back to back for
+    scenario.duration_s in windows of scenario.sustained_window_s) run of requests, each a fresh sequence of
+    prompt_tokens then gen_tokens (depth 0; repetitions does not apply). Defaults: vocab.GEN_DEFAULTS and
+    vocab.RUN_DEFAULTS."""
 
     NAME = "generate"
     FIELDS = (
@@ -46,7 +52,20 @@ class GenerateRequest(Record):
         Field("cooldown_c", float, None),
         Field("cooldown_timeout_s", float, RUN_DEFAULTS["cooldown_timeout_s"]),
         Field("lease_token", str, None),
+        Field("scenario", dict, None, record=ScenarioSpec),
+        Field("min_duration_s", _NUM, RUN_DEFAULTS["min_duration_s"]),
+        Field("min_queries", int, RUN_DEFAULTS["min_queries"]),
+        Field("max_queries", int, None),
     )
+
+
+class GenTokenWindow(Record):
+    """A sustained generation's window's tokens: [first, first + count) of every request's tokens taken in order
+    (repetitions[0].token_ns, then repetitions[1].token_ns, ...), those whose next_token() call ended inside the
+    window (generation/loop.token_windows; a token ending after the duration counts in the last window)."""
+
+    NAME = "generate reply.token_windows[]"
+    FIELDS = (Field("first", int), Field("count", int))
 
 
 class GenRepetition(Record):
@@ -107,7 +126,10 @@ class GenerateReply(Record):
     they came from, n_ctx, batch, mmap, extra buffers, ...); `power` the power summary over the measured span
     (the first repetition's prefill start to the last one's end: depth fills and the gaps between repetitions
     inside it) and `power_readings` every reading, for the phase windows; `thermal` snapshots before and after;
-    `phases` seconds per phase (the warm-up is inside measure_s)."""
+    `phases` seconds per phase (the warm-up is inside measure_s). With a scenario: `repetitions` are its requests
+    in the order they ran, `scenario` what its loop did (t0_ns on the same clock; a server's scheduled_ns and
+    every request's issued_ns from t0; a sustained run's windows and the board's state in them), `token_windows`
+    a sustained run's tokens per window."""
 
     NAME = "generate reply"
     FIELDS = (
@@ -133,4 +155,6 @@ class GenerateReply(Record):
         Field("thermal", dict, None, record=ThermalReply),
         Field("phases", dict, None, record=RunPhases),
         Field("finished_at_unix", _NUM),
+        Field("scenario", dict, None, record=ScenarioReply),
+        Field("token_windows", list, [], record=GenTokenWindow, many=True),
     )

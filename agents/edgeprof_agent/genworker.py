@@ -15,10 +15,10 @@ Python 3.6-safe, standard library only here.
 import os
 import time
 
-from . import power, thermal, worker
+from . import power, thermal, windows, worker
 from .clock import CLOCK_NAME, now_ns
-from .messages import (GenerateReply, GenMemory, GenRepetition, GenWarmup, KvCache, PowerReadings, PowerSummary,
-                       RunPhases, RuntimeInfo, RunWarning)
+from .messages import (GenerateReply, GenMemory, GenRepetition, GenTokenWindow, GenWarmup, KvCache, PowerReadings,
+                       PowerSummary, RunPhases, RuntimeInfo, RunWarning, ScenarioReply)
 from .protocol import OpError, received_ns, send_progress
 from .vocab import ErrorKind
 
@@ -76,7 +76,7 @@ def model_path(req, workdir):
 def run_generate(req, workdir, root, tools, received=None):
     """One generation measurement: a messages.GenerateRequest in, a messages.GenerateReply out."""
     from .generation import get_generation_backend
-    from .generation.loop import check_counts, run_generation
+    from .generation.loop import check_counts, check_scenario, run_generation
 
     received = received if received is not None else received_ns()
     started = now_ns()
@@ -87,6 +87,7 @@ def run_generate(req, workdir, root, tools, received=None):
     backend = get_generation_backend(req.runtime)  # an unknown runtime, a missing one, a bad count or option:
     backend.require()  # refused before any waiting
     check_counts(req.prompt_tokens, req.gen_tokens, req.depth, req.repetitions)
+    check_scenario(req.scenario, req.depth)
     options = options_of(req)
     path = model_path(req, workdir)
     worker.timed(m, "cooldown_s", worker._cool_down)
@@ -100,7 +101,9 @@ def run_generate(req, workdir, root, tools, received=None):
     try:
         raw = run_generation(req.runtime, path, req.prompt_tokens, req.gen_tokens, depth=req.depth,
                              repetitions=req.repetitions, warmup=req.warmup, seed=req.seed, options=options,
-                             backend=backend, around=m.monitor, progress=progress)
+                             backend=backend, around=m.monitor, progress=progress, scenario=req.scenario,
+                             schedule={"min_duration_s": req.min_duration_s, "min_queries": req.min_queries,
+                                       "max_queries": req.max_queries}, root=root, tools=tools)
     except OpError:
         raise
     except Exception as e:  # the runtime raised while generating: the run failed, not the agent
@@ -142,9 +145,14 @@ def _power(m, raw):
         return None, None, m.power_reason or "no power data"
     reps = raw["repetitions"]
     t0, t1 = reps[0]["t_prefill_start_ns"], reps[-1]["t_end_ns"]
+    sched = raw.get("schedule")
+    if sched is not None:  # a scenario's duty cycle: the schedule's start to its end (a server's idle gaps in it)
+        t0, t1 = sched.t0, sched.t_end
     summary = readings = None
     reason = None
     try:
+        if raw.get("sustained") is not None:  # each window's mean power from the readings inside it
+            windows.add_power(raw["sustained"], m.monitor, sched.t0)
         s = m.monitor.summary(t0, t1, 0)  # no inferences: the per-inference figures stay null
         summary = PowerSummary.from_dict(s)
         ts, ws = m.monitor.readings()
@@ -183,4 +191,16 @@ def _reply(m, raw):
         thermal=thermal_section,
         phases=RunPhases(**m.phases),
         finished_at_unix=time.time(),
+        scenario=_scenario(m.req, raw),
+        token_windows=[GenTokenWindow(**w) for w in raw.get("token_windows") or []],
     )
+
+
+def _scenario(req, raw):
+    """What the scenario's loop did (messages.ScenarioReply), None for single-stream."""
+    s = raw.get("schedule")
+    if s is None:
+        return None
+    return ScenarioReply(name=s.name, rate=req.scenario.rate, queries=s.queries, samples=s.queries, t0_ns=s.t0,
+                         scheduled_ns=list(s.scheduled), issued_ns=list(s.issued), misses=s.misses, mode=s.mode,
+                         seed=req.scenario.seed if s.name == "server" else None, sustained=raw.get("sustained"))

@@ -107,17 +107,6 @@ class InputSpec(Record):
     data: str | None
     def __init__(self, *, name: str, shape: list[int], dtype: str = ..., low: float | None = ..., high: float | None = ..., value: bool | float | None = ..., data: str | None = ...) -> None: ...
 
-class ScenarioSpec(Record):
-    name: str
-    rate: float | None
-    samples_per_query: int
-    streams: int
-    latency_bound_ms: float | None
-    seed: int
-    duration_s: float | None
-    sustained_window_s: float
-    def __init__(self, *, name: str, rate: float | None = ..., samples_per_query: int = ..., streams: int = ..., latency_bound_ms: float | None = ..., seed: int = ..., duration_s: float | None = ..., sustained_window_s: float = ...) -> None: ...
-
 class AccuracySpec(Record):
     data: ArtifactRef
     samples: int
@@ -188,57 +177,6 @@ class Output(Record):
     b64: str | None
     data: list[Any] | None
     def __init__(self, *, shape: list[int], dtype: str, b64: str | None = ..., data: list[Any] | None = ...) -> None: ...
-
-class SustainedWindow(Record):
-    index: int
-    start_ns: int
-    end_ns: int
-    first: int
-    count: int
-    n_readings: int
-    zones_c: dict[str, Any]
-    temp_c: float | None
-    cpu_mhz: float | None
-    cpu_mhz_min: float | None
-    gpu_mhz: float | None
-    throttled: int | None
-    mean_w: float | None
-    energy_j: float | None
-    n_power: int
-    n_nvml: int
-    nvml_w: float | None
-    nvml_temp_c: float | None
-    nvml_sm_mhz: float | None
-    nvml_graphics_mhz: float | None
-    nvml_reasons: int | None
-    def __init__(self, *, index: int, start_ns: int, end_ns: int, first: int, count: int, n_readings: int = ..., zones_c: dict[str, Any] = ..., temp_c: float | None = ..., cpu_mhz: float | None = ..., cpu_mhz_min: float | None = ..., gpu_mhz: float | None = ..., throttled: int | None = ..., mean_w: float | None = ..., energy_j: float | None = ..., n_power: int = ..., n_nvml: int = ..., nvml_w: float | None = ..., nvml_temp_c: float | None = ..., nvml_sm_mhz: float | None = ..., nvml_graphics_mhz: float | None = ..., nvml_reasons: int | None = ...) -> None: ...
-
-class SustainedReply(Record):
-    duration_s: float
-    window_s: float
-    read_period_s: float
-    telemetry_errors: int
-    throttle_source: str | None
-    power_source: str | None
-    windows: list[SustainedWindow]
-    nvml_gpu: str | None
-    def __init__(self, *, duration_s: float, window_s: float, read_period_s: float, telemetry_errors: int = ..., throttle_source: str | None = ..., power_source: str | None = ..., windows: list[SustainedWindow] = ..., nvml_gpu: str | None = ...) -> None: ...
-
-class ScenarioReply(Record):
-    name: str
-    rate: float | None
-    samples_per_query: int
-    streams: int
-    queries: int
-    samples: int
-    t0_ns: int
-    scheduled_ns: list[int]
-    issued_ns: list[int]
-    misses: int | None
-    mode: str
-    seed: int | None
-    sustained: SustainedReply | None
-    def __init__(self, *, name: str, rate: float | None = ..., samples_per_query: int = ..., streams: int = ..., queries: int, samples: int, t0_ns: int, scheduled_ns: list[int] = ..., issued_ns: list[int] = ..., misses: int | None = ..., mode: str, seed: int | None = ..., sustained: SustainedReply | None = ...) -> None: ...
 
 class OutputErrors(Record):
     output: int
@@ -415,7 +353,16 @@ class GenerateRequest(Record):
     cooldown_c: float | None
     cooldown_timeout_s: float
     lease_token: str | None
-    def __init__(self, *, runtime: str, artifact: ArtifactRef, precision: str | None = ..., prompt_tokens: int = ..., gen_tokens: int = ..., depth: int = ..., repetitions: int = ..., warmup: bool = ..., seed: int = ..., threads: int | None = ..., use_mmap: bool | None = ..., extra_buffers: bool | None = ..., runtime_options: dict[str, Any] = ..., power: PowerConfig | None = ..., idle_s: float = ..., cooldown_c: float | None = ..., cooldown_timeout_s: float = ..., lease_token: str | None = ...) -> None: ...
+    scenario: ScenarioSpec | None
+    min_duration_s: float
+    min_queries: int
+    max_queries: int | None
+    def __init__(self, *, runtime: str, artifact: ArtifactRef, precision: str | None = ..., prompt_tokens: int = ..., gen_tokens: int = ..., depth: int = ..., repetitions: int = ..., warmup: bool = ..., seed: int = ..., threads: int | None = ..., use_mmap: bool | None = ..., extra_buffers: bool | None = ..., runtime_options: dict[str, Any] = ..., power: PowerConfig | None = ..., idle_s: float = ..., cooldown_c: float | None = ..., cooldown_timeout_s: float = ..., lease_token: str | None = ..., scenario: ScenarioSpec | None = ..., min_duration_s: float = ..., min_queries: int = ..., max_queries: int | None = ...) -> None: ...
+
+class GenTokenWindow(Record):
+    first: int
+    count: int
+    def __init__(self, *, first: int, count: int) -> None: ...
 
 class GenRepetition(Record):
     prefill_ns: int
@@ -483,7 +430,9 @@ class GenerateReply(Record):
     thermal: ThermalReply | None
     phases: RunPhases | None
     finished_at_unix: float
-    def __init__(self, *, clock: str, warnings: list[RunWarning] = ..., runtime: RuntimeInfo, precision: str | None = ..., prompt_tokens: int, gen_tokens: int, depth: int, n_ctx: int, seed: int, sampling: str, ids: str, repetitions: list[GenRepetition], warmup: GenWarmup | None = ..., load_ns: int, memory: GenMemory, kv_cache: KvCache, power: PowerSummary | None = ..., power_readings: PowerReadings | None = ..., power_reason: str | None = ..., thermal: ThermalReply | None = ..., phases: RunPhases | None = ..., finished_at_unix: float) -> None: ...
+    scenario: ScenarioReply | None
+    token_windows: list[GenTokenWindow]
+    def __init__(self, *, clock: str, warnings: list[RunWarning] = ..., runtime: RuntimeInfo, precision: str | None = ..., prompt_tokens: int, gen_tokens: int, depth: int, n_ctx: int, seed: int, sampling: str, ids: str, repetitions: list[GenRepetition], warmup: GenWarmup | None = ..., load_ns: int, memory: GenMemory, kv_cache: KvCache, power: PowerSummary | None = ..., power_readings: PowerReadings | None = ..., power_reason: str | None = ..., thermal: ThermalReply | None = ..., phases: RunPhases | None = ..., finished_at_unix: float, scenario: ScenarioReply | None = ..., token_windows: list[GenTokenWindow] = ...) -> None: ...
 
 class ArtifactRef(Record):
     path: str | None
@@ -568,6 +517,68 @@ class RunPhases(Record):
     total_s: float
     setup_s: float | None
     def __init__(self, *, cooldown_s: float = ..., idle_s: float = ..., load_s: float = ..., streams_s: float = ..., warmup_s: float = ..., measure_s: float = ..., outputs_s: float = ..., profile_s: float | None = ..., accuracy_s: float | None = ..., total_s: float = ..., setup_s: float | None = ...) -> None: ...
+
+class ScenarioSpec(Record):
+    name: str
+    rate: float | None
+    samples_per_query: int
+    streams: int
+    latency_bound_ms: float | None
+    seed: int
+    duration_s: float | None
+    sustained_window_s: float
+    def __init__(self, *, name: str, rate: float | None = ..., samples_per_query: int = ..., streams: int = ..., latency_bound_ms: float | None = ..., seed: int = ..., duration_s: float | None = ..., sustained_window_s: float = ...) -> None: ...
+
+class SustainedWindow(Record):
+    index: int
+    start_ns: int
+    end_ns: int
+    first: int
+    count: int
+    n_readings: int
+    zones_c: dict[str, Any]
+    temp_c: float | None
+    cpu_mhz: float | None
+    cpu_mhz_min: float | None
+    gpu_mhz: float | None
+    throttled: int | None
+    mean_w: float | None
+    energy_j: float | None
+    n_power: int
+    n_nvml: int
+    nvml_w: float | None
+    nvml_temp_c: float | None
+    nvml_sm_mhz: float | None
+    nvml_graphics_mhz: float | None
+    nvml_reasons: int | None
+    def __init__(self, *, index: int, start_ns: int, end_ns: int, first: int, count: int, n_readings: int = ..., zones_c: dict[str, Any] = ..., temp_c: float | None = ..., cpu_mhz: float | None = ..., cpu_mhz_min: float | None = ..., gpu_mhz: float | None = ..., throttled: int | None = ..., mean_w: float | None = ..., energy_j: float | None = ..., n_power: int = ..., n_nvml: int = ..., nvml_w: float | None = ..., nvml_temp_c: float | None = ..., nvml_sm_mhz: float | None = ..., nvml_graphics_mhz: float | None = ..., nvml_reasons: int | None = ...) -> None: ...
+
+class SustainedReply(Record):
+    duration_s: float
+    window_s: float
+    read_period_s: float
+    telemetry_errors: int
+    throttle_source: str | None
+    power_source: str | None
+    windows: list[SustainedWindow]
+    nvml_gpu: str | None
+    def __init__(self, *, duration_s: float, window_s: float, read_period_s: float, telemetry_errors: int = ..., throttle_source: str | None = ..., power_source: str | None = ..., windows: list[SustainedWindow] = ..., nvml_gpu: str | None = ...) -> None: ...
+
+class ScenarioReply(Record):
+    name: str
+    rate: float | None
+    samples_per_query: int
+    streams: int
+    queries: int
+    samples: int
+    t0_ns: int
+    scheduled_ns: list[int]
+    issued_ns: list[int]
+    misses: int | None
+    mode: str
+    seed: int | None
+    sustained: SustainedReply | None
+    def __init__(self, *, name: str, rate: float | None = ..., samples_per_query: int = ..., streams: int = ..., queries: int, samples: int, t0_ns: int, scheduled_ns: list[int] = ..., issued_ns: list[int] = ..., misses: int | None = ..., mode: str, seed: int | None = ..., sustained: SustainedReply | None = ...) -> None: ...
 
 class ThermalZone(Record):
     type: str

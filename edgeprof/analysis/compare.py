@@ -124,7 +124,9 @@ def metric_values(r: Result) -> dict[str, float | None]:
                     "itl_p99_ms": num(g.itl_ms.p99) if g.itl_ms else None,
                     "j_per_token": num(e.j_per_token) if e else None,
                     "j_per_prompt_token": num(e.j_per_prompt_token) if e else None,
-                    "tokens_per_j": num(e.tokens_per_j) if e else None})
+                    "tokens_per_j": num(e.tokens_per_j) if e else None,
+                    "ttft_p99_ms": num(g.scenario.ttft_p99_ms) if g.scenario else None,
+                    "tpot_p99_ms": num(g.scenario.tpot_p99_ms) if g.scenario else None})
     acc = r.accuracy
     if acc is not None:  # the first expected output's errors stand for the error metrics
         first = acc.errors[0] if acc.errors else None
@@ -139,6 +141,7 @@ _LATENCY_STAT = {"p50_ms": "p50", "p90_ms": "p90", "p95_ms": "p95", "p97_ms": "p
                  "p999_ms": "p999", "mean_ms": "mean", "max_ms": "max", "throughput_ips": "throughput_ips"}
 _POWER_METRICS = ("mean_w", "p95_w", "mj_per_inference", "inferences_per_joule", "gflops_per_watt")
 _GEN_ENERGY = ("j_per_token", "j_per_prompt_token", "tokens_per_j")
+_GEN_SCENARIO = ("ttft_p99_ms", "tpot_p99_ms")
 
 
 def absent_reason(r: Result, metric: str) -> str | None:
@@ -153,6 +156,8 @@ def absent_reason(r: Result, metric: str) -> str | None:
         return r.generation.energy_reason
     if metric in GENERATION_METRICS and r.generation is None:
         return "not a generative model's run"
+    if metric in _GEN_SCENARIO and r.generation is not None and r.generation.scenario is None:
+        return "a single-stream generation: the p99s are a server's or sustained run's (--scenario)"
     return None
 
 

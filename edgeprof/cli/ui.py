@@ -289,7 +289,8 @@ def render_result(r: Result) -> None:
             # parenthesised group (the per-source details) and says where to read it
             reason = _drop_last_group(reason) + f" (why each failed: edgeprof results show {r.run_id} --json)"
         out.print(escape(f"power: none ({reason})" if reason else "power: none"))
-    render_scenario(r)
+    if r.generation is None or r.generation.scenario is None:  # a generation's scenario: in its own lines
+        render_scenario(r)
     render_sustained(r)
     render_thermal(r.thermal)
     if r.compute is not None:

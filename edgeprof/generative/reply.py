@@ -17,6 +17,7 @@ from typing import Any
 from edgeprof_agent.messages import GenerateReply
 
 from .records import Generation
+from .scenario import scenario_of
 from .stats import generation_summary, phase_energy, windows_of
 
 __all__ = ["raw_of", "generation_of"]
@@ -34,9 +35,11 @@ def raw_of(reply: GenerateReply) -> dict[str, Any]:
     }
 
 
-def generation_of(reply: GenerateReply) -> Generation:
+def generation_of(reply: GenerateReply, ttft_bound_ms: float | None = None,
+                  tpot_bound_ms: float | None = None) -> Generation:
     """The Generation section of one generate reply, with the energy per phase when the reply has power readings
-    that cover every repetition's windows (energy_reason says why not otherwise)."""
+    that cover every repetition's windows (energy_reason says why not otherwise), and with a scenario's section
+    (scenario.scenario_of: a server's verdict against the bounds, a sustained run's windows)."""
     raw = raw_of(reply)
     reps = raw["repetitions"]
     origin = reps[0]["t_prefill_start_ns"]
@@ -62,4 +65,4 @@ def generation_of(reply: GenerateReply) -> Generation:
         warmup_prefill_ns=warm.prefill_ns if warm is not None else None,
         warmup_token_ns=list(warm.token_ns) if warm is not None else [],
         kv_cache=reply.kv_cache.to_dict(), energy_reason=reason if energy is None else None,
-        sampling=reply.sampling)
+        sampling=reply.sampling, scenario=scenario_of(reply, ttft_bound_ms, tpot_bound_ms))

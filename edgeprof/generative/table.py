@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from ..numfmt import fmt_value
 from ..records import Generation, Result
+from ..records.generation import GenScenario
 
 __all__ = ["BenchRow", "bench_rows", "bench_rows_of", "bench_markdown", "generation_lines", "bench_test_name"]
 
@@ -133,4 +134,37 @@ def generation_lines(g: Generation) -> list[str]:
     n = sum(len(t) for t in g.token_ns)
     lines.append(f"  from the agent's own clock: {n} per-token times and {len(g.prefill_ns)} prefill times kept "
                  "(results show --json); definitions stored with the result")
+    if g.scenario is not None:
+        lines += scenario_lines(g.scenario)
+    return lines
+
+
+def verdict_word(valid: bool | None) -> str:
+    return "no verdict" if valid is None else "VALID" if valid else "INVALID"
+
+
+def scenario_lines(sc: GenScenario) -> list[str]:
+    """A generation's scenario in words: a server's requests, its p99 TTFT and TPOT from the scheduled arrivals
+    and the verdict; a sustained run's windows as a table (tokens, decode tokens/s, TTFT p50, °C, MHz, W)."""
+    def ms(v: float | None) -> str:
+        return fmt_value(v, "ms")
+
+    if sc.name == "server":
+        lat = sorted(sc.latency_ms)
+        lines = [f"server at {sc.rate_rps:g} requests/s (Poisson, seed {sc.seed}): {sc.requests} requests, one at a "
+                 "time in arrival order; TTFT and latency counted from each request's scheduled arrival",
+                 f"  p99 TTFT {ms(sc.ttft_p99_ms)} · p99 TPOT {ms(sc.tpot_p99_ms)} (LoadGen's p99: sorted[floor(n × "
+                 f"0.99)]) · latency max {ms(lat[-1] if lat else None)}"]
+        reason = sc.valid_reason or "no verdict"
+        lines.append(f"  {reason}" if sc.valid is None else f"  {verdict_word(sc.valid)}: {reason}")
+        return lines
+    lines = [f"sustained for {fmt_value(sc.duration_s, 's')} in {fmt_value(sc.window_s, 's')} windows: "
+             f"{sc.requests} requests back to back; TTFT = prefill + first token (no queue); tokens placed in the "
+             "window their step ended in"]
+    head = ("window", "start s", "requests", "tokens", "decode t/s", "TTFT p50 ms", "°C", "CPU MHz", "W")
+    rows = [head] + [(str(w.index), fmt_value(w.start_s), str(w.requests), str(w.tokens), fmt_value(w.decode_tps),
+                      fmt_value(w.ttft_p50_ms), fmt_value(w.temp_c), fmt_value(w.cpu_mhz), fmt_value(w.mean_w))
+                     for w in sc.windows]
+    widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
+    lines += ["  " + "  ".join(c.rjust(widths[i]) for i, c in enumerate(r)) for r in rows]
     return lines

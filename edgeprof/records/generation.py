@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 
 from .sections import LatencyStats, Section
 
-__all__ = ["Spread", "PhaseEnergy", "Generation", "DEFINITIONS"]
+__all__ = ["Spread", "PhaseEnergy", "GenWindow", "GenScenario", "Generation", "DEFINITIONS", "P99_RULE"]
 
 # how each figure is defined, stored with it (the anchors: llama-bench, MLPerf Inference / Client, ort-genai)
 DEFINITIONS = {
@@ -35,6 +35,37 @@ DEFINITIONS = {
     "windows_ns": "each repetition's [prefill start, prefill end, first token end, last token end] in ns from the "
                   "first repetition's prefill start (the power trace's t = 0)",
 }
+
+
+TOKENS_PACKED = "int64-shuffle8-zlib-ragged"  # Generation.stored: every request's token ns, one packed list
+
+
+def _unpack_tokens(v: Mapping[str, Any]) -> list[list[int]]:
+    """The per-request token ns lists of a packed `token_ns` (Generation.stored); StoreError when damaged."""
+    from edgeprof_agent.messages import PACKED_INT64, MessageError
+
+    from ..errors import StoreError
+
+    lengths = v.get("lengths")
+    if v.get("encoding") != TOKENS_PACKED or set(v) != {"encoding", "lengths", "n", "b64"} \
+            or not isinstance(lengths, list) or not all(isinstance(n, int) and n >= 0 for n in lengths):
+        raise StoreError(f"result field generation.token_ns is packed as {v.get('encoding')!r}, which this "
+                         "edgeprof does not read", hint="it was written by another edgeprof version; upgrade "
+                         "edgeprof to read it")
+    try:
+        flat = PACKED_INT64.decode({"dtype": "<i8", "codec": PACKED_INT64.CODEC, "n": v["n"], "b64": v["b64"]},
+                                   "generation.token_ns")
+    except MessageError as e:
+        raise StoreError(f"result field {e}", hint="the result JSON is damaged; rerun the measurement") from None
+    if sum(lengths) != len(flat):
+        raise StoreError(f"result field generation.token_ns holds {len(flat)} times for {sum(lengths)} tokens",
+                         hint="the result JSON is damaged; rerun the measurement")
+    out, i = [], 0
+    values = [int(t) for t in flat]
+    for n in lengths:
+        out.append(values[i:i + n])
+        i += n
+    return out
 
 
 @dataclass(frozen=True)
@@ -72,6 +103,81 @@ class PhaseEnergy(Section):
     n_readings: int
     method: str = "trapezoid, linear interpolation at the window edges"
     source: str | None = None
+
+
+# MLPerf LoadGen's percentile (loadgen/results.cc, PerformanceSummary::ProcessTokenLatencies): the sorted values'
+# element at index floor(n x p), no interpolation (with fewer than 100 requests the p99 is the largest)
+P99_RULE = "sorted values[floor(n x 0.99)] (MLPerf LoadGen results.cc: no interpolation; n < 100: the largest)"
+
+
+@dataclass(frozen=True)
+class GenWindow(Section):
+    """One window of a sustained generation, [start_s, end_s) from the loop's start: the requests that started in
+    it (TTFT p50 of theirs: prefill + first token), the tokens whose next_token() ended in it (token_first, tokens:
+    their range in the requests' tokens taken in order; decode_tokens those after each request's first, decode_tps
+    = decode_tokens / their summed times) and the board read during it (the forward-pass sustained window's
+    readings: hottest zone °C, CPU mean and lowest MHz, GPU MHz, throttle bits, mean W and J; `board` the agent's
+    whole window record)."""
+
+    SECTION: ClassVar[str] = "generation scenario window"
+    index: int
+    start_s: float
+    end_s: float
+    requests: int
+    token_first: int
+    tokens: int
+    decode_tokens: int
+    decode_tps: float | None
+    ttft_p50_ms: float | None
+    temp_c: float | None = None
+    cpu_mhz: float | None = None
+    cpu_mhz_min: float | None = None
+    gpu_mhz: float | None = None
+    throttled: int | None = None
+    mean_w: float | None = None
+    energy_j: float | None = None
+    board: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class GenScenario(Section):
+    """A generation's load scenario (server or sustained) and what it gave; times in ms from the schedule's start
+    on the agent's clock, one entry per request in the order they ran (raw, nothing dropped).
+
+    server: `scheduled_ms` each request's Poisson arrival; TTFT and latency counted FROM IT (queueing included,
+    MLPerf's rule), TPOT = (latency - TTFT) / (tokens - 1); ttft_p99_ms / tpot_p99_ms by P99_RULE; valid: both
+    within their bounds (LoadGen PerfConstraintsMet with use_token_latencies), None without a bound.
+    sustained: requests back to back for duration_s, TTFT = prefill + first token (no queue), `windows` of
+    window_s."""
+
+    SECTION: ClassVar[str] = "generation scenario"
+    name: str
+    requests: int
+    rate_rps: float | None = None
+    seed: int | None = None
+    mode: str | None = None
+    scheduled_ms: list[float] = field(default_factory=list)
+    start_ms: list[float] = field(default_factory=list)
+    first_token_ms: list[float] = field(default_factory=list)
+    end_ms: list[float] = field(default_factory=list)
+    ttft_ms: list[float] = field(default_factory=list)
+    latency_ms: list[float] = field(default_factory=list)
+    tpot_ms: list[float] = field(default_factory=list)  # empty with one generated token
+    ttft_p99_ms: float | None = None
+    tpot_p99_ms: float | None = None
+    percentile: str = P99_RULE
+    ttft_bound_ms: float | None = None
+    tpot_bound_ms: float | None = None
+    valid: bool | None = None
+    valid_reason: str | None = None
+    duration_s: float | None = None
+    window_s: float | None = None
+    windows: list[GenWindow] = field(default_factory=list)
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> GenScenario:
+        flat = super().from_dict(d)
+        return dataclasses.replace(flat, windows=[GenWindow.from_dict(w) for w in flat.windows])  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)
@@ -114,16 +220,32 @@ class Generation(Section):
     # figures these are (a phone's litert_lm_main: its BenchmarkInfo, phone/litertlm.py), with what it did not give
     measured_by: str | None = None
     absent: dict[str, str] | None = None  # figure -> why it is not there (a tool's run: no per-token times)
+    # a load scenario's requests (server, sustained; None: single-stream repetitions). Optional: older results load
+    scenario: GenScenario | None = None
 
-    # written only when set (a tool's run): an agent's section stays the schema-11 shape, byte for byte; an older
-    # edgeprof reading a tool's section names the two fields (Section.from_dict: "upgrade edgeprof to read it")
-    TOOL_FIELDS: ClassVar[tuple[str, ...]] = ("measured_by", "absent")
+    # written only when set: an agent's single-stream section stays the shape schema 10 first wrote
+    OPTIONAL_FIELDS: ClassVar[tuple[str, ...]] = ("measured_by", "absent", "scenario")
 
     def to_dict(self) -> dict[str, Any]:
-        return {k: v for k, v in super().to_dict().items() if v is not None or k not in self.TOOL_FIELDS}
+        return {k: v for k, v in super().to_dict().items() if v is not None or k not in self.OPTIONAL_FIELDS}
+    def stored(self) -> dict[str, Any]:
+        """to_dict as the store holds it: a scenario's token times (a sustained run keeps every one: millions in
+        a long run) packed as the agent sent them, {"encoding": TOKENS_PACKED, "lengths": [tokens per request],
+        "n", "b64"} (record.PackedInt64: int64 ns, exact); a single-stream section as to_dict writes it."""
+        d = self.to_dict()
+        if self.scenario is not None and self.token_ns:
+            from edgeprof_agent.messages import PACKED_INT64
+
+            flat = [int(t) for rep in self.token_ns for t in rep]
+            wire = PACKED_INT64.encode(flat)
+            d["token_ns"] = {"encoding": TOKENS_PACKED, "lengths": [len(rep) for rep in self.token_ns],
+                             "n": wire["n"], "b64": wire["b64"]}
+        return d
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Generation:
+        if isinstance(d, Mapping) and isinstance(d.get("token_ns"), Mapping):
+            d = {**d, "token_ns": _unpack_tokens(d["token_ns"])}
         flat = super().from_dict(d)
 
         def spread(v: Any) -> Any:
@@ -135,4 +257,5 @@ class Generation(Section):
             e2e_ms=spread(flat.e2e_ms),
             itl_ms=None if flat.itl_ms is None else LatencyStats.from_dict(flat.itl_ms),  # type: ignore[arg-type]
             energy=None if flat.energy is None else PhaseEnergy.from_dict(flat.energy),  # type: ignore[arg-type]
+            scenario=None if flat.scenario is None else GenScenario.from_dict(flat.scenario),  # type: ignore[arg-type]
         )

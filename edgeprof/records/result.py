@@ -133,6 +133,8 @@ class Result:
         samples = Samples(self.samples_ms)  # the one it holds (no copy)
         d["samples_ms"] = samples.packed(NS_PER_MS) if packed else samples.tolist()
         if packed:
+            if self.generation is not None:  # a scenario's every token time, packed (Generation.stored)
+                d["generation"] = self.generation.stored()
             sc = d["scenario"]
             assert isinstance(sc, dict)
             sc["scheduled_ms"] = Samples(self.scenario.scheduled_ms).packed(TENTH_US_PER_MS)
@@ -146,6 +148,8 @@ class Result:
         if packed:
             return dumps_json(self.to_dict(packed=True), indent=indent)
         d = self.to_dict(packed=True)
+        if self.generation is not None:  # token times as numbers (the packed form is the store's)
+            d["generation"] = self.generation.to_dict()
         token = f"edgeprof-samples-{uuid.uuid4().hex}"
         lists = {f'"{token}-0"': Samples(self.samples_ms), f'"{token}-1"': Samples(self.scenario.scheduled_ms),
                  f'"{token}-2"': Samples(self.scenario.issued_ms)}

@@ -12,7 +12,7 @@ import math
 
 from ..analysis.breakdown import stored_breakdown
 from ..files.output import csv_text, visible
-from ..generative.table import bench_markdown, bench_rows_of
+from ..generative.table import bench_markdown, bench_rows_of, scenario_lines
 from ..vocab import fmt_value
 from . import predicted
 from .curves import markdown as sustained_markdown
@@ -76,6 +76,10 @@ def generation_markdown(ok: list) -> list[str]:
     reasons = [f"{config_label(r, with_model=True)}: {r.generation.energy_reason}" for r in gen
                if r.generation.energy is None and r.generation.energy_reason]
     lines += [f"\nno energy per token for {_md(text)}" for text in reasons]
+    for r in gen:  # a server's verdict and a sustained run's windows (generative/table.py scenario_lines)
+        if r.generation.scenario is not None:
+            lines += ["", f"**{_md(config_label(r, with_model=True))}**", "", "```",
+                      *[visible(x, lines=True) for x in scenario_lines(r.generation.scenario)], "```"]
     return lines
 
 

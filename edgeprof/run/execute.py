@@ -156,6 +156,15 @@ def power_config(spec: RunSpec, device: Device) -> PowerConfig | None:
     return PowerConfig.from_dict(cfg)
 
 
+def scenario_spec(spec: RunSpec) -> ScenarioSpec | None:
+    """The agent's ScenarioSpec for `spec`'s load scenario (None for single-stream): its name, rate and seed, and
+    the run settings the table sends in it (vocab.Setting.wire == "scenario"). A run's and a generation's."""
+    if spec.scenario == SINGLE_STREAM:
+        return None
+    return ScenarioSpec(name=spec.scenario, rate=spec.rate, seed=spec.seed,
+                        **{name: getattr(spec, name) for name, s in SETTINGS.items() if s.wire == "scenario"})
+
+
 def run_request(spec: RunSpec, device: Device, artifact: Artifact | None, remote_path: str | None,
                 inputs: list[dict[str, Any]], *, return_outputs: bool, profile_ops: bool,
                 lease_token: str | None = None, input_data: ArtifactRef | None = None,
@@ -182,9 +191,7 @@ def run_request(spec: RunSpec, device: Device, artifact: Artifact | None, remote
         return_outputs="base64" if return_outputs else False,
         profile_iterations=limits.PROFILE_ITERATIONS,
         lease_token=lease_token,
-        scenario=None if spec.scenario == SINGLE_STREAM else ScenarioSpec(
-            name=spec.scenario, rate=spec.rate, seed=spec.seed,
-            **{name: getattr(spec, name) for name, s in SETTINGS.items() if s.wire == "scenario"}),
+        scenario=scenario_spec(spec),
         accuracy=accuracy,
         **wire,
     )

@@ -194,6 +194,10 @@ def validate_scenario(spec: RunSpec) -> None:
             raise ConfigError(f"--scenario sustained: --window {spec.sustained_window_s:g} s leaves fewer than "
                               f"{MIN_WINDOWS} windows in --duration {duration:g} s",
                               hint=f"a shorter --window (at most {longest_window(duration)}) or a longer --duration")
+    for flag, v in (("--ttft-bound", spec.ttft_bound_ms), ("--tpot-bound", spec.tpot_bound_ms)):
+        if v is not None:  # a sweep's settings reach a forward-pass cell here (deploy refuses the flag earlier)
+            raise ConfigError(f"{flag} {v:g}: judges a generative model's server run (its p99 TTFT / TPOT), not "
+                              f"{spec.model}'s forward pass", hint="use --latency-bound for a forward-pass server")
     if spec.scenario == "server" and spec.latency_bound_ms is None:
         raise ConfigError("--scenario server needs --latency-bound MS (the run is VALID when p99 is within it)",
                           hint="e.g. --scenario server --rate 40 --latency-bound 50")

@@ -22,10 +22,11 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from edgeprof_agent.vocab import GEN_RUNTIMES, LITERT_LM
+from edgeprof_agent.vocab import GEN_RUNTIMES, LITERT_LM, SCENARIO_DEFAULTS
 
 from ..errors import CapabilityError, ConfigError
 from ..generative.settings import GEN_SETTINGS, settings_of
@@ -55,6 +56,23 @@ DEFAULT_PRECISION = {"llama.cpp": "q4_0", "onnxruntime-genai": "int4", LITERT_LM
 RUNTIME_MODULE = {"llama.cpp": "llama_cpp", "onnxruntime-genai": "onnxruntime_genai", LITERT_LM: "litert_lm"}
 # the generation settings (vocab.RunSettings: --prompt-tokens, --gen-tokens, --depth, --repetitions; None: the
 # agent's GEN_DEFAULTS, llama-bench's); the model's context bounds depth + prompt + generated tokens
+# the settings only a generative model takes (refused on a forward pass): those and the server's bounds
+GEN_ONLY = GEN_SETTINGS + ("ttft_bound_ms", "tpot_bound_ms")
+
+# a generation's load scenarios (docs/generative.md "Scenarios"): single-stream (repetitions back to back), server
+# (Poisson arrivals at --rate, one request at a time; the p99 TTFT and TPOT judged against --ttft-bound and
+# --tpot-bound) and sustained (requests back to back for --duration in --window windows)
+GEN_SCENARIOS = (SINGLE_STREAM, "server", "sustained")
+# each scenario flag of deploy a generative model takes -> the scenarios it applies to (check_flags; --scenario
+# itself: check_scenario); the server's
+# request count is the forward-pass server's: --min-queries requests, enough to cover --min-duration, at most
+# --max-queries
+SCENARIO_FLAGS: dict[str, tuple[str, ...]] = {
+    "--rate": ("server",), "--min-duration": ("server",),
+    "--min-queries": ("server",), "--max-queries": ("server",), "--ttft-bound": ("server",),
+    "--tpot-bound": ("server",), "--duration": ("sustained",), "--window": ("sustained",),
+    "--repetitions": (SINGLE_STREAM,)}
+
 
 def bundled(name: str) -> bool:
     import edgeprof_models.generative as gen
@@ -121,7 +139,8 @@ def check(spec: RunSpec) -> None:
                           hint=f"--precision {DEFAULT_PRECISION[spec.runtime]} (the default for {spec.runtime})")
     from ..files.config import check_cli_settings
 
-    check_cli_settings({name: getattr(spec, name) for name in GEN_SETTINGS})
+    check_cli_settings({name: getattr(spec, name) for name in GEN_ONLY})
+    check_scenario(spec)
     s = settings_of(spec)
     if spec.threads is not None and spec.threads < 1:
         raise ConfigError(f"--threads {spec.threads}: must be at least 1 (leave it out for the runtime default)")
@@ -141,6 +160,59 @@ def check(spec: RunSpec) -> None:
                           hint=f"--runtime {need[0]}" if need else "give a .gguf, a Hugging Face folder or an "
                           "onnxruntime-genai folder")
     info.check_context(s["depth"], s["prompt_tokens"], s["gen_tokens"])
+
+
+def check_flags(scenario: str, given: Iterable[str]) -> None:
+    """Each scenario flag given applies to the generation's `scenario` (SCENARIO_FLAGS), or one line naming what
+    it applies to."""
+    for flag in sorted(given):
+        where = SCENARIO_FLAGS.get(flag)
+        if where is not None and scenario not in where:
+            raise ConfigError(f"{flag}: for a generative model's {' or '.join(where)} scenario, not {scenario}",
+                              hint=f"drop {flag}, or add --scenario {where[0]}" if where[0] != SINGLE_STREAM
+                              else f"drop {flag}: {_COUNT_WORDS.get(scenario, '')}")
+
+
+_COUNT_WORDS = {"server": "a server issues --min-queries requests and covers --min-duration",
+                "sustained": "a sustained run lasts --duration"}
+
+
+def check_scenario(spec: RunSpec) -> None:
+    """The generation's load scenario and its settings, one line each (values, so a sweep's cell is judged as a
+    deploy is)."""
+    from ..run.validate import MIN_WINDOWS, longest_window
+    from ..vocab import schedule_problem
+
+    sc = spec.scenario
+    if sc not in GEN_SCENARIOS:
+        raise ConfigError(f"--scenario {sc}: a generative model runs {', '.join(GEN_SCENARIOS)}",
+                          hint="--scenario server --rate R (requests/s), or --scenario sustained --duration TIME")
+    bounds = [f for f, v in (("--ttft-bound", spec.ttft_bound_ms), ("--tpot-bound", spec.tpot_bound_ms))
+              if v is not None]
+    if bounds and sc != "server":
+        raise ConfigError(f"{bounds[0]}: judges a generative server run, not {sc}",
+                          hint="add --scenario server --rate R, or drop it")
+    if sc == SINGLE_STREAM:
+        return
+    if spec.depth:
+        raise ConfigError(f"--depth {spec.depth} with --scenario {sc}: not supported yet for generative models",
+                          hint="leave --depth out (0), or measure depth single-stream")
+    if sc == "server":
+        if spec.rate is None:
+            raise ConfigError("--scenario server needs --rate R: the requests' mean arrivals per second (Poisson)",
+                              hint="e.g. --scenario server --rate 0.5 --ttft-bound 2000 --tpot-bound 100")
+        problem = schedule_problem(spec.rate, spec.min_queries, spec.min_duration_s)
+        if problem is not None:
+            raise ConfigError(f"--rate {spec.rate:g}: {problem}")
+        return
+    if spec.rate is not None:
+        raise ConfigError(f"--rate {spec.rate:g} with --scenario sustained: not supported yet for generative models",
+                          hint="leave --rate out: requests run back to back")
+    duration = spec.duration_s or SCENARIO_DEFAULTS["duration_s"]
+    if spec.sustained_window_s * MIN_WINDOWS > duration:
+        raise ConfigError(f"--scenario sustained: --window {spec.sustained_window_s:g} s leaves fewer than "
+                          f"{MIN_WINDOWS} windows in --duration {duration:g} s",
+                          hint=f"a shorter --window (at most {longest_window(duration)}) or a longer --duration")
 
 
 def _context(model: str, ctx: int, s: dict[str, int]) -> None:
@@ -286,7 +358,7 @@ class AgentGeneration:
     def measure(self, spec: RunSpec, session: DeviceSession, job: Job, clock: PhaseClock) -> Result:
         from edgeprof_agent.messages import GenerateRequest
 
-        from ..run.execute import power_config
+        from ..run.execute import power_config, scenario_spec
 
         m, device, progress = self.m, session.device, job.progress
         if not job.checked:
@@ -316,14 +388,22 @@ class AgentGeneration:
                 "extra_buffers": extra, "runtime_options": opts,
                 "power": (lambda p: p.to_dict() if p is not None else None)(power_config(spec, device)),
                 "idle_s": spec.idle_s, "cooldown_c": spec.cooldown_c, "cooldown_timeout_s": spec.cooldown_timeout_s,
-                "lease_token": session.lease_token})
+                "lease_token": session.lease_token,
+                "scenario": (lambda sc: sc.to_dict() if sc is not None else None)(scenario_spec(spec)),
+                "min_duration_s": spec.min_duration_s, "min_queries": spec.min_queries,
+                "max_queries": spec.max_queries})
             silence = repetition_silence_s(s)
-            progress.stage(f"generating: {s['repetitions']} × ({s['prompt_tokens']} prompt + {s['gen_tokens']} "
-                           f"tokens, depth {s['depth']})")
+            progress.stage(f"generating: {_what(spec, s)}")
 
             def on_event(ev: Any) -> None:
                 phase = getattr(ev, "phase", None)
-                if phase:
+                if getattr(ev, "window", None):  # a sustained window closed (windows.sustained_loop's event)
+                    temp = f" · {ev.temp_c:g} °C" if ev.temp_c is not None else ""
+                    mhz = f" · {ev.cpu_mhz:g} MHz" if ev.cpu_mhz is not None else ""
+                    progress.stage(f"generating: window {ev.window}/{ev.windows}{temp}{mhz}")
+                elif phase == "measure" and spec.scenario == "server" and ev.n is not None:
+                    progress.stage(f"generating: {ev.n} of {ev.min_queries} requests done")
+                elif phase:
                     progress.stage(f"generating: {phase}")
 
             with clock.phase("run"):
@@ -331,6 +411,33 @@ class AgentGeneration:
                                       silence_by_phase={"idle": 600.0, "load": 600.0, "warmup": silence,
                                                         "measure": silence})
         return assemble(spec, art, facts, reply, transfer)
+
+
+def _what(spec: RunSpec, s: dict[str, int]) -> str:
+    each = f"{s['prompt_tokens']} prompt + {s['gen_tokens']} tokens"
+    if spec.scenario == "server":
+        return f"server at {spec.rate:g} requests/s, each {each}"
+    if spec.scenario == "sustained":
+        from ..vocab import fmt_duration
+
+        duration = spec.duration_s or SCENARIO_DEFAULTS["duration_s"]
+        return (f"sustained for {fmt_duration(duration)} in {fmt_duration(spec.sustained_window_s)} windows, "
+                f"requests of {each}")
+    return f"{s['repetitions']} × ({each}, depth {s['depth']})"
+
+
+def scenario_section(g: Any) -> Any:
+    """The Result's scenario section of a generation (records.Scenario: its name, rate and seed make the
+    configuration's identity; a server's verdict is its `valid`; the requests' due and start times in ms), or the
+    single-stream default."""
+    from ..records import Scenario
+
+    sc = g.scenario
+    if sc is None:
+        return Scenario()
+    return Scenario(name=sc.name, rate_qps=sc.rate_rps, seed=sc.seed, queries=sc.requests, samples=sc.requests,
+                    mode=sc.mode, valid=sc.valid, valid_reason=sc.valid_reason, scheduled_ms=sc.scheduled_ms,
+                    issued_ms=sc.start_ms)
 
 
 def assemble(spec: RunSpec, art: Artifact, facts: Facts, reply: Any, transfer: Transfer | None = None) -> Result:
@@ -341,6 +448,7 @@ def assemble(spec: RunSpec, art: Artifact, facts: Facts, reply: Any, transfer: T
 
     mib = 2 ** 20
     mem = reply.memory
+    g = generation_of(reply, spec.ttft_bound_ms, spec.tpot_bound_ms)
     from ..records import BoardFacts, RuntimeFacts, RunWarning
     from ..run.assemble import host_environment
 
@@ -358,7 +466,7 @@ def assemble(spec: RunSpec, art: Artifact, facts: Facts, reply: Any, transfer: T
                                 runtime=RuntimeFacts.of_backend(reply.runtime.to_dict()),
                                 agent_version=facts.agent_version, model_sha256=art.sha256, clock=reply.clock),
         warnings=[RunWarning.from_record(w) for w in reply.warnings], samples_ms=[], artifact=art, settings=Settings.of_run(spec),
-        generation=generation_of(reply), transfer=transfer)
+        generation=g, scenario=scenario_section(g), transfer=transfer)
 
 
 # deploy's flags that apply to a generative model besides its own settings' (the rest are a forward pass's)
@@ -373,14 +481,16 @@ def from_args(args: argparse.Namespace, spec: RunSpec, given: frozenset[str]) ->
 
     if not is_generative(args.model, args.runtime):
         return None
-    applies = {*_APPLIES, *GENERATION.flag_names(args)}
-    other = sorted(f for f in given if f not in applies)
-    other += [f for f, on in (("--input", args.input), ("--scenario", args.scenario != SINGLE_STREAM),
-                              ("--rate", args.rate is not None), ("--find-max-rate", args.find_max_rate)) if on]
+    applies = {*_APPLIES, *GENERATION.flag_names(args), "--scenario", *SCENARIO_FLAGS}
+    flags = set(given) | {f for f, on in (("--scenario", args.scenario != SINGLE_STREAM),
+                                          ("--rate", args.rate is not None)) if on}
+    other = sorted(f for f in flags if f not in applies)
+    other += [f for f, on in (("--input", args.input), ("--find-max-rate", args.find_max_rate)) if on]
     if other:
         raise ConfigError(f"{other[0]}: applies to a forward pass, not to the generative model {args.model}",
                           hint="leave it out; a generative model takes --prompt-tokens, --gen-tokens, --depth, "
-                               "--repetitions and --threads")
+                               "--repetitions, --threads and --scenario server or sustained")
+    check_flags(args.scenario, flags)
     runtime = args.runtime or default_runtime(args.model)
     if runtime not in ALL_GEN_RUNTIMES:
         raise ConfigError(f"--runtime {runtime}: {args.model} is a generative model; it runs on "

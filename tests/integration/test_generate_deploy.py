@@ -63,9 +63,12 @@ def test_llama_cpp_q4_0_deploy_is_stored_and_read_back(tmp_path, capsys):
     (["--model", "llama_tiny", "--depth", "2000"], "past the context of llama_tiny (2048 tokens)"),
     (["--model", "llama_tiny", "--runtime", "tflite"], "--runtime tflite: llama_tiny is a generative model"),
     (["--model", "llama_tiny", "--runtime", "llama.cpp", "--precision", "int4"], "llama.cpp takes f16, q8_0, q4_0"),
-    (["--model", "llama_tiny", "--min-duration", "2"], "--min-duration: applies to a forward pass, not to the "
-     "generative model llama_tiny"),
-    (["--model", "llama_tiny", "--scenario", "server", "--rate", "5"], "--scenario: applies to a forward pass"),
+    (["--model", "llama_tiny", "--min-duration", "2"], "--min-duration: for a generative model's server scenario, "
+     "not single-stream"),
+    (["--model", "llama_tiny", "--warmup", "2"], "--warmup: applies to a forward pass, not to the generative model "
+     "llama_tiny"),
+    (["--model", "llama_tiny", "--scenario", "offline"], "--scenario offline: a generative model runs "
+     "single-stream, server, sustained"),
     (["--model", "mobilenet_v2", "--precision", "q4_0"], "--precision q4_0: for generative models only"),
     (["--model", "mobilenet_v2", "--runtime", "onnxruntime", "--prompt-tokens", "8"],
      "--prompt-tokens: for generative models only"),

@@ -19,7 +19,7 @@ MAX_FUNCTION_LINES = 100
 # module imports from its own layer or a lower one, never a higher one, inside functions too. Data flows up
 # this list: devices.yaml and a model → records → a measurement on a device → a sweep → a report → the CLI.
 ORDER: list[tuple[str, list[str]]] = [
-    ("foundation", ["errors", "numfmt", "vocab", "interrupts"]),
+    ("foundation", ["errors", "numfmt", "metrics", "vocab", "interrupts"]),
     ("records and the host's files", ["records", "files", "capability"]),
     ("pure figures, inventory, results database, host model runs", ["analysis", "inventory", "store", "hostrun"]),
     ("reaching devices; exporting models", ["transport", "export"]),

@@ -95,7 +95,8 @@ def records() -> dict[str, m.Record]:
                                                      sha256="cd" * 32),
         precision="q4_0", prompt_tokens=512, gen_tokens=128, depth=0, repetitions=5, warmup=True, seed=0, threads=4,
         use_mmap=True, extra_buffers=False, runtime_options={"n_batch": 512},
-        power=m.PowerConfig(source="rpi5-pmic", rate_hz=100.0), idle_s=2.0, cooldown_c=50.0)
+        power=m.PowerConfig(source="rpi5-pmic", rate_hz=100.0), idle_s=2.0, cooldown_c=50.0,
+        scenario=m.ScenarioSpec(name="server", rate=0.5, seed=0), min_duration_s=60.0, min_queries=100)
     generate_reply = m.GenerateReply(
         clock="time.perf_counter_ns", warnings=[],
         runtime=m.RuntimeInfo(runtime="llama.cpp", version="0.3.36", options={
