@@ -27,6 +27,7 @@ from ..export.resolve import default_runtime
 from ..records import Device
 from ..session import refusal
 from ..session.generation import ALL_GEN_PRECISIONS, GEN_SETTINGS, is_generative
+from ..session.generation import DEFAULT_PRECISION as GEN_DEFAULT_PRECISION
 from ..session.generation import default_runtime as gen_default_runtime
 from .cell import GEN_AXES, Cell
 from .cell_decisions import cell_decision
@@ -68,7 +69,7 @@ class SweepSpec:
     devices: list[tuple[str, Any]]  # ("name", str) | ("tags", dict), with where
     device_where: list[str]
     runtimes: list[str]  # as written under `runtimes:`; empty: each model's format's runtime (runtimes_for)
-    precisions: list[str]
+    precisions: list[str]  # as written under `precisions:`; empty: precisions_for's defaults
     batch: list[int]
     threads: list[int | None]
     settings: dict[str, Any]
@@ -94,6 +95,11 @@ class SweepSpec:
         if is_generative(model.ref, None):
             return [gen_default_runtime(model.ref)]
         return [default_runtime(model.ref)]
+
+    def precisions_for(self, runtime: str) -> list[str]:
+        """The precision axis on `runtime`: `precisions:` as written, else fp32 (a generation runtime's own
+        default: llama.cpp q4_0, onnxruntime-genai int4, as deploy has them)."""
+        return self.precisions or [GEN_DEFAULT_PRECISION.get(runtime, "fp32")]
 
     def gen_points(self, model: str, runtime: str) -> list[tuple[int | None, ...]]:
         """(prompt_tokens, gen_tokens, depth) of a generation cell's matrix: every combination of the axes given
@@ -240,7 +246,7 @@ def _included(rule: Rule, spec: SweepSpec, devices: list[Device]) -> list[_Combo
     """The cells an include rule adds: the rule's values on the axes it names, every value of the others (the
     runtimes: each model's, as the matrix has them)."""
     every: dict[str, Any] = {"model": [m.label for m in spec.models], "device": [d.name for d in devices],
-                             "precision": spec.precisions, "batch": spec.batch, "threads": spec.threads,
+                             "precision": None, "batch": spec.batch, "threads": spec.threads,
                              "scenario": spec.scenarios, "rate": spec.rates, "runtime": None}
     want = {**every, **rule.match}
     model_by_label = {m.label: m for m in spec.models}
@@ -284,7 +290,8 @@ def _included(rule: Rule, spec: SweepSpec, devices: list[Device]) -> list[_Combo
             for dn in names
             for rt in ([str(v) for v in want["runtime"]] if want["runtime"] is not None
                        else spec.runtimes_for(model_by_label[ml]))
-            for pr in want["precision"] for b in want["batch"] for t in want["threads"] for sc, rate in pairs
+            for pr in (want["precision"] if want["precision"] is not None else spec.precisions_for(rt))
+            for b in want["batch"] for t in want["threads"] for sc, rate in pairs
             for gp in points(ml, rt)]
 
 
@@ -309,7 +316,7 @@ def expand(spec: SweepSpec, devices: list[Device]) -> list[Cell]:
     gen_size = 1
     for k in GEN_AXES:
         gen_size *= len(spec.gen_axes.get(k) or [None])
-    size = (len(devices) * sum(len(spec.runtimes_for(m)) for m in spec.models) * len(spec.precisions)
+    size = (len(devices) * sum(len(spec.precisions_for(rt)) for m in spec.models for rt in spec.runtimes_for(m))
             * len(spec.batch) * len(spec.threads) * len(pairs) * gen_size)
     if size > MAX_CELLS:  # counted before a cell is built: 10^6 cells took 1.7 GB in --dry-run
         raise ConfigError(f"{spec.path}: the sweep's matrix has {size} cells, beyond the limit of {MAX_CELLS}",
@@ -317,7 +324,7 @@ def expand(spec: SweepSpec, devices: list[Device]) -> list[Cell]:
     for d in devices:
         for m in spec.models:
             for rt in spec.runtimes_for(m):
-                for pr in spec.precisions:
+                for pr in spec.precisions_for(rt):
                     for b in spec.batch:
                         for t in spec.threads:
                             for sc, rate in pairs:

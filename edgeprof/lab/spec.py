@@ -38,7 +38,7 @@ Sweep file format history (keep next to the constant):
       - jetson-nano                   # a device name from devices.yaml, or
       - {soc: orin}                   # a tag selector: every device whose tags match
     runtimes: [onnxruntime]           # default: each model's format's runtime (tflite for .tflite, else onnxruntime)
-    precisions: [fp32]
+    precisions: [fp32]               # default: fp32 (a generation runtime's own: llama.cpp q4_0, onnxruntime-genai int4)
     batch: [1, 8]
     threads: [null, 2]                # null: the runtime's default
     settings: {min_duration_s: 10, timeout_s: 600, retries: 2}   # durations: seconds or 30m, 1h30m, 60s
@@ -147,7 +147,8 @@ def parse_sweep(text: str, path: str = "sweep.yaml") -> SweepSpec:
     models = _models(doc, top["models"][1], base)
     devices, device_where = _devices(doc, top["devices"][1])
     runtimes = _choices(doc, node("runtimes"), "runtimes", KNOWN_RUNTIMES, [])  # []: by each model's format
-    precisions = _choices(doc, node("precisions"), "precisions", KNOWN_PRECISIONS, ["fp32"])
+    # []: fp32, and a generation runtime's own default (llama.cpp q4_0, onnxruntime-genai int4)
+    precisions = _choices(doc, node("precisions"), "precisions", KNOWN_PRECISIONS, [])
     batch_node, threads_node = node("batch"), node("threads")
     batch = [_batch(doc, n, p) for p, n in doc.seq(batch_node, "batch")] if batch_node is not None else [1]
     threads: list[int | None] = [_threads(doc, n, p) for p, n in doc.seq(threads_node, "threads")] \
