@@ -134,7 +134,7 @@ def _j_per_token_bars(gen: list[Result], colors: Colors) -> str:
         return ""
     rows.sort(key=lambda p: (p[0].device, p[1]))
     h = 26 * len(rows) + 50
-    ch = Chart(560, h, left=250, right=60, top=10, bottom=40, label="energy per generated token per board")
+    ch = Chart(640, h, left=330, right=60, top=10, bottom=40, label="energy per generated token per board")
     xs = Scale(0.0, padded(0.0, max(v for _, v in rows), False, 0.1)[1], ch.x0, ch.x1)
     ch.axes(xs, Scale(0, 1, ch.y0, ch.y1), xlabel="energy per generated token, decode phase (mJ)", yticks=[])
     for i, (r, v) in enumerate(rows):
@@ -164,7 +164,8 @@ def _tps_per_watt(gen: list[Result], colors: Colors) -> str:
     xs = Scale(max(0.0, xlo), xhi, ch.x0, ch.x1)
     ys = Scale(max(0.0, ylo), yhi, ch.y0, ch.y1)
     ch.axes(xs, ys, xlabel="mean power while decoding (W)", ylabel="decode tokens/s")
-    front = pareto_front([(w, -tps) for w, tps, _ in pts])  # lower W and higher tokens/s are better
+    # lower W and higher tokens/s are better; W to 9 digits: one constant read twice is one wattage, not two
+    front = pareto_front([(float(f"{w:.9g}"), -tps) for w, tps, _ in pts])
     if len(front) > 1:
         stair: list[tuple[float, float]] = []
         for k, i in enumerate(front):
