@@ -161,6 +161,12 @@ def test_generation_sweep_on_three_boards_then_check_compare_list_and_report(gen
     assert a.generation is not None and b.generation is not None and a.generation.decode_tps is not None
     ratio = b.generation.decode_tps.mean / a.generation.decode_tps.mean
     assert f"{ratio:.3f}" in flat
+    assert "p50 latency" not in flat and "throughput" not in flat  # no forward-pass rows of n/a
+    # the two sweeps cell by cell: the generation figures' columns, not the forward pass's
+    code, compared, err = run(capsys, "compare", "--db", db, sweep_id, (tmp / "id2").read_text().strip())
+    assert code == 0, compared + err
+    assert "decode_tps" in compared and "j_per_token" in compared and "p50_ms" not in compared
+    assert f"{ratio:.2f}" in compared
 
     # the report: the generation charts, each point the stored value
     page = tmp / "report.html"
