@@ -361,11 +361,12 @@ def expand(spec: SweepSpec, devices: list[Device]) -> list[Cell]:
             _no_input_feeds(cell, set_at)
         if cell.scenario == "sustained":
             _sustained_windows(cell, set_at)
+        decision = cell_decision(cell, None)  # static: what the device lacks is decided with its facts
         for r in spec.budgets:
             if matches(r, cell, by_name):
-                _budgets_apply(r, cell)
+                if decision.ok:  # a skip row is never measured: no figure of it can be missing
+                    _budgets_apply(r, cell)
                 cell.budgets.extend(x for x in r.limits if x not in cell.budgets)
-        decision = cell_decision(cell, None)  # static: what the device lacks is decided with its facts
         if not decision.ok:
             cell.skip = decision.reason
         else:  # what the device's measurer cannot do (a phone: benchmark_model's limits), before connecting

@@ -109,7 +109,8 @@ overrides: [{match: {depth: 256}, repetitions: 9}]
      "on a forward pass's figure, and it matches the generation cell"),
 ])
 def test_bad_generation_sweeps_are_one_line_at_their_place(tmp_path, text, where, words):
-    base = "models: [llama_tiny, ds_cnn]\ndevices: [orin]\nruntimes: [llama.cpp, onnxruntime]\nprecisions: [q4_0]\n"
+    base = ("models: [llama_tiny, ds_cnn]\ndevices: [orin]\nruntimes: [llama.cpp, onnxruntime]\n"
+            "precisions: [q4_0, fp32]\n")
     with pytest.raises(ConfigError) as e:
         cells_of(base + text, tmp_path)
     msg = str(e.value)
@@ -178,3 +179,16 @@ def test_chart_ticks_of_one_value_read_twice_end():
     assert nice_ticks(a, b) == [a]
     lo, hi = padded(a, b)
     assert lo < a and hi > b and nice_ticks(lo, hi)
+
+
+def test_a_budget_is_judged_on_the_cells_that_run(tmp_path):
+    """A forward pass's budget over a mixed sweep reaches ds_cnn's skip row on llama.cpp (never measured): not
+    refused there; it is refused where it reaches llama_tiny on llama.cpp, which runs."""
+    base = ("models: [llama_tiny, ds_cnn]\ndevices: [orin]\nruntimes: [onnxruntime, llama.cpp]\n"
+            "precisions: [fp32, q4_0]\n")
+    cells = cells_of(base + "budgets: [{match: {model: ds_cnn}, limits: ['p99_ms < 5']}]\n", tmp_path)
+    skipped = [c for c in cells if c.model_label == "ds_cnn" and c.runtime == "llama.cpp"]
+    assert skipped and all(c.skip and c.budgets == ["p99_ms < 5"] for c in skipped)
+    with pytest.raises(ConfigError, match="matches the generation cell orin/llama_tiny/llama.cpp/q4_0"):
+        (tmp_path / "b").mkdir()
+        cells_of(base + "budgets: [{match: {device: orin}, limits: ['p99_ms < 5']}]\n", tmp_path / "b")
