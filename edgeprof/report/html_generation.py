@@ -45,8 +45,13 @@ def generation_section(data: ReportData, colors: Colors) -> str:
                 f'<td class="l">{t(b.test)}</td>' + num_cell(b.tps_mean, text=b.tps)
                 + num_cell(d["ttft_ms"]) + num_cell(d["tpot_ms"]) + num_cell(d["itl_p99_ms"]) + num_cell(mj[0])
                 + num_cell(mj[1]) + num_cell(d["tokens_per_j"]) + num_cell(d["peak_rss_mb"]) + "</tr>")
-    notes = [f"<li>{t(r.device)} · {t(model_label(r))}: no energy per token ({t(r.generation.energy_reason)})</li>"
-             for r in gen if r.generation is not None and r.generation.energy is None and r.generation.energy_reason]
+    why: dict[tuple[str, str, str], int] = {}  # one line per board, model and reason, however many runs
+    for r in gen:
+        if r.generation is not None and r.generation.energy is None and r.generation.energy_reason:
+            key = (r.device, model_label(r), r.generation.energy_reason)
+            why[key] = why.get(key, 0) + 1
+    notes = [f"<li>{t(device)} · {t(model)}{f' ({n} runs)' if n > 1 else ''}: no energy per token ({t(reason)})</li>"
+             for (device, model, reason), n in why.items()]
     return ('<p class="lede">Every token timed by the agent itself: pp is prompt tokens per second (the prefill), tg '
             'decode tokens per second (the tokens after the first), each per repetition, then mean ± sample stdev, '
             'as llama-bench prints them. TTFT is the prefill plus the first token\'s pick; energy per token is the '
@@ -70,18 +75,22 @@ def _series_name(r: Result, *, without: str) -> str:
 
 
 def _line_chart(kind: str, title: str, series: dict[str, list[tuple[float, float, Result]]], xlabel: str,
-                ylabel: str, unit: str, colors: Colors) -> str:
-    """Points joined per series, each point a `<g class="gen-point">` carrying its x and value (data-x, data-v)."""
+                ylabel: str, unit: str) -> str:
+    """Points joined per series, each point a `<g class="gen-point">` carrying its x and value (data-x, data-v);
+    the chart's own legend (a colour per series, dashed past the palette); a log y axis when the values span
+    more than 20×."""
     xs_v = [x for pts in series.values() for x, _, _ in pts]
     ys_v = [y for pts in series.values() for _, y, _ in pts]
+    ylog = min(ys_v) > 0 and max(ys_v) / min(ys_v) > 20
     ch = Chart(520, 300, left=62, right=20, top=14, bottom=44, label=title)
     xlo, xhi = padded(min(xs_v), max(xs_v), False, 0.08)
-    ylo, yhi = padded(min(ys_v), max(ys_v), False, 0.12)
+    ylo, yhi = padded(min(ys_v), max(ys_v), ylog, 0.12)
     xs = Scale(max(0.0, xlo) if min(xs_v) >= 0 else xlo, xhi, ch.x0, ch.x1)
-    ys = Scale(max(0.0, ylo), yhi, ch.y0, ch.y1)
-    ch.axes(xs, ys, xlabel=xlabel, ylabel=ylabel)
-    for name, pts in series.items():
-        c = colors(name)
+    ys = Scale(ylo if ylog else max(0.0, ylo), yhi, ch.y0, ch.y1, ylog)
+    ch.axes(xs, ys, xlabel=xlabel, ylabel=ylabel + (" (log scale)" if ylog else ""))
+    legend = []
+    for i, (name, pts) in enumerate(series.items()):
+        c, dash = svg.color(i), (None if i < len(svg.PALETTE) else "5 3")
         line = []
         for x, y, r in sorted(pts, key=lambda p: p[0]):
             px, py = xs(x), ys(y)
@@ -89,12 +98,15 @@ def _line_chart(kind: str, title: str, series: dict[str, list[tuple[float, float
             tip = f"{name}: {xlabel.split(' (')[0]} {x:g} → {fmt(y, unit)} · run {r.run_id}"
             ch.add(f'<g class="gen-point" data-chart="{kind}" data-series="{t(name)}" data-x="{x:g}" '
                    f'data-v="{y:.6g}" data-run="{t(r.run_id)}">' + svg.circle(px, py, 4.5, c, tip) + "</g>")
-        ch.add(svg.polyline(line, c, 1.6, tip=name))
-    return f'<div class="card gen-chart" data-chart="{kind}"><h4>{t(title)}</h4>{ch}</div>'
+        ch.add(svg.polyline(line, c, 1.6, dash=dash, tip=name))
+        legend.append(f'<span><span class="dot" style="background:{c}"></span>{t(name)}'
+                      + (" (dashed)" if dash else "") + "</span>")
+    return (f'<div class="card gen-chart" data-chart="{kind}"><h4>{t(title)}</h4>{ch}'
+            f'<div class="legend">{"".join(legend)}</div></div>')
 
 
 def _against(gen: list[Result], kind: str, value: Callable[[Generation], float | None],
-             x_of: Callable[[Generation], int], without: str, colors: Colors, title: str, xlabel: str,
+             x_of: Callable[[Generation], int], without: str, title: str, xlabel: str,
              ylabel: str, unit: str) -> tuple[list[str], list[str]]:
     """One chart per model of `value` against `x_of` (series with two x values or more); the series drawn with
     one x value only are named in the notes."""
@@ -111,7 +123,7 @@ def _against(gen: list[Result], kind: str, value: Callable[[Generation], float |
         drawn = {n: pts for n, pts in series.items() if len({x for x, _, _ in pts}) >= 2}
         single += [f"{model} · {n}" for n in series if n not in drawn]
         if drawn:
-            charts.append(_line_chart(kind, f"{title}, {model}", drawn, xlabel, ylabel, unit, colors))
+            charts.append(_line_chart(kind, f"{title}, {model}", drawn, xlabel, ylabel, unit))
     return charts, single
 
 
@@ -184,8 +196,8 @@ def _tps_per_watt(gen: list[Result], colors: Colors) -> str:
                f'data-run="{t(r.run_id)}">' + svg.circle(xs(w), ys(tps), 6.5 if on else 5, colors(r.device), tip,
                                                           stroke=svg.INK if on else "#fff") + "</g>")
     return (f'<div class="card gen-chart" data-chart="pareto"><h4>Decode tokens/s per watt</h4>{ch}'
-            '<p class="small">Up and left is better; the dashed line joins the runs no other one beats on both '
-            '(faster at no more power).</p></div>')
+            '<p class="small">Up and left is better. The outlined points are the frontier: no other run is faster '
+            'at no more power (a dashed line joins them when there are two or more).</p></div>')
 
 
 def generation_charts(data: ReportData, colors: Colors) -> str:
@@ -194,10 +206,9 @@ def generation_charts(data: ReportData, colors: Colors) -> str:
     gen = [r for r in data.ok if r.generation is not None]
     if not gen:
         return ""
-    series_colors = Colors([])
     cards, notes = [], []
     made, single = _against(gen, "decode_vs_depth", lambda g: g.decode_tps.mean if g.decode_tps else None,
-                            lambda g: g.depth, "depth", series_colors, "Decode tokens/s against context depth",
+                            lambda g: g.depth, "depth", "Decode tokens/s against context depth",
                             "context depth (tokens in the KV cache before the prompt)", "decode tokens/s",
                             "tokens/s")
     cards += made
@@ -205,15 +216,12 @@ def generation_charts(data: ReportData, colors: Colors) -> str:
         notes.append("decode tokens/s against depth needs two depths or more (a sweep's <code>depth: [0, 512, "
                      "2048]</code>); one depth only: " + t("; ".join(single)))
     made, single = _against(gen, "ttft_vs_prompt", lambda g: g.ttft_ms.mean, lambda g: g.prompt_tokens, "prompt",
-                            series_colors, "TTFT against prompt length", "prompt length (tokens)",
+                            "TTFT against prompt length", "prompt length (tokens)",
                             "time to first token (ms)", "ms")
     cards += made
     if single:
         notes.append("TTFT against prompt length needs two prompt lengths or more (<code>prompt_tokens: [128, "
                      "512]</code>); one only: " + t("; ".join(single)))
     cards += [c for c in (_j_per_token_bars(gen, colors), _tps_per_watt(gen, colors)) if c]
-    legend = "".join(f'<span><span class="dot" style="background:{c}"></span>{t(n)}</span>'
-                     for n, c in series_colors.map.items())
     return ((f'<div class="grid">{"".join(cards)}</div>' if cards else "")
-            + (f'<div class="legend">{legend}</div>' if legend else "")
             + "".join(f'<p class="small gen-note">{n}</p>' for n in notes) + _no_power(gen))
