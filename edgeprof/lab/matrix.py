@@ -343,11 +343,8 @@ def expand(spec: SweepSpec, devices: list[Device]) -> list[Cell]:
                     inputs=dict(m.inputs), settings=dict(spec.settings), scenario=sc, rate=rate)
         if cell.generative:  # the generation axes' point (None: the cell's setting)
             cell.settings.update({k: v for k, v in zip(GEN_AXES, gp, strict=True) if v is not None})
-        if cell.cell_id in seen:
-            continue
         if any(matches(r, cell, by_name) for r in spec.exclude):
             continue
-        seen.add(cell.cell_id)
         cell.batch_given = spec.batch_given or any("batch" in r.match and matches(r, cell, by_name)
                                                    for r in spec.include)
         set_at = dict(spec.settings_where)
@@ -355,6 +352,9 @@ def expand(spec: SweepSpec, devices: list[Device]) -> list[Cell]:
             if matches(r, cell, by_name):
                 cell.settings.update(r.settings)
                 set_at.update({k: r.settings_where.get(k, r.where) for k in r.settings})
+        if cell.cell_id in seen:  # after the overrides: one that sets a generation cell's depth changes its id
+            continue
+        seen.add(cell.cell_id)
         if not cell.generative:  # a forward pass has no prompt, generated tokens or depth: none in its row
             cell.settings.update({k: None for k in GEN_SETTINGS})
         if cell.runtime == "null":

@@ -192,3 +192,13 @@ def test_a_budget_is_judged_on_the_cells_that_run(tmp_path):
     with pytest.raises(ConfigError, match="matches the generation cell orin/llama_tiny/llama.cpp/q4_0"):
         (tmp_path / "b").mkdir()
         cells_of(base + "budgets: [{match: {device: orin}, limits: ['p99_ms < 5']}]\n", tmp_path / "b")
+
+
+def test_an_override_setting_a_depth_an_include_rule_also_adds_makes_one_cell(tmp_path):
+    cells = cells_of("""
+models: [llama_tiny]
+devices: [orin]
+include: [{depth: 512}]
+overrides: [{match: {model: llama_tiny}, depth: 512}]
+""", tmp_path)
+    assert [c.cell_id for c in cells] == ["orin/llama_tiny/llama.cpp/q4_0/b1/tauto/pp512/tg128/d512"]
