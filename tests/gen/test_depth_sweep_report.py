@@ -95,3 +95,28 @@ def test_depth_sweep_draws_decode_tokens_per_s_against_depth_in_chromium(tmp_pat
     keep = os.environ.get("EDGEPROF_KEEP_REPORT")
     if keep:
         shutil.copy(page, keep)
+
+
+def test_onnxruntime_genai_cells_of_a_sweep(tmp_path, monkeypatch, capsys, gen_cache, tiny_ortgenai):
+    """The other generation runtime through the lab: onnxruntime-genai int4 (its model builder's folder, built once
+    per run in the lane's cache, which the sweep uses) at two depths, and fp32 on llama.cpp a skip row."""
+    tiny_ortgenai("int4")  # built (or found) in the lane's cache before the sweep looks for it
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("EDGEPROF_CACHE", str(gen_cache))
+    (tmp_path / "ort.yaml").write_text(
+        "name: ortgenai\nmodels: [llama_tiny]\ndevices: [local]\nruntimes: [onnxruntime-genai]\n"
+        "precisions: [int4, q4_0]\nthreads: [1]\nprompt_tokens: [16]\ngen_tokens: [8]\ndepth: [0, 64]\n"
+        "settings: {repetitions: 2, idle_s: 0, timeout_s: 600, retries: 0}\n")
+    db = str(tmp_path / "r.sqlite")
+    code = main(["sweep", str(tmp_path / "ort.yaml"), "--db", db, "--quiet"])
+    cap = capsys.readouterr()
+    assert code == 0, cap.out + cap.err
+    store = Store(db)
+    rows = [store.get(r.run_id) for r in store.list(limit=None)]
+    ok = sorted((r for r in rows if r.status == "ok"), key=lambda r: r.generation.depth if r.generation else -1)
+    assert [(r.runtime, r.precision, r.generation.depth if r.generation else None) for r in ok] == [
+        ("onnxruntime-genai", "int4", 0), ("onnxruntime-genai", "int4", 64)]
+    assert all(r.generation is not None and r.generation.tokens == 8 and r.artifact is not None
+               and r.artifact.format == "ortgenai" for r in ok)
+    skipped = [r for r in rows if r.status == "skipped"]
+    assert len(skipped) == 2 and all("onnxruntime-genai takes fp32, int4" in (r.reason or "") for r in skipped)
