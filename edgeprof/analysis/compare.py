@@ -291,7 +291,9 @@ def compare_results(base: Result, new: Result, *, metrics: Sequence[str] | None 
     percentiles and power readings move more from run to run than the median: p90 2×, p99 4×)."""
     bv, nv = metric_values(base), metric_values(new)
     out = []
-    default = [m.name for m in METRICS] + [  # a load scenario's and an accuracy pass's metrics, when both have them
+    gen = base.generation is not None and new.generation is not None  # a generation has no forward pass's figures
+    default = [m.name for m in METRICS if not gen or m.group in ("memory", "power")] + [
+        # a load scenario's, an accuracy pass's and a generation's metrics, when both have them
         m.name for m in EXTRA_METRICS
         if m.group in ("scenario", "accuracy", "sustained", "generation") or m.name in SCENARIO_ENERGY
         if bv.get(m.name) is not None and nv.get(m.name) is not None]

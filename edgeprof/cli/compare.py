@@ -10,7 +10,7 @@ from rich.table import Table
 from ..analysis.compare import (
     DEFAULT_ALPHA,
     DEFAULT_MIN_EFFECT,
-    METRICS,
+    METRIC_BY_NAME,
     absent_notes,
     cell_label,
     check_alpha,
@@ -132,8 +132,12 @@ def _pair(a: Result, b: Result, title: str, args: argparse.Namespace) -> int:
 def _sweeps(base: list[Result], new: list[Result], title: str, args: argparse.Namespace,
             preds: dict[str, StoredPrediction]) -> int:
     bmap = match_by_config(base)
-    keys = ("p50_ms", "p99_ms", "throughput_ips", "peak_rss_mb", "mj_per_inference")
-    metrics = [m for m in METRICS if m.name in keys]
+    keys: tuple[str, ...] = ()
+    if any(r.generation is None for r in new if r.status == "ok") or not any(r.generation for r in new):
+        keys += ("p50_ms", "p99_ms", "throughput_ips", "peak_rss_mb", "mj_per_inference")
+    if any(r.generation is not None for r in new):  # generation cells: their own figures (beside)
+        keys += tuple(k for k in ("peak_rss_mb", "decode_tps", "ttft_ms", "j_per_token") if k not in keys)
+    metrics = [METRIC_BY_NAME[k] for k in keys]
     t = Table(title=shown(title), title_justify="left")
     t.add_column("cell")
     for m in metrics:
@@ -148,12 +152,13 @@ def _sweeps(base: list[Result], new: list[Result], title: str, args: argparse.Na
             t.add_row(shown(cell_label(r)),
                       *[("[dim]" + shown(r.status if r.status != "ok" else "no A") + "[/dim]")] * len(metrics), *pred)
             continue
-        deltas = {d.metric.name: d for d in compare_results(b, r, metrics=keys, min_effect=args.min_effect,
-                                                             alpha=args.alpha)}
+        own = keys if r.generation is None else ("peak_rss_mb", "decode_tps", "ttft_ms", "j_per_token")
+        deltas = {d.metric.name: d for d in compare_results(b, r, metrics=[k for k in own if k in keys],
+                                                             min_effect=args.min_effect, alpha=args.alpha)}
         cells = []
         for m in metrics:
-            d = deltas[m.name]
-            if d.ratio is None:
+            d = deltas.get(m.name)
+            if d is None or d.ratio is None:
                 cells.append("[dim]-[/dim]")
                 continue
             c = _COLOR[d.verdict]

@@ -1,13 +1,19 @@
-"""`edgeprof results list|show`: stored runs (show: with the run's stored prediction, cli/predicted.py)."""
+"""`edgeprof results list|show`: stored runs (show: with the run's stored prediction, cli/predicted.py; a generation
+run listed with its own figures: shape, TTFT, decode tokens/s, mJ/token, read from its stored section)."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from rich.table import Table
 
-from ..records import dumps_json
+from edgeprof_agent.vocab import GEN_RUNTIMES
+
+from ..generative.table import SUMMARY_COLUMNS, summary_cells
+from ..records import Generation, dumps_json
+from ..store.schema import RunRow
 from ..vocab import fmt_value
 from .common import add_db_args, open_store
 from .ui import out, render_result, shown
@@ -47,26 +53,54 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run_list(args: argparse.Namespace) -> int:
     store = open_store(args.db)
     rows = store.list(device=args.device, model=args.model, status=args.status, limit=args.limit or None)
-    if args.json:
-        sys.stdout.write(dumps_json([r.to_dict() for r in rows], indent=2) + "\n")
+    if args.json:  # a generation run: its summary figures too (the section in full: results show --json)
+        gens = generations(store, rows)
+        sys.stdout.write(dumps_json([{**r.to_dict(), **({"generation": _gen_json(gens[r.run_id])}
+                                                         if r.run_id in gens else {})} for r in rows], indent=2)
+                         + "\n")
         return 0
     if not rows:
         out.print(f"no runs in {store.display_url} — try: edgeprof deploy --device local --model mobilenet_v2")
         return 0
     t = Table(title=f"runs in {store.display_url}", title_justify="left")
     top1 = any(r.top1 is not None for r in rows)  # accuracy mode: a column only when a row has it
-    numeric = ("batch", "thr", "p50 ms", "p99 ms", "inf/s", "W", "top-1")
-    for c in ("run id", "created", "status", "device", "model", "runtime", "prec", "batch", "thr",
-              "p50 ms", "p99 ms", "inf/s", "W") + (("top-1",) if top1 else ()):
+    gens = generations(store, rows)
+    # the forward pass's columns when a row is one (or none is a generation), the generation's when a row is one
+    forward = any(r.runtime not in GEN_RUNTIMES for r in rows)
+    numeric = ("batch", "thr", "p50 ms", "p99 ms", "inf/s", "W", "top-1", *SUMMARY_COLUMNS[1:])
+    for c in ("run id", "created", "status", "device", "model", "runtime", "prec", "batch", "thr") + (
+            ("p50 ms", "p99 ms", "inf/s") if forward else ()) + (SUMMARY_COLUMNS if gens else ()) + (
+            "W",) + (("top-1",) if top1 else ()):
         t.add_column(c, justify="right" if c in numeric else "left",
                      no_wrap=c in ("run id", "created"), overflow="fold")
     for r in rows:
         t.add_row(shown(r.run_id), shown(str(r.created_at).replace("T", " ")[:19]), shown(r.status),
                   shown(r.device), shown(r.model), shown(r.runtime), shown(r.precision), str(r.batch),
-                  str(r.threads or "-"), fmt_value(r.p50_ms), fmt_value(r.p99_ms), fmt_value(r.throughput_ips),
+                  str(r.threads or "-"),
+                  *((fmt_value(r.p50_ms), fmt_value(r.p99_ms), fmt_value(r.throughput_ips)) if forward else ()),
+                  *(summary_cells(gens.get(r.run_id)) if gens else ()),
                   fmt_value(r.mean_w), *((fmt_value(r.top1, "%"),) if top1 else ()))
     out.print(t)
     return 0
+
+
+def generations(store: Any, rows: list[RunRow]) -> dict[str, Generation]:
+    """The generation section of each listed run that has one (a generation runtime's ok run), read from its
+    stored Result: the runs table's summary columns hold a forward pass's figures only."""
+    out: dict[str, Generation] = {}
+    for r in rows:
+        if r.runtime in GEN_RUNTIMES and r.status == "ok":
+            g = store.get(r.run_id).generation
+            if g is not None:
+                out[r.run_id] = g
+    return out
+
+
+def _gen_json(g: Generation) -> dict[str, Any]:
+    e = g.energy
+    return {"prompt_tokens": g.prompt_tokens, "tokens": g.tokens, "depth": g.depth, "ttft_ms": g.ttft_ms.mean,
+            "prefill_tps": g.prefill_tps.mean, "decode_tps": g.decode_tps.mean if g.decode_tps else None,
+            "j_per_token": e.j_per_token if e is not None else None}
 
 
 def run_show(args: argparse.Namespace) -> int:

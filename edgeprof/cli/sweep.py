@@ -20,6 +20,7 @@ from rich.table import Table
 from .. import interrupts
 from ..analysis.compare import cell_label, fmt_value
 from ..errors import ConfigError
+from ..generative.table import SUMMARY_COLUMNS, summary_cells
 from ..lab import sweep_state as ledger
 from ..lab.cell import Cell
 from ..lab.scheduler import DeviceStatus, SweepOutcome, SweepScheduler, run_sweep
@@ -266,6 +267,10 @@ def _status_table(scheduler: SweepScheduler) -> Table:
 
 def _result_line(r: Result, i: int, total: int) -> str:
     cell = r.sweep.cell_id if r.sweep and r.sweep.cell_id else cell_label(r)
+    if r.status == "ok" and r.generation is not None:  # a generation cell: its own figures
+        from ..generative.table import summary_line
+
+        return f"[{i}/{total}] [green]ok[/green] {escape(cell)}: {escape(summary_line(r.generation))}"
     if r.status == "ok":
         lat, su = r.latency_ms, r.sustained
         curve = "" if su is None else (  # a sustained cell: what its curve says
@@ -284,10 +289,15 @@ def _summary(results: list[Result]) -> None:
         return
     t = Table(title="cells", title_justify="left")
     scenarios = any(r.scenario.label for r in results)  # a load-scenario sweep: which scenario, and its verdict
+    gen = any(r.generation is not None for r in results)  # generation cells: their shape, TTFT and decode t/s
+    forward = any(r.generation is None and r.status == "ok" for r in results) or not gen
+    numeric = ("batch", "threads", "p50 ms", "p99 ms", "inf/s", "TTFT ms", "decode t/s", "mJ/token")
     cols = ("device", "model", "runtime", "prec", "batch", "threads") + (("scenario",) if scenarios else ()) + (
-        "status", "p50 ms", "p99 ms", "inf/s") + (("verdict",) if scenarios else ()) + ("reason",)
+        "status",) + (("p50 ms", "p99 ms", "inf/s") if forward else ()) + (
+        SUMMARY_COLUMNS if gen else ()) + (("verdict",) if scenarios else ()) + (
+        "reason",)
     for col in cols:
-        t.add_column(col, justify="right" if col in ("batch", "threads", "p50 ms", "p99 ms", "inf/s") else "left",
+        t.add_column(col, justify="right" if col in numeric else "left",
                      overflow="fold", max_width=60 if col == "reason" else None)
     for r in sorted(results, key=lambda r: (r.device, str(r.sweep.cell_id if r.sweep else None))):
         lat = r.latency_ms
@@ -299,8 +309,12 @@ def _summary(results: list[Result]) -> None:
             f" · {sc.misses} misses" if sc.misses else "")
         cells = [escape(x) for x in (r.device, model, r.runtime, r.precision)] + [str(r.batch), str(r.threads or "auto")]
         cells += [sc.label or sc.name] if scenarios else []
-        cells += [status, fmt_value(lat.p50 if lat else None), fmt_value(lat.p99 if lat else None),
-                  fmt_value(r.throughput_ips)]
+        cells += [status]
+        if forward:
+            cells += [fmt_value(lat.p50 if lat else None), fmt_value(lat.p99 if lat else None),
+                      fmt_value(r.throughput_ips)]
+        if gen:
+            cells += summary_cells(r.generation)
         cells += [verdict] if scenarios else []
         t.add_row(*cells, escape(r.reason or ""))
     out.print(t)
@@ -311,7 +325,8 @@ def _print_cells(cells: list[Cell]) -> None:
     for col in ("cell", "min s", "timeout s", "budgets", "skip reason"):
         t.add_column(col, overflow="fold")
     for c in cells:
-        t.add_row(c.cell_id, f"{c.setting('min_duration_s'):g}", f"{c.wall_limit_s():g}",  # sustained: + duration
+        t.add_row(c.cell_id, "-" if c.generative else f"{c.setting('min_duration_s'):g}",  # a generation: tokens
+                  f"{c.wall_limit_s():g}",  # sustained: + duration
                   ", ".join(c.budgets), c.skip or "")
     out.print(t)
 

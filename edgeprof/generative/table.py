@@ -3,7 +3,8 @@ result, ` @ d<depth>` when the context was filled first, tokens/s as mean ± sam
 section's lines for `results show` and the reports, each figure saying where it comes from.
 
 Owns: BenchRow and its rows from a Generation (bench_rows) or a Result (bench_rows_of), the markdown table
-llama-bench prints (`-o md`: | model | runtime | precision | threads | test | t/s |), and generation_lines.
+llama-bench prints (`-o md`: | model | runtime | precision | threads | test | t/s |), generation_lines, and the
+section's shape label and one-line summary (shape_label, summary_line: a sweep's cell lines, results list).
 Pure: strings out, no I/O, no terminal markup.
 Does not own: the figures (stats.py, reply.py), the records (records/generation.py), printing (cli/ui.py).
 
@@ -22,7 +23,8 @@ from ..numfmt import fmt_value
 from ..records import Generation, Result
 from ..records.generation import GenScenario
 
-__all__ = ["BenchRow", "bench_rows", "bench_rows_of", "bench_markdown", "generation_lines", "bench_test_name"]
+__all__ = ["BenchRow", "bench_rows", "bench_rows_of", "bench_markdown", "generation_lines", "bench_test_name",
+           "shape_label", "summary_line", "SUMMARY_COLUMNS", "summary_cells"]
 
 
 @dataclass(frozen=True)
@@ -47,6 +49,34 @@ class BenchRow:
 def bench_test_name(kind: str, tokens: int, depth: int) -> str:
     """llama-bench's test label: `pp512`, `tg128`, with ` @ d<depth>` when the KV cache held `depth` tokens."""
     return f"{kind}{tokens}" + (f" @ d{depth}" if depth else "")
+
+
+def shape_label(g: Generation) -> str:
+    """What one generation measured, in llama-bench's names: `pp512 tg128` (` @ d2048` with a filled context)."""
+    return f"pp{g.prompt_tokens} tg{g.tokens}" + (f" @ d{g.depth}" if g.depth else "")
+
+
+def summary_line(g: Generation) -> str:
+    """The section in one line (a sweep's cell line): shape, TTFT, decode tokens/s, J/token when measured."""
+    text = f"{shape_label(g)}: TTFT {fmt_value(g.ttft_ms.mean, 'ms')}, prefill {fmt_value(g.prefill_tps.mean, 'tokens/s')}"
+    if g.decode_tps is not None:
+        text += f", decode {fmt_value(g.decode_tps.mean, 'tokens/s')}"
+    if g.energy is not None and g.energy.j_per_token is not None:
+        text += f", {fmt_value(g.energy.j_per_token * 1000, 'mJ')}/token"
+    return text
+
+
+SUMMARY_COLUMNS = ("test", "TTFT ms", "decode t/s", "mJ/token")
+
+
+def summary_cells(g: Generation | None) -> list[str]:
+    """A table row's cells for SUMMARY_COLUMNS (a sweep's cells, results list); empty cells without a section,
+    `-` for a figure the run has none of (no power reading, one generated token)."""
+    if g is None:
+        return [""] * len(SUMMARY_COLUMNS)
+    e = g.energy
+    return [shape_label(g), fmt_value(g.ttft_ms.mean), fmt_value(g.decode_tps.mean if g.decode_tps else None),
+            fmt_value(e.j_per_token * 1000 if e is not None and e.j_per_token is not None else None)]
 
 
 def bench_rows(g: Generation, *, model: str, runtime: str | None = None, precision: str = "",

@@ -3,7 +3,8 @@
 Owns: the Cell record (its identity `cell_id`, its settings with vocab.SWEEP_SETTINGS' defaults, the RunSpec it
 measures, the SweepPolicy it is run by, its wall-clock limit (`wall_limit_s`: timeout_s, beyond a sustained cell's duration, plus a cool-down
 wait's bound), its JSON form in the ledger and in queued jobs) and its export key (what makes two cells share one
-exported model: `export_key`, used by the local sweep and the queue alike).
+exported model: `export_key`, used by the local sweep and the queue alike), whether it is a generation cell (its
+id then carries its prompt tokens, generated tokens and depth, llama-bench's pp/tg/d).
 Does not own: parsing the sweep file and expanding it (spec.py), running a cell (board.py, scheduler.py).
 """
 
@@ -18,6 +19,8 @@ from .. import vocab
 from ..records import RunSpec
 
 SETTINGS = vocab.SWEEP_SETTINGS  # the run settings and the sweep policy
+# a generative model's axes (run settings, vocab.RunSettings place="generation"): part of a generation cell's id
+GEN_AXES = ("prompt_tokens", "gen_tokens", "depth")
 
 
 @dataclass
@@ -40,9 +43,26 @@ class Cell:
     batch_given: bool = False  # the sweep file named the batch (`batch:`, an include rule): like deploy's --batch
 
     @property
+    def generative(self) -> bool:
+        """A generation cell (session/generation.py: a generative model, or a generation runtime)."""
+        from ..session.generation import is_generative
+
+        return is_generative(self.model, self.runtime)
+
+    def gen_settings(self) -> dict[str, int]:
+        """A generation cell's prompt tokens, generated tokens and depth: its own, else llama-bench's defaults
+        (the agent's GEN_DEFAULTS)."""
+        from edgeprof_agent.vocab import GEN_DEFAULTS
+
+        return {k: int(GEN_DEFAULTS[k] if self.setting(k) is None else self.setting(k)) for k in GEN_AXES}
+
+    @property
     def cell_id(self) -> str:
         t = "auto" if self.threads is None else str(self.threads)
         cid = f"{self.device}/{self.model_label}/{self.runtime}/{self.precision}/b{self.batch}/t{t}"
+        if self.generative:  # llama-bench's names: pp512/tg128/d0
+            g = self.gen_settings()
+            cid += f"/pp{g['prompt_tokens']}/tg{g['gen_tokens']}/d{g['depth']}"
         if self.scenario != vocab.SINGLE_STREAM:  # single-stream cells keep their ids (resume, history)
             cid += f"/{self.scenario}" + (f"@{self.rate:g}" if self.rate is not None else "")
         return cid

@@ -1,7 +1,8 @@
 """The lab's decisions, as pure functions: may a cell run here, and what to do when an attempt at it fails.
 
 Owns: `cell_decision` (the capability of one sweep cell: the static matrix when no facts are known, the device's
-facts when they are — the one place a cell's capability is decided), and `on_error` (retry after a backoff, fail
+facts when they are — the one place a cell's capability is decided; a generation cell by the generation kind's own
+checks, `generation_decision`), and `on_error` (retry after a backoff, fail
 with a reason, skip with a reason, and whether the device is unusable for the rest of the sweep) as a function of
 the exception's class, the attempt number and the cell's retry settings. No I/O, no threads, no clocks: the
 scheduler does what these say (tests/unit/test_decide.py is the table).
@@ -28,7 +29,10 @@ from ..errors import (
     TransportError,
     UserError,
 )
-from ..vocab import MAX_BACKOFF_S  # one wait between retries, however many (100 doublings overflow a timer)
+from ..vocab import (  # one wait between retries, however many (100 doublings overflow a timer)
+    MAX_BACKOFF_S,
+    SINGLE_STREAM,
+)
 from .cell import Cell
 
 # what an attempt was doing when it failed: connecting, taking the lease and reading facts ("setup"), or
@@ -59,8 +63,35 @@ class Action:
 
 def cell_decision(cell: Cell, facts: Facts | None) -> capability.Decision:
     """Run or skip(reason) for one cell: with facts=None only what is statically impossible is skipped."""
+    if cell.generative:
+        return generation_decision(cell, facts)
     return capability.decide(cell.model, cell.runtime, cell.precision, facts, cell.device,
                              cell.setting("runtime_options") or {})
+
+
+def generation_decision(cell: Cell, facts: Facts | None) -> capability.Decision:
+    """A generation cell (session/generation.py): statically, what deploy refuses before connecting (the runtime
+    and the precision, a model that is not generative, depth + prompt + generated tokens past the model's
+    context, a batch or scenario the kind has not); with facts, the runtime's module importable on the device —
+    decided before anything is built or pushed."""
+    from ..session import generation as gen
+
+    if not (gen.bundled(cell.model) or gen.model_path_like(cell.model)):
+        return capability.Decision(False, f"{cell.runtime} runs generative models (llama_tiny, a .gguf, a Hugging "
+                                          f"Face or onnxruntime-genai folder); {cell.model_label} is not one")
+    if cell.batch != 1:
+        return capability.Decision(False, f"batch {cell.batch}: a generative model is measured one sequence at a "
+                                          "time (batch 1)")
+    if cell.scenario != SINGLE_STREAM:
+        return capability.Decision(False, f"the {cell.scenario} scenario for a generative model: not supported "
+                                          "yet (its requests run back to back, single-stream)")
+    try:
+        gen.check(cell.run_spec())
+        if facts is not None:
+            gen.capability(cell.runtime, facts, cell.device)
+    except UserError as e:
+        return capability.Decision(False, e.one_line())
+    return capability.Decision(True)
 
 
 def _one_line(exc: BaseException) -> str:

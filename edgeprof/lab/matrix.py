@@ -1,8 +1,9 @@
 """A sweep's matrix: the validated SweepSpec, its match rules, and its expansion into Cells.
 
 Owns: the SweepSpec and Rule records (what spec.py reads a sweep file into), the names the matrix's axes take
-(runtimes with their aliases, precisions), the matrix expansion models × devices × runtimes × precisions ×
-batch × threads × scenarios (× rates for server and fixed-rate, and for sustained when rates are given) with
+(runtimes with their aliases, precisions; the generation runtimes and precisions too), the matrix expansion models
+× devices × runtimes × precisions × batch × threads × scenarios (× rates for server and fixed-rate, and for
+sustained when rates are given; × prompt_tokens × gen_tokens × depth for a generation cell) with
 include/exclude rules, per-cell settings (defaults, then `overrides` in order; a sustained cell's window must leave 3 windows in its duration), budgets
 attached to the cells they match (one on a sustained figure refused for a cell of another scenario), resolving
 the devices of a sweep in an inventory, and the static part of the capability check (runtime × format × precision: an
@@ -18,21 +19,27 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from edgeprof_agent.vocab import GEN_RUNTIMES
+
 from .. import vocab
 from ..errors import ConfigError
 from ..export.resolve import default_runtime
 from ..records import Device
 from ..session import refusal
-from .cell import Cell
+from ..session.generation import ALL_GEN_PRECISIONS, GEN_SETTINGS, is_generative
+from ..session.generation import DEFAULT_PRECISION as GEN_DEFAULT_PRECISION
+from ..session.generation import default_runtime as gen_default_runtime
+from .cell import GEN_AXES, Cell
 from .cell_decisions import cell_decision
 
-AXES = ("model", "device", "runtime", "precision", "batch", "threads", "scenario", "rate")
+AXES = ("model", "device", "runtime", "precision", "batch", "threads", "scenario", "rate", *GEN_AXES)
 # other names users write for a runtime → the runtime (LiteRT is TensorFlow Lite's new name)
 RUNTIME_ALIASES = {"litert": "tflite"}
-KNOWN_RUNTIMES = (*vocab.RUNTIMES, *RUNTIME_ALIASES)
+KNOWN_RUNTIMES = (*vocab.RUNTIMES, *GEN_RUNTIMES, *RUNTIME_ALIASES)
 # precisions users may name that no runtime supports yet: accepted, their cells become skip rows with the reason
 EXTRA_PRECISIONS = ("bf16",)
-KNOWN_PRECISIONS = (*vocab.PRECISIONS, *EXTRA_PRECISIONS)
+KNOWN_PRECISIONS = (*vocab.PRECISIONS, *(p for p in ALL_GEN_PRECISIONS if p not in vocab.PRECISIONS),
+                    *EXTRA_PRECISIONS)
 
 
 @dataclass(frozen=True)
@@ -62,7 +69,7 @@ class SweepSpec:
     devices: list[tuple[str, Any]]  # ("name", str) | ("tags", dict), with where
     device_where: list[str]
     runtimes: list[str]  # as written under `runtimes:`; empty: each model's format's runtime (runtimes_for)
-    precisions: list[str]
+    precisions: list[str]  # as written under `precisions:`; empty: precisions_for's defaults
     batch: list[int]
     threads: list[int | None]
     settings: dict[str, Any]
@@ -75,11 +82,36 @@ class SweepSpec:
     rates: list[float] = field(default_factory=list)  # server, fixed-rate; sustained at a rate (rated_scenario)
     settings_where: dict[str, str] = field(default_factory=dict)  # a `settings:` key → "file:line path"
     batch_given: bool = False  # `batch:` written in the file (a static-batch model then refuses a batch other than N)
+    # a generative model's axes (GEN_AXES: prompt_tokens, gen_tokens, depth) as written; absent: the cell's
+    # setting (`settings:`, overrides), else llama-bench's default
+    gen_axes: dict[str, list[int]] = field(default_factory=dict)
 
     def runtimes_for(self, model: ModelEntry) -> list[str]:
         """The runtime axis of `model`: `runtimes:` as written, else the runtime `deploy` defaults its format to
-        (tflite for a .tflite file, onnxruntime for ONNX files, bundled and builder models)."""
-        return self.runtimes or [default_runtime(model.ref)]
+        (tflite for a .tflite file, onnxruntime for ONNX files, bundled and builder models; llama.cpp for a
+        generative model, onnxruntime-genai for its own folder)."""
+        if self.runtimes:
+            return self.runtimes
+        if is_generative(model.ref, None):
+            return [gen_default_runtime(model.ref)]
+        return [default_runtime(model.ref)]
+
+    def precisions_for(self, runtime: str) -> list[str]:
+        """The precision axis on `runtime`: `precisions:` as written, else fp32 (a generation runtime's own
+        default: llama.cpp q4_0, onnxruntime-genai int4, as deploy has them)."""
+        return self.precisions or [GEN_DEFAULT_PRECISION.get(runtime, "fp32")]
+
+    def gen_points(self, model: str, runtime: str) -> list[tuple[int | None, ...]]:
+        """(prompt_tokens, gen_tokens, depth) of a generation cell's matrix: every combination of the axes given
+        (None: the cell's setting); any other cell has one, all None (a forward-pass model, or a generative one on
+        a runtime that is not a generation runtime: one skip row, not one per point)."""
+        if not (is_generative(model, None) and runtime in GEN_RUNTIMES):
+            return [(None,) * len(GEN_AXES)]
+        points: list[tuple[int | None, ...]] = [()]
+        for k in GEN_AXES:
+            values: list[int | None] = [*self.gen_axes.get(k, [])] or [None]
+            points = [(*pt, v) for pt in points for v in values]
+        return points
 
     def scenario_rates(self) -> list[tuple[str, float | None]]:
         """(scenario, rate) pairs of the matrix: each scheduled scenario at every rate, sustained at every rate
@@ -118,7 +150,8 @@ def matches(rule: Rule, cell: Cell, devices: Mapping[str, Device]) -> bool:
             continue
         have = {"model": cell.model_label, "device": cell.device, "runtime": cell.runtime,
                 "precision": cell.precision, "batch": cell.batch, "threads": cell.threads,
-                "scenario": cell.scenario, "rate": cell.rate}[k]
+                "scenario": cell.scenario, "rate": cell.rate}[k] if k not in GEN_AXES else (
+            cell.gen_settings()[k] if cell.generative else None)  # a forward-pass cell has no depth
         if have not in want and str(have) not in [str(w) for w in want]:
             return False
     return True
@@ -177,27 +210,43 @@ def _sustained_windows(cell: Cell, set_at: Mapping[str, str]) -> None:
                                "a longer duration_s")
 
 
+# what a generation result has besides its generation figures (records.Generation): memory and power
+GEN_BUDGET_GROUPS = ("generation", "memory", "power")
+
+
 def _budgets_apply(rule: Rule, cell: Cell) -> None:
     """A budget on a sustained figure (vocab.SUSTAINED_METRICS) matching a cell of another scenario is a mistake
-    (it could never be measured there): refused at the budget's line."""
-    if cell.scenario == "sustained":
-        return
+    (it could never be measured there): refused at the budget's line. So is one on a generation figure
+    (vocab.GENERATION_METRICS) matching a forward-pass cell, and one on a forward pass's figure (p99_ms, ...)
+    matching a generation cell."""
     for text in rule.limits:
         metric = text.split()[0]
-        if metric in vocab.SUSTAINED_METRICS:
+        if cell.generative:
+            group = vocab.METRIC_BY_NAME[metric].group if metric in vocab.METRIC_BY_NAME else "generation"
+            if group not in GEN_BUDGET_GROUPS:
+                raise ConfigError(f"{rule.where}: budget {text!r} is on a forward pass's figure, and it matches "
+                                  f"the generation cell {cell.cell_id}, which has none",
+                                  hint="budget a generation cell on " + ", ".join(vocab.CHECKED_GENERATION)
+                                       + " (or add runtime: to the budget's match)")
+            continue
+        if metric in vocab.GENERATION_METRICS:
+            raise ConfigError(f"{rule.where}: budget {text!r} is on a generation figure, and it matches the "
+                              f"forward-pass cell {cell.cell_id}, which has none",
+                              hint="add model: or runtime: (llama.cpp, onnxruntime-genai) to the budget's match")
+        if metric in vocab.SUSTAINED_METRICS and cell.scenario != "sustained":
             raise ConfigError(f"{rule.where}: budget {text!r} is on a sustained figure, and it matches the "
                               f"{cell.scenario} cell {cell.cell_id}, which has none",
                               hint="add scenario: sustained to the budget's match")
 
 
-_Combo = tuple[str, str, str, str, int, int | None, str, float | None]
+_Combo = tuple[str, str, str, str, int, int | None, str, float | None, tuple[int | None, ...]]
 
 
 def _included(rule: Rule, spec: SweepSpec, devices: list[Device]) -> list[_Combo]:
     """The cells an include rule adds: the rule's values on the axes it names, every value of the others (the
     runtimes: each model's, as the matrix has them)."""
     every: dict[str, Any] = {"model": [m.label for m in spec.models], "device": [d.name for d in devices],
-                             "precision": spec.precisions, "batch": spec.batch, "threads": spec.threads,
+                             "precision": None, "batch": spec.batch, "threads": spec.threads,
                              "scenario": spec.scenarios, "rate": spec.rates, "runtime": None}
     want = {**every, **rule.match}
     model_by_label = {m.label: m for m in spec.models}
@@ -226,12 +275,33 @@ def _included(rule: Rule, spec: SweepSpec, devices: list[Device]) -> list[_Combo
     for t in want["threads"]:
         if t is not None and (not isinstance(t, int) or isinstance(t, bool) or t < 1):
             raise ConfigError(f"{rule.where}: threads {t!r} must be an integer >= 1 or null")
-    return [(ml, dn, rt, str(pr), int(b), t, sc, rate)
+    for k in GEN_AXES:
+        for v in rule.match.get(k, []):
+            if not isinstance(v, int) or isinstance(v, bool) or v < (0 if k == "depth" else 1):
+                raise ConfigError(f"{rule.where}: {k} {v!r} must be an integer >= {0 if k == 'depth' else 1}")
+
+    def points(ml: str, rt: str) -> list[tuple[int | None, ...]]:  # the rule's generation axes, else the sweep's
+        if spec.gen_points(model_by_label[ml].ref, rt) == [(None,) * len(GEN_AXES)]:
+            return [(None,) * len(GEN_AXES)]
+        return _rule_points(rule, spec)
+
+    return [(ml, dn, rt, str(pr), int(b), t, sc, rate, gp)
             for ml in [str(v) for v in want["model"]]
             for dn in names
             for rt in ([str(v) for v in want["runtime"]] if want["runtime"] is not None
                        else spec.runtimes_for(model_by_label[ml]))
-            for pr in want["precision"] for b in want["batch"] for t in want["threads"] for sc, rate in pairs]
+            for pr in (want["precision"] if want["precision"] is not None else spec.precisions_for(rt))
+            for b in want["batch"] for t in want["threads"] for sc, rate in pairs
+            for gp in points(ml, rt)]
+
+
+def _rule_points(rule: Rule, spec: SweepSpec) -> list[tuple[int | None, ...]]:
+    """An include rule's generation points: the axes it names, the sweep's for the others."""
+    points: list[tuple[int | None, ...]] = [()]
+    for k in GEN_AXES:
+        values: list[int | None] = [*(rule.match.get(k) or spec.gen_axes.get(k) or [])] or [None]
+        points = [(*pt, v) for pt in points for v in values]
+    return points
 
 
 MAX_CELLS = 10_000  # cells of one sweep (before excludes); a larger matrix is a mistake, or several nights
@@ -243,19 +313,23 @@ def expand(spec: SweepSpec, devices: list[Device]) -> list[Cell]:
     model_by_label = {m.label: m for m in spec.models}
     combos: list[_Combo] = []
     pairs = spec.scenario_rates()
-    size = (len(devices) * sum(len(spec.runtimes_for(m)) for m in spec.models) * len(spec.precisions)
-            * len(spec.batch) * len(spec.threads) * len(pairs))
+    gen_size = 1
+    for k in GEN_AXES:
+        gen_size *= len(spec.gen_axes.get(k) or [None])
+    size = (len(devices) * sum(len(spec.precisions_for(rt)) for m in spec.models for rt in spec.runtimes_for(m))
+            * len(spec.batch) * len(spec.threads) * len(pairs) * gen_size)
     if size > MAX_CELLS:  # counted before a cell is built: 10^6 cells took 1.7 GB in --dry-run
         raise ConfigError(f"{spec.path}: the sweep's matrix has {size} cells, beyond the limit of {MAX_CELLS}",
                           hint="split it into several sweep files, or narrow its axes")
     for d in devices:
         for m in spec.models:
             for rt in spec.runtimes_for(m):
-                for pr in spec.precisions:
+                for pr in spec.precisions_for(rt):
                     for b in spec.batch:
                         for t in spec.threads:
                             for sc, rate in pairs:
-                                combos.append((m.label, d.name, rt, pr, b, t, sc, rate))
+                                for gp in spec.gen_points(m.ref, rt):
+                                    combos.append((m.label, d.name, rt, pr, b, t, sc, rate, gp))
     for rule in spec.include:
         combos.extend(_included(rule, spec, devices))
         if len(combos) > MAX_CELLS:
@@ -263,15 +337,14 @@ def expand(spec: SweepSpec, devices: list[Device]) -> list[Cell]:
                               hint="split it into several sweep files, or narrow the rule")
     cells: list[Cell] = []
     seen: set[str] = set()
-    for ml, dn, rt, pr, b, t, sc, rate in combos:
+    for ml, dn, rt, pr, b, t, sc, rate, gp in combos:
         m = model_by_label[ml]
         cell = Cell(model=m.ref, model_label=ml, device=dn, runtime=rt, precision=pr, batch=b, threads=t,
                     inputs=dict(m.inputs), settings=dict(spec.settings), scenario=sc, rate=rate)
-        if cell.cell_id in seen:
-            continue
+        if cell.generative:  # the generation axes' point (None: the cell's setting)
+            cell.settings.update({k: v for k, v in zip(GEN_AXES, gp, strict=True) if v is not None})
         if any(matches(r, cell, by_name) for r in spec.exclude):
             continue
-        seen.add(cell.cell_id)
         cell.batch_given = spec.batch_given or any("batch" in r.match and matches(r, cell, by_name)
                                                    for r in spec.include)
         set_at = dict(spec.settings_where)
@@ -279,15 +352,21 @@ def expand(spec: SweepSpec, devices: list[Device]) -> list[Cell]:
             if matches(r, cell, by_name):
                 cell.settings.update(r.settings)
                 set_at.update({k: r.settings_where.get(k, r.where) for k in r.settings})
+        if cell.cell_id in seen:  # after the overrides: one that sets a generation cell's depth changes its id
+            continue
+        seen.add(cell.cell_id)
+        if not cell.generative:  # a forward pass has no prompt, generated tokens or depth: none in its row
+            cell.settings.update({k: None for k in GEN_SETTINGS})
         if cell.runtime == "null":
             _no_input_feeds(cell, set_at)
         if cell.scenario == "sustained":
             _sustained_windows(cell, set_at)
+        decision = cell_decision(cell, None)  # static: what the device lacks is decided with its facts
         for r in spec.budgets:
             if matches(r, cell, by_name):
-                _budgets_apply(r, cell)
+                if decision.ok:  # a skip row is never measured: no figure of it can be missing
+                    _budgets_apply(r, cell)
                 cell.budgets.extend(x for x in r.limits if x not in cell.budgets)
-        decision = cell_decision(cell, None)  # static: what the device lacks is decided with its facts
         if not decision.ok:
             cell.skip = decision.reason
         else:  # what the device's measurer cannot do (a phone: benchmark_model's limits), before connecting

@@ -20,7 +20,10 @@ Sweep file format history (keep next to the constant):
       Then sustained at a rate: with `rates:` a sustained cell runs at each rate (`rates:` with sustained alone
       was refused before; a file with fixed-rate or server cells too ran its sustained cells back to back, and
       now runs them at the rates: `rate: null` in an include rule adds a back-to-back one), `rate: null` in
-      match rules.
+      match rules. Then generative models (docs/generative.md): bundled names, .gguf files and model folders
+      under `models:`, the runtimes llama.cpp and onnxruntime-genai and their precisions (f16, q8_0, q4_0; fp32,
+      int4), the axes prompt_tokens, gen_tokens and depth (top-level lists; match rules take them), budgets on
+      the generation figures (decode_tps, ttft_ms, j_per_token, ...).
 
     version: 1
     name: nightly
@@ -29,11 +32,13 @@ Sweep file format history (keep next to the constant):
       - ds_cnn                        # a bundled model, or
       - model: tiny.onnx              # a file (relative to this file) with optional input shapes
         inputs: {tokens: 1x4x32}
+      - llama_tiny                    # a generative model: bundled, a .gguf, a Hugging Face or onnxruntime-genai
+                                      # folder (docs/generative.md); its runtimes are llama.cpp, onnxruntime-genai
     devices:
       - jetson-nano                   # a device name from devices.yaml, or
       - {soc: orin}                   # a tag selector: every device whose tags match
     runtimes: [onnxruntime]           # default: each model's format's runtime (tflite for .tflite, else onnxruntime)
-    precisions: [fp32]
+    precisions: [fp32]               # default: fp32 (a generation runtime's own: llama.cpp q4_0, onnxruntime-genai int4)
     batch: [1, 8]
     threads: [null, 2]                # null: the runtime's default
     settings: {min_duration_s: 10, timeout_s: 600, retries: 2}   # durations: seconds or 30m, 1h30m, 60s
@@ -45,6 +50,9 @@ Sweep file format history (keep next to the constant):
     scenarios: [single-stream, fixed-rate]   # load scenarios (docs/scenarios.md); default single-stream
     rates: [10, 30, 60]               # queries/s of the server and fixed-rate cells (required with them), and of
                                       # the sustained cells (without rates: back to back)
+    prompt_tokens: [128, 512]         # a generative model's axes (llama-bench -p -n -d); absent: the setting, else
+    gen_tokens: [128]                 # llama-bench's default (512 / 128 / 0); a forward-pass model ignores them
+    depth: [0, 512, 2048]
 """
 
 from __future__ import annotations
@@ -61,7 +69,7 @@ from ..errors import ConfigError, ModelError
 from ..export.inputs import parse_input_range, parse_input_value
 from ..files.config import BATCH_MAX, THREADS_MAX, Doc, compose, did_you_mean, read_text, resolve_path
 from ..vocab import MAX_RATE_QPS, schedule_problem
-from .cell import Cell
+from .cell import GEN_AXES, Cell
 from .matrix import (
     AXES,
     EXTRA_PRECISIONS,
@@ -86,7 +94,7 @@ __all__ = ["SWEEP_VERSION", "TOP_KEYS", "SETTINGS", "AXES", "EXTRA_PRECISIONS", 
 SWEEP_VERSION = 1
 
 TOP_KEYS = ("version", "name", "inventory", "models", "devices", "runtimes", "precisions", "batch", "threads",
-            "settings", "include", "exclude", "overrides", "budgets", "scenarios", "rates")
+            "settings", "include", "exclude", "overrides", "budgets", "scenarios", "rates", *GEN_AXES)
 # per-cell settings: the run settings (vocab.SETTINGS: kind, default, range; the deploy flags share them) and the
 # sweep policy (vocab.POLICY)
 SETTINGS = vocab.SWEEP_SETTINGS
@@ -139,7 +147,8 @@ def parse_sweep(text: str, path: str = "sweep.yaml") -> SweepSpec:
     models = _models(doc, top["models"][1], base)
     devices, device_where = _devices(doc, top["devices"][1])
     runtimes = _choices(doc, node("runtimes"), "runtimes", KNOWN_RUNTIMES, [])  # []: by each model's format
-    precisions = _choices(doc, node("precisions"), "precisions", KNOWN_PRECISIONS, ["fp32"])
+    # []: fp32, and a generation runtime's own default (llama.cpp q4_0, onnxruntime-genai int4)
+    precisions = _choices(doc, node("precisions"), "precisions", KNOWN_PRECISIONS, [])
     batch_node, threads_node = node("batch"), node("threads")
     batch = [_batch(doc, n, p) for p, n in doc.seq(batch_node, "batch")] if batch_node is not None else [1]
     threads: list[int | None] = [_threads(doc, n, p) for p, n in doc.seq(threads_node, "threads")] \
@@ -150,12 +159,14 @@ def parse_sweep(text: str, path: str = "sweep.yaml") -> SweepSpec:
         settings.update(_settings_items(doc, doc.mapping(n, "settings"), "settings", base, settings_where))
     scenarios = _choices(doc, node("scenarios"), "scenarios", vocab.SCENARIOS, [vocab.SINGLE_STREAM])
     rates = _rates(doc, node("rates"), node("scenarios") or root, scenarios)
+    gen_axes = _gen_axes(doc, {k: n for k in GEN_AXES if (n := node(k)) is not None}, settings_where)
 
     labels = [m.label for m in models]
     spec = SweepSpec(path=path, name=name, inventory=inventory, models=models, devices=devices,
                      device_where=device_where, runtimes=runtimes, precisions=precisions, batch=batch,
                      threads=threads, settings=settings, include=[], exclude=[], overrides=[], budgets=[], text=text,
-                     scenarios=scenarios, rates=rates, settings_where=settings_where, batch_given=batch_node is not None)
+                     scenarios=scenarios, rates=rates, settings_where=settings_where, batch_given=batch_node is not None,
+                     gen_axes=gen_axes)
     for key in ("include", "exclude"):
         if (n := node(key)) is not None:
             for p, item in doc.seq(n, key, scalar_ok=False):
@@ -171,6 +182,10 @@ def parse_sweep(text: str, path: str = "sweep.yaml") -> SweepSpec:
                 else:
                     rest.append((k, kn, vn))
             where: dict[str, str] = {}
+            for k, kn, _vn in rest:
+                if k in gen_axes:
+                    raise doc.err(kn, f"{p}.{k}", f"{k} is an axis of this sweep (`{k}:` at the top); an override "
+                                  "cannot set it", hint=f"use include/exclude rules with {k}: to shape the matrix")
             spec.overrides.append(Rule(doc.where(item, p), match, settings=_settings_items(doc, rest, p, base, where),
                                        settings_where=where))
     if (n := node("budgets")) is not None:
@@ -194,6 +209,21 @@ def parse_sweep(text: str, path: str = "sweep.yaml") -> SweepSpec:
                 raise doc.err(item, p, "a budget needs `limits:`", hint="e.g. limits: ['p99_ms < 50']")
             spec.budgets.append(Rule(doc.where(item, p), match, limits=tuple(limits)))
     return spec
+
+
+def _gen_axes(doc: Doc, nodes: dict[str, Node], settings_where: dict[str, str]) -> dict[str, list[int]]:
+    """A generative model's axes (prompt_tokens, gen_tokens, depth): lists of values, each by its setting's rule,
+    each value once; an axis that is also a setting is refused at its line."""
+    gen_axes: dict[str, list[int]] = {}
+    for k, n in nodes.items():
+        if k in settings_where:
+            raise doc.err(n, k, f"{k} is both an axis here and a setting at {settings_where[k]}",
+                          hint=f"keep one: `{k}: [...]` to sweep it, or `settings: {{{k}: N}}` for one value")
+        values = [doc.setting(vn, p, SETTINGS[k]) for p, vn in doc.seq(n, k)]
+        if None in values or len(set(values)) != len(values):
+            raise doc.err(n, k, f"each {k} once, as a number (null is not a value of an axis)")
+        gen_axes[k] = values
+    return gen_axes
 
 
 def _rates(doc: Doc, rates_node: Node | None, scenarios_node: Node, scenarios: list[str]) -> list[float]:
@@ -248,17 +278,22 @@ def _models(doc: Doc, node: Node, base: str) -> list[ModelEntry]:
 def _model_ref(doc: Doc, node: Node, ypath: str, label: str, base: str) -> str:
     """Files are made absolute (relative to the sweep file) and must exist; bundled names must be known."""
     file_part = label.split(":", 1)[0] if ".py:" in label else label
-    is_file = file_part.endswith((".onnx", ".tflite", ".py")) or "/" in file_part
+    is_file = file_part.endswith((".onnx", ".tflite", ".py", ".gguf", ".litertlm")) or "/" in file_part
     if is_file:
         path = os.path.expanduser(file_part)
         if not os.path.isabs(path):
             path = os.path.normpath(os.path.join(base, path))
+        if os.path.isdir(path):  # a generative model's folder (Hugging Face, onnxruntime-genai): detect() judges it
+            return path
         if not os.path.isfile(path):
             raise doc.err(node, ypath, f"model file {file_part} not found (looked at {path})",
                           hint="paths are relative to the sweep file")
         return path + label[len(file_part):]
     import edgeprof_models
+    import edgeprof_models.generative as generative
 
+    if label in generative.GENERATIVE:  # a bundled generative model (llama_tiny, ...)
+        return label
     try:
         edgeprof_models.get(label)
     except ModelError as e:

@@ -121,6 +121,9 @@ class Result:
         sc, kept = self.scenario, vars(self.settings)  # run settings are fields the table adds (sections.py)
         label = sc.label if sc.name != "sustained" else scenario_label(  # with its duration and window
             sc.name, sc.rate_qps, duration_s=kept.get("duration_s"), window_s=kept.get("sustained_window_s"))
+        g = self.generation
+        if g is not None and label is None:  # a generation's shape (llama-bench's names): depth 0 and 2048 differ
+            label = f"pp{g.prompt_tokens} tg{g.tokens}" + (f" @ d{g.depth}" if g.depth else "")
         return ConfigIdentity(self.device, self.model, self.runtime, self.precision, self.batch, self.threads,
                               a.source if a else None, content, shapes, scenario=label)
 

@@ -76,7 +76,12 @@ def _base_label(r: Result) -> str:
 
 def _model_file(r: Result) -> str:
     """What tells two models with one base name apart: the absolute path of the file (from the artifact's source),
-    else the model string as stored."""
+    else the model string as stored. A bundled generative model is its name (its artifact is a cached build's
+    file, and its skipped rows have none: both are the one model)."""
+    from ..session.generation import bundled
+
+    if bundled(r.model):
+        return r.model
     source = r.artifact.source if r.artifact else ""
     if source.startswith("file:"):
         return source.removeprefix("file:")

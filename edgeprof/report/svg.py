@@ -47,11 +47,14 @@ class Scale:
         return log_ticks(self.lo, self.hi) if self.log else nice_ticks(self.lo, self.hi, n)
 
 
+_TINY = 1e-9  # a span this small relative to its values is one value (3.2768 W read twice, rounded differently)
+
+
 def nice_ticks(lo: float, hi: float, n: int = 5) -> list[float]:
     if not math.isfinite(lo) or not math.isfinite(hi):
         return []
-    if hi <= lo:
-        return [lo]
+    if hi - lo <= _TINY * max(abs(lo), abs(hi)):  # equal, or apart by rounding only: steps below a float's ulp
+        return [lo]  # would never move the loop below
     raw = (hi - lo) / max(1, n)
     mag = 10 ** math.floor(math.log10(raw))
     step = next(m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw)
@@ -85,9 +88,9 @@ def padded(lo: float, hi: float, log: bool = False, frac: float = 0.06) -> tuple
             return lo / 1.5, hi * 1.5
         r = math.log10(hi) - math.log10(lo)
         return 10 ** (math.log10(lo) - r * frac), 10 ** (math.log10(hi) + r * frac)
-    if hi <= lo:
+    if hi - lo <= _TINY * max(abs(lo), abs(hi)):  # one value (or two apart by float rounding only)
         d = abs(lo) * 0.1 or 1.0
-        return lo - d, hi + d
+        return lo - d, lo + d
     d = (hi - lo) * frac
     return lo - d, hi + d
 

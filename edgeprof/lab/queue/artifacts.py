@@ -1,7 +1,8 @@
 """The lab queue's artifacts: exported models stored by sha256 in PostgreSQL, fetched into a worker's cache.
 
 Owns: exporting each distinct model of a sweep's cells once at submit (by lab/cell.export_key, the key the local
-sweep uses too), a deterministic tar of an artifact-cache entry, storing it once, unpacking it safely on a worker.
+sweep uses too; a generation cell is not exported here: its worker's generation kind builds its GGUF or
+onnxruntime-genai folder, cached there), a deterministic tar of an artifact-cache entry, storing it once, unpacking it safely on a worker.
 Does not own: exporting (run.prepare, export/), the cache directory (export/).
 """
 
@@ -121,7 +122,7 @@ def export_cells(store: Store, cells: Sequence[Cell], cache_dir: Path | None = N
     refs: dict[tuple[Any, ...], list[dict[str, str]]] = {}
     errors: dict[tuple[Any, ...], UserError] = {}
     for c in cells:
-        if c.skip or c.runtime == "null":
+        if c.skip or c.runtime == "null" or c.generative:  # a generation cell's worker builds its model (cached)
             continue
         key = export_key(c)
         if key in refs or key in errors:
