@@ -4,9 +4,12 @@ Owns: Llama(model_path, n_ctx, n_threads, n_threads_batch, n_batch, n_ubatch, us
 thread count set (llama-cpp-python's defaults are half the cores for decode and all of them for batches: the
 default here is the cores this process may run on, for both, said in describe()); a fresh sequence = reset() and
 the KV cache's memory cleared (llama_memory_clear) before the timed prefill, so Llama.eval's own removal of stale
-cells costs nothing inside the timing; append = Llama.eval(ids) (prefill in n_batch chunks); next_token = eval of
-the previous token (one decode step) then the argmax of the last logits (llama_get_logits_ith(ctx, -1)): no
-sampler chain, no repetition penalty; the KV cache's size for the context the runtime allocated (llama_n_ctx) at
+cells costs nothing inside the timing; append = Llama.eval(ids) (prefill in n_batch chunks); next_token = one
+decode step of the previous token through llama.cpp's C API (llama_decode of a one-token llama_batch_get_one
+batch, made once per sequence: its position is the memory's next, so Llama.eval's Python work per call (removing
+cells past n_tokens, filling a batch token by token, copying ids) stays out of each token's time: that work is
+llama-cpp-python's, not llama.cpp's, and on a small model it was 3 % of a token, benchmarks/generative_crosscheck.py)
+then the argmax of the last logits (llama_get_logits_ith(ctx, -1)): no sampler chain, no repetition penalty; the KV cache's size for the context the runtime allocated (llama_n_ctx) at
 llama.cpp's default K/V type (f16), from the model's layers, KV heads and key length.
 Does not own: timing (loop.py). Imports llama_cpp only in require().
 """
@@ -40,6 +43,8 @@ class GenerationBackend(_Base):
         self.settings = {}
         self._pending = None
         self._vocab = None
+        self._one = None  # the one-token array and batch of a decode step (start())
+        self._batch_one = None
 
     def require(self):
         try:
@@ -119,13 +124,19 @@ class GenerationBackend(_Base):
         if memory is not None:
             self.lc.llama_memory_clear(memory, True)
         self._pending = None
+        self._one = (self.lc.llama_token * 1)()
+        self._batch_one = self.lc.llama_batch_get_one(self._one, 1)  # points at _one: kept beside it
 
     def append(self, ids):
         self.llm.eval(list(ids))
 
     def next_token(self):
         if self._pending is not None:
-            self.llm.eval([self._pending])
+            self._one[0] = self._pending
+            rc = self.lc.llama_decode(self.llm.ctx, self._batch_one)
+            if rc != 0:
+                raise OpError(ErrorKind.RUN_FAILED, "%s: llama_decode of one token returned %d (%s)" % (
+                    RUNTIME, rc, "the KV cache is full" if rc == 1 else "an error"))
         ptr = self.lc.llama_get_logits_ith(self.llm.ctx, -1)
         logits = self.np.ctypeslib.as_array(ptr, shape=(self._vocab,))
         self._pending = int(logits.argmax())
