@@ -36,6 +36,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--batch", type=int, default=1, help="batch size, as deploy --batch")
     p.add_argument("--input", action="append", default=[], metavar="NAME=SHAPE",
                    help="input shape, as deploy --input (e.g. x=1x3x224x224)")
+    p.add_argument("--input-value", action="append", default=[], metavar="NAME=V",
+                   help="a constant the input is fed, as deploy --input-value (e.g. sr=16000): an If on it is then "
+                        "predicted on the branch taken instead of both")
     p.add_argument("--measured", action="store_true",
                    help="also show the newest stored run of the same configuration (device, model, threads, batch, "
                         "onnxruntime fp32) next to each prediction, with the error")
@@ -69,6 +72,7 @@ def measured_beside(rows: list[dict[str, Any]], model: str, batch: int, db: str 
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..export.inputs import parse_input_value
     from ..predict.service import find_table, model_kernels, predict
     from ..predict.table import load_table
     from .deploy import parse_input_shape
@@ -86,7 +90,8 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(f"the tables were measured at different graph levels ({', '.join(sorted(level))})",
                           hint="predict with tables of one --graph-opt level at a time")
     ks, shapes = model_kernels(args.model, batch=args.batch,
-                               input_shapes=dict(parse_input_shape(s) for s in args.input), level=level.pop())
+                               input_shapes=dict(parse_input_shape(s) for s in args.input), level=level.pop(),
+                               input_values=dict(parse_input_value(v) for v in args.input_value))
     rows: list[dict[str, Any]] = []
     for _label, table, path in loaded:
         p = predict(ks, table, batch=args.batch, threads=args.threads, runtime_version=args.runtime_version,

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from .graph import Kernel
+from .graph import CONTROL_OPS, Kernel
 from .table import CalibrationModel, CalibrationTable
 
 __all__ = ["Predictor", "Prediction", "fit", "MIN_SAMPLES", "LEVEL"]
@@ -249,7 +249,45 @@ class Predictor:
     def point_us(self, ks: Sequence[Kernel]) -> float:
         return max(float(np.dot(self.level, self._level_features(ks))), 0.0)
 
+    def _paths(self, ks: Sequence[Kernel]) -> tuple[dict[str, str], dict[str, str], dict[str, dict[str, float]]]:
+        """For each If whose condition was not known (kernels carry its branch): the costlier side, the cheaper
+        side, and the µs of each side (the kernel sum under it, nested branches included)."""
+        sides: dict[str, dict[str, float]] = {}
+        for k in ks:
+            for name, _side in k.branch:
+                sides.setdefault(name, {"then": 0.0, "else": 0.0})
+        for k in ks:
+            if k.branch:
+                us = self.cost(k)[0]
+                for name, side in k.branch:
+                    sides[name][side] += us
+        hi = {n: "then" if v["then"] >= v["else"] else "else" for n, v in sides.items()}
+        lo = {n: "else" if side == "then" else "then" for n, side in hi.items()}
+        return hi, lo, sides
+
     def predict(self, ks: Sequence[Kernel], batch: int = 1) -> Prediction:
+        """The p50 of the costlier path through every If whose condition is not known here, and an interval
+        from the cheaper path's low end to the costlier path's high end (say which was assumed)."""
+        hi, lo, sides = self._paths(ks)
+        if not sides:
+            return self._predict_path(ks, batch)
+        assumed = self._predict_path([k for k in ks if all(hi[n] == s for n, s in k.branch)], batch)
+        cheap = self._predict_path([k for k in ks if all(lo[n] == s for n, s in k.branch)], batch)
+        assumed.low_ms = min(assumed.low_ms, cheap.low_ms)
+        a = self.level[0]
+        on_path = [k.name for k in ks if k.op == "If" and k.name in sides and all(hi[n] == s for n, s in k.branch)]
+        for name in on_path[:3]:
+            cost = sides[name]
+            assumed.warnings.append(
+                f"If {name!r}: its condition is not known here (give the inputs it reads with --input-value): both "
+                f"branches were costed (then {a * cost['then'] / 1e3:.3f} ms, else {a * cost['else'] / 1e3:.3f} ms "
+                f"of kernels); the p50 assumes the {hi[name]} branch, the interval reaches down to the other path")
+        if len(on_path) > 3:
+            assumed.warnings.append(f"{len(on_path) - 3} more If(s) with conditions not known here: the costlier "
+                                    f"branch assumed for each, the interval reaching down to the cheaper")
+        return assumed
+
+    def _predict_path(self, ks: Sequence[Kernel], batch: int = 1) -> Prediction:
         s, fallback, unc = self._kernel_sum(ks)
         a = self.level[0]
         p50 = max(self.point_us(ks), a * fallback, 1e-3)
@@ -273,8 +311,15 @@ class Predictor:
         guessed = sum(1 for k in ks if k.shapes_guessed or not k.flops_known)
         if guessed:
             warnings.append(f"{guessed} kernel(s) with shapes or FLOPs not inferable (counted by bytes only)")
-        if any(k.op in ("If", "Loop", "Scan") for k in ks):
-            warnings.append("control flow (If/Loop/Scan): the subgraphs' kernels are not counted, only the node")
+        control = [k for k in ks if k.op in CONTROL_OPS]
+        if any(not k.note for k in control):
+            warnings.append("control flow (If/Loop/Scan) whose subgraphs were not read: counted as the node only")
+        known_ifs = {k.name for k in control if k.op == "If" and "is known here" in k.note}
+        if known_ifs:
+            warnings.append(f"control flow: {len(known_ifs)} If(s) with a condition known here (constants, the shapes "
+                            f"and input values fed): only the branch taken is counted")
+        for note in dict.fromkeys(k.note for k in control if k.op != "If" and k.note):
+            warnings.append(f"control flow: {note}")
         return Prediction(
             p50_ms=p50 / 1e3, low_ms=max(low, 0.0) / 1e3, high_ms=high / 1e3, level=LEVEL,
             throughput_ips=batch * 1e6 / p50 if p50 > 0 else 0.0,

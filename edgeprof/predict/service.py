@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from ..errors import ConfigError
 from ..records import RunSpec
@@ -52,18 +53,20 @@ def find_table(device: str, *, runtime: str = "onnxruntime", precision: str = "f
 
 
 def model_kernels(model: str, *, batch: int = 1, input_shapes: Mapping[str, tuple[int, ...]] | None = None,
-                  level: str = "all", precision: str = "fp32") -> tuple[list[Kernel], dict[str, tuple[int, ...]]]:
-    """The kernels of `model` (a bundled name or an ONNX file) with deploy's input rules, and the shapes fed."""
+                  level: str = "all", precision: str = "fp32", input_values: Mapping[str, Any] | None = None,
+                  ) -> tuple[list[Kernel], dict[str, tuple[int, ...]]]:
+    """The kernels of `model` (a bundled name or an ONNX file) with deploy's input rules, and the shapes fed;
+    `input_values` (deploy's --input-value) are constants fed, so that an If on them keeps the branch taken."""
     from ..run.prepare import input_plan, prepare
 
     if str(model).endswith(".tflite"):
         raise ConfigError(f"{model}: predicting a TFLite model is not supported yet",
                           hint="predict an ONNX model (onnxruntime tables only for now)")
     spec = RunSpec(device="predict", model=model, runtime="onnxruntime", precision=precision, batch=batch,
-                   input_shapes=dict(input_shapes or {}))
+                   input_shapes=dict(input_shapes or {}), input_values=dict(input_values or {}))
     prepared = prepare(spec)
-    shapes = input_plan(prepared.artifact.inputs, spec).shapes
-    return kernels(prepared.artifact.path, shapes, level), dict(shapes)
+    plan = input_plan(prepared.artifact.inputs, spec)
+    return kernels(prepared.artifact.path, plan.shapes, level, values=plan.fixed()), dict(plan.shapes)
 
 
 def predictor(table: CalibrationTable) -> Predictor:
