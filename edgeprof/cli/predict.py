@@ -31,6 +31,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--device", action="append", default=[], help="a board with a table (repeatable)")
     p.add_argument("--table", action="append", default=[], help="a calibration table file (repeatable)")
     p.add_argument("--threads", type=int, help="the thread count of the tables to use (refused if they differ)")
+    p.add_argument("--runtime", choices=["onnxruntime", "tflite"],
+                   help="the runtime of the tables (default: tflite for a .tflite model, else onnxruntime; a --table "
+                        "file says its own)")
     p.add_argument("--precision", default="fp32", help="precision of the tables (only fp32 yet)")
     p.add_argument("--runtime-version", help="refuse a table measured with another runtime version")
     p.add_argument("--batch", type=int, default=1, help="batch size, as deploy --batch")
@@ -74,28 +77,38 @@ def measured_beside(rows: list[dict[str, Any]], model: str, batch: int, db: str 
 def run(args: argparse.Namespace) -> int:
     from ..export.inputs import parse_input_value
     from ..predict.service import find_table, model_kernels, predict
-    from ..predict.table import load_table
+    from ..predict.table import check_key, load_table
     from .deploy import parse_input_shape
 
     if not args.device and not args.table:
         raise ConfigError("predict needs --device NAME or --table FILE",
                           hint="edgeprof calibrate --device NAME measures a table first")
     if args.precision != "fp32":
-        raise ConfigError(f"predict --precision {args.precision}: only fp32 tables are built yet")
-    tables = [(f"device {d}", find_table(d, precision=args.precision, threads=args.threads)) for d in args.device]
+        raise ConfigError(f"predict --precision {args.precision}: only fp32 tables are built yet",
+                          hint="int8 and fp16 tables are not built (onnxruntime or LiteRT); predict fp32")
+    runtime = args.runtime or ("tflite" if str(args.model).endswith(".tflite") else None)
+    tables = [(f"device {d}", find_table(d, runtime=runtime or "onnxruntime", precision=args.precision,
+                                         threads=args.threads)) for d in args.device]
     tables += [(str(t), t) for t in args.table]
     loaded = [(label, load_table(path), str(path)) for label, path in tables]
+    runtimes = {t.key.runtime for _, t, _ in loaded}
+    if len(runtimes) > 1:
+        raise ConfigError(f"the tables were measured with different runtimes ({', '.join(sorted(runtimes))})",
+                          hint="predict with the tables of one runtime at a time (--runtime)")
+    for _label, table, path in loaded:  # a .tflite model with an onnxruntime table: refused before reading it
+        check_key(table, runtime=runtime, where=f"table {path}")
     level = {t.key.graph_level for _, t, _ in loaded}
     if len(level) > 1:
         raise ConfigError(f"the tables were measured at different graph levels ({', '.join(sorted(level))})",
                           hint="predict with tables of one --graph-opt level at a time")
     ks, shapes = model_kernels(args.model, batch=args.batch,
                                input_shapes=dict(parse_input_shape(s) for s in args.input), level=level.pop(),
-                               input_values=dict(parse_input_value(v) for v in args.input_value))
+                               input_values=dict(parse_input_value(v) for v in args.input_value),
+                               threads=args.threads or loaded[0][1].key.threads)
     rows: list[dict[str, Any]] = []
     for _label, table, path in loaded:
         p = predict(ks, table, batch=args.batch, threads=args.threads, runtime_version=args.runtime_version,
-                    where=f"table {path}")
+                    where=f"table {path}", runtime=runtime)
         rows.append({"board": table.key.device_name, "threads": table.key.threads, "table": path,
                      "key": table.key.label(), **p.to_dict()})
     if args.measured:
@@ -106,7 +119,9 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(json.dumps({"model": args.model, "inputs": {k: list(v) for k, v in shapes.items()},
                                      "predictions": rows}, indent=2) + "\n")
         return 0
-    out.print(f"{args.model}: {len(ks)} kernels in onnxruntime's fused graph; inputs "
+    graph = "LiteRT's operators (XNNPACK partitions)" if loaded[0][1].key.runtime == "tflite" else \
+        "onnxruntime's fused graph"
+    out.print(f"{args.model}: {len(ks)} kernels in {graph}; inputs "
               + ", ".join(f"{k}={'x'.join(map(str, v))}" for k, v in shapes.items()), markup=False)
     for r in rows:
         out.print(f"\n{r['key']}", markup=False)

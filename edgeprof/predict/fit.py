@@ -156,6 +156,22 @@ def _timed_us(m: CalibrationModel, delta_max: float) -> dict[int, float]:
     return {i: max(u - d, floor) * rest for i, u in timed}
 
 
+_FLOOR_US = 0.05  # no kernel takes less (a timed-only model's share never goes below it)
+
+
+def _whole_us(m: CalibrationModel, overhead_us: float) -> dict[int, float]:
+    """A model timed whole (no per-op profile): its p50 less the per-run overhead, over its kernels by a
+    roofline share (10 GFLOP/s against 10 GB/s: only the ratio matters); a one-operator model (the LiteRT
+    calibration models) gives its kernel the whole. Index in m.kernels → µs."""
+    total = max(m.p50_ms * 1e3 - overhead_us, _FLOOR_US)
+    weight = {i: max(mk.kernel.flops / 1e4, mk.kernel.bytes / 1e4, 1e-3) for i, mk in enumerate(m.kernels)
+              if mk.kernel.family != "view"}
+    if not weight:
+        return {}
+    s = sum(weight.values())
+    return {i: max(total * w / s, _FLOOR_US) for i, w in weight.items()}
+
+
 class Predictor:
     """The cost models of one table (fit() builds it)."""
 
@@ -166,14 +182,21 @@ class Predictor:
         # δ = 0: taking a per-node excess off first (twice the median per-node excess of profiled over timed) was
         # tried and predicted the table's held-out folds and the design models worse than scaling alone
         self.delta_max = 0.0
+        # a table of whole-model times (LiteRT: no per-op profiler): the per-run overhead is its quickest model's
+        # p50 (a one-ADD model of 8 elements), and each model's p50 less it is its kernels' time (_whole_us)
+        whole = [m for m in use if m.kernels and all(mk.us is None for mk in m.kernels)]
+        self.overhead_us = max(min(m.p50_ms for m in whole) * 1e3 - _FLOOR_US, 0.0) if whole else 0.0
+        whole_ids = {id(m) for m in whole}
         samples = []
         for m in use:
-            timed = _timed_us(m, self.delta_max)
+            timed = _timed_us(m, self.delta_max) if id(m) not in whole_ids else _whole_us(m, self.overhead_us)
             samples += [(m.kernels[i].kernel, us) for i, us in timed.items()]
         # a kernel of the host's graph absent from the device's profile was fused further there (the "all"
         # level's NCHWc convolutions take a following Add or activation): its key costs `presence` × the fit
         seen: dict[str, list[int]] = {}
         for m in use:
+            if id(m) in whole_ids:  # not profiled: says nothing of what the runtime fused
+                continue
             for mk in m.kernels:
                 seen.setdefault(mk.kernel.key, []).append(1 if mk.us is not None else 0)
         self.presence = {key: sum(v) / len(v) for key, v in seen.items()}
@@ -196,7 +219,11 @@ class Predictor:
         for m in use:
             rows.append(self._level_features([mk.kernel for mk in m.kernels]))
             ys.append(m.p50_ms * 1e3)
-        if len(rows) >= 4:
+        if whole and len(whole) * 2 >= len(use):
+            # one-operator models timed whole: a kernel's time already holds its node's dispatch, and the per-run
+            # overhead was measured (the quickest model); with one kernel per model the two cannot be fitted apart
+            self.level: tuple[float, ...] = (1.0, 0.0, 0.0, 0.0, self.overhead_us)
+        elif len(rows) >= 4:
             x = np.array(rows)
             scale = np.maximum(np.abs(x).max(axis=0), 1e-12)
             self.level = tuple(float(v) for v in _nnls_rel(x / scale, np.array(ys)) / scale)

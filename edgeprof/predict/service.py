@@ -3,7 +3,8 @@
 Owns: `find_table` (a device name → its table in tables_dir(), by runtime, precision and threads; a table file
 given directly), `model_kernels` (a model as deploy reads it: bundled name or file, batch and --input shapes by
 deploy's own rules, export/prepare and export/inputs, without any device) and `predict` (one model × one table →
-fit.Prediction, with a warning when this host's onnxruntime differs from the one that read the table's graphs).
+fit.Prediction, with a warning when this host's onnxruntime — or LiteRT, for a LiteRT table — differs from the one
+that read the table's graphs).
 Never connects to a device and never runs the model.
 Does not own: the method (fit.py), the table file (table.py), printing (cli/predict.py).
 """
@@ -19,6 +20,7 @@ from ..records import RunSpec
 from .fit import Prediction, Predictor, fit
 from .graph import Kernel, host_ort_version, kernels
 from .table import CalibrationTable, check_key, default_table_path, load_table, tables_dir
+from .tflite import GRAPH_LEVEL, host_litert_version, tflite_kernels
 
 __all__ = ["find_table", "model_kernels", "predict", "predictor"]
 
@@ -54,18 +56,23 @@ def find_table(device: str, *, runtime: str = "onnxruntime", precision: str = "f
 
 def model_kernels(model: str, *, batch: int = 1, input_shapes: Mapping[str, tuple[int, ...]] | None = None,
                   level: str = "all", precision: str = "fp32", input_values: Mapping[str, Any] | None = None,
-                  ) -> tuple[list[Kernel], dict[str, tuple[int, ...]]]:
+                  threads: int | None = None) -> tuple[list[Kernel], dict[str, tuple[int, ...]]]:
     """The kernels of `model` (a bundled name or an ONNX file) with deploy's input rules, and the shapes fed;
-    `input_values` (deploy's --input-value) are constants fed, so that an If on them keeps the branch taken."""
+    `input_values` (deploy's --input-value) are constants fed, so that an If on them keeps the branch taken.
+    level tflite.GRAPH_LEVEL (a LiteRT table's): the model as deploy --runtime tflite makes it (a .tflite file, or
+    a bundled model exported to TFLite) and its kernels as LiteRT with XNNPACK runs them."""
     from ..run.prepare import input_plan, prepare
 
-    if str(model).endswith(".tflite"):
-        raise ConfigError(f"{model}: predicting a TFLite model is not supported yet",
-                          hint="predict an ONNX model (onnxruntime tables only for now)")
-    spec = RunSpec(device="predict", model=model, runtime="onnxruntime", precision=precision, batch=batch,
+    runtime = "tflite" if level == GRAPH_LEVEL or str(model).endswith(".tflite") else "onnxruntime"
+    if runtime == "tflite" and level != GRAPH_LEVEL:
+        raise ConfigError(f"{model} is a TFLite model: it is predicted from LiteRT tables",
+                          hint="predict it with --runtime tflite (edgeprof calibrate --runtime tflite measures one)")
+    spec = RunSpec(device="predict", model=model, runtime=runtime, precision=precision, batch=batch,
                    input_shapes=dict(input_shapes or {}), input_values=dict(input_values or {}))
     prepared = prepare(spec)
     plan = input_plan(prepared.artifact.inputs, spec)
+    if runtime == "tflite":
+        return tflite_kernels(prepared.artifact.path, threads or 1), dict(plan.shapes)
     return kernels(prepared.artifact.path, plan.shapes, level, values=plan.fixed()), dict(plan.shapes)
 
 
@@ -77,9 +84,16 @@ def predictor(table: CalibrationTable) -> Predictor:
 
 
 def predict(ks: list[Kernel], table: CalibrationTable, *, batch: int = 1, threads: int | None = None,
-            runtime_version: str | None = None, where: str = "table") -> Prediction:
-    check_key(table, runtime="onnxruntime", threads=threads, runtime_version=runtime_version, where=where)
+            runtime_version: str | None = None, where: str = "table", runtime: str | None = None) -> Prediction:
+    check_key(table, runtime=runtime, threads=threads, runtime_version=runtime_version, where=where)
     p = predictor(table).predict(ks, batch=batch)
+    if table.key.runtime == "tflite":
+        host_rt = host_litert_version()
+        if table.key.host_litert_version and table.key.host_litert_version != host_rt:
+            p.warnings.append(f"this host's {host_rt or 'LiteRT'} reads the model's operators and XNNPACK "
+                              f"partitions; the table's were read by {table.key.host_litert_version}: they may "
+                              f"differ")
+        return p
     host = host_ort_version()
     if table.key.host_ort_version and table.key.host_ort_version != host:
         p.warnings.append(f"this host's onnxruntime {host} reads the fused graph; the table's graphs were read by "
