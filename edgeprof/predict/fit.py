@@ -8,8 +8,11 @@ Owns the method (docs/predict.md says it in words):
 - the model level: measured p50 = a·Σ kernel µs ± b·kernels + c·conv bytes + d (relative error), fitted over the
   table's models; it absorbs the profiler's own per-node overhead, NCHWc reorders and the per-run overhead;
 - the interval: the device-level spread of |log(measured / predicted)| over the table's models, each predicted
-  by a fit that did not see it (k-fold over models), at the 90 % quantile, at least ±2 % (MIN_SPREAD);
-  widened by the uncovered part;
+  by a fit that did not see it (k-fold over models), at its split-conformal 90 % quantile, taken separately over
+  the generated and the reference models and the wider kept, at least ±2 % (MIN_SPREAD); widened by the
+  uncovered part; an If not decided here spans its branches;
+- a table of whole-model times (LiteRT): each one-operator model's p50 less the per-run overhead (its quickest
+  model) is its kernel's time (_whole_us);
 - out-of-domain warnings: op kinds the table lacks, dtypes it never measured, and kernels whose FLOPs or bytes
   lie beyond ×4 of the range its key was measured at.
 Does not own: reading graphs (graph.py), the table's file (table.py).
@@ -189,6 +192,8 @@ class Predictor:
         whole_ids = {id(m) for m in whole}
         samples = []
         for m in use:
+            if id(m) in whole_ids and sum(1 for mk in m.kernels if mk.kernel.family != "view") != 1:
+                continue  # a whole network timed whole (a reference model): it informs the interval, not a kernel
             timed = _timed_us(m, self.delta_max) if id(m) not in whole_ids else _whole_us(m, self.overhead_us)
             samples += [(m.kernels[i].kernel, us) for i, us in timed.items()]
         # a kernel of the host's graph absent from the device's profile was fused further there (the "all"
@@ -230,6 +235,7 @@ class Predictor:
         else:
             self.level = (1.0, 0.0, 0.0, 0.0, 0.0)
         self.spread = 0.0  # set by fit(): the held-out device-level term
+        self.spread_from = ""
 
     def _model_for(self, k: Kernel) -> tuple[CostModel | None, str]:
         """The key's model when the kernel lies within ×4 of the shapes it was fitted on; else the family's when
@@ -355,7 +361,8 @@ class Predictor:
             covered_flops=cov_flops / total_flops if total_flops and all(k.flops_known for k in ks) else None,
             uncovered=[{"op": op, "count": len(v), "assumed_ms": a * sum(v) / 1e3} for op, v in sorted(unc.items())],
             warnings=warnings, table=self.table.key.label(),
-            method="per-kernel cost models on the table + model-level term; interval: held-out device-level spread")
+            method="per-kernel cost models on the table + model-level term; interval: conformal quantile of the "
+                   f"held-out errors ({self.spread_from or 'held-out device-level spread'})")
 
     def _outside(self, k: Kernel) -> bool:
         m, _ = self._model_for(k)
@@ -389,8 +396,30 @@ def held_out_errors(table: CalibrationTable, folds: int = 5) -> list[tuple[str, 
     return out
 
 
+def conformal_quantile(errs: Sequence[float], level: float = LEVEL) -> float:
+    """Split-conformal: the ⌈(n+1)·level⌉-th smallest of n held-out |log errors| — a new model exchangeable with
+    them lies within it with probability ≥ level. With too few (n < level/(1−level), 9 at 90 %) no finite quantile
+    has that guarantee: the largest is taken, and the caller says the level is not guaranteed."""
+    ordered = sorted(errs)
+    k = math.ceil((len(ordered) + 1) * level)
+    return ordered[min(k, len(ordered)) - 1]
+
+
 def fit(table: CalibrationTable) -> Predictor:
+    """The table's cost models and its interval: the conformal quantile of the held-out errors of its generated
+    models and, separately, of its whole reference models (real networks, which the generated models do not
+    resemble in every way); the wider of the two, never below MIN_SPREAD."""
     p = Predictor(table)
-    errs = [abs(e) for _, e in held_out_errors(table)]
-    p.spread = max(float(np.quantile(errs, LEVEL)), MIN_SPREAD) if errs else math.log(2.0)
+    roles = {m.name: m.role for m in table.models}
+    held = held_out_errors(table)
+    generated = [abs(e) for n, e in held if roles.get(n) != "reference"]
+    reference = [abs(e) for n, e in held if roles.get(n) == "reference"]
+    parts = []
+    if generated:
+        parts.append(conformal_quantile(generated))
+    if reference:
+        parts.append(conformal_quantile(reference))
+    p.spread = max(max(parts), MIN_SPREAD) if parts else math.log(2.0)
+    p.spread_from = (f"{len(generated)} generated and {len(reference)} reference models held out by fold"
+                     if parts else "no held-out models: ×2 assumed")
     return p
