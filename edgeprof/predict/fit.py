@@ -159,6 +159,7 @@ def _timed_us(m: CalibrationModel, delta_max: float) -> dict[int, float]:
     return {i: max(u - d, floor) * rest for i, u in timed}
 
 
+_WHOLE_MAX = 3  # a model timed whole gives kernel samples when it has at most this many (an operator, its PAD)
 _FLOOR_US = 0.05  # no kernel takes less (a timed-only model's share never goes below it)
 
 
@@ -192,7 +193,7 @@ class Predictor:
         whole_ids = {id(m) for m in whole}
         samples = []
         for m in use:
-            if id(m) in whole_ids and sum(1 for mk in m.kernels if mk.kernel.family != "view") != 1:
+            if id(m) in whole_ids and sum(1 for mk in m.kernels if mk.kernel.family != "view") > _WHOLE_MAX:
                 continue  # a whole network timed whole (a reference model): it informs the interval, not a kernel
             timed = _timed_us(m, self.delta_max) if id(m) not in whole_ids else _whole_us(m, self.overhead_us)
             samples += [(m.kernels[i].kernel, us) for i, us in timed.items()]

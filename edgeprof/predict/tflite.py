@@ -10,7 +10,8 @@ Owns:
   load-checked them in a child process (export/tflite_export.py), so a native crash cannot happen here first.
 - `calibration_modules(seed)`: generated torch modules in NHWC (the permutes around each convolution cancel in
   litert-torch's layout passes, so the file holds the one operator and no TRANSPOSE), each ONE compute operator
-  (with its fused activation) at a random shape, and tiny ones that pin the per-run overhead;
+  (with its fused activation; a stride-2 convolution gets the explicit PAD litert-torch writes before it) at a
+  random shape, and tiny ones that pin the per-run overhead;
   `calibration_files(seed, cache_dir)` converts them with litert-torch (cached by content).
 Timing: LiteRT's Python interpreter exposes no per-op profiler (agents/edgeprof_agent/backends/tflite.py
 profile_ops says so), so a LiteRT table holds each model's timed p50 only; fit.py takes a one-operator model's
@@ -189,9 +190,11 @@ def calibration_modules(seed: int = 0, count: int | None = None) -> Iterator[tup
     import torch
 
     rng = np.random.default_rng(seed)
-    # "tiny" first: the per-run overhead is pinned even by a short budget
-    kinds = ("tiny", "conv", "pointwise", "depthwise", "linear", "bmm", "binary", "unary", "pool", "mean", "softmax",
-             "concat")
+    # "tiny" first: the per-run overhead is pinned even by a short budget; the convolutions (where real models
+    # spend their time) three times as often as the rest, so each of their keys reaches MIN_SAMPLES soonest
+    kinds = ("tiny", "conv", "pointwise", "depthwise", "linear", "binary", "conv", "pointwise", "depthwise",
+             "linear", "pool", "pad", "conv", "pointwise", "depthwise", "unary", "mean", "softmax", "concat", "bmm",
+             "linear")
     i = 0
     while count is None or i < count:
         kind = kinds[i % len(kinds)]
@@ -243,7 +246,7 @@ def calibration_modules(seed: int = 0, count: int | None = None) -> Iterator[tup
                     return torch.matmul(x, x.transpose(-1, -2))
 
             yield f"bmm{i}", Bmm(), (heads, n, d)
-        elif kind in ("binary", "unary", "softmax", "concat", "tiny", "mean", "pool"):
+        elif kind in ("binary", "unary", "softmax", "concat", "tiny", "mean", "pool", "pad"):
             c = _ch(rng, 8, 256)
             shape = (1, 2, 4) if kind == "tiny" else (1, hw, hw, c)
             op = str(rng.choice(["add", "mul"])) if kind == "binary" else \
@@ -265,6 +268,8 @@ def calibration_modules(seed: int = 0, count: int | None = None) -> Iterator[tup
                         return torch.softmax(x, dim=-1)
                     if op == "concat":
                         return torch.cat([x, x], dim=-1)
+                    if op == "pad":
+                        return torch.nn.functional.pad(x, (0, 0, 1, 1, 1, 1))
                     if op == "mean":
                         return x.mean(dim=(1, 2))
                     return torch.nn.functional.max_pool2d(x.permute(0, 3, 1, 2), 2).permute(0, 2, 3, 1)

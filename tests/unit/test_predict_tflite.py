@@ -185,7 +185,7 @@ def test_calibration_modules_are_one_operator_each_and_bounded(tmp_path):
     again = list(calibration_files(1, tmp_path, count=4))
     assert files == again  # cached by content: the same seed makes the same files
     for _name, path in files:
-        ks = [k for k in tflite_kernels(path) if k.family != "view"]
+        ks = [k for k in tflite_kernels(path) if k.family != "view" and k.op != "PAD"]  # a stride-2 conv's PAD
         assert len(ks) == 1, [k.key for k in ks]  # one compute operator: its p50 less the overhead is its time
         assert ks[0].flops <= 2e8 * 1.01 and not math.isnan(ks[0].bytes)
 
