@@ -178,9 +178,10 @@ def test_an_onnxruntime_table_is_refused_for_a_tflite_model_in_one_line(offline,
 
 
 def test_calibration_modules_are_one_operator_each_and_bounded(tmp_path):
-    mods = list(calibration_modules(seed=1, count=12))
-    assert mods[0][0].startswith("tiny")
-    assert len({name.rstrip("0123456789") for name, _, _ in mods}) >= 10
+    mods = list(calibration_modules(seed=1, count=21))
+    assert mods[0][0].startswith("tiny")  # the per-run overhead first: a short budget still pins it
+    names = [name.rstrip("0123456789") for name, _, _ in mods]
+    assert len(set(names)) >= 12 and names.count("conv") == 3  # every kind, convolutions three times as often
     files = list(calibration_files(1, tmp_path, count=4))
     again = list(calibration_files(1, tmp_path, count=4))
     assert files == again  # cached by content: the same seed makes the same files
