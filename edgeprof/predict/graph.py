@@ -259,12 +259,11 @@ def kernels(path: str | Path, input_shapes: Mapping[str, tuple[int, ...]], level
             s.ClearField("dim")
             for d in input_shapes[inp.name]:
                 s.dim.add().dim_value = int(d)
-    top = {t for n in opt.graph.node for t in (*n.input, *n.output)} - {i.name for i in opt.graph.initializer}
-    for name, dims in shapes.items():  # what the original graph knew, so inference crosses contrib ops
-        if name not in top:
-            continue
-        vi = onnx.helper.make_tensor_value_info(name, dtypes.get(name, 1), list(dims))
-        opt.graph.value_info.append(vi)
+    for g in _graphs(opt.graph):  # what the original graph knew, so inference crosses contrib ops (subgraphs too)
+        used = {t for n in g.node for t in n.output} - {i.name for i in g.initializer} \
+            - {v.name for v in g.value_info} - {o.name for o in g.output}
+        for name in sorted(used & shapes.keys()):
+            g.value_info.append(onnx.helper.make_tensor_value_info(name, dtypes.get(name, 1), list(shapes[name])))
     try:
         opt = onnx.shape_inference.infer_shapes(opt, strict_mode=False, data_prop=True)
     except Exception:  # noqa: BLE001 - as above

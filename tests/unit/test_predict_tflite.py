@@ -215,3 +215,15 @@ def test_calibrate_local_litert_measures_one_operator_models_and_predicts_from_t
     # one conv sample is fewer than MIN_SAMPLES: the roofline from the table's own peaks, never 0 ms
     assert [u["op"] for u in pred.uncovered] == ["CONV_2D"] and pred.uncovered[0]["assumed_ms"] > 0
     assert pred.p50_ms * 1e3 > p.overhead_us and pred.low_ms <= pred.p50_ms <= pred.high_ms
+
+
+def test_a_bundled_model_is_predicted_as_deploy_exports_it_to_tflite(offline, tmp_path, capsys):
+    exported = save_table(_table(threads=1), tmp_path / "vendor.json")
+    assert main(["predict", "ds_cnn", "--runtime", "tflite", "--table", str(exported), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    (row,) = out["predictions"]
+    assert row["key"].startswith("phone-board") and "tflite 2.3.0" in row["key"]
+    # ds_cnn in TFLite: depthwise and 1×1 convolutions (the converter writes its Cin=1 first conv as depthwise),
+    # none of which the synthetic table has: all from the roofline, listed, never 0 ms
+    assert row["kernels"] > 5 and row["p50_ms"] > 0
+    assert {"DEPTHWISE_CONV_2D", "CONV_2D", "FULLY_CONNECTED"} <= {u["op"] for u in row["uncovered"]}
