@@ -35,6 +35,9 @@ from .table import CalibrationModel, CalibrationTable
 __all__ = ["Predictor", "Prediction", "fit", "MIN_SAMPLES", "LEVEL"]
 
 MIN_SAMPLES = 6
+# a table of one-operator models timed whole (LiteRT): each sample is a whole timed loop of that one kernel, not a
+# share of a profiled run, and each costs a model (≈ 5 s), so fewer make a model
+MIN_SAMPLES_WHOLE = 4
 LEVEL = 0.9
 MIN_SPREAD = 0.02  # the interval is never narrower than ±2 % (timer and run-to-run noise of any board)
 FALLBACK_RANGE = (0.25, 4.0)
@@ -211,8 +214,9 @@ class Predictor:
         for k, us in samples:
             by_key.setdefault(k.key, []).append((k, us))
             by_family.setdefault(k.family, []).append((k, us))
-        self.keys = {key: _fit_cost(s) for key, s in by_key.items() if len(s) >= MIN_SAMPLES}
-        self.families = {f: _fit_cost(s) for f, s in by_family.items() if len(s) >= MIN_SAMPLES}
+        least = MIN_SAMPLES_WHOLE if whole and len(whole) * 2 >= len(use) else MIN_SAMPLES
+        self.keys = {key: _fit_cost(s) for key, s in by_key.items() if len(s) >= least}
+        self.families = {f: _fit_cost(s) for f, s in by_family.items() if len(s) >= least}
         self.dtypes = {k.dtype for k, _ in samples}
         small = [us for k, us in samples if k.flops < 1e4 and k.bytes < 1e5]
         self.small_us = float(np.median(small)) if small else (float(np.min([u for _, u in samples])) if samples else 1.0)
