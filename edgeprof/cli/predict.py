@@ -43,8 +43,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="a constant the input is fed, as deploy --input-value (e.g. sr=16000): an If on it is then "
                         "predicted on the branch taken instead of both")
     p.add_argument("--measured", action="store_true",
-                   help="also show the newest stored run of the same configuration (device, model, threads, batch, "
-                        "onnxruntime fp32) next to each prediction, with the error")
+                   help="also show the newest stored run of the same configuration (device, model, runtime, threads, "
+                        "batch, fp32) next to each prediction, with the error")
     p.add_argument("--db", help="results database (as results --db) for --measured")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=run)
@@ -61,7 +61,7 @@ def measured_beside(rows: list[dict[str, Any]], model: str, batch: int, db: str 
     for r in rows:
         found = None
         for run in store.list(device=r["board"], model=Path(model).name, status="ok", limit=200):
-            if (run.runtime == "onnxruntime" and run.precision == "fp32" and run.batch == batch
+            if (run.runtime == r.get("runtime", "onnxruntime") and run.precision == "fp32" and run.batch == batch
                     and run.threads == r["threads"] and (run.model in names or Path(run.model).name in names)
                     and run.p50_ms):
                 found = run
@@ -109,7 +109,8 @@ def run(args: argparse.Namespace) -> int:
     for _label, table, path in loaded:
         p = predict(ks, table, batch=args.batch, threads=args.threads, runtime_version=args.runtime_version,
                     where=f"table {path}", runtime=runtime)
-        rows.append({"board": table.key.device_name, "threads": table.key.threads, "table": path,
+        rows.append({"board": table.key.device_name, "runtime": table.key.runtime, "threads": table.key.threads,
+                     "table": path,
                      "key": table.key.label(), **p.to_dict()})
     if args.measured:
         measured_beside(rows, args.model, args.batch, args.db)
