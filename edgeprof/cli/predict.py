@@ -1,7 +1,7 @@
 """`edgeprof predict`: a model's latency on boards from their calibration tables, without running it on them.
 
-Parses, finds each board's table (edgeprof.predict.service), reads the model's fused graph on this host, prints per
-board the predicted p50 with its 90 % interval, throughput, coverage, the ops the table lacks and what was assumed
+Parses, finds each board's table (edgeprof.predict.service; onnxruntime or LiteRT, by --runtime or the model's file
+type), reads the model's graph on this host as that runtime runs it, prints per board the predicted p50 with its 90 % interval, throughput, coverage, the ops the table lacks and what was assumed
 for them, and the warnings; `--json` prints the same as JSON. Never connects to a device.
 """
 
