@@ -74,9 +74,14 @@ def _interpreter(path: str | Path, threads: int, delegates: bool) -> Any:
         from ai_edge_litert.interpreter import OpResolverType
 
         kwargs["experimental_op_resolver_type"] = OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES
+    from ..export.artifact_cache import default_cache_dir
+    from ..export.capture import capture
+
     try:
-        it = kind(**kwargs)
-        it.allocate_tensors()
+        # LiteRT writes "INFO: Created TensorFlow Lite XNNPACK delegate" to fd 2: into the cache's log, not the terminal
+        with capture(default_cache_dir() / "predict-litert.log", f"reading {Path(path).name} for predict"):
+            it = kind(**kwargs)
+            it.allocate_tensors()
     except Exception as e:  # noqa: BLE001 - LiteRT raises ValueError / RuntimeError with its own text
         raise ModelError(f"{path}: this host's LiteRT could not read the model to predict it: "
                          f"{(str(e).splitlines() or [''])[0][:200]}", hint="check the file with deploy first") from None
