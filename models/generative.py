@@ -1,8 +1,9 @@
-"""Bundled generative (decoder-only) models: Llama-architecture shapes with seeded random weights, nothing
-downloaded, written as a local Hugging Face folder.
+"""Bundled generative (decoder-only) models: Llama- and Qwen2-architecture shapes with seeded random weights,
+nothing downloaded, written as a local Hugging Face folder.
 
 Owns: the catalogue of bundled generative models (`GENERATIVE`, `generative_names()`, `get_generative()`), each
-one's Hugging Face `config.json`, its tensor names and shapes (Hugging Face's LlamaForCausalLM layout), its
+one's Hugging Face `config.json`, its tensor names and shapes (Hugging Face's LlamaForCausalLM layout; Qwen2's is
+the same with a bias on the q, k and v projections), its
 seeded random weights and the hand-written tokenizer files (`tokenizer.json` WordLevel + `tokenizer_config.json`:
 the onnxruntime-genai model builder loads a tokenizer from the folder, llama.cpp wants a vocabulary), and
 `write_hf_folder(model, out, seed)` which writes them.
@@ -13,8 +14,8 @@ The weights are written directly in the safetensors format (8-byte little-endian
 the raw tensors), streamed tensor by tensor, so neither torch nor transformers is needed to write them and a
 1.2-billion-parameter shape does not sit in memory at once. Each tensor is drawn from its own numpy generator
 seeded with (seed, tensor index): the same seed always gives the same bytes. Linear and embedding weights are
-N(0, 0.02²) (transformers' `initializer_range` default), RMSNorm weights are ones, as a freshly initialised
-LlamaForCausalLM. The text such a model generates is nonsense; its cost per token is the real architecture's.
+N(0, 0.02²) (transformers' `initializer_range` default), RMSNorm weights ones and biases zeros, as a freshly
+initialised LlamaForCausalLM / Qwen2ForCausalLM. The text such a model generates is nonsense; its cost per token is the real architecture's.
 """
 
 from __future__ import annotations
@@ -46,7 +47,8 @@ SAFETENSORS_DTYPES: dict[str, tuple[str, int]] = {"F32": ("<f4", 4), "F16": ("<f
 
 @dataclass(frozen=True)
 class GenerativeModel:
-    """One bundled generative model: a Llama-architecture shape (the fields of transformers' LlamaConfig)."""
+    """One bundled generative model: a Llama- or Qwen2-architecture shape (the fields of transformers'
+    LlamaConfig / Qwen2Config)."""
 
     name: str
     description: str
@@ -65,21 +67,33 @@ class GenerativeModel:
     rope_llama3: tuple[float, float, float, int] | None = None
     dtype: str = "float32"  # the stored weights: "float32" (F32) or "bfloat16" (BF16)
     shape_of: str | None = None  # the real model whose dimensions these are (weights random)
+    # "llama" (LlamaForCausalLM) or "qwen2" (Qwen2ForCausalLM: q/k/v projections with a bias)
+    architecture: str = "llama"
+
+    @property
+    def qkv_bias(self) -> bool:
+        return self.architecture == "qwen2"
 
     @property
     def safetensors_dtype(self) -> str:
         return {"float32": "F32", "bfloat16": "BF16"}[self.dtype]
 
     def tensors(self) -> list[tuple[str, tuple[int, ...]]]:
-        """(name, shape) of every weight in LlamaForCausalLM's state_dict order (tied lm_head left out)."""
+        """(name, shape) of every weight in LlamaForCausalLM's (Qwen2ForCausalLM's) state_dict order (tied
+        lm_head left out)."""
         h, i, v = self.hidden_size, self.intermediate_size, self.vocab_size
         q, kv = self.num_attention_heads * self.head_dim, self.num_key_value_heads * self.head_dim
         out: list[tuple[str, tuple[int, ...]]] = [("model.embed_tokens.weight", (v, h))]
         for n in range(self.num_hidden_layers):
             p = f"model.layers.{n}."
+            out += [(p + "self_attn.q_proj.weight", (q, h))]
+            out += [(p + "self_attn.q_proj.bias", (q,))] if self.qkv_bias else []
+            out += [(p + "self_attn.k_proj.weight", (kv, h))]
+            out += [(p + "self_attn.k_proj.bias", (kv,))] if self.qkv_bias else []
+            out += [(p + "self_attn.v_proj.weight", (kv, h))]
+            out += [(p + "self_attn.v_proj.bias", (kv,))] if self.qkv_bias else []
             out += [
-                (p + "self_attn.q_proj.weight", (q, h)), (p + "self_attn.k_proj.weight", (kv, h)),
-                (p + "self_attn.v_proj.weight", (kv, h)), (p + "self_attn.o_proj.weight", (h, q)),
+                (p + "self_attn.o_proj.weight", (h, q)),
                 (p + "mlp.gate_proj.weight", (i, h)), (p + "mlp.up_proj.weight", (i, h)),
                 (p + "mlp.down_proj.weight", (h, i)),
                 (p + "input_layernorm.weight", (h,)), (p + "post_attention_layernorm.weight", (h,)),
@@ -111,6 +125,11 @@ class GenerativeModel:
             factor, low, high, original = self.rope_llama3
             c["rope_scaling"] = {"rope_type": "llama3", "factor": factor, "low_freq_factor": low,
                                  "high_freq_factor": high, "original_max_position_embeddings": original}
+        if self.architecture == "qwen2":  # transformers' Qwen2Config: q/k/v bias always on, no sliding window used
+            for key in ("attention_bias", "mlp_bias", "head_dim"):
+                del c[key]  # Qwen2Config has no such field (head_dim = hidden / heads)
+            c.update({"architectures": ["Qwen2ForCausalLM"], "model_type": "qwen2", "use_sliding_window": False,
+                      "sliding_window": self.max_position_embeddings, "max_window_layers": self.num_hidden_layers})
         return c
 
 
@@ -133,6 +152,16 @@ GENERATIVE: dict[str, GenerativeModel] = {
             num_attention_heads=32, num_key_value_heads=8, head_dim=64, max_position_embeddings=131072,
             rope_theta=500000.0, tie_word_embeddings=True, rope_llama3=(32.0, 1.0, 4.0, 8192),
             dtype="bfloat16", shape_of="meta-llama/Llama-3.2-1B",
+        ),
+        GenerativeModel(
+            name="qwen2_5_0_5b_shape",
+            description="Qwen2.5-0.5B's dimensions (Qwen2 architecture: 24 layers, hidden 896, 14 heads / 2 KV "
+                        "heads, head dim 64, FFN 4864, q/k/v bias, vocab 151936, tied embeddings, rope theta 1e6, "
+                        "context 32768), random bfloat16 weights (494 M parameters, 0.99 GB)",
+            vocab_size=151936, hidden_size=896, intermediate_size=4864, num_hidden_layers=24,
+            num_attention_heads=14, num_key_value_heads=2, head_dim=64, max_position_embeddings=32768,
+            rope_theta=1000000.0, rms_norm_eps=1e-6, tie_word_embeddings=True, dtype="bfloat16",
+            shape_of="Qwen/Qwen2.5-0.5B", architecture="qwen2",
         ),
     )
 }
@@ -160,6 +189,9 @@ def to_bf16_bits(a: np.ndarray) -> np.ndarray:
 def _weights(model: GenerativeModel, seed: int) -> Iterator[tuple[str, np.ndarray]]:
     """Each (name, float32 array), drawn from its own generator seeded with (seed, index)."""
     for index, (name, shape) in enumerate(model.tensors()):
+        if name.endswith(".bias"):  # zeros, as transformers initialises a Linear's bias
+            yield name, np.zeros(shape, dtype=np.float32)
+            continue
         if len(shape) == 1:  # RMSNorm weights: ones, as LlamaRMSNorm initialises them
             yield name, np.ones(shape, dtype=np.float32)
             continue

@@ -161,7 +161,7 @@ def find_trtexec(tools):
 
 # the modules whose presence and version facts report, in this order (capability.py reads them)
 RUNTIME_MODULES = ("onnxruntime", "ai_edge_litert", "tflite_runtime", "tensorrt", "numpy", "onnxruntime_genai",
-                   "llama_cpp")
+                   "llama_cpp", "litert_lm")
 # what metadata cannot tell: onnxruntime's available execution providers need the library loaded
 NEEDS_IMPORT = ("onnxruntime",)
 # the longest a child process may take to import one runtime (TensorRT on a Jetson Nano: seconds); two such

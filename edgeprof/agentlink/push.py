@@ -52,13 +52,16 @@ _COMMIT_SCRIPT = (
 )
 # uploads not written to for this long are left over from a lost connection or a killed host: removed at connect
 STALE_PART_MIN = 10
-# One remote command for the start of every session: expand ~, create the workdir, remove stale partial uploads,
-# hash the agent if present.
+# One remote command for the start of every session: expand ~, create the workdir, remove stale partial uploads
+# (in the workdir, in artifacts/ and in a model folder there: artifacts/<digest>.ortgenai/), hash the agent if
+# present.
 _SETUP_SCRIPT = (
     'umask 077; w="$1"; case "$w" in "~") w="$HOME";; "~/"*) w="$HOME/${w#"~/"}";; esac; '
     'case "$w" in /*) ;; *) w="$PWD/$w";; esac; '
     'mkdir -p -- "$w" "$w/artifacts" || exit 3; printf "%s\\n" "$w"; '
     f'find "$w" "$w/artifacts" -maxdepth 1 -type f -name "*.part-*" -mmin +{STALE_PART_MIN} '
+    '-exec rm -f {} \\; 2>/dev/null; '
+    f'find "$w/artifacts" -mindepth 2 -maxdepth 2 -type f -name "*.part-*" -mmin +{STALE_PART_MIN} '
     '-exec rm -f {} \\; 2>/dev/null; '
     'sha256sum -- "$w/$2" 2>/dev/null; exit 0'
 )

@@ -339,7 +339,7 @@ def precision_detail(r: Result) -> str | None:
     a = r.artifact
     if a is None or r.identity.precision == "fp32":
         return None
-    w = _WeightFacts.of(a.export_options)
+    w = _WeightFacts.of(a.export_options.to_dict() if a.export_options is not None else {})
     if w.quantized_by:
         return w.quantized_by.split(": ", 1)[0]
     if w.weights.startswith("float16"):
@@ -429,7 +429,7 @@ def _env_summary(r: Result) -> dict[str, Any]:
         "device": device_fingerprint(r), "board": env.fact("board_model") or env.fact("cpu"),
         "os": env.fact("os"), "kernel": env.fact("kernel"), "device python": env.fact("python"),
         "runtime version": env.runtime_version, "providers": ",".join(env.runtime_providers) or None,
-        "gpu": _gpu_label(env.runtime.get("gpu")),  # the GPU a run named (--gpu): same configuration, other board
+        "gpu": _gpu_label(env.runtime.gpu.to_dict() if env.runtime is not None and env.runtime.gpu else None),  # the GPU a run named (--gpu): same configuration, other board
         "agent": env.agent_version, "edgeprof": env.edgeprof_version,
         "model sha256": (env.model_sha256 or "")[:12] or None,
         "thread env": json.dumps(env.thread_env, sort_keys=True) if env.thread_env else None,

@@ -1,4 +1,5 @@
-"""`edgeprof compare A B`: two runs or two sweeps side by side, metric by metric."""
+"""`edgeprof compare A B`: two runs or two sweeps side by side, metric by metric; predicted vs measured p50 where
+predictions are stored (cli/predicted.py)."""
 
 from __future__ import annotations
 
@@ -23,8 +24,10 @@ from ..errors import ConfigError
 from ..lab import sweep_state as ledger
 from ..lab.history import match_by_config, previous_result, results_for
 from ..records import Result
+from ..records.prediction import StoredPrediction
 from ..store import MAX_ID_CHARS, config_key
 from .common import add_db_args, open_store
+from .predicted import cell_columns, pair_table, predictions_for
 from .ui import err, out, shown, visible
 
 _COLOR = {"regressed": "red", "improved": "green", "unchanged": "white", "n/a": "dim"}
@@ -90,8 +93,13 @@ def run(args: argparse.Namespace) -> int:
     for message in store.skipped:  # rows left out by the store (unreadable result JSON)
         err.print(f"[yellow]warning[/yellow] skipped: {shown(message)}")
     if len(base) == 1 and len(new) == 1:
-        return _pair(base[0], new[0], title, args)
-    return _sweeps(base, new, title, args)
+        code = _pair(base[0], new[0], title, args)
+        if code == 0:
+            table = pair_table(store, [("A", base[0]), ("B", new[0])])
+            if table is not None:
+                out.print(table)
+        return code
+    return _sweeps(base, new, title, args, predictions_for(store, new))
 
 
 def _pair(a: Result, b: Result, title: str, args: argparse.Namespace) -> int:
@@ -121,7 +129,8 @@ def _pair(a: Result, b: Result, title: str, args: argparse.Namespace) -> int:
     return 0
 
 
-def _sweeps(base: list[Result], new: list[Result], title: str, args: argparse.Namespace) -> int:
+def _sweeps(base: list[Result], new: list[Result], title: str, args: argparse.Namespace,
+            preds: dict[str, StoredPrediction]) -> int:
     bmap = match_by_config(base)
     keys = ("p50_ms", "p99_ms", "throughput_ips", "peak_rss_mb", "mj_per_inference")
     metrics = [m for m in METRICS if m.name in keys]
@@ -129,12 +138,15 @@ def _sweeps(base: list[Result], new: list[Result], title: str, args: argparse.Na
     t.add_column("cell")
     for m in metrics:
         t.add_column(f"{m.name}\nB/A", justify="right")
+    for col in ("B p50 ms\npredicted", "B p50 ms\nmeasured", "prediction\nerror") if preds else ():
+        t.add_column(col, justify="right")
     n_reg = n_imp = 0
     for r in new:
         b = bmap.get(config_key(r)) if r.status == "ok" else None
+        pred = cell_columns(preds.get(config_key(r)), r) if preds else []
         if r.status != "ok" or b is None:
             t.add_row(shown(cell_label(r)),
-                      *[("[dim]" + shown(r.status if r.status != "ok" else "no A") + "[/dim]")] * len(metrics))
+                      *[("[dim]" + shown(r.status if r.status != "ok" else "no A") + "[/dim]")] * len(metrics), *pred)
             continue
         deltas = {d.metric.name: d for d in compare_results(b, r, metrics=keys, min_effect=args.min_effect,
                                                              alpha=args.alpha)}
@@ -148,7 +160,7 @@ def _sweeps(base: list[Result], new: list[Result], title: str, args: argparse.Na
             n_reg += d.verdict == "regressed"
             n_imp += d.verdict == "improved"
             cells.append(f"[{c}]{d.ratio:.2f}[/{c}]")
-        t.add_row(shown(cell_label(r)), *cells)
+        t.add_row(shown(cell_label(r)), *cells, *pred)
     out.print(t)
     err.print(f"{n_reg} regressed, {n_imp} improved (min effect {args.min_effect * 100:g} %, p < {args.alpha:g}; "
               "red: worse, green: better)")

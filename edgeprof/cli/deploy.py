@@ -12,8 +12,17 @@ from ..errors import ConfigError
 from ..export.inputs import parse_input_range, parse_input_value
 from ..files.output import write_output
 from ..records import Result, RunSpec
-from ..session.generation import ALL_GEN_PRECISIONS as GEN_PRECISIONS
-from ..vocab import POLICY, SCENARIOS, SERVER_MIN_QUERIES, SETTINGS, SINGLE_STREAM, fmt_value, settings_kwargs
+from ..session.kinds import FORWARD_PASS, KINDS, MeasurementKind, extra_precisions, from_args
+from ..vocab import (
+    POLICY,
+    SCENARIOS,
+    SERVER_MIN_QUERIES,
+    SETTINGS,
+    SINGLE_STREAM,
+    Setting,
+    fmt_value,
+    settings_kwargs,
+)
 from .common import add_db_args, add_inventory_args, check_writable, open_store, resolve_device
 from .ui import DeployProgress, err, render_result, shown
 
@@ -78,7 +87,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--runtime", default=None,
                    help="onnxruntime (default; tflite for a .tflite file), tflite (LiteRT), tensorrt (NVIDIA GPUs), "
                         "or null (the harness)")
-    p.add_argument("--precision", default=None, choices=_Choices(["fp32", "fp16", "int8"], GEN_PRECISIONS),
+    p.add_argument("--precision", default=None, choices=_Choices(FORWARD_PASS.precisions),
                    help="fp32 (default); fp16 (onnxruntime, tensorrt; tflite: float16 weights); int8 (static, calibrated; all three)")
     add_setting_flags(p, "model")
     p.add_argument("--xnnpack", choices=["on", "off"], default=None,
@@ -99,7 +108,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="onnxruntime execution providers, comma-separated (default CPUExecutionProvider)")
     add_setting_flags(p, "measure")  # the export's opset, the seed, telemetry (idle baseline, cool-down, power rate)
     _add_scenario(p)
-    _add_generation(p)
+    for kind in KINDS:  # each measurement kind's own flags (session/kinds.py), in the registry's order
+        _add_kind_flags(p, kind)
     p.add_argument("--json", metavar="PATH", help="also write the result JSON to PATH ('-' for stdout)")
     add_inventory_args(p)
     add_db_args(p)
@@ -116,18 +126,21 @@ def add_setting_flags(p: argparse._ActionsContainer, place: str) -> None:
     (a mapping's flag is repeated, NAME=... each), its help and metavar. Each defaults to None, "not given": the
     table's default applies (_spec), and check() judges what applies on the flags given."""
     for name, s in SETTINGS.items():
-        if s.flag is None or s.place != place:
-            continue
-        kw: dict[str, Any] = {"dest": name, "default": None, "help": s.flag_help or s.help}
-        if s.metavar:
-            kw["metavar"] = s.metavar
-        if s.kind == "bool":
-            kw["action"] = "store_true"
-        elif s.kind == "mapping":
-            kw["action"] = "append"
-        else:
-            kw["type"] = {"number": float, "int": int, "duration": str, "path": str}[s.kind]  # duration: typed()
-        p.add_argument(s.flag, **kw)
+        if s.flag is not None and s.place == place:
+            _add_setting_flag(p, s.flag, name, s)
+
+
+def _add_setting_flag(p: argparse._ActionsContainer, flag: str, name: str, s: Setting) -> None:
+    kw: dict[str, Any] = {"dest": name, "default": None, "help": s.flag_help or s.help}
+    if s.metavar:
+        kw["metavar"] = s.metavar
+    if s.kind == "bool":
+        kw["action"] = "store_true"
+    elif s.kind == "mapping":
+        kw["action"] = "append"
+    else:
+        kw["type"] = {"number": float, "int": int, "duration": str, "path": str}[s.kind]  # duration: typed()
+    p.add_argument(flag, **kw)
 
 
 def _add_scenario(p: argparse.ArgumentParser) -> None:
@@ -146,58 +159,23 @@ def _add_scenario(p: argparse.ArgumentParser) -> None:
 
 
 class _Choices(list):
-    """argparse's choices: `shown` in --help and its errors, `shown` and `more` accepted (the generation kind's
-    precisions, judged by the kind: session/generation.check)."""
-
-    def __init__(self, shown: list[str], more: tuple[str, ...]) -> None:
-        super().__init__(shown)
-        self.more = more
+    """argparse's choices: `shown` in --help and its errors (the forward pass's precisions), and accepted beside
+    them what the registered measurement kinds take (kinds.extra_precisions, read when a flag is parsed; each kind
+    judges its own)."""
 
     def __contains__(self, item: object) -> bool:
-        return list.__contains__(self, item) or item in self.more
+        return list.__contains__(self, item) or item in extra_precisions()
 
 
-def _add_generation(p: argparse.ArgumentParser) -> None:
-    """The generation kind's group (docs/generative.md): its settings, llama-bench's defaults."""
-    g = p.add_argument_group(
-        "generative models (docs/generative.md: llama_tiny, a .gguf, a Hugging Face or onnxruntime-genai folder; "
-        "--runtime llama.cpp with --precision f16, q8_0, q4_0 (default), or onnxruntime-genai with fp32, int4 "
-        "(default))")
-    add_setting_flags(g, "generation")
-
-
-def _generation_spec(args: argparse.Namespace, spec: RunSpec) -> RunSpec | None:
-    """The generation kind's spec when the model or the runtime is generative (its settings in runtime_options),
-    else None after refusing a generation flag, runtime or precision on a forward-pass model."""
-    import dataclasses
-
-    from edgeprof_agent.vocab import GEN_RUNTIMES
-
-    from ..session import generation as gen
-
-    given = [SETTINGS[name].flag for name in gen.GEN_SETTINGS if getattr(args, name, None) is not None]
-    if not gen.is_generative(args.model, args.runtime):
-        if args.precision in GEN_PRECISIONS and args.precision not in ("fp32",):
-            raise ConfigError(f"--precision {args.precision}: for generative models only (llama.cpp, "
-                              f"onnxruntime-genai), not {args.model}", hint="--precision fp32, fp16 or int8")
-        for flag in given:
-            raise ConfigError(f"{flag}: for generative models only, not {args.model}",
-                              hint="leave it out, or give a generative model (e.g. llama_tiny)")
-        return None
-    applies = {"--seed", "--idle", "--cooldown", "--cooldown-timeout", "--power-rate", *given}
-    other = sorted(f for f in _given(args) if f not in applies)
-    other += [f for f, given in (("--input", args.input), ("--scenario", args.scenario != SINGLE_STREAM),
-                                 ("--rate", args.rate is not None), ("--find-max-rate", args.find_max_rate)) if given]
-    if other:
-        raise ConfigError(f"{other[0]}: applies to a forward pass, not to the generative model {args.model}",
-                          hint="leave it out; a generative model takes --prompt-tokens, --gen-tokens, --depth, "
-                               "--repetitions and --threads")
-    runtime = args.runtime or gen.default_runtime(args.model)
-    if runtime not in GEN_RUNTIMES:
-        raise ConfigError(f"--runtime {runtime}: {args.model} is a generative model; it runs on "
-                          f"{' or '.join(GEN_RUNTIMES)}", hint="--runtime llama.cpp or --runtime onnxruntime-genai")
-    precision = args.precision or gen.gguf_precision(args.model) or gen.DEFAULT_PRECISION[runtime]
-    return dataclasses.replace(spec, runtime=runtime, precision=precision)
+def _add_kind_flags(p: argparse.ArgumentParser, kind: MeasurementKind) -> None:
+    """A measurement kind's flags: its run settings (vocab.RunSettings at kind.place) and its own settings, in a
+    group titled kind.group (docs/architecture.md "Adding a measurement kind")."""
+    g: argparse._ActionsContainer = p.add_argument_group(kind.group) if kind.group else p
+    if kind.place is not None:
+        add_setting_flags(g, kind.place)
+    for s in kind.flags:
+        if s.flag:
+            _add_setting_flag(g, s.flag, s.name, s)
 
 
 def check_args(args: argparse.Namespace) -> RunSpec:
@@ -210,13 +188,10 @@ def _checked(args: argparse.Namespace) -> tuple[RunSpec, Options]:
     """check_args, with the deploy's options (the flags given: deploy judges --batch 1 on a static batch by them)."""
     from .. import run as pipeline
 
-    spec = _spec(args)
-    gen_spec = _generation_spec(args, spec)
-    if gen_spec is not None:
-        from ..session.generation import check as gen_check
-
-        gen_check(gen_spec)
-        return gen_spec, pipeline.Options.of(gen_spec, find_max_rate=args.find_max_rate, given=_given(args))
+    kind, spec = from_args(args, _spec(args), _given(args))  # a measurement kind's spec, or the forward pass's
+    if kind.check is not None:
+        kind.check(spec)
+        return spec, pipeline.Options.of(spec, find_max_rate=args.find_max_rate, given=_given(args))
     options = pipeline.Options.of(spec, find_max_rate=args.find_max_rate, given=_given(args))
     pipeline.check(spec, options)
     return spec, options

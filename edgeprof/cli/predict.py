@@ -1,8 +1,10 @@
 """`edgeprof predict`: a model's latency on boards from their calibration tables, without running it on them.
 
 Parses, finds each board's table (edgeprof.predict.service; onnxruntime or LiteRT, by --runtime or the model's file
-type), reads the model's graph on this host as that runtime runs it, prints per board the predicted p50 with its 90 % interval, throughput, coverage, the ops the table lacks and what was assumed
-for them, and the warnings; `--json` prints the same as JSON. Never connects to a device.
+type), reads the model's graph on this host as that runtime runs it, prints per board the predicted p50 with its
+90 % interval, throughput, coverage, the ops the table lacks and what was assumed for them, and the warnings; `--json` prints the same as JSON. Never connects to a device.
+Every prediction is stored in the results database (store/predictions.py; `--no-store` does not), keyed by the
+configuration as a measured run of it is keyed, so `results show`, `compare` and the report put it beside the run.
 """
 
 from __future__ import annotations
@@ -43,29 +45,25 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="a constant the input is fed, as deploy --input-value (e.g. sr=16000): an If on it is then "
                         "predicted on the branch taken instead of both")
     p.add_argument("--measured", action="store_true",
-                   help="also show the newest stored run of the same configuration (device, model, runtime, threads, "
-                        "batch, fp32) next to each prediction, with the error")
-    p.add_argument("--db", help="results database (as results --db) for --measured")
+                   help="also show the newest stored run of the same configuration (device, model content, "
+                        "runtime, threads, batch, shapes, fp32) next to each prediction, with the error")
+    p.add_argument("--db", help="results database (as results --db): where the predictions are stored, and what "
+                                "--measured reads")
+    p.add_argument("--no-store", action="store_true",
+                   help="do not store the predictions (by default each is stored, so results show, compare and "
+                        "the report show it beside a measured run of the same configuration)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=run)
 
 
-def measured_beside(rows: list[dict[str, Any]], model: str, batch: int, db: str | None) -> None:
-    """Adds to each prediction row the newest stored ok run of its configuration: run id, p50, error, inside."""
-    from pathlib import Path
-
+def measured_beside(rows: list[dict[str, Any]], db: str | None) -> None:
+    """Adds to each prediction row the newest stored ok run of its configuration (the same config key: device,
+    model content, runtime, precision, batch, threads, shapes fed): run id, p50, error, inside."""
     from .common import open_store
 
     store = open_store(db)
-    names = {model, Path(model).name}
     for r in rows:
-        found = None
-        for run in store.list(device=r["board"], model=Path(model).name, status="ok", limit=200):
-            if (run.runtime == r.get("runtime", "onnxruntime") and run.precision == "fp32" and run.batch == batch
-                    and run.threads == r["threads"] and (run.model in names or Path(run.model).name in names)
-                    and run.p50_ms):
-                found = run
-                break
+        found = next((run for run in store.list(config=r["config_key"], status="ok", limit=20) if run.p50_ms), None)
         if found is None or found.p50_ms is None:
             r["measured"] = None
             continue
@@ -76,7 +74,8 @@ def measured_beside(rows: list[dict[str, Any]], model: str, batch: int, db: str 
 
 def run(args: argparse.Namespace) -> int:
     from ..export.inputs import parse_input_value
-    from ..predict.service import find_table, model_kernels, predict
+    from ..predict.record import stored_prediction
+    from ..predict.service import find_table, model_graph, predict
     from ..predict.table import check_key, load_table
     from .deploy import parse_input_shape
 
@@ -101,28 +100,39 @@ def run(args: argparse.Namespace) -> int:
     if len(level) > 1:
         raise ConfigError(f"the tables were measured at different graph levels ({', '.join(sorted(level))})",
                           hint="predict with tables of one --graph-opt level at a time")
-    ks, shapes = model_kernels(args.model, batch=args.batch,
-                               input_shapes=dict(parse_input_shape(s) for s in args.input), level=level.pop(),
-                               input_values=dict(parse_input_value(v) for v in args.input_value),
-                               threads=args.threads or loaded[0][1].key.threads)
+    graph = model_graph(args.model, batch=args.batch, input_shapes=dict(parse_input_shape(s) for s in args.input),
+                        level=level.pop(), input_values=dict(parse_input_value(v) for v in args.input_value),
+                        threads=args.threads or loaded[0][1].key.threads)
+    ks, shapes = graph.kernels, graph.shapes
     rows: list[dict[str, Any]] = []
+    records = []
     for _label, table, path in loaded:
         p = predict(ks, table, batch=args.batch, threads=args.threads, runtime_version=args.runtime_version,
                     where=f"table {path}", runtime=runtime)
+        records.append(stored_prediction(args.model, graph, table, p, batch=args.batch, table_path=path))
         rows.append({"board": table.key.device_name, "runtime": table.key.runtime, "threads": table.key.threads,
-                     "table": path,
-                     "key": table.key.label(), **p.to_dict()})
+                     "table": path, "key": table.key.label(), "config_key": records[-1].config_key,
+                     "table_id": records[-1].table_id, **p.to_dict()})
+    stored_in = None
+    if not args.no_store:
+        from ..store.predictions import save_prediction
+        from .common import open_store
+
+        store = open_store(args.db)
+        stored_in = store.display_url
+        for r, rec in zip(rows, records, strict=True):
+            r["prediction_id"] = save_prediction(store, rec).prediction_id
     if args.measured:
-        measured_beside(rows, args.model, args.batch, args.db)
+        measured_beside(rows, args.db)
     if args.json:
         import json
 
         sys.stdout.write(json.dumps({"model": args.model, "inputs": {k: list(v) for k, v in shapes.items()},
                                      "predictions": rows}, indent=2) + "\n")
         return 0
-    graph = "LiteRT's operators (XNNPACK partitions)" if loaded[0][1].key.runtime == "tflite" else \
+    read_as = "LiteRT's operators (XNNPACK partitions)" if loaded[0][1].key.runtime == "tflite" else \
         "onnxruntime's fused graph"
-    out.print(f"{args.model}: {len(ks)} kernels in {graph}; inputs "
+    out.print(f"{args.model}: {len(ks)} kernels in {read_as}; inputs "
               + ", ".join(f"{k}={'x'.join(map(str, v))}" for k, v in shapes.items()), markup=False)
     for r in rows:
         out.print(f"\n{r['key']}", markup=False)
@@ -144,6 +154,10 @@ def run(args: argparse.Namespace) -> int:
                       f"from the table's peak FLOP/s and bytes/s; its interval ×1/4 … ×4)", markup=False)
         for w in r["warnings"]:
             err.print(f"  warning: {w}", markup=False)
+    if stored_in is not None:
+        err.print(f"stored as prediction {', '.join(str(r['prediction_id']) for r in rows)} in {stored_in} "
+                  f"(results show, compare and report put it beside a measured run of the same configuration)",
+                  markup=False)
     out.print("\nnot measured: a prediction from the tables (docs/predict.md says how accurate it was and when not "
               "to trust it)", markup=False)
     return 0

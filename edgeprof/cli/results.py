@@ -1,4 +1,4 @@
-"""`edgeprof results list|show`: stored runs."""
+"""`edgeprof results list|show`: stored runs (show: with the run's stored prediction, cli/predicted.py)."""
 
 from __future__ import annotations
 
@@ -70,11 +70,15 @@ def run_list(args: argparse.Namespace) -> int:
 
 
 def run_show(args: argparse.Namespace) -> int:
-    result = open_store(args.db).get(args.run_id)
+    from .predicted import show_for_result
+
+    store = open_store(args.db)
+    result = store.get(args.run_id)
     if args.json:
         sys.stdout.write(result.to_json(indent=2) + "\n")
     else:
         render_result(result)
+        show_for_result(store, result)
     return 0
 
 

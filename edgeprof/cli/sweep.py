@@ -26,7 +26,7 @@ from ..lab.scheduler import DeviceStatus, SweepOutcome, SweepScheduler, run_swee
 from ..lab.spec import SweepSpec, expand, load_sweep, resolve_devices
 from ..records import Device, Result
 from .common import add_db_args, add_inventory_args, check_writable, open_store
-from .ui import err, out
+from .ui import err, out, shown
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -53,6 +53,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--list", action="store_true", help="list stored sweeps and exit")
     p.add_argument("--id-file", metavar="PATH", help="write the sweep id to PATH (for a CI job's next step)")
     p.add_argument("--quiet", action="store_true", help="no live progress; one line per finished cell")
+    p.add_argument("--predict-first", action="store_true",
+                   help="before measuring, predict every cell whose board has a calibration table of the cell's "
+                        "configuration (edgeprof calibrate; no device is touched), store the predictions and print "
+                        "the predicted ranking; cells without a table are named once and measured anyway")
     q = p.add_argument_group("lab queue (PostgreSQL --db; see docs/lab.md)")
     q.add_argument("--queue", action="store_true",
                    help="submit the cells to the lab queue instead of running them here; prints the sweep id")
@@ -99,6 +103,9 @@ def run(args: argparse.Namespace) -> int:
     if args.id_file:
         check_writable(args.id_file, "--id-file", args.db)  # found before any cell runs, not after the sweep
     if args.queue or args.cancel or args.wait or args.priority is not None:
+        if args.predict_first:
+            raise ConfigError("--predict-first with --queue is not supported yet",
+                              hint="run the sweep here with --predict-first, or predict with edgeprof predict")
         return _run_queued(args)
     store = open_store(args.db)
     if args.list:
@@ -128,7 +135,19 @@ def run(args: argparse.Namespace) -> int:
     if args.id_file:
         with open(args.id_file, "w") as f:
             f.write(sweep_id + "\n")
+    if args.predict_first:
+        _predict_first(store, sweep_id, todo)
     return _execute(store, sweep_id, todo, devices, quiet=args.quiet)
+
+
+def _predict_first(store: Any, sweep_id: str, cells: list[Cell]) -> None:
+    from ..lab.predict_first import predict_cells
+
+    done = predict_cells(store, sweep_id, cells, lambda line: err.print(shown(line)))
+    for line in done.ranking_lines():
+        err.print(shown(line))
+    err.print(f"predicted {len(done.predicted)} of {len(cells)} cells before measuring (stored with sweep "
+              f"{sweep_id}; edgeprof report --sweep {sweep_id} puts them beside the measurements)")
 
 
 def _devices_by_name(inv: Any, names: set[str]) -> list[Device]:

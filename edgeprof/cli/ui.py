@@ -244,6 +244,9 @@ def render_generation(r: Result) -> None:
     out.print(t)
     for line in generation_lines(g):
         out.print(escape(line))
+    if r.phone is not None:  # a phone's tool measured it (LiteRT-LM's litert_lm_main): its run, thermal status
+        for line in phone_lines(r):
+            out.print(line, markup=False, soft_wrap=True)
 
 
 def render_result(r: Result) -> None:
@@ -339,10 +342,15 @@ def phone_lines(r: Result) -> list[str]:
     def ms(v: float | None) -> str:
         return f"{v:.3f} ms" if v is not None else "-"
 
-    lines.append(f"phone: {ph.tool} {ph.binary or '?'} · delegate {ph.delegate} · init {ms(ph.init_ms)} · "
-                 f"first inference {ms(ph.first_inference_ms)} · warm-up {ph.warmup_runs} runs (mean "
-                 f"{ms(ph.warmup_mean_ms)}) · thermal status {status(ph.thermal_status_before)} → "
-                 f"{status(ph.thermal_status_after)}")
+    if r.generation is not None:  # a generative model's tool run: a backend, warm-up iterations
+        lines.append(f"phone: {ph.tool} {ph.binary or '?'} · backend {ph.delegate} · init {ms(ph.init_ms)} · "
+                     f"warm-up {ph.warmup_runs} iteration (prefill + decode {ms(ph.warmup_mean_ms)}) · thermal "
+                     f"status {status(ph.thermal_status_before)} → {status(ph.thermal_status_after)}")
+    else:
+        lines.append(f"phone: {ph.tool} {ph.binary or '?'} · delegate {ph.delegate} · init {ms(ph.init_ms)} · "
+                     f"first inference {ms(ph.first_inference_ms)} · warm-up {ph.warmup_runs} runs (mean "
+                     f"{ms(ph.warmup_mean_ms)}) · thermal status {status(ph.thermal_status_before)} → "
+                     f"{status(ph.thermal_status_after)}")
     if p is not None and p.mean_w is not None:
         what = "battery, whole phone" if p.source == "battery" else f"{p.source}: {p.covers}"
         per = f", {p.energy_mj_per_inference:.3f} mJ per inference" if p.energy_mj_per_inference is not None else ""

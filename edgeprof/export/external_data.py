@@ -29,7 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ModelError
-from ..records import Artifact
+from ..records import Artifact, ExternalData, OnnxExportOptions
+from ..records.options import extended
 from .artifact_cache import build_cached, code_version, dist_version, key_of, sha256_file
 from .hashes import remembered
 
@@ -100,7 +101,7 @@ def pushed_files(artifact: Artifact) -> list[tuple[str, str, str]]:
     """The data files an artifact keeps beside its model (past PROTOBUF_LIMIT), as (local path, sha256, extension)
     to push before the model; [] for a self-contained file. A missing one is refused in one line (data_files)."""
     opts = artifact.export_options
-    if artifact.format != "onnx" or not (opts.get("external_data") or opts.get("external_data_file")):
+    if not isinstance(opts, OnnxExportOptions) or not (opts.external_data or opts.external_data_file):
         return []
     import onnx
 
@@ -124,16 +125,17 @@ def inline_export(artifact: Artifact, *, cache_dir: Path, say: Callable[[str], N
     """An export written with external data (save_export) as the artifact that is pushed: inlined into one file
     when it fits (with_inlined_data), else as it is, its data beside it named by content; any other artifact as it
     is."""
-    if not artifact.export_options.get("external_data_file"):
+    if not isinstance(artifact.export_options, OnnxExportOptions) or not artifact.export_options.external_data_file:
         return artifact
     import onnx
 
     path = Path(artifact.path)
     files = data_files(onnx.load(str(path), load_external_data=False), path)
     if _total_size(path, files) > PROTOBUF_LIMIT:
-        return counted(dataclasses.replace(artifact, export_options={**artifact.export_options, "external_data": {
-            "files": {f: f.split(".", 1)[0] for f in sorted(files)}, "content_sha256": artifact.sha256,
-            "layout": _BESIDE}}))
+        return counted(dataclasses.replace(artifact, export_options=extended(
+            artifact.export_options, OnnxExportOptions, external_data=ExternalData(
+                files={f: f.split(".", 1)[0] for f in sorted(files)}, content_sha256=artifact.sha256,
+                layout=_BESIDE))))
     return with_inlined_data(artifact, path, files, cache_dir=cache_dir, say=say)
 
 
@@ -221,6 +223,6 @@ def with_inlined_data(artifact: Artifact, path: Path, files: dict[str, list[str]
                   "beside": beside})
     made = build_cached(cache_dir, key, "onnx", build, what=f"{'copying' if beside else 'inlining'} the external "
                         f"data of {path}")
-    return counted(dataclasses.replace(made, export_options={
-        **made.export_options, "external_data": {"files": own, "content_sha256": digest, "layout": _BESIDE if beside
-                                                 else "one self-contained file (data files pushed in it)"}}))
+    return counted(dataclasses.replace(made, export_options=extended(made.export_options, OnnxExportOptions,
+        external_data=ExternalData(files=own, content_sha256=digest, layout=_BESIDE if beside
+                                   else "one self-contained file (data files pushed in it)"))))

@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ModelError
-from ..records import Artifact, TensorSpec
+from ..records import Artifact, OnnxExportOptions, TensorSpec
 from ..vocab import MAX_OPSET, MIN_OPSET  # the --opset setting's bounds: one home
 from .artifact_cache import LAYOUT as CACHE_LAYOUT
 from .artifact_cache import (
@@ -339,12 +339,12 @@ def _export(source: ModelSource, path: Path, *, seed: int, opset: int, exporter:
     return Artifact(
         path=str(path), format="onnx", sha256=sha256_file(path), size_bytes=path.stat().st_size, inputs=inputs,
         outputs=outputs, model_name=source.name, source=source.source,
-        export_options={
-            **options, "exporter_call": f"torch.onnx.export(dynamo={exporter == 'dynamo'})",
-            "seed": seed, "torch": dist_version("torch"), "onnx": dist_version("onnx"),
-            "onnxscript": dist_version("onnxscript"), "export_seconds": round(seconds, 2),
-            "ir_version": int(proto.ir_version), **({"external_data_file": external} if external else {}),
-        },
+        export_options=OnnxExportOptions(
+            **options, exporter_call=f"torch.onnx.export(dynamo={exporter == 'dynamo'})",
+            seed=seed, torch=dist_version("torch"), onnx=dist_version("onnx"),
+            onnxscript=dist_version("onnxscript"), export_seconds=round(seconds, 2),
+            ir_version=int(proto.ir_version), external_data_file=external or None,
+        ),
         export_check=check, cache_hit=False, flops=flops,
         params=sum(p.numel() for p in module.parameters()),
     )
@@ -428,7 +428,7 @@ def _user_onnx(source: ModelSource, say: Progress, cache_dir: Path) -> Artifact:
     artifact = Artifact(
         path=str(path), format="onnx", sha256="" if external else sha256_of(path), size_bytes=path.stat().st_size,
         inputs=inputs, outputs=tuple(o.name for o in model.graph.output), model_name=source.name,
-        source=source.source, export_options={}, export_check=None, cache_hit=False, flops=flops, params=params,
+        source=source.source, export_options=OnnxExportOptions(), export_check=None, cache_hit=False, flops=flops, params=params,
     )
     if external:  # the model and its data files become one self-contained artifact in the cache
         artifact = with_inlined_data(artifact, path, external, cache_dir=cache_dir, say=say)

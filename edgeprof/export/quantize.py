@@ -45,7 +45,8 @@ from typing import TYPE_CHECKING, Any
 from ..errors import ConfigError, ModelError
 from ..files import datafiles
 from ..hostrun.loadcheck import ONNXRUNTIME, LoadCrash, check_converted, check_files, op_refused
-from ..records import Artifact, TensorSpec
+from ..records import Artifact, OnnxExportOptions, TensorSpec
+from ..records.options import extended
 from . import external_data
 from .artifact_cache import build_cached, code_version, dist_version, key_of
 from .capture import library_failure, to_terminal
@@ -216,7 +217,8 @@ def quantize_onnx(fp32: Artifact, precision: str, *, cache_dir: Path, shapes: Ma
             options["calibration"] = calibration_fingerprint(calibration, plan=plan)
             options["calibration_shapes"] = {k: list(v) for k, v in shapes.items()}
             _loads_in_onnxruntime(out, "int8", fp32.model_name, graph_opt)
-        export_options = {**fp32.export_options, "fp32_sha256": fp32.sha256, "precision": precision, **options}
+        export_options = extended(fp32.export_options, OnnxExportOptions, fp32_sha256=fp32.sha256,
+                                  precision=precision, **options)
         return dataclasses.replace(fp32, path=str(out), precision=precision, export_options=export_options,
                                    export_check=None, cache_hit=False)
 
@@ -296,7 +298,7 @@ def _fp16(src: Path, out: Path, name: str = "the model", graph_opt: str | None =
                               "fine: run it with --precision fp32 or int8")
     call = "onnxconverter_common.float16.convert_float_to_float16(keep_io_types=True"
     call += f", op_block_list=DEFAULT_OP_BLOCK_LIST + {added})" if added else ")"
-    return {"converter": call, "onnxconverter-common": dist_version("onnxconverter-common"),
+    return {"converter": call, "onnxconverter_common": dist_version("onnxconverter-common"),
             **({"ops_kept_fp32": added} if added else {}),
             **({"initializer_inputs_dropped": len(dropped), "ir_version_raised_to": 4} if dropped else {}),
             **({"casts_retargeted_to_fp16": fixed} if fixed else {})}
@@ -574,6 +576,6 @@ def _int8_kind(model: Any, nodes: list[Any], ops: set[str]) -> str:
 
 def as_given(artifact: Artifact) -> str | None:
     """`int8 (as given)` for an artifact that is the user's already-quantised file, run as it is; else None."""
-    if "precision_as_given" in artifact.export_options:  # set (True) only on a user's file run as given
+    if getattr(artifact.export_options, "precision_as_given", None):  # set only on a user's file run as given
         return f"{artifact.precision} (as given)"
     return None

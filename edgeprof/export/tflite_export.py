@@ -40,7 +40,8 @@ from typing import Any
 from ..errors import ModelError
 from ..hostrun.loadcheck import LITERT, call_in_child, check_converted, op_refused
 from ..hostrun.reference import TfliteTensor, interpreter_class, tflite_outputs, torch_check, torch_outputs
-from ..records import Artifact, TensorSpec
+from ..records import Artifact, TensorSpec, TfliteExportOptions
+from ..records.options import extended
 from .artifact_cache import build_cached, code_version, dist_version, key_of
 from .capture import capture, library_failure, to_terminal
 from .hashes import sha256_of
@@ -114,8 +115,8 @@ def _user_tflite(source: ModelSource, say: Progress) -> Artifact:
         path=str(source.path), format="tflite", sha256=sha256_of(source.path),
         size_bytes=source.path.stat().st_size, inputs=specs, outputs=outputs, model_name=source.name,
         source=source.source, precision=given or "fp32",
-        export_options={"op_counts": facts["op_counts"], "quantized_inputs": facts["quantized_inputs"],
-                        **({"precision_as_given": True, **detail} if given else {})},
+        export_options=TfliteExportOptions(op_counts=facts["op_counts"], quantized_inputs=facts["quantized_inputs"],
+                                           **({"precision_as_given": True, **detail} if given else {})),
         export_check=None, cache_hit=False,
     )
 
@@ -176,12 +177,12 @@ def _export_fp32(source: ModelSource, out: Path, *, seed: int, shapes: Mapping[s
     return Artifact(
         path=str(out), format="tflite", sha256="", size_bytes=0, inputs=truthful, outputs=outputs,
         model_name=source.name, source=source.source, precision="fp32",
-        export_options={
-            "exporter": "litert_torch.convert", "litert-torch": dist_version("litert-torch"),
-            "torch": dist_version("torch"), "seed": seed, "shapes": {k: list(v) for k, v in shapes.items()},
-            "static_shapes": True, "layout": "NCHW (as in torch)", "narrowed_inputs": narrowed,
-            "op_counts": facts["op_counts"], "export_seconds": round(seconds, 2),
-        },
+        export_options=TfliteExportOptions(
+            exporter="litert_torch.convert", litert_torch=dist_version("litert-torch"),
+            torch=dist_version("torch"), seed=seed, shapes={k: list(v) for k, v in shapes.items()},
+            static_shapes=True, layout="NCHW (as in torch)", narrowed_inputs=narrowed,
+            op_counts=facts["op_counts"], export_seconds=round(seconds, 2),
+        ),
         export_check=check, cache_hit=False,
         params=sum(p.numel() for p in module.parameters()),
     )
@@ -232,13 +233,13 @@ def _quantize_int8(fp32: Artifact, out: Path, *, seed: int, shapes: Mapping[str,
     truthful = tuple(dataclasses.replace(by_name.get(s.name, s), shape=s.shape, dtype=s.dtype) for s in specs)
     return dataclasses.replace(
         fp32, path=str(out), inputs=truthful, outputs=outputs, precision="int8", export_check=None, cache_hit=False,
-        export_options={**fp32.export_options, "fp32_sha256": fp32.sha256, "precision": "int8",
-                        "quantizer": "ai_edge_quantizer static int8 (weights per-channel, activations per-tensor), "
-                                     "float model I/O", "ai-edge-quantizer": dist_version("ai-edge-quantizer"),
-                        "calibration": calibration_fingerprint(calibration, plan=plan),
-                        "calibration_samples": len(samples),
-                        "op_counts": facts["op_counts"], "quantize_seconds": round(time.perf_counter() - started, 2),
-                        **({"signature_added": SIGNATURE} if added else {})},
+        export_options=extended(
+            fp32.export_options, TfliteExportOptions, fp32_sha256=fp32.sha256, precision="int8",
+            quantizer="ai_edge_quantizer static int8 (weights per-channel, activations per-tensor), float model I/O",
+            ai_edge_quantizer=dist_version("ai-edge-quantizer"),
+            calibration=calibration_fingerprint(calibration, plan=plan), calibration_samples=len(samples),
+            op_counts=facts["op_counts"], quantize_seconds=round(time.perf_counter() - started, 2),
+            signature_added=SIGNATURE if added else None),
     )
 
 
@@ -275,7 +276,8 @@ def _cast_fp16(fp32: Artifact, out: Path, *, say: Progress) -> Artifact:
     by_name = {s.name: s for s in fp32.inputs}
     truthful = tuple(dataclasses.replace(by_name.get(s.name, s), shape=s.shape, dtype=s.dtype) for s in specs)
     return dataclasses.replace(art, inputs=truthful, outputs=outputs,
-                               export_options={**art.export_options, "op_counts": facts["op_counts"]})
+                               export_options=extended(art.export_options, TfliteExportOptions,
+                                                       op_counts=facts["op_counts"]))
 
 
 def _loads_in_litert(path: Path, name: str, precision: str) -> None:
@@ -359,7 +361,8 @@ def quantize_tflite(source: ModelSource, fp32: Artifact, precision: str, *, cach
                                     "shapes": {k: list(v) for k, v in shapes.items()}, "calibration": calib}
         what, done = f"quantising {source.spec} to {precision} TFLite", None
     else:
-        shapes = {k: tuple(v) for k, v in fp32.export_options["shapes"].items()}  # what it was exported at
+        exported = fp32.export_options.shapes if isinstance(fp32.export_options, TfliteExportOptions) else None
+        shapes = {k: tuple(v) for k, v in (exported or {}).items()}  # what it was exported at
         material = {**export_material(source, seed, shapes), "precision": precision, "fp32": fp32.sha256,
                     "calibration": calib}
         what, done = f"quantising {source.name} to {precision} TFLite", f"{source.name}: cached {precision} TFLite"

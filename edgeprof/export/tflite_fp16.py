@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ModelError
-from ..records import Artifact
+from ..records import Artifact, TfliteExportOptions
+from ..records.options import extended
 from .artifact_cache import dist_version
 from .capture import library_failure
 
@@ -112,7 +113,8 @@ def quantizer_for(fp32: Artifact, precision: str) -> Any:
         raise ModelError(f"{precision} TFLite needs ai-edge-quantizer on the host",
                          hint="pip install 'edgeprof[tflite]'") from e
     if fp32.precision != "fp32":
-        what = f" ({fp32.export_options['weights']})" if "weights" in fp32.export_options else ""
+        weights = getattr(fp32.export_options, "weights", None)
+        what = f" ({weights})" if weights else ""
         raise ModelError(f"{fp32.model_name} is already {fp32.precision}{what}; edgeprof runs it as given",
                          hint="leave out --precision, or give the float32 model to convert")
     return quantizer
@@ -140,10 +142,11 @@ def cast_fp16(fp32: Artifact, out: Path, *, say: Any) -> tuple[Artifact, WeightC
         out.unlink(missing_ok=True)
         raise ModelError(f"{fp32.model_name} has no weights the fp16 conversion can cast "
                          f"({census.fp32_tensors} float32 constants, none in {', '.join(CAST_OPS)})", hint=NO_CAST_HINT)
-    options = {**fp32.export_options, "fp32_sha256": fp32.sha256, "precision": "fp16", "weights": census.text(),
-               "quantizer": "ai_edge_quantizer float casting (weight-only float16, explicit DEQUANTIZE), float "
-                            "compute and I/O", "ai-edge-quantizer": dist_version("ai-edge-quantizer"),
-               "weight_census": dataclasses.asdict(census), "quantize_seconds": round(time.perf_counter() - started, 2)}
+    options = extended(fp32.export_options, TfliteExportOptions, fp32_sha256=fp32.sha256, precision="fp16",
+                       weights=census.text(), quantizer="ai_edge_quantizer float casting (weight-only float16, "
+                       "explicit DEQUANTIZE), float compute and I/O", ai_edge_quantizer=dist_version("ai-edge-quantizer"),
+                       weight_census=dataclasses.asdict(census),
+                       quantize_seconds=round(time.perf_counter() - started, 2))
     art = dataclasses.replace(fp32, path=str(out), precision="fp16", export_check=None, cache_hit=False,
                               export_options=options)
     return art, census

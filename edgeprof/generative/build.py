@@ -20,6 +20,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from ..errors import ModelError
 from ..export.artifact_cache import (
@@ -31,7 +32,7 @@ from ..export.artifact_cache import (
     text_hash,
 )
 from ..export.capture import library_failure
-from ..records import Artifact
+from ..records import Artifact, GenerativeBuild
 
 __all__ = ["hf_folder", "gguf_file", "ortgenai_folder", "ORTGENAI_PRECISIONS", "folder_digest"]
 
@@ -39,10 +40,11 @@ ORTGENAI_PRECISIONS = ("fp32", "int4")
 _HERE = Path(__file__).resolve().parent
 
 
-def _artifact(path: Path, fmt: str, name: str, source: str, precision: str, options: dict[str, object],
+def _artifact(path: Path, fmt: str, name: str, source: str, precision: str, options: dict[str, Any],
               params: int | None = None) -> Artifact:
     return Artifact(path=str(path), format=fmt, sha256="", size_bytes=0, inputs=(), outputs=(), model_name=name,
-                    source=source, precision=precision, export_options=options, params=params)
+                    source=source, precision=precision, export_options=GenerativeBuild(kind=fmt, **options),
+                    params=params)
 
 
 def folder_digest(folder: Path) -> dict[str, str]:

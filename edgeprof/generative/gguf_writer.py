@@ -1,9 +1,11 @@
-"""A llama-architecture GGUF from a Hugging Face folder, at f16, Q8_0 or Q4_0, for llama.cpp.
+"""A llama- or qwen2-architecture GGUF from a Hugging Face folder, at f16, Q8_0 or Q4_0, for llama.cpp.
 
 Owns: the llama architecture's GGUF keys and tensor names (as llama.cpp's convert_hf_to_gguf.py LlamaModel writes
 them: `llama.*` hyperparameters, `token_embd`, `blk.N.attn_q/k/v/output`, `blk.N.ffn_gate/up/down`, the norms,
 `output` unless the embeddings are tied, `rope_freqs` for Llama 3's rope scaling; the Q and K rows permuted from
-Hugging Face's rotary layout to GGML's), the tokenizer keys llama.cpp needs to load the file (an SPM-style `llama`
+Hugging Face's rotary layout to GGML's); for qwen2 (convert_hf_to_gguf.py Qwen2Model) the same names under
+`qwen2.*` keys, plus `blk.N.attn_q/k/v.bias`, and no permutation (llama.cpp runs qwen2 with NEOX rope, Hugging
+Face's half-split layout), the tokenizer keys llama.cpp needs to load the file (an SPM-style `llama`
 vocabulary from the folder's tokenizer.json: the token strings, zero scores, their types, the bos / eos / unk ids),
 quantisation with gguf.quants, and streaming the tensors one at a time (GGUFWriter's header, key/values and tensor
 infos first, then each tensor's data), so a 1-billion-parameter folder is never all in memory.
@@ -32,9 +34,10 @@ import numpy as np
 from ..errors import ModelError
 from .detect import hf_weight_files, load_tensor, read_safetensors_header
 
-__all__ = ["QUANTS", "GgufSummary", "write_gguf", "gguf_tensor_name"]
+__all__ = ["QUANTS", "ARCHITECTURES", "GgufSummary", "write_gguf", "gguf_tensor_name"]
 
 QUANTS = ("f16", "q8_0", "q4_0")
+ARCHITECTURES = ("llama", "qwen2")  # Hugging Face model_type = the GGUF general.architecture written
 
 
 @dataclass(frozen=True)
@@ -48,7 +51,8 @@ class GgufSummary:
 
 
 def gguf_tensor_name(hf_name: str) -> str | None:
-    """The GGUF name of a Hugging Face Llama tensor (llama.cpp gguf-py tensor_mapping), None if not written."""
+    """The GGUF name of a Hugging Face Llama / Qwen2 tensor (llama.cpp gguf-py tensor_mapping), None if not
+    written."""
     fixed = {"model.embed_tokens.weight": "token_embd.weight", "model.norm.weight": "output_norm.weight",
              "lm_head.weight": "output.weight"}
     if hf_name in fixed:
@@ -60,6 +64,11 @@ def gguf_tensor_name(hf_name: str) -> str | None:
                  "mlp.down_proj": "ffn_down"}.get(f"{parts[3]}.{parts[4]}")
         if block:
             return f"blk.{parts[2]}.{block}.weight"
+    if len(parts) == 6 and parts[:2] == ["model", "layers"] and parts[2].isdigit() and parts[5] == "bias":
+        block = {"self_attn.q_proj": "attn_q", "self_attn.k_proj": "attn_k",
+                 "self_attn.v_proj": "attn_v"}.get(f"{parts[3]}.{parts[4]}")
+        if block:  # Qwen2's q/k/v bias
+            return f"blk.{parts[2]}.{block}.bias"
     if len(parts) == 5 and parts[:2] == ["model", "layers"] and parts[2].isdigit() and parts[4] == "weight":
         norm = {"input_layernorm": "attn_norm", "post_attention_layernorm": "ffn_norm"}.get(parts[3])
         if norm:
@@ -153,7 +162,8 @@ def _special_ids(folder: Path, cfg: dict[str, Any], tokens: list[str]) -> dict[s
 
 
 def _add_keys(w: Any, folder: Path, cfg: dict[str, Any], name: str, ftype: int, head_dim: int) -> None:
-    """The llama architecture's keys and the tokenizer's (convert_hf_to_gguf.py LlamaModel / TextModel)."""
+    """The architecture's keys (under the writer's architecture: llama.* or qwen2.*) and the tokenizer's
+    (convert_hf_to_gguf.py LlamaModel / Qwen2Model / TextModel)."""
     import gguf
 
     hidden, n_head = int(cfg["hidden_size"]), int(cfg["num_attention_heads"])
@@ -190,8 +200,8 @@ def _add_keys(w: Any, folder: Path, cfg: dict[str, Any], name: str, ftype: int, 
 
 
 def write_gguf(folder: Path, out: Path, quant: str, name: str | None = None) -> GgufSummary:
-    """Write the Llama-architecture Hugging Face folder `folder` as a GGUF at `out` with `quant` (f16, q8_0,
-    q4_0). ModelError (one line) for another architecture or precision."""
+    """Write the Llama- or Qwen2-architecture Hugging Face folder `folder` as a GGUF at `out` with `quant` (f16,
+    q8_0, q4_0). ModelError (one line) for another architecture or precision."""
     import gguf
     from gguf.quants import quant_shape_to_byte_shape, quantize
 
@@ -199,9 +209,11 @@ def write_gguf(folder: Path, out: Path, quant: str, name: str | None = None) -> 
         raise ModelError(f"unknown GGUF precision {quant!r}", hint="choose one of: " + ", ".join(QUANTS))
     folder = Path(folder)
     cfg = json.loads((folder / "config.json").read_text())
-    if cfg.get("model_type") != "llama":
-        raise ModelError(f"{folder}: model_type {cfg.get('model_type')!r}; edgeprof writes GGUF for llama only",
-                         hint="convert it with llama.cpp's convert_hf_to_gguf.py and give the .gguf instead")
+    arch = cfg.get("model_type")
+    if arch not in ARCHITECTURES:
+        raise ModelError(f"{folder}: model_type {arch!r}; edgeprof writes GGUF for {' and '.join(ARCHITECTURES)} "
+                         "only", hint="convert it with llama.cpp's convert_hf_to_gguf.py and give the .gguf instead")
+    permute = arch == "llama"  # qwen2 runs with NEOX rope in llama.cpp: Hugging Face's layout as it is
     qtype = {"f16": gguf.GGMLQuantizationType.F16, "q8_0": gguf.GGMLQuantizationType.Q8_0,
              "q4_0": gguf.GGMLQuantizationType.Q4_0}[quant]
     ftype = {"f16": gguf.LlamaFileType.MOSTLY_F16, "q8_0": gguf.LlamaFileType.MOSTLY_Q8_0,
@@ -224,9 +236,9 @@ def write_gguf(folder: Path, out: Path, quant: str, name: str | None = None) -> 
             def load(path: Path = path, header: dict[str, Any] = header, start: int = start,
                      hf_name: str = hf_name, g: str = g) -> np.ndarray:
                 w = load_tensor(path, header, start, hf_name)
-                if g.endswith("attn_q.weight"):
+                if permute and g.endswith("attn_q.weight"):
                     w = _permute(w, n_head)
-                elif g.endswith("attn_k.weight"):
+                elif permute and g.endswith("attn_k.weight"):
                     w = _permute(w, n_kv)
                 return w
 
@@ -237,7 +249,7 @@ def write_gguf(folder: Path, out: Path, quant: str, name: str | None = None) -> 
     names = [p[0] for p in plan]
     if "token_embd.weight" not in names:
         raise ModelError(f"{folder}: no model.embed_tokens.weight in its safetensors",
-                         hint="is it a LlamaForCausalLM folder?")
+                         hint="is it a LlamaForCausalLM or Qwen2ForCausalLM folder?")
 
     block = gguf.GGML_QUANT_SIZES[qtype][0]
 
@@ -248,7 +260,7 @@ def write_gguf(folder: Path, out: Path, quant: str, name: str | None = None) -> 
             return gguf.GGMLQuantizationType.F16
         return qtype
 
-    w = gguf.GGUFWriter(str(out), "llama")
+    w = gguf.GGUFWriter(str(out), arch)
     _add_keys(w, folder, cfg, name or folder.name, int(ftype), head_dim)
 
     counts: Counter[str] = Counter()

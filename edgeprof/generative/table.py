@@ -123,6 +123,13 @@ def generation_lines(g: Generation) -> list[str]:
                         if e.j_per_token is not None else "no decode step"))
     else:
         lines.append(f"  energy: none ({g.energy_reason or 'no power readings'})")
+    if g.measured_by is not None:  # a tool's own figures (a phone's litert_lm_main): what it did not give, and why
+        why: dict[str, list[str]] = {}
+        for k, v in (g.absent or {}).items():
+            why.setdefault(v, []).append(k)
+        lines.append(f"  {g.measured_by}'s own figures, not timed by edgeprof; not measured: "
+                     + "; ".join(f"{', '.join(ks)} — {v}" for v, ks in why.items()))
+        return lines
     n = sum(len(t) for t in g.token_ns)
     lines.append(f"  from the agent's own clock: {n} per-token times and {len(g.prefill_ns)} prefill times kept "
                  "(results show --json); definitions stored with the result")

@@ -14,7 +14,9 @@ devices.yaml format history (keep next to the constant):
       workdir, env, tags, power, sysfs_root, connect_timeout, known_hosts}; later `controller` (the lab queue's
       lab.<controller>; optional, so version 1 files stay valid); later phones: `transport: adb` with serial, adb,
       adb_server_port, benchmark_model, workdir, tags, power, thermal (optional, so version 1 files stay valid);
-      later `gpu` (the GPU a board's runs use, NVML's index; optional, so version 1 files stay valid).
+      later `gpu` (the GPU a board's runs use, NVML's index; optional, so version 1 files stay valid); later a
+      phone's `litert_lm_main` (LiteRT-LM's benchmark tool, written as benchmark_model; optional, so version 1 files
+      stay valid).
 """
 
 from __future__ import annotations
@@ -67,8 +69,8 @@ TOP_KEYS = ("version", "defaults", "devices")
 BOARD_KEYS = ("host", "port", "user", "identity_file", "proxy_jump", "python", "workdir", "env", "tags", "power",
               "sysfs_root", "connect_timeout", "known_hosts", "controller", "gpu")
 # phones (transport: adb; docs/phones.md): these keys, plus workdir, env, tags, power, connect_timeout, controller
-PHONE_KEYS = ("transport", "serial", "adb", "adb_server_port", "benchmark_model", "thermal")
-PHONE_ONLY_KEYS = ("serial", "adb", "adb_server_port", "benchmark_model", "thermal")
+PHONE_KEYS = ("transport", "serial", "adb", "adb_server_port", "benchmark_model", "litert_lm_main", "thermal")
+PHONE_ONLY_KEYS = ("serial", "adb", "adb_server_port", "benchmark_model", "litert_lm_main", "thermal")
 SSH_ONLY_KEYS = ("host", "port", "user", "identity_file", "proxy_jump", "python", "sysfs_root", "known_hosts", "gpu")
 TRANSPORTS = ("ssh", "adb")
 DEFAULT_PHONE_WORKDIR = "/data/local/tmp/edgeprof"
@@ -106,6 +108,7 @@ class Entry:
     adb: str | None = None
     adb_server_port: int | None = None
     benchmark_model: BenchmarkModel | None = None
+    litert_lm_main: BenchmarkModel | None = None  # LiteRT-LM's benchmark tool, as benchmark_model
     thermal: int | None = None  # thermal.warn_status
     gpu: int | None = None  # the GPU runs use on a machine with several (NVML's index; --gpu overrides it)
 
@@ -434,6 +437,7 @@ class _Loader(Doc):
         "adb": lambda self, n, p: self.string(n, p, "the adb client (name or path)"),
         "adb_server_port": lambda self, n, p: self.integer(n, p, 1024, 65535),
         "benchmark_model": lambda self, n, p: self.f_benchmark_model(n, p),
+        "litert_lm_main": lambda self, n, p: self.f_benchmark_model(n, p),
         "thermal": lambda self, n, p: self.f_thermal(n, p),
         "gpu": lambda self, n, p: self.integer(n, p, 0, 63),
     }
@@ -497,7 +501,8 @@ class _Loader(Doc):
             connect_timeout=e.connect_timeout or DEFAULT_CONNECT_TIMEOUT, controller=e.controller,
             source=f"{self.display}:{knode.start_mark.line + 1}",
             phone=PhoneConfig(serial=e.serial, adb=e.adb, adb_server_port=e.adb_server_port,
-                              benchmark_model=e.benchmark_model, thermal_warn_status=e.thermal, power=power),
+                              benchmark_model=e.benchmark_model, thermal_warn_status=e.thermal, power=power,
+                              litert_lm_main=e.litert_lm_main),
         )
 
     def device(self, name: str, knode: Node, ypath: str, defaults: dict[str, tuple[Node, Any]],

@@ -1,4 +1,5 @@
-"""Android phones over adb (docs/phones.md): no agent; LiteRT's benchmark_model pushed and run with `adb shell`,
+"""Android phones over adb (docs/phones.md): no agent; LiteRT's benchmark_model (and, for generative .litertlm
+models, LiteRT-LM's litert_lm_main) pushed and run with `adb shell`,
 battery power (or a Pixel's ODPM power rails) and thermal state read from sysfs and dumpsys on the phone.
 
   facts.py      the phone's facts, read over adb (transport/adb.open_adb opens the connection)
@@ -7,6 +8,7 @@ battery power (or a Pixel's ODPM power rails) and thermal state read from sysfs 
   runner.py     PhoneRunner: files pushed by content, one benchmark_model run (PhoneRun)
   result.py     a PhoneRun as a stored Result (schema 8): each number where it came from, the absent ones and why
   measure.py    one forward-pass measurement from a RunSpec to a Result; what a phone refuses
+  litertlm.py   the generation kind: a .litertlm measured by LiteRT-LM's litert_lm_main (the tool's own figures)
   lease.py      PhoneLease: a lock directory on the phone so two controllers never measure it at once
   onboarding.py `edgeprof devices check` for phones
 A phone plugs in at the device seam: its measurer (edgeprof/session/phone.py) holds the adb connection, the lease

@@ -347,6 +347,12 @@ def parse_op_profile(text: str) -> list[OpTime]:
     return ops
 
 
+def error_line(output: str) -> str | None:
+    """benchmark_model's first `ERROR: ...` line, without its level (None: it printed none)."""
+    last = [ln for ln in output.splitlines() if ln.startswith("ERROR")]
+    return last[0][len("ERROR: "):] if last else None
+
+
 def command(binary: str, graph: str, *, num_threads: int | None, num_runs: int, warmup_runs: int,
             min_secs: float, delegate: str, profile_ops: bool, warmup_min_secs: float | None = None) -> list[str]:
     argv = [binary, f"--graph={graph}", f"--num_runs={num_runs}", f"--warmup_runs={warmup_runs}",

@@ -29,9 +29,11 @@ from ..records import (
     OpsProfile,
     PhoneBenchmark,
     PhoneDeviceFacts,
+    PhoneTool,
     Power,
     Result,
     RunSpec,
+    RuntimeFacts,
     RunWarning,
     Settings,
     Thermal,
@@ -82,11 +84,16 @@ def latency(run: PhoneRun) -> LatencyStats | None:
 def power(run: PhoneRun, period_s: float | None) -> Power | None:
     """The power summary as a Power section, over the whole benchmark_model process: the battery sampler's (the
     whole phone's battery side) or the ODPM rails' (rails.py: each rail's mean W and energy, their sum)."""
-    p = run.power
+    return power_of(run.power, run.warnings, period_s)
+
+
+def power_of(p: PowerReading | None, warnings: list[str], period_s: float | None,
+             tool: str = "benchmark_model") -> Power | None:
+    """A tool run's power summary (runner.ToolRun.power) as a Power section; `tool` names the process it covers."""
     if p is None:
         return None
     if p.source == "rails":
-        return _rails_power(p, [w for w in run.warnings if w.startswith("power rails")])
+        return _rails_power(p, [w for w in warnings if w.startswith("power rails")], tool)
     per_inference = p.energy_per_inference_j
     duration = p.duration_s
     return Power(source="battery", rail=BATTERY_RAIL, total_kind="battery", covers=p.covers,
@@ -95,14 +102,14 @@ def power(run: PhoneRun, period_s: float | None) -> Power | None:
                  mean_w=p.mean_w, energy_j=p.mean_w * duration,
                  energy_mj_per_inference=per_inference * 1000 if per_inference is not None else None,
                  inferences_per_joule=1.0 / per_inference if per_inference else None,
-                 idle_note="benchmark_model's run has no idle baseline on phones; the battery side includes the "
+                 idle_note=f"{tool}'s run has no idle baseline on phones; the battery side includes the "
                            "screen and radios",
                  note=(f"{p.energy_note or ''}; samples every {period_s or 0:g} s on the {p.clock} clock, "
                        f"discharge current {p.discharge_sign}, max {p.max_w or 0:.3f} W"),
-                 warnings=[w for w in run.warnings if w.startswith("battery")])
+                 warnings=[w for w in warnings if w.startswith("battery")])
 
 
-def _rails_power(p: PowerReading, warnings: list[str]) -> Power:
+def _rails_power(p: PowerReading, warnings: list[str], tool: str = "benchmark_model") -> Power:
     """The rails' summary: the total is their sum (labelled so), energy from the counters, each rail kept."""
     per_inference = p.energy_per_inference_j
     rails = p.rails
@@ -113,13 +120,14 @@ def _rails_power(p: PowerReading, warnings: list[str]) -> Power:
                  energy_mj_per_inference=per_inference * 1000 if per_inference is not None else None,
                  inferences_per_joule=1.0 / per_inference if per_inference else None,
                  rails={r.rail: r.mean_w for r in rails}, rails_energy_j={r.rail: r.energy_j for r in rails},
-                 idle_note="benchmark_model's run has no idle baseline on phones",
+                 idle_note=f"{tool}'s run has no idle baseline on phones",
                  note=(f"{p.energy_note or ''}; each rail's energy counter read before and after on "
                        f"{', '.join(meters)} ({p.clock}), its mean W over its own timestamps"),
                  warnings=warnings)
 
 
-def _snapshot(t: PhoneThermal) -> ThermalSnapshot:
+def snapshot(t: PhoneThermal) -> ThermalSnapshot:
+    """The phone's thermal reading (dumpsys thermalservice's temperatures) as a ThermalSnapshot."""
     zones = {name: ThermalZone(type=name, temp_c=c) for name, c in t.temperatures_c.items()}
     return ThermalSnapshot(zones=zones or None, max_temp_c=max(t.temperatures_c.values(), default=None))
 
@@ -138,18 +146,20 @@ def ops(run: PhoneRun) -> OpsProfile | None:
                                                       "profiling slows runs, so these times are for shares")
 
 
-def environment(facts: PhoneFacts | None, run: PhoneRun, artifact: Artifact | None, delegate: str) -> Environment:
-    """The phone's facts as a device's (the keys compare's fingerprint reads), the host, benchmark_model."""
+def environment(facts: PhoneFacts | None, run: PhoneRun | None, artifact: Artifact | None, delegate: str,
+                runtime: RuntimeFacts | None = None) -> Environment:
+    """The phone's facts as a device's (the keys compare's fingerprint reads), the host, the tool (benchmark_model
+    unless `runtime` says another)."""
     from ..run import host_environment
 
     device = PhoneDeviceFacts() if facts is None else PhoneDeviceFacts.from_dict({
         "board_model": facts.model, "cpu": facts.soc, "arch": facts.abi, "cores": len(facts.cpus),
         "os": f"Android {facts.android} (SDK {facts.sdk})", **facts.to_dict()})
     return Environment(device=device, host=host_environment(),
-                       runtime={"name": "tflite", "tool": "benchmark_model", "binary": run.binary,
-                                "delegate": delegate, "version": None},
+                       runtime=runtime or RuntimeFacts(runtime="tflite", phone=PhoneTool(
+                           tool="benchmark_model", binary=run.binary if run is not None else None, delegate=delegate)),
                        edgeprof_version=__version__, model_sha256=artifact.sha256 if artifact else None,
-                       export_options=dict(artifact.export_options) if artifact else None)
+                       export_options=artifact.export_options if artifact else None)
 
 
 def _precision_warning(precision: str, delegate: str) -> list[RunWarning]:
@@ -208,7 +218,7 @@ def phone_result(spec: RunSpec, device: Device, artifact: Artifact | None, run: 
         run_id=new_run_id(), status="ok", created_at=utc_now(), device=device.name, model=spec.model,
         runtime="tflite", precision=spec.precision, batch=spec.batch, threads=spec.threads, latency_ms=lat,
         throughput_ips=None, memory_mb=memory, power=pw,
-        thermal=Thermal(before=_snapshot(run.thermal_before), after=_snapshot(run.thermal_after)),
+        thermal=Thermal(before=snapshot(run.thermal_before), after=snapshot(run.thermal_after)),
         fidelity=None, environment=environment(facts, run, artifact, delegate),
         warnings=[*_precision_warning(spec.precision, delegate),
                   *(_warning(w) for w in run.warnings if not w.startswith("power refused"))],  # null_reasons.power

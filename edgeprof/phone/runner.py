@@ -1,13 +1,13 @@
-"""PhoneRunner: a phone's files pushed by content over adb, and one measurement: LiteRT's benchmark_model run with
-`adb shell`, a battery sampler loop beside it on the phone (or the ODPM rails read before
-and after, rails.py, where the phone has them), thermal state before/after.
+"""PhoneRunner: a phone's files pushed by content over adb, and one tool run (run_tool: LiteRT's benchmark_model, or
+LiteRT-LM's litert_lm_main for litertlm.py) with `adb shell`, a battery sampler loop beside it on the phone (or the
+ODPM rails read before and after, rails.py, where the phone has them), thermal state before/after.
 
-Owns: the content-addressed layout under the phone's workdir (artifacts/<sha256>.<ext>, bin/benchmark_model-<sha>),
-the shell line that runs the sampler and benchmark_model together (built from quoted words only), reading the
+Owns: the content-addressed layout under the phone's workdir (artifacts/<sha256>.<ext>, bin/<tool>-<sha>),
+the shell line that runs the sampler and the tool together (built from quoted words only), reading the
 battery trace (units and sign per the kernel power_supply ABI, vendor deviations detected and stated), and the
 refusals: battery power while charging (the rails are measured then), a crash, output that is not
 benchmark_model's.
-Does not own: the transport (transport/adb.py), parsing benchmark_model's output (benchmark.py).
+Does not own: the transport (transport/adb.py), parsing the tools' output (benchmark.py, litertlm.py).
 
 A phone plugs in at the device seam (edgeprof/session/phone.py, its measurer), not at run.execute's StartedAgent: the
 agent's RunRequest → RunReply path does not fit benchmark_model (a RunReply carries every run's time, and
@@ -21,6 +21,7 @@ import dataclasses
 import posixpath
 import shlex
 import statistics
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..errors import DeviceError, MeasurementFailed, TransportError
@@ -47,6 +48,20 @@ class PhoneMemory:
     init_delta: float | None
     overall_delta: float | None
     peak: float | None
+
+
+@dataclass
+class ToolRun:
+    """One tool run on a phone (PhoneRunner.run_tool): its output (stdout and stderr together) and what was read
+    around it. `power` covers the whole tool process; None with the reason in `power_reason`."""
+
+    output: str
+    power: PowerReading | None
+    power_reason: str | None
+    thermal_before: Thermal
+    thermal_after: Thermal
+    battery: Battery
+    warnings: list[str]
 
 
 @dataclass
@@ -152,33 +167,35 @@ class PhoneRunner:
 
     def benchmark_binary(self) -> str:
         """benchmark_model on the phone: the devices.yaml phone:/path, or the host file pushed by content."""
-        if self._binary is not None:
-            return self._binary
-        bm = self.phone.benchmark_model or BenchmarkModel()
-        if bm.phone_path:
-            self._binary = bm.phone_path
-        elif bm.host_path:
-            sha = sha256_file(bm.host_path)
-            remote = posixpath.join(self.workdir, "bin", f"benchmark_model-{sha[:16]}")
-            self._push_by_content(bm.host_path, sha, remote, mode="755")
-            self._binary = remote
-        else:
-            raise DeviceError(f"device {self.device.name!r}: no benchmark_model",
-                              hint="set benchmark_model: in devices.yaml (LiteRT's android_aarch64 build, see "
-                                   "docs/phones.md)", device=self.device.name)
+        if self._binary is None:
+            self._binary = self.tool_binary(
+                "benchmark_model", self.phone.benchmark_model,
+                hint="set benchmark_model: in devices.yaml (LiteRT's android_aarch64 build, see docs/phones.md)")
         return self._binary
 
-    def measure(self, graph: str, *, threads: int | None = None, num_runs: int = 100, warmup_runs: int = 5,
-                min_secs: float = 10.0, delegate: str = "xnnpack", profile_ops: bool = False, power: bool = True,
-                timeout: float = TIMEOUT_S, warmup_min_secs: float | None = None) -> PhoneRun:
-        """One benchmark_model run of `graph` (a path on the phone) with the battery sampler beside it, or between
-        two reads of the power rails where the phone has them."""
+    def tool_binary(self, tool: str, configured: BenchmarkModel | None, hint: str) -> str:
+        """A tool on the phone: its devices.yaml phone:/path, or the host file pushed by content to
+        bin/<tool>-<sha>; DeviceError (one line, with `hint`) when devices.yaml names none."""
+        if configured is not None and configured.phone_path:
+            return configured.phone_path
+        if configured is not None and configured.host_path:
+            sha = sha256_file(configured.host_path)
+            remote = posixpath.join(self.workdir, "bin", f"{tool}-{sha[:16]}")
+            self._push_by_content(configured.host_path, sha, remote, mode="755")
+            return remote
+        raise DeviceError(f"device {self.device.name!r}: no {tool}", hint=hint, device=self.device.name)
+
+    def run_tool(self, argv: list[str], *, tool: str, power: bool = True, timeout: float = TIMEOUT_S,
+                 error_line: Callable[[str], str | None] = benchmark.error_line) -> ToolRun:
+        """One run of a tool on the phone (argv: quoted word by word into the shell line) with the battery sampler
+        beside it, or between two reads of the power rails where the phone has them; the thermal state and the
+        battery read before, the thermal state after. A crash or a non-zero exit is MeasurementFailed (one line:
+        the tool's own error line, found by `error_line`); a phone gone mid-run a TransportError. The power
+        summary covers the whole tool process (its load included): what it is per inference or per token is the
+        caller's to say."""
         warnings: list[str] = []
         thermal_before = read_thermal(self.transport)
         battery = read_battery(self.transport)
-        argv = benchmark.command(self.benchmark_binary(), graph, num_threads=threads, num_runs=num_runs,
-                                 warmup_runs=warmup_runs, min_secs=min_secs, delegate=delegate,
-                                 profile_ops=profile_ops, warmup_min_secs=warmup_min_secs)
         # the rails (rails.py) are preferred where the phone has them, and do not depend on the charger
         rails = read_rails(self.transport) if power and self.phone.measures_power else None
         power_reason: str | None = None
@@ -190,33 +207,27 @@ class PhoneRunner:
             warnings.append(f"power refused: {power_reason}")
         trace = posixpath.join(self.workdir, "battery.trace")
         period = self.sampler_period_s
-        bm_line = " ".join(shlex.quote(a) for a in argv)
+        tool_line = " ".join(shlex.quote(a) for a in argv)
         if power_reason is None and rails is None:
             line = (f"mkdir -p {shlex.quote(self.workdir)}; ( {sampler_script(trace, period)} ) & s=$!; "
-                    f"{bm_line} 2>&1; rc=$?; kill $s 2>/dev/null; wait $s 2>/dev/null; "
+                    f"{tool_line} 2>&1; rc=$?; kill $s 2>/dev/null; wait $s 2>/dev/null; "
                     f"echo {TRACE_MARKER}; cat {shlex.quote(trace)}; rm -f {shlex.quote(trace)}; exit $rc")
         else:
-            line = f"{bm_line} 2>&1"
+            line = f"{tool_line} 2>&1"
         r = self.transport.run_line(line, argv=argv, timeout=timeout)
         output, _, trace_text = r.stdout.partition(f"\n{TRACE_MARKER}\n")
         if r.returncode != 0 or TRACE_MARKER not in r.stdout and power_reason is None and rails is None:
-            self._still_there()  # a cut-short run: the phone may be gone (unplugged, rebooted)
+            self._still_there(tool)  # a cut-short run: the phone may be gone (unplugged, rebooted)
         if r.returncode >= 128 or r.returncode < 0:
-            raise MeasurementFailed(f"device {self.device.name}: benchmark_model died (exit {r.returncode}, signal "
-                                    f"{r.returncode - 128 if r.returncode >= 128 else -r.returncode})",
+            raise MeasurementFailed(f"device {self.device.name}: {tool} died (exit {r.returncode}, signal "
+                                    f"{r.returncode - 128 if r.returncode >= 128 else -r.returncode})"
+                                    + (lambda e: f": {e}" if e else "")(error_line(output)),
                                     detail=output[-4000:], device=self.device.name, op="run")
         if r.returncode != 0:
-            last = [ln for ln in output.splitlines() if ln.startswith("ERROR")]
-            raise MeasurementFailed(f"device {self.device.name}: benchmark_model failed (exit {r.returncode})"
-                                    + (f": {last[0][len('ERROR: '):]}" if last else ""),
+            last = error_line(output)
+            raise MeasurementFailed(f"device {self.device.name}: {tool} failed (exit {r.returncode})"
+                                    + (f": {last}" if last else ""),
                                     detail=output[-4000:], device=self.device.name, op="run")
-        try:
-            parsed = benchmark.parse_output(output)
-        except benchmark.BenchmarkOutputError as e:
-            self._still_there()
-            raise MeasurementFailed(f"device {self.device.name}: benchmark_model's output is not a finished "
-                                    f"benchmark ({e})", detail=output[-4000:], device=self.device.name,
-                                    op="run") from None
         power_summary = None
         if power_reason is None:
             power_summary, power_reason, more = (rails_power(rails, read_rails(self.transport)) if rails is not None
@@ -224,34 +235,55 @@ class PhoneRunner:
             warnings.extend(more)
             if power_summary is None:
                 warnings.append(f"power refused: {power_reason}")
-            else:
-                mean_s = (parsed.timed.mean or 0.0) / 1e6
-                power_summary = dataclasses.replace(
-                    power_summary, energy_per_inference_j=power_summary.mean_w * mean_s,
-                    energy_note=f"mean {power_summary.source} power over the whole benchmark_model process (load, "
-                                "warm-up, timed runs) × the timed runs' mean latency")
         thermal_after = read_thermal(self.transport)
         warn_at = self.phone.warn_status
         if thermal_after.status is not None and thermal_after.status >= warn_at:
             warnings.append(f"thermal status after the run: {thermal_after.status_name} ({thermal_after.status}); "
                             "the phone may have throttled")
+        return ToolRun(output=output, power=power_summary, power_reason=power_reason, thermal_before=thermal_before,
+                       thermal_after=thermal_after, battery=battery, warnings=warnings)
+
+    def measure(self, graph: str, *, threads: int | None = None, num_runs: int = 100, warmup_runs: int = 5,
+                min_secs: float = 10.0, delegate: str = "xnnpack", profile_ops: bool = False, power: bool = True,
+                timeout: float = TIMEOUT_S, warmup_min_secs: float | None = None) -> PhoneRun:
+        """One benchmark_model run of `graph` (a path on the phone) with the battery sampler beside it, or between
+        two reads of the power rails where the phone has them."""
+        argv = benchmark.command(self.benchmark_binary(), graph, num_threads=threads, num_runs=num_runs,
+                                 warmup_runs=warmup_runs, min_secs=min_secs, delegate=delegate,
+                                 profile_ops=profile_ops, warmup_min_secs=warmup_min_secs)
+        run = self.run_tool(argv, tool="benchmark_model", power=power, timeout=timeout)
+        output = run.output
+        try:
+            parsed = benchmark.parse_output(output)
+        except benchmark.BenchmarkOutputError as e:
+            self._still_there("benchmark_model")
+            raise MeasurementFailed(f"device {self.device.name}: benchmark_model's output is not a finished "
+                                    f"benchmark ({e})", detail=output[-4000:], device=self.device.name,
+                                    op="run") from None
+        power_summary = run.power
+        if power_summary is not None:
+            mean_s = (parsed.timed.mean or 0.0) / 1e6
+            power_summary = dataclasses.replace(
+                power_summary, energy_per_inference_j=power_summary.mean_w * mean_s,
+                energy_note=f"mean {power_summary.source} power over the whole benchmark_model process (load, "
+                            "warm-up, timed runs) × the timed runs' mean latency")
         latency = parsed.latency_ms()
         return PhoneRun(
             device=self.device.name, command=argv, latency_ms=latency, init_ms=parsed.init_us / 1000,
             first_inference_ms=parsed.first_inference_us / 1000 if parsed.first_inference_us is not None else None,
             memory_mb=PhoneMemory(init_delta=parsed.memory_init_mb, overall_delta=parsed.memory_overall_mb,
                                   peak=parsed.peak_memory_mb),
-            power=power_summary, power_reason=power_reason, thermal_before=thermal_before, thermal_after=thermal_after,
-            ops=parsed.op_profile, delegation=parsed.delegation, warnings=warnings, output=parsed, battery=battery,
-            binary=argv[0])
+            power=power_summary, power_reason=run.power_reason, thermal_before=run.thermal_before,
+            thermal_after=run.thermal_after, ops=parsed.op_profile, delegation=parsed.delegation,
+            warnings=run.warnings, output=parsed, battery=run.battery, binary=argv[0])
 
-    def _still_there(self) -> None:
+    def _still_there(self, tool: str = "benchmark_model") -> None:
         """After a run that ended oddly: a TransportError (retried like a lost link) when the phone no longer
-        answers, so a phone unplugged mid-run is not reported as benchmark_model's failure."""
+        answers, so a phone unplugged mid-run is not reported as the tool's failure."""
         try:
             self.transport.run(["true"], timeout=15)
         except TransportError as e:
-            raise TransportError(f"lost device {self.device.name} during the benchmark_model run: {e.message}",
+            raise TransportError(f"lost device {self.device.name} during the {tool} run: {e.message}",
                                  device=self.device.name, detail=e.detail) from None
 
     def close(self) -> None:

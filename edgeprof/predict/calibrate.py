@@ -106,14 +106,14 @@ def measure_model(device: Device, model: str, *, threads: int, level: str, preci
 
 def _key_from(result: Result, device: Device, threads: int, precision: str, level: str,
               runtime: str = "onnxruntime") -> TableKey:
-    rt = dict(result.environment.runtime or {})
     facts = {k: result.environment.fact(k) for k in ("hostname", "arch", "cpu", "cores", "memory_mb", "os", "board_model")}
     if runtime == "tflite":
         return TableKey(device_name=device.name, device=facts, runtime="tflite",
-                        runtime_version=str(rt.get("version") or "?"), precision=precision, threads=threads,
+                        runtime_version=str(result.environment.runtime_version or "?"), precision=precision,
+                        threads=threads,
                         graph_level=GRAPH_LEVEL, host_litert_version=host_litert_version())
     return TableKey(device_name=device.name, device=facts, runtime="onnxruntime",
-                    runtime_version=str(rt.get("version") or "?"), precision=precision, threads=threads,
+                    runtime_version=str(result.environment.runtime_version or "?"), precision=precision, threads=threads,
                     graph_level=level, host_ort_version=host_ort_version())
 
 

@@ -1,8 +1,11 @@
 """Predicting one model on the boards named by their tables: what `edgeprof predict` calls.
 
 Owns: `find_table` (a device name → its table in tables_dir(), by runtime, precision and threads; a table file
-given directly), `model_kernels` (a model as deploy reads it: bundled name or file, batch and --input shapes by
-deploy's own rules, export/prepare and export/inputs, without any device) and `predict` (one model × one table →
+given directly), `table_for` (the same, None when there is none: a sweep asks it per cell), `model_kernels` and
+`model_graph` (a model as deploy reads it: bundled name or file, batch, --input shapes and --input-value by deploy's
+own rules, export/prepare and export/inputs, without any device; an ONNX model as onnxruntime runs it, a .tflite
+file or a model for a LiteRT table as LiteRT with XNNPACK runs it; the graph also names the artifact's source and
+content, the model's identity as a measured run of it has it) and `predict` (one model × one table →
 fit.Prediction, with a warning when this host's onnxruntime — or LiteRT, for a LiteRT table — differs from the one
 that read the table's graphs).
 Never connects to a device and never runs the model.
@@ -12,6 +15,7 @@ Does not own: the method (fit.py), the table file (table.py), printing (cli/pred
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +26,7 @@ from .graph import Kernel, host_ort_version, kernels
 from .table import CalibrationTable, check_key, default_table_path, load_table, tables_dir
 from .tflite import GRAPH_LEVEL, host_litert_version, tflite_kernels
 
-__all__ = ["find_table", "model_kernels", "predict", "predictor"]
+__all__ = ["ModelGraph", "find_table", "model_graph", "model_kernels", "predict", "predictor", "table_for"]
 
 _FITTED: dict[int, Predictor] = {}
 
@@ -54,13 +58,34 @@ def find_table(device: str, *, runtime: str = "onnxruntime", precision: str = "f
                            f"--table FILE")
 
 
-def model_kernels(model: str, *, batch: int = 1, input_shapes: Mapping[str, tuple[int, ...]] | None = None,
-                  level: str = "all", precision: str = "fp32", input_values: Mapping[str, Any] | None = None,
-                  threads: int | None = None) -> tuple[list[Kernel], dict[str, tuple[int, ...]]]:
-    """The kernels of `model` (a bundled name or an ONNX file) with deploy's input rules, and the shapes fed;
-    `input_values` (deploy's --input-value) are constants fed, so that an If on them keeps the branch taken.
-    level tflite.GRAPH_LEVEL (a LiteRT table's): the model as deploy --runtime tflite makes it (a .tflite file, or
-    a bundled model exported to TFLite) and its kernels as LiteRT with XNNPACK runs them."""
+def table_for(device: str, *, runtime: str = "onnxruntime", precision: str = "fp32",
+              threads: int | None) -> Path | None:
+    """The table of `device` for exactly this configuration in tables_dir(), or None (threads None: the
+    runtime's default thread count, which no table is measured with)."""
+    if threads is None:
+        return None
+    p = default_table_path(device, runtime, precision, threads)
+    return p if p.exists() else None
+
+
+@dataclass(frozen=True)
+class ModelGraph:
+    """A model as predict reads it: its kernels, the shapes fed, and the artifact's source and content (what
+    vocab.ConfigIdentity keys a measured run of it by; records/result.py Result.identity builds the same)."""
+
+    kernels: list[Kernel]
+    shapes: dict[str, tuple[int, ...]]
+    source: str
+    content: str
+
+
+def model_graph(model: str, *, batch: int = 1, input_shapes: Mapping[str, tuple[int, ...]] | None = None,
+                level: str = "all", precision: str = "fp32", input_values: Mapping[str, Any] | None = None,
+                threads: int | None = None) -> ModelGraph:
+    """The kernels of `model` (a bundled name, an ONNX or a .tflite file) with deploy's input rules, and its
+    identity. `input_values` (deploy's --input-value) are constants fed, so that an If on them keeps the branch
+    taken. level tflite.GRAPH_LEVEL (a LiteRT table's): the model as deploy --runtime tflite makes it (a .tflite
+    file, or a bundled model exported to TFLite) and its kernels as LiteRT with XNNPACK runs them."""
     from ..run.prepare import input_plan, prepare
 
     runtime = "tflite" if level == GRAPH_LEVEL or str(model).endswith(".tflite") else "onnxruntime"
@@ -69,11 +94,22 @@ def model_kernels(model: str, *, batch: int = 1, input_shapes: Mapping[str, tupl
                           hint="predict it with --runtime tflite (edgeprof calibrate --runtime tflite measures one)")
     spec = RunSpec(device="predict", model=model, runtime=runtime, precision=precision, batch=batch,
                    input_shapes=dict(input_shapes or {}), input_values=dict(input_values or {}))
-    prepared = prepare(spec)
-    plan = input_plan(prepared.artifact.inputs, spec)
-    if runtime == "tflite":
-        return tflite_kernels(prepared.artifact.path, threads or 1), dict(plan.shapes)
-    return kernels(prepared.artifact.path, plan.shapes, level, values=plan.fixed()), dict(plan.shapes)
+    a = prepare(spec).artifact
+    plan = input_plan(a.inputs, spec)
+    sha = (a.export_options.fp32_sha256 if a.export_options is not None else None) or a.sha256  # as identity
+    content = f"sha256:{sha}" if a.source.startswith("file:") and sha else a.source
+    ks = tflite_kernels(a.path, threads or 1) if runtime == "tflite" else \
+        kernels(a.path, plan.shapes, level, values=plan.fixed())
+    return ModelGraph(ks, dict(plan.shapes), a.source, content)
+
+
+def model_kernels(model: str, *, batch: int = 1, input_shapes: Mapping[str, tuple[int, ...]] | None = None,
+                  level: str = "all", precision: str = "fp32", input_values: Mapping[str, Any] | None = None,
+                  threads: int | None = None) -> tuple[list[Kernel], dict[str, tuple[int, ...]]]:
+    """The kernels of `model` with deploy's input rules, and the shapes fed (model_graph without the identity)."""
+    g = model_graph(model, batch=batch, input_shapes=input_shapes, level=level, precision=precision,
+                    input_values=input_values, threads=threads)
+    return g.kernels, g.shapes
 
 
 def predictor(table: CalibrationTable) -> Predictor:

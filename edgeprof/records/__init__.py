@@ -12,6 +12,8 @@ One module per responsibility, every name re-exported here (import from `edgepro
                from its records (messages.py) by tests/unit/test_wire_sections.py
   device_facts.py  PhoneDeviceFacts, DeviceFacts — Environment.device by kind (schema 10; a board's facts are
                wire_sections.BoardFacts, with L4TRelease and RuntimeFact)
+  options.py   OnnxExportOptions, TfliteExportOptions, GenerativeBuild (ExportOptions: an artifact's, by kind),
+               RuntimeFacts with RuntimeOptions, RunGpu, PhoneTool — typed export and runtime options (schema 12)
   phases.py    Phases — seconds per phase of one measurement (schema 6)
   sustained.py Sustained, SustainedWindow — a sustained run's windows and curve figures (schema 7)
   phone.py     PhoneBenchmark — what benchmark_model did on a phone (schema 8)
@@ -30,6 +32,17 @@ from .device import Device, local_device
 from .device_facts import DeviceFacts, PhoneDeviceFacts
 from .generation import Generation, PhaseEnergy, Spread
 from .jsonio import dumps_json, finite_or_null
+from .options import (
+    ExportOptions,
+    ExternalData,
+    GenerativeBuild,
+    OnnxExportOptions,
+    PhoneTool,
+    RunGpu,
+    RuntimeFacts,
+    RuntimeOptions,
+    TfliteExportOptions,
+)
 from .phases import Phases
 from .phone import PhoneBenchmark
 from .result import RESULT_KEYS, RESULT_TAIL_KEYS, Result, new_run_id, utc_now
@@ -75,7 +88,9 @@ from .wire_sections import BoardFacts, L4TRelease, RuntimeFact
 
 __all__ = [
     "DTYPES", "RESULT_KEYS", "RESULT_SCHEMA_VERSION", "RESULT_TAIL_KEYS", "Accuracy", "Artifact", "BoardFacts",
-    "Compute", "CooldownWait", "CpuFreq", "Device", "DeviceFacts", "Environment", "FanState", "Fidelity", "Generation",
+    "Compute", "CooldownWait", "CpuFreq", "Device", "DeviceFacts", "Environment", "ExportOptions", "ExternalData",
+    "FanState", "Fidelity", "GenerativeBuild", "Generation", "OnnxExportOptions", "PhoneTool", "RunGpu", "RuntimeFacts",
+    "RuntimeOptions", "TfliteExportOptions",
     "GpuFreq", "IOSummary", "IOTensor", "JetsonClocks", "L4TRelease", "LatencyStats", "Memory", "NullReasons",
     "NvmlGpu", "NvpModel", "OpsProfile", "OutputError", "PhaseEnergy", "Phases", "PhoneBenchmark", "PhoneDeviceFacts",
     "Power", "PowerTrace", "Result", "RpiState", "RpiThrottled", "RunSpec", "RunWarning", "RuntimeFact", "Samples",

@@ -19,7 +19,8 @@ DEFAULT_THERMAL_WARN_STATUS = 1  # PowerManager THERMAL_STATUS_LIGHT: warn from 
 
 @dataclass(frozen=True)
 class BenchmarkModel:
-    """Where LiteRT's benchmark_model comes from: a host file pushed by content, or a path already on the phone."""
+    """Where a phone tool (LiteRT's benchmark_model, LiteRT-LM's litert_lm_main) comes from: a host file pushed by
+    content, or a path already on the phone."""
 
     host_path: str | None = None
     phone_path: str | None = None
@@ -56,6 +57,7 @@ class PhoneConfig:
     benchmark_model: BenchmarkModel | None = None
     thermal_warn_status: int | None = None  # thermal.warn_status in devices.yaml
     power: PhonePower | None = None  # the power: block as written (None: not written; the battery is measured)
+    litert_lm_main: BenchmarkModel | None = None  # LiteRT-LM's benchmark tool (generative .litertlm models)
 
     @property
     def warn_status(self) -> int:
@@ -71,9 +73,11 @@ class PhoneConfig:
         under their devices.yaml keys (the fields' own names: serial, the adb client, its server port), then
         benchmark_model and thermal as written."""
         out: dict[str, Any] = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)
-                               if f.name not in ("benchmark_model", "thermal_warn_status", "power")}
+                               if f.name not in ("benchmark_model", "thermal_warn_status", "power", "litert_lm_main")}
         out["benchmark_model"] = self.benchmark_model.to_dict() if self.benchmark_model is not None else None
         out["thermal"] = {} if self.thermal_warn_status is None else {"warn_status": self.thermal_warn_status}
+        if self.litert_lm_main is not None:  # shown only where written (the shape above is unchanged otherwise)
+            out["litert_lm_main"] = self.litert_lm_main.to_dict()
         return out
 
 

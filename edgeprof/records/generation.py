@@ -76,7 +76,9 @@ class PhaseEnergy(Section):
 
 @dataclass(frozen=True)
 class Generation(Section):
-    """The `generation` section: figures from the agent's raw per-token times (stats.generation_summary)."""
+    """The `generation` section: figures from the agent's raw per-token times (stats.generation_summary), or, with
+    `measured_by` set, a tool's own figures (a phone's litert_lm_main: phone/litertlm.py) with `absent` saying what
+    it did not give."""
 
     SECTION: ClassVar[str] = "generation"
     runtime: str | None
@@ -108,6 +110,17 @@ class Generation(Section):
     kv_cache: dict[str, Any] | None = None  # the agent's KvCache record: bytes, n_ctx, dtype, how it was read
     energy_reason: str | None = None  # why energy is None (no power source, a trace that does not cover a window)
     sampling: str | None = None  # how each token was picked (greedy argmax, inside each token's time)
+    # None: the agent timed every token on its own clock (the figures above are edgeprof's); else the tool whose own
+    # figures these are (a phone's litert_lm_main: its BenchmarkInfo, phone/litertlm.py), with what it did not give
+    measured_by: str | None = None
+    absent: dict[str, str] | None = None  # figure -> why it is not there (a tool's run: no per-token times)
+
+    # written only when set (a tool's run): an agent's section stays the schema-11 shape, byte for byte; an older
+    # edgeprof reading a tool's section names the two fields (Section.from_dict: "upgrade edgeprof to read it")
+    TOOL_FIELDS: ClassVar[tuple[str, ...]] = ("measured_by", "absent")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: v for k, v in super().to_dict().items() if v is not None or k not in self.TOOL_FIELDS}
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Generation:

@@ -114,7 +114,7 @@ class Result:
         a = self.artifact
         content = None
         if a is not None:
-            sha = a.export_options.get("fp32_sha256") or a.sha256
+            sha = (a.export_options.fp32_sha256 if a.export_options is not None else None) or a.sha256
             content = f"sha256:{sha}" if a.source.startswith("file:") and sha else a.source
         fed = self.settings.inputs
         shapes = tuple((str(i["name"]), tuple(int(d) for d in i["shape"])) for i in fed) if fed else None

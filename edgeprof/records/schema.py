@@ -66,6 +66,21 @@ tests/data/golden/results/v<N>/ holds results each version wrote):
       read, and the phone's own). Every fact may be null (unknown). Migration: _migrate_10_to_11 ({} becomes
       null; a phone's object, {"kind": "phone", ...}, is kept; any other object is a board's and gains
       kind "board", an L4T release given as text becoming {release, raw} both that text).
+  12 — typed export and runtime options (issue 34; records/options.py): artifact.export_options and
+      environment.export_options are null or an object whose `kind` names its record (the artifact's format:
+      "onnx" OnnxExportOptions, "tflite" TfliteExportOptions, "hf" / "gguf" / "ortgenai" GenerativeBuild), every
+      key a named field, a key not recorded absent (not null); a library's version is under its field name
+      (litert_torch, ai_edge_quantizer, onnxconverter_common). environment.runtime is null (no runtime loaded) or
+      RuntimeFacts: runtime, version, providers, providers_available, device, module, `options` (RuntimeOptions:
+      what the backend ran with, each named; the user's options a backend echoed unread, such as the null
+      runtime's, under `passthrough`), `gpu` (RunGpu) and on a phone `phone` (PhoneTool: tool, binary, delegate); a
+      key not reported absent. Migration: _migrate_11_to_12 (kind from the artifact's format, the versions' keys
+      renamed; runtime {} → null, a phone's name/tool/binary/delegate → runtime and phone, an option no field names
+      → options.passthrough). Nothing is dropped but nulls: a key no field names is refused by the loader, naming
+      it. Also new in 12, optional (absent in older results, nothing to migrate): a generation's `transfer` section
+      (bytes moved for the agent and the model) and, for a phone's LiteRT-LM run, generation.measured_by (the tool
+      whose own figures these are) and generation.absent (what it does not measure); a .litertlm's export options
+      are GenerativeBuild kind "litertlm".
 """
 
 from __future__ import annotations
@@ -76,7 +91,7 @@ from typing import Any
 from ..errors import StoreError
 from ..vocab import SINGLE_STREAM
 
-RESULT_SCHEMA_VERSION = 11
+RESULT_SCHEMA_VERSION = 12
 
 
 def _migrate_1_to_2(d: dict[str, Any]) -> dict[str, Any]:
@@ -154,8 +169,34 @@ def _migrate_10_to_11(d: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _migrate_11_to_12(d: dict[str, Any]) -> dict[str, Any]:
+    """Schema 11 → 12: export options typed by the artifact's kind, the runtime's description typed
+    (records/options.py upgrade_export_options, upgrade_runtime)."""
+    from .options import upgrade_export_options, upgrade_runtime
+
+    out = dict(d, schema_version=12)
+    art = d.get("artifact")
+    fmt = art.get("format") if isinstance(art, dict) else None
+
+    def typed(opts: Any) -> Any:
+        if not isinstance(opts, dict):
+            return opts
+        if not opts and fmt is None:
+            return None  # an empty mapping with no artifact: nothing was recorded
+        return upgrade_export_options(opts, fmt)
+
+    if isinstance(art, dict):
+        out["artifact"] = dict(art, export_options=typed(art.get("export_options")))
+    env = d.get("environment")
+    if isinstance(env, dict):
+        out["environment"] = dict(env, export_options=typed(env.get("export_options")),
+                                  runtime=upgrade_runtime(env.get("runtime")))
+    return out
+
+
 _MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _migrate_1_to_2, 2: _migrate_2_to_3,
                                                                        3: _migrate_3_to_4, 4: _migrate_4_to_5,
                                                                        5: _migrate_5_to_6, 6: _migrate_6_to_7,
                                                                        7: _migrate_7_to_8, 8: _migrate_8_to_9,
-                                                                       9: _migrate_9_to_10, 10: _migrate_10_to_11}
+                                                                       9: _migrate_9_to_10, 10: _migrate_10_to_11,
+                                                                       11: _migrate_11_to_12}

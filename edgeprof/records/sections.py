@@ -18,8 +18,9 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from ..vocab import SETTINGS, SINGLE_STREAM, SWEEP_SETTINGS, scenario_label
 from .device_facts import DeviceFacts, device_facts_from_dict
+from .options import ExportOptions, RuntimeFacts, export_options_from_dict
 from .samples import Samples
-from .section import Section, _plain
+from .section import Section, _opt, _plain
 from .wire_sections import (
     CooldownWait,
     CpuFreq,
@@ -112,24 +113,27 @@ class Fidelity(Section):
 
 @dataclass(frozen=True)
 class Environment(Section):
-    """Where the run happened: the device's facts (the agent's facts reply), the host, the runtime's own
-    description, versions, the model's hash and export options, thread variables and the clock used."""
+    """Where the run happened: the device's facts (the agent's facts reply), the host, the runtime as its backend
+    described itself (RuntimeFacts), versions, the model's hash and export options (the artifact's, typed by kind:
+    records/options.py), thread variables and the clock used."""
 
     SECTION: ClassVar[str] = "environment"
     device: DeviceFacts | None = None  # schema 10: a board's (the agent's facts), a phone's, or none read
     host: dict[str, Any] = field(default_factory=dict)
-    runtime: dict[str, Any] = field(default_factory=dict)
+    runtime: RuntimeFacts | None = None  # schema 12: typed; None: no runtime was loaded (a failed or skipped row)
     agent_version: str | None = None
     edgeprof_version: str | None = None
     model_sha256: str | None = None
-    export_options: dict[str, Any] | None = None
+    export_options: ExportOptions | None = None
     thread_env: dict[str, Any] | None = None
     clock: dict[str, Any] | str | None = None
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Environment:
         flat = super().from_dict(d)
-        return dataclasses.replace(flat, device=device_facts_from_dict(flat.device))
+        return dataclasses.replace(flat, device=device_facts_from_dict(flat.device),
+                                   runtime=_opt(RuntimeFacts, flat.runtime),
+                                   export_options=export_options_from_dict(flat.export_options))
 
     def fact(self, key: str) -> Any:
         """One of the device's facts by its name (None when none were read, or this one was not; a name the
@@ -139,12 +143,12 @@ class Environment(Section):
     @property
     def runtime_version(self) -> str | None:
         """The runtime's version as the agent's backend described it."""
-        return self.runtime.get("version")
+        return self.runtime.version if self.runtime is not None else None
 
     @property
     def runtime_providers(self) -> list[str]:
         """onnxruntime's execution providers in use (empty for other runtimes)."""
-        return list(self.runtime.get("providers") or [])
+        return list(self.runtime.providers or []) if self.runtime is not None else []
 
 
 def _with_run_settings(cls: type[_S]) -> type[_S]:

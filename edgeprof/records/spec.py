@@ -7,13 +7,17 @@ made (export/) or how a spec is validated (run/validate.py).
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import StoreError
 from ..vocab import RUN_DEFAULTS, SINGLE_STREAM, RunSettings
+
+if TYPE_CHECKING:
+    from .options import ExportOptions
 
 # dtypes a model input may have (numpy names); the agent maps them to its runtime.
 DTYPES = ("float32", "float16", "int64", "int32", "int8", "uint8", "bool")
@@ -106,7 +110,7 @@ class Artifact:
     model_name: str
     source: str  # "bundled:<name>" | "file:<path>" | "builder:<path>:<fn>"
     precision: str = "fp32"
-    export_options: dict[str, Any] = field(default_factory=dict)
+    export_options: ExportOptions | None = None  # schema 12: typed by kind (records/options.py); None: none recorded
     export_check: dict[str, Any] | None = None  # e.g. {"max_abs_error": 1e-6, "reference": "torch"}
     cache_hit: bool = False
     flops: int | None = None  # per inference at batch 1, counted on the graph
@@ -117,9 +121,11 @@ class Artifact:
         return {"onnx": "onnx", "tflite": "tflite"}.get(self.format, self.format)
 
     def to_dict(self) -> dict[str, Any]:
-        d = dataclasses.asdict(self)
+        d = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
         d["inputs"] = [t.to_dict() for t in self.inputs]
         d["outputs"] = list(self.outputs)
+        d["export_options"] = self.export_options.to_dict() if self.export_options is not None else None
+        d["export_check"] = copy.deepcopy(self.export_check)  # plain data, as the exporter wrote it
         return d
 
     @classmethod
@@ -132,6 +138,11 @@ class Artifact:
         data = dict(d)
         data["inputs"] = tuple(TensorSpec.from_dict(t) for t in d.get("inputs") or [])
         data["outputs"] = tuple(d.get("outputs") or [])
+        from .options import export_options_from_dict, upgrade_export_options
+
+        opts = d.get("export_options")  # an export cache entry written before schema 12 has them untyped
+        data["export_options"] = export_options_from_dict(
+            upgrade_export_options(opts, d.get("format")) if isinstance(opts, Mapping) else opts)
         return cls(**data)
 
 

@@ -19,6 +19,7 @@ import numpy as np
 
 from ..analysis.compare import metric_values, precision_detail
 from ..records import Result, utc_now
+from ..records.prediction import StoredPrediction
 from ..store import Store, config_key
 
 # a load scenario's columns (docs/scenarios.md): empty for single-stream rows but the scenario's name
@@ -41,6 +42,7 @@ class ReportData:
     results: list[Result]
     histories: dict[str, list[Result]] = field(default_factory=dict)  # config_key → ok results, oldest first
     sweep: Any = None  # ledger.SweepRecord
+    predictions: dict[str, StoredPrediction] = field(default_factory=dict)  # config_key → newest prediction
 
     def __post_init__(self) -> None:
         global _LABELS
@@ -297,5 +299,8 @@ def gather(store: Store, *, sweep: str | None = None, device: str | None = None,
         for r in results:
             if r.status == "ok":
                 histories[config_key(r)] = cell_history(store, r, history)
+    from ..store.predictions import latest_by_key
+
+    predictions = latest_by_key(store, [config_key(r) for r in results if r.status == "ok"])
     return ReportData(title=title or default_title, scope=scope, generated_at=utc_now(), db=store.display_url,
-                      results=results, histories=histories, sweep=record)
+                      results=results, histories=histories, sweep=record, predictions=predictions)

@@ -23,7 +23,7 @@ import numpy as np
 from .. import __version__
 from ..analysis.compare import metric_values
 from ..records import L4TRelease, Power, PowerTrace, Result
-from . import phases, svg
+from . import phases, predicted, svg
 from .data import ReportData, accuracy_rows, config_label, log_histogram, model_label, pareto_front, row
 from .html_generation import generation_section
 from .html_history import history_section
@@ -41,6 +41,7 @@ def render_html(data: ReportData) -> str:
         ("compare", "Board comparison", _comparison(data, dev_color)),
         ("dist", "Latency distribution", _distributions(data, dev_color)),
         ("pareto", "Performance per watt", _pareto(data, dev_color)),
+        ("predicted", "Predicted vs measured", predicted.html_section(data)),
         ("accuracy", "Accuracy", _accuracy(data, dev_color)),
         ("generation", "Generation", generation_section(data, dev_color)),
         ("power", "Power traces", _power(data, dev_color)),

@@ -14,6 +14,7 @@ from ..analysis.breakdown import stored_breakdown
 from ..files.output import csv_text, visible
 from ..generative.table import bench_markdown, bench_rows_of
 from ..vocab import fmt_value
+from . import predicted
 from .curves import markdown as sustained_markdown
 from .data import (
     ACCURACY_COLUMNS,
@@ -116,6 +117,7 @@ def render_markdown(data: ReportData) -> str:
                          f"{_md(a.result.precision)} | {fmt_value(a.top1, '%')} | {fmt_value(a.top5, '%')} | "
                          f"{delta} | {fmt_value(a.mae)} | {fmt_value(d['p50_ms'])} | "
                          f"{fmt_value(d['mj_per_inference'])} |")
+    lines += predicted.markdown(data, _md)
     lines += generation_markdown(ok)
     lines += sustained_markdown(ok, _md)
     if bad:

@@ -37,6 +37,7 @@ from ..records import (
     Power,
     Result,
     RunSpec,
+    RuntimeFacts,
     RunWarning,
     Scenario,
     Settings,
@@ -110,7 +111,8 @@ def host_environment() -> dict[str, Any]:
 
 
 def _environment(facts: Facts, reply: RunReply, artifact: Artifact | None) -> Environment:
-    return Environment(device=BoardFacts.from_record(facts), host=host_environment(), runtime=reply.runtime.to_dict(),
+    return Environment(device=BoardFacts.from_record(facts), host=host_environment(),
+                       runtime=RuntimeFacts.of_backend(reply.runtime.to_dict()),
                        agent_version=facts.agent_version, edgeprof_version=__version__,
                        model_sha256=artifact.sha256 if artifact else None,
                        export_options=artifact.export_options if artifact else None, thread_env=facts.env,

@@ -23,7 +23,8 @@ from edgeprof_agent.messages import Facts
 from .. import capability
 from ..errors import ModelError
 from ..export.inputs import InputPlan, load_input_data, plan_inputs
-from ..records import Artifact, RunSpec, TensorSpec
+from ..records import Artifact, OnnxExportOptions, RunSpec, TensorSpec
+from ..records.options import extended
 
 
 @dataclass
@@ -91,8 +92,8 @@ def prepare(spec: RunSpec, cache_dir: Path | None = None, say: Callable[[str], N
         if spec.precision not in ("fp32", given[0]):
             raise ModelError(f"{spec.model} is already {given[0]} ({given[1]}); edgeprof runs it as given",
                              hint="leave out --precision, or give the fp32 model to convert")
-        artifact = dataclasses.replace(fp32, precision=given[0], export_options={
-            **fp32.export_options, "precision_as_given": True, "quantized_by": given[1]})
+        artifact = dataclasses.replace(fp32, precision=given[0], export_options=extended(
+            fp32.export_options, OnnxExportOptions, precision_as_given=True, quantized_by=given[1]))
         return Prepared(artifact, artifact, source)
     if spec.precision == "fp32" or (spec.runtime == "tensorrt" and spec.precision == "fp16"):
         return Prepared(fp32, fp32, source)  # TensorRT builds fp16 engines from the fp32 ONNX

@@ -4,49 +4,57 @@ tokens/s and peak memory, measured by the agent's `generate` op (protocol 11) an
 
 Which specs it takes (`wants`): a bundled generative model (edgeprof_models.generative), a path that is one (a
 Hugging Face folder, an onnxruntime-genai folder, a .gguf or .litertlm file: detect() judges it), or a generation
-runtime (vocab.GEN_RUNTIMES: llama.cpp, onnxruntime-genai). Its settings (prompt tokens, generated tokens, depth,
+runtime (vocab.GEN_RUNTIMES: llama.cpp, onnxruntime-genai; and LITERT_LM, litert-lm: a .litertlm on a phone's
+litert_lm_main, edgeprof/phone/litertlm.py). Its settings (prompt tokens, generated tokens, depth,
 repetitions; llama-bench's defaults, vocab.GEN_DEFAULTS) are run settings (edgeprof/vocab.py RunSettings: deploy's
 flags, a sweep's settings, the stored settings section).
 
 Owns: the kind and its methods (AgentGeneration: the artifact (built by generative/build.py, cached), the
 capability check on the device's facts before anything is pushed, the context check, the push (a GGUF file, or
-each file of an onnxruntime-genai folder), the GenerateRequest, its silences, the Result; PhoneGeneration: the
-phone's one-line refusal), the checks before connecting (`check`). Does not own: the agent's op (genworker.py),
+each file of an onnxruntime-genai folder), the GenerateRequest, its silences, the Result), what deploy takes for it
+(its flags' group, its precisions and runtimes, the hook from parsed flags to its spec and the refusal of its flags
+on a forward pass: kinds.MeasurementKind), the checks before connecting (`check`). The kind's method on a phone is
+session/phone.py's Generation. Does not own: the agent's op (genworker.py),
 building models (generative/build.py), the section's statistics (generative/reply.py, stats.py), storing.
 """
 
 from __future__ import annotations
 
 import posixpath
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from edgeprof_agent.vocab import GEN_DEFAULTS, GEN_RUNTIMES
+from edgeprof_agent.vocab import GEN_RUNTIMES, LITERT_LM
 
 from ..errors import CapabilityError, ConfigError
+from ..generative.settings import GEN_SETTINGS, settings_of
+from ..vocab import SINGLE_STREAM
 from .kinds import Job, MeasurementKind
 
 if TYPE_CHECKING:
+    import argparse
+
     from edgeprof_agent.messages import Facts
 
-    from ..records import Artifact, Result, RunSpec
+    from ..records import Artifact, Result, RunSpec, Transfer
     from ..run.timing import PhaseClock
     from .agent import AgentMeasurer
     from .session import DeviceSession
 
+# the generation runtimes a spec can name: the agent's backends and LiteRT-LM (a phone's litert_lm_main)
+ALL_GEN_RUNTIMES = (*GEN_RUNTIMES, LITERT_LM)
+# a .litertlm is measured as it was built: its weights' types are inside its TFLite sections, not chosen here
+AS_BUILT = "as-built"
 # the precisions each generation runtime's artifacts are built at (generative/build.py)
 GEN_PRECISIONS: dict[str, tuple[str, ...]] = {"llama.cpp": ("f16", "q8_0", "q4_0"),
-                                              "onnxruntime-genai": ("fp32", "int4")}
-ALL_GEN_PRECISIONS = ("f16", "q8_0", "q4_0", "fp32", "int4")
-DEFAULT_PRECISION = {"llama.cpp": "q4_0", "onnxruntime-genai": "int4"}
+                                              "onnxruntime-genai": ("fp32", "int4"), LITERT_LM: (AS_BUILT,)}
+ALL_GEN_PRECISIONS = ("f16", "q8_0", "q4_0", "fp32", "int4", AS_BUILT)
+DEFAULT_PRECISION = {"llama.cpp": "q4_0", "onnxruntime-genai": "int4", LITERT_LM: AS_BUILT}
 # the module each runtime is imported as on the device (the agent's facts report it: environment.RUNTIME_MODULES)
-RUNTIME_MODULE = {"llama.cpp": "llama_cpp", "onnxruntime-genai": "onnxruntime_genai"}
+RUNTIME_MODULE = {"llama.cpp": "llama_cpp", "onnxruntime-genai": "onnxruntime_genai", LITERT_LM: "litert_lm"}
 # the generation settings (vocab.RunSettings: --prompt-tokens, --gen-tokens, --depth, --repetitions; None: the
 # agent's GEN_DEFAULTS, llama-bench's); the model's context bounds depth + prompt + generated tokens
-GEN_SETTINGS = ("prompt_tokens", "gen_tokens", "depth", "repetitions")
-
-LITERTLM_PHONES = "LiteRT-LM on phones: not supported yet"
-
 
 def bundled(name: str) -> bool:
     import edgeprof_models.generative as gen
@@ -61,27 +69,21 @@ def model_path_like(model: str) -> bool:
 
 
 def wants(spec: RunSpec) -> bool:
-    return spec.runtime in GEN_RUNTIMES or bundled(spec.model) or model_path_like(spec.model)
+    return spec.runtime in ALL_GEN_RUNTIMES or bundled(spec.model) or model_path_like(spec.model)
 
 
 def is_generative(model: str, runtime: str | None) -> bool:
-    return (runtime in GEN_RUNTIMES) or bundled(model) or model_path_like(model)
-
-
-def settings_of(spec: RunSpec) -> dict[str, int]:
-    """The generation settings of `spec`, each given or llama-bench's default."""
-    out: dict[str, int] = {}
-    for name in GEN_SETTINGS:
-        value = getattr(spec, name)
-        out[name] = int(GEN_DEFAULTS[name] if value is None else value)
-    return out
+    return (runtime in ALL_GEN_RUNTIMES) or bundled(model) or model_path_like(model)
 
 
 def default_runtime(model: str) -> str:
-    """llama.cpp for a GGUF, a bundled model or a Hugging Face folder; onnxruntime-genai for its own folder."""
+    """llama.cpp for a GGUF, a bundled model or a Hugging Face folder; onnxruntime-genai for its own folder;
+    litert-lm for a .litertlm file."""
     p = Path(model).expanduser()
     if p.is_dir() and (p / "genai_config.json").is_file():
         return "onnxruntime-genai"
+    if p.suffix.lower() == ".litertlm":
+        return LITERT_LM
     return "llama.cpp"
 
 
@@ -99,13 +101,20 @@ def gguf_precision(model: str) -> str | None:
 def check(spec: RunSpec) -> None:
     """Every problem of a generation spec that needs no device, one line each: the runtime and precision, the
     settings' bounds, a user path (detect()'s lines) and its context."""
-    if spec.runtime not in GEN_RUNTIMES:
+    if spec.runtime not in ALL_GEN_RUNTIMES:
         raise ConfigError(f"--runtime {spec.runtime}: {spec.model} is a generative model; it runs on "
-                          f"{' or '.join(GEN_RUNTIMES)}", hint="--runtime llama.cpp or --runtime onnxruntime-genai")
+                          f"{', '.join(ALL_GEN_RUNTIMES)}", hint="--runtime llama.cpp or --runtime onnxruntime-genai "
+                          "(a .litertlm: --runtime litert-lm, on a phone)")
+    if spec.runtime == LITERT_LM and Path(spec.model).suffix.lower() != ".litertlm":
+        raise ConfigError(f"--runtime {LITERT_LM}: it runs a .litertlm file (LiteRT-LM's format), not {spec.model}",
+                          hint="build one with litert-lm-builder, or --runtime llama.cpp / onnxruntime-genai")
     own = gguf_precision(spec.model)
     if own is not None and spec.precision != own:
         raise ConfigError(f"--precision {spec.precision}: {spec.model} holds {own} weights (measured as they are)",
                           hint=f"leave --precision out (it is {own}), or give the Hugging Face folder to convert")
+    if own is None and spec.runtime == LITERT_LM and spec.precision != AS_BUILT:
+        raise ConfigError(f"--precision {spec.precision}: a .litertlm is measured as it was built (its weights' types "
+                          "are inside its TFLite sections)", hint="leave --precision out")
     if own is None and spec.precision not in GEN_PRECISIONS[spec.runtime]:
         raise ConfigError(f"--precision {spec.precision}: {spec.runtime} takes "
                           f"{', '.join(GEN_PRECISIONS[spec.runtime])}",
@@ -124,7 +133,8 @@ def check(spec: RunSpec) -> None:
     from ..generative.detect import detect
 
     info = detect(spec.model)
-    need = {"gguf": ("llama.cpp",), "ortgenai": ("onnxruntime-genai",), "hf": GEN_RUNTIMES}.get(info.kind, ())
+    need = {"gguf": ("llama.cpp",), "ortgenai": ("onnxruntime-genai",), "hf": GEN_RUNTIMES,
+            "litertlm": (LITERT_LM,)}.get(info.kind, ())
     if spec.runtime not in need:
         raise ConfigError(f"--runtime {spec.runtime}: {spec.model} is a {info.kind} model"
                           + (f"; it runs on {' or '.join(need)}" if need else "; not supported yet"),
@@ -146,6 +156,16 @@ def capability(runtime: str, facts: Facts, device: str) -> None:
     """The device has the runtime's module importable (its facts), or one line saying it lacks it."""
     mod = RUNTIME_MODULE[runtime]
     fact = (facts.runtimes or {}).get(mod)
+    if runtime == LITERT_LM:
+        if fact is None or fact.error is not None or fact.version is None:
+            why = fact.error if fact is not None and fact.error else "not reported by the agent"
+            raise CapabilityError(f"device {device}: litert-lm: not installed on this device ({mod} is not "
+                                  f"importable there: {why})",
+                                  hint="measure the .litertlm on a phone (devices.yaml litert_lm_main:, "
+                                       "docs/phones.md), or install litert-lm-api on the device")
+        raise CapabilityError(f"device {device}: litert-lm {fact.version} is installed, but the agent has no "
+                              "LiteRT-LM backend: litert-lm on boards is not supported yet",
+                              hint="measure the .litertlm on a phone (devices.yaml litert_lm_main:, docs/phones.md)")
     if fact is None or fact.error is not None or fact.version is None:
         why = fact.error if fact is not None and fact.error else "not reported by the agent"
         pkg = {"llama.cpp": "llama-cpp-python", "onnxruntime-genai": "onnxruntime-genai"}[runtime]
@@ -172,16 +192,17 @@ def artifact_of(spec: RunSpec, cache_dir: Path | None) -> Artifact:
         art = (gguf_file(folder, spec.precision, cache_dir=cache_dir, name=name) if spec.runtime == "llama.cpp"
                else ortgenai_folder(folder, spec.precision, cache_dir=cache_dir, name=name))
     elif kind == "gguf":
-        from ..records import Artifact
+        from ..records import Artifact, GenerativeBuild
 
         art = Artifact(path=str(folder), format="gguf", sha256="", size_bytes=0, inputs=(), outputs=(),
-                       model_name=name, source=f"file:{folder}", precision=spec.precision, export_options={})
+                       model_name=name, source=f"file:{folder}", precision=spec.precision,
+                       export_options=GenerativeBuild(kind="gguf"))
     else:  # an onnxruntime-genai folder as it is
-        from ..records import Artifact
+        from ..records import Artifact, GenerativeBuild
 
         art = Artifact(path=str(folder / "model.onnx"), format="ortgenai", sha256="", size_bytes=0, inputs=(),
                        outputs=(), model_name=name, source=f"file:{folder}", precision=spec.precision,
-                       export_options={})
+                       export_options=GenerativeBuild(kind="ortgenai"))
     if art.format == "gguf":
         p = Path(art.path)
         return dataclasses.replace(art, sha256=art.sha256 or sha256_file(p), size_bytes=p.stat().st_size)
@@ -192,12 +213,26 @@ def artifact_of(spec: RunSpec, cache_dir: Path | None) -> Artifact:
     return dataclasses.replace(art, sha256=digest, size_bytes=sum(s for _n, _h, s in files))
 
 
+# the names a model folder's files may have to be pushed (each becomes a path on the device, passed as one quoted
+# argument; sha256sum escapes a name with a backslash or newline in its output, which would break the by-content
+# check): what onnxruntime-genai's model builder writes (model.onnx, model.onnx.data, genai_config.json,
+# tokenizer.json, ...) fits
+_PUSHED_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._+-]{0,199}$")
+
+
 def _folder_files(folder: Path) -> list[tuple[str, str, int]]:
-    """(name, sha256, size) of each file of a model folder (a cache entry's meta.json left out)."""
+    """(name, sha256, size) of each file of a model folder (a cache entry's meta.json left out); a name that
+    cannot be pushed as it is ends in one line."""
     from ..agentlink.push import sha256_file
 
-    return [(p.name, sha256_file(p), p.stat().st_size) for p in sorted(folder.iterdir())
-            if p.is_file() and p.name != "meta.json"]
+    files = [p for p in sorted(folder.iterdir()) if p.is_file() and p.name != "meta.json"]
+    for p in files:
+        if not _PUSHED_NAME.match(p.name):
+            raise ConfigError(f"{folder}: file {p.name!r} cannot be pushed to a device: a model folder's file "
+                              "names must be letters, digits and . _ + - (not starting with . or -)",
+                              hint="rename the file (and its mention in genai_config.json), or leave it out of "
+                                   "the folder")
+    return [(p.name, sha256_file(p), p.stat().st_size) for p in files]
 
 
 def push(link: Any, art: Artifact) -> tuple[str, int]:
@@ -267,8 +302,12 @@ class AgentGeneration:
             detect(Path(art.path).parent if art.format != "gguf" else art.path).check_context(
                 s["depth"], s["prompt_tokens"], s["gen_tokens"])
             progress.stage(f"pushing {Path(art.path).name if art.format == 'gguf' else 'the model folder'}")
+            from ..records import Transfer
+
+            agent_bytes = link.bytes_moved  # the agent itself, pushed when it was not on the device
             with clock.phase("push"):
-                remote, _moved = push(link, art)
+                remote, moved = push(link, art)
+            transfer = Transfer(agent_bytes=agent_bytes, artifact_bytes=moved, total_bytes=agent_bytes + moved)
             opts = dict(spec.runtime_options or {})
             extra = opts.pop("extra_buffers", extra_buffers_default(spec.runtime, spec.precision, facts))
             req = GenerateRequest.from_dict({
@@ -291,17 +330,18 @@ class AgentGeneration:
                 reply = link.generate(req, on_event=on_event, timeout=600.0,
                                       silence_by_phase={"idle": 600.0, "load": 600.0, "warmup": silence,
                                                         "measure": silence})
-        return assemble(spec, art, facts, reply)
+        return assemble(spec, art, facts, reply, transfer)
 
 
-def assemble(spec: RunSpec, art: Artifact, facts: Facts, reply: Any) -> Result:
-    """The Result of one generate reply (the forward-pass figures None: no latency samples; memory in MiB)."""
+def assemble(spec: RunSpec, art: Artifact, facts: Facts, reply: Any, transfer: Transfer | None = None) -> Result:
+    """The Result of one generate reply (the forward-pass figures None: no latency samples; memory in MiB);
+    `transfer`: the bytes moved to the device for it (the agent, the model's file or folder)."""
     from ..generative.reply import generation_of
     from ..records import Environment, Memory, Power, Result, Settings, Thermal, new_run_id, utc_now
 
     mib = 2 ** 20
     mem = reply.memory
-    from ..records import BoardFacts, RunWarning
+    from ..records import BoardFacts, RuntimeFacts, RunWarning
     from ..run.assemble import host_environment
 
     return Result(
@@ -314,26 +354,60 @@ def assemble(spec: RunSpec, art: Artifact, facts: Facts, reply: Any) -> Result:
         power=Power.from_dict(reply.power.to_dict()) if reply.power is not None else None,
         thermal=Thermal.from_dict(reply.thermal.to_dict()) if reply.thermal is not None else None,
         fidelity=None,
-        environment=Environment(device=BoardFacts.from_record(facts), host=host_environment(), runtime=reply.runtime.to_dict(),
+        environment=Environment(device=BoardFacts.from_record(facts), host=host_environment(),
+                                runtime=RuntimeFacts.of_backend(reply.runtime.to_dict()),
                                 agent_version=facts.agent_version, model_sha256=art.sha256, clock=reply.clock),
         warnings=[RunWarning.from_record(w) for w in reply.warnings], samples_ms=[], artifact=art, settings=Settings.of_run(spec),
-        generation=generation_of(reply))
+        generation=generation_of(reply), transfer=transfer)
 
 
-class PhoneGeneration:
-    """The generation kind on a phone: refused (LiteRT-LM is not wired yet)."""
+# deploy's flags that apply to a generative model besides its own settings' (the rest are a forward pass's)
+_APPLIES = ("--seed", "--idle", "--cooldown", "--cooldown-timeout", "--power-rate")
 
-    def __init__(self, measurer: Any) -> None:
-        self.m = measurer
 
-    def refusal(self, spec: RunSpec, *, runtime_given: str | None = None, find_max_rate: bool = False) -> str | None:
-        return LITERTLM_PHONES
+def from_args(args: argparse.Namespace, spec: RunSpec, given: frozenset[str]) -> RunSpec | None:
+    """The generation spec parsed flags say when the model or the runtime is generative (its settings are run
+    settings, in `spec` already), else None (refuse_args then refuses its flags). `given`: the run settings' and
+    runtime flags on the command line (cli/deploy._given); one that applies to a forward pass only is refused."""
+    import dataclasses
 
-    def measure(self, spec: RunSpec, session: DeviceSession, job: Job, clock: PhaseClock) -> Result:
-        raise ConfigError(f"device {session.device.name}: {LITERTLM_PHONES}")
+    if not is_generative(args.model, args.runtime):
+        return None
+    applies = {*_APPLIES, *GENERATION.flag_names(args)}
+    other = sorted(f for f in given if f not in applies)
+    other += [f for f, on in (("--input", args.input), ("--scenario", args.scenario != SINGLE_STREAM),
+                              ("--rate", args.rate is not None), ("--find-max-rate", args.find_max_rate)) if on]
+    if other:
+        raise ConfigError(f"{other[0]}: applies to a forward pass, not to the generative model {args.model}",
+                          hint="leave it out; a generative model takes --prompt-tokens, --gen-tokens, --depth, "
+                               "--repetitions and --threads")
+    runtime = args.runtime or default_runtime(args.model)
+    if runtime not in ALL_GEN_RUNTIMES:
+        raise ConfigError(f"--runtime {runtime}: {args.model} is a generative model; it runs on "
+                          f"{', '.join(ALL_GEN_RUNTIMES)}", hint="--runtime llama.cpp or --runtime "
+                          "onnxruntime-genai (a .litertlm: --runtime litert-lm, on a phone)")
+    precision = args.precision or gguf_precision(args.model) or DEFAULT_PRECISION[runtime]
+    return dataclasses.replace(spec, runtime=runtime, precision=precision)
+
+
+def refuse_args(args: argparse.Namespace, claimed: MeasurementKind) -> None:
+    """A generation precision (one the claiming kind does not take) or setting flag on another kind's spec."""
+    if args.precision in ALL_GEN_PRECISIONS and args.precision not in claimed.precisions:
+        raise ConfigError(f"--precision {args.precision}: for generative models only (llama.cpp, "
+                          f"onnxruntime-genai), not {args.model}",
+                          hint=f"--precision {', '.join(claimed.precisions[:-1])}"
+                               f"{' or ' if len(claimed.precisions) > 1 else ''}{claimed.precisions[-1]}")
+    for flag in GENERATION.flag_names(args):
+        raise ConfigError(f"{flag}: for generative models only, not {args.model}",
+                          hint="leave it out, or give a generative model (e.g. llama_tiny)")
 
 
 GENERATION = MeasurementKind(
     "generation", wants=wants,
     methods={"agent": "edgeprof.session.generation:AgentGeneration",
-             "benchmark_model": "edgeprof.session.generation:PhoneGeneration"})
+             "benchmark_model": "edgeprof.session.phone:Generation"},
+    group="generative models (docs/generative.md: llama_tiny, a .gguf, a Hugging Face or onnxruntime-genai folder; "
+          "--runtime llama.cpp with --precision f16, q8_0, q4_0 (default), or onnxruntime-genai with fp32, int4 "
+          "(default); a .litertlm on a phone: --runtime litert-lm, measured by litert_lm_main)",
+    place="generation", precisions=ALL_GEN_PRECISIONS, runtimes=ALL_GEN_RUNTIMES, from_args=from_args,
+    refuse_args=refuse_args, check=check)

@@ -6,12 +6,20 @@ there ("module:Class", imported only when used, as the agent's backends are chos
 class for a kind refuses it in one line (`method_on` → None: DeviceSession.check says so); one that has one can
 still refuse a spec (the method's `refusal`: a phone refuses a scenario benchmark_model cannot run).
 
+A kind also says what `edgeprof deploy` takes for it, so that the CLI names no kind: its flags (`place`: the group
+of its settings in vocab.RunSettings, the record of its settings; `flags`: settings of its own that are not run
+settings, folded into the spec by its hook), the precisions and runtimes it accepts beside the forward pass's
+(`precisions`, `runtimes`: --precision accepts them without listing them in --help), the hook that turns parsed
+flags into its RunSpec or declines (`from_args`: is this model or runtime mine?), the refusal of its flags for a
+spec that is not its own (`refuse_args`), and its checks before connecting (`check`). cli/deploy.py iterates KINDS.
+
 Adding a measurement kind: a MeasurementKind here (or in a module of its own, `register`ed), a method class per
 measurer that offers it (its request for the agent or the tool, and its Result), the agent's backend op and the
 record of its results. Nothing in cli/, lab/ or transport/ changes: they hand a RunSpec to a DeviceSession.
 
-Owns: the kinds, choosing a spec's kind (`kind_of`), finding a kind's method on a measurer. Does not own: how a
-kind measures (the method classes: agent.py, phone.py), opening devices (session.py).
+Owns: the kinds, choosing a spec's kind (`kind_of`, `from_args`), finding a kind's method on a measurer, the
+precisions the kinds accept (`extra_precisions`). Does not own: how a kind measures (the method classes: agent.py,
+phone.py), opening devices (session.py), the flags' parser (cli/deploy.py adds each kind's flags).
 """
 
 from __future__ import annotations
@@ -21,13 +29,21 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ..errors import ConfigError
+from ..vocab import PRECISIONS, RUNTIMES, SETTINGS
+
 if TYPE_CHECKING:
+    import argparse
     from pathlib import Path
 
     from ..records import Result, RunSpec
     from ..run import Options, Progress
     from ..run.timing import PhaseClock
+    from ..vocab import Setting
     from .session import DeviceSession
+
+    # (parsed flags, the spec the forward pass's flags say, the flags given) → its RunSpec, or None: not its own
+    FromArgs = Callable[[argparse.Namespace, RunSpec, frozenset[str]], RunSpec | None]
 
 
 @dataclass
@@ -60,11 +76,22 @@ class Method(Protocol):
 
 @dataclass(frozen=True)
 class MeasurementKind:
-    """One kind of measurement: its name, the specs it takes, and its method class per measurer name."""
+    """One kind of measurement: its name, the specs it takes, its method class per measurer name, and what
+    `edgeprof deploy` takes for it (the module's docstring)."""
 
     name: str
     wants: Callable[[RunSpec], bool]
     methods: Mapping[str, str] = field(default_factory=dict)  # measurer name → "module:Class"
+    # deploy's flags: a group titled `group` (None: no group of its own) holding the run settings at `place`
+    # (vocab.Setting.place) and its own `flags` (each parsed as a run setting's flag is, dest = the Setting's name)
+    group: str | None = None
+    place: str | None = None
+    flags: tuple[Setting, ...] = ()
+    precisions: tuple[str, ...] = ()  # what --precision accepts for it (FORWARD_PASS's are the ones --help lists)
+    runtimes: tuple[str, ...] = ()  # the runtimes that are its own
+    from_args: FromArgs | None = None  # None: the spec the flags say, as it is (the forward pass)
+    refuse_args: Callable[[argparse.Namespace, MeasurementKind], None] | None = None  # None: refuse_flags_of
+    check: Callable[[RunSpec], None] | None = None  # every problem before connecting (None: run.check's)
 
     def method_on(self, measurer: Any) -> Method | None:
         """This kind's method on `measurer` (bound to it), or None: the measurer does not offer this kind."""
@@ -75,10 +102,35 @@ class MeasurementKind:
         method: Method = getattr(importlib.import_module(module), cls)(measurer)
         return method
 
+    def flag_names(self, args: argparse.Namespace | None = None) -> list[str]:
+        """Its flags (its run settings' and its own), in deploy --help's order; with `args`, the ones given."""
+        settings = [(name, s) for name, s in SETTINGS.items() if self.place is not None and s.place == self.place]
+        both = [*settings, *((s.name, s) for s in self.flags)]
+        return [s.flag for name, s in both if s.flag and (args is None or getattr(args, name, None) not in
+                                                          (None, [], False))]
+
+    def refuse(self, args: argparse.Namespace, claimed: MeasurementKind) -> None:
+        """Its flags and precisions on a spec of another kind (`claimed`), refused in one line."""
+        if self.refuse_args is not None:
+            self.refuse_args(args, claimed)
+        else:
+            refuse_flags_of(self, args, claimed)
+
+
+def refuse_flags_of(kind: MeasurementKind, args: argparse.Namespace, claimed: MeasurementKind) -> None:
+    """The default refusal of `kind`'s precisions (those `claimed` does not take) and flags on a spec of the kind
+    `claimed`."""
+    if args.precision in kind.precisions and args.precision not in claimed.precisions:
+        raise ConfigError(f"--precision {args.precision}: for {kind.name} measurements only, not {args.model}",
+                          hint=f"--precision {' or '.join(claimed.precisions)}")
+    for flag in kind.flag_names(args):
+        raise ConfigError(f"{flag}: for {kind.name} measurements only, not {args.model}", hint="leave it out")
+
 
 FORWARD_PASS = MeasurementKind(
     "forward-pass", wants=lambda spec: True,
-    methods={"agent": "edgeprof.session.agent:ForwardPass", "benchmark_model": "edgeprof.session.phone:ForwardPass"})
+    methods={"agent": "edgeprof.session.agent:ForwardPass", "benchmark_model": "edgeprof.session.phone:ForwardPass"},
+    precisions=PRECISIONS, runtimes=RUNTIMES)
 
 # tried in order: the first kind that wants a spec measures it; FORWARD_PASS, last, takes every other spec
 KINDS: list[MeasurementKind] = [FORWARD_PASS]
@@ -87,6 +139,26 @@ KINDS: list[MeasurementKind] = [FORWARD_PASS]
 def kind_of(spec: RunSpec) -> MeasurementKind:
     """The kind of measurement `spec` asks for."""
     return next(k for k in KINDS if k.wants(spec))
+
+
+def extra_precisions() -> tuple[str, ...]:
+    """What --precision accepts beside the forward pass's (each kind's own, judged by the kind)."""
+    return tuple(p for k in KINDS for p in k.precisions if p not in FORWARD_PASS.precisions)
+
+
+def from_args(args: argparse.Namespace, spec: RunSpec, given: frozenset[str]) -> tuple[MeasurementKind, RunSpec]:
+    """The kind parsed flags ask for and its RunSpec (`spec`: what the forward pass's flags say): the first kind
+    whose hook takes them, else FORWARD_PASS with `spec`; every other kind's flags and precisions refused."""
+    claimed, out = FORWARD_PASS, spec
+    for kind in KINDS:
+        made = kind.from_args(args, spec, given) if kind.from_args is not None else None
+        if made is not None:
+            claimed, out = kind, made
+            break
+    for kind in KINDS:
+        if kind is not claimed:
+            kind.refuse(args, claimed)
+    return claimed, out
 
 
 def register(kind: MeasurementKind) -> Callable[[], None]:

@@ -1,5 +1,5 @@
-"""The phone's measurer: LiteRT's benchmark_model over adb (edgeprof/phone/, docs/phones.md), and the forward-pass
-kind's method on it (phone/measure.py).
+"""The phone's measurer: LiteRT's benchmark_model over adb (edgeprof/phone/, docs/phones.md), and the kinds' methods
+on it: the forward pass (phone/measure.py) and generation (LiteRT-LM's litert_lm_main, phone/litertlm.py).
 
 Owns: the phone's adb transport, its lease (phone/lease.PhoneLease: a lock directory on the phone; a one-off deploy
 takes it too, refused at once when another controller holds the phone: the phone has no agent to refuse a run
@@ -132,6 +132,33 @@ class ForwardPass:
         assert self.m.transport is not None
         result, facts = measure(spec, session.device, self.m.transport, say=job.progress.stage,
                                 cache_dir=job.cache_dir, facts=session.facts,
+                                timeout_s=job.timeout_s if job.timeout_s is not None else TIMEOUT_S, clock=clock)
+        session.facts = facts
+        return result
+
+
+class Generation:
+    """The generation kind on a phone: a .litertlm measured by LiteRT-LM's litert_lm_main (phone/litertlm.py says
+    what else a phone refuses)."""
+
+    def __init__(self, measurer: PhoneMeasurer) -> None:
+        self.m = measurer
+
+    def refusal(self, spec: RunSpec, *, runtime_given: str | None = None, find_max_rate: bool = False) -> str | None:
+        from ..phone.litertlm import refusal
+
+        return refusal(spec, self.m.device, find_max_rate=find_max_rate)
+
+    def measure(self, spec: RunSpec, session: DeviceSession, job: Job, clock: PhaseClock) -> Result:
+        from ..phone.litertlm import measure
+        from ..phone.runner import TIMEOUT_S
+        from .generation import check
+
+        if not job.checked:
+            check(spec)
+        assert self.m.transport is not None
+        result, facts = measure(spec, session.device, self.m.transport, say=job.progress.stage,
+                                facts=session.facts,
                                 timeout_s=job.timeout_s if job.timeout_s is not None else TIMEOUT_S, clock=clock)
         session.facts = facts
         return result

@@ -14,6 +14,9 @@ Does not own: what a Result contains (records.py) or comparisons (analysis/compa
 Database schema history: 1 — runs, device_facts, meta.
   2 — sweeps and sweep_cells (added by lab/sweep_state.py's users; runs, device_facts and meta unchanged, so a
       version-1 database is upgraded in place by creating the two tables).
+  3 — config_key re-keyed by content hash and shapes; 4 — runs.top1 (schema.py).
+  5 — predictions (store/predictions.py: what `edgeprof predict` and sweeps that predict first said); the other
+      tables unchanged, so an older database is upgraded in place by creating it.
 """
 
 from .db import BUSY_TIMEOUT_S, MAX_LIST_LIMIT, SAVE_BACKOFF_S, SAVE_RETRIES, CorruptRowError, Store
@@ -29,6 +32,7 @@ from .schema import (
     device_facts,
     meta,
     metadata,
+    predictions,
     runs,
     sweep_cells,
     sweeps,
@@ -37,6 +41,6 @@ from .schema import (
 __all__ = [
     "BUSY_TIMEOUT_S", "DB_COMPANIONS", "DB_SCHEMA_VERSION", "MAX_ID_CHARS", "MAX_IMPORT_BYTES", "MAX_LIST_LIMIT",
     "RECOVERY_TARGET_SUFFIX", "RUN_ID_RE", "RunRow", "SAVE_BACKOFF_S", "SAVE_RETRIES", "STATUSES", "CorruptRowError", "Store",
-    "config_key", "default_db_path", "device_facts", "meta", "metadata", "recovery_dir", "refuse_db_path", "resolve_db_url", "runs",
+    "config_key", "default_db_path", "device_facts", "meta", "metadata", "predictions", "recovery_dir", "refuse_db_path", "resolve_db_url", "runs",
     "safe_stem", "sqlite_path", "sweep_cells", "sweeps", "validate_result", "write_recovery",
 ]

@@ -19,7 +19,8 @@ from ..records import Result
 
 # 3: config_key is the model's content hash + the shapes fed (rows re-keyed on open)
 # 4: runs.top1, the accuracy pass's top-1 % (results list shows it; older rows have none: added on open)
-DB_SCHEMA_VERSION = 4
+# 5: predictions, what `edgeprof predict` and sweeps that predict first said (a new table: created on open)
+DB_SCHEMA_VERSION = 5
 
 metadata = sa.MetaData()
 
@@ -78,6 +79,31 @@ sweep_cells = sa.Table(
     sa.Column("reason", sa.Text),
     sa.Column("updated_at", sa.String(40), nullable=False),
     sa.Column("cell_json", sa.Text, nullable=False),
+)
+
+# a prediction from a calibration table (records/prediction.py), keyed by the configuration's identity as a measured
+# run of it is (config_key), so a run's prediction is found by its key; the record itself in record_json (schema 5)
+predictions = sa.Table(
+    "predictions", metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("created_at", sa.String(40), nullable=False, index=True),
+    sa.Column("config_key", sa.String(64), nullable=False, index=True),
+    sa.Column("device", sa.String(128), nullable=False, index=True),
+    sa.Column("model", sa.String(256), nullable=False),
+    sa.Column("runtime", sa.String(64), nullable=False),
+    sa.Column("runtime_version", sa.String(64), nullable=False),
+    sa.Column("precision", sa.String(16), nullable=False),
+    sa.Column("batch", sa.Integer, nullable=False),
+    sa.Column("threads", sa.Integer, nullable=False),
+    sa.Column("table_id", sa.String(64), nullable=False),
+    sa.Column("p50_ms", sa.Float, nullable=False),
+    sa.Column("low_ms", sa.Float, nullable=False),
+    sa.Column("high_ms", sa.Float, nullable=False),
+    sa.Column("level", sa.Float, nullable=False),
+    sa.Column("covered_ops", sa.Float, nullable=False),
+    sa.Column("covered_flops", sa.Float),
+    sa.Column("sweep_id", sa.String(64), index=True),
+    sa.Column("record_json", sa.Text, nullable=False),
 )
 
 meta = sa.Table(

@@ -239,7 +239,7 @@ def test_a_users_int8_file_builds_an_int8_engine_without_precision_given(tmp_pat
     spec = RunSpec(device="local", model=str(user), runtime="tensorrt", min_duration_s=0.05, min_queries=5,
                    warmup_s=0)
     artifact = prepare(spec, cache).artifact
-    assert artifact.precision == "int8" and artifact.export_options["precision_as_given"]
+    assert artifact.precision == "int8" and artifact.export_options.precision_as_given
     request = run_request(spec, local_device(), artifact, str(user), input_params(artifact, spec, cache),
                           return_outputs=False, profile_ops=False)
     assert request.runtime_options["precision"] == "int8"

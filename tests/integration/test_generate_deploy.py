@@ -108,13 +108,42 @@ def test_a_runtime_the_device_lacks_is_refused_before_the_push(tmp_path, capsys,
     assert not list((tmp_path / "cache").rglob("*.gguf"))  # nothing built
 
 
-def test_the_phone_measurer_refuses_generation_in_one_line():
+def test_litert_lm_on_a_board_without_it_is_one_line_before_anything_is_pushed(tmp_path, capsys, monkeypatch):
+    """deploy --device local --model tiny.litertlm: the agent's facts (its real import path) have no litert_lm, and
+    the capability check says so in one line."""
+    pytest.importorskip("litert_lm_builder")
+    import importlib.util
+    import sys
+
+    if importlib.util.find_spec("litert_lm") is not None:
+        pytest.skip("litert-lm-api is installed here: the board would have it")
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "phone"))
+    import phone_tree
+
+    model = phone_tree.tiny_litertlm(tmp_path / "tiny.litertlm")
+    monkeypatch.setenv("EDGEPROF_CACHE", str(tmp_path / "cache"))
+    code, _out, err = run_cli(["deploy", "--device", "local", "--model", str(model), "--prompt-tokens", "8",
+                               "--gen-tokens", "4", "--db", str(tmp_path / "r.sqlite"), "--quiet"], capsys)
+    line = one_line(err)
+    assert code != 0 and "device local: litert-lm: not installed on this device (litert_lm is not importable" in line
+
+
+def test_the_phone_measurer_refuses_what_litert_lm_cannot_take_in_one_line():
+    """A phone measures generation with LiteRT-LM's litert_lm_main (tests/phone/test_phone_litertlm.py runs it):
+    without it in devices.yaml, or for a model that is not a .litertlm, it says so in one line."""
     from edgeprof.records import Device, RunSpec
+    from edgeprof.records.device import BenchmarkModel, PhoneConfig
     from edgeprof.session import refusal
 
     phone = Device(name="pixel", kind="adb")
     spec = RunSpec(device="pixel", model="llama_tiny", runtime="llama.cpp", precision="q4_0")
-    assert refusal(phone, spec) == "LiteRT-LM on phones: not supported yet"
+    assert refusal(phone, spec) == (
+        "device pixel: no litert_lm_main: a phone measures generative models with LiteRT-LM's litert_lm_main; set "
+        "litert_lm_main: in devices.yaml (LiteRT-LM's android_arm64 litert_lm_main, from its GitHub releases: "
+        "docs/phones.md)")
+    phone.phone = PhoneConfig(litert_lm_main=BenchmarkModel(phone_path="/data/local/tmp/litert_lm_main"))
+    assert refusal(phone, spec) == ("runtime llama.cpp: a phone runs generative models on LiteRT-LM (litert_lm_main), "
+                                    "from a .litertlm file (--runtime litert-lm)")
 
 
 def test_a_user_gguf_is_measured_at_its_own_precision(tmp_path, capsys):

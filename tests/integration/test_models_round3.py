@@ -474,7 +474,7 @@ def test_the_precision_detail_is_shown_in_results_compare_and_reports_and_keys_s
     store = Store(db)
     a, b = (store.get(i) for i in ids[:2])
     assert isinstance(a, Result) and config_key(a) == config_key(b)
-    bare = dataclasses.replace(a, artifact=dataclasses.replace(a.artifact, export_options={}))
+    bare = dataclasses.replace(a, artifact=dataclasses.replace(a.artifact, export_options=None))
     assert config_key(bare) == config_key(a) and "weight-only" not in config_key(a)
     assert a.identity.precision == "int8 (as given)"
 

@@ -165,6 +165,52 @@ def benchmark_model_script() -> Path:
     return HERE / "benchmark_model"
 
 
+def litert_lm_main_script() -> Path:
+    """The host-side file a test gives as `litert_lm_main:` (tests/phone/litert_lm_main, LiteRT-LM's tool replayed)."""
+    return HERE / "litert_lm_main"
+
+
+# A tiny .litertlm for the LiteRT-LM tests, written by litert-lm-builder (its LitertLmFileBuilder: the header layout
+# of litertlm_core.py, magic "LITERTLM", format 1.x, the header's flatbuffer): a hand-written WordLevel
+# tokenizer.json (an HF tokenizer section) and 4 KiB of fixed bytes (a generic binary section) stand in for the
+# model's TFLite graphs, which the replay does not run. Deterministic: the same bytes every time.
+TINY_TOKENIZER = {
+    "version": "1.0", "truncation": None, "padding": None, "added_tokens": [], "normalizer": None,
+    "pre_tokenizer": {"type": "Whitespace"}, "post_processor": None, "decoder": None,
+    "model": {"type": "WordLevel", "vocab": {"<unk>": 0, "<s>": 1, "</s>": 2, "hello": 3, "phone": 4},
+              "unk_token": "<unk>"},
+}
+
+
+def tiny_litertlm(path: Path) -> Path:
+    """Write the tiny .litertlm at `path` (needs litert-lm-builder: pytest.importorskip it first)."""
+    import json
+
+    from litert_lm_builder import litertlm_builder as lb
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tok = path.with_name(path.stem + ".tokenizer.json")
+    tok.write_text(json.dumps(TINY_TOKENIZER, sort_keys=True))
+    blob = path.with_name(path.stem + ".blob.bin")
+    blob.write_bytes(bytes(range(256)) * 16)
+    b = lb.LitertLmFileBuilder()
+    b.add_hf_tokenizer(str(tok))
+    b.add_generic_binary_data(str(blob))
+
+    def pinned(system_metadata: list) -> list:  # type: ignore[type-arg]
+        # the builder stamps a fresh uuid4 and the creation time (populate_system_metadata): pinned so that the
+        # file's bytes, and the sha256 that names it on the phone, are the same every time
+        kept = [m for m in system_metadata if m.key not in ("uuid", "creation_timestamp")]
+        return [*kept, lb.Metadata(key="uuid", value="00000000-0000-4000-8000-000000000000", dtype=lb.DType.STRING),
+                lb.Metadata(key="creation_timestamp", value="2026-01-01T00:00:00+00:00", dtype=lb.DType.STRING)]
+
+    from unittest import mock
+
+    with mock.patch.object(lb, "populate_system_metadata", pinned), path.open("wb") as f:
+        b.build(f)
+    return path
+
+
 def read_props(path: Path) -> dict[str, str]:
     """A `getprop` listing ("[name]: [value]" lines) → {name: value}."""
     return dict(re.findall(r"^\[([^\]]+)\]: \[([^\]]*)\]$", path.read_text(), re.M))

@@ -35,6 +35,7 @@ def test_phone_entry(tmp_path: Path) -> None:
           pixel2:
             transport: adb
             benchmark_model: phone:/data/local/tmp/benchmark_model
+            litert_lm_main: phone:/data/local/tmp/litert_lm_main
         """)
     d = inv.get("pixel")
     assert (d.kind, d.workdir, d.tags, d.source) == ("adb", "/data/local/tmp/edgeprof", {"class": "phone"},
@@ -51,6 +52,9 @@ def test_phone_entry(tmp_path: Path) -> None:
     assert d2.phone is not None and d2.phone.serial is None and d2.phone.warn_status == 1
     assert d2.phone.benchmark_model == BenchmarkModel(phone_path="/data/local/tmp/benchmark_model")
     assert d2.to_dict()["phone"]["thermal"] == {} and d2.to_dict()["power"] is None
+    # LiteRT-LM's tool, written as benchmark_model is; shown only where written (pixel's shape above is unchanged)
+    assert d2.phone.litert_lm_main == BenchmarkModel(phone_path="/data/local/tmp/litert_lm_main")
+    assert d2.to_dict()["phone"]["litert_lm_main"] == {"phone_path": "/data/local/tmp/litert_lm_main"}
 
 
 def test_board_record_has_no_phone_key(tmp_path: Path) -> None:
@@ -65,6 +69,9 @@ def test_board_record_has_no_phone_key(tmp_path: Path) -> None:
     ("  p: {transport: adb, serial: 'a b'}\n", "devices.p.serial"),
     ("  p: {transport: adb, adb_server_port: 80}\n", "devices.p.adb_server_port"),
     ("  p: {transport: adb, benchmark_model: 'phone:rel/bm'}\n", "must be an absolute path on the phone"),
+    ("  p: {transport: adb, litert_lm_main: 'phone:rel/lm'}\n", "devices.p.litert_lm_main: 'rel/lm' must be an "
+                                                                 "absolute path on the phone"),
+    ("  p: {host: h, litert_lm_main: lm}\n", "devices.yaml:3 devices.p.litert_lm_main: applies only to a phone"),
     ("  p: {transport: adb, power: {source: rapl}}\n", "a phone measures power from its battery"),
     ("  p: {transport: adb, workdir: ~/x}\n", "devices.p.workdir: must be an absolute path on the phone"),
     ("  p: {transport: adb, thermal: {warn: 2}}\n", "devices.p.thermal.warn: unknown key"),

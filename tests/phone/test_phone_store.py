@@ -36,7 +36,7 @@ def test_deploy_stores_the_phone_result_and_results_show_reads_it(adb_client, se
     cap = capsys.readouterr()
     assert "stored as run " in cap.err
     written = json.loads((tmp_path / "r.json").read_text())
-    assert written["schema_version"] == RESULT_SCHEMA_VERSION == 11
+    assert written["schema_version"] == RESULT_SCHEMA_VERSION == 12
     r = Store(str(db)).get(written["run_id"])
     assert r.to_dict() == written
     lat = r.latency_ms

@@ -103,18 +103,18 @@ def test_improvement_and_single_value_metrics():
 def test_fingerprint_and_environment_changes():
     dev = {"kind": "board", "board_model": "NVIDIA Orin Nano", "cpu": "ARMv8", "arch": "aarch64", "cores": 6,
            "memory_mb": 7620.0, "os": "Ubuntu 22.04", "kernel": "5.15"}
-    a = make_result([1.0, 2.0], env={"device": dev, "runtime": {"version": "1.22.0"}})
+    a = make_result([1.0, 2.0], env={"device": dev, "runtime": {"runtime": "onnxruntime", "version": "1.22.0"}})
     b = make_result([1.0, 2.0], env={"device": {**dev, "kernel": "5.15.1", "memory_mb": 7600.0},
-                                     "runtime": {"version": "1.23.0"}})
+                                     "runtime": {"runtime": "onnxruntime", "version": "1.23.0"}})
     c = make_result([1.0, 2.0], env={"device": {**dev, "cores": 4}})
     assert device_fingerprint(a) == device_fingerprint(b) != device_fingerprint(c)
     changes = {k: (x, y) for k, x, y in environment_changes(a, b)}
     assert changes == {"kernel": ("5.15", "5.15.1"), "runtime version": ("1.22.0", "1.23.0")}
     assert device_fingerprint(make_result([1.0])) is None
     # the GPU of a multi-GPU machine a run named (--gpu): the same configuration on another board, said
-    g0 = make_result([1.0], env={"device": dev, "runtime": {"version": "1.22.0", "gpu": {
+    g0 = make_result([1.0], env={"device": dev, "runtime": {"runtime": "onnxruntime", "version": "1.22.0", "gpu": {
         "index": 0, "name": "Tesla T4", "uuid": "GPU-6a5f0e44-21c4-9b3e-1f0d-3c0a4b5e6f70"}}})
-    g1 = make_result([1.0], env={"device": dev, "runtime": {"version": "1.22.0", "gpu": {
+    g1 = make_result([1.0], env={"device": dev, "runtime": {"runtime": "onnxruntime", "version": "1.22.0", "gpu": {
         "index": 1, "name": "NVIDIA A10", "uuid": "GPU-0b1c2d3e-21c4-9b3e-1f0d-3c0a4b5e6f71"}}})
     changes = {k: (x, y) for k, x, y in environment_changes(g0, g1)}
     assert changes == {"gpu": ("0 Tesla T4 GPU-6a5f0e44", "1 NVIDIA A10 GPU-0b1c2d3e")}
@@ -141,13 +141,16 @@ def test_the_precision_detail_is_read_from_export_options_and_leaves_the_key(pre
 
     from edgeprof.analysis.compare import cell_label, precision_detail
     from edgeprof.records import Artifact
+    from edgeprof.records.options import export_options_from_dict
     from edgeprof.store import config_key
 
     r = dataclasses.replace(make_result([1.0, 1.1, 1.2]), precision=precision)
+    kind = "tflite" if {"weights", "quantized_tensors", "quantized_inputs"} & set(options) else "onnx"
     art = Artifact(path="m.onnx", format="onnx", sha256="ab" * 32, size_bytes=1, inputs=(), outputs=("y",),
-                   model_name="m", source="file:/m.onnx", precision=precision.split()[0], export_options=options)
+                   model_name="m", source="file:/m.onnx", precision=precision.split()[0],
+                   export_options=export_options_from_dict({"kind": kind, **options}))
     with_detail = dataclasses.replace(r, artifact=art)
-    bare = dataclasses.replace(r, artifact=dataclasses.replace(art, export_options={}))
+    bare = dataclasses.replace(r, artifact=dataclasses.replace(art, export_options=None))
     assert precision_detail(with_detail) == detail
     assert config_key(with_detail) == config_key(bare)
     assert (f"onnxruntime {precision} [{detail}] · batch 1" if detail else f"onnxruntime {precision} · batch 1") \

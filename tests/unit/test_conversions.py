@@ -97,7 +97,7 @@ def test_fp16_of_yolo_style_file_loads_and_matches(tmp_path):
     src = yolo_style(tmp_path / "yolo.onnx")
     fp32 = user(src)
     a = quantize_onnx(fp32, "fp16", cache_dir=tmp_path / "cache", shapes=SHAPES)
-    assert a.precision == "fp16" and a.export_options["casts_retargeted_to_fp16"] == ["cast"]
+    assert a.precision == "fp16" and a.export_options.casts_retargeted_to_fp16 == ["cast"]
     m = onnx.load(a.path)
     assert m.graph.input[0].type.tensor_type.elem_type == TensorProto.FLOAT  # IO types kept
     feed = make_inputs(fp32.inputs, SHAPES, 0)
@@ -121,7 +121,7 @@ def test_int8_upgrades_opset_11_to_13(tmp_path):
     src = conv_net(tmp_path / "old.onnx", opset=11)
     fp32 = user(src)
     a = quantize_onnx(fp32, "int8", cache_dir=tmp_path / "cache", shapes=SHAPES)
-    assert a.export_options["opset_upgraded"] == "11 → 13"
+    assert a.export_options.opset_upgraded == "11 → 13"
     m = onnx.load(a.path)
     assert quantize.default_opset(m) >= 13
     assert {"QuantizeLinear", "DequantizeLinear"} <= {n.op_type for n in m.graph.node}
@@ -130,7 +130,7 @@ def test_int8_upgrades_opset_11_to_13(tmp_path):
     assert float(np.dot(got.ravel(), ref.ravel()) / np.linalg.norm(got) / np.linalg.norm(ref)) > 0.98
     b = quantize_onnx(user(conv_net(tmp_path / "new.onnx", opset=13)), "int8", cache_dir=tmp_path / "cache",
                       shapes=SHAPES)
-    assert "opset_upgraded" not in b.export_options
+    assert b.export_options.opset_upgraded is None
 
 
 def test_int8_refuses_in_one_line_when_the_opset_cannot_be_upgraded(tmp_path, monkeypatch):
@@ -220,7 +220,7 @@ def test_tflite_int8_of_a_file_without_signature(tmp_path, monkeypatch):
     before = sorted(os.listdir(tmp_path))
     q = prepare_tflite(src, cache_dir=tmp_path / "cache", precision="int8")
     assert os.listdir(cwd) == [] and sorted(os.listdir(tmp_path)) == before  # no temp files left beside it
-    assert q.precision == "int8" and q.export_options["signature_added"] == "serving_default"
+    assert q.precision == "int8" and q.export_options.signature_added == "serving_default"
     assert {s.name for s in q.inputs} == {s.name for s in fp32.inputs}
     _, _, facts = read_tflite(Path(q.path))
     assert facts["quantized_tensors"] > 0

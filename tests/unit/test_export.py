@@ -21,7 +21,7 @@ from edgeprof.export.catalog import list_models_info
 from edgeprof.export.inputs import make_inputs
 from edgeprof.export.onnx_export import cached_artifact, default_cache_dir, prepare_onnx
 from edgeprof.export.resolve import resolve_model
-from edgeprof.records import TensorSpec
+from edgeprof.records import OnnxExportOptions, TensorSpec
 
 REPO = Path(__file__).resolve().parents[2]
 TINY_MLP = REPO / "models" / "examples" / "tiny_mlp.py"
@@ -64,7 +64,7 @@ def test_bundled_export_has_a_dynamic_batch_and_matches_torch(name, exported):
     assert artifact.size_bytes == path.stat().st_size
     assert artifact.model_name == bundled.name and artifact.source == f"bundled:{bundled.name}"
     assert artifact.inputs == bundled.inputs and artifact.outputs == bundled.outputs
-    assert artifact.export_options["exporter"] == "dynamo" and artifact.export_options["opset"] >= 17
+    assert artifact.export_options.exporter == "dynamo" and artifact.export_options.opset >= 17
     assert artifact.flops and artifact.flops > 0 and artifact.params and artifact.params > 0
     check = artifact.export_check
     assert check["reference"] == "torch" and check["batch"] == 2 and check["inputs_seed"] == 0
@@ -171,7 +171,7 @@ def test_a_broken_cache_entry_is_exported_again(tmp_path, damage, bundled_onnx):
 
 def test_torchscript_exporter_also_gives_a_dynamic_batch(tmp_path):
     a = prepare_onnx(resolve_model("ds_cnn"), cache_dir=tmp_path, exporter="torchscript")
-    assert a.export_options["exporter"] == "torchscript" and a.export_check["ok"]
+    assert a.export_options.exporter == "torchscript" and a.export_check["ok"]
     assert a.inputs[0].shape[0] == "batch"
     assert onnx.load(a.path).graph.input[0].type.tensor_type.shape.dim[0].dim_param == "batch"
 
@@ -273,7 +273,7 @@ def test_user_onnx_is_read_not_exported(tmp_path, monkeypatch):
     assert a.path == str(path.resolve()) and a.model_name == "user model" and a.source == f"file:{path.resolve()}"
     assert a.inputs == (TensorSpec("tokens", ("batch", 4, 32), "float32", 0.0, 1.0),)
     assert a.outputs == ("logits",)
-    assert a.export_check is None and a.export_options == {} and not a.cache_hit
+    assert a.export_check is None and a.export_options == OnnxExportOptions() and not a.cache_hit
     assert a.flops == 2 * 4 * 8 * 32 + 4 * 8 and a.params == 32 * 8
     assert a.sha256 == hashlib.sha256(path.read_bytes()).hexdigest()
     assert not (tmp_path / "cache").exists()

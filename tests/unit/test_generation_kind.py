@@ -44,6 +44,34 @@ def test_a_runtime_the_facts_lack_is_refused_naming_the_reason():
     gen.capability("llama.cpp", facts(runtimes={"llama_cpp": {"version": "0.3.36"}}), "nano")
 
 
+def test_litert_lm_on_a_board_is_refused_in_one_line_installed_or_not():
+    """LiteRT-LM is measured on phones (litert_lm_main); on a board the facts say whether its module is there."""
+    missing = facts(runtimes={"litert_lm": {"error": "ModuleNotFoundError: No module named 'litert_lm'"}})
+    with pytest.raises(CapabilityError) as e:
+        gen.capability("litert-lm", missing, "nano")
+    assert e.value.message == ("device nano: litert-lm: not installed on this device (litert_lm is not importable "
+                               "there: ModuleNotFoundError: No module named 'litert_lm')")
+    with pytest.raises(CapabilityError, match="litert-lm: not installed on this device .*not reported by the agent"):
+        gen.capability("litert-lm", facts(runtimes={}), "nano")
+    with pytest.raises(CapabilityError, match="litert-lm 0.18.1 is installed, but the agent has no LiteRT-LM backend"):
+        gen.capability("litert-lm", facts(runtimes={"litert_lm": {"version": "0.18.1"}}), "nano")
+
+
+def test_a_litertlm_takes_litert_lm_at_its_own_precision(tmp_path):
+    """check(): a .litertlm runs on litert-lm only, measured as built; litert-lm takes a .litertlm only."""
+    from edgeprof.errors import ConfigError, ModelError
+
+    f = tmp_path / "m.litertlm"
+    f.write_bytes(b"PK\x03\x04" + bytes(60))
+    with pytest.raises(ModelError, match="is not a LiteRT-LM file"):
+        gen.check(spec(model=str(f), runtime="litert-lm", precision="as-built"))
+    with pytest.raises(ConfigError, match="--runtime litert-lm: it runs a .litertlm file"):
+        gen.check(spec(runtime="litert-lm", precision="as-built"))
+    with pytest.raises(ConfigError, match="--precision int4: a .litertlm is measured as it was built"):
+        gen.check(spec(model=str(f), runtime="litert-lm", precision="int4"))
+    assert gen.default_runtime(str(f)) == "litert-lm" and kind_of(spec(model=str(f))) is gen.GENERATION
+
+
 def test_extra_buffers_off_only_for_quantised_weights_on_x86_64():
     x86, arm = facts(arch="x86_64"), facts(arch="aarch64")
     assert gen.extra_buffers_default("llama.cpp", "q4_0", x86) is False

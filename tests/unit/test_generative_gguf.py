@@ -128,7 +128,7 @@ def test_refuses_another_architecture_and_precision(tiny, tmp_path):
     other = tmp_path / "other"
     other.mkdir()
     (other / "config.json").write_text('{"model_type": "gpt2"}')
-    with pytest.raises(ModelError, match="edgeprof writes GGUF for llama only"):
+    with pytest.raises(ModelError, match="edgeprof writes GGUF for llama and qwen2 only"):
         write_gguf(other, tmp_path / "x.gguf", "f16")
 
 
@@ -142,7 +142,7 @@ def test_cached_builds_are_keyed_by_content(tmp_path):
     assert build.hf_folder("llama_tiny", cache_dir=cache).cache_hit
     assert build.hf_folder("llama_tiny", seed=1, cache_dir=cache).sha256 != a.sha256
     g = build.gguf_file(folder, "q4_0", cache_dir=cache, name="llama_tiny")
-    assert g.format == "gguf" and g.precision == "q4_0" and g.export_options["file_type"] == "MOSTLY_Q4_0"
+    assert g.format == "gguf" and g.precision == "q4_0" and g.export_options.file_type == "MOSTLY_Q4_0"
     assert build.gguf_file(folder, "q4_0", cache_dir=cache).cache_hit
     assert build.gguf_file(folder, "q8_0", cache_dir=cache).path != g.path
     with pytest.raises(ModelError, match="unknown onnxruntime-genai precision 'int8'"):

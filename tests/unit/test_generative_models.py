@@ -15,7 +15,7 @@ from edgeprof_models import generative as gen
 
 
 def test_catalogue():
-    assert gen.generative_names() == ["llama3_2_1b_shape", "llama_tiny"]
+    assert gen.generative_names() == ["llama3_2_1b_shape", "llama_tiny", "qwen2_5_0_5b_shape"]
     with pytest.raises(ModelError, match="unknown generative model 'llama_huge'"):
         gen.get_generative("llama_huge")
 

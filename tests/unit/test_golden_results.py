@@ -24,10 +24,14 @@ from edgeprof.records import (
     RESULT_SCHEMA_VERSION,
     RESULT_TAIL_KEYS,
     BoardFacts,
+    GenerativeBuild,
     L4TRelease,
+    OnnxExportOptions,
     PhoneDeviceFacts,
     Result,
     RuntimeFact,
+    RuntimeFacts,
+    TfliteExportOptions,
 )
 from edgeprof.store import Store, runs
 from edgeprof.vocab import fmt_value
@@ -82,11 +86,66 @@ def _sweep_of(raw: dict[str, Any]) -> dict[str, Any] | None:
     return (raw.get("extra") or {}).get("sweep") if raw["schema_version"] == 1 else raw.get("sweep")
 
 
-def _env_as_10(env: dict[str, Any]) -> dict[str, Any]:
+def _env_as_10(env: dict[str, Any], fmt: str | None = None) -> dict[str, Any]:
     """An environment section with its device facts as schema 10 keeps them: a board's gain kind "board" (a
-    phone's had its kind already); an empty object is none (both compare as unset)."""
+    phone's had its kind already); an empty object is none (both compare as unset). Its export options and
+    runtime as schema 12 keeps them (_options_as_12, _runtime_as_12)."""
     device = env.get("device")
-    return dict(env, device=dict(device, kind="board") if device and "kind" not in device else device)
+    return dict(env, device=dict(device, kind="board") if device and "kind" not in device else device,
+                export_options=_options_as_12(env.get("export_options"), fmt),
+                runtime=_runtime_as_12(env.get("runtime")))
+
+
+# written out by hand from schema.py's history (not through records/options.py): the distribution names schema 11
+# wrote versions under
+_VERSIONS_AS_12 = {"litert-torch": "litert_torch", "ai-edge-quantizer": "ai_edge_quantizer",
+                   "onnxconverter-common": "onnxconverter_common"}
+
+
+def _options_as_12(opts: dict[str, Any] | None, fmt: str | None) -> dict[str, Any] | None:
+    """Export options as schema 12 keeps them: the artifact's format as `kind`, versions under field names."""
+    if opts is None or "kind" in opts or (not opts and fmt is None):
+        return opts or None
+    return {"kind": fmt, **{_VERSIONS_AS_12.get(k, k): v for k, v in opts.items()}}
+
+
+def _runtime_as_12(rt: dict[str, Any] | None) -> dict[str, Any] | None:
+    """environment.runtime as schema 12 keeps it: a phone's tool apart (no golden's runtime echoed an option
+    RuntimeOptions does not name: none has a passthrough)."""
+    if not rt:
+        return None
+    out = dict(rt)
+    if "tool" in out and "runtime" not in out:
+        out["runtime"] = out.pop("name")
+        out["phone"] = {k: out.pop(k) for k in ("tool", "binary", "delegate") if k in out}
+    return out
+
+
+def test_export_and_runtime_options_are_typed_in_every_version() -> None:
+    """Schema 12: each golden's export options load as the record of its artifact's kind, its runtime as
+    RuntimeFacts (a phone's tool apart), with what they held."""
+    kinds = {"onnx": OnnxExportOptions, "tflite": TfliteExportOptions, "gguf": GenerativeBuild}
+    for path in FILES:
+        raw = _raw(path)
+        r = Result.from_dict(raw)
+        art, rt = raw["artifact"], (raw.get("environment") or {}).get("runtime")
+        if art is not None:
+            assert r.artifact is not None and isinstance(r.artifact.export_options, kinds[art["format"]]), path
+            assert r.artifact.export_options.kind == art["format"]
+            assert r.artifact.export_options.seed == (art["export_options"] or {}).get("seed"), path
+        if not rt:
+            assert r.environment.runtime is None, path
+            continue
+        assert isinstance(r.environment.runtime, RuntimeFacts), path
+        if "tool" in rt or "phone" in rt:  # a phone's benchmark_model (schema 12: its tool apart)
+            tool = rt.get("phone") or rt
+            phone = r.environment.runtime.phone
+            assert phone is not None and (phone.tool, phone.binary) == (tool["tool"], tool["binary"]), path
+            assert r.environment.runtime.runtime == rt.get("runtime", rt.get("name")) == "tflite"
+        else:
+            assert r.environment.runtime.runtime == rt["runtime"] and r.environment.runtime_version == rt.get("version")
+            options = r.environment.runtime.options
+            assert options is not None and options.threads == rt["options"].get("threads"), path
 
 
 def test_device_facts_are_typed_by_kind_in_every_version() -> None:
@@ -131,10 +190,14 @@ def test_golden_loads_migrates_and_round_trips(path: Path) -> None:
     assert list(d) == list(RESULT_KEYS + RESULT_TAIL_KEYS)
     assert Result.from_dict(json.loads(json.dumps(d))) == r
     # every section of the file arrives, whichever version wrote it
+    fmt = (raw["artifact"] or {}).get("format")
     for key in ("latency_ms", "memory_mb", "power", "thermal", "fidelity", "environment", "artifact"):
         assert d[key] is not None or raw[key] is None, key
         if raw[key] is not None and key != "artifact":
-            assert _set(d[key]) == _set(_env_as_10(raw[key]) if key == "environment" else raw[key]), key
+            assert _set(d[key]) == _set(_env_as_10(raw[key], fmt) if key == "environment" else raw[key]), key
+    if raw["artifact"] is not None:  # schema 12: its export options typed, every key they held kept
+        want = _options_as_12(raw["artifact"]["export_options"], fmt) or {"kind": fmt}
+        assert _set(d["artifact"]["export_options"]) == _set(want)
     # the accuracy section arrives whole, raw per-sample lists included; before schema 5 there is none
     acc = _accuracy_of(raw)
     assert d["accuracy"] == acc and (r.accuracy is None) == (acc is None)
@@ -249,9 +312,10 @@ def test_results_before_v6_have_no_phases_and_v6_ok_runs_have_them_measured() ->
             assert p.accuracy_s >= p.accuracy_device_s > 0
         else:
             assert p.accuracy_s is None
-    assert seen == 33  # v6's four, v7's views of them and its sustained run, v8's views of those and its phone run,
+    assert seen == 39  # v6's four, v7's views of them and its sustained run, v8's views of those and its phone run,
     # v9's views of v8's (the samples packed), v10's views of v9's (the generation golden: made by a script, no
-    # deploy's phases: tests/gen/golden_generation.py), v11's views of v10's (the device facts typed)
+    # deploy's phases: tests/gen/golden_generation.py), v11's views of v10's (the device facts typed), v12's views
+    # of v11's (the export and runtime options typed)
 
 
 def test_the_accuracy_golden_keeps_its_section() -> None:

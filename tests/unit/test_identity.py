@@ -8,7 +8,7 @@ import sqlalchemy as sa
 from test_store import make_result
 
 from edgeprof.lab.history import previous_result
-from edgeprof.records import Artifact, Settings, TensorSpec
+from edgeprof.records import Artifact, OnnxExportOptions, Settings, TensorSpec
 from edgeprof.report.data import ReportData, model_label, model_labels
 from edgeprof.store import DB_SCHEMA_VERSION, Store
 from edgeprof.vocab import ConfigIdentity
@@ -32,7 +32,7 @@ def test_same_file_by_relative_and_absolute_path_is_one_configuration():
     assert rel.identity.content == f"sha256:{SHA}" and not rel.identity.by_path
     # a converted artifact keeps the user's file as its content: fp16 of the same file, same content
     half = file_result("net.onnx", sha="cd" * 32)
-    half = dataclasses.replace(half, artifact=dataclasses.replace(half.artifact, export_options={"fp32_sha256": SHA}))
+    half = dataclasses.replace(half, artifact=dataclasses.replace(half.artifact, export_options=OnnxExportOptions(fp32_sha256=SHA)))
     assert half.identity.content == rel.identity.content
     # another file at the same path (edited) is another configuration
     assert file_result("models/net.onnx", sha="ef" * 32).identity.key() != rel.identity.key()

@@ -1,7 +1,9 @@
 """A measurement kind plugs in at one place (edgeprof/session/kinds.py, docs/architecture.md "Adding a measurement
 kind"): a MeasurementKind with a method per measurer that offers it. Nothing in cli/, lab/ or transport/ knows
 it: deploy and a sweep's static check reach it through the device's session, and a measurer without a method for
-it (here the phone's) refuses it in one line before connecting."""
+it (here the phone's) refuses it in one line before connecting. `edgeprof deploy` takes a kind's own precision and
+flags from the kind (TOY, below): the parser, the spec and the refusal of its flags on a forward pass are the
+kind's."""
 
 from __future__ import annotations
 
@@ -13,12 +15,14 @@ from typing import Any
 import pytest
 
 from edgeprof import session as seam
-from edgeprof.errors import CapabilityError
+from edgeprof.cli.main import main
+from edgeprof.errors import CapabilityError, ConfigError
 from edgeprof.records import Device, Result, RunSpec
 from edgeprof.records.device import PhoneConfig
 from edgeprof.run.timing import PhaseClock
 from edgeprof.session import FORWARD_PASS, DeviceSession, Job, MeasurementKind, kind_of, refusal, register
 from edgeprof.session.agent import AgentMeasurer, ForwardPass
+from edgeprof.vocab import Setting
 
 CALLS: list[str] = []
 
@@ -105,3 +109,103 @@ def test_only_the_seam_the_transport_and_the_inventory_name_the_phones_device_ki
     found = sorted(str(p.relative_to(root)) for p in root.rglob("*.py") if '"adb"' in p.read_text())
     outside = {f for f in found if f not in allowed and not f.startswith("phone/")}
     assert found and not outside, outside
+
+
+# -- a kind that reaches `edgeprof deploy` with a precision and a flag of its own, declared by the kind only ---------
+
+TOY_LEVEL = Setting("toy_level", "int", None, "toy: how many extra loops", lo=0, hi=9, flag="--toy-level",
+                    nullable=True, metavar="N", flag_help="toy kind: how many extra loops (0-9)")
+TOY_GROUP = "toy measurements (a test's kind)"
+
+
+def toy_from_args(args: Any, spec: RunSpec, given: frozenset[str]) -> RunSpec | None:
+    """The toy's spec for a `toy:` model (its level folded into runtime_options), else None."""
+    if not args.model.startswith("toy:"):
+        return None
+    return dataclasses.replace(spec, runtime=args.runtime or "toyrt", precision=args.precision or "toy8",
+                               runtime_options={"toy_level": args.toy_level})
+
+
+def toy_check(spec: RunSpec) -> None:
+    if spec.runtime != "toyrt":
+        raise ConfigError(f"--runtime {spec.runtime}: a toy model runs on toyrt")
+    problem = TOY_LEVEL.check(spec.runtime_options.get("toy_level"))
+    if problem is not None:
+        raise ConfigError(f"--toy-level: {problem}")
+
+
+class ToyOnAgent:
+    """The toy kind on the agent: the harness's own cost (the null runtime), as the toy's precision and runtime."""
+
+    def __init__(self, measurer: AgentMeasurer) -> None:
+        self.forward = ForwardPass(measurer)
+
+    def refusal(self, spec: RunSpec, *, runtime_given: str | None = None, find_max_rate: bool = False) -> str | None:
+        return None
+
+    def measure(self, spec: RunSpec, session: DeviceSession, job: Job, clock: PhaseClock) -> Result:
+        CALLS.append(f"{spec.model} {spec.runtime} {spec.precision} {spec.runtime_options}")
+        null = dataclasses.replace(spec, model="none", runtime="null", precision="fp32", runtime_options={},
+                                   min_duration_s=0.05, min_queries=10, warmup_s=0.0)
+        r = self.forward.measure(null, session, dataclasses.replace(job, checked=False), clock)
+        return dataclasses.replace(r, model=spec.model, runtime=spec.runtime, precision=spec.precision)
+
+
+TOY = MeasurementKind("toy", wants=lambda spec: spec.model.startswith("toy:"), methods={"agent": f"{__name__}:ToyOnAgent"},
+                      group=TOY_GROUP, flags=(TOY_LEVEL,), precisions=("toy8",), runtimes=("toyrt",),
+                      from_args=toy_from_args, check=toy_check)
+
+
+@pytest.fixture
+def toy_kind(tmp_path, monkeypatch) -> Iterator[MeasurementKind]:
+    monkeypatch.setenv("HOME", str(tmp_path))  # the local device's workdir and caches under this test's folder
+    undo = register(TOY)
+    CALLS.clear()
+    try:
+        yield TOY
+    finally:
+        undo()
+
+
+def deploy(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(["deploy", "--device", "local", "--no-store", "--quiet", *args])
+    cap = capsys.readouterr()
+    return code, cap.out, cap.err
+
+
+def test_a_kind_brings_its_own_precision_and_flag_to_deploy(toy_kind: MeasurementKind, capsys) -> None:
+    code, out, err = deploy(capsys, "--model", "toy:one", "--precision", "toy8", "--toy-level", "3", "--json", "-")
+    assert code == 0, err
+    assert CALLS == ["toy:one toyrt toy8 {'toy_level': 3}"]  # parsed, the kind's spec, measured by its method
+    import json
+
+    r = json.loads(out)
+    assert (r["model"], r["runtime"], r["precision"]) == ("toy:one", "toyrt", "toy8")  # the CLI took toy8
+    assert r["status"] == "ok" and len(r["samples_ms"]) >= 10  # the null runtime measured for it
+
+
+def test_a_kinds_flag_is_in_deploy_help_in_its_group_and_checked_by_the_kind(toy_kind: MeasurementKind,
+                                                                             capsys) -> None:
+    with pytest.raises(SystemExit):
+        main(["deploy", "--help"])
+    shown = " ".join(capsys.readouterr().out.split())
+    assert f"{TOY_GROUP}: --toy-level N toy kind: how many extra loops (0-9)" in shown
+    assert "toy8" not in shown  # accepted, not listed: --precision's choices stay the forward pass's
+    code, _out, err = deploy(capsys, "--model", "toy:one", "--toy-level", "12")
+    assert code == 2 and "--toy-level: must be <= 9" in err and CALLS == []
+
+
+@pytest.mark.parametrize("args, line", [
+    (["--precision", "toy8"], "--precision toy8: for toy measurements only, not mobilenet_v2"),
+    (["--toy-level", "2"], "--toy-level: for toy measurements only, not mobilenet_v2"),
+])
+def test_a_kinds_precision_and_flag_are_refused_on_a_forward_pass(toy_kind: MeasurementKind, capsys,
+                                                                 args: list[str], line: str) -> None:
+    code, _out, err = deploy(capsys, "--model", "mobilenet_v2", *args)
+    assert code == 2 and line in " ".join(err.split()) and CALLS == []
+
+
+def test_without_the_kind_its_precision_is_not_a_choice(capsys) -> None:
+    with pytest.raises(SystemExit) as e:
+        main(["deploy", "--device", "local", "--model", "toy:one", "--precision", "toy8"])
+    assert e.value.code == 2 and "invalid choice: 'toy8'" in capsys.readouterr().err

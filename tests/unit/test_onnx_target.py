@@ -174,12 +174,12 @@ def test_the_export_is_written_at_the_opset_and_ir_asked(tmp_path: Path, bundled
     bundled_onnx.copy_into("gemm:8x4x2", tmp_path)  # the default export's entry, as a first export leaves it
     low = prepare_onnx(src, cache_dir=tmp_path, opset=15, max_ir=8)
     assert onnx_versions(Path(low.path)) == (8, 15)
-    assert low.export_options["exporter"] == "torchscript" and low.export_options["opset"] == 15
-    assert low.export_options["ir_version"] == 8 and low.export_options["max_ir"] == 8 and low.export_check["ok"]
+    assert low.export_options.exporter == "torchscript" and low.export_options.opset == 15
+    assert low.export_options.ir_version == 8 and low.export_options.max_ir == 8 and low.export_check["ok"]
     mid = prepare_onnx(src, cache_dir=tmp_path, opset=18, max_ir=9)
-    assert onnx_versions(Path(mid.path)) == (9, 18) and mid.export_options["exporter"] == "dynamo"
+    assert onnx_versions(Path(mid.path)) == (9, 18) and mid.export_options.exporter == "dynamo"
     top = prepare_onnx(src, cache_dir=tmp_path)
-    assert onnx_versions(Path(top.path))[1] == 18 and top.export_options["max_ir"] is None
+    assert onnx_versions(Path(top.path))[1] == 18 and top.export_options.max_ir is None
     assert len({low.path, mid.path, top.path}) == 3  # three cache entries: the key holds the opset and the IR cap
     assert prepare_onnx(src, cache_dir=tmp_path, opset=15, max_ir=8).cache_hit
     keys = {cache_key(src, 0, onnx_export._options("dynamo", o, ir)) for o, ir in ((18, None), (18, 9), (17, 9))}
@@ -316,6 +316,6 @@ def test_a_local_deploy_exports_at_the_opset_asked_and_stores_it(tmp_path: Path)
                    warmup_s=0, idle_s=0)
     r = seam.deploy(dataclasses.replace(spec, opset=16), d, cache_dir=tmp_path / "cache")
     assert r.status == "ok" and r.settings.opset == 16 and r.artifact is not None
-    assert (r.artifact.export_options["opset"], r.artifact.export_options["exporter"]) == (16, "torchscript")
+    assert (r.artifact.export_options.opset, r.artifact.export_options.exporter) == (16, "torchscript")
     assert onnx_versions(Path(r.artifact.path)) == (8, 16)
     assert r.environment.fact("runtimes")["onnxruntime"].version  # the runtimes were read before the export

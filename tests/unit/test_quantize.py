@@ -48,7 +48,7 @@ def test_fp16_keeps_io_types_and_is_close(tmp_path):
     fp32 = conv_model(tmp_path / "m.onnx")
     shapes = {"x": (2, 8, 12, 12)}
     a = quantize_onnx(fp32, "fp16", cache_dir=tmp_path / "cache", shapes=shapes)
-    assert a.precision == "fp16" and a.export_options["fp32_sha256"] == fp32.sha256
+    assert a.precision == "fp16" and a.export_options.fp32_sha256 == fp32.sha256
     m = onnx.load(a.path)
     assert m.graph.input[0].type.tensor_type.elem_type == TensorProto.FLOAT  # IO types kept
     assert any(i.data_type == TensorProto.FLOAT16 for i in m.graph.initializer)
@@ -69,7 +69,7 @@ def test_int8_is_static_qdq_per_channel_and_cached(tmp_path):
     assert "QuantizeLinear" in ops and "DequantizeLinear" in ops and "Conv" in ops  # QDQ format
     scales = [i for i in m.graph.initializer if i.name.startswith("w") and "scale" in i.name]
     assert any(len(s.dims) == 1 and s.dims[0] == 16 for s in scales)  # per output channel
-    assert a.export_options["calibration"]["kind"] == "seeded-random"
+    assert a.export_options.calibration["kind"] == "seeded-random"
     feed = make_inputs(fp32.inputs, shapes, 0)
     got, ref = run(a.path, feed), run(fp32.path, feed)
     cos = float(np.dot(got.ravel(), ref.ravel()) / np.linalg.norm(got) / np.linalg.norm(ref))
@@ -81,7 +81,7 @@ def test_int8_is_static_qdq_per_channel_and_cached(tmp_path):
     for i in range(3):
         np.save(calib / f"s{i}.npy", np.random.RandomState(i).uniform(-1, 1, (8, 12, 12)).astype(np.float32))
     b = quantize_onnx(fp32, "int8", cache_dir=tmp_path / "cache", shapes=shapes, calibration=calib)
-    assert not b.cache_hit and b.export_options["calibration"]["files"] == 3
+    assert not b.cache_hit and b.export_options.calibration["files"] == 3
 
 
 def test_calibration_directory_rules(tmp_path):
@@ -156,7 +156,7 @@ def test_int8_imports_only_the_domains_its_nodes_use(tmp_path):
     m = onnx.load(a.path)
     used = {n.domain for n in m.graph.node}
     assert [(o.domain, o.version) for o in m.opset_import] == [("", 17)] and used == {""}
-    assert "ai.onnx.ml:5" in a.export_options["dropped_opset_imports"]
+    assert "ai.onnx.ml:5" in a.export_options.dropped_opset_imports
 
 
 def test_dropping_opset_imports_keeps_those_used_in_subgraphs_and_the_default_domain(tmp_path):

@@ -42,7 +42,7 @@ def test_builder_export_int64_narrowed_then_int8(tmp_path):
     by = {s.name: s for s in a.inputs}
     assert set(by) == {"ids", "scale"}
     assert by["ids"].dtype == "int32" and by["ids"].shape == (2, 4) and (by["ids"].low, by["ids"].high) == (0, 50)
-    assert a.export_options["narrowed_inputs"] == {"ids": "int64 -> int32"}
+    assert a.export_options.narrowed_inputs == {"ids": "int64 -> int32"}
     assert a.export_check["ok"] and a.export_check["max_abs_error"] < 1e-5
     specs, outputs, facts = read_tflite(Path(a.path))
     assert {s.name: s.dtype for s in specs} == {"ids": "int32", "scale": "float32"}
@@ -51,7 +51,7 @@ def test_builder_export_int64_narrowed_then_int8(tmp_path):
     assert again.cache_hit and again.sha256 == a.sha256
 
     q = prepare_tflite(src, cache_dir=tmp_path / "cache", batch=2, seed=0, precision="int8")
-    assert q.precision == "int8" and q.export_options["fp32_sha256"] == a.sha256
+    assert q.precision == "int8" and q.export_options.fp32_sha256 == a.sha256
     qspecs, _, qfacts = read_tflite(Path(q.path))
     assert {s.name: s.dtype for s in qspecs} == {"ids": "int32", "scale": "float32"}  # float I/O kept
     assert "QUANTIZE" in qfacts["op_counts"] or "DEQUANTIZE" in qfacts["op_counts"]

@@ -92,9 +92,9 @@ def test_a_float_file_gets_float16_weights_dequantized_and_float32_elsewhere(tmp
     cache = tmp_path / "cache"
     q = prepare_tflite(resolve_model(str(src)), cache_dir=cache, precision="fp16")
     assert q.precision == "fp16" and q.path != str(src) and not as_given(q)
-    assert q.export_options["fp32_sha256"] and q.export_options["precision"] == "fp16"
-    assert q.export_options["weights"].startswith("float16 (1 weight tensors, DEQUANTIZE to float32")
-    assert "ops not cast: ADD 1" in q.export_options["weights"]
+    assert q.export_options.fp32_sha256 and q.export_options.precision == "fp16"
+    assert q.export_options.weights.startswith("float16 (1 weight tensors, DEQUANTIZE to float32")
+    assert "ops not cast: ADD 1" in q.export_options.weights
     census = weight_census(Path(q.path))
     assert (census.fp16_tensors, census.fp32_tensors) == (1, 2)  # W cast; the bias and the ADD constant kept
     assert census.ops_cast == {"FULLY_CONNECTED": 1} and census.ops_left == {"ADD": 1}

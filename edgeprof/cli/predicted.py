@@ -1,0 +1,88 @@
+"""A stored prediction beside a measured run, on the terminal: `results show` and `compare` call it.
+
+Owns: finding the prediction of a measured run (the newest stored prediction of the run's configuration key,
+store/predictions.py) and printing it with its error against the run (predicted / measured − 1) and whether the
+measured p50 fell inside its interval.
+Does not own: the prediction (predict/), the record and the check (records/prediction.py), the report's table
+(report/predicted.py).
+"""
+
+from __future__ import annotations
+
+from rich.table import Table
+
+from ..records import Result
+from ..records.prediction import StoredPrediction
+from ..store import Store, config_key
+from ..store.predictions import latest_by_key
+from ..vocab import fmt_value
+from .ui import out, shown
+
+
+def predictions_for(store: Store, results: list[Result]) -> dict[str, StoredPrediction]:
+    """The newest prediction of each ok result's configuration, by config key (results without one: absent)."""
+    return latest_by_key(store, [config_key(r) for r in results if r.status == "ok"])
+
+
+def measured_p50(r: Result) -> float | None:
+    lat = r.latency_ms
+    return float(lat.p50) if r.status == "ok" and lat is not None and lat.p50 else None
+
+
+def prediction_line(p: StoredPrediction, measured_ms: float | None) -> str:
+    """`predicted p50 1.234 ms [1.0, 1.5] ms (90 %) · table ab12… (onnxruntime 1.32.0, 2026-…): -3.2 % vs measured,
+    inside the interval`."""
+    text = (f"predicted p50 {p.p50_ms:.3f} ms {p.interval_label()} · covered {100 * p.covered_ops:.0f} % of "
+            f"kernels · table {p.table_id} ({p.runtime} {p.runtime_version}, threads {p.threads}) · "
+            f"prediction {p.prediction_id} made {p.created_at}")
+    if measured_ms is not None:
+        c = p.check_against(measured_ms)
+        text += (f"\nmeasured p50 {measured_ms:.3f} ms: prediction error {100 * c.error:+.1f} % "
+                 f"(predicted / measured − 1), measured {'inside' if c.inside else 'OUTSIDE'} the interval")
+    return text
+
+
+def show_for_result(store: Store, r: Result) -> None:
+    """`results show`: the run's prediction, or nothing when it has none (only ok runs are matched)."""
+    p = predictions_for(store, [r]).get(config_key(r))
+    if p is None:
+        return
+    out.print("[bold]prediction[/bold] (edgeprof predict, from the calibration table; not measured)")
+    out.print(shown(prediction_line(p, measured_p50(r))))
+    for u in p.uncovered:
+        out.print(shown(f"  not in the table: {u.get('op')} ×{u.get('count')}: assumed {u.get('assumed_ms', 0):.3f} ms"))
+    for w in p.warnings:
+        out.print(shown(f"  prediction warning: {w}"))
+
+
+def pair_table(store: Store, sides: list[tuple[str, Result]]) -> Table | None:
+    """`compare A B`: predicted vs measured p50 of each side that has a prediction (None: neither has one)."""
+    preds = predictions_for(store, [r for _, r in sides])
+    if not preds:
+        return None
+    t = Table(title="predicted vs measured p50 (edgeprof predict; newest prediction of each configuration)",
+              title_justify="left")
+    for col in ("run", "measured ms", "predicted ms", "interval ms", "error", "inside"):
+        t.add_column(col, justify="left" if col == "run" else "right")
+    for label, r in sides:
+        p = preds.get(config_key(r))
+        m = measured_p50(r)
+        if p is None:
+            t.add_row(label, fmt_value(m), "[dim]none[/dim]", "-", "-", "-")
+            continue
+        c = p.check_against(m) if m is not None else None
+        t.add_row(label, fmt_value(m), f"{p.p50_ms:.3f}", f"[{p.low_ms:.3f}, {p.high_ms:.3f}]",
+                  f"{100 * c.error:+.1f} %" if c else "-", ("yes" if c.inside else "[red]no[/red]") if c else "-")
+    return t
+
+
+def cell_columns(p: StoredPrediction | None, r: Result) -> list[str]:
+    """`compare` of sweeps: the predicted p50, measured p50 and error cells of one B row."""
+    m = measured_p50(r)
+    if p is None:
+        return ["[dim]-[/dim]", fmt_value(m), "[dim]-[/dim]"]
+    if m is None:
+        return [f"{p.p50_ms:.3f}", "-", "-"]
+    c = p.check_against(m)
+    err = f"{100 * c.error:+.1f} %"
+    return [f"{p.p50_ms:.3f}", fmt_value(m), err if c.inside else f"[red]{err}[/red]"]

@@ -1,0 +1,251 @@
+"""`edgeprof deploy` of a generative model over a real OpenSSH sshd on loopback (tests/integration/sshd.py,
+boardlab.py): the device is a board whose sysfs root is a copy of the Raspberry Pi 4 + INA219 tree
+(tests/data/boards/rpi4-ina219; its hwmon power1_input holds a fixed 3 276 800 uW, no driver changes it), and for
+llama.cpp also a Jetson Nano tree (jetson-nano-jp4: the INA3221's POM_5V_IN at a fixed 2 468 mW); its `python:` is
+this venv's (llama_cpp and onnxruntime_genai importable there). Through the CLI's main():
+
+- llama.cpp Q4_0 (one GGUF file) and onnxruntime-genai int4 (a FOLDER, pushed file by file into
+  artifacts/<digest>.ortgenai): stored, read back by `results show --json`; a second deploy of the same model
+  moves no model bytes (every file is found on the board by its sha256) and its agent is not pushed again;
+  the files on the board are the local ones, byte for byte;
+- J/token over sshd: the stored result's j_per_token == W x decode time / decoded tokens and j_per_prompt_token
+  == W x TTFT window / prompt tokens, mean W per phase == W;
+- a board whose llama_cpp does not import: one line before anything is built or pushed.
+
+Energy tolerance (rel 1e-9): every reading is the same W, and the trapezoid integral of a constant over a window
+is W x the window's length wherever the readings fall, so the sampling rate does not enter (only float rounding
+of sums of ns). The windows are the stored result's own (generation.windows_ns, the agent's clock stamps):
+the prompt window is the TTFT window (prefill + the first token's pick, docs/generative.md), the decode window the
+first token's end to the last token's end; decoded tokens = repetitions x (tokens - 1).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "tests" / "integration"))
+from boardlab import Board, BoardLab, board_lab  # noqa: E402
+from sshd import SSHLab, missing_reason  # noqa: E402
+
+pytestmark = [pytest.mark.gen, pytest.mark.ssh]
+
+WATTS = 3_276_800 / 1e6  # tests/data/boards/rpi4-ina219: hwmon2/power1_input (uW)
+# tests/data/boards/jetson-nano-jp4: the INA3221's POM_5V_IN, iio:device0/in_power0_input (mW)
+NANO_WATTS = 2468 / 1e3
+PROMPT, GEN, REPS = 32, 8, 3
+SMALL = ["--prompt-tokens", str(PROMPT), "--gen-tokens", str(GEN), "--repetitions", str(REPS), "--threads", "1",
+         "--idle", "0.3", "--quiet"]
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BoardLab]:
+    reason = missing_reason()
+    if reason:
+        pytest.skip(reason)
+    ssh = SSHLab(tmp_path_factory.mktemp("gen-sshlab"))
+    try:
+        with board_lab(ssh, tmp_path_factory.mktemp("gen-ssh"), "gen-board") as bl:
+            yield bl
+    finally:
+        ssh.stop_all()
+
+
+@pytest.fixture
+def cache(gen_cache: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The CLI's artifact cache: the gen lane's, so the builds of tiny_hf / tiny_gguf / tiny_ortgenai are reused."""
+    monkeypatch.setenv("EDGEPROF_CACHE", str(gen_cache))
+    return gen_cache
+
+
+def deploy(lab: BoardLab, board: Board, runtime: str, precision: str, monkeypatch: pytest.MonkeyPatch,
+           capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
+    code, _out, err, r = lab.deploy(board, "llama_tiny", "--runtime", runtime, "--precision", precision, *SMALL,
+                                    monkeypatch=monkeypatch, capsys=capsys)
+    assert code == 0 and r is not None, err
+    return r
+
+
+def shown_json(lab: BoardLab, run_id: str, capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
+    import json
+
+    from edgeprof.cli.main import main
+
+    code = main(["results", "show", run_id, "--db", lab.db, "--json"])
+    cap = capsys.readouterr()
+    assert code == 0, cap.err
+    return json.loads(cap.out)
+
+
+@pytest.fixture
+def no_artifacts(lab: BoardLab) -> None:
+    """The module's boards share one sshd host and workdir: each test starts with no model on it (the agent kept)."""
+    import shutil
+
+    artifacts = Path(lab.host.workdir, "artifacts")
+    for p in artifacts.iterdir() if artifacts.is_dir() else []:
+        shutil.rmtree(p) if p.is_dir() else p.unlink()
+
+
+def check_generation(r: dict[str, Any], runtime: str, precision: str, fmt: str) -> dict[str, Any]:
+    assert (r["status"], r["runtime"], r["precision"], r["model"]) == ("ok", runtime, precision, "llama_tiny")
+    assert r["artifact"]["format"] == fmt
+    g = r["generation"]
+    assert (g["prompt_tokens"], g["tokens"], g["depth"], g["repetitions"]) == (PROMPT, GEN, 0, REPS)
+    assert len(g["token_ns"]) == REPS and all(len(t) == GEN for t in g["token_ns"])
+    assert g["decode_tps"]["mean"] > 0 and g["ttft_ms"]["mean"] > 0
+    assert r["environment"]["runtime"]["runtime"] == runtime
+    return g
+
+
+def check_energy(r: dict[str, Any], watts: float = WATTS, source: str = "hwmon") -> None:
+    """The stored J/token against W x the stored windows (the module docstring's tolerance)."""
+    g = r["generation"]
+    e = g["energy"]
+    assert e is not None and g["energy_reason"] is None, g["energy_reason"]
+    assert e["source"] == source and e["n_readings"] >= 2
+    windows = g["windows_ns"]
+    assert len(windows) == REPS and windows[0][0] == 0
+    for w in windows:
+        assert w[0] < w[1] < w[2] < w[3]
+    ttft_s = sum(w[2] - w[0] for w in windows) / 1e9
+    decode_s = sum(w[3] - w[2] for w in windows) / 1e9
+    assert e["prefill_s"] == pytest.approx(ttft_s, rel=1e-12) and e["decode_s"] == pytest.approx(decode_s, rel=1e-12)
+    assert (e["prompt_tokens"], e["decode_tokens"]) == (REPS * PROMPT, REPS * (GEN - 1))
+    assert e["j_per_token"] == pytest.approx(watts * decode_s / (REPS * (GEN - 1)), rel=1e-9)
+    assert e["j_per_prompt_token"] == pytest.approx(watts * ttft_s / (REPS * PROMPT), rel=1e-9)
+    assert e["prefill_mean_w"] == pytest.approx(watts, rel=1e-9)
+    assert e["decode_mean_w"] == pytest.approx(watts, rel=1e-9)
+    assert e["tokens_per_j"] == pytest.approx(REPS * (GEN - 1) / (watts * decode_s), rel=1e-9)
+    # the prefill itself (append of the prompt) is inside the TTFT window; the first token's pick is the rest
+    prefill_s = sum(g["prefill_ns"]) / 1e9
+    assert prefill_s == sum(w[1] - w[0] for w in windows) / 1e9 and prefill_s < ttft_s
+    p = r["power"]
+    assert p is not None and p["source"] == source and p["mean_w"] == pytest.approx(watts, rel=1e-9)
+
+
+def sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+@pytest.mark.parametrize("tree, source, watts", [
+    ("rpi4-ina219", "hwmon", WATTS),
+    ("jetson-nano-jp4", "jetson-ina3221", NANO_WATTS),  # the rail the board's total is read from: POM_5V_IN
+])
+def test_llama_cpp_q4_0_over_sshd_with_j_per_token_and_a_second_deploy_moving_nothing(
+        tree: str, source: str, watts: float, lab: BoardLab, cache: Path, no_artifacts: None, tiny_gguf: Any,
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed (pip install 'edgeprof[llamacpp]')")
+    local = tiny_gguf("q4_0")  # the build the CLI finds in the cache
+    with lab.board(tree, power={"source": source, "rate_hz": 100}, drive=False) as b:
+        first = deploy(lab, b, "llama.cpp", "q4_0", monkeypatch, capsys)
+        second = deploy(lab, b, "llama.cpp", "q4_0", monkeypatch, capsys)
+    g = check_generation(first, "llama.cpp", "q4_0", "gguf")
+    assert first["artifact"]["sha256"] == sha256(local) and first["artifact"]["size_bytes"] == local.stat().st_size
+    assert first["transfer"]["artifact_bytes"] == local.stat().st_size  # the GGUF went over SFTP, once
+    assert second["transfer"]["artifact_bytes"] == 0  # found on the board by its sha256
+    assert second["transfer"]["agent_bytes"] == 0 and second["transfer"]["total_bytes"] == 0
+    assert second["artifact"]["sha256"] == first["artifact"]["sha256"]
+    pushed = list(Path(lab.host.workdir, "artifacts").glob(f"{first['artifact']['sha256']}*"))
+    assert len(pushed) == 1 and sha256(pushed[0]) == first["artifact"]["sha256"]
+    assert g["energy"] is not None
+    for r in (first, second):
+        check_energy(r, watts, source)
+        back = shown_json(lab, r["run_id"], capsys)  # what the store gives back is what was printed
+        assert back["generation"] == r["generation"] and back["transfer"] == r["transfer"]
+        check_energy(back, watts, source)
+
+
+def test_onnxruntime_genai_int4_folder_over_sshd_pushed_by_content_and_resumed(
+        lab: BoardLab, cache: Path, no_artifacts: None, tiny_ortgenai: Any, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    local = tiny_ortgenai("int4")  # built once per run (the model builder, 15-25 s); the CLI finds it cached
+    files = sorted(p for p in local.iterdir() if p.is_file() and p.name != "meta.json")
+    assert {"genai_config.json", "model.onnx"} <= {p.name for p in files}
+    total = sum(p.stat().st_size for p in files)
+    with lab.board("rpi4-ina219", power={"source": "hwmon", "rate_hz": 100}, drive=False) as b:
+        first = deploy(lab, b, "onnxruntime-genai", "int4", monkeypatch, capsys)
+        folder = Path(lab.host.workdir, "artifacts", f"{first['artifact']['sha256']}.ortgenai")
+        assert folder.is_dir()
+        assert {p.name: sha256(p) for p in folder.iterdir()} == {p.name: sha256(p) for p in files}
+        assert first["transfer"]["artifact_bytes"] == total == first["artifact"]["size_bytes"]
+        second = deploy(lab, b, "onnxruntime-genai", "int4", monkeypatch, capsys)
+        assert second["transfer"]["artifact_bytes"] == 0 and second["transfer"]["total_bytes"] == 0
+        # an upload cut short: one file gone from the board, another corrupted; the next deploy sends those two
+        # only, by content, and the folder is whole again
+        gone, bad = folder / "genai_config.json", folder / "model.onnx"
+        gone.unlink()
+        bad.write_bytes(bad.read_bytes()[:100])
+        # and what a killed host leaves: a partial upload in the folder, an hour old (removed when the next
+        # session sets up), beside another controller's upload still being written (kept)
+        stale, fresh = folder / "model.onnx.data.part-0a0b0c", folder / "tokenizer.json.part-1a1b1c"
+        for part in (stale, fresh):
+            part.write_bytes(b"x" * 100)
+        os.utime(stale, (time.time() - 3600, time.time() - 3600))
+        third = deploy(lab, b, "onnxruntime-genai", "int4", monkeypatch, capsys)
+    assert third["transfer"]["artifact_bytes"] == (local / gone.name).stat().st_size + (local / bad.name).stat().st_size
+    assert not stale.exists() and fresh.exists()
+    fresh.unlink()
+    assert {p.name: sha256(p) for p in folder.iterdir()} == {p.name: sha256(p) for p in files}
+    assert not list(folder.glob("*.part-*"))  # no upload of this deploy left half-written
+    for r in (first, second, third):
+        check_generation(r, "onnxruntime-genai", "int4", "ortgenai")
+        assert r["artifact"]["sha256"] == first["artifact"]["sha256"]
+        check_energy(r)
+    back = shown_json(lab, third["run_id"], capsys)
+    assert back["generation"] == third["generation"]
+
+
+def test_a_folder_file_name_that_cannot_be_pushed_ends_in_one_line(tmp_path: Path, tiny_ortgenai: Any) -> None:
+    """The folder push's name check (session/generation.py _folder_files), before anything is sent."""
+    import shutil
+
+    from edgeprof.errors import ConfigError
+    from edgeprof.session.generation import _folder_files
+
+    folder = tmp_path / "model"
+    shutil.copytree(tiny_ortgenai("int4"), folder)
+    assert [n for n, _h, _s in _folder_files(folder)]
+    for name in ("-rf", ".hidden", "new\nline", "a b", "back\\slash"):
+        (folder / name).write_text("x")
+        with pytest.raises(ConfigError) as e:
+            _folder_files(folder)
+        assert repr(name) in str(e.value) and "\n" not in str(e.value).replace(repr(name), "")
+        (folder / name).unlink()
+
+
+def test_a_board_whose_llama_cpp_does_not_import_is_refused_in_one_line_before_the_push(
+        lab: BoardLab, cache: Path, no_artifacts: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The capability check over sshd: the board's llama_cpp fails to import (a stub ahead of it on the board's
+    PYTHONPATH, as a broken install does); the agent's facts say so and the deploy ends in one line naming the
+    import error, with nothing built or pushed."""
+    import yaml
+
+    stub = tmp_path / "board-site"
+    stub.mkdir()
+    (stub / "llama_cpp.py").write_text("raise ImportError('libllama.so: cannot open shared object file')\n")
+    with lab.board("rpi4-ina219", drive=False) as b:
+        inv = yaml.safe_load(b.inventory.read_text())
+        inv["devices"][b.device]["env"]["PYTHONPATH"] = str(stub)
+        b.inventory.write_text(yaml.safe_dump(inv, sort_keys=False))
+        monkeypatch.setenv("EDGEPROF_CACHE", str(tmp_path / "empty-cache"))
+        code, _out, err, r = lab.deploy(b, "llama_tiny", "--runtime", "llama.cpp", *SMALL, monkeypatch=monkeypatch,
+                                        capsys=capsys)
+    lines = [ln for ln in err.strip().splitlines() if ln.strip()]
+    assert code != 0 and r is None and len(lines) == 1, err
+    assert f"device {b.device} has no llama.cpp" in lines[0] and "libllama.so" in lines[0], err
+    assert not list((tmp_path / "empty-cache").rglob("*.gguf"))  # nothing built
+    assert not list(Path(lab.host.workdir, "artifacts").iterdir())  # nothing pushed

@@ -1,0 +1,116 @@
+"""Predictions beside measurements on this machine, as a user runs them (issue 37 item 3): a table made by a short
+`edgeprof calibrate --device local`, then `predict` stores its prediction under the very key a measured run of the
+same configuration gets, `results show` shows the two with the error, and a sweep with --predict-first predicts
+the cells that have a table before it measures, names the one that has none once, and the report puts the stored
+prediction beside the measurement."""
+
+import os
+import re
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+from edgeprof.cli.main import main
+from edgeprof.store import Store
+from edgeprof.store.predictions import latest_by_key, of_sweep
+
+pytestmark = pytest.mark.slow
+
+RUN = ["--min-duration", "0.3", "--warmup", "0", "--idle", "0", "--quiet"]
+
+
+def _model(path):
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 16, 28, 28])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 32, 28, 28])
+    w = numpy_helper.from_array(np.full((32, 16, 3, 3), 0.01, np.float32), "w")
+    nodes = [helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1], name="conv"),
+             helper.make_node("Relu", ["c"], ["y"], name="relu")]
+    m = helper.make_model(helper.make_graph(nodes, "g", [x], [y], [w]), opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    onnx.save(m, str(path))
+    return path
+
+
+@pytest.fixture(scope="module")
+def tables(tmp_path_factory):
+    """A 1-thread onnxruntime table of this machine, measured by `edgeprof calibrate` with a short budget."""
+    d = tmp_path_factory.mktemp("tables")
+    saved = os.environ.get("EDGEPROF_TABLES")
+    os.environ["EDGEPROF_TABLES"] = str(d)
+    try:
+        assert main(["calibrate", "--device", "local", "--budget", "20s", "--threads", "1"]) == 0
+        assert list(d.glob("local-onnxruntime-fp32-t1.json"))
+        yield d
+    finally:
+        if saved is None:
+            os.environ.pop("EDGEPROF_TABLES", None)
+        else:
+            os.environ["EDGEPROF_TABLES"] = saved
+
+
+@pytest.mark.timeout(300)
+def test_a_stored_prediction_has_the_key_of_the_measured_run_and_results_show_puts_them_together(
+        tables, tmp_path, capsys):
+    model = _model(tmp_path / "m.onnx")
+    db = str(tmp_path / "r.sqlite")
+    assert main(["predict", str(model), "--device", "local", "--db", db, "--json"]) == 0
+    import json
+
+    p = json.loads(capsys.readouterr().out)["predictions"][0]
+    assert p["prediction_id"] is not None
+    assert main(["deploy", "--device", "local", "--model", str(model), "--threads", "1", "--db", db, *RUN]) == 0
+    capsys.readouterr()
+    store = Store(db)
+    run = store.list()[0]
+    assert run.config_key == p["config_key"]  # the key Result.identity gives the run
+    stored = latest_by_key(store, [run.config_key])[run.config_key]
+    assert stored.p50_ms == p["p50_ms"] and (stored.low_ms, stored.high_ms) == (p["low_ms"], p["high_ms"])
+    assert main(["results", "show", run.run_id, "--db", db]) == 0
+    text = capsys.readouterr().out
+    assert f"predicted p50 {stored.p50_ms:.3f} ms [{stored.low_ms:.3f}, {stored.high_ms:.3f}] ms (90 %)" in text
+    m = run.p50_ms
+    inside = "inside" if stored.low_ms <= m <= stored.high_ms else "OUTSIDE"
+    assert (f"measured p50 {m:.3f} ms: prediction error {100 * (stored.p50_ms / m - 1):+.1f} % "
+            f"(predicted / measured − 1), measured {inside} the interval") in text
+    # --no-store leaves the database as it was
+    assert main(["predict", str(model), "--device", "local", "--db", db, "--no-store", "--json"]) == 0
+    capsys.readouterr()
+    assert latest_by_key(store, [run.config_key])[run.config_key].prediction_id == stored.prediction_id
+
+
+@pytest.mark.timeout(420)
+def test_a_sweep_predicts_first_then_measures_and_the_report_shows_both(tables, tmp_path, capsys):
+    _model(tmp_path / "m.onnx")
+    spec = tmp_path / "s.yaml"
+    spec.write_text("version: 1\nname: predict-first\nmodels:\n  - model: m.onnx\ndevices: [local]\n"
+                    "runtimes: [onnxruntime]\nthreads: [1, 2]\n"
+                    "settings: {min_duration_s: 0.3, warmup_s: 0, idle_s: 0, timeout_s: 120}\n")
+    db = str(tmp_path / "r.sqlite")
+    ids = tmp_path / "id"
+    code = main(["sweep", str(spec), "--predict-first", "--db", db, "--quiet", "--id-file", str(ids)])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    sweep_id = ids.read_text().strip()
+    line = ("no calibration table for local (runtime onnxruntime, fp32, threads 2): edgeprof calibrate --device "
+            "local --threads 2; measuring it anyway")
+    assert err.count(line) == 1
+    assert "predicted ranking · m.onnx · onnxruntime fp32 · b1:" in err
+    assert "predicted 1 of 2 cells before measuring" in err
+    store = Store(db)
+    preds = of_sweep(store, sweep_id)
+    assert len(preds) == 1 and preds[0].threads == 1
+    p = preds[0]
+    assert re.search(rf"1\. local \(threads 1\): {p.p50_ms:.3f} ms", err)
+    runs = store.list(sweep_id=sweep_id)
+    assert sorted(r.threads for r in runs) == [1, 2] and all(r.status == "ok" for r in runs)
+    t1 = next(r for r in runs if r.threads == 1)
+    assert t1.config_key == p.config_key
+    assert p.created_at <= min(r.created_at for r in runs)  # predicted before anything was measured
+    assert main(["report", "--sweep", sweep_id, "--format", "md", "--out", str(tmp_path / "r.md"), "--db", db]) == 0
+    md = (tmp_path / "r.md").read_text()
+    inside = "yes" if p.low_ms <= t1.p50_ms <= p.high_ms else "no"
+    assert (f"| local | onnxruntime | fp32 | 1 | 1 | {t1.p50_ms:.3f} | {p.p50_ms:.3f} | [{p.low_ms:.3f}, "
+            f"{p.high_ms:.3f}] (90 %) | {100 * (p.p50_ms / t1.p50_ms - 1):+.1f} % | {inside} |") in md
+    assert "One board: nothing to rank" in md
