@@ -2,8 +2,8 @@
 
 Parses, calls edgeprof.predict.calibrate (the method and its limits are there and in docs/predict.md), shows a
 progress bar on stderr, writes the table to the tables directory (and --out), and imports a colleague's or a
-vendor's table file (--import FILE). Only onnxruntime fp32 tables are built yet; other runtimes and precisions are
-refused in one line.
+vendor's table file (--import FILE). onnxruntime and LiteRT (tflite, XNNPACK) fp32 tables are built; other
+runtimes and precisions are refused in one line.
 """
 
 from __future__ import annotations
@@ -32,7 +32,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--device", help="device name from devices.yaml, or 'local'")
     p.add_argument("--inventory", help="devices.yaml path (default: ./devices.yaml)")
-    p.add_argument("--runtime", default="onnxruntime", help="runtime (only onnxruntime is calibrated yet)")
+    p.add_argument("--runtime", default="onnxruntime",
+                   help="onnxruntime (default) or tflite (LiteRT with XNNPACK: one-operator models timed whole, "
+                        "since LiteRT's Python interpreter has no per-op profiler)")
     p.add_argument("--precision", default="fp32", help="precision (only fp32 is calibrated yet)")
     p.add_argument("--threads", type=int, default=1, help="intra-op threads, as deploy --threads (default 1)")
     p.add_argument("--graph-opt", default="all", choices=["disable", "basic", "extended", "all"],
@@ -57,15 +59,19 @@ def run(args: argparse.Namespace) -> int:
         dest.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(args.import_file, dest)
         err.print(f"imported the table of {k.label()} as {shown(dest)}", markup=False)
-        err.print(f"predict with: edgeprof predict MODEL --device {k.device_name} --threads {k.threads}",
+        rt = " --runtime tflite" if k.runtime == "tflite" else ""
+        err.print(f"predict with: edgeprof predict MODEL --device {k.device_name} --threads {k.threads}{rt}",
                   markup=False)
         return 0
     if not args.device:
         raise ConfigError("calibrate needs --device NAME (or --import FILE)", hint="e.g. edgeprof calibrate "
                                                                                    "--device local --budget 10m")
-    if args.runtime != "onnxruntime":
-        raise ConfigError(f"calibrate --runtime {args.runtime}: only onnxruntime tables are built yet",
-                          hint="calibrate with --runtime onnxruntime; LiteRT and TensorRT are not supported yet")
+    from ..predict.calibrate import RUNTIMES
+
+    if args.runtime not in RUNTIMES:
+        raise ConfigError(f"calibrate --runtime {args.runtime}: tables are built for {' and '.join(RUNTIMES)} only",
+                          hint="calibrate with --runtime onnxruntime or --runtime tflite; TensorRT is not supported "
+                               "yet")
     if args.threads < 1:
         raise ConfigError(f"--threads {args.threads}: must be at least 1")
     from ..vocab import parse_duration
@@ -95,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
 
         table = calibrate(device, threads=args.threads, budget_s=budget, cache_dir=default_cache_dir() / "calibration",
                           level=args.graph_opt, precision=args.precision, references=args.reference, seed=args.seed,
-                          progress=progress)
+                          progress=progress, runtime=args.runtime)
         bar.update(task, completed=budget)
     k = table.key
     path = save_table(table, default_table_path(k.device_name, k.runtime, k.precision, k.threads))

@@ -1,8 +1,8 @@
 """`edgeprof predict`: a model's latency on boards from their calibration tables, without running it on them.
 
-Parses, finds each board's table (edgeprof.predict.service), reads the model's fused graph on this host, prints per
-board the predicted p50 with its 90 % interval, throughput, coverage, the ops the table lacks and what was assumed
-for them, and the warnings; `--json` prints the same as JSON. Never connects to a device.
+Parses, finds each board's table (edgeprof.predict.service; onnxruntime or LiteRT, by --runtime or the model's file
+type), reads the model's graph on this host as that runtime runs it, prints per board the predicted p50 with its
+90 % interval, throughput, coverage, the ops the table lacks and what was assumed for them, and the warnings; `--json` prints the same as JSON. Never connects to a device.
 Every prediction is stored in the results database (store/predictions.py; `--no-store` does not), keyed by the
 configuration as a measured run of it is keyed, so `results show`, `compare` and the report put it beside the run.
 """
@@ -33,14 +33,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--device", action="append", default=[], help="a board with a table (repeatable)")
     p.add_argument("--table", action="append", default=[], help="a calibration table file (repeatable)")
     p.add_argument("--threads", type=int, help="the thread count of the tables to use (refused if they differ)")
+    p.add_argument("--runtime", choices=["onnxruntime", "tflite"],
+                   help="the runtime of the tables (default: tflite for a .tflite model, else onnxruntime; a --table "
+                        "file says its own)")
     p.add_argument("--precision", default="fp32", help="precision of the tables (only fp32 yet)")
     p.add_argument("--runtime-version", help="refuse a table measured with another runtime version")
     p.add_argument("--batch", type=int, default=1, help="batch size, as deploy --batch")
     p.add_argument("--input", action="append", default=[], metavar="NAME=SHAPE",
                    help="input shape, as deploy --input (e.g. x=1x3x224x224)")
+    p.add_argument("--input-value", action="append", default=[], metavar="NAME=V",
+                   help="a constant the input is fed, as deploy --input-value (e.g. sr=16000): an If on it is then "
+                        "predicted on the branch taken instead of both")
     p.add_argument("--measured", action="store_true",
                    help="also show the newest stored run of the same configuration (device, model content, "
-                        "threads, batch, shapes, onnxruntime fp32) next to each prediction, with the error")
+                        "runtime, threads, batch, shapes, fp32) next to each prediction, with the error")
     p.add_argument("--db", help="results database (as results --db): where the predictions are stored, and what "
                                 "--measured reads")
     p.add_argument("--no-store", action="store_true",
@@ -67,34 +73,45 @@ def measured_beside(rows: list[dict[str, Any]], db: str | None) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..export.inputs import parse_input_value
     from ..predict.record import stored_prediction
     from ..predict.service import find_table, model_graph, predict
-    from ..predict.table import load_table
+    from ..predict.table import check_key, load_table
     from .deploy import parse_input_shape
 
     if not args.device and not args.table:
         raise ConfigError("predict needs --device NAME or --table FILE",
                           hint="edgeprof calibrate --device NAME measures a table first")
     if args.precision != "fp32":
-        raise ConfigError(f"predict --precision {args.precision}: only fp32 tables are built yet")
-    tables = [(f"device {d}", find_table(d, precision=args.precision, threads=args.threads)) for d in args.device]
+        raise ConfigError(f"predict --precision {args.precision}: only fp32 tables are built yet",
+                          hint="int8 and fp16 tables are not built (onnxruntime or LiteRT); predict fp32")
+    runtime = args.runtime or ("tflite" if str(args.model).endswith(".tflite") else None)
+    tables = [(f"device {d}", find_table(d, runtime=runtime or "onnxruntime", precision=args.precision,
+                                         threads=args.threads)) for d in args.device]
     tables += [(str(t), t) for t in args.table]
     loaded = [(label, load_table(path), str(path)) for label, path in tables]
+    runtimes = {t.key.runtime for _, t, _ in loaded}
+    if len(runtimes) > 1:
+        raise ConfigError(f"the tables were measured with different runtimes ({', '.join(sorted(runtimes))})",
+                          hint="predict with the tables of one runtime at a time (--runtime)")
+    for _label, table, path in loaded:  # a .tflite model with an onnxruntime table: refused before reading it
+        check_key(table, runtime=runtime, where=f"table {path}")
     level = {t.key.graph_level for _, t, _ in loaded}
     if len(level) > 1:
         raise ConfigError(f"the tables were measured at different graph levels ({', '.join(sorted(level))})",
                           hint="predict with tables of one --graph-opt level at a time")
     graph = model_graph(args.model, batch=args.batch, input_shapes=dict(parse_input_shape(s) for s in args.input),
-                        level=level.pop())
+                        level=level.pop(), input_values=dict(parse_input_value(v) for v in args.input_value),
+                        threads=args.threads or loaded[0][1].key.threads)
     ks, shapes = graph.kernels, graph.shapes
     rows: list[dict[str, Any]] = []
     records = []
     for _label, table, path in loaded:
         p = predict(ks, table, batch=args.batch, threads=args.threads, runtime_version=args.runtime_version,
-                    where=f"table {path}")
+                    where=f"table {path}", runtime=runtime)
         records.append(stored_prediction(args.model, graph, table, p, batch=args.batch, table_path=path))
-        rows.append({"board": table.key.device_name, "threads": table.key.threads, "table": path,
-                     "key": table.key.label(), "config_key": records[-1].config_key,
+        rows.append({"board": table.key.device_name, "runtime": table.key.runtime, "threads": table.key.threads,
+                     "table": path, "key": table.key.label(), "config_key": records[-1].config_key,
                      "table_id": records[-1].table_id, **p.to_dict()})
     stored_in = None
     if not args.no_store:
@@ -113,7 +130,9 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(json.dumps({"model": args.model, "inputs": {k: list(v) for k, v in shapes.items()},
                                      "predictions": rows}, indent=2) + "\n")
         return 0
-    out.print(f"{args.model}: {len(ks)} kernels in onnxruntime's fused graph; inputs "
+    read_as = "LiteRT's operators (XNNPACK partitions)" if loaded[0][1].key.runtime == "tflite" else \
+        "onnxruntime's fused graph"
+    out.print(f"{args.model}: {len(ks)} kernels in {read_as}; inputs "
               + ", ".join(f"{k}={'x'.join(map(str, v))}" for k, v in shapes.items()), markup=False)
     for r in rows:
         out.print(f"\n{r['key']}", markup=False)

@@ -3,7 +3,10 @@
 Owns the pieces below; the CLI (cli/calibrate.py, cli/predict.py) only parses and prints.
 
   graph.py      an ONNX file → the kernels onnxruntime really runs (its own fused graph, read from
-                SessionOptions.optimized_model_filepath on this host) with per-kernel features (op, FLOPs, bytes)
+                SessionOptions.optimized_model_filepath on this host) with per-kernel features (op, FLOPs, bytes),
+                If/Loop/Scan bodies included
+  tflite.py     a .tflite file → the kernels LiteRT runs with XNNPACK (its partitions); the one-operator LiteRT
+                calibration models (torch → litert-torch)
   table.py      the calibration table: a typed, versioned JSON record keyed by device facts, runtime name and
                 version, precision, threads and graph level; export/import as a file; refusal of a mismatch
   fit.py        per-kernel cost models fitted on a table, the model-level term, coverage, fallback, interval

@@ -7,6 +7,10 @@ runtime really runs). Every profiled node is matched to a kernel of this host's 
 nodes with no match (NCHWc reorders, memcpy) are kept as the model's unmatched time. The loop stops starting
 models when the next one would not finish inside `budget_s` (the mean time per model so far is the estimate).
 Reference models are measured first, since they are the ones real models look like.
+LiteRT (runtime "tflite", XNNPACK, fp32): the calibration models are tflite.py's one-operator files, measured by
+the same deploy path without --profile-ops (LiteRT's Python interpreter has no per-op profiler); each model's
+kernels are read from the file by this host's LiteRT (tflite.tflite_kernels) with no per-kernel time, and fit.py
+takes the model's p50 as its kernel's time less the per-run overhead.
 Does not own: the measurement (run/, the agent), the table's file (table.py), fitting (fit.py).
 """
 
@@ -25,8 +29,11 @@ from ..records import Device, Result, RunSpec
 from .graph import Kernel, host_ort_version, kernels, profile_key
 from .kernels import calibration_models
 from .table import CalibrationModel, CalibrationTable, MeasuredKernel, TableKey
+from .tflite import GRAPH_LEVEL, calibration_files, host_litert_version, tflite_kernels
 
-__all__ = ["calibrate", "measure_model", "model_from_result", "SHORT_RUN"]
+__all__ = ["calibrate", "measure_model", "model_from_result", "SHORT_RUN", "RUNTIMES"]
+
+RUNTIMES = ("onnxruntime", "tflite")
 
 # the timed loop of a calibration run: short, since the kernel times come from the profile pass
 SHORT_RUN = {"warmup_s": 0.3, "min_duration_s": 0.6, "min_queries": 10, "idle_s": 0.0, "profile_ops": True}
@@ -41,9 +48,18 @@ def _input_shapes(result: Result) -> dict[str, tuple[int, ...]]:
 
 def model_from_result(result: Result, name: str, role: str, path: str | Path | None = None,
                       level: str = "all") -> CalibrationModel:
-    """A measured run with an op profile → a CalibrationModel (its profile matched to this host's graph)."""
+    """A measured run with an op profile → a CalibrationModel (its profile matched to this host's graph); a LiteRT
+    run (level tflite.GRAPH_LEVEL) → its p50 and the file's kernels, without per-kernel times."""
     if result.status != "ok" or result.latency_ms is None or result.latency_ms.p50 is None:
         raise UserError(f"calibration model {name}: the run did not end ok ({result.status})")
+    if level == GRAPH_LEVEL:
+        model_path = path or (result.artifact.path if result.artifact else None)
+        if model_path is None:
+            raise UserError(f"calibration model {name}: the run names no model file")
+        ks = tflite_kernels(model_path, int(result.threads or 1))
+        return CalibrationModel(name=name, role=role, p50_ms=float(result.latency_ms.p50), profiled_run_ms=None,
+                                unmatched_us=0.0, kernels=tuple(MeasuredKernel(kernel=k, us=None) for k in ks),
+                                run_id=result.run_id)
     ops = result.ops
     if ops is None or not ops.available:
         reason = ops.reason if ops is not None else "no op profile in the result"
@@ -72,20 +88,30 @@ def model_from_result(result: Result, name: str, role: str, path: str | Path | N
 
 
 def measure_model(device: Device, model: str, *, threads: int, level: str, precision: str = "fp32",
-                  input_shapes: dict[str, tuple[int, ...]] | None = None, settings: dict[str, Any] | None = None
-                  ) -> Result:
+                  input_shapes: dict[str, tuple[int, ...]] | None = None, settings: dict[str, Any] | None = None,
+                  runtime: str = "onnxruntime") -> Result:
     from .. import session as seam
 
     values: dict[str, Any] = dict(SHORT_RUN)
     values.update(settings or {})
-    values["runtime_options"] = {"graph_optimization_level": level} if level != "all" else {}
-    spec = RunSpec(device=device.name, model=model, runtime="onnxruntime", precision=precision, threads=threads,
+    if runtime == "tflite":
+        values["profile_ops"] = False  # LiteRT's Python interpreter has none (the module docstring)
+        values["runtime_options"] = {}
+    else:
+        values["runtime_options"] = {"graph_optimization_level": level} if level != "all" else {}
+    spec = RunSpec(device=device.name, model=model, runtime=runtime, precision=precision, threads=threads,
                    input_shapes=dict(input_shapes or {}), **values)
     return seam.deploy(spec, device)
 
 
-def _key_from(result: Result, device: Device, threads: int, precision: str, level: str) -> TableKey:
+def _key_from(result: Result, device: Device, threads: int, precision: str, level: str,
+              runtime: str = "onnxruntime") -> TableKey:
     facts = {k: result.environment.fact(k) for k in ("hostname", "arch", "cpu", "cores", "memory_mb", "os", "board_model")}
+    if runtime == "tflite":
+        return TableKey(device_name=device.name, device=facts, runtime="tflite",
+                        runtime_version=str(result.environment.runtime_version or "?"), precision=precision,
+                        threads=threads,
+                        graph_level=GRAPH_LEVEL, host_litert_version=host_litert_version())
     return TableKey(device_name=device.name, device=facts, runtime="onnxruntime",
                     runtime_version=str(result.environment.runtime_version or "?"), precision=precision, threads=threads,
                     graph_level=level, host_ort_version=host_ort_version())
@@ -93,13 +119,20 @@ def _key_from(result: Result, device: Device, threads: int, precision: str, leve
 
 def calibrate(device: Device, *, threads: int, budget_s: float, cache_dir: Path, level: str = "all",
               precision: str = "fp32", references: Sequence[str] = (), seed: int = 0,
-              progress: Progress | None = None, max_models: int | None = None) -> CalibrationTable:
+              progress: Progress | None = None, max_models: int | None = None,
+              runtime: str = "onnxruntime") -> CalibrationTable:
     """Measure calibration models on `device` for at most `budget_s` and return the table (not saved)."""
     import onnx
 
+    if runtime not in RUNTIMES:
+        raise ConfigError(f"calibrate --runtime {runtime}: tables are built for {' and '.join(RUNTIMES)} only",
+                          hint="calibrate with --runtime onnxruntime or --runtime tflite (LiteRT with XNNPACK)")
     if precision != "fp32":
         raise ConfigError(f"calibrate --precision {precision}: only fp32 tables are built yet",
-                          hint="calibrate with --precision fp32; int8 and fp16 predictions are not supported yet")
+                          hint="calibrate with --precision fp32; int8 and fp16 predictions are not supported yet "
+                               "(LiteRT's Python interpreter gives no per-op times to separate the quantise ops)")
+    if runtime == "tflite":
+        level = GRAPH_LEVEL
     start = time.monotonic()
     models: list[CalibrationModel] = []
     key: TableKey | None = None
@@ -121,7 +154,7 @@ def calibrate(device: Device, *, threads: int, budget_s: float, cache_dir: Path,
         t0 = time.monotonic()
         tick(name)
         try:
-            r = measure_model(device, model, threads=threads, level=level, precision=precision)
+            r = measure_model(device, model, threads=threads, level=level, precision=precision, runtime=runtime)
             cm = model_from_result(r, name, role, path, level)
         except UserError as e:
             if role == "reference" or not models:
@@ -131,9 +164,10 @@ def calibrate(device: Device, *, threads: int, budget_s: float, cache_dir: Path,
         finally:
             per_model.append(time.monotonic() - t0)
         if key is None:
-            key = _key_from(r, device, threads, precision, level)
+            key = _key_from(r, device, threads, precision, level, runtime)
         models.append(cm)
-        samples += sum(1 for k in cm.kernels if k.us is not None)
+        # a LiteRT model is timed whole: its one operator is the sample
+        samples += sum(1 for k in cm.kernels if k.us is not None) if level != GRAPH_LEVEL else 1
         tick(name)
 
     for ref in references:
@@ -142,7 +176,12 @@ def calibrate(device: Device, *, threads: int, budget_s: float, cache_dir: Path,
             continue
         one(ref, ref, "reference")
     cache_dir.mkdir(parents=True, exist_ok=True)
-    for i, (name, proto) in enumerate(calibration_models(seed)):
+    if runtime == "tflite":
+        for i, (name, path) in enumerate(calibration_files(seed, cache_dir / "tflite")):
+            if (max_models is not None and i >= max_models) or not room():
+                break
+            one(str(path), name, "kernels", path)
+    for i, (name, proto) in enumerate(calibration_models(seed) if runtime == "onnxruntime" else ()):
         if max_models is not None and i >= max_models:
             break
         if not room():

@@ -8,8 +8,11 @@ Owns the method (docs/predict.md says it in words):
 - the model level: measured p50 = a·Σ kernel µs ± b·kernels + c·conv bytes + d (relative error), fitted over the
   table's models; it absorbs the profiler's own per-node overhead, NCHWc reorders and the per-run overhead;
 - the interval: the device-level spread of |log(measured / predicted)| over the table's models, each predicted
-  by a fit that did not see it (k-fold over models), at the 90 % quantile, at least ±2 % (MIN_SPREAD);
-  widened by the uncovered part;
+  by a fit that did not see it (k-fold over models), at its split-conformal 90 % quantile, taken separately over
+  the generated and the reference models and the wider kept, at least ±2 % (MIN_SPREAD); widened by the
+  uncovered part; an If not decided here spans its branches;
+- a table of whole-model times (LiteRT): each one-operator model's p50 less the per-run overhead (its quickest
+  model) is its kernel's time (_whole_us);
 - out-of-domain warnings: op kinds the table lacks, dtypes it never measured, and kernels whose FLOPs or bytes
   lie beyond ×4 of the range its key was measured at.
 Does not own: reading graphs (graph.py), the table's file (table.py).
@@ -26,12 +29,15 @@ from typing import Any
 
 import numpy as np
 
-from .graph import Kernel
+from .graph import CONTROL_OPS, Kernel
 from .table import CalibrationModel, CalibrationTable
 
 __all__ = ["Predictor", "Prediction", "fit", "MIN_SAMPLES", "LEVEL"]
 
 MIN_SAMPLES = 6
+# a table of one-operator models timed whole (LiteRT): each sample is a whole timed loop of that one kernel, not a
+# share of a profiled run, and each costs a model (≈ 5 s), so fewer make a model
+MIN_SAMPLES_WHOLE = 4
 LEVEL = 0.9
 MIN_SPREAD = 0.02  # the interval is never narrower than ±2 % (timer and run-to-run noise of any board)
 FALLBACK_RANGE = (0.25, 4.0)
@@ -156,6 +162,23 @@ def _timed_us(m: CalibrationModel, delta_max: float) -> dict[int, float]:
     return {i: max(u - d, floor) * rest for i, u in timed}
 
 
+_WHOLE_MAX = 3  # a model timed whole gives kernel samples when it has at most this many (an operator, its PAD)
+_FLOOR_US = 0.05  # no kernel takes less (a timed-only model's share never goes below it)
+
+
+def _whole_us(m: CalibrationModel, overhead_us: float) -> dict[int, float]:
+    """A model timed whole (no per-op profile): its p50 less the per-run overhead, over its kernels by a
+    roofline share (10 GFLOP/s against 10 GB/s: only the ratio matters); a one-operator model (the LiteRT
+    calibration models) gives its kernel the whole. Index in m.kernels → µs."""
+    total = max(m.p50_ms * 1e3 - overhead_us, _FLOOR_US)
+    weight = {i: max(mk.kernel.flops / 1e4, mk.kernel.bytes / 1e4, 1e-3) for i, mk in enumerate(m.kernels)
+              if mk.kernel.family != "view"}
+    if not weight:
+        return {}
+    s = sum(weight.values())
+    return {i: max(total * w / s, _FLOOR_US) for i, w in weight.items()}
+
+
 class Predictor:
     """The cost models of one table (fit() builds it)."""
 
@@ -166,14 +189,23 @@ class Predictor:
         # δ = 0: taking a per-node excess off first (twice the median per-node excess of profiled over timed) was
         # tried and predicted the table's held-out folds and the design models worse than scaling alone
         self.delta_max = 0.0
+        # a table of whole-model times (LiteRT: no per-op profiler): the per-run overhead is its quickest model's
+        # p50 (a one-ADD model of 8 elements), and each model's p50 less it is its kernels' time (_whole_us)
+        whole = [m for m in use if m.kernels and all(mk.us is None for mk in m.kernels)]
+        self.overhead_us = max(min(m.p50_ms for m in whole) * 1e3 - _FLOOR_US, 0.0) if whole else 0.0
+        whole_ids = {id(m) for m in whole}
         samples = []
         for m in use:
-            timed = _timed_us(m, self.delta_max)
+            if id(m) in whole_ids and sum(1 for mk in m.kernels if mk.kernel.family != "view") > _WHOLE_MAX:
+                continue  # a whole network timed whole (a reference model): it informs the interval, not a kernel
+            timed = _timed_us(m, self.delta_max) if id(m) not in whole_ids else _whole_us(m, self.overhead_us)
             samples += [(m.kernels[i].kernel, us) for i, us in timed.items()]
         # a kernel of the host's graph absent from the device's profile was fused further there (the "all"
         # level's NCHWc convolutions take a following Add or activation): its key costs `presence` × the fit
         seen: dict[str, list[int]] = {}
         for m in use:
+            if id(m) in whole_ids:  # not profiled: says nothing of what the runtime fused
+                continue
             for mk in m.kernels:
                 seen.setdefault(mk.kernel.key, []).append(1 if mk.us is not None else 0)
         self.presence = {key: sum(v) / len(v) for key, v in seen.items()}
@@ -182,8 +214,9 @@ class Predictor:
         for k, us in samples:
             by_key.setdefault(k.key, []).append((k, us))
             by_family.setdefault(k.family, []).append((k, us))
-        self.keys = {key: _fit_cost(s) for key, s in by_key.items() if len(s) >= MIN_SAMPLES}
-        self.families = {f: _fit_cost(s) for f, s in by_family.items() if len(s) >= MIN_SAMPLES}
+        least = MIN_SAMPLES_WHOLE if whole and len(whole) * 2 >= len(use) else MIN_SAMPLES
+        self.keys = {key: _fit_cost(s) for key, s in by_key.items() if len(s) >= least}
+        self.families = {f: _fit_cost(s) for f, s in by_family.items() if len(s) >= least}
         self.dtypes = {k.dtype for k, _ in samples}
         small = [us for k, us in samples if k.flops < 1e4 and k.bytes < 1e5]
         self.small_us = float(np.median(small)) if small else (float(np.min([u for _, u in samples])) if samples else 1.0)
@@ -196,13 +229,18 @@ class Predictor:
         for m in use:
             rows.append(self._level_features([mk.kernel for mk in m.kernels]))
             ys.append(m.p50_ms * 1e3)
-        if len(rows) >= 4:
+        if whole and len(whole) * 2 >= len(use):
+            # one-operator models timed whole: a kernel's time already holds its node's dispatch, and the per-run
+            # overhead was measured (the quickest model); with one kernel per model the two cannot be fitted apart
+            self.level: tuple[float, ...] = (1.0, 0.0, 0.0, 0.0, self.overhead_us)
+        elif len(rows) >= 4:
             x = np.array(rows)
             scale = np.maximum(np.abs(x).max(axis=0), 1e-12)
             self.level = tuple(float(v) for v in _nnls_rel(x / scale, np.array(ys)) / scale)
         else:
             self.level = (1.0, 0.0, 0.0, 0.0, 0.0)
         self.spread = 0.0  # set by fit(): the held-out device-level term
+        self.spread_from = ""
 
     def _model_for(self, k: Kernel) -> tuple[CostModel | None, str]:
         """The key's model when the kernel lies within ×4 of the shapes it was fitted on; else the family's when
@@ -249,7 +287,45 @@ class Predictor:
     def point_us(self, ks: Sequence[Kernel]) -> float:
         return max(float(np.dot(self.level, self._level_features(ks))), 0.0)
 
+    def _paths(self, ks: Sequence[Kernel]) -> tuple[dict[str, str], dict[str, str], dict[str, dict[str, float]]]:
+        """For each If whose condition was not known (kernels carry its branch): the costlier side, the cheaper
+        side, and the µs of each side (the kernel sum under it, nested branches included)."""
+        sides: dict[str, dict[str, float]] = {}
+        for k in ks:
+            for name, _side in k.branch:
+                sides.setdefault(name, {"then": 0.0, "else": 0.0})
+        for k in ks:
+            if k.branch:
+                us = self.cost(k)[0]
+                for name, side in k.branch:
+                    sides[name][side] += us
+        hi = {n: "then" if v["then"] >= v["else"] else "else" for n, v in sides.items()}
+        lo = {n: "else" if side == "then" else "then" for n, side in hi.items()}
+        return hi, lo, sides
+
     def predict(self, ks: Sequence[Kernel], batch: int = 1) -> Prediction:
+        """The p50 of the costlier path through every If whose condition is not known here, and an interval
+        from the cheaper path's low end to the costlier path's high end (say which was assumed)."""
+        hi, lo, sides = self._paths(ks)
+        if not sides:
+            return self._predict_path(ks, batch)
+        assumed = self._predict_path([k for k in ks if all(hi[n] == s for n, s in k.branch)], batch)
+        cheap = self._predict_path([k for k in ks if all(lo[n] == s for n, s in k.branch)], batch)
+        assumed.low_ms = min(assumed.low_ms, cheap.low_ms)
+        a = self.level[0]
+        on_path = [k.name for k in ks if k.op == "If" and k.name in sides and all(hi[n] == s for n, s in k.branch)]
+        for name in on_path[:3]:
+            cost = sides[name]
+            assumed.warnings.append(
+                f"If {name!r}: its condition is not known here (give the inputs it reads with --input-value): both "
+                f"branches were costed (then {a * cost['then'] / 1e3:.3f} ms, else {a * cost['else'] / 1e3:.3f} ms "
+                f"of kernels); the p50 assumes the {hi[name]} branch, the interval reaches down to the other path")
+        if len(on_path) > 3:
+            assumed.warnings.append(f"{len(on_path) - 3} more If(s) with conditions not known here: the costlier "
+                                    f"branch assumed for each, the interval reaching down to the cheaper")
+        return assumed
+
+    def _predict_path(self, ks: Sequence[Kernel], batch: int = 1) -> Prediction:
         s, fallback, unc = self._kernel_sum(ks)
         a = self.level[0]
         p50 = max(self.point_us(ks), a * fallback, 1e-3)
@@ -273,8 +349,15 @@ class Predictor:
         guessed = sum(1 for k in ks if k.shapes_guessed or not k.flops_known)
         if guessed:
             warnings.append(f"{guessed} kernel(s) with shapes or FLOPs not inferable (counted by bytes only)")
-        if any(k.op in ("If", "Loop", "Scan") for k in ks):
-            warnings.append("control flow (If/Loop/Scan): the subgraphs' kernels are not counted, only the node")
+        control = [k for k in ks if k.op in CONTROL_OPS]
+        if any(not k.note for k in control):
+            warnings.append("control flow (If/Loop/Scan) whose subgraphs were not read: counted as the node only")
+        known_ifs = {k.name for k in control if k.op == "If" and "is known here" in k.note}
+        if known_ifs:
+            warnings.append(f"control flow: {len(known_ifs)} If(s) with a condition known here (constants, the shapes "
+                            f"and input values fed): only the branch taken is counted")
+        for note in dict.fromkeys(k.note for k in control if k.op != "If" and k.note):
+            warnings.append(f"control flow: {note}")
         return Prediction(
             p50_ms=p50 / 1e3, low_ms=max(low, 0.0) / 1e3, high_ms=high / 1e3, level=LEVEL,
             throughput_ips=batch * 1e6 / p50 if p50 > 0 else 0.0,
@@ -283,7 +366,8 @@ class Predictor:
             covered_flops=cov_flops / total_flops if total_flops and all(k.flops_known for k in ks) else None,
             uncovered=[{"op": op, "count": len(v), "assumed_ms": a * sum(v) / 1e3} for op, v in sorted(unc.items())],
             warnings=warnings, table=self.table.key.label(),
-            method="per-kernel cost models on the table + model-level term; interval: held-out device-level spread")
+            method="per-kernel cost models on the table + model-level term; interval: conformal quantile of the "
+                   f"held-out errors ({self.spread_from or 'held-out device-level spread'})")
 
     def _outside(self, k: Kernel) -> bool:
         m, _ = self._model_for(k)
@@ -317,8 +401,30 @@ def held_out_errors(table: CalibrationTable, folds: int = 5) -> list[tuple[str, 
     return out
 
 
+def conformal_quantile(errs: Sequence[float], level: float = LEVEL) -> float:
+    """Split-conformal: the ⌈(n+1)·level⌉-th smallest of n held-out |log errors| — a new model exchangeable with
+    them lies within it with probability ≥ level. With too few (n < level/(1−level), 9 at 90 %) no finite quantile
+    has that guarantee: the largest is taken, and the caller says the level is not guaranteed."""
+    ordered = sorted(errs)
+    k = math.ceil((len(ordered) + 1) * level)
+    return ordered[min(k, len(ordered)) - 1]
+
+
 def fit(table: CalibrationTable) -> Predictor:
+    """The table's cost models and its interval: the conformal quantile of the held-out errors of its generated
+    models and, separately, of its whole reference models (real networks, which the generated models do not
+    resemble in every way); the wider of the two, never below MIN_SPREAD."""
     p = Predictor(table)
-    errs = [abs(e) for _, e in held_out_errors(table)]
-    p.spread = max(float(np.quantile(errs, LEVEL)), MIN_SPREAD) if errs else math.log(2.0)
+    roles = {m.name: m.role for m in table.models}
+    held = held_out_errors(table)
+    generated = [abs(e) for n, e in held if roles.get(n) != "reference"]
+    reference = [abs(e) for n, e in held if roles.get(n) == "reference"]
+    parts = []
+    if generated:
+        parts.append(conformal_quantile(generated))
+    if reference:
+        parts.append(conformal_quantile(reference))
+    p.spread = max(max(parts), MIN_SPREAD) if parts else math.log(2.0)
+    p.spread_from = (f"{len(generated)} generated and {len(reference)} reference models held out by fold"
+                     if parts else "no held-out models: ×2 assumed")
     return p

@@ -8,12 +8,18 @@ op type, a cost key (op family and variant), FLOPs (export/flops.py's convention
 base op), bytes moved (inputs, weights and outputs), dtype and element counts. Shapes come from ONNX shape
 inference on the original model with concrete inputs (names survive onnxruntime's fusions) and then on the
 optimised graph; a tensor still unknown is taken as its node's first input's shape and the kernel says so.
+Control flow: the kernels inside If/Loop/Scan bodies are read too (onnxruntime saves its optimised subgraphs). An
+If whose condition is known here (constants, the shapes fed, the input values fed with --input-value) keeps the
+branch taken; otherwise both branches' kernels are kept, each marked with `branch` (the If and its side) so that
+fit.py costs both and says which it assumed. A Loop with a known trip count and a Scan repeat their body's kernels
+that many times; a Loop whose trip count is not known counts its body once and says so (`note`).
 Does not own: measuring (the agent), fitting (fit.py). The host's onnxruntime version is recorded by the caller
 (table.py) because fusions change between versions.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import tempfile
@@ -24,7 +30,11 @@ from typing import Any
 
 from ..errors import ModelError
 
-__all__ = ["Kernel", "kernels", "host_ort_version", "profile_key", "HOST_LEVELS"]
+__all__ = ["Kernel", "kernels", "host_ort_version", "profile_key", "HOST_LEVELS", "CONTROL_OPS", "MAX_KERNELS"]
+
+CONTROL_OPS = frozenset({"If", "Loop", "Scan"})
+MAX_KERNELS = 20000  # a Loop/Scan body repeated past this many kernels is counted up to it, and says so
+_EVAL_MAX_ELEMS = 1 << 16  # a condition is evaluated here only from small tensors (shapes, scalars)
 
 # device graph level → the level this host saves its graph at (never above "extended": see the docstring)
 HOST_LEVELS = {"disable": "ORT_DISABLE_ALL", "basic": "ORT_ENABLE_BASIC", "extended": "ORT_ENABLE_EXTENDED",
@@ -83,14 +93,20 @@ class Kernel:
     shapes_guessed: bool = False
     flops_known: bool = True
     outputs: tuple[str, ...] = ()
+    # inside an If whose condition is not known here: the path of (If node name, "then"/"else") it lies under
+    branch: tuple[tuple[str, str], ...] = ()
+    note: str = ""  # a control-flow node: what was counted for its subgraphs and what was assumed
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        d = asdict(self)
+        d["branch"] = [list(b) for b in self.branch]
+        return d
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Kernel:
         data = {k: d[k] for k in cls.__dataclass_fields__ if k in d}
         data["outputs"] = tuple(data.get("outputs") or ())
+        data["branch"] = tuple((str(b[0]), str(b[1])) for b in data.get("branch") or ())
         return cls(**data)
 
 
@@ -124,12 +140,34 @@ def _static_shapes(model: Any, input_shapes: Mapping[str, tuple[int, ...]]) -> d
     return _shapes_of(inferred)
 
 
+def _graphs(graph: Any) -> list[Any]:
+    """`graph` and every subgraph nested in it (If branches, Loop/Scan bodies), outermost first."""
+    from onnx import AttributeProto
+
+    out = [graph]
+    for node in graph.node:
+        for a in node.attribute:
+            if a.type == AttributeProto.GRAPH:
+                out += _graphs(a.g)
+            elif a.type == AttributeProto.GRAPHS:
+                for g in a.graphs:
+                    out += _graphs(g)
+    return out
+
+
 def _shapes_of(model: Any) -> dict[str, tuple[int, ...]]:
     out: dict[str, tuple[int, ...]] = {}
-    for init in model.graph.initializer:
+    for g in _graphs(model.graph):
+        out.update(_graph_shapes(g, out))
+    return out
+
+
+def _graph_shapes(graph: Any, known: Mapping[str, tuple[int, ...]]) -> dict[str, tuple[int, ...]]:
+    out: dict[str, tuple[int, ...]] = {}
+    for init in graph.initializer:
         out[init.name] = tuple(int(d) for d in init.dims)
-    for vi in (*model.graph.input, *model.graph.value_info, *model.graph.output):
-        if vi.name in out or not vi.type.HasField("tensor_type"):
+    for vi in (*graph.input, *graph.value_info, *graph.output):
+        if vi.name in out or vi.name in known or not vi.type.HasField("tensor_type"):
             continue
         tt = vi.type.tensor_type
         if not tt.HasField("shape"):
@@ -142,11 +180,12 @@ def _shapes_of(model: Any) -> dict[str, tuple[int, ...]]:
 
 def _dtypes_of(model: Any) -> dict[str, int]:
     out: dict[str, int] = {}
-    for init in model.graph.initializer:
-        out[init.name] = int(init.data_type)
-    for vi in (*model.graph.input, *model.graph.value_info, *model.graph.output):
-        if vi.type.HasField("tensor_type"):
-            out.setdefault(vi.name, int(vi.type.tensor_type.elem_type))
+    for g in _graphs(model.graph):
+        for init in g.initializer:
+            out.setdefault(init.name, int(init.data_type))
+        for vi in (*g.input, *g.value_info, *g.output):
+            if vi.type.HasField("tensor_type") and vi.type.tensor_type.elem_type:
+                out.setdefault(vi.name, int(vi.type.tensor_type.elem_type))
     return out
 
 
@@ -198,12 +237,13 @@ def optimised_model(path: str | Path, level: str = "all", workdir: str | None = 
         return onnx.load(out)
 
 
-def kernels(path: str | Path, input_shapes: Mapping[str, tuple[int, ...]], level: str = "all") -> list[Kernel]:
+def kernels(path: str | Path, input_shapes: Mapping[str, tuple[int, ...]], level: str = "all",
+            values: Mapping[str, Any] | None = None) -> list[Kernel]:
     """The kernels onnxruntime runs for the ONNX file at `path` with concrete `input_shapes` (name → shape; a
-    graph input not named keeps its declared dims, which must then be fixed)."""
+    graph input not named keeps its declared dims, which must then be fixed), control-flow bodies included.
+    `values`: input name → the array fed, where it is known (deploy's --input-value and --input-data), so that
+    an If on it keeps only the branch taken."""
     import onnx
-
-    from ..export.flops import _node_flops
 
     try:
         original = onnx.load(str(path))
@@ -219,21 +259,148 @@ def kernels(path: str | Path, input_shapes: Mapping[str, tuple[int, ...]], level
             s.ClearField("dim")
             for d in input_shapes[inp.name]:
                 s.dim.add().dim_value = int(d)
-    for name, dims in shapes.items():  # what the original graph knew, so inference crosses contrib ops
-        if name in {i.name for i in opt.graph.initializer}:
-            continue
-        vi = onnx.helper.make_tensor_value_info(name, dtypes.get(name, 1), list(dims))
-        opt.graph.value_info.append(vi)
+    for g in _graphs(opt.graph):  # what the original graph knew, so inference crosses contrib ops (subgraphs too)
+        used = {t for n in g.node for t in n.output} - {i.name for i in g.initializer} \
+            - {v.name for v in g.value_info} - {o.name for o in g.output}
+        for name in sorted(used & shapes.keys()):
+            g.value_info.append(onnx.helper.make_tensor_value_info(name, dtypes.get(name, 1), list(shapes[name])))
     try:
         opt = onnx.shape_inference.infer_shapes(opt, strict_mode=False, data_prop=True)
     except Exception:  # noqa: BLE001 - as above
         pass
     shapes.update({k: v for k, v in _shapes_of(opt).items() if k not in shapes})
     dtypes.update({k: v for k, v in _dtypes_of(opt).items() if k not in dtypes})
-    inits = frozenset(i.name for i in opt.graph.initializer)
+    walker = _Walker(opt, shapes, dtypes, dict(values or {}))
+    return walker.graph(opt.graph, (), 1)
 
-    out: list[Kernel] = []
-    for node in opt.graph.node:
+
+class _Walker:
+    """The kernels of a graph and of its subgraphs (see the module docstring for control flow)."""
+
+    def __init__(self, model: Any, shapes: dict[str, tuple[int, ...]], dtypes: dict[str, int],
+                 values: Mapping[str, Any]) -> None:
+        import onnx
+
+        self.shapes, self.dtypes = shapes, dtypes
+        graphs = _graphs(model.graph)
+        self.init_protos = {i.name: i for g in graphs for i in g.initializer}
+        self.inits = frozenset(self.init_protos)
+        self.producer = {o: n for g in graphs for n in g.node for o in n.output if o}
+        self.values = dict(values)
+        self.opsets = {o.domain or "": o.version for o in model.opset_import}
+        self.onnx = onnx
+        self.count = 0
+        self.capped = False
+
+    def graph(self, graph: Any, branch: tuple[tuple[str, str], ...], repeat: int) -> list[Kernel]:
+        out: list[Kernel] = []
+        for node in graph.node:
+            if node.op_type == "Constant":  # onnxruntime holds it as an initializer; it runs no kernel
+                continue
+            if self.count >= MAX_KERNELS:
+                self.capped = True
+                break
+            k = self.kernel(node, branch)
+            if node.op_type in CONTROL_OPS and node.domain in ("", "ai.onnx"):
+                body, note = self.control(node, branch, repeat)
+                k = dataclasses.replace(k, flops=0.0, flops_known=True, note=note)
+                out += [k] * repeat
+                out += body
+            else:
+                out += [k] * repeat
+            self.count += repeat
+        return out
+
+    def control(self, node: Any, branch: tuple[tuple[str, str], ...], repeat: int) -> tuple[list[Kernel], str]:
+        """The kernels of a control-flow node's subgraphs, `repeat` times, and a note of what was counted."""
+        from onnx import helper
+
+        name = node.name or (node.output[0] if node.output else node.op_type)
+        sub = {a.name: a.g for a in node.attribute if a.type == self.onnx.AttributeProto.GRAPH}
+        if node.op_type == "If":
+            cond = self.value(node.input[0]) if node.input else None
+            if cond is not None and cond.size == 1:
+                side = "then" if bool(cond.reshape(-1)[0]) else "else"
+                body = self.graph(sub[f"{side}_branch"], branch, repeat)
+                return body, (f"If {name!r}: its condition is known here ({str(bool(cond.reshape(-1)[0])).lower()}): "
+                              f"the {side} branch's {len(body)} kernel(s) are counted")
+            then = self.graph(sub["then_branch"], (*branch, (name, "then")), repeat)
+            other = self.graph(sub["else_branch"], (*branch, (name, "else")), repeat)
+            return then + other, (f"If {name!r}: its condition depends on values not known here (give them with "
+                                  f"--input-value): both branches were costed")
+        if node.op_type == "Loop":
+            trips = self.value(node.input[0]) if node.input and node.input[0] else None
+            if trips is not None and trips.size == 1:
+                n = int(trips.reshape(-1)[0])
+                body = self.graph(sub["body"], branch, repeat * max(n, 0))
+                return body, (f"Loop {name!r}: its body counted {n} time(s) (the trip count; a condition may end "
+                              f"it earlier)")
+            body = self.graph(sub["body"], branch, repeat)
+            return body, (f"Loop {name!r}: the trip count is not known here: its body is counted once (a lower "
+                          f"bound)")
+        attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
+        n_scan = int(attrs.get("num_scan_inputs", 1))
+        axes = list(attrs.get("scan_input_axes") or [0] * n_scan)
+        first = node.input[len(node.input) - n_scan] if n_scan and len(node.input) >= n_scan else ""
+        shape = self.shapes.get(first)
+        if shape is not None and axes and len(shape) > int(axes[0]) % max(len(shape), 1):
+            n = int(shape[int(axes[0]) % len(shape)])
+            body = self.graph(sub["body"], branch, repeat * n)
+            return body, f"Scan {name!r}: its body counted {n} time(s) (the scanned axis)"
+        body = self.graph(sub["body"], branch, repeat)
+        return body, f"Scan {name!r}: the scanned length is not known here: its body is counted once (a lower bound)"
+
+    def value(self, name: str, depth: int = 0) -> Any:
+        """The value of a tensor when it is known here (a numpy array), else None: initializers, Constant
+        nodes, the input values fed, a Shape of a tensor whose shape is known, and small ops over those
+        (onnx.reference evaluates them)."""
+        import numpy as np
+        from onnx import numpy_helper
+
+        if name in self.values:
+            return np.asarray(self.values[name])
+        if name in self.init_protos:
+            init = self.init_protos[name]
+            return numpy_helper.to_array(init) if math.prod(init.dims) <= _EVAL_MAX_ELEMS else None
+        node = self.producer.get(name)
+        if node is None or depth > 32:
+            return None
+        if node.op_type == "Shape" and node.input and node.input[0] in self.shapes:
+            from onnx import helper
+
+            attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
+            full = self.shapes[node.input[0]]
+            start, end = attrs.get("start", 0), attrs.get("end", len(full))
+            out = np.array(full[start:end], dtype=np.int64)
+        elif any(a.type in (self.onnx.AttributeProto.GRAPH, self.onnx.AttributeProto.GRAPHS)
+                 for a in node.attribute) or node.domain not in ("", "ai.onnx"):
+            return None
+        else:
+            feeds = {}
+            for i in node.input:
+                if not i:
+                    continue
+                v = self.value(i, depth + 1)
+                if v is None or v.size > _EVAL_MAX_ELEMS:
+                    return None
+                feeds[i] = v
+            try:
+                from onnx.reference import ReferenceEvaluator
+
+                results = ReferenceEvaluator(node, opsets={"": self.opsets.get("", 17)}).run(None, feeds)
+            except Exception:  # noqa: BLE001 - an op the reference cannot evaluate leaves the value unknown
+                return None
+            for o, r in zip(node.output, results, strict=False):
+                if o:
+                    self.values[o] = np.asarray(r)
+            return self.values.get(name)
+        self.values[name] = out
+        return out
+
+    def kernel(self, node: Any, branch: tuple[tuple[str, str], ...]) -> Kernel:
+        from ..export.flops import _node_flops
+
+        onnx, shapes, dtypes = self.onnx, self.shapes, self.dtypes
         op = node.op_type
         guessed = False
         for o in node.output:
@@ -256,7 +423,7 @@ def kernels(path: str | Path, input_shapes: Mapping[str, tuple[int, ...]], level
             del proxy.input[:]
             proxy.input.extend(node.input[i] if i < len(node.input) else "" for i in _QLINEAR_INPUTS[op])
         try:
-            f = _node_flops(proxy, shape)
+            f = None if op in CONTROL_OPS else _node_flops(proxy, shape)
         except (KeyError, IndexError, ValueError, TypeError):
             f = None
         if f is None and op in ("LSTM", "GRU", "RNN"):
@@ -268,18 +435,17 @@ def kernels(path: str | Path, input_shapes: Mapping[str, tuple[int, ...]], level
         nbytes = sum(math.prod(shapes[t]) * _DTYPE_BYTES.get(dtypes.get(t, 1), 4) for t in tensors if t in shapes)
         out_elems = sum(math.prod(shapes[t]) for t in node.output if t in shapes)
         first_in = next((t for t in node.input if t), "")
-        variant = _variant(op, node, shapes, inits)
+        variant = _variant(op, node, shapes, self.inits)
         base_key = op if node.domain in ("", "ai.onnx", "com.microsoft") else f"{node.domain}.{op}"
         key = f"{base_key}/{variant}" if variant else base_key
         family = _FAMILY.get(op, _FAMILY.get(base, base_key))
         if variant and family in ("conv", "matmul"):
             family = f"{family}/{variant.split('/')[0]}"  # the family leaves out the channel alignment
-        out.append(Kernel(name=node.name or (node.output[0] if node.output else op), op=base_key, key=key,
-                          family=family, dtype=_DTYPE_NAMES.get(dtypes.get(first_in, 1), "other"),
-                          flops=float(f or 0), bytes=float(nbytes), out_elems=float(out_elems),
-                          shapes_guessed=guessed, flops_known=flops_known,
-                          outputs=tuple(o for o in node.output if o)))
-    return out
+        return Kernel(name=node.name or (node.output[0] if node.output else op), op=base_key, key=key,
+                      family=family, dtype=_DTYPE_NAMES.get(dtypes.get(first_in, 1), "other"),
+                      flops=float(f or 0), bytes=float(nbytes), out_elems=float(out_elems),
+                      shapes_guessed=guessed, flops_known=flops_known,
+                      outputs=tuple(o for o in node.output if o), branch=branch)
 
 
 def _rnn_flops(node: Any, shapes: Mapping[str, tuple[int, ...]]) -> int | None:
@@ -288,6 +454,8 @@ def _rnn_flops(node: Any, shapes: Mapping[str, tuple[int, ...]]) -> int | None:
         x, w = shapes[node.input[0]], shapes[node.input[1]]
         r = shapes[node.input[2]]
     except (KeyError, IndexError):
+        return None
+    if len(x) != 3 or len(w) != 3 or len(r) != 3:
         return None
     seq, batch = x[0], x[1]
     directions, gh, inp = w

@@ -2,10 +2,12 @@
 
 Owns: `find_table` (a device name → its table in tables_dir(), by runtime, precision and threads; a table file
 given directly), `table_for` (the same, None when there is none: a sweep asks it per cell), `model_kernels` and
-`model_graph` (a model as deploy reads it: bundled name or file, batch and --input shapes by deploy's own rules,
-export/prepare and export/inputs, without any device; the graph also names the artifact's source and content, the
-model's identity as a measured run of it has it) and `predict` (one model × one table →
-fit.Prediction, with a warning when this host's onnxruntime differs from the one that read the table's graphs).
+`model_graph` (a model as deploy reads it: bundled name or file, batch, --input shapes and --input-value by deploy's
+own rules, export/prepare and export/inputs, without any device; an ONNX model as onnxruntime runs it, a .tflite
+file or a model for a LiteRT table as LiteRT with XNNPACK runs it; the graph also names the artifact's source and
+content, the model's identity as a measured run of it has it) and `predict` (one model × one table →
+fit.Prediction, with a warning when this host's onnxruntime — or LiteRT, for a LiteRT table — differs from the one
+that read the table's graphs).
 Never connects to a device and never runs the model.
 Does not own: the method (fit.py), the table file (table.py), printing (cli/predict.py).
 """
@@ -15,12 +17,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ..errors import ConfigError
 from ..records import RunSpec
 from .fit import Prediction, Predictor, fit
 from .graph import Kernel, host_ort_version, kernels
 from .table import CalibrationTable, check_key, default_table_path, load_table, tables_dir
+from .tflite import GRAPH_LEVEL, host_litert_version, tflite_kernels
 
 __all__ = ["ModelGraph", "find_table", "model_graph", "model_kernels", "predict", "predictor", "table_for"]
 
@@ -76,26 +80,35 @@ class ModelGraph:
 
 
 def model_graph(model: str, *, batch: int = 1, input_shapes: Mapping[str, tuple[int, ...]] | None = None,
-                level: str = "all", precision: str = "fp32") -> ModelGraph:
-    """The kernels of `model` (a bundled name or an ONNX file) with deploy's input rules, and its identity."""
+                level: str = "all", precision: str = "fp32", input_values: Mapping[str, Any] | None = None,
+                threads: int | None = None) -> ModelGraph:
+    """The kernels of `model` (a bundled name, an ONNX or a .tflite file) with deploy's input rules, and its
+    identity. `input_values` (deploy's --input-value) are constants fed, so that an If on them keeps the branch
+    taken. level tflite.GRAPH_LEVEL (a LiteRT table's): the model as deploy --runtime tflite makes it (a .tflite
+    file, or a bundled model exported to TFLite) and its kernels as LiteRT with XNNPACK runs them."""
     from ..run.prepare import input_plan, prepare
 
-    if str(model).endswith(".tflite"):
-        raise ConfigError(f"{model}: predicting a TFLite model is not supported yet",
-                          hint="predict an ONNX model (onnxruntime tables only for now)")
-    spec = RunSpec(device="predict", model=model, runtime="onnxruntime", precision=precision, batch=batch,
-                   input_shapes=dict(input_shapes or {}))
+    runtime = "tflite" if level == GRAPH_LEVEL or str(model).endswith(".tflite") else "onnxruntime"
+    if runtime == "tflite" and level != GRAPH_LEVEL:
+        raise ConfigError(f"{model} is a TFLite model: it is predicted from LiteRT tables",
+                          hint="predict it with --runtime tflite (edgeprof calibrate --runtime tflite measures one)")
+    spec = RunSpec(device="predict", model=model, runtime=runtime, precision=precision, batch=batch,
+                   input_shapes=dict(input_shapes or {}), input_values=dict(input_values or {}))
     a = prepare(spec).artifact
-    shapes = input_plan(a.inputs, spec).shapes
+    plan = input_plan(a.inputs, spec)
     sha = (a.export_options.fp32_sha256 if a.export_options is not None else None) or a.sha256  # as identity
     content = f"sha256:{sha}" if a.source.startswith("file:") and sha else a.source
-    return ModelGraph(kernels(a.path, shapes, level), dict(shapes), a.source, content)
+    ks = tflite_kernels(a.path, threads or 1) if runtime == "tflite" else \
+        kernels(a.path, plan.shapes, level, values=plan.fixed())
+    return ModelGraph(ks, dict(plan.shapes), a.source, content)
 
 
 def model_kernels(model: str, *, batch: int = 1, input_shapes: Mapping[str, tuple[int, ...]] | None = None,
-                  level: str = "all", precision: str = "fp32") -> tuple[list[Kernel], dict[str, tuple[int, ...]]]:
-    """The kernels of `model` (a bundled name or an ONNX file) with deploy's input rules, and the shapes fed."""
-    g = model_graph(model, batch=batch, input_shapes=input_shapes, level=level, precision=precision)
+                  level: str = "all", precision: str = "fp32", input_values: Mapping[str, Any] | None = None,
+                  threads: int | None = None) -> tuple[list[Kernel], dict[str, tuple[int, ...]]]:
+    """The kernels of `model` with deploy's input rules, and the shapes fed (model_graph without the identity)."""
+    g = model_graph(model, batch=batch, input_shapes=input_shapes, level=level, precision=precision,
+                    input_values=input_values, threads=threads)
     return g.kernels, g.shapes
 
 
@@ -107,9 +120,16 @@ def predictor(table: CalibrationTable) -> Predictor:
 
 
 def predict(ks: list[Kernel], table: CalibrationTable, *, batch: int = 1, threads: int | None = None,
-            runtime_version: str | None = None, where: str = "table") -> Prediction:
-    check_key(table, runtime="onnxruntime", threads=threads, runtime_version=runtime_version, where=where)
+            runtime_version: str | None = None, where: str = "table", runtime: str | None = None) -> Prediction:
+    check_key(table, runtime=runtime, threads=threads, runtime_version=runtime_version, where=where)
     p = predictor(table).predict(ks, batch=batch)
+    if table.key.runtime == "tflite":
+        host_rt = host_litert_version()
+        if table.key.host_litert_version and table.key.host_litert_version != host_rt:
+            p.warnings.append(f"this host's {host_rt or 'LiteRT'} reads the model's operators and XNNPACK "
+                              f"partitions; the table's were read by {table.key.host_litert_version}: they may "
+                              f"differ")
+        return p
     host = host_ort_version()
     if table.key.host_ort_version and table.key.host_ort_version != host:
         p.warnings.append(f"this host's onnxruntime {host} reads the fused graph; the table's graphs were read by "

@@ -1,7 +1,8 @@
 """The calibration table: what one device measured for one runtime configuration, as a typed, versioned JSON file.
 
 Owns: `TableKey` (device facts, runtime name and version, precision, threads, graph level, and the host
-onnxruntime version that read the fused graphs), `CalibrationTable` (the measured calibration models with their
+onnxruntime version that read the fused graphs, or for a LiteRT table the host LiteRT that read its files),
+`CalibrationTable` (the measured calibration models with their
 kernels and per-kernel profiled times), save/load (schema_version; an unknown newer version is refused in one
 line), the default place tables live (~/.cache/edgeprof/tables/<device>-<runtime>-<precision>-t<threads>.json),
 and `check_key`: a table measured with another runtime version, precision, thread count or graph level is
@@ -46,6 +47,7 @@ class TableKey:
     threads: int
     graph_level: str = "all"
     host_ort_version: str = ""  # the onnxruntime that read the fused graphs on the calibrating host
+    host_litert_version: str = ""  # a LiteRT table: the LiteRT that read its files' operators and partitions
 
     def label(self) -> str:
         return (f"{self.device_name} ({self.device.get('cpu') or '?'}, {self.device.get('cores') or '?'} cores): "
@@ -123,7 +125,8 @@ class CalibrationTable:
                            runtime=str(k["runtime"]), runtime_version=str(k["runtime_version"]),
                            precision=str(k["precision"]), threads=int(k["threads"]),
                            graph_level=str(k.get("graph_level") or "all"),
-                           host_ort_version=str(k.get("host_ort_version") or ""))
+                           host_ort_version=str(k.get("host_ort_version") or ""),
+                           host_litert_version=str(k.get("host_litert_version") or ""))
             return cls(key=key, models=tuple(CalibrationModel.from_dict(m) for m in d.get("models") or []),
                        created_at=str(d.get("created_at") or ""), budget_s=d.get("budget_s"),
                        spent_s=d.get("spent_s"), edgeprof_version=str(d.get("edgeprof_version") or ""),

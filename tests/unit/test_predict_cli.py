@@ -101,11 +101,14 @@ def test_predict_without_a_table_says_how_to_get_one(offline, tmp_path, capsys):
 
 
 def test_what_is_not_built_yet_is_said_in_one_line(offline, tmp_path, capsys):
-    exported = save_table(_table(), tmp_path / "vendor.json")
+    save_table(_table(), tmp_path / "vendor.json")
     (tmp_path / "m.tflite").write_bytes(b"TFL3")
-    assert main(["predict", str(tmp_path / "m.tflite"), "--table", str(exported)]) == 2
+    assert main(["predict", "m.tflite", "--table", "vendor.json"]) == 2  # a TFLite model needs a LiteRT table
     line = capsys.readouterr().err.strip()
-    assert "\n" not in line and "TFLite model is not supported yet" in line
-    assert main(["calibrate", "--device", "local", "--runtime", "tflite"]) == 2
+    assert "\n" not in line and "runtime onnxruntime, not tflite" in line
+    assert main(["calibrate", "--device", "local", "--runtime", "tensorrt"]) == 2
     line = capsys.readouterr().err.strip()
-    assert "\n" not in line and "only onnxruntime tables are built yet" in line
+    assert "\n" not in line and "built for onnxruntime and tflite only" in line
+    assert main(["calibrate", "--device", "local", "--runtime", "tflite", "--precision", "int8"]) == 2
+    line = capsys.readouterr().err.strip()
+    assert "only fp32 tables are built yet" in line

@@ -1,0 +1,168 @@
+"""Control flow in prediction (edgeprof/predict/graph.py, fit.py): the kernels inside If branches and Loop/Scan
+bodies are counted; an If whose condition is known (a constant, the shapes fed, an input value fed) keeps the branch
+taken; one whose condition is not known is costed both ways, the p50 assuming the costlier branch and the interval
+reaching down to the cheaper; a Loop's known trip count and a Scan's length repeat the body. Graphs are built with
+onnx.helper and read through this host's onnxruntime, as predict reads a user's model."""
+
+from collections import Counter
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+from test_predict_fit import _k, _table  # tests/unit is on sys.path
+
+from edgeprof.predict.fit import fit
+from edgeprof.predict.graph import Kernel, kernels
+
+OPSET = [helper.make_opsetid("", 17)]
+
+
+def _save(tmp_path, graph, name):
+    m = helper.make_model(graph, opset_imports=OPSET)
+    m.ir_version = 8
+    onnx.checker.check_model(m, full_check=True)
+    p = tmp_path / name
+    onnx.save(m, str(p))
+    return p
+
+
+def _branches():
+    """then: a 64×64 MatMul against weights (the costly branch); else: an Add."""
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 64])
+    then = helper.make_graph([helper.make_node("MatMul", ["x", "w"], ["y"], name="then_mm")], "then", [], [y])
+    other = helper.make_graph([helper.make_node("Add", ["x", "x"], ["y"], name="else_add")], "else", [], [y])
+    return then, other
+
+
+def _if_model(tmp_path, cond_nodes, cond_inputs, name="if.onnx"):
+    then, other = _branches()
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 64])
+    out = helper.make_tensor_value_info("out", TensorProto.FLOAT, [1, 64])
+    w = numpy_helper.from_array(np.ones((64, 64), np.float32), "w")
+    nodes = [*cond_nodes, helper.make_node("If", ["cond"], ["out"], then_branch=then, else_branch=other, name="gate")]
+    return _save(tmp_path, helper.make_graph(nodes, "g", [x, *cond_inputs], [out], [w]), name)
+
+
+def _ops(ks):
+    return Counter(k.op for k in ks)
+
+
+def test_an_if_on_an_input_not_known_here_keeps_both_branches_marked(tmp_path):
+    path = _if_model(tmp_path, [], [helper.make_tensor_value_info("cond", TensorProto.BOOL, [])])
+    ks = kernels(path, {"x": (1, 64), "cond": ()})
+    by_op = {k.op: k for k in ks}
+    assert by_op["MatMul"].branch == (("gate", "then"),) and by_op["Add"].branch == (("gate", "else"),)
+    assert by_op["MatMul"].flops == 2 * 64 * 64  # the branch's kernel is a kernel like any other
+    assert "not known here" in by_op["If"].note and by_op["If"].branch == ()
+
+
+@pytest.mark.parametrize(("value", "kept", "dropped"), [(True, "MatMul", "Add"), (False, "Add", "MatMul")])
+def test_an_if_on_an_input_value_fed_keeps_only_the_branch_taken(tmp_path, value, kept, dropped):
+    path = _if_model(tmp_path, [], [helper.make_tensor_value_info("cond", TensorProto.BOOL, [])])
+    ks = kernels(path, {"x": (1, 64), "cond": ()}, values={"cond": np.array(value)})
+    ops = _ops(ks)
+    assert ops[kept] == 1 and ops[dropped] == 0
+    assert all(k.branch == () for k in ks)
+    note = next(k.note for k in ks if k.op == "If")
+    assert f"known here ({str(value).lower()})" in note
+
+
+def test_an_if_on_the_shape_fed_is_decided_from_the_shape(tmp_path):
+    """Equal(Gather(Shape(x), 1), 64): a shape test, as exporters write them (Silero VAD's decoder has several)."""
+    consts = [numpy_helper.from_array(np.array(1, np.int64), "one"),
+              numpy_helper.from_array(np.array(64, np.int64), "n64")]
+    cond_nodes = [helper.make_node("Shape", ["x"], ["sx"], name="shape"),
+                  helper.make_node("Gather", ["sx", "one"], ["d1"], axis=0, name="pick"),
+                  helper.make_node("Equal", ["d1", "n64"], ["cond"], name="test")]
+    then, other = _branches()
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, "n"])
+    out = helper.make_tensor_value_info("out", TensorProto.FLOAT, [1, "n"])
+    w = numpy_helper.from_array(np.ones((64, 64), np.float32), "w")
+    nodes = [*cond_nodes, helper.make_node("If", ["cond"], ["out"], then_branch=then, else_branch=other, name="gate")]
+    path = _save(tmp_path, helper.make_graph(nodes, "g", [x], [out], [w, *consts]), "shape_if.onnx")
+    assert _ops(kernels(path, {"x": (1, 64)}))["MatMul"] == 1
+    wide = kernels(path, {"x": (1, 32)})
+    assert _ops(wide)["MatMul"] == 0 and _ops(wide)["Add"] == 1
+
+
+def test_a_loop_with_a_known_trip_count_repeats_its_body_and_an_unknown_one_counts_it_once(tmp_path):
+    def model(trips_init, name):
+        i = helper.make_tensor_value_info("i", TensorProto.INT64, [])
+        c = helper.make_tensor_value_info("c", TensorProto.BOOL, [])
+        h = helper.make_tensor_value_info("h", TensorProto.FLOAT, [1, 64])
+        c_out = helper.make_tensor_value_info("c_out", TensorProto.BOOL, [])
+        h_out = helper.make_tensor_value_info("h_out", TensorProto.FLOAT, [1, 64])
+        body = helper.make_graph([helper.make_node("Identity", ["c"], ["c_out"], name="keep"),
+                                  helper.make_node("MatMul", ["h", "w"], ["h_out"], name="step")],
+                                 "body", [i, c, h], [c_out, h_out])
+        x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 64])
+        out = helper.make_tensor_value_info("out", TensorProto.FLOAT, [1, 64])
+        inits = [numpy_helper.from_array(np.ones((64, 64), np.float32), "w"),
+                 numpy_helper.from_array(np.array(True), "go")]
+        inputs = [x]
+        if trips_init is None:
+            inputs.append(helper.make_tensor_value_info("M", TensorProto.INT64, []))
+        else:
+            inits.append(numpy_helper.from_array(np.array(trips_init, np.int64), "M"))
+        node = helper.make_node("Loop", ["M", "go", "x"], ["out"], body=body, name="loop")
+        return _save(tmp_path, helper.make_graph([node], "g", inputs, [out], inits), name)
+
+    five = kernels(model(5, "loop5.onnx"), {"x": (1, 64)})
+    assert _ops(five)["MatMul"] == 5
+    assert "counted 5 time(s)" in next(k.note for k in five if k.op == "Loop")
+    unknown = kernels(model(None, "loopM.onnx"), {"x": (1, 64), "M": ()})
+    assert _ops(unknown)["MatMul"] == 1
+    assert "not known here" in next(k.note for k in unknown if k.op == "Loop")
+    fed = kernels(model(None, "loopM.onnx"), {"x": (1, 64), "M": ()}, values={"M": np.array(3)})
+    assert _ops(fed)["MatMul"] == 3
+
+
+def test_a_scan_repeats_its_body_over_the_scanned_axis(tmp_path):
+    s_in = helper.make_tensor_value_info("s", TensorProto.FLOAT, [1, 64])
+    row = helper.make_tensor_value_info("row", TensorProto.FLOAT, [64])
+    s_out = helper.make_tensor_value_info("s_out", TensorProto.FLOAT, [1, 64])
+    body = helper.make_graph([helper.make_node("Add", ["s", "row"], ["t"], name="acc"),
+                              helper.make_node("MatMul", ["t", "w"], ["s_out"], name="mix")],
+                             "body", [s_in, row], [s_out])
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [7, 64])
+    s0 = helper.make_tensor_value_info("s0", TensorProto.FLOAT, [1, 64])
+    out = helper.make_tensor_value_info("out", TensorProto.FLOAT, [1, 64])
+    node = helper.make_node("Scan", ["s0", "x"], ["out"], body=body, num_scan_inputs=1, name="scan")
+    w = numpy_helper.from_array(np.ones((64, 64), np.float32), "w")
+    ks = kernels(_save(tmp_path, helper.make_graph([node], "g", [s0, x], [out], [w]), "scan.onnx"),
+                 {"s0": (1, 64), "x": (7, 64)})
+    assert _ops(ks)["MatMul"] == 7 and _ops(ks)["Add"] == 7
+    assert "counted 7 time(s)" in next(k.note for k in ks if k.op == "Scan")
+
+
+def _branch(k, side):
+    return Kernel(**{**k.__dict__, "branch": (("gate", side),)})
+
+
+def test_an_if_not_known_is_predicted_on_its_costlier_branch_with_an_interval_spanning_both():
+    p = fit(_table())
+    common = [_k("Add", 5e4, 4e5, i=1)]
+    gate = Kernel(name="gate", op="If", key="If", family="If", dtype="bool", flops=0.0, bytes=1.0, out_elems=1.0,
+                  note="If 'gate': its condition depends on values not known here")
+    costly = _branch(_k("Conv/kxk", 8e7, 9e5, i=2), "then")
+    cheap = _branch(_k("Add", 1e4, 1e5, i=3), "else")
+    both = p.predict([*common, gate, costly, cheap])
+    then_only = p.predict([*common, gate, Kernel(**{**costly.__dict__, "branch": ()})])
+    else_only = p.predict([*common, gate, Kernel(**{**cheap.__dict__, "branch": ()})])
+    assert else_only.p50_ms < then_only.p50_ms
+    assert both.p50_ms == pytest.approx(then_only.p50_ms)  # the costlier branch is assumed
+    assert both.low_ms == pytest.approx(else_only.low_ms)  # and the interval reaches down to the cheaper path
+    assert both.high_ms == pytest.approx(then_only.high_ms)
+    said = [w for w in both.warnings if "'gate'" in w]
+    assert said and "assumes the then branch" in said[0]
+    assert both.kernels == 3  # the path assumed, not both branches added up
+    assert both.covered_flops is not None  # the If's own FLOPs are known: 0, its branches' are counted
+
+
+def test_a_kernel_round_trips_with_its_branch_and_note():
+    k = Kernel(name="a", op="Add", key="Add", family="binary", dtype="float32", flops=1.0, bytes=2.0, out_elems=1.0,
+               branch=(("gate", "else"), ("inner", "then")), note="n")
+    assert Kernel.from_dict(k.to_dict()) == k
+    old = {f: v for f, v in k.to_dict().items() if f not in ("branch", "note")}  # a schema-1 table's kernel
+    assert Kernel.from_dict(old).branch == () and Kernel.from_dict(old).note == ""
