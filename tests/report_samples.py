@@ -19,6 +19,7 @@ from edgeprof.records import (
     NullReasons,
     Power,
     Result,
+    RuntimeFacts,
     RunWarning,
     SweepInfo,
 )
@@ -81,8 +82,8 @@ def make_result(board: str, model: str, runtime: str = "onnxruntime", precision:
                throughput_ips=n / window, memory_mb=Memory(rss_before_load=30.0, rss_after_load=60.0 + p50,
                                                            peak_rss=70.0 + p50),
                power=pw, thermal=None, fidelity=None,
-               environment=Environment(device=BoardFacts.from_dict(facts), runtime={"name": runtime, "version": "1.23.2",
-                                                              "providers": ["CPUExecutionProvider"]},
+               environment=Environment(device=BoardFacts.from_dict(facts), runtime=RuntimeFacts(
+                   runtime=runtime, version="1.23.2", providers=["CPUExecutionProvider"]),
                                        agent_version="0.1.0",
                                        host={"hostname": "lab-controller", "python": "3.11.7"}),
                warnings=[], samples_ms=samples_l)
