@@ -9,11 +9,13 @@ decode step of the previous token through llama.cpp's C API (llama_decode of a o
 batch, made once per sequence: its position is the memory's next, so Llama.eval's Python work per call (removing
 cells past n_tokens, filling a batch token by token, copying ids) stays out of each token's time: that work is
 llama-cpp-python's, not llama.cpp's, and on a small model it was 3 % of a token, benchmarks/generative_crosscheck.py)
-then the argmax of the last logits (llama_get_logits_ith(ctx, -1)): no sampler chain, no repetition penalty; the KV cache's size for the context the runtime allocated (llama_n_ctx) at
+then the argmax of the last logits (llama_get_logits_ith(ctx, -1), viewed by numpy once while their address
+stays): no sampler chain, no repetition penalty; the KV cache's size for the context the runtime allocated (llama_n_ctx) at
 llama.cpp's default K/V type (f16), from the model's layers, KV heads and key length.
 Does not own: timing (loop.py). Imports llama_cpp only in require().
 """
 
+import ctypes
 import os
 
 from ..protocol import OpError
@@ -44,6 +46,8 @@ class GenerationBackend(_Base):
         self._pending = None
         self._vocab = None
         self._one = None  # the one-token array and batch of a decode step (start())
+        self._logits = None  # numpy's view of the last logits, and the address it views
+        self._logits_at = None
         self._batch_one = None
 
     def require(self):
@@ -138,8 +142,11 @@ class GenerationBackend(_Base):
                 raise OpError(ErrorKind.RUN_FAILED, "%s: llama_decode of one token returned %d (%s)" % (
                     RUNTIME, rc, "the KV cache is full" if rc == 1 else "an error"))
         ptr = self.lc.llama_get_logits_ith(self.llm.ctx, -1)
-        logits = self.np.ctypeslib.as_array(ptr, shape=(self._vocab,))
-        self._pending = int(logits.argmax())
+        at = ctypes.cast(ptr, ctypes.c_void_p).value
+        if at != self._logits_at:  # numpy's view of the context's logits, made again only when they move
+            self._logits = self.np.ctypeslib.as_array(ptr, shape=(self._vocab,))  # (12-24 us a call: not per token)
+            self._logits_at = at
+        self._pending = int(self._logits.argmax())
         return self._pending
 
     def kv_cache(self, n_ctx):
