@@ -139,9 +139,9 @@ GENERATIVE: dict[str, GenerativeModel] = {
         GenerativeModel(
             name="llama_tiny",
             description="tiny Llama for tests: 4 layers, hidden 256, 8 heads (4 KV heads, GQA), FFN 704, "
-                        "vocab 2048, context 2048, float32 (4.0 M parameters)",
+                        "vocab 2048, context 4096, float32 (4.0 M parameters)",
             vocab_size=2048, hidden_size=256, intermediate_size=704, num_hidden_layers=4,
-            num_attention_heads=8, num_key_value_heads=4, head_dim=32, max_position_embeddings=2048,
+            num_attention_heads=8, num_key_value_heads=4, head_dim=32, max_position_embeddings=4096,
         ),
         GenerativeModel(
             name="llama3_2_1b_shape",

@@ -60,7 +60,7 @@ def test_llama_cpp_q4_0_deploy_is_stored_and_read_back(tmp_path, capsys):
 
 @pytest.mark.parametrize("args, words", [
     (["--model", "llama_tiny", "--gen-tokens", "0"], "--gen-tokens 0: must be >= 1"),
-    (["--model", "llama_tiny", "--depth", "2000"], "past the context of llama_tiny (2048 tokens)"),
+    (["--model", "llama_tiny", "--depth", "4000"], "past the context of llama_tiny (4096 tokens)"),
     (["--model", "llama_tiny", "--runtime", "tflite"], "--runtime tflite: llama_tiny is a generative model"),
     (["--model", "llama_tiny", "--runtime", "llama.cpp", "--precision", "int4"], "llama.cpp takes f16, q8_0, q4_0"),
     (["--model", "llama_tiny", "--min-duration", "2"], "--min-duration: for a generative model's server scenario, "

@@ -50,7 +50,7 @@ def test_hf_folder_dimensions(tiny):
     info = detect(tiny)
     assert (info.kind, info.architecture, info.weights) == ("hf", "llama", "F32")
     assert (info.context_length, info.layers, info.heads, info.kv_heads, info.head_dim, info.hidden_size,
-            info.vocab_size) == (2048, 4, 8, 4, 32, 256, 2048)
+            info.vocab_size) == (4096, 4, 8, 4, 32, 256, 2048)
     # 2 (K, V) × 4 layers × 4 KV heads × 32 × 100 tokens × 4 bytes
     assert info.kv_cache_bytes(100, 4) == 2 * 4 * 4 * 32 * 100 * 4
 
@@ -59,15 +59,15 @@ def test_gguf_dimensions_and_precision_label(tiny_gguf):
     info = detect(tiny_gguf)
     assert (info.kind, info.architecture, info.weights) == ("gguf", "llama", "MOSTLY_Q8_0")
     assert (info.context_length, info.layers, info.heads, info.kv_heads, info.head_dim, info.vocab_size) == \
-        (2048, 4, 8, 4, 32, 2048)
+        (4096, 4, 8, 4, 32, 2048)
 
 
 def test_depth_past_the_context_is_refused_in_one_line(tiny):
     info = detect(tiny)
-    assert info.check_context(1024, 512, 512) == 2048  # exactly the context: allowed
+    assert info.check_context(3072, 512, 512) == 4096  # exactly the context: allowed
     with pytest.raises(ConfigError) as e:
-        info.check_context(1500, 512, 128)
-    _one_line(e, "--depth 1500", "2140 tokens", "context", "2048", "lower --depth to at most 1408")
+        info.check_context(3500, 512, 128)
+    _one_line(e, "--depth 3500", "4140 tokens", "context", "4096", "lower --depth to at most 3456")
 
 
 def test_folder_without_tokenizer(tiny, tmp_path):

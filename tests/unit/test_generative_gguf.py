@@ -41,7 +41,7 @@ def test_keys_names_and_types_read_back(tiny, tmp_path, quant):
     r = gguf.GGUFReader(out)
     assert _kv(r, "general.architecture") == "llama" and _kv(r, "general.name") == "llama_tiny"
     assert _kv(r, "general.file_type") == FILE_TYPE[quant] and summary.file_type == FILE_TYPE[quant].name
-    for key, want in (("llama.block_count", 4), ("llama.context_length", 2048), ("llama.embedding_length", 256),
+    for key, want in (("llama.block_count", 4), ("llama.context_length", 4096), ("llama.embedding_length", 256),
                       ("llama.feed_forward_length", 704), ("llama.attention.head_count", 8),
                       ("llama.attention.head_count_kv", 4), ("llama.rope.dimension_count", 32),
                       ("llama.vocab_size", 2048), ("tokenizer.ggml.bos_token_id", 1),

@@ -46,14 +46,14 @@ runtimes: [llama.cpp, onnxruntime-genai, onnxruntime]
 precisions: [q4_0, int4, fp32]
 settings: {gen_tokens: 16, repetitions: 2}
 prompt_tokens: [32, 128]
-depth: [0, 512, 1920]
+depth: [0, 512, 3968]
 """, tmp_path))
     ok = sorted(cid for cid, c in cells.items() if not c.skip)
-    # llama.cpp q4_0 and onnxruntime-genai int4 / fp32 at every (prompt, depth) that fits llama_tiny's 2048
+    # llama.cpp q4_0 and onnxruntime-genai int4 / fp32 at every (prompt, depth) that fits llama_tiny's 4096
     # tokens; ds_cnn on onnxruntime fp32 once (the generation axes are not its axes)
     want = {f"orin/llama_tiny/{rt}/{p}/b1/tauto/pp{pp}/tg16/d{d}"
             for rt, p in (("llama.cpp", "q4_0"), ("onnxruntime-genai", "int4"), ("onnxruntime-genai", "fp32"))
-            for pp in (32, 128) for d in (0, 512, 1920) if d + pp + 16 <= 2048}
+            for pp in (32, 128) for d in (0, 512, 3968) if d + pp + 16 <= 4096}
     assert set(ok) == want | {"orin/ds_cnn/onnxruntime/fp32/b1/tauto"}
     for cid in want:
         c = cells[cid]
@@ -61,8 +61,8 @@ depth: [0, 512, 1920]
         assert (spec.prompt_tokens, spec.gen_tokens, spec.repetitions) == (c.gen_settings()["prompt_tokens"], 16, 2)
         assert spec.depth == int(cid.rsplit("/d", 1)[1])
     # the one past the context is a skip row saying so, with the depth the prompt and generation leave
-    over = cells["orin/llama_tiny/llama.cpp/q4_0/b1/tauto/pp128/tg16/d1920"]
-    assert over.skip is not None and "2064 tokens is past the context of llama_tiny (2048 tokens)" in over.skip
+    over = cells["orin/llama_tiny/llama.cpp/q4_0/b1/tauto/pp128/tg16/d3968"]
+    assert over.skip is not None and "4112 tokens is past the context of llama_tiny (4096 tokens)" in over.skip
     # a precision or runtime of the other kind: one skip row each, with the reason, never one per depth
     assert "llama.cpp takes f16, q8_0, q4_0" in cells["orin/llama_tiny/llama.cpp/fp32/b1/tauto/pp32/tg16/d0"].skip
     wrong_rt = [c for c in cells.values() if c.model_label == "llama_tiny" and c.runtime == "onnxruntime"]
