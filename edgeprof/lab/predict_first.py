@@ -68,8 +68,8 @@ def predict_cells(store: Store, sweep_id: str, cells: list[Cell], say: Callable[
                         f"{threads}): edgeprof calibrate --device {cell.device}"
                         + (f" --threads {cell.threads}" if cell.threads is not None else " --threads N (and give "
                            "the sweep `threads: [N]`: a table is measured with one thread count)")
-                        + (" (only onnxruntime fp32 tables are built yet)"
-                           if (cell.runtime, cell.precision) != ("onnxruntime", "fp32") else "")
+                        + (" (only fp32 tables of onnxruntime and LiteRT are built yet)"
+                           if cell.runtime not in ("onnxruntime", "tflite") or cell.precision != "fp32" else "")
                         + "; measuring it anyway")
                 done.no_table.append(line)
                 say(line)
@@ -77,15 +77,21 @@ def predict_cells(store: Store, sweep_id: str, cells: list[Cell], say: Callable[
         try:
             table = load_table(path)
             opts = dict(cell.setting("runtime_options") or {})
-            level = str(opts.pop("graph_optimization_level", "all"))
-            if level != table.key.graph_level or opts:
-                why = (f"the cell sets runtime_options {', '.join(sorted(opts))}" if opts else
-                       f"the cell runs at graph level {level}")
-                raise UserError(f"{why}; the table {path} was measured with onnxruntime's CPU defaults at graph "
-                                f"level {table.key.graph_level}")
+            if table.key.runtime == "tflite":  # a LiteRT table: XNNPACK at its defaults, as deploy runs a .tflite
+                if opts:
+                    raise UserError(f"the cell sets runtime_options {', '.join(sorted(opts))}; the table {path} was "
+                                    "measured with LiteRT's XNNPACK defaults")
+            else:
+                level = str(opts.pop("graph_optimization_level", "all"))
+                if level != table.key.graph_level or opts:
+                    why = (f"the cell sets runtime_options {', '.join(sorted(opts))}" if opts else
+                           f"the cell runs at graph level {level}")
+                    raise UserError(f"{why}; the table {path} was measured with onnxruntime's CPU defaults at graph "
+                                    f"level {table.key.graph_level}")
             graph = model_graph(cell.model, batch=cell.batch, input_shapes=cell.inputs, level=table.key.graph_level,
-                                precision=cell.precision)
-            p = predict(graph.kernels, table, batch=cell.batch, threads=cell.threads, where=f"table {path}")
+                                precision=cell.precision, threads=cell.threads)
+            p = predict(graph.kernels, table, batch=cell.batch, threads=cell.threads, where=f"table {path}",
+                        runtime=table.key.runtime)
         except UserError as e:
             line = f"could not predict {cell.cell_id}: {e.one_line()}; measuring it anyway"
             done.failed.append(line)

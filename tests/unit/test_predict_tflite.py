@@ -227,3 +227,29 @@ def test_a_bundled_model_is_predicted_as_deploy_exports_it_to_tflite(offline, tm
     # none of which the synthetic table has: all from the roofline, listed, never 0 ms
     assert row["kernels"] > 5 and row["p50_ms"] > 0
     assert {"DEPTHWISE_CONV_2D", "CONV_2D", "FULLY_CONNECTED"} <= {u["op"] for u in row["uncovered"]}
+
+
+def test_predict_first_predicts_a_tflite_cell_from_a_litert_table_and_refuses_what_it_does_not_describe(
+        offline, tmp_path, tflite_files):
+    """A sweep's --predict-first with a LiteRT table: the .tflite cell is predicted from LiteRT's operators (as
+    predict does), a cell that changes the delegate's options is refused in one line, an int8 cell has no table."""
+    from edgeprof.lab.cell import Cell
+    from edgeprof.lab.predict_first import predict_cells
+    from edgeprof.predict.table import default_table_path
+    from edgeprof.store import Store
+
+    save_table(_table(threads=2), default_table_path("phone-board", "tflite", "fp32", 2))
+    model = str(tflite_files["conv"])
+
+    def cell(precision="fp32", **kw):
+        return Cell(model=model, model_label="conv.tflite", device="phone-board", runtime="tflite",
+                    precision=precision, batch=1, threads=2, **kw)
+
+    said: list[str] = []
+    done = predict_cells(Store(str(tmp_path / "r.sqlite")), "sw-t", [
+        cell(), cell(settings={"runtime_options": {"use_xnnpack": False}}), cell("int8")], said.append)
+    ((c, rec),) = done.predicted
+    (k,) = tflite_kernels(tflite_files["conv"], 2)
+    assert rec.p50_ms == pytest.approx((OVERHEAD_US + _us(k)) / 1e3, rel=0.2) and rec.runtime == "tflite"
+    assert "measured with LiteRT's XNNPACK defaults" in said[0] and said[0].startswith("could not predict")
+    assert "(only fp32 tables of onnxruntime and LiteRT are built yet)" in said[1]
