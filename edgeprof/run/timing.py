@@ -11,7 +11,7 @@ import contextlib
 import time
 from collections.abc import Iterator
 
-from edgeprof_agent.messages import RunReply
+from edgeprof_agent.messages import GenerateReply, RunReply
 
 from ..records.phases import Phases
 
@@ -41,9 +41,11 @@ class PhaseClock:
         v = self.seconds.get(name)
         return round(v, 4) if v is not None else None
 
-    def phases(self, reply: RunReply | None) -> Phases:
-        """The Result's phases now: the host's, with the device's from the agent's reply (None before protocol 6)."""
+    def phases(self, reply: RunReply | GenerateReply | None, window_s: float | None = None) -> Phases:
+        """The Result's phases now: the host's, with the device's from the agent's reply (None before protocol 6).
+        `window_s`: the timed window of a reply that does not state it (a generation's: its repetitions' span)."""
         d = reply.phases if reply is not None else None
+        stated = getattr(reply, "window_s", None)  # a RunReply states its window; a GenerateReply does not
         host_accuracy = self.seconds.get("accuracy")
         device_accuracy = d.accuracy_s if d is not None else None
         accuracy = None if host_accuracy is None and device_accuracy is None else round(
@@ -53,7 +55,8 @@ class PhaseClock:
             export_s=self.took("export"), export_cached=self.export_cached, push_s=self.took("push"),
             cooldown_s=d.cooldown_s if d else None, idle_s=d.idle_s if d else None,
             load_s=round(d.load_s + d.streams_s, 4) if d else None, warmup_s=d.warmup_s if d else None,
-            window_s=round(float(reply.window_s), 4) if reply is not None else None,
+            window_s=round(float(window_s), 4) if window_s is not None else
+            round(float(stated), 4) if stated is not None else None,
             measure_s=d.measure_s if d else None, outputs_s=d.outputs_s if d else None,
             profile_s=d.profile_s if d else None, accuracy_s=accuracy, accuracy_device_s=device_accuracy,
             fidelity_s=self.took("fidelity"), device_s=d.total_s if d else None, run_s=self.took("run"),

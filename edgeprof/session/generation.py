@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 
     from edgeprof_agent.messages import Facts
 
-    from ..records import Artifact, Result, RunSpec, Transfer
+    from ..records import Artifact, Phases, Result, RunSpec, Transfer
     from ..run.timing import PhaseClock
     from .agent import AgentMeasurer
     from .session import DeviceSession
@@ -410,7 +410,10 @@ class AgentGeneration:
                 reply = link.generate(req, on_event=on_event, timeout=600.0,
                                       silence_by_phase={"idle": 600.0, "load": 600.0, "warmup": silence,
                                                         "measure": silence})
-        return assemble(spec, art, facts, reply, transfer)
+            reps = reply.repetitions
+            span = (max(r.t_end_ns for r in reps) - min(r.t_prefill_start_ns for r in reps)) / 1e9 if reps else 0.0
+            phases = clock.phases(reply, window_s=span)  # where the time went: the report's and a sweep's table
+        return assemble(spec, art, facts, reply, transfer, phases)
 
 
 def _what(spec: RunSpec, s: dict[str, int]) -> str:
@@ -440,7 +443,8 @@ def scenario_section(g: Any) -> Any:
                     issued_ms=sc.start_ms)
 
 
-def assemble(spec: RunSpec, art: Artifact, facts: Facts, reply: Any, transfer: Transfer | None = None) -> Result:
+def assemble(spec: RunSpec, art: Artifact, facts: Facts, reply: Any, transfer: Transfer | None = None,
+             phases: Phases | None = None) -> Result:
     """The Result of one generate reply (the forward-pass figures None: no latency samples; memory in MiB);
     `transfer`: the bytes moved to the device for it (the agent, the model's file or folder)."""
     from ..generative.reply import generation_of
@@ -466,7 +470,7 @@ def assemble(spec: RunSpec, art: Artifact, facts: Facts, reply: Any, transfer: T
                                 runtime=RuntimeFacts.of_backend(reply.runtime.to_dict()),
                                 agent_version=facts.agent_version, model_sha256=art.sha256, clock=reply.clock),
         warnings=[RunWarning.from_record(w) for w in reply.warnings], samples_ms=[], artifact=art, settings=Settings.of_run(spec),
-        generation=g, scenario=scenario_section(g), transfer=transfer)
+        generation=g, scenario=scenario_section(g), transfer=transfer, phases=phases)
 
 
 # deploy's flags that apply to a generative model besides its own settings' (the rest are a forward pass's)

@@ -106,6 +106,10 @@ def test_generation_sweep_on_three_boards_then_check_compare_list_and_report(gen
         # stored as given (a depth of 0 is stored as null: records.Settings.of_run's "given" rule drops falsy values)
         assert r.settings.depth == (depth or None) and r.settings.prompt_tokens == pp
         assert f"ok {cid}: pp{pp} tg{GEN}" in out and "decode" in out
+        # where the time went: the host's phases and the agent's, the timed window the repetitions' span
+        ph = r.phases
+        assert ph is not None and ph.export_s is not None and ph.push_s is not None and ph.measure_s is not None
+        assert 0 < ph.window_s <= ph.measure_s <= ph.run_s
         if cid.startswith("pi4/"):  # energy from the tree's constant watts, per decode token
             e = g.energy
             assert e is not None and e.decode_tokens == REPS * (GEN - 1)
