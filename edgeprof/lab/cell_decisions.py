@@ -31,7 +31,6 @@ from ..errors import (
 )
 from ..vocab import (  # one wait between retries, however many (100 doublings overflow a timer)
     MAX_BACKOFF_S,
-    SINGLE_STREAM,
 )
 from .cell import Cell
 
@@ -72,7 +71,7 @@ def cell_decision(cell: Cell, facts: Facts | None) -> capability.Decision:
 def generation_decision(cell: Cell, facts: Facts | None) -> capability.Decision:
     """A generation cell (session/generation.py): statically, what deploy refuses before connecting (the runtime
     and the precision, a model that is not generative, depth + prompt + generated tokens past the model's
-    context, a batch or scenario the kind has not); with facts, the runtime's module importable on the device —
+    context, a batch or a scenario the kind has not: it has single-stream, server and sustained); with facts, the runtime's module importable on the device —
     decided before anything is built or pushed."""
     from ..session import generation as gen
 
@@ -82,9 +81,9 @@ def generation_decision(cell: Cell, facts: Facts | None) -> capability.Decision:
     if cell.batch != 1:
         return capability.Decision(False, f"batch {cell.batch}: a generative model is measured one sequence at a "
                                           "time (batch 1)")
-    if cell.scenario != SINGLE_STREAM:
+    if cell.scenario not in gen.GEN_SCENARIOS:
         return capability.Decision(False, f"the {cell.scenario} scenario for a generative model: not supported "
-                                          "yet (its requests run back to back, single-stream)")
+                                          f"yet (it runs {', '.join(gen.GEN_SCENARIOS)})")
     try:
         gen.check(cell.run_spec())
         if facts is not None:

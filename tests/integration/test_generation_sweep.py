@@ -208,3 +208,43 @@ def test_generation_sweep_on_three_boards_then_check_compare_list_and_report(gen
     # the llama-bench table: pp and tg rows of every run
     # (two boards measured; pp8 at depth 0 on each, tg4 at depth 32 for each board and prompt length)
     assert doc.count('<td class="l">pp8</td>') == 2 and doc.count(f'<td class="l">tg{GEN} @ d32</td>') == 4
+
+
+SERVER_SWEEP = """version: 1
+name: genserver
+models: [llama_tiny]
+devices: [local]
+runtimes: [llama.cpp]
+precisions: [q4_0]
+threads: [1]
+scenarios: [single-stream, server, offline]
+rates: [20]
+prompt_tokens: [16]
+gen_tokens: [4]
+settings: {repetitions: 2, min_queries: 6, min_duration_s: 0, idle_s: 0, retries: 0}
+overrides:
+  - {match: {scenario: server}, ttft_bound_ms: 100000, tpot_bound_ms: 100000}
+"""
+
+
+def test_a_generation_sweep_runs_the_server_scenario_and_skips_one_the_kind_has_not(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """scenarios: server on a generative model is a server cell (Poisson arrivals at the sweep's rate, its bounds
+    from an override, LoadGen's verdict stored); a scenario the generation kind has not (offline) is a skip row
+    saying which it has, decided before anything is built."""
+    pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed (pip install 'edgeprof[llamacpp]')")
+    (tmp_path / "s.yaml").write_text(SERVER_SWEEP)
+    db = str(tmp_path / "r.sqlite")
+    code, out, err = run(capsys, "sweep", str(tmp_path / "s.yaml"), "--db", db)
+    assert code == 0, out + err
+    store = Store(db)
+    rows = {r.sweep.cell_id: r for r in (store.get(x.run_id) for x in store.list(limit=None)) if r.sweep}
+    base = "local/llama_tiny/llama.cpp/q4_0/b1/t1/pp16/tg4/d0"
+    assert set(rows) == {base, f"{base}/server@20", f"{base}/offline"}
+    server = rows[f"{base}/server@20"]
+    sc = server.generation.scenario if server.generation else None
+    assert server.status == "ok" and sc is not None and sc.name == "server" and sc.rate_rps == 20
+    assert sc.requests == len(sc.ttft_ms) == 6 and sc.valid is True and (sc.ttft_bound_ms, sc.tpot_bound_ms) == (1e5, 1e5)
+    assert server.scenario.name == "server" and server.scenario.valid is True  # the Result's own scenario section
+    assert rows[base].status == "ok" and rows[base].generation.scenario is None
+    off = rows[f"{base}/offline"]
+    assert off.status == "skipped" and "the offline scenario for a generative model: not supported yet" in off.reason
