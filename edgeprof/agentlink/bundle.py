@@ -1,6 +1,9 @@
 """The agent zipapp: built from edgeprof_agent's sources, deterministic (sorted entries, fixed timestamps), named
 by its sha256 (agent-<sha256>.pyz in a private cache directory). Beside each source it holds that source's
-bytecode for the host's Python, which a device running the same Python imports instead of compiling.
+bytecode for the host's Python, which a device running the same Python imports instead of compiling. The bytecode
+is compiled in a fresh interpreter with a fixed hash seed: marshal's output depends on the compiling process's
+reference counts (which constants it marks as shared) and a frozenset constant's order on the hash seed, so bytecode
+compiled inside a long-running host process differed from one build to the next (the test suite saw it).
 
 Owns: building it. Does not own: pushing it (push.py) or starting it (link.py).
 """
@@ -13,6 +16,7 @@ import io
 import marshal
 import os
 import secrets
+import subprocess
 import sys
 import tempfile
 import zipfile
@@ -62,18 +66,45 @@ def _zipapp(files: list[tuple[str, Path]]) -> bytes:
         info = zipfile.ZipInfo("__main__.py", _ZIP_TIME)
         info.external_attr = 0o644 << 16
         zf.writestr(info, main)
-        for arcname, path in files:
+        for (arcname, path), code in zip(files, _compiled(files), strict=True):
             source = path.read_bytes()
             # beside each source its bytecode for this host's Python (an unchecked hash-based pyc, PEP 552): a
             # device with the same Python imports it without compiling (zipimport cannot cache what it compiles);
             # any other Python finds the magic number differs and compiles the source, as before
-            pyc = (importlib.util.MAGIC_NUMBER + (1).to_bytes(4, "little") + importlib.util.source_hash(source)
-                   + marshal.dumps(compile(source, arcname, "exec", dont_inherit=True)))
+            pyc = importlib.util.MAGIC_NUMBER + (1).to_bytes(4, "little") + importlib.util.source_hash(source) + code
             for name, data in ((arcname, source), (arcname + "c", pyc)):
                 info = zipfile.ZipInfo(name, _ZIP_TIME)
                 info.external_attr = 0o644 << 16
                 zf.writestr(info, data)
     return buf.getvalue()
+
+
+# compiles each (arcname, path) pair of argv and writes each code object's marshal bytes, length-prefixed
+_COMPILE = ("import marshal, sys\n"
+            "a = sys.argv[1:]\n"
+            "for name, path in zip(a[::2], a[1::2]):\n"
+            "    with open(path, 'rb') as f:\n"
+            "        b = marshal.dumps(compile(f.read(), name, 'exec', dont_inherit=True))\n"
+            "    sys.stdout.buffer.write(len(b).to_bytes(8, 'little') + b)\n")
+
+
+def _compiled(files: list[tuple[str, Path]]) -> list[bytes]:
+    """Each source's code object as marshal bytes, compiled by this Python in a fresh interpreter (-I, hash seed
+    0): the same sources give the same bytes in every host process. Where no interpreter can be started (an
+    embedded Python), compiled here."""
+    args = [x for arcname, path in files for x in (arcname, str(path))]
+    try:
+        out = subprocess.run([sys.executable, "-I", "-c", _COMPILE, *args], capture_output=True, check=True,
+                             timeout=120, env={"PYTHONHASHSEED": "0", "PATH": os.environ.get("PATH", "")}).stdout
+    except (OSError, subprocess.SubprocessError):
+        return [marshal.dumps(compile(path.read_bytes(), arcname, "exec", dont_inherit=True))
+                for arcname, path in files]
+    codes, i = [], 0
+    while i < len(out):
+        n = int.from_bytes(out[i:i + 8], "little")
+        codes.append(out[i + 8:i + 8 + n])
+        i += 8 + n
+    return codes
 
 
 def build_agent(cache_dir: Path | None = None) -> tuple[Path, str]:
