@@ -211,6 +211,7 @@ def test_two_controllers_never_measure_on_one_host_at_once(lab3) -> None:  # typ
         assert {ev["controller"] for ev in events} == {c for _, _, c in spans}
 
 
+@pytest.mark.alone  # a 1 ms service time: beside a parallel suite's workers its p99 moved past the 50 % effect (seen once)
 def test_a_slowed_board_fails_check_with_junit_naming_cell_and_metric(lab3, capsys) -> None:  # type: ignore[no-untyped-def]
     # the same model file on a board that got slower (the null runtime's known service time: 1 ms, then 12 ms). A
     # changed model file is another configuration (identity = content + shapes, issue 11): checked at the end.
