@@ -4,7 +4,8 @@ token and prompt token, tokens per joule and memory beside them; then the charts
 each point carrying its stored value): decode tokens/s against context depth and TTFT against prompt length (one
 line per board · runtime · precision · shape, drawn when a series has two x values or more), energy per token per
 board (bars), and decode tokens/s against the decode phase's mean power with the frontier marked. A run without a
-power reading is named with its reason ("no power reading"), never drawn as zero.
+power reading is named with its reason ("no power reading"), never drawn as zero. Below them, the server runs'
+verdicts and the sustained runs' windows (html_genscenario.py).
 
 Owns: that section's HTML. Does not own: the rows (generative/table.py), the figures (generative/stats.py,
 reply.py), the page's helpers (html_page.py).
@@ -18,6 +19,7 @@ from ..generative.table import shape_label
 from ..records import Generation, Result
 from . import svg
 from .data import ReportData, model_label, pareto_front, row
+from .html_genscenario import scenario_section
 from .html_page import Colors, fmt, num_cell
 from .svg import Chart, Scale, padded, t
 
@@ -57,7 +59,8 @@ def generation_section(data: ReportData, colors: Colors) -> str:
             'as llama-bench prints them. TTFT is the prefill plus the first token\'s pick; energy per token is the '
             'power integrated over the decode phase of every repetition, divided by its tokens.</p>'
             f'<table class="sortable gen-bench"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
-            + (f'<ul class="note">{"".join(notes)}</ul>' if notes else "") + generation_charts(data, colors))
+            + (f'<ul class="note">{"".join(notes)}</ul>' if notes else "") + generation_charts(data, colors)
+            + scenario_section(gen, colors))
 
 
 # -- charts ---------------------------------------------------------------------------------------------------
