@@ -31,9 +31,10 @@ def generation_section(data: ReportData, colors: Colors) -> str:
     if not gen:
         return ('<p class="note">No generative model in this selection (a generation run measures time to first '
                 'token, tokens per second and joules per token: docs/generative.md).</p>')
-    names = ["board", "model", "runtime", "precision", "threads", "test", "t/s", "TTFT ms", "TPOT ms", "ITL p99 ms",
-             "mJ/token", "mJ/prompt token", "tokens/J", "peak MB"]
-    head = "".join(("<th class=\"l\">" if i < 6 else "<th>") + t(h) + "</th>" for i, h in enumerate(names))
+    loaded = any(r.scenario.label for r in gen)  # a server or sustained run: its scenario beside its test
+    names = ["board", "model", "runtime", "precision", "threads", "test", *(["scenario"] if loaded else []), "t/s",
+             "TTFT ms", "TPOT ms", "ITL p99 ms", "mJ/token", "mJ/prompt token", "tokens/J", "peak MB"]
+    head = "".join(("<th class=\"l\">" if i < 6 + loaded else "<th>") + t(h) + "</th>" for i, h in enumerate(names))
     body = []
     for r in gen:
         g, d = r.generation, row(r)
@@ -44,7 +45,9 @@ def generation_section(data: ReportData, colors: Colors) -> str:
                 f'<tr><td class="l" data-v="{t(r.device)}"><span class="dot" style="background:{colors(r.device)}">'
                 f'</span>{t(r.device)}</td><td class="l">{t(b.model)}</td><td class="l">{t(b.runtime)}</td>'
                 f'<td class="l">{t(b.precision)}</td><td class="l">{t(b.threads or "auto")}</td>'
-                f'<td class="l">{t(b.test)}</td>' + num_cell(b.tps_mean, text=b.tps)
+                f'<td class="l">{t(b.test)}</td>'
+                + (f'<td class="l">{t(r.scenario.label or "single-stream")}</td>' if loaded else "")
+                + num_cell(b.tps_mean, text=b.tps)
                 + num_cell(d["ttft_ms"]) + num_cell(d["tpot_ms"]) + num_cell(d["itl_p99_ms"]) + num_cell(mj[0])
                 + num_cell(mj[1]) + num_cell(d["tokens_per_j"]) + num_cell(d["peak_rss_mb"]) + "</tr>")
     why: dict[tuple[str, str, str], int] = {}  # one line per board, model and reason, however many runs

@@ -88,8 +88,19 @@ def test_decode_points_fall_with_the_clock(page):
     assert ys[0] < ys[1] and ys[0] < ys[2]  # 813 tokens/s above 414 and 430
 
 
+def test_the_bench_table_names_each_row_s_scenario(page):
+    html, stored = page
+    table = html[html.index('<table class="sortable gen-bench">'):]
+    table = table[:table.index("</table>")]
+    assert "<th class=\"l\">scenario</th>" in table
+    labels = [re.sub(r"<[^>]+>", "", c) for c in re.findall(r'<td class="l">([^<]*)</td><td data-v', table)]
+    want = [r.scenario.label for r in stored.values() for _ in range(2)]  # a pp row and a tg row each
+    assert sorted(labels) == sorted(want) and "server 0.5/s" in labels and "sustained" in labels
+
+
 def test_no_scenario_no_scenario_markup(tmp_path):
     store = Store(str(tmp_path / "db.sqlite"))
     store.save(samples._base("pi5", "20260101-000000-plain"))
     html = render_html(gather(store))
     assert "gen-server-row" not in html and "gen-sus-card" not in html and "Generation under load" not in html
+    assert "<th class=\"l\">scenario</th>" not in html  # single-stream only: no scenario column
