@@ -4,7 +4,8 @@ token and prompt token, tokens per joule and memory beside them; then the charts
 each point carrying its stored value): decode tokens/s against context depth and TTFT against prompt length (one
 line per board · runtime · precision · shape, drawn when a series has two x values or more), energy per token per
 board (bars), and decode tokens/s against the decode phase's mean power with the frontier marked. A run without a
-power reading is named with its reason ("no power reading"), never drawn as zero.
+power reading is named with its reason ("no power reading"), never drawn as zero. Below them, the server runs'
+verdicts and the sustained runs' windows (html_genscenario.py).
 
 Owns: that section's HTML. Does not own: the rows (generative/table.py), the figures (generative/stats.py,
 reply.py), the page's helpers (html_page.py).
@@ -18,6 +19,7 @@ from ..generative.table import shape_label
 from ..records import Generation, Result
 from . import svg
 from .data import ReportData, model_label, pareto_front, row
+from .html_genscenario import scenario_section
 from .html_page import Colors, fmt, num_cell
 from .svg import Chart, Scale, padded, t
 
@@ -29,9 +31,10 @@ def generation_section(data: ReportData, colors: Colors) -> str:
     if not gen:
         return ('<p class="note">No generative model in this selection (a generation run measures time to first '
                 'token, tokens per second and joules per token: docs/generative.md).</p>')
-    names = ["board", "model", "runtime", "precision", "threads", "test", "t/s", "TTFT ms", "TPOT ms", "ITL p99 ms",
-             "mJ/token", "mJ/prompt token", "tokens/J", "peak MB"]
-    head = "".join(("<th class=\"l\">" if i < 6 else "<th>") + t(h) + "</th>" for i, h in enumerate(names))
+    loaded = any(r.scenario.label for r in gen)  # a server or sustained run: its scenario beside its test
+    names = ["board", "model", "runtime", "precision", "threads", "test", *(["scenario"] if loaded else []), "t/s",
+             "TTFT ms", "TPOT ms", "ITL p99 ms", "mJ/token", "mJ/prompt token", "tokens/J", "peak MB"]
+    head = "".join(("<th class=\"l\">" if i < 6 + loaded else "<th>") + t(h) + "</th>" for i, h in enumerate(names))
     body = []
     for r in gen:
         g, d = r.generation, row(r)
@@ -42,7 +45,9 @@ def generation_section(data: ReportData, colors: Colors) -> str:
                 f'<tr><td class="l" data-v="{t(r.device)}"><span class="dot" style="background:{colors(r.device)}">'
                 f'</span>{t(r.device)}</td><td class="l">{t(b.model)}</td><td class="l">{t(b.runtime)}</td>'
                 f'<td class="l">{t(b.precision)}</td><td class="l">{t(b.threads or "auto")}</td>'
-                f'<td class="l">{t(b.test)}</td>' + num_cell(b.tps_mean, text=b.tps)
+                f'<td class="l">{t(b.test)}</td>'
+                + (f'<td class="l">{t(r.scenario.label or "single-stream")}</td>' if loaded else "")
+                + num_cell(b.tps_mean, text=b.tps)
                 + num_cell(d["ttft_ms"]) + num_cell(d["tpot_ms"]) + num_cell(d["itl_p99_ms"]) + num_cell(mj[0])
                 + num_cell(mj[1]) + num_cell(d["tokens_per_j"]) + num_cell(d["peak_rss_mb"]) + "</tr>")
     why: dict[tuple[str, str, str], int] = {}  # one line per board, model and reason, however many runs
@@ -57,7 +62,8 @@ def generation_section(data: ReportData, colors: Colors) -> str:
             'as llama-bench prints them. TTFT is the prefill plus the first token\'s pick; energy per token is the '
             'power integrated over the decode phase of every repetition, divided by its tokens.</p>'
             f'<table class="sortable gen-bench"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
-            + (f'<ul class="note">{"".join(notes)}</ul>' if notes else "") + generation_charts(data, colors))
+            + (f'<ul class="note">{"".join(notes)}</ul>' if notes else "") + generation_charts(data, colors)
+            + scenario_section(gen, colors))
 
 
 # -- charts ---------------------------------------------------------------------------------------------------

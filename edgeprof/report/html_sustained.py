@@ -2,7 +2,8 @@
 each, on the same time and value axes for every board of a model), the throttling onset marked and the steady
 state shaded; above them the ranking of the boards in the first window and at the end (curves.py), in words.
 
-Owns: the "Sustained runs" section. Each chart plots one point per window at the window's middle, from that
+Owns: the "Sustained runs" section, and window_chart (one run's windows against time, which the generation's
+sustained windows reuse: html_genscenario.py). Each chart plots one point per window at the window's middle, from that
 window's stored figures (never interpolated: the lines only join the points). Markup a test can read:
 `div.sus-card[data-device][data-onset]`, `div.sus-chart[data-chart][data-t1]`, `circle.win[data-window]`,
 `rect.onset[data-window]`, `tr.sus-rank-row[data-start-rank][data-end-rank]`, `p.rank-change[data-changed]`.
@@ -12,6 +13,7 @@ Does not own: the figures (edgeprof/evaluation/sustained.py), the ranking rule (
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Protocol, TypeVar
 
 from ..records import Result
 from ..records.sustained import Sustained, SustainedWindow
@@ -22,6 +24,20 @@ from .html_page import Colors, fmt, num_cell
 from .svg import Chart, Scale, padded, t
 
 Getter = Callable[[SustainedWindow], "float | None"]
+
+
+class Window(Protocol):
+    """What window_chart places: a window's number and its span in seconds from the run's start."""
+
+    @property
+    def index(self) -> int: ...
+    @property
+    def start_s(self) -> float: ...
+    @property
+    def end_s(self) -> float: ...
+
+
+W = TypeVar("W", bound=Window)
 # chart -> (y label, from zero, [(series name, value of a window, dashed)])
 CHARTS: tuple[tuple[str, str, bool, tuple[tuple[str, Getter, bool], ...]], ...] = (
     ("latency", "latency per query (ms)", True, (("p50", lambda w: w.p50_ms, False),
@@ -64,31 +80,43 @@ def _values(series: Sequence[tuple[str, Getter, bool]], s: Sustained) -> list[fl
     return [v for _, get, _ in series for w in s.windows if w.n and (v := get(w)) is not None]
 
 
-def _chart(name: str, ylabel: str, zero: bool, series: Sequence[tuple[str, Getter, bool]], s: Sustained,
-           t1: float, c: str, span: tuple[float, float]) -> str:
-    """One chart of one board; span: the values of this chart over every board of the model (one y scale)."""
-    got = [(label, [(w, get(w)) for w in s.windows if w.n and get(w) is not None], dash)
-           for label, get, dash in series]
+def window_chart(name: str, ylabel: str, zero: bool, series: Sequence[tuple[str, Callable[[W], float | None], bool]],
+                 windows: Sequence[W], t1: float, c: str, span: tuple[float, float], *, tip: Callable[[W], str],
+                 no_data: str, marks: Callable[[Chart, Scale], None] | None = None, point: str = "win",
+                 attrs: str = "") -> str:
+    """One chart of one run's windows against time, a point at each window's middle from that window's stored
+    figure (`circle.<point>[data-series][data-window][data-v]` + `attrs`), the lines only joining them; `span`:
+    this chart's values over every run sharing its axes (one y scale); `marks` drawn behind the lines. The
+    forward-pass sustained cards and the generation's sustained windows (html_genscenario.py) both draw with it."""
+    got = [(label, [(w, v) for w in windows if (v := get(w)) is not None], dash) for label, get, dash in series]
     got = [g for g in got if g[1]]
     if not got:
-        return f'<div class="sus-chart" data-chart="{name}" data-t1="{t1:g}"><p class="note">{t(NO_DATA[name])}</p></div>'
+        return f'<div class="sus-chart" data-chart="{name}" data-t1="{t1:g}"><p class="note">{t(no_data)}</p></div>'
     lo, hi = padded(span[0], span[1], frac=0.12)
     ch = Chart(520, 190, left=58, right=14, top=12, bottom=38, label=f"{name} against time")
     xs = Scale(0.0, t1, ch.x0, ch.x1)
     ys = Scale(0.0 if zero else lo, hi if not zero else max(hi, span[1] * 1.08), ch.y0, ch.y1)
-    _marks(ch, xs, s)
+    if marks is not None:
+        marks(ch, xs)
     ch.axes(xs, ys, xlabel="time in the run (s)", ylabel=ylabel, xticks=svg.nice_ticks(0.0, t1, 6))
     legend = []
     for label, pts, dash in got:
-        xy = [(xs((w.start_s + w.end_s) / 2), ys(float(v or 0.0))) for w, v in pts]
+        xy = [(xs((w.start_s + w.end_s) / 2), ys(float(v))) for w, v in pts]
         ch.add(svg.polyline(xy, c, 1.8, dash="5 3" if dash else None, tip=label))
         for (w, v), (x, y) in zip(pts, xy, strict=True):
-            ch.add(f'<circle class="win" data-series="{t(label)}" data-window="{w.index}" data-v="{v:.6g}" '
-                   f'cx="{x:.1f}" cy="{y:.1f}" r="{2.2 if dash else 3.0}" fill="{c}">'
-                   f'{svg.title(_window_tip(w))}</circle>')
+            ch.add(f'<circle class="{point}" data-series="{t(label)}" data-window="{w.index}" data-v="{v:.6g}"'
+                   f'{attrs} cx="{x:.1f}" cy="{y:.1f}" r="{2.2 if dash else 3.0}" fill="{c}">'
+                   f'{svg.title(tip(w))}</circle>')
         legend.append(f'<span>{"┄" if dash else "━"} {t(label)}</span>')
     return (f'<div class="sus-chart" data-chart="{name}" data-t1="{t1:g}">{ch}'
             f'<div class="legend">{"".join(legend)}</div></div>')
+
+
+def _chart(name: str, ylabel: str, zero: bool, series: Sequence[tuple[str, Getter, bool]], s: Sustained,
+           t1: float, c: str, span: tuple[float, float]) -> str:
+    """One chart of one board's forward-pass windows (those with a query)."""
+    return window_chart(name, ylabel, zero, series, [w for w in s.windows if w.n], t1, c, span, tip=_window_tip,
+                        no_data=NO_DATA[name], marks=lambda ch, xs: _marks(ch, xs, s))
 
 
 def _card(r: Result, t1: float, c: str, spans: dict[str, tuple[float, float]]) -> str:
