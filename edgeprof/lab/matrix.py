@@ -250,7 +250,7 @@ def _budgets_apply(rule: Rule, cell: Cell) -> None:
             if group not in kind.budget_groups:
                 raise ConfigError(f"{rule.where}: budget {text!r} is on a forward pass's figure, and it matches "
                                   f"the {kind.name} cell {cell.cell_id}, which has none",
-                                  hint=f"budget a {kind.name} cell on " + ", ".join(kind.budget_checked)
+                                  hint=f"budget a {kind.name} cell on " + ", ".join(kind.check_metrics)
                                        + " (or add runtime: to the budget's match)")
             continue
         for other in KINDS:

@@ -554,5 +554,5 @@ GENERATION = MeasurementKind(
     axis_ids={"prompt_tokens": "pp", "gen_tokens": "tg", "depth": "d"},  # llama-bench's names: pp512/tg128/d0
     axis_defaults={k: int(GEN_DEFAULTS[k]) for k in ("prompt_tokens", "gen_tokens", "depth")}, cleared=GEN_SETTINGS,
     decide=decide, budget_groups=("generation", "memory", "power"),  # besides its figures: memory and power
-    budget_metrics=GENERATION_METRICS, budget_checked=CHECKED_GENERATION,
+    budget_metrics=GENERATION_METRICS, section="generation", check_metrics=CHECKED_GENERATION,
     budget_hint="add model: or runtime: (llama.cpp, onnxruntime-genai) to the budget's match")

@@ -19,7 +19,8 @@ and a runtime's precision when the sweep file names none (`default_runtime`, `de
 sweep file may name for it (`sweep_runtimes`), its axes (`axes`: run settings a sweep file may give as top-level
 lists, each point a cell; `axis_ids`, `axis_defaults`: their part of a cell id), the settings its own that another
 kind's cell row has none of (`cleared`), its static and on-facts decision for a cell (`decide`) and the budgets a
-cell of it takes (`budget_groups`, `budget_metrics`, `budget_checked`, `budget_hint`). lab/ iterates KINDS
+cell of it takes (`budget_groups`, `budget_metrics`, `budget_hint`) and the figures `check` follows on a result
+holding its `section` (`check_metrics`). lab/ iterates KINDS
 (`sweep_kind`, `sweep_axes`, `sweep_runtimes`).
 
 Adding a measurement kind: a MeasurementKind here (or in a module of its own, `register`ed), a method class per
@@ -118,7 +119,8 @@ class MeasurementKind:
     decide: Callable[[RunSpec, str, Facts | None], str | None] | None = None
     budget_groups: tuple[str, ...] = ()  # metric groups its results have (a figure not in vocab.METRICS: its own)
     budget_metrics: tuple[str, ...] = ()  # its own figures: refused in a budget matching another kind's cell
-    budget_checked: tuple[str, ...] = ()  # the figures to budget a cell of it on (said in a refusal's hint)
+    section: str | None = None  # the Result's field holding its figures (records.Result; None: the forward pass's)
+    check_metrics: tuple[str, ...] = ()  # what `check` follows on a result with its section (a budget hint names them)
     budget_hint: str = ""  # the hint when a budget on its figure matches another kind's cell
 
     def method_on(self, measurer: Any) -> Method | None:
