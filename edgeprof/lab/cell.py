@@ -54,7 +54,9 @@ class Cell:
     def axis_values(self) -> dict[str, int]:
         """The values of its kind's axes (MeasurementKind.axes): its own settings, else the kind's defaults; {} for
         a kind without axes."""
-        kind = self.kind
+        return self._axis_values(self.kind)
+
+    def _axis_values(self, kind: MeasurementKind) -> dict[str, int]:
         return {k: int(kind.axis_defaults[k] if self.setting(k) is None else self.setting(k)) for k in kind.axes}
 
     gen_settings = axis_values  # its name from before the kinds declared their axes (tests/unit/test_sweep_*)
@@ -64,7 +66,7 @@ class Cell:
         t = "auto" if self.threads is None else str(self.threads)
         cid = f"{self.device}/{self.model_label}/{self.runtime}/{self.precision}/b{self.batch}/t{t}"
         kind = self.kind  # its axes, as the kind names them (generation: llama-bench's pp512/tg128/d0)
-        cid += "".join(f"/{kind.axis_ids.get(k, k)}{v}" for k, v in self.axis_values().items())
+        cid += "".join(f"/{kind.axis_ids.get(k, k)}{v}" for k, v in self._axis_values(kind).items())
         if self.scenario != vocab.SINGLE_STREAM:  # single-stream cells keep their ids (resume, history)
             cid += f"/{self.scenario}" + (f"@{self.rate:g}" if self.rate is not None else "")
         return cid
