@@ -19,16 +19,16 @@ and a runtime's precision when the sweep file names none (`default_runtime`, `de
 sweep file may name for it (`sweep_runtimes`), its axes (`axes`: run settings a sweep file may give as top-level
 lists, each point a cell; `axis_ids`, `axis_defaults`: their part of a cell id), the settings its own that another
 kind's cell row has none of (`cleared`), its static and on-facts decision for a cell (`decide`) and the budgets a
-cell of it takes (`budget_groups`, `budget_metrics`, `budget_hint`) and the figures `check` follows on a result
-holding its `section` (`check_metrics`). lab/ iterates KINDS
-(`sweep_kind`, `sweep_axes`, `sweep_runtimes`).
+cell of it takes (`budget_groups`, `budget_metrics`, `budget_hint`), and the figures `check` follows on a result
+holding its `section` (`check_metrics`). lab/ iterates KINDS (`sweep_kind`, `sweep_axes`, `sweep_runtimes`).
 
 Adding a measurement kind: a MeasurementKind here (or in a module of its own, `register`ed), a method class per
 measurer that offers it (its request for the agent or the tool, and its Result), the agent's backend op and the
 record of its results. Nothing in cli/, lab/ or transport/ changes: they hand a RunSpec to a DeviceSession.
 
-Owns: the kinds, choosing a spec's kind (`kind_of`, `from_args`) and a sweep cell's (`sweep_kind`), finding a kind's method on a measurer, the
-precisions the kinds accept (`extra_precisions`). Does not own: how a kind measures (the method classes: agent.py,
+Owns: the kinds, choosing a spec's kind (`kind_of`, `from_args`) and a sweep cell's (`sweep_kind`), finding a
+kind's method on a measurer, the precisions, runtimes and axes the kinds add (`extra_precisions`, `sweep_runtimes`,
+`sweep_axes`). Does not own: how a kind measures (the method classes: agent.py,
 phone.py), opening devices (session.py), the flags' parser (cli/deploy.py adds each kind's flags).
 """
 
@@ -119,9 +119,9 @@ class MeasurementKind:
     decide: Callable[[RunSpec, str, Facts | None], str | None] | None = None
     budget_groups: tuple[str, ...] = ()  # metric groups its results have (a figure not in vocab.METRICS: its own)
     budget_metrics: tuple[str, ...] = ()  # its own figures: refused in a budget matching another kind's cell
+    budget_hint: str = ""  # the hint when a budget on its figure matches another kind's cell
     section: str | None = None  # the Result's field holding its figures (records.Result; None: the forward pass's)
     check_metrics: tuple[str, ...] = ()  # what `check` follows on a result with its section (a budget hint names them)
-    budget_hint: str = ""  # the hint when a budget on its figure matches another kind's cell
 
     def method_on(self, measurer: Any) -> Method | None:
         """This kind's method on `measurer` (bound to it), or None: the measurer does not offer this kind."""
