@@ -325,7 +325,7 @@ def _print_cells(cells: list[Cell]) -> None:
     for col in ("cell", "min s", "timeout s", "budgets", "skip reason"):
         t.add_column(col, overflow="fold")
     for c in cells:
-        t.add_row(c.cell_id, "-" if c.generative else f"{c.setting('min_duration_s'):g}",  # a generation: tokens
+        t.add_row(c.cell_id, "-" if not c.forward_pass else f"{c.setting('min_duration_s'):g}",  # a generation: tokens
                   f"{c.wall_limit_s():g}",  # sustained: + duration
                   ", ".join(c.budgets), c.skip or "")
     out.print(t)

@@ -3,8 +3,8 @@
 Owns: the Cell record (its identity `cell_id`, its settings with vocab.SWEEP_SETTINGS' defaults, the RunSpec it
 measures, the SweepPolicy it is run by, its wall-clock limit (`wall_limit_s`: timeout_s, beyond a sustained cell's duration, plus a cool-down
 wait's bound), its JSON form in the ledger and in queued jobs) and its export key (what makes two cells share one
-exported model: `export_key`, used by the local sweep and the queue alike), whether it is a generation cell (its
-id then carries its prompt tokens, generated tokens and depth, llama-bench's pp/tg/d).
+exported model: `export_key`, used by the local sweep and the queue alike), its measurement kind (`kind`:
+session.kinds.sweep_kind; a kind with axes puts their values in the cell's id).
 Does not own: parsing the sweep file and expanding it (spec.py), running a cell (board.py, scheduler.py).
 """
 
@@ -17,10 +17,9 @@ from typing import Any
 
 from .. import vocab
 from ..records import RunSpec
+from ..session.kinds import FORWARD_PASS, MeasurementKind, sweep_kind
 
 SETTINGS = vocab.SWEEP_SETTINGS  # the run settings and the sweep policy
-# a generative model's axes (run settings, vocab.RunSettings place="generation"): part of a generation cell's id
-GEN_AXES = ("prompt_tokens", "gen_tokens", "depth")
 
 
 @dataclass
@@ -43,26 +42,31 @@ class Cell:
     batch_given: bool = False  # the sweep file named the batch (`batch:`, an include rule): like deploy's --batch
 
     @property
-    def generative(self) -> bool:
-        """A generation cell (session/generation.py: a generative model, or a generation runtime)."""
-        from ..session.generation import is_generative
+    def kind(self) -> MeasurementKind:
+        """The cell's measurement kind (session.kinds.sweep_kind: the first that owns its model and runtime)."""
+        return sweep_kind(self.model, self.runtime)
 
-        return is_generative(self.model, self.runtime)
+    @property
+    def forward_pass(self) -> bool:
+        """A forward pass's cell (the lab exports its model ahead; another kind's method builds its own)."""
+        return self.kind is FORWARD_PASS
 
-    def gen_settings(self) -> dict[str, int]:
-        """A generation cell's prompt tokens, generated tokens and depth: its own, else llama-bench's defaults
-        (the agent's GEN_DEFAULTS)."""
-        from edgeprof_agent.vocab import GEN_DEFAULTS
+    def axis_values(self) -> dict[str, int]:
+        """The values of its kind's axes (MeasurementKind.axes): its own settings, else the kind's defaults; {} for
+        a kind without axes."""
+        return self._axis_values(self.kind)
 
-        return {k: int(GEN_DEFAULTS[k] if self.setting(k) is None else self.setting(k)) for k in GEN_AXES}
+    def _axis_values(self, kind: MeasurementKind) -> dict[str, int]:
+        return {k: int(kind.axis_defaults[k] if self.setting(k) is None else self.setting(k)) for k in kind.axes}
+
+    gen_settings = axis_values  # its name from before the kinds declared their axes (tests/unit/test_sweep_*)
 
     @property
     def cell_id(self) -> str:
         t = "auto" if self.threads is None else str(self.threads)
         cid = f"{self.device}/{self.model_label}/{self.runtime}/{self.precision}/b{self.batch}/t{t}"
-        if self.generative:  # llama-bench's names: pp512/tg128/d0
-            g = self.gen_settings()
-            cid += f"/pp{g['prompt_tokens']}/tg{g['gen_tokens']}/d{g['depth']}"
+        kind = self.kind  # its axes, as the kind names them (generation: llama-bench's pp512/tg128/d0)
+        cid += "".join(f"/{kind.axis_ids.get(k, k)}{v}" for k, v in self._axis_values(kind).items())
         if self.scenario != vocab.SINGLE_STREAM:  # single-stream cells keep their ids (resume, history)
             cid += f"/{self.scenario}" + (f"@{self.rate:g}" if self.rate is not None else "")
         return cid

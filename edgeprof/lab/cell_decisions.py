@@ -1,8 +1,8 @@
 """The lab's decisions, as pure functions: may a cell run here, and what to do when an attempt at it fails.
 
 Owns: `cell_decision` (the capability of one sweep cell: the static matrix when no facts are known, the device's
-facts when they are — the one place a cell's capability is decided; a generation cell by the generation kind's own
-checks, `generation_decision`), and `on_error` (retry after a backoff, fail
+facts when they are — the one place a cell's capability is decided; a cell of a kind with a `decide` hook by the
+kind's own checks, session/kinds.py), and `on_error` (retry after a backoff, fail
 with a reason, skip with a reason, and whether the device is unusable for the rest of the sweep) as a function of
 the exception's class, the attempt number and the cell's retry settings. No I/O, no threads, no clocks: the
 scheduler does what these say (tests/unit/test_decide.py is the table).
@@ -62,35 +62,12 @@ class Action:
 
 def cell_decision(cell: Cell, facts: Facts | None) -> capability.Decision:
     """Run or skip(reason) for one cell: with facts=None only what is statically impossible is skipped."""
-    if cell.generative:
-        return generation_decision(cell, facts)
+    decide = cell.kind.decide
+    if decide is not None:  # the kind's own checks (static, then on the facts)
+        reason = decide(cell.run_spec(), cell.model_label, facts)
+        return capability.Decision(reason is None, reason)
     return capability.decide(cell.model, cell.runtime, cell.precision, facts, cell.device,
                              cell.setting("runtime_options") or {})
-
-
-def generation_decision(cell: Cell, facts: Facts | None) -> capability.Decision:
-    """A generation cell (session/generation.py): statically, what deploy refuses before connecting (the runtime
-    and the precision, a model that is not generative, depth + prompt + generated tokens past the model's
-    context, a batch or a scenario the kind has not: it has single-stream, server and sustained); with facts, the runtime's module importable on the device —
-    decided before anything is built or pushed."""
-    from ..session import generation as gen
-
-    if not (gen.bundled(cell.model) or gen.model_path_like(cell.model)):
-        return capability.Decision(False, f"{cell.runtime} runs generative models (llama_tiny, a .gguf, a Hugging "
-                                          f"Face or onnxruntime-genai folder); {cell.model_label} is not one")
-    if cell.batch != 1:
-        return capability.Decision(False, f"batch {cell.batch}: a generative model is measured one sequence at a "
-                                          "time (batch 1)")
-    if cell.scenario not in gen.GEN_SCENARIOS:
-        return capability.Decision(False, f"the {cell.scenario} scenario for a generative model: not supported "
-                                          f"yet (it runs {', '.join(gen.GEN_SCENARIOS)})")
-    try:
-        gen.check(cell.run_spec())
-        if facts is not None:
-            gen.capability(cell.runtime, facts, cell.device)
-    except UserError as e:
-        return capability.Decision(False, e.one_line())
-    return capability.Decision(True)
 
 
 def _one_line(exc: BaseException) -> str:

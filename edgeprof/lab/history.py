@@ -25,8 +25,9 @@ from ..analysis.regress import (
 )
 from ..errors import AmbiguousId, StoreError
 from ..records import Result
+from ..session.kinds import KINDS
 from ..store import CorruptRowError, Store, config_key
-from ..vocab import CHECKED_GENERATION, CHECKED_SUSTAINED
+from ..vocab import CHECKED_SUSTAINED
 from . import sweep_state as ledger
 
 HISTORY_SCAN = 500
@@ -107,12 +108,12 @@ def pending_findings(record: ledger.SweepRecord, as_errors: bool = True) -> list
 
 def checked_metrics(r: Result, metrics: Sequence[str] | None) -> list[str]:
     """What `check` follows on r: the metrics asked for, else CHECKED_METRICS plus, on a sustained result, its
-    curve's figures (CHECKED_SUSTAINED), and on a generative model's result its speed and energy per token
-    (CHECKED_GENERATION)."""
+    curve's figures (CHECKED_SUSTAINED), and on a result holding a measurement kind's section its figures
+    (MeasurementKind.section, .check_metrics: a generative model's speed and energy per token)."""
     if metrics is not None:
         return list(metrics)
-    return list(CHECKED_METRICS) + (list(CHECKED_SUSTAINED) if r.sustained is not None else []) + (
-        list(CHECKED_GENERATION) if r.generation is not None else [])
+    return list(CHECKED_METRICS) + (list(CHECKED_SUSTAINED) if r.sustained is not None else []) + [
+        m for k in KINDS if k.section is not None and getattr(r, k.section, None) is not None for m in k.check_metrics]
 
 
 @dataclass

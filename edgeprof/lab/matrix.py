@@ -1,9 +1,9 @@
 """A sweep's matrix: the validated SweepSpec, its match rules, and its expansion into Cells.
 
 Owns: the SweepSpec and Rule records (what spec.py reads a sweep file into), the names the matrix's axes take
-(runtimes with their aliases, precisions; the generation runtimes and precisions too), the matrix expansion models
-× devices × runtimes × precisions × batch × threads × scenarios (× rates for server and fixed-rate, and for
-sustained when rates are given; × prompt_tokens × gen_tokens × depth for a generation cell) with
+(runtimes with their aliases, precisions; each measurement kind's too, session/kinds.py), the matrix expansion
+models × devices × runtimes × precisions × batch × threads × scenarios (× rates for server and fixed-rate, and for
+sustained when rates are given; × the axes of a cell's measurement kind, MeasurementKind.axes) with
 include/exclude rules, per-cell settings (defaults, then `overrides` in order; a sustained cell's window must leave 3 windows in its duration), budgets
 attached to the cells they match (one on a sustained figure refused for a cell of another scenario), resolving
 the devices of a sweep in an inventory, and the static part of the capability check (runtime × format × precision: an
@@ -19,27 +19,40 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from edgeprof_agent.vocab import GEN_RUNTIMES
-
 from .. import vocab
 from ..errors import ConfigError
 from ..export.resolve import default_runtime
 from ..records import Device
 from ..session import refusal
-from ..session.generation import ALL_GEN_PRECISIONS, GEN_SETTINGS, is_generative
-from ..session.generation import DEFAULT_PRECISION as GEN_DEFAULT_PRECISION
-from ..session.generation import default_runtime as gen_default_runtime
-from .cell import GEN_AXES, Cell
+from ..session.kinds import KINDS, MeasurementKind, extra_precisions, sweep_axes, sweep_kind, sweep_runtimes
+from .cell import SETTINGS, Cell
 from .cell_decisions import cell_decision
 
-AXES = ("model", "device", "runtime", "precision", "batch", "threads", "scenario", "rate", *GEN_AXES)
+# the axes a match rule may name: the forward pass's, then each measurement kind's (MeasurementKind.axes)
+BASE_AXES = ("model", "device", "runtime", "precision", "batch", "threads", "scenario", "rate")
 # other names users write for a runtime → the runtime (LiteRT is TensorFlow Lite's new name)
 RUNTIME_ALIASES = {"litert": "tflite"}
-KNOWN_RUNTIMES = (*vocab.RUNTIMES, *GEN_RUNTIMES, *RUNTIME_ALIASES)
 # precisions users may name that no runtime supports yet: accepted, their cells become skip rows with the reason
 EXTRA_PRECISIONS = ("bf16",)
-KNOWN_PRECISIONS = (*vocab.PRECISIONS, *(p for p in ALL_GEN_PRECISIONS if p not in vocab.PRECISIONS),
-                    *EXTRA_PRECISIONS)
+
+
+def axes() -> tuple[str, ...]:
+    """The axes a match rule may name (the registry's kinds as they are now: a kind registered later counts)."""
+    return (*BASE_AXES, *sweep_axes())
+
+
+def known_runtimes() -> tuple[str, ...]:
+    """The runtimes a sweep file may name: the forward pass's, each kind's (sweep_runtimes), the aliases."""
+    return (*vocab.RUNTIMES, *sweep_runtimes(), *RUNTIME_ALIASES)
+
+
+def known_precisions() -> tuple[str, ...]:
+    """The precisions a sweep file may name: the forward pass's, each kind's, and EXTRA_PRECISIONS."""
+    return (*vocab.PRECISIONS, *extra_precisions(), *EXTRA_PRECISIONS)
+
+
+# a point of a cell's kind's axes: (axis, value) pairs; None: the cell's setting
+Point = tuple[tuple[str, int | None], ...]
 
 
 @dataclass(frozen=True)
@@ -82,41 +95,54 @@ class SweepSpec:
     rates: list[float] = field(default_factory=list)  # server, fixed-rate; sustained at a rate (rated_scenario)
     settings_where: dict[str, str] = field(default_factory=dict)  # a `settings:` key → "file:line path"
     batch_given: bool = False  # `batch:` written in the file (a static-batch model then refuses a batch other than N)
-    # a generative model's axes (GEN_AXES: prompt_tokens, gen_tokens, depth) as written; absent: the cell's
-    # setting (`settings:`, overrides), else llama-bench's default
-    gen_axes: dict[str, list[int]] = field(default_factory=dict)
+    # the kinds' axes (MeasurementKind.axes) as written; absent: the cell's setting (`settings:`, overrides), else
+    # the kind's default (MeasurementKind.axis_defaults)
+    axes: dict[str, list[int]] = field(default_factory=dict)
 
     def runtimes_for(self, model: ModelEntry) -> list[str]:
         """The runtime axis of `model`: `runtimes:` as written, else the runtime `deploy` defaults its format to
-        (tflite for a .tflite file, onnxruntime for ONNX files, bundled and builder models; llama.cpp for a
-        generative model, onnxruntime-genai for its own folder)."""
+        (tflite for a .tflite file, onnxruntime for ONNX files, bundled and builder models; a model of another
+        measurement kind: its kind's `default_runtime`, as deploy has it)."""
         if self.runtimes:
             return self.runtimes
-        if is_generative(model.ref, None):
-            return [gen_default_runtime(model.ref)]
+        kind = sweep_kind(model.ref, None)
+        if kind.default_runtime is not None:
+            return [kind.default_runtime(model.ref)]
         return [default_runtime(model.ref)]
 
     def precisions_for(self, runtime: str) -> list[str]:
-        """The precision axis on `runtime`: `precisions:` as written, else fp32 (a generation runtime's own
-        default: llama.cpp q4_0, onnxruntime-genai int4, as deploy has them)."""
-        return self.precisions or [GEN_DEFAULT_PRECISION.get(runtime, "fp32")]
+        """The precision axis on `runtime`: `precisions:` as written, else the runtime's own default as a kind
+        has it (MeasurementKind.default_precision), else fp32."""
+        own = (k.default_precision(runtime) for k in KINDS if k.default_precision is not None)
+        return self.precisions or [next((p for p in own if p is not None), "fp32")]
 
-    def gen_points(self, model: str, runtime: str) -> list[tuple[int | None, ...]]:
-        """(prompt_tokens, gen_tokens, depth) of a generation cell's matrix: every combination of the axes given
-        (None: the cell's setting); any other cell has one, all None (a forward-pass model, or a generative one on
-        a runtime that is not a generation runtime: one skip row, not one per point)."""
-        if not (is_generative(model, None) and runtime in GEN_RUNTIMES):
-            return [(None,) * len(GEN_AXES)]
-        points: list[tuple[int | None, ...]] = [()]
-        for k in GEN_AXES:
-            values: list[int | None] = [*self.gen_axes.get(k, [])] or [None]
-            points = [(*pt, v) for pt in points for v in values]
-        return points
+    def points(self, model: str, runtime: str) -> list[Point]:
+        """The points of a cell's axes (its kind's, MeasurementKind.axes): every combination of the axes given
+        (None: the cell's setting); a cell of a kind without axes has one, empty, and so has a model of a kind
+        on a runtime the kind does not sweep (one skip row, not one per point)."""
+        kind = sweep_kind(model, None)
+        if not kind.axes or runtime not in kind.sweep_runtimes:
+            return [()]
+        return _points(kind, lambda k: self.axes.get(k))
 
     def scenario_rates(self) -> list[tuple[str, float | None]]:
         """(scenario, rate) pairs of the matrix: each scheduled scenario at every rate, sustained at every rate
         when `rates:` has one (back to back without), the others once."""
         return scenario_pairs(self.scenarios, self.rates)
+
+
+def _points(kind: MeasurementKind, values_of: Any) -> list[Point]:
+    """Every combination of `kind`'s axes' values (`values_of(axis)`: a list, or None/[]: the cell's setting)."""
+    points: list[Point] = [()]
+    for k in kind.axes:
+        values: list[int | None] = [*(values_of(k) or [])] or [None]
+        points = [(*pt, (k, v)) for pt in points for v in values]
+    return points
+
+
+def _unset(points: list[Point]) -> bool:
+    """Whether `points` is one point that sets nothing (no axis given, or none that applies)."""
+    return len(points) == 1 and all(v is None for _, v in points[0])
 
 
 def scenario_pairs(scenarios: list[str], rates: list[float]) -> list[tuple[str, float | None]]:
@@ -150,8 +176,8 @@ def matches(rule: Rule, cell: Cell, devices: Mapping[str, Device]) -> bool:
             continue
         have = {"model": cell.model_label, "device": cell.device, "runtime": cell.runtime,
                 "precision": cell.precision, "batch": cell.batch, "threads": cell.threads,
-                "scenario": cell.scenario, "rate": cell.rate}[k] if k not in GEN_AXES else (
-            cell.gen_settings()[k] if cell.generative else None)  # a forward-pass cell has no depth
+                "scenario": cell.scenario, "rate": cell.rate}[k] if k in BASE_AXES else (
+            cell.axis_values().get(k))  # a kind's axis: None in a cell of another kind
         if have not in want and str(have) not in [str(w) for w in want]:
             return False
     return True
@@ -210,36 +236,34 @@ def _sustained_windows(cell: Cell, set_at: Mapping[str, str]) -> None:
                                "a longer duration_s")
 
 
-# what a generation result has besides its generation figures (records.Generation): memory and power
-GEN_BUDGET_GROUPS = ("generation", "memory", "power")
-
-
 def _budgets_apply(rule: Rule, cell: Cell) -> None:
     """A budget on a sustained figure (vocab.SUSTAINED_METRICS) matching a cell of another scenario is a mistake
-    (it could never be measured there): refused at the budget's line. So is one on a generation figure
-    (vocab.GENERATION_METRICS) matching a forward-pass cell, and one on a forward pass's figure (p99_ms, ...)
-    matching a generation cell."""
+    (it could never be measured there): refused at the budget's line. So is one on a kind's own figure
+    (MeasurementKind.budget_metrics: generation's vocab.GENERATION_METRICS) matching a cell of another kind, and
+    one on a forward pass's figure (p99_ms, ...) matching a cell of a kind whose results have other groups
+    (MeasurementKind.budget_groups)."""
+    kind = cell.kind
     for text in rule.limits:
         metric = text.split()[0]
-        if cell.generative:
-            group = vocab.METRIC_BY_NAME[metric].group if metric in vocab.METRIC_BY_NAME else "generation"
-            if group not in GEN_BUDGET_GROUPS:
+        if kind.budget_groups:
+            group = vocab.METRIC_BY_NAME[metric].group if metric in vocab.METRIC_BY_NAME else kind.budget_groups[0]
+            if group not in kind.budget_groups:
                 raise ConfigError(f"{rule.where}: budget {text!r} is on a forward pass's figure, and it matches "
-                                  f"the generation cell {cell.cell_id}, which has none",
-                                  hint="budget a generation cell on " + ", ".join(vocab.CHECKED_GENERATION)
+                                  f"the {kind.name} cell {cell.cell_id}, which has none",
+                                  hint=f"budget a {kind.name} cell on " + ", ".join(kind.check_metrics)
                                        + " (or add runtime: to the budget's match)")
             continue
-        if metric in vocab.GENERATION_METRICS:
-            raise ConfigError(f"{rule.where}: budget {text!r} is on a generation figure, and it matches the "
-                              f"forward-pass cell {cell.cell_id}, which has none",
-                              hint="add model: or runtime: (llama.cpp, onnxruntime-genai) to the budget's match")
+        for other in KINDS:
+            if other is not kind and metric in other.budget_metrics:
+                raise ConfigError(f"{rule.where}: budget {text!r} is on a {other.name} figure, and it matches the "
+                                  f"{kind.name} cell {cell.cell_id}, which has none", hint=other.budget_hint)
         if metric in vocab.SUSTAINED_METRICS and cell.scenario != "sustained":
             raise ConfigError(f"{rule.where}: budget {text!r} is on a sustained figure, and it matches the "
                               f"{cell.scenario} cell {cell.cell_id}, which has none",
                               hint="add scenario: sustained to the budget's match")
 
 
-_Combo = tuple[str, str, str, str, int, int | None, str, float | None, tuple[int | None, ...]]
+_Combo = tuple[str, str, str, str, int, int | None, str, float | None, Point]
 
 
 def _included(rule: Rule, spec: SweepSpec, devices: list[Device]) -> list[_Combo]:
@@ -267,23 +291,26 @@ def _included(rule: Rule, spec: SweepSpec, devices: list[Device]) -> list[_Combo
             raise ConfigError(f"{rule.where}: device {dn!r} is not one of the sweep's devices",
                               hint="add it under `devices:` first")
     for rt in want["runtime"] or []:
-        if str(rt) not in KNOWN_RUNTIMES:
-            raise ConfigError(f"{rule.where}: unknown runtime {rt!r}", hint=f"known: {', '.join(KNOWN_RUNTIMES)}")
+        if str(rt) not in known_runtimes():
+            raise ConfigError(f"{rule.where}: unknown runtime {rt!r}", hint=f"known: {', '.join(known_runtimes())}")
     for b in want["batch"]:
         if not isinstance(b, int) or isinstance(b, bool) or b < 1:
             raise ConfigError(f"{rule.where}: batch {b!r} must be an integer >= 1")
     for t in want["threads"]:
         if t is not None and (not isinstance(t, int) or isinstance(t, bool) or t < 1):
             raise ConfigError(f"{rule.where}: threads {t!r} must be an integer >= 1 or null")
-    for k in GEN_AXES:
+    for k in sweep_axes():
+        lo = SETTINGS[k].lo or 0
         for v in rule.match.get(k, []):
-            if not isinstance(v, int) or isinstance(v, bool) or v < (0 if k == "depth" else 1):
-                raise ConfigError(f"{rule.where}: {k} {v!r} must be an integer >= {0 if k == 'depth' else 1}")
+            if not isinstance(v, int) or isinstance(v, bool) or v < lo:
+                raise ConfigError(f"{rule.where}: {k} {v!r} must be an integer >= {lo:g}")
 
-    def points(ml: str, rt: str) -> list[tuple[int | None, ...]]:  # the rule's generation axes, else the sweep's
-        if spec.gen_points(model_by_label[ml].ref, rt) == [(None,) * len(GEN_AXES)]:
-            return [(None,) * len(GEN_AXES)]
-        return _rule_points(rule, spec)
+    def points(ml: str, rt: str) -> list[Point]:  # the rule's values of the cell's kind's axes, else the sweep's
+        ref = model_by_label[ml].ref
+        sweep_points = spec.points(ref, rt)
+        if _unset(sweep_points):
+            return sweep_points
+        return _points(sweep_kind(ref, None), lambda k: rule.match.get(k) or spec.axes.get(k))
 
     return [(ml, dn, rt, str(pr), int(b), t, sc, rate, gp)
             for ml in [str(v) for v in want["model"]]
@@ -295,15 +322,6 @@ def _included(rule: Rule, spec: SweepSpec, devices: list[Device]) -> list[_Combo
             for gp in points(ml, rt)]
 
 
-def _rule_points(rule: Rule, spec: SweepSpec) -> list[tuple[int | None, ...]]:
-    """An include rule's generation points: the axes it names, the sweep's for the others."""
-    points: list[tuple[int | None, ...]] = [()]
-    for k in GEN_AXES:
-        values: list[int | None] = [*(rule.match.get(k) or spec.gen_axes.get(k) or [])] or [None]
-        points = [(*pt, v) for pt in points for v in values]
-    return points
-
-
 MAX_CELLS = 10_000  # cells of one sweep (before excludes); a larger matrix is a mistake, or several nights
 
 
@@ -313,11 +331,11 @@ def expand(spec: SweepSpec, devices: list[Device]) -> list[Cell]:
     model_by_label = {m.label: m for m in spec.models}
     combos: list[_Combo] = []
     pairs = spec.scenario_rates()
-    gen_size = 1
-    for k in GEN_AXES:
-        gen_size *= len(spec.gen_axes.get(k) or [None])
+    axes_size = 1
+    for k in sweep_axes():
+        axes_size *= len(spec.axes.get(k) or [None])
     size = (len(devices) * sum(len(spec.precisions_for(rt)) for m in spec.models for rt in spec.runtimes_for(m))
-            * len(spec.batch) * len(spec.threads) * len(pairs) * gen_size)
+            * len(spec.batch) * len(spec.threads) * len(pairs) * axes_size)
     if size > MAX_CELLS:  # counted before a cell is built: 10^6 cells took 1.7 GB in --dry-run
         raise ConfigError(f"{spec.path}: the sweep's matrix has {size} cells, beyond the limit of {MAX_CELLS}",
                           hint="split it into several sweep files, or narrow its axes")
@@ -328,7 +346,7 @@ def expand(spec: SweepSpec, devices: list[Device]) -> list[Cell]:
                     for b in spec.batch:
                         for t in spec.threads:
                             for sc, rate in pairs:
-                                for gp in spec.gen_points(m.ref, rt):
+                                for gp in spec.points(m.ref, rt):
                                     combos.append((m.label, d.name, rt, pr, b, t, sc, rate, gp))
     for rule in spec.include:
         combos.extend(_included(rule, spec, devices))
@@ -341,8 +359,8 @@ def expand(spec: SweepSpec, devices: list[Device]) -> list[Cell]:
         m = model_by_label[ml]
         cell = Cell(model=m.ref, model_label=ml, device=dn, runtime=rt, precision=pr, batch=b, threads=t,
                     inputs=dict(m.inputs), settings=dict(spec.settings), scenario=sc, rate=rate)
-        if cell.generative:  # the generation axes' point (None: the cell's setting)
-            cell.settings.update({k: v for k, v in zip(GEN_AXES, gp, strict=True) if v is not None})
+        if cell.kind.axes:  # the point of its kind's axes (None: the cell's setting)
+            cell.settings.update({k: v for k, v in gp if v is not None})
         if any(matches(r, cell, by_name) for r in spec.exclude):
             continue
         cell.batch_given = spec.batch_given or any("batch" in r.match and matches(r, cell, by_name)
@@ -352,11 +370,11 @@ def expand(spec: SweepSpec, devices: list[Device]) -> list[Cell]:
             if matches(r, cell, by_name):
                 cell.settings.update(r.settings)
                 set_at.update({k: r.settings_where.get(k, r.where) for k in r.settings})
-        if cell.cell_id in seen:  # after the overrides: one that sets a generation cell's depth changes its id
+        if cell.cell_id in seen:  # after the overrides: one that sets an axis of the cell's kind changes its id
             continue
         seen.add(cell.cell_id)
-        if not cell.generative:  # a forward pass has no prompt, generated tokens or depth: none in its row
-            cell.settings.update({k: None for k in GEN_SETTINGS})
+        kind = cell.kind  # another kind's settings (generation's prompt, generated tokens, depth): none in its row
+        cell.settings.update({k: None for other in KINDS if other is not kind for k in other.cleared})
         if cell.runtime == "null":
             _no_input_feeds(cell, set_at)
         if cell.scenario == "sustained":

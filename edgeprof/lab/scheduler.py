@@ -201,7 +201,7 @@ class SweepScheduler:
 
     def _export_ahead(self, board: Board, cell: Cell) -> bool:
         """The export of `cell` for `board`, ahead of its turn; True when it exported (not found done)."""
-        if cell.skip or cell.runtime == "null" or cell.generative or board.facts is None or board.unreachable or board.broken:
+        if cell.skip or cell.runtime == "null" or not cell.forward_pass or board.facts is None or board.unreachable or board.broken:
             return False
         if not cell_decision(cell, board.facts).ok:
             return False
@@ -250,7 +250,7 @@ class SweepScheduler:
         cannot load what the cell asks (an --opset above its runtime's, a user's ONNX file too new for it): the
         cell is skipped with that reason, before anything is pushed. A generation cell has no export here: its
         kind builds its GGUF or onnxruntime-genai folder (cached, generative/build.py) when it measures."""
-        if cell.runtime == "null" or cell.generative:
+        if cell.runtime == "null" or not cell.forward_pass:
             return None
         spec = cell.run_spec()
         target = measurement.export_target(spec, facts, device, cell.setting("opset"))

@@ -68,33 +68,40 @@ from ..analysis.regress import parse_budget
 from ..errors import ConfigError, ModelError
 from ..export.inputs import parse_input_range, parse_input_value
 from ..files.config import BATCH_MAX, THREADS_MAX, Doc, compose, did_you_mean, read_text, resolve_path
+from ..session.kinds import KINDS, sweep_axes
 from ..vocab import MAX_RATE_QPS, schedule_problem
-from .cell import GEN_AXES, Cell
+from .cell import Cell
 from .matrix import (
-    AXES,
     EXTRA_PRECISIONS,
     INPUT_FEEDS,
-    KNOWN_PRECISIONS,
-    KNOWN_RUNTIMES,
     RUNTIME_ALIASES,
     ModelEntry,
     Rule,
     SweepSpec,
+    axes,
     expand,
+    known_precisions,
+    known_runtimes,
     matches,
     rated_scenario,
     resolve_devices,
 )
 
 # the sweep file reads into matrix.py's records, which expand to cell.py's Cells: named here for its readers
-__all__ = ["SWEEP_VERSION", "TOP_KEYS", "SETTINGS", "AXES", "EXTRA_PRECISIONS", "INPUT_FEEDS", "KNOWN_PRECISIONS",
-           "KNOWN_RUNTIMES", "RUNTIME_ALIASES", "Cell", "ModelEntry", "Rule", "SweepSpec", "expand", "matches",
+__all__ = ["SWEEP_VERSION", "BASE_KEYS", "top_keys", "SETTINGS", "axes", "EXTRA_PRECISIONS", "INPUT_FEEDS",
+           "known_precisions", "known_runtimes", "RUNTIME_ALIASES", "Cell", "ModelEntry", "Rule", "SweepSpec", "expand", "matches",
            "resolve_devices", "load_sweep", "parse_sweep"]
 
 SWEEP_VERSION = 1
 
-TOP_KEYS = ("version", "name", "inventory", "models", "devices", "runtimes", "precisions", "batch", "threads",
-            "settings", "include", "exclude", "overrides", "budgets", "scenarios", "rates", *GEN_AXES)
+BASE_KEYS = ("version", "name", "inventory", "models", "devices", "runtimes", "precisions", "batch", "threads",
+             "settings", "include", "exclude", "overrides", "budgets", "scenarios", "rates")
+
+
+def top_keys() -> tuple[str, ...]:
+    """A sweep file's top-level keys: BASE_KEYS, then each measurement kind's axes (MeasurementKind.axes)."""
+    return (*BASE_KEYS, *sweep_axes())
+
 # per-cell settings: the run settings (vocab.SETTINGS: kind, default, range; the deploy flags share them) and the
 # sweep policy (vocab.POLICY)
 SETTINGS = vocab.SWEEP_SETTINGS
@@ -120,10 +127,11 @@ def parse_sweep(text: str, path: str = "sweep.yaml") -> SweepSpec:
         raise ConfigError(f"{path}: the sweep file is empty", hint="see sweeps/example.yaml")
     base = os.path.dirname(os.path.abspath(path))
     top = {k: (kn, vn) for k, kn, vn in doc.mapping(root, "")}
+    keys = top_keys()
     for key, (knode, _) in top.items():
-        if key not in TOP_KEYS:
-            raise doc.err(knode, key, f"unknown key{did_you_mean(key, TOP_KEYS)}",
-                          hint="top-level keys are " + ", ".join(TOP_KEYS))
+        if key not in keys:
+            raise doc.err(knode, key, f"unknown key{did_you_mean(key, keys)}",
+                          hint="top-level keys are " + ", ".join(keys))
     for required in ("models", "devices"):
         if required not in top:
             raise doc.err(root, "", f"missing `{required}:`", hint="see sweeps/example.yaml")
@@ -146,9 +154,9 @@ def parse_sweep(text: str, path: str = "sweep.yaml") -> SweepSpec:
 
     models = _models(doc, top["models"][1], base)
     devices, device_where = _devices(doc, top["devices"][1])
-    runtimes = _choices(doc, node("runtimes"), "runtimes", KNOWN_RUNTIMES, [])  # []: by each model's format
-    # []: fp32, and a generation runtime's own default (llama.cpp q4_0, onnxruntime-genai int4)
-    precisions = _choices(doc, node("precisions"), "precisions", KNOWN_PRECISIONS, [])
+    runtimes = _choices(doc, node("runtimes"), "runtimes", known_runtimes(), [])  # []: by each model's format
+    # []: fp32, or a runtime's own default as its kind has it (MeasurementKind.default_precision)
+    precisions = _choices(doc, node("precisions"), "precisions", known_precisions(), [])
     batch_node, threads_node = node("batch"), node("threads")
     batch = [_batch(doc, n, p) for p, n in doc.seq(batch_node, "batch")] if batch_node is not None else [1]
     threads: list[int | None] = [_threads(doc, n, p) for p, n in doc.seq(threads_node, "threads")] \
@@ -159,14 +167,14 @@ def parse_sweep(text: str, path: str = "sweep.yaml") -> SweepSpec:
         settings.update(_settings_items(doc, doc.mapping(n, "settings"), "settings", base, settings_where))
     scenarios = _choices(doc, node("scenarios"), "scenarios", vocab.SCENARIOS, [vocab.SINGLE_STREAM])
     rates = _rates(doc, node("rates"), node("scenarios") or root, scenarios)
-    gen_axes = _gen_axes(doc, {k: n for k in GEN_AXES if (n := node(k)) is not None}, settings_where)
+    kind_axes = _axes(doc, {k: n for k in sweep_axes() if (n := node(k)) is not None}, settings_where)
 
     labels = [m.label for m in models]
     spec = SweepSpec(path=path, name=name, inventory=inventory, models=models, devices=devices,
                      device_where=device_where, runtimes=runtimes, precisions=precisions, batch=batch,
                      threads=threads, settings=settings, include=[], exclude=[], overrides=[], budgets=[], text=text,
                      scenarios=scenarios, rates=rates, settings_where=settings_where, batch_given=batch_node is not None,
-                     gen_axes=gen_axes)
+                     axes=kind_axes)
     for key in ("include", "exclude"):
         if (n := node(key)) is not None:
             for p, item in doc.seq(n, key, scalar_ok=False):
@@ -183,7 +191,7 @@ def parse_sweep(text: str, path: str = "sweep.yaml") -> SweepSpec:
                     rest.append((k, kn, vn))
             where: dict[str, str] = {}
             for k, kn, _vn in rest:
-                if k in gen_axes:
+                if k in kind_axes:
                     raise doc.err(kn, f"{p}.{k}", f"{k} is an axis of this sweep (`{k}:` at the top); an override "
                                   "cannot set it", hint=f"use include/exclude rules with {k}: to shape the matrix")
             spec.overrides.append(Rule(doc.where(item, p), match, settings=_settings_items(doc, rest, p, base, where),
@@ -211,10 +219,10 @@ def parse_sweep(text: str, path: str = "sweep.yaml") -> SweepSpec:
     return spec
 
 
-def _gen_axes(doc: Doc, nodes: dict[str, Node], settings_where: dict[str, str]) -> dict[str, list[int]]:
-    """A generative model's axes (prompt_tokens, gen_tokens, depth): lists of values, each by its setting's rule,
-    each value once; an axis that is also a setting is refused at its line."""
-    gen_axes: dict[str, list[int]] = {}
+def _axes(doc: Doc, nodes: dict[str, Node], settings_where: dict[str, str]) -> dict[str, list[int]]:
+    """The measurement kinds' axes (MeasurementKind.axes; generation's prompt_tokens, gen_tokens, depth): lists of
+    values, each by its setting's rule, each value once; an axis that is also a setting is refused at its line."""
+    out: dict[str, list[int]] = {}
     for k, n in nodes.items():
         if k in settings_where:
             raise doc.err(n, k, f"{k} is both an axis here and a setting at {settings_where[k]}",
@@ -222,8 +230,8 @@ def _gen_axes(doc: Doc, nodes: dict[str, Node], settings_where: dict[str, str]) 
         values = [doc.setting(vn, p, SETTINGS[k]) for p, vn in doc.seq(n, k)]
         if None in values or len(set(values)) != len(values):
             raise doc.err(n, k, f"each {k} once, as a number (null is not a value of an axis)")
-        gen_axes[k] = values
-    return gen_axes
+        out[k] = values
+    return out
 
 
 def _rates(doc: Doc, rates_node: Node | None, scenarios_node: Node, scenarios: list[str]) -> list[float]:
@@ -290,9 +298,8 @@ def _model_ref(doc: Doc, node: Node, ypath: str, label: str, base: str) -> str:
                           hint="paths are relative to the sweep file")
         return path + label[len(file_part):]
     import edgeprof_models
-    import edgeprof_models.generative as generative
 
-    if label in generative.GENERATIVE:  # a bundled generative model (llama_tiny, ...)
+    if any(k.bundled is not None and k.bundled(label) for k in KINDS):  # a kind's own (generation: llama_tiny, ...)
         return label
     try:
         edgeprof_models.get(label)
@@ -432,8 +439,8 @@ def _match(doc: Doc, node: Node, ypath: str, labels: list[str], *, allow_extra: 
     out: dict[str, Any] = {}
     for k, kn, vn in doc.mapping(node, ypath):
         p = f"{ypath}.{k}"
-        if k not in AXES:
-            raise doc.err(kn, p, f"unknown key{did_you_mean(k, AXES)}", hint="match keys: " + ", ".join(AXES))
+        if k not in axes():
+            raise doc.err(kn, p, f"unknown key{did_you_mean(k, axes())}", hint="match keys: " + ", ".join(axes()))
         if k == "device" and isinstance(vn, MappingNode):
             out[k] = {"tags": {tk: doc.match_value(tv, f"{p}.{tk}") for tk, _, tv in doc.mapping(vn, p)}}
             continue
@@ -460,7 +467,7 @@ def _match(doc: Doc, node: Node, ypath: str, labels: list[str], *, allow_extra: 
                                   hint="write the model exactly as under `models:`")
         out[k] = values
     if not out:
-        raise doc.err(node, ypath, "an empty match matches every cell; name at least one of " + ", ".join(AXES))
+        raise doc.err(node, ypath, "an empty match matches every cell; name at least one of " + ", ".join(axes()))
     return out
 
 

@@ -13,7 +13,9 @@ Owns: the kind and its methods (AgentGeneration: the artifact (built by generati
 capability check on the device's facts before anything is pushed, the context check, the push (a GGUF file, or
 each file of an onnxruntime-genai folder), the GenerateRequest, its silences, the Result), what deploy takes for it
 (its flags' group, its precisions and runtimes, the hook from parsed flags to its spec and the refusal of its flags
-on a forward pass: kinds.MeasurementKind), the checks before connecting (`check`). The kind's method on a phone is
+on a forward pass: kinds.MeasurementKind), the checks before connecting (`check`), what a sweep takes for it (its
+cells, their defaults, its axes prompt_tokens × gen_tokens × depth in a cell's id as llama-bench's pp512/tg128/d0,
+a cell's decision `decide`, its budgets: kinds.MeasurementKind). The kind's method on a phone is
 session/phone.py's Generation. Does not own: the agent's op (genworker.py),
 building models (generative/build.py), the section's statistics (generative/reply.py, stats.py), storing.
 """
@@ -26,11 +28,11 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from edgeprof_agent.vocab import GEN_RUNTIMES, LITERT_LM, SCENARIO_DEFAULTS
+from edgeprof_agent.vocab import GEN_DEFAULTS, GEN_RUNTIMES, LITERT_LM, SCENARIO_DEFAULTS
 
-from ..errors import CapabilityError, ConfigError
+from ..errors import CapabilityError, ConfigError, UserError
 from ..generative.settings import GEN_SETTINGS, settings_of
-from ..vocab import SINGLE_STREAM
+from ..vocab import CHECKED_GENERATION, GENERATION_METRICS, SINGLE_STREAM
 from .kinds import Job, MeasurementKind
 
 if TYPE_CHECKING:
@@ -504,6 +506,28 @@ def from_args(args: argparse.Namespace, spec: RunSpec, given: frozenset[str]) ->
     return dataclasses.replace(spec, runtime=runtime, precision=precision)
 
 
+def decide(spec: RunSpec, label: str, facts: Facts | None) -> str | None:
+    """Why a sweep's generation cell cannot run, or None: statically, what deploy refuses before connecting (the
+    runtime and the precision, a model that is not generative, depth + prompt + generated tokens past the model's
+    context, a batch or a scenario the kind has not: it has single-stream, server and sustained); with facts, the
+    runtime's module importable on the device — decided before anything is built or pushed."""
+    if not (bundled(spec.model) or model_path_like(spec.model)):
+        return (f"{spec.runtime} runs generative models (llama_tiny, a .gguf, a Hugging Face or onnxruntime-genai "
+                f"folder); {label} is not one")
+    if spec.batch != 1:
+        return f"batch {spec.batch}: a generative model is measured one sequence at a time (batch 1)"
+    if spec.scenario not in GEN_SCENARIOS:
+        return (f"the {spec.scenario} scenario for a generative model: not supported yet (it runs "
+                f"{', '.join(GEN_SCENARIOS)})")
+    try:
+        check(spec)
+        if facts is not None:
+            capability(spec.runtime, facts, spec.device)
+    except UserError as e:
+        return e.one_line()
+    return None
+
+
 def refuse_args(args: argparse.Namespace, claimed: MeasurementKind) -> None:
     """A generation precision (one the claiming kind does not take) or setting flag on another kind's spec."""
     if args.precision in ALL_GEN_PRECISIONS and args.precision not in claimed.precisions:
@@ -524,4 +548,11 @@ GENERATION = MeasurementKind(
           "--runtime llama.cpp with --precision f16, q8_0, q4_0 (default), or onnxruntime-genai with fp32, int4 "
           "(default); a .litertlm on a phone: --runtime litert-lm, measured by litert_lm_main)",
     place="generation", precisions=ALL_GEN_PRECISIONS, runtimes=ALL_GEN_RUNTIMES, from_args=from_args,
-    refuse_args=refuse_args, check=check)
+    refuse_args=refuse_args, check=check,
+    owns=is_generative, bundled=bundled, default_runtime=default_runtime, default_precision=DEFAULT_PRECISION.get,
+    sweep_runtimes=GEN_RUNTIMES, axes=("prompt_tokens", "gen_tokens", "depth"),
+    axis_ids={"prompt_tokens": "pp", "gen_tokens": "tg", "depth": "d"},  # llama-bench's names: pp512/tg128/d0
+    axis_defaults={k: int(GEN_DEFAULTS[k]) for k in ("prompt_tokens", "gen_tokens", "depth")}, cleared=GEN_SETTINGS,
+    decide=decide, budget_groups=("generation", "memory", "power"),  # besides its figures: memory and power
+    budget_metrics=GENERATION_METRICS, section="generation", check_metrics=CHECKED_GENERATION,
+    budget_hint="add model: or runtime: (llama.cpp, onnxruntime-genai) to the budget's match")

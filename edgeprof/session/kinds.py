@@ -13,12 +13,22 @@ settings, folded into the spec by its hook), the precisions and runtimes it acce
 flags into its RunSpec or declines (`from_args`: is this model or runtime mine?), the refusal of its flags for a
 spec that is not its own (`refuse_args`), and its checks before connecting (`check`). cli/deploy.py iterates KINDS.
 
+And a kind says what a sweep takes for it, so that lab/ names no kind: which cells are its own (`owns`: the model,
+and the runtime when known), the model names of its own a sweep's `models:` accepts (`bundled`), a model's runtime
+and a runtime's precision when the sweep file names none (`default_runtime`, `default_precision`), the runtimes a
+sweep file may name for it (`sweep_runtimes`), its axes (`axes`: run settings a sweep file may give as top-level
+lists, each point a cell; `axis_ids`, `axis_defaults`: their part of a cell id), the settings its own that another
+kind's cell row has none of (`cleared`), its static and on-facts decision for a cell (`decide`) and the budgets a
+cell of it takes (`budget_groups`, `budget_metrics`, `budget_hint`), and the figures `check` follows on a result
+holding its `section` (`check_metrics`). lab/ iterates KINDS (`sweep_kind`, `sweep_axes`, `sweep_runtimes`).
+
 Adding a measurement kind: a MeasurementKind here (or in a module of its own, `register`ed), a method class per
 measurer that offers it (its request for the agent or the tool, and its Result), the agent's backend op and the
 record of its results. Nothing in cli/, lab/ or transport/ changes: they hand a RunSpec to a DeviceSession.
 
-Owns: the kinds, choosing a spec's kind (`kind_of`, `from_args`), finding a kind's method on a measurer, the
-precisions the kinds accept (`extra_precisions`). Does not own: how a kind measures (the method classes: agent.py,
+Owns: the kinds, choosing a spec's kind (`kind_of`, `from_args`) and a sweep cell's (`sweep_kind`), finding a
+kind's method on a measurer, the precisions, runtimes and axes the kinds add (`extra_precisions`, `sweep_runtimes`,
+`sweep_axes`). Does not own: how a kind measures (the method classes: agent.py,
 phone.py), opening devices (session.py), the flags' parser (cli/deploy.py adds each kind's flags).
 """
 
@@ -35,6 +45,8 @@ from ..vocab import PRECISIONS, RUNTIMES, SETTINGS
 if TYPE_CHECKING:
     import argparse
     from pathlib import Path
+
+    from edgeprof_agent.messages import Facts
 
     from ..records import Result, RunSpec
     from ..run import Options, Progress
@@ -92,6 +104,24 @@ class MeasurementKind:
     from_args: FromArgs | None = None  # None: the spec the flags say, as it is (the forward pass)
     refuse_args: Callable[[argparse.Namespace, MeasurementKind], None] | None = None  # None: refuse_flags_of
     check: Callable[[RunSpec], None] | None = None  # every problem before connecting (None: run.check's)
+    # a sweep's cells (lab/): None or () everywhere is the forward pass's way
+    owns: Callable[[str, str | None], bool] | None = None  # (model, runtime; None: the model alone) → a cell of its own
+    bundled: Callable[[str], bool] | None = None  # a model name of its own (a `models:` entry that is not a file)
+    default_runtime: Callable[[str], str] | None = None  # a model's runtime when `runtimes:` is absent
+    default_precision: Callable[[str], str | None] | None = None  # a runtime's, when `precisions:` is absent
+    sweep_runtimes: tuple[str, ...] = ()  # the runtimes of its own a sweep file may name; its axes expand on these
+    axes: tuple[str, ...] = ()  # run settings a sweep file may give as top-level lists (vocab.SWEEP_SETTINGS)
+    axis_ids: Mapping[str, str] = field(default_factory=dict)  # an axis's prefix in a cell id (default: its name)
+    axis_defaults: Mapping[str, int] = field(default_factory=dict)  # an axis's value when its setting is None
+    cleared: tuple[str, ...] = ()  # settings of its own: None in the row of another kind's cell
+    # (the cell's RunSpec, its model's label in the sweep file, the device's facts or None: static) → why the cell
+    # cannot run, or None (None: capability.decide, the forward pass's matrix)
+    decide: Callable[[RunSpec, str, Facts | None], str | None] | None = None
+    budget_groups: tuple[str, ...] = ()  # metric groups its results have (a figure not in vocab.METRICS: its own)
+    budget_metrics: tuple[str, ...] = ()  # its own figures: refused in a budget matching another kind's cell
+    budget_hint: str = ""  # the hint when a budget on its figure matches another kind's cell
+    section: str | None = None  # the Result's field holding its figures (records.Result; None: the forward pass's)
+    check_metrics: tuple[str, ...] = ()  # what `check` follows on a result with its section (a budget hint names them)
 
     def method_on(self, measurer: Any) -> Method | None:
         """This kind's method on `measurer` (bound to it), or None: the measurer does not offer this kind."""
@@ -139,6 +169,22 @@ KINDS: list[MeasurementKind] = [FORWARD_PASS]
 def kind_of(spec: RunSpec) -> MeasurementKind:
     """The kind of measurement `spec` asks for."""
     return next(k for k in KINDS if k.wants(spec))
+
+
+def sweep_kind(model: str, runtime: str | None) -> MeasurementKind:
+    """The kind of a sweep cell of `model` on `runtime` (None: of the model alone): the first kind that owns it,
+    else FORWARD_PASS."""
+    return next((k for k in KINDS if k.owns is not None and k.owns(model, runtime)), FORWARD_PASS)
+
+
+def sweep_axes() -> tuple[str, ...]:
+    """Every kind's axes (a sweep file's top-level lists beside the forward pass's), in the registry's order."""
+    return tuple(dict.fromkeys(a for k in KINDS for a in k.axes))
+
+
+def sweep_runtimes() -> tuple[str, ...]:
+    """The runtimes of the kinds a sweep file may name beside the forward pass's."""
+    return tuple(dict.fromkeys(r for k in KINDS for r in k.sweep_runtimes if r not in FORWARD_PASS.runtimes))
 
 
 def extra_precisions() -> tuple[str, ...]:

@@ -151,9 +151,27 @@ class ToyOnAgent:
         return dataclasses.replace(r, model=spec.model, runtime=spec.runtime, precision=spec.precision)
 
 
+def toy_owns(model: str, runtime: str | None) -> bool:
+    return model.startswith("toy:") or runtime == "toyrt"
+
+
+def toy_decide(spec: RunSpec, label: str, facts: Any) -> str | None:
+    """The toy's own decision on a sweep cell (static here: facts None)."""
+    if spec.runtime != "toyrt":
+        return f"{spec.runtime}: the toy model {label} runs on toyrt"
+    if spec.seed > 5:
+        return f"seed {spec.seed}: the toy knows seeds 0 to 5"
+    return None
+
+
+# a sweep axis must be a run setting (vocab.RunSettings: the cell's settings reach its RunSpec through it); the toy's
+# own --toy-level is not one, so the toy sweeps an existing generic setting, the seed
 TOY = MeasurementKind("toy", wants=lambda spec: spec.model.startswith("toy:"), methods={"agent": f"{__name__}:ToyOnAgent"},
                       group=TOY_GROUP, flags=(TOY_LEVEL,), precisions=("toy8",), runtimes=("toyrt",),
-                      from_args=toy_from_args, check=toy_check)
+                      from_args=toy_from_args, check=toy_check,
+                      owns=toy_owns, bundled=lambda name: name.startswith("toy:"), default_runtime=lambda m: "toyrt",
+                      default_precision=lambda rt: "toy8" if rt == "toyrt" else None, sweep_runtimes=("toyrt",),
+                      axes=("seed",), axis_ids={"seed": "s"}, decide=toy_decide)
 
 
 @pytest.fixture
@@ -209,3 +227,39 @@ def test_without_the_kind_its_precision_is_not_a_choice(capsys) -> None:
     with pytest.raises(SystemExit) as e:
         main(["deploy", "--device", "local", "--model", "toy:one", "--precision", "toy8"])
     assert e.value.code == 2 and "invalid choice: 'toy8'" in capsys.readouterr().err
+
+
+# -- a kind's sweep cells: its axes, its defaults and its decision, declared by the kind only (nothing in lab/) -------
+
+TOY_SWEEP = """
+models: [toy:one, mobilenet_v2]
+devices: [bench]
+seed: [1, 7]
+"""
+
+
+def toy_cells(text: str) -> dict[str, str | None]:
+    from edgeprof.lab.spec import expand, parse_sweep
+
+    cells = expand(parse_sweep(text, "toy.yaml"), [Device(name="bench", kind="local")])
+    return {c.cell_id: c.skip for c in cells}
+
+
+def test_a_kinds_axis_expands_its_sweep_cells_and_its_hook_decides_them(toy_kind: MeasurementKind) -> None:
+    assert toy_cells(TOY_SWEEP) == {
+        "bench/toy:one/toyrt/toy8/b1/tauto/s1": None,  # its default runtime and precision, its axis in the id
+        "bench/toy:one/toyrt/toy8/b1/tauto/s7": "seed 7: the toy knows seeds 0 to 5",  # its own skip row
+        "bench/mobilenet_v2/onnxruntime/fp32/b1/tauto": None,  # a forward pass: one cell, no axis of the toy's
+    }
+
+
+def test_a_kinds_sweep_runtime_is_known_and_its_hook_refuses_another(toy_kind: MeasurementKind) -> None:
+    rows = toy_cells("models: [toy:one]\ndevices: [bench]\nruntimes: [toyrt, onnxruntime]\nprecisions: [toy8]\n")
+    assert rows == {"bench/toy:one/toyrt/toy8/b1/tauto/s0": None,  # no axis given: the seed's setting (0)
+                    "bench/toy:one/onnxruntime/toy8/b1/tauto/s0": "onnxruntime: the toy model toy:one runs on toyrt"}
+
+
+def test_without_the_kind_its_axis_is_no_key_of_a_sweep_file() -> None:
+    with pytest.raises(ConfigError) as e:
+        toy_cells(TOY_SWEEP)
+    assert "seed: unknown key" in e.value.one_line()

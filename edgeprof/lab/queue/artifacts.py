@@ -122,7 +122,7 @@ def export_cells(store: Store, cells: Sequence[Cell], cache_dir: Path | None = N
     refs: dict[tuple[Any, ...], list[dict[str, str]]] = {}
     errors: dict[tuple[Any, ...], UserError] = {}
     for c in cells:
-        if c.skip or c.runtime == "null" or c.generative:  # a generation cell's worker builds its model (cached)
+        if c.skip or c.runtime == "null" or not c.forward_pass:  # another kind's worker builds its model (cached)
             continue
         key = export_key(c)
         if key in refs or key in errors:
