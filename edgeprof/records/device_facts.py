@@ -10,12 +10,10 @@ older result's facts (schema.py _migrate_9_to_10).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
-from ..errors import StoreError
-from .section import Section
+from .section import Section, by_kind
 from .wire_sections import BoardFacts
 
 
@@ -55,14 +53,4 @@ DEVICE_KINDS: dict[str, type[BoardFacts] | type[PhoneDeviceFacts]] = {"board": B
 
 def device_facts_from_dict(d: Any) -> DeviceFacts | None:
     """Environment.device from its JSON (schema 10): null, or an object whose `kind` names its record."""
-    if d is None:
-        return None
-    if not isinstance(d, Mapping):
-        raise StoreError(f"result section 'environment.device' is a {type(d).__name__}, not a mapping",
-                         hint="the result JSON is damaged; rerun the measurement")
-    cls = DEVICE_KINDS.get(d.get("kind"))  # type: ignore[arg-type]
-    if cls is None:
-        raise StoreError(f"result section 'environment.device' has kind {d.get('kind')!r}, not one of "
-                         f"{', '.join(map(repr, DEVICE_KINDS))}",
-                         hint="it was written by another edgeprof version; upgrade edgeprof to read it")
-    return cls.from_dict(d)
+    return by_kind(d, "environment.device", DEVICE_KINDS)

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
 
 from ..errors import StoreError
-from .section import Section, _opt
+from .section import Section, _opt, by_kind
 
 # keys schema 11 wrote under a library's distribution name (not a field name), and what schema 12 calls them
 RENAMED = {"litert-torch": "litert_torch", "ai-edge-quantizer": "ai_edge_quantizer",
@@ -155,17 +155,7 @@ EXPORT_KINDS: dict[str, type[OnnxExportOptions] | type[TfliteExportOptions] | ty
 
 def export_options_from_dict(d: Any) -> ExportOptions | None:
     """Export options from their JSON (schema 12): null, or an object whose `kind` names its record."""
-    if d is None:
-        return None
-    if not isinstance(d, Mapping):
-        raise StoreError(f"result section 'artifact.export_options' is a {type(d).__name__}, not a mapping",
-                         hint="the result JSON is damaged; rerun the measurement")
-    cls = EXPORT_KINDS.get(d.get("kind"))  # type: ignore[arg-type]
-    if cls is None:
-        raise StoreError(f"result section 'artifact.export_options' has kind {d.get('kind')!r}, not one of "
-                         f"{', '.join(map(repr, EXPORT_KINDS))}",
-                         hint="it was written by another edgeprof version; upgrade edgeprof to read it")
-    return cls.from_dict(d)
+    return by_kind(d, "artifact.export_options", EXPORT_KINDS)
 
 
 def upgrade_export_options(d: Mapping[str, Any], fmt: str | None) -> dict[str, Any]:

@@ -69,6 +69,22 @@ def _opt(cls: type[_S], v: Any) -> _S | None:
     return None if v is None else cls.from_dict(v)
 
 
+def by_kind(d: Any, section: str, kinds: Mapping[str, type[Any]]) -> Any:
+    """A section whose JSON names its record by `kind` (`kinds`: kind → record class): null, or that record;
+    anything else is refused in one line (damaged JSON, or a kind another edgeprof version wrote)."""
+    if d is None:
+        return None
+    if not isinstance(d, Mapping):
+        raise StoreError(f"result section {section!r} is a {type(d).__name__}, not a mapping",
+                         hint="the result JSON is damaged; rerun the measurement")
+    cls = kinds.get(d.get("kind"))  # type: ignore[arg-type]
+    if cls is None:
+        raise StoreError(f"result section {section!r} has kind {d.get('kind')!r}, not one of "
+                         f"{', '.join(map(repr, kinds))}",
+                         hint="it was written by another edgeprof version; upgrade edgeprof to read it")
+    return cls.from_dict(d)
+
+
 def _keyed(cls: type[_S], v: Any) -> dict[str, _S] | None:
     """An object of sections by name (a snapshot's zones), or None."""
     if v is None:

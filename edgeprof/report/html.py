@@ -282,13 +282,8 @@ def _pareto(data: ReportData, dev_color: Colors) -> str:
         ch.axes(xs, ys, xlabel="p50 latency (ms)", ylabel="energy per inference (mJ)")
         front = pareto_front([(p[0], p[1]) for p in pts])
         if len(front) > 1:
-            stair: list[tuple[float, float]] = []
-            for k, i in enumerate(front):
-                x, y = xs(pts[i][0]), ys(pts[i][1])
-                if k:
-                    stair.append((x, stair[-1][1]))
-                stair.append((x, y))
-            ch.add(svg.polyline(stair, "#52606d", 1.4, dash="5 4", tip="Pareto front"))
+            ch.add(svg.polyline(svg.stair([(xs(pts[i][0]), ys(pts[i][1])) for i in front]), "#52606d", 1.4,
+                                dash="5 4", tip="Pareto front"))
         placed: list[tuple[float, float, float]] = []  # (x0, x1, y) of labels drawn so far
         for i, (x, y, r) in enumerate(pts):
             v = metric_values(r)

@@ -185,13 +185,8 @@ def _tps_per_watt(gen: list[Result], colors: Colors) -> str:
     # lower W and higher tokens/s are better; W to 9 digits: one constant read twice is one wattage, not two
     front = pareto_front([(float(f"{w:.9g}"), -tps) for w, tps, _ in pts])
     if len(front) > 1:
-        stair: list[tuple[float, float]] = []
-        for k, i in enumerate(front):
-            x, y = xs(pts[i][0]), ys(pts[i][1])
-            if k:
-                stair.append((x, stair[-1][1]))
-            stair.append((x, y))
-        ch.add(svg.polyline(stair, "#52606d", 1.4, dash="5 4", tip="frontier"))
+        ch.add(svg.polyline(svg.stair([(xs(pts[i][0]), ys(pts[i][1])) for i in front]), "#52606d", 1.4, dash="5 4",
+                            tip="frontier"))
     for i, (w, tps, r) in enumerate(pts):
         g = r.generation
         assert g is not None

@@ -147,6 +147,16 @@ class Chart:
                 f'width="100%" preserveAspectRatio="xMinYMin meet"{aria}>' + "".join(self.parts) + "</svg>")
 
 
+def stair(points: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    """A Pareto frontier's staircase through `points` (screen coordinates, in frontier order): across, then down."""
+    out: list[tuple[float, float]] = []
+    for k, (x, y) in enumerate(points):
+        if k:
+            out.append((x, out[-1][1]))
+        out.append((x, y))
+    return out
+
+
 def polyline(points: Sequence[tuple[float, float]], stroke: str, width: float = 1.6, dash: str | None = None,
              tip: str | None = None, opacity: float = 1.0) -> str:
     if not points:
