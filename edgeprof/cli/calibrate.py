@@ -18,6 +18,9 @@ from .ui import err, shown
 DEFAULT_BUDGET = "15m"
 
 
+# where stderr is not a terminal (a nightly job's log), the bar is a plain line this often (s of the budget)
+PLAIN_EVERY_S = 30.0
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "calibrate", help="measure a board's kernels once, for edgeprof predict",
@@ -96,8 +99,14 @@ def run(args: argparse.Namespace) -> int:
                   console=err, transient=False) as bar:
         task = bar.add_task("cal", total=budget, device=device.name, models=0, samples=0, label="")
 
+        said = [-PLAIN_EVERY_S]
+
         def progress(spent: float, total: float, models: int, samples: int, label: str) -> None:
             bar.update(task, completed=min(spent, total), models=models, samples=samples, label=label)
+            if not err.is_terminal and spent - said[0] >= PLAIN_EVERY_S:  # a log file: a plain line now and then
+                said[0] = spent
+                err.print(f"calibrating {device.name}: {spent:.0f} of {total:.0f} s, {models} models, {samples} "
+                          f"kernels · {label}", markup=False)
 
         table = calibrate(device, threads=args.threads, budget_s=budget, cache_dir=default_cache_dir() / "calibration",
                           level=args.graph_opt, precision=args.precision, references=args.reference, seed=args.seed,

@@ -2,6 +2,7 @@
 measurement path; the table then predicts a user's ONNX file, and a stored measured run shows beside it."""
 
 import json
+import re
 
 import numpy as np
 import onnx
@@ -34,6 +35,8 @@ def test_calibrate_local_within_its_budget_then_predict_and_see_the_measured_run
                  "--out", str(tmp_path / "local.json")]) == 0
     err = capsys.readouterr().err
     assert "calibrating local" in err and "written to" in err
+    # stderr is not a terminal here (a log file's case): the bar is also a plain line, the first at the start
+    assert re.search(r"^calibrating local: \d+ of 25 s, \d+ models, \d+ kernels", err, re.M), err
     table = load_table(tmp_path / "local.json")
     assert table.key.device_name == "local" and table.key.threads == 1 and table.key.runtime == "onnxruntime"
     assert table.key.runtime_version and table.key.device.get("cores")
