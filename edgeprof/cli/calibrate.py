@@ -16,10 +16,9 @@ from ..errors import ConfigError
 from .ui import err, shown
 
 DEFAULT_BUDGET = "15m"
-
-
 # where stderr is not a terminal (a nightly job's log), the bar is a plain line this often (s of the budget)
 PLAIN_EVERY_S = 30.0
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(

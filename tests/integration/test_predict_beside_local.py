@@ -7,10 +7,8 @@ prediction beside the measurement."""
 import os
 import re
 
-import numpy as np
-import onnx
 import pytest
-from onnx import TensorProto, helper, numpy_helper
+from test_calibrate_local import _model
 
 from edgeprof.cli.main import main
 from edgeprof.store import Store
@@ -19,18 +17,6 @@ from edgeprof.store.predictions import latest_by_key, of_sweep
 pytestmark = pytest.mark.slow
 
 RUN = ["--min-duration", "0.3", "--warmup", "0", "--idle", "0", "--quiet"]
-
-
-def _model(path):
-    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 16, 28, 28])
-    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 32, 28, 28])
-    w = numpy_helper.from_array(np.full((32, 16, 3, 3), 0.01, np.float32), "w")
-    nodes = [helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1], name="conv"),
-             helper.make_node("Relu", ["c"], ["y"], name="relu")]
-    m = helper.make_model(helper.make_graph(nodes, "g", [x], [y], [w]), opset_imports=[helper.make_opsetid("", 17)])
-    m.ir_version = 8
-    onnx.save(m, str(path))
-    return path
 
 
 @pytest.fixture(scope="module")

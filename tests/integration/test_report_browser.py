@@ -8,35 +8,16 @@ import os
 import re
 import shutil
 import struct
-import subprocess
 from pathlib import Path
 
 import pytest
 import report_samples
+from browser import chromium, console_errors  # noqa: F401 (other report tests import them from here)
 
 from edgeprof.cli.main import main
 from edgeprof.store import Store
 
 pytestmark = pytest.mark.slow
-
-CHROMIUM = next((p for p in (shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome")) if p), None)
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-         "--disable-sync", "--no-first-run", "--hide-scrollbars", "--enable-logging=stderr", "--v=0"]
-ERROR_LINE = re.compile(r"CONSOLE.*(Uncaught|Error|error)|:ERROR:CONSOLE|Failed to load resource")
-
-
-def chromium(tmp: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    if CHROMIUM is None:
-        pytest.skip("Chromium is not installed (apt-get install chromium chromium-driver): the report was not "
-                    "rendered in a browser")
-    profile = tmp / f"profile-{len(list(tmp.glob('profile-*')))}"
-    return subprocess.run([CHROMIUM, *FLAGS, f"--user-data-dir={profile}", *args], capture_output=True, text=True,
-                          timeout=120, env={**os.environ, "HOME": str(tmp)})
-
-
-def console_errors(stderr: str) -> list[str]:
-    return [line for line in stderr.splitlines() if ERROR_LINE.search(line)]
-
 
 def png_size(path: Path) -> tuple[int, int]:
     head = path.read_bytes()[:24]
