@@ -96,8 +96,7 @@ def model_graph(model: str, *, batch: int = 1, input_shapes: Mapping[str, tuple[
                    input_shapes=dict(input_shapes or {}), input_values=dict(input_values or {}))
     a = prepare(spec).artifact
     plan = input_plan(a.inputs, spec)
-    sha = (a.export_options.fp32_sha256 if a.export_options is not None else None) or a.sha256  # as identity
-    content = f"sha256:{sha}" if a.source.startswith("file:") and sha else a.source
+    content = a.content  # as a measured run's identity says it
     ks = tflite_kernels(a.path, threads or 1) if runtime == "tflite" else \
         kernels(a.path, plan.shapes, level, values=plan.fixed())
     return ModelGraph(ks, dict(plan.shapes), a.source, content)

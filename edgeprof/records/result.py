@@ -112,10 +112,7 @@ class Result:
     def identity(self) -> ConfigIdentity:
         """The configuration this result measured (vocab.ConfigIdentity: store, compare, reports, sweeps)."""
         a = self.artifact
-        content = None
-        if a is not None:
-            sha = (a.export_options.fp32_sha256 if a.export_options is not None else None) or a.sha256
-            content = f"sha256:{sha}" if a.source.startswith("file:") and sha else a.source
+        content = a.content if a is not None else None
         fed = self.settings.inputs
         shapes = tuple((str(i["name"]), tuple(int(d) for d in i["shape"])) for i in fed) if fed else None
         sc, kept = self.scenario, vars(self.settings)  # run settings are fields the table adds (sections.py)

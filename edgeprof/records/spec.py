@@ -120,6 +120,13 @@ class Artifact:
     def extension(self) -> str:
         return {"onnx": "onnx", "tflite": "tflite"}.get(self.format, self.format)
 
+    @property
+    def content(self) -> str:
+        """What a configuration's identity says the model is: a user's file by its content (the fp32 file a
+        conversion started from, `sha256:...`), a bundled model by its source."""
+        sha = (self.export_options.fp32_sha256 if self.export_options is not None else None) or self.sha256
+        return f"sha256:{sha}" if self.source.startswith("file:") and sha else self.source
+
     def to_dict(self) -> dict[str, Any]:
         d = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
         d["inputs"] = [t.to_dict() for t in self.inputs]
