@@ -14,7 +14,7 @@ from edgeprof.cli.main import main
 from edgeprof.errors import StoreError
 from edgeprof.lab import sweep_state as ledger
 from edgeprof.lab.cell import Cell
-from edgeprof.records import SweepInfo
+from edgeprof.records import Result, SweepInfo
 from edgeprof.records.prediction import PREDICTION_VERSION, StoredPrediction
 from edgeprof.store import DB_SCHEMA_VERSION, Store, config_key
 from edgeprof.store.predictions import latest_by_key, of_sweep, save_prediction
@@ -97,6 +97,50 @@ def test_results_show_puts_the_prediction_beside_the_run(tmp_path, capsys):
     store.save(q)
     assert main(["results", "show", q.run_id, "--db", db]) == 0
     assert "predicted p50" not in capsys.readouterr().out
+
+
+def test_results_show_json_carries_the_prediction_beside_the_result_and_still_imports(tmp_path, capsys):
+    """`results show --json`: the stored prediction under `prediction` (a read-time join: the stored result is
+    unchanged, and the shown file still loads and imports), the reason when there is none."""
+    db = str(tmp_path / "r.sqlite")
+    store = Store(db)
+    r = board_result("pi5", 2.0)
+    store.save(r)
+    save_prediction(store, prediction_of(r, 2.5, 2.0, 3.0, created_at="2026-12-05T01:00:00+00:00"))
+    p = save_prediction(store, prediction_of(r, 2.2, 1.8, 2.6, created_at="2026-12-05T02:00:00+00:00"))
+    capsys.readouterr()
+    assert main(["results", "show", r.run_id, "--db", db, "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    got = shown["prediction"]
+    m = r.latency_ms.p50
+    assert got["found"] is True and got["config_key"] == config_key(r) and "not part of the stored result" in got["note"]
+    assert StoredPrediction.from_dict(got["record"]) == p  # the newest one, every field as stored
+    assert got["record"]["table_id"] == p.table_id and got["record"]["runtime_version"] == "1.32.0"
+    assert (got["record"]["p50_ms"], got["record"]["low_ms"], got["record"]["high_ms"], got["record"]["level"]) \
+        == (p.p50_ms, p.low_ms, p.high_ms, p.level)
+    assert (got["record"]["covered_ops"], got["record"]["covered_flops"]) == (p.covered_ops, p.covered_flops)
+    assert got["check"] == {"measured_ms": m, "error": p.p50_ms / m - 1, "inside": p.low_ms <= m <= p.high_ms}
+    # the result itself is the stored one: it loads as such, and `results import` takes the file
+    assert Result.from_dict(shown) == store.get(r.run_id)
+    with sa.create_engine(f"sqlite:///{db}").connect() as c:
+        assert "prediction" not in json.loads(c.execute(sa.text("SELECT result_json FROM runs")).scalar())
+    (tmp_path / "shown.json").write_text(json.dumps(shown))
+    other = str(tmp_path / "other.sqlite")
+    assert main(["results", "import", str(tmp_path / "shown.json"), "--db", other]) == 0
+    assert Store(other).get(r.run_id) == store.get(r.run_id)
+    # none: another configuration, and a failed run, each with its reason
+    q = board_result("nano", 3.0)
+    failed = dataclasses.replace(board_result("pi5", 2.0), status="failed", reason="connection refused")
+    store.save(q)
+    store.save(failed)
+    capsys.readouterr()
+    assert main(["results", "show", q.run_id, "--db", db, "--json"]) == 0
+    none = json.loads(capsys.readouterr().out)["prediction"]
+    assert none["found"] is False and "record" not in none
+    assert none["reason"].startswith("no prediction of this configuration")
+    assert main(["results", "show", failed.run_id, "--db", db, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["prediction"]["reason"] == (
+        "the run is failed: only an ok run is matched to a prediction")
 
 
 def _sweep_of(store, sweep_id, results):
