@@ -197,6 +197,38 @@ def test_report_and_compare_show_predicted_vs_measured_and_rank_the_boards_both_
     assert f"{preds['pi5'].p50_ms:.3f}" in text and f"{preds['orin'].p50_ms:.3f}" in text
 
 
+def test_the_csv_report_carries_each_runs_stored_prediction_and_empty_cells_without_one(tmp_path):
+    import csv
+
+    from edgeprof.report.predicted import CSV_COLUMNS as PRED_COLUMNS
+    from edgeprof.report.tabular import CSV_COLUMNS
+
+    db = str(tmp_path / "r.sqlite")
+    store = Store(db)
+    # pi5 predicted (measured inside the interval), orin predicted (outside), nano never predicted, and a failed row
+    runs = _sweep_of(store, "sw-c", [board_result("pi5", 2.0), board_result("orin", 3.0), board_result("nano", 4.0),
+                                     dataclasses.replace(board_result("jetson", 1.0), status="failed",
+                                                         reason="connection refused")])
+    preds = {r.device: save_prediction(store, prediction_of(r, *lh, sweep_id="sw-c"))
+             for r, lh in zip(runs, [(2.1, 1.0, 9.0), (1.5, 1.2, 1.8)], strict=False)}
+    assert main(["report", "--sweep", "sw-c", "--format", "csv", "--out", str(tmp_path / "r.csv"), "--db", db]) == 0
+    rows = {r["device"]: r for r in csv.DictReader((tmp_path / "r.csv").open())}
+    assert list(next(iter(rows.values()))) == list(CSV_COLUMNS) and set(PRED_COLUMNS) <= set(CSV_COLUMNS)
+    for d, p in preds.items():
+        got, m = rows[d], next(r for r in runs if r.device == d).latency_ms.p50
+        assert got["run_id"] and float(got["p50_ms"]) == m
+        assert (float(got["predicted_p50_ms"]), float(got["predicted_low_ms"]), float(got["predicted_high_ms"]),
+                float(got["predicted_level"])) == (p.p50_ms, p.low_ms, p.high_ms, p.level)
+        assert float(got["prediction_error"]) == p.p50_ms / m - 1
+        assert got["prediction_inside"] == ("1" if p.low_ms <= m <= p.high_ms else "0")
+        assert float(got["prediction_covered_ops"]) == p.covered_ops and got["prediction_table_id"] == p.table_id
+        assert int(got["prediction_id"]) == p.prediction_id
+    assert rows["pi5"]["prediction_inside"] == "1" and rows["orin"]["prediction_inside"] == "0"
+    for d in ("nano", "jetson"):
+        assert all(rows[d][c] == "" for c in PRED_COLUMNS), rows[d]
+    assert rows["jetson"]["status"] == "failed"
+
+
 def test_predictions_are_stored_and_found_on_postgresql_too(pg_url, capsys):
     store = Store(pg_url)
     r = board_result("pi5", 2.0)
