@@ -72,7 +72,8 @@ NO_TOKEN_TIMES = (f"{TOOL} prints one duration per prefill turn and per decode t
 ABSENT = {
     "token_ns": NO_TOKEN_TIMES,
     "itl_ms": NO_TOKEN_TIMES,
-    "first_token": f"not timed on its own: {TOOL}'s TTFT adds the decode turn's mean token time to the prefill",
+    "first_token": f"not timed on its own: {TOOL}'s TTFT adds the decode turn's mean token time to the prefill "
+                   "(the energy's TTFT window ends there too)",
     "kv_cache": f"{TOOL} does not print the KV cache's size, and a .litertlm's dimensions are not read",
 }
 DEFINITIONS = {

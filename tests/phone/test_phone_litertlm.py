@@ -285,6 +285,29 @@ def runner(d, adb_client: str, server_port: int) -> PhoneRunner:  # type: ignore
     return PhoneRunner(open_adb(dev), dev)
 
 
+def test_an_adbd_without_shell_v2(adb_client, server_port, phone_root, tiny):
+    """A phone whose adbd has no shell v2 (before Android 7: the exit status comes from a marker echoed after the
+    line): the run ends with its status, its battery trace and the phone clock's reads around the tool; a failing
+    run's status too."""
+    import phone_adbd as adbd
+
+    d = adbd.StandInAdbd(phone_root, mode="legacy")
+    try:
+        s = runner(d, adb_client, server_port)
+        assert "shell_v2" not in s.transport.features
+        remote, _ = s.push_artifact(str(tiny), sha256_file(str(tiny)), "litertlm")
+        spec = RunSpec(device="pixel", model=str(tiny), runtime="litert-lm", precision="as-built", prompt_tokens=8,
+                       gen_tokens=4, repetitions=1)
+        lm = litertlm.run(s, remote, spec)
+        assert lm.tool.power is not None and lm.tool.span_ns is not None
+        t0, t1 = lm.tool.span_ns
+        assert lm.tool.power.trace_ns[0] <= t0 < t1 <= lm.tool.power.trace_ns[-1]  # the trace covers the process
+        with pytest.raises(MeasurementFailed, match="litert_lm_main died"):
+            litertlm.run(s, "/data/local/tmp/nothing.litertlm", spec)
+    finally:
+        d.close()
+
+
 def test_the_tool_fails_as_the_real_one_does(adb_client, server_port, phone, tmp_path):
     """A file that is not a .litertlm (by its magic, as litertlm_read.cc ReadHeaderFromLiteRTLM checks) and a model
     that is not there: litert_lm_main's CHECK failure (SIGABRT), its reason in one line (the engine's messages as
