@@ -1,6 +1,8 @@
 """LiteRT-LM on the stand-in phone: a .litertlm measured by litert_lm_main (the replay tests/phone/litert_lm_main),
 end to end through `edgeprof deploy` with both adb clients, the stored generation section (the tool's own figures,
-what it does not give and why), the phone's thermal status and battery power, `results show`; the one-line
+what it does not give and why), the energy per phase from the battery trace cut with the tool's durations laid on
+the phone clock (a constant power exactly, a power that steps with the phases, durations that do not fit, the
+rails), the phone's thermal status and battery power, `results show`; an adbd without shell v2; the one-line
 refusals; the tool's own failures; and its output parsed as the real tool prints it."""
 
 from __future__ import annotations
@@ -254,6 +256,21 @@ def test_the_tools_durations_that_do_not_fit_its_process(adb_client, server_port
     assert "the power section has the whole litert_lm_main process's mean W and J" in g["energy_reason"]
     assert r["power"]["mean_w"] == pytest.approx(0.412 * 3.912, rel=1e-6)
     assert not [w for w in r["warnings"] if w["code"] == "phase_energy_coarse"]
+
+
+def test_a_pixel_with_power_rails_has_no_energy_per_phase(adb_client, server_port, phone, tiny, tmp_path):
+    """The ODPM rails are read before and after the tool (two counter reads, no trace to cut): the power section
+    is the rails' sum over the whole run and the generation section says why there is no energy per phase."""
+    inv = inventory(tmp_path, phone, adb_client, server_port, LM)
+    with tree.RailMeter(phone.root):
+        assert main(["deploy", "--device", "phone", "--inventory", inv, "--model", str(tiny), "--prompt-tokens", "16",
+                     "--gen-tokens", "8", "--repetitions", "1", "--quiet", "--no-store",
+                     "--json", str(tmp_path / "r.json")]) == 0
+    r = json.loads((tmp_path / "r.json").read_text())
+    g = r["generation"]
+    assert r["power"]["source"] == "rails" and g["energy"] is None and g["windows_ns"] == []
+    assert g["energy_reason"].startswith("the rails reading is two counter reads around the whole litert_lm_main "
+                                         "process, no trace to cut into prefill and decode windows")
 
 
 def test_what_a_phone_refuses_is_one_line(adb_client, server_port, phone, tiny, tmp_path, capsys):
