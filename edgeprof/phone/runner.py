@@ -242,13 +242,15 @@ class PhoneRunner:
             # one sample before the loop starts and one after the tool ends, so that the trace covers the whole
             # process; the tool's start and end read on the samples' clock, in the same line (SPAN_MARK). The
             # line ends in `(exit $rc)`, not `exit`: an adbd without shell v2 gets the status from a marker echoed
-            # after the line (transport/adb.py run_line), which `exit` would never reach
+            # after the line (transport/adb.py run_line), which `exit` would never reach. The newline before the
+            # marker is the separator's own: the tool's output is found whole even when it printed nothing or did
+            # not end its last line
             q = shlex.quote(trace)
             line = (f"mkdir -p {shlex.quote(self.workdir)}; {{ {sample_command()}; }} > {q} 2>/dev/null; "
                     f"( {sampler_script(trace, period)} ) & s=$!; t0=$({PHONE_CLOCK}); {tool_line} 2>&1; rc=$?; "
                     f"t1=$({PHONE_CLOCK}); kill $s 2>/dev/null; wait $s 2>/dev/null; "
                     f"{{ {sample_command()}; }} >> {q} 2>/dev/null; "
-                    f'echo {TRACE_MARKER}; echo "{SPAN_MARK} $t0 $t1"; cat {q}; rm -f {q}; (exit $rc)')
+                    f'echo; echo {TRACE_MARKER}; echo "{SPAN_MARK} $t0 $t1"; cat {q}; rm -f {q}; (exit $rc)')
         else:
             line = f"{tool_line} 2>&1"
         r = self.transport.run_line(line, argv=argv, timeout=timeout)
