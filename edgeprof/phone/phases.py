@@ -118,9 +118,9 @@ def phase_figures(tool: str, power: PowerReading | None, power_reason: str | Non
     origin = timed[0][0]
     t_s = [(t - origin) / 1e9 for t in power.trace_ns]
     interval_s = (power.trace_ns[-1] - power.trace_ns[0]) / 1e9 / (len(power.trace_ns) - 1)
-    source = (f"battery, phases from {tool}'s durations anchored at the process start on the phone clock "
-              f"(samples every {interval_s:.3g} s; {laid.unaccounted_ns / 1e9:.3f} s of the "
-              f"{(laid.end_ns - laid.start_ns) / 1e9:.3f} s process outside the durations)")
+    source = (f"battery, phases from {tool}'s durations anchored at the process start on the phone clock; "
+              f"samples every {interval_s:.3g} s; {laid.unaccounted_ns / 1e9:.3f} s of the "
+              f"{(laid.end_ns - laid.start_ns) / 1e9:.3f} s process outside the durations")
     wins = [PhaseWindow((a - origin) / 1e9, (c - origin) / 1e9, (d - origin) / 1e9) for a, _, c, d in timed]
     try:
         energy = phase_energy(t_s, list(power.trace_w), wins, prompt_tokens, gen_tokens, source=source)

@@ -8,6 +8,7 @@ refusals; the tool's own failures; and its output parsed as the real tool prints
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import phone_tree as tree
@@ -204,8 +205,9 @@ def check_constant_power_energy(g: dict, watts: float) -> None:  # type: ignore[
     assert e["j_per_token"] == pytest.approx(watts * decode_s / (reps * (gen - 1)), rel=1e-9)
     assert e["prefill_mean_w"] == pytest.approx(watts, rel=1e-9) and e["decode_mean_w"] == pytest.approx(watts, rel=1e-9)
     assert e["tokens_per_j"] == pytest.approx(reps * (gen - 1) / (watts * decode_s), rel=1e-9)
-    assert e["source"].startswith("battery, phases from litert_lm_main's durations anchored at the process start on "
-                                  "the phone clock (samples every ")
+    assert re.fullmatch(r"battery, phases from litert_lm_main's durations anchored at the process start on the "
+                        r"phone clock; samples every [\d.]+ s; ([\d.]+) s of the ([\d.]+) s process outside the "
+                        r"durations", e["source"]), e["source"]
     assert "laid from its printed durations" in g["definitions"]["windows_ns"]
 
 

@@ -63,8 +63,8 @@ def test_constant_power_gives_w_times_phase_time_over_tokens():
     assert e.j_per_token == pytest.approx(w * tpot_s, rel=1e-9)  # W x TPOT, the tool's TPOT
     assert e.prefill_mean_w == pytest.approx(w) and e.decode_mean_w == pytest.approx(w)
     assert e.tokens_per_j == pytest.approx(14 / (w * decode_s), rel=1e-9)
-    assert e.source == ("battery, phases from tool's durations anchored at the process start on the phone clock "
-                        "(samples every 0.1 s; 0.020 s of the 3.250 s process outside the durations)")
+    assert e.source == ("battery, phases from tool's durations anchored at the process start on the phone clock; "
+                        "samples every 0.1 s; 0.020 s of the 3.250 s process outside the durations")
     assert f.windows_ns[0][0] == 0 and f.windows_ns[1][0] == (250 + 700) * MS
     assert f.warnings == []  # 0.34 s and 0.61 s windows: over 3 x 0.1 s
 
