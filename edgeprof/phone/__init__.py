@@ -9,6 +9,8 @@ battery power (or a Pixel's ODPM power rails) and thermal state read from sysfs 
   result.py     a PhoneRun as a stored Result (schema 8): each number where it came from, the absent ones and why
   measure.py    one forward-pass measurement from a RunSpec to a Result; what a phone refuses
   litertlm.py   the generation kind: a .litertlm measured by LiteRT-LM's litert_lm_main (the tool's own figures)
+  phases.py     energy per phase of a tool's run: its printed durations laid on the phone clock, the battery
+                trace integrated over the prefill (TTFT) and decode windows
   lease.py      PhoneLease: a lock directory on the phone so two controllers never measure it at once
   onboarding.py `edgeprof devices check` for phones
 A phone plugs in at the device seam: its measurer (edgeprof/session/phone.py) holds the adb connection, the lease

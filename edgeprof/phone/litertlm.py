@@ -7,11 +7,14 @@ word by PhoneRunner.run_tool), the parsing of what its benchmark mode prints (ru
 operator<<(BenchmarkInfo) through litert_lm_lib.cc LogBenchmarkInfo, LogMemoryUsage; absl::FormatDuration's
 durations), its error line (absl's E/F log lines, its flag parser's ERROR line), and the Result: the `generation`
 section with the TOOL's own figures (Generation.measured_by; no per-token times: Generation.absent says so), the
-battery or rails power over the whole tool process and why there is no energy per phase, the phone's thermal
-status before and after (the `phone` section), the phone's facts.
-Does not own: the adb transport and the push by content, the battery sampler, the thermal reads (runner.py
-PhoneRunner), the lease and the connection (the phone's measurer), .litertlm validation on the host
-(generative/detect.py), storing.
+durations it hands phases.py for the energy per phase (the warm-up's Init Total, then every iteration's prefill and
+decode turns, laid from the process's start on the phone clock) or the reason there is none, the battery or rails
+power over the whole tool process, the phone's thermal status before and after (the `phone` section), the phone's
+facts.
+Does not own: the adb transport and the push by content, the battery sampler and the phone clock read around the
+tool, the thermal reads (runner.py PhoneRunner), laying the durations out and integrating the trace (phases.py),
+the lease and the connection (the phone's measurer), .litertlm validation on the host (generative/detect.py),
+storing.
 
 Where each number comes from (google-ai-edge/LiteRT-LM, runtime/engine/io_types.cc BenchmarkInfo): one prefill turn
 and one decode turn per iteration (--benchmark_prefill_tokens dummy token ids, then --benchmark_decode_tokens
@@ -47,6 +50,7 @@ from ..records import (
     Result,
     RunSpec,
     RuntimeFacts,
+    RunWarning,
     Settings,
     Thermal,
     new_run_id,
@@ -54,7 +58,9 @@ from ..records import (
 )
 from ..run.timing import PhaseClock
 from ..transport.adb import ADBTransport
+from . import phases
 from .facts import PhoneFacts
+from .phases import PhaseFigures
 from .runner import NOT_ON_PHONES, TIMEOUT_S, PhoneRunner, ToolRun
 
 TOOL = "litert_lm_main"
@@ -66,7 +72,8 @@ NO_TOKEN_TIMES = (f"{TOOL} prints one duration per prefill turn and per decode t
 ABSENT = {
     "token_ns": NO_TOKEN_TIMES,
     "itl_ms": NO_TOKEN_TIMES,
-    "first_token": f"not timed on its own: {TOOL}'s TTFT adds the decode turn's mean token time to the prefill",
+    "first_token": f"not timed on its own: {TOOL}'s TTFT adds the decode turn's mean token time to the prefill "
+                   "(the energy's TTFT window ends there too)",
     "kv_cache": f"{TOOL} does not print the KV cache's size, and a .litertlm's dimensions are not read",
 }
 DEFINITIONS = {
@@ -80,6 +87,16 @@ DEFINITIONS = {
     "e2e_ms": "prefill turn + decode turn",
     "spread": "mean and sample standard deviation (ddof 1) over repetitions (the warm-up iteration left out)",
     "load_ms": f"{TOOL}'s 'Init Total' init phase of the warm-up iteration (engine and model set-up)",
+    "energy": "the battery sampler's samples (|current_now| x voltage_now on the phone clock) integrated "
+              "(trapezoids, linear interpolation at the edges, as on boards) over each timed iteration's TTFT window "
+              "(prefill turn + decode turn / decode tokens) and decode window (the rest of the decode turn), summed "
+              f"over repetitions; the windows are {TOOL}'s durations laid end to end from its process's start on the "
+              "phone clock (windows_ns); J/token = decode J / (tokens - 1), J/prompt token = TTFT-window J / prompt "
+              "tokens (a constant W gives W x TPOT and W x TTFT / prompt tokens)",
+    "windows_ns": "each timed iteration's [prefill start, prefill end, first token end (prefill turn + decode turn / "
+                  f"decode tokens), decode turn end] in ns from the first timed prefill's start: not stamped by {TOOL} "
+                  "but laid from its printed durations (Init Total, then every iteration's turns, the warm-up first) "
+                  "from the process's start on the phone clock (phone/phases.py)",
 }
 
 _DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(ns|us|ms|h|m|s)")
@@ -270,8 +287,23 @@ def run(runner: PhoneRunner, remote_model: str, spec: RunSpec, *, timeout: float
     return LitertLmRun(command=argv, parsed=parsed, tool=tool, warmup=parsed.infos[0], timed=parsed.infos[1:])
 
 
-def generation(spec: RunSpec, lm: LitertLmRun, energy_reason: str) -> Generation:
-    """The `generation` section from the tool's own figures (see the module's docstring)."""
+def phase_figures(spec: RunSpec, lm: LitertLmRun) -> PhaseFigures:
+    """Energy per phase over the timed iterations: the tool's durations (the warm-up's Init Total, then every
+    iteration's turns) laid on the phone clock from the process's start (phone/phases.py)."""
+    from ..generative.settings import settings_of
+
+    s = settings_of(spec)
+    t = lm.tool
+    init_ms = lm.warmup.init_ms.get("Init Total")
+    return phases.phase_figures(
+        TOOL, t.power, t.power_reason, t.span_ns, round(init_ms * 1e6) if init_ms is not None else 0,
+        [phases.Turns(i.prefill[0].ns, i.decode[0].ns, i.decode[0].tokens) for i in lm.parsed.infos], warmups=1,
+        prompt_tokens=s["prompt_tokens"], gen_tokens=s["gen_tokens"])
+
+
+def generation(spec: RunSpec, lm: LitertLmRun, figures: PhaseFigures) -> Generation:
+    """The `generation` section from the tool's own figures (see the module's docstring), with the energy per phase
+    where the tool's durations fit its process on the phone clock (else the reason)."""
     from ..generative.settings import settings_of
     from ..generative.stats import spread
 
@@ -288,27 +320,19 @@ def generation(spec: RunSpec, lm: LitertLmRun, energy_reason: str) -> Generation
         e2e_ms=spread([p + d for p, d in zip(pre_ms, dec_ms, strict=True)]), itl_ms=None,
         prefill_ns=[i.prefill[0].ns for i in lm.timed], token_ns=[],
         load_ms=lm.warmup.init_ms.get("Init Total"),
-        peak_rss_bytes=round(max(peak) * 2**20) if peak else None, kv_cache_bytes=None, energy=None,
-        definitions=dict(DEFINITIONS), n_ctx=None, seed=None,
+        peak_rss_bytes=round(max(peak) * 2**20) if peak else None, kv_cache_bytes=None, energy=figures.energy,
+        definitions=dict(DEFINITIONS), n_ctx=None, seed=None, windows_ns=figures.windows_ns,
         warmup_prefill_ns=lm.warmup.prefill[0].ns, warmup_token_ns=[],
-        energy_reason=energy_reason,
+        energy_reason=figures.reason,
         sampling=f"{TOOL}'s own sampler on dummy token ids (benchmark mode; {s['gen_tokens']} decode steps asked)",
         measured_by=TOOL, absent=dict(ABSENT))
 
 
-def energy_reason(tool: ToolRun) -> str:
-    """Why the section has no energy per phase: the tool's turns are durations with no time on the phone's clock,
-    so the power trace cannot be cut into prefill and decode windows; the whole run's is in the power section."""
-    whole = (f"the power section has the whole {TOOL} process's mean W and J (load, warm-up and every iteration)"
-             if tool.power is not None else f"and no power was measured ({tool.power_reason})")
-    return (f"{TOOL} prints each turn's duration but not when it ran on the phone's clock, so the power trace "
-            f"cannot be cut into prefill and decode windows; {whole}")
-
-
 def phone_result(spec: RunSpec, device: Device, art: Artifact, lm: LitertLmRun, facts: PhoneFacts | None,
                  period_s: float | None) -> Result:
-    """The Result (status ok) of one litert_lm_main run: the generation section (the tool's figures), the power over
-    the whole run, thermal before/after, the phone section (its thermal status), the phone's facts."""
+    """The Result (status ok) of one litert_lm_main run: the generation section (the tool's figures, the energy per
+    phase or why none), the power over the whole run, thermal before/after, the phone section (its thermal status),
+    the phone's facts; a coarse phase's warning (phase_energy_coarse)."""
     from .result import _warning, environment, power_of, snapshot
 
     t = lm.tool
@@ -316,7 +340,8 @@ def phone_result(spec: RunSpec, device: Device, art: Artifact, lm: LitertLmRun, 
     if pw is not None:
         pw = dataclasses.replace(pw, note=f"over the whole {TOOL} process (load, warm-up and every iteration); "
                                           f"{pw.note}")
-    gen = generation(spec, lm, energy_reason(t))
+    figures = phase_figures(spec, lm)
+    gen = generation(spec, lm, figures)
     peak = lm.parsed.peak_mb
     b = t.battery
     section = PhoneBenchmark(
@@ -336,7 +361,8 @@ def phone_result(spec: RunSpec, device: Device, art: Artifact, lm: LitertLmRun, 
         throughput_ips=None, memory_mb=memory, power=pw,
         thermal=Thermal(before=snapshot(t.thermal_before), after=snapshot(t.thermal_after)), fidelity=None,
         environment=environment(facts, None, art, BACKEND, runtime=runtime),
-        warnings=[_warning(w) for w in t.warnings if not w.startswith("power refused")],
+        warnings=[*(_warning(w) for w in t.warnings if not w.startswith("power refused")),
+                  *(RunWarning("phase_energy_coarse", w) for w in figures.warnings)],
         samples_ms=[], artifact=art,
         settings=Settings.of_run(spec, load_s=gen.load_ms / 1000 if gen.load_ms is not None else None,
                                  warmup={"iterations": 1, "prefill_ms": lm.warmup.prefill[0].ns / 1e6,

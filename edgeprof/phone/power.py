@@ -28,7 +28,8 @@ class PowerReading:
     """A phone run's power over the whole benchmark_model process. `source` "battery": the sampler's samples
     (`max_w`, `discharge_sign` from them; energy is mean × duration); "rails": the sum of `rails` (energy from the
     counters, two samples: before and after). `energy_per_inference_j` and its note: the mean power × the timed
-    runs' mean latency (set once benchmark_model's output is read)."""
+    runs' mean latency (set once benchmark_model's output is read). `trace_ns` / `trace_w`: the battery sampler's
+    samples themselves (none for the rails: two counter reads are no trace)."""
 
     source: str  # "battery" | "rails"
     covers: str  # what the reading covers, in words
@@ -42,3 +43,6 @@ class PowerReading:
     rails: tuple[RailEnergy, ...] = ()
     energy_per_inference_j: float | None = None
     energy_note: str | None = None
+    # battery: every sample as taken (phone clock ns, W), for cutting into windows (litertlm.py's phases)
+    trace_ns: tuple[int, ...] = ()
+    trace_w: tuple[float, ...] = ()

@@ -3,7 +3,9 @@ LiteRT-LM's litert_lm_main for litertlm.py) with `adb shell`, a battery sampler 
 ODPM rails read before and after, rails.py, where the phone has them), thermal state before/after.
 
 Owns: the content-addressed layout under the phone's workdir (artifacts/<sha256>.<ext>, bin/<tool>-<sha>),
-the shell line that runs the sampler and the tool together (built from quoted words only), reading the
+the shell line that runs the sampler and the tool together (built from quoted words only: one sample before the
+loop starts and one after the tool ends, so the trace covers the whole process, and the phone clock read just
+before and after the tool, ToolRun.span_ns, on the samples' own clock), reading the
 battery trace (units and sign per the kernel power_supply ABI, vendor deviations detected and stated), and the
 refusals: battery power while charging (the rails are measured then), a crash, output that is not
 benchmark_model's.
@@ -35,6 +37,7 @@ from .rails import rails_power, read_rails
 
 SAMPLER_PERIOD_S = 0.2  # Perfetto's android.power guidance: poll no faster than every 100 ms
 TRACE_MARKER = "edgeprof-battery-trace"
+SPAN_MARK = "edgeprof-tool-span"  # the line after TRACE_MARKER: the phone clock before and after the tool
 NOT_ON_PHONES = "not supported on phones yet"
 
 
@@ -53,7 +56,8 @@ class PhoneMemory:
 @dataclass
 class ToolRun:
     """One tool run on a phone (PhoneRunner.run_tool): its output (stdout and stderr together) and what was read
-    around it. `power` covers the whole tool process; None with the reason in `power_reason`."""
+    around it. `power` covers the whole tool process (with the battery, every sample kept); None with the reason in
+    `power_reason`."""
 
     output: str
     power: PowerReading | None
@@ -62,6 +66,9 @@ class ToolRun:
     thermal_after: Thermal
     battery: Battery
     warnings: list[str]
+    # the phone clock (PHONE_CLOCK, the battery sampler's) read just before the tool started and just after it
+    # ended, in the same shell line; None where no sampler ran (the rails, power off, charging)
+    span_ns: tuple[int, int] | None = None
 
 
 @dataclass
@@ -86,12 +93,19 @@ class PhoneRun:
     binary: str | None = None  # benchmark_model's path on the phone
 
 
-def sampler_script(trace: str, period_s: float) -> str:
-    """A POSIX shell loop (mksh + toybox): one line a sample, phone clock in ns, then the battery files' text.
-    Run in the background; its words are fixed here, the paths quoted."""
+PHONE_CLOCK = "date +%s%N"  # the phone's clock for the sampler's samples and the tool's start and end (toybox date)
+
+
+def sample_command() -> str:
+    """One battery sample as one line: the phone clock in ns, then the battery files' text (mksh + toybox)."""
     files = " ".join(shlex.quote(f"{BATTERY}/{f}") for f in ("current_now", "voltage_now", "status"))
-    return (f"while :; do t=$(date +%s%N); set -- $(cat {files} 2>/dev/null); "
-            f'echo "$t $1 $2 $3"; sleep {period_s:g}; done > {shlex.quote(trace)} 2>/dev/null')
+    return f't=$({PHONE_CLOCK}); set -- $(cat {files} 2>/dev/null); echo "$t $1 $2 $3"'
+
+
+def sampler_script(trace: str, period_s: float) -> str:
+    """A POSIX shell loop (mksh + toybox): one sample (sample_command) every `period_s`, appended to `trace`.
+    Run in the background; its words are fixed here, the paths quoted."""
+    return f"while :; do {sample_command()}; sleep {period_s:g}; done >> {shlex.quote(trace)} 2>/dev/null"
 
 
 def battery_power(lines: list[str]) -> tuple[PowerReading | None, str | None, list[str]]:
@@ -127,9 +141,25 @@ def battery_power(lines: list[str]) -> tuple[PowerReading | None, str | None, li
     duration = (samples[-1][0] - samples[0][0]) / 1e9
     return PowerReading(source="battery", covers="the whole phone (battery side: screen, radios and all)",
                         mean_w=statistics.fmean(watts), max_w=max(watts), samples=len(samples), duration_s=duration,
-                        clock="phone (date +%s%N)",
-                        discharge_sign="negative" if signs == {False} else "positive" if signs == {True} else "mixed"), \
+                        clock=f"phone ({PHONE_CLOCK})",
+                        discharge_sign="negative" if signs == {False} else "positive" if signs == {True} else "mixed",
+                        trace_ns=tuple(s[0] for s in samples), trace_w=tuple(watts)), \
         None, warnings
+
+
+def split_span(lines: list[str]) -> tuple[list[str], tuple[int, int] | None]:
+    """The trace's lines without the SPAN_MARK line, and the tool's start and end from it (None: no such line, or
+    not two clock readings in order)."""
+    span: tuple[int, int] | None = None
+    kept = []
+    for line in lines:
+        parts = line.split()
+        if parts[:1] == [SPAN_MARK]:
+            if len(parts) == 3 and all(p.isdigit() for p in parts[1:]) and int(parts[1]) <= int(parts[2]):
+                span = (int(parts[1]), int(parts[2]))
+            continue
+        kept.append(line)
+    return kept, span
 
 
 class PhoneRunner:
@@ -209,13 +239,23 @@ class PhoneRunner:
         period = self.sampler_period_s
         tool_line = " ".join(shlex.quote(a) for a in argv)
         if power_reason is None and rails is None:
-            line = (f"mkdir -p {shlex.quote(self.workdir)}; ( {sampler_script(trace, period)} ) & s=$!; "
-                    f"{tool_line} 2>&1; rc=$?; kill $s 2>/dev/null; wait $s 2>/dev/null; "
-                    f"echo {TRACE_MARKER}; cat {shlex.quote(trace)}; rm -f {shlex.quote(trace)}; exit $rc")
+            # one sample before the loop starts and one after the tool ends, so that the trace covers the whole
+            # process; the tool's start and end read on the samples' clock, in the same line (SPAN_MARK). The
+            # line ends in `(exit $rc)`, not `exit`: an adbd without shell v2 gets the status from a marker echoed
+            # after the line (transport/adb.py run_line), which `exit` would never reach. The newline before the
+            # marker is the separator's own: the tool's output is found whole even when it printed nothing or did
+            # not end its last line
+            q = shlex.quote(trace)
+            line = (f"mkdir -p {shlex.quote(self.workdir)}; {{ {sample_command()}; }} > {q} 2>/dev/null; "
+                    f"( {sampler_script(trace, period)} ) & s=$!; t0=$({PHONE_CLOCK}); {tool_line} 2>&1; rc=$?; "
+                    f"t1=$({PHONE_CLOCK}); kill $s 2>/dev/null; wait $s 2>/dev/null; "
+                    f"{{ {sample_command()}; }} >> {q} 2>/dev/null; "
+                    f'echo; echo {TRACE_MARKER}; echo "{SPAN_MARK} $t0 $t1"; cat {q}; rm -f {q}; (exit $rc)')
         else:
             line = f"{tool_line} 2>&1"
         r = self.transport.run_line(line, argv=argv, timeout=timeout)
         output, _, trace_text = r.stdout.partition(f"\n{TRACE_MARKER}\n")
+        trace_lines, span_ns = split_span(trace_text.splitlines())
         if r.returncode != 0 or TRACE_MARKER not in r.stdout and power_reason is None and rails is None:
             self._still_there(tool)  # a cut-short run: the phone may be gone (unplugged, rebooted)
         if r.returncode >= 128 or r.returncode < 0:
@@ -231,7 +271,7 @@ class PhoneRunner:
         power_summary = None
         if power_reason is None:
             power_summary, power_reason, more = (rails_power(rails, read_rails(self.transport)) if rails is not None
-                                                 else battery_power(trace_text.splitlines()))
+                                                 else battery_power(trace_lines))
             warnings.extend(more)
             if power_summary is None:
                 warnings.append(f"power refused: {power_reason}")
@@ -241,7 +281,7 @@ class PhoneRunner:
             warnings.append(f"thermal status after the run: {thermal_after.status_name} ({thermal_after.status}); "
                             "the phone may have throttled")
         return ToolRun(output=output, power=power_summary, power_reason=power_reason, thermal_before=thermal_before,
-                       thermal_after=thermal_after, battery=battery, warnings=warnings)
+                       thermal_after=thermal_after, battery=battery, warnings=warnings, span_ns=span_ns)
 
     def measure(self, graph: str, *, threads: int | None = None, num_runs: int = 100, warmup_runs: int = 5,
                 min_secs: float = 10.0, delegate: str = "xnnpack", profile_ops: bool = False, power: bool = True,

@@ -118,6 +118,12 @@ def test_the_battery_sampler_loop_runs_in_mksh(adb_client, server_port, arm_phon
     assert run.power.source == "battery" and run.power.samples >= 2
     assert run.power.mean_w == pytest.approx(0.412 * 3.912, rel=1e-6)
     assert run.power.clock == "phone (date +%s%N)" and os.path.exists(arm_phone.usr)
+    # the phone clock read around the tool in the same line (toybox date, aarch64 mksh): inside the trace, which a
+    # sample before the loop and one after the tool make cover the whole process (phone/phases.py cuts it)
+    tool = s.run_tool(["sleep", "1"], tool="sleep")
+    assert tool.span_ns is not None and tool.power is not None, tool.power_reason
+    t0, t1 = tool.span_ns
+    assert tool.power.trace_ns[0] <= t0 and t0 + 1_000_000_000 <= t1 <= tool.power.trace_ns[-1]
 
 
 def test_deploy_int8_on_the_arm_phone(adb_client, server_port, arm_phone, tmp_path, capsys, artifact_cache,

@@ -1,11 +1,14 @@
 """LiteRT-LM on the stand-in phone: a .litertlm measured by litert_lm_main (the replay tests/phone/litert_lm_main),
 end to end through `edgeprof deploy` with both adb clients, the stored generation section (the tool's own figures,
-what it does not give and why), the phone's thermal status and battery power, `results show`; the one-line
+what it does not give and why), the energy per phase from the battery trace cut with the tool's durations laid on
+the phone clock (a constant power exactly, a power that steps with the phases, durations that do not fit, the
+rails), the phone's thermal status and battery power, `results show`; an adbd without shell v2; the one-line
 refusals; the tool's own failures; and its output parsed as the real tool prints it."""
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import phone_tree as tree
@@ -129,20 +132,20 @@ def test_deploy_a_litertlm_on_the_phone(adb_client, server_port, phone, tiny, tm
     inv = inventory(tmp_path, phone, adb_client, server_port, LM)
     db = tmp_path / "db.sqlite"
     argv = ["deploy", "--device", "phone", "--inventory", inv, "--model", str(tiny), "--runtime", "litert-lm",
-            "--prompt-tokens", "16", "--gen-tokens", "8", "--repetitions", "2", "--quiet", "--db", str(db),
+            "--prompt-tokens", "32", "--gen-tokens", "16", "--repetitions", "2", "--quiet", "--db", str(db),
             "--json", str(tmp_path / "r.json")]
     assert main(argv) == 0
     shown = " ".join(capsys.readouterr().out.split())
     r = json.loads((tmp_path / "r.json").read_text())
     g, ph = r["generation"], r["phone"]
     assert (r["runtime"], r["precision"], r["status"]) == ("litert-lm", "as-built", "ok")
-    assert (g["runtime"], g["prompt_tokens"], g["tokens"], g["depth"], g["repetitions"]) == ("litert-lm", 16, 8, 0, 2)
+    assert (g["runtime"], g["prompt_tokens"], g["tokens"], g["depth"], g["repetitions"]) == ("litert-lm", 32, 16, 0, 2)
     assert g["measured_by"] == "litert_lm_main" and g["token_ns"] == [] and g["itl_ms"] is None
     assert set(g["absent"]) >= {"token_ns", "itl_ms"} and "no per-token times" in g["absent"]["token_ns"]
     assert len(g["prefill_ns"]) == 2 and g["warmup_prefill_ns"] > 0
     # the figures follow from the tool's own turn durations by its own formulas
     pre_s = [ns / 1e9 for ns in g["prefill_ns"]]
-    assert g["prefill_tps"]["mean"] == pytest.approx(sum(16 / s for s in pre_s) / 2)
+    assert g["prefill_tps"]["mean"] == pytest.approx(sum(32 / s for s in pre_s) / 2)
     assert g["prefill_ms"]["mean"] == pytest.approx(sum(pre_s) / 2 * 1e3)
     tpot = g["tpot_ms"]["mean"]
     assert g["ttft_ms"]["mean"] == pytest.approx(g["prefill_ms"]["mean"] + tpot)
@@ -150,10 +153,13 @@ def test_deploy_a_litertlm_on_the_phone(adb_client, server_port, phone, tiny, tm
     assert 30 < g["decode_tps"]["mean"] < 45  # the replay's made-up 38-42 tokens/s at four threads
     assert 200 < g["load_ms"] < 260  # the replay's "Init Total" of the warm-up iteration
     assert "GetTimeToFirstToken" in g["definitions"]["ttft_ms"]
-    assert g["energy"] is None and "cannot be cut into prefill and decode windows" in g["energy_reason"]
+    check_constant_power_energy(g, 0.412 * 3.912)  # the tree's battery: -412000 µA at 3912000 µV
+    # the replay's 32-token prefill (about 0.1 s) and 16-token decode (0.4 s) are shorter than 3 sample intervals
+    coarse = [w["message"] for w in r["warnings"] if w["code"] == "phase_energy_coarse"]
+    assert len(coarse) == 2 and "J per prompt token is coarse" in coarse[0] and "J per token is coarse" in coarse[1]
     assert ph["tool"] == "litert_lm_main" and ph["binary"].startswith("/data/local/tmp/edgeprof/bin/litert_lm_main-")
     assert ph["binary"].endswith(sha256_file(str(tree.litert_lm_main_script()))[:16])
-    for flag in ("--benchmark", "--benchmark_prefill_tokens=16", "--benchmark_decode_tokens=8", "--num_iterations=3",
+    for flag in ("--benchmark", "--benchmark_prefill_tokens=32", "--benchmark_decode_tokens=16", "--num_iterations=3",
                  "--async=false", "--backend=cpu"):
         assert flag in ph["command"]
     assert ph["command"][1] == f"--model_path=/data/local/tmp/edgeprof/artifacts/{sha256_file(str(tiny))}.litertlm"
@@ -163,10 +169,11 @@ def test_deploy_a_litertlm_on_the_phone(adb_client, server_port, phone, tiny, tm
     assert "whole litert_lm_main process" in r["power"]["note"]
     assert r["memory_mb"]["peak_rss"] > 400 and r["artifact"]["sha256"] == sha256_file(str(tiny))
     assert "litert_lm_main's own figures, not timed by edgeprof" in shown and "TTFT" in shown
+    assert "energy (battery, phases from litert_lm_main's durations anchored at the process start" in shown
     assert "thermal status none (0) → none (0)" in shown
     assert main(["results", "show", r["run_id"], "--db", str(db)]) == 0
     again = " ".join(capsys.readouterr().out.split())
-    assert "litert_lm_main's own figures" in again and "decode" in again and "pp16" in again
+    assert "litert_lm_main's own figures" in again and "decode" in again and "pp32" in again
 
     # a warm phone: its thermal status is stored and warned about; the binary is not pushed again
     tree.set_thermal(phone.root, 3)
@@ -175,6 +182,97 @@ def test_deploy_a_litertlm_on_the_phone(adb_client, server_port, phone, tiny, tm
     assert (w["phone"]["thermal_status_before"], w["phone"]["thermal_status_after"]) == (3, 3)
     assert any(x["code"] == "phone_thermal_status" for x in w["warnings"])
     assert w["phone"]["binary"] == ph["binary"]
+
+
+def check_constant_power_energy(g: dict, watts: float) -> None:  # type: ignore[type-arg]
+    """A battery of constant W: J per prompt token = W x TTFT window / prompt tokens and J per token = W x decode
+    window / decoded tokens exactly (rel 1e-9: the trapezoids of a constant are W x the window wherever the samples
+    fall, as tests/gen/test_generate_ssh.py's check_energy), the windows the stored ones (generation.windows_ns),
+    and those follow from the tool's own turns: TTFT window = prefill turn + decode turn / tokens (its TTFT)."""
+    e, reps, prompt, gen = g["energy"], g["repetitions"], g["prompt_tokens"], g["tokens"]
+    assert e is not None and g["energy_reason"] is None, g["energy_reason"]
+    windows = g["windows_ns"]
+    assert len(windows) == reps and windows[0][0] == 0
+    for w, pre_ns in zip(windows, g["prefill_ns"], strict=True):
+        assert w[0] < w[1] < w[2] < w[3] and w[1] - w[0] == pre_ns
+    ttft_s = sum(w[2] - w[0] for w in windows) / 1e9
+    decode_s = sum(w[3] - w[2] for w in windows) / 1e9
+    assert ttft_s * 1e3 / reps == pytest.approx(g["ttft_ms"]["mean"], rel=1e-6)  # the tool's TTFT, from its turns
+    assert decode_s * 1e3 / reps / (gen - 1) == pytest.approx(g["tpot_ms"]["mean"], rel=1e-6)  # and its TPOT
+    assert e["prefill_s"] == pytest.approx(ttft_s, rel=1e-12) and e["decode_s"] == pytest.approx(decode_s, rel=1e-12)
+    assert (e["prompt_tokens"], e["decode_tokens"]) == (reps * prompt, reps * (gen - 1))
+    assert e["j_per_prompt_token"] == pytest.approx(watts * ttft_s / (reps * prompt), rel=1e-9)
+    assert e["j_per_token"] == pytest.approx(watts * decode_s / (reps * (gen - 1)), rel=1e-9)
+    assert e["prefill_mean_w"] == pytest.approx(watts, rel=1e-9) and e["decode_mean_w"] == pytest.approx(watts, rel=1e-9)
+    assert e["tokens_per_j"] == pytest.approx(reps * (gen - 1) / (watts * decode_s), rel=1e-9)
+    assert re.fullmatch(r"battery, phases from litert_lm_main's durations anchored at the process start on the "
+                        r"phone clock; samples every [\d.]+ s; ([\d.]+) s of the ([\d.]+) s process outside the "
+                        r"durations", e["source"]), e["source"]
+    assert "laid from its printed durations" in g["definitions"]["windows_ns"]
+
+
+def test_battery_power_that_steps_between_phases(adb_client, server_port, phone, tiny, tmp_path):
+    """The replay draws its own current per phase (its current_ua control: init, prefill, decode): each phase's
+    mean W is its own level, not the run's mean. Sampled every 50 ms, prefill about 0.8 s, decode about 0.8 s.
+    Tolerance: a quarter of the step between the levels, since the windows are laid from the process's start (the
+    replay's Python start-up, outside its durations, puts them up to that much early) and the samples interpolate
+    across each edge (up to an interval)."""
+    ua = {"init": -300_000, "prefill": -1_500_000, "decode": -700_000, "exit": -412_000}
+    tree.write(phone.root / "vendor/replay/litert_lm_main/current_ua", "".join(f"{k} {v}\n" for k, v in ua.items()))
+    inv = inventory(tmp_path, phone, adb_client, server_port, LM + "    power: {rate_hz: 20}\n")
+    assert main(["deploy", "--device", "phone", "--inventory", inv, "--model", str(tiny), "--prompt-tokens", "256",
+                 "--gen-tokens", "32", "--repetitions", "1", "--quiet", "--no-store",
+                 "--json", str(tmp_path / "r.json")]) == 0
+    r = json.loads((tmp_path / "r.json").read_text())
+    g = r["generation"]
+    e = g["energy"]
+    assert e is not None, g["energy_reason"]
+    volts = 3.912
+    w_pre, w_dec = 1.5 * volts, 0.7 * volts
+    [(a, b, c, d)] = g["windows_ns"]
+    # the TTFT window: the prefill turn at the prefill level, then the first token (decode turn / 32) at decode's
+    want_pre = ((b - a) * w_pre + (c - b) * w_dec) / (c - a)
+    step = w_pre - w_dec
+    assert abs(e["prefill_mean_w"] - want_pre) < step / 4, (e["prefill_mean_w"], want_pre)
+    assert abs(e["decode_mean_w"] - w_dec) < step / 4, (e["decode_mean_w"], w_dec)
+    assert e["j_per_token"] == pytest.approx(e["decode_mean_w"] * (d - c) / 1e9 / 31, rel=1e-9)
+    # the whole process's mean is none of them: init at 0.3 A, the warm-up, the gaps
+    assert not (w_dec < r["power"]["mean_w"] < w_pre and abs(r["power"]["mean_w"] - e["prefill_mean_w"]) < 0.1)
+    assert not [w for w in r["warnings"] if w["code"] == "phase_energy_coarse"]
+
+
+def test_the_tools_durations_that_do_not_fit_its_process(adb_client, server_port, phone, tiny, tmp_path):
+    """The replay stalls 1.5 s before its init (its stall_s control), a start-up none of its printed durations
+    covers: more than 10 % of the process is outside them, so no energy per phase, the reason says so, and the
+    power section keeps the whole run's mean W."""
+    tree.write(phone.root / "vendor/replay/litert_lm_main/stall_s", "1.5\n")
+    inv = inventory(tmp_path, phone, adb_client, server_port, LM)
+    assert main(["deploy", "--device", "phone", "--inventory", inv, "--model", str(tiny), "--prompt-tokens", "16",
+                 "--gen-tokens", "8", "--repetitions", "1", "--quiet", "--no-store",
+                 "--json", str(tmp_path / "r.json")]) == 0
+    r = json.loads((tmp_path / "r.json").read_text())
+    g = r["generation"]
+    assert g["energy"] is None and g["windows_ns"] == []
+    assert "litert_lm_main's durations (init, then each iteration's prefill and decode turns) do not fit its " \
+           "process on the phone clock" in g["energy_reason"] and "10% tolerance" in g["energy_reason"]
+    assert "the power section has the whole litert_lm_main process's mean W and J" in g["energy_reason"]
+    assert r["power"]["mean_w"] == pytest.approx(0.412 * 3.912, rel=1e-6)
+    assert not [w for w in r["warnings"] if w["code"] == "phase_energy_coarse"]
+
+
+def test_a_pixel_with_power_rails_has_no_energy_per_phase(adb_client, server_port, phone, tiny, tmp_path):
+    """The ODPM rails are read before and after the tool (two counter reads, no trace to cut): the power section
+    is the rails' sum over the whole run and the generation section says why there is no energy per phase."""
+    inv = inventory(tmp_path, phone, adb_client, server_port, LM)
+    with tree.RailMeter(phone.root):
+        assert main(["deploy", "--device", "phone", "--inventory", inv, "--model", str(tiny), "--prompt-tokens", "16",
+                     "--gen-tokens", "8", "--repetitions", "1", "--quiet", "--no-store",
+                     "--json", str(tmp_path / "r.json")]) == 0
+    r = json.loads((tmp_path / "r.json").read_text())
+    g = r["generation"]
+    assert r["power"]["source"] == "rails" and g["energy"] is None and g["windows_ns"] == []
+    assert g["energy_reason"].startswith("the rails reading is two counter reads around the whole litert_lm_main "
+                                         "process, no trace to cut into prefill and decode windows")
 
 
 def test_what_a_phone_refuses_is_one_line(adb_client, server_port, phone, tiny, tmp_path, capsys):
@@ -204,6 +302,29 @@ def runner(d, adb_client: str, server_port: int) -> PhoneRunner:  # type: ignore
                  phone=PhoneConfig(serial=serial(d), adb=adb_client, adb_server_port=server_port,
                                    litert_lm_main=BenchmarkModel(host_path=str(tree.litert_lm_main_script()))))
     return PhoneRunner(open_adb(dev), dev)
+
+
+def test_an_adbd_without_shell_v2(adb_client, server_port, phone_root, tiny):
+    """A phone whose adbd has no shell v2 (before Android 7: the exit status comes from a marker echoed after the
+    line): the run ends with its status, its battery trace and the phone clock's reads around the tool; a failing
+    run's status too."""
+    import phone_adbd as adbd
+
+    d = adbd.StandInAdbd(phone_root, mode="legacy")
+    try:
+        s = runner(d, adb_client, server_port)
+        assert "shell_v2" not in s.transport.features
+        remote, _ = s.push_artifact(str(tiny), sha256_file(str(tiny)), "litertlm")
+        spec = RunSpec(device="pixel", model=str(tiny), runtime="litert-lm", precision="as-built", prompt_tokens=8,
+                       gen_tokens=4, repetitions=1)
+        lm = litertlm.run(s, remote, spec)
+        assert lm.tool.power is not None and lm.tool.span_ns is not None
+        t0, t1 = lm.tool.span_ns
+        assert lm.tool.power.trace_ns[0] <= t0 < t1 <= lm.tool.power.trace_ns[-1]  # the trace covers the process
+        with pytest.raises(MeasurementFailed, match="litert_lm_main died"):
+            litertlm.run(s, "/data/local/tmp/nothing.litertlm", spec)
+    finally:
+        d.close()
 
 
 def test_the_tool_fails_as_the_real_one_does(adb_client, server_port, phone, tmp_path):

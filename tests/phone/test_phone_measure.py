@@ -126,3 +126,16 @@ def test_battery_units_deviation() -> None:
     p, reason, warnings = battery_power(["1000000000 -412 3912 Discharging", "1200000000 -410 3910 Discharging"])
     assert reason is None and p is not None and p.mean_w == pytest.approx(0.411 * 3.911, rel=1e-3)
     assert any("mA" in w for w in warnings) and any("mV" in w for w in warnings)
+
+
+def test_the_phone_clock_read_around_a_tool_that_prints_nothing(adb_client, server_port, phone):
+    """run_tool reads the phone clock (the sampler's: date +%s%N) just before and after the tool, in its shell line;
+    a sample before the loop and one after the tool make the trace cover the whole process. A tool that prints
+    nothing (no last newline before the trace's marker) still gives its trace."""
+    s = session(phone, adb_client, server_port, rate_hz=10)
+    run = s.run_tool(["sleep", "1"], tool="sleep")
+    assert run.output == "" and run.span_ns is not None and run.power is not None, run.power_reason
+    t0, t1 = run.span_ns
+    trace = run.power.trace_ns
+    assert trace[0] <= t0 and t0 + 1_000_000_000 <= t1 <= trace[-1] and list(trace) == sorted(trace)
+    assert run.power.samples == len(trace) >= 4 and set(run.power.trace_w) == {0.412 * 3.912}
