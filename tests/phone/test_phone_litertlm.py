@@ -125,6 +125,7 @@ def tiny(tmp_path: Path) -> Path:
 LM = f"    litert_lm_main: '{tree.litert_lm_main_script()}'\n"
 
 
+@pytest.mark.alone  # the tool's untimed time must stay under 10 % of a ~1.8 s run: a parallel suite's workers can stretch it
 def test_deploy_a_litertlm_on_the_phone(adb_client, server_port, phone, tiny, tmp_path, capsys):
     """`edgeprof deploy --device phone --model tiny.litertlm --runtime litert-lm`: litert_lm_main pushed by content,
     one warm-up + 2 timed iterations, the tool's figures in the generation section (said to be its own, with no
@@ -211,6 +212,7 @@ def check_constant_power_energy(g: dict, watts: float) -> None:  # type: ignore[
     assert "laid from its printed durations" in g["definitions"]["windows_ns"]
 
 
+@pytest.mark.alone  # each phase's W within a quarter of the step needs steady ~60 ms samples: a parallel suite's workers can stretch it
 def test_battery_power_that_steps_between_phases(adb_client, server_port, phone, tiny, tmp_path):
     """The replay draws its own current per phase (its current_ua control: init, prefill, decode): each phase's
     mean W is its own level, not the run's mean. Sampled every 50 ms, prefill about 0.8 s, decode about 0.8 s.
