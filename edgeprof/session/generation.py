@@ -139,6 +139,7 @@ def check(spec: RunSpec) -> None:
         raise ConfigError(f"--precision {spec.precision}: {spec.runtime} takes "
                           f"{', '.join(GEN_PRECISIONS[spec.runtime])}",
                           hint=f"--precision {DEFAULT_PRECISION[spec.runtime]} (the default for {spec.runtime})")
+    check_llama_options(spec)
     from ..files.config import check_cli_settings
 
     check_cli_settings({name: getattr(spec, name) for name in GEN_ONLY})
@@ -162,6 +163,25 @@ def check(spec: RunSpec) -> None:
                           hint=f"--runtime {need[0]}" if need else "give a .gguf, a Hugging Face folder or an "
                           "onnxruntime-genai folder")
     info.check_context(s["depth"], s["prompt_tokens"], s["gen_tokens"])
+
+
+# llama.cpp's load settings a spec's runtime_options may hold (deploy --mmap / --extra-buffers, or a sweep's
+# runtime_options), each a GenerateRequest field of the same name; no other runtime has them
+LLAMA_LOAD_OPTIONS = {"use_mmap": "--mmap", "extra_buffers": "--extra-buffers"}
+
+
+def check_llama_options(spec: RunSpec) -> None:
+    """use_mmap and extra_buffers are llama.cpp's and true or false: one line for another runtime's spec (or a
+    value that is not a boolean), before anything connects."""
+    opts = spec.runtime_options or {}
+    for key, flag in LLAMA_LOAD_OPTIONS.items():
+        if key not in opts:
+            continue
+        if spec.runtime != "llama.cpp":
+            raise ConfigError(f"{flag} ({key}): {spec.runtime} has no such setting; it is llama.cpp's",
+                              hint=f"drop {flag}, or --runtime llama.cpp")
+        if not isinstance(opts[key], bool):
+            raise ConfigError(f"{flag} ({key}): must be true or false (on / off), not {opts[key]!r}")
 
 
 def check_flags(scenario: str, given: Iterable[str]) -> None:
@@ -196,9 +216,6 @@ def check_scenario(spec: RunSpec) -> None:
                           hint="add --scenario server --rate R, or drop it")
     if sc == SINGLE_STREAM:
         return
-    if spec.depth:
-        raise ConfigError(f"--depth {spec.depth} with --scenario {sc}: not supported yet for generative models",
-                          hint="leave --depth out (0), or measure depth single-stream")
     if sc == "server":
         if spec.rate is None:
             raise ConfigError("--scenario server needs --rate R: the requests' mean arrivals per second (Poisson)",
@@ -345,6 +362,52 @@ def repetition_silence_s(s: dict[str, int]) -> float:
     return 60.0 + 3.0 * (s["depth"] + s["prompt_tokens"] + s["gen_tokens"])
 
 
+# the whole generate request's bound (generation_deadline): what one repetition may take, a generous 3 s a token
+# on top of a minute (repetition_silence_s), for each request the scenario runs, plus the load and the telemetry
+# phases; the agent is stopped when it is passed, whatever it keeps sending (agentlink.RunDeadline)
+LOAD_S = 600.0  # the load may build or map a model of GBs on a slow board (run/limits.AGENT_SILENCE_TIMEOUT_S)
+DEADLINE_MARGIN_S = 60.0
+
+
+def generation_deadline(spec: RunSpec, s: dict[str, int]) -> Any:
+    """The longest the whole generate request may take (agentlink.RunDeadline), from the run's own settings and
+    token counts: the cooldown and idle waits as a run has them, the load, the warm-up (one request), then per
+    scenario: single-stream, repetitions requests; server, the Poisson schedule's span (the agent's own
+    scenarios.poisson_offsets of --rate, --min-duration, --min-queries, --max-queries, --seed) plus every request
+    served after it; sustained, --duration plus the request running at its end plus a tenth of the duration for the
+    reply. A request is repetition_silence_s (60 s + 3 s per token of depth, prompt and generation)."""
+    from edgeprof_agent.scenarios import poisson_offsets
+
+    from ..agentlink import RunDeadline
+    from ..run.execute import scenario_spec
+
+    each = repetition_silence_s(s)
+    if spec.scenario == "server":
+        sc = scenario_spec(spec)
+        offsets = poisson_offsets(spec.rate, spec.min_duration_s, spec.min_queries, spec.max_queries,
+                                  sc.seed if sc is not None else spec.seed)
+        measure = offsets[-1] / 1e9 + len(offsets) * each
+        loop = f"{len(offsets)} requests over a {offsets[-1] / 1e9:.0f} s schedule"
+    elif spec.scenario == "sustained":
+        duration = spec.duration_s or SCENARIO_DEFAULTS["duration_s"]
+        measure = duration * 1.1 + each
+        loop = f"duration {duration:g} s"
+    else:
+        measure = s["repetitions"] * each
+        loop = f"{s['repetitions']} repetitions"
+    phases = {"idle": spec.idle_s + 60.0, "load": LOAD_S, "warmup": each, "measure": measure}
+    if spec.cooldown_c is not None:
+        phases["cooldown"] = spec.cooldown_timeout_s + 60.0
+    total = sum(phases.values()) + DEADLINE_MARGIN_S
+    tokens = s["depth"] + s["prompt_tokens"] + s["gen_tokens"]
+    why = (f"from its settings: {loop}, each up to {each:g} s (60 s + 3 s a token for {tokens} tokens), a "
+           f"{LOAD_S:g} s load")
+    return RunDeadline(total, label="the generation's deadline", why=why,
+                       hint="if the board is this slow, measure a smaller run (fewer --gen-tokens, --prompt-tokens, "
+                            "--depth or --repetitions; a shorter --duration); else run the agent by hand there to "
+                            "see what it does")
+
+
 class AgentGeneration:
     """The generation kind on the agent: build the artifact, check the runtime on the facts, push, `generate`,
     the Result."""
@@ -384,10 +447,11 @@ class AgentGeneration:
             transfer = Transfer(agent_bytes=agent_bytes, artifact_bytes=moved, total_bytes=agent_bytes + moved)
             opts = dict(spec.runtime_options or {})
             extra = opts.pop("extra_buffers", extra_buffers_default(spec.runtime, spec.precision, facts))
+            use_mmap = opts.pop("use_mmap", None)  # None: the runtime's default, which its description states
             req = GenerateRequest.from_dict({
                 "runtime": spec.runtime, "artifact": {"path": remote, "format": art.format, "sha256": art.sha256},
                 "precision": spec.precision, **s, "seed": spec.seed, "threads": spec.threads,
-                "extra_buffers": extra, "runtime_options": opts,
+                "use_mmap": use_mmap, "extra_buffers": extra, "runtime_options": opts,
                 "power": (lambda p: p.to_dict() if p is not None else None)(power_config(spec, device)),
                 "idle_s": spec.idle_s, "cooldown_c": spec.cooldown_c, "cooldown_timeout_s": spec.cooldown_timeout_s,
                 "lease_token": session.lease_token,
@@ -411,7 +475,8 @@ class AgentGeneration:
             with clock.phase("run"):
                 reply = link.generate(req, on_event=on_event, timeout=600.0,
                                       silence_by_phase={"idle": 600.0, "load": 600.0, "warmup": silence,
-                                                        "measure": silence})
+                                                        "measure": silence},
+                                      deadline=generation_deadline(spec, s))
             reps = reply.repetitions
             span = (max(r.t_end_ns for r in reps) - min(r.t_prefill_start_ns for r in reps)) / 1e9 if reps else 0.0
             phases = clock.phases(reply, window_s=span)  # where the time went: the report's and a sweep's table
@@ -420,6 +485,8 @@ class AgentGeneration:
 
 def _what(spec: RunSpec, s: dict[str, int]) -> str:
     each = f"{s['prompt_tokens']} prompt + {s['gen_tokens']} tokens"
+    if spec.scenario != SINGLE_STREAM and s["depth"]:
+        each += f" at depth {s['depth']}"
     if spec.scenario == "server":
         return f"server at {spec.rate:g} requests/s, each {each}"
     if spec.scenario == "sustained":
@@ -476,7 +543,7 @@ def assemble(spec: RunSpec, art: Artifact, facts: Facts, reply: Any, transfer: T
 
 
 # deploy's flags that apply to a generative model besides its own settings' (the rest are a forward pass's)
-_APPLIES = ("--seed", "--idle", "--cooldown", "--cooldown-timeout", "--power-rate")
+_APPLIES = ("--seed", "--idle", "--cooldown", "--cooldown-timeout", "--power-rate", "--mmap", "--extra-buffers")
 
 
 def from_args(args: argparse.Namespace, spec: RunSpec, given: frozenset[str]) -> RunSpec | None:
@@ -495,7 +562,7 @@ def from_args(args: argparse.Namespace, spec: RunSpec, given: frozenset[str]) ->
     if other:
         raise ConfigError(f"{other[0]}: applies to a forward pass, not to the generative model {args.model}",
                           hint="leave it out; a generative model takes --prompt-tokens, --gen-tokens, --depth, "
-                               "--repetitions, --threads and --scenario server or sustained")
+                               "--repetitions, --threads, --mmap, --extra-buffers and --scenario server or sustained")
     check_flags(args.scenario, flags)
     runtime = args.runtime or default_runtime(args.model)
     if runtime not in ALL_GEN_RUNTIMES:

@@ -146,7 +146,9 @@ BASE = ["deploy", "--device", "local", "--model", "llama_tiny", "--runtime", "ll
     (["--scenario", "server", "--rate", "1", "--duration", "60"], "--duration: for a generative model's sustained"),
     (["--scenario", "sustained", "--rate", "1"], "--rate: for a generative model's server scenario, not sustained"),
     (["--scenario", "sustained", "--duration", "10", "--window", "5"], "leaves fewer than 3 windows"),
-    (["--scenario", "server", "--rate", "1", "--depth", "64"], "--depth 64 with --scenario server: not supported yet"),
+    (["--scenario", "server", "--rate", "1", "--depth", "4000"], "--depth 4000 + 512 prompt + 128 generated = 4640 "
+                                                                   "tokens is past the context of llama_tiny"),
+    (["--scenario", "sustained", "--depth", "4000"], "is past the context of llama_tiny (4096 tokens)"),
     (["--scenario", "server", "--rate", "1", "--latency-bound", "50"], "--latency-bound: applies to a forward pass"),
     (["--min-queries", "5"], "--min-queries: for a generative model's server scenario, not single-stream"),
 ])
