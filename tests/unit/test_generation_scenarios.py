@@ -181,6 +181,9 @@ def test_the_scenario_p99s_are_metrics_for_budgets_and_check():
     v = metric_values(server)
     assert v["ttft_p99_ms"] == pytest.approx(5.2) and v["tpot_p99_ms"] == pytest.approx(0.2) and v["valid"] == 1
     assert server.identity.scenario == "server 100/s"  # compared with server runs at that rate only
+    deep = dataclasses.replace(server, generation=dataclasses.replace(g, depth=512))
+    assert deep.identity.scenario == "server 100/s @ d512"  # at a depth: another configuration
+    assert deep.identity.key() != server.identity.key()
     stored = json.loads(server.to_json(packed=True))
     packed = stored["generation"]["token_ns"]  # every token time, one packed list (a long sustained run's millions)
     assert packed["encoding"] == "int64-shuffle8-zlib-ragged" and packed["lengths"] == [3] * 5
