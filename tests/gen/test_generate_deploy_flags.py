@@ -78,3 +78,24 @@ def test_a_generation_past_its_deadline_is_stopped_with_one_line_and_not_stored(
     assert "the agent was stopped" in first and "--repetitions" in err and "Traceback" not in err
     assert main(["results", "list", "--db", db, "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == []  # nothing stored as if complete
+
+
+def test_a_sweep_sets_mmap_through_its_runtime_options(tmp_path, monkeypatch, capsys):
+    from edgeprof.store import Store
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    (tmp_path / "s.yaml").write_text(
+        "name: mmap\nmodels: [llama_tiny]\ndevices: [local]\nruntimes: [llama.cpp]\nprecisions: [q4_0]\n"
+        "threads: [1]\nprompt_tokens: [16]\ngen_tokens: [8]\ndepth: [0]\n"
+        "settings: {repetitions: 2, idle_s: 0, retries: 0, runtime_options: {use_mmap: false, extra_buffers: false}}\n")
+    db = str(tmp_path / "r.sqlite")
+    code = main(["sweep", str(tmp_path / "s.yaml"), "--db", db, "--quiet"])
+    cap = capsys.readouterr()
+    assert code == 0, cap.out + cap.err
+    store = Store(db)
+    (row,) = store.list(limit=None)
+    r = store.get(row.run_id)
+    assert r.status == "ok" and r.environment is not None and r.environment.runtime is not None
+    opts = r.environment.runtime.options
+    assert opts is not None and opts.use_mmap is False and opts.extra_buffers is False
+    assert r.settings.depth == 0  # a sweep's depth: [0] is stored as 0 too
