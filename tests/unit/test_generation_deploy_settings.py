@@ -14,9 +14,10 @@ import pytest
 from edgeprof.cli.deploy import check_args
 from edgeprof.cli.main import build_parser, main
 from edgeprof.errors import ConfigError
+from edgeprof.generative.limits import generation_deadline, repetition_silence_s
 from edgeprof.generative.settings import settings_of
 from edgeprof.records import Result, RunSpec, Settings
-from edgeprof.session.generation import GEN_ONLY, check, generation_deadline, repetition_silence_s
+from edgeprof.session.generation import GEN_ONLY, check
 from edgeprof_agent.messages import ProgressEvent
 from edgeprof_agent.scenarios import poisson_offsets
 
