@@ -39,23 +39,31 @@ def generation_deadline(spec: RunSpec, s: dict[str, int]) -> RunDeadline:
     scenario: single-stream, repetitions requests; server, the Poisson schedule's span (the agent's own
     scenarios.poisson_offsets of --rate, --min-duration, --min-queries, --max-queries, --seed) plus every request
     served after it; sustained, --duration plus the request running at its end plus a tenth of the duration for the
-    reply. A request is repetition_silence_s (60 s + 3 s per token of depth, prompt and generation)."""
+    reply. A request is repetition_silence_s (60 s + 3 s per token of depth, prompt and generation). Once the
+    agent's progress says the last request is done (or a sustained run's duration passed), the reply must come
+    within a request's time (a sustained run's: also a tenth of its duration, to pack its tokens)."""
     from edgeprof_agent.scenarios import poisson_offsets
 
     from ..agentlink import RunDeadline
+
     each = repetition_silence_s(s)
+    settle, run_s = each, 0.0  # once the agent's progress says the loop's end is reached: the reply, in a request's
+    #                            time (RunDeadline's settle; its default, one forward-pass query, is not a request's)
     if spec.scenario == "server":
         # the agent's schedule: its ScenarioSpec's seed is the spec's (run/execute.scenario_spec)
         offsets = poisson_offsets(spec.rate, spec.min_duration_s, spec.min_queries, spec.max_queries, spec.seed)
         measure = offsets[-1] / 1e9 + len(offsets) * each
         loop = f"{len(offsets)} requests over a {offsets[-1] / 1e9:.0f} s schedule"
+        count = len(offsets)
     elif spec.scenario == "sustained":
         duration = spec.duration_s or SCENARIO_DEFAULTS["duration_s"]
         measure = duration * 1.1 + each
         loop = f"duration {duration:g} s"
+        count, run_s, settle = 1, duration, each + duration / 10.0
     else:
         measure = s["repetitions"] * each
         loop = f"{s['repetitions']} repetitions"
+        count = s["repetitions"]
     phases = {"idle": spec.idle_s + 60.0, "load": LOAD_S, "warmup": each, "measure": measure}
     if spec.cooldown_c is not None:
         phases["cooldown"] = spec.cooldown_timeout_s + 60.0
@@ -63,7 +71,8 @@ def generation_deadline(spec: RunSpec, s: dict[str, int]) -> RunDeadline:
     tokens = s["depth"] + s["prompt_tokens"] + s["gen_tokens"]
     why = (f"from its settings: {loop}, each up to {each:g} s (60 s + 3 s a token for {tokens} tokens), a "
            f"{LOAD_S:g} s load")
-    return RunDeadline(total, label="the generation's deadline", why=why,
+    return RunDeadline(total, label="the generation's deadline", why=why, settle_s=settle, min_duration_s=run_s,
+                       min_queries=count,
                        hint="if the board is this slow, measure a smaller run (fewer --gen-tokens, --prompt-tokens, "
                             "--depth or --repetitions; a shorter --duration); else run the agent by hand there to "
                             "see what it does")

@@ -140,3 +140,25 @@ def test_the_deadline_says_how_far_the_request_got():
     assert d.reached() == "its last progress: 'measure' 3 of 5 done"
     d.see(ProgressEvent(event="progress", phase="load"), 2.0)
     assert d.reached() == "its last progress: 'load'"
+
+
+def test_a_long_repetition_after_the_first_is_not_cut_short():
+    """The deadline's settle (the reply's time once the agent's progress says the loop is done) starts after the
+    last repetition, never after the first: a slow board's repetitions each take minutes."""
+    spec = _spec("--model", "llama_tiny", "--repetitions", "5", "--idle", "0")
+    d = generation_deadline(spec, settings_of(spec))
+    d.start(0.0)
+    total = d.due()[0]
+    d.see(ProgressEvent(event="progress", phase="measure", n=1, total=5), 100.0)
+    d.see(ProgressEvent(event="progress", phase="measure", n=4, total=5), 400.0)
+    assert d.due()[0] == total  # still the whole request's bound
+    d.see(ProgressEvent(event="progress", phase="measure", n=5, total=5), 500.0)
+    each = repetition_silence_s(settings_of(spec))
+    assert d.due()[0] == min(total, 500.0 + each) and "the end its own progress reported" in d.due()[1]
+    server = _spec("--model", "llama_tiny", "--scenario", "server", "--rate", "2", "--min-queries", "20",
+                   "--min-duration", "0", "--idle", "0")
+    d = generation_deadline(server, settings_of(server))
+    d.start(0.0)
+    total = d.due()[0]
+    d.see(ProgressEvent(event="progress", phase="measure", elapsed_s=50.0, n=19, min_queries=20), 60.0)
+    assert d.due()[0] == total
