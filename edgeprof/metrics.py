@@ -94,14 +94,15 @@ EXTRA_METRICS: tuple[Metric, ...] = (
     Metric("steady_temp_c", "steady-state temperature", "°C", "lower", False, "sustained", min_abs=1.0),
     Metric("steady_w", "steady-state power", "W", "lower", False, "sustained", min_abs=0.05, effect_scale=2.0),
     # generative models (records.Generation; docs/generative.md): only a generation result has them. Each is the
-    # mean over repetitions (Generation's Spread); no Mann-Whitney test (the result's samples_ms are not these)
-    Metric("decode_tps", "decode tokens per second (tokens after the first)", "tokens/s", "higher", False,
+    # mean over repetitions (Generation's Spread). Mann-Whitney (analysis/compare.raw_samples): the decode metrics on
+    # the inter-token times, TTFT and prefill on one value per repetition (untested where too few to reach alpha)
+    Metric("decode_tps", "decode tokens per second (tokens after the first)", "tokens/s", "higher", True,
            "generation"),
-    Metric("prefill_tps", "prompt tokens per second (prefill)", "tokens/s", "higher", False, "generation"),
-    Metric("ttft_ms", "time to first token (prefill + first pick; load excluded)", "ms", "lower", False,
+    Metric("prefill_tps", "prompt tokens per second (prefill)", "tokens/s", "higher", True, "generation"),
+    Metric("ttft_ms", "time to first token (prefill + first pick; load excluded)", "ms", "lower", True,
            "generation"),
-    Metric("tpot_ms", "time per output token after the first", "ms", "lower", False, "generation"),
-    Metric("itl_p99_ms", "p99 inter-token latency (pooled)", "ms", "lower", False, "generation", effect_scale=4.0),
+    Metric("tpot_ms", "time per output token after the first", "ms", "lower", True, "generation"),
+    Metric("itl_p99_ms", "p99 inter-token latency (pooled)", "ms", "lower", True, "generation", effect_scale=4.0),
     Metric("j_per_token", "energy per generated token (decode phase)", "J", "lower", False, "generation",
            effect_scale=2.0),
     Metric("j_per_prompt_token", "energy per prompt token (prefill phase)", "J", "lower", False, "generation",

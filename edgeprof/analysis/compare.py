@@ -200,6 +200,12 @@ def _average_ranks(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return ranks, counts
 
 
+def smallest_p(n1: int, n2: int) -> float:
+    """The smallest p-value mann_whitney_u can give for samples of n1 and n2 (the two fully separated): with 5
+    repetitions a side it is about 0.012, so at asv's 0.002 no outcome of such a test could count."""
+    return mann_whitney_u(range(n1), range(n1, n1 + n2))[1]
+
+
 def mann_whitney_u(a: Sequence[float], b: Sequence[float]) -> tuple[float, float]:
     """Two-sided Mann-Whitney U test. Returns (U of `a`, p-value).
 
@@ -262,9 +268,15 @@ def compare_metric(metric: Metric, base: float | None, new: float | None, *,
     change = ratio - 1.0
     bad = change if metric.better == "lower" else -change
     p: float | None = None
+    too_few = ""
     if metric.samples and base_samples is not None and new_samples is not None \
             and len(base_samples) and len(new_samples):
-        p = mann_whitney_u(base_samples, new_samples)[1]
+        if metric.group == "generation" and smallest_p(len(base_samples), len(new_samples)) >= alpha:
+            # one value per repetition (TTFT, prefill): no outcome could be significant, so none is claimed
+            too_few = (f"no significance test: {len(base_samples)} and {len(new_samples)} samples cannot reach "
+                       f"p < {alpha:g}")
+        else:
+            p = mann_whitney_u(base_samples, new_samples)[1]
     if abs(bad) < min_effect:
         return MetricDelta(metric, base, new, ratio, change, p, "unchanged",
                            f"within the minimum effect of {min_effect * 100:g} %")
@@ -274,12 +286,34 @@ def compare_metric(metric: Metric, base: float | None, new: float | None, *,
     if p is not None and p >= alpha:
         return MetricDelta(metric, base, new, ratio, change, p, "unchanged",
                            f"not significant (Mann-Whitney p={p:.2g} >= {alpha:g})")
-    untested = ""
-    if metric.samples and p is None and not (base_samples and new_samples):
+    untested = too_few
+    if metric.samples and p is None and not too_few and not (base_samples and new_samples):
         side = "neither result has raw samples" if not base_samples and not new_samples else \
             f"the {'baseline' if not base_samples else 'new result'} has no raw samples"
         untested = f"no significance test: {side}" + (f" ({why_absent})" if why_absent else "")
     return MetricDelta(metric, base, new, ratio, change, p, "regressed" if bad > 0 else "improved", untested)
+
+
+_PER_TOKEN = ("decode_tps", "tpot_ms", "itl_p99_ms")  # tested on the pooled inter-token times
+
+
+def raw_samples(r: Result, metric: Metric) -> list[float] | None:
+    """The raw values a Mann-Whitney test of `metric` runs on, or None where the metric has none: a forward pass's
+    latency samples; a generation's decode metrics on its inter-token times (every token after the first, every
+    repetition, in ms), its TTFT and prefill on one value per repetition (prefill + first token, prefill). A
+    server's or sustained run's metrics, and energy, are not tested."""
+    if metric.group != "generation":
+        return list(r.samples_ms) if metric.samples and r.samples_ms is not None else None
+    g = r.generation
+    if g is None or g.scenario is not None or not g.token_ns:
+        return None
+    if metric.name in _PER_TOKEN:
+        return [t / 1e6 for rep in g.token_ns for t in rep[1:]]
+    if metric.name == "ttft_ms" and len(g.prefill_ns) == len(g.token_ns):
+        return [(p + rep[0]) / 1e6 for p, rep in zip(g.prefill_ns, g.token_ns, strict=True) if rep]
+    if metric.name == "prefill_tps":
+        return [p / 1e6 for p in g.prefill_ns]
+    return None
 
 
 def compare_results(base: Result, new: Result, *, metrics: Sequence[str] | None = None,
@@ -306,7 +340,7 @@ def compare_results(base: Result, new: Result, *, metrics: Sequence[str] | None 
         eff = (min_effects or {}).get(name, min_effect * metric.effect_scale)
         why = _why_absent(base, new, name, bv.get(name), nv.get(name))
         out.append(compare_metric(metric, bv.get(name), nv.get(name),
-                                  base_samples=base.samples_ms, new_samples=new.samples_ms,
+                                  base_samples=raw_samples(base, metric), new_samples=raw_samples(new, metric),
                                   min_effect=eff, alpha=alpha, why_absent=why))
     return out
 

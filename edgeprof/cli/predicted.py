@@ -2,12 +2,15 @@
 
 Owns: finding the prediction of a measured run (the newest stored prediction of the run's configuration key,
 store/predictions.py) and printing it with its error against the run (predicted / measured − 1) and whether the
-measured p50 fell inside its interval.
+measured p50 fell inside its interval; the same as JSON for `results show --json` (`shown_json`: the `prediction`
+key beside the result's own, a read-time join that is never stored), with the reason when there is none.
 Does not own: the prediction (predict/), the record and the check (records/prediction.py), the report's table
 (report/predicted.py).
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from rich.table import Table
 
@@ -53,6 +56,33 @@ def show_for_result(store: Store, r: Result) -> None:
         out.print(shown(f"  not in the table: {u.get('op')} ×{u.get('count')}: assumed {u.get('assumed_ms', 0):.3f} ms"))
     for w in p.warnings:
         out.print(shown(f"  prediction warning: {w}"))
+
+
+SHOWN_NOTE = ("not part of the stored result: the newest stored prediction of this run's configuration (edgeprof "
+              "predict, or a sweep's --predict-first), joined when the run is shown; error = predicted / measured "
+              "p50 - 1; docs/predict.md")
+
+
+def shown_json(store: Store, r: Result) -> dict[str, Any]:
+    """`results show --json`'s `prediction` key: found (the stored record, and its check against the run's
+    measured p50) or not (and why)."""
+    key = config_key(r)
+    base: dict[str, Any] = {"found": False, "config_key": key, "note": SHOWN_NOTE}
+    if r.status != "ok":
+        return {**base, "reason": f"the run is {r.status}: only an ok run is matched to a prediction"}
+    if r.generation is not None:
+        return {**base, "reason": "a generation run: a prediction is a forward pass's single-stream p50"}
+    if r.scenario.label:
+        return {**base, "reason": f"a {r.scenario.label} run: a prediction is a single-stream p50, so none "
+                                  "matches another load scenario"}
+    p = predictions_for(store, [r]).get(key)
+    if p is None:
+        return {**base, "reason": "no prediction of this configuration (device, model content, runtime, precision, "
+                                  "batch, threads, shapes fed): edgeprof predict MODEL --device DEVICE stores one"}
+    m = measured_p50(r)
+    return {**base, "found": True, "record": p.to_dict(),
+            "check": p.check_against(m).to_dict() if m is not None else None,
+            **({} if m is not None else {"check_reason": "the run has no measured p50"})}
 
 
 def pair_table(store: Store, sides: list[tuple[str, Result]]) -> Table | None:

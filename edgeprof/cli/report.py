@@ -26,7 +26,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                "  edgeprof report --sweep sw-20261130 --out nightly.html\n"
                "  edgeprof report --device jetson-nano --model resnet18 --out nano.html   (no sweep needed)\n"
                "  edgeprof report --format md --out report.md       for a wiki page or merge request\n"
-               "  edgeprof report --format csv --out cells.csv      one row per cell\n",
+               "  edgeprof report --format csv --out cells.csv      one row per cell; its stored prediction in the\n"
+               "                                                    predicted_* and prediction_* columns (docs/nightly.md)\n",
     )
     p.add_argument("--out", "-o", metavar="PATH", required=True, help="file to write ('-' for stdout)")
     p.add_argument("--format", choices=FORMATS, default=None,

@@ -33,7 +33,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     ls.set_defaults(func=run_list)
     sh = rsub.add_parser("show", help="one run in full")
     sh.add_argument("run_id", metavar="RUN_ID", help="a run id or an unambiguous prefix of one")
-    sh.add_argument("--json", action="store_true", help="print the full result JSON (raw samples included)")
+    sh.add_argument("--json", action="store_true",
+                    help="print the full result JSON (raw samples included), with the newest stored prediction of "
+                         "the run's configuration beside it under `prediction` (joined when shown, not stored; "
+                         "found: false with the reason when there is none)")
     add_db_args(sh)
     sh.set_defaults(func=run_show)
     op = rsub.add_parser("ops", help="per-op profiles of runs side by side (deploy --profile-ops)",
@@ -104,12 +107,12 @@ def _gen_json(g: Generation) -> dict[str, Any]:
 
 
 def run_show(args: argparse.Namespace) -> int:
-    from .predicted import show_for_result
+    from .predicted import show_for_result, shown_json
 
     store = open_store(args.db)
     result = store.get(args.run_id)
     if args.json:
-        sys.stdout.write(result.to_json(indent=2) + "\n")
+        sys.stdout.write(result.to_json(indent=2, shown={"prediction": shown_json(store, result)}) + "\n")
     else:
         render_result(result)
         show_for_result(store, result)

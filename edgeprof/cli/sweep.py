@@ -57,7 +57,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--predict-first", action="store_true",
                    help="before measuring, predict every cell whose board has a calibration table of the cell's "
                         "configuration (edgeprof calibrate; no device is touched), store the predictions and print "
-                        "the predicted ranking; cells without a table are named once and measured anyway")
+                        "the predicted ranking; cells without a table are named once and measured anyway. With "
+                        "--queue: predicted here, from this host's tables, before the cells are queued")
     q = p.add_argument_group("lab queue (PostgreSQL --db; see docs/lab.md)")
     q.add_argument("--queue", action="store_true",
                    help="submit the cells to the lab queue instead of running them here; prints the sweep id")
@@ -104,9 +105,6 @@ def run(args: argparse.Namespace) -> int:
     if args.id_file:
         check_writable(args.id_file, "--id-file", args.db)  # found before any cell runs, not after the sweep
     if args.queue or args.cancel or args.wait or args.priority is not None:
-        if args.predict_first:
-            raise ConfigError("--predict-first with --queue is not supported yet",
-                              hint="run the sweep here with --predict-first, or predict with edgeprof predict")
         return _run_queued(args)
     store = open_store(args.db)
     if args.list:
@@ -374,7 +372,7 @@ def _run_queued(args: argparse.Namespace) -> int:
     from ..lab import queue
 
     if args.cancel:
-        if args.spec or args.resume or args.queue or args.wait:
+        if args.spec or args.resume or args.queue or args.wait or args.predict_first:
             raise ConfigError("--cancel takes only the sweep id (and --db)", hint="edgeprof sweep --cancel ID")
         store, url = queue.open_store(args.db)
         c = queue.cancel(store, url, args.cancel)
@@ -399,10 +397,14 @@ def _run_queued(args: argparse.Namespace) -> int:
                             {"name": spec.name, "path": args.spec, "inventory": args.inventory or spec.inventory,
                              "text": spec.text, "priority": priority}, todo)
     say = lambda m: err.print(f"[dim]{escape(m)}[/dim]")  # noqa: E731
-    try:  # exporting the models takes a while; a Ctrl-C then leaves nothing queued
+    doing = "predicting the cells"
+    try:  # predicting and exporting the models take a while; a Ctrl-C then leaves nothing queued
+        if args.predict_first:  # here on the controller, from its tables, before any cell can start on a board
+            _predict_first(store, sweep_id, todo)
+        doing = "exporting the models"
         exported = queue.export_cells(store, todo, None, say)
     except KeyboardInterrupt:
-        return _interrupted_exporting(sweep_id)
+        return _interrupted_exporting(sweep_id, doing)
     # queuing is short and must not stop halfway (final rows, jobs, the sweep's status): a Ctrl-C during it takes
     # effect once the cells are queued and the sweep id printed, as one while following
     try:
@@ -432,11 +434,11 @@ def _run_queued(args: argparse.Namespace) -> int:
         return _stopped_following(sweep_id)
 
 
-def _interrupted_exporting(sweep_id: str) -> int:
-    """Ctrl-C while the sweep's models were exported: the sweep is in the ledger, none of its cells is queued,
-    and --resume queues them."""
+def _interrupted_exporting(sweep_id: str, doing: str) -> int:
+    """Ctrl-C while the sweep's cells were predicted (--predict-first) or its models exported: the sweep is in
+    the ledger, none of its cells is queued, and --resume queues them."""
     interrupts.settle()
-    print(f"edgeprof: interrupted while exporting the models of sweep {sweep_id}: none of its cells is queued "
+    print(f"edgeprof: interrupted while {doing} of sweep {sweep_id}: none of its cells is queued "
           f"(queue them: edgeprof sweep --resume {sweep_id} --queue)", file=sys.stderr)  # one line, as main's
     return 130
 

@@ -3,7 +3,8 @@
 Owns: for each cell to run, finding its device's calibration table of exactly the cell's configuration (runtime,
 precision, threads: predict/service.table_for), predicting the cell from the model's graph on this host (no device
 is touched), storing each prediction with the sweep's id (store/predictions.py), and the predicted ranking of the
-boards per model, runtime, precision and batch — all before the first cell is measured. A cell whose device has no
+boards per model, runtime, precision and batch — all before the first cell is measured (with --queue, on the
+controller that submits the sweep, from its tables, before the cells are queued). A cell whose device has no
 such table is said once per device and configuration ("no calibration table for DEVICE (runtime x, threads n):
 edgeprof calibrate --device DEVICE ...") and measured anyway; a cell that cannot be predicted (a model predict
 refuses, a cell whose runtime_options differ from the table's graph level and CPU defaults) is said in one line

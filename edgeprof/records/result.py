@@ -1,6 +1,7 @@
 """Result: one measured run, and its versioned JSON form.
 
-Owns: the Result record (frozen: built once), its key order, run ids and timestamps. Does not own: the
+Owns: the Result record (frozen: built once), its key order, run ids and timestamps, and the names of the keys
+`results show --json` adds beside a result at read time (SHOWN_KEYS: not stored, dropped on load). Does not own: the
 sections (sections.py), the schema history and migrations (schema.py), how a Result is built (run/assemble.py).
 """
 
@@ -60,6 +61,10 @@ RESULT_KEYS = (
 # after RESULT_KEYS, in this order (schema 2: the sections that lived in `extra` are top-level and typed)
 RESULT_TAIL_KEYS = ("artifact", "settings", "transfer", "reason", "null_reasons", "compute", "ops", "sweep",
                     "stderr_tail", "io", "scenario", "accuracy", "phases", "sustained", "phone", "generation")
+# keys `results show --json` adds after the result's own when it shows one: read-time joins from other tables (the
+# newest stored prediction of the run's configuration, cli/predicted.py), never stored and part of no schema
+# version; from_dict drops them, so a shown result still loads and imports as the stored one
+SHOWN_KEYS = ("prediction",)
 
 
 @dataclass(frozen=True)
@@ -143,13 +148,18 @@ class Result:
             sc["issued_ms"] = Samples(self.scenario.issued_ms).packed(TENTH_US_PER_MS)
         return d
 
-    def to_json(self, indent: int | None = None, packed: bool = False) -> str:
+    def to_json(self, indent: int | None = None, packed: bool = False,
+                shown: Mapping[str, Any] | None = None) -> str:
         """The JSON text (to_dict's). Unpacked, the raw samples and times are written as numbers a block at a time
         and on one line each (Samples.json_numbers: a 30-minute run's tens of millions of them through json's
-        indenting encoder would take gigabytes)."""
+        indenting encoder would take gigabytes). `shown`: read-time keys (SHOWN_KEYS only) written after the
+        result's own."""
+        extra = dict(shown or {})
+        if set(extra) - set(SHOWN_KEYS):
+            raise ValueError(f"not a shown key: {sorted(set(extra) - set(SHOWN_KEYS))}")
         if packed:
-            return dumps_json(self.to_dict(packed=True), indent=indent)
-        d = self.to_dict(packed=True)
+            return dumps_json({**self.to_dict(packed=True), **extra}, indent=indent)
+        d = {**self.to_dict(packed=True), **extra}
         if self.generation is not None:  # token times as numbers (the packed form is the store's)
             d["generation"] = self.generation.to_dict()
         token = f"edgeprof-samples-{uuid.uuid4().hex}"
@@ -177,7 +187,7 @@ class Result:
                 f"understands ({RESULT_SCHEMA_VERSION})",
                 hint="upgrade edgeprof (pip install -U edgeprof) to read it",
             )
-        data = dict(d)
+        data = {k: v for k, v in d.items() if k not in SHOWN_KEYS}  # read-time joins of `results show --json`
         while data["schema_version"] < RESULT_SCHEMA_VERSION:
             data = _MIGRATIONS[data["schema_version"]](data)
         unknown = sorted(set(data) - set(RESULT_KEYS + RESULT_TAIL_KEYS))

@@ -1,7 +1,7 @@
 """The HTML report's view of a generation's load scenarios (records.GenScenario, docs/generative.md "Scenarios"):
 a table of the server runs (rate, requests, p99 TTFT and p99 TPOT counted from the scheduled arrivals, the
 bounds, VALID / INVALID, or why there is no verdict), and per sustained run its windows against time: decode
-tokens/s, the hottest zone's °C and the CPU (and GPU) MHz read during each window, one small chart each, drawn by
+tokens/s, the hottest zone's °C, the CPU (and GPU) MHz and the mean W read during each window, one small chart each, drawn by
 the forward-pass sustained charts' window_chart (html_sustained.py), every point its window's stored figure.
 
 Markup a test can read: `tr.gen-server-row[data-run][data-verdict]` (VALID, INVALID or none) with `td[data-v]`
@@ -29,10 +29,12 @@ CHARTS: tuple[tuple[str, str, bool, tuple[tuple[str, Getter, bool], ...]], ...] 
     ("gen_temperature", "°C", False, (("hottest zone", lambda w: w.temp_c, False),)),
     ("gen_clock", "MHz", True, (("CPU (mean of cores)", lambda w: w.cpu_mhz, False),
                                 ("GPU", lambda w: w.gpu_mhz, True))),
+    ("gen_power", "W", True, (("mean W", lambda w: w.mean_w, False),)),
 )
 NO_DATA = {"gen_decode_tps": "no decode step ended in any window (one generated token per request?)",
            "gen_temperature": "no temperature read during the run (no readable thermal zone)",
-           "gen_clock": "no clock read during the run (no cpufreq scaling_cur_freq or GPU devfreq)"}
+           "gen_clock": "no clock read during the run (no cpufreq scaling_cur_freq or GPU devfreq)",
+           "gen_power": "no power read during the run (no sensor: the result's power section says why)"}
 
 
 def _scenario(r: Result, name: str) -> GenScenario | None:
@@ -105,7 +107,7 @@ def _card(r: Result, sc: GenScenario, t1: float, c: str, spans: dict[str, tuple[
 
 
 def sustained_cards(gen: Sequence[Result], colors: Colors) -> str:
-    """Per model, one card per sustained generation run: its windows' decode tokens/s, °C and MHz against time,
+    """Per model, one card per sustained generation run: its windows' decode tokens/s, °C, MHz and W against time,
     every run of a model on the same time axis and each chart's value axis."""
     groups: dict[str, list[tuple[Result, GenScenario]]] = {}
     for r in gen:

@@ -4,8 +4,9 @@ ranked by predicted and by measured latency, side by side, with how far the two 
 Owns: the rows (`pairs`: an ok result and the newest prediction of its configuration, ReportData.predictions),
 the rankings (`rankings`: per model, runtime, precision and batch, the boards that have both a prediction and a
 measurement ordered by each; agreement as the share of board pairs both orderings put in the same order, with
-Kendall's τ = (concordant − discordant) / pairs, and whether both put the same board first), and the section in
-Markdown and HTML. Pure: the predictions are gathered by data.gather.
+Kendall's τ = (concordant − discordant) / pairs, and whether both put the same board first), the section in
+Markdown and HTML, and the CSV's prediction columns (`CSV_COLUMNS`, `csv_cells`). Pure: the predictions are
+gathered by data.gather.
 Does not own: predictions (predict/), their storage (store/predictions.py), the page (html.py, tabular.py).
 """
 
@@ -91,6 +92,25 @@ def rankings(ps: list[Pair]) -> list[Ranking]:
             by_predicted=sorted(((label[id(m)], m.prediction.p50_ms) for m in members), key=lambda x: x[1]),
             by_measured=sorted(((label[id(m)], m.check.measured_ms) for m in members), key=lambda x: x[1]),
             concordant=conc, discordant=disc))
+    return out
+
+
+# the CSV's prediction columns (report --format csv; docs/predict.md): empty for a run without a prediction
+CSV_COLUMNS = ("predicted_p50_ms", "predicted_low_ms", "predicted_high_ms", "predicted_level", "prediction_error",
+               "prediction_inside", "prediction_covered_ops", "prediction_table_id", "prediction_id")
+
+
+def csv_cells(data: ReportData) -> dict[str, dict[str, object]]:
+    """Per run id of a run that has a prediction: its CSV_COLUMNS cells, as stored (error = predicted / measured
+    − 1, a fraction; inside 1 or 0, as `valid`)."""
+    out: dict[str, dict[str, object]] = {}
+    for p in pairs(data):
+        q, c = p.prediction, p.check
+        out[p.result.run_id] = {
+            "predicted_p50_ms": q.p50_ms, "predicted_low_ms": q.low_ms, "predicted_high_ms": q.high_ms,
+            "predicted_level": q.level, "prediction_error": c.error, "prediction_inside": int(c.inside),
+            "prediction_covered_ops": q.covered_ops, "prediction_table_id": q.table_id,
+            "prediction_id": q.prediction_id}
     return out
 
 

@@ -31,7 +31,8 @@ from .data import (
 from .phases import markdown, summary_line
 
 CSV_COLUMNS = ("run_id", "created_at", "sweep_id", "status", "device", "model", "runtime", "precision",
-               "precision_detail", "batch", "threads", *ROW_METRICS, "cv", "n", "latency_source", "power_source", *SCENARIO_COLUMNS, *ACCURACY_COLUMNS, *GENERATION_COLUMNS, "reason")
+               "precision_detail", "batch", "threads", *ROW_METRICS, "cv", "n", "latency_source", "power_source", *SCENARIO_COLUMNS, *ACCURACY_COLUMNS, *GENERATION_COLUMNS, "reason",
+               *predicted.CSV_COLUMNS)
 
 _MD_COLS = (("p50_ms", "p50 ms"), ("p99_ms", "p99 ms"), ("throughput_ips", "inf/s"), ("peak_rss_mb", "peak MB"),
             ("mean_w", "W"), ("mj_per_inference", "mJ/inf"), ("inferences_per_joule", "inf/J"),
@@ -42,8 +43,9 @@ def render_csv(data: ReportData) -> str:
     buf = io.StringIO()
     w = csv.DictWriter(buf, fieldnames=list(CSV_COLUMNS), extrasaction="ignore", lineterminator="\n")
     w.writeheader()
+    beside = predicted.csv_cells(data)  # the run's stored prediction, where it has one (empty cells otherwise)
     for r in data.results:
-        d = row(r)
+        d = {**row(r), **dict.fromkeys(predicted.CSV_COLUMNS), **beside.get(r.run_id, {})}
         w.writerow({k: ("" if d[k] is None else csv_text(d[k])) for k in CSV_COLUMNS})
     return buf.getvalue()
 

@@ -128,11 +128,18 @@ class ADBTransport(Transport):
     def connect(self) -> None:
         """`adb connect` a host:port serial, then make sure the device is online and authorised."""
         if self.serial and re.fullmatch(r"[^\s:]+:\d+", self.serial):
-            proc = subprocess.run([self.adb, "connect", self.serial], capture_output=True, env=self._env(),
-                                  timeout=self.timeout, stdin=subprocess.DEVNULL)
-            lines = [ln for ln in (proc.stdout + proc.stderr).decode(errors="replace").splitlines()
-                     if ln.strip() and not ln.startswith("* daemon")]
-            said = lines[-1].strip() if lines else ""
+            # The server is started on its own first: a client that launches the server inside `adb connect`
+            # can read the reply out of step when the host is busy ("protocol fault (status 30 30 30 63?!)", seen
+            # with Debian's adb 29 in a loaded test run). Such a fault is retried once, as a user would retry it.
+            self.adb_cmd(["start-server"], timeout=self.timeout, what="start-server")
+            for _ in range(2):
+                proc = subprocess.run([self.adb, "connect", self.serial], capture_output=True, env=self._env(),
+                                      timeout=self.timeout, stdin=subprocess.DEVNULL)
+                lines = [ln for ln in (proc.stdout + proc.stderr).decode(errors="replace").splitlines()
+                         if ln.strip() and not ln.startswith("* daemon")]
+                said = lines[-1].strip() if lines else ""
+                if "protocol fault" not in said:
+                    break
             if "authenticate" in said or "unauthorized" in said:
                 raise TransportError(f"{self.label}: device unauthorized ({said})", hint=_FAILURES[0][2],
                                      device=self.device_name, reason="unauthorized")

@@ -30,7 +30,7 @@ def test_generation_scenarios_render_in_chromium_without_errors(tmp_path: Path) 
     assert len(re.findall(r'<tr class="gen-server-row"', dom)) == 3
     points = re.findall(r'<circle class="gen-window"', dom)
     want = sum(v is not None for r in runs if r.generation and r.generation.scenario
-               for w in r.generation.scenario.windows for v in (w.decode_tps, w.temp_c, w.cpu_mhz, w.gpu_mhz))
+               for w in r.generation.scenario.windows for v in (w.decode_tps, w.temp_c, w.cpu_mhz, w.gpu_mhz, w.mean_w))
     assert len(points) == want > 0
 
     shot = tmp_path / "report.png"

@@ -107,3 +107,34 @@ def test_two_devices_without_a_serial(adb_client, server_port, phone, phone_root
         assert e.value.reason == "ambiguous"
     finally:
         other.close()
+
+
+def _faulting_client(tmp_path: Path, adb_client: str, faults: int) -> str:
+    """The real client behind a wrapper whose first `faults` `adb connect` calls print the real client's
+    out-of-step reply error (adb_client.cpp adb_status: "protocol fault (status %02x %02x %02x %02x?!)") and fail."""
+    count = tmp_path / "connects"
+    count.write_text("0")
+    wrapper = tmp_path / "adb"
+    wrapper.write_text(f"""#!/bin/sh
+if [ "$1" = connect ]; then
+  n=$(cat {count}); echo $((n + 1)) > {count}
+  if [ "$n" -lt {faults} ]; then echo 'error: protocol fault (status 30 30 30 63?!)' >&2; exit 1; fi
+fi
+exec {adb_client} "$@"
+""")
+    wrapper.chmod(0o755)
+    return str(wrapper)
+
+
+def test_a_protocol_fault_on_connect_is_retried_once(adb_client, server_port, phone, tmp_path: Path):
+    t = ADBTransport("phone", serial(phone), adb=_faulting_client(tmp_path, adb_client, 1), server_port=server_port)
+    t.connect()
+    assert t.run(["getprop", "ro.product.model"]).stdout.strip() == "Pixel 6"
+    assert (tmp_path / "connects").read_text().strip() == "2"
+
+
+def test_a_protocol_fault_twice_is_one_line(adb_client, server_port, phone, tmp_path: Path):
+    t = ADBTransport("phone", serial(phone), adb=_faulting_client(tmp_path, adb_client, 2), server_port=server_port)
+    with pytest.raises(TransportError, match=r"adb connect failed: error: protocol fault") as e:
+        t.connect()
+    assert "\n" not in str(e.value) and (tmp_path / "connects").read_text().strip() == "2"

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from edgeprof.analysis.compare import absent_reason, compare_results, metric_values
+from edgeprof.analysis.compare import absent_reason, compare_results, metric_values, raw_samples
 from edgeprof.analysis.regress import budget_findings, parse_budget
 from edgeprof.generative.reply import generation_of
 from edgeprof.generative.table import (
@@ -157,12 +157,28 @@ def test_compare_and_budgets_use_the_generation_metrics() -> None:
     base = _result()
     g = base.generation
     assert g is not None and g.decode_tps is not None and g.energy is not None
-    slower = dataclasses.replace(base, generation=dataclasses.replace(
+    slower = dataclasses.replace(base, generation=dataclasses.replace(  # every token after the first twice as slow
         g, decode_tps=dataclasses.replace(g.decode_tps, mean=g.decode_tps.mean / 2),
+        token_ns=[rep[:1] + [2 * t for t in rep[1:]] for rep in g.token_ns],
         energy=dataclasses.replace(g.energy, j_per_token=g.energy.j_per_token * 2)))
     deltas = {d.metric.name: d for d in compare_results(base, slower)}
     assert deltas["decode_tps"].verdict == "regressed" and deltas["j_per_token"].verdict == "regressed"
-    assert deltas["ttft_ms"].verdict == "unchanged" and deltas["decode_tps"].p_value is None
+    # the decode metrics are tested on the inter-token times; energy has no raw samples
+    n_itl = sum(len(rep) - 1 for rep in g.token_ns)
+    assert raw_samples(base, METRIC_BY_NAME["tpot_ms"]) == [t / 1e6 for rep in g.token_ns for t in rep[1:]]
+    assert n_itl >= 8 and deltas["decode_tps"].p_value is not None and deltas["decode_tps"].p_value < 0.002
+    assert deltas["ttft_ms"].verdict == "unchanged" and deltas["j_per_token"].p_value is None
+    # the same decode mean on the same token times: not significant, whatever the stored mean says
+    same_times = dataclasses.replace(base, generation=dataclasses.replace(
+        g, decode_tps=dataclasses.replace(g.decode_tps, mean=g.decode_tps.mean / 2)))
+    d = {x.metric.name: x for x in compare_results(base, same_times)}["decode_tps"]
+    assert d.verdict == "unchanged" and "not significant" in d.note
+    # TTFT: one value per repetition; with too few repetitions to reach alpha the effect alone decides, and says so
+    late = dataclasses.replace(base, generation=dataclasses.replace(
+        g, ttft_ms=dataclasses.replace(g.ttft_ms, mean=g.ttft_ms.mean * 2), prefill_ns=[2 * p for p in g.prefill_ns]))
+    d = {x.metric.name: x for x in compare_results(base, late)}["ttft_ms"]
+    assert len(g.prefill_ns) < 6 and d.verdict == "regressed" and d.p_value is None
+    assert "cannot reach p < 0.002" in d.note
     findings = budget_findings(slower, [parse_budget(f"decode_tps > {g.decode_tps.mean * 0.75}"),
                                         parse_budget("ttft_ms < 10000")])
     assert [f.outcome for f in findings] == ["failed", "passed"]

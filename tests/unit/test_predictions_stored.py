@@ -14,7 +14,7 @@ from edgeprof.cli.main import main
 from edgeprof.errors import StoreError
 from edgeprof.lab import sweep_state as ledger
 from edgeprof.lab.cell import Cell
-from edgeprof.records import SweepInfo
+from edgeprof.records import Result, SweepInfo
 from edgeprof.records.prediction import PREDICTION_VERSION, StoredPrediction
 from edgeprof.store import DB_SCHEMA_VERSION, Store, config_key
 from edgeprof.store.predictions import latest_by_key, of_sweep, save_prediction
@@ -99,6 +99,50 @@ def test_results_show_puts_the_prediction_beside_the_run(tmp_path, capsys):
     assert "predicted p50" not in capsys.readouterr().out
 
 
+def test_results_show_json_carries_the_prediction_beside_the_result_and_still_imports(tmp_path, capsys):
+    """`results show --json`: the stored prediction under `prediction` (a read-time join: the stored result is
+    unchanged, and the shown file still loads and imports), the reason when there is none."""
+    db = str(tmp_path / "r.sqlite")
+    store = Store(db)
+    r = board_result("pi5", 2.0)
+    store.save(r)
+    save_prediction(store, prediction_of(r, 2.5, 2.0, 3.0, created_at="2026-12-05T01:00:00+00:00"))
+    p = save_prediction(store, prediction_of(r, 2.2, 1.8, 2.6, created_at="2026-12-05T02:00:00+00:00"))
+    capsys.readouterr()
+    assert main(["results", "show", r.run_id, "--db", db, "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    got = shown["prediction"]
+    m = r.latency_ms.p50
+    assert got["found"] is True and got["config_key"] == config_key(r) and "not part of the stored result" in got["note"]
+    assert StoredPrediction.from_dict(got["record"]) == p  # the newest one, every field as stored
+    assert got["record"]["table_id"] == p.table_id and got["record"]["runtime_version"] == "1.32.0"
+    assert (got["record"]["p50_ms"], got["record"]["low_ms"], got["record"]["high_ms"], got["record"]["level"]) \
+        == (p.p50_ms, p.low_ms, p.high_ms, p.level)
+    assert (got["record"]["covered_ops"], got["record"]["covered_flops"]) == (p.covered_ops, p.covered_flops)
+    assert got["check"] == {"measured_ms": m, "error": p.p50_ms / m - 1, "inside": p.low_ms <= m <= p.high_ms}
+    # the result itself is the stored one: it loads as such, and `results import` takes the file
+    assert Result.from_dict(shown) == store.get(r.run_id)
+    with sa.create_engine(f"sqlite:///{db}").connect() as c:
+        assert "prediction" not in json.loads(c.execute(sa.text("SELECT result_json FROM runs")).scalar())
+    (tmp_path / "shown.json").write_text(json.dumps(shown))
+    other = str(tmp_path / "other.sqlite")
+    assert main(["results", "import", str(tmp_path / "shown.json"), "--db", other]) == 0
+    assert Store(other).get(r.run_id) == store.get(r.run_id)
+    # none: another configuration, and a failed run, each with its reason
+    q = board_result("nano", 3.0)
+    failed = dataclasses.replace(board_result("pi5", 2.0), status="failed", reason="connection refused")
+    store.save(q)
+    store.save(failed)
+    capsys.readouterr()
+    assert main(["results", "show", q.run_id, "--db", db, "--json"]) == 0
+    none = json.loads(capsys.readouterr().out)["prediction"]
+    assert none["found"] is False and "record" not in none
+    assert none["reason"].startswith("no prediction of this configuration")
+    assert main(["results", "show", failed.run_id, "--db", db, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["prediction"]["reason"] == (
+        "the run is failed: only an ok run is matched to a prediction")
+
+
 def _sweep_of(store, sweep_id, results):
     cells = [Cell(model="/data/models/net.onnx", model_label="net.onnx", device=r.device, runtime="onnxruntime",
                   precision="fp32", batch=1, threads=1) for r in results]
@@ -151,6 +195,38 @@ def test_report_and_compare_show_predicted_vs_measured_and_rank_the_boards_both_
     text = capsys.readouterr().out
     assert "predicted vs measured p50" in text
     assert f"{preds['pi5'].p50_ms:.3f}" in text and f"{preds['orin'].p50_ms:.3f}" in text
+
+
+def test_the_csv_report_carries_each_runs_stored_prediction_and_empty_cells_without_one(tmp_path):
+    import csv
+
+    from edgeprof.report.predicted import CSV_COLUMNS as PRED_COLUMNS
+    from edgeprof.report.tabular import CSV_COLUMNS
+
+    db = str(tmp_path / "r.sqlite")
+    store = Store(db)
+    # pi5 predicted (measured inside the interval), orin predicted (outside), nano never predicted, and a failed row
+    runs = _sweep_of(store, "sw-c", [board_result("pi5", 2.0), board_result("orin", 3.0), board_result("nano", 4.0),
+                                     dataclasses.replace(board_result("jetson", 1.0), status="failed",
+                                                         reason="connection refused")])
+    preds = {r.device: save_prediction(store, prediction_of(r, *lh, sweep_id="sw-c"))
+             for r, lh in zip(runs, [(2.1, 1.0, 9.0), (1.5, 1.2, 1.8)], strict=False)}
+    assert main(["report", "--sweep", "sw-c", "--format", "csv", "--out", str(tmp_path / "r.csv"), "--db", db]) == 0
+    rows = {r["device"]: r for r in csv.DictReader((tmp_path / "r.csv").open())}
+    assert list(next(iter(rows.values()))) == list(CSV_COLUMNS) and set(PRED_COLUMNS) <= set(CSV_COLUMNS)
+    for d, p in preds.items():
+        got, m = rows[d], next(r for r in runs if r.device == d).latency_ms.p50
+        assert got["run_id"] and float(got["p50_ms"]) == m
+        assert (float(got["predicted_p50_ms"]), float(got["predicted_low_ms"]), float(got["predicted_high_ms"]),
+                float(got["predicted_level"])) == (p.p50_ms, p.low_ms, p.high_ms, p.level)
+        assert float(got["prediction_error"]) == p.p50_ms / m - 1
+        assert got["prediction_inside"] == ("1" if p.low_ms <= m <= p.high_ms else "0")
+        assert float(got["prediction_covered_ops"]) == p.covered_ops and got["prediction_table_id"] == p.table_id
+        assert int(got["prediction_id"]) == p.prediction_id
+    assert rows["pi5"]["prediction_inside"] == "1" and rows["orin"]["prediction_inside"] == "0"
+    for d in ("nano", "jetson"):
+        assert all(rows[d][c] == "" for c in PRED_COLUMNS), rows[d]
+    assert rows["jetson"]["status"] == "failed"
 
 
 def test_predictions_are_stored_and_found_on_postgresql_too(pg_url, capsys):

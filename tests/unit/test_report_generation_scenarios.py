@@ -60,7 +60,7 @@ def test_each_sustained_window_point_is_its_stored_figure(page):
                        html, re.S)
     assert {attrs(tag)["run"] for tag, _ in cards} == {"20260101-000000-sus-pi5", "20260101-000000-sus-orin"}
     getters = {"decode tokens/s": lambda w: w.decode_tps, "hottest zone": lambda w: w.temp_c,
-               "CPU (mean of cores)": lambda w: w.cpu_mhz, "GPU": lambda w: w.gpu_mhz}
+               "CPU (mean of cores)": lambda w: w.cpu_mhz, "GPU": lambda w: w.gpu_mhz, "mean W": lambda w: w.mean_w}
     for tag, body in cards:
         run = attrs(tag)["run"]
         windows = stored[run].generation.scenario.windows
@@ -74,9 +74,9 @@ def test_each_sustained_window_point_is_its_stored_figure(page):
     decode = [attrs(p) for p in re.findall(r'<circle class="gen-window"[^>]*data-series="decode tokens/s"[^>]*>', pi5)]
     assert [p["window"] for p in decode] == ["0", "1", "2"]  # window 3 had no decode step: not drawn as 0
     assert "GPU" not in re.findall(r'data-series="([^"]*)"', pi5)  # no GPU clock read: no GPU line
-    # the three charts, on the time axis of the run
+    # the four charts, on the time axis of the run
     assert re.findall(r'<div class="sus-chart" data-chart="(gen_[a-z_]+)" data-t1="4"', pi5) == [
-        "gen_decode_tps", "gen_temperature", "gen_clock"]
+        "gen_decode_tps", "gen_temperature", "gen_clock", "gen_power"]
 
 
 def test_decode_points_fall_with_the_clock(page):
