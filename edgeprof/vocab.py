@@ -317,35 +317,36 @@ class RunSettings:
                   "scenario; single-stream and offline: at full load)")
     # a generative model's (session/generation.py; docs/generative.md): None takes llama-bench's default, the agent's
     # GEN_DEFAULTS; deploy --help lists them in their own group ("generation"); the model's context bounds
-    # depth + prompt + generated tokens, checked with the model
+    # depth + prompt + generated tokens, checked with the model; stored as given ("always": not given is null, and
+    # --depth 0 given is 0, a value, not "no depth")
     prompt_tokens: int | None = _setting(
         "int", None, f"generative models: tokens in the timed prompt (default {GEN_DEFAULTS['prompt_tokens']}, "
         "llama-bench -p)", lo=1, hi=MAX_GEN_TOKENS, flag="--prompt-tokens", nullable=True, place="generation",
-        metavar="N", stored="given")
+        metavar="N", stored="always")
     gen_tokens: int | None = _setting(
         "int", None, f"generative models: tokens generated after the prompt (default {GEN_DEFAULTS['gen_tokens']}, "
         "llama-bench -n)", lo=1, hi=MAX_GEN_TOKENS, flag="--gen-tokens", nullable=True, place="generation",
-        metavar="N", stored="given")
+        metavar="N", stored="always")
     depth: int | None = _setting(
         "int", None, f"generative models: tokens already in the KV cache before the prompt, untimed (default "
         f"{GEN_DEFAULTS['depth']}, llama-bench -d)", lo=0, hi=MAX_GEN_TOKENS, flag="--depth", nullable=True,
-        place="generation", metavar="N", stored="given")
+        place="generation", metavar="N", stored="always")
     repetitions: int | None = _setting(
         "int", None, f"generative models: timed repetitions, each a fresh sequence (default "
         f"{GEN_DEFAULTS['repetitions']}, llama-bench -r)", lo=1, hi=MAX_GEN_REPETITIONS, flag="--repetitions",
-        nullable=True, place="generation", metavar="N", stored="given")
+        nullable=True, place="generation", metavar="N", stored="always")
     # a generative model's server verdict (MLPerf LoadGen's LLM server rule, loadgen/results.cc PerfConstraintsMet:
     # the p99 TTFT and the p99 TPOT each within its bound; generative/scenario.py judge)
     ttft_bound_ms: float | None = _setting(
         "number", None, "generative server: VALID needs the p99 time to first token, counted from each request's "
         "scheduled arrival, within it (ms)", lo=0, lo_open=True, hi=3600 * 1000, flag="--ttft-bound", nullable=True,
-        place="generation", metavar="MS", stored="given",
+        place="generation", metavar="MS", stored="always",
         flag_help="generative --scenario server: VALID needs the p99 TTFT (from each request's scheduled arrival, "
                   "queueing included) within MS, and the p99 TPOT within --tpot-bound (MLPerf's LLM server rule)")
     tpot_bound_ms: float | None = _setting(
         "number", None, "generative server: VALID needs the p99 time per output token within it (ms)", lo=0,
         lo_open=True, hi=3600 * 1000, flag="--tpot-bound", nullable=True, place="generation", metavar="MS",
-        stored="given", flag_help="generative --scenario server: VALID needs the p99 TPOT ((latency - TTFT) / "
+        stored="always", flag_help="generative --scenario server: VALID needs the p99 TPOT ((latency - TTFT) / "
                                   "(tokens - 1) per request) within MS")
     # sweep files only (runtime_options: deploy composes it from --graph-opt, --providers, --xnnpack, --delegate)
     runtime_options: dict[str, Any] = _setting(

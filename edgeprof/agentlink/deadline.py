@@ -30,7 +30,8 @@ class RunDeadline:
 
     def __init__(self, total_s: float, *, phase_s: Mapping[str, float] | None = None, settle_s: float = QUERY_SILENCE_S,
                  min_duration_s: float = 0.0, min_queries: int = 0, max_queries: int | None = None,
-                 warmup_s: float = 0.0, why: str = "", label: str = "the run's deadline") -> None:
+                 warmup_s: float = 0.0, why: str = "", label: str = "the run's deadline",
+                 hint: str | None = None) -> None:
         self.total_s = total_s
         self.label = label
         self.phase_s = dict(phase_s or {})
@@ -38,6 +39,8 @@ class RunDeadline:
         self.min_duration_s, self.min_queries, self.max_queries = min_duration_s, min_queries, max_queries
         self.warmup_s = warmup_s
         self.why = why
+        self.hint = hint  # what to do when it is passed (None: the link's general advice)
+        self.last: ProgressEvent | None = None  # the agent's last progress: how far the request got
         self.started = 0.0
         self.phase: str | None = None
         self._due: list[tuple[float, str]] = []
@@ -49,6 +52,7 @@ class RunDeadline:
                       + (f" ({self.why})" if self.why else ""))]
 
     def see(self, event: ProgressEvent, now: float) -> None:
+        self.last = event
         phase = event.phase
         if phase and phase != self.phase:
             self.phase = phase
@@ -63,6 +67,17 @@ class RunDeadline:
         if done and not any(w.startswith("the end its own progress") for _, w in self._due):
             self._due.append((now + self.settle_s, f"the end its own progress reported in '{phase}' "
                               f"(elapsed {elapsed:.1f} s, {n} queries) plus {self.settle_s:.0f} s"))
+
+    def reached(self) -> str:
+        """How far the request got by the agent's last progress event ("" before any): its phase, and the count
+        done of the total where the event has them (a generation's repetitions, a server's requests)."""
+        ev = self.last
+        if ev is None:
+            return ""
+        total = ev.total if ev.total is not None else ev.min_queries
+        done = f" {ev.n} of {total} done" if ev.n is not None and total else (
+            f" {ev.n} done" if ev.n is not None else "")
+        return f"its last progress: '{ev.phase}'{done}"
 
     def due(self) -> tuple[float, str]:
         """The earliest deadline now, and what it is."""

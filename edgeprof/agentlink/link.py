@@ -250,11 +250,13 @@ class AgentLink:
             phase = f", phase '{deadline.phase}'" if deadline is not None and deadline.phase else ""
             talk = (f"; it kept sending output ({lines} line{'s' if lines != 1 else ''}, the last "
                     f"{now - last_line:.1f} s before)" if lines else "")
+            reached = deadline.reached() if deadline is not None else ""
             return AgentError(
                 f"agent on device {self.device.name} was still in '{op}'{phase} after {now - started:.1f} s, "
-                f"past {what}{talk}; the agent was stopped",
-                hint="the agent on the device loops or is misbehaving; run the agent by hand there to see it, or "
-                     "raise the run's settings if it is really that slow",
+                f"past {what}{talk}{'; ' + reached if reached else ''}; the agent was stopped",
+                hint=(deadline.hint if deadline is not None and deadline.hint else
+                      "the agent on the device loops or is misbehaving; run the agent by hand there to see it, or "
+                      "raise the run's settings if it is really that slow"),
                 detail=self.proc.stderr_tail().strip() or None)
 
         while True:

@@ -68,6 +68,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                "  edgeprof deploy --device jetson-nano --model resnet18       (a board from devices.yaml)\n"
                "  edgeprof deploy --device jetson-nano --model resnet18 --opset 15   (the ONNX opset to export at)\n"
                "  edgeprof deploy --device local --model mobilenet_v2 --runtime tflite --precision int8\n"
+               "  edgeprof deploy --device local --model llama_tiny --runtime llama.cpp --precision q4_0 --depth 512 "
+               "--mmap off   (a generative model: docs/generative.md)\n"
                "  edgeprof deploy --device local --model mobilenet_v2 --precision int8 --calibration samples/\n"
                "  edgeprof deploy --device local --model net.onnx --precision int8 --accuracy val.npz  "
                "(top-1/top-5 next to latency)\n"
@@ -92,6 +94,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_setting_flags(p, "model")
     p.add_argument("--xnnpack", choices=["on", "off"], default=None,
                    help="tflite: use the XNNPACK CPU delegate (default on)")
+    p.add_argument("--mmap", choices=["on", "off"], default=None,
+                   help="llama.cpp (generative models): map the GGUF into memory (on) or read it in (off); default "
+                        "the runtime's (on); recorded in the result's runtime options")
+    p.add_argument("--extra-buffers", choices=["on", "off"], default=None,
+                   help="llama.cpp: repack weights into its extra CPU buffers (AMX, CPU_REPACK); default off for "
+                        "quantised weights on x86-64, llama.cpp's (on) elsewhere; recorded")
     p.add_argument("--delegate", metavar="PATH", default=None,
                    help="tflite: external delegate library on the device (e.g. a GPU delegate .so)")
     p.add_argument("--delegate-option", action="append", default=[], metavar="KEY=VALUE",
@@ -285,7 +293,8 @@ def _deploy_when_free(deploy: Any, device: Device, wait_s: float, progress: Any)
 
 # runtime flags (not run settings: they compose runtime_options) whose presence decides whether they apply
 _PRESENCE = {"--xnnpack": "xnnpack", "--delegate": "delegate", "--delegate-option": "delegate_option",
-             "--graph-opt": "graph_opt", "--providers": "providers"}
+             "--graph-opt": "graph_opt", "--providers": "providers", "--mmap": "mmap",
+             "--extra-buffers": "extra_buffers"}
 # how one item of a repeated mapping flag reads (vocab.Setting.item)
 _ITEMS = {"value": parse_input_value, "range": parse_input_range}
 
@@ -312,6 +321,10 @@ def _spec(args: argparse.Namespace) -> RunSpec:
         options["providers"] = [p.strip() for p in args.providers.split(",") if p.strip()]
     if args.xnnpack is not None:
         options["xnnpack"] = args.xnnpack == "on"
+    if args.mmap is not None:
+        options["use_mmap"] = args.mmap == "on"
+    if args.extra_buffers is not None:
+        options["extra_buffers"] = args.extra_buffers == "on"
     if args.delegate:
         options["delegate"] = args.delegate
     if args.delegate_option:

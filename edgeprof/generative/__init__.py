@@ -6,6 +6,7 @@ Owns, in modules that do not depend on how a device session is opened:
   stats.py        pure statistics from the agent's raw per-token times and a power trace
   reply.py        the agent's generate reply (protocol 11) → the Generation section, energy per phase included
   settings.py     a spec's generation settings, each given or llama-bench's default
+  limits.py       how long a generate request may take: the silence per repetition, the whole request's deadline
   table.py        the llama-bench-like table (pp / tg rows, t/s mean ± sd) and the section's text lines
   detect.py       what kind of generative model a user's path is (Hugging Face folder, GGUF, onnxruntime-genai
                   folder, .litertlm), validated with one-line errors, and its dimensions (KV cache size, context)

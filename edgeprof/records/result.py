@@ -126,6 +126,8 @@ class Result:
         g = self.generation
         if g is not None and label is None:  # a generation's shape (llama-bench's names): depth 0 and 2048 differ
             label = f"pp{g.prompt_tokens} tg{g.tokens}" + (f" @ d{g.depth}" if g.depth else "")
+        elif g is not None and g.depth:  # a server or sustained generation at a depth (depth 0: as before)
+            label = f"{label} @ d{g.depth}"
         return ConfigIdentity(self.device, self.model, self.runtime, self.precision, self.batch, self.threads,
                               a.source if a else None, content, shapes, scenario=label)
 

@@ -1,8 +1,9 @@
 """The HTML report's generation section: generative models' runs (records.Generation, schema 10) as llama-bench
 prints them (pp / tg rows, tokens/s mean ± sample stdev over repetitions) with TTFT, TPOT, ITL p99, energy per
 token and prompt token, tokens per joule and memory beside them; then the charts the results have (inline SVG,
-each point carrying its stored value): decode tokens/s against context depth and TTFT against prompt length (one
-line per board · runtime · precision · shape, drawn when a series has two x values or more), energy per token per
+each point carrying its stored value): decode tokens/s against context depth, beside it TPOT and the ITL p50 and p99
+against depth, and TTFT against prompt length (one line per board · runtime · precision · shape (and figure),
+drawn when a series has two x values or more), energy per token per
 board (bars), and decode tokens/s against the decode phase's mean power with the frontier marked. A run without a
 power reading is named with its reason ("no power reading"), never drawn as zero. Below them, the server runs'
 verdicts and the sustained runs' windows (html_genscenario.py).
@@ -81,10 +82,10 @@ def _series_name(r: Result, *, without: str) -> str:
 
 
 def _line_chart(kind: str, title: str, series: dict[str, list[tuple[float, float, Result]]], xlabel: str,
-                ylabel: str, unit: str) -> str:
+                ylabel: str, unit: str, metrics: dict[str, str] | None = None) -> str:
     """Points joined per series, each point a `<g class="gen-point">` carrying its x and value (data-x, data-v);
     the chart's own legend (a colour per series, dashed past the palette); a log y axis when the values span
-    more than 20×."""
+    more than 20×. `metrics`: each series' figure (a chart of several: data-metric on its points)."""
     xs_v = [x for pts in series.values() for x, _, _ in pts]
     ys_v = [y for pts in series.values() for _, y, _ in pts]
     ylog = min(ys_v) > 0 and max(ys_v) / min(ys_v) > 20
@@ -102,7 +103,8 @@ def _line_chart(kind: str, title: str, series: dict[str, list[tuple[float, float
             px, py = xs(x), ys(y)
             line.append((px, py))
             tip = f"{name}: {xlabel.split(' (')[0]} {x:g} → {fmt(y, unit)} · run {r.run_id}"
-            ch.add(f'<g class="gen-point" data-chart="{kind}" data-series="{t(name)}" data-x="{x:g}" '
+            metric = f' data-metric="{t(metrics[name])}"' if metrics and name in metrics else ""
+            ch.add(f'<g class="gen-point" data-chart="{kind}" data-series="{t(name)}"{metric} data-x="{x:g}" '
                    f'data-v="{y:.6g}" data-run="{t(r.run_id)}">' + svg.circle(px, py, 4.5, c, tip) + "</g>")
         ch.add(svg.polyline(line, c, 1.6, dash=dash, tip=name))
         legend.append(f'<span><span class="dot" style="background:{c}"></span>{t(name)}'
@@ -131,6 +133,39 @@ def _against(gen: list[Result], kind: str, value: Callable[[Generation], float |
         if drawn:
             charts.append(_line_chart(kind, f"{title}, {model}", drawn, xlabel, ylabel, unit))
     return charts, single
+
+
+# the per-token latencies drawn against depth beside decode tokens/s: (data-metric, the series' suffix, the value)
+LATENCY_VS_DEPTH: tuple[tuple[str, str, Callable[[Generation], float | None]], ...] = (
+    ("tpot_ms", "TPOT", lambda g: g.tpot_ms.mean if g.tpot_ms else None),
+    ("itl_p50_ms", "ITL p50", lambda g: g.itl_ms.p50 if g.itl_ms else None),
+    ("itl_p99_ms", "ITL p99", lambda g: g.itl_ms.p99 if g.itl_ms else None))
+
+
+def _latency_vs_depth(gen: list[Result]) -> list[str]:
+    """One chart per model of TPOT (mean over repetitions) and the pooled ITL p50 and p99 against context depth:
+    a line per board · runtime · shape and figure, drawn when it has two depths or more (the decode chart's notes
+    name the others); each point the stored value."""
+    by_model: dict[str, dict[str, list[tuple[float, float, Result]]]] = {}
+    metrics: dict[str, str] = {}
+    for r in gen:
+        g = r.generation
+        assert g is not None
+        for key, label, value in LATENCY_VS_DEPTH:
+            v = value(g)
+            if v is None:
+                continue
+            name = f"{_series_name(r, without='depth')} · {label}"
+            metrics[name] = key
+            by_model.setdefault(model_label(r), {}).setdefault(name, []).append((float(g.depth), v, r))
+    charts = []
+    for model, series in by_model.items():
+        drawn = {n: pts for n, pts in series.items() if len({x for x, _, _ in pts}) >= 2}
+        if drawn:
+            charts.append(_line_chart("latency_vs_depth", f"TPOT and ITL against context depth, {model}", drawn,
+                                      "context depth (tokens in the KV cache before the prompt)",
+                                      "time per output token (ms)", "ms", metrics))
+    return charts
 
 
 def _no_power(gen: list[Result]) -> str:
@@ -202,7 +237,8 @@ def _tps_per_watt(gen: list[Result], colors: Colors) -> str:
 
 
 def generation_charts(data: ReportData, colors: Colors) -> str:
-    """The generation charts the results have: decode tokens/s against depth, TTFT against prompt length,
+    """The generation charts the results have: decode tokens/s against depth, TPOT and ITL against depth, TTFT
+    against prompt length,
     J/token per board, decode tokens/s per watt; empty without a generation run."""
     gen = [r for r in data.ok if r.generation is not None]
     if not gen:
@@ -212,7 +248,7 @@ def generation_charts(data: ReportData, colors: Colors) -> str:
                             lambda g: g.depth, "depth", "Decode tokens/s against context depth",
                             "context depth (tokens in the KV cache before the prompt)", "decode tokens/s",
                             "tokens/s")
-    cards += made
+    cards += made + _latency_vs_depth(gen)
     if single:
         notes.append("decode tokens/s against depth needs two depths or more (a sweep's <code>depth: [0, 512, "
                      "2048]</code>); one depth only: " + t("; ".join(single)))

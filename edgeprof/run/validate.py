@@ -80,7 +80,8 @@ _WORDED = ("cooldown_c", "samples_per_query", "streams", "latency_bound_ms", "ba
 # flag -> (the runtimes it applies to, what it is) and flag -> the scenarios it applies to
 _RUNTIME_FLAGS = {"--xnnpack": ("tflite",), "--delegate": ("tflite",), "--delegate-option": ("tflite",),
                   "--graph-opt": ("onnxruntime",), "--providers": ("onnxruntime",),
-                  "--profile-ops": ("onnxruntime", "tflite", "tensorrt")}
+                  "--profile-ops": ("onnxruntime", "tflite", "tensorrt"), "--mmap": ("llama.cpp",),
+                  "--extra-buffers": ("llama.cpp",)}
 _SCENARIO_FLAGS = {"--latency-bound": SCHEDULED_SCENARIOS, "--samples-per-query": ("multi-stream",),
                    "--duration": ("sustained",), "--window": ("sustained",)}
 MIN_WINDOWS = 3  # a sustained run's curve needs a first window, a middle and a tail

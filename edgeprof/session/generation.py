@@ -11,12 +11,12 @@ flags, a sweep's settings, the stored settings section).
 
 Owns: the kind and its methods (AgentGeneration: the artifact (built by generative/build.py, cached), the
 capability check on the device's facts before anything is pushed, the context check, the push (a GGUF file, or
-each file of an onnxruntime-genai folder), the GenerateRequest, its silences, the Result), what deploy takes for it
+each file of an onnxruntime-genai folder), the GenerateRequest, the Result), what deploy takes for it
 (its flags' group, its precisions and runtimes, the hook from parsed flags to its spec and the refusal of its flags
 on a forward pass: kinds.MeasurementKind), the checks before connecting (`check`), what a sweep takes for it (its
 cells, their defaults, its axes prompt_tokens × gen_tokens × depth in a cell's id as llama-bench's pp512/tg128/d0,
 a cell's decision `decide`, its budgets: kinds.MeasurementKind). The kind's method on a phone is
-session/phone.py's Generation. Does not own: the agent's op (genworker.py),
+session/phone.py's Generation. Does not own: the agent's op (genworker.py), the request's silences and deadline (generative/limits.py),
 building models (generative/build.py), the section's statistics (generative/reply.py, stats.py), storing.
 """
 
@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 from edgeprof_agent.vocab import GEN_DEFAULTS, GEN_RUNTIMES, LITERT_LM, SCENARIO_DEFAULTS
 
 from ..errors import CapabilityError, ConfigError, UserError
+from ..generative.limits import generation_deadline, repetition_silence_s
 from ..generative.settings import GEN_SETTINGS, settings_of
 from ..vocab import CHECKED_GENERATION, GENERATION_METRICS, SINGLE_STREAM
 from .kinds import Job, MeasurementKind
@@ -139,6 +140,7 @@ def check(spec: RunSpec) -> None:
         raise ConfigError(f"--precision {spec.precision}: {spec.runtime} takes "
                           f"{', '.join(GEN_PRECISIONS[spec.runtime])}",
                           hint=f"--precision {DEFAULT_PRECISION[spec.runtime]} (the default for {spec.runtime})")
+    check_llama_options(spec)
     from ..files.config import check_cli_settings
 
     check_cli_settings({name: getattr(spec, name) for name in GEN_ONLY})
@@ -162,6 +164,25 @@ def check(spec: RunSpec) -> None:
                           hint=f"--runtime {need[0]}" if need else "give a .gguf, a Hugging Face folder or an "
                           "onnxruntime-genai folder")
     info.check_context(s["depth"], s["prompt_tokens"], s["gen_tokens"])
+
+
+# llama.cpp's load settings a spec's runtime_options may hold (deploy --mmap / --extra-buffers, or a sweep's
+# runtime_options), each a GenerateRequest field of the same name; no other runtime has them
+LLAMA_LOAD_OPTIONS = {"use_mmap": "--mmap", "extra_buffers": "--extra-buffers"}
+
+
+def check_llama_options(spec: RunSpec) -> None:
+    """use_mmap and extra_buffers are llama.cpp's and true or false: one line for another runtime's spec (or a
+    value that is not a boolean), before anything connects."""
+    opts = spec.runtime_options or {}
+    for key, flag in LLAMA_LOAD_OPTIONS.items():
+        if key not in opts:
+            continue
+        if spec.runtime != "llama.cpp":
+            raise ConfigError(f"{flag} ({key}): {spec.runtime} has no such setting; it is llama.cpp's",
+                              hint=f"drop {flag}, or --runtime llama.cpp")
+        if not isinstance(opts[key], bool):
+            raise ConfigError(f"{flag} ({key}): must be true or false (on / off), not {opts[key]!r}")
 
 
 def check_flags(scenario: str, given: Iterable[str]) -> None:
@@ -196,9 +217,6 @@ def check_scenario(spec: RunSpec) -> None:
                           hint="add --scenario server --rate R, or drop it")
     if sc == SINGLE_STREAM:
         return
-    if spec.depth:
-        raise ConfigError(f"--depth {spec.depth} with --scenario {sc}: not supported yet for generative models",
-                          hint="leave --depth out (0), or measure depth single-stream")
     if sc == "server":
         if spec.rate is None:
             raise ConfigError("--scenario server needs --rate R: the requests' mean arrivals per second (Poisson)",
@@ -338,13 +356,6 @@ def extra_buffers_default(runtime: str, precision: str, facts: Facts) -> bool | 
     return False if facts.arch.lower() in ("x86_64", "amd64") else None
 
 
-def repetition_silence_s(s: dict[str, int]) -> float:
-    """The longest silence while one repetition runs (the agent says nothing until it ends): depth, prompt and
-    generated tokens at 2 s each, on top of a minute — what a 1B model on a loaded 2-core board needs (prefill
-    64 tokens in 15 s, decode 0.38 tokens/s: docs/generative.md)."""
-    return 60.0 + 3.0 * (s["depth"] + s["prompt_tokens"] + s["gen_tokens"])
-
-
 class AgentGeneration:
     """The generation kind on the agent: build the artifact, check the runtime on the facts, push, `generate`,
     the Result."""
@@ -384,10 +395,11 @@ class AgentGeneration:
             transfer = Transfer(agent_bytes=agent_bytes, artifact_bytes=moved, total_bytes=agent_bytes + moved)
             opts = dict(spec.runtime_options or {})
             extra = opts.pop("extra_buffers", extra_buffers_default(spec.runtime, spec.precision, facts))
+            use_mmap = opts.pop("use_mmap", None)  # None: the runtime's default, which its description states
             req = GenerateRequest.from_dict({
                 "runtime": spec.runtime, "artifact": {"path": remote, "format": art.format, "sha256": art.sha256},
                 "precision": spec.precision, **s, "seed": spec.seed, "threads": spec.threads,
-                "extra_buffers": extra, "runtime_options": opts,
+                "use_mmap": use_mmap, "extra_buffers": extra, "runtime_options": opts,
                 "power": (lambda p: p.to_dict() if p is not None else None)(power_config(spec, device)),
                 "idle_s": spec.idle_s, "cooldown_c": spec.cooldown_c, "cooldown_timeout_s": spec.cooldown_timeout_s,
                 "lease_token": session.lease_token,
@@ -411,7 +423,8 @@ class AgentGeneration:
             with clock.phase("run"):
                 reply = link.generate(req, on_event=on_event, timeout=600.0,
                                       silence_by_phase={"idle": 600.0, "load": 600.0, "warmup": silence,
-                                                        "measure": silence})
+                                                        "measure": silence},
+                                      deadline=generation_deadline(spec, s))
             reps = reply.repetitions
             span = (max(r.t_end_ns for r in reps) - min(r.t_prefill_start_ns for r in reps)) / 1e9 if reps else 0.0
             phases = clock.phases(reply, window_s=span)  # where the time went: the report's and a sweep's table
@@ -420,6 +433,8 @@ class AgentGeneration:
 
 def _what(spec: RunSpec, s: dict[str, int]) -> str:
     each = f"{s['prompt_tokens']} prompt + {s['gen_tokens']} tokens"
+    if spec.scenario != SINGLE_STREAM and s["depth"]:
+        each += f" at depth {s['depth']}"
     if spec.scenario == "server":
         return f"server at {spec.rate:g} requests/s, each {each}"
     if spec.scenario == "sustained":
@@ -476,7 +491,7 @@ def assemble(spec: RunSpec, art: Artifact, facts: Facts, reply: Any, transfer: T
 
 
 # deploy's flags that apply to a generative model besides its own settings' (the rest are a forward pass's)
-_APPLIES = ("--seed", "--idle", "--cooldown", "--cooldown-timeout", "--power-rate")
+_APPLIES = ("--seed", "--idle", "--cooldown", "--cooldown-timeout", "--power-rate", "--mmap", "--extra-buffers")
 
 
 def from_args(args: argparse.Namespace, spec: RunSpec, given: frozenset[str]) -> RunSpec | None:
@@ -495,7 +510,7 @@ def from_args(args: argparse.Namespace, spec: RunSpec, given: frozenset[str]) ->
     if other:
         raise ConfigError(f"{other[0]}: applies to a forward pass, not to the generative model {args.model}",
                           hint="leave it out; a generative model takes --prompt-tokens, --gen-tokens, --depth, "
-                               "--repetitions, --threads and --scenario server or sustained")
+                               "--repetitions, --threads, --mmap, --extra-buffers and --scenario server or sustained")
     check_flags(args.scenario, flags)
     runtime = args.runtime or default_runtime(args.model)
     if runtime not in ALL_GEN_RUNTIMES:

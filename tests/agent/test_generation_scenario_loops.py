@@ -65,11 +65,37 @@ def test_sustained_windows_cover_the_duration_and_hold_every_token(tmp_path):
         assert w.n_readings >= 1 and w.temp_c is not None
 
 
+def test_server_at_a_depth_fills_each_request_s_context_ahead_of_it_untimed():
+    clock = Clock()
+    be = Scripted(clock)
+    sc = ScenarioSpec(name="server", rate=1e3, seed=2)  # an arrival every ~1 ms; a request and a fill take ~2 µs
+    out = loop.measure_scenario(be, 32, 8, sc, min_duration_s=0.0, min_queries=6, clock=clock, depth=64)
+    s, reps = out["schedule"], out["repetitions"]
+    assert len(reps) == 6 and loop.check_scenario(sc, 64) is None  # depth is no longer refused
+    # after the warm-up: a fresh sequence filled with 64 tokens before each request's prompt, the next one's filled
+    # right after it (so the last fill follows the last request)
+    calls = be.calls[be.calls.index(("start",), 1):]
+    request = [("start",), ("append", 64), ("append", 32)] + [("next",)] * 8
+    assert calls == request * 6 + [("start",), ("append", 64)]
+    assert all(r["depth_fill_ns"] == 64 * 10 + 1 for r in reps)  # the fill's time, kept apart from the prefill
+    assert all(r["prefill_ns"] == 32 * 10 + 1 for r in reps)
+    # below capacity every request starts at its arrival: its context was ready before it came, not in its TTFT
+    late = [r["t_prefill_start_ns"] - (s.t0 + off) for r, off in zip(reps, s.scheduled, strict=True)]
+    assert min(late) >= 0 and max(late) < 50
+
+
+def test_a_single_stream_repetition_still_fills_its_depth_first():
+    clock = Clock()
+    be = Scripted(clock)
+    out = loop.measure(be, 16, 4, depth=40, repetitions=2, warmup=False, clock=clock)
+    assert be.calls == ([("start",), ("append", 40), ("append", 16)] + [("next",)] * 4) * 2
+    assert [r["depth_fill_ns"] for r in out["repetitions"]] == [40 * 10 + 1] * 2
+
+
 @pytest.mark.parametrize("sc, depth, words", [
     (ScenarioSpec(name="offline"), 0, "not supported"),
     (ScenarioSpec(name="server"), 0, "needs a rate"),
     (ScenarioSpec(name="sustained", rate=3.0), 0, "at a rate is not supported yet"),
-    (ScenarioSpec(name="server", rate=3.0), 8, "depth with the server scenario is not supported yet"),
 ])
 def test_a_scenario_a_generation_cannot_run_is_refused(sc, depth, words):
     with pytest.raises(OpError) as e:

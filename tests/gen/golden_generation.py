@@ -1,11 +1,13 @@
-"""Writes tests/data/golden/results/v10/ok_local_generation.json (run once by hand; never by the test suite).
+"""Writes a generation result of the current schema for a new golden folder (tests/data/golden/results/vN/
+ok_local_generation.json; run once by hand for a new schema version, never by the test suite: a golden file is
+never regenerated, tests/data/golden/results/README.md).
 
-The generation result no deploy writes yet: the host's measurement wiring of the `generate` op waits for the device
-seam. This script does what that wiring will: the real agent (a subprocess, its sysfs root a copy of
-tests/data/boards/rpi4-ina219: an INA219 whose hwmon power1_input reads a fixed 3.2768 W), facts, then `generate`
-on the bundled llama_tiny as a llama.cpp Q4_0 GGUF (extra buffers off, 1 thread, power from that hwmon); the reply
-through edgeprof.generative.reply.generation_of into a Result (records' sections from the reply's records, as
-run/assemble.py builds a run's), stored in a scratch SQLite database and shown by `results show --json`.
+The real agent (a subprocess, its sysfs root a copy of tests/data/boards/rpi4-ina219: an INA219 whose hwmon
+power1_input reads a fixed 3.2768 W), facts, then `generate` on the bundled llama_tiny as a llama.cpp Q4_0 GGUF
+(extra buffers off, 1 thread, power from that hwmon); the reply made into a Result by the generation kind's own
+`assemble` (session/generation.py, what `edgeprof deploy` stores), stored in a scratch SQLite database and shown by
+`results show --json`. (v10's file was written before deploy measured generations, by an earlier copy of this
+script that built the Result by hand.)
 
 Run: PYTHONPATH=<repo>:<repo>/agents python tests/gen/golden_generation.py OUT.json
 """
@@ -27,8 +29,8 @@ REPO = Path(__file__).resolve().parents[2]
 def main(out: Path) -> None:
     from edgeprof.cli.main import main as cli
     from edgeprof.generative.build import gguf_file, hf_folder
-    from edgeprof.generative.reply import generation_of
-    from edgeprof.records import Environment, Memory, Power, Result, Thermal, new_run_id, utc_now
+    from edgeprof.records import RunSpec
+    from edgeprof.session.generation import assemble
     from edgeprof.store import Store
     from edgeprof_agent import PROTOCOL_VERSION
     from edgeprof_agent.messages import Facts, GenerateReply
@@ -60,20 +62,10 @@ def main(out: Path) -> None:
     assert p.stdin is not None
     p.stdin.close()
     p.wait(30)
-    mib = 2 ** 20
-    mem = reply.memory
-    result = Result(
-        run_id=new_run_id(), status="ok", created_at=utc_now(), device="local", model="llama_tiny",
-        runtime="llama.cpp", precision="q4_0", batch=1, threads=1, latency_ms=None, throughput_ips=None,
-        memory_mb=Memory(rss_before_load=(mem.rss_before_load_bytes or 0) / mib,
-                         rss_after_load=(mem.rss_after_load_bytes or 0) / mib, peak_rss=(mem.peak_rss_bytes or 0) / mib,
-                         peak_source=mem.peak_source, artifact_size=art.size_bytes / mib),
-        power=Power.from_dict(reply.power.to_dict()) if reply.power is not None else None,
-        thermal=Thermal.from_dict(reply.thermal.to_dict()) if reply.thermal is not None else None,
-        fidelity=None,
-        environment=Environment(device=facts.to_dict(), runtime=reply.runtime.to_dict(),
-                                agent_version=facts.agent_version, model_sha256=art.sha256, clock=reply.clock),
-        warnings=[], samples_ms=[], artifact=art, generation=generation_of(reply))
+    spec = RunSpec(device="local", model="llama_tiny", runtime="llama.cpp", precision="q4_0", threads=1,
+                   prompt_tokens=32, gen_tokens=16, depth=0, repetitions=3, seed=0, idle_s=0.5,
+                   runtime_options={"extra_buffers": False})
+    result = assemble(spec, art, facts, reply)
     db = str(scratch / "r.sqlite")
     Store(db).save(result)
     buf = io.StringIO()

@@ -1,7 +1,8 @@
 """The issue's "done when" for the lab: a sweep over depth 0 / 512 / 2048 (llama_tiny on llama.cpp Q4_0, this
 machine) whose HTML report, opened in headless Chromium, draws decode tokens/s against depth with one point per
 depth — asserted on the rendered DOM: the points are there, their values are the stored ones, they are placed in
-the order of their values, and the axes are labelled.
+the order of their values, and the axes are labelled; and beside it TPOT and ITL p50 / p99 against depth, a point
+per figure and depth, each the stored value.
 
 llama_tiny's context is 4096 tokens, so depth 2048 + a prompt + generated tokens fits. Whether tokens/s falls with
 depth is the model's and the machine's behaviour, not asserted: the measured values are printed (-s)."""
@@ -45,11 +46,13 @@ def test_depth_sweep_draws_decode_tokens_per_s_against_depth_in_chromium(tmp_pat
     assert code == 0, cap.out + cap.err
     sweep_id = (tmp_path / "id").read_text().strip()
     store = Store(db)
-    stored = {}
+    stored, latency = {}, {}
     for row in store.list(sweep_id=sweep_id, limit=None):
         g = store.get(row.run_id).generation
         assert row.status == "ok" and g is not None and g.decode_tps is not None
         stored[g.depth] = g.decode_tps.mean
+        assert g.tpot_ms is not None and g.itl_ms is not None
+        latency[g.depth] = {"tpot_ms": g.tpot_ms.mean, "itl_p50_ms": g.itl_ms.p50, "itl_p99_ms": g.itl_ms.p99}
     assert sorted(stored) == list(DEPTHS)
     with capsys.disabled():
         print("\nllama_tiny q4_0, 2 threads, pp32 tg32, decode tokens/s by depth: "
@@ -74,6 +77,23 @@ def test_depth_sweep_draws_decode_tokens_per_s_against_depth_in_chromium(tmp_pat
     assert [cx for _, (_, cx, _) in by_depth] == sorted(cx for _, (_, cx, _) in by_depth)  # x grows with depth
     by_value = sorted(drawn.values())  # a higher tokens/s sits higher on the page (a smaller y)
     assert [cy for _, _, cy in by_value] == sorted((cy for _, _, cy in by_value), reverse=True)
+    # beside it, TPOT and the ITL p50 and p99 against depth: a line per figure, a point per depth, the stored value
+    card = re.search(r'<div class="card gen-chart" data-chart="latency_vs_depth">(.*?)</svg>', dom, re.S)
+    assert card is not None, "no TPOT and ITL against depth chart in the rendered page"
+    chart = card.group(1)
+    assert "context depth (tokens in the KV cache before the prompt)" in chart
+    assert re.search(r">time per output token \(ms\)( \(log scale\))?</text>", chart)
+    points = re.findall(r'<g class="gen-point"[^>]*data-metric="([^"]*)" data-x="([^"]*)" data-v="([^"]*)"[^>]*>'
+                        r'<circle cx="([^"]*)" cy="([^"]*)"', chart)
+    assert len(points) == 3 * len(DEPTHS), chart[:2000]
+    for metric, x, v, _cx, _cy in points:
+        assert float(v) == pytest.approx(latency[int(x)][metric], rel=1e-5)
+    for metric in ("tpot_ms", "itl_p50_ms", "itl_p99_ms"):  # each figure's line: x grows with depth
+        line = sorted((int(x), float(cx)) for m, x, _v, cx, _cy in points if m == metric)
+        assert [d for d, _ in line] == list(DEPTHS) and [cx for _, cx in line] == sorted(cx for _, cx in line)
+    with capsys.disabled():
+        print("TPOT ms by depth: " + ", ".join(f"d{d} {v['tpot_ms']:.3f}" for d, v in sorted(latency.items()))
+              + "; ITL p99 ms: " + ", ".join(f"d{d} {v['itl_p99_ms']:.3f}" for d, v in sorted(latency.items())))
     # the llama-bench table beside it: tg32 rows at each depth
     for depth in DEPTHS:
         assert (f"tg32 @ d{depth}" if depth else "tg32") in dom

@@ -103,8 +103,8 @@ def test_generation_sweep_on_three_boards_then_check_compare_list_and_report(gen
         assert r.status == "ok" and g is not None, (cid, r.reason)
         pp, depth = int(cid.split("/pp")[1].split("/")[0]), int(cid.rsplit("/d", 1)[1])
         assert (g.prompt_tokens, g.tokens, g.depth, g.repetitions) == (pp, GEN, depth, REPS)
-        # stored as given (a depth of 0 is stored as null: records.Settings.of_run's "given" rule drops falsy values)
-        assert r.settings.depth == (depth or None) and r.settings.prompt_tokens == pp
+        # stored as given, a depth of 0 as 0 (the generation settings are kept as they are, vocab "always")
+        assert r.settings.depth == depth and r.settings.prompt_tokens == pp
         assert f"ok {cid}: pp{pp} tg{GEN}" in out and "decode" in out
         # where the time went: the host's phases and the agent's, the timed window the repetitions' span
         ph = r.phases

@@ -146,7 +146,9 @@ BASE = ["deploy", "--device", "local", "--model", "llama_tiny", "--runtime", "ll
     (["--scenario", "server", "--rate", "1", "--duration", "60"], "--duration: for a generative model's sustained"),
     (["--scenario", "sustained", "--rate", "1"], "--rate: for a generative model's server scenario, not sustained"),
     (["--scenario", "sustained", "--duration", "10", "--window", "5"], "leaves fewer than 3 windows"),
-    (["--scenario", "server", "--rate", "1", "--depth", "64"], "--depth 64 with --scenario server: not supported yet"),
+    (["--scenario", "server", "--rate", "1", "--depth", "4000"], "--depth 4000 + 512 prompt + 128 generated = 4640 "
+                                                                   "tokens is past the context of llama_tiny"),
+    (["--scenario", "sustained", "--depth", "4000"], "is past the context of llama_tiny (4096 tokens)"),
     (["--scenario", "server", "--rate", "1", "--latency-bound", "50"], "--latency-bound: applies to a forward pass"),
     (["--min-queries", "5"], "--min-queries: for a generative model's server scenario, not single-stream"),
 ])
@@ -179,6 +181,9 @@ def test_the_scenario_p99s_are_metrics_for_budgets_and_check():
     v = metric_values(server)
     assert v["ttft_p99_ms"] == pytest.approx(5.2) and v["tpot_p99_ms"] == pytest.approx(0.2) and v["valid"] == 1
     assert server.identity.scenario == "server 100/s"  # compared with server runs at that rate only
+    deep = dataclasses.replace(server, generation=dataclasses.replace(g, depth=512))
+    assert deep.identity.scenario == "server 100/s @ d512"  # at a depth: another configuration
+    assert deep.identity.key() != server.identity.key()
     stored = json.loads(server.to_json(packed=True))
     packed = stored["generation"]["token_ns"]  # every token time, one packed list (a long sustained run's millions)
     assert packed["encoding"] == "int64-shuffle8-zlib-ragged" and packed["lengths"] == [3] * 5

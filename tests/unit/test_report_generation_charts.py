@@ -71,3 +71,29 @@ def test_no_generation_run_no_generation_chart(tmp_path):
     html = render_html(gather(store))
     assert 'class="card gen-chart"' not in html  # one run: no series of two x values, no energy to draw
     assert "needs two depths or more" in html and "no power reading on pi5" in html
+
+
+def test_tpot_and_itl_against_depth_draw_the_stored_values(tmp_path):
+    store = Store(str(tmp_path / "db.sqlite"))
+    runs = []
+    for i, depth in enumerate((0, 512, 2048)):
+        r = result("pi5", depth, 40.0 - 5 * i, energy=True).to_dict()
+        g = r["generation"]
+        g["tpot_ms"]["mean"], g["itl_ms"]["p50"], g["itl_ms"]["p99"] = 1.25 + i, 1.0 + i, 3.5 + 2 * i
+        runs.append(Result.from_dict(r))
+    runs.append(result("nano", 0, 12.0, energy=False))  # one depth only: no line of its own
+    for r in runs:
+        store.save(r)
+    html = render_html(gather(store))
+    drawn = [p for p in points(html, "gen-point") if p["chart"] == "latency_vs_depth"]
+    assert len(drawn) == 9  # three figures at three depths, the one-depth board left out
+    by_run = {r.run_id: r for r in runs}
+    for p in drawn:
+        g = by_run[p["run"]].generation
+        assert g is not None and g.tpot_ms is not None and g.itl_ms is not None and int(p["x"]) == g.depth
+        stored = {"tpot_ms": g.tpot_ms.mean, "itl_p50_ms": g.itl_ms.p50, "itl_p99_ms": g.itl_ms.p99}[p["metric"]]
+        assert float(p["v"]) == stored
+        assert p["series"].startswith("pi5 · ") and p["series"].endswith(
+            {"tpot_ms": " · TPOT", "itl_p50_ms": " · ITL p50", "itl_p99_ms": " · ITL p99"}[p["metric"]])
+    assert {p["metric"] for p in drawn} == {"tpot_ms", "itl_p50_ms", "itl_p99_ms"}
+    assert "TPOT and ITL against context depth" in html and "time per output token (ms)" in html

@@ -264,6 +264,7 @@ _DEPLOY_NOT_SETTINGS = {
     "device", "model", "runtime", "precision", "batch", "threads", "scenario", "rate",  # the sweep's axes
     "input",  # models: [{model: ..., inputs: {NAME: 1x3x224x224}}]
     "graph_opt", "providers", "xnnpack", "delegate", "delegate_option",  # settings: {runtime_options: {...}}
+    "mmap", "extra_buffers",  # llama.cpp: settings: {runtime_options: {use_mmap: false, extra_buffers: false}}
     "json", "inventory", "db", "no_store", "quiet", "func",  # where results go, not how a run is made
     "find_max_rate",  # a search over runs, not one run
     "lease_wait",  # settings: {lease_wait_s: 1h}; deploy's own default differs (refused at once, not an hour's wait)

@@ -18,7 +18,8 @@ for the context the runtime was given.
 Scenarios (measure_scenario): the same requests (a fresh sequence each: prefill, then N tokens) under the
 forward-pass scenarios' loops, reused as they are: server (scenarios.poisson_offsets and scheduled_loop: Poisson
 arrivals, one request at a time in arrival order) and sustained (windows.sustained_loop: back to back for a
-duration, the board read per window), plus each sustained window's range of tokens (token_windows).
+duration, the board read per window), plus each sustained window's range of tokens (token_windows); with a depth,
+each request's context filled untimed ahead of it.
 Does not own: the runtimes (generation/*.py), statistics, power sampling, the scenarios' schedules and windows
 (scenarios.py, windows.py).
 """
@@ -57,7 +58,7 @@ GEN_SCENARIOS = ("server", "sustained")  # a generation's scenarios besides sing
 
 def check_scenario(scenario, depth):
     """BAD_REQUEST for a scenario a generation cannot run: one other than server or sustained, a server without a
-    positive rate, a sustained run at a rate, or depth with either (not supported yet)."""
+    positive rate, or a sustained run at a rate (not supported yet). Any depth runs (measure_scenario)."""
     if scenario is None or scenario.name == SINGLE_STREAM:
         return
     if scenario.name not in GEN_SCENARIOS:
@@ -68,9 +69,6 @@ def check_scenario(scenario, depth):
                       % (scenario.rate,))
     if scenario.name == "sustained" and scenario.rate is not None:
         raise OpError(ErrorKind.BAD_REQUEST, "generation: sustained at a rate is not supported yet")
-    if depth:
-        raise OpError(ErrorKind.BAD_REQUEST, "generation: depth with the %s scenario is not supported yet"
-                      % scenario.name)
 
 
 def random_ids(rng, vocab_size, n):
@@ -104,21 +102,30 @@ def _generate(backend, n, clock, check_done=True, ends=None):
     return times, ids, first_end
 
 
-def _request(backend, rng, vocab, prompt_tokens, gen_tokens, depth, clock, ends=None):
-    """One timed request on a fresh sequence (an empty KV cache): the untimed depth fill, the prompt's prefill, then
-    gen_tokens tokens. A repetition's record (GenRepetition's fields)."""
-    backend.start()  # an empty KV cache: a request never reuses the previous one's
+def _fill(backend, rng, vocab, depth, clock):
+    """A fresh sequence (an empty KV cache: a request never reuses the previous one's) holding `depth` random
+    tokens, appended untimed (llama-bench -d): the fill's ns on the clock, 0 without depth."""
+    backend.start()
     fill = random_ids(rng, vocab, depth)
-    prompt = random_ids(rng, vocab, prompt_tokens)
+    if not fill:
+        return 0
     d0 = clock()
-    if fill:
-        backend.append(fill)
+    backend.append(fill)
+    return clock() - d0
+
+
+def _request(backend, rng, vocab, prompt_tokens, gen_tokens, depth, clock, ends=None, filled_ns=None):
+    """One timed request on a fresh sequence: the untimed depth fill, the prompt's prefill, then gen_tokens tokens.
+    `filled_ns`, when given: the sequence was started and filled already (_fill, before the request's arrival), in
+    that many ns. A repetition's record (GenRepetition's fields)."""
+    fill_ns = _fill(backend, rng, vocab, depth, clock) if filled_ns is None else filled_ns
+    prompt = random_ids(rng, vocab, prompt_tokens)
     t0 = clock()
     backend.append(prompt)
     t1 = clock()
     times, ids, first_end = _generate(backend, gen_tokens, clock, ends=ends)
     t2 = clock()
-    return {"prefill_ns": t1 - t0, "token_ns": times, "depth_fill_ns": (t0 - d0) if fill else 0,
+    return {"prefill_ns": t1 - t0, "token_ns": times, "depth_fill_ns": fill_ns,
             "t_prefill_start_ns": t0, "t_prefill_end_ns": t1, "t_first_token_end_ns": first_end, "t_end_ns": t2,
             "tokens": ids}
 
@@ -172,9 +179,12 @@ def token_windows(t0, window_ns, n_windows, ends):
 
 
 def measure_scenario(backend, prompt_tokens, gen_tokens, scenario, seed=0, warmup=True, min_duration_s=0.0,
-                     min_queries=1, max_queries=None, root=None, tools=None, clock=now_ns, progress=None):
+                     min_queries=1, max_queries=None, root=None, tools=None, clock=now_ns, progress=None, depth=0):
     """Requests (each a fresh sequence: prefill prompt_tokens, then gen_tokens tokens) in a load scenario
-    (`scenario`: messages.ScenarioSpec), one at a time (a board runs one stream):
+    (`scenario`: messages.ScenarioSpec), one at a time (a board runs one stream). With `depth`, each request's
+    sequence holds `depth` tokens before its prompt (llama-bench -d), filled untimed ahead of it: the first before
+    the schedule starts, each next one right after the request before it ends (the board is busy with it then: a
+    request that arrives meanwhile waits, and that wait is in its TTFT, counted from its arrival):
 
     - server: arrivals at scenarios.poisson_offsets(rate, min_duration_s, min_queries, max_queries, scenario.seed),
       the forward-pass server's schedule, issued in arrival order by scenarios.scheduled_loop (a request that
@@ -189,13 +199,18 @@ def measure_scenario(backend, prompt_tokens, gen_tokens, scenario, seed=0, warmu
 
     _count("prompt_tokens", prompt_tokens, 1)
     _count("gen_tokens", gen_tokens, 1)
+    _count("depth", depth, 0)
     rng = random.Random(seed)
     vocab = backend.vocab_size
     warm = _warm(backend, rng, prompt_tokens, gen_tokens, clock, progress) if warmup else None
     reps, ends = [], []
+    filled = [_fill(backend, rng, vocab, depth, clock)] if depth else []  # the next request's sequence, ready
 
     def run():
-        reps.append(_request(backend, rng, vocab, prompt_tokens, gen_tokens, 0, clock, ends=ends))
+        reps.append(_request(backend, rng, vocab, prompt_tokens, gen_tokens, depth, clock, ends=ends,
+                             filled_ns=filled.pop() if filled else None))
+        if depth:
+            filled.append(_fill(backend, rng, vocab, depth, clock))
 
     tell = progress is not None
     sustained = None
@@ -244,7 +259,7 @@ def run_generation(runtime, path, prompt_tokens, gen_tokens, depth=0, repetition
         try:
             if scenario is not None and scenario.name != SINGLE_STREAM:
                 timed = measure_scenario(be, prompt_tokens, gen_tokens, scenario, seed=seed, warmup=warmup,
-                                         root=root, tools=tools, clock=clock, progress=progress,
+                                         root=root, tools=tools, clock=clock, progress=progress, depth=depth,
                                          **dict(schedule or {}))
             else:
                 timed = measure(be, prompt_tokens, gen_tokens, depth=depth, repetitions=repetitions,
