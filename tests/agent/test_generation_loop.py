@@ -65,7 +65,7 @@ class Scripted(base.GenerationBackend):
 
 
 def test_registry_names_the_runtimes_and_refuses_others():
-    assert sorted(GEN_BACKENDS) == ["llama.cpp", "onnxruntime-genai"]
+    assert sorted(GEN_BACKENDS) == ["litert-lm", "llama.cpp", "onnxruntime-genai"]
     with pytest.raises(OpError) as e:
         get_generation_backend("vllm")
     assert e.value.type == ErrorKind.UNKNOWN_RUNTIME and "onnxruntime-genai" in e.value.hint
