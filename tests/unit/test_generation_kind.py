@@ -44,8 +44,10 @@ def test_a_runtime_the_facts_lack_is_refused_naming_the_reason():
     gen.capability("llama.cpp", facts(runtimes={"llama_cpp": {"version": "0.3.36"}}), "nano")
 
 
-def test_litert_lm_on_a_board_is_refused_in_one_line_installed_or_not():
-    """LiteRT-LM is measured on phones (litert_lm_main); on a board the facts say whether its module is there."""
+def test_litert_lm_on_a_board_needs_its_module_and_a_model_edgeprof_builds():
+    """On a board the facts say whether LiteRT-LM's module is there (one line when it is not); with it, a bundled
+    model or a Hugging Face folder (built into a .litertlm by edgeprof) passes, a user's .litertlm is refused in
+    one line (the agent's backend must be told the vocabulary, which LiteRT-LM's API does not report)."""
     missing = facts(runtimes={"litert_lm": {"error": "ModuleNotFoundError: No module named 'litert_lm'"}})
     with pytest.raises(CapabilityError) as e:
         gen.capability("litert-lm", missing, "nano")
@@ -53,12 +55,20 @@ def test_litert_lm_on_a_board_is_refused_in_one_line_installed_or_not():
                                "there: ModuleNotFoundError: No module named 'litert_lm')")
     with pytest.raises(CapabilityError, match="litert-lm: not installed on this device .*not reported by the agent"):
         gen.capability("litert-lm", facts(runtimes={}), "nano")
-    with pytest.raises(CapabilityError, match="litert-lm 0.18.1 is installed, but the agent has no LiteRT-LM backend"):
-        gen.capability("litert-lm", facts(runtimes={"litert_lm": {"version": "0.18.1"}}), "nano")
+    installed = facts(runtimes={"litert_lm": {"version": "0.18.1"}})
+    gen.capability("litert-lm", installed, "nano")
+    gen.capability("litert-lm", installed, "nano", "llama_tiny")
+    with pytest.raises(CapabilityError) as e:
+        gen.capability("litert-lm", installed, "nano", "/models/gemma.litertlm")
+    assert e.value.message == ("device nano: litert-lm 0.18.1 on a board runs a .litertlm edgeprof builds; "
+                               "/models/gemma.litertlm as it is: not supported yet (LiteRT-LM's API does not say "
+                               "its vocabulary, which the agent's random token ids need)")
+    assert "\n" not in e.value.one_line()
 
 
 def test_a_litertlm_takes_litert_lm_at_its_own_precision(tmp_path):
-    """check(): a .litertlm runs on litert-lm only, measured as built; litert-lm takes a .litertlm only."""
+    """check(): a .litertlm runs on litert-lm only, measured as built; litert-lm takes a .litertlm, or a bundled
+    model or Hugging Face folder it builds one from (at wi8_afp32 or fp32, not as-built)."""
     from edgeprof.errors import ConfigError, ModelError
 
     f = tmp_path / "m.litertlm"
@@ -66,7 +76,13 @@ def test_a_litertlm_takes_litert_lm_at_its_own_precision(tmp_path):
     with pytest.raises(ModelError, match="is not a LiteRT-LM file"):
         gen.check(spec(model=str(f), runtime="litert-lm", precision="as-built"))
     with pytest.raises(ConfigError, match="--runtime litert-lm: it runs a .litertlm file"):
+        gen.check(spec(model="net.onnx", runtime="litert-lm", precision="as-built"))
+    with pytest.raises(ConfigError, match="--precision as-built: llama_tiny is built for LiteRT-LM by edgeprof"):
         gen.check(spec(runtime="litert-lm", precision="as-built"))
+    with pytest.raises(ConfigError, match="--precision int4: litert-lm takes as-built, wi8_afp32, fp32"):
+        gen.check(spec(runtime="litert-lm", precision="int4"))
+    gen.check(spec(runtime="litert-lm", precision="wi8_afp32"))
+    gen.check(spec(runtime="litert-lm", precision="fp32"))
     with pytest.raises(ConfigError, match="--precision int4: a .litertlm is measured as it was built"):
         gen.check(spec(model=str(f), runtime="litert-lm", precision="int4"))
     assert gen.default_runtime(str(f)) == "litert-lm" and kind_of(spec(model=str(f))) is gen.GENERATION
