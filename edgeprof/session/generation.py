@@ -612,7 +612,8 @@ GENERATION = MeasurementKind(
              "benchmark_model": "edgeprof.session.phone:Generation"},
     group="generative models (docs/generative.md: llama_tiny, a .gguf, a Hugging Face or onnxruntime-genai folder; "
           "--runtime llama.cpp with --precision f16, q8_0, q4_0 (default), or onnxruntime-genai with fp32, int4 "
-          "(default); a .litertlm on a phone: --runtime litert-lm, measured by litert_lm_main)",
+          "(default); --runtime litert-lm with wi8_afp32 (default) or fp32 on a board, built from the model; a "
+          ".litertlm on a phone, measured by litert_lm_main)",
     place="generation", precisions=ALL_GEN_PRECISIONS, runtimes=ALL_GEN_RUNTIMES, from_args=from_args,
     refuse_args=refuse_args, check=check,
     owns=is_generative, bundled=bundled, default_runtime=default_runtime, default_precision=DEFAULT_PRECISION.get,
