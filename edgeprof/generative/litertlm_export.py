@@ -3,7 +3,10 @@ edgeprof.generative.litertlm_export FOLDER OUT_DIR --cache-length N --prefill-le
 
 Owns: calling litert-torch's Hugging Face exporter (litert_torch.generative.export_hf.export: the model traced into
 TFLite prefill and decode signatures with a KV cache of `cache_length`, quantised by `recipe`, its tokenizer, all
-packaged by litert-lm-builder into OUT_DIR/model.litertlm), and the two import-time workarounds it needs with the
+packaged by litert-lm-builder into OUT_DIR/model.litertlm, with the folder's own tokenizer.json: the exporter would
+otherwise package the tokenizer transformers rebuilds for the model type, and for a qwen2 folder transformers 5
+rebuilds a byte-level BPE from the vocabulary that does not round-trip the folder's WordLevel ids: "w41w42" for ids
+300 and 301, tokenized back to no ids at all), and the two import-time workarounds it needs with the
 libraries edgeprof's gen extra installs (litert-torch 0.10.0, transformers 5.x, kernels 0.19):
 - transformers' gemma3 module (imported by litert-torch's model extensions whatever the model) applies
   `@use_kernelized_func` to a function kernels 0.19 does not accept, and raises at import; with `kernels` hidden
@@ -53,8 +56,10 @@ def main(argv: list[str] | None = None) -> int:
     _shims()
     from litert_torch.generative.export_hf import export as lib
 
+    own = os.path.join(a.folder, "tokenizer.json")
     lib.export(model=a.folder, output_dir=a.out_dir, prefill_lengths=[int(x) for x in a.prefill_lengths.split(",")],
-               cache_length=a.cache_length, quantization_recipe=RECIPES[a.recipe], bundle_litert_lm=True)
+               cache_length=a.cache_length, quantization_recipe=RECIPES[a.recipe], bundle_litert_lm=True,
+               **({"tokenizer_path_override": own} if os.path.isfile(own) else {}))
     return 0 if os.path.isfile(os.path.join(a.out_dir, "model.litertlm")) else 1
 
 
