@@ -81,9 +81,10 @@ def test_what_the_backend_cannot_make_exact_is_refused(tiny_litertlm):
         e.value)
 
 
-def test_deploy_local_runs_litert_lm_end_to_end_and_reads_back(tmp_path, capsys, monkeypatch):
+def test_deploy_local_runs_litert_lm_end_to_end_and_reads_back(tmp_path, capsys, monkeypatch, gen_cache,
+                                                              tiny_litertlm):
     _need_litert_lm()
-    monkeypatch.setenv("EDGEPROF_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("EDGEPROF_CACHE", str(gen_cache))  # the same key as tiny_litertlm: built once
     db = str(tmp_path / "r.sqlite")
     code = main(["deploy", "--device", "local", "--model", "llama_tiny", "--runtime", "litert-lm",
                  "--prompt-tokens", str(PROMPT), "--gen-tokens", str(GEN), "--repetitions", str(REPS),
@@ -92,6 +93,7 @@ def test_deploy_local_runs_litert_lm_end_to_end_and_reads_back(tmp_path, capsys,
     assert code == 0, cap.err
     r = json.loads(cap.out)
     assert (r["runtime"], r["precision"], r["artifact"]["format"]) == ("litert-lm", "wi8_afp32", "litertlm")
+    assert r["artifact"]["path"] == tiny_litertlm.path  # the cached build, not a second one
     g = r["generation"]
     assert (g["prompt_tokens"], g["tokens"], g["repetitions"]) == (PROMPT, GEN, REPS)
     assert g["decode_tps"]["mean"] > 0 and g["ttft_ms"]["mean"] > 0 and g["kv_cache"]["n_ctx"] == 256
