@@ -101,3 +101,23 @@ def test_the_silence_covers_one_repetition_of_a_slow_board():
     # docs/generative.md: a 1B Q4_0 on a loaded 2-core VM: prefill 64 tokens ~15 s, decode 0.38 tokens/s
     s = {"prompt_tokens": 64, "gen_tokens": 128, "depth": 0, "repetitions": 5}
     assert gen.repetition_silence_s(s) > 15 + 128 / 0.38
+
+
+def test_a_litertlm_build_has_the_runs_cache_and_the_agent_is_told_the_model():
+    """The .litertlm's KV cache: the run's tokens rounded up to a power of two, at least 256, at most the context
+    (its graphs work over all of it each step); the agent's LiteRT-LM backend is told the vocabulary and the cache's
+    dimensions from the model's config (LiteRT-LM's API reports neither), nothing for another runtime."""
+    import dataclasses
+
+    from edgeprof.generative.build import litertlm_cache_length
+    from edgeprof.records import Artifact, GenerativeBuild
+
+    assert [litertlm_cache_length(4096, n) for n in (1, 80, 256, 257, 640, 4096)] == [256, 256, 256, 512, 1024, 4096]
+    assert litertlm_cache_length(4096, 5000) == 4096 and litertlm_cache_length(128, 80) == 128
+    art = Artifact(path="/cache/k/model.litertlm", format="litertlm", sha256="", size_bytes=0, inputs=(), outputs=(),
+                   model_name="llama_tiny", source="file:/cache/hf", precision="wi8_afp32",
+                   export_options=GenerativeBuild(kind="litertlm", cache_length=256))
+    opts = gen.litertlm_options(spec(runtime="litert-lm", precision="wi8_afp32"), art)
+    assert opts == {"vocab_size": 2048, "kv_cache": {"layers": 4, "kv_heads": 4, "head_dim": 32, "cache_length": 256,
+                                                     "dtype": "float32", "bytes_per_element": 4}}
+    assert gen.litertlm_options(spec(), dataclasses.replace(art, format="gguf")) == {}
