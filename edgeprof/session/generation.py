@@ -5,7 +5,8 @@ tokens/s and peak memory, measured by the agent's `generate` op (protocol 11) an
 Which specs it takes (`wants`): a bundled generative model (edgeprof_models.generative), a path that is one (a
 Hugging Face folder, an onnxruntime-genai folder, a .gguf or .litertlm file: detect() judges it), or a generation
 runtime (vocab.GEN_RUNTIMES: llama.cpp, onnxruntime-genai; and LITERT_LM, litert-lm: a .litertlm on a phone's
-litert_lm_main, edgeprof/phone/litertlm.py). Its settings (prompt tokens, generated tokens, depth,
+litert_lm_main, edgeprof/phone/litertlm.py, or on a board a .litertlm built here from a bundled model or a Hugging
+Face folder, run by the agent's LiteRT-LM backend). Its settings (prompt tokens, generated tokens, depth,
 repetitions; llama-bench's defaults, vocab.GEN_DEFAULTS) are run settings (edgeprof/vocab.py RunSettings: deploy's
 flags, a sweep's settings, the stored settings section).
 
