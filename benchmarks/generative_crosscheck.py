@@ -3,6 +3,7 @@ tokens/s and prefill / TTFT, on the same model, the same thread count, repetitio
 
     python benchmarks/generative_crosscheck.py [--model llama_tiny] [--prompt 512] [--gen 128] [--reps 15]
                                                [--threads 1] [--cache DIR] [--json OUT] [--only llama.cpp]
+                                               [--python-lm .venv-lm/bin/python]
 
 What is compared (edgeprof's side is always the agent's loop, agents/edgeprof_agent/generation/loop.py measure(),
 and the host's statistics, edgeprof/generative/stats.py repetition_figures):
@@ -31,6 +32,16 @@ and the host's statistics, edgeprof/generative/stats.py repetition_figures):
   prompt's logits). edgeprof's loop runs in a child process (ONNX Runtime writes the profile when the process
   ends); the events are counted (1 + tokens - 1 per repetition, after the warm-up's) and set beside edgeprof's
   times of the same calls. The profiler records every node too, which slows the run itself; both clocks see that.
+
+- litert-lm (a .litertlm litert-torch's exporter built from the same folder, wi8_afp32): the runtime's own clock
+  is its BenchmarkInfo (litert-lm-api Session.get_benchmark_info, runtime/engine/io_types.cc in LiteRT-LM): a
+  prefill turn (the run_prefill's tokens and its duration inside the engine) and a decode turn (every token of
+  run_decode_async, the first included, and its duration), so runtime decode t/s = tokens / the turn, prefill =
+  its turn's duration, TTFT = the first prefill turn + the decode turn / its tokens (GetTimeToFirstToken). The
+  agent's backend keeps that info for each sequence it runs to the end (generation/litertlm.py), so both clocks
+  time the same repetition. edgeprof's decode t/s counts the tokens after the first, LiteRT-LM's every token.
+  litert-lm-api runs where it is installed: with --python-lm PY, the litert-lm rows run in a child process of
+  that Python (this script's own code, --lm-child), the same loop and statistics.
 
 Ratios printed: decode t/s edgeprof / runtime's own (target >= 0.98), prefill and TTFT difference in % (target
 within 2 %), each the median of the per-repetition values, with min and max. The load average is printed before
@@ -233,6 +244,79 @@ class OrtProfiledCheck:
         pass
 
 
+class LiteRtLmCheck:
+    """edgeprof's loop on LiteRT-LM with its BenchmarkInfo of the same repetition (the backend keeps it)."""
+
+    name = "litert-lm"
+
+    def __init__(self, path: str, n_ctx: int, threads: int, vocab: int, kv: dict[str, Any]) -> None:
+        from edgeprof_agent.generation.litertlm import GenerationBackend
+
+        self.be = GenerationBackend()
+        self.be.require()
+        self.be.load(path, n_ctx, {"threads": threads, "vocab_size": vocab, "kv_cache": kv})
+        self.rows: list[dict[str, float]] = []
+
+    def repetition(self, prompt: int, gen: int, seed: int, warmup: bool) -> None:
+        from edgeprof_agent.generation.loop import measure
+
+        rep = measure(self.be, prompt, gen, repetitions=1, warmup=warmup, seed=seed)["repetitions"][0]
+        own = self.be.describe()["benchmark_info"][-1]  # describe() closes the sequence and reads its info
+        if (own["prefill_tokens"], own["decode_tokens"]) != (prompt, gen):
+            raise SystemExit(f"LiteRT-LM counted {own['prefill_tokens']} prompt and {own['decode_tokens']} decode "
+                             f"tokens, not {prompt} and {gen}: the two clocks would not time the same work")
+        self.rows.append(_rows_of(rep, prompt, own))
+
+    def close(self) -> None:
+        self.be.close()
+
+
+def _rows_of(rep: dict[str, Any], prompt: int, own: dict[str, float]) -> dict[str, float]:
+    from edgeprof.generative.stats import repetition_figures
+
+    f = repetition_figures(rep["prefill_ns"], rep["token_ns"], prompt)
+    rt_prefill_ms = own["prefill_tokens"] / own["prefill_tps"] * 1000.0
+    rt_decode_ms = own["decode_tokens"] / own["decode_tps"] * 1000.0  # the decode turn: every token, the first too
+    ep_decode_ms = sum(rep["token_ns"]) / 1e6
+    rt_ttft_ms = own["ttft_s"] * 1000.0
+    return {"ep_decode_tps": f.decode_tps or 0.0, "rt_decode_tps": own["decode_tps"],
+            "decode_ratio": (f.decode_tps or 0.0) / own["decode_tps"], "ep_prefill_ms": f.prefill_ms,
+            "ep_ttft_ms": f.ttft_ms, "rt_prefill_ms": rt_prefill_ms, "rt_ttft_ms": rt_ttft_ms,
+            "prefill_diff_pct": (f.prefill_ms - rt_prefill_ms) / rt_prefill_ms * 100,
+            "ttft_diff_pct": (f.ttft_ms - rt_ttft_ms) / rt_ttft_ms * 100,
+            "ep_first_token_ms": rep["token_ns"][0] / 1e6, "rt_mean_step_ms": 1000.0 / own["decode_tps"],
+            "decode_turn_diff_pct": (ep_decode_ms - rt_decode_ms) / rt_decode_ms * 100}
+
+
+def lm_child(args: dict[str, Any]) -> None:
+    """The litert-lm rows in a Python that has litert-lm-api (--python-lm): every repetition's row as JSON."""
+    c = LiteRtLmCheck(args["path"], args["n_ctx"], args["threads"], args["vocab"], args["kv"])
+    for i in range(args["reps"]):
+        c.repetition(args["prompt"], args["gen"], seed=i, warmup=(i == 0))
+    c.close()
+    print(json.dumps(c.rows))
+
+
+class LiteRtLmChild:
+    """The litert-lm rows run by lm_child in another Python; its rows read back."""
+
+    name = "litert-lm"
+
+    def __init__(self, python: str, args: dict[str, Any]) -> None:
+        import subprocess
+
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), str(ROOT / "agents"),
+                                                           os.environ.get("PYTHONPATH", "")]))
+        out = subprocess.run([python, __file__, "--lm-child", json.dumps(args)], capture_output=True, text=True,
+                             env=env, check=False)
+        if out.returncode != 0:
+            raise SystemExit(f"the litert-lm child ({python}) failed: {out.stderr[-2000:]}")
+        self.rows = json.loads(out.stdout.strip().splitlines()[-1])
+
+    def close(self) -> None:
+        return None
+
+
 def profile_child(args: dict[str, Any]) -> None:
     """In the child: edgeprof's loop (one warm-up, then repetitions of one) on the profiled folder; its raw
     repetitions written to args["out"]. ONNX Runtime writes its profile when this process ends."""
@@ -258,7 +342,10 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--cache", type=Path, default=None)
     ap.add_argument("--json", type=Path, default=None, help="write every repetition's figures here")
-    ap.add_argument("--only", default=None, help="llama.cpp or onnxruntime-genai")
+    ap.add_argument("--only", default=None, help="llama.cpp, onnxruntime-genai or litert-lm")
+    ap.add_argument("--python-lm", default=None, help="a Python with litert-lm-api, for the litert-lm rows (default: "
+                    "this one, when it has it)")
+    ap.add_argument("--lm-child", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--no-profile", action="store_true", help="leave out the ONNX Runtime profiled comparison")
     ap.add_argument("--work", type=Path, default=Path("/tmp/edgeprof-crosscheck"),
                     help="where the profiled copy of the onnxruntime-genai folder is made")
@@ -266,6 +353,9 @@ def main() -> None:
     a = ap.parse_args()
     if a.profile_child is not None:
         profile_child(json.loads(a.profile_child))
+        return
+    if a.lm_child is not None:
+        lm_child(json.loads(a.lm_child))
         return
     if a.gen < 2:
         raise SystemExit("--gen must be at least 2 (decode t/s needs a token after the first)")
@@ -285,11 +375,33 @@ def main() -> None:
     if a.only in (None, "onnxruntime-genai"):
         path = str(Path(ortgenai_folder(folder, "int4", cache_dir=a.cache, name=a.model).path).parent)
         checks.append(OrtGenaiCheck(path, n_ctx, a.threads))
+    lm_args = None
+    if a.only in (None, "litert-lm"):
+        import importlib.util
+
+        if a.python_lm is None and importlib.util.find_spec("litert_lm") is None:
+            print("litert-lm-api is not installed here (and no --python-lm): the litert-lm rows are left out",
+                  file=sys.stderr)
+        else:
+            from edgeprof.generative.build import litertlm_file
+
+            cfg = json.loads((folder / "config.json").read_text())
+            art = litertlm_file(folder, "wi8_afp32", n_ctx, cache_dir=a.cache, name=a.model)
+            heads = int(cfg["num_attention_heads"])
+            kv = {"layers": int(cfg["num_hidden_layers"]), "kv_heads": int(cfg.get("num_key_value_heads") or heads),
+                  "head_dim": int(cfg.get("head_dim") or int(cfg["hidden_size"]) // heads),
+                  "cache_length": art.export_options.cache_length, "dtype": "float32", "bytes_per_element": 4}
+            lm_args = {"path": art.path, "n_ctx": n_ctx, "threads": a.threads, "vocab": int(cfg["vocab_size"]),
+                       "kv": kv, "prompt": a.prompt, "gen": a.gen, "reps": a.reps}
+            if a.python_lm is None:
+                checks.append(LiteRtLmCheck(art.path, n_ctx, a.threads, lm_args["vocab"], kv))
     load0 = os.getloadavg()
     t0 = time.monotonic()
     for i in range(a.reps):  # interleaved: one repetition of each runtime per round
         for c in checks:
             c.repetition(a.prompt, a.gen, seed=i, warmup=(i == 0))
+    if lm_args is not None and a.python_lm is not None:  # its own repetitions, after the interleaved ones
+        checks.append(LiteRtLmChild(a.python_lm, lm_args))
     if a.only in (None, "onnxruntime-genai") and not a.no_profile:
         prof = OrtProfiledCheck(path, n_ctx, a.threads, a.work)
         prof.run(a.prompt, a.gen, a.reps)
@@ -304,6 +416,7 @@ def main() -> None:
         rows = c.rows
         out["runtimes"][c.name] = rows
         own = {"llama.cpp": "llama_perf_context, the same repetitions",
+               "litert-lm": "its BenchmarkInfo, the same repetitions",
                "onnxruntime-genai": "benchmark_e2e.py's method, its own repetitions, interleaved"}.get(
             c.name, "ONNX Runtime's model_run events, the same repetitions")
         print(f"{c.name} ({own}):")
@@ -314,8 +427,13 @@ def main() -> None:
         print(fmt("prefill ms, edgeprof", [r["ep_prefill_ms"] for r in rows], "", ""))
         print(fmt("prefill ms, runtime", [r["rt_prefill_ms"] for r in rows], "", ""))
         print(fmt("prefill difference", [r["prefill_diff_pct"] for r in rows], " %", "within 2 %"))
-        print(fmt("TTFT difference" + (" (vs its prefill)" if c.name != "onnxruntime-genai" else ""),
+        print(fmt("TTFT difference" + (" (vs its prefill)" if c.name not in ("onnxruntime-genai", "litert-lm")
+                                       else ""),
                   [r["ttft_diff_pct"] for r in rows], " %", "within 2 %"))
+        if c.name == "litert-lm":  # its TTFT is prefill + the MEAN step; the sum of every token's time is its turn
+            print(fmt("every token's time vs its decode turn", [r["decode_turn_diff_pct"] for r in rows], " %", ""))
+            print(fmt("first token ms, edgeprof", [r["ep_first_token_ms"] for r in rows], "", ""))
+            print(fmt("mean step ms, runtime", [r["rt_mean_step_ms"] for r in rows], "", ""))
         c.close()
     if a.json is not None:
         a.json.write_text(json.dumps(out, indent=1))

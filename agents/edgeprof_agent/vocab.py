@@ -23,9 +23,10 @@ SCENARIO_DEFAULTS = {
 RUNTIMES = ("onnxruntime", "tflite", "tensorrt", "null")
 # runtimes a generation request can ask for (one backend module each, generation/__init__.py GEN_BACKENDS)
 GEN_RUNTIMES = ("onnxruntime-genai", "llama.cpp")
-# LiteRT-LM: a generation runtime measured by its own tool on a phone (litert_lm_main over adb), with no agent
-# backend yet; on a board the agent's facts report whether its module (litert_lm, environment.RUNTIME_MODULES) is
-# installed, so that the capability check can say so in one line
+# LiteRT-LM: a generation runtime measured by its own tool on a phone (litert_lm_main over adb), and on a board by
+# the agent's backend (generation/litertlm.py, a .litertlm edgeprof builds; not a sweep runtime yet); the agent's
+# facts report whether its module (litert_lm, environment.RUNTIME_MODULES) is installed, so that the capability
+# check can say so in one line
 LITERT_LM = "litert-lm"
 # a generation request's defaults (protocol 11): llama-bench's pp512 / tg128, -r 5, -d 0, one warm-up
 GEN_DEFAULTS = {

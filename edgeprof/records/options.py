@@ -134,7 +134,9 @@ class GenerativeBuild(_ExportBase):
     """A generative model's artifact (generative/build.py): `kind` "hf" (a bundled model's Hugging Face folder:
     its seed, the real model whose shape it has), "gguf" (the GGUF writer's file type, tensor types, fallbacks),
     "ortgenai" (onnxruntime-genai's model builder and provider), "litertlm" (a user's .litertlm run as it is on a
-    phone: the weights its header names, when it names them); a user's file as it is records none."""
+    phone: the weights its header names, when it names them; one edgeprof built: litert-torch's exporter, its
+    quantisation recipe in `quantizer`, the KV cache length and prefill lengths its graphs were exported with); a
+    user's file as it is records none."""
 
     kind: str = "gguf"
     weights: str | None = None
@@ -145,6 +147,8 @@ class GenerativeBuild(_ExportBase):
     pure: bool | None = None
     builder: str | None = None
     execution_provider: str | None = None
+    cache_length: int | None = None
+    prefill_lengths: list[int] | None = None
 
 
 ExportOptions = OnnxExportOptions | TfliteExportOptions | GenerativeBuild

@@ -5,7 +5,8 @@ tokens/s and peak memory, measured by the agent's `generate` op (protocol 11) an
 Which specs it takes (`wants`): a bundled generative model (edgeprof_models.generative), a path that is one (a
 Hugging Face folder, an onnxruntime-genai folder, a .gguf or .litertlm file: detect() judges it), or a generation
 runtime (vocab.GEN_RUNTIMES: llama.cpp, onnxruntime-genai; and LITERT_LM, litert-lm: a .litertlm on a phone's
-litert_lm_main, edgeprof/phone/litertlm.py). Its settings (prompt tokens, generated tokens, depth,
+litert_lm_main, edgeprof/phone/litertlm.py, or on a board a .litertlm built here from a bundled model or a Hugging
+Face folder, run by the agent's LiteRT-LM backend). Its settings (prompt tokens, generated tokens, depth,
 repetitions; llama-bench's defaults, vocab.GEN_DEFAULTS) are run settings (edgeprof/vocab.py RunSettings: deploy's
 flags, a sweep's settings, the stored settings section).
 
@@ -51,9 +52,13 @@ ALL_GEN_RUNTIMES = (*GEN_RUNTIMES, LITERT_LM)
 # a .litertlm is measured as it was built: its weights' types are inside its TFLite sections, not chosen here
 AS_BUILT = "as-built"
 # the precisions each generation runtime's artifacts are built at (generative/build.py)
+# (a .litertlm edgeprof builds from a bundled model or a Hugging Face folder: litert-torch's recipes, build.py
+# LITERTLM_PRECISIONS: int8 weights with fp32 activations, or fp32)
 GEN_PRECISIONS: dict[str, tuple[str, ...]] = {"llama.cpp": ("f16", "q8_0", "q4_0"),
-                                              "onnxruntime-genai": ("fp32", "int4"), LITERT_LM: (AS_BUILT,)}
-ALL_GEN_PRECISIONS = ("f16", "q8_0", "q4_0", "fp32", "int4", AS_BUILT)
+                                              "onnxruntime-genai": ("fp32", "int4"),
+                                              LITERT_LM: (AS_BUILT, "wi8_afp32", "fp32")}
+ALL_GEN_PRECISIONS = ("f16", "q8_0", "q4_0", "fp32", "int4", AS_BUILT, "wi8_afp32")
+LITERTLM_BUILD_DEFAULT = "wi8_afp32"  # litert-torch's exporter's default recipe (dynamic_wi8_afp32)
 DEFAULT_PRECISION = {"llama.cpp": "q4_0", "onnxruntime-genai": "int4", LITERT_LM: AS_BUILT}
 # the module each runtime is imported as on the device (the agent's facts report it: environment.RUNTIME_MODULES)
 RUNTIME_MODULE = {"llama.cpp": "llama_cpp", "onnxruntime-genai": "onnxruntime_genai", LITERT_LM: "litert_lm"}
@@ -126,16 +131,22 @@ def check(spec: RunSpec) -> None:
         raise ConfigError(f"--runtime {spec.runtime}: {spec.model} is a generative model; it runs on "
                           f"{', '.join(ALL_GEN_RUNTIMES)}", hint="--runtime llama.cpp or --runtime onnxruntime-genai "
                           "(a .litertlm: --runtime litert-lm, on a phone)")
-    if spec.runtime == LITERT_LM and Path(spec.model).suffix.lower() != ".litertlm":
-        raise ConfigError(f"--runtime {LITERT_LM}: it runs a .litertlm file (LiteRT-LM's format), not {spec.model}",
-                          hint="build one with litert-lm-builder, or --runtime llama.cpp / onnxruntime-genai")
+    litertlm_file = Path(spec.model).suffix.lower() == ".litertlm"
+    if spec.runtime == LITERT_LM and not (litertlm_file or bundled(spec.model) or Path(spec.model).is_dir()):
+        raise ConfigError(f"--runtime {LITERT_LM}: it runs a .litertlm file (LiteRT-LM's format), or one edgeprof "
+                          f"builds from a bundled model or a Hugging Face folder, not {spec.model}",
+                          hint="give a .litertlm, llama_tiny or a Hugging Face folder, or --runtime llama.cpp / "
+                               "onnxruntime-genai")
     own = gguf_precision(spec.model)
     if own is not None and spec.precision != own:
         raise ConfigError(f"--precision {spec.precision}: {spec.model} holds {own} weights (measured as they are)",
                           hint=f"leave --precision out (it is {own}), or give the Hugging Face folder to convert")
-    if own is None and spec.runtime == LITERT_LM and spec.precision != AS_BUILT:
+    if own is None and spec.runtime == LITERT_LM and litertlm_file and spec.precision != AS_BUILT:
         raise ConfigError(f"--precision {spec.precision}: a .litertlm is measured as it was built (its weights' types "
                           "are inside its TFLite sections)", hint="leave --precision out")
+    if spec.runtime == LITERT_LM and not litertlm_file and spec.precision == AS_BUILT:
+        raise ConfigError(f"--precision {AS_BUILT}: {spec.model} is built for LiteRT-LM by edgeprof, at wi8_afp32 or "
+                          "fp32", hint=f"--precision {LITERTLM_BUILD_DEFAULT} (the default) or fp32")
     if own is None and spec.precision not in GEN_PRECISIONS[spec.runtime]:
         raise ConfigError(f"--precision {spec.precision}: {spec.runtime} takes "
                           f"{', '.join(GEN_PRECISIONS[spec.runtime])}",
@@ -156,7 +167,7 @@ def check(spec: RunSpec) -> None:
     from ..generative.detect import detect
 
     info = detect(spec.model)
-    need = {"gguf": ("llama.cpp",), "ortgenai": ("onnxruntime-genai",), "hf": GEN_RUNTIMES,
+    need = {"gguf": ("llama.cpp",), "ortgenai": ("onnxruntime-genai",), "hf": (*GEN_RUNTIMES, LITERT_LM),
             "litertlm": (LITERT_LM,)}.get(info.kind, ())
     if spec.runtime not in need:
         raise ConfigError(f"--runtime {spec.runtime}: {spec.model} is a {info.kind} model"
@@ -244,8 +255,10 @@ def _context(model: str, ctx: int, s: dict[str, int]) -> None:
                                "or the prompt or generated tokens")
 
 
-def capability(runtime: str, facts: Facts, device: str) -> None:
-    """The device has the runtime's module importable (its facts), or one line saying it lacks it."""
+def capability(runtime: str, facts: Facts, device: str, model: str | None = None) -> None:
+    """The device has the runtime's module importable (its facts), or one line saying it lacks it. LiteRT-LM on a
+    board runs a .litertlm edgeprof builds (its backend is told the vocabulary and the KV cache's dimensions,
+    which LiteRT-LM's API does not report): a user's .litertlm there is refused (`model`, when given)."""
     mod = RUNTIME_MODULE[runtime]
     fact = (facts.runtimes or {}).get(mod)
     if runtime == LITERT_LM:
@@ -253,11 +266,15 @@ def capability(runtime: str, facts: Facts, device: str) -> None:
             why = fact.error if fact is not None and fact.error else "not reported by the agent"
             raise CapabilityError(f"device {device}: litert-lm: not installed on this device ({mod} is not "
                                   f"importable there: {why})",
-                                  hint="measure the .litertlm on a phone (devices.yaml litert_lm_main:, "
-                                       "docs/phones.md), or install litert-lm-api on the device")
-        raise CapabilityError(f"device {device}: litert-lm {fact.version} is installed, but the agent has no "
-                              "LiteRT-LM backend: litert-lm on boards is not supported yet",
-                              hint="measure the .litertlm on a phone (devices.yaml litert_lm_main:, docs/phones.md)")
+                                  hint="install litert-lm-api on the device (Python >= 3.10), or measure the "
+                                       ".litertlm on a phone (devices.yaml litert_lm_main:, docs/phones.md)")
+        if model is not None and Path(model).suffix.lower() == ".litertlm":
+            raise CapabilityError(f"device {device}: litert-lm {fact.version} on a board runs a .litertlm edgeprof "
+                                  f"builds; {model} as it is: not supported yet (LiteRT-LM's API does not say its "
+                                  "vocabulary, which the agent's random token ids need)",
+                                  hint="give the bundled model or the Hugging Face folder it was made from, or "
+                                       "measure the .litertlm on a phone (devices.yaml litert_lm_main:)")
+        return
     if fact is None or fact.error is not None or fact.version is None:
         why = fact.error if fact is not None and fact.error else "not reported by the agent"
         pkg = {"llama.cpp": "llama-cpp-python", "onnxruntime-genai": "onnxruntime-genai"}[runtime]
@@ -272,7 +289,7 @@ def artifact_of(spec: RunSpec, cache_dir: Path | None) -> Artifact:
     import dataclasses
 
     from ..agentlink.push import sha256_file
-    from ..generative.build import gguf_file, hf_folder, ortgenai_folder
+    from ..generative.build import gguf_file, hf_folder, litertlm_file, ortgenai_folder
     from ..generative.detect import detect
 
     if bundled(spec.model):
@@ -280,7 +297,11 @@ def artifact_of(spec: RunSpec, cache_dir: Path | None) -> Artifact:
     else:
         info = detect(spec.model)
         folder, name, kind = Path(info.path), Path(info.path).stem, info.kind
-    if kind == "hf":
+    if kind == "hf" and spec.runtime == LITERT_LM:
+        s = settings_of(spec)
+        art = litertlm_file(folder, spec.precision, s["depth"] + s["prompt_tokens"] + s["gen_tokens"],
+                            cache_dir=cache_dir, name=name)
+    elif kind == "hf":
         art = (gguf_file(folder, spec.precision, cache_dir=cache_dir, name=name) if spec.runtime == "llama.cpp"
                else ortgenai_folder(folder, spec.precision, cache_dir=cache_dir, name=name))
     elif kind == "gguf":
@@ -295,7 +316,7 @@ def artifact_of(spec: RunSpec, cache_dir: Path | None) -> Artifact:
         art = Artifact(path=str(folder / "model.onnx"), format="ortgenai", sha256="", size_bytes=0, inputs=(),
                        outputs=(), model_name=name, source=f"file:{folder}", precision=spec.precision,
                        export_options=GenerativeBuild(kind="ortgenai"))
-    if art.format == "gguf":
+    if art.format in ("gguf", "litertlm"):
         p = Path(art.path)
         return dataclasses.replace(art, sha256=art.sha256 or sha256_file(p), size_bytes=p.stat().st_size)
     files = _folder_files(Path(art.path).parent)
@@ -333,8 +354,8 @@ def push(link: Any, art: Artifact) -> tuple[str, int]:
     moved)."""
     from ..agentlink.push import push_file
 
-    if art.format == "gguf":
-        remote, moved = link.push_artifact(art.path, art.sha256, "gguf")
+    if art.format in ("gguf", "litertlm"):
+        remote, moved = link.push_artifact(art.path, art.sha256, art.format)
         return str(remote), int(moved)
     folder = posixpath.join(link.workdir, "artifacts", f"{art.sha256}.ortgenai")
     r = link.transport.run(["mkdir", "-p", "--", folder], timeout=60)
@@ -346,6 +367,33 @@ def push(link: Any, art: Artifact) -> tuple[str, int]:
         moved += push_file(link.transport, Path(art.path).parent / name, posixpath.join(folder, name), sha)
     link.bytes_moved += moved
     return folder, moved
+
+
+def litertlm_options(spec: RunSpec, art: Artifact) -> dict[str, Any]:
+    """What the agent's LiteRT-LM backend is told about a .litertlm edgeprof built (its API reports neither): the
+    vocabulary the random ids are drawn from, and the KV cache's dimensions (the model's config; the cache length
+    and its dtype as exported: fp32 with either recipe, activations being fp32). {} for another runtime."""
+    if spec.runtime != LITERT_LM:
+        return {}
+    cfg = _source_config(spec)
+    heads = int(cfg["num_attention_heads"])
+    head_dim = int(cfg.get("head_dim") or int(cfg["hidden_size"]) // heads)
+    cache_length = getattr(art.export_options, "cache_length", None)
+    return {"vocab_size": int(cfg["vocab_size"]),
+            "kv_cache": {"layers": int(cfg["num_hidden_layers"]),
+                         "kv_heads": int(cfg.get("num_key_value_heads") or heads), "head_dim": head_dim,
+                         "cache_length": cache_length, "dtype": "float32", "bytes_per_element": 4}}
+
+
+def _source_config(spec: RunSpec) -> dict[str, Any]:
+    """The config.json of the Hugging Face folder a .litertlm was built from (a bundled model's, or the user's)."""
+    import json
+
+    if bundled(spec.model):
+        import edgeprof_models.generative as gen
+
+        return dict(gen.get_generative(spec.model).config())
+    return dict(json.loads((Path(spec.model).expanduser() / "config.json").read_text()))
 
 
 def extra_buffers_default(runtime: str, precision: str, facts: Facts) -> bool | None:
@@ -378,22 +426,24 @@ class AgentGeneration:
             check(spec)
         s = settings_of(spec)
         with m.measuring(session, job, clock) as (link, facts):
-            capability(spec.runtime, facts, device.name)  # before anything is built or pushed
+            capability(spec.runtime, facts, device.name, spec.model)  # before anything is built or pushed
             progress.stage(f"building {spec.model} for {spec.runtime} ({spec.precision})")
             with clock.phase("export"):
                 art = artifact_of(spec, job.cache_dir)
             from ..generative.detect import detect
 
-            detect(Path(art.path).parent if art.format != "gguf" else art.path).check_context(
-                s["depth"], s["prompt_tokens"], s["gen_tokens"])
-            progress.stage(f"pushing {Path(art.path).name if art.format == 'gguf' else 'the model folder'}")
+            if art.format != "litertlm":  # a .litertlm's KV cache is built for the run (build.litertlm_file)
+                detect(Path(art.path).parent if art.format != "gguf" else art.path).check_context(
+                    s["depth"], s["prompt_tokens"], s["gen_tokens"])
+            one_file = art.format in ("gguf", "litertlm")
+            progress.stage(f"pushing {Path(art.path).name if one_file else 'the model folder'}")
             from ..records import Transfer
 
             agent_bytes = link.bytes_moved  # the agent itself, pushed when it was not on the device
             with clock.phase("push"):
                 remote, moved = push(link, art)
             transfer = Transfer(agent_bytes=agent_bytes, artifact_bytes=moved, total_bytes=agent_bytes + moved)
-            opts = dict(spec.runtime_options or {})
+            opts = {**litertlm_options(spec, art), **(spec.runtime_options or {})}
             extra = opts.pop("extra_buffers", extra_buffers_default(spec.runtime, spec.precision, facts))
             use_mmap = opts.pop("use_mmap", None)  # None: the runtime's default, which its description states
             req = GenerateRequest.from_dict({
@@ -517,7 +567,9 @@ def from_args(args: argparse.Namespace, spec: RunSpec, given: frozenset[str]) ->
         raise ConfigError(f"--runtime {runtime}: {args.model} is a generative model; it runs on "
                           f"{', '.join(ALL_GEN_RUNTIMES)}", hint="--runtime llama.cpp or --runtime "
                           "onnxruntime-genai (a .litertlm: --runtime litert-lm, on a phone)")
-    precision = args.precision or gguf_precision(args.model) or DEFAULT_PRECISION[runtime]
+    precision = args.precision or gguf_precision(args.model) or (
+        LITERTLM_BUILD_DEFAULT if runtime == LITERT_LM and Path(args.model).suffix.lower() != ".litertlm"
+        else DEFAULT_PRECISION[runtime])
     return dataclasses.replace(spec, runtime=runtime, precision=precision)
 
 
@@ -561,7 +613,8 @@ GENERATION = MeasurementKind(
              "benchmark_model": "edgeprof.session.phone:Generation"},
     group="generative models (docs/generative.md: llama_tiny, a .gguf, a Hugging Face or onnxruntime-genai folder; "
           "--runtime llama.cpp with --precision f16, q8_0, q4_0 (default), or onnxruntime-genai with fp32, int4 "
-          "(default); a .litertlm on a phone: --runtime litert-lm, measured by litert_lm_main)",
+          "(default); --runtime litert-lm with wi8_afp32 (default) or fp32 on a board, built from the model; a "
+          ".litertlm on a phone, measured by litert_lm_main)",
     place="generation", precisions=ALL_GEN_PRECISIONS, runtimes=ALL_GEN_RUNTIMES, from_args=from_args,
     refuse_args=refuse_args, check=check,
     owns=is_generative, bundled=bundled, default_runtime=default_runtime, default_precision=DEFAULT_PRECISION.get,

@@ -11,7 +11,7 @@ import pytest
 
 from edgeprof_agent import PROTOCOL_VERSION
 from edgeprof_agent.generation import GEN_BACKENDS
-from edgeprof_agent.vocab import GEN_RUNTIMES
+from edgeprof_agent.vocab import GEN_RUNTIMES, LITERT_LM
 
 AGENTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "agents")
 
@@ -52,7 +52,9 @@ def _error(agent, params):
 
 
 def test_the_generation_runtimes_have_one_home():
-    assert set(GEN_BACKENDS) == set(GEN_RUNTIMES)
+    """Each generation runtime has one agent backend: vocab.GEN_RUNTIMES (what sweeps run) and LiteRT-LM (deploy
+    on a board; litert_lm_main on a phone)."""
+    assert set(GEN_BACKENDS) == {*GEN_RUNTIMES, LITERT_LM}
 
 
 def test_a_malformed_request_names_the_field(agent):

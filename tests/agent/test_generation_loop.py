@@ -65,7 +65,7 @@ class Scripted(base.GenerationBackend):
 
 
 def test_registry_names_the_runtimes_and_refuses_others():
-    assert sorted(GEN_BACKENDS) == ["llama.cpp", "onnxruntime-genai"]
+    assert sorted(GEN_BACKENDS) == ["litert-lm", "llama.cpp", "onnxruntime-genai"]
     with pytest.raises(OpError) as e:
         get_generation_backend("vllm")
     assert e.value.type == ErrorKind.UNKNOWN_RUNTIME and "onnxruntime-genai" in e.value.hint
@@ -201,3 +201,32 @@ def test_the_loop_runs_under_python36():
     assert out.returncode == 0, out.stderr
     got = json.loads(out.stdout)
     assert got["n"] == [3, 3] and got["kv"] == 2 * 8 * 9 * 4 and "3.6" in got["clock"]
+
+
+def test_litert_lm_backend_refuses_before_touching_the_runtime(monkeypatch):
+    """The LiteRT-LM backend's one-line refusals come before any engine is made (so they hold without
+    litert-lm-api): an unknown option, no vocab_size (LiteRT-LM's API does not report it), a run longer than the
+    .litertlm's KV cache, a kv_cache option without its keys; and without the module, RUNTIME_MISSING naming the
+    package."""
+    import sys
+
+    from edgeprof_agent.generation.litertlm import GenerationBackend
+
+    kv = {"layers": 4, "kv_heads": 4, "head_dim": 32, "cache_length": 256, "dtype": "float32",
+          "bytes_per_element": 4}
+    be = GenerationBackend()
+    be.lm = object()  # past require(): every refusal below is decided before the module is used
+    cases = [({"threads": 1, "n_batch": 8}, ErrorKind.BAD_OPTION, "unknown option(s) n_batch"),
+             ({"threads": 1}, ErrorKind.BAD_OPTION, "option vocab_size is needed"),
+             ({"vocab_size": 2048, "kv_cache": kv}, ErrorKind.BAD_REQUEST,
+              "300 tokens do not fit the .litertlm's KV cache of 256"),
+             ({"vocab_size": 2048, "kv_cache": {"layers": 4}}, ErrorKind.BAD_OPTION, "option kv_cache must be"),
+             ({"vocab_size": 0}, ErrorKind.BAD_OPTION, "vocab_size must be a positive integer")]
+    for options, kind, words in cases:
+        with pytest.raises(OpError) as e:
+            be.load("/nowhere/m.litertlm", 300, options)
+        assert e.value.type == kind and words in str(e.value), (options, str(e.value))
+    monkeypatch.setitem(sys.modules, "litert_lm", None)
+    with pytest.raises(OpError) as e:
+        GenerationBackend().require()
+    assert e.value.type == ErrorKind.RUNTIME_MISSING and "litert-lm-api" in e.value.hint

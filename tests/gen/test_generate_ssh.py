@@ -10,7 +10,9 @@ this venv's (llama_cpp and onnxruntime_genai importable there). Through the CLI'
   the files on the board are the local ones, byte for byte;
 - J/token over sshd: the stored result's j_per_token == W x decode time / decoded tokens and j_per_prompt_token
   == W x TTFT window / prompt tokens, mean W per phase == W;
-- a board whose llama_cpp does not import: one line before anything is built or pushed.
+- a board whose llama_cpp does not import: one line before anything is built or pushed;
+- LiteRT-LM (a .litertlm built from llama_tiny, one file): J/token as above, a second deploy moving nothing (needs
+  litert-lm-api in this venv, the board's Python).
 
 Energy tolerance (rel 1e-9): every reading is the same W, and the trapezoid integral of a constant over a window
 is W x the window's length wherever the readings fall, so the sampling rate does not enter (only float rounding
@@ -249,3 +251,26 @@ def test_a_board_whose_llama_cpp_does_not_import_is_refused_in_one_line_before_t
     assert f"device {b.device} has no llama.cpp" in lines[0] and "libllama.so" in lines[0], err
     assert not list((tmp_path / "empty-cache").rglob("*.gguf"))  # nothing built
     assert not list(Path(lab.host.workdir, "artifacts").iterdir())  # nothing pushed
+
+
+def test_litert_lm_over_sshd_with_j_per_token_and_a_second_deploy_moving_nothing(
+        lab: BoardLab, cache: Path, no_artifacts: None, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """llama_tiny built into a .litertlm (docs/generative.md "LiteRT-LM on a board"), pushed as one file, measured
+    by the agent's LiteRT-LM backend on the powered Pi 4 tree: J/token = W x the stored windows, as for the other
+    runtimes; a second deploy moves nothing. The board's Python is this one: needs litert-lm-api here."""
+    pytest.importorskip("litert_lm", reason="litert-lm-api is not installed (pip install 'edgeprof[litert-lm]')")
+    pytest.importorskip("litert_torch", reason="litert-torch is not installed (pip install 'edgeprof[litert-lm]')")
+    with lab.board("rpi4-ina219", power={"source": "hwmon", "rate_hz": 100}, drive=False) as b:
+        first = deploy(lab, b, "litert-lm", "wi8_afp32", monkeypatch, capsys)
+        second = deploy(lab, b, "litert-lm", "wi8_afp32", monkeypatch, capsys)
+    check_generation(first, "litert-lm", "wi8_afp32", "litertlm")
+    pushed = Path(lab.host.workdir, "artifacts", f"{first['artifact']['sha256']}.litertlm")
+    assert pushed.is_file() and sha256(pushed) == first["artifact"]["sha256"]
+    assert first["transfer"]["artifact_bytes"] == first["artifact"]["size_bytes"] == pushed.stat().st_size
+    assert second["transfer"]["artifact_bytes"] == 0 and second["transfer"]["total_bytes"] == 0
+    for r in (first, second):
+        check_energy(r)
+        back = shown_json(lab, r["run_id"], capsys)
+        assert back["generation"] == r["generation"]
+        check_energy(back)

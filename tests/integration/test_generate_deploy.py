@@ -111,6 +111,28 @@ def test_a_runtime_the_device_lacks_is_refused_before_the_push(tmp_path, capsys,
     assert not list((tmp_path / "cache").rglob("*.gguf"))  # nothing built
 
 
+def test_litert_lm_for_a_bundled_model_without_its_module_is_one_line_before_anything_is_built(
+        tmp_path, capsys, monkeypatch):
+    """deploy --device local --model llama_tiny --runtime litert-lm where litert_lm fails to import on the device
+    (a stub ahead of it on the agent's PYTHONPATH, so the test holds whether litert-lm-api is installed here or
+    not): one line naming the import error, and no .litertlm built."""
+    stub = tmp_path / "stub"
+    stub.mkdir()
+    (stub / "litert_lm.py").write_text("raise ImportError('liblitert-lm.so: cannot open shared object file')\n")
+    import os
+
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(stub), os.environ.get("PYTHONPATH", "")]))
+    monkeypatch.setenv("EDGEPROF_CACHE", str(tmp_path / "cache"))
+    code, _out, err = run_cli(["deploy", "--device", "local", "--model", "llama_tiny", "--runtime", "litert-lm",
+                               "--prompt-tokens", "8", "--gen-tokens", "4", "--db", str(tmp_path / "r.sqlite"),
+                               "--quiet"], capsys)
+    line = one_line(err)
+    assert code != 0, err
+    assert ("device local: litert-lm: not installed on this device (litert_lm is not importable there: "
+            "ImportError: liblitert-lm.so: cannot open shared object file)") in line, err
+    assert not list((tmp_path / "cache").rglob("*.litertlm"))  # nothing built
+
+
 def test_litert_lm_on_a_board_without_it_is_one_line_before_anything_is_pushed(tmp_path, capsys, monkeypatch):
     """deploy --device local --model tiny.litertlm: the agent's facts (its real import path) have no litert_lm, and
     the capability check says so in one line."""

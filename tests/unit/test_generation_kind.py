@@ -44,8 +44,10 @@ def test_a_runtime_the_facts_lack_is_refused_naming_the_reason():
     gen.capability("llama.cpp", facts(runtimes={"llama_cpp": {"version": "0.3.36"}}), "nano")
 
 
-def test_litert_lm_on_a_board_is_refused_in_one_line_installed_or_not():
-    """LiteRT-LM is measured on phones (litert_lm_main); on a board the facts say whether its module is there."""
+def test_litert_lm_on_a_board_needs_its_module_and_a_model_edgeprof_builds():
+    """On a board the facts say whether LiteRT-LM's module is there (one line when it is not); with it, a bundled
+    model or a Hugging Face folder (built into a .litertlm by edgeprof) passes, a user's .litertlm is refused in
+    one line (the agent's backend must be told the vocabulary, which LiteRT-LM's API does not report)."""
     missing = facts(runtimes={"litert_lm": {"error": "ModuleNotFoundError: No module named 'litert_lm'"}})
     with pytest.raises(CapabilityError) as e:
         gen.capability("litert-lm", missing, "nano")
@@ -53,12 +55,20 @@ def test_litert_lm_on_a_board_is_refused_in_one_line_installed_or_not():
                                "there: ModuleNotFoundError: No module named 'litert_lm')")
     with pytest.raises(CapabilityError, match="litert-lm: not installed on this device .*not reported by the agent"):
         gen.capability("litert-lm", facts(runtimes={}), "nano")
-    with pytest.raises(CapabilityError, match="litert-lm 0.18.1 is installed, but the agent has no LiteRT-LM backend"):
-        gen.capability("litert-lm", facts(runtimes={"litert_lm": {"version": "0.18.1"}}), "nano")
+    installed = facts(runtimes={"litert_lm": {"version": "0.18.1"}})
+    gen.capability("litert-lm", installed, "nano")
+    gen.capability("litert-lm", installed, "nano", "llama_tiny")
+    with pytest.raises(CapabilityError) as e:
+        gen.capability("litert-lm", installed, "nano", "/models/gemma.litertlm")
+    assert e.value.message == ("device nano: litert-lm 0.18.1 on a board runs a .litertlm edgeprof builds; "
+                               "/models/gemma.litertlm as it is: not supported yet (LiteRT-LM's API does not say "
+                               "its vocabulary, which the agent's random token ids need)")
+    assert "\n" not in e.value.one_line()
 
 
 def test_a_litertlm_takes_litert_lm_at_its_own_precision(tmp_path):
-    """check(): a .litertlm runs on litert-lm only, measured as built; litert-lm takes a .litertlm only."""
+    """check(): a .litertlm runs on litert-lm only, measured as built; litert-lm takes a .litertlm, or a bundled
+    model or Hugging Face folder it builds one from (at wi8_afp32 or fp32, not as-built)."""
     from edgeprof.errors import ConfigError, ModelError
 
     f = tmp_path / "m.litertlm"
@@ -66,7 +76,13 @@ def test_a_litertlm_takes_litert_lm_at_its_own_precision(tmp_path):
     with pytest.raises(ModelError, match="is not a LiteRT-LM file"):
         gen.check(spec(model=str(f), runtime="litert-lm", precision="as-built"))
     with pytest.raises(ConfigError, match="--runtime litert-lm: it runs a .litertlm file"):
+        gen.check(spec(model="net.onnx", runtime="litert-lm", precision="as-built"))
+    with pytest.raises(ConfigError, match="--precision as-built: llama_tiny is built for LiteRT-LM by edgeprof"):
         gen.check(spec(runtime="litert-lm", precision="as-built"))
+    with pytest.raises(ConfigError, match="--precision int4: litert-lm takes as-built, wi8_afp32, fp32"):
+        gen.check(spec(runtime="litert-lm", precision="int4"))
+    gen.check(spec(runtime="litert-lm", precision="wi8_afp32"))
+    gen.check(spec(runtime="litert-lm", precision="fp32"))
     with pytest.raises(ConfigError, match="--precision int4: a .litertlm is measured as it was built"):
         gen.check(spec(model=str(f), runtime="litert-lm", precision="int4"))
     assert gen.default_runtime(str(f)) == "litert-lm" and kind_of(spec(model=str(f))) is gen.GENERATION
@@ -85,3 +101,23 @@ def test_the_silence_covers_one_repetition_of_a_slow_board():
     # docs/generative.md: a 1B Q4_0 on a loaded 2-core VM: prefill 64 tokens ~15 s, decode 0.38 tokens/s
     s = {"prompt_tokens": 64, "gen_tokens": 128, "depth": 0, "repetitions": 5}
     assert gen.repetition_silence_s(s) > 15 + 128 / 0.38
+
+
+def test_a_litertlm_build_has_the_runs_cache_and_the_agent_is_told_the_model():
+    """The .litertlm's KV cache: the run's tokens rounded up to a power of two, at least 256, at most the context
+    (its graphs work over all of it each step); the agent's LiteRT-LM backend is told the vocabulary and the cache's
+    dimensions from the model's config (LiteRT-LM's API reports neither), nothing for another runtime."""
+    import dataclasses
+
+    from edgeprof.generative.build import litertlm_cache_length
+    from edgeprof.records import Artifact, GenerativeBuild
+
+    assert [litertlm_cache_length(4096, n) for n in (1, 80, 256, 257, 640, 4096)] == [256, 256, 256, 512, 1024, 4096]
+    assert litertlm_cache_length(4096, 5000) == 4096 and litertlm_cache_length(128, 80) == 128
+    art = Artifact(path="/cache/k/model.litertlm", format="litertlm", sha256="", size_bytes=0, inputs=(), outputs=(),
+                   model_name="llama_tiny", source="file:/cache/hf", precision="wi8_afp32",
+                   export_options=GenerativeBuild(kind="litertlm", cache_length=256))
+    opts = gen.litertlm_options(spec(runtime="litert-lm", precision="wi8_afp32"), art)
+    assert opts == {"vocab_size": 2048, "kv_cache": {"layers": 4, "kv_heads": 4, "head_dim": 32, "cache_length": 256,
+                                                     "dtype": "float32", "bytes_per_element": 4}}
+    assert gen.litertlm_options(spec(), dataclasses.replace(art, format="gguf")) == {}

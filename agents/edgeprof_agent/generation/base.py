@@ -1,4 +1,4 @@
-"""The interface every generation backend implements (onnxruntime-genai, llama.cpp).
+"""The interface every generation backend implements (onnxruntime-genai, llama.cpp, LiteRT-LM).
 
 Owns: what the generation loop (loop.py) may ask of a runtime, so that the loop, not the runtime, times every
 token. One sequence at a time, batch 1, greedy:
@@ -7,6 +7,8 @@ token. One sequence at a time, batch 1, greedy:
 - load(path, n_ctx, options) -> None: load the model at `path` with room for `n_ctx` tokens in its KV cache;
   `options` the runtime options (threads, ...); unknown options are refused (BAD_OPTION);
 - vocab_size: the number of token ids the model takes (after load);
+- prepare(ids) -> None: called by the loop with each list it will append(), before its clock starts: a runtime
+  that takes text (LiteRT-LM) makes and checks the text here, outside the timed span (default: nothing);
 - start() -> None: begin a fresh sequence with an empty KV cache (a repetition never sees the previous one's);
 - append(ids) -> None: feed `ids` (a list of ints) through the model, the KV cache growing by len(ids): the prefill
   (and the depth fill before it). Returns when the runtime has computed them (the logits of the last are ready);
@@ -60,6 +62,9 @@ class GenerationBackend(object):
     def vocab_size(self):
         raise NotImplementedError("%s.vocab_size" % type(self).__name__)
 
+    def prepare(self, ids):
+        return None
+
     def start(self):
         raise NotImplementedError("%s.start" % type(self).__name__)
 
@@ -83,4 +88,4 @@ class GenerationBackend(object):
 
 
 REQUIRED = ("load", "vocab_size", "start", "append", "next_token", "kv_cache", "describe")
-OPTIONAL = ("require", "done", "close")
+OPTIONAL = ("require", "prepare", "done", "close")
