@@ -2,7 +2,9 @@
 
 Owns the method (docs/predict.md says it in words):
 - per kernel key (op and variant, graph.Kernel.key) with at least MIN_SAMPLES profiled kernels: a power law in
-  FLOPs and bytes (fitted in log space) corrected by the residuals of the nearest samples (CostModel); a key with too few samples uses its family's
+  FLOPs and bytes (fitted in log space) corrected by the residuals of the nearest samples (CostModel), found in
+  (FLOPs, bytes) or also in output elements (FitOptions): fit() takes, per table, whichever of CANDIDATES its own
+  5-fold held-out models predict best; a key with too few samples uses its family's
   model (graph._FAMILY), an op with neither is NOT covered: a roofline fallback (the table's own peak FLOP/s and
   bytes/s, plus the median small-kernel time), never 0 ms, and a wide interval (×1/4 … ×4) for its part;
 - the model level: measured p50 = a·Σ kernel µs ± b·kernels + c·conv bytes + d (relative error), fitted over the
