@@ -119,3 +119,29 @@ def test_an_older_runs_input_value_is_read_back_from_the_corpus_flags(tmp_path):
     arrays = bench._values({"input_values": values})
     assert arrays["sr"].dtype == np.int64 and int(arrays["sr"]) == 16000
     assert bench._legacy_values(row, ["--input", "x=1x2"]) == {}
+
+
+def test_the_development_figures_read_the_folds_and_the_design_rows_only(tmp_path, monkeypatch, capsys):
+    spec = importlib.util.spec_from_file_location("prediction_folds", REPO / "benchmarks" / "prediction_folds.py")
+    assert spec is not None and spec.loader is not None
+    folds = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(folds)
+    model = _model(tmp_path / "m.onnx")
+    tables = tmp_path / "tables"
+    _table(model, tables)
+    rows = [{"model": "m.onnx", "split": "design", "measured_ms": 0.05, "artifact": str(model),
+             "inputs": {"x": [1, 8, 16, 16]}},
+            # a held-out row whose file does not exist: reading it would fail the run
+            {"model": "secret.onnx", "split": "held-out", "measured_ms": 1.0, "artifact": str(tmp_path / "no.onnx"),
+             "inputs": {"x": [1]}}]
+    measured = tmp_path / "acc.json"
+    measured.write_text(json.dumps([{"config": "ort-fp32-1t", "rows": rows}]))
+    monkeypatch.setattr("sys.argv", ["prediction_folds.py", "--tables", str(tables), "--measured", str(measured),
+                                     "--variant", "knn=7", "--variant", "knn=4,shape=True"])
+    assert folds.main() == 0
+    out = capsys.readouterr().out
+    assert out.count("folds n= 12") == 2 and out.count("design n=  1") == 2 and "m.onnx" in out
+    assert "FitOptions(knn=4, shape=True)" in out and "secret" not in out
+    monkeypatch.setattr("sys.argv", ["prediction_folds.py", "--tables", str(tables), "--variant", "k=3"])
+    with pytest.raises(SystemExit, match="k is not a FitOptions field"):
+        folds.main()
