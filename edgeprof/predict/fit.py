@@ -87,6 +87,15 @@ DEFAULT_OPTIONS = FitOptions()
 CANDIDATES = (DEFAULT_OPTIONS, FitOptions(knn=4, shape=True))
 
 
+def _nearest(d: np.ndarray, k: int) -> np.ndarray:
+    """The indices of the k smallest of d, ordered by (distance, index): what a stable argsort's first k are,
+    without sorting all of d."""
+    if len(d) <= k:
+        return np.argsort(d, kind="stable")
+    cand = np.flatnonzero(d <= np.partition(d, k - 1)[k - 1])
+    return cand[np.argsort(d[cand], kind="stable")][:k]
+
+
 def _features(k: Kernel, shape: bool) -> list[float]:
     f = [math.log1p(k.flops), math.log1p(k.bytes)]
     return [*f, math.log1p(k.out_elems)] if shape else f
@@ -115,10 +124,25 @@ class CostModel:
     def __call__(self, k: Kernel) -> float:
         x = np.array(_features(k, self.points.shape[1] == 3))
         diff = self.points - x if self.scale is None else (self.points - x) / self.scale
-        d = np.sqrt(np.sum(diff ** 2, axis=1))
-        near = np.argsort(d, kind="stable")[: self.knn]
+        d = np.sqrt((diff * diff).sum(axis=1))
+        near = _nearest(d, self.knn)
         w = 1.0 / (d[near] + 0.05)
-        return math.exp(self._law(float(x[0]), float(x[1])) + float(np.sum(w * self.residuals[near]) / np.sum(w)))
+        return math.exp(self._law(float(x[0]), float(x[1])) + float((w * self.residuals[near]).sum() / w.sum()))
+
+
+    def fitted_log(self, chunk: int = 256) -> np.ndarray:
+        """log µs of its own samples as __call__ gives them, computed for all at once (rows of `chunk`)."""
+        out = np.empty(len(self.points))
+        law = self.coef[0] + self.points[:, :2] @ np.array(self.coef[1:])
+        for lo in range(0, len(self.points), chunk):
+            diff = self.points[None, :, :] - self.points[lo:lo + chunk, None, :]
+            if self.scale is not None:
+                diff = diff / self.scale
+            d = np.sqrt(np.sum(diff ** 2, axis=2))
+            near = np.argsort(d, axis=1, kind="stable")[:, : self.knn]
+            w = 1.0 / (np.take_along_axis(d, near, axis=1) + 0.05)
+            out[lo:lo + chunk] = law[lo:lo + chunk] + np.sum(w * self.residuals[near], axis=1) / np.sum(w, axis=1)
+        return out
 
 
 def _fit_cost(samples: Sequence[tuple[Kernel, float]], options: FitOptions = DEFAULT_OPTIONS) -> CostModel:
@@ -142,8 +166,7 @@ def _fit_cost(samples: Sequence[tuple[Kernel, float]], options: FitOptions = DEF
                       flops_range=(min(fl), max(fl)), bytes_range=(min(by), max(by)), log_spread=0.0,
                       points=pts, residuals=res, knn=options.knn,
                       scale=np.maximum(pts.std(axis=0), 1e-6) if options.shape else None)
-    fitted = np.log([model(k) for k, _ in samples])
-    return dataclasses.replace(model, log_spread=float(np.sqrt(np.mean((ly - fitted) ** 2))))
+    return dataclasses.replace(model, log_spread=float(np.sqrt(np.mean((ly - model.fitted_log()) ** 2))))
 
 
 @dataclass

@@ -229,3 +229,25 @@ def test_fit_chooses_the_candidate_its_own_folds_predict_best_and_is_determinist
     ks = [_shaped_kernel(np.random.default_rng(5), i) for i in range(5)]
     assert again.predict(ks).p50_ms == shaped.predict(ks).p50_ms
     assert len(shaped.held) == len(_shaped_table().models)  # every model held out once, by the chosen fit
+
+
+def test_a_cost_models_own_fit_computed_at_once_is_what_it_predicts_kernel_by_kernel():
+    from edgeprof.predict.fit import FitOptions, _fit_cost
+
+    rng = np.random.default_rng(2)
+    samples = [(k, _shaped_us(k)) for k in (_shaped_kernel(rng, i) for i in range(300))]
+    for options in (FitOptions(), FitOptions(knn=4, shape=True)):
+        m = _fit_cost(samples, options)
+        each = np.log([m(k) for k, _ in samples])
+        assert np.allclose(m.fitted_log(chunk=64), each, rtol=0, atol=1e-12)
+        assert m.log_spread == pytest.approx(np.sqrt(np.mean((np.log([u for _, u in samples]) - each) ** 2)))
+
+
+def test_the_nearest_samples_are_a_stable_sorts_first_ones_ties_included():
+    from edgeprof.predict.fit import _nearest
+
+    rng = np.random.default_rng(4)
+    for _ in range(200):
+        d = rng.integers(0, 6, size=int(rng.integers(1, 40))).astype(float)  # many ties
+        k = int(rng.integers(1, 10))
+        assert list(_nearest(d, k)) == list(np.argsort(d, kind="stable")[:k])
