@@ -129,9 +129,9 @@ def predict_row(row: dict[str, Any], table: Any, runtime: str, threads: int, con
 
 def fold_summary(table: Any) -> dict[str, Any]:
     """The table's generated models, each predicted by a fit without its fold (5-fold): the only strictly
-    held-out figure (the reference models, which are the design models, are left out of it). The fit chooses
-    between fit.CANDIDATES by these same folds, so the chosen one's figure is the better of the candidates'
-    (each candidate's median |error| is kept beside it)."""
+    held-out figure (the reference models, which are the design models, are left out of it). With the default fit
+    there is one candidate; a fit given fit.CANDIDATES chooses by these same folds, and then the chosen one's figure
+    is the better of the candidates' (each candidate's median |error| is kept beside it)."""
     from edgeprof.predict.service import predictor
 
     p = predictor(table)

@@ -3,8 +3,8 @@
 Owns the method (docs/predict.md says it in words):
 - per kernel key (op and variant, graph.Kernel.key) with at least MIN_SAMPLES profiled kernels: a power law in
   FLOPs and bytes (fitted in log space) corrected by the residuals of the nearest samples (CostModel), found in
-  (FLOPs, bytes) or also in output elements (FitOptions): fit() takes, per table, whichever of CANDIDATES its own
-  5-fold held-out models predict best; a key with too few samples uses its family's
+  (FLOPs, bytes) (DEFAULT_OPTIONS; FitOptions also offers output elements, and fit(table, CANDIDATES) takes
+  whichever its own 5-fold held-out models predict best: not the default); a key with too few samples uses its family's
   model (graph._FAMILY), an op with neither is NOT covered: a roofline fallback (the table's own peak FLOP/s and
   bytes/s, plus the median small-kernel time), never 0 ms, and a wide interval (×1/4 … ×4) for its part;
 - the model level: measured p50 = a·Σ kernel µs ± b·kernels + c·conv bytes + d (relative error), fitted over the
@@ -82,8 +82,9 @@ class FitOptions:
 
 
 DEFAULT_OPTIONS = FitOptions()
-# what fit() chooses between, per table, by the table's own folds: on this VM's tables the three-feature
-# neighbours (4 of them) predicted onnxruntime's 1-thread folds better and its 2-thread and LiteRT folds no better
+# what fit(table, CANDIDATES) chooses between by the table's own folds (benchmarks/prediction_folds.py): on this VM's
+# tables the three-feature neighbours (4 of them) predicted onnxruntime's 1-thread folds better and its 2-thread and
+# LiteRT folds no better, but the held-out models worse; so not the default (docs/predict.md, third round)
 CANDIDATES = (DEFAULT_OPTIONS, FitOptions(knn=4, shape=True))
 
 
@@ -475,12 +476,14 @@ def _median_abs(errs: Sequence[float]) -> float:
     return ordered[len(ordered) // 2] if ordered else math.inf
 
 
-def fit(table: CalibrationTable, options: FitOptions | Sequence[FitOptions] = CANDIDATES) -> Predictor:
+def fit(table: CalibrationTable, options: FitOptions | Sequence[FitOptions] = DEFAULT_OPTIONS) -> Predictor:
     """The table's cost models and its interval: the conformal quantile of the held-out errors of its generated
     models and, separately, of its whole reference models (real networks, which the generated models do not
-    resemble in every way); the wider of the two, never below MIN_SPREAD. Given several FitOptions (the default:
+    resemble in every way); the wider of the two, never below MIN_SPREAD. Given several FitOptions (e.g.
     CANDIDATES), the one whose generated models' held-out median |error| is lowest is used (model selection on the
-    table's own folds; the first on a tie or when the table is too small to hold models out)."""
+    table's own folds; the first on a tie or when the table is too small to hold models out). The default is
+    DEFAULT_OPTIONS alone: choosing among CANDIDATES improved the folds by less than the folds' own noise and made
+    the held-out third-party models worse (docs/predict.md, third round)."""
     choices = [options] if isinstance(options, FitOptions) else list(options)
     roles = {m.name: m.role for m in table.models}
     scored = []

@@ -219,13 +219,14 @@ def test_the_shape_neighbours_recover_a_cost_law_in_output_elements_that_flops_a
 def test_fit_chooses_the_candidate_its_own_folds_predict_best_and_is_deterministic():
     from edgeprof.predict.fit import CANDIDATES, FitOptions
 
-    shaped = fit(_shaped_table())
+    assert fit(_shaped_table()).options == FitOptions()  # the default: the one method, no choice
+    shaped = fit(_shaped_table(), CANDIDATES)
     assert shaped.options == FitOptions(knn=4, shape=True)
     assert [o for o, _ in shaped.candidates] == list(CANDIDATES)
     chosen = dict(shaped.candidates)[shaped.options]
     assert all(chosen <= score for _, score in shaped.candidates)
     assert "kernel neighbours: 4 in FLOPs, bytes, outputs" in shaped.predict([_shaped_kernel(np.random.default_rng(3), 0)]).method
-    again = fit(_shaped_table())
+    again = fit(_shaped_table(), CANDIDATES)
     ks = [_shaped_kernel(np.random.default_rng(5), i) for i in range(5)]
     assert again.predict(ks).p50_ms == shaped.predict(ks).p50_ms
     assert len(shaped.held) == len(_shaped_table().models)  # every model held out once, by the chosen fit
