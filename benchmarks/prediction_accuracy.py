@@ -18,7 +18,14 @@ Prints, per configuration and split and per configuration and family: the share 
 median and worst |error|, how often the measured p50 fell inside the 90 % interval; per model its error; the load
 average before and after (the machine is shared: say so next to any figure). Writes everything as JSON with --out.
 
+With --measured FILE (an earlier run's --out JSON) nothing is calibrated, deployed or measured: that run's measured
+and re-measured p50s are predicted again with the tables in --tables (the cost model may have changed since; the
+tables and the measurements are that run's), and the output and the JSON say "re-predicted <now> from the tables
+and measurements of <that run>". benchmarks/prediction_folds.py prints the development figures only (the tables'
+own folds and the design models), for changing the method without looking at the held-out models.
+
   PYTHONPATH=$PWD:$PWD/.pp python benchmarks/prediction_accuracy.py --budget 240 --tables /tmp/tables --out acc.json
+  PYTHONPATH=$PWD:$PWD/.pp python benchmarks/prediction_accuracy.py --measured acc.json --tables /tmp/tables --out new.json
   PYTHONPATH=$PWD:$PWD/.pp python benchmarks/prediction_accuracy.py --config tflite-fp32-1t --budget 120 --only-design
 """
 
@@ -82,29 +89,74 @@ def measure(model: str, args: list[str], threads: int, seconds: float, tmp: Path
     return json.loads(out.read_text())
 
 
-def _values(r: dict[str, Any]) -> dict[str, Any]:
+def _values(row: dict[str, Any]) -> dict[str, Any]:
     """The constants the run fed (--input-value), so that an If on them is predicted on the branch taken."""
     import numpy as np
 
-    out = {}
-    for i in r["settings"]["inputs"]:
-        if i.get("value") is not None:
-            out[i["name"]] = np.full(tuple(i["shape"]), i["value"], dtype=np.dtype(i.get("dtype") or "float32"))
+    return {n: np.full(tuple(v["shape"]), v["value"], dtype=np.dtype(v["dtype"]))
+            for n, v in (row.get("input_values") or {}).items()}
+
+
+def predict_row(row: dict[str, Any], table: Any, runtime: str, threads: int, config: str) -> dict[str, Any]:
+    """A measured row (model, split, artifact, inputs, input values, measured and re-measured p50) with the
+    table's prediction of it; a prediction that fails is the row's error, not a crash."""
+    from edgeprof.predict.graph import kernels
+    from edgeprof.predict.service import predict
+    from edgeprof.predict.tflite import tflite_kernels
+
+    name, split, meas = row["model"], row["split"], float(row["measured_ms"])
+    out = {k: row[k] for k in ("model", "split", "family", "measured_ms", "measured_cv", "remeasured_ms", "artifact",
+                               "inputs", "input_values", "batch") if k in row}
+    t0 = time.monotonic()
+    try:
+        shapes = {k: tuple(v) for k, v in row["inputs"].items()}
+        ks = tflite_kernels(row["artifact"], threads) if runtime == "tflite" else \
+            kernels(row["artifact"], shapes, values=_values(row))
+        p = predict(ks, table, batch=int(row["batch"]), threads=threads, runtime=runtime)
+    except Exception as e:  # noqa: BLE001 - a benchmark row, not a crash
+        print(f"[{config}] {name}: predict failed: {type(e).__name__}: {e}"[:240], flush=True)
+        return {**out, "error": f"predict failed: {type(e).__name__}: {e}"[:200]}
+    again = row.get("remeasured_ms")
+    out.update({"predicted_ms": p.p50_ms, "low_ms": p.low_ms, "high_ms": p.high_ms, "error": p.p50_ms / meas - 1,
+                "inside": p.low_ms <= meas <= p.high_ms, "covered_ops": p.covered_ops,
+                "covered_flops": p.covered_flops, "predict_s": time.monotonic() - t0, "kernels": p.kernels,
+                "warnings": p.warnings, "remeasure_error": None if again is None else again / meas - 1})
+    print(f"[{config}] {split:8s} {name:38s} measured {meas:9.3f} ms  predicted {p.p50_ms:9.3f} ms "
+          f"[{p.low_ms:.3f}, {p.high_ms:.3f}]  error {100 * (p.p50_ms / meas - 1):+6.1f} %  "
+          f"ops covered {100 * p.covered_ops:.0f} %  remeasured {again or float('nan'):.3f} ms", flush=True)
     return out
+
+
+def fold_summary(table: Any) -> dict[str, Any]:
+    """The table's generated models, each predicted by a fit without its fold (5-fold): the only strictly
+    held-out figure (the reference models, which are the design models, are left out of it). With the default fit
+    there is one candidate; a fit given fit.CANDIDATES chooses by these same folds, and then the chosen one's figure
+    is the better of the candidates' (each candidate's median |error| is kept beside it)."""
+    from edgeprof.predict.service import predictor
+
+    p = predictor(table)
+    roles = {m.name: m.role for m in table.models}
+    folds = [abs(math.exp(e) - 1) for n, e in p.held if roles.get(n) != "reference"]
+    return {"n": len(folds), "within_10": sum(e <= 0.10 for e in folds) / len(folds),
+            "within_25": sum(e <= 0.25 for e in folds) / len(folds),
+            "median_abs_error": statistics.median(folds), "options": str(p.options),
+            "candidates_median_abs_log_error": {str(o): score for o, score in p.candidates}} if folds else {"n": 0}
+
+
+def _utc() -> str:
+    return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
 
 
 def run_config(config: str, budget: float, tables: Path, seconds: float, corpus_files: dict[str, Path],
                corpus_args: dict[str, list[str]], only: str | None = None) -> dict[str, Any]:
     from edgeprof.predict.calibrate import calibrate
-    from edgeprof.predict.graph import kernels
-    from edgeprof.predict.service import predict
     from edgeprof.predict.table import load_table, save_table
-    from edgeprof.predict.tflite import tflite_kernels
     from edgeprof.records.device import local_device
 
     runtime, threads = CONFIGS[config]
     path = tables / f"local-{runtime}-fp32-t{threads}.json"
     load_before = os.getloadavg()
+    started = _utc()
     if path.exists():
         table = load_table(path)
         print(f"[{config}] table {path} ({len(table.models)} models)", flush=True)
@@ -129,41 +181,96 @@ def run_config(config: str, budget: float, tables: Path, seconds: float, corpus_
                 rows.append({"model": name, "split": split, "family": family(name), "error": r["error"]})
                 print(f"[{config}] {name}: not measured: {r['error']}", flush=True)
                 continue
-            shapes = {i["name"]: tuple(i["shape"]) for i in r["settings"]["inputs"]}
-            t0 = time.monotonic()
-            try:
-                ks = tflite_kernels(r["artifact"]["path"], threads) if runtime == "tflite" else \
-                    kernels(r["artifact"]["path"], shapes, values=_values(r))
-                p = predict(ks, table, batch=int(r["batch"]), threads=threads, runtime=runtime)
-            except Exception as e:  # noqa: BLE001 - a benchmark row, not a crash
-                rows.append({"model": name, "split": split, "family": family(name),
-                             "error": f"predict failed: {type(e).__name__}: {e}"[:200]})
-                continue
-            took = time.monotonic() - t0
             meas = float(r["latency_ms"]["p50"])
             again = measure(model, args, threads, seconds, Path(tmp), runtime)  # the same run later: the noise
-            remeasured = float(again["latency_ms"]["p50"]) if "error" not in again else None
-            rows.append({"model": name, "split": split, "family": family(name), "measured_ms": meas,
-                         "measured_cv": r["latency_ms"]["cv"], "predicted_ms": p.p50_ms, "low_ms": p.low_ms,
-                         "high_ms": p.high_ms, "error": p.p50_ms / meas - 1, "inside": p.low_ms <= meas <= p.high_ms,
-                         "covered_ops": p.covered_ops, "covered_flops": p.covered_flops, "predict_s": took,
-                         "kernels": p.kernels, "warnings": p.warnings, "remeasured_ms": remeasured,
-                         "remeasure_error": None if remeasured is None else remeasured / meas - 1,
-                         "artifact": r["artifact"]["path"], "inputs": {k: list(v) for k, v in shapes.items()},
-                         "batch": int(r["batch"])})
-            print(f"[{config}] {split:8s} {name:38s} measured {meas:9.3f} ms  predicted {p.p50_ms:9.3f} ms "
-                  f"[{p.low_ms:.3f}, {p.high_ms:.3f}]  error {100 * (p.p50_ms / meas - 1):+6.1f} %  "
-                  f"ops covered {100 * p.covered_ops:.0f} %  remeasured {remeasured or float('nan'):.3f} ms",
-                  flush=True)
-    from edgeprof.predict.fit import held_out_errors
-
-    folds = [abs(math.exp(e) - 1) for _, e in held_out_errors(table)]  # generated models no fit saw (5-fold)
-    fold_summary = {"n": len(folds), "within_10": sum(e <= 0.10 for e in folds) / len(folds),
-                    "within_25": sum(e <= 0.25 for e in folds) / len(folds),
-                    "median_abs_error": statistics.median(folds)} if folds else {"n": 0}
+            row = {"model": name, "split": split, "family": family(name), "measured_ms": meas,
+                   "measured_cv": r["latency_ms"]["cv"],
+                   "remeasured_ms": float(again["latency_ms"]["p50"]) if "error" not in again else None,
+                   "artifact": r["artifact"]["path"],
+                   "inputs": {i["name"]: list(i["shape"]) for i in r["settings"]["inputs"]},
+                   "input_values": {i["name"]: {"shape": list(i["shape"]), "value": i["value"],
+                                                "dtype": i.get("dtype") or "float32"}
+                                    for i in r["settings"]["inputs"] if i.get("value") is not None},
+                   "batch": int(r["batch"])}
+            rows.append(predict_row(row, table, runtime, threads, config))
     return {"config": config, "runtime": runtime, "threads": threads, "table": str(path),
-            "table_models": len(table.models), "folds": fold_summary, "table_spent_s": table.spent_s,
-            "load_before": load_before, "load_after": os.getloadavg(), "rows": rows}
+            "table_models": len(table.models), "folds": fold_summary(table), "table_spent_s": table.spent_s,
+            "load_before": load_before, "load_after": os.getloadavg(), "measured_at": [started, _utc()],
+            "rows": rows}
+
+
+def _legacy_values(row: dict[str, Any], args: list[str]) -> dict[str, Any]:
+    """A row of a run older than the `input_values` field: the --input-value NAME=V its deploy was given (the
+    corpus's own flags), with the input's dtype read from the model file."""
+    given = dict(a.split("=", 1) for flag, a in zip(args, args[1:], strict=False) if flag == "--input-value")
+    if not given or not row["artifact"].endswith(".onnx"):
+        return {}
+    import onnx
+    from onnx import helper
+
+    graph = onnx.load(row["artifact"], load_external_data=False).graph
+    dtypes = {i.name: helper.tensor_dtype_to_np_dtype(i.type.tensor_type.elem_type).name for i in graph.input}
+    return {n: {"shape": row["inputs"].get(n, []), "value": float(v) if "." in v else int(v),
+                "dtype": dtypes.get(n, "float32")} for n, v in given.items()}
+
+
+def repredict_config(old: dict[str, Any], tables: Path, corpus_args: dict[str, list[str]], measured_from: Path,
+                     measured_at: str) -> dict[str, Any]:
+    """An earlier run's configuration predicted again with the table in `tables`: the measured and re-measured
+    p50s are that run's (nothing is calibrated, deployed or measured here); a row that run could not measure
+    stays as it was."""
+    from edgeprof.errors import ConfigError
+    from edgeprof.predict.table import load_table
+
+    config = old["config"]
+    runtime, threads = CONFIGS[config]
+    path = tables / f"local-{runtime}-fp32-t{threads}.json"
+    if not path.exists():
+        raise ConfigError(f"--measured: no table {path} for {config}",
+                          hint="--tables must name the folder of the tables that run calibrated")
+    table = load_table(path)
+    print(f"[{config}] re-predicting {len(old['rows'])} models from {measured_from} with {path} "
+          f"({len(table.models)} models)", flush=True)
+    rows = []
+    for r in old["rows"]:
+        if not isinstance(r.get("measured_ms"), (int, float)) or not r.get("artifact"):
+            rows.append({k: r[k] for k in ("model", "split", "family", "error") if k in r})
+            continue
+        if "input_values" not in r:
+            r = {**r, "input_values": _legacy_values(r, corpus_args.get(r["model"], []))}
+        rows.append(predict_row(r, table, runtime, threads, config))
+    return {**{k: v for k, v in old.items() if k not in ("rows", "summary", "families")},
+            "table": str(path), "table_models": len(table.models), "folds": fold_summary(table),
+            "measured_at": old.get("measured_at") or measured_at, "repredicted_at": _utc(),
+            "measured_from": str(measured_from), "rows": rows}
+
+
+def repredicted(measured: Path, chosen: list[str], tables: Path, corpus_args: dict[str, list[str]],
+                only: str | None) -> list[dict[str, Any]]:
+    """--measured FILE: the configurations of that run asked for by --config, predicted again (repredict_config);
+    its time is the run's own `measured_at`, or for an older file the time the file was written."""
+    from edgeprof.errors import ConfigError
+
+    try:
+        old = json.loads(measured.read_text())
+    except (OSError, ValueError) as e:
+        raise ConfigError(f"--measured {measured} could not be read: {e}",
+                          hint="give the JSON an earlier run wrote with --out") from None
+    if not isinstance(old, list) or not all(isinstance(c, dict) and c.get("config") in CONFIGS for c in old):
+        raise ConfigError(f"--measured {measured} is not a prediction_accuracy.py --out file",
+                          hint="give the JSON an earlier run wrote with --out")
+    written = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(measured.stat().st_mtime))
+    out = []
+    for c in old:
+        if c["config"] not in chosen:
+            continue
+        if only:
+            c = {**c, "rows": [r for r in c["rows"] if r.get("split") == only]}
+        out.append(repredict_config(c, tables, corpus_args, measured, f"the run whose file was written {written}"))
+    missing = [c for c in chosen if c not in {o["config"] for o in out}]
+    if missing:
+        print(f"--measured {measured} has no measurements of {', '.join(missing)}: not re-predicted", flush=True)
+    return out
 
 
 def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -200,25 +307,39 @@ def main() -> int:
     ap.add_argument("--tables", type=Path, default=Path(tempfile.gettempdir()) / "edgeprof-tables")
     ap.add_argument("--measure-s", type=float, default=3.0, help="timed loop of each measurement (s)")
     ap.add_argument("--out", type=Path)
+    ap.add_argument("--measured", type=Path, metavar="FILE",
+                    help="an earlier run's --out JSON: take its measured and re-measured p50s and only predict again "
+                         "with the tables in --tables (no calibration, no deploy, nothing measured)")
     a = ap.parse_args()
     chosen = [c.strip() for c in a.config.split(",") if c.strip()]
     unknown = [c for c in chosen if c not in CONFIGS]
     if unknown:
         ap.error(f"--config {', '.join(unknown)}: not one of {', '.join(CONFIGS)}")
     corpus = _corpus()
-    files = corpus.fetch()
     args = {f["name"]: list(f["args"]) + (f["needs"].split() if f["needs"] else []) for f in corpus.FILES}
-    a.tables.mkdir(parents=True, exist_ok=True)
-    configs = [run_config(c, a.tflite_budget if CONFIGS[c][0] == "tflite" else a.budget, a.tables, a.measure_s,
-                          files, args, a.only) for c in chosen]
+    if a.measured:
+        configs = repredicted(a.measured, chosen, a.tables, args, a.only)
+    else:
+        files = corpus.fetch()
+        a.tables.mkdir(parents=True, exist_ok=True)
+        configs = [run_config(c, a.tflite_budget if CONFIGS[c][0] == "tflite" else a.budget, a.tables,
+                              a.measure_s, files, args, a.only) for c in chosen]
     print("\nint8 and fp16 (any runtime): not measured (their tables are not built)")
     for c in configs:
-        print(f"\n{c['config']}: {c['runtime']} fp32 threads={c['threads']} (table: {c['table_models']} models, "
-              f"load average before {c['load_before'][0]:.1f}, after {c['load_after'][0]:.1f})")
+        load = c.get("load_before"), c.get("load_after")
+        print(f"\n{c['config']}: {c['runtime']} fp32 threads={c['threads']} (table: {c['table_models']} models"
+              + (f", load average before {load[0][0]:.1f}, after {load[1][0]:.1f}" if load[0] and load[1] else "")
+              + ")")
+        if c.get("repredicted_at"):
+            print(f"  re-predicted {c['repredicted_at']} from the tables and measurements of {c['measured_at']} "
+                  f"({c['measured_from']}): nothing was measured now")
         f = c["folds"]
         if f["n"]:
             print(f"  {'table folds (generated)':28s} n={f['n']:3d}  ±10 %: {100 * f['within_10']:3.0f} %  ±25 %: "
-                  f"{100 * f['within_25']:3.0f} %  median |err| {100 * f['median_abs_error']:.1f} %")
+                  f"{100 * f['within_25']:3.0f} %  median |err| {100 * f['median_abs_error']:.1f} %  "
+                  f"({f.get('options', '')}; each candidate's median |log(measured/predicted)|: "
+                  + ", ".join(f"{o} {m:.3f}" for o, m in (f.get("candidates_median_abs_log_error") or {}).items())
+                  + ")")
         c["summary"] = {split: summary([r for r in c["rows"] if r["split"] == split])
                         for split in ("design", "held-out", "op test")}
         for split, s in c["summary"].items():
@@ -238,4 +359,10 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from edgeprof.errors import UserError
+
+    try:
+        sys.exit(main())
+    except UserError as e:  # a bad --measured or --tables: one line
+        print(f"prediction_accuracy.py: {e}", file=sys.stderr)
+        sys.exit(2)

@@ -2,7 +2,9 @@
 
 Owns the method (docs/predict.md says it in words):
 - per kernel key (op and variant, graph.Kernel.key) with at least MIN_SAMPLES profiled kernels: a power law in
-  FLOPs and bytes (fitted in log space) corrected by the residuals of the nearest samples (CostModel); a key with too few samples uses its family's
+  FLOPs and bytes (fitted in log space) corrected by the residuals of the nearest samples (CostModel), found in
+  (FLOPs, bytes) (DEFAULT_OPTIONS; FitOptions also offers output elements, and fit(table, CANDIDATES) takes
+  whichever its own 5-fold held-out models predict best: not the default); a key with too few samples uses its family's
   model (graph._FAMILY), an op with neither is NOT covered: a roofline fallback (the table's own peak FLOP/s and
   bytes/s, plus the median small-kernel time), never 0 ms, and a wide interval (×1/4 … ×4) for its part;
 - the model level: measured p50 = a·Σ kernel µs ± b·kernels + c·conv bytes + d (relative error), fitted over the
@@ -32,7 +34,7 @@ import numpy as np
 from .graph import CONTROL_OPS, Kernel
 from .table import CalibrationModel, CalibrationTable
 
-__all__ = ["Predictor", "Prediction", "fit", "MIN_SAMPLES", "LEVEL"]
+__all__ = ["Predictor", "Prediction", "fit", "FitOptions", "CANDIDATES", "MIN_SAMPLES", "LEVEL"]
 
 MIN_SAMPLES = 6
 # a table of one-operator models timed whole (LiteRT): each sample is a whole timed loop of that one kernel, not a
@@ -68,40 +70,93 @@ _MAX_EXP = 1.0  # µs grows at most linearly in FLOPs and bytes (a bigger kernel
 
 
 @dataclass(frozen=True)
+class FitOptions:
+    """The knobs of the per-kernel cost model that were compared on the tables' folds (docs/predict.md lists every
+    variant tried with its figures); the defaults are the method. knn: how many nearest samples correct the power
+    law; shape: whether the neighbours are found in (log FLOPs, log bytes) only or also in log output elements (a
+    shape feature: for a convolution, FLOPs per output element is 2·Cin/groups·k², so the three together
+    separate a deep reduction over few outputs from a shallow one over many, which run at very different FLOP/s)."""
+
+    knn: int = _KNN
+    shape: bool = False
+
+
+DEFAULT_OPTIONS = FitOptions()
+# what fit(table, CANDIDATES) chooses between by the table's own folds (benchmarks/prediction_folds.py): on this VM's
+# tables the three-feature neighbours (4 of them) predicted onnxruntime's 1-thread folds better and its 2-thread and
+# LiteRT folds no better, but the held-out models worse; so not the default (docs/predict.md, third round)
+CANDIDATES = (DEFAULT_OPTIONS, FitOptions(knn=4, shape=True))
+
+
+def _nearest(d: np.ndarray, k: int) -> np.ndarray:
+    """The indices of the k smallest of d, ordered by (distance, index): what a stable argsort's first k are,
+    without sorting all of d."""
+    if len(d) <= k:
+        return np.argsort(d, kind="stable")
+    cand = np.flatnonzero(d <= np.partition(d, k - 1)[k - 1])
+    return cand[np.argsort(d[cand], kind="stable")][:k]
+
+
+def _features(k: Kernel, shape: bool) -> list[float]:
+    f = [math.log1p(k.flops), math.log1p(k.bytes)]
+    return [*f, math.log1p(k.out_elems)] if shape else f
+
+
+@dataclass(frozen=True)
 class CostModel:
-    """log µs = a + b·log FLOPs + c·log bytes (a power law, which extrapolates), corrected by the mean residual of
-    the _KNN samples nearest in (log FLOPs, log bytes) (which follows the kernel's own bends: cache sizes, tiling)."""
+    """log µs = a + b·log FLOPs + c·log bytes (a power law, which extrapolates), corrected by the weighted mean
+    residual of the `knn` samples nearest in (log FLOPs, log bytes[, log output elements]) (which follows the
+    kernel's own bends: cache sizes, tiling, the shapes that a power law in two totals cannot tell apart)."""
 
     coef: tuple[float, float, float]
     n: int
     flops_range: tuple[float, float]
     bytes_range: tuple[float, float]
     log_spread: float  # RMS of log(measured / fitted) over its samples
-    points: np.ndarray  # n × 2: log1p FLOPs, log1p bytes
+    points: np.ndarray  # n × d: the neighbour features (log1p FLOPs, log1p bytes[, log1p output elements])
     residuals: np.ndarray  # n: log measured − power law
+    scale: np.ndarray | None = None  # d: the features' spread (None: raw log distances, two features)
+    knn: int = _KNN
 
     def _law(self, lf: float, lb: float) -> float:
         a, b, c = self.coef
         return a + b * lf + c * lb
 
     def __call__(self, k: Kernel) -> float:
-        lf, lb = math.log1p(k.flops), math.log1p(k.bytes)
-        d = np.hypot(self.points[:, 0] - lf, self.points[:, 1] - lb)
-        near = np.argsort(d)[:_KNN]
+        x = np.array(_features(k, self.points.shape[1] == 3))
+        diff = self.points - x if self.scale is None else (self.points - x) / self.scale
+        d = np.sqrt((diff * diff).sum(axis=1))
+        near = _nearest(d, self.knn)
         w = 1.0 / (d[near] + 0.05)
-        return math.exp(self._law(lf, lb) + float(np.sum(w * self.residuals[near]) / np.sum(w)))
+        return math.exp(self._law(float(x[0]), float(x[1])) + float((w * self.residuals[near]).sum() / w.sum()))
 
 
-def _fit_cost(samples: Sequence[tuple[Kernel, float]]) -> CostModel:
-    pts = np.array([[math.log1p(k.flops), math.log1p(k.bytes)] for k, _ in samples])
+    def fitted_log(self, chunk: int = 256) -> np.ndarray:
+        """log µs of its own samples as __call__ gives them, computed for all at once (rows of `chunk`)."""
+        out = np.empty(len(self.points))
+        law = self.coef[0] + self.points[:, :2] @ np.array(self.coef[1:])
+        for lo in range(0, len(self.points), chunk):
+            diff = self.points[None, :, :] - self.points[lo:lo + chunk, None, :]
+            if self.scale is not None:
+                diff = diff / self.scale
+            d = np.sqrt(np.sum(diff ** 2, axis=2))
+            near = np.argsort(d, axis=1, kind="stable")[:, : self.knn]
+            w = 1.0 / (np.take_along_axis(d, near, axis=1) + 0.05)
+            out[lo:lo + chunk] = law[lo:lo + chunk] + np.sum(w * self.residuals[near], axis=1) / np.sum(w, axis=1)
+        return out
+
+
+def _fit_cost(samples: Sequence[tuple[Kernel, float]], options: FitOptions = DEFAULT_OPTIONS) -> CostModel:
+    pts = np.array([_features(k, options.shape) for k, _ in samples])
     ly = np.log(np.array([us for _, us in samples]))
-    x = np.column_stack([np.ones(len(ly)), pts])
+    x = np.column_stack([np.ones(len(ly)), pts[:, :2]])
     coef, *_ = np.linalg.lstsq(x, ly, rcond=None)
     if not (0.0 <= coef[1] <= _MAX_EXP and 0.0 <= coef[2] <= _MAX_EXP and coef[1] + coef[2] <= _MAX_EXP):
         # few or collinear samples: one exponent on log(FLOPs + bytes), clipped, so extrapolation stays sane
         lt = np.log1p(np.array([k.flops + k.bytes for k, _ in samples]))
         e = float(np.clip(np.polyfit(lt, ly, 1)[0], 0.0, _MAX_EXP)) if np.ptp(lt) > 0 else 0.0
-        share = np.where(pts[:, 0] + pts[:, 1] > 0, pts[:, 0] / np.maximum(pts[:, 0] + pts[:, 1], 1e-12), 0.5)
+        both = pts[:, 0] + pts[:, 1]
+        share = np.where(both > 0, pts[:, 0] / np.maximum(both, 1e-12), 0.5)
         wf = float(np.clip(np.mean(share), 0.0, 1.0))
         coef = np.array([0.0, e * wf, e * (1.0 - wf)])
         coef[0] = float(np.mean(ly - x[:, 1:] @ coef[1:]))
@@ -110,9 +165,9 @@ def _fit_cost(samples: Sequence[tuple[Kernel, float]]) -> CostModel:
     by = [k.bytes for k, _ in samples]
     model = CostModel(coef=(float(coef[0]), float(coef[1]), float(coef[2])), n=len(samples),
                       flops_range=(min(fl), max(fl)), bytes_range=(min(by), max(by)), log_spread=0.0,
-                      points=pts, residuals=res)
-    fitted = np.log([model(k) for k, _ in samples])
-    return dataclasses.replace(model, log_spread=float(np.sqrt(np.mean((ly - fitted) ** 2))))
+                      points=pts, residuals=res, knn=options.knn,
+                      scale=np.maximum(pts.std(axis=0), 1e-6) if options.shape else None)
+    return dataclasses.replace(model, log_spread=float(np.sqrt(np.mean((ly - model.fitted_log()) ** 2))))
 
 
 @dataclass
@@ -182,8 +237,10 @@ def _whole_us(m: CalibrationModel, overhead_us: float) -> dict[int, float]:
 class Predictor:
     """The cost models of one table (fit() builds it)."""
 
-    def __init__(self, table: CalibrationTable, models: Sequence[CalibrationModel] | None = None) -> None:
+    def __init__(self, table: CalibrationTable, models: Sequence[CalibrationModel] | None = None,
+                 options: FitOptions = DEFAULT_OPTIONS) -> None:
         self.table = table
+        self.options = options
         use = list(table.models if models is None else models)
         # each model's profiled kernel times made timed (_timed_us), so a kernel's µs is as the timed loop runs it
         # δ = 0: taking a per-node excess off first (twice the median per-node excess of profiled over timed) was
@@ -215,8 +272,8 @@ class Predictor:
             by_key.setdefault(k.key, []).append((k, us))
             by_family.setdefault(k.family, []).append((k, us))
         least = MIN_SAMPLES_WHOLE if whole and len(whole) * 2 >= len(use) else MIN_SAMPLES
-        self.keys = {key: _fit_cost(s) for key, s in by_key.items() if len(s) >= least}
-        self.families = {f: _fit_cost(s) for f, s in by_family.items() if len(s) >= least}
+        self.keys = {key: _fit_cost(s, options) for key, s in by_key.items() if len(s) >= least}
+        self.families = {f: _fit_cost(s, options) for f, s in by_family.items() if len(s) >= least}
         self.dtypes = {k.dtype for k, _ in samples}
         small = [us for k, us in samples if k.flops < 1e4 and k.bytes < 1e5]
         self.small_us = float(np.median(small)) if small else (float(np.min([u for _, u in samples])) if samples else 1.0)
@@ -241,6 +298,8 @@ class Predictor:
             self.level = (1.0, 0.0, 0.0, 0.0, 0.0)
         self.spread = 0.0  # set by fit(): the held-out device-level term
         self.spread_from = ""
+        self.held: list[tuple[str, float]] = []  # set by fit(): (model, log(measured / predicted)) held out by fold
+        self.candidates: list[tuple[FitOptions, float]] = []  # set by fit(): each option and its folds' median
 
     def _model_for(self, k: Kernel) -> tuple[CostModel | None, str]:
         """The key's model when the kernel lies within ×4 of the shapes it was fitted on; else the family's when
@@ -367,7 +426,8 @@ class Predictor:
             uncovered=[{"op": op, "count": len(v), "assumed_ms": a * sum(v) / 1e3} for op, v in sorted(unc.items())],
             warnings=warnings, table=self.table.key.label(),
             method="per-kernel cost models on the table + model-level term; interval: conformal quantile of the "
-                   f"held-out errors ({self.spread_from or 'held-out device-level spread'})")
+                   f"held-out errors ({self.spread_from or 'held-out device-level spread'}); kernel neighbours: "
+                   f"{self.options.knn} in {'FLOPs, bytes, outputs' if self.options.shape else 'FLOPs, bytes'}")
 
     def _outside(self, k: Kernel) -> bool:
         m, _ = self._model_for(k)
@@ -382,7 +442,8 @@ def _beyond(m: CostModel, k: Kernel) -> bool:
             or k.bytes > hi_b * _OOD_SPAN or (lo_b > 0 and k.bytes < lo_b / _OOD_SPAN))
 
 
-def held_out_errors(table: CalibrationTable, folds: int = 5) -> list[tuple[str, float]]:
+def held_out_errors(table: CalibrationTable, folds: int = 5,
+                    options: FitOptions = DEFAULT_OPTIONS) -> list[tuple[str, float]]:
     """(model name, log(measured / predicted)) for each table model, predicted by a fit without its fold."""
     models = list(table.models)
     out: list[tuple[str, float]] = []
@@ -393,7 +454,7 @@ def held_out_errors(table: CalibrationTable, folds: int = 5) -> list[tuple[str, 
     for f in range(folds):
         train = [m for i, m in enumerate(models) if i % folds != f]
         test = [m for i, m in enumerate(models) if i % folds == f]
-        p = Predictor(table, train)
+        p = Predictor(table, train, options)
         for m in test:
             pred = p.point_us([mk.kernel for mk in m.kernels])
             if pred > 0:
@@ -410,13 +471,29 @@ def conformal_quantile(errs: Sequence[float], level: float = LEVEL) -> float:
     return ordered[min(k, len(ordered)) - 1]
 
 
-def fit(table: CalibrationTable) -> Predictor:
+def _median_abs(errs: Sequence[float]) -> float:
+    ordered = sorted(abs(e) for e in errs)
+    return ordered[len(ordered) // 2] if ordered else math.inf
+
+
+def fit(table: CalibrationTable, options: FitOptions | Sequence[FitOptions] = DEFAULT_OPTIONS) -> Predictor:
     """The table's cost models and its interval: the conformal quantile of the held-out errors of its generated
     models and, separately, of its whole reference models (real networks, which the generated models do not
-    resemble in every way); the wider of the two, never below MIN_SPREAD."""
-    p = Predictor(table)
+    resemble in every way); the wider of the two, never below MIN_SPREAD. Given several FitOptions (e.g.
+    CANDIDATES), the one whose generated models' held-out median |error| is lowest is used (model selection on the
+    table's own folds; the first on a tie or when the table is too small to hold models out). The default is
+    DEFAULT_OPTIONS alone: choosing among CANDIDATES improved the folds by less than the folds' own noise and made
+    the held-out third-party models worse (docs/predict.md, third round)."""
+    choices = [options] if isinstance(options, FitOptions) else list(options)
     roles = {m.name: m.role for m in table.models}
-    held = held_out_errors(table)
+    scored = []
+    for i, opt in enumerate(choices):
+        held = held_out_errors(table, options=opt)
+        scored.append((_median_abs([e for n, e in held if roles.get(n) != "reference"]), i, opt, held))
+    _, _, chosen, held = min(scored, key=lambda s: (s[0], s[1]))
+    p = Predictor(table, options=chosen)
+    p.held = held
+    p.candidates = [(opt, score) for score, _, opt, _ in scored]
     generated = [abs(e) for n, e in held if roles.get(n) != "reference"]
     reference = [abs(e) for n, e in held if roles.get(n) == "reference"]
     parts = []

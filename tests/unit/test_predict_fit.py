@@ -177,3 +177,78 @@ def test_the_interval_is_the_conformal_quantile_and_real_reference_models_widen_
     wide = fit(CalibrationTable(key=KEY, models=table.models + refs, created_at=""))
     assert base < 0.12 and wide.spread > 0.25  # log(1.4) = 0.34, less what the level fit absorbs
     assert "4 reference models" in wide.spread_from
+
+
+# a board whose convolutions run slower the fewer outputs they have for the same FLOPs and bytes (a deep
+# reduction over few outputs: im2col's GEMM with a small N), which FLOPs and bytes alone cannot tell apart
+def _shaped_us(k):
+    return 2.0 + k.flops * 1e-6 * (k.out_elems / 1e4) ** -0.5
+
+
+def _shaped_kernel(rng, i):
+    return Kernel(name=f"c{i}", op="Conv", key="Conv/kxk", family="conv/kxk", dtype="float32",
+                  flops=float(rng.uniform(1e6, 1e8)), bytes=float(rng.uniform(1e4, 1e6)),
+                  out_elems=float(np.exp(rng.uniform(np.log(1e3), np.log(1e5)))))
+
+
+def _shaped_table(n_models=40, seed=1):
+    rng = np.random.default_rng(seed)
+    models = []
+    for m in range(n_models):
+        ks = [_shaped_kernel(rng, i) for i in range(int(rng.integers(3, 8)))]
+        models.append(CalibrationModel(name=f"m{m}", role="kernels", p50_ms=(sum(_shaped_us(k) for k in ks) + 10) / 1e3,
+                                       profiled_run_ms=None, unmatched_us=0.0,
+                                       kernels=tuple(MeasuredKernel(k, _shaped_us(k)) for k in ks)))
+    return CalibrationTable(key=KEY, models=tuple(models), created_at="")
+
+
+def test_the_shape_neighbours_recover_a_cost_law_in_output_elements_that_flops_and_bytes_cannot():
+    from edgeprof.predict.fit import FitOptions
+
+    table = _shaped_table()
+    rng = np.random.default_rng(7)
+    new = [_shaped_kernel(rng, 100 + i) for i in range(60)]
+    errors = {}
+    for shape in (False, True):
+        p = fit(table, FitOptions(knn=4, shape=shape))
+        errors[shape] = np.median([abs(p.cost(k)[0] / _shaped_us(k) - 1) for k in new])
+    assert errors[True] < 0.15  # the law recovered on kernels the fit never saw
+    assert errors[True] < errors[False] / 2  # and the two-feature neighbours could not
+
+
+def test_fit_chooses_the_candidate_its_own_folds_predict_best_and_is_deterministic():
+    from edgeprof.predict.fit import CANDIDATES, FitOptions
+
+    assert fit(_shaped_table()).options == FitOptions()  # the default: the one method, no choice
+    shaped = fit(_shaped_table(), CANDIDATES)
+    assert shaped.options == FitOptions(knn=4, shape=True)
+    assert [o for o, _ in shaped.candidates] == list(CANDIDATES)
+    chosen = dict(shaped.candidates)[shaped.options]
+    assert all(chosen <= score for _, score in shaped.candidates)
+    assert "kernel neighbours: 4 in FLOPs, bytes, outputs" in shaped.predict([_shaped_kernel(np.random.default_rng(3), 0)]).method
+    again = fit(_shaped_table(), CANDIDATES)
+    ks = [_shaped_kernel(np.random.default_rng(5), i) for i in range(5)]
+    assert again.predict(ks).p50_ms == shaped.predict(ks).p50_ms
+    assert len(shaped.held) == len(_shaped_table().models)  # every model held out once, by the chosen fit
+
+
+def test_a_cost_models_own_fit_computed_at_once_is_what_it_predicts_kernel_by_kernel():
+    from edgeprof.predict.fit import FitOptions, _fit_cost
+
+    rng = np.random.default_rng(2)
+    samples = [(k, _shaped_us(k)) for k in (_shaped_kernel(rng, i) for i in range(300))]
+    for options in (FitOptions(), FitOptions(knn=4, shape=True)):
+        m = _fit_cost(samples, options)
+        each = np.log([m(k) for k, _ in samples])
+        assert np.allclose(m.fitted_log(chunk=64), each, rtol=0, atol=1e-12)
+        assert m.log_spread == pytest.approx(np.sqrt(np.mean((np.log([u for _, u in samples]) - each) ** 2)))
+
+
+def test_the_nearest_samples_are_a_stable_sorts_first_ones_ties_included():
+    from edgeprof.predict.fit import _nearest
+
+    rng = np.random.default_rng(4)
+    for _ in range(200):
+        d = rng.integers(0, 6, size=int(rng.integers(1, 40))).astype(float)  # many ties
+        k = int(rng.integers(1, 10))
+        assert list(_nearest(d, k)) == list(np.argsort(d, kind="stable")[:k])

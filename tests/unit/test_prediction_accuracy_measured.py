@@ -1,0 +1,147 @@
+"""benchmarks/prediction_accuracy.py --measured: an earlier run's measured p50s predicted again from the tables
+alone — no calibration, no deploy — and said so in its output and its JSON."""
+
+import importlib.util
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+from edgeprof.predict.graph import kernels
+from edgeprof.predict.table import CalibrationModel, CalibrationTable, MeasuredKernel, TableKey, save_table
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _bench():
+    spec = importlib.util.spec_from_file_location("prediction_accuracy", REPO / "benchmarks" / "prediction_accuracy.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _model(path: Path) -> Path:
+    rng = np.random.default_rng(0)
+    w = numpy_helper.from_array(rng.standard_normal((16, 8, 3, 3)).astype(np.float32), "w")
+    b = numpy_helper.from_array(rng.standard_normal((1, 16, 1, 1)).astype(np.float32), "b")
+    g = helper.make_graph([helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1], name="conv"),
+                           helper.make_node("Add", ["c", "b"], ["y"], name="add")], "m",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8, 16, 16])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 16, 16, 16])], [w, b])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    onnx.save(m, path)
+    return path
+
+
+def _table(model: Path, folder: Path) -> Path:
+    ks = kernels(model, {"x": (1, 8, 16, 16)})
+    rng = np.random.default_rng(1)
+    models = []
+    for i in range(12):
+        us = [float(rng.uniform(5, 50)) for _ in ks]
+        models.append(CalibrationModel(name=f"cal-{i}", role="kernels", p50_ms=(sum(us) + 3) / 1e3,
+                                       profiled_run_ms=None, unmatched_us=0.0,
+                                       kernels=tuple(MeasuredKernel(k, u) for k, u in zip(ks, us, strict=True))))
+    key = TableKey(device_name="local", device={}, runtime="onnxruntime", runtime_version="1.32.0",
+                   precision="fp32", threads=1)
+    return save_table(CalibrationTable(key=key, models=tuple(models), created_at=""),
+                      folder / "local-onnxruntime-fp32-t1.json")
+
+
+def test_measured_repredicts_from_the_tables_without_measuring(tmp_path, monkeypatch, capsys):
+    bench = _bench()
+    model = _model(tmp_path / "m.onnx")
+    tables = tmp_path / "tables"
+    _table(model, tables)
+    old = [{"config": "ort-fp32-1t", "runtime": "onnxruntime", "threads": 1, "load_before": [1.0, 1.0, 1.0],
+            "load_after": [1.2, 1.0, 1.0],
+            "rows": [{"model": "m.onnx", "split": "design", "family": "other", "measured_ms": 0.05,
+                      "measured_cv": 0.01, "remeasured_ms": 0.055, "artifact": str(model),
+                      "inputs": {"x": [1, 8, 16, 16]}, "batch": 1, "predicted_ms": 123.0, "error": 99.0},
+                     {"model": "q.onnx", "split": "op test", "family": "other",
+                      "error": "predict failed: IndexError"}]}]
+    measured = tmp_path / "acc.json"
+    measured.write_text(json.dumps(old))
+    os.utime(measured, (1764910000, 1764910000))  # 2025-12-05 04:46:40 UTC: the time a file without one says
+    monkeypatch.setattr(bench, "measure", lambda *a, **k: pytest.fail("--measured deployed a model"))
+    monkeypatch.setattr(bench, "run_config", lambda *a, **k: pytest.fail("--measured calibrated"))
+    out = tmp_path / "new.json"
+    monkeypatch.setattr("sys.argv", ["prediction_accuracy.py", "--measured", str(measured), "--tables", str(tables),
+                                     "--config", "ort-fp32-1t", "--out", str(out)])
+    assert bench.main() == 0
+    printed = capsys.readouterr().out
+    assert "re-predicted " in printed and "from the tables and measurements of the run whose file was written " \
+        "2025-12-05 04:46 UTC" in printed and "nothing was measured now" in printed
+    (c,) = json.loads(out.read_text())
+    assert c["measured_from"] == str(measured) and c["repredicted_at"].endswith("UTC")
+    assert c["measured_at"] == "the run whose file was written 2025-12-05 04:46 UTC"
+    row, kept = c["rows"]
+    assert row["measured_ms"] == 0.05 and row["remeasured_ms"] == 0.055  # the file's, not new measurements
+    assert row["predicted_ms"] != 123.0 and row["predicted_ms"] > 0  # predicted again from the table
+    assert row["error"] == pytest.approx(row["predicted_ms"] / 0.05 - 1)
+    assert row["remeasure_error"] == pytest.approx(0.1)
+    assert row["inside"] == (row["low_ms"] <= 0.05 <= row["high_ms"])
+    assert kept == {"model": "q.onnx", "split": "op test", "family": "other", "error": "predict failed: IndexError"}
+    assert c["folds"]["n"] == 12 and c["summary"]["design"]["n"] == 1
+
+
+def test_measured_without_the_runs_table_ends_in_one_line(tmp_path, monkeypatch):
+    from edgeprof.errors import ConfigError
+
+    bench = _bench()
+    measured = tmp_path / "acc.json"
+    measured.write_text(json.dumps([{"config": "ort-fp32-2t", "rows": []}]))
+    monkeypatch.setattr("sys.argv", ["prediction_accuracy.py", "--measured", str(measured), "--tables",
+                                     str(tmp_path / "none"), "--config", "ort-fp32-2t"])
+    with pytest.raises(ConfigError, match="no table .*local-onnxruntime-fp32-t2.json for ort-fp32-2t"):
+        bench.main()
+    measured.write_text("{}")
+    with pytest.raises(ConfigError, match="is not a prediction_accuracy.py --out file"):
+        bench.main()
+
+
+def test_an_older_runs_input_value_is_read_back_from_the_corpus_flags(tmp_path):
+    bench = _bench()
+    x = helper.make_tensor_value_info("sr", TensorProto.INT64, [])
+    g = helper.make_graph([helper.make_node("Identity", ["sr"], ["y"])], "m", [x],
+                          [helper.make_tensor_value_info("y", TensorProto.INT64, [])])
+    path = tmp_path / "v.onnx"
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), path)
+    row = {"artifact": str(path), "inputs": {"sr": []}}
+    values = bench._legacy_values(row, ["--input", "x=1x2", "--input-value", "sr=16000"])
+    assert values == {"sr": {"shape": [], "value": 16000, "dtype": "int64"}}
+    arrays = bench._values({"input_values": values})
+    assert arrays["sr"].dtype == np.int64 and int(arrays["sr"]) == 16000
+    assert bench._legacy_values(row, ["--input", "x=1x2"]) == {}
+
+
+def test_the_development_figures_read_the_folds_and_the_design_rows_only(tmp_path, monkeypatch, capsys):
+    spec = importlib.util.spec_from_file_location("prediction_folds", REPO / "benchmarks" / "prediction_folds.py")
+    assert spec is not None and spec.loader is not None
+    folds = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(folds)
+    model = _model(tmp_path / "m.onnx")
+    tables = tmp_path / "tables"
+    _table(model, tables)
+    rows = [{"model": "m.onnx", "split": "design", "measured_ms": 0.05, "artifact": str(model),
+             "inputs": {"x": [1, 8, 16, 16]}},
+            # a held-out row whose file does not exist: reading it would fail the run
+            {"model": "secret.onnx", "split": "held-out", "measured_ms": 1.0, "artifact": str(tmp_path / "no.onnx"),
+             "inputs": {"x": [1]}}]
+    measured = tmp_path / "acc.json"
+    measured.write_text(json.dumps([{"config": "ort-fp32-1t", "rows": rows}]))
+    monkeypatch.setattr("sys.argv", ["prediction_folds.py", "--tables", str(tables), "--measured", str(measured),
+                                     "--variant", "knn=7", "--variant", "knn=4,shape=True"])
+    assert folds.main() == 0
+    out = capsys.readouterr().out
+    assert out.count("folds n= 12") == 2 and out.count("design n=  1") == 2 and "m.onnx" in out
+    assert "FitOptions(knn=4, shape=True)" in out and "secret" not in out
+    monkeypatch.setattr("sys.argv", ["prediction_folds.py", "--tables", str(tables), "--variant", "k=3"])
+    with pytest.raises(SystemExit, match="k is not a FitOptions field"):
+        folds.main()
