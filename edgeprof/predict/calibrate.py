@@ -7,10 +7,14 @@ runtime really runs). Every profiled node is matched to a kernel of this host's 
 nodes with no match (NCHWc reorders, memcpy) are kept as the model's unmatched time. The loop stops starting
 models when the next one would not finish inside `budget_s` (the mean time per model so far is the estimate).
 Reference models are measured first, since they are the ones real models look like.
+onnxruntime int8: each generated fp32 file goes through the same deploy path with precision int8, so
+export/quantize.py quantises it as it would a user's model (cached by content; the time it takes is inside the
+model's time, so the budget counts it), and the kernels are read from the quantised file the run names.
 LiteRT (runtime "tflite", XNNPACK, fp32): the calibration models are tflite.py's one-operator files, measured by
 the same deploy path without --profile-ops (LiteRT's Python interpreter has no per-op profiler); each model's
 kernels are read from the file by this host's LiteRT (tflite.tflite_kernels) with no per-kernel time, and fit.py
-takes the model's p50 as its kernel's time less the per-run overhead.
+takes the model's p50 as its kernel's time less the per-run overhead. LiteRT int8 and fp16 (either runtime) are
+refused in one line (PRECISIONS).
 Does not own: the measurement (run/, the agent), the table's file (table.py), fitting (fit.py).
 """
 

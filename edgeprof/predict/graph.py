@@ -3,9 +3,11 @@
 Owns: `kernels(path, input_shapes, level)`: onnxruntime on THIS host saves its optimised graph
 (SessionOptions.optimized_model_filepath, CPU provider) at the device's graph level capped at "extended" (the
 "all" level adds the NCHWc layout transform, whose saved graph is specific to this host's CPU; its nodes are named
-"<fused node's output>_nchwc" and are mapped back here, see `profile_key`), and each node becomes a Kernel:
-op type, a cost key (op family and variant), FLOPs (export/flops.py's convention, fused ops counted as their
-base op), bytes moved (inputs, weights and outputs), dtype and element counts. Shapes come from ONNX shape
+"<fused node's output>_nchwc", and a quantised model's NHWC QLinearConv "<node>_token_<n>": both are mapped back
+here, see `profile_key`), and each node becomes a Kernel: op type, a cost key (op family and variant; a kernel on
+int8 / uint8 data, a quantised model's, says its dtype: "QLinearConv/kxk/c16@uint8"), FLOPs (export/flops.py's
+convention, fused and quantised ops counted as their base op, read at their own input positions), bytes moved
+(inputs, weights and outputs), dtype and element counts. Shapes come from ONNX shape
 inference on the original model with concrete inputs (names survive onnxruntime's fusions) and then on the
 optimised graph; a tensor still unknown is taken as its node's first input's shape and the kernel says so.
 Control flow: the kernels inside If/Loop/Scan bodies are read too (onnxruntime saves its optimised subgraphs). An
