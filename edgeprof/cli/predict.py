@@ -40,6 +40,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="precision of the tables and of the model: int8 reads the model as deploy --precision int8 "
                         "quantises it (onnxruntime only; LiteRT int8 tables are not built). Default: int8 for an "
                         "ONNX file that is already quantised (read as it is), else fp32")
+    p.add_argument("--calibration", metavar="DIR",
+                   help="int8: the calibration samples deploy --calibration DIR quantises the model with (.npy or "
+                        ".npz files; default: deploy's seeded inputs), so the model is read as that deploy runs it")
     p.add_argument("--runtime-version", help="refuse a table measured with another runtime version")
     p.add_argument("--batch", type=int, default=1, help="batch size, as deploy --batch")
     p.add_argument("--input", action="append", default=[], metavar="NAME=SHAPE",
@@ -101,6 +104,9 @@ def run(args: argparse.Namespace) -> int:
     if not args.device and not args.table:
         raise ConfigError("predict needs --device NAME or --table FILE",
                           hint="edgeprof calibrate --device NAME measures a table first")
+    from ..files.datafiles import require_calibration_dir
+
+    require_calibration_dir(args.calibration)  # a typo is one line, whatever the precision (as deploy)
     runtime = args.runtime or ("tflite" if str(args.model).endswith(".tflite") else None)
     precision = args.precision or given_precision(args.model) or "fp32"
     if precision not in ("fp32", "int8"):
@@ -129,7 +135,8 @@ def run(args: argparse.Namespace) -> int:
                           hint="predict with tables of one --graph-opt level at a time")
     graph = model_graph(args.model, batch=args.batch, input_shapes=dict(parse_input_shape(s) for s in args.input),
                         level=level.pop(), input_values=dict(parse_input_value(v) for v in args.input_value),
-                        threads=args.threads or loaded[0][1].key.threads, precision=precision)
+                        threads=args.threads or loaded[0][1].key.threads, precision=precision,
+                        calibration=args.calibration)
     if graph.precision != precision:  # --precision fp32 on a file that is already int8: deploy runs it as given
         raise ConfigError(f"{args.model} is already {graph.precision}: deploy runs it as it is, so it is predicted "
                           f"from {graph.precision} tables, not {precision} ones",

@@ -83,7 +83,7 @@ class ModelGraph:
 
 def model_graph(model: str, *, batch: int = 1, input_shapes: Mapping[str, tuple[int, ...]] | None = None,
                 level: str = "all", precision: str = "fp32", input_values: Mapping[str, Any] | None = None,
-                threads: int | None = None) -> ModelGraph:
+                threads: int | None = None, calibration: str | None = None) -> ModelGraph:
     """The kernels of `model` (a bundled name, an ONNX or a .tflite file) with deploy's input rules, and its
     identity. `input_values` (deploy's --input-value) are constants fed, so that an If on them keeps the branch
     taken. precision "int8" (onnxruntime): the model as deploy --precision int8 makes it (run.prepare:
@@ -97,8 +97,9 @@ def model_graph(model: str, *, batch: int = 1, input_shapes: Mapping[str, tuple[
         raise ConfigError(f"{model} is a TFLite model: it is predicted from LiteRT tables",
                           hint="predict it with --runtime tflite (edgeprof calibrate --runtime tflite measures one)")
     spec = RunSpec(device="predict", model=model, runtime=runtime, precision=precision, batch=batch,
-                   input_shapes=dict(input_shapes or {}), input_values=dict(input_values or {}))
-    a = prepare(spec).artifact
+                   input_shapes=dict(input_shapes or {}), input_values=dict(input_values or {}),
+                   calibration=calibration)
+    a = prepare(spec, calibration=calibration).artifact  # int8: deploy --calibration DIR's samples, else seeded
     plan = input_plan(a.inputs, spec)
     content = a.content  # as a measured run's identity says it
     ks = tflite_kernels(a.path, threads or 1) if runtime == "tflite" else \

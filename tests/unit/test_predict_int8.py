@@ -196,3 +196,28 @@ def test_what_int8_does_not_build_is_said_in_one_line(offline, tmp_path, capsys)
     assert main(["calibrate", "--device", "local", "--runtime", "tflite", "--precision", "int8"]) == 2
     line = _one_line(capsys)
     assert "tflite tables are built for fp32 only" in line and "LiteRT int8 is not built" in line
+
+
+def test_calibration_samples_are_those_deploy_quantises_with(offline, tmp_path, capsys):
+    """predict --calibration DIR quantises with deploy --calibration DIR's samples: another quantised file (the
+    cache keys it by the samples' content), read the same way; a directory that is not there is one line."""
+    from edgeprof.export.artifact_cache import default_cache_dir
+
+    f = _fp32_model(tmp_path / "f.onnx")
+    int8 = save_table(_table("int8"), tmp_path / "int8.json")
+    samples = tmp_path / "samples"
+    samples.mkdir()
+    for i in range(3):
+        np.save(samples / f"{i}.npy", np.full(_X, 0.5 + i, np.float32))
+    before = set(default_cache_dir().rglob("*.onnx"))
+    assert model_graph(str(f), precision="int8").precision == "int8"
+    seeded = set(default_cache_dir().rglob("*.onnx")) - before
+    g = model_graph(str(f), precision="int8", calibration=str(samples))
+    given = set(default_cache_dir().rglob("*.onnx")) - before - seeded
+    assert g.precision == "int8" and seeded and given  # a second quantised file, from the samples given
+    assert [k.key for k in g.kernels if k.op == "QLinearConv"]
+    assert main(["predict", str(f), "--table", str(int8), "--precision", "int8", "--calibration", str(samples),
+                 "--json", "--no-store"]) == 0
+    assert json.loads(capsys.readouterr().out)["predictions"][0]["p50_ms"] > 0
+    assert main(["predict", str(f), "--table", str(int8), "--precision", "int8", "--calibration", "nowhere"]) == 2
+    assert "--calibration nowhere: no such directory" in _one_line(capsys)
