@@ -94,6 +94,23 @@ def given_precision(model: str) -> str | None:
     return given[0] if given is not None else None
 
 
+def precision_of(args: argparse.Namespace, runtime: str | None) -> str:
+    """The precision predicted: --precision, else an already-quantised file's own, else fp32; what is not built
+    (fp16, LiteRT int8) is refused in one line, as is a --calibration directory that is not there."""
+    from ..files.datafiles import require_calibration_dir
+
+    require_calibration_dir(args.calibration)  # a typo is one line, whatever the precision (as deploy)
+    precision = str(args.precision or given_precision(args.model) or "fp32")
+    if precision not in ("fp32", "int8"):
+        what = f"{args.model} is already {precision}" if args.precision is None else f"predict --precision {precision}"
+        raise ConfigError(f"{what}: tables are built for fp32 and int8 (onnxruntime) only; fp16 tables are not built",
+                          hint="predict the fp32 model, or its int8 version with --precision int8")
+    if precision != "fp32" and runtime == "tflite":
+        raise ConfigError(f"predict --runtime tflite --precision {precision}: LiteRT tables are built for fp32 only",
+                          hint="predict fp32, or int8 with onnxruntime tables (--runtime onnxruntime)")
+    return precision
+
+
 def run(args: argparse.Namespace) -> int:
     from ..export.inputs import parse_input_value
     from ..predict.record import stored_prediction
@@ -104,18 +121,8 @@ def run(args: argparse.Namespace) -> int:
     if not args.device and not args.table:
         raise ConfigError("predict needs --device NAME or --table FILE",
                           hint="edgeprof calibrate --device NAME measures a table first")
-    from ..files.datafiles import require_calibration_dir
-
-    require_calibration_dir(args.calibration)  # a typo is one line, whatever the precision (as deploy)
     runtime = args.runtime or ("tflite" if str(args.model).endswith(".tflite") else None)
-    precision = args.precision or given_precision(args.model) or "fp32"
-    if precision not in ("fp32", "int8"):
-        what = f"{args.model} is already {precision}" if args.precision is None else f"predict --precision {precision}"
-        raise ConfigError(f"{what}: tables are built for fp32 and int8 (onnxruntime) only; fp16 tables are not built",
-                          hint="predict the fp32 model, or its int8 version with --precision int8")
-    if precision != "fp32" and runtime == "tflite":
-        raise ConfigError(f"predict --runtime tflite --precision {precision}: LiteRT tables are built for fp32 only",
-                          hint="predict fp32, or int8 with onnxruntime tables (--runtime onnxruntime)")
+    precision = precision_of(args, runtime)
     tables = [(f"device {d}", find_table(d, runtime=runtime or "onnxruntime", precision=precision,
                                          threads=args.threads)) for d in args.device]
     tables += [(str(t), t) for t in args.table]
