@@ -30,7 +30,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "predicts without the device.",
         epilog="examples:\n  edgeprof calibrate --device local --budget 10m\n"
                "  edgeprof calibrate --device pi5 --threads 4 --out pi5.json     (a file to hand to a colleague)\n"
-               "  edgeprof calibrate --import pi5.json                           (a table measured elsewhere)",
+               "  edgeprof calibrate --import pi5.json                           (a table measured elsewhere)\n"
+               "  edgeprof calibrate --device local --precision int8             (onnxruntime int8, quantised as "
+               "deploy does)",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--device", help="device name from devices.yaml, or 'local'")
     p.add_argument("--inventory", help="devices.yaml path (default: ./devices.yaml)")

@@ -27,7 +27,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "what the table measured.",
         epilog="examples:\n  edgeprof predict mobilenet_v2 --device local\n"
                "  edgeprof predict model.onnx --input x=1x3x224x224 --device pi5 --device jetson\n"
-               "  edgeprof predict model.onnx --table colleague-board.json --json",
+               "  edgeprof predict model.onnx --table colleague-board.json --json\n"
+               "  edgeprof predict mobilenet_v2 --precision int8 --device local   (as deploy --precision int8 "
+               "quantises it)",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("model", help="bundled model name or ONNX file")
     p.add_argument("--device", action="append", default=[], help="a board with a table (repeatable)")
