@@ -2,8 +2,8 @@
 
 Parses, calls edgeprof.predict.calibrate (the method and its limits are there and in docs/predict.md), shows a
 progress bar on stderr, writes the table to the tables directory (and --out), and imports a colleague's or a
-vendor's table file (--import FILE). onnxruntime and LiteRT (tflite, XNNPACK) fp32 tables are built; other
-runtimes and precisions are refused in one line.
+vendor's table file (--import FILE). onnxruntime fp32 and int8 and LiteRT (tflite, XNNPACK) fp32 tables are built;
+other runtimes and precisions (LiteRT int8, fp16) are refused in one line.
 """
 
 from __future__ import annotations
@@ -30,14 +30,19 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "predicts without the device.",
         epilog="examples:\n  edgeprof calibrate --device local --budget 10m\n"
                "  edgeprof calibrate --device pi5 --threads 4 --out pi5.json     (a file to hand to a colleague)\n"
-               "  edgeprof calibrate --import pi5.json                           (a table measured elsewhere)",
+               "  edgeprof calibrate --import pi5.json                           (a table measured elsewhere)\n"
+               "  edgeprof calibrate --device local --precision int8             (onnxruntime int8, quantised as "
+               "deploy does)",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--device", help="device name from devices.yaml, or 'local'")
     p.add_argument("--inventory", help="devices.yaml path (default: ./devices.yaml)")
     p.add_argument("--runtime", default="onnxruntime",
                    help="onnxruntime (default) or tflite (LiteRT with XNNPACK: one-operator models timed whole, "
                         "since LiteRT's Python interpreter has no per-op profiler)")
-    p.add_argument("--precision", default="fp32", help="precision (only fp32 is calibrated yet)")
+    p.add_argument("--precision", default="fp32",
+                   help="fp32 (default) or int8 (onnxruntime only: each calibration model is quantised as deploy "
+                        "--precision int8 quantises a user's model, and the quantised graph's kernels are measured; "
+                        "LiteRT int8 and fp16 tables are not built)")
     p.add_argument("--threads", type=int, default=1, help="intra-op threads, as deploy --threads (default 1)")
     p.add_argument("--graph-opt", default="all", choices=["disable", "basic", "extended", "all"],
                    help="onnxruntime graph optimisation level, as deploy --graph-opt (default all)")
@@ -68,12 +73,19 @@ def run(args: argparse.Namespace) -> int:
     if not args.device:
         raise ConfigError("calibrate needs --device NAME (or --import FILE)", hint="e.g. edgeprof calibrate "
                                                                                    "--device local --budget 10m")
-    from ..predict.calibrate import RUNTIMES
+    from ..predict.calibrate import PRECISIONS, RUNTIMES
 
     if args.runtime not in RUNTIMES:
         raise ConfigError(f"calibrate --runtime {args.runtime}: tables are built for {' and '.join(RUNTIMES)} only",
                           hint="calibrate with --runtime onnxruntime or --runtime tflite; TensorRT is not supported "
                                "yet")
+    built = PRECISIONS[args.runtime]
+    if args.precision not in built:
+        raise ConfigError(f"calibrate --runtime {args.runtime} --precision {args.precision}: {args.runtime} tables are "
+                          f"built for {' and '.join(built)} only",
+                          hint="LiteRT int8 is not built (its Python interpreter gives no per-op times to separate "
+                               "the quantise ops); fp16 tables are not built" if args.runtime == "tflite" else
+                          "fp16 tables are not built; calibrate fp32 or int8")
     if args.threads < 1:
         raise ConfigError(f"--threads {args.threads}: must be at least 1")
     from ..vocab import parse_duration

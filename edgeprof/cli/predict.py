@@ -27,7 +27,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "what the table measured.",
         epilog="examples:\n  edgeprof predict mobilenet_v2 --device local\n"
                "  edgeprof predict model.onnx --input x=1x3x224x224 --device pi5 --device jetson\n"
-               "  edgeprof predict model.onnx --table colleague-board.json --json",
+               "  edgeprof predict model.onnx --table colleague-board.json --json\n"
+               "  edgeprof predict mobilenet_v2 --precision int8 --device local   (as deploy --precision int8 "
+               "quantises it)",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("model", help="bundled model name or ONNX file")
     p.add_argument("--device", action="append", default=[], help="a board with a table (repeatable)")
@@ -36,7 +38,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--runtime", choices=["onnxruntime", "tflite"],
                    help="the runtime of the tables (default: tflite for a .tflite model, else onnxruntime; a --table "
                         "file says its own)")
-    p.add_argument("--precision", default="fp32", help="precision of the tables (only fp32 yet)")
+    p.add_argument("--precision",
+                   help="precision of the tables and of the model: int8 reads the model as deploy --precision int8 "
+                        "quantises it (onnxruntime only; LiteRT int8 tables are not built). Default: int8 for an "
+                        "ONNX file that is already quantised (read as it is), else fp32")
+    p.add_argument("--calibration", metavar="DIR",
+                   help="int8: the calibration samples deploy --calibration DIR quantises the model with (.npy or "
+                        ".npz files; default: deploy's seeded inputs), so the model is read as that deploy runs it")
     p.add_argument("--runtime-version", help="refuse a table measured with another runtime version")
     p.add_argument("--batch", type=int, default=1, help="batch size, as deploy --batch")
     p.add_argument("--input", action="append", default=[], metavar="NAME=SHAPE",
@@ -46,7 +54,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "predicted on the branch taken instead of both")
     p.add_argument("--measured", action="store_true",
                    help="also show the newest stored run of the same configuration (device, model content, "
-                        "runtime, threads, batch, shapes, fp32) next to each prediction, with the error")
+                        "runtime, precision, threads, batch, shapes) next to each prediction, with the error")
     p.add_argument("--db", help="results database (as results --db): where the predictions are stored, and what "
                                 "--measured reads")
     p.add_argument("--no-store", action="store_true",
@@ -72,6 +80,39 @@ def measured_beside(rows: list[dict[str, Any]], db: str | None) -> None:
                          "error": r["p50_ms"] / m - 1, "inside_interval": r["low_ms"] <= m <= r["high_ms"]}
 
 
+def given_precision(model: str) -> str | None:
+    """The precision of an ONNX file that is already quantised (or fp16), as deploy reads it; None otherwise (a
+    bundled name, a float file, a .tflite file)."""
+    from pathlib import Path
+
+    from ..export.quantize import onnx_given_precision
+
+    if not str(model).endswith(".onnx") or not Path(model).is_file():
+        return None
+    try:
+        given = onnx_given_precision(model)
+    except Exception:  # noqa: BLE001 - an unreadable file is refused, in one line, where its graph is read
+        return None
+    return given[0] if given is not None else None
+
+
+def precision_of(args: argparse.Namespace, runtime: str | None) -> str:
+    """The precision predicted: --precision, else an already-quantised file's own, else fp32; what is not built
+    (fp16, LiteRT int8) is refused in one line, as is a --calibration directory that is not there."""
+    from ..files.datafiles import require_calibration_dir
+
+    require_calibration_dir(args.calibration)  # a typo is one line, whatever the precision (as deploy)
+    precision = str(args.precision or given_precision(args.model) or "fp32")
+    if precision not in ("fp32", "int8"):
+        what = f"{args.model} is already {precision}" if args.precision is None else f"predict --precision {precision}"
+        raise ConfigError(f"{what}: tables are built for fp32 and int8 (onnxruntime) only; fp16 tables are not built",
+                          hint="predict the fp32 model, or its int8 version with --precision int8")
+    if precision != "fp32" and runtime == "tflite":
+        raise ConfigError(f"predict --runtime tflite --precision {precision}: LiteRT tables are built for fp32 only",
+                          hint="predict fp32, or int8 with onnxruntime tables (--runtime onnxruntime)")
+    return precision
+
+
 def run(args: argparse.Namespace) -> int:
     from ..export.inputs import parse_input_value
     from ..predict.record import stored_prediction
@@ -82,11 +123,9 @@ def run(args: argparse.Namespace) -> int:
     if not args.device and not args.table:
         raise ConfigError("predict needs --device NAME or --table FILE",
                           hint="edgeprof calibrate --device NAME measures a table first")
-    if args.precision != "fp32":
-        raise ConfigError(f"predict --precision {args.precision}: only fp32 tables are built yet",
-                          hint="int8 and fp16 tables are not built (onnxruntime or LiteRT); predict fp32")
     runtime = args.runtime or ("tflite" if str(args.model).endswith(".tflite") else None)
-    tables = [(f"device {d}", find_table(d, runtime=runtime or "onnxruntime", precision=args.precision,
+    precision = precision_of(args, runtime)
+    tables = [(f"device {d}", find_table(d, runtime=runtime or "onnxruntime", precision=precision,
                                          threads=args.threads)) for d in args.device]
     tables += [(str(t), t) for t in args.table]
     loaded = [(label, load_table(path), str(path)) for label, path in tables]
@@ -95,20 +134,28 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(f"the tables were measured with different runtimes ({', '.join(sorted(runtimes))})",
                           hint="predict with the tables of one runtime at a time (--runtime)")
     for _label, table, path in loaded:  # a .tflite model with an onnxruntime table: refused before reading it
-        check_key(table, runtime=runtime, where=f"table {path}")
+        check_key(table, runtime=runtime, precision=precision, where=f"table {path}")
+    if precision != "fp32" and loaded[0][1].key.runtime == "tflite":
+        raise ConfigError(f"predict --precision {precision}: LiteRT tables are built for fp32 only",
+                          hint="predict int8 with onnxruntime tables")
     level = {t.key.graph_level for _, t, _ in loaded}
     if len(level) > 1:
         raise ConfigError(f"the tables were measured at different graph levels ({', '.join(sorted(level))})",
                           hint="predict with tables of one --graph-opt level at a time")
     graph = model_graph(args.model, batch=args.batch, input_shapes=dict(parse_input_shape(s) for s in args.input),
                         level=level.pop(), input_values=dict(parse_input_value(v) for v in args.input_value),
-                        threads=args.threads or loaded[0][1].key.threads)
+                        threads=args.threads or loaded[0][1].key.threads, precision=precision,
+                        calibration=args.calibration)
+    if graph.precision != precision:  # --precision fp32 on a file that is already int8: deploy runs it as given
+        raise ConfigError(f"{args.model} is already {graph.precision}: deploy runs it as it is, so it is predicted "
+                          f"from {graph.precision} tables, not {precision} ones",
+                          hint=f"predict it with --precision {graph.precision}")
     ks, shapes = graph.kernels, graph.shapes
     rows: list[dict[str, Any]] = []
     records = []
     for _label, table, path in loaded:
         p = predict(ks, table, batch=args.batch, threads=args.threads, runtime_version=args.runtime_version,
-                    where=f"table {path}", runtime=runtime)
+                    where=f"table {path}", runtime=runtime, precision=precision)
         records.append(stored_prediction(args.model, graph, table, p, batch=args.batch, table_path=path))
         rows.append({"board": table.key.device_name, "runtime": table.key.runtime, "threads": table.key.threads,
                      "table": path, "key": table.key.label(), "config_key": records[-1].config_key,

@@ -69,8 +69,9 @@ def predict_cells(store: Store, sweep_id: str, cells: list[Cell], say: Callable[
                         f"{threads}): edgeprof calibrate --device {cell.device}"
                         + (f" --threads {cell.threads}" if cell.threads is not None else " --threads N (and give "
                            "the sweep `threads: [N]`: a table is measured with one thread count)")
-                        + (" (only fp32 tables of onnxruntime and LiteRT are built yet)"
-                           if cell.runtime not in ("onnxruntime", "tflite") or cell.precision != "fp32" else "")
+                        + (" (tables are built for onnxruntime fp32 and int8 and LiteRT fp32 only)"
+                           if cell.runtime not in ("onnxruntime", "tflite") or cell.precision not in ("fp32", "int8")
+                           or (cell.runtime == "tflite" and cell.precision != "fp32") else "")
                         + "; measuring it anyway")
                 done.no_table.append(line)
                 say(line)
@@ -92,7 +93,7 @@ def predict_cells(store: Store, sweep_id: str, cells: list[Cell], say: Callable[
             graph = model_graph(cell.model, batch=cell.batch, input_shapes=cell.inputs, level=table.key.graph_level,
                                 precision=cell.precision, threads=cell.threads)
             p = predict(graph.kernels, table, batch=cell.batch, threads=cell.threads, where=f"table {path}",
-                        runtime=table.key.runtime)
+                        runtime=table.key.runtime, precision=graph.precision)
         except UserError as e:
             line = f"could not predict {cell.cell_id}: {e.one_line()}; measuring it anyway"
             done.failed.append(line)

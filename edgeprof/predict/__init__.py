@@ -12,6 +12,7 @@ Owns the pieces below; the CLI (cli/calibrate.py, cli/predict.py) only parses an
   fit.py        per-kernel cost models fitted on a table, the model-level term, coverage, fallback, interval
   kernels.py    the generated calibration models (many small kernels at many shapes, one ONNX file each)
   calibrate.py  measuring those models on a device through run.deploy with --profile-ops, under a time budget
+                (onnxruntime int8: each quantised by deploy's own path first)
 
 Does not own: measuring (run/, the agent), storing runs (store/), export (export/).
 """

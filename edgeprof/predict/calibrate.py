@@ -7,10 +7,14 @@ runtime really runs). Every profiled node is matched to a kernel of this host's 
 nodes with no match (NCHWc reorders, memcpy) are kept as the model's unmatched time. The loop stops starting
 models when the next one would not finish inside `budget_s` (the mean time per model so far is the estimate).
 Reference models are measured first, since they are the ones real models look like.
+onnxruntime int8: each generated fp32 file goes through the same deploy path with precision int8, so
+export/quantize.py quantises it as it would a user's model (cached by content; the time it takes is inside the
+model's time, so the budget counts it), and the kernels are read from the quantised file the run names.
 LiteRT (runtime "tflite", XNNPACK, fp32): the calibration models are tflite.py's one-operator files, measured by
 the same deploy path without --profile-ops (LiteRT's Python interpreter has no per-op profiler); each model's
 kernels are read from the file by this host's LiteRT (tflite.tflite_kernels) with no per-kernel time, and fit.py
-takes the model's p50 as its kernel's time less the per-run overhead.
+takes the model's p50 as its kernel's time less the per-run overhead. LiteRT int8 and fp16 (either runtime) are
+refused in one line (PRECISIONS).
 Does not own: the measurement (run/, the agent), the table's file (table.py), fitting (fit.py).
 """
 
@@ -31,9 +35,11 @@ from .kernels import calibration_models
 from .table import CalibrationModel, CalibrationTable, MeasuredKernel, TableKey
 from .tflite import GRAPH_LEVEL, calibration_files, host_litert_version, tflite_kernels
 
-__all__ = ["calibrate", "measure_model", "model_from_result", "SHORT_RUN", "RUNTIMES"]
+__all__ = ["calibrate", "measure_model", "model_from_result", "SHORT_RUN", "RUNTIMES", "PRECISIONS"]
 
 RUNTIMES = ("onnxruntime", "tflite")
+# the precisions each runtime's tables are built for
+PRECISIONS = {"onnxruntime": ("fp32", "int8"), "tflite": ("fp32",)}
 
 # the timed loop of a calibration run: short, since the kernel times come from the profile pass
 SHORT_RUN = {"warmup_s": 0.3, "min_duration_s": 0.6, "min_queries": 10, "idle_s": 0.0, "profile_ops": True}
@@ -127,10 +133,13 @@ def calibrate(device: Device, *, threads: int, budget_s: float, cache_dir: Path,
     if runtime not in RUNTIMES:
         raise ConfigError(f"calibrate --runtime {runtime}: tables are built for {' and '.join(RUNTIMES)} only",
                           hint="calibrate with --runtime onnxruntime or --runtime tflite (LiteRT with XNNPACK)")
-    if precision != "fp32":
-        raise ConfigError(f"calibrate --precision {precision}: only fp32 tables are built yet",
-                          hint="calibrate with --precision fp32; int8 and fp16 predictions are not supported yet "
-                               "(LiteRT's Python interpreter gives no per-op times to separate the quantise ops)")
+    if precision not in PRECISIONS[runtime]:
+        raise ConfigError(f"calibrate --runtime {runtime} --precision {precision}: {runtime} tables are built for "
+                          f"{' and '.join(PRECISIONS[runtime])} only",
+                          hint="calibrate with --precision fp32" + (
+                              " (LiteRT int8 is not built: its Python interpreter gives no per-op times to "
+                              "separate the quantise ops)" if runtime == "tflite" else
+                              " or int8 (fp16 tables are not built)"))
     if runtime == "tflite":
         level = GRAPH_LEVEL
     start = time.monotonic()
@@ -190,7 +199,10 @@ def calibrate(device: Device, *, threads: int, budget_s: float, cache_dir: Path,
         path = cache_dir / f"{name}-{hashlib.sha256(data).hexdigest()[:12]}.onnx"
         if not path.exists():
             onnx.save(proto, str(path))
-        one(str(path), name, "kernels", path)
+        # int8: deploy quantises the fp32 file as it would a user's (export/quantize.py, cached by content; the
+        # time it takes is inside this model's time, so the budget counts it) and its kernels are read from the
+        # quantised file the run names
+        one(str(path), name, "kernels", path if precision == "fp32" else None)
     if key is None:
         raise UserError(f"calibrating {device.name}: the budget ended before any model was measured",
                         hint="give a longer --budget")

@@ -3,9 +3,11 @@
 Owns: `kernels(path, input_shapes, level)`: onnxruntime on THIS host saves its optimised graph
 (SessionOptions.optimized_model_filepath, CPU provider) at the device's graph level capped at "extended" (the
 "all" level adds the NCHWc layout transform, whose saved graph is specific to this host's CPU; its nodes are named
-"<fused node's output>_nchwc" and are mapped back here, see `profile_key`), and each node becomes a Kernel:
-op type, a cost key (op family and variant), FLOPs (export/flops.py's convention, fused ops counted as their
-base op), bytes moved (inputs, weights and outputs), dtype and element counts. Shapes come from ONNX shape
+"<fused node's output>_nchwc", and a quantised model's NHWC QLinearConv "<node>_token_<n>": both are mapped back
+here, see `profile_key`), and each node becomes a Kernel: op type, a cost key (op family and variant; a kernel on
+int8 / uint8 data, a quantised model's, says its dtype: "QLinearConv/kxk/c16@uint8"), FLOPs (export/flops.py's
+convention, fused and quantised ops counted as their base op, read at their own input positions), bytes moved
+(inputs, weights and outputs), dtype and element counts. Shapes come from ONNX shape
 inference on the original model with concrete inputs (names survive onnxruntime's fusions) and then on the
 optimised graph; a tensor still unknown is taken as its node's first input's shape and the kernel says so.
 Control flow: the kernels inside If/Loop/Scan bodies are read too (onnxruntime saves its optimised subgraphs). An
@@ -22,6 +24,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
+import re
 import tempfile
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
@@ -49,10 +52,25 @@ _AS_STANDARD = {"FusedConv": "Conv", "FusedMatMul": "MatMul", "FusedGemm": "Gemm
                 "MatMulIntegerToFloat": "MatMul", "DynamicQuantizeMatMul": "MatMul", "BiasGelu": "Gelu",
                 "FastGelu": "Gelu", "QuickGelu": "Gelu", "SkipLayerNormalization": "LayerNormalization",
                 "SimplifiedLayerNormalization": "LayerNormalization", "BiasSoftmax": "Softmax",
-                "NhwcMaxPool": "MaxPool", "QLinearAdd": "Add", "QLinearMul": "Mul"}
-# quantised ops: the positions of their float op's inputs (data, weight, bias)
+                "NhwcMaxPool": "MaxPool", "QLinearAdd": "Add", "QLinearMul": "Mul", "QGemm": "Gemm",
+                "QLinearGlobalAveragePool": "GlobalAveragePool", "QLinearAveragePool": "AveragePool",
+                "QLinearSoftmax": "Softmax", "QLinearSigmoid": "Sigmoid", "QLinearLeakyRelu": "LeakyRelu",
+                "QLinearConcat": "Concat", "QLinearReduceMean": "ReduceMean"}
+# quantised ops (onnxruntime's own and its contrib ops, the input lists of onnxruntime's
+# docs/ContribOperators.md): the positions of their float op's inputs (data, weight, bias)
 _QLINEAR_INPUTS = {"QLinearConv": (0, 3, 8), "QLinearMatMul": (0, 3), "ConvInteger": (0, 1),
-                   "MatMulInteger": (0, 1), "MatMulIntegerToFloat": (0, 1)}
+                   "MatMulInteger": (0, 1), "MatMulIntegerToFloat": (0, 1), "QGemm": (0, 3, 6),
+                   "QLinearAdd": (0, 3), "QLinearMul": (0, 3), "QLinearGlobalAveragePool": (0,),
+                   "QLinearAveragePool": (0,), "QLinearSoftmax": (0,), "QLinearSigmoid": (0,),
+                   "QLinearLeakyRelu": (0,), "QLinearReduceMean": (0,)}
+# the input whose dtype a kernel is read at, where it is not the first (QLinearConcat: Y_scale, Y_zero_point, then
+# (X, scale, zero point) per input)
+_DATA_INPUT = {"QLinearConcat": 2}
+# kernels on 8-bit integer tensors (a quantised model's) carry their dtype in their key and family
+# ("QLinearConv/kxk/c16@uint8", "conv/kxk@uint8"), so that no cost model mixes them with float kernels of the same op;
+# a Cast from an 8-bit input (an fp32 model's uint8 image input) converts as in any float graph and keeps its key
+_QUANTISED_DTYPES = frozenset({"int8", "uint8"})
+_UNSUFFIXED = frozenset({"Cast"})
 _GATHERS = frozenset({"Gather", "GatherElements", "GatherND"})
 # cost families: ops whose kernels cost alike share one model when their own has too few samples
 _FAMILY = {
@@ -116,14 +134,24 @@ def host_ort_version() -> str:
     return str(ort.__version__)
 
 
+_TOKEN = re.compile(r"_token_\d+$")
+
+
 def profile_key(name: str) -> str:
     """A node name in the device's onnxruntime profile → the name of the node or output tensor it stands for in
     this module's graph: "<tensor>_nchwc" (the "all" level's NCHWc node named after the fused node's output)
-    → "<tensor>"; any other name is the node's own."""
-    return name[: -len("_nchwc")] if name.endswith("_nchwc") else name
+    → "<tensor>"; "<node>_token_<n>" (the "all" level's NHWC transformer: a quantised model's QLinearConv,
+    QLinearAveragePool ... remade channels-last as com.microsoft ops, named after the node they replace)
+    → "<node>"; any other name is the node's own. The caller tries the name as it is first (onnxruntime's lower
+    levels also name nodes "..._token_<n>")."""
+    if name.endswith("_nchwc"):
+        return name[: -len("_nchwc")]
+    return _TOKEN.sub("", name)
 
 
-def _static_shapes(model: Any, input_shapes: Mapping[str, tuple[int, ...]]) -> dict[str, tuple[int, ...]]:
+def _static_shapes(model: Any, input_shapes: Mapping[str, tuple[int, ...]]
+                   ) -> tuple[dict[str, tuple[int, ...]], dict[str, int]]:
+    """The shapes ONNX shape inference finds with the concrete inputs, and the dtypes it finds."""
     import onnx
 
     for inp in model.graph.input:
@@ -137,7 +165,7 @@ def _static_shapes(model: Any, input_shapes: Mapping[str, tuple[int, ...]]) -> d
         inferred = onnx.shape_inference.infer_shapes(model, strict_mode=False, data_prop=True)
     except Exception:  # noqa: BLE001 - shape inference refusing a graph leaves shapes to the fallback
         inferred = model
-    return _shapes_of(inferred)
+    return _shapes_of(inferred), _dtypes_of(inferred)
 
 
 def _graphs(graph: Any) -> list[Any]:
@@ -197,8 +225,8 @@ def _variant(op: str, node: Any, shape: dict[str, tuple[int, ...]], inits: froze
 
     attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
     base = _AS_STANDARD.get(op, op)
-    wi = _QLINEAR_INPUTS.get(op, (0, 1))[1]
-    if base == "Conv" and len(node.input) > wi and len(shape.get(node.input[wi], ())) >= 2:
+    wi = (*_QLINEAR_INPUTS.get(op, (0, 1)), -1)[1]  # -1: a one-input quantised op has no weight
+    if base == "Conv" and 0 <= wi < len(node.input) and len(shape.get(node.input[wi], ())) >= 2:
         w = shape[node.input[wi]]
         group = int(attrs.get("group", 1))
         k = math.prod(w[2:]) if len(w) > 2 else 1
@@ -211,7 +239,7 @@ def _variant(op: str, node: Any, shape: dict[str, tuple[int, ...]], inits: froze
             return f"group/{align}"
         return f"{'1x1' if k == 1 else 'kxk'}/{align}"
     if base in ("MatMul", "Gemm"):
-        return "w" if len(node.input) > wi and node.input[wi] in inits else "a"
+        return "w" if 0 <= wi < len(node.input) and node.input[wi] in inits else "a"
     return ""
 
 
@@ -250,8 +278,11 @@ def kernels(path: str | Path, input_shapes: Mapping[str, tuple[int, ...]], level
     except Exception as e:  # noqa: BLE001 - onnx raises DecodeError, OSError...
         raise ModelError(f"{path} is not a readable ONNX model: {(str(e).splitlines() or [''])[0][:200]}",
                          hint="check the path") from None
-    shapes = _static_shapes(original, input_shapes)
+    shapes, inferred = _static_shapes(original, input_shapes)
     dtypes = _dtypes_of(original)
+    # a quantised model's int8 / uint8 activations are typed only by inference (QuantizeLinear's zero point): they are
+    # taken from it; other inferred dtypes are not, so a float graph's kernels read as they always have
+    dtypes.update({k: v for k, v in inferred.items() if k not in dtypes and _DTYPE_NAMES.get(v) in _QUANTISED_DTYPES})
     opt = optimised_model(path, level)
     for inp in opt.graph.input:  # the optimised graph keeps the declared (maybe symbolic) input dims
         if inp.name in input_shapes and inp.type.HasField("tensor_type"):
@@ -270,8 +301,38 @@ def kernels(path: str | Path, input_shapes: Mapping[str, tuple[int, ...]], level
         pass
     shapes.update({k: v for k, v in _shapes_of(opt).items() if k not in shapes})
     dtypes.update({k: v for k, v in _dtypes_of(opt).items() if k not in dtypes})
+    _quantised_dtypes(opt, dtypes)
     walker = _Walker(opt, shapes, dtypes, dict(values or {}))
     return walker.graph(opt.graph, (), 1)
+
+
+# ops whose output dtype is not their data input's (a quantised value in, a float or an index out)
+_RETYPES = frozenset({"DequantizeLinear", "MatMulIntegerToFloat", "DynamicQuantizeMatMul", "ConvInteger",
+                      "MatMulInteger", "Cast", "CastLike", "Shape", "Size", "ArgMax", "ArgMin", "NonZero", "TopK",
+                      "Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "Not", "And", "Or", "IsNaN",
+                      "IsInf"})
+
+
+def _quantised_dtypes(model: Any, dtypes: dict[str, int]) -> None:
+    """The 8-bit dtype of tensors onnxruntime created in the optimised graph (a QGemm's output, the Reshape it
+    added after it) that no inference types, in graph (topological) order: a QuantizeLinear gives its zero point's
+    dtype (uint8 without one), a QGemm with an output scale and the other QLinear ops their data input's, as do the
+    ops that move int8 data as it is (Reshape, Transpose, MaxPool, ...). Only int8 / uint8 are filled in."""
+    for g in _graphs(model.graph):
+        for node in g.node:
+            op = node.op_type
+            if op in _RETYPES or (op == "QGemm" and len(node.input) < 8):
+                continue
+            if op == "QuantizeLinear":
+                dt = dtypes.get(node.input[2], 0) if len(node.input) > 2 and node.input[2] else 2
+            else:
+                data = [t for t in node.input[_DATA_INPUT.get(op, 0):] if t]
+                dt = dtypes.get(data[0], 0) if data else 0
+            if _DTYPE_NAMES.get(dt) not in _QUANTISED_DTYPES:
+                continue
+            for o in node.output:
+                if o and o not in dtypes:
+                    dtypes[o] = dt
 
 
 class _Walker:
@@ -434,15 +495,21 @@ class _Walker:
             tensors = [t for t in tensors if t != node.input[0]] + [o for o in node.output if o]
         nbytes = sum(math.prod(shapes[t]) * _DTYPE_BYTES.get(dtypes.get(t, 1), 4) for t in tensors if t in shapes)
         out_elems = sum(math.prod(shapes[t]) for t in node.output if t in shapes)
-        first_in = next((t for t in node.input if t), "")
+        at = _DATA_INPUT.get(op, 0)
+        first_in = next((t for t in node.input[at:] if t), "")
         variant = _variant(op, node, shapes, self.inits)
         base_key = op if node.domain in ("", "ai.onnx", "com.microsoft") else f"{node.domain}.{op}"
         key = f"{base_key}/{variant}" if variant else base_key
         family = _FAMILY.get(op, _FAMILY.get(base, base_key))
         if variant and family in ("conv", "matmul"):
             family = f"{family}/{variant.split('/')[0]}"  # the family leaves out the channel alignment
+        dtype = _DTYPE_NAMES.get(dtypes.get(first_in, 1), "other")
+        if dtype in _QUANTISED_DTYPES and base_key not in _UNSUFFIXED:
+            key = f"{key}@{dtype}"
+            if family != "view":  # views cost nothing at any dtype (fit.py counts them apart by this name)
+                family = f"{family}@{dtype}"
         return Kernel(name=node.name or (node.output[0] if node.output else op), op=base_key, key=key,
-                      family=family, dtype=_DTYPE_NAMES.get(dtypes.get(first_in, 1), "other"),
+                      family=family, dtype=dtype,
                       flops=float(f or 0), bytes=float(nbytes), out_elems=float(out_elems),
                       shapes_guessed=guessed, flops_known=flops_known,
                       outputs=tuple(o for o in node.output if o), branch=branch)

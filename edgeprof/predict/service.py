@@ -3,7 +3,8 @@
 Owns: `find_table` (a device name → its table in tables_dir(), by runtime, precision and threads; a table file
 given directly), `table_for` (the same, None when there is none: a sweep asks it per cell), `model_kernels` and
 `model_graph` (a model as deploy reads it: bundled name or file, batch, --input shapes and --input-value by deploy's
-own rules, export/prepare and export/inputs, without any device; an ONNX model as onnxruntime runs it, a .tflite
+own rules, export/prepare and export/inputs, without any device; an ONNX model as onnxruntime runs it, at int8 as
+deploy quantises it (or a user's quantised file as it is), a .tflite
 file or a model for a LiteRT table as LiteRT with XNNPACK runs it; the graph also names the artifact's source and
 content, the model's identity as a measured run of it has it) and `predict` (one model × one table →
 fit.Prediction, with a warning when this host's onnxruntime — or LiteRT, for a LiteRT table — differs from the one
@@ -77,14 +78,17 @@ class ModelGraph:
     shapes: dict[str, tuple[int, ...]]
     source: str
     content: str
+    precision: str = "fp32"  # the artifact's: "int8" for a model quantised as deploy would, or a user's int8 file
 
 
 def model_graph(model: str, *, batch: int = 1, input_shapes: Mapping[str, tuple[int, ...]] | None = None,
                 level: str = "all", precision: str = "fp32", input_values: Mapping[str, Any] | None = None,
-                threads: int | None = None) -> ModelGraph:
+                threads: int | None = None, calibration: str | None = None) -> ModelGraph:
     """The kernels of `model` (a bundled name, an ONNX or a .tflite file) with deploy's input rules, and its
     identity. `input_values` (deploy's --input-value) are constants fed, so that an If on them keeps the branch
-    taken. level tflite.GRAPH_LEVEL (a LiteRT table's): the model as deploy --runtime tflite makes it (a .tflite
+    taken. precision "int8" (onnxruntime): the model as deploy --precision int8 makes it (run.prepare:
+    export/quantize.py's static QDQ with the calibration inputs deploy's input plan feeds, cached), its kernels from
+    onnxruntime's graph of the quantised file; a file already quantised is read as it is (its precision says so). level tflite.GRAPH_LEVEL (a LiteRT table's): the model as deploy --runtime tflite makes it (a .tflite
     file, or a bundled model exported to TFLite) and its kernels as LiteRT with XNNPACK runs them."""
     from ..run.prepare import input_plan, prepare
 
@@ -93,13 +97,14 @@ def model_graph(model: str, *, batch: int = 1, input_shapes: Mapping[str, tuple[
         raise ConfigError(f"{model} is a TFLite model: it is predicted from LiteRT tables",
                           hint="predict it with --runtime tflite (edgeprof calibrate --runtime tflite measures one)")
     spec = RunSpec(device="predict", model=model, runtime=runtime, precision=precision, batch=batch,
-                   input_shapes=dict(input_shapes or {}), input_values=dict(input_values or {}))
-    a = prepare(spec).artifact
+                   input_shapes=dict(input_shapes or {}), input_values=dict(input_values or {}),
+                   calibration=calibration)
+    a = prepare(spec, calibration=calibration).artifact  # int8: deploy --calibration DIR's samples, else seeded
     plan = input_plan(a.inputs, spec)
     content = a.content  # as a measured run's identity says it
     ks = tflite_kernels(a.path, threads or 1) if runtime == "tflite" else \
         kernels(a.path, plan.shapes, level, values=plan.fixed())
-    return ModelGraph(ks, dict(plan.shapes), a.source, content)
+    return ModelGraph(ks, dict(plan.shapes), a.source, content, a.precision)
 
 
 def model_kernels(model: str, *, batch: int = 1, input_shapes: Mapping[str, tuple[int, ...]] | None = None,
@@ -119,8 +124,10 @@ def predictor(table: CalibrationTable) -> Predictor:
 
 
 def predict(ks: list[Kernel], table: CalibrationTable, *, batch: int = 1, threads: int | None = None,
-            runtime_version: str | None = None, where: str = "table", runtime: str | None = None) -> Prediction:
-    check_key(table, runtime=runtime, threads=threads, runtime_version=runtime_version, where=where)
+            runtime_version: str | None = None, where: str = "table", runtime: str | None = None,
+            precision: str | None = None) -> Prediction:
+    check_key(table, runtime=runtime, threads=threads, runtime_version=runtime_version, precision=precision,
+              where=where)
     p = predictor(table).predict(ks, batch=batch)
     if table.key.runtime == "tflite":
         host_rt = host_litert_version()

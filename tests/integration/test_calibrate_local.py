@@ -54,3 +54,40 @@ def test_calibrate_local_within_its_budget_then_predict_and_see_the_measured_run
     assert p["p50_ms"] > 0 and p["low_ms"] < p["p50_ms"] < p["high_ms"]
     assert p["measured"] is not None and p["measured"]["p50_ms"] > 0
     assert p["measured"]["error"] == pytest.approx(p["p50_ms"] / p["measured"]["p50_ms"] - 1)
+
+
+@pytest.mark.timeout(300)
+def test_int8_calibration_measures_the_quantised_graphs_kernels_and_predicts_an_int8_model(tmp_path, monkeypatch,
+                                                                                          capsys):
+    """calibrate --precision int8: each generated model goes through deploy --precision int8 (export/quantize.py
+    quantises it as it would a user's) and the quantised graph's kernels are profiled; the table then prices the
+    quantised kernels of the bundled ds_cnn read as deploy quantises it."""
+    from edgeprof.predict.service import model_graph, predictor
+
+    monkeypatch.setenv("EDGEPROF_TABLES", str(tmp_path / "tables"))
+    monkeypatch.setenv("EDGEPROF_CACHE", str(tmp_path / "cache"))  # nothing quantised yet: the budget pays for it
+    budget = 30
+    assert main(["calibrate", "--device", "local", "--precision", "int8", "--budget", f"{budget}s", "--threads", "1",
+                 "--out", str(tmp_path / "int8.json")]) == 0
+    capsys.readouterr()
+    table = load_table(tmp_path / "int8.json")
+    assert table.key.precision == "int8" and table.key.runtime == "onnxruntime"
+    assert table.spent_s is not None and table.spent_s <= budget * 1.5  # quantising counts inside the budget
+    profiled = [mk for m in table.models for mk in m.kernels if mk.us is not None]
+    quantised = [mk for mk in profiled if "@" in mk.kernel.key]
+    assert quantised and {mk.kernel.dtype for mk in quantised} <= {"int8", "uint8"}
+    assert any(mk.kernel.op.startswith(("QLinear", "QGemm")) for mk in profiled), sorted(
+        {mk.kernel.key for mk in profiled})
+    assert any(mk.kernel.op == "QuantizeLinear" for mk in profiled)
+    assert (tmp_path / "tables" / "local-onnxruntime-int8-t1.json").exists()
+
+    assert main(["predict", "ds_cnn", "--device", "local", "--precision", "int8", "--json", "--no-store"]) == 0
+    p = json.loads(capsys.readouterr().out)["predictions"][0]
+    assert p["p50_ms"] > 0 and p["low_ms"] < p["p50_ms"] < p["high_ms"] and p["covered_ops"] > 0
+    ks = model_graph("ds_cnn", precision="int8").kernels
+    fitted = predictor(table)
+    priced = [k for k in ks if "@" in k.key and fitted.cost(k)[1] != "roofline"]
+    assert priced, [(k.key, fitted.cost(k)[1]) for k in ks]  # some quantised kernel priced from the int8 samples
+    # the int8 table is not an fp32 one
+    assert main(["predict", "ds_cnn", "--table", str(tmp_path / "int8.json"), "--no-store"]) == 2
+    assert "precision int8, not fp32" in capsys.readouterr().err

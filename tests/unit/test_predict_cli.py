@@ -111,4 +111,4 @@ def test_what_is_not_built_yet_is_said_in_one_line(offline, tmp_path, capsys):
     assert "\n" not in line and "built for onnxruntime and tflite only" in line
     assert main(["calibrate", "--device", "local", "--runtime", "tflite", "--precision", "int8"]) == 2
     line = capsys.readouterr().err.strip()
-    assert "only fp32 tables are built yet" in line
+    assert "\n" not in line and "tflite tables are built for fp32 only" in line

@@ -150,7 +150,7 @@ def test_a_quantised_conv_is_read_with_its_weight_where_qlinearconv_keeps_it(tmp
     m.ir_version = 8
     onnx.save(m, str(tmp_path / "q.onnx"))
     (k,) = kernels(tmp_path / "q.onnx", {})
-    assert k.key == "QLinearConv/kxk/c1" and k.dtype == "uint8"
+    assert k.key == "QLinearConv/kxk/c1@uint8" and k.dtype == "uint8"  # an 8-bit kernel says so in its key
     assert k.flops == 2 * (4 * 8 * 8) * 2 * 9
 
 

@@ -252,4 +252,4 @@ def test_predict_first_predicts_a_tflite_cell_from_a_litert_table_and_refuses_wh
     (k,) = tflite_kernels(tflite_files["conv"], 2)
     assert rec.p50_ms == pytest.approx((OVERHEAD_US + _us(k)) / 1e3, rel=0.2) and rec.runtime == "tflite"
     assert "measured with LiteRT's XNNPACK defaults" in said[0] and said[0].startswith("could not predict")
-    assert "(only fp32 tables of onnxruntime and LiteRT are built yet)" in said[1]
+    assert "(tables are built for onnxruntime fp32 and int8 and LiteRT fp32 only)" in said[1]

@@ -1,0 +1,223 @@
+"""int8 predictions (onnxruntime): a model read as deploy --precision int8 quantises it (export/quantize.py, for
+real) and a user's file already quantised (QOperator, built here) give kernels whose keys say their 8-bit dtype,
+whose FLOPs follow export/flops.py's convention for the float op they compute (weights read at the quantised op's
+own input positions), and which an int8 table prices; a table of the other precision is refused in one line."""
+
+import json
+import socket
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+from edgeprof.cli.main import main
+from edgeprof.predict.graph import Kernel, kernels, profile_key
+from edgeprof.predict.service import model_graph
+from edgeprof.predict.table import CalibrationModel, CalibrationTable, MeasuredKernel, TableKey, save_table
+
+_X = (1, 16, 12, 12)
+
+
+def _fp32_model(path):
+    """Conv 3×3 (16 → 32, bias) → Relu → depthwise 3×3 (32, bias) → Relu: both convolutions quantisable."""
+    rng = np.random.default_rng(0)
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, list(_X))
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 32, 12, 12])
+    inits = [numpy_helper.from_array((rng.standard_normal((32, 16, 3, 3)) * 0.1).astype(np.float32), "w1"),
+             numpy_helper.from_array(np.full(32, 0.1, np.float32), "b1"),
+             numpy_helper.from_array((rng.standard_normal((32, 1, 3, 3)) * 0.1).astype(np.float32), "w2"),
+             numpy_helper.from_array(np.full(32, 0.1, np.float32), "b2")]
+    nodes = [helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1] * 4, name="dense"),
+             helper.make_node("Relu", ["c1"], ["r1"], name="relu1"),
+             helper.make_node("Conv", ["r1", "w2", "b2"], ["c2"], pads=[1] * 4, group=32, name="dw"),
+             helper.make_node("Relu", ["c2"], ["y"], name="relu2")]
+    m = helper.make_model(helper.make_graph(nodes, "g", [x], [y], inits), opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    onnx.save(m, str(path))
+    return path
+
+
+def _qoperator_model(path):
+    """A user's file already quantised in QOperator form: one depthwise QLinearConv, uint8 in and out, int8
+    weights (onnxruntime's QLinearConv: x, x_scale, x_zp, w, w_scale, w_zp, y_scale, y_zp, B)."""
+    x = helper.make_tensor_value_info("x", TensorProto.UINT8, [1, 16, 8, 8])
+    y = helper.make_tensor_value_info("y", TensorProto.UINT8, [1, 16, 8, 8])
+    inits = [numpy_helper.from_array(np.array(0.02, np.float32), "xs"),
+             numpy_helper.from_array(np.array(128, np.uint8), "xz"),
+             numpy_helper.from_array(np.ones((16, 1, 3, 3), np.int8), "w"),
+             numpy_helper.from_array(np.array(0.01, np.float32), "ws"),
+             numpy_helper.from_array(np.array(0, np.int8), "wz"),
+             numpy_helper.from_array(np.array(0.05, np.float32), "ys"),
+             numpy_helper.from_array(np.array(128, np.uint8), "yz"),
+             numpy_helper.from_array(np.zeros(16, np.int32), "b")]
+    node = helper.make_node("QLinearConv", ["x", "xs", "xz", "w", "ws", "wz", "ys", "yz", "b"], ["y"],
+                            pads=[1] * 4, group=16, kernel_shape=[3, 3], name="qconv")
+    m = helper.make_model(helper.make_graph([node], "g", [x], [y], inits), opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    onnx.save(m, str(path))
+    return path
+
+
+def test_a_model_read_as_deploy_quantises_it_has_int8_keyed_kernels_with_the_float_ops_flops(tmp_path, monkeypatch):
+    monkeypatch.setenv("EDGEPROF_CACHE", str(tmp_path / "cache"))
+    path = _fp32_model(tmp_path / "m.onnx")
+    fp32 = model_graph(str(path))
+    int8 = model_graph(str(path), precision="int8")
+    assert fp32.precision == "fp32" and int8.precision == "int8"
+    assert not any("@" in k.key for k in fp32.kernels)  # a float graph's keys are as they always were
+    convs = [k for k in int8.kernels if k.op == "QLinearConv"]
+    assert len(convs) == 2, [k.key for k in int8.kernels]
+    by_variant = {k.key.split("/")[1]: k for k in convs}
+    assert set(by_variant) == {"kxk", "dw"}  # the weight is read at QLinearConv's input 3
+    for k in convs:
+        assert k.dtype in ("int8", "uint8") and k.key.endswith(f"@{k.dtype}") and k.family.endswith(f"@{k.dtype}")
+    y = 32 * 12 * 12
+    assert by_variant["kxk"].flops == 2 * y * 16 * 9 + y  # export/flops.py: 2·|Y|·Cin·k·k + |Y| (bias, input 8)
+    assert by_variant["dw"].flops == 2 * y * 1 * 9 + y
+    assert any(k.op == "QuantizeLinear" for k in int8.kernels)
+    float_convs = sorted(k.flops for k in fp32.kernels if k.family.startswith("conv"))
+    assert sorted(k.flops for k in convs) == float_convs  # the same FLOPs as the fp32 model's
+
+
+def test_a_quantised_user_file_is_read_as_it_is(tmp_path):
+    path = _qoperator_model(tmp_path / "q.onnx")
+    g = model_graph(str(path), precision="int8")
+    assert g.precision == "int8"
+    (k,) = [k for k in g.kernels if k.op == "QLinearConv"]
+    assert k.key == "QLinearConv/dw/c16@uint8" and k.family == "conv/dw@uint8" and k.dtype == "uint8"
+    assert k.flops == 2 * 16 * 64 * 9 + 16 * 64
+    assert kernels(path, {}, "all")[0].key == k.key
+
+
+def test_an_fp32_models_uint8_input_cast_keeps_its_key(tmp_path):
+    x = helper.make_tensor_value_info("x", TensorProto.UINT8, [1, 64])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 64])
+    nodes = [helper.make_node("Cast", ["x"], ["c"], to=TensorProto.FLOAT, name="cast"),
+             helper.make_node("Relu", ["c"], ["y"], name="relu")]
+    m = helper.make_model(helper.make_graph(nodes, "g", [x], [y]), opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    onnx.save(m, str(tmp_path / "u.onnx"))
+    assert [(k.key, k.dtype) for k in kernels(tmp_path / "u.onnx", {}, "all")] == [("Cast", "uint8"),
+                                                                                 ("Relu", "float32")]
+
+
+def test_the_nhwc_transformers_node_names_map_back():
+    # onnxruntime's "all" level remakes a QLinearConv channels-last, named "<node>_token_<n>"
+    assert profile_key("conv_11_token_40") == "conv_11" and profile_key("r_nchwc") == "r"
+    assert profile_key("gemm_input_reshape") == "gemm_input_reshape"
+
+
+# ----------------------------------------------------------------------------------------------------- the CLI
+
+
+@pytest.fixture
+def offline(monkeypatch, tmp_path):
+    def refuse(*a, **k):
+        raise AssertionError("predict tried to connect or to run the model on a device")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    import edgeprof.session as seam
+
+    monkeypatch.setattr(seam, "deploy", refuse)
+    monkeypatch.setenv("EDGEPROF_TABLES", str(tmp_path / "tables"))
+    monkeypatch.setenv("EDGEPROF_CACHE", str(tmp_path / "cache"))
+    monkeypatch.chdir(tmp_path)
+
+
+def _table(precision):
+    """A table whose samples are int8 QLinearConv kernels (or, for fp32, float convolutions) and Adds."""
+    rng = np.random.default_rng(1)
+    conv = ("QLinearConv/dw/c16@uint8", "conv/dw@uint8", "uint8") if precision == "int8" else \
+        ("FusedConv/dw/c16", "conv/dw", "float32")
+    models = []
+    for m in range(10):
+        ks = []
+        for i in range(8):
+            f, b = float(rng.uniform(1e4, 1e7)), float(rng.uniform(1e3, 1e5))
+            if i % 2:
+                k = Kernel(name=f"k{i}", op=conv[0].split("/")[0], key=conv[0], family=conv[1], dtype=conv[2],
+                           flops=f, bytes=b, out_elems=1.0)
+                ks.append(MeasuredKernel(k, 2.0 + f * 1e-6))
+            else:
+                k = Kernel(name=f"k{i}", op="Add", key="Add", family="binary", dtype="float32", flops=f / 1e3,
+                           bytes=b, out_elems=1.0)
+                ks.append(MeasuredKernel(k, 1.0 + b * 1e-5))
+        models.append(CalibrationModel(name=f"m{m}", role="kernels", p50_ms=sum(k.us for k in ks) / 1e3 + 0.01,
+                                       profiled_run_ms=None, unmatched_us=0.0, kernels=tuple(ks)))
+    key = TableKey(device_name="board", device={"cpu": "Cortex-A55", "cores": 4}, runtime="onnxruntime",
+                   runtime_version="1.32.0", precision=precision, threads=1, host_ort_version="1.32.0")
+    return CalibrationTable(key=key, models=tuple(models), created_at="")
+
+
+def _one_line(capsys):
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1, err
+    return err[0]
+
+
+def test_an_int8_table_prices_a_quantised_file_and_is_refused_for_fp32(offline, tmp_path, capsys):
+    int8 = save_table(_table("int8"), tmp_path / "int8.json")
+    fp32 = save_table(_table("fp32"), tmp_path / "fp32.json")
+    q = _qoperator_model(tmp_path / "q.onnx")
+    f = _fp32_model(tmp_path / "f.onnx")
+    # an already-quantised file is int8 without being told, and its QLinearConv is priced from the int8 samples
+    assert main(["predict", str(q), "--table", str(int8), "--json", "--no-store"]) == 0
+    p = json.loads(capsys.readouterr().out)["predictions"][0]
+    assert p["covered_ops"] == 1.0 and p["uncovered"] == [] and p["p50_ms"] > 0
+    # an int8 table for an fp32 prediction, an fp32 table for an int8 one: one line each
+    assert main(["predict", str(f), "--table", str(int8), "--no-store"]) == 2
+    assert "precision int8, not fp32" in _one_line(capsys)
+    assert main(["predict", str(f), "--table", str(fp32), "--precision", "int8", "--no-store"]) == 2
+    assert "precision fp32, not int8" in _one_line(capsys)
+    assert main(["predict", str(q), "--table", str(fp32), "--no-store"]) == 2
+    assert "precision fp32, not int8" in _one_line(capsys)
+    # the file is int8 already: deploy runs it as it is, so an fp32 prediction of it is refused
+    assert main(["predict", str(q), "--table", str(fp32), "--precision", "fp32", "--no-store"]) == 2
+    assert "already int8" in _one_line(capsys)
+    # by device name: the int8 table is found by precision; there is no fp32 one
+    assert main(["calibrate", "--import", str(int8)]) == 0
+    capsys.readouterr()
+    assert main(["predict", str(q), "--device", "board", "--json", "--no-store"]) == 0
+    assert json.loads(capsys.readouterr().out)["predictions"][0]["covered_ops"] == 1.0
+    assert main(["predict", str(f), "--device", "board", "--no-store"]) == 2
+    assert "no onnxruntime fp32 calibration table" in _one_line(capsys)
+
+
+def test_what_int8_does_not_build_is_said_in_one_line(offline, tmp_path, capsys):
+    (tmp_path / "m.tflite").write_bytes(b"TFL3")
+    assert main(["predict", "m.tflite", "--device", "board", "--precision", "int8"]) == 2
+    assert "LiteRT tables are built for fp32 only" in _one_line(capsys)
+    assert main(["predict", "m.tflite", "--device", "board", "--precision", "fp16"]) == 2
+    assert "fp16 tables are not built" in _one_line(capsys)
+    assert main(["calibrate", "--device", "local", "--precision", "fp16"]) == 2
+    assert "onnxruntime tables are built for fp32 and int8 only" in _one_line(capsys)
+    assert main(["calibrate", "--device", "local", "--runtime", "tflite", "--precision", "int8"]) == 2
+    line = _one_line(capsys)
+    assert "tflite tables are built for fp32 only" in line and "LiteRT int8 is not built" in line
+
+
+def test_calibration_samples_are_those_deploy_quantises_with(offline, tmp_path, capsys):
+    """predict --calibration DIR quantises with deploy --calibration DIR's samples: another quantised file (the
+    cache keys it by the samples' content), read the same way; a directory that is not there is one line."""
+    from edgeprof.export.artifact_cache import default_cache_dir
+
+    f = _fp32_model(tmp_path / "f.onnx")
+    int8 = save_table(_table("int8"), tmp_path / "int8.json")
+    samples = tmp_path / "samples"
+    samples.mkdir()
+    for i in range(3):
+        np.save(samples / f"{i}.npy", np.full(_X, 0.5 + i, np.float32))
+    before = set(default_cache_dir().rglob("*.onnx"))
+    assert model_graph(str(f), precision="int8").precision == "int8"
+    seeded = set(default_cache_dir().rglob("*.onnx")) - before
+    g = model_graph(str(f), precision="int8", calibration=str(samples))
+    given = set(default_cache_dir().rglob("*.onnx")) - before - seeded
+    assert g.precision == "int8" and seeded and given  # a second quantised file, from the samples given
+    assert [k.key for k in g.kernels if k.op == "QLinearConv"]
+    assert main(["predict", str(f), "--table", str(int8), "--precision", "int8", "--calibration", str(samples),
+                 "--json", "--no-store"]) == 0
+    assert json.loads(capsys.readouterr().out)["predictions"][0]["p50_ms"] > 0
+    assert main(["predict", str(f), "--table", str(int8), "--precision", "int8", "--calibration", "nowhere"]) == 2
+    assert "--calibration nowhere: no such directory" in _one_line(capsys)
