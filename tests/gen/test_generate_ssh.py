@@ -215,7 +215,7 @@ def test_a_folder_file_name_that_cannot_be_pushed_ends_in_one_line(tmp_path: Pat
     import shutil
 
     from edgeprof.errors import ConfigError
-    from edgeprof.session.generation import _folder_files
+    from edgeprof.session.genartifact import _folder_files
 
     folder = tmp_path / "model"
     shutil.copytree(tiny_ortgenai("int4"), folder)
