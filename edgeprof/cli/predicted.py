@@ -51,7 +51,8 @@ def show_for_result(store: Store, r: Result) -> None:
     if p is None:
         return
     out.print("[bold]prediction[/bold] (edgeprof predict, from the calibration table; not measured)")
-    out.print(shown(prediction_line(p, measured_p50(r))))
+    for line in prediction_line(p, measured_p50(r)).splitlines():  # shown() escapes a newline inside a line
+        out.print(shown(line))
     for u in p.uncovered:
         out.print(shown(f"  not in the table: {u.get('op')} ×{u.get('count')}: assumed {u.get('assumed_ms', 0):.3f} ms"))
     for w in p.warnings:

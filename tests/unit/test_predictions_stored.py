@@ -5,6 +5,7 @@ beside its prediction with the error, and the report ranks the boards both ways 
 
 import dataclasses
 import json
+import re
 
 import pytest
 import sqlalchemy as sa
@@ -91,6 +92,7 @@ def test_results_show_puts_the_prediction_beside_the_run(tmp_path, capsys):
     assert f"predicted p50 {p.p50_ms:.3f} ms [{p.low_ms:.3f}, {p.high_ms:.3f}] ms (90 %)" in text
     assert f"measured p50 {m:.3f} ms: prediction error {100 * (p.p50_ms / m - 1):+.1f} %" in text
     assert "measured inside the interval" in text and f"table {p.table_id}" in text
+    assert "\\x0a" not in text and re.search(r"^measured p50", text, re.M)  # its own line, not an escaped newline
     assert "not in the table: Einsum ×1" in text and "prediction warning: op kinds the table lacks" in text
     # a run of another configuration (another board) shows no prediction
     q = board_result("nano", 3.0)
