@@ -232,6 +232,11 @@ def describe_module(mod):
             return {"version": m.__version__, "providers": list(m.get_available_providers())}
         if mod in ("ai_edge_litert", "tflite_runtime"):
             return {"version": getattr(m, "__version__", None) or dist_version(mod)}
+        if mod == "litert_lm":  # litert-lm-api defines no __version__: its distribution's metadata says it
+            location = module_location(mod)
+            version = owner_version(mod, location) if location else None
+            if version:
+                return {"version": version}
         return {"version": m.__version__}
     except Exception as e:
         return {"error": "%s: %s" % (type(e).__name__, e)}
