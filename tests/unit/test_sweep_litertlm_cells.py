@@ -1,4 +1,4 @@
-"""LiteRT-LM in sweep files (issue 36 item 6): `runtimes: [llama.cpp, litert-lm]` expands llama_tiny into cells of
+"""LiteRT-LM in sweep files (issue 36 item 6): `runtimes: [llama.cpp, litert-lm]` expands llama_tiny (and a Hugging Face folder) into cells of
 both runtimes with llama-bench's ids, each runtime at its own default precision (llama.cpp q4_0; LiteRT-LM
 wi8_afp32 for a model edgeprof builds, as-built for a .litertlm file), a precision of the other runtime a skip row
 with check()'s line, the board's facts deciding (litert_lm not importable there; a user's .litertlm on a board),
@@ -130,3 +130,14 @@ gen_tokens: [8]
     refused = cell_decision(board_lm, facts(litert_lm={"version": "0.18.1"}))
     assert not refused.ok and "on a board runs a .litertlm edgeprof builds" in (refused.reason or "")
     assert cell_decision(by[("orin", "llama_tiny")], facts(litert_lm={"version": "0.18.1"})).ok
+
+
+def test_a_hugging_face_folder_takes_both_runtimes_at_their_defaults(tmp_path):
+    from edgeprof.generative.build import hf_folder
+
+    folder = Path(hf_folder("llama_tiny", cache_dir=tmp_path / "cache").path).parent
+    cells = cells_of(f"models: ['{folder}']\ndevices: [orin]\nruntimes: [llama.cpp, litert-lm]\ngen_tokens: [8]\n",
+                     tmp_path)
+    assert {(c.runtime, c.precision, c.skip) for c in cells.values()} == {("llama.cpp", "q4_0", None),
+                                                                          ("litert-lm", "wi8_afp32", None)}
+    assert all(c.cell_id.endswith("/b1/tauto/pp512/tg8/d0") for c in cells.values())
