@@ -110,10 +110,11 @@ class SweepSpec:
             return [kind.default_runtime(model.ref)]
         return [default_runtime(model.ref)]
 
-    def precisions_for(self, runtime: str) -> list[str]:
-        """The precision axis on `runtime`: `precisions:` as written, else the runtime's own default as a kind
-        has it (MeasurementKind.default_precision), else fp32."""
-        own = (k.default_precision(runtime) for k in KINDS if k.default_precision is not None)
+    def precisions_for(self, runtime: str, model: str) -> list[str]:
+        """The precision axis of `model` (its ref) on `runtime`: `precisions:` as written, else the runtime's own
+        default for that model as a kind has it (MeasurementKind.default_precision: LiteRT-LM's is wi8_afp32 for
+        a model edgeprof builds, as-built for a .litertlm), else fp32."""
+        own = (k.default_precision(runtime, model) for k in KINDS if k.default_precision is not None)
         return self.precisions or [next((p for p in own if p is not None), "fp32")]
 
     def points(self, model: str, runtime: str) -> list[Point]:
@@ -317,7 +318,8 @@ def _included(rule: Rule, spec: SweepSpec, devices: list[Device]) -> list[_Combo
             for dn in names
             for rt in ([str(v) for v in want["runtime"]] if want["runtime"] is not None
                        else spec.runtimes_for(model_by_label[ml]))
-            for pr in (want["precision"] if want["precision"] is not None else spec.precisions_for(rt))
+            for pr in (want["precision"] if want["precision"] is not None
+                       else spec.precisions_for(rt, model_by_label[ml].ref))
             for b in want["batch"] for t in want["threads"] for sc, rate in pairs
             for gp in points(ml, rt)]
 
@@ -334,7 +336,7 @@ def expand(spec: SweepSpec, devices: list[Device]) -> list[Cell]:
     axes_size = 1
     for k in sweep_axes():
         axes_size *= len(spec.axes.get(k) or [None])
-    size = (len(devices) * sum(len(spec.precisions_for(rt)) for m in spec.models for rt in spec.runtimes_for(m))
+    size = (len(devices) * sum(len(spec.precisions_for(rt, m.ref)) for m in spec.models for rt in spec.runtimes_for(m))
             * len(spec.batch) * len(spec.threads) * len(pairs) * axes_size)
     if size > MAX_CELLS:  # counted before a cell is built: 10^6 cells took 1.7 GB in --dry-run
         raise ConfigError(f"{spec.path}: the sweep's matrix has {size} cells, beyond the limit of {MAX_CELLS}",
@@ -342,7 +344,7 @@ def expand(spec: SweepSpec, devices: list[Device]) -> list[Cell]:
     for d in devices:
         for m in spec.models:
             for rt in spec.runtimes_for(m):
-                for pr in spec.precisions_for(rt):
+                for pr in spec.precisions_for(rt, m.ref):
                     for b in spec.batch:
                         for t in spec.threads:
                             for sc, rate in pairs:

@@ -22,7 +22,7 @@ Sweep file format history (keep next to the constant):
       now runs them at the rates: `rate: null` in an include rule adds a back-to-back one), `rate: null` in
       match rules. Then generative models (docs/generative.md): bundled names, .gguf files and model folders
       under `models:`, the runtimes llama.cpp and onnxruntime-genai and their precisions (f16, q8_0, q4_0; fp32,
-      int4), the axes prompt_tokens, gen_tokens and depth (top-level lists; match rules take them), budgets on
+      int4), then litert-lm (wi8_afp32 or fp32, built from the model; as-built for a .litertlm file), the axes prompt_tokens, gen_tokens and depth (top-level lists; match rules take them), budgets on
       the generation figures (decode_tps, ttft_ms, j_per_token, ...).
 
     version: 1
@@ -32,13 +32,14 @@ Sweep file format history (keep next to the constant):
       - ds_cnn                        # a bundled model, or
       - model: tiny.onnx              # a file (relative to this file) with optional input shapes
         inputs: {tokens: 1x4x32}
-      - llama_tiny                    # a generative model: bundled, a .gguf, a Hugging Face or onnxruntime-genai
-                                      # folder (docs/generative.md); its runtimes are llama.cpp, onnxruntime-genai
+      - llama_tiny                    # a generative model: bundled, a .gguf, a .litertlm, a Hugging Face or
+                                      # onnxruntime-genai folder (docs/generative.md); its runtimes are llama.cpp,
+                                      # onnxruntime-genai, litert-lm
     devices:
       - jetson-nano                   # a device name from devices.yaml, or
       - {soc: orin}                   # a tag selector: every device whose tags match
     runtimes: [onnxruntime]           # default: each model's format's runtime (tflite for .tflite, else onnxruntime)
-    precisions: [fp32]               # default: fp32 (a generation runtime's own: llama.cpp q4_0, onnxruntime-genai int4)
+    precisions: [fp32]               # default: fp32 (a generation runtime's own: q4_0, int4, wi8_afp32)
     batch: [1, 8]
     threads: [null, 2]                # null: the runtime's default
     settings: {min_duration_s: 10, timeout_s: 600, retries: 2}   # durations: seconds or 30m, 1h30m, 60s

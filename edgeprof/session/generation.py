@@ -15,7 +15,8 @@ pushed, the context check, the GenerateRequest, the Result; the artifact and its
 (its flags' group, its precisions and runtimes, the hook from parsed flags to its spec and the refusal of its flags
 on a forward pass: kinds.MeasurementKind), the checks before connecting (`check`), what a sweep takes for it (its
 cells, their defaults, its axes prompt_tokens × gen_tokens × depth in a cell's id as llama-bench's pp512/tg128/d0,
-a cell's decision `decide`, its budgets: kinds.MeasurementKind). The kind's method on a phone is
+a cell's decision `decide`, its runtimes llama.cpp, onnxruntime-genai and litert-lm and each one's default
+precision for a model `sweep_precision`, its budgets: kinds.MeasurementKind). The kind's method on a phone is
 session/phone.py's Generation. Does not own: the agent's op (genworker.py), the request's silences and deadline (generative/limits.py),
 building models (generative/build.py), the section's statistics (generative/reply.py, stats.py), storing.
 """
@@ -452,11 +453,22 @@ def from_args(args: argparse.Namespace, spec: RunSpec, given: frozenset[str]) ->
     return dataclasses.replace(spec, runtime=runtime, precision=precision)
 
 
+def sweep_precision(runtime: str, model: str) -> str | None:
+    """A generation runtime's precision for `model` in a sweep whose file names none (deploy's defaults): llama.cpp
+    q4_0, onnxruntime-genai int4; LiteRT-LM wi8_afp32 for a model edgeprof builds into a .litertlm (a bundled one, a
+    Hugging Face folder), as-built for a .litertlm file. None: not a generation runtime."""
+    if runtime == LITERT_LM and Path(model).suffix.lower() != ".litertlm":
+        return LITERTLM_BUILD_DEFAULT
+    return DEFAULT_PRECISION.get(runtime)
+
+
 def decide(spec: RunSpec, label: str, facts: Facts | None) -> str | None:
     """Why a sweep's generation cell cannot run, or None: statically, what deploy refuses before connecting (the
     runtime and the precision, a model that is not generative, depth + prompt + generated tokens past the model's
     context, a batch or a scenario the kind has not: it has single-stream, server and sustained); with facts, the
-    runtime's module importable on the device — decided before anything is built or pushed."""
+    runtime's module importable on the device (and, for litert-lm on a board, a model it builds, not a user's
+    .litertlm) — decided before anything is built or pushed. A phone has no such facts: its measurer's refusal
+    (phone/litertlm.refusal) decides there."""
     if not (bundled(spec.model) or model_path_like(spec.model)):
         return (f"{spec.runtime} runs generative models (llama_tiny, a .gguf, a Hugging Face or onnxruntime-genai "
                 f"folder); {label} is not one")
@@ -468,7 +480,7 @@ def decide(spec: RunSpec, label: str, facts: Facts | None) -> str | None:
     try:
         check(spec)
         if facts is not None:
-            capability(spec.runtime, facts, spec.device)
+            capability(spec.runtime, facts, spec.device, spec.model)
     except UserError as e:
         return e.one_line()
     return None
@@ -496,10 +508,10 @@ GENERATION = MeasurementKind(
           ".litertlm on a phone, measured by litert_lm_main)",
     place="generation", precisions=ALL_GEN_PRECISIONS, runtimes=ALL_GEN_RUNTIMES, from_args=from_args,
     refuse_args=refuse_args, check=check,
-    owns=is_generative, bundled=bundled, default_runtime=default_runtime, default_precision=DEFAULT_PRECISION.get,
-    sweep_runtimes=GEN_RUNTIMES, axes=("prompt_tokens", "gen_tokens", "depth"),
+    owns=is_generative, bundled=bundled, default_runtime=default_runtime, default_precision=sweep_precision,
+    sweep_runtimes=ALL_GEN_RUNTIMES, axes=("prompt_tokens", "gen_tokens", "depth"),
     axis_ids={"prompt_tokens": "pp", "gen_tokens": "tg", "depth": "d"},  # llama-bench's names: pp512/tg128/d0
     axis_defaults={k: int(GEN_DEFAULTS[k]) for k in ("prompt_tokens", "gen_tokens", "depth")}, cleared=GEN_SETTINGS,
     decide=decide, budget_groups=("generation", "memory", "power"),  # besides its figures: memory and power
     budget_metrics=GENERATION_METRICS, section="generation", check_metrics=CHECKED_GENERATION,
-    budget_hint="add model: or runtime: (llama.cpp, onnxruntime-genai) to the budget's match")
+    budget_hint="add model: or runtime: (llama.cpp, onnxruntime-genai, litert-lm) to the budget's match")

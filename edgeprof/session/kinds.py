@@ -15,7 +15,7 @@ spec that is not its own (`refuse_args`), and its checks before connecting (`che
 
 And a kind says what a sweep takes for it, so that lab/ names no kind: which cells are its own (`owns`: the model,
 and the runtime when known), the model names of its own a sweep's `models:` accepts (`bundled`), a model's runtime
-and a runtime's precision when the sweep file names none (`default_runtime`, `default_precision`), the runtimes a
+and a runtime's precision for a model when the sweep file names none (`default_runtime`, `default_precision`), the runtimes a
 sweep file may name for it (`sweep_runtimes`), its axes (`axes`: run settings a sweep file may give as top-level
 lists, each point a cell; `axis_ids`, `axis_defaults`: their part of a cell id), the settings its own that another
 kind's cell row has none of (`cleared`), its static and on-facts decision for a cell (`decide`) and the budgets a
@@ -108,7 +108,8 @@ class MeasurementKind:
     owns: Callable[[str, str | None], bool] | None = None  # (model, runtime; None: the model alone) → a cell of its own
     bundled: Callable[[str], bool] | None = None  # a model name of its own (a `models:` entry that is not a file)
     default_runtime: Callable[[str], str] | None = None  # a model's runtime when `runtimes:` is absent
-    default_precision: Callable[[str], str | None] | None = None  # a runtime's, when `precisions:` is absent
+    # (runtime, model) → the runtime's precision for that model when `precisions:` is absent (None: not its own)
+    default_precision: Callable[[str, str], str | None] | None = None
     sweep_runtimes: tuple[str, ...] = ()  # the runtimes of its own a sweep file may name; its axes expand on these
     axes: tuple[str, ...] = ()  # run settings a sweep file may give as top-level lists (vocab.SWEEP_SETTINGS)
     axis_ids: Mapping[str, str] = field(default_factory=dict)  # an axis's prefix in a cell id (default: its name)

@@ -104,3 +104,69 @@ def test_deploy_local_runs_litert_lm_end_to_end_and_reads_back(tmp_path, capsys,
     assert main(["results", "show", r["run_id"], "--db", db]) == 0
     shown = capsys.readouterr().out
     assert "TTFT" in shown and "litert-lm" in shown
+
+
+SWEEP_PP, SWEEP_GEN, SWEEP_DEPTHS = 16, 8, (0, 32)
+
+
+def test_a_sweep_on_local_runs_llama_cpp_and_litert_lm_side_by_side(tmp_path, capsys, monkeypatch, gen_cache,
+                                                                    tiny_litertlm):
+    """`runtimes: [llama.cpp, litert-lm]` on this machine (issue 36 item 6): each runtime at its default precision
+    (q4_0, wi8_afp32), a cell per depth; the .litertlm built when the cell measures, found in the cache (the same
+    key as tiny_litertlm's: a cache of 256 tokens); results stored with the cell ids, the sweep's table and the
+    report's llama-bench table listing both runtimes."""
+    _need_litert_lm()
+    pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed (pip install 'edgeprof[llamacpp]')")
+    import html
+    import re
+
+    from edgeprof.store import Store
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("EDGEPROF_CACHE", str(gen_cache))
+    monkeypatch.setenv("COLUMNS", "300")  # the sweep's table one line per row
+    (tmp_path / "rt.yaml").write_text(
+        "name: two-runtimes\nmodels: [llama_tiny]\ndevices: [local]\nruntimes: [llama.cpp, litert-lm]\n"
+        f"threads: [1]\nprompt_tokens: [{SWEEP_PP}]\ngen_tokens: [{SWEEP_GEN}]\n"
+        f"depth: [{', '.join(map(str, SWEEP_DEPTHS))}]\n"
+        "settings: {repetitions: 2, idle_s: 0, timeout_s: 600, retries: 0}\n")
+    db = str(tmp_path / "r.sqlite")
+    code = main(["sweep", str(tmp_path / "rt.yaml"), "--db", db, "--quiet", "--id-file", str(tmp_path / "id")])
+    cap = capsys.readouterr()
+    assert code == 0, cap.out + cap.err
+    sweep_id = (tmp_path / "id").read_text().strip()
+    store = Store(db)
+    rows = {r.sweep.cell_id: r for r in (store.get(x.run_id) for x in store.list(sweep_id=sweep_id, limit=None))
+            if r.sweep is not None}
+    want = {f"local/llama_tiny/{rt}/{p}/b1/t1/pp{SWEEP_PP}/tg{SWEEP_GEN}/d{d}"
+            for rt, p in (("llama.cpp", "q4_0"), ("litert-lm", "wi8_afp32")) for d in SWEEP_DEPTHS}
+    assert set(rows) == want
+    for cid, r in rows.items():
+        g = r.generation
+        assert r.status == "ok" and g is not None, (cid, r.reason)
+        assert (g.prompt_tokens, g.tokens, g.repetitions, g.depth) == (SWEEP_PP, SWEEP_GEN, 2,
+                                                                       int(cid.rsplit("/d", 1)[1]))
+        assert g.decode_tps is not None and g.decode_tps.mean > 0 and g.ttft_ms is not None
+        assert r.artifact is not None
+        if r.runtime == "litert-lm":
+            assert r.artifact.format == "litertlm" and r.artifact.path == tiny_litertlm.path  # the cached build
+            assert r.environment.runtime is not None
+            info = json.loads(r.environment.runtime.to_dict()["options"]["passthrough"]["benchmark_info"])
+            assert [(b["prefill_tokens"], b["decode_tokens"]) for b in info] == [(SWEEP_PP, SWEEP_GEN)] * 2
+        else:
+            assert r.artifact.format == "gguf"
+    out = re.sub(r"\s+", " ", cap.out + cap.err)
+    for cid in want:  # each cell's line in the sweep's output
+        depth = int(cid.rsplit("/d", 1)[1])
+        assert f"ok {cid}: pp{SWEEP_PP} tg{SWEEP_GEN}" + (f" @ d{depth}" if depth else "") in out, out[-3000:]
+    # the sweep's table: a row per cell, each runtime's two (depth 0 and 32) ok at its precision
+    for rt, prec in (("llama.cpp", "q4_0"), ("litert-lm", "wi8_afp32")):
+        table_rows = [ln for ln in cap.out.splitlines() if re.search(rf"\b{re.escape(rt)}\s*│\s*{prec}\s*│", ln)]
+        assert len(table_rows) == len(SWEEP_DEPTHS) and all("│ ok" in ln for ln in table_rows), cap.out
+    page = tmp_path / "report.html"
+    assert main(["report", "--db", db, "--sweep", sweep_id, "--out", str(page)]) == 0
+    table = re.search(r'<table class="sortable gen-bench">(.*?)</table>', page.read_text(), re.S)
+    assert table is not None
+    listed = {html.unescape(m) for m in re.findall(r'<td class="l">([^<]*)</td><td class="l">(?:wi8_afp32|q4_0)<',
+                                                   table.group(1))}
+    assert listed == {"llama.cpp", "litert-lm"}

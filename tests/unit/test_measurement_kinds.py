@@ -170,7 +170,7 @@ TOY = MeasurementKind("toy", wants=lambda spec: spec.model.startswith("toy:"), m
                       group=TOY_GROUP, flags=(TOY_LEVEL,), precisions=("toy8",), runtimes=("toyrt",),
                       from_args=toy_from_args, check=toy_check,
                       owns=toy_owns, bundled=lambda name: name.startswith("toy:"), default_runtime=lambda m: "toyrt",
-                      default_precision=lambda rt: "toy8" if rt == "toyrt" else None, sweep_runtimes=("toyrt",),
+                      default_precision=lambda rt, model: "toy8" if rt == "toyrt" else None, sweep_runtimes=("toyrt",),
                       axes=("seed",), axis_ids={"seed": "s"}, decide=toy_decide)
 
 
