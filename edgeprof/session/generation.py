@@ -12,7 +12,7 @@ flags, a sweep's settings, the stored settings section).
 
 Owns: the kind and its methods (AgentGeneration: the capability check on the device's facts before anything is
 pushed, the context check, the GenerateRequest, the Result; the artifact and its push are session/genartifact.py's), what deploy takes for it
-(its flags' group, its precisions and runtimes, the hook from parsed flags to its spec and the refusal of its flags
+(its flags' group, its precisions and runtimes, --providers as onnxruntime-genai's provider option, the hook from parsed flags to its spec and the refusal of its flags
 on a forward pass: kinds.MeasurementKind), the checks before connecting (`check`), what a sweep takes for it (its
 cells, their defaults, its axes prompt_tokens × gen_tokens × depth in a cell's id as llama-bench's pp512/tg128/d0,
 a cell's decision `decide`, its budgets: kinds.MeasurementKind). The kind's method on a phone is
