@@ -445,6 +445,9 @@ class ConfigIdentity:
     content: str | None = None  # "sha256:<hex>" of a user's file, else the source; None when not stored
     shapes: tuple[tuple[str, tuple[int, ...]], ...] | None = None  # (input name, shape fed), graph order
     scenario: str | None = None  # scenario_label(): None for single-stream (keys of single-stream runs unchanged)
+    # the accelerator a run asked its runtime for beyond the CPU (onnxruntime's first execution provider when it is
+    # not CPUExecutionProvider, onnxruntime-genai's provider "cuda"): None on the CPU (keys of CPU runs unchanged)
+    accelerator: str | None = None
 
     @property
     def by_path(self) -> bool:
@@ -454,14 +457,17 @@ class ConfigIdentity:
     def key(self) -> str:
         if self.content is None:  # the identity results had before content hashes (same keys as then)
             ident = json.dumps([self.device, self.model, self.runtime, self.precision, self.batch, self.threads,
-                                self.source] + ([self.scenario] if self.scenario is not None else []),
-                               sort_keys=True)
+                                self.source] + ([self.scenario] if self.scenario is not None else [])
+                               + self._accel(), sort_keys=True)
         else:
             shapes = [[n, list(s)] for n, s in self.shapes] if self.shapes is not None else None
             ident = json.dumps(["content", self.device, self.content, self.runtime, self.precision, self.batch,
-                                self.threads, shapes] + ([self.scenario] if self.scenario is not None else []),
-                               sort_keys=True)
+                                self.threads, shapes] + ([self.scenario] if self.scenario is not None else [])
+                               + self._accel(), sort_keys=True)
         return hashlib.sha256(ident.encode()).hexdigest()[:16]
+
+    def _accel(self) -> list[str]:
+        return ["accelerator", self.accelerator] if self.accelerator is not None else []
 
     def shapes_label(self) -> str:
         """`x=1x3x224x224, mask=1x128` (empty when unknown)."""
@@ -477,6 +483,7 @@ class ConfigIdentity:
         """`model on device · runtime precision · batch N · T threads`."""
         text = f"{self.model_label()} on {self.device} · {self.runtime} {self.precision} · batch {self.batch}"
         text += f" · {self.threads} threads" if self.threads else ""
+        text += f" · on {self.accelerator}" if self.accelerator else ""
         return text + (f" · {self.scenario}" if self.scenario else "")
 
 

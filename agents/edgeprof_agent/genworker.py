@@ -89,6 +89,7 @@ def run_generate(req, workdir, root, tools, received=None):
     check_counts(req.prompt_tokens, req.gen_tokens, req.depth, req.repetitions)
     check_scenario(req.scenario, req.depth)
     options = options_of(req)
+    backend.check_options(options)  # e.g. onnxruntime-genai's CUDA on a build without it: before any waiting
     path = model_path(req, workdir)
     worker.timed(m, "cooldown_s", worker._cool_down)
     worker.timed(m, "idle_s", _idle_power)

@@ -426,7 +426,8 @@ def identity_differences(a: Result, b: Result) -> list[str]:
     out = []
     for what, u, v in (("device", x.device, y.device), ("runtime", x.runtime, y.runtime),
                        ("precision", x.precision, y.precision), ("batch", x.batch, y.batch),
-                       ("threads", x.threads, y.threads), ("scenario", x.scenario, y.scenario)):
+                       ("threads", x.threads, y.threads), ("scenario", x.scenario, y.scenario),
+                       ("accelerator", x.accelerator or "CPU", y.accelerator or "CPU")):
         if u != v:  # a scenario: its rate, samples, streams, a sustained run's duration and window
             if what == "scenario":
                 u, v = u or "single-stream", v or "single-stream"

@@ -70,6 +70,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                "  edgeprof deploy --device local --model mobilenet_v2 --runtime tflite --precision int8\n"
                "  edgeprof deploy --device local --model llama_tiny --runtime llama.cpp --precision q4_0 --depth 512 "
                "--mmap off   (a generative model: docs/generative.md)\n"
+               "  edgeprof deploy --device orin --model llama_tiny --runtime onnxruntime-genai --providers cuda\n"
                "  edgeprof deploy --device local --model mobilenet_v2 --precision int8 --calibration samples/\n"
                "  edgeprof deploy --device local --model net.onnx --precision int8 --accuracy val.npz  "
                "(top-1/top-5 next to latency)\n"
@@ -113,7 +114,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--graph-opt", default=None, choices=["disable", "basic", "extended", "all"],
                    help="onnxruntime graph optimisation level (default all)")
     p.add_argument("--providers", default=None,
-                   help="onnxruntime execution providers, comma-separated (default CPUExecutionProvider)")
+                   help="onnxruntime execution providers, comma-separated (default CPUExecutionProvider); "
+                        "onnxruntime-genai (generative models): cuda or CUDAExecutionProvider, or cpu (default: "
+                        "the model folder's genai_config.json, the CPU), recorded; CUDA there is untested "
+                        "(docs/generative.md)")
     add_setting_flags(p, "measure")  # the export's opset, the seed, telemetry (idle baseline, cool-down, power rate)
     _add_scenario(p)
     for kind in KINDS:  # each measurement kind's own flags (session/kinds.py), in the registry's order

@@ -252,7 +252,8 @@ class RuntimeOptions(Section):
     n_batch_used: int | None = None
     threads_source: str | None = None
     system_info: str | None = None
-    device_type: str | None = None
+    device_type: str | None = None  # onnxruntime-genai: og.Model.device_type as it ran (CPU, CUDA)
+    provider: str | None = None  # onnxruntime-genai: the execution provider asked (cpu, cuda; None: genai_config.json's)
     model_type: str | None = None
     max_length: int | None = None
     provider_options: Any = None  # onnxruntime-genai's genai_config.json decoder provider options, as it holds them

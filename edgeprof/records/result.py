@@ -129,7 +129,23 @@ class Result:
         elif g is not None and g.depth:  # a server or sustained generation at a depth (depth 0: as before)
             label = f"{label} @ d{g.depth}"
         return ConfigIdentity(self.device, self.model, self.runtime, self.precision, self.batch, self.threads,
-                              a.source if a else None, content, shapes, scenario=label)
+                              a.source if a else None, content, shapes, scenario=label, accelerator=self.accelerator())
+
+    def accelerator(self) -> str | None:
+        """The accelerator beyond the CPU the run asked its runtime for, part of its configuration (a CUDA run and
+        a CPU run of one model are two configurations): onnxruntime-genai's provider option when not "cpu", or
+        onnxruntime's first execution provider (as asked, else as used) when not CPUExecutionProvider. None on
+        the CPU, and for runtimes that name their device by the runtime itself (TensorRT) or keep it elsewhere."""
+        rt = self.environment.runtime
+        if rt is None:
+            return None
+        opts = rt.options
+        if opts is not None and opts.provider and opts.provider != "cpu":
+            return opts.provider
+        asked = (opts.providers_requested if opts is not None else None) or rt.providers
+        if self.runtime == "onnxruntime" and asked and asked[0] != "CPUExecutionProvider":
+            return str(asked[0])
+        return None
 
     def to_dict(self, packed: bool = False) -> dict[str, Any]:
         """The JSON object. `packed`: the raw samples and the scenario's issue and due times in their compact

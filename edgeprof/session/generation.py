@@ -12,7 +12,7 @@ flags, a sweep's settings, the stored settings section).
 
 Owns: the kind and its methods (AgentGeneration: the capability check on the device's facts before anything is
 pushed, the context check, the GenerateRequest, the Result; the artifact and its push are session/genartifact.py's), what deploy takes for it
-(its flags' group, its precisions and runtimes, the hook from parsed flags to its spec and the refusal of its flags
+(its flags' group, its precisions and runtimes, --providers as onnxruntime-genai's provider option, the hook from parsed flags to its spec and the refusal of its flags
 on a forward pass: kinds.MeasurementKind), the checks before connecting (`check`), what a sweep takes for it (its
 cells, their defaults, its axes prompt_tokens × gen_tokens × depth in a cell's id as llama-bench's pp512/tg128/d0,
 a cell's decision `decide`, its runtimes llama.cpp, onnxruntime-genai and litert-lm and each one's default
@@ -145,6 +145,7 @@ def check(spec: RunSpec) -> None:
                           f"{', '.join(GEN_PRECISIONS[spec.runtime])}",
                           hint=f"--precision {DEFAULT_PRECISION[spec.runtime]} (the default for {spec.runtime})")
     check_llama_options(spec)
+    gen_provider_options(spec.runtime, spec.runtime_options)
     from ..files.config import check_cli_settings
 
     check_cli_settings({name: getattr(spec, name) for name in GEN_ONLY})
@@ -173,6 +174,45 @@ def check(spec: RunSpec) -> None:
 # llama.cpp's load settings a spec's runtime_options may hold (deploy --mmap / --extra-buffers, or a sweep's
 # runtime_options), each a GenerateRequest field of the same name; no other runtime has them
 LLAMA_LOAD_OPTIONS = {"use_mmap": "--mmap", "extra_buffers": "--extra-buffers"}
+
+
+# onnxruntime-genai's execution providers (its backend's `provider` option, agents/.../generation/ortgenai.py):
+# deploy --providers names them as onnxruntime does (CUDAExecutionProvider) or as onnxruntime-genai does (cuda)
+GEN_PROVIDERS = {"cuda": "cuda", "cudaexecutionprovider": "cuda", "cpu": "cpu", "cpuexecutionprovider": "cpu"}
+
+
+def gen_provider_options(runtime: str, options: dict[str, Any] | None) -> dict[str, Any]:
+    """The runtime options with --providers (`providers`, a list) as onnxruntime-genai's one `provider` ("cpu" or
+    "cuda"; "cuda" followed by the CPU is CUDA: ONNX Runtime puts what CUDA has no kernel for on the CPU), or one
+    line: providers for another generation runtime, one onnxruntime-genai has no mapping for, more than one GPU
+    provider, or both forms at once."""
+    opts = dict(options or {})
+    given = opts.pop("providers", None)
+    if given is None:
+        if "provider" in opts and runtime != "onnxruntime-genai":
+            raise ConfigError(f"provider {opts['provider']!r}: {runtime} has no execution provider setting here; it "
+                              "is onnxruntime-genai's", hint="drop it, or --runtime onnxruntime-genai")
+        if "provider" in opts and opts["provider"] not in ("cpu", "cuda"):
+            raise ConfigError(f"provider {opts['provider']!r}: onnxruntime-genai runs on cpu or cuda here")
+        return opts
+    names = [given] if isinstance(given, str) else list(given)
+    shown = ",".join(map(str, names))
+    if runtime != "onnxruntime-genai":
+        raise ConfigError(f"--providers {shown}: {runtime} takes no execution providers (only onnxruntime-genai "
+                          "does, among the generation runtimes)",
+                          hint="drop --providers" + (" (llama.cpp runs on the CPU here)" if runtime == "llama.cpp"
+                                                     else ""))
+    if "provider" in opts:
+        raise ConfigError(f"--providers {shown} and provider {opts['provider']!r}: give one of them")
+    mapped = [GEN_PROVIDERS.get(str(n).strip().lower()) for n in names]
+    bad = [n for n, m in zip(names, mapped, strict=True) if m is None]
+    if bad or not names or mapped not in (["cpu"], ["cuda"], ["cuda", "cpu"]):
+        what = f"{bad[0]} has no onnxruntime-genai mapping here" if bad else "is not one provider"
+        raise ConfigError(f"--providers {shown}: {what}",
+                          hint="--providers cuda (or CUDAExecutionProvider; CUDA,CPU also), or cpu, or leave it "
+                               "out (the CPU, as the model folder's genai_config.json says)")
+    opts["provider"] = mapped[0]
+    return opts
 
 
 def check_llama_options(spec: RunSpec) -> None:
@@ -248,10 +288,14 @@ def _context(model: str, ctx: int, s: dict[str, int]) -> None:
                                "or the prompt or generated tokens")
 
 
-def capability(runtime: str, facts: Facts, device: str, model: str | None = None) -> None:
+def capability(runtime: str, facts: Facts, device: str, model: str | None = None,
+               provider: str | None = None) -> None:
     """The device has the runtime's module importable (its facts), or one line saying it lacks it. LiteRT-LM on a
     board runs a .litertlm edgeprof builds (its backend is told the vocabulary and the KV cache's dimensions,
-    which LiteRT-LM's API does not report): a user's .litertlm there is refused (`model`, when given)."""
+    which LiteRT-LM's API does not report): a user's .litertlm there is refused (`model`, when given).
+    onnxruntime-genai's `provider` "cuda" on a device whose facts show no NVIDIA GPU is refused; whether the
+    device's onnxruntime-genai was built with CUDA the facts do not say (its version comes from the package's
+    metadata, without importing it): the agent refuses that before loading (ortgenai.py check_options)."""
     mod = RUNTIME_MODULE[runtime]
     fact = (facts.runtimes or {}).get(mod)
     if runtime == LITERT_LM:
@@ -274,6 +318,12 @@ def capability(runtime: str, facts: Facts, device: str, model: str | None = None
         raise CapabilityError(f"device {device} has no {runtime}: {mod} is not importable there ({why})",
                               hint=f"install {pkg} on the device, or pick --runtime "
                                    f"{' / '.join(r for r in GEN_RUNTIMES if r != runtime)}")
+    if provider == "cuda":  # the facts say whether there is an NVIDIA GPU, not whether the module has CUDA
+        from ..capability import has_nvidia_gpu
+
+        if has_nvidia_gpu(facts) is False:
+            raise CapabilityError(f"device {device}: --providers cuda: {device} has no NVIDIA GPU",
+                                  hint="leave --providers out (the CPU), or pick a device with one")
 
 
 def extra_buffers_default(runtime: str, precision: str, facts: Facts) -> bool | None:
@@ -306,7 +356,8 @@ class AgentGeneration:
             check(spec)
         s = settings_of(spec)
         with m.measuring(session, job, clock) as (link, facts):
-            capability(spec.runtime, facts, device.name, spec.model)  # before anything is built or pushed
+            opts = gen_provider_options(spec.runtime, spec.runtime_options)
+            capability(spec.runtime, facts, device.name, spec.model, opts.get("provider"))  # before any build
             progress.stage(f"building {spec.model} for {spec.runtime} ({spec.precision})")
             with clock.phase("export"):
                 art = artifact_of(spec, job.cache_dir)
@@ -323,7 +374,7 @@ class AgentGeneration:
             with clock.phase("push"):
                 remote, moved = push(link, art)
             transfer = Transfer(agent_bytes=agent_bytes, artifact_bytes=moved, total_bytes=agent_bytes + moved)
-            opts = {**litertlm_options(spec, art), **(spec.runtime_options or {})}
+            opts = {**litertlm_options(spec, art), **opts}
             extra = opts.pop("extra_buffers", extra_buffers_default(spec.runtime, spec.precision, facts))
             use_mmap = opts.pop("use_mmap", None)  # None: the runtime's default, which its description states
             req = GenerateRequest.from_dict({
@@ -421,7 +472,8 @@ def assemble(spec: RunSpec, art: Artifact, facts: Facts, reply: Any, transfer: T
 
 
 # deploy's flags that apply to a generative model besides its own settings' (the rest are a forward pass's)
-_APPLIES = ("--seed", "--idle", "--cooldown", "--cooldown-timeout", "--power-rate", "--mmap", "--extra-buffers")
+_APPLIES = ("--seed", "--idle", "--cooldown", "--cooldown-timeout", "--power-rate", "--mmap", "--extra-buffers",
+            "--providers")
 
 
 def from_args(args: argparse.Namespace, spec: RunSpec, given: frozenset[str]) -> RunSpec | None:
@@ -440,7 +492,8 @@ def from_args(args: argparse.Namespace, spec: RunSpec, given: frozenset[str]) ->
     if other:
         raise ConfigError(f"{other[0]}: applies to a forward pass, not to the generative model {args.model}",
                           hint="leave it out; a generative model takes --prompt-tokens, --gen-tokens, --depth, "
-                               "--repetitions, --threads, --mmap, --extra-buffers and --scenario server or sustained")
+                               "--repetitions, --threads, --mmap, --extra-buffers, --providers (onnxruntime-genai) "
+                               "and --scenario server or sustained")
     check_flags(args.scenario, flags)
     runtime = args.runtime or default_runtime(args.model)
     if runtime not in ALL_GEN_RUNTIMES:
@@ -450,7 +503,8 @@ def from_args(args: argparse.Namespace, spec: RunSpec, given: frozenset[str]) ->
     precision = args.precision or gguf_precision(args.model) or (
         LITERTLM_BUILD_DEFAULT if runtime == LITERT_LM and Path(args.model).suffix.lower() != ".litertlm"
         else DEFAULT_PRECISION[runtime])
-    return dataclasses.replace(spec, runtime=runtime, precision=precision)
+    return dataclasses.replace(spec, runtime=runtime, precision=precision,
+                               runtime_options=gen_provider_options(runtime, spec.runtime_options))
 
 
 def sweep_precision(runtime: str, model: str) -> str | None:
@@ -480,7 +534,8 @@ def decide(spec: RunSpec, label: str, facts: Facts | None) -> str | None:
     try:
         check(spec)
         if facts is not None:
-            capability(spec.runtime, facts, spec.device, spec.model)
+            capability(spec.runtime, facts, spec.device, spec.model, provider=gen_provider_options(
+                spec.runtime, spec.runtime_options).get("provider"))
     except UserError as e:
         return e.one_line()
     return None

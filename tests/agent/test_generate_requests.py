@@ -84,6 +84,23 @@ def test_counts_and_options_are_checked_before_the_model_is_looked_for(agent, tm
     assert agent.call("ping")["ok"]
 
 
+def test_onnxruntime_genai_cuda_without_cuda_is_refused_before_the_model_is_looked_for(agent):
+    """provider cuda on this CPU wheel (is_cuda_available() False): one capability line naming the fix, before the
+    cool-down, the idle baseline or the model (it is nowhere), and the agent serves on."""
+    og = pytest.importorskip("onnxruntime_genai")
+    if og.is_cuda_available():
+        pytest.skip("this onnxruntime-genai has CUDA")
+    e = _error(agent, {"runtime": "onnxruntime-genai", "artifact": {"path": "nowhere"}, "idle_s": 30.0,
+                       "runtime_options": {"provider": "cuda"}})
+    assert e["type"] == "capability" and "\n" not in e["message"], e
+    assert e["message"] == f"onnxruntime-genai {og.__version__} here has no CUDA (is_cuda_available() is False)"
+    assert "install onnxruntime-genai-cuda on the device" in e["hint"]
+    e = _error(agent, {"runtime": "onnxruntime-genai", "artifact": {"path": "nowhere"},
+                       "runtime_options": {"provider": "tensorrt"}})
+    assert e["type"] == "bad_option" and "provider must be one of cpu, cuda, not 'tensorrt'" in e["message"]
+    assert agent.call("ping")["ok"]
+
+
 def test_the_op_is_served_under_python36(tmp_path):
     """The generate op's messages and its refusals on the agent's oldest Python (pyenv's 3.6, where present)."""
     from test_generation_loop import _python36

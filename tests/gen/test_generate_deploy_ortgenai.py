@@ -24,6 +24,24 @@ def test_onnxruntime_genai_int4_deploy_is_stored_and_read_back(tmp_path, capsys)
     g = r["generation"]
     assert (g["prompt_tokens"], g["tokens"], g["repetitions"]) == (64, 16, 2)
     assert g["decode_tps"]["mean"] > 0 and g["ttft_ms"]["mean"] > 0
+    assert "provider" not in r["environment"]["runtime"]["options"]  # not asked: genai_config.json's (the CPU)
+    assert r["environment"]["runtime"]["options"]["device_type"] == "CPU"
     assert main(["results", "show", r["run_id"], "--db", db]) == 0
     shown = capsys.readouterr().out
     assert "TTFT" in shown and "onnxruntime-genai" in shown
+
+
+def test_the_provider_asked_is_stored_in_the_runtime_options(tmp_path, capsys):
+    """--providers CPUExecutionProvider (onnxruntime's name) is onnxruntime-genai's provider cpu: the agent ran the
+    model on it, and the stored result says so (results show --json: environment.runtime.options)."""
+    pytest.importorskip("onnxruntime_genai")
+    db = str(tmp_path / "r.sqlite")
+    code = main(["deploy", "--device", "local", "--model", "llama_tiny", "--runtime", "onnxruntime-genai",
+                 "--precision", "int4", "--providers", "CPUExecutionProvider", "--prompt-tokens", "16",
+                 "--gen-tokens", "4", "--repetitions", "1", "--db", db, "--json", "-", "--quiet"])
+    cap = capsys.readouterr()
+    assert code == 0, cap.err
+    run_id = json.loads(cap.out)["run_id"]
+    assert main(["results", "show", run_id, "--db", db, "--json"]) == 0
+    options = json.loads(capsys.readouterr().out)["environment"]["runtime"]["options"]
+    assert (options["provider"], options["device_type"]) == ("cpu", "CPU")

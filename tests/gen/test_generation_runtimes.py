@@ -63,6 +63,17 @@ def test_onnxruntime_genai(tiny_ortgenai, precision):
     _check(raw, info, 4)
 
 
+def test_onnxruntime_genai_on_the_cpu_provider_runs_as_before_and_records_it(tiny_ortgenai):
+    """provider cpu: the folder's providers cleared (ONNX Runtime's CPU provider), the run whole, and the provider
+    asked and the device the model ran on in the description (no GPU here: CUDA itself is untested)."""
+    folder = tiny_ortgenai("fp32")
+    raw = run_generation("onnxruntime-genai", str(folder), PROMPT, GEN, depth=DEPTH, repetitions=REPS,
+                         options={"threads": 1, "provider": "cpu"}, seed=1)
+    d = raw["runtime"]
+    assert (d["provider"], d["device_type"], d["threads"]) == ("cpu", "CPU", 1)
+    _check(raw, detect(folder), 4)
+
+
 def test_onnxruntime_genai_refuses_an_unknown_option(tiny_ortgenai):
     from edgeprof_agent.protocol import OpError
     from edgeprof_agent.vocab import ErrorKind

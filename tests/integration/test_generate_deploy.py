@@ -69,6 +69,10 @@ def test_llama_cpp_q4_0_deploy_is_stored_and_read_back(tmp_path, capsys):
      "llama_tiny"),
     (["--model", "llama_tiny", "--scenario", "offline"], "--scenario offline: a generative model runs "
      "single-stream, server, sustained"),
+    (["--model", "llama_tiny", "--runtime", "llama.cpp", "--providers", "cuda"],
+     "--providers cuda: llama.cpp takes no execution providers"),
+    (["--model", "llama_tiny", "--runtime", "onnxruntime-genai", "--providers", "DmlExecutionProvider"],
+     "--providers DmlExecutionProvider: DmlExecutionProvider has no onnxruntime-genai mapping here"),
     (["--model", "mobilenet_v2", "--precision", "q4_0"], "--precision q4_0: for generative models only"),
     (["--model", "mobilenet_v2", "--runtime", "onnxruntime", "--prompt-tokens", "8"],
      "--prompt-tokens: for generative models only"),
@@ -109,6 +113,32 @@ def test_a_runtime_the_device_lacks_is_refused_before_the_push(tmp_path, capsys,
     line = one_line(err)
     assert code != 0 and "has no llama.cpp" in line and "libllama.so" in line, err
     assert not list((tmp_path / "cache").rglob("*.gguf"))  # nothing built
+
+
+def test_onnxruntime_genai_on_cuda_here_is_one_line_and_nothing_is_built_or_stored(tmp_path, capsys, monkeypatch):
+    """deploy --providers cuda of llama_tiny on onnxruntime-genai int4 on this machine: its facts show no NVIDIA GPU,
+    so the capability check refuses before the model is built; on a machine with one, the agent refuses a CPU build
+    of onnxruntime-genai before it loads anything. Either way one line, exit != 0, no result stored."""
+    og = pytest.importorskip("onnxruntime_genai")
+    from edgeprof_agent.gpus import nvidia_gpus
+    from edgeprof_agent.sysfs import SysfsRoot
+
+    monkeypatch.setenv("EDGEPROF_CACHE", str(tmp_path / "cache"))
+    db = str(tmp_path / "r.sqlite")
+    code, _out, err = run_cli(["deploy", "--device", "local", "--model", "llama_tiny", "--runtime",
+                               "onnxruntime-genai", "--precision", "int4", "--providers", "cuda", "--db", db,
+                               *SMALL], capsys)
+    line = one_line(err)
+    assert code != 0, err
+    if not nvidia_gpus(SysfsRoot("/")):
+        assert "device local: --providers cuda: local has no NVIDIA GPU" in line, err
+        assert not (tmp_path / "cache").exists() or not list((tmp_path / "cache").rglob("*.onnx"))  # nothing built
+    elif not og.is_cuda_available():
+        assert f"onnxruntime-genai {og.__version__} here has no CUDA (is_cuda_available() is False)" in line, err
+    else:
+        pytest.skip("this machine has CUDA for onnxruntime-genai: the refusal is for one without")
+    code, out, err = run_cli(["results", "list", "--db", db, "--json"], capsys)
+    assert code == 0 and json.loads(out) == [], (out, err)  # nothing stored
 
 
 def test_litert_lm_for_a_bundled_model_without_its_module_is_one_line_before_anything_is_built(

@@ -162,3 +162,47 @@ def test_a_long_repetition_after_the_first_is_not_cut_short():
     total = d.due()[0]
     d.see(ProgressEvent(event="progress", phase="measure", elapsed_s=50.0, n=19, min_queries=20), 60.0)
     assert d.due()[0] == total
+
+
+# -- 4. onnxruntime-genai's execution provider (--providers) ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("given, provider", [
+    ("cuda", "cuda"), ("CUDAExecutionProvider", "cuda"), ("CUDAExecutionProvider,CPUExecutionProvider", "cuda"),
+    ("cuda, cpu", "cuda"), ("cpu", "cpu"), ("CPUExecutionProvider", "cpu"),
+])
+def test_providers_become_onnxruntime_genai_s_one_provider(given, provider):
+    spec = _spec("--model", "llama_tiny", "--runtime", "onnxruntime-genai", "--providers", given)
+    assert (spec.runtime, spec.precision, spec.runtime_options) == ("onnxruntime-genai", "int4",
+                                                                    {"provider": provider})
+    check(spec)
+    assert _spec("--model", "llama_tiny", "--runtime", "onnxruntime-genai").runtime_options == {}  # genai_config's
+
+
+@pytest.mark.parametrize("flags, words", [
+    (["--runtime", "llama.cpp", "--providers", "cuda"],
+     "--providers cuda: llama.cpp takes no execution providers (only onnxruntime-genai does"),
+    (["--providers", "CUDAExecutionProvider"], "--providers CUDAExecutionProvider: llama.cpp takes no execution"),
+    (["--runtime", "litert-lm", "--providers", "cuda"], "--providers cuda: litert-lm takes no execution providers"),
+    (["--runtime", "onnxruntime-genai", "--providers", "TensorrtExecutionProvider"],
+     "--providers TensorrtExecutionProvider: TensorrtExecutionProvider has no onnxruntime-genai mapping here"),
+    (["--runtime", "onnxruntime-genai", "--providers", "cpu,cuda"], "--providers cpu,cuda: is not one provider"),
+    (["--runtime", "onnxruntime-genai", "--providers", "cuda,cuda"], "--providers cuda,cuda: is not one provider"),
+])
+def test_providers_a_generation_runtime_cannot_take_are_one_line(flags, words, capsys):
+    assert main(["deploy", "--device", "no-such-board", "--model", "llama_tiny", *flags, "--no-store"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert words in err and "Traceback" not in err and "no-such-board" not in err, err
+    assert len(err.splitlines()) == 1 and err.startswith("edgeprof: error: "), err
+
+
+def test_a_sweep_s_provider_is_judged_the_same_way():
+    ort = RunSpec(device="local", model="llama_tiny", runtime="onnxruntime-genai", precision="int4")
+    for opts in ({"provider": "cuda"}, {"provider": "cpu"}, {"providers": ["CUDAExecutionProvider"]}):
+        check(ort.__class__(**{**ort.__dict__, "runtime_options": opts}))
+    with pytest.raises(ConfigError, match="provider 'rocm': onnxruntime-genai runs on cpu or cuda here"):
+        check(ort.__class__(**{**ort.__dict__, "runtime_options": {"provider": "rocm"}}))
+    llama = ort.__class__(**{**ort.__dict__, "runtime": "llama.cpp", "precision": "q4_0",
+                             "runtime_options": {"provider": "cuda"}})
+    with pytest.raises(ConfigError, match="provider 'cuda': llama.cpp has no execution provider setting here"):
+        check(llama)

@@ -121,3 +121,25 @@ def test_a_litertlm_build_has_the_runs_cache_and_the_agent_is_told_the_model():
     assert opts == {"vocab_size": 2048, "kv_cache": {"layers": 4, "kv_heads": 4, "head_dim": 32, "cache_length": 256,
                                                      "dtype": "float32", "bytes_per_element": 4}}
     assert gen.litertlm_options(spec(), dataclasses.replace(art, format="gguf")) == {}
+
+
+def test_onnxruntime_genai_cuda_needs_an_nvidia_gpu_in_the_facts():
+    """The facts say whether the device has an NVIDIA GPU (a discrete one, or a Jetson's: l4t), not whether its
+    onnxruntime-genai was built with CUDA (the agent refuses that before loading): cuda is refused on a device
+    whose facts show none, passes where they show one or do not say, and the CPU needs no GPU."""
+    og = {"onnxruntime_genai": {"version": "0.18.0"}}
+    none = facts(runtimes=og, gpus=[])
+    with pytest.raises(CapabilityError, match="^device nano: --providers cuda: nano has no NVIDIA GPU — leave"):
+        gen.capability("onnxruntime-genai", none, "nano", provider="cuda")
+    gen.capability("onnxruntime-genai", none, "nano", provider="cpu")
+    gen.capability("onnxruntime-genai", none, "nano")
+    gen.capability("onnxruntime-genai", facts(runtimes=og, gpus=[{"name": "Tesla T4", "kind": "discrete"}]), "nano",
+                   provider="cuda")
+    gen.capability("onnxruntime-genai", facts(runtimes=og, gpus=None), "nano", provider="cuda")  # unknown: the agent
+    missing = facts(runtimes={}, gpus=[])  # the module's absence is said first
+    with pytest.raises(CapabilityError, match="has no onnxruntime-genai"):
+        gen.capability("onnxruntime-genai", missing, "nano", provider="cuda")
+    cell = spec(runtime="onnxruntime-genai", precision="int4", runtime_options={"provider": "cuda"})
+    assert gen.decide(cell, "llama_tiny", none) == ("device local: --providers cuda: local has no NVIDIA GPU — "
+                                                    "leave --providers out (the CPU), or pick a device with one")
+    assert gen.decide(cell, "llama_tiny", facts(runtimes=og, l4t={"release": "R32.7.1", "raw": "# R32"})) is None

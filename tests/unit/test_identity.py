@@ -120,3 +120,36 @@ def test_compare_says_why_two_runs_are_different_configurations(tmp_path, capsys
     old = make_result(model="models/net.onnx")
     assert identity_differences(small, old)[-1] == ("B stores no model content hash: identified by its path as "
                                                     "typed (models/net.onnx)")
+
+
+def test_an_accelerator_is_part_of_the_configuration_and_a_cpu_run_keeps_its_key():
+    """A CUDA run and a CPU run of one model are two configurations (compare, check, report); the key of a CPU run
+    is the one it had before the accelerator was part of the identity."""
+    from edgeprof.analysis.compare import identity_differences
+    from edgeprof.records import Environment
+    from edgeprof.records.options import RuntimeFacts, RuntimeOptions
+
+    def on(runtime, facts):
+        r = file_result("net.onnx")
+        return dataclasses.replace(r, runtime=runtime, environment=dataclasses.replace(r.environment, runtime=facts))
+
+    cpu = on("onnxruntime", RuntimeFacts(runtime="onnxruntime", providers=["CPUExecutionProvider"]))
+    bare = file_result("net.onnx")
+    assert cpu.identity.accelerator is None and cpu.identity.key() == dataclasses.replace(
+        cpu.identity, accelerator=None).key()
+    before = ConfigIdentity(cpu.device, cpu.model, "onnxruntime", cpu.precision, cpu.batch, cpu.threads,
+                            cpu.artifact.source, cpu.identity.content, cpu.identity.shapes)
+    assert cpu.identity.key() == before.key()  # unchanged for CPU runs
+    cuda = on("onnxruntime", RuntimeFacts(runtime="onnxruntime", providers=["CUDAExecutionProvider",
+                                                                            "CPUExecutionProvider"],
+                                          options=RuntimeOptions(providers_requested=["CUDAExecutionProvider",
+                                                                                      "CPUExecutionProvider"])))
+    assert cuda.identity.accelerator == "CUDAExecutionProvider" and cuda.identity.key() != cpu.identity.key()
+    assert "on CUDAExecutionProvider" in cuda.identity.label()
+    assert "accelerator CPU vs CUDAExecutionProvider" in identity_differences(cpu, cuda)
+    gen_cpu = on("onnxruntime-genai", RuntimeFacts(runtime="onnxruntime-genai", options=RuntimeOptions(provider="cpu")))
+    gen_cuda = on("onnxruntime-genai", RuntimeFacts(runtime="onnxruntime-genai",
+                                                    options=RuntimeOptions(provider="cuda")))
+    assert gen_cpu.identity.accelerator is None and gen_cuda.identity.accelerator == "cuda"
+    assert gen_cpu.identity.key() != gen_cuda.identity.key()
+    assert isinstance(bare.environment, Environment) and bare.identity.accelerator is None  # no runtime facts

@@ -6,6 +6,9 @@ token. One sequence at a time, batch 1, greedy:
 - require() -> None: import the runtime, or raise OpError RUNTIME_MISSING (default: nothing to check);
 - load(path, n_ctx, options) -> None: load the model at `path` with room for `n_ctx` tokens in its KV cache;
   `options` the runtime options (threads, ...); unknown options are refused (BAD_OPTION);
+- check_options(options) -> None: refuse, before the measurement waits for anything (cool-down, idle power) or
+  loads, the options this runtime cannot honour here: unknown ones, bad values, a provider this build lacks
+  (default: nothing; load() refuses them in any case);
 - vocab_size: the number of token ids the model takes (after load);
 - prepare(ids) -> None: called by the loop with each list it will append(), before its clock starts: a runtime
   that takes text (LiteRT-LM) makes and checks the text here, outside the timed span (default: nothing);
@@ -55,6 +58,9 @@ class GenerationBackend(object):
     def require(self):
         return None
 
+    def check_options(self, options):
+        return None
+
     def load(self, path, n_ctx, options):
         raise NotImplementedError("%s.load" % type(self).__name__)
 
@@ -88,4 +94,4 @@ class GenerationBackend(object):
 
 
 REQUIRED = ("load", "vocab_size", "start", "append", "next_token", "kv_cache", "describe")
-OPTIONAL = ("require", "prepare", "done", "close")
+OPTIONAL = ("require", "check_options", "prepare", "done", "close")

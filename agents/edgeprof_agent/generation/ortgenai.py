@@ -1,7 +1,8 @@
 """onnxruntime-genai as a generation backend (generation/base.py): a model folder (ONNX decoder with its KV cache,
 genai_config.json, tokenizer files) as its model builder writes it.
 
-Owns: og.Model from og.Config (threads through the decoder's session_options, overlaid on genai_config.json), one
+Owns: og.Model from og.Config (threads through the decoder's session_options, overlaid on genai_config.json; the
+execution provider when the `provider` option names one, see PROVIDERS), one
 og.Generator per sequence with max_length = min_length = the KV cache's room (the shared past/present buffer is
 allocated at max_length; min_length keeps end-of-sequence from stopping it early), append_tokens for the prefill,
 generate_next_token + get_next_tokens for each token (greedy: do_sample off), and the KV cache's size read from the
@@ -18,7 +19,17 @@ from .base import GenerationBackend as _Base
 from .base import bad_option, kv_cache_figures, positive_int
 
 RUNTIME = "onnxruntime-genai"
-OPTIONS = ("threads",)
+OPTIONS = ("threads", "provider")
+# The `provider` option: the execution provider og.Model runs the decoder on, applied to og.Config before og.Model
+# is made, as onnxruntime-genai's Python binding offers it (src/python/python.cpp: Config.clear_providers,
+# Config.append_provider(name), Config.set_provider_option(provider, key, value); "CUDA" in its docs,
+# onnxruntime.ai/docs/genai: config.clear_providers(); config.append_provider("cuda"); og.Model(config)).
+# clear_providers() drops the providers genai_config.json lists (none: ONNX Runtime's CPU provider); "cpu" is that,
+# "cuda" appends CUDA (ONNX Runtime places a node CUDA has no kernel for on the CPU). Not given: genai_config.json
+# as the folder holds it (edgeprof's model builder writes it for the CPU). Whether this build has CUDA is
+# og.is_cuda_available() (python.cpp; 0.18's CPU wheel: False, and og.Model then fails to load
+# libonnxruntime-genai-cuda.so): "cuda" there is refused before anything is waited for or loaded.
+PROVIDERS = ("cpu", "cuda")
 
 
 class GenerationBackend(_Base):
@@ -32,6 +43,7 @@ class GenerationBackend(_Base):
         self.config = None
         self.n_ctx = None
         self.threads = None
+        self.provider = None
         self._kv = None
 
     def require(self):
@@ -44,12 +56,31 @@ class GenerationBackend(_Base):
             raise runtime_missing(RUNTIME, e, "onnxruntime-genai")
         self.og, self.np = onnxruntime_genai, numpy
 
-    def load(self, path, n_ctx, options):
+    def check_options(self, options):
+        """Unknown options, a provider not in PROVIDERS, and "cuda" on a build without CUDA: one line each."""
         if self.og is None:
             self.require()
         unknown = set(options) - set(OPTIONS)
         if unknown:
             raise bad_option(RUNTIME, unknown, OPTIONS)
+        provider = options.get("provider")
+        if provider is None:
+            return
+        if provider not in PROVIDERS:
+            raise OpError(ErrorKind.BAD_OPTION, "%s: option provider must be one of %s, not %r" % (
+                RUNTIME, ", ".join(PROVIDERS), provider), hint="provider cpu or cuda (deploy --providers cuda)")
+        if provider == "cuda" and not self._has_cuda():
+            raise OpError(ErrorKind.CAPABILITY, "onnxruntime-genai %s here has no CUDA (is_cuda_available() is "
+                          "False)" % getattr(self.og, "__version__", "?"),
+                          hint="install onnxruntime-genai-cuda on the device (not beside onnxruntime-genai), or "
+                               "leave --providers out for the CPU")
+
+    def _has_cuda(self):
+        available = getattr(self.og, "is_cuda_available", None)
+        return bool(available()) if available is not None else False
+
+    def load(self, path, n_ctx, options):
+        self.check_options(options)
         cfg_path = os.path.join(path, "genai_config.json")
         try:
             with open(cfg_path) as f:
@@ -70,6 +101,11 @@ class GenerationBackend(_Base):
                         RUNTIME, self.og.__version__), hint="leave threads unset or upgrade onnxruntime-genai")
                 config.overlay(json.dumps({"model": {"decoder": {"session_options": {
                     "intra_op_num_threads": self.threads, "inter_op_num_threads": 1}}}}))
+            self.provider = options.get("provider")
+            if self.provider is not None:  # PROVIDERS: on the Config, before og.Model reads it
+                config.clear_providers()
+                if self.provider != "cpu":
+                    config.append_provider(self.provider)
             self.model = self.og.Model(config)
         except OpError:
             raise
@@ -112,6 +148,7 @@ class GenerationBackend(_Base):
         decoder = (self.config or {}).get("model", {}).get("decoder", {})
         return {"runtime": RUNTIME, "version": getattr(self.og, "__version__", None),
                 "threads": self.threads, "threads_source": "option" if self.threads else "onnxruntime default",
+                "provider": self.provider,  # the option asked (None: genai_config.json's providers, provider_options)
                 "device_type": getattr(self.model, "device_type", None), "model_type": getattr(self.model, "type", None),
                 "max_length": self.n_ctx, "provider_options": (decoder.get("session_options") or {}).get(
                     "provider_options"),
