@@ -2,11 +2,11 @@
 for a board with no devices.yaml entry, with no network and no device reachable; mismatches end in one line."""
 
 import json
-import socket
 
 import numpy as np
 import onnx
 import pytest
+from offline import no_device_or_network
 from onnx import TensorProto, helper, numpy_helper
 
 from edgeprof.cli.main import main
@@ -54,14 +54,7 @@ def _model(tmp_path, extra_unknown=False):
 @pytest.fixture
 def offline(monkeypatch, tmp_path):
     """No network, no device: any socket connect or any deploy fails the test."""
-    def refuse(*a, **k):
-        raise AssertionError("predict tried to connect or to run the model on a device")
-
-    monkeypatch.setattr(socket.socket, "connect", refuse)
-    monkeypatch.setattr(socket, "create_connection", refuse)
-    import edgeprof.session as seam
-
-    monkeypatch.setattr(seam, "deploy", refuse)
+    no_device_or_network(monkeypatch)
     monkeypatch.setenv("EDGEPROF_TABLES", str(tmp_path / "tables"))
     monkeypatch.chdir(tmp_path)  # no devices.yaml here
 

@@ -4,11 +4,11 @@ whose FLOPs follow export/flops.py's convention for the float op they compute (w
 own input positions), and which an int8 table prices; a table of the other precision is refused in one line."""
 
 import json
-import socket
 
 import numpy as np
 import onnx
 import pytest
+from offline import no_device_or_network
 from onnx import TensorProto, helper, numpy_helper
 
 from edgeprof.cli.main import main
@@ -113,14 +113,7 @@ def test_the_nhwc_transformers_node_names_map_back():
 
 @pytest.fixture
 def offline(monkeypatch, tmp_path):
-    def refuse(*a, **k):
-        raise AssertionError("predict tried to connect or to run the model on a device")
-
-    monkeypatch.setattr(socket.socket, "connect", refuse)
-    monkeypatch.setattr(socket, "create_connection", refuse)
-    import edgeprof.session as seam
-
-    monkeypatch.setattr(seam, "deploy", refuse)
+    no_device_or_network(monkeypatch)
     monkeypatch.setenv("EDGEPROF_TABLES", str(tmp_path / "tables"))
     monkeypatch.setenv("EDGEPROF_CACHE", str(tmp_path / "cache"))
     monkeypatch.chdir(tmp_path)

@@ -6,10 +6,10 @@ coverage and out-of-domain warnings for ops the table lacks, and predict with no
 
 import json
 import math
-import socket
 
 import numpy as np
 import pytest
+from offline import no_device_or_network
 
 pytest.importorskip("litert_torch")
 pytest.importorskip("ai_edge_litert")
@@ -131,14 +131,7 @@ def test_an_op_the_tflite_table_lacks_is_covered_in_part_and_warned(tflite_files
 def offline(monkeypatch, tmp_path):
     """No network, no device: any socket connect or deploy fails the test; devices.yaml names the board at an
     unroutable address (TEST-NET-1, RFC 5737), so that a connection attempt would also hang, not succeed."""
-    def refuse(*a, **k):
-        raise AssertionError("predict tried to connect or to run the model on a device")
-
-    monkeypatch.setattr(socket.socket, "connect", refuse)
-    monkeypatch.setattr(socket, "create_connection", refuse)
-    import edgeprof.session as seam
-
-    monkeypatch.setattr(seam, "deploy", refuse)
+    no_device_or_network(monkeypatch)
     monkeypatch.setenv("EDGEPROF_TABLES", str(tmp_path / "tables"))
     monkeypatch.chdir(tmp_path)
     (tmp_path / "devices.yaml").write_text("devices:\n  phone-board:\n    host: 192.0.2.1\n    user: edge\n")
