@@ -128,10 +128,9 @@ class ADBTransport(Transport):
     def connect(self) -> None:
         """`adb connect` a host:port serial, then make sure the device is online and authorised."""
         if self.serial and re.fullmatch(r"[^\s:]+:\d+", self.serial):
-            # The server is started on its own first: a client that launches the server inside `adb connect`
-            # can read the reply out of step when the host is busy ("protocol fault (status 30 30 30 63?!)", seen
-            # with Debian's adb 29 in a loaded test run). Such a fault is retried once, as a user would retry it.
-            self.adb_cmd(["start-server"], timeout=self.timeout, what="start-server")
+            # A client that launches the server inside `adb connect` can read the reply out of step when the host
+            # is busy ("protocol fault (status 30 30 30 63?!)", seen with Debian's adb 29 in a loaded test run):
+            # such a fault is retried once, as a user would retry it.
             for _ in range(2):
                 proc = subprocess.run([self.adb, "connect", self.serial], capture_output=True, env=self._env(),
                                       timeout=self.timeout, stdin=subprocess.DEVNULL)
