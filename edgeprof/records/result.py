@@ -134,8 +134,11 @@ class Result:
     def accelerator(self) -> str | None:
         """The accelerator beyond the CPU the run asked its runtime for, part of its configuration (a CUDA run and
         a CPU run of one model are two configurations): onnxruntime-genai's provider option when not "cpu", or
-        onnxruntime's first execution provider (as asked, else as used) when not CPUExecutionProvider. None on
-        the CPU, and for runtimes that name their device by the runtime itself (TensorRT) or keep it elsewhere."""
+        onnxruntime's first execution provider (as asked, else as used) when not CPUExecutionProvider, or a
+        phone's delegate when it is not the CPU's (gpu, nnapi, hexagon, an external one; cpu and xnnpack: None).
+        None on the CPU, and for runtimes that name their device by the runtime itself (TensorRT)."""
+        if self.phone is not None and self.phone.delegate and self.phone.delegate not in ("cpu", "xnnpack"):
+            return self.phone.delegate
         rt = self.environment.runtime
         if rt is None:
             return None

@@ -153,3 +153,16 @@ def test_an_accelerator_is_part_of_the_configuration_and_a_cpu_run_keeps_its_key
     assert gen_cpu.identity.accelerator is None and gen_cuda.identity.accelerator == "cuda"
     assert gen_cpu.identity.key() != gen_cuda.identity.key()
     assert isinstance(bare.environment, Environment) and bare.identity.accelerator is None  # no runtime facts
+
+
+def test_a_phones_gpu_delegate_is_another_configuration_than_its_cpu():
+    from edgeprof.records.phone import PhoneBenchmark
+
+    base = file_result("net.onnx")
+    runs = {d: dataclasses.replace(base, runtime="tflite", phone=PhoneBenchmark(delegate=d))
+            for d in ("cpu", "xnnpack", "gpu", "nnapi")}
+    assert runs["cpu"].identity.accelerator is None and runs["xnnpack"].identity.accelerator is None
+    assert runs["xnnpack"].identity.key() == dataclasses.replace(base, runtime="tflite").identity.key()
+    assert runs["gpu"].identity.accelerator == "gpu" and runs["nnapi"].identity.accelerator == "nnapi"
+    assert len({r.identity.key() for r in runs.values()}) == 3  # cpu and xnnpack one key; gpu, nnapi their own
+    assert "on gpu" in runs["gpu"].identity.label()
