@@ -1,7 +1,7 @@
 """How accurate `edgeprof predict` is on this machine, measured: calibrate, predict, then measure and compare.
 
-For each configuration (onnxruntime fp32 with 1 and with 2 threads; LiteRT and int8 tables are not built yet and
-are printed as such) this script
+For each configuration (--config: onnxruntime fp32 with 1 and with 2 threads, LiteRT XNNPACK fp32, onnxruntime int8
+with 1 thread, where deploy quantises each model and the table is an int8 one) this script
 1. calibrates `--device local` (edgeprof.predict.calibrate, the same code as `edgeprof calibrate`) within
    --budget, with the bundled models as reference models, or loads the table already in --tables;
 2. predicts every model below from its graph and the table alone;
@@ -47,9 +47,11 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 DESIGN = ["mobilenet_v2", "resnet18", "ds_cnn", "bert_tiny"]
-# configuration name → (runtime, threads)
+# configuration name → (runtime, threads); PRECISION: the configurations not at fp32 (int8: deploy quantises each
+# model, static QDQ, and the table is an int8 one: docs/predict.md "int8")
 CONFIGS = {"ort-fp32-1t": ("onnxruntime", 1), "ort-fp32-2t": ("onnxruntime", 2), "tflite-fp32-1t": ("tflite", 1),
-           "tflite-fp32-2t": ("tflite", 2)}
+           "tflite-fp32-2t": ("tflite", 2), "ort-int8-1t": ("onnxruntime", 1)}
+PRECISION = {"ort-int8-1t": "int8"}
 DEFAULT_CONFIGS = "ort-fp32-1t,ort-fp32-2t,tflite-fp32-1t"
 FAMILY = {"silero": "Silero VAD (LSTM in If)", "ppocr": "PaddleOCR (CNN)", "PP-OCR": "PaddleOCR (CNN)",
           "embedding_model": "openWakeWord (CNN)", "hey_mycroft": "openWakeWord (CNN)",
@@ -71,8 +73,8 @@ def family(name: str) -> str:
     return next((v for k, v in FAMILY.items() if k in name), "other")
 
 
-def measure(model: str, args: list[str], threads: int, seconds: float, tmp: Path, runtime: str = "onnxruntime"
-            ) -> dict[str, Any]:
+def measure(model: str, args: list[str], threads: int, seconds: float, tmp: Path, runtime: str = "onnxruntime",
+            precision: str = "fp32") -> dict[str, Any]:
     from edgeprof.cli.main import main
 
     out = tmp / "r.json"
@@ -81,7 +83,7 @@ def measure(model: str, args: list[str], threads: int, seconds: float, tmp: Path
     err = io.StringIO()
     with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
         code = main(["deploy", "--device", "local", "--model", model, "--runtime", runtime, *args,
-                     "--threads", str(threads),
+                     "--threads", str(threads), "--precision", precision,
                      "--min-duration", str(seconds), "--warmup", "1", "--idle", "0", "--no-store", "--json", str(out),
                      "--quiet"])
     if code != 0 or not out.exists():
@@ -97,7 +99,8 @@ def _values(row: dict[str, Any]) -> dict[str, Any]:
             for n, v in (row.get("input_values") or {}).items()}
 
 
-def predict_row(row: dict[str, Any], table: Any, runtime: str, threads: int, config: str) -> dict[str, Any]:
+def predict_row(row: dict[str, Any], table: Any, runtime: str, threads: int, config: str,
+                precision: str = "fp32") -> dict[str, Any]:
     """A measured row (model, split, artifact, inputs, input values, measured and re-measured p50) with the
     table's prediction of it; a prediction that fails is the row's error, not a crash."""
     from edgeprof.predict.graph import kernels
@@ -112,7 +115,7 @@ def predict_row(row: dict[str, Any], table: Any, runtime: str, threads: int, con
         shapes = {k: tuple(v) for k, v in row["inputs"].items()}
         ks = tflite_kernels(row["artifact"], threads) if runtime == "tflite" else \
             kernels(row["artifact"], shapes, values=_values(row))
-        p = predict(ks, table, batch=int(row["batch"]), threads=threads, runtime=runtime)
+        p = predict(ks, table, batch=int(row["batch"]), threads=threads, runtime=runtime, precision=precision)
     except Exception as e:  # noqa: BLE001 - a benchmark row, not a crash
         print(f"[{config}] {name}: predict failed: {type(e).__name__}: {e}"[:240], flush=True)
         return {**out, "error": f"predict failed: {type(e).__name__}: {e}"[:200]}
@@ -154,7 +157,8 @@ def run_config(config: str, budget: float, tables: Path, seconds: float, corpus_
     from edgeprof.records.device import local_device
 
     runtime, threads = CONFIGS[config]
-    path = tables / f"local-{runtime}-fp32-t{threads}.json"
+    precision = PRECISION.get(config, "fp32")
+    path = tables / f"local-{runtime}-{precision}-t{threads}.json"
     load_before = os.getloadavg()
     started = _utc()
     if path.exists():
@@ -163,7 +167,7 @@ def run_config(config: str, budget: float, tables: Path, seconds: float, corpus_
     else:
         t0 = time.monotonic()
         table = calibrate(local_device(), threads=threads, budget_s=budget, cache_dir=tables / "kernels",
-                          references=DESIGN, runtime=runtime)
+                          references=DESIGN, runtime=runtime, precision=precision)
         save_table(table, path)
         print(f"[{config}] calibrated in {time.monotonic() - t0:.0f} s: {len(table.models)} models", flush=True)
     rows = []
@@ -176,13 +180,13 @@ def run_config(config: str, budget: float, tables: Path, seconds: float, corpus_
     with tempfile.TemporaryDirectory() as tmp:
         for model, args, split in models:
             name = Path(model).name
-            r = measure(model, args, threads, seconds, Path(tmp), runtime)
+            r = measure(model, args, threads, seconds, Path(tmp), runtime, precision)
             if "error" in r:
                 rows.append({"model": name, "split": split, "family": family(name), "error": r["error"]})
                 print(f"[{config}] {name}: not measured: {r['error']}", flush=True)
                 continue
             meas = float(r["latency_ms"]["p50"])
-            again = measure(model, args, threads, seconds, Path(tmp), runtime)  # the same run later: the noise
+            again = measure(model, args, threads, seconds, Path(tmp), runtime, precision)  # later: the noise
             row = {"model": name, "split": split, "family": family(name), "measured_ms": meas,
                    "measured_cv": r["latency_ms"]["cv"],
                    "remeasured_ms": float(again["latency_ms"]["p50"]) if "error" not in again else None,
@@ -192,8 +196,8 @@ def run_config(config: str, budget: float, tables: Path, seconds: float, corpus_
                                                 "dtype": i.get("dtype") or "float32"}
                                     for i in r["settings"]["inputs"] if i.get("value") is not None},
                    "batch": int(r["batch"])}
-            rows.append(predict_row(row, table, runtime, threads, config))
-    return {"config": config, "runtime": runtime, "threads": threads, "table": str(path),
+            rows.append(predict_row(row, table, runtime, threads, config, precision))
+    return {"config": config, "runtime": runtime, "threads": threads, "precision": precision, "table": str(path),
             "table_models": len(table.models), "folds": fold_summary(table), "table_spent_s": table.spent_s,
             "load_before": load_before, "load_after": os.getloadavg(), "measured_at": [started, _utc()],
             "rows": rows}
@@ -224,7 +228,8 @@ def repredict_config(old: dict[str, Any], tables: Path, corpus_args: dict[str, l
 
     config = old["config"]
     runtime, threads = CONFIGS[config]
-    path = tables / f"local-{runtime}-fp32-t{threads}.json"
+    precision = PRECISION.get(config, "fp32")
+    path = tables / f"local-{runtime}-{precision}-t{threads}.json"
     if not path.exists():
         raise ConfigError(f"--measured: no table {path} for {config}",
                           hint="--tables must name the folder of the tables that run calibrated")
@@ -238,7 +243,7 @@ def repredict_config(old: dict[str, Any], tables: Path, corpus_args: dict[str, l
             continue
         if "input_values" not in r:
             r = {**r, "input_values": _legacy_values(r, corpus_args.get(r["model"], []))}
-        rows.append(predict_row(r, table, runtime, threads, config))
+        rows.append(predict_row(r, table, runtime, threads, config, precision))
     return {**{k: v for k, v in old.items() if k not in ("rows", "summary", "families")},
             "table": str(path), "table_models": len(table.models), "folds": fold_summary(table),
             "measured_at": old.get("measured_at") or measured_at, "repredicted_at": _utc(),
