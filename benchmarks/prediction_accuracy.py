@@ -329,10 +329,11 @@ def main() -> int:
         a.tables.mkdir(parents=True, exist_ok=True)
         configs = [run_config(c, a.tflite_budget if CONFIGS[c][0] == "tflite" else a.budget, a.tables,
                               a.measure_s, files, args, a.only) for c in chosen]
-    print("\nint8 and fp16 (any runtime): not measured (their tables are not built)")
+    print("\nfp16 (any runtime) and LiteRT int8: not measured (their tables are not built)")
     for c in configs:
         load = c.get("load_before"), c.get("load_after")
-        print(f"\n{c['config']}: {c['runtime']} fp32 threads={c['threads']} (table: {c['table_models']} models"
+        print(f"\n{c['config']}: {c['runtime']} {c.get('precision', 'fp32')} threads={c['threads']} (table: "
+              f"{c['table_models']} models"
               + (f", load average before {load[0][0]:.1f}, after {load[1][0]:.1f}" if load[0] and load[1] else "")
               + ")")
         if c.get("repredicted_at"):
