@@ -16,7 +16,7 @@ pushed, the context check, the GenerateRequest, the Result; the artifact and its
 on a forward pass: kinds.MeasurementKind), the checks before connecting (`check`), what a sweep takes for it (its
 cells, their defaults, its axes prompt_tokens × gen_tokens × depth in a cell's id as llama-bench's pp512/tg128/d0,
 a cell's decision `decide`, its runtimes llama.cpp, onnxruntime-genai and litert-lm and each one's default
-precision for a model `sweep_precision`, its budgets: kinds.MeasurementKind). The kind's method on a phone is
+precision for a model `precision_default`, its budgets: kinds.MeasurementKind). The kind's method on a phone is
 session/phone.py's Generation. Does not own: the agent's op (genworker.py), the request's silences and deadline (generative/limits.py),
 building models (generative/build.py), the section's statistics (generative/reply.py, stats.py), storing.
 """
@@ -117,6 +117,15 @@ def gguf_precision(model: str) -> str | None:
     return weights.lower().removeprefix("mostly_")
 
 
+def precision_default(runtime: str, model: str) -> str | None:
+    """A generation runtime's precision for `model` when deploy or a sweep file names none: llama.cpp
+    q4_0, onnxruntime-genai int4; LiteRT-LM wi8_afp32 for a model edgeprof builds into a .litertlm (a bundled one, a
+    Hugging Face folder), as-built for a .litertlm file. None: not a generation runtime."""
+    if runtime == LITERT_LM and Path(model).suffix.lower() != ".litertlm":
+        return LITERTLM_BUILD_DEFAULT
+    return DEFAULT_PRECISION.get(runtime)
+
+
 def check(spec: RunSpec) -> None:
     """Every problem of a generation spec that needs no device, one line each: the runtime and precision, the
     settings' bounds, a user path (detect()'s lines) and its context."""
@@ -143,7 +152,8 @@ def check(spec: RunSpec) -> None:
     if own is None and spec.precision not in GEN_PRECISIONS[spec.runtime]:
         raise ConfigError(f"--precision {spec.precision}: {spec.runtime} takes "
                           f"{', '.join(GEN_PRECISIONS[spec.runtime])}",
-                          hint=f"--precision {DEFAULT_PRECISION[spec.runtime]} (the default for {spec.runtime})")
+                          hint=f"--precision {precision_default(spec.runtime, spec.model)} (the default for "
+                               f"{spec.runtime} with this model)")
     check_llama_options(spec)
     gen_provider_options(spec.runtime, spec.runtime_options)
     from ..files.config import check_cli_settings
@@ -500,20 +510,10 @@ def from_args(args: argparse.Namespace, spec: RunSpec, given: frozenset[str]) ->
         raise ConfigError(f"--runtime {runtime}: {args.model} is a generative model; it runs on "
                           f"{', '.join(ALL_GEN_RUNTIMES)}", hint="--runtime llama.cpp or --runtime "
                           "onnxruntime-genai (a .litertlm: --runtime litert-lm, on a phone)")
-    precision = args.precision or gguf_precision(args.model) or (
-        LITERTLM_BUILD_DEFAULT if runtime == LITERT_LM and Path(args.model).suffix.lower() != ".litertlm"
-        else DEFAULT_PRECISION[runtime])
+    precision = args.precision or gguf_precision(args.model) or precision_default(runtime, args.model)
+    assert precision is not None  # runtime is one of ALL_GEN_RUNTIMES here
     return dataclasses.replace(spec, runtime=runtime, precision=precision,
                                runtime_options=gen_provider_options(runtime, spec.runtime_options))
-
-
-def sweep_precision(runtime: str, model: str) -> str | None:
-    """A generation runtime's precision for `model` in a sweep whose file names none (deploy's defaults): llama.cpp
-    q4_0, onnxruntime-genai int4; LiteRT-LM wi8_afp32 for a model edgeprof builds into a .litertlm (a bundled one, a
-    Hugging Face folder), as-built for a .litertlm file. None: not a generation runtime."""
-    if runtime == LITERT_LM and Path(model).suffix.lower() != ".litertlm":
-        return LITERTLM_BUILD_DEFAULT
-    return DEFAULT_PRECISION.get(runtime)
 
 
 def decide(spec: RunSpec, label: str, facts: Facts | None) -> str | None:
@@ -563,7 +563,7 @@ GENERATION = MeasurementKind(
           ".litertlm on a phone, measured by litert_lm_main)",
     place="generation", precisions=ALL_GEN_PRECISIONS, runtimes=ALL_GEN_RUNTIMES, from_args=from_args,
     refuse_args=refuse_args, check=check,
-    owns=is_generative, bundled=bundled, default_runtime=default_runtime, default_precision=sweep_precision,
+    owns=is_generative, bundled=bundled, default_runtime=default_runtime, default_precision=precision_default,
     sweep_runtimes=ALL_GEN_RUNTIMES, axes=("prompt_tokens", "gen_tokens", "depth"),
     axis_ids={"prompt_tokens": "pp", "gen_tokens": "tg", "depth": "d"},  # llama-bench's names: pp512/tg128/d0
     axis_defaults={k: int(GEN_DEFAULTS[k]) for k in ("prompt_tokens", "gen_tokens", "depth")}, cleared=GEN_SETTINGS,

@@ -79,8 +79,9 @@ def test_a_litertlm_takes_litert_lm_at_its_own_precision(tmp_path):
         gen.check(spec(model="net.onnx", runtime="litert-lm", precision="as-built"))
     with pytest.raises(ConfigError, match="--precision as-built: llama_tiny is built for LiteRT-LM by edgeprof"):
         gen.check(spec(runtime="litert-lm", precision="as-built"))
-    with pytest.raises(ConfigError, match="--precision int4: litert-lm takes as-built, wi8_afp32, fp32"):
+    with pytest.raises(ConfigError, match="--precision int4: litert-lm takes as-built, wi8_afp32, fp32") as e:
         gen.check(spec(runtime="litert-lm", precision="int4"))
+    assert "--precision wi8_afp32 (the default" in e.value.one_line()  # what llama_tiny is built at, not as-built
     gen.check(spec(runtime="litert-lm", precision="wi8_afp32"))
     gen.check(spec(runtime="litert-lm", precision="fp32"))
     with pytest.raises(ConfigError, match="--precision int4: a .litertlm is measured as it was built"):
