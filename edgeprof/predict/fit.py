@@ -79,6 +79,12 @@ class FitOptions:
 
     knn: int = _KNN
     shape: bool = False
+    # how a profiled model's node times are made timed (_timed_us): run_overhead takes the per-run overhead (the
+    # quickest profiled model's p50) off the p50 before it is shared among the kernels; excess caps the per-node
+    # profiler excess δ taken off each node at `excess` × the table's median per-node excess (0: scaling alone,
+    # the method up to the third round; docs/predict.md, fourth round)
+    run_overhead: bool = True
+    excess: float = 1.0
 
 
 DEFAULT_OPTIONS = FitOptions()
@@ -189,16 +195,18 @@ class Prediction:
         return dict(self.__dict__)
 
 
-def _timed_us(m: CalibrationModel, delta_max: float) -> dict[int, float]:
+def _timed_us(m: CalibrationModel, delta_max: float, run_us: float = 0.0) -> dict[int, float]:
     """A calibration model's profiled kernel times made timed: the profiler adds a roughly constant cost to every
     node it times (agents/edgeprof_agent/opprof.py: profiling makes runs 33-65 % slower, most for small kernels), so
-    first the per-node excess δ ∈ [0, delta_max] that makes the kernels sum to the timed p50 is taken off each,
-    then what remains is scaled to the p50. Index in m.kernels → µs."""
+    first the per-node excess δ ∈ [0, delta_max] that makes the kernels sum to the timed p50 less the per-run
+    overhead `run_us` is taken off each, then what remains is scaled to it (_profile_corrections says where both
+    come from). Index in m.kernels → µs."""
     timed = [(i, mk.us) for i, mk in enumerate(m.kernels) if mk.us is not None and mk.us > 0]
     if not timed:
         return {}
-    target = m.p50_ms * 1e3 * (1.0 - m.unmatched_us / max(sum(u for _, u in timed) + m.unmatched_us, 1e-9))
     floor = 0.05
+    target = max(m.p50_ms * 1e3 - run_us, floor * len(timed)) * \
+        (1.0 - m.unmatched_us / max(sum(u for _, u in timed) + m.unmatched_us, 1e-9))
 
     def total(d: float) -> float:
         return sum(max(u - d, floor) for _, u in timed)
@@ -219,6 +227,7 @@ def _timed_us(m: CalibrationModel, delta_max: float) -> dict[int, float]:
 
 _WHOLE_MAX = 3  # a model timed whole gives kernel samples when it has at most this many (an operator, its PAD)
 _FLOOR_US = 0.05  # no kernel takes less (a timed-only model's share never goes below it)
+_SMALL_FLOPS, _SMALL_BYTES = 1e4, 1e5  # a "small" kernel: the fallback's base cost, a tiny model's one op
 
 
 def _whole_us(m: CalibrationModel, overhead_us: float) -> dict[int, float]:
@@ -234,6 +243,30 @@ def _whole_us(m: CalibrationModel, overhead_us: float) -> dict[int, float]:
     return {i: max(total * w / s, _FLOOR_US) for i, w in weight.items()}
 
 
+def _profile_corrections(models: Sequence[CalibrationModel], options: FitOptions) -> tuple[float, float]:
+    """(per-run overhead µs, δ cap µs) for _timed_us, from a table's profiled models. The per-run overhead is the
+    quickest tiny model's p50 (one to three ops of a few elements, which the calibration generates to pin it:
+    ≈ 1.9 µs here at 1 thread) less its kernels' floor; none without such models. Left in, a one-op model hands it to its kernel, and a third-party model of many small ops then pays
+    it once per op. The δ cap is `excess` × the median over models of (profiled sum − p50) / nodes: onnxruntime's
+    profiler times each node with its input and output sizes counted inside the span (≈ 3 µs a node at 1 thread
+    here), an excess that does not scale with the kernel's own time, so scaling alone left small kernels too dear
+    and large ones too cheap."""
+    profiled = [m for m in models if any(mk.us is not None for mk in m.kernels)]
+    if not profiled:
+        return 0.0, 0.0
+    tiny = [m for m in profiled if len(m.kernels) <= _WHOLE_MAX and all(
+        mk.kernel.flops < _SMALL_FLOPS and mk.kernel.bytes < _SMALL_BYTES for mk in m.kernels)]
+    run_us = max(min(m.p50_ms * 1e3 - _FLOOR_US * len(m.kernels) for m in tiny), 0.0) \
+        if tiny and options.run_overhead else 0.0
+    per_node = []
+    for m in profiled:
+        us = [mk.us for mk in m.kernels if mk.us is not None and mk.us > 0]
+        if us:
+            per_node.append((sum(us) - (m.p50_ms * 1e3 - run_us)) / len(us))
+    delta = max(options.excess * float(np.median(per_node)), 0.0) if per_node and options.excess > 0 else 0.0
+    return run_us, delta
+
+
 class Predictor:
     """The cost models of one table (fit() builds it)."""
 
@@ -242,20 +275,19 @@ class Predictor:
         self.table = table
         self.options = options
         use = list(table.models if models is None else models)
-        # each model's profiled kernel times made timed (_timed_us), so a kernel's µs is as the timed loop runs it
-        # δ = 0: taking a per-node excess off first (twice the median per-node excess of profiled over timed) was
-        # tried and predicted the table's held-out folds and the design models worse than scaling alone
-        self.delta_max = 0.0
         # a table of whole-model times (LiteRT: no per-op profiler): the per-run overhead is its quickest model's
         # p50 (a one-ADD model of 8 elements), and each model's p50 less it is its kernels' time (_whole_us)
         whole = [m for m in use if m.kernels and all(mk.us is None for mk in m.kernels)]
         self.overhead_us = max(min(m.p50_ms for m in whole) * 1e3 - _FLOOR_US, 0.0) if whole else 0.0
         whole_ids = {id(m) for m in whole}
+        # each profiled model's node times made timed (_timed_us), so a kernel's µs is as the timed loop runs it
+        self.run_us, self.delta_max = _profile_corrections([m for m in use if id(m) not in whole_ids], options)
         samples = []
         for m in use:
             if id(m) in whole_ids and sum(1 for mk in m.kernels if mk.kernel.family != "view") > _WHOLE_MAX:
                 continue  # a whole network timed whole (a reference model): it informs the interval, not a kernel
-            timed = _timed_us(m, self.delta_max) if id(m) not in whole_ids else _whole_us(m, self.overhead_us)
+            timed = _timed_us(m, self.delta_max, self.run_us) if id(m) not in whole_ids else \
+                _whole_us(m, self.overhead_us)
             samples += [(m.kernels[i].kernel, us) for i, us in timed.items()]
         # a kernel of the host's graph absent from the device's profile was fused further there (the "all"
         # level's NCHWc convolutions take a following Add or activation): its key costs `presence` × the fit
@@ -275,7 +307,7 @@ class Predictor:
         self.keys = {key: _fit_cost(s, options) for key, s in by_key.items() if len(s) >= least}
         self.families = {f: _fit_cost(s, options) for f, s in by_family.items() if len(s) >= least}
         self.dtypes = {k.dtype for k, _ in samples}
-        small = [us for k, us in samples if k.flops < 1e4 and k.bytes < 1e5]
+        small = [us for k, us in samples if k.flops < _SMALL_FLOPS and k.bytes < _SMALL_BYTES]
         self.small_us = float(np.median(small)) if small else (float(np.min([u for _, u in samples])) if samples else 1.0)
         compute = [k.flops / us for k, us in samples if k.family.startswith(("conv", "matmul")) and k.flops > 0]
         memory = [k.bytes / us for k, us in samples if k.bytes > 0]
@@ -427,7 +459,9 @@ class Predictor:
             warnings=warnings, table=self.table.key.label(),
             method="per-kernel cost models on the table + model-level term; interval: conformal quantile of the "
                    f"held-out errors ({self.spread_from or 'held-out device-level spread'}); kernel neighbours: "
-                   f"{self.options.knn} in {'FLOPs, bytes, outputs' if self.options.shape else 'FLOPs, bytes'}")
+                   f"{self.options.knn} in {'FLOPs, bytes, outputs' if self.options.shape else 'FLOPs, bytes'}"
+                   + (f"; profiled node times less a per-run cost of {self.run_us:.2f} µs and a profiler excess of "
+                      f"up to {self.delta_max:.2f} µs a node" if self.run_us or self.delta_max else ""))
 
     def _outside(self, k: Kernel) -> bool:
         m, _ = self._model_for(k)

@@ -141,7 +141,7 @@ def test_the_development_figures_read_the_folds_and_the_design_rows_only(tmp_pat
     assert folds.main() == 0
     out = capsys.readouterr().out
     assert out.count("folds n= 12") == 2 and out.count("design n=  1") == 2 and "m.onnx" in out
-    assert "FitOptions(knn=4, shape=True)" in out and "secret" not in out
+    assert "FitOptions(knn=4, shape=True," in out and "secret" not in out
     monkeypatch.setattr("sys.argv", ["prediction_folds.py", "--tables", str(tables), "--variant", "k=3"])
     with pytest.raises(SystemExit, match="k is not a FitOptions field"):
         folds.main()
