@@ -23,7 +23,14 @@ AS_GIVEN = {"test_qlinearconv.onnx": "int8 (as given)", "test_matmulinteger.onnx
             "test_dequantizelinear.onnx": "int8 (as given)",
             # MediaPipe's fp16-weight files (float16 constants DEQUANTIZEd to float32)
             "face_detection_short_range.tflite": "fp16 (as given)", "selfie_segmentation.tflite": "fp16 (as given)",
-            "palm_detection_lite.tflite": "fp16 (as given)"}
+            "palm_detection_lite.tflite": "fp16 (as given)",
+            # issue 37's fresh split: ddddocr's dynamically quantised recogniser, and more MediaPipe fp16 files
+            "ddddocr_common_old.onnx": "int8 (as given)",
+            **{n: "fp16 (as given)" for n in ("pose_detection.tflite", "pose_landmark_full.tflite",
+                                              "hand_landmark_lite.tflite", "hand_landmark_full.tflite",
+                                              "palm_detection_full.tflite", "face_landmark.tflite",
+                                              "face_detection_full_range_sparse.tflite",
+                                              "selfie_segmentation_landscape.tflite")}}
 
 
 @pytest.fixture(scope="session")
@@ -43,6 +50,30 @@ def test_the_corpus_is_what_the_issue_asks():
     assert len(names) == len(set(names)) >= 15
     assert {n.rsplit(".", 1)[1] for n in names} == {"onnx", "tflite"}
     assert all(len(f["sha256"]) == 64 for f in corpus.FILES)
+
+
+def test_the_fresh_split_is_what_issue_37_asks():
+    """held-out-2: at least 8 ONNX files of which some come from at least 4 packages no earlier split used, and at
+    least 4 TFLite files; every file has a split the benchmark knows, and no file is in two splits."""
+    splits = {f["name"]: corpus.split(f) for f in corpus.FILES}
+    assert set(splits.values()) == set(corpus.SPLITS)
+    fresh = [f for f in corpus.FILES if splits[f["name"]] == "held-out-2"]
+    old_packages = {f["package"] for f in corpus.FILES if splits[f["name"]] != "held-out-2"}
+    assert sum(f["name"].endswith(".onnx") for f in fresh) >= 8
+    assert sum(f["name"].endswith(".tflite") for f in fresh) >= 4
+    assert len({f["package"] for f in fresh} - old_packages) >= 4
+    assert not any(f.get("refused") for f in fresh)  # each one runs on the stock runtime
+    # the node tests are op tests and the files of rounds 1-3 held-out-1, with no field of their own
+    assert splits["test_if.onnx"] == "op test" and splits["silero_vad.onnx"] == "held-out-1"
+    assert splits["face_landmark_with_attention.tflite"] == "held-out-1"
+
+
+def test_list_prints_each_files_split(capsys):
+    assert corpus.main(["--list"]) == 0
+    lines = {line.split()[0]: line.split()[1] for line in capsys.readouterr().out.splitlines()}
+    assert lines["nudenet_320n.onnx"] == "held-out-2" and lines["silero_vad.onnx"] == "held-out-1"
+    assert lines["test_if.onnx"] == "op"  # "op test", two words
+    assert len(lines) == len(corpus.FILES)
 
 
 @pytest.mark.timeout(120)

