@@ -10,7 +10,9 @@ import copy
 import dataclasses
 import json
 import random
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from edgeprof.generative.scenario import judge, loadgen_percentile
 from edgeprof.records import Result
@@ -55,14 +57,15 @@ ORIN_WINDOWS = [(955.5, 48.0, 1510.4, 624.75), (951.0, 49.5, 1510.4, 624.75), (9
 
 
 def sustained_result(device: str, run_id: str, windows: list[tuple[float | None, float, float, float | None]],
-                     window_s: float = 1.0) -> Result:
+                     window_s: float = 1.0, readings: Sequence[dict[str, Any]] = ()) -> Result:
+    """`readings`: per window, more of its fields (throttled; board: the agent's window record, e.g. NVML's)."""
     ws = []
     for i, (tps, temp, cpu, gpu) in enumerate(windows):
         decode = 0 if tps is None else int(tps * window_s * 0.9)
         ws.append(GenWindow(index=i, start_s=i * window_s, end_s=(i + 1) * window_s, requests=1 + i % 2,
                             token_first=0, tokens=decode + 1, decode_tokens=decode, decode_tps=tps,
                             ttft_p50_ms=35.0 + i, temp_c=temp, cpu_mhz=cpu, cpu_mhz_min=cpu, gpu_mhz=gpu,
-                            mean_w=6.5 - i * 0.25))
+                            mean_w=6.5 - i * 0.25, **(readings[i] if i < len(readings) else {})))
     return _with(_base(device, run_id), GenScenario(
         name="sustained", requests=len(ws) + 2, duration_s=len(ws) * window_s, window_s=window_s, windows=ws,
         valid_reason="no verdict: a sustained run is not judged against bounds"))

@@ -12,15 +12,20 @@ deadline misses, energy per inference; the curve's figures and their rules (docs
   that agrees with the same means; its first window's start is the time to steady state. The tail's figures:
   mean throughput, p50/p99 of its pooled raw samples, mean temperature, clock and power. No agreement: no steady
   state, and a `sustained_not_steady` warning.
+The rules read a window through one small type, `Point` (its span, its throughput and the readings the rules
+use), so that they serve every kind of sustained window: `shape` gives the onset, the last N, the ratio and the
+steady tail of any run's points (a forward pass's windows: queries/s; a generation's: decode tokens/s,
+generative/scenario.py `sustained_curve`), and the words the reports print for the onset and the steady state.
 Also the one line a closed window is shown as while the run goes on (`window_line`: deploy's terminal, a sweep
 cell's state). Does not own: the windows themselves (the agent's windows.py), storing (records/sustained.py),
-showing (cli/ui.py, lab/board.py).
+showing (cli/ui.py, lab/board.py, report/curves.py).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -84,7 +89,64 @@ def window_rows(reply: SustainedReply, samples_ms: Sequence[float], per_query: i
     return rows
 
 
-def onset(rows: Sequence[SustainedWindow]) -> tuple[SustainedWindow | None, str | None]:
+@dataclass(frozen=True)
+class Point:
+    """One window as the curve's rules read it: its number and span [start_s, end_s) from the run's start, its
+    throughput (a forward pass's queries/s, a generation's decode tokens/s; None: the window is left out) and the
+    board's readings taken during it."""
+
+    index: int
+    start_s: float
+    end_s: float
+    throughput: float | None
+    temp_c: float | None = None
+    cpu_mhz: float | None = None
+    mean_w: float | None = None
+    throttled: int | None = None
+    nvml_temp_c: float | None = None
+    nvml_sm_mhz: float | None = None
+    nvml_reasons: int | None = None
+
+    @classmethod
+    def of(cls, w: SustainedWindow) -> Point:
+        """A forward-pass window: its throughput is its queries/s."""
+        return cls(index=w.index, start_s=w.start_s, end_s=w.end_s, throughput=w.qps, temp_c=w.temp_c,
+                   cpu_mhz=w.cpu_mhz, mean_w=w.mean_w, throttled=w.throttled, nvml_temp_c=w.nvml_temp_c,
+                   nvml_sm_mhz=w.nvml_sm_mhz, nvml_reasons=w.nvml_reasons)
+
+
+@dataclass(frozen=True)
+class Shape:
+    """What a run's points say (the rules above): the onset point (None: none), why and its temperature; the last
+    N points, the ratio of their mean throughput to the first point's; the steady tail (empty: not reached) and
+    its means."""
+
+    onset: Point | None
+    onset_reason: str | None
+    onset_temp_c: float | None
+    last_n: int | None
+    tail: tuple[Point, ...]
+    ratio: float | None
+    steady: tuple[Point, ...]
+
+    @property
+    def steady_window(self) -> int | None:
+        return self.steady[0].index if self.steady else None
+
+    @property
+    def time_to_steady_s(self) -> float | None:
+        return self.steady[0].start_s if self.steady else None
+
+    def steady_mean(self, name: str) -> float | None:
+        """The steady tail's mean of a Point field (None: not reached, or never read)."""
+        return mean_present([getattr(p, name) for p in self.steady]) if self.steady else None
+
+
+# what the onset rule reads: a stored forward-pass window or a Point (both have its fields)
+R = TypeVar("R", SustainedWindow, "Point")
+
+
+def onset(rows: Sequence[R]) -> tuple[R | None, str | None]:
     """The first window that throttled (the rule above), and why."""
     if not rows:
         return None, None
@@ -100,7 +162,7 @@ def onset(rows: Sequence[SustainedWindow]) -> tuple[SustainedWindow | None, str 
     return None, None
 
 
-def _nvml_onset(ref: SustainedWindow, w: SustainedWindow) -> str | None:
+def _nvml_onset(ref: SustainedWindow | Point, w: SustainedWindow | Point) -> str | None:
     if ref.nvml_sm_mhz and w.nvml_sm_mhz is not None and w.nvml_sm_mhz < (1 - ONSET_DROP) * ref.nvml_sm_mhz:
         return (f"GPU SM clock {w.nvml_sm_mhz:.0f} MHz (NVML), {100 * (1 - w.nvml_sm_mhz / ref.nvml_sm_mhz):.0f} % "
                 "below window 0")
@@ -110,17 +172,17 @@ def _nvml_onset(ref: SustainedWindow, w: SustainedWindow) -> str | None:
     return None
 
 
-def _onset_temp(w: SustainedWindow, why: str) -> float | None:
+def _onset_temp(w: SustainedWindow | Point, why: str) -> float | None:
     """The temperature at the onset: the GPU's for an NVML onset (both its reasons name NVML), else the hottest
     zone's; the other where the one is not read."""
     first, other = (w.nvml_temp_c, w.temp_c) if "NVML" in why else (w.temp_c, w.nvml_temp_c)
     return first if first is not None else other
 
 
-def _agrees(w: SustainedWindow, qps: float, temp: float | None) -> bool:
-    if w.qps is None or abs(w.qps - qps) > STEADY_TOL * qps:
+def _agrees(p: Point, throughput: float, temp: float | None) -> bool:
+    if p.throughput is None or abs(p.throughput - throughput) > STEADY_TOL * throughput:
         return False
-    return temp is None or w.temp_c is None or abs(w.temp_c - temp) <= STEADY_C
+    return temp is None or p.temp_c is None or abs(p.temp_c - temp) <= STEADY_C
 
 
 def mean_present(values: Sequence[float | None]) -> float | None:
@@ -136,43 +198,76 @@ def end_windows(windows: Sequence[SustainedWindow], n: int) -> list[SustainedWin
     return full[-n:] if full and n > 0 else []
 
 
-def curve(reply: SustainedReply, rows: list[SustainedWindow], samples_ms: Sequence[float]) -> Sustained:
-    """The stored section: the rows and what they say."""
-    full = [w for w in rows if w.n]
+def shape(points: Sequence[Point]) -> Shape:
+    """What the points with a throughput say: the onset, the last N, the ratio and the steady tail (the rules
+    above; points without a throughput are left out of them, as a forward pass's windows without queries are)."""
+    full = [p for p in points if p.throughput is not None]
     on, why = onset(full)
     n = last_n(len(full))
-    tail = end_windows(full, n)
+    tail = full[-n:] if full else []
     first = full[0] if full else None
-    qps = mean_present([w.qps for w in tail])
-    p50 = mean_present([w.p50_ms for w in tail])
-    temp = mean_present([w.temp_c for w in tail])
-    steady: list[SustainedWindow] = []
-    if qps and all(_agrees(w, qps, temp) for w in tail):
+    level = mean_present([p.throughput for p in tail])
+    temp = mean_present([p.temp_c for p in tail])
+    steady: list[Point] = []
+    if level and all(_agrees(p, level, temp) for p in tail):
         steady = list(tail)
-        for w in reversed(full[:-n]):
-            if not _agrees(w, qps, temp):
+        for p in reversed(full[:-n]):
+            if not _agrees(p, level, temp):
                 break
-            steady.insert(0, w)
+            steady.insert(0, p)
+    return Shape(onset=on, onset_reason=why, onset_temp_c=_onset_temp(on, why or "") if on else None,
+                 last_n=n if full else None, tail=tuple(tail),
+                 ratio=level / first.throughput if first and first.throughput and level else None,
+                 steady=tuple(steady))
+
+
+NO_ONSET = ("throttling onset: none (no window's clock fell more than 5 % below window 0's, no new throttle "
+            "bits)")
+NOT_STEADY = "steady state: not reached before the run ended"
+
+
+def onset_line(window: int | None, start_s: float | None, temp_c: float | None, reason: str | None) -> str:
+    """The onset in words (the reports' and `results show`'s line, for every kind of sustained run)."""
+    if window is None:
+        return NO_ONSET
+    return f"throttling onset: window {window} (from {start_s or 0.0:g} s) at {fmt_value(temp_c, '°C')}: {reason}"
+
+
+def steady_line(window: int | None, start_s: float | None, figures: Sequence[str]) -> str:
+    """The steady state in words: its first window, its start and the tail's figures (each with its unit)."""
+    if window is None:
+        return NOT_STEADY
+    return f"steady state from window {window} ({start_s or 0.0:g} s): " + " · ".join(figures)
+
+
+def curve(reply: SustainedReply, rows: list[SustainedWindow], samples_ms: Sequence[float]) -> Sustained:
+    """The stored section: the rows and what they say (shape over the windows with queries, as Points)."""
+    full = [w for w in rows if w.n]
+    sh = shape([Point.of(w) for w in full])
+    by_index = {w.index: w for w in full}
+    tail = [by_index[p.index] for p in sh.tail]
+    steady = [by_index[p.index] for p in sh.steady]
+    first = full[0] if full else None
+    p50 = mean_present([w.p50_ms for w in tail])
     pooled: list[float] = []
     for w in steady:
         src = reply.windows[w.index]
         pooled.extend(samples_ms[src.first:src.first + src.count])
-    s0 = steady[0] if steady else None
+    on = by_index[sh.onset.index] if sh.onset else None
     return Sustained(
         duration_s=float(reply.duration_s), window_s=float(reply.window_s), read_period_s=reply.read_period_s,
         telemetry_errors=reply.telemetry_errors, throttle_source=reply.throttle_source,
         power_source=reply.power_source, windows=rows,
         onset_window=on.index if on else None, onset_s=on.start_s if on else None,
-        onset_temp_c=_onset_temp(on, why or '') if on else None, onset_reason=why, last_n=n if full else None,
-        sustained_ratio=_r(qps / first.qps) if first and first.qps and qps else None,
+        onset_temp_c=sh.onset_temp_c, onset_reason=sh.onset_reason, last_n=sh.last_n,
+        sustained_ratio=_r(sh.ratio),
         p50_ratio=_r(p50 / first.p50_ms) if first and first.p50_ms and p50 else None,
-        steady_window=s0.index if s0 else None, time_to_steady_s=s0.start_s if s0 else None,
-        steady_qps=_r(mean_present([w.qps for w in steady])) if steady else None,
+        steady_window=sh.steady_window, time_to_steady_s=sh.time_to_steady_s,
+        steady_qps=_r(sh.steady_mean("throughput")),
         steady_p50_ms=_r(np.percentile(pooled, 50)) if pooled else None,
         steady_p99_ms=_r(np.percentile(pooled, 99)) if pooled else None,
-        steady_temp_c=_r(mean_present([w.temp_c for w in steady]), 2) if steady else None,
-        steady_cpu_mhz=_r(mean_present([w.cpu_mhz for w in steady]), 1) if steady else None,
-        steady_w=_r(mean_present([w.mean_w for w in steady])) if steady else None, nvml_gpu=reply.nvml_gpu)
+        steady_temp_c=_r(sh.steady_mean("temp_c"), 2), steady_cpu_mhz=_r(sh.steady_mean("cpu_mhz"), 1),
+        steady_w=_r(sh.steady_mean("mean_w")), nvml_gpu=reply.nvml_gpu)
 
 
 def summarize(reply: SustainedReply, samples_ms: Sequence[float], per_query: int,

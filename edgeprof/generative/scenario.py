@@ -8,7 +8,10 @@ TPOT = (latency - TTFT) / (tokens - 1): MLPerf's rule, queueing counted); the ve
 server rule, PerformanceSummary::PerfConstraintsMet with use_token_latencies: the p99 TTFT within
 server_ttft_latency and the p99 TPOT within server_tpot_latency, both); a sustained run's windows (tokens per
 window from the agent's token ranges, decode tokens/s, TTFT p50 of the requests that started in it, the board's
-readings); the GenScenario section (scenario_of).
+readings); the GenScenario section (scenario_of); what a sustained run's windows say (sustained_curve: the
+throttling onset, the sustained ratio and the steady state by the forward pass's own rules and code,
+evaluation/sustained.py `shape`, with decode tokens/s as the throughput; computed from the stored windows when
+shown, not stored).
 Does not own: the loops (agents/edgeprof_agent/generation/loop.py), the single-stream statistics (stats.py),
 LoadGen's early stopping (not applied: the verdict is the p99s against the bounds only, said in the reason).
 """
@@ -17,13 +20,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from ..evaluation.sustained import Point, Shape, shape
 from .records import GenScenario, GenWindow
 
-__all__ = ["loadgen_percentile", "judge", "server_requests", "sustained_windows", "scenario_of"]
+__all__ = ["loadgen_percentile", "judge", "server_requests", "sustained_windows", "scenario_of", "GenCurve",
+           "sustained_curve"]
 
 _MS = 1e6
 
@@ -139,3 +145,45 @@ def scenario_of(reply: Any, ttft_bound_ms: float | None = None, tpot_bound_ms: f
         valid_reason="no verdict: a sustained run is not judged against bounds",
         duration_s=su.duration_s if su is not None else None, window_s=su.window_s if su is not None else None,
         windows=sustained_windows(su.windows, reply.token_windows, reps) if su is not None else [])
+
+
+def _board(w: GenWindow, name: str, kind: type | tuple[type, ...]) -> Any:
+    """A reading of the agent's window record (`board`) that GenWindow does not lift out (NVML's), or None."""
+    v = w.board.get(name)
+    return v if isinstance(v, kind) and not isinstance(v, bool) else None
+
+
+def _point(w: GenWindow) -> Point:
+    """A generation window as the curve's rules read it: decode tokens/s is its throughput."""
+    return Point(index=w.index, start_s=w.start_s, end_s=w.end_s, throughput=w.decode_tps, temp_c=w.temp_c,
+                 cpu_mhz=w.cpu_mhz, mean_w=w.mean_w, throttled=w.throttled,
+                 nvml_temp_c=_board(w, "nvml_temp_c", (int, float)),
+                 nvml_sm_mhz=_board(w, "nvml_sm_mhz", (int, float)), nvml_reasons=_board(w, "nvml_reasons", int))
+
+
+@dataclass(frozen=True)
+class GenCurve:
+    """What a sustained generation's windows say: `shape` (evaluation/sustained.py) over its windows with a
+    decode step (`counted` of them), or None and `reason` when there are fewer than MIN_WINDOWS."""
+
+    shape: Shape | None
+    counted: int
+    reason: str | None = None
+
+
+def sustained_curve(sc: GenScenario) -> GenCurve | None:
+    """The curve of a sustained run's stored windows (None for another scenario): the forward pass's rules, read
+    on the windows that hold a decode step (decode tokens/s is the throughput; a window without one is left out,
+    as a forward pass's window without queries is). With fewer than MIN_WINDOWS (3) such windows there is no
+    curve: the reason says so, in deploy's words for a --window that leaves too few."""
+    from ..run.validate import MIN_WINDOWS
+
+    if sc.name != "sustained":
+        return None
+    points = [_point(w) for w in sc.windows if w.decode_tps is not None]
+    if len(points) < MIN_WINDOWS:
+        return GenCurve(None, len(points), (
+            f"no throttling onset or steady state: {len(points)} of {len(sc.windows)} windows hold a decode step, "
+            f"fewer than the {MIN_WINDOWS} windows a curve needs (a first window, a middle and a tail); "
+            "a shorter --window or a longer --duration gives more"))
+    return GenCurve(shape(points), len(points))

@@ -4,7 +4,9 @@ section's lines for `results show` and the reports, each figure saying where it 
 
 Owns: BenchRow and its rows from a Generation (bench_rows) or a Result (bench_rows_of), the markdown table
 llama-bench prints (`-o md`: | model | runtime | precision | threads | test | t/s |), generation_lines, and the
-section's shape label and one-line summary (shape_label, summary_line: a sweep's cell lines, results list).
+section's shape label and one-line summary (shape_label, summary_line: a sweep's cell lines, results list), a
+sustained run's window table and its curve in words (curve_lines: scenario.sustained_curve's onset, ratio and
+steady state, in the forward pass's sentences).
 Pure: strings out, no I/O, no terminal markup.
 Does not own: the figures (stats.py, reply.py), the records (records/generation.py), printing (cli/ui.py).
 
@@ -19,9 +21,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
+from ..evaluation.sustained import onset_line, steady_line
 from ..numfmt import fmt_value
 from ..records import Generation, Result
 from ..records.generation import GenScenario
+from .scenario import GenCurve, sustained_curve
 
 __all__ = ["BenchRow", "bench_rows", "bench_rows_of", "bench_markdown", "generation_lines", "bench_test_name",
            "shape_label", "summary_line", "SUMMARY_COLUMNS", "summary_cells"]
@@ -191,10 +195,28 @@ def scenario_lines(sc: GenScenario) -> list[str]:
     lines = [f"sustained for {fmt_value(sc.duration_s, 's')} in {fmt_value(sc.window_s, 's')} windows: "
              f"{sc.requests} requests back to back; TTFT = prefill + first token (no queue); tokens placed in the "
              "window their step ended in"]
+    cv = sustained_curve(sc)
+    onset = cv.shape.onset.index if cv is not None and cv.shape is not None and cv.shape.onset else None
     head = ("window", "start s", "requests", "tokens", "decode t/s", "TTFT p50 ms", "°C", "CPU MHz", "W")
-    rows = [head] + [(str(w.index), fmt_value(w.start_s), str(w.requests), str(w.tokens), fmt_value(w.decode_tps),
-                      fmt_value(w.ttft_p50_ms), fmt_value(w.temp_c), fmt_value(w.cpu_mhz), fmt_value(w.mean_w))
-                     for w in sc.windows]
+    rows = [head] + [(f"{w.index}{' (onset)' if w.index == onset else ''}", fmt_value(w.start_s), str(w.requests),
+                      str(w.tokens), fmt_value(w.decode_tps), fmt_value(w.ttft_p50_ms), fmt_value(w.temp_c),
+                      fmt_value(w.cpu_mhz), fmt_value(w.mean_w)) for w in sc.windows]
     widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
     lines += ["  " + "  ".join(c.rjust(widths[i]) for i, c in enumerate(r)) for r in rows]
-    return lines
+    return lines + [f"  {x}" for x in curve_lines(cv)] if cv is not None else lines
+
+
+def curve_lines(cv: GenCurve) -> list[str]:
+    """What a sustained generation's curve says, in the forward pass's words (evaluation/sustained.py onset_line,
+    steady_line): the onset, the ratio of decode tokens/s, the steady state; or why there is no curve."""
+    sh = cv.shape
+    if sh is None:
+        return [cv.reason or "no curve"]
+    on = sh.onset
+    w = sh.steady_mean("mean_w")
+    figures = [fmt_value(sh.steady_mean("throughput"), "decode tokens/s"), fmt_value(sh.steady_mean("temp_c"), "°C"),
+               fmt_value(sh.steady_mean("cpu_mhz"), "MHz")] + ([fmt_value(w, "W")] if w is not None else [])
+    return [onset_line(on.index if on else None, on.start_s if on else None, sh.onset_temp_c, sh.onset_reason),
+            f"sustained ratio (last {sh.last_n} windows with a decode step ÷ window 0): decode tokens/s "
+            f"{fmt_value(sh.ratio)}",
+            steady_line(sh.steady_window, sh.time_to_steady_s, figures)]

@@ -2,7 +2,9 @@
 in the first window and at the end, and the Markdown section (window tables and figures).
 
 Owns: choosing the sustained results of a report (ok, with windows), the ranking rule and its sentence, the
-words for a run's onset / ratio / steady state (also `results show`'s), the Markdown "Sustained runs" section.
+lines for a run's onset / ratio / steady state (also `results show`'s; the onset and steady sentences are
+evaluation/sustained.py's onset_line and steady_line, which a generation's sustained run says too), the Markdown
+"Sustained runs" section.
 The ranking: within a model, every sustained result by p50 latency (lower first) in the first window (window 0:
 the short run, "minute 1" with 60 s windows) and at the end (the mean p50 of the last N windows the ratios use;
 docs/scenarios.md). p50 orders back-to-back runs as throughput does, and still orders fixed-rate runs, whose
@@ -15,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ..evaluation.sustained import end_windows, mean_present
+from ..evaluation.sustained import end_windows, mean_present, onset_line, steady_line
 from ..records import Result
 from ..records.sustained import Sustained, SustainedWindow
 from ..vocab import fmt_value
@@ -110,22 +112,13 @@ def rankings(results: Sequence[Result]) -> list[Ranking]:
 
 def curve_lines(s: Sustained) -> list[str]:
     """What a sustained run's curve says, in words: the onset, the ratios, the steady state."""
-    if s.onset_window is None:
-        lines = ["throttling onset: none (no window's clock fell more than 5 % below window 0's, no new throttle "
-                 "bits)"]
-    else:
-        lines = [f"throttling onset: window {s.onset_window} (from {s.onset_s:g} s) at "
-                 f"{fmt_value(s.onset_temp_c, '°C')}: {s.onset_reason}"]
-    lines.append(f"sustained ratio (last {s.last_n} windows ÷ window 0): throughput {fmt_value(s.sustained_ratio)}"
-                 f" · p50 {fmt_value(s.p50_ratio)}")
-    if s.steady_window is None:
-        lines.append("steady state: not reached before the run ended")
-    else:
-        lines.append(f"steady state from window {s.steady_window} ({s.time_to_steady_s:g} s): "
-                     f"{fmt_value(s.steady_qps, 'q/s')} · p50 {fmt_value(s.steady_p50_ms, 'ms')} · p99 "
-                     f"{fmt_value(s.steady_p99_ms, 'ms')} · {fmt_value(s.steady_temp_c, '°C')} · "
-                     f"{fmt_value(s.steady_cpu_mhz, 'MHz')}" + (f" · {fmt_value(s.steady_w, 'W')}"
-                                                                 if s.steady_w is not None else ""))
+    lines = [onset_line(s.onset_window, s.onset_s, s.onset_temp_c, s.onset_reason),
+             f"sustained ratio (last {s.last_n} windows ÷ window 0): throughput {fmt_value(s.sustained_ratio)}"
+             f" · p50 {fmt_value(s.p50_ratio)}"]
+    figures = [fmt_value(s.steady_qps, 'q/s'), f"p50 {fmt_value(s.steady_p50_ms, 'ms')}",
+               f"p99 {fmt_value(s.steady_p99_ms, 'ms')}", fmt_value(s.steady_temp_c, '°C'),
+               fmt_value(s.steady_cpu_mhz, 'MHz')] + ([fmt_value(s.steady_w, 'W')] if s.steady_w is not None else [])
+    lines.append(steady_line(s.steady_window, s.time_to_steady_s, figures))
     return lines
 
 

@@ -4,22 +4,31 @@ bounds, VALID / INVALID, or why there is no verdict), and per sustained run its 
 tokens/s, the hottest zone's °C, the CPU (and GPU) MHz and the mean W read during each window, one small chart each, drawn by
 the forward-pass sustained charts' window_chart (html_sustained.py), every point its window's stored figure.
 
+Each card marks the run's throttling onset window (red band) and steady state (green shade) on all four charts,
+as the forward-pass cards do (html_sustained.draw_marks), and says them in words above the charts; the curve is
+generative/scenario.py's sustained_curve (the forward pass's rules, decode tokens/s as the throughput).
+
 Markup a test can read: `tr.gen-server-row[data-run][data-verdict]` (VALID, INVALID or none) with `td[data-v]`
-cells, `div.gen-sus-card[data-device][data-run]`, `circle.gen-window[data-series][data-window][data-v][data-run]`.
-Owns: that part of the Generation section. Does not own: the figures (generative/scenario.py), the verdict's
-words (generative/table.py), the charts' drawing (html_sustained.window_chart), the page (html.py).
+cells, `div.gen-sus-card[data-device][data-run][data-onset][data-steady]` (a window number, or empty: none),
+`circle.gen-window[data-series][data-window][data-v][data-run]`, `rect.onset[data-window]`,
+`rect.steady[data-window]`.
+Owns: that part of the Generation section. Does not own: the figures and the curve (generative/scenario.py), the
+verdict's and the curve's words (generative/table.py), the charts' drawing and marks (html_sustained.py), the page
+(html.py).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from ..generative.table import verdict_word
+from ..evaluation.sustained import ONSET_DROP, STEADY_C, STEADY_TOL, Shape
+from ..generative.scenario import sustained_curve
+from ..generative.table import curve_lines, verdict_word
 from ..records import Result
 from ..records.generation import GenScenario, GenWindow
 from .data import model_label
 from .html_page import Colors, fmt, num_cell
-from .html_sustained import window_chart
+from .html_sustained import Marks, draw_marks, window_chart
 from .svg import t
 
 Getter = Callable[[GenWindow], "float | None"]
@@ -92,18 +101,34 @@ def _t1(sc: GenScenario) -> float:
     return max(sc.duration_s or 0.0, sc.windows[-1].end_s if sc.windows else 0.0) or 1.0
 
 
+def _marks(sc: GenScenario, sh: Shape | None) -> Marks | None:
+    """The onset band and the steady shade of a run's curve (generative/scenario.py sustained_curve)."""
+    if sh is None:
+        return None
+    return Marks(onset=sh.onset, onset_temp_c=sh.onset_temp_c, onset_reason=sh.onset_reason,
+                 steady_window=sh.steady_window, steady_s=sh.time_to_steady_s, end_s=sc.windows[-1].end_s)
+
+
 def _card(r: Result, sc: GenScenario, t1: float, c: str, spans: dict[str, tuple[float, float]]) -> str:
     run = f' data-run="{t(r.run_id)}"'
+    cv = sustained_curve(sc)
+    sh = cv.shape if cv is not None else None
+    m = _marks(sc, sh)
+    draw = (lambda ch, xs: draw_marks(ch, xs, m)) if m is not None else None
     charts = "".join(window_chart(name, ylabel, zero, series, sc.windows, t1, c, spans.get(name, (0.0, 1.0)),
-                                  tip=_window_tip, no_data=NO_DATA[name], point="gen-window", attrs=run)
+                                  tip=_window_tip, no_data=NO_DATA[name], marks=draw, point="gen-window", attrs=run)
                      for name, ylabel, zero, series in CHARTS)
+    words = "".join(f"<li>{t(x)}</li>" for x in (curve_lines(cv) if cv is not None else []))
     g = r.generation
     assert g is not None
-    return (f'<div class="card sus-card gen-sus-card" data-device="{t(r.device)}"{run}><h4><span class="dot" '
+    onset = "" if sh is None or sh.onset is None else str(sh.onset.index)
+    steady = "" if sh is None or sh.steady_window is None else str(sh.steady_window)
+    return (f'<div class="card sus-card gen-sus-card" data-device="{t(r.device)}"{run} data-onset="{onset}" '
+            f'data-steady="{steady}"><h4><span class="dot" '
             f'style="background:{c}"></span>{t(r.device)} · {t(r.runtime)} {t(r.precision)}'
             f'{f" · {r.threads} thr" if r.threads else ""} · pp{g.prompt_tokens} tg{g.tokens}</h4>'
             f'<div class="note">{len(sc.windows)} windows of {fmt(sc.window_s, "s")} over {fmt(sc.duration_s, "s")}, '
-            f'{sc.requests} requests back to back</div>{charts}</div>')
+            f'{sc.requests} requests back to back</div><ul class="warn">{words}</ul>{charts}</div>')
 
 
 def sustained_cards(gen: Sequence[Result], colors: Colors) -> str:
@@ -118,7 +143,14 @@ def sustained_cards(gen: Sequence[Result], colors: Colors) -> str:
         return ""
     parts = ['<h3>Generation over time: sustained</h3><p class="small">Requests back to back for the duration; '
              'each point is one window\'s stored figure (decode tokens/s: the decode steps that ended in the window '
-             'over their summed time; the hottest zone and the CPU clock read during it), never interpolated.</p>']
+             'over their summed time; the hottest zone and the CPU clock read during it), never interpolated. '
+             'The <b style="color:#c62828">red band</b> is the throttling onset window: the first whose CPU clock '
+             f'(or NVML SM clock) is more than {ONSET_DROP * 100:g} % below window 0\'s, or whose throttle bits include '
+             'one window 0 did not have. The <b style="color:#1b7f3b">green</b> shade is the steady state: the last '
+             f'N windows (N = windows ÷ 3, 1 to 5) agree, each one\'s decode tokens/s within {STEADY_TOL * 100:g} % of '
+             f'their mean and °C within {STEADY_C:g} °C of theirs, and it reaches back over every earlier window '
+             'that agrees too. The forward pass\'s rules (docs/scenarios.md), on the windows that hold a decode '
+             'step.</p>']
     for model, group in groups.items():
         t1 = max(_t1(sc) for _, sc in group)
         spans = {}

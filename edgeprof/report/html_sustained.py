@@ -3,18 +3,22 @@ each, on the same time and value axes for every board of a model), the throttlin
 state shaded; above them the ranking of the boards in the first window and at the end (curves.py), in words.
 
 Owns: the "Sustained runs" section, and window_chart (one run's windows against time, which the generation's
-sustained windows reuse: html_genscenario.py). Each chart plots one point per window at the window's middle, from that
-window's stored figures (never interpolated: the lines only join the points). Markup a test can read:
-`div.sus-card[data-device][data-onset]`, `div.sus-chart[data-chart][data-t1]`, `circle.win[data-window]`,
-`rect.onset[data-window]`, `tr.sus-rank-row[data-start-rank][data-end-rank]`, `p.rank-change[data-changed]`.
+sustained windows reuse: html_genscenario.py), and the marks behind its lines (Marks, draw_marks: the onset band
+and the steady shade, which the generation's cards draw too). Each chart plots one point per window at the
+window's middle, from that window's stored figures (never interpolated: the lines only join the points). Markup a
+test can read: `div.sus-card[data-device][data-onset]`, `div.sus-chart[data-chart][data-t1]`,
+`circle.win[data-window]`, `rect.onset[data-window]`, `rect.steady[data-window]`,
+`tr.sus-rank-row[data-start-rank][data-end-rank]`, `p.rank-change[data-changed]`.
 Does not own: the figures (edgeprof/evaluation/sustained.py), the ranking rule (curves.py), the page (html.py).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
+from ..evaluation.sustained import onset_line
 from ..records import Result
 from ..records.sustained import Sustained, SustainedWindow
 from . import svg
@@ -57,18 +61,39 @@ def _window_tip(w: SustainedWindow) -> str:
             f"CPU {fmt(w.cpu_mhz, 'MHz')} · GPU {fmt(gpu_mhz(w), 'MHz')} · throttle {throttle_text(w)}")
 
 
-def _marks(ch: Chart, xs: Scale, s: Sustained) -> None:
-    """The steady tail shaded, the onset window marked (behind the lines)."""
-    if s.time_to_steady_s is not None and s.windows:
-        x = xs(s.time_to_steady_s)
-        ch.add(f'<rect class="steady" x="{x:.1f}" y="{ch.y1}" width="{max(0.0, xs(s.windows[-1].end_s) - x):.1f}" '
-               f'height="{ch.y0 - ch.y1}" fill="#1b7f3b" fill-opacity="0.07">'
-               f'{svg.title(f"steady state from window {s.steady_window} ({s.time_to_steady_s:g} s)")}</rect>')
-    on = next((w for w in s.windows if w.index == s.onset_window), None)
+@dataclass(frozen=True)
+class Marks:
+    """What a run's charts mark behind their lines: the throttling onset window (its number, span, temperature
+    and why; None: no onset) and the steady tail (its first window and start; None: not reached), shaded to `end_s`,
+    the run's last window's end. The forward pass's come from its stored section (marks_of), a generation's from
+    its windows' curve (html_genscenario.py)."""
+
+    onset: Window | None
+    onset_temp_c: float | None
+    onset_reason: str | None
+    steady_window: int | None
+    steady_s: float | None
+    end_s: float
+
+
+def marks_of(s: Sustained) -> Marks:
+    return Marks(onset=next((w for w in s.windows if w.index == s.onset_window), None), onset_temp_c=s.onset_temp_c,
+                 onset_reason=s.onset_reason, steady_window=s.steady_window, steady_s=s.time_to_steady_s,
+                 end_s=s.windows[-1].end_s if s.windows else 0.0)
+
+
+def draw_marks(ch: Chart, xs: Scale, m: Marks) -> None:
+    """The steady tail shaded (`rect.steady[data-window]`), the onset window marked (`rect.onset[data-window]`), in
+    the same colours and words on every sustained chart."""
+    if m.steady_s is not None:
+        x = xs(m.steady_s)
+        ch.add(f'<rect class="steady" data-window="{m.steady_window}" x="{x:.1f}" y="{ch.y1}" '
+               f'width="{max(0.0, xs(m.end_s) - x):.1f}" height="{ch.y0 - ch.y1}" fill="#1b7f3b" fill-opacity="0.07">'
+               f'{svg.title(f"steady state from window {m.steady_window} ({m.steady_s:g} s)")}</rect>')
+    on = m.onset
     if on is not None:
         x0, x1 = xs(on.start_s), xs(on.end_s)
-        tip = f"throttling onset: window {on.index} (from {on.start_s:g} s) at {fmt(s.onset_temp_c, '°C')}: " \
-              f"{s.onset_reason}"
+        tip = onset_line(on.index, on.start_s, m.onset_temp_c, m.onset_reason)
         ch.add(f'<rect class="onset" data-window="{on.index}" x="{x0:.1f}" y="{ch.y1}" width="{x1 - x0:.1f}" '
                f'height="{ch.y0 - ch.y1}" fill="#c62828" fill-opacity="0.12">{svg.title(tip)}</rect>')
         ch.add(f'<line x1="{x0:.1f}" x2="{x0:.1f}" y1="{ch.y1}" y2="{ch.y0}" stroke="#c62828" '
@@ -115,8 +140,9 @@ def window_chart(name: str, ylabel: str, zero: bool, series: Sequence[tuple[str,
 def _chart(name: str, ylabel: str, zero: bool, series: Sequence[tuple[str, Getter, bool]], s: Sustained,
            t1: float, c: str, span: tuple[float, float]) -> str:
     """One chart of one board's forward-pass windows (those with a query)."""
+    m = marks_of(s)
     return window_chart(name, ylabel, zero, series, [w for w in s.windows if w.n], t1, c, span, tip=_window_tip,
-                        no_data=NO_DATA[name], marks=lambda ch, xs: _marks(ch, xs, s))
+                        no_data=NO_DATA[name], marks=lambda ch, xs: draw_marks(ch, xs, m))
 
 
 def _card(r: Result, t1: float, c: str, spans: dict[str, tuple[float, float]]) -> str:

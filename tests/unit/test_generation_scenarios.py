@@ -221,7 +221,7 @@ def test_a_board_throttling_during_a_long_answer_shows_in_the_windows(tmp_path):
     import time
     from pathlib import Path
 
-    from edgeprof.generative.scenario import sustained_windows
+    from edgeprof.generative.scenario import sustained_curve, sustained_windows
     from edgeprof_agent.generation import base, loop
     from edgeprof_agent.messages import GenRepetition, GenTokenWindow, ScenarioSpec
     from edgeprof_agent.sysfs import SysfsRoot
@@ -259,3 +259,8 @@ def test_a_board_throttling_during_a_long_answer_shows_in_the_windows(tmp_path):
     assert w[0].cpu_mhz == 2400.0 and w[2].cpu_mhz == 1200.0
     assert w[0].decode_tps and w[2].decode_tps and w[2].decode_tps < 0.7 * w[0].decode_tps
     assert sum(x.tokens for x in w) == sum(len(r.token_ns) for r in reps)
+    # the forward pass's onset rule on these windows: the first whose clock read more than 5 % below window 0's
+    cv = sustained_curve(GenScenario(name="sustained", requests=len(reps), windows=w))
+    slow = next(x.index for x in w if x.cpu_mhz is not None and x.cpu_mhz < 0.95 * (w[0].cpu_mhz or 0))
+    assert cv is not None and cv.shape is not None and cv.shape.onset is not None
+    assert cv.shape.onset.index == slow <= 2 and cv.shape.onset_reason is not None and "CPU clock" in cv.shape.onset_reason
