@@ -1,109 +1,24 @@
 """Reading a user's .litertlm's vocabulary and KV cache on the host (edgeprof/generative/litertlm_read.py), on files
-written here by the real libraries: the TFLite flatbuffer by ai_edge_litert's own schema (object API: tensors and
-signatures, no ops: the reader never runs a graph), packaged by litert-lm-builder with a tokenizer and metadata
-protos, as litert-torch's export lays them out (K [1, heads, length, dim], V [1, heads, dim, length], ExecutorMetadata
-naming each cache's sequence axis; seen in a real llama_tiny build, tests/gen/test_user_litertlm.py). Each file
+written here by the real libraries (tests/litertlm_fixtures.py: the TFLite flatbuffer by ai_edge_litert's own
+schema, tensors and signatures with no ops, packaged by litert-lm-builder with a tokenizer and metadata protos, as
+litert-torch's export lays them out; a real build is read in tests/gen/test_user_litertlm.py). Each file
 the reader cannot size gives one line, and so does a run past the cache; deploy refuses it before connecting and
 stores nothing. Needs litert-lm-builder and ai-edge-litert (the litert-lm extra); skipped without them."""
 
 from __future__ import annotations
-
-import json
-from pathlib import Path
 
 import pytest
 
 pytest.importorskip("litert_lm_builder", reason="litert-lm-builder is not installed (pip install 'edgeprof[litert-lm]')")
 pytest.importorskip("ai_edge_litert", reason="ai-edge-litert is not installed (pip install 'edgeprof[litert-lm]')")
 
+from litertlm_fixtures import CTX, DIM, F16, F32, HEADS, LAYERS, VOCAB  # noqa: E402
+from litertlm_fixtures import litertlm as _litertlm  # noqa: E402
+from litertlm_fixtures import sig as _sig  # noqa: E402
+
 from edgeprof.errors import ConfigError, ModelError  # noqa: E402
 from edgeprof.generative import litertlm_read  # noqa: E402
 from edgeprof.generative.litertlm_read import read_litertlm  # noqa: E402
-
-F32, F16 = "FLOAT32", "FLOAT16"
-LAYERS, HEADS, DIM, CTX, VOCAB = 3, 2, 16, 64, 300
-
-
-def _sig(n, k=(1, HEADS, CTX, DIM), v=(1, HEADS, DIM, CTX), dtype=F32, mask=True, logits=True, layers=LAYERS,
-         k_sig=None):
-    """One signature's inputs and outputs: name → (shape, TFLite type, shape signature or None)."""
-    ins = {"tokens": ((1, n), "INT32", None), "input_pos": ((n,), "INT32", None)}
-    if mask:
-        ins["mask"] = ((1, 1, n, CTX), F32, None)
-    for i in range(layers):
-        ins[f"kv_cache_k_{i}"] = (tuple(k), dtype, k_sig)
-        ins[f"kv_cache_v_{i}"] = (tuple(v), dtype, None)
-    outs = {name: t for name, t in ins.items() if name.startswith("kv_cache")}
-    if logits and n == 1:
-        outs["logits"] = ((1, 1, VOCAB), F32, None)
-    return ins, outs
-
-
-def _tflite(path: Path, sigs: dict) -> Path:
-    """A TFLite flatbuffer with one subgraph per signature, written through ai_edge_litert's schema."""
-    import flatbuffers
-    from ai_edge_litert import schema_py_generated as s
-
-    m = s.ModelT()
-    m.version, m.buffers, m.subgraphs, m.signatureDefs = 3, [s.BufferT()], [], []
-    for key, (ins, outs) in sigs.items():
-        g = s.SubGraphT()
-        g.tensors, g.inputs, g.outputs, g.operators = [], [], [], []
-        sd = s.SignatureDefT()
-        sd.signatureKey, sd.subgraphIndex, sd.inputs, sd.outputs = key, len(m.subgraphs), [], []
-        for names, where in ((ins, sd.inputs), (outs, sd.outputs)):
-            for name, (shape, dtype, shape_sig) in names.items():
-                t = s.TensorT()
-                t.name, t.shape, t.type, t.buffer = name, list(shape), getattr(s.TensorType, dtype), 0
-                if shape_sig is not None:
-                    t.shapeSignature = list(shape_sig)
-                tm = s.TensorMapT()
-                tm.name, tm.tensorIndex = name, len(g.tensors)
-                g.tensors.append(t)
-                where.append(tm)
-        m.subgraphs.append(g)
-        m.signatureDefs.append(sd)
-    b = flatbuffers.Builder(1024)
-    b.Finish(m.Pack(b), file_identifier=b"TFL3")
-    path.write_bytes(bytes(b.Output()))
-    return path
-
-
-def _tokenizer(path: Path, n: int) -> Path:
-    vocab = {f"w{i}": i for i in range(3, n)}
-    path.write_text(json.dumps({"model": {"type": "WordLevel", "vocab": vocab, "unk_token": "<unk>"},
-                                "added_tokens": [{"id": i, "content": c} for i, c in
-                                                 enumerate(("<unk>", "<s>", "</s>"))]}))
-    return path
-
-
-def _litertlm(tmp: Path, sigs: dict | None = None, tokenizer: int | None = VOCAB, executor: str | None = "axis",
-              llm: bool = True, model_type=None, name="user.litertlm") -> Path:
-    from litert_lm_builder import litertlm_builder as lb
-
-    b = lb.LitertLmFileBuilder()
-    if llm:
-        (tmp / "llm.pbtxt").write_text("max_num_tokens: 48\nstop_tokens { token_ids { ids: 2 } }\n")
-        b.add_llm_metadata(str(tmp / "llm.pbtxt"))
-    if executor == "axis":  # as litert-torch's export writes it: K's sequence axis 2, V's 3
-        text = f"llm_executor_metadata {{\n  max_history_size: {CTX}\n"
-        for i in range(LAYERS):
-            for kv, axis in (("k", 2), ("v", 3)):
-                t = f"kv_cache_{kv}_{i}"
-                text += (f"  state_buffers {{ prefill_input_name: '{t}' prefill_output_name: '{t}' "
-                         f"decode_input_name: '{t}' decode_output_name: '{t}' sequence_axis: {axis} "
-                         f"maximum_sequence_length: {CTX} }}\n")
-        (tmp / "exec.pbtxt").write_text(text + "}\n")
-        b.add_executor_metadata(str(tmp / "exec.pbtxt"))
-    if tokenizer is not None:
-        b.add_hf_tokenizer(str(_tokenizer(tmp / "tokenizer.json", tokenizer)))
-    if sigs is None:
-        sigs = {"prefill_8": _sig(8), "prefill_32": _sig(32), "decode": _sig(1)}
-    b.add_tflite_model(str(_tflite(tmp / "model.tflite", sigs)), model_type or lb.TfLiteModelType.PREFILL_DECODE)
-    out = tmp / name
-    with out.open("wb") as f:
-        b.build(f)
-    return out
 
 
 def _one_line(exc: pytest.ExceptionInfo) -> str:
