@@ -133,7 +133,7 @@ def check(spec: RunSpec) -> None:
     if spec.runtime not in ALL_GEN_RUNTIMES:
         raise ConfigError(f"--runtime {spec.runtime}: {spec.model} is a generative model; it runs on "
                           f"{', '.join(ALL_GEN_RUNTIMES)}", hint="--runtime llama.cpp or --runtime onnxruntime-genai "
-                          "(a .litertlm: --runtime litert-lm, on a phone)")
+                          "(a .litertlm: --runtime litert-lm)")
     litertlm_file = Path(spec.model).suffix.lower() == ".litertlm"
     if spec.runtime == LITERT_LM and not (litertlm_file or bundled(spec.model) or Path(spec.model).is_dir()):
         raise ConfigError(f"--runtime {LITERT_LM}: it runs a .litertlm file (LiteRT-LM's format), or one edgeprof "
@@ -518,7 +518,7 @@ def from_args(args: argparse.Namespace, spec: RunSpec, given: frozenset[str]) ->
     if runtime not in ALL_GEN_RUNTIMES:
         raise ConfigError(f"--runtime {runtime}: {args.model} is a generative model; it runs on "
                           f"{', '.join(ALL_GEN_RUNTIMES)}", hint="--runtime llama.cpp or --runtime "
-                          "onnxruntime-genai (a .litertlm: --runtime litert-lm, on a phone)")
+                          "onnxruntime-genai (a .litertlm: --runtime litert-lm)")
     precision = args.precision or gguf_precision(args.model) or precision_default(runtime, args.model)
     assert precision is not None  # runtime is one of ALL_GEN_RUNTIMES here
     return dataclasses.replace(spec, runtime=runtime, precision=precision,
@@ -569,7 +569,7 @@ GENERATION = MeasurementKind(
     group="generative models (docs/generative.md: llama_tiny, a .gguf, a Hugging Face or onnxruntime-genai folder; "
           "--runtime llama.cpp with --precision f16, q8_0, q4_0 (default), or onnxruntime-genai with fp32, int4 "
           "(default); --runtime litert-lm with wi8_afp32 (default) or fp32 on a board, built from the model; a "
-          ".litertlm on a phone, measured by litert_lm_main)",
+          ".litertlm as built, on a board (its vocabulary and KV cache read from it) or on a phone (litert_lm_main))",
     place="generation", precisions=ALL_GEN_PRECISIONS, runtimes=ALL_GEN_RUNTIMES, from_args=from_args,
     refuse_args=refuse_args, check=check,
     owns=is_generative, bundled=bundled, default_runtime=default_runtime, default_precision=precision_default,
