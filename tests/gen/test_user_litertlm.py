@@ -143,3 +143,29 @@ def test_hostile_copies_each_end_in_one_line_and_store_nothing(user_file, tmp_pa
         assert code == 2 and len(err.splitlines()) == 1 and says in err, (f.name, err)
         assert str(f) in err and "Traceback" not in cap.err
     assert Store(db).list(limit=None) == []
+
+
+def test_a_sweep_runs_the_users_file_and_skips_a_cell_past_its_cache(user_file, tmp_path, capsys, monkeypatch):
+    """Two cells of the user's file on local: pp16 tg8 fits its 256-token cache and is stored ok (as-built, the
+    dims read from the file); pp250 tg8 is a skip row with the one line, decided before connecting."""
+    pytest.importorskip("litert_lm", reason="litert-lm-api is not installed (pip install 'edgeprof[litert-lm]')")
+    from edgeprof.store import Store
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    (tmp_path / "s.yaml").write_text(
+        f"name: users-file\nmodels: ['{user_file}']\ndevices: [local]\nruntimes: [litert-lm]\nthreads: [1]\n"
+        "prompt_tokens: [16, 250]\ngen_tokens: [8]\nsettings: {repetitions: 2, idle_s: 0, timeout_s: 300, retries: 0}\n")
+    db = str(tmp_path / "r.sqlite")
+    code = main(["sweep", str(tmp_path / "s.yaml"), "--db", db, "--quiet", "--id-file", str(tmp_path / "id")])
+    cap = capsys.readouterr()
+    assert code == 0, cap.out + cap.err
+    store = Store(db)
+    rows = {r.sweep.cell_id.rsplit("/", 3)[1]: r for r in (store.get(x.run_id) for x in store.list(
+        sweep_id=(tmp_path / "id").read_text().strip(), limit=None)) if r.sweep is not None}
+    assert set(rows) == {"pp16", "pp250"}
+    ok, skipped = rows["pp16"], rows["pp250"]
+    assert ok.status == "ok" and ok.precision == "as-built" and ok.generation is not None
+    assert ok.generation.tokens == 8 and ok.artifact is not None and ok.artifact.path == str(user_file)
+    assert skipped.status == "skipped" and skipped.reason is not None
+    assert skipped.reason.startswith("--depth 0 + 250 prompt + 8 generated = 258 tokens do not fit the KV cache of "
+                                     f"{user_file} (256 tokens")
