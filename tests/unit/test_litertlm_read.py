@@ -61,6 +61,22 @@ def test_the_vocabulary_is_the_smaller_of_the_logits_and_the_tokenizer(tmp_path)
     assert (d.vocab_size, d.tokenizer_size) == (VOCAB, VOCAB + 1)
 
 
+def test_a_sentencepiece_tokenizer_is_counted_and_without_sentencepiece_the_logits_alone_are_used(
+        tmp_path, monkeypatch):
+    import sys
+
+    pytest.importorskip("sentencepiece", reason="sentencepiece is not installed (litert-torch brings it)")
+    f = _litertlm(tmp_path, sp_tokenizer=30)
+    d = read_litertlm(f)
+    assert (d.tokenizer, d.tokenizer_size, d.vocab_size, d.logits) == ("SentencePiece", 30, 30, VOCAB)
+    monkeypatch.setitem(sys.modules, "sentencepiece", None)  # as if not installed
+    litertlm_read._CACHE.clear()
+    d = read_litertlm(f)
+    assert (d.tokenizer_size, d.vocab_size) == (None, VOCAB)
+    assert d.source.endswith("its SentencePiece tokenizer section (size not read: sentencepiece is not installed)")
+    litertlm_read._CACHE.clear()
+
+
 def test_a_float16_cache_is_two_bytes_an_element(tmp_path):
     d = read_litertlm(_litertlm(tmp_path, {"decode": _sig(1, dtype=F16)}))
     assert (d.dtype, d.bytes_per_element) == ("float16", 2)
@@ -127,6 +143,7 @@ def test_a_host_without_the_readers_says_so_rather_than_guessing(tmp_path, monke
         read_litertlm(f)
     assert "reading a .litertlm's vocabulary and KV cache needs litert-lm-builder and ai-edge-litert on this host " \
            "(ai_edge_litert is not installed)" in _one_line(e)
+    litertlm_read._CACHE.clear()
 
 
 def test_deploy_on_a_board_refuses_a_file_it_cannot_size_before_connecting(tmp_path, capsys, monkeypatch):
