@@ -301,9 +301,10 @@ def _context(model: str, ctx: int, s: dict[str, int]) -> None:
 
 def capability(runtime: str, facts: Facts, device: str, provider: str | None = None) -> None:
     """The device has the runtime's module importable (its facts), or one line saying it lacks it (a user's
-    .litertlm on a board is judged by its own figures, before connecting: litertlm_refusal). onnxruntime-genai's `provider` "cuda" on a device whose facts show no NVIDIA GPU is refused; whether the
-    device's onnxruntime-genai was built with CUDA the facts do not say (its version comes from the package's
-    metadata, without importing it): the agent refuses that before loading (ortgenai.py check_options)."""
+    .litertlm on a board is judged by its own figures, before connecting: litertlm_refusal). onnxruntime-genai's
+    `provider` "cuda" on a device whose facts show no NVIDIA GPU is refused; whether the device's onnxruntime-genai
+    was built with CUDA the facts do not say (its version comes from the package's metadata, without importing it):
+    the agent refuses that before loading (ortgenai.py check_options)."""
     mod = RUNTIME_MODULE[runtime]
     fact = (facts.runtimes or {}).get(mod)
     if runtime == LITERT_LM:
@@ -530,8 +531,8 @@ def decide(spec: RunSpec, label: str, facts: Facts | None) -> str | None:
     runtime and the precision, a model that is not generative, depth + prompt + generated tokens past the model's
     context, a batch or a scenario the kind has not: it has single-stream, server and sustained); with facts, the
     runtime's module importable on the device — decided before anything is built or pushed (a user's .litertlm on a
-    board is judged by AgentGeneration.refusal, which a sweep asks before connecting). A phone has no such facts: its measurer's refusal
-    (phone/litertlm.refusal) decides there."""
+    board is judged by AgentGeneration.refusal, which a sweep asks before connecting). A phone has no such facts:
+    its measurer's refusal (phone/litertlm.refusal) decides there."""
     if not (bundled(spec.model) or model_path_like(spec.model)):
         return (f"{spec.runtime} runs generative models (llama_tiny, a .gguf, a Hugging Face or onnxruntime-genai "
                 f"folder); {label} is not one")

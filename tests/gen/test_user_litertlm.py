@@ -154,7 +154,8 @@ def test_a_sweep_runs_the_users_file_and_skips_a_cell_past_its_cache(user_file, 
     monkeypatch.setenv("HOME", str(tmp_path))
     (tmp_path / "s.yaml").write_text(
         f"name: users-file\nmodels: ['{user_file}']\ndevices: [local]\nruntimes: [litert-lm]\nthreads: [1]\n"
-        "prompt_tokens: [16, 250]\ngen_tokens: [8]\nsettings: {repetitions: 2, idle_s: 0, timeout_s: 300, retries: 0}\n")
+        "prompt_tokens: [16, 250]\ngen_tokens: [8]\n"
+        "settings: {repetitions: 2, idle_s: 0, timeout_s: 300, retries: 0}\n")
     db = str(tmp_path / "r.sqlite")
     code = main(["sweep", str(tmp_path / "s.yaml"), "--db", db, "--quiet", "--id-file", str(tmp_path / "id")])
     cap = capsys.readouterr()
