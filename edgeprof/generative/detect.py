@@ -44,7 +44,7 @@ _MAX_HEADER = 100 * 1024 * 1024  # safetensors refuses headers over 100 MB
 @dataclass(frozen=True)
 class ModelInfo:
     """A validated generative model and the dimensions that size its KV cache (None where the format does not
-    say them: a .litertlm's are not read)."""
+    say them: a .litertlm's are read apart, by litertlm_read.py, where a board's backend needs them)."""
 
     kind: str  # one of KINDS
     path: str
@@ -426,7 +426,8 @@ def _litertlm(path: Path) -> ModelInfo:
     if not _LITERTLM_HEADER_BEGIN <= header_end <= size:
         raise _bad(path, f"says its header ends at byte {header_end} but the file has {size} bytes: truncated",
                    "the file was cut short (an interrupted copy or download): fetch it again")
-    notes = ["the .litertlm's model dimensions are not read: the KV cache size is unknown"]
+    # its vocabulary and KV cache are read where the agent's backend needs them (litertlm_read.py: on a board)
+    notes = ["the .litertlm's model dimensions are not read here (litertlm_read.py reads them for a board)"]
     sections = _litertlm_sections(path, header_end)
     if sections is None:
         notes.append("its sections were not checked (litert-lm-builder is not installed)")
@@ -441,8 +442,8 @@ def _litertlm(path: Path) -> ModelInfo:
 
 
 def _litertlm_sections(path: Path, header_end: int) -> list[tuple[str, int, int]] | None:
-    """(data type, begin, end) of each section, read with litert-lm-builder's flatbuffer schema; None when the
-    package is not installed."""
+    """(data type's name, begin, end) of each section, read with litert-lm-builder's flatbuffer schema; None when
+    the package is not installed."""
     try:
         from litert_lm_builder import litertlm_header_schema_py_generated as schema
     except ImportError:
@@ -453,10 +454,11 @@ def _litertlm_sections(path: Path, header_end: int) -> list[tuple[str, int, int]
     try:
         meta = schema.LiteRTLMMetaData.GetRootAs(data, 0)
         objects = meta.SectionMetadata()
+        names = {v: k for k, v in vars(schema.AnySectionDataType).items() if not k.startswith("_")}
         out = []
         for i in range(objects.ObjectsLength() if objects is not None else 0):
             o = objects.Objects(i)
-            out.append((str(o.DataType()), int(o.BeginOffset()), int(o.EndOffset())))
+            out.append((names.get(o.DataType(), str(o.DataType())), int(o.BeginOffset()), int(o.EndOffset())))
     except Exception as e:  # flatbuffers raises struct.error / IndexError / ... on a damaged header
         raise _bad(path, f"has an unreadable LiteRT-LM header ({type(e).__name__}: {e})", "fetch it again") from e
     return out

@@ -3,9 +3,10 @@
 Owns: whether a name is a bundled generative model (`bundled`), the artifact of a generation spec (`artifact_of`:
 a GGUF file, an onnxruntime-genai folder or a .litertlm, built by generative/build.py and cached, or a user's file
 or folder as it is), the names a model folder's files may have to be pushed, the push by content (`push`), and
-what the agent's LiteRT-LM backend is told about a .litertlm edgeprof built (`litertlm_options`). Does not own:
-building (generative/build.py), the kind and its request (session/generation.py), the upload itself
-(agentlink/push.py).
+what the agent's LiteRT-LM backend is told about a .litertlm (`litertlm_options`: from the config.json of the folder
+edgeprof built it from, or read from a user's file itself). Does not own: building (generative/build.py), reading a
+.litertlm's figures (generative/litertlm_read.py), the kind and its request (session/generation.py), the upload
+itself (agentlink/push.py).
 """
 
 from __future__ import annotations
@@ -31,8 +32,9 @@ def bundled(name: str) -> bool:
 
 
 def artifact_of(spec: RunSpec, cache_dir: Path | None) -> Artifact:
-    """The model as the runtime loads it (cached builds): a GGUF file, or an onnxruntime-genai folder (its
-    model.onnx: the Artifact's path)."""
+    """The model as the runtime loads it (cached builds): a GGUF file, an onnxruntime-genai folder (its
+    model.onnx: the Artifact's path), or a .litertlm (built; or a user's as it is, the cache and prefill lengths
+    its graphs were built with read from it)."""
     import dataclasses
 
     from ..agentlink.push import sha256_file
@@ -41,9 +43,10 @@ def artifact_of(spec: RunSpec, cache_dir: Path | None) -> Artifact:
 
     if bundled(spec.model):
         folder, name, kind = Path(hf_folder(spec.model, cache_dir=cache_dir).path).parent, spec.model, "hf"
+        weights = None
     else:
         info = detect(spec.model)
-        folder, name, kind = Path(info.path), Path(info.path).stem, info.kind
+        folder, name, kind, weights = Path(info.path), Path(info.path).stem, info.kind, info.weights
     if kind == "hf" and spec.runtime == LITERT_LM:
         s = settings_of(spec)
         art = litertlm_file(folder, spec.precision, s["depth"] + s["prompt_tokens"] + s["gen_tokens"],
@@ -57,6 +60,16 @@ def artifact_of(spec: RunSpec, cache_dir: Path | None) -> Artifact:
         art = Artifact(path=str(folder), format="gguf", sha256="", size_bytes=0, inputs=(), outputs=(),
                        model_name=name, source=f"file:{folder}", precision=spec.precision,
                        export_options=GenerativeBuild(kind="gguf"))
+    elif kind == "litertlm":  # a user's .litertlm as it is: what its graphs were built with, read from the file
+        from ..generative.litertlm_read import read_litertlm
+        from ..records import Artifact, GenerativeBuild
+
+        dims = read_litertlm(folder)
+        art = Artifact(path=str(folder), format="litertlm", sha256="", size_bytes=0, inputs=(), outputs=(),
+                       model_name=name, source=f"file:{folder}", precision=spec.precision,
+                       export_options=GenerativeBuild(kind="litertlm", weights=weights,
+                                                      cache_length=dims.cache_length,
+                                                      prefill_lengths=list(dims.prefill_lengths) or None))
     else:  # an onnxruntime-genai folder as it is
         from ..records import Artifact, GenerativeBuild
 
@@ -117,11 +130,17 @@ def push(link: Any, art: Artifact) -> tuple[str, int]:
 
 
 def litertlm_options(spec: RunSpec, art: Artifact) -> dict[str, Any]:
-    """What the agent's LiteRT-LM backend is told about a .litertlm edgeprof built (its API reports neither): the
-    vocabulary the random ids are drawn from, and the KV cache's dimensions (the model's config; the cache length
-    and its dtype as exported: fp32 with either recipe, activations being fp32). {} for another runtime."""
+    """What the agent's LiteRT-LM backend is told about a .litertlm (its API reports neither): the vocabulary the
+    random ids are drawn from, the KV cache's dimensions, and where both came from (`dims_from`). A user's file:
+    read from the file itself (generative/litertlm_read.py: its decode signature, KV cache inputs and tokenizer).
+    One edgeprof built: the config.json of the folder it was built from, the cache length and its dtype as exported
+    (fp32 with either recipe, activations being fp32). {} for another runtime."""
     if spec.runtime != LITERT_LM:
         return {}
+    if not bundled(spec.model) and Path(spec.model).suffix.lower() == ".litertlm":
+        from ..generative.litertlm_read import read_litertlm
+
+        return read_litertlm(spec.model).options()
     cfg = _source_config(spec)
     heads = int(cfg["num_attention_heads"])
     head_dim = int(cfg.get("head_dim") or int(cfg["hidden_size"]) // heads)
@@ -129,7 +148,8 @@ def litertlm_options(spec: RunSpec, art: Artifact) -> dict[str, Any]:
     return {"vocab_size": int(cfg["vocab_size"]),
             "kv_cache": {"layers": int(cfg["num_hidden_layers"]),
                          "kv_heads": int(cfg.get("num_key_value_heads") or heads), "head_dim": head_dim,
-                         "cache_length": cache_length, "dtype": "float32", "bytes_per_element": 4}}
+                         "cache_length": cache_length, "dtype": "float32", "bytes_per_element": 4},
+            "dims_from": "the config.json of the Hugging Face folder edgeprof built the .litertlm from"}
 
 
 def _source_config(spec: RunSpec) -> dict[str, Any]:

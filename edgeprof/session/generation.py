@@ -5,8 +5,9 @@ tokens/s and peak memory, measured by the agent's `generate` op (protocol 11) an
 Which specs it takes (`wants`): a bundled generative model (edgeprof_models.generative), a path that is one (a
 Hugging Face folder, an onnxruntime-genai folder, a .gguf or .litertlm file: detect() judges it), or a generation
 runtime (vocab.GEN_RUNTIMES: llama.cpp, onnxruntime-genai; and LITERT_LM, litert-lm: a .litertlm on a phone's
-litert_lm_main, edgeprof/phone/litertlm.py, or on a board a .litertlm built here from a bundled model or a Hugging
-Face folder, run by the agent's LiteRT-LM backend). Its settings (prompt tokens, generated tokens, depth,
+litert_lm_main, edgeprof/phone/litertlm.py, or on a board, run by the agent's LiteRT-LM backend, a .litertlm built
+here from a bundled model or a Hugging Face folder, or a user's .litertlm as it is, its vocabulary and KV cache read
+from it by generative/litertlm_read.py). Its settings (prompt tokens, generated tokens, depth,
 repetitions; llama-bench's defaults, vocab.GEN_DEFAULTS) are run settings (edgeprof/vocab.py RunSettings: deploy's
 flags, a sweep's settings, the stored settings section).
 
@@ -132,7 +133,7 @@ def check(spec: RunSpec) -> None:
     if spec.runtime not in ALL_GEN_RUNTIMES:
         raise ConfigError(f"--runtime {spec.runtime}: {spec.model} is a generative model; it runs on "
                           f"{', '.join(ALL_GEN_RUNTIMES)}", hint="--runtime llama.cpp or --runtime onnxruntime-genai "
-                          "(a .litertlm: --runtime litert-lm, on a phone)")
+                          "(a .litertlm: --runtime litert-lm)")
     litertlm_file = Path(spec.model).suffix.lower() == ".litertlm"
     if spec.runtime == LITERT_LM and not (litertlm_file or bundled(spec.model) or Path(spec.model).is_dir()):
         raise ConfigError(f"--runtime {LITERT_LM}: it runs a .litertlm file (LiteRT-LM's format), or one edgeprof "
@@ -298,14 +299,12 @@ def _context(model: str, ctx: int, s: dict[str, int]) -> None:
                                "or the prompt or generated tokens")
 
 
-def capability(runtime: str, facts: Facts, device: str, model: str | None = None,
-               provider: str | None = None) -> None:
-    """The device has the runtime's module importable (its facts), or one line saying it lacks it. LiteRT-LM on a
-    board runs a .litertlm edgeprof builds (its backend is told the vocabulary and the KV cache's dimensions,
-    which LiteRT-LM's API does not report): a user's .litertlm there is refused (`model`, when given).
-    onnxruntime-genai's `provider` "cuda" on a device whose facts show no NVIDIA GPU is refused; whether the
-    device's onnxruntime-genai was built with CUDA the facts do not say (its version comes from the package's
-    metadata, without importing it): the agent refuses that before loading (ortgenai.py check_options)."""
+def capability(runtime: str, facts: Facts, device: str, provider: str | None = None) -> None:
+    """The device has the runtime's module importable (its facts), or one line saying it lacks it (a user's
+    .litertlm on a board is judged by its own figures, before connecting: litertlm_refusal). onnxruntime-genai's
+    `provider` "cuda" on a device whose facts show no NVIDIA GPU is refused; whether the device's onnxruntime-genai
+    was built with CUDA the facts do not say (its version comes from the package's metadata, without importing it):
+    the agent refuses that before loading (ortgenai.py check_options)."""
     mod = RUNTIME_MODULE[runtime]
     fact = (facts.runtimes or {}).get(mod)
     if runtime == LITERT_LM:
@@ -315,12 +314,6 @@ def capability(runtime: str, facts: Facts, device: str, model: str | None = None
                                   f"importable there: {why})",
                                   hint="install litert-lm-api on the device (Python >= 3.10), or measure the "
                                        ".litertlm on a phone (devices.yaml litert_lm_main:, docs/phones.md)")
-        if model is not None and Path(model).suffix.lower() == ".litertlm":
-            raise CapabilityError(f"device {device}: litert-lm {fact.version} on a board runs a .litertlm edgeprof "
-                                  f"builds; {model} as it is: not supported yet (LiteRT-LM's API does not say its "
-                                  "vocabulary, which the agent's random token ids need)",
-                                  hint="give the bundled model or the Hugging Face folder it was made from, or "
-                                       "measure the .litertlm on a phone (devices.yaml litert_lm_main:)")
         return
     if fact is None or fact.error is not None or fact.version is None:
         why = fact.error if fact is not None and fact.error else "not reported by the agent"
@@ -334,6 +327,23 @@ def capability(runtime: str, facts: Facts, device: str, model: str | None = None
         if has_nvidia_gpu(facts) is False:
             raise CapabilityError(f"device {device}: --providers cuda: {device} has no NVIDIA GPU",
                                   hint="leave --providers out (the CPU), or pick a device with one")
+
+
+def litertlm_refusal(spec: RunSpec) -> str | None:
+    """Why the agent's LiteRT-LM backend cannot run a user's .litertlm for `spec`, as one line (None: it can, or
+    the spec is not one): its vocabulary and KV cache unreadable from the file (generative/litertlm_read.py, one
+    line each; also on a host without litert-lm-builder or ai-edge-litert), or depth + prompt + generated tokens
+    past the cache its graphs were built with. Asked before connecting, so nothing is pushed."""
+    from ..generative.litertlm_read import is_litertlm_file, read_litertlm
+
+    if spec.runtime != LITERT_LM or bundled(spec.model) or not is_litertlm_file(spec.model):
+        return None
+    s = settings_of(spec)
+    try:
+        read_litertlm(spec.model).check_fits(s["depth"], s["prompt_tokens"], s["gen_tokens"])
+    except UserError as e:
+        return e.one_line()
+    return None
 
 
 def extra_buffers_default(runtime: str, precision: str, facts: Facts) -> bool | None:
@@ -354,7 +364,7 @@ class AgentGeneration:
     def refusal(self, spec: RunSpec, *, runtime_given: str | None = None, find_max_rate: bool = False) -> str | None:
         if find_max_rate:
             return "--find-max-rate searches a forward pass's rate; a generative model has none"
-        return None
+        return litertlm_refusal(spec)
 
     def measure(self, spec: RunSpec, session: DeviceSession, job: Job, clock: PhaseClock) -> Result:
         from edgeprof_agent.messages import GenerateRequest
@@ -367,7 +377,7 @@ class AgentGeneration:
         s = settings_of(spec)
         with m.measuring(session, job, clock) as (link, facts):
             opts = gen_provider_options(spec.runtime, spec.runtime_options)
-            capability(spec.runtime, facts, device.name, spec.model, opts.get("provider"))  # before any build
+            capability(spec.runtime, facts, device.name, opts.get("provider"))  # before any build
             progress.stage(f"building {spec.model} for {spec.runtime} ({spec.precision})")
             with clock.phase("export"):
                 art = artifact_of(spec, job.cache_dir)
@@ -509,7 +519,7 @@ def from_args(args: argparse.Namespace, spec: RunSpec, given: frozenset[str]) ->
     if runtime not in ALL_GEN_RUNTIMES:
         raise ConfigError(f"--runtime {runtime}: {args.model} is a generative model; it runs on "
                           f"{', '.join(ALL_GEN_RUNTIMES)}", hint="--runtime llama.cpp or --runtime "
-                          "onnxruntime-genai (a .litertlm: --runtime litert-lm, on a phone)")
+                          "onnxruntime-genai (a .litertlm: --runtime litert-lm)")
     precision = args.precision or gguf_precision(args.model) or precision_default(runtime, args.model)
     assert precision is not None  # runtime is one of ALL_GEN_RUNTIMES here
     return dataclasses.replace(spec, runtime=runtime, precision=precision,
@@ -520,9 +530,9 @@ def decide(spec: RunSpec, label: str, facts: Facts | None) -> str | None:
     """Why a sweep's generation cell cannot run, or None: statically, what deploy refuses before connecting (the
     runtime and the precision, a model that is not generative, depth + prompt + generated tokens past the model's
     context, a batch or a scenario the kind has not: it has single-stream, server and sustained); with facts, the
-    runtime's module importable on the device (and, for litert-lm on a board, a model it builds, not a user's
-    .litertlm) — decided before anything is built or pushed. A phone has no such facts: its measurer's refusal
-    (phone/litertlm.refusal) decides there."""
+    runtime's module importable on the device — decided before anything is built or pushed (a user's .litertlm on a
+    board is judged by AgentGeneration.refusal, which a sweep asks before connecting). A phone has no such facts:
+    its measurer's refusal (phone/litertlm.refusal) decides there."""
     if not (bundled(spec.model) or model_path_like(spec.model)):
         return (f"{spec.runtime} runs generative models (llama_tiny, a .gguf, a Hugging Face or onnxruntime-genai "
                 f"folder); {label} is not one")
@@ -534,7 +544,7 @@ def decide(spec: RunSpec, label: str, facts: Facts | None) -> str | None:
     try:
         check(spec)
         if facts is not None:
-            capability(spec.runtime, facts, spec.device, spec.model, provider=gen_provider_options(
+            capability(spec.runtime, facts, spec.device, provider=gen_provider_options(
                 spec.runtime, spec.runtime_options).get("provider"))
     except UserError as e:
         return e.one_line()
@@ -560,7 +570,7 @@ GENERATION = MeasurementKind(
     group="generative models (docs/generative.md: llama_tiny, a .gguf, a Hugging Face or onnxruntime-genai folder; "
           "--runtime llama.cpp with --precision f16, q8_0, q4_0 (default), or onnxruntime-genai with fp32, int4 "
           "(default); --runtime litert-lm with wi8_afp32 (default) or fp32 on a board, built from the model; a "
-          ".litertlm on a phone, measured by litert_lm_main)",
+          ".litertlm as built, on a board (its vocabulary and KV cache read from it) or on a phone (litert_lm_main))",
     place="generation", precisions=ALL_GEN_PRECISIONS, runtimes=ALL_GEN_RUNTIMES, from_args=from_args,
     refuse_args=refuse_args, check=check,
     owns=is_generative, bundled=bundled, default_runtime=default_runtime, default_precision=precision_default,

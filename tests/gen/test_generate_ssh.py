@@ -12,7 +12,8 @@ this venv's (llama_cpp and onnxruntime_genai importable there). Through the CLI'
   == W x TTFT window / prompt tokens, mean W per phase == W;
 - a board whose llama_cpp does not import: one line before anything is built or pushed;
 - LiteRT-LM (a .litertlm built from llama_tiny, one file): J/token as above, a second deploy moving nothing (needs
-  litert-lm-api in this venv, the board's Python).
+  litert-lm-api in this venv, the board's Python); a user's .litertlm (that build copied outside the cache) pushed
+  as it is and measured with the vocabulary and KV cache read from it on the host, J/token as above.
 
 Energy tolerance (rel 1e-9): every reading is the same W, and the trapezoid integral of a constant over a window
 is W x the window's length wherever the readings fall, so the sampling rate does not enter (only float rounding
@@ -302,3 +303,39 @@ def test_litert_lm_over_sshd_with_j_per_token_and_a_second_deploy_moving_nothing
         back = shown_json(lab, r["run_id"], capsys)
         assert back["generation"] == r["generation"]
         check_energy(back)
+
+
+def test_a_users_litertlm_over_sshd_is_pushed_as_it_is_and_measured_with_the_dims_read_from_it(
+        lab: BoardLab, cache: Path, no_artifacts: None, tiny_hf: Path, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """A user's .litertlm (llama_tiny's build copied outside the cache) on the powered Pi 4 tree: precision
+    as-built, the file on the board equal to the user's by sha256, its vocabulary and KV cache read from the file on
+    the host (environment.runtime.options.passthrough.dims_from), J/token = W x the stored windows; a run past its
+    256-token cache is one line before anything connects."""
+    pytest.importorskip("litert_lm", reason="litert-lm-api is not installed (pip install 'edgeprof[litert-lm]')")
+    pytest.importorskip("litert_torch", reason="litert-torch is not installed (pip install 'edgeprof[litert-lm]')")
+    import shutil
+
+    from edgeprof.generative.build import litertlm_file
+
+    built = litertlm_file(tiny_hf, "wi8_afp32", PROMPT + GEN, cache_dir=cache, name="llama_tiny")
+    mine = tmp_path / "mine.litertlm"
+    shutil.copyfile(built.path, mine)
+    with lab.board("rpi4-ina219", power={"source": "hwmon", "rate_hz": 100}, drive=False) as b:
+        code, _out, err, r = lab.deploy(b, str(mine), "--runtime", "litert-lm", *SMALL, monkeypatch=monkeypatch,
+                                        capsys=capsys)
+        assert code == 0 and r is not None, err
+        code, _out, err, none = lab.deploy(b, str(mine), "--runtime", "litert-lm", "--prompt-tokens", "250",
+                                           "--gen-tokens", "8", "--quiet", monkeypatch=monkeypatch, capsys=capsys)
+    assert code == 2 and none is None and len(err.strip().splitlines()) == 1
+    assert "258 tokens do not fit the KV cache of" in err and "(256 tokens, the length its graphs were built with)" in err
+    assert (r["status"], r["runtime"], r["precision"], r["model"]) == ("ok", "litert-lm", "as-built", str(mine))
+    pushed = Path(lab.host.workdir, "artifacts", f"{r['artifact']['sha256']}.litertlm")
+    assert pushed.is_file() and sha256(pushed) == sha256(mine) == r["artifact"]["sha256"]
+    opts = r["environment"]["runtime"]["options"]["passthrough"]
+    assert opts["dims_from"].startswith("read from the .litertlm's TFLite signatures") and opts["vocab_size"] == 2048
+    g = r["generation"]
+    assert (g["kv_cache"]["layers"], g["kv_cache"]["kv_heads"], g["kv_cache"]["head_dim"]) == (4, 4, 32)
+    assert all(len(t) == GEN for t in g["token_ns"]) and len(g["token_ns"]) == REPS
+    check_energy(r)
+    assert shown_json(lab, r["run_id"], capsys)["generation"] == g

@@ -164,18 +164,22 @@ def test_litert_lm_for_a_bundled_model_without_its_module_is_one_line_before_any
 
 
 def test_litert_lm_on_a_board_without_it_is_one_line_before_anything_is_pushed(tmp_path, capsys, monkeypatch):
-    """deploy --device local --model tiny.litertlm: the agent's facts (its real import path) have no litert_lm, and
-    the capability check says so in one line."""
+    """deploy --device local --model tiny.litertlm (a user's file whose vocabulary and KV cache the host reads:
+    tests/litertlm_fixtures.py) where litert_lm fails to import on the device (a stub ahead of it on the agent's
+    PYTHONPATH, as above): the file passes the host's reading, and the capability check on the agent's facts says
+    what the device lacks in one line."""
     pytest.importorskip("litert_lm_builder")
-    import importlib.util
-    import sys
+    pytest.importorskip("ai_edge_litert")
+    import os
 
-    if importlib.util.find_spec("litert_lm") is not None:
-        pytest.skip("litert-lm-api is installed here: the board would have it")
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "phone"))
-    import phone_tree
+    from litertlm_fixtures import litertlm
 
-    model = phone_tree.tiny_litertlm(tmp_path / "tiny.litertlm")
+    (tmp_path / "m").mkdir()
+    model = litertlm(tmp_path / "m", name="tiny.litertlm")
+    stub = tmp_path / "stub"
+    stub.mkdir()
+    (stub / "litert_lm.py").write_text("raise ImportError('liblitert-lm.so: cannot open shared object file')\n")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(stub), os.environ.get("PYTHONPATH", "")]))
     monkeypatch.setenv("EDGEPROF_CACHE", str(tmp_path / "cache"))
     code, _out, err = run_cli(["deploy", "--device", "local", "--model", str(model), "--prompt-tokens", "8",
                                "--gen-tokens", "4", "--db", str(tmp_path / "r.sqlite"), "--quiet"], capsys)

@@ -1,7 +1,8 @@
 """LiteRT-LM in sweep files (issue 36 item 6): `runtimes: [llama.cpp, litert-lm]` expands llama_tiny (and a Hugging Face folder) into cells of
 both runtimes with llama-bench's ids, each runtime at its own default precision (llama.cpp q4_0; LiteRT-LM
 wi8_afp32 for a model edgeprof builds, as-built for a .litertlm file), a precision of the other runtime a skip row
-with check()'s line, the board's facts deciding (litert_lm not importable there; a user's .litertlm on a board),
+with check()'s line, the board's facts deciding (litert_lm not importable there), a user's .litertlm on a board
+judged by its own figures before connecting (one without graphs a skip row),
 and a phone cell decided by the phone's own refusal (phone/litertlm.refusal): a bundled model is a skip row there,
 a .litertlm runs. Nothing is measured and litert_lm is not needed (litert-lm-builder writes the .litertlm file,
 skipped without it)."""
@@ -97,6 +98,7 @@ def test_the_board_s_facts_decide_litert_lm_before_anything_is_built(tmp_path):
 
 def test_a_phone_takes_a_litertlm_and_skips_a_bundled_model_in_one_line(tmp_path):
     pytest.importorskip("litert_lm_builder", reason="litert-lm-builder writes the .litertlm (the litert-lm extra)")
+    pytest.importorskip("ai_edge_litert", reason="ai-edge-litert reads a .litertlm's graphs (the litert-lm extra)")
     from litert_lm_builder import litertlm_builder as lb
 
     from edgeprof.generative.build import hf_folder
@@ -124,11 +126,11 @@ gen_tokens: [8]
     phone_tiny = by[("phone", "llama_tiny")]
     assert phone_tiny.precision == "wi8_afp32"
     assert phone_tiny.skip == "llama_tiny: a phone runs generative models from a .litertlm file (LiteRT-LM's format)"
-    # on the board: llama_tiny is built and runs; the user's .litertlm is refused on the board's facts
+    # on the board: llama_tiny is built and runs; this .litertlm (a tokenizer and a blob, no graphs) is a skip row
+    # before connecting: the agent's backend needs its decode signature's figures (generative/litertlm_read.py)
     board_lm = by[("orin", str(lm))]
-    assert board_lm.skip is None
-    refused = cell_decision(board_lm, facts(litert_lm={"version": "0.18.1"}))
-    assert not refused.ok and "on a board runs a .litertlm edgeprof builds" in (refused.reason or "")
+    assert board_lm.skip == (f"{lm}: has no TFLite prefill/decode model section (model_type tf_lite_prefill_decode; "
+                             "TFLite sections found: none) — give a .litertlm of a text generation model")
     assert cell_decision(by[("orin", "llama_tiny")], facts(litert_lm={"version": "0.18.1"})).ok
 
 

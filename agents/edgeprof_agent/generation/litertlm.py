@@ -25,8 +25,10 @@ The token id of each chunk is not known to the stream (text only): next_token() 
 looked up in a table of each id's text (Engine.detokenize of each, made by the first prepare(), untimed) where it is one token's text, -1
 otherwise. LiteRT-LM's own BenchmarkInfo of each sequence is kept for describe() (the cross-check beside the
 agent's clock), never used as the measurement.
-KV cache: LiteRT-LM does not report its cache; the figures come from the option `kv_cache` (the host's build:
-layers, KV heads, head dim, the cache length the graphs were exported with, dtype), said so in `how`.
+KV cache: LiteRT-LM does not report its cache; the figures come from the option `kv_cache` (layers, KV heads, head
+dim, the cache length the graphs were exported with, dtype), and the option `dims_from` says where the host read them
+and the vocabulary (the config.json of the folder it built the file from, or the file's own TFLite signatures and
+tokenizer: edgeprof/generative/litertlm_read.py); said so in `how`, and describe() reports both.
 Does not own: timing (loop.py), building the .litertlm (the host: edgeprof/generative/build.py).
 Imports litert_lm only in require().
 """
@@ -37,7 +39,7 @@ from .base import GenerationBackend as _Base
 from .base import bad_option, kv_cache_figures, positive_int
 
 RUNTIME = "litert-lm"
-OPTIONS = ("threads", "vocab_size", "kv_cache")
+OPTIONS = ("threads", "vocab_size", "kv_cache", "dims_from")
 KV_KEYS = ("layers", "kv_heads", "head_dim", "cache_length", "dtype", "bytes_per_element")
 _END = object()
 
@@ -54,6 +56,7 @@ class GenerationBackend(_Base):
         self.threads = None
         self._vocab = None
         self._kv = None
+        self._dims_from = None
         self._texts = {}  # tuple(ids) -> the text prepare() checked
         self._by_text = {}  # one token's text -> its id
         self._appended = 0
@@ -80,7 +83,8 @@ class GenerationBackend(_Base):
         if "vocab_size" not in options:
             raise OpError(ErrorKind.BAD_OPTION, "%s: option vocab_size is needed (LiteRT-LM's API does not say how "
                           "many token ids the model takes)" % RUNTIME,
-                          hint="measure a .litertlm edgeprof built from a bundled model or a Hugging Face folder")
+                          hint="the host reads it from the .litertlm's decode signature and tokenizer (edgeprof "
+                               "deploy does)")
         self._vocab = positive_int(RUNTIME, "vocab_size", options["vocab_size"])
         kv = options.get("kv_cache")
         if kv is not None:
@@ -92,6 +96,10 @@ class GenerationBackend(_Base):
                 raise OpError(ErrorKind.BAD_REQUEST, "%s: %d tokens do not fit the .litertlm's KV cache of %d "
                               "(the length its graphs were exported with)" % (RUNTIME, n_ctx, kv["cache_length"]),
                               hint="fewer depth + prompt + generated tokens")
+        dims_from = options.get("dims_from")
+        if dims_from is not None and not isinstance(dims_from, str):
+            raise OpError(ErrorKind.BAD_OPTION, "%s: option dims_from must be text, not %r" % (RUNTIME, dims_from))
+        self._dims_from = dims_from
         if "threads" in options:
             self.threads = positive_int(RUNTIME, "threads", options["threads"])
         self.n_ctx = n_ctx
@@ -200,18 +208,22 @@ class GenerationBackend(_Base):
                                     "and the request did not say the model's dimensions")
         out = kv_cache_figures(kv["layers"], kv["kv_heads"], kv["head_dim"], kv["cache_length"], kv["dtype"],
                                kv["bytes_per_element"], "the .litertlm's graphs hold a KV cache of the length they "
-                               "were exported with (%s tokens, not the %d used); layers, KV heads and head dim from "
-                               "the model's config, as the host built it; LiteRT-LM does not report it" % (
-                                   kv["cache_length"], n_ctx))
+                               "were exported with (%s tokens, not the %d used); layers, KV heads and head dim %s; "
+                               "LiteRT-LM does not report it" % (
+                                   kv["cache_length"], n_ctx,
+                                   self._dims_from or "from the model's config, as the host built it"))
         return out
 
     def describe(self):
         self._finish()
-        return {"runtime": RUNTIME, "version": _version(), "threads": self.threads,
-                "threads_source": "option" if self.threads else "LiteRT-LM default", "backend": "cpu",
-                "max_num_tokens": self.n_ctx, "sampler": "top_k=1 (greedy)", "prompt_template": False,
-                "ids_as_text": "Engine.detokenize, checked by Engine.tokenize before timing",
-                "benchmark_info": list(self.benchmarks)}
+        out = {"runtime": RUNTIME, "version": _version(), "threads": self.threads,
+               "threads_source": "option" if self.threads else "LiteRT-LM default", "backend": "cpu",
+               "max_num_tokens": self.n_ctx, "sampler": "top_k=1 (greedy)", "prompt_template": False,
+               "ids_as_text": "Engine.detokenize, checked by Engine.tokenize before timing",
+               "vocab_size": self._vocab, "benchmark_info": list(self.benchmarks)}
+        if self._dims_from is not None:
+            out["dims_from"] = self._dims_from
+        return out
 
     def close(self):
         try:
