@@ -3,11 +3,14 @@ written here by the real libraries (tests/litertlm_fixtures.py: the TFLite flatb
 schema, tensors and signatures with no ops, packaged by litert-lm-builder with a tokenizer and metadata protos, as
 litert-torch's export lays them out; a real build is read in tests/gen/test_user_litertlm.py). Each file
 the reader cannot size gives one line, and so does a run past the cache; deploy refuses it before connecting and
-stores nothing. Needs litert-lm-builder and ai-edge-litert (the litert-lm extra); skipped without them."""
+stores nothing. Needs litert-lm-builder and ai-edge-litert (the litert-lm extra, which the generative lane installs:
+scripts/gen-deps.sh); skipped without them, so it lives in that lane."""
 
 from __future__ import annotations
 
 import pytest
+
+pytestmark = pytest.mark.gen
 
 pytest.importorskip("litert_lm_builder", reason="litert-lm-builder is not installed (pip install 'edgeprof[litert-lm]')")
 pytest.importorskip("ai_edge_litert", reason="ai-edge-litert is not installed (pip install 'edgeprof[litert-lm]')")
