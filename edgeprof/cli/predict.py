@@ -113,6 +113,16 @@ def precision_of(args: argparse.Namespace, runtime: str | None) -> str:
     return precision
 
 
+def fp16_weights_note(given: str, precision: str, runtime: str) -> str | None:
+    """A .tflite file whose weights are stored as float16 (MediaPipe's, the converter's fp16 option) runs in float32
+    on LiteRT's CPU path: each float16 constant is DEQUANTIZEd once, when XNNPACK is built (predict/tflite.py folds
+    those DEQUANTIZE operators), so an fp32 LiteRT table predicts it; the warning says so. None otherwise."""
+    if given == "fp16" and precision == "fp32" and runtime == "tflite":
+        return ("the file's weights are float16, dequantised to float32 when XNNPACK is built (LiteRT computes in "
+                "float32 on the CPU): predicted from the fp32 table")
+    return None
+
+
 def run(args: argparse.Namespace) -> int:
     from ..export.inputs import parse_input_value
     from ..predict.record import stored_prediction
@@ -146,16 +156,20 @@ def run(args: argparse.Namespace) -> int:
                         level=level.pop(), input_values=dict(parse_input_value(v) for v in args.input_value),
                         threads=args.threads or loaded[0][1].key.threads, precision=precision,
                         calibration=args.calibration)
-    if graph.precision != precision:  # --precision fp32 on a file that is already int8: deploy runs it as given
+    note = fp16_weights_note(graph.precision, precision, loaded[0][1].key.runtime)
+    if graph.precision != precision and note is None:  # --precision fp32 on a file already int8: deploy runs it so
         raise ConfigError(f"{args.model} is already {graph.precision}: deploy runs it as it is, so it is predicted "
                           f"from {graph.precision} tables, not {precision} ones",
-                          hint=f"predict it with --precision {graph.precision}")
+                          hint=f"predict it with --precision {graph.precision}" if graph.precision in ("fp32", "int8")
+                          else f"{graph.precision} tables are not built: predict a float32 version of the model")
     ks, shapes = graph.kernels, graph.shapes
     rows: list[dict[str, Any]] = []
     records = []
     for _label, table, path in loaded:
         p = predict(ks, table, batch=args.batch, threads=args.threads, runtime_version=args.runtime_version,
                     where=f"table {path}", runtime=runtime, precision=precision)
+        if note:
+            p.warnings.append(note)
         records.append(stored_prediction(args.model, graph, table, p, batch=args.batch, table_path=path))
         rows.append({"board": table.key.device_name, "runtime": table.key.runtime, "threads": table.key.threads,
                      "table": path, "key": table.key.label(), "config_key": records[-1].config_key,

@@ -52,6 +52,11 @@ _FAMILY = {
     "FULLY_CONNECTED": "matmul/w", "BATCH_MATMUL": "matmul/a",
     "CONV_2D": "conv", "DEPTHWISE_CONV_2D": "conv/dw", "TRANSPOSE_CONV": "conv/t",
 }
+# MediaPipe's transposed convolution with bias: a custom operator that XNNPACK's delegate runs (its
+# tensorflow/lite/delegates/xnnpack/xnnpack_delegate.cc handles custom code "Convolution2DTransposeBias"), the same
+# kernel family as TRANSPOSE_CONV
+_CONV_T_BIAS = "Convolution2DTransposeBias"
+_FAMILY[_CONV_T_BIAS] = "conv/t"
 _NO_FLOPS = frozenset({"RESHAPE", "SQUEEZE", "EXPAND_DIMS", "TRANSPOSE", "CONCATENATION", "SLICE", "STRIDED_SLICE",
                        "PAD", "GATHER", "SPLIT", "DELEGATE"})
 
@@ -77,14 +82,21 @@ def _interpreter(path: str | Path, threads: int, delegates: bool) -> Any:
     from ..export.artifact_cache import default_cache_dir
     from ..export.capture import capture
 
+    it = None
     try:
         # LiteRT writes "INFO: Created TensorFlow Lite XNNPACK delegate" to fd 2: into the cache's log, not the terminal
         with capture(default_cache_dir() / "predict-litert.log", f"reading {Path(path).name} for predict"):
             it = kind(**kwargs)
             it.allocate_tensors()
     except Exception as e:  # noqa: BLE001 - LiteRT raises ValueError / RuntimeError with its own text
-        raise ModelError(f"{path}: this host's LiteRT could not read the model to predict it: "
-                         f"{(str(e).splitlines() or [''])[0][:200]}", hint="check the file with deploy first") from None
+        # without the default delegates, a custom operator that only XNNPACK runs (MediaPipe's
+        # Convolution2DTransposeBias: XNNPACK's delegate implements it, the builtin resolver has no kernel for it)
+        # fails to prepare; the operators and the tensors' shapes and dtypes are the file's own, read without
+        # allocating, and the delegated interpreter (which deploy runs) is what says what XNNPACK took
+        if it is None or delegates or "unresolved custom op" not in str(e):
+            raise ModelError(f"{path}: this host's LiteRT could not read the model to predict it: "
+                             f"{(str(e).splitlines() or [''])[0][:200]}",
+                             hint="check the file with deploy first") from None
     return it
 
 
@@ -97,6 +109,8 @@ def _flops(op: str, ins: list[tuple[int, ...]], outs: list[tuple[int, ...]]) -> 
             return 2.0 * out * ins[1][1] * ins[1][2]
         if op == "TRANSPOSE_CONV":  # inputs (output_shape, weights [Cout, kh, kw, Cin], x)
             return 2.0 * math.prod(ins[2]) * ins[1][0] * ins[1][1] * ins[1][2]
+        if op == _CONV_T_BIAS:  # MediaPipe's custom op, inputs (x, weights [Cout, kh, kw, Cin], bias)
+            return 2.0 * math.prod(ins[0]) * ins[1][0] * ins[1][1] * ins[1][2]
         if op == "FULLY_CONNECTED":  # weights [Cout, Cin]
             return 2.0 * out * ins[1][-1]
         if op == "BATCH_MATMUL":

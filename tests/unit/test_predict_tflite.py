@@ -246,3 +246,18 @@ def test_predict_first_predicts_a_tflite_cell_from_a_litert_table_and_refuses_wh
     assert rec.p50_ms == pytest.approx((OVERHEAD_US + _us(k)) / 1e3, rel=0.2) and rec.runtime == "tflite"
     assert "measured with LiteRT's XNNPACK defaults" in said[0] and said[0].startswith("could not predict")
     assert "(tables are built for onnxruntime fp32 and int8 and LiteRT fp32 only)" in said[1]
+
+
+def test_a_tflite_file_with_float16_weights_is_predicted_from_the_fp32_table_saying_why(offline, tmp_path, capsys):
+    """MediaPipe's files store their weights as float16 and DEQUANTIZE them: deploy runs them as "fp16 (as given)",
+    but LiteRT's CPU path computes in float32 (XNNPACK folds each constant DEQUANTIZE when it is built), so the fp32
+    table predicts them, with a warning that says so; before, predict refused every such file and its hint
+    (--precision fp16) was refused in turn. An ONNX file already int8 is still refused against an fp32 table."""
+    from tflite_fixtures import fp16_weights_tflite
+
+    model = fp16_weights_tflite(tmp_path / "fp16w.tflite")
+    table = save_table(_table(), tmp_path / "t.json")
+    assert main(["predict", str(model), "--table", str(table), "--json", "--no-store"]) == 0
+    (row,) = json.loads(capsys.readouterr().out)["predictions"]
+    assert row["p50_ms"] > 0 and row["kernels"] == 1  # the ADD; the weights' DEQUANTIZE folded by XNNPACK
+    assert any("weights are float16" in w and "fp32 table" in w for w in row["warnings"])
