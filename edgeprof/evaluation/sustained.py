@@ -36,6 +36,7 @@ from ..records import RunWarning
 from ..records.sustained import Sustained, SustainedWindow
 from ..vocab import fmt_value
 
+MIN_WINDOWS = 3  # a sustained run's curve needs a first window, a middle and a tail
 ONSET_DROP = 0.05  # a clock more than 5 % below the first window's is throttled
 STEADY_TOL = 0.05  # steady: throughput within 5 % of the tail's mean
 STEADY_C = 1.0  # ... and temperature within 1 °C of it

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from ..evaluation.sustained import Point, Shape, shape
+from ..evaluation.sustained import MIN_WINDOWS, Point, Shape, shape
 from .records import GenScenario, GenWindow
 
 __all__ = ["loadgen_percentile", "judge", "server_requests", "sustained_windows", "scenario_of", "GenCurve",
@@ -176,8 +176,6 @@ def sustained_curve(sc: GenScenario) -> GenCurve | None:
     on the windows that hold a decode step (decode tokens/s is the throughput; a window without one is left out,
     as a forward pass's window without queries is). With fewer than MIN_WINDOWS (3) such windows there is no
     curve: the reason says so, in deploy's words for a --window that leaves too few."""
-    from ..run.validate import MIN_WINDOWS
-
     if sc.name != "sustained":
         return None
     points = [_point(w) for w in sc.windows if w.decode_tps is not None]

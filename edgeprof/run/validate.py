@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from .. import capability
 from ..errors import ConfigError
+from ..evaluation.sustained import MIN_WINDOWS  # deploy's rule is the curve's need (3 windows)
 from ..files import datafiles
 from ..files.config import check_cli_settings
 from ..records import RunSpec
@@ -84,7 +85,6 @@ _RUNTIME_FLAGS = {"--xnnpack": ("tflite",), "--delegate": ("tflite",), "--delega
                   "--extra-buffers": ("llama.cpp",)}
 _SCENARIO_FLAGS = {"--latency-bound": SCHEDULED_SCENARIOS, "--samples-per-query": ("multi-stream",),
                    "--duration": ("sustained",), "--window": ("sustained",)}
-MIN_WINDOWS = 3  # a sustained run's curve needs a first window, a middle and a tail
 
 
 def longest_window(duration_s: float) -> str:
