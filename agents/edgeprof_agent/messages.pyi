@@ -57,7 +57,8 @@ class RuntimeFact(Record):
     version: str | None
     providers: list[str] | None
     error: str | None
-    def __init__(self, *, version: str | None = ..., providers: list[str] | None = ..., error: str | None = ...) -> None: ...
+    cuda: bool | None
+    def __init__(self, *, version: str | None = ..., providers: list[str] | None = ..., error: str | None = ..., cuda: bool | None = ...) -> None: ...
 
 class PowerSourceFact(Record):
     source: str | None

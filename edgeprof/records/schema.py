@@ -81,6 +81,9 @@ tests/data/golden/results/v<N>/ holds results each version wrote):
       (bytes moved for the agent and the model) and, for a phone's LiteRT-LM run, generation.measured_by (the tool
       whose own figures these are) and generation.absent (what it does not measure); a .litertlm's export options
       are GenerativeBuild kind "litertlm".
+      Later within 12, additive (issue 36, onnxruntime-genai on CUDA; absent or null in older results: unknown):
+      environment.device.runtimes.<module>.cuda (the facts' og.is_cuda_available() for onnxruntime_genai, null for
+      every other module).
 """
 
 from __future__ import annotations

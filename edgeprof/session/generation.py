@@ -302,9 +302,11 @@ def _context(model: str, ctx: int, s: dict[str, int]) -> None:
 def capability(runtime: str, facts: Facts, device: str, provider: str | None = None) -> None:
     """The device has the runtime's module importable (its facts), or one line saying it lacks it (a user's
     .litertlm on a board is judged by its own figures, before connecting: litertlm_refusal). onnxruntime-genai's
-    `provider` "cuda" on a device whose facts show no NVIDIA GPU is refused; whether the device's onnxruntime-genai
-    was built with CUDA the facts do not say (its version comes from the package's metadata, without importing it):
-    the agent refuses that before loading (ortgenai.py check_options)."""
+    `provider` "cuda" is refused, in one line that names each lack, on a device whose facts show no NVIDIA GPU and
+    on one whose onnxruntime-genai build has no CUDA (the facts' runtimes.onnxruntime_genai.cuda:
+    og.is_cuda_available(), read by the agent when it gathers facts). Facts that do not say (an agent before that
+    field, or a call that raised: cuda None) leave it to the agent, which refuses it before loading
+    (ortgenai.py check_options)."""
     mod = RUNTIME_MODULE[runtime]
     fact = (facts.runtimes or {}).get(mod)
     if runtime == LITERT_LM:
@@ -321,12 +323,20 @@ def capability(runtime: str, facts: Facts, device: str, provider: str | None = N
         raise CapabilityError(f"device {device} has no {runtime}: {mod} is not importable there ({why})",
                               hint=f"install {pkg} on the device, or pick --runtime "
                                    f"{' / '.join(r for r in GEN_RUNTIMES if r != runtime)}")
-    if provider == "cuda":  # the facts say whether there is an NVIDIA GPU, not whether the module has CUDA
+    if provider == "cuda":
         from ..capability import has_nvidia_gpu
 
-        if has_nvidia_gpu(facts) is False:
-            raise CapabilityError(f"device {device}: --providers cuda: {device} has no NVIDIA GPU",
-                                  hint="leave --providers out (the CPU), or pick a device with one")
+        no_gpu, no_cuda = has_nvidia_gpu(facts) is False, fact.cuda is False  # None: not said (an older agent)
+        lacks = [f"{device} has no NVIDIA GPU"] if no_gpu else []
+        if no_cuda:
+            whose = "its" if no_gpu else f"{device}'s"
+            lacks.append(f"{whose} onnxruntime-genai {fact.version} has no CUDA (is_cuda_available() is False)")
+        if lacks:
+            hint = ("leave --providers out (the CPU), or pick a device with an NVIDIA GPU and onnxruntime-genai-cuda"
+                    if no_gpu and no_cuda else "leave --providers out (the CPU), or pick a device with one" if no_gpu
+                    else "install onnxruntime-genai-cuda on the device (instead of onnxruntime-genai), or leave "
+                         "--providers out (the CPU)")
+            raise CapabilityError(f"device {device}: --providers cuda: {', and '.join(lacks)}", hint=hint)
 
 
 def litertlm_refusal(spec: RunSpec) -> str | None:

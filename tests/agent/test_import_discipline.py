@@ -47,6 +47,9 @@ def test_gathering_facts_imports_no_runtime_and_says_what_importing_them_says():
     assert out["runtimes"]["onnxruntime"]["version"] and "CPUExecutionProvider" in \
         out["runtimes"]["onnxruntime"]["providers"]
     assert out["runtimes"]["tensorrt"] == {"error": "ModuleNotFoundError: No module named 'tensorrt'"}
+    og = out["runtimes"]["onnxruntime_genai"]
+    if "error" not in og:  # installed: whether its build has CUDA, read in a child (the CPU wheel: False)
+        assert isinstance(og["cuda"], bool), og
 
 
 class _Agent:
@@ -168,6 +171,34 @@ def test_a_module_without_metadata_is_imported_in_a_child_and_its_failures_are_f
                                      "by signal 6")
     # absent: the ImportError's own words, without starting anything
     assert runtime_fact("absentrt") == {"error": "ModuleNotFoundError: No module named 'absentrt'"}
+
+
+def test_onnxruntime_genai_s_cuda_is_read_in_a_child_and_an_error_is_unknown(tmp_path, monkeypatch):
+    """Whether onnxruntime-genai's build has CUDA is og.is_cuda_available() (src/python/python.cpp: its
+    compile-time USE_CUDA): facts read it in a child even where the package's metadata gives the version, True or
+    False as the build says; a call that raises, or a build without the function, leaves it out (unknown) and
+    never fails the facts."""
+    monkeypatch.delitem(sys.modules, "onnxruntime_genai", raising=False)  # another test may have imported it
+
+    def install(body):
+        site = tmp_path / f"site{len(list(tmp_path.iterdir()))}"
+        (site / "onnxruntime_genai").mkdir(parents=True)
+        (site / "onnxruntime_genai" / "__init__.py").write_text("__version__ = '0.18.0'\n" + body)
+        info = site / "onnxruntime_genai_cuda-0.18.0.dist-info"
+        info.mkdir()
+        (info / "METADATA").write_text("Metadata-Version: 2.1\nName: onnxruntime-genai-cuda\nVersion: 0.18.0\n")
+        (info / "top_level.txt").write_text("onnxruntime_genai\n")
+        monkeypatch.syspath_prepend(str(site))
+
+    install("def is_cuda_available():\n    return True\n")
+    assert runtime_fact("onnxruntime_genai") == {"version": "0.18.0", "cuda": True}
+    install("def is_cuda_available():\n    return False\n")
+    assert runtime_fact("onnxruntime_genai") == {"version": "0.18.0", "cuda": False}
+    install("def is_cuda_available():\n    raise RuntimeError('no driver')\n")
+    assert runtime_fact("onnxruntime_genai") == {"version": "0.18.0"}
+    install("")  # a build before the function
+    assert runtime_fact("onnxruntime_genai") == {"version": "0.18.0"}
+    assert "onnxruntime_genai" not in sys.modules
 
 
 def test_a_module_this_process_already_imported_is_described_from_that_import(tmp_path, monkeypatch):

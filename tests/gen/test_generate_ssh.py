@@ -254,28 +254,31 @@ def test_a_board_whose_llama_cpp_does_not_import_is_refused_in_one_line_before_t
     assert not list(Path(lab.host.workdir, "artifacts").iterdir())  # nothing pushed
 
 
-def test_onnxruntime_genai_cuda_on_a_gpu_board_without_its_cuda_build_is_refused_by_the_agent_in_one_line(
+def test_onnxruntime_genai_cuda_on_a_gpu_board_without_its_cuda_build_is_refused_by_the_host_in_one_line(
         lab: BoardLab, cache: Path, no_artifacts: None, tiny_ortgenai: Any, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
     """--providers cuda on a board whose facts show NVIDIA GPUs (the x86 + 2 x T4 tree: /proc/driver/nvidia/gpus)
-    passes the host's capability check; the board's onnxruntime-genai is this CPU wheel (is_cuda_available() False,
-    which the facts do not say), so the agent refuses it before it waits or loads: one line, exit != 0, no result
-    stored for the board."""
+    whose onnxruntime-genai is this CPU wheel: the facts read its is_cuda_available() (False), so the host refuses
+    it before anything is pushed: one line naming the module's lack of CUDA, exit != 0, nothing in the board's
+    artifacts, no result stored for the board. (The agent's own refusal, for facts that do not say: the
+    tests/agent/test_generate_requests.py test of the op.)"""
     import json
 
     import onnxruntime_genai as og
 
     if og.is_cuda_available():
         pytest.skip("this onnxruntime-genai has CUDA")
-    tiny_ortgenai("int4")  # built once per run; the CLI finds it cached
+    tiny_ortgenai("int4")  # built once per run; the CLI would find it cached
     with lab.board("x86-2xt4", drive=False) as b:
         code, _out, err, r = lab.deploy(b, "llama_tiny", "--runtime", "onnxruntime-genai", "--precision", "int4",
                                         "--providers", "CUDAExecutionProvider", *SMALL, monkeypatch=monkeypatch,
                                         capsys=capsys)
     lines = [ln for ln in err.strip().splitlines() if ln.strip()]
     assert code != 0 and r is None and len(lines) == 1, err
-    assert (f"device {b.device}: onnxruntime-genai {og.__version__} here has no CUDA (is_cuda_available() is "
-            "False)") in lines[0] and "install onnxruntime-genai-cuda on the device" in lines[0], err
+    assert (f"device {b.device}: --providers cuda: {b.device}'s onnxruntime-genai {og.__version__} has no CUDA "
+            "(is_cuda_available() is False) — install onnxruntime-genai-cuda on the device") in lines[0], err
+    artifacts = Path(lab.host.workdir, "artifacts")
+    assert not artifacts.is_dir() or not list(artifacts.iterdir())  # nothing pushed
     from edgeprof.cli.main import main
 
     assert main(["results", "list", "--db", lab.db, "--device", b.device, "--json"]) == 0

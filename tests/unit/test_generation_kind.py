@@ -138,3 +138,31 @@ def test_onnxruntime_genai_cuda_needs_an_nvidia_gpu_in_the_facts():
     assert gen.decide(cell, "llama_tiny", none) == ("device local: --providers cuda: local has no NVIDIA GPU — "
                                                     "leave --providers out (the CPU), or pick a device with one")
     assert gen.decide(cell, "llama_tiny", facts(runtimes=og, l4t={"release": "R32.7.1", "raw": "# R32"})) is None
+
+
+def test_onnxruntime_genai_cuda_needs_its_cuda_build_in_the_facts():
+    """Facts that read og.is_cuda_available() (runtimes.onnxruntime_genai.cuda) let the host refuse cuda on a CPU
+    build before anything is built or pushed, in one line naming the module's lack (and the GPU's, when both
+    lack); a build with CUDA passes, and facts without the field (an older agent) leave it to the agent."""
+    t4 = [{"name": "Tesla T4", "kind": "discrete"}]
+    cpu_build = {"onnxruntime_genai": {"version": "0.18.0", "cuda": False}}
+    with pytest.raises(CapabilityError) as e:
+        gen.capability("onnxruntime-genai", facts(runtimes=cpu_build, gpus=t4), "t4box", provider="cuda")
+    assert e.value.one_line() == ("device t4box: --providers cuda: t4box's onnxruntime-genai 0.18.0 has no CUDA "
+                                  "(is_cuda_available() is False) — install onnxruntime-genai-cuda on the device "
+                                  "(instead of onnxruntime-genai), or leave --providers out (the CPU)")
+    with pytest.raises(CapabilityError) as e:
+        gen.capability("onnxruntime-genai", facts(runtimes=cpu_build, gpus=[]), "nano", provider="cuda")
+    assert e.value.one_line().startswith("device nano: --providers cuda: nano has no NVIDIA GPU, and its "
+                                          "onnxruntime-genai 0.18.0 has no CUDA (is_cuda_available() is False) — ")
+    assert "\n" not in e.value.one_line()
+    gen.capability("onnxruntime-genai", facts(runtimes=cpu_build, gpus=t4), "t4box", provider="cpu")  # the CPU: fine
+    gen.capability("onnxruntime-genai", facts(runtimes=cpu_build, gpus=t4), "t4box")
+    cuda_build = {"onnxruntime_genai": {"version": "0.18.0", "cuda": True}}
+    gen.capability("onnxruntime-genai", facts(runtimes=cuda_build, gpus=t4), "t4box", provider="cuda")
+    unsaid = {"onnxruntime_genai": {"version": "0.18.0"}}  # an agent before the field: the agent refuses it
+    gen.capability("onnxruntime-genai", facts(runtimes=unsaid, gpus=t4), "t4box", provider="cuda")
+    cell = spec(runtime="onnxruntime-genai", precision="int4", runtime_options={"provider": "cuda"})
+    assert gen.decide(cell, "llama_tiny", facts(runtimes=cpu_build, gpus=t4)).startswith(
+        "device local: --providers cuda: local's onnxruntime-genai 0.18.0 has no CUDA")
+    assert gen.decide(cell, "llama_tiny", facts(runtimes=cuda_build, gpus=t4)) is None
