@@ -71,5 +71,7 @@ AGENT_VERSION = "0.1.0"
 #     scenmessages.py (re-exported by messages.py; same wire shape).
 #     Within 11, no bump (issue 36, onnxruntime-genai on CUDA; additive, absent = unknown): facts
 #     reply.runtimes.onnxruntime_genai.cuda (og.is_cuda_available(), read in the facts' child process; an agent
-#     without it leaves it out, and the host then leaves the refusal to the agent, as before).
+#     without it leaves it out, and the host then leaves the refusal to the agent, as before); generate.gpu (NVML's
+#     index, as run.gpu: the agent pins CUDA to it and hands onnxruntime-genai's CUDA provider device_id 0; the
+#     reply's runtime.gpu names it).
 PROTOCOL_VERSION = 11

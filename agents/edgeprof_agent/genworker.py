@@ -1,12 +1,13 @@
 """One generation measurement: the `generate` op (protocol 11), measured in a child of the serving agent as a run
 is (children.py).
 
-Owns: the order of a generation measurement (runtime required and counts checked → thermal snapshot → cooldown →
-idle power → load and the timed loop with the power sampler around it → thermal snapshot), the options handed to
-the backend (threads, use_mmap and extra_buffers from their fields, the rest from runtime_options; one given twice
-is refused), and the GenerateReply: the loop's raw figures as records, the power summary over the measured span,
-every power reading on the loop's clock (so the host cuts the prefill and decode windows), thermal snapshots,
-phases. The thermal snapshot and cooldown, and their comparison, are worker.py's phases, shared.
+Owns: the order of a generation measurement (the GPU a request names pinned, as a run's is (gpus.py) → runtime
+required and counts checked → thermal snapshot → cooldown → idle power → load and the timed loop with the power
+sampler around it → thermal snapshot), the options handed to the backend (threads, use_mmap and extra_buffers from
+their fields, the rest from runtime_options; one given twice is refused; onnxruntime-genai's CUDA device_id 0 when
+a GPU was pinned), and the GenerateReply: the loop's raw figures as records, the power summary over the measured
+span, every power reading on the loop's clock (so the host cuts the prefill and decode windows), thermal
+snapshots, phases. The thermal snapshot and cooldown, and their comparison, are worker.py's phases, shared.
 Does not own: timing tokens (generation/loop.py), the runtimes (generation/*.py), sensors (power.py, thermal.py),
 statistics and energy per phase (the host: edgeprof/generative/stats.py).
 Python 3.6-safe, standard library only here.
@@ -15,7 +16,7 @@ Python 3.6-safe, standard library only here.
 import os
 import time
 
-from . import power, thermal, windows, worker
+from . import gpus, power, thermal, windows, worker
 from .clock import CLOCK_NAME, now_ns
 from .messages import (GenerateReply, GenMemory, GenRepetition, GenTokenWindow, GenWarmup, KvCache, PowerReadings,
                        PowerSummary, RunPhases, RuntimeInfo, RunWarning, ScenarioReply)
@@ -42,6 +43,7 @@ class _Generation(object):
         self.cooled = None
         self.monitor = None
         self.power_reason = None
+        self.gpu = None  # gpus.choose's GPU when the request names one (req.gpu), with the CUDA variables pinned
 
     def warn(self, code, message):
         self.warnings.append(RunWarning(code=code, message=message))
@@ -74,21 +76,39 @@ def model_path(req, workdir):
 
 
 def run_generate(req, workdir, root, tools, received=None):
-    """One generation measurement: a messages.GenerateRequest in, a messages.GenerateReply out."""
-    from .generation import get_generation_backend
-    from .generation.loop import check_counts, check_scenario, run_generation
-
+    """One generation measurement: a messages.GenerateRequest in, a messages.GenerateReply out. With req.gpu,
+    CUDA is pinned to that GPU (gpus.choose: one BAD_REQUEST line for a GPU this machine has not; gpus.pin_cuda)
+    before the runtime is imported, as a run's is (worker.run_measurement), and the environment restored after."""
     received = received if received is not None else received_ns()
     started = now_ns()
     m = _Generation(req, workdir, root, tools, started)
     if received is not None and received <= started:
         m.started_ns = received
         m.phases["setup_s"] = round((started - received) / 1e9, 4)
+    saved = dict(os.environ)
+    if req.gpu is not None:  # before the runtime is imported: CUDA then sees this GPU alone, as its device 0
+        m.gpu = gpus.choose(root, req.gpu)
+        m.gpu["cuda_env"] = gpus.pin_cuda(m.gpu)
+    try:
+        return _generate(m)
+    finally:
+        if m.gpu is not None:  # the generation's child ends here; one served in this process leaves it as it was
+            os.environ.clear()
+            os.environ.update(saved)
+
+
+def _generate(m):
+    from .generation import get_generation_backend
+    from .generation.loop import check_counts, check_scenario, run_generation
+
+    req, workdir, root, tools = m.req, m.workdir, m.root, m.tools
     backend = get_generation_backend(req.runtime)  # an unknown runtime, a missing one, a bad count or option:
     backend.require()  # refused before any waiting
     check_counts(req.prompt_tokens, req.gen_tokens, req.depth, req.repetitions)
     check_scenario(req.scenario, req.depth)
     options = options_of(req)
+    if m.gpu is not None and options.get("provider") == "cuda":  # the pinned GPU is CUDA's device 0 here
+        options["device_id"] = 0
     backend.check_options(options)  # e.g. onnxruntime-genai's CUDA on a build without it: before any waiting
     path = model_path(req, workdir)
     worker.timed(m, "cooldown_s", worker._cool_down)
@@ -104,7 +124,8 @@ def run_generate(req, workdir, root, tools, received=None):
                              repetitions=req.repetitions, warmup=req.warmup, seed=req.seed, options=options,
                              backend=backend, around=m.monitor, progress=progress, scenario=req.scenario,
                              schedule={"min_duration_s": req.min_duration_s, "min_queries": req.min_queries,
-                                       "max_queries": req.max_queries}, root=root, tools=tools)
+                                       "max_queries": req.max_queries, "gpu_index": req.gpu}, root=root,
+                             tools=tools)
     except OpError:
         raise
     except Exception as e:  # the runtime raised while generating: the run failed, not the agent
@@ -126,9 +147,13 @@ def run_generate(req, workdir, root, tools, received=None):
 
 
 def _idle_power(m):
-    """The power monitor of req.power (None, with the reason, when there is none) and its idle baseline."""
+    """The power monitor of req.power (None, with the reason, when there is none) and its idle baseline; NVML
+    reads the request's GPU when it names one (as a run's _idle_power)."""
+    config = m.req.power
+    if m.req.gpu is not None:
+        config = dict(config.to_dict() if config is not None else {}, device=m.req.gpu)
     try:
-        m.monitor = power.PowerMonitor.create(m.req.power, m.root, m.tools, log=worker.log)
+        m.monitor = power.PowerMonitor.create(config, m.root, m.tools, log=worker.log)
         if not m.monitor.available:
             m.power_reason = m.monitor.reason
             m.monitor = None
@@ -172,7 +197,7 @@ def _reply(m, raw):
     thermal_section = worker._thermal_section(m)
     described = dict(raw["runtime"])
     runtime = RuntimeInfo(runtime=described.pop("runtime"), version=described.pop("version", None),
-                          options=described)
+                          options=described, gpu=m.gpu)
     m.phases["total_s"] = round((now_ns() - m.started_ns) / 1e9, 4)
     return GenerateReply(
         clock=raw["clock"] if raw.get("clock") else CLOCK_NAME,

@@ -358,7 +358,8 @@ class GenerateRequest(Record):
     min_duration_s: float
     min_queries: int
     max_queries: int | None
-    def __init__(self, *, runtime: str, artifact: ArtifactRef, precision: str | None = ..., prompt_tokens: int = ..., gen_tokens: int = ..., depth: int = ..., repetitions: int = ..., warmup: bool = ..., seed: int = ..., threads: int | None = ..., use_mmap: bool | None = ..., extra_buffers: bool | None = ..., runtime_options: dict[str, Any] = ..., power: PowerConfig | None = ..., idle_s: float = ..., cooldown_c: float | None = ..., cooldown_timeout_s: float = ..., lease_token: str | None = ..., scenario: ScenarioSpec | None = ..., min_duration_s: float = ..., min_queries: int = ..., max_queries: int | None = ...) -> None: ...
+    gpu: int | None
+    def __init__(self, *, runtime: str, artifact: ArtifactRef, precision: str | None = ..., prompt_tokens: int = ..., gen_tokens: int = ..., depth: int = ..., repetitions: int = ..., warmup: bool = ..., seed: int = ..., threads: int | None = ..., use_mmap: bool | None = ..., extra_buffers: bool | None = ..., runtime_options: dict[str, Any] = ..., power: PowerConfig | None = ..., idle_s: float = ..., cooldown_c: float | None = ..., cooldown_timeout_s: float = ..., lease_token: str | None = ..., scenario: ScenarioSpec | None = ..., min_duration_s: float = ..., min_queries: int = ..., max_queries: int | None = ..., gpu: int | None = ...) -> None: ...
 
 class GenTokenWindow(Record):
     first: int

@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 
     from edgeprof_agent.messages import Facts
 
-    from ..records import Artifact, Phases, Result, RunSpec, Transfer
+    from ..records import Artifact, Device, Phases, Result, RunSpec, Transfer
     from ..run.timing import PhaseClock
     from .agent import AgentMeasurer
     from .session import DeviceSession
@@ -156,7 +156,12 @@ def check(spec: RunSpec) -> None:
                           hint=f"--precision {precision_default(spec.runtime, spec.model)} (the default for "
                                f"{spec.runtime} with this model)")
     check_llama_options(spec)
-    gen_provider_options(spec.runtime, spec.runtime_options)
+    provider = gen_provider_options(spec.runtime, spec.runtime_options).get("provider")
+    if spec.gpu is not None and provider != "cuda":
+        raise ConfigError(f"--gpu {spec.gpu}: a generation runs on a GPU only on onnxruntime-genai with "
+                          f"--providers cuda; this one runs {spec.runtime} on the CPU",
+                          hint="drop --gpu (gpu: in a sweep's settings), or add --runtime onnxruntime-genai "
+                               "--providers cuda")
     from ..files.config import check_cli_settings
 
     check_cli_settings({name: getattr(spec, name) for name in GEN_ONLY})
@@ -198,6 +203,10 @@ def gen_provider_options(runtime: str, options: dict[str, Any] | None) -> dict[s
     line: providers for another generation runtime, one onnxruntime-genai has no mapping for, more than one GPU
     provider, or both forms at once."""
     opts = dict(options or {})
+    if "device_id" in opts:  # the agent sets it: 0, the GPU it pinned CUDA to (gpu_of, genworker.py)
+        raise ConfigError(f"device_id {opts['device_id']!r}: edgeprof chooses onnxruntime-genai's CUDA device itself",
+                          hint="name the GPU with --gpu N or devices.yaml gpu: N (NVML's index, as nvidia-smi "
+                               "numbers them)")
     given = opts.pop("providers", None)
     if given is None:
         if "provider" in opts and runtime != "onnxruntime-genai":
@@ -339,6 +348,27 @@ def capability(runtime: str, facts: Facts, device: str, provider: str | None = N
             raise CapabilityError(f"device {device}: --providers cuda: {', and '.join(lacks)}", hint=hint)
 
 
+def gpu_of(spec: RunSpec, device: Device, facts: Facts, provider: str | None) -> int | None:
+    """The GPU a generation on onnxruntime-genai's CUDA runs on: --gpu, else the device's gpu: (devices.yaml),
+    NVML's index as the forward pass takes it (the agent pins CUDA to that GPU's UUID, gpus.pin_cuda), refused in
+    one line when the device's facts show no such GPU (capability.gpu_problem); None when neither names one (CUDA's
+    device 0) or the generation runs on the CPU (devices.yaml's gpu: is then not used; --gpu was refused by
+    check())."""
+    if provider != "cuda":
+        return None
+    gpu = spec.gpu if spec.gpu is not None else device.gpu
+    if gpu is None:
+        return None
+    from ..capability import gpu_problem
+
+    what = f"--gpu {gpu}" if spec.gpu is not None else f"gpu: {gpu} ({device.source or 'devices.yaml'})"
+    problem = gpu_problem(facts, gpu, device.name, what)
+    if problem is not None:
+        raise CapabilityError(f"device {device.name}: {problem}",
+                              hint=f"choose --gpu (devices.yaml {device.name}.gpu) below that count, or leave it out")
+    return gpu
+
+
 def litertlm_refusal(spec: RunSpec) -> str | None:
     """Why the agent's LiteRT-LM backend cannot run a user's .litertlm for `spec`, as one line (None: it can, or
     the spec is not one): its vocabulary and KV cache unreadable from the file (generative/litertlm_read.py, one
@@ -388,6 +418,11 @@ class AgentGeneration:
         with m.measuring(session, job, clock) as (link, facts):
             opts = gen_provider_options(spec.runtime, spec.runtime_options)
             capability(spec.runtime, facts, device.name, opts.get("provider"))  # before any build
+            gpu = gpu_of(spec, device, facts, opts.get("provider"))  # a GPU the facts do not show: one line
+            if gpu is not None:
+                import dataclasses
+
+                spec = dataclasses.replace(spec, gpu=gpu)  # sent, and stored as the GPU used
             progress.stage(f"building {spec.model} for {spec.runtime} ({spec.precision})")
             with clock.phase("export"):
                 art = artifact_of(spec, job.cache_dir)
@@ -416,7 +451,7 @@ class AgentGeneration:
                 "lease_token": session.lease_token,
                 "scenario": (lambda sc: sc.to_dict() if sc is not None else None)(scenario_spec(spec)),
                 "min_duration_s": spec.min_duration_s, "min_queries": spec.min_queries,
-                "max_queries": spec.max_queries})
+                "max_queries": spec.max_queries, "gpu": spec.gpu})
             silence = repetition_silence_s(s)
             progress.stage(f"generating: {_what(spec, s)}")
 
@@ -503,7 +538,7 @@ def assemble(spec: RunSpec, art: Artifact, facts: Facts, reply: Any, transfer: T
 
 # deploy's flags that apply to a generative model besides its own settings' (the rest are a forward pass's)
 _APPLIES = ("--seed", "--idle", "--cooldown", "--cooldown-timeout", "--power-rate", "--mmap", "--extra-buffers",
-            "--providers")
+            "--providers", "--gpu")
 
 
 def from_args(args: argparse.Namespace, spec: RunSpec, given: frozenset[str]) -> RunSpec | None:
@@ -522,8 +557,8 @@ def from_args(args: argparse.Namespace, spec: RunSpec, given: frozenset[str]) ->
     if other:
         raise ConfigError(f"{other[0]}: applies to a forward pass, not to the generative model {args.model}",
                           hint="leave it out; a generative model takes --prompt-tokens, --gen-tokens, --depth, "
-                               "--repetitions, --threads, --mmap, --extra-buffers, --providers (onnxruntime-genai) "
-                               "and --scenario server or sustained")
+                               "--repetitions, --threads, --mmap, --extra-buffers, --providers and --gpu "
+                               "(onnxruntime-genai) and --scenario server or sustained")
     check_flags(args.scenario, flags)
     runtime = args.runtime or default_runtime(args.model)
     if runtime not in ALL_GEN_RUNTIMES:
