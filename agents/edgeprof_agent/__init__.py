@@ -73,5 +73,6 @@ AGENT_VERSION = "0.1.0"
 #     reply.runtimes.onnxruntime_genai.cuda (og.is_cuda_available(), read in the facts' child process; an agent
 #     without it leaves it out, and the host then leaves the refusal to the agent, as before); generate.gpu (NVML's
 #     index, as run.gpu: the agent pins CUDA to it and hands onnxruntime-genai's CUDA provider device_id 0; the
-#     reply's runtime.gpu names it).
+#     reply's runtime.gpu names it); generate reply.memory.gpu (GenGpuMemory: the process's GPU memory from NVML
+#     after the load and after the last token, when the model ran on CUDA) and reply.memory.gpu_reason (why not).
 PROTOCOL_VERSION = 11

@@ -6,7 +6,8 @@ required and counts checked → thermal snapshot → cooldown → idle power →
 sampler around it → thermal snapshot), the options handed to the backend (threads, use_mmap and extra_buffers from
 their fields, the rest from runtime_options; one given twice is refused; onnxruntime-genai's CUDA device_id 0 when
 a GPU was pinned), and the GenerateReply: the loop's raw figures as records, the power summary over the measured
-span, every power reading on the loop's clock (so the host cuts the prefill and decode windows), thermal
+span, every power reading on the loop's clock (so the host cuts the prefill and decode windows), the process's GPU
+memory when the model ran on CUDA (NVML, after the load and after the last token: _AroundTheLoop), thermal
 snapshots, phases. The thermal snapshot and cooldown, and their comparison, are worker.py's phases, shared.
 Does not own: timing tokens (generation/loop.py), the runtimes (generation/*.py), sensors (power.py, thermal.py),
 statistics and energy per phase (the host: edgeprof/generative/stats.py).
@@ -16,10 +17,10 @@ Python 3.6-safe, standard library only here.
 import os
 import time
 
-from . import gpus, power, thermal, windows, worker
+from . import gpus, memory, power, thermal, windows, worker
 from .clock import CLOCK_NAME, now_ns
-from .messages import (GenerateReply, GenMemory, GenRepetition, GenTokenWindow, GenWarmup, KvCache, PowerReadings,
-                       PowerSummary, RunPhases, RuntimeInfo, RunWarning, ScenarioReply)
+from .messages import (GenerateReply, GenGpuMemory, GenMemory, GenRepetition, GenTokenWindow, GenWarmup, KvCache,
+                       PowerReadings, PowerSummary, RunPhases, RuntimeInfo, RunWarning, ScenarioReply)
 from .protocol import OpError, received_ns, send_progress
 from .vocab import ErrorKind
 
@@ -119,10 +120,11 @@ def _generate(m):
         send_progress(phase, n=done, total=total)
 
     t0 = now_ns()
+    around = _AroundTheLoop(m.monitor, backend, req.gpu)
     try:
         raw = run_generation(req.runtime, path, req.prompt_tokens, req.gen_tokens, depth=req.depth,
                              repetitions=req.repetitions, warmup=req.warmup, seed=req.seed, options=options,
-                             backend=backend, around=m.monitor, progress=progress, scenario=req.scenario,
+                             backend=backend, around=around, progress=progress, scenario=req.scenario,
                              schedule={"min_duration_s": req.min_duration_s, "min_queries": req.min_queries,
                                        "max_queries": req.max_queries, "gpu_index": req.gpu}, root=root,
                              tools=tools)
@@ -136,6 +138,7 @@ def _generate(m):
     finally:
         if m.monitor is not None and m.monitor.sampler.running:
             m.monitor.sampler.stop()
+    raw["memory"].update(around.gpu_memory(req.runtime))
     m.phases["load_s"] = round(raw["load_ns"] / 1e9, 4)
     m.phases["measure_s"] = round((now_ns() - t0 - raw["load_ns"]) / 1e9, 4)
     if m.thermal_before is not None:
@@ -144,6 +147,52 @@ def _generate(m):
         except Exception as e:
             m.warn("thermal_error", "thermal snapshot failed: %s" % e)
     return _reply(m, raw)
+
+
+class _AroundTheLoop(object):
+    """What loop.run_generation calls after the load (start) and after the last token (stop): the power monitor
+    (None: no power source) started and stopped, and, when the loaded model runs on CUDA (backend.device()), this
+    process's GPU memory read through NVML (memory.gpu_memory_read, on the request's GPU, else summed over every
+    GPU) right after the load, before the monitor starts, and after the last token, once the monitor stopped. The
+    forward pass reads it once after its timed loop (worker._measure); neither samples it in between."""
+
+    def __init__(self, monitor, backend, gpu_index):
+        self.monitor = monitor
+        self.backend = backend
+        self.gpu_index = gpu_index
+        self.device = None
+        self.readings = {}  # "after_load" / "end" -> (bytes, reason)
+
+    def _read(self, when):
+        if self.device is not None and self.device.upper() == "CUDA":
+            self.readings[when] = memory.gpu_memory_read(os.getpid(), self.gpu_index)
+
+    def start(self):
+        self.device = self.backend.device()
+        self._read("after_load")
+        if self.monitor is not None:
+            self.monitor.start()
+
+    def stop(self):
+        if self.monitor is not None:
+            self.monitor.stop()
+        self._read("end")
+
+    def gpu_memory(self, runtime):
+        """GenMemory's gpu (a GenGpuMemory's fields) and gpu_reason."""
+        if self.device is None or self.device.upper() != "CUDA":
+            where = "the CPU" if self.device in (None, "CPU") else "%s (not CUDA)" % self.device
+            return {"gpu": None, "gpu_reason": "not read: %s ran on %s" % (runtime, where)}
+        after, why = self.readings.get("after_load", (None, None))
+        end, why_end = self.readings.get("end", (None, None))
+        if after is None and end is None:
+            return {"gpu": None, "gpu_reason": "not read: %s" % (why_end or why or "no reading")}
+        on = ("GPU %d (the request's gpu)" % self.gpu_index if self.gpu_index is not None else
+              "every GPU, summed (the request named none)")
+        return {"gpu": GenGpuMemory(
+            after_load_bytes=after, end_bytes=end, gpu=self.gpu_index,
+            source="NVML nvmlDeviceGetComputeRunningProcesses: this process's usedGpuMemory on %s, read after the "
+                   "load and after the last token (not sampled in between)" % on), "gpu_reason": None}
 
 
 def _idle_power(m):

@@ -22,8 +22,8 @@ Python >= 3.6, standard library only: plain classes with __slots__ (no dataclass
 
 # REQUIRED, Field, MessageError and Record are imported from here by the host and the agent
 from .record import PACKED_INT64, REQUIRED, Field, MessageError, Record, type_name
-from .genmessages import (GenerateReply, GenerateRequest, GenMemory, GenRepetition, GenTokenWindow,  # noqa: F401
-                          GenWarmup, KvCache, PowerReadings)
+from .genmessages import (GenerateReply, GenerateRequest, GenGpuMemory, GenMemory, GenRepetition,  # noqa: F401
+                          GenTokenWindow, GenWarmup, KvCache, PowerReadings)
 from .payloads import (ArtifactRef, PowerConfig, PowerSummary, PowerTrace, RunPhases, RunWarning,  # noqa: F401
                        RuntimeInfo)
 from .scenmessages import ScenarioReply, ScenarioSpec, SustainedReply, SustainedWindow  # noqa: F401

@@ -382,12 +382,21 @@ class GenWarmup(Record):
     token_ns: list[int]
     def __init__(self, *, prefill_ns: int, token_ns: list[int] = ...) -> None: ...
 
+class GenGpuMemory(Record):
+    after_load_bytes: int | None
+    end_bytes: int | None
+    gpu: int | None
+    source: str
+    def __init__(self, *, after_load_bytes: int | None = ..., end_bytes: int | None = ..., gpu: int | None = ..., source: str) -> None: ...
+
 class GenMemory(Record):
     rss_before_load_bytes: int | None
     rss_after_load_bytes: int | None
     peak_rss_bytes: int | None
     peak_source: str | None
-    def __init__(self, *, rss_before_load_bytes: int | None = ..., rss_after_load_bytes: int | None = ..., peak_rss_bytes: int | None = ..., peak_source: str | None = ...) -> None: ...
+    gpu: GenGpuMemory | None
+    gpu_reason: str | None
+    def __init__(self, *, rss_before_load_bytes: int | None = ..., rss_after_load_bytes: int | None = ..., peak_rss_bytes: int | None = ..., peak_source: str | None = ..., gpu: GenGpuMemory | None = ..., gpu_reason: str | None = ...) -> None: ...
 
 class KvCache(Record):
     bytes: int

@@ -83,7 +83,9 @@ tests/data/golden/results/v<N>/ holds results each version wrote):
       are GenerativeBuild kind "litertlm".
       Later within 12, additive (issue 36, onnxruntime-genai on CUDA; absent or null in older results: unknown):
       environment.device.runtimes.<module>.cuda (the facts' og.is_cuda_available() for onnxruntime_genai, null for
-      every other module).
+      every other module); generation.gpu_memory (a CUDA generation's GPU memory from NVML after the load and after
+      the last token, on GPU `gpu`, with its source: records/generation.GenGpuMemory) or
+      generation.gpu_memory_reason (why there is none), written only when set.
 """
 
 from __future__ import annotations

@@ -525,7 +525,9 @@ def assemble(spec: RunSpec, art: Artifact, facts: Facts, reply: Any, transfer: T
         throughput_ips=None,
         memory_mb=Memory(rss_before_load=(mem.rss_before_load_bytes or 0) / mib,
                          rss_after_load=(mem.rss_after_load_bytes or 0) / mib, peak_rss=(mem.peak_rss_bytes or 0) / mib,
-                         peak_source=mem.peak_source, artifact_size=art.size_bytes / mib),
+                         peak_source=mem.peak_source, artifact_size=art.size_bytes / mib,
+                         # NVML's reading after the last token, as a run's is after its timed loop
+                         gpu_process_bytes=mem.gpu.end_bytes if mem.gpu is not None else None),
         power=Power.from_dict(reply.power.to_dict()) if reply.power is not None else None,
         thermal=Thermal.from_dict(reply.thermal.to_dict()) if reply.thermal is not None else None,
         fidelity=None,

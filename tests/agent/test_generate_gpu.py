@@ -10,6 +10,10 @@ with two Tesla T4s, and the board the two-T4 tree (tests/data/boards/x86-2xt4: t
   GPU and the options record device_id; the process's environment is as it was afterwards.
 - A GPU this machine has not: one BAD_REQUEST line before anything is imported or loaded.
 - Without a gpu: nothing pinned, no device_id set (CUDA's device 0).
+- GPU memory (NVML, as the forward pass reads it): the process's usedGpuMemory on the request's GPU right after the
+  load and after the last token (the og double allocates its weights at og.Model and each generator's KV cache
+  on the pinned GPU of the NVML double); without a gpu, summed over the GPUs; on the CPU, or without NVML, none,
+  with the reason.
 """
 
 import os
@@ -102,3 +106,33 @@ def test_without_a_gpu_nothing_is_pinned_and_no_device_id_is_set(lab):
     assert [c[0] for c in lab.og.calls] == ["Config", "clear_providers", "append_provider", "Model"]
     assert lab.og.calls[-1][3] == {}  # no CUDA variable set
     assert reply.runtime.gpu is None and reply.runtime.options["device_id"] is None
+
+
+def test_gpu_memory_is_read_on_the_pinned_gpu_after_the_load_and_after_the_last_token(lab):
+    ends = []
+    lab.og.on_cuda_alloc = lambda n: (lab.alloc(n), ends.append(lab.used(1)))
+    reply = lab.generate(gpu=1)
+    g = reply.memory.gpu
+    assert g.after_load_bytes == lab.og.weights_bytes == 300 * MIB  # the weights alone: no generator yet
+    kv = 2 * 2 * 4 * (8 + 4) * 16 * 2  # 2 x layers x KV heads x max_length (prompt + generated) x head size x fp16
+    assert g.end_bytes == lab.used(1) == ends[-1] == lab.og.weights_bytes + 3 * kv  # warm-up + 2 repetitions
+    assert g.gpu == 1 and lab.used(0) is None  # GPU 0 was not touched nor read
+    assert "on GPU 1 (the request's gpu), read after the load and after the last token" in g.source
+    assert "NVML" in g.source and reply.memory.gpu_reason is None
+
+
+def test_without_a_gpu_the_memory_is_summed_over_the_gpus(lab):
+    lab.gpus[1].processes[:] = [("self", 5 * MIB)]  # something of this process's on the other GPU
+    g = lab.generate().memory.gpu
+    assert g.gpu is None and "every GPU, summed" in g.source
+    assert g.after_load_bytes == lab.og.weights_bytes + 5 * MIB and g.end_bytes == lab.used(0) + 5 * MIB
+
+
+def test_no_gpu_memory_on_the_cpu_or_without_nvml_and_the_reason_says_why(lab, monkeypatch):
+    reply = lab.generate(runtime_options={"provider": "cpu"})
+    assert reply.memory.gpu is None and reply.memory.gpu_reason == "not read: onnxruntime-genai ran on the CPU"
+    assert reply.runtime.options["device_type"] == "CPU"
+    monkeypatch.setitem(sys.modules, "pynvml", None)  # no nvidia-ml-py on the board
+    reply = lab.generate(runtime_options={"provider": "cuda"})
+    assert reply.memory.gpu is None
+    assert reply.memory.gpu_reason == "not read: NVML: python module pynvml (nvidia-ml-py) is not installed"

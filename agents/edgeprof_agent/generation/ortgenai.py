@@ -176,6 +176,14 @@ class GenerationBackend(_Base):
                     "provider_options"),
                 "past_present_share_buffer": (self.config or {}).get("search", {}).get("past_present_share_buffer")}
 
+    def device(self):
+        """og.Model.device_type as the loaded model reports it ("CPU", "CUDA"; python.cpp: "The device type the
+        model is running on"), else what the provider asked ("CUDA" for cuda)."""
+        device_type = getattr(self.model, "device_type", None)
+        if device_type:
+            return str(device_type)
+        return "CUDA" if self.provider == "cuda" else "CPU"
+
     def close(self):
         self.generator = None
         self.model = None
