@@ -30,10 +30,10 @@ class GenerateRequest(Record):
     server (Poisson arrivals at scenario.rate from scenario.seed, enough to cover min_duration_s and min_queries,
     at most max_queries: the forward-pass server's schedule and settings) or sustained (back to back for
     scenario.duration_s in windows of scenario.sustained_window_s) run of requests, each a fresh sequence of
-    prompt_tokens then gen_tokens (depth 0; repetitions does not apply). `gpu` (None: none named) the GPU an
-    onnxruntime-genai generation on CUDA runs on, NVML's index as a run's gpu: the agent pins CUDA to it
-    (gpus.choose and pin_cuda, before the runtime is imported), hands onnxruntime-genai device_id 0 (the pinned GPU)
-    and reads its memory there. Defaults: vocab.GEN_DEFAULTS and vocab.RUN_DEFAULTS."""
+    prompt_tokens then gen_tokens (depth 0; repetitions does not apply). `gpu` (None: none named) the GPU the
+    generation uses, NVML's index as a run's gpu: the agent pins CUDA to it (gpus.choose and pin_cuda, before the
+    runtime is imported), and onnxruntime-genai on CUDA runs there (device_id 0, the pinned GPU) with its GPU
+    memory read there. Defaults: vocab.GEN_DEFAULTS and vocab.RUN_DEFAULTS."""
 
     NAME = "generate"
     FIELDS = (

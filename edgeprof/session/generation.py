@@ -156,12 +156,7 @@ def check(spec: RunSpec) -> None:
                           hint=f"--precision {precision_default(spec.runtime, spec.model)} (the default for "
                                f"{spec.runtime} with this model)")
     check_llama_options(spec)
-    provider = gen_provider_options(spec.runtime, spec.runtime_options).get("provider")
-    if spec.gpu is not None and provider != "cuda":
-        raise ConfigError(f"--gpu {spec.gpu}: a generation runs on a GPU only on onnxruntime-genai with "
-                          f"--providers cuda; this one runs {spec.runtime} on the CPU",
-                          hint="drop --gpu (gpu: in a sweep's settings), or add --runtime onnxruntime-genai "
-                               "--providers cuda")
+    gen_provider_options(spec.runtime, spec.runtime_options)
     from ..files.config import check_cli_settings
 
     check_cli_settings({name: getattr(spec, name) for name in GEN_ONLY})
@@ -348,14 +343,11 @@ def capability(runtime: str, facts: Facts, device: str, provider: str | None = N
             raise CapabilityError(f"device {device}: --providers cuda: {', and '.join(lacks)}", hint=hint)
 
 
-def gpu_of(spec: RunSpec, device: Device, facts: Facts, provider: str | None) -> int | None:
-    """The GPU a generation on onnxruntime-genai's CUDA runs on: --gpu, else the device's gpu: (devices.yaml),
-    NVML's index as the forward pass takes it (the agent pins CUDA to that GPU's UUID, gpus.pin_cuda), refused in
-    one line when the device's facts show no such GPU (capability.gpu_problem); None when neither names one (CUDA's
-    device 0) or the generation runs on the CPU (devices.yaml's gpu: is then not used; --gpu was refused by
-    check())."""
-    if provider != "cuda":
-        return None
+def gpu_of(spec: RunSpec, device: Device, facts: Facts) -> int | None:
+    """The GPU a generation runs on, as the forward pass chooses it (run/plan.py): --gpu, else the device's gpu:
+    (devices.yaml), NVML's index, refused in one line when the device's facts show no such GPU
+    (capability.gpu_problem); None when neither names one. The agent pins CUDA to it (gpus.pin_cuda) whatever the
+    runtime, as a run's; onnxruntime-genai on CUDA then runs there (device_id 0) and its GPU memory is read there."""
     gpu = spec.gpu if spec.gpu is not None else device.gpu
     if gpu is None:
         return None
@@ -364,8 +356,8 @@ def gpu_of(spec: RunSpec, device: Device, facts: Facts, provider: str | None) ->
     what = f"--gpu {gpu}" if spec.gpu is not None else f"gpu: {gpu} ({device.source or 'devices.yaml'})"
     problem = gpu_problem(facts, gpu, device.name, what)
     if problem is not None:
-        raise CapabilityError(f"device {device.name}: {problem}",
-                              hint=f"choose --gpu (devices.yaml {device.name}.gpu) below that count, or leave it out")
+        raise CapabilityError(problem, hint=f"choose --gpu (devices.yaml {device.name}.gpu) below that count, or "
+                              "leave it out")  # run/plan.py's line
     return gpu
 
 
@@ -418,7 +410,7 @@ class AgentGeneration:
         with m.measuring(session, job, clock) as (link, facts):
             opts = gen_provider_options(spec.runtime, spec.runtime_options)
             capability(spec.runtime, facts, device.name, opts.get("provider"))  # before any build
-            gpu = gpu_of(spec, device, facts, opts.get("provider"))  # a GPU the facts do not show: one line
+            gpu = gpu_of(spec, device, facts)  # a GPU the facts do not show: one line
             if gpu is not None:
                 import dataclasses
 
@@ -559,8 +551,8 @@ def from_args(args: argparse.Namespace, spec: RunSpec, given: frozenset[str]) ->
     if other:
         raise ConfigError(f"{other[0]}: applies to a forward pass, not to the generative model {args.model}",
                           hint="leave it out; a generative model takes --prompt-tokens, --gen-tokens, --depth, "
-                               "--repetitions, --threads, --mmap, --extra-buffers, --providers and --gpu "
-                               "(onnxruntime-genai) and --scenario server or sustained")
+                               "--repetitions, --threads, --mmap, --extra-buffers, --providers (onnxruntime-genai), "
+                               "--gpu and --scenario server or sustained")
     check_flags(args.scenario, flags)
     runtime = args.runtime or default_runtime(args.model)
     if runtime not in ALL_GEN_RUNTIMES:

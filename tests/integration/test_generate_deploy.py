@@ -73,8 +73,6 @@ def test_llama_cpp_q4_0_deploy_is_stored_and_read_back(tmp_path, capsys):
      "--providers cuda: llama.cpp takes no execution providers"),
     (["--model", "llama_tiny", "--runtime", "onnxruntime-genai", "--providers", "DmlExecutionProvider"],
      "--providers DmlExecutionProvider: DmlExecutionProvider has no onnxruntime-genai mapping here"),
-    (["--model", "llama_tiny", "--runtime", "llama.cpp", "--gpu", "0"],
-     "--gpu 0: a generation runs on a GPU only on onnxruntime-genai with --providers cuda"),
     (["--model", "mobilenet_v2", "--precision", "q4_0"], "--precision q4_0: for generative models only"),
     (["--model", "mobilenet_v2", "--runtime", "onnxruntime", "--prompt-tokens", "8"],
      "--prompt-tokens: for generative models only"),

@@ -168,10 +168,10 @@ def test_onnxruntime_genai_cuda_needs_its_cuda_build_in_the_facts():
     assert gen.decide(cell, "llama_tiny", facts(runtimes=cuda_build, gpus=t4)) is None
 
 
-def test_a_cuda_generation_runs_on_the_gpu_devices_yaml_or_gpu_names_and_one_the_facts_lack_is_refused():
-    """gpu_of: onnxruntime-genai on CUDA takes --gpu, else the device's gpu: (NVML's index, as the forward pass),
-    checked against the GPUs the facts show (one line naming them); a CPU generation uses none (devices.yaml's gpu:
-    is not used) and --gpu on it is refused before connecting; device_id in runtime options is edgeprof's to set."""
+def test_a_generation_runs_on_the_gpu_devices_yaml_or_gpu_names_and_one_the_facts_lack_is_refused():
+    """gpu_of, as the forward pass chooses (run/plan.py): --gpu, else the device's gpu: (NVML's index), checked
+    against the GPUs the facts show (the forward pass's line, naming them; facts that do not say leave it to the
+    agent); a device_id in runtime options is refused: edgeprof sets it (0, the pinned GPU)."""
     import dataclasses
 
     from edgeprof.errors import ConfigError
@@ -181,22 +181,19 @@ def test_a_cuda_generation_runs_on_the_gpu_devices_yaml_or_gpu_names_and_one_the
                       {"name": "Tesla T4", "kind": "discrete", "uuid": "GPU-b"}])
     board = Device(name="t4box", gpu=1, source="devices.yaml:7")
     cuda = spec(runtime="onnxruntime-genai", precision="int4", runtime_options={"provider": "cuda"})
-    assert gen.gpu_of(cuda, board, two, "cuda") == 1
-    assert gen.gpu_of(dataclasses.replace(cuda, gpu=0), board, two, "cuda") == 0  # --gpu overrides gpu:
-    assert gen.gpu_of(cuda, Device(name="t4box"), two, "cuda") is None  # none named: CUDA's device 0
-    assert gen.gpu_of(spec(), board, two, None) is None  # the CPU: gpu: is not used
+    assert gen.gpu_of(cuda, board, two) == 1
+    assert gen.gpu_of(dataclasses.replace(cuda, gpu=0), board, two) == 0  # --gpu overrides gpu:
+    assert gen.gpu_of(cuda, Device(name="t4box"), two) is None  # none named: nothing pinned, CUDA's device 0
     with pytest.raises(CapabilityError) as e:
-        gen.gpu_of(cuda, Device(name="t4box", gpu=2, source="devices.yaml:7"), two, "cuda")
-    assert e.value.one_line() == ("device t4box: gpu: 2 (devices.yaml:7): t4box has 2 NVIDIA GPU(s) (0: Tesla T4, "
-                                  "1: Tesla T4) — choose --gpu (devices.yaml t4box.gpu) below that count, or leave "
-                                  "it out")
-    with pytest.raises(CapabilityError, match="^device t4box: --gpu 5: t4box has 2 NVIDIA GPU"):
-        gen.gpu_of(dataclasses.replace(cuda, gpu=5), board, two, "cuda")
-    assert gen.gpu_of(dataclasses.replace(cuda, gpu=5), board, facts(gpus=None), "cuda") == 5  # unknown: the agent
-    gen.check(dataclasses.replace(cuda, gpu=1))  # --gpu with --providers cuda: fine
-    with pytest.raises(ConfigError, match="^--gpu 1: a generation runs on a GPU only on onnxruntime-genai with "
-                                          "--providers cuda; this one runs llama.cpp on the CPU"):
-        gen.check(spec(gpu=1))
+        gen.gpu_of(cuda, Device(name="t4box", gpu=2, source="devices.yaml:7"), two)
+    assert e.value.one_line() == ("gpu: 2 (devices.yaml:7): t4box has 2 NVIDIA GPU(s) (0: Tesla T4, 1: Tesla T4) — "
+                                  "choose --gpu (devices.yaml t4box.gpu) below that count, or leave it out")
+    with pytest.raises(CapabilityError, match="^--gpu 5: t4box has 2 NVIDIA GPU"):
+        gen.gpu_of(dataclasses.replace(cuda, gpu=5), board, two)
+    with pytest.raises(CapabilityError, match="^--gpu 0: nano has no NVIDIA GPU"):
+        gen.gpu_of(dataclasses.replace(spec(), gpu=0), Device(name="nano"), facts(gpus=[]))
+    assert gen.gpu_of(dataclasses.replace(cuda, gpu=5), board, facts(gpus=None)) == 5  # unknown: the agent decides
+    gen.check(dataclasses.replace(cuda, gpu=1))
     with pytest.raises(ConfigError, match="^device_id 1: edgeprof chooses onnxruntime-genai's CUDA device itself"):
         gen.check(spec(runtime="onnxruntime-genai", precision="int4",
                        runtime_options={"provider": "cuda", "device_id": 1}))
