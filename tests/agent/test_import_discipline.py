@@ -12,6 +12,7 @@ import textwrap
 
 from edgeprof_agent import PROTOCOL_VERSION
 from edgeprof_agent.environment import (
+    NEEDS_IMPORT,
     RUNTIME_MODULES,
     describe_module,
     module_location,
@@ -293,8 +294,9 @@ def test_the_children_of_several_modules_run_at_the_same_time(tmp_path, monkeypa
 
 
 def test_the_serving_agent_keeps_the_children_s_facts_beside_its_zipapp(tmp_path):
-    """Run from a zipapp (as the host starts it), facts keep onnxruntime's child's answer in the workdir; a
-    second agent's facts say the same without starting a child."""
+    """Run from a zipapp (as the host starts it), facts keep the children's answers (onnxruntime's, and
+    onnxruntime_genai's where it is installed) in the workdir; a second agent's facts say the same without starting
+    a child."""
     from edgeprof.agentlink.bundle import build_agent
 
     pyz, _ = build_agent(tmp_path / "cache")
@@ -307,6 +309,7 @@ def test_the_serving_agent_keeps_the_children_s_facts_beside_its_zipapp(tmp_path
             "print(json.dumps([e.runtimes()['onnxruntime'], n]))")
     runs = [json.loads(subprocess.check_output([sys.executable, "-c", code, str(agent)], text=True))
             for _ in range(2)]
-    assert runs[0][1] == ["onnxruntime"] and runs[1][1] == []
+    assert runs[0][1] == [m for m in NEEDS_IMPORT if module_location(m) is not None] and runs[1][1] == []
+    assert runs[0][1][0] == "onnxruntime"
     assert runs[0][0] == runs[1][0] == _imported_by_import()["onnxruntime"]
     assert (work / "runtime-facts.json").is_file()
