@@ -69,4 +69,10 @@ AGENT_VERSION = "0.1.0"
 #     generate reply.scenario (a ScenarioReply: t0, scheduled and issued ns, a sustained run's windows) and
 #     generate reply.token_windows (each sustained window's range of tokens). The scenario records moved to
 #     scenmessages.py (re-exported by messages.py; same wire shape).
+#     Within 11, no bump (issue 36, onnxruntime-genai on CUDA; additive, absent = unknown): facts
+#     reply.runtimes.onnxruntime_genai.cuda (og.is_cuda_available(), read in the facts' child process; an agent
+#     without it leaves it out, and the host then leaves the refusal to the agent, as before); generate.gpu (NVML's
+#     index, as run.gpu: the agent pins CUDA to it and hands onnxruntime-genai's CUDA provider device_id 0; the
+#     reply's runtime.gpu names it); generate reply.memory.gpu (GenGpuMemory: the process's GPU memory from NVML
+#     after the load and after the last token, when the model ran on CUDA) and reply.memory.gpu_reason (why not).
 PROTOCOL_VERSION = 11

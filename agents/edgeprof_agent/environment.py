@@ -4,7 +4,8 @@ Owns: hostname, arch, CPU, cores, memory, OS, kernel, Python, JetPack/L4T releas
 versions and providers, thread-related environment variables, free disk in the workdir, this process's memory.
 Runtimes are found WITHOUT importing them into the agent's process (it then measures: its memory before load
 and its native libraries must be the run's alone): the import path and package metadata, or a short-lived child
-process for what metadata cannot tell (onnxruntime's providers, a TensorRT without metadata). See runtimes().
+process for what metadata cannot tell (onnxruntime's providers, whether onnxruntime-genai has CUDA, a TensorRT
+without metadata). See runtimes().
 Reads the board through the same SysfsRoot (/proc, /etc, device tree) as the probes, and finds trtexec through
 the same ToolRunner, so a board tree under tests/data/boards gives one consistent picture. Returns a
 messages.Facts record.
@@ -162,8 +163,10 @@ def find_trtexec(tools):
 # the modules whose presence and version facts report, in this order (capability.py reads them)
 RUNTIME_MODULES = ("onnxruntime", "ai_edge_litert", "tflite_runtime", "tensorrt", "numpy", "onnxruntime_genai",
                    "llama_cpp", "litert_lm")
-# what metadata cannot tell: onnxruntime's available execution providers need the library loaded
-NEEDS_IMPORT = ("onnxruntime",)
+# what metadata cannot tell: onnxruntime's available execution providers need the library loaded, and whether
+# onnxruntime-genai's build has CUDA (og.is_cuda_available(): its compile-time USE_CUDA, src/python/python.cpp; it
+# touches no GPU) needs its module imported
+NEEDS_IMPORT = ("onnxruntime", "onnxruntime_genai")
 # the longest a child process may take to import one runtime (TensorRT on a Jetson Nano: seconds); two such
 # children (onnxruntime, TensorRT) stay inside the host's 120 s facts timeout (agentlink, lab/lease.py)
 PROBE_TIMEOUT_S = 45.0
@@ -176,8 +179,9 @@ def runtimes(timeout_s=PROBE_TIMEOUT_S, cache_dir=None):
 
     For each module: absent from the import path -> the ImportError an import would raise; a version in its
     package metadata (the *.dist-info / *.egg-info that owns it) -> that version; otherwise (onnxruntime's
-    providers, JetPack's TensorRT, a Debian package without metadata) a short-lived child process of this
-    Python imports it and prints what an import tells; the children of several modules run at the same time.
+    providers, onnxruntime-genai's CUDA, JetPack's TensorRT, a Debian package without metadata) a short-lived
+    child process of this Python imports it and prints what an import tells; the children of several modules run
+    at the same time.
     A module this process has already imported (a run loaded it) is described from that import. The answer
     has the same shape and values as importing each. `cache_dir` (the agent zipapp's directory by default):
     what a child said is kept there (ChildFacts) and said again, without a child, while the files it imported
@@ -201,7 +205,8 @@ def runtimes(timeout_s=PROBE_TIMEOUT_S, cache_dir=None):
 
 
 def runtime_fact(mod, timeout_s=PROBE_TIMEOUT_S):
-    """{"version": ...} (onnxruntime: and "providers") or {"error": "..."} for one module (see runtimes)."""
+    """{"version": ...} (onnxruntime: and "providers"; onnxruntime_genai: and "cuda") or {"error": "..."} for one
+    module (see runtimes)."""
     fact, _ = _without_child(mod)
     return fact if fact is not None else probe_in_child(mod, timeout_s)
 
@@ -224,12 +229,14 @@ def _without_child(mod):
 
 
 def describe_module(mod):
-    """What importing `mod` tells: {"version", ("providers")} or {"error"}. Imports it into THIS process:
+    """What importing `mod` tells: {"version", ("providers"), ("cuda")} or {"error"}. Imports it into THIS process:
     called in the child process of probe_in_child, or for a module already imported."""
     try:
         m = __import__(mod)
         if mod == "onnxruntime":
             return {"version": m.__version__, "providers": list(m.get_available_providers())}
+        if mod == "onnxruntime_genai":
+            return _ortgenai_fact(m)
         if mod in ("ai_edge_litert", "tflite_runtime"):
             return {"version": getattr(m, "__version__", None) or dist_version(mod)}
         if mod == "litert_lm":  # litert-lm-api defines no __version__: its distribution's metadata says it
@@ -240,6 +247,18 @@ def describe_module(mod):
         return {"version": m.__version__}
     except Exception as e:
         return {"error": "%s: %s" % (type(e).__name__, e)}
+
+
+def _ortgenai_fact(og):
+    """onnxruntime_genai's {"version", "cuda"}: cuda is og.is_cuda_available() (the build's USE_CUDA; False on the
+    CPU wheel, onnxruntime-genai-cuda's True), left out when it cannot be read (a build without the function, or a
+    call that raised): unknown, never a failed fact."""
+    fact = {"version": og.__version__}
+    try:
+        fact["cuda"] = bool(og.is_cuda_available())
+    except Exception:
+        pass
+    return fact
 
 
 def module_location(mod):

@@ -1,8 +1,9 @@
 """The generate op's messages (protocol 11): its request and its reply, with the reply's parts.
 
-Owns: GenerateRequest, GenerateReply and GenRepetition, GenTokenWindow, GenWarmup, GenMemory, KvCache, PowerReadings; messages.py
-re-exports each and lists the op in OPS (import them from there). Does not own: the records a run's messages
-share with them (payloads.py, snapshots.py), the record machinery (record.py), what the op does (genworker.py).
+Owns: GenerateRequest, GenerateReply and GenRepetition, GenTokenWindow, GenWarmup, GenMemory, GenGpuMemory, KvCache,
+PowerReadings; messages.py re-exports each and lists the op in OPS (import them from there). Does not own: the
+records a run's messages share with them (payloads.py, snapshots.py), the record machinery (record.py), what the op
+does (genworker.py).
 
 Python >= 3.6, standard library only: plain classes with __slots__ (no dataclasses).
 """
@@ -29,8 +30,10 @@ class GenerateRequest(Record):
     server (Poisson arrivals at scenario.rate from scenario.seed, enough to cover min_duration_s and min_queries,
     at most max_queries: the forward-pass server's schedule and settings) or sustained (back to back for
     scenario.duration_s in windows of scenario.sustained_window_s) run of requests, each a fresh sequence of
-    prompt_tokens then gen_tokens (depth 0; repetitions does not apply). Defaults: vocab.GEN_DEFAULTS and
-    vocab.RUN_DEFAULTS."""
+    prompt_tokens then gen_tokens (depth 0; repetitions does not apply). `gpu` (None: none named) the GPU the
+    generation uses, NVML's index as a run's gpu: the agent pins CUDA to it (gpus.choose and pin_cuda, before the
+    runtime is imported), and onnxruntime-genai on CUDA runs there (device_id 0, the pinned GPU) with its GPU
+    memory read there. Defaults: vocab.GEN_DEFAULTS and vocab.RUN_DEFAULTS."""
 
     NAME = "generate"
     FIELDS = (
@@ -56,6 +59,7 @@ class GenerateRequest(Record):
         Field("min_duration_s", _NUM, RUN_DEFAULTS["min_duration_s"]),
         Field("min_queries", int, RUN_DEFAULTS["min_queries"]),
         Field("max_queries", int, None),
+        Field("gpu", int, None),
     )
 
 
@@ -88,13 +92,26 @@ class GenWarmup(Record):
     FIELDS = (Field("prefill_ns", int), Field("token_ns", list, [], of=int))
 
 
+class GenGpuMemory(Record):
+    """The measuring process's GPU memory in bytes as NVML lists it (memory.gpu_memory_read: the process's
+    usedGpuMemory in nvmlDeviceGetComputeRunningProcesses) on GPU `gpu` (NVML's index, the request's gpu; None:
+    summed over every GPU), read after the load and after the last token (None: that reading gave nothing), not
+    sampled in between; `source` says so in words."""
+
+    NAME = "generate reply.memory.gpu"
+    FIELDS = (Field("after_load_bytes", int, None), Field("end_bytes", int, None), Field("gpu", int, None),
+              Field("source", str))
+
+
 class GenMemory(Record):
     """The measuring process's memory in bytes (procinfo: VmRSS before and after the load, VmHWM at the end) and
-    where the peak comes from (VmHWM reset just before the load, or since the process started)."""
+    where the peak comes from (VmHWM reset just before the load, or since the process started); `gpu` its GPU
+    memory (GenGpuMemory) when the model ran on CUDA and NVML answered, else None with `gpu_reason`."""
 
     NAME = "generate reply.memory"
     FIELDS = (Field("rss_before_load_bytes", int, None), Field("rss_after_load_bytes", int, None),
-              Field("peak_rss_bytes", int, None), Field("peak_source", str, None))
+              Field("peak_rss_bytes", int, None), Field("peak_source", str, None),
+              Field("gpu", dict, None, record=GenGpuMemory), Field("gpu_reason", str, None))
 
 
 class KvCache(Record):

@@ -1,12 +1,14 @@
 """One generation measurement: the `generate` op (protocol 11), measured in a child of the serving agent as a run
 is (children.py).
 
-Owns: the order of a generation measurement (runtime required and counts checked → thermal snapshot → cooldown →
-idle power → load and the timed loop with the power sampler around it → thermal snapshot), the options handed to
-the backend (threads, use_mmap and extra_buffers from their fields, the rest from runtime_options; one given twice
-is refused), and the GenerateReply: the loop's raw figures as records, the power summary over the measured span,
-every power reading on the loop's clock (so the host cuts the prefill and decode windows), thermal snapshots,
-phases. The thermal snapshot and cooldown, and their comparison, are worker.py's phases, shared.
+Owns: the order of a generation measurement (the GPU a request names pinned, as a run's is (gpus.py) → runtime
+required and counts checked → thermal snapshot → cooldown → idle power → load and the timed loop with the power
+sampler around it → thermal snapshot), the options handed to the backend (threads, use_mmap and extra_buffers from
+their fields, the rest from runtime_options; one given twice is refused; onnxruntime-genai's CUDA device_id 0 when
+a GPU was pinned), and the GenerateReply: the loop's raw figures as records, the power summary over the measured
+span, every power reading on the loop's clock (so the host cuts the prefill and decode windows), the process's GPU
+memory when the model ran on CUDA (NVML, after the load and after the last token: _AroundTheLoop), thermal
+snapshots, phases. The thermal snapshot and cooldown, and their comparison, are worker.py's phases, shared.
 Does not own: timing tokens (generation/loop.py), the runtimes (generation/*.py), sensors (power.py, thermal.py),
 statistics and energy per phase (the host: edgeprof/generative/stats.py).
 Python 3.6-safe, standard library only here.
@@ -15,10 +17,10 @@ Python 3.6-safe, standard library only here.
 import os
 import time
 
-from . import power, thermal, windows, worker
+from . import gpus, memory, power, thermal, windows, worker
 from .clock import CLOCK_NAME, now_ns
-from .messages import (GenerateReply, GenMemory, GenRepetition, GenTokenWindow, GenWarmup, KvCache, PowerReadings,
-                       PowerSummary, RunPhases, RuntimeInfo, RunWarning, ScenarioReply)
+from .messages import (GenerateReply, GenGpuMemory, GenMemory, GenRepetition, GenTokenWindow, GenWarmup, KvCache,
+                       PowerReadings, PowerSummary, RunPhases, RuntimeInfo, RunWarning, ScenarioReply)
 from .protocol import OpError, received_ns, send_progress
 from .vocab import ErrorKind
 
@@ -42,6 +44,7 @@ class _Generation(object):
         self.cooled = None
         self.monitor = None
         self.power_reason = None
+        self.gpu = None  # gpus.choose's GPU when the request names one (req.gpu), with the CUDA variables pinned
 
     def warn(self, code, message):
         self.warnings.append(RunWarning(code=code, message=message))
@@ -74,21 +77,39 @@ def model_path(req, workdir):
 
 
 def run_generate(req, workdir, root, tools, received=None):
-    """One generation measurement: a messages.GenerateRequest in, a messages.GenerateReply out."""
-    from .generation import get_generation_backend
-    from .generation.loop import check_counts, check_scenario, run_generation
-
+    """One generation measurement: a messages.GenerateRequest in, a messages.GenerateReply out. With req.gpu,
+    CUDA is pinned to that GPU (gpus.choose: one BAD_REQUEST line for a GPU this machine has not; gpus.pin_cuda)
+    before the runtime is imported, as a run's is (worker.run_measurement), and the environment restored after."""
     received = received if received is not None else received_ns()
     started = now_ns()
     m = _Generation(req, workdir, root, tools, started)
     if received is not None and received <= started:
         m.started_ns = received
         m.phases["setup_s"] = round((started - received) / 1e9, 4)
+    saved = dict(os.environ)
+    if req.gpu is not None:  # before the runtime is imported: CUDA then sees this GPU alone, as its device 0
+        m.gpu = gpus.choose(root, req.gpu)
+        m.gpu["cuda_env"] = gpus.pin_cuda(m.gpu)
+    try:
+        return _generate(m)
+    finally:
+        if m.gpu is not None:  # the generation's child ends here; one served in this process leaves it as it was
+            os.environ.clear()
+            os.environ.update(saved)
+
+
+def _generate(m):
+    from .generation import get_generation_backend
+    from .generation.loop import check_counts, check_scenario, run_generation
+
+    req, workdir, root, tools = m.req, m.workdir, m.root, m.tools
     backend = get_generation_backend(req.runtime)  # an unknown runtime, a missing one, a bad count or option:
     backend.require()  # refused before any waiting
     check_counts(req.prompt_tokens, req.gen_tokens, req.depth, req.repetitions)
     check_scenario(req.scenario, req.depth)
     options = options_of(req)
+    if m.gpu is not None and options.get("provider") == "cuda":  # the pinned GPU is CUDA's device 0 here
+        options["device_id"] = 0
     backend.check_options(options)  # e.g. onnxruntime-genai's CUDA on a build without it: before any waiting
     path = model_path(req, workdir)
     worker.timed(m, "cooldown_s", worker._cool_down)
@@ -99,12 +120,14 @@ def run_generate(req, workdir, root, tools, received=None):
         send_progress(phase, n=done, total=total)
 
     t0 = now_ns()
+    around = _AroundTheLoop(m.monitor, backend, req.gpu)
     try:
         raw = run_generation(req.runtime, path, req.prompt_tokens, req.gen_tokens, depth=req.depth,
                              repetitions=req.repetitions, warmup=req.warmup, seed=req.seed, options=options,
-                             backend=backend, around=m.monitor, progress=progress, scenario=req.scenario,
+                             backend=backend, around=around, progress=progress, scenario=req.scenario,
                              schedule={"min_duration_s": req.min_duration_s, "min_queries": req.min_queries,
-                                       "max_queries": req.max_queries}, root=root, tools=tools)
+                                       "max_queries": req.max_queries, "gpu_index": req.gpu}, root=root,
+                             tools=tools)
     except OpError:
         raise
     except Exception as e:  # the runtime raised while generating: the run failed, not the agent
@@ -115,6 +138,7 @@ def run_generate(req, workdir, root, tools, received=None):
     finally:
         if m.monitor is not None and m.monitor.sampler.running:
             m.monitor.sampler.stop()
+    raw["memory"].update(around.gpu_memory(req.runtime))
     m.phases["load_s"] = round(raw["load_ns"] / 1e9, 4)
     m.phases["measure_s"] = round((now_ns() - t0 - raw["load_ns"]) / 1e9, 4)
     if m.thermal_before is not None:
@@ -125,10 +149,60 @@ def run_generate(req, workdir, root, tools, received=None):
     return _reply(m, raw)
 
 
+class _AroundTheLoop(object):
+    """What loop.run_generation calls after the load (start) and after the last token (stop): the power monitor
+    (None: no power source) started and stopped, and, when the loaded model runs on CUDA (backend.device()), this
+    process's GPU memory read through NVML (memory.gpu_memory_read, on the request's GPU, else summed over every
+    GPU) right after the load, before the monitor starts, and after the last token, once the monitor stopped. The
+    forward pass reads it once after its timed loop (worker._measure); neither samples it in between."""
+
+    def __init__(self, monitor, backend, gpu_index):
+        self.monitor = monitor
+        self.backend = backend
+        self.gpu_index = gpu_index
+        self.device = None
+        self.readings = {}  # "after_load" / "end" -> (bytes, reason)
+
+    def _read(self, when):
+        if self.device is not None and self.device.upper() == "CUDA":
+            self.readings[when] = memory.gpu_memory_read(os.getpid(), self.gpu_index)
+
+    def start(self):
+        self.device = self.backend.device()
+        self._read("after_load")
+        if self.monitor is not None:
+            self.monitor.start()
+
+    def stop(self):
+        if self.monitor is not None:
+            self.monitor.stop()
+        self._read("end")
+
+    def gpu_memory(self, runtime):
+        """GenMemory's gpu (a GenGpuMemory's fields) and gpu_reason."""
+        if self.device is None or self.device.upper() != "CUDA":
+            where = "the CPU" if self.device in (None, "CPU") else "%s (not CUDA)" % self.device
+            return {"gpu": None, "gpu_reason": "not read: %s ran on %s" % (runtime, where)}
+        after, why = self.readings.get("after_load", (None, None))
+        end, why_end = self.readings.get("end", (None, None))
+        if after is None and end is None:
+            return {"gpu": None, "gpu_reason": "not read: %s" % (why_end or why or "no reading")}
+        on = ("GPU %d (the request's gpu)" % self.gpu_index if self.gpu_index is not None else
+              "every GPU, summed (the request named none)")
+        return {"gpu": GenGpuMemory(
+            after_load_bytes=after, end_bytes=end, gpu=self.gpu_index,
+            source="NVML nvmlDeviceGetComputeRunningProcesses: this process's usedGpuMemory on %s, read after the "
+                   "load and after the last token (not sampled in between)" % on), "gpu_reason": None}
+
+
 def _idle_power(m):
-    """The power monitor of req.power (None, with the reason, when there is none) and its idle baseline."""
+    """The power monitor of req.power (None, with the reason, when there is none) and its idle baseline; NVML
+    reads the request's GPU when it names one (as a run's _idle_power)."""
+    config = m.req.power
+    if m.req.gpu is not None:
+        config = dict(config.to_dict() if config is not None else {}, device=m.req.gpu)
     try:
-        m.monitor = power.PowerMonitor.create(m.req.power, m.root, m.tools, log=worker.log)
+        m.monitor = power.PowerMonitor.create(config, m.root, m.tools, log=worker.log)
         if not m.monitor.available:
             m.power_reason = m.monitor.reason
             m.monitor = None
@@ -172,7 +246,7 @@ def _reply(m, raw):
     thermal_section = worker._thermal_section(m)
     described = dict(raw["runtime"])
     runtime = RuntimeInfo(runtime=described.pop("runtime"), version=described.pop("version", None),
-                          options=described)
+                          options=described, gpu=m.gpu)
     m.phases["total_s"] = round((now_ns() - m.started_ns) / 1e9, 4)
     return GenerateReply(
         clock=raw["clock"] if raw.get("clock") else CLOCK_NAME,

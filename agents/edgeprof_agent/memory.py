@@ -2,7 +2,7 @@
 
 Owns: /proc/meminfo through SysfsRoot (system used = MemTotal - MemAvailable), a low-rate watcher that records
 the system-wide peak during a run (on Jetson the GPU allocates from system RAM, so the model's GPU buffers only
-show up here), and NVML per-process GPU memory.
+show up here), and NVML per-process GPU memory (with the reason when NVML gives none: gpu_memory_read).
 Does not own: this process's RSS / peak RSS (procinfo.py), power (power.py). baseline_note says in words what
 the RSS before load holds.
 System-wide numbers include every other process: they are an upper bound, labelled as such.
@@ -113,12 +113,22 @@ def gpu_memory(pid, index=None):
 
     NVML reports host PIDs: inside a container without --pid=host the agent's PID will not match.
     """
+    return gpu_memory_read(pid, index)[0]
+
+
+def gpu_memory_read(pid, index=None):
+    """gpu_memory's reading with the reason when there is none: (bytes, None) or (None, why: NVML not there, its
+    call failed, or it lists no memory for `pid`)."""
     nv, reason = _nvml.load()
     if nv is None:
-        return None
+        return None, reason
     try:
-        return _nvml.process_memory(nv, pid, index)
-    except Exception:
-        return None
+        used = _nvml.process_memory(nv, pid, index)
+    except Exception as e:
+        return None, "NVML: reading the processes' GPU memory failed: %s" % (str(e) or type(e).__name__)
     finally:
         _nvml.shutdown(nv)
+    if used is None:
+        return None, ("NVML lists no GPU memory for this process (pid %d)%s; in a container without --pid=host "
+                      "NVML's PIDs are the host's" % (pid, " on GPU %d" % index if index is not None else ""))
+    return used, None

@@ -22,8 +22,8 @@ Python >= 3.6, standard library only: plain classes with __slots__ (no dataclass
 
 # REQUIRED, Field, MessageError and Record are imported from here by the host and the agent
 from .record import PACKED_INT64, REQUIRED, Field, MessageError, Record, type_name
-from .genmessages import (GenerateReply, GenerateRequest, GenMemory, GenRepetition, GenTokenWindow,  # noqa: F401
-                          GenWarmup, KvCache, PowerReadings)
+from .genmessages import (GenerateReply, GenerateRequest, GenGpuMemory, GenMemory, GenRepetition,  # noqa: F401
+                          GenTokenWindow, GenWarmup, KvCache, PowerReadings)
 from .payloads import (ArtifactRef, PowerConfig, PowerSummary, PowerTrace, RunPhases, RunWarning,  # noqa: F401
                        RuntimeInfo)
 from .scenmessages import ScenarioReply, ScenarioSpec, SustainedReply, SustainedWindow  # noqa: F401
@@ -60,10 +60,13 @@ class L4TRelease(Record):
 
 class RuntimeFact(Record):
     """One runtime module in facts (environment.runtime_fact): the version it reports (onnxruntime: and its
-    execution providers), or the error importing it gave. On the wire {version[, providers]} or {error}."""
+    execution providers; onnxruntime_genai: whether its build has CUDA, og.is_cuda_available(), None when not
+    read: an agent before it, or a call that raised), or the error importing it gave. On the wire
+    {version[, providers][, cuda]} or {error}."""
 
     NAME = "facts reply.runtimes{}"
-    FIELDS = (Field("version", str, None), Field("providers", list, None, of=str), Field("error", str, None))
+    FIELDS = (Field("version", str, None), Field("providers", list, None, of=str), Field("error", str, None),
+              Field("cuda", bool, None))
 
     def to_dict(self):
         if self.error is not None:
@@ -71,6 +74,8 @@ class RuntimeFact(Record):
         out = {"version": self.version}
         if self.providers is not None:
             out["providers"] = list(self.providers)
+        if self.cuda is not None:
+            out["cuda"] = self.cuda
         return out
 
 

@@ -57,7 +57,8 @@ class RuntimeFact(Record):
     version: str | None
     providers: list[str] | None
     error: str | None
-    def __init__(self, *, version: str | None = ..., providers: list[str] | None = ..., error: str | None = ...) -> None: ...
+    cuda: bool | None
+    def __init__(self, *, version: str | None = ..., providers: list[str] | None = ..., error: str | None = ..., cuda: bool | None = ...) -> None: ...
 
 class PowerSourceFact(Record):
     source: str | None
@@ -357,7 +358,8 @@ class GenerateRequest(Record):
     min_duration_s: float
     min_queries: int
     max_queries: int | None
-    def __init__(self, *, runtime: str, artifact: ArtifactRef, precision: str | None = ..., prompt_tokens: int = ..., gen_tokens: int = ..., depth: int = ..., repetitions: int = ..., warmup: bool = ..., seed: int = ..., threads: int | None = ..., use_mmap: bool | None = ..., extra_buffers: bool | None = ..., runtime_options: dict[str, Any] = ..., power: PowerConfig | None = ..., idle_s: float = ..., cooldown_c: float | None = ..., cooldown_timeout_s: float = ..., lease_token: str | None = ..., scenario: ScenarioSpec | None = ..., min_duration_s: float = ..., min_queries: int = ..., max_queries: int | None = ...) -> None: ...
+    gpu: int | None
+    def __init__(self, *, runtime: str, artifact: ArtifactRef, precision: str | None = ..., prompt_tokens: int = ..., gen_tokens: int = ..., depth: int = ..., repetitions: int = ..., warmup: bool = ..., seed: int = ..., threads: int | None = ..., use_mmap: bool | None = ..., extra_buffers: bool | None = ..., runtime_options: dict[str, Any] = ..., power: PowerConfig | None = ..., idle_s: float = ..., cooldown_c: float | None = ..., cooldown_timeout_s: float = ..., lease_token: str | None = ..., scenario: ScenarioSpec | None = ..., min_duration_s: float = ..., min_queries: int = ..., max_queries: int | None = ..., gpu: int | None = ...) -> None: ...
 
 class GenTokenWindow(Record):
     first: int
@@ -380,12 +382,21 @@ class GenWarmup(Record):
     token_ns: list[int]
     def __init__(self, *, prefill_ns: int, token_ns: list[int] = ...) -> None: ...
 
+class GenGpuMemory(Record):
+    after_load_bytes: int | None
+    end_bytes: int | None
+    gpu: int | None
+    source: str
+    def __init__(self, *, after_load_bytes: int | None = ..., end_bytes: int | None = ..., gpu: int | None = ..., source: str) -> None: ...
+
 class GenMemory(Record):
     rss_before_load_bytes: int | None
     rss_after_load_bytes: int | None
     peak_rss_bytes: int | None
     peak_source: str | None
-    def __init__(self, *, rss_before_load_bytes: int | None = ..., rss_after_load_bytes: int | None = ..., peak_rss_bytes: int | None = ..., peak_source: str | None = ...) -> None: ...
+    gpu: GenGpuMemory | None
+    gpu_reason: str | None
+    def __init__(self, *, rss_before_load_bytes: int | None = ..., rss_after_load_bytes: int | None = ..., peak_rss_bytes: int | None = ..., peak_source: str | None = ..., gpu: GenGpuMemory | None = ..., gpu_reason: str | None = ...) -> None: ...
 
 class KvCache(Record):
     bytes: int

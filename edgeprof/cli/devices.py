@@ -128,6 +128,8 @@ def _runtimes(f: Facts) -> str:
         if info.error is not None or name == "numpy":
             continue
         provs = [p.replace("ExecutionProvider", "") for p in info.providers or [] if p != "AzureExecutionProvider"]
+        if info.cuda is not None:  # onnxruntime-genai: its build's CUDA (og.is_cuda_available())
+            provs.append("CUDA" if info.cuda else "no CUDA")
         out_.append(f"{name} {info.version}" + (f" ({','.join(provs)})" if provs else ""))
     return "\n".join(out_) or "none"
 

@@ -4,7 +4,8 @@ messages.GenerateReply into records.Generation.
 Owns: the raw record stats.generation_summary reads, built from the reply's records; the energy of the prefill and
 decode phases from the reply's power readings (every reading, on the agent's clock: stats.windows_of cuts each
 repetition's windows, stats.phase_energy integrates them), or the reason there is none; the raw figures kept
-beside the statistics (per-token ns, the phase edges, the warm-up, the KV cache record). Pure: no I/O.
+beside the statistics (per-token ns, the phase edges, the warm-up, the KV cache record); a CUDA generation's GPU
+memory as the agent read it (or why there is none). Pure: no I/O.
 Does not own: the statistics (stats.py), the records (records.py), sending the request or storing the Result
 (the host's measurement wiring).
 """
@@ -16,6 +17,7 @@ from typing import Any
 
 from edgeprof_agent.messages import GenerateReply
 
+from ..records.generation import GenGpuMemory
 from .records import Generation
 from .scenario import scenario_of
 from .stats import generation_summary, phase_energy, windows_of
@@ -57,8 +59,11 @@ def generation_of(reply: GenerateReply, ttft_bound_ms: float | None = None,
         reason = "the reply has no power readings"
     g = generation_summary(raw, energy)
     warm = reply.warmup
+    gpu = reply.memory.gpu
     return dataclasses.replace(
         g, n_ctx=reply.n_ctx, seed=reply.seed,
+        gpu_memory=GenGpuMemory.from_dict(gpu.to_dict()) if gpu is not None else None,
+        gpu_memory_reason=reply.memory.gpu_reason if gpu is None else None,
         windows_ns=[[r["t_prefill_start_ns"] - origin, r["t_prefill_end_ns"] - origin,
                      r["t_first_token_end_ns"] - origin, r["t_end_ns"] - origin] for r in reps],
         depth_fill_ns=[int(r["depth_fill_ns"]) for r in reps],

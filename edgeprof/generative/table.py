@@ -143,6 +143,11 @@ def generation_lines(g: Generation) -> list[str]:
     mem = [f"load {fmt_value(g.load_ms, 'ms')}"]
     if g.peak_rss_bytes is not None:
         mem.append(f"peak RSS {fmt_value(g.peak_rss_bytes / 2**20, 'MiB')}")
+    gm = g.gpu_memory
+    if gm is not None:  # a CUDA generation: NVML's reading of the process after the load and after the last token
+        read = [f"{w} {fmt_value(b / 2**20, 'MiB')}" for w, b in (("after load", gm.after_load_bytes),
+                                                                   ("at the end", gm.end_bytes)) if b is not None]
+        mem.append(f"GPU memory{f' (GPU {gm.gpu})' if gm.gpu is not None else ''} {', '.join(read)} (NVML)")
     if g.kv_cache_bytes is not None:
         kv = g.kv_cache or {}
         what = f" for {kv['n_ctx']} tokens" if kv.get("n_ctx") else ""

@@ -1,9 +1,9 @@
 """The typed records of a generation measurement: the `generation` section of a Result (schema 10).
 
 Owns: Spread (mean ± sample stdev over repetitions, with min and max), PhaseEnergy (energy of the prefill and decode
-phases from a power trace) and Generation (the section), each a frozen records.sections.Section (JSON in and out,
-unknown fields named). Generation is Result.generation (schema 10, schema.py). edgeprof.generative.records
-re-exports them (the generative package's name for them).
+phases from a power trace), GenGpuMemory (a CUDA generation's GPU memory) and Generation (the section), each a frozen
+records.sections.Section (JSON in and out, unknown fields named). Generation is Result.generation (schema 10,
+schema.py). edgeprof.generative.records re-exports them (the generative package's name for them).
 Does not own: computing them (edgeprof/generative/stats.py, reply.py), their place in Result (result.py).
 """
 
@@ -16,7 +16,8 @@ from typing import Any, ClassVar
 
 from .sections import LatencyStats, Section
 
-__all__ = ["Spread", "PhaseEnergy", "GenWindow", "GenScenario", "Generation", "DEFINITIONS", "P99_RULE"]
+__all__ = ["Spread", "PhaseEnergy", "GenGpuMemory", "GenWindow", "GenScenario", "Generation", "DEFINITIONS",
+           "P99_RULE"]
 
 # how each figure is defined, stored with it (the anchors: llama-bench, MLPerf Inference / Client, ort-genai)
 DEFINITIONS = {
@@ -103,6 +104,19 @@ class PhaseEnergy(Section):
     n_readings: int
     method: str = "trapezoid, linear interpolation at the window edges"
     source: str | None = None
+
+
+@dataclass(frozen=True)
+class GenGpuMemory(Section):
+    """The measuring process's GPU memory in bytes (the agent's generate reply.memory.gpu, genmessages.GenGpuMemory):
+    NVML's usedGpuMemory for the process on GPU `gpu` (NVML's index; None: summed over every GPU), read after the
+    load and after the last token (not sampled in between; None: that reading gave nothing); `source` in words."""
+
+    SECTION: ClassVar[str] = "generation.gpu_memory"
+    after_load_bytes: int | None
+    end_bytes: int | None
+    gpu: int | None
+    source: str
 
 
 # MLPerf LoadGen's percentile (loadgen/results.cc, PerformanceSummary::ProcessTokenLatencies): the sorted values'
@@ -203,6 +217,9 @@ class Generation(Section):
     token_ns: list[list[int]] = field(default_factory=list)  # raw, per repetition, every generated token
     load_ms: float | None = None
     peak_rss_bytes: int | None = None
+    # a generation on CUDA: the process's GPU memory (NVML), beside peak RSS; else None with gpu_memory_reason
+    gpu_memory: GenGpuMemory | None = None
+    gpu_memory_reason: str | None = None  # why there is none (the CPU, no NVML, NVML lists no memory for the process)
     kv_cache_bytes: int | None = None
     energy: PhaseEnergy | None = None
     definitions: dict[str, str] = field(default_factory=lambda: dict(DEFINITIONS))
@@ -224,7 +241,8 @@ class Generation(Section):
     scenario: GenScenario | None = None
 
     # written only when set: an agent's single-stream section stays the shape schema 10 first wrote
-    OPTIONAL_FIELDS: ClassVar[tuple[str, ...]] = ("measured_by", "absent", "scenario")
+    OPTIONAL_FIELDS: ClassVar[tuple[str, ...]] = ("measured_by", "absent", "scenario", "gpu_memory",
+                                                  "gpu_memory_reason")
 
     def to_dict(self) -> dict[str, Any]:
         return {k: v for k, v in super().to_dict().items() if v is not None or k not in self.OPTIONAL_FIELDS}
@@ -258,4 +276,5 @@ class Generation(Section):
             itl_ms=None if flat.itl_ms is None else LatencyStats.from_dict(flat.itl_ms),  # type: ignore[arg-type]
             energy=None if flat.energy is None else PhaseEnergy.from_dict(flat.energy),  # type: ignore[arg-type]
             scenario=None if flat.scenario is None else GenScenario.from_dict(flat.scenario),  # type: ignore[arg-type]
+            gpu_memory=None if flat.gpu_memory is None else GenGpuMemory.from_dict(flat.gpu_memory),  # type: ignore[arg-type]
         )

@@ -254,6 +254,7 @@ class RuntimeOptions(Section):
     system_info: str | None = None
     device_type: str | None = None  # onnxruntime-genai: og.Model.device_type as it ran (CPU, CUDA)
     provider: str | None = None  # onnxruntime-genai: the execution provider asked (cpu, cuda; None: genai_config.json's)
+    device_id: int | None = None  # onnxruntime-genai: the CUDA provider's device_id set (0: the GPU CUDA was pinned to)
     model_type: str | None = None
     max_length: int | None = None
     provider_options: Any = None  # onnxruntime-genai's genai_config.json decoder provider options, as it holds them

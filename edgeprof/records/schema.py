@@ -81,6 +81,11 @@ tests/data/golden/results/v<N>/ holds results each version wrote):
       (bytes moved for the agent and the model) and, for a phone's LiteRT-LM run, generation.measured_by (the tool
       whose own figures these are) and generation.absent (what it does not measure); a .litertlm's export options
       are GenerativeBuild kind "litertlm".
+      Later within 12, additive (issue 36, onnxruntime-genai on CUDA; absent or null in older results: unknown):
+      environment.device.runtimes.<module>.cuda (the facts' og.is_cuda_available() for onnxruntime_genai, null for
+      every other module); generation.gpu_memory (a CUDA generation's GPU memory from NVML after the load and after
+      the last token, on GPU `gpu`, with its source: records/generation.GenGpuMemory) or
+      generation.gpu_memory_reason (why there is none), written only when set.
 """
 
 from __future__ import annotations

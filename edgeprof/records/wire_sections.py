@@ -330,7 +330,9 @@ class L4TRelease(Section):
 @dataclass(frozen=True)
 class RuntimeFact(Section):
     """One runtime module in facts (environment.runtime_fact): the version it reports (onnxruntime: and its
-    execution providers), or the error importing it gave. On the wire {version[, providers]} or {error}.
+    execution providers; onnxruntime_genai: whether its build has CUDA, og.is_cuda_available(), None when not
+    read: an agent before it, or a call that raised), or the error importing it gave. On the wire
+    {version[, providers][, cuda]} or {error}.
 
     The agent's facts reply.runtimes{} (messages.RuntimeFact), as the Result stores it."""
 
@@ -338,6 +340,7 @@ class RuntimeFact(Section):
     version: str | None = None
     providers: list[str] | None = None
     error: str | None = None
+    cuda: bool | None = None
 
 
 @dataclass(frozen=True)

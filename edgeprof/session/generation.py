@@ -11,10 +11,11 @@ from it by generative/litertlm_read.py). Its settings (prompt tokens, generated 
 repetitions; llama-bench's defaults, vocab.GEN_DEFAULTS) are run settings (edgeprof/vocab.py RunSettings: deploy's
 flags, a sweep's settings, the stored settings section).
 
-Owns: the kind and its methods (AgentGeneration: the capability check on the device's facts before anything is
-pushed, the context check, the GenerateRequest, the Result; the artifact and its push are session/genartifact.py's), what deploy takes for it
-(its flags' group, its precisions and runtimes, --providers as onnxruntime-genai's provider option, the hook from parsed flags to its spec and the refusal of its flags
-on a forward pass: kinds.MeasurementKind), the checks before connecting (`check`), what a sweep takes for it (its
+Owns: the kind and its methods (AgentGeneration: the capability check on the device's facts and the GPU, asked of
+session/genruntime.py before anything is pushed, the context check, the GenerateRequest, the Result; the artifact
+and its push are session/genartifact.py's), what deploy takes for it (its flags' group, its precisions and runtimes,
+--providers as onnxruntime-genai's provider option (genruntime.gen_provider_options), the hook from parsed flags to
+its spec and the refusal of its flags on a forward pass: kinds.MeasurementKind), the checks before connecting (`check`), what a sweep takes for it (its
 cells, their defaults, its axes prompt_tokens × gen_tokens × depth in a cell's id as llama-bench's pp512/tg128/d0,
 a cell's decision `decide`, its runtimes llama.cpp, onnxruntime-genai and litert-lm and each one's default
 precision for a model `precision_default`, its budgets: kinds.MeasurementKind). The kind's method on a phone is
@@ -30,11 +31,21 @@ from typing import TYPE_CHECKING, Any
 
 from edgeprof_agent.vocab import GEN_DEFAULTS, GEN_RUNTIMES, LITERT_LM, SCENARIO_DEFAULTS
 
-from ..errors import CapabilityError, ConfigError, UserError
+from ..errors import ConfigError, UserError
 from ..generative.limits import generation_deadline, repetition_silence_s
 from ..generative.settings import GEN_SETTINGS, settings_of
 from ..vocab import CHECKED_GENERATION, GENERATION_METRICS, SINGLE_STREAM
 from .genartifact import artifact_of, bundled, litertlm_options, push
+from .genruntime import (  # noqa: F401 (names of the kind's, defined there)
+    GEN_PROVIDERS,
+    LLAMA_LOAD_OPTIONS,
+    RUNTIME_MODULE,
+    capability,
+    check_llama_options,
+    extra_buffers_default,
+    gen_provider_options,
+    gpu_of,
+)
 from .kinds import Job, MeasurementKind
 
 if TYPE_CHECKING:
@@ -60,8 +71,6 @@ GEN_PRECISIONS: dict[str, tuple[str, ...]] = {"llama.cpp": ("f16", "q8_0", "q4_0
 ALL_GEN_PRECISIONS = ("f16", "q8_0", "q4_0", "fp32", "int4", AS_BUILT, "wi8_afp32")
 LITERTLM_BUILD_DEFAULT = "wi8_afp32"  # litert-torch's exporter's default recipe (dynamic_wi8_afp32)
 DEFAULT_PRECISION = {"llama.cpp": "q4_0", "onnxruntime-genai": "int4", LITERT_LM: AS_BUILT}
-# the module each runtime is imported as on the device (the agent's facts report it: environment.RUNTIME_MODULES)
-RUNTIME_MODULE = {"llama.cpp": "llama_cpp", "onnxruntime-genai": "onnxruntime_genai", LITERT_LM: "litert_lm"}
 # the generation settings (vocab.RunSettings: --prompt-tokens, --gen-tokens, --depth, --repetitions; None: the
 # agent's GEN_DEFAULTS, llama-bench's); the model's context bounds depth + prompt + generated tokens
 # the settings only a generative model takes (refused on a forward pass): those and the server's bounds
@@ -182,64 +191,6 @@ def check(spec: RunSpec) -> None:
     info.check_context(s["depth"], s["prompt_tokens"], s["gen_tokens"])
 
 
-# llama.cpp's load settings a spec's runtime_options may hold (deploy --mmap / --extra-buffers, or a sweep's
-# runtime_options), each a GenerateRequest field of the same name; no other runtime has them
-LLAMA_LOAD_OPTIONS = {"use_mmap": "--mmap", "extra_buffers": "--extra-buffers"}
-
-
-# onnxruntime-genai's execution providers (its backend's `provider` option, agents/.../generation/ortgenai.py):
-# deploy --providers names them as onnxruntime does (CUDAExecutionProvider) or as onnxruntime-genai does (cuda)
-GEN_PROVIDERS = {"cuda": "cuda", "cudaexecutionprovider": "cuda", "cpu": "cpu", "cpuexecutionprovider": "cpu"}
-
-
-def gen_provider_options(runtime: str, options: dict[str, Any] | None) -> dict[str, Any]:
-    """The runtime options with --providers (`providers`, a list) as onnxruntime-genai's one `provider` ("cpu" or
-    "cuda"; "cuda" followed by the CPU is CUDA: ONNX Runtime puts what CUDA has no kernel for on the CPU), or one
-    line: providers for another generation runtime, one onnxruntime-genai has no mapping for, more than one GPU
-    provider, or both forms at once."""
-    opts = dict(options or {})
-    given = opts.pop("providers", None)
-    if given is None:
-        if "provider" in opts and runtime != "onnxruntime-genai":
-            raise ConfigError(f"provider {opts['provider']!r}: {runtime} has no execution provider setting here; it "
-                              "is onnxruntime-genai's", hint="drop it, or --runtime onnxruntime-genai")
-        if "provider" in opts and opts["provider"] not in ("cpu", "cuda"):
-            raise ConfigError(f"provider {opts['provider']!r}: onnxruntime-genai runs on cpu or cuda here")
-        return opts
-    names = [given] if isinstance(given, str) else list(given)
-    shown = ",".join(map(str, names))
-    if runtime != "onnxruntime-genai":
-        raise ConfigError(f"--providers {shown}: {runtime} takes no execution providers (only onnxruntime-genai "
-                          "does, among the generation runtimes)",
-                          hint="drop --providers" + (" (llama.cpp runs on the CPU here)" if runtime == "llama.cpp"
-                                                     else ""))
-    if "provider" in opts:
-        raise ConfigError(f"--providers {shown} and provider {opts['provider']!r}: give one of them")
-    mapped = [GEN_PROVIDERS.get(str(n).strip().lower()) for n in names]
-    bad = [n for n, m in zip(names, mapped, strict=True) if m is None]
-    if bad or not names or mapped not in (["cpu"], ["cuda"], ["cuda", "cpu"]):
-        what = f"{bad[0]} has no onnxruntime-genai mapping here" if bad else "is not one provider"
-        raise ConfigError(f"--providers {shown}: {what}",
-                          hint="--providers cuda (or CUDAExecutionProvider; CUDA,CPU also), or cpu, or leave it "
-                               "out (the CPU, as the model folder's genai_config.json says)")
-    opts["provider"] = mapped[0]
-    return opts
-
-
-def check_llama_options(spec: RunSpec) -> None:
-    """use_mmap and extra_buffers are llama.cpp's and true or false: one line for another runtime's spec (or a
-    value that is not a boolean), before anything connects."""
-    opts = spec.runtime_options or {}
-    for key, flag in LLAMA_LOAD_OPTIONS.items():
-        if key not in opts:
-            continue
-        if spec.runtime != "llama.cpp":
-            raise ConfigError(f"{flag} ({key}): {spec.runtime} has no such setting; it is llama.cpp's",
-                              hint=f"drop {flag}, or --runtime llama.cpp")
-        if not isinstance(opts[key], bool):
-            raise ConfigError(f"{flag} ({key}): must be true or false (on / off), not {opts[key]!r}")
-
-
 def check_flags(scenario: str, given: Iterable[str]) -> None:
     """Each scenario flag given applies to the generation's `scenario` (SCENARIO_FLAGS), or one line naming what
     it applies to."""
@@ -299,36 +250,6 @@ def _context(model: str, ctx: int, s: dict[str, int]) -> None:
                                "or the prompt or generated tokens")
 
 
-def capability(runtime: str, facts: Facts, device: str, provider: str | None = None) -> None:
-    """The device has the runtime's module importable (its facts), or one line saying it lacks it (a user's
-    .litertlm on a board is judged by its own figures, before connecting: litertlm_refusal). onnxruntime-genai's
-    `provider` "cuda" on a device whose facts show no NVIDIA GPU is refused; whether the device's onnxruntime-genai
-    was built with CUDA the facts do not say (its version comes from the package's metadata, without importing it):
-    the agent refuses that before loading (ortgenai.py check_options)."""
-    mod = RUNTIME_MODULE[runtime]
-    fact = (facts.runtimes or {}).get(mod)
-    if runtime == LITERT_LM:
-        if fact is None or fact.error is not None or fact.version is None:
-            why = fact.error if fact is not None and fact.error else "not reported by the agent"
-            raise CapabilityError(f"device {device}: litert-lm: not installed on this device ({mod} is not "
-                                  f"importable there: {why})",
-                                  hint="install litert-lm-api on the device (Python >= 3.10), or measure the "
-                                       ".litertlm on a phone (devices.yaml litert_lm_main:, docs/phones.md)")
-        return
-    if fact is None or fact.error is not None or fact.version is None:
-        why = fact.error if fact is not None and fact.error else "not reported by the agent"
-        pkg = {"llama.cpp": "llama-cpp-python", "onnxruntime-genai": "onnxruntime-genai"}[runtime]
-        raise CapabilityError(f"device {device} has no {runtime}: {mod} is not importable there ({why})",
-                              hint=f"install {pkg} on the device, or pick --runtime "
-                                   f"{' / '.join(r for r in GEN_RUNTIMES if r != runtime)}")
-    if provider == "cuda":  # the facts say whether there is an NVIDIA GPU, not whether the module has CUDA
-        from ..capability import has_nvidia_gpu
-
-        if has_nvidia_gpu(facts) is False:
-            raise CapabilityError(f"device {device}: --providers cuda: {device} has no NVIDIA GPU",
-                                  hint="leave --providers out (the CPU), or pick a device with one")
-
-
 def litertlm_refusal(spec: RunSpec) -> str | None:
     """Why the agent's LiteRT-LM backend cannot run a user's .litertlm for `spec`, as one line (None: it can, or
     the spec is not one): its vocabulary and KV cache unreadable from the file (generative/litertlm_read.py, one
@@ -344,14 +265,6 @@ def litertlm_refusal(spec: RunSpec) -> str | None:
     except UserError as e:
         return e.one_line()
     return None
-
-
-def extra_buffers_default(runtime: str, precision: str, facts: Facts) -> bool | None:
-    """llama.cpp's extra (repacked) buffers: off for quantised weights on x86-64, where llama-cpp-python 0.3.x
-    crashes in the AMX buffer on CPUs that have it (docs/generative.md); llama.cpp's own default elsewhere."""
-    if runtime != "llama.cpp" or precision == "f16":
-        return None
-    return False if facts.arch.lower() in ("x86_64", "amd64") else None
 
 
 class AgentGeneration:
@@ -378,6 +291,11 @@ class AgentGeneration:
         with m.measuring(session, job, clock) as (link, facts):
             opts = gen_provider_options(spec.runtime, spec.runtime_options)
             capability(spec.runtime, facts, device.name, opts.get("provider"))  # before any build
+            gpu = gpu_of(spec, device, facts)  # a GPU the facts do not show: one line
+            if gpu is not None:
+                import dataclasses
+
+                spec = dataclasses.replace(spec, gpu=gpu)  # sent, and stored as the GPU used
             progress.stage(f"building {spec.model} for {spec.runtime} ({spec.precision})")
             with clock.phase("export"):
                 art = artifact_of(spec, job.cache_dir)
@@ -406,7 +324,7 @@ class AgentGeneration:
                 "lease_token": session.lease_token,
                 "scenario": (lambda sc: sc.to_dict() if sc is not None else None)(scenario_spec(spec)),
                 "min_duration_s": spec.min_duration_s, "min_queries": spec.min_queries,
-                "max_queries": spec.max_queries})
+                "max_queries": spec.max_queries, "gpu": spec.gpu})
             silence = repetition_silence_s(s)
             progress.stage(f"generating: {_what(spec, s)}")
 
@@ -480,7 +398,9 @@ def assemble(spec: RunSpec, art: Artifact, facts: Facts, reply: Any, transfer: T
         throughput_ips=None,
         memory_mb=Memory(rss_before_load=(mem.rss_before_load_bytes or 0) / mib,
                          rss_after_load=(mem.rss_after_load_bytes or 0) / mib, peak_rss=(mem.peak_rss_bytes or 0) / mib,
-                         peak_source=mem.peak_source, artifact_size=art.size_bytes / mib),
+                         peak_source=mem.peak_source, artifact_size=art.size_bytes / mib,
+                         # NVML's reading after the last token, as a run's is after its timed loop
+                         gpu_process_bytes=mem.gpu.end_bytes if mem.gpu is not None else None),
         power=Power.from_dict(reply.power.to_dict()) if reply.power is not None else None,
         thermal=Thermal.from_dict(reply.thermal.to_dict()) if reply.thermal is not None else None,
         fidelity=None,
@@ -493,7 +413,7 @@ def assemble(spec: RunSpec, art: Artifact, facts: Facts, reply: Any, transfer: T
 
 # deploy's flags that apply to a generative model besides its own settings' (the rest are a forward pass's)
 _APPLIES = ("--seed", "--idle", "--cooldown", "--cooldown-timeout", "--power-rate", "--mmap", "--extra-buffers",
-            "--providers")
+            "--providers", "--gpu")
 
 
 def from_args(args: argparse.Namespace, spec: RunSpec, given: frozenset[str]) -> RunSpec | None:
@@ -512,8 +432,8 @@ def from_args(args: argparse.Namespace, spec: RunSpec, given: frozenset[str]) ->
     if other:
         raise ConfigError(f"{other[0]}: applies to a forward pass, not to the generative model {args.model}",
                           hint="leave it out; a generative model takes --prompt-tokens, --gen-tokens, --depth, "
-                               "--repetitions, --threads, --mmap, --extra-buffers, --providers (onnxruntime-genai) "
-                               "and --scenario server or sustained")
+                               "--repetitions, --threads, --mmap, --extra-buffers, --providers (onnxruntime-genai), "
+                               "--gpu and --scenario server or sustained")
     check_flags(args.scenario, flags)
     runtime = args.runtime or default_runtime(args.model)
     if runtime not in ALL_GEN_RUNTIMES:

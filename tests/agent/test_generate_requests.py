@@ -101,6 +101,21 @@ def test_onnxruntime_genai_cuda_without_cuda_is_refused_before_the_model_is_look
     assert agent.call("ping")["ok"]
 
 
+def test_a_gpu_this_machine_has_not_is_refused_before_the_runtime_is_imported(agent):
+    """generate.gpu (NVML's index) that this machine does not have: one bad_request line from gpus.choose, before
+    the runtime is imported or the model looked for, and the agent serves on."""
+    from edgeprof_agent.gpus import nvidia_gpus
+    from edgeprof_agent.sysfs import SysfsRoot
+
+    if nvidia_gpus(SysfsRoot("/")):
+        pytest.skip("this machine has an NVIDIA GPU")
+    e = _error(agent, {"runtime": "onnxruntime-genai", "artifact": {"path": "nowhere"}, "gpu": 3,
+                       "runtime_options": {"provider": "cuda"}})
+    assert e["type"] == "bad_request" and e["message"] == "gpu 3: this device has 0 NVIDIA GPU(s)", e
+    assert "leave out --gpu" in e["hint"]
+    assert agent.call("ping")["ok"]
+
+
 def test_the_op_is_served_under_python36(tmp_path):
     """The generate op's messages and its refusals on the agent's oldest Python (pyenv's 3.6, where present)."""
     from test_generation_loop import _python36

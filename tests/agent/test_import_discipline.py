@@ -12,6 +12,7 @@ import textwrap
 
 from edgeprof_agent import PROTOCOL_VERSION
 from edgeprof_agent.environment import (
+    NEEDS_IMPORT,
     RUNTIME_MODULES,
     describe_module,
     module_location,
@@ -47,6 +48,9 @@ def test_gathering_facts_imports_no_runtime_and_says_what_importing_them_says():
     assert out["runtimes"]["onnxruntime"]["version"] and "CPUExecutionProvider" in \
         out["runtimes"]["onnxruntime"]["providers"]
     assert out["runtimes"]["tensorrt"] == {"error": "ModuleNotFoundError: No module named 'tensorrt'"}
+    og = out["runtimes"]["onnxruntime_genai"]
+    if "error" not in og:  # installed: whether its build has CUDA, read in a child (the CPU wheel: False)
+        assert isinstance(og["cuda"], bool), og
 
 
 class _Agent:
@@ -170,6 +174,34 @@ def test_a_module_without_metadata_is_imported_in_a_child_and_its_failures_are_f
     assert runtime_fact("absentrt") == {"error": "ModuleNotFoundError: No module named 'absentrt'"}
 
 
+def test_onnxruntime_genai_s_cuda_is_read_in_a_child_and_an_error_is_unknown(tmp_path, monkeypatch):
+    """Whether onnxruntime-genai's build has CUDA is og.is_cuda_available() (src/python/python.cpp: its
+    compile-time USE_CUDA): facts read it in a child even where the package's metadata gives the version, True or
+    False as the build says; a call that raises, or a build without the function, leaves it out (unknown) and
+    never fails the facts."""
+    monkeypatch.delitem(sys.modules, "onnxruntime_genai", raising=False)  # another test may have imported it
+
+    def install(body):
+        site = tmp_path / f"site{len(list(tmp_path.iterdir()))}"
+        (site / "onnxruntime_genai").mkdir(parents=True)
+        (site / "onnxruntime_genai" / "__init__.py").write_text("__version__ = '0.18.0'\n" + body)
+        info = site / "onnxruntime_genai_cuda-0.18.0.dist-info"
+        info.mkdir()
+        (info / "METADATA").write_text("Metadata-Version: 2.1\nName: onnxruntime-genai-cuda\nVersion: 0.18.0\n")
+        (info / "top_level.txt").write_text("onnxruntime_genai\n")
+        monkeypatch.syspath_prepend(str(site))
+
+    install("def is_cuda_available():\n    return True\n")
+    assert runtime_fact("onnxruntime_genai") == {"version": "0.18.0", "cuda": True}
+    install("def is_cuda_available():\n    return False\n")
+    assert runtime_fact("onnxruntime_genai") == {"version": "0.18.0", "cuda": False}
+    install("def is_cuda_available():\n    raise RuntimeError('no driver')\n")
+    assert runtime_fact("onnxruntime_genai") == {"version": "0.18.0"}
+    install("")  # a build before the function
+    assert runtime_fact("onnxruntime_genai") == {"version": "0.18.0"}
+    assert "onnxruntime_genai" not in sys.modules
+
+
 def test_a_module_this_process_already_imported_is_described_from_that_import(tmp_path, monkeypatch):
     site = _site(tmp_path, monkeypatch)
     (site / "loadedrt.py").write_text("__version__ = '4.2'\n")
@@ -262,8 +294,9 @@ def test_the_children_of_several_modules_run_at_the_same_time(tmp_path, monkeypa
 
 
 def test_the_serving_agent_keeps_the_children_s_facts_beside_its_zipapp(tmp_path):
-    """Run from a zipapp (as the host starts it), facts keep onnxruntime's child's answer in the workdir; a
-    second agent's facts say the same without starting a child."""
+    """Run from a zipapp (as the host starts it), facts keep the children's answers (onnxruntime's, and
+    onnxruntime_genai's where it is installed) in the workdir; a second agent's facts say the same without starting
+    a child."""
     from edgeprof.agentlink.bundle import build_agent
 
     pyz, _ = build_agent(tmp_path / "cache")
@@ -276,6 +309,7 @@ def test_the_serving_agent_keeps_the_children_s_facts_beside_its_zipapp(tmp_path
             "print(json.dumps([e.runtimes()['onnxruntime'], n]))")
     runs = [json.loads(subprocess.check_output([sys.executable, "-c", code, str(agent)], text=True))
             for _ in range(2)]
-    assert runs[0][1] == ["onnxruntime"] and runs[1][1] == []
+    assert runs[0][1] == [m for m in NEEDS_IMPORT if module_location(m) is not None] and runs[1][1] == []
+    assert runs[0][1][0] == "onnxruntime"
     assert runs[0][0] == runs[1][0] == _imported_by_import()["onnxruntime"]
     assert (work / "runtime-facts.json").is_file()

@@ -3,20 +3,28 @@ installed here, "cuda" is refused in one line (its is_cuda_available() is False)
 and nothing is loaded; with a double of the binding whose build has CUDA, the provider reaches og.Config before
 og.Model is made, and describe() records the provider asked and the model's device_type.
 
-The double follows onnxruntime-genai's Python binding (microsoft/onnxruntime-genai src/python/python.cpp):
-og.Config(config_path) reads the folder's genai_config.json; Config.clear_providers(), Config.append_provider(name),
-Config.overlay(json) change it; og.Model(config) is made from it (and an unknown provider name is refused there,
-not by append_provider: seen with the 0.18 CPU wheel, "Unknown provider name 'bogus'. Currently supported values
-are ..."); Model.device_type and Model.type are read-only strings; og.is_cuda_available() is the build's USE_CUDA.
-(A model run on CUDA is not here: no GPU on this machine; docs/generative.md "CUDA".)"""
+The double (tests/agent/fakes/og_double.py) follows onnxruntime-genai's Python binding (microsoft/onnxruntime-genai
+src/python/python.cpp): og.Config(config_path) reads the folder's genai_config.json; Config.clear_providers(),
+Config.append_provider(name), Config.set_provider_option(provider, name, value) (str only) and Config.overlay(json)
+change it; og.Model(config) is made from it (and an unknown provider name is refused there, not by append_provider:
+seen with the 0.18 CPU wheel, "Unknown provider name 'bogus'. Currently supported values are ..."); Model.device_type
+and Model.type are read-only strings; og.is_cuda_available() is the build's USE_CUDA. The CUDA provider's device_id
+(0: the GPU the agent pinned CUDA to) is set with set_provider_option before og.Model is made. (A model run on CUDA
+is not here: no GPU on this machine; docs/generative.md "CUDA".)"""
 
 import json
+import os
+import sys
 
 import pytest
 
-from edgeprof_agent.generation.ortgenai import PROVIDERS, GenerationBackend
-from edgeprof_agent.protocol import OpError
-from edgeprof_agent.vocab import ErrorKind
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "fakes"))
+
+from og_double import FakeOg, model_folder  # noqa: E402
+
+from edgeprof_agent.generation.ortgenai import PROVIDERS, GenerationBackend  # noqa: E402
+from edgeprof_agent.protocol import OpError  # noqa: E402
+from edgeprof_agent.vocab import ErrorKind  # noqa: E402
 
 
 def _folder(tmp_path):
@@ -61,66 +69,6 @@ def test_an_unknown_provider_and_an_unknown_option_are_refused(tmp_path):
     assert PROVIDERS == ("cpu", "cuda")
 
 
-class FakeOg:
-    """onnxruntime-genai's module as its binding declares it (python.cpp), built with CUDA or not; `calls` in
-    order."""
-
-    __version__ = "0.18.0"
-    KNOWN = ("cuda", "cpu", "dml", "qnn", "openvino", "webgpu")  # names og.Model takes (lower-cased, as it compares)
-
-    def __init__(self, cuda):
-        self.cuda = cuda
-        self.calls = []
-        og = self
-
-        class Config:
-            def __init__(self, config_path):
-                with open(config_path + "/genai_config.json") as f:  # the real one refuses a folder without it
-                    json.load(f)
-                self.providers = []  # genai_config.json's provider_options: [] as the model builder writes for cpu
-                og.calls.append(("Config", config_path))
-
-            def overlay(self, text):
-                json.loads(text)
-                og.calls.append(("overlay", text))
-
-            def clear_providers(self):
-                self.providers = []
-                og.calls.append(("clear_providers",))
-
-            def append_provider(self, name):
-                if name not in self.providers:  # "If the provider isn't already in the list, adds it to the end"
-                    self.providers.append(name)
-                og.calls.append(("append_provider", name))
-
-            def set_provider_option(self, provider, key, value):
-                og.calls.append(("set_provider_option", provider, key, value))
-
-        class Model:
-            def __init__(self, config):
-                unknown = [p for p in config.providers if p.lower() not in og.KNOWN]
-                if unknown:
-                    raise RuntimeError(f"Unknown provider name '{unknown[0]}'.")
-                if "cuda" in config.providers and not og.cuda:
-                    raise RuntimeError("Cuda interface not available: Failed to load library: "
-                                       "libonnxruntime-genai-cuda.so")
-                self._device = "CUDA" if "cuda" in config.providers else "CPU"
-                og.calls.append(("Model", tuple(config.providers)))
-
-            @property
-            def device_type(self):
-                return self._device
-
-            @property
-            def type(self):
-                return "llama"
-
-        self.Config, self.Model = Config, Model
-
-    def is_cuda_available(self):
-        return self.cuda
-
-
 def _backend(og):
     import numpy
 
@@ -136,7 +84,7 @@ def test_cuda_reaches_the_config_before_the_model_is_made(tmp_path):
     be.load(folder, 64, {"provider": "cuda", "threads": 2})
     names = [c[0] for c in og.calls]
     assert names == ["Config", "overlay", "clear_providers", "append_provider", "Model"]
-    assert og.calls[3] == ("append_provider", "cuda") and og.calls[4] == ("Model", ("cuda",))
+    assert og.calls[3] == ("append_provider", "cuda") and og.calls[4][:2] == ("Model", ("cuda",))
     d = be.describe()
     assert (d["provider"], d["device_type"], d["threads"]) == ("cuda", "CUDA", 2)
     assert d["provider_options"] == []  # genai_config.json's, as the folder holds them
@@ -180,3 +128,55 @@ def test_the_double_names_what_the_installed_binding_has():
     for name in ("device_type", "type"):
         assert isinstance(getattr(og.Model, name), property) and isinstance(getattr(fake.Model, name), property)
     assert isinstance(og.is_cuda_available(), bool)
+
+
+def test_device_id_reaches_the_cuda_provider_before_the_model_is_made(tmp_path):
+    """device_id (genworker.py sets 0 when it pinned a GPU) becomes set_provider_option("cuda", "device_id", "0")
+    after the provider is appended and before og.Model is made, as a string (the binding takes str only); the
+    description records it."""
+    og = FakeOg(cuda=True)
+    be = _backend(og)
+    be.load(_folder(tmp_path), 64, {"provider": "cuda", "device_id": 0})
+    assert [c[0] for c in og.calls] == ["Config", "clear_providers", "append_provider", "set_provider_option", "Model"]
+    assert og.calls[3] == ("set_provider_option", "cuda", "device_id", "0")
+    assert og.calls[4][:3] == ("Model", ("cuda",), {"cuda": {"device_id": "0"}})
+    d = be.describe()
+    assert (d["provider"], d["device_id"], d["device_type"]) == ("cuda", 0, "CUDA")
+    be = _backend(FakeOg(cuda=True))
+    be.load(_folder(tmp_path), 64, {"provider": "cuda"})
+    assert be.describe()["device_id"] is None  # not set: CUDA's device 0 as CUDA numbers them
+
+
+def test_a_device_id_that_is_no_cuda_ordinal_or_comes_without_cuda_is_refused(tmp_path):
+    og = FakeOg(cuda=True)
+    be = _backend(og)
+    for bad in (-1, True, "0", 0.0):
+        with pytest.raises(OpError) as e:
+            be.check_options({"provider": "cuda", "device_id": bad})
+        assert e.value.type == ErrorKind.BAD_OPTION and "device_id must be a CUDA device ordinal" in e.value.message
+    for provider in (None, "cpu"):
+        opts = {"device_id": 0, **({"provider": provider} if provider else {})}
+        with pytest.raises(OpError) as e:
+            be.load(_folder(tmp_path), 64, opts)
+        assert e.value.type == ErrorKind.BAD_OPTION and "device_id is the CUDA provider's" in e.value.message
+    assert og.calls == []  # refused before the Config is made
+
+
+def test_the_double_takes_provider_options_as_the_binding_does(tmp_path):
+    """set_provider_option takes str only (pybind11's TypeError) and adds the provider to the list when it is not
+    there (config.cpp SetProviderOption): the double and the installed wheel alike (on this CPU wheel, og.Model then
+    fails to load onnxruntime-genai's CUDA library, as the double's build without CUDA does)."""
+    folder = model_folder(tmp_path / "m")
+    for og in (FakeOg(cuda=False), pytest.importorskip("onnxruntime_genai")):
+        config = og.Config(folder)
+        with pytest.raises(TypeError, match="incompatible function arguments"):
+            config.set_provider_option("cuda", "device_id", 0)
+        config.clear_providers()
+        config.set_provider_option("cuda", "device_id", "0")  # no append_provider: cuda is in the list now
+        if og.is_cuda_available():
+            continue
+        with pytest.raises(RuntimeError, match="Cuda interface not available"):
+            og.Model(config)
+    config = FakeOg(cuda=True).Config(folder)
+    config.set_provider_option("cuda", "device_id", "0")
+    assert config.providers == ["cuda"]

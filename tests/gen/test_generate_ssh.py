@@ -11,6 +11,9 @@ this venv's (llama_cpp and onnxruntime_genai importable there). Through the CLI'
 - J/token over sshd: the stored result's j_per_token == W x decode time / decoded tokens and j_per_prompt_token
   == W x TTFT window / prompt tokens, mean W per phase == W;
 - a board whose llama_cpp does not import: one line before anything is built or pushed;
+- onnxruntime-genai with --providers cuda on the 2 x T4 tree: this CPU wheel refused by the host from the facts
+  (is_cuda_available() False); with the og double built with CUDA and the pynvml double, devices.yaml gpu: 1 pinned,
+  device_id 0, the GPU's memory stored beside peak RSS, and gpu: 2 one line before the push;
 - LiteRT-LM (a .litertlm built from llama_tiny, one file): J/token as above, a second deploy moving nothing (needs
   litert-lm-api in this venv, the board's Python); a user's .litertlm (that build copied outside the cache) pushed
   as it is and measured with the vocabulary and KV cache read from it on the host, J/token as above.
@@ -254,32 +257,111 @@ def test_a_board_whose_llama_cpp_does_not_import_is_refused_in_one_line_before_t
     assert not list(Path(lab.host.workdir, "artifacts").iterdir())  # nothing pushed
 
 
-def test_onnxruntime_genai_cuda_on_a_gpu_board_without_its_cuda_build_is_refused_by_the_agent_in_one_line(
+def test_onnxruntime_genai_cuda_on_a_gpu_board_without_its_cuda_build_is_refused_by_the_host_in_one_line(
         lab: BoardLab, cache: Path, no_artifacts: None, tiny_ortgenai: Any, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
     """--providers cuda on a board whose facts show NVIDIA GPUs (the x86 + 2 x T4 tree: /proc/driver/nvidia/gpus)
-    passes the host's capability check; the board's onnxruntime-genai is this CPU wheel (is_cuda_available() False,
-    which the facts do not say), so the agent refuses it before it waits or loads: one line, exit != 0, no result
-    stored for the board."""
+    whose onnxruntime-genai is this CPU wheel: the facts read its is_cuda_available() (False), so the host refuses
+    it before anything is pushed: one line naming the module's lack of CUDA, exit != 0, nothing in the board's
+    artifacts, no result stored for the board. (The agent's own refusal, for facts that do not say: the
+    tests/agent/test_generate_requests.py test of the op.)"""
     import json
 
     import onnxruntime_genai as og
 
     if og.is_cuda_available():
         pytest.skip("this onnxruntime-genai has CUDA")
-    tiny_ortgenai("int4")  # built once per run; the CLI finds it cached
+    tiny_ortgenai("int4")  # built once per run; the CLI would find it cached
     with lab.board("x86-2xt4", drive=False) as b:
         code, _out, err, r = lab.deploy(b, "llama_tiny", "--runtime", "onnxruntime-genai", "--precision", "int4",
                                         "--providers", "CUDAExecutionProvider", *SMALL, monkeypatch=monkeypatch,
                                         capsys=capsys)
     lines = [ln for ln in err.strip().splitlines() if ln.strip()]
     assert code != 0 and r is None and len(lines) == 1, err
-    assert (f"device {b.device}: onnxruntime-genai {og.__version__} here has no CUDA (is_cuda_available() is "
-            "False)") in lines[0] and "install onnxruntime-genai-cuda on the device" in lines[0], err
+    assert (f"device {b.device}: --providers cuda: {b.device}'s onnxruntime-genai {og.__version__} has no CUDA "
+            "(is_cuda_available() is False) — install onnxruntime-genai-cuda on the device") in lines[0], err
+    artifacts = Path(lab.host.workdir, "artifacts")
+    assert not artifacts.is_dir() or not list(artifacts.iterdir())  # nothing pushed
     from edgeprof.cli.main import main
 
     assert main(["results", "list", "--db", lab.db, "--device", b.device, "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == []
+
+
+MIB = 2**20
+T4_UUIDS = ("GPU-6a5f0e44-21c4-9b3e-1f0d-3c0a4b5e6f70", "GPU-6a5f0e44-21c4-9b3e-1f0d-3c0a4b5e6f71")
+T4S = [{"name": "Tesla T4", "uuid": T4_UUIDS[0], "bus_id": "00000000:3B:00.0", "temp_c": 41,
+        "wave": {"base": 30.0, "amp": 0.0}, "processes": [["self", 100 * MIB]]},
+       {"name": "Tesla T4", "uuid": T4_UUIDS[1], "bus_id": "00000000:AF:00.0", "temp_c": 63,
+        "wave": {"base": 55.0, "amp": 0.0}, "processes": [["self", 700 * MIB]]}]
+
+
+def og_double_on(board: Board, gpu: int) -> None:
+    """The board's onnxruntime_genai, ahead of this venv's CPU wheel on its PYTHONPATH (the pynvml double's folder),
+    is the og double built with CUDA (tests/agent/fakes/og_double.py: no model runs; it follows python.cpp), and its
+    devices.yaml entry says gpu: N."""
+    import shutil
+
+    import yaml
+
+    mods = board.dir.parent / "modules"
+    shutil.copy(REPO / "tests" / "agent" / "fakes" / "og_double.py", mods / "_og_double.py")
+    (mods / "onnxruntime_genai").mkdir()
+    (mods / "onnxruntime_genai" / "__init__.py").write_text(
+        "import sys\nfrom _og_double import FakeOg\nsys.modules[__name__] = FakeOg(cuda=True)\n")
+    doc = yaml.safe_load(board.inventory.read_text())
+    doc["devices"][board.device]["gpu"] = gpu
+    board.inventory.write_text(yaml.safe_dump(doc, sort_keys=False))
+
+
+def test_onnxruntime_genai_cuda_on_devices_yaml_s_gpu_over_sshd_with_doubles(
+        lab: BoardLab, cache: Path, no_artifacts: None, tiny_ortgenai: Any, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """No GPU here: the 2 x T4 tree's driver list, the pynvml double (GPU 1 lists 700 MiB for the measuring
+    process) and the og double built with CUDA as the board's onnxruntime_genai. The facts read its
+    is_cuda_available() (True), so the host passes --providers cuda; devices.yaml gpu: 1 is checked against the
+    facts' GPUs, sent, pinned by the agent (CUDA_VISIBLE_DEVICES = GPU 1's UUID) with the CUDA provider's device_id
+    0, and stored (environment.runtime.gpu, settings.gpu, options.device_id); the process's GPU memory from NVML
+    is in the generation section beside peak RSS with its source, and shown. gpu: 2 is one line before the push."""
+    import json
+
+    tiny_ortgenai("int4")  # built once per run; the CLI finds it cached
+    with lab.board("x86-2xt4", nvml={"gpus": T4S}, drive=False) as b:
+        og_double_on(b, gpu=1)
+        code, _out, err, r = lab.deploy(b, "llama_tiny", "--runtime", "onnxruntime-genai", "--precision", "int4",
+                                        "--providers", "cuda", *SMALL, monkeypatch=monkeypatch, capsys=capsys)
+    assert code == 0 and r is not None, err
+    env = r["environment"]
+    assert env["device"]["runtimes"]["onnxruntime_genai"]["cuda"] is True
+    assert env["runtime"]["gpu"] == {"index": 1, "name": "Tesla T4", "uuid": T4_UUIDS[1],
+                                     "pci_bus_id": "00000000:AF:00.0", "source": "NVML", "kind": "discrete",
+                                     "cuda_env": {"CUDA_VISIBLE_DEVICES": T4_UUIDS[1]}}
+    opts = env["runtime"]["options"]
+    assert (opts["provider"], opts["device_id"], opts["device_type"]) == ("cuda", 0, "CUDA")
+    assert r["settings"]["gpu"] == 1
+    g = r["generation"]
+    assert g["gpu_memory"]["after_load_bytes"] == g["gpu_memory"]["end_bytes"] == 700 * MIB  # GPU 1's, not 0's
+    assert g["gpu_memory"]["gpu"] == 1 and "NVML" in g["gpu_memory"]["source"] and "gpu_memory_reason" not in g
+    assert list(g).index("gpu_memory") == list(g).index("peak_rss_bytes") + 1
+    assert r["memory_mb"]["gpu_process_bytes"] == 700 * MIB
+    assert r["power"]["rail"] == "gpu1"  # NVML's power of the pinned GPU
+    from edgeprof.cli.main import main
+
+    assert main(["results", "show", r["run_id"], "--db", lab.db]) == 0
+    assert "GPU memory (GPU 1) after load 700 MiB, at the end 700 MiB (NVML)" in capsys.readouterr().out
+    artifacts = Path(lab.host.workdir, "artifacts")
+    before = sorted((p.name, p.stat().st_mtime_ns) for p in artifacts.rglob("*"))
+    with lab.board("x86-2xt4", nvml={"gpus": T4S}, drive=False) as b:
+        og_double_on(b, gpu=2)
+        code, _out, err, r = lab.deploy(b, "llama_tiny", "--runtime", "onnxruntime-genai", "--precision", "int4",
+                                        "--providers", "cuda", *SMALL, monkeypatch=monkeypatch, capsys=capsys)
+    lines = [ln for ln in err.strip().splitlines() if ln.strip()]
+    assert code != 0 and r is None and len(lines) == 1, err
+    assert f"gpu: 2 ({b.inventory}:" in lines[0], err
+    assert f"{b.device} has 2 NVIDIA GPU(s) (0: Tesla T4, 1: Tesla T4)" in lines[0], err
+    assert main(["results", "list", "--db", lab.db, "--device", b.device, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == []
+    assert sorted((p.name, p.stat().st_mtime_ns) for p in artifacts.rglob("*")) == before  # nothing pushed
 
 
 def test_litert_lm_over_sshd_with_j_per_token_and_a_second_deploy_moving_nothing(

@@ -116,27 +116,34 @@ def test_a_runtime_the_device_lacks_is_refused_before_the_push(tmp_path, capsys,
 
 
 def test_onnxruntime_genai_on_cuda_here_is_one_line_and_nothing_is_built_or_stored(tmp_path, capsys, monkeypatch):
-    """deploy --providers cuda of llama_tiny on onnxruntime-genai int4 on this machine: its facts show no NVIDIA GPU,
-    so the capability check refuses before the model is built; on a machine with one, the agent refuses a CPU build
-    of onnxruntime-genai before it loads anything. Either way one line, exit != 0, no result stored."""
+    """deploy --providers cuda of llama_tiny on onnxruntime-genai int4 on this machine: the facts read this CPU
+    wheel's is_cuda_available() (False), so the HOST's capability check refuses it in one line naming the module's
+    lack of CUDA (and the GPU's, where the facts show none) before the model is built or pushed: exit != 0, no
+    model built, nothing added to the agent's artifacts, no result stored."""
     og = pytest.importorskip("onnxruntime_genai")
+    if og.is_cuda_available():
+        pytest.skip("this machine's onnxruntime-genai has CUDA: the refusal is for a build without it")
     from edgeprof_agent.gpus import nvidia_gpus
     from edgeprof_agent.sysfs import SysfsRoot
 
     monkeypatch.setenv("EDGEPROF_CACHE", str(tmp_path / "cache"))
+    artifacts = Path("~/.cache/edgeprof/artifacts").expanduser()  # local's workdir (records/device.local_device)
+    pushed = sorted(artifacts.iterdir()) if artifacts.is_dir() else []
     db = str(tmp_path / "r.sqlite")
     code, _out, err = run_cli(["deploy", "--device", "local", "--model", "llama_tiny", "--runtime",
                                "onnxruntime-genai", "--precision", "int4", "--providers", "cuda", "--db", db,
                                *SMALL], capsys)
     line = one_line(err)
     assert code != 0, err
-    if not nvidia_gpus(SysfsRoot("/")):
-        assert "device local: --providers cuda: local has no NVIDIA GPU" in line, err
-        assert not (tmp_path / "cache").exists() or not list((tmp_path / "cache").rglob("*.onnx"))  # nothing built
-    elif not og.is_cuda_available():
-        assert f"onnxruntime-genai {og.__version__} here has no CUDA (is_cuda_available() is False)" in line, err
+    lacks = f"onnxruntime-genai {og.__version__} has no CUDA (is_cuda_available() is False)"
+    if nvidia_gpus(SysfsRoot("/")):
+        want = f"device local: --providers cuda: local's {lacks} — install onnxruntime-genai-cuda on the device"
     else:
-        pytest.skip("this machine has CUDA for onnxruntime-genai: the refusal is for one without")
+        want = f"device local: --providers cuda: local has no NVIDIA GPU, and its {lacks} — leave --providers out"
+    assert want in line, err
+    assert "here has no CUDA" not in line  # the host's refusal, not the agent's after a push
+    assert not (tmp_path / "cache").exists() or not list((tmp_path / "cache").rglob("*.onnx"))  # nothing built
+    assert (sorted(artifacts.iterdir()) if artifacts.is_dir() else []) == pushed  # nothing pushed
     code, out, err = run_cli(["results", "list", "--db", db, "--json"], capsys)
     assert code == 0 and json.loads(out) == [], (out, err)  # nothing stored
 

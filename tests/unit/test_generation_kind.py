@@ -138,3 +138,62 @@ def test_onnxruntime_genai_cuda_needs_an_nvidia_gpu_in_the_facts():
     assert gen.decide(cell, "llama_tiny", none) == ("device local: --providers cuda: local has no NVIDIA GPU — "
                                                     "leave --providers out (the CPU), or pick a device with one")
     assert gen.decide(cell, "llama_tiny", facts(runtimes=og, l4t={"release": "R32.7.1", "raw": "# R32"})) is None
+
+
+def test_onnxruntime_genai_cuda_needs_its_cuda_build_in_the_facts():
+    """Facts that read og.is_cuda_available() (runtimes.onnxruntime_genai.cuda) let the host refuse cuda on a CPU
+    build before anything is built or pushed, in one line naming the module's lack (and the GPU's, when both
+    lack); a build with CUDA passes, and facts without the field (an older agent) leave it to the agent."""
+    t4 = [{"name": "Tesla T4", "kind": "discrete"}]
+    cpu_build = {"onnxruntime_genai": {"version": "0.18.0", "cuda": False}}
+    with pytest.raises(CapabilityError) as e:
+        gen.capability("onnxruntime-genai", facts(runtimes=cpu_build, gpus=t4), "t4box", provider="cuda")
+    assert e.value.one_line() == ("device t4box: --providers cuda: t4box's onnxruntime-genai 0.18.0 has no CUDA "
+                                  "(is_cuda_available() is False) — install onnxruntime-genai-cuda on the device "
+                                  "(instead of onnxruntime-genai), or leave --providers out (the CPU)")
+    with pytest.raises(CapabilityError) as e:
+        gen.capability("onnxruntime-genai", facts(runtimes=cpu_build, gpus=[]), "nano", provider="cuda")
+    assert e.value.one_line().startswith("device nano: --providers cuda: nano has no NVIDIA GPU, and its "
+                                          "onnxruntime-genai 0.18.0 has no CUDA (is_cuda_available() is False) — ")
+    assert "\n" not in e.value.one_line()
+    gen.capability("onnxruntime-genai", facts(runtimes=cpu_build, gpus=t4), "t4box", provider="cpu")  # the CPU: fine
+    gen.capability("onnxruntime-genai", facts(runtimes=cpu_build, gpus=t4), "t4box")
+    cuda_build = {"onnxruntime_genai": {"version": "0.18.0", "cuda": True}}
+    gen.capability("onnxruntime-genai", facts(runtimes=cuda_build, gpus=t4), "t4box", provider="cuda")
+    unsaid = {"onnxruntime_genai": {"version": "0.18.0"}}  # an agent before the field: the agent refuses it
+    gen.capability("onnxruntime-genai", facts(runtimes=unsaid, gpus=t4), "t4box", provider="cuda")
+    cell = spec(runtime="onnxruntime-genai", precision="int4", runtime_options={"provider": "cuda"})
+    assert gen.decide(cell, "llama_tiny", facts(runtimes=cpu_build, gpus=t4)).startswith(
+        "device local: --providers cuda: local's onnxruntime-genai 0.18.0 has no CUDA")
+    assert gen.decide(cell, "llama_tiny", facts(runtimes=cuda_build, gpus=t4)) is None
+
+
+def test_a_generation_runs_on_the_gpu_devices_yaml_or_gpu_names_and_one_the_facts_lack_is_refused():
+    """gpu_of, as the forward pass chooses (run/plan.py): --gpu, else the device's gpu: (NVML's index), checked
+    against the GPUs the facts show (the forward pass's line, naming them; facts that do not say leave it to the
+    agent); a device_id in runtime options is refused: edgeprof sets it (0, the pinned GPU)."""
+    import dataclasses
+
+    from edgeprof.errors import ConfigError
+    from edgeprof.records import Device
+
+    two = facts(gpus=[{"name": "Tesla T4", "kind": "discrete", "uuid": "GPU-a"},
+                      {"name": "Tesla T4", "kind": "discrete", "uuid": "GPU-b"}])
+    board = Device(name="t4box", gpu=1, source="devices.yaml:7")
+    cuda = spec(runtime="onnxruntime-genai", precision="int4", runtime_options={"provider": "cuda"})
+    assert gen.gpu_of(cuda, board, two) == 1
+    assert gen.gpu_of(dataclasses.replace(cuda, gpu=0), board, two) == 0  # --gpu overrides gpu:
+    assert gen.gpu_of(cuda, Device(name="t4box"), two) is None  # none named: nothing pinned, CUDA's device 0
+    with pytest.raises(CapabilityError) as e:
+        gen.gpu_of(cuda, Device(name="t4box", gpu=2, source="devices.yaml:7"), two)
+    assert e.value.one_line() == ("gpu: 2 (devices.yaml:7): t4box has 2 NVIDIA GPU(s) (0: Tesla T4, 1: Tesla T4) — "
+                                  "choose --gpu (devices.yaml t4box.gpu) below that count, or leave it out")
+    with pytest.raises(CapabilityError, match="^--gpu 5: t4box has 2 NVIDIA GPU"):
+        gen.gpu_of(dataclasses.replace(cuda, gpu=5), board, two)
+    with pytest.raises(CapabilityError, match="^--gpu 0: nano has no NVIDIA GPU"):
+        gen.gpu_of(dataclasses.replace(spec(), gpu=0), Device(name="nano"), facts(gpus=[]))
+    assert gen.gpu_of(dataclasses.replace(cuda, gpu=5), board, facts(gpus=None)) == 5  # unknown: the agent decides
+    gen.check(dataclasses.replace(cuda, gpu=1))
+    with pytest.raises(ConfigError, match="^device_id 1: edgeprof chooses onnxruntime-genai's CUDA device itself"):
+        gen.check(spec(runtime="onnxruntime-genai", precision="int4",
+                       runtime_options={"provider": "cuda", "device_id": 1}))

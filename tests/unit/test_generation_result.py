@@ -135,6 +135,34 @@ def test_the_lines_say_each_figure_and_where_it_comes_from() -> None:
     assert [x.test for x in bench_rows_of([r, dataclasses.replace(r, generation=None)])] == ["pp32", "tg16"]
 
 
+def test_a_cuda_generation_s_gpu_memory_is_kept_beside_peak_rss_with_its_source() -> None:
+    """The reply's memory.gpu (NVML after the load and after the last token) is the section's gpu_memory, next to
+    peak_rss_bytes, shown in the memory line, and round-trips; a CPU generation has none, with the agent's reason;
+    a section from before the field loads with neither."""
+    raw = json.loads(GOLDEN_REPLY.read_text())
+    source = ("NVML nvmlDeviceGetComputeRunningProcesses: this process's usedGpuMemory on GPU 1 (the request's "
+              "gpu), read after the load and after the last token (not sampled in between)")
+    raw["memory"].update(gpu={"after_load_bytes": 300 * 2**20, "end_bytes": 316 * 2**20, "gpu": 1,
+                              "source": source}, gpu_reason=None)
+    g = generation_of(m.GenerateReply.from_dict(raw))
+    assert g.gpu_memory is not None and g.gpu_memory_reason is None
+    assert (g.gpu_memory.after_load_bytes, g.gpu_memory.end_bytes, g.gpu_memory.gpu) == (300 * 2**20, 316 * 2**20, 1)
+    assert g.gpu_memory.source == source
+    d = g.to_dict()
+    keys = list(d)
+    assert keys.index("gpu_memory") == keys.index("peak_rss_bytes") + 1
+    assert d["gpu_memory"] == raw["memory"]["gpu"] and "gpu_memory_reason" not in d
+    assert Generation.from_dict(json.loads(json.dumps(d))) == g
+    text = "\n".join(generation_lines(g))
+    assert "GPU memory (GPU 1) after load 300 MiB, at the end 316 MiB (NVML)" in text
+    cpu = generation_of(_reply())  # the golden reply: llama.cpp on the CPU
+    assert cpu.gpu_memory is None and cpu.gpu_memory_reason == "not read: llama.cpp ran on the CPU"
+    assert "GPU memory" not in "\n".join(generation_lines(cpu))
+    old = _result().generation  # schema 10's golden: written before the field
+    assert old is not None and old.gpu_memory is None and old.gpu_memory_reason is None
+    assert "gpu_memory" not in old.to_dict() and "gpu_memory_reason" not in old.to_dict()
+
+
 # -- metrics ----------------------------------------------------------------------------------------------------
 
 

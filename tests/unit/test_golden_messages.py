@@ -113,7 +113,8 @@ def records() -> dict[str, m.Record]:
                                      tokens=[17, 2047, 3])],
         warmup=m.GenWarmup(prefill_ns=2_500_000, token_ns=[60_000, 1_200_000]), load_ns=6_000_000,
         memory=m.GenMemory(rss_before_load_bytes=44_000_000, rss_after_load_bytes=50_000_000,
-                           peak_rss_bytes=52_000_000, peak_source="VmHWM (/proc/self/status), reset just before the load"),
+                           peak_rss_bytes=52_000_000, peak_source="VmHWM (/proc/self/status), reset just before the load",
+                           gpu_reason="not read: llama.cpp ran on the CPU"),
         kv_cache=m.KvCache(bytes=524_288, per_token_bytes=2048, n_ctx=256, dtype="f16", bytes_per_element=2, layers=4,
                            kv_heads=4, head_dim=32, how="2 x layers x KV heads x key length x llama_n_ctx (256) x 2 "
                            "bytes: llama.cpp's default f16 K and V"),

@@ -61,8 +61,9 @@ PHASES = {"cooldown_s": 12.0, "idle_s": 2.0, "load_s": 0.3, "streams_s": 0.1, "w
 GEN_REP = {"prefill_ns": 1000, "token_ns": m.PACKED_INT64.encode([10, 20]), "depth_fill_ns": 0,
            "t_prefill_start_ns": 5, "t_prefill_end_ns": 1005, "t_first_token_end_ns": 1015, "t_end_ns": 1035,
            "tokens": m.PACKED_INT64.encode([7, 8])}
+GEN_GPU_MEMORY = {"after_load_bytes": 300, "end_bytes": 316, "gpu": 1, "source": "NVML"}
 GEN_MEMORY = {"rss_before_load_bytes": 1000, "rss_after_load_bytes": 2000, "peak_rss_bytes": 2500,
-              "peak_source": "VmHWM"}
+              "peak_source": "VmHWM", "gpu": GEN_GPU_MEMORY, "gpu_reason": None}
 KV_CACHE = {"bytes": 3072, "per_token_bytes": 512, "n_ctx": 6, "dtype": "float32", "bytes_per_element": 4,
             "layers": 2, "kv_heads": 2, "head_dim": 16, "how": "present.0.key"}
 READINGS = {"t_ns": m.PACKED_INT64.encode([0, 1040]), "w": [3.2, 3.3], "source": "hwmon", "method": "trapezoid",
@@ -177,11 +178,12 @@ SAMPLES = {
                         "scenario": {"name": "server", "rate": 2.5, "samples_per_query": 8, "streams": 1,
                                      "latency_bound_ms": None, "seed": 3, "duration_s": None,
                                      "sustained_window_s": 60.0},
-                        "min_duration_s": 5.0, "min_queries": 20, "max_queries": None},
+                        "min_duration_s": 5.0, "min_queries": 20, "max_queries": None, "gpu": 1},
     m.GenRepetition: GEN_REP,
     m.GenWarmup: {"prefill_ns": 900, "token_ns": [10, 20]},
     m.GenTokenWindow: {"first": 0, "count": 12},
     m.GenMemory: GEN_MEMORY,
+    m.GenGpuMemory: GEN_GPU_MEMORY,
     m.KvCache: KV_CACHE,
     m.PowerReadings: READINGS,
     m.GenerateReply: {"clock": "time.perf_counter_ns", "warnings": [{"code": "c", "message": "m"}],

@@ -22,6 +22,8 @@ token. One sequence at a time, batch 1, greedy:
   refuses an early stop);
 - kv_cache(n_ctx) -> dict: {bytes, dtype, bytes_per_element, per_token_bytes, layers, kv_heads, head_dim, how};
 - describe() -> dict: runtime, version and the options actually used (threads, mmap, batch, ...);
+- device() -> str: what the loaded model runs on, "CPU" or the runtime's own name for it ("CUDA": the measurement
+  then reads the process's GPU memory through NVML; default "CPU");
 - close() -> None: free the model.
 Does not own: timing, random ids, warm-up, repetitions (loop.py).
 """
@@ -89,9 +91,12 @@ class GenerationBackend(object):
     def describe(self):
         raise NotImplementedError("%s.describe" % type(self).__name__)
 
+    def device(self):
+        return "CPU"
+
     def close(self):
         return None
 
 
 REQUIRED = ("load", "vocab_size", "start", "append", "next_token", "kv_cache", "describe")
-OPTIONAL = ("require", "check_options", "prepare", "done", "close")
+OPTIONAL = ("require", "check_options", "prepare", "done", "device", "close")

@@ -183,7 +183,8 @@ def token_windows(t0, window_ns, n_windows, ends):
 
 
 def measure_scenario(backend, prompt_tokens, gen_tokens, scenario, seed=0, warmup=True, min_duration_s=0.0,
-                     min_queries=1, max_queries=None, root=None, tools=None, clock=now_ns, progress=None, depth=0):
+                     min_queries=1, max_queries=None, root=None, tools=None, clock=now_ns, progress=None, depth=0,
+                     gpu_index=None):
     """Requests (each a fresh sequence: prefill prompt_tokens, then gen_tokens tokens) in a load scenario
     (`scenario`: messages.ScenarioSpec), one at a time (a board runs one stream). With `depth`, each request's
     sequence holds `depth` tokens before its prompt (llama-bench -d), filled untimed ahead of it: the first before
@@ -194,8 +195,9 @@ def measure_scenario(backend, prompt_tokens, gen_tokens, scenario, seed=0, warmu
       the forward-pass server's schedule, issued in arrival order by scenarios.scheduled_loop (a request that
       arrives while the previous one runs waits: the host counts TTFT and latency from each request's scheduled
       arrival, t0 + scheduled_ns);
-    - sustained: back to back for scenario.duration_s by windows.sustained_loop, with its telemetry per window; each
-      window also gets the range of tokens that ended in it (token_windows).
+    - sustained: back to back for scenario.duration_s by windows.sustained_loop, with its telemetry per window (NVML
+      reads GPU `gpu_index`, the request's gpu, else the first); each window also gets the range of tokens that
+      ended in it (token_windows).
 
     Returns measure()'s dict plus "schedule" (the scenarios.Schedule: t0, scheduled and issued ns from t0, mode),
     "sustained" (the loop's SustainedReply, sustained only) and "token_windows"."""
@@ -223,7 +225,8 @@ def measure_scenario(backend, prompt_tokens, gen_tokens, scenario, seed=0, warmu
         s = scenarios.scheduled_loop(run, "server", offsets, clock=clock, progress=tell)
         s.mode = "one request at a time in arrival order; TTFT and latency from the scheduled arrival"
     elif scenario.name == "sustained":
-        s, sustained = windows.sustained_loop(run, scenario, root, tools, clock=clock, progress=tell)
+        s, sustained = windows.sustained_loop(run, scenario, root, tools, clock=clock, progress=tell,
+                                              gpu_index=gpu_index)
         s.mode = "requests back to back; " + s.mode.split("; ", 1)[-1]
     else:
         raise OpError(ErrorKind.BAD_REQUEST, "generation: scenario %r is not supported (single-stream, server or "

@@ -2,11 +2,11 @@
 genai_config.json, tokenizer files) as its model builder writes it.
 
 Owns: og.Model from og.Config (threads through the decoder's session_options, overlaid on genai_config.json; the
-execution provider when the `provider` option names one, see PROVIDERS), one
-og.Generator per sequence with max_length = min_length = the KV cache's room (the shared past/present buffer is
-allocated at max_length; min_length keeps end-of-sequence from stopping it early), append_tokens for the prefill,
-generate_next_token + get_next_tokens for each token (greedy: do_sample off), and the KV cache's size read from the
-generator's own present.0.key buffer (shape and dtype as allocated).
+execution provider when the `provider` option names one, see PROVIDERS, and the CUDA provider's device_id, see
+DEVICE_ID), one og.Generator per sequence with max_length = min_length = the KV cache's room (the shared
+past/present buffer is allocated at max_length; min_length keeps end-of-sequence from stopping it early),
+append_tokens for the prefill, generate_next_token + get_next_tokens for each token (greedy: do_sample off), and
+the KV cache's size read from the generator's own present.0.key buffer (shape and dtype as allocated).
 Does not own: timing (loop.py). Imports onnxruntime_genai only in require().
 """
 
@@ -19,7 +19,7 @@ from .base import GenerationBackend as _Base
 from .base import bad_option, kv_cache_figures, positive_int
 
 RUNTIME = "onnxruntime-genai"
-OPTIONS = ("threads", "provider")
+OPTIONS = ("threads", "provider", "device_id")
 # The `provider` option: the execution provider og.Model runs the decoder on, applied to og.Config before og.Model
 # is made, as onnxruntime-genai's Python binding offers it (src/python/python.cpp: Config.clear_providers,
 # Config.append_provider(name), Config.set_provider_option(provider, key, value); "CUDA" in its docs,
@@ -30,6 +30,14 @@ OPTIONS = ("threads", "provider")
 # og.is_cuda_available() (python.cpp; 0.18's CPU wheel: False, and og.Model then fails to load
 # libonnxruntime-genai-cuda.so): "cuda" there is refused before anything is waited for or loaded.
 PROVIDERS = ("cpu", "cuda")
+# DEVICE_ID: the `device_id` option (with provider "cuda" only), CUDA's device the decoder runs on, set on the CUDA
+# provider before og.Model is made: config.set_provider_option("cuda", "device_id", "N") (python.cpp: provider,
+# option and value are all str; onnxruntime-genai hands a "cuda" entry's options to onnxruntime's
+# OrtCUDAProviderOptionsV2 Update, src/models/model.cpp, where `device_id` is CUDA's device ordinal). genworker.py
+# sets it to 0 when the request pinned a GPU: CUDA_VISIBLE_DEVICES then holds that GPU alone (gpus.pin_cuda), so
+# CUDA's device 0 is it. No other ordinal is passed: CUDA numbers GPUs otherwise than NVML does (gpus.py), and
+# onnxruntime-genai on a device other than 0 has failed in its own CUDA stream (onnxruntime-genai issues #730 and
+# #1545, set_current_gpu_device_id(N > 0): CUDNN_STATUS_MAPPING_ERROR, CUDNN_STATUS_BAD_PARAM_STREAM_MISMATCH).
 
 
 class GenerationBackend(_Base):
@@ -44,6 +52,7 @@ class GenerationBackend(_Base):
         self.n_ctx = None
         self.threads = None
         self.provider = None
+        self.device_id = None
         self._kv = None
 
     def require(self):
@@ -57,13 +66,22 @@ class GenerationBackend(_Base):
         self.og, self.np = onnxruntime_genai, numpy
 
     def check_options(self, options):
-        """Unknown options, a provider not in PROVIDERS, and "cuda" on a build without CUDA: one line each."""
+        """Unknown options, a provider not in PROVIDERS, "cuda" on a build without CUDA, and a device_id that is
+        not a CUDA ordinal (an int >= 0) or comes without provider "cuda": one line each."""
         if self.og is None:
             self.require()
         unknown = set(options) - set(OPTIONS)
         if unknown:
             raise bad_option(RUNTIME, unknown, OPTIONS)
         provider = options.get("provider")
+        if "device_id" in options:
+            device_id = options["device_id"]
+            if isinstance(device_id, bool) or not isinstance(device_id, int) or device_id < 0:
+                raise OpError(ErrorKind.BAD_OPTION, "%s: option device_id must be a CUDA device ordinal (an integer "
+                              ">= 0), not %r" % (RUNTIME, device_id))
+            if provider != "cuda":
+                raise OpError(ErrorKind.BAD_OPTION, "%s: option device_id is the CUDA provider's; provider is %r" % (
+                    RUNTIME, provider), hint="give device_id with provider cuda (deploy --providers cuda --gpu N)")
         if provider is None:
             return
         if provider not in PROVIDERS:
@@ -106,6 +124,9 @@ class GenerationBackend(_Base):
                 config.clear_providers()
                 if self.provider != "cpu":
                     config.append_provider(self.provider)
+            if "device_id" in options:  # the CUDA provider's device (check_options: only with provider cuda)
+                self.device_id = options["device_id"]
+                config.set_provider_option("cuda", "device_id", str(self.device_id))
             self.model = self.og.Model(config)
         except OpError:
             raise
@@ -149,10 +170,19 @@ class GenerationBackend(_Base):
         return {"runtime": RUNTIME, "version": getattr(self.og, "__version__", None),
                 "threads": self.threads, "threads_source": "option" if self.threads else "onnxruntime default",
                 "provider": self.provider,  # the option asked (None: genai_config.json's providers, provider_options)
+                "device_id": self.device_id,  # the CUDA provider's device_id set (None: not set, CUDA's device 0)
                 "device_type": getattr(self.model, "device_type", None), "model_type": getattr(self.model, "type", None),
                 "max_length": self.n_ctx, "provider_options": (decoder.get("session_options") or {}).get(
                     "provider_options"),
                 "past_present_share_buffer": (self.config or {}).get("search", {}).get("past_present_share_buffer")}
+
+    def device(self):
+        """og.Model.device_type as the loaded model reports it ("CPU", "CUDA"; python.cpp: "The device type the
+        model is running on"), else what the provider asked ("CUDA" for cuda)."""
+        device_type = getattr(self.model, "device_type", None)
+        if device_type:
+            return str(device_type)
+        return "CUDA" if self.provider == "cuda" else "CPU"
 
     def close(self):
         self.generator = None
