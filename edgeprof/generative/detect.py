@@ -428,29 +428,45 @@ def _litertlm(path: Path) -> ModelInfo:
                    "the file was cut short (an interrupted copy or download): fetch it again")
     # its vocabulary and KV cache are read where the agent's backend needs them (litertlm_read.py: on a board)
     notes = ["the .litertlm's model dimensions are not read here (litertlm_read.py reads them for a board)"]
-    sections = _litertlm_sections(path, header_end)
+    sections = litertlm_sections(path, header_end)
     if sections is None:
         notes.append("its sections were not checked (litert-lm-builder is not installed)")
     else:
-        for i, (kind, begin, end) in enumerate(sections):
-            if not begin <= end <= size:
-                raise _bad(path, f"section {i} ({kind}) ends at byte {end} but the file has {size} bytes: truncated",
-                           "the file was cut short (an interrupted copy or download): fetch it again")
+        for i, sec in enumerate(sections):
+            if not sec.begin <= sec.end <= size:
+                raise _bad(path, f"section {i} ({sec.kind}) ends at byte {sec.end} but the file has {size} bytes: "
+                           "truncated", "the file was cut short (an interrupted copy or download): fetch it again")
     return ModelInfo(kind="litertlm", path=str(path), architecture=None, context_length=None, layers=None,
                      heads=None, kv_heads=None, head_dim=None, hidden_size=None, vocab_size=None,
                      weights=f"LiteRT-LM {major}.{minor}.{patch}", notes=tuple(notes))
 
 
-def _litertlm_sections(path: Path, header_end: int) -> list[tuple[str, int, int]] | None:
-    """(data type's name, begin, end) of each section, read with litert-lm-builder's flatbuffer schema; None when
-    the package is not installed."""
+@dataclass(frozen=True)
+class LitertlmSection:
+    """One section of a .litertlm's header: its data type's name (AnySectionDataType: "TFLiteModel",
+    "HF_Tokenizer_Zlib", "LlmMetadataProto", ...), its `model_type` item when it has one (a TFLite section's
+    "tf_lite_prefill_decode", "tf_lite_embedder", ...), and its byte span."""
+
+    kind: str
+    model_type: str | None
+    begin: int
+    end: int
+
+
+def litertlm_sections(path: Path, header_end: int | None = None) -> list[LitertlmSection] | None:
+    """Each section of the .litertlm at `path`, read with litert-lm-builder's flatbuffer schema (the one reader of
+    the header: detect() checks the spans, litertlm_read.py finds its sections by them); None when the package is
+    not installed. `header_end`: the header's end as the file states it (read here when not given)."""
     try:
         from litert_lm_builder import litertlm_header_schema_py_generated as schema
     except ImportError:
         return None
     with path.open("rb") as f:
+        if header_end is None:
+            f.seek(_LITERTLM_HEADER_END_AT)
+            (header_end,) = struct.unpack("<Q", f.read(8))
         f.seek(_LITERTLM_HEADER_BEGIN)
-        data = f.read(header_end - _LITERTLM_HEADER_BEGIN)
+        data = f.read(max(header_end - _LITERTLM_HEADER_BEGIN, 0))
     try:
         meta = schema.LiteRTLMMetaData.GetRootAs(data, 0)
         objects = meta.SectionMetadata()
@@ -458,7 +474,15 @@ def _litertlm_sections(path: Path, header_end: int) -> list[tuple[str, int, int]
         out = []
         for i in range(objects.ObjectsLength() if objects is not None else 0):
             o = objects.Objects(i)
-            out.append((names.get(o.DataType(), str(o.DataType())), int(o.BeginOffset()), int(o.EndOffset())))
+            model_type = None
+            for j in range(o.ItemsLength()):
+                item = o.Items(j)
+                if item.Key() == b"model_type" and item.ValueType() == schema.VData.StringValue:
+                    sv, table = schema.StringValue(), item.Value()
+                    sv.Init(table.Bytes, table.Pos)
+                    model_type = (sv.Value() or b"").decode("utf-8", "replace")
+            out.append(LitertlmSection(names.get(o.DataType(), str(o.DataType())), model_type,
+                                       int(o.BeginOffset()), int(o.EndOffset())))
     except Exception as e:  # flatbuffers raises struct.error / IndexError / ... on a damaged header
         raise _bad(path, f"has an unreadable LiteRT-LM header ({type(e).__name__}: {e})", "fetch it again") from e
     return out

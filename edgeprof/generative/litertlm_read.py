@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError, ModelError
+from .detect import LitertlmSection, litertlm_sections
 
 __all__ = ["LitertlmDims", "read_litertlm", "is_litertlm_file"]
 
@@ -133,70 +134,42 @@ def read_litertlm(path: str | Path) -> LitertlmDims:
     return _CACHE[key]
 
 
-def _modules(p: Path) -> tuple[Any, Any, Any, Any]:
+def _modules(p: Path) -> tuple[Any, Any, Any]:
     try:
         from ai_edge_litert import schema_py_generated as tfl
-        from litert_lm_builder import litertlm_header_schema_py_generated as hdr
         from litert_lm_builder.runtime.proto import executor_metadata_pb2, llm_metadata_pb2
     except ImportError as e:
         raise ModelError(f"{p}: reading a .litertlm's vocabulary and KV cache needs litert-lm-builder and "
                          f"ai-edge-litert on this host ({e.name or e} is not installed)",
                          hint="pip install 'edgeprof[litert-lm]', or measure the .litertlm on a phone "
                               "(litert_lm_main)") from e
-    return tfl, hdr, executor_metadata_pb2, llm_metadata_pb2
+    return tfl, executor_metadata_pb2, llm_metadata_pb2
 
 
 def _read(p: Path) -> LitertlmDims:
-    from .detect import _LITERTLM_HEADER_BEGIN, _LITERTLM_HEADER_END_AT
-
-    tfl, hdr, exec_pb2, llm_pb2 = _modules(p)
+    tfl, exec_pb2, llm_pb2 = _modules(p)
+    sections = litertlm_sections(p) or []
     with p.open("rb") as f:
         # not closed here: the flatbuffer readers (and a traceback's frames) hold slices of it; freed with them
         mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
-    return _parse(p, memoryview(mm), tfl, hdr, exec_pb2, llm_pb2, _LITERTLM_HEADER_BEGIN, _LITERTLM_HEADER_END_AT)
+    return _parse(p, memoryview(mm), sections, tfl, exec_pb2, llm_pb2)
 
 
-def _sections(p: Path, buf: memoryview, hdr: Any, begin_at: int, end_at: int) -> list[tuple[int, str | None, int, int]]:
-    """(data type, model_type item or None, begin, end) of each section."""
-    end = int.from_bytes(buf[end_at:end_at + 8], "little")
-    try:
-        meta = hdr.LiteRTLMMetaData.GetRootAs(buf[begin_at:end], 0)
-        objects = meta.SectionMetadata()
-        out = []
-        for i in range(objects.ObjectsLength() if objects is not None else 0):
-            o = objects.Objects(i)
-            model_type = None
-            for j in range(o.ItemsLength()):
-                item = o.Items(j)
-                if item.Key() == b"model_type" and item.ValueType() == hdr.VData.StringValue:
-                    sv = hdr.StringValue()
-                    table = item.Value()
-                    sv.Init(table.Bytes, table.Pos)
-                    model_type = (sv.Value() or b"").decode("utf-8", "replace")
-            out.append((int(o.DataType()), model_type, int(o.BeginOffset()), int(o.EndOffset())))
-    except Exception as e:  # flatbuffers raises struct.error / IndexError / ... on a damaged header
-        raise _bad(p, f"has an unreadable LiteRT-LM header ({type(e).__name__}: {e})") from e
-    return out
-
-
-def _parse(p: Path, buf: memoryview, tfl: Any, hdr: Any, exec_pb2: Any, llm_pb2: Any, begin_at: int,
-           end_at: int) -> LitertlmDims:
-    types = hdr.AnySectionDataType
-    sections = _sections(p, buf, hdr, begin_at, end_at)
-    tokenizer = next(((t, b, e) for t, _m, b, e in sections if t in (types.HF_Tokenizer_Zlib, types.SP_Tokenizer)),
-                     None)
+def _parse(p: Path, buf: memoryview, sections: list[LitertlmSection], tfl: Any, exec_pb2: Any,
+           llm_pb2: Any) -> LitertlmDims:
+    tokenizer = next((s for s in sections if s.kind in ("HF_Tokenizer_Zlib", "SP_Tokenizer")), None)
     if tokenizer is None:
         raise _bad(p, "has no tokenizer section (HF_Tokenizer_Zlib or SP_Tokenizer): the agent's token ids are fed "
                    "to LiteRT-LM as text", "package the model's tokenizer into it (litert-lm-builder)")
-    model = next(((b, e) for t, m, b, e in sections if t == types.TFLiteModel and m == "tf_lite_prefill_decode"),
+    model = next((s for s in sections if s.kind == "TFLiteModel" and s.model_type == "tf_lite_prefill_decode"),
                  None)
     if model is None:
-        found = sorted({m or "none" for t, m, _b, _e in sections if t == types.TFLiteModel})
+        found = sorted({s.model_type or "none" for s in sections if s.kind == "TFLiteModel"})
         raise _bad(p, "has no TFLite prefill/decode model section (model_type tf_lite_prefill_decode; TFLite "
                    f"sections found: {', '.join(found) or 'none'})", "give a .litertlm of a text generation model")
-    executor = _proto(p, buf, sections, types.ExecutorMetadataProto, exec_pb2.ExecutorMetadata, "ExecutorMetadata")
-    llm = _proto(p, buf, sections, types.LlmMetadataProto, llm_pb2.LlmMetadata, "LlmMetadata")
-    sigs = _signatures(p, buf[model[0]:model[1]], tfl)
+    executor = _proto(p, buf, sections, "ExecutorMetadataProto", exec_pb2.ExecutorMetadata, "ExecutorMetadata")
+    llm = _proto(p, buf, sections, "LlmMetadataProto", llm_pb2.LlmMetadata, "LlmMetadata")
+    sigs = _signatures(p, buf[model.begin:model.end], tfl)
     decode = sigs.get("decode")
     if decode is None:
         raise _bad(p, f"its TFLite model has no 'decode' signature (signatures: {', '.join(sorted(sigs)) or 'none'})",
@@ -208,7 +181,7 @@ def _parse(p: Path, buf: memoryview, tfl: Any, hdr: Any, exec_pb2: Any, llm_pb2:
                    f"{', '.join(sorted(outputs)) or 'none'})", "give a .litertlm whose decode signature ends in logits")
     n_logits = logits[0][-1]
     kv = _kv_layout(p, inputs, executor)
-    tok_kind, tok_size = _tokenizer_size(p, buf, *tokenizer, types)
+    tok_kind, tok_size = _tokenizer_size(p, buf, tokenizer)
     vocab = min(n_logits, tok_size) if tok_size else n_logits
     prefill = sorted({_positions_length(ins) for name, (ins, _o) in sigs.items() if name.startswith("prefill")}
                      - {0})
@@ -217,14 +190,13 @@ def _parse(p: Path, buf: memoryview, tfl: Any, hdr: Any, exec_pb2: Any, llm_pb2:
                         max_num_tokens=max_tokens, prefill_lengths=tuple(prefill), **kv)
 
 
-def _proto(p: Path, buf: memoryview, sections: list[tuple[int, str | None, int, int]], dtype: int, cls: Any,
-           what: str) -> Any:
-    where = next(((b, e) for t, _m, b, e in sections if t == dtype), None)
+def _proto(p: Path, buf: memoryview, sections: list[LitertlmSection], kind: str, cls: Any, what: str) -> Any:
+    where = next((s for s in sections if s.kind == kind), None)
     if where is None:
         return None
     msg = cls()
     try:
-        msg.ParseFromString(bytes(buf[where[0]:where[1]]))
+        msg.ParseFromString(bytes(buf[where.begin:where.end]))
     except Exception as e:  # google.protobuf.message.DecodeError
         raise _bad(p, f"has an unreadable {what} section ({type(e).__name__}: {e})") from e
     return msg
@@ -324,8 +296,9 @@ def _sequence_axis(p: Path, k_root: str, k_shape: tuple[int, ...], inputs: dict[
     return axes[0], "the decode mask"
 
 
-def _tokenizer_size(p: Path, buf: memoryview, kind: int, begin: int, end: int, types: Any) -> tuple[str, int | None]:
-    if kind == types.HF_Tokenizer_Zlib:
+def _tokenizer_size(p: Path, buf: memoryview, sec: LitertlmSection) -> tuple[str, int | None]:
+    begin, end = sec.begin, sec.end
+    if sec.kind == "HF_Tokenizer_Zlib":
         raw = bytes(buf[begin:end])
         try:
             data = json.loads(zlib.decompress(raw[8:]))

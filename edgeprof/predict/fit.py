@@ -80,9 +80,9 @@ class FitOptions:
     knn: int = _KNN
     shape: bool = False
     # how a profiled model's node times are made timed (_timed_us): run_overhead takes the per-run overhead (the
-    # quickest profiled model's p50) off the p50 before it is shared among the kernels; excess caps the per-node
-    # profiler excess δ taken off each node at `excess` × the table's median per-node excess (0: scaling alone,
-    # the method up to the third round; docs/predict.md, fourth round)
+    # quickest tiny model's p50: _profile_corrections) off the p50 before it is shared among the kernels; excess
+    # caps the per-node profiler excess δ taken off each node at `excess` × the table's median per-node excess
+    # (0: scaling alone, the method up to the third round; docs/predict.md, fourth round)
     run_overhead: bool = True
     excess: float = 1.0
 
@@ -204,7 +204,7 @@ def _timed_us(m: CalibrationModel, delta_max: float, run_us: float = 0.0) -> dic
     timed = [(i, mk.us) for i, mk in enumerate(m.kernels) if mk.us is not None and mk.us > 0]
     if not timed:
         return {}
-    floor = 0.05
+    floor = _FLOOR_US
     target = max(m.p50_ms * 1e3 - run_us, floor * len(timed)) * \
         (1.0 - m.unmatched_us / max(sum(u for _, u in timed) + m.unmatched_us, 1e-9))
 
@@ -228,6 +228,7 @@ def _timed_us(m: CalibrationModel, delta_max: float, run_us: float = 0.0) -> dic
 _WHOLE_MAX = 3  # a model timed whole gives kernel samples when it has at most this many (an operator, its PAD)
 _FLOOR_US = 0.05  # no kernel takes less (a timed-only model's share never goes below it)
 _SMALL_FLOPS, _SMALL_BYTES = 1e4, 1e5  # a "small" kernel: the fallback's base cost, a tiny model's one op
+_TINY_MAX = 3  # a tiny calibration model's ops (kernels.py "tiny": one to three), whose p50 pins the per-run cost
 
 
 def _whole_us(m: CalibrationModel, overhead_us: float) -> dict[int, float]:
@@ -246,15 +247,16 @@ def _whole_us(m: CalibrationModel, overhead_us: float) -> dict[int, float]:
 def _profile_corrections(models: Sequence[CalibrationModel], options: FitOptions) -> tuple[float, float]:
     """(per-run overhead µs, δ cap µs) for _timed_us, from a table's profiled models. The per-run overhead is the
     quickest tiny model's p50 (one to three ops of a few elements, which the calibration generates to pin it:
-    ≈ 1.9 µs here at 1 thread) less its kernels' floor; none without such models. Left in, a one-op model hands it to its kernel, and a third-party model of many small ops then pays
-    it once per op. The δ cap is `excess` × the median over models of (profiled sum − p50) / nodes: onnxruntime's
-    profiler times each node with its input and output sizes counted inside the span (≈ 3 µs a node at 1 thread
-    here), an excess that does not scale with the kernel's own time, so scaling alone left small kernels too dear
-    and large ones too cheap."""
+    ≈ 1.9 µs here at 1 thread) less its kernels' floor; none without such models. Left in, a one-op model hands
+    it to its kernel, and a third-party model of many small ops then pays it once per op. The δ cap is `excess` ×
+    the median over models of (profiled sum − (p50 − per-run overhead)) / nodes: onnxruntime's profiler times each
+    node with its input and output sizes counted inside the span (≈ 3 µs a node at 1 thread here), an excess that
+    does not scale with the kernel's own time, so scaling alone left small kernels too dear and large ones too
+    cheap."""
     profiled = [m for m in models if any(mk.us is not None for mk in m.kernels)]
     if not profiled:
         return 0.0, 0.0
-    tiny = [m for m in profiled if len(m.kernels) <= _WHOLE_MAX and all(
+    tiny = [m for m in profiled if len(m.kernels) <= _TINY_MAX and all(
         mk.kernel.flops < _SMALL_FLOPS and mk.kernel.bytes < _SMALL_BYTES for mk in m.kernels)]
     run_us = max(min(m.p50_ms * 1e3 - _FLOOR_US * len(m.kernels) for m in tiny), 0.0) \
         if tiny and options.run_overhead else 0.0
