@@ -113,21 +113,12 @@ def precision_of(args: argparse.Namespace, runtime: str | None) -> str:
     return precision
 
 
-def fp16_weights_note(given: str, precision: str, runtime: str) -> str | None:
-    """A .tflite file whose weights are stored as float16 (MediaPipe's, the converter's fp16 option) runs in float32
-    on LiteRT's CPU path: each float16 constant is DEQUANTIZEd once, when XNNPACK is built (predict/tflite.py folds
-    those DEQUANTIZE operators), so an fp32 LiteRT table predicts it; the warning says so. None otherwise."""
-    if given == "fp16" and precision == "fp32" and runtime == "tflite":
-        return ("the file's weights are float16, dequantised to float32 when XNNPACK is built (LiteRT computes in "
-                "float32 on the CPU): predicted from the fp32 table")
-    return None
-
-
 def run(args: argparse.Namespace) -> int:
     from ..export.inputs import parse_input_value
     from ..predict.record import stored_prediction
     from ..predict.service import find_table, model_graph, predict
     from ..predict.table import check_key, load_table
+    from ..predict.tflite import fp16_weights_note
     from .deploy import parse_input_shape
 
     if not args.device and not args.table:

@@ -51,6 +51,7 @@ def predict_cells(store: Store, sweep_id: str, cells: list[Cell], say: Callable[
     from ..predict.record import stored_prediction
     from ..predict.service import model_graph, predict, table_for
     from ..predict.table import load_table
+    from ..predict.tflite import fp16_weights_note
     from ..store.predictions import save_prediction
 
     done = PredictFirst()
@@ -92,8 +93,11 @@ def predict_cells(store: Store, sweep_id: str, cells: list[Cell], say: Callable[
                                     f"level {table.key.graph_level}")
             graph = model_graph(cell.model, batch=cell.batch, input_shapes=cell.inputs, level=table.key.graph_level,
                                 precision=cell.precision, threads=cell.threads)
+            note = fp16_weights_note(graph.precision, table.key.precision, table.key.runtime)
             p = predict(graph.kernels, table, batch=cell.batch, threads=cell.threads, where=f"table {path}",
-                        runtime=table.key.runtime, precision=graph.precision)
+                        runtime=table.key.runtime, precision=table.key.precision if note else graph.precision)
+            if note:  # float16 weights LiteRT runs in float32: the fp32 table, saying so (as edgeprof predict)
+                p.warnings.append(note)
         except UserError as e:
             line = f"could not predict {cell.cell_id}: {e.one_line()}; measuring it anyway"
             done.failed.append(line)

@@ -100,6 +100,16 @@ def _interpreter(path: str | Path, threads: int, delegates: bool) -> Any:
     return it
 
 
+def fp16_weights_note(given: str, precision: str, runtime: str) -> str | None:
+    """A .tflite file whose weights are stored as float16 (MediaPipe's, the converter's fp16 option) runs in float32
+    on LiteRT's CPU path: each float16 constant is DEQUANTIZEd once, when XNNPACK is built (tflite_kernels folds those
+    DEQUANTIZE operators), so an fp32 LiteRT table predicts it; the warning says so. None otherwise."""
+    if given == "fp16" and precision == "fp32" and runtime == "tflite":
+        return ("the file's weights are float16, dequantised to float32 when XNNPACK is built (LiteRT computes in "
+                "float32 on the CPU): predicted from the fp32 table")
+    return None
+
+
 def _flops(op: str, ins: list[tuple[int, ...]], outs: list[tuple[int, ...]]) -> float | None:
     out = math.prod(outs[0]) if outs else 0
     try:

@@ -252,7 +252,7 @@ def test_a_tflite_file_with_float16_weights_is_predicted_from_the_fp32_table_say
     """MediaPipe's files store their weights as float16 and DEQUANTIZE them: deploy runs them as "fp16 (as given)",
     but LiteRT's CPU path computes in float32 (XNNPACK folds each constant DEQUANTIZE when it is built), so the fp32
     table predicts them, with a warning that says so; before, predict refused every such file and its hint
-    (--precision fp16) was refused in turn. An ONNX file already int8 is still refused against an fp32 table."""
+    (--precision fp16) was refused in turn. A sweep's --predict-first does the same (it too refused the cell)."""
     from tflite_fixtures import fp16_weights_tflite
 
     model = fp16_weights_tflite(tmp_path / "fp16w.tflite")
@@ -261,3 +261,17 @@ def test_a_tflite_file_with_float16_weights_is_predicted_from_the_fp32_table_say
     (row,) = json.loads(capsys.readouterr().out)["predictions"]
     assert row["p50_ms"] > 0 and row["kernels"] == 1  # the ADD; the weights' DEQUANTIZE folded by XNNPACK
     assert any("weights are float16" in w and "fp32 table" in w for w in row["warnings"])
+
+    from edgeprof.lab.cell import Cell
+    from edgeprof.lab.predict_first import predict_cells
+    from edgeprof.predict.table import default_table_path
+    from edgeprof.store import Store
+
+    save_table(_table(), default_table_path("phone-board", "tflite", "fp32", 1))
+    said: list[str] = []
+    done = predict_cells(Store(str(tmp_path / "r.sqlite")), "sw-f", [
+        Cell(model=str(model), model_label="fp16w.tflite", device="phone-board", runtime="tflite", precision="fp32",
+             batch=1, threads=1)], said.append)
+    ((_c, rec),) = done.predicted
+    assert not said and rec.p50_ms == pytest.approx(row["p50_ms"])
+    assert any("weights are float16" in w for w in rec.warnings)
