@@ -50,6 +50,9 @@ budgets:
 """
 
 
+# 180 queries due at 15/s over sshd, each late past 66.7 ms: under a parallel run's load a few more come late
+# than the ≤ 5 the first night allows (7 once), so it runs alone, with idle cores
+@pytest.mark.alone
 def test_a_sustained_cell_at_a_rate_counts_its_misses_per_window_across_two_nights(
         lab: BoardLab, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,  # noqa: F811
         capsys: pytest.CaptureFixture[str]) -> None:
