@@ -310,8 +310,8 @@ FILES: list[dict] = [
      "member": "faster_whisper/assets/silero_vad_v6.onnx",
      "sha256": "4cbf549b8326f60f80f2536d9eefeb450a9abe83365a098031c89719f1be17d2",
      "args": ["--input", "input=8x576"], "needs": None, "split": "held-out-3",
-     "covers": "Silero VAD v6 as faster-whisper ships it (not a file of silero-vad): a sequence of 576-sample "
-               "windows on dim 0, LSTM h and c inputs"},
+     "covers": "Silero VAD v6 as faster-whisper ships it (not a file of silero-vad): torch 2.8 export, opset 18, "
+               "no If, a sequence of 576-sample windows on dim 0, LSTM h and c inputs"},
     {"name": "micro_wakeword_alexa.tflite", "package": "pymicro-wakeword", "member": f"{_MWW}/alexa.tflite",
      "sha256": "9011a8155b04de858c48038529235cbc0e42e9fca05a55bf588cb80a653a723b",
      "args": [], "needs": None, "split": "held-out-3",
