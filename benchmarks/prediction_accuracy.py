@@ -127,6 +127,9 @@ def row_label(label: str) -> str:
     return _OLD_LABELS.get(label, label)
 
 
+PROBE_S = 0.6  # the speed probe's timed loop before each model: calibrate's (calibrate.SHORT_RUN)
+
+
 def measure(model: str, args: list[str], threads: int, seconds: float, tmp: Path, runtime: str = "onnxruntime",
             precision: str = "fp32") -> dict[str, Any]:
     from edgeprof.cli.main import main
@@ -157,13 +160,15 @@ def predict_row(row: dict[str, Any], table: Any, runtime: str, threads: int, con
                 precision: str = "fp32") -> dict[str, Any]:
     """A measured row (model, split, artifact, inputs, input values, measured and re-measured p50) with the
     table's prediction of it; a prediction that fails is the row's error, not a crash."""
+    from edgeprof.predict.fit import probe_reference
     from edgeprof.predict.graph import kernels
     from edgeprof.predict.service import predict
     from edgeprof.predict.tflite import tflite_kernels
 
     name, split, meas = row["model"], row["split"], float(row["measured_ms"])
-    out = {k: row[k] for k in ("model", "split", "family", "measured_ms", "measured_cv", "remeasured_ms", "artifact",
-                               "inputs", "input_values", "batch") if k in row}
+    out: dict[str, Any] = {k: row[k] for k in ("model", "split", "family", "measured_ms", "measured_cv",
+                                               "remeasured_ms", "artifact", "inputs", "input_values", "batch")
+                           if k in row}
     t0 = time.monotonic()
     try:
         shapes = {k: tuple(v) for k, v in row["inputs"].items()}
@@ -174,13 +179,26 @@ def predict_row(row: dict[str, Any], table: Any, runtime: str, threads: int, con
         print(f"[{config}] {name}: predict failed: {type(e).__name__}: {e}"[:240], flush=True)
         return {**out, "error": f"predict failed: {type(e).__name__}: {e}"[:200]}
     again = row.get("remeasured_ms")
+    # the board's speed then: the table's speed probe timed just before this model (None in a run before round 5,
+    # or a table without a probe); the prediction is for the probe's median speed in the table
+    ref = probe_reference(table)
+    probe_ms = row.get("probe_ms")
+    pace = probe_ms / ref if probe_ms and ref and table.probe is not None and \
+        row.get("probe_model") == table.probe.model else None
+    if probe_ms is not None:
+        out["probe_ms"], out["probe_model"] = probe_ms, row.get("probe_model")
+    if pace is not None:
+        out.update({"pace": pace, "paced_error": p.p50_ms * pace / meas - 1,
+                    "paced_inside": p.low_ms * pace <= meas <= p.high_ms * pace})
     out.update({"predicted_ms": p.p50_ms, "low_ms": p.low_ms, "high_ms": p.high_ms, "error": p.p50_ms / meas - 1,
                 "inside": p.low_ms <= meas <= p.high_ms, "covered_ops": p.covered_ops,
                 "covered_flops": p.covered_flops, "predict_s": time.monotonic() - t0, "kernels": p.kernels,
                 "warnings": p.warnings, "remeasure_error": None if again is None else again / meas - 1})
     print(f"[{config}] {split:17s} {name:38s} measured {meas:9.3f} ms  predicted {p.p50_ms:9.3f} ms "
           f"[{p.low_ms:.3f}, {p.high_ms:.3f}]  error {100 * (p.p50_ms / meas - 1):+6.1f} %  "
-          f"ops covered {100 * p.covered_ops:.0f} %  remeasured {again or float('nan'):.3f} ms", flush=True)
+          f"ops covered {100 * p.covered_ops:.0f} %  remeasured {again or float('nan'):.3f} ms"
+          + (f"  at the table's speed (probe ×{pace:.3f}): {100 * out['paced_error']:+6.1f} %" if pace else ""),
+          flush=True)
     return out
 
 
@@ -230,9 +248,16 @@ def run_config(config: str, budget: float, tables: Path, seconds: float, corpus_
     models: list[tuple[str, list[str], str]] = [(m, [], SPLITS["design"]) for m in DESIGN if "design" in splits]
     models += [(str(p), corpus_args[n], SPLITS[corpus_splits[n]])
                for n, p in corpus_files.items() if n.endswith(ext) and corpus_splits[n] in splits]
+    from edgeprof.predict.calibrate import probe_path
+
+    probe = table.probe.model if table.probe is not None else None
+    probe_file = probe_path(probe, runtime, tables / "kernels") if probe else None
     with tempfile.TemporaryDirectory() as tmp:
         for model, args, split in models:
             name = Path(model).name
+            # the board's speed now, by the table's own speed probe, timed as calibrate times it
+            pr: dict[str, Any] = measure(probe_file, [], threads, PROBE_S, Path(tmp), runtime, precision) \
+                if probe_file else {"error": ""}
             r = measure(model, args, threads, seconds, Path(tmp), runtime, precision)
             if "error" in r:
                 rows.append({"model": name, "split": split, "family": family(name), "error": r["error"]})
@@ -248,7 +273,8 @@ def run_config(config: str, budget: float, tables: Path, seconds: float, corpus_
                    "input_values": {i["name"]: {"shape": list(i["shape"]), "value": i["value"],
                                                 "dtype": i.get("dtype") or "float32"}
                                     for i in r["settings"]["inputs"] if i.get("value") is not None},
-                   "batch": int(r["batch"])}
+                   "batch": int(r["batch"]),
+                   **({"probe_ms": float(pr["latency_ms"]["p50"]), "probe_model": probe} if "error" not in pr else {})}
             rows.append(predict_row(row, table, runtime, threads, config, precision))
     return {"config": config, "runtime": runtime, "threads": threads, "precision": precision, "table": str(path),
             "table_models": len(table.models), "folds": fold_summary(table), "table_spent_s": table.spent_s,
@@ -343,7 +369,24 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "interval_coverage": sum(bool(r["inside"]) for r in ok) / len(ok),
             "remeasure_median_abs": statistics.median(abs(r["remeasure_error"]) for r in ok
                                                       if r.get("remeasure_error") is not None)
-            if any(r.get("remeasure_error") is not None for r in ok) else None}
+            if any(r.get("remeasure_error") is not None for r in ok) else None,
+            **_paced_summary(ok)}
+
+
+def _paced_summary(ok: list[dict[str, Any]]) -> dict[str, Any]:
+    """The same figures at the table's speed: each prediction scaled by the speed probe timed just before the
+    model over the probe's median in the table (what the error would be had the board run at the speed it was
+    calibrated at); only over the rows that have it."""
+    paced = [r for r in ok if isinstance(r.get("paced_error"), float)]
+    if not paced:
+        return {}
+    errs = [abs(r["paced_error"]) for r in paced]
+    return {"paced": {"n": len(paced), "within_10": sum(e <= 0.10 for e in errs) / len(paced),
+                      "within_25": sum(e <= 0.25 for e in errs) / len(paced),
+                      "median_abs_error": statistics.median(errs), "worst_abs_error": max(errs),
+                      "worst_model": max(paced, key=lambda r: abs(r["paced_error"]))["model"],
+                      "interval_coverage": sum(bool(r["paced_inside"]) for r in paced) / len(paced),
+                      "pace_range": [min(r["pace"] for r in paced), max(r["pace"] for r in paced)]}}
 
 
 def _line(label: str, s: dict[str, Any]) -> str:
@@ -416,6 +459,10 @@ def main() -> int:
         for label, s in c["summary"].items():
             if s["n"]:
                 print(_line(label, s))
+            if s.get("paced"):
+                ps = s["paced"]
+                print(_line("  at the table's speed", ps) + f"  (board speed ×{ps['pace_range'][0]:.2f}–"
+                                                            f"{ps['pace_range'][1]:.2f} of the table's)")
         # per split, then per family inside it: a family in two splits (Silero VAD, MediaPipe) is two lines
         c["families"] = {label: {fam: summary([r for r in c["rows"] if r["split"] == label and r["family"] == fam])
                                  for fam in sorted({r["family"] for r in c["rows"] if r["split"] == label})}

@@ -49,6 +49,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--budget", default=DEFAULT_BUDGET, help=f"time to spend, e.g. 10m (default {DEFAULT_BUDGET})")
     p.add_argument("--reference", action="append", default=[],
                    help="a whole model to measure as well (bundled name or file; repeatable)")
+    p.add_argument("--probe", default="default",
+                   help="the speed probe: a model timed at the start, every --probe-every and at the end, so that the "
+                        "table says how the board's speed moved while it was measured and each model's times are "
+                        "scaled to the board's median speed (default: a small generated network of ≈ 1 ms; a "
+                        "bundled model name or a file; 'none': no probe)")
+    p.add_argument("--probe-every", default="30s", help="how often the speed probe runs (default 30s)")
     p.add_argument("--seed", type=int, default=0, help="seed of the generated calibration models")
     p.add_argument("--out", help="also write the table to this file")
     p.add_argument("--import", dest="import_file", metavar="FILE",
@@ -57,6 +63,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..predict.fit import probe_reference
     from ..predict.table import default_table_path, load_table, save_table
 
     if args.import_file:
@@ -96,6 +103,20 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(f"--budget {args.budget!r}: {e}", hint="e.g. --budget 15m") from None
     if budget < 10:
         raise ConfigError(f"--budget {args.budget}: at least 10 s is needed", hint="e.g. --budget 10m")
+    try:
+        probe_every = parse_duration(args.probe_every)
+    except ValueError as e:
+        raise ConfigError(f"--probe-every {args.probe_every!r}: {e}", hint="e.g. --probe-every 30s") from None
+    if probe_every < 5:
+        raise ConfigError(f"--probe-every {args.probe_every}: at least 5 s (each probe takes a few seconds)",
+                          hint="e.g. --probe-every 30s, or --probe none")
+    from ..predict.calibrate import PROBE
+
+    probe = None if args.probe.lower() == "none" else PROBE if args.probe == "default" else args.probe
+    if probe is not None and probe != PROBE and not Path(probe).is_file():
+        import edgeprof_models
+
+        edgeprof_models.get(probe)  # neither a file nor a bundled name: one line now, not after the first model
 
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -121,12 +142,19 @@ def run(args: argparse.Namespace) -> int:
 
         table = calibrate(device, threads=args.threads, budget_s=budget, cache_dir=default_cache_dir() / "calibration",
                           level=args.graph_opt, precision=args.precision, references=args.reference, seed=args.seed,
-                          progress=progress, runtime=args.runtime)
+                          progress=progress, runtime=args.runtime, probe=probe, probe_every_s=probe_every)
         bar.update(task, completed=budget)
     k = table.key
     path = save_table(table, default_table_path(k.device_name, k.runtime, k.precision, k.threads))
     err.print(f"table of {k.label()}: {len(table.models)} models measured in {table.spent_s or 0:.0f} s "
               f"(budget {budget:.0f} s), written to {shown(path)}", markup=False)
+    if table.probe is not None:
+        ms = table.probe.p50s()
+        err.print(f"speed probe {table.probe.model}: {len(ms)} probes, p50 {min(ms):.3g}–{max(ms):.3g} ms "
+                  f"(×{max(ms) / min(ms):.2f}); each model's times are scaled to the median, "
+                  f"{probe_reference(table) or 0:.3g} ms" + (" — the board's speed moved: calibrate it idle, with its "
+                                                         "clocks fixed" if max(ms) / min(ms) > 1.10 else ""),
+                  markup=False)
     for note in table.notes:
         err.print(f"  note: {note}", markup=False)
     if args.out:

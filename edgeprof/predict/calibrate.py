@@ -7,6 +7,12 @@ runtime really runs). Every profiled node is matched to a kernel of this host's 
 nodes with no match (NCHWc reorders, memcpy) are kept as the model's unmatched time. The loop stops starting
 models when the next one would not finish inside `budget_s` (the mean time per model so far is the estimate).
 Reference models are measured first, since they are the ones real models look like.
+The speed probe: one fixed model (`probe`: by default kernels.probe_model's network, ≈ 1 ms here, as ONNX or as
+the .tflite file tflite.probe_file converts; or a bundled model or file the user names) is timed without the profiler before
+the first model, every `probe_every_s` and after the last, so that the table says how the board's own speed moved
+while it was measured (a VM's neighbours, a board warming into throttling, a governor); each model records when it
+was measured (at_s) and fit.py divides its times by the probe's speed then. A probe that fails is a note, not an
+end: the table is then built without one.
 onnxruntime int8: each generated fp32 file goes through the same deploy path with precision int8, so
 export/quantize.py quantises it as it would a user's model (cached by content; the time it takes is inside the
 model's time, so the budget counts it), and the kernels are read from the quantised file the run names.
@@ -20,8 +26,10 @@ Does not own: the measurement (run/, the agent), the table's file (table.py), fi
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 import hashlib
+import math
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -31,11 +39,12 @@ from .. import __version__
 from ..errors import ConfigError, UserError
 from ..records import Device, Result, RunSpec
 from .graph import Kernel, host_ort_version, kernels, profile_key
-from .kernels import calibration_models
-from .table import CalibrationModel, CalibrationTable, MeasuredKernel, TableKey
-from .tflite import GRAPH_LEVEL, calibration_files, host_litert_version, tflite_kernels
+from .kernels import PROBE_NAME, calibration_models, probe_model
+from .table import CalibrationModel, CalibrationTable, MeasuredKernel, SpeedProbe, TableKey
+from .tflite import GRAPH_LEVEL, calibration_files, host_litert_version, probe_file, tflite_kernels
 
-__all__ = ["calibrate", "measure_model", "model_from_result", "SHORT_RUN", "RUNTIMES", "PRECISIONS"]
+__all__ = ["calibrate", "measure_model", "model_from_result", "SHORT_RUN", "RUNTIMES", "PRECISIONS", "PROBE",
+           "PROBE_EVERY_S", "probe_path"]
 
 RUNTIMES = ("onnxruntime", "tflite")
 # the precisions each runtime's tables are built for
@@ -43,6 +52,29 @@ PRECISIONS = {"onnxruntime": ("fp32", "int8"), "tflite": ("fp32",)}
 
 # the timed loop of a calibration run: short, since the kernel times come from the profile pass
 SHORT_RUN = {"warmup_s": 0.3, "min_duration_s": 0.6, "min_queries": 10, "idle_s": 0.0, "profile_ops": True}
+
+# the speed probe (kernels.probe_model): timed (no profiler) this often during a calibration, and at its start and
+# end; any other name is a model deploy accepts (a bundled name or a file)
+PROBE = PROBE_NAME
+PROBE_EVERY_S = 30.0
+
+
+def probe_path(probe: str, runtime: str, cache_dir: Path) -> str:
+    """What deploy is given for the speed probe `probe`: the generated probe's file for the runtime (written once
+    under cache_dir), or the user's model as it is."""
+    if probe != PROBE_NAME:
+        return probe
+    if runtime == "tflite":
+        return str(probe_file(cache_dir / "tflite"))
+
+    data = probe_model().SerializeToString()
+    path = cache_dir / f"{PROBE_NAME}-{hashlib.sha256(data).hexdigest()[:12]}.onnx"
+    if not path.exists():
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_bytes(data)
+        tmp.replace(path)
+    return str(path)
 
 Progress = Callable[[float, float, int, int, str], None]  # (spent_s, budget_s, models, kernel samples, label)
 
@@ -126,8 +158,10 @@ def _key_from(result: Result, device: Device, threads: int, precision: str, leve
 def calibrate(device: Device, *, threads: int, budget_s: float, cache_dir: Path, level: str = "all",
               precision: str = "fp32", references: Sequence[str] = (), seed: int = 0,
               progress: Progress | None = None, max_models: int | None = None,
-              runtime: str = "onnxruntime") -> CalibrationTable:
-    """Measure calibration models on `device` for at most `budget_s` and return the table (not saved)."""
+              runtime: str = "onnxruntime", probe: str | None = PROBE,
+              probe_every_s: float = PROBE_EVERY_S) -> CalibrationTable:
+    """Measure calibration models on `device` for at most `budget_s` and return the table (not saved). `probe`
+    (None: no speed probe) is timed at the start, every `probe_every_s` and at the end (the module docstring)."""
     import onnx
 
     if runtime not in RUNTIMES:
@@ -148,6 +182,9 @@ def calibrate(device: Device, *, threads: int, budget_s: float, cache_dir: Path,
     notes: list[str] = []
     samples = 0
     per_model: list[float] = []
+    probes: list[tuple[float, float]] = []
+    probe_cost: list[float] = []  # seconds each probe took (the last is kept for the one after the last model)
+    last_probe = [-math.inf]
 
     def tick(label: str) -> None:
         if progress is not None:
@@ -156,10 +193,33 @@ def calibrate(device: Device, *, threads: int, budget_s: float, cache_dir: Path,
     def room() -> bool:
         spent = time.monotonic() - start
         est = (sum(per_model) / len(per_model)) if per_model else 0.0
-        return spent + est <= budget_s
+        closing = probe_cost[-1] if probe is not None and probe_cost else 0.0  # the last probe's time is kept
+        return spent + est + closing <= budget_s
+
+    def timed_probe(last: bool = False) -> None:
+        nonlocal probe
+        if probe is None or (not last and time.monotonic() - last_probe[0] < probe_every_s):
+            return
+        t0 = time.monotonic()
+        tick(f"speed probe ({probe})")
+        try:
+            r = measure_model(device, probe_path(probe, runtime, cache_dir), threads=threads, level=level, precision=precision, runtime=runtime,
+                              settings={"profile_ops": False})
+            if r.status != "ok" or r.latency_ms is None or r.latency_ms.p50 is None:
+                raise UserError(f"the run did not end ok ({r.status})")
+        except UserError as e:
+            notes.append(f"speed probe {probe}: {e.one_line()}; the table has no speed probe")
+            probes.clear()
+            probe = None
+            return
+        finally:
+            probe_cost.append(time.monotonic() - t0)
+        probes.append(((t0 + time.monotonic()) / 2 - start, float(r.latency_ms.p50)))
+        last_probe[0] = time.monotonic()
 
     def one(model: str, name: str, role: str, path: Path | None = None) -> None:
         nonlocal key, samples
+        timed_probe()
         t0 = time.monotonic()
         tick(name)
         try:
@@ -174,7 +234,7 @@ def calibrate(device: Device, *, threads: int, budget_s: float, cache_dir: Path,
             per_model.append(time.monotonic() - t0)
         if key is None:
             key = _key_from(r, device, threads, precision, level, runtime)
-        models.append(cm)
+        models.append(dataclasses.replace(cm, at_s=(t0 + time.monotonic()) / 2 - start))
         # a LiteRT model is timed whole: its one operator is the sample
         samples += sum(1 for k in cm.kernels if k.us is not None) if level != GRAPH_LEVEL else 1
         tick(name)
@@ -206,11 +266,14 @@ def calibrate(device: Device, *, threads: int, budget_s: float, cache_dir: Path,
     if key is None:
         raise UserError(f"calibrating {device.name}: the budget ended before any model was measured",
                         hint="give a longer --budget")
+    timed_probe(last=True)
     spent = time.monotonic() - start
     tick("done")
     return CalibrationTable(key=key, models=tuple(models),
                             created_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-                            budget_s=budget_s, spent_s=spent, edgeprof_version=__version__, notes=tuple(notes))
+                            budget_s=budget_s, spent_s=spent, edgeprof_version=__version__, notes=tuple(notes),
+                            probe=SpeedProbe(model=probe, samples=tuple(probes)) if probe is not None and probes
+                            else None)
 
 
 def kernel_samples(table: CalibrationTable) -> list[tuple[Kernel, float]]:

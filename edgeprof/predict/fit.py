@@ -15,6 +15,11 @@ Owns the method (docs/predict.md says it in words):
   uncovered part; an If not decided here spans its branches;
 - a table of whole-model times (LiteRT): each one-operator model's p50 less the per-run overhead (its quickest
   model) is its kernel's time (_whole_us);
+- the board's speed during calibration (FitOptions.pace; docs/predict.md, fifth round): with a speed probe in the
+  table (calibrate.py), each model's times are divided by the probe's p50 at its time (linear between probes)
+  over the probe's median, so a model measured while the board ran slow does not teach the fit that its kernels
+  are dear; predictions are for the board at its median speed, and the interval also holds the probe's own
+  spread (a measurement later runs at some speed the probe saw: the two terms add in quadrature);
 - out-of-domain warnings: op kinds the table lacks, dtypes it never measured, and kernels whose FLOPs or bytes
   lie beyond ×4 of the range its key was measured at.
 Does not own: reading graphs (graph.py), the table's file (table.py).
@@ -34,7 +39,8 @@ import numpy as np
 from .graph import CONTROL_OPS, Kernel
 from .table import CalibrationModel, CalibrationTable
 
-__all__ = ["Predictor", "Prediction", "fit", "FitOptions", "CANDIDATES", "MIN_SAMPLES", "LEVEL"]
+__all__ = ["Predictor", "Prediction", "fit", "FitOptions", "CANDIDATES", "MIN_SAMPLES", "LEVEL", "paced_models",
+           "pace_spread", "probe_reference"]
 
 MIN_SAMPLES = 6
 # a table of one-operator models timed whole (LiteRT): each sample is a whole timed loop of that one kernel, not a
@@ -85,6 +91,9 @@ class FitOptions:
     # (0: scaling alone, the method up to the third round; docs/predict.md, fourth round)
     run_overhead: bool = True
     excess: float = 1.0
+    # divide each calibration model's times by the speed probe's speed at its time (no probe in the table: nothing
+    # to divide by); False: the method up to the fourth round, which took the times as measured
+    pace: bool = True
 
 
 DEFAULT_OPTIONS = FitOptions()
@@ -195,6 +204,50 @@ class Prediction:
         return dict(self.__dict__)
 
 
+PACE_WARN = 0.10  # a probe that moved more than this (max/min − 1) during the calibration is warned of
+
+
+def probe_reference(table: CalibrationTable) -> float | None:
+    """The speed probe's median p50 (ms): the board speed a paced table's predictions are for; None without one."""
+    ms = table.probe.p50s() if table.probe is not None else []
+    return float(np.median(ms)) if ms else None
+
+
+def _speed_at(samples: Sequence[tuple[float, float]], at_s: float) -> float:
+    """The probe's p50 at `at_s`: linear between the probes around it, the nearest one's outside them."""
+    pts = sorted(samples)
+    return float(np.interp(at_s, [t for t, _ in pts], [ms for _, ms in pts]))
+
+
+def paced_models(table: CalibrationTable, options: FitOptions = DEFAULT_OPTIONS) -> list[CalibrationModel]:
+    """The table's models with their times divided by the board's relative speed when each was measured
+    (FitOptions.pace, a speed probe in the table, the model's at_s known); the others as they are."""
+    ref = probe_reference(table)
+    if not options.pace or ref is None or table.probe is None:
+        return list(table.models)
+    out = []
+    for m in table.models:
+        if m.at_s is None:
+            out.append(m)
+            continue
+        f = _speed_at(table.probe.samples, m.at_s) / ref
+        out.append(dataclasses.replace(
+            m, p50_ms=m.p50_ms / f, unmatched_us=m.unmatched_us / f,
+            profiled_run_ms=None if m.profiled_run_ms is None else m.profiled_run_ms / f,
+            kernels=tuple(dataclasses.replace(mk, us=None if mk.us is None else mk.us / f) for mk in m.kernels)))
+    return out
+
+
+def pace_spread(table: CalibrationTable) -> float:
+    """The probe's spread: the conformal 90 % quantile of |log(p50 / median)| over its samples (0 with fewer than
+    two): how far from its median speed the board ran while it was calibrated."""
+    ref = probe_reference(table)
+    ms = table.probe.p50s() if table.probe is not None else []
+    if ref is None or len(ms) < 2:
+        return 0.0
+    return conformal_quantile([abs(math.log(v / ref)) for v in ms])
+
+
 def _timed_us(m: CalibrationModel, delta_max: float, run_us: float = 0.0) -> dict[int, float]:
     """A calibration model's profiled kernel times made timed: the profiler adds a roughly constant cost to every
     node it times (agents/edgeprof_agent/opprof.py: profiling makes runs 33-65 % slower, most for small kernels), so
@@ -276,7 +329,8 @@ class Predictor:
                  options: FitOptions = DEFAULT_OPTIONS) -> None:
         self.table = table
         self.options = options
-        use = list(table.models if models is None else models)
+        # `models` (held_out_errors' folds) come paced already
+        use = paced_models(table, options) if models is None else list(models)
         # a table of whole-model times (LiteRT: no per-op profiler): the per-run overhead is its quickest model's
         # p50 (a one-ADD model of 8 elements), and each model's p50 less it is its kernels' time (_whole_us)
         whole = [m for m in use if m.kernels and all(mk.us is None for mk in m.kernels)]
@@ -330,8 +384,9 @@ class Predictor:
             self.level = tuple(float(v) for v in _nnls_rel(x / scale, np.array(ys)) / scale)
         else:
             self.level = (1.0, 0.0, 0.0, 0.0, 0.0)
-        self.spread = 0.0  # set by fit(): the held-out device-level term
+        self.spread = 0.0  # set by fit(): the held-out device-level term (with the probe's spread when paced)
         self.spread_from = ""
+        self.pace = pace_spread(table) if options.pace else 0.0  # the speed probe's own spread (log)
         self.held: list[tuple[str, float]] = []  # set by fit(): (model, log(measured / predicted)) held out by fold
         self.candidates: list[tuple[FitOptions, float]] = []  # set by fit(): each option and its folds' median
 
@@ -451,6 +506,9 @@ class Predictor:
                             f"and input values fed): only the branch taken is counted")
         for note in dict.fromkeys(k.note for k in control if k.op != "If" and k.note):
             warnings.append(f"control flow: {note}")
+        moved = self._probe_moved()
+        if moved is not None:
+            warnings.append(moved)
         return Prediction(
             p50_ms=p50 / 1e3, low_ms=max(low, 0.0) / 1e3, high_ms=high / 1e3, level=LEVEL,
             throughput_ips=batch * 1e6 / p50 if p50 > 0 else 0.0,
@@ -463,7 +521,22 @@ class Predictor:
                    f"held-out errors ({self.spread_from or 'held-out device-level spread'}); kernel neighbours: "
                    f"{self.options.knn} in {'FLOPs, bytes, outputs' if self.options.shape else 'FLOPs, bytes'}"
                    + (f"; profiled node times less a per-run cost of {self.run_us:.2f} µs and a profiler excess of "
-                      f"up to {self.delta_max:.2f} µs a node" if self.run_us or self.delta_max else ""))
+                      f"up to {self.delta_max:.2f} µs a node" if self.run_us or self.delta_max else "")
+                   + (f"; times scaled to the board's median speed (speed probe {self.table.probe.model}: "
+                      f"{probe_reference(self.table):.3g} ms)" if self.options.pace and self.table.probe is not None
+                      and probe_reference(self.table) is not None else ""))
+
+    def _probe_moved(self) -> str | None:
+        """A warning when the board's speed probe moved more than PACE_WARN during the calibration."""
+        probe = self.table.probe
+        ms = probe.p50s() if probe is not None else []
+        if probe is None or len(ms) < 2 or max(ms) / min(ms) - 1 <= PACE_WARN:
+            return None
+        what = ("the table's times are scaled to its median speed and the interval holds the spread"
+                if self.options.pace else "the table's times are taken as measured")
+        return (f"the board's speed moved during its calibration: the speed probe ({probe.model}) ran "
+                f"{min(ms):.3g}–{max(ms):.3g} ms over {len(ms)} probes (×{max(ms) / min(ms):.2f}); {what} — "
+                f"calibrate it idle, with its clocks fixed, for a narrower one")
 
     def _outside(self, k: Kernel) -> bool:
         m, _ = self._model_for(k)
@@ -481,7 +554,7 @@ def _beyond(m: CostModel, k: Kernel) -> bool:
 def held_out_errors(table: CalibrationTable, folds: int = 5,
                     options: FitOptions = DEFAULT_OPTIONS) -> list[tuple[str, float]]:
     """(model name, log(measured / predicted)) for each table model, predicted by a fit without its fold."""
-    models = list(table.models)
+    models = paced_models(table, options)
     out: list[tuple[str, float]] = []
     if len(models) < 2 * folds:
         folds = max(2, len(models) // 2)
@@ -537,7 +610,11 @@ def fit(table: CalibrationTable, options: FitOptions | Sequence[FitOptions] = DE
         parts.append(conformal_quantile(generated))
     if reference:
         parts.append(conformal_quantile(reference))
-    p.spread = max(max(parts), MIN_SPREAD) if parts else math.log(2.0)
+    model_spread = max(max(parts), MIN_SPREAD) if parts else math.log(2.0)
+    p.spread = math.hypot(model_spread, p.pace)
     p.spread_from = (f"{len(generated)} generated and {len(reference)} reference models held out by fold"
                      if parts else "no held-out models: ×2 assumed")
+    if p.pace:
+        p.spread_from += (f", and the speed probe's spread (×{math.exp(p.pace):.3f} over "
+                          f"{len(p.table.probe.p50s()) if p.table.probe else 0} probes), in quadrature")
     return p

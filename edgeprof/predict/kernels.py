@@ -13,6 +13,10 @@ mixed so that one budget covers the kernels real models spend their time in:
   small enough that its weights stay in the cache from one run to the next — which no kernel of the larger models
   shows (the fourth accuracy round: openWakeWord's Gemm heads, 11-55 µs, were over-predicted 3-9× from the
   weight-reading MatMuls of 5-45 MB models).
+`probe_model()`: the speed probe calibrate.py times between the models (a fixed small network: a dense
+convolution, two depthwise-pointwise blocks with a residual add, a pool and two Gemms; ≈ 120 MFLOP, about a
+millisecond at one thread here): compute-bound and memory-bound kernels both, so a board slowed by its clocks or by
+its memory shows in it.
 Chains, not isolated ops, so onnxruntime fuses and lays out as in real models. FLOPs per model are bounded
 (MAX_FLOPS) so a model's timed loop stays short on a 2-core board.
 Does not own: measuring them (calibrate.py).
@@ -26,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["calibration_models", "MAX_FLOPS", "KINDS"]
+__all__ = ["calibration_models", "probe_model", "MAX_FLOPS", "KINDS"]
 
 MAX_FLOPS = 4e8
 KINDS = ("cnn", "transformer", "misc", "tiny", "head")
@@ -346,3 +350,26 @@ def calibration_models(seed: int = 0, count: int | None = None) -> Iterator[tupl
         {"cnn": _cnn, "transformer": _transformer, "misc": _misc, "tiny": _tiny, "head": _head}[kind](g)
         yield f"cal-{seed}-{i:03d}-{kind}", g.model(f"cal_{i}")
         i += 1
+
+
+PROBE_NAME = "edgeprof-probe-1"  # the speed probe's name in a table; a new probe network gets a new number
+
+
+def probe_model() -> Any:
+    """The speed probe as an ONNX model (fixed weights, the same file every time: see the module docstring)."""
+    g = _G(np.random.default_rng(20261205))
+    x = g.input([1, 16, 96, 96])
+    t, h, c = _conv(g, x, 16, 96, 32, 3, 1)
+    t = g.node("Relu", [t])
+    for cout in (64, 64):
+        t, h, _ = _conv(g, t, c, h, c, 3, 2 if c == 32 else 1, group=c)  # depthwise
+        t = g.node("Relu", [t])
+        y, h, cout = _conv(g, t, c, h, cout, 1, 1)  # pointwise
+        t = g.node("Add", [y, t]) if cout == c else g.node("Relu", [y])
+        c = cout
+    t = g.node("Flatten", [g.node("GlobalAveragePool", [t])], axis=1)
+    t = g.node("Relu", [g.node("Gemm", [t, g.const([256, c]), g.const([256])], transB=1)])
+    t = g.node("Gemm", [t, g.const([128, 256]), g.const([128])], transB=1)
+    g.flops += 2.0 * (c * 256 + 256 * 128)
+    g.output(t, [1, 128])
+    return g.model("edgeprof_probe")

@@ -3,7 +3,8 @@
 Owns: `TableKey` (device facts, runtime name and version, precision, threads, graph level, and the host
 onnxruntime version that read the fused graphs, or for a LiteRT table the host LiteRT that read its files),
 `CalibrationTable` (the measured calibration models with their
-kernels and per-kernel profiled times), save/load (schema_version; an unknown newer version is refused in one
+kernels and per-kernel profiled times, each model's time in the calibration, and the speed probe's samples:
+`SpeedProbe`), save/load (schema_version; an unknown newer version is refused in one
 line), the default place tables live (~/.cache/edgeprof/tables/<device>-<runtime>-<precision>-t<threads>.json),
 and `check_key`: a table measured with another runtime version, precision, thread count or graph level is
 refused in one line naming the difference.
@@ -23,10 +24,13 @@ from typing import Any
 from ..errors import ConfigError
 from .graph import Kernel
 
-__all__ = ["SCHEMA_VERSION", "TableKey", "MeasuredKernel", "CalibrationModel", "CalibrationTable", "check_key",
+__all__ = ["SCHEMA_VERSION", "TableKey", "MeasuredKernel", "CalibrationModel", "CalibrationTable", "SpeedProbe",
+           "check_key",
            "load_table", "save_table", "default_table_path", "tables_dir", "TableMismatch"]
 
-SCHEMA_VERSION = 1
+# 2: the speed probe (CalibrationTable.probe) and each model's time in the calibration (CalibrationModel.at_s);
+# a version-1 table has neither and loads as before
+SCHEMA_VERSION = 2
 _FORMAT = "edgeprof-calibration-table"
 _DEVICE_FACTS = ("hostname", "arch", "cpu", "cores", "memory_mb", "os", "board_model")
 
@@ -79,6 +83,7 @@ class CalibrationModel:
     unmatched_us: float  # profiled time of nodes not in the host's graph (NCHWc reorders, ...)
     kernels: tuple[MeasuredKernel, ...]
     run_id: str | None = None
+    at_s: float | None = None  # when it was measured: seconds from the calibration's start (None: a version-1 table)
 
     def to_dict(self) -> dict[str, Any]:
         d = {k: v for k, v in asdict(self).items() if k != "kernels"}
@@ -91,7 +96,28 @@ class CalibrationModel:
                    profiled_run_ms=None if d.get("profiled_run_ms") is None else float(d["profiled_run_ms"]),
                    unmatched_us=float(d.get("unmatched_us") or 0.0),
                    kernels=tuple(MeasuredKernel.from_dict(k) for k in d.get("kernels") or []),
-                   run_id=d.get("run_id"))
+                   run_id=d.get("run_id"), at_s=None if d.get("at_s") is None else float(d["at_s"]))
+
+
+@dataclass(frozen=True)
+class SpeedProbe:
+    """The board's own speed through its calibration: one fixed model (`model`, a bundled name) timed without the
+    profiler at the start, every few tens of seconds and at the end. samples: (seconds from the calibration's
+    start, p50 ms). A board whose clocks move (a VM's neighbours, thermal throttling, a governor) runs the same
+    model slower or faster; fit.py divides each calibration model's times by the probe's speed at its time."""
+
+    model: str
+    samples: tuple[tuple[float, float], ...]
+
+    def p50s(self) -> list[float]:
+        return [ms for _, ms in self.samples]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"model": self.model, "samples": [[t, ms] for t, ms in self.samples]}
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> SpeedProbe:
+        return cls(model=str(d["model"]), samples=tuple((float(t), float(ms)) for t, ms in d.get("samples") or []))
 
 
 @dataclass(frozen=True)
@@ -103,11 +129,13 @@ class CalibrationTable:
     spent_s: float | None = None
     edgeprof_version: str = ""
     notes: tuple[str, ...] = field(default_factory=tuple)
+    probe: SpeedProbe | None = None  # None: calibrated without a speed probe (or a version-1 table)
 
     def to_dict(self) -> dict[str, Any]:
         return {"format": _FORMAT, "schema_version": SCHEMA_VERSION, "key": asdict(self.key),
                 "created_at": self.created_at, "budget_s": self.budget_s, "spent_s": self.spent_s,
                 "edgeprof_version": self.edgeprof_version, "notes": list(self.notes),
+                "probe": self.probe.to_dict() if self.probe is not None else None,
                 "models": [m.to_dict() for m in self.models]}
 
     @classmethod
@@ -130,7 +158,8 @@ class CalibrationTable:
             return cls(key=key, models=tuple(CalibrationModel.from_dict(m) for m in d.get("models") or []),
                        created_at=str(d.get("created_at") or ""), budget_s=d.get("budget_s"),
                        spent_s=d.get("spent_s"), edgeprof_version=str(d.get("edgeprof_version") or ""),
-                       notes=tuple(d.get("notes") or ()))
+                       notes=tuple(d.get("notes") or ()),
+                       probe=SpeedProbe.from_dict(d["probe"]) if d.get("probe") else None)
         except (KeyError, TypeError, ValueError) as e:
             raise ConfigError(f"{where}: calibration table field {e} is missing or malformed",
                               hint="export the table again with edgeprof calibrate") from None

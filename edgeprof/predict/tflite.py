@@ -12,7 +12,8 @@ Owns:
   litert-torch's layout passes, so the file holds the one operator and no TRANSPOSE), each ONE compute operator
   (with its fused activation; a stride-2 convolution gets the explicit PAD litert-torch writes before it) at a
   random shape, and tiny ones that pin the per-run overhead;
-  `calibration_files(seed, cache_dir)` converts them with litert-torch (cached by content).
+  `calibration_files(seed, cache_dir)` converts them with litert-torch (cached by content); `probe_file` is the
+  speed probe (kernels.probe_model's network) converted the same way.
 Timing: LiteRT's Python interpreter exposes no per-op profiler (agents/edgeprof_agent/backends/tflite.py
 profile_ops says so), so a LiteRT table holds each model's timed p50 only; fit.py takes a one-operator model's
 p50 less the table's per-run overhead as that kernel's time (nn-Meter's single-kernel measurement) and splits a
@@ -31,7 +32,8 @@ from typing import Any
 from ..errors import ModelError
 from .graph import Kernel
 
-__all__ = ["tflite_kernels", "calibration_modules", "calibration_files", "host_litert_version", "GRAPH_LEVEL"]
+__all__ = ["tflite_kernels", "calibration_modules", "calibration_files", "probe_file", "host_litert_version",
+           "GRAPH_LEVEL"]
 
 GRAPH_LEVEL = "xnnpack"  # a LiteRT table's graph level: XNNPACK applied, as deploy's default
 MAX_FLOPS = 2e8
@@ -306,26 +308,60 @@ def calibration_modules(seed: int = 0, count: int | None = None) -> Iterator[tup
             yield f"{op}{i}", Single(), shape
 
 
-def calibration_files(seed: int, cache_dir: Path, count: int | None = None) -> Iterator[tuple[str, Path]]:
-    """The calibration modules converted to .tflite with litert-torch, cached under cache_dir by content."""
+def _converted(name: str, module: Any, shape: tuple[int, ...], cache_dir: Path) -> Path:
+    """`module` converted to .tflite with litert-torch, cached under cache_dir by its weights and code."""
     import io
 
     import torch
 
     from ..export.capture import capture
 
+    module = module.eval()
+    buf = io.BytesIO()
+    torch.save((type(module).__name__, module.state_dict(), shape, name), buf)
+    digest = hashlib.sha256(buf.getvalue() + repr(module).encode()).hexdigest()[:12]
+    path = cache_dir / f"{name}-{digest}.tflite"
+    if not path.exists():
+        tmp = path.with_name(path.name + ".tmp")
+        with capture(cache_dir / "convert.log", f"converting calibration model {name} to TFLite"):
+            import litert_torch
+
+            litert_torch.convert(module, (torch.rand(*shape),)).export(str(tmp))
+        tmp.replace(path)
+    return path
+
+
+def calibration_files(seed: int, cache_dir: Path, count: int | None = None) -> Iterator[tuple[str, Path]]:
+    """The calibration modules converted to .tflite with litert-torch, cached under cache_dir by content."""
     cache_dir.mkdir(parents=True, exist_ok=True)
     for name, module, shape in calibration_modules(seed, count):
-        module = module.eval()
-        buf = io.BytesIO()
-        torch.save((type(module).__name__, module.state_dict(), shape, name), buf)
-        digest = hashlib.sha256(buf.getvalue() + repr(module).encode()).hexdigest()[:12]
-        path = cache_dir / f"{name}-{digest}.tflite"
-        if not path.exists():
-            tmp = path.with_name(path.name + ".tmp")
-            with capture(cache_dir / "convert.log", f"converting calibration model {name} to TFLite"):
-                import litert_torch
+        yield name, _converted(name, module, shape, cache_dir)
 
-                litert_torch.convert(module, (torch.rand(*shape),)).export(str(tmp))
-            tmp.replace(path)
-        yield name, path
+
+def probe_file(cache_dir: Path) -> Path:
+    """The speed probe (kernels.probe_model's network, in NHWC: a dense convolution, two depthwise-pointwise blocks
+    with a residual add, a pool and two fully connected layers) as a .tflite file, converted once and cached."""
+    import torch
+
+    torch.manual_seed(20261205)
+
+    class Probe(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.conv = torch.nn.Conv2d(16, 32, 3, padding=1)
+            self.dw1 = torch.nn.Conv2d(32, 32, 3, stride=2, padding=1, groups=32)
+            self.pw1 = torch.nn.Conv2d(32, 64, 1)
+            self.dw2 = torch.nn.Conv2d(64, 64, 3, padding=1, groups=64)
+            self.pw2 = torch.nn.Conv2d(64, 64, 1)
+            self.fc1 = torch.nn.Linear(64, 256)
+            self.fc2 = torch.nn.Linear(256, 128)
+
+        def forward(self, x: Any) -> Any:
+            t = torch.relu(self.conv(x.permute(0, 3, 1, 2)))
+            t = torch.relu(self.pw1(torch.relu(self.dw1(t))))
+            d = torch.relu(self.dw2(t))
+            t = self.pw2(d) + d
+            return self.fc2(torch.relu(self.fc1(t.mean(dim=(2, 3)))))
+
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    return _converted("edgeprof-probe-1", Probe(), (1, 96, 96, 16), cache_dir)

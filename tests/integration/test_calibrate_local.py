@@ -43,6 +43,14 @@ def test_calibrate_local_within_its_budget_then_predict_and_see_the_measured_run
     assert len(table.models) >= 2 and table.spent_s is not None
     assert table.spent_s <= budget * 1.5  # stops starting models once the next would not fit (one may overrun)
     assert sum(1 for m in table.models for k in m.kernels if k.us is not None) >= 10
+    # the speed probe: timed before the first model and after the last (the budget kept its time), each model's time
+    # in between; the fit divides each model's times by the probe's speed then
+    assert table.probe is not None and table.probe.model == "edgeprof-probe-1" and len(table.probe.samples) >= 2
+    at = [m.at_s for m in table.models]
+    assert all(a is not None for a in at) and at == sorted(at)
+    assert table.probe.samples[0][0] < at[0] and table.probe.samples[-1][0] > at[-1]
+    assert all(ms > 0 for ms in table.probe.p50s())
+    assert re.search(r"^speed probe edgeprof-probe-1: \d+ probes, p50 [\d.]+–[\d.]+ ms", err, re.M), err
 
     model = _model(tmp_path / "m.onnx")
     db = str(tmp_path / "r.sqlite")

@@ -105,3 +105,16 @@ def test_what_is_not_built_yet_is_said_in_one_line(offline, tmp_path, capsys):
     assert main(["calibrate", "--device", "local", "--runtime", "tflite", "--precision", "int8"]) == 2
     line = capsys.readouterr().err.strip()
     assert "\n" not in line and "tflite tables are built for fp32 only" in line
+
+
+def test_a_bad_speed_probe_is_one_line_before_anything_is_measured(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("EDGEPROF_TABLES", str(tmp_path / "tables"))
+    assert main(["calibrate", "--device", "local", "--probe", "mobilenet_v3", "--budget", "20s"]) == 2
+    line = capsys.readouterr().err.strip()
+    assert "\n" not in line and "unknown model 'mobilenet_v3'" in line and "mobilenet_v2" in line
+    assert main(["calibrate", "--device", "local", "--probe-every", "2s", "--budget", "20s"]) == 2
+    line = capsys.readouterr().err.strip()
+    assert "\n" not in line and "--probe-every 2s: at least 5 s" in line and "--probe none" in line
+    assert main(["calibrate", "--device", "local", "--probe-every", "soon", "--budget", "20s"]) == 2
+    assert "--probe-every 'soon'" in capsys.readouterr().err
+    assert not (tmp_path / "tables").exists()  # nothing was measured or written

@@ -1,6 +1,9 @@
 """Prediction from a table (edgeprof/predict/fit.py, graph.py, service.py): the cost models, coverage, the
 fallback for ops the table lacks (never 0 ms), out-of-domain warnings, and the fused graph read from onnxruntime."""
 
+import dataclasses
+import math
+
 import numpy as np
 import onnx
 import pytest
@@ -303,3 +306,100 @@ def test_the_profilers_per_node_excess_and_the_per_run_cost_are_taken_off_before
     assert old.run_us == 0.0 and old.delta_max == 0.0
     old_err = old.predict(ks).p50_ms / truth - 1
     assert old_err > 0.5 and old_err > 2 * abs(new_err)  # every small node kept ≈ 2.8 µs of the profiler's excess
+
+
+def _slowness(t, slow=1.5):
+    """The board of _drifting_table: full speed up to 16 s, then slowing steadily to 1/`slow` of it at 20 s."""
+    return 1.0 + (slow - 1.0) * min(max((t - 16.0) / 4.0, 0.0), 1.0)
+
+
+def _drifting_table(slow=1.5, seed=4):
+    """The synthetic board of _table whose speed falls by `slow` for the last third of its calibration (a VM's
+    neighbours waking, a board warming into its throttle point), with the speed probe seeing it: a probe every 4
+    models, its p50 1 ms × the board's slowness then."""
+    from edgeprof.predict.table import SpeedProbe
+
+    rng = np.random.default_rng(seed)
+    n = 30
+    models = []
+    for m in range(n):
+        f = _slowness(m + 0.5, slow)
+        ks = [_k("Conv/kxk", rng.uniform(1e6, 1e8), rng.uniform(1e4, 1e6), i=i) if rng.random() < 0.5 else
+              _k("Add", rng.uniform(1e3, 1e5), rng.uniform(1e4, 1e6), i=i) for i in range(int(rng.integers(4, 12)))]
+        p50_us = (sum(_us(k) for k in ks) + 10.0) * f
+        models.append(CalibrationModel(name=f"m{m}", role="kernels", p50_ms=p50_us / 1e3, profiled_run_ms=None,
+                                       unmatched_us=0.0, kernels=tuple(MeasuredKernel(k, _us(k) * f) for k in ks),
+                                       at_s=m + 0.5))
+    probe = SpeedProbe("edgeprof-probe-1", tuple((float(t), 1.0 * _slowness(t, slow)) for t in range(0, n + 1, 4)))
+    return CalibrationTable(key=KEY, models=tuple(models), created_at="", probe=probe)
+
+
+def test_a_board_that_slowed_during_calibration_is_predicted_at_its_median_speed_with_the_probe():
+    """A third of the calibration measured on a board running 1.5× slower: without the probe those models teach
+    the fit that their kernels are dear; with it (the default) each model's times are divided by the probe's
+    speed at its time, the prediction is the board's at its median speed, and the interval holds the probe's own
+    spread. The method before (FitOptions(pace=False)) takes the times as measured."""
+    from edgeprof.predict.fit import FitOptions, pace_spread, paced_models, probe_reference
+
+    table = _drifting_table()
+    assert probe_reference(table) == 1.0  # 5 of the 8 probes at full speed (0-16 s)
+    paced = paced_models(table)
+    assert [m.p50_ms for m in paced] == pytest.approx(
+        [(sum(_us(mk.kernel) for mk in m.kernels) + 10.0) / 1e3 for m in table.models], rel=1e-9)
+    ks = [_k("Conv/kxk", 3e7, 2e5, i=1), _k("Add", 5e4, 4e5, i=2), _k("Conv/kxk", 8e7, 9e5, i=3)]
+    truth = (sum(_us(k) for k in ks) + 10.0) / 1e3
+    new, old = fit(table), fit(table, FitOptions(pace=False))
+    new_err, old_err = new.predict(ks).p50_ms / truth - 1, old.predict(ks).p50_ms / truth - 1
+    assert abs(new_err) < 0.05 and old_err > 0.08 and old_err > 3 * abs(new_err)
+    # the interval: the probe's spread (log 1.5 at its 90 % quantile of 8 probes) in quadrature with the fit's
+    assert pace_spread(table) == pytest.approx(math.log(1.5))
+    assert new.spread >= math.log(1.5) and new.pace == pytest.approx(math.log(1.5)) and old.pace == 0.0
+    pred = new.predict(ks)
+    assert pred.high_ms / pred.p50_ms >= 1.5 - 1e-9
+    assert any("speed moved during its calibration" in w and "×1.50" in w for w in pred.warnings)
+    assert "speed probe edgeprof-probe-1" in pred.method
+    # a table without a probe (version 1, or --probe none) is fitted as before, and says nothing of its speed
+    bare = dataclasses.replace(table, probe=None)
+    assert paced_models(bare) == list(bare.models) and fit(bare).pace == 0.0
+    assert not any("speed moved" in w for w in fit(bare).predict(ks).warnings)
+
+
+def test_the_probes_speed_between_two_probes_is_linear_and_held_flat_outside_them():
+    from edgeprof.predict.fit import _speed_at
+
+    samples = [(10.0, 2.0), (0.0, 1.0), (20.0, 2.0)]  # unordered on purpose
+    assert _speed_at(samples, 5.0) == pytest.approx(1.5)
+    assert _speed_at(samples, -3.0) == 1.0 and _speed_at(samples, 99.0) == 2.0 and _speed_at(samples, 15.0) == 2.0
+
+
+def test_a_shape_computed_from_data_is_read_from_one_host_run_not_guessed(tmp_path):
+    """A Pad whose amount is computed from the data (0 · mean(x) + 48: always 48, which no shape inference can see):
+    the MatMul after it reads 64 wide, which only a run shows; guessed from the Pad's input it would read 16 wide."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 16])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+    inits = [numpy_helper.from_array(np.zeros((), np.float32), "zero"),
+             numpy_helper.from_array(np.array(48.0, np.float32), "amount"),
+             numpy_helper.from_array(np.zeros(3, np.int64), "three_zeros"),
+             numpy_helper.from_array(np.array([1], np.int64), "one"),
+             numpy_helper.from_array(np.ones((64, 256), np.float32), "w")]
+    nodes = [helper.make_node("ReduceMean", ["x"], ["mean"], keepdims=0),
+             helper.make_node("Mul", ["mean", "zero"], ["nought"]),
+             helper.make_node("Add", ["nought", "amount"], ["p_f"]),
+             helper.make_node("Cast", ["p_f"], ["p"], to=TensorProto.INT64),
+             helper.make_node("Reshape", ["p", "one"], ["p1"]),
+             helper.make_node("Concat", ["three_zeros", "p1"], ["pads"], axis=0),
+             helper.make_node("Pad", ["x", "pads"], ["padded"], name="pad"),
+             helper.make_node("MatMul", ["padded", "w"], ["y"], name="matmul")]
+    m = helper.make_model(helper.make_graph(nodes, "g", [x], [y], inits),
+                          opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    onnx.save(m, str(tmp_path / "m.onnx"))
+    ks = {k.name: k for k in kernels(tmp_path / "m.onnx", {"x": (1, 16)}, "disable")}
+    assert not ks["pad"].shapes_guessed and not ks["matmul"].shapes_guessed
+    assert ks["matmul"].flops == 2 * 1 * 64 * 256
+    # a model the host cannot run (an input dim neither fed nor fixed): the shapes stay guessed, and say so
+    from edgeprof.predict.graph import _run_shapes
+
+    sym = onnx.load(str(tmp_path / "m.onnx"))
+    sym.graph.input[0].type.tensor_type.shape.dim[0].dim_param = "n"
+    assert _run_shapes(sym, {}, {}, ["padded"]) == {}

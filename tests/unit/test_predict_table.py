@@ -1,5 +1,6 @@
 """The calibration table record (edgeprof/predict/table.py): round trips, versions, refusal of a mismatch."""
 
+import dataclasses
 import json
 
 import pytest
@@ -12,6 +13,7 @@ from edgeprof.predict.table import (
     CalibrationModel,
     CalibrationTable,
     MeasuredKernel,
+    SpeedProbe,
     TableKey,
     TableMismatch,
     check_key,
@@ -41,6 +43,24 @@ def test_a_table_round_trips_through_its_file(tmp_path):
     data = json.loads(p.read_text())
     assert data["schema_version"] == SCHEMA_VERSION and data["format"] == "edgeprof-calibration-table"
     assert data["models"][0]["kernels"][1]["us"] is None  # a kernel the profile did not show stays None, not 0
+
+
+def test_the_speed_probe_and_each_models_time_round_trip_and_a_version_1_table_still_loads(tmp_path):
+    t = _table()
+    t = CalibrationTable(key=t.key, models=tuple(dataclasses.replace(m, at_s=12.5) for m in t.models),
+                         created_at=t.created_at, probe=SpeedProbe("edgeprof-probe-1", ((0.4, 0.91), (31.0, 0.95))))
+    back = load_table(save_table(t, tmp_path / "t.json"))
+    assert back == t and back.probe is not None and back.probe.p50s() == [0.91, 0.95]
+    assert back.models[0].at_s == 12.5
+    # a version-1 file (before the probe): no probe, no times, loads as it was written
+    d = _table().to_dict()
+    d["schema_version"] = 1
+    del d["probe"]
+    for m in d["models"]:
+        del m["at_s"]
+    (tmp_path / "v1.json").write_text(json.dumps(d))
+    old = load_table(tmp_path / "v1.json")
+    assert old.probe is None and old.models[0].at_s is None and old.models == _table().models
 
 
 def test_a_newer_schema_or_another_file_is_refused_in_one_line(tmp_path):
@@ -77,3 +97,19 @@ def test_find_table_by_device_name_and_threads(tmp_path, monkeypatch):
         find_table("boardA", threads=2)
     with pytest.raises(ConfigError, match="no onnxruntime fp32 calibration table"):
         find_table("boardB")
+
+
+def test_a_version_1_table_written_by_the_fourth_round_loads_and_predicts_without_a_probe():
+    """tests/data/golden/tables/v1: the first 12 generated models of a table calibrated on 2026-12-05 (schema
+    version 1, before the speed probe), as edgeprof wrote it."""
+    from pathlib import Path
+
+    from edgeprof.predict.fit import fit
+
+    t = load_table(Path(__file__).parents[1] / "data" / "golden" / "tables" / "v1" / "local-onnxruntime-fp32-t1.json")
+    assert t.probe is None and all(m.at_s is None for m in t.models) and len(t.models) == 12
+    p = fit(t)
+    assert p.pace == 0.0
+    ks = [mk.kernel for mk in t.models[0].kernels]
+    pred = p.predict(ks)
+    assert pred.p50_ms > 0 and not any("speed" in w for w in pred.warnings)
