@@ -160,8 +160,8 @@ def predict_row(row: dict[str, Any], table: Any, runtime: str, threads: int, con
                 precision: str = "fp32") -> dict[str, Any]:
     """A measured row (model, split, artifact, inputs, input values, measured and re-measured p50) with the
     table's prediction of it; a prediction that fails is the row's error, not a crash."""
-    from edgeprof.predict.fit import probe_reference
     from edgeprof.predict.graph import kernels
+    from edgeprof.predict.pace import probe_reference
     from edgeprof.predict.service import predict
     from edgeprof.predict.tflite import tflite_kernels
 

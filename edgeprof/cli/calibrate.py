@@ -63,7 +63,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..predict.fit import probe_reference
+    from ..predict.pace import probe_reference
     from ..predict.table import default_table_path, load_table, save_table
 
     if args.import_file:

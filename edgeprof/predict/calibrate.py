@@ -155,6 +155,43 @@ def _key_from(result: Result, device: Device, threads: int, precision: str, leve
                     graph_level=level, host_ort_version=host_ort_version())
 
 
+class _ProbeTimer:
+    """The speed probe through one calibration: timed when `every_s` has passed since the last (and at the end);
+    a probe that fails is a note and the table then has none."""
+
+    def __init__(self, probe: str | None, every_s: float, start: float, notes: list[str],
+                 run: Callable[[str], Result]) -> None:
+        self.probe, self.every_s, self.start, self.notes, self.run = probe, every_s, start, notes, run
+        self.samples: list[tuple[float, float]] = []
+        self.cost: list[float] = []  # seconds each probe took: the last is kept in the budget for the closing one
+        self.last = -math.inf
+
+    def closing_s(self) -> float:
+        return self.cost[-1] if self.probe is not None and self.cost else 0.0
+
+    def maybe(self, tick: Callable[[str], None], last: bool = False) -> None:
+        if self.probe is None or (not last and time.monotonic() - self.last < self.every_s):
+            return
+        t0 = time.monotonic()
+        tick(f"speed probe ({self.probe})")
+        try:
+            r = self.run(self.probe)
+            if r.status != "ok" or r.latency_ms is None or r.latency_ms.p50 is None:
+                raise UserError(f"the run did not end ok ({r.status})")
+        except UserError as e:
+            self.notes.append(f"speed probe {self.probe}: {e.one_line()}; the table has no speed probe")
+            self.samples.clear()
+            self.probe = None
+            return
+        finally:
+            self.cost.append(time.monotonic() - t0)
+        self.samples.append(((t0 + time.monotonic()) / 2 - self.start, float(r.latency_ms.p50)))
+        self.last = time.monotonic()
+
+    def result(self) -> SpeedProbe | None:
+        return SpeedProbe(model=self.probe, samples=tuple(self.samples)) if self.probe and self.samples else None
+
+
 def calibrate(device: Device, *, threads: int, budget_s: float, cache_dir: Path, level: str = "all",
               precision: str = "fp32", references: Sequence[str] = (), seed: int = 0,
               progress: Progress | None = None, max_models: int | None = None,
@@ -177,14 +214,14 @@ def calibrate(device: Device, *, threads: int, budget_s: float, cache_dir: Path,
     if runtime == "tflite":
         level = GRAPH_LEVEL
     start = time.monotonic()
+    notes: list[str] = []
+    timer = _ProbeTimer(probe, probe_every_s, start, notes, lambda p: measure_model(
+        device, probe_path(p, runtime, cache_dir), threads=threads, level=level, precision=precision,
+        runtime=runtime, settings={"profile_ops": False}))
     models: list[CalibrationModel] = []
     key: TableKey | None = None
-    notes: list[str] = []
     samples = 0
     per_model: list[float] = []
-    probes: list[tuple[float, float]] = []
-    probe_cost: list[float] = []  # seconds each probe took (the last is kept for the one after the last model)
-    last_probe = [-math.inf]
 
     def tick(label: str) -> None:
         if progress is not None:
@@ -193,33 +230,11 @@ def calibrate(device: Device, *, threads: int, budget_s: float, cache_dir: Path,
     def room() -> bool:
         spent = time.monotonic() - start
         est = (sum(per_model) / len(per_model)) if per_model else 0.0
-        closing = probe_cost[-1] if probe is not None and probe_cost else 0.0  # the last probe's time is kept
-        return spent + est + closing <= budget_s
-
-    def timed_probe(last: bool = False) -> None:
-        nonlocal probe
-        if probe is None or (not last and time.monotonic() - last_probe[0] < probe_every_s):
-            return
-        t0 = time.monotonic()
-        tick(f"speed probe ({probe})")
-        try:
-            r = measure_model(device, probe_path(probe, runtime, cache_dir), threads=threads, level=level, precision=precision, runtime=runtime,
-                              settings={"profile_ops": False})
-            if r.status != "ok" or r.latency_ms is None or r.latency_ms.p50 is None:
-                raise UserError(f"the run did not end ok ({r.status})")
-        except UserError as e:
-            notes.append(f"speed probe {probe}: {e.one_line()}; the table has no speed probe")
-            probes.clear()
-            probe = None
-            return
-        finally:
-            probe_cost.append(time.monotonic() - t0)
-        probes.append(((t0 + time.monotonic()) / 2 - start, float(r.latency_ms.p50)))
-        last_probe[0] = time.monotonic()
+        return spent + est + timer.closing_s() <= budget_s
 
     def one(model: str, name: str, role: str, path: Path | None = None) -> None:
         nonlocal key, samples
-        timed_probe()
+        timer.maybe(tick)
         t0 = time.monotonic()
         tick(name)
         try:
@@ -266,14 +281,13 @@ def calibrate(device: Device, *, threads: int, budget_s: float, cache_dir: Path,
     if key is None:
         raise UserError(f"calibrating {device.name}: the budget ended before any model was measured",
                         hint="give a longer --budget")
-    timed_probe(last=True)
+    timer.maybe(tick, last=True)
     spent = time.monotonic() - start
     tick("done")
     return CalibrationTable(key=key, models=tuple(models),
                             created_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
                             budget_s=budget_s, spent_s=spent, edgeprof_version=__version__, notes=tuple(notes),
-                            probe=SpeedProbe(model=probe, samples=tuple(probes)) if probe is not None and probes
-                            else None)
+                            probe=timer.result())
 
 
 def kernel_samples(table: CalibrationTable) -> list[tuple[Kernel, float]]:

@@ -17,7 +17,7 @@ Owns the method (docs/predict.md says it in words):
   model) is its kernel's time (_whole_us);
 - the board's speed during calibration (FitOptions.pace; docs/predict.md, fifth round): with a speed probe in the
   table (calibrate.py), each model's times are divided by the probe's p50 at its time (linear between probes)
-  over the probe's median, so a model measured while the board ran slow does not teach the fit that its kernels
+  over the probe's median (pace.py), so a model measured while the board ran slow does not teach the fit that its kernels
   are dear; predictions are for the board at its median speed, and the interval also holds the probe's own
   spread (a measurement later runs at some speed the probe saw: the two terms add in quadrature);
 - out-of-domain warnings: op kinds the table lacks, dtypes it never measured, and kernels whose FLOPs or bytes
@@ -37,10 +37,10 @@ from typing import Any
 import numpy as np
 
 from .graph import CONTROL_OPS, Kernel
+from .pace import moved_warning, paced_models, probe_reference
 from .table import CalibrationModel, CalibrationTable
 
-__all__ = ["Predictor", "Prediction", "fit", "FitOptions", "CANDIDATES", "MIN_SAMPLES", "LEVEL", "paced_models",
-           "pace_spread", "probe_reference"]
+__all__ = ["Predictor", "Prediction", "fit", "FitOptions", "CANDIDATES", "MIN_SAMPLES", "LEVEL", "pace_spread"]
 
 MIN_SAMPLES = 6
 # a table of one-operator models timed whole (LiteRT): each sample is a whole timed loop of that one kernel, not a
@@ -204,50 +204,6 @@ class Prediction:
         return dict(self.__dict__)
 
 
-PACE_WARN = 0.10  # a probe that moved more than this (max/min − 1) during the calibration is warned of
-
-
-def probe_reference(table: CalibrationTable) -> float | None:
-    """The speed probe's median p50 (ms): the board speed a paced table's predictions are for; None without one."""
-    ms = table.probe.p50s() if table.probe is not None else []
-    return float(np.median(ms)) if ms else None
-
-
-def _speed_at(samples: Sequence[tuple[float, float]], at_s: float) -> float:
-    """The probe's p50 at `at_s`: linear between the probes around it, the nearest one's outside them."""
-    pts = sorted(samples)
-    return float(np.interp(at_s, [t for t, _ in pts], [ms for _, ms in pts]))
-
-
-def paced_models(table: CalibrationTable, options: FitOptions = DEFAULT_OPTIONS) -> list[CalibrationModel]:
-    """The table's models with their times divided by the board's relative speed when each was measured
-    (FitOptions.pace, a speed probe in the table, the model's at_s known); the others as they are."""
-    ref = probe_reference(table)
-    if not options.pace or ref is None or table.probe is None:
-        return list(table.models)
-    out = []
-    for m in table.models:
-        if m.at_s is None:
-            out.append(m)
-            continue
-        f = _speed_at(table.probe.samples, m.at_s) / ref
-        out.append(dataclasses.replace(
-            m, p50_ms=m.p50_ms / f, unmatched_us=m.unmatched_us / f,
-            profiled_run_ms=None if m.profiled_run_ms is None else m.profiled_run_ms / f,
-            kernels=tuple(dataclasses.replace(mk, us=None if mk.us is None else mk.us / f) for mk in m.kernels)))
-    return out
-
-
-def pace_spread(table: CalibrationTable) -> float:
-    """The probe's spread: the conformal 90 % quantile of |log(p50 / median)| over its samples (0 with fewer than
-    two): how far from its median speed the board ran while it was calibrated."""
-    ref = probe_reference(table)
-    ms = table.probe.p50s() if table.probe is not None else []
-    if ref is None or len(ms) < 2:
-        return 0.0
-    return conformal_quantile([abs(math.log(v / ref)) for v in ms])
-
-
 def _timed_us(m: CalibrationModel, delta_max: float, run_us: float = 0.0) -> dict[int, float]:
     """A calibration model's profiled kernel times made timed: the profiler adds a roughly constant cost to every
     node it times (agents/edgeprof_agent/opprof.py: profiling makes runs 33-65 % slower, most for small kernels), so
@@ -330,7 +286,7 @@ class Predictor:
         self.table = table
         self.options = options
         # `models` (held_out_errors' folds) come paced already
-        use = paced_models(table, options) if models is None else list(models)
+        use = paced_models(table, options.pace) if models is None else list(models)
         # a table of whole-model times (LiteRT: no per-op profiler): the per-run overhead is its quickest model's
         # p50 (a one-ADD model of 8 elements), and each model's p50 less it is its kernels' time (_whole_us)
         whole = [m for m in use if m.kernels and all(mk.us is None for mk in m.kernels)]
@@ -506,7 +462,7 @@ class Predictor:
                             f"and input values fed): only the branch taken is counted")
         for note in dict.fromkeys(k.note for k in control if k.op != "If" and k.note):
             warnings.append(f"control flow: {note}")
-        moved = self._probe_moved()
+        moved = moved_warning(self.table, self.options.pace)
         if moved is not None:
             warnings.append(moved)
         return Prediction(
@@ -526,18 +482,6 @@ class Predictor:
                       f"{probe_reference(self.table):.3g} ms)" if self.options.pace and self.table.probe is not None
                       and probe_reference(self.table) is not None else ""))
 
-    def _probe_moved(self) -> str | None:
-        """A warning when the board's speed probe moved more than PACE_WARN during the calibration."""
-        probe = self.table.probe
-        ms = probe.p50s() if probe is not None else []
-        if probe is None or len(ms) < 2 or max(ms) / min(ms) - 1 <= PACE_WARN:
-            return None
-        what = ("the table's times are scaled to its median speed and the interval holds the spread"
-                if self.options.pace else "the table's times are taken as measured")
-        return (f"the board's speed moved during its calibration: the speed probe ({probe.model}) ran "
-                f"{min(ms):.3g}–{max(ms):.3g} ms over {len(ms)} probes (×{max(ms) / min(ms):.2f}); {what} — "
-                f"calibrate it idle, with its clocks fixed, for a narrower one")
-
     def _outside(self, k: Kernel) -> bool:
         m, _ = self._model_for(k)
         return m is not None and _beyond(m, k)
@@ -554,7 +498,7 @@ def _beyond(m: CostModel, k: Kernel) -> bool:
 def held_out_errors(table: CalibrationTable, folds: int = 5,
                     options: FitOptions = DEFAULT_OPTIONS) -> list[tuple[str, float]]:
     """(model name, log(measured / predicted)) for each table model, predicted by a fit without its fold."""
-    models = paced_models(table, options)
+    models = paced_models(table, options.pace)
     out: list[tuple[str, float]] = []
     if len(models) < 2 * folds:
         folds = max(2, len(models) // 2)
@@ -578,6 +522,16 @@ def conformal_quantile(errs: Sequence[float], level: float = LEVEL) -> float:
     ordered = sorted(errs)
     k = math.ceil((len(ordered) + 1) * level)
     return ordered[min(k, len(ordered)) - 1]
+
+
+def pace_spread(table: CalibrationTable) -> float:
+    """The probe's spread: the conformal 90 % quantile of |log(p50 / median)| over its samples (0 with fewer than
+    two): how far from its median speed the board ran while it was calibrated."""
+    ref = probe_reference(table)
+    ms = table.probe.p50s() if table.probe is not None else []
+    if ref is None or len(ms) < 2:
+        return 0.0
+    return conformal_quantile([abs(math.log(v / ref)) for v in ms])
 
 
 def _median_abs(errs: Sequence[float]) -> float:

@@ -339,7 +339,8 @@ def test_a_board_that_slowed_during_calibration_is_predicted_at_its_median_speed
     the fit that their kernels are dear; with it (the default) each model's times are divided by the probe's
     speed at its time, the prediction is the board's at its median speed, and the interval holds the probe's own
     spread. The method before (FitOptions(pace=False)) takes the times as measured."""
-    from edgeprof.predict.fit import FitOptions, pace_spread, paced_models, probe_reference
+    from edgeprof.predict.fit import FitOptions, pace_spread
+    from edgeprof.predict.pace import paced_models, probe_reference
 
     table = _drifting_table()
     assert probe_reference(table) == 1.0  # 5 of the 8 probes at full speed (0-16 s)
@@ -365,7 +366,7 @@ def test_a_board_that_slowed_during_calibration_is_predicted_at_its_median_speed
 
 
 def test_the_probes_speed_between_two_probes_is_linear_and_held_flat_outside_them():
-    from edgeprof.predict.fit import _speed_at
+    from edgeprof.predict.pace import _speed_at
 
     samples = [(10.0, 2.0), (0.0, 1.0), (20.0, 2.0)]  # unordered on purpose
     assert _speed_at(samples, 5.0) == pytest.approx(1.5)
