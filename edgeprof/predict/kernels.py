@@ -9,6 +9,9 @@ mixed so that one budget covers the kernels real models spend their time in:
 - "misc": independent single ops on their own inputs (elementwise, copies, reductions, pools, LSTM / GRU,
   ConvTranspose) at random shapes;
 - "tiny": one to three ops on a few hundred elements, whose run is a few µs: they pin the per-run overhead;
+- "act": activations and elementwise blocks written out as exporters write them (HardSwish as Add, Clip, Div,
+  Mul; squeeze-excite gates; a batch norm as Mul and Add), chained on one feature map between depthwise
+  convolutions, each op reading what the one before wrote (_written says why);
 - "head": a small MLP head (Flatten, one to four Gemms against weights of 2 kB to 3 MB, activations), a model
   small enough that its weights stay in the cache from one run to the next — which no kernel of the larger models
   shows (the fourth accuracy round: openWakeWord's Gemm heads, 11-55 µs, were over-predicted 3-9× from the
@@ -33,7 +36,7 @@ import numpy as np
 __all__ = ["calibration_models", "probe_model", "MAX_FLOPS", "KINDS"]
 
 MAX_FLOPS = 4e8
-KINDS = ("cnn", "transformer", "misc", "tiny", "head")
+KINDS = ("cnn", "transformer", "misc", "tiny", "head", "act")
 OPSET = 17
 
 
@@ -339,15 +342,56 @@ def _head(g: _G) -> None:
     g.output(t, [1, width])
 
 
+def _written(g: _G) -> None:
+    """Activations and elementwise blocks written out as exporters write them, in one chain on one feature map
+    (paddle2onnx and older torch exports: HardSwish as x·Clip(x + 3, 0, 6) / 6, HardSigmoid likewise, squeeze-
+    excite's channel gate, a batch norm as Mul and Add, residual adds), between depthwise convolutions as in a
+    mobile backbone. Each op reads what the op before it wrote, still in the cache: the misc kind's ops each read
+    their own input, and at a few hundred kB each a model of a dozen of them no longer fits the cache (onnxruntime,
+    1 thread here: ten chained Divs of 295 kB ran 1.5× faster than ten on their own inputs), which left the
+    elementwise kernels of real networks over-predicted 1.7-3.3× (the fifth round: PaddleOCR's classifier and
+    detector, docs/predict.md)."""
+    rng = g.rng
+    c, h = _ch(rng, 8, 256), int(rng.choice([7, 14, 24, 28, 48, 56, 96]))
+    while c * h * h > 1 << 18 and h > 7:  # a feature map of at most 1 MB
+        h //= 2
+    t = g.input([1, c, h, h])
+    shape = [1, c, h, h]
+    scalars: dict[float, str] = {}
+
+    def scalar(v: float) -> str:  # each constant once, and only when used
+        if v not in scalars:
+            scalars[v] = g.const([], value=v)
+        return scalars[v]
+
+    for _ in range(int(rng.integers(3, 9))):
+        kind = rng.choice(["hswish", "hsigmoid", "se", "bn", "residual", "dw"], p=[0.3, 0.1, 0.15, 0.15, 0.1, 0.2])
+        if kind in ("hswish", "hsigmoid"):
+            clipped = g.node("Clip", [g.node("Add", [t, scalar(3.0)]), scalar(0.0), scalar(6.0)])
+            gate = g.node("Div", [clipped, scalar(6.0)])
+            t = g.node("Mul", [t, gate]) if kind == "hswish" else gate
+        elif kind == "se":
+            pooled = g.node("GlobalAveragePool", [t])
+            gate = g.node(str(rng.choice(["Sigmoid", "HardSigmoid"])), [pooled])
+            t = g.node("Mul", [t, gate])
+        elif kind == "bn":
+            t = g.node("Add", [g.node("Mul", [t, g.const([1, c, 1, 1])]), g.const([1, c, 1, 1])])
+        elif kind == "residual":
+            t = g.node("Add", [t, g.node("Relu", [t])])
+        else:
+            t, _, _ = _conv(g, t, c, h, c, 3, 1, group=c)
+    g.output(t, shape)
+
+
 def calibration_models(seed: int = 0, count: int | None = None) -> Iterator[tuple[str, Any]]:
     """(name, onnx.ModelProto) calibration models, deterministic for `seed`; endless when count is None."""
     rng = np.random.default_rng(seed)
     i = 0
-    order = ["cnn", "transformer", "misc", "cnn", "transformer", "cnn", "tiny", "head"]
+    order = ["cnn", "transformer", "misc", "cnn", "act", "transformer", "cnn", "tiny", "head"]
     while count is None or i < count:
         kind = order[i % len(order)]
         g = _G(rng)
-        {"cnn": _cnn, "transformer": _transformer, "misc": _misc, "tiny": _tiny, "head": _head}[kind](g)
+        {"cnn": _cnn, "transformer": _transformer, "misc": _misc, "tiny": _tiny, "head": _head, "act": _written}[kind](g)
         yield f"cal-{seed}-{i:03d}-{kind}", g.model(f"cal_{i}")
         i += 1
 

@@ -28,7 +28,8 @@ def test_heads_hold_weights_up_to_megabytes_in_models_small_enough_to_stay_in_th
     MB at most (a keyword spotter's head; the fourth accuracy round found the table had no such kernel)."""
     import numpy as np
 
-    heads = [m for name, m in calibration_models(seed=0, count=8 * 12) if name.endswith("-head")]
+    # calibration_models takes its kinds in an order of nine (three cnn, two transformer, one of each other)
+    heads = [m for name, m in calibration_models(seed=0, count=9 * 12) if name.endswith("-head")]
     assert len(heads) == 12
     per_gemm, per_model = [], []
     for m in heads:
@@ -39,3 +40,33 @@ def test_heads_hold_weights_up_to_megabytes_in_models_small_enough_to_stay_in_th
         per_model.append(sum(sizes.values()))
     assert min(per_gemm) < 64e3 and max(per_gemm) > 5e5
     assert max(per_model) < 8e6
+
+
+def test_written_out_activations_are_chained_on_one_feature_map_as_exporters_write_them(tmp_path):
+    """The "act" kind (added in the fifth round): HardSwish written out as Add, Clip, Div, Mul (paddle2onnx's, older
+    torch exports'), squeeze-excite gates, Mul-Add batch norms, between depthwise convolutions — each elementwise op
+    reading the tensor the op before it wrote (a chain, so it runs from the cache as in a real network), on a
+    feature map of at most 1 MB, through onnxruntime's optimiser unfused."""
+    import numpy as np
+
+    acts = [m for name, m in calibration_models(seed=0, count=9 * 12) if name.endswith("-act")]
+    assert len(acts) == 12
+    written = 0
+    for m in acts:
+        (x,) = m.graph.input
+        dims = [d.dim_value for d in x.type.tensor_type.shape.dim]
+        assert np.prod(dims) * 4 <= 1 << 20
+        consts = {i.name for i in m.graph.initializer}
+        made = {x.name}
+        for n in m.graph.node:  # every op reads the input or what an op before it wrote, and constants
+            assert all(t in made or t in consts for t in n.input if t), n
+            made.update(n.output)
+        ops = [n.op_type for n in m.graph.node]
+        written += sum(1 for i in range(len(ops) - 2) if ops[i:i + 3] == ["Add", "Clip", "Div"])
+        if ops[:3] == ["Add", "Clip", "Div"]:  # onnxruntime runs them as written: its optimised graph keeps them
+            from edgeprof.predict.graph import kernels
+
+            onnx.save(m, str(tmp_path / "act.onnx"))
+            kept = [k.op for k in kernels(tmp_path / "act.onnx", {x.name: tuple(dims)}, "all")]
+            assert kept[:3] == ["Add", "Clip", "Div"], kept
+    assert written >= 6
