@@ -148,6 +148,21 @@ def measure(model: str, args: list[str], threads: int, seconds: float, tmp: Path
     return json.loads(out.read_text())
 
 
+def _given(artifact: str) -> str:
+    """The precision a measured file ran at as given (a row of a run before round 5 does not say): an ONNX file's
+    as predict reads it, a .tflite file's from its tensors as deploy reads it (quantised: int8; float16 weights:
+    fp16)."""
+    from edgeprof.cli.predict import given_precision
+
+    if not artifact.endswith(".tflite"):
+        return given_precision(artifact) or "fp32"
+    from edgeprof.export.tflite_export import read_tflite
+
+    facts = read_tflite(Path(artifact))[2]
+    return "int8" if facts["quantized_inputs"] or facts["quantized_tensors"] else \
+        "fp16" if facts["float16_weights"] else "fp32"
+
+
 def _values(row: dict[str, Any]) -> dict[str, Any]:
     """The constants the run fed (--input-value), so that an If on them is predicted on the branch taken."""
     import numpy as np
@@ -160,16 +175,23 @@ def predict_row(row: dict[str, Any], table: Any, runtime: str, threads: int, con
                 precision: str = "fp32") -> dict[str, Any]:
     """A measured row (model, split, artifact, inputs, input values, measured and re-measured p50) with the
     table's prediction of it; a prediction that fails is the row's error, not a crash."""
+    from edgeprof.errors import UserError
     from edgeprof.predict.graph import kernels
     from edgeprof.predict.pace import probe_reference
-    from edgeprof.predict.service import predict
+    from edgeprof.predict.service import check_given_precision, predict
     from edgeprof.predict.tflite import tflite_kernels
 
     name, split, meas = row["model"], row["split"], float(row["measured_ms"])
     out: dict[str, Any] = {k: row[k] for k in ("model", "split", "family", "measured_ms", "measured_cv",
-                                               "remeasured_ms", "artifact", "inputs", "input_values", "batch")
+                                               "remeasured_ms", "artifact", "inputs", "input_values", "batch",
+                                               "artifact_precision")
                            if k in row}
     t0 = time.monotonic()
+    try:  # what predict refuses is not predicted here either (the CLI's own rule: service.check_given_precision)
+        note = check_given_precision(name, row.get("artifact_precision") or _given(row["artifact"]), precision, runtime)
+    except UserError as e:
+        print(f"[{config}] {name}: not predicted: {e.one_line()}"[:240], flush=True)
+        return {**out, "error": f"not predicted: {e.one_line()}"[:200]}
     try:
         shapes = {k: tuple(v) for k, v in row["inputs"].items()}
         ks = tflite_kernels(row["artifact"], threads) if runtime == "tflite" else \
@@ -190,6 +212,8 @@ def predict_row(row: dict[str, Any], table: Any, runtime: str, threads: int, con
     if pace is not None:
         out.update({"pace": pace, "paced_error": p.p50_ms * pace / meas - 1,
                     "paced_inside": p.low_ms * pace <= meas <= p.high_ms * pace})
+    if note:
+        p.warnings.append(note)
     out.update({"predicted_ms": p.p50_ms, "low_ms": p.low_ms, "high_ms": p.high_ms, "error": p.p50_ms / meas - 1,
                 "inside": p.low_ms <= meas <= p.high_ms, "covered_ops": p.covered_ops,
                 "covered_flops": p.covered_flops, "predict_s": time.monotonic() - t0, "kernels": p.kernels,
@@ -273,7 +297,7 @@ def run_config(config: str, budget: float, tables: Path, seconds: float, corpus_
                    "input_values": {i["name"]: {"shape": list(i["shape"]), "value": i["value"],
                                                 "dtype": i.get("dtype") or "float32"}
                                     for i in r["settings"]["inputs"] if i.get("value") is not None},
-                   "batch": int(r["batch"]),
+                   "batch": int(r["batch"]), "artifact_precision": r["artifact"]["precision"],
                    **({"probe_ms": float(pr["latency_ms"]["p50"]), "probe_model": probe} if "error" not in pr else {})}
             rows.append(predict_row(row, table, runtime, threads, config, precision))
     return {"config": config, "runtime": runtime, "threads": threads, "precision": precision, "table": str(path),

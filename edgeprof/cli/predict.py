@@ -116,9 +116,8 @@ def precision_of(args: argparse.Namespace, runtime: str | None) -> str:
 def run(args: argparse.Namespace) -> int:
     from ..export.inputs import parse_input_value
     from ..predict.record import stored_prediction
-    from ..predict.service import find_table, model_graph, predict
+    from ..predict.service import check_given_precision, find_table, model_graph, predict
     from ..predict.table import check_key, load_table
-    from ..predict.tflite import fp16_weights_note
     from .deploy import parse_input_shape
 
     if not args.device and not args.table:
@@ -147,12 +146,7 @@ def run(args: argparse.Namespace) -> int:
                         level=level.pop(), input_values=dict(parse_input_value(v) for v in args.input_value),
                         threads=args.threads or loaded[0][1].key.threads, precision=precision,
                         calibration=args.calibration)
-    note = fp16_weights_note(graph.precision, precision, loaded[0][1].key.runtime)
-    if graph.precision != precision and note is None:  # --precision fp32 on a file already int8: deploy runs it so
-        raise ConfigError(f"{args.model} is already {graph.precision}: deploy runs it as it is, so it is predicted "
-                          f"from {graph.precision} tables, not {precision} ones",
-                          hint=f"predict it with --precision {graph.precision}" if graph.precision in ("fp32", "int8")
-                          else f"{graph.precision} tables are not built: predict a float32 version of the model")
+    note = check_given_precision(args.model, graph.precision, precision, loaded[0][1].key.runtime)
     ks, shapes = graph.kernels, graph.shapes
     rows: list[dict[str, Any]] = []
     records = []

@@ -25,9 +25,10 @@ from ..records import RunSpec
 from .fit import Prediction, Predictor, fit
 from .graph import Kernel, host_ort_version, kernels
 from .table import CalibrationTable, check_key, default_table_path, load_table, tables_dir
-from .tflite import GRAPH_LEVEL, host_litert_version, tflite_kernels
+from .tflite import GRAPH_LEVEL, fp16_weights_note, host_litert_version, tflite_kernels
 
-__all__ = ["ModelGraph", "find_table", "model_graph", "model_kernels", "predict", "predictor", "table_for"]
+__all__ = ["ModelGraph", "check_given_precision", "find_table", "model_graph", "model_kernels", "predict", "predictor",
+           "table_for"]
 
 _FITTED: dict[int, Predictor] = {}
 
@@ -114,6 +115,23 @@ def model_kernels(model: str, *, batch: int = 1, input_shapes: Mapping[str, tupl
     g = model_graph(model, batch=batch, input_shapes=input_shapes, level=level, precision=precision,
                     input_values=input_values, threads=threads)
     return g.kernels, g.shapes
+
+
+def check_given_precision(model: str, given: str, precision: str, runtime: str) -> str | None:
+    """A model file that is already quantised (or fp16) runs as it is (deploy): it is predicted from tables of its own
+    precision, so asking another is refused in one line; a .tflite file that only stores float16 weights is
+    predicted from the fp32 LiteRT table, and the warning that says so is returned. None: nothing to say."""
+    note = fp16_weights_note(given, precision, runtime)
+    if given == precision or note is not None:
+        return note
+    if runtime == "tflite":
+        raise ConfigError(f"{model} is already {given}: deploy runs it as it is, and LiteRT tables are built for "
+                          f"fp32 only", hint="LiteRT int8 tables are not built yet: predict a float32 version of the "
+                                             "model, or its ONNX form with onnxruntime int8 tables")
+    raise ConfigError(f"{model} is already {given}: deploy runs it as it is, so it is predicted from {given} tables, "
+                      f"not {precision} ones",
+                      hint=f"predict it with --precision {given}" if given in ("fp32", "int8")
+                      else f"{given} tables are not built: predict a float32 version of the model")
 
 
 def predictor(table: CalibrationTable) -> Predictor:
