@@ -116,7 +116,13 @@ def run(args: argparse.Namespace) -> int:
     if probe is not None and probe != PROBE and not Path(probe).is_file():
         import edgeprof_models
 
-        edgeprof_models.get(probe)  # neither a file nor a bundled name: one line now, not after the first model
+        from ..errors import ModelError
+
+        try:
+            edgeprof_models.get(probe)  # neither a file nor a bundled name: one line now, not after the first model
+        except ModelError as e:
+            raise ConfigError(f"--probe {probe}: no such file, and {e.message}", hint=e.hint or "edgeprof models lists them; "
+                              "or leave --probe out for the default") from None
 
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 

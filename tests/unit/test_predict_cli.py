@@ -112,6 +112,9 @@ def test_a_bad_speed_probe_is_one_line_before_anything_is_measured(tmp_path, cap
     assert main(["calibrate", "--device", "local", "--probe", "mobilenet_v3", "--budget", "20s"]) == 2
     line = capsys.readouterr().err.strip()
     assert "\n" not in line and "unknown model 'mobilenet_v3'" in line and "mobilenet_v2" in line
+    assert main(["calibrate", "--device", "local", "--probe", str(tmp_path / "gone.onnx"), "--budget", "20s"]) == 2
+    line = capsys.readouterr().err.strip()
+    assert "\n" not in line and "gone.onnx: no such file" in line
     assert main(["calibrate", "--device", "local", "--probe-every", "2s", "--budget", "20s"]) == 2
     line = capsys.readouterr().err.strip()
     assert "\n" not in line and "--probe-every 2s: at least 5 s" in line and "--probe none" in line
