@@ -248,3 +248,35 @@ def test_an_older_runs_held_out_rows_are_repredicted_as_the_seen_split(tmp_path,
     (c,) = json.loads(out.read_text())
     assert c["rows"][0]["split"] == "held-out-2 (seen)" and c["summary"]["held-out-2 (seen)"]["n"] == 1
     assert "held-out-2 (seen)" in capsys.readouterr().out
+
+
+def test_a_row_predict_refuses_is_not_predicted_and_each_error_is_also_given_at_the_tables_speed(tmp_path,
+                                                                                                  monkeypatch):
+    """Round 5: the benchmark predicted int8 .tflite files from an fp32 table where `edgeprof predict` refuses them;
+    it now applies predict's own rule (a file already int8 is predicted from int8 tables only). And with a speed
+    probe in the table and one timed before the model, each error is also given at the table's speed: the
+    prediction × (probe now / the probe's median in the table)."""
+    import dataclasses
+
+    from edgeprof.predict.table import SpeedProbe, load_table
+
+    bench = _bench()
+    model = _model(tmp_path / "m.onnx")
+    path = _table(model, tmp_path / "tables")
+    table = load_table(path)
+    table = dataclasses.replace(table, probe=SpeedProbe("edgeprof-probe-1", ((0.0, 1.0), (10.0, 1.2), (20.0, 1.0))))
+    row = {"model": "m.onnx", "split": "design", "family": "other", "measured_ms": 0.05, "measured_cv": 0.01,
+           "remeasured_ms": 0.05, "artifact": str(model), "inputs": {"x": [1, 8, 16, 16]}, "batch": 1,
+           "probe_ms": 1.1, "probe_model": "edgeprof-probe-1"}
+    out = bench.predict_row(dict(row), table, "onnxruntime", 1, "ort-fp32-1t")
+    assert out["pace"] == pytest.approx(1.1)
+    assert out["paced_error"] == pytest.approx(out["predicted_ms"] * 1.1 / 0.05 - 1)
+    s = bench.summary([out])
+    assert s["paced"]["n"] == 1 and s["paced"]["median_abs_error"] == pytest.approx(abs(out["paced_error"]))
+    # a probe of another name (or none) is not compared
+    other = bench.predict_row({**row, "probe_model": "mobilenet_v2"}, table, "onnxruntime", 1, "ort-fp32-1t")
+    assert "paced_error" not in other and "paced" not in bench.summary([other])
+    # a file that ran as int8 as given, in an fp32 configuration: predict refuses it, so the row is not predicted
+    refused = bench.predict_row({**row, "artifact_precision": "int8"}, table, "onnxruntime", 1, "ort-fp32-1t")
+    assert refused["error"].startswith("not predicted: m.onnx is already int8") and "predicted_ms" not in refused
+    assert bench.summary([refused])["n"] == 0
