@@ -103,26 +103,7 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(f"--budget {args.budget!r}: {e}", hint="e.g. --budget 15m") from None
     if budget < 10:
         raise ConfigError(f"--budget {args.budget}: at least 10 s is needed", hint="e.g. --budget 10m")
-    try:
-        probe_every = parse_duration(args.probe_every)
-    except ValueError as e:
-        raise ConfigError(f"--probe-every {args.probe_every!r}: {e}", hint="e.g. --probe-every 30s") from None
-    if probe_every < 5:
-        raise ConfigError(f"--probe-every {args.probe_every}: at least 5 s (each probe takes a few seconds)",
-                          hint="e.g. --probe-every 30s, or --probe none")
-    from ..predict.calibrate import PROBE
-
-    probe = None if args.probe.lower() == "none" else PROBE if args.probe == "default" else args.probe
-    if probe is not None and probe != PROBE and not Path(probe).is_file():
-        import edgeprof_models
-
-        from ..errors import ModelError
-
-        try:
-            edgeprof_models.get(probe)  # neither a file nor a bundled name: one line now, not after the first model
-        except ModelError as e:
-            raise ConfigError(f"--probe {probe}: no such file, and {e.message}", hint=e.hint or "edgeprof models lists them; "
-                              "or leave --probe out for the default") from None
+    probe, probe_every = _probe(args)
 
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -168,3 +149,30 @@ def run(args: argparse.Namespace) -> int:
         err.print(f"exported to {shown(args.out)}; on another machine: edgeprof calibrate --import FILE, or "
                   f"edgeprof predict MODEL --table FILE", markup=False)
     return 0
+
+
+def _probe(args: argparse.Namespace) -> tuple[str | None, float]:
+    """--probe and --probe-every checked: (the probe, None for none; seconds between probes), one line if bad."""
+    from ..vocab import parse_duration
+
+    try:
+        probe_every = parse_duration(args.probe_every)
+    except ValueError as e:
+        raise ConfigError(f"--probe-every {args.probe_every!r}: {e}", hint="e.g. --probe-every 30s") from None
+    if probe_every < 5:
+        raise ConfigError(f"--probe-every {args.probe_every}: at least 5 s (each probe takes a few seconds)",
+                          hint="e.g. --probe-every 30s, or --probe none")
+    from ..predict.calibrate import PROBE
+
+    probe = None if args.probe.lower() == "none" else PROBE if args.probe == "default" else args.probe
+    if probe is not None and probe != PROBE and not Path(probe).is_file():
+        import edgeprof_models
+
+        from ..errors import ModelError
+
+        try:
+            edgeprof_models.get(probe)  # neither a file nor a bundled name: one line now, not after the first model
+        except ModelError as e:
+            raise ConfigError(f"--probe {probe}: no such file, and {e.message}",
+                              hint=e.hint or "edgeprof models lists them; or leave --probe out for the default") from None
+    return probe, probe_every

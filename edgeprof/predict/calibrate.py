@@ -7,6 +7,10 @@ runtime really runs). Every profiled node is matched to a kernel of this host's 
 nodes with no match (NCHWc reorders, memcpy) are kept as the model's unmatched time. The loop stops starting
 models when the next one would not finish inside `budget_s` (the mean time per model so far is the estimate).
 Reference models are measured first, since they are the ones real models look like.
+One kept session (session.DeviceSession) serves the whole calibration: connected once, the board held, its facts
+read before anything is written, so that the generated models are written at the opset its onnxruntime loads
+(`board_opset`: 17, or 15 for JetPack 4.6's onnxruntime 1.10, LayerNormalization then written out; the table's
+notes say so).
 The speed probe: one fixed model (`probe`: by default kernels.probe_model's network, ≈ 1 ms here, as ONNX or as
 the .tflite file tflite.probe_file converts; or a bundled model or file the user names) is timed without the profiler before
 the first model, every `probe_every_s` and after the last, so that the table says how the board's own speed moved
@@ -38,8 +42,9 @@ from typing import Any
 from .. import __version__
 from ..errors import ConfigError, UserError
 from ..records import Device, Result, RunSpec
+from ..session import DeviceSession
 from .graph import Kernel, host_ort_version, kernels, profile_key
-from .kernels import PROBE_NAME, calibration_models, probe_model
+from .kernels import MIN_OPSET, OPSET, PROBE_NAME, calibration_models, probe_model
 from .table import CalibrationModel, CalibrationTable, MeasuredKernel, SpeedProbe, TableKey
 from .tflite import GRAPH_LEVEL, calibration_files, host_litert_version, probe_file, tflite_kernels
 
@@ -59,15 +64,14 @@ PROBE = PROBE_NAME
 PROBE_EVERY_S = 30.0
 
 
-def probe_path(probe: str, runtime: str, cache_dir: Path) -> str:
+def probe_path(probe: str, runtime: str, cache_dir: Path, opset: int = OPSET) -> str:
     """What deploy is given for the speed probe `probe`: the generated probe's file for the runtime (written once
-    under cache_dir), or the user's model as it is."""
+    under cache_dir, at `opset` for onnxruntime), or the user's model as it is."""
     if probe != PROBE_NAME:
         return probe
     if runtime == "tflite":
         return str(probe_file(cache_dir / "tflite"))
-
-    data = probe_model().SerializeToString()
+    data = probe_model(opset).SerializeToString()
     path = cache_dir / f"{PROBE_NAME}-{hashlib.sha256(data).hexdigest()[:12]}.onnx"
     if not path.exists():
         cache_dir.mkdir(parents=True, exist_ok=True)
@@ -75,6 +79,7 @@ def probe_path(probe: str, runtime: str, cache_dir: Path) -> str:
         tmp.write_bytes(data)
         tmp.replace(path)
     return str(path)
+
 
 Progress = Callable[[float, float, int, int, str], None]  # (spent_s, budget_s, models, kernel samples, label)
 
@@ -125,7 +130,7 @@ def model_from_result(result: Result, name: str, role: str, path: str | Path | N
                             run_id=result.run_id)
 
 
-def measure_model(device: Device, model: str, *, threads: int, level: str, precision: str = "fp32",
+def measure_model(device: Device | DeviceSession, model: str, *, threads: int, level: str, precision: str = "fp32",
                   input_shapes: dict[str, tuple[int, ...]] | None = None, settings: dict[str, Any] | None = None,
                   runtime: str = "onnxruntime") -> Result:
     from .. import session as seam
@@ -137,7 +142,8 @@ def measure_model(device: Device, model: str, *, threads: int, level: str, preci
         values["runtime_options"] = {}
     else:
         values["runtime_options"] = {"graph_optimization_level": level} if level != "all" else {}
-    spec = RunSpec(device=device.name, model=model, runtime=runtime, precision=precision, threads=threads,
+    name = device.device.name if isinstance(device, seam.DeviceSession) else device.name
+    spec = RunSpec(device=name, model=model, runtime=runtime, precision=precision, threads=threads,
                    input_shapes=dict(input_shapes or {}), **values)
     return seam.deploy(spec, device)
 
@@ -199,8 +205,6 @@ def calibrate(device: Device, *, threads: int, budget_s: float, cache_dir: Path,
               probe_every_s: float = PROBE_EVERY_S) -> CalibrationTable:
     """Measure calibration models on `device` for at most `budget_s` and return the table (not saved). `probe`
     (None: no speed probe) is timed at the start, every `probe_every_s` and at the end (the module docstring)."""
-    import onnx
-
     if runtime not in RUNTIMES:
         raise ConfigError(f"calibrate --runtime {runtime}: tables are built for {' and '.join(RUNTIMES)} only",
                           hint="calibrate with --runtime onnxruntime or --runtime tflite (LiteRT with XNNPACK)")
@@ -213,10 +217,49 @@ def calibrate(device: Device, *, threads: int, budget_s: float, cache_dir: Path,
                               " or int8 (fp16 tables are not built)"))
     if runtime == "tflite":
         level = GRAPH_LEVEL
+    from .. import session as seam
+
+    # one session for the whole calibration: connected once, the board held, its facts read before anything is
+    # written (the generated models are written at the opset its onnxruntime loads)
+    with seam.DeviceSession(device, purpose="calibrate") as session:
+        opset = board_opset(session, runtime, lambda label: progress(0.0, budget_s, 0, 0, label) if progress else None)
+        return _measure_all(session, threads=threads, budget_s=budget_s, cache_dir=cache_dir, level=level,
+                            precision=precision, references=references, seed=seed, progress=progress,
+                            max_models=max_models, runtime=runtime, probe=probe, probe_every_s=probe_every_s,
+                            opset=opset)
+
+
+def board_opset(session: DeviceSession, runtime: str, say: Callable[[str], None]) -> int:
+    """The default-domain opset the calibration models are written at: OPSET, or lower where the board's
+    onnxruntime loads no more (capability.ORT_ONNX_MAX, from its facts: JetPack 4's onnxruntime 1.10 loads 15)."""
+    from .. import capability
+
+    session.open(say)
+    limit = capability.device_onnx_limit(session.runtime_facts) if runtime == "onnxruntime" else None
+    if limit is None or limit.opset >= OPSET:
+        return OPSET
+    if limit.opset < MIN_OPSET:
+        raise ConfigError(f"calibrating {session.device.name}: its onnxruntime {limit.runtime_version} loads opset "
+                          f"{limit.opset} at most; the calibration models need {MIN_OPSET}",
+                          hint="upgrade onnxruntime on the board")
+    return limit.opset
+
+
+def _measure_all(session: DeviceSession, *, threads: int, budget_s: float, cache_dir: Path, level: str,
+                 precision: str, references: Sequence[str], seed: int, progress: Progress | None,
+                 max_models: int | None, runtime: str, probe: str | None, probe_every_s: float,
+                 opset: int) -> CalibrationTable:
+    """calibrate()'s loop on an open session (the module docstring)."""
+    import onnx
+
+    device = session.device
     start = time.monotonic()
     notes: list[str] = []
+    if opset != OPSET:
+        notes.append(f"calibration models written at opset {opset}: the board's onnxruntime loads no newer "
+                     f"(LayerNormalization written out, as exporters write it below opset 17)")
     timer = _ProbeTimer(probe, probe_every_s, start, notes, lambda p: measure_model(
-        device, probe_path(p, runtime, cache_dir), threads=threads, level=level, precision=precision,
+        session, probe_path(p, runtime, cache_dir, opset), threads=threads, level=level, precision=precision,
         runtime=runtime, settings={"profile_ops": False}))
     models: list[CalibrationModel] = []
     key: TableKey | None = None
@@ -238,7 +281,7 @@ def calibrate(device: Device, *, threads: int, budget_s: float, cache_dir: Path,
         t0 = time.monotonic()
         tick(name)
         try:
-            r = measure_model(device, model, threads=threads, level=level, precision=precision, runtime=runtime)
+            r = measure_model(session, model, threads=threads, level=level, precision=precision, runtime=runtime)
             cm = model_from_result(r, name, role, path, level)
         except UserError as e:
             if role == "reference" or not models:
@@ -265,7 +308,7 @@ def calibrate(device: Device, *, threads: int, budget_s: float, cache_dir: Path,
             if (max_models is not None and i >= max_models) or not room():
                 break
             one(str(path), name, "kernels", path)
-    for i, (name, proto) in enumerate(calibration_models(seed) if runtime == "onnxruntime" else ()):
+    for i, (name, proto) in enumerate(calibration_models(seed, opset=opset) if runtime == "onnxruntime" else ()):
         if max_models is not None and i >= max_models:
             break
         if not room():

@@ -33,18 +33,20 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["calibration_models", "probe_model", "MAX_FLOPS", "KINDS"]
+__all__ = ["calibration_models", "probe_model", "MAX_FLOPS", "KINDS", "OPSET", "MIN_OPSET"]
 
 MAX_FLOPS = 4e8
 KINDS = ("cnn", "transformer", "misc", "tiny", "head", "act")
 OPSET = 17
+MIN_OPSET = 14  # HardSwish; the oldest onnxruntime edgeprof exports for (1.10) loads opset 15
 
 
 class _G:
     """A graph under construction."""
 
-    def __init__(self, rng: np.random.Generator) -> None:
+    def __init__(self, rng: np.random.Generator, opset: int = OPSET) -> None:
         self.rng = rng
+        self.opset = opset
         self.nodes: list[Any] = []
         self.inits: list[Any] = []
         self.inputs: list[Any] = []
@@ -84,11 +86,23 @@ class _G:
         self.nodes.append(helper.make_node(op, inputs, [out], name=self.name(op.lower() + "_"), **attrs))
         return out
 
+    def layer_norm(self, x: str, d: int) -> str:
+        """LayerNormalization over the last axis: the op from opset 17, written out below it as exporters write it
+        (ReduceMean, Sub, Pow, ReduceMean, Add, Sqrt, Div, Mul, Add: onnxruntime fuses it back into one
+        LayerNormalization kernel); the same random draws either way, so a seed makes the same model otherwise."""
+        gamma, beta = self.const([d], value=np.ones(d)), self.const([d])
+        if self.opset >= 17:
+            return self.node("LayerNormalization", [x, gamma, beta], axis=-1)
+        centred = self.node("Sub", [x, self.node("ReduceMean", [x], axes=[-1], keepdims=1)])
+        var = self.node("ReduceMean", [self.node("Pow", [centred, self.const([], value=2.0)])], axes=[-1], keepdims=1)
+        normed = self.node("Div", [centred, self.node("Sqrt", [self.node("Add", [var, self.const([], value=1e-5)])])])
+        return self.node("Add", [self.node("Mul", [normed, gamma]), beta])
+
     def model(self, name: str) -> Any:
         from onnx import helper
 
         g = helper.make_graph(self.nodes, name, self.inputs, self.outputs, self.inits)
-        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="edgeprof-calibrate")
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", self.opset)], producer_name="edgeprof-calibrate")
         m.ir_version = 8
         return m
 
@@ -198,7 +212,7 @@ def _transformer(g: _G) -> None:
     for _ in range(int(rng.integers(1, 4))):
         if g.flops > MAX_FLOPS:
             break
-        n = g.node("LayerNormalization", [x, g.const([d], value=np.ones(d)), g.const([d])], axis=-1)
+        n = g.layer_norm(x, d)
 
         def proj(src: str, din: int, dout: int) -> str:
             g.flops += 2.0 * t_len * din * dout
@@ -215,7 +229,7 @@ def _transformer(g: _G) -> None:
         a = g.node("MatMul", [g.node("Softmax", [s], axis=-1), v])
         a = g.node("Reshape", [g.node("Transpose", [a], perm=[0, 2, 1, 3]), g.const([3], np.int64, [1, t_len, d])])
         x = g.node("Add", [x, proj(a, d, d)])
-        n = g.node("LayerNormalization", [x, g.const([d], value=np.ones(d)), g.const([d])], axis=-1)
+        n = g.layer_norm(x, d)
         h = proj(n, d, ff)
         if rng.random() < 0.7:  # GELU, Erf form (onnxruntime fuses it)
             e = g.node("Erf", [g.node("Div", [h, g.const([], value=math.sqrt(2.0))])])
@@ -383,14 +397,18 @@ def _written(g: _G) -> None:
     g.output(t, shape)
 
 
-def calibration_models(seed: int = 0, count: int | None = None) -> Iterator[tuple[str, Any]]:
-    """(name, onnx.ModelProto) calibration models, deterministic for `seed`; endless when count is None."""
+def calibration_models(seed: int = 0, count: int | None = None, opset: int = OPSET) -> Iterator[tuple[str, Any]]:
+    """(name, onnx.ModelProto) calibration models, deterministic for `seed`; endless when count is None. `opset`:
+    the default-domain opset they are written at (OPSET, or lower for a board whose onnxruntime loads no more:
+    MIN_OPSET at least, where every op used exists; LayerNormalization is then written out)."""
+    if not MIN_OPSET <= opset <= OPSET:
+        raise ValueError(f"calibration models are written at opset {MIN_OPSET} to {OPSET}, not {opset}")
     rng = np.random.default_rng(seed)
     i = 0
     order = ["cnn", "transformer", "misc", "cnn", "act", "transformer", "cnn", "tiny", "head"]
     while count is None or i < count:
         kind = order[i % len(order)]
-        g = _G(rng)
+        g = _G(rng, opset)
         {"cnn": _cnn, "transformer": _transformer, "misc": _misc, "tiny": _tiny, "head": _head, "act": _written}[kind](g)
         yield f"cal-{seed}-{i:03d}-{kind}", g.model(f"cal_{i}")
         i += 1
@@ -399,9 +417,9 @@ def calibration_models(seed: int = 0, count: int | None = None) -> Iterator[tupl
 PROBE_NAME = "edgeprof-probe-1"  # the speed probe's name in a table; a new probe network gets a new number
 
 
-def probe_model() -> Any:
+def probe_model(opset: int = OPSET) -> Any:
     """The speed probe as an ONNX model (fixed weights, the same file every time: see the module docstring)."""
-    g = _G(np.random.default_rng(20261205))
+    g = _G(np.random.default_rng(20261205), opset)
     x = g.input([1, 16, 96, 96])
     t, h, c = _conv(g, x, 16, 96, 32, 3, 1)
     t = g.node("Relu", [t])

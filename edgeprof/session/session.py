@@ -144,6 +144,21 @@ class DeviceSession:
             self.lease.release()
             self.lease = None
 
+    def _connect(self, say: Callable[[str], None]) -> None:
+        """Connected, and the lease a device without an agent takes for a deploy taken (unless a sweep's is held)."""
+        say(self.measurer.connecting_to)
+        self.connect()
+        if self._deploy_lease is None and self.lease is None:
+            self._deploy_lease = self.measurer.deploy_lease(
+                {"controller": controller_name(), "purpose": self.purpose}, self.lease_wait_s, say)
+
+    def open(self, say: Callable[[str], None]) -> Any:
+        """A kept session's set-up before its first measurement (what measure() does then), for a caller that needs
+        the device's facts first (calibrate: what its onnxruntime loads): connected, lease taken, facts read."""
+        if not self.measurer.connected:
+            self._connect(say)
+        return self.ensure_facts(say)
+
     def ensure_facts(self, say: Callable[[str], None]) -> Any:
         """The device's facts, read once (under the lease when one is held)."""
         if self.facts is None:
@@ -164,13 +179,8 @@ class DeviceSession:
             raise ConfigError(f"device {self.device.name}: {reason}")
         clock = PhaseClock()
         if not self.measurer.connected:
-            job.progress.stage(self.measurer.connecting_to)
             with clock.phase("connect") if not self.keep else contextlib.nullcontext():
-                self.connect()
-                if self._deploy_lease is None and self.lease is None:
-                    self._deploy_lease = self.measurer.deploy_lease(
-                        {"controller": controller_name(), "purpose": self.purpose}, self.lease_wait_s,
-                        job.progress.stage)
+                self._connect(job.progress.stage)
         if self.keep:
             if self.facts is None:
                 self.ensure_facts(job.progress.stage)

@@ -221,3 +221,40 @@ def test_accuracy_pass_on_the_stack(stack: str, runtime: str, board: Callable[[s
         host = ort.InferenceSession(model, providers=["CPUExecutionProvider"]).run(None, {"features": x})[0]
         same = sum(p == q for p, q in zip(acc["predicted"], host.argmax(axis=1).tolist(), strict=True))
         assert same >= n - 1
+
+
+@pytest.mark.parametrize("stack", [p.name for p in PROFILES if "onnxruntime" in p.runtimes])
+def test_calibrate_writes_its_models_at_the_opset_the_stacks_onnxruntime_loads(
+        stack: str, board: Callable[[str], tuple[Path, dict[str, object]]], tmp_path: Path, artifact_cache: Path,
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """`edgeprof calibrate` on the board: its generated models (and the speed probe) were written at opset 17,
+    which JetPack 4.6's onnxruntime 1.10 (opset 15 at most) refuses — every model, so no table. It now reads the
+    board's facts first, through one session for the whole calibration, and writes them at the opset the board
+    loads (LayerNormalization written out below 17), saying so in the table's notes; a newer stack keeps 17."""
+    import onnx
+
+    from edgeprof.predict.kernels import OPSET
+    from edgeprof.predict.table import load_table
+
+    inv, _entry = board(stack)
+    profile = PROFILE_BY_NAME[stack]
+    assert profile.onnx_max is not None
+    monkeypatch.setenv("EDGEPROF_TABLES", str(tmp_path / "tables"))
+    out = tmp_path / "t.json"
+    code = main(["calibrate", "--device", device_name(profile), "--inventory", str(inv), "--budget", "25s",
+                 "--probe-every", "10s", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 0, err[-3000:]
+    table = load_table(out)
+    assert table.key.runtime_version == runtime_version(profile, "onnxruntime")[1]
+    assert len(table.models) >= 3 and table.probe is not None and len(table.probe.samples) >= 2
+    opset = min(OPSET, profile.onnx_max[1])
+    written = [n for n in table.notes if "written at opset" in n]
+    assert written == ([f"calibration models written at opset {opset}: the board's onnxruntime loads no newer "
+                        f"(LayerNormalization written out, as exporters write it below opset 17)"]
+                       if opset < OPSET else []), table.notes
+    assert not [n for n in table.notes if "opset" in n and "newer than onnxruntime" in n]  # nothing refused
+    # the generated files themselves (the run's cache, shared by the stacks: one per opset written)
+    written_at = {o.version for f in (artifact_cache / "calibration").glob("cal-0-000-cnn-*.onnx")
+                  for o in onnx.load(str(f)).opset_import if o.domain in ("", "ai.onnx")}
+    assert opset in written_at

@@ -70,3 +70,31 @@ def test_written_out_activations_are_chained_on_one_feature_map_as_exporters_wri
             kept = [k.op for k in kernels(tmp_path / "act.onnx", {x.name: tuple(dims)}, "all")]
             assert kept[:3] == ["Add", "Clip", "Div"], kept
     assert written >= 6
+
+
+def test_below_opset_17_the_models_write_layer_norm_out_and_onnxruntime_fuses_it_back(tmp_path):
+    """For a board whose onnxruntime loads opset 15 at most (JetPack 4.6's 1.10): the same models at opset 15 —
+    LayerNormalization written out as exporters write it below 17, which onnxruntime's optimiser fuses back into one
+    LayerNormalization kernel, so the table's kernels are the same kind; every other model is the same graph."""
+    import pytest
+
+    from edgeprof.predict.graph import kernels
+    from edgeprof.predict.kernels import MIN_OPSET, OPSET, probe_model
+
+    new = list(calibration_models(seed=0, count=9))
+    old = list(calibration_models(seed=0, count=9, opset=15))
+    for (name, m17), (_, m15) in zip(new, old, strict=True):
+        assert [o.version for o in m15.opset_import] == [15]
+        onnx.checker.check_model(m15, full_check=True)
+        ops17, ops15 = [n.op_type for n in m17.graph.node], [n.op_type for n in m15.graph.node]
+        if name.endswith("-transformer"):
+            assert "LayerNormalization" in ops17 and "LayerNormalization" not in ops15
+            onnx.save(m15, str(tmp_path / "t15.onnx"))
+            shape = tuple(d.dim_value for d in m15.graph.input[0].type.tensor_type.shape.dim)
+            fused = [k.op for k in kernels(tmp_path / "t15.onnx", {m15.graph.input[0].name: shape}, "all")]
+            assert "LayerNormalization" in fused and "ReduceMean" not in fused and "Pow" not in fused
+        else:
+            assert ops15 == ops17
+    assert [o.version for o in probe_model(15).opset_import] == [15]
+    with pytest.raises(ValueError, match=f"opset {MIN_OPSET} to {OPSET}"):
+        next(calibration_models(seed=0, count=1, opset=13))
