@@ -155,6 +155,8 @@ def run(args: argparse.Namespace) -> int:
                     where=f"table {path}", runtime=runtime, precision=precision)
         if note:
             p.warnings.append(note)
+        if graph.denormals:
+            p.warnings.append(graph.denormals)
         records.append(stored_prediction(args.model, graph, table, p, batch=args.batch, table_path=path))
         rows.append({"board": table.key.device_name, "runtime": table.key.runtime, "threads": table.key.threads,
                      "table": path, "key": table.key.label(), "config_key": records[-1].config_key,

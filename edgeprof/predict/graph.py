@@ -12,7 +12,7 @@ inference on the original model with concrete inputs (names survive onnxruntime'
 optimised graph; where inference leaves tensors of the main graph unknown (shapes computed from data: an STFT's
 padding, a Slice's computed ends), the original model is run ONCE on this host's onnxruntime (CPU) with those
 tensors as outputs, fed the values known and seeded uniform [0, 1) floats (zeros for integers) elsewhere, and
-their shapes are read from the run (`_run_shapes`; never on a device; a run that fails leaves them unknown); a
+their shapes are read from the run (`hostpass.run_shapes`; never on a device; a run that fails leaves them unknown); a
 tensor still unknown is taken as its node's first input's shape and the kernel says so.
 Control flow: the kernels inside If/Loop/Scan bodies are read too (onnxruntime saves its optimised subgraphs). An
 If whose condition is known here (constants, the shapes fed, the input values fed with --input-value) keeps the
@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ModelError
+from .hostpass import run_shapes
 
 __all__ = ["Kernel", "kernels", "host_ort_version", "profile_key", "HOST_LEVELS", "CONTROL_OPS", "MAX_KERNELS"]
 
@@ -172,47 +173,6 @@ def _static_shapes(model: Any, input_shapes: Mapping[str, tuple[int, ...]]
     return _shapes_of(inferred), _dtypes_of(inferred)
 
 
-def _run_shapes(model: Any, input_shapes: Mapping[str, tuple[int, ...]], values: Mapping[str, Any],
-                missing: list[str]) -> dict[str, tuple[int, ...]]:
-    """The shapes of the main graph's tensors `missing`, read from one run of `model` on this host (the module
-    docstring); {} when the run is refused or fails."""
-    import numpy as np
-    import onnx
-    import onnxruntime as ort
-
-    m = onnx.ModelProto()
-    m.CopyFrom(model)
-    del m.graph.output[:]
-    m.graph.output.extend(onnx.helper.make_empty_tensor_value_info(name) for name in dict.fromkeys(missing))
-    rng = np.random.default_rng(0)
-    feeds: dict[str, Any] = {}
-    inits = {i.name for i in m.graph.initializer}
-    for inp in m.graph.input:
-        if inp.name in inits:
-            continue
-        if inp.name in values:
-            feeds[inp.name] = np.asarray(values[inp.name])
-            continue
-        tt = inp.type.tensor_type
-        shape = tuple(input_shapes[inp.name]) if inp.name in input_shapes else \
-            tuple(d.dim_value for d in tt.shape.dim)
-        if any(int(d) <= 0 for d in shape):  # a dim neither fed nor fixed: nothing to run with
-            return {}
-        dtype = onnx.helper.tensor_dtype_to_np_dtype(tt.elem_type)
-        feeds[inp.name] = rng.random(shape).astype(dtype) if np.issubdtype(dtype, np.floating) else \
-            np.zeros(shape, dtype)
-    so = ort.SessionOptions()
-    so.log_severity_level = 4  # a run that fails is not the user's error: the shapes stay unknown, as they were
-    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL  # every tensor named as in the file
-    try:
-        sess = ort.InferenceSession(m.SerializeToString(), sess_options=so, providers=["CPUExecutionProvider"])
-        outs = sess.run(None, feeds)
-    except Exception:  # noqa: BLE001 - onnxruntime raises its own types; the shapes then stay unknown
-        return {}
-    return {o.name: tuple(int(d) for d in np.shape(v)) for o, v in zip(sess.get_outputs(), outs, strict=True)
-            if isinstance(v, np.ndarray)}
-
-
 def _graphs(graph: Any) -> list[Any]:
     """`graph` and every subgraph nested in it (If branches, Loop/Scan bodies), outermost first."""
     from onnx import AttributeProto
@@ -326,7 +286,7 @@ def kernels(path: str | Path, input_shapes: Mapping[str, tuple[int, ...]], level
     shapes, inferred = _static_shapes(original, input_shapes)
     missing = [o for n in original.graph.node if n.op_type != "Constant" for o in n.output if o and o not in shapes]
     if missing:
-        shapes.update(_run_shapes(original, input_shapes, values or {}, missing))
+        shapes.update(run_shapes(original, input_shapes, values or {}, missing))
     dtypes = _dtypes_of(original)
     # a quantised model's int8 / uint8 activations are typed only by inference (QuantizeLinear's zero point): they are
     # taken from it; other inferred dtypes are not, so a float graph's kernels read as they always have

@@ -6,7 +6,8 @@ given directly), `table_for` (the same, None when there is none: a sweep asks it
 own rules, export/prepare and export/inputs, without any device; an ONNX model as onnxruntime runs it, at int8 as
 deploy quantises it (or a user's quantised file as it is), a .tflite
 file or a model for a LiteRT table as LiteRT with XNNPACK runs it; the graph also names the artifact's source and
-content, the model's identity as a measured run of it has it) and `predict` (one model × one table →
+content, the model's identity as a measured run of it has it, and for a float ONNX model the warning when its
+activations hold denormal floats on deploy's own inputs: hostpass.host_denormals) and `predict` (one model × one table →
 fit.Prediction, with a warning when this host's onnxruntime — or LiteRT, for a LiteRT table — differs from the one
 that read the table's graphs).
 Never connects to a device and never runs the model.
@@ -24,6 +25,7 @@ from ..errors import ConfigError
 from ..records import RunSpec
 from .fit import Prediction, Predictor, fit
 from .graph import Kernel, host_ort_version, kernels
+from .hostpass import host_denormals
 from .table import CalibrationTable, check_key, default_table_path, load_table, tables_dir
 from .tflite import GRAPH_LEVEL, fp16_weights_note, host_litert_version, tflite_kernels
 
@@ -80,6 +82,7 @@ class ModelGraph:
     source: str
     content: str
     precision: str = "fp32"  # the artifact's: "int8" for a model quantised as deploy would, or a user's int8 file
+    denormals: str | None = None  # a float model whose activations hold denormal floats on deploy's inputs: the line
 
 
 def model_graph(model: str, *, batch: int = 1, input_shapes: Mapping[str, tuple[int, ...]] | None = None,
@@ -105,7 +108,23 @@ def model_graph(model: str, *, batch: int = 1, input_shapes: Mapping[str, tuple[
     content = a.content  # as a measured run's identity says it
     ks = tflite_kernels(a.path, threads or 1) if runtime == "tflite" else \
         kernels(a.path, plan.shapes, level, values=plan.fixed())
-    return ModelGraph(ks, dict(plan.shapes), a.source, content, a.precision)
+    return ModelGraph(ks, dict(plan.shapes), a.source, content, a.precision,
+                      _denormals(a.path, plan) if runtime == "onnxruntime" and a.precision == "fp32" else None)
+
+
+def _denormals(path: str | Path, plan: Any) -> str | None:
+    """The warning for a float ONNX model whose activations hold denormal floats on deploy's own inputs (the same
+    seeded arrays the agent builds: export/inputs.make_inputs), from one run on this host (hostpass.host_denormals)."""
+    from ..export.inputs import make_inputs
+
+    feeds = make_inputs([p.spec for p in plan.inputs], plan.shapes, plan.seed, plan.fixed())
+    found = host_denormals(path, feeds)
+    if found is None:
+        return None
+    n, share, name = found
+    return (f"on deploy's inputs {n} of the model's activations hold denormal floats (up to {100 * share:.0f} % of "
+            f"{name}): x86 CPUs compute on them many times slower, which no table shows — the measured time may be "
+            f"far above this prediction, and depends on the input values (docs/predict.md)")
 
 
 def model_kernels(model: str, *, batch: int = 1, input_shapes: Mapping[str, tuple[int, ...]] | None = None,

@@ -121,3 +121,32 @@ def test_a_bad_speed_probe_is_one_line_before_anything_is_measured(tmp_path, cap
     assert main(["calibrate", "--device", "local", "--probe-every", "soon", "--budget", "20s"]) == 2
     assert "--probe-every 'soon'" in capsys.readouterr().err
     assert not (tmp_path / "tables").exists()  # nothing was measured or written
+
+
+def test_activations_holding_denormal_floats_on_deploys_inputs_are_warned(offline, tmp_path, capsys):
+    """Round 5: two detectors ran 3-4x slower than predicted because layers' outputs held denormal floats (x86
+    computes on them many times slower; no graph shows it). predict now runs a float ONNX model once on this host,
+    fed deploy's own seeded inputs, and says so: here a Mul by 1e-39 makes every element of its output denormal
+    before a Conv reads it; the same model scaled by 0.5 has none."""
+    exported = save_table(_table(), tmp_path / "vendor.json")
+
+    def model(scale: float, name: str):
+        x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8, 32, 32])
+        y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 16, 32, 32])
+        inits = [numpy_helper.from_array(np.ones((16, 8, 3, 3), np.float32), "w"),
+                 numpy_helper.from_array(np.array(scale, np.float32), "s")]
+        nodes = [helper.make_node("Mul", ["x", "s"], ["tiny"], name="scale"),
+                 helper.make_node("Conv", ["tiny", "w"], ["y"], pads=[1, 1, 1, 1], name="conv")]
+        m = helper.make_model(helper.make_graph(nodes, "g", [x], [y], inits),
+                              opset_imports=[helper.make_opsetid("", 17)])
+        m.ir_version = 8
+        onnx.save(m, str(tmp_path / name))
+        return tmp_path / name
+
+    assert main(["predict", str(model(1e-39, "dn.onnx")), "--table", str(exported), "--json", "--no-store"]) == 0
+    (p,) = json.loads(capsys.readouterr().out)["predictions"]
+    (w,) = [w for w in p["warnings"] if "denormal" in w]
+    assert "on deploy's inputs 1 of the model's activations hold denormal floats (up to 100 % of tiny)" in w
+    assert main(["predict", str(model(0.5, "ok.onnx")), "--table", str(exported), "--json", "--no-store"]) == 0
+    (p,) = json.loads(capsys.readouterr().out)["predictions"]
+    assert not [w for w in p["warnings"] if "denormal" in w]

@@ -399,8 +399,8 @@ def test_a_shape_computed_from_data_is_read_from_one_host_run_not_guessed(tmp_pa
     assert not ks["pad"].shapes_guessed and not ks["matmul"].shapes_guessed
     assert ks["matmul"].flops == 2 * 1 * 64 * 256
     # a model the host cannot run (an input dim neither fed nor fixed): the shapes stay guessed, and say so
-    from edgeprof.predict.graph import _run_shapes
+    from edgeprof.predict.hostpass import run_shapes
 
     sym = onnx.load(str(tmp_path / "m.onnx"))
     sym.graph.input[0].type.tensor_type.shape.dim[0].dim_param = "n"
-    assert _run_shapes(sym, {}, {}, ["padded"]) == {}
+    assert run_shapes(sym, {}, {}, ["padded"]) == {}

@@ -1,0 +1,92 @@
+"""One run of an ONNX model on THIS host's onnxruntime (CPU, graph optimisations off so that every tensor keeps its
+name), for what a graph alone does not say — never on a device.
+
+Owns: `run_shapes` (the shapes of the main graph's tensors ONNX shape inference could not reach: shapes computed
+from data, an STFT's padding; graph.kernels asks for them) and `host_denormals` (whether the model's float32
+activations hold denormal floats on given inputs — deploy's own, in service.model_graph). Tensors inside If
+branches and Loop bodies cannot be outputs of a run: neither sees them.
+Does not own: reading graphs (graph.py), the warning's words (service.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+__all__ = ["run_shapes", "host_denormals", "DENORMAL_MAX_FILE"]
+
+
+def _run(model: Any, feeds: Mapping[str, Any], names: list[str]) -> list[tuple[str, Any]] | None:
+    """(name, value) of the main graph's tensors `names` in one run of `model` fed `feeds`; None when onnxruntime
+    refuses the model or the run fails (not the user's error: the caller then says nothing new)."""
+    import onnx
+    import onnxruntime as ort
+
+    m = onnx.ModelProto()
+    m.CopyFrom(model)
+    del m.graph.output[:]
+    m.graph.output.extend(onnx.helper.make_empty_tensor_value_info(name) for name in dict.fromkeys(names))
+    so = ort.SessionOptions()
+    so.log_severity_level = 4
+    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL  # every tensor named as in the file
+    try:
+        sess = ort.InferenceSession(m.SerializeToString(), sess_options=so, providers=["CPUExecutionProvider"])
+        outs = sess.run(None, dict(feeds))
+    except Exception:  # noqa: BLE001 - onnxruntime raises its own types
+        return None
+    return [(o.name, v) for o, v in zip(sess.get_outputs(), outs, strict=True)]
+
+
+def run_shapes(model: Any, input_shapes: Mapping[str, tuple[int, ...]], values: Mapping[str, Any],
+               missing: list[str]) -> dict[str, tuple[int, ...]]:
+    """The shapes of the main graph's tensors `missing`, read from one run of `model` on this host (the module
+    docstring), fed the values known and seeded uniform floats (zeros for integers) elsewhere; {} when the run is
+    refused or fails."""
+    import numpy as np
+    import onnx
+
+    rng = np.random.default_rng(0)
+    feeds: dict[str, Any] = {}
+    inits = {i.name for i in model.graph.initializer}
+    for inp in model.graph.input:
+        if inp.name in inits:
+            continue
+        if inp.name in values:
+            feeds[inp.name] = np.asarray(values[inp.name])
+            continue
+        tt = inp.type.tensor_type
+        shape = tuple(input_shapes[inp.name]) if inp.name in input_shapes else \
+            tuple(d.dim_value for d in tt.shape.dim)
+        if any(int(d) <= 0 for d in shape):  # a dim neither fed nor fixed: nothing to run with
+            return {}
+        dtype = onnx.helper.tensor_dtype_to_np_dtype(tt.elem_type)
+        feeds[inp.name] = rng.random(shape).astype(dtype) if np.issubdtype(dtype, np.floating) else \
+            np.zeros(shape, dtype)
+    got = _run(model, feeds, missing)
+    return {} if got is None else {n: tuple(int(d) for d in np.shape(v)) for n, v in got if isinstance(v, np.ndarray)}
+
+
+DENORMAL_MAX_FILE = 200 << 20  # a model file larger than this is not run on the host to look for denormals
+
+
+def host_denormals(path: str | Path, feeds: Mapping[str, Any]) -> tuple[int, float, str] | None:
+    """(tensors holding denormal floats, the largest share of one, its name) among the main graph's float32 tensors
+    in one run of the ONNX file on this host's onnxruntime (CPU) fed `feeds` (deploy's own inputs); None when there
+    are none, or the file is over DENORMAL_MAX_FILE, or the run fails. x86 computes on denormals many times slower,
+    and whether a layer's outputs hold them depends on the weights and the input values: no graph shows it."""
+    import numpy as np
+    import onnx
+
+    if Path(path).stat().st_size > DENORMAL_MAX_FILE:
+        return None
+    m = onnx.load(str(path))
+    got = _run(m, feeds, [o for n in m.graph.node if n.op_type != "Constant" for o in n.output if o])
+    tiny = float(np.finfo(np.float32).tiny)
+    found = [(int(np.count_nonzero((np.abs(v) < tiny) & (v != 0))) / v.size, name) for name, v in got or []
+             if isinstance(v, np.ndarray) and v.dtype == np.float32 and v.size]
+    found = [f for f in found if f[0] > 0]
+    if not found:
+        return None
+    share, name = max(found)
+    return len(found), share, name
