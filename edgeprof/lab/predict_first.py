@@ -98,6 +98,8 @@ def predict_cells(store: Store, sweep_id: str, cells: list[Cell], say: Callable[
                         runtime=table.key.runtime, precision=table.key.precision if note else graph.precision)
             if note:  # float16 weights LiteRT runs in float32: the fp32 table, saying so (as edgeprof predict)
                 p.warnings.append(note)
+            if graph.denormals:  # activations holding denormal floats on deploy's inputs (as edgeprof predict)
+                p.warnings.append(graph.denormals)
         except UserError as e:
             line = f"could not predict {cell.cell_id}: {e.one_line()}; measuring it anyway"
             done.failed.append(line)
