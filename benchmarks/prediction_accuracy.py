@@ -149,18 +149,16 @@ def measure(model: str, args: list[str], threads: int, seconds: float, tmp: Path
 
 
 def _given(artifact: str) -> str:
-    """The precision a measured file ran at as given (a row of a run before round 5 does not say): an ONNX file's
-    as predict reads it, a .tflite file's from its tensors as deploy reads it (quantised: int8; float16 weights:
-    fp16)."""
-    from edgeprof.cli.predict import given_precision
-
+    """The precision a measured file ran at as given, read as deploy reads it (a row of a run before round 5 does not
+    say): export/quantize's for an ONNX file, export/tflite_export's for a .tflite one."""
     if not artifact.endswith(".tflite"):
-        return given_precision(artifact) or "fp32"
-    from edgeprof.export.tflite_export import read_tflite
+        from edgeprof.export.quantize import onnx_given_precision
 
-    facts = read_tflite(Path(artifact))[2]
-    return "int8" if facts["quantized_inputs"] or facts["quantized_tensors"] else \
-        "fp16" if facts["float16_weights"] else "fp32"
+        given = onnx_given_precision(artifact)
+        return given[0] if given is not None else "fp32"
+    from edgeprof.export.tflite_export import given_tflite_precision, read_tflite
+
+    return given_tflite_precision(read_tflite(Path(artifact))[2]) or "fp32"
 
 
 def _values(row: dict[str, Any]) -> dict[str, Any]:

@@ -97,6 +97,14 @@ def read_tflite(path: Path, *, what: str | None = None) -> tuple[tuple[TensorSpe
                                                  "float16_weights": fp16_weights, "signatures": read["signatures"]}
 
 
+def given_tflite_precision(facts: Mapping[str, Any]) -> str | None:
+    """The precision a user's .tflite file runs at as given (read_tflite's facts): int8 when it holds quantised
+    tensors, fp16 when its weights are float16 behind DEQUANTIZE, None for a float32 file."""
+    if facts["quantized_inputs"] or facts["quantized_tensors"]:
+        return "int8"
+    return "fp16" if facts["float16_weights"] else None
+
+
 def _user_tflite(source: ModelSource, say: Progress) -> Artifact:
     if source.path is None:  # pragma: no cover - resolve_model always sets it
         raise ValueError(f"model source {source.spec!r} has no path")
@@ -104,8 +112,8 @@ def _user_tflite(source: ModelSource, say: Progress) -> Artifact:
     specs, outputs, facts = read_tflite(source.path, what=f"reading {source.spec}")
     if not specs:
         raise ModelError(f"{source.spec} has no inputs", hint="edgeprof needs at least one input to feed")
-    quantised = bool(facts["quantized_inputs"] or facts["quantized_tensors"])
-    given = "int8" if quantised else "fp16" if facts["float16_weights"] else None
+    given = given_tflite_precision(facts)
+    quantised = given == "int8"
     detail: dict[str, Any] = {}
     if quantised:
         detail = {"quantized_tensors": facts["quantized_tensors"]}
