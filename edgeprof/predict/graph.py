@@ -271,11 +271,13 @@ def optimised_model(path: str | Path, level: str = "all", workdir: str | None = 
 
 
 def kernels(path: str | Path, input_shapes: Mapping[str, tuple[int, ...]], level: str = "all",
-            values: Mapping[str, Any] | None = None) -> list[Kernel]:
+            values: Mapping[str, Any] | None = None,
+            traced: Mapping[str, tuple[int, ...]] | None = None) -> list[Kernel]:
     """The kernels onnxruntime runs for the ONNX file at `path` with concrete `input_shapes` (name → shape; a
     graph input not named keeps its declared dims, which must then be fixed), control-flow bodies included.
     `values`: input name → the array fed, where it is known (deploy's --input-value and --input-data), so that
-    an If on it keeps only the branch taken."""
+    an If on it keeps only the branch taken. `traced`: the shapes of a host run already made (hostpass.Trace), so
+    that the model is not run again for the shapes inference does not reach."""
     import onnx
 
     try:
@@ -285,8 +287,9 @@ def kernels(path: str | Path, input_shapes: Mapping[str, tuple[int, ...]], level
                          hint="check the path") from None
     shapes, inferred = _static_shapes(original, input_shapes)
     missing = [o for n in original.graph.node if n.op_type != "Constant" for o in n.output if o and o not in shapes]
-    if missing:
-        shapes.update(run_shapes(original, input_shapes, values or {}, missing))
+    if missing:  # from the caller's trace of the model (hostpass.host_trace) when it made one, else one run here
+        got = traced if traced is not None else run_shapes(original, input_shapes, values or {}, missing)
+        shapes.update({n: got[n] for n in missing if n in got})
     dtypes = _dtypes_of(original)
     # a quantised model's int8 / uint8 activations are typed only by inference (QuantizeLinear's zero point): they are
     # taken from it; other inferred dtypes are not, so a float graph's kernels read as they always have

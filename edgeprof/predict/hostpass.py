@@ -2,8 +2,9 @@
 name), for what a graph alone does not say — never on a device.
 
 Owns: `run_shapes` (the shapes of the main graph's tensors ONNX shape inference could not reach: shapes computed
-from data, an STFT's padding; graph.kernels asks for them) and `host_denormals` (whether the model's float32
-activations hold denormal floats on given inputs — deploy's own, in service.model_graph). Tensors inside If
+from data, an STFT's padding; graph.kernels asks for them when no trace is given) and `host_trace` (one run fed
+deploy's own inputs, in service.model_graph: every tensor's shape, and whether the model's float32 activations
+hold denormal floats). Tensors inside If
 branches and Loop bodies cannot be outputs of a run: neither sees them.
 Does not own: reading graphs (graph.py), the warning's words (service.py).
 """
@@ -11,10 +12,11 @@ Does not own: reading graphs (graph.py), the warning's words (service.py).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["run_shapes", "host_denormals", "DENORMAL_MAX_FILE"]
+__all__ = ["run_shapes", "host_trace", "Trace", "DENORMAL_MAX_FILE"]
 
 
 def _run(model: Any, feeds: Mapping[str, Any], names: list[str]) -> list[tuple[str, Any]] | None:
@@ -67,14 +69,24 @@ def run_shapes(model: Any, input_shapes: Mapping[str, tuple[int, ...]], values: 
     return {} if got is None else {n: tuple(int(d) for d in np.shape(v)) for n, v in got if isinstance(v, np.ndarray)}
 
 
-DENORMAL_MAX_FILE = 200 << 20  # a model file larger than this is not run on the host to look for denormals
+DENORMAL_MAX_FILE = 200 << 20  # a model file larger than this is not run on the host for a trace
 
 
-def host_denormals(path: str | Path, feeds: Mapping[str, Any]) -> tuple[int, float, str] | None:
-    """(tensors holding denormal floats, the largest share of one, its name) among the main graph's float32 tensors
-    in one run of the ONNX file on this host's onnxruntime (CPU) fed `feeds` (deploy's own inputs); None when there
-    are none, or the file is over DENORMAL_MAX_FILE, or the run fails. x86 computes on denormals many times slower,
-    and whether a layer's outputs hold them depends on the weights and the input values: no graph shows it."""
+@dataclass(frozen=True)
+class Trace:
+    """One run of a model on this host, fed deploy's own inputs: every main-graph tensor's shape, and the float32
+    tensors holding denormal floats (count, the largest share of one, its name; None when none does)."""
+
+    shapes: dict[str, tuple[int, ...]]
+    denormals: tuple[int, float, str] | None
+
+
+def host_trace(path: str | Path, feeds: Mapping[str, Any]) -> Trace | None:
+    """One run of the ONNX file on this host's onnxruntime (CPU) fed `feeds` with every main-graph tensor an
+    output: its shapes (graph.kernels takes those shape inference did not reach from here, so the model runs once)
+    and its denormal floats — x86 computes on denormals many times slower, and whether a layer's outputs hold them
+    depends on the weights and the input values: no graph shows it. None when the file is over DENORMAL_MAX_FILE or
+    the run fails."""
     import numpy as np
     import onnx
 
@@ -82,11 +94,12 @@ def host_denormals(path: str | Path, feeds: Mapping[str, Any]) -> tuple[int, flo
         return None
     m = onnx.load(str(path))
     got = _run(m, feeds, [o for n in m.graph.node if n.op_type != "Constant" for o in n.output if o])
+    if got is None:
+        return None
     tiny = float(np.finfo(np.float32).tiny)
-    found = [(int(np.count_nonzero((np.abs(v) < tiny) & (v != 0))) / v.size, name) for name, v in got or []
+    found = [(int(np.count_nonzero((np.abs(v) < tiny) & (v != 0))) / v.size, name) for name, v in got
              if isinstance(v, np.ndarray) and v.dtype == np.float32 and v.size]
     found = [f for f in found if f[0] > 0]
-    if not found:
-        return None
-    share, name = max(found)
-    return len(found), share, name
+    share, name = max(found) if found else (0.0, "")
+    return Trace(shapes={n: tuple(int(d) for d in np.shape(v)) for n, v in got if isinstance(v, np.ndarray)},
+                 denormals=(len(found), share, name) if found else None)

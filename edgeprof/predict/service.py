@@ -7,7 +7,8 @@ own rules, export/prepare and export/inputs, without any device; an ONNX model a
 deploy quantises it (or a user's quantised file as it is), a .tflite
 file or a model for a LiteRT table as LiteRT with XNNPACK runs it; the graph also names the artifact's source and
 content, the model's identity as a measured run of it has it, and for a float ONNX model the warning when its
-activations hold denormal floats on deploy's own inputs: hostpass.host_denormals) and `predict` (one model × one table →
+activations hold denormal floats on deploy's own inputs, from one host run that also gives kernels() the shapes
+inference does not reach: hostpass.host_trace) and `predict` (one model × one table →
 fit.Prediction, with a warning when this host's onnxruntime — or LiteRT, for a LiteRT table — differs from the one
 that read the table's graphs).
 Never connects to a device and never runs the model.
@@ -25,7 +26,7 @@ from ..errors import ConfigError
 from ..records import RunSpec
 from .fit import Prediction, Predictor, fit
 from .graph import Kernel, host_ort_version, kernels
-from .hostpass import host_denormals
+from .hostpass import Trace, host_trace
 from .table import CalibrationTable, check_key, default_table_path, load_table, tables_dir
 from .tflite import GRAPH_LEVEL, fp16_weights_note, host_litert_version, tflite_kernels
 
@@ -106,22 +107,26 @@ def model_graph(model: str, *, batch: int = 1, input_shapes: Mapping[str, tuple[
     a = prepare(spec, calibration=calibration).artifact  # int8: deploy --calibration DIR's samples, else seeded
     plan = input_plan(a.inputs, spec)
     content = a.content  # as a measured run's identity says it
-    ks = tflite_kernels(a.path, threads or 1) if runtime == "tflite" else \
-        kernels(a.path, plan.shapes, level, values=plan.fixed())
-    return ModelGraph(ks, dict(plan.shapes), a.source, content, a.precision,
-                      _denormals(a.path, plan) if runtime == "onnxruntime" and a.precision == "fp32" else None)
+    if runtime == "tflite":
+        return ModelGraph(tflite_kernels(a.path, threads or 1), dict(plan.shapes), a.source, content, a.precision)
+    trace = _trace(a.path, plan) if a.precision == "fp32" else None
+    ks = kernels(a.path, plan.shapes, level, values=plan.fixed(), traced=trace.shapes if trace else None)
+    return ModelGraph(ks, dict(plan.shapes), a.source, content, a.precision, _denormal_line(trace))
 
 
-def _denormals(path: str | Path, plan: Any) -> str | None:
-    """The warning for a float ONNX model whose activations hold denormal floats on deploy's own inputs (the same
-    seeded arrays the agent builds: export/inputs.make_inputs), from one run on this host (hostpass.host_denormals)."""
+def _trace(path: str | Path, plan: Any) -> Trace | None:
+    """One run of a float ONNX model on this host fed deploy's own inputs (the same seeded arrays the agent builds:
+    export/inputs.make_inputs): hostpass.host_trace."""
     from ..export.inputs import make_inputs
 
-    feeds = make_inputs([p.spec for p in plan.inputs], plan.shapes, plan.seed, plan.fixed())
-    found = host_denormals(path, feeds)
-    if found is None:
+    return host_trace(path, make_inputs([p.spec for p in plan.inputs], plan.shapes, plan.seed, plan.fixed()))
+
+
+def _denormal_line(trace: Trace | None) -> str | None:
+    """The warning for a model whose activations hold denormal floats on deploy's inputs; None otherwise."""
+    if trace is None or trace.denormals is None:
         return None
-    n, share, name = found
+    n, share, name = trace.denormals
     return (f"on deploy's inputs {n} of the model's activations hold denormal floats (up to {100 * share:.0f} % of "
             f"{name}): x86 CPUs compute on them many times slower, which no table shows — the measured time may be "
             f"far above this prediction, and depends on the input values (docs/predict.md)")
