@@ -342,7 +342,7 @@ class Predictor:
             self.level = (1.0, 0.0, 0.0, 0.0, 0.0)
         self.spread = 0.0  # set by fit(): the held-out device-level term (with the probe's spread when paced)
         self.spread_from = ""
-        self.pace = pace_spread(table) if options.pace else 0.0  # the speed probe's own spread (log)
+        self.pace = 0.0  # set by fit(): the speed probe's own spread (log), when paced
         self.held: list[tuple[str, float]] = []  # set by fit(): (model, log(measured / predicted)) held out by fold
         self.candidates: list[tuple[FitOptions, float]] = []  # set by fit(): each option and its folds' median
 
@@ -463,6 +463,7 @@ class Predictor:
         for note in dict.fromkeys(k.note for k in control if k.op != "If" and k.note):
             warnings.append(f"control flow: {note}")
         moved = moved_warning(self.table, self.options.pace)
+        ref = probe_reference(self.table)
         if moved is not None:
             warnings.append(moved)
         return Prediction(
@@ -478,9 +479,8 @@ class Predictor:
                    f"{self.options.knn} in {'FLOPs, bytes, outputs' if self.options.shape else 'FLOPs, bytes'}"
                    + (f"; profiled node times less a per-run cost of {self.run_us:.2f} µs and a profiler excess of "
                       f"up to {self.delta_max:.2f} µs a node" if self.run_us or self.delta_max else "")
-                   + (f"; times scaled to the board's median speed (speed probe {self.table.probe.model}: "
-                      f"{probe_reference(self.table):.3g} ms)" if self.options.pace and self.table.probe is not None
-                      and probe_reference(self.table) is not None else ""))
+                   + (f"; times scaled to the board's median speed (speed probe {self.table.probe.model}: {ref:.3g} ms)"
+                      if self.options.pace and self.table.probe is not None and ref is not None else ""))
 
     def _outside(self, k: Kernel) -> bool:
         m, _ = self._model_for(k)
@@ -565,6 +565,7 @@ def fit(table: CalibrationTable, options: FitOptions | Sequence[FitOptions] = DE
     if reference:
         parts.append(conformal_quantile(reference))
     model_spread = max(max(parts), MIN_SPREAD) if parts else math.log(2.0)
+    p.pace = pace_spread(table) if chosen.pace else 0.0
     p.spread = math.hypot(model_spread, p.pace)
     p.spread_from = (f"{len(generated)} generated and {len(reference)} reference models held out by fold"
                      if parts else "no held-out models: ×2 assumed")
