@@ -380,35 +380,29 @@ def repredicted(measured: Path, chosen: list[str], tables: Path, corpus_args: di
     return out
 
 
+def _stats(rows: list[dict[str, Any]], error: str, inside: str) -> dict[str, Any]:
+    """The figures of `rows` (at least one) by their `error` and `inside` fields."""
+    errs = [abs(r[error]) for r in rows]
+    return {"n": len(rows), "within_10": sum(e <= 0.10 for e in errs) / len(rows),
+            "within_25": sum(e <= 0.25 for e in errs) / len(rows), "median_abs_error": statistics.median(errs),
+            "worst_abs_error": max(errs), "worst_model": max(rows, key=lambda r: abs(r[error]))["model"],
+            "interval_coverage": sum(bool(r[inside]) for r in rows) / len(rows)}
+
+
 def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The split's figures as measured, and under "paced" the same at the table's speed: each prediction scaled by
+    the speed probe timed just before the model over the probe's median in the table (what the error would be had
+    the board run at the speed it was calibrated at), over the rows that have it."""
     ok = [r for r in rows if isinstance(r.get("error"), float)]
     if not ok:
         return {"n": 0}
-    errs = [abs(r["error"]) for r in ok]
-    return {"n": len(ok), "within_10": sum(e <= 0.10 for e in errs) / len(ok),
-            "within_25": sum(e <= 0.25 for e in errs) / len(ok), "median_abs_error": statistics.median(errs),
-            "worst_abs_error": max(errs), "worst_model": max(ok, key=lambda r: abs(r["error"]))["model"],
-            "interval_coverage": sum(bool(r["inside"]) for r in ok) / len(ok),
-            "remeasure_median_abs": statistics.median(abs(r["remeasure_error"]) for r in ok
-                                                      if r.get("remeasure_error") is not None)
-            if any(r.get("remeasure_error") is not None for r in ok) else None,
-            **_paced_summary(ok)}
-
-
-def _paced_summary(ok: list[dict[str, Any]]) -> dict[str, Any]:
-    """The same figures at the table's speed: each prediction scaled by the speed probe timed just before the
-    model over the probe's median in the table (what the error would be had the board run at the speed it was
-    calibrated at); only over the rows that have it."""
+    again = [abs(r["remeasure_error"]) for r in ok if r.get("remeasure_error") is not None]
+    out = {**_stats(ok, "error", "inside"), "remeasure_median_abs": statistics.median(again) if again else None}
     paced = [r for r in ok if isinstance(r.get("paced_error"), float)]
-    if not paced:
-        return {}
-    errs = [abs(r["paced_error"]) for r in paced]
-    return {"paced": {"n": len(paced), "within_10": sum(e <= 0.10 for e in errs) / len(paced),
-                      "within_25": sum(e <= 0.25 for e in errs) / len(paced),
-                      "median_abs_error": statistics.median(errs), "worst_abs_error": max(errs),
-                      "worst_model": max(paced, key=lambda r: abs(r["paced_error"]))["model"],
-                      "interval_coverage": sum(bool(r["paced_inside"]) for r in paced) / len(paced),
-                      "pace_range": [min(r["pace"] for r in paced), max(r["pace"] for r in paced)]}}
+    if paced:
+        out["paced"] = {**_stats(paced, "paced_error", "paced_inside"),
+                        "pace_range": [min(r["pace"] for r in paced), max(r["pace"] for r in paced)]}
+    return out
 
 
 def _line(label: str, s: dict[str, Any]) -> str:

@@ -142,7 +142,7 @@ def measure_model(device: Device | DeviceSession, model: str, *, threads: int, l
         values["runtime_options"] = {}
     else:
         values["runtime_options"] = {"graph_optimization_level": level} if level != "all" else {}
-    name = device.device.name if isinstance(device, seam.DeviceSession) else device.name
+    name = device.device.name if isinstance(device, DeviceSession) else device.name
     spec = RunSpec(device=name, model=model, runtime=runtime, precision=precision, threads=threads,
                    input_shapes=dict(input_shapes or {}), **values)
     return seam.deploy(spec, device)
@@ -217,11 +217,9 @@ def calibrate(device: Device, *, threads: int, budget_s: float, cache_dir: Path,
                               " or int8 (fp16 tables are not built)"))
     if runtime == "tflite":
         level = GRAPH_LEVEL
-    from .. import session as seam
-
     # one session for the whole calibration: connected once, the board held, its facts read before anything is
     # written (the generated models are written at the opset its onnxruntime loads)
-    with seam.DeviceSession(device, purpose="calibrate") as session:
+    with DeviceSession(device, purpose="calibrate") as session:
         opset = board_opset(session, runtime, lambda label: progress(0.0, budget_s, 0, 0, label) if progress else None)
         return _measure_all(session, threads=threads, budget_s=budget_s, cache_dir=cache_dir, level=level,
                             precision=precision, references=references, seed=seed, progress=progress,
