@@ -49,9 +49,8 @@ class PredictFirst:
 
 def predict_cells(store: Store, sweep_id: str, cells: list[Cell], say: Callable[[str], None]) -> PredictFirst:
     from ..predict.record import stored_prediction
-    from ..predict.service import model_graph, predict, table_for
+    from ..predict.service import check_given_precision, model_graph, predict, table_for
     from ..predict.table import load_table
-    from ..predict.tflite import fp16_weights_note
     from ..store.predictions import save_prediction
 
     done = PredictFirst()
@@ -93,9 +92,10 @@ def predict_cells(store: Store, sweep_id: str, cells: list[Cell], say: Callable[
                                     f"level {table.key.graph_level}")
             graph = model_graph(cell.model, batch=cell.batch, input_shapes=cell.inputs, level=table.key.graph_level,
                                 precision=cell.precision, threads=cell.threads)
-            note = fp16_weights_note(graph.precision, table.key.precision, table.key.runtime)
+            # a file already quantised (or with float16 weights) as edgeprof predict reads it: one rule for both
+            note = check_given_precision(cell.model, graph.precision, table.key.precision, table.key.runtime)
             p = predict(graph.kernels, table, batch=cell.batch, threads=cell.threads, where=f"table {path}",
-                        runtime=table.key.runtime, precision=table.key.precision if note else graph.precision)
+                        runtime=table.key.runtime, precision=table.key.precision)
             if note:  # float16 weights LiteRT runs in float32: the fp32 table, saying so (as edgeprof predict)
                 p.warnings.append(note)
             if graph.denormals:  # activations holding denormal floats on deploy's inputs (as edgeprof predict)
