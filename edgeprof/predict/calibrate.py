@@ -34,8 +34,9 @@ import dataclasses
 import datetime as _dt
 import hashlib
 import math
+import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -116,18 +117,51 @@ def model_from_result(result: Result, name: str, role: str, path: str | Path | N
     by_output = {o: k for k in ks for o in k.outputs}
     times: dict[str, float] = {}
     unmatched = 0.0
+    left: list[dict[str, Any]] = []
     for n in ops.nodes:
         ms = n.get("ms_per_run") or 0.0
         key = profile_key(str(n.get("name") or ""))
         k = by_name.get(str(n.get("name"))) or by_name.get(key) or by_output.get(key)
         if k is None:
-            unmatched += ms * 1e3
+            left.append(n)
             continue
         times[k.name] = times.get(k.name, 0.0) + ms * 1e3
+    paired = pair_unnamed(left, ks)
+    for n in left:
+        ms = (n.get("ms_per_run") or 0.0) * 1e3
+        if id(n) in paired:
+            times[paired[id(n)]] = times.get(paired[id(n)], 0.0) + ms
+        else:
+            unmatched += ms
     measured = tuple(MeasuredKernel(kernel=k, us=times.get(k.name)) for k in ks)
     return CalibrationModel(name=name, role=role, p50_ms=float(result.latency_ms.p50),
                             profiled_run_ms=ops.run_ms_per_run, unmatched_us=unmatched, kernels=measured,
                             run_id=result.run_id)
+
+
+_UNNAMED = re.compile(r"^(?P<op>[A-Za-z][\w.]*)_(?P<index>\d+)$")
+
+
+def pair_unnamed(nodes: Sequence[Mapping[str, Any]], ks: Sequence[Kernel]) -> dict[int, str]:
+    """Profile nodes no name matched → the unnamed kernels they are (id(node) → kernel name). onnxruntime's profile
+    names a node without a name "<op type>_<node index>" (a function it inlined: HardSwish → HardSigmoid and Mul,
+    as torch and paddle2onnx write them at opset 14 and later), an index this host cannot know; per op type, those
+    nodes in index order are paired with the graph's unnamed kernels of that op in graph order (less those this
+    host's "all" level fused: layout.py), only when the two count the same (else none is paired and their time
+    stays unmatched, as before)."""
+    by_op: dict[str, list[tuple[int, Mapping[str, Any]]]] = {}
+    for n in nodes:
+        m = _UNNAMED.match(str(n.get("name") or ""))
+        if m and m.group("op") == str(n.get("op_type") or ""):
+            by_op.setdefault(m.group("op"), []).append((int(m.group("index")), n))
+    out: dict[int, str] = {}
+    for op, found in by_op.items():
+        unnamed = [k.name for k in ks if not k.named and k.op == op and not k.branch and k.layout != "fused"]
+        if len(unnamed) != len(found):
+            continue
+        for (_, n), name in zip(sorted(found, key=lambda t: t[0]), unnamed, strict=True):
+            out[id(n)] = name
+    return out
 
 
 def measure_model(device: Device | DeviceSession, model: str, *, threads: int, level: str, precision: str = "fp32",

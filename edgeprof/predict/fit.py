@@ -7,8 +7,13 @@ Owns the method (docs/predict.md says it in words):
   whichever its own 5-fold held-out models predict best: not the default); a key with too few samples uses its family's
   model (graph._FAMILY), an op with neither is NOT covered: a roofline fallback (the table's own peak FLOP/s and
   bytes/s, plus the median small-kernel time), never 0 ms, and a wide interval (×1/4 … ×4) for its part;
-- the model level: measured p50 = a·Σ kernel µs ± b·kernels + c·conv bytes + d (relative error), fitted over the
-  table's models; it absorbs the profiler's own per-node overhead, NCHWc reorders and the per-run overhead;
+- the model level: measured p50 = a·Σ kernel µs ± b·kernels + c·conv bytes + e·reorder bytes + d (relative
+  error), fitted over the table's models; it absorbs the profiler's own per-node overhead, NCHWc reorders (the
+  bytes this host's "all" graph reorders, where layout.py read them) and the per-run overhead;
+- what the board fused (FitOptions.layout; docs/predict.md, sixth round): a kernel of the host's graph absent from
+  the board's profile ran inside another; the share of each key's kernels that ran is kept per layout mark
+  (layout.py: "kept" or "fused" by this host's "all" level), so a HardSwish written out after a convolution that
+  cannot take it costs its Mul in full, and one folded into a blocked convolution costs what the board showed;
 - the interval: the device-level spread of |log(measured / predicted)| over the table's models, each predicted
   by a fit that did not see it (k-fold over models), at its split-conformal 90 % quantile, taken separately over
   the generated and the reference models and the wider kept, at least ±2 % (MIN_SPREAD); widened by the
@@ -94,6 +99,10 @@ class FitOptions:
     # divide each calibration model's times by the speed probe's speed at its time (no probe in the table: nothing
     # to divide by); False: the method up to the fourth round, which took the times as measured
     pace: bool = True
+    # read which kernels this host's "all" level fused and the bytes its reorders move (layout.py's marks, where the
+    # table's kernels carry them): a run rate per key and mark, and reorder bytes in the model level; False: the
+    # method up to the fifth round (one rate per key, no reorder term)
+    layout: bool = True
 
 
 DEFAULT_OPTIONS = FitOptions()
@@ -303,12 +312,18 @@ class Predictor:
             samples += [(m.kernels[i].kernel, us) for i, us in timed.items()]
         # a kernel of the host's graph absent from the device's profile was fused further there (the "all"
         # level's NCHWc convolutions take a following Add or activation): its key costs `presence` × the fit
+        # level's NCHWc convolutions take a following Add or activation); with layout marks (layout.py) the rate is
+        # kept per key and mark ("key|kept", "key|fused"), and an unmarked kernel, or a mark the table never saw
+        # for its key, takes the key's one rate
         seen: dict[str, list[int]] = {}
         for m in use:
             if id(m) in whole_ids:  # not profiled: says nothing of what the runtime fused
                 continue
             for mk in m.kernels:
-                seen.setdefault(mk.kernel.key, []).append(1 if mk.us is not None else 0)
+                ran = 1 if mk.us is not None else 0
+                seen.setdefault(mk.kernel.key, []).append(ran)
+                if options.layout and mk.kernel.layout:
+                    seen.setdefault(f"{mk.kernel.key}|{mk.kernel.layout}", []).append(ran)
         self.presence = {key: sum(v) / len(v) for key, v in seen.items()}
         by_key: dict[str, list[tuple[Kernel, float]]] = {}
         by_family: dict[str, list[tuple[Kernel, float]]] = {}
@@ -325,7 +340,7 @@ class Predictor:
         memory = [k.bytes / us for k, us in samples if k.bytes > 0]
         self.peak_flops_per_us = float(np.percentile(compute, 95)) if compute else 1e3
         self.peak_bytes_per_us = float(np.percentile(memory, 95)) if memory else 1e3
-        # the model level: p50 µs = a·Σ ± b·kernels + c·(conv bytes) + d (see _level_features)
+        # the model level: p50 µs = a·Σ ± b·kernels + c·(conv bytes) + e·(reorder bytes) + d (see _level_features)
         rows, ys = [], []
         for m in use:
             rows.append(self._level_features([mk.kernel for mk in m.kernels]))
@@ -333,13 +348,13 @@ class Predictor:
         if whole and len(whole) * 2 >= len(use):
             # one-operator models timed whole: a kernel's time already holds its node's dispatch, and the per-run
             # overhead was measured (the quickest model); with one kernel per model the two cannot be fitted apart
-            self.level: tuple[float, ...] = (1.0, 0.0, 0.0, 0.0, self.overhead_us)
+            self.level: tuple[float, ...] = (1.0, 0.0, 0.0, 0.0, 0.0, self.overhead_us)
         elif len(rows) >= 4:
             x = np.array(rows)
             scale = np.maximum(np.abs(x).max(axis=0), 1e-12)
             self.level = tuple(float(v) for v in _nnls_rel(x / scale, np.array(ys)) / scale)
         else:
-            self.level = (1.0, 0.0, 0.0, 0.0, 0.0)
+            self.level = (1.0, 0.0, 0.0, 0.0, 0.0, 0.0)
         self.spread = 0.0  # set by fit(): the held-out device-level term (with the probe's spread when paced)
         self.spread_from = ""
         self.pace = 0.0  # set by fit(): the speed probe's own spread (log), when paced
@@ -363,7 +378,8 @@ class Predictor:
         """(µs, how): how is "key", "family" or "roofline"."""
         m, how = self._model_for(k)
         if m is not None:
-            return self.presence.get(k.key, 1.0) * max(m(k), 0.0), how
+            rate = self.presence.get(f"{k.key}|{k.layout}") if self.options.layout and k.layout else None
+            return (self.presence.get(k.key, 1.0) if rate is None else rate) * max(m(k), 0.0), how
         return self.small_us + max(k.flops / self.peak_flops_per_us, k.bytes / self.peak_bytes_per_us), "roofline"
 
     def _kernel_sum(self, ks: Sequence[Kernel]) -> tuple[float, float, dict[str, list[float]]]:
@@ -382,11 +398,13 @@ class Predictor:
     def _level_features(self, ks: Sequence[Kernel]) -> list[float]:
         """Σ kernel µs; +kernels and −kernels (the executor's own cost per node, or what is left of the profiler's
         per-node cost after _timed_us: either sign, as the fit finds it); the bytes of convolution kernels
-        (onnxruntime's NCHWc reorders around them appear in no kernel of the host's graph); 1 (the per-run
-        overhead)."""
+        (onnxruntime's NCHWc reorders around them appear in no kernel of the host's graph); the bytes the reorders
+        of this host's "all" graph move (layout.py; 0 without its marks, or with FitOptions.layout off); 1 (the
+        per-run overhead)."""
         s, _, _ = self._kernel_sum(ks)
         conv = sum(k.bytes for k in ks if k.family.startswith("conv"))
-        return [s, float(len(ks)), -float(len(ks)), conv, 1.0]
+        reorder = sum(k.reorder_bytes for k in ks) if self.options.layout else 0.0
+        return [s, float(len(ks)), -float(len(ks)), conv, reorder, 1.0]
 
     def point_us(self, ks: Sequence[Kernel]) -> float:
         return max(float(np.dot(self.level, self._level_features(ks))), 0.0)

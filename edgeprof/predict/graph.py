@@ -46,7 +46,7 @@ _EVAL_MAX_ELEMS = 1 << 16  # a condition is evaluated here only from small tenso
 
 # device graph level → the level this host saves its graph at (never above "extended": see the docstring)
 HOST_LEVELS = {"disable": "ORT_DISABLE_ALL", "basic": "ORT_ENABLE_BASIC", "extended": "ORT_ENABLE_EXTENDED",
-               "all": "ORT_ENABLE_EXTENDED"}
+               "all": "ORT_ENABLE_EXTENDED", "host-all": "ORT_ENABLE_ALL"}  # host-all: layout.py's own read
 
 _DTYPE_BYTES = {1: 4, 2: 1, 3: 1, 4: 2, 5: 2, 6: 4, 7: 8, 9: 1, 10: 2, 11: 8, 12: 4, 13: 8, 16: 2}
 _DTYPE_NAMES = {1: "float32", 2: "uint8", 3: "int8", 6: "int32", 7: "int64", 9: "bool", 10: "float16", 11: "float64",
@@ -119,10 +119,20 @@ class Kernel:
     # inside an If whose condition is not known here: the path of (If node name, "then"/"else") it lies under
     branch: tuple[tuple[str, str], ...] = ()
     note: str = ""  # a control-flow node: what was counted for its subgraphs and what was assumed
+    # False: the node has no name in the graph (a function onnxruntime inlines: HardSwish → HardSigmoid, Mul);
+    # `name` is then its first output's, and a profile names it "<op type>_<node index>" (calibrate.py pairs them)
+    named: bool = True
+    # layout.py: "kept" / "fused" by this host's "all" level ("" not read: no NCHWc here, or a control-flow body),
+    # and the bytes its reorders move at this kernel
+    layout: str = ""
+    reorder_bytes: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["branch"] = [list(b) for b in self.branch]
+        for f, default in (("named", True), ("layout", ""), ("reorder_bytes", 0.0)):
+            if d[f] == default:  # written only when set: such a kernel's dict is as tables before the field
+                del d[f]
         return d
 
     @classmethod
@@ -314,7 +324,12 @@ def kernels(path: str | Path, input_shapes: Mapping[str, tuple[int, ...]], level
     dtypes.update({k: v for k, v in _dtypes_of(opt).items() if k not in dtypes})
     _quantised_dtypes(opt, dtypes)
     walker = _Walker(opt, shapes, dtypes, dict(values or {}))
-    return walker.graph(opt.graph, (), 1)
+    ks = walker.graph(opt.graph, (), 1)
+    if level != "all":
+        return ks
+    from .layout import mark
+
+    return mark(path, ks, shapes, dtypes, {n.output[0]: tuple(n.input) for n in opt.graph.node if n.output})
 
 
 # ops whose output dtype is not their data input's (a quantised value in, a float or an index out)
@@ -523,7 +538,7 @@ class _Walker:
                       family=family, dtype=dtype,
                       flops=float(f or 0), bytes=float(nbytes), out_elems=float(out_elems),
                       shapes_guessed=guessed, flops_known=flops_known,
-                      outputs=tuple(o for o in node.output if o), branch=branch)
+                      outputs=tuple(o for o in node.output if o), branch=branch, named=bool(node.name))
 
 
 def _rnn_flops(node: Any, shapes: Mapping[str, tuple[int, ...]]) -> int | None:

@@ -1,0 +1,86 @@
+"""What onnxruntime's "all" level does to a graph beyond "extended", read from THIS host's onnxruntime.
+
+Owns: `mark(path, ks, shapes, dtypes)`. graph.py reads the graph at "extended" (the level whose saved graph any CPU
+can read); the device runs "all", which on x86 (AVX2, AVX-512) adds the NCHWc layout transform: convolutions in
+onnxruntime's blocked layout, a following Add (a residual sum) or activation fused into them where the convolution's
+output has no other reader, ReorderInput / ReorderOutput nodes around them (a quantised model's NHWC transform is
+read the same way). This host's onnxruntime saves its own "all" graph once more, and each kernel of the
+"extended" graph gets:
+- `layout` "kept" when a node of the "all" graph stands for it — by the names a device's profile carries
+  (graph.profile_key, as calibrate.py matches a profile), or for a node without a name by its output —, else
+  "fused": its work went into another node. fit.py learns, per cost key, how often a kernel of each mark runs
+  on the board (a table's kernels carry the marks of the host that calibrated it), instead of one rate per key
+  that took a written-out HardSwish's Mul for a fused one;
+- `reorder_bytes`: the bytes the "all" level's reorders at its output or input move (read and write of the
+  tensor), which fit.py's model level costs.
+A host whose "all" graph holds no node of the NCHWc domain marks nothing (layout ""), and fit.py keeps one rate
+per key, as before. The marks are this host's: a board whose NCHWc block differs (AVX2's 8 channels, AVX-512's 16)
+fuses around a few other convolutions; an ARM board fuses none of them, which its table's rates say.
+Does not own: the "extended" graph and the kernels (graph.py), the rates (fit.py).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from .graph import Kernel, optimised_model, profile_key
+
+__all__ = ["mark", "NCHWC_DOMAIN", "REORDERS"]
+
+NCHWC_DOMAIN = "com.microsoft.nchwc"
+REORDERS = frozenset({"ReorderInput", "ReorderOutput"})
+_BYTES = {1: 4, 10: 2, 11: 8, 2: 1, 3: 1}
+
+
+def mark(path: str | Path, ks: Sequence[Kernel], shapes: Mapping[str, tuple[int, ...]],
+         dtypes: Mapping[str, int], inputs: Mapping[str, Sequence[str]]) -> list[Kernel]:
+    """`ks` (the main graph's kernels at "extended"; a kernel inside a control-flow body is left unmarked) with
+    `layout` and `reorder_bytes` from this host's "all" graph; `ks` as they are when that graph has no NCHWc node
+    or cannot be read. `inputs`: the "extended" graph's nodes' inputs by their first output (an unnamed node of the
+    "all" graph is found by its op and its inputs, traced back through the blocked tensors)."""
+    try:
+        full = optimised_model(path, "host-all")
+    except Exception:  # noqa: BLE001 - the graph was read at "extended" already: the marks are an addition
+        return list(ks)
+    nodes = list(full.graph.node)
+    if not any(n.domain == NCHWC_DOMAIN for n in nodes):
+        return list(ks)
+    main = [k for k in ks if not k.branch]
+    by_name = {k.name: k for k in main if k.named}
+    by_output = {o: k for k in main for o in k.outputs}
+    unnamed: dict[tuple[str, tuple[str, ...]], list[Kernel]] = {}
+    for u in main:
+        if not u.named and u.outputs:
+            unnamed.setdefault((u.op, tuple(inputs.get(u.outputs[0], ()))), []).append(u)
+    kept: set[str] = set()
+    reorder: dict[str, float] = {}
+    was: dict[str, str] = {}  # a tensor of the "all" graph → the tensor of the "extended" graph it holds
+    first = main[0].name if main else ""
+    for n in nodes:  # in graph (topological) order
+        if n.op_type in REORDERS and n.domain == NCHWC_DOMAIN:
+            tensor = n.output[0] if n.op_type == "ReorderOutput" else n.input[0]
+            was[n.input[0] if n.op_type == "ReorderOutput" else n.output[0]] = tensor
+            at = by_output.get(tensor)
+            size = math.prod(shapes[tensor]) * _BYTES.get(dtypes.get(tensor, 1), 4) if tensor in shapes else 0
+            name = at.name if at is not None else first
+            reorder[name] = reorder.get(name, 0.0) + 2.0 * size
+            continue
+        k: Kernel | None = by_name.get(n.name) or by_name.get(profile_key(n.name)) \
+            or by_output.get(profile_key(n.name))
+        if k is None and not n.name:  # by its op and what it reads (a blocked tensor stands for the one it holds)
+            left = unnamed.get((n.op_type, tuple(was.get(t, t) for t in n.input)), [])
+            k = left.pop(0) if left else None
+        if k is not None:
+            kept.add(k.name)
+            was.update({o: orig for o, orig in zip(n.output, k.outputs, strict=False) if o and o != orig})
+    return [dataclasses.replace(k, layout="kept" if k.name in kept else "fused",
+                                reorder_bytes=reorder.get(k.name, 0.0)) if not k.branch else k for k in ks]
+
+
+def marked(ks: Sequence[Any]) -> bool:
+    """Whether any of these kernels carries a mark (a table calibrated, or a graph read, on an NCHWc host)."""
+    return any(getattr(k, "layout", "") for k in ks)
