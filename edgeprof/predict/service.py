@@ -123,13 +123,26 @@ def _trace(path: str | Path, plan: Any) -> Trace | None:
 
 
 def _denormal_line(trace: Trace | None) -> str | None:
-    """The warning for a model whose activations hold denormal floats on deploy's inputs; None otherwise."""
-    if trace is None or trace.denormals is None:
+    """The warning for a model whose weights, or whose activations on deploy's inputs, hold denormal floats; None
+    otherwise."""
+    if trace is None or (trace.denormals is None and trace.weights is None):
         return None
-    n, share, name = trace.denormals
-    return (f"on deploy's inputs {n} of the model's activations hold denormal floats (up to {100 * share:.0f} % of "
-            f"{name}): x86 CPUs compute on them many times slower, which no table shows — the measured time may be "
-            f"far above this prediction, and depends on the input values (docs/predict.md)")
+    said = []
+    if trace.weights is not None:
+        n, share, name, overall = trace.weights
+        said.append(f"{_pct(overall)} of the model's float weights are denormal floats ({n} tensor(s), up to "
+                    f"{_pct(share)} of {name})")
+    if trace.denormals is not None:
+        n, share, name = trace.denormals
+        said.append(f"on deploy's inputs {n} of the model's activations hold denormal floats (up to {_pct(share)} of "
+                    f"{name})")
+    return ("; ".join(said) + ": x86 CPUs compute on them many times slower, which no table shows — the measured "
+            "time may be far above this prediction" + (", and depends on the input values" if trace.weights is None
+                                                       else "") + " (docs/predict.md)")
+
+
+def _pct(share: float) -> str:
+    return f"{100 * share:.0f} %" if share >= 0.01 else f"{100 * share:.2g} %"
 
 
 def model_kernels(model: str, *, batch: int = 1, input_shapes: Mapping[str, tuple[int, ...]] | None = None,
