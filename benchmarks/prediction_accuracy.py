@@ -176,22 +176,13 @@ def _given(artifact: str) -> str:
     return given_tflite_precision(read_tflite(Path(artifact))[2]) or "fp32"
 
 
-def _values(row: dict[str, Any]) -> dict[str, Any]:
-    """The constants the run fed (--input-value), so that an If on them is predicted on the branch taken."""
-    import numpy as np
-
-    return {n: np.full(tuple(v["shape"]), v["value"], dtype=np.dtype(v["dtype"]))
-            for n, v in (row.get("input_values") or {}).items()}
-
-
 def predict_row(row: dict[str, Any], table: Any, runtime: str, threads: int, config: str,
                 precision: str = "fp32") -> dict[str, Any]:
     """A measured row (model, split, artifact, inputs, input values, measured and re-measured p50) with the
     table's prediction of it; a prediction that fails is the row's error, not a crash."""
     from edgeprof.errors import UserError
-    from edgeprof.predict.graph import kernels
     from edgeprof.predict.pace import probe_reference
-    from edgeprof.predict.service import check_given_precision, predict
+    from edgeprof.predict.service import check_given_precision, model_graph, predict
     from edgeprof.predict.tflite import tflite_kernels
 
     name, split, meas = row["model"], row["split"], float(row["measured_ms"])
@@ -207,9 +198,16 @@ def predict_row(row: dict[str, Any], table: Any, runtime: str, threads: int, con
         return {**out, "error": f"not predicted: {e.one_line()}"[:200]}
     try:
         shapes = {k: tuple(v) for k, v in row["inputs"].items()}
-        ks = tflite_kernels(row["artifact"], threads) if runtime == "tflite" else \
-            kernels(row["artifact"], shapes, values=_values(row))
+        denormals = None
+        if runtime == "tflite":
+            ks = tflite_kernels(row["artifact"], threads)
+        else:  # as edgeprof predict reads it (round 6): the host run fed deploy's inputs gives shapes, Ifs, denormals
+            g = model_graph(row["artifact"], batch=int(row["batch"]), input_shapes=shapes, precision=precision,
+                            input_values={n: v["value"] for n, v in (row.get("input_values") or {}).items()})
+            ks, denormals = g.kernels, g.denormals
         p = predict(ks, table, batch=int(row["batch"]), threads=threads, runtime=runtime, precision=precision)
+        if denormals:
+            p.warnings.append(denormals)
     except Exception as e:  # noqa: BLE001 - a benchmark row, not a crash
         print(f"[{config}] {name}: predict failed: {type(e).__name__}: {e}"[:240], flush=True)
         return {**out, "error": f"predict failed: {type(e).__name__}: {e}"[:200]}

@@ -478,6 +478,11 @@ class Predictor:
         if known_ifs:
             warnings.append(f"control flow: {len(known_ifs)} If(s) with a condition known here (constants, the shapes "
                             f"and input values fed): only the branch taken is counted")
+        run_ifs = {k.name for k in control if k.op == "If" and "decided by one run on this host" in k.note}
+        if run_ifs:
+            warnings.append(f"control flow: {len(run_ifs)} If(s) decided by one run on this host fed deploy's inputs "
+                            f"(those deploy measures): only the branch they take is counted — inputs of your own "
+                            f"may take the other (--input-value fixes an input's value)")
         for note in dict.fromkeys(k.note for k in control if k.op != "If" and k.note):
             warnings.append(f"control flow: {note}")
         moved = moved_warning(self.table, self.options.pace)

@@ -282,12 +282,15 @@ def optimised_model(path: str | Path, level: str = "all", workdir: str | None = 
 
 def kernels(path: str | Path, input_shapes: Mapping[str, tuple[int, ...]], level: str = "all",
             values: Mapping[str, Any] | None = None,
-            traced: Mapping[str, tuple[int, ...]] | None = None) -> list[Kernel]:
+            traced: Mapping[str, tuple[int, ...]] | None = None,
+            observed: Mapping[str, Any] | None = None) -> list[Kernel]:
     """The kernels onnxruntime runs for the ONNX file at `path` with concrete `input_shapes` (name → shape; a
     graph input not named keeps its declared dims, which must then be fixed), control-flow bodies included.
     `values`: input name → the array fed, where it is known (deploy's --input-value and --input-data), so that
     an If on it keeps only the branch taken. `traced`: the shapes of a host run already made (hostpass.Trace), so
-    that the model is not run again for the shapes inference does not reach."""
+    that the model is not run again for the shapes inference does not reach; `observed`: the conditions of its Ifs
+    and the trip counts of its Loops as that run read them (hostpass.Trace.conditions), so that an If on data
+    keeps the branch deploy's inputs take (and says so)."""
     import onnx
 
     try:
@@ -323,7 +326,7 @@ def kernels(path: str | Path, input_shapes: Mapping[str, tuple[int, ...]], level
     shapes.update({k: v for k, v in _shapes_of(opt).items() if k not in shapes})
     dtypes.update({k: v for k, v in _dtypes_of(opt).items() if k not in dtypes})
     _quantised_dtypes(opt, dtypes)
-    walker = _Walker(opt, shapes, dtypes, dict(values or {}))
+    walker = _Walker(opt, shapes, dtypes, dict(values or {}), observed)
     ks = walker.graph(opt.graph, (), 1)
     if level != "all":
         return ks
@@ -365,7 +368,7 @@ class _Walker:
     """The kernels of a graph and of its subgraphs (see the module docstring for control flow)."""
 
     def __init__(self, model: Any, shapes: dict[str, tuple[int, ...]], dtypes: dict[str, int],
-                 values: Mapping[str, Any]) -> None:
+                 values: Mapping[str, Any], observed: Mapping[str, Any] | None = None) -> None:
         import onnx
 
         self.shapes, self.dtypes = shapes, dtypes
@@ -373,7 +376,10 @@ class _Walker:
         self.init_protos = {i.name: i for g in graphs for i in g.initializer}
         self.inits = frozenset(self.init_protos)
         self.producer = {o: n for g in graphs for n in g.node for o in n.output if o}
-        self.values = dict(values)
+        # values read from one host run fed deploy's inputs (hostpass.host_trace): an If or a Loop decided by them
+        # says so, since another input may decide it otherwise
+        self.observed = {k: v for k, v in (observed or {}).items() if k not in values}
+        self.values = {**self.observed, **values}
         self.opsets = {o.domain or "": o.version for o in model.opset_import}
         self.onnx = onnx
         self.count = 0
@@ -409,7 +415,11 @@ class _Walker:
             if cond is not None and cond.size == 1:
                 side = "then" if bool(cond.reshape(-1)[0]) else "else"
                 body = self.graph(sub[f"{side}_branch"], branch, repeat)
-                return body, (f"If {name!r}: its condition is known here ({str(bool(cond.reshape(-1)[0])).lower()}): "
+                said = str(bool(cond.reshape(-1)[0])).lower()
+                if node.input[0] in self.observed:
+                    return body, (f"If {name!r}: decided by one run on this host fed deploy's inputs ({said}): the "
+                                  f"{side} branch's {len(body)} kernel(s) are counted; other inputs may take the other")
+                return body, (f"If {name!r}: its condition is known here ({said}): "
                               f"the {side} branch's {len(body)} kernel(s) are counted")
             then = self.graph(sub["then_branch"], (*branch, (name, "then")), repeat)
             other = self.graph(sub["else_branch"], (*branch, (name, "else")), repeat)
@@ -420,8 +430,9 @@ class _Walker:
             if trips is not None and trips.size == 1:
                 n = int(trips.reshape(-1)[0])
                 body = self.graph(sub["body"], branch, repeat * max(n, 0))
-                return body, (f"Loop {name!r}: its body counted {n} time(s) (the trip count; a condition may end "
-                              f"it earlier)")
+                seen = " as one run on this host fed deploy's inputs read it" if node.input[0] in self.observed else ""
+                return body, (f"Loop {name!r}: its body counted {n} time(s) (the trip count{seen}; a condition may "
+                              f"end it earlier)")
             body = self.graph(sub["body"], branch, repeat)
             return body, (f"Loop {name!r}: the trip count is not known here: its body is counted once (a lower "
                           f"bound)")

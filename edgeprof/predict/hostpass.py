@@ -12,7 +12,7 @@ Does not own: reading graphs (graph.py), the warning's words (service.py).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -82,6 +82,9 @@ class Trace:
     # the float32 weights (initializers and Constant values of the main graph) holding denormal floats: (count of
     # such tensors, the largest share of one, its name, the share of all float32 weight elements); None when none
     weights: tuple[int, float, str, float] | None = None
+    # the main graph's one-element bool and integer tensors as this run read them (If conditions, Loop trip counts:
+    # graph.kernels' `observed`)
+    conditions: dict[str, Any] = field(default_factory=dict)
 
 
 def host_trace(path: str | Path, feeds: Mapping[str, Any]) -> Trace | None:
@@ -103,8 +106,13 @@ def host_trace(path: str | Path, feeds: Mapping[str, Any]) -> Trace | None:
              if isinstance(v, np.ndarray) and v.dtype == np.float32 and v.size]
     found = [f for f in found if f[0] > 0]
     share, name = max(found) if found else (0.0, "")
+    # every one-element bool or integer tensor: onnxruntime's graph may read an If's condition from another name
+    # than the file's (a Cast it removed), so not only the tensors the file's If and Loop nodes read
+    read = {**{k: np.asarray(v) for k, v in feeds.items()}, **{n: v for n, v in got if isinstance(v, np.ndarray)}}
     return Trace(shapes={n: tuple(int(d) for d in np.shape(v)) for n, v in got if isinstance(v, np.ndarray)},
-                 denormals=(len(found), share, name) if found else None, weights=denormal_weights(m))
+                 denormals=(len(found), share, name) if found else None, weights=denormal_weights(m),
+                 conditions={n: v for n, v in read.items() if v.size == 1 and (v.dtype == bool or
+                                                                             np.issubdtype(v.dtype, np.integer))})
 
 
 def _denormal_count(v: Any) -> int:
