@@ -166,3 +166,31 @@ def test_a_kernel_round_trips_with_its_branch_and_note():
     assert Kernel.from_dict(k.to_dict()) == k
     old = {f: v for f, v in k.to_dict().items() if f not in ("branch", "note")}  # a schema-1 table's kernel
     assert Kernel.from_dict(old).branch == () and Kernel.from_dict(old).note == ""
+
+
+def test_an_if_on_data_is_decided_by_the_host_run_on_deploys_inputs_and_says_so(tmp_path):
+    """Round 6: an If whose condition is computed from the input data (openWakeWord's hey_jarvis head: If on
+    GreaterOrEqual of a score, behind a Cast onnxruntime removes) was costed both ways and predicted at +400 %. The
+    host run predict already makes, fed deploy's own seeded inputs (uniform [0, 1)), reads the condition: here
+    max(x) > -1 is true for any such input, so only the then branch counts — and the prediction says which inputs
+    decided it."""
+    from edgeprof.predict.service import model_graph
+
+    cond = [helper.make_node("ReduceMax", ["x"], ["m"], keepdims=0, name="peak"),
+            helper.make_node("Greater", ["m", "floor"], ["c0"], name="over"),
+            helper.make_node("Cast", ["c0"], ["cond"], to=TensorProto.BOOL, name="as_bool")]
+    then, other = _branches()
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 64])
+    out = helper.make_tensor_value_info("out", TensorProto.FLOAT, [1, 64])
+    inits = [numpy_helper.from_array(np.ones((64, 64), np.float32), "w"),
+             numpy_helper.from_array(np.array(-1.0, np.float32), "floor")]
+    nodes = [*cond, helper.make_node("If", ["cond"], ["out"], then_branch=then, else_branch=other, name="gate")]
+    path = _save(tmp_path, helper.make_graph(nodes, "g", [x], [out], inits), "data_if.onnx")
+    assert "not known here" in next(k.note for k in kernels(path, {"x": (1, 64)}) if k.op == "If")  # graph alone
+    ks = model_graph(str(path)).kernels
+    assert _ops(ks)["MatMul"] == 1 and _ops(ks)["Add"] == 0 and all(k.branch == () for k in ks)
+    note = next(k.note for k in ks if k.op == "If")
+    assert "decided by one run on this host fed deploy's inputs (true)" in note
+    pred = fit(_table()).predict(ks)
+    (w,) = [w for w in pred.warnings if "decided by one run" in w]
+    assert "1 If(s)" in w and "inputs of your own may take the other" in w
