@@ -176,6 +176,12 @@ def _given(artifact: str) -> str:
     return given_tflite_precision(read_tflite(Path(artifact))[2]) or "fp32"
 
 
+def _input_values(row: dict[str, Any]) -> dict[str, Any]:
+    """The constants the run fed (--input-value), as edgeprof predict takes them, so that an If on them is predicted
+    on the branch taken."""
+    return {n: v["value"] for n, v in (row.get("input_values") or {}).items()}
+
+
 def predict_row(row: dict[str, Any], table: Any, runtime: str, threads: int, config: str,
                 precision: str = "fp32") -> dict[str, Any]:
     """A measured row (model, split, artifact, inputs, input values, measured and re-measured p50) with the
@@ -203,7 +209,7 @@ def predict_row(row: dict[str, Any], table: Any, runtime: str, threads: int, con
             ks = tflite_kernels(row["artifact"], threads)
         else:  # as edgeprof predict reads it (round 6): the host run fed deploy's inputs gives shapes, Ifs, denormals
             g = model_graph(row["artifact"], batch=int(row["batch"]), input_shapes=shapes, precision=precision,
-                            input_values={n: v["value"] for n, v in (row.get("input_values") or {}).items()})
+                            input_values=_input_values(row))
             ks, denormals = g.kernels, g.denormals
         p = predict(ks, table, batch=int(row["batch"]), threads=threads, runtime=runtime, precision=precision)
         if denormals:
