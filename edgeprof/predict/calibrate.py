@@ -44,7 +44,7 @@ from .. import __version__
 from ..errors import ConfigError, UserError
 from ..records import Device, Result, RunSpec
 from ..session import DeviceSession
-from .graph import Kernel, host_ort_version, kernels, profile_key
+from .graph import Kernel, host_ort_version, kernels, stands_for
 from .kernels import MIN_OPSET, OPSET, PROBE_NAME, calibration_models, probe_model
 from .table import CalibrationModel, CalibrationTable, MeasuredKernel, SpeedProbe, TableKey
 from .tflite import GRAPH_LEVEL, calibration_files, host_litert_version, probe_file, tflite_kernels
@@ -120,8 +120,7 @@ def model_from_result(result: Result, name: str, role: str, path: str | Path | N
     left: list[dict[str, Any]] = []
     for n in ops.nodes:
         ms = n.get("ms_per_run") or 0.0
-        key = profile_key(str(n.get("name") or ""))
-        k = by_name.get(str(n.get("name"))) or by_name.get(key) or by_output.get(key)
+        k = stands_for(str(n.get("name") or ""), by_name, by_output)
         if k is None:
             left.append(n)
             continue

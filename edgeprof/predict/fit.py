@@ -311,10 +311,9 @@ class Predictor:
                 _whole_us(m, self.overhead_us)
             samples += [(m.kernels[i].kernel, us) for i, us in timed.items()]
         # a kernel of the host's graph absent from the device's profile was fused further there (the "all"
-        # level's NCHWc convolutions take a following Add or activation): its key costs `presence` × the fit
-        # level's NCHWc convolutions take a following Add or activation); with layout marks (layout.py) the rate is
-        # kept per key and mark ("key|kept", "key|fused"), and an unmarked kernel, or a mark the table never saw
-        # for its key, takes the key's one rate
+        # level's NCHWc convolutions take a following Add or activation): its key costs `presence` × the fit; with
+        # layout marks (layout.py) the rate is kept per key and mark ("key|kept", "key|fused"), and an unmarked
+        # kernel, or a mark the table never saw for its key, takes the key's one rate
         seen: dict[str, list[int]] = {}
         for m in use:
             if id(m) in whole_ids:  # not profiled: says nothing of what the runtime fused

@@ -38,7 +38,8 @@ from typing import Any
 from ..errors import ModelError
 from .hostpass import run_shapes
 
-__all__ = ["Kernel", "kernels", "host_ort_version", "profile_key", "HOST_LEVELS", "CONTROL_OPS", "MAX_KERNELS"]
+__all__ = ["Kernel", "kernels", "host_ort_version", "profile_key", "stands_for", "HOST_LEVELS", "CONTROL_OPS",
+           "MAX_KERNELS", "DTYPE_BYTES"]
 
 CONTROL_OPS = frozenset({"If", "Loop", "Scan"})
 MAX_KERNELS = 20000  # a Loop/Scan body repeated past this many kernels is counted up to it, and says so
@@ -48,7 +49,7 @@ _EVAL_MAX_ELEMS = 1 << 16  # a condition is evaluated here only from small tenso
 HOST_LEVELS = {"disable": "ORT_DISABLE_ALL", "basic": "ORT_ENABLE_BASIC", "extended": "ORT_ENABLE_EXTENDED",
                "all": "ORT_ENABLE_EXTENDED", "host-all": "ORT_ENABLE_ALL"}  # host-all: layout.py's own read
 
-_DTYPE_BYTES = {1: 4, 2: 1, 3: 1, 4: 2, 5: 2, 6: 4, 7: 8, 9: 1, 10: 2, 11: 8, 12: 4, 13: 8, 16: 2}
+DTYPE_BYTES = {1: 4, 2: 1, 3: 1, 4: 2, 5: 2, 6: 4, 7: 8, 9: 1, 10: 2, 11: 8, 12: 4, 13: 8, 16: 2}
 _DTYPE_NAMES = {1: "float32", 2: "uint8", 3: "int8", 6: "int32", 7: "int64", 9: "bool", 10: "float16", 11: "float64",
                 16: "bfloat16"}
 # fused / contrib ops counted as the standard op they compute (FLOPs convention of export/flops.py)
@@ -162,6 +163,13 @@ def profile_key(name: str) -> str:
     if name.endswith("_nchwc"):
         return name[: -len("_nchwc")]
     return _TOKEN.sub("", name)
+
+
+def stands_for(name: str, by_name: Mapping[str, Kernel], by_output: Mapping[str, Kernel]) -> Kernel | None:
+    """The kernel a node of the device's "all" graph (a profile's node, or this host's own "all" graph: layout.py)
+    stands for: by its name as it is, else by profile_key's name as a node's, else as an output tensor's."""
+    key = profile_key(name)
+    return by_name.get(name) or by_name.get(key) or by_output.get(key)
 
 
 def _static_shapes(model: Any, input_shapes: Mapping[str, tuple[int, ...]]
@@ -530,7 +538,7 @@ class _Walker:
         tensors = [t for t in (*node.input, *node.output) if t]
         if base in _GATHERS and node.input:  # reads the rows it gathers, not its whole table
             tensors = [t for t in tensors if t != node.input[0]] + [o for o in node.output if o]
-        nbytes = sum(math.prod(shapes[t]) * _DTYPE_BYTES.get(dtypes.get(t, 1), 4) for t in tensors if t in shapes)
+        nbytes = sum(math.prod(shapes[t]) * DTYPE_BYTES.get(dtypes.get(t, 1), 4) for t in tensors if t in shapes)
         out_elems = sum(math.prod(shapes[t]) for t in node.output if t in shapes)
         at = _DATA_INPUT.get(op, 0)
         first_in = next((t for t in node.input[at:] if t), "")

@@ -7,7 +7,7 @@ output has no other reader, ReorderInput / ReorderOutput nodes around them (a qu
 read the same way). This host's onnxruntime saves its own "all" graph once more, and each kernel of the
 "extended" graph gets:
 - `layout` "kept" when a node of the "all" graph stands for it — by the names a device's profile carries
-  (graph.profile_key, as calibrate.py matches a profile), or for a node without a name by its output —, else
+  (graph.stands_for, as calibrate.py matches a profile), or for a node without a name by its output —, else
   "fused": its work went into another node. fit.py learns, per cost key, how often a kernel of each mark runs
   on the board (a table's kernels carry the marks of the host that calibrated it), instead of one rate per key
   that took a written-out HardSwish's Mul for a fused one;
@@ -25,15 +25,13 @@ import dataclasses
 import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
-from .graph import Kernel, optimised_model, profile_key
+from .graph import DTYPE_BYTES, Kernel, optimised_model, stands_for
 
 __all__ = ["mark", "NCHWC_DOMAIN", "REORDERS"]
 
 NCHWC_DOMAIN = "com.microsoft.nchwc"
 REORDERS = frozenset({"ReorderInput", "ReorderOutput"})
-_BYTES = {1: 4, 10: 2, 11: 8, 2: 1, 3: 1}
 
 
 def mark(path: str | Path, ks: Sequence[Kernel], shapes: Mapping[str, tuple[int, ...]],
@@ -65,12 +63,11 @@ def mark(path: str | Path, ks: Sequence[Kernel], shapes: Mapping[str, tuple[int,
             tensor = n.output[0] if n.op_type == "ReorderOutput" else n.input[0]
             was[n.input[0] if n.op_type == "ReorderOutput" else n.output[0]] = tensor
             at = by_output.get(tensor)
-            size = math.prod(shapes[tensor]) * _BYTES.get(dtypes.get(tensor, 1), 4) if tensor in shapes else 0
+            size = math.prod(shapes[tensor]) * DTYPE_BYTES.get(dtypes.get(tensor, 1), 4) if tensor in shapes else 0
             name = at.name if at is not None else first
             reorder[name] = reorder.get(name, 0.0) + 2.0 * size
             continue
-        k: Kernel | None = by_name.get(n.name) or by_name.get(profile_key(n.name)) \
-            or by_output.get(profile_key(n.name))
+        k = stands_for(n.name, by_name, by_output)
         if k is None and not n.name:  # by its op and what it reads (a blocked tensor stands for the one it holds)
             left = unnamed.get((n.op_type, tuple(was.get(t, t) for t in n.input)), [])
             k = left.pop(0) if left else None
@@ -80,7 +77,3 @@ def mark(path: str | Path, ks: Sequence[Kernel], shapes: Mapping[str, tuple[int,
     return [dataclasses.replace(k, layout="kept" if k.name in kept else "fused",
                                 reorder_bytes=reorder.get(k.name, 0.0)) if not k.branch else k for k in ks]
 
-
-def marked(ks: Sequence[Any]) -> bool:
-    """Whether any of these kernels carries a mark (a table calibrated, or a graph read, on an NCHWc host)."""
-    return any(getattr(k, "layout", "") for k in ks)

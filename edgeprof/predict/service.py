@@ -7,8 +7,8 @@ own rules, export/prepare and export/inputs, without any device; an ONNX model a
 deploy quantises it (or a user's quantised file as it is), a .tflite
 file or a model for a LiteRT table as LiteRT with XNNPACK runs it; the graph also names the artifact's source and
 content, the model's identity as a measured run of it has it, and for a float ONNX model the warning when its
-activations hold denormal floats on deploy's own inputs, from one host run that also gives kernels() the shapes
-inference does not reach: hostpass.host_trace) and `predict` (one model × one table →
+weights or its activations on deploy's own inputs hold denormal floats, from one host run that also gives kernels()
+the shapes inference does not reach and the Ifs those inputs decide: hostpass.host_trace) and `predict` (one model × one table →
 fit.Prediction, with a warning when this host's onnxruntime — or LiteRT, for a LiteRT table — differs from the one
 that read the table's graphs).
 Never connects to a device and never runs the model.
@@ -83,7 +83,8 @@ class ModelGraph:
     source: str
     content: str
     precision: str = "fp32"  # the artifact's: "int8" for a model quantised as deploy would, or a user's int8 file
-    denormals: str | None = None  # a float model whose activations hold denormal floats on deploy's inputs: the line
+    # a float model whose weights, or activations on deploy's inputs, hold denormal floats: the warning's line
+    denormals: str | None = None
 
 
 def model_graph(model: str, *, batch: int = 1, input_shapes: Mapping[str, tuple[int, ...]] | None = None,

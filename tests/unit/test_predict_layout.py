@@ -11,7 +11,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 from edgeprof.predict.calibrate import pair_unnamed
 from edgeprof.predict.fit import FitOptions, fit
-from edgeprof.predict.graph import Kernel, kernels, optimised_model, profile_key
+from edgeprof.predict.graph import Kernel, kernels, optimised_model, stands_for
 from edgeprof.predict.layout import NCHWC_DOMAIN
 from edgeprof.predict.table import CalibrationModel, CalibrationTable, MeasuredKernel, TableKey
 from edgeprof_agent.opprof import profile_onnxruntime
@@ -85,8 +85,7 @@ def test_a_real_profiles_unnamed_nodes_are_paired_with_the_unnamed_kernels_and_n
     nodes = [{"name": n[0], "op_type": n[1], "ms_per_run": n[3] / 3e3} for n in prof["nodes"]]
     by_name = {k.name: k for k in ks}
     by_output = {o: k for k in ks for o in k.outputs}
-    left = [n for n in nodes if (by_name.get(n["name"]) or by_name.get(profile_key(n["name"]))
-                                 or by_output.get(profile_key(n["name"]))) is None]
+    left = [n for n in nodes if stands_for(n["name"], by_name, by_output) is None]
     left = [n for n in left if n["op_type"] not in ("ReorderInput", "ReorderOutput")]
     # onnxruntime names a node without a name "<op type>_<node index>" in its profile: nothing else matches them
     assert left and all(n["name"].startswith(n["op_type"] + "_") for n in left)
