@@ -343,6 +343,34 @@ def kernels(path: str | Path, input_shapes: Mapping[str, tuple[int, ...]], level
     return mark(path, ks, shapes, dtypes, {n.output[0]: tuple(n.input) for n in opt.graph.node if n.output})
 
 
+def _proxy_shapes(proxy: Any, shapes: Mapping[str, tuple[int, ...]], opset: int) -> dict[str, tuple[int, ...]]:
+    """The output shapes of `proxy` (a kernel written as its standard op, its data inputs only) by onnx's own shape
+    rule for that op, from its inputs' known shapes (as float, or int64 for an op's index and shape inputs, whose
+    values are not known here: an op whose output needs them gets nothing); {} when a shape is not fully known."""
+    from onnx import TensorProto, defs, helper, shape_inference
+
+    if not opset or any(i and i not in shapes for i in proxy.input):
+        return {}
+    try:
+        schema = defs.get_schema(proxy.op_type, opset, "")
+        types = {}
+        for i, name in enumerate(proxy.input):
+            if name:
+                allowed = schema.inputs[min(i, len(schema.inputs) - 1)].types if schema.inputs else set()
+                dtype = TensorProto.FLOAT if "tensor(float)" in allowed or not allowed else TensorProto.INT64
+                types[name] = helper.make_tensor_type_proto(dtype, list(shapes[name]))
+        out = shape_inference.infer_node_outputs(schema, proxy, types)
+    except Exception:  # noqa: BLE001 - onnx raises its own errors for a node its rule rejects
+        return {}
+    got = {}
+    for name, t in out.items():
+        if t.HasField("tensor_type") and t.tensor_type.HasField("shape"):
+            dims = [d.dim_value if d.HasField("dim_value") else 0 for d in t.tensor_type.shape.dim]
+            if dims and all(d > 0 for d in dims):
+                got[name] = tuple(int(d) for d in dims)
+    return got
+
+
 # ops whose output dtype is not their data input's (a quantised value in, a float or an index out)
 _RETYPES = frozenset({"DequantizeLinear", "MatMulIntegerToFloat", "DynamicQuantizeMatMul", "ConvInteger",
                       "MatMulInteger", "Cast", "CastLike", "Shape", "Size", "ArgMax", "ArgMin", "NonZero", "TopK",
@@ -508,7 +536,21 @@ class _Walker:
 
         onnx, shapes, dtypes = self.onnx, self.shapes, self.dtypes
         op = node.op_type
+        base = _AS_STANDARD.get(op, op)
+        proxy = onnx.NodeProto()
+        proxy.CopyFrom(node)
+        proxy.op_type = base
+        if op in _QLINEAR_INPUTS:  # the quantised op's data inputs where its float op has them
+            del proxy.input[:]
+            proxy.input.extend(node.input[i] if i < len(node.input) else "" for i in _QLINEAR_INPUTS[op])
         guessed = False
+        if any(o and o not in shapes for o in node.output):
+            # no inference reached it (it follows a contrib op onnx has no schema for, in a graph onnxruntime
+            # renamed): its standard op's own shape rule, as onnx states it; else its first input's shape (a guess)
+            # a contrib op's own rule is not onnx's, nor is a channels-last kernel's (NHWC dims)
+            standard = (node.domain in ("", "ai.onnx") or base != op) and op != "NhwcMaxPool" and \
+                not any(a.name == "channels_last" and a.i for a in node.attribute)
+            shapes.update(_proxy_shapes(proxy, shapes, self.opsets.get("", 0)) if standard else {})
         for o in node.output:
             if o and o not in shapes:
                 first = next((shapes[i] for i in node.input if i in shapes), None)
@@ -521,13 +563,6 @@ class _Walker:
                 raise KeyError(name)
             return shapes[name]
 
-        base = _AS_STANDARD.get(op, op)
-        proxy = onnx.NodeProto()
-        proxy.CopyFrom(node)
-        proxy.op_type = base
-        if op in _QLINEAR_INPUTS:  # the quantised op's data inputs where its float op has them
-            del proxy.input[:]
-            proxy.input.extend(node.input[i] if i < len(node.input) else "" for i in _QLINEAR_INPUTS[op])
         try:
             f = None if op in CONTROL_OPS else _node_flops(proxy, shape)
         except (KeyError, IndexError, ValueError, TypeError):
