@@ -242,8 +242,9 @@ def _dtypes_of(model: Any) -> dict[str, int]:
 
 def _variant(op: str, node: Any, shape: dict[str, tuple[int, ...]], inits: frozenset[str]) -> str:
     """The variant of a conv or matmul kernel: costs per FLOP differ by an order of magnitude between a
-    depthwise, a pointwise and a dense k×k convolution, and between a matmul against weights and two
-    activations."""
+    depthwise, a pointwise and a dense k×k convolution, one with at most 4 output channels ("n": basic_pitch's
+    one-channel heads ran at a tenth of the FLOP/s of the other unaligned convolutions, round 7), and between a
+    matmul against weights and two activations."""
     from onnx import helper
 
     attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
@@ -256,6 +257,8 @@ def _variant(op: str, node: Any, shape: dict[str, tuple[int, ...]], inits: froze
         # channels a multiple of 16 / 8 run onnxruntime's blocked (NCHWc) kernels on x86: ~2× the FLOP/s
         align = "c16" if w[0] % 16 == 0 and (w[1] * group) % 16 == 0 else \
             "c8" if w[0] % 8 == 0 and (w[1] * group) % 8 == 0 else "c1"
+        if group == 1 and w[0] <= 4:  # a few output channels (a mask or pitch head): MLAS's GEMM of M ≤ 4 rows
+            return "n"
         if group > 1 and w[1] == 1:
             return f"dw/{align}"
         if group > 1:

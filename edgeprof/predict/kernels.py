@@ -117,9 +117,11 @@ def _ch(rng: np.random.Generator, lo: int, hi: int) -> int:
 
 
 def _act(g: _G, t: str) -> str:
-    kind = g.rng.choice(["relu", "clip", "hswish", "sigmoid", "none"], p=[0.35, 0.2, 0.2, 0.1, 0.15])
+    kind = g.rng.choice(["relu", "clip", "hswish", "sigmoid", "leaky", "none"], p=[0.3, 0.2, 0.2, 0.1, 0.08, 0.12])
     if kind == "relu":
         return g.node("Relu", [t])
+    if kind == "leaky":  # fused into the convolution at fp32; its own QLinearLeakyRelu kernel at int8
+        return g.node("LeakyRelu", [t], alpha=0.1)
     if kind == "clip":
         return g.node("Clip", [t, g.const([], value=0.0), g.const([], value=6.0)])
     if kind == "hswish":
@@ -134,6 +136,8 @@ def _conv(g: _G, t: str, c: int, h: int, cout: int, k: int, s: int, group: int =
     ho = (h + 2 * (k // 2) - k) // s + 1
     if group == 1 and cout > 8:  # one kernel at most MAX_FLOPS / 4
         cout = max(8, min(cout, int(MAX_FLOPS / 4 / (2.0 * ho * ho * c * k * k))))
+    while group == 1 and k > 1 and 2.0 * cout * ho * ho * c * k * k > MAX_FLOPS:  # a smaller odd k: the same ho
+        k -= 2
     w = g.const([cout, c // group, k, k])
     y = g.node("Conv", [t, w, g.const([cout])], kernel_shape=[k, k], strides=[s, s], pads=[k // 2] * 4, group=group)
     g.flops += 2.0 * cout * ho * ho * (c // group) * k * k
@@ -146,7 +150,7 @@ def _conv(g: _G, t: str, c: int, h: int, cout: int, k: int, s: int, group: int =
 def _cnn(g: _G) -> None:
     rng = g.rng
     h = int(rng.choice([14, 28, 32, 56, 64, 96, 112, 128, 160, 224]))
-    c = int(rng.choice([3, 8, 16, 24, 32, 64]))
+    c = int(rng.choice([1, 3, 8, 16, 24, 32, 64]))  # 1: a spectrogram's one channel
     t = g.input([1, c, h, h])
     for _ in range(int(rng.integers(4, 14))):
         if g.flops > MAX_FLOPS or h < 2:
@@ -193,6 +197,13 @@ def _cnn(g: _G) -> None:
             p = g.node("Relu", [p])
             p, _, _ = _conv(g, p, r, 1, c, 1, 1)
             t = g.node("Mul", [t, g.node("HardSigmoid", [p])])
+    k, narrow = int(rng.choice([1, 3, 5])), int(rng.integers(1, 5))
+    # a narrow head besides the classifier: a mask or pitch map of 1-4 channels (within the model's FLOPs bound)
+    if rng.random() < 0.35 and g.flops + 2.0 * narrow * h * h * c * k * k <= 2 * MAX_FLOPS:
+        y, _, cout = _conv(g, t, c, h, narrow, k, 1)
+        if rng.random() < 0.5:
+            y = g.node("Sigmoid", [y])
+        g.output(y, [1, cout, h, h])
     p = g.node("GlobalAveragePool", [t])
     f = g.node("Flatten", [p])
     classes = int(rng.choice([10, 100, 1000]))

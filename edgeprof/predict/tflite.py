@@ -44,13 +44,14 @@ _FAMILY = {
     "SQUARED_DIFFERENCE": "binary", "POW": "binary",
     "RELU": "unary", "RELU6": "unary", "LOGISTIC": "unary", "TANH": "unary", "HARD_SWISH": "unary",
     "GELU": "unary", "EXP": "unary", "SQRT": "unary", "RSQRT": "unary", "ABS": "unary", "NEG": "unary",
-    "LEAKY_RELU": "unary", "PRELU": "unary", "ELU": "unary",
+    "LEAKY_RELU": "unary", "PRELU": "unary", "ELU": "unary", "LOG": "unary", "SIN": "unary", "COS": "unary",
+    "SQUARE": "unary", "FLOOR": "unary", "CEIL": "unary",
     "TRANSPOSE": "copy", "CONCATENATION": "copy", "SLICE": "copy", "STRIDED_SLICE": "copy", "PAD": "copy",
     "RESIZE_BILINEAR": "copy", "RESIZE_NEAREST_NEIGHBOR": "copy", "GATHER": "copy", "SPLIT": "copy",
     "RESHAPE": "view", "SQUEEZE": "view", "EXPAND_DIMS": "view",
     "MEAN": "reduce", "SUM": "reduce", "REDUCE_MAX": "reduce",
     "AVERAGE_POOL_2D": "pool", "MAX_POOL_2D": "pool",
-    "SOFTMAX": "norm", "L2_NORMALIZATION": "norm",
+    "SOFTMAX": "norm", "LOG_SOFTMAX": "norm", "L2_NORMALIZATION": "norm",
     "FULLY_CONNECTED": "matmul/w", "BATCH_MATMUL": "matmul/a",
     "CONV_2D": "conv", "DEPTHWISE_CONV_2D": "conv/dw", "TRANSPOSE_CONV": "conv/t",
 }
@@ -137,8 +138,9 @@ def _flops(op: str, ins: list[tuple[int, ...]], outs: list[tuple[int, ...]]) -> 
 
 
 def _variant(op: str, ins: list[tuple[int, ...]]) -> str:
+    """CONV_2D's filter is [Cout, kh, kw, Cin]: at most 4 output channels is "n" (as graph._variant's), else by k."""
     if op == "CONV_2D" and len(ins) > 1 and len(ins[1]) == 4:
-        return "1x1" if ins[1][1] * ins[1][2] == 1 else "kxk"
+        return "n" if ins[1][0] <= 4 else "1x1" if ins[1][1] * ins[1][2] == 1 else "kxk"
     return ""
 
 
@@ -238,10 +240,12 @@ def calibration_modules(seed: int = 0, count: int | None = None) -> Iterator[tup
             return torch.relu(t) if act == "relu" else torch.clamp(t, 0, 6) if act == "relu6" else t
 
         if kind in ("conv", "pointwise", "depthwise"):
-            cin = _ch(rng, 8, 160)
+            # a spectrogram's one input channel, and a mask or pitch head's 1-4 output channels, now and then
+            cin = 1 if kind == "conv" and rng.random() < 0.12 else _ch(rng, 8, 160)
             k = 1 if kind == "pointwise" else int(rng.choice([3, 5]))
             s = int(rng.choice([1, 1, 2]))
-            cout = cin if kind == "depthwise" else _ch(rng, 8, 192)
+            cout = cin if kind == "depthwise" else int(rng.integers(1, 5)) if rng.random() < 0.2 else \
+                _ch(rng, 8, 192)
             groups = cin if kind == "depthwise" else 1
             while hw > 4 and 2 * (hw // s) ** 2 * cout * k * k * cin / groups > MAX_FLOPS:
                 hw //= 2
@@ -281,7 +285,7 @@ def calibration_modules(seed: int = 0, count: int | None = None) -> Iterator[tup
             c = _ch(rng, 8, 256)
             shape = (1, 2, 4) if kind == "tiny" else (1, hw, hw, c)
             op = str(rng.choice(["add", "mul"])) if kind == "binary" else \
-                str(rng.choice(["sigmoid", "hardswish", "tanh"])) if kind == "unary" else kind
+                str(rng.choice(["sigmoid", "hardswish", "tanh", "log", "sin"])) if kind == "unary" else kind
 
             class Single(torch.nn.Module):
                 def forward(self, x: Any, op: str = op) -> Any:
@@ -295,6 +299,10 @@ def calibration_modules(seed: int = 0, count: int | None = None) -> Iterator[tup
                         return torch.nn.functional.hardswish(x)
                     if op == "tanh":
                         return torch.tanh(x)
+                    if op == "log":  # an audio front end's LOG and SIN (XNNPACK takes SIN here)
+                        return torch.log(x)
+                    if op == "sin":
+                        return torch.sin(x)
                     if op == "softmax":
                         return torch.softmax(x, dim=-1)
                     if op == "concat":

@@ -153,7 +153,8 @@ def test_a_quantised_conv_is_read_with_its_weight_where_qlinearconv_keeps_it(tmp
     m.ir_version = 8
     onnx.save(m, str(tmp_path / "q.onnx"))
     (k,) = kernels(tmp_path / "q.onnx", {})
-    assert k.key == "QLinearConv/kxk/c1@uint8" and k.dtype == "uint8"  # an 8-bit kernel says so in its key
+    # an 8-bit kernel says so in its key; its 4 output channels (the weight's dim 0) make it the narrow variant
+    assert k.key == "QLinearConv/n@uint8" and k.dtype == "uint8"
     assert k.flops == 2 * (4 * 8 * 8) * 2 * 9
 
 

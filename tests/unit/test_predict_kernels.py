@@ -98,3 +98,23 @@ def test_below_opset_17_the_models_write_layer_norm_out_and_onnxruntime_fuses_it
     assert [o.version for o in probe_model(15).opset_import] == [15]
     with pytest.raises(ValueError, match=f"opset {MIN_OPSET} to {OPSET}"):
         next(calibration_models(seed=0, count=1, opset=13))
+
+
+def test_the_tables_models_hold_narrow_convolutions_one_channel_inputs_and_leaky_relus(tmp_path):
+    """Round 7: a convolution of at most 4 output channels is its own key ("Conv/n", "FusedConv/n": basic_pitch's
+    one-channel heads ran at a tenth of the unaligned key's FLOP/s), so the generated CNNs carry such heads, some
+    start from one channel (a spectrogram), and some activations are LeakyRelu (its own QLinearLeakyRelu kernel at
+    int8, which no table had measured)."""
+    from edgeprof.predict.graph import kernels
+
+    keys: set[str] = set()
+    starts, leaky = set(), 0
+    for name, m in calibration_models(seed=0, count=9 * 8):
+        if not name.endswith("-cnn"):
+            continue
+        starts.add(m.graph.input[0].type.tensor_type.shape.dim[1].dim_value)
+        leaky += sum(n.op_type == "LeakyRelu" for n in m.graph.node)
+        onnx.save(m, str(tmp_path / "m.onnx"))
+        keys |= {k.key for k in kernels(tmp_path / "m.onnx", {}, "all")}
+    assert {"Conv/n", "FusedConv/n"} <= keys, sorted(keys)
+    assert 1 in starts and leaky > 0

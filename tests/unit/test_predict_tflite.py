@@ -184,6 +184,19 @@ def test_calibration_modules_are_one_operator_each_and_bounded(tmp_path):
         assert ks[0].flops <= 2e8 * 1.01 and not math.isnan(ks[0].bytes)
 
 
+def test_narrow_convolutions_and_audio_unary_ops_are_calibrated(tmp_path):
+    """Round 7: a CONV_2D of at most 4 output channels (its filter's dim 0) is "CONV_2D/n"; the calibration makes
+    such convolutions and LOG / SIN models (an audio front end's ops), and both are priced by a family."""
+    mods = list(calibration_modules(seed=3, count=21 * 6))
+    narrow = [(n, m, s) for n, m, s in mods if n.startswith("pointwise") and m.conv.out_channels <= 4]
+    assert narrow and any(n.startswith(("log", "sin")) for n, _, _ in mods)
+    name, module, shape = narrow[0]
+    from edgeprof.predict.tflite import _converted
+
+    (k,) = [k for k in tflite_kernels(_converted(name, module, shape, tmp_path)) if k.family != "view"]
+    assert (k.key, k.family) == ("CONV_2D/n", "conv/n")
+
+
 def test_calibrate_local_litert_measures_one_operator_models_and_predicts_from_them(tmp_path, tflite_files):
     """A real, short calibration of this machine (LiteRT with XNNPACK through deploy): four models."""
     from importlib.metadata import version
