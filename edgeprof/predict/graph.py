@@ -88,6 +88,7 @@ _FAMILY = {
     "PRelu": "unary", "Cast": "unary", "Identity": "unary",
     "Transpose": "copy", "Concat": "copy", "Slice": "copy", "Split": "copy", "Pad": "copy", "Resize": "copy",
     "Gather": "copy", "Expand": "copy", "Tile": "copy", "DepthToSpace": "copy", "SpaceToDepth": "copy",
+    "OneHot": "copy",
     "Reshape": "view", "Squeeze": "view", "Unsqueeze": "view", "Flatten": "view", "Shape": "view",
     "ReduceMean": "reduce", "ReduceSum": "reduce", "ReduceMax": "reduce", "GlobalAveragePool": "reduce",
     "GlobalMaxPool": "reduce", "ArgMax": "reduce", "ReduceL2": "reduce",
@@ -240,7 +241,31 @@ def _dtypes_of(model: Any) -> dict[str, int]:
     return out
 
 
-def _variant(op: str, node: Any, shape: dict[str, tuple[int, ...]], inits: frozenset[str]) -> str:
+_REDUCES = frozenset({"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceL2", "ReduceProd",
+                      "ReduceSumSquare", "ReduceLogSumExp"})
+
+
+def _reduce_variant(node: Any, attrs: Mapping[str, Any], shape: Mapping[str, tuple[int, ...]],
+                    consts: Mapping[str, Any]) -> str:
+    """"last" when the reduced axes are the innermost ones that are not of size 1 (each output reads one run of
+    contiguous memory), else "strided" (magika's ReduceMean over axis 1 of [n, 1536, 128] ran 6× dearer per byte
+    than the table's last-axis ones, round 7). The axes: the attribute (opset < 18) or the constant input 1."""
+    from onnx import numpy_helper
+
+    dims = shape.get(node.input[0]) if node.input else None
+    if not dims:
+        return ""
+    axes = attrs.get("axes")
+    if axes is None and len(node.input) > 1 and node.input[1] in consts:
+        axes = numpy_helper.to_array(consts[node.input[1]]).reshape(-1).tolist()
+    rank = len(dims)
+    picked = sorted({int(a) % rank for a in axes}) if axes else list(range(rank))
+    after = [d for i, d in enumerate(dims) if i > picked[0] and i not in picked]
+    return "last" if all(d == 1 for d in after) else "strided"
+
+
+def _variant(op: str, node: Any, shape: dict[str, tuple[int, ...]], inits: frozenset[str],
+             consts: Mapping[str, Any] | None = None) -> str:
     """The variant of a conv or matmul kernel: costs per FLOP differ by an order of magnitude between a
     depthwise, a pointwise and a dense k×k convolution, one with at most 4 output channels ("n": basic_pitch's
     one-channel heads ran at a tenth of the FLOP/s of the other unaligned convolutions, round 7), and between a
@@ -266,6 +291,8 @@ def _variant(op: str, node: Any, shape: dict[str, tuple[int, ...]], inits: froze
         return f"{'1x1' if k == 1 else 'kxk'}/{align}"
     if base in ("MatMul", "Gemm"):
         return "w" if 0 <= wi < len(node.input) and node.input[wi] in inits else "a"
+    if base in _REDUCES:
+        return _reduce_variant(node, attrs, shape, consts or {})
     return ""
 
 
@@ -580,11 +607,11 @@ class _Walker:
         out_elems = sum(math.prod(shapes[t]) for t in node.output if t in shapes)
         at = _DATA_INPUT.get(op, 0)
         first_in = next((t for t in node.input[at:] if t), "")
-        variant = _variant(op, node, shapes, self.inits)
+        variant = _variant(op, node, shapes, self.inits, self.init_protos)
         base_key = op if node.domain in ("", "ai.onnx", "com.microsoft") else f"{node.domain}.{op}"
         key = f"{base_key}/{variant}" if variant else base_key
         family = _FAMILY.get(op, _FAMILY.get(base, base_key))
-        if variant and family in ("conv", "matmul"):
+        if variant and family in ("conv", "matmul", "reduce"):
             family = f"{family}/{variant.split('/')[0]}"  # the family leaves out the channel alignment
         dtype = _DTYPE_NAMES.get(dtypes.get(first_in, 1), "other")
         if dtype in _QUANTISED_DTYPES and base_key not in _UNSUFFIXED:

@@ -255,7 +255,8 @@ def _transformer(g: _G) -> None:
 def _misc(g: _G) -> None:
     rng = g.rng
     for _ in range(int(rng.integers(6, 14))):
-        kind = rng.choice(["unary", "binary", "copy", "reduce", "pool", "rnn", "convT", "softmax"])
+        kind = rng.choice(["unary", "binary", "copy", "reduce", "pool", "rnn", "convT", "softmax", "onehot"],
+                          p=[0.12, 0.12, 0.12, 0.16, 0.1, 0.1, 0.1, 0.1, 0.08])
         rank4 = [1, _ch(rng, 4, 256), int(rng.choice([7, 14, 28, 56, 112])), 0]
         rank4[3] = rank4[2]
         if kind == "unary":
@@ -288,11 +289,29 @@ def _misc(g: _G) -> None:
                            mode=str(rng.choice(["nearest", "linear"])))
                 g.output(y, [1, rank4[1], 2 * rank4[2], 2 * rank4[3]])
         elif kind == "reduce":
-            x = g.input(rank4)
-            if rng.random() < 0.5:
+            r, op = rng.random(), str(rng.choice(["ReduceMean", "ReduceMax", "ReduceSum"]))
+
+            def reduce(x: str, axis: int, op: str = op) -> str:  # ReduceSum's axes are an input from opset 13 on
+                if op == "ReduceSum":
+                    return g.node(op, [x, g.const([1], np.int64, [axis])], keepdims=1)
+                return g.node(op, [x], axes=[axis], keepdims=1)
+
+            if r < 0.3:
+                x = g.input(rank4)
                 g.output(g.node("GlobalAveragePool", [x]), [1, rank4[1], 1, 1])
-            else:
-                g.output(g.node("ReduceMean", [x], axes=[-1], keepdims=1), [*rank4[:3], 1])
+            elif r < 0.55:
+                x = g.input(rank4)
+                g.output(reduce(x, -1), [*rank4[:3], 1])
+            else:  # over a sequence's or a map's channels: strided reads (graph._reduce_variant)
+                t_len, d = int(rng.choice([16, 64, 256, 1024, 2048])), _ch(rng, 8, 512)
+                x = g.input([1, t_len, d])
+                g.output(reduce(x, 1), [1, 1, d])
+        elif kind == "onehot":  # indices from a Cast, so that onnxruntime cannot fold it as a constant
+            n, depth = int(rng.choice([64, 256, 1024, 2048])), int(rng.choice([16, 64, 257, 512]))
+            x = g.input([1, n])
+            idx = g.node("Cast", [x], to=7)  # int64
+            y = g.node("OneHot", [idx, g.const([], np.int64, depth), g.const([2], value=[0.0, 1.0])], axis=-1)
+            g.output(y, [1, n, depth])
         elif kind == "pool":
             x = g.input(rank4)
             y = g.node(str(rng.choice(["MaxPool", "AveragePool"])), [x], kernel_shape=[3, 3], strides=[2, 2],

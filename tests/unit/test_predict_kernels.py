@@ -118,3 +118,38 @@ def test_the_tables_models_hold_narrow_convolutions_one_channel_inputs_and_leaky
         keys |= {k.key for k in kernels(tmp_path / "m.onnx", {}, "all")}
     assert {"Conv/n", "FusedConv/n"} <= keys, sorted(keys)
     assert 1 in starts and leaky > 0
+
+
+def test_a_reduction_over_inner_axes_and_one_over_strided_axes_are_two_keys(tmp_path):
+    """graph._reduce_variant: "last" when the reduced axes are the innermost ones (dims of size 1 after them do
+    not count), else "strided"; the axes from the attribute or, for ReduceSum from opset 13, the constant input.
+    The generated misc models measure both, and OneHot (magika's input layer, which no table had measured)."""
+    import numpy as np
+    from onnx import TensorProto, helper, numpy_helper
+
+    from edgeprof.predict.graph import kernels
+
+    def one(op, shape, axes, as_input=False):
+        x = helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)
+        y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+        inits = [numpy_helper.from_array(np.array(axes, np.int64), "axes")] if as_input else []
+        node = helper.make_node(op, ["x", "axes"] if as_input else ["x"], ["y"], keepdims=1, name="r",
+                                **({} if as_input else {"axes": axes}))
+        m = helper.make_model(helper.make_graph([node], "g", [x], [y], inits),
+                              opset_imports=[helper.make_opsetid("", 17)])
+        m.ir_version = 8
+        onnx.save(m, str(tmp_path / "r.onnx"))
+        (k,) = kernels(tmp_path / "r.onnx", {}, "all")
+        return k.key, k.family
+
+    assert one("ReduceMean", [1, 1536, 128], [1]) == ("ReduceMean/strided", "reduce/strided")
+    assert one("ReduceMean", [1, 1536, 128], [-1]) == ("ReduceMean/last", "reduce/last")
+    assert one("ReduceMax", [1, 64, 14, 14], [2, 3]) == ("ReduceMax/last", "reduce/last")
+    assert one("ReduceMean", [1, 64, 1, 1], [1]) == ("ReduceMean/last", "reduce/last")  # only 1s after it
+    assert one("ReduceSum", [1, 256, 32], [1], as_input=True) == ("ReduceSum/strided", "reduce/strided")
+    keys = set()
+    for name, m in calibration_models(seed=0, count=9 * 6):
+        if name.endswith("-misc"):
+            onnx.save(m, str(tmp_path / "m.onnx"))
+            keys |= {k.key for k in kernels(tmp_path / "m.onnx", {}, "all")}
+    assert {"OneHot"} <= keys and any(k.endswith("/strided") for k in keys) and any(k.endswith("/last") for k in keys)
