@@ -30,7 +30,7 @@ import math
 import os
 import re
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -264,6 +264,35 @@ def _reduce_variant(node: Any, attrs: Mapping[str, Any], shape: Mapping[str, tup
     return "last" if all(d == 1 for d in after) else "strided"
 
 
+def _moves_one_axis(perm: Sequence[int]) -> bool:
+    """onnxruntime's IsTransposeMovingSingleAxis (onnxruntime/core/framework/transpose_helper.cc): at the first
+    axis out of place, either the axis found there was moved out to it, or that position's own axis was moved in
+    further; either way the other axes keep their order."""
+    i = next((j for j, a in enumerate(perm) if a != j), None)
+    if i is None:
+        return False
+    return any((rest := [a for a in perm if a != moved]) == sorted(rest) for moved in (perm[i], i))
+
+
+def _transpose_variant(node: Any, attrs: Mapping[str, Any], shape: Mapping[str, tuple[int, ...]]) -> str:
+    """How onnxruntime's CPU Transpose::Compute (onnxruntime/core/providers/cpu/tensor/transpose.cc) runs it:
+    "reshape" when the dims above 1 keep their order (IsTransposeReshape: a copy), "single" when one axis moves
+    (SingleAxisTranspose, block copies), "blocks" when the last axis stays last (DoTransposeImpl), else
+    "elementwise" (DoTransposeEltWise, one element at a time: fsmn_vad's [0, 3, 2, 1] ran 2 ns an element, 13× the
+    table's NCHW → NHWC price, round 7)."""
+    dims = shape.get(node.input[0]) if node.input else None
+    if not dims:
+        return ""
+    rank = len(dims)
+    perm = [int(a) % rank for a in attrs.get("perm", list(range(rank))[::-1])]
+    big = [a for a in perm if dims[a] != 1]
+    if big == sorted(big):
+        return "reshape"
+    if _moves_one_axis(perm):
+        return "single"
+    return "blocks" if perm[-1] == rank - 1 else "elementwise"
+
+
 def _variant(op: str, node: Any, shape: dict[str, tuple[int, ...]], inits: frozenset[str],
              consts: Mapping[str, Any] | None = None) -> str:
     """The variant of a conv or matmul kernel: costs per FLOP differ by an order of magnitude between a
@@ -293,6 +322,8 @@ def _variant(op: str, node: Any, shape: dict[str, tuple[int, ...]], inits: froze
         return "w" if 0 <= wi < len(node.input) and node.input[wi] in inits else "a"
     if base in _REDUCES:
         return _reduce_variant(node, attrs, shape, consts or {})
+    if base == "Transpose":
+        return _transpose_variant(node, attrs, shape)
     return ""
 
 

@@ -255,8 +255,8 @@ def _transformer(g: _G) -> None:
 def _misc(g: _G) -> None:
     rng = g.rng
     for _ in range(int(rng.integers(6, 14))):
-        kind = rng.choice(["unary", "binary", "copy", "reduce", "pool", "rnn", "convT", "softmax", "onehot"],
-                          p=[0.12, 0.12, 0.12, 0.16, 0.1, 0.1, 0.1, 0.1, 0.08])
+        kind = rng.choice(["unary", "binary", "copy", "reduce", "pool", "rnn", "convT", "softmax", "onehot",
+                           "transpose"], p=[0.11, 0.11, 0.1, 0.14, 0.09, 0.09, 0.09, 0.09, 0.08, 0.1])
         rank4 = [1, _ch(rng, 4, 256), int(rng.choice([7, 14, 28, 56, 112])), 0]
         rank4[3] = rank4[2]
         if kind == "unary":
@@ -306,6 +306,14 @@ def _misc(g: _G) -> None:
                 t_len, d = int(rng.choice([16, 64, 256, 1024, 2048])), _ch(rng, 8, 512)
                 x = g.input([1, t_len, d])
                 g.output(reduce(x, 1), [1, 1, d])
+        elif kind == "transpose":  # each of onnxruntime's Transpose paths (graph._transpose_variant)
+            perms = [[0, 2, 3, 1], [0, 3, 1, 2], [0, 1, 3, 2],  # one axis moved (the table's other kinds have many)
+                     [0, 3, 2, 1], [3, 2, 1, 0], [1, 0, 3, 2],  # element by element
+                     [2, 1, 0, 3]]  # the last axis kept: blocks
+            perm = perms[int(rng.choice(7, p=[0.1, 0.1, 0.1, 0.12, 0.12, 0.11, 0.35]))]
+            shape = [int(rng.choice([1, 2, 4])), *rank4[1:]]
+            x = g.input(shape)
+            g.output(g.node("Transpose", [x], perm=perm), [shape[a] for a in perm])
         elif kind == "onehot":  # indices from a Cast, so that onnxruntime cannot fold it as a constant
             n, depth = int(rng.choice([64, 256, 1024, 2048])), int(rng.choice([16, 64, 257, 512]))
             x = g.input([1, n])

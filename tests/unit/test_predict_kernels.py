@@ -153,3 +153,34 @@ def test_a_reduction_over_inner_axes_and_one_over_strided_axes_are_two_keys(tmp_
             onnx.save(m, str(tmp_path / "m.onnx"))
             keys |= {k.key for k in kernels(tmp_path / "m.onnx", {}, "all")}
     assert {"OneHot"} <= keys and any(k.endswith("/strided") for k in keys) and any(k.endswith("/last") for k in keys)
+
+
+def test_a_transposes_key_says_which_of_onnxruntimes_paths_runs_it(tmp_path):
+    """graph._transpose_variant follows onnxruntime's Transpose::Compute: a reshape when the dims above 1 keep their
+    order, one axis moved (IsTransposeMovingSingleAxis), the last axis kept (blocks), else element by element
+    (fsmn_vad's [0, 3, 2, 1]); the misc models measure each of them."""
+    from onnx import TensorProto, helper
+
+    from edgeprof.predict.graph import kernels
+
+    def key(shape, perm):
+        x = helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)
+        y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+        node = helper.make_node("Transpose", ["x"], ["y"], perm=perm, name="t")
+        m = helper.make_model(helper.make_graph([node], "g", [x], [y]), opset_imports=[helper.make_opsetid("", 17)])
+        m.ir_version = 8
+        onnx.save(m, str(tmp_path / "t.onnx"))
+        (k,) = kernels(tmp_path / "t.onnx", {}, "all")
+        return k.key
+
+    assert key([1, 16, 8, 8], [0, 2, 3, 1]) == "Transpose/single"  # NCHW → NHWC: axis 1 moved in
+    assert key([1, 16, 8, 8], [0, 3, 1, 2]) == "Transpose/single"  # NHWC → NCHW: axis 3 moved out
+    assert key([1, 128, 100, 1], [0, 3, 2, 1]) == "Transpose/elementwise"
+    assert key([2, 4, 8, 16], [2, 1, 0, 3]) == "Transpose/blocks"
+    assert key([1, 1, 64, 32], [1, 0, 2, 3]) == "Transpose/reshape"  # only dims of 1 move
+    keys = set()
+    for name, m in calibration_models(seed=0, count=9 * 6):
+        if name.endswith("-misc"):
+            onnx.save(m, str(tmp_path / "m.onnx"))
+            keys |= {k.key for k in kernels(tmp_path / "m.onnx", {}, "all")}
+    assert {"Transpose/single", "Transpose/blocks", "Transpose/elementwise"} <= keys, sorted(keys)
