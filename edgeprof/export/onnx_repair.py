@@ -244,6 +244,8 @@ def flatten_gemm_biases(model: Any) -> list[str]:
     for node in graph.node:
         if node.op_type != "Gemm" or len(node.input) < 3 or node.input[2] not in inits or node.input[1] not in weights:
             continue
+        if inits[node.input[2]].data_location == inits[node.input[2]].EXTERNAL:
+            continue  # its values beside a model past 2 GiB: not read here
         dims = list(inits[node.input[2]].dims)
         w = list(weights[node.input[1]].dims)
         trans_b = next((a.i for a in node.attribute if a.name == "transB"), 0)

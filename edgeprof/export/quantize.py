@@ -14,6 +14,10 @@ Owns:
   A file below opset 13 is upgraded first with onnx's version converter (in the temp dir), or refused in one line.
   The opset imports of domains no node uses (quant_pre_process stamps every domain onnxruntime knows, e.g.
   `ai.onnx.ml` 5, which onnxruntime 1.10 and 1.16 refuse) are dropped from the result.
+  Before quantize_static the graph gets the repairs onnxruntime.quantization's bugs need (onnx_repair.py: shared
+  biases copied, [1, N] Gemm biases flattened; Softmax nodes it cannot calibrate and readers of inf/NaN constants
+  left in float via nodes_to_exclude), each recorded in the export options; `int8_notes` turns the nodes left
+  in float into the result's `precision_partial` warning.
   Every intermediate file lives in a temporary directory that is removed: the cwd and the model's folder stay as
   they were.
 - "as given": `onnx_given_precision` tells an already-quantised (QDQ / QLinear / integer ops) or fp16 file, which
@@ -27,8 +31,10 @@ Owns:
 - the cache (artifact_cache.build_cached, which runs each conversion inside a capture: onnxruntime's and
   onnxconverter-common's warnings and logs go to `cache_dir/<key>.log`): entries keyed by the fp32 file's sha256,
   the precision, the calibration (content hash of the directory, and what the plan fed each input: constant,
-  data file sha256, range), the versions of onnxruntime/onnxconverter-common and this file's text.
-Does not own: the fp32 export (onnx_export.py), TFLite (tflite_export.py), fidelity (fidelity.py).
+  data file sha256, range), the versions of onnxruntime/onnxconverter-common and the text of this file and of
+  onnx_repair.py.
+Does not own: the fp32 export (onnx_export.py), TFLite (tflite_export.py), fidelity (fidelity.py), the graph
+repairs themselves (onnx_repair.py).
 """
 
 from __future__ import annotations

@@ -209,7 +209,8 @@ def test_corpus_conversions_run_end_to_end(name, precision, files, tmp_path, cap
     beside = sorted(p.name for p in files[name].parent.iterdir())
     out = tmp_path / "r.json"
     needs = f["needs"].split() if f.get("needs") else []  # swift_f0's pitch band: --input-value fmin/fmax
-    code = main(["deploy", "--device", "local", "--model", str(files[name]), *f["args"], *needs, "--precision", precision,
+    code = main(["deploy", "--device", "local", "--model", str(files[name]), *f["args"], *needs,
+                 "--precision", precision,
                  "--min-duration", "0.2", "--min-queries", "3", "--warmup", "0", "--db", str(tmp_path / "r.sqlite"),
                  "--json", str(out), "--quiet"])
     assert code == 0, capsys.readouterr().err[-2000:]

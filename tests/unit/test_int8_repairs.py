@@ -67,8 +67,8 @@ def rng_array(shape, seed, scale=0.3):
 def test_a_bias_shared_by_two_convs_whose_copy_name_is_an_activation_quantises_and_loads(tmp_path, monkeypatch):
     """basic-pitch's nmp.onnx (tf2onnx): one bias `b` feeds two Convs, and the first Conv's output is called `b0`,
     the name onnxruntime gives its copy of the bias (qdq_quantizer.py _dup_initializer): the quantizer then feeds
-    the Transpose the bias's DequantizeLinear and the file does not load ("Invalid attribute perm"). Deploy gives the second Conv its own copy
-    first."""
+    the Transpose the bias's DequantizeLinear and the file does not load ("Invalid attribute perm"). Deploy gives
+    the second Conv its own copy first."""
     monkeypatch.chdir(tmp_path)  # the calibrator writes augmented_model.onnx into the cwd
     spec = TensorSpec("x", (1, 4, 8, 8), "float32", -1.0, 1.0)
     nodes = [helper.make_node("Conv", ["x", "w1", "b"], ["b0"], pads=[1, 1, 1, 1], name="conv1"),
