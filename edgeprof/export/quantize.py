@@ -425,14 +425,30 @@ def _int8(src: Path, out: Path, samples: list[dict[str, np.ndarray]]) -> dict[st
             raise
         except Exception as e:
             first = (str(e).strip().splitlines() or [type(e).__name__])[0]
-            raise library_failure(ModelError(f"int8 quantisation failed: {type(e).__name__}: {first}",
-                                             hint="try --precision fp16, or give --calibration DIR with real "
-                                                  "samples")) from e
+            where = _library_frame(e)
+            raise library_failure(ModelError(f"int8 quantisation failed{where}: {type(e).__name__}: {first}",
+                                             hint="run it with --precision fp32 or fp16 (onnxruntime.quantization "
+                                                  "cannot quantise this graph), or give --calibration DIR with real "
+                                                  "samples if the seeded calibration inputs are the problem")) from e
         finally:
             os.chdir(old)
     return {"quantizer": f"onnxruntime.quantization {prep} + quantize_static(QDQ, per_channel=True, "
                          "activations int8, weights int8, MinMax)",
             "onnxruntime": dist_version("onnxruntime"), "calibration_samples": len(samples), **options}
+
+
+def _library_frame(e: BaseException) -> str:
+    """Where in onnxruntime's Python code `e` was raised (its innermost frame there), as
+    ` in onnxruntime (quantization/qdq_quantizer.py _adjust_weight_scale_for_int32_bias)`, so that a quantizer
+    bug reads apart from a bad input; "" when onnxruntime's code is not on the traceback."""
+    import traceback
+
+    frames = [f for f in traceback.extract_tb(e.__traceback__) if "/onnxruntime/" in f.filename.replace("\\", "/")]
+    if not frames:
+        return ""
+    f = frames[-1]
+    path = f.filename.replace("\\", "/").rsplit("/onnxruntime/", 1)[1]
+    return f" in onnxruntime ({path} {f.name})"
 
 
 def _repair_for_quantizer(pre: Path, out: Path, big: bool) -> tuple[Path, dict[str, Any], dict[str, str]]:

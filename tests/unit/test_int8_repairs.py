@@ -10,6 +10,8 @@ import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
+from edgeprof.errors import ModelError
+from edgeprof.export import quantize
 from edgeprof.export.artifact_cache import sha256_file
 from edgeprof.export.inputs import make_inputs
 from edgeprof.export.quantize import int8_notes, quantize_onnx
@@ -92,17 +94,23 @@ def test_a_bias_shared_by_two_convs_whose_copy_name_is_an_activation_quantises_a
     np.testing.assert_allclose(got, want, atol=0.05 * float(np.abs(want).max()))
 
 
+def gemm_1n(tmp_path):
+    """magika v3_3's shape of a dense layer: Gemm(x, W [16, 8], C [1, 8]), then Relu."""
+    nodes = [helper.make_node("Gemm", ["x", "w", "c"], ["h"], name="dense"),
+             helper.make_node("Relu", ["h"], ["y"], name="relu")]
+    return save(tmp_path, nodes, [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 16])],
+                [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 8])],
+                {"w": rng_array((16, 8), 1), "c": rng_array((1, 8), 2, 0.1)},
+                [TensorSpec("x", (2, 16), "float32", -1.0, 1.0)])
+
+
 def test_a_gemm_bias_of_shape_1_n_quantises_per_channel(tmp_path, monkeypatch):
     """magika v3_3 (jax2tf): a Gemm's bias C is [1, N]; qdq_quantizer.py _adjust_weight_scale_for_int32_bias reads
     C[i] per output channel, a row here, and raises "The truth value of an array ... is ambiguous". Deploy gives
     C as [N] (the same broadcast)."""
     monkeypatch.chdir(tmp_path)
     spec = TensorSpec("x", (2, 16), "float32", -1.0, 1.0)
-    nodes = [helper.make_node("Gemm", ["x", "w", "c"], ["h"], name="dense"),
-             helper.make_node("Relu", ["h"], ["y"], name="relu")]
-    fp32 = save(tmp_path, nodes, [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 16])],
-                [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 8])],
-                {"w": rng_array((16, 8), 1), "c": rng_array((1, 8), 2, 0.1)}, [spec])
+    fp32 = gemm_1n(tmp_path)
     shapes = {"x": (2, 16)}
     error = onnxruntime_alone(fp32.path, tmp_path, [spec], shapes)
     assert error is not None and "truth value of an array" in error
@@ -117,6 +125,18 @@ def test_a_gemm_bias_of_shape_1_n_quantises_per_channel(tmp_path, monkeypatch):
     feed = make_inputs(fp32.inputs, shapes, 7)
     (want,), (got,) = run(fp32.path, feed), run(a.path, feed)
     np.testing.assert_allclose(got, want, atol=0.05 * float(np.abs(want).max()))
+
+
+def test_a_quantizer_failure_left_unrepaired_is_one_line_naming_onnxruntime_and_the_way_out(tmp_path, monkeypatch):
+    """Without its repair the [1, N] Gemm bias makes onnxruntime.quantization raise: deploy's one line names the
+    place in onnxruntime's code (a bug there, not the user's file) and says to run fp32 or fp16."""
+    fp32 = gemm_1n(tmp_path)
+    monkeypatch.setattr(quantize, "flatten_gemm_biases", lambda model: [])
+    with pytest.raises(ModelError) as e:
+        quantize_onnx(fp32, "int8", cache_dir=tmp_path / "cache", shapes={"x": (2, 16)})
+    assert "in onnxruntime (quantization/qdq_quantizer.py _adjust_weight_scale_for_int32_bias)" in str(e.value)
+    assert "truth value of an array" in str(e.value) and "\n" not in str(e.value)
+    assert "--precision fp32 or fp16" in e.value.hint
 
 
 def test_a_float64_softmax_is_left_in_float_and_said(tmp_path, monkeypatch):
