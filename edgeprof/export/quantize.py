@@ -14,6 +14,10 @@ Owns:
   A file below opset 13 is upgraded first with onnx's version converter (in the temp dir), or refused in one line.
   The opset imports of domains no node uses (quant_pre_process stamps every domain onnxruntime knows, e.g.
   `ai.onnx.ml` 5, which onnxruntime 1.10 and 1.16 refuse) are dropped from the result.
+  Before quantize_static the graph gets the repairs onnxruntime.quantization's bugs need (onnx_repair.py: shared
+  biases copied, [1, N] Gemm biases flattened; Softmax nodes it cannot calibrate and readers of inf/NaN constants
+  left in float via nodes_to_exclude), each recorded in the export options; `int8_notes` turns the nodes left
+  in float into the result's `precision_partial` warning.
   Every intermediate file lives in a temporary directory that is removed: the cwd and the model's folder stay as
   they were.
 - "as given": `onnx_given_precision` tells an already-quantised (QDQ / QLinear / integer ops) or fp16 file, which
@@ -27,8 +31,10 @@ Owns:
 - the cache (artifact_cache.build_cached, which runs each conversion inside a capture: onnxruntime's and
   onnxconverter-common's warnings and logs go to `cache_dir/<key>.log`): entries keyed by the fp32 file's sha256,
   the precision, the calibration (content hash of the directory, and what the plan fed each input: constant,
-  data file sha256, range), the versions of onnxruntime/onnxconverter-common and this file's text.
-Does not own: the fp32 export (onnx_export.py), TFLite (tflite_export.py), fidelity (fidelity.py).
+  data file sha256, range), the versions of onnxruntime/onnxconverter-common and the text of this file and of
+  onnx_repair.py.
+Does not own: the fp32 export (onnx_export.py), TFLite (tflite_export.py), fidelity (fidelity.py), the graph
+repairs themselves (onnx_repair.py).
 """
 
 from __future__ import annotations
@@ -38,7 +44,7 @@ import hashlib
 import os
 import re
 import tempfile
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -52,6 +58,19 @@ from .artifact_cache import build_cached, code_version, dist_version, key_of
 from .capture import library_failure, to_terminal
 from .external_data import counted, name_by_content, save_export, tensor_bytes
 from .inputs import make_inputs, read_npz
+from .onnx_repair import (
+    QDQ_MIN_OPSET,
+    default_opset,
+    flatten_gemm_biases,
+    nonfinite_constant_readers,
+    uncalibrated_softmax,
+    unshare_biases,
+)
+from .onnx_repair import all_nodes as _all_nodes
+from .onnx_repair import drop_unused_opset_imports as _drop_unused_opset_imports
+from .onnx_repair import retarget_float_casts as _retarget_float_casts
+from .onnx_repair import rewire_output_consumers as _rewire_output_consumers
+from .onnx_repair import upgrade_opset as _upgrade_opset
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -59,12 +78,11 @@ if TYPE_CHECKING:  # pragma: no cover
     from .inputs import InputPlan
 
 __all__ = ["quantize_onnx", "calibration_samples", "calibration_fingerprint", "CALIBRATION_SAMPLES",
-           "ONNX_PRECISIONS"]
+           "ONNX_PRECISIONS", "QDQ_MIN_OPSET", "default_opset"]
 
 ONNX_PRECISIONS = ("fp32", "fp16", "int8")
 CALIBRATION_SAMPLES = 16
 CALIBRATION_SEED_OFFSET = 1000
-QDQ_MIN_OPSET = 13  # per-channel QuantizeLinear/DequantizeLinear (axis) need opset 13
 Progress = Callable[[str], None]
 
 
@@ -196,6 +214,7 @@ def quantize_onnx(fp32: Artifact, precision: str, *, cache_dir: Path, shapes: Ma
         raise ModelError(f"{fp32.model_name} is already {fp32.precision}", hint="give the fp32 model")
     material: dict[str, Any] = {
         "fp32_sha256": fp32.sha256, "precision": precision, "code": code_version("quantize.py"),
+        "repair_code": code_version("onnx_repair.py"),
         "onnxruntime": dist_version("onnxruntime"), "onnx": dist_version("onnx"),
         "onnxconverter-common": dist_version("onnxconverter-common"), "load_checked_at": graph_opt or "all",
     }
@@ -214,6 +233,8 @@ def quantize_onnx(fp32: Artifact, precision: str, *, cache_dir: Path, shapes: Ma
             samples = calibration_samples(specs, shapes, seed, calibration,
                                           fixed=plan.fixed() if plan is not None else None)
             options = _int8(Path(fp32.path), out, samples)
+            for note in int8_notes(options):
+                say(f"{fp32.model_name}: {note}")
             options["calibration"] = calibration_fingerprint(calibration, plan=plan)
             options["calibration_shapes"] = {k: list(v) for k, v in shapes.items()}
             _loads_in_onnxruntime(out, "int8", fp32.model_name, graph_opt)
@@ -304,17 +325,6 @@ def _fp16(src: Path, out: Path, name: str = "the model", graph_opt: str | None =
             **({"casts_retargeted_to_fp16": fixed} if fixed else {})}
 
 
-def _all_nodes(graph: Any) -> Iterator[Any]:
-    """Every node of a graph and of its subgraphs (If/Loop/Scan bodies)."""
-    for node in graph.node:
-        yield node
-        for attr in node.attribute:
-            if attr.HasField("g"):
-                yield from _all_nodes(attr.g)
-            for g in attr.graphs:
-                yield from _all_nodes(g)
-
-
 def _mismatch_ops(model: Any, error: str) -> list[str]:
     """Op types to try keeping in float32 for an onnxruntime type error, most likely first: for the tensor it
     names (`output arg (NAME)`), its producer (unless a Cast) and its consumers; else the op it names."""
@@ -331,49 +341,6 @@ def _mismatch_ops(model: Any, error: str) -> list[str]:
     if m:
         out += [str(n.op_type) for n in nodes if n.name == m.group(1)]
     return [op for op in dict.fromkeys(out) if op != "Cast"]  # a blocked Cast sends the converter into a loop
-
-
-def _retarget_float_casts(model: Any) -> list[str]:
-    """Casts to float32 whose output the converter typed float16 (it retypes every float tensor, but leaves the
-    `to` of a Cast from a non-float input, e.g. bert_tiny's int64 attention mask): make them cast to float16, as
-    the tensor's consumers now expect. Returns the node names changed. Without this onnxruntime refuses the file
-    ("Type (tensor(float16)) of output arg ... does not match expected type (tensor(float))")."""
-    from onnx import TensorProto
-
-    typed = {v.name: v.type.tensor_type.elem_type for v in list(model.graph.value_info) + list(model.graph.output)}
-    changed = []
-    for node in _all_nodes(model.graph):
-        if node.op_type != "Cast" or typed.get(node.output[0]) != TensorProto.FLOAT16:
-            continue
-        for attr in node.attribute:
-            if attr.name == "to" and attr.i == TensorProto.FLOAT:
-                attr.i = TensorProto.FLOAT16
-                changed.append(node.name or node.output[0])
-    return changed
-
-
-def _rewire_output_consumers(model: Any) -> list[str]:
-    """keep_io_types ends each float output with a Cast to float32; a node that ALSO consumes that output (a
-    pooled output gathered from the last hidden state) was converted to float16 but still reads the float32
-    tensor. Point it at the Cast's float16 input instead. Returns the names of the nodes rewired."""
-    from onnx import TensorProto
-
-    outputs = {o.name for o in model.graph.output}
-    typed = {v.name: v.type.tensor_type.elem_type for v in model.graph.value_info}
-    fp16_of = {}
-    for node in model.graph.node:
-        to = next((a.i for a in node.attribute if a.name == "to"), None)
-        if node.op_type == "Cast" and to == TensorProto.FLOAT and node.output[0] in outputs:
-            fp16_of[node.output[0]] = node.input[0]
-    changed = []
-    for node in model.graph.node:
-        if node.op_type == "Cast" or not any(typed.get(o) == TensorProto.FLOAT16 for o in node.output):
-            continue
-        for i, name in enumerate(node.input):
-            if name in fp16_of:
-                node.input[i] = fp16_of[name]
-                changed.append(node.name or node.output[0])
-    return changed
 
 
 def _onnxruntime_error(path: Path, graph_opt: str | None, what: str) -> str | None:
@@ -442,9 +409,13 @@ def _int8(src: Path, out: Path, samples: list[dict[str, np.ndarray]]) -> dict[st
             except Exception:  # symbolic shape inference fails on some graphs: retry without it
                 prep = "quant_pre_process(skip_symbolic_shape=True)"
                 quant_pre_process(str(src), str(pre), skip_symbolic_shape=True, **external)
+            pre, repairs, excluded = _repair_for_quantizer(pre, Path(tmp) / "repaired.onnx", big)
+            options.update(repairs)
+            if excluded:
+                options["nodes_not_quantized"] = excluded
             quantize_static(str(pre), str(out), Reader(samples), quant_format=QuantFormat.QDQ, per_channel=True,
                             activation_type=QuantType.QInt8, weight_type=QuantType.QInt8,
-                            use_external_data_format=big)
+                            use_external_data_format=big, nodes_to_exclude=list(excluded))
             if big:  # its data beside it, named by content, as the fp32 file's (external_data.py)
                 name_by_content(out)
             dropped = _drop_unused_opset_imports(out)
@@ -454,9 +425,11 @@ def _int8(src: Path, out: Path, samples: list[dict[str, np.ndarray]]) -> dict[st
             raise
         except Exception as e:
             first = (str(e).strip().splitlines() or [type(e).__name__])[0]
-            raise library_failure(ModelError(f"int8 quantisation failed: {type(e).__name__}: {first}",
-                                             hint="try --precision fp16, or give --calibration DIR with real "
-                                                  "samples")) from e
+            where = _library_frame(e)
+            raise library_failure(ModelError(f"int8 quantisation failed{where}: {type(e).__name__}: {first}",
+                                             hint="run it with --precision fp32 or fp16 (onnxruntime.quantization "
+                                                  "cannot quantise this graph), or give --calibration DIR with real "
+                                                  "samples if the seeded calibration inputs are the problem")) from e
         finally:
             os.chdir(old)
     return {"quantizer": f"onnxruntime.quantization {prep} + quantize_static(QDQ, per_channel=True, "
@@ -464,71 +437,51 @@ def _int8(src: Path, out: Path, samples: list[dict[str, np.ndarray]]) -> dict[st
             "onnxruntime": dist_version("onnxruntime"), "calibration_samples": len(samples), **options}
 
 
-def _used_domains(graph: Any, into: set[str]) -> None:
-    from onnx import AttributeProto
+def _library_frame(e: BaseException) -> str:
+    """Where in onnxruntime's Python code `e` was raised (its innermost frame there), as
+    ` in onnxruntime (quantization/qdq_quantizer.py _adjust_weight_scale_for_int32_bias)`, so that a quantizer
+    bug reads apart from a bad input; "" when onnxruntime's code is not on the traceback."""
+    import traceback
 
-    for node in graph.node:
-        into.add(node.domain or "")
-        for a in node.attribute:
-            if a.type == AttributeProto.GRAPH:
-                _used_domains(a.g, into)
-            elif a.type == AttributeProto.GRAPHS:
-                for g in a.graphs:
-                    _used_domains(g, into)
+    frames = [f for f in traceback.extract_tb(e.__traceback__) if "/onnxruntime/" in f.filename.replace("\\", "/")]
+    if not frames:
+        return ""
+    f = frames[-1]
+    path = f.filename.replace("\\", "/").rsplit("/onnxruntime/", 1)[1]
+    return f" in onnxruntime ({path} {f.name})"
 
 
-def _drop_unused_opset_imports(path: Path) -> list[str]:
-    """Remove the opset imports of domains no node uses; the "domain:version" entries removed.
-
-    quant_pre_process saves through onnxruntime's optimizer, which stamps an import of every domain it knows
-    (`ai.onnx.ml` 5, `com.microsoft` 1, `ai.onnx.training` 1, ...) on a graph that uses none of them, and an older
-    onnxruntime refuses a file importing a domain opset newer than it knows (1.10 loads `ai.onnx.ml` up to 2,
-    1.16 up to 3: "Opset 5 is under development"). The default domain is always kept."""
+def _repair_for_quantizer(pre: Path, out: Path, big: bool) -> tuple[Path, dict[str, Any], dict[str, str]]:
+    """The repairs onnxruntime.quantization needs on a graph it did not write (onnx_repair.py says which bug each
+    avoids): (the file to quantise, {provenance key: what was done}, {node left unquantised: why}). The file is
+    `pre` itself when nothing changed, else `out` (beside it, so its external data still resolves)."""
     import onnx
 
-    model = onnx.load(str(path), load_external_data=False)
-    used: set[str] = set()
-    _used_domains(model.graph, used)
-    for f in model.functions:
-        used.add(f.domain or "")
-        for node in f.node:
-            used.add(node.domain or "")
-    keep = [o for o in model.opset_import if o.domain in ("", "ai.onnx") or o.domain in used]
-    dropped = [f"{o.domain}:{o.version}" for o in model.opset_import if o not in keep]
-    if dropped:
-        del model.opset_import[:]
-        model.opset_import.extend(keep)
-        onnx.save(model, str(path))
-    return dropped
+    model = onnx.load(str(pre), load_external_data=False)
+    unshared = unshare_biases(model)
+    flattened = flatten_gemm_biases(model)
+    excluded = {**uncalibrated_softmax(model), **nonfinite_constant_readers(model)}
+    repairs: dict[str, Any] = {}
+    if unshared:
+        repairs["biases_unshared"] = unshared
+    if flattened:
+        repairs["gemm_biases_flattened"] = flattened
+    if not (unshared or flattened or excluded):
+        return pre, repairs, excluded
+    onnx.save(model, str(out))  # big: the initializers still point at pre.onnx.data beside it
+    return out, repairs, excluded
 
 
-def default_opset(model: Any) -> int | None:
-    """The model's opset of the default ONNX domain (None when it imports none)."""
-    return next((int(o.version) for o in model.opset_import if o.domain in ("", "ai.onnx")), None)
-
-
-def _upgrade_opset(src: Path, out: Path) -> str | None:
-    """Per-channel QDQ needs opset QDQ_MIN_OPSET: an older file is upgraded with onnx's version converter into
-    `out` (inside the caller's temp dir). Returns "11 → 13" when it upgraded, None when no upgrade was needed;
-    a file the converter cannot upgrade is refused in one line."""
-    import onnx
-    from onnx import version_converter
-
-    model = onnx.load(str(src))
-    opset = default_opset(model)
-    if opset is None or opset >= QDQ_MIN_OPSET:
-        return None
-    try:
-        upgraded = version_converter.convert_version(model, QDQ_MIN_OPSET)
-        onnx.checker.check_model(upgraded)
-    except Exception as e:  # the converter raises RuntimeError/ValidationError with long texts
-        first = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
-        raise ModelError(f"int8 needs ONNX opset {QDQ_MIN_OPSET} or newer; {src.name} is opset {opset} and onnx's "
-                         f"version converter cannot upgrade it: {first}",
-                         hint=f"export it again at opset {QDQ_MIN_OPSET}+, or run it with --precision fp32 or "
-                              "fp16") from None
-    onnx.save(upgraded, str(out))
-    return f"{opset} → {QDQ_MIN_OPSET}"
+def int8_notes(options: Any) -> list[str]:
+    """One line per thing the int8 conversion left other than asked (nodes kept in float), from an artifact's
+    export options: what deploy tells the user (a `precision_partial` warning on the result)."""
+    excluded = (options.get("nodes_not_quantized") if isinstance(options, Mapping)
+                else getattr(options, "nodes_not_quantized", None)) or {}
+    by_why: dict[str, list[str]] = {}
+    for node, why in excluded.items():
+        by_why.setdefault(why, []).append(node)
+    return [f"int8: {len(nodes)} node(s) left in float ({', '.join(nodes[:3])}{' ...' if len(nodes) > 3 else ''}): "
+            f"{why}; the rest is int8" for why, nodes in by_why.items()]
 
 
 # -------------------------------------------------------------------------------------- as given

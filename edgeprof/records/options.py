@@ -68,7 +68,8 @@ class OnnxExportOptions(_ExportBase):
     """An ONNX artifact: torch.onnx.export's call and versions (export/onnx_export.py; none for a user's file),
     the opset and IR version, the data kept beside it; the fp16 conversion (onnxconverter-common: `converter`,
     the ops kept in fp32, what it fixed) or the int8 one (onnxruntime.quantization: `quantizer`, the calibration's
-    fingerprint, samples and shapes, an opset upgrade, opset imports dropped); a user's file already quantised, run
+    fingerprint, samples and shapes, an opset upgrade, opset imports dropped, the graph repairs made for the
+    quantizer and the nodes it left in float: export/onnx_repair.py); a user's file already quantised, run
     as given (`precision_as_given`, `quantized_by`: export/quantize.onnx_given_precision)."""
 
     kind: str = "onnx"
@@ -94,6 +95,9 @@ class OnnxExportOptions(_ExportBase):
     calibration_shapes: dict[str, list[int]] | None = None
     opset_upgraded: str | None = None
     dropped_opset_imports: list[str] | None = None
+    biases_unshared: list[str] | None = None  # nodes given their own bias copy before int8 (export/onnx_repair.py)
+    gemm_biases_flattened: list[str] | None = None  # Gemm nodes whose [1, N] bias became [N] before int8
+    nodes_not_quantized: dict[str, str] | None = None  # node → why int8 left it in float
     precision_as_given: bool | None = None
     quantized_by: str | None = None
 

@@ -21,7 +21,7 @@ from edgeprof_agent.messages import Facts, RunReply, ScenarioReply
 from .. import __version__
 from ..agentlink import check_samples
 from ..analysis.stats import latency_summary, scenario_summary, stability_warnings, throughput
-from ..export.quantize import as_given
+from ..export.quantize import as_given, int8_notes
 from ..records import (
     Accuracy,
     Artifact,
@@ -78,6 +78,8 @@ def assemble(plan: RunPlan, executed: Executed, facts: Facts | None = None,
     warnings = [*run_warnings(spec, reply, lat),
                 *(RunWarning("precision_emulated" if "fp16" in note else "capability", note)
                   for note in plan.decision.notes),
+                *(RunWarning("precision_partial", note)
+                  for note in (int8_notes(artifact.export_options) if artifact is not None else [])),
                 *fidelity_warnings, *accuracy_warnings, *_battery_warning(spec, power)]
     sustained = None
     if sc is not None and sc.sustained is not None:
