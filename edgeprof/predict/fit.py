@@ -122,7 +122,8 @@ def _nearest(d: np.ndarray, k: int) -> np.ndarray:
 
 
 def _features(k: Kernel, shape: bool) -> list[float]:
-    f = [math.log1p(k.flops), math.log1p(k.bytes)]
+    # a binary op broadcast row by row costs per row (graph.Kernel.spans), so its rows stand where FLOPs stand
+    f = [math.log1p(k.spans if k.spans else k.flops), math.log1p(k.bytes)]
     return [*f, math.log1p(k.out_elems)] if shape else f
 
 

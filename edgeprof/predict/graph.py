@@ -38,7 +38,7 @@ from typing import Any
 
 from ..errors import ModelError
 from .hostpass import run_shapes
-from .variants import variant
+from .variants import row_spans, variant
 
 __all__ = ["Kernel", "kernels", "host_ort_version", "profile_key", "stands_for", "HOST_LEVELS", "CONTROL_OPS",
            "MAX_KERNELS", "DTYPE_BYTES"]
@@ -130,11 +130,14 @@ class Kernel:
     # and the bytes its reorders move at this kernel
     layout: str = ""
     reorder_bytes: float = 0.0
+    # variants.row_spans: the rows a binary op broadcast row by row walks (its "/rows" key is fitted on them, not
+    # on FLOPs); 0 otherwise
+    spans: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["branch"] = [list(b) for b in self.branch]
-        for f, default in (("named", True), ("layout", ""), ("reorder_bytes", 0.0)):
+        for f, default in (("named", True), ("layout", ""), ("reorder_bytes", 0.0), ("spans", 0.0)):
             if d[f] == default:  # written only when set: such a kernel's dict is as tables before the field
                 del d[f]
         return d
@@ -566,7 +569,7 @@ class _Walker:
         base_key = op if node.domain in ("", "ai.onnx", "com.microsoft") else f"{node.domain}.{op}"
         key = f"{base_key}/{variant}" if variant else base_key
         family = _FAMILY.get(op, _FAMILY.get(base, base_key))
-        if variant and family in ("conv", "matmul", "reduce"):
+        if variant and family in ("conv", "matmul", "reduce", "binary"):
             family = f"{family}/{variant.split('/')[0]}"  # the family leaves out the channel alignment
         dtype = _DTYPE_NAMES.get(dtypes.get(first_in, 1), "other")
         if dtype in _QUANTISED_DTYPES and base_key not in _UNSUFFIXED:
@@ -577,7 +580,8 @@ class _Walker:
                       family=family, dtype=dtype,
                       flops=float(f or 0), bytes=float(nbytes), out_elems=float(out_elems),
                       shapes_guessed=guessed, flops_known=flops_known,
-                      outputs=tuple(o for o in node.output if o), branch=branch, named=bool(node.name))
+                      outputs=tuple(o for o in node.output if o), branch=branch, named=bool(node.name),
+                      spans=row_spans(base, node, shapes) if variant == "rows" else 0.0)
 
 
 def _rnn_flops(node: Any, shapes: Mapping[str, tuple[int, ...]]) -> int | None:

@@ -256,7 +256,7 @@ def _misc(g: _G) -> None:
     rng = g.rng
     for _ in range(int(rng.integers(6, 14))):
         kind = rng.choice(["unary", "binary", "copy", "reduce", "pool", "rnn", "convT", "softmax", "onehot",
-                           "transpose"], p=[0.11, 0.11, 0.1, 0.14, 0.09, 0.09, 0.09, 0.09, 0.08, 0.1])
+                           "transpose"], p=[0.1, 0.17, 0.09, 0.13, 0.08, 0.08, 0.08, 0.09, 0.08, 0.1])
         rank4 = [1, _ch(rng, 4, 256), int(rng.choice([7, 14, 28, 56, 112])), 0]
         rank4[3] = rank4[2]
         if kind == "unary":
@@ -266,9 +266,17 @@ def _misc(g: _G) -> None:
             g.output(y, rank4)
         elif kind == "binary":
             op = str(rng.choice(["Add", "Mul", "Sub", "Div"]))
-            x = g.input(rank4)
-            other = g.const([1, rank4[1], 1, 1] if rng.random() < 0.4 else rank4, value=None)
-            g.output(g.node(op, [x, other]), rank4)
+            r = rng.random()
+            if r < 0.55:  # row by row (variants.row_spans): a vector along a short last axis, or a scalar against 1
+                c = int(rng.choice([1, 2, 4, 8, 16, 32, 64]))
+                shape = [1, max(1, int(rng.choice([4096, 16384, 65536, 262144])) // c), c]
+                x = g.input(shape)
+                other = g.const([] if c == 1 and rng.random() < 0.5 else [c], value=None)
+                g.output(g.node(op, [x, other]), shape)
+            else:
+                x = g.input(rank4)
+                other = g.const([1, rank4[1], 1, 1] if r < 0.75 else rank4, value=None)
+                g.output(g.node(op, [x, other]), rank4)
         elif kind == "copy":
             x = g.input(rank4)
             op = str(rng.choice(["Transpose", "Concat", "Slice", "Pad", "Resize"]))

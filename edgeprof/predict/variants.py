@@ -3,7 +3,8 @@ paths runs it, read from its node and shapes alone (onnxruntime's CPU provider; 
 
 Owns: convolutions (depthwise, grouped, pointwise, dense k×k, and a few output channels; the channel alignment
 onnxruntime's blocked kernels need), matmuls (against weights or two activations), reductions (over the innermost
-axes or strided ones) and Transposes (the path onnxruntime's Transpose::Compute takes). Does not own: reading the
+axes or strided ones), Transposes (the path onnxruntime's Transpose::Compute takes) and binary elementwise ops
+broadcast by rows (`row_spans`). Does not own: reading the
 graph or its shapes (graph.py), the cost models keyed by it (fit.py).
 """
 
@@ -13,7 +14,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["variant"]
+__all__ = ["variant", "row_spans", "ROWS_BELOW"]
 
 _REDUCES = frozenset({"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceL2", "ReduceProd",
                       "ReduceSumSquare", "ReduceLogSumExp"})
@@ -67,13 +68,40 @@ def _transpose_variant(node: Any, attrs: Mapping[str, Any], shape: Mapping[str, 
     return "blocks" if perm[-1] == rank - 1 else "elementwise"
 
 
+_BINARY = frozenset({"Add", "Sub", "Mul", "Div", "Pow", "Max", "Min"})
+ROWS_BELOW = 128  # a row of fewer elements than this costs onnxruntime's broadcast loop more than its elements
+
+
+def row_spans(base: str, node: Any, shape: Mapping[str, tuple[int, ...]]) -> float:
+    """How many rows onnxruntime's CPU broadcast loop walks for a binary elementwise op one of whose inputs is a
+    vector along the last axis ([C], [1, 1, C]) or a scalar of rank ≤ 1 against a last axis of 1: it runs one
+    call per row of the output's last dim, ≈ 8.5 ns each on this x86 host (a [1, 13312, 4] × [4] Mul took 124 µs,
+    the same elements × a scalar 9 µs; [n, 1] × [1] 455 µs, × [1, 1] 9 µs: basic_pitch's batch-norm Mul and Add,
+    round 7); 0 when the op runs otherwise, or its rows hold ROWS_BELOW elements or more."""
+    if base not in _BINARY or len(node.input) != 2 or not node.output or node.output[0] not in shape:
+        return 0.0
+    out = shape[node.output[0]]
+    ins = [shape.get(i) for i in node.input]
+    if not out or any(s is None for s in ins):
+        return 0.0
+    last = out[-1]
+    small = min(ins, key=lambda s: math.prod(s or (1,)))  # type: ignore[arg-type]
+    n = math.prod(small or (1,))  # type: ignore[arg-type]
+    if n == 1:
+        rowwise = len(small or ()) <= 1 and last == 1
+    else:
+        rowwise = n == last and bool(small) and small[-1] == last  # type: ignore[index]
+    return float(math.prod(out) // max(last, 1)) if rowwise and last < ROWS_BELOW and math.prod(out) > n else 0.0
+
+
 def variant(base: str, wi: int, node: Any, shape: Mapping[str, tuple[int, ...]], inits: frozenset[str],
             consts: Mapping[str, Any] | None = None) -> str:
     """The variant of a kernel whose standard op is `base` and whose weight is its input `wi` (-1: none). Costs
     per FLOP differ by an order of magnitude between a depthwise, a pointwise and a dense k×k convolution, one with
     at most 4 output channels ("n": basic_pitch's one-channel heads ran at a tenth of the FLOP/s of the other
     unaligned convolutions, round 7), and between a matmul against weights and two activations; per byte between a
-    reduction or a Transpose that reads contiguous memory and one that does not."""
+    reduction or a Transpose that reads contiguous memory and one that does not, and between a binary op over
+    whole tensors and one broadcast row by row ("rows")."""
     from onnx import helper
 
     attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
@@ -97,4 +125,6 @@ def variant(base: str, wi: int, node: Any, shape: Mapping[str, tuple[int, ...]],
         return _reduce_variant(node, attrs, shape, consts or {})
     if base == "Transpose":
         return _transpose_variant(node, attrs, shape)
+    if row_spans(base, node, shape):
+        return "rows"
     return ""

@@ -3,6 +3,7 @@ deterministic for a seed, FLOPs bounded so a 2-core board's timed loop stays sho
 
 import onnx
 import onnxruntime as ort
+import pytest
 
 from edgeprof.export.flops import count_flops
 from edgeprof.predict.kernels import KINDS, MAX_FLOPS, calibration_models
@@ -184,3 +185,41 @@ def test_a_transposes_key_says_which_of_onnxruntimes_paths_runs_it(tmp_path):
             onnx.save(m, str(tmp_path / "m.onnx"))
             keys |= {k.key for k in kernels(tmp_path / "m.onnx", {}, "all")}
     assert {"Transpose/single", "Transpose/blocks", "Transpose/elementwise"} <= keys, sorted(keys)
+
+
+def test_a_binary_op_broadcast_row_by_row_is_keyed_and_fitted_by_its_rows(tmp_path):
+    """variants.row_spans: onnxruntime's broadcast loop runs one call per row of the output's last dim when one
+    input is a vector along it ([C]) or a rank ≤ 1 scalar against a last dim of 1 (basic_pitch's batch-norm Mul
+    and Add, 50× the same elements times a scalar); [1, 1] or a last dim ≥ ROWS_BELOW is not. The misc models
+    measure such ops, and fit._features puts the rows where FLOPs stand."""
+    import numpy as np
+    from onnx import TensorProto, helper, numpy_helper
+
+    from edgeprof.predict.fit import _features
+    from edgeprof.predict.graph import kernels
+
+    def one(shape, other):
+        x = helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)
+        y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+        b = numpy_helper.from_array(np.full(other, 0.5, np.float32), "b")
+        node = helper.make_node("Mul", ["x", "b"], ["y"], name="m")
+        m = helper.make_model(helper.make_graph([node], "g", [x], [y], [b]),
+                              opset_imports=[helper.make_opsetid("", 17)])
+        m.ir_version = 8
+        onnx.save(m, str(tmp_path / "b.onnx"))
+        (k,) = kernels(tmp_path / "b.onnx", {}, "all")
+        return k
+
+    k = one([1, 172, 309, 1], [1])
+    assert (k.key, k.family, k.spans) == ("Mul/rows", "binary/rows", 172 * 309)
+    assert _features(k, False)[0] == pytest.approx(np.log1p(172 * 309))
+    assert one([1, 13312, 4], [4]).spans == 13312
+    assert one([1, 172, 309, 1], [1, 1]).key == "Mul" and one([1, 172, 309, 1], [1, 1]).spans == 0
+    assert one([1, 64, 256], [256]).key == "Mul"  # rows of 256: its elements dominate
+    assert one([1, 64, 14, 14], [1, 64, 1, 1]).key == "Mul"  # per channel: rows of 196 elements
+    keys = set()
+    for name, m in calibration_models(seed=0, count=9 * 6):
+        if name.endswith("-misc"):
+            onnx.save(m, str(tmp_path / "m.onnx"))
+            keys |= {k.key for k in kernels(tmp_path / "m.onnx", {}, "all")}
+    assert any(k.endswith("/rows") for k in keys), sorted(keys)
