@@ -252,6 +252,61 @@ def _transformer(g: _G) -> None:
     g.output(x, [1, t_len, d])
 
 
+def _misc_binary(g: _G, rank4: list[int]) -> None:
+    """One Add / Mul / Sub / Div: row by row (variants.row_spans) about half the time, else per channel or whole."""
+    rng = g.rng
+    op = str(rng.choice(["Add", "Mul", "Sub", "Div"]))
+    r = rng.random()
+    if r < 0.55:  # row by row (variants.row_spans): a vector along a short last axis, or a scalar against 1
+        c = int(rng.choice([1, 2, 4, 8, 16, 32, 64]))
+        shape = [1, max(1, int(rng.choice([4096, 16384, 65536, 262144])) // c), c]
+        x = g.input(shape)
+        other = g.const([] if c == 1 and rng.random() < 0.5 else [c], value=None)
+        g.output(g.node(op, [x, other]), shape)
+    else:
+        x = g.input(rank4)
+        other = g.const([1, rank4[1], 1, 1] if r < 0.75 else rank4, value=None)
+        g.output(g.node(op, [x, other]), rank4)
+
+
+def _misc_layout(g: _G, kind: str, rank4: list[int]) -> None:
+    """A reduction (a global pool, over the last axis or a strided one), a Transpose of one of onnxruntime's
+    paths, or a OneHot."""
+    rng = g.rng
+    if kind == "reduce":
+        r, op = rng.random(), str(rng.choice(["ReduceMean", "ReduceMax", "ReduceSum"]))
+
+        def reduce(x: str, axis: int, op: str = op) -> str:  # ReduceSum's axes are an input from opset 13 on
+            if op == "ReduceSum":
+                return g.node(op, [x, g.const([1], np.int64, [axis])], keepdims=1)
+            return g.node(op, [x], axes=[axis], keepdims=1)
+
+        if r < 0.3:
+            x = g.input(rank4)
+            g.output(g.node("GlobalAveragePool", [x]), [1, rank4[1], 1, 1])
+        elif r < 0.55:
+            x = g.input(rank4)
+            g.output(reduce(x, -1), [*rank4[:3], 1])
+        else:  # over a sequence's or a map's channels: strided reads (variants._reduce_variant)
+            t_len, d = int(rng.choice([16, 64, 256, 1024, 2048])), _ch(rng, 8, 512)
+            x = g.input([1, t_len, d])
+            g.output(reduce(x, 1), [1, 1, d])
+    elif kind == "transpose":  # each of onnxruntime's Transpose paths (variants._transpose_variant)
+        perms = [[0, 2, 3, 1], [0, 3, 1, 2], [0, 1, 3, 2],  # one axis moved (the table's other kinds have many)
+                 [0, 3, 2, 1], [3, 2, 1, 0], [1, 0, 3, 2],  # element by element
+                 [2, 1, 0, 3]]  # the last axis kept: blocks
+        perm = perms[int(rng.choice(7, p=[0.1, 0.1, 0.1, 0.12, 0.12, 0.11, 0.35]))]
+        shape = [int(rng.choice([1, 2, 4])), *rank4[1:]]
+        x = g.input(shape)
+        g.output(g.node("Transpose", [x], perm=perm), [shape[a] for a in perm])
+    elif kind == "onehot":  # indices from a Cast, so that onnxruntime cannot fold it as a constant
+        n, depth = int(rng.choice([64, 256, 1024, 2048])), int(rng.choice([16, 64, 257, 512]))
+        x = g.input([1, n])
+        idx = g.node("Cast", [x], to=7)  # int64
+        y = g.node("OneHot", [idx, g.const([], np.int64, depth), g.const([2], value=[0.0, 1.0])], axis=-1)
+        g.output(y, [1, n, depth])
+
+
 def _misc(g: _G) -> None:
     rng = g.rng
     for _ in range(int(rng.integers(6, 14))):
@@ -265,18 +320,7 @@ def _misc(g: _G) -> None:
             y = g.node(op, [g.node("Abs", [x])] if op == "Sqrt" else [x])
             g.output(y, rank4)
         elif kind == "binary":
-            op = str(rng.choice(["Add", "Mul", "Sub", "Div"]))
-            r = rng.random()
-            if r < 0.55:  # row by row (variants.row_spans): a vector along a short last axis, or a scalar against 1
-                c = int(rng.choice([1, 2, 4, 8, 16, 32, 64]))
-                shape = [1, max(1, int(rng.choice([4096, 16384, 65536, 262144])) // c), c]
-                x = g.input(shape)
-                other = g.const([] if c == 1 and rng.random() < 0.5 else [c], value=None)
-                g.output(g.node(op, [x, other]), shape)
-            else:
-                x = g.input(rank4)
-                other = g.const([1, rank4[1], 1, 1] if r < 0.75 else rank4, value=None)
-                g.output(g.node(op, [x, other]), rank4)
+            _misc_binary(g, rank4)
         elif kind == "copy":
             x = g.input(rank4)
             op = str(rng.choice(["Transpose", "Concat", "Slice", "Pad", "Resize"]))
@@ -296,38 +340,8 @@ def _misc(g: _G) -> None:
                 y = g.node("Resize", [x, "", g.const([4], value=[1.0, 1.0, 2.0, 2.0])],
                            mode=str(rng.choice(["nearest", "linear"])))
                 g.output(y, [1, rank4[1], 2 * rank4[2], 2 * rank4[3]])
-        elif kind == "reduce":
-            r, op = rng.random(), str(rng.choice(["ReduceMean", "ReduceMax", "ReduceSum"]))
-
-            def reduce(x: str, axis: int, op: str = op) -> str:  # ReduceSum's axes are an input from opset 13 on
-                if op == "ReduceSum":
-                    return g.node(op, [x, g.const([1], np.int64, [axis])], keepdims=1)
-                return g.node(op, [x], axes=[axis], keepdims=1)
-
-            if r < 0.3:
-                x = g.input(rank4)
-                g.output(g.node("GlobalAveragePool", [x]), [1, rank4[1], 1, 1])
-            elif r < 0.55:
-                x = g.input(rank4)
-                g.output(reduce(x, -1), [*rank4[:3], 1])
-            else:  # over a sequence's or a map's channels: strided reads (graph._reduce_variant)
-                t_len, d = int(rng.choice([16, 64, 256, 1024, 2048])), _ch(rng, 8, 512)
-                x = g.input([1, t_len, d])
-                g.output(reduce(x, 1), [1, 1, d])
-        elif kind == "transpose":  # each of onnxruntime's Transpose paths (graph._transpose_variant)
-            perms = [[0, 2, 3, 1], [0, 3, 1, 2], [0, 1, 3, 2],  # one axis moved (the table's other kinds have many)
-                     [0, 3, 2, 1], [3, 2, 1, 0], [1, 0, 3, 2],  # element by element
-                     [2, 1, 0, 3]]  # the last axis kept: blocks
-            perm = perms[int(rng.choice(7, p=[0.1, 0.1, 0.1, 0.12, 0.12, 0.11, 0.35]))]
-            shape = [int(rng.choice([1, 2, 4])), *rank4[1:]]
-            x = g.input(shape)
-            g.output(g.node("Transpose", [x], perm=perm), [shape[a] for a in perm])
-        elif kind == "onehot":  # indices from a Cast, so that onnxruntime cannot fold it as a constant
-            n, depth = int(rng.choice([64, 256, 1024, 2048])), int(rng.choice([16, 64, 257, 512]))
-            x = g.input([1, n])
-            idx = g.node("Cast", [x], to=7)  # int64
-            y = g.node("OneHot", [idx, g.const([], np.int64, depth), g.const([2], value=[0.0, 1.0])], axis=-1)
-            g.output(y, [1, n, depth])
+        elif kind in ("reduce", "transpose", "onehot"):
+            _misc_layout(g, str(kind), rank4)
         elif kind == "pool":
             x = g.input(rank4)
             y = g.node(str(rng.choice(["MaxPool", "AveragePool"])), [x], kernel_shape=[3, 3], strides=[2, 2],

@@ -138,7 +138,7 @@ def _flops(op: str, ins: list[tuple[int, ...]], outs: list[tuple[int, ...]]) -> 
 
 
 def _variant(op: str, ins: list[tuple[int, ...]]) -> str:
-    """CONV_2D's filter is [Cout, kh, kw, Cin]: at most 4 output channels is "n" (as graph._variant's), else by k."""
+    """CONV_2D's filter is [Cout, kh, kw, Cin]: at most 4 output channels is "n" (as variants.variant's), else by k."""
     if op == "CONV_2D" and len(ins) > 1 and len(ins[1]) == 4:
         return "n" if ins[1][0] <= 4 else "1x1" if ins[1][1] * ins[1][2] == 1 else "kxk"
     return ""

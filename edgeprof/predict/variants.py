@@ -85,8 +85,8 @@ def row_spans(base: str, node: Any, shape: Mapping[str, tuple[int, ...]]) -> flo
     if not out or any(s is None for s in ins):
         return 0.0
     last = out[-1]
-    small = min(ins, key=lambda s: math.prod(s or (1,)))  # type: ignore[arg-type]
-    n = math.prod(small or (1,))  # type: ignore[arg-type]
+    small = min(ins, key=lambda s: math.prod(s or (1,)))
+    n = math.prod(small or (1,))
     if n == 1:
         rowwise = len(small or ()) <= 1 and last == 1
     else:

@@ -122,7 +122,7 @@ def test_the_tables_models_hold_narrow_convolutions_one_channel_inputs_and_leaky
 
 
 def test_a_reduction_over_inner_axes_and_one_over_strided_axes_are_two_keys(tmp_path):
-    """graph._reduce_variant: "last" when the reduced axes are the innermost ones (dims of size 1 after them do
+    """variants._reduce_variant: "last" when the reduced axes are the innermost ones (dims of size 1 after them do
     not count), else "strided"; the axes from the attribute or, for ReduceSum from opset 13, the constant input.
     The generated misc models measure both, and OneHot (magika's input layer, which no table had measured)."""
     import numpy as np
@@ -157,7 +157,7 @@ def test_a_reduction_over_inner_axes_and_one_over_strided_axes_are_two_keys(tmp_
 
 
 def test_a_transposes_key_says_which_of_onnxruntimes_paths_runs_it(tmp_path):
-    """graph._transpose_variant follows onnxruntime's Transpose::Compute: a reshape when the dims above 1 keep their
+    """variants._transpose_variant follows onnxruntime's Transpose::Compute: a reshape when the dims above 1 keep their
     order, one axis moved (IsTransposeMovingSingleAxis), the last axis kept (blocks), else element by element
     (fsmn_vad's [0, 3, 2, 1]); the misc models measure each of them."""
     from onnx import TensorProto, helper
