@@ -6,7 +6,7 @@ and `p2o.DynamicDimension.0`; torch dynamo's `s6`; any `batch…` / `…_batch`)
 without the generated names an exporter gives every dynamic dim, when asked), `static_batch` (dim 0 fixed at the
 same N > 1 on every input of rank 2+: N is the batch), `batch_dim` (the dim of an input that is its batch: a
 batch dim 0, else the first dim named like a batch without the generated names, as a sequence-first GRU's
-x[5, batch, 8] has it at dim 1), `declared_batch_dim` (the same read from a stored declared shape, for labels).
+x[5, batch, 8] has it at dim 1 — not a one-letter N or B after a leading 1, where it counts something else), `declared_batch_dim` (the same read from a stored declared shape, for labels).
 Does not own: the input plan that uses them (inputs.py).
 """
 
@@ -27,6 +27,7 @@ BATCH_SYMBOLS = ("batch", "batch_size", "batchsize", "bs", "n", "b", "nb", "num_
 # ... and generated names: tf2onnx / onnxruntime `unk__123`, Paddle2ONNX `DynamicDimension.0` (`p2o.` in newer ones), torch dynamo's
 # sympy symbols `s0`, `s77`; any `batch…` / `…_batch` name
 BATCH_PATTERN = re.compile(r"^(unk__\d+|(p2o\.)?dynamicdimension\.\d+|s\d+|batch[_\w]*|\w+_batch)$", re.IGNORECASE)
+_LETTERS = ("n", "b")  # one-letter batch names: after a leading 1, a count rather than the batch (batch_dim)
 _GENERATED = re.compile(r"^(unk__\d+|(p2o\.)?dynamicdimension\.\d+|s\d+)$", re.IGNORECASE)  # name every dynamic dim
 
 
@@ -69,7 +70,11 @@ def batch_dim(spec: TensorSpec) -> int | None:
     it at 1), else None."""
     if is_batch_dim(spec, 0):
         return 0
-    return next((i for i, d in enumerate(spec.shape) if i > 0 and isinstance(d, str) and batch_name(d, False)), None)
+    # a leading dim fixed at 1 is itself the batch, set to one: a later one-letter N or B there counts something
+    # else (trueocr's reading-order model: feats[1, N, 16], N text lines)
+    ones = tuple(spec.shape[:1]) == (1,)
+    return next((i for i, d in enumerate(spec.shape) if i > 0 and isinstance(d, str) and batch_name(d, False)
+                 and not (ones and d.lower() in _LETTERS)), None)
 
 
 def declared_batch_dim(declared: str | None) -> int:

@@ -15,6 +15,8 @@ from edgeprof.records import IOTensor, TensorSpec
     (("batch", 3, 8), 0), ((None, 3), 0), ((-1, 3), 0), (("unk__12", 3), 0),
     ((5, "batch", 8), 1), ((2, "batch_size", 64), 1), (("seq", "N", 8), 1), ((5, 8, "batch"), 2),
     ((5, "unk__3", 8), None),  # a generated name means the batch on dim 0 only
+    ((1, "N", 16), None), ((1, "B", 4), None),  # after a leading 1, a one-letter N counts something else
+    ((1, "batch", 8), 1),  # ... a name that says batch is still the batch
     ((5, "seq", 8), None), ((10, 3, 8, 8), None), ((), None),
 ])
 def test_batch_dim_is_dim_0_else_the_first_dim_named_like_a_batch(shape, want):
