@@ -20,8 +20,8 @@ If whose condition is known here (constants, the shapes fed, the input values fe
 branch taken; otherwise both branches' kernels are kept, each marked with `branch` (the If and its side) so that
 fit.py costs both and says which it assumed. A Loop with a known trip count and a Scan repeat their body's kernels
 that many times; a Loop whose trip count is not known counts its body once and says so (`note`).
-Does not own: a kernel's variant (variants.py), measuring (the agent), fitting (fit.py). The host's onnxruntime version is recorded by the caller
-(table.py) because fusions change between versions.
+Does not own: a kernel's variant (variants.py), measuring (the agent), fitting (fit.py). The host's onnxruntime
+version is recorded by the caller (table.py) because fusions change between versions.
 """
 
 from __future__ import annotations
