@@ -115,6 +115,7 @@ def precision_of(args: argparse.Namespace, runtime: str | None) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from ..export.inputs import parse_input_value
+    from ..export.resolve import resolve_model
     from ..predict.record import stored_prediction
     from ..predict.service import check_given_precision, find_table, model_graph, predict
     from ..predict.table import check_key, load_table
@@ -123,6 +124,8 @@ def run(args: argparse.Namespace) -> int:
     if not args.device and not args.table:
         raise ConfigError("predict needs --device NAME or --table FILE",
                           hint="edgeprof calibrate --device NAME measures a table first")
+    if ":" not in str(args.model):  # a mistyped path or name is said before a missing table (a builder: later)
+        resolve_model(args.model)
     runtime = args.runtime or ("tflite" if str(args.model).endswith(".tflite") else None)
     precision = precision_of(args, runtime)
     tables = [(f"device {d}", find_table(d, runtime=runtime or "onnxruntime", precision=precision,

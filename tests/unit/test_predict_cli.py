@@ -93,6 +93,17 @@ def test_predict_without_a_table_says_how_to_get_one(offline, tmp_path, capsys):
     assert "no onnxruntime fp32 calibration table" in line and "edgeprof calibrate --device nowhere" in line
 
 
+def test_a_mistyped_model_is_said_before_a_missing_table(offline, tmp_path, capsys):
+    """A path that is not there, or a name that is no bundled model, is the one line, not "calibrate first" (a
+    15-minute answer to a typo)."""
+    assert main(["predict", str(tmp_path / "missing.onnx"), "--device", "nowhere"]) == 2
+    line = capsys.readouterr().err.strip()
+    assert "\n" not in line and "missing.onnx not found" in line and "calibration table" not in line
+    assert main(["predict", "mobilenet_v9", "--device", "nowhere"]) == 2
+    line = capsys.readouterr().err.strip()
+    assert "\n" not in line and "mobilenet_v9" in line and "calibration table" not in line
+
+
 def test_what_is_not_built_yet_is_said_in_one_line(offline, tmp_path, capsys):
     save_table(_table(), tmp_path / "vendor.json")
     (tmp_path / "m.tflite").write_bytes(b"TFL3")
