@@ -466,6 +466,7 @@ def _repair_for_quantizer(pre: Path, out: Path, big: bool) -> tuple[Path, dict[s
         repairs["biases_unshared"] = unshared
     if flattened:
         repairs["gemm_biases_flattened"] = flattened
+    # an excluded node without a name was given one (nodes_to_exclude goes by name): that too is a change to save
     if not (unshared or flattened or excluded):
         return pre, repairs, excluded
     onnx.save(model, str(out))  # big: the initializers still point at pre.onnx.data beside it

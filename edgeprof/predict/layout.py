@@ -1,11 +1,11 @@
 """What onnxruntime's "all" level does to a graph beyond "extended", read from THIS host's onnxruntime.
 
-Owns: `mark(path, ks, shapes, dtypes, inputs)`. graph.py reads the graph at "extended" (the level whose saved graph any CPU
-can read); the device runs "all", which on x86 (AVX2, AVX-512) adds the NCHWc layout transform: convolutions in
-onnxruntime's blocked layout, a following Add (a residual sum) or activation fused into them where the convolution's
-output has no other reader, ReorderInput / ReorderOutput nodes around them (a quantised model's NHWC nodes,
-"<node>_token_<n>", are read by the same names, where the graph holds NCHWc nodes too). This host's onnxruntime saves its own "all" graph once more, and each kernel of the
-"extended" graph gets:
+Owns: `mark(path, ks, shapes, dtypes, inputs)`. graph.py reads the graph at "extended" (the level whose saved graph
+any CPU can read); the device runs "all", which on x86 (AVX2, AVX-512) adds the NCHWc layout transform:
+convolutions in onnxruntime's blocked layout, a following Add (a residual sum) or activation fused into them where
+the convolution's output has no other reader, ReorderInput / ReorderOutput nodes around them (a quantised model's
+NHWC nodes, "<node>_token_<n>", are read by the same names, where the graph holds NCHWc nodes too). This host's
+onnxruntime saves its own "all" graph once more, and each kernel of the "extended" graph gets:
 - `layout` "kept" when a node of the "all" graph stands for it — by the names a device's profile carries
   (graph.stands_for, as calibrate.py matches a profile), or for a node without a name by its op and what it
   reads, a blocked tensor traced back to the one it holds —, else
