@@ -14,12 +14,13 @@ padding, a Slice's computed ends), the original model is run ONCE on this host's
 tensors as outputs, fed the values known and seeded uniform [0, 1) floats (zeros for integers) elsewhere, and
 their shapes are read from the run (`hostpass.run_shapes`; never on a device; a run that fails leaves them unknown); a
 tensor still unknown (after a contrib op onnx has no schema for, in a graph onnxruntime renamed) takes its standard
-op's own onnx shape rule (`_proxy_shapes`), else its node's first input's shape, and the kernel says so.
+op's own onnx shape rule (`shapes.proxy_shapes`), else its node's first input's shape, and the kernel says so.
 Control flow: the kernels inside If/Loop/Scan bodies are read too (onnxruntime saves its optimised subgraphs). An
 If whose condition is known here (constants, the shapes fed, the input values fed with --input-value) keeps the
 branch taken; otherwise both branches' kernels are kept, each marked with `branch` (the If and its side) so that
 fit.py costs both and says which it assumed. A Loop with a known trip count and a Scan repeat their body's kernels
-that many times; a Loop whose trip count is not known counts its body once and says so (`note`).
+that many times; a Loop whose trip count is not known counts its body once and says so (`note`). A Loop body's
+shapes that inference does not reach come from one run of the body alone on this host (`hostpass.body_shapes`).
 Does not own: a kernel's variant (variants.py), measuring (the agent), fitting (fit.py). The host's onnxruntime
 version is recorded by the caller (table.py) because fusions change between versions.
 """
@@ -37,7 +38,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ModelError
-from .hostpass import run_shapes
+from .hostpass import body_shapes, run_shapes
+from .shapes import dtypes_of, graphs, proxy_shapes, shapes_of, static_shapes
 from .variants import row_spans, variant
 
 __all__ = ["Kernel", "kernels", "host_ort_version", "profile_key", "stands_for", "HOST_LEVELS", "CONTROL_OPS",
@@ -178,74 +180,6 @@ def stands_for(name: str, by_name: Mapping[str, Kernel], by_output: Mapping[str,
     return by_name.get(name) or by_name.get(key) or by_output.get(key)
 
 
-def _static_shapes(model: Any, input_shapes: Mapping[str, tuple[int, ...]]
-                   ) -> tuple[dict[str, tuple[int, ...]], dict[str, int]]:
-    """The shapes ONNX shape inference finds with the concrete inputs, and the dtypes it finds."""
-    import onnx
-
-    for inp in model.graph.input:
-        if inp.name in input_shapes and inp.type.HasField("tensor_type"):
-            shape = inp.type.tensor_type.shape
-            shape.ClearField("dim")
-            for d in input_shapes[inp.name]:
-                shape.dim.add().dim_value = int(d)
-    del model.graph.value_info[:]
-    try:
-        inferred = onnx.shape_inference.infer_shapes(model, strict_mode=False, data_prop=True)
-    except Exception:  # noqa: BLE001 - shape inference refusing a graph leaves shapes to the fallback
-        inferred = model
-    return _shapes_of(inferred), _dtypes_of(inferred)
-
-
-def _graphs(graph: Any) -> list[Any]:
-    """`graph` and every subgraph nested in it (If branches, Loop/Scan bodies), outermost first."""
-    from onnx import AttributeProto
-
-    out = [graph]
-    for node in graph.node:
-        for a in node.attribute:
-            if a.type == AttributeProto.GRAPH:
-                out += _graphs(a.g)
-            elif a.type == AttributeProto.GRAPHS:
-                for g in a.graphs:
-                    out += _graphs(g)
-    return out
-
-
-def _shapes_of(model: Any) -> dict[str, tuple[int, ...]]:
-    out: dict[str, tuple[int, ...]] = {}
-    for g in _graphs(model.graph):
-        out.update(_graph_shapes(g, out))
-    return out
-
-
-def _graph_shapes(graph: Any, known: Mapping[str, tuple[int, ...]]) -> dict[str, tuple[int, ...]]:
-    out: dict[str, tuple[int, ...]] = {}
-    for init in graph.initializer:
-        out[init.name] = tuple(int(d) for d in init.dims)
-    for vi in (*graph.input, *graph.value_info, *graph.output):
-        if vi.name in out or vi.name in known or not vi.type.HasField("tensor_type"):
-            continue
-        tt = vi.type.tensor_type
-        if not tt.HasField("shape"):
-            continue
-        dims = [d.dim_value for d in tt.shape.dim]
-        if all(d.HasField("dim_value") and d.dim_value > 0 for d in tt.shape.dim):
-            out[vi.name] = tuple(int(d) for d in dims)
-    return out
-
-
-def _dtypes_of(model: Any) -> dict[str, int]:
-    out: dict[str, int] = {}
-    for g in _graphs(model.graph):
-        for init in g.initializer:
-            out.setdefault(init.name, int(init.data_type))
-        for vi in (*g.input, *g.value_info, *g.output):
-            if vi.type.HasField("tensor_type") and vi.type.tensor_type.elem_type:
-                out.setdefault(vi.name, int(vi.type.tensor_type.elem_type))
-    return out
-
-
 def _variant(op: str, node: Any, shape: dict[str, tuple[int, ...]], inits: frozenset[str],
              consts: Mapping[str, Any] | None = None) -> str:
     """variants.variant for a node of op `op` (a quantised or fused op read as its standard op, its weight where
@@ -294,12 +228,12 @@ def kernels(path: str | Path, input_shapes: Mapping[str, tuple[int, ...]], level
     except Exception as e:  # noqa: BLE001 - onnx raises DecodeError, OSError...
         raise ModelError(f"{path} is not a readable ONNX model: {(str(e).splitlines() or [''])[0][:200]}",
                          hint="check the path") from None
-    shapes, inferred = _static_shapes(original, input_shapes)
+    shapes, inferred = static_shapes(original, input_shapes)
     missing = [o for n in original.graph.node if n.op_type != "Constant" for o in n.output if o and o not in shapes]
     if missing:  # from the caller's trace of the model (hostpass.host_trace) when it made one, else one run here
         got = traced if traced is not None else run_shapes(original, input_shapes, values or {}, missing)
         shapes.update({n: got[n] for n in missing if n in got})
-    dtypes = _dtypes_of(original)
+    dtypes = dtypes_of(original)
     # a quantised model's int8 / uint8 activations are typed only by inference (QuantizeLinear's zero point): they are
     # taken from it; other inferred dtypes are not, so a float graph's kernels read as they always have
     dtypes.update({k: v for k, v in inferred.items() if k not in dtypes and _DTYPE_NAMES.get(v) in _QUANTISED_DTYPES})
@@ -310,7 +244,7 @@ def kernels(path: str | Path, input_shapes: Mapping[str, tuple[int, ...]], level
             s.ClearField("dim")
             for d in input_shapes[inp.name]:
                 s.dim.add().dim_value = int(d)
-    for g in _graphs(opt.graph):  # what the original graph knew, so inference crosses contrib ops (subgraphs too)
+    for g in graphs(opt.graph):  # what the original graph knew, so inference crosses contrib ops (subgraphs too)
         used = {t for n in g.node for t in n.output} - {i.name for i in g.initializer} \
             - {v.name for v in g.value_info} - {o.name for o in g.output}
         for name in sorted(used & shapes.keys()):
@@ -319,8 +253,8 @@ def kernels(path: str | Path, input_shapes: Mapping[str, tuple[int, ...]], level
         opt = onnx.shape_inference.infer_shapes(opt, strict_mode=False, data_prop=True)
     except Exception:  # noqa: BLE001 - as above
         pass
-    shapes.update({k: v for k, v in _shapes_of(opt).items() if k not in shapes})
-    dtypes.update({k: v for k, v in _dtypes_of(opt).items() if k not in dtypes})
+    shapes.update({k: v for k, v in shapes_of(opt).items() if k not in shapes})
+    dtypes.update({k: v for k, v in dtypes_of(opt).items() if k not in dtypes})
     _quantised_dtypes(opt, dtypes)
     walker = _Walker(opt, shapes, dtypes, dict(values or {}), observed)
     ks = walker.graph(opt.graph, (), 1)
@@ -329,34 +263,6 @@ def kernels(path: str | Path, input_shapes: Mapping[str, tuple[int, ...]], level
     from .layout import mark
 
     return mark(path, ks, shapes, dtypes, {n.output[0]: tuple(n.input) for n in opt.graph.node if n.output})
-
-
-def _proxy_shapes(proxy: Any, shapes: Mapping[str, tuple[int, ...]], opset: int) -> dict[str, tuple[int, ...]]:
-    """The output shapes of `proxy` (a kernel written as its standard op, its data inputs only) by onnx's own shape
-    rule for that op, from its inputs' known shapes (as float, or int64 for an op's index and shape inputs, whose
-    values are not known here: an op whose output needs them gets nothing); {} when a shape is not fully known."""
-    from onnx import TensorProto, defs, helper, shape_inference
-
-    if not opset or any(i and i not in shapes for i in proxy.input):
-        return {}
-    try:
-        schema = defs.get_schema(proxy.op_type, opset, "")
-        types = {}
-        for i, name in enumerate(proxy.input):
-            if name:
-                allowed = schema.inputs[min(i, len(schema.inputs) - 1)].types if schema.inputs else set()
-                dtype = TensorProto.FLOAT if "tensor(float)" in allowed or not allowed else TensorProto.INT64
-                types[name] = helper.make_tensor_type_proto(dtype, list(shapes[name]))
-        out = shape_inference.infer_node_outputs(schema, proxy, types)
-    except Exception:  # noqa: BLE001 - onnx raises its own errors for a node its rule rejects
-        return {}
-    got = {}
-    for name, t in out.items():
-        if t.HasField("tensor_type") and t.tensor_type.HasField("shape"):
-            dims = [d.dim_value if d.HasField("dim_value") else 0 for d in t.tensor_type.shape.dim]
-            if dims and all(d > 0 for d in dims):
-                got[name] = tuple(int(d) for d in dims)
-    return got
 
 
 # ops whose output dtype is not their data input's (a quantised value in, a float or an index out)
@@ -371,7 +277,7 @@ def _quantised_dtypes(model: Any, dtypes: dict[str, int]) -> None:
     added after it) that no inference types, in graph (topological) order: a QuantizeLinear gives its zero point's
     dtype (uint8 without one), a QGemm with an output scale and the other QLinear ops their data input's, as do the
     ops that move int8 data as it is (Reshape, Transpose, MaxPool, ...). Only int8 / uint8 are filled in."""
-    for g in _graphs(model.graph):
+    for g in graphs(model.graph):
         for node in g.node:
             op = node.op_type
             if op in _RETYPES or (op == "QGemm" and len(node.input) < 8):
@@ -396,15 +302,16 @@ class _Walker:
         import onnx
 
         self.shapes, self.dtypes = shapes, dtypes
-        graphs = _graphs(model.graph)
-        self.init_protos = {i.name: i for g in graphs for i in g.initializer}
+        every = graphs(model.graph)
+        self.init_protos = {i.name: i for g in every for i in g.initializer}
         self.inits = frozenset(self.init_protos)
-        self.producer = {o: n for g in graphs for n in g.node for o in n.output if o}
+        self.producer = {o: n for g in every for n in g.node for o in n.output if o}
         # values read from one host run fed deploy's inputs (hostpass.host_trace): an If or a Loop decided by them
         # says so, since another input may decide it otherwise
         self.observed = {k: v for k, v in (observed or {}).items() if k not in values}
         self.values = {**self.observed, **values}
         self.opsets = {o.domain or "": o.version for o in model.opset_import}
+        self.opset_import = list(model.opset_import)
         self.onnx = onnx
         self.count = 0
         self.capped = False
@@ -450,6 +357,9 @@ class _Walker:
             return then + other, (f"If {name!r}: its condition depends on values not known here (give them with "
                                   f"--input-value): both branches were costed")
         if node.op_type == "Loop":
+            if any(o and o not in self.shapes for n in sub["body"].node for o in n.output):  # one run of the body
+                got = body_shapes(sub["body"], self.opset_import, list(node.input), self.shapes, self.dtypes, self.value)
+                self.shapes.update({k: v for k, v in got.items() if k not in self.shapes})
             trips = self.value(node.input[0]) if node.input and node.input[0] else None
             if trips is not None and trips.size == 1:
                 n = int(trips.reshape(-1)[0])
@@ -538,7 +448,7 @@ class _Walker:
             # a contrib op's own rule is not onnx's, nor is a channels-last kernel's (NHWC dims)
             standard = (node.domain in ("", "ai.onnx") or base != op) and op != "NhwcMaxPool" and \
                 not any(a.name == "channels_last" and a.i for a in node.attribute)
-            shapes.update(_proxy_shapes(proxy, shapes, self.opsets.get("", 0)) if standard else {})
+            shapes.update(proxy_shapes(proxy, shapes, self.opsets.get("", 0)) if standard else {})
         for o in node.output:
             if o and o not in shapes:
                 first = next((shapes[i] for i in node.input if i in shapes), None)

@@ -5,7 +5,7 @@ Owns: `run_shapes` (the shapes of the main graph's tensors ONNX shape inference 
 from data, an STFT's padding; graph.kernels asks for them when no trace is given) and `host_trace` (one run fed
 deploy's own inputs, in service.model_graph: every tensor's shape, and whether the model's float32 activations
 or weights hold denormal floats). Tensors inside If
-branches and Loop bodies cannot be outputs of a run: neither sees them.
+branches and Loop bodies cannot be outputs of a run: neither sees them; `body_shapes` runs a Loop body alone instead.
 Does not own: reading graphs (graph.py), the warning's words (service.py).
 """
 
@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["run_shapes", "host_trace", "denormal_weights", "Trace", "DENORMAL_MAX_FILE"]
+__all__ = ["run_shapes", "body_shapes", "host_trace", "denormal_weights", "Trace", "DENORMAL_MAX_FILE"]
 
 
 def _run(model: Any, feeds: Mapping[str, Any], names: list[str]) -> list[tuple[str, Any]] | None:
@@ -67,6 +67,48 @@ def run_shapes(model: Any, input_shapes: Mapping[str, tuple[int, ...]], values: 
             np.zeros(shape, dtype)
     got = _run(model, feeds, missing)
     return {} if got is None else {n: tuple(int(d) for d in np.shape(v)) for n, v in got if isinstance(v, np.ndarray)}
+
+
+def body_shapes(body: Any, opsets: Any, actual: list[str], shapes: Mapping[str, tuple[int, ...]],
+                dtypes: Mapping[str, int], value: Any) -> dict[str, tuple[int, ...]]:
+    """The shapes of a Loop body's tensors in its first iteration, from one run of the body alone as a model on this
+    host's onnxruntime: fed the iteration number 0, a true condition, its loop-carried values (the Loop's inputs
+    `actual`, from its third on) and the outer-scope tensors it reads, each its value where `value(name)` knows it,
+    else seeded data of its known shape and dtype. A run of the whole model cannot give them (the module docstring):
+    without them every kernel of a Keras LSTM that tf2onnx wrote as a Loop took its weight's shape (chars2vec: 300×
+    the gates' size, round 7). {} when a shape it needs is not known or the run fails. `opsets`: the model's
+    opset_import."""
+    import numpy as np
+    import onnx
+
+    rng = np.random.default_rng(0)
+    produced = {o for n in body.node for o in n.output} | {i.name for i in (*body.initializer, *body.input)}
+    outer = list(dict.fromkeys(t for n in body.node for t in n.input if t and t not in produced))
+    # (name in the body, the tensor outside that feeds it, its value where fixed here)
+    slots = [(i.name, a, None) for i, a in zip(body.input[2:], actual[2:], strict=False)] + \
+        [(t, t, None) for t in outer]
+    if len(body.input) >= 2:
+        slots = [(body.input[0].name, "", np.array(0, np.int64)), (body.input[1].name, "", np.array(True)), *slots]
+    declared = {i.name: i.type.tensor_type.elem_type for i in body.input if i.type.HasField("tensor_type")}
+    feeds: dict[str, Any] = {}
+    g = onnx.GraphProto()
+    g.CopyFrom(body)
+    del g.input[:], g.value_info[:]  # what the caller's inference wrote there may be typed wrong (float for a bool)
+    for name, src, fixed in slots:
+        dtype = declared.get(name) or dtypes.get(src, 1)
+        known = fixed if fixed is not None else value(src)
+        if known is None:
+            if src not in shapes:
+                return {}
+            npt = onnx.helper.tensor_dtype_to_np_dtype(dtype)
+            known = rng.random(shapes[src]).astype(npt) if np.issubdtype(npt, np.floating) else \
+                np.zeros(shapes[src], npt)
+        feeds[name] = np.asarray(known).astype(onnx.helper.tensor_dtype_to_np_dtype(dtype))
+        g.input.append(onnx.helper.make_tensor_value_info(name, dtype, list(feeds[name].shape)))
+    model = onnx.helper.make_model(g, opset_imports=list(opsets))
+    got = _run(model, feeds, [o for n in body.node if n.op_type != "Constant" for o in n.output if o])
+    return {} if got is None else {**{n: tuple(int(d) for d in v.shape) for n, v in feeds.items()},
+                                   **{n: tuple(int(d) for d in np.shape(v)) for n, v in got if isinstance(v, np.ndarray)}}
 
 
 DENORMAL_MAX_FILE = 200 << 20  # a model file larger than this is not run on the host for a trace

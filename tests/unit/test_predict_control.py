@@ -118,6 +118,43 @@ def test_a_loop_with_a_known_trip_count_repeats_its_body_and_an_unknown_one_coun
     assert _ops(fed)["MatMul"] == 3
 
 
+def test_a_loop_body_that_inference_cannot_reach_takes_its_shapes_from_one_run_of_the_body(tmp_path):
+    """A Keras recurrent layer as tf2onnx writes it: a Loop whose body inputs carry no shapes, reading the sequence
+    and the weights from the outer graph, with a bool condition computed inside. Without a run of the body, every
+    kernel after the recurrent MatMul took its weight's shape (chars2vec, round 7: 300× the gates' size)."""
+    steps, dim, hid = 5, 8, 16
+    i = helper.make_tensor_value_info("i", TensorProto.INT64, None)
+    c = helper.make_tensor_value_info("c", TensorProto.BOOL, None)
+    h = helper.make_tensor_value_info("h", TensorProto.FLOAT, None)
+    outs = [helper.make_tensor_value_info("c_out", TensorProto.BOOL, None),
+            helper.make_tensor_value_info("h_out", TensorProto.FLOAT, None)]
+    body = helper.make_graph([
+        helper.make_node("Less", ["i", "limit"], ["c_out"], name="more"),
+        helper.make_node("Gather", ["xs", "i"], ["x_t"], axis=0, name="read"),
+        helper.make_node("MatMul", ["x_t", "wx"], ["gx"], name="input_mm"),
+        helper.make_node("MatMul", ["h", "wh"], ["gh"], name="recurrent_mm"),
+        helper.make_node("Add", ["gx", "gh"], ["g"], name="gates"),
+        helper.make_node("Sigmoid", ["g"], ["h_out"], name="act")], "body", [i, c, h], outs)
+    xs = helper.make_tensor_value_info("xs", TensorProto.FLOAT, [steps, 1, dim])
+    out = helper.make_tensor_value_info("out", TensorProto.FLOAT, [1, hid])
+    rng = np.random.default_rng(0)
+    inits = [numpy_helper.from_array(rng.random((dim, hid), np.float32), "wx"),
+             numpy_helper.from_array(rng.random((hid, hid), np.float32), "wh"),
+             numpy_helper.from_array(np.zeros((1, hid), np.float32), "h0"),
+             numpy_helper.from_array(np.array(steps, np.int64), "M"),
+             numpy_helper.from_array(np.array(steps, np.int64), "limit"),
+             numpy_helper.from_array(np.array(True), "go")]
+    node = helper.make_node("Loop", ["M", "go", "h0"], ["out"], body=body, name="lstm_loop")
+    path = _save(tmp_path, helper.make_graph([node], "g", [xs], [out], inits), "keras_loop.onnx")
+    ks = kernels(path, {"xs": (steps, 1, dim)})
+    by = {k.name: k for k in ks}
+    assert not any(k.shapes_guessed for k in ks)
+    assert _ops(ks)["MatMul"] == 2 * steps
+    assert by["recurrent_mm"].flops == 2 * hid * hid  # [1, 16] × [16, 16], not the weight's [16, 16] as h
+    assert by["gates"].flops == hid and by["act"].out_elems == hid
+    assert by["recurrent_mm"].bytes == 4 * (hid + hid * hid + hid)
+
+
 def test_a_scan_repeats_its_body_over_the_scanned_axis(tmp_path):
     s_in = helper.make_tensor_value_info("s", TensorProto.FLOAT, [1, 64])
     row = helper.make_tensor_value_info("row", TensorProto.FLOAT, [64])
