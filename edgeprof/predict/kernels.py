@@ -12,6 +12,7 @@ mixed so that one budget covers the kernels real models spend their time in:
 - "act": activations and elementwise blocks written out as exporters write them (HardSwish as Add, Clip, Div,
   Mul; squeeze-excite gates; a batch norm as Mul and Add), chained on one feature map between depthwise
   convolutions, each op reading what the one before wrote (_written says why);
+- "cnn1d": a 1-D CNN over a batch of sequences (dense, dilated and depthwise-separable convolutions, pools);
 - "head": a small MLP head (Flatten, one to four Gemms against weights of 2 kB to 3 MB, activations), a model
   small enough that its weights stay in the cache from one run to the next — which no kernel of the larger models
   shows (the fourth accuracy round: openWakeWord's Gemm heads, 11-55 µs, were over-predicted 3-9× from the
@@ -36,7 +37,8 @@ import numpy as np
 __all__ = ["calibration_models", "probe_model", "MAX_FLOPS", "KINDS", "OPSET", "MIN_OPSET"]
 
 MAX_FLOPS = 4e8
-KINDS = ("cnn", "transformer", "misc", "tiny", "head", "act")
+MAP_ELEMS = 1 << 23  # the largest feature map a generated CNN makes (32 MB of float32)
+KINDS = ("cnn", "transformer", "misc", "tiny", "head", "act", "cnn1d")
 OPSET = 17
 MIN_OPSET = 14  # HardSwish; the oldest onnxruntime edgeprof exports for (1.10) loads opset 15
 
@@ -149,8 +151,15 @@ def _conv(g: _G, t: str, c: int, h: int, cout: int, k: int, s: int, group: int =
 
 def _cnn(g: _G) -> None:
     rng = g.rng
-    h = int(rng.choice([14, 28, 32, 56, 64, 96, 112, 128, 160, 224]))
-    c = int(rng.choice([1, 3, 8, 16, 24, 32, 64]))  # 1: a spectrogram's one channel
+    # maps of 320² and more (a page, a document, a high-resolution detector's input: trueocr's 1024 × 768 page ran
+    # its convolutions at half the FLOP/s of the table's ≤ 224² maps, round 7), their channels bounded by MAP_ELEMS
+    h = int(rng.choice([14, 28, 32, 56, 64, 96, 112, 128, 160, 224, 320, 512, 768],
+                       p=[0.085] * 10 + [0.06, 0.05, 0.04]))
+    c = min(int(rng.choice([1, 3, 8, 16, 24, 32, 64])), max(1, MAP_ELEMS // (h * h)))  # 1: a spectrogram's
+
+    def ch(lo: int, hi: int) -> int:  # a channel count whose map stays within MAP_ELEMS
+        return _ch(rng, lo, max(lo, min(hi, MAP_ELEMS // (h * h))))
+
     t = g.input([1, c, h, h])
     for _ in range(int(rng.integers(4, 14))):
         if g.flops > MAX_FLOPS or h < 2:
@@ -159,18 +168,18 @@ def _cnn(g: _G) -> None:
         if kind == "dense":
             k = int(rng.choice([1, 3, 3, 5, 7] if c > 3 else [3, 5, 7]))
             s = int(rng.choice([1, 1, 2])) if h > 8 else 1
-            cout = _ch(rng, 8, 512)
+            cout = ch(8, 512)
             y, h, cout = _conv(g, t, c, h, cout, k, s, bn=bool(rng.random() < 0.4))
             t, c = _act(g, y), cout
         elif kind == "ir":
-            e = _ch(rng, max(8, c), min(960, max(16, c * 6)))
+            e = ch(max(8, c), min(960, max(16, c * 6)))
             k = int(rng.choice([3, 5]))
             s = int(rng.choice([1, 1, 2])) if h > 8 else 1
             y, _, e = _conv(g, t, c, h, e, 1, 1)
             y = _act(g, y)
             y, h2, _ = _conv(g, y, e, h, e, k, s, group=e)
             y = _act(g, y)
-            cout = c if s == 1 and rng.random() < 0.6 else _ch(rng, 8, 320)
+            cout = c if s == 1 and rng.random() < 0.6 else ch(8, 320)
             y, h2, cout = _conv(g, y, e, h2, cout, 1, 1)
             if s == 1 and cout == c:
                 y = g.node("Add", [y, t])
@@ -210,6 +219,55 @@ def _cnn(g: _G) -> None:
     y = g.node("Gemm", [f, g.const([classes, c]), g.const([classes])], transB=1)
     g.flops += 2.0 * c * classes
     g.output(y, [1, classes])
+
+
+def _cnn1d(g: _G) -> None:
+    """A 1-D CNN over a sequence (audio frames, sensor series, text): dense k-wide convolutions, dilated ones,
+    depthwise-separable blocks with residual adds (TCN / QuartzNet style), max pools, BN and activations; a batch of
+    1 to 64 sequences. onnxruntime blocks only 2-D convolutions as NCHWc (variants.variant: "1d/..."), so a 1-D
+    convolution costs what no 2-D one shows (round 7: atspm's batch-64 1-D CNN at half the 2-D FLOP/s)."""
+    rng = g.rng
+    n = int(rng.choice([1, 1, 1, 4, 16, 64]))
+    c = int(rng.choice([1, 8, 15, 40, 64, 80]))
+    length = max(16, int(int(rng.choice([128, 256, 512, 1024, 2048, 4096])) / math.sqrt(n)))
+    t = g.input([n, c, length])
+
+    def conv(t: str, c: int, cout: int, k: int, s: int = 1, group: int = 1, dil: int = 1) -> tuple[str, int]:
+        nonlocal length
+        if group == 1:  # one kernel at most MAX_FLOPS / 4
+            cout = max(min(cout, 8), min(cout, int(MAX_FLOPS / 4 / (2.0 * n * length / s * c * k))))
+        w = g.const([cout, c // group, k])
+        y = g.node("Conv", [t, w, g.const([cout])], kernel_shape=[k], strides=[s], dilations=[dil],
+                   pads=[dil * (k // 2)] * 2, group=group)
+        length = (length - 1) // s + 1
+        g.flops += 2.0 * n * cout * length * (c // group) * k
+        return y, cout
+
+    for _ in range(int(rng.integers(3, 10))):
+        if g.flops > MAX_FLOPS or length < 4:
+            break
+        kind = rng.choice(["dense", "sep", "pool"], p=[0.5, 0.35, 0.15])
+        if kind == "dense":
+            k, dil = int(rng.choice([1, 3, 3, 5, 7, 9])), int(rng.choice([1, 1, 2, 4]))
+            y, cout = conv(t, c, _ch(rng, 8, 256), k, int(rng.choice([1, 1, 2])) if dil == 1 else 1, dil=dil)
+            if rng.random() < 0.4:
+                y = g.node("BatchNormalization", [y, g.const([cout], value=np.ones(cout)), g.const([cout]),
+                                                  g.const([cout]), g.const([cout], value=np.ones(cout))])
+            t, c = _act(g, y), cout
+        elif kind == "sep":
+            y, _ = conv(t, c, c, int(rng.choice([3, 5, 9, 11])), group=c)
+            y, cout = conv(y, c, c if rng.random() < 0.5 else _ch(rng, 8, 256), 1)
+            y = _act(g, y)
+            t, c = (g.node("Add", [y, t]) if cout == c else y), cout
+        else:
+            t = g.node("MaxPool", [t], kernel_shape=[2], strides=[2])
+            length //= 2
+    if rng.random() < 0.35:  # a narrow per-frame head (a mask, a voice-activity score)
+        y, cout = conv(t, c, int(rng.integers(1, 5)), 1)
+        g.output(y, [n, cout, length])
+    f = g.node("Flatten", [g.node("GlobalAveragePool", [t])])
+    y = g.node("Gemm", [f, g.const([16, c]), g.const([16])], transB=1)
+    g.output(y, [n, 16])
 
 
 def _transformer(g: _G) -> None:
@@ -311,13 +369,16 @@ def _misc(g: _G) -> None:
     rng = g.rng
     for _ in range(int(rng.integers(6, 14))):
         kind = rng.choice(["unary", "binary", "copy", "reduce", "pool", "rnn", "convT", "softmax", "onehot",
-                           "transpose"], p=[0.1, 0.17, 0.09, 0.13, 0.08, 0.08, 0.08, 0.09, 0.08, 0.1])
+                           "transpose"], p=[0.13, 0.17, 0.09, 0.11, 0.08, 0.08, 0.07, 0.09, 0.08, 0.1])
         rank4 = [1, _ch(rng, 4, 256), int(rng.choice([7, 14, 28, 56, 112])), 0]
         rank4[3] = rank4[2]
         if kind == "unary":
-            op = str(rng.choice(["Relu", "Sigmoid", "Tanh", "HardSwish", "Exp", "Sqrt", "Erf", "Neg"]))
+            # Softplus, Log, Elu: transcendental, each several ns an element (trueocr's Softplus: 23× the unary
+            # family's price, round 7)
+            op = str(rng.choice(["Relu", "Sigmoid", "Tanh", "HardSwish", "Exp", "Sqrt", "Erf", "Neg", "Softplus",
+                                 "Log", "Elu", "Reciprocal"]))
             x = g.input(rank4)
-            y = g.node(op, [g.node("Abs", [x])] if op == "Sqrt" else [x])
+            y = g.node(op, [g.node("Abs", [x])] if op in ("Sqrt", "Log") else [x])
             g.output(y, rank4)
         elif kind == "binary":
             _misc_binary(g, rank4)
@@ -465,11 +526,12 @@ def calibration_models(seed: int = 0, count: int | None = None, opset: int = OPS
         raise ValueError(f"calibration models are written at opset {MIN_OPSET} to {OPSET}, not {opset}")
     rng = np.random.default_rng(seed)
     i = 0
-    order = ["cnn", "transformer", "misc", "cnn", "act", "transformer", "cnn", "tiny", "head"]
+    order = ["cnn", "transformer", "misc", "cnn", "act", "transformer", "cnn", "tiny", "head", "cnn1d"]
     while count is None or i < count:
         kind = order[i % len(order)]
         g = _G(rng, opset)
-        {"cnn": _cnn, "transformer": _transformer, "misc": _misc, "tiny": _tiny, "head": _head, "act": _written}[kind](g)
+        {"cnn": _cnn, "transformer": _transformer, "misc": _misc, "tiny": _tiny, "head": _head, "act": _written,
+         "cnn1d": _cnn1d}[kind](g)
         yield f"cal-{seed}-{i:03d}-{kind}", g.model(f"cal_{i}")
         i += 1
 

@@ -2,7 +2,7 @@
 paths runs it, read from its node and shapes alone (onnxruntime's CPU provider; tflite.py has LiteRT's own).
 
 Owns: convolutions (depthwise, grouped, pointwise, dense k×k, and a few output channels; the channel alignment
-onnxruntime's blocked kernels need), matmuls (against weights or two activations), reductions (over the innermost
+onnxruntime's blocked kernels need; 1-D ones apart), matmuls (against weights or two activations), reductions (over the innermost
 axes or strided ones), Transposes (the path onnxruntime's Transpose::Compute takes) and binary elementwise ops
 broadcast by rows (`row_spans`). Does not own: reading the
 graph or its shapes (graph.py), the cost models keyed by it (fit.py).
@@ -99,7 +99,8 @@ def variant(base: str, wi: int, node: Any, shape: Mapping[str, tuple[int, ...]],
     """The variant of a kernel whose standard op is `base` and whose weight is its input `wi` (-1: none). Costs
     per FLOP differ by an order of magnitude between a depthwise, a pointwise and a dense k×k convolution, one with
     at most 4 output channels ("n": basic_pitch's one-channel heads ran at a tenth of the FLOP/s of the other
-    unaligned convolutions, round 7), and between a matmul against weights and two activations; per byte between a
+    unaligned convolutions, round 7) and a 1-D one ("1d/...": atspm's batch-64 1-D CNN ran at half the FLOP/s of the
+    2-D keys, which onnxruntime runs blocked, round 7), and between a matmul against weights and two activations; per byte between a
     reduction or a Transpose that reads contiguous memory and one that does not, and between a binary op over
     whole tensors and one broadcast row by row ("rows")."""
     from onnx import helper
@@ -114,6 +115,8 @@ def variant(base: str, wi: int, node: Any, shape: Mapping[str, tuple[int, ...]],
             "c8" if w[0] % 8 == 0 and (w[1] * group) % 8 == 0 else "c1"
         if group == 1 and w[0] <= 4:  # a few output channels (a mask or pitch head): MLAS's GEMM of M ≤ 4 rows
             return "n"
+        if len(w) == 3:  # 1-D: onnxruntime's NCHWc transformer blocks only 2-D convolutions, whatever the channels
+            return "1d/" + ("dw" if group > 1 and w[1] == 1 else "group" if group > 1 else "1x1" if k == 1 else "kxk")
         if group > 1 and w[1] == 1:
             return f"dw/{align}"
         if group > 1:
