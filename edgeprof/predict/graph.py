@@ -65,7 +65,7 @@ _AS_STANDARD = {"FusedConv": "Conv", "FusedMatMul": "MatMul", "FusedGemm": "Gemm
                 "NhwcMaxPool": "MaxPool", "QLinearAdd": "Add", "QLinearMul": "Mul", "QGemm": "Gemm",
                 "QLinearGlobalAveragePool": "GlobalAveragePool", "QLinearAveragePool": "AveragePool",
                 "QLinearSoftmax": "Softmax", "QLinearSigmoid": "Sigmoid", "QLinearLeakyRelu": "LeakyRelu",
-                "QLinearConcat": "Concat", "QLinearReduceMean": "ReduceMean"}
+                "QLinearConcat": "Concat", "QLinearReduceMean": "ReduceMean", "DynamicQuantizeLSTM": "LSTM"}
 # quantised ops (onnxruntime's own and its contrib ops, the input lists of onnxruntime's
 # docs/ContribOperators.md): the positions of their float op's inputs (data, weight, bias)
 _QLINEAR_INPUTS = {"QLinearConv": (0, 3, 8), "QLinearMatMul": (0, 3), "ConvInteger": (0, 1),
@@ -465,8 +465,8 @@ class _Walker:
             f = None if op in CONTROL_OPS else _node_flops(proxy, shape)
         except (KeyError, IndexError, ValueError, TypeError):
             f = None
-        if f is None and op in ("LSTM", "GRU", "RNN"):
-            f = _rnn_flops(node, shapes)
+        if f is None and base in ("LSTM", "GRU", "RNN"):
+            f = _rnn_flops(node, shapes, op != base)
         flops_known = f is not None
         tensors = [t for t in (*node.input, *node.output) if t]
         if base in _GATHERS and node.input:  # reads the rows it gathers, not its whole table
@@ -479,7 +479,7 @@ class _Walker:
         base_key = op if node.domain in ("", "ai.onnx", "com.microsoft") else f"{node.domain}.{op}"
         key = f"{base_key}/{variant}" if variant else base_key
         family = _FAMILY.get(op, _FAMILY.get(base, base_key))
-        if variant and family in ("conv", "matmul", "reduce", "binary"):
+        if variant and family in ("conv", "matmul", "reduce", "binary", "pool"):
             family = f"{family}/{variant.split('/')[0]}"  # the family leaves out the channel alignment
         dtype = _DTYPE_NAMES.get(dtypes.get(first_in, 1), "other")
         if dtype in _QUANTISED_DTYPES and base_key not in _UNSUFFIXED:
@@ -494,8 +494,10 @@ class _Walker:
                       spans=row_spans(base, node, shapes) if variant == "rows" else 0.0)
 
 
-def _rnn_flops(node: Any, shapes: Mapping[str, tuple[int, ...]]) -> int | None:
-    """LSTM / GRU / RNN: 2 · seq · batch · gates · hidden · (input + hidden) per direction."""
+def _rnn_flops(node: Any, shapes: Mapping[str, tuple[int, ...]], transposed: bool = False) -> int | None:
+    """LSTM / GRU / RNN: 2 · seq · batch · gates · hidden · (input + hidden) per direction. `transposed`: the weights
+    are [directions, input, gates · hidden] and [directions, hidden, gates · hidden] (onnxruntime's
+    DynamicQuantizeLSTM, docs/ContribOperators.md), not ONNX's [directions, gates · hidden, input]."""
     try:
         x, w = shapes[node.input[0]], shapes[node.input[1]]
         r = shapes[node.input[2]]
@@ -504,6 +506,6 @@ def _rnn_flops(node: Any, shapes: Mapping[str, tuple[int, ...]]) -> int | None:
     if len(x) != 3 or len(w) != 3 or len(r) != 3:
         return None
     seq, batch = x[0], x[1]
-    directions, gh, inp = w
-    hidden = r[2]
+    directions, gh, inp = (w[0], w[2], w[1]) if transposed else w
+    hidden = r[1] if transposed else r[2]
     return int(2 * seq * batch * directions * gh * (inp + hidden))

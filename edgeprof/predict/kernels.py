@@ -416,14 +416,16 @@ def _misc(g: _G) -> None:
             op = str(rng.choice(["LSTM", "GRU"]))
             gates = 4 if op == "LSTM" else 3
             seq, inp, hid = int(rng.choice([1, 4, 16, 64])), _ch(rng, 8, 256), _ch(rng, 8, 256)
+            dirs = int(rng.choice([1, 1, 2]))  # bidirectional: a text encoder's (round 7's romanizer, tashkeel)
             x = g.input([seq, 1, inp])
             from onnx import helper
 
             out = g.name("t")
-            g.nodes.append(helper.make_node(op, [x, g.const([1, gates * hid, inp]), g.const([1, gates * hid, hid])],
-                                            [out], name=g.name(op.lower() + "_"), hidden_size=hid))
-            g.flops += 2.0 * seq * gates * hid * (inp + hid)
-            g.output(out, [seq, 1, 1, hid])
+            g.nodes.append(helper.make_node(
+                op, [x, g.const([dirs, gates * hid, inp]), g.const([dirs, gates * hid, hid])], [out],
+                name=g.name(op.lower() + "_"), hidden_size=hid, direction="bidirectional" if dirs == 2 else "forward"))
+            g.flops += 2.0 * seq * dirs * gates * hid * (inp + hid)
+            g.output(out, [seq, dirs, 1, hid])
         else:
             c, h = _ch(rng, 8, 128), int(rng.choice([7, 14, 28]))
             cout = _ch(rng, 8, 128)

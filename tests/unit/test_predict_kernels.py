@@ -123,7 +123,7 @@ def test_the_tables_models_hold_narrow_convolutions_one_channel_inputs_and_leaky
 
 def test_one_d_convolutions_are_their_own_keys_and_the_tables_models_measure_them(tmp_path):
     """Round 8: onnxruntime blocks only 2-D convolutions as NCHWc, so a 1-D one ("Conv/1d/...", family "conv/1d")
-    is keyed apart (atspm's batch-64 1-D CNN ran at half the 2-D key's FLOP/s); the "cnn1d" kind generates batches
+    is keyed apart, and so is a 1-D pool (2.5× a 2-D pool's price per byte) (atspm's batch-64 1-D CNN ran at half the 2-D key's FLOP/s); the "cnn1d" kind generates batches
     of sequences through dense, dilated and depthwise-separable 1-D convolutions."""
     import numpy as np
     from onnx import TensorProto, helper, numpy_helper
@@ -146,6 +146,14 @@ def test_one_d_convolutions_are_their_own_keys_and_the_tables_models_measure_the
     assert one([16, 1, 9], group=16)[:2] == ("1d/dw", "conv/1d")
     assert one([32, 4, 3], group=4)[:2] == ("1d/group", "conv/1d")
     assert one([2, 16, 3])[0] == "n"  # a narrow head is a GEMM of ≤ 4 rows in either rank
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 16, 100])
+    pool = helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[2], strides=[2], name="p")
+    m = helper.make_model(helper.make_graph([pool], "g", [x], [helper.make_tensor_value_info("y", 1, None)]),
+                          opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    onnx.save(m, str(tmp_path / "p.onnx"))
+    (k,) = kernels(tmp_path / "p.onnx", {}, "all")
+    assert (k.key, k.family) == ("MaxPool/1d", "pool/1d")  # a 2-D pool keeps "MaxPool", family "pool"
 
     keys, batches = set(), set()
     for name, m in calibration_models(seed=0, count=10 * 6):
@@ -234,7 +242,7 @@ def test_a_transposes_key_says_which_of_onnxruntimes_paths_runs_it(tmp_path):
     assert key([2, 4, 8, 16], [2, 1, 0, 3]) == "Transpose/blocks"
     assert key([1, 1, 64, 32], [1, 0, 2, 3]) == "Transpose/reshape"  # only dims of 1 move
     keys = set()
-    for name, m in calibration_models(seed=0, count=10 * 6):
+    for name, m in calibration_models(seed=0, count=10 * 12):
         if name.endswith("-misc"):
             onnx.save(m, str(tmp_path / "m.onnx"))
             keys |= {k.key for k in kernels(tmp_path / "m.onnx", {}, "all")}
