@@ -37,7 +37,7 @@ import numpy as np
 __all__ = ["calibration_models", "probe_model", "MAX_FLOPS", "KINDS", "OPSET", "MIN_OPSET"]
 
 MAX_FLOPS = 4e8
-MAP_ELEMS = 1 << 23  # the largest feature map a generated CNN makes (32 MB of float32)
+MAP_ELEMS = 1 << 24  # the largest feature map a generated CNN makes (64 MB of float32)
 KINDS = ("cnn", "transformer", "misc", "tiny", "head", "act", "cnn1d")
 OPSET = 17
 MIN_OPSET = 14  # HardSwish; the oldest onnxruntime edgeprof exports for (1.10) loads opset 15
@@ -157,8 +157,9 @@ def _cnn(g: _G) -> None:
                        p=[0.085] * 10 + [0.06, 0.05, 0.04]))
     c = min(int(rng.choice([1, 3, 8, 16, 24, 32, 64])), max(1, MAP_ELEMS // (h * h)))  # 1: a spectrogram's
 
-    def ch(lo: int, hi: int) -> int:  # a channel count whose map stays within MAP_ELEMS
-        return _ch(rng, lo, max(lo, min(hi, MAP_ELEMS // (h * h))))
+    def ch(lo: int, hi: int) -> int:  # a channel count whose map stays within MAP_ELEMS, aligned as real ones are
+        cap = MAP_ELEMS // (h * h)
+        return _ch(rng, lo, max(lo, min(hi, cap - cap % 8 if cap >= 16 else cap)))
 
     t = g.input([1, c, h, h])
     for _ in range(int(rng.integers(4, 14))):
@@ -224,12 +225,18 @@ def _cnn(g: _G) -> None:
 def _cnn1d(g: _G) -> None:
     """A 1-D CNN over a sequence (audio frames, sensor series, text): dense k-wide convolutions, dilated ones,
     depthwise-separable blocks with residual adds (TCN / QuartzNet style), max pools, BN and activations; a batch of
-    1 to 64 sequences. onnxruntime blocks only 2-D convolutions as NCHWc (variants.variant: "1d/..."), so a 1-D
+    1 to 64 sequences; a third of them start from raw samples through an STFT written as one wide strided
+    convolution (64-512 taps), as Silero VAD and openWakeWord do. onnxruntime blocks only 2-D convolutions as NCHWc (variants.variant: "1d/..."), so a 1-D
     convolution costs what no 2-D one shows (round 7: atspm's batch-64 1-D CNN at half the 2-D FLOP/s)."""
     rng = g.rng
     n = int(rng.choice([1, 1, 1, 4, 16, 64]))
     c = int(rng.choice([1, 8, 15, 40, 64, 80]))
-    length = max(16, int(int(rng.choice([128, 256, 512, 1024, 2048, 4096])) / math.sqrt(n)))
+    length = max(8, int(int(rng.choice([16, 32, 128, 256, 512, 1024, 2048, 4096])) / math.sqrt(n)))
+    stft = rng.random() < 0.3  # an audio front end: an STFT as one wide strided convolution over raw samples
+    if stft:
+        win = int(rng.choice([64, 128, 256, 400, 512]))
+        hop, n, c = win // int(rng.choice([2, 4])), 1, 1
+        length = win + hop * int(rng.choice([3, 8, 16, 64]))
     t = g.input([n, c, length])
 
     def conv(t: str, c: int, cout: int, k: int, s: int = 1, group: int = 1, dil: int = 1) -> tuple[str, int]:
@@ -243,6 +250,12 @@ def _cnn1d(g: _G) -> None:
         g.flops += 2.0 * n * cout * length * (c // group) * k
         return y, cout
 
+    if stft:  # Silero VAD's and openWakeWord's: [1, 1, samples] → [1, win + 2, frames], k = win, stride = hop
+        w = g.const([win + 2, 1, win])
+        t = g.node("Conv", [t, w], kernel_shape=[win], strides=[hop])
+        length = (length - win) // hop + 1
+        g.flops += 2.0 * (win + 2) * length * win
+        t, c = g.node("Mul", [t, t]), win + 2
     for _ in range(int(rng.integers(3, 10))):
         if g.flops > MAX_FLOPS or length < 4:
             break
