@@ -92,7 +92,7 @@ _FAMILY = {
     "PRelu": "unary", "Cast": "unary", "Identity": "unary",
     "Transpose": "copy", "Concat": "copy", "Slice": "copy", "Split": "copy", "Pad": "copy", "Resize": "copy",
     "Gather": "copy", "Expand": "copy", "Tile": "copy", "DepthToSpace": "copy", "SpaceToDepth": "copy",
-    "OneHot": "copy",
+    "OneHot": "copy", "ScatterElements": "scatter", "ScatterND": "scatter",
     "Reshape": "view", "Squeeze": "view", "Unsqueeze": "view", "Flatten": "view", "Shape": "view",
     "ReduceMean": "reduce", "ReduceSum": "reduce", "ReduceMax": "reduce", "GlobalAveragePool": "reduce",
     "GlobalMaxPool": "reduce", "ArgMax": "reduce", "ReduceL2": "reduce",
@@ -305,6 +305,10 @@ class _Walker:
         every = graphs(model.graph)
         self.init_protos = {i.name: i for g in every for i in g.initializer}
         self.inits = frozenset(self.init_protos)
+        # initializers that are also graph inputs (old exporters' keep_initializers_as_inputs): onnxruntime may not
+        # treat them as constants — no folding, no pre-packing, no NCHWc blocking (CenterFace's convolutions ran at
+        # 10 GFLOP/s, an eighth of the keyed price, round 8)
+        self.overridable = frozenset(i.name for i in model.graph.input) & self.inits
         self.producer = {o: n for g in every for n in g.node for o in n.output if o}
         # values read from one host run fed deploy's inputs (hostpass.host_trace): an If or a Loop decided by them
         # says so, since another input may decide it otherwise
@@ -481,6 +485,9 @@ class _Walker:
         family = _FAMILY.get(op, _FAMILY.get(base, base_key))
         if variant and family in ("conv", "matmul", "reduce", "binary", "pool"):
             family = f"{family}/{variant.split('/')[0]}"  # the family leaves out the channel alignment
+        wi = (*_QLINEAR_INPUTS.get(op, (0, 1)), -1)[1]
+        if family.startswith(("conv", "matmul")) and 0 <= wi < len(node.input) and node.input[wi] in self.overridable:
+            key, family = f"{key}/winput", f"{family}/winput"
         dtype = _DTYPE_NAMES.get(dtypes.get(first_in, 1), "other")
         if dtype in _QUANTISED_DTYPES and base_key not in _UNSUFFIXED:
             key = f"{key}@{dtype}"

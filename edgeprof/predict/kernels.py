@@ -55,6 +55,7 @@ class _G:
         self.outputs: list[Any] = []
         self.n = 0
         self.flops = 0.0
+        self.weights_as_inputs = False  # list the initializers as graph inputs too, as old exporters did
 
     def name(self, p: str) -> str:
         self.n += 1
@@ -103,7 +104,9 @@ class _G:
     def model(self, name: str) -> Any:
         from onnx import helper
 
-        g = helper.make_graph(self.nodes, name, self.inputs, self.outputs, self.inits)
+        inputs = self.inputs + ([helper.make_tensor_value_info(i.name, i.data_type, list(i.dims)) for i in self.inits]
+                                if self.weights_as_inputs else [])
+        g = helper.make_graph(self.nodes, name, inputs, self.outputs, self.inits)
         m = helper.make_model(g, opset_imports=[helper.make_opsetid("", self.opset)], producer_name="edgeprof-calibrate")
         m.ir_version = 8
         return m
@@ -289,6 +292,8 @@ def _transformer(g: _G) -> None:
     d = int(rng.choice([64, 128, 192, 256, 384, 512]))
     heads = int(rng.choice([h for h in (1, 2, 4, 8) if d % h == 0]))
     ff = d * int(rng.choice([2, 4]))
+    while t_len > 8 and 8.0 * t_len * d * d + 4.0 * t_len * t_len * d + 4.0 * t_len * d * ff > 2.5 * MAX_FLOPS:
+        t_len //= 2  # one layer within the model's FLOPs bound
     x = g.input([1, t_len, d])
     dh = d // heads
     for _ in range(int(rng.integers(1, 4))):
@@ -397,8 +402,16 @@ def _misc(g: _G) -> None:
             _misc_binary(g, rank4)
         elif kind == "copy":
             x = g.input(rank4)
-            op = str(rng.choice(["Transpose", "Concat", "Slice", "Pad", "Resize"]))
-            if op == "Transpose":
+            op = str(rng.choice(["Transpose", "Concat", "Slice", "Pad", "Resize", "Scatter", "Scatter"]))
+            if op == "Scatter":  # a graph network's message sums (PaiNN's ScatterElements ran 200× the copy price)
+                rows, width = rank4[1] * rank4[2], rank4[3]
+                src = g.node("Reshape", [x, g.const([2], np.int64, [rows, width])])
+                idx = g.node("Cast", [g.node("Mul", [g.node("Sigmoid", [src]), g.const([], value=rows / 2)])],
+                             to=7)  # int64 row indices in range from any data, so that nothing is folded
+                out = g.node("ScatterElements", [g.const([rows // 2 + 1, width], value=np.zeros((rows // 2 + 1, width))),
+                                                 idx, src], axis=0, reduction=str(rng.choice(["add", "none"])))
+                g.output(out, [rows // 2 + 1, width])
+            elif op == "Transpose":
                 g.output(g.node("Transpose", [x], perm=[0, 2, 3, 1]), [rank4[0], rank4[2], rank4[3], rank4[1]])
             elif op == "Concat":
                 g.output(g.node("Concat", [x, x], axis=1), [1, 2 * rank4[1], rank4[2], rank4[3]])
@@ -545,6 +558,9 @@ def calibration_models(seed: int = 0, count: int | None = None, opset: int = OPS
     while count is None or i < count:
         kind = order[i % len(order)]
         g = _G(rng, opset)
+        # one CNN in six with its weights listed as graph inputs (keep_initializers_as_inputs, the default of older
+        # exporters): onnxruntime then keeps them overridable, and its convolutions run unfolded, unpacked, unblocked
+        g.weights_as_inputs = kind == "cnn" and rng.random() < 1 / 6
         {"cnn": _cnn, "transformer": _transformer, "misc": _misc, "tiny": _tiny, "head": _head, "act": _written,
          "cnn1d": _cnn1d}[kind](g)
         yield f"cal-{seed}-{i:03d}-{kind}", g.model(f"cal_{i}")

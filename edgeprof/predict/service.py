@@ -193,6 +193,12 @@ def predict(ks: list[Kernel], table: CalibrationTable, *, batch: int = 1, thread
                               f"partitions; the table's were read by {table.key.host_litert_version}: they may "
                               f"differ")
         return p
+    given = sum(k.key.endswith("/winput") or "/winput@" in k.key for k in ks)
+    if given:
+        p.warnings.append(f"{given} convolution(s) or matmul(s) read weights the model also lists as graph inputs (an "
+                          f"older exporter's keep_initializers_as_inputs): onnxruntime does not fold, pre-pack or "
+                          f"block them, and they run many times slower; re-export without it, or strip them with "
+                          f"onnxruntime's tools/python/remove_initializer_from_input.py")
     host = host_ort_version()
     if table.key.host_ort_version and table.key.host_ort_version != host:
         p.warnings.append(f"this host's onnxruntime {host} reads the fused graph; the table's graphs were read by "
