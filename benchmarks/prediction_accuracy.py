@@ -40,7 +40,8 @@ The splits (SPLITS below; the corpus file says which file is in which: scripts/m
   in round 8, so from round 9 on it is reported as seen; it is measured only when named (--split held-out-6).
 - held-out-7: the fresh set of round 9, at most 3 files of one model family, ONNX only (table-cls's MobileNetV3-style
   table classifier, RapidTableDetection's PP-LCNet orientation classifier, DTLN's two speech-enhancement stages,
-  NSNet2's GRU noise suppressor, pyfrspell's int8 GRU lemma model, g2p-id's BERT and its LSTM encoder and decoder):
+  NSNet2's GRU noise suppressor, pyfrspell's int8 GRU lemma model, g2p-id's BERT and its LSTM encoder and decoder,
+  3DDFA_V2's face-alignment MobileNet from nsface):
   never predicted. It is measured ONLY when asked for by name (--split held-out-7, or --split all), so that an
   ordinary run does not show its errors before the method is frozen.
 - op test: the ONNX node-test files of the corpus (a single op each), reported apart.
@@ -150,7 +151,8 @@ FAMILY = {"silero": "Silero VAD (LSTM in If)", "ppocr": "PaddleOCR (CNN)", "PP-O
           "table_cls": "table classifier (MobileNetV3-style CNN)",
           "rapid_table_det_cls": "table orientation classifier (PP-LCNet)", "dtln": "DTLN speech enhancement (LSTM)",
           "nsnet2": "NSNet2 noise suppressor (GRU)", "pyfrspell": "French lemma model (int8 GRU seq2seq as given)",
-          "g2p_id_bert": "g2p-id BERT (small transformer)", "g2p_id_lstm": "g2p-id G2P (LSTM seq2seq)"}
+          "g2p_id_bert": "g2p-id BERT (small transformer)", "g2p_id_lstm": "g2p-id G2P (LSTM seq2seq)",
+          "nsface_3ddfa": "3DDFA_V2 face alignment (MobileNetV1)"}
 
 
 def _corpus() -> Any:

