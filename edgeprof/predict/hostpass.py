@@ -95,7 +95,8 @@ def body_shapes(body: Any, opsets: Any, actual: list[str], shapes: Mapping[str, 
     g.CopyFrom(body)
     del g.input[:], g.value_info[:]  # what the caller's inference wrote there may be typed wrong (float for a bool)
     for name, src, fixed in slots:
-        dtype = declared.get(name) or dtypes.get(src, 1)
+        dtype = declared.get(name) or (onnx.helper.np_dtype_to_tensor_dtype(fixed.dtype) if fixed is not None
+                                       else dtypes.get(src, 1))
         known = fixed if fixed is not None else value(src)
         if known is None:
             if src not in shapes:
