@@ -184,8 +184,12 @@ def _variant(op: str, node: Any, shape: dict[str, tuple[int, ...]], inits: froze
              consts: Mapping[str, Any] | None = None) -> str:
     """variants.variant for a node of op `op` (a quantised or fused op read as its standard op, its weight where
     the quantised op keeps it)."""
-    wi = (*_QLINEAR_INPUTS.get(op, (0, 1)), -1)[1]  # -1: a one-input quantised op has no weight
-    return variant(_AS_STANDARD.get(op, op), wi, node, shape, inits, consts)
+    return variant(_AS_STANDARD.get(op, op), _weight_input(op), node, shape, inits, consts)
+
+
+def _weight_input(op: str) -> int:
+    """The input position of op `op`'s weight (a quantised op's where it keeps it); -1: a one-input quantised op."""
+    return (*_QLINEAR_INPUTS.get(op, (0, 1)), -1)[1]
 
 
 def optimised_model(path: str | Path, level: str = "all", workdir: str | None = None) -> Any:
@@ -485,7 +489,7 @@ class _Walker:
         family = _FAMILY.get(op, _FAMILY.get(base, base_key))
         if variant and family in ("conv", "matmul", "reduce", "binary", "pool"):
             family = f"{family}/{variant.split('/')[0]}"  # the family leaves out the channel alignment
-        wi = (*_QLINEAR_INPUTS.get(op, (0, 1)), -1)[1]
+        wi = _weight_input(op)
         if family.startswith(("conv", "matmul")) and 0 <= wi < len(node.input) and node.input[wi] in self.overridable:
             key, family = f"{key}/winput", f"{family}/winput"
         dtype = _DTYPE_NAMES.get(dtypes.get(first_in, 1), "other")

@@ -40,6 +40,13 @@ def _run(model: Any, feeds: Mapping[str, Any], names: list[str]) -> list[tuple[s
     return [(o.name, v) for o, v in zip(sess.get_outputs(), outs, strict=True)]
 
 
+def _seeded(rng: Any, shape: tuple[int, ...], dtype: Any) -> Any:
+    """Data for an input whose values are not known: seeded uniform [0, 1) floats, zeros for other dtypes."""
+    import numpy as np
+
+    return rng.random(shape).astype(dtype) if np.issubdtype(dtype, np.floating) else np.zeros(shape, dtype)
+
+
 def run_shapes(model: Any, input_shapes: Mapping[str, tuple[int, ...]], values: Mapping[str, Any],
                missing: list[str]) -> dict[str, tuple[int, ...]]:
     """The shapes of the main graph's tensors `missing`, read from one run of `model` on this host (the module
@@ -63,8 +70,7 @@ def run_shapes(model: Any, input_shapes: Mapping[str, tuple[int, ...]], values: 
         if any(int(d) <= 0 for d in shape):  # a dim neither fed nor fixed: nothing to run with
             return {}
         dtype = onnx.helper.tensor_dtype_to_np_dtype(tt.elem_type)
-        feeds[inp.name] = rng.random(shape).astype(dtype) if np.issubdtype(dtype, np.floating) else \
-            np.zeros(shape, dtype)
+        feeds[inp.name] = _seeded(rng, shape, dtype)
     got = _run(model, feeds, missing)
     return {} if got is None else {n: tuple(int(d) for d in np.shape(v)) for n, v in got if isinstance(v, np.ndarray)}
 
@@ -101,9 +107,7 @@ def body_shapes(body: Any, opsets: Any, actual: list[str], shapes: Mapping[str, 
         if known is None:
             if src not in shapes:
                 return {}
-            npt = onnx.helper.tensor_dtype_to_np_dtype(dtype)
-            known = rng.random(shapes[src]).astype(npt) if np.issubdtype(npt, np.floating) else \
-                np.zeros(shapes[src], npt)
+            known = _seeded(rng, shapes[src], onnx.helper.tensor_dtype_to_np_dtype(dtype))
         feeds[name] = np.asarray(known).astype(onnx.helper.tensor_dtype_to_np_dtype(dtype))
         g.input.append(onnx.helper.make_tensor_value_info(name, dtype, list(feeds[name].shape)))
     model = onnx.helper.make_model(g, opset_imports=list(opsets))

@@ -138,6 +138,12 @@ def _act(g: _G, t: str) -> str:
     return t
 
 
+def _bn(g: _G, y: str, c: int) -> str:
+    """A BatchNormalization over `c` channels (scale 1, random shift and mean, variance 1)."""
+    return g.node("BatchNormalization", [y, g.const([c], value=np.ones(c)), g.const([c]), g.const([c]),
+                                         g.const([c], value=np.ones(c))])
+
+
 def _conv(g: _G, t: str, c: int, h: int, cout: int, k: int, s: int, group: int = 1,
           bn: bool = False) -> tuple[str, int, int]:
     ho = (h + 2 * (k // 2) - k) // s + 1
@@ -149,8 +155,7 @@ def _conv(g: _G, t: str, c: int, h: int, cout: int, k: int, s: int, group: int =
     y = g.node("Conv", [t, w, g.const([cout])], kernel_shape=[k, k], strides=[s, s], pads=[k // 2] * 4, group=group)
     g.flops += 2.0 * cout * ho * ho * (c // group) * k * k
     if bn:
-        y = g.node("BatchNormalization", [y, g.const([cout], value=np.ones(cout)), g.const([cout]),
-                                          g.const([cout]), g.const([cout], value=np.ones(cout))])
+        y = _bn(g, y, cout)
     return y, ho, cout
 
 
@@ -269,8 +274,7 @@ def _cnn1d(g: _G) -> None:
             k, dil = int(rng.choice([1, 3, 3, 5, 7, 9])), int(rng.choice([1, 1, 2, 4]))
             y, cout = conv(t, c, _ch(rng, 8, 256), k, int(rng.choice([1, 1, 2])) if dil == 1 else 1, dil=dil)
             if rng.random() < 0.4:
-                y = g.node("BatchNormalization", [y, g.const([cout], value=np.ones(cout)), g.const([cout]),
-                                                  g.const([cout]), g.const([cout], value=np.ones(cout))])
+                y = _bn(g, y, cout)
             t, c = _act(g, y), cout
         elif kind == "sep":
             y, _ = conv(t, c, c, int(rng.choice([3, 5, 9, 11])), group=c)
