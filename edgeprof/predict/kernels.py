@@ -1,7 +1,7 @@
 """The generated calibration models: small ONNX graphs that, profiled per node, give many kernel samples per run.
 
-Owns: `calibration_models(seed, count)`: a deterministic sequence of (name, onnx.ModelProto) of seven kinds,
-mixed so that one budget covers the kernels real models spend their time in:
+Owns: `calibration_models(seed, count)`: a deterministic sequence of (name, onnx.ModelProto) of eight kinds,
+mixed so that one budget covers the kernels real models spend their time in (and "rnn", recurrent.py's):
 - "cnn": a chain of convolution blocks (dense k×k, pointwise, depthwise, grouped; strides 1 and 2; BN, ReLU,
   Clip, HardSwish, Sigmoid; inverted residuals with squeeze-excite; pools; residual adds; resize+concat) on maps of
   14² to 768²; one in six lists its weights as graph inputs too, as older exporters did;
@@ -36,11 +36,13 @@ from typing import Any
 
 import numpy as np
 
+from .recurrent import recurrent
+
 __all__ = ["calibration_models", "probe_model", "MAX_FLOPS", "KINDS", "OPSET", "MIN_OPSET"]
 
 MAX_FLOPS = 4e8
 MAP_ELEMS = 1 << 24  # the largest feature map a generated CNN makes (64 MB of float32)
-KINDS = ("cnn", "transformer", "misc", "tiny", "head", "act", "cnn1d")
+KINDS = ("cnn", "transformer", "misc", "tiny", "head", "act", "cnn1d", "rnn")
 OPSET = 17
 MIN_OPSET = 14  # HardSwish; the oldest onnxruntime edgeprof exports for (1.10) loads opset 15
 
@@ -560,7 +562,7 @@ def calibration_models(seed: int = 0, count: int | None = None, opset: int = OPS
         raise ValueError(f"calibration models are written at opset {MIN_OPSET} to {OPSET}, not {opset}")
     rng = np.random.default_rng(seed)
     i = 0
-    order = ["cnn", "transformer", "misc", "cnn", "act", "transformer", "cnn", "tiny", "head", "cnn1d"]
+    order = ["cnn", "transformer", "misc", "cnn", "act", "transformer", "cnn", "tiny", "head", "cnn1d", "rnn"]
     while count is None or i < count:
         kind = order[i % len(order)]
         g = _G(rng, opset)
@@ -568,7 +570,7 @@ def calibration_models(seed: int = 0, count: int | None = None, opset: int = OPS
         # exporters): onnxruntime then keeps them overridable, and its convolutions run unfolded, unpacked, unblocked
         g.weights_as_inputs = kind == "cnn" and rng.random() < 1 / 6
         {"cnn": _cnn, "transformer": _transformer, "misc": _misc, "tiny": _tiny, "head": _head, "act": _written,
-         "cnn1d": _cnn1d}[kind](g)
+         "cnn1d": _cnn1d, "rnn": lambda g: recurrent(g, MAX_FLOPS)}[kind](g)
         yield f"cal-{seed}-{i:03d}-{kind}", g.model(f"cal_{i}")
         i += 1
 
