@@ -491,7 +491,7 @@ class _Walker:
             family = f"{family}/{variant.split('/')[0]}"  # the family leaves out the channel alignment
         wi = _weight_input(op)
         if family.startswith(("conv", "matmul")) and 0 <= wi < len(node.input) and node.input[wi] in self.overridable:
-            key, family = f"{key}/winput", f"{family}/winput"
+            key, family = _winput_key(base_key, variant, key), f"{family}/winput"
         dtype = _DTYPE_NAMES.get(dtypes.get(first_in, 1), "other")
         if dtype in _QUANTISED_DTYPES and base_key not in _UNSUFFIXED:
             key = f"{key}@{dtype}"
@@ -503,6 +503,17 @@ class _Walker:
                       shapes_guessed=guessed, flops_known=flops_known,
                       outputs=tuple(o for o in node.output if o), branch=branch, named=bool(node.name),
                       spans=row_spans(base, node, shapes) if variant == "rows" else 0.0)
+
+
+def _winput_key(base_key: str, variant: str, key: str) -> str:
+    """The key of a convolution or matmul whose weight is a graph input too (an older exporter's
+    keep_initializers_as_inputs): onnxruntime then blocks, prepacks and fuses none of it, so the channel alignment
+    and a fused activation no longer tell kernels apart, and one key per shape ("Conv/dw/winput") holds all the
+    table's few samples of them (round 9: keys per alignment and fusion held one to eleven samples each, and
+    CenterFace's convolutions took their families' price, a fifth of what they ran)."""
+    if base_key in ("Conv", "FusedConv") and variant:
+        return f"Conv/{variant.split('/')[0]}/winput"
+    return f"{key}/winput"
 
 
 def _rnn_flops(node: Any, shapes: Mapping[str, tuple[int, ...]], transposed: bool = False) -> int | None:

@@ -4,7 +4,7 @@ Owns: `calibration_models(seed, count)`: a deterministic sequence of (name, onnx
 mixed so that one budget covers the kernels real models spend their time in (and "rnn", recurrent.py's):
 - "cnn": a chain of convolution blocks (dense k×k, pointwise, depthwise, grouped; strides 1 and 2; BN, ReLU,
   Clip, HardSwish, Sigmoid; inverted residuals with squeeze-excite; pools; residual adds; resize+concat) on maps of
-  14² to 768²; one in six lists its weights as graph inputs too, as older exporters did;
+  14² to 768²; one in four lists its weights as graph inputs too, as older exporters did;
 - "transformer": layers of LayerNorm, weight and activation MatMuls, Softmax, GELU (the Erf form onnxruntime
   fuses), transposes and reshapes, at several sequence lengths and widths;
 - "misc": independent single ops on their own inputs (elementwise, copies, scatters, reductions, pools, LSTM / GRU,
@@ -566,9 +566,9 @@ def calibration_models(seed: int = 0, count: int | None = None, opset: int = OPS
     while count is None or i < count:
         kind = order[i % len(order)]
         g = _G(rng, opset)
-        # one CNN in six with its weights listed as graph inputs (keep_initializers_as_inputs, the default of older
+        # one CNN in four with its weights listed as graph inputs (keep_initializers_as_inputs, the default of older
         # exporters): onnxruntime then keeps them overridable, and its convolutions run unfolded, unpacked, unblocked
-        g.weights_as_inputs = kind == "cnn" and rng.random() < 1 / 6
+        g.weights_as_inputs = kind == "cnn" and rng.random() < 1 / 4
         {"cnn": _cnn, "transformer": _transformer, "misc": _misc, "tiny": _tiny, "head": _head, "act": _written,
          "cnn1d": _cnn1d, "rnn": lambda g: recurrent(g, MAX_FLOPS)}[kind](g)
         yield f"cal-{seed}-{i:03d}-{kind}", g.model(f"cal_{i}")

@@ -292,28 +292,33 @@ def test_a_binary_op_broadcast_row_by_row_is_keyed_and_fitted_by_its_rows(tmp_pa
 def test_weights_listed_as_graph_inputs_are_keyed_apart_and_the_tables_models_measure_them(tmp_path):
     """Round 8: an initializer that is also a graph input (older exporters' keep_initializers_as_inputs) is
     overridable, so onnxruntime neither folds, pre-packs nor blocks it: CenterFace's convolutions ran at a tenth of the
-    keyed price. Such a convolution or matmul is keyed ".../winput" (family too), one generated CNN in six is written
-    that way, and onnxruntime still asks only for the real input."""
+    keyed price. Such a convolution or matmul is keyed ".../winput" (family too), one generated CNN in four is written
+    that way (one in six in round 8), and onnxruntime still asks only for the real input. Round 9: a convolution's
+    winput key leaves out the channel alignment and the fused activation (neither blocks nor prepacks), so that the
+    table's few such samples make one key per shape rather than a dozen of one to eleven samples each."""
     import numpy as np
     import onnxruntime as ort
     from onnx import TensorProto, helper, numpy_helper
 
     from edgeprof.predict.graph import kernels
 
-    def conv(listed):
+    def conv(listed, act=False):
         x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 16, 32, 32])
         y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
         w = numpy_helper.from_array(np.ones((32, 16, 3, 3), np.float32), "w")
         inputs = [x] + ([helper.make_tensor_value_info("w", TensorProto.FLOAT, [32, 16, 3, 3])] if listed else [])
-        node = helper.make_node("Conv", ["x", "w"], ["y"], pads=[1] * 4, name="c")
-        m = helper.make_model(helper.make_graph([node], "g", inputs, [y], [w]), opset_imports=[helper.make_opsetid("", 17)])
+        nodes = [helper.make_node("Conv", ["x", "w"], ["c" if act else "y"], pads=[1] * 4, name="c")]
+        nodes += [helper.make_node("Relu", ["c"], ["y"], name="r")] if act else []
+        m = helper.make_model(helper.make_graph(nodes, "g", inputs, [y], [w]), opset_imports=[helper.make_opsetid("", 17)])
         m.ir_version = 8
         onnx.save(m, str(tmp_path / "c.onnx"))
-        (k,) = kernels(tmp_path / "c.onnx", {}, "all")
-        return k.key, k.family
+        ks = [k for k in kernels(tmp_path / "c.onnx", {}, "all") if k.layout != "fused"]
+        return ks[0].key, ks[0].family
 
     assert conv(False) == ("Conv/kxk/c16", "conv/kxk")
-    assert conv(True) == ("Conv/kxk/c16/winput", "conv/kxk/winput")
+    assert conv(True) == ("Conv/kxk/winput", "conv/kxk/winput")
+    assert conv(True, act=True) == ("Conv/kxk/winput", "conv/kxk/winput")  # FusedConv (Conv + Relu) keyed the same
+    assert conv(False, act=True) == ("FusedConv/kxk/c16", "conv/kxk")
     listed = [m for name, m in calibration_models(seed=0, count=11 * 12)
               if name.endswith("-cnn") and len(m.graph.input) > 1]
     assert listed and all({i.name for i in m.graph.initializer} <= {i.name for i in m.graph.input} for m in listed)
