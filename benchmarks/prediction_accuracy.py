@@ -63,11 +63,11 @@ tables and the measurements are that run's), and the output and the JSON say "re
 and measurements of <that run>". benchmarks/prediction_folds.py prints the development figures only (the tables'
 own folds and the design models), for changing the method without looking at the held-out models.
 
-  PYTHONPATH=$PWD:$PWD/.pp python benchmarks/prediction_accuracy.py --budget 240 --tables /tmp/tables --out acc.json
-  PYTHONPATH=$PWD:$PWD/.pp python benchmarks/prediction_accuracy.py --measured acc.json --tables /tmp/tables --out new.json
-  PYTHONPATH=$PWD:$PWD/.pp python benchmarks/prediction_accuracy.py --config tflite-fp32-1t --budget 120 --split design
+  PYTHONPATH=$PWD python benchmarks/prediction_accuracy.py --budget 240 --tables /tmp/tables --out acc.json
+  PYTHONPATH=$PWD python benchmarks/prediction_accuracy.py --measured acc.json --tables /tmp/tables --out new.json
+  PYTHONPATH=$PWD python benchmarks/prediction_accuracy.py --config tflite-fp32-1t --budget 120 --split design
   # once the method is frozen: the fresh set alone, with the tables calibrated before
-  PYTHONPATH=$PWD:$PWD/.pp python benchmarks/prediction_accuracy.py --split held-out-8 --tables /tmp/tables --out fresh.json
+  PYTHONPATH=$PWD python benchmarks/prediction_accuracy.py --split held-out-8 --tables /tmp/tables --out fresh.json
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ for, prints
   p50 against the prediction of the variant's fit on the whole table. Rows of any other split are skipped unread.
 Nothing is measured.
 
-  PYTHONPATH=$PWD:$PWD/.pp python benchmarks/prediction_folds.py --tables DIR --measured acc.json \\
+  PYTHONPATH=$PWD python benchmarks/prediction_folds.py --tables DIR --measured acc.json \\
       --variant knn=7,shape=False --variant knn=4,shape=True
 """
 
