@@ -47,6 +47,9 @@ __all__ = ["Kernel", "kernels", "host_ort_version", "profile_key", "stands_for",
 
 CONTROL_OPS = frozenset({"If", "Loop", "Scan"})
 MAX_KERNELS = 20000  # a Loop/Scan body repeated past this many kernels is counted up to it, and says so
+# a Loop trip count at least this is an exporter's "no bound" (tf2onnx's while loops: INT64_MAX or INT32_MAX, ended by
+# the condition), not a number of iterations
+_WHILE_BOUND = 2**31 - 1
 _EVAL_MAX_ELEMS = 1 << 16  # a condition is evaluated here only from small tensors (shapes, scalars)
 
 # device graph level → the level this host saves its graph at (never above "extended": see the docstring)
@@ -377,7 +380,7 @@ class _Walker:
                 self.shapes.update({k: v for k, v in got.items() if k not in self.shapes})
             trips = self.value(node.input[0]) if node.input and node.input[0] else None
             n = int(trips.reshape(-1)[0]) if trips is not None and trips.size == 1 else None
-            if n is not None and n <= MAX_KERNELS:
+            if n is not None and n < _WHILE_BOUND:
                 body = self.graph(sub["body"], branch, repeat * max(n, 0))
                 seen = " as one run on this host fed deploy's inputs read it" if node.input[0] in self.observed else ""
                 return body, (f"Loop {name!r}: its body counted {n} time(s) (the trip count{seen}; a condition may "

@@ -73,8 +73,8 @@ def recurrent(g: Any, max_flops: float) -> None:
                g.const([dirs, 2 * gates * hid])]
         if states:
             ins += ["", g.input([dirs, batch, hid])] + ([g.input([dirs, batch, hid])] if op == "LSTM" else [])
-        y, y_h, y_c = g.name("t"), g.name("t"), g.name("t")
-        outs = [y, y_h, y_c][: 3 if op == "LSTM" else 2]
+        outs = [g.name("t") for _ in range(3 if op == "LSTM" else 2)]  # Y, Y_h (and Y_c)
+        y = outs[0]
         attrs: dict[str, Any] = {"hidden_size": hid, "direction": "bidirectional" if dirs == 2 else "forward"}
         if op == "GRU":
             attrs["linear_before_reset"] = int(rng.random() < 0.7)  # torch's and Keras's reset_after GRUs: 1

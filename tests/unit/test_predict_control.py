@@ -13,7 +13,7 @@ from onnx import TensorProto, helper, numpy_helper
 from test_predict_fit import _k, _table  # tests/unit is on sys.path
 
 from edgeprof.predict.fit import fit
-from edgeprof.predict.graph import Kernel, kernels
+from edgeprof.predict.graph import MAX_KERNELS, Kernel, kernels
 
 OPSET = [helper.make_opsetid("", 17)]
 
@@ -116,6 +116,10 @@ def test_a_loop_with_a_known_trip_count_repeats_its_body_and_an_unknown_one_coun
     assert "not known here" in next(k.note for k in unknown if k.op == "Loop")
     fed = kernels(model(None, "loopM.onnx"), {"x": (1, 64), "M": ()}, values={"M": np.array(3)})
     assert _ops(fed)["MatMul"] == 3
+    # a real count past MAX_KERNELS is counted up to the cap, and the note says the rest was left out
+    many = kernels(model(30000, "loop30k.onnx"), {"x": (1, 64)})
+    assert MAX_KERNELS <= len(many) <= MAX_KERNELS + 1  # the Loop node itself is counted after its body
+    assert "the rest left out" in next(k.note for k in many if k.op == "Loop")
 
 
 def test_a_loop_body_that_inference_cannot_reach_takes_its_shapes_from_one_run_of_the_body(tmp_path):
