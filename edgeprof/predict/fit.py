@@ -4,8 +4,10 @@ Owns the method (docs/predict.md says it in words):
 - per kernel key (op and variant, graph.Kernel.key) with at least MIN_SAMPLES profiled kernels: a power law in
   FLOPs and bytes (fitted in log space) corrected by the residuals of the nearest samples (CostModel), found in
   (FLOPs, bytes) (DEFAULT_OPTIONS; FitOptions also offers output elements, and fit(table, CANDIDATES) takes
-  whichever its own 5-fold held-out models predict best: not the default); a key with too few samples uses its family's
-  model (graph._FAMILY), an op with neither is NOT covered: a roofline fallback (the table's own peak FLOP/s and
+  whichever its own 5-fold held-out models predict best: not the default); past its largest samples a key grows
+  linearly at their price (its law, sublinear from the small samples' fixed cost, is not extrapolated), and a kernel
+  above its key's samples costs the dearer of that and its family's model (tenth round); a key with too few samples
+  uses its family's model (graph._FAMILY), an op with neither is NOT covered: a roofline fallback (the table's own peak FLOP/s and
   bytes/s, plus the median small-kernel time), never 0 ms, and a wide interval (×1/4 … ×4) for its part;
 - the model level: measured p50 = a·Σ kernel µs ± b·kernels + c·conv bytes + e·reorder bytes + d (relative
   error), fitted over the table's models; it absorbs the profiler's own per-node overhead, NCHWc reorders (the
@@ -32,7 +34,6 @@ Does not own: reading graphs (graph.py), the table's file (table.py).
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import math
 from collections.abc import Sequence
@@ -41,6 +42,7 @@ from typing import Any
 
 import numpy as np
 
+from .cost import _OOD_SPAN, CANDIDATES, DEFAULT_OPTIONS, CostModel, FitOptions, _above, _beyond, _fit_cost
 from .graph import CONTROL_OPS, Kernel
 from .pace import moved_warning, paced_models, probe_reference
 from .table import CalibrationModel, CalibrationTable
@@ -54,7 +56,6 @@ MIN_SAMPLES_WHOLE = 4
 LEVEL = 0.9
 MIN_SPREAD = 0.02  # the interval is never narrower than ±2 % (timer and run-to-run noise of any board)
 FALLBACK_RANGE = (0.25, 4.0)
-_OOD_SPAN = 4.0
 
 
 def _nnls_rel(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -74,125 +75,6 @@ def _nnls_rel(x: np.ndarray, y: np.ndarray) -> np.ndarray:
             if best is None or err < best[0]:
                 best = (err, full)
     return best[1] if best is not None else np.zeros(n)
-
-
-_KNN = 7
-_MAX_EXP = 1.0  # µs grows at most linearly in FLOPs and bytes (a bigger kernel is never less efficient)
-
-
-@dataclass(frozen=True)
-class FitOptions:
-    """The knobs of the per-kernel cost model that were compared on the tables' folds (docs/predict.md lists every
-    variant tried with its figures); the defaults are the method. knn: how many nearest samples correct the power
-    law; shape: whether the neighbours are found in (log FLOPs, log bytes) only or also in log output elements (a
-    shape feature: for a convolution, FLOPs per output element is 2·Cin/groups·k², so the three together
-    separate a deep reduction over few outputs from a shallow one over many, which run at very different FLOP/s)."""
-
-    knn: int = _KNN
-    shape: bool = False
-    # how a profiled model's node times are made timed (_timed_us): run_overhead takes the per-run overhead (the
-    # quickest tiny model's p50: _profile_corrections) off the p50 before it is shared among the kernels; excess
-    # caps the per-node profiler excess δ taken off each node at `excess` × the table's median per-node excess
-    # (0: scaling alone, the method up to the third round; docs/predict.md, fourth round)
-    run_overhead: bool = True
-    excess: float = 1.0
-    # divide each calibration model's times by the speed probe's speed at its time (no probe in the table: nothing
-    # to divide by); False: the method up to the fourth round, which took the times as measured
-    pace: bool = True
-    # read which kernels this host's "all" level fused and the bytes its reorders move (layout.py's marks, where the
-    # table's kernels carry them): a run rate per key and mark, and reorder bytes in the model level; False: the
-    # method up to the fifth round (one rate per key, no reorder term)
-    layout: bool = True
-
-
-DEFAULT_OPTIONS = FitOptions()
-# what fit(table, CANDIDATES) chooses between by the table's own folds (benchmarks/prediction_folds.py): on this VM's
-# tables the three-feature neighbours (4 of them) predicted onnxruntime's 1-thread folds better and its 2-thread and
-# LiteRT folds no better, but the held-out models worse; so not the default (docs/predict.md, third round)
-CANDIDATES = (DEFAULT_OPTIONS, FitOptions(knn=4, shape=True))
-
-
-def _nearest(d: np.ndarray, k: int) -> np.ndarray:
-    """The indices of the k smallest of d, ordered by (distance, index): what a stable argsort's first k are,
-    without sorting all of d."""
-    if len(d) <= k:
-        return np.argsort(d, kind="stable")
-    cand = np.flatnonzero(d <= np.partition(d, k - 1)[k - 1])
-    return cand[np.argsort(d[cand], kind="stable")][:k]
-
-
-def _features(k: Kernel, shape: bool) -> list[float]:
-    # a binary op broadcast row by row costs per row (graph.Kernel.spans), so its rows stand where FLOPs stand
-    f = [math.log1p(k.spans if k.spans else k.flops), math.log1p(k.bytes)]
-    return [*f, math.log1p(k.out_elems)] if shape else f
-
-
-@dataclass(frozen=True)
-class CostModel:
-    """log µs = a + b·log FLOPs + c·log bytes (a power law, which extrapolates), corrected by the weighted mean
-    residual of the `knn` samples nearest in (log FLOPs, log bytes[, log output elements]) (which follows the
-    kernel's own bends: cache sizes, tiling, the shapes that a power law in two totals cannot tell apart)."""
-
-    coef: tuple[float, float, float]
-    n: int
-    flops_range: tuple[float, float]
-    bytes_range: tuple[float, float]
-    log_spread: float  # RMS of log(measured / fitted) over its samples
-    points: np.ndarray  # n × d: the neighbour features (log1p FLOPs, log1p bytes[, log1p output elements])
-    residuals: np.ndarray  # n: log measured − power law
-    scale: np.ndarray | None = None  # d: the features' spread (None: raw log distances, two features)
-    knn: int = _KNN
-
-    def _law(self, lf: float, lb: float) -> float:
-        a, b, c = self.coef
-        return a + b * lf + c * lb
-
-    def __call__(self, k: Kernel) -> float:
-        x = np.array(_features(k, self.points.shape[1] == 3))
-        diff = self.points - x if self.scale is None else (self.points - x) / self.scale
-        d = np.sqrt((diff * diff).sum(axis=1))
-        near = _nearest(d, self.knn)
-        w = 1.0 / (d[near] + 0.05)
-        return math.exp(self._law(float(x[0]), float(x[1])) + float((w * self.residuals[near]).sum() / w.sum()))
-
-
-    def fitted_log(self, chunk: int = 256) -> np.ndarray:
-        """log µs of its own samples as __call__ gives them, computed for all at once (rows of `chunk`)."""
-        out = np.empty(len(self.points))
-        law = self.coef[0] + self.points[:, :2] @ np.array(self.coef[1:])
-        for lo in range(0, len(self.points), chunk):
-            diff = self.points[None, :, :] - self.points[lo:lo + chunk, None, :]
-            if self.scale is not None:
-                diff = diff / self.scale
-            d = np.sqrt(np.sum(diff ** 2, axis=2))
-            near = np.argsort(d, axis=1, kind="stable")[:, : self.knn]
-            w = 1.0 / (np.take_along_axis(d, near, axis=1) + 0.05)
-            out[lo:lo + chunk] = law[lo:lo + chunk] + np.sum(w * self.residuals[near], axis=1) / np.sum(w, axis=1)
-        return out
-
-
-def _fit_cost(samples: Sequence[tuple[Kernel, float]], options: FitOptions = DEFAULT_OPTIONS) -> CostModel:
-    pts = np.array([_features(k, options.shape) for k, _ in samples])
-    ly = np.log(np.array([us for _, us in samples]))
-    x = np.column_stack([np.ones(len(ly)), pts[:, :2]])
-    coef, *_ = np.linalg.lstsq(x, ly, rcond=None)
-    if not (0.0 <= coef[1] <= _MAX_EXP and 0.0 <= coef[2] <= _MAX_EXP and coef[1] + coef[2] <= _MAX_EXP):
-        # few or collinear samples: one exponent on log(FLOPs + bytes), clipped, so extrapolation stays sane
-        lt = np.log1p(np.array([k.flops + k.bytes for k, _ in samples]))
-        e = float(np.clip(np.polyfit(lt, ly, 1)[0], 0.0, _MAX_EXP)) if np.ptp(lt) > 0 else 0.0
-        both = pts[:, 0] + pts[:, 1]
-        share = np.where(both > 0, pts[:, 0] / np.maximum(both, 1e-12), 0.5)
-        wf = float(np.clip(np.mean(share), 0.0, 1.0))
-        coef = np.array([0.0, e * wf, e * (1.0 - wf)])
-        coef[0] = float(np.mean(ly - x[:, 1:] @ coef[1:]))
-    res = ly - x @ coef
-    fl = [k.flops for k, _ in samples]
-    by = [k.bytes for k, _ in samples]
-    model = CostModel(coef=(float(coef[0]), float(coef[1]), float(coef[2])), n=len(samples),
-                      flops_range=(min(fl), max(fl)), bytes_range=(min(by), max(by)), log_spread=0.0,
-                      points=pts, residuals=res, knn=options.knn,
-                      scale=np.maximum(pts.std(axis=0), 1e-6) if options.shape else None)
-    return dataclasses.replace(model, log_spread=float(np.sqrt(np.mean((ly - model.fitted_log()) ** 2))))
 
 
 @dataclass
@@ -364,7 +246,8 @@ class Predictor:
     def _model_for(self, k: Kernel) -> tuple[CostModel | None, str]:
         """The key's model when the kernel lies within ×4 of the shapes it was fitted on; else the family's when
         the kernel lies within the family's (a key measured only small is not extrapolated when its family was
-        measured large); else whichever there is."""
+        measured large); else whichever there is. A kernel above its key's shapes is priced by cost() at the dearer
+        of this and its key grown linearly past its largest samples (CostModel)."""
         own, fam = self.keys.get(k.key), self.families.get(k.family)
         if own is not None and not _beyond(own, k):
             return own, "key"
@@ -379,7 +262,13 @@ class Predictor:
         m, how = self._model_for(k)
         if m is not None:
             rate = self.presence.get(f"{k.key}|{k.layout}") if self.options.layout and k.layout else None
-            return (self.presence.get(k.key, 1.0) if rate is None else rate) * max(m(k), 0.0), how
+            us = max(m(k), 0.0)
+            own = self.keys.get(k.key)
+            if how == "family" and own is not None and _above(own, k):
+                # the dearer: past its key's samples a kernel may leave the caches they ran in (its family, measured
+                # large, knows that cost) or cost more per element than its family (a Gelu is not a Relu)
+                us = max(us, own(k))
+            return (self.presence.get(k.key, 1.0) if rate is None else rate) * us, how
         return self.small_us + max(k.flops / self.peak_flops_per_us, k.bytes / self.peak_bytes_per_us), "roofline"
 
     def _kernel_sum(self, ks: Sequence[Kernel]) -> tuple[float, float, dict[str, list[float]]]:
@@ -508,14 +397,6 @@ class Predictor:
     def _outside(self, k: Kernel) -> bool:
         m, _ = self._model_for(k)
         return m is not None and _beyond(m, k)
-
-
-def _beyond(m: CostModel, k: Kernel) -> bool:
-    """Whether the kernel's FLOPs or bytes lie beyond ×_OOD_SPAN of the range `m` was fitted on."""
-    lo_f, hi_f = m.flops_range
-    lo_b, hi_b = m.bytes_range
-    return (k.flops > hi_f * _OOD_SPAN or (lo_f > 0 and k.flops < lo_f / _OOD_SPAN)
-            or k.bytes > hi_b * _OOD_SPAN or (lo_b > 0 and k.bytes < lo_b / _OOD_SPAN))
 
 
 def held_out_errors(table: CalibrationTable, folds: int = 5,

@@ -237,7 +237,7 @@ def test_fit_chooses_the_candidate_its_own_folds_predict_best_and_is_determinist
 
 
 def test_a_cost_models_own_fit_computed_at_once_is_what_it_predicts_kernel_by_kernel():
-    from edgeprof.predict.fit import FitOptions, _fit_cost
+    from edgeprof.predict.cost import FitOptions, _fit_cost
 
     rng = np.random.default_rng(2)
     samples = [(k, _shaped_us(k)) for k in (_shaped_kernel(rng, i) for i in range(300))]
@@ -249,7 +249,7 @@ def test_a_cost_models_own_fit_computed_at_once_is_what_it_predicts_kernel_by_ke
 
 
 def test_the_nearest_samples_are_a_stable_sorts_first_ones_ties_included():
-    from edgeprof.predict.fit import _nearest
+    from edgeprof.predict.cost import _nearest
 
     rng = np.random.default_rng(4)
     for _ in range(200):
@@ -405,3 +405,44 @@ def test_a_shape_computed_from_data_is_read_from_one_host_run_not_guessed(tmp_pa
     sym = onnx.load(str(tmp_path / "m.onnx"))
     sym.graph.input[0].type.tensor_type.shape.dim[0].dim_param = "n"
     assert run_shapes(sym, {}, {}, ["padded"]) == {}
+
+
+def _unary(op, elems, i=0):
+    return Kernel(name=f"{op}{i}", op=op, key=op, family="unary", dtype="float32", flops=float(elems),
+                  bytes=8.0 * elems, out_elems=float(elems))
+
+
+def test_past_its_largest_sample_a_key_grows_linearly_not_at_its_sublinear_law():
+    from edgeprof.predict.cost import _fit_cost
+
+    # a board where each kernel has a fixed 5 µs and then 1 µs per 1000 elements: measured at 1e3..1e5 elements
+    # only, the fitted law's exponent is well under 1 (the fixed cost), which a 100x larger kernel must not follow
+    samples = [(_unary("Gelu", e, i), 5.0 + e / 1e3) for i, e in enumerate(np.geomspace(1e3, 1e5, 40))]
+    m = _fit_cost(samples)
+    assert m.coef[1] + m.coef[2] < 0.9  # sublinear, as the fixed cost makes it
+    big = _unary("Gelu", 1e7)
+    truth = 5.0 + 1e7 / 1e3
+    law = math.exp(m._law(*(math.log1p(v) for v in (big.flops, big.bytes))))
+    assert law < 0.5 * truth  # what the law alone would say
+    assert m(big) == pytest.approx(truth, rel=0.1)
+    inside = _unary("Gelu", 3e4)
+    assert m(inside) == pytest.approx(5.0 + 30.0, rel=0.1)  # inside its samples nothing changes
+
+
+def test_above_its_keys_samples_a_kernel_costs_the_dearer_of_its_key_and_its_family():
+    # Gelu (25 µs per 1000 elements) measured small; Relu (1 µs per 1000) measured large: same family. A Gelu far
+    # above its samples is priced from the family's range but never below its own key's linear growth
+    def model(i, ks, us):
+        return CalibrationModel(name=f"m{i}", role="kernels", p50_ms=sum(us) / 1e3 + 0.002, profiled_run_ms=None,
+                                unmatched_us=0.0, kernels=tuple(MeasuredKernel(k, u) for k, u in zip(ks, us, strict=True)))
+    models = []
+    for i, e in enumerate(np.geomspace(1e3, 2e4, 12)):
+        g, r = _unary("Gelu", e, i), _unary("Relu", e * 100, i)
+        models.append(model(i, [g, r], [2.0 + 25 * e / 1e3, 2.0 + e * 100 / 1e3]))
+    p = fit(CalibrationTable(key=KEY, models=tuple(models), created_at=""))
+    gelu = _unary("Gelu", 1e6)
+    us, how = p.cost(gelu)
+    assert how == "family"  # the family was measured at this size, the key was not
+    assert us == pytest.approx(2.0 + 25 * 1e6 / 1e3, rel=0.25)  # the key's price per element, not the Relu's
+    relu = _unary("Relu", 1e6)
+    assert p.cost(relu)[0] == pytest.approx(2.0 + 1e6 / 1e3, rel=0.25)

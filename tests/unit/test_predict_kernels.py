@@ -259,7 +259,7 @@ def test_a_binary_op_broadcast_row_by_row_is_keyed_and_fitted_by_its_rows(tmp_pa
     import numpy as np
     from onnx import TensorProto, helper, numpy_helper
 
-    from edgeprof.predict.fit import _features
+    from edgeprof.predict.cost import _features
     from edgeprof.predict.graph import kernels
 
     def one(shape, other):

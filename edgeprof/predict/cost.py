@@ -1,0 +1,167 @@
+"""A kernel key's cost model: a power law in FLOPs and bytes corrected by its nearest samples' residuals, grown
+linearly past its largest samples; the options a fit is made with (FitOptions) and the shape-range tests.
+
+Owns: CostModel and _fit_cost (one key's or family's samples → its model), FitOptions, _beyond/_above (where a
+kernel lies against the range a model was fitted on). Does not own: which model a kernel takes, the model level,
+the interval (fit.py: Predictor).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from .graph import Kernel
+
+_OOD_SPAN = 4.0
+
+_KNN = 7
+_MAX_EXP = 1.0  # µs grows at most linearly in FLOPs and bytes (a bigger kernel is never less efficient)
+_GROWS = 0.2  # a law whose exponents sum to less does not depend on size: not grown past its samples
+
+
+@dataclass(frozen=True)
+class FitOptions:
+    """The knobs of the per-kernel cost model that were compared on the tables' folds (docs/predict.md lists every
+    variant tried with its figures); the defaults are the method. knn: how many nearest samples correct the power
+    law; shape: whether the neighbours are found in (log FLOPs, log bytes) only or also in log output elements (a
+    shape feature: for a convolution, FLOPs per output element is 2·Cin/groups·k², so the three together
+    separate a deep reduction over few outputs from a shallow one over many, which run at very different FLOP/s)."""
+
+    knn: int = _KNN
+    shape: bool = False
+    # how a profiled model's node times are made timed (_timed_us): run_overhead takes the per-run overhead (the
+    # quickest tiny model's p50: _profile_corrections) off the p50 before it is shared among the kernels; excess
+    # caps the per-node profiler excess δ taken off each node at `excess` × the table's median per-node excess
+    # (0: scaling alone, the method up to the third round; docs/predict.md, fourth round)
+    run_overhead: bool = True
+    excess: float = 1.0
+    # divide each calibration model's times by the speed probe's speed at its time (no probe in the table: nothing
+    # to divide by); False: the method up to the fourth round, which took the times as measured
+    pace: bool = True
+    # read which kernels this host's "all" level fused and the bytes its reorders move (layout.py's marks, where the
+    # table's kernels carry them): a run rate per key and mark, and reorder bytes in the model level; False: the
+    # method up to the fifth round (one rate per key, no reorder term)
+    layout: bool = True
+
+
+DEFAULT_OPTIONS = FitOptions()
+# what fit(table, CANDIDATES) chooses between by the table's own folds (benchmarks/prediction_folds.py): on this VM's
+# tables the three-feature neighbours (4 of them) predicted onnxruntime's 1-thread folds better and its 2-thread and
+# LiteRT folds no better, but the held-out models worse; so not the default (docs/predict.md, third round)
+CANDIDATES = (DEFAULT_OPTIONS, FitOptions(knn=4, shape=True))
+
+
+def _nearest(d: np.ndarray, k: int) -> np.ndarray:
+    """The indices of the k smallest of d, ordered by (distance, index): what a stable argsort's first k are,
+    without sorting all of d."""
+    if len(d) <= k:
+        return np.argsort(d, kind="stable")
+    cand = np.flatnonzero(d <= np.partition(d, k - 1)[k - 1])
+    return cand[np.argsort(d[cand], kind="stable")][:k]
+
+
+def _features(k: Kernel, shape: bool) -> list[float]:
+    # a binary op broadcast row by row costs per row (graph.Kernel.spans), so its rows stand where FLOPs stand
+    f = [math.log1p(k.spans if k.spans else k.flops), math.log1p(k.bytes)]
+    return [*f, math.log1p(k.out_elems)] if shape else f
+
+
+@dataclass(frozen=True)
+class CostModel:
+    """log µs = a + b·log FLOPs + c·log bytes (a power law, which extrapolates), corrected by the weighted mean
+    residual of the `knn` samples nearest in (log FLOPs, log bytes[, log output elements]) (which follows the
+    kernel's own bends: cache sizes, tiling, the shapes that a power law in two totals cannot tell apart)."""
+
+    coef: tuple[float, float, float]
+    n: int
+    flops_range: tuple[float, float]
+    bytes_range: tuple[float, float]
+    log_spread: float  # RMS of log(measured / fitted) over its samples
+    points: np.ndarray  # n × d: the neighbour features (log1p FLOPs, log1p bytes[, log1p output elements])
+    residuals: np.ndarray  # n: log measured − power law
+    scale: np.ndarray | None = None  # d: the features' spread (None: raw log distances, two features)
+    knn: int = _KNN
+
+    def _law(self, lf: float, lb: float) -> float:
+        a, b, c = self.coef
+        return a + b * lf + c * lb
+
+    def __call__(self, k: Kernel) -> float:
+        x = np.array(_features(k, self.points.shape[1] == 3))
+        # past the largest sample the law is not extrapolated at its own (sublinear: small samples carry a fixed
+        # cost) exponents: the kernel costs what the edge of the samples costs, grown linearly in its size there
+        # (the exponents' mix kept, their sum made 1: a kernel runs no faster per FLOP or byte than the largest
+        # measured); a law that barely grows (a view, a Shape) stays flat
+        top = self.points.max(axis=0)
+        past = np.maximum(x[:2] - top[:2], 0.0)
+        at = x.copy()
+        at[:2] -= past
+        diff = self.points - at if self.scale is None else (self.points - at) / self.scale
+        d = np.sqrt((diff * diff).sum(axis=1))
+        near = _nearest(d, self.knn)
+        w = 1.0 / (d[near] + 0.05)
+        grow = 0.0
+        b, c = self.coef[1], self.coef[2]
+        if past.any() and b + c >= _GROWS:
+            grow = float((b * past[0] + c * past[1]) / (b + c))
+        return math.exp(self._law(float(at[0]), float(at[1])) + grow
+                        + float((w * self.residuals[near]).sum() / w.sum()))
+
+
+    def fitted_log(self, chunk: int = 256) -> np.ndarray:
+        """log µs of its own samples as __call__ gives them, computed for all at once (rows of `chunk`)."""
+        out = np.empty(len(self.points))
+        law = self.coef[0] + self.points[:, :2] @ np.array(self.coef[1:])
+        for lo in range(0, len(self.points), chunk):
+            diff = self.points[None, :, :] - self.points[lo:lo + chunk, None, :]
+            if self.scale is not None:
+                diff = diff / self.scale
+            d = np.sqrt(np.sum(diff ** 2, axis=2))
+            near = np.argsort(d, axis=1, kind="stable")[:, : self.knn]
+            w = 1.0 / (np.take_along_axis(d, near, axis=1) + 0.05)
+            out[lo:lo + chunk] = law[lo:lo + chunk] + np.sum(w * self.residuals[near], axis=1) / np.sum(w, axis=1)
+        return out
+
+
+def _fit_cost(samples: Sequence[tuple[Kernel, float]], options: FitOptions = DEFAULT_OPTIONS) -> CostModel:
+    pts = np.array([_features(k, options.shape) for k, _ in samples])
+    ly = np.log(np.array([us for _, us in samples]))
+    x = np.column_stack([np.ones(len(ly)), pts[:, :2]])
+    coef, *_ = np.linalg.lstsq(x, ly, rcond=None)
+    if not (0.0 <= coef[1] <= _MAX_EXP and 0.0 <= coef[2] <= _MAX_EXP and coef[1] + coef[2] <= _MAX_EXP):
+        # few or collinear samples: one exponent on log(FLOPs + bytes), clipped, so extrapolation stays sane
+        lt = np.log1p(np.array([k.flops + k.bytes for k, _ in samples]))
+        e = float(np.clip(np.polyfit(lt, ly, 1)[0], 0.0, _MAX_EXP)) if np.ptp(lt) > 0 else 0.0
+        both = pts[:, 0] + pts[:, 1]
+        share = np.where(both > 0, pts[:, 0] / np.maximum(both, 1e-12), 0.5)
+        wf = float(np.clip(np.mean(share), 0.0, 1.0))
+        coef = np.array([0.0, e * wf, e * (1.0 - wf)])
+        coef[0] = float(np.mean(ly - x[:, 1:] @ coef[1:]))
+    res = ly - x @ coef
+    fl = [k.flops for k, _ in samples]
+    by = [k.bytes for k, _ in samples]
+    model = CostModel(coef=(float(coef[0]), float(coef[1]), float(coef[2])), n=len(samples),
+                      flops_range=(min(fl), max(fl)), bytes_range=(min(by), max(by)), log_spread=0.0,
+                      points=pts, residuals=res, knn=options.knn,
+                      scale=np.maximum(pts.std(axis=0), 1e-6) if options.shape else None)
+    return dataclasses.replace(model, log_spread=float(np.sqrt(np.mean((ly - model.fitted_log()) ** 2))))
+
+
+def _above(m: CostModel, k: Kernel) -> bool:
+    """Whether the kernel's FLOPs or bytes lie above ×_OOD_SPAN of the range `m` was fitted on, neither below."""
+    lo_f, hi_f = m.flops_range
+    lo_b, hi_b = m.bytes_range
+    return (k.flops > hi_f * _OOD_SPAN or k.bytes > hi_b * _OOD_SPAN) and k.flops >= lo_f and k.bytes >= lo_b
+
+
+def _beyond(m: CostModel, k: Kernel) -> bool:
+    """Whether the kernel's FLOPs or bytes lie beyond ×_OOD_SPAN of the range `m` was fitted on."""
+    lo_f, hi_f = m.flops_range
+    lo_b, hi_b = m.bytes_range
+    return (k.flops > hi_f * _OOD_SPAN or (lo_f > 0 and k.flops < lo_f / _OOD_SPAN)
+            or k.bytes > hi_b * _OOD_SPAN or (lo_b > 0 and k.bytes < lo_b / _OOD_SPAN))
