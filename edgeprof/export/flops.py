@@ -16,6 +16,10 @@ Convention (one FLOP = one multiply, add, compare or transcendental; a multiply-
   GroupNormalization: 5 per element (mean, variance, normalise, scale, shift).
 - Softmax, LogSoftmax: 5 per element (max, subtract, exp, sum, divide).
 - MaxPool, AveragePool, LpPool: |Y| · kernel size. Global pools and Reduce*: 1 per input element.
+- STFT, DFT: per transform of length n, what onnxruntime's CPU kernel does (signal/dft.cc): a radix-2 FFT when n
+  is a power of 2 (5 · n · log2 n), else Bluestein's chirp-z: two radix-2 FFTs of m = the power of 2 ≥ 2n − 1 and
+  its complex products (2 · 5 · m · log2 m + 6 · m + 24 · n); times the frames and batch (STFT) or the transforms
+  along the other axes (DFT). n: the STFT's window, else the output's bins (2 · (bins − 1) when onesided).
 - Data movement (Reshape, Transpose, Gather, Concat, Slice, Pad, Resize, Cast, Shape, ...): 0.
 - Anything else (LSTM, Einsum, If/Loop bodies, custom domains, ...) counts 0 and is listed in
   `FlopCount.uncounted`, so a caller can say the figure is a lower bound.
@@ -35,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # pragma: no cover
     import onnx
 
-__all__ = ["FlopCount", "count_flops", "flop_breakdown"]
+__all__ = ["FlopCount", "count_flops", "flop_breakdown", "fft_length", "fft_flops"]
 
 _ELEMENTWISE = frozenset({
     "Add", "Sub", "Mul", "Div", "Pow", "Sqrt", "Reciprocal", "Neg", "Abs", "Exp", "Log", "Sin", "Cos",
@@ -121,6 +125,36 @@ def _attr(node: Any, name: str, default: Any) -> Any:
     return default
 
 
+def fft_length(node: Any, shape: Callable[[str], tuple[int, ...]]) -> int:
+    """The length n of each transform of an STFT or DFT node (the convention above); raises if its shapes are
+    unknown."""
+    if node.op_type == "STFT" and len(node.input) > 2 and node.input[2]:
+        return int(shape(node.input[2])[0])  # the window, which onnxruntime prefers to frame_length
+    y = shape(node.output[0])
+    if node.op_type == "STFT":
+        bins = y[2]
+    else:
+        bins = y[_dft_axis(node, len(y))]
+    return 2 * (bins - 1) if _attr(node, "onesided", 1 if node.op_type == "STFT" else 0) else bins
+
+
+def _dft_axis(node: Any, rank: int) -> int:
+    """A DFT's transformed axis (the attribute to opset 17; opset 20's axis input, a value this count cannot read,
+    is taken at its default place, the one before the last); negative counts from the back of all `rank` dims."""
+    axis = int(_attr(node, "axis", 1 if rank > 2 else 0))
+    return min(axis if axis >= 0 else rank + axis, rank - 2)
+
+
+def fft_flops(n: int) -> int:
+    """One transform of length n as onnxruntime computes it (the convention above)."""
+    if n < 2:
+        return 0
+    if n & (n - 1) == 0:
+        return int(5 * n * math.log2(n))
+    m = 1 << (2 * n - 2).bit_length()  # the power of 2 ≥ 2n − 1
+    return int(10 * m * math.log2(m) + 6 * m + 24 * n)
+
+
 def _node_flops(node: Any, shape: Callable[[str], tuple[int, ...]]) -> int | None:
     """FLOPs of one node; None if its op type is outside the convention. `shape(name)` raises if unknown."""
     op = node.op_type
@@ -148,6 +182,12 @@ def _node_flops(node: Any, shape: Callable[[str], tuple[int, ...]]) -> int | Non
         return math.prod(shape(node.output[0])) * math.prod(_attr(node, "kernel_shape", []))
     if op in _REDUCE:
         return math.prod(shape(node.input[0]))
+    if op == "STFT":
+        y = shape(node.output[0])  # [batch, frames, bins, 2]
+        return y[0] * y[1] * fft_flops(fft_length(node, shape))
+    if op == "DFT":
+        y = shape(node.output[0])  # [..., bins at axis, ..., 2]
+        return math.prod(y[:-1]) // max(y[_dft_axis(node, len(y))], 1) * fft_flops(fft_length(node, shape))
     if op in _FREE:
         return 0
     return None

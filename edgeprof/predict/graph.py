@@ -106,6 +106,7 @@ _FAMILY = {
     "MatMul": "matmul", "FusedMatMul": "matmul", "Gemm": "matmul", "FusedGemm": "matmul",
     "Conv": "conv", "FusedConv": "conv", "ConvTranspose": "conv",
     "LSTM": "rnn", "GRU": "rnn", "RNN": "rnn",
+    "STFT": "fft", "DFT": "fft",  # one algorithm (onnxruntime's signal/dft.cc): a DFT takes the STFT's samples
 }
 
 
@@ -506,7 +507,7 @@ class _Walker:
         base_key = op if node.domain in ("", "ai.onnx", "com.microsoft") else f"{node.domain}.{op}"
         key = f"{base_key}/{variant}" if variant else base_key
         family = _FAMILY.get(op, _FAMILY.get(base, base_key))
-        if variant and family in ("conv", "matmul", "reduce", "binary", "pool"):
+        if variant and family in ("conv", "matmul", "reduce", "binary", "pool", "fft"):
             family = f"{family}/{variant.split('/')[0]}"  # the family leaves out the channel alignment
         wi = _weight_input(op)
         if family.startswith(("conv", "matmul")) and 0 <= wi < len(node.input) and node.input[wi] in self.overridable:

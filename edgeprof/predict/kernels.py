@@ -8,13 +8,13 @@ mixed so that one budget covers the kernels real models spend their time in (and
 - "transformer": layers of LayerNorm, weight and activation MatMuls, Softmax, GELU (the Erf form onnxruntime
   fuses), transposes and reshapes, at several sequence lengths and widths;
 - "misc": independent single ops on their own inputs (elementwise, copies, scatters, reductions, pools, LSTM / GRU,
-  ConvTranspose) at random shapes;
+  ConvTranspose, STFT) at random shapes;
 - "tiny": one to three ops on a few hundred elements, whose run is a few µs: they pin the per-run overhead;
 - "act": activations and elementwise blocks written out as exporters write them (HardSwish as Add, Clip, Div,
   Mul; squeeze-excite gates; a batch norm as Mul and Add), chained on one feature map between depthwise
   convolutions, each op reading what the one before wrote (_written says why);
 - "cnn1d": a 1-D CNN over a batch of sequences (dense, dilated and depthwise-separable convolutions, pools; an STFT
-  front end);
+  front end, as a strided convolution or as the STFT op: spectral.py);
 - "head": a small MLP head (Flatten, one to four Gemms against weights of 2 kB to 3 MB, activations), a model
   small enough that its weights stay in the cache from one run to the next — which no kernel of the larger models
   shows (the fourth accuracy round: openWakeWord's Gemm heads, 11-55 µs, were over-predicted 3-9× from the
@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from .recurrent import recurrent
+from .spectral import STFT_OPSET, conv_front, stft_front, stft_op
 
 __all__ = ["calibration_models", "probe_model", "MAX_FLOPS", "KINDS", "OPSET", "MIN_OPSET"]
 
@@ -237,19 +238,18 @@ def _cnn(g: _G) -> None:
 def _cnn1d(g: _G) -> None:
     """A 1-D CNN over a sequence (audio frames, sensor series, text): dense k-wide convolutions, dilated ones,
     depthwise-separable blocks with residual adds (TCN / QuartzNet style), max pools, BN and activations; a batch of
-    1 to 64 sequences; a third of them start from raw samples through an STFT written as one wide strided
-    convolution (64-512 taps), as Silero VAD and openWakeWord do. onnxruntime blocks only 2-D convolutions as NCHWc (variants.variant: "1d/..."), so a 1-D
+    1 to 64 sequences; 30 % of them start from raw samples through an STFT (spectral.py: half of them one wide
+    strided convolution, as Silero VAD and openWakeWord write it, half onnxruntime's STFT op). onnxruntime blocks only 2-D convolutions as NCHWc (variants.variant: "1d/..."), so a 1-D
     convolution costs what no 2-D one shows (round 7: atspm's batch-64 1-D CNN at half the 2-D FLOP/s)."""
     rng = g.rng
     n = int(rng.choice([1, 1, 1, 4, 16, 64]))
     c = int(rng.choice([1, 8, 15, 40, 64, 80]))
     length = max(8, int(int(rng.choice([16, 32, 128, 256, 512, 1024, 2048, 4096])) / math.sqrt(n)))
-    stft = rng.random() < 0.3  # an audio front end: an STFT as one wide strided convolution over raw samples
-    if stft:
-        win = int(rng.choice([64, 128, 256, 400, 512]))
-        hop, n, c = win // int(rng.choice([2, 4])), 1, 1
-        length = win + hop * int(rng.choice([3, 8, 16, 64]))
-    t = g.input([n, c, length])
+    if rng.random() < 0.3:  # an audio front end over raw samples: a wide strided convolution or the STFT op
+        n = 1
+        t, c, length = stft_front(g, MAX_FLOPS) if g.opset >= STFT_OPSET and rng.random() < 0.5 else conv_front(g)
+    else:
+        t = g.input([n, c, length])
 
     def conv(t: str, c: int, cout: int, k: int, s: int = 1, group: int = 1, dil: int = 1) -> tuple[str, int]:
         nonlocal length
@@ -262,12 +262,6 @@ def _cnn1d(g: _G) -> None:
         g.flops += 2.0 * n * cout * length * (c // group) * k
         return y, cout
 
-    if stft:  # Silero VAD's and openWakeWord's: [1, 1, samples] → [1, win + 2, frames], k = win, stride = hop
-        w = g.const([win + 2, 1, win])
-        t = g.node("Conv", [t, w], kernel_shape=[win], strides=[hop])
-        length = (length - win) // hop + 1
-        g.flops += 2.0 * (win + 2) * length * win
-        t, c = g.node("Mul", [t, t]), win + 2
     for _ in range(int(rng.integers(3, 10))):
         if g.flops > MAX_FLOPS or length < 4:
             break
@@ -395,7 +389,7 @@ def _misc(g: _G) -> None:
     rng = g.rng
     for _ in range(int(rng.integers(6, 14))):
         kind = rng.choice(["unary", "binary", "copy", "reduce", "pool", "rnn", "convT", "softmax", "onehot",
-                           "transpose"], p=[0.13, 0.17, 0.09, 0.11, 0.08, 0.08, 0.07, 0.09, 0.08, 0.1])
+                           "transpose", "stft"], p=[0.12, 0.14, 0.09, 0.11, 0.08, 0.08, 0.07, 0.09, 0.07, 0.08, 0.07])
         rank4 = [1, _ch(rng, 4, 256), int(rng.choice([7, 14, 28, 56, 112])), 0]
         rank4[3] = rank4[2]
         if kind == "unary":
@@ -435,6 +429,9 @@ def _misc(g: _G) -> None:
                 y = g.node("Resize", [x, "", g.const([4], value=[1.0, 1.0, 2.0, 2.0])],
                            mode=str(rng.choice(["nearest", "linear"])))
                 g.output(y, [1, rank4[1], 2 * rank4[2], 2 * rank4[3]])
+        elif kind == "stft":  # the op exists from opset 17: below it the draw writes nothing
+            if g.opset >= STFT_OPSET:
+                stft_op(g, MAX_FLOPS / 8)
         elif kind in ("reduce", "transpose", "onehot"):
             _misc_layout(g, str(kind), rank4)
         elif kind == "pool":
@@ -565,7 +562,9 @@ def calibration_models(seed: int = 0, count: int | None = None, opset: int = OPS
     order = ["cnn", "transformer", "misc", "cnn", "act", "transformer", "cnn", "tiny", "head", "cnn1d", "rnn"]
     while count is None or i < count:
         kind = order[i % len(order)]
-        g = _G(rng, opset)
+        # each model draws from its own generator, so a model that differs by opset (an STFT from 17 on, a
+        # LayerNormalization written out below it) leaves every other model as it is
+        g = _G(np.random.default_rng(int(rng.integers(2**63))), opset)
         # one CNN in four with its weights listed as graph inputs (keep_initializers_as_inputs, the default of older
         # exporters): onnxruntime then keeps them overridable, and its convolutions run unfolded, unpacked, unblocked
         g.weights_as_inputs = kind == "cnn" and rng.random() < 1 / 4

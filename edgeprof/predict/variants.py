@@ -3,8 +3,8 @@ paths runs it, read from its node and shapes alone (onnxruntime's CPU provider; 
 
 Owns: convolutions (depthwise, grouped, pointwise, dense k×k, and a few output channels; the channel alignment
 onnxruntime's blocked kernels need; 1-D ones apart, and 1-D pools), matmuls (against weights or two activations), reductions (over the innermost
-axes or strided ones), Transposes (the path onnxruntime's Transpose::Compute takes) and binary elementwise ops
-broadcast by rows (`row_spans`). Does not own: reading the
+axes or strided ones), Transposes (the path onnxruntime's Transpose::Compute takes), binary elementwise ops
+broadcast by rows (`row_spans`) and Fourier transforms (a power-of-2 length or not). Does not own: reading the
 graph or its shapes (graph.py), the cost models keyed by it (fit.py).
 """
 
@@ -103,7 +103,8 @@ def variant(base: str, wi: int, node: Any, shape: Mapping[str, tuple[int, ...]],
     unaligned convolutions, round 7) and a 1-D one ("1d/...": atspm's batch-64 1-D CNN ran at half the FLOP/s of the
     2-D keys, which onnxruntime runs blocked, round 7), and between a matmul against weights and two activations; per byte between a
     reduction or a Transpose that reads contiguous memory and one that does not, and between a binary op over
-    whole tensors and one broadcast row by row ("rows")."""
+    whole tensors and one broadcast row by row ("rows"); an STFT or DFT of a power-of-2 length (a radix-2 FFT) and
+    of another (Bluestein's: round 10 timed 5-10x the price per frame)."""
     from onnx import helper
 
     attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
@@ -129,6 +130,14 @@ def variant(base: str, wi: int, node: Any, shape: Mapping[str, tuple[int, ...]],
         return "w" if 0 <= wi < len(node.input) and node.input[wi] in inits else "a"
     if base in _REDUCES:
         return _reduce_variant(node, attrs, shape, consts or {})
+    if base in ("STFT", "DFT"):  # onnxruntime's radix-2 FFT, or Bluestein's chirp-z around it (export/flops.py)
+        from ..export.flops import fft_length
+
+        try:
+            n = fft_length(node, lambda name: shape[name])
+        except (KeyError, IndexError):
+            return ""
+        return "pow2" if n > 0 and n & (n - 1) == 0 else "bluestein"
     if base == "Transpose":
         return _transpose_variant(node, attrs, shape)
     if row_spans(base, node, shape):

@@ -76,7 +76,8 @@ def test_written_out_activations_are_chained_on_one_feature_map_as_exporters_wri
 def test_below_opset_17_the_models_write_layer_norm_out_and_onnxruntime_fuses_it_back(tmp_path):
     """For a board whose onnxruntime loads opset 15 at most (JetPack 4.6's 1.10): the same models at opset 15 —
     LayerNormalization written out as exporters write it below 17, which onnxruntime's optimiser fuses back into one
-    LayerNormalization kernel, so the table's kernels are the same kind; every other model is the same graph."""
+    LayerNormalization kernel, so the table's kernels are the same kind; every other model is the same graph, but
+    for the STFTs opset 17 brings."""
     import pytest
 
     from edgeprof.predict.graph import kernels
@@ -94,7 +95,7 @@ def test_below_opset_17_the_models_write_layer_norm_out_and_onnxruntime_fuses_it
             shape = tuple(d.dim_value for d in m15.graph.input[0].type.tensor_type.shape.dim)
             fused = [k.op for k in kernels(tmp_path / "t15.onnx", {m15.graph.input[0].name: shape}, "all")]
             assert "LayerNormalization" in fused and "ReduceMean" not in fused and "Pow" not in fused
-        else:
+        elif "STFT" not in ops17:  # the op exists from opset 17: below it that model has none (test_predict_spectral)
             assert ops15 == ops17
     assert [o.version for o in probe_model(15).opset_import] == [15]
     with pytest.raises(ValueError, match=f"opset {MIN_OPSET} to {OPSET}"):
