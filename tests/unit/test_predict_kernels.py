@@ -327,6 +327,35 @@ def test_weights_listed_as_graph_inputs_are_keyed_apart_and_the_tables_models_me
     assert len(sess.get_inputs()) == 1
 
 
+def test_a_grouped_convolution_with_its_weight_listed_is_fitted_on_its_gemm_calls(tmp_path):
+    """Round 10: onnxruntime's unblocked Conv runs an im2col and a GEMM per image and group, so a depthwise one whose
+    weight is a graph input costs per call (CenterFace's 960-channel 3×3 on a 1×1 map, batch 10: 1.5 ms for 0.2
+    MFLOP); its calls stand where FLOPs stand in the cost model's features (Kernel.spans); any other conv has none."""
+    import numpy as np
+    from onnx import TensorProto, helper, numpy_helper
+
+    from edgeprof.predict.cost import _features
+    from edgeprof.predict.graph import kernels
+
+    def conv(listed, group, batch=10):
+        x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [batch, 64, 4, 4])
+        w = numpy_helper.from_array(np.ones((64, 64 // group, 3, 3), np.float32), "w")
+        inputs = [x] + ([helper.make_tensor_value_info("w", TensorProto.FLOAT, [64, 64 // group, 3, 3])] if listed else [])
+        node = helper.make_node("Conv", ["x", "w"], ["y"], pads=[1] * 4, group=group, name="c")
+        m = helper.make_model(helper.make_graph([node], "g", inputs, [helper.make_tensor_value_info("y", 1, None)], [w]),
+                              opset_imports=[helper.make_opsetid("", 17)])
+        m.ir_version = 8
+        onnx.save(m, str(tmp_path / "c.onnx"))
+        (k,) = [k for k in kernels(tmp_path / "c.onnx", {}, "all") if "Conv" in k.op]
+        return k
+
+    dw = conv(True, 64)
+    assert (dw.key, dw.spans) == ("Conv/dw/winput", 10 * 64)
+    assert _features(dw, False)[0] == pytest.approx(np.log1p(640))
+    assert conv(True, 4).spans == 10 * 4 and conv(True, 4).key == "Conv/group/winput"
+    assert conv(True, 1).spans == 0.0 and conv(False, 64).spans == 0.0  # a dense one, a blocked depthwise one
+
+
 def test_predict_says_when_weights_are_listed_as_graph_inputs():
     import dataclasses
 
