@@ -406,15 +406,15 @@ def _misc(g: _G) -> None:
         elif kind in ("copy", "scatter"):
             x = g.input(rank4)
             op = "Scatter" if kind == "scatter" else str(rng.choice(["Transpose", "Concat", "Slice", "Pad", "Resize"]))
-            # a graph network's message sums (PaiNN's ScatterElements ran 200× the copy price; round 10: one draw in
-            # 14, as a table of 2 samples left MiniMol's 48 scatters, a third of its time, to the roofline)
+            # a graph network's message sums (PaiNN's ran 200× the copy price; one draw in 14 since round 10)
             if op == "Scatter":
                 rows, width = rank4[1] * rank4[2], rank4[3]
                 src = g.node("Reshape", [x, g.const([2], np.int64, [rows, width])])
                 idx = g.node("Cast", [g.node("Mul", [g.node("Sigmoid", [src]), g.const([], value=rows / 2)])],
                              to=7)  # int64 row indices in range from any data, so that nothing is folded
+                reduction = str(rng.choice(["add", "none"]))  # the attribute exists from opset 16
                 out = g.node("ScatterElements", [g.const([rows // 2 + 1, width], value=np.zeros((rows // 2 + 1, width))),
-                                                 idx, src], axis=0, reduction=str(rng.choice(["add", "none"])))
+                                                 idx, src], axis=0, **({"reduction": reduction} if g.opset >= 16 else {}))
                 g.output(out, [rows // 2 + 1, width])
             elif op == "Transpose":
                 g.output(g.node("Transpose", [x], perm=[0, 2, 3, 1]), [rank4[0], rank4[2], rank4[3], rank4[1]])

@@ -248,7 +248,7 @@ def test_a_transposes_key_says_which_of_onnxruntimes_paths_runs_it(tmp_path):
     assert key([2, 4, 8, 16], [2, 1, 0, 3]) == "Transpose/blocks"
     assert key([1, 1, 64, 32], [1, 0, 2, 3]) == "Transpose/reshape"  # only dims of 1 move
     keys = set()
-    for name, m in calibration_models(seed=0, count=11 * 12):
+    for name, m in calibration_models(seed=0, count=11 * 24):
         if name.endswith("-misc"):
             onnx.save(m, str(tmp_path / "m.onnx"))
             keys |= {k.key for k in kernels(tmp_path / "m.onnx", {}, "all")}
