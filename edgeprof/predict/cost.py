@@ -66,7 +66,8 @@ def _nearest(d: np.ndarray, k: int) -> np.ndarray:
 
 
 def _features(k: Kernel, shape: bool) -> list[float]:
-    # a binary op broadcast row by row costs per row (graph.Kernel.spans), so its rows stand where FLOPs stand
+    # a kernel that costs per call stands by its calls where FLOPs stand (graph.Kernel.spans): a binary op broadcast
+    # row by row (its rows), a grouped convolution whose weight is a graph input (its GEMM calls)
     f = [math.log1p(k.spans if k.spans else k.flops), math.log1p(k.bytes)]
     return [*f, math.log1p(k.out_elems)] if shape else f
 
@@ -111,7 +112,6 @@ class CostModel:
             grow = float((b * past[0] + c * past[1]) / (b + c))
         return math.exp(self._law(float(at[0]), float(at[1])) + grow
                         + float((w * self.residuals[near]).sum() / w.sum()))
-
 
     def fitted_log(self, chunk: int = 256) -> np.ndarray:
         """log µs of its own samples as __call__ gives them, computed for all at once (rows of `chunk`)."""

@@ -238,9 +238,9 @@ def _cnn(g: _G) -> None:
 def _cnn1d(g: _G) -> None:
     """A 1-D CNN over a sequence (audio frames, sensor series, text): dense k-wide convolutions, dilated ones,
     depthwise-separable blocks with residual adds (TCN / QuartzNet style), max pools, BN and activations; a batch of
-    1 to 64 sequences; 30 % of them start from raw samples through an STFT (spectral.py: half of them one wide
-    strided convolution, as Silero VAD and openWakeWord write it, half onnxruntime's STFT op). onnxruntime blocks only 2-D convolutions as NCHWc (variants.variant: "1d/..."), so a 1-D
-    convolution costs what no 2-D one shows (round 7: atspm's batch-64 1-D CNN at half the 2-D FLOP/s)."""
+    1 to 64 sequences; 30 % start from raw samples through an STFT (spectral.py: a wide strided convolution or
+    onnxruntime's STFT op). onnxruntime blocks only 2-D convolutions as NCHWc (variants.variant: "1d/..."), so a
+    1-D convolution costs what no 2-D one shows (round 7: atspm's batch-64 1-D CNN at half the 2-D FLOP/s)."""
     rng = g.rng
     n = int(rng.choice([1, 1, 1, 4, 16, 64]))
     c = int(rng.choice([1, 8, 15, 40, 64, 80]))
@@ -412,9 +412,9 @@ def _misc(g: _G) -> None:
                 src = g.node("Reshape", [x, g.const([2], np.int64, [rows, width])])
                 idx = g.node("Cast", [g.node("Mul", [g.node("Sigmoid", [src]), g.const([], value=rows / 2)])],
                              to=7)  # int64 row indices in range from any data, so that nothing is folded
-                reduction = str(rng.choice(["add", "none"]))  # the attribute exists from opset 16
-                out = g.node("ScatterElements", [g.const([rows // 2 + 1, width], value=np.zeros((rows // 2 + 1, width))),
-                                                 idx, src], axis=0, **({"reduction": reduction} if g.opset >= 16 else {}))
+                attrs = {"reduction": str(rng.choice(["add", "none"]))}  # the attribute exists from opset 16
+                zeros = g.const([rows // 2 + 1, width], value=np.zeros((rows // 2 + 1, width)))
+                out = g.node("ScatterElements", [zeros, idx, src], axis=0, **(attrs if g.opset >= 16 else {}))
                 g.output(out, [rows // 2 + 1, width])
             elif op == "Transpose":
                 g.output(g.node("Transpose", [x], perm=[0, 2, 3, 1]), [rank4[0], rank4[2], rank4[3], rank4[1]])

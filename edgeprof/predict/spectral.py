@@ -1,15 +1,18 @@
-"""An audio front end written with onnxruntime's own STFT op, for kernels.py's "cnn1d" calibration models.
+"""Fourier-transform calibration models for kernels.py: onnxruntime's own STFT op, and the strided convolution
+some exporters write instead.
 
-Owns `stft_op(g)`, one STFT on its own input ("misc" models), and `stft_front(g)`: raw samples [1, L, 1] → STFT (a window of 256 to 2048 samples, half of them not a power of 2,
-as kaldi's 400-sample frames and whisper's are; a hop of a half, a quarter or 10 ms at 16 kHz; 8 to 600 frames) →
-power (ReduceSumSquare over real and imaginary) → a mel filterbank (MatMul against 40 to 128 filters) → Log →
-[1, mels, frames], as torch.stft exports and the ASR front ends onnx-asr ships run it. onnxruntime computes a
-power-of-2 window with a radix-2 FFT and any other with Bluestein's chirp-z around two FFTs of twice the length
-(export/flops.py counts both): round 9 timed the second at 5-10× the price per frame, and its held-out kaldi
-front end, whose STFT no table had measured, was predicted at a tenth of its time.
-Also `conv_front(g)`: the STFT as Silero VAD and openWakeWord write it, one wide strided convolution (64-512
-taps) over [1, 1, samples], then its square. The op exists from opset 17: below it (an older board's
-onnxruntime) the front end is always that convolution. Does not own: the graph under construction (kernels._G), the rest of the 1-D CNN.
+Owns:
+- `stft_op(g)`: one STFT on its own input and output (the "misc" models);
+- `stft_front(g)`: a log-mel front end before a "cnn1d" model — raw samples [1, L, 1] → STFT (a window of 256 to 2048
+  samples, half of them not a power of 2, as kaldi's 400-sample frames and whisper's are; a hop of a half, a quarter
+  or 10 ms at 16 kHz; 8 to 600 frames) → power (ReduceSumSquare over real and imaginary) → a mel filterbank (MatMul
+  against 40 to 128 filters) → Log → [1, mels, frames], as torch.stft exports it and onnx-asr's front ends run it;
+- `conv_front(g)`: the STFT as Silero VAD and openWakeWord write it, one wide strided convolution (64-512 taps)
+  over [1, 1, samples], then its square — the only front end below opset 17, where the STFT op does not exist.
+onnxruntime computes a power-of-2 window with a radix-2 FFT and any other with Bluestein's chirp-z around two FFTs
+of twice the length (export/flops.py counts both): round 9's held-out kaldi front end, whose STFT no table had
+measured, was predicted at a tenth of its time.
+Does not own: the graph under construction (kernels._G), the rest of the 1-D CNN.
 """
 
 from __future__ import annotations
