@@ -99,10 +99,11 @@ class SweepScheduler:
     def __init__(self, store: Store, sweep_id: str, cells: Sequence[Cell], devices: Sequence[Device], *,
                  on_change: Callable[[], None] | None = None, lease_ttl_s: float = DEFAULT_TTL_S,
                  cache_dir: Any = None, log: Callable[[str], None] | None = None,
-                 give_back_retries: bool = False) -> None:
-        """`give_back_retries` is the lab queue's (lab/queue/jobs.py): a transport error that decide.on_error
-        would retry is not waited out here but handed back (CellEnd.retry) for the queue to retry the job after
-        the action's backoff."""
+                 give_back_retries: bool = False, after_run_ids: dict[str, str | None] | None = None) -> None:
+        """`give_back_retries` and `after_run_ids` are the lab queue's (lab/queue/jobs.py): a transport error that
+        decide.on_error would retry is not waited out here but handed back (CellEnd.retry) for the queue to retry
+        the job after the action's backoff; a cell in `after_run_ids` takes its row only while it still has the
+        run given there (ledger.commit_cell's `after`)."""
         self.store = store
         self.sweep_id = sweep_id
         self.cells = list(cells)
@@ -111,6 +112,7 @@ class SweepScheduler:
         self.lease_ttl_s = lease_ttl_s
         self.cache_dir = cache_dir
         self.log = log or (lambda _m: None)
+        self.after_run_ids = after_run_ids or {}
         self.stop_event = threading.Event()
         self.lock = threading.Lock()
         self._db_lock = threading.Lock()
@@ -296,7 +298,11 @@ class SweepScheduler:
 
     def commit(self, cell: Cell, result: Result, attempts: int, duration_s: float | None) -> None:
         with self._db_lock:
-            ledger.commit_cell(self.store, self.sweep_id, cell, result, attempts)
+            took = ledger.commit_cell(self.store, self.sweep_id, cell, result, attempts,
+                                      self.after_run_ids.get(cell.cell_id, ledger.ANY_RUN))
+        if not took:
+            self.log(f"{cell.cell_id}: another run of it was stored meanwhile (its job ran twice): run "
+                     f"{result.run_id} is stored alone, outside the sweep")
         with self.lock:
             self.results.append(result)
             st = self.status[cell.device]

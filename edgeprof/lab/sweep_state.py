@@ -80,17 +80,39 @@ def create_sweep(store: Store, sweep_id: str, name: str, spec_path: str | None, 
                  "cell_json": json.dumps(c.to_dict())} for c in cells])
 
 
-def commit_cell(store: Store, sweep_id: str, cell: Cell, result: Result, attempts: int) -> None:
-    """Store the cell's result row and its new state in one transaction."""
+ANY_RUN = object()  # commit_cell's `after` when the cell's current row is not checked (one controller)
+
+
+class _CellTaken(Exception):
+    """Raised inside commit_cell's transaction (rolling it back) when the cell no longer has the row expected."""
+
+
+def commit_cell(store: Store, sweep_id: str, cell: Cell, result: Result, attempts: int,
+                after: object = ANY_RUN) -> bool:
+    """Store the cell's result row and its new state in one transaction; True when the cell took this row.
+
+    `after` (the lab queue's after_run_id: the run the cell had when its job was submitted, None for a new cell)
+    makes the cell's update a compare-and-set: when the cell's row changed meanwhile (the same job run twice, a
+    PostgreSQL restart having given it back while it still ran), the cell keeps the row it has, this measurement is
+    stored as a run alone, outside the sweep (as store.import_recovered does), and False is returned."""
 
     def update(conn: sa.Connection) -> None:
-        conn.execute(sweep_cells.update()
-                     .where(sweep_cells.c.sweep_id == sweep_id, sweep_cells.c.cell_id == cell.cell_id)
-                     .values(status=result.status, run_id=result.run_id, attempts=attempts, reason=result.reason,
-                             updated_at=utc_now()))
+        where = [sweep_cells.c.sweep_id == sweep_id, sweep_cells.c.cell_id == cell.cell_id]
+        if after is not ANY_RUN:
+            where.append(sweep_cells.c.run_id.is_(None) if after is None else sweep_cells.c.run_id == after)
+        done = conn.execute(sweep_cells.update().where(*where)
+                            .values(status=result.status, run_id=result.run_id, attempts=attempts,
+                                    reason=result.reason, updated_at=utc_now()))
+        if after is not ANY_RUN and not done.rowcount:
+            raise _CellTaken()
         conn.execute(sweeps.update().where(sweeps.c.sweep_id == sweep_id).values(updated_at=utc_now()))
 
-    store.save(result, sweep_id=sweep_id, also=update)
+    try:
+        store.save(result, sweep_id=sweep_id, also=update)
+    except _CellTaken:
+        store.save(result)
+        return False
+    return True
 
 
 def cancel_cells(store: Store, sweep_id: str, reason: str) -> int:

@@ -83,6 +83,10 @@ class CorruptRowError(StoreError):
         self.run_id = run_id
 
 
+class _CellNotPending(Exception):
+    """A recovered run's sweep cell was no longer pending when its row was written (rolls that write back)."""
+
+
 class Store:
     def __init__(self, url: str | None = None, *, busy_timeout_s: float | None = None,
                  save_retries: int | None = None, save_backoff_s: float | None = None) -> None:
@@ -301,14 +305,19 @@ class Store:
             return
 
         def update(conn: sa.Connection) -> None:
-            conn.execute(sweep_cells.update()
-                         .where(sweep_cells.c.sweep_id == sweep.sweep_id, sweep_cells.c.cell_id == sweep.cell_id,
-                                sweep_cells.c.status == "pending")
-                         .values(status=result.status, run_id=result.run_id, attempts=sweep.attempts,
-                                 reason=result.reason, updated_at=utc_now()))
+            done = conn.execute(sweep_cells.update()
+                                .where(sweep_cells.c.sweep_id == sweep.sweep_id,
+                                       sweep_cells.c.cell_id == sweep.cell_id, sweep_cells.c.status == "pending")
+                                .values(status=result.status, run_id=result.run_id, attempts=sweep.attempts,
+                                        reason=result.reason, updated_at=utc_now()))
+            if not done.rowcount:  # the cell took another run's row since it was read: this run goes alone
+                raise _CellNotPending()
             conn.execute(sweeps.update().where(sweeps.c.sweep_id == sweep.sweep_id).values(updated_at=utc_now()))
 
-        self.save(result, sweep_id=sweep.sweep_id, also=update, recover=False)
+        try:
+            self.save(result, sweep_id=sweep.sweep_id, also=update, recover=False)
+        except _CellNotPending:
+            self.save(result, recover=False)
 
     def import_file(self, path: str | Path) -> Result:
         """Store a Result JSON file (a recovery file, or a --json output), checked like a fresh result

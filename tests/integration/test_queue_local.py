@@ -413,7 +413,10 @@ def test_a_worker_rides_out_postgresql_restarting_again_and_again(pg_server, lab
     assert producer.returncode == 0, err
     sweep_id = out.strip().splitlines()[0]
     assert f"sweep {sweep_id}: 20 ok, 0 skipped, 0 failed" in err, err
-    assert len(Store(lab_db).list(sweep_id=sweep_id, limit=None)) == 20  # every cell once
+    rows = Store(lab_db).list(sweep_id=sweep_id, limit=None)
+    if len(rows) != 20:  # every cell once; else what the worker did, to see why
+        workers[0].send_signal(signal.SIGTERM)
+        pytest.fail(f"{len(rows)} rows for 20 cells; the worker said:\n{workers[0].communicate(timeout=30)[1][-6000:]}")
     assert workers[0].poll() is None, workers[0].communicate()[1][-4000:]
 
 

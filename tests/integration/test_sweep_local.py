@@ -204,11 +204,11 @@ def test_a_board_worker_that_breaks_fails_its_cells_and_the_exit_code_says_so(
     real_commit = ledger.commit_cell
     calls: list[str] = []
 
-    def commit_once_broken(store, sweep_id, cell, result, attempts):  # type: ignore[no-untyped-def]
+    def commit_once_broken(store, sweep_id, cell, result, attempts, *after):  # type: ignore[no-untyped-def]
         calls.append(cell.cell_id)
         if len(calls) == 1:
             raise OverflowError("Python int too large to convert to SQLite INTEGER")
-        return real_commit(store, sweep_id, cell, result, attempts)
+        return real_commit(store, sweep_id, cell, result, attempts, *after)
 
     monkeypatch.setattr(ledger, "commit_cell", commit_once_broken)
     from edgeprof.cli import sweep as sweep_cli

@@ -27,6 +27,21 @@ def cell(device: str, batch: int = 1) -> Cell:
                 batch=batch, threads=None, settings={"min_duration_s": 1.0})
 
 
+def _one_cell_sweep(tmp_path: Path, sweep_id: str):  # type: ignore[no-untyped-def]
+    from edgeprof.lab import sweep_state as ledger
+    from edgeprof.lab.spec import expand, parse_sweep
+    from edgeprof.store import Store
+
+    spec = parse_sweep("version: 1\nname: one\nmodels: [ds_cnn]\ndevices: [local]\nruntimes: [\"null\"]\n"
+                       "settings: {min_duration_s: 0.1, min_queries: 10, max_queries: 500, warmup_s: 0}\n",
+                       str(tmp_path / "s.yaml"))
+    dev = local_device()
+    (c,) = expand(spec, [dev])
+    store = Store(str(tmp_path / "r.sqlite"))
+    ledger.create_sweep(store, sweep_id, "one", None, {"name": "one"}, [c])
+    return store, dev, c
+
+
 def test_postgres_url_accepts_postgresql_and_refuses_sqlite(tmp_path: Path) -> None:
     assert queue.postgres_url("postgresql://u:pw@db:5433/lab") == "postgresql+psycopg://u:pw@db:5433/lab"
     assert queue.postgres_url("postgresql+psycopg://u@db/lab") == "postgresql+psycopg://u@db/lab"
@@ -144,16 +159,8 @@ def test_a_queued_cell_runs_through_the_sweep_executor_on_the_in_memory_queue(tm
     submission finds the row and runs nothing."""
     from edgeprof.inventory.devices import Inventory
     from edgeprof.lab import sweep_state as ledger
-    from edgeprof.lab.spec import expand, parse_sweep
-    from edgeprof.store import Store
 
-    spec = parse_sweep("version: 1\nname: mem\nmodels: [ds_cnn]\ndevices: [local]\nruntimes: [\"null\"]\n"
-                       "settings: {min_duration_s: 0.1, min_queries: 10, max_queries: 500, warmup_s: 0}\n",
-                       str(tmp_path / "s.yaml"))
-    dev = local_device()
-    (c,) = expand(spec, [dev])
-    store = Store(str(tmp_path / "r.sqlite"))
-    ledger.create_sweep(store, "sw-mem", "mem", None, {"name": "mem"}, [c])
+    store, dev, c = _one_cell_sweep(tmp_path, "sw-mem")
     app = queue.make_app(None, connector=testing.InMemoryConnector())
     env = queue.WorkerEnv(store, Inventory(path=None))
     events: list[str] = []
@@ -302,16 +309,9 @@ def test_a_row_lost_to_a_database_outage_is_imported_at_the_retry_not_measured_a
 
     from edgeprof.inventory.devices import Inventory
     from edgeprof.lab import sweep_state as ledger
-    from edgeprof.lab.spec import expand, parse_sweep
-    from edgeprof.store import Store, recovery_dir
+    from edgeprof.store import recovery_dir
 
-    spec = parse_sweep("version: 1\nname: out\nmodels: [ds_cnn]\ndevices: [local]\nruntimes: [\"null\"]\n"
-                       "settings: {min_duration_s: 0.1, min_queries: 10, max_queries: 500, warmup_s: 0}\n",
-                       str(tmp_path / "s.yaml"))
-    dev = local_device()
-    (c,) = expand(spec, [dev])
-    store = Store(str(tmp_path / "r.sqlite"))
-    ledger.create_sweep(store, "sw-out", "out", None, {"name": "out"}, [c])
+    store, dev, c = _one_cell_sweep(tmp_path, "sw-out")
     outage = {"on": True}
 
     @sa.event.listens_for(store.engine, "before_cursor_execute")
@@ -361,3 +361,63 @@ def test_a_queued_and_a_local_sweep_compute_the_same_export_key_for_a_cell() -> 
     assert cell_mod.export_key(queued) == cell_mod.export_key(local) == cell_mod.export_key(old)
     reseeded = Cell.from_dict({**local.to_dict(), "settings": {**local.settings, "seed": 7}})
     assert cell_mod.export_key(reseeded) != cell_mod.export_key(local)
+
+
+def test_a_job_run_twice_leaves_the_cell_one_row_the_other_measurement_stored_alone(tmp_path: Path) -> None:
+    """A PostgreSQL restart can give a job back while it still runs, so two runs of one cell may both pass the
+    'already has its row' check (CI saw 22 rows for 20 cells): the commit is a compare-and-set on the run the
+    cell had when submitted, so the later one keeps its measurement as a run alone, outside the sweep."""
+    from edgeprof.inventory.devices import Inventory
+    from edgeprof.lab import sweep_state as ledger
+    from edgeprof.lab.rows import cell_result
+
+    store, _, c = _one_cell_sweep(tmp_path, "sw-twice")
+    env = queue.WorkerEnv(store, Inventory(path=None))
+    other = cell_result(c, "failed", "the other run of this job", sweep_id="sw-twice", attempts=1)
+    plain_set_running = env.set_running
+
+    def set_running(board: str, what: str | None) -> None:  # the other run commits once this one passed its check
+        if what is not None:
+            assert ledger.commit_cell(store, "sw-twice", c, other, 1, None)
+        plain_set_running(board, what)
+
+    env.set_running = set_running  # type: ignore[method-assign]
+    said = queue.run_queued_cell(env, "sw-twice", c, None, [])
+    (state,) = ledger.get_sweep(store, "sw-twice").cells
+    assert state.run_id == other.run_id and state.status == "failed"
+    assert [r.run_id for r in store.list(sweep_id="sw-twice", limit=None)] == [other.run_id]
+    (alone,) = [r for r in store.list(limit=None) if r.run_id != other.run_id]
+    assert alone.status == "ok" and said == f"ok: run {alone.run_id}"  # measured and kept, not in the sweep
+    assert not ledger.commit_cell(store, "sw-twice", c, cell_result(c, "failed", "x", sweep_id="sw-twice",
+                                                                     attempts=1), 1, None)
+    assert ledger.commit_cell(store, "sw-twice", c, cell_result(c, "failed", "y", sweep_id="sw-twice",
+                                                                 attempts=1), 1, other.run_id)
+
+
+def test_a_job_still_being_read_is_never_given_back_as_an_orphan(tmp_path: Path) -> None:
+    """A job counts as this worker's from its task's first line: one that spends seconds on its first reads (the
+    database restarting) is not yet on its board, and the orphan reaper gave it back after two rounds then, so
+    it ran twice."""
+    from edgeprof.inventory.devices import Inventory
+
+    store, dev, c = _one_cell_sweep(tmp_path, "sw-read")
+    app = queue.make_app(None, connector=testing.InMemoryConnector())
+    env = queue.WorkerEnv(store, Inventory(path=None))
+    rounds: list[list[int]] = []
+    plain_import = store.import_recovered
+
+    def slow_first_read() -> list[str]:  # two reaper rounds pass while the job reads (its first read only)
+        (job,) = app.connector.jobs.values()  # type: ignore[attr-defined]
+        seen: set[int] = set()
+        for _ in range(0 if rounds else 2):
+            rounds.append(asyncio.run(queue.reap_orphans(app, ["lab.default"], job["worker_id"], env.mine(), seen)))
+        return plain_import()
+
+    store.import_recovered = slow_first_read  # type: ignore[method-assign]
+    with app.open():
+        app.job_manager.defer_job(queue.cell_job("sw-read", c, dev, priority=10, after_run_id=None, artifacts=[]))
+        app.run_worker(queues=["lab.default"], wait=False, install_signal_handlers=False,
+                       additional_context={"edgeprof": env}, listen_notify=False)
+    assert rounds == [[], []]
+    assert [j["status"] for j in app.connector.jobs.values()] == ["succeeded"]  # type: ignore[attr-defined]
+    assert len(store.list(limit=None)) == 1 and env.mine() == []

@@ -10,9 +10,11 @@ Does not own: how a cell is measured (board.py, cell_decisions.py, run/), the wo
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -119,6 +121,27 @@ class WorkerEnv:
     on_event: Callable[[str], None] = lambda _m: None
     running: dict[str, str] = field(default_factory=dict)  # board → "sweep cell" (one cell per board)
     publish: Callable[[], None] = lambda: None  # write the heartbeat row now (state changed)
+    taken: Counter[str] = field(default_factory=Counter)  # "sweep cell" → jobs of it this process runs now
+    _taken_lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def mine(self) -> list[str]:
+        """The "sweep cell" keys this process works on now: the reapers never give these back. A job counts from
+        its task's first line, not only once its board runs it: one started as the database restarts may spend
+        seconds reading before that, and given back then it would run twice."""
+        with self._taken_lock:
+            return sorted(set(self.running.values()) | {k for k, n in self.taken.items() if n > 0})
+
+    @contextlib.contextmanager
+    def taking(self, key: str) -> Iterator[None]:
+        with self._taken_lock:
+            self.taken[key] += 1
+        try:
+            yield
+        finally:
+            with self._taken_lock:
+                self.taken[key] -= 1
+                if self.taken[key] <= 0:
+                    del self.taken[key]
 
     @property
     def state(self) -> str:
@@ -161,9 +184,11 @@ def _task(context: Any, sweep_id: str, cell: dict[str, Any], after_run_id: str |
         raise UserError(f"job for sweep {sweep_id} has arguments version {v}, newer than this worker's "
                         f"({JOB_ARGS_VERSION})", hint="upgrade edgeprof on this controller host")
     job = getattr(context, "job", None)
+    the_cell = Cell.from_dict(cell)
     try:
-        return run_queued_cell(env, sweep_id, Cell.from_dict(cell), after_run_id, list(artifacts),
-                               should_abort=context.should_abort, attempt=int(getattr(job, "attempts", 0)) + 1)
+        with env.taking(f"{sweep_id} {the_cell.cell_id}"):
+            return run_queued_cell(env, sweep_id, the_cell, after_run_id, list(artifacts),
+                                   should_abort=context.should_abort, attempt=int(getattr(job, "attempts", 0)) + 1)
     except CellAborted as e:
         raise pexc.JobAborted(str(e)) from None
 
@@ -190,11 +215,13 @@ def run_queued_cell(env: WorkerEnv, sweep_id: str, cell: Cell, after_run_id: str
         return f"not run: already has its row {row.run_id} ({row.status})"
     if sweep_status == "cancelled":  # taken just as the sweep was cancelled: not run, and not retried either
         return f"not run: sweep {sweep_id} was cancelled"
+    if should_abort():  # its worker loop stopped (the database went away) while this job was being read
+        raise CellAborted(f"cell {cell.cell_id} stopped before it started; nothing run")
     try:
         device = env.inventory.get(cell.device)
     except UserError as e:
         result = _failed_row(cell, sweep_id, f"this worker ({env.name}) cannot reach the device: {e.one_line()}")
-        ledger.commit_cell(env.store, sweep_id, cell, result, 0)
+        ledger.commit_cell(env.store, sweep_id, cell, result, 0, after_run_id)
         maybe_done(env.store, sweep_id)
         return f"failed: {result.reason}"
     from ...export.onnx_export import default_cache_dir
@@ -204,13 +231,13 @@ def run_queued_cell(env: WorkerEnv, sweep_id: str, cell: Cell, after_run_id: str
             fetch_artifact(env.store, ref, env.cache_dir or default_cache_dir())
     except UserError as e:
         result = _failed_row(cell, sweep_id, f"artifact: {e.one_line()}")
-        ledger.commit_cell(env.store, sweep_id, cell, result, 0)
+        ledger.commit_cell(env.store, sweep_id, cell, result, 0, after_run_id)
         maybe_done(env.store, sweep_id)
         return f"failed: {result.reason}"
     env.set_running(cell.device, f"{sweep_id} {cell.cell_id}")
     env.on_event(f"start {sweep_id} {cell.cell_id}")
     try:
-        end = _run_on_board(env, sweep_id, cell, device, attempt, should_abort)
+        end = _run_on_board(env, sweep_id, cell, device, attempt, should_abort, after_run_id)
     finally:
         env.set_running(cell.device, None)
     outcome = end.row
@@ -231,14 +258,15 @@ def run_queued_cell(env: WorkerEnv, sweep_id: str, cell: Cell, after_run_id: str
 
 
 def _run_on_board(env: WorkerEnv, sweep_id: str, cell: Cell, device: Device, attempt: int,
-                  should_abort: Callable[[], bool]) -> CellEnd:
+                  should_abort: Callable[[], bool], after_run_id: str | None) -> CellEnd:
     """The cell through the sweep's per-cell path (board.run_cell) on a one-cell SweepScheduler: it opens the
     transport, takes the board's on-device lease (the second layer under the queue's `board:` lock), runs the
     job's attempt with the cell's timeout (a transport error the cell's `retries` allow is handed back:
-    CellEnd.retry), commits the row (ledger.commit_cell) and releases the lease. `should_abort` (a cancel, the
+    CellEnd.retry), commits the row (ledger.commit_cell, only while the cell still has `after_run_id`) and
+    releases the lease. `should_abort` (a cancel, the
     worker stopping) is polled and stops the agent measuring."""
     kw: dict[str, Any] = {"cache_dir": env.cache_dir, "log": lambda m: log.warning("%s", m),
-                          "give_back_retries": True}
+                          "give_back_retries": True, "after_run_ids": {cell.cell_id: after_run_id}}
     if env.lease_ttl_s is not None:
         kw["lease_ttl_s"] = env.lease_ttl_s
     sweep = SweepScheduler(env.store, sweep_id, [cell], [device], **kw)

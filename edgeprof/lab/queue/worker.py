@@ -111,10 +111,10 @@ def run_worker(url: str, queues: Sequence[str], inventory: Any, *, cache_dir: Pa
     async def reaper(worker: Any) -> None:
         while True:
             try:
-                reaped = await reap_stalled_jobs(app, queues, stalled_after_s, lambda: list(env.running.values()))
+                reaped = await reap_stalled_jobs(app, queues, stalled_after_s, env.mine)
                 if reaped:
                     env.on_event(f"reaped stalled jobs {reaped}")
-                orphans = await reap_orphans(app, queues, worker.worker_id, list(env.running.values()),
+                orphans = await reap_orphans(app, queues, worker.worker_id, env.mine(),
                                               orphans_seen)
                 if orphans:
                     env.on_event(f"gave back orphaned jobs {orphans}")
