@@ -56,6 +56,19 @@ DEFAULT_OPTIONS = FitOptions()
 CANDIDATES = (DEFAULT_OPTIONS, FitOptions(knn=4, shape=True))
 
 
+# a recurrent key's neighbours (round 11): 4, in log FLOPs, bytes and output elements. FLOPs and bytes alone do not
+# tell a long sequence of small steps from a short one of large steps (the outputs, sequence × batch × directions
+# × hidden, do): LAC's BiGRU over 64 tokens had been priced +69 %, the Arabic romaniser's encoder +92 %, by
+# neighbours of other step counts; with the outputs, +33 % and +29 % (docs/predict.md, eleventh round)
+RECURRENT = FitOptions(knn=4, shape=True)
+
+
+def key_options(k: Kernel, options: FitOptions) -> FitOptions:
+    """The options a key's model is fitted with: a recurrent key's neighbours (RECURRENT) take their output
+    elements too; any other key's are `options`'."""
+    return dataclasses.replace(options, knn=RECURRENT.knn, shape=True) if k.family == "rnn" else options
+
+
 def _nearest(d: np.ndarray, k: int) -> np.ndarray:
     """The indices of the k smallest of d, ordered by (distance, index): what a stable argsort's first k are,
     without sorting all of d."""

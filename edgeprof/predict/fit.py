@@ -42,7 +42,18 @@ from typing import Any
 
 import numpy as np
 
-from .cost import _OOD_SPAN, CANDIDATES, DEFAULT_OPTIONS, CostModel, FitOptions, _above, _beyond, _fit_cost
+from .cost import (
+    _OOD_SPAN,
+    CANDIDATES,
+    DEFAULT_OPTIONS,
+    RECURRENT,
+    CostModel,
+    FitOptions,
+    _above,
+    _beyond,
+    _fit_cost,
+    key_options,
+)
 from .graph import CONTROL_OPS, Kernel
 from .pace import moved_warning, paced_models, probe_reference
 from .table import CalibrationModel, CalibrationTable
@@ -213,7 +224,7 @@ class Predictor:
             by_key.setdefault(k.key, []).append((k, us))
             by_family.setdefault(k.family, []).append((k, us))
         least = MIN_SAMPLES_WHOLE if whole and len(whole) * 2 >= len(use) else MIN_SAMPLES
-        self.keys = {key: _fit_cost(s, options) for key, s in by_key.items() if len(s) >= least}
+        self.keys = {key: _fit_cost(s, key_options(s[0][0], options)) for key, s in by_key.items() if len(s) >= least}
         self.families = {f: _fit_cost(s, options) for f, s in by_family.items() if len(s) >= least}
         self.dtypes = {k.dtype for k, _ in samples}
         small = [us for k, us in samples if k.flops < _SMALL_FLOPS and k.bytes < _SMALL_BYTES]
@@ -389,6 +400,7 @@ class Predictor:
             method="per-kernel cost models on the table + model-level term; interval: conformal quantile of the "
                    f"held-out errors ({self.spread_from or 'held-out device-level spread'}); kernel neighbours: "
                    f"{self.options.knn} in {'FLOPs, bytes, outputs' if self.options.shape else 'FLOPs, bytes'}"
+                   f" ({RECURRENT.knn} in FLOPs, bytes, outputs for a recurrent kernel)"
                    + (f"; profiled node times less a per-run cost of {self.run_us:.2f} µs and a profiler excess of "
                       f"up to {self.delta_max:.2f} µs a node" if self.run_us or self.delta_max else "")
                    + (f"; times scaled to the board's median speed (speed probe {self.table.probe.model}: {ref:.3g} ms)"

@@ -446,3 +446,28 @@ def test_above_its_keys_samples_a_kernel_costs_the_dearer_of_its_key_and_its_fam
     assert us == pytest.approx(2.0 + 25 * 1e6 / 1e3, rel=0.25)  # the key's price per element, not the Relu's
     relu = _unary("Relu", 1e6)
     assert p.cost(relu)[0] == pytest.approx(2.0 + 1e6 / 1e3, rel=0.25)
+
+
+def test_a_recurrent_key_takes_its_neighbours_in_outputs_too_other_keys_do_not():
+    # the same board law (a deep reduction over few outputs runs slower for the same FLOPs and bytes: for a
+    # recurrent layer, few long steps against many short ones) on GRU and on Conv kernels: with the default
+    # options only the GRU key's neighbours see the outputs, and only it recovers the law
+    import dataclasses
+
+    rng = np.random.default_rng(3)
+    models = []
+    for m in range(40):
+        ks = []
+        for i in range(int(rng.integers(3, 8))):
+            k = _shaped_kernel(rng, i)
+            ks.append(k if i % 2 else dataclasses.replace(k, name=f"g{i}", op="GRU", key="GRU", family="rnn"))
+        models.append(CalibrationModel(name=f"m{m}", role="kernels", p50_ms=(sum(_shaped_us(k) for k in ks) + 10) / 1e3,
+                                       profiled_run_ms=None, unmatched_us=0.0,
+                                       kernels=tuple(MeasuredKernel(k, _shaped_us(k)) for k in ks)))
+    p = fit(CalibrationTable(key=KEY, models=tuple(models), created_at=""))
+    assert not p.options.shape and p.keys["GRU"].points.shape[1] == 3 and p.keys["Conv/kxk"].points.shape[1] == 2
+    new = [_shaped_kernel(np.random.default_rng(8), 100 + i) for i in range(60)]
+    gru = [dataclasses.replace(k, op="GRU", key="GRU", family="rnn") for k in new]
+    err_gru = np.median([abs(p.cost(k)[0] / _shaped_us(k) - 1) for k in gru])
+    err_conv = np.median([abs(p.cost(k)[0] / _shaped_us(k) - 1) for k in new])
+    assert err_gru < 0.15 and err_gru < 0.6 * err_conv
