@@ -188,6 +188,7 @@ class Predictor:
                  options: FitOptions = DEFAULT_OPTIONS) -> None:
         self.table = table
         self.options = options
+        self._costs: dict[int, tuple[Kernel, tuple[float, str]]] = {}
         # `models` (held_out_errors' folds) come paced already
         use = paced_models(table, options.pace) if models is None else list(models)
         # a table of whole-model times (LiteRT: no per-op profiler): the per-run overhead is its quickest model's
@@ -269,7 +270,16 @@ class Predictor:
         return fam, "family"
 
     def cost(self, k: Kernel) -> tuple[float, str]:
-        """(µs, how): how is "key", "family" or "roofline"."""
+        """(µs, how): how is "key", "family" or "roofline". Kept per kernel object: a Loop's body repeats the same
+        objects (graph.py), thousands of times for a decoder."""
+        got = self._costs.get(id(k))
+        if got is not None and got[0] is k:
+            return got[1]
+        out = self._cost(k)
+        self._costs[id(k)] = (k, out)
+        return out
+
+    def _cost(self, k: Kernel) -> tuple[float, str]:
         m, how = self._model_for(k)
         if m is not None:
             rate = self.presence.get(f"{k.key}|{k.layout}") if self.options.layout and k.layout else None

@@ -46,7 +46,7 @@ __all__ = ["Kernel", "kernels", "host_ort_version", "profile_key", "stands_for",
            "MAX_KERNELS", "DTYPE_BYTES"]
 
 CONTROL_OPS = frozenset({"If", "Loop", "Scan"})
-MAX_KERNELS = 20000  # a Loop/Scan body repeated past this many kernels is counted up to it, and says so
+MAX_KERNELS = 200_000  # a Loop/Scan body repeated past this many kernels is counted up to it, and says so
 # a Loop trip count at least this is an exporter's "no bound" (tf2onnx's while loops: INT64_MAX or INT32_MAX, ended by
 # the condition), not a number of iterations
 _WHILE_BOUND = 2**31 - 1
@@ -221,14 +221,16 @@ def optimised_model(path: str | Path, level: str = "all", workdir: str | None = 
 def kernels(path: str | Path, input_shapes: Mapping[str, tuple[int, ...]], level: str = "all",
             values: Mapping[str, Any] | None = None,
             traced: Mapping[str, tuple[int, ...]] | None = None,
-            observed: Mapping[str, Any] | None = None) -> list[Kernel]:
+            observed: Mapping[str, Any] | None = None,
+            iterations: Mapping[str, int] | None = None) -> list[Kernel]:
     """The kernels onnxruntime runs for the ONNX file at `path` with concrete `input_shapes` (name → shape; a
     graph input not named keeps its declared dims, which must then be fixed), control-flow bodies included.
     `values`: input name → the array fed, where it is known (deploy's --input-value and --input-data), so that
     an If on it keeps only the branch taken. `traced`: the shapes of a host run already made (hostpass.Trace), so
     that the model is not run again for the shapes inference does not reach; `observed`: the conditions of its Ifs
     and the trip counts of its Loops as that run read them (hostpass.Trace.conditions), so that an If on data
-    keeps the branch deploy's inputs take (and says so)."""
+    keeps the branch deploy's inputs take (and says so); `iterations`: how many times each Loop's body ran in
+    that run, by the Loop's first output (hostpass.Trace.iterations), which a trip count only bounds."""
     import onnx
 
     try:
@@ -264,7 +266,7 @@ def kernels(path: str | Path, input_shapes: Mapping[str, tuple[int, ...]], level
     shapes.update({k: v for k, v in shapes_of(opt).items() if k not in shapes})
     dtypes.update({k: v for k, v in dtypes_of(opt).items() if k not in dtypes})
     _quantised_dtypes(opt, dtypes)
-    walker = _Walker(opt, shapes, dtypes, dict(values or {}), observed)
+    walker = _Walker(opt, shapes, dtypes, dict(values or {}), observed, iterations)
     ks = walker.graph(opt.graph, (), 1)
     if level != "all":
         return ks
@@ -306,7 +308,8 @@ class _Walker:
     """The kernels of a graph and of its subgraphs (see the module docstring for control flow)."""
 
     def __init__(self, model: Any, shapes: dict[str, tuple[int, ...]], dtypes: dict[str, int],
-                 values: Mapping[str, Any], observed: Mapping[str, Any] | None = None) -> None:
+                 values: Mapping[str, Any], observed: Mapping[str, Any] | None = None,
+                 iterations: Mapping[str, int] | None = None) -> None:
         import onnx
 
         self.shapes, self.dtypes = shapes, dtypes
@@ -322,6 +325,7 @@ class _Walker:
         # says so, since another input may decide it otherwise
         self.observed = {k: v for k, v in (observed or {}).items() if k not in values}
         self.values = {**self.observed, **values}
+        self.iterations = dict(iterations or {})
         self.opsets = {o.domain or "": o.version for o in model.opset_import}
         self.opset_import = list(model.opset_import)
         self.onnx = onnx
@@ -381,6 +385,12 @@ class _Walker:
                 self.shapes.update({k: v for k, v in got.items() if k not in self.shapes})
             trips = self.value(node.input[0]) if node.input and node.input[0] else None
             n = int(trips.reshape(-1)[0]) if trips is not None and trips.size == 1 else None
+            ran = self.iterations.get(next((o for o in node.output if o), ""))
+            if ran is not None and ran < _WHILE_BOUND:
+                body = self.graph(sub["body"], branch, repeat * max(ran, 0))
+                bound = f" of a trip count of {n}" if n is not None and n != ran else ""
+                return body, (f"Loop {name!r}: its body counted {ran} time(s){bound}, as one run on this host fed "
+                              f"deploy's inputs ran it (other inputs may run it more or fewer times){self._cut()}")
             if n is not None and n < _WHILE_BOUND:
                 body = self.graph(sub["body"], branch, repeat * max(n, 0))
                 seen = " as one run on this host fed deploy's inputs read it" if node.input[0] in self.observed else ""

@@ -6,6 +6,8 @@ from data, an STFT's padding; graph.kernels asks for them when no trace is given
 deploy's own inputs, in service.model_graph: every tensor's shape, and whether the model's float32 activations
 or weights hold denormal floats). Tensors inside If
 branches and Loop bodies cannot be outputs of a run: neither sees them; `body_shapes` runs a Loop body alone instead.
+A main-graph Loop is given a scan output of its iteration number for that run, so that the trace says how many
+times its body ran (`Trace.iterations`).
 Does not own: reading graphs (graph.py), the warning's words (service.py).
 """
 
@@ -132,6 +134,9 @@ class Trace:
     # the main graph's one-element bool and integer tensors as this run read them (If conditions, Loop trip counts:
     # graph.kernels' `observed`)
     conditions: dict[str, Any] = field(default_factory=dict)
+    # how many times each main-graph Loop's body ran in this run, by the Loop's first output (graph.kernels'
+    # `iterations`): a trip count is only a bound when the loop's condition can end it earlier
+    iterations: dict[str, int] = field(default_factory=dict)
 
 
 def host_trace(path: str | Path, feeds: Mapping[str, Any]) -> Trace | None:
@@ -146,9 +151,13 @@ def host_trace(path: str | Path, feeds: Mapping[str, Any]) -> Trace | None:
     if Path(path).stat().st_size > DENORMAL_MAX_FILE:
         return None
     m = onnx.load(str(path))
+    counted = _count_iterations(m)
     got = _run(m, feeds, [o for n in m.graph.node if n.op_type != "Constant" for o in n.output if o])
     if got is None:
         return None
+    ran = {loop: int(np.shape(v)[0]) for name, v in got for loop, out in counted.items()
+           if name == out and isinstance(v, np.ndarray) and np.ndim(v) >= 1}
+    got = [(name, v) for name, v in got if name not in counted.values()]
     found = [(_denormal_count(v) / v.size, name) for name, v in got
              if isinstance(v, np.ndarray) and v.dtype == np.float32 and v.size]
     found = [f for f in found if f[0] > 0]
@@ -159,7 +168,32 @@ def host_trace(path: str | Path, feeds: Mapping[str, Any]) -> Trace | None:
     return Trace(shapes={n: tuple(int(d) for d in np.shape(v)) for n, v in got if isinstance(v, np.ndarray)},
                  denormals=(len(found), share, name) if found else None, weights=denormal_weights(m),
                  conditions={n: v for n, v in read.items() if v.size == 1 and (v.dtype == bool or
-                                                                             np.issubdtype(v.dtype, np.integer))})
+                                                                             np.issubdtype(v.dtype, np.integer))},
+                 iterations=ran)
+
+
+ITERATIONS_SUFFIX = "__edgeprof_iterations"
+
+
+def _count_iterations(model: Any) -> dict[str, str]:
+    """Give each main-graph Loop of `model` (changed in place) one more scan output, its iteration number, whose
+    length after a run is the number of times the body ran; {the Loop's first output: that scan output's name}."""
+    import onnx
+
+    counted = {}
+    for node in model.graph.node:
+        first = next((o for o in node.output if o), None)
+        if node.op_type != "Loop" or first is None:
+            continue
+        body = next(a.g for a in node.attribute if a.name == "body")
+        if not body.input or not body.input[0].name:
+            continue
+        out = f"{first}{ITERATIONS_SUFFIX}"
+        body.node.append(onnx.helper.make_node("Identity", [body.input[0].name], [out]))
+        body.output.append(onnx.helper.make_tensor_value_info(out, onnx.TensorProto.INT64, []))
+        node.output.append(out)
+        counted[first] = out
+    return counted
 
 
 def _denormal_count(v: Any) -> int:

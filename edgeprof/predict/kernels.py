@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from .recurrent import recurrent
+from .scatters import scatter_op
 from .spectral import STFT_OPSET, conv_front, stft_front, stft_op
 
 __all__ = ["calibration_models", "probe_model", "MAX_FLOPS", "KINDS", "OPSET", "MIN_OPSET"]
@@ -403,20 +404,12 @@ def _misc(g: _G) -> None:
             g.output(y, rank4)
         elif kind == "binary":
             _misc_binary(g, rank4)
-        elif kind in ("copy", "scatter"):
+        elif kind == "scatter":
+            scatter_op(g, rank4)
+        elif kind == "copy":
             x = g.input(rank4)
-            op = "Scatter" if kind == "scatter" else str(rng.choice(["Transpose", "Concat", "Slice", "Pad", "Resize"]))
-            # a graph network's message sums (PaiNN's ran 200× the copy price; one draw in 14 since round 10)
-            if op == "Scatter":
-                rows, width = rank4[1] * rank4[2], rank4[3]
-                src = g.node("Reshape", [x, g.const([2], np.int64, [rows, width])])
-                idx = g.node("Cast", [g.node("Mul", [g.node("Sigmoid", [src]), g.const([], value=rows / 2)])],
-                             to=7)  # int64 row indices in range from any data, so that nothing is folded
-                attrs = {"reduction": str(rng.choice(["add", "none"]))}  # the attribute exists from opset 16
-                zeros = g.const([rows // 2 + 1, width], value=np.zeros((rows // 2 + 1, width)))
-                out = g.node("ScatterElements", [zeros, idx, src], axis=0, **(attrs if g.opset >= 16 else {}))
-                g.output(out, [rows // 2 + 1, width])
-            elif op == "Transpose":
+            op = str(rng.choice(["Transpose", "Concat", "Slice", "Pad", "Resize"]))
+            if op == "Transpose":
                 g.output(g.node("Transpose", [x], perm=[0, 2, 3, 1]), [rank4[0], rank4[2], rank4[3], rank4[1]])
             elif op == "Concat":
                 g.output(g.node("Concat", [x, x], axis=1), [1, 2 * rank4[1], rank4[2], rank4[3]])

@@ -112,7 +112,7 @@ def model_graph(model: str, *, batch: int = 1, input_shapes: Mapping[str, tuple[
         return ModelGraph(tflite_kernels(a.path, threads or 1), dict(plan.shapes), a.source, content, a.precision)
     trace = _trace(a.path, plan) if a.precision == "fp32" else None
     ks = kernels(a.path, plan.shapes, level, values=plan.fixed(), traced=trace.shapes if trace else None,
-                 observed=trace.conditions if trace else None)
+                 observed=trace.conditions if trace else None, iterations=trace.iterations if trace else None)
     return ModelGraph(ks, dict(plan.shapes), a.source, content, a.precision, _denormal_line(trace))
 
 

