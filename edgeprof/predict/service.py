@@ -110,15 +110,18 @@ def model_graph(model: str, *, batch: int = 1, input_shapes: Mapping[str, tuple[
     content = a.content  # as a measured run's identity says it
     if runtime == "tflite":
         return ModelGraph(tflite_kernels(a.path, threads or 1), dict(plan.shapes), a.source, content, a.precision)
-    trace = _trace(a.path, plan) if a.precision == "fp32" else None
-    ks = kernels(a.path, plan.shapes, level, values=plan.fixed(), traced=trace.shapes if trace else None,
-                 observed=trace.conditions if trace else None, iterations=trace.iterations if trace else None)
-    return ModelGraph(ks, dict(plan.shapes), a.source, content, a.precision, _denormal_line(trace))
+    # the host run: of a float model for its shapes, If conditions, Loop counts and denormals; of an int8 one (the
+    # quantised file, as deploy runs it) for its Loop counts only (a decoder's end token is the file's own)
+    trace = _trace(a.path, plan)
+    fp32 = trace if a.precision == "fp32" else None
+    ks = kernels(a.path, plan.shapes, level, values=plan.fixed(), traced=fp32.shapes if fp32 else None,
+                 observed=fp32.conditions if fp32 else None, iterations=trace.iterations if trace else None)
+    return ModelGraph(ks, dict(plan.shapes), a.source, content, a.precision, _denormal_line(fp32))
 
 
 def _trace(path: str | Path, plan: Any) -> Trace | None:
-    """One run of a float ONNX model on this host fed deploy's own inputs (the same seeded arrays the agent builds:
-    export/inputs.make_inputs): hostpass.host_trace."""
+    """One run of an ONNX model (float, or int8 as deploy quantised it) on this host fed deploy's own inputs (the same
+    seeded arrays the agent builds: export/inputs.make_inputs): hostpass.host_trace."""
     from ..export.inputs import make_inputs
 
     return host_trace(path, make_inputs([p.spec for p in plan.inputs], plan.shapes, plan.seed, plan.fixed()))

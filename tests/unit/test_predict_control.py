@@ -313,3 +313,31 @@ def test_a_loop_its_condition_ends_early_counts_the_iterations_one_host_run_made
     assert "counted 7 time(s) of a trip count of 1024" in note and "one run on this host" in note
     assert _ops(kernels(path, {"x": (1, 64), "stop": ()}))["MatMul"] == 1024  # no trace: the trip count, a bound
     assert onnx.load(str(path)).graph.node[0].output == ["out"]  # the file itself is untouched
+
+
+def test_an_int8_models_loop_is_counted_as_its_own_host_run_ran_it(tmp_path):
+    """The int8 path (the model as deploy quantises it) had no host run, so a Loop its condition ends was counted at
+    its trip count: SLANet-plus's 1024 against the 149 it ran, +89 % at int8 on round 10's measurement. The
+    quantised file now runs once on this host too, for its Loop counts only."""
+    from edgeprof.predict.service import model_graph
+
+    i = helper.make_tensor_value_info("i", TensorProto.INT64, [])
+    c = helper.make_tensor_value_info("c", TensorProto.BOOL, [])
+    h = helper.make_tensor_value_info("h", TensorProto.FLOAT, [1, 64])
+    body = helper.make_graph([helper.make_node("Add", ["i", "one"], ["next"], name="count"),
+                              helper.make_node("Less", ["next", "five"], ["c_out"], name="until"),
+                              helper.make_node("Relu", ["h"], ["h_out"], name="step")], "body", [i, c, h],
+                             [helper.make_tensor_value_info("c_out", TensorProto.BOOL, []),
+                              helper.make_tensor_value_info("h_out", TensorProto.FLOAT, [1, 64])])
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 64])
+    out = helper.make_tensor_value_info("out", TensorProto.FLOAT, [1, 64])
+    inits = [numpy_helper.from_array(np.full((64, 64), 0.01, np.float32), "w"),
+             numpy_helper.from_array(np.array(True), "go"), numpy_helper.from_array(np.array(1024, np.int64), "M"),
+             numpy_helper.from_array(np.array(1, np.int64), "one"), numpy_helper.from_array(np.array(5, np.int64), "five")]
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["xw"], name="proj"),
+             helper.make_node("Loop", ["M", "go", "xw"], ["out"], body=body, name="decode")]
+    path = _save(tmp_path, helper.make_graph(nodes, "g", [x], [out], inits), "until8.onnx")
+    g = model_graph(str(path), precision="int8")
+    assert g.precision == "int8"
+    note = next(k.note for k in g.kernels if k.op == "Loop")
+    assert _ops(g.kernels)["Relu"] == 5 and "counted 5 time(s) of a trip count of 1024" in note
