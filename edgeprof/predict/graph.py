@@ -353,6 +353,16 @@ class _Walker:
             self.count += times
         return out
 
+    def _whole(self, body: Any, repeat: int, n: int) -> int:
+        """The repeats of a body run `n` times inside `repeat` repeats, cut to whole runs of it that fit under
+        MAX_KERNELS (not its first nodes `n` times and its later ones never)."""
+        want = repeat * max(n, 0)
+        nodes = sum(1 for node in body.node if node.op_type != "Constant") or 1
+        fit = max((MAX_KERNELS - self.count) // nodes, 1)
+        if fit < want:
+            self.capped = True
+        return min(want, fit)
+
     def _cut(self) -> str:
         """What a Loop's or Scan's note adds when its repeats were cut at MAX_KERNELS."""
         return (f"; counted up to {MAX_KERNELS} kernels in all, the rest left out: a lower bound" if self.capped
@@ -387,12 +397,12 @@ class _Walker:
             n = int(trips.reshape(-1)[0]) if trips is not None and trips.size == 1 else None
             ran = self.iterations.get(next((o for o in node.output if o), ""))
             if ran is not None and ran < _WHILE_BOUND:
-                body = self.graph(sub["body"], branch, repeat * max(ran, 0))
+                body = self.graph(sub["body"], branch, self._whole(sub["body"], repeat, ran))
                 bound = f" of a trip count of {n}" if n is not None and n != ran else ""
                 return body, (f"Loop {name!r}: its body counted {ran} time(s){bound}, as one run on this host fed "
                               f"deploy's inputs ran it (other inputs may run it more or fewer times){self._cut()}")
             if n is not None and n < _WHILE_BOUND:
-                body = self.graph(sub["body"], branch, repeat * max(n, 0))
+                body = self.graph(sub["body"], branch, self._whole(sub["body"], repeat, n))
                 seen = " as one run on this host fed deploy's inputs read it" if node.input[0] in self.observed else ""
                 return body, (f"Loop {name!r}: its body counted {n} time(s) (the trip count{seen}; a condition may "
                               f"end it earlier){self._cut()}")
@@ -401,7 +411,7 @@ class _Walker:
             scans = [o for o in node.output[max(len(node.input) - 2, 0):] if o and self.shapes.get(o)]
             if scans:
                 ran = int(self.shapes[scans[0]][0])
-                body = self.graph(sub["body"], branch, repeat * max(ran, 0))
+                body = self.graph(sub["body"], branch, self._whole(sub["body"], repeat, ran))
                 return body, (f"Loop {name!r}: its body counted {ran} time(s) (the length of its scan output "
                               f"{scans[0]!r}: the iterations run){self._cut()}")
             body = self.graph(sub["body"], branch, repeat)
@@ -415,7 +425,7 @@ class _Walker:
         shape = self.shapes.get(first)
         if shape is not None and axes and len(shape) > int(axes[0]) % max(len(shape), 1):
             n = int(shape[int(axes[0]) % len(shape)])
-            body = self.graph(sub["body"], branch, repeat * n)
+            body = self.graph(sub["body"], branch, self._whole(sub["body"], repeat, n))
             return body, f"Scan {name!r}: its body counted {n} time(s) (the scanned axis){self._cut()}"
         body = self.graph(sub["body"], branch, repeat)
         return body, f"Scan {name!r}: the scanned length is not known here: its body is counted once (a lower bound)"

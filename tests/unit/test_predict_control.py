@@ -120,6 +120,7 @@ def test_a_loop_with_a_known_trip_count_repeats_its_body_and_an_unknown_one_coun
     many = kernels(model(MAX_KERNELS + 10000, "loopbig.onnx"), {"x": (1, 64)})
     assert MAX_KERNELS <= len(many) <= MAX_KERNELS + 1  # the Loop node itself is counted after its body
     assert "the rest left out" in next(k.note for k in many if k.op == "Loop")
+    assert _ops(many)["MatMul"] == _ops(many)["Identity"] > 0  # whole iterations, not the first node's repeats only
 
 
 def test_a_loop_body_that_inference_cannot_reach_takes_its_shapes_from_one_run_of_the_body(tmp_path):
