@@ -20,8 +20,11 @@ Convention (one FLOP = one multiply, add, compare or transcendental; a multiply-
   is a power of 2 (5 · n · log2 n), else Bluestein's chirp-z: two radix-2 FFTs of m = the power of 2 ≥ 2n − 1 and
   its complex products (2 · 5 · m · log2 m + 6 · m + 24 · n); times the frames and batch (STFT) or the transforms
   along the other axes (DFT). n: the STFT's window, else the output's bins (2 · (bins − 1) when onesided).
+- Einsum: 2 per point of the full index space of its operands (a multiply-add each: the product of every
+  letter's size, an ellipsis's dims broadcast from the right), 1 per point for a single operand (a transpose or
+  a reduction).
 - Data movement (Reshape, Transpose, Gather, Concat, Slice, Pad, Resize, Cast, Shape, ...): 0.
-- Anything else (LSTM, Einsum, If/Loop bodies, custom domains, ...) counts 0 and is listed in
+- Anything else (LSTM, If/Loop bodies, custom domains, ...) counts 0 and is listed in
   `FlopCount.uncounted`, so a caller can say the figure is a lower bound.
 
 `count_flops` returns None when a counted node's shapes cannot be inferred (dynamic dims left unresolved,
@@ -155,6 +158,19 @@ def fft_flops(n: int) -> int:
     return int(10 * m * math.log2(m) + 6 * m + 24 * n)
 
 
+def einsum_flops(equation: str, shapes: list[tuple[int, ...]]) -> int:
+    """An Einsum's FLOPs by the convention above, from its equation and its operands' shapes."""
+    terms = equation.replace(" ", "").split("->")[0].split(",")
+    sizes: dict[str, int] = {}
+    for term, dims in zip(terms, shapes, strict=False):
+        if "..." in term:  # the ellipsis's dims take letters of their own, counted from the right
+            n = len(dims) - (len(term) - 3)
+            term = term.replace("...", "".join(chr(0x100 + n - 1 - i) for i in range(n)))
+        for letter, d in zip(term, dims, strict=False):
+            sizes[letter] = max(sizes.get(letter, 1), int(d))
+    return (2 if len(terms) > 1 else 1) * math.prod(sizes.values())
+
+
 def _node_flops(node: Any, shape: Callable[[str], tuple[int, ...]]) -> int | None:
     """FLOPs of one node; None if its op type is outside the convention. `shape(name)` raises if unknown."""
     op = node.op_type
@@ -188,6 +204,9 @@ def _node_flops(node: Any, shape: Callable[[str], tuple[int, ...]]) -> int | Non
     if op == "DFT":
         y = shape(node.output[0])  # [..., bins at axis, ..., 2]
         return math.prod(y[:-1]) // max(y[_dft_axis(node, len(y))], 1) * fft_flops(fft_length(node, shape))
+    if op == "Einsum":
+        eq = _attr(node, "equation", b"")
+        return einsum_flops(eq.decode() if isinstance(eq, bytes) else str(eq), [shape(i) for i in node.input if i])
     if op in _FREE:
         return 0
     return None

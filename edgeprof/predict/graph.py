@@ -106,6 +106,7 @@ _FAMILY = {
     "MatMul": "matmul", "FusedMatMul": "matmul", "Gemm": "matmul", "FusedGemm": "matmul",
     "Conv": "conv", "FusedConv": "conv", "ConvTranspose": "conv",
     "LSTM": "rnn", "GRU": "rnn", "RNN": "rnn",
+    "Einsum": "einsum",  # its own: a fixed cost per call that neither a MatMul's FLOPs nor a copy's bytes show
     "STFT": "fft", "DFT": "fft",  # one algorithm (onnxruntime's signal/dft.cc): a DFT takes the STFT's samples
 }
 

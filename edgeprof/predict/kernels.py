@@ -8,7 +8,7 @@ mixed so that one budget covers the kernels real models spend their time in (and
 - "transformer": layers of LayerNorm, weight and activation MatMuls, Softmax, GELU (the Erf form onnxruntime
   fuses), transposes and reshapes, at several sequence lengths and widths;
 - "misc": independent single ops on their own inputs (elementwise, copies, scatters, reductions, pools, LSTM / GRU,
-  ConvTranspose, STFT) at random shapes;
+  ConvTranspose, STFT, Einsum) at random shapes;
 - "tiny": one to three ops on a few hundred elements, whose run is a few µs: they pin the per-run overhead;
 - "act": activations and elementwise blocks written out as exporters write them (HardSwish as Add, Clip, Div,
   Mul; squeeze-excite gates; a batch norm as Mul and Add), chained on one feature map between depthwise
@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from .einsums import einsum_op
 from .recurrent import recurrent
 from .scatters import scatter_op
 from .spectral import STFT_OPSET, conv_front, stft_front, stft_op
@@ -390,8 +391,8 @@ def _misc(g: _G) -> None:
     rng = g.rng
     for _ in range(int(rng.integers(6, 14))):
         kind = rng.choice(["unary", "binary", "copy", "reduce", "pool", "rnn", "convT", "softmax", "onehot",
-                           "transpose", "stft", "scatter"],
-                          p=[0.11, 0.13, 0.07, 0.1, 0.08, 0.08, 0.07, 0.08, 0.06, 0.08, 0.07, 0.07])
+                           "transpose", "stft", "scatter", "einsum"],
+                          p=[0.08, 0.09, 0.07, 0.08, 0.07, 0.08, 0.07, 0.07, 0.05, 0.08, 0.09, 0.1, 0.07])
         rank4 = [1, _ch(rng, 4, 256), int(rng.choice([7, 14, 28, 56, 112])), 0]
         rank4[3] = rank4[2]
         if kind == "unary":
@@ -406,6 +407,8 @@ def _misc(g: _G) -> None:
             _misc_binary(g, rank4)
         elif kind == "scatter":
             scatter_op(g, rank4)
+        elif kind == "einsum":
+            einsum_op(g)
         elif kind == "copy":
             x = g.input(rank4)
             op = str(rng.choice(["Transpose", "Concat", "Slice", "Pad", "Resize"]))

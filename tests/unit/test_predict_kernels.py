@@ -173,6 +173,7 @@ def test_the_tables_cnns_reach_page_sized_maps_with_bounded_channels_and_misc_me
     Softplus at 23× the unary family's price; the generated CNNs now reach 320² to 768² maps (channels bounded so that
     no map exceeds MAP_ELEMS), and the misc models' unary ops include Softplus, Log, Elu and Reciprocal; their copies
     ScatterElements (a graph network's message sums: PaiNN's ran 200× the copy price)."""
+    from edgeprof.predict.fit import MIN_SAMPLES
     from edgeprof.predict.kernels import MAP_ELEMS
 
     big, ops = 0, set()
@@ -187,7 +188,8 @@ def test_the_tables_cnns_reach_page_sized_maps_with_bounded_channels_and_misc_me
     # round 10: enough scatters in a table's ~230 models for their own key (MIN_SAMPLES), not 2 of them; round 11:
     # ScatterND too, as streaming exports update a state cache
     table = [n.op_type for _, m in calibration_models(seed=0, count=230) for n in m.graph.node]
-    assert table.count("ScatterElements") >= 5 and table.count("ScatterND") >= 5
+    assert table.count("ScatterElements") >= MIN_SAMPLES and table.count("ScatterND") >= MIN_SAMPLES
+    assert table.count("STFT") >= 2 * MIN_SAMPLES  # two keys, a radix-2 and a Bluestein length
 
 
 def test_a_scatternd_cache_update_runs_and_is_its_own_key_at_opsets_15_and_17(tmp_path):

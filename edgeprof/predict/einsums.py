@@ -1,0 +1,42 @@
+"""Einsum calibration ops for kernels.py's "misc" models: `einsum_op(g)` writes one Einsum on its own input(s) and
+output into kernels._G `g`, in one of the three forms exporters write:
+
+- a grouped linear, "btgi,gio->btgo" against a constant weight (DeepFilterNet's and Hush's grouped GRU inputs and
+  outputs): a frame of 1 or a sequence of up to 100 steps, 2 to 16 groups of 8 to 64 features;
+- a batched matrix product, "bij,bjk->bik", of two inputs;
+- attention scores, "bhqd,bhkd->bhqk" (a terrain U-Net's attention, torch's einsum exports).
+onnxruntime's CPU Einsum pays a fixed cost per call that its FLOPs do not show (Hush's ERB decoder: two Einsums of
+a few kFLOP took 7 µs each, where the roofline fallback priced them at 0.9 µs; round 11). Sizes are bounded so a
+call stays under a few MFLOP to a few tens.
+Does not own: the graph under construction (kernels._G), the misc model around it (kernels._misc), the FLOPs
+(export/flops.py's einsum_flops).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+__all__ = ["einsum_op"]
+
+
+def einsum_op(g: Any) -> None:
+    """One Einsum into `g` (kernels._G): see the module docstring."""
+    rng: np.random.Generator = g.rng
+    form = int(rng.choice(3, p=[0.5, 0.25, 0.25]))
+    if form == 0:
+        t = int(rng.choice([1, 1, 4, 25, 100]))
+        groups = int(rng.choice([2, 4, 8, 16]))
+        i, o = int(rng.choice([8, 16, 32, 64])), int(rng.choice([8, 16, 32, 64]))
+        x = g.input([1, t, groups, i])
+        y = g.node("Einsum", [x, g.const([groups, i, o])], equation="btgi,gio->btgo")
+        g.output(y, [1, t, groups, o])
+    elif form == 1:
+        b, m, k, n = (int(rng.choice(v)) for v in ([1, 4, 8], [1, 8, 64, 256], [16, 64, 256], [8, 64, 256]))
+        y = g.node("Einsum", [g.input([b, m, k]), g.input([b, k, n])], equation="bij,bjk->bik")
+        g.output(y, [b, m, n])
+    else:
+        h, q, d = int(rng.choice([1, 4, 8])), int(rng.choice([16, 64, 256])), int(rng.choice([16, 32, 64]))
+        y = g.node("Einsum", [g.input([1, h, q, d]), g.input([1, h, q, d])], equation="bhqd,bhkd->bhqk")
+        g.output(y, [1, h, q, q])
