@@ -263,8 +263,7 @@ def _run_on_board(env: WorkerEnv, sweep_id: str, cell: Cell, device: Device, att
     transport, takes the board's on-device lease (the second layer under the queue's `board:` lock), runs the
     job's attempt with the cell's timeout (a transport error the cell's `retries` allow is handed back:
     CellEnd.retry), commits the row (ledger.commit_cell, only while the cell still has `after_run_id`) and
-    releases the lease. `should_abort` (a cancel, the
-    worker stopping) is polled and stops the agent measuring."""
+    releases the lease. `should_abort` (a cancel, the worker stopping) is polled and stops the agent measuring."""
     kw: dict[str, Any] = {"cache_dir": env.cache_dir, "log": lambda m: log.warning("%s", m),
                           "give_back_retries": True, "after_run_ids": {cell.cell_id: after_run_id}}
     if env.lease_ttl_s is not None:
