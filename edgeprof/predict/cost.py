@@ -100,6 +100,10 @@ class CostModel:
     residuals: np.ndarray  # n: log measured − power law
     scale: np.ndarray | None = None  # d: the features' spread (None: raw log distances, two features)
     knn: int = _KNN
+    # the fastest of its samples per FLOP (spans where the features take them) and per byte: past the samples a
+    # kernel runs no faster than that (round 12: a 7.5 GFLOP convolution of low bytes per FLOP was priced at
+    # 272 GFLOP/s, past any sample's 141); 0: no floor
+    rates: tuple[float, float] = (0.0, 0.0)
 
     def _law(self, lf: float, lb: float) -> float:
         a, b, c = self.coef
@@ -108,23 +112,30 @@ class CostModel:
     def __call__(self, k: Kernel) -> float:
         x = np.array(_features(k, self.points.shape[1] == 3))
         # past the largest sample the law is not extrapolated at its own (sublinear: small samples carry a fixed
-        # cost) exponents: the kernel costs what the edge of the samples costs, grown linearly in its size there
-        # (the exponents' mix kept, their sum made 1: a kernel runs no faster per FLOP or byte than the largest
-        # measured); a law that barely grows (a view, a Shape) stays flat
+        # cost) exponents: the kernel costs a kernel of its own FLOPs-to-bytes ratio at the edge of the samples
+        # costs, grown linearly by as much as the further past of its FLOPs and bytes lies (a kernel runs no faster
+        # per FLOP, nor per byte, than the largest measured). Until round 11 the kernel was clamped to the edge in
+        # each feature and grown by the exponents' mix: a convolution of 5× the samples' FLOPs at their bytes grew
+        # 5^0.55×, and YOLO11s-seg's 640×640 convolutions were priced at 1.45× the samples' FLOP/s (round 12). A
+        # law that barely grows (a view, a Shape) stays flat at the edge.
         top = self.points.max(axis=0)
         past = np.maximum(x[:2] - top[:2], 0.0)
         at = x.copy()
-        at[:2] -= past
+        grow = 0.0
+        if past.any() and self.coef[1] + self.coef[2] >= _GROWS:
+            grow = float(past.max())
+            at = np.maximum(x - grow, 0.0)  # its output elements too, where the neighbours are found in them
+        else:
+            at[:2] -= past
         diff = self.points - at if self.scale is None else (self.points - at) / self.scale
         d = np.sqrt((diff * diff).sum(axis=1))
         near = _nearest(d, self.knn)
         w = 1.0 / (d[near] + 0.05)
-        grow = 0.0
-        b, c = self.coef[1], self.coef[2]
-        if past.any() and b + c >= _GROWS:
-            grow = float((b * past[0] + c * past[1]) / (b + c))
-        return math.exp(self._law(float(at[0]), float(at[1])) + grow
-                        + float((w * self.residuals[near]).sum() / w.sum()))
+        us = math.exp(self._law(float(at[0]), float(at[1])) + grow + float((w * self.residuals[near]).sum() / w.sum()))
+        if grow > 0.0:
+            work = (k.spans or k.flops, k.bytes)
+            us = max(us, *(v / r for v, r in zip(work, self.rates, strict=True) if r > 0.0))
+        return us
 
     def fitted_log(self, chunk: int = 256) -> np.ndarray:
         """log µs of its own samples as __call__ gives them, computed for all at once (rows of `chunk`)."""
@@ -158,9 +169,11 @@ def _fit_cost(samples: Sequence[tuple[Kernel, float]], options: FitOptions = DEF
     res = ly - x @ coef
     fl = [k.flops for k, _ in samples]
     by = [k.bytes for k, _ in samples]
+    work = np.array([(k.spans or k.flops, k.bytes) for k, _ in samples])
+    rates = (work / np.exp(ly)[:, None]).max(axis=0)
     model = CostModel(coef=(float(coef[0]), float(coef[1]), float(coef[2])), n=len(samples),
                       flops_range=(min(fl), max(fl)), bytes_range=(min(by), max(by)), log_spread=0.0,
-                      points=pts, residuals=res, knn=options.knn,
+                      points=pts, residuals=res, knn=options.knn, rates=(float(rates[0]), float(rates[1])),
                       scale=np.maximum(pts.std(axis=0), 1e-6) if options.shape else None)
     return dataclasses.replace(model, log_spread=float(np.sqrt(np.mean((ly - model.fitted_log()) ** 2))))
 

@@ -429,6 +429,27 @@ def test_past_its_largest_sample_a_key_grows_linearly_not_at_its_sublinear_law()
     assert m(inside) == pytest.approx(5.0 + 30.0, rel=0.1)  # inside its samples nothing changes
 
 
+def test_past_its_samples_a_key_grows_from_a_kernel_of_its_own_bytes_per_flop_at_the_edge():
+    from edgeprof.predict.cost import _fit_cost
+
+    # a compute-bound key (5 µs, then 100 GFLOP/s at 0.05 bytes per FLOP, slower at more), measured up to 1e8
+    # FLOPs: the law shares its growth between FLOPs and bytes. A kernel of 5× the largest FLOPs at the samples'
+    # bytes per FLOP costs what such a kernel at the edge costs, grown 5× (round 12). Until round 11 its bytes were
+    # clamped to the samples' largest (dearer per FLOP there) and it grew by the exponents' mix: ~19 % over
+    rng = np.random.default_rng(5)
+    samples = []
+    for i, f in enumerate(np.geomspace(1e6, 1e8, 60)):
+        u = rng.uniform(0.7, 1.4)  # a kernel that moves more bytes per FLOP runs slower per FLOP
+        k = Kernel(name=f"c{i}", op="Conv", key="Conv/kxk", family="conv/kxk", dtype="float32", flops=float(f),
+                   bytes=float(0.05 * f * u), out_elems=float(f) / 1e3)
+        samples.append((k, (5.0 + f / 1e5) * u))
+    m = _fit_cost(samples)
+    assert 0.1 < m.coef[2] / (m.coef[1] + m.coef[2])  # the bytes carry part of the law's growth
+    big = Kernel(name="big", op="Conv", key="Conv/kxk", family="conv/kxk", dtype="float32", flops=5e8,
+                 bytes=0.05 * 5e8, out_elems=5e5)
+    assert m(big) == pytest.approx(5.0 + 5e8 / 1e5, rel=0.1)
+
+
 def test_above_its_keys_samples_a_kernel_costs_the_dearer_of_its_key_and_its_family():
     # Gelu (25 µs per 1000 elements) measured small; Relu (1 µs per 1000) measured large: same family. A Gelu far
     # above its samples is priced from the family's range but never below its own key's linear growth
