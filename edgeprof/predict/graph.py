@@ -186,10 +186,10 @@ def stands_for(name: str, by_name: Mapping[str, Kernel], by_output: Mapping[str,
 
 
 def _variant(op: str, node: Any, shape: dict[str, tuple[int, ...]], inits: frozenset[str],
-             consts: Mapping[str, Any] | None = None) -> str:
+             consts: Mapping[str, Any] | None = None, opset: int = 0) -> str:
     """variants.variant for a node of op `op` (a quantised or fused op read as its standard op, its weight where
-    the quantised op keeps it)."""
-    return variant(_AS_STANDARD.get(op, op), _weight_input(op), node, shape, inits, consts)
+    the quantised op keeps it) in a graph of default-domain `opset`."""
+    return variant(_AS_STANDARD.get(op, op), _weight_input(op), node, shape, inits, consts, opset)
 
 
 def _weight_input(op: str) -> int:
@@ -524,7 +524,7 @@ class _Walker:
         out_elems = sum(math.prod(shapes[t]) for t in node.output if t in shapes)
         at = _DATA_INPUT.get(op, 0)
         first_in = next((t for t in node.input[at:] if t), "")
-        variant = _variant(op, node, shapes, self.inits, self.init_protos)
+        variant = _variant(op, node, shapes, self.inits, self.init_protos, self.opsets.get("", 0))
         base_key = op if node.domain in ("", "ai.onnx", "com.microsoft") else f"{node.domain}.{op}"
         key = f"{base_key}/{variant}" if variant else base_key
         family = _FAMILY.get(op, _FAMILY.get(base, base_key))

