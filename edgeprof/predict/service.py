@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigError
+from ..errors import ConfigError, UserError
 from ..records import RunSpec
 from .fit import Prediction, Predictor, fit
 from .graph import Kernel, host_ort_version, kernels
@@ -30,8 +30,8 @@ from .hostpass import Trace, has_loop, host_trace
 from .table import CalibrationTable, check_key, default_table_path, load_table, tables_dir
 from .tflite import GRAPH_LEVEL, fp16_weights_note, host_litert_version, tflite_kernels
 
-__all__ = ["ModelGraph", "check_given_precision", "find_table", "model_graph", "model_kernels", "predict", "predictor",
-           "table_for"]
+__all__ = ["ModelGraph", "check_given_precision", "find_table", "lender_for", "model_graph", "model_kernels", "predict",
+           "predictor", "table_for"]
 
 _FITTED: dict[int, Predictor] = {}
 
@@ -184,12 +184,38 @@ def predictor(table: CalibrationTable) -> Predictor:
     return _FITTED[key]
 
 
+def lender_for(table: CalibrationTable, path: str | Path | None) -> CalibrationTable | None:
+    """The fp32 table an int8 table borrows its missing float kernels from (fit.Predictor.lend): the same board's,
+    runtime's and thread count's fp32 table beside it — the file whose name says fp32 where the int8 one's says
+    int8 (as calibrate names them), else the device's in tables_dir() — or None."""
+    k = table.key
+    if k.precision != "int8" or k.runtime != "onnxruntime":
+        return None
+    near = [Path(path).with_name(Path(path).name.replace("-int8-", "-fp32-"))] if path and "-int8-" in \
+        Path(path).name else []
+    for p in [*near, default_table_path(k.device_name, k.runtime, "fp32", k.threads)]:
+        if p.exists():
+            try:
+                other = load_table(p)
+            except (UserError, OSError, ValueError):
+                continue
+            o = other.key
+            if (o.precision, o.runtime, o.runtime_version, o.threads, o.device_name, o.graph_level) == \
+                    ("fp32", k.runtime, k.runtime_version, k.threads, k.device_name, k.graph_level):
+                return other
+    return None
+
+
 def predict(ks: list[Kernel], table: CalibrationTable, *, batch: int = 1, threads: int | None = None,
             runtime_version: str | None = None, where: str = "table", runtime: str | None = None,
-            precision: str | None = None) -> Prediction:
+            precision: str | None = None, lender: CalibrationTable | None = None) -> Prediction:
+    """The table's prediction for kernels `ks`; an int8 table's float kernels it has no model for are priced from
+    `lender` (lender_for: the board's fp32 table) where one is given."""
     check_key(table, runtime=runtime, threads=threads, runtime_version=runtime_version, precision=precision,
               where=where)
-    p = predictor(table).predict(ks, batch=batch)
+    fitted = predictor(table)
+    fitted.lend(predictor(lender) if lender is not None else None)
+    p = fitted.predict(ks, batch=batch)
     if table.key.runtime == "tflite":
         host_rt = host_litert_version()
         if table.key.host_litert_version and table.key.host_litert_version != host_rt:
