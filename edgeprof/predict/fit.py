@@ -302,7 +302,9 @@ class Predictor:
                 # large, knows that cost) or cost more per element than its family (a Gelu is not a Relu)
                 us = max(us, own(k))
             return (self.presence.get(k.key, 1.0) if rate is None else rate) * us, how
-        if self.lender is not None and k.dtype == "float32":
+        # only a kernel whose own key the fp32 table measured: a float-fed int8 op (DynamicQuantizeMatMul) is not
+        # a float MatMul, and priced as one its family's price was 3.5× its time (T5's int8 decoder, round 12)
+        if self.lender is not None and k.dtype == "float32" and k.key in self.lender.keys:
             us, how = self.lender.cost(k)
             if how != "roofline":
                 return us, LENT

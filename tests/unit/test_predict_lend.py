@@ -62,6 +62,9 @@ def test_an_int8_tables_missing_float_kernels_are_priced_from_the_boards_fp32_ta
     q = _k("QLinearConv/kxk@uint8", 5e7, 5e5, dtype="uint8", i=97)
     other = dataclasses.replace(q, key="QLinearMatMul/w@uint8", family="matmul/w@uint8", op="QLinearMatMul")
     assert int8.cost(other)[1] == "roofline"  # a quantised kernel is never priced as a float one
+    # a float-fed int8 op of the matmul family (dynamic quantisation's) is not a float MatMul: not lent
+    dq = dataclasses.replace(mm, name="dq", op="DynamicQuantizeMatMul", key="DynamicQuantizeMatMul/w")
+    assert fp32.cost(dq)[1] == "family" and int8.cost(dq)[1] == "roofline"
     p = int8.predict([mm, add])
     assert p.covered_ops == 1.0 and not p.uncovered
     assert any("1 float kernel(s) this table has no model for priced from the board's fp32 table" in w and
