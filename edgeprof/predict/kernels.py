@@ -41,7 +41,6 @@ from .recurrent import recurrent
 from .resamples import conv_transpose_op, resize_op
 from .scatters import scatter_op
 from .spectral import STFT_OPSET, conv_front, stft_front, stft_op
-from .streams import stream_chain
 
 __all__ = ["calibration_models", "probe_model", "MAX_FLOPS", "KINDS", "OPSET", "MIN_OPSET"]
 
@@ -462,12 +461,8 @@ def _misc(g: _G) -> None:
 
 
 def _tiny(g: _G) -> None:
-    """One to three small ops: models whose whole run is a few µs pin the per-run overhead of the model level; or,
-    one in two since round 12, a streaming step's chain of 16–48 µs-sized nodes (streams.py)."""
+    """One to three small ops: models whose whole run is a few µs pin the per-run overhead of the model level."""
     rng = g.rng
-    if rng.random() < 0.5:
-        stream_chain(g)
-        return
     for _ in range(int(rng.integers(1, 4))):
         n = int(rng.choice([4, 16, 64, 256, 1024]))
         kind = rng.choice(["unary", "binary", "matmul", "conv"])
