@@ -130,6 +130,10 @@ def variant(base: str, wi: int, node: Any, shape: Mapping[str, tuple[int, ...]],
         return "1d"  # onnxruntime's 1-D pools: ≈ 2.5× a 2-D pool's price per byte here (round 8's cnn1d models)
     if base in ("MatMul", "Gemm"):
         return "w" if 0 <= wi < len(node.input) and node.input[wi] in inits else "a"
+    if base == "Einsum":  # against a constant weight (a grouped linear) or between activations (attention scores,
+        # batched products): onnxruntime pre-transposes a constant once; one table's key of both at once priced
+        # Hush's µs-sized grouped linears at 3–7× their time and a U-Net's attention at 1–2× (round 12)
+        return "w" if any(i in inits for i in node.input) else "a"
     if base in _REDUCES:
         return _reduce_variant(node, attrs, shape, consts or {})
     if base in ("STFT", "DFT"):  # onnxruntime's radix-2 FFT, or Bluestein's chirp-z around it (export/flops.py)
