@@ -264,3 +264,54 @@ def test_calibration_samples_are_those_deploy_quantises_with(offline, tmp_path, 
     assert json.loads(capsys.readouterr().out)["predictions"][0]["p50_ms"] > 0
     assert main(["predict", str(f), "--table", str(int8), "--precision", "int8", "--calibration", "nowhere"]) == 2
     assert "--calibration nowhere: no such directory" in _one_line(capsys)
+
+
+def _qoperator_then_float(path):
+    """The QOperator file above, then its output dequantised and a float Sigmoid: an int8 file with one float op."""
+    _qoperator_model(path)
+    m = onnx.load(str(path))
+    m.graph.output[0].CopyFrom(helper.make_tensor_value_info("z", TensorProto.FLOAT, [1, 16, 8, 8]))
+    m.graph.node.extend([helper.make_node("DequantizeLinear", ["y", "ys", "yz"], ["d"], name="dq"),
+                         helper.make_node("Sigmoid", ["d"], ["z"], name="sig")])
+    onnx.save(m, str(path))
+    return path
+
+
+def _with_sigmoids(table):
+    """`table` with each Add sample made a Sigmoid of the same time: a float op an int8 table of _table lacks."""
+    import dataclasses
+
+    def swap(mk):
+        k = mk.kernel
+        return mk if k.key != "Add" else dataclasses.replace(
+            mk, kernel=dataclasses.replace(k, op="Sigmoid", key="Sigmoid", family="unary", flops=k.bytes / 8))
+    return dataclasses.replace(table, models=tuple(dataclasses.replace(m, kernels=tuple(swap(mk) for mk in m.kernels))
+                                                   for m in table.models))
+
+
+def test_an_int8_prediction_prices_the_float_kernels_its_table_lacks_from_the_boards_fp32_table(offline, tmp_path,
+                                                                                                capsys):
+    # round 12 (fit.Predictor.lend): by device name, the board's fp32 table in the tables folder lends the Sigmoid
+    # the int8 table has no sample of; the dequantise op (uint8 data) is never lent
+    q = _qoperator_then_float(tmp_path / "q.onnx")
+    int8 = save_table(_table("int8"), tmp_path / "int8.json")
+    assert main(["calibrate", "--import", str(int8)]) == 0
+    capsys.readouterr()
+    assert main(["predict", str(q), "--device", "board", "--json", "--no-store"]) == 0
+    alone = json.loads(capsys.readouterr().out)["predictions"][0]
+    assert {u["op"] for u in alone["uncovered"]} == {"DequantizeLinear", "Sigmoid"}
+    assert not any("priced from the board's fp32 table" in w for w in alone["warnings"])
+    fp32 = save_table(_with_sigmoids(_table("fp32")), tmp_path / "fp32.json")
+    assert main(["calibrate", "--import", str(fp32)]) == 0
+    capsys.readouterr()
+    assert main(["predict", str(q), "--device", "board", "--json", "--no-store"]) == 0
+    lent = json.loads(capsys.readouterr().out)["predictions"][0]
+    assert {u["op"] for u in lent["uncovered"]} == {"DequantizeLinear"}
+    assert any("1 float kernel(s) this table has no model for priced from the board's fp32 table" in w
+               and "Sigmoid ×1" in w for w in lent["warnings"])
+    assert lent["covered_ops"] > alone["covered_ops"]
+    # a table passed as a file finds the board's fp32 table the same way; the plain output warns of it too
+    assert main(["predict", str(q), "--table", str(int8), "--no-store"]) == 0
+    text = " ".join(capsys.readouterr().err.split())  # warnings go to stderr, wrapped to the terminal
+    assert "warning: 1 float kernel(s) this table has no model for priced from the board's fp32 table" in text
+    assert "Sigmoid ×1" in text
