@@ -402,6 +402,7 @@ def run_config(config: str, budget: float, tables: Path, seconds: float, corpus_
                           references=DESIGN, runtime=runtime, precision=precision)
         save_table(table, path)
         print(f"[{config}] calibrated in {time.monotonic() - t0:.0f} s: {len(table.models)} models", flush=True)
+    lender = lender_for(table, path)  # an int8 table's float kernels: the fp32 table beside it (Predictor.lend)
     rows = []
     ext = ".tflite" if runtime == "tflite" else ".onnx"
     models: list[tuple[str, list[str], str]] = [(m, [], SPLITS["design"]) for m in DESIGN if "design" in splits]
@@ -434,7 +435,7 @@ def run_config(config: str, budget: float, tables: Path, seconds: float, corpus_
                                     for i in r["settings"]["inputs"] if i.get("value") is not None},
                    "batch": int(r["batch"]), "artifact_precision": r["artifact"]["precision"],
                    **({"probe_ms": float(pr["latency_ms"]["p50"]), "probe_model": probe} if "error" not in pr else {})}
-            rows.append(predict_row(row, table, runtime, threads, config, precision, lender_for(table, path)))
+            rows.append(predict_row(row, table, runtime, threads, config, precision, lender))
     return {"config": config, "runtime": runtime, "threads": threads, "precision": precision, "table": str(path),
             "table_models": len(table.models), "folds": fold_summary(table), "table_spent_s": table.spent_s,
             "load_before": load_before, "load_after": os.getloadavg(), "measured_at": [started, _utc()],

@@ -193,7 +193,7 @@ def lender_for(table: CalibrationTable, path: str | Path | None) -> CalibrationT
         return None
     near = [Path(path).with_name(Path(path).name.replace("-int8-", "-fp32-"))] if path and "-int8-" in \
         Path(path).name else []
-    for p in [*near, default_table_path(k.device_name, k.runtime, "fp32", k.threads)]:
+    for p in dict.fromkeys([*near, default_table_path(k.device_name, k.runtime, "fp32", k.threads)]):
         if p.exists():
             try:
                 other = load_table(p)
