@@ -30,8 +30,8 @@ from .hostpass import Trace, has_loop, host_trace
 from .table import CalibrationTable, check_key, default_table_path, load_table, tables_dir
 from .tflite import GRAPH_LEVEL, fp16_weights_note, host_litert_version, tflite_kernels
 
-__all__ = ["ModelGraph", "check_given_precision", "find_table", "lender_for", "model_graph", "model_kernels", "predict",
-           "predictor", "table_for"]
+__all__ = ["ModelGraph", "check_given_precision", "find_table", "lender_for", "lender_note", "model_graph",
+           "model_kernels", "predict", "predictor", "table_for"]
 
 _FITTED: dict[int, Predictor] = {}
 
@@ -184,10 +184,13 @@ def predictor(table: CalibrationTable) -> Predictor:
     return _FITTED[key]
 
 
-def lender_for(table: CalibrationTable, path: str | Path | None) -> CalibrationTable | None:
+def lender_for(table: CalibrationTable, path: str | Path | None,
+               passed: list[str] | None = None) -> CalibrationTable | None:
     """The fp32 table an int8 table borrows its missing float kernels from (fit.Predictor.lend): the same board's,
     runtime's and thread count's fp32 table beside it — the file whose name says fp32 where the int8 one's says
-    int8 (as calibrate names them), else the device's in tables_dir() — or None."""
+    int8 (as calibrate names them), else the device's in tables_dir() — or None. Each fp32 file found there but
+    not lent (unreadable, or measured on another runtime version, thread count or graph level) gets a line in
+    `passed`, which lender_note words for the prediction's warnings."""
     k = table.key
     if k.precision != "int8" or k.runtime != "onnxruntime":
         return None
@@ -197,13 +200,29 @@ def lender_for(table: CalibrationTable, path: str | Path | None) -> CalibrationT
         if p.exists():
             try:
                 other = load_table(p)
-            except (UserError, OSError, ValueError):
+            except (UserError, OSError, ValueError) as e:
+                if passed is not None:
+                    passed.append(f"{p}: not readable ({str(e).splitlines()[0] if str(e) else type(e).__name__})")
                 continue
             o = other.key
-            if (o.precision, o.runtime, o.runtime_version, o.threads, o.device_name, o.graph_level) == \
-                    ("fp32", k.runtime, k.runtime_version, k.threads, k.device_name, k.graph_level):
+            mine = ("fp32", k.runtime, k.runtime_version, k.threads, k.device_name, k.graph_level)
+            theirs = (o.precision, o.runtime, o.runtime_version, o.threads, o.device_name, o.graph_level)
+            if theirs == mine:
                 return other
+            if passed is not None:
+                names = ("precision", "runtime", "runtime version", "threads", "device", "graph level")
+                passed.append(f"{p}: " + ", ".join(f"{n} {a}, the int8 table's {b}" for n, a, b in
+                                                   zip(names, theirs, mine, strict=True) if a != b))
     return None
+
+
+def lender_note(passed: list[str]) -> str | None:
+    """The warning for an int8 prediction whose board's fp32 table(s) were found but not lent (lender_for)."""
+    if not passed:
+        return None
+    return ("the board's fp32 table was found but not lent, so float kernels this int8 table lacks are priced by "
+            "the roofline: " + "; ".join(passed) + " — calibrate fp32 on the same onnxruntime and threads "
+            "(edgeprof calibrate --precision fp32) or replace the file")
 
 
 def predict(ks: list[Kernel], table: CalibrationTable, *, batch: int = 1, threads: int | None = None,

@@ -94,3 +94,29 @@ def test_the_fp32_table_lent_is_the_same_boards_runtime_and_threads_beside_the_i
     mm = _k("MatMul/w", 5e7, 5e5, i=99)
     p = predict([mm], int8, precision="int8", lender=lender_for(int8, tmp_path / "from-a-colleague.json"))
     assert p.covered_ops == 1.0
+
+
+def test_an_fp32_table_found_but_not_lent_is_said_with_why(tmp_path, monkeypatch):
+    """A damaged or mismatched fp32 file beside the int8 one used to be passed over in silence: the int8 prediction
+    then priced its float kernels by the roofline with no word of the table the user had put there."""
+    from edgeprof.predict.service import lender_note
+
+    monkeypatch.setenv("EDGEPROF_TABLES", str(tmp_path / "none"))
+    int8 = _table(INT8, ["Add", "QLinearConv/kxk@uint8"])
+    path = save_table(int8, tmp_path / "b-onnxruntime-int8-t1.json")
+    passed: list[str] = []
+    assert lender_for(int8, path, passed) is None and passed == [] and lender_note(passed) is None
+    beside = tmp_path / "b-onnxruntime-fp32-t1.json"
+    beside.write_text('{"format": "edgeprof-calibration", "models": [')  # cut short in a copy
+    assert lender_for(int8, path, passed) is None
+    assert len(passed) == 1 and str(beside) in passed[0] and "not readable" in passed[0]
+    passed.clear()
+    save_table(_table(dataclasses.replace(FP32, threads=2, runtime_version="1.31.0"), ["MatMul/w"]), beside)
+    assert lender_for(int8, path, passed) is None
+    assert len(passed) == 1 and "runtime version 1.31.0, the int8 table's 1.32.0" in passed[0] \
+        and "threads 2, the int8 table's 1" in passed[0] and "precision" not in passed[0]
+    note = lender_note(passed)
+    assert note is not None and "priced by the roofline" in note and str(beside) in note and "\n" not in note
+    save_table(_table(FP32, ["MatMul/w"]), beside)
+    passed.clear()
+    assert lender_for(int8, path, passed) is not None and passed == []
