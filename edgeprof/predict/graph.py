@@ -523,7 +523,16 @@ class _Walker:
         tensors = [t for t in (*node.input, *node.output) if t]
         if base in _GATHERS and node.input:  # reads the rows it gathers, not its whole table
             tensors = [t for t in tensors if t != node.input[0]] + [o for o in node.output if o]
-        nbytes = sum(math.prod(shapes[t]) * DTYPE_BYTES.get(dtypes.get(t, 1), 4) for t in tensors if t in shapes)
+        nbytes = float(sum(math.prod(shapes[t]) * DTYPE_BYTES.get(dtypes.get(t, 1), 4) for t in tensors if t in shapes))
+        work = float(f or 0)
+        if base == "Conv" and f and len(proxy.input) > 1 and all(t in shapes for t in (proxy.input[0], proxy.input[1])) \
+                and node.output[0] in shapes and not any(a.name == "channels_last" and a.i for a in node.attribute):
+            # only the taps inside the input run (taps.py): a 3×3 convolution on a 1×1 map is its centre tap
+            wt = proxy.input[1]
+            pairs, reached = conv_taps(proxy, shapes[proxy.input[0]], shapes[wt], shapes[node.output[0]])
+            bias = math.prod(shapes[node.output[0]]) if len(proxy.input) > 2 and proxy.input[2] else 0
+            work = (work - bias) * pairs + bias
+            nbytes -= (1.0 - reached) * math.prod(shapes[wt]) * DTYPE_BYTES.get(dtypes.get(wt, 1), 4)
         out_elems = sum(math.prod(shapes[t]) for t in node.output if t in shapes)
         at = _DATA_INPUT.get(op, 0)
         first_in = next((t for t in node.input[at:] if t), "")
@@ -545,7 +554,7 @@ class _Walker:
                 family = f"{family}@{dtype}"
         return Kernel(name=node.name or (node.output[0] if node.output else op), op=base_key, key=key,
                       family=family, dtype=dtype,
-                      flops=float(f or 0), bytes=float(nbytes), out_elems=float(out_elems),
+                      flops=work, bytes=nbytes, out_elems=float(out_elems),
                       shapes_guessed=guessed, flops_known=flops_known,
                       outputs=tuple(o for o in node.output if o), branch=branch, named=bool(node.name),
                       spans=spans)
