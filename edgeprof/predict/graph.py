@@ -40,12 +40,13 @@ from typing import Any
 from ..errors import ModelError
 from .hostpass import body_shapes, run_shapes
 from .shapes import dtypes_of, graphs, proxy_shapes, shapes_of, static_shapes
+from .taps import conv_taps
 from .variants import row_spans, variant
 
 __all__ = ["Kernel", "kernels", "host_ort_version", "profile_key", "stands_for", "HOST_LEVELS", "CONTROL_OPS",
            "MAX_KERNELS", "DTYPE_BYTES"]
 
-CONTROL_OPS = frozenset({"If", "Loop", "Scan"})
+CONTROL_OPS = frozenset({"If", "Loop", "Scan", "WHILE"})  # WHILE: a .tflite loop (tflite_loops.py)
 MAX_KERNELS = 200_000  # a Loop/Scan body repeated past this many kernels is counted up to it, and says so
 # a Loop trip count at least this is an exporter's "no bound" (tf2onnx's while loops: INT64_MAX or INT32_MAX, ended by
 # the condition), not a number of iterations

@@ -31,6 +31,7 @@ from typing import Any
 
 from ..errors import ModelError
 from .graph import Kernel
+from .tflite_loops import while_loops
 
 __all__ = ["tflite_kernels", "calibration_modules", "calibration_files", "probe_file", "host_litert_version",
            "GRAPH_LEVEL"]
@@ -184,6 +185,40 @@ def tflite_kernels(path: str | Path, threads: int = 1) -> list[Kernel]:
                           flops=float(f or 0.0), bytes=sum(nbytes(i) for i in (*ins, *outs)),
                           out_elems=float(sum(math.prod(shape(i)) for i in outs)), flops_known=f is not None,
                           outputs=tuple(str(tensors[i]["name"]) for i in outs)))
+    return _with_loop_bodies(path, out)
+
+
+def _with_loop_bodies(path: str | Path, ks: list[Kernel]) -> list[Kernel]:
+    """`ks` with each WHILE's body operators after it, as many times as it runs (tflite_loops.py), the WHILE
+    noting what was counted. A body's operators are keyed as LiteRT's own ("@builtin"): which of them XNNPACK
+    takes inside a loop body is not read here."""
+    import dataclasses
+
+    import numpy as np
+
+    loops = {f"WHILE:{lp.index}": lp for lp in while_loops(path)}
+    out: list[Kernel] = []
+    for k in ks:
+        lp = loops.get(k.name) if k.op == "WHILE" else None
+        if lp is None:
+            out.append(k)
+            continue
+        body = []
+        for j, b in enumerate(lp.body):
+            shapes_in, shapes_out = [sh for sh, _ in b.ins], [sh for sh, _ in b.outs]
+            f = _flops(b.op, shapes_in, shapes_out)
+            family = "conv/kxk" if b.op == "CONV_2D" else _FAMILY.get(b.op, b.op)
+            body.append(Kernel(
+                name=f"{b.op}:{lp.index}.{j}", op=b.op, key=f"{b.op}@builtin", family=f"{family}@builtin",
+                dtype=np.dtype(b.ins[0][1]).name if b.ins else "float32", flops=float(f or 0.0),
+                bytes=float(sum(math.prod(sh) * np.dtype(dt).itemsize for sh, dt in (*b.ins, *b.outs))),
+                out_elems=float(sum(math.prod(sh) for sh in shapes_out)), flops_known=f is not None))
+        times = lp.trips if lp.trips is not None else 1
+        note = (f"a TFLite WHILE ({lp.how}): its body's {len(body)} operators counted {times} times, as LiteRT's "
+                f"own operators" if lp.trips is not None else
+                f"a TFLite WHILE ({lp.how}): its body's {len(body)} operators counted once — a lower bound")
+        out.append(dataclasses.replace(k, note=note))
+        out.extend(body * times)
     return out
 
 

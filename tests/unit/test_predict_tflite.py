@@ -318,3 +318,18 @@ def test_an_int8_tflite_file_is_refused_in_one_line_as_no_litert_int8_table_exis
     assert check_given_precision("m.onnx", "fp32", "fp32", "onnxruntime") is None
     with pytest.raises(ConfigError, match="predicted from int8 tables"):
         check_given_precision("m.onnx", "int8", "fp32", "onnxruntime")
+
+
+def test_litert_s_own_operators_fall_back_from_the_quickest_small_kernels_not_the_median_one():
+    """An operator XNNPACK does not take (a "@builtin" key: a WHILE body's adds and gates) pays no call into the
+    delegate: its roofline fallback starts from the table's quickest small kernels (the 8-element ADD here, 0.05 µs
+    over the per-run cost), not from their median (round 13: a GRU body's 4 200 operators of 32 floats ran 64 ns
+    each, where the LiteRT table's median small kernel took 347)."""
+    p = fit(_table())
+    assert p.tiny_us < p.small_us
+    xnn = Kernel(name="GATHER:1", op="GATHER", key="GATHER", family="copy", dtype="float32", flops=0.0,
+                 bytes=256.0, out_elems=32.0)
+    own = Kernel(name="GATHER:2", op="GATHER", key="GATHER@builtin", family="copy@builtin", dtype="float32",
+                 flops=0.0, bytes=256.0, out_elems=32.0)
+    (a, how_a), (b, how_b) = p.cost(xnn), p.cost(own)
+    assert how_a == how_b == "roofline" and a - b == pytest.approx(p.small_us - p.tiny_us)
