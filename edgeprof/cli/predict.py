@@ -117,14 +117,7 @@ def run(args: argparse.Namespace) -> int:
     from ..export.inputs import parse_input_value
     from ..export.resolve import resolve_model
     from ..predict.record import stored_prediction
-    from ..predict.service import (
-        check_given_precision,
-        find_table,
-        lender_for,
-        lender_note,
-        model_graph,
-        predict,
-    )
+    from ..predict.service import check_given_precision, find_table, model_graph, predict_lent
     from ..predict.table import check_key, load_table
     from .deploy import parse_input_shape
 
@@ -161,13 +154,8 @@ def run(args: argparse.Namespace) -> int:
     rows: list[dict[str, Any]] = []
     records = []
     for _label, table, path in loaded:
-        passed: list[str] = []
-        lender = lender_for(table, path, passed)
-        p = predict(ks, table, batch=args.batch, threads=args.threads, runtime_version=args.runtime_version,
-                    where=f"table {path}", runtime=runtime, precision=precision, lender=lender)
-        unlent = lender_note(passed) if lender is None and p.uncovered else None
-        if unlent:
-            p.warnings.append(unlent)
+        p = predict_lent(ks, table, path, batch=args.batch, threads=args.threads, where=f"table {path}",
+                         runtime_version=args.runtime_version, runtime=runtime, precision=precision)
         if note:
             p.warnings.append(note)
         if graph.denormals:

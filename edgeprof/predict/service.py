@@ -31,7 +31,7 @@ from .table import CalibrationTable, check_key, default_table_path, load_table, 
 from .tflite import GRAPH_LEVEL, fp16_weights_note, host_litert_version, tflite_kernels
 
 __all__ = ["ModelGraph", "check_given_precision", "find_table", "lender_for", "lender_note", "model_graph",
-           "model_kernels", "predict", "predictor", "table_for"]
+           "model_kernels", "predict", "predict_lent", "predictor", "table_for"]
 
 _FITTED: dict[int, Predictor] = {}
 
@@ -255,4 +255,16 @@ def predict(ks: list[Kernel], table: CalibrationTable, *, batch: int = 1, thread
     if table.key.runtime_version != host:
         p.warnings.append(f"the table was measured on onnxruntime {table.key.runtime_version}; this host reads the "
                           f"graph with {host}: fusions may differ on the board")
+    return p
+
+
+def predict_lent(ks: list[Kernel], table: CalibrationTable, path: str | Path | None, **kw: Any) -> Prediction:
+    """predict() with the fp32 table an int8 table at `path` borrows from (lender_for), and a warning naming the fp32
+    table(s) found beside it but not lent when its float kernels fell to the roofline."""
+    passed: list[str] = []
+    lender = lender_for(table, path, passed)
+    p = predict(ks, table, lender=lender, **kw)
+    unlent = lender_note(passed) if lender is None and p.uncovered else None
+    if unlent:
+        p.warnings.append(unlent)
     return p

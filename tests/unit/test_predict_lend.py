@@ -117,6 +117,11 @@ def test_an_fp32_table_found_but_not_lent_is_said_with_why(tmp_path, monkeypatch
         and "threads 2, the int8 table's 1" in passed[0] and "precision" not in passed[0]
     note = lender_note(passed)
     assert note is not None and "priced by the roofline" in note and str(beside) in note and "\n" not in note
+    from edgeprof.predict.service import predict_lent
+
+    mm = _k("MatMul/w", 5e7, 5e5, i=99)  # a float kernel the int8 table lacks: what the user now reads of it
+    p = predict_lent([mm], int8, path, precision="int8")
+    assert p.uncovered and any("was found but not lent" in w and str(beside) in w for w in p.warnings)
     save_table(_table(FP32, ["MatMul/w"]), beside)
     passed.clear()
     assert lender_for(int8, path, passed) is not None and passed == []
