@@ -231,6 +231,7 @@ class Predictor:
         self.keys = {key: _fit_cost(s, key_options(s[0][0], options)) for key, s in by_key.items() if len(s) >= least}
         self.families = {f: _fit_cost(s, options) for f, s in by_family.items() if len(s) >= least}
         self.dtypes = {k.dtype for k, _ in samples}
+        self.ops = {k.op for k, _ in samples}  # the ops it measured (a kernel of another op its family prices)
         small = [us for k, us in samples if k.flops < _SMALL_FLOPS and k.bytes < _SMALL_BYTES]
         self.small_us = float(np.median(small)) if small else (float(np.min([u for _, u in samples])) if samples else 1.0)
         # the quickest small kernels' time (their 10th percentile: an ADD of 8 elements): the floor of a kernel that
@@ -403,6 +404,14 @@ class Predictor:
         far = sorted({k.key for k in ks if self._outside(k)})
         if far:
             warnings.append(f"kernels beyond ×{_OOD_SPAN:g} of the shapes the table measured: {', '.join(far)}")
+        proxied: dict[tuple[str, str], int] = {}
+        for k in ks:
+            if k.op not in self.ops and self.cost(k)[1] == "family":
+                proxied[(k.op, k.family)] = proxied.get((k.op, k.family), 0) + 1
+        if proxied:
+            warnings.append("ops the table never measured, priced by the model of their family's other ops: "
+                            + ", ".join(f"{op} ×{n} (as {fam})" for (op, fam), n in sorted(proxied.items()))
+                            + " — a proxy, not a measurement")
         lent: dict[str, int] = {}
         for k in ks:
             if self.cost(k)[1] == LENT:
