@@ -49,10 +49,11 @@ def test_a_fast_sustained_run_over_ssh_runs_its_duration_and_keeps_every_sample(
     assert all(isinstance(v, float) and v > 0 for v in r["samples_ms"][:1000])  # --json: numbers
     issued = r["scenario"]["issued_ms"]
     assert issued[0] >= 0 and all(a <= b for a, b in zip(issued, issued[1:], strict=False))
-    # the last query starts inside the duration and ends near it: the loop stops at the duration, not at a count
-    # (the old cap stopped seconds early); what lies between is the time the loop took to look at the clock again,
-    # which a loaded machine can stretch to tens of milliseconds
-    assert issued[-1] < 4000.0 and issued[-1] + r["samples_ms"][-1] > 4000.0 - 250.0
+    # the last query starts about when the duration ends and ends near it: the loop stops at the duration, not at a
+    # count (the old cap stopped seconds early). It may start just past it: the loop looks at the clock when a query
+    # is done, and the next one starts at a later reading of the clock (one started at 4000.0 ms, rounded, on a
+    # loaded machine); what lies between a loaded machine can stretch to tens of milliseconds
+    assert issued[-1] < 4000.0 + 250.0 and issued[-1] + r["samples_ms"][-1] > 4000.0 - 250.0
     # the store holds them packed, a few bytes each, and gives back the very numbers --json wrote
     with sqlite3.connect(lab.db) as c:
         (text,) = c.execute("SELECT result_json FROM runs WHERE run_id = ?", (r["run_id"],)).fetchone()
