@@ -491,7 +491,7 @@ QUANTISED_OPS = frozenset({"QuantizeLinear", "DequantizeLinear", "DynamicQuantiz
                            "MatMulInteger", "QLinearConv", "QLinearMatMul", "QGemm", "QLinearAdd", "QLinearMul",
                            "QLinearConcat", "QLinearSigmoid", "QLinearLeakyRelu", "QLinearAveragePool",
                            "QLinearGlobalAveragePool", "QLinearSoftmax", "DynamicQuantizeMatMul",
-                           "MatMulIntegerToFloat"})
+                           "MatMulIntegerToFloat", "DynamicQuantizeLSTM"})
 
 
 def onnx_given_precision(path: str | Path) -> tuple[str, str] | None:
@@ -515,7 +515,7 @@ def _int8_kind(model: Any, nodes: list[Any], ops: set[str]) -> str:
     """How an already-quantised graph is quantised, read from its ops and weights: dynamic (activations quantised
     at run time), QOperator (QLinear* ops), QDQ (Quantize/DequantizeLinear pairs around float ops), or weight-only
     (DequantizeLinear of int8 initializers only: int8 weights, float activations)."""
-    if ops & {"DynamicQuantizeLinear", "DynamicQuantizeMatMul", "MatMulIntegerToFloat"}:
+    if ops & {"DynamicQuantizeLinear", "DynamicQuantizeMatMul", "MatMulIntegerToFloat", "DynamicQuantizeLSTM"}:
         return "dynamic (int8 weights, activations quantised at run time)"
     if any(op.startswith("QLinear") or op == "QGemm" for op in ops):
         return "QOperator (int8 weights and activations)"

