@@ -6,7 +6,8 @@ Owns:
   bytes of inputs, weights and outputs) and with XNNPACK applied as deploy runs it (the AUTO resolver): each
   DELEGATE node's partition is found by walking back from its outputs to its inputs through the builtin
   operators. A kernel inside an XNNPACK partition keeps its key (e.g. "CONV_2D/kxk"); one LiteRT runs itself
-  gets "@builtin" appended, so the two are never fitted together. Files reach here after deploy's prepare has
+  gets "@builtin" appended, so the two are never fitted together. A WHILE's body (a subgraph LiteRT's op list does
+  not show) is read by tflite_loops.py and follows the WHILE as many times as its condition says. Files reach here after deploy's prepare has
   load-checked them in a child process (export/tflite_export.py), so a native crash cannot happen here first.
 - `calibration_modules(seed)`: generated torch modules in NHWC (the permutes around each convolution cancel in
   litert-torch's layout passes, so the file holds the one operator and no TRANSPOSE), each ONE compute operator

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+_MAX_TRIPS = 1 << 16  # a larger bound is read as a guard: the body is counted once (65 536 steps: 4 s of 16 kHz audio)
 _TYPES = {0: np.float32, 1: np.float16, 2: np.int32, 3: np.uint8, 4: np.int64, 6: np.bool_, 7: np.int16,
           9: np.int8, 10: np.float64}
 
@@ -81,7 +82,9 @@ def _trips(model: Any, cond: Any, names: dict[int, str], codes: list[int]) -> tu
             bounds.append(int(cb[0]))
     if not bounds:
         return None, "its condition compares no loop variable against a constant"
-    return min(bounds), f"its condition: LESS against {min(bounds)}"
+    if min(bounds) > _MAX_TRIPS:  # tf.while_loop's default maximum_iterations (2^31 - 1) is a guard, not a count
+        return None, f"its condition's bound, {min(bounds)}, is a guard rather than a count"
+    return max(min(bounds), 0), f"its condition: LESS against {min(bounds)}"
 
 
 def while_loops(path: str | Path) -> list[WhileLoop]:

@@ -115,3 +115,11 @@ def test_a_file_without_a_loop_has_none_and_a_damaged_one_reads_as_none(tmp_path
     bad = tmp_path / "bad.tflite"
     bad.write_bytes(b"TFL3" + bytes(64))
     assert while_loops(bad) == []
+
+
+def test_a_bound_too_large_to_be_a_count_is_read_as_a_guard(tmp_path):
+    """tf.while_loop's default maximum_iterations is 2^31 - 1: counted as a trip count it would repeat the body two
+    billion times in the kernel list."""
+    (loop,) = while_loops(_loop_file(tmp_path / "guard.tflite", trips=2**31 - 1))
+    assert loop.trips is None and "a guard rather than a count" in loop.how
+    assert [k.op for k in tflite_kernels(tmp_path / "guard.tflite")] == ["WHILE", "ADD", "ADD"]
