@@ -353,7 +353,7 @@ def _measure_all(session: DeviceSession, *, threads: int, budget_s: float, cache
         # time it takes is inside this model's time, so the budget counts it) and its kernels are read from the
         # quantised file the run names
         one(str(path), name, "kernels", path if precision == "fp32" else None)
-        dyn = _dynamic_copy(path) if precision == "int8" and name.endswith("-rnn") and room() else None
+        dyn = _dynamic_copy(path, proto) if precision == "int8" and name.endswith("-rnn") and room() else None
         if dyn is not None:  # deploy runs it as given: its DynamicQuantizeLSTM and integer matmuls are the samples
             one(str(dyn), f"{name}-dyn", "kernels", dyn)
     if key is None:
@@ -368,15 +368,13 @@ def _measure_all(session: DeviceSession, *, threads: int, budget_s: float, cache
                             probe=timer.result())
 
 
-def _dynamic_copy(path: Path) -> Path | None:
+def _dynamic_copy(path: Path, proto: Any) -> Path | None:
     """A generated recurrent model with LSTMs, dynamically quantised as files are shipped int8 (onnxruntime's
     quantize_dynamic: DynamicQuantizeLSTM, integer matmuls; int8 weights, activations quantised at run time), beside
     it; None for one without an LSTM (onnxruntime's dynamic quantiser leaves a GRU float). Static quantisation, which
     deploy's int8 applies, leaves recurrent layers float, so no int8 table had measured one: dksplit's three were
-    priced by the float LSTMs' model at 3.4× their time (round 13)."""
-    import onnx
-
-    if not any(n.op_type == "LSTM" for n in onnx.load(str(path), load_external_data=False).graph.node):
+    priced by the float LSTMs' model at 3.4× their time (round 13). `proto`: the model at `path`, as generated."""
+    if not any(n.op_type == "LSTM" for n in proto.graph.node):
         return None
     out = path.with_name(path.stem + "-dyn.onnx")
     if not out.exists():

@@ -158,35 +158,37 @@ def tflite_kernels(path: str | Path, threads: int = 1) -> list[Kernel]:
     ops = [o for o in ops if not (o["op_name"] == "DEQUANTIZE" and int(o["index"]) in delegated
                                   and all(int(t) not in produced for t in o["inputs"] if int(t) >= 0))]
 
-    def shape(i: int) -> tuple[int, ...]:
-        return tuple(int(d) for d in tensors[i]["shape"])
-
-    def nbytes(i: int) -> float:
-        import numpy as np
-
-        return float(math.prod(shape(i)) * np.dtype(tensors[i]["dtype"]).itemsize)
+    def spec(i: int) -> tuple[tuple[int, ...], Any]:
+        return tuple(int(d) for d in tensors[i]["shape"]), tensors[i]["dtype"]
 
     out: list[Kernel] = []
     for o in ops:
-        op = str(o["op_name"])
         ins = [int(i) for i in o["inputs"] if int(i) >= 0]
         outs = [int(i) for i in o["outputs"] if int(i) >= 0]
-        f = _flops(op, [shape(i) for i in ins], [shape(i) for i in outs])
-        variant = _variant(op, [shape(i) for i in ins])
-        key = f"{op}/{variant}" if variant else op
-        family = _FAMILY.get(op, op)
-        if op == "CONV_2D":
-            family = f"conv/{variant or 'kxk'}"
-        if int(o["index"]) not in delegated:
-            key, family = f"{key}@builtin", f"{family}@builtin"
-        first = ins[0] if ins else None
-        dtype = str(getattr(tensors[first]["dtype"], "__name__", tensors[first]["dtype"])) if first is not None \
-            else "float32"
-        out.append(Kernel(name=f"{op}:{o['index']}", op=op, key=key, family=family, dtype=dtype,
-                          flops=float(f or 0.0), bytes=sum(nbytes(i) for i in (*ins, *outs)),
-                          out_elems=float(sum(math.prod(shape(i)) for i in outs)), flops_known=f is not None,
-                          outputs=tuple(str(tensors[i]["name"]) for i in outs)))
+        out.append(_kernel(str(o["op_name"]), f"{o['op_name']}:{o['index']}", [spec(i) for i in ins],
+                           [spec(i) for i in outs], builtin=int(o["index"]) not in delegated,
+                           outputs=tuple(str(tensors[i]["name"]) for i in outs)))
     return _with_loop_bodies(path, out)
+
+
+def _kernel(op: str, name: str, ins: list[tuple[tuple[int, ...], Any]], outs: list[tuple[tuple[int, ...], Any]],
+            builtin: bool, outputs: tuple[str, ...] = ()) -> Kernel:
+    """One operator as a kernel, from its inputs' and outputs' (shape, numpy dtype): keyed by op and variant, with
+    "@builtin" when LiteRT runs it itself rather than XNNPACK."""
+    import numpy as np
+
+    shapes_in, shapes_out = [sh for sh, _ in ins], [sh for sh, _ in outs]
+    f = _flops(op, shapes_in, shapes_out)
+    variant = _variant(op, shapes_in)
+    key = f"{op}/{variant}" if variant else op
+    family = f"conv/{variant or 'kxk'}" if op == "CONV_2D" else _FAMILY.get(op, op)
+    if builtin:
+        key, family = f"{key}@builtin", f"{family}@builtin"
+    return Kernel(name=name, op=op, key=key, family=family, dtype=np.dtype(ins[0][1]).type.__name__ if ins else "float32",
+                  flops=float(f or 0.0),
+                  bytes=float(sum(math.prod(sh) * np.dtype(dt).itemsize for sh, dt in (*ins, *outs))),
+                  out_elems=float(sum(math.prod(sh) for sh in shapes_out)), flops_known=f is not None,
+                  outputs=outputs)
 
 
 def _with_loop_bodies(path: str | Path, ks: list[Kernel]) -> list[Kernel]:
@@ -195,8 +197,8 @@ def _with_loop_bodies(path: str | Path, ks: list[Kernel]) -> list[Kernel]:
     takes inside a loop body is not read here."""
     import dataclasses
 
-    import numpy as np
-
+    if not any(k.op == "WHILE" for k in ks):  # the file is read again only for a loop's body
+        return ks
     loops = {f"WHILE:{lp.index}": lp for lp in while_loops(path)}
     out: list[Kernel] = []
     for k in ks:
@@ -204,16 +206,7 @@ def _with_loop_bodies(path: str | Path, ks: list[Kernel]) -> list[Kernel]:
         if lp is None:
             out.append(k)
             continue
-        body = []
-        for j, b in enumerate(lp.body):
-            shapes_in, shapes_out = [sh for sh, _ in b.ins], [sh for sh, _ in b.outs]
-            f = _flops(b.op, shapes_in, shapes_out)
-            family = "conv/kxk" if b.op == "CONV_2D" else _FAMILY.get(b.op, b.op)
-            body.append(Kernel(
-                name=f"{b.op}:{lp.index}.{j}", op=b.op, key=f"{b.op}@builtin", family=f"{family}@builtin",
-                dtype=np.dtype(b.ins[0][1]).name if b.ins else "float32", flops=float(f or 0.0),
-                bytes=float(sum(math.prod(sh) * np.dtype(dt).itemsize for sh, dt in (*b.ins, *b.outs))),
-                out_elems=float(sum(math.prod(sh) for sh in shapes_out)), flops_known=f is not None))
+        body = [_kernel(b.op, f"{b.op}:{lp.index}.{j}", b.ins, b.outs, builtin=True) for j, b in enumerate(lp.body)]
         times = lp.trips if lp.trips is not None else 1
         note = (f"a TFLite WHILE ({lp.how}): its body's {len(body)} operators counted {times} times, as LiteRT's "
                 f"own operators" if lp.trips is not None else

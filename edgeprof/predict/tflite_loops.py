@@ -4,7 +4,7 @@ run).
 LiteRT's Python interpreter lists the main subgraph's operators only, so a Keras GRU or LSTM that TFLite's converter
 wrote as a WHILE loop was read as one operator and its body not counted at all: Mycroft Precise's VAD was predicted
 at 5 % of its time (round 10), ao-compensation-model's Conv + GRU corrector at 4 % (round 13). This reads the file's
-flatbuffer itself (LiteRT's own schema module, ai_edge_litert.schema_py_generated): the WHILE's body subgraph (its
+flatbuffer itself (LiteRT's own reader, ai_edge_litert.tools.flatbuffer_utils, as export/tflite_fp16.py does): the WHILE's body subgraph (its
 operators with their tensors' shapes and types) and its trip count where the condition says it — Keras writes
 `i < T` as a LESS of a loop variable against an int32 constant (two of them, ANDed: the loop counter and the time
 step, both against the sequence length); the smallest such constant is the count. A condition of another form
@@ -23,8 +23,6 @@ from typing import Any
 import numpy as np
 
 _MAX_TRIPS = 1 << 16  # a larger bound is read as a guard: the body is counted once (65 536 steps: 4 s of 16 kHz audio)
-_TYPES = {0: np.float32, 1: np.float16, 2: np.int32, 3: np.uint8, 4: np.int64, 6: np.bool_, 7: np.int16,
-          9: np.int8, 10: np.float64}
 
 
 @dataclass
@@ -47,37 +45,44 @@ class WhileLoop:
     how: str
 
 
-def _schema() -> Any:
-    from ai_edge_litert import schema_py_generated as schema  # LiteRT's own flatbuffer schema
+class _Reader:
+    """One file's subgraphs as LiteRT's object API reads them, with its operator names and tensor types."""
 
-    return schema
+    def __init__(self, path: str | Path) -> None:
+        from ai_edge_litert import schema_py_generated as schema
+        from ai_edge_litert.tools import flatbuffer_utils as fu
+
+        self.schema = schema
+        self.model = fu.read_model(str(path))
+        names = {v: k for k, v in vars(schema.BuiltinOperator).items() if not k.startswith("_")}
+        self.ops = [names.get(max(c.builtinCode, c.deprecatedBuiltinCode), "CUSTOM") for c in self.model.operatorCodes]
+        self.types = {v: k.lower() for k, v in vars(schema.TensorType).items() if not k.startswith("_")}
+
+    def name(self, op: Any) -> str:
+        return self.ops[op.opcodeIndex]
+
+    def tensor(self, sg: Any, i: int) -> tuple[tuple[int, ...], Any, np.ndarray | None]:
+        """(shape, numpy dtype, its constant's values or None) of tensor i of subgraph sg."""
+        t = sg.tensors[i]
+        try:
+            dtype = np.dtype(self.types.get(t.type, "float32"))
+        except TypeError:  # a type numpy has no name for (a resource, a variant, a string)
+            dtype = np.dtype(np.float32)
+        buf = self.model.buffers[t.buffer] if 0 < t.buffer < len(self.model.buffers) else None
+        data = buf.data if buf is not None and buf.data is not None and len(buf.data) else None
+        const = np.frombuffer(bytes(data), dtype=dtype) if data is not None else None
+        shape = tuple(int(d) for d in t.shape) if t.shape is not None else ()
+        return shape, dtype, const
 
 
-def _tensor(model: Any, sg: Any, i: int) -> tuple[tuple[int, ...], Any, np.ndarray | None]:
-    t = sg.Tensors(i)
-    shape = tuple(int(d) for d in t.ShapeAsNumpy()) if t.ShapeLength() else ()
-    dtype = _TYPES.get(t.Type(), np.float32)
-    buf = model.Buffers(t.Buffer()) if t.Buffer() < model.BuffersLength() else None
-    data = buf.DataAsNumpy() if buf is not None and buf.DataLength() else None
-    const: np.ndarray | None = np.frombuffer(data.tobytes(), dtype=dtype) if data is not None else None
-    return shape, dtype, const
-
-
-def _ops(model: Any, sg: Any, names: dict[int, str], codes: list[int]) -> list[tuple[str, Any]]:
-    return [(names.get(codes[sg.Operators(i).OpcodeIndex()], "CUSTOM"), sg.Operators(i))
-            for i in range(sg.OperatorsLength())]
-
-
-def _trips(model: Any, cond: Any, names: dict[int, str], codes: list[int]) -> tuple[int | None, str]:
+def _trips(r: _Reader, cond: Any) -> tuple[int | None, str]:
     """The loop's count from its condition: the smallest int32 constant a LESS compares a variable against."""
     bounds = []
-    for name, op in _ops(model, cond, names, codes):
-        if name != "LESS" or op.InputsLength() != 2:
+    for op in cond.operators or []:
+        ins = [int(i) for i in (op.inputs if op.inputs is not None else [])]
+        if r.name(op) != "LESS" or len(ins) != 2 or min(ins) < 0:
             continue
-        a, b = (int(x) for x in op.InputsAsNumpy())
-        if a < 0 or b < 0:
-            continue
-        (_, _, ca), (_, _, cb) = _tensor(model, cond, a), _tensor(model, cond, b)
+        (_, _, ca), (_, _, cb) = r.tensor(cond, ins[0]), r.tensor(cond, ins[1])
         if ca is None and cb is not None and cb.size == 1 and np.issubdtype(cb.dtype, np.integer):
             bounds.append(int(cb[0]))
     if not bounds:
@@ -90,30 +95,21 @@ def _trips(model: Any, cond: Any, names: dict[int, str], codes: list[int]) -> tu
 def while_loops(path: str | Path) -> list[WhileLoop]:
     """Every WHILE of the main subgraph of the .tflite file at `path`, with its body and trip count; [] for a file
     without one, or one whose flatbuffer this schema cannot read."""
-    schema = _schema()
     try:
-        model = schema.Model.GetRootAs(Path(path).read_bytes(), 0)
-        names = {v: k for k, v in vars(schema.BuiltinOperator).items() if not k.startswith("_")}
-        codes = [max(model.OperatorCodes(i).BuiltinCode(), model.OperatorCodes(i).DeprecatedBuiltinCode())
-                 for i in range(model.OperatorCodesLength())]
-        main = model.Subgraphs(0)
+        r = _Reader(path)
+        main = r.model.subgraphs[0]
         out = []
-        for index, (name, op) in enumerate(_ops(model, main, names, codes)):
-            if name != "WHILE" or op.BuiltinOptionsType() != schema.BuiltinOptions.WhileOptions:
+        for index, op in enumerate(main.operators or []):
+            if r.name(op) != "WHILE" or op.builtinOptionsType != r.schema.BuiltinOptions.WhileOptions:
                 continue
-            opts = schema.WhileOptions()
-            table = op.BuiltinOptions()
-            opts.Init(table.Bytes, table.Pos)
-            body_sg = model.Subgraphs(opts.BodySubgraphIndex())
-            trips, how = _trips(model, model.Subgraphs(opts.CondSubgraphIndex()), names, codes)
-            body = []
-            for bname, bop in _ops(model, body_sg, names, codes):
-                ins = [_tensor(model, body_sg, int(i))[:2] for i in (bop.InputsAsNumpy() if bop.InputsLength() else [])
-                       if int(i) >= 0]
-                outs = [_tensor(model, body_sg, int(i))[:2] for i in (bop.OutputsAsNumpy() if bop.OutputsLength()
-                                                                       else []) if int(i) >= 0]
-                body.append(BodyOp(bname, ins, outs))
+            body_sg = r.model.subgraphs[op.builtinOptions.bodySubgraphIndex]
+            trips, how = _trips(r, r.model.subgraphs[op.builtinOptions.condSubgraphIndex])
+
+            def tensors(ids: Any, sg: Any = body_sg) -> list[tuple[tuple[int, ...], Any]]:
+                return [r.tensor(sg, int(i))[:2] for i in (ids if ids is not None else []) if int(i) >= 0]
+
+            body = [BodyOp(r.name(b), tensors(b.inputs), tensors(b.outputs)) for b in body_sg.operators or []]
             out.append(WhileLoop(index, body, trips, how))
         return out
-    except (ValueError, IndexError, AttributeError, TypeError, struct.error):  # not a flatbuffer of this schema
+    except (ValueError, IndexError, AttributeError, TypeError, RuntimeError, struct.error):  # not this schema's
         return []

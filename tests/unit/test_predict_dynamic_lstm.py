@@ -18,18 +18,18 @@ def test_the_int8_calibration_writes_an_lstm_network_dynamically_quantised_and_r
         if name.endswith("-rnn"):
             path = tmp_path / f"{name}.onnx"
             onnx.save(m, str(path))
-            made.append((path, _dynamic_copy(path), {n.op_type for n in m.graph.node}))
-    with_lstm = [(p, q) for p, q, ops in made if "LSTM" in ops]
-    assert with_lstm and all(q is None for _, q, ops in made if "LSTM" not in ops)  # a GRU stays float
-    for _, q in with_lstm:
+            made.append((path, _dynamic_copy(path, m), {n.op_type for n in m.graph.node}, m))
+    with_lstm = [(p, q, m) for p, q, ops, m in made if "LSTM" in ops]
+    assert with_lstm and all(q is None for _, q, ops, _ in made if "LSTM" not in ops)  # a GRU stays float
+    for _, q, _ in with_lstm:
         assert q is not None and q.exists()
         given = onnx_given_precision(q)
         assert given is not None and given[0] == "int8" and given[1].startswith("dynamic")
         ks = kernels(q, {}, "all")
         lstm = [k for k in ks if k.op == "DynamicQuantizeLSTM"]
         assert lstm and all(k.key == "DynamicQuantizeLSTM" and k.family == "rnn" and k.flops > 0 for k in lstm)
-    path, q = with_lstm[0]
-    assert _dynamic_copy(path) == q  # written once, beside its float model
+    path, q, m = with_lstm[0]
+    assert _dynamic_copy(path, m) == q  # written once, beside its float model
 
 
 def test_a_file_whose_only_integer_op_is_a_dynamically_quantised_lstm_is_int8_as_given(tmp_path):
