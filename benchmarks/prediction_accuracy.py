@@ -336,6 +336,15 @@ def _input_values(row: dict[str, Any]) -> dict[str, Any]:
     return {n: v["value"] for n, v in (row.get("input_values") or {}).items()}
 
 
+def _input_ranges(args: list[str]) -> dict[str, list[float]]:
+    """The --input-range NAME=LOW:HIGH a corpus file's deploy is given (its own flags), as edgeprof predict takes
+    them: the host run that reads shapes and loop counts is then fed what the measured run was fed."""
+    from edgeprof.export.inputs import parse_input_range
+
+    return {n: list(r) for n, r in (parse_input_range(a) for flag, a in zip(args, args[1:], strict=False)
+                                    if flag == "--input-range")}
+
+
 def predict_row(row: dict[str, Any], table: Any, runtime: str, threads: int, config: str,
                 precision: str = "fp32", lender: Any = None) -> dict[str, Any]:
     """A measured row (model, split, artifact, inputs, input values, measured and re-measured p50) with the
@@ -348,7 +357,7 @@ def predict_row(row: dict[str, Any], table: Any, runtime: str, threads: int, con
     name, split, meas = row["model"], row["split"], float(row["measured_ms"])
     out: dict[str, Any] = {k: row[k] for k in ("model", "split", "family", "measured_ms", "measured_cv",
                                                "remeasured_ms", "artifact", "inputs", "input_values", "batch",
-                                               "artifact_precision")
+                                               "artifact_precision", "input_ranges")
                            if k in row}
     t0 = time.monotonic()
     try:  # what predict refuses is not predicted here either (the CLI's own rule: service.check_given_precision)
@@ -363,7 +372,8 @@ def predict_row(row: dict[str, Any], table: Any, runtime: str, threads: int, con
             ks = tflite_kernels(row["artifact"], threads)
         else:  # as edgeprof predict reads it (round 6): the host run fed deploy's inputs gives shapes, Ifs, denormals
             g = model_graph(row["artifact"], batch=int(row["batch"]), input_shapes=shapes, precision=precision,
-                            input_values=_input_values(row))
+                            input_values=_input_values(row),
+                            input_ranges={n: tuple(r) for n, r in (row.get("input_ranges") or {}).items()})
             ks, denormals = g.kernels, g.denormals
         p = predict(ks, table, batch=int(row["batch"]), threads=threads, runtime=runtime, precision=precision,
                     lender=lender)
@@ -472,6 +482,7 @@ def run_config(config: str, budget: float, tables: Path, seconds: float, corpus_
                                                 "dtype": i.get("dtype") or "float32"}
                                     for i in r["settings"]["inputs"] if i.get("value") is not None},
                    "batch": int(r["batch"]), "artifact_precision": r["artifact"]["precision"],
+                   "input_ranges": _input_ranges(args),
                    **({"probe_ms": float(pr["latency_ms"]["p50"]), "probe_model": probe} if "error" not in pr else {})}
             rows.append(predict_row(row, table, runtime, threads, config, precision, lender))
     return {"config": config, "runtime": runtime, "threads": threads, "precision": precision, "table": str(path),
@@ -523,6 +534,8 @@ def repredict_config(old: dict[str, Any], tables: Path, corpus_args: dict[str, l
             continue
         if "input_values" not in r:
             r = {**r, "input_values": _legacy_values(r, corpus_args.get(r["model"], []))}
+        if "input_ranges" not in r:  # a run before round 15: its deploy's own --input-range flags
+            r = {**r, "input_ranges": _input_ranges(corpus_args.get(r["model"], []))}
         rows.append(predict_row(r, table, runtime, threads, config, precision, lender))
     return {**{k: v for k, v in old.items() if k not in ("rows", "summary", "families")},
             "table": str(path), "table_models": len(table.models), "folds": fold_summary(table),

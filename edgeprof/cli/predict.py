@@ -52,6 +52,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--input-value", action="append", default=[], metavar="NAME=V",
                    help="a constant the input is fed, as deploy --input-value (e.g. sr=16000): an If on it is then "
                         "predicted on the branch taken instead of both")
+    p.add_argument("--input-range", action="append", default=[], metavar="NAME=LOW:HIGH",
+                   help="the range an input's seeded values are drawn from, as deploy --input-range (e.g. "
+                        "input_ids=0:30522): the one run on this host that reads shapes, loop counts and If "
+                        "conditions is fed what deploy feeds (an index out of range makes that run fail)")
+    p.add_argument("--input-data", metavar="FILE",
+                   help="real input arrays (.npz, or .npy for one input), as deploy --input-data: fed to that run")
     p.add_argument("--measured", action="store_true",
                    help="also show the newest stored run of the same configuration (device, model content, "
                         "runtime, precision, threads, batch, shapes) next to each prediction, with the error")
@@ -114,7 +120,7 @@ def precision_of(args: argparse.Namespace, runtime: str | None) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..export.inputs import parse_input_value
+    from ..export.inputs import parse_input_range, parse_input_value
     from ..export.resolve import resolve_model
     from ..predict.record import stored_prediction
     from ..predict.service import check_given_precision, find_table, model_graph, predict_lent
@@ -148,7 +154,8 @@ def run(args: argparse.Namespace) -> int:
     graph = model_graph(args.model, batch=args.batch, input_shapes=dict(parse_input_shape(s) for s in args.input),
                         level=level.pop(), input_values=dict(parse_input_value(v) for v in args.input_value),
                         threads=args.threads or loaded[0][1].key.threads, precision=precision,
-                        calibration=args.calibration)
+                        calibration=args.calibration, input_data=args.input_data,
+                        input_ranges=dict(parse_input_range(r) for r in args.input_range))
     note = check_given_precision(args.model, graph.precision, precision, loaded[0][1].key.runtime)
     ks, shapes = graph.kernels, graph.shapes
     rows: list[dict[str, Any]] = []

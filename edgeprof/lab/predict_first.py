@@ -90,8 +90,11 @@ def predict_cells(store: Store, sweep_id: str, cells: list[Cell], say: Callable[
                            f"the cell runs at graph level {level}")
                     raise UserError(f"{why}; the table {path} was measured with onnxruntime's CPU defaults at graph "
                                     f"level {table.key.graph_level}")
+            run = cell.run_spec()  # what the cell feeds: the host run reads the model on the same inputs
             graph = model_graph(cell.model, batch=cell.batch, input_shapes=cell.inputs, level=table.key.graph_level,
-                                precision=cell.precision, threads=cell.threads)
+                                precision=cell.precision, threads=cell.threads, input_values=run.input_values,
+                                input_ranges=run.input_ranges, input_data=run.input_data,
+                                calibration=run.calibration)
             # a file already quantised (or with float16 weights) as edgeprof predict reads it: one rule for both
             note = check_given_precision(cell.model, graph.precision, table.key.precision, table.key.runtime)
             p = predict(graph.kernels, table, batch=cell.batch, threads=cell.threads, where=f"table {path}",

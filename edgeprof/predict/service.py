@@ -89,10 +89,13 @@ class ModelGraph:
 
 def model_graph(model: str, *, batch: int = 1, input_shapes: Mapping[str, tuple[int, ...]] | None = None,
                 level: str = "all", precision: str = "fp32", input_values: Mapping[str, Any] | None = None,
-                threads: int | None = None, calibration: str | None = None) -> ModelGraph:
+                threads: int | None = None, calibration: str | None = None,
+                input_ranges: Mapping[str, tuple[float, float]] | None = None,
+                input_data: str | None = None) -> ModelGraph:
     """The kernels of `model` (a bundled name, an ONNX or a .tflite file) with deploy's input rules, and its
     identity. `input_values` (deploy's --input-value) are constants fed, so that an If on them keeps the branch
-    taken. precision "int8" (onnxruntime): the model as deploy --precision int8 makes it (run.prepare:
+    taken; `input_ranges` (--input-range) and `input_data` (--input-data) feed the host run what deploy feeds the
+    device (an index input out of its range makes that run fail, and with it the shapes and counts it gives). precision "int8" (onnxruntime): the model as deploy --precision int8 makes it (run.prepare:
     export/quantize.py's static QDQ with the calibration inputs deploy's input plan feeds, cached), its kernels from
     onnxruntime's graph of the quantised file; a file already quantised is read as it is (its precision says so). level tflite.GRAPH_LEVEL (a LiteRT table's): the model as deploy --runtime tflite makes it (a .tflite
     file, or a bundled model exported to TFLite) and its kernels as LiteRT with XNNPACK runs them."""
@@ -104,7 +107,7 @@ def model_graph(model: str, *, batch: int = 1, input_shapes: Mapping[str, tuple[
                           hint="predict it with --runtime tflite (edgeprof calibrate --runtime tflite measures one)")
     spec = RunSpec(device="predict", model=model, runtime=runtime, precision=precision, batch=batch,
                    input_shapes=dict(input_shapes or {}), input_values=dict(input_values or {}),
-                   calibration=calibration)
+                   input_ranges=dict(input_ranges or {}), input_data=input_data, calibration=calibration)
     a = prepare(spec, calibration=calibration).artifact  # int8: deploy --calibration DIR's samples, else seeded
     plan = input_plan(a.inputs, spec)
     content = a.content  # as a measured run's identity says it

@@ -172,3 +172,40 @@ def test_activations_holding_denormal_floats_on_deploys_inputs_are_warned(offlin
     (w,) = [w for w in p["warnings"] if "denormal" in w]
     assert "25 % of the model's float weights are denormal floats (1 tensor(s), up to 25 % of w)" in w
     assert "depends on the input values" not in w
+
+
+def _sliced(tmp_path):
+    """A model whose shapes come from data: an input `k` ends a Slice, and the Add after it works on k rows."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 64, 256])
+    k = helper.make_tensor_value_info("k", TensorProto.INT64, [1])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, "rows", 256])
+    inits = [numpy_helper.from_array(np.array([0], np.int64), "zero"),
+             numpy_helper.from_array(np.array([1], np.int64), "axis")]
+    nodes = [helper.make_node("Slice", ["x", "zero", "k", "axis"], ["s"], name="slice"),
+             helper.make_node("Add", ["s", "s"], ["y"], name="add")]
+    m = helper.make_model(helper.make_graph(nodes, "g", [x, k], [y], inits), opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    onnx.save(m, str(tmp_path / "sliced.onnx"))
+    return tmp_path / "sliced.onnx"
+
+
+def test_input_ranges_and_data_feed_the_host_run_as_deploy_feeds_the_device(offline, tmp_path, capsys):
+    """Round 14's review: predict had no --input-range (deploy has), so its one host run (which reads the shapes
+    that come from data) was fed every integer input its only safe default, 0. Here an input `k` ends a Slice: the
+    Add after it works on k rows, so a prediction fed k=0 costs an empty tensor, one fed k=64 (--input-range
+    k=64:65, or --input-data holding 64) the full one, as deploy would run it."""
+    exported = save_table(_table(), tmp_path / "vendor.json")
+    _sliced(tmp_path)
+
+    def p50(*extra):
+        assert main(["predict", str(tmp_path / "sliced.onnx"), "--table", str(exported), "--json", "--no-store",
+                     *extra]) == 0
+        (p,) = json.loads(capsys.readouterr().out)["predictions"]
+        return p["p50_ms"]
+
+    unranged, ranged = p50(), p50("--input-range", "k=64:65")
+    assert ranged > unranged
+    np.savez(tmp_path / "k.npz", k=np.array([64], np.int64), x=np.ones((1, 64, 256), np.float32))
+    assert p50("--input-data", str(tmp_path / "k.npz")) == pytest.approx(ranged)
+    assert main(["predict", str(tmp_path / "sliced.onnx"), "--table", str(exported), "--input-range", "k=9"]) == 2
+    assert "--input-range" in capsys.readouterr().err

@@ -119,6 +119,10 @@ def test_an_older_runs_input_value_is_read_back_from_the_corpus_flags(tmp_path):
     assert values == {"sr": {"shape": [], "value": 16000, "dtype": "int64"}}
     assert bench._input_values({"input_values": values}) == {"sr": 16000}  # as edgeprof predict --input-value
     assert bench._legacy_values(row, ["--input", "x=1x2"]) == {}
+    # round 15: the --input-range flags too (predict's host run is fed the ranges the measured run was)
+    assert bench._input_ranges(["--input", "ids=1x256", "--input-range", "ids=0:487", "--input-range",
+                                "cls=0:10"]) == {"ids": [0, 487], "cls": [0, 10]}
+    assert bench._input_ranges(["--input-value", "sr=16000"]) == {}
 
 
 def test_the_development_figures_read_the_folds_and_the_design_rows_only(tmp_path, monkeypatch, capsys):

@@ -272,3 +272,22 @@ def test_predict_first_names_each_missing_table_once_and_refuses_cells_the_table
     assert "graph level basic" in said[2] and said[2].startswith("could not predict vendor-board/m.onnx/")
     assert len(said) == 3 and done.not_predicted == 1
     assert done.ranking_lines()[0] == "predicted ranking · m.onnx · onnxruntime fp32 · b1:"
+
+
+def test_predict_first_feeds_the_host_run_each_cells_inputs(tmp_path, monkeypatch):
+    """A sweep cell's input_ranges (and values, data) reach predict's host run as they reach the deploy: a Slice
+    ended by input k costs 64 rows when the cell ranges k to 64, none when k is left at its default 0."""
+    from test_predict_cli import _sliced, _table
+
+    from edgeprof.lab.predict_first import predict_cells
+    from edgeprof.predict.table import default_table_path, save_table
+
+    monkeypatch.setenv("EDGEPROF_TABLES", str(tmp_path / "tables"))
+    save_table(_table(threads=2), default_table_path("vendor-board", "onnxruntime", "fp32", 2))
+    model = str(_sliced(tmp_path))
+    cells = [Cell(model=model, model_label="sliced.onnx", device="vendor-board", runtime="onnxruntime",
+                  precision="fp32", batch=1, threads=2, settings=s)
+             for s in ({}, {"input_ranges": {"k": [64, 65]}})]
+    done = predict_cells(Store(str(tmp_path / "r.sqlite")), "sw-r", cells, lambda line: None)
+    unranged, ranged = (p.p50_ms for _, p in done.predicted)
+    assert ranged > unranged
