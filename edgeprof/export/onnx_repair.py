@@ -29,6 +29,8 @@ Owns:
     fill before an ArgMax, swift-f0's Pad and Where) are left out too: operators/pad.py `QDQPad.quantize`
     quantises the fill constant, quant_utils.py `compute_scale_zp` gives it an infinite scale and the int8
     model outputs NaN.
+  - `float16_readers`: in a mixed-precision file, the nodes that read or write a float16 tensor are left out too
+    (calibrate.py calibrates float16 tensors, and a QuantizeLinear on one does not load below opset 19).
 - after quantisation: the opset imports of domains no node uses dropped (`drop_unused_opset_imports`).
 Does not own: running the converters, calibration or the cache (quantize.py), the load check (hostrun/loadcheck.py).
 """
@@ -43,7 +45,7 @@ from ..errors import ModelError
 
 __all__ = ["QDQ_MIN_OPSET", "all_nodes", "retarget_float_casts", "rewire_output_consumers", "drop_unused_opset_imports",
            "default_opset", "upgrade_opset", "unshare_biases", "flatten_gemm_biases", "uncalibrated_softmax",
-           "nonfinite_constant_readers"]
+           "nonfinite_constant_readers", "float16_readers"]
 
 QDQ_MIN_OPSET = 13  # per-channel QuantizeLinear/DequantizeLinear (axis) need opset 13
 BIAS_OPS = ("Conv", "ConvTranspose", "Gemm")  # the ops whose input 2 onnxruntime quantises as an int32 bias
@@ -269,20 +271,29 @@ def flatten_gemm_biases(model: Any) -> list[str]:
     return changed
 
 
-def uncalibrated_softmax(model: Any) -> dict[str, str]:
-    """The Softmax nodes of the main graph whose output onnxruntime's calibrator does not calibrate (its type, after
-    onnx shape inference as the quantizer's own load does, is not float32/float16 or is unknown): {node name:
-    why}. An unnamed one is named here (nodes_to_exclude matches names). See the module docstring for why."""
+def _elem_types(model: Any) -> dict[str, int]:
+    """The main graph's tensor element types after onnx shape inference, as the quantizer's own load infers them
+    (the types the file carries where inference fails: past 2 GiB, or a graph onnx cannot infer)."""
     import onnx
-    from onnx import TensorProto
 
     try:
         typed_model = onnx.shape_inference.infer_shapes(model)
-    except Exception:  # past 2 GiB or a graph onnx cannot infer: the types the file carries
+    except Exception:  # noqa: BLE001 - onnx raises several types
         typed_model = model
     g = typed_model.graph
     types = {v.name: v.type.tensor_type.elem_type for v in [*g.value_info, *g.output, *g.input]
              if v.type.HasField("tensor_type")}
+    types.update({i.name: i.data_type for i in g.initializer})
+    return types
+
+
+def uncalibrated_softmax(model: Any) -> dict[str, str]:
+    """The Softmax nodes of the main graph whose output onnxruntime's calibrator does not calibrate (its type, after
+    onnx shape inference as the quantizer's own load does, is not float32/float16 or is unknown): {node name:
+    why}. An unnamed one is named here (nodes_to_exclude matches names). See the module docstring for why."""
+    from onnx import TensorProto
+
+    types = _elem_types(model)
     taken: set[str] | None = None
     out: dict[str, str] = {}
     for node in model.graph.node:
@@ -333,4 +344,28 @@ def nonfinite_constant_readers(model: Any) -> dict[str, str]:
             node.name = _fresh(node.op_type, taken, "node")
         out[node.name] = (f"it reads a constant of {hit[0]}, which int8 cannot hold (onnxruntime.quantization "
                           "would give it an infinite scale: NaN)")
+    return out
+
+
+def float16_readers(model: Any) -> dict[str, str]:
+    """The nodes of the main graph that read or write a float16 tensor (a mixed-precision file: float16 layers
+    between Casts, mk8dx-table-reader's CRNN): {node name: why}, for `nodes_to_exclude`. calibrate.py
+    `CalibraterBase.select_tensors_to_calibrate` calibrates float16 tensors as well as float32 ones, and the QDQ
+    quantizer then puts a QuantizeLinear on them, which below opset 19 takes float32 and int32 only: onnxruntime
+    refuses the file ("Type 'tensor(float16)' of input parameter ... of operator (QuantizeLinear) ... is
+    invalid"). The float16 part stays as the file has it; the float32 part is quantised. An unnamed node is named
+    here."""
+    from onnx import TensorProto
+
+    types = _elem_types(model)
+    taken: set[str] | None = None
+    out: dict[str, str] = {}
+    for node in model.graph.node:
+        if node.op_type == "Cast" or not any(types.get(t) == TensorProto.FLOAT16
+                                             for t in (*node.input, *node.output) if t):
+            continue
+        if not node.name:
+            taken = taken if taken is not None else {n.name for n in all_nodes(model.graph)}
+            node.name = _fresh(node.op_type, taken, "node")
+        out[node.name] = "it computes in float16 as the file has it (a QuantizeLinear on a float16 tensor needs opset 19)"
     return out

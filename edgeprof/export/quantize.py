@@ -62,6 +62,7 @@ from .onnx_repair import (
     QDQ_MIN_OPSET,
     default_opset,
     flatten_gemm_biases,
+    float16_readers,
     nonfinite_constant_readers,
     uncalibrated_softmax,
     unshare_biases,
@@ -460,7 +461,7 @@ def _repair_for_quantizer(pre: Path, out: Path, big: bool) -> tuple[Path, dict[s
     model = onnx.load(str(pre), load_external_data=False)
     unshared = unshare_biases(model)
     flattened = flatten_gemm_biases(model)
-    excluded = {**uncalibrated_softmax(model), **nonfinite_constant_readers(model)}
+    excluded = {**uncalibrated_softmax(model), **nonfinite_constant_readers(model), **float16_readers(model)}
     repairs: dict[str, Any] = {}
     if unshared:
         repairs["biases_unshared"] = unshared

@@ -505,10 +505,11 @@ def test_corpus_file_the_runtime_cannot_run_is_refused_naming_why(f, files, tmp_
     assert code != 0 and f["refused"] in first and "rejected these inputs" not in first
 
 
-# round 6 deployed every corpus file at int8; onnxruntime.quantization 1.32 failed on these three, each for its own
+# round 6 deployed every corpus file at int8; onnxruntime.quantization 1.32 failed on these three (round 14 found a fourth), each for its own
 # bug (export/onnx_repair.py): the provenance key that records deploy's repair
 INT8_REPAIRED = {"basic_pitch_nmp.onnx": "biases_unshared", "magika_standard_v3_3.onnx": "gemm_biases_flattened",
-                 "swift_f0.onnx": "nodes_not_quantized"}
+                 "swift_f0.onnx": "nodes_not_quantized",
+                 "mk8dx_number_crnn.onnx": "nodes_not_quantized"}  # round 15: its float16 layers stay float16
 
 
 @pytest.mark.timeout(180)

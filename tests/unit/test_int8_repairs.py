@@ -1,6 +1,6 @@
 """int8 of graphs onnxruntime.quantization 1.32 mishandles (export/onnx_repair.py), with real onnxruntime: each
 graph is built here to trigger one quantizer bug found on a third-party file (basic-pitch, magika v3_3, swift-f0
-twice);
+twice, mk8dx-table-reader);
 onnxruntime's quantize_static alone fails on it, deploy's int8 path quantises it, the result loads, runs close to
 fp32, and its provenance says what was done."""
 
@@ -199,4 +199,36 @@ def test_a_minus_inf_fill_constant_is_left_in_float_and_the_output_stays_finite(
     feed = make_inputs(fp32.inputs, shapes, 7)
     (want,), (got,) = run(fp32.path, feed), run(a.path, feed)
     assert np.isfinite(got).all()
+    np.testing.assert_allclose(got, want, atol=0.05 * float(np.abs(want).max()))
+
+
+def test_the_float16_part_of_a_mixed_precision_file_is_left_as_it_is(tmp_path, monkeypatch):
+    """mk8dx-table-reader's CRNN (held-out-13) computes some layers in float16 between Casts: calibrate.py
+    calibrates float16 tensors too, the QDQ quantizer puts a QuantizeLinear on them, and below opset 19 that does not
+    load ("Type 'tensor(float16)' of input parameter ... of operator (QuantizeLinear)"). Deploy leaves every node
+    that reads or writes a float16 tensor in float and says so; the float32 MatMul is int8."""
+    monkeypatch.chdir(tmp_path)
+    spec = TensorSpec("x", (2, 16), "float32", -1.0, 1.0)
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["h"], name="fc"),
+             helper.make_node("Cast", ["h"], ["h16"], to=TensorProto.FLOAT16, name="to16"),
+             helper.make_node("Relu", ["h16"], ["r16"], name="relu16"),
+             helper.make_node("Concat", ["h16", "r16"], ["c16"], axis=1),  # unnamed, as in mk8dx's LSTM pair
+             helper.make_node("Cast", ["c16"], ["y"], to=TensorProto.FLOAT, name="to32")]
+    fp32 = save(tmp_path, nodes, [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 16])],
+                [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 16])],
+                {"w": rng_array((16, 8), 1)}, [spec])
+    shapes = {"x": (2, 16)}
+    error = onnxruntime_alone(fp32.path, tmp_path, [spec], shapes)
+    assert error is not None and "tensor(float16)" in error and "QuantizeLinear" in error
+
+    a = quantize_onnx(fp32, "int8", cache_dir=tmp_path / "cache", shapes=shapes)
+    # quant_pre_process's optimiser moves the Relu before the Cast (a precision-free cast): it computes in float32
+    # there and is quantised; the Concat of two float16 tensors stays float16 (named: nodes_to_exclude goes by name)
+    ((name, why),) = a.export_options.nodes_not_quantized.items()
+    assert name.startswith("Concat") and "float16" in why
+    (note,) = int8_notes(a.export_options)
+    assert note.startswith("int8: 1 node(s) left in float") and name in note and "float16" in note
+    assert "QuantizeLinear" in quantised_ops(a.path)
+    feed = make_inputs(fp32.inputs, shapes, 7)
+    (want,), (got,) = run(fp32.path, feed), run(a.path, feed)
     np.testing.assert_allclose(got, want, atol=0.05 * float(np.abs(want).max()))
