@@ -66,8 +66,19 @@ RECURRENT = FitOptions(knn=4, shape=True)
 
 def key_options(k: Kernel, options: FitOptions) -> FitOptions:
     """The options a key's model is fitted with: a recurrent key's neighbours (RECURRENT) take their output
-    elements too; any other key's are `options`'."""
-    return dataclasses.replace(options, knn=RECURRENT.knn, shape=True) if k.family == "rnn" else options
+    elements too, a 1-D grouped convolution's its calls (_calls_beside); any other key's are `options`'."""
+    return dataclasses.replace(options, knn=RECURRENT.knn, shape=True) if k.family == "rnn" or _calls_beside(k) \
+        else options
+
+
+def _calls_beside(k: Kernel) -> bool:
+    """A 1-D grouped convolution that counts its calls (graph.Kernel.spans, from round 15 on): its law stays in FLOPs
+    and bytes and its calls are the neighbours' third feature (4 of them, as a recurrent key's output elements).
+    onnxruntime pays ≈ 0.09 µs a call besides the FLOPs (variants.group_calls), which FLOPs and bytes cannot tell
+    apart: pulsevad's depthwise kernels over 64-128 channels of 21 frames had been priced by samples of their FLOPs
+    over fewer, longer channels, at a third of their time. The calls in place of FLOPs (as a grouped convolution
+    whose weight is a graph input has them) priced flashvad's and wakeforge's 8-13 points dearer (round 15)."""
+    return bool(k.spans) and "/1d/" in k.key and "winput" not in k.key
 
 
 def _nearest(d: np.ndarray, k: int) -> np.ndarray:
@@ -81,9 +92,11 @@ def _nearest(d: np.ndarray, k: int) -> np.ndarray:
 
 def _features(k: Kernel, shape: bool) -> list[float]:
     # a kernel that costs per call stands by its calls where FLOPs stand (graph.Kernel.spans): a binary op broadcast
-    # row by row (its rows), a grouped convolution whose weight is a graph input (its GEMM calls)
-    f = [math.log1p(k.spans if k.spans else k.flops), math.log1p(k.bytes)]
-    return [*f, math.log1p(k.out_elems)] if shape else f
+    # row by row (its rows), a grouped convolution whose weight is a graph input (its GEMM calls); a 1-D grouped
+    # one keeps its FLOPs and takes its calls as the third feature (_calls_beside: not read by a model of two)
+    beside = _calls_beside(k)
+    f = [math.log1p(k.spans if k.spans and not beside else k.flops), math.log1p(k.bytes)]
+    return [*f, math.log1p(k.spans if beside else k.out_elems)] if shape else f
 
 
 @dataclass(frozen=True)
@@ -134,7 +147,7 @@ class CostModel:
         w = 1.0 / (d[near] + 0.05)
         us = math.exp(self._law(float(at[0]), float(at[1])) + grow + float((w * self.residuals[near]).sum() / w.sum()))
         if grow > 0.0:
-            work = (k.spans or k.flops, k.bytes)
+            work = (k.flops if _calls_beside(k) else k.spans or k.flops, k.bytes)
             us = max(us, *(v / r for v, r in zip(work, self.rates, strict=True) if r > 0.0))
         return us
 
@@ -170,11 +183,11 @@ def _fit_cost(samples: Sequence[tuple[Kernel, float]], options: FitOptions = DEF
     res = ly - x @ coef
     fl = [k.flops for k, _ in samples]
     by = [k.bytes for k, _ in samples]
-    work = np.array([(k.spans or k.flops, k.bytes) for k, _ in samples])
+    work = np.array([(k.flops if _calls_beside(k) else k.spans or k.flops, k.bytes) for k, _ in samples])
     # the 90th percentile, not the largest: a profile that gave a node part of another's time makes a sample
     # impossibly fast (a 19 MFLOP convolution "at" 529 GFLOP/s beside its key's 113-121 at the 50th-90th); a key
     # fitted on its calls (graph.Kernel.spans) keeps its fastest, which CenterFace's 9600-call convolutions needed
-    pct = 100 if any(k.spans for k, _ in samples) else _RATE_PCT
+    pct = 100 if any(k.spans and not _calls_beside(k) for k, _ in samples) else _RATE_PCT
     rates = np.percentile(work / np.exp(ly)[:, None], pct, axis=0)
     model = CostModel(coef=(float(coef[0]), float(coef[1]), float(coef[2])), n=len(samples),
                       flops_range=(min(fl), max(fl)), bytes_range=(min(by), max(by)), log_spread=0.0,

@@ -41,7 +41,7 @@ from ..errors import ModelError
 from .hostpass import body_shapes, run_shapes
 from .shapes import dtypes_of, graphs, proxy_shapes, shapes_of, static_shapes
 from .taps import conv_taps
-from .variants import row_spans, variant
+from .variants import group_calls, row_spans, variant
 
 __all__ = ["Kernel", "kernels", "host_ort_version", "profile_key", "stands_for", "HOST_LEVELS", "CONTROL_OPS",
            "MAX_KERNELS", "DTYPE_BYTES"]
@@ -544,10 +544,10 @@ class _Walker:
         if variant and family in ("conv", "convinteger", "matmul", "reduce", "binary", "pool", "fft"):
             family = f"{family}/{variant.split('/')[0]}"  # the family leaves out the channel alignment
         wi = _weight_input(op)
-        spans = row_spans(base, node, shapes) if variant == "rows" else 0.0
+        spans = row_spans(base, node, shapes) if variant == "rows" else group_calls(node, shapes, variant, True)
         if family.startswith(("conv", "matmul")) and 0 <= wi < len(node.input) and node.input[wi] in self.overridable:
             key, family = _winput_key(base_key, variant, key), f"{family}/winput"
-            spans = _group_calls(node, shapes, variant)
+            spans = group_calls(node, shapes, variant)
         dtype = _DTYPE_NAMES.get(dtypes.get(first_in, 1), "other")
         if dtype in _QUANTISED_DTYPES and base_key not in _UNSUFFIXED:
             key = f"{key}@{dtype}"
@@ -570,17 +570,6 @@ def _winput_key(base_key: str, variant: str, key: str) -> str:
     if base_key in ("Conv", "FusedConv") and variant:
         return f"Conv/{variant.split('/')[0]}/winput"
     return f"{key}/winput"
-
-
-def _group_calls(node: Any, shapes: Mapping[str, tuple[int, ...]], variant: str) -> float:
-    """A grouped convolution whose weight is a graph input: onnxruntime's unblocked Conv runs one im2col and GEMM per
-    image and group (conv.cc), a fixed cost each, so it is fitted on those calls where FLOPs stand (Kernel.spans):
-    CenterFace's depthwise 3×3 over 960 channels of a 1×1 map, batch 10, took 1.5 ms for 0.2 MFLOP (round 10); 0
-    for any other kernel."""
-    if not variant.startswith(("dw", "group")) or not node.input or not shapes.get(node.input[0]):
-        return 0.0
-    group = next((int(a.i) for a in node.attribute if a.name == "group"), 1)
-    return float(shapes[node.input[0]][0] * group)
 
 
 def _rnn_flops(node: Any, shapes: Mapping[str, tuple[int, ...]], transposed: bool = False) -> int | None:

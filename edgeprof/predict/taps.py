@@ -8,6 +8,13 @@ convolutions on 2×2 and 1×1 maps, and priced by the convention's FLOPs and who
 The predictor's kernels carry the work that runs: FLOPs × the share of (output position, tap) pairs inside the
 input, and the weight's bytes × the share of taps any output position reaches.
 
+Not for 1-D convolutions (round 15): onnxruntime's NCHWc transformer blocks only 2-D ones, and its 1-D path
+computes every tap, the padding's zeros too. Timed here (1 thread, 64 channels, depthwise): on a 1-long input a
+29-wide kernel padded by 14 took 21.7 µs against 13.3 µs for a 1-wide one, where one tap lands in the input; a dense
+9-wide on a 1-long input 9.2 against 5.9 µs — while a 2-D 3×3 padded by 1 on a 1×1 map took what a 1×1 took (6.8
+against 6.6 µs, 64 or 60 channels). pulsevad's 17- and 29-wide depthwise kernels (one dilated by 2) over 21 frames
+were priced on a third of their taps: its kernels 3–4× cheaper than they ran (held-out-13, −37 % at 1 thread).
+
 Owns: conv_taps. Does not own: the FLOPs convention (export/flops.py), the kernel's other bytes (graph.py).
 """
 
@@ -34,10 +41,10 @@ def _auto_pad(node: Any) -> str:
 
 def conv_taps(node: Any, x: Sequence[int], w: Sequence[int], y: Sequence[int]) -> tuple[float, float]:
     """(share of (output position, tap) pairs inside the input, share of the kernel's taps any output position
-    reaches) of an NCHW convolution with input dims x, weight dims w and output dims y; (1, 1) where the shapes do
-    not say (a rank that disagrees, an unknown dim)."""
+    reaches) of an NCHW convolution with input dims x, weight dims w and output dims y; (1, 1) for a 1-D one (every
+    tap runs: the module docstring) and where the shapes do not say (a rank that disagrees, an unknown dim)."""
     rank = len(w) - 2
-    if rank < 1 or len(x) != rank + 2 or len(y) != rank + 2 or any(d <= 0 for d in (*x[2:], *w[2:], *y[2:])):
+    if rank < 2 or len(x) != rank + 2 or len(y) != rank + 2 or any(d <= 0 for d in (*x[2:], *w[2:], *y[2:])):
         return 1.0, 1.0
     strides = _ints(node, "strides") or [1] * rank
     dil = _ints(node, "dilations") or [1] * rank

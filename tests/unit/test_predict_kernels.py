@@ -142,8 +142,8 @@ def test_one_d_convolutions_are_their_own_keys_and_the_tables_models_measure_the
         (k,) = [k for k in kernels(tmp_path / "c.onnx", {}, "all") if "Conv" in k.op]
         return k.key.split("/", 1)[1], k.family, k.flops
 
-    key, fam, flops = one([32, 16, 5])  # padded by 2 on 100: 494 of 500 (position, tap) pairs run (taps.py)
-    assert (key, fam) == ("1d/kxk", "conv/1d") and flops == pytest.approx(2 * 4 * 32 * 100 * 16 * 5 * 494 / 500)
+    key, fam, flops = one([32, 16, 5])  # padded by 2 on 100: every tap runs, the padding's too (taps.py, round 15)
+    assert (key, fam) == ("1d/kxk", "conv/1d") and flops == 2 * 4 * 32 * 100 * 16 * 5
     assert one([32, 16, 1])[:2] == ("1d/1x1", "conv/1d")
     assert one([16, 1, 9], group=16)[:2] == ("1d/dw", "conv/1d")
     assert one([32, 4, 3], group=4)[:2] == ("1d/group", "conv/1d")
@@ -395,6 +395,57 @@ def test_a_grouped_convolution_with_its_weight_listed_is_fitted_on_its_gemm_call
     assert _features(dw, False)[0] == pytest.approx(np.log1p(640))
     assert conv(True, 4).spans == 10 * 4 and conv(True, 4).key == "Conv/group/winput"
     assert conv(True, 1).spans == 0.0 and conv(False, 64).spans == 0.0  # a dense one, a blocked depthwise one
+
+
+def test_a_one_d_grouped_convolution_counts_its_calls_and_an_older_tables_key_is_read_by_flops(tmp_path):
+    """Round 15: onnxruntime's 1-D convolutions are unblocked, and a depthwise one pays ≈ 0.09 µs per image and group
+    besides its FLOPs (variants.group_calls): pulsevad's over 64-128 channels of 21 frames ran 3× what samples of
+    their FLOPs over fewer, longer channels took. Its law stays in FLOPs and bytes and its calls are the neighbours'
+    third feature (cost._calls_beside); a table whose samples of the key carry no calls (calibrated before) reads
+    it by FLOPs and bytes alone, as before."""
+    import dataclasses
+
+    import numpy as np
+    from onnx import TensorProto, helper, numpy_helper
+
+    from edgeprof.predict.cost import DEFAULT_OPTIONS, _fit_cost, key_options
+    from edgeprof.predict.graph import kernels
+
+    def conv(group, batch=2, c=64, length=21, k=17):
+        x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [batch, c, length])
+        w = numpy_helper.from_array(np.ones((c, c // group, k), np.float32), "w")
+        node = helper.make_node("Conv", ["x", "w"], ["y"], pads=[k // 2] * 2, group=group, name="c")
+        m = helper.make_model(helper.make_graph([node], "g", [x], [helper.make_tensor_value_info("y", 1, None)], [w]),
+                              opset_imports=[helper.make_opsetid("", 17)])
+        m.ir_version = 8
+        onnx.save(m, str(tmp_path / "c.onnx"))
+        (kern,) = [kern for kern in kernels(tmp_path / "c.onnx", {}, "all") if "Conv" in kern.op]
+        return kern
+
+    dw = conv(64)
+    assert (dw.key, dw.family, dw.spans) == ("Conv/1d/dw", "conv/1d", 2 * 64)
+    assert dw.flops == 2 * 2 * 64 * 21 * 17  # every tap: a 1-D convolution computes the padding's too (taps.py)
+    assert (conv(8).key, conv(8).spans) == ("Conv/1d/group", 2 * 8)
+    assert conv(1).spans == 0.0  # a dense 1-D convolution: FLOPs alone
+    assert key_options(dw, DEFAULT_OPTIONS).shape and not key_options(conv(1), DEFAULT_OPTIONS).shape
+    # samples of the key as a table holds them (read from their graphs): time = 0.09 µs a call + FLOPs at 10 GFLOP/s
+    # (what this host's onnxruntime showed), few channels over long sequences and many over short ones
+    rng = np.random.default_rng(0)
+    samples = []
+    for _ in range(24):
+        c, length = (int(rng.choice([8, 16])), int(rng.choice([128, 512]))) if rng.random() < 0.5 else \
+            (int(rng.choice([64, 128, 256])), int(rng.choice([8, 16, 32])))
+        kern = conv(c, batch=1, c=c, length=length, k=int(rng.choice([3, 9, 17, 29])))
+        samples.append((kern, 0.09 * kern.spans + kern.flops / 1e4))
+    model = _fit_cost(samples, key_options(samples[0][0], DEFAULT_OPTIONS))
+    assert model.points.shape[1] == 3 and model.points[:, 0] == pytest.approx(np.log1p([k.flops for k, _ in samples]))
+    assert model.points[:, 2] == pytest.approx(np.log1p([k.spans for k, _ in samples]))
+    truth = 0.09 * 128 + dw.flops / 1e4  # pulsevad's shape
+    assert abs(model(dw) / truth - 1) < 0.25
+    # an older table: its samples carry no calls, its model is of two features, and the kernel's calls are not read
+    older = [(dataclasses.replace(kern, spans=0.0), us) for kern, us in samples]
+    old = _fit_cost(older, key_options(older[0][0], DEFAULT_OPTIONS))
+    assert old.points.shape[1] == 2 and old(dw) == pytest.approx(old(dataclasses.replace(dw, spans=0.0)))
 
 
 def test_predict_says_when_weights_are_listed_as_graph_inputs():

@@ -32,9 +32,14 @@ def test_taps_inside_the_input_per_output_position():
     # SAME_UPPER at stride 2 on 5 → 3: total padding 2, 1 before and 1 after (onnx's rule)
     pairs, _ = conv_taps(_node(auto_pad="SAME_UPPER", strides=[2, 2]), [1, 4, 5, 5], [4, 4, 3, 3], [1, 4, 3, 3])
     assert pairs == pytest.approx((7 / 9) ** 2)
-    # dilation 2 on 3 with padding 2: the outer taps land in the padding
-    assert conv_taps(_node(pads=[2, 2], dilations=[2]), [1, 4, 3], [4, 4, 3], [1, 4, 3])[0] == \
-        pytest.approx(5 / 9)
+    # dilation 2 on 3×3 with padding 2: the outer taps land in the padding
+    assert conv_taps(_node(pads=[2, 2, 2, 2], dilations=[2, 2]), [1, 4, 3, 3], [4, 4, 3, 3], [1, 4, 3, 3])[0] == \
+        pytest.approx((5 / 9) ** 2)
+    # a 1-D convolution runs every tap, the padding's too (round 15; the module docstring's timings): pulsevad's
+    # 29-wide depthwise kernel dilated by 2 over 21 frames, and a 29-wide one on a single frame
+    assert conv_taps(_node(pads=[28, 28], dilations=[2], group=64), [1, 64, 21], [64, 1, 29], [1, 64, 21]) == \
+        (1.0, 1.0)
+    assert conv_taps(_node(pads=[14, 14]), [1, 64, 1], [64, 64, 29], [1, 64, 1]) == (1.0, 1.0)
     # shapes that do not say: no correction
     assert conv_taps(_node(), [1, 8, 0, 9], [8, 8, 3, 3], [1, 8, 7, 7]) == (1.0, 1.0)
 
