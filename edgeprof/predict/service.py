@@ -95,10 +95,12 @@ def model_graph(model: str, *, batch: int = 1, input_shapes: Mapping[str, tuple[
     """The kernels of `model` (a bundled name, an ONNX or a .tflite file) with deploy's input rules, and its
     identity. `input_values` (deploy's --input-value) are constants fed, so that an If on them keeps the branch
     taken; `input_ranges` (--input-range) and `input_data` (--input-data) feed the host run what deploy feeds the
-    device (an index input out of its range makes that run fail, and with it the shapes and counts it gives). precision "int8" (onnxruntime): the model as deploy --precision int8 makes it (run.prepare:
-    export/quantize.py's static QDQ with the calibration inputs deploy's input plan feeds, cached), its kernels from
-    onnxruntime's graph of the quantised file; a file already quantised is read as it is (its precision says so). level tflite.GRAPH_LEVEL (a LiteRT table's): the model as deploy --runtime tflite makes it (a .tflite
-    file, or a bundled model exported to TFLite) and its kernels as LiteRT with XNNPACK runs them."""
+    device (an index input out of its range makes that run fail, and with it the shapes and counts it gives).
+    precision "int8" (onnxruntime): the model as deploy --precision int8 makes it (run.prepare: export/quantize.py's
+    static QDQ with the calibration inputs deploy's input plan feeds, cached), its kernels from onnxruntime's graph
+    of the quantised file; a file already quantised is read as it is (its precision says so). level
+    tflite.GRAPH_LEVEL (a LiteRT table's): the model as deploy --runtime tflite makes it (a .tflite file, or a
+    bundled model exported to TFLite) and its kernels as LiteRT with XNNPACK runs them."""
     from ..run.prepare import input_plan, prepare
 
     runtime = "tflite" if level == GRAPH_LEVEL or str(model).endswith(".tflite") else "onnxruntime"
