@@ -85,7 +85,7 @@ _DATA_INPUT = {"QLinearConcat": 2}
 # a Cast from an 8-bit input (an fp32 model's uint8 image input) converts as in any float graph and keeps its key
 _QUANTISED_DTYPES = frozenset({"int8", "uint8"})
 _UNSUFFIXED = frozenset({"Cast"})
-_GATHERS = frozenset({"Gather", "GatherElements", "GatherND"})
+_GATHERS = frozenset({"Gather", "GatherElements", "GatherND", "Slice"})  # Slice too: reads what it copies (round 15)
 # cost families: ops whose kernels cost alike share one model when their own has too few samples
 _FAMILY = {
     "Add": "binary", "Sub": "binary", "Mul": "binary", "Div": "binary", "Pow": "binary", "Max": "binary",

@@ -493,3 +493,23 @@ def test_the_rnn_kind_streams_single_steps_with_states_and_runs_long_wide_sequen
         assert all(o is not None for o in s.run(None, feeds))
     assert len(steps) == 12 and streamed >= 2 and stacked >= 6 and bidir >= 1
     assert max(steps) >= 100 and max(units) >= 400
+
+
+def test_a_slice_moves_the_part_it_copies_not_its_whole_input(tmp_path):
+    """Round 15: a Slice reads only the part it copies (as a Gather reads only its rows). Keras LSTM cells written
+    as tf2onnx Loops slice a quarter of the recurrent weight every step: CredSweeper's 2 060 such Slices were priced
+    by the whole 256 kB weight each (21 µs), and the classifier came out +261 %."""
+    import numpy as np
+    from onnx import TensorProto, helper, numpy_helper
+
+    from edgeprof.predict.graph import kernels
+
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [512, 512])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [64, 512])
+    consts = [numpy_helper.from_array(np.array([v], np.int64), n) for n, v in (("s", 0), ("e", 64), ("a", 0))]
+    node = helper.make_node("Slice", ["x", "s", "e", "a"], ["y"], name="quarter")
+    m = helper.make_model(helper.make_graph([node], "g", [x], [y], consts), opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    onnx.save(m, str(tmp_path / "s.onnx"))
+    (k,) = [k for k in kernels(tmp_path / "s.onnx", {}, "disabled") if k.op == "Slice"]
+    assert k.bytes == 2 * 4 * 64 * 512 + 3 * 8  # read and written once each, and the three index constants
