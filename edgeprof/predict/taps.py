@@ -12,8 +12,8 @@ Not for 1-D convolutions (round 15): onnxruntime's NCHWc transformer blocks only
 computes every tap, the padding's zeros too. Timed here (1 thread, 64 channels, depthwise): on a 1-long input a
 29-wide kernel padded by 14 took 21.7 µs against 13.3 µs for a 1-wide one, where one tap lands in the input; a dense
 9-wide on a 1-long input 9.2 against 5.9 µs — while a 2-D 3×3 padded by 1 on a 1×1 map took what a 1×1 took (6.8
-against 6.6 µs, 64 or 60 channels). pulsevad's 17- and 29-wide depthwise kernels (one dilated by 2) over 21 frames
-were priced on a third of their taps: its kernels 3–4× cheaper than they ran (held-out-13, −37 % at 1 thread).
+against 6.6 µs, 64 or 60 channels). Priced on the taps inside, akiki's VAD (padded 1-D convolutions over short
+sequences) came out +35 % at 1 thread; on every tap +12 % (round 15, its round's table re-read).
 
 Owns: conv_taps. Does not own: the FLOPs convention (export/flops.py), the kernel's other bytes (graph.py).
 """

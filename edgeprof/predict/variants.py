@@ -2,10 +2,11 @@
 paths runs it, read from its node and shapes alone (onnxruntime's CPU provider; tflite.py has LiteRT's own).
 
 Owns: convolutions (depthwise, grouped, pointwise, dense k×k, and a few output channels; the channel alignment
-onnxruntime's blocked kernels need; 1-D ones apart, and 1-D pools), matmuls (against weights or two activations), reductions (over the innermost
-axes or strided ones), Transposes (the path onnxruntime's Transpose::Compute takes), binary elementwise ops
-broadcast by rows (`row_spans`), the im2col-and-GEMM calls of an unblocked grouped convolution (`group_calls`) and Fourier transforms (a power-of-2 length or not). Does not own: reading the
-graph or its shapes (graph.py), the cost models keyed by it (fit.py).
+onnxruntime's blocked kernels need; 1-D ones apart, and 1-D pools), matmuls (against weights or two activations),
+reductions (over the innermost axes or strided ones), Transposes (the path onnxruntime's Transpose::Compute takes),
+binary elementwise ops broadcast by rows (`row_spans`), the im2col-and-GEMM calls of an unblocked grouped
+convolution (`group_calls`) and Fourier transforms (a power-of-2 length or not). Does not own: reading the graph or
+its shapes (graph.py), the cost models keyed by it (fit.py, cost.py).
 """
 
 from __future__ import annotations
@@ -74,11 +75,13 @@ ROWS_BELOW = 128  # a row of fewer elements than this costs onnxruntime's broadc
 
 
 def group_calls(node: Any, shapes: Mapping[str, tuple[int, ...]], variant: str, one_d: bool = False) -> float:
-    """A grouped convolution whose weight is a graph input, or (`one_d`) any 1-D grouped one: onnxruntime's unblocked
-    Conv runs one im2col and GEMM per image and group (conv.cc), a fixed cost each, fitted on those calls where FLOPs
-    stand (Kernel.spans): CenterFace's depthwise 3×3 over 960 channels of a 1×1 map, batch 10, took 1.5 ms for 0.2
-    MFLOP (round 10); pulsevad's 1-D depthwise ones over 64-128 channels of 21 frames 3-4× what samples of their
-    FLOPs over fewer, longer channels took (≈ 0.09 µs a call, round 15). 0 for any other kernel."""
+    """The calls (images × groups, Kernel.spans) of a grouped convolution whose weight is a graph input, or
+    (`one_d`) of any 1-D grouped one: onnxruntime's unblocked Conv runs one im2col and GEMM per image and group
+    (conv.cc), a fixed cost each. The first kind is fitted on its calls where FLOPs stand (CenterFace's depthwise
+    3×3 over 960 channels of a 1×1 map, batch 10, took 1.5 ms for 0.2 MFLOP, round 10); a 1-D one keeps its FLOPs
+    and its calls join its neighbours' features (cost._calls_beside: ≈ 0.09 µs a call; pulsevad's depthwise ones
+    over 64-128 channels of 21 frames ran 3× what samples of their FLOPs over fewer, longer channels took, round
+    15). 0 for any other kernel."""
     if not variant.startswith(("1d/dw", "1d/group") if one_d else ("dw", "group")) or not shapes.get(node.input[0]):
         return 0.0
     group = next((int(a.i) for a in node.attribute if a.name == "group"), 1)
