@@ -1,5 +1,5 @@
-"""Einsum calibration ops for kernels.py's "misc" models: `einsum_op(g)` writes one Einsum on its own input(s) and
-output into kernels._G `g`, in one of the three forms exporters write:
+"""Einsum calibration ops for kernels.py's "head" models (its "misc" models until round 16): `einsum_op(g)` writes
+one Einsum on its own input(s) and output into kernels._G `g`, in one of the three forms exporters write:
 
 - a grouped linear, "btgi,gio->btgo" against a constant weight (DeepFilterNet's and Hush's grouped GRU inputs and
   outputs): a frame of 1 or a sequence of up to 100 steps, 1 to 16 groups of 8 to 256 features (round 13: up to
@@ -9,7 +9,10 @@ output into kernels._G `g`, in one of the three forms exporters write:
 onnxruntime's CPU Einsum pays a fixed cost per call that its FLOPs do not show (Hush's ERB decoder: two Einsums of
 a few kFLOP took 7 µs each, where the roofline fallback priced them at 0.9 µs; round 11). Sizes are bounded so a
 call stays under a few MFLOP to a few tens.
-Does not own: the graph under construction (kernels._G), the misc model around it (kernels._misc), the FLOPs
+Beside a misc model's STFTs and Resizes of milliseconds, onnxruntime's Einsum ran 2-6× slower than in a small model
+whose data stays in the cache (round 16: a 1 MB grouped linear took 112 µs in a misc model, 44 µs alone); the head
+models are of the second kind, as the streaming stages that use Einsum most are.
+Does not own: the graph under construction (kernels._G), the model around it (kernels._head), the FLOPs
 (export/flops.py's einsum_flops).
 """
 
