@@ -502,3 +502,41 @@ def test_make_inputs_errors():
         make_inputs(SPECS, {}, 0)
     with pytest.raises(ModelError, match="empty integer range"):
         make_inputs([TensorSpec("i", (1,), "int32", 3, 3)], {"i": (1,)}, 0)
+
+
+def _late_outer_value_model(path, defined=True):
+    """An If whose branch reads an outer value the main graph lists after the If (as an optimum export of DeBERTa
+    does): onnx.checker refuses it ("must be topologically sorted"), onnxruntime sorts and loads it. With
+    defined=False the value is made nowhere, which both refuse."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4])
+    out = helper.make_tensor_value_info("o", TensorProto.FLOAT, [1, 4])
+    then = helper.make_graph([helper.make_node("Identity", ["late"], ["o"])], "then", [], [out])
+    other = helper.make_graph([helper.make_node("Identity", ["x"], ["o"])], "else", [], [out])
+    nodes = [helper.make_node("If", ["c"], ["y"], then_branch=then, else_branch=other)]
+    if defined:
+        nodes.append(helper.make_node("Relu", ["x"], ["late"]))
+    graph = helper.make_graph(nodes, "late", [x], [y], [helper.make_tensor("c", TensorProto.BOOL, [], [True])])
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), str(path))
+    return path
+
+
+def test_a_file_onnxruntime_loads_is_run_as_given_though_onnx_checker_refuses_it(tmp_path):
+    path = _late_outer_value_model(tmp_path / "late.onnx")
+    with pytest.raises(onnx.checker.ValidationError, match="topologically sorted"):
+        onnx.checker.check_model(str(path))
+    said = []
+    a = prepare_onnx(resolve_model(str(path)), cache_dir=tmp_path, progress=said.append)
+    assert a.path == str(path) and a.inputs[0].name == "x"
+    assert "topologically sorted" in a.export_check["onnx_checker"]
+    assert a.export_check["loaded_by"] == f"onnxruntime {ort.__version__}"
+    assert any("onnx.checker refuses it" in s and "run as given" in s for s in said)
+    (y,) = ort.InferenceSession(a.path).run(None, {"x": -np.ones((1, 4), np.float32)})
+    assert (y == 0).all()  # the branch read Relu(x), made after the If
+
+
+def test_a_file_both_onnx_checker_and_onnxruntime_refuse_is_refused_in_one_line(tmp_path):
+    path = _late_outer_value_model(tmp_path / "nowhere.onnx", defined=False)
+    with pytest.raises(ModelError) as e:
+        prepare_onnx(resolve_model(str(path)), cache_dir=tmp_path)
+    assert str(e.value).startswith(f"{path} is not a valid ONNX model: ") and "\n" not in str(e.value)
