@@ -104,9 +104,9 @@ used, at most 3 files a family: AsterOCR's Vietnamese line recogniser, RivaGAN's
 (invisible-watermark), faceghost's YOLOv8n-style face detector, chessvision's YOLO26n-cls piece classifier,
 vital.ai's fp32 paraphrase-MiniLM-L3, vibenet's music-emotion EfficientNet, Nakdimon's Hebrew diacritiser,
 multislope's DecayFitNet, decibri's streaming FastEnhancer-T and, in TFLite with int8 weights as given, CLAWS's Khmer
-graph-network segmenter, which brings 3-D convolutions on a 5-D frame, attention behind If nodes, a batch of 64
-crops, a Loop-written BiLSTM on an int32 input, a 25 k-parameter streaming enhancer and a TFLite graph network of six
-int32 inputs with GATHER, UNSORTED_SEGMENT_SUM and an IF.
+graph-network segmenter, which brings 3-D convolutions on a 5-D frame, If nodes on shape tests beside LSTMs and
+attention, a batch of 64 crops, a Loop-written BiLSTM on an int32 input, a 25 k-parameter streaming enhancer and a
+TFLite graph network of six int32 inputs with GATHER, UNSORTED_SEGMENT_SUM and an IF.
 Standard library only (the test imports it); run it with the Python whose pip should download.
 """
 
@@ -1676,9 +1676,10 @@ FILES: list[dict] = [
      "covers": "AsterOCR's Vietnamese text-line recogniser (MIT), AsterNet: a MobileNet-style CNN (depthwise 3x3 "
                "Conv, squeeze-and-excitation by GlobalAveragePool, swish as Sigmoid and Mul, stride-2-by-1 stages and a "
                "4x1 Conv collapsing the height), two bidirectional LSTM layers of 256 (torch's LSTM op) and a 2-layer "
-               "transformer head (LayerNormalization, Erf GELU, attention behind three If nodes on a shape test) to "
-               "227 classes a column and a LogSoftmax, time-major output; a 32-high line on batch and width symbols "
-               "(run at 32x256), torch 2.5, opset 17, 10.7 M parameters, 43 MB"},
+               "transformer head (LayerNormalization, Erf GELU, Softmax attention) to 227 classes a column, three If "
+               "nodes on shape tests (one in the CNN, one before each attention) and a LogSoftmax, time-major output; "
+               "a 32-high line on batch and width symbols (run at 32x256), torch 2.5, opset 17, 10.7 M parameters, "
+               "43 MB"},
     {"name": "rivagan_watermark_encoder.onnx", "package": "invisible-watermark",
      "member": "imwatermark/rivagan_encoder.onnx",
      "sha256": "66bc7814fadac7d686105c8ab26c6cf2cc8e40deb83e67bb6ef5b9de9b8ece0d",
