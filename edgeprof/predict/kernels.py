@@ -21,8 +21,8 @@ mixed so that one budget covers the kernels real models spend their time in (and
   shows (the fourth accuracy round: openWakeWord's Gemm heads, 11-55 µs, were over-predicted 3-9× from the
   weight-reading MatMuls of 5-45 MB models); since round 16 one to three Einsums beside it (einsums.py): beside the
   misc kind's STFTs and Resizes of milliseconds onnxruntime's Einsum ran 2-6× slower than in a model of its own
-  size (a 1 MB grouped linear: 112 µs there, 44 µs alone), and DeepFilterNet's streaming stages, whose Einsums
-  stay in the cache, were over-predicted 1.8-3.4×.
+  size (a 1 MB grouped linear: 115 µs in a misc model's profile, 44 µs alone), and DeepFilterNet's streaming
+  stages, whose Einsums stay in the cache, were over-predicted 1.8-3.4×.
 `probe_model()`: the speed probe calibrate.py times between the models (a fixed small network: a dense
 convolution, two depthwise-pointwise blocks with a residual add, a pool and two Gemms; ≈ 120 MFLOP, about a
 millisecond at one thread here): compute-bound and memory-bound kernels both, so a board slowed by its clocks or by
@@ -490,7 +490,9 @@ def _tiny(g: _G) -> None:
 
 def _head(g: _G) -> None:
     """A small MLP head: Flatten (half the time) then one to four Gemms with bias, each maybe followed by an
-    activation; widths 16-1536 in and out, so one Gemm's weights span 2 kB to 3 MB in a model of a few MB at most."""
+    activation; widths 16-1536 in and out, so one Gemm's weights span 2 kB to 3 MB in a model of a few MB at most;
+    then (round 16) one to three Einsums on their own inputs (einsums.py: a weight of up to 4 MB), the model's
+    whole data up to about 25 MB."""
     rng = g.rng
     if rng.random() < 0.5:
         a, b = int(rng.choice([4, 8, 16])), int(rng.choice([16, 32, 64, 96]))
