@@ -181,9 +181,10 @@ def _node_flops(node: Any, shape: Callable[[str], tuple[int, ...]]) -> int | Non
     if op == "ConvTranspose":
         x, w, y = shape(node.input[0]), shape(node.input[1]), shape(node.output[0])
         return 2 * math.prod(x) * math.prod(w[1:]) + (math.prod(y) if len(has) > 2 and has[2] else 0)
-    if op == "MatMul":
+    if op == "MatMul":  # also onnxruntime's FusedMatMul read as one: transA folds a Transpose into it
         a, y = shape(node.input[0]), shape(node.output[0])
-        return 2 * math.prod(y) * a[-1]
+        k = (a[0] if _attr(node, "transBatchA", 0) else a[-2]) if _attr(node, "transA", 0) else a[-1]
+        return 2 * math.prod(y) * k
     if op == "Gemm":
         a, y = shape(node.input[0]), shape(node.output[0])
         k = a[0] if _attr(node, "transA", 0) else a[1]

@@ -513,3 +513,27 @@ def test_a_slice_moves_the_part_it_copies_not_its_whole_input(tmp_path):
     onnx.save(m, str(tmp_path / "s.onnx"))
     (k,) = [k for k in kernels(tmp_path / "s.onnx", {}, "disabled") if k.op == "Slice"]
     assert k.bytes == 2 * 4 * 64 * 512 + 3 * 8  # read and written once each, and the three index constants
+
+
+def test_a_transpose_folded_into_a_fusedmatmul_keeps_its_flops(tmp_path):
+    """Round 16: onnxruntime folds a Transpose before a MatMul into FusedMatMul(transA=1); its FLOPs were counted as
+    a MatMul's with the untransposed A's last dimension for K. StreamSAD's front end (a [1, 257, 1000] spectrogram
+    transposed into a 257×128 linear) read 256 MFLOP for its 66 and was priced at 3.3× its time."""
+    import numpy as np
+    from onnx import TensorProto, helper, numpy_helper
+
+    from edgeprof.predict.graph import kernels
+
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 257, 1000])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 1000, 128])
+    w = numpy_helper.from_array(np.random.default_rng(0).standard_normal((257, 128)).astype(np.float32), "w")
+    nodes = [helper.make_node("Transpose", ["x"], ["xt"], perm=[0, 2, 1], name="t"),
+             helper.make_node("MatMul", ["xt", "w"], ["y"], name="mm")]
+    m = helper.make_model(helper.make_graph(nodes, "g", [x], [y], [w]), opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    onnx.save(m, str(tmp_path / "t.onnx"))
+    ks = kernels(tmp_path / "t.onnx", {}, "all")
+    (k,) = [k for k in ks if "MatMul" in k.op]
+    assert k.op == "FusedMatMul" and [k.op for k in ks] == ["FusedMatMul"]  # the Transpose went into it
+    assert k.flops == 2 * 1000 * 257 * 128
+    assert count_flops(str(tmp_path / "t.onnx"), {}) == 2 * 1000 * 257 * 128  # the file's own MatMul agrees
