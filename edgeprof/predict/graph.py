@@ -41,7 +41,7 @@ from ..errors import ModelError
 from .hostpass import body_shapes, run_shapes
 from .shapes import dtypes_of, graphs, proxy_shapes, shapes_of, static_shapes
 from .taps import conv_taps
-from .variants import group_calls, row_spans, variant
+from .variants import group_calls, loop_invariant, row_spans, variant
 
 __all__ = ["Kernel", "kernels", "host_ort_version", "profile_key", "stands_for", "HOST_LEVELS", "CONTROL_OPS",
            "MAX_KERNELS", "DTYPE_BYTES"]
@@ -61,6 +61,7 @@ DTYPE_BYTES = {1: 4, 2: 1, 3: 1, 4: 2, 5: 2, 6: 4, 7: 8, 9: 1, 10: 2, 11: 8, 12:
 _DTYPE_NAMES = {1: "float32", 2: "uint8", 3: "int8", 6: "int32", 7: "int64", 9: "bool", 10: "float16", 11: "float64",
                 16: "bfloat16"}
 # fused / contrib ops counted as the standard op they compute (FLOPs convention of export/flops.py)
+_FLOAT_MATMULS = frozenset({"MatMul", "Gemm", "FusedMatMul", "FusedGemm"})
 _AS_STANDARD = {"FusedConv": "Conv", "FusedMatMul": "MatMul", "FusedGemm": "Gemm", "QLinearConv": "Conv",
                 "ConvInteger": "Conv", "QLinearMatMul": "MatMul", "MatMulInteger": "MatMul",
                 "MatMulIntegerToFloat": "MatMul", "DynamicQuantizeMatMul": "MatMul", "BiasGelu": "Gelu",
@@ -336,6 +337,7 @@ class _Walker:
         self.onnx = onnx
         self.count = 0
         self.capped = False
+        self.invariant: frozenset[str] = frozenset()
 
     def graph(self, graph: Any, branch: tuple[tuple[str, str], ...], repeat: int) -> list[Kernel]:
         out: list[Kernel] = []
@@ -395,6 +397,7 @@ class _Walker:
             return then + other, (f"If {name!r}: its condition depends on values not known here (give them with "
                                   f"--input-value): both branches were costed")
         if node.op_type == "Loop":
+            self.invariant |= loop_invariant(sub["body"])  # a matmul against one reads a warm weight (variants.py)
             if any(o and o not in self.shapes for n in sub["body"].node for o in n.output):  # one run of the body
                 got = body_shapes(sub["body"], self.opset_import, list(node.input), self.shapes, self.dtypes, self.value)
                 self.shapes.update({k: v for k, v in got.items() if k not in self.shapes})
@@ -537,7 +540,8 @@ class _Walker:
         out_elems = sum(math.prod(shapes[t]) for t in node.output if t in shapes)
         at = _DATA_INPUT.get(op, 0)
         first_in = next((t for t in node.input[at:] if t), "")
-        variant = _variant(op, node, shapes, self.inits, self.init_protos, self.opsets.get("", 0))
+        warm = self.invariant if op in _FLOAT_MATMULS else frozenset()  # an int8 one not looked at: keyed as before
+        variant = _variant(op, node, shapes, self.inits | warm, self.init_protos, self.opsets.get("", 0))
         base_key = op if node.domain in ("", "ai.onnx", "com.microsoft") else f"{node.domain}.{op}"
         key = f"{base_key}/{variant}" if variant else base_key
         family = _FAMILY.get(op, _FAMILY.get(base, base_key))
