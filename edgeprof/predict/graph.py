@@ -60,8 +60,8 @@ HOST_LEVELS = {"disable": "ORT_DISABLE_ALL", "basic": "ORT_ENABLE_BASIC", "exten
 DTYPE_BYTES = {1: 4, 2: 1, 3: 1, 4: 2, 5: 2, 6: 4, 7: 8, 9: 1, 10: 2, 11: 8, 12: 4, 13: 8, 16: 2}
 _DTYPE_NAMES = {1: "float32", 2: "uint8", 3: "int8", 6: "int32", 7: "int64", 9: "bool", 10: "float16", 11: "float64",
                 16: "bfloat16"}
+_FLOAT_MATMULS = frozenset({"MatMul", "Gemm", "FusedMatMul", "FusedGemm"})  # keyed /w on a loop-invariant input
 # fused / contrib ops counted as the standard op they compute (FLOPs convention of export/flops.py)
-_FLOAT_MATMULS = frozenset({"MatMul", "Gemm", "FusedMatMul", "FusedGemm"})
 _AS_STANDARD = {"FusedConv": "Conv", "FusedMatMul": "MatMul", "FusedGemm": "Gemm", "QLinearConv": "Conv",
                 "ConvInteger": "Conv", "QLinearMatMul": "MatMul", "MatMulInteger": "MatMul",
                 "MatMulIntegerToFloat": "MatMul", "DynamicQuantizeMatMul": "MatMul", "BiasGelu": "Gelu",
@@ -337,10 +337,12 @@ class _Walker:
         self.onnx = onnx
         self.count = 0
         self.capped = False
-        self.invariant: frozenset[str] = frozenset()
+        self.warm: frozenset[str] = frozenset()  # the loop-invariant values of the Loop body being walked
+        self.loops: dict[int, frozenset[str]] = {}
 
     def graph(self, graph: Any, branch: tuple[tuple[str, str], ...], repeat: int) -> list[Kernel]:
         out: list[Kernel] = []
+        outer, self.warm = self.warm, self.loops.get(id(graph), self.warm)  # an If branch keeps its body's
         for node in graph.node:
             if node.op_type == "Constant":  # onnxruntime holds it as an initializer; it runs no kernel
                 continue
@@ -358,6 +360,7 @@ class _Walker:
             else:
                 out += [k] * times
             self.count += times
+        self.warm = outer
         return out
 
     def _whole(self, body: Any, repeat: int, n: int) -> int:
@@ -397,7 +400,7 @@ class _Walker:
             return then + other, (f"If {name!r}: its condition depends on values not known here (give them with "
                                   f"--input-value): both branches were costed")
         if node.op_type == "Loop":
-            self.invariant |= loop_invariant(sub["body"])  # a matmul against one reads a warm weight (variants.py)
+            self.loops[id(sub["body"])] = self.warm | loop_invariant(sub["body"])  # a matmul against one: warm
             if any(o and o not in self.shapes for n in sub["body"].node for o in n.output):  # one run of the body
                 got = body_shapes(sub["body"], self.opset_import, list(node.input), self.shapes, self.dtypes, self.value)
                 self.shapes.update({k: v for k, v in got.items() if k not in self.shapes})
@@ -540,7 +543,7 @@ class _Walker:
         out_elems = sum(math.prod(shapes[t]) for t in node.output if t in shapes)
         at = _DATA_INPUT.get(op, 0)
         first_in = next((t for t in node.input[at:] if t), "")
-        warm = self.invariant if op in _FLOAT_MATMULS else frozenset()  # an int8 one not looked at: keyed as before
+        warm = self.warm if op in _FLOAT_MATMULS else frozenset()  # an int8 one not looked at: keyed as before
         variant = _variant(op, node, shapes, self.inits | warm, self.init_protos, self.opsets.get("", 0))
         base_key = op if node.domain in ("", "ai.onnx", "com.microsoft") else f"{node.domain}.{op}"
         key = f"{base_key}/{variant}" if variant else base_key

@@ -541,7 +541,8 @@ def test_a_transpose_folded_into_a_fusedmatmul_keeps_its_flops(tmp_path):
 
 def _carried_weight_loop(path):
     """A Loop of 5 steps whose body multiplies its state by a weight the Loop carries round unchanged (as tf2onnx
-    writes Keras cells) and by a weight it slices from an outer one every step, then by its own state (varying)."""
+    writes Keras cells) and by a weight it slices from an outer one every step, then by its own state (varying), and
+    adds an activation made before the Loop, which the main graph multiplies by after it."""
     import numpy as np
     from onnx import TensorProto, helper, numpy_helper
 
@@ -554,7 +555,8 @@ def _carried_weight_loop(path):
          helper.make_node("Transpose", ["hs"], ["ht"], perm=[1, 0], name="t"),
          helper.make_node("MatMul", ["ht", "hs"], ["hh"], name="state"),
          helper.make_node("ReduceMean", ["hh"], ["m"], keepdims=0, name="mean"),
-         helper.make_node("Add", ["hs", "m"], ["h2"], name="add"),
+         helper.make_node("Add", ["hs", "m"], ["h1"], name="add"),
+         helper.make_node("Add", ["h1", "xa"], ["h2"], name="add_outer"),
          helper.make_node("Identity", ["cond"], ["cond2"], name="c"),
          helper.make_node("Identity", ["w"], ["w2"], name="pass")],
         "body", [vi("i", TensorProto.INT64, []), vi("cond", TensorProto.BOOL, []), vi("h", f, [1, 8]),
@@ -565,8 +567,11 @@ def _carried_weight_loop(path):
     inits = [numpy_helper.from_array(np.array(5, np.int64), "n"), numpy_helper.from_array(np.array(True), "go"),
              numpy_helper.from_array(rng.standard_normal((8, 8)).astype(np.float32), "w0"),
              numpy_helper.from_array(rng.standard_normal((16, 8)).astype(np.float32), "outer")]
-    loop = helper.make_node("Loop", ["n", "go", "x", "w0"], ["y", "wy"], body=body, name="loop")
-    g = helper.make_graph([loop], "g", [vi("x", f, [1, 8])], [vi("y", f, [1, 8])], inits)
+    nodes = [helper.make_node("Relu", ["x"], ["xa"], name="relu"),
+             helper.make_node("Loop", ["n", "go", "x", "w0"], ["y", "wy"], body=body, name="loop"),
+             helper.make_node("Transpose", ["y"], ["yt"], perm=[1, 0], name="yt"),
+             helper.make_node("MatMul", ["yt", "xa"], ["z"], name="after")]  # xa: an activation out here
+    g = helper.make_graph(nodes, "g", [vi("x", f, [1, 8])], [vi("y", f, [1, 8]), vi("z", f, [8, 8])], inits)
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
     m.ir_version = 8
     onnx.save(m, str(path))
@@ -582,9 +587,10 @@ def test_a_matmul_against_a_loop_invariant_weight_is_keyed_as_against_a_weight(t
     from edgeprof.predict.variants import loop_invariant
 
     m = _carried_weight_loop(tmp_path / "loop.onnx")
-    inv = loop_invariant(m.graph.node[0].attribute[0].g)
-    assert {"w", "outer", "ws"} <= inv and not {"h", "hw", "hs", "ht", "i", "cond"} & inv
+    inv = loop_invariant(next(n for n in m.graph.node if n.op_type == "Loop").attribute[0].g)
+    assert {"w", "outer", "ws", "xa"} <= inv and not {"h", "hw", "hs", "ht", "i", "cond"} & inv
     ks = kernels(tmp_path / "loop.onnx", {}, "all")
     keys = {k.name.split("/")[0]: k.key for k in ks}  # onnxruntime folds the Transpose into the third
     assert keys["carried"] == "MatMul/w" and keys["sliced"] == "MatMul/w" and keys["state"] == "FusedMatMul/a"
+    assert keys["after"] == "FusedMatMul/a"  # the main graph's own matmul on xa, after the Loop, is as it was
     assert sum(k.name == "carried" for k in ks) == 5  # the body counted five times
