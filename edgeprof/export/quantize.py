@@ -284,13 +284,18 @@ def _fp16(src: Path, out: Path, name: str = "the model", graph_opt: str | None =
         save_export(converted, out)  # still past the threshold in fp16: its data beside it, named by content
         try:
             onnx.checker.check_model(str(out))
-        except Exception as e:  # onnx's ValidationError: the converter wrote an invalid graph
-            return converted, fixed, f"onnx.checker: {(str(e).strip().splitlines() or [type(e).__name__])[0]}"
+            checker = None
+        except Exception as e:  # onnx's ValidationError: the converter wrote an invalid graph, or the file was one
+            # onnx.checker refuses and onnxruntime loads (an If branch reading a value listed after it), kept so
+            checker = f"onnx.checker: {(str(e).strip().splitlines() or [type(e).__name__])[0]}"
         try:
-            return converted, fixed, _onnxruntime_error(out, graph_opt, f"the fp16 conversion of {name}")
+            error = _onnxruntime_error(out, graph_opt, f"the fp16 conversion of {name}")
         except LoadCrash:  # the library crashed or hung in the check
             out.unlink(missing_ok=True)
             raise
+        if error is None and checker is not None and _checked(src):
+            return converted, fixed, checker  # the converter wrote a graph the checker refuses from one it accepts
+        return converted, fixed, error  # a source the checker refuses too (deploy said so): onnxruntime judges it
 
     added: list[str] = []
     try:
@@ -324,6 +329,18 @@ def _fp16(src: Path, out: Path, name: str = "the model", graph_opt: str | None =
             **({"ops_kept_fp32": added} if added else {}),
             **({"initializer_inputs_dropped": len(dropped), "ir_version_raised_to": 4} if dropped else {}),
             **({"casts_retargeted_to_fp16": fixed} if fixed else {})}
+
+
+def _checked(path: Path) -> bool:
+    """False when onnx.checker refuses the source file itself (deploy runs such a file as given when onnxruntime
+    loads it: onnx_export._user_onnx), so its conversion is judged by onnxruntime alone."""
+    import onnx
+
+    try:
+        onnx.checker.check_model(str(path))
+    except Exception:  # its ValidationError
+        return False
+    return True
 
 
 def _mismatch_ops(model: Any, error: str) -> list[str]:

@@ -117,6 +117,22 @@ def test_fp16_refusal_blames_the_conversion_not_the_file(tmp_path, monkeypatch):
     assert not [p for p in (tmp_path / "cache").iterdir() if p.is_dir()]  # no entry, no temp dir left
 
 
+def test_fp16_of_a_file_onnx_checker_refuses_and_onnxruntime_loads_is_judged_by_onnxruntime(tmp_path):
+    """Round 16: deploy runs a file that onnx.checker calls unsorted (an If branch reading a value listed after it)
+    as given when onnxruntime loads it; its fp16 conversion keeps that order, so the checker refuses the converted
+    file too, and it is onnxruntime that says whether it loads (it does); both int8 and fp16 then run it."""
+    from test_export import _late_outer_value_model
+
+    fp32 = user(_late_outer_value_model(tmp_path / "late.onnx"))
+    assert "topologically sorted" in fp32.export_check["onnx_checker"]
+    a = quantize_onnx(fp32, "fp16", cache_dir=tmp_path / "cache", shapes={"x": (1, 4)})
+    assert a.precision == "fp16"
+    with pytest.raises(onnx.checker.ValidationError, match="topologically sorted"):
+        onnx.checker.check_model(a.path)
+    feed = {"x": -np.ones((1, 4), np.float32)}
+    np.testing.assert_allclose(run(a.path, feed), run(tmp_path / "late.onnx", feed))
+
+
 def test_int8_upgrades_opset_11_to_13(tmp_path):
     src = conv_net(tmp_path / "old.onnx", opset=11)
     fp32 = user(src)
