@@ -399,19 +399,14 @@ def _one_line(e: BaseException) -> str:
     return reason[:300] + "..." if len(reason) > 300 else reason
 
 
-def _host_ort_loads(path: Path) -> str | None:
-    """"onnxruntime <version>" when this host's onnxruntime loads the file (graph optimisations off, CPU), else
-    None (it refuses it too, or is not installed)."""
-    try:
-        import onnxruntime as ort
+def _host_ort_loads(path: Path, what: str) -> str | None:
+    """"onnxruntime <version>" when this host's onnxruntime loads the file (graph optimisations off, CPU; in a child
+    process, hostrun/loadcheck.py, so a crash or a hang is a one-line LoadCrash), else None (it refuses it too)."""
+    from ..hostrun.loadcheck import check_files
 
-        so = ort.SessionOptions()
-        so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
-        so.log_severity_level = 3
-        ort.InferenceSession(str(path), sess_options=so, providers=["CPUExecutionProvider"])
-    except Exception:  # ImportError, or the runtime's own refusal
+    if check_files([path], what=what, graph_opt="disable")[0] is not None:
         return None
-    return f"onnxruntime {ort.__version__}"
+    return f"onnxruntime {dist_version('onnxruntime')}"
 
 
 def _user_onnx(source: ModelSource, say: Progress, cache_dir: Path) -> Artifact:
@@ -431,7 +426,7 @@ def _user_onnx(source: ModelSource, say: Progress, cache_dir: Path) -> Artifact:
             # onnx.checker is stricter than the runtime in places: a subgraph reading an outer value that its
             # graph lists after the If (an optimum export of DeBERTa) is refused by it and loaded by onnxruntime,
             # which sorts the graph itself. Such a file is run as given, the checker's words kept with it.
-            loads = _host_ort_loads(path)
+            loads = _host_ort_loads(path, f"{source.spec} (onnx.checker refuses it)")
             if loads is None:
                 raise
             check = {"onnx_checker": _one_line(e), "loaded_by": loads}

@@ -227,7 +227,8 @@ def quantize_onnx(fp32: Artifact, precision: str, *, cache_dir: Path, shapes: Ma
     def build(out: Path) -> Artifact:
         if precision == "fp16":
             say(f"{fp32.model_name}: converting ONNX to fp16 (onnxconverter-common, IO types kept)")
-            options = _fp16(Path(fp32.path), out, fp32.model_name, graph_opt)
+            options = _fp16(Path(fp32.path), out, fp32.model_name, graph_opt,
+                            source_checked="onnx_checker" not in (fp32.export_check or {}))
         else:
             say(f"{fp32.model_name}: quantising ONNX to int8 (static QDQ, per-channel)")
             specs = plan.specs if plan is not None else fp32.inputs
@@ -248,12 +249,15 @@ def quantize_onnx(fp32: Artifact, precision: str, *, cache_dir: Path, shapes: Ma
                                 what=f"converting {fp32.model_name} to {precision} ONNX"))
 
 
-def _fp16(src: Path, out: Path, name: str = "the model", graph_opt: str | None = None) -> dict[str, Any]:
+def _fp16(src: Path, out: Path, name: str = "the model", graph_opt: str | None = None,
+          source_checked: bool = True) -> dict[str, Any]:
     """Convert with onnxconverter-common, then load the result once in onnxruntime. When onnxruntime refuses it
     (a tensor the converter typed float16 feeds a node that needs float32, e.g. YOLO-style Shape → Cast → Div/Range
     chains) even after the Cast fixes below, the op types around the mismatched tensor are added to
     `op_block_list` (they then run in float32 between Casts) and the conversion is tried once more; then it is
-    refused in one line that blames the conversion."""
+    refused in one line that blames the conversion. `source_checked`: False for a user's file onnx.checker refused
+    and onnxruntime loaded (its artifact's export_check says so: onnx_export._user_onnx); its conversion keeps what
+    the checker refused, so onnxruntime alone judges it."""
     try:
         from onnxconverter_common import float16
     except ImportError as e:
@@ -293,9 +297,9 @@ def _fp16(src: Path, out: Path, name: str = "the model", graph_opt: str | None =
         except LoadCrash:  # the library crashed or hung in the check
             out.unlink(missing_ok=True)
             raise
-        if error is None and checker is not None and _checked(src):
+        if error is None and checker is not None and source_checked:
             return converted, fixed, checker  # the converter wrote a graph the checker refuses from one it accepts
-        return converted, fixed, error  # a source the checker refuses too (deploy said so): onnxruntime judges it
+        return converted, fixed, error  # a source the checker refused too (source_checked): onnxruntime judges it
 
     added: list[str] = []
     try:
@@ -329,18 +333,6 @@ def _fp16(src: Path, out: Path, name: str = "the model", graph_opt: str | None =
             **({"ops_kept_fp32": added} if added else {}),
             **({"initializer_inputs_dropped": len(dropped), "ir_version_raised_to": 4} if dropped else {}),
             **({"casts_retargeted_to_fp16": fixed} if fixed else {})}
-
-
-def _checked(path: Path) -> bool:
-    """False when onnx.checker refuses the source file itself (deploy runs such a file as given when onnxruntime
-    loads it: onnx_export._user_onnx), so its conversion is judged by onnxruntime alone."""
-    import onnx
-
-    try:
-        onnx.checker.check_model(str(path))
-    except Exception:  # its ValidationError
-        return False
-    return True
 
 
 def _mismatch_ops(model: Any, error: str) -> list[str]:

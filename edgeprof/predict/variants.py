@@ -175,6 +175,11 @@ def variant(base: str, wi: int, node: Any, shape: Mapping[str, tuple[int, ...]],
     return ""
 
 
+# ops whose output differs from step to step though their inputs do not
+_DRAWN = frozenset({"RandomNormal", "RandomNormalLike", "RandomUniform", "RandomUniformLike", "Multinomial",
+                    "Bernoulli", "Dropout"})
+
+
 def loop_invariant(body: Any) -> frozenset[str]:
     """The values a Loop body reads or makes that are the same at every step: what it reads from outside (the
     graph's weights, values made before the Loop), the loop-carried values it passes on unchanged (tf2onnx's Keras
@@ -194,6 +199,3 @@ def loop_invariant(body: Any) -> frozenset[str]:
             inv.update(o for o in n.output if o)
     return frozenset(inv)
 
-
-_DRAWN = frozenset({"RandomNormal", "RandomNormalLike", "RandomUniform", "RandomUniformLike", "Multinomial",
-                    "Bernoulli", "Dropout"})
