@@ -2,7 +2,8 @@
 
 Parses, calls edgeprof.predict.calibrate (the method and its limits are there and in docs/predict.md), shows a
 progress bar on stderr, writes the table to the tables directory (and --out), and imports a colleague's or a
-vendor's table file (--import FILE). onnxruntime fp32 and int8 and LiteRT (tflite, XNNPACK) fp32 tables are built;
+vendor's table file (--import FILE), and re-reads a table's kernels with this edgeprof (--reread FILE:
+edgeprof.predict.reread). onnxruntime fp32 and int8 and LiteRT (tflite, XNNPACK) fp32 tables are built;
 other runtimes and precisions (LiteRT int8, fp16) are refused in one line.
 """
 
@@ -32,7 +33,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                "  edgeprof calibrate --device pi5 --threads 4 --out pi5.json     (a file to hand to a colleague)\n"
                "  edgeprof calibrate --import pi5.json                           (a table measured elsewhere)\n"
                "  edgeprof calibrate --device local --precision int8             (onnxruntime int8, quantised as "
-               "deploy does)",
+               "deploy does)\n"
+               "  edgeprof calibrate --reread pi5.json                           (a table calibrated by an older "
+               "edgeprof,\n"
+               "                                                                  read again by this one, its times kept)",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--device", help="device name from devices.yaml, or 'local'")
     p.add_argument("--inventory", help="devices.yaml path (default: ./devices.yaml)")
@@ -59,6 +63,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", help="also write the table to this file")
     p.add_argument("--import", dest="import_file", metavar="FILE",
                    help="do not measure: check a table file and install it for its device name")
+    p.add_argument("--reread", metavar="FILE",
+                   help="do not measure: read a table's calibration kernels again with this edgeprof (its keys, FLOPs "
+                        "and bytes), keeping the times the board measured, and install it (and --out); for a table "
+                        "calibrated by an older edgeprof, whose board you may no longer have; onnxruntime and LiteRT "
+                        "fp32 tables, on a host with the onnxruntime that read them")
     p.set_defaults(func=run)
 
 
@@ -66,6 +75,8 @@ def run(args: argparse.Namespace) -> int:
     from ..predict.pace import probe_reference
     from ..predict.table import default_table_path, load_table, save_table
 
+    if args.reread:
+        return _reread(args)
     if args.import_file:
         table = load_table(args.import_file)
         k = table.key
@@ -148,6 +159,38 @@ def run(args: argparse.Namespace) -> int:
         save_table(table, Path(args.out))
         err.print(f"exported to {shown(args.out)}; on another machine: edgeprof calibrate --import FILE, or "
                   f"edgeprof predict MODEL --table FILE", markup=False)
+    return 0
+
+
+def _reread(args: argparse.Namespace) -> int:
+    """--reread FILE: the table's kernels read again (predict/reread.py), installed for its device and written to
+    --out; the file given is left as it is."""
+    from ..export.artifact_cache import default_cache_dir
+    from ..predict.reread import reread
+    from ..predict.table import default_table_path, load_table, save_table
+
+    if args.device or args.import_file:
+        raise ConfigError("calibrate --reread FILE measures nothing: give it without --device and --import",
+                          hint="e.g. edgeprof calibrate --reread pi5.json --out pi5-reread.json")
+    table = load_table(args.reread)
+    said = [-1]
+
+    def say(done: int, total: int, label: str) -> None:
+        if done * 10 // max(total, 1) != said[0]:  # a line every tenth of the models
+            said[0] = done * 10 // max(total, 1)
+            err.print(f"re-reading {shown(args.reread)}: {done} of {total} models · {label}", markup=False)
+
+    got = reread(table, default_cache_dir() / "calibration", say)
+    k = got.table.key
+    dest = save_table(got.table, default_table_path(k.device_name, k.runtime, k.precision, k.threads))
+    err.print(f"re-read the table of {k.label()}: {got.reread} of {len(table.models)} models' kernels read again by "
+              f"this edgeprof, their measured times kept; installed as {shown(dest)}", markup=False)
+    if got.left_out:
+        err.print(f"  {len(got.left_out)} model(s) not found as they were measured, left out of the table: "
+                  f"{', '.join(got.left_out[:8])}" + (" …" if len(got.left_out) > 8 else ""), markup=False)
+    if args.out:
+        save_table(got.table, Path(args.out))
+        err.print(f"exported to {shown(args.out)}", markup=False)
     return 0
 
 

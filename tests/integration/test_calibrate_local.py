@@ -51,6 +51,9 @@ def test_calibrate_local_within_its_budget_then_predict_and_see_the_measured_run
     assert table.probe.samples[0][0] < at[0] and table.probe.samples[-1][0] > at[-1]
     assert all(ms > 0 for ms in table.probe.p50s())
     assert re.search(r"^speed probe edgeprof-probe-1: \d+ probes, p50 [\d.]+–[\d.]+ ms", err, re.M), err
+    # read again by this same edgeprof (calibrate --reread): every model found where it was written, as it was
+    assert main(["calibrate", "--reread", str(tmp_path / "local.json"), "--out", str(tmp_path / "again.json")]) == 0
+    assert load_table(tmp_path / "again.json").models == table.models
 
     model = _model(tmp_path / "m.onnx")
     db = str(tmp_path / "r.sqlite")
