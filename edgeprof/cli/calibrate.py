@@ -84,6 +84,11 @@ def run(args: argparse.Namespace) -> int:
         dest.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(args.import_file, dest)
         err.print(f"imported the table of {k.label()} as {shown(dest)}", markup=False)
+        from ..predict.reread import reading_note
+
+        stale = reading_note(table, str(dest))
+        if stale:
+            err.print(f"  note: {stale}", markup=False)
         rt = " --runtime tflite" if k.runtime == "tflite" else ""
         err.print(f"predict with: edgeprof predict MODEL --device {k.device_name} --threads {k.threads}{rt}",
                   markup=False)

@@ -35,10 +35,10 @@ from .. import __version__
 from ..errors import ConfigError, UserError
 from .graph import Kernel, host_ort_version, kernels
 from .kernels import MIN_OPSET, OPSET, calibration_models
-from .table import CalibrationModel, CalibrationTable, MeasuredKernel
+from .table import READING, CalibrationModel, CalibrationTable, MeasuredKernel
 from .tflite import GRAPH_LEVEL, calibration_files, host_litert_version, tflite_kernels
 
-__all__ = ["Reread", "reread"]
+__all__ = ["Reread", "reread", "reading_note"]
 
 _NAME = re.compile(r"^cal-(?P<seed>\d+)-(?P<index>\d+)-[a-z0-9]+(?P<dyn>-dyn)?$")
 _LITERT_NAME = re.compile(r"^[a-z]+(?P<index>\d+)$")  # tflite.calibration_modules: "<kind><index>", of seed 0
@@ -97,8 +97,21 @@ def reread(table: CalibrationTable, cache_dir: Path, say: Say | None = None) -> 
     note = (f"re-read by edgeprof {__version__} on {when}: {done} of {len(table.models)} models' kernels read again, "
             f"their measured times kept" + (f"; {len(left)} not found as measured, left out: {', '.join(left[:5])}"
                                            + (" …" if len(left) > 5 else "") if left else ""))
-    new = dataclasses.replace(table, models=tuple(out), notes=(*table.notes, note))
+    new = dataclasses.replace(table, models=tuple(out), notes=(*table.notes, note), reading=READING)
     return Reread(table=new, reread=done, left_out=tuple(left))
+
+
+def reading_note(table: CalibrationTable, where: str = "FILE") -> str | None:
+    """The warning for a prediction from a table read by another reading than this edgeprof's (table.READING);
+    None when it is this one's."""
+    if table.reading == READING:
+        return None
+    by = ("an edgeprof from before the readings were numbered" if table.reading == 0 else
+          f"reading {table.reading}, {'an older' if table.reading < READING else 'a newer'} edgeprof's")
+    fix = (f"edgeprof calibrate --reread {where} reads them again, keeping the board's times" if table.reading <
+           READING else "predict with that edgeprof, or upgrade this one")
+    return (f"the table's kernels were read by {by}; this edgeprof reads graphs as reading {READING}, and a model's "
+            f"kernel read otherwise is priced by samples that do not match it — {fix}")
 
 
 def _matched(m: CalibrationModel, ks: Sequence[Kernel]) -> CalibrationModel | None:

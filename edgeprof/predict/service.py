@@ -27,6 +27,7 @@ from ..records import RunSpec
 from .fit import Prediction, Predictor, fit
 from .graph import Kernel, host_ort_version, kernels
 from .hostpass import Trace, has_loop, host_trace
+from .reread import reading_note
 from .table import CalibrationTable, check_key, default_table_path, load_table, tables_dir
 from .tflite import GRAPH_LEVEL, fp16_weights_note, host_litert_version, tflite_kernels
 
@@ -240,6 +241,9 @@ def predict(ks: list[Kernel], table: CalibrationTable, *, batch: int = 1, thread
     fitted = predictor(table)
     fitted.lend(predictor(lender) if lender is not None else None)
     p = fitted.predict(ks, batch=batch)
+    stale = reading_note(table, where.removeprefix("table ") if where.startswith("table ") else "FILE")
+    if stale:
+        p.warnings.append(stale)
     if table.key.runtime == "tflite":
         host_rt = host_litert_version()
         if table.key.host_litert_version and table.key.host_litert_version != host_rt:

@@ -24,9 +24,16 @@ from typing import Any
 from ..errors import ConfigError
 from .graph import Kernel
 
-__all__ = ["SCHEMA_VERSION", "TableKey", "MeasuredKernel", "CalibrationModel", "CalibrationTable", "SpeedProbe",
+__all__ = ["SCHEMA_VERSION", "READING", "TableKey", "MeasuredKernel", "CalibrationModel", "CalibrationTable", "SpeedProbe",
            "check_key",
            "load_table", "save_table", "default_table_path", "tables_dir", "TableMismatch"]
+
+# how this edgeprof reads a graph into kernels (graph.py, tflite.py: each kernel's key, FLOPs, bytes, calls), numbered:
+# raised with every change to a key or a feature, so that a table read by another reading says so (service.predict
+# warns; `edgeprof calibrate --reread FILE` reads it again: reread.py). 0: a table from before the readings were
+# numbered (round 17). tests/unit/test_predict_reread.py keeps a fingerprint of the reading of the generated models:
+# it fails when the reading changes and READING does not
+READING = 1
 
 # 2: the speed probe (CalibrationTable.probe) and each model's time in the calibration (CalibrationModel.at_s);
 # a version-1 table has neither and loads as before
@@ -130,12 +137,13 @@ class CalibrationTable:
     edgeprof_version: str = ""
     notes: tuple[str, ...] = field(default_factory=tuple)
     probe: SpeedProbe | None = None  # None: calibrated without a speed probe (or a version-1 table)
+    reading: int = READING  # the reading its kernels were read by (a file without one: 0, read before round 17)
 
     def to_dict(self) -> dict[str, Any]:
         return {"format": _FORMAT, "schema_version": SCHEMA_VERSION, "key": asdict(self.key),
                 "created_at": self.created_at, "budget_s": self.budget_s, "spent_s": self.spent_s,
                 "edgeprof_version": self.edgeprof_version, "notes": list(self.notes),
-                "probe": self.probe.to_dict() if self.probe is not None else None,
+                "probe": self.probe.to_dict() if self.probe is not None else None, "reading": self.reading,
                 "models": [m.to_dict() for m in self.models]}
 
     @classmethod
@@ -159,7 +167,8 @@ class CalibrationTable:
                        created_at=str(d.get("created_at") or ""), budget_s=d.get("budget_s"),
                        spent_s=d.get("spent_s"), edgeprof_version=str(d.get("edgeprof_version") or ""),
                        notes=tuple(d.get("notes") or ()),
-                       probe=SpeedProbe.from_dict(d["probe"]) if d.get("probe") else None)
+                       probe=SpeedProbe.from_dict(d["probe"]) if d.get("probe") else None,
+                       reading=int(d.get("reading") or 0))
         except (KeyError, TypeError, ValueError) as e:
             raise ConfigError(f"{where}: calibration table field {e} is missing or malformed",
                               hint="export the table again with edgeprof calibrate") from None

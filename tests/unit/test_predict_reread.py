@@ -154,3 +154,69 @@ def test_a_litert_table_is_read_again_from_its_one_operator_files(tmp_path):
     assert got.reread == 2 and got.table.models == table.models
     with pytest.raises(ConfigError, match=r"files were read by LiteRT 0\.0\.1; this host has"):
         reread(dataclasses.replace(table, key=dataclasses.replace(key, host_litert_version="0.0.1")), tmp_path)
+
+
+def test_a_prediction_from_a_table_of_another_reading_says_so_and_how_to_read_it_again(tmp_path):
+    from edgeprof.predict.service import predict
+    from edgeprof.predict.table import READING
+
+    table = _measured(tmp_path / "cal", 2)
+    ks = [mk.kernel for mk in table.models[0].kernels]
+    assert table.reading == READING
+    assert not any("reading" in w for w in predict(ks, table, where="table t.json").warnings)
+    old = dataclasses.replace(table, reading=0)
+    (w,) = [w for w in predict(ks, old, where="table t.json").warnings if "reading" in w]
+    assert "from before the readings were numbered" in w and "edgeprof calibrate --reread t.json" in w
+    # a file written before round 17 has no reading: it loads as 0; the re-read table is this edgeprof's reading
+    d = table.to_dict()
+    del d["reading"]
+    assert CalibrationTable.from_dict(d).reading == 0
+    assert reread(CalibrationTable.from_dict(d), tmp_path / "cal").table.reading == READING
+    newer = dataclasses.replace(table, reading=READING + 1)
+    assert any("a newer edgeprof's" in w and "upgrade this one" in w for w in predict(ks, newer).warnings)
+
+
+# how the generated models read: a digest of each kernel's key and features over two models of each calibration
+# kind, by this onnxruntime. Only the calibration kernels' reading makes a table stale (a change to how a user's model
+# alone is read, a Loop body's, leaves every stored sample as it was). A change to it changes this digest: then raise
+# table.READING (tables read before say so, and calibrate --reread reads them again) and write the new digest here.
+FINGERPRINT = {1: "cb1eb8642bb21aed"}
+
+
+def test_the_reading_has_its_number():
+    import json
+    import tempfile
+
+    import onnxruntime
+
+    from edgeprof.predict.table import READING
+
+    if onnxruntime.__version__ != "1.32.0":
+        pytest.skip(f"the fingerprint is of onnxruntime 1.32.0's fused graphs; this is {onnxruntime.__version__}")
+    rows = []
+    for name, proto in calibration_models(0, 22):  # two of each kind (kernels.calibration_models' order)
+        with tempfile.TemporaryDirectory() as d:
+            path = f"{d}/{name}.onnx"
+            onnx.save(proto, path)
+            rows += [[name, k.name, k.key, k.family, k.dtype, round(k.flops), round(k.bytes), round(k.out_elems),
+                      k.layout, round(k.reorder_bytes), round(k.spans, 3)] for k in kernels(path, {})]
+    digest = hashlib.sha256(json.dumps(rows).encode()).hexdigest()[:16]
+    assert FINGERPRINT.get(READING) == digest, (
+        f"the reading of the generated models changed (digest {digest}): raise READING in edgeprof/predict/table.py "
+        f"and set FINGERPRINT[{READING + 1}] here to it")
+
+
+def test_round_4s_table_is_not_re_read_its_models_were_drawn_otherwise(tmp_path):
+    """tests/data/golden/tables/v1, a table edgeprof wrote in round 4: the generated models of those names are drawn
+    otherwise now (the kinds and their order have changed since), so not one is taken for the model measured, and
+    the re-read is refused in one line; predictions from it say it is of an earlier reading."""
+    from pathlib import Path
+
+    from edgeprof.predict.service import predict
+
+    old = load_table(Path(__file__).parents[1] / "data" / "golden" / "tables" / "v1" / "local-onnxruntime-fp32-t1.json")
+    assert old.reading == 0
+    with pytest.raises(UserError, match="none of the table's 12 generated models was found as it was measured"):
+        reread(old, tmp_path)
+    ks = [mk.kernel for mk in old.models[0].kernels]
+    assert any("from before the readings were numbered" in w for w in predict(ks, old).warnings)
