@@ -216,7 +216,11 @@ def test_calibrate_local_litert_measures_one_operator_models_and_predicts_from_t
     back = load_table(save_table(table, tmp_path / "t.json"))
     assert back == table
     p = fit(back)
-    assert 0 < p.overhead_us < min(m.p50_ms for m in back.models) * 1e3
+    # the per-run overhead is under the quickest model's p50 as the fit reads it: scaled to the speed probe's median
+    # (pace.py), which a board whose speed moved during the calibration puts above or below the p50 as timed
+    from edgeprof.predict.pace import paced_models
+
+    assert 0 < p.overhead_us < min(m.p50_ms for m in paced_models(back)) * 1e3
     pred = p.predict(tflite_kernels(tflite_files["conv"]))
     # one conv sample is fewer than MIN_SAMPLES: the roofline from the table's own peaks, never 0 ms
     assert [u["op"] for u in pred.uncovered] == ["CONV_2D"] and pred.uncovered[0]["assumed_ms"] > 0
