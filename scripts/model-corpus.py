@@ -1852,7 +1852,7 @@ FILES: list[dict] = [
      "args": [], "needs": "--input-range ids=0:129", "split": "held-out-16",
      "covers": "typeseg's character-level content-type segmenter (Apache-2.0), its default 1-D U-Net: an int64 input "
                "of 1536 compact byte ids (the package's window, rows stacked on an N symbol) through a Gather "
-               "embedding, 31 Conv of width 3 (and a 1x1 head), seven MaxPool down and seven Resize up with Concat "
+               "embedding, 30 Conv of width 3 and a 1x1 head, seven MaxPool down and seven Resize up with Concat "
                "skips, LayerNorm written out (ReduceMean, Sub, Sqrt, Div) and tanh GELU (Tanh, Mul) 30 times each, "
                "to 35 content types a character; no producer string, opset 17, 1.5 M parameters, 6.1 MB"},
     {"name": "typeseg_mamba_segmenter.onnx", "package": "typeseg", "member": "typeseg/data/mamba_al.onnx",
