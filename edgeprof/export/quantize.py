@@ -196,6 +196,21 @@ def plan_feeds(plan: InputPlan) -> dict[str, dict[str, Any]]:
 # ------------------------------------------------------------------------------------------- quantise
 
 
+def _check_quantisable(path: Path, name: str) -> None:
+    """One line, before onnxruntime.quantization fails on it ("Failed to find proper ai.onnx domain"), for a graph
+    with no node of the ONNX domain: a scikit-learn forest or SVM as skl2onnx writes it (ai.onnx.ml alone) has nothing
+    static int8 quantises."""
+    import onnx
+
+    graph = onnx.load(str(path), load_external_data=False).graph
+    if graph.node and not any(n.domain in ("", "ai.onnx") for n in graph.node):
+        ops = sorted({f"{n.domain}.{n.op_type}" for n in graph.node})
+        raise ModelError(f"--precision int8: {name} has no ONNX-domain node to quantise (its {len(graph.node)} "
+                         f"node(s): {', '.join(ops[:4])}{' …' if len(ops) > 4 else ''})",
+                         hint="deploy it at --precision fp32: onnxruntime.quantization quantises Conv, MatMul, "
+                              "Gemm and their kin, not ai.onnx.ml's trees and kernels")
+
+
 def quantize_onnx(fp32: Artifact, precision: str, *, cache_dir: Path, shapes: Mapping[str, tuple[int, ...]],
                   seed: int = 0, calibration: str | Path | None = None,
                   progress: Progress | None = None, plan: InputPlan | None = None,
@@ -213,6 +228,8 @@ def quantize_onnx(fp32: Artifact, precision: str, *, cache_dir: Path, shapes: Ma
         raise ModelError(f"{fp32.model_name} is {fp32.format}, not ONNX", hint="quantise it with its own tools")
     if fp32.precision != "fp32":
         raise ModelError(f"{fp32.model_name} is already {fp32.precision}", hint="give the fp32 model")
+    if precision == "int8":
+        _check_quantisable(Path(fp32.path), fp32.model_name)
     material: dict[str, Any] = {
         "fp32_sha256": fp32.sha256, "precision": precision, "code": code_version("quantize.py"),
         "repair_code": code_version("onnx_repair.py"),

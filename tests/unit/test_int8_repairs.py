@@ -253,3 +253,36 @@ def test_the_float16_part_of_a_mixed_precision_file_is_left_as_it_is(tmp_path, m
     feed = make_inputs(fp32.inputs, shapes, 7)
     (want,), (got,) = run(fp32.path, feed), run(a.path, feed)
     np.testing.assert_allclose(got, want, atol=0.05 * float(np.abs(want).max()))
+
+
+def test_a_graph_of_ai_onnx_ml_nodes_alone_is_refused_in_one_line_before_the_quantizer(tmp_path):
+    """synheart-emotion's ExtraTrees as skl2onnx writes it (round 17's held-out-16): a Scaler and a tree ensemble,
+    ai.onnx.ml alone, no ai.onnx opset — onnxruntime.quantization stops on it with "Failed to find proper ai.onnx
+    domain"; deploy --precision int8 says there is nothing to quantise and what to do."""
+    from onnxruntime.quantization import CalibrationDataReader, QuantFormat, quantize_static
+
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4])
+    node = helper.make_node("Scaler", ["x"], ["y"], domain="ai.onnx.ml", offset=[0.5] * 4, scale=[2.0] * 4,
+                            name="scaler")
+    m = helper.make_model(helper.make_graph([node], "g", [x], [y]), opset_imports=[helper.make_opsetid("ai.onnx.ml", 1)])
+    m.ir_version = 8
+    path = tmp_path / "forest.onnx"
+    onnx.save(m, str(path))
+    spec = TensorSpec("x", (1, 4), "float32", -1.0, 1.0)
+
+    class Reader(CalibrationDataReader):
+        def __init__(self):
+            self.it = iter([make_inputs([spec], {"x": (1, 4)}, 1)])
+
+        def get_next(self):
+            return next(self.it, None)
+
+    with pytest.raises(ValueError, match="Failed to find proper ai.onnx domain"):
+        quantize_static(str(path), str(tmp_path / "q.onnx"), Reader(), quant_format=QuantFormat.QDQ)
+    a = Artifact(path=str(path), format="onnx", sha256=sha256_file(path), size_bytes=path.stat().st_size,
+                 inputs=(spec,), outputs=("y",), model_name="forest", source=f"file:{path}")
+    with pytest.raises(ModelError, match=r"forest has no ONNX-domain node to quantise \(its 1 node\(s\): "
+                                         r"ai\.onnx\.ml\.Scaler\)") as e:
+        quantize_onnx(a, "int8", cache_dir=tmp_path / "cache", shapes={"x": (1, 4)})
+    assert "--precision fp32" in (e.value.hint or "")
