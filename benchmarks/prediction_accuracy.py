@@ -473,6 +473,14 @@ def predict_row(row: dict[str, Any], table: Any, runtime: str, threads: int, con
     return out
 
 
+def table_path(tables: Path, runtime: str, precision: str, threads: int) -> Path:
+    """A configuration's table in --tables: local-<runtime>-<precision>-t<threads>.json as calibrated, or its
+    gzip-compressed copy .json.gz (as a round's tables are kept in benchmarks/results) when only that is there."""
+    path = tables / f"local-{runtime}-{precision}-t{threads}.json"
+    packed = path.with_name(path.name + ".gz")
+    return packed if not path.exists() and packed.exists() else path
+
+
 def fold_summary(table: Any) -> dict[str, Any]:
     """The table's generated models, each predicted by a fit without its fold (5-fold): the only strictly
     held-out figure (the reference models, which are the design models, are left out of it). With the default fit
@@ -503,7 +511,7 @@ def run_config(config: str, budget: float, tables: Path, seconds: float, corpus_
 
     runtime, threads = CONFIGS[config]
     precision = PRECISION.get(config, "fp32")
-    path = tables / f"local-{runtime}-{precision}-t{threads}.json"
+    path = table_path(tables, runtime, precision, threads)
     load_before = os.getloadavg()
     started = _utc()
     if path.exists():
@@ -583,7 +591,7 @@ def repredict_config(old: dict[str, Any], tables: Path, corpus_args: dict[str, l
     config = old["config"]
     runtime, threads = CONFIGS[config]
     precision = PRECISION.get(config, "fp32")
-    path = tables / f"local-{runtime}-{precision}-t{threads}.json"
+    path = table_path(tables, runtime, precision, threads)
     if not path.exists():
         raise ConfigError(f"--measured: no table {path} for {config}",
                           hint="--tables must name the folder of the tables that run calibrated")

@@ -113,3 +113,22 @@ def test_a_version_1_table_written_by_the_fourth_round_loads_and_predicts_withou
     ks = [mk.kernel for mk in t.models[0].kernels]
     pred = p.predict(ks)
     assert pred.p50_ms > 0 and not any("speed" in w for w in pred.warnings)
+
+
+def test_a_table_written_to_a_gz_path_is_compressed_and_loads_by_its_content(tmp_path):
+    """`calibrate --out pi5.json.gz`: a table of hundreds of models is megabytes of JSON, a tenth of that compressed;
+    a compressed file loads whatever its name (calibrate --import copies it under a .json name), and a truncated one
+    is refused in one line."""
+    import gzip
+
+    t = _table()
+    p = save_table(t, tmp_path / "t.json.gz")
+    assert p.read_bytes()[:2] == b"\x1f\x8b" and json.loads(gzip.decompress(p.read_bytes()))["format"]
+    assert load_table(p) == t
+    renamed = tmp_path / "t.json"
+    renamed.write_bytes(p.read_bytes())
+    assert load_table(renamed) == t
+    cut = tmp_path / "cut.json.gz"
+    cut.write_bytes(p.read_bytes()[:40])
+    with pytest.raises(ConfigError, match="could not be read"):
+        load_table(cut)
