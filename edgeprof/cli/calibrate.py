@@ -10,7 +10,6 @@ other runtimes and precisions (LiteRT int8, fp16) are refused in one line.
 from __future__ import annotations
 
 import argparse
-import shutil
 from pathlib import Path
 
 from ..errors import ConfigError
@@ -82,8 +81,7 @@ def run(args: argparse.Namespace) -> int:
         table = load_table(args.import_file)
         k = table.key
         dest = default_table_path(k.device_name, k.runtime, k.precision, k.threads)
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(args.import_file, dest)
+        save_table(table, dest)  # as checked, plain JSON under its .json name (the file given may be compressed)
         err.print(f"imported the table of {k.label()} as {shown(dest)}", markup=False)
         from ..predict.reread import reading_note
 

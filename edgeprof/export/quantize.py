@@ -228,8 +228,6 @@ def quantize_onnx(fp32: Artifact, precision: str, *, cache_dir: Path, shapes: Ma
         raise ModelError(f"{fp32.model_name} is {fp32.format}, not ONNX", hint="quantise it with its own tools")
     if fp32.precision != "fp32":
         raise ModelError(f"{fp32.model_name} is already {fp32.precision}", hint="give the fp32 model")
-    if precision == "int8":
-        _check_quantisable(Path(fp32.path), fp32.model_name)
     material: dict[str, Any] = {
         "fp32_sha256": fp32.sha256, "precision": precision, "code": code_version("quantize.py"),
         "repair_code": code_version("onnx_repair.py"),
@@ -247,6 +245,7 @@ def quantize_onnx(fp32: Artifact, precision: str, *, cache_dir: Path, shapes: Ma
             options = _fp16(Path(fp32.path), out, fp32.model_name, graph_opt,
                             source_checked="onnx_checker" not in (fp32.export_check or {}))
         else:
+            _check_quantisable(Path(fp32.path), fp32.model_name)  # only when it is to be built, not on a cache hit
             say(f"{fp32.model_name}: quantising ONNX to int8 (static QDQ, per-channel)")
             specs = plan.specs if plan is not None else fp32.inputs
             samples = calibration_samples(specs, shapes, seed, calibration,

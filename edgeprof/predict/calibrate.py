@@ -73,14 +73,29 @@ def probe_path(probe: str, runtime: str, cache_dir: Path, opset: int = OPSET) ->
         return probe
     if runtime == "tflite":
         return str(probe_file(cache_dir / "tflite"))
-    data = probe_model(opset).SerializeToString()
-    path = cache_dir / f"{PROBE_NAME}-{hashlib.sha256(data).hexdigest()[:12]}.onnx"
+    return str(model_file(cache_dir, PROBE_NAME, probe_model(opset)))
+
+
+def model_file(cache_dir: Path, name: str, proto: Any) -> Path:
+    """A generated model's file under cache_dir, named by its content (`<name>-<sha256[:12]>.onnx`), written once;
+    reread.py finds a table's models by these names."""
+    data = proto.SerializeToString()
+    path = cache_dir / f"{name}-{hashlib.sha256(data).hexdigest()[:12]}.onnx"
     if not path.exists():
         cache_dir.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(path.name + ".tmp")
         tmp.write_bytes(data)
         tmp.replace(path)
-    return str(path)
+    return path
+
+
+_OPSET_NOTE = "calibration models written at opset {}"
+
+
+def noted_opset(notes: Sequence[str]) -> int:
+    """The opset a table's generated models were written at, as its notes say (_measure_all), else OPSET."""
+    said = [int(m.group(1)) for n in notes for m in [re.match(_OPSET_NOTE.format(r"(\d+)"), n)] if m]
+    return said[0] if said and MIN_OPSET <= said[0] <= OPSET else OPSET
 
 
 Progress = Callable[[float, float, int, int, str], None]  # (spent_s, budget_s, models, kernel samples, label)
@@ -282,14 +297,13 @@ def _measure_all(session: DeviceSession, *, threads: int, budget_s: float, cache
                  max_models: int | None, runtime: str, probe: str | None, probe_every_s: float,
                  opset: int) -> CalibrationTable:
     """calibrate()'s loop on an open session (the module docstring)."""
-    import onnx
 
     device = session.device
     start = time.monotonic()
     notes: list[str] = []
     if opset != OPSET:
-        notes.append(f"calibration models written at opset {opset}: the board's onnxruntime loads no newer "
-                     f"(LayerNormalization written out, as exporters write it below opset 17)")
+        notes.append(_OPSET_NOTE.format(opset) + ": the board's onnxruntime loads no newer "
+                     "(LayerNormalization written out, as exporters write it below opset 17)")
     timer = _ProbeTimer(probe, probe_every_s, start, notes, lambda p: measure_model(
         session, probe_path(p, runtime, cache_dir, opset), threads=threads, level=level, precision=precision,
         runtime=runtime, settings={"profile_ops": False}))
@@ -345,10 +359,7 @@ def _measure_all(session: DeviceSession, *, threads: int, budget_s: float, cache
             break
         if not room():
             break
-        data = proto.SerializeToString()
-        path = cache_dir / f"{name}-{hashlib.sha256(data).hexdigest()[:12]}.onnx"
-        if not path.exists():
-            onnx.save(proto, str(path))
+        path = model_file(cache_dir, name, proto)
         # int8: deploy quantises the fp32 file as it would a user's (export/quantize.py, cached by content; the
         # time it takes is inside this model's time, so the budget counts it) and its kernels are read from the
         # quantised file the run names

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as _dt
-import hashlib
 import re
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -33,8 +32,9 @@ from typing import Any
 
 from .. import __version__
 from ..errors import ConfigError, UserError
+from .calibrate import model_file, noted_opset
 from .graph import Kernel, host_ort_version, kernels
-from .kernels import MIN_OPSET, OPSET, calibration_models
+from .kernels import calibration_models
 from .table import READING, CalibrationModel, CalibrationTable, MeasuredKernel
 from .tflite import GRAPH_LEVEL, calibration_files, host_litert_version, tflite_kernels
 
@@ -42,16 +42,18 @@ __all__ = ["Reread", "reread", "reading_note"]
 
 _NAME = re.compile(r"^cal-(?P<seed>\d+)-(?P<index>\d+)-[a-z0-9]+(?P<dyn>-dyn)?$")
 _LITERT_NAME = re.compile(r"^[a-z]+(?P<index>\d+)$")  # tflite.calibration_modules: "<kind><index>", of seed 0
-_OPSET_NOTE = re.compile(r"written at opset (\d+)")
 
 Say = Callable[[int, int, str], None]  # (models done, models in all, label)
 
 
 @dataclasses.dataclass(frozen=True)
 class Reread:
-    table: CalibrationTable
-    reread: int  # models whose kernels were read again
-    left_out: tuple[str, ...]  # generated models not found as they were measured (left out of the table)
+    table: CalibrationTable  # the models whose kernels were read again, and only those
+    left_out: tuple[str, ...]  # models not found as they were measured (left out of the table)
+
+    @property
+    def reread(self) -> int:
+        return len(self.table.models)
 
 
 def reread(table: CalibrationTable, cache_dir: Path, say: Say | None = None) -> Reread:
@@ -75,7 +77,6 @@ def reread(table: CalibrationTable, cache_dir: Path, say: Say | None = None) -> 
     finder = _Finder(table, cache_dir)
     out: list[CalibrationModel] = []
     left: list[str] = []
-    done = 0
     for i, m in enumerate(table.models):
         if say is not None:
             say(i, len(table.models), m.name)
@@ -88,17 +89,16 @@ def reread(table: CalibrationTable, cache_dir: Path, say: Say | None = None) -> 
             left.append(m.name)
             continue
         out.append(found)
-        done += 1
     if not any(m.role == "kernels" for m in out):
         raise UserError(f"none of the table's {sum(m.role == 'kernels' for m in table.models)} generated models was "
                         f"found as it was measured (not under {cache_dir}, and generated otherwise by this edgeprof)",
                         hint=f"calibrate {k.device_name} again with this edgeprof")
     when = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
-    note = (f"re-read by edgeprof {__version__} on {when}: {done} of {len(table.models)} models' kernels read again, "
+    note = (f"re-read by edgeprof {__version__} on {when}: {len(out)} of {len(table.models)} models' kernels read again, "
             f"their measured times kept" + (f"; {len(left)} not found as measured, left out: {', '.join(left[:5])}"
                                            + (" …" if len(left) > 5 else "") if left else ""))
     new = dataclasses.replace(table, models=tuple(out), notes=(*table.notes, note), reading=READING)
-    return Reread(table=new, reread=done, left_out=tuple(left))
+    return Reread(table=new, left_out=tuple(left))
 
 
 def reading_note(table: CalibrationTable, where: str = "FILE") -> str | None:
@@ -143,8 +143,7 @@ class _Finder:
         k = table.key
         self.tflite = k.runtime == "tflite" or k.graph_level == GRAPH_LEVEL
         self.level, self.threads = k.graph_level, k.threads
-        said = [int(x) for n in table.notes for x in _OPSET_NOTE.findall(n)]
-        self.opset = said[0] if said and MIN_OPSET <= said[0] <= OPSET else OPSET
+        self.opset = noted_opset(table.notes)
         self.generated: dict[int, dict[str, Any]] = {}  # seed → name → proto (ONNX) or path (LiteRT)
 
     def candidates(self, m: CalibrationModel) -> Iterator[list[Kernel]]:
@@ -160,11 +159,7 @@ class _Finder:
         files = [f for f in files if re.fullmatch(re.escape(m.name) + r"-[0-9a-f]{12}\.onnx", f.name)]
         proto = self._generated(m.name)
         if proto is not None:  # generated again: written under its content name, as calibrate.py writes it
-            data = proto.SerializeToString()
-            path = self.cache_dir / f"{m.name}-{hashlib.sha256(data).hexdigest()[:12]}.onnx"
-            if path not in files:
-                self.cache_dir.mkdir(parents=True, exist_ok=True)
-                path.write_bytes(data)
+            path = model_file(self.cache_dir, m.name, proto)
             files = [path, *[f for f in files if f != path]]
         for f in files:
             yield kernels(f, {}, self.level)
