@@ -319,16 +319,19 @@ class Predictor:
         return base + max(k.flops / self.peak_flops_per_us, k.bytes / self.peak_bytes_per_us), "roofline"
 
     def _kernel_sum(self, ks: Sequence[Kernel]) -> tuple[float, float, dict[str, list[float]]]:
+        """(Σ µs, the roofline's part of it, {op the table lacks: [kernels, µs]})."""
         covered = 0.0
         fallback = 0.0
         unc: dict[str, list[float]] = {}
-        for k in ks:
+        for k, n in _counted(ks):
             us, how = self.cost(k)
             if how == "roofline":
-                fallback += us
-                unc.setdefault(k.op, []).append(us)
+                fallback += n * us
+                got = unc.setdefault(k.op, [0.0, 0.0])
+                got[0] += n
+                got[1] += n * us
             else:
-                covered += us
+                covered += n * us
         return covered + fallback, fallback, unc
 
     def _level_features(self, ks: Sequence[Kernel]) -> list[float]:
@@ -338,8 +341,9 @@ class Predictor:
         of this host's "all" graph move (layout.py; 0 without its marks, or with FitOptions.layout off); 1 (the
         per-run overhead)."""
         s, _, _ = self._kernel_sum(ks)
-        conv = sum(k.bytes for k in ks if k.family.startswith("conv"))
-        reorder = sum(k.reorder_bytes for k in ks) if self.options.layout else 0.0
+        counted = _counted(ks)
+        conv = sum(n * k.bytes for k, n in counted if k.family.startswith("conv"))
+        reorder = sum(n * k.reorder_bytes for k, n in counted) if self.options.layout else 0.0
         return [s, float(len(ks)), -float(len(ks)), conv, reorder, 1.0]
 
     def point_us(self, ks: Sequence[Kernel]) -> float:
@@ -349,12 +353,13 @@ class Predictor:
         """For each If whose condition was not known (kernels carry its branch): the costlier side, the cheaper
         side, and the µs of each side (the kernel sum under it, nested branches included)."""
         sides: dict[str, dict[str, float]] = {}
-        for k in ks:
+        counted = _counted(ks)
+        for k, _n in counted:
             for name, _side in k.branch:
                 sides.setdefault(name, {"then": 0.0, "else": 0.0})
-        for k in ks:
+        for k, n in counted:
             if k.branch:
-                us = self.cost(k)[0]
+                us = n * self.cost(k)[0]
                 for name, side in k.branch:
                     sides[name][side] += us
         hi = {n: "then" if v["then"] >= v["else"] else "else" for n, v in sides.items()}
@@ -392,38 +397,39 @@ class Predictor:
         q = math.exp(self.spread)
         low = known / q + fb * FALLBACK_RANGE[0]
         high = known * q + fb * FALLBACK_RANGE[1]
-        total_flops = sum(k.flops for k in ks)
-        cov_flops = sum(k.flops for k in ks if self.cost(k)[1] != "roofline")
-        n_cov = sum(1 for k in ks if self.cost(k)[1] != "roofline")
+        counted = _counted(ks)  # a Loop's or Scan's body repeats the same kernel objects: each is looked at once
+        total_flops = sum(n * k.flops for k, n in counted)
+        cov_flops = sum(n * k.flops for k, n in counted if self.cost(k)[1] != "roofline")
+        n_cov = sum(n for k, n in counted if self.cost(k)[1] != "roofline")
         warnings = []
-        missing_dtypes = sorted({k.dtype for k in ks} - self.dtypes)
+        missing_dtypes = sorted({k.dtype for k, _ in counted} - self.dtypes)
         if missing_dtypes:
             warnings.append(f"dtypes the table never measured: {', '.join(missing_dtypes)}")
         if unc:
             warnings.append(f"op kinds the table has not seen: {', '.join(sorted(unc))}")
-        far = sorted({k.key for k in ks if self._outside(k)})
+        far = sorted({k.key for k, _ in counted if self._outside(k)})
         if far:
             warnings.append(f"kernels beyond ×{_OOD_SPAN:g} of the shapes the table measured: {', '.join(far)}")
         proxied: dict[tuple[str, str], int] = {}
-        for k in ks:
+        for k, n in counted:
             if k.op not in self.ops and self.cost(k)[1] == "family":
-                proxied[(k.op, k.family)] = proxied.get((k.op, k.family), 0) + 1
+                proxied[(k.op, k.family)] = proxied.get((k.op, k.family), 0) + n
         if proxied:
             warnings.append("ops the table never measured, priced by the model of their family's other ops: "
                             + ", ".join(f"{op} ×{n} (as {fam})" for (op, fam), n in sorted(proxied.items()))
                             + " — a proxy, not a measurement")
         lent: dict[str, int] = {}
-        for k in ks:
+        for k, n in counted:
             if self.cost(k)[1] == LENT:
-                lent[k.op] = lent.get(k.op, 0) + 1
+                lent[k.op] = lent.get(k.op, 0) + n
         if lent and self.lender is not None:
             warnings.append(f"{sum(lent.values())} float kernel(s) this table has no model for priced from the "
                             f"board's {self.lender.table.key.precision} table ({self.lender.table.key.label()}): "
                             + ", ".join(f"{op} ×{n}" for op, n in sorted(lent.items())))
-        guessed = sum(1 for k in ks if k.shapes_guessed or not k.flops_known)
+        guessed = sum(n for k, n in counted if k.shapes_guessed or not k.flops_known)
         if guessed:
             warnings.append(f"{guessed} kernel(s) with shapes or FLOPs not inferable (counted by bytes only)")
-        control = [k for k in ks if k.op in CONTROL_OPS]
+        control = [k for k, _ in counted if k.op in CONTROL_OPS]
         if any(not k.note for k in control):
             warnings.append("control flow (If/Loop/Scan) whose subgraphs were not read: counted as the node only")
         known_ifs = {k.name for k in control if k.op == "If" and "is known here" in k.note}
@@ -446,8 +452,8 @@ class Predictor:
             throughput_ips=batch * 1e6 / p50 if p50 > 0 else 0.0,
             kernels=len(ks), covered_ops=n_cov / len(ks) if ks else 1.0,
             # None when some kernel's FLOPs are unknown (control flow, ops outside the convention): no share then
-            covered_flops=cov_flops / total_flops if total_flops and all(k.flops_known for k in ks) else None,
-            uncovered=[{"op": op, "count": len(v), "assumed_ms": a * sum(v) / 1e3} for op, v in sorted(unc.items())],
+            covered_flops=cov_flops / total_flops if total_flops and all(k.flops_known for k, _ in counted) else None,
+            uncovered=[{"op": op, "count": int(v[0]), "assumed_ms": a * v[1] / 1e3} for op, v in sorted(unc.items())],
             warnings=warnings, table=self.table.key.label(),
             method="per-kernel cost models on the table + model-level term; interval: conformal quantile of the "
                    f"held-out errors ({self.spread_from or 'held-out device-level spread'}); kernel neighbours: "
@@ -461,6 +467,19 @@ class Predictor:
     def _outside(self, k: Kernel) -> bool:
         m, _ = self._model_for(k)
         return m is not None and _beyond(m, k)
+
+
+def _counted(ks: Sequence[Kernel]) -> list[tuple[Kernel, int]]:
+    """Each kernel object of `ks` once, in first-seen order, with how many times it occurs (graph.py repeats a
+    Loop's or Scan's body as the same objects, up to MAX_KERNELS: a sum over these is a sum over `ks`)."""
+    seen: dict[int, list[Any]] = {}
+    for k in ks:
+        got = seen.get(id(k))
+        if got is None:
+            seen[id(k)] = [k, 1]
+        else:
+            got[1] += 1
+    return [(k, n) for k, n in seen.values()]
 
 
 def held_out_errors(table: CalibrationTable, folds: int = 5,

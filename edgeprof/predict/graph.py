@@ -47,7 +47,8 @@ __all__ = ["Kernel", "kernels", "host_ort_version", "profile_key", "stands_for",
            "MAX_KERNELS", "DTYPE_BYTES"]
 
 CONTROL_OPS = frozenset({"If", "Loop", "Scan", "WHILE"})  # WHILE: a .tflite loop (tflite_loops.py)
-MAX_KERNELS = 200_000  # a Loop/Scan body repeated past this many kernels is counted up to it, and says so
+MAX_KERNELS = 1_000_000  # a Loop/Scan body repeated past this many kernels is counted up to it, and says so (round 18:
+# 200 000 cut typeseg's Mamba, twelve Scans of 1536 steps, at 200 000 of its 258 000; Predictor counts each object once)
 # a Loop trip count at least this is an exporter's "no bound" (tf2onnx's while loops: INT64_MAX or INT32_MAX, ended by
 # the condition), not a number of iterations
 _WHILE_BOUND = 2**31 - 1
