@@ -130,6 +130,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -430,6 +431,9 @@ def predict_row(row: dict[str, Any], table: Any, runtime: str, threads: int, con
     except UserError as e:
         print(f"[{config}] {name}: not predicted: {e.one_line()}"[:240], flush=True)
         return {**out, "error": f"not predicted: {e.one_line()}"[:200]}
+    except OSError as e:  # the file is not here (a kept run's path on another machine)
+        print(f"[{config}] {name}: predict failed: {type(e).__name__}: {e}"[:240], flush=True)
+        return {**out, "error": f"predict failed: {type(e).__name__}: {e}"[:200]}
     try:
         shapes = {k: tuple(v) for k, v in row["inputs"].items()}
         denormals = None
@@ -579,11 +583,20 @@ def _legacy_values(row: dict[str, Any], args: list[str]) -> dict[str, Any]:
                 "dtype": dtypes.get(n, "float32")} for n, v in given.items()}
 
 
+def local_artifact(row: dict[str, Any], corpus_files: dict[str, Path]) -> dict[str, Any]:
+    """A measured row whose file is not where that run's machine had it (another corpus cache, an int8 file
+    quantised into an artifacts cache since wiped) reads the corpus file of its name here instead: the same file
+    by content (the corpus pins each sha256), which for an int8 row model_graph quantises again as deploy does."""
+    art = row.get("artifact")
+    here = corpus_files.get(str(row.get("model", "")))
+    return {**row, "artifact": str(here)} if art and here is not None and not Path(art).exists() else row
+
+
 def repredict_config(old: dict[str, Any], tables: Path, corpus_args: dict[str, list[str]], measured_from: Path,
-                     measured_at: str) -> dict[str, Any]:
+                     measured_at: str, corpus_files: dict[str, Path] | None = None) -> dict[str, Any]:
     """An earlier run's configuration predicted again with the table in `tables`: the measured and re-measured
     p50s are that run's (nothing is calibrated, deployed or measured here); a row that run could not measure
-    stays as it was."""
+    stays as it was. A row's file not found where that run had it is read from `corpus_files` (local_artifact)."""
     from edgeprof.errors import ConfigError
     from edgeprof.predict.service import lender_for
     from edgeprof.predict.table import load_table
@@ -609,6 +622,8 @@ def repredict_config(old: dict[str, Any], tables: Path, corpus_args: dict[str, l
             r = {**r, "input_values": _legacy_values(r, corpus_args.get(r["model"], []))}
         if "input_ranges" not in r:  # a run before round 15: its deploy's own --input-range flags
             r = {**r, "input_ranges": _input_ranges(corpus_args.get(r["model"], []))}
+        if corpus_files is not None:
+            r = local_artifact(r, corpus_files)
         rows.append(predict_row(r, table, runtime, threads, config, precision, lender))
     return {**{k: v for k, v in old.items() if k not in ("rows", "summary", "families")},
             "table": str(path), "table_models": len(table.models), "folds": fold_summary(table),
@@ -617,7 +632,8 @@ def repredict_config(old: dict[str, Any], tables: Path, corpus_args: dict[str, l
 
 
 def repredicted(measured: Path, chosen: list[str], tables: Path, corpus_args: dict[str, list[str]],
-                splits: list[str] | tuple[str, ...] = DEFAULT_SPLITS) -> list[dict[str, Any]]:
+                splits: list[str] | tuple[str, ...] = DEFAULT_SPLITS,
+                fetch: Callable[[list[str]], dict[str, Path]] | None = None) -> list[dict[str, Any]]:
     """--measured FILE: the configurations of that run asked for by --config, predicted again (repredict_config);
     its time is the run's own `measured_at`, or for an older file the time the file was written."""
     from edgeprof.errors import ConfigError
@@ -631,13 +647,18 @@ def repredicted(measured: Path, chosen: list[str], tables: Path, corpus_args: di
         raise ConfigError(f"--measured {measured} is not a prediction_accuracy.py --out file",
                           hint="give the JSON an earlier run wrote with --out")
     written = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(measured.stat().st_mtime))
+    # the files that run read and this machine does not have where it had them: fetched into the corpus cache here
+    away = sorted({r["model"] for c in old if c["config"] in chosen for r in c.get("rows", [])
+                   if r.get("artifact") and not Path(r["artifact"]).exists() and r.get("model") in corpus_args})
+    corpus_files = fetch(away) if fetch is not None and away else {}
     out = []
     for c in old:
         if c["config"] not in chosen:
             continue
         labels = {SPLITS[s] for s in splits}
         c = {**c, "rows": [r for r in c["rows"] if row_label(r.get("split", "")) in labels]}
-        out.append(repredict_config(c, tables, corpus_args, measured, f"the run whose file was written {written}"))
+        out.append(repredict_config(c, tables, corpus_args, measured, f"the run whose file was written {written}",
+                                    corpus_files))
     missing = [c for c in chosen if c not in {o["config"] for o in out}]
     if missing:
         print(f"--measured {measured} has no measurements of {', '.join(missing)}: not re-predicted", flush=True)
@@ -708,7 +729,7 @@ def main() -> int:
     corpus = _corpus()
     args = {f["name"]: list(f["args"]) + (f["needs"].split() if f["needs"] else []) for f in corpus.FILES}
     if a.measured:
-        configs = repredicted(a.measured, chosen, a.tables, args, splits)
+        configs = repredicted(a.measured, chosen, a.tables, args, splits, lambda names: corpus.fetch(names=names))
     else:
         files = corpus.fetch(names=[f["name"] for f in corpus.FILES if corpus.split(f) in splits])
         a.tables.mkdir(parents=True, exist_ok=True)

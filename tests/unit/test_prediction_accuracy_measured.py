@@ -92,6 +92,36 @@ def test_measured_repredicts_from_the_tables_without_measuring(tmp_path, monkeyp
     assert c["folds"]["n"] == 12 and c["summary"]["design"]["n"] == 1
 
 
+def test_a_rows_file_missing_here_is_fetched_into_the_corpus_cache_and_read_from_there(tmp_path):
+    """A kept run (benchmarks/results/round-NN) names each file by the path its machine had: a corpus file under
+    another cache, an int8 file in an artifacts cache since wiped. --measured reads the corpus file of that name,
+    fetched here (pinned by sha256, so the same file); a row whose file is where it says is left alone."""
+    bench = _bench()
+    model = _model(tmp_path / "m.onnx")
+    tables = tmp_path / "tables"
+    _table(model, tables)
+    row = {"split": "design", "family": "other", "measured_ms": 0.05, "measured_cv": 0.01, "remeasured_ms": 0.05,
+           "inputs": {"x": [1, 8, 16, 16]}, "batch": 1}
+    old = [{"config": "ort-fp32-1t", "runtime": "onnxruntime", "threads": 1,
+            "rows": [{**row, "model": "gone.onnx", "artifact": "/elsewhere/.cache/edgeprof/corpus/files/gone.onnx"},
+                     {**row, "model": "m.onnx", "artifact": str(model)}]}]
+    measured = tmp_path / "acc.json"
+    measured.write_text(json.dumps(old))
+    asked = []
+
+    def fetch(names):
+        asked.append(names)
+        return {"gone.onnx": model}
+
+    (c,) = bench.repredicted(measured, ["ort-fp32-1t"], tables, {"gone.onnx": [], "m.onnx": []}, ["design"], fetch)
+    assert asked == [["gone.onnx"]]
+    gone, here = c["rows"]
+    assert gone["artifact"] == str(model) and gone["predicted_ms"] == pytest.approx(here["predicted_ms"])
+    # without a way to fetch, the row keeps its path and its error says what failed
+    (c,) = bench.repredicted(measured, ["ort-fp32-1t"], tables, {"gone.onnx": [], "m.onnx": []}, ["design"])
+    assert "predict failed" in c["rows"][0]["error"] and "predicted_ms" in c["rows"][1]
+
+
 def test_measured_without_the_runs_table_ends_in_one_line(tmp_path, monkeypatch):
     from edgeprof.errors import ConfigError
 
