@@ -41,6 +41,7 @@ from ..errors import ModelError
 from .hostpass import body_shapes, run_shapes
 from .shapes import dtypes_of, graphs, proxy_shapes, shapes_of, static_shapes
 from .taps import conv_taps
+from .trees import NODE_BYTES, tree_work
 from .variants import group_calls, loop_invariant, row_spans, variant
 
 __all__ = ["Kernel", "kernels", "host_ort_version", "profile_key", "stands_for", "HOST_LEVELS", "CONTROL_OPS",
@@ -114,6 +115,8 @@ _FAMILY = {
     "LSTM": "rnn", "GRU": "rnn", "RNN": "rnn",
     "Einsum": "einsum",  # its own: a fixed cost per call that neither a MatMul's FLOPs nor a copy's bytes show
     "STFT": "fft", "DFT": "fft",  # one algorithm (onnxruntime's signal/dft.cc): a DFT takes the STFT's samples
+    # ai.onnx.ml's tree ensembles (trees.py), one walk over their nodes: opset 5's TreeEnsemble takes the others'
+    "TreeEnsembleClassifier": "trees", "TreeEnsembleRegressor": "trees", "TreeEnsemble": "trees",
 }
 
 
@@ -521,17 +524,24 @@ class _Walker:
                 raise KeyError(name)
             return shapes[name]
 
+        f: float | None
         try:
             f = None if op in CONTROL_OPS else _node_flops(proxy, shape)
         except (KeyError, IndexError, ValueError, TypeError):
             f = None
         if f is None and base in ("LSTM", "GRU", "RNN"):
             f = _rnn_flops(node, shapes, op != base)
+        stored = 0.0
+        trees = tree_work(node) if node.domain == "ai.onnx.ml" else None
+        if trees is not None and node.input and node.input[0] in shapes:
+            x = shapes[node.input[0]]  # [rows, features], or [features]: a comparison a branch node a row visits
+            f, stored = (x[0] if len(x) == 2 else 1) * trees[0], float(trees[1] * NODE_BYTES)
         flops_known = f is not None
         tensors = [t for t in (*node.input, *node.output) if t]
         if base in _GATHERS and node.input:  # reads the rows it gathers, not its whole table
             tensors = [t for t in tensors if t != node.input[0]] + [o for o in node.output if o]
         nbytes = float(sum(math.prod(shapes[t]) * DTYPE_BYTES.get(dtypes.get(t, 1), 4) for t in tensors if t in shapes))
+        nbytes += stored  # a tree ensemble's nodes (trees.py), held in attributes, not in any tensor
         work = float(f or 0)
         if base == "Conv" and f and len(proxy.input) > 1 and all(t in shapes for t in (proxy.input[0], proxy.input[1])) \
                 and node.output[0] in shapes and not any(a.name == "channels_last" and a.i for a in node.attribute):

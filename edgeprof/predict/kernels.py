@@ -22,7 +22,8 @@ mixed so that one budget covers the kernels real models spend their time in (and
   weight-reading MatMuls of 5-45 MB models); since round 16 one to three Einsums beside it (einsums.py): beside the
   misc kind's STFTs and Resizes of milliseconds onnxruntime's Einsum ran 2-6× slower than in a model of its own
   size (a 1 MB grouped linear: 115 µs in a misc model's profile, 44 µs alone), and DeepFilterNet's streaming
-  stages, whose Einsums stay in the cache, were over-predicted 1.8-3.4×.
+  stages, whose Einsums stay in the cache, were over-predicted 1.8-3.4×; since round 18 none, one or two ai.onnx.ml
+  tree ensembles beside those (trees.py: no kind had measured one, and a forest was priced by the roofline).
 `probe_model()`: the speed probe calibrate.py times between the models (a fixed small network: a dense
 convolution, two depthwise-pointwise blocks with a residual add, a pool and two Gemms; ≈ 120 MFLOP, about a
 millisecond at one thread here): compute-bound and memory-bound kernels both, so a board slowed by its clocks or by
@@ -45,6 +46,7 @@ from .recurrent import recurrent
 from .resamples import conv_transpose_op, resize_op
 from .scatters import scatter_op
 from .spectral import STFT_OPSET, conv_front, stft_front, stft_op
+from .trees import tree_op
 
 __all__ = ["calibration_models", "probe_model", "MAX_FLOPS", "KINDS", "OPSET", "MIN_OPSET"]
 
@@ -68,6 +70,7 @@ class _G:
         self.n = 0
         self.flops = 0.0
         self.weights_as_inputs = False  # list the initializers as graph inputs too, as old exporters did
+        self.ml = False  # it holds an ai.onnx.ml op (trees.py): the model imports that domain
 
     def name(self, p: str) -> str:
         self.n += 1
@@ -119,7 +122,9 @@ class _G:
         inputs = self.inputs + ([helper.make_tensor_value_info(i.name, i.data_type, list(i.dims)) for i in self.inits]
                                 if self.weights_as_inputs else [])
         g = helper.make_graph(self.nodes, name, inputs, self.outputs, self.inits)
-        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", self.opset)], producer_name="edgeprof-calibrate")
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", self.opset)]
+                              + ([helper.make_opsetid("ai.onnx.ml", 1)] if self.ml else []),
+                              producer_name="edgeprof-calibrate")
         m.ir_version = 8
         return m
 
@@ -492,7 +497,7 @@ def _head(g: _G) -> None:
     """A small MLP head: Flatten (half the time) then one to four Gemms with bias, each maybe followed by an
     activation; widths 16-1536 in and out, so one Gemm's weights span 2 kB to 3 MB in a model of a few MB at most;
     then (round 16) one to three Einsums on their own inputs (einsums.py: a weight of up to 4 MB), the model's
-    whole data up to about 25 MB."""
+    whole data up to about 25 MB; then (round 18) none, one or two tree ensembles on their own inputs (trees.py)."""
     rng = g.rng
     if rng.random() < 0.5:
         a, b = int(rng.choice([4, 8, 16])), int(rng.choice([16, 32, 64, 96]))
@@ -510,6 +515,8 @@ def _head(g: _G) -> None:
     g.output(t, [1, width])
     for _ in range(int(rng.integers(1, 4))):  # Einsums beside it, on their own inputs (see the docstring)
         einsum_op(g)
+    for _ in range(int(rng.choice([0, 1, 2]))):  # tree ensembles beside it (round 18: trees.py)
+        tree_op(g)
 
 
 def _written(g: _G) -> None:
