@@ -117,6 +117,7 @@ _FAMILY = {
     "STFT": "fft", "DFT": "fft",  # one algorithm (onnxruntime's signal/dft.cc): a DFT takes the STFT's samples
     # ai.onnx.ml's tree ensembles (trees.py), one walk over their nodes: opset 5's TreeEnsemble takes the others'
     "TreeEnsembleClassifier": "trees", "TreeEnsembleRegressor": "trees", "TreeEnsemble": "trees",
+    "Scaler": "binary",  # ai.onnx.ml's, in front of scikit-learn's models: a Sub and a Mul in one, priced as them
 }
 
 
@@ -536,6 +537,8 @@ class _Walker:
         if trees is not None and node.input and node.input[0] in shapes:
             x = shapes[node.input[0]]  # [rows, features], or [features]: a comparison a branch node a row visits
             f, stored = (x[0] if len(x) == 2 else 1) * trees[0], float(trees[1] * NODE_BYTES)
+        if op == "Scaler" and node.domain == "ai.onnx.ml" and node.output and node.output[0] in shapes:
+            f = 2 * math.prod(shapes[node.output[0]])  # (x − offset) × scale, an element at a time
         flops_known = f is not None
         tensors = [t for t in (*node.input, *node.output) if t]
         if base in _GATHERS and node.input:  # reads the rows it gathers, not its whole table

@@ -137,3 +137,12 @@ def test_a_table_with_tree_samples_prices_a_forest_by_its_key_not_the_roofline()
     us, how = p.cost(forest)
     assert how in ("key", "family") and us == pytest.approx(3.0 + 0.002 * 256 * VISITS, rel=0.3)
     assert not p.predict([forest]).uncovered
+
+
+def test_scikit_learns_scaler_reads_as_two_flops_an_element_in_the_binary_family():
+    node = helper.make_node("Scaler", ["x"], ["y"], domain="ai.onnx.ml", name="scale", offset=[0.5] * 14,
+                            scale=[2.0] * 14)
+    path = _save([node], [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 14])],
+                 [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 14])])
+    (k,) = kernels(path, {"x": (3, 14)})
+    assert (k.key, k.family, k.flops, k.flops_known) == ("ai.onnx.ml.Scaler", "binary", 2 * 3 * 14, True)
