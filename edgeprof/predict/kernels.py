@@ -23,7 +23,8 @@ mixed so that one budget covers the kernels real models spend their time in (and
   misc kind's STFTs and Resizes of milliseconds onnxruntime's Einsum ran 2-6× slower than in a model of its own
   size (a 1 MB grouped linear: 115 µs in a misc model's profile, 44 µs alone), and DeepFilterNet's streaming
   stages, whose Einsums stay in the cache, were over-predicted 1.8-3.4×; since round 18 none, one or two ai.onnx.ml
-  tree ensembles beside those (trees.py: no kind had measured one, and a forest was priced by the roofline).
+  tree ensembles beside those (trees.py: no kind had measured one, and a forest was priced by the roofline) and one
+  PRelu (onnxruntime's runs ~20× an Add per element; no kind had measured one, and it was priced as a Relu).
 `probe_model()`: the speed probe calibrate.py times between the models (a fixed small network: a dense
 convolution, two depthwise-pointwise blocks with a residual add, a pool and two Gemms; ≈ 120 MFLOP, about a
 millisecond at one thread here): compute-bound and memory-bound kernels both, so a board slowed by its clocks or by
@@ -497,7 +498,8 @@ def _head(g: _G) -> None:
     """A small MLP head: Flatten (half the time) then one to four Gemms with bias, each maybe followed by an
     activation; widths 16-1536 in and out, so one Gemm's weights span 2 kB to 3 MB in a model of a few MB at most;
     then (round 16) one to three Einsums on their own inputs (einsums.py: a weight of up to 4 MB), the model's
-    whole data up to about 25 MB; then (round 18) none, one or two tree ensembles on their own inputs (trees.py)."""
+    whole data up to about 25 MB; then (round 18) none, one or two tree ensembles on their own inputs (trees.py) and
+    one PRelu (_prelu)."""
     rng = g.rng
     if rng.random() < 0.5:
         a, b = int(rng.choice([4, 8, 16])), int(rng.choice([16, 32, 64, 96]))
@@ -517,6 +519,26 @@ def _head(g: _G) -> None:
         einsum_op(g)
     for _ in range(int(rng.choice([0, 1, 2]))):  # tree ensembles beside it (round 18: trees.py)
         tree_op(g)
+    _prelu(g)
+
+
+def _prelu(g: _G) -> None:
+    """One PRelu on its own input, its slope per channel ([C, 1, 1] or [1, C, 1, 1], as torch and keras2onnx write
+    it) or one for all: onnxruntime 1.32's PRelu ran ~20× an Add of the same broadcast per element (1.8 ms against
+    84 µs on [1, 10, 143, 191] at one thread), and with no samples of its own it was priced as its unary family's
+    Relu (MTCNN's P-net, round 18: three PRelus, 15 ms profiled, priced 1.4 ms). The per-element price holds for
+    inputs of both signs only (below)."""
+    rng = g.rng
+    c = int(rng.choice([1, 8, 10, 16, 32, 64, 128]))
+    hw = int(rng.choice([1, 4, 12, 24, 48, 96, 160]))
+    dims = [1, c, hw, hw] if rng.random() < 0.8 else [1, c, hw * hw]
+    slope = [c] + [1] * (len(dims) - 2) if rng.random() < 0.5 else [1, c] + [1] * (len(dims) - 2)
+    if rng.random() < 0.15:
+        slope = [1]
+    # its input half negative, as a convolution's output is: the graph's input is fed uniform [0, 1), and onnxruntime's
+    # PRelu runs ~0.5 ns an element on data of one sign and ~7 on mixed signs (a branch it mispredicts)
+    mixed = g.node("Sub", [g.input(dims), g.const([1], value=[0.5])])
+    g.output(g.node("PRelu", [mixed, g.const(slope)]), dims)
 
 
 def _written(g: _G) -> None:
