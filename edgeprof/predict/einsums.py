@@ -12,7 +12,7 @@ call stays under a few MFLOP to a few tens.
 Beside a misc model's STFTs and Resizes of milliseconds, onnxruntime's Einsum ran 2-6× slower than in a small model
 whose data stays in the cache (round 16: a 1 MB grouped linear took 115 µs in a misc model's profile, 44 µs alone);
 the head models are of the second kind, as the streaming stages that use Einsum most are.
-Does not own: the graph under construction (kernels._G), the model around it (kernels._head), the FLOPs
+Does not own: the graph under construction (kernels._G), the model around it (heads.head), the FLOPs
 (export/flops.py's einsum_flops).
 """
 

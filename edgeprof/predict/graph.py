@@ -41,15 +41,14 @@ from ..errors import ModelError
 from .hostpass import body_shapes, run_shapes
 from .shapes import dtypes_of, graphs, proxy_shapes, shapes_of, static_shapes
 from .taps import conv_taps
-from .trees import NODE_BYTES, tree_work
+from .trees import ML_FAMILY, ml_work
 from .variants import group_calls, loop_invariant, row_spans, variant
 
 __all__ = ["Kernel", "kernels", "host_ort_version", "profile_key", "stands_for", "HOST_LEVELS", "CONTROL_OPS",
            "MAX_KERNELS", "DTYPE_BYTES"]
 
 CONTROL_OPS = frozenset({"If", "Loop", "Scan", "WHILE"})  # WHILE: a .tflite loop (tflite_loops.py)
-MAX_KERNELS = 1_000_000  # a Loop/Scan body repeated past this many kernels is counted up to it, and says so (round 18:
-# 200 000 cut typeseg's Mamba, twelve Scans of 1536 steps, at 200 000 of its 258 000; Predictor counts each object once)
+MAX_KERNELS = 1_000_000  # a Loop/Scan body repeated past this many kernels is counted up to it, and says so (round 18)
 # a Loop trip count at least this is an exporter's "no bound" (tf2onnx's while loops: INT64_MAX or INT32_MAX, ended by
 # the condition), not a number of iterations
 _WHILE_BOUND = 2**31 - 1
@@ -115,9 +114,7 @@ _FAMILY = {
     "LSTM": "rnn", "GRU": "rnn", "RNN": "rnn",
     "Einsum": "einsum",  # its own: a fixed cost per call that neither a MatMul's FLOPs nor a copy's bytes show
     "STFT": "fft", "DFT": "fft",  # one algorithm (onnxruntime's signal/dft.cc): a DFT takes the STFT's samples
-    # ai.onnx.ml's tree ensembles (trees.py), one walk over their nodes: opset 5's TreeEnsemble takes the others'
-    "TreeEnsembleClassifier": "trees", "TreeEnsembleRegressor": "trees", "TreeEnsemble": "trees",
-    "Scaler": "binary",  # ai.onnx.ml's, in front of scikit-learn's models: a Sub and a Mul in one, priced as them
+    **ML_FAMILY,  # ai.onnx.ml's tree ensembles and Scaler (trees.py)
 }
 
 
@@ -525,26 +522,19 @@ class _Walker:
                 raise KeyError(name)
             return shapes[name]
 
-        f: float | None
         try:
             f = None if op in CONTROL_OPS else _node_flops(proxy, shape)
         except (KeyError, IndexError, ValueError, TypeError):
             f = None
         if f is None and base in ("LSTM", "GRU", "RNN"):
             f = _rnn_flops(node, shapes, op != base)
-        stored = 0.0
-        trees = tree_work(node) if node.domain == "ai.onnx.ml" else None
-        if trees is not None and node.input and node.input[0] in shapes:
-            x = shapes[node.input[0]]  # [rows, features], or [features]: a comparison a branch node a row visits
-            f, stored = (x[0] if len(x) == 2 else 1) * trees[0], float(trees[1] * NODE_BYTES)
-        if op == "Scaler" and node.domain == "ai.onnx.ml" and node.output and node.output[0] in shapes:
-            f = 2 * math.prod(shapes[node.output[0]])  # (x − offset) × scale, an element at a time
+        ml = ml_work(node, shapes) if node.domain == "ai.onnx.ml" else None  # (FLOPs, bytes held in attributes)
+        f, stored = ml if ml is not None else (f, 0.0)
         flops_known = f is not None
         tensors = [t for t in (*node.input, *node.output) if t]
         if base in _GATHERS and node.input:  # reads the rows it gathers, not its whole table
             tensors = [t for t in tensors if t != node.input[0]] + [o for o in node.output if o]
         nbytes = float(sum(math.prod(shapes[t]) * DTYPE_BYTES.get(dtypes.get(t, 1), 4) for t in tensors if t in shapes))
-        nbytes += stored  # a tree ensemble's nodes (trees.py), held in attributes, not in any tensor
         work = float(f or 0)
         if base == "Conv" and f and len(proxy.input) > 1 and all(t in shapes for t in (proxy.input[0], proxy.input[1])) \
                 and node.output[0] in shapes and not any(a.name == "channels_last" and a.i for a in node.attribute):
@@ -576,7 +566,7 @@ class _Walker:
                 family = f"{family}@{dtype}"
         return Kernel(name=node.name or (node.output[0] if node.output else op), op=base_key, key=key,
                       family=family, dtype=dtype,
-                      flops=work, bytes=nbytes, out_elems=float(out_elems),
+                      flops=work, bytes=nbytes + stored, out_elems=float(out_elems),
                       shapes_guessed=guessed, flops_known=flops_known,
                       outputs=tuple(o for o in node.output if o), branch=branch, named=bool(node.name),
                       spans=spans)

@@ -16,7 +16,7 @@ mixed so that one budget covers the kernels real models spend their time in (and
   convolutions, each op reading what the one before wrote (_written says why);
 - "cnn1d": a 1-D CNN over a batch of sequences (dense, dilated and depthwise-separable convolutions, pools; an STFT
   front end, as a strided convolution or as the STFT op: spectral.py);
-- "head": a small MLP head (Flatten, one to four Gemms against weights of 2 kB to 3 MB, activations), a model
+- "head" (heads.py): a small MLP head (Flatten, one to four Gemms against weights of 2 kB to 3 MB, activations), a model
   small enough that its weights stay in the cache from one run to the next — which no kernel of the larger models
   shows (the fourth accuracy round: openWakeWord's Gemm heads, 11-55 µs, were over-predicted 3-9× from the
   weight-reading MatMuls of 5-45 MB models); since round 16 one to three Einsums beside it (einsums.py): beside the
@@ -43,11 +43,11 @@ from typing import Any
 import numpy as np
 
 from .einsums import einsum_op
+from .heads import head
 from .recurrent import recurrent
 from .resamples import conv_transpose_op, resize_op
 from .scatters import scatter_op
 from .spectral import STFT_OPSET, conv_front, stft_front, stft_op
-from .trees import tree_op
 
 __all__ = ["calibration_models", "probe_model", "MAX_FLOPS", "KINDS", "OPSET", "MIN_OPSET"]
 
@@ -494,53 +494,6 @@ def _tiny(g: _G) -> None:
             g.output(y, [1, cout, h, h])
 
 
-def _head(g: _G) -> None:
-    """A small MLP head: Flatten (half the time) then one to four Gemms with bias, each maybe followed by an
-    activation; widths 16-1536 in and out, so one Gemm's weights span 2 kB to 3 MB in a model of a few MB at most;
-    then (round 16) one to three Einsums on their own inputs (einsums.py: a weight of up to 4 MB), the model's
-    whole data up to about 25 MB; then (round 18) none, one or two tree ensembles on their own inputs (trees.py) and
-    one PRelu (_prelu)."""
-    rng = g.rng
-    if rng.random() < 0.5:
-        a, b = int(rng.choice([4, 8, 16])), int(rng.choice([16, 32, 64, 96]))
-        t, width = g.node("Flatten", [g.input([1, a, b])], axis=1), a * b
-    else:
-        width = int(rng.choice([32, 64, 128, 256, 512]))
-        t = g.input([1, width])
-    for _ in range(int(rng.integers(1, 5))):
-        out = int(rng.choice([16, 32, 64, 96, 128, 256, 512]))
-        t = g.node("Gemm", [t, g.const([out, width]), g.const([out])], transB=1)
-        g.flops += 2.0 * width * out
-        if rng.random() < 0.6:
-            t = g.node(str(rng.choice(["Relu", "Sigmoid", "Tanh"])), [t])
-        width = out
-    g.output(t, [1, width])
-    for _ in range(int(rng.integers(1, 4))):  # Einsums beside it, on their own inputs (see the docstring)
-        einsum_op(g)
-    for _ in range(int(rng.choice([0, 1, 2]))):  # tree ensembles beside it (round 18: trees.py)
-        tree_op(g)
-    _prelu(g)
-
-
-def _prelu(g: _G) -> None:
-    """One PRelu on its own input, its slope per channel ([C, 1, 1] or [1, C, 1, 1], as torch and keras2onnx write
-    it) or one for all: onnxruntime 1.32's PRelu ran ~20× an Add of the same broadcast per element (1.8 ms against
-    84 µs on [1, 10, 143, 191] at one thread), and with no samples of its own it was priced as its unary family's
-    Relu (MTCNN's P-net, round 18: three PRelus, 15 ms profiled, priced 1.4 ms). The per-element price holds for
-    inputs of both signs only (below)."""
-    rng = g.rng
-    c = int(rng.choice([1, 8, 10, 16, 32, 64, 128]))
-    hw = int(rng.choice([1, 4, 12, 24, 48, 96, 160]))
-    dims = [1, c, hw, hw] if rng.random() < 0.8 else [1, c, hw * hw]
-    slope = [c] + [1] * (len(dims) - 2) if rng.random() < 0.5 else [1, c] + [1] * (len(dims) - 2)
-    if rng.random() < 0.15:
-        slope = [1]
-    # its input half negative, as a convolution's output is: the graph's input is fed uniform [0, 1), and onnxruntime's
-    # PRelu runs ~0.5 ns an element on data of one sign and ~7 on mixed signs (a branch it mispredicts)
-    mixed = g.node("Sub", [g.input(dims), g.const([1], value=[0.5])])
-    g.output(g.node("PRelu", [mixed, g.const(slope)]), dims)
-
-
 def _written(g: _G) -> None:
     """Activations and elementwise blocks written out as exporters write them, in one chain on one feature map
     (paddle2onnx and older torch exports: HardSwish as x·Clip(x + 3, 0, 6) / 6, HardSigmoid likewise, squeeze-
@@ -599,7 +552,7 @@ def calibration_models(seed: int = 0, count: int | None = None, opset: int = OPS
         # one CNN in four with its weights listed as graph inputs (keep_initializers_as_inputs, the default of older
         # exporters): onnxruntime then keeps them overridable, and its convolutions run unfolded, unpacked, unblocked
         g.weights_as_inputs = kind == "cnn" and rng.random() < 1 / 4
-        {"cnn": _cnn, "transformer": _transformer, "misc": _misc, "tiny": _tiny, "head": _head, "act": _written,
+        {"cnn": _cnn, "transformer": _transformer, "misc": _misc, "tiny": _tiny, "head": head, "act": _written,
          "cnn1d": _cnn1d, "rnn": lambda g: recurrent(g, MAX_FLOPS)}[kind](g)
         yield f"cal-{seed}-{i:03d}-{kind}", g.model(f"cal_{i}")
         i += 1

@@ -10,22 +10,27 @@ as onnxruntime's tree_ensemble_aggregator walks it, and their calibration op for
 - `tree_op(g)`: one TreeEnsembleClassifier or TreeEnsembleRegressor (ai.onnx.ml opset 1, which every onnxruntime
   edgeprof supports loads) of random trees on its own input: 1 to 400 trees of depth up to 2-14, pruned at random as
   fitted trees are, 1 to 256 rows of 4 to 64 features, about 120 000 nodes at most.
-Does not own: the graph under construction (kernels._G), the model around it (kernels._head).
+Does not own: the graph under construction (kernels._G), the model around it (heads.head).
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
-__all__ = ["TREE_OPS", "NODE_BYTES", "tree_work", "tree_op"]
+__all__ = ["TREE_OPS", "NODE_BYTES", "ML_FAMILY", "tree_work", "ml_work", "tree_op"]
 
 TREE_OPS = frozenset({"TreeEnsembleClassifier", "TreeEnsembleRegressor", "TreeEnsemble"})
 # onnxruntime's TreeNodeElement (onnxruntime/core/providers/cpu/ml/tree_ensemble_helper.h, tree_ensemble_aggregator.h):
 # a feature id, a threshold, a true-branch pointer, flags and the false branch next to it, about 24-32 bytes a node
 NODE_BYTES = 32
 _MAX_NODES = 120_000
+# cost families (graph._FAMILY): the three tree ensembles walk their nodes alike (opset 5's TreeEnsemble takes the
+# others' samples); a Scaler, in front of scikit-learn's models, is a Sub and a Mul in one, priced as them
+ML_FAMILY = {"TreeEnsembleClassifier": "trees", "TreeEnsembleRegressor": "trees", "TreeEnsemble": "trees",
+             "Scaler": "binary"}
 
 
 def _attrs(node: Any) -> dict[str, Any]:
@@ -76,6 +81,19 @@ def tree_work(node: Any) -> tuple[float, int] | None:
         return float(sum(_mean_depth(children, r) for r in roots)), len(ids)
     except (KeyError, ValueError, TypeError):
         return None
+
+
+def ml_work(node: Any, shapes: dict[str, tuple[int, ...]]) -> tuple[int, float] | None:
+    """(FLOPs, bytes held in its attributes) of an ai.onnx.ml node this reading knows (a tree ensemble: rows × visits,
+    rounded, and its nodes' storage; a Scaler: two an element), None for another. The input is [rows, features] or
+    [features]."""
+    trees = tree_work(node)
+    if trees is not None and node.input and node.input[0] in shapes:
+        x = shapes[node.input[0]]
+        return round((x[0] if len(x) == 2 else 1) * trees[0]), float(trees[1] * NODE_BYTES)
+    if node.op_type == "Scaler" and node.output and node.output[0] in shapes:
+        return 2 * math.prod(shapes[node.output[0]]), 0.0
+    return None
 
 
 def _tree(rng: np.random.Generator, depth: int, budget: int) -> list[tuple[int, int, int]]:
