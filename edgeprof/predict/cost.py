@@ -23,7 +23,7 @@ _KNN = 7
 _MAX_EXP = 1.0  # µs grows at most linearly in FLOPs and bytes (a bigger kernel is never less efficient)
 _GROWS = 0.2  # a law whose exponents sum to less does not depend on size: not grown past its samples
 _RATE_PCT = 90  # past its samples a kernel runs no faster per FLOP or byte than this percentile of its key's
-_RATE_TOP = 1 / 3  # ... largest samples (their top third in FLOPs, and in bytes: _rates)
+_RATE_TOP = 1 / 3  # ... samples, per FLOP over their largest third in FLOPs (_rates)
 
 
 @dataclass(frozen=True)
@@ -189,7 +189,7 @@ def _fit_cost(samples: Sequence[tuple[Kernel, float]], options: FitOptions = DEF
     # impossibly fast (a 19 MFLOP convolution "at" 529 GFLOP/s beside its key's 113-121 at the 50th-90th); a key
     # fitted on its calls (graph.Kernel.spans) keeps its fastest, which CenterFace's 9600-call convolutions needed
     pct = 100 if any(k.spans and not _calls_beside(k) for k, _ in samples) else _RATE_PCT
-    rates = _rates(work, np.exp(ly), pct) if pct < 100 else np.max(work / np.exp(ly)[:, None], axis=0)
+    rates = _rates(work, np.exp(ly), pct)
     model = CostModel(coef=(float(coef[0]), float(coef[1]), float(coef[2])), n=len(samples),
                       flops_range=(min(fl), max(fl)), bytes_range=(min(by), max(by)), log_spread=0.0,
                       points=pts, residuals=res, knn=options.knn, rates=(float(rates[0]), float(rates[1])),
@@ -198,13 +198,17 @@ def _fit_cost(samples: Sequence[tuple[Kernel, float]], options: FitOptions = DEF
 
 
 def _rates(work: np.ndarray, us: np.ndarray, pct: float) -> np.ndarray:
-    """Per column of `work` (FLOPs, bytes): the `pct`-th percentile of work per µs over the samples in the largest
-    _RATE_TOP of that column, the rate a kernel past them runs no faster than. Not over all samples: a small sample's
+    """(FLOPs, bytes) per µs a kernel past the samples runs no faster than: the `pct`-th percentile of each over the
+    samples — per FLOP over the largest _RATE_TOP of them in FLOPs, per byte over all (from the largest in bytes it
+    priced chars2vec's in-loop recurrent MatMuls, whose weights stay in the cache, at DRAM speed); a key fitted on
+    its calls (pct 100) keeps its fastest sample of all in both. Not per FLOP over all samples: a small sample's
     time is mostly the profiler's per-node excess taken off (_timed_us), and what is left can be a few per cent of
     what was profiled — at 2 threads on a 2-core AVX2 host the 1x1 1-D convolutions' 90th percentile over all was
     218 GFLOP/s, past what two cores compute, set by samples of 1-4 MFLOP timed at a fifth of their profile, while the
     key's samples of 12-100 MFLOP ran 58-130 (Conv-TasNet, round 17: −44 %)."""
     out = np.percentile(work / us[:, None], pct, axis=0)
+    if pct >= 100:
+        return out
     big = work[:, 0] >= np.quantile(work[:, 0], 1.0 - _RATE_TOP)
     out[0] = np.percentile(work[big, 0] / us[big], pct)
     return out

@@ -244,7 +244,7 @@ class Predictor:
         # the model level: p50 µs = a·Σ ± b·kernels + c·(conv bytes) + e·(reorder bytes) + d (see _level_features)
         rows, ys = [], []
         for m in use:
-            rows.append(self._level_features([mk.kernel for mk in m.kernels]))
+            rows.append(self._level_features(_counted([mk.kernel for mk in m.kernels])))
             ys.append(m.p50_ms * 1e3)
         if whole and len(whole) * 2 >= len(use):
             # one-operator models timed whole: a kernel's time already holds its node's dispatch, and the per-run
@@ -318,12 +318,12 @@ class Predictor:
         base = self.tiny_us if k.key.endswith("@builtin") else self.small_us
         return base + max(k.flops / self.peak_flops_per_us, k.bytes / self.peak_bytes_per_us), "roofline"
 
-    def _kernel_sum(self, ks: Sequence[Kernel]) -> tuple[float, float, dict[str, list[float]]]:
-        """(Σ µs, the roofline's part of it, {op the table lacks: [kernels, µs]})."""
+    def _kernel_sum(self, counted: Sequence[tuple[Kernel, int]]) -> tuple[float, float, dict[str, list[float]]]:
+        """(Σ µs, the roofline's part of it, {op the table lacks: [kernels, µs]}) of kernels counted (_counted)."""
         covered = 0.0
         fallback = 0.0
         unc: dict[str, list[float]] = {}
-        for k, n in _counted(ks):
+        for k, n in counted:
             us, how = self.cost(k)
             if how == "roofline":
                 fallback += n * us
@@ -334,20 +334,23 @@ class Predictor:
                 covered += n * us
         return covered + fallback, fallback, unc
 
-    def _level_features(self, ks: Sequence[Kernel]) -> list[float]:
+    def _level_features(self, counted: Sequence[tuple[Kernel, int]]) -> list[float]:
         """Σ kernel µs; +kernels and −kernels (the executor's own cost per node, or what is left of the profiler's
         per-node cost after _timed_us: either sign, as the fit finds it); the bytes of convolution kernels
         (onnxruntime's NCHWc reorders around them appear in no kernel of the host's graph); the bytes the reorders
         of this host's "all" graph move (layout.py; 0 without its marks, or with FitOptions.layout off); 1 (the
         per-run overhead)."""
-        s, _, _ = self._kernel_sum(ks)
-        counted = _counted(ks)
+        s, _, _ = self._kernel_sum(counted)
         conv = sum(n * k.bytes for k, n in counted if k.family.startswith("conv"))
         reorder = sum(n * k.reorder_bytes for k, n in counted) if self.options.layout else 0.0
-        return [s, float(len(ks)), -float(len(ks)), conv, reorder, 1.0]
+        nodes = float(sum(n for _, n in counted))
+        return [s, nodes, -nodes, conv, reorder, 1.0]
 
     def point_us(self, ks: Sequence[Kernel]) -> float:
-        return max(float(np.dot(self.level, self._level_features(ks))), 0.0)
+        return self._point_us(_counted(ks))
+
+    def _point_us(self, counted: Sequence[tuple[Kernel, int]]) -> float:
+        return max(float(np.dot(self.level, self._level_features(counted))), 0.0)
 
     def _paths(self, ks: Sequence[Kernel]) -> tuple[dict[str, str], dict[str, str], dict[str, dict[str, float]]]:
         """For each If whose condition was not known (kernels carry its branch): the costlier side, the cheaper
@@ -389,15 +392,15 @@ class Predictor:
         return assumed
 
     def _predict_path(self, ks: Sequence[Kernel], batch: int = 1) -> Prediction:
-        s, fallback, unc = self._kernel_sum(ks)
+        counted = _counted(ks)  # a Loop's or Scan's body repeats the same kernel objects: each is looked at once
+        s, fallback, unc = self._kernel_sum(counted)
         a = self.level[0]
-        p50 = max(self.point_us(ks), a * fallback, 1e-3)
+        p50 = max(self._point_us(counted), a * fallback, 1e-3)
         fb = a * fallback
         known = p50 - fb
         q = math.exp(self.spread)
         low = known / q + fb * FALLBACK_RANGE[0]
         high = known * q + fb * FALLBACK_RANGE[1]
-        counted = _counted(ks)  # a Loop's or Scan's body repeats the same kernel objects: each is looked at once
         total_flops = sum(n * k.flops for k, n in counted)
         cov_flops = sum(n * k.flops for k, n in counted if self.cost(k)[1] != "roofline")
         n_cov = sum(n for k, n in counted if self.cost(k)[1] != "roofline")

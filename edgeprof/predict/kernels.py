@@ -71,7 +71,6 @@ class _G:
         self.n = 0
         self.flops = 0.0
         self.weights_as_inputs = False  # list the initializers as graph inputs too, as old exporters did
-        self.ml = False  # it holds an ai.onnx.ml op (trees.py): the model imports that domain
 
     def name(self, p: str) -> str:
         self.n += 1
@@ -124,7 +123,8 @@ class _G:
                                 if self.weights_as_inputs else [])
         g = helper.make_graph(self.nodes, name, inputs, self.outputs, self.inits)
         m = helper.make_model(g, opset_imports=[helper.make_opsetid("", self.opset)]
-                              + ([helper.make_opsetid("ai.onnx.ml", 1)] if self.ml else []),
+                              + ([helper.make_opsetid("ai.onnx.ml", 1)]  # a forest's (trees.py)
+                                 if any(n.domain == "ai.onnx.ml" for n in self.nodes) else []),
                               producer_name="edgeprof-calibrate")
         m.ir_version = 8
         return m

@@ -145,7 +145,6 @@ def tree_op(g: Any) -> None:
     common: dict[str, Any] = {"nodes_treeids": a["treeids"], "nodes_nodeids": a["nodeids"], "nodes_featureids": a["featureids"],
               "nodes_modes": a["modes"], "nodes_values": a["values"], "nodes_truenodeids": a["true"],
               "nodes_falsenodeids": a["false"]}
-    g.ml = True
     if classify:
         label, probs = g.name("t"), g.name("t")
         g.nodes.append(helper.make_node(
