@@ -144,8 +144,7 @@ class Kernel:
     # and the bytes its reorders move at this kernel
     layout: str = ""
     reorder_bytes: float = 0.0
-    # variants.row_spans: the rows a binary op broadcast row by row walks (its "/rows" key is fitted on them, not
-    # on FLOPs); 0 otherwise
+    # variants.row_spans: rows a row-by-row binary op or a narrow-row Softmax walks ("/rows" keys fit them); else 0
     spans: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
@@ -555,7 +554,8 @@ class _Walker:
         if variant and family in ("conv", "convinteger", "matmul", "reduce", "binary", "pool", "fft"):
             family = f"{family}/{variant.split('/')[0]}"  # the family leaves out the channel alignment
         wi = _weight_input(op)
-        spans = row_spans(base, node, shapes) if variant == "rows" else group_calls(node, shapes, variant, True)
+        spans = row_spans(base, node, shapes, self.opsets.get("", 0)) if variant == "rows" else \
+            group_calls(node, shapes, variant, True)
         if family.startswith(("conv", "matmul")) and 0 <= wi < len(node.input) and node.input[wi] in self.overridable:
             key, family = _winput_key(base_key, variant, key), f"{family}/winput"
             spans = group_calls(node, shapes, variant)

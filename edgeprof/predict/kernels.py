@@ -449,7 +449,9 @@ def _misc(g: _G) -> None:
             g.output(y, [1, rank4[1], (rank4[2] - 1) // 2 + 1, (rank4[3] - 1) // 2 + 1])
         elif kind == "softmax":  # half over axis 1 (variants.py: a detector's DFL bins, a segmenter's classes)
             t_len, d = int(rng.choice([16, 64, 128, 256])), int(rng.choice([16, 64, 128, 256, 512]))
-            dims = [1, t_len, d] if rng.random() < 0.5 else \
+            if rng.random() < 0.3:  # rows of 2-8 (variants._softmax_rows: a detector's two-class scores)
+                t_len, d = int(rng.choice([512, 4096, 16384, 65536])), int(rng.choice([2, 3, 4, 8]))
+            dims = [1, t_len, d] if d < 16 or rng.random() < 0.5 else \
                 [1, 16, 4, int(rng.choice([400, 2100, 8400]))] if rng.random() < 0.5 else [1, _ch(rng, 2, 32), d, d]
             g.output(g.node("Softmax", [g.input(dims)], axis=-1 if len(dims) == 3 else 1), dims)
         elif kind == "rnn":

@@ -4,7 +4,7 @@ paths runs it, read from its node and shapes alone (onnxruntime's CPU provider; 
 Owns: convolutions (depthwise, grouped, pointwise, dense k×k, and a few output channels; the channel alignment
 onnxruntime's blocked kernels need; 1-D ones apart, and 1-D pools), matmuls (against weights or two activations),
 reductions (over the innermost axes or strided ones), Transposes (the path onnxruntime's Transpose::Compute takes),
-binary elementwise ops broadcast by rows (`row_spans`), the im2col-and-GEMM calls of an unblocked grouped
+binary elementwise ops broadcast by rows and Softmaxes over narrow rows (`row_spans`), the im2col-and-GEMM calls of an unblocked grouped
 convolution (`group_calls`) and Fourier transforms (a power-of-2 length or not). Does not own: reading the graph or
 its shapes (graph.py), the cost models keyed by it (fit.py, cost.py).
 """
@@ -72,6 +72,26 @@ def _transpose_variant(node: Any, attrs: Mapping[str, Any], shape: Mapping[str, 
 _POOLS = frozenset({"MaxPool", "AveragePool", "LpPool"})
 _BINARY = frozenset({"Add", "Sub", "Mul", "Div", "Pow", "Max", "Min"})
 ROWS_BELOW = 128  # a row of fewer elements than this costs onnxruntime's broadcast loop more than its elements
+SOFTMAX_ROWS_BELOW = 16  # a Softmax row of fewer elements costs more per row than per element (_softmax_rows)
+
+
+def _softmax_rows(node: Any, shape: Mapping[str, tuple[int, ...]], opset: int) -> float:
+    """The rows of a Softmax / LogSoftmax whose rows hold fewer than SOFTMAX_ROWS_BELOW elements: onnxruntime's
+    CPU Softmax (softmax.cc, ComputeSoftmax) walks its input as rows of the axis' width — from opset 13 the axis
+    itself (over the last axis only: another is transposed there first, "axis"), below 13 everything from the
+    axis on, flattened —, at a fixed cost a row: ≈ 14-35 ns here, where a wide row costs ≈ 0.7 ns an element
+    (MTCNN's P-net, opset 12, axis 3 of [1, 143, 191, 2]: 27 000 rows of 2, 0.36 ms, priced per element at
+    0.04 ms, round 18). 0 for wider rows."""
+    dims = shape.get(node.input[0]) if node.input else None
+    if not dims:
+        return 0.0
+    axis_attr = next((int(a.i) for a in node.attribute if a.name == "axis"), -1 if opset >= 13 else 1)
+    axis = axis_attr % len(dims)
+    if opset >= 13 and any(d != 1 for d in dims[axis + 1:]):
+        return 0.0
+    width = math.prod(dims[axis:])
+    rows = math.prod(dims[:axis])
+    return float(rows) if width < SOFTMAX_ROWS_BELOW and rows > 1 else 0.0
 
 
 def group_calls(node: Any, shapes: Mapping[str, tuple[int, ...]], variant: str, one_d: bool = False) -> float:
@@ -88,12 +108,15 @@ def group_calls(node: Any, shapes: Mapping[str, tuple[int, ...]], variant: str, 
     return float(shapes[node.input[0]][0] * group)
 
 
-def row_spans(base: str, node: Any, shape: Mapping[str, tuple[int, ...]]) -> float:
-    """How many rows onnxruntime's CPU broadcast loop walks for a binary elementwise op one of whose inputs is a
+def row_spans(base: str, node: Any, shape: Mapping[str, tuple[int, ...]], opset: int = 13) -> float:
+    """The rows of a Softmax over narrow rows (_softmax_rows, in a graph of default-domain `opset`), or how many
+    rows onnxruntime's CPU broadcast loop walks for a binary elementwise op one of whose inputs is a
     vector along the last axis ([C], [1, 1, C]) or a scalar of rank ≤ 1 against a last axis of 1: it runs one
     call per row of the output's last dim, ≈ 8.5 ns each on this x86 host (a [1, 13312, 4] × [4] Mul took 124 µs,
     the same elements × a scalar 9 µs; [n, 1] × [1] 455 µs, × [1, 1] 9 µs: basic_pitch's batch-norm Mul and Add,
     round 7); 0 when the op runs otherwise, or its rows hold ROWS_BELOW elements or more."""
+    if base in ("Softmax", "LogSoftmax"):
+        return _softmax_rows(node, shape, opset)
     if base not in _BINARY or len(node.input) != 2 or not node.output or node.output[0] not in shape:
         return 0.0
     out = shape[node.output[0]]
@@ -161,6 +184,8 @@ def variant(base: str, wi: int, node: Any, shape: Mapping[str, tuple[int, ...]],
         return "pow2" if n > 0 and n & (n - 1) == 0 else "bluestein"
     if base == "Transpose":
         return _transpose_variant(node, attrs, shape)
+    if base in ("Softmax", "LogSoftmax") and _softmax_rows(node, shape, opset):
+        return "rows"  # narrow rows (a detector's two-class scores): a cost a row, at any opset
     if base in ("Softmax", "LogSoftmax") and opset >= 13:  # below 13 the input is flattened from the axis on
         dims = shape.get(node.input[0]) if node.input else None
         axis = int(attrs.get("axis", -1)) % len(dims) if dims else -1
@@ -170,7 +195,7 @@ def variant(base: str, wi: int, node: Any, shape: Mapping[str, tuple[int, ...]],
     if base in ("Resize", "Upsample"):  # its mode: a cubic one ran ~40× a nearest one's price per byte (round 12)
         mode = attrs.get("mode", b"nearest")
         return mode.decode() if isinstance(mode, bytes) else str(mode)
-    if row_spans(base, node, shape):
+    if row_spans(base, node, shape, opset):
         return "rows"
     return ""
 
