@@ -3,7 +3,7 @@
 Owns: `calibration_models(seed, count)`: a deterministic sequence of (name, onnx.ModelProto) of eight kinds,
 mixed so that one budget covers the kernels real models spend their time in (and "rnn", recurrent.py's):
 - "cnn": a chain of convolution blocks (dense k×k, pointwise, depthwise, grouped; strides 1 and 2; BN, ReLU,
-  Clip, HardSwish, Sigmoid; inverted residuals with squeeze-excite; pools; residual adds; resize+concat) on maps of
+  Clip, HardSwish, Sigmoid, since round 19 PRelu after a dense convolution; inverted residuals with squeeze-excite; pools; residual adds; resize+concat) on maps of
   14² to 768²; one in four lists its weights as graph inputs too, as older exporters did;
 - "transformer": layers of LayerNorm, weight and activation MatMuls, Softmax, GELU (the Erf form onnxruntime
   fuses), transposes and reshapes, at several sequence lengths and widths;
@@ -139,8 +139,17 @@ def _ch(rng: np.random.Generator, lo: int, hi: int) -> int:
     return max(lo, c - c % step if c >= step else c)
 
 
-def _act(g: _G, t: str) -> str:
-    kind = g.rng.choice(["relu", "clip", "hswish", "sigmoid", "leaky", "none"], p=[0.3, 0.2, 0.2, 0.1, 0.08, 0.12])
+def _act(g: _G, t: str, slope: list[int] | None = None) -> str:
+    """An activation after a convolution; with `slope` (a per-channel PRelu slope's shape) a PRelu one time in ten:
+    onnxruntime runs it apart (no fusion takes it) at a price per element that rests on how well the CPU guesses its
+    input's signs, a convolution's output of both signs as in MTCNN's and Conv-TasNet's (heads._prelu has the all
+    mixed case)."""
+    kinds, p = ["relu", "clip", "hswish", "sigmoid", "leaky", "none"], [0.3, 0.2, 0.2, 0.1, 0.08, 0.12]
+    if slope is not None:
+        kinds, p = [*kinds, "prelu"], [0.26, 0.18, 0.18, 0.1, 0.07, 0.11, 0.1]
+    kind = g.rng.choice(kinds, p=p)
+    if kind == "prelu" and slope is not None:
+        return g.node("PRelu", [t, g.const(slope, value=g.rng.uniform(0.05, 0.3, slope))])
     if kind == "relu":
         return g.node("Relu", [t])
     if kind == "leaky":  # fused into the convolution at fp32; its own QLinearLeakyRelu kernel at int8
@@ -197,7 +206,7 @@ def _cnn(g: _G) -> None:
             s = int(rng.choice([1, 1, 2])) if h > 8 else 1
             cout = ch(8, 512)
             y, h, cout = _conv(g, t, c, h, cout, k, s, bn=bool(rng.random() < 0.4))
-            t, c = _act(g, y), cout
+            t, c = _act(g, y, [cout, 1, 1]), cout
         elif kind == "ir":
             e = ch(max(8, c), min(960, max(16, c * 6)))
             k = int(rng.choice([3, 5]))
@@ -284,7 +293,7 @@ def _cnn1d(g: _G) -> None:
             y, cout = conv(t, c, _ch(rng, 8, 256), k, int(rng.choice([1, 1, 2])) if dil == 1 else 1, dil=dil)
             if rng.random() < 0.4:
                 y = _bn(g, y, cout)
-            t, c = _act(g, y), cout
+            t, c = _act(g, y, [cout, 1]), cout
         elif kind == "sep":
             y, _ = conv(t, c, c, int(rng.choice([3, 5, 9, 11])), group=c)
             y, cout = conv(y, c, c if rng.random() < 0.5 else _ch(rng, 8, 256), 1)

@@ -6,6 +6,7 @@ import onnxruntime as ort
 import pytest
 
 from edgeprof.export.flops import count_flops
+from edgeprof.predict.fit import MIN_SAMPLES
 from edgeprof.predict.kernels import KINDS, MAX_FLOPS, calibration_models
 
 
@@ -120,6 +121,30 @@ def test_the_tables_models_hold_narrow_convolutions_one_channel_inputs_and_leaky
         keys |= {k.key for k in kernels(tmp_path / "m.onnx", {}, "all")}
     assert {"Conv/n", "FusedConv/n"} <= keys, sorted(keys)
     assert 1 in starts and leaky > 0
+
+
+def test_the_tables_cnns_put_prelus_after_dense_convolutions_with_a_slope_per_channel():
+    """Round 19: onnxruntime's PRelu costs per element what the CPU's branch guessing makes of its input's signs
+    (~1-2 ns on 4-32 k elements of a repeated random input, ~5 ns on 130 k or more; MTCNN's O-net ran its five in
+    114 µs, half what random signs of their sizes take, its P-net like random signs). Head models measure it on
+    random signs (heads._prelu); the generated CNNs, 2-D and 1-D, measure it where networks have it, after a dense
+    convolution, its slope one a channel ([C, 1, 1] or [C, 1])."""
+    shapes = {}
+    for name, m in calibration_models(seed=0, count=11 * 25):
+        if not name.endswith(("-cnn", "-cnn1d")):
+            continue
+        made = {o: n for n in m.graph.node for o in n.output}
+        inits = {i.name: list(i.dims) for i in m.graph.initializer}
+        for n in m.graph.node:
+            if n.op_type == "PRelu":
+                before = made[n.input[0]]
+                while before.op_type == "BatchNormalization":
+                    before = made[before.input[0]]
+                assert before.op_type == "Conv" and next(a.i for a in before.attribute if a.name == "group") == 1
+                w = inits[before.input[1]]
+                shapes.setdefault(name.rsplit("-", 1)[1], []).append(inits[n.input[1]])
+                assert inits[n.input[1]] == [w[0]] + [1] * (len(w) - 2)
+    assert len(shapes.get("cnn", [])) >= MIN_SAMPLES and shapes.get("cnn1d"), shapes
 
 
 def test_one_d_convolutions_are_their_own_keys_and_the_tables_models_measure_them(tmp_path):
