@@ -197,6 +197,21 @@ def test_narrow_convolutions_and_audio_unary_ops_are_calibrated(tmp_path):
     assert (k.key, k.family) == ("CONV_2D/n", "conv/n")
 
 
+def test_elementwise_ops_are_calibrated_on_vectors_of_an_mlps_width_too(tmp_path):
+    """Round 19: the binary and unary models are a vector of 32-2048 floats about a third of the time, not only maps
+    of 392 elements and more: the gesture embedder's 59 ADD and MUL of 64-256 floats were priced 0.27 µs each
+    between the 8-element ADD and maps of 10 k elements. Converted, such a model is one ADD or MUL on [1, n]."""
+    mods = list(calibration_modules(seed=0, count=21 * 12))
+    vectors = [(n, m, s) for n, m, s in mods if n.startswith(("add", "mul", "sigmoid", "tanh")) and len(s) == 2]
+    maps = [n for n, _, s in mods if n.startswith(("add", "mul")) and len(s) == 4]
+    assert len(vectors) >= 4 and maps and {s[1] for _, _, s in vectors} <= {32, 128, 512, 2048}
+    from edgeprof.predict.tflite import _converted
+
+    name, module, shape = next(v for v in vectors if v[0].startswith(("add", "mul")))
+    (k,) = [k for k in tflite_kernels(_converted(name, module, shape, tmp_path)) if k.family != "view"]
+    assert k.op in ("ADD", "MUL") and k.out_elems == shape[1]
+
+
 def test_calibrate_local_litert_measures_one_operator_models_and_predicts_from_them(tmp_path, tflite_files):
     """A real, short calibration of this machine (LiteRT with XNNPACK through deploy): four models."""
     from importlib.metadata import version
