@@ -313,9 +313,8 @@ def calibration_modules(seed: int = 0, count: int | None = None) -> Iterator[tup
         elif kind in ("binary", "unary", "softmax", "concat", "tiny", "mean", "pool", "pad"):
             c = _ch(rng, 8, 256)
             shape = (1, 2, 4) if kind == "tiny" else (1, hw, hw, c)
-            if kind in ("binary", "unary") and rng.random() < 0.35:  # a vector of an MLP's width (round 19: the
-                # gesture embedder's 59 ADD and MUL of 64-256 floats, priced 0.27 µs each between an 8-element ADD and
-                # maps of 10 k elements, where XNNPACK inside one graph takes a few tens of ns)
+            if kind in ("binary", "unary") and rng.random() < 0.35:  # a vector of an MLP's width (round 19: a gesture
+                # embedder's 59 ADD and MUL of 64-256 floats were priced between an 8-element ADD and 10 k-element maps)
                 shape = (1, int(rng.choice([32, 128, 512, 2048])))
             op = str(rng.choice(["add", "mul"])) if kind == "binary" else \
                 str(rng.choice(["sigmoid", "hardswish", "tanh", "log", "sin"])) if kind == "unary" else kind
