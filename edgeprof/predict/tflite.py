@@ -312,7 +312,7 @@ def calibration_modules(seed: int = 0, count: int | None = None) -> Iterator[tup
             yield f"bmm{i}", Bmm(), (heads, n, d)
         elif kind in ("binary", "unary", "softmax", "concat", "tiny", "mean", "pool", "pad"):
             c = _ch(rng, 8, 256)
-            shape = (1, 2, 4) if kind == "tiny" else (1, hw, hw, c)
+            shape: tuple[int, ...] = (1, 2, 4) if kind == "tiny" else (1, hw, hw, c)
             if kind in ("binary", "unary") and rng.random() < 0.35:  # a vector of an MLP's width (round 19: a gesture
                 # embedder's 59 ADD and MUL of 64-256 floats were priced between an 8-element ADD and 10 k-element maps)
                 shape = (1, int(rng.choice([32, 128, 512, 2048])))
