@@ -62,6 +62,7 @@ __all__ = ["Predictor", "Prediction", "fit", "FitOptions", "CANDIDATES", "MIN_SA
            "pace_spread"]
 
 MIN_SAMPLES = 6
+_COMPUTE = ("conv", "matmul")  # families whose FLOP/s rises with a kernel's size (Predictor._cost)
 # a table of one-operator models timed whole (LiteRT): each sample is a whole timed loop of that one kernel, not a
 # share of a profiled run, and each costs a model (≈ 5 s), so fewer make a model
 MIN_SAMPLES_WHOLE = 4
@@ -301,9 +302,12 @@ class Predictor:
             rate = self.presence.get(f"{k.key}|{k.layout}") if self.options.layout and k.layout else None
             us = max(m(k), 0.0)
             own = self.keys.get(k.key)
-            if how == "family" and own is not None and _above(own, k):
+            if how == "family" and own is not None and _above(own, k) and not k.family.startswith(_COMPUTE):
                 # the dearer: past its key's samples a kernel may leave the caches they ran in (its family, measured
-                # large, knows that cost) or cost more per element than its family (a Gelu is not a Relu)
+                # large, knows that cost) or cost more per element than its family (a Gelu is not a Relu). Not a
+                # convolution's or matmul's: its FLOP/s rises with its size, so its key's small samples grown
+                # linearly price it at their overhead-bound rate (round 19: the chroma MLP's 242 MFLOP FusedGemm,
+                # 2.2 ms, at 8.3 ms from the head models' small ones; its family priced it at 2.4)
                 us = max(us, own(k))
             return (self.presence.get(k.key, 1.0) if rate is None else rate) * us, how
         # only a kernel whose own key the fp32 table measured: a float-fed int8 op (DynamicQuantizeMatMul) is not

@@ -516,6 +516,28 @@ def test_above_its_keys_samples_a_kernel_costs_the_dearer_of_its_key_and_its_fam
     assert p.cost(relu)[0] == pytest.approx(2.0 + 1e6 / 1e3, rel=0.25)
 
 
+def test_above_its_keys_samples_a_matmul_costs_its_familys_price_not_its_small_samples_grown():
+    # round 19: a FusedGemm measured only small (head models: a few µs, bound by their fixed cost) and Gemms measured
+    # large in its family (100 GFLOP/s). The chroma MLP's 242 MFLOP FusedGemm ran 2.2 ms; the key's small samples
+    # grown linearly said 8.3 ms, and as "the dearer" they were taken. A convolution or matmul runs faster per FLOP
+    # as it grows, so past its key's samples its family prices it
+    def mm(key, flops, i):
+        return Kernel(name=f"{key}{i}", op=key.split("/")[0], key=key, family="matmul/w", dtype="float32",
+                      flops=flops, bytes=flops / 40, out_elems=flops / 1e3)
+
+    def model(i, ks, us):
+        return CalibrationModel(name=f"m{i}", role="kernels", p50_ms=sum(us) / 1e3 + 0.002, profiled_run_ms=None,
+                                unmatched_us=0.0, kernels=tuple(MeasuredKernel(k, u) for k, u in zip(ks, us, strict=True)))
+    models = []
+    for i, f in enumerate(np.geomspace(1e4, 1e6, 12)):
+        small, big = mm("FusedGemm/w", f, i), mm("Gemm/w", f * 300, i)
+        models.append(model(i, [small, big], [3.0 + f / 20e3, 2.0 + f * 300 / 100e3]))
+    p = fit(CalibrationTable(key=KEY, models=tuple(models), created_at=""))
+    huge = mm("FusedGemm/w", 2.4e8, 99)
+    us, how = p.cost(huge)
+    assert how == "family" and us == pytest.approx(2.0 + 2.4e8 / 100e3, rel=0.25)  # not 3 + 2.4e8 / 20e3
+
+
 def test_a_recurrent_key_takes_its_neighbours_in_outputs_too_other_keys_do_not():
     # the same board law (a deep reduction over few outputs runs slower for the same FLOPs and bytes: for a
     # recurrent layer, few long steps against many short ones) on GRU and on Conv kernels: with the default
