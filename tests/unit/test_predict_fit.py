@@ -497,16 +497,19 @@ def test_past_its_samples_a_kernel_runs_no_faster_per_flop_than_the_keys_largest
     assert m(big) >= 1.31e8 / 135e3
 
 
+def _model(i, ks, us):
+    """A profiled calibration model of kernels `ks` timed `us` each (its p50 their sum and 2 µs)."""
+    return CalibrationModel(name=f"m{i}", role="kernels", p50_ms=sum(us) / 1e3 + 0.002, profiled_run_ms=None,
+                            unmatched_us=0.0, kernels=tuple(MeasuredKernel(k, u) for k, u in zip(ks, us, strict=True)))
+
+
 def test_above_its_keys_samples_a_kernel_costs_the_dearer_of_its_key_and_its_family():
     # Gelu (25 µs per 1000 elements) measured small; Relu (1 µs per 1000) measured large: same family. A Gelu far
     # above its samples is priced from the family's range but never below its own key's linear growth
-    def model(i, ks, us):
-        return CalibrationModel(name=f"m{i}", role="kernels", p50_ms=sum(us) / 1e3 + 0.002, profiled_run_ms=None,
-                                unmatched_us=0.0, kernels=tuple(MeasuredKernel(k, u) for k, u in zip(ks, us, strict=True)))
     models = []
     for i, e in enumerate(np.geomspace(1e3, 2e4, 12)):
         g, r = _unary("Gelu", e, i), _unary("Relu", e * 100, i)
-        models.append(model(i, [g, r], [2.0 + 25 * e / 1e3, 2.0 + e * 100 / 1e3]))
+        models.append(_model(i, [g, r], [2.0 + 25 * e / 1e3, 2.0 + e * 100 / 1e3]))
     p = fit(CalibrationTable(key=KEY, models=tuple(models), created_at=""))
     gelu = _unary("Gelu", 1e6)
     us, how = p.cost(gelu)
@@ -525,13 +528,10 @@ def test_above_its_keys_samples_a_matmul_costs_its_familys_price_not_its_small_s
         return Kernel(name=f"{key}{i}", op=key.split("/")[0], key=key, family="matmul/w", dtype="float32",
                       flops=flops, bytes=flops / 40, out_elems=flops / 1e3)
 
-    def model(i, ks, us):
-        return CalibrationModel(name=f"m{i}", role="kernels", p50_ms=sum(us) / 1e3 + 0.002, profiled_run_ms=None,
-                                unmatched_us=0.0, kernels=tuple(MeasuredKernel(k, u) for k, u in zip(ks, us, strict=True)))
     models = []
     for i, f in enumerate(np.geomspace(1e4, 1e6, 12)):
         small, big = mm("FusedGemm/w", f, i), mm("Gemm/w", f * 300, i)
-        models.append(model(i, [small, big], [3.0 + f / 20e3, 2.0 + f * 300 / 100e3]))
+        models.append(_model(i, [small, big], [3.0 + f / 20e3, 2.0 + f * 300 / 100e3]))
     p = fit(CalibrationTable(key=KEY, models=tuple(models), created_at=""))
     huge = mm("FusedGemm/w", 2.4e8, 99)
     us, how = p.cost(huge)
