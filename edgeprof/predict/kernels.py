@@ -3,7 +3,8 @@
 Owns: `calibration_models(seed, count)`: a deterministic sequence of (name, onnx.ModelProto) of eight kinds,
 mixed so that one budget covers the kernels real models spend their time in (and "rnn", recurrent.py's):
 - "cnn": a chain of convolution blocks (dense k×k, pointwise, depthwise, grouped; strides 1 and 2; BN, ReLU,
-  Clip, HardSwish, Sigmoid, since round 19 PRelu after a dense convolution; inverted residuals with squeeze-excite; pools; residual adds; resize+concat) on maps of
+  Clip, HardSwish, Sigmoid, since round 19 PRelu after a dense convolution; inverted residuals with squeeze-excite;
+  pools; residual adds; resize+concat) on maps of
   14² to 768²; one in four lists its weights as graph inputs too, as older exporters did;
 - "transformer": layers of LayerNorm, weight and activation MatMuls, Softmax, GELU (the Erf form onnxruntime
   fuses), transposes and reshapes, at several sequence lengths and widths;

