@@ -498,17 +498,17 @@ class _Walker:
         proxy = onnx.NodeProto()
         proxy.CopyFrom(node)
         proxy.op_type = base
-        if op in _QLINEAR_INPUTS:  # the quantised op's data inputs where its float op has them
+        if op in _QLINEAR_INPUTS or op == "QLinearConcat":  # the quantised op's data inputs where its float op has them
             del proxy.input[:]
-            proxy.input.extend(node.input[i] if i < len(node.input) else "" for i in _QLINEAR_INPUTS[op])
+            proxy.input.extend(node.input[2::3] if op == "QLinearConcat" else
+                               (node.input[i] if i < len(node.input) else "" for i in _QLINEAR_INPUTS[op]))
         guessed = False
         if any(o and o not in shapes for o in node.output):
             # no inference reached it (it follows a contrib op onnx has no schema for, in a graph onnxruntime
-            # renamed): its standard op's own shape rule, as onnx states it; else its first input's shape (a guess)
-            # a contrib op's own rule is not onnx's, nor is a channels-last kernel's (NHWC dims)
-            standard = (node.domain in ("", "ai.onnx") or base != op) and op != "NhwcMaxPool" and \
-                not any(a.name == "channels_last" and a.i for a in node.attribute)
-            shapes.update(proxy_shapes(proxy, shapes, self.opsets.get("", 0)) if standard else {})
+            # renamed): its standard op's own shape rule, as onnx states it (a channels-last kernel's on NHWC dims);
+            # else its first input's shape (a guess). A contrib op's own rule is not onnx's
+            if node.domain in ("", "ai.onnx") or base != op:
+                shapes.update(proxy_shapes(proxy, shapes, self.opsets.get("", 0), op == "NhwcMaxPool", self.init_protos))
         for o in node.output:
             if o and o not in shapes:
                 first = next((shapes[i] for i in node.input if i in shapes), None)

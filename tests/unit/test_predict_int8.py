@@ -319,3 +319,78 @@ def test_an_int8_prediction_prices_the_float_kernels_its_table_lacks_from_the_bo
     text = " ".join(capsys.readouterr().err.split())  # warnings go to stderr, wrapped to the terminal
     assert "warning: 1 float kernel(s) this table has no model for priced from the board's fp32 table" in text
     assert "Sigmoid ×1" in text
+
+
+def _concat_head_model(path):
+    """Two convolutions concatenated on channels → Conv → GlobalAveragePool → Flatten → Gemm → Reshape to 3-D →
+    MatMul + Add: quantised as deploy does, onnxruntime writes a com.microsoft QLinearConcat (Y's scale and zero
+    point first, then a triple per input), a QLinearGlobalAveragePool (with a `channels_last` attribute that
+    GlobalAveragePool has not), a QGemm, and fuses the 3-D MatMul + Add into a QGemm between two Reshapes it adds,
+    each to a target shape it stores as an initializer — every tensor after the first contrib op renamed."""
+    rng = np.random.default_rng(1)
+
+    def w(name, *shape):
+        return numpy_helper.from_array((rng.standard_normal(shape) * 0.1).astype(np.float32), name)
+
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8, 16, 16])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 12])
+    inits = [w("wa", 8, 8, 3, 3), w("wb", 6, 8, 3, 3), w("wc", 10, 14, 1, 1), w("wg", 100, 10), w("bg", 100),
+             w("wm", 25, 12), w("bm", 12), numpy_helper.from_array(np.array([1, 4, 25], np.int64), "s")]
+    nodes = [helper.make_node("Conv", ["x", "wa"], ["a"], pads=[1] * 4, name="conva"),
+             helper.make_node("Conv", ["x", "wb"], ["b"], pads=[1] * 4, name="convb"),
+             helper.make_node("Concat", ["a", "b"], ["ab"], axis=1, name="concat"),
+             helper.make_node("Conv", ["ab", "wc"], ["c"], name="convc"),
+             helper.make_node("GlobalAveragePool", ["c"], ["g"], name="gap"),
+             helper.make_node("Flatten", ["g"], ["f"], name="flat"),
+             helper.make_node("Gemm", ["f", "wg", "bg"], ["h"], transB=1, name="gemm"),
+             helper.make_node("Reshape", ["h", "s"], ["r"], name="reshape"),
+             helper.make_node("MatMul", ["r", "wm"], ["m"], name="matmul"),
+             helper.make_node("Add", ["m", "bm"], ["y"], name="add")]
+    m = helper.make_model(helper.make_graph(nodes, "g", [x], [y], inits), opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    onnx.save(m, str(path))
+    return path
+
+
+def test_shapes_through_onnxruntimes_quantised_concat_pool_and_gemm_reshapes_are_read_not_guessed(tmp_path,
+                                                                                                  monkeypatch):
+    """Round 19's int8 tables read their CNN heads' QGemm with their input's shape guessed (the QLinearConcat's
+    inputs are not its float op's, the pool's channels_last attribute made onnx's rule refuse it, a Reshape's
+    target was not looked up): up to 8.8e12 FLOPs for a 28 µs kernel, which set the int8 matmul family's rate floor
+    at 7 T ops/s, and a 786 M-op decoder matmul was priced a twelfth of its time. Every convolution and matmul
+    kernel now has the FLOPs of its float op in the fp32 graph, and no shape after the first contrib op is guessed."""
+    monkeypatch.setenv("EDGEPROF_CACHE", str(tmp_path / "cache"))
+    path = _concat_head_model(tmp_path / "h.onnx")
+    fp32 = model_graph(str(path)).kernels
+    int8 = model_graph(str(path), precision="int8").kernels
+    ops = {k.op for k in int8}
+    assert {"QLinearConcat", "QLinearGlobalAveragePool", "QGemm"} <= ops, sorted(ops)
+    assert not [k.name for k in int8 if k.shapes_guessed and k.op not in ("QuantizeLinear", "DequantizeLinear")]
+    by_op = {k.op: k for k in int8}
+    assert by_op["QLinearConcat"].out_elems == 14 * 16 * 16
+    assert by_op["QLinearGlobalAveragePool"].out_elems == 10
+    heavy = ("conv", "matmul")
+    assert sorted(k.flops for k in int8 if k.family.startswith(heavy)) == \
+        pytest.approx(sorted(k.flops for k in fp32 if k.family.startswith(heavy)))
+    assert max(k.flops for k in int8 if k.op == "QGemm") == pytest.approx(max(2 * 10 * 100, 2 * 4 * 25 * 12), rel=0.1)
+
+
+def test_a_channels_last_kernels_shape_is_onnxs_rule_on_its_nhwc_dims():
+    """A quantised kernel onnxruntime's NHWC transformer made channels-last (QLinearGlobalAveragePool with
+    channels_last=1, NhwcMaxPool) has (N, H, W, C) dims: onnx's rule for its float op is applied to them moved to
+    (N, C, H, W) and back, where it guessed the input's shape before; with channels_last=0 (what x86 builds write)
+    the attribute is left out of the proxy, which onnx's rule would refuse."""
+    from edgeprof.predict.shapes import proxy_shapes
+
+    def proxy(op, last, **attrs):
+        node = helper.make_node(op, ["x"], ["y"], **attrs)
+        if last is not None:
+            node.attribute.append(helper.make_attribute("channels_last", last))
+        return node
+
+    nhwc = {"x": (1, 20, 30, 8)}
+    assert proxy_shapes(proxy("GlobalAveragePool", 1), nhwc, 17) == {"y": (1, 1, 1, 8)}
+    assert proxy_shapes(proxy("GlobalAveragePool", 0), {"x": (1, 8, 20, 30)}, 17) == {"y": (1, 8, 1, 1)}
+    pool = proxy("MaxPool", None, kernel_shape=[2, 2], strides=[2, 2])
+    assert proxy_shapes(pool, nhwc, 17, nhwc=True) == {"y": (1, 10, 15, 8)}
+    assert proxy_shapes(pool, {"x": (1, 8, 20, 30)}, 17) == {"y": (1, 8, 10, 15)}
