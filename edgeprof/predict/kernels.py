@@ -144,13 +144,17 @@ def _act(g: _G, t: str, slope: list[int] | None = None) -> str:
     """An activation after a convolution; with `slope` (a per-channel PRelu slope's shape) a PRelu one time in ten:
     onnxruntime runs it apart (no fusion takes it) at a price per element that rests on how well the CPU guesses its
     input's signs, a convolution's output of both signs as in MTCNN's and Conv-TasNet's (heads._prelu has the all
-    mixed case)."""
-    kinds, p = ["relu", "clip", "hswish", "sigmoid", "leaky", "none"], [0.3, 0.2, 0.2, 0.1, 0.08, 0.12]
+    mixed case). An ELU one time in twenty: no fusion takes it either, and its exp costs ≈ 1.8 ns an element where
+    a Relu costs a tenth of that (madmom's TCN: 15 ELUs, half its time at int8, priced by the unary family's Relus and
+    Sigmoids at a ninth of it, round 19, when the misc models' 3 ELUs a table were too few for a key of its own)."""
+    kinds, p = ["relu", "clip", "hswish", "sigmoid", "leaky", "elu", "none"], [0.25, 0.2, 0.2, 0.1, 0.08, 0.05, 0.12]
     if slope is not None:
-        kinds, p = [*kinds, "prelu"], [0.26, 0.18, 0.18, 0.1, 0.07, 0.11, 0.1]
+        kinds, p = [*kinds, "prelu"], [0.21, 0.18, 0.18, 0.1, 0.07, 0.05, 0.11, 0.1]
     kind = g.rng.choice(kinds, p=p)
     if kind == "prelu" and slope is not None:
         return g.node("PRelu", [t, g.const(slope, value=g.rng.uniform(0.05, 0.3, slope))])
+    if kind == "elu":
+        return g.node("Elu", [t], alpha=1.0)
     if kind == "relu":
         return g.node("Relu", [t])
     if kind == "leaky":  # fused into the convolution at fp32; its own QLinearLeakyRelu kernel at int8

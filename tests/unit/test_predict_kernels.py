@@ -147,6 +147,29 @@ def test_the_tables_cnns_put_prelus_after_dense_convolutions_with_a_slope_per_ch
     assert len(shapes.get("cnn", [])) >= MIN_SAMPLES and shapes.get("cnn1d"), shapes
 
 
+def test_the_tables_cnns_put_elus_after_convolutions_which_onnxruntime_runs_apart(tmp_path):
+    """Round 20: an ELU costs ≈ 1.8 ns an element in onnxruntime (an exp each), a Relu a tenth of that, and no
+    fusion takes it; the misc models drew about 3 a table, too few for a key of its own, so madmom's TCN, half its
+    int8 time in 15 ELUs, had them priced by the unary family's Relus and Sigmoids at a ninth of it. The generated
+    CNNs, 2-D and 1-D, put one after a convolution one activation in twenty: enough for a key in a table's draw, and
+    each is a kernel of its own in the graph onnxruntime runs."""
+    from edgeprof.predict.graph import kernels
+
+    elus, first = 0, None
+    for name, m in calibration_models(seed=0, count=11 * 25):
+        if name.endswith(("-cnn", "-cnn1d")):
+            n = sum(node.op_type == "Elu" for node in m.graph.node)
+            elus += n
+            if n and first is None and m.graph.input[0].type.tensor_type.shape.dim[2].dim_value <= 56:
+                first = m
+    assert elus >= 3 * MIN_SAMPLES and first is not None
+    path = tmp_path / "elu.onnx"
+    onnx.save(first, str(path))
+    shapes = {i.name: tuple(d.dim_value for d in i.type.tensor_type.shape.dim) for i in first.graph.input}
+    keys = [k.key for k in kernels(path, shapes)]
+    assert keys.count("Elu") == sum(node.op_type == "Elu" for node in first.graph.node), keys
+
+
 def test_one_d_convolutions_are_their_own_keys_and_the_tables_models_measure_them(tmp_path):
     """Round 8: onnxruntime blocks only 2-D convolutions as NCHWc, so a 1-D one ("Conv/1d/...", family "conv/1d")
     is keyed apart, and so is a 1-D pool (2.5× a 2-D pool's price per byte) (atspm's batch-64 1-D CNN ran at half the 2-D key's FLOP/s); the "cnn1d" kind generates batches
