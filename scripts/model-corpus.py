@@ -382,10 +382,10 @@ PACKAGES = {
     # model family
     "riann": "0.2.0",  # a 1.4 MB wheel (Apache-2.0): RIANN's IMU attitude estimator as ONNX
     "deephme": "1.2.0",  # a 26 MB wheel (MIT): CMS's DeepHME heavy-Higgs mass estimators as ONNX; the double-lepton
-    # even-fold network is taken (its odd fold is the same network retrained, the single-lepton pair the same network at
-    # input width 153)
-    "gwskynet": "2.6.0",  # a 126 kB wheel (GPL-2.0-or-later): LIGO/Virgo's GWSkyNet candidate classifier as ONNX; v2.6.0
-    # is taken (v2.5.2 beside it is the same network with other weights)
+    # even-fold network is taken (its odd fold is the same network retrained, the single-lepton pair the same network
+    # at input width 153)
+    "gwskynet": "2.6.0",  # a 126 kB wheel (GPL-2.0-or-later): LIGO/Virgo's GWSkyNet candidate classifier as ONNX;
+    # v2.6.0 is taken (v2.5.2 beside it is the same network with other weights)
 }
 # a pin that publishes no wheel: pip downloads its source distribution (--no-binary) and the member is read from the
 # .tar.gz, its path beginning with the sdist's own top folder (NAME-VERSION/, the name as the sdist spells it:
