@@ -112,7 +112,8 @@ The splits (SPLITS below; the corpus file says which file is in which: scripts/m
   and measured once, after round 19's freeze (docs/predict.md; benchmarks/results/round-19), so from round 20 on it
   is reported as seen; it is measured only when named (--split held-out-18).
 - held-out-19: round 20's fresh set, chosen the same way, at most 3 files a family (riann's IMU attitude GRU,
-  DeepHME's heavy-Higgs mass MLP, GWSkyNet's gravitational-wave candidate CNN): to be predicted and measured once,
+  DeepHME's heavy-Higgs mass MLP, GWSkyNet's gravitational-wave candidate CNN, khmertagger's character BiLSTM; in
+  TFLite with int8 dense weights as shipped, Fink's T2 light-curve transformer): to be predicted and measured once,
   after round 20's freeze. It is measured ONLY when asked for by name (--split held-out-19, or --split all).
 - op test: the ONNX node-test files of the corpus (a single op each), reported apart.
 The default is every split but held-out-2 to held-out-19. Prints, per configuration and split and per configuration,
@@ -372,7 +373,9 @@ FAMILY = {"silero": "Silero VAD (LSTM in If)", "ppocr": "PaddleOCR (CNN)", "PP-O
           # held-out-19 (issue 37, round 20): at most 3 files a family; no key is inside an older file's name
           "riann_": "RIANN IMU attitude estimator (stacked GRU, state as an input)",
           "deephme_": "DeepHME heavy-Higgs mass estimator (deep swish MLP, quantile heads)",
-          "gwskynet_": "GWSkyNet gravitational-wave candidate classifier (two-branch CNN, ten inputs)"}
+          "gwskynet_": "GWSkyNet gravitational-wave candidate classifier (two-branch CNN, ten inputs)",
+          "khmertagger_": "khmertagger Khmer POS tagger and segmenter (character BiLSTM)",
+          "fink_t2_": "Fink T2 light-curve transformer (int8 TFLite as given)"}
 
 
 def _corpus() -> Any:

