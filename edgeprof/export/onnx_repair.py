@@ -6,6 +6,11 @@ Owns:
   (`retarget_float_casts`), nodes that read a kept-io-types output Cast rewired to its float16 input
   (`rewire_output_consumers`).
 - int8 (onnxruntime.quantization 1.32, static QDQ per-channel), before `quantize_static`:
+  - `dedupe_opset_imports`: an opset import listed more than once (onnx.compose.merge_models writes the default
+    domain once per merged model: fastgrahsp's emulator imports "" 10 three times) is kept once. onnxruntime loads
+    such a file, but quant_utils.py `get_opset_version` wants exactly one default-domain import ("Failed to find
+    proper ai.onnx domain"); two versions of one domain are left as they are (no single version to keep). Done
+    before an upgrade too (`upgrade_opset`: the version converter raises only the first import's version);
   - an opset below 13 upgraded with onnx's version converter (`upgrade_opset`), or refused in one line;
   - `unshare_biases`: a bias initializer shared by several Conv/ConvTranspose/Gemm nodes gets one copy per node,
     named so no tensor has the name. onnxruntime's own copy (qdq_quantizer.py `QDQQuantizer.quantize_bias_tensor`
@@ -44,6 +49,7 @@ from typing import Any
 from ..errors import ModelError
 
 __all__ = ["QDQ_MIN_OPSET", "all_nodes", "retarget_float_casts", "rewire_output_consumers", "drop_unused_opset_imports",
+           "dedupe_opset_imports",
            "default_opset", "upgrade_opset", "unshare_biases", "flatten_gemm_biases", "uncalibrated_softmax",
            "nonfinite_constant_readers", "float16_readers"]
 
@@ -143,14 +149,41 @@ def drop_unused_opset_imports(path: Path) -> list[str]:
     return dropped
 
 
+def dedupe_opset_imports(model: Any) -> list[str]:
+    """Keep each (domain, version) opset import once, in place (the default domain's "" and "ai.onnx" are one);
+    the "domain:version" entries removed. A domain imported at two versions is left as it is."""
+    def name(o: Any) -> str:
+        return "" if o.domain == "ai.onnx" else o.domain
+
+    versions: dict[str, set[int]] = {}
+    for o in model.opset_import:
+        versions.setdefault(name(o), set()).add(int(o.version))
+    keep, removed, seen = [], [], set()
+    for o in model.opset_import:
+        key = (name(o), int(o.version))
+        if key in seen and len(versions[key[0]]) == 1:
+            removed.append(f"{o.domain}:{o.version}")
+            continue
+        seen.add(key)
+        keep.append(o)
+    if removed:
+        kept = [type(o)() for o in keep]
+        for new, old in zip(kept, keep, strict=True):
+            new.CopyFrom(old)
+        del model.opset_import[:]
+        model.opset_import.extend(kept)
+    return removed
+
+
 def default_opset(model: Any) -> int | None:
     """The model's opset of the default ONNX domain (None when it imports none)."""
     return next((int(o.version) for o in model.opset_import if o.domain in ("", "ai.onnx")), None)
 
 
-def upgrade_opset(src: Path, out: Path) -> str | None:
+def upgrade_opset(src: Path, out: Path, deduped: list[str] | None = None) -> str | None:
     """Per-channel QDQ needs opset QDQ_MIN_OPSET: an older file is upgraded with onnx's version converter into
-    `out` (inside the caller's temp dir). Returns "11 → 13" when it upgraded, None when no upgrade was needed;
+    `out` (inside the caller's temp dir), its imports listed twice kept once first (`dedupe_opset_imports`, the
+    entries removed appended to `deduped`). Returns "11 → 13" when it upgraded, None when no upgrade was needed;
     a file the converter cannot upgrade is refused in one line."""
     import onnx
     from onnx import version_converter
@@ -159,6 +192,9 @@ def upgrade_opset(src: Path, out: Path) -> str | None:
     opset = default_opset(model)
     if opset is None or opset >= QDQ_MIN_OPSET:
         return None
+    removed = dedupe_opset_imports(model)
+    if deduped is not None:
+        deduped.extend(removed)
     try:
         upgraded = version_converter.convert_version(model, QDQ_MIN_OPSET)
         onnx.checker.check_model(upgraded)

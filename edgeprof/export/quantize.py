@@ -60,6 +60,7 @@ from .external_data import counted, name_by_content, save_export, tensor_bytes
 from .inputs import make_inputs, read_npz
 from .onnx_repair import (
     QDQ_MIN_OPSET,
+    dedupe_opset_imports,
     default_opset,
     flatten_gemm_biases,
     float16_readers,
@@ -420,9 +421,12 @@ def _int8(src: Path, out: Path, samples: list[dict[str, np.ndarray]]) -> dict[st
         # inference a sym_shape_infer_temp.onnx (+ .data) when it cannot finish. Both land in the temp dir.
         os.chdir(tmp)
         try:
-            upgraded = _upgrade_opset(src, Path(tmp) / "opset13.onnx")
+            deduped: list[str] = []
+            upgraded = _upgrade_opset(src, Path(tmp) / "opset13.onnx", deduped)
             if upgraded is not None:
                 options["opset_upgraded"] = upgraded
+            if deduped:
+                options["opset_imports_deduplicated"] = deduped
                 src = Path(tmp) / "opset13.onnx"
             pre = Path(tmp) / "pre.onnx"
             prep = "quant_pre_process"
@@ -436,7 +440,8 @@ def _int8(src: Path, out: Path, samples: list[dict[str, np.ndarray]]) -> dict[st
                 prep = "quant_pre_process(skip_symbolic_shape=True)"
                 quant_pre_process(str(src), str(pre), skip_symbolic_shape=True, **external)
             pre, repairs, excluded = _repair_for_quantizer(pre, Path(tmp) / "repaired.onnx", big)
-            options.update(repairs)
+            repairs["opset_imports_deduplicated"] = [*deduped, *repairs.get("opset_imports_deduplicated", [])]
+            options.update({k: v for k, v in repairs.items() if v})
             if excluded:
                 options["nodes_not_quantized"] = excluded
             quantize_static(str(pre), str(out), Reader(samples), quant_format=QuantFormat.QDQ, per_channel=True,
@@ -484,16 +489,19 @@ def _repair_for_quantizer(pre: Path, out: Path, big: bool) -> tuple[Path, dict[s
     import onnx
 
     model = onnx.load(str(pre), load_external_data=False)
+    deduped = dedupe_opset_imports(model)
     unshared = unshare_biases(model)
     flattened = flatten_gemm_biases(model)
     excluded = {**uncalibrated_softmax(model), **nonfinite_constant_readers(model), **float16_readers(model)}
     repairs: dict[str, Any] = {}
+    if deduped:
+        repairs["opset_imports_deduplicated"] = deduped
     if unshared:
         repairs["biases_unshared"] = unshared
     if flattened:
         repairs["gemm_biases_flattened"] = flattened
     # an excluded node without a name was given one (nodes_to_exclude goes by name): that too is a change to save
-    if not (unshared or flattened or excluded):
+    if not (deduped or unshared or flattened or excluded):
         return pre, repairs, excluded
     onnx.save(model, str(out))  # big: the initializers still point at pre.onnx.data beside it
     return out, repairs, excluded

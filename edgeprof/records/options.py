@@ -95,6 +95,7 @@ class OnnxExportOptions(_ExportBase):
     calibration_shapes: dict[str, list[int]] | None = None
     opset_upgraded: str | None = None
     dropped_opset_imports: list[str] | None = None
+    opset_imports_deduplicated: list[str] | None = None  # imports listed twice, kept once before int8
     biases_unshared: list[str] | None = None  # nodes given their own bias copy before int8 (export/onnx_repair.py)
     gemm_biases_flattened: list[str] | None = None  # Gemm nodes whose [1, N] bias became [N] before int8
     nodes_not_quantized: dict[str, str] | None = None  # node → why int8 left it in float

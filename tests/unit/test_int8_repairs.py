@@ -286,3 +286,33 @@ def test_a_graph_of_ai_onnx_ml_nodes_alone_is_refused_in_one_line_before_the_qua
                                          r"ai\.onnx\.ml\.Scaler\)") as e:
         quantize_onnx(a, "int8", cache_dir=tmp_path / "cache", shapes={"x": (1, 4)})
     assert "--precision fp32" in (e.value.hint or "")
+
+
+@pytest.mark.parametrize("opset", [17, 10])
+def test_an_opset_import_listed_twice_is_kept_once_and_said(tmp_path, monkeypatch, opset):
+    """fastgrahsp's emulator (onnx.compose.merge_models) imports the default domain at 10 three times: onnxruntime
+    loads it, but quant_utils.py get_opset_version wants one default-domain import and raises "Failed to find proper
+    ai.onnx domain" (round 20's int8 run could not measure it). Deploy keeps each import once and says so, before
+    an opset 10 file is upgraded to 13 too (the version converter raises the first import only)."""
+    monkeypatch.chdir(tmp_path)
+    spec = TensorSpec("x", (4, 8), "float32", -1.0, 1.0)
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["h"], name="mm"), helper.make_node("Relu", ["h"], ["y"])]
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 8])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 16])],
+                              [numpy_helper.from_array(rng_array((8, 16), 1), "w")])
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset), helper.make_opsetid("ai.onnx.ml", 2),
+                                                helper.make_opsetid("", opset), helper.make_opsetid("ai.onnx.ml", 2)])
+    m.ir_version = 8
+    path = tmp_path / "twice.onnx"
+    onnx.save(m, str(path))
+    fp32 = Artifact(path=str(path), format="onnx", sha256=sha256_file(path), size_bytes=path.stat().st_size,
+                    inputs=(spec,), outputs=("y",), model_name="twice", source=f"file:{path}")
+    shapes = {"x": (4, 8)}
+    error = onnxruntime_alone(path, tmp_path, [spec], shapes)
+    assert error is not None and "Failed to find proper ai.onnx domain" in error
+    a = quantize_onnx(fp32, "int8", cache_dir=tmp_path / "cache", shapes=shapes)
+    assert a.export_options.opset_imports_deduplicated == [f":{opset}", "ai.onnx.ml:2"]
+    assert [(o.domain, o.version) for o in onnx.load(a.path).opset_import if o.domain == ""] == [("", max(opset, 13))]
+    feed = make_inputs(fp32.inputs, shapes, 7)
+    (want,), (got,) = run(fp32.path, feed), run(a.path, feed)
+    np.testing.assert_allclose(got, want, atol=0.05 * float(np.abs(want).max()))
