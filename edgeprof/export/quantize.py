@@ -425,8 +425,6 @@ def _int8(src: Path, out: Path, samples: list[dict[str, np.ndarray]]) -> dict[st
             upgraded = _upgrade_opset(src, Path(tmp) / "opset13.onnx", deduped)
             if upgraded is not None:
                 options["opset_upgraded"] = upgraded
-            if deduped:
-                options["opset_imports_deduplicated"] = deduped
                 src = Path(tmp) / "opset13.onnx"
             pre = Path(tmp) / "pre.onnx"
             prep = "quant_pre_process"
