@@ -554,7 +554,7 @@ class _Walker:
         if variant and family in ("conv", "convinteger", "matmul", "reduce", "binary", "pool", "fft"):
             family = f"{family}/{variant.split('/')[0]}"  # the family leaves out the channel alignment
         wi = _weight_input(op)
-        spans = row_spans(base, node, shapes, self.opsets.get("", 0)) if variant == "rows" else \
+        spans = row_spans(base, node, shapes, self.opsets.get("", 0)) if variant in ("rows", "inner") else \
             group_calls(node, shapes, variant, True)
         if family.startswith(("conv", "matmul")) and 0 <= wi < len(node.input) and node.input[wi] in self.overridable:
             key, family = _winput_key(base_key, variant, key), f"{family}/winput"

@@ -94,6 +94,41 @@ def _softmax_rows(node: Any, shape: Mapping[str, tuple[int, ...]], opset: int) -
     return float(rows) if width < SOFTMAX_ROWS_BELOW and rows > 1 else 0.0
 
 
+_SPECIAL_EXPONENTS = (0.5, 1.0, 2.0, 3.0)  # onnxruntime's Pow: a scalar exponent it computes without pow() (pow.cc)
+
+
+def _pow_general(node: Any, consts: Mapping[str, Any]) -> bool:
+    """A Pow that calls pow() per element (≈ 4 ns here): its exponent is not a constant scalar onnxruntime squares,
+    cubes, square-roots or passes through. fastGRAHSP's 10^x outputs ran ≈ 10× the binary family's price (round
+    20), where the table's Pows were layer norms' x^2."""
+    if len(node.input) < 2:
+        return False
+    exponent = consts.get(node.input[1])
+    if exponent is None:
+        return True
+    from onnx import numpy_helper
+
+    try:
+        values = numpy_helper.to_array(exponent).ravel()
+    except Exception:  # noqa: BLE001 - an initializer onnx cannot read: taken as general
+        return True
+    return not (values.size == 1 and float(values[0]) in _SPECIAL_EXPONENTS)
+
+
+def _gather_blocks(node: Any, shape: Mapping[str, tuple[int, ...]]) -> float:
+    """The blocks a Gather along an inner axis copies: one per outer index and gathered index (prod(data[:axis]) ×
+    indices), ≈ 7 ns each in onnxruntime here, whatever their size (a 1000 × 53 batch's 49 columns: 356 µs;
+    fastGRAHSP's column selections were priced as row lookups, at a twentieth of that, round 20). 0 along axis 0
+    or with one outer index (a lookup of rows, which the tables measure as Gather)."""
+    data = shape.get(node.input[0]) if node.input else None
+    idx = shape.get(node.input[1]) if len(node.input) > 1 else None
+    if not data or idx is None:
+        return 0.0
+    axis = next((int(a.i) for a in node.attribute if a.name == "axis"), 0) % len(data)
+    outer = math.prod(data[:axis])
+    return float(outer * math.prod(idx)) if axis > 0 and outer > 1 else 0.0
+
+
 def group_calls(node: Any, shapes: Mapping[str, tuple[int, ...]], variant: str, one_d: bool = False) -> float:
     """The calls (images × groups, Kernel.spans) of a grouped convolution whose weight is a graph input, or
     (`one_d`) of any 1-D grouped one: onnxruntime's unblocked Conv runs one im2col and GEMM per image and group
@@ -117,6 +152,8 @@ def row_spans(base: str, node: Any, shape: Mapping[str, tuple[int, ...]], opset:
     round 7); 0 when the op runs otherwise, or its rows hold ROWS_BELOW elements or more."""
     if base in ("Softmax", "LogSoftmax"):
         return _softmax_rows(node, shape, opset)
+    if base == "Gather":
+        return _gather_blocks(node, shape)
     if base not in _BINARY or len(node.input) != 2 or not node.output or node.output[0] not in shape:
         return 0.0
     out = shape[node.output[0]]
@@ -195,6 +232,10 @@ def variant(base: str, wi: int, node: Any, shape: Mapping[str, tuple[int, ...]],
     if base in ("Resize", "Upsample"):  # its mode: a cubic one ran ~40× a nearest one's price per byte (round 12)
         mode = attrs.get("mode", b"nearest")
         return mode.decode() if isinstance(mode, bytes) else str(mode)
+    if base == "Gather" and _gather_blocks(node, shape):
+        return "inner"  # along an inner axis: a cost per block copied (row_spans gives the blocks)
+    if base == "Pow" and _pow_general(node, consts or {}):
+        return "general"
     if row_spans(base, node, shape, opset):
         return "rows"
     return ""

@@ -116,6 +116,45 @@ def test_a_tables_misc_models_give_each_new_key_enough_samples():
                 ops.append("Softmax/rows")
             elif n.op_type == "ConvTranspose":
                 ops.append("ConvTranspose/" + ("overlap" if a["kernel_shape"][0] > a["strides"][0] else "tiled"))
+            elif n.op_type == "Gather" and a.get("axis", 0) == 1:
+                ops.append("Gather/inner")
+            elif n.op_type == "Pow" and n.input[0] not in widths:  # 10^x or |x|^p: not a layer norm's x^2
+                ops.append("Pow/general")
     for key in ("Resize/linear", "Resize/cubic", "Softmax/axis", "Softmax/rows", "ConvTranspose/overlap",
-                "ConvTranspose/tiled"):
+                "ConvTranspose/tiled", "Gather/inner", "Pow/general"):
         assert ops.count(key) >= MIN_SAMPLES, key
+
+
+def test_a_gather_along_an_inner_axis_and_a_general_pow_are_keyed_by_what_they_cost(tmp_path):
+    """Round 20 (fastGRAHSP, −50 %): onnxruntime's Gather along an inner axis copies one block per outer index and
+    gathered index, ≈ 7 ns each whatever their size (49 columns of a 1000-row batch: 356 µs), so it is keyed
+    "Gather/inner" and fitted on its blocks; a row lookup (axis 0) keeps the Gather key. A Pow whose exponent is not
+    a constant scalar onnxruntime squares, cubes or roots calls pow() per element (≈ 4 ns): "Pow/general", apart
+    from a layer norm's x^2."""
+    from onnx import numpy_helper
+
+    def one(nodes, inputs, outputs, inits, name):
+        model = helper.make_model(helper.make_graph(nodes, "g", inputs, outputs, inits),
+                                  opset_imports=[helper.make_opsetid("", 17)])
+        model.ir_version = 8
+        return {k.name: k for k in _run_and_read(tmp_path, model, name)}
+
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1000, 53])
+    cols = numpy_helper.from_array(np.arange(4, 53, dtype=np.int64), "cols")
+    rows = numpy_helper.from_array(np.arange(0, 10, dtype=np.int64), "rows")
+    ks = one([helper.make_node("Gather", ["x", "cols"], ["y"], axis=1, name="inner"),
+              helper.make_node("Gather", ["x", "rows"], ["z"], axis=0, name="lookup")],
+             [x], [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1000, 49]),
+                   helper.make_tensor_value_info("z", TensorProto.FLOAT, [10, 53])], [cols, rows], "gather")
+    assert (ks["inner"].key, ks["inner"].spans) == ("Gather/inner", 1000 * 49)
+    assert (ks["lookup"].key, ks["lookup"].spans) == ("Gather", 0)
+    v = helper.make_tensor_value_info("v", TensorProto.FLOAT, [1, 8, 16, 16])
+    out = [helper.make_tensor_value_info(n, TensorProto.FLOAT, [1, 8, 16, 16]) for n in ("a", "b", "c")]
+    consts = [numpy_helper.from_array(np.array(2.0, np.float32), "two"),
+              numpy_helper.from_array(np.array(10.0, np.float32), "ten"),
+              numpy_helper.from_array(np.array(1.5, np.float32), "p")]
+    ks = one([helper.make_node("Pow", ["v", "two"], ["a"], name="square"),
+              helper.make_node("Pow", ["ten", "v"], ["b"], name="exp10"),
+              helper.make_node("Abs", ["v"], ["av"]), helper.make_node("Pow", ["av", "p"], ["c"], name="power")],
+             [v], out, consts, "pow")
+    assert ks["square"].key == "Pow" and ks["exp10"].key == "Pow/general" and ks["power"].key == "Pow/general"
