@@ -12,6 +12,7 @@ import os
 import shutil
 import sys
 import tempfile
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -22,6 +23,27 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 # the board-stack profiles and aarch64 recipes the lanes and their scripts share (nothing in edgeprof/ reads them)
 sys.path.insert(0, str(REPO / "tests" / "lanes"))
+
+
+@pytest.fixture(autouse=True)
+def _fresh_sigint():
+    """Each test starts with SIGINT as a fresh process has it: Python's handler, and edgeprof's interrupts module
+    not installed. A test that calls the CLI in-process leaves the worker with edgeprof's handler, or with SIGINTs
+    only counted after `settle()`; a later test in that worker that sends SIGINT (to itself, or to a child started
+    from it) then met that state, not a fresh process's, and failed by the order xdist dealt the tests in."""
+    import signal
+
+    from edgeprof import interrupts
+
+    def reset() -> None:
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+        interrupts._installed = False
+        interrupts._exit_quiet = False
+
+    reset()
+    yield
+    reset()
 
 
 @pytest.fixture(scope="session", autouse=True)

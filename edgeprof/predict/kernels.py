@@ -47,7 +47,7 @@ from .einsums import einsum_op
 from .heads import head
 from .recurrent import recurrent
 from .resamples import conv_transpose_op, resize_op
-from .scatters import scatter_op
+from .scatters import gather_pow_op, scatter_op
 from .spectral import STFT_OPSET, conv_front, stft_front, stft_op
 
 __all__ = ["calibration_models", "probe_model", "MAX_FLOPS", "KINDS", "OPSET", "MIN_OPSET"]
@@ -374,26 +374,6 @@ def _misc_binary(g: _G, rank4: list[int]) -> None:
         g.output(g.node(op, [x, other]), rank4)
 
 
-def _misc_gather_pow(g: _G, kind: str, rank4: list[int]) -> None:
-    """A Gather along an inner axis (variants._gather_blocks: columns of a batch, a cost per block copied), or a Pow
-    that calls pow() per element (variants._pow_general: 10^x, or |x| to a constant power onnxruntime does not square
-    or root), ≈ 4 ns an element where an Add costs a tenth (round 20: fastGRAHSP's column selections and 10^x
-    outputs were priced as row lookups and as Adds)."""
-    rng = g.rng
-    if kind == "gather":
-        rows, cols = int(rng.choice([64, 256, 1000, 4096])), int(rng.choice([16, 53, 256]))
-        k = int(rng.choice([1, 4, 16, cols // 2]))
-        y = g.node("Gather", [g.input([rows, cols]), g.const([k], np.int64, list(rng.choice(cols, k)))], axis=1)
-        g.output(y, [rows, k])
-        return
-    x = g.input(rank4)
-    if rng.random() < 0.5:
-        y = g.node("Pow", [g.const([], value=10.0), x])
-    else:
-        y = g.node("Pow", [g.node("Abs", [x]), g.const([], value=float(rng.choice([0.3, 1.5, 2.2, 0.75])))])
-    g.output(y, rank4)
-
-
 def _misc_layout(g: _G, kind: str, rank4: list[int]) -> None:
     """A reduction (a global pool, over the last axis or a strided one), a Transpose of one of onnxruntime's
     paths, or a OneHot."""
@@ -505,8 +485,8 @@ def _misc(g: _G) -> None:
         else:
             conv_transpose_op(g, MAX_FLOPS)
     # after the drawn kinds, so that their draws stay as they were: a Gather along an inner axis or a general Pow
-    _misc_gather_pow(g, "gather" if rng.random() < 0.5 else "pow",
-                     [1, _ch(rng, 4, 256), *[int(rng.choice([7, 14, 28, 56, 112]))] * 2])
+    gather_pow_op(g, "gather" if rng.random() < 0.5 else "pow",
+                  [1, _ch(rng, 4, 256), *[int(rng.choice([7, 14, 28, 56, 112]))] * 2])
 
 
 def _tiny(g: _G) -> None:

@@ -8,6 +8,8 @@ input and output into kernels._G `g`.
   16, at constant indices) replaced by a new input's, so the op's time is the copy of the whole cache, not the
   update. GTCRN's 18 such cache updates were priced at 10× their time from ScatterElements' samples (round 10).
 The `reduction` attribute exists for both from opset 16 only.
+`gather_pow_op(g, kind, shape)`: a Gather along an inner axis or a Pow that calls pow(), one of which ends every misc
+model (round 20).
 Does not own: the graph under construction (kernels._G), the misc model around it (kernels._misc).
 """
 
@@ -17,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["scatter_op"]
+__all__ = ["scatter_op", "gather_pow_op"]
 
 
 def scatter_op(g: Any, shape: list[int]) -> None:
@@ -39,3 +41,23 @@ def scatter_op(g: Any, shape: list[int]) -> None:
     attrs = {"reduction": str(rng.choice(["none", "none", "add"]))}
     out = g.node("ScatterND", [src, at, g.input([k, width])], **(attrs if g.opset >= 16 else {}))
     g.output(out, [rows, width])
+
+
+def gather_pow_op(g: Any, kind: str, rank4: list[int]) -> None:
+    """A Gather along an inner axis (variants._gather_blocks: columns of a batch, a cost per block copied), or a Pow
+    that calls pow() per element (variants._pow_general: 10^x, or |x| to a constant power onnxruntime does not square
+    or root), ≈ 4 ns an element where an Add costs a tenth (round 20: fastGRAHSP's column selections and 10^x
+    outputs were priced as row lookups and as Adds)."""
+    rng: np.random.Generator = g.rng
+    if kind == "gather":
+        rows, cols = int(rng.choice([64, 256, 1000, 4096])), int(rng.choice([16, 53, 256]))
+        k = int(rng.choice([1, 4, 16, cols // 2]))
+        y = g.node("Gather", [g.input([rows, cols]), g.const([k], np.int64, list(rng.choice(cols, k)))], axis=1)
+        g.output(y, [rows, k])
+        return
+    x = g.input(rank4)
+    if rng.random() < 0.5:
+        y = g.node("Pow", [g.const([], value=10.0), x])
+    else:
+        y = g.node("Pow", [g.node("Abs", [x]), g.const([], value=float(rng.choice([0.3, 1.5, 2.2, 0.75])))])
+    g.output(y, rank4)
