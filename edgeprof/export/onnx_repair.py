@@ -152,26 +152,27 @@ def drop_unused_opset_imports(path: Path) -> list[str]:
 def dedupe_opset_imports(model: Any) -> list[str]:
     """Keep each (domain, version) opset import once, in place (the default domain's "" and "ai.onnx" are one);
     the "domain:version" entries removed. A domain imported at two versions is left as it is."""
-    def name(o: Any) -> str:
+    from onnx import helper
+
+    def domain(o: Any) -> str:
         return "" if o.domain == "ai.onnx" else o.domain
 
     versions: dict[str, set[int]] = {}
     for o in model.opset_import:
-        versions.setdefault(name(o), set()).add(int(o.version))
-    keep, removed, seen = [], [], set()
+        versions.setdefault(domain(o), set()).add(int(o.version))
+    keep: list[tuple[str, int]] = []
+    removed: list[str] = []
+    seen: set[tuple[str, int]] = set()
     for o in model.opset_import:
-        key = (name(o), int(o.version))
+        key = (domain(o), int(o.version))
         if key in seen and len(versions[key[0]]) == 1:
             removed.append(f"{o.domain}:{o.version}")
-            continue
-        seen.add(key)
-        keep.append(o)
+        else:
+            seen.add(key)
+            keep.append((o.domain, int(o.version)))
     if removed:
-        kept = [type(o)() for o in keep]
-        for new, old in zip(kept, keep, strict=True):
-            new.CopyFrom(old)
         del model.opset_import[:]
-        model.opset_import.extend(kept)
+        model.opset_import.extend(helper.make_opsetid(d, v) for d, v in keep)
     return removed
 
 

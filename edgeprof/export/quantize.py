@@ -438,8 +438,10 @@ def _int8(src: Path, out: Path, samples: list[dict[str, np.ndarray]]) -> dict[st
                 prep = "quant_pre_process(skip_symbolic_shape=True)"
                 quant_pre_process(str(src), str(pre), skip_symbolic_shape=True, **external)
             pre, repairs, excluded = _repair_for_quantizer(pre, Path(tmp) / "repaired.onnx", big)
-            repairs["opset_imports_deduplicated"] = [*deduped, *repairs.get("opset_imports_deduplicated", [])]
-            options.update({k: v for k, v in repairs.items() if v})
+            deduped += repairs.pop("opset_imports_deduplicated", [])  # an upgraded file's were removed before
+            options.update(repairs)
+            if deduped:
+                options["opset_imports_deduplicated"] = deduped
             if excluded:
                 options["nodes_not_quantized"] = excluded
             quantize_static(str(pre), str(out), Reader(samples), quant_format=QuantFormat.QDQ, per_channel=True,

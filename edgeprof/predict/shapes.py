@@ -87,16 +87,17 @@ def proxy_shapes(proxy: Any, shapes: Mapping[str, tuple[int, ...]], opset: int, 
     rule for that op, from its inputs' known shapes (as float, or int64 for an op's index and shape inputs, whose
     values are not known here unless `constants` (name → TensorProto: the graph's initializers) holds them, as it
     does a Reshape's target shape onnxruntime wrote beside the Gemm it fused; an op whose output needs a value not
-    known gets nothing); {} when a shape is not fully known. Attributes the standard op has not (a quantised pool's `channels_last`) are left out, as onnx's rule rejects
-    them. A channels-last kernel (`channels_last` set, or `nhwc`: onnxruntime's NhwcMaxPool) has its data input
+    known gets nothing); {} when a shape is not fully known. Attributes the standard op has not (a quantised pool's
+    `channels_last`) are left out, as onnx's rule rejects them. A channels-last kernel (`channels_last` set, or `nhwc`: onnxruntime's NhwcMaxPool) has its data input
     and its output as (N, spatial..., C): onnx's rule is applied to them moved to (N, C, spatial...) and back."""
     from onnx import TensorProto, defs, helper, shape_inference
 
     if not opset or any(i and i not in shapes for i in proxy.input):
         return {}
     nhwc = nhwc or any(a.name == "channels_last" and a.i for a in proxy.attribute)
+    consts = constants or {}
 
-    def first(dims: tuple[int, ...], to_nchw: bool) -> list[int]:
+    def moved(dims: tuple[int, ...], to_nchw: bool) -> list[int]:  # a channels-last kernel's data dims
         if not nhwc or len(dims) < 3:
             return list(dims)
         return [dims[0], dims[-1], *dims[1:-1]] if to_nchw else [dims[0], *dims[2:], dims[1]]
@@ -110,10 +111,10 @@ def proxy_shapes(proxy: Any, shapes: Mapping[str, tuple[int, ...]], opset: int, 
             if name:
                 allowed = schema.inputs[min(i, len(schema.inputs) - 1)].types if schema.inputs else set()
                 dtype = TensorProto.FLOAT if "tensor(float)" in allowed or not allowed else TensorProto.INT64
-                dims = first(shapes[name], True) if i == 0 else list(shapes[name])
+                dims = moved(shapes[name], True) if i == 0 else list(shapes[name])
                 types[name] = helper.make_tensor_type_proto(dtype, dims)
-        data = {n: (constants or {})[n] for n in node.input[1:] if n in (constants or {})
-                and (constants or {})[n].data_type == types[n].tensor_type.elem_type}
+        data = {n: consts[n] for n in node.input[1:] if n in consts
+                and consts[n].data_type == types[n].tensor_type.elem_type}
         out = shape_inference.infer_node_outputs(schema, node, types, data)
     except Exception:  # noqa: BLE001 - onnx raises its own errors for a node its rule rejects
         return {}
@@ -122,6 +123,5 @@ def proxy_shapes(proxy: Any, shapes: Mapping[str, tuple[int, ...]], opset: int, 
         if t.HasField("tensor_type") and t.tensor_type.HasField("shape"):
             dims = [d.dim_value if d.HasField("dim_value") else 0 for d in t.tensor_type.shape.dim]
             if dims and all(d > 0 for d in dims):
-                dims = [int(d) for d in dims]
-                got[name] = tuple(first(tuple(dims), False) if name == node.output[0] else dims)
+                got[name] = tuple(moved(tuple(dims), False) if name == node.output[0] else dims)
     return got
