@@ -24,6 +24,7 @@ from typing import Any
 from edgeprof_agent.vocab import (
     GEN_DEFAULTS,
     LEASE_TTL_S,
+    MAX_SESSIONS,
     POWER_AUTO_ORDER,
     POWER_SOURCES,
     PRECISIONS,
@@ -89,7 +90,7 @@ class Setting:
     "measure" (after --providers) or "scenario" (the load scenario's group; cli/deploy.add_setting_flags). `item`
     says how one item of a repeated mapping flag and a mapping's values are read ("value": NAME=V, "range":
     NAME=LOW:HIGH). `stored` says what a deploy's stored settings section keeps: "always", "never" (sweep-only
-    settings), "given" (an empty or false value is kept as null), "int8" (only for int8 runs), "scenario" (only for
+    settings), "given" (an empty, false or default value is kept as null), "int8" (only for int8 runs), "scenario" (only for
     load scenarios). `wire`: "request" when the agent's RunRequest has a field of this name, "scenario" when its
     ScenarioSpec has. `feeds`: it feeds the model's inputs (refused for the null runtime)."""
 
@@ -244,6 +245,14 @@ class RunSettings:
         "number", float(_D["warmup_s"]), "warm up until steady or this many seconds pass", lo=0, hi=86400,
         flag="--warmup", place="inputs", metavar="S", wire="request",
         flag_help=f"warm up until latency is steady or this many seconds pass (default {_D['warmup_s']:g})")
+    # a runtime whose speed belongs to its session (the agent's sessions.py): the model timed in N fresh sessions,
+    # the first the measurement's own; the bound is the agent's MAX_SESSIONS
+    sessions: int = _setting(
+        "int", int(_D["sessions"]), "fresh runtime sessions to time the model in (the first is the measurement's own)",
+        lo=1, hi=MAX_SESSIONS, flag="--sessions", place="inputs", metavar="N", stored="given", wire="request",
+        flag_help="time the model in N fresh runtime sessions, each loaded, warmed up and timed as the first "
+                  "(default 1): shows a board whose speed changes from one session to the next (onnxruntime "
+                  "at as many threads as cores); single-stream only")
     # deploy --help after --providers: the export, then telemetry
     # the bounds are MIN_OPSET / MAX_OPSET (above; export.onnx_export imports them, tests/unit/test_onnx_target.py
     # keeps them equal to capability.ORT_ONNX_MAX's rows); None: edgeprof's default, fitted to the device's runtime

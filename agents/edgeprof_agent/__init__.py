@@ -75,4 +75,8 @@ AGENT_VERSION = "0.1.0"
 #     index, as run.gpu: the agent pins CUDA to it and hands onnxruntime-genai's CUDA provider device_id 0; the
 #     reply's runtime.gpu names it); generate reply.memory.gpu (GenGpuMemory: the process's GPU memory from NVML
 #     after the load and after the last token, when the model ran on CUDA) and reply.memory.gpu_reason (why not).
+#     Within 11, no bump (issue 37, round 21; additive, absent = one session): run.sessions (N fresh runtime
+#     sessions, the first the measurement's own; sessions.py), run reply.sessions (messages.SessionRun: sessions
+#     2..N, each one's load, warm-up and raw samples packed) and run reply.phases.sessions_s. An agent of 11
+#     without them refuses a request naming sessions; the host pushes the agent it was built with.
 PROTOCOL_VERSION = 11

@@ -174,6 +174,7 @@ class RunRequest(Record):
         Field("scenario", dict, None, record=ScenarioSpec),  # None: single-stream
         Field("accuracy", dict, None, record=AccuracySpec),  # None: no accuracy pass
         Field("gpu", int, None),  # NVML's index of the GPU the run uses (gpus.py); None: as before, index 0
+        Field("sessions", int, RUN_DEFAULTS["sessions"]),  # >1: the model timed again in fresh sessions (sessions.py)
     )
 
 
@@ -181,6 +182,17 @@ class Warmup(Record):
     NAME = "run reply.warmup"
     FIELDS = (Field("iterations", int), Field("duration_s", _NUM), Field("steady", bool), Field("reason", str),
               Field("last_ms", _NUM, None))
+
+
+class SessionRun(Record):
+    """One more runtime session of a measurement (run.sessions > 1; sessions.py): the model loaded afresh, warmed
+    up and timed by the single-stream loop as the measurement's own session was. `index`: 2 for the first of them
+    (1 is the measurement's own, whose samples are the reply's samples_ns)."""
+
+    NAME = "run reply.sessions[]"
+    FIELDS = (Field("index", int), Field("load_s", _NUM), Field("warmup", dict, record=Warmup),
+              Field("samples_ns", list, of=int, packed=PACKED_INT64), Field("t_first_ns", int),
+              Field("t_last_ns", int), Field("stopped_by", str))
 
 
 class SystemMemory(Record):
@@ -271,6 +283,7 @@ class RunReply(Record):
         Field("scenario", dict, None, record=ScenarioReply),  # None: an agent's single-stream loop
         Field("accuracy", dict, None, record=AccuracyReply),  # the accuracy pass (None: not asked)
         Field("phases", dict, None, record=RunPhases),  # seconds per phase (protocol 6; None: an older agent)
+        Field("sessions", list, None, record=SessionRun, many=True),  # run.sessions > 1: sessions 2..N
     )
 
 

@@ -143,7 +143,8 @@ class RunRequest(Record):
     scenario: ScenarioSpec | None
     accuracy: AccuracySpec | None
     gpu: int | None
-    def __init__(self, *, runtime: str, artifact: ArtifactRef | None = ..., inputs: list[InputSpec] = ..., input_data: ArtifactRef | None = ..., seed: int = ..., batch: int = ..., threads: int | None = ..., runtime_options: dict[str, Any] = ..., warmup_s: float = ..., min_duration_s: float = ..., min_queries: int = ..., max_queries: int | None = ..., power: PowerConfig | None = ..., idle_s: float = ..., cooldown_c: float | None = ..., cooldown_timeout_s: float = ..., return_outputs: bool | str = ..., profile_ops: bool = ..., profile_iterations: int = ..., lease_token: str | None = ..., scenario: ScenarioSpec | None = ..., accuracy: AccuracySpec | None = ..., gpu: int | None = ...) -> None: ...
+    sessions: int
+    def __init__(self, *, runtime: str, artifact: ArtifactRef | None = ..., inputs: list[InputSpec] = ..., input_data: ArtifactRef | None = ..., seed: int = ..., batch: int = ..., threads: int | None = ..., runtime_options: dict[str, Any] = ..., warmup_s: float = ..., min_duration_s: float = ..., min_queries: int = ..., max_queries: int | None = ..., power: PowerConfig | None = ..., idle_s: float = ..., cooldown_c: float | None = ..., cooldown_timeout_s: float = ..., return_outputs: bool | str = ..., profile_ops: bool = ..., profile_iterations: int = ..., lease_token: str | None = ..., scenario: ScenarioSpec | None = ..., accuracy: AccuracySpec | None = ..., gpu: int | None = ..., sessions: int = ...) -> None: ...
 
 class Warmup(Record):
     iterations: int
@@ -152,6 +153,16 @@ class Warmup(Record):
     reason: str
     last_ms: float | None
     def __init__(self, *, iterations: int, duration_s: float, steady: bool, reason: str, last_ms: float | None = ...) -> None: ...
+
+class SessionRun(Record):
+    index: int
+    load_s: float
+    warmup: Warmup
+    samples_ns: list[int]
+    t_first_ns: int
+    t_last_ns: int
+    stopped_by: str
+    def __init__(self, *, index: int, load_s: float, warmup: Warmup, samples_ns: list[int], t_first_ns: int, t_last_ns: int, stopped_by: str) -> None: ...
 
 class SystemMemory(Record):
     before_bytes: int | None
@@ -234,7 +245,8 @@ class RunReply(Record):
     scenario: ScenarioReply | None
     accuracy: AccuracyReply | None
     phases: RunPhases | None
-    def __init__(self, *, clock: str, warnings: list[RunWarning] = ..., samples_ns: list[int], t_first_ns: int, t_last_ns: int, window_s: float, stopped_by: str, warmup: Warmup, load_s: float, first_run_ms: float | None = ..., output_shapes: list[Output] | None = ..., memory: Memory, runtime: RuntimeInfo, outputs: list[Output] | None = ..., ops: OpsProfileReply | None = ..., power: PowerSummary | None = ..., power_reason: str | None = ..., thermal: ThermalReply | None = ..., finished_at_unix: float, scenario: ScenarioReply | None = ..., accuracy: AccuracyReply | None = ..., phases: RunPhases | None = ...) -> None: ...
+    sessions: list[SessionRun] | None
+    def __init__(self, *, clock: str, warnings: list[RunWarning] = ..., samples_ns: list[int], t_first_ns: int, t_last_ns: int, window_s: float, stopped_by: str, warmup: Warmup, load_s: float, first_run_ms: float | None = ..., output_shapes: list[Output] | None = ..., memory: Memory, runtime: RuntimeInfo, outputs: list[Output] | None = ..., ops: OpsProfileReply | None = ..., power: PowerSummary | None = ..., power_reason: str | None = ..., thermal: ThermalReply | None = ..., finished_at_unix: float, scenario: ScenarioReply | None = ..., accuracy: AccuracyReply | None = ..., phases: RunPhases | None = ..., sessions: list[SessionRun] | None = ...) -> None: ...
 
 class Empty(Record):
     ...
@@ -527,7 +539,8 @@ class RunPhases(Record):
     accuracy_s: float | None
     total_s: float
     setup_s: float | None
-    def __init__(self, *, cooldown_s: float = ..., idle_s: float = ..., load_s: float = ..., streams_s: float = ..., warmup_s: float = ..., measure_s: float = ..., outputs_s: float = ..., profile_s: float | None = ..., accuracy_s: float | None = ..., total_s: float = ..., setup_s: float | None = ...) -> None: ...
+    sessions_s: float | None
+    def __init__(self, *, cooldown_s: float = ..., idle_s: float = ..., load_s: float = ..., streams_s: float = ..., warmup_s: float = ..., measure_s: float = ..., outputs_s: float = ..., profile_s: float | None = ..., accuracy_s: float | None = ..., total_s: float = ..., setup_s: float | None = ..., sessions_s: float | None = ...) -> None: ...
 
 class ScenarioSpec(Record):
     name: str

@@ -107,10 +107,11 @@ class RunPhases(Record):
     to the reply being built. `setup_s` (protocol 9): from the
     request read off the agent's stdin to the measurement's start (parsing it, importing the measuring code,
     a child started for it), inside total_s; None where the agent could not tell (protocol <= 8, or a run's
-    child handed no stamp of its request), whose total_s starts at the measurement's start."""
+    child handed no stamp of its request), whose total_s starts at the measurement's start. `sessions_s`: the more
+    sessions of run.sessions > 1 (sessions.py), each loaded, warmed up and timed; None: not asked."""
 
     NAME = "run reply.phases"
     FIELDS = (Field("cooldown_s", _NUM, 0.0), Field("idle_s", _NUM, 0.0), Field("load_s", _NUM, 0.0),
               Field("streams_s", _NUM, 0.0), Field("warmup_s", _NUM, 0.0), Field("measure_s", _NUM, 0.0),
               Field("outputs_s", _NUM, 0.0), Field("profile_s", _NUM, None), Field("accuracy_s", _NUM, None),
-              Field("total_s", _NUM, 0.0), Field("setup_s", _NUM, None))
+              Field("total_s", _NUM, 0.0), Field("setup_s", _NUM, None), Field("sessions_s", _NUM, None))

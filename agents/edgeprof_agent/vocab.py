@@ -89,4 +89,6 @@ RUN_DEFAULTS = {
     "idle_s": 3.0,  # idle power baseline before the model loads; 0 = off
     "cooldown_timeout_s": 600.0,
     "profile_iterations": 20,  # runs in the --profile-ops pass (after the timed loop)
+    "sessions": 1,  # fresh runtime sessions the model is timed in (sessions.py): the first is the measurement's own
 }
+MAX_SESSIONS = 50

@@ -1,11 +1,11 @@
 """The measurement: load a model, warm up, run the timed loop of the run's scenario, collect raw samples.
 
-Owns: the order of a run (thermal snapshot → cooldown → idle power → load → warm-up → timed loop → thermal
-snapshot → op profile and accuracy pass, if asked), the stop rule (BOTH min duration and min queries met, as
+Owns: the order of a run (thermal snapshot → cooldown → idle power → load → warm-up → timed loop → thermal snapshot →
+op profile, accuracy pass and more sessions, if asked), the stop rule (BOTH min duration and min queries met, as
 MLPerf LoadGen), progress events, and process memory around the run. Raw per-query latencies are returned in ns;
 nothing is clipped. run_measurement runs one phase function after another (_cool_down, _idle_power, _load,
-_load_streams, _warm_up, _measure, _collect_outputs, _profile_ops, accuracy_pass, _reply), handing them one
-_Measurement; a backend is used only through its declared interface (backends/base.py).
+_load_streams, _warm_up, _measure, _collect_outputs, _profile_ops, accuracy_pass, sessions.run_more, _reply), handing
+them one _Measurement; a backend is used only through its declared interface (backends/base.py).
 The single-stream loop lives here; the other scenarios' loops in scenarios.py (chosen by run.scenario).
 Does not own: statistics (the host computes them from the raw samples), sensors (power.py, thermal.py),
 runtimes (backends/).
@@ -17,7 +17,7 @@ import sys
 import time
 import traceback
 
-from . import gpus, memory, power, procinfo, thermal, watchdog
+from . import gpus, memory, power, procinfo, sessions, thermal, watchdog
 from .backends import get_backend
 from .clock import CLOCK_NAME, now_ns
 from .messages import (CooldownWait, Memory, OpsProfileReply, Output, PowerSummary, RunPhases, RunReply, RunWarning,
@@ -113,7 +113,7 @@ def timed_loop(run, min_duration_s, min_queries, progress_interval_s=PROGRESS_S,
     Returns (samples_ns, t_first_start, t_last_end, stopped_by)."""
     samples = []
     append = samples.append
-    mark = starts.append if starts is not None else _ignore
+    mark = starts.append if starts is not None else (lambda _t0: None)
     start = now_ns()
     min_end = start + int(min_duration_s * 1e9)
     interval = int(progress_interval_s * 1e9)
@@ -142,10 +142,6 @@ def timed_loop(run, min_duration_s, min_queries, progress_interval_s=PROGRESS_S,
                        last_ms=round(samples[-1] / 1e6, 4))
             next_progress = t1 + interval
     return samples, first, t1, stopped_by
-
-
-def _ignore(_value):
-    pass
 
 
 def check_scenario(req):
@@ -284,6 +280,8 @@ def _phases(m, req, workdir):
             m.ops = m.timed("profile_s", _profile_ops)
         if req.accuracy is not None:
             m.accuracy = m.timed("accuracy_s", lambda m: accuracy_pass(req, m.backend, workdir))
+        if req.sessions > 1:  # after every pass of the measurement's own session
+            m.sessions = m.timed("sessions_s", sessions.run_more)
     finally:
         if m.monitor is not None and m.monitor.sampler.running:  # the timed loop failed: stop sampling now
             m.monitor.sampler.stop()
@@ -345,7 +343,7 @@ class _Measurement(object):
         self.output_shapes = None
         self.describe = None
         self.ops = None
-        self.accuracy = None
+        self.accuracy = self.sessions = None  # sessions.run_more: [SessionRun] of run.sessions > 1
         self.gpu = None  # gpus.choose's GPU when the request names one
 
     def warn(self, code, message):
@@ -428,6 +426,7 @@ def _load(m):
     if m.runtime != "null":
         m.inputs = _make_inputs(req, m.workdir)
     check_scenario(req)
+    sessions.check(req)
     t_load = now_ns()
     m.backend.load(m.path, m.inputs, m.options)
     m.load_s = (now_ns() - t_load) / 1e9
@@ -597,4 +596,5 @@ def _reply(m):
         scenario=m.scenario,
         accuracy=m.accuracy,
         phases=RunPhases(total_s=round((now_ns() - m.started_ns) / 1e9, 4), **m.phases),
+        sessions=m.sessions,
     )

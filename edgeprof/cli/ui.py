@@ -216,6 +216,10 @@ def _render_latency(r: Result) -> None:
               f"early-stopping p90={fmt_value(lat.early_stop_p90 if lat else None)} ms  "
               f"p99={fmt_value(lat.early_stop_p99 if lat else None)} ms  "
               f"window={fmt_value(r.settings.window_s)} s")
+    if r.sessions is not None:  # --sessions N: the first session's figures above, every session's here
+        from ..evaluation.sessions import sessions_line
+
+        out.print(escape(sessions_line(r.sessions)))
     if r.phone is not None or (lat is not None and lat.source):  # a phone run: where its numbers came from
         for line in phone_lines(r):
             out.print(line, markup=False, soft_wrap=True)

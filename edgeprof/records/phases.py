@@ -12,6 +12,7 @@ times it per board.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from .sections import Section
 
@@ -20,7 +21,8 @@ PHASE_LABELS: tuple[tuple[str, str], ...] = (
     ("connect", "connect"), ("agent", "agent push/start"), ("facts", "facts"), ("export", "export"),
     ("push", "artifact push"), ("cooldown", "thermal snapshot/cooldown"), ("idle", "idle baseline"),
     ("load", "load"), ("warmup", "warm-up"), ("window", "timed window"), ("around_window", "around the window"),
-    ("outputs", "outputs"), ("profile", "op profile"), ("accuracy", "accuracy"), ("fidelity", "fidelity"),
+    ("outputs", "outputs"), ("profile", "op profile"), ("accuracy", "accuracy"), ("sessions", "more sessions"),
+    ("fidelity", "fidelity"),
     ("reply", "agent setup/reply"), ("wire", "request/reply transfer"), ("close", "close"), ("other", "other"),
 )
 LABELS = dict(PHASE_LABELS)
@@ -59,6 +61,13 @@ class Phases(Section):
     run_s: float | None = None
     close_s: float | None = None
     total_s: float | None = None
+    sessions_s: float | None = None  # --sessions N: the more sessions (within schema 12: written only when made)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = super().to_dict()
+        if d.get("sessions_s") is None:
+            d.pop("sessions_s", None)
+        return d
 
     def parts(self) -> list[tuple[str, float]]:
         """Exclusive parts (PHASE_LABELS keys, seconds) that add up to total_s: the device's phases inside the
@@ -74,10 +83,10 @@ class Phases(Section):
                ("idle", z(self.idle_s)), ("load", z(self.load_s)), ("warmup", z(self.warmup_s)),
                ("window", z(self.window_s)), ("around_window", max(0.0, z(self.measure_s) - z(self.window_s))),
                ("outputs", z(self.outputs_s)), ("profile", z(self.profile_s)), ("accuracy", z(self.accuracy_s)),
-               ("fidelity", z(self.fidelity_s))]
+               ("sessions", z(self.sessions_s)), ("fidelity", z(self.fidelity_s))]
         if self.device_s is not None and self.run_s is not None:
             listed = sum(z(v) for v in (self.cooldown_s, self.idle_s, self.load_s, self.warmup_s, self.measure_s,
-                                        self.outputs_s, self.profile_s)) + device_accuracy
+                                        self.outputs_s, self.profile_s, self.sessions_s)) + device_accuracy
             out.append(("reply", max(0.0, self.device_s - listed)))
             out.append(("wire", max(0.0, self.run_s - max(listed, self.device_s))))
         out.append(("close", z(self.close_s)))

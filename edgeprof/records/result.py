@@ -41,6 +41,7 @@ from .sections import (
     Transfer,
     _plain,
 )
+from .sessions import Sessions
 from .spec import Artifact
 from .sustained import Sustained
 
@@ -61,6 +62,8 @@ RESULT_KEYS = (
 # after RESULT_KEYS, in this order (schema 2: the sections that lived in `extra` are top-level and typed)
 RESULT_TAIL_KEYS = ("artifact", "settings", "transfer", "reason", "null_reasons", "compute", "ops", "sweep",
                     "stderr_tail", "io", "scenario", "accuracy", "phases", "sustained", "phone", "generation")
+# after those, written only when set (additive within schema 12: absent in a result without it, and in older ones)
+RESULT_WHEN_SET_KEYS = ("sessions",)
 # keys `results show --json` adds after the result's own when it shows one: read-time joins from other tables (the
 # newest stored prediction of the run's configuration, cli/predicted.py), never stored and part of no schema
 # version; from_dict drops them, so a shown result still loads and imports as the stored one
@@ -71,7 +74,7 @@ SHOWN_KEYS = ("prediction",)
 class Result:
     """One measured run, built once (run/assemble.py; a failed or skipped row by lab/scheduler.py) and never
     changed: assigning to a field raises (a derived Result is dataclasses.replace(result, ...)).
-    `to_dict()` has the top-level keys RESULT_KEYS then RESULT_TAIL_KEYS."""
+    `to_dict()` has the top-level keys RESULT_KEYS then RESULT_TAIL_KEYS, then those of RESULT_WHEN_SET_KEYS set."""
 
     run_id: str
     status: str  # "ok" | "failed" | "skipped"
@@ -107,6 +110,7 @@ class Result:
     sustained: Sustained | None = None  # the sustained scenario's windows and curve (schema 7)
     phone: PhoneBenchmark | None = None  # a phone's run: benchmark_model on the phone (schema 8)
     generation: Generation | None = None  # a generative model's run: TTFT, tokens/s, J/token (schema 10)
+    sessions: Sessions | None = None  # --sessions N: each session's figures and samples (within 12, when set)
     schema_version: int = RESULT_SCHEMA_VERSION
 
     def __post_init__(self) -> None:
@@ -154,11 +158,16 @@ class Result:
         """The JSON object. `packed`: the raw samples and the scenario's issue and due times in their compact
         form (samples.py; what the store and recovery files hold); otherwise as JSON numbers (--json exports)."""
         d = {k: _plain(getattr(self, k)) if k not in ("warnings", "samples_ms") else None
-             for k in RESULT_KEYS + RESULT_TAIL_KEYS}
+             for k in RESULT_KEYS + RESULT_TAIL_KEYS + RESULT_WHEN_SET_KEYS}
         d["warnings"] = [w.to_dict() for w in self.warnings]
         samples = Samples(self.samples_ms)  # the one it holds (no copy)
         d["samples_ms"] = samples.packed(NS_PER_MS) if packed else samples.tolist()
+        for k in RESULT_WHEN_SET_KEYS:
+            if d[k] is None:
+                del d[k]
         if packed:
+            if self.sessions is not None:  # each session's raw samples packed, as samples_ms
+                d["sessions"] = self.sessions.stored()
             if self.generation is not None:  # a scenario's every token time, packed (Generation.stored)
                 d["generation"] = self.generation.stored()
             sc = d["scenario"]
@@ -181,6 +190,8 @@ class Result:
         d = {**self.to_dict(packed=True), **extra}
         if self.generation is not None:  # token times as numbers (the packed form is the store's)
             d["generation"] = self.generation.to_dict()
+        if self.sessions is not None:  # each session's samples as numbers
+            d["sessions"] = self.sessions.to_dict()
         token = f"edgeprof-samples-{uuid.uuid4().hex}"
         lists = {f'"{token}-0"': Samples(self.samples_ms), f'"{token}-1"': Samples(self.scenario.scheduled_ms),
                  f'"{token}-2"': Samples(self.scenario.issued_ms)}
@@ -209,7 +220,7 @@ class Result:
         data = {k: v for k, v in d.items() if k not in SHOWN_KEYS}  # read-time joins of `results show --json`
         while data["schema_version"] < RESULT_SCHEMA_VERSION:
             data = _MIGRATIONS[data["schema_version"]](data)
-        unknown = sorted(set(data) - set(RESULT_KEYS + RESULT_TAIL_KEYS))
+        unknown = sorted(set(data) - set(RESULT_KEYS + RESULT_TAIL_KEYS + RESULT_WHEN_SET_KEYS))
         if unknown:
             raise StoreError(f"result {data.get('run_id', '?')} has unknown field(s) {', '.join(map(repr, unknown))}",
                              hint="it was written by another edgeprof version; upgrade edgeprof to read it")
@@ -239,5 +250,5 @@ _OPTIONAL_SECTIONS: dict[str, type[Section]] = {
     "latency_ms": LatencyStats, "memory_mb": Memory, "power": Power, "thermal": Thermal, "fidelity": Fidelity,
     "transfer": Transfer, "compute": Compute, "ops": OpsProfile, "sweep": SweepInfo, "io": IOSummary,
     "accuracy": Accuracy, "phases": Phases, "sustained": Sustained, "phone": PhoneBenchmark,
-    "generation": Generation,
+    "generation": Generation, "sessions": Sessions,
 }

@@ -86,6 +86,10 @@ tests/data/golden/results/v<N>/ holds results each version wrote):
       every other module); generation.gpu_memory (a CUDA generation's GPU memory from NVML after the load and after
       the last token, on GPU `gpu`, with its source: records/generation.GenGpuMemory) or
       generation.gpu_memory_reason (why there is none), written only when set.
+      Later within 12, additive (issue 37, round 21; absent in older results and in a run of one session): a
+      top-level `sessions` section after `generation` (records/sessions.py: deploy --sessions N, each session's
+      figures and raw samples, packed in the store as samples_ms), and phases.sessions_s, both written only when
+      set; settings.sessions (the setting, kept when not the default 1).
 """
 
 from __future__ import annotations

@@ -186,7 +186,7 @@ class Settings(Section):
             value = getattr(spec, name)
             rule = setting.stored
             if rule == "never" or (rule == "int8" and spec.precision != "int8") \
-                    or (rule == "scenario" and spec.scenario == SINGLE_STREAM) or (rule == "given" and not value):
+                    or (rule == "scenario" and spec.scenario == SINGLE_STREAM) or (rule == "given" and (not value or value == setting.default)):
                 value = None
             kept[name] = {k: list(v) if isinstance(v, tuple) else v for k, v in value.items()} \
                 if isinstance(value, dict) else value

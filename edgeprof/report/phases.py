@@ -20,7 +20,7 @@ def _s(v: float) -> str:
 
 
 _DEVICE = ("cooldown", "idle", "load", "warmup", "window", "around_window", "outputs", "profile", "accuracy",
-           "reply")
+           "sessions", "reply")
 _BEFORE = ("connect", "agent", "facts", "export", "push")
 
 

@@ -81,6 +81,14 @@ def assemble(plan: RunPlan, executed: Executed, facts: Facts | None = None,
                 *(RunWarning("precision_partial", note)
                   for note in (int8_notes(artifact.export_options) if artifact is not None else [])),
                 *fidelity_warnings, *accuracy_warnings, *_battery_warning(spec, power)]
+    sessions = None
+    if reply.sessions:  # --sessions N: the first session is this measurement's (records/sessions.py)
+        from ..evaluation.sessions import summarize as sessions_summary
+
+        sessions, more = sessions_summary(samples_ms, {
+            "load_s": reply.load_s, "window_s": window_s, "warmup_iterations": reply.warmup.iterations,
+            "warmup_steady": reply.warmup.steady}, reply.sessions, spec.runtime, spec.threads)
+        warnings.extend(more)
     sustained = None
     if sc is not None and sc.sustained is not None:
         from ..evaluation.sustained import summarize as sustained_summary
@@ -103,7 +111,7 @@ def assemble(plan: RunPlan, executed: Executed, facts: Facts | None = None,
         compute=Compute(flops_per_inference=artifact.flops, achieved_gflops=artifact.flops * tput / 1e9)
         if artifact is not None and artifact.flops and tput else None,
         ops=ops, io=io_summary(plan, reply), scenario=_scenario(spec, sc, samples_ms, window_s, power),
-        accuracy=accuracy, phases=plan.clock.phases(reply), sustained=sustained,
+        accuracy=accuracy, phases=plan.clock.phases(reply), sustained=sustained, sessions=sessions,
     )
 
 

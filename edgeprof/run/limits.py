@@ -27,7 +27,10 @@ def phase_silences(spec: RunSpec) -> dict[str, float]:
         measure += (spec.duration_s or SCENARIO_DEFAULTS["duration_s"]) / 10.0
     return {"cooldown": spec.cooldown_timeout_s + 60.0, "cooled": QUERY_SILENCE_S, "idle": spec.idle_s + 60.0,
             "load": AGENT_SILENCE_TIMEOUT_S, "warmup": QUERY_SILENCE_S, "measure": measure,
-            "profile": AGENT_SILENCE_TIMEOUT_S, "accuracy": QUERY_SILENCE_S}
+            "profile": AGENT_SILENCE_TIMEOUT_S, "accuracy": QUERY_SILENCE_S,
+            # each more session (--sessions) sends one event, then loads, warms up and times the loop in silence
+            "session": AGENT_SILENCE_TIMEOUT_S + spec.warmup_s + max(spec.min_duration_s,
+                                                                     spec.min_queries * QUERY_SILENCE_S)}
 
 
 def run_deadline(spec: RunSpec, profile_ops: bool = False, accuracy_inferences: int = 0) -> RunDeadline:
@@ -61,6 +64,8 @@ def run_deadline(spec: RunSpec, profile_ops: bool = False, accuracy_inferences: 
         phases["profile"] = AGENT_SILENCE_TIMEOUT_S
     if accuracy_inferences:
         phases["accuracy"] = accuracy_inferences * q + q
+    if spec.sessions > 1:  # each more session: a load, its warm-up and its timed loop
+        phases["session"] = (spec.sessions - 1) * (AGENT_SILENCE_TIMEOUT_S + spec.warmup_s + q + measure)
     total = sum(phases.values()) + RUN_DEADLINE_MARGIN_S
     loop = (f"duration {run_s:g} s" if sustained
             else f"min_duration {spec.min_duration_s:g} s, min_queries {spec.min_queries}")

@@ -60,4 +60,5 @@ class PhaseClock:
             measure_s=d.measure_s if d else None, outputs_s=d.outputs_s if d else None,
             profile_s=d.profile_s if d else None, accuracy_s=accuracy, accuracy_device_s=device_accuracy,
             fidelity_s=self.took("fidelity"), device_s=d.total_s if d else None, run_s=self.took("run"),
-            close_s=self.took("close"), total_s=round(time.monotonic() - self.started, 4))
+            close_s=self.took("close"), total_s=round(time.monotonic() - self.started, 4),
+            sessions_s=getattr(d, "sessions_s", None) if d else None)

@@ -28,6 +28,7 @@ from ..vocab import (
     SCENARIOS,
     SCHEDULED_SCENARIOS,
     SETTINGS,
+    SINGLE_STREAM,
     schedule_problem,
 )
 
@@ -82,7 +83,7 @@ _WORDED = ("cooldown_c", "samples_per_query", "streams", "latency_bound_ms", "ba
 _RUNTIME_FLAGS = {"--xnnpack": ("tflite",), "--delegate": ("tflite",), "--delegate-option": ("tflite",),
                   "--graph-opt": ("onnxruntime",), "--providers": ("onnxruntime",),
                   "--profile-ops": ("onnxruntime", "tflite", "tensorrt"), "--mmap": ("llama.cpp",),
-                  "--extra-buffers": ("llama.cpp",)}
+                  "--extra-buffers": ("llama.cpp",), "--sessions": ("onnxruntime", "tflite", "tensorrt", "null")}
 _SCENARIO_FLAGS = {"--latency-bound": SCHEDULED_SCENARIOS, "--samples-per-query": ("multi-stream",),
                    "--duration": ("sustained",), "--window": ("sustained",)}
 
@@ -107,6 +108,9 @@ def _check_applies(spec: RunSpec, o: Options) -> None:
     if "--max-queries" in o.given and spec.scenario == "sustained":  # its duration rules (agent windows.py)
         raise ConfigError("--max-queries does not apply to --scenario sustained: it runs for --duration and keeps "
                           "every sample", hint="drop --max-queries; a shorter --duration runs fewer queries")
+    if o.find_max_rate and spec.sessions > 1:
+        raise ConfigError(f"--sessions {spec.sessions} with --find-max-rate: every probe would load the model again "
+                          f"{spec.sessions - 1} times", hint="compare sessions in a plain deploy of the same model")
     if o.find_max_rate and spec.profile_ops:
         raise ConfigError("--profile-ops with --find-max-rate: every probe would profile the ops again",
                           hint="profile them once in a plain deploy of the same model")
@@ -181,6 +185,9 @@ def validate_scenario(spec: RunSpec) -> None:
                           f"{spec.batch} (each query runs samples_per_query / batch inferences)")
     if not 1 <= spec.streams <= MAX_STREAMS:
         raise ConfigError(f"--streams {spec.streams}: must be between 1 and {MAX_STREAMS}")
+    if spec.sessions != 1 and spec.scenario != SINGLE_STREAM:
+        raise ConfigError(f"--sessions {spec.sessions}: more sessions time the single-stream loop only, not "
+                          f"--scenario {spec.scenario}", hint="leave --sessions out for a load scenario")
     if spec.streams != 1 and spec.scenario != "offline":
         raise ConfigError(f"--streams {spec.streams}: only the offline scenario runs several streams",
                           hint="add --scenario offline")

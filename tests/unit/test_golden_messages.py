@@ -89,7 +89,11 @@ def records() -> dict[str, m.Record]:
                                            energy_j=2.6, n_power=50, n_nvml=4, nvml_w=700.0, nvml_temp_c=83.5,
                                            nvml_sm_mhz=1410.0, nvml_graphics_mhz=1410.0, nvml_reasons=0x24)])),
         phases=m.RunPhases(cooldown_s=20.1, idle_s=2.0, load_s=0.25, warmup_s=0.1, measure_s=1.02, outputs_s=0.001,
-                           profile_s=0.4, total_s=23.95, setup_s=0.05))
+                           profile_s=0.4, total_s=23.95, setup_s=0.05, sessions_s=2.3),
+        sessions=[m.SessionRun(index=2, load_s=0.21, warmup=m.Warmup(iterations=10, duration_s=0.1, steady=True,
+                                                                    reason="latency steady"),
+                               samples_ns=[10_000_001, 2**62 + 3, 1], t_first_ns=2_000_000_000,
+                               t_last_ns=3_000_000_000, stopped_by="min_duration and min_queries met")])  # within 11
     generate_request = m.GenerateRequest(  # protocol 11
         runtime="llama.cpp", artifact=m.ArtifactRef(path="artifacts/llama_tiny-q4_0.gguf", format="gguf",
                                                      sha256="cd" * 32),
@@ -194,10 +198,16 @@ def test_the_golden_generate_reply_keeps_every_token_time_packed_and_exact() -> 
 
 
 def test_protocol_10_messages_still_parse_and_know_no_generate() -> None:
-    """A version 10 run request and reply parse as they are (protocol 11 added an op, changed no run field)."""
+    """A version 10 run request and reply parse as they are (protocol 11 added an op and, within 11, the additive
+    run.sessions, run reply.sessions and phases.sessions_s: absent, they read as one session)."""
     for stem in ("run_request", "run_reply", "facts"):
         raw = json.loads((GOLDEN / "v10" / f"{stem}.json").read_text())
-        assert CLASSES[stem].from_dict(raw).to_dict() == raw
+        out = CLASSES[stem].from_dict(raw).to_dict()
+        if stem == "run_request":
+            assert out.pop("sessions") == 1
+        if stem == "run_reply":
+            assert out.pop("sessions") is None and out["phases"].pop("sessions_s") is None
+        assert out == raw
     assert not (GOLDEN / "v10" / "generate_reply.json").exists()
 
 

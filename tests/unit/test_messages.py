@@ -57,7 +57,9 @@ THERMAL = {"before": SNAPSHOT, "after": SNAPSHOT, "cooldown": COOLDOWN}
 POWER_CONFIG = {"source": "command", "rail": "VDD_IN", "rate_hz": 100.0, "command": "meter --watts", "unit": "mW",
                 "covers": "the wall socket", "device": 1, "interval_s": 1.0, "hwmon": "ina3221", "timeout_s": 5.0}
 PHASES = {"cooldown_s": 12.0, "idle_s": 2.0, "load_s": 0.3, "streams_s": 0.1, "warmup_s": 0.5, "measure_s": 3.95,
-          "outputs_s": 0.001, "profile_s": 0.2, "accuracy_s": 0.5, "total_s": 19.65, "setup_s": 0.05}
+          "outputs_s": 0.001, "profile_s": 0.2, "accuracy_s": 0.5, "total_s": 19.65, "setup_s": 0.05, "sessions_s": 2.5}
+SESSION_RUN = {"index": 2, "load_s": 0.02, "warmup": WARMUP, "samples_ns": m.PACKED_INT64.encode([110, 90]),
+               "t_first_ns": 500, "t_last_ns": 700, "stopped_by": "min_duration and min_queries met"}
 GEN_REP = {"prefill_ns": 1000, "token_ns": m.PACKED_INT64.encode([10, 20]), "depth_fill_ns": 0,
            "t_prefill_start_ns": 5, "t_prefill_end_ns": 1005, "t_first_token_end_ns": 1015, "t_end_ns": 1035,
            "tokens": m.PACKED_INT64.encode([7, 8])}
@@ -95,7 +97,7 @@ SAMPLES = {
                                "value": None, "data": None}],
                    "input_data": {"path": "/w/artifacts/d.npz", "format": "npz", "sha256": "cd" * 32},
                    "seed": 3, "batch": 2, "threads": 4, "runtime_options": {"graph_optimization_level": "all"},
-                   "warmup_s": 1.0, "min_duration_s": 2.0, "min_queries": 10, "max_queries": 1000,
+                   "warmup_s": 1.0, "min_duration_s": 2.0, "min_queries": 10, "max_queries": 1000, "sessions": 3,
                    "power": POWER_CONFIG, "idle_s": 0.0, "cooldown_c": 45.0,
                    "cooldown_timeout_s": 60.0, "return_outputs": "base64", "profile_ops": True,
                    "profile_iterations": 5, "lease_token": "t0k",
@@ -168,8 +170,9 @@ SAMPLES = {
                               "mode": "2 threads", "seed": None, "sustained": None},
                  "accuracy": {"samples": 1, "inferences": 1, "padded": 1, "duration_s": 0.5, "classes": 3,
                               "topk": [[2, 0, 1]], "errors": [], "nonfinite": 0, "error": None},
-                 "phases": PHASES},
+                 "phases": PHASES, "sessions": [SESSION_RUN]},
     m.RunPhases: PHASES,
+    m.SessionRun: SESSION_RUN,
     m.GenerateRequest: {"runtime": "llama.cpp", "artifact": {"path": "/w/m.gguf", "format": "gguf", "sha256": "ab"},
                         "precision": "q4_0", "prompt_tokens": 64, "gen_tokens": 16, "depth": 128, "repetitions": 3,
                         "warmup": False, "seed": 2, "threads": 4, "use_mmap": False, "extra_buffers": True,
