@@ -68,7 +68,7 @@ __all__ = [
     "CHECKED_SUSTAINED", "GENERATION_METRICS", "CHECKED_GENERATION", "DEFAULT_MIN_EFFECT", "parse_duration", "fmt_duration",
     "DEFAULT_ALPHA", "Setting", "SETTINGS", "RunSettings", "settings_kwargs", "SweepPolicy", "POLICY",
     "SWEEP_SETTINGS", "MAX_BACKOFF_S", "SERVER_MIN_QUERIES", "MAX_RATE_QPS",
-    "MAX_SCHEDULE_S", "MAX_STREAMS", "MAX_COOLDOWN_C", "POWER_RATE_MAX_HZ", "MAX_RUN_S", "MIN_OPSET", "MAX_OPSET",
+    "MAX_SCHEDULE_S", "MAX_SESSIONS", "MAX_STREAMS", "MAX_COOLDOWN_C", "POWER_RATE_MAX_HZ", "MAX_RUN_S", "MIN_OPSET", "MAX_OPSET",
     "schedule_problem", "ConfigIdentity",
     "fmt_value", "fmt_p", "fmt_num", "is_finite_number",
 ]

@@ -47,6 +47,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "--precision int8 quantises a user's model, and the quantised graph's kernels are measured; "
                         "LiteRT int8 and fp16 tables are not built)")
     p.add_argument("--threads", type=int, default=1, help="intra-op threads, as deploy --threads (default 1)")
+    p.add_argument("--sessions", type=int, default=None,
+                   help="fresh runtime sessions to time each model in, its p50 the fastest one's (default: 2 at "
+                        "--threads above 1, where a session's speed is a draw; else 1), as deploy --sessions")
     p.add_argument("--graph-opt", default="all", choices=["disable", "basic", "extended", "all"],
                    help="onnxruntime graph optimisation level, as deploy --graph-opt (default all)")
     p.add_argument("--budget", default=DEFAULT_BUDGET, help=f"time to spend, e.g. 10m (default {DEFAULT_BUDGET})")
@@ -110,7 +113,11 @@ def run(args: argparse.Namespace) -> int:
                           "fp16 tables are not built; calibrate fp32 or int8")
     if args.threads < 1:
         raise ConfigError(f"--threads {args.threads}: must be at least 1")
-    from ..vocab import parse_duration
+    from ..vocab import MAX_SESSIONS, parse_duration
+
+    if args.sessions is not None and not 1 <= args.sessions <= MAX_SESSIONS:
+        raise ConfigError(f"--sessions {args.sessions}: must be between 1 and {MAX_SESSIONS}",
+                          hint="2 or 3 shows a board whose speed changes from one session to the next")
 
     try:
         budget = parse_duration(args.budget)
@@ -144,7 +151,8 @@ def run(args: argparse.Namespace) -> int:
 
         table = calibrate(device, threads=args.threads, budget_s=budget, cache_dir=default_cache_dir() / "calibration",
                           level=args.graph_opt, precision=args.precision, references=args.reference, seed=args.seed,
-                          progress=progress, runtime=args.runtime, probe=probe, probe_every_s=probe_every)
+                          progress=progress, runtime=args.runtime, probe=probe, probe_every_s=probe_every,
+                          sessions=args.sessions)
         bar.update(task, completed=budget)
     k = table.key
     path = save_table(table, default_table_path(k.device_name, k.runtime, k.precision, k.threads))

@@ -25,6 +25,10 @@ the same deploy path without --profile-ops (LiteRT's Python interpreter has no p
 kernels are read from the file by this host's LiteRT (tflite.tflite_kernels) with no per-kernel time, and fit.py
 takes the model's p50 as its kernel's time less the per-run overhead. LiteRT int8 and fp16 (either runtime) are
 refused in one line (PRECISIONS).
+Sessions: at more than one thread each model is timed in 2 fresh runtime sessions by default (deploy --sessions;
+`sessions` to choose), its p50 the fastest session's, each session's kept (CalibrationModel.session_p50s): a
+session's speed there is a draw (docs/runtimes.md, "Sessions"). The profile pass is the first session's; fit.py
+scales its kernel times to the model's p50.
 Does not own: the measurement (run/, the agent), the table's file (table.py), fitting (fit.py).
 """
 
@@ -45,6 +49,7 @@ from .. import __version__
 from ..errors import ConfigError, UserError
 from ..records import Device, Result, RunSpec
 from ..session import DeviceSession
+from ..vocab import MAX_SESSIONS
 from .graph import Kernel, host_ort_version, kernels, stands_for
 from .kernels import MIN_OPSET, OPSET, PROBE_NAME, calibration_models, probe_model
 from .table import CalibrationModel, CalibrationTable, MeasuredKernel, SpeedProbe, TableKey
@@ -117,9 +122,10 @@ def model_from_result(result: Result, name: str, role: str, path: str | Path | N
         if model_path is None:
             raise UserError(f"calibration model {name}: the run names no model file")
         ks = tflite_kernels(model_path, int(result.threads or 1))
-        return CalibrationModel(name=name, role=role, p50_ms=float(result.latency_ms.p50), profiled_run_ms=None,
-                                unmatched_us=0.0, kernels=tuple(MeasuredKernel(kernel=k, us=None) for k in ks),
-                                run_id=result.run_id)
+        p50, sessions = _p50(result)
+        return CalibrationModel(name=name, role=role, p50_ms=p50, profiled_run_ms=None, unmatched_us=0.0,
+                                kernels=tuple(MeasuredKernel(kernel=k, us=None) for k in ks), run_id=result.run_id,
+                                session_p50s=sessions)
     ops = result.ops
     if ops is None or not ops.available:
         reason = ops.reason if ops is not None else "no op profile in the result"
@@ -149,9 +155,18 @@ def model_from_result(result: Result, name: str, role: str, path: str | Path | N
         else:
             unmatched += ms
     measured = tuple(MeasuredKernel(kernel=k, us=times.get(k.name)) for k in ks)
-    return CalibrationModel(name=name, role=role, p50_ms=float(result.latency_ms.p50),
-                            profiled_run_ms=ops.run_ms_per_run, unmatched_us=unmatched, kernels=measured,
-                            run_id=result.run_id)
+    p50, sessions = _p50(result)
+    return CalibrationModel(name=name, role=role, p50_ms=p50, profiled_run_ms=ops.run_ms_per_run,
+                            unmatched_us=unmatched, kernels=measured, run_id=result.run_id, session_p50s=sessions)
+
+
+def _p50(result: Result) -> tuple[float, tuple[float, ...] | None]:
+    """A calibration run's p50 and, timed in several sessions (deploy --sessions), each one's: the fastest
+    session's p50 is the model's (docs/runtimes.md, "Sessions": at threads > 1 a session's speed is a draw)."""
+    s = result.sessions
+    if s is None:
+        return float(result.latency_ms.p50), None  # type: ignore[union-attr,arg-type]
+    return float(s.fastest_p50_ms), tuple(float(p) for p in s.p50_ms)
 
 
 _UNNAMED = re.compile(r"^(?P<op>[A-Za-z][\w.]*)_(?P<index>\d+)$")
@@ -251,9 +266,13 @@ def calibrate(device: Device, *, threads: int, budget_s: float, cache_dir: Path,
               precision: str = "fp32", references: Sequence[str] = (), seed: int = 0,
               progress: Progress | None = None, max_models: int | None = None,
               runtime: str = "onnxruntime", probe: str | None = PROBE,
-              probe_every_s: float = PROBE_EVERY_S) -> CalibrationTable:
+              probe_every_s: float = PROBE_EVERY_S, sessions: int | None = None) -> CalibrationTable:
     """Measure calibration models on `device` for at most `budget_s` and return the table (not saved). `probe`
-    (None: no speed probe) is timed at the start, every `probe_every_s` and at the end (the module docstring)."""
+    (None: no speed probe) is timed at the start, every `probe_every_s` and at the end (the module docstring).
+    `sessions`: fresh runtime sessions each model is timed in, its p50 the fastest one's (None: default_sessions)."""
+    sessions = default_sessions(threads) if sessions is None else sessions
+    if not 1 <= sessions <= MAX_SESSIONS:
+        raise ConfigError(f"calibrate --sessions {sessions}: must be between 1 and {MAX_SESSIONS}")
     if runtime not in RUNTIMES:
         raise ConfigError(f"calibrate --runtime {runtime}: tables are built for {' and '.join(RUNTIMES)} only",
                           hint="calibrate with --runtime onnxruntime or --runtime tflite (LiteRT with XNNPACK)")
@@ -273,7 +292,14 @@ def calibrate(device: Device, *, threads: int, budget_s: float, cache_dir: Path,
         return _measure_all(session, threads=threads, budget_s=budget_s, cache_dir=cache_dir, level=level,
                             precision=precision, references=references, seed=seed, progress=progress,
                             max_models=max_models, runtime=runtime, probe=probe, probe_every_s=probe_every_s,
-                            opset=opset)
+                            opset=opset, sessions=sessions)
+
+
+def default_sessions(threads: int) -> int:
+    """Sessions each calibration model is timed in by default: 2 at more than one thread, where a session's speed
+    is a draw (docs/runtimes.md, "Sessions": 37 % of calibration models 10 % apart between two sessions at 2
+    threads on a 2-core VM, 9 % at 1 thread), else 1."""
+    return 2 if threads > 1 else 1
 
 
 def board_opset(session: DeviceSession, runtime: str, say: Callable[[str], None]) -> int:
@@ -295,7 +321,7 @@ def board_opset(session: DeviceSession, runtime: str, say: Callable[[str], None]
 def _measure_all(session: DeviceSession, *, threads: int, budget_s: float, cache_dir: Path, level: str,
                  precision: str, references: Sequence[str], seed: int, progress: Progress | None,
                  max_models: int | None, runtime: str, probe: str | None, probe_every_s: float,
-                 opset: int) -> CalibrationTable:
+                 opset: int, sessions: int = 1) -> CalibrationTable:
     """calibrate()'s loop on an open session (the module docstring)."""
 
     device = session.device
@@ -304,6 +330,9 @@ def _measure_all(session: DeviceSession, *, threads: int, budget_s: float, cache
     if opset != OPSET:
         notes.append(_OPSET_NOTE.format(opset) + ": the board's onnxruntime loads no newer "
                      "(LayerNormalization written out, as exporters write it below opset 17)")
+    if sessions > 1:
+        notes.append(f"each model timed in {sessions} fresh runtime sessions; its p50 is the fastest one's (at "
+                     "more than one thread a session's speed is a draw: docs/runtimes.md, Sessions)")
     timer = _ProbeTimer(probe, probe_every_s, start, notes, lambda p: measure_model(
         session, probe_path(p, runtime, cache_dir, opset), threads=threads, level=level, precision=precision,
         runtime=runtime, settings={"profile_ops": False}))
@@ -327,7 +356,8 @@ def _measure_all(session: DeviceSession, *, threads: int, budget_s: float, cache
         t0 = time.monotonic()
         tick(name)
         try:
-            r = measure_model(session, model, threads=threads, level=level, precision=precision, runtime=runtime)
+            r = measure_model(session, model, threads=threads, level=level, precision=precision, runtime=runtime,
+                              settings={"sessions": sessions})
             cm = model_from_result(r, name, role, path, level)
         except UserError as e:
             if role == "reference" or not models:
@@ -376,7 +406,7 @@ def _measure_all(session: DeviceSession, *, threads: int, budget_s: float, cache
     return CalibrationTable(key=key, models=tuple(models),
                             created_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
                             budget_s=budget_s, spent_s=spent, edgeprof_version=__version__, notes=tuple(notes),
-                            probe=timer.result())
+                            probe=timer.result(), sessions=sessions)
 
 
 def _ships_dynamic(name: str, i: int) -> bool:

@@ -96,9 +96,12 @@ class CalibrationModel:
     kernels: tuple[MeasuredKernel, ...]
     run_id: str | None = None
     at_s: float | None = None  # when it was measured: seconds from the calibration's start (None: a version-1 table)
+    session_p50s: tuple[float, ...] | None = None  # timed in several sessions: each one's p50 (p50_ms: the fastest)
 
     def to_dict(self) -> dict[str, Any]:
-        d = {k: v for k, v in asdict(self).items() if k != "kernels"}
+        d = {k: v for k, v in asdict(self).items() if k != "kernels" and (k != "session_p50s" or v is not None)}
+        if self.session_p50s is not None:
+            d["session_p50s"] = list(self.session_p50s)
         d["kernels"] = [k.to_dict() for k in self.kernels]
         return d
 
@@ -108,7 +111,9 @@ class CalibrationModel:
                    profiled_run_ms=None if d.get("profiled_run_ms") is None else float(d["profiled_run_ms"]),
                    unmatched_us=float(d.get("unmatched_us") or 0.0),
                    kernels=tuple(MeasuredKernel.from_dict(k) for k in d.get("kernels") or []),
-                   run_id=d.get("run_id"), at_s=None if d.get("at_s") is None else float(d["at_s"]))
+                   run_id=d.get("run_id"), at_s=None if d.get("at_s") is None else float(d["at_s"]),
+                   session_p50s=None if d.get("session_p50s") is None else tuple(
+                       float(v) for v in d["session_p50s"]))
 
 
 @dataclass(frozen=True)
@@ -143,12 +148,14 @@ class CalibrationTable:
     notes: tuple[str, ...] = field(default_factory=tuple)
     probe: SpeedProbe | None = None  # None: calibrated without a speed probe (or a version-1 table)
     reading: int = READING  # the reading its kernels were read by (a file without one: 0, read before round 17)
+    sessions: int = 1  # fresh runtime sessions each model was timed in; its p50 is the fastest one's (calibrate.py)
 
     def to_dict(self) -> dict[str, Any]:
         return {"format": _FORMAT, "schema_version": SCHEMA_VERSION, "key": asdict(self.key),
                 "created_at": self.created_at, "budget_s": self.budget_s, "spent_s": self.spent_s,
                 "edgeprof_version": self.edgeprof_version, "notes": list(self.notes),
                 "probe": self.probe.to_dict() if self.probe is not None else None, "reading": self.reading,
+                "sessions": self.sessions,
                 "models": [m.to_dict() for m in self.models]}
 
     @classmethod
@@ -173,7 +180,7 @@ class CalibrationTable:
                        spent_s=d.get("spent_s"), edgeprof_version=str(d.get("edgeprof_version") or ""),
                        notes=tuple(d.get("notes") or ()),
                        probe=SpeedProbe.from_dict(d["probe"]) if d.get("probe") else None,
-                       reading=int(d.get("reading") or 0))
+                       reading=int(d.get("reading") or 0), sessions=int(d.get("sessions") or 1))
         except (KeyError, TypeError, ValueError) as e:
             raise ConfigError(f"{where}: calibration table field {e} is missing or malformed",
                               hint="export the table again with edgeprof calibrate") from None

@@ -132,3 +132,44 @@ def test_a_table_written_to_a_gz_path_is_compressed_and_loads_by_its_content(tmp
     cut.write_bytes(p.read_bytes()[:40])
     with pytest.raises(ConfigError, match="could not be read"):
         load_table(cut)
+
+
+def test_each_sessions_p50_round_trips_and_a_table_without_them_reads_as_one_session(tmp_path):
+    t = _table(threads=2)
+    t = dataclasses.replace(t, sessions=2, models=tuple(dataclasses.replace(m, p50_ms=0.5, session_p50s=(0.9, 0.5))
+                                                        for m in t.models))
+    back = load_table(save_table(t, tmp_path / "t.json"))
+    assert back == t and back.sessions == 2 and back.models[0].session_p50s == (0.9, 0.5)
+    d = _table().to_dict()  # a table from before sessions: no field, one session each
+    del d["sessions"]
+    assert "session_p50s" not in d["models"][0]
+    (tmp_path / "old.json").write_text(json.dumps(d))
+    old = load_table(tmp_path / "old.json")
+    assert old.sessions == 1 and old.models[0].session_p50s is None
+
+
+def test_a_two_thread_calibration_times_each_model_in_two_sessions_and_keeps_the_fastest(tmp_path):
+    """A real, short calibration of this machine at 2 threads (onnxruntime through deploy --sessions 2)."""
+    from edgeprof.predict.calibrate import calibrate, default_sessions
+    from edgeprof.records.device import local_device
+
+    assert (default_sessions(1), default_sessions(2), default_sessions(4)) == (1, 2, 2)
+    table = calibrate(local_device(), threads=2, budget_s=120, cache_dir=tmp_path / "cal", max_models=3, probe=None)
+    assert table.sessions == 2 and any("2 fresh runtime sessions" in n for n in table.notes)
+    gen = [m for m in table.models if m.role == "kernels"]
+    assert len(gen) == 3
+    for m in gen:
+        assert len(m.session_p50s) == 2 and m.p50_ms == min(m.session_p50s) > 0
+    one = calibrate(local_device(), threads=2, budget_s=120, cache_dir=tmp_path / "cal", max_models=1, probe=None,
+                    sessions=1)
+    assert one.sessions == 1 and one.models[0].session_p50s is None
+    with pytest.raises(ConfigError, match="--sessions 0: must be between 1 and 50"):
+        calibrate(local_device(), threads=2, budget_s=120, cache_dir=tmp_path / "cal", sessions=0)
+
+
+def test_calibrate_refuses_a_sessions_count_out_of_range_in_one_line(capsys):
+    from edgeprof.cli.main import main
+
+    assert main(["calibrate", "--device", "local", "--threads", "2", "--sessions", "0"]) != 0
+    err = capsys.readouterr().err
+    assert "--sessions 0: must be between 1 and 50" in err and "Traceback" not in err
