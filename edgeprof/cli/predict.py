@@ -169,6 +169,7 @@ def run(args: argparse.Namespace) -> int:
             p.warnings.append(graph.denormals)
         records.append(stored_prediction(args.model, graph, table, p, batch=args.batch, table_path=path))
         rows.append({"board": table.key.device_name, "runtime": table.key.runtime, "threads": table.key.threads,
+                     "sessions": table.sessions,
                      "table": path, "key": table.key.label(), "config_key": records[-1].config_key,
                      "table_id": records[-1].table_id, **p.to_dict()})
     stored_in = None
@@ -198,6 +199,9 @@ def run(args: argparse.Namespace) -> int:
         out.print(f"  predicted p50 {r['p50_ms']:.3f} ms   {100 * r['level']:.0f} % interval "
                   f"[{r['low_ms']:.3f}, {r['high_ms']:.3f}] ms   throughput {r['throughput_ips']:.1f} /s",
                   markup=False)
+        if r["sessions"] > 1:  # the table's models were timed in several sessions (docs/runtimes.md, Sessions)
+            out.print(f"  the p50 of the fastest of {r['sessions']} runtime sessions, as the table's models were "
+                      f"timed: one session may run slower (deploy --sessions {r['sessions']} shows it)", markup=False)
         out.print(f"  covered: {100 * r['covered_ops']:.0f} % of kernels, {flops} of FLOPs", markup=False)
         if args.measured:
             m = r.get("measured")

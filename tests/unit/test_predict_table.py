@@ -173,3 +173,20 @@ def test_calibrate_refuses_a_sessions_count_out_of_range_in_one_line(capsys):
     assert main(["calibrate", "--device", "local", "--threads", "2", "--sessions", "0"]) != 0
     err = capsys.readouterr().err
     assert "--sessions 0: must be between 1 and 50" in err and "Traceback" not in err
+
+
+def test_predict_says_when_its_p50_is_the_fastest_sessions(tmp_path, capsys):
+    from edgeprof.cli.main import main
+
+    path = save_table(dataclasses.replace(_table(threads=2, version=_ort_version()), sessions=2), tmp_path / "t.json")
+    assert main(["predict", "ds_cnn", "--table", str(path), "--no-store"]) == 0
+    assert "the p50 of the fastest of 2 runtime sessions" in capsys.readouterr().out
+    one = save_table(_table(threads=2, version=_ort_version()), tmp_path / "one.json")
+    assert main(["predict", "ds_cnn", "--table", str(one), "--no-store", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["predictions"][0]["sessions"] == 1
+
+
+def _ort_version():
+    import onnxruntime
+
+    return onnxruntime.__version__
