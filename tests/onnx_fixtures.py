@@ -30,3 +30,20 @@ def sample_rate_model(path: Path | str, x_dim0: int | str = "batch") -> str:
     onnx.checker.check_model(m)
     onnx.save(m, str(path))
     return str(path)
+
+
+def changing_length_model(path: Path | str, random: bool = True) -> str:
+    """y = NonZero(u > 0.5) over x[1, 256]: its length changes from one run to the next — u drawn at random
+    (RandomUniformLike: a TTS model's stochastic durations) or u = x (read from the inputs' values: a detector's
+    box count). Declared [2, "k"]."""
+    nodes = [helper.make_node("Constant", [], ["half"], value=helper.make_tensor("half", TensorProto.FLOAT, [], [0.5])),
+             helper.make_node("Greater", ["u", "half"], ["m"]), helper.make_node("NonZero", ["m"], ["y"])]
+    nodes.insert(0, helper.make_node("RandomUniformLike", ["x"], ["u"], dtype=TensorProto.FLOAT) if random
+                 else helper.make_node("Identity", ["x"], ["u"]))
+    graph = helper.make_graph(nodes, "changing", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 256])],
+                              [helper.make_tensor_value_info("y", TensorProto.INT64, [2, "k"])])
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    onnx.checker.check_model(m)
+    onnx.save(m, str(path))
+    return str(path)

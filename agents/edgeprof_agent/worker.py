@@ -13,6 +13,7 @@ runtimes (backends/).
 
 import array
 import os
+import statistics
 import sys
 import time
 import traceback
@@ -44,12 +45,6 @@ def log(msg):
     sys.stderr.flush()
 
 
-def _median(values):
-    s = sorted(values)
-    n = len(s)
-    return s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2.0
-
-
 def warm_up(run, warmup_s, progress_interval_s=PROGRESS_S):
     """Run until latency is steady or warmup_s passes. Returns a messages.Warmup describing what happened."""
     if warmup_s <= 0:
@@ -73,8 +68,8 @@ def warm_up(run, warmup_s, progress_interval_s=PROGRESS_S):
         if len(lat) == 1:
             k = steady_window(warmup_s, lat[0] / 1e9)
         if len(lat) >= 2 * k:
-            last = _median(lat[-k:])
-            prev = _median(lat[-2 * k:-k])
+            last = statistics.median(lat[-k:])
+            prev = statistics.median(lat[-2 * k:-k])
             if prev > 0 and abs(last - prev) / float(prev) <= STEADY_TOLERANCE:
                 steady = True
                 break
@@ -515,6 +510,8 @@ def _collect_outputs(m):
     # the shape and dtype of each output of the last query (the I/O summary)
     m.output_shapes = [Output(shape=[int(d) for d in o.shape], dtype=str(o.dtype)) for o in last]
     m.describe = RuntimeInfo.from_dict(dict(m.backend.describe(), **({"gpu": m.gpu} if m.gpu else {})))
+    for w in m.backend.late_warnings:  # what the backend changed after the load (an output's shape changing)
+        m.warn(w["code"], w["message"])
 
 
 def _profile_ops(m):

@@ -282,6 +282,21 @@ def test_a_wrong_declared_output_rank_runs_as_plain_onnxruntime_runs_it(tmp_path
     assert "rejected these inputs" not in err
 
 
+def test_an_output_whose_length_is_drawn_at_random_is_measured_with_a_warning(tmp_path, db, capsys):
+    """A VITS voice's stochastic durations change its output's length at every inference (piper voices): the
+    deploy measures it, onnxruntime allocating that output, and the result's warning says so."""
+    from onnx_fixtures import changing_length_model
+
+    out = tmp_path / "r.json"
+    code, _, err = run(["deploy", "--device", "local", "--model", changing_length_model(tmp_path / "vits_like.onnx"),
+                        "--db", db, "--json", str(out), *FAST], capsys)
+    assert code == 0, err
+    r = json.loads(out.read_text())
+    assert r["status"] == "ok" and r["latency_ms"]["n"] >= 10
+    assert "output(s) y changed shape from one inference to the next" in {
+        w["code"]: w["message"] for w in r["warnings"]}["output_shape_changes"]
+
+
 # ------------------------------------------------------------------------------- external data (item 1)
 
 

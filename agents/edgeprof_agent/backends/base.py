@@ -52,6 +52,7 @@ class Backend(object):
         self.tools = tools  # ToolRunner
         self.workdir = workdir  # runtime.log goes there (quiet.py)
         self.warnings = []  # [{code, message}] from the runtime's load output, in edgeprof's words (quiet.py)
+        self.late_warnings = []  # [{code, message}] of what changed after the load (read after the timed loop)
         self.first_run_s = None  # the first inference's time (load runs it once; the I/O summary shows it)
 
     # ------------------------------------------------------------------------------------------ required

@@ -14,6 +14,7 @@ Does not own: timing (worker.py), statistics (host), the profiling session itsel
 """
 
 import os
+import re
 import time
 
 from ..vocab import ErrorKind
@@ -142,7 +143,6 @@ class Backend(_Base):
             self._input_values = {}
             self.set_inputs([(name, given[name]) for name in names])
             self._bind_outputs(ort, out_names, first)
-            self.run = self._run_rebinding  # the binding keeps the last run's buffer: bind the device again
             self.run()  # so that outputs() reads a run's buffers from the first call on
             self.warnings.append({"code": "output_shape_declared_wrong", "message": (
                 "the model declares output shapes that differ from what it returns: %s; these outputs are bound "
@@ -154,7 +154,8 @@ class Backend(_Base):
         onnxruntime refuses such a buffer ("Invalid rank for output"), so that output is bound by name and device
         and onnxruntime allocates it (`_rebind`)."""
         self._output_values, self._allocated_by_runtime, self._rebind = [], [], []
-        declared = [o.shape for o in self._sess.get_outputs()]
+        declared = self._declared = [o.shape for o in self._sess.get_outputs()]
+        self._out_names = list(out_names)
         for name, (shape, dtype), want in zip(out_names, first, declared):
             if _fits(want, shape):
                 ov = ort.OrtValue.ortvalue_from_shape_and_type(list(shape), dtype, "cpu", 0)
@@ -175,15 +176,40 @@ class Backend(_Base):
             self._binding.bind_ortvalue_input(name, value)
 
     def run(self):
-        self._sess.run_with_iobinding(self._binding)
-
-    def _run_rebinding(self):
-        """run() for a model with wrongly declared outputs: those are bound to the device again before each run
-        (a binding passes the buffer it got last time as a given one, which onnxruntime checks and refuses)."""
+        """One inference. The outputs onnxruntime allocates (`_rebind`: declared wrong, or of a shape that changes
+        from one run to the next) are bound to the device again before it: a binding passes the buffer it got
+        last time as a given one, which onnxruntime checks and refuses. An output whose shape changes under a
+        pre-allocated buffer (a length drawn at random, or read from the inputs' values) moves to them once."""
         binding = self._binding
         for name in self._rebind:
             binding.bind_output(name, "cpu")
-        self._sess.run_with_iobinding(binding)
+        try:
+            self._sess.run_with_iobinding(binding)
+        except Exception as e:  # onnxruntime's own error types
+            if not self._allocate_changing(e):
+                raise
+            self.run()
+
+    def _allocate_changing(self, e):
+        """After a run refused because an output's computed shape differs from its pre-allocated buffer's: every
+        pre-allocated output with a free declared dim is bound by name from now on (onnxruntime allocates it at
+        each inference) and a late warning says so. False when that is not the error, or nothing is left to move."""
+        if not _SHAPE_CHANGED.search(str(e)):
+            return False
+        moved = [i for i, (v, want) in enumerate(zip(self._output_values, self._declared))
+                 if v is not None and (want is None or any(not isinstance(d, int) or d < 0 for d in want))]
+        if not moved:
+            return False
+        for i in moved:
+            self._output_values[i] = None
+            self._rebind.append(self._out_names[i])
+            self._allocated_by_runtime.append("%s (declared %s; its shape changed from one run to the next)"
+                                              % (self._out_names[i], list(self._declared[i] or [])))
+        self.late_warnings.append({"code": "output_shape_changes", "message": (
+            "output(s) %s changed shape from one inference to the next (%s); from then on onnxruntime allocated "
+            "them at each inference (inside the timed loop), as a plain run() does"
+            % (", ".join(self._out_names[i] for i in moved), _shapes_said(str(e))))})
+        return True
 
     def outputs(self):
         if not self._allocated_by_runtime:
@@ -216,6 +242,18 @@ class Backend(_Base):
     def close(self):
         self._binding = None
         self._sess = None
+
+
+# onnxruntime's refusal of a pre-allocated output whose computed shape differs: 1.16 and later ("...has shape {2,126}
+# but the computed output shape for this run is {2,129}"), and before ("Shape mismatch attempting to re-use buffer")
+_SHAPE_CHANGED = re.compile(r"computed output shape for this run|Shape mismatch attempting to re-use buffer")
+
+
+def _shapes_said(text):
+    """The two shapes onnxruntime's refusal names ("{2,126}, then {2,129}"), else its error's first line."""
+    m = re.search(r"has shape (\{[^}]*\}) but the computed output shape for this run is (\{[^}]*\})", text) or \
+        re.search(r"re-use buffer\. (\{[^}]*\}) != (\{[^}]*\})", text)
+    return "%s, then %s" % m.groups() if m else _first_line(text)[:200]
 
 
 def _fits(declared, shape):
