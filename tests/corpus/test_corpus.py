@@ -78,7 +78,9 @@ AS_GIVEN = {"test_qlinearconv.onnx": "int8 (as given)", "test_matmulinteger.onnx
             # round 19's held-out-18: pnm's Whisper-style phoneme decoder, dynamically quantised as shipped
             "pnm_phoneme_decoder_int8.onnx": "int8 (as given)",
             # round 20's held-out-19: Fink's T2 transformer, its dense weights int8 in hybrid kernels as shipped
-            "fink_t2_transformer_int8.tflite": "int8 (as given)"}
+            "fink_t2_transformer_int8.tflite": "int8 (as given)",
+            # round 21's held-out-20: hibari's TTS acoustic model, dynamically quantised as shipped
+            "hibari_tts_acoustic_int8.onnx": "int8 (as given)"}
 
 
 @pytest.fixture(scope="session")
@@ -653,19 +655,21 @@ def test_the_nineteenth_split_is_diverse_and_what_round_20_asked():
 
 
 def test_the_twentieth_split_is_fresh_diverse_and_what_round_21_asks():
-    """held-out-20 (round 21's fresh set), by round 6's rules as far as they were met: 1 ONNX file from 1 package no
-    round used (superclonica's utterance-ending heads), 1 family, new, no two files of one architecture at another
-    size. Short of round 6's 10 ONNX and 5 float32 TFLite files: no more were found in time (docs/models.md says what
-    was looked at). It is the benchmark's FRESH: measured only when named, until round 21's freeze nobody predicts
-    it."""
-    bench = _fresh_by_round_6_rules("held-out-20", tflite=0, families=1, onnx_files=1, onnx_packages=1)
+    """held-out-20 (round 21's fresh set), by round 6's rules as far as they were met: 2 ONNX files from 2 packages no
+    round used (superclonica's utterance-ending heads; hibari's TTS acoustic model, dynamically quantised as shipped),
+    2 families, each new, no two files of one architecture at another size. Short of round 6's 10 ONNX and 5 float32
+    TFLite files: no more were found in time (docs/models.md says what was looked at). It is the benchmark's FRESH:
+    measured only when named, until round 21's freeze nobody predicts it."""
+    bench = _fresh_by_round_6_rules("held-out-20", tflite=0, families=2, onnx_files=2, onnx_packages=2)
     fresh = [f for f in corpus.FILES if corpus.split(f) == "held-out-20"]
     assert len({f["covers"] for f in fresh}) == len(fresh)
-    assert all(AS_GIVEN.get(f["name"], "fp32") == "fp32" for f in fresh)
+    # hibari's acoustic model is dynamically quantised as shipped; every other file is float32
+    as_given = [f["name"] for f in fresh if AS_GIVEN.get(f["name"], "fp32") != "fp32"]
+    assert as_given == ["hibari_tts_acoustic_int8.onnx"]
     # every family is new, and no new key falls inside an older name
     names = [f["name"] for f in fresh]
     families = [bench.family(n) for n in names]
-    assert len(set(families)) == 1 and len({f["package"] for f in fresh}) == 1
+    assert len(set(families)) == 2 and len({f["package"] for f in fresh}) == 2
     old = {bench.family(f["name"]) for f in corpus.FILES if corpus.split(f) != "held-out-20"}
     assert not set(families) & old
     assert not any(k in f["name"] for f in corpus.FILES if corpus.split(f) != "held-out-20"
@@ -673,6 +677,10 @@ def test_the_twentieth_split_is_fresh_diverse_and_what_round_21_asks():
     # superclonica's heads are static, one utterance ending's 513x121 spectrogram; the first-stage parent is not taken
     (sc,) = [f for f in fresh if f["package"] == "superclonica-cpu"]
     assert sc["args"] == [] and sc["member"].endswith("/confirmed_runtime_heads.onnx")
+    # hibari's acoustic model is fed the first sentence of the package's bench text (48 phonemes and 2 pads), speed 1
+    (hb,) = [f for f in fresh if f["package"] == "hibari-tts"]
+    assert hb["args"] == ["--input", "ids=1x50"] and hb["member"] == "hibari/assets/hibari.onnx"
+    assert hb["needs"] == "--input-range ids=1:178 --input-value speed=1.0"
     assert "round 21" in corpus.SPLITS["held-out-20"] and "seen" not in corpus.SPLITS["held-out-20"]
     assert bench.FRESH == "held-out-20" and bench.SPLITS["held-out-20"] == "held-out-20"
     assert "held-out-20" not in bench.DEFAULT_SPLITS and bench.row_label("held-out-20") == "held-out-20"
