@@ -194,28 +194,7 @@ def run(args: argparse.Namespace) -> int:
     out.print(f"{args.model}: {len(ks)} kernels in {read_as}; inputs "
               + ", ".join(f"{k}={'x'.join(map(str, v))}" for k, v in shapes.items()), markup=False)
     for r in rows:
-        out.print(f"\n{r['key']}", markup=False)
-        flops = "an unknown share" if r["covered_flops"] is None else f"{100 * r['covered_flops']:.0f} %"
-        out.print(f"  predicted p50 {r['p50_ms']:.3f} ms   {100 * r['level']:.0f} % interval "
-                  f"[{r['low_ms']:.3f}, {r['high_ms']:.3f}] ms   throughput {r['throughput_ips']:.1f} /s",
-                  markup=False)
-        if r["sessions"] > 1:  # the table's models were timed in several sessions (docs/runtimes.md, Sessions)
-            out.print(f"  the p50 of the fastest of {r['sessions']} runtime sessions, as the table's models were "
-                      f"timed: one session may run slower (deploy --sessions {r['sessions']} shows it)", markup=False)
-        out.print(f"  covered: {100 * r['covered_ops']:.0f} % of kernels, {flops} of FLOPs", markup=False)
-        if args.measured:
-            m = r.get("measured")
-            if m is None:
-                out.print("  measured: no stored run of this configuration", markup=False)
-            else:
-                out.print(f"  measured p50 {m['p50_ms']:.3f} ms (run {m['run_id']}, {m['created_at']}): prediction "
-                          f"{100 * m['error']:+.1f} %, {'inside' if m['inside_interval'] else 'OUTSIDE'} the "
-                          f"interval", markup=False)
-        for u in r["uncovered"]:
-            out.print(f"  not in the table: {u['op']} ×{u['count']}: assumed {u['assumed_ms']:.3f} ms (roofline "
-                      f"from the table's peak FLOP/s and bytes/s; its interval ×1/4 … ×4)", markup=False)
-        for w in r["warnings"]:
-            err.print(f"  warning: {w}", markup=False)
+        _print_row(r, bool(args.measured))
     if stored_in is not None:
         err.print(f"stored as prediction {', '.join(str(r['prediction_id']) for r in rows)} in {stored_in} "
                   f"(results show, compare and report put it beside a measured run of the same configuration)",
@@ -223,3 +202,29 @@ def run(args: argparse.Namespace) -> int:
     out.print("\nnot measured: a prediction from the tables (docs/predict.md says how accurate it was and when not "
               "to trust it)", markup=False)
     return 0
+
+
+def _print_row(r: dict[str, Any], measured: bool) -> None:
+    """One table's prediction, as `predict` prints it (the --json row)."""
+    out.print(f"\n{r['key']}", markup=False)
+    flops = "an unknown share" if r["covered_flops"] is None else f"{100 * r['covered_flops']:.0f} %"
+    out.print(f"  predicted p50 {r['p50_ms']:.3f} ms   {100 * r['level']:.0f} % interval "
+              f"[{r['low_ms']:.3f}, {r['high_ms']:.3f}] ms   throughput {r['throughput_ips']:.1f} /s",
+              markup=False)
+    if r["sessions"] > 1:  # the table's models were timed in several sessions (docs/runtimes.md, Sessions)
+        out.print(f"  the p50 of the fastest of {r['sessions']} runtime sessions, as the table's models were "
+                  f"timed: one session may run slower (deploy --sessions {r['sessions']} shows it)", markup=False)
+    out.print(f"  covered: {100 * r['covered_ops']:.0f} % of kernels, {flops} of FLOPs", markup=False)
+    if measured:
+        m = r.get("measured")
+        if m is None:
+            out.print("  measured: no stored run of this configuration", markup=False)
+        else:
+            out.print(f"  measured p50 {m['p50_ms']:.3f} ms (run {m['run_id']}, {m['created_at']}): prediction "
+                      f"{100 * m['error']:+.1f} %, {'inside' if m['inside_interval'] else 'OUTSIDE'} the "
+                      f"interval", markup=False)
+    for u in r["uncovered"]:
+        out.print(f"  not in the table: {u['op']} ×{u['count']}: assumed {u['assumed_ms']:.3f} ms (roofline "
+                  f"from the table's peak FLOP/s and bytes/s; its interval ×1/4 … ×4)", markup=False)
+    for w in r["warnings"]:
+        err.print(f"  warning: {w}", markup=False)
