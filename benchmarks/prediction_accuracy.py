@@ -644,9 +644,7 @@ def run_config(config: str, budget: float, tables: Path, seconds: float, corpus_
                        "session_p50s": list(r["sessions"]["p50_ms"])} if r.get("sessions") else {}),
                    "artifact": r["artifact"]["path"],
                    "inputs": {i["name"]: list(i["shape"]) for i in r["settings"]["inputs"]},
-                   "input_values": {i["name"]: {"shape": list(i["shape"]), "value": i["value"],
-                                                "dtype": i.get("dtype") or "float32"}
-                                    for i in r["settings"]["inputs"] if i.get("value") is not None},
+                   "input_values": fed_values(r["settings"]),
                    "batch": int(r["batch"]), "artifact_precision": r["artifact"]["precision"],
                    "input_ranges": _input_ranges(args),
                    **({"probe_ms": float(pr["latency_ms"]["p50"]), "probe_model": probe} if "error" not in pr else {})}
@@ -657,10 +655,25 @@ def run_config(config: str, budget: float, tables: Path, seconds: float, corpus_
             "rows": rows}
 
 
+def fed_values(settings: dict[str, Any]) -> dict[str, Any]:
+    """The constants a deploy fed (--input-value: the settings' `input_values`, NAME → V), each with its input's
+    shape and dtype from the settings' inputs, as predict_row gives them to the host run that reads shapes, loop
+    counts and If branches. (Before round 21 a live run read them from the settings' inputs, which never hold a
+    value: every row's were empty and its host run drew them at random; replays now read such a row's from the
+    corpus's own flags, _legacy_values.)"""
+    inputs = {i["name"]: i for i in settings.get("inputs") or []}
+    return {n: {"shape": list(inputs.get(n, {}).get("shape") or []), "value": v,
+                "dtype": inputs.get(n, {}).get("dtype") or "float32"}
+            for n, v in (settings.get("input_values") or {}).items()}
+
+
 def _legacy_values(row: dict[str, Any], args: list[str]) -> dict[str, Any]:
-    """A row of a run older than the `input_values` field: the --input-value NAME=V its deploy was given (the
-    corpus's own flags), with the input's dtype read from the model file."""
-    given = dict(a.split("=", 1) for flag, a in zip(args, args[1:], strict=False) if flag == "--input-value")
+    """A row of a run older than the `input_values` field, or of a run before round 21 (whose live rows lost them:
+    fed_values): the --input-value NAME=V its deploy was given (the corpus's own flags), with the input's dtype read
+    from the model file."""
+    from edgeprof.export.inputs import parse_input_value
+
+    given = dict(parse_input_value(a) for flag, a in zip(args, args[1:], strict=False) if flag == "--input-value")
     if not given or not row["artifact"].endswith(".onnx"):
         return {}
     import onnx
@@ -668,8 +681,8 @@ def _legacy_values(row: dict[str, Any], args: list[str]) -> dict[str, Any]:
 
     graph = onnx.load(row["artifact"], load_external_data=False).graph
     dtypes = {i.name: helper.tensor_dtype_to_np_dtype(i.type.tensor_type.elem_type).name for i in graph.input}
-    return {n: {"shape": row["inputs"].get(n, []), "value": float(v) if "." in v else int(v),
-                "dtype": dtypes.get(n, "float32")} for n, v in given.items()}
+    return {n: {"shape": row["inputs"].get(n, []), "value": v, "dtype": dtypes.get(n, "float32")}
+            for n, v in given.items()}
 
 
 def local_artifact(row: dict[str, Any], corpus_files: dict[str, Path]) -> dict[str, Any]:
@@ -707,7 +720,7 @@ def repredict_config(old: dict[str, Any], tables: Path, corpus_args: dict[str, l
         if not isinstance(r.get("measured_ms"), (int, float)) or not r.get("artifact"):
             rows.append({k: r[k] for k in ("model", "split", "family", "error") if k in r})
             continue
-        if "input_values" not in r:
+        if not r.get("input_values"):  # a run before the field, or one whose live read lost them (fed_values)
             r = {**r, "input_values": _legacy_values(r, corpus_args.get(r["model"], []))}
         if "input_ranges" not in r:  # a run before round 15: its deploy's own --input-range flags
             r = {**r, "input_ranges": _input_ranges(corpus_args.get(r["model"], []))}

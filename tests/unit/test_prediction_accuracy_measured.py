@@ -155,6 +155,35 @@ def test_an_older_runs_input_value_is_read_back_from_the_corpus_flags(tmp_path):
     assert bench._input_ranges(["--input-value", "sr=16000"]) == {}
 
 
+def test_a_live_rows_constants_are_the_ones_deploy_fed_and_a_replay_of_an_older_row_reads_the_corpus_flags(
+        tmp_path, capsys):
+    """Before round 21 a live row read the fed constants from the settings' inputs, which never hold a value: every
+    row's input_values were empty and predict's host run drew them at random (a Piper voice's lengths and scales:
+    -79 %). Now they come from the settings' input_values, as a real deploy stores them."""
+    from onnx_fixtures import sample_rate_model
+
+    from edgeprof.cli.main import main
+
+    bench = _bench()
+    out = tmp_path / "r.json"
+    assert main(["deploy", "--device", "local", "--model", sample_rate_model(tmp_path / "sr.onnx"), "--input",
+                 "x=2x4", "--input-value", "sr=16000", "--min-duration", "0.05", "--min-queries", "5", "--warmup",
+                 "0", "--idle", "0", "--no-store", "--json", str(out), "--quiet"]) == 0
+    fed = bench.fed_values(json.loads(out.read_text())["settings"])
+    assert fed == {"sr": {"shape": [], "value": 16000, "dtype": "int64"}}
+    assert bench._input_values({"input_values": fed}) == {"sr": 16000}
+    assert bench.fed_values({"inputs": [{"name": "x", "shape": [1], "dtype": "float32"}]}) == {}
+    # a bool flag as the corpus writes it (muggle-speech's decoder step) reads back as a bool
+    x = helper.make_tensor_value_info("flag", TensorProto.BOOL, [1, 1])
+    g = helper.make_graph([helper.make_node("Identity", ["flag"], ["y"])], "m", [x],
+                          [helper.make_tensor_value_info("y", TensorProto.BOOL, [1, 1])])
+    path = tmp_path / "b.onnx"
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), path)
+    row = {"artifact": str(path), "inputs": {"flag": [1, 1]}}
+    assert bench._legacy_values(row, ["--input-value", "flag=false"]) == {
+        "flag": {"shape": [1, 1], "value": False, "dtype": "bool"}}
+
+
 def test_the_development_figures_read_the_folds_and_the_design_rows_only(tmp_path, monkeypatch, capsys):
     spec = importlib.util.spec_from_file_location("prediction_folds", REPO / "benchmarks" / "prediction_folds.py")
     assert spec is not None and spec.loader is not None
