@@ -6,8 +6,9 @@ query costs run_with_iobinding() and nothing else from the harness. An output wh
 what the model returns (a rank-2 declaration of a rank-3 output) cannot be pre-allocated — onnxruntime checks a
 given buffer against the declaration, also the one a binding kept from the last run — so it is bound by name
 and device again before each run and onnxruntime allocates it (a warning says so); `outputs()` reads those from
-the binding. A model whose declarations are right runs the plain run() as before. Importing onnxruntime and creating the
-session run inside quiet.RuntimeOutput at log severity WARNING: its warnings go to the workdir's runtime.log
+the binding. So is an output whose shape changes from one run to the next under its pre-allocated buffer (a length
+drawn at random, or read from new inputs): it moves to onnxruntime's allocation when it first changes, and a late
+warning says so (read after the timed loop). Importing onnxruntime and creating the session run inside quiet.RuntimeOutput at log severity WARNING: its warnings go to the workdir's runtime.log
 (and the agent's stderr), and a requested provider the session does not use becomes a warning for the result.
 profile_ops runs opprof.profile_onnxruntime (a second, profiling session) on load's model, inputs and options.
 Does not own: timing (worker.py), statistics (host), the profiling session itself (opprof.py).
