@@ -510,8 +510,6 @@ def _collect_outputs(m):
     # the shape and dtype of each output of the last query (the I/O summary)
     m.output_shapes = [Output(shape=[int(d) for d in o.shape], dtype=str(o.dtype)) for o in last]
     m.describe = RuntimeInfo.from_dict(dict(m.backend.describe(), **({"gpu": m.gpu} if m.gpu else {})))
-    for w in m.backend.late_warnings:  # what the backend changed after the load (an output's shape changing)
-        m.warn(w["code"], w["message"])
 
 
 def _profile_ops(m):
@@ -561,6 +559,8 @@ def _reply(m):
     power_summary, power_reason = _power_summary(m, window_s)
     thermal_section = _thermal_section(m)
     first_run_s = m.backend.first_run_s
+    for w in {w["code"]: w for b in reversed(m.backends) for w in b.late_warnings}.values():  # after every pass,
+        m.warn(w["code"], w["message"])  # what a backend changed after its load (an output's shape): once a kind
     return RunReply(
         clock=CLOCK_NAME,
         warnings=m.warnings,

@@ -295,6 +295,13 @@ def test_an_output_whose_length_is_drawn_at_random_is_measured_with_a_warning(tm
     assert r["status"] == "ok" and r["latency_ms"]["n"] >= 10
     assert "output(s) y changed shape from one inference to the next" in {
         w["code"]: w["message"] for w in r["warnings"]}["output_shape_changes"]
+    # in more sessions each backend moves it again: the result says so once
+    out2 = tmp_path / "r2.json"
+    code, _, err = run(["deploy", "--device", "local", "--model", str(tmp_path / "vits_like.onnx"), "--sessions", "2",
+                        "--db", db, "--json", str(out2), *FAST], capsys)
+    assert code == 0, err
+    r2 = json.loads(out2.read_text())
+    assert [w["code"] for w in r2["warnings"]].count("output_shape_changes") == 1 and r2["sessions"]["n"] == 2
 
 
 # ------------------------------------------------------------------------------- external data (item 1)
