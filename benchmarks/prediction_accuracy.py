@@ -434,7 +434,7 @@ def row_label(label: str) -> str:
 PROBE_S = 0.6  # the speed probe's timed loop before each model: calibrate's (calibrate.SHORT_RUN)
 # at more than one thread a session's speed is a draw (docs/runtimes.md, "Sessions"): each measurement is of this
 # many fresh sessions and the truth is the fastest one's p50, as a table's models are (calibrate.default_sessions);
-# the first session's p50 alone is kept beside it (first_session_ms) and scored too ("as one session")
+# the first session's p50 alone is kept beside it (first_session_ms) and scored too ("against one session")
 TRUTH_SESSIONS = 3
 
 

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from ..analysis.stats import latency_summary
 from ..records import RunWarning
 from ..records.samples import Samples, ms_from_ns
 from ..records.sessions import SessionRun, Sessions
@@ -35,11 +36,12 @@ def _p50_interval(o: np.ndarray) -> tuple[float, float]:
 
 
 def _run(index: int, samples: Samples, *, keep: bool, **about: Any) -> tuple[SessionRun, tuple[float, float]]:
-    o = np.sort(np.asarray(samples, dtype=np.float64))
-    run = SessionRun(index=index, n=len(o), p50_ms=float(np.percentile(o, 50)), p90_ms=float(np.percentile(o, 90)),
-                     mean_ms=float(o.mean()), min_ms=float(o[0]), max_ms=float(o[-1]),
-                     samples_ms=samples if keep else None, **about)
-    return run, _p50_interval(o)
+    """A session's row (its figures by stats.latency_summary, as the result's own) and its median's interval."""
+    lat = latency_summary(samples)
+    # from raw samples p50 and p90 are never None (only a phone tool's summary lacks them)
+    run = SessionRun(index=index, n=lat.n, p50_ms=lat.p50, p90_ms=lat.p90, mean_ms=lat.mean,  # type: ignore[arg-type]
+                     min_ms=lat.min, max_ms=lat.max, samples_ms=samples if keep else None, **about)
+    return run, _p50_interval(np.sort(np.asarray(samples, dtype=np.float64)))
 
 
 def summarize(first_ms: Samples, first: dict[str, Any], more: Sequence[Any], runtime: str,
@@ -47,11 +49,8 @@ def summarize(first_ms: Samples, first: dict[str, Any], more: Sequence[Any], run
     """The Sessions section of a run whose own session timed `first_ms` (`first`: its load_s, window_s, warm-up
     figures) and whose agent timed `more` (messages.SessionRun, sessions 2..N), and its warning when they differ."""
     rows = [_run(1, first_ms, keep=False, **first)]
-    for s in more:
-        samples = ms_from_ns(s.samples_ns)
-        if not len(samples):
-            continue
-        rows.append(_run(int(s.index), samples, keep=True, load_s=float(s.load_s),
+    for s in more:  # each has at least one query (the agent's timed loop)
+        rows.append(_run(int(s.index), ms_from_ns(s.samples_ns), keep=True, load_s=float(s.load_s),
                          window_s=(s.t_last_ns - s.t_first_ns) / 1e9, warmup_iterations=s.warmup.iterations,
                          warmup_steady=s.warmup.steady))
     p50s = [r.p50_ms for r, _ in rows]

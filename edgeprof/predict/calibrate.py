@@ -165,7 +165,9 @@ def _p50(result: Result) -> tuple[float, tuple[float, ...] | None]:
     session's p50 is the model's (docs/runtimes.md, "Sessions": at threads > 1 a session's speed is a draw)."""
     s = result.sessions
     if s is None:
-        return float(result.latency_ms.p50), None  # type: ignore[union-attr,arg-type]
+        lat = result.latency_ms
+        assert lat is not None and lat.p50 is not None  # model_from_result refused a run without one
+        return float(lat.p50), None
     return float(s.fastest_p50_ms), tuple(float(p) for p in s.p50_ms)
 
 
@@ -270,9 +272,7 @@ def calibrate(device: Device, *, threads: int, budget_s: float, cache_dir: Path,
     """Measure calibration models on `device` for at most `budget_s` and return the table (not saved). `probe`
     (None: no speed probe) is timed at the start, every `probe_every_s` and at the end (the module docstring).
     `sessions`: fresh runtime sessions each model is timed in, its p50 the fastest one's (None: default_sessions)."""
-    sessions = default_sessions(threads) if sessions is None else sessions
-    if not 1 <= sessions <= MAX_SESSIONS:
-        raise ConfigError(f"calibrate --sessions {sessions}: must be between 1 and {MAX_SESSIONS}")
+    sessions = check_sessions(sessions, threads)
     if runtime not in RUNTIMES:
         raise ConfigError(f"calibrate --runtime {runtime}: tables are built for {' and '.join(RUNTIMES)} only",
                           hint="calibrate with --runtime onnxruntime or --runtime tflite (LiteRT with XNNPACK)")
@@ -293,6 +293,15 @@ def calibrate(device: Device, *, threads: int, budget_s: float, cache_dir: Path,
                             precision=precision, references=references, seed=seed, progress=progress,
                             max_models=max_models, runtime=runtime, probe=probe, probe_every_s=probe_every_s,
                             opset=opset, sessions=sessions)
+
+
+def check_sessions(sessions: int | None, threads: int) -> int:
+    """calibrate --sessions as given (None: default_sessions), or a one-line ConfigError."""
+    sessions = default_sessions(threads) if sessions is None else sessions
+    if not 1 <= sessions <= MAX_SESSIONS:
+        raise ConfigError(f"calibrate --sessions {sessions}: must be between 1 and {MAX_SESSIONS}",
+                          hint="2 or 3 shows a board whose speed changes from one session to the next")
+    return sessions
 
 
 def default_sessions(threads: int) -> int:

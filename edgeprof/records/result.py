@@ -158,16 +158,13 @@ class Result:
         """The JSON object. `packed`: the raw samples and the scenario's issue and due times in their compact
         form (samples.py; what the store and recovery files hold); otherwise as JSON numbers (--json exports)."""
         d = {k: _plain(getattr(self, k)) if k not in ("warnings", "samples_ms") else None
-             for k in RESULT_KEYS + RESULT_TAIL_KEYS + RESULT_WHEN_SET_KEYS}
+             for k in RESULT_KEYS + RESULT_TAIL_KEYS}
         d["warnings"] = [w.to_dict() for w in self.warnings]
         samples = Samples(self.samples_ms)  # the one it holds (no copy)
         d["samples_ms"] = samples.packed(NS_PER_MS) if packed else samples.tolist()
-        for k in RESULT_WHEN_SET_KEYS:
-            if d[k] is None:
-                del d[k]
+        if self.sessions is not None:  # RESULT_WHEN_SET_KEYS; each session's raw samples packed, as samples_ms
+            d["sessions"] = self.sessions.stored() if packed else self.sessions.to_dict()
         if packed:
-            if self.sessions is not None:  # each session's raw samples packed, as samples_ms
-                d["sessions"] = self.sessions.stored()
             if self.generation is not None:  # a scenario's every token time, packed (Generation.stored)
                 d["generation"] = self.generation.stored()
             sc = d["scenario"]
@@ -190,11 +187,16 @@ class Result:
         d = {**self.to_dict(packed=True), **extra}
         if self.generation is not None:  # token times as numbers (the packed form is the store's)
             d["generation"] = self.generation.to_dict()
-        if self.sessions is not None:  # each session's samples as numbers
-            d["sessions"] = self.sessions.to_dict()
         token = f"edgeprof-samples-{uuid.uuid4().hex}"
         lists = {f'"{token}-0"': Samples(self.samples_ms), f'"{token}-1"': Samples(self.scenario.scheduled_ms),
                  f'"{token}-2"': Samples(self.scenario.issued_ms)}
+        if self.sessions is not None:  # each session's samples as numbers on one line, as samples_ms
+
+            def placed(samples: Samples) -> str:
+                lists[f'"{token}-{len(lists)}"'] = samples
+                return f"{token}-{len(lists) - 1}"
+
+            d["sessions"] = self.sessions.written(placed)
         d["samples_ms"] = f"{token}-0"
         d["scenario"]["scheduled_ms"] = f"{token}-1"
         d["scenario"]["issued_ms"] = f"{token}-2"

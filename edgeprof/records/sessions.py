@@ -5,20 +5,18 @@ session (absent in every other result, and in older ones): one SessionRun row pe
 measurement's own (its raw samples are the result's samples_ms, not written twice), each other one with its raw
 samples; and the figures across them: each session's p50 in order, the fastest and the median of them, and the
 spread (the slowest session's p50 over the fastest's). Does not own: computing them
-(edgeprof/evaluation/sessions.py), showing them (cli/ui.py, cli/show.py).
+(edgeprof/evaluation/sessions.py), showing them (cli/ui.py).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from .samples import Samples
+from .samples import NS_PER_MS, Samples
 from .section import Section
-
-NS_PER_MS = 1_000_000  # packed samples' unit in the store (Samples.packed), as the result's own samples_ms
 
 
 @dataclass(frozen=True)
@@ -64,12 +62,16 @@ class Sessions(Section):
     differ: bool
     runs: list[SessionRun] = field(default_factory=list)
 
+    def written(self, samples: Callable[[Samples], Any]) -> dict[str, Any]:
+        """to_dict with each session's raw samples written as `samples` gives them (no list of them made first)."""
+        d = dataclasses.replace(self, runs=[]).to_dict()
+        d["runs"] = [{**dataclasses.replace(r, samples_ms=None).to_dict(),
+                      "samples_ms": None if r.samples_ms is None else samples(r.samples_ms)} for r in self.runs]
+        return d
+
     def stored(self) -> dict[str, Any]:
         """to_dict as the store holds it: each session's raw samples packed (Samples.packed), as samples_ms is."""
-        d = self.to_dict()
-        d["runs"] = [{**r.to_dict(), "samples_ms": None if r.samples_ms is None else r.samples_ms.packed(NS_PER_MS)}
-                     for r in self.runs]
-        return d
+        return self.written(lambda s: s.packed(NS_PER_MS))
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Sessions:

@@ -85,6 +85,9 @@ def test_deploy_times_every_session_and_the_store_keeps_their_samples(tmp_path, 
         assert run["p50_ms"] == pytest.approx(float(np.percentile(run["samples_ms"], 50)))
     assert s["p50_ms"] == [r["p50_ms"] for r in s["runs"]] and s["fastest_p50_ms"] == min(s["p50_ms"])
     assert d["phases"]["sessions_s"] > 0.4
+    # every session's samples on one line of the export, as samples_ms (a long run's would be a line a number)
+    lines = [line for line in out.read_text().splitlines() if '"samples_ms": [' in line]
+    assert len(lines) == 3 and all(line.rstrip(",").endswith("]") for line in lines)
     r = Result.from_dict(d)
     store = Store(db)
     stored = store.get(r.run_id)

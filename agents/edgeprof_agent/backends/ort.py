@@ -41,6 +41,7 @@ class Backend(_Base):
         self._output_values = []
         self._allocated_by_runtime = []  # outputs whose declared shape is wrong: onnxruntime allocates them
         self._rebind = []  # their names, bound to the device again before each run
+        self._out_names, self._declared = [], []  # each output's name and declared shape (_bind_outputs)
         self._loaded = None  # (path, inputs, options) as load received them: the profiling session's
 
     def require(self):
