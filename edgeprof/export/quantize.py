@@ -64,6 +64,7 @@ from .onnx_repair import (
     default_opset,
     flatten_gemm_biases,
     float16_readers,
+    grouped_conv_transpose_biases,
     nonfinite_constant_readers,
     uncalibrated_softmax,
     unshare_biases,
@@ -492,7 +493,8 @@ def _repair_for_quantizer(pre: Path, out: Path, big: bool) -> tuple[Path, dict[s
     deduped = dedupe_opset_imports(model)
     unshared = unshare_biases(model)
     flattened = flatten_gemm_biases(model)
-    excluded = {**uncalibrated_softmax(model), **nonfinite_constant_readers(model), **float16_readers(model)}
+    excluded = {**uncalibrated_softmax(model), **nonfinite_constant_readers(model), **float16_readers(model),
+                **grouped_conv_transpose_biases(model)}
     repairs: dict[str, Any] = {}
     if deduped:
         repairs["opset_imports_deduplicated"] = deduped

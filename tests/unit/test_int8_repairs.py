@@ -1,6 +1,6 @@
 """int8 of graphs onnxruntime.quantization 1.32 mishandles (export/onnx_repair.py), with real onnxruntime: each
 graph is built here to trigger one quantizer bug found on a third-party file (basic-pitch, magika v3_3, swift-f0
-twice, mk8dx-table-reader);
+twice, mk8dx-table-reader; a grouped ConvTranspose of the calibration models);
 onnxruntime's quantize_static alone fails on it, deploy's int8 path quantises it, the result loads, runs close to
 fp32, and its provenance says what was done."""
 
@@ -250,6 +250,41 @@ def test_the_float16_part_of_a_mixed_precision_file_is_left_as_it_is(tmp_path, m
     (note,) = int8_notes(a.export_options)
     assert note.startswith("int8: 1 node(s) left in float") and name in note and "float16" in note
     assert "QuantizeLinear" in quantised_ops(a.path)
+    feed = make_inputs(fp32.inputs, shapes, 7)
+    (want,), (got,) = run(fp32.path, feed), run(a.path, feed)
+    np.testing.assert_allclose(got, want, atol=0.05 * float(np.abs(want).max()))
+
+
+def test_a_grouped_conv_transpose_with_a_bias_is_left_in_float_and_an_ungrouped_one_is_int8(tmp_path, monkeypatch):
+    """A grouped up-sampling layer (8 of 13 of the misc calibration models, round 22): quantised per channel along
+    its weight's axis 1, a ConvTranspose of group g has C_out / g weight scales, and base_quantizer.py
+    quantize_bias_static_impl multiplies its C_out biases by them ("operands could not be broadcast together").
+    Deploy leaves the grouped one in float and says so; the ungrouped one beside it is int8, and both run close to
+    fp32."""
+    monkeypatch.chdir(tmp_path)
+    spec = TensorSpec("x", (1, 8, 6, 6), "float32", -1.0, 1.0)
+    nodes = [helper.make_node("ConvTranspose", ["x", "wg", "bg"], ["g"], group=2, kernel_shape=[2, 2],
+                              strides=[2, 2], name="grouped"),
+             helper.make_node("ConvTranspose", ["g", "w1", "b1"], ["y"], kernel_shape=[3, 3], pads=[1] * 4,
+                              name="plain")]
+    fp32 = save(tmp_path, nodes, [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8, 6, 6])],
+                [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 12, 12])],
+                {"wg": rng_array((8, 8, 2, 2), 1), "bg": rng_array((16,), 2), "w1": rng_array((16, 4, 3, 3), 3),
+                 "b1": rng_array((4,), 4)}, [spec])
+    shapes = {"x": (1, 8, 6, 6)}
+    error = onnxruntime_alone(fp32.path, tmp_path, [spec], shapes)
+    assert error is not None and "broadcast" in error
+
+    a = quantize_onnx(fp32, "int8", cache_dir=tmp_path / "cache", shapes=shapes)
+    ((name, why),) = a.export_options.nodes_not_quantized.items()
+    assert name == "grouped" and "group 2" in why
+    (note,) = int8_notes(a.export_options)
+    assert "(grouped)" in note
+    model = onnx.load(a.path)
+    dq_of = {n.output[0]: n.input[0] for n in model.graph.node if n.op_type == "DequantizeLinear"}
+    by_name = {n.name: n for n in model.graph.node if n.op_type == "ConvTranspose"}
+    assert by_name["grouped"].input[1] == "wg"  # its float weight as it was
+    assert dq_of.get(by_name["plain"].input[1], "").endswith("_quantized")  # the other reads an int8 weight
     feed = make_inputs(fp32.inputs, shapes, 7)
     (want,), (got,) = run(fp32.path, feed), run(a.path, feed)
     np.testing.assert_allclose(got, want, atol=0.05 * float(np.abs(want).max()))
