@@ -4,13 +4,12 @@ Owns: `calibration_models(seed, count)`: a deterministic sequence of (name, onnx
 mixed so that one budget covers the kernels real models spend their time in (and "rnn", recurrent.py's):
 - "cnn": a chain of convolution blocks (dense k×k, pointwise, depthwise, grouped; strides 1 and 2; BN, ReLU,
   Clip, HardSwish, Sigmoid, since round 19 PRelu after a dense convolution; inverted residuals with squeeze-excite;
-  pools; residual adds; resize+concat) on maps of
-  14² to 768²; one in four lists its weights as graph inputs too, as older exporters did;
+  pools; residual adds; resize+concat) on maps of 14² to 768²; one in four lists its weights as graph inputs too;
 - "transformer": layers of LayerNorm, weight and activation MatMuls, Softmax, GELU (the Erf form onnxruntime
   fuses), transposes and reshapes, at several sequence lengths and widths;
 - "misc": independent single ops on their own inputs (elementwise, copies, scatters, reductions, pools, LSTM / GRU,
-  ConvTranspose, STFT) at random shapes; since round 16 its Einsums are drawn and dropped (the other ops stay as
-  they were) and measured in the head models instead;
+  ConvTranspose, STFT) at random shapes; its Einsums drawn and dropped since round 16 (measured in the head models);
+  since round 22 a projection whose input another node reads too (projections.py: int8's per-channel dequantising);
 - "tiny": one to three ops on a few hundred elements, whose run is a few µs: they pin the per-run overhead;
 - "act": activations and elementwise blocks written out as exporters write them (HardSwish as Add, Clip, Div,
   Mul; squeeze-excite gates; a batch norm as Mul and Add), chained on one feature map between depthwise
@@ -45,6 +44,7 @@ import numpy as np
 
 from .einsums import einsum_op
 from .heads import head
+from .projections import projection_op
 from .recurrent import recurrent
 from .resamples import conv_transpose_op, resize_op
 from .scatters import gather_pow_op, scatter_op
@@ -484,9 +484,10 @@ def _misc(g: _G) -> None:
             g.output(out, [seq, dirs, 1, hid])
         else:
             conv_transpose_op(g, MAX_FLOPS)
-    # after the drawn kinds, so that their draws stay as they were: a Gather along an inner axis or a general Pow
+    # after the drawn kinds, so that their draws stay as they were: an inner Gather or a general Pow, a projection
     gather_pow_op(g, "gather" if rng.random() < 0.5 else "pow",
                   [1, _ch(rng, 4, 256), *[int(rng.choice([7, 14, 28, 56, 112]))] * 2])
+    projection_op(g)
 
 
 def _tiny(g: _G) -> None:

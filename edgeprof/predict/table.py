@@ -37,8 +37,9 @@ __all__ = ["SCHEMA_VERSION", "READING", "TableKey", "MeasuredKernel", "Calibrati
 # it fails when the reading changes and READING does not. 2 (round 20): shapes past onnxruntime's quantised contrib
 # ops read, not guessed (QLinearConcat's inputs, a channels_last attribute, a Reshape's stored target), which moves
 # int8 kernels' FLOPs; the generated fp32 models read as in 1. 3 (round 20, after its run): a Gather along an inner
-# axis is "Gather/inner" with its blocks as spans, a Pow that calls pow() "Pow/general"
-READING = 3
+# axis is "Gather/inner" with its blocks as spans, a Pow that calls pow() "Pow/general". 4 (round 22): a per-axis
+# DequantizeLinear over rows shorter than 32 elements is "DequantizeLinear/rows" with its rows as spans (int8 graphs)
+READING = 4
 
 # 2: the speed probe (CalibrationTable.probe) and each model's time in the calibration (CalibrationModel.at_s);
 # a version-1 table has neither and loads as before

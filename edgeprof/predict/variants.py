@@ -4,7 +4,8 @@ paths runs it, read from its node and shapes alone (onnxruntime's CPU provider; 
 Owns: convolutions (depthwise, grouped, pointwise, dense k×k, and a few output channels; the channel alignment
 onnxruntime's blocked kernels need; 1-D ones apart, and 1-D pools), matmuls (against weights or two activations),
 reductions (over the innermost axes or strided ones), Transposes (the path onnxruntime's Transpose::Compute takes),
-binary elementwise ops broadcast by rows and Softmaxes over narrow rows (`row_spans`), the im2col-and-GEMM calls of
+binary elementwise ops broadcast by rows, Softmaxes over narrow rows and per-axis DequantizeLinears
+over short rows (`row_spans`), the im2col-and-GEMM calls of
 an unblocked grouped convolution (`group_calls`) and Fourier transforms (a power-of-2 length or not). Does not own:
 reading the graph or its shapes (graph.py), the cost models keyed by it (fit.py, cost.py).
 """
@@ -143,17 +144,44 @@ def group_calls(node: Any, shapes: Mapping[str, tuple[int, ...]], variant: str, 
     return float(shapes[node.input[0]][0] * group)
 
 
+DQ_ROWS_BELOW = 32  # a per-axis DequantizeLinear whose axis has fewer elements inside it costs per row (_dq_rows)
+
+
+def _dq_rows(node: Any, shape: Mapping[str, tuple[int, ...]]) -> float:
+    """The inner loops of a per-axis DequantizeLinear whose rows (the elements inside its axis) hold fewer than
+    DQ_ROWS_BELOW: onnxruntime 1.32's CPU kernel (quantize_linear.cc, DequantizeLinearApply) walks the dims before
+    the axis and the axis, loading that row's scale and zero point, then the row's elements: a weight quantised per
+    output channel of a MatMul ([K, N], axis 1) is a row of one element each, 1.7 ns an element here against 0.13
+    for per-tensor or axis 0 (a [256, 2048] weight: 0.89 ms against 0.07). A QDQ graph keeps such a DequantizeLinear
+    at run time wherever onnxruntime does not fuse the MatMul (its activation read by more than one node: a
+    transformer's projections; muggle-speech's decoder step at int8, round 22: 42 of them, 11.5 ms profiled, priced
+    0.9 ms by bytes). 0 for per-tensor, blocked (a scale of rank > 1) or rows of DQ_ROWS_BELOW or more."""
+    if node.op_type != "DequantizeLinear" or len(node.input) < 2:
+        return 0.0
+    x, scale = shape.get(node.input[0]), shape.get(node.input[1])
+    if not x or scale is None or len(scale) != 1 or scale[0] <= 1:
+        return 0.0
+    from onnx import helper
+
+    axis = next((int(helper.get_attribute_value(a)) for a in node.attribute if a.name == "axis"), 1) % len(x)
+    inside = math.prod(x[axis + 1:])
+    return float(math.prod(x[:axis + 1])) if inside < DQ_ROWS_BELOW else 0.0
+
+
 def row_spans(base: str, node: Any, shape: Mapping[str, tuple[int, ...]], opset: int = 13) -> float:
     """The rows of a Softmax over narrow rows (_softmax_rows, in a graph of default-domain `opset`), or how many
     rows onnxruntime's CPU broadcast loop walks for a binary elementwise op one of whose inputs is a
     vector along the last axis ([C], [1, 1, C]) or a scalar of rank ≤ 1 against a last axis of 1: it runs one
     call per row of the output's last dim, ≈ 8.5 ns each on this x86 host (a [1, 13312, 4] × [4] Mul took 124 µs,
     the same elements × a scalar 9 µs; [n, 1] × [1] 455 µs, × [1, 1] 9 µs: basic_pitch's batch-norm Mul and Add,
-    round 7); 0 when the op runs otherwise, or its rows hold ROWS_BELOW elements or more."""
+    round 7); a per-axis DequantizeLinear's rows (_dq_rows); 0 when the op runs otherwise, or its rows hold
+    ROWS_BELOW elements or more."""
     if base in ("Softmax", "LogSoftmax"):
         return _softmax_rows(node, shape, opset)
     if base == "Gather":
         return _gather_blocks(node, shape)
+    if base == "DequantizeLinear":
+        return _dq_rows(node, shape)
     if base not in _BINARY or len(node.input) != 2 or not node.output or node.output[0] not in shape:
         return 0.0
     out = shape[node.output[0]]
