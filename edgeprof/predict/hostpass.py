@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["run_shapes", "body_shapes", "host_trace", "has_loop", "denormal_weights", "Trace", "DENORMAL_MAX_FILE"]
+__all__ = ["run_shapes", "body_shapes", "host_trace", "denormal_weights", "Trace", "DENORMAL_MAX_FILE"]
 
 
 def _run(model: Any, feeds: Mapping[str, Any], names: list[str]) -> list[tuple[str, Any]] | None:
@@ -173,17 +173,6 @@ def host_trace(path: str | Path, feeds: Mapping[str, Any]) -> Trace | None:
 
 
 ITERATIONS_SUFFIX = "__edgeprof_iterations"
-
-
-def has_loop(path: str | Path) -> bool:
-    """Whether the ONNX file's main graph has a Loop (its weights are not read)."""
-    import onnx
-
-    try:
-        model = onnx.load(str(path), load_external_data=False)
-    except Exception:  # noqa: BLE001 - onnx raises DecodeError, OSError...: graph.kernels says it in one line
-        return False
-    return any(n.op_type == "Loop" for n in model.graph.node)
 
 
 def _count_iterations(model: Any) -> dict[str, str]:

@@ -26,7 +26,7 @@ from ..errors import ConfigError, UserError
 from ..records import RunSpec
 from .fit import Prediction, Predictor, fit
 from .graph import Kernel, host_ort_version, kernels
-from .hostpass import Trace, has_loop, host_trace
+from .hostpass import Trace, host_trace
 from .reread import reading_note
 from .table import CalibrationTable, check_key, default_table_path, load_table, tables_dir
 from .tflite import GRAPH_LEVEL, fp16_weights_note, host_litert_version, tflite_kernels
@@ -116,13 +116,15 @@ def model_graph(model: str, *, batch: int = 1, input_shapes: Mapping[str, tuple[
     content = a.content  # as a measured run's identity says it
     if runtime == "tflite":
         return ModelGraph(tflite_kernels(a.path, threads or 1), dict(plan.shapes), a.source, content, a.precision)
-    # the host run: of a float model for its shapes, If conditions, Loop counts and denormals; of an int8 one (the
-    # quantised file, as deploy runs it) only when its main graph has a Loop, for its counts (a decoder's end token
-    # is the file's own)
-    trace = _trace(a.path, plan) if a.precision == "fp32" or has_loop(a.path) else None
+    # the host run, fed deploy's own inputs: of a float model for its shapes, If conditions, Loop counts and
+    # denormals; of an int8 one (the quantised file, as deploy runs it) for its shapes, conditions and counts (a
+    # decoder's end token is the file's own). Until round 22 an int8 file ran only when it had a Loop, and the shapes
+    # inference does not reach were read from a run on other inputs (graph.run_shapes, fed the constants alone): a
+    # Piper voice's audio, whose length its phoneme ids set, came out half as long as deploy's (-30 %)
+    trace = _trace(a.path, plan)
     fp32 = trace if a.precision == "fp32" else None
-    ks = kernels(a.path, plan.shapes, level, values=plan.fixed(), traced=fp32.shapes if fp32 else None,
-                 observed=fp32.conditions if fp32 else None, iterations=trace.iterations if trace else None)
+    ks = kernels(a.path, plan.shapes, level, values=plan.fixed(), traced=trace.shapes if trace else None,
+                 observed=trace.conditions if trace else None, iterations=trace.iterations if trace else None)
     return ModelGraph(ks, dict(plan.shapes), a.source, content, a.precision, _denormal_line(fp32))
 
 

@@ -394,3 +394,33 @@ def test_a_channels_last_kernels_shape_is_onnxs_rule_on_its_nhwc_dims():
     pool = proxy("MaxPool", None, kernel_shape=[2, 2], strides=[2, 2])
     assert proxy_shapes(pool, nhwc, 17, nhwc=True) == {"y": (1, 10, 15, 8)}
     assert proxy_shapes(pool, {"x": (1, 8, 20, 30)}, 17) == {"y": (1, 8, 10, 15)}
+
+
+def test_an_int8_models_shapes_set_by_its_input_data_are_those_deploys_inputs_give(tmp_path, monkeypatch):
+    """A length set by an input's values (a Piper voice's audio by its phoneme ids and durations): the int8 file is
+    run once on this host fed deploy's own inputs (--input-range here), as the fp32 one is, and its kernels take
+    that run's shapes. Until round 22 an int8 file without a Loop was not run: its shapes past inference came from
+    a run fed the constants alone, and the voice's audio came out half as long (-30 %)."""
+    monkeypatch.setenv("EDGEPROF_CACHE", str(tmp_path / "cache"))
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, 8])
+    reps = helper.make_tensor_value_info("reps", TensorProto.INT64, [4])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+    inits = [numpy_helper.from_array(np.array([1], np.int64), "one"),
+             numpy_helper.from_array((np.random.default_rng(0).standard_normal((8, 16)) * 0.3).astype(np.float32), "w")]
+    nodes = [helper.make_node("ReduceSum", ["reps"], ["s"], keepdims=1),  # the frames: the sum of the input's values
+             helper.make_node("Concat", ["one", "s", "one"], ["tiles"], axis=0),
+             helper.make_node("Tile", ["x", "tiles"], ["frames"]),
+             helper.make_node("MatMul", ["frames", "w"], ["h"], name="proj"),
+             helper.make_node("Relu", ["h"], ["y"])]
+    m = helper.make_model(helper.make_graph(nodes, "g", [x, reps], [y], inits),
+                          opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    onnx.save(m, str(tmp_path / "frames.onnx"))
+    ranges = {"reps": (5.0, 6.0)}  # every value 5: 20 frames
+    fp32 = model_graph(str(tmp_path / "frames.onnx"), input_ranges=ranges)
+    int8 = model_graph(str(tmp_path / "frames.onnx"), precision="int8", input_ranges=ranges)
+    assert int8.precision == "int8"
+    want = 2 * 20 * 8 * 16
+    assert [k.flops for k in fp32.kernels if k.family.startswith("matmul")] == [want]
+    (proj,) = [k for k in int8.kernels if k.family.startswith("matmul")]
+    assert "@" in proj.key and proj.flops == pytest.approx(want, rel=0.1), (proj.key, proj.flops)
