@@ -403,7 +403,8 @@ def _measure_all(session: DeviceSession, *, threads: int, budget_s: float, cache
         # time it takes is inside this model's time, so the budget counts it) and its kernels are read from the
         # quantised file the run names
         one(str(path), name, "kernels", path if precision == "fp32" else None)
-        dyn = _dynamic_copy(path, proto) if precision == "int8" and _ships_dynamic(name, i) and room() else None
+        dyn = _dynamic_copy(path, proto, name.endswith("-transformer")) \
+            if precision == "int8" and _ships_dynamic(name, i) and room() else None
         if dyn is not None:  # deploy runs it as given: its DynamicQuantizeLSTM, ConvInteger, integer matmuls
             one(str(dyn), f"{name}-dyn", "kernels", dyn)
     if key is None:
@@ -420,20 +421,24 @@ def _measure_all(session: DeviceSession, *, threads: int, budget_s: float, cache
 
 def _ships_dynamic(name: str, i: int) -> bool:
     """Whether an int8 calibration also measures generated model `name` (the i-th) dynamically quantised: every
-    recurrent network (round 13), every 1-D CNN and one 2-D CNN chain in three (round 14)."""
-    return name.endswith(("-rnn", "-cnn1d")) or (name.endswith("-cnn") and i % 3 == 0)
+    recurrent network (round 13), every 1-D CNN and one 2-D CNN chain in three (round 14), every transformer (round
+    22: the integer matmuls of the other kinds are heads of at most 8 MFLOP, and a law fitted on them stays flat
+    past them: hibari-tts's 77 DynamicQuantizeMatMuls of ~100 MFLOP, shipped int8, were priced 29 µs each, a
+    quarter of their time)."""
+    return name.endswith(("-rnn", "-cnn1d", "-transformer")) or (name.endswith("-cnn") and i % 3 == 0)
 
 
-def _dynamic_copy(path: Path, proto: Any) -> Path | None:
-    """A generated model with LSTMs or convolutions, dynamically quantised as files are shipped int8 (onnxruntime's
-    quantize_dynamic: DynamicQuantizeLSTM, ConvInteger behind DynamicQuantizeLinear, integer matmuls; int8 weights,
-    activations quantised at run time), beside it; None for one with neither (onnxruntime's dynamic quantiser leaves
-    a GRU float). Static quantisation, which deploy's int8 applies, leaves recurrent layers float and writes
+def _dynamic_copy(path: Path, proto: Any, matmuls: bool = False) -> Path | None:
+    """A generated model with LSTMs or convolutions (or matmuls), dynamically quantised as files are shipped int8
+    (onnxruntime's quantize_dynamic: DynamicQuantizeLSTM, ConvInteger behind DynamicQuantizeLinear, integer
+    matmuls; int8 weights, activations quantised at run time), beside it; None for one with none of them (onnxruntime's dynamic quantiser
+    leaves a GRU float). Static quantisation, which deploy's int8 applies, leaves recurrent layers float and writes
     QLinearConv, so no int8 table had measured either: dksplit's three LSTMs were priced by the float LSTMs' model
     at 3.4× their time (round 13), khmercut's five ConvInteger by QLinearConv's family at a quarter of theirs (round
-    14). `proto`: the model at `path`, as generated."""
+    14). `proto`: the model at `path`, as generated; `matmuls`: one whose matmuls alone are reason enough (a
+    transformer's: _ships_dynamic)."""
     ops = [op for op in ("LSTM", "Conv") if any(n.op_type == op for n in proto.graph.node)]
-    if not ops:
+    if not ops and not (matmuls and any(n.op_type == "MatMul" for n in proto.graph.node)):
         return None
     out = path.with_name(path.stem + "-dyn.onnx")
     if not out.exists():

@@ -70,3 +70,28 @@ def test_the_int8_calibration_measures_convolutions_as_dynamic_quantisation_ship
     # had shared (a QLinearConv past its key's samples must not be priced by ConvInteger samples, nor the reverse)
     assert convs and all(k.key.startswith("ConvInteger/1d/") and k.family == "convinteger/1d@uint8" for k in convs)
     assert all(k.flops > 0 for k in convs)
+
+
+def test_the_int8_calibration_measures_a_transformers_matmuls_as_dynamic_quantisation_ships_them(tmp_path):
+    """Round 22: the dynamically quantised copies of the recurrent networks and CNNs hold integer matmuls of heads
+    only (at most 8 MFLOP in round 21's table), and a key fitted on them stays flat past them: hibari-tts's 77
+    DynamicQuantizeMatMuls of ~100 MFLOP (a transformer-style decoder shipped int8) were priced a quarter of their
+    time. Every transformer is now also measured dynamically quantised: its projections and feed-forward layers are
+    DynamicQuantizeMatMul and MatMulIntegerToFloat kernels of their own keys, up to the transformer's sizes."""
+    from edgeprof.predict.calibrate import _ships_dynamic
+
+    picked = [name for i, (name, _) in enumerate(calibration_models(seed=0, count=22)) if _ships_dynamic(name, i)]
+    assert sum(name.endswith("-transformer") for name in picked) == 4  # every one of the kinds' order twice
+    name, m = next((n, m) for n, m in calibration_models(seed=0, count=11) if n.endswith("-transformer"))
+    path = tmp_path / f"{name}.onnx"
+    onnx.save(m, str(path))
+    assert _dynamic_copy(path, m) is None  # its matmuls alone are reason enough only when asked (a transformer)
+    q = _dynamic_copy(path, m, matmuls=True)
+    assert q is not None
+    given = onnx_given_precision(q)
+    assert given is not None and given[0] == "int8" and given[1].startswith("dynamic")
+    integer = [k for k in kernels(q, {}, "all") if k.op in ("DynamicQuantizeMatMul", "MatMulIntegerToFloat")]
+    float_matmuls = sorted(k.flops for k in kernels(path, {}, "all") if k.key.startswith(("MatMul/w", "Gemm/w",
+                                                                                          "FusedMatMul/w")))
+    assert {k.op for k in integer} == {"DynamicQuantizeMatMul", "MatMulIntegerToFloat"}
+    assert max(k.flops for k in integer) >= 0.9 * max(float_matmuls) > 8e6  # past round 21's largest sample
