@@ -551,7 +551,8 @@ class _Walker:
         base_key = op if node.domain in ("", "ai.onnx", "com.microsoft") else f"{node.domain}.{op}"
         key = f"{base_key}/{variant}" if variant else base_key
         family = _FAMILY.get(op, _FAMILY.get(base, base_key))
-        if variant and family in ("conv", "convinteger", "matmul", "reduce", "binary", "pool", "fft"):
+        if variant and family in ("conv", "convinteger", "matmul", "reduce", "binary", "pool", "fft",
+                                  "DequantizeLinear"):
             family = f"{family}/{variant.split('/')[0]}"  # the family leaves out the channel alignment
         wi = _weight_input(op)
         spans = row_spans(base, node, shapes, self.opsets.get("", 0)) if variant in ("rows", "inner") else \

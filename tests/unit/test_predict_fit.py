@@ -576,3 +576,32 @@ def test_an_op_the_table_never_measured_priced_by_its_familys_model_is_said_to_b
     assert any("ops the table never measured, priced by the model of their family's other ops: FusedConv ×2 "
                "(as conv/kxk)" in w for w in pred.warnings)
     assert not any("never measured, priced" in w for w in p.predict([known]).warnings)  # its own op: no word
+
+
+def test_a_matmul_key_fitted_on_overhead_bound_samples_is_not_left_flat_past_them():
+    """Round 22: an int8 table's DynamicQuantizeMatMul samples were heads of 0.3 k to 8 MFLOP whose time is mostly a
+    fixed cost (5-40 µs): the power law barely grows, and a law that barely grows stayed flat past the samples, so
+    hibari-tts's ~100 MFLOP matmuls were priced at 37 µs. Past the samples in FLOPs a convolution or matmul runs no
+    faster than they did (their FLOP rate at the 90th percentile over the largest third); another op's law (its
+    FLOPs stand for little) still stays flat."""
+    from edgeprof.predict.cost import _fit_cost
+
+    rng = np.random.default_rng(5)
+    flops = np.exp(rng.uniform(np.log(3e2), np.log(8e6), 30))
+
+    def kernel(key, family, f, i):
+        return Kernel(name=f"m{i}", op=key.split("/")[0], key=key, family=family, dtype="float32", flops=float(f),
+                      bytes=float(f) / 4.0, out_elems=1.0)
+
+    def samples(key, family):  # 20 µs and a little more with size: a law of exponent ~0.1
+        return [(kernel(key, family, f, i), 20.0 * (f / 3e2) ** 0.05) for i, f in enumerate(flops)]
+
+    mm = _fit_cost(samples("DynamicQuantizeMatMul/w", "matmul/w"))
+    assert mm.coef[1] + mm.coef[2] < 0.2  # the law barely grows: flat past the samples, until round 22
+    top_rate = max(f / us for f, us in ((k.flops, us) for k, us in samples("x", "x")))
+    big = kernel("DynamicQuantizeMatMul/w", "matmul/w", 1e8, 99)
+    assert mm(big) >= 1e8 / top_rate * 0.999  # no faster than the samples ran
+    assert mm(big) > 10 * mm(kernel("DynamicQuantizeMatMul/w", "matmul/w", 8e6, 98))
+    other = _fit_cost(samples("ReduceL2/last", "reduce/last"))
+    assert other(kernel("ReduceL2/last", "reduce/last", 1e8, 99)) < 2 * other(kernel("ReduceL2/last", "reduce/last",
+                                                                                      8e6, 98))
