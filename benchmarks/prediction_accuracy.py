@@ -124,8 +124,9 @@ The splits (SPLITS below; the corpus file says which file is in which: scripts/m
   benchmarks/results/round-21), so from round 22 on it is reported as seen; it is measured only when named (--split
   held-out-20).
 - held-out-21: round 22's fresh set, chosen the same way, at most 3 files a family (UniSim's RETSim text embedder,
-  meter-digits-recognizer's digit CNN): to be predicted and measured once, after round 22's freeze. It is measured
-  ONLY when asked for by name (--split held-out-21, or --split all).
+  meter-digits-recognizer's digit CNN; float32 TFLite: pharmpy's influential-individuals MLP): to be predicted and
+  measured once, after round 22's freeze. It is measured ONLY when asked for by name (--split held-out-21, or --split
+  all).
 - op test: the ONNX node-test files of the corpus (a single op each), reported apart.
 The default is every split but held-out-2 to held-out-21. Prints, per configuration and split and per configuration,
 split and family: the share within ±10 % and ±25 %, the median and worst |error|, how often the measured p50 fell
@@ -403,7 +404,8 @@ FAMILY = {"silero": "Silero VAD (LSTM in If)", "ppocr": "PaddleOCR (CNN)", "PP-O
           "piper_": "Piper VITS text-to-speech voice (stochastic durations, flow, HiFi-GAN decoder)",
           # held-out-21 (issue 37, round 22): at most 3 files a family; no key is inside an older file's name
           "unisim_retsim": "UniSim RETSim text embedder (RETVec bits, gated attention units)",
-          "meter_digits_recognizer": "meter-digits-recognizer digit CNN (pairs of 3x3 Conv, static batch of 11)"}
+          "meter_digits_recognizer": "meter-digits-recognizer digit CNN (pairs of 3x3 Conv, static batch of 11)",
+          "pharmpy_": "pharmpy influential-individuals regressor (normalised MLP, float32 TFLite)"}
 
 
 def _corpus() -> Any:

