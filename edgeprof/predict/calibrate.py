@@ -403,7 +403,8 @@ def _measure_all(session: DeviceSession, *, threads: int, budget_s: float, cache
         # time it takes is inside this model's time, so the budget counts it) and its kernels are read from the
         # quantised file the run names
         one(str(path), name, "kernels", path if precision == "fp32" else None)
-        dyn = _dynamic_copy(path, proto, name.endswith("-transformer")) \
+        transformer = name.endswith("-transformer")
+        dyn = _dynamic_copy(path, proto, transformer, u8=transformer and i % 3 == 0) \
             if precision == "int8" and _ships_dynamic(name, i) and room() else None
         if dyn is not None:  # deploy runs it as given: its DynamicQuantizeLSTM, ConvInteger, integer matmuls
             one(str(dyn), f"{name}-dyn", "kernels", dyn)
@@ -428,7 +429,7 @@ def _ships_dynamic(name: str, i: int) -> bool:
     return name.endswith(("-rnn", "-cnn1d", "-transformer")) or (name.endswith("-cnn") and i % 3 == 0)
 
 
-def _dynamic_copy(path: Path, proto: Any, matmuls: bool = False) -> Path | None:
+def _dynamic_copy(path: Path, proto: Any, matmuls: bool = False, u8: bool = False) -> Path | None:
     """A generated model with LSTMs or convolutions (or matmuls), dynamically quantised as files are shipped int8
     (onnxruntime's quantize_dynamic: DynamicQuantizeLSTM, ConvInteger behind DynamicQuantizeLinear, integer
     matmuls; int8 weights, activations quantised at run time), beside it; None for one with none of them (onnxruntime's dynamic quantiser
@@ -436,11 +437,12 @@ def _dynamic_copy(path: Path, proto: Any, matmuls: bool = False) -> Path | None:
     QLinearConv, so no int8 table had measured either: dksplit's three LSTMs were priced by the float LSTMs' model
     at 3.4× their time (round 13), khmercut's five ConvInteger by QLinearConv's family at a quarter of theirs (round
     14). `proto`: the model at `path`, as generated; `matmuls`: one whose matmuls alone are reason enough (a
-    transformer's: _ships_dynamic)."""
+    transformer's: _ships_dynamic); `u8`: its weights uint8, quantize_dynamic's old default, which onnxruntime
+    multiplies with a slower kernel than int8 ones (variants.py; one transformer in three)."""
     ops = [op for op in ("LSTM", "Conv") if any(n.op_type == op for n in proto.graph.node)]
     if not ops and not (matmuls and any(n.op_type == "MatMul" for n in proto.graph.node)):
         return None
-    out = path.with_name(path.stem + "-dyn.onnx")
+    out = path.with_name(path.stem + ("-dynu8.onnx" if u8 else "-dyn.onnx"))
     if not out.exists():
         from onnxruntime.quantization import QuantType, quantize_dynamic
 
@@ -448,7 +450,7 @@ def _dynamic_copy(path: Path, proto: Any, matmuls: bool = False) -> Path | None:
         logging.disable(logging.WARNING)  # its advice to pre-process, on the root logger, would cut the progress bar
         try:
             quantize_dynamic(str(path), str(tmp), op_types_to_quantize=[*ops, "MatMul"],
-                             weight_type=QuantType.QInt8)
+                             weight_type=QuantType.QUInt8 if u8 else QuantType.QInt8)
         finally:
             logging.disable(logging.NOTSET)
         tmp.replace(out)

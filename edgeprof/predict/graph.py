@@ -42,7 +42,7 @@ from .hostpass import body_shapes, run_shapes
 from .shapes import dtypes_of, graphs, proxy_shapes, shapes_of, static_shapes
 from .taps import conv_taps
 from .trees import ML_FAMILY, ml_work
-from .variants import group_calls, loop_invariant, row_spans, variant
+from .variants import group_calls, loop_invariant, row_spans, variant, variant_family
 
 __all__ = ["Kernel", "kernels", "host_ort_version", "profile_key", "stands_for", "HOST_LEVELS", "CONTROL_OPS",
            "MAX_KERNELS", "DTYPE_BYTES"]
@@ -110,6 +110,8 @@ _FAMILY = {
     "InstanceNormalization": "norm", "BatchNormalization": "norm", "GroupNormalization": "norm",
     "Softmax": "norm", "LogSoftmax": "norm",
     "MatMul": "matmul", "FusedMatMul": "matmul", "Gemm": "matmul", "FusedGemm": "matmul",
+    # activations quantised at run time (round 22: pnm's ran at a third of the QGemms of the family they had shared)
+    "MatMulInteger": "matmulinteger", "MatMulIntegerToFloat": "matmulinteger", "DynamicQuantizeMatMul": "matmulinteger",
     "Conv": "conv", "FusedConv": "conv", "ConvTranspose": "conv", "ConvInteger": "convinteger",  # ≈ 4× QLinearConv's
     "LSTM": "rnn", "GRU": "rnn", "RNN": "rnn",
     "Einsum": "einsum",  # its own: a fixed cost per call that neither a MatMul's FLOPs nor a copy's bytes show
@@ -550,10 +552,7 @@ class _Walker:
         variant = _variant(op, node, shapes, self.inits | warm, self.init_protos, self.opsets.get("", 0))
         base_key = op if node.domain in ("", "ai.onnx", "com.microsoft") else f"{node.domain}.{op}"
         key = f"{base_key}/{variant}" if variant else base_key
-        family = _FAMILY.get(op, _FAMILY.get(base, base_key))
-        if variant and family in ("conv", "convinteger", "matmul", "reduce", "binary", "pool", "fft",
-                                  "DequantizeLinear"):
-            family = f"{family}/{variant.split('/')[0]}"  # the family leaves out the channel alignment
+        family = variant_family(_FAMILY.get(op, _FAMILY.get(base, base_key)), variant)
         wi = _weight_input(op)
         spans = row_spans(base, node, shapes, self.opsets.get("", 0)) if variant in ("rows", "inner") else \
             group_calls(node, shapes, variant, True)

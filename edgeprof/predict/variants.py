@@ -2,7 +2,8 @@
 paths runs it, read from its node and shapes alone (onnxruntime's CPU provider; tflite.py has LiteRT's own).
 
 Owns: convolutions (depthwise, grouped, pointwise, dense k×k, and a few output channels; the channel alignment
-onnxruntime's blocked kernels need; 1-D ones apart, and 1-D pools), matmuls (against weights or two activations),
+onnxruntime's blocked kernels need; 1-D ones apart, and 1-D pools), matmuls (against weights, uint8 ones apart, or two
+activations),
 reductions (over the innermost axes or strided ones), Transposes (the path onnxruntime's Transpose::Compute takes),
 binary elementwise ops broadcast by rows, Softmaxes over narrow rows and per-axis DequantizeLinears
 over short rows (`row_spans`), the im2col-and-GEMM calls of
@@ -16,8 +17,9 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["variant", "row_spans", "group_calls", "ROWS_BELOW"]
+__all__ = ["variant", "variant_family", "row_spans", "group_calls", "ROWS_BELOW"]
 
+_INTEGER_MATMULS = frozenset({"MatMulInteger", "MatMulIntegerToFloat", "DynamicQuantizeMatMul"})
 _REDUCES = frozenset({"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceL2", "ReduceProd",
                       "ReduceSumSquare", "ReduceLogSumExp"})
 
@@ -232,7 +234,13 @@ def variant(base: str, wi: int, node: Any, shape: Mapping[str, tuple[int, ...]],
     if base in _POOLS and node.input and len(shape.get(node.input[0], ())) == 3:
         return "1d"  # onnxruntime's 1-D pools: ≈ 2.5× a 2-D pool's price per byte here (round 8's cnn1d models)
     if base in ("MatMul", "Gemm"):
-        return "w" if 0 <= wi < len(node.input) and node.input[wi] in inits else "a"
+        if not (0 <= wi < len(node.input) and node.input[wi] in inits):
+            return "a"
+        weight = (consts or {}).get(node.input[wi])
+        # an integer matmul on uint8 weights (quantize_dynamic's old default): MLAS's u8u8 kernel, without the
+        # u8s8 one's byte multiply-adds, ran pnm's decoder at 123 GFLOP/s where int8 weights ran 400 (round 22)
+        u8 = node.op_type in _INTEGER_MATMULS and getattr(weight, "data_type", 0) == 2  # onnx.TensorProto.UINT8
+        return "w/u8" if u8 else "w"
     if base == "Einsum":  # against a constant weight (a grouped linear) or between activations (attention scores,
         # batched products): onnxruntime pre-transposes a constant once; one table's key of both at once priced
         # Hush's µs-sized grouped linears at 3–7× their time and a U-Net's attention at 1–2× (round 12)
@@ -267,6 +275,19 @@ def variant(base: str, wi: int, node: Any, shape: Mapping[str, tuple[int, ...]],
     if row_spans(base, node, shape, opset):
         return "rows"
     return ""
+
+
+_VARIANT_FAMILIES = frozenset({"conv", "convinteger", "matmul", "matmulinteger", "reduce", "binary", "pool", "fft",
+                               "DequantizeLinear"})
+
+
+def variant_family(family: str, variant: str) -> str:
+    """A kernel's family (graph.Kernel.family, before its 8-bit dtype) from its op's family and its variant: the
+    variant's first part for the families whose code paths differ by it (a depthwise convolution is not a dense
+    one), not the channel alignment; an integer matmul's whole variant (its uint8 weights run another kernel)."""
+    if not variant or family not in _VARIANT_FAMILIES:
+        return family
+    return f"{family}/{variant if family == 'matmulinteger' else variant.split('/')[0]}"
 
 
 # ops whose output differs from step to step though their inputs do not
