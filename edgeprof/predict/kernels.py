@@ -28,9 +28,8 @@ mixed so that one budget covers the kernels real models spend their time in (and
 `probe_model()`: the speed probe calibrate.py times between the models (a fixed small network: a dense
 convolution, two depthwise-pointwise blocks with a residual add, a pool and two Gemms; ≈ 120 MFLOP, about a
 millisecond at one thread here): compute-bound and memory-bound kernels both, so a board slowed by its clocks or by
-its memory shows in it.
-Chains, not isolated ops, so onnxruntime fuses and lays out as in real models. FLOPs per model are bounded
-(MAX_FLOPS) so a model's timed loop stays short on a 2-core board.
+its memory shows in it. Chains, not isolated ops, so onnxruntime fuses and lays out as in real models. FLOPs per
+model are bounded (MAX_FLOPS) so a model's timed loop stays short on a 2-core board.
 Does not own: measuring them (calibrate.py).
 """
 
