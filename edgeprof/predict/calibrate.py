@@ -432,13 +432,14 @@ def _ships_dynamic(name: str, i: int) -> bool:
 def _dynamic_copy(path: Path, proto: Any, matmuls: bool = False, u8: bool = False) -> Path | None:
     """A generated model with LSTMs or convolutions (or matmuls), dynamically quantised as files are shipped int8
     (onnxruntime's quantize_dynamic: DynamicQuantizeLSTM, ConvInteger behind DynamicQuantizeLinear, integer
-    matmuls; int8 weights, activations quantised at run time), beside it; None for one with none of them (onnxruntime's dynamic quantiser
-    leaves a GRU float). Static quantisation, which deploy's int8 applies, leaves recurrent layers float and writes
-    QLinearConv, so no int8 table had measured either: dksplit's three LSTMs were priced by the float LSTMs' model
-    at 3.4× their time (round 13), khmercut's five ConvInteger by QLinearConv's family at a quarter of theirs (round
-    14). `proto`: the model at `path`, as generated; `matmuls`: one whose matmuls alone are reason enough (a
-    transformer's: _ships_dynamic); `u8`: its weights uint8, quantize_dynamic's old default, which onnxruntime
-    multiplies with a slower kernel than int8 ones (variants.py; one transformer in three)."""
+    matmuls; int8 weights, activations quantised at run time), beside it; None for one with none of them
+    (onnxruntime's dynamic quantiser leaves a GRU float). Static quantisation, which deploy's int8 applies, leaves
+    recurrent layers float and writes QLinearConv, so no int8 table had measured either: dksplit's three LSTMs were
+    priced by the float LSTMs' model at 3.4× their time (round 13), khmercut's five ConvInteger by QLinearConv's
+    family at a quarter of theirs (round 14). `proto`: the model at `path`, as generated; `matmuls`: one whose
+    matmuls alone are reason enough (a transformer's: _ships_dynamic); `u8`: its weights uint8, quantize_dynamic's
+    old default, which onnxruntime multiplies with a slower kernel than int8 ones (variants.py; one transformer in
+    three)."""
     ops = [op for op in ("LSTM", "Conv") if any(n.op_type == op for n in proto.graph.node)]
     if not ops and not (matmuls and any(n.op_type == "MatMul" for n in proto.graph.node)):
         return None

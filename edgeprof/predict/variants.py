@@ -2,13 +2,13 @@
 paths runs it, read from its node and shapes alone (onnxruntime's CPU provider; tflite.py has LiteRT's own).
 
 Owns: convolutions (depthwise, grouped, pointwise, dense k×k, and a few output channels; the channel alignment
-onnxruntime's blocked kernels need; 1-D ones apart, and 1-D pools), matmuls (against weights, uint8 ones apart, or two
-activations),
-reductions (over the innermost axes or strided ones), Transposes (the path onnxruntime's Transpose::Compute takes),
-binary elementwise ops broadcast by rows, Softmaxes over narrow rows and per-axis DequantizeLinears
-over short rows (`row_spans`), the im2col-and-GEMM calls of
-an unblocked grouped convolution (`group_calls`) and Fourier transforms (a power-of-2 length or not). Does not own:
-reading the graph or its shapes (graph.py), the cost models keyed by it (fit.py, cost.py).
+onnxruntime's blocked kernels need; 1-D ones apart, and 1-D pools), matmuls (against weights, an integer one's uint8
+weights apart, or two activations), reductions (over the innermost axes or strided ones), Transposes (the path
+onnxruntime's Transpose::Compute takes), binary elementwise ops broadcast by rows, Softmaxes over narrow rows and
+per-axis DequantizeLinears over short rows (`row_spans`), the im2col-and-GEMM calls of an unblocked grouped
+convolution (`group_calls`), Fourier transforms (a power-of-2 length or not) and the family each variant makes
+(`variant_family`). Does not own: reading the graph or its shapes (graph.py), the cost models keyed by it (fit.py,
+cost.py).
 """
 
 from __future__ import annotations
