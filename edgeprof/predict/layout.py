@@ -15,7 +15,8 @@ onnxruntime saves its own "all" graph once more, and each kernel of the "extende
 - `reorder_bytes`: the bytes the "all" level's reorders at its output or input move (read and write of the
   tensor), which fit.py's model level costs.
 A host whose "all" graph holds no node of the NCHWc domain marks nothing (layout ""), and fit.py keeps one rate
-per key, as before. The marks are this host's: a board whose NCHWc block differs (AVX2's 8 channels, AVX-512's 16)
+per key, as before. Apart from the marks, an 8-bit MaxPool the "all" graph runs channels-last (NhwcMaxPool) is keyed
+"MaxPool/nhwc" (`_channels_last_pools`, round 22). The marks are this host's: a board whose NCHWc block differs (AVX2's 8 channels, AVX-512's 16)
 fuses around a few other convolutions; an ARM board fuses none of them, which its table's rates say.
 Does not own: the "extended" graph and the kernels (graph.py), the rates (fit.py).
 """
@@ -46,6 +47,10 @@ def mark(path: str | Path, ks: Sequence[Kernel], shapes: Mapping[str, tuple[int,
     except Exception:  # noqa: BLE001 - the graph was read at "extended" already: the marks are an addition
         return list(ks)
     nodes = list(full.graph.node)
+    main = [k for k in ks if not k.branch]
+    by_name = {k.name: k for k in main if k.named}
+    by_output = {o: k for k in main for o in k.outputs}
+    ks = _channels_last_pools(ks, nodes, by_name, by_output)
     if not any(n.domain == NCHWC_DOMAIN for n in nodes):
         return list(ks)
     main = [k for k in ks if not k.branch]
@@ -78,3 +83,23 @@ def mark(path: str | Path, ks: Sequence[Kernel], shapes: Mapping[str, tuple[int,
     return [dataclasses.replace(k, layout="kept" if k.name in kept else "fused",
                                 reorder_bytes=reorder.get(k.name, 0.0)) if not k.branch else k for k in ks]
 
+
+
+def _channels_last_pools(ks: Sequence[Kernel], nodes: Sequence[object], by_name: Mapping[str, Kernel],
+                         by_output: Mapping[str, Kernel]) -> Sequence[Kernel]:
+    """`ks` with each 8-bit MaxPool that the "all" graph runs channels-last (the NHWC transformer's NhwcMaxPool,
+    after a QLinearConv it made channels-last) keyed "MaxPool/nhwc" (family "pool/nhwc"): onnxruntime's uint8
+    MaxPool in NCHW (one after a QuantizeLinear, which the transformer leaves as it is) ran 3.5–6 ns a byte here, the
+    channels-last one about 0.1 (round 22: meter-digits-recognizer's three 2×2 pools, 36 µs, priced 546 by the
+    generated CNNs' NCHW ones). Other kernels as they are."""
+    nhwc = {k.name for n in nodes if getattr(n, "op_type", "") == "NhwcMaxPool"
+            for k in [stands_for(getattr(n, "name", ""), by_name, by_output)] if k is not None and k.op == "MaxPool"}
+    if not nhwc:
+        return ks
+    out = []
+    for k in ks:
+        if k.name in nhwc and not k.branch and "@" in k.key:
+            base, dtype = k.key.split("@", 1)  # a 1-D pool's family too: the channels-last kernel is one
+            k = dataclasses.replace(k, key=f"{base}/nhwc@{dtype}", family=f"pool/nhwc@{dtype}")
+        out.append(k)
+    return out

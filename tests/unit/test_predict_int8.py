@@ -424,3 +424,31 @@ def test_an_int8_models_shapes_set_by_its_input_data_are_those_deploys_inputs_gi
     assert [k.flops for k in fp32.kernels if k.family.startswith("matmul")] == [want]
     (proj,) = [k for k in int8.kernels if k.family.startswith("matmul")]
     assert "@" in proj.key and proj.flops == pytest.approx(want, rel=0.1), (proj.key, proj.flops)
+
+
+def test_an_int8_maxpool_onnxruntime_runs_channels_last_is_a_key_of_its_own(tmp_path, monkeypatch):
+    """Round 22: onnxruntime's NHWC transformer runs an 8-bit MaxPool after a QLinearConv it made channels-last as
+    NhwcMaxPool (about 0.1 ns a byte here) and leaves one after a QuantizeLinear in NCHW (3.5-6 ns a byte); both read
+    as MaxPool at "extended", and the meter-digit CNN's pools were priced 15x their time by the generated CNNs' NCHW
+    ones. Read from this host's own "all" graph of the quantised file, the first is "MaxPool/nhwc@uint8"."""
+    monkeypatch.setenv("EDGEPROF_CACHE", str(tmp_path / "cache"))
+    rng = np.random.default_rng(3)
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 16, 16, 16])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+    inits = [numpy_helper.from_array((rng.standard_normal((32, 16, 3, 3)) * 0.1).astype(np.float32), "w1"),
+             numpy_helper.from_array((rng.standard_normal((32, 32, 3, 3)) * 0.1).astype(np.float32), "w2")]
+    nodes = [helper.make_node("MaxPool", ["x"], ["p0"], kernel_shape=[2, 2], strides=[2, 2], name="first_pool"),
+             helper.make_node("Conv", ["p0", "w1"], ["c1"], pads=[1] * 4, name="c1"),
+             helper.make_node("Relu", ["c1"], ["r1"], name="r1"),
+             helper.make_node("MaxPool", ["r1"], ["p1"], kernel_shape=[2, 2], strides=[2, 2], name="conv_pool"),
+             helper.make_node("Conv", ["p1", "w2"], ["c2"], pads=[1] * 4, name="c2"),
+             helper.make_node("Relu", ["c2"], ["y"], name="r2")]
+    m = helper.make_model(helper.make_graph(nodes, "g", [x], [y], inits), opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    onnx.save(m, str(tmp_path / "pools.onnx"))
+    pools = {k.name: (k.key, k.family) for k in model_graph(str(tmp_path / "pools.onnx"), precision="int8").kernels
+             if k.op == "MaxPool"}
+    assert pools["conv_pool"] == ("MaxPool/nhwc@uint8", "pool/nhwc@uint8"), pools
+    assert pools["first_pool"][0] in ("MaxPool@uint8", "MaxPool"), pools  # NCHW, as the transformer leaves it
+    fp32 = {k.name: k.key for k in model_graph(str(tmp_path / "pools.onnx")).kernels if k.op == "MaxPool"}
+    assert not any("nhwc" in key for key in fp32.values())
