@@ -22,6 +22,7 @@ _OOD_SPAN = 4.0
 _KNN = 7
 _MAX_EXP = 1.0  # µs grows at most linearly in FLOPs and bytes (a bigger kernel is never less efficient)
 _GROWS = 0.2  # a law whose exponents sum to less does not depend on size: not grown past its samples
+COMPUTE = ("conv", "matmul")  # families whose FLOP/s rises with a kernel's size (CostModel, fit.Predictor._cost)
 _RATE_PCT = 90  # past its samples a kernel runs no faster per FLOP or byte than this percentile of its key's
 _RATE_TOP = 1 / 3  # ... samples, per FLOP over their largest third in FLOPs (_rates)
 
@@ -150,7 +151,7 @@ class CostModel:
         if grow > 0.0:
             work = (k.flops if _calls_beside(k) else k.spans or k.flops, k.bytes)
             us = max(us, *(v / r for v, r in zip(work, self.rates, strict=True) if r > 0.0))
-        elif past[0] > 0.0 and k.family.startswith(("conv", "matmul")) and self.rates[0] > 0.0:
+        elif past[0] > 0.0 and k.family.startswith(COMPUTE) and self.rates[0] > 0.0:
             # a convolution's or matmul's law that barely grows, fitted on small samples whose time is their
             # overhead, is not left flat at the edge: past them in FLOPs it runs no faster than they did (round 22:
             # hibari-tts's integer matmuls of ~100 MFLOP at the 37 µs of 8 MFLOP samples, a quarter of their time;

@@ -45,6 +45,7 @@ import numpy as np
 from .cost import (
     _OOD_SPAN,
     CANDIDATES,
+    COMPUTE,
     DEFAULT_OPTIONS,
     RECURRENT,
     CostModel,
@@ -62,7 +63,6 @@ __all__ = ["Predictor", "Prediction", "fit", "FitOptions", "CANDIDATES", "MIN_SA
            "pace_spread"]
 
 MIN_SAMPLES = 6
-_COMPUTE = ("conv", "matmul")  # families whose FLOP/s rises with a kernel's size (Predictor._cost)
 # a table of one-operator models timed whole (LiteRT): each sample is a whole timed loop of that one kernel, not a
 # share of a profiled run, and each costs a model (≈ 5 s), so fewer make a model
 MIN_SAMPLES_WHOLE = 4
@@ -238,7 +238,7 @@ class Predictor:
         # the quickest small kernels' time (their 10th percentile: an ADD of 8 elements): the floor of a kernel that
         # pays no call into a delegate (_cost: LiteRT's own operators)
         self.tiny_us = float(np.percentile(small, 10)) if small else self.small_us
-        compute = [k.flops / us for k, us in samples if k.family.startswith(("conv", "matmul")) and k.flops > 0]
+        compute = [k.flops / us for k, us in samples if k.family.startswith(COMPUTE) and k.flops > 0]
         memory = [k.bytes / us for k, us in samples if k.bytes > 0]
         self.peak_flops_per_us = float(np.percentile(compute, 95)) if compute else 1e3
         self.peak_bytes_per_us = float(np.percentile(memory, 95)) if memory else 1e3
@@ -302,7 +302,7 @@ class Predictor:
             rate = self.presence.get(f"{k.key}|{k.layout}") if self.options.layout and k.layout else None
             us = max(m(k), 0.0)
             own = self.keys.get(k.key)
-            if how == "family" and own is not None and _above(own, k) and not k.family.startswith(_COMPUTE):
+            if how == "family" and own is not None and _above(own, k) and not k.family.startswith(COMPUTE):
                 # the dearer: past its key's samples a kernel may leave the caches they ran in (its family, measured
                 # large, knows that cost) or cost more per element than its family (a Gelu is not a Relu). Not a
                 # convolution's or matmul's: its FLOP/s rises with its size, so its key's small samples grown

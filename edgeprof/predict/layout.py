@@ -16,8 +16,8 @@ onnxruntime saves its own "all" graph once more, and each kernel of the "extende
   tensor), which fit.py's model level costs.
 A host whose "all" graph holds no node of the NCHWc domain marks nothing (layout ""), and fit.py keeps one rate
 per key, as before. Apart from the marks, an 8-bit MaxPool the "all" graph runs channels-last (NhwcMaxPool) is keyed
-"MaxPool/nhwc" (`_channels_last_pools`, round 22). The marks are this host's: a board whose NCHWc block differs (AVX2's 8 channels, AVX-512's 16)
-fuses around a few other convolutions; an ARM board fuses none of them, which its table's rates say.
+"MaxPool/nhwc" (`_channels_last_pools`, round 22). The marks are this host's: a board whose NCHWc block differs
+(AVX2's 8 channels, AVX-512's 16) fuses around a few other convolutions; an ARM board fuses none of them, which its table's rates say.
 Does not own: the "extended" graph and the kernels (graph.py), the rates (fit.py).
 """
 
@@ -27,6 +27,7 @@ import dataclasses
 import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from .graph import DTYPE_BYTES, Kernel, optimised_model, stands_for
 
@@ -50,12 +51,9 @@ def mark(path: str | Path, ks: Sequence[Kernel], shapes: Mapping[str, tuple[int,
     main = [k for k in ks if not k.branch]
     by_name = {k.name: k for k in main if k.named}
     by_output = {o: k for k in main for o in k.outputs}
-    ks = _channels_last_pools(ks, nodes, by_name, by_output)
+    ks = _channels_last_pools(ks, nodes, by_name, by_output)  # names and outputs as they were: the maps still hold
     if not any(n.domain == NCHWC_DOMAIN for n in nodes):
         return list(ks)
-    main = [k for k in ks if not k.branch]
-    by_name = {k.name: k for k in main if k.named}
-    by_output = {o: k for k in main for o in k.outputs}
     unnamed: dict[tuple[str, tuple[str, ...]], list[Kernel]] = {}
     for u in main:
         if not u.named and u.outputs:
@@ -85,15 +83,15 @@ def mark(path: str | Path, ks: Sequence[Kernel], shapes: Mapping[str, tuple[int,
 
 
 
-def _channels_last_pools(ks: Sequence[Kernel], nodes: Sequence[object], by_name: Mapping[str, Kernel],
+def _channels_last_pools(ks: Sequence[Kernel], nodes: Sequence[Any], by_name: Mapping[str, Kernel],
                          by_output: Mapping[str, Kernel]) -> Sequence[Kernel]:
     """`ks` with each 8-bit MaxPool that the "all" graph runs channels-last (the NHWC transformer's NhwcMaxPool,
     after a QLinearConv it made channels-last) keyed "MaxPool/nhwc" (family "pool/nhwc"): onnxruntime's uint8
     MaxPool in NCHW (one after a QuantizeLinear, which the transformer leaves as it is) ran 3.5–6 ns a byte here, the
     channels-last one about 0.1 (round 22: meter-digits-recognizer's three 2×2 pools, 36 µs, priced 546 by the
     generated CNNs' NCHW ones). Other kernels as they are."""
-    nhwc = {k.name for n in nodes if getattr(n, "op_type", "") == "NhwcMaxPool"
-            for k in [stands_for(getattr(n, "name", ""), by_name, by_output)] if k is not None and k.op == "MaxPool"}
+    nhwc = {k.name for n in nodes if n.op_type == "NhwcMaxPool"
+            for k in [stands_for(n.name, by_name, by_output)] if k is not None and k.op == "MaxPool"}
     if not nhwc:
         return ks
     out = []

@@ -212,7 +212,7 @@ def variant(base: str, wi: int, node: Any, shape: Mapping[str, tuple[int, ...]],
     a Softmax over the last axis and one over another (onnxruntime transposes it);
     an STFT or DFT of a power-of-2 length (a radix-2 FFT) and
     of another (Bluestein's: round 10 timed 5-10x the price per frame)."""
-    from onnx import helper
+    from onnx import TensorProto, helper
 
     attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
     if base == "Conv" and 0 <= wi < len(node.input) and len(shape.get(node.input[wi], ())) >= 2:
@@ -239,7 +239,7 @@ def variant(base: str, wi: int, node: Any, shape: Mapping[str, tuple[int, ...]],
         weight = (consts or {}).get(node.input[wi])
         # an integer matmul on uint8 weights (quantize_dynamic's old default): MLAS's u8u8 kernel, without the
         # u8s8 one's byte multiply-adds, ran pnm's decoder at 123 GFLOP/s where int8 weights ran 400 (round 22)
-        u8 = node.op_type in _INTEGER_MATMULS and getattr(weight, "data_type", 0) == 2  # onnx.TensorProto.UINT8
+        u8 = node.op_type in _INTEGER_MATMULS and getattr(weight, "data_type", 0) == TensorProto.UINT8
         return "w/u8" if u8 else "w"
     if base == "Einsum":  # against a constant weight (a grouped linear) or between activations (attention scores,
         # batched products): onnxruntime pre-transposes a constant once; one table's key of both at once priced
