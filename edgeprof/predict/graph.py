@@ -1,26 +1,27 @@
 """An ONNX model → the kernels onnxruntime runs, with the features the cost models use.
 
 Owns: `kernels(path, input_shapes, level)`: onnxruntime on THIS host saves its optimised graph
-(SessionOptions.optimized_model_filepath, CPU provider) at the device's graph level capped at "extended" (the
-"all" level adds the NCHWc layout transform, whose saved graph is specific to this host's CPU; its nodes are named
-"<fused node's output>_nchwc", and a quantised model's NHWC QLinearConv "<node>_token_<n>": both are mapped back
-here, see `profile_key`), and each node becomes a Kernel: op type, a cost key (op family and variant; a kernel on
-int8 / uint8 data, a quantised model's, says its dtype: "QLinearConv/kxk/c16@uint8"), FLOPs (export/flops.py's
-convention, fused and quantised ops counted as their base op, read at their own input positions), bytes moved
-(inputs, weights and outputs), dtype and element counts. Shapes come from ONNX shape
-inference on the original model with concrete inputs (names survive onnxruntime's fusions) and then on the
-optimised graph; where inference leaves tensors of the main graph unknown (shapes computed from data: an STFT's
-padding, a Slice's computed ends), the original model is run ONCE on this host's onnxruntime (CPU) with those
-tensors as outputs, fed the values known and seeded uniform [0, 1) floats (zeros for integers) elsewhere, and
-their shapes are read from the run (`hostpass.run_shapes`; never on a device; a run that fails leaves them unknown); a
-tensor still unknown (after a contrib op onnx has no schema for, in a graph onnxruntime renamed) takes its standard
-op's own onnx shape rule (`shapes.proxy_shapes`), else its node's first input's shape, and the kernel says so.
-Control flow: the kernels inside If/Loop/Scan bodies are read too (onnxruntime saves its optimised subgraphs). An
-If whose condition is known here (constants, the shapes fed, the input values fed with --input-value) keeps the
-branch taken; otherwise both branches' kernels are kept, each marked with `branch` (the If and its side) so that
-fit.py costs both and says which it assumed. A Loop with a known trip count and a Scan repeat their body's kernels
-that many times; a Loop whose trip count is not known counts its body once and says so (`note`). A Loop body's
-shapes that inference does not reach come from one run of the body alone on this host (`hostpass.body_shapes`).
+(SessionOptions.optimized_model_filepath, CPU provider) at the device's graph level capped at "extended" (the "all"
+level adds the NCHWc layout transform, whose saved graph is specific to this host's CPU; its nodes are named "<fused
+node's output>_nchwc", and a quantised model's NHWC QLinearConv "<node>_token_<n>": both are mapped back here, see
+`profile_key`), and each node becomes a Kernel: op type, a cost key (op family and variant; a kernel on int8 / uint8
+data, a quantised model's, says its dtype: "QLinearConv/kxk/c16@uint8"), FLOPs (export/flops.py's convention, fused
+and quantised ops counted as their base op, read at their own input positions), bytes moved (inputs, weights and
+outputs), dtype and element counts. Shapes come from ONNX shape inference on the original model with concrete inputs
+(names survive onnxruntime's fusions) and then on the optimised graph; where inference leaves tensors of the main
+graph unknown (shapes computed from data: an STFT's padding, a Slice's computed ends), the original model is run ONCE
+on this host's onnxruntime (CPU) with those tensors as outputs, fed the values known and seeded uniform [0, 1) floats
+(zeros for integers) elsewhere, and their shapes are read from the run (`hostpass.run_shapes`; never on a device; a
+run that fails leaves them unknown); a tensor still unknown (after a contrib op onnx has no schema for, in a graph
+onnxruntime renamed) takes its standard op's own onnx shape rule (`shapes.proxy_shapes`), else its node's first
+input's shape, and the kernel says so; a node onnxruntime kept by name but whose outputs it renamed (its int8
+rewrites) takes the shapes its name's node had in the file as given (`shapes.renamed_shapes`). Control flow: the
+kernels inside If/Loop/Scan bodies are read too (onnxruntime saves its optimised subgraphs). An If whose condition is
+known here (constants, the shapes fed, the input values fed with --input-value) keeps the branch taken; otherwise both
+branches' kernels are kept, each marked with `branch` (the If and its side) so that fit.py costs both and says which
+it assumed. A Loop with a known trip count and a Scan repeat their body's kernels that many times; a Loop whose trip
+count is not known counts its body once and says so (`note`). A Loop body's shapes that inference does not reach come
+from one run of the body alone on this host (`hostpass.body_shapes`).
 Does not own: a kernel's variant (variants.py), measuring (the agent), fitting (fit.py). The host's onnxruntime
 version is recorded by the caller (table.py) because fusions change between versions.
 """
@@ -29,17 +30,15 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import os
 import re
-import tempfile
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from ..errors import ModelError
-from .hostpass import body_shapes, run_shapes
-from .shapes import dtypes_of, graphs, proxy_shapes, shapes_of, static_shapes
+from .hostpass import HOST_LEVELS, body_shapes, optimised_model, run_shapes
+from .shapes import dtypes_of, graphs, named_outputs, proxy_shapes, renamed_shapes, shapes_of, static_shapes
 from .taps import conv_taps
 from .trees import ML_FAMILY, ml_work
 from .variants import group_calls, loop_invariant, row_spans, variant, variant_family
@@ -53,10 +52,6 @@ MAX_KERNELS = 1_000_000  # a Loop/Scan body repeated past this many kernels is c
 # the condition), not a number of iterations
 _WHILE_BOUND = 2**31 - 1
 _EVAL_MAX_ELEMS = 1 << 16  # a condition is evaluated here only from small tensors (shapes, scalars)
-
-# device graph level → the level this host saves its graph at (never above "extended": see the docstring)
-HOST_LEVELS = {"disable": "ORT_DISABLE_ALL", "basic": "ORT_ENABLE_BASIC", "extended": "ORT_ENABLE_EXTENDED",
-               "all": "ORT_ENABLE_EXTENDED", "host-all": "ORT_ENABLE_ALL"}  # host-all: layout.py's own read
 
 DTYPE_BYTES = {1: 4, 2: 1, 3: 1, 4: 2, 5: 2, 6: 4, 7: 8, 9: 1, 10: 2, 11: 8, 12: 4, 13: 8, 16: 2}
 _DTYPE_NAMES = {1: "float32", 2: "uint8", 3: "int8", 6: "int32", 7: "int64", 9: "bool", 10: "float16", 11: "float64",
@@ -205,28 +200,6 @@ def _weight_input(op: str) -> int:
     return (*_QLINEAR_INPUTS.get(op, (0, 1)), -1)[1]
 
 
-def optimised_model(path: str | Path, level: str = "all", workdir: str | None = None) -> Any:
-    """The graph this host's onnxruntime (CPU provider) runs for `path` at the device's `level`, as an
-    onnx.ModelProto (see the docstring for the cap at "extended")."""
-    import onnx
-    import onnxruntime as ort
-
-    so = ort.SessionOptions()
-    so.graph_optimization_level = getattr(ort.GraphOptimizationLevel, HOST_LEVELS.get(level, "ORT_ENABLE_EXTENDED"))
-    so.log_severity_level = 3
-    with tempfile.TemporaryDirectory(prefix="edgeprof-predict-", dir=workdir) as tmp:
-        out = os.path.join(tmp, "optimised.onnx")
-        so.optimized_model_filepath = out
-        try:
-            ort.InferenceSession(str(path), sess_options=so, providers=["CPUExecutionProvider"])
-        except Exception as e:  # noqa: BLE001 - onnxruntime raises its own exception types
-            first = (str(e).splitlines() or [""])[0]
-            raise ModelError(f"{path}: this host's onnxruntime {ort.__version__} could not load the model to read "
-                             f"its optimised graph: {first[:200]}",
-                             hint="predict needs a model onnxruntime loads; check the file") from None
-        return onnx.load(out)
-
-
 def kernels(path: str | Path, input_shapes: Mapping[str, tuple[int, ...]], level: str = "all",
             values: Mapping[str, Any] | None = None,
             traced: Mapping[str, tuple[int, ...]] | None = None,
@@ -276,6 +249,7 @@ def kernels(path: str | Path, input_shapes: Mapping[str, tuple[int, ...]], level
     dtypes.update({k: v for k, v in dtypes_of(opt).items() if k not in dtypes})
     _quantised_dtypes(opt, dtypes)
     walker = _Walker(opt, shapes, dtypes, dict(values or {}), observed, iterations)
+    walker.named = named_outputs(original, shapes)
     ks = walker.graph(opt.graph, (), 1)
     if level != "all":
         return ks
@@ -338,6 +312,7 @@ class _Walker:
         self.opsets = {o.domain or "": o.version for o in model.opset_import}
         self.opset_import = list(model.opset_import)
         self.onnx = onnx
+        self.named: dict[str, tuple[str, list[tuple[int, ...] | None]]] = {}  # kernels(): shapes.named_outputs
         self.count = 0
         self.capped = False
         self.warm: frozenset[str] = frozenset()  # the loop-invariant values of the Loop body being walked
@@ -505,6 +480,7 @@ class _Walker:
             proxy.input.extend(node.input[2::3] if op == "QLinearConcat" else
                                (node.input[i] if i < len(node.input) else "" for i in _QLINEAR_INPUTS[op]))
         guessed = False
+        shapes.update(renamed_shapes(node, base, self.named, shapes))  # as its name's node in the file as given ran
         if any(o and o not in shapes for o in node.output):
             # no inference reached it (it follows a contrib op onnx has no schema for, in a graph onnxruntime
             # renamed): its standard op's own shape rule, as onnx states it (a channels-last kernel's on NHWC dims);

@@ -8,17 +8,49 @@ or weights hold denormal floats). Tensors inside If
 branches and Loop bodies cannot be outputs of a run: neither sees them; `body_shapes` runs a Loop body alone instead.
 A main-graph Loop is given a scan output of its iteration number for that run, so that the trace says how many
 times its body ran (`Trace.iterations`).
+Also `optimised_model`: the graph this host's onnxruntime saves at a device's graph level (HOST_LEVELS).
 Does not own: reading graphs (graph.py), the warning's words (service.py).
 """
 
 from __future__ import annotations
 
+import os
+import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["run_shapes", "body_shapes", "host_trace", "denormal_weights", "Trace", "DENORMAL_MAX_FILE"]
+from ..errors import ModelError
+
+__all__ = ["optimised_model", "HOST_LEVELS", "run_shapes", "body_shapes", "host_trace", "denormal_weights", "Trace", "DENORMAL_MAX_FILE"]
+
+
+# device graph level → the level this host saves its graph at (never above "extended": see the docstring)
+HOST_LEVELS = {"disable": "ORT_DISABLE_ALL", "basic": "ORT_ENABLE_BASIC", "extended": "ORT_ENABLE_EXTENDED",
+               "all": "ORT_ENABLE_EXTENDED", "host-all": "ORT_ENABLE_ALL"}  # host-all: layout.py's own read
+
+
+def optimised_model(path: str | Path, level: str = "all", workdir: str | None = None) -> Any:
+    """The graph this host's onnxruntime (CPU provider) runs for `path` at the device's `level`, as an
+    onnx.ModelProto (graph.py's docstring says why "all" is read at "extended")."""
+    import onnx
+    import onnxruntime as ort
+
+    so = ort.SessionOptions()
+    so.graph_optimization_level = getattr(ort.GraphOptimizationLevel, HOST_LEVELS.get(level, "ORT_ENABLE_EXTENDED"))
+    so.log_severity_level = 3
+    with tempfile.TemporaryDirectory(prefix="edgeprof-predict-", dir=workdir) as tmp:
+        out = os.path.join(tmp, "optimised.onnx")
+        so.optimized_model_filepath = out
+        try:
+            ort.InferenceSession(str(path), sess_options=so, providers=["CPUExecutionProvider"])
+        except Exception as e:  # noqa: BLE001 - onnxruntime raises its own exception types
+            first = (str(e).splitlines() or [""])[0]
+            raise ModelError(f"{path}: this host's onnxruntime {ort.__version__} could not load the model to read "
+                             f"its optimised graph: {first[:200]}",
+                             hint="predict needs a model onnxruntime loads; check the file") from None
+        return onnx.load(out)
 
 
 def _run(model: Any, feeds: Mapping[str, Any], names: list[str]) -> list[tuple[str, Any]] | None:

@@ -1,7 +1,8 @@
 """Where a kernel's tensor shapes come from, before any run: ONNX shape inference on a model fed concrete input
 shapes (`static_shapes`), every graph and subgraph's known dims and dtypes (`graphs`, `shapes_of`, `dtypes_of`), and a
 standard op's own onnx shape rule applied to one node (`proxy_shapes`: a kernel after a contrib op onnx has no
-schema for).
+schema for), and a node's output shapes read from the node of the same name in the file onnxruntime optimised
+(`named_outputs`, `renamed_shapes`).
 Does not own: the runs on this host that fill in what these miss (hostpass.py), the kernels (graph.py).
 """
 
@@ -10,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["static_shapes", "graphs", "shapes_of", "dtypes_of", "proxy_shapes"]
+__all__ = ["static_shapes", "graphs", "shapes_of", "dtypes_of", "proxy_shapes", "named_outputs", "renamed_shapes"]
 
 
 def static_shapes(model: Any, input_shapes: Mapping[str, tuple[int, ...]]
@@ -125,3 +126,26 @@ def proxy_shapes(proxy: Any, shapes: Mapping[str, tuple[int, ...]], opset: int, 
             if dims and all(d > 0 for d in dims):
                 got[name] = tuple(moved(tuple(dims), False) if name == node.output[0] else dims)
     return got
+
+
+def named_outputs(model: Any, shapes: Mapping[str, tuple[int, ...]]
+                  ) -> dict[str, tuple[str, list[tuple[int, ...] | None]]]:
+    """node name → (op, its outputs' shapes where known) of a model's graphs: the file as given, whose tensors a host
+    run shaped (hostpass.host_trace), for the nodes onnxruntime's optimised graph keeps by name but whose outputs it
+    renamed (renamed_shapes)."""
+    return {n.name: (n.op_type, [shapes.get(o) for o in n.output]) for g in graphs(model.graph) for n in g.node
+            if n.name}
+
+
+def renamed_shapes(node: Any, standard: str, named: Mapping[str, tuple[str, list[tuple[int, ...] | None]]],
+                   shapes: Mapping[str, tuple[int, ...]]) -> dict[str, tuple[int, ...]]:
+    """The shapes of `node`'s outputs not in `shapes`, read from the node of its name in the file as given when that
+    node is the same op (`standard`: the float op a QLinear kernel computes) with as many outputs. onnxruntime's
+    int8 rewrites (QDQ to QLinear ops, int8 activations to uint8) keep a node's name and give its outputs new ones
+    ("qdq_s8_to_u8_quant_token_75"), which the host run of the QDQ file never saw: a Reshape whose target shape the
+    graph computes (Shape, Gather, Concat) then had no shape and took its input's (round 23: RETSim's attention-
+    times-values product [512, 512] x [512, 256] was read as 512 x 512 x 512, twice its FLOPs)."""
+    op, outs = named.get(node.name, ("", []))
+    if op not in (node.op_type, standard) or len(outs) != len(node.output):
+        return {}
+    return {o: s for o, s in zip(node.output, outs, strict=True) if o and o not in shapes and s is not None}
