@@ -25,6 +25,13 @@ _GROWS = 0.2  # a law whose exponents sum to less does not depend on size: not g
 COMPUTE = ("conv", "matmul")  # families whose FLOP/s rises with a kernel's size (CostModel, fit.Predictor._cost)
 _RATE_PCT = 90  # past its samples a kernel runs no faster per FLOP or byte than this percentile of its key's
 _RATE_TOP = 1 / 3  # ... samples, per FLOP over their largest third in FLOPs (_rates)
+SMALL_FLOPS, SMALL_BYTES = 1e4, 1e5  # a "small" kernel: the fallback's base cost, a tiny model's one op
+# a small kernel's neighbours are also found in its context (contexts(): the log bytes of the largest of the kernels
+# run just before it), a unit of it counting this much against a unit of log FLOPs or bytes (round 23: after a
+# convolution that swept the caches the 170-FLOP classifier Gemm of a 42 ms CNN ran 4-11 µs, one of a head model 0.6;
+# a 4.6 µs MLP whose Gemms took the CNNs' price was predicted at twice its time)
+_CTX_W = 0.5
+_CTX_BEFORE = 3
 
 
 @dataclass(frozen=True)
@@ -50,6 +57,9 @@ class FitOptions:
     # table's kernels carry them): a run rate per key and mark, and reorder bytes in the model level; False: the
     # method up to the fifth round (one rate per key, no reorder term)
     layout: bool = True
+    # find a small kernel's neighbours in its context too (contexts(), _CTX_W); False: the method up to the
+    # twenty-second round
+    context: bool = True
 
 
 DEFAULT_OPTIONS = FitOptions()
@@ -116,6 +126,7 @@ class CostModel:
     residuals: np.ndarray  # n: log measured − power law
     scale: np.ndarray | None = None  # d: the features' spread (None: raw log distances, two features)
     knn: int = _KNN
+    ctx: np.ndarray | None = None  # n: each sample's context (contexts(); None: not read)
     # its samples' speed per FLOP and per byte at their _RATE_PCT-th percentile (a key fitted on its calls: per call,
     # its fastest): past the samples a kernel runs no faster than that (round 12: a 7.5 GFLOP convolution of low bytes
     # per FLOP was priced at 272 GFLOP/s, where its key's samples ran 113-121 at their 50th-90th); 0: no floor
@@ -125,7 +136,8 @@ class CostModel:
         a, b, c = self.coef
         return a + b * lf + c * lb
 
-    def __call__(self, k: Kernel) -> float:
+    def __call__(self, k: Kernel, ctx: float | None = None) -> float:
+        """µs of kernel `k`; `ctx`: its context (contexts()), by which a small kernel's neighbours are also found."""
         x = np.array(_features(k, self.points.shape[1] == 3))
         # past the largest sample the law is not extrapolated at its own (sublinear: small samples carry a fixed
         # cost) exponents: the kernel costs a kernel of its own FLOPs-to-bytes ratio at the edge of the samples
@@ -144,7 +156,10 @@ class CostModel:
         else:
             at[:2] -= past
         diff = self.points - at if self.scale is None else (self.points - at) / self.scale
-        d = np.sqrt((diff * diff).sum(axis=1))
+        d2 = (diff * diff).sum(axis=1)
+        if ctx is not None and self.ctx is not None and small(k):
+            d2 = d2 + (_CTX_W * (self.ctx - ctx)) ** 2
+        d = np.sqrt(d2)
         near = _nearest(d, self.knn)
         w = 1.0 / (d[near] + 0.05)
         us = math.exp(self._law(float(at[0]), float(at[1])) + grow + float((w * self.residuals[near]).sum() / w.sum()))
@@ -174,7 +189,24 @@ class CostModel:
         return out
 
 
-def _fit_cost(samples: Sequence[tuple[Kernel, float]], options: FitOptions = DEFAULT_OPTIONS) -> CostModel:
+def small(k: Kernel) -> bool:
+    return k.flops < SMALL_FLOPS and k.bytes < SMALL_BYTES
+
+
+def contexts(ks: Sequence[Kernel]) -> list[float]:
+    """Each kernel's context, in the order the graph runs them: log1p of the most bytes one of the _CTX_BEFORE
+    kernels before it moved — whether the caches were just swept (a CNN's classifier Gemm after its last
+    convolution and pool) or not (an MLP's Gemms; a voice's small quantise and elementwise ops between each other,
+    whose model also has convolutions of megabytes elsewhere, which a model-wide context priced 10 points dearer)."""
+    out, recent = [], [0.0] * _CTX_BEFORE
+    for k in ks:
+        out.append(math.log1p(max(recent)))
+        recent = [*recent[1:], k.bytes]
+    return out
+
+
+def _fit_cost(samples: Sequence[tuple[Kernel, float]], options: FitOptions = DEFAULT_OPTIONS,
+              ctx: Sequence[float] | None = None) -> CostModel:
     pts = np.array([_features(k, options.shape) for k, _ in samples])
     ly = np.log(np.array([us for _, us in samples]))
     x = np.column_stack([np.ones(len(ly)), pts[:, :2]])
@@ -200,6 +232,7 @@ def _fit_cost(samples: Sequence[tuple[Kernel, float]], options: FitOptions = DEF
     model = CostModel(coef=(float(coef[0]), float(coef[1]), float(coef[2])), n=len(samples),
                       flops_range=(min(fl), max(fl)), bytes_range=(min(by), max(by)), log_spread=0.0,
                       points=pts, residuals=res, knn=options.knn, rates=(float(rates[0]), float(rates[1])),
+                      ctx=np.array(ctx, dtype=float) if ctx is not None else None,
                       scale=np.maximum(pts.std(axis=0), 1e-6) if options.shape else None)
     return dataclasses.replace(model, log_spread=float(np.sqrt(np.mean((ly - model.fitted_log()) ** 2))))
 

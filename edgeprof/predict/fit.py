@@ -48,11 +48,14 @@ from .cost import (
     COMPUTE,
     DEFAULT_OPTIONS,
     RECURRENT,
+    SMALL_BYTES,
+    SMALL_FLOPS,
     CostModel,
     FitOptions,
     _above,
     _beyond,
     _fit_cost,
+    contexts,
     key_options,
 )
 from .graph import CONTROL_OPS, Kernel
@@ -142,7 +145,6 @@ def _timed_us(m: CalibrationModel, delta_max: float, run_us: float = 0.0) -> dic
 
 _WHOLE_MAX = 3  # a model timed whole gives kernel samples when it has at most this many (an operator, its PAD)
 _FLOOR_US = 0.05  # no kernel takes less (a timed-only model's share never goes below it)
-_SMALL_FLOPS, _SMALL_BYTES = 1e4, 1e5  # a "small" kernel: the fallback's base cost, a tiny model's one op
 _TINY_MAX = 3  # a tiny calibration model's ops (kernels.py "tiny": one to three), whose p50 pins the per-run cost
 
 
@@ -172,7 +174,7 @@ def _profile_corrections(models: Sequence[CalibrationModel], options: FitOptions
     if not profiled:
         return 0.0, 0.0
     tiny = [m for m in profiled if len(m.kernels) <= _TINY_MAX and all(
-        mk.kernel.flops < _SMALL_FLOPS and mk.kernel.bytes < _SMALL_BYTES for mk in m.kernels)]
+        mk.kernel.flops < SMALL_FLOPS and mk.kernel.bytes < SMALL_BYTES for mk in m.kernels)]
     run_us = max(min(m.p50_ms * 1e3 - _FLOOR_US * len(m.kernels) for m in tiny), 0.0) \
         if tiny and options.run_overhead else 0.0
     per_node = []
@@ -191,7 +193,8 @@ class Predictor:
                  options: FitOptions = DEFAULT_OPTIONS) -> None:
         self.table = table
         self.options = options
-        self._costs: dict[int, tuple[Kernel, tuple[float, str]]] = {}
+        self._costs: dict[int, tuple[Kernel, float | None, tuple[float, str]]] = {}
+        self._ctx: dict[int, float] = {}  # id(kernel) → its context in the model being priced (with_context)
         self.lender: Predictor | None = None  # lend(): the board's fp32 table, for an int8 table's float kernels
         # `models` (held_out_errors' folds) come paced already
         use = paced_models(table, options.pace) if models is None else list(models)
@@ -202,13 +205,14 @@ class Predictor:
         whole_ids = {id(m) for m in whole}
         # each profiled model's node times made timed (_timed_us), so a kernel's µs is as the timed loop runs it
         self.run_us, self.delta_max = _profile_corrections([m for m in use if id(m) not in whole_ids], options)
-        samples = []
+        samples: list[tuple[Kernel, float, float]] = []
         for m in use:
             if id(m) in whole_ids and sum(1 for mk in m.kernels if mk.kernel.family != "view") > _WHOLE_MAX:
                 continue  # a whole network timed whole (a reference model): it informs the interval, not a kernel
             timed = _timed_us(m, self.delta_max, self.run_us) if id(m) not in whole_ids else \
                 _whole_us(m, self.overhead_us)
-            samples += [(m.kernels[i].kernel, us) for i, us in timed.items()]
+            ctx = contexts([mk.kernel for mk in m.kernels])
+            samples += [(m.kernels[i].kernel, us, ctx[i]) for i, us in timed.items()]
         # a kernel of the host's graph absent from the device's profile was fused further there (the "all"
         # level's NCHWc convolutions take a following Add or activation): its key costs `presence` × the fit; with
         # layout marks (layout.py) the rate is kept per key and mark ("key|kept", "key|fused"), and an unmarked
@@ -223,29 +227,34 @@ class Predictor:
                 if options.layout and mk.kernel.layout:
                     seen.setdefault(f"{mk.kernel.key}|{mk.kernel.layout}", []).append(ran)
         self.presence = {key: sum(v) / len(v) for key, v in seen.items()}
-        by_key: dict[str, list[tuple[Kernel, float]]] = {}
-        by_family: dict[str, list[tuple[Kernel, float]]] = {}
-        for k, us in samples:
-            by_key.setdefault(k.key, []).append((k, us))
-            by_family.setdefault(k.family, []).append((k, us))
+        by_key: dict[str, list[tuple[Kernel, float, float]]] = {}
+        by_family: dict[str, list[tuple[Kernel, float, float]]] = {}
+        for k, us, c in samples:
+            by_key.setdefault(k.key, []).append((k, us, c))
+            by_family.setdefault(k.family, []).append((k, us, c))
         least = MIN_SAMPLES_WHOLE if whole and len(whole) * 2 >= len(use) else MIN_SAMPLES
-        self.keys = {key: _fit_cost(s, key_options(s[0][0], options)) for key, s in by_key.items() if len(s) >= least}
-        self.families = {f: _fit_cost(s, options) for f, s in by_family.items() if len(s) >= least}
-        self.dtypes = {k.dtype for k, _ in samples}
-        self.ops = {k.op for k, _ in samples}  # the ops it measured (a kernel of another op its family prices)
-        small = [us for k, us in samples if k.flops < _SMALL_FLOPS and k.bytes < _SMALL_BYTES]
-        self.small_us = float(np.median(small)) if small else (float(np.min([u for _, u in samples])) if samples else 1.0)
+
+        def cost_model(s: list[tuple[Kernel, float, float]], o: FitOptions) -> CostModel:
+            return _fit_cost([(k, us) for k, us, _ in s], o, [c for *_, c in s] if options.context else None)
+
+        self.keys = {key: cost_model(s, key_options(s[0][0], options)) for key, s in by_key.items() if len(s) >= least}
+        self.families = {f: cost_model(s, options) for f, s in by_family.items() if len(s) >= least}
+        self.dtypes = {k.dtype for k, *_ in samples}
+        self.ops = {k.op for k, *_ in samples}  # the ops it measured (a kernel of another op its family prices)
+        small = [us for k, us, _ in samples if k.flops < SMALL_FLOPS and k.bytes < SMALL_BYTES]
+        self.small_us = float(np.median(small)) if small else (float(np.min([u for _, u, _ in samples])) if samples else 1.0)
         # the quickest small kernels' time (their 10th percentile: an ADD of 8 elements): the floor of a kernel that
         # pays no call into a delegate (_cost: LiteRT's own operators)
         self.tiny_us = float(np.percentile(small, 10)) if small else self.small_us
-        compute = [k.flops / us for k, us in samples if k.family.startswith(COMPUTE) and k.flops > 0]
-        memory = [k.bytes / us for k, us in samples if k.bytes > 0]
+        compute = [k.flops / us for k, us, _ in samples if k.family.startswith(COMPUTE) and k.flops > 0]
+        memory = [k.bytes / us for k, us, _ in samples if k.bytes > 0]
         self.peak_flops_per_us = float(np.percentile(compute, 95)) if compute else 1e3
         self.peak_bytes_per_us = float(np.percentile(memory, 95)) if memory else 1e3
         # the model level: p50 µs = a·Σ ± b·kernels + c·(conv bytes) + e·(reorder bytes) + d (see _level_features)
         rows, ys = [], []
         for m in use:
-            rows.append(self._level_features(_counted([mk.kernel for mk in m.kernels])))
+            ks = self.with_context([mk.kernel for mk in m.kernels])
+            rows.append(self._level_features(_counted(ks)))
             ys.append(m.p50_ms * 1e3)
         if whole and len(whole) * 2 >= len(use):
             # one-operator models timed whole: a kernel's time already holds its node's dispatch, and the per-run
@@ -290,17 +299,28 @@ class Predictor:
         """(µs, how): how is "key", "family", LENT (the fp32 table's: lend()) or "roofline". Kept per kernel object: a Loop's body repeats the same
         objects (graph.py), thousands of times for a decoder."""
         got = self._costs.get(id(k))
-        if got is not None and got[0] is k:
-            return got[1]
+        ctx = self._ctx.get(id(k))
+        if got is not None and got[0] is k and got[1] == ctx:
+            return got[2]
         out = self._cost(k)
-        self._costs[id(k)] = (k, out)
+        self._costs[id(k)] = (k, ctx, out)
         return out
+
+    def with_context(self, ks: Sequence[Kernel]) -> Sequence[Kernel]:
+        """Price what follows as the kernels of one model, `ks` in the order it runs them (cost.contexts: a small
+        kernel's neighbours are found among samples that ran after kernels of a size like its own did,
+        FitOptions.context; a kernel a Loop repeats takes its first place's); returns `ks`."""
+        self._ctx = {}
+        if self.options.context:
+            for k, c in zip(ks, contexts(ks), strict=True):
+                self._ctx.setdefault(id(k), c)
+        return ks
 
     def _cost(self, k: Kernel) -> tuple[float, str]:
         m, how = self._model_for(k)
         if m is not None:
             rate = self.presence.get(f"{k.key}|{k.layout}") if self.options.layout and k.layout else None
-            us = max(m(k), 0.0)
+            us = max(m(k, self._ctx.get(id(k))), 0.0)
             own = self.keys.get(k.key)
             if how == "family" and own is not None and _above(own, k) and not k.family.startswith(COMPUTE):
                 # the dearer: past its key's samples a kernel may leave the caches they ran in (its family, measured
@@ -308,11 +328,12 @@ class Predictor:
                 # convolution's or matmul's: its FLOP/s rises with its size, so its key's small samples grown
                 # linearly price it at their overhead-bound rate (round 19: the chroma MLP's 242 MFLOP FusedGemm,
                 # 2.2 ms, at 8.3 ms from the head models' small ones; its family priced it at 2.4)
-                us = max(us, own(k))
+                us = max(us, own(k, self._ctx.get(id(k))))
             return (self.presence.get(k.key, 1.0) if rate is None else rate) * us, how
         # only a kernel whose own key the fp32 table measured: a float-fed int8 op (DynamicQuantizeMatMul) is not
         # a float MatMul, and priced as one its family's price was 3.5× its time (T5's int8 decoder, round 12)
         if self.lender is not None and k.dtype == "float32" and k.key in self.lender.keys:
+            self.lender._ctx = self._ctx
             us, how = self.lender.cost(k)
             if how != "roofline":
                 return us, LENT
@@ -351,7 +372,7 @@ class Predictor:
         return [s, nodes, -nodes, conv, reorder, 1.0]
 
     def point_us(self, ks: Sequence[Kernel]) -> float:
-        return self._point_us(_counted(ks))
+        return self._point_us(_counted(self.with_context(ks)))
 
     def _point_us(self, counted: Sequence[tuple[Kernel, int]]) -> float:
         return max(float(np.dot(self.level, self._level_features(counted))), 0.0)
@@ -376,7 +397,7 @@ class Predictor:
     def predict(self, ks: Sequence[Kernel], batch: int = 1) -> Prediction:
         """The p50 of the costlier path through every If whose condition is not known here, and an interval
         from the cheaper path's low end to the costlier path's high end (say which was assumed)."""
-        hi, lo, sides = self._paths(ks)
+        hi, lo, sides = self._paths(self.with_context(ks))
         if not sides:
             return self._predict_path(ks, batch)
         assumed = self._predict_path([k for k in ks if all(hi[n] == s for n, s in k.branch)], batch)
@@ -465,7 +486,8 @@ class Predictor:
             method="per-kernel cost models on the table + model-level term; interval: conformal quantile of the "
                    f"held-out errors ({self.spread_from or 'held-out device-level spread'}); kernel neighbours: "
                    f"{self.options.knn} in {'FLOPs, bytes, outputs' if self.options.shape else 'FLOPs, bytes'}"
-                   f" ({RECURRENT.knn} in FLOPs, bytes, outputs for a recurrent kernel)"
+                   f" ({RECURRENT.knn} in FLOPs, bytes, outputs for a recurrent kernel"
+                   + ("; a small kernel's also in the bytes run just before it)" if self.options.context else ")")
                    + (f"; profiled node times less a per-run cost of {self.run_us:.2f} µs and a profiler excess of "
                       f"up to {self.delta_max:.2f} µs a node" if self.run_us or self.delta_max else "")
                    + (f"; times scaled to the board's median speed (speed probe {self.table.probe.model}: {ref:.3g} ms)"

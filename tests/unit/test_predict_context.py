@@ -1,0 +1,78 @@
+"""Round 23: a small kernel costs more just after a kernel that swept the caches (a CNN's classifier Gemm after its
+last convolution and pool: 4-11 µs on this host) than among small kernels (an MLP's Gemms: 0.5), which FLOPs and
+bytes cannot tell apart. Its neighbours are also found in its context (cost.contexts: the log bytes of the largest of
+the kernels run just before it), so a board of that kind is recovered; FitOptions(context=False) is the method up to
+round 22, which priced both at their mix."""
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from edgeprof.predict.cost import DEFAULT_OPTIONS, contexts
+from edgeprof.predict.fit import fit
+from edgeprof.predict.graph import Kernel
+from edgeprof.predict.table import CalibrationModel, CalibrationTable, MeasuredKernel, TableKey
+
+KEY = TableKey(device_name="b", device={}, runtime="onnxruntime", runtime_version="1.32.0", precision="fp32",
+               threads=1)
+HOT, COLD = 0.5, 8.0  # a small Gemm's µs among small kernels, and just after a convolution of megabytes
+
+
+def _k(op, flops, nbytes, i):
+    family = {"Conv/kxk": "conv/kxk", "Gemm/w": "matmul"}[op]
+    return Kernel(name=f"{op}{i}", op=op.split("/")[0], key=op, family=family, dtype="float32", flops=float(flops),
+                  bytes=float(nbytes), out_elems=1.0)
+
+
+def _board_us(ks):
+    """The synthetic board: a convolution 1 µs per MFLOP; a Gemm HOT µs, or COLD right after a convolution."""
+    out = []
+    for i, k in enumerate(ks):
+        if k.key == "Conv/kxk":
+            out.append(k.flops * 1e-6)
+        else:
+            after_conv = any(p.key == "Conv/kxk" for p in ks[max(i - 3, 0):i])
+            out.append((COLD if after_conv else HOT) * (1 + k.flops / 1e5))
+    return out
+
+
+def _table(seed=0):
+    rng = np.random.default_rng(seed)
+    models = []
+    for m in range(40):
+        if m % 2:  # a CNN: convolutions, then a small classifier Gemm
+            ks = [_k("Conv/kxk", rng.uniform(1e7, 1e8), rng.uniform(1e6, 4e6), i) for i in range(3)]
+        else:  # an MLP of small Gemms
+            ks = [_k("Gemm/w", rng.uniform(1e2, 1e3), rng.uniform(4e2, 4e3), i) for i in range(3)]
+        ks.append(_k("Gemm/w", rng.uniform(1e2, 1e3), rng.uniform(4e2, 4e3), 9))
+        us = _board_us(ks)
+        measured = tuple(MeasuredKernel(k, u) for k, u in zip(ks, us, strict=True))
+        models.append(CalibrationModel(name=f"m{m}", role="kernels", p50_ms=sum(us) / 1e3, profiled_run_ms=None,
+                                       unmatched_us=0.0, kernels=measured))
+    return CalibrationTable(key=KEY, models=tuple(models), created_at="")
+
+
+def test_a_small_kernel_is_priced_by_samples_that_ran_in_its_context():
+    table = _table()
+    mlp = [_k("Gemm/w", 500, 2000, i) for i in range(4)]
+    cnn = [_k("Conv/kxk", 5e7, 2e6, 0), _k("Gemm/w", 500, 2000, 1)]
+    p = fit(table)
+    p.with_context(mlp)
+    assert p.cost(mlp[-1])[0] == pytest.approx(HOT * 1.005, rel=0.2)
+    p.with_context(cnn)
+    assert p.cost(cnn[-1])[0] == pytest.approx(COLD * 1.005, rel=0.2)
+    assert p.predict(mlp).p50_ms * 1e3 == pytest.approx(4 * HOT, rel=0.25)
+    old = fit(table, dataclasses.replace(DEFAULT_OPTIONS, context=False))  # round 22's: the two kinds mixed
+    old.with_context(mlp)
+    hot = old.cost(mlp[-1])[0]
+    old.with_context(cnn)
+    assert old.cost(cnn[-1])[0] == pytest.approx(hot)  # one price for both
+
+
+def test_a_kernels_context_is_the_largest_of_the_three_before_it():
+    ks = [_k("Conv/kxk", 1e7, 1e6, 0)] + [_k("Gemm/w", 100, 100, i) for i in range(1, 6)]
+    c = contexts(ks)
+    assert c[0] == 0.0  # nothing ran before the first
+    assert c[1] == c[2] == c[3] == pytest.approx(np.log1p(1e6))
+    assert c[4] == c[5] == pytest.approx(np.log1p(100))  # the convolution is four kernels back: out of the window
