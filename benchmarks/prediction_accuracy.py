@@ -128,8 +128,8 @@ The splits (SPLITS below; the corpus file says which file is in which: scripts/m
   measured once, after round 22's freeze (docs/predict.md; benchmarks/results/round-22), so from round 23 on it is
   reported as seen; it is measured only when named (--split held-out-21).
 - held-out-22: round 23's fresh set, chosen the same way, at most 3 files a family (IDAES's calcite scaling-tendency
-  surrogate): to be predicted and measured once, after round 23's freeze. It is measured ONLY when asked for by name
-  (--split held-out-22, or --split all).
+  surrogate, deutschland's Bundesanzeiger captcha CNN): to be predicted and measured once, after round 23's freeze. It
+  is measured ONLY when asked for by name (--split held-out-22, or --split all).
 - op test: the ONNX node-test files of the corpus (a single op each), reported apart.
 The default is every split but held-out-2 to held-out-22. Prints, per configuration and split and per configuration,
 split and family: the share within ±10 % and ±25 %, the median and worst |error|, how often the measured p50 fell
@@ -411,7 +411,8 @@ FAMILY = {"silero": "Silero VAD (LSTM in If)", "ppocr": "PaddleOCR (CNN)", "PP-O
           "meter_digits_recognizer": "meter-digits-recognizer digit CNN (pairs of 3x3 Conv, static batch of 11)",
           "pharmpy_": "pharmpy influential-individuals regressor (normalised MLP, float32 TFLite)",
           # held-out-22 (issue 37, round 23): at most 3 files a family; no key is inside an older file's name
-          "idaes_calcite": "IDAES calcite scaling-tendency surrogate (Tanh MLP, 5 layers of 60)"}
+          "idaes_calcite": "IDAES calcite scaling-tendency surrogate (Tanh MLP, 5 layers of 60)",
+          "bundesanzeiger_captcha": "Bundesanzeiger captcha reader (128-channel valid-Conv CNN, sigmoid 6x36 head)"}
 
 
 def _corpus() -> Any:

