@@ -190,6 +190,7 @@ class CostModel:
 
 
 def small(k: Kernel) -> bool:
+    """Whether `k` is a small kernel (SMALL_FLOPS, SMALL_BYTES): one whose time is mostly its call."""
     return k.flops < SMALL_FLOPS and k.bytes < SMALL_BYTES
 
 

@@ -48,8 +48,6 @@ from .cost import (
     COMPUTE,
     DEFAULT_OPTIONS,
     RECURRENT,
-    SMALL_BYTES,
-    SMALL_FLOPS,
     CostModel,
     FitOptions,
     _above,
@@ -57,6 +55,7 @@ from .cost import (
     _fit_cost,
     contexts,
     key_options,
+    small,
 )
 from .graph import CONTROL_OPS, Kernel
 from .pace import moved_warning, paced_models, probe_reference
@@ -173,8 +172,7 @@ def _profile_corrections(models: Sequence[CalibrationModel], options: FitOptions
     profiled = [m for m in models if any(mk.us is not None for mk in m.kernels)]
     if not profiled:
         return 0.0, 0.0
-    tiny = [m for m in profiled if len(m.kernels) <= _TINY_MAX and all(
-        mk.kernel.flops < SMALL_FLOPS and mk.kernel.bytes < SMALL_BYTES for mk in m.kernels)]
+    tiny = [m for m in profiled if len(m.kernels) <= _TINY_MAX and all(small(mk.kernel) for mk in m.kernels)]
     run_us = max(min(m.p50_ms * 1e3 - _FLOOR_US * len(m.kernels) for m in tiny), 0.0) \
         if tiny and options.run_overhead else 0.0
     per_node = []
@@ -241,11 +239,11 @@ class Predictor:
         self.families = {f: cost_model(s, options) for f, s in by_family.items() if len(s) >= least}
         self.dtypes = {k.dtype for k, *_ in samples}
         self.ops = {k.op for k, *_ in samples}  # the ops it measured (a kernel of another op its family prices)
-        small = [us for k, us, _ in samples if k.flops < SMALL_FLOPS and k.bytes < SMALL_BYTES]
-        self.small_us = float(np.median(small)) if small else (float(np.min([u for _, u, _ in samples])) if samples else 1.0)
+        few = [us for k, us, _ in samples if small(k)]
+        self.small_us = float(np.median(few)) if few else (float(np.min([u for _, u, _ in samples])) if samples else 1.0)
         # the quickest small kernels' time (their 10th percentile: an ADD of 8 elements): the floor of a kernel that
         # pays no call into a delegate (_cost: LiteRT's own operators)
-        self.tiny_us = float(np.percentile(small, 10)) if small else self.small_us
+        self.tiny_us = float(np.percentile(few, 10)) if few else self.small_us
         compute = [k.flops / us for k, us, _ in samples if k.family.startswith(COMPUTE) and k.flops > 0]
         memory = [k.bytes / us for k, us, _ in samples if k.bytes > 0]
         self.peak_flops_per_us = float(np.percentile(compute, 95)) if compute else 1e3
