@@ -32,6 +32,11 @@ SMALL_FLOPS, SMALL_BYTES = 1e4, 1e5  # a "small" kernel: the fallback's base cos
 # a 4.6 µs MLP whose Gemms took the CNNs' price was predicted at twice its time)
 _CTX_W = 0.5
 _CTX_BEFORE = 3
+# ... and, since round 23's run, a kernel that reads more than it computes (at most this many FLOPs a byte) of less
+# than _CTX_BYTES: whether its weights are still in the cache from the kernels before (holosoma's policy MLP, whose
+# 0.5 MB Gemm at M = 1 ran 6 µs among small kernels, was priced 15 by samples that ran after megabytes: +87 %)
+_CTX_FLOPS_PER_BYTE = 2.0
+_CTX_BYTES = 4e6
 
 
 @dataclass(frozen=True)
@@ -57,8 +62,8 @@ class FitOptions:
     # table's kernels carry them): a run rate per key and mark, and reorder bytes in the model level; False: the
     # method up to the fifth round (one rate per key, no reorder term)
     layout: bool = True
-    # find a small kernel's neighbours in its context too (contexts(), _CTX_W); False: the method up to the
-    # twenty-second round
+    # find a small or memory-bound kernel's neighbours in its context too (contextual(), contexts(), _CTX_W); False:
+    # the method up to the twenty-second round
     context: bool = True
 
 
@@ -137,7 +142,8 @@ class CostModel:
         return a + b * lf + c * lb
 
     def __call__(self, k: Kernel, ctx: float | None = None) -> float:
-        """µs of kernel `k`; `ctx`: its context (contexts()), by which a small kernel's neighbours are also found."""
+        """µs of kernel `k`; `ctx`: its context (contexts()), by which a contextual() kernel's neighbours are also
+        found."""
         x = np.array(_features(k, self.points.shape[1] == 3))
         # past the largest sample the law is not extrapolated at its own (sublinear: small samples carry a fixed
         # cost) exponents: the kernel costs a kernel of its own FLOPs-to-bytes ratio at the edge of the samples
@@ -157,7 +163,7 @@ class CostModel:
             at[:2] -= past
         diff = self.points - at if self.scale is None else (self.points - at) / self.scale
         d2 = (diff * diff).sum(axis=1)
-        if ctx is not None and self.ctx is not None and small(k):
+        if ctx is not None and self.ctx is not None and contextual(k):
             d2 = d2 + (_CTX_W * (self.ctx - ctx)) ** 2
         d = np.sqrt(d2)
         near = _nearest(d, self.knn)
@@ -192,6 +198,13 @@ class CostModel:
 def small(k: Kernel) -> bool:
     """Whether `k` is a small kernel (SMALL_FLOPS, SMALL_BYTES): one whose time is mostly its call."""
     return k.flops < SMALL_FLOPS and k.bytes < SMALL_BYTES
+
+
+def contextual(k: Kernel) -> bool:
+    """Whether `k`'s neighbours are also found in its context: a small kernel, or one that moves more bytes than it
+    computes FLOPs (×_CTX_FLOPS_PER_BYTE) and few enough of them to stay in a cache (_CTX_BYTES); a convolution's
+    or a large matmul's are found as before (a context for every kernel worsened 2 threads, rounds 14, 20 and 23)."""
+    return small(k) or (k.flops <= _CTX_FLOPS_PER_BYTE * k.bytes and k.bytes < _CTX_BYTES)
 
 
 def contexts(ks: Sequence[Kernel]) -> list[float]:

@@ -485,7 +485,8 @@ class Predictor:
                    f"held-out errors ({self.spread_from or 'held-out device-level spread'}); kernel neighbours: "
                    f"{self.options.knn} in {'FLOPs, bytes, outputs' if self.options.shape else 'FLOPs, bytes'}"
                    f" ({RECURRENT.knn} in FLOPs, bytes, outputs for a recurrent kernel"
-                   + ("; a small kernel's also in the bytes run just before it)" if self.options.context else ")")
+                   + ("; a small or memory-bound kernel's also in the bytes run just before it)"
+                      if self.options.context else ")")
                    + (f"; profiled node times less a per-run cost of {self.run_us:.2f} µs and a profiler excess of "
                       f"up to {self.delta_max:.2f} µs a node" if self.run_us or self.delta_max else "")
                    + (f"; times scaled to the board's median speed (speed probe {self.table.probe.model}: {ref:.3g} ms)"

@@ -1,4 +1,5 @@
-"""Round 23: a small kernel costs more just after a kernel that swept the caches (a CNN's classifier Gemm after its
+"""Round 23: a small kernel (and, since the round's run, a memory-bound one of under 4 MB) costs more just after a
+kernel that swept the caches (a CNN's classifier Gemm after its
 last convolution and pool: 4-11 µs on this host) than among small kernels (an MLP's Gemms: 0.5), which FLOPs and
 bytes cannot tell apart. Its neighbours are also found in its context (cost.contexts: the log bytes of the largest of
 the kernels run just before it), so a board of that kind is recovered; FitOptions(context=False) is the method up to
@@ -9,7 +10,7 @@ import dataclasses
 import numpy as np
 import pytest
 
-from edgeprof.predict.cost import DEFAULT_OPTIONS, contexts
+from edgeprof.predict.cost import DEFAULT_OPTIONS, contexts, contextual
 from edgeprof.predict.fit import fit
 from edgeprof.predict.graph import Kernel
 from edgeprof.predict.table import CalibrationModel, CalibrationTable, MeasuredKernel, TableKey
@@ -26,14 +27,15 @@ def _k(op, flops, nbytes, i):
 
 
 def _board_us(ks):
-    """The synthetic board: a convolution 1 µs per MFLOP; a Gemm HOT µs, or COLD right after a convolution."""
+    """The synthetic board: a convolution 1 µs per MFLOP; a Gemm HOT µs, or COLD right after a convolution, and
+    beyond that its bytes at 100 GB/s from the cache or 30 after a convolution."""
     out = []
     for i, k in enumerate(ks):
         if k.key == "Conv/kxk":
             out.append(k.flops * 1e-6)
         else:
             after_conv = any(p.key == "Conv/kxk" for p in ks[max(i - 3, 0):i])
-            out.append((COLD if after_conv else HOT) * (1 + k.flops / 1e5))
+            out.append((COLD if after_conv else HOT) * (1 + k.flops / 1e5) + k.bytes / (3e4 if after_conv else 1e5))
     return out
 
 
@@ -46,6 +48,8 @@ def _table(seed=0):
         else:  # an MLP of small Gemms
             ks = [_k("Gemm/w", rng.uniform(1e2, 1e3), rng.uniform(4e2, 4e3), i) for i in range(3)]
         ks.append(_k("Gemm/w", rng.uniform(1e2, 1e3), rng.uniform(4e2, 4e3), 9))
+        nbytes = rng.uniform(2e5, 8e5)  # a Gemm of one row against a weight of a few hundred kB: memory-bound
+        ks.append(_k("Gemm/w", nbytes / 2, nbytes, 10))
         us = _board_us(ks)
         measured = tuple(MeasuredKernel(k, u) for k, u in zip(ks, us, strict=True))
         models.append(CalibrationModel(name=f"m{m}", role="kernels", p50_ms=sum(us) / 1e3, profiled_run_ms=None,
@@ -59,10 +63,10 @@ def test_a_small_kernel_is_priced_by_samples_that_ran_in_its_context():
     cnn = [_k("Conv/kxk", 5e7, 2e6, 0), _k("Gemm/w", 500, 2000, 1)]
     p = fit(table)
     p.with_context(mlp)
-    assert p.cost(mlp[-1])[0] == pytest.approx(HOT * 1.005, rel=0.2)
+    assert p.cost(mlp[-1])[0] == pytest.approx(_board_us(mlp)[-1], rel=0.2)
     p.with_context(cnn)
-    assert p.cost(cnn[-1])[0] == pytest.approx(COLD * 1.005, rel=0.2)
-    assert p.predict(mlp).p50_ms * 1e3 == pytest.approx(4 * HOT, rel=0.25)
+    assert p.cost(cnn[-1])[0] == pytest.approx(_board_us(cnn)[-1], rel=0.2)
+    assert p.predict(mlp).p50_ms * 1e3 == pytest.approx(sum(_board_us(mlp)), rel=0.25)
     old = fit(table, dataclasses.replace(DEFAULT_OPTIONS, context=False))  # round 22's: the two kinds mixed
     old.with_context(mlp)
     hot = old.cost(mlp[-1])[0]
@@ -76,3 +80,21 @@ def test_a_kernels_context_is_the_largest_of_the_three_before_it():
     assert c[0] == 0.0  # nothing ran before the first
     assert c[1] == c[2] == c[3] == pytest.approx(np.log1p(1e6))
     assert c[4] == c[5] == pytest.approx(np.log1p(100))  # the convolution is four kernels back: out of the window
+
+
+def test_a_memory_bound_kernel_is_priced_by_samples_that_ran_in_its_context():
+    table = _table()
+    gemv = [_k("Gemm/w", 500, 2000, 0), _k("Gemm/w", 2e5, 4e5, 1)]
+    after_conv = [_k("Conv/kxk", 5e7, 2e6, 0), _k("Gemm/w", 2e5, 4e5, 1)]
+    p = fit(table)
+    for ks in (gemv, after_conv):
+        p.with_context(ks)
+        assert p.cost(ks[-1])[0] == pytest.approx(_board_us(ks)[-1], rel=0.2)
+    assert _board_us(after_conv)[-1] > 2 * _board_us(gemv)[-1]  # the two differ, and both are recovered
+
+
+def test_which_kernels_are_found_in_their_context():
+    assert contextual(_k("Gemm/w", 500, 2000, 0))  # small
+    assert contextual(_k("Gemm/w", 2e5, 4e5, 0))  # reads more than it computes, a few hundred kB
+    assert not contextual(_k("Gemm/w", 2e5, 8e6, 0))  # too large to stay in a cache
+    assert not contextual(_k("Conv/kxk", 5e7, 2e6, 0))  # compute-bound: as before
