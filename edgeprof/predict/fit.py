@@ -415,7 +415,9 @@ class Predictor:
         return assumed
 
     def _predict_path(self, ks: Sequence[Kernel], batch: int = 1) -> Prediction:
-        counted = _counted(ks)  # a Loop's or Scan's body repeats the same kernel objects: each is looked at once
+        # each path in its own order (with_context: an else branch's kernels do not run after the then branch's);
+        # a Loop's or Scan's body repeats the same kernel objects: each is looked at once
+        counted = _counted(self.with_context(ks))
         s, fallback, unc = self._kernel_sum(counted)
         a = self.level[0]
         p50 = max(self._point_us(counted), a * fallback, 1e-3)
