@@ -248,8 +248,7 @@ def kernels(path: str | Path, input_shapes: Mapping[str, tuple[int, ...]], level
     shapes.update({k: v for k, v in shapes_of(opt).items() if k not in shapes})
     dtypes.update({k: v for k, v in dtypes_of(opt).items() if k not in dtypes})
     _quantised_dtypes(opt, dtypes)
-    walker = _Walker(opt, shapes, dtypes, dict(values or {}), observed, iterations)
-    walker.named = named_outputs(original, shapes)
+    walker = _Walker(opt, shapes, dtypes, dict(values or {}), observed, iterations, named_outputs(original, shapes))
     ks = walker.graph(opt.graph, (), 1)
     if level != "all":
         return ks
@@ -292,7 +291,8 @@ class _Walker:
 
     def __init__(self, model: Any, shapes: dict[str, tuple[int, ...]], dtypes: dict[str, int],
                  values: Mapping[str, Any], observed: Mapping[str, Any] | None = None,
-                 iterations: Mapping[str, int] | None = None) -> None:
+                 iterations: Mapping[str, int] | None = None,
+                 named: Mapping[str, tuple[str, list[tuple[int, ...] | None]]] | None = None) -> None:
         import onnx
 
         self.shapes, self.dtypes = shapes, dtypes
@@ -312,7 +312,7 @@ class _Walker:
         self.opsets = {o.domain or "": o.version for o in model.opset_import}
         self.opset_import = list(model.opset_import)
         self.onnx = onnx
-        self.named: dict[str, tuple[str, list[tuple[int, ...] | None]]] = {}  # kernels(): shapes.named_outputs
+        self.named = dict(named or {})  # the file as given: node name → (op, output shapes), shapes.named_outputs
         self.count = 0
         self.capped = False
         self.warm: frozenset[str] = frozenset()  # the loop-invariant values of the Loop body being walked
@@ -480,7 +480,8 @@ class _Walker:
             proxy.input.extend(node.input[2::3] if op == "QLinearConcat" else
                                (node.input[i] if i < len(node.input) else "" for i in _QLINEAR_INPUTS[op]))
         guessed = False
-        shapes.update(renamed_shapes(node, base, self.named, shapes))  # as its name's node in the file as given ran
+        if any(o and o not in shapes for o in node.output):  # as its name's node in the file as given ran
+            shapes.update(renamed_shapes(node, base, self.named, shapes))
         if any(o and o not in shapes for o in node.output):
             # no inference reached it (it follows a contrib op onnx has no schema for, in a graph onnxruntime
             # renamed): its standard op's own shape rule, as onnx states it (a channels-last kernel's on NHWC dims);

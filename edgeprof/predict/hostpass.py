@@ -23,10 +23,11 @@ from typing import Any
 
 from ..errors import ModelError
 
-__all__ = ["optimised_model", "HOST_LEVELS", "run_shapes", "body_shapes", "host_trace", "denormal_weights", "Trace", "DENORMAL_MAX_FILE"]
+__all__ = ["optimised_model", "HOST_LEVELS", "run_shapes", "body_shapes", "host_trace", "denormal_weights", "Trace",
+           "DENORMAL_MAX_FILE"]
 
 
-# device graph level → the level this host saves its graph at (never above "extended": see the docstring)
+# device graph level → the level this host saves its graph at (never above "extended": graph.py's docstring says why)
 HOST_LEVELS = {"disable": "ORT_DISABLE_ALL", "basic": "ORT_ENABLE_BASIC", "extended": "ORT_ENABLE_EXTENDED",
                "all": "ORT_ENABLE_EXTENDED", "host-all": "ORT_ENABLE_ALL"}  # host-all: layout.py's own read
 

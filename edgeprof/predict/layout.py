@@ -17,7 +17,8 @@ onnxruntime saves its own "all" graph once more, and each kernel of the "extende
 A host whose "all" graph holds no node of the NCHWc domain marks nothing (layout ""), and fit.py keeps one rate
 per key, as before. Apart from the marks, an 8-bit MaxPool the "all" graph runs channels-last (NhwcMaxPool) is keyed
 "MaxPool/nhwc" (`_channels_last_pools`, round 22). The marks are this host's: a board whose NCHWc block differs
-(AVX2's 8 channels, AVX-512's 16) fuses around a few other convolutions; an ARM board fuses none of them, which its table's rates say.
+(AVX2's 8 channels, AVX-512's 16) fuses around a few other convolutions; an ARM board fuses none of them, which its
+table's rates say.
 Does not own: the "extended" graph and the kernels (graph.py), the rates (fit.py).
 """
 
@@ -80,7 +81,6 @@ def mark(path: str | Path, ks: Sequence[Kernel], shapes: Mapping[str, tuple[int,
             was.update({o: orig for o, orig in zip(n.output, k.outputs, strict=False) if o and o != orig})
     return [dataclasses.replace(k, layout="kept" if k.name in kept else "fused",
                                 reorder_bytes=reorder.get(k.name, 0.0)) if not k.branch else k for k in ks]
-
 
 
 def _channels_last_pools(ks: Sequence[Kernel], nodes: Sequence[Any], by_name: Mapping[str, Kernel],

@@ -18,7 +18,8 @@ T, D, H = 64, 32, 2  # tokens, width, heads
 def _attention(path):
     """Two-head self-attention as exporters write it: x ["batch", T, D] → q, k, v projections, each split into heads
     by a Reshape to a shape the graph computes from the input's (Shape, Gather, Abs, Concat: [1, T, H, D/H]; the
-    batch dim symbolic, so onnxruntime folds none of it) and a Transpose; scores q·kᵀ [1, H, T, T], Softmax, times v."""
+    batch dim symbolic, so onnxruntime folds none of it) and a Transpose; scores q·kᵀ [1, H, T, T], Softmax, times
+    v."""
     rng = np.random.default_rng(0)
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", T, D])
     y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
