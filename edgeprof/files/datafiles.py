@@ -189,6 +189,8 @@ def read_npz(path: str | os.PathLike[str], where: str | None = None, *,
             out: dict[str, np.ndarray] = {}
             total = 0
             for m in members:
+                if not m.filename:  # a damaged central directory (zipfile's is_dir() indexes the name)
+                    raise _fail(where, "holds a member with no name: the archive is damaged")
                 if m.is_dir():
                     continue
                 name = m.filename[:-4] if m.filename.endswith(".npy") else m.filename

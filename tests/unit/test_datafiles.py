@@ -219,3 +219,15 @@ def test_an_npz_asking_for_a_zip_version_zipfile_lacks_is_one_data_file_error(tm
     path.write_bytes(bytes(raw))
     with pytest.raises(DataFileError, match=r"v64\.npz: not an \.npz archive"):
         read_npz(path)
+
+
+def test_an_npz_member_with_no_name_is_one_data_file_error(tmp_path: Path) -> None:
+    """A central directory entry whose name is empty (found by the corruption test above, round 23): zipfile's
+    ZipInfo.is_dir() indexes the name's last character and raised IndexError; the reader says the archive is
+    damaged, in one line."""
+    path = tmp_path / "noname.npz"
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr(zipfile.ZipInfo(""), b"\x93NUMPY")
+    with pytest.raises(DataFileError, match=r"noname\.npz: .*member with no name") as e:
+        read_npz(path)
+    assert "\n" not in str(e.value)
