@@ -37,6 +37,11 @@ _CTX_BEFORE = 3
 # 0.5 MB Gemm at M = 1 ran 6 µs among small kernels, was priced 15 by samples that ran after megabytes: +87 %)
 _CTX_FLOPS_PER_BYTE = 2.0
 _CTX_BYTES = 4e6
+# ... and, from round 24 on, in the bytes its whole model moves in a run (contexts()' second part, weighed as the
+# first): a small model's weights and activations are still in the caches when the next run reaches them, a large
+# model's are not, whatever ran just before (holosoma's two policy MLPs, ~1 MB a run, whose Gemms had been priced by
+# samples of the same size and neighbours in models of megabytes: +85 and +69 % at 1 thread; with it +38 and +22)
+Context = tuple[float, float]
 
 
 @dataclass(frozen=True)
@@ -65,6 +70,8 @@ class FitOptions:
     # find a small or memory-bound kernel's neighbours in its context too (contextual(), contexts(), _CTX_W); False:
     # the method up to the twenty-second round
     context: bool = True
+    # ... its context holding its model's bytes a run too (contexts()' second part); False: round 23's method
+    footprint: bool = True
 
 
 DEFAULT_OPTIONS = FitOptions()
@@ -131,7 +138,7 @@ class CostModel:
     residuals: np.ndarray  # n: log measured − power law
     scale: np.ndarray | None = None  # d: the features' spread (None: raw log distances, two features)
     knn: int = _KNN
-    ctx: np.ndarray | None = None  # n: each sample's context (contexts(); None: not read)
+    ctx: np.ndarray | None = None  # n × 2: each sample's context (contexts(); None: not read)
     # its samples' speed per FLOP and per byte at their _RATE_PCT-th percentile (a key fitted on its calls: per call,
     # its fastest): past the samples a kernel runs no faster than that (round 12: a 7.5 GFLOP convolution of low bytes
     # per FLOP was priced at 272 GFLOP/s, where its key's samples ran 113-121 at their 50th-90th); 0: no floor
@@ -141,7 +148,7 @@ class CostModel:
         a, b, c = self.coef
         return a + b * lf + c * lb
 
-    def __call__(self, k: Kernel, ctx: float | None = None) -> float:
+    def __call__(self, k: Kernel, ctx: Context | None = None) -> float:
         """µs of kernel `k`; `ctx`: its context (contexts()), by which a contextual() kernel's neighbours are also
         found."""
         x = np.array(_features(k, self.points.shape[1] == 3))
@@ -164,7 +171,7 @@ class CostModel:
         diff = self.points - at if self.scale is None else (self.points - at) / self.scale
         d2 = (diff * diff).sum(axis=1)
         if ctx is not None and self.ctx is not None and contextual(k):
-            d2 = d2 + (_CTX_W * (self.ctx - ctx)) ** 2
+            d2 = d2 + ((_CTX_W * (self.ctx - np.asarray(ctx))) ** 2).sum(axis=1)
         d = np.sqrt(d2)
         near = _nearest(d, self.knn)
         w = 1.0 / (d[near] + 0.05)
@@ -207,20 +214,23 @@ def contextual(k: Kernel) -> bool:
     return small(k) or (k.flops <= _CTX_FLOPS_PER_BYTE * k.bytes and k.bytes < _CTX_BYTES)
 
 
-def contexts(ks: Sequence[Kernel]) -> list[float]:
+def contexts(ks: Sequence[Kernel], footprint: bool = True) -> list[Context]:
     """Each kernel's context, in the order the graph runs them: log1p of the most bytes one of the _CTX_BEFORE
     kernels before it moved — whether the caches were just swept (a CNN's classifier Gemm after its last
     convolution and pool) or not (an MLP's Gemms; a voice's small quantise and elementwise ops between each other,
-    whose model also has convolutions of megabytes elsewhere, which a model-wide context priced 10 points dearer)."""
+    whose model also has convolutions of megabytes elsewhere, which a model-wide context alone priced 10 points
+    dearer in round 23) — and log1p of the bytes all of `ks` move (0 without `footprint`): whether what the kernel
+    reads is still cached from the run before."""
+    whole = math.log1p(sum(k.bytes for k in ks)) if footprint else 0.0
     out, recent = [], [0.0] * _CTX_BEFORE
     for k in ks:
-        out.append(math.log1p(max(recent)))
+        out.append((math.log1p(max(recent)), whole))
         recent = [*recent[1:], k.bytes]
     return out
 
 
 def _fit_cost(samples: Sequence[tuple[Kernel, float]], options: FitOptions = DEFAULT_OPTIONS,
-              ctx: Sequence[float] | None = None) -> CostModel:
+              ctx: Sequence[Context] | None = None) -> CostModel:
     pts = np.array([_features(k, options.shape) for k, _ in samples])
     ly = np.log(np.array([us for _, us in samples]))
     x = np.column_stack([np.ones(len(ly)), pts[:, :2]])

@@ -48,6 +48,7 @@ from .cost import (
     COMPUTE,
     DEFAULT_OPTIONS,
     RECURRENT,
+    Context,
     CostModel,
     FitOptions,
     _above,
@@ -191,8 +192,8 @@ class Predictor:
                  options: FitOptions = DEFAULT_OPTIONS) -> None:
         self.table = table
         self.options = options
-        self._costs: dict[int, tuple[Kernel, float | None, tuple[float, str]]] = {}
-        self._ctx: dict[int, float] = {}  # id(kernel) → its context in the model being priced (with_context)
+        self._costs: dict[int, tuple[Kernel, Context | None, tuple[float, str]]] = {}
+        self._ctx: dict[int, Context] = {}  # id(kernel) → its context in the model being priced (with_context)
         self.lender: Predictor | None = None  # lend(): the board's fp32 table, for an int8 table's float kernels
         # `models` (held_out_errors' folds) come paced already
         use = paced_models(table, options.pace) if models is None else list(models)
@@ -203,13 +204,13 @@ class Predictor:
         whole_ids = {id(m) for m in whole}
         # each profiled model's node times made timed (_timed_us), so a kernel's µs is as the timed loop runs it
         self.run_us, self.delta_max = _profile_corrections([m for m in use if id(m) not in whole_ids], options)
-        samples: list[tuple[Kernel, float, float]] = []
+        samples: list[tuple[Kernel, float, Context]] = []
         for m in use:
             if id(m) in whole_ids and sum(1 for mk in m.kernels if mk.kernel.family != "view") > _WHOLE_MAX:
                 continue  # a whole network timed whole (a reference model): it informs the interval, not a kernel
             timed = _timed_us(m, self.delta_max, self.run_us) if id(m) not in whole_ids else \
                 _whole_us(m, self.overhead_us)
-            ctx = contexts([mk.kernel for mk in m.kernels])
+            ctx = contexts([mk.kernel for mk in m.kernels], options.footprint)
             samples += [(m.kernels[i].kernel, us, ctx[i]) for i, us in timed.items()]
         # a kernel of the host's graph absent from the device's profile was fused further there (the "all"
         # level's NCHWc convolutions take a following Add or activation): its key costs `presence` × the fit; with
@@ -225,14 +226,14 @@ class Predictor:
                 if options.layout and mk.kernel.layout:
                     seen.setdefault(f"{mk.kernel.key}|{mk.kernel.layout}", []).append(ran)
         self.presence = {key: sum(v) / len(v) for key, v in seen.items()}
-        by_key: dict[str, list[tuple[Kernel, float, float]]] = {}
-        by_family: dict[str, list[tuple[Kernel, float, float]]] = {}
+        by_key: dict[str, list[tuple[Kernel, float, Context]]] = {}
+        by_family: dict[str, list[tuple[Kernel, float, Context]]] = {}
         for k, us, c in samples:
             by_key.setdefault(k.key, []).append((k, us, c))
             by_family.setdefault(k.family, []).append((k, us, c))
         least = MIN_SAMPLES_WHOLE if whole and len(whole) * 2 >= len(use) else MIN_SAMPLES
 
-        def cost_model(s: list[tuple[Kernel, float, float]], o: FitOptions) -> CostModel:
+        def cost_model(s: list[tuple[Kernel, float, Context]], o: FitOptions) -> CostModel:
             return _fit_cost([(k, us) for k, us, _ in s], o, [c for *_, c in s] if options.context else None)
 
         self.keys = {key: cost_model(s, key_options(s[0][0], options)) for key, s in by_key.items() if len(s) >= least}
@@ -311,7 +312,7 @@ class Predictor:
         FitOptions.context; a kernel a Loop repeats takes its first place's); returns `ks`."""
         self._ctx = {}
         if self.options.context:
-            for k, c in zip(ks, contexts(ks), strict=True):
+            for k, c in zip(ks, contexts(ks, self.options.footprint), strict=True):
                 self._ctx.setdefault(id(k), c)
         return ks
 
