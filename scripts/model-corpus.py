@@ -2629,10 +2629,11 @@ FILES: list[dict] = [
               "--input", "image_features=100x358", "--input", "batch=100"],
      "needs": "--input-range edge_index=0:100 --input-value k=20 --input-value batch=0", "split": "held-out-23",
      "covers": "PyMuPDF's layout graph network (the package AGPL-3.0 or Artifex's commercial licence), the one its "
-               "default 'imf+rf' analyzer (BoxRFDGNN) runs on each page: a page of 100 text and drawing boxes with "
-               "their directional neighbours, 400 edges (build_edge_index's 4 nearest, one per direction), as "
-               "predict feeds them: box geometry 100x8, edge_index 2x400 int64, edge geometry 400x24, 118 rule "
-               "features, 40 text-pattern features and 358 pooled page-image features per box, k = min(boxes, 20) "
+               "default 'imf+rf' analyzer (BoxRFDGNN) runs on each page, fed what its predict builds for a page "
+               "taken as 100 text and drawing boxes with their directional neighbours, 400 edges (build_edge_index's "
+               "nearest one per direction; a real page's counts are its own): box geometry 100x8, edge_index "
+               "2x400 int64, edge geometry 400x24, 118 rule features, 40 text-pattern features and 358 pooled "
+               "page-image features per box, k = min(boxes, 20) "
                "as an int64 scalar and a batch of zeros: Gemm embeddings fused to 512, two dynamic graph "
                "convolutions that pick each box's k nearest in feature space (MatMul, TopK) and sum edge MLPs back "
                "by ScatterElements, Ifs and NaN and Inf guards, page pooling by ScatterElements, then an 11-way "
