@@ -247,9 +247,10 @@ class Predictor:
         # pays no call into a delegate (_cost: LiteRT's own operators)
         self.tiny_us = float(np.percentile(few, 10)) if few else self.small_us
         compute = [k.flops / us for k, us, _ in samples if k.family.startswith(COMPUTE) and k.flops > 0]
-        memory = [k.bytes / us for k, us, _ in samples if k.bytes > 0]
+        memory = sorted((k.bytes, k.bytes / us) for k, us, _ in samples if k.bytes > 0)
         self.peak_flops_per_us = float(np.percentile(compute, 95)) if compute else 1e3
-        self.peak_bytes_per_us = float(np.percentile(memory, 95)) if memory else 1e3
+        self.peak_bytes_per_us = float(np.percentile([r for _, r in memory], 95)) if memory else 1e3
+        self._memory = np.array(memory or [(1.0, 1e3)])  # (bytes, bytes per µs) of each sample, by bytes
         # the model level: p50 µs = a·Σ ± b·kernels + c·(conv bytes) + e·(reorder bytes) + d (see _level_features)
         rows, ys = [], []
         for m in use:
@@ -341,20 +342,25 @@ class Predictor:
         # their floor is the quickest small kernels' time, not the median one (a GRU body's 4 200 adds, slices and
         # gates of 32 floats ran 64 ns each where the LiteRT table's median small kernel took 347, round 13)
         base = self.tiny_us if k.key.endswith("@builtin") else self.small_us
-        return base + max(k.flops / self.peak_flops_per_us, k.bytes / self.peak_bytes_per_us), "roofline"
+        return base + max(k.flops / self.peak_flops_per_us, k.bytes / self._bytes_per_us(k.bytes)), "roofline"
+
+    def _bytes_per_us(self, nbytes: float) -> float:
+        """The roofline's bytes per µs for a kernel of `nbytes`: the 95th percentile over samples of half its bytes or
+        more, so one that leaves the caches reads no faster than the table's kernels that did (round 24: two 14 MB
+        ReduceMean of a key the table lacked ran 0.7 and 1.5 ms, priced 77 µs at its small kernels' cached speed)."""
+        m = self._memory
+        return min(float(np.percentile(m[m[:, 0] >= min(nbytes / 2, m[-1, 0]), 1], 95)), self.peak_bytes_per_us)
 
     def _kernel_sum(self, counted: Sequence[tuple[Kernel, int]]) -> tuple[float, float, dict[str, list[float]]]:
         """(Σ µs, the roofline's part of it, {op the table lacks: [kernels, µs]}) of kernels counted (_counted)."""
-        covered = 0.0
-        fallback = 0.0
+        covered = fallback = 0.0
         unc: dict[str, list[float]] = {}
         for k, n in counted:
             us, how = self.cost(k)
             if how == "roofline":
                 fallback += n * us
                 got = unc.setdefault(k.op, [0.0, 0.0])
-                got[0] += n
-                got[1] += n * us
+                got[0], got[1] = got[0] + n, got[1] + n * us
             else:
                 covered += n * us
         return covered + fallback, fallback, unc

@@ -71,6 +71,26 @@ def test_an_op_the_table_lacks_is_a_roofline_fallback_never_zero_and_widens_the_
     assert with_odd.high_ms / with_odd.p50_ms > base.high_ms / base.p50_ms  # wider for the part not covered
 
 
+def test_a_large_kernel_the_table_lacks_reads_no_faster_than_the_tables_large_kernels():
+    """Round 24: the roofline's speed per byte was the 95th percentile over every sample, which small kernels running
+    in the cache set; two 14 MB reductions of a key the table lacked were priced at a tenth of their time. A kernel
+    of N bytes now reads at the 95th percentile of the samples of N/2 bytes or more (here Adds of 2-8 MB, 5 GB/s,
+    beside Adds of 10-100 kB at 100 GB/s)."""
+    rng = np.random.default_rng(2)
+    models = []
+    for m in range(12):
+        ks = [_k("Add", 1e3, rng.uniform(1e4, 1e5), i=i) for i in range(4)]
+        ks.append(_k("Add", 1e5, rng.uniform(2e6, 8e6), i=9))
+        us = [k.bytes / (1e5 if k.bytes < 1e6 else 5e3) for k in ks]
+        models.append(CalibrationModel(name=f"m{m}", role="kernels", p50_ms=sum(us) / 1e3, profiled_run_ms=None,
+                                       unmatched_us=0.0, kernels=tuple(MeasuredKernel(k, u) for k, u in
+                                                                       zip(ks, us, strict=True))))
+    p = fit(CalibrationTable(key=KEY, models=tuple(models), created_at=""))
+    big, small = _k("ReduceMean", 3e5, 1.4e7, i=7), _k("ReduceMean", 3e2, 5e4, i=8)
+    assert p.cost(big) == (pytest.approx(p.small_us + 1.4e7 / 5e3, rel=0.05), "roofline")  # 2.8 ms, not 0.14
+    assert p.cost(small)[0] == pytest.approx(p.small_us + 5e4 / 1e5, rel=0.05)  # the cached speed, as before
+
+
 def test_out_of_domain_shapes_and_dtypes_are_warned():
     p = fit(_table())
     big = p.predict([_k("Conv/kxk", 1e11, 2e5)])
