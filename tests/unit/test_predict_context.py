@@ -52,11 +52,14 @@ def _table(seed=0):
         ks.append(_k("Gemm/w", rng.uniform(1e2, 1e3), rng.uniform(4e2, 4e3), 9))
         nbytes = rng.uniform(2e5, 8e5)  # a Gemm of one row against a weight of a few hundred kB: memory-bound
         ks.append(_k("Gemm/w", nbytes / 2, nbytes, 10))
-        us = _board_us(ks)
-        measured = tuple(MeasuredKernel(k, u) for k, u in zip(ks, us, strict=True))
-        models.append(CalibrationModel(name=f"m{m}", role="kernels", p50_ms=sum(us) / 1e3, profiled_run_ms=None,
-                                       unmatched_us=0.0, kernels=measured))
+        models.append(_model(m, ks, _board_us(ks)))
     return CalibrationTable(key=KEY, models=tuple(models), created_at="")
+
+
+def _model(m, ks, us):
+    measured = tuple(MeasuredKernel(k, u) for k, u in zip(ks, us, strict=True))
+    return CalibrationModel(name=f"m{m}", role="kernels", p50_ms=sum(us) / 1e3, profiled_run_ms=None,
+                            unmatched_us=0.0, kernels=measured)
 
 
 def test_a_small_kernel_is_priced_by_samples_that_ran_in_its_context():
@@ -119,9 +122,7 @@ def _footprint_table(seed=0):
         ks.append(_k("Gemm/w", nbytes / 2, nbytes, 9))
         us = [k.flops * 1e-6 if k.key == "Conv/kxk" else HOT for k in ks[:-1]]
         us.append((EVICTED if big else WARM) * nbytes / 4e5)
-        measured = tuple(MeasuredKernel(k, u) for k, u in zip(ks, us, strict=True))
-        models.append(CalibrationModel(name=f"m{m}", role="kernels", p50_ms=sum(us) / 1e3, profiled_run_ms=None,
-                                       unmatched_us=0.0, kernels=measured))
+        models.append(_model(m, ks, us))
     return CalibrationTable(key=KEY, models=tuple(models), created_at="")
 
 
