@@ -241,8 +241,7 @@ class Predictor:
         self.dtypes = {k.dtype for k, *_ in samples}
         self.ops = {k.op for k, *_ in samples}  # the ops it measured (a kernel of another op its family prices)
         few = [us for k, us, _ in samples if small(k)]
-        least_us = float(np.min([u for _, u, _ in samples])) if samples else 1.0
-        self.small_us = float(np.median(few)) if few else least_us
+        self.small_us = float(np.median(few)) if few else float(np.min([u for _, u, _ in samples])) if samples else 1.0
         # the quickest small kernels' time (their 10th percentile: an ADD of 8 elements): the floor of a kernel that
         # pays no call into a delegate (_cost: LiteRT's own operators)
         self.tiny_us = float(np.percentile(few, 10)) if few else self.small_us
@@ -495,8 +494,9 @@ class Predictor:
                    f"held-out errors ({self.spread_from or 'held-out device-level spread'}); kernel neighbours: "
                    f"{self.options.knn} in {'FLOPs, bytes, outputs' if self.options.shape else 'FLOPs, bytes'}"
                    f" ({RECURRENT.knn} in FLOPs, bytes, outputs for a recurrent kernel"
-                   + ("; a small or memory-bound kernel's also in the bytes run just before it)"
-                      if self.options.context else ")")
+                   + ("; a small or memory-bound kernel's also in the bytes run just before it"
+                      + (" and its model's bytes a run)" if self.options.footprint else ")") if self.options.context
+                      else ")")
                    + (f"; profiled node times less a per-run cost of {self.run_us:.2f} µs and a profiler excess of "
                       f"up to {self.delta_max:.2f} µs a node" if self.run_us or self.delta_max else "")
                    + (f"; times scaled to the board's median speed (speed probe {self.table.probe.model}: {ref:.3g} ms)"

@@ -140,3 +140,5 @@ def test_a_memory_bound_kernel_is_priced_by_samples_of_models_that_move_as_much_
     old.with_context(large)
     assert old.cost(large[-1])[0] == pytest.approx(warm)
     assert max(warm / WARM, EVICTED / warm) > 1.5  # one price, wrong by half or more for one of the two
+    assert "its model's bytes a run" in p.predict(small).method  # the prediction says how it was made
+    assert "its model's bytes a run" not in old.predict(small).method
