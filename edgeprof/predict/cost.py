@@ -72,6 +72,8 @@ class FitOptions:
     context: bool = True
     # ... its context holding its model's bytes a run too (contexts()' second part); False: round 23's method
     footprint: bool = True
+    # multiply a fitted model level by its folds' median error (level.recentre); False: round 24's method
+    recentre: bool = True
 
 
 DEFAULT_OPTIONS = FitOptions()

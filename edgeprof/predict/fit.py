@@ -11,7 +11,8 @@ Owns the method (docs/predict.md says it in words):
   bytes/s, plus the median small-kernel time), never 0 ms, and a wide interval (×1/4 … ×4) for its part;
 - the model level: measured p50 = a·Σ kernel µs ± b·kernels + c·conv bytes + e·reorder bytes + d (relative
   error), fitted over the table's models; it absorbs the profiler's own per-node overhead, NCHWc reorders (the
-  bytes this host's "all" graph reorders, where layout.py read them) and the per-run overhead;
+  bytes this host's "all" graph reorders, where layout.py read them) and the per-run overhead; then multiplied by
+  the median error of the table's generated models held out by fold (level.recentre; round 25);
 - what the board fused (FitOptions.layout; docs/predict.md, sixth round): a kernel of the host's graph absent from
   the board's profile ran inside another; the share of each key's kernels that ran is kept per layout mark
   (layout.py: "kept" or "fused" by this host's "all" level), so a HardSwish written out after a convolution that
@@ -34,7 +35,6 @@ Does not own: reading graphs (graph.py), the table's file (table.py).
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -59,6 +59,7 @@ from .cost import (
     small,
 )
 from .graph import CONTROL_OPS, Kernel
+from .level import nnls_rel, recentre
 from .pace import moved_warning, paced_models, probe_reference
 from .table import CalibrationModel, CalibrationTable
 
@@ -73,25 +74,6 @@ LEVEL = 0.9
 MIN_SPREAD = 0.02  # the interval is never narrower than ±2 % (timer and run-to-run noise of any board)
 FALLBACK_RANGE = (0.25, 4.0)
 LENT = "fp32 table"  # how a kernel was priced from the board's fp32 table (Predictor.lend)
-
-
-def _nnls_rel(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """min Σ((x·c − y)/y)² over c ≥ 0 (few columns: every active set is tried)."""
-    w = 1.0 / np.maximum(y, 1e-9)
-    xw, yw = x * w[:, None], y * w
-    best: tuple[float, np.ndarray] | None = None
-    n = x.shape[1]
-    for r in range(1, n + 1):
-        for cols in itertools.combinations(range(n), r):
-            c, *_ = np.linalg.lstsq(xw[:, cols], yw, rcond=None)
-            if np.any(c < 0):
-                continue
-            full = np.zeros(n)
-            full[list(cols)] = c
-            err = float(np.sum((xw @ full - yw) ** 2))
-            if best is None or err < best[0]:
-                best = (err, full)
-    return best[1] if best is not None else np.zeros(n)
 
 
 @dataclass
@@ -256,6 +238,7 @@ class Predictor:
             ks = self.with_context([mk.kernel for mk in m.kernels])
             rows.append(self._level_features(_counted(ks)))
             ys.append(m.p50_ms * 1e3)
+        self.recentred: float | None = None  # a fitted level's recentring by fit() (level.recentre): its c
         if whole and len(whole) * 2 >= len(use):
             # one-operator models timed whole: a kernel's time already holds its node's dispatch, and the per-run
             # overhead was measured (the quickest model); with one kernel per model the two cannot be fitted apart
@@ -263,7 +246,8 @@ class Predictor:
         elif len(rows) >= 4:
             x = np.array(rows)
             scale = np.maximum(np.abs(x).max(axis=0), 1e-12)
-            self.level = tuple(float(v) for v in _nnls_rel(x / scale, np.array(ys)) / scale)
+            self.level = tuple(float(v) for v in nnls_rel(x / scale, np.array(ys)) / scale)
+            self.recentred = 0.0
         else:
             self.level = (1.0, 0.0, 0.0, 0.0, 0.0, 0.0)
         self.spread = 0.0  # set by fit(): the held-out device-level term (with the probe's spread when paced)
@@ -497,6 +481,8 @@ class Predictor:
                    + ("; a small or memory-bound kernel's also in the bytes run just before it"
                       + (" and its model's bytes a run)" if self.options.footprint else ")") if self.options.context
                       else ")")
+                   + (f"; the model level ×{math.exp(self.recentred):.3f}, its folds' median error"
+                      if self.recentred else "")
                    + (f"; profiled node times less a per-run cost of {self.run_us:.2f} µs and a profiler excess of "
                       f"up to {self.delta_max:.2f} µs a node" if self.run_us or self.delta_max else "")
                    + (f"; times scaled to the board's median speed (speed probe {self.table.probe.model}: {ref:.3g} ms)"
@@ -580,6 +566,8 @@ def fit(table: CalibrationTable, options: FitOptions | Sequence[FitOptions] = DE
         scored.append((_median_abs([e for n, e in held if roles.get(n) != "reference"]), i, opt, held))
     _, _, chosen, held = min(scored, key=lambda s: (s[0], s[1]))
     p = Predictor(table, options=chosen)
+    if chosen.recentre and p.recentred is not None:  # a fitted level (not a whole-model table's measured one)
+        p.level, held, p.recentred = recentre(p.level, held, [n for n, r in roles.items() if r != "reference"])
     p.held = held
     p.candidates = [(opt, score) for score, _, opt, _ in scored]
     generated = [abs(e) for n, e in held if roles.get(n) != "reference"]
