@@ -14,6 +14,7 @@ import sys
 from typing import Any
 
 from ..errors import ConfigError
+from .predicted import assumed
 from .ui import err, out
 
 
@@ -224,7 +225,7 @@ def _print_row(r: dict[str, Any], measured: bool) -> None:
                       f"{100 * m['error']:+.1f} %, {'inside' if m['inside_interval'] else 'OUTSIDE'} the "
                       f"interval", markup=False)
     for u in r["uncovered"]:
-        out.print(f"  not in the table: {u['op']} ×{u['count']}: assumed {u['assumed_ms']:.3f} ms (roofline "
+        out.print(f"  not in the table: {u['op']} ×{u['count']}: assumed {assumed(u['assumed_ms'])} (roofline "
                   f"from the table's peak FLOP/s and bytes/s; its interval ×1/4 … ×4)", markup=False)
     for w in r["warnings"]:
         err.print(f"  warning: {w}", markup=False)

@@ -22,6 +22,12 @@ from ..vocab import fmt_value
 from .ui import out, shown
 
 
+def assumed(ms: float) -> str:
+    """The time a roofline fallback assumed for an op the table lacks: in µs below 1 µs, so a
+    sub-µs assumption does not read as "0.000 ms" (it is never 0)."""
+    return f"{ms:.3f} ms" if ms >= 1e-3 or ms == 0 else f"{ms * 1e3:.3g} µs"
+
+
 def predictions_for(store: Store, results: list[Result]) -> dict[str, StoredPrediction]:
     """The newest prediction of each ok result's configuration, by config key (results without one: absent)."""
     return latest_by_key(store, [config_key(r) for r in results if r.status == "ok"])
@@ -54,7 +60,7 @@ def show_for_result(store: Store, r: Result) -> None:
     for line in prediction_line(p, measured_p50(r)).splitlines():  # shown() escapes a newline inside a line
         out.print(shown(line))
     for u in p.uncovered:
-        out.print(shown(f"  not in the table: {u.get('op')} ×{u.get('count')}: assumed {u.get('assumed_ms', 0):.3f} ms"))
+        out.print(shown(f"  not in the table: {u.get('op')} ×{u.get('count')}: assumed {assumed(u.get('assumed_ms', 0))}"))
     for w in p.warnings:
         out.print(shown(f"  prediction warning: {w}"))
 

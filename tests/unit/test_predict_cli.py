@@ -76,6 +76,15 @@ def test_a_table_from_another_machine_predicts_for_a_board_not_in_devices_yaml(o
     assert "predicted p50" in text and "interval" in text and "not in the table: Einsum" in text
 
 
+def test_an_assumption_under_a_microsecond_is_printed_in_microseconds_never_as_zero():
+    """A roofline fallback is never 0 ms; a GlobalAveragePool's ReduceMean of 1280 floats, assumed 0.3 µs by a
+    2-thread table, had printed "assumed 0.000 ms"."""
+    from edgeprof.cli.predicted import assumed
+
+    assert assumed(0.00031) == "0.31 µs" and assumed(0.0123) == "0.012 ms" and assumed(12.5) == "12.500 ms"
+    assert assumed(0.0) == "0.000 ms"
+
+
 def test_a_table_of_another_thread_count_or_runtime_version_is_refused_in_one_line(offline, tmp_path, capsys):
     exported = save_table(_table(threads=2), tmp_path / "vendor.json")
     model = _model(tmp_path)
