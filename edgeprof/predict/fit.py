@@ -126,6 +126,7 @@ def _timed_us(m: CalibrationModel, delta_max: float, run_us: float = 0.0) -> dic
 
 
 _WHOLE_MAX = 3  # a model timed whole gives kernel samples when it has at most this many (an operator, its PAD)
+_RATE_MIN_US = 1.0  # the least a sample ran to tell the roofline a rate (Predictor: peak FLOP/s and bytes/s)
 _FLOOR_US = 0.05  # no kernel takes less (a timed-only model's share never goes below it)
 _TINY_MAX = 3  # a tiny calibration model's ops (kernels.py "tiny": one to three), whose p50 pins the per-run cost
 
@@ -227,8 +228,12 @@ class Predictor:
         # the quickest small kernels' time (their 10th percentile: an ADD of 8 elements): the floor of a kernel that
         # pays no call into a delegate (_cost: LiteRT's own operators)
         self.tiny_us = float(np.percentile(few, 10)) if few else self.small_us
-        compute = [k.flops / us for k, us, _ in samples if k.family.startswith(COMPUTE) and k.flops > 0]
-        memory = sorted((k.bytes, k.bytes / us) for k, us, _ in samples if k.bytes > 0)
+        # the roofline's rates from samples that ran ≥ 1 µs and moved their bytes (not a view's): one of less is its
+        # dispatch, whatever its size (round 25: a 2-thread table, whose profiler excess of 15 µs a node leaves a
+        # third of its samples at the floor, had read 7.9 TB/s and priced a 256 kB ReduceMean at 0.08 µs)
+        rated = [(k, us) for k, us, _ in samples if us >= _RATE_MIN_US and k.family != "view"]
+        compute = [k.flops / us for k, us in rated if k.family.startswith(COMPUTE) and k.flops > 0]
+        memory = sorted((k.bytes, k.bytes / us) for k, us in rated if k.bytes > 0)
         self.peak_flops_per_us = float(np.percentile(compute, 95)) if compute else 1e3
         self.peak_bytes_per_us = float(np.percentile([r for _, r in memory], 95)) if memory else 1e3
         self._memory = np.array(memory or [(1.0, 1e3)])  # (bytes, bytes per µs) of each sample, by bytes

@@ -75,20 +75,42 @@ def test_a_large_kernel_the_table_lacks_reads_no_faster_than_the_tables_large_ke
     """Round 24: the roofline's speed per byte was the 95th percentile over every sample, which small kernels running
     in the cache set; two 14 MB reductions of a key the table lacked were priced at a tenth of their time. A kernel
     of N bytes now reads at the 95th percentile of the samples of N/2 bytes or more (here Adds of 2-8 MB, 5 GB/s,
-    beside Adds of 10-100 kB at 100 GB/s)."""
+    beside Adds of 100-900 kB at 100 GB/s)."""
     rng = np.random.default_rng(2)
     models = []
     for m in range(12):
-        ks = [_k("Add", 1e3, rng.uniform(1e4, 1e5), i=i) for i in range(4)]
+        ks = [_k("Add", 1e3, rng.uniform(1e5, 9e5), i=i) for i in range(4)]
         ks.append(_k("Add", 1e5, rng.uniform(2e6, 8e6), i=9))
         us = [k.bytes / (1e5 if k.bytes < 1e6 else 5e3) for k in ks]
         models.append(CalibrationModel(name=f"m{m}", role="kernels", p50_ms=sum(us) / 1e3, profiled_run_ms=None,
                                        unmatched_us=0.0, kernels=tuple(MeasuredKernel(k, u) for k, u in
                                                                        zip(ks, us, strict=True))))
     p = fit(CalibrationTable(key=KEY, models=tuple(models), created_at=""))
-    big, small = _k("ReduceMean", 3e5, 1.4e7, i=7), _k("ReduceMean", 3e2, 5e4, i=8)
+    big, small = _k("ReduceMean", 3e5, 1.4e7, i=7), _k("ReduceMean", 3e2, 3e5, i=8)
     assert p.cost(big) == (pytest.approx(p.small_us + 1.4e7 / 5e3, rel=0.05), "roofline")  # 2.8 ms, not 0.14
-    assert p.cost(small)[0] == pytest.approx(p.small_us + 5e4 / 1e5, rel=0.05)  # the cached speed, as before
+    assert p.cost(small)[0] == pytest.approx(p.small_us + 3e5 / 1e5, rel=0.05)  # the cached speed, as before
+
+
+def test_the_roofline_takes_no_rate_from_a_view_or_a_sample_under_a_microsecond():
+    """Round 25: a 2-thread table whose profiler excess (15 µs a node) leaves a third of its samples at the 0.05 µs
+    floor, views among them (a Reshape "moves" its bytes in no time), had read 7.9 TB/s and 2 TFLOP/s, and priced a
+    256 kB ReduceMean it lacked at 0.08 µs. Here Adds of 100-900 kB run at 100 GB/s (1-9 µs); Reshapes of 1 MB at the
+    floor and Adds of 100 kB in 0.2 µs beside them say nothing of a rate."""
+    rng = np.random.default_rng(4)
+    view = Kernel(name="r", op="Reshape", key="Reshape", family="view", dtype="float32", flops=0.0, bytes=1e6,
+                  out_elems=1.0)
+    models = []
+    for m in range(12):
+        ks = [_k("Add", 1e3, rng.uniform(1e5, 9e5), i=i) for i in range(4)] + [_k("Add", 1e3, 1e5, i=5)]
+        us = [k.bytes / 1e5 for k in ks[:4]] + [0.2]
+        ks, us = ks + [dataclasses.replace(view, name=f"r{m}")], us + [0.05]
+        models.append(CalibrationModel(name=f"m{m}", role="kernels", p50_ms=sum(us) / 1e3, profiled_run_ms=None,
+                                       unmatched_us=0.0, kernels=tuple(MeasuredKernel(k, u) for k, u in
+                                                                       zip(ks, us, strict=True))))
+    p = fit(CalibrationTable(key=KEY, models=tuple(models), created_at=""))
+    assert p.peak_bytes_per_us == pytest.approx(1e5, rel=0.05)  # 100 GB/s, not the views' 20 TB/s
+    odd = _k("ReduceMean", 1e2, 2.56e5, i=7)
+    assert p.cost(odd) == (pytest.approx(p.small_us + 2.56e5 / 1e5, rel=0.05), "roofline")  # 2.6 µs, not 0.01
 
 
 def test_out_of_domain_shapes_and_dtypes_are_warned():
