@@ -224,7 +224,8 @@ class Predictor:
         self.dtypes = {k.dtype for k, *_ in samples}
         self.ops = {k.op for k, *_ in samples}  # the ops it measured (a kernel of another op its family prices)
         few = [us for k, us, _ in samples if small(k)]
-        self.small_us = float(np.median(few)) if few else float(np.min([u for _, u, _ in samples])) if samples else 1.0
+        least_us = float(np.min([u for _, u, _ in samples])) if samples else 1.0
+        self.small_us = float(np.median(few)) if few else least_us
         # the quickest small kernels' time (their 10th percentile: an ADD of 8 elements): the floor of a kernel that
         # pays no call into a delegate (_cost: LiteRT's own operators)
         self.tiny_us = float(np.percentile(few, 10)) if few else self.small_us
@@ -341,14 +342,16 @@ class Predictor:
 
     def _kernel_sum(self, counted: Sequence[tuple[Kernel, int]]) -> tuple[float, float, dict[str, list[float]]]:
         """(Σ µs, the roofline's part of it, {op the table lacks: [kernels, µs]}) of kernels counted (_counted)."""
-        covered = fallback = 0.0
+        covered = 0.0
+        fallback = 0.0
         unc: dict[str, list[float]] = {}
         for k, n in counted:
             us, how = self.cost(k)
             if how == "roofline":
                 fallback += n * us
                 got = unc.setdefault(k.op, [0.0, 0.0])
-                got[0], got[1] = got[0] + n, got[1] + n * us
+                got[0] += n
+                got[1] += n * us
             else:
                 covered += n * us
         return covered + fallback, fallback, unc
