@@ -59,6 +59,7 @@ from .cost import (
     small,
 )
 from .graph import CONTROL_OPS, Kernel
+from .images import image_sample, one_image
 from .level import nnls_rel, recentre
 from .pace import moved_warning, paced_models, probe_reference
 from .table import CalibrationModel, CalibrationTable
@@ -194,7 +195,7 @@ class Predictor:
             timed = _timed_us(m, self.delta_max, self.run_us) if id(m) not in whole_ids else \
                 _whole_us(m, self.overhead_us)
             ctx = contexts([mk.kernel for mk in m.kernels], options.footprint)
-            samples += [(m.kernels[i].kernel, us, ctx[i]) for i, us in timed.items()]
+            samples += [(*image_sample(m.kernels[i].kernel, us, table.key.threads), ctx[i]) for i, us in timed.items()]
         # a kernel of the host's graph absent from the device's profile was fused further there (the "all"
         # level's NCHWc convolutions take a following Add or activation): its key costs `presence` × the fit; with
         # layout marks (layout.py) the rate is kept per key and mark ("key|kept", "key|fused"), and an unmarked
@@ -292,7 +293,9 @@ class Predictor:
         ctx = self._ctx.get(id(k))
         if got is not None and got[0] is k and got[1] == ctx:
             return got[2]
-        out = self._cost(k)
+        one = one_image(k, self.table.key.threads)  # MLAS runs it image by image (images.py): its calls' one-image kernels
+        us, how = self._cost(k if one is None else one)
+        out = (us if one is None else k.images * us, how)
         self._costs[id(k)] = (k, ctx, out)
         return out
 
@@ -497,6 +500,7 @@ class Predictor:
                       if self.options.pace and self.table.probe is not None and ref is not None else ""))
 
     def _outside(self, k: Kernel) -> bool:
+        k = one_image(k, self.table.key.threads) or k  # what is priced: one image's call (images.py)
         m, _ = self._model_for(k)
         return m is not None and _beyond(m, k)
 

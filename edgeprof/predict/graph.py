@@ -38,6 +38,7 @@ from typing import Any
 
 from ..errors import ModelError
 from .hostpass import HOST_LEVELS, body_shapes, optimised_model, run_shapes
+from .images import image_calls
 from .shapes import dtypes_of, graphs, named_outputs, proxy_shapes, renamed_shapes, shapes_of, static_shapes
 from .taps import conv_taps
 from .trees import ML_FAMILY, ml_work
@@ -143,11 +144,15 @@ class Kernel:
     reorder_bytes: float = 0.0
     # variants.row_spans: rows a row-by-row binary op or a narrow-row Softmax walks ("/rows" keys fit them); else 0
     spans: float = 0.0
+    # images.py: the images × groups MLAS runs a Conv's GEMM for one after another, and one call's bytes; else 0
+    images: float = 0.0
+    image_bytes: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["branch"] = [list(b) for b in self.branch]
-        for f, default in (("named", True), ("layout", ""), ("reorder_bytes", 0.0), ("spans", 0.0)):
+        for f, default in (("named", True), ("layout", ""), ("reorder_bytes", 0.0), ("spans", 0.0), ("images", 0.0),
+                           ("image_bytes", 0.0)):
             if d[f] == default:  # written only when set: such a kernel's dict is as tables before the field
                 del d[f]
         return d
@@ -514,6 +519,7 @@ class _Walker:
             tensors = [t for t in tensors if t != node.input[0]] + [o for o in node.output if o]
         nbytes = float(sum(math.prod(shapes[t]) * DTYPE_BYTES.get(dtypes.get(t, 1), 4) for t in tensors if t in shapes))
         work = float(f or 0)
+        mlas: tuple[Any, Any, Any, float] | None = None  # a float Conv's input, weight and output shapes, weight bytes
         if base == "Conv" and f and len(proxy.input) > 1 and all(t in shapes for t in (proxy.input[0], proxy.input[1])) \
                 and node.output[0] in shapes and not any(a.name == "channels_last" and a.i for a in node.attribute):
             # only the taps inside the input run (taps.py): a 3×3 convolution on a 1×1 map is its centre tap
@@ -522,11 +528,15 @@ class _Walker:
             bias = math.prod(shapes[node.output[0]]) if len(proxy.input) > 2 and proxy.input[2] else 0
             work = (work - bias) * pairs + bias
             nbytes -= (1.0 - reached) * math.prod(shapes[wt]) * DTYPE_BYTES.get(dtypes.get(wt, 1), 4)
+            if op in ("Conv", "FusedConv") and dtypes.get(proxy.input[0], 1) == 1 and wt not in self.overridable:
+                mlas = (shapes[proxy.input[0]], shapes[wt], shapes[node.output[0]], reached * math.prod(shapes[wt]) * 4)
         out_elems = sum(math.prod(shapes[t]) for t in node.output if t in shapes)
         at = _DATA_INPUT.get(op, 0)
         first_in = next((t for t in node.input[at:] if t), "")
         warm = self.warm if op in _FLOAT_MATMULS else frozenset()  # an int8 one not looked at: keyed as before
         variant = _variant(op, node, shapes, self.inits | warm, self.init_protos, self.opsets.get("", 0))
+        images = image_calls(node, *mlas[:3], variant) if mlas else 0.0  # MLAS runs it image by image (images.py)
+        image_bytes = (nbytes - mlas[3]) / images + mlas[3] if mlas and images else 0.0
         base_key = op if node.domain in ("", "ai.onnx", "com.microsoft") else f"{node.domain}.{op}"
         key = f"{base_key}/{variant}" if variant else base_key
         family = variant_family(_FAMILY.get(op, _FAMILY.get(base, base_key)), variant)
@@ -546,7 +556,7 @@ class _Walker:
                       flops=work, bytes=nbytes + stored, out_elems=float(out_elems),
                       shapes_guessed=guessed, flops_known=flops_known,
                       outputs=tuple(o for o in node.output if o), branch=branch, named=bool(node.name),
-                      spans=spans)
+                      spans=spans, images=images, image_bytes=image_bytes)
 
 
 def _winput_key(base_key: str, variant: str, key: str) -> str:

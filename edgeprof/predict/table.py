@@ -39,8 +39,9 @@ __all__ = ["SCHEMA_VERSION", "READING", "TableKey", "MeasuredKernel", "Calibrati
 # int8 kernels' FLOPs; the generated fp32 models read as in 1. 3 (round 20, after its run): a Gather along an inner
 # axis is "Gather/inner" with its blocks as spans, a Pow that calls pow() "Pow/general". 4 (round 22): a per-axis
 # DequantizeLinear over rows shorter than 32 elements is "DequantizeLinear/rows" with its rows as spans (int8 graphs).
-# 5 (round 22, after its run): an 8-bit MaxPool the "all" graph runs channels-last is "MaxPool/nhwc" (layout.py)
-READING = 5
+# 5 (round 22, after its run): an 8-bit MaxPool the "all" graph runs channels-last is "MaxPool/nhwc" (layout.py).
+# 6 (round 26, after its run): a float Conv MLAS runs image by image carries its calls and one call's bytes (images.py)
+READING = 6
 
 # 2: the speed probe (CalibrationTable.probe) and each model's time in the calibration (CalibrationModel.at_s);
 # a version-1 table has neither and loads as before
