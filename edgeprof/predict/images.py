@@ -52,14 +52,14 @@ def image_calls(node: Any, x: Sequence[int], w: Sequence[int], y: Sequence[int],
 
 
 def one_image(k: Kernel, threads: int) -> Kernel | None:
-    """One call of a kernel MLAS runs image by image (Kernel.images > 1) at `threads` > 1: its FLOPs and output a
-    call's share, its bytes one image's and the whole weight (Kernel.image_bytes); None for any other kernel, or at
-    one thread (the module's docstring says why)."""
+    """One call of a kernel MLAS runs image by image (Kernel.images > 1) at `threads` > 1: its FLOPs, output and
+    calls (a grouped one's Kernel.spans) a call's share, its bytes one image's and the whole weight
+    (Kernel.image_bytes); None for any other kernel, or at one thread (the module's docstring says why)."""
     if k.images <= 1 or threads <= 1:
         return None
     n = k.images
     return dataclasses.replace(k, flops=k.flops / n, bytes=k.image_bytes or k.bytes / n, out_elems=k.out_elems / n,
-                               reorder_bytes=k.reorder_bytes / n, images=0.0, image_bytes=0.0)
+                               reorder_bytes=k.reorder_bytes / n, spans=k.spans / n, images=0.0, image_bytes=0.0)
 
 
 def image_sample(k: Kernel, us: float, threads: int) -> tuple[Kernel, float]:

@@ -82,6 +82,8 @@ def test_at_two_threads_such_a_kernel_is_priced_as_its_calls_one_image_kernels_a
     # the out-of-domain warning asks of what is priced: a call of 1.6 MFLOP lies inside the samples (1-100 MFLOP)
     assert p._outside(plain) and not p._outside(whole)
     assert one_image(plain, 2) is None and image_sample(plain, 5.0, 2) == (plain, 5.0)
+    grouped = dataclasses.replace(whole, spans=8000.0, images=8000.0)  # 1000 images x 8 groups: one call each
+    assert one_image(grouped, 2).spans == 1.0
     k, t = image_sample(whole, 3000.0, 2)
     assert k == one and t == pytest.approx(3.0)
 
