@@ -529,7 +529,8 @@ class _Walker:
             work = (work - bias) * pairs + bias
             nbytes -= (1.0 - reached) * math.prod(shapes[wt]) * DTYPE_BYTES.get(dtypes.get(wt, 1), 4)
             if op in ("Conv", "FusedConv") and dtypes.get(proxy.input[0], 1) == 1 and wt not in self.overridable:
-                mlas = (shapes[proxy.input[0]], shapes[wt], shapes[node.output[0]], reached * math.prod(shapes[wt]) * 4)
+                wb = reached * math.prod(shapes[wt]) * DTYPE_BYTES.get(dtypes.get(wt, 1), 4)
+                mlas = (shapes[proxy.input[0]], shapes[wt], shapes[node.output[0]], wb)
         out_elems = sum(math.prod(shapes[t]) for t in node.output if t in shapes)
         at = _DATA_INPUT.get(op, 0)
         first_in = next((t for t in node.input[at:] if t), "")
