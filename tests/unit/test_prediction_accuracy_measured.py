@@ -222,8 +222,9 @@ def test_split_names_parse_and_unknown_ones_are_refused():
                 "held-out-21", "held-out-22", "held-out-23", "held-out-24", "held-out-25"}
     assert bench.parse_splits("all") == list(bench.SPLITS) and held_out <= set(bench.SPLITS)
     assert not held_out & set(bench.DEFAULT_SPLITS)
-    assert bench.parse_splits("held-out-25") == ["held-out-25"] and bench.SPLITS["held-out-25"] == "held-out-25"
-    assert bench.FRESH == "held-out-25" and bench.SPLITS["held-out-24"] == "held-out-24 (seen)"
+    assert bench.parse_splits("held-out-25") == ["held-out-25"] and bench.SPLITS["held-out-25"] == "held-out-25 (seen)"
+    # round 27 found no files for a fresh set: none is named, and every held-out split is reported as seen
+    assert bench.FRESH is None and bench.SPLITS["held-out-24"] == "held-out-24 (seen)"
     assert bench.SPLITS["held-out-23"] == "held-out-23 (seen)"
     assert bench.SPLITS["held-out-22"] == "held-out-22 (seen)"
     assert bench.SPLITS["held-out-21"] == "held-out-21 (seen)"
@@ -271,7 +272,8 @@ def test_split_names_parse_and_unknown_ones_are_refused():
     assert bench.row_label("held-out-21") == "held-out-21 (seen)"
     assert bench.row_label("held-out-22") == "held-out-22 (seen)"
     assert bench.row_label("held-out-23") == "held-out-23 (seen)"
-    assert bench.row_label("held-out-24") == "held-out-24 (seen)" and bench.row_label("held-out-25") == "held-out-25"
+    assert bench.row_label("held-out-24") == "held-out-24 (seen)"
+    assert bench.row_label("held-out-25") == "held-out-25 (seen)"  # round 26's run labelled it "held-out-25"
 
 
 def test_every_corpus_file_has_a_split_the_benchmark_knows_and_a_family():
@@ -311,14 +313,14 @@ def _selected(bench, tmp_path, monkeypatch, splits):
     return asked, c
 
 
-def test_the_fresh_split_is_measured_only_when_named(tmp_path, monkeypatch):
+def test_the_last_fresh_split_is_measured_only_when_named(tmp_path, monkeypatch):
     bench = _bench()
     asked, c = _selected(bench, tmp_path, monkeypatch, bench.DEFAULT_SPLITS)
     # no held-out-2 or held-out-25 file, no .tflite on onnxruntime
     assert asked == [*bench.DESIGN, "a.onnx", "test_x.onnx"]
     assert {r["model"]: r["split"] for r in c["rows"]}["a.onnx"] == "held-out-1 (seen)"
-    asked, c = _selected(bench, tmp_path, monkeypatch, ["held-out-25"])
-    assert asked == ["b.onnx"] and c["rows"][0]["split"] == "held-out-25"
+    asked, c = _selected(bench, tmp_path, monkeypatch, ["held-out-25"])  # round 26's fresh set, seen since
+    assert asked == ["b.onnx"] and c["rows"][0]["split"] == "held-out-25 (seen)"
     asked, c = _selected(bench, tmp_path, monkeypatch, ["held-out-2"])
     assert asked == ["d.onnx"] and c["rows"][0]["split"] == "held-out-2 (seen)"
 
@@ -340,15 +342,16 @@ def test_an_older_runs_held_out_rows_are_repredicted_as_the_seen_split(tmp_path,
     printed = capsys.readouterr().out
     (c,) = json.loads(out.read_text())
     assert c["rows"][0]["split"] == "held-out-1 (seen)" and c["summary"]["held-out-1 (seen)"]["n"] == 1
-    assert c["summary"]["held-out-25"] == {"n": 0} and c["families"]["held-out-1 (seen)"]["other"]["n"] == 1
+    assert c["summary"]["held-out-25 (seen)"] == {"n": 0} and c["families"]["held-out-1 (seen)"]["other"]["n"] == 1
     assert "held-out-1 (seen)" in printed and "families of held-out-1 (seen):" in printed
-    assert "held-out-25, the fresh set, left out" in printed
-    # asking for the fresh split alone keeps none of that run's rows (it had none)
+    # no round since round 26 found files for a fresh set: the run says so rather than naming one it left out
+    assert "(no fresh set: every held-out split is seen)" in printed and "the fresh set, left out" not in printed
+    # asking for the last round's split alone keeps none of that run's rows (it had none)
     monkeypatch.setattr("sys.argv", ["prediction_accuracy.py", "--measured", str(measured), "--tables", str(tables),
                                      "--config", "ort-fp32-1t", "--split", "held-out-25", "--out", str(out)])
     assert bench.main() == 0
     (c,) = json.loads(out.read_text())
-    assert c["rows"] == [] and "the fresh set, left out" not in capsys.readouterr().out
+    assert c["rows"] == [] and "held-out-25 (seen)" in capsys.readouterr().out
     # a round-4 run's held-out-2 row (then the fresh set) is re-predicted under its seen label when named
     measured.write_text(json.dumps([{"config": "ort-fp32-1t", "runtime": "onnxruntime", "threads": 1,
                                      "rows": [{**row, "split": "held-out-2"}]}]))
