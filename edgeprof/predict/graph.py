@@ -100,7 +100,8 @@ _FAMILY = {
     "OneHot": "copy", "ScatterElements": "scatter", "ScatterND": "scatter",
     "Reshape": "view", "Squeeze": "view", "Unsqueeze": "view", "Flatten": "view", "Shape": "view",
     "ReduceMean": "reduce", "ReduceSum": "reduce", "ReduceMax": "reduce", "GlobalAveragePool": "reduce",
-    "GlobalMaxPool": "reduce", "ArgMax": "reduce", "ReduceL2": "reduce",
+    "GlobalMaxPool": "reduce", "ArgMax": "reduce", "ReduceL2": "reduce", "ReduceSumSquare": "reduce",
+    "ReduceMin": "reduce", "ReduceProd": "reduce", "ReduceL1": "reduce", "ReduceLogSumExp": "reduce",  # round 27
     "MaxPool": "pool", "AveragePool": "pool",
     "LayerNormalization": "norm", "SkipLayerNormalization": "norm", "SimplifiedLayerNormalization": "norm",
     "InstanceNormalization": "norm", "BatchNormalization": "norm", "GroupNormalization": "norm",

@@ -10,6 +10,7 @@ mixed so that one budget covers the kernels real models spend their time in (and
 - "misc": independent single ops on their own inputs (elementwise, copies, scatters, reductions, pools, LSTM / GRU,
   ConvTranspose, STFT) at random shapes; its Einsums drawn and dropped since round 16 (measured in the head models);
   since round 22 a projection whose input another node reads too (projections.py: int8's per-channel dequantising);
+  since round 27 two reductions of 1 kB to 32 MB, over the last axis or a strided one (reductions.py);
 - "tiny": one to three ops on a few hundred elements, whose run is a few µs: they pin the per-run overhead;
 - "act": activations and elementwise blocks written out as exporters write them (HardSwish as Add, Clip, Div,
   Mul; squeeze-excite gates; a batch norm as Mul and Add), chained on one feature map between depthwise
@@ -45,6 +46,7 @@ from .einsums import einsum_op
 from .heads import head
 from .projections import projection_op
 from .recurrent import recurrent
+from .reductions import reduce_op
 from .resamples import conv_transpose_op, resize_op
 from .scatters import gather_pow_op, scatter_op
 from .spectral import STFT_OPSET, conv_front, stft_front, stft_op
@@ -473,12 +475,8 @@ def _misc(g: _G) -> None:
             seq, inp, hid = int(rng.choice([1, 4, 16, 64])), _ch(rng, 8, 256), _ch(rng, 8, 256)
             dirs = int(rng.choice([1, 1, 2]))  # bidirectional: a text encoder's (round 7's romanizer, tashkeel)
             x = g.input([seq, 1, inp])
-            from onnx import helper
-
-            out = g.name("t")
-            g.nodes.append(helper.make_node(
-                op, [x, g.const([dirs, gates * hid, inp]), g.const([dirs, gates * hid, hid])], [out],
-                name=g.name(op.lower() + "_"), hidden_size=hid, direction="bidirectional" if dirs == 2 else "forward"))
+            out = g.node(op, [x, g.const([dirs, gates * hid, inp]), g.const([dirs, gates * hid, hid])],
+                         hidden_size=hid, direction="bidirectional" if dirs == 2 else "forward")
             g.flops += 2.0 * seq * dirs * gates * hid * (inp + hid)
             g.output(out, [seq, dirs, 1, hid])
         else:
@@ -487,6 +485,7 @@ def _misc(g: _G) -> None:
     gather_pow_op(g, "gather" if rng.random() < 0.5 else "pow",
                   [1, _ch(rng, 4, 256), *[int(rng.choice([7, 14, 28, 56, 112]))] * 2])
     projection_op(g)
+    reduce_op(g, 2)  # and two reductions of up to 32 MB (round 27: reductions.py)
 
 
 def _tiny(g: _G) -> None:

@@ -41,7 +41,8 @@ __all__ = ["SCHEMA_VERSION", "READING", "TableKey", "MeasuredKernel", "Calibrati
 # DequantizeLinear over rows shorter than 32 elements is "DequantizeLinear/rows" with its rows as spans (int8 graphs).
 # 5 (round 22, after its run): an 8-bit MaxPool the "all" graph runs channels-last is "MaxPool/nhwc" (layout.py).
 # 6 (round 26, after its run): a float Conv MLAS runs image by image carries its calls and one call's bytes (images.py)
-READING = 6
+# 7 (round 27): a reduction's axes of size 1 are not counted when it is keyed "last" or "strided" (variants.py)
+READING = 7
 
 # 2: the speed probe (CalibrationTable.probe) and each model's time in the calibration (CalibrationModel.at_s);
 # a version-1 table has neither and loads as before
