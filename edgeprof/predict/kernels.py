@@ -10,7 +10,7 @@ mixed so that one budget covers the kernels real models spend their time in (and
 - "misc": independent single ops on their own inputs (elementwise, copies, scatters, reductions, pools, LSTM / GRU,
   ConvTranspose, STFT) at random shapes; its Einsums drawn and dropped since round 16 (measured in the head models);
   since round 22 a projection whose input another node reads too (projections.py: int8's per-channel dequantising);
-  since round 27 two reductions of 1 kB to 32 MB, over the last axis or a strided one (reductions.py);
+  since round 27 two reductions of 16 B to 32 MB, over the last axis or a strided one (reductions.py);
 - "tiny": one to three ops on a few hundred elements, whose run is a few µs: they pin the per-run overhead;
 - "act": activations and elementwise blocks written out as exporters write them (HardSwish as Add, Clip, Div,
   Mul; squeeze-excite gates; a batch norm as Mul and Add), chained on one feature map between depthwise
