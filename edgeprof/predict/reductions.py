@@ -39,6 +39,11 @@ def _split(rng: np.random.Generator, elems: float, parts: int) -> list[int]:
     return [max(2, int(round(elems ** f))) for f in w]
 
 
+def _side(elems: float, c: int) -> int:
+    """The side of a square map of `c` channels holding about `elems` elements, at least 2."""
+    return max(2, int(round(np.sqrt(max(4.0, elems / c)))))
+
+
 def reduce_op(g: Any, count: int = 1) -> None:
     """`count` reductions into `g` (kernels._G), each on its own input: see the module docstring."""
     for _ in range(count):
@@ -60,14 +65,14 @@ def _reduce(g: Any) -> None:
         shape, axes = [1, c, h, w], [1]
     elif layout == "nhwc_hw":  # [1, H, W, C] over H and W
         c = int(rng.choice([16, 32, 64, 128, 256, 512, 728]))
-        h = max(2, int(round(np.sqrt(max(4.0, elems / c)))))
+        h = _side(elems, c)
         shape, axes = [1, h, h, c], [1, 2]
     elif layout == "seq_t":  # [1, T, d] over T
         d = int(rng.choice([64, 128, 256, 512, 768]))
         shape, axes = [1, max(2, int(elems // d)), d], [1]
     elif layout == "moments":  # [1, C, H, W] over 0, 2, 3: each channel's run ("last": variants._reduce_variant)
         c = int(rng.choice([32, 64, 128, 256, 728]))
-        h = max(2, int(round(np.sqrt(max(4.0, elems / c)))))
+        h = _side(elems, c)
         shape, axes = [1, c, h, h], [0, 2, 3]
     else:  # [1, C, T] over C
         c = int(rng.choice([32, 64, 96, 192, 256, 512]))

